@@ -1,0 +1,74 @@
+package tape
+
+import "encoding/json"
+
+// Dir is the direction of a recorded message.
+type Dir string
+
+// The two directions of a recorded message.
+const (
+	C2S Dir = "c2s" // client to server
+	S2C Dir = "s2c" // server to client
+)
+
+// Native format identity, as written in a tape's header line.
+const (
+	FormatName    = "replayctl-tape"
+	FormatVersion = 1
+)
+
+// Header is the first line of a native tape.
+type Header struct {
+	Format          string            `json:"format"`
+	Version         int               `json:"version"`
+	CreatedAt       string            `json:"created_at,omitempty"`
+	ProtocolVersion string            `json:"protocol_version,omitempty"`
+	Transport       string            `json:"transport,omitempty"`
+	Server          *Server           `json:"server,omitempty"`
+	Tags            map[string]string `json:"tags,omitempty"`
+	// Extra holds members this version does not know, kept as they were.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Server says what was recorded: a command (stdio) or a URL (HTTP).
+type Server struct {
+	Command []string `json:"command,omitempty"`
+	URL     string   `json:"url,omitempty"`
+	Name    string   `json:"name,omitempty"`
+	Version string   `json:"version,omitempty"`
+}
+
+// Message is one recorded JSON-RPC message and where it was seen.
+type Message struct {
+	Seq     int64  // position in the tape, from 0, in wire order
+	TUS     int64  // microseconds since the tape's start
+	Session string // recorded session name
+	Dir     Dir
+	// Msg is the exact JSON-RPC message as seen on the wire.
+	Msg  json.RawMessage
+	HTTP *HTTPMeta // transport metadata, when recorded over HTTP
+	SSE  *SSEMeta
+	// Line is the 1-based line (native tapes) or 0; not written.
+	Line int64
+	// Extra holds members this version does not know, kept as they were.
+	Extra map[string]json.RawMessage
+}
+
+// HTTPMeta is what was seen of the HTTP exchange that carried a message.
+type HTTPMeta struct {
+	Status  int                 `json:"status,omitempty"`
+	Headers map[string][]string `json:"headers,omitempty"`
+}
+
+// SSEMeta is the Server-Sent Events framing a message arrived in.
+type SSEMeta struct {
+	ID    string `json:"id,omitempty"`
+	Event string `json:"event,omitempty"`
+	Retry int64  `json:"retry,omitempty"` // milliseconds
+}
+
+// End is the last line of a complete native tape.
+type End struct {
+	Messages   int64 `json:"messages"`
+	DurationUS int64 `json:"duration_us"`
+}

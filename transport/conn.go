@@ -1,0 +1,41 @@
+package transport
+
+import (
+	"context"
+	"time"
+
+	"github.com/replayctl/replayctl/tape"
+)
+
+// Conn is one session's connection to a target.
+//
+// Send may be called from one goroutine at a time. Incoming delivers every
+// message the target sends, in arrival order, and is closed when the
+// connection ends; Err then says why (nil after Close).
+type Conn interface {
+	// Send writes one JSON-RPC message (no trailing newline). It returns
+	// when the message has been handed to the target, or when ctx is done.
+	Send(ctx context.Context, msg []byte) error
+	// Incoming is the stream of messages from the target.
+	Incoming() <-chan Incoming
+	// Err is why Incoming was closed: nil after Close, else the target's
+	// failure (for a subprocess: exit status and the tail of its stderr).
+	Err() error
+	// Close ends the connection and waits for its goroutines. Idempotent.
+	Close() error
+}
+
+// Incoming is one message received from a target.
+type Incoming struct {
+	Msg  []byte    // the exact bytes received
+	At   time.Time // when it was read
+	HTTP *tape.HTTPMeta
+	SSE  *tape.SSEMeta
+}
+
+// Dialer opens connections to one target, one per replayed session.
+type Dialer interface {
+	// Dial connects a new session. It returns when the connection is ready
+	// to send, or when ctx is done.
+	Dial(ctx context.Context, session string) (Conn, error)
+}
