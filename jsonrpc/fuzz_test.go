@@ -1,0 +1,77 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/progress"}`,
+		`{"jsonrpc":"2.0","id":"a\"b","result":{"x":[1,2]}}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-1,"message":"m"}}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"b"}]`,
+		`{"json\u0072pc":"2.0","id":1,"method":"\u0061"}`,
+		`{"jsonrpc":"2.0","id":{},"method":"m"}`,
+		`[`, `{`, ``,
+	} {
+		f.Add([]byte(s), []byte(`"new-id"`))
+	}
+	f.Fuzz(func(t *testing.T, raw, newID []byte) {
+		m, err := Parse(raw)
+		s, serr := ParseStrict(raw)
+		if serr == nil && (err != nil || s.Kind != m.Kind || s.Method != m.Method || !bytes.Equal(s.ID, m.ID)) {
+			t.Fatalf("ParseStrict ok (%s) but Parse gave %s, %v", s.Kind, m.Kind, err)
+		}
+		if err != nil {
+			if m.Kind != KindInvalid {
+				t.Fatalf("error %v with kind %s", err, m.Kind)
+			}
+			return
+		}
+		if m.Kind == KindBatch {
+			parts, _ := m.Batch()
+			for _, p := range parts {
+				if !bytes.Contains(raw, p.Raw) {
+					t.Fatalf("batch part %q is not inside %q", p.Raw, raw)
+				}
+			}
+			return
+		}
+		if !json.Valid(newID) || !isScalarID(newID) {
+			return
+		}
+		checkWithID(t, m, newID)
+	})
+}
+
+func isScalarID(id []byte) bool {
+	id = bytes.TrimSpace(id)
+	return len(id) > 0 && (id[0] == '"' || id[0] == 'n' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9'))
+}
+
+// checkWithID: Parse(WithID(x)) has the new id, the same kind and method,
+// and every byte outside the id span is unchanged.
+func checkWithID(t *testing.T, m Message, newID []byte) {
+	t.Helper()
+	out := m.WithID(newID)
+	start, end, ok := m.IDSpan()
+	if !ok {
+		if !bytes.Equal(out, m.Raw) {
+			t.Fatalf("no id: got %q, want a copy of %q", out, m.Raw)
+		}
+		return
+	}
+	n, err := Parse(out)
+	if err != nil {
+		t.Fatalf("Parse(WithID(%q)) = %q: %v", newID, out, err)
+	}
+	if !bytes.Equal(n.ID, newID) || n.Kind != m.Kind || n.Method != m.Method {
+		t.Fatalf("got id %q kind %s method %q, want %q %s %q", n.ID, n.Kind, n.Method, newID, m.Kind, m.Method)
+	}
+	if !bytes.Equal(out[:start], m.Raw[:start]) || !bytes.Equal(out[start+len(newID):], m.Raw[end:]) {
+		t.Fatalf("bytes outside the id changed: %q -> %q", m.Raw, out)
+	}
+}

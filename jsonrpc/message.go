@@ -1,0 +1,238 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/replayctl/replayctl/internal/jsonscan"
+)
+
+// ErrInvalid is wrapped by every error Parse, ParseStrict and Batch return:
+// the bytes are not JSON, or not a JSON-RPC 2.0 message. The wrapping
+// error says why ("missing method", "id is an object", ...).
+var ErrInvalid = errors.New("jsonrpc: invalid message")
+
+// span is where a member's value sits in Raw; end == 0 means absent (a
+// value never ends at offset 0, an object's '{' comes first).
+type span struct{ start, end int }
+
+func (s span) ok() bool { return s.end != 0 }
+
+// Message is a view of one JSON-RPC message (or a batch). It keeps the
+// exact bytes it was parsed from; ID and the member accessors return
+// sub-slices of Raw, so a caller that reuses the buffer must copy first.
+type Message struct {
+	Raw    []byte // the exact bytes
+	Kind   Kind
+	Method string // requests and notifications
+	// ID is the raw bytes of the id value (`1`, `"abc"`, `null`), nil when
+	// the message has none.
+	ID []byte
+
+	id, params, result, errv span
+}
+
+// Params returns the raw bytes of the params member, or nil.
+func (m Message) Params() []byte { return m.member(m.params) }
+
+// Result returns the raw bytes of the result member, or nil.
+func (m Message) Result() []byte { return m.member(m.result) }
+
+// Error returns the raw bytes of the error member, or nil.
+func (m Message) Error() []byte { return m.member(m.errv) }
+
+func (m Message) member(s span) []byte {
+	if !s.ok() {
+		return nil
+	}
+	return m.Raw[s.start:s.end:s.end]
+}
+
+// ParseStrict is Parse for bytes from outside (the network, a user): it
+// first checks that raw is well-formed JSON.
+func ParseStrict(raw []byte) (Message, error) {
+	if !json.Valid(raw) {
+		return Message{Raw: raw}, fmt.Errorf("%w: not valid JSON", ErrInvalid)
+	}
+	return Parse(raw)
+}
+
+// Parse classifies raw as a JSON-RPC 2.0 message and finds its members.
+// It checks the structure of the top-level object and the members it
+// reads, not the grammar of the rest (see ParseStrict). A batch (a JSON
+// array) has Kind KindBatch; Batch returns its parts. On error the
+// returned Message has Kind KindInvalid and Raw set, and the error wraps
+// ErrInvalid and says what is wrong.
+func Parse(raw []byte) (Message, error) {
+	m := Message{Raw: raw}
+	if i := jsonscan.SkipSpace(raw, 0); i < len(raw) && raw[i] == '[' {
+		if err := checkBatch(raw, i); err != nil {
+			return m, err
+		}
+		m.Kind = KindBatch
+		return m, nil
+	}
+	var version, method span
+	var dup string
+	var seen uint8
+	err := jsonscan.Members(raw, func(mb jsonscan.Member) bool {
+		key := mb.Key
+		if mb.KeyEscaped {
+			key = unescapeKey(key)
+		}
+		var bit uint8
+		var dst *span
+		var name string
+		switch string(key) {
+		case "jsonrpc":
+			bit, dst, name = 1, &version, "jsonrpc"
+		case "id":
+			bit, dst, name = 2, &m.id, "id"
+		case "method":
+			bit, dst, name = 4, &method, "method"
+		case "params":
+			bit, dst, name = 8, &m.params, "params"
+		case "result":
+			bit, dst, name = 16, &m.result, "result"
+		case "error":
+			bit, dst, name = 32, &m.errv, "error"
+		default:
+			return true
+		}
+		if seen&bit != 0 {
+			dup = name
+			return false
+		}
+		seen |= bit
+		*dst = span{mb.Start, mb.End}
+		return true
+	})
+	if err != nil {
+		return m, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if dup != "" {
+		return invalid(m, "member %q appears twice", dup)
+	}
+	if err := m.classify(version, method); err != nil {
+		return Message{Raw: raw}, err
+	}
+	return m, nil
+}
+
+func invalid(m Message, format string, args ...any) (Message, error) {
+	return Message{Raw: m.Raw}, fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)
+}
+
+// classify checks the members found and sets Kind, ID and Method.
+func (m *Message) classify(version, method span) error {
+	raw := m.Raw
+	if !version.ok() {
+		return fmt.Errorf("%w: missing \"jsonrpc\" member", ErrInvalid)
+	}
+	if v := raw[version.start:version.end]; string(v) != `"2.0"` && decodeString(v) != "2.0" {
+		return fmt.Errorf("%w: jsonrpc is not \"2.0\" (got %.40s)", ErrInvalid, v)
+	}
+	if m.id.ok() {
+		switch raw[m.id.start] {
+		case '{':
+			return fmt.Errorf("%w: id is an object", ErrInvalid)
+		case '[':
+			return fmt.Errorf("%w: id is an array", ErrInvalid)
+		case 't', 'f':
+			return fmt.Errorf("%w: id is a boolean", ErrInvalid)
+		}
+		m.ID = raw[m.id.start:m.id.end:m.id.end]
+	}
+	if m.params.ok() {
+		if c := raw[m.params.start]; c != '{' && c != '[' {
+			return fmt.Errorf("%w: params is not an object or array", ErrInvalid)
+		}
+	}
+	switch {
+	case method.ok():
+		if m.result.ok() {
+			return fmt.Errorf("%w: both method and result", ErrInvalid)
+		}
+		if m.errv.ok() {
+			return fmt.Errorf("%w: both method and error", ErrInvalid)
+		}
+		v := raw[method.start:method.end]
+		if v[0] != '"' {
+			return fmt.Errorf("%w: method is not a string", ErrInvalid)
+		}
+		name, ok := methodName(v)
+		if !ok {
+			return fmt.Errorf("%w: method is not a valid JSON string", ErrInvalid)
+		}
+		m.Method = name
+		m.Kind = KindNotification
+		if m.id.ok() {
+			m.Kind = KindRequest
+		}
+	case m.result.ok() && m.errv.ok():
+		return fmt.Errorf("%w: both result and error", ErrInvalid)
+	case m.result.ok():
+		if !m.id.ok() {
+			return fmt.Errorf("%w: response without id", ErrInvalid)
+		}
+		m.Kind = KindResponse
+	case m.errv.ok():
+		if raw[m.errv.start] != '{' {
+			return fmt.Errorf("%w: error is not an object", ErrInvalid)
+		}
+		if !m.id.ok() {
+			return fmt.Errorf("%w: error response without id", ErrInvalid)
+		}
+		m.Kind = KindError
+	default:
+		return fmt.Errorf("%w: missing method, result or error", ErrInvalid)
+	}
+	return nil
+}
+
+// methodName decodes the quoted method value v. Common MCP methods are
+// returned as constants so that parsing them does not allocate.
+func methodName(v []byte) (string, bool) {
+	inner := v[1 : len(v)-1]
+	if bytes.IndexByte(inner, '\\') >= 0 {
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return "", false
+		}
+		return s, true
+	}
+	if s, ok := knownMethod(inner); ok {
+		return s, true
+	}
+	return string(inner), true
+}
+
+// decodeString decodes a JSON string value, or returns "" when v is not one.
+func decodeString(v []byte) string {
+	if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') < 0 {
+		if len(v) >= 2 && v[0] == '"' {
+			return string(v[1 : len(v)-1])
+		}
+		return ""
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// unescapeKey decodes a member name that holds escapes (rare: only then
+// does Parse allocate for a key). A name that does not decode is returned
+// as is, and so matches no member Parse looks for.
+func unescapeKey(k []byte) []byte {
+	q := make([]byte, 0, len(k)+2)
+	q = append(append(append(q, '"'), k...), '"')
+	var s string
+	if json.Unmarshal(q, &s) != nil {
+		return k
+	}
+	return []byte(s)
+}

@@ -1,0 +1,59 @@
+package jsonrpc
+
+// knownMethod returns the MCP method name b as a constant string, so that
+// Parse does not allocate for the methods seen on nearly every message.
+func knownMethod(b []byte) (string, bool) {
+	switch string(b) {
+	case "initialize":
+		return "initialize", true
+	case "ping":
+		return "ping", true
+	case "notifications/initialized":
+		return "notifications/initialized", true
+	case "notifications/cancelled":
+		return "notifications/cancelled", true
+	case "notifications/progress":
+		return "notifications/progress", true
+	case "notifications/message":
+		return "notifications/message", true
+	case "notifications/resources/updated":
+		return "notifications/resources/updated", true
+	case "notifications/resources/list_changed":
+		return "notifications/resources/list_changed", true
+	case "notifications/tools/list_changed":
+		return "notifications/tools/list_changed", true
+	case "notifications/prompts/list_changed":
+		return "notifications/prompts/list_changed", true
+	case "notifications/roots/list_changed":
+		return "notifications/roots/list_changed", true
+	case "tools/list":
+		return "tools/list", true
+	case "tools/call":
+		return "tools/call", true
+	case "resources/list":
+		return "resources/list", true
+	case "resources/read":
+		return "resources/read", true
+	case "resources/templates/list":
+		return "resources/templates/list", true
+	case "resources/subscribe":
+		return "resources/subscribe", true
+	case "resources/unsubscribe":
+		return "resources/unsubscribe", true
+	case "prompts/list":
+		return "prompts/list", true
+	case "prompts/get":
+		return "prompts/get", true
+	case "completion/complete":
+		return "completion/complete", true
+	case "logging/setLevel":
+		return "logging/setLevel", true
+	case "sampling/createMessage":
+		return "sampling/createMessage", true
+	case "roots/list":
+		return "roots/list", true
+	case "elicitation/create":
+		return "elicitation/create", true
+	}
+	return "", false
+}
