@@ -1,0 +1,225 @@
+package transport
+
+import (
+	"bytes"
+	"io"
+	"strconv"
+)
+
+// SSEEvent is one dispatched Server-Sent Event.
+type SSEEvent struct {
+	// ID is the id field seen in this event's block, if any (HasID).
+	ID    string
+	HasID bool
+	// Event is the event type; "" when the block had no event field
+	// (which the SSE spec treats as "message").
+	Event string
+	// Data is the data fields joined with "\n". It is owned by the caller.
+	Data []byte
+	// Retry is the retry field (milliseconds) seen in this block, or 0.
+	Retry int64
+}
+
+// SSEReader decodes a text/event-stream as the WHATWG HTML spec says:
+// fields data, id, event and retry; comments; CRLF, CR or LF line endings;
+// one leading byte order mark. Lines have no length limit.
+//
+// An SSEReader is not safe for concurrent use.
+type SSEReader struct {
+	lr      lineReader
+	started bool // the BOM check has been done
+
+	lastID string // the stream's last event id, kept across events
+	retry  int64  // the stream's reconnection time, ms; 0 if never set
+
+	// the block being built
+	data    []byte
+	hasData bool
+	event   string
+	id      string
+	hasID   bool
+	blockRT int64
+}
+
+// NewSSEReader returns a reader of the event stream r.
+func NewSSEReader(r io.Reader) *SSEReader {
+	return &SSEReader{lr: lineReader{r: r}}
+}
+
+// LastEventID is the stream's last event id: the last id field seen, even
+// in a block that dispatched nothing. Send it as Last-Event-ID to resume.
+func (s *SSEReader) LastEventID() string { return s.lastID }
+
+// RetryMS is the last reconnection time the stream set, in milliseconds, or 0.
+func (s *SSEReader) RetryMS() int64 { return s.retry }
+
+// Next returns the next event with data. It blocks until one is complete
+// or the stream ends: then it returns io.EOF (an unfinished last event is
+// dropped, as the spec says) or the read error.
+func (s *SSEReader) Next() (SSEEvent, error) {
+	for {
+		line, err := s.lr.next()
+		if err != nil {
+			return SSEEvent{}, err
+		}
+		if !s.started {
+			s.started = true
+			line = bytes.TrimPrefix(line, bom)
+		}
+		if len(line) == 0 {
+			if ev, ok := s.dispatch(); ok {
+				return ev, nil
+			}
+			continue
+		}
+		s.field(line)
+	}
+}
+
+var bom = []byte("\xEF\xBB\xBF")
+
+// field applies one non-empty line to the block being built.
+func (s *SSEReader) field(line []byte) {
+	if line[0] == ':' {
+		return // comment
+	}
+	name, value := line, []byte(nil)
+	if i := bytes.IndexByte(line, ':'); i >= 0 {
+		name, value = line[:i], line[i+1:]
+		if len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+	}
+	switch string(name) {
+	case "data":
+		if s.hasData {
+			s.data = append(s.data, '\n')
+		}
+		s.data = append(s.data, value...)
+		s.hasData = true
+	case "event":
+		s.event = string(value)
+	case "id":
+		if bytes.IndexByte(value, 0) < 0 {
+			s.id, s.hasID = string(value), true
+			s.lastID = s.id
+		}
+	case "retry":
+		if n, ok := digits(value); ok {
+			s.retry, s.blockRT = n, n
+		}
+	}
+}
+
+// dispatch ends the block: it returns the event when the block had data,
+// and resets the block either way.
+func (s *SSEReader) dispatch() (SSEEvent, bool) {
+	ev := SSEEvent{ID: s.id, HasID: s.hasID, Event: s.event, Retry: s.blockRT}
+	ok := s.hasData
+	if ok {
+		ev.Data = bytes.Clone(s.data)
+		if ev.Data == nil {
+			ev.Data = []byte{}
+		}
+	}
+	s.data, s.hasData = s.data[:0], false
+	s.event, s.id, s.hasID, s.blockRT = "", "", false, 0
+	return ev, ok
+}
+
+// digits parses a retry value: ASCII digits only, and it must fit.
+func digits(b []byte) (int64, bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(string(b), 10, 64)
+	return n, err == nil
+}
+
+// lineReader splits a stream on CRLF, CR or LF without a length limit and
+// without waiting for the byte after a CR (a CR-terminated line is returned
+// at once; a following LF is skipped when it comes).
+type lineReader struct {
+	r          io.Reader
+	buf        []byte
+	start, end int
+	scanned    int  // buf[start:scanned] holds no line break
+	skipLF     bool // the last line ended with CR: drop one LF next
+	err        error
+}
+
+const minRead = 32 << 10
+
+// next returns the next line without its terminator. The slice is valid
+// until the next call. At the end of the stream it returns io.EOF (or the
+// read error); an unterminated last line is dropped.
+func (l *lineReader) next() ([]byte, error) {
+	for {
+		if l.skipLF && l.start < l.end {
+			if l.buf[l.start] == '\n' {
+				l.start++
+				if l.scanned < l.start {
+					l.scanned = l.start
+				}
+			}
+			l.skipLF = false
+		}
+		if !l.skipLF {
+			if i := indexBreak(l.buf[l.scanned:l.end]); i >= 0 {
+				i += l.scanned
+				line := l.buf[l.start:i]
+				l.skipLF = l.buf[i] == '\r'
+				l.start, l.scanned = i+1, i+1
+				return line, nil
+			}
+			l.scanned = l.end
+		}
+		if l.err != nil {
+			return nil, l.err
+		}
+		l.fill()
+	}
+}
+
+// fill reads more input, compacting or growing the buffer first.
+func (l *lineReader) fill() {
+	if l.start > 0 && (l.start == l.end || len(l.buf)-l.end < minRead) {
+		n := copy(l.buf, l.buf[l.start:l.end])
+		l.scanned -= l.start
+		l.start, l.end = 0, n
+	}
+	if len(l.buf)-l.end < minRead {
+		nb := make([]byte, max(2*len(l.buf), l.end+minRead))
+		copy(nb, l.buf[:l.end])
+		l.buf = nb
+	}
+	for range 100 {
+		n, err := l.r.Read(l.buf[l.end:])
+		l.end += n
+		if err != nil {
+			l.err = err
+		}
+		if n > 0 || err != nil {
+			return
+		}
+	}
+	l.err = io.ErrNoProgress // a reader returning 0, nil forever
+}
+
+// indexBreak returns the index of the first CR or LF in b, or -1.
+func indexBreak(b []byte) int {
+	lf := bytes.IndexByte(b, '\n')
+	head := b
+	if lf >= 0 {
+		head = b[:lf]
+	}
+	if cr := bytes.IndexByte(head, '\r'); cr >= 0 {
+		return cr
+	}
+	return lf
+}
