@@ -1,0 +1,287 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Default limits of what a [Collector] keeps in detail.
+const (
+	DefaultTimelineLimit = 10000
+	DefaultFailureLimit  = 1000
+	DefaultErrorLimit    = 1000
+	DefaultFaultLimit    = 1000
+)
+
+// Errors returned by [Collector.Merge].
+var (
+	// ErrMergeNil is returned when merging a nil collector.
+	ErrMergeNil = errors.New("report: cannot merge a nil collector")
+	// ErrMergeSelf is returned when merging a collector into itself, which
+	// would count everything twice.
+	ErrMergeSelf = errors.New("report: cannot merge a collector into itself")
+)
+
+// Option configures a [Collector].
+type Option func(*Collector)
+
+// WithTimelineLimit keeps at most n timeline entries (the first n results;
+// default 10000). The report counts the rest in timeline_omitted. n <= 0
+// keeps none.
+func WithTimelineLimit(n int) Option { return func(c *Collector) { c.timelineLimit = max(n, 0) } }
+
+// WithFailureLimit keeps at most n validation failures in detail (default
+// 1000); counts stay exact. n <= 0 keeps none.
+func WithFailureLimit(n int) Option { return func(c *Collector) { c.failureLimit = max(n, 0) } }
+
+// WithErrorLimit keeps at most n errors and timeouts in detail (default
+// 1000); counts stay exact. n <= 0 keeps none.
+func WithErrorLimit(n int) Option { return func(c *Collector) { c.errorLimit = max(n, 0) } }
+
+// WithFaultLimit keeps at most n injected faults in detail (default 1000);
+// the count stays exact. n <= 0 keeps none.
+func WithFaultLimit(n int) Option { return func(c *Collector) { c.faultLimit = max(n, 0) } }
+
+// Collector aggregates the results of a replay.
+//
+// A Collector is owned by one goroutine (the engine's validate/report
+// stage) and is not safe for concurrent use. Workers that run in parallel
+// each own a Collector; one goroutine merges them when they are done.
+type Collector struct {
+	timelineLimit, failureLimit, errorLimit, faultLimit int
+
+	start, finish time.Time // as given by Start and Finish
+	first, last   time.Time // earliest and latest time seen in results
+
+	results          int64
+	sent, received   int64
+	skipped          int64
+	requestsSent     int64
+	requestsAnswered int64
+	passed, warned   int64
+	failed           int64
+	errored          int64
+	timedOut         int64
+	faults           int64
+
+	latency, intended, lag hist
+
+	timeline        []timelineItem
+	timelineOmitted int64
+	failures        []Failure
+	failuresOmitted int64
+	errs            []ErrorEntry
+	errsOmitted     int64
+	faultList       []Fault
+	faultsOmitted   int64
+}
+
+// timelineItem is a timeline entry before its times are made relative to
+// the start, which may not be known yet when it is added.
+type timelineItem struct {
+	seq                 int64
+	session, method     string
+	dir                 string
+	verdict             Verdict
+	due, sent, answered time.Time
+}
+
+// NewCollector returns an empty collector.
+func NewCollector(opts ...Option) *Collector {
+	c := &Collector{
+		timelineLimit: DefaultTimelineLimit,
+		failureLimit:  DefaultFailureLimit,
+		errorLimit:    DefaultErrorLimit,
+		faultLimit:    DefaultFaultLimit,
+		latency:       newHist(),
+		intended:      newHist(),
+		lag:           newHist(),
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// Start records when the replay started; timeline times are relative to
+// it. Without Start, the earliest time seen in a result is used.
+func (c *Collector) Start(t time.Time) { c.start = t }
+
+// Finish records when the replay ended. Without Finish, the latest time
+// seen in a result is used.
+func (c *Collector) Finish(t time.Time) { c.finish = t }
+
+// Add counts one result. It does not allocate for a passing result once the
+// timeline is full.
+func (c *Collector) Add(r Result) {
+	c.results++
+	c.see(r.Due)
+	c.see(r.Sent)
+	c.see(r.Answered)
+
+	sent := !r.Sent.IsZero() && r.Dir != DirS2C
+	answered := !r.Answered.IsZero()
+	isRequest := r.Kind == KindRequest && sent
+	if sent {
+		c.sent++
+		lag := r.Lag
+		if lag == 0 && !r.Due.IsZero() {
+			lag = r.Sent.Sub(r.Due)
+		}
+		c.lag.record(lag)
+	}
+	if answered {
+		c.received++
+	}
+	if isRequest {
+		c.requestsSent++
+		if answered && r.Verdict != Timeout {
+			c.requestsAnswered++
+			c.latency.record(r.Answered.Sub(r.Sent))
+			due := r.Due
+			if due.IsZero() {
+				due = r.Sent
+			}
+			c.intended.record(r.Answered.Sub(due))
+		}
+	}
+
+	switch r.Verdict {
+	case Passed:
+		c.passed++
+	case Warned:
+		c.passed++
+		c.warned++
+	case Failed:
+		c.failed++
+		c.addFailure(r)
+	case Skipped:
+		c.skipped++
+	case Sent:
+	case Timeout:
+		c.timedOut++
+		c.addError(r, "timeout", r.Err)
+	case Error:
+		c.errored++
+		c.addError(r, "error", r.Err)
+	default:
+		c.errored++
+		c.addError(r, "unknown_verdict", fmt.Sprintf("the engine gave verdict %q, which the report does not know", r.Verdict))
+	}
+
+	if len(c.timeline) < c.timelineLimit {
+		c.timeline = append(c.timeline, timelineItem{
+			seq: r.Seq, session: r.Session, method: r.Method, dir: r.Dir,
+			verdict: r.Verdict, due: r.Due, sent: r.Sent, answered: r.Answered,
+		})
+	} else {
+		c.timelineOmitted++
+	}
+}
+
+// AddFault counts one injected chaos fault.
+func (c *Collector) AddFault(f Fault) {
+	c.faults++
+	if len(c.faultList) < c.faultLimit {
+		c.faultList = append(c.faultList, f)
+	} else {
+		c.faultsOmitted++
+	}
+}
+
+func (c *Collector) see(t time.Time) {
+	if t.IsZero() {
+		return
+	}
+	if c.first.IsZero() || t.Before(c.first) {
+		c.first = t
+	}
+	if t.After(c.last) {
+		c.last = t
+	}
+}
+
+func (c *Collector) addFailure(r Result) {
+	if len(c.failures) >= c.failureLimit {
+		c.failuresOmitted++
+		return
+	}
+	c.failures = append(c.failures, Failure{Seq: r.Seq, Session: r.Session, Method: r.Method, Differences: r.Differences})
+}
+
+func (c *Collector) addError(r Result, defaultKind, msg string) {
+	if len(c.errs) >= c.errorLimit {
+		c.errsOmitted++
+		return
+	}
+	kind := r.ErrKind
+	if kind == "" {
+		kind = defaultKind
+	}
+	c.errs = append(c.errs, ErrorEntry{Seq: r.Seq, Session: r.Session, Method: r.Method, Kind: kind, Message: msg})
+}
+
+// Merge adds everything o collected to c, as if o's results had been added
+// to c after c's own: counts and histograms add up, start is the earlier,
+// finish the later, and the detailed lists are appended within c's limits.
+// o is not changed. Merge returns [ErrMergeNil] or [ErrMergeSelf] and
+// changes nothing when o is nil or c itself.
+func (c *Collector) Merge(o *Collector) error {
+	switch o {
+	case nil:
+		return ErrMergeNil
+	case c:
+		return ErrMergeSelf
+	}
+	c.start = earlier(c.start, o.start)
+	c.finish = later(c.finish, o.finish)
+	c.first = earlier(c.first, o.first)
+	c.last = later(c.last, o.last)
+
+	c.results += o.results
+	c.sent += o.sent
+	c.received += o.received
+	c.skipped += o.skipped
+	c.requestsSent += o.requestsSent
+	c.requestsAnswered += o.requestsAnswered
+	c.passed += o.passed
+	c.warned += o.warned
+	c.failed += o.failed
+	c.errored += o.errored
+	c.timedOut += o.timedOut
+	c.faults += o.faults
+
+	c.latency.merge(&o.latency)
+	c.intended.merge(&o.intended)
+	c.lag.merge(&o.lag)
+
+	c.timeline, c.timelineOmitted = appendCapped(c.timeline, o.timeline, c.timelineLimit, c.timelineOmitted+o.timelineOmitted)
+	c.failures, c.failuresOmitted = appendCapped(c.failures, o.failures, c.failureLimit, c.failuresOmitted+o.failuresOmitted)
+	c.errs, c.errsOmitted = appendCapped(c.errs, o.errs, c.errorLimit, c.errsOmitted+o.errsOmitted)
+	c.faultList, c.faultsOmitted = appendCapped(c.faultList, o.faultList, c.faultLimit, c.faultsOmitted+o.faultsOmitted)
+	return nil
+}
+
+// appendCapped appends from to dst up to limit entries and returns the
+// omitted count increased by what did not fit.
+func appendCapped[T any](dst, from []T, limit int, omitted int64) ([]T, int64) {
+	room := max(limit-len(dst), 0)
+	n := min(room, len(from))
+	dst = append(dst, from[:n]...)
+	return dst, omitted + int64(len(from)-n)
+}
+
+func earlier(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}

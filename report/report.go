@@ -1,0 +1,261 @@
+package report
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Meta is what the engine knows about the run as a whole.
+type Meta struct {
+	Tape     string
+	Sessions int
+	// TotalMessages is the number of messages on the tape (or in the
+	// replayed window); 0 means "use the number of results".
+	TotalMessages int64
+	// Skipped counts messages left out before the replay (filters, window)
+	// that never became a Result; skipped results are added to it.
+	Skipped  int64
+	Target   string
+	Speed    string
+	Seed     *int64 // chaos seed, nil without chaos
+	Warnings []string
+}
+
+// Report is the report of a replay. Its JSON field names are a contract
+// (DESIGN.md, "Report (JSON)"); fields beyond it are extras.
+type Report struct {
+	Summary         Summary         `json:"summary"`
+	Performance     Performance     `json:"performance"`
+	Validation      Validation      `json:"validation"`
+	Chaos           Chaos           `json:"chaos"`
+	Errors          []ErrorEntry    `json:"errors"`
+	ErrorsOmitted   int64           `json:"errors_omitted"`
+	Timeline        []TimelineEntry `json:"timeline"`
+	TimelineOmitted int64           `json:"timeline_omitted"`
+}
+
+// Summary is the report's "summary" section.
+type Summary struct {
+	Tape          string   `json:"tape"`
+	Target        string   `json:"target,omitempty"`
+	Speed         string   `json:"speed,omitempty"`
+	Sessions      int      `json:"sessions"`
+	TotalMessages int64    `json:"total_messages"`
+	Sent          int64    `json:"sent"`
+	Received      int64    `json:"received"`
+	Skipped       int64    `json:"skipped"`
+	DurationMS    float64  `json:"duration_ms"`
+	SuccessRate   float64  `json:"success_rate"`
+	Passed        bool     `json:"passed"` // same as Report.Passed
+	Warnings      []string `json:"warnings,omitempty"`
+}
+
+// Performance is the report's "performance" section.
+type Performance struct {
+	LatencyMS             Stats   `json:"latency_ms"`
+	LatencyFromIntendedMS Stats   `json:"latency_from_intended_ms"`
+	ScheduleLagMS         Stats   `json:"schedule_lag_ms"`
+	ThroughputPerS        float64 `json:"throughput_per_s"`
+	ErrorRate             float64 `json:"error_rate"`
+	Requests              int64   `json:"requests"` // requests sent
+	Answered              int64   `json:"answered"` // requests answered in time
+	Errors                int64   `json:"errors"`   // results with verdict error
+	Timeouts              int64   `json:"timeouts"` // results with verdict timeout
+}
+
+// Validation is the report's "validation" section. Checked = Passed +
+// Failed; Warnings counts passed checks a rule downgraded to a warning.
+type Validation struct {
+	Checked         int64     `json:"checked"`
+	Passed          int64     `json:"passed"`
+	Failed          int64     `json:"failed"`
+	Warnings        int64     `json:"warnings"`
+	Failures        []Failure `json:"failures"`
+	FailuresOmitted int64     `json:"failures_omitted"`
+}
+
+// Failure is one failed validation, kept in detail.
+type Failure struct {
+	Seq         int64        `json:"seq"`
+	Session     string       `json:"session"`
+	Method      string       `json:"method"`
+	Differences []Difference `json:"differences"`
+}
+
+// Chaos is the report's "chaos" section.
+type Chaos struct {
+	Seed          *int64  `json:"seed"`
+	Injected      int64   `json:"injected"`
+	Faults        []Fault `json:"faults"`
+	FaultsOmitted int64   `json:"faults_omitted"`
+}
+
+// ErrorEntry is one error or timeout, kept in detail.
+type ErrorEntry struct {
+	Seq     int64  `json:"seq"`
+	Session string `json:"session"`
+	Method  string `json:"method,omitempty"`
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+// TimelineEntry is one replayed message. Times are milliseconds since the
+// start of the replay; null when not applicable (no answer, not sent).
+type TimelineEntry struct {
+	Seq        int64    `json:"seq"`
+	Session    string   `json:"session"`
+	Method     string   `json:"method"`
+	Dir        string   `json:"dir"`
+	DueMS      *float64 `json:"due_ms"`
+	SentMS     *float64 `json:"sent_ms"`
+	AnsweredMS *float64 `json:"answered_ms"`
+	LatencyMS  *float64 `json:"latency_ms"`
+	Verdict    Verdict  `json:"verdict"`
+}
+
+// Report builds the report of what was collected so far. It does not
+// change the collector and may be called again after more results.
+func (c *Collector) Report(meta Meta) Report {
+	start, finish := c.span()
+	duration := finish.Sub(start)
+	if duration < 0 {
+		duration = 0
+	}
+	total := meta.TotalMessages
+	if total == 0 {
+		total = c.results
+	}
+
+	r := Report{
+		Summary: Summary{
+			Tape:          meta.Tape,
+			Target:        meta.Target,
+			Speed:         meta.Speed,
+			Sessions:      meta.Sessions,
+			TotalMessages: total,
+			Sent:          c.sent,
+			Received:      c.received,
+			Skipped:       meta.Skipped + c.skipped,
+			DurationMS:    durToMS(duration),
+			SuccessRate:   ratio(c.passed, c.passed+c.failed+c.errored+c.timedOut, 1),
+			Warnings:      append([]string(nil), meta.Warnings...),
+		},
+		Performance: Performance{
+			LatencyMS:             c.latency.stats(),
+			LatencyFromIntendedMS: c.intended.stats(),
+			ScheduleLagMS:         c.lag.stats(),
+			ErrorRate:             errorRate(c.errored+c.timedOut, c.requestsSent),
+			Requests:              c.requestsSent,
+			Answered:              c.requestsAnswered,
+			Errors:                c.errored,
+			Timeouts:              c.timedOut,
+		},
+		Validation: Validation{
+			Checked:         c.passed + c.failed,
+			Passed:          c.passed,
+			Failed:          c.failed,
+			Warnings:        c.warned,
+			Failures:        make([]Failure, len(c.failures)),
+			FailuresOmitted: c.failuresOmitted,
+		},
+		Chaos: Chaos{
+			Seed:          meta.Seed,
+			Injected:      c.faults,
+			Faults:        append([]Fault{}, c.faultList...),
+			FaultsOmitted: c.faultsOmitted,
+		},
+		Errors:          append([]ErrorEntry{}, c.errs...),
+		ErrorsOmitted:   c.errsOmitted,
+		Timeline:        make([]TimelineEntry, len(c.timeline)),
+		TimelineOmitted: c.timelineOmitted,
+	}
+	if duration > 0 {
+		r.Performance.ThroughputPerS = float64(c.requestsAnswered) / duration.Seconds()
+	}
+	for i, f := range c.failures {
+		r.Validation.Failures[i] = failureForReport(f)
+	}
+	for i, it := range c.timeline {
+		r.Timeline[i] = TimelineEntry{
+			Seq: it.seq, Session: it.session, Method: it.method, Dir: it.dir, Verdict: it.verdict,
+			DueMS:      sinceMS(start, it.due),
+			SentMS:     sinceMS(start, it.sent),
+			AnsweredMS: sinceMS(start, it.answered),
+		}
+		if !it.sent.IsZero() && !it.answered.IsZero() {
+			ms := durToMS(it.answered.Sub(it.sent))
+			r.Timeline[i].LatencyMS = &ms
+		}
+	}
+	r.Summary.Passed = r.Passed()
+	return r
+}
+
+// Passed reports whether the replay passed: no validation failed and there
+// was no error or timeout.
+func (r Report) Passed() bool {
+	return r.Validation.Failed == 0 && r.Performance.Errors == 0 && r.Performance.Timeouts == 0 && len(r.Errors) == 0
+}
+
+// span is the replay's start and finish: as given, or else the earliest
+// and latest times seen.
+func (c *Collector) span() (start, finish time.Time) {
+	start, finish = c.start, c.finish
+	if start.IsZero() {
+		start = c.first
+	}
+	if finish.IsZero() {
+		finish = c.last
+	}
+	return start, finish
+}
+
+// failureForReport copies f, turning bytes that are not JSON into a JSON
+// string so the report always encodes.
+func failureForReport(f Failure) Failure {
+	diffs := make([]Difference, len(f.Differences))
+	for i, d := range f.Differences {
+		d.Expected = validJSON(d.Expected)
+		d.Actual = validJSON(d.Actual)
+		diffs[i] = d
+	}
+	f.Differences = diffs
+	return f
+}
+
+func validJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return nil // absent
+	}
+	if json.Valid(raw) {
+		return raw
+	}
+	b, _ := json.Marshal(string(raw)) // a string always encodes
+	return b
+}
+
+func sinceMS(start, t time.Time) *float64 {
+	if t.IsZero() {
+		return nil
+	}
+	ms := durToMS(t.Sub(start))
+	return &ms
+}
+
+// ratio is n/d, or ifZero when d is 0.
+func ratio(n, d int64, ifZero float64) float64 {
+	if d == 0 {
+		return ifZero
+	}
+	return float64(n) / float64(d)
+}
+
+func errorRate(errs, requests int64) float64 {
+	if requests == 0 {
+		if errs > 0 {
+			return 1
+		}
+		return 0
+	}
+	return min(ratio(errs, requests, 0), 1)
+}

@@ -1,0 +1,86 @@
+package report
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Verdict is the outcome of one replayed message.
+type Verdict string
+
+// The verdicts the engine gives a [Result].
+const (
+	// Passed: the answer (or the server message) matched the recording.
+	Passed Verdict = "passed"
+	// Warned: it differed, but the validation rule said "warn". A warned
+	// check counts as passed and in validation.warnings.
+	Warned Verdict = "warned"
+	// Failed: it differed from the recording; Differences says how.
+	Failed Verdict = "failed"
+	// Skipped: the message was not replayed (filter, rule on_failure: skip).
+	Skipped Verdict = "skipped"
+	// Error: the message could not be replayed or answered; Err says why.
+	Error Verdict = "error"
+	// Timeout: no answer came in time.
+	Timeout Verdict = "timeout"
+	// Sent: a message with nothing to check (a client notification).
+	Sent Verdict = "sent"
+)
+
+// Direction values of [Result.Dir].
+const (
+	DirC2S = "c2s"
+	DirS2C = "s2c"
+)
+
+// Kind values of [Result.Kind].
+const (
+	KindRequest      = "request"
+	KindNotification = "notification"
+	KindResponse     = "response"
+	KindError        = "error"
+)
+
+// Result is what the engine tells the report about one replayed message. It
+// is a plain value; the collector keeps Differences without copying it, so
+// the engine must not change that slice after Add.
+//
+// For a client message (Dir "c2s") Sent is when it went out and Answered,
+// for a request, when its answer arrived. For a server message (Dir "s2c")
+// Answered is when it arrived and Sent stays zero. Zero times mean "not
+// applicable": notifications have no Answered; in fast mode Due == Sent.
+type Result struct {
+	Seq     int64
+	Session string
+	Method  string
+	Dir     string // "c2s" or "s2c"
+	Kind    string // request, notification, response, error
+
+	Due, Sent, Answered time.Time
+	// Lag is the schedule lag (sent later than due). When zero and both
+	// Due and Sent are set, Sent − Due is used.
+	Lag time.Duration
+
+	Verdict     Verdict
+	Differences []Difference
+	Err         string // when Verdict is Error or Timeout
+	ErrKind     string // e.g. "timeout", "transport", "unexpected_answer"
+}
+
+// Difference is one place where the actual message differs from the
+// recording, as the validator found it. Expected and Actual are JSON; nil
+// means absent. Bytes that are not valid JSON are reported as a JSON string.
+type Difference struct {
+	Path     string          `json:"path"`
+	Expected json.RawMessage `json:"expected"`
+	Actual   json.RawMessage `json:"actual"`
+	Kind     string          `json:"kind"`
+}
+
+// Fault is one fault the chaos stage injected.
+type Fault struct {
+	Seq     int64  `json:"seq"`
+	Session string `json:"session"`
+	Kind    string `json:"kind"`
+	Detail  string `json:"detail"`
+}

@@ -1,0 +1,211 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// textListLimit is how many failures and errors WriteText shows.
+const textListLimit = 10
+
+// textValueLimit is how many runes of an expected or actual value
+// WriteText shows.
+const textValueLimit = 80
+
+// ANSI escapes used when WriteText is asked for color.
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+)
+
+// WriteText writes a readable summary of r for a terminal: a few aligned
+// lines of counts, duration, throughput, latency, lag and validation, then
+// the first failures with their differences and the first errors. It uses
+// ANSI colors only when color is true. Text that came from the wire is
+// stripped of control characters.
+func (r Report) WriteText(w io.Writer, color bool) error {
+	t := textWriter{color: color}
+	t.header(r)
+	t.body(r)
+	t.failures(r)
+	t.errors(r)
+	if _, err := w.Write(t.buf.Bytes()); err != nil {
+		return fmt.Errorf("report: write text: %w", err)
+	}
+	return nil
+}
+
+type textWriter struct {
+	buf   bytes.Buffer
+	color bool
+}
+
+func (t *textWriter) paint(code, s string) string {
+	if !t.color {
+		return s
+	}
+	return code + s + ansiReset
+}
+
+func (t *textWriter) line(label, format string, args ...any) {
+	fmt.Fprintf(&t.buf, "  %-11s %s\n", label, fmt.Sprintf(format, args...))
+}
+
+func (t *textWriter) header(r Report) {
+	s := r.Summary
+	fmt.Fprintf(&t.buf, "%s %s", t.paint(ansiBold, "Replay of"), clean(orDash(s.Tape)))
+	if s.Target != "" {
+		fmt.Fprintf(&t.buf, " against %s", clean(s.Target))
+	}
+	var extra []string
+	if s.Speed != "" {
+		extra = append(extra, clean(s.Speed))
+	}
+	if s.Sessions > 0 {
+		extra = append(extra, plural(int64(s.Sessions), "session"))
+	}
+	if len(extra) > 0 {
+		fmt.Fprintf(&t.buf, " (%s)", strings.Join(extra, ", "))
+	}
+	t.buf.WriteByte('\n')
+}
+
+func (t *textWriter) body(r Report) {
+	s, p, v := r.Summary, r.Performance, r.Validation
+	t.line("messages", "%d sent, %d received, %d skipped (%d on tape)", s.Sent, s.Received, s.Skipped, s.TotalMessages)
+	t.line("duration", "%s, %.1f requests/s, error rate %.2f%%", msDuration(s.DurationMS), p.ThroughputPerS, p.ErrorRate*100)
+	if p.LatencyMS.Count > 0 {
+		l := p.LatencyMS
+		t.line("latency", "p50 %s  p95 %s  p99 %s  max %s", msDuration(l.P50), msDuration(l.P95), msDuration(l.P99), msDuration(l.Max))
+	} else {
+		t.line("latency", "no request answered")
+	}
+	if p.ScheduleLagMS.Count > 0 {
+		t.line("lag", "p99 %s  max %s", msDuration(p.ScheduleLagMS.P99), msDuration(p.ScheduleLagMS.Max))
+	}
+	failed := fmt.Sprintf("%d failed", v.Failed)
+	if v.Failed > 0 {
+		failed = t.paint(ansiRed, failed)
+	}
+	warned := plural(v.Warnings, "warning")
+	if v.Warnings > 0 {
+		warned = t.paint(ansiYellow, warned)
+	}
+	t.line("validation", "%d passed, %s, %s (%d checked)", v.Passed, failed, warned, v.Checked)
+	if n := p.Errors + p.Timeouts; n > 0 {
+		t.line("errors", "%s (%s)", t.paint(ansiRed, plural(n, "error")), plural(p.Timeouts, "timeout"))
+	}
+	if r.Chaos.Injected > 0 || r.Chaos.Seed != nil {
+		seed := "no seed"
+		if r.Chaos.Seed != nil {
+			seed = fmt.Sprintf("seed %d", *r.Chaos.Seed)
+		}
+		t.line("chaos", "%s injected (%s)", plural(r.Chaos.Injected, "fault"), seed)
+	}
+	if r.Passed() {
+		t.line("result", "%s", t.paint(ansiBold+ansiGreen, "PASS"))
+	} else {
+		t.line("result", "%s", t.paint(ansiBold+ansiRed, "FAIL"))
+	}
+	for _, w := range s.Warnings {
+		fmt.Fprintf(&t.buf, "  %s %s\n", t.paint(ansiYellow, "warning:"), clean(w))
+	}
+}
+
+func (t *textWriter) failures(r Report) {
+	v := r.Validation
+	if v.Failed == 0 {
+		return
+	}
+	fmt.Fprintf(&t.buf, "\n%s\n", t.paint(ansiBold, "Failures:"))
+	shown := min(len(v.Failures), textListLimit)
+	for _, f := range v.Failures[:shown] {
+		fmt.Fprintf(&t.buf, "  #%d %s %s\n", f.Seq, clean(f.Session), clean(f.Method))
+		for _, d := range f.Differences {
+			fmt.Fprintf(&t.buf, "    %s: expected %s, got %s\n", clean(orDash(d.Path)), display(d.Expected), display(d.Actual))
+		}
+	}
+	if more := v.Failed - int64(shown); more > 0 {
+		fmt.Fprintf(&t.buf, "  and %d more\n", more)
+	}
+}
+
+func (t *textWriter) errors(r Report) {
+	total := r.Performance.Errors + r.Performance.Timeouts
+	if total == 0 && len(r.Errors) == 0 {
+		return
+	}
+	fmt.Fprintf(&t.buf, "\n%s\n", t.paint(ansiBold, "Errors:"))
+	shown := min(len(r.Errors), textListLimit)
+	for _, e := range r.Errors[:shown] {
+		fmt.Fprintf(&t.buf, "  #%d %s %s %s: %s\n", e.Seq, clean(e.Session), clean(orDash(e.Method)), clean(e.Kind), clean(e.Message))
+	}
+	if more := total - int64(shown); more > 0 {
+		fmt.Fprintf(&t.buf, "  and %d more\n", more)
+	}
+}
+
+// display renders a JSON value for one line: compacted, cut to
+// textValueLimit runes, "(absent)" when there is none.
+func display(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "(absent)"
+	}
+	var b bytes.Buffer
+	s := string(raw)
+	if json.Compact(&b, raw) == nil {
+		s = b.String()
+	}
+	s = clean(s)
+	if utf8.RuneCountInString(s) > textValueLimit {
+		s = string([]rune(s)[:textValueLimit-1]) + "…"
+	}
+	return s
+}
+
+// clean replaces control characters (terminal escapes, newlines) with '?'.
+func clean(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func plural(n int64, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// msDuration renders milliseconds as a duration with sensible precision.
+func msDuration(ms float64) string {
+	d := time.Duration(ms * float64(time.Millisecond))
+	switch {
+	case d < time.Millisecond:
+		d = d.Round(time.Microsecond)
+	case d < time.Second:
+		d = d.Round(10 * time.Microsecond)
+	default:
+		d = d.Round(time.Millisecond)
+	}
+	return d.String()
+}

@@ -1,0 +1,81 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// WriteJSON writes r as indented JSON followed by a newline. The output is
+// stable: the same report always gives the same bytes.
+func (r Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
+		return fmt.Errorf("report: write JSON: %w", err)
+	}
+	return nil
+}
+
+// WriteFile writes r to path in the format its extension names (.json) and
+// does so atomically: a temporary file in the same directory is written,
+// synced and renamed over path, so readers never see half a report.
+func WriteFile(path string, r Report) error {
+	ext := strings.ToLower(filepath.Ext(path))
+	var buf bytes.Buffer
+	switch ext {
+	case ".json":
+		if err := r.WriteJSON(&buf); err != nil {
+			return err
+		}
+	case ".xml", ".html":
+		return fmt.Errorf("report %s: report format %s not supported yet; use .json", path, ext)
+	case "":
+		return fmt.Errorf("report %s: no extension; name the file .json", path)
+	default:
+		return fmt.Errorf("report %s: report format %s unknown; use .json", path, ext)
+	}
+	return writeAtomic(path, buf.Bytes())
+}
+
+// writeAtomic writes data to path through a synced temporary file renamed
+// into place.
+func writeAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("report %s: create temporary file (is the directory there and writable?): %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tmp.Close()
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("report %s: write: %w", path, err)
+	}
+	if err = tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("report %s: chmod: %w", path, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("report %s: sync: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("report %s: close: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("report %s: rename into place: %w", path, err)
+	}
+	// Make the rename itself durable; not every system can sync a directory.
+	if d, derr := os.Open(dir); derr == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+	return nil
+}
