@@ -1,0 +1,60 @@
+// Package scheduler is the timing of a replay: speed strategies, due times
+// and lag accounting.
+//
+// # Layers
+//
+// Speed is a strategy as users write it (Parse, String): realtime, Nx, fast,
+// stepped, fixed:<duration>, rps:<N>.
+//
+// Clock is the pure schedule, after tsenart/vegeta's pacers: a value that
+// maps an item (recorded offset, index) to its due time, with no clock and no
+// goroutines, so every rule is table-tested. The due time always counts from a
+// fixed base, never from the previous item: start + offset÷factor for
+// realtime and Nx, start + index×interval for fixed, start + index÷rps for
+// rps. Sleeping "the gap since the last message" would add every timer's
+// oversleep to every later message; counting from the base does not drift.
+//
+// Pacer wraps a Clock with real timers for the one goroutine that owns it.
+// Run is the schedule stage built on it.
+//
+// # Behind schedule
+//
+// An item whose due time has passed is released at once; its lag
+// (released − due) is in its Timing and in Stats. Later items keep their own
+// due times, so a stall is caught up as fast as the pipeline allows: the
+// open model load testers expect, with no coordinated omission.
+//
+// # Rate and golang.org/x/time/rate
+//
+// rps:<N> is the open model too: item i is due at base + i/N and a late item
+// does not push later ones back. A rate.Limiter does not fit that: its burst
+// caps how far it catches up (a burst of 1 spreads a backlog out, silently
+// lowering the rate after a stall, which is coordinated omission), it has no
+// notion of an item's intended time for lag accounting, and it cannot re-base
+// for a pause or a speed change. So the Pacer computes due times itself, and
+// x/time/rate serves where it does fit: Speed.Limit gives the rate as a
+// rate.Limit (rate.Every for fixed:), for callers that throttle elsewhere.
+//
+// # Speed changes and pauses
+//
+// A speed change re-bases the clock on the next item (Clock.WithSpeed says
+// where that item lands); later items follow the new speed from it. A pause
+// stops replay time: on resume every due time moves by the pause's length
+// (Clock.Shifted), as if no time had passed. Pausing and stepping users see
+// are the controller's gate, downstream; the Pacer's pause keeps the schedule
+// from counting the paused time as lag. In Stepped mode the Pacer never holds
+// an item.
+//
+// Concurrency: a Pacer has one owner. Other goroutines change its speed or
+// pause it by sending on the channels given with WithControl and
+// WithPauseControl; the owner reads them whenever it blocks (Wait, and Run's
+// receive and send).
+//
+// # Precision
+//
+// Go timers can fire 50-100µs or more late. Wait sleeps until DefaultSpin
+// (200µs) before the due time and yields in a loop for the rest; WithSpin
+// changes or disables that. Under a fake clock (testing/synctest) the spin
+// notices that time stands still and sleeps instead, so due times are exact
+// in tests. BenchmarkPacer10x measures lag and total duration.
+package scheduler

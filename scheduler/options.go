@@ -1,0 +1,67 @@
+package scheduler
+
+import (
+	"context"
+	"runtime"
+	"time"
+)
+
+// DefaultSpin is the spin threshold New uses; see WithSpin.
+const DefaultSpin = 200 * time.Microsecond
+
+// Option configures a Pacer.
+type Option func(*Pacer)
+
+// WithSpin sets the spin threshold: Wait sleeps on a timer until d before the
+// due time, then yields (runtime.Gosched) until it is due. Go timers can fire
+// tens of microseconds late; spinning the last stretch releases items within
+// microseconds, at the cost of a busy core for up to d per item. 0 turns
+// spinning off. Negative values count as 0.
+func WithSpin(d time.Duration) Option {
+	return func(p *Pacer) { p.spin = max(d, 0) }
+}
+
+// WithControl gives the pacer a channel of speed changes, read by Wait and
+// Run while they block; each change takes effect when it is received. Closing
+// the channel stops reading it.
+func WithControl(ch <-chan Speed) Option {
+	return func(p *Pacer) { p.speedCh = ch }
+}
+
+// WithPauseControl gives the pacer a channel of pause changes (true pauses,
+// false resumes), read by Wait and Run while they block. A paused Wait blocks
+// until a false arrives. Closing the channel resumes and stops reading it.
+func WithPauseControl(ch <-chan bool) Option {
+	return func(p *Pacer) { p.pauseCh = ch }
+}
+
+// spinUntil yields until due or ctx is done. If the clock stands still
+// between two reads (a fake clock, as in testing/synctest, only moves when
+// every goroutine is blocked), it sleeps the rest on a timer instead.
+func spinUntil(ctx context.Context, due time.Time) error {
+	last := time.Now()
+	for last.Before(due) {
+		runtime.Gosched()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		now := time.Now()
+		if !now.After(last) {
+			return sleepCtx(ctx, due.Sub(now))
+		}
+		last = now
+	}
+	return nil
+}
+
+// sleepCtx sleeps for d or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
