@@ -396,3 +396,26 @@ func FuzzReportEncodes(f *testing.F) {
 		}
 	})
 }
+
+// TestAddDoesNotAllocateBeyondLimits is what keeps memory flat on long
+// tapes: once the detail lists are full, Add allocates nothing.
+func TestAddDoesNotAllocateBeyondLimits(t *testing.T) {
+	tests := []struct {
+		name string
+		r    Result
+	}{
+		{"passed", request(1, 0, time.Millisecond, 3*time.Millisecond, Passed)},
+		{"failed", request(2, 0, 0, time.Millisecond, Failed)},
+		{"timeout", Result{Seq: 3, Kind: KindRequest, Sent: at(0), Verdict: Timeout, Err: "late"}},
+		{"skipped", Result{Seq: 4, Verdict: Skipped}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := NewCollector(WithTimelineLimit(1), WithFailureLimit(1), WithErrorLimit(1))
+			c.Add(tt.r)
+			if got := testing.AllocsPerRun(1000, func() { c.Add(tt.r) }); got != 0 {
+				t.Errorf("allocations per Add: got %v, want 0", got)
+			}
+		})
+	}
+}

@@ -102,7 +102,7 @@ func (t *textWriter) body(r Report) {
 	}
 	t.line("validation", "%d passed, %s, %s (%d checked)", v.Passed, failed, warned, v.Checked)
 	if n := p.Errors + p.Timeouts; n > 0 {
-		t.line("errors", "%s (%s)", t.paint(ansiRed, plural(n, "error")), plural(p.Timeouts, "timeout"))
+		t.line("errors", "%s", t.paint(ansiRed, plural(p.Errors, "error")+", "+plural(p.Timeouts, "timeout")))
 	}
 	if r.Chaos.Injected > 0 || r.Chaos.Seed != nil {
 		seed := "no seed"

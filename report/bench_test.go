@@ -1,0 +1,60 @@
+package report
+
+import (
+	"testing"
+	"time"
+)
+
+// BenchmarkCollectorAdd measures Add for passing requests once the timeline
+// is full, the steady state of a long load replay: it must not allocate.
+func BenchmarkCollectorAdd(b *testing.B) {
+	cases := []struct {
+		name string
+		r    Result
+	}{
+		{"passed", request(1, time.Second, 300*time.Microsecond, 12*time.Millisecond, Passed)},
+		{"notification", Result{Seq: 2, Dir: DirC2S, Kind: KindNotification, Due: at(0), Sent: at(time.Millisecond), Verdict: Sent}},
+		{"failed_over_limit", func() Result {
+			r := request(3, 0, 0, time.Millisecond, Failed)
+			r.Differences = []Difference{{Path: "result.x"}}
+			return r
+		}()},
+	}
+	for _, bc := range cases {
+		b.Run(bc.name, func(b *testing.B) {
+			c := NewCollector(WithTimelineLimit(1), WithFailureLimit(1))
+			c.Add(bc.r)
+			b.ReportAllocs()
+			for b.Loop() {
+				c.Add(bc.r)
+			}
+		})
+	}
+}
+
+// BenchmarkMerge measures merging two collectors' histograms and counts.
+func BenchmarkMerge(b *testing.B) {
+	o := NewCollector(WithTimelineLimit(0))
+	for _, r := range randomResults(10000) {
+		o.Add(r)
+	}
+	c := NewCollector(WithTimelineLimit(0), WithFailureLimit(0), WithErrorLimit(0))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := c.Merge(o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReport measures building a report with a full default timeline.
+func BenchmarkReport(b *testing.B) {
+	c := NewCollector()
+	for _, r := range randomResults(DefaultTimelineLimit) {
+		c.Add(r)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = c.Report(Meta{Tape: "t.jsonl"})
+	}
+}
