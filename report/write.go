@@ -22,23 +22,32 @@ func (r Report) WriteJSON(w io.Writer) error {
 	return nil
 }
 
-// WriteFile writes r to path in the format its extension names (.json) and
-// does so atomically: a temporary file in the same directory is written,
-// synced and renamed over path, so readers never see half a report.
-func WriteFile(path string, r Report) error {
-	ext := strings.ToLower(filepath.Ext(path))
-	var buf bytes.Buffer
-	switch ext {
+// CheckPath reports whether WriteFile can write a report at path, judged
+// by its extension, so that a CLI can refuse a bad --report before the
+// replay rather than after it.
+func CheckPath(path string) error {
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".json":
-		if err := r.WriteJSON(&buf); err != nil {
-			return err
-		}
+		return nil
 	case ".xml", ".html":
 		return fmt.Errorf("report %s: report format %s not supported yet; use .json", path, ext)
 	case "":
 		return fmt.Errorf("report %s: no extension; name the file .json", path)
 	default:
 		return fmt.Errorf("report %s: report format %s unknown; use .json", path, ext)
+	}
+}
+
+// WriteFile writes r to path in the format its extension names (.json) and
+// does so atomically: a temporary file in the same directory is written,
+// synced and renamed over path, so readers never see half a report.
+func WriteFile(path string, r Report) error {
+	if err := CheckPath(path); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := r.WriteJSON(&buf); err != nil {
+		return err
 	}
 	return writeAtomic(path, buf.Bytes())
 }
