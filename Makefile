@@ -1,0 +1,5 @@
+test:
+	npm ci --prefix testdata --no-audit --no-fund
+	go test -race ./...
+
+.PHONY: test

@@ -1,0 +1,10 @@
+// Package testserver starts reference MCP servers for tests of every
+// package: the official TypeScript server-everything (pinned in
+// testdata/package.json, installed by `npm ci --prefix testdata`) and the
+// official Go SDK's conformance server (pinned by a tool directive in
+// go.mod), over stdio or over HTTP on a free loopback port.
+//
+// Helpers fail the test with a message saying what to install when a
+// server is missing; they never skip silently. HTTP servers are stopped by
+// t.Cleanup.
+package testserver
