@@ -1,0 +1,43 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/replayctl/replayctl/tape"
+)
+
+func (a *app) convertCommand() *cobra.Command {
+	var maxLine int
+	cmd := &cobra.Command{
+		Use:   "convert IN OUT.jsonl",
+		Short: "Convert a tape (native or Agent VCR) to a native tape",
+		Long: `Convert a tape to the native JSON Lines format. The input format is
+detected from its content. OUT is written atomically: it appears whole or not
+at all.`,
+		Args: exactArgs(2, "convert IN OUT.jsonl"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in, out := args[0], args[1]
+			if filepath.Ext(out) != ".jsonl" {
+				return usageError("convert: %s: only the native format (.jsonl) can be written", out)
+			}
+			r, err := tape.Open(in, tape.WithMaxLine(maxLine))
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			if err := tape.WriteFile(out, r); err != nil {
+				return err
+			}
+			for _, w := range r.Warnings() {
+				a.log.Warn().Msg(w)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%s → %s)\n", out, r.Format(), tape.FormatNative)
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
+	return cmd
+}

@@ -1,0 +1,7 @@
+// Command replayctl replays recorded MCP sessions against live targets.
+//
+// This package only turns flags into an engine.Config, handles signals and
+// writes output; the work is done by the library packages. Exit status: 0
+// all good; 1 validation failures or failed thresholds; 2 bad usage or bad
+// input; 3 the target failed; 130 interrupted.
+package main

@@ -1,0 +1,289 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// binary is the replayctl built once for the end-to-end tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "replayctl-e2e")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "replayctl")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		os.Stderr.Write(out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := func() int {
+		defer os.RemoveAll(dir)
+		return m.Run()
+	}()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			os.Stderr.WriteString("goleak: " + err.Error() + "\n")
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// result is what one run of the binary did.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// replayctl runs the built binary from the repository root.
+func replayctl(t *testing.T, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = "../.."
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run %v: %v", args, err)
+	}
+	if strings.Contains(errb.String(), "goroutine ") && strings.Contains(errb.String(), "panic") {
+		t.Fatalf("replayctl %v panicked:\n%s", args, errb.String())
+	}
+	return result{code, out.String(), errb.String()}
+}
+
+// jsonReport decodes the fields of the JSON report the tests look at.
+type jsonReport struct {
+	Summary struct {
+		Tape          string  `json:"tape"`
+		Sessions      int     `json:"sessions"`
+		TotalMessages int64   `json:"total_messages"`
+		Sent          int64   `json:"sent"`
+		Received      int64   `json:"received"`
+		Skipped       int64   `json:"skipped"`
+		SuccessRate   float64 `json:"success_rate"`
+	} `json:"summary"`
+	Performance struct {
+		LatencyMS map[string]float64 `json:"latency_ms"`
+	} `json:"performance"`
+	Validation struct {
+		Checked  int64 `json:"checked"`
+		Passed   int64 `json:"passed"`
+		Failed   int64 `json:"failed"`
+		Failures []struct {
+			Seq         int64  `json:"seq"`
+			Method      string `json:"method"`
+			Differences []struct {
+				Path     string          `json:"path"`
+				Expected json.RawMessage `json:"expected"`
+				Actual   json.RawMessage `json:"actual"`
+				Kind     string          `json:"kind"`
+			} `json:"differences"`
+		} `json:"failures"`
+	} `json:"validation"`
+	Timeline []struct {
+		Seq     int64  `json:"seq"`
+		Verdict string `json:"verdict"`
+	} `json:"timeline"`
+}
+
+func decodeReport(t *testing.T, s string) jsonReport {
+	t.Helper()
+	var r jsonReport
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		t.Fatalf("report is not JSON: %v\n%s", err, s)
+	}
+	return r
+}
+
+func TestRunQuickstartAgainstMock(t *testing.T) {
+	res := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "-o", "json")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	r := decodeReport(t, res.stdout)
+	if r.Summary.TotalMessages != 18 {
+		t.Errorf("total_messages = %d, want 18", r.Summary.TotalMessages)
+	}
+	// 8 requests, each answered and checked; the notification is sent too.
+	if r.Validation.Checked != 8 || r.Validation.Passed != 8 || r.Validation.Failed != 0 {
+		t.Errorf("validation checked/passed/failed = %d/%d/%d, want 8/8/0", r.Validation.Checked, r.Validation.Passed, r.Validation.Failed)
+	}
+	if r.Summary.Sent != 9 || r.Summary.Received != 8 {
+		t.Errorf("sent/received = %d/%d, want 9/8", r.Summary.Sent, r.Summary.Received)
+	}
+}
+
+func TestRunTextSummary(t *testing.T) {
+	res := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	for _, want := range []string{"quickstart.jsonl", "8 passed", "p99"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, res.stdout)
+		}
+	}
+}
+
+func TestRunWritesReportFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.json")
+	res := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "--report", path)
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := decodeReport(t, string(b))
+	// One timeline entry per replayed message: a request's entry carries
+	// its answer, so 18 recorded messages make 9 sent and 1 server
+	// notification.
+	if r.Validation.Passed != 8 || len(r.Timeline) != 10 {
+		t.Errorf("report passed=%d timeline=%d, want 8 and 10", r.Validation.Passed, len(r.Timeline))
+	}
+}
+
+func TestRunAgentVCRSamples(t *testing.T) {
+	samples, _ := filepath.Glob("../../../shared/samples/agent-vcr/*.vcr")
+	if len(samples) != 3 {
+		t.Fatalf("found %d Agent VCR samples in ../shared/samples, want 3", len(samples))
+	}
+	for _, s := range samples {
+		t.Run(filepath.Base(s), func(t *testing.T) {
+			abs, _ := filepath.Abs(s)
+			res := replayctl(t, "run", abs, "--speed", "fast", "-o", "json")
+			if res.code != 0 {
+				t.Fatalf("exit %d\n%s%s", res.code, res.stdout, res.stderr)
+			}
+			r := decodeReport(t, res.stdout)
+			if r.Validation.Failed != 0 || r.Validation.Checked == 0 {
+				t.Errorf("checked %d, failed %d; want some checked and none failed", r.Validation.Checked, r.Validation.Failed)
+			}
+			if res := replayctl(t, "inspect", abs); res.code != 0 || !strings.Contains(res.stdout, "initialize") {
+				t.Errorf("inspect exit %d:\n%s%s", res.code, res.stdout, res.stderr)
+			}
+		})
+	}
+}
+
+func TestConvertThenReplay(t *testing.T) {
+	abs, _ := filepath.Abs("../../../shared/samples/agent-vcr/calculator-v2.vcr")
+	out := filepath.Join(t.TempDir(), "v2.jsonl")
+	if res := replayctl(t, "convert", abs, out); res.code != 0 {
+		t.Fatalf("convert exit %d: %s", res.code, res.stderr)
+	}
+	res := replayctl(t, "run", out, "--speed", "fast", "-o", "json")
+	if res.code != 0 {
+		t.Fatalf("run exit %d: %s", res.code, res.stderr)
+	}
+	if r := decodeReport(t, res.stdout); r.Validation.Passed != 5 {
+		t.Errorf("passed %d, want 5 (initialize and 4 interactions)", r.Validation.Passed)
+	}
+}
+
+func TestBadInputExitsTwo(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	header := `{"type":"header","format":"replayctl-tape","version":1}` + "\n"
+	tests := []struct {
+		name string
+		args []string
+		want []string // in stderr
+	}{
+		{"missing tape", []string{"run", filepath.Join(dir, "nope.jsonl")}, []string{"nope.jsonl"}},
+		{"empty tape", []string{"run", write("empty.jsonl", "")}, []string{"empty.jsonl", "empty"}},
+		{"not json", []string{"run", write("text.jsonl", "hello world\n")}, []string{"text.jsonl", "line 1"}},
+		{"wrong type", []string{"run", write("types.jsonl", header+`{"type":"message","seq":0,"t_us":"soon","session":"s1","dir":"c2s","msg":{}}`+"\n")}, []string{"types.jsonl", "line 2", "t_us"}},
+		{"newer version", []string{"run", write("new.jsonl", `{"type":"header","format":"replayctl-tape","version":99}`+"\n")}, []string{"new.jsonl", "version"}},
+		{"unknown flag", []string{"run", "examples/quickstart.jsonl", "--sped", "fast"}, []string{"--sped"}},
+		{"bad speed", []string{"run", "examples/quickstart.jsonl", "--speed", "warp"}, []string{"warp"}},
+		{"no tape", []string{"run"}, []string{"TAPE"}},
+		{"convert to vcr", []string{"convert", "examples/quickstart.jsonl", filepath.Join(dir, "x.vcr")}, []string{".jsonl"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := replayctl(t, tt.args...)
+			if res.code != 2 {
+				t.Fatalf("exit %d, want 2\nstderr: %s", res.code, res.stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(res.stderr, w) {
+					t.Errorf("stderr lacks %q: %s", w, res.stderr)
+				}
+			}
+		})
+	}
+}
+
+func TestInspectListsEveryMessage(t *testing.T) {
+	res := replayctl(t, "inspect", "examples/quickstart.jsonl")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	lines := 0
+	for _, l := range strings.Split(res.stdout, "\n") {
+		if l != "" && !strings.HasPrefix(l, "#") && !strings.HasPrefix(strings.TrimSpace(l), "SEQ") {
+			lines++
+		}
+	}
+	if lines != 18 {
+		t.Errorf("inspect printed %d message lines, want 18:\n%s", lines, res.stdout)
+	}
+	for _, want := range []string{"tools/call", "notifications/initialized", "error"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("inspect output lacks %q", want)
+		}
+	}
+}
+
+func TestChangedAnswerFailsExactlyThatMessage(t *testing.T) {
+	orig, err := os.ReadFile("../../examples/quickstart.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(orig), "Echo: hello, replay", "Echo: hello, REPLAY", 1)
+	if changed == string(orig) {
+		t.Fatal("the example tape no longer has the echo answer this test changes")
+	}
+	other := filepath.Join(t.TempDir(), "changed.jsonl")
+	if err := os.WriteFile(other, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "--mock-tape", other, "-o", "json")
+	if res.code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", res.code, res.stderr)
+	}
+	r := decodeReport(t, res.stdout)
+	if r.Validation.Failed != 1 || r.Validation.Passed != 7 || len(r.Validation.Failures) != 1 {
+		t.Fatalf("failed %d passed %d, want 1 and 7", r.Validation.Failed, r.Validation.Passed)
+	}
+	f := r.Validation.Failures[0]
+	if f.Seq != 5 || f.Method != "tools/call" || len(f.Differences) != 1 {
+		t.Fatalf("failure = %+v, want seq 5 tools/call with one difference", f)
+	}
+	d := f.Differences[0]
+	if d.Path != "result.content[0].text" || string(d.Expected) != `"Echo: hello, replay"` || string(d.Actual) != `"Echo: hello, REPLAY"` || d.Kind != "changed" {
+		t.Errorf("difference = %+v", d)
+	}
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/replayctl/replayctl/engine"
+	"github.com/replayctl/replayctl/mock"
+	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/scheduler"
+	"github.com/replayctl/replayctl/tape"
+)
+
+// runFlags are the flags of `replayctl run`.
+type runFlags struct {
+	speed       string
+	ignore      []string
+	reports     []string
+	output      string
+	order       string
+	timeout     time.Duration
+	maxInflight int
+	maxLine     int
+	timeline    int
+	mockTape    string
+}
+
+func (a *app) runCommand() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run TAPE [flags] [-- SERVER_COMMAND ARGS...]",
+		Short: "Replay a tape against a target and check every answer",
+		Long: `Replay a tape against a target and check every answer against the recording.
+
+With no target, the built-in mock answers each request from the tape itself.`,
+		Example: `  replayctl run examples/everything.jsonl
+  replayctl run examples/everything.jsonl --speed 10x --report out.json
+  replayctl run examples/calculator.vcr --speed fast -o json`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError("run: missing TAPE (replayctl run TAPE [flags])")
+			}
+			if cmd.ArgsLenAtDash() > 1 || (cmd.ArgsLenAtDash() < 0 && len(args) > 1) {
+				return usageError("run: one TAPE at a time; a server command goes after --")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.run(cmd, args, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.speed, "speed", "realtime", "realtime | fast | stepped | Nx (10x) | fixed:50ms | rps:500")
+	fl.StringArrayVar(&f.ignore, "ignore", nil, "a path not compared, e.g. result.content[*].annotations or **.timestamp (repeatable)")
+	fl.StringArrayVar(&f.reports, "report", nil, "write the report to FILE; format by extension: .json (repeatable)")
+	fl.StringVarP(&f.output, "output", "o", "text", "what goes to stdout: text or json")
+	fl.StringVar(&f.order, "order", "causal", "causal (wait for the answers recorded before each message) | sequential | none")
+	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "how long to wait for each answer; then it is cancelled")
+	fl.IntVar(&f.maxInflight, "max-inflight", 1000, "requests in flight at most")
+	fl.IntVar(&f.maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
+	fl.IntVar(&f.timeline, "timeline-limit", 10000, "messages kept in the report's timeline")
+	fl.StringVar(&f.mockTape, "mock-tape", "", "the built-in mock answers from this tape instead of TAPE (e.g. a newer recording)")
+	return cmd
+}
+
+func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
+	speed, err := scheduler.Parse(f.speed)
+	if err != nil {
+		return usageError("--speed: %w", err)
+	}
+	order, err := engine.ParseOrder(f.order)
+	if err != nil {
+		return usageError("--order: %w", err)
+	}
+	if f.output != "text" && f.output != "json" {
+		return usageError("-o %q: want text or json", f.output)
+	}
+	for _, p := range f.reports {
+		if err := report.CheckPath(p); err != nil {
+			return usageError("--report: %w", err)
+		}
+	}
+	if f.maxInflight < 1 {
+		return usageError("--max-inflight %d: want 1 or more", f.maxInflight)
+	}
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 && len(args) > dash {
+		return usageError("run: replaying against a server command (%s) is not supported yet; run without it to use the built-in mock", strings.Join(args[dash:], " "))
+	}
+	cfg := engine.Config{
+		Tape:          args[0],
+		TapeOptions:   []tape.Option{tape.WithMaxLine(f.maxLine)},
+		Speed:         speed,
+		Ignore:        f.ignore,
+		Order:         order,
+		Timeout:       f.timeout,
+		MaxInflight:   f.maxInflight,
+		TimelineLimit: f.timeline,
+		Logger:        a.log,
+	}
+	if f.mockTape != "" {
+		cfg.Dialer = mock.New(f.mockTape, mock.WithTapeOptions(cfg.TapeOptions...))
+		cfg.Target = "mock of " + f.mockTape
+	}
+	if speed.Mode == scheduler.Stepped {
+		cfg.Step = a.stepTokens()
+	}
+	e, err := engine.New(cfg)
+	if err != nil {
+		return usageError("%w", err)
+	}
+	rep, runErr := e.Run(cmd.Context())
+	if runErr != nil && rep.Summary.Tape == "" {
+		return runErr // nothing was replayed: a bad tape or config
+	}
+	for _, p := range f.reports {
+		if err := report.WriteFile(p, rep); err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
+	}
+	out := cmd.OutOrStdout()
+	if f.output == "json" {
+		err = rep.WriteJSON(out)
+	} else {
+		err = rep.WriteText(out, isTerminal(out))
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case runErr != nil && errors.Is(runErr, cmd.Context().Err()):
+		return fmt.Errorf("interrupted; the report covers what was replayed: %w", runErr)
+	case runErr != nil:
+		return runErr
+	case !rep.Passed():
+		return errReported
+	}
+	return nil
+}
+
+// stepTokens releases one message per line read from stdin (Enter).
+func (a *app) stepTokens() <-chan struct{} {
+	fmt.Fprintln(a.stderr, "stepped: press Enter to send each message; end of input stops")
+	ch := make(chan struct{})
+	go func() { // lives as long as the process: a blocked read cannot be cancelled
+		defer close(ch)
+		sc := bufio.NewScanner(a.stdin)
+		for sc.Scan() {
+			ch <- struct{}{}
+		}
+	}()
+	return ch
+}

@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/replayctl/replayctl/scheduler"
+	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
+)
+
+// Order says what a client message waits for before it is sent.
+type Order string
+
+// The orders of DESIGN.md.
+const (
+	// OrderCausal: a message waits for the answers that, in the recording,
+	// arrived before it was sent (same session). The default.
+	OrderCausal Order = "causal"
+	// OrderSequential: every request waits for its own answer before the
+	// next message is sent.
+	OrderSequential Order = "sequential"
+	// OrderNone: messages go out on schedule, answers are paired as they
+	// come (bounded by MaxInflight).
+	OrderNone Order = "none"
+)
+
+// ParseOrder reads an --order value.
+func ParseOrder(s string) (Order, error) {
+	switch o := Order(s); o {
+	case OrderCausal, OrderSequential, OrderNone:
+		return o, nil
+	case "":
+		return OrderCausal, nil
+	}
+	return "", fmt.Errorf("order %q: want causal, sequential or none", s)
+}
+
+// Config is everything a replay needs. The zero value of every optional
+// field is a sensible default.
+type Config struct {
+	// Tape is the path of the tape to replay (any supported format).
+	Tape        string
+	TapeOptions []tape.Option
+	// Speed is the pacing strategy; the zero value is realtime.
+	Speed scheduler.Speed
+	// Dialer connects to the target; nil means the built-in mock, which
+	// answers from the tape itself.
+	Dialer transport.Dialer
+	// Target names the target in reports ("mock", a URL, a command line).
+	Target string
+	// Ignore lists paths the validator does not compare.
+	Ignore []string
+	Order  Order
+	// MaxInflight bounds the requests sent and not yet answered, per
+	// session; 0 means 1000.
+	MaxInflight int
+	// Timeout bounds the wait for each answer; 0 means 30s.
+	Timeout time.Duration
+	// TimelineLimit bounds the timeline kept for the report; 0 means the
+	// report's default.
+	TimelineLimit int
+	// Step, in stepped mode, releases one message per value received.
+	Step   <-chan struct{}
+	Logger zerolog.Logger
+}
+
+func (c *Config) withDefaults() error {
+	if c.Tape == "" {
+		return fmt.Errorf("engine: no tape given")
+	}
+	if c.Speed.Mode == scheduler.Scaled && c.Speed.Factor == 0 {
+		c.Speed = scheduler.Speed{Mode: scheduler.Realtime}
+	}
+	if c.Order == "" {
+		c.Order = OrderCausal
+	}
+	if _, err := ParseOrder(string(c.Order)); err != nil {
+		return err
+	}
+	if c.MaxInflight <= 0 {
+		c.MaxInflight = 1000
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 30 * time.Second
+	}
+	if c.Target == "" && c.Dialer == nil {
+		c.Target = "mock"
+	}
+	return nil
+}

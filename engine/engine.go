@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/replayctl/replayctl/mock"
+	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/scheduler"
+	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
+	"github.com/replayctl/replayctl/validator"
+)
+
+// Engine replays one tape against one target. It is used once: New, then
+// Run.
+type Engine struct {
+	cfg    Config
+	log    zerolog.Logger
+	dialer transport.Dialer
+
+	// epoch is bumped by a seek; stages drop items of older epochs.
+	epoch atomic.Uint64
+	// seeks, when not nil, keeps the loader alive at the end of the tape
+	// so that a controller can send it back; loadDone then ends it.
+	seeks    chan seekReq
+	loadDone chan struct{}
+	speeds   chan scheduler.Speed
+
+	counters struct {
+		loaded         atomic.Int64
+		sessions       atomic.Int64
+		serverNotes    atomic.Int64
+		serverRequests atomic.Int64
+	}
+	onResult func(report.Result)
+}
+
+// New checks cfg and returns an engine ready to Run.
+func New(cfg Config) (*Engine, error) {
+	if err := cfg.withDefaults(); err != nil {
+		return nil, err
+	}
+	e := &Engine{
+		cfg:      cfg,
+		log:      cfg.Logger,
+		dialer:   cfg.Dialer,
+		loadDone: make(chan struct{}),
+		// One pending speed change is enough: a newer one replaces it.
+		speeds: make(chan scheduler.Speed, 1),
+	}
+	if e.dialer == nil {
+		e.dialer = mock.New(cfg.Tape, mock.WithTapeOptions(cfg.TapeOptions...))
+	}
+	return e, nil
+}
+
+// OnResult sets a function called with each result as it is judged, from
+// the validate stage's goroutine; it must not block. Call before Run.
+func (e *Engine) OnResult(f func(report.Result)) { e.onResult = f }
+
+func (e *Engine) publish(r report.Result) {
+	if e.onResult != nil {
+		e.onResult(r)
+	}
+}
+
+// SetSpeed changes the pacing of a running replay; the next message is
+// due by the new speed. It never blocks: a change not yet taken up is
+// replaced.
+func (e *Engine) SetSpeed(s scheduler.Speed) {
+	for {
+		select {
+		case e.speeds <- s:
+			return
+		default:
+		}
+		select {
+		case <-e.speeds:
+		default:
+		}
+	}
+}
+
+// Run replays the tape and returns the report. It returns when the tape
+// has been replayed and every answer judged, or when ctx is done. The
+// report is filled in either case; the error says why the replay stopped
+// early: a bad tape (*tape.Error), the target (wrapping ErrTarget), or ctx.
+func (e *Engine) Run(ctx context.Context) (report.Report, error) {
+	r, err := tape.Open(e.cfg.Tape, e.cfg.TapeOptions...)
+	if err != nil {
+		return report.Report{}, err
+	}
+	defer r.Close()
+	v, err := validator.New(validator.WithIgnore(e.cfg.Ignore...))
+	if err != nil {
+		return report.Report{}, fmt.Errorf("--ignore: %w", err)
+	}
+	var copts []report.Option
+	if e.cfg.TimelineLimit > 0 {
+		copts = append(copts, report.WithTimelineLimit(e.cfg.TimelineLimit))
+	}
+	col := report.NewCollector(copts...)
+
+	loaded := make(chan *Item)
+	transformed := make(chan *Item)
+	scheduled := make(chan *Item)
+	executed := make(chan *outcome)
+	g, gctx := errgroup.WithContext(ctx)
+	col.Start(time.Now())
+	g.Go(func() error { return e.load(gctx, r, loaded) })
+	g.Go(func() error { return e.transform(gctx, loaded, transformed) })
+	g.Go(func() error { return e.schedule(gctx, transformed, scheduled) })
+	g.Go(func() error { return e.execute(gctx, g, scheduled, executed) })
+	g.Go(func() error { return e.validate(gctx, executed, v, col) })
+	err = g.Wait()
+	col.Finish(time.Now())
+
+	warnings := r.Warnings()
+	rep := col.Report(report.Meta{
+		Tape:          e.cfg.Tape,
+		Sessions:      int(e.counters.sessions.Load()),
+		TotalMessages: e.counters.loaded.Load(),
+		Target:        e.cfg.Target,
+		Speed:         e.cfg.Speed.String(),
+		Warnings:      warnings,
+	})
+	return rep, err
+}

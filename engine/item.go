@@ -1,0 +1,41 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/scheduler"
+	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
+)
+
+// Item is one recorded message on its way down the pipeline.
+type Item struct {
+	Epoch uint64
+	Rec   tape.Message    // as recorded
+	RPC   jsonrpc.Message // the view of Rec.Msg
+	// Out is what execute sends (c2s items): Rec.Msg with a fresh id, or
+	// as recorded.
+	Out    []byte
+	SentID []byte // the id on the wire, for requests
+	Timing scheduler.Timing
+	// Index counts the paced (c2s) items before this one in the epoch.
+	Index int64
+}
+
+// paced reports whether the scheduler waits for the item: only what the
+// client sends is paced; recorded answers pass at once and act as markers.
+func (it *Item) paced() bool { return it.Rec.Dir == tape.C2S }
+
+// outcome is what execute hands to validate: one replayed message and,
+// for a request, its live answer next to the recorded one.
+type outcome struct {
+	Epoch    uint64
+	Req      *Item               // the sent message, or the skipped one
+	Expected *Item               // the recorded answer, nil if the tape has none
+	Actual   *transport.Incoming // the live answer, nil if none came
+	Sent     time.Time
+	Skipped  string // why the message was not replayed
+	Err      error  // transport failure or timeout
+	Timeout  bool
+}

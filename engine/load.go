@@ -1,0 +1,80 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/tape"
+)
+
+// seekReq asks the loader to go on from seq, stamping items with epoch.
+type seekReq struct {
+	seq   int64
+	epoch uint64
+	done  chan error
+}
+
+// load reads the tape and sends one item per message, in tape order. It
+// closes out when the tape ends, and repositions the reader when a seek
+// arrives (the rest of the pipeline drops the older epoch).
+func (e *Engine) load(ctx context.Context, r *tape.Reader, out chan<- *Item) error {
+	defer close(out)
+	var (
+		next  *Item
+		epoch = e.epoch.Load()
+		eof   bool
+		// sessions seen, for the report; small (one entry per session)
+		sessions = make(map[string]struct{})
+	)
+	for {
+		if next == nil && !eof {
+			m, err := r.Next()
+			switch {
+			case errors.Is(err, io.EOF):
+				eof = true
+			case err != nil:
+				return err
+			default:
+				next = newItem(epoch, m)
+				e.counters.loaded.Add(1)
+				if _, seen := sessions[m.Session]; !seen {
+					sessions[m.Session] = struct{}{}
+					e.counters.sessions.Store(int64(len(sessions)))
+				}
+			}
+		}
+		var outCh chan<- *Item
+		if next != nil {
+			outCh = out
+		} else if e.seeks == nil {
+			return nil // nobody can send us back: the tape is done
+		}
+		select {
+		case outCh <- next:
+			next = nil
+		case s := <-e.seeks:
+			err := r.Seek(s.seq)
+			if err == nil {
+				next, eof, epoch = nil, false, s.epoch
+			}
+			s.done <- err
+		case <-e.loadDone:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// newItem wraps a recorded message. A message that is not valid JSON-RPC
+// is kept as it is: a client message is sent as recorded (tapes of faulty
+// clients are worth replaying), a server one is only counted.
+func newItem(epoch uint64, m tape.Message) *Item {
+	rpc, err := jsonrpc.Parse(m.Msg)
+	if err != nil {
+		rpc = jsonrpc.Message{Raw: m.Msg, Kind: jsonrpc.KindInvalid}
+	}
+	return &Item{Epoch: epoch, Rec: m, RPC: rpc, Out: m.Msg}
+}

@@ -1,0 +1,145 @@
+package mock
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+
+	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/tape"
+)
+
+// DefaultLookahead is how many tape messages the mock reads past the last
+// match while looking for a request it has not seen yet.
+const DefaultLookahead = 100_000
+
+// recorded is a recorded request of the session, waiting to be matched.
+type recorded struct {
+	method string
+	params []byte
+	idKey  string
+	answer []byte // the recorded answer, once read
+	used   bool
+}
+
+// matcher finds recorded answers. It is owned by one connection.
+type matcher struct {
+	r         *tape.Reader
+	session   string
+	lookahead int
+	eof       bool
+	waiting   []*recorded // in recorded order; used ones trimmed from the front
+}
+
+// answer returns the recorded answer to req with req's id, or a JSON-RPC
+// error saying that the tape has none.
+func (m *matcher) answer(req jsonrpc.Message) ([]byte, error) {
+	rec, err := m.find(req)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil || rec.answer == nil {
+		return noAnswer(req), nil
+	}
+	a, err := jsonrpc.Parse(rec.answer)
+	if err != nil {
+		return noAnswer(req), nil
+	}
+	return a.WithID(req.ID), nil
+}
+
+// find returns the first unused recorded request like req, reading ahead
+// until its answer has been read too; nil if the tape has none.
+func (m *matcher) find(req jsonrpc.Message) (*recorded, error) {
+	params := req.Params()
+	var match *recorded
+	for _, w := range m.waiting {
+		if !w.used && w.method == req.Method && sameJSON(w.params, params) {
+			match = w
+			break
+		}
+	}
+	for read := 0; (match == nil || match.answer == nil) && !m.eof; read++ {
+		if match == nil && read >= m.lookahead {
+			break
+		}
+		msg, err := m.r.Next()
+		if errors.Is(err, io.EOF) {
+			m.eof = true
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("mock: %w", err)
+		}
+		if msg.Session != m.session {
+			continue
+		}
+		rpc, err := jsonrpc.Parse(msg.Msg)
+		if err != nil {
+			continue
+		}
+		switch {
+		case msg.Dir == tape.C2S && rpc.Kind == jsonrpc.KindRequest:
+			w := &recorded{method: rpc.Method, params: rpc.Params(), idKey: jsonrpc.IDKey(rpc.ID)}
+			m.waiting = append(m.waiting, w)
+			if match == nil && w.method == req.Method && sameJSON(w.params, params) {
+				match = w
+			}
+		case msg.Dir == tape.S2C && (rpc.Kind == jsonrpc.KindResponse || rpc.Kind == jsonrpc.KindError):
+			m.attach(jsonrpc.IDKey(rpc.ID), msg.Msg)
+		}
+	}
+	if match != nil {
+		match.used = true
+		m.trim()
+	}
+	return match, nil
+}
+
+// attach gives a recorded answer to the latest waiting request with its id.
+func (m *matcher) attach(idKey string, answer []byte) {
+	for i := len(m.waiting) - 1; i >= 0; i-- {
+		if w := m.waiting[i]; w.idKey == idKey && w.answer == nil {
+			w.answer = answer
+			return
+		}
+	}
+}
+
+// trim forgets used requests at the front, so the window stays small when
+// the replay follows the tape.
+func (m *matcher) trim() {
+	n := 0
+	for n < len(m.waiting) && m.waiting[n].used {
+		m.waiting[n] = nil
+		n++
+	}
+	m.waiting = m.waiting[n:]
+}
+
+// sameJSON reports whether two JSON values are equal: byte-equal, or equal
+// once decoded (key order and spacing aside).
+func sameJSON(a, b []byte) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	var va, vb any
+	da, db := json.NewDecoder(bytes.NewReader(a)), json.NewDecoder(bytes.NewReader(b))
+	da.UseNumber()
+	db.UseNumber()
+	if da.Decode(&va) != nil || db.Decode(&vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
+}
+
+func noAnswer(req jsonrpc.Message) []byte {
+	method, _ := json.Marshal("replayctl mock: the tape has no answer to " + req.Method + " with these params")
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":%s}}`, req.ID, method)
+}

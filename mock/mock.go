@@ -1,0 +1,170 @@
+package mock
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
+)
+
+// ErrClosed is returned by Send on a closed connection.
+var ErrClosed = errors.New("mock: connection closed")
+
+// Mock is a transport.Dialer whose sessions answer from a tape.
+type Mock struct {
+	path      string
+	tapeOpts  []tape.Option
+	lookahead int
+}
+
+// Option configures a Mock.
+type Option func(*Mock)
+
+// WithTapeOptions passes options to the mock's tape reader.
+func WithTapeOptions(opts ...tape.Option) Option {
+	return func(m *Mock) { m.tapeOpts = append(m.tapeOpts, opts...) }
+}
+
+// WithLookahead sets how far the mock reads ahead for an unseen request.
+func WithLookahead(n int) Option { return func(m *Mock) { m.lookahead = n } }
+
+// New returns a mock that answers from the tape at path.
+func New(path string, opts ...Option) *Mock {
+	m := &Mock{path: path, lookahead: DefaultLookahead}
+	for _, o := range opts {
+		o(m)
+	}
+	return m
+}
+
+var _ transport.Dialer = (*Mock)(nil)
+
+// Dial opens the tape for the recorded session and returns a connection
+// that answers as that session's server did.
+func (m *Mock) Dial(ctx context.Context, session string) (transport.Conn, error) {
+	r, err := tape.Open(m.path, m.tapeOpts...)
+	if err != nil {
+		return nil, err
+	}
+	c := &conn{
+		m:    matcher{r: r, session: session, lookahead: m.lookahead},
+		out:  make(chan transport.Incoming, 256),
+		wake: make(chan struct{}, 1),
+		done: make(chan struct{}),
+	}
+	c.wg.Go(c.pump)
+	return c, nil
+}
+
+// conn answers synchronously in Send. Answers go straight into out while
+// it has room; beyond that they queue, and pump delivers them, so that
+// Send never blocks on a caller that is not reading yet.
+type conn struct {
+	sendMu sync.Mutex // one Send at a time: guards m
+	m      matcher
+
+	mu     sync.Mutex // guards queue and closed
+	queue  [][]byte
+	closed bool
+
+	out       chan transport.Incoming
+	wake      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+	wg        sync.WaitGroup
+}
+
+func (c *conn) Send(ctx context.Context, msg []byte) error {
+	req, err := jsonrpc.Parse(msg)
+	if err != nil || req.Kind != jsonrpc.KindRequest {
+		return c.checkOpen() // notifications and answers need no reply
+	}
+	c.sendMu.Lock()
+	ans, err := c.m.answer(req)
+	c.sendMu.Unlock()
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return ErrClosed
+	}
+	if len(c.queue) == 0 {
+		select {
+		case c.out <- transport.Incoming{Msg: ans, At: time.Now()}:
+			return nil
+		default:
+		}
+	}
+	c.queue = append(c.queue, ans)
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+func (c *conn) checkOpen() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// pump delivers queued answers in order until the connection closes.
+func (c *conn) pump() {
+	defer close(c.out)
+	for {
+		select {
+		case <-c.wake:
+		case <-c.done:
+			return
+		}
+		for {
+			c.mu.Lock()
+			if len(c.queue) == 0 {
+				c.mu.Unlock()
+				break
+			}
+			// Peek, deliver, then pop: while an answer is on its way the
+			// queue is not empty, so Send cannot overtake it.
+			ans := c.queue[0]
+			c.mu.Unlock()
+			select {
+			case c.out <- transport.Incoming{Msg: ans, At: time.Now()}:
+			case <-c.done:
+				return
+			}
+			c.mu.Lock()
+			c.queue[0] = nil
+			c.queue = c.queue[1:]
+			c.mu.Unlock()
+		}
+	}
+}
+
+func (c *conn) Incoming() <-chan transport.Incoming { return c.out }
+
+func (c *conn) Err() error { return nil }
+
+func (c *conn) Close() error {
+	var err error
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closed = true
+		c.mu.Unlock()
+		close(c.done)
+		c.wg.Wait()
+		c.sendMu.Lock()
+		err = c.m.r.Close()
+		c.sendMu.Unlock()
+	})
+	return err
+}
