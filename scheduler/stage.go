@@ -7,7 +7,8 @@ import (
 
 // Run is the schedule stage: it receives items from in, waits until each is
 // due (p.Wait with offset(item)), stamps it with its Timing and sends it on
-// out, in order. stamp may be nil.
+// out, in order. stamp may be nil; offset may be nil for speeds that ignore
+// offsets (fast, stepped, fixed, rps), and then counts every item as 0.
 //
 // Run's goroutine owns p for as long as it runs: nothing else may call p's
 // methods until Run returns. Speed and pause changes reach it through the
@@ -22,6 +23,9 @@ import (
 func Run[T any](ctx context.Context, p *Pacer, in <-chan T, out chan<- T,
 	offset func(T) time.Duration, stamp func(*T, Timing)) error {
 	defer close(out)
+	if offset == nil {
+		offset = func(T) time.Duration { return 0 }
+	}
 	for {
 		item, ok, err := receive(ctx, p, in)
 		if err != nil || !ok {
