@@ -1,0 +1,296 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// Stdio starts an MCP server as a subprocess, one per Dial, and speaks
+// newline-delimited JSON-RPC over its stdin and stdout.
+type Stdio struct {
+	Command []string // argv; no shell
+	Env     []string // extra K=V, added to this process's environment
+	Dir     string   // working directory; "" for the current one
+	Logger  zerolog.Logger
+	// StopTimeout is how long Close waits after closing stdin, and again
+	// after SIGTERM, before it kills the server. 0 means 2s.
+	StopTimeout time.Duration
+}
+
+var _ Dialer = Stdio{}
+
+const (
+	defaultStopTimeout = 2 * time.Second
+	stderrTailBytes    = 4 << 10
+	stdoutTailBytes    = 1 << 10
+	stderrGrace        = 500 * time.Millisecond
+)
+
+// Dial starts the server. It returns once the process has started (not
+// once it is ready: the initialize handshake tells that), or an error that
+// wraps ErrTarget when the command cannot be started.
+func (s Stdio) Dial(ctx context.Context, session string) (Conn, error) {
+	if len(s.Command) == 0 || s.Command[0] == "" {
+		return nil, errors.New("stdio target: no server command given (pass it after --)")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	name := strings.Join(s.Command, " ")
+	cmd := exec.Command(s.Command[0], s.Command[1:]...)
+	cmd.Env = append(os.Environ(), s.Env...)
+	cmd.Dir = s.Dir
+	setProcessGroup(cmd)
+
+	var parent, child []*os.File
+	closeAll := func(fs []*os.File) {
+		for _, f := range fs {
+			_ = f.Close()
+		}
+	}
+	for range 3 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll(parent)
+			closeAll(child)
+			return nil, fmt.Errorf("start server %q: make pipe: %w", name, err)
+		}
+		parent, child = append(parent, r, w), append(child, w, r)
+	}
+	// parent: stdinR, stdinW, stdoutR, stdoutW, stderrR, stderrW; the
+	// child keeps stdinR, stdoutW, stderrW, the parent the other ends.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = parent[0], parent[3], parent[5]
+	err := cmd.Start()
+	_ = parent[0].Close()
+	_ = parent[3].Close()
+	_ = parent[5].Close()
+	if err != nil {
+		closeAll([]*os.File{parent[1], parent[2], parent[4]})
+		hint := "check that the command exists and is executable"
+		if errors.Is(err, exec.ErrNotFound) {
+			hint = "no such program in PATH; install it or give its full path"
+		}
+		return nil, fmt.Errorf("%w: start server %q: %w (%s)", ErrTarget, name, err, hint)
+	}
+
+	stop := s.StopTimeout
+	if stop <= 0 {
+		stop = defaultStopTimeout
+	}
+	c := &StdioConn{
+		cmd:         cmd,
+		argv:        append([]string(nil), s.Command...),
+		name:        name,
+		log:         s.Logger.With().Str("transport", "stdio").Str("session", session).Int("pid", cmd.Process.Pid).Logger(),
+		stopTimeout: stop,
+		stdin:       parent[1],
+		stdout:      parent[2],
+		stderr:      parent[4],
+		in:          make(chan Incoming),
+		closing:     make(chan struct{}),
+		exited:      make(chan struct{}),
+		stderrTail:  newTail(stderrTailBytes),
+		stdoutTail:  newTail(stdoutTailBytes),
+	}
+	c.log.Debug().Str("command", name).Msg("server started")
+	stdoutDone, stderrDone := make(chan struct{}), make(chan struct{})
+	c.wg.Add(4)
+	go func() { defer c.wg.Done(); defer close(stdoutDone); c.readStdout() }()
+	go func() { defer c.wg.Done(); defer close(stderrDone); c.readStderr() }()
+	go func() { defer c.wg.Done(); c.waitErr = cmd.Wait(); close(c.exited) }()
+	go func() { defer c.wg.Done(); c.supervise(stdoutDone, stderrDone) }()
+	return c, nil
+}
+
+// StdioConn is a connection to a server subprocess. Dial returns one as a
+// Conn; its extra methods tell about the process.
+type StdioConn struct {
+	cmd         *exec.Cmd
+	argv        []string
+	name        string
+	log         zerolog.Logger
+	stopTimeout time.Duration
+
+	stdin          *os.File
+	stdout, stderr *os.File
+	wbuf           []byte // Send's buffer; Send runs one at a time
+
+	in      chan Incoming
+	closing chan struct{} // closed by Close
+	exited  chan struct{} // closed once the process has been waited for
+	waitErr error         // cmd.Wait's result; read after exited
+
+	stderrTail, stdoutTail *tail
+	nonJSON                atomic.Int64
+	broken                 atomic.Bool // a cancelled Send wrote part of a line
+
+	errMu sync.Mutex // guards err
+	err   error
+
+	closeOnce sync.Once
+	wg        sync.WaitGroup
+}
+
+var _ Conn = (*StdioConn)(nil)
+
+// PID is the server's process id.
+func (c *StdioConn) PID() int { return c.cmd.Process.Pid }
+
+// NonJSONLines is how many stdout lines were not JSON and were dropped.
+func (c *StdioConn) NonJSONLines() int64 { return c.nonJSON.Load() }
+
+// StderrTail is the last few KB the server wrote to stderr.
+func (c *StdioConn) StderrTail() string { return c.stderrTail.String() }
+
+// Incoming is closed when the server has closed its stdout and exited, or
+// after Close.
+func (c *StdioConn) Incoming() <-chan Incoming { return c.in }
+
+// Err is nil while Incoming is open and after Close; when the server ended
+// on its own it is an *ExitError (status, stderr tail) wrapping ErrTarget.
+func (c *StdioConn) Err() error {
+	c.errMu.Lock()
+	defer c.errMu.Unlock()
+	return c.err
+}
+
+// Send writes msg and a newline to the server's stdin in one Write. It
+// returns when the bytes are in the pipe, or when ctx is done; a Send cut
+// short in the middle of a line leaves the connection unusable (later
+// Sends fail), since the server would read a torn message.
+func (c *StdioConn) Send(ctx context.Context, msg []byte) error {
+	select {
+	case <-c.closing:
+		return ErrClosed
+	default:
+	}
+	if c.broken.Load() {
+		return fmt.Errorf("send to server %q: an earlier send was cancelled mid-message; open a new connection", c.name)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.wbuf = append(append(c.wbuf[:0], msg...), '\n')
+	if done := ctx.Done(); done != nil {
+		if dl, ok := ctx.Deadline(); ok {
+			_ = c.stdin.SetWriteDeadline(dl)
+		}
+		fired := make(chan struct{})
+		stop := context.AfterFunc(ctx, func() {
+			_ = c.stdin.SetWriteDeadline(time.Unix(1, 0))
+			close(fired)
+		})
+		defer func() {
+			if !stop() {
+				<-fired
+			}
+			_ = c.stdin.SetWriteDeadline(time.Time{})
+		}()
+	}
+	n, err := c.stdin.Write(c.wbuf)
+	if err == nil {
+		return nil
+	}
+	if n > 0 {
+		c.broken.Store(true)
+	}
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		// The pipe's deadline may fire a moment before ctx's own timer.
+		cause := ctx.Err()
+		if cause == nil {
+			cause = context.DeadlineExceeded
+		}
+		return fmt.Errorf("send to server %q: %w", c.name, cause)
+	case errors.Is(err, os.ErrClosed):
+		return ErrClosed
+	case errors.Is(err, syscall.EPIPE):
+		return fmt.Errorf("%w: send to server %q: it no longer reads its stdin (exited?); Err tells why once Incoming closes", ErrTarget, c.name)
+	}
+	return fmt.Errorf("send to server %q: %w", c.name, err)
+}
+
+// Close closes the server's stdin, waits up to StopTimeout for it to exit,
+// then sends SIGTERM, waits again, then SIGKILL. It returns when the
+// process and this connection's goroutines are gone. Idempotent.
+func (c *StdioConn) Close() error {
+	c.closeOnce.Do(func() {
+		close(c.closing)
+		_ = c.stdin.Close()
+		if !c.waitExit(c.stopTimeout) {
+			c.log.Debug().Dur("after", c.stopTimeout).Msg("server still running after stdin closed; sending SIGTERM")
+			_ = signalGroup(c.cmd.Process, false)
+			if !c.waitExit(c.stopTimeout) {
+				c.log.Warn().Dur("after", c.stopTimeout).Msg("server ignored SIGTERM; killing it")
+				_ = signalGroup(c.cmd.Process, true)
+				<-c.exited
+			}
+		}
+		// Children it left behind could keep our pipes open.
+		_ = signalGroup(c.cmd.Process, true)
+		_ = c.stdout.Close()
+		_ = c.stderr.Close()
+		c.wg.Wait()
+	})
+	return nil
+}
+
+// waitExit reports whether the process exited within d.
+func (c *StdioConn) waitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-c.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// supervise closes Incoming once stdout is done and the process has
+// exited, after setting Err.
+func (c *StdioConn) supervise(stdoutDone, stderrDone <-chan struct{}) {
+	defer close(c.in)
+	<-stdoutDone
+	<-c.exited
+	select {
+	case <-c.closing:
+		return
+	default:
+	}
+	// Let the stderr reader catch the last words, but not forever: a
+	// child of the server may hold stderr open.
+	t := time.NewTimer(stderrGrace)
+	select {
+	case <-stderrDone:
+	case <-t.C:
+	case <-c.closing:
+	}
+	t.Stop()
+	e := &ExitError{Command: c.argv, Stderr: c.stderrTail.String()}
+	if c.nonJSON.Load() > 0 {
+		e.Stdout = c.stdoutTail.String()
+	}
+	if ps := c.cmd.ProcessState; ps != nil {
+		e.Status = ps.ExitCode()
+		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			e.Signal = ws.Signal().String()
+		}
+	} else {
+		e.Status, e.Signal = -1, "unknown ("+c.waitErr.Error()+")"
+	}
+	c.log.Debug().Err(e).Msg("server ended")
+	c.errMu.Lock()
+	c.err = e
+	c.errMu.Unlock()
+}

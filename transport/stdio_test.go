@@ -1,0 +1,180 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/replayctl/replayctl/internal/testserver"
+	"github.com/rs/zerolog"
+)
+
+func testLogger(t *testing.T) zerolog.Logger {
+	return zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel)
+}
+
+func dialStdio(t *testing.T, s Stdio) *StdioConn {
+	t.Helper()
+	s.Logger = testLogger(t)
+	c, err := s.Dial(t.Context(), "s1")
+	if err != nil {
+		t.Fatalf("Dial %v: %v", s.Command, err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c.(*StdioConn)
+}
+
+func TestStdioRealServers(t *testing.T) {
+	tests := []struct {
+		name           string
+		argv           func(testing.TB) []string
+		tool, args, in string
+	}{
+		{"server-everything", testserver.Everything, "echo", `{"message":"hi there"}`, "Echo: hi there"},
+		{"go-sdk conformance", testserver.GoSDK, "test_simple_text", `{}`, "simple text response"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := dialStdio(t, Stdio{Command: tc.argv(t)})
+			init := mcpSession(t, c, tc.tool, tc.args, tc.in)
+			if init.At.IsZero() || init.HTTP != nil || init.SSE != nil {
+				t.Errorf("got Incoming At %v HTTP %v SSE %v, want a time and no HTTP/SSE metadata", init.At, init.HTTP, init.SSE)
+			}
+			if err := c.Close(); err != nil {
+				t.Fatalf("Close: %v", err)
+			}
+			if err := c.Err(); err != nil {
+				t.Errorf("Err after Close: got %v, want nil", err)
+			}
+			if _, ok := <-c.Incoming(); ok {
+				t.Errorf("Incoming after Close: got a message, want closed")
+			}
+		})
+	}
+}
+
+func TestStdioEchoAndBanner(t *testing.T) {
+	argv, env := helperCommand(t, "echo")
+	c := dialStdio(t, Stdio{Command: argv, Env: env})
+	for i, msg := range []string{`{"a":1}`, `[1,2]`, `"s"`} {
+		send(t, c, msg)
+		in := <-c.Incoming()
+		if string(in.Msg) != msg {
+			t.Fatalf("message %d: got %q, want %q", i, in.Msg, msg)
+		}
+	}
+	if got := c.NonJSONLines(); got != 1 {
+		t.Errorf("NonJSONLines: got %d, want 1 (the banner)", got)
+	}
+}
+
+func TestStdioExitStatusAndStderr(t *testing.T) {
+	argv, env := helperCommand(t, "exit3")
+	c := dialStdio(t, Stdio{Command: argv, Env: env})
+	for range c.Incoming() {
+		t.Errorf("got a message, want none")
+	}
+	err := c.Err()
+	var ee *ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("Err: got %v (%T), want *ExitError", err, err)
+	}
+	if ee.Status != 3 || !strings.Contains(ee.Stderr, "fatal: config.yaml: no such file") {
+		t.Errorf("got status %d stderr %q, want 3 and the fatal line", ee.Status, ee.Stderr)
+	}
+	if !errors.Is(err, ErrTarget) {
+		t.Errorf("errors.Is(Err, ErrTarget): got false, want true")
+	}
+	for _, want := range []string{"exited with status 3", "fatal: config.yaml"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Err(): got %q, want it to contain %q", err, want)
+		}
+	}
+	if err := c.Send(t.Context(), []byte(`{}`)); err == nil {
+		t.Errorf("Send to an exited server: got nil, want an error")
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if !errors.Is(c.Err(), ErrTarget) {
+		t.Errorf("Err after Close of a dead server: got %v, want the exit error kept", c.Err())
+	}
+}
+
+func TestStdioHugeLine(t *testing.T) {
+	argv, env := helperCommand(t, "bigline")
+	c := dialStdio(t, Stdio{Command: argv, Env: env})
+	in := <-c.Incoming()
+	if len(in.Msg) < bigLineBytes || !bytes.HasSuffix(in.Msg, []byte(`"}}`)) {
+		t.Fatalf("got a message of %d bytes ending %q, want %d+ bytes ending \"}}", len(in.Msg), in.Msg[max(0, len(in.Msg)-10):], bigLineBytes)
+	}
+}
+
+func TestStdioCloseKillsStubbornServer(t *testing.T) {
+	argv, env := helperCommand(t, "stubborn")
+	c := dialStdio(t, Stdio{Command: argv, Env: env, StopTimeout: 50 * time.Millisecond})
+	if in := <-c.Incoming(); !bytes.Contains(in.Msg, []byte("ready")) {
+		t.Fatalf("got %q, want the ready notification", in.Msg)
+	}
+	pid := c.PID()
+	for range 2 { // idempotent
+		if err := c.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("signal 0 to pid %d after Close: got %v, want ESRCH (process gone)", pid, err)
+	}
+	if ps := c.cmd.ProcessState; ps == nil || ps.String() != "signal: killed" {
+		t.Errorf("got process state %v, want signal: killed", ps)
+	}
+}
+
+func TestStdioSendCancelled(t *testing.T) {
+	argv, env := helperCommand(t, "noread")
+	c := dialStdio(t, Stdio{Command: argv, Env: env, StopTimeout: 50 * time.Millisecond})
+	<-c.Incoming()
+	ctx, cancel := context.WithCancel(t.Context())
+	big := bytes.Repeat([]byte("x"), 4<<20) // more than a pipe holds
+	cancel()
+	if err := c.Send(ctx, big); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Send with a cancelled ctx: got %v, want context.Canceled", err)
+	}
+	ctx, cancel = context.WithTimeout(t.Context(), 300*time.Millisecond) // the write can never finish
+	defer cancel()
+	if err := c.Send(ctx, big); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Send to a server that does not read: got %v, want context.DeadlineExceeded", err)
+	}
+	if err := c.Send(t.Context(), []byte(`{}`)); err == nil || !strings.Contains(err.Error(), "cancelled mid-message") {
+		t.Fatalf("Send after a torn write: got %v, want the torn-write error", err)
+	}
+}
+
+func TestStdioDialErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		argv []string
+		want string
+	}{
+		{"no command", nil, "no server command"},
+		{"no such program", []string{"replayctl-no-such-server-xyz"}, "no such program in PATH"},
+		{"not executable", []string{"/dev/null"}, "start server \"/dev/null\""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Stdio{Command: tc.argv}.Dial(t.Context(), "s")
+			if err == nil {
+				_ = c.Close()
+				t.Fatalf("got a connection, want an error")
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %q, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
