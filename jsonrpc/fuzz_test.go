@@ -68,8 +68,8 @@ func checkWithID(t *testing.T, m Message, newID []byte) {
 	if err != nil {
 		t.Fatalf("Parse(WithID(%q)) = %q: %v", newID, out, err)
 	}
-	if !bytes.Equal(n.ID, newID) || n.Kind != m.Kind || n.Method != m.Method {
-		t.Fatalf("got id %q kind %s method %q, want %q %s %q", n.ID, n.Kind, n.Method, newID, m.Kind, m.Method)
+	if want := bytes.TrimSpace(newID); !bytes.Equal(n.ID, want) || n.Kind != m.Kind || n.Method != m.Method {
+		t.Fatalf("got id %q kind %s method %q, want %q %s %q", n.ID, n.Kind, n.Method, want, m.Kind, m.Method)
 	}
 	if !bytes.Equal(out[:start], m.Raw[:start]) || !bytes.Equal(out[start+len(newID):], m.Raw[end:]) {
 		t.Fatalf("bytes outside the id changed: %q -> %q", m.Raw, out)

@@ -1,0 +1,238 @@
+package validator
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/replayctl/replayctl/internal/jsonscan"
+)
+
+// walker collects the differences between two well-formed JSON values.
+type walker struct {
+	ignore  []pattern
+	path    []seg
+	diffs   []Difference
+	omitted int
+}
+
+func (w *walker) result() []Difference {
+	if w.omitted > 0 {
+		w.diffs = append(w.diffs, Difference{
+			Kind:   DiffTruncated,
+			Actual: json.RawMessage(strconv.Itoa(w.omitted)),
+		})
+	}
+	return w.diffs
+}
+
+// root compares whole messages: like value, but the top-level "id" and
+// "jsonrpc" members are left out.
+func (w *walker) root(e, a []byte) {
+	if w.ignored() {
+		return
+	}
+	if e[0] == '{' && a[0] == '{' {
+		w.object(e, a, true)
+		return
+	}
+	w.value(e, a)
+}
+
+func (w *walker) ignored() bool {
+	for _, p := range w.ignore {
+		if p.match(w.path) {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *walker) add(kind DiffKind, e, a []byte) {
+	if len(w.diffs) == MaxDifferences {
+		w.omitted++
+		return
+	}
+	w.diffs = append(w.diffs, Difference{
+		Path:     renderPath(w.path),
+		Expected: compact(e),
+		Actual:   compact(a),
+		Kind:     kind,
+	})
+}
+
+func compact(v []byte) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, v) != nil {
+		return bytes.Clone(v)
+	}
+	return b.Bytes()
+}
+
+// jsonType is the first byte's class: '{', '[', '"', 't' (booleans), 'n',
+// or '0' (numbers).
+func jsonType(v []byte) byte {
+	switch c := v[0]; c {
+	case '{', '[', '"', 'n':
+		return c
+	case 't', 'f':
+		return 't'
+	}
+	return '0'
+}
+
+// value compares two values at the current path.
+func (w *walker) value(e, a []byte) {
+	if w.ignored() || bytes.Equal(e, a) {
+		return
+	}
+	te, ta := jsonType(e), jsonType(a)
+	if te != ta {
+		w.add(DiffType, e, a)
+		return
+	}
+	equal := false
+	switch te {
+	case '{':
+		w.object(e, a, false)
+		return
+	case '[':
+		w.array(e, a)
+		return
+	case '"':
+		equal = stringsEqual(e, a)
+	case '0':
+		equal = numbersEqual(e, a)
+	case 'n':
+		equal = true
+	}
+	if !equal {
+		w.add(DiffChanged, e, a)
+	}
+}
+
+type member struct {
+	key string
+	val []byte
+}
+
+// members returns an object's members sorted by decoded name; of
+// duplicate names the last one counts, as with encoding/json.
+func members(obj []byte, skipEnvelope bool) []member {
+	var ms []member
+	_ = jsonscan.Members(obj, func(m jsonscan.Member) bool {
+		key := string(m.Key)
+		if m.KeyEscaped || !utf8.Valid(m.Key) {
+			key = decodeString(append(append([]byte{'"'}, m.Key...), '"'))
+		}
+		if skipEnvelope && (key == "id" || key == "jsonrpc") {
+			return true
+		}
+		ms = append(ms, member{key, obj[m.Start:m.End]})
+		return true
+	})
+	slices.SortStableFunc(ms, func(x, y member) int { return cmp.Compare(x.key, y.key) })
+	out := ms[:0]
+	for i, m := range ms {
+		if i+1 < len(ms) && ms[i+1].key == m.key {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func (w *walker) object(e, a []byte, skipEnvelope bool) {
+	em, am := members(e, skipEnvelope), members(a, skipEnvelope)
+	i, j := 0, 0
+	for i < len(em) || j < len(am) {
+		var c int
+		switch {
+		case i == len(em):
+			c = 1
+		case j == len(am):
+			c = -1
+		default:
+			c = cmp.Compare(em[i].key, am[j].key)
+		}
+		switch {
+		case c == 0:
+			w.path = append(w.path, seg{key: em[i].key})
+			w.value(em[i].val, am[j].val)
+			i, j = i+1, j+1
+		case c < 0:
+			w.path = append(w.path, seg{key: em[i].key})
+			if !w.ignored() {
+				w.add(DiffRemoved, em[i].val, nil)
+			}
+			i++
+		default:
+			w.path = append(w.path, seg{key: am[j].key})
+			if !w.ignored() {
+				w.add(DiffAdded, nil, am[j].val)
+			}
+			j++
+		}
+		w.path = w.path[:len(w.path)-1]
+	}
+}
+
+// elements returns the values of an array.
+func elements(arr []byte) [][]byte {
+	var out [][]byte
+	i := jsonscan.SkipSpace(arr, 1)
+	for i < len(arr) && arr[i] != ']' {
+		end, err := jsonscan.SkipValue(arr, i)
+		if err != nil {
+			break // cannot happen: both sides passed json.Valid
+		}
+		out = append(out, arr[i:end])
+		i = jsonscan.SkipSpace(arr, end)
+		if i < len(arr) && arr[i] == ',' {
+			i = jsonscan.SkipSpace(arr, i+1)
+		}
+	}
+	return out
+}
+
+func (w *walker) array(e, a []byte) {
+	ee, ae := elements(e), elements(a)
+	for k := 0; k < max(len(ee), len(ae)); k++ {
+		w.path = append(w.path, seg{index: k, isIndex: true})
+		switch {
+		case k < len(ee) && k < len(ae):
+			w.value(ee[k], ae[k])
+		case k < len(ee):
+			if !w.ignored() {
+				w.add(DiffRemoved, ee[k], nil)
+			}
+		default:
+			if !w.ignored() {
+				w.add(DiffAdded, nil, ae[k])
+			}
+		}
+		w.path = w.path[:len(w.path)-1]
+	}
+}
+
+// stringsEqual compares two JSON strings by their decoded text.
+func stringsEqual(e, a []byte) bool {
+	if bytes.IndexByte(e, '\\') < 0 && bytes.IndexByte(a, '\\') < 0 {
+		return bytes.Equal(e, a)
+	}
+	return decodeString(e) == decodeString(a)
+}
+
+func decodeString(q []byte) string {
+	var s string
+	if json.Unmarshal(q, &s) != nil {
+		return string(q)
+	}
+	return s
+}
