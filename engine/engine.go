@@ -107,8 +107,13 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	}
 	col := report.NewCollector(copts...)
 
-	loaded := make(chan *Item)
-	transformed := make(chan *Item)
+	// Buffers before the schedule stage let the loader read ahead in
+	// batches (fewer goroutine hand-offs per message); they hold nothing
+	// that has been released, and a seek drops their items by epoch.
+	// After the schedule stage channels are unbuffered: what schedule
+	// releases goes to the target in order and at once.
+	loaded := make(chan *Item, 256)
+	transformed := make(chan *Item, 256)
 	scheduled := make(chan *Item)
 	executed := make(chan *outcome)
 	g, gctx := errgroup.WithContext(ctx)

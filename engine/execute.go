@@ -20,8 +20,9 @@ var ErrTarget = errors.New("target failed")
 // pend is a request sent and not yet reported.
 type pend struct {
 	req      *Item
-	key      string // session + sent id
-	recKey   string // session + recorded id
+	sess     *session
+	key      string // the sent id
+	recKey   string // the recorded id
 	sent     time.Time
 	deadline time.Time
 	expected *Item
@@ -41,24 +42,42 @@ type arrival struct {
 	err     error
 }
 
+// session is one replayed session: its connection and its requests in
+// flight, by the id sent and by the id recorded.
+type session struct {
+	name  string
+	conn  transport.Conn
+	sent  map[string]*pend
+	byRec map[string]*pend
+}
+
+// find looks a pend up by raw id bytes: the bytes as they are first (no
+// allocation), then the canonical key.
+func find(m map[string]*pend, id []byte) *pend {
+	if p, ok := m[string(id)]; ok {
+		return p
+	}
+	return m[jsonrpc.IDKey(id)]
+}
+
 // executor is the state of the execute stage, owned by its goroutine.
 type executor struct {
 	e        *Engine
 	g        *errgroup.Group
 	out      chan<- *outcome
-	conns    map[string]transport.Conn
+	sessions map[string]*session
 	arrivals chan arrival
 	done     chan struct{} // closed when the stage returns: forwarders stop
-	byKey    map[string]*pend
-	byRec    map[string]*pend
+	live     int           // pends not yet reported
 	fifo     []*pend // send order; deadlines are in the same order
 	waitFor  *pend   // input is held until this request is answered
+	// The first session's connection is read directly, without a
+	// forwarder: one goroutine hand-off less per answer in the common
+	// single-session replay.
+	direct        <-chan transport.Incoming
+	directSession string
 	inflight int
 	timer    *time.Timer
-}
-
-func pendKey(session string, id []byte) string {
-	return session + "\x00" + jsonrpc.IDKey(id)
 }
 
 // execute sends what the client sent, on each session's connection, and
@@ -67,17 +86,15 @@ func (e *Engine) execute(ctx context.Context, g *errgroup.Group, in <-chan *Item
 	defer close(out)
 	x := &executor{
 		e: e, g: g, out: out,
-		conns: make(map[string]transport.Conn),
+		sessions: make(map[string]*session),
 		// A buffer per connection would do as well; one shared buffer
 		// lets answers queue while execute is busy sending.
 		arrivals: make(chan arrival, 64),
 		done:     make(chan struct{}),
-		byKey:    make(map[string]*pend),
-		byRec:    make(map[string]*pend),
 		timer:    time.NewTimer(time.Hour),
 	}
 	defer x.close()
-	for in != nil || len(x.byKey) > 0 {
+	for in != nil || x.live > 0 {
 		x.armTimer()
 		var inCh <-chan *Item
 		if !x.held() {
@@ -98,6 +115,15 @@ func (e *Engine) execute(ctx context.Context, g *errgroup.Group, in <-chan *Item
 				return err
 			}
 		case a := <-x.arrivals:
+			if err := x.arrive(ctx, a, in == nil); err != nil {
+				return err
+			}
+		case inc, ok := <-x.direct:
+			a := arrival{session: x.directSession, inc: inc}
+			if !ok {
+				a = arrival{session: x.directSession, closed: true, err: x.sessions[x.directSession].conn.Err()}
+				x.direct = nil
+			}
 			if err := x.arrive(ctx, a, in == nil); err != nil {
 				return err
 			}
@@ -145,27 +171,28 @@ func (x *executor) handle(ctx context.Context, it *Item) error {
 		// when the live server asks.
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "answer to a server request; the live server did not ask"})
 	}
-	conn, err := x.conn(ctx, it.Rec.Session)
+	ss, err := x.session(ctx, it.Rec.Session)
 	if err != nil {
 		return err
 	}
 	sent := time.Now()
-	if err := conn.Send(ctx, it.Out); err != nil {
+	if err := ss.conn.Send(ctx, it.Out); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return x.targetDied(it.Rec.Session, conn, fmt.Errorf("send seq %d: %w", it.Rec.Seq, err))
+		return x.targetDied(ss, fmt.Errorf("send seq %d: %w", it.Rec.Seq, err))
 	}
 	if it.RPC.Kind != jsonrpc.KindRequest {
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent})
 	}
 	p := &pend{
-		req: it, sent: sent, deadline: sent.Add(x.e.cfg.Timeout),
-		key:    pendKey(it.Rec.Session, it.SentID),
-		recKey: pendKey(it.Rec.Session, it.RPC.ID),
+		req: it, sess: ss, sent: sent, deadline: sent.Add(x.e.cfg.Timeout),
+		key:    jsonrpc.IDKey(it.SentID),
+		recKey: jsonrpc.IDKey(it.RPC.ID),
 	}
-	x.byKey[p.key] = p
-	x.byRec[p.recKey] = p
+	ss.sent[p.key] = p
+	ss.byRec[p.recKey] = p
+	x.live++
 	x.fifo = append(x.fifo, p)
 	x.inflight++
 	if x.e.cfg.Order == OrderSequential {
@@ -182,11 +209,14 @@ func (x *executor) recordedAnswer(ctx context.Context, it *Item) error {
 	default:
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server " + it.RPC.Kind.String()})
 	}
-	p := x.byRec[pendKey(it.Rec.Session, it.RPC.ID)]
+	var p *pend
+	if ss := x.sessions[it.Rec.Session]; ss != nil {
+		p = find(ss.byRec, it.RPC.ID)
+	}
 	if p == nil {
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded answer to a request that was not replayed"})
 	}
-	delete(x.byRec, p.recKey)
+	delete(p.sess.byRec, p.recKey)
 	p.expected = it
 	if p.answered() {
 		return x.finish(ctx, p)
@@ -200,7 +230,6 @@ func (x *executor) recordedAnswer(ctx context.Context, it *Item) error {
 // arrive handles a message from the target.
 func (x *executor) arrive(ctx context.Context, a arrival, inputDone bool) error {
 	if a.closed {
-		delete(x.conns, a.session)
 		if a.err != nil {
 			return fmt.Errorf("%w: session %s: %w", ErrTarget, a.session, a.err)
 		}
@@ -219,7 +248,10 @@ func (x *executor) arrive(ctx context.Context, a arrival, inputDone bool) error 
 		x.e.counters.serverNotes.Add(1)
 		return nil
 	}
-	p := x.byKey[pendKey(a.session, rpc.ID)]
+	var p *pend
+	if ss := x.sessions[a.session]; ss != nil {
+		p = find(ss.sent, rpc.ID)
+	}
 	if p == nil || p.answered() {
 		x.e.log.Warn().Str("session", a.session).Str("id", string(rpc.ID)).Msg("answer to no request in flight")
 		return x.emit(ctx, &outcome{Req: &Item{Rec: tape.Message{Seq: -1, Session: a.session, Dir: tape.S2C}}, Err: fmt.Errorf("answer with id %s matches no request in flight", rpc.ID)})
@@ -236,13 +268,13 @@ func (x *executor) arrive(ctx context.Context, a arrival, inputDone bool) error 
 // refuse answers a request from the server that the replay cannot answer.
 func (x *executor) refuse(ctx context.Context, session string, rpc jsonrpc.Message) error {
 	x.e.counters.serverRequests.Add(1)
-	conn := x.conns[session]
-	if conn == nil {
+	ss := x.sessions[session]
+	if ss == nil {
 		return nil
 	}
 	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"replayctl: no recorded answer to %s"}}`, rpc.ID, jsonQuote(rpc.Method))
-	if err := conn.Send(ctx, msg); err != nil && ctx.Err() == nil {
-		return x.targetDied(session, conn, fmt.Errorf("answer server request %s: %w", rpc.Method, err))
+	if err := ss.conn.Send(ctx, msg); err != nil && ctx.Err() == nil {
+		return x.targetDied(ss, fmt.Errorf("answer server request %s: %w", rpc.Method, err))
 	}
 	return nil
 }
@@ -259,7 +291,7 @@ func (x *executor) expire(ctx context.Context, now time.Time, inputDone bool) er
 		}
 		p.timedOut = true
 		x.inflight--
-		if conn := x.conns[p.req.Rec.Session]; conn != nil {
+		if conn := p.sess.conn; conn != nil {
 			note := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"replayctl: timed out after %s"}}`, p.req.SentID, x.e.cfg.Timeout)
 			if err := conn.Send(ctx, note); err != nil && ctx.Err() == nil {
 				x.e.log.Warn().Err(err).Msg("could not send notifications/cancelled")
@@ -279,7 +311,7 @@ func (x *executor) expire(ctx context.Context, now time.Time, inputDone bool) er
 func (x *executor) flushUnexpected(ctx context.Context) error {
 	for _, p := range x.fifo {
 		if p.answered() && p.expected == nil {
-			if _, live := x.byKey[p.key]; live {
+			if _, live := p.sess.sent[p.key]; live {
 				if err := x.finish(ctx, p); err != nil {
 					return err
 				}
@@ -292,8 +324,9 @@ func (x *executor) flushUnexpected(ctx context.Context) error {
 // finish reports a request whose answer (or timeout) and recorded answer
 // are both known, and forgets it.
 func (x *executor) finish(ctx context.Context, p *pend) error {
-	delete(x.byKey, p.key)
-	delete(x.byRec, p.recKey)
+	delete(p.sess.sent, p.key)
+	delete(p.sess.byRec, p.recKey)
+	x.live--
 	if x.waitFor == p {
 		x.waitFor = nil
 	}
@@ -306,18 +339,23 @@ func (x *executor) finish(ctx context.Context, p *pend) error {
 
 func (x *executor) emit(ctx context.Context, o *outcome) error { return send(ctx, x.out, o) }
 
-// conn returns the session's connection, dialling it on first use.
-func (x *executor) conn(ctx context.Context, session string) (transport.Conn, error) {
-	if c, ok := x.conns[session]; ok {
-		return c, nil
+// session returns the named session, dialling its connection on first use.
+func (x *executor) session(ctx context.Context, name string) (*session, error) {
+	if ss, ok := x.sessions[name]; ok {
+		return ss, nil
 	}
-	c, err := x.e.dialer.Dial(ctx, session)
+	c, err := x.e.dialer.Dial(ctx, name)
 	if err != nil {
-		return nil, fmt.Errorf("%w: connect session %s: %w", ErrTarget, session, err)
+		return nil, fmt.Errorf("%w: connect session %s: %w", ErrTarget, name, err)
 	}
-	x.conns[session] = c
-	x.g.Go(func() error { x.forward(session, c); return nil })
-	return c, nil
+	ss := &session{name: name, conn: c, sent: make(map[string]*pend), byRec: make(map[string]*pend)}
+	x.sessions[name] = ss
+	if x.directSession == "" {
+		x.direct, x.directSession = c.Incoming(), name
+		return ss, nil
+	}
+	x.g.Go(func() error { x.forward(name, c); return nil })
+	return ss, nil
 }
 
 // forward copies one connection's messages into the shared arrivals
@@ -336,20 +374,20 @@ func (x *executor) forward(session string, c transport.Conn) {
 	}
 }
 
-func (x *executor) targetDied(session string, c transport.Conn, err error) error {
-	if cerr := c.Err(); cerr != nil {
-		return fmt.Errorf("%w: session %s: %w", ErrTarget, session, cerr)
+func (x *executor) targetDied(ss *session, err error) error {
+	if cerr := ss.conn.Err(); cerr != nil {
+		return fmt.Errorf("%w: session %s: %w", ErrTarget, ss.name, cerr)
 	}
-	return fmt.Errorf("%w: session %s: %w", ErrTarget, session, err)
+	return fmt.Errorf("%w: session %s: %w", ErrTarget, ss.name, err)
 }
 
 // close ends every connection; forwarders stop on done.
 func (x *executor) close() {
 	close(x.done)
 	x.timer.Stop()
-	for s, c := range x.conns {
-		if err := c.Close(); err != nil {
-			x.e.log.Debug().Str("session", s).Err(err).Msg("close connection")
+	for _, ss := range x.sessions {
+		if err := ss.conn.Close(); err != nil {
+			x.e.log.Debug().Str("session", ss.name).Err(err).Msg("close connection")
 		}
 	}
 }

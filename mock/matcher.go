@@ -25,10 +25,17 @@ type recorded struct {
 	used   bool
 }
 
-// matcher finds recorded answers. It is owned by one connection.
+// feedItem is one recorded message of the session, read ahead.
+type feedItem struct {
+	dir tape.Dir
+	rpc jsonrpc.Message
+	err error
+}
+
+// matcher finds recorded answers. It is owned by one connection; its
+// tape is read ahead by the connection's reader goroutine into feed.
 type matcher struct {
-	r         *tape.Reader
-	session   string
+	feed      <-chan feedItem
 	lookahead int
 	eof       bool
 	waiting   []*recorded // in recorded order; used ones trimmed from the front
@@ -66,30 +73,25 @@ func (m *matcher) find(req jsonrpc.Message) (*recorded, error) {
 		if match == nil && read >= m.lookahead {
 			break
 		}
-		msg, err := m.r.Next()
-		if errors.Is(err, io.EOF) {
+		rec, ok := <-m.feed
+		if !ok {
 			m.eof = true
 			break
 		}
-		if err != nil {
-			return nil, fmt.Errorf("mock: %w", err)
+		if rec.err != nil {
+			m.eof = true
+			return nil, fmt.Errorf("mock: %w", rec.err)
 		}
-		if msg.Session != m.session {
-			continue
-		}
-		rpc, err := jsonrpc.Parse(msg.Msg)
-		if err != nil {
-			continue
-		}
+		rpc := rec.rpc
 		switch {
-		case msg.Dir == tape.C2S && rpc.Kind == jsonrpc.KindRequest:
+		case rec.dir == tape.C2S && rpc.Kind == jsonrpc.KindRequest:
 			w := &recorded{method: rpc.Method, params: rpc.Params(), idKey: jsonrpc.IDKey(rpc.ID)}
 			m.waiting = append(m.waiting, w)
 			if match == nil && w.method == req.Method && sameJSON(w.params, params) {
 				match = w
 			}
-		case msg.Dir == tape.S2C && (rpc.Kind == jsonrpc.KindResponse || rpc.Kind == jsonrpc.KindError):
-			m.attach(jsonrpc.IDKey(rpc.ID), msg.Msg)
+		case rec.dir == tape.S2C && (rpc.Kind == jsonrpc.KindResponse || rpc.Kind == jsonrpc.KindError):
+			m.attach(jsonrpc.IDKey(rpc.ID), rpc.Raw)
 		}
 	}
 	if match != nil {
@@ -142,4 +144,34 @@ func sameJSON(a, b []byte) bool {
 func noAnswer(req jsonrpc.Message) []byte {
 	method, _ := json.Marshal("replayctl mock: the tape has no answer to " + req.Method + " with these params")
 	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":%s}}`, req.ID, method)
+}
+
+// readAhead sends the session's requests and answers, parsed, to feed
+// until the tape ends or done is closed. Decoding the tape here, on its
+// own goroutine, keeps it off the replay's critical path.
+func readAhead(r *tape.Reader, session string, feed chan<- feedItem, done <-chan struct{}) {
+	defer close(feed)
+	for {
+		msg, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		var it feedItem
+		if err != nil {
+			it.err = err
+		} else if msg.Session != session {
+			continue
+		} else if it.rpc, err = jsonrpc.Parse(msg.Msg); err != nil {
+			continue
+		}
+		it.dir = msg.Dir
+		select {
+		case feed <- it:
+		case <-done:
+			return
+		}
+		if it.err != nil {
+			return
+		}
+	}
 }

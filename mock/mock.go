@@ -50,13 +50,17 @@ func (m *Mock) Dial(ctx context.Context, session string) (transport.Conn, error)
 	if err != nil {
 		return nil, err
 	}
+	// The feed's buffer lets the reader run ahead of the replay.
+	feed := make(chan feedItem, 1024)
 	c := &conn{
-		m:    matcher{r: r, session: session, lookahead: m.lookahead},
+		m:    matcher{feed: feed, lookahead: m.lookahead},
+		r:    r,
 		out:  make(chan transport.Incoming, 256),
 		wake: make(chan struct{}, 1),
 		done: make(chan struct{}),
 	}
 	c.wg.Go(c.pump)
+	c.wg.Go(func() { readAhead(r, session, feed, c.done) })
 	return c, nil
 }
 
@@ -66,6 +70,7 @@ func (m *Mock) Dial(ctx context.Context, session string) (transport.Conn, error)
 type conn struct {
 	sendMu sync.Mutex // one Send at a time: guards m
 	m      matcher
+	r      *tape.Reader // read by the read-ahead goroutine only
 
 	mu     sync.Mutex // guards queue and closed
 	queue  [][]byte
@@ -162,9 +167,7 @@ func (c *conn) Close() error {
 		c.mu.Unlock()
 		close(c.done)
 		c.wg.Wait()
-		c.sendMu.Lock()
-		err = c.m.r.Close()
-		c.sendMu.Unlock()
+		err = c.r.Close()
 	})
 	return err
 }

@@ -1,0 +1,140 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"go.uber.org/goleak"
+
+	"github.com/replayctl/replayctl/mock"
+	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/scheduler"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// writeTape writes a native tape of one session: the handshake, then n
+// tools/call requests gapUS apart, each answered after 100µs. answer
+// changes the recorded answer text of request i.
+func writeTape(tb testing.TB, dir string, n int, gapUS int64, answer func(i int) string) string {
+	tb.Helper()
+	path := filepath.Join(dir, fmt.Sprintf("tape-%d.jsonl", n))
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	seq := 0
+	line := func(tUS int64, dir, msg string) {
+		fmt.Fprintf(w, `{"type":"message","seq":%d,"t_us":%d,"session":"s1","dir":"%s","msg":%s}`+"\n", seq, tUS, dir, msg)
+		seq++
+	}
+	fmt.Fprintln(w, `{"type":"header","format":"replayctl-tape","version":1,"protocol_version":"2025-06-18","transport":"stdio"}`)
+	line(0, "c2s", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	line(50, "s2c", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"bench","version":"1"}}}`)
+	line(60, "c2s", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for i := 1; i <= n; i++ {
+		t := int64(i) * gapUS
+		text := fmt.Sprintf("Echo: message %d", i)
+		if answer != nil {
+			text = answer(i)
+		}
+		line(t, "c2s", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"message":"message %d"}}}`, i, i))
+		line(t+100, "s2c", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":%q}]}}`, i, text))
+	}
+	fmt.Fprintf(w, `{"type":"end","messages":%d,"duration_us":%d}`+"\n", seq, int64(n)*gapUS+100)
+	if err := w.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+func replay(tb testing.TB, cfg Config) (report.Report, error) {
+	tb.Helper()
+	if cfg.Logger.GetLevel() == zerolog.DebugLevel {
+		cfg.Logger = zerolog.New(zerolog.NewTestWriter(tb)).Level(zerolog.WarnLevel)
+	}
+	e, err := New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return e.Run(ctx)
+}
+
+func TestReplayAgainstOwnTapePasses(t *testing.T) {
+	for _, order := range []Order{OrderCausal, OrderSequential, OrderNone} {
+		t.Run(string(order), func(t *testing.T) {
+			path := writeTape(t, t.TempDir(), 50, 1000, nil)
+			rep, err := replay(t, Config{Tape: path, Speed: scheduler.Speed{Mode: scheduler.Fast}, Order: order})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := rep.Validation
+			if v.Checked != 51 || v.Passed != 51 || v.Failed != 0 {
+				t.Errorf("checked/passed/failed = %d/%d/%d, want 51/51/0", v.Checked, v.Passed, v.Failed)
+			}
+		})
+	}
+}
+
+func TestChangedAnswersFailExactly(t *testing.T) {
+	dir := t.TempDir()
+	path := writeTape(t, dir, 20, 1000, nil)
+	other := filepath.Join(dir, "other")
+	if err := os.Mkdir(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	changed := writeTape(t, other, 20, 1000, func(i int) string {
+		if i == 7 || i == 13 {
+			return "something else"
+		}
+		return fmt.Sprintf("Echo: message %d", i)
+	})
+	rep, err := replay(t, Config{Tape: path, Speed: scheduler.Speed{Mode: scheduler.Fast}, Dialer: mock.New(changed)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Validation.Failed != 2 || rep.Validation.Passed != 19 {
+		t.Fatalf("failed %d passed %d, want 2 and 19", rep.Validation.Failed, rep.Validation.Passed)
+	}
+	// Request i is seq 3+2(i-1): the handshake takes seqs 0..2.
+	for k, want := range []int64{15, 27} {
+		f := rep.Validation.Failures[k]
+		if f.Seq != want || len(f.Differences) != 1 || f.Differences[0].Path != "result.content[0].text" {
+			t.Errorf("failure %d = seq %d %+v, want seq %d at result.content[0].text", k, f.Seq, f.Differences, want)
+		}
+	}
+}
+
+// BenchmarkPipeline replays a tape of n requests in fast mode against the
+// built-in mock, every answer validated. requests/s is the headline figure.
+func BenchmarkPipeline(b *testing.B) {
+	for _, n := range []int{1000, 100_000} {
+		b.Run(fmt.Sprintf("msgs=%d", n), func(b *testing.B) {
+			path := writeTape(b, b.TempDir(), n, 1000, nil)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				rep, err := replay(b, Config{Tape: path, Speed: scheduler.Speed{Mode: scheduler.Fast}, Logger: zerolog.Nop()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if rep.Validation.Passed != int64(n+1) {
+					b.Fatalf("passed %d, want %d", rep.Validation.Passed, n+1)
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "requests/s")
+		})
+	}
+}
