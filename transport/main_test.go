@@ -21,7 +21,17 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(helperEnv); mode != "" {
 		os.Exit(helper(mode))
 	}
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(idleClosing{m})
+}
+
+// idleClosing closes DefaultClient's idle connections after the tests, so
+// that goleak sees only goroutines that should not be there.
+type idleClosing struct{ m *testing.M }
+
+func (w idleClosing) Run() int {
+	code := w.m.Run()
+	DefaultClient().CloseIdleConnections()
+	return code
 }
 
 // helperCommand is the argv and env of a helper server in the given mode.

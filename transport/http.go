@@ -1,0 +1,359 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/replayctl/replayctl/tape"
+	"github.com/rs/zerolog"
+)
+
+// HTTP connects to an MCP server's Streamable HTTP endpoint (MCP
+// 2025-06-18): each client message is a POST; answers come as JSON or as
+// an SSE stream; server-initiated messages come on a standalone GET stream.
+type HTTP struct {
+	URL string
+	// Header is sent on every request. Values may reference environment
+	// variables as ${NAME}, expanded at Dial (see ExpandHeader).
+	Header http.Header
+	Client *http.Client // nil: DefaultClient()
+	Logger zerolog.Logger
+}
+
+var _ Dialer = HTTP{}
+
+// The MCP Streamable HTTP headers.
+const (
+	HeaderSessionID       = "Mcp-Session-Id"
+	HeaderProtocolVersion = "Mcp-Protocol-Version"
+	HeaderLastEventID     = "Last-Event-ID"
+)
+
+// metaHeaders are the answer headers kept in Incoming.HTTP.
+var metaHeaders = []string{"Content-Type", HeaderSessionID, "Retry-After"}
+
+const (
+	errorBodyBytes = 4 << 10
+	deleteTimeout  = 5 * time.Second
+)
+
+// Dial checks the URL and expands the headers; it does no network I/O
+// (the initialize request is the first). Errors are about the arguments.
+func (h HTTP) Dial(ctx context.Context, session string) (Conn, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	u, err := checkURL(h.URL)
+	if err != nil {
+		return nil, err
+	}
+	header, err := expandHeaders(h.Header)
+	if err != nil {
+		return nil, err
+	}
+	client := h.Client
+	if client == nil {
+		client = DefaultClient()
+	}
+	c := &HTTPConn{
+		url:    u,
+		header: header,
+		client: client,
+		log:    h.Logger.With().Str("transport", "http").Str("session", session).Logger(),
+		in:     make(chan Incoming),
+		done:   make(chan struct{}),
+	}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	go func() {
+		<-c.ctx.Done()
+		c.wg.Wait() // no Add after ctx is cancelled: see spawn
+		close(c.in)
+		close(c.done)
+	}()
+	return c, nil
+}
+
+func checkURL(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("target URL %q: %w", raw, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("target URL %q: want an http:// or https:// URL with a host, e.g. http://127.0.0.1:3000/mcp", raw)
+	}
+	return u.String(), nil
+}
+
+func expandHeaders(h http.Header) (http.Header, error) {
+	out := make(http.Header, len(h))
+	for k, vs := range h {
+		for _, v := range vs {
+			x, err := ExpandHeader(v)
+			if err != nil {
+				return nil, fmt.Errorf("header %s: %w", k, err)
+			}
+			out.Add(k, x)
+		}
+	}
+	return out, nil
+}
+
+// HTTPConn is one MCP session over Streamable HTTP.
+type HTTPConn struct {
+	url    string
+	header http.Header
+	client *http.Client
+	log    zerolog.Logger
+
+	ctx    context.Context // the connection's life; cancelled by Close
+	cancel context.CancelFunc
+	in     chan Incoming
+	done   chan struct{} // closed after in
+
+	mu              sync.Mutex // guards the fields below
+	closing         bool       // Close has begun: no new goroutines, no resumes
+	sessionID       string
+	protocolVersion string
+	getOpened       bool
+
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+}
+
+var _ Conn = (*HTTPConn)(nil)
+
+// Incoming is closed after Close.
+func (c *HTTPConn) Incoming() <-chan Incoming { return c.in }
+
+// Err is always nil: an HTTP connection ends only by Close; failures of
+// single requests are returned by Send.
+func (c *HTTPConn) Err() error { return nil }
+
+// SessionID is the Mcp-Session-Id the server gave, or "".
+func (c *HTTPConn) SessionID() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sessionID
+}
+
+// ProtocolVersion is the version the server chose in its initialize
+// answer, or "" before it.
+func (c *HTTPConn) ProtocolVersion() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.protocolVersion
+}
+
+// Send POSTs msg. It returns once the answer's status and headers have
+// arrived (or ctx is done); the answer's messages, JSON or an SSE stream,
+// are then read by a goroutine and delivered on Incoming in order. A 4xx
+// or 5xx answer is returned as *HTTPError; an unreachable server as an
+// error wrapping ErrTarget. Sending notifications/initialized also opens
+// the server's standalone GET stream, if it has one.
+func (c *HTTPConn) Send(ctx context.Context, msg []byte) error {
+	if c.isClosing() {
+		return ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	mi := inspect(msg)
+	reqCtx, reqCancel := context.WithCancel(c.ctx)
+	req, err := c.newRequest(reqCtx, http.MethodPost, bytes.NewReader(msg), mi.method == "initialize")
+	if err != nil {
+		reqCancel()
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	stop := context.AfterFunc(ctx, reqCancel)
+	resp, err := c.client.Do(req)
+	if !stop() { // ctx ended before the headers came
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+		reqCancel()
+		return fmt.Errorf("POST %s: %w", c.url, ctx.Err())
+	}
+	if err != nil {
+		reqCancel()
+		if c.isClosing() {
+			return ErrClosed
+		}
+		return fmt.Errorf("%w: POST %s: %w", ErrTarget, c.url, err)
+	}
+	if resp.StatusCode >= 400 {
+		defer reqCancel()
+		return c.httpError(resp)
+	}
+	if mi.method == "initialize" {
+		if sid := resp.Header.Get(HeaderSessionID); sid != "" {
+			c.mu.Lock()
+			c.sessionID = sid
+			c.mu.Unlock()
+		}
+	}
+	st := &stream{kind: "POST", init: mi.method == "initialize", reqID: mi.id}
+	if err := c.spawn(func() { defer reqCancel(); c.readAnswer(resp, st) }); err != nil {
+		_ = resp.Body.Close()
+		reqCancel()
+		return err
+	}
+	if mi.method == "notifications/initialized" {
+		c.openGET()
+	}
+	return nil
+}
+
+// newRequest builds a request with the user's headers and, once known,
+// the session id and protocol version.
+func (c *HTTPConn) newRequest(ctx context.Context, method string, body io.Reader, initialize bool) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.url, body)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, c.url, err)
+	}
+	for k, vs := range c.header {
+		req.Header[k] = vs
+	}
+	c.mu.Lock()
+	sid, pv := c.sessionID, c.protocolVersion
+	c.mu.Unlock()
+	if sid != "" && !initialize {
+		req.Header.Set(HeaderSessionID, sid)
+	}
+	if pv != "" && !initialize {
+		req.Header.Set(HeaderProtocolVersion, pv)
+	}
+	return req, nil
+}
+
+// httpError reads the start of a failed answer and closes it.
+func (c *HTTPConn) httpError(resp *http.Response) error {
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyBytes))
+	e := &HTTPError{
+		Method:     resp.Request.Method,
+		URL:        c.url,
+		Status:     resp.StatusCode,
+		Body:       strings.TrimSpace(string(body)),
+		RetryAfter: retryAfter(resp.Header.Get("Retry-After"), time.Now()),
+	}
+	if resp.StatusCode == http.StatusNotFound && resp.Request.Header.Get(HeaderSessionID) != "" {
+		e.Body = "the server no longer knows this session (start a new one with initialize); " + e.Body
+	}
+	return e
+}
+
+// retryAfter parses a Retry-After value: seconds or an HTTP date.
+func retryAfter(v string, now time.Time) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// spawn runs fn on a goroutine that Close waits for; it fails once Close
+// has begun.
+func (c *HTTPConn) spawn(fn func()) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing {
+		return ErrClosed
+	}
+	c.wg.Add(1)
+	go func() { defer c.wg.Done(); fn() }()
+	return nil
+}
+
+func (c *HTTPConn) isClosing() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closing
+}
+
+// deliver hands one message to Incoming; false once Close has begun.
+func (c *HTTPConn) deliver(in Incoming) bool {
+	select {
+	case c.in <- in:
+		return true
+	case <-c.ctx.Done():
+		return false
+	}
+}
+
+// Close ends the session with a DELETE (a 405 answer is fine), stops the
+// streams and returns when their goroutines are gone. Idempotent.
+func (c *HTTPConn) Close() error {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closing = true
+		sid := c.sessionID
+		c.mu.Unlock()
+		if sid != "" {
+			c.deleteSession()
+		}
+		c.cancel()
+		<-c.done
+	})
+	return nil
+}
+
+func (c *HTTPConn) deleteSession() {
+	ctx, cancel := context.WithTimeout(context.Background(), deleteTimeout)
+	defer cancel()
+	req, err := c.newRequest(ctx, http.MethodDelete, nil, false)
+	if err != nil {
+		return
+	}
+	resp, err := c.client.Do(req)
+	if err != nil {
+		c.log.Debug().Err(err).Msg("DELETE session")
+		return
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, errorBodyBytes))
+	_ = resp.Body.Close()
+	if resp.StatusCode >= 400 && resp.StatusCode != http.StatusMethodNotAllowed {
+		c.log.Debug().Int("status", resp.StatusCode).Msg("DELETE session refused")
+	}
+}
+
+// httpMeta is what Incoming.HTTP keeps of an answer.
+func httpMeta(resp *http.Response) *tape.HTTPMeta {
+	m := &tape.HTTPMeta{Status: resp.StatusCode}
+	for _, k := range metaHeaders {
+		if vs := resp.Header.Values(k); len(vs) > 0 {
+			if m.Headers == nil {
+				m.Headers = make(map[string][]string, len(metaHeaders))
+			}
+			m.Headers[k] = vs
+		}
+	}
+	return m
+}
+
+// mediaType is the answer's content type without parameters, lower case.
+func mediaType(resp *http.Response) string {
+	mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if err != nil {
+		return ""
+	}
+	return mt
+}
+
+var errNoGET = errors.New("server offers no GET stream")

@@ -1,0 +1,242 @@
+package transport
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/replayctl/replayctl/tape"
+)
+
+// stream is the state of one answer stream across its resumptions.
+type stream struct {
+	kind     string // "POST" (the answer to a request) or "GET" (standalone)
+	init     bool   // it carries the initialize answer
+	reqID    []byte // the id of the request it answers; nil for GET
+	answered bool   // the answer to reqID has been delivered
+	lastID   string // the last SSE event id seen
+	retry    int64  // the server's reconnection time, ms
+}
+
+const (
+	defaultReconnect  = 250 * time.Millisecond
+	getReconnect      = time.Second // a standalone stream closed cleanly
+	reconnectMaxTotal = 30 * time.Second
+)
+
+// readAnswer reads a POST answer: nothing (202), JSON, or an SSE stream.
+func (c *HTTPConn) readAnswer(resp *http.Response, st *stream) {
+	switch mt := mediaType(resp); {
+	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent || resp.ContentLength == 0:
+		discard(resp)
+	case mt == "application/json":
+		c.readJSON(resp, st)
+	case mt == "text/event-stream":
+		c.readStream(resp, st)
+	default:
+		c.log.Warn().Int("status", resp.StatusCode).Str("content_type", resp.Header.Get("Content-Type")).
+			Msg("answer is neither JSON nor an event stream; dropped")
+		discard(resp)
+	}
+}
+
+func discard(resp *http.Response) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, errorBodyBytes))
+	_ = resp.Body.Close()
+}
+
+// readJSON delivers the message, or each message of a batch, of a JSON body.
+func (c *HTTPConn) readJSON(resp *http.Response, st *stream) {
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	at := time.Now()
+	if err != nil {
+		if !c.isClosing() {
+			c.log.Warn().Err(err).Msg("reading JSON answer")
+		}
+		return
+	}
+	msgs, err := splitBody(body)
+	if err != nil {
+		c.log.Warn().Str("body", clip(body, 200)).Msg("JSON answer is not valid JSON; dropped")
+		return
+	}
+	meta := httpMeta(resp)
+	for _, m := range msgs {
+		c.note(st, m)
+		if !c.deliver(Incoming{Msg: m, At: at, HTTP: meta}) {
+			return
+		}
+	}
+}
+
+// readStream delivers an SSE stream's messages and resumes it when it
+// drops, until it is done or Close.
+func (c *HTTPConn) readStream(resp *http.Response, st *stream) {
+	for resp != nil {
+		if !c.readEvents(resp, st) {
+			return
+		}
+		resp = c.reconnect(st)
+	}
+}
+
+// readEvents delivers the messages of one SSE response; false on Close.
+func (c *HTTPConn) readEvents(resp *http.Response, st *stream) bool {
+	defer resp.Body.Close()
+	meta := httpMeta(resp)
+	sr := NewSSEReader(resp.Body)
+	for {
+		ev, err := sr.Next()
+		if id := sr.LastEventID(); id != "" {
+			st.lastID = id
+		}
+		if r := sr.RetryMS(); r > 0 {
+			st.retry = r
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !c.isClosing() {
+				c.log.Debug().Err(err).Str("stream", st.kind).Msg("event stream broke")
+			}
+			return !c.isClosing()
+		}
+		if ev.Event != "" && ev.Event != "message" {
+			c.log.Debug().Str("event", ev.Event).Msg("ignored SSE event of another type")
+			continue
+		}
+		if len(bytes.TrimSpace(ev.Data)) == 0 {
+			continue // a priming event: an id for resumption, no message
+		}
+		if !json.Valid(ev.Data) {
+			c.log.Warn().Str("data", clip(ev.Data, 200)).Msg("SSE event data is not JSON; dropped")
+			continue
+		}
+		c.note(st, ev.Data)
+		in := Incoming{Msg: ev.Data, At: time.Now(), HTTP: meta,
+			SSE: &tape.SSEMeta{ID: ev.ID, Event: ev.Event, Retry: ev.Retry}}
+		if !c.deliver(in) {
+			return false
+		}
+	}
+}
+
+// note records what a message means for its stream: the answer to the
+// stream's request, and the protocol version of an initialize answer
+// (kept before the answer is delivered, so the next request carries it).
+func (c *HTTPConn) note(st *stream, msg []byte) {
+	mi := inspect(msg)
+	if mi.method != "" {
+		return
+	}
+	if st.reqID != nil && bytes.Equal(mi.id, st.reqID) {
+		st.answered = true
+	}
+	if st.init && mi.result != nil {
+		if pv := protocolVersion(mi.result); pv != "" {
+			c.mu.Lock()
+			c.protocolVersion = pv
+			c.mu.Unlock()
+		}
+	}
+}
+
+// reconnect reopens a stream that ended, when it should go on: a POST
+// stream that ended before its answer (resumed with Last-Event-ID), or
+// the standalone GET stream. It returns nil when the stream is done.
+func (c *HTTPConn) reconnect(st *stream) *http.Response {
+	if c.isClosing() || (st.kind == "POST" && (st.answered || st.reqID == nil)) {
+		return nil
+	}
+	if st.kind == "POST" && st.lastID == "" {
+		c.log.Warn().Str("id", string(st.reqID)).
+			Msg("answer stream ended before the answer and carried no event ids, so it cannot be resumed")
+		return nil
+	}
+	wait := time.Duration(st.retry) * time.Millisecond
+	if wait <= 0 {
+		wait = defaultReconnect
+		if st.kind == "GET" && st.lastID == "" {
+			wait = getReconnect
+		}
+	}
+	b := backoff.NewExponentialBackOff(backoff.WithInitialInterval(wait), backoff.WithMaxElapsedTime(reconnectMaxTotal))
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-c.ctx.Done():
+		return nil
+	}
+	resp, err := backoff.RetryWithData(func() (*http.Response, error) {
+		resp, err := c.get(st.lastID)
+		var he *HTTPError
+		if errors.Is(err, errNoGET) || (errors.As(err, &he) && !he.Temporary()) {
+			return nil, backoff.Permanent(err)
+		}
+		return resp, err
+	}, backoff.WithContext(b, c.ctx))
+	if err != nil {
+		if !c.isClosing() {
+			c.log.Warn().Err(err).Str("stream", st.kind).Str("last_event_id", st.lastID).Msg("could not resume event stream")
+		}
+		return nil
+	}
+	c.log.Debug().Str("stream", st.kind).Str("last_event_id", st.lastID).Msg("event stream resumed")
+	return resp
+}
+
+// openGET opens the standalone server-to-client stream, once.
+func (c *HTTPConn) openGET() {
+	c.mu.Lock()
+	opened := c.getOpened
+	c.getOpened = true
+	c.mu.Unlock()
+	if opened {
+		return
+	}
+	_ = c.spawn(func() {
+		resp, err := c.get("")
+		switch {
+		case errors.Is(err, errNoGET):
+			c.log.Debug().Msg("server offers no standalone GET stream (405)")
+		case err != nil:
+			if !c.isClosing() {
+				c.log.Warn().Err(err).Msg("could not open the standalone GET stream")
+			}
+		default:
+			c.readStream(resp, &stream{kind: "GET"})
+		}
+	})
+}
+
+// get opens an event stream with GET, resuming after lastID if not "".
+func (c *HTTPConn) get(lastID string) (*http.Response, error) {
+	req, err := c.newRequest(c.ctx, http.MethodGet, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	if lastID != "" {
+		req.Header.Set(HeaderLastEventID, lastID)
+	}
+	resp, err := c.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", c.url, err)
+	}
+	switch {
+	case resp.StatusCode == http.StatusMethodNotAllowed:
+		discard(resp)
+		return nil, errNoGET
+	case resp.StatusCode >= 400:
+		return nil, c.httpError(resp)
+	case mediaType(resp) != "text/event-stream":
+		discard(resp)
+		return nil, backoff.Permanent(fmt.Errorf("GET %s: answer is %q, not an event stream", c.url, resp.Header.Get("Content-Type")))
+	}
+	return resp, nil
+}

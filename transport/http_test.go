@@ -1,0 +1,445 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/replayctl/replayctl/internal/testserver"
+)
+
+// seen is a request as the fake server saw it.
+type seen struct {
+	Method string
+	Header http.Header
+	Body   string
+}
+
+// fake is a scripted Streamable HTTP server on 127.0.0.1.
+type fake struct {
+	t      *testing.T
+	srv    *httptest.Server
+	mu     sync.Mutex // guards reqs
+	reqs   []seen
+	handle func(w http.ResponseWriter, r *http.Request, s seen)
+}
+
+func newFake(t *testing.T, handle func(w http.ResponseWriter, r *http.Request, s seen)) *fake {
+	f := &fake{t: t, handle: handle}
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		s := seen{Method: r.Method, Header: r.Header.Clone(), Body: string(body)}
+		f.mu.Lock()
+		f.reqs = append(f.reqs, s)
+		f.mu.Unlock()
+		f.handle(w, r, s)
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fake) requests() []seen {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]seen(nil), f.reqs...)
+}
+
+func (f *fake) dial(t *testing.T, h HTTP) *HTTPConn {
+	t.Helper()
+	h.URL, h.Logger = f.srv.URL+"/mcp", testLogger(t)
+	c, err := h.Dial(t.Context(), "s1")
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c.(*HTTPConn)
+}
+
+func writeSSE(w http.ResponseWriter, events ...string) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	for _, e := range events {
+		_, _ = io.WriteString(w, e)
+	}
+	w.(http.Flusher).Flush()
+}
+
+func writeJSON(w http.ResponseWriter, status int, body string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, body)
+}
+
+const initAnswer = `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"fake","version":"0"}}}`
+
+func TestHTTPHandshakeAndStreams(t *testing.T) {
+	t.Setenv("REPLAYCTL_TEST_TOKEN", "sekret")
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, s seen) {
+		switch {
+		case s.Method == http.MethodPost && strings.Contains(s.Body, `"initialize"`):
+			w.Header().Set(HeaderSessionID, "sess-1")
+			writeJSON(w, http.StatusOK, initAnswer)
+		case s.Method == http.MethodPost && strings.Contains(s.Body, `"notifications/initialized"`):
+			w.WriteHeader(http.StatusAccepted)
+		case s.Method == http.MethodPost && strings.Contains(s.Body, `"tools/list"`):
+			writeSSE(w,
+				": keep-alive\n\n",
+				"id: p0\ndata:\n\n",
+				"id: a1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\n",
+				"id: a2\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"srv-1\",\"method\":\"roots/list\"}\n\n",
+				"id: a3\nretry: 1500\ndata: {\"jsonrpc\":\"2.0\",\n",
+				"data: \"id\":2,\"result\":{\"tools\":[]}}\n\n")
+		case s.Method == http.MethodPost && strings.Contains(s.Body, `"batch"`):
+			writeJSON(w, http.StatusOK, `[{"jsonrpc":"2.0","id":7,"result":{}}, {"jsonrpc":"2.0","id":8,"result":{}}]`)
+		case s.Method == http.MethodGet:
+			writeSSE(w, "id: g1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n")
+			<-r.Context().Done() // held open until the client goes
+		case s.Method == http.MethodDelete:
+			w.WriteHeader(http.StatusOK)
+		default:
+			w.WriteHeader(http.StatusTeapot)
+		}
+	})
+	c := f.dial(t, HTTP{Header: http.Header{"Authorization": {"Bearer ${REPLAYCTL_TEST_TOKEN}"}}})
+
+	send(t, c, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
+	in, _, _ := await(t, c, 1)
+	if in.HTTP == nil || in.HTTP.Status != 200 || in.HTTP.Headers[HeaderSessionID][0] != "sess-1" || in.SSE != nil {
+		t.Errorf("initialize answer meta: got HTTP %+v SSE %+v, want status 200 with the session header, no SSE", in.HTTP, in.SSE)
+	}
+	if c.SessionID() != "sess-1" || c.ProtocolVersion() != "2025-06-18" {
+		t.Errorf("got session %q version %q, want sess-1 2025-06-18", c.SessionID(), c.ProtocolVersion())
+	}
+	send(t, c, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	get := <-c.Incoming() // the standalone GET stream's message
+	if !strings.Contains(string(get.Msg), "notifications/message") || get.SSE == nil || get.SSE.ID != "g1" {
+		t.Errorf("GET stream: got %s SSE %+v, want notifications/message with id g1", get.Msg, get.SSE)
+	}
+
+	send(t, c, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	ans, _, before := await(t, c, 2)
+	var order []string
+	for _, b := range before {
+		order = append(order, b.SSE.ID)
+	}
+	if fmt.Sprint(order) != "[a1 a2]" {
+		t.Errorf("messages before the answer: got ids %v, want [a1 a2] in order", order)
+	}
+	if ans.SSE == nil || ans.SSE.ID != "a3" || ans.SSE.Retry != 1500 || ans.HTTP.Status != 200 {
+		t.Errorf("answer meta: got SSE %+v HTTP %+v, want id a3 retry 1500 status 200", ans.SSE, ans.HTTP)
+	}
+	if want := "{\"jsonrpc\":\"2.0\",\n\"id\":2,\"result\":{\"tools\":[]}}"; string(ans.Msg) != want {
+		t.Errorf("multi-line data: got %q, want %q", ans.Msg, want)
+	}
+
+	send(t, c, `{"jsonrpc":"2.0","id":7,"method":"batch"}`)
+	for _, id := range []int{7, 8} {
+		await(t, c, id)
+	}
+
+	if err := c.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if _, ok := <-c.Incoming(); ok {
+		t.Errorf("Incoming after Close: got a message, want closed")
+	}
+
+	reqs := f.requests()
+	checks := []struct {
+		name       string
+		req        seen
+		sid, pv    string
+		accept, ct string
+	}{
+		{"initialize", reqs[0], "", "", "application/json, text/event-stream", "application/json"},
+		{"initialized", reqs[1], "sess-1", "2025-06-18", "application/json, text/event-stream", "application/json"},
+		{"last", reqs[len(reqs)-1], "sess-1", "2025-06-18", "", ""},
+	}
+	for _, ck := range checks {
+		h := ck.req.Header
+		if h.Get(HeaderSessionID) != ck.sid || h.Get(HeaderProtocolVersion) != ck.pv ||
+			h.Get("Accept") != ck.accept || h.Get("Content-Type") != ck.ct {
+			t.Errorf("%s request headers: got session %q version %q accept %q type %q, want %q %q %q %q", ck.name,
+				h.Get(HeaderSessionID), h.Get(HeaderProtocolVersion), h.Get("Accept"), h.Get("Content-Type"),
+				ck.sid, ck.pv, ck.accept, ck.ct)
+		}
+		if got := h.Get("Authorization"); got != "Bearer sekret" {
+			t.Errorf("%s: got Authorization %q, want the expanded token", ck.name, got)
+		}
+	}
+	var methods []string
+	for _, r := range reqs {
+		methods = append(methods, r.Method)
+	}
+	if got := fmt.Sprint(methods); !strings.Contains(got, "GET") || methods[len(methods)-1] != http.MethodDelete {
+		t.Errorf("got requests %v, want a GET stream and DELETE last", got)
+	}
+	if h := reqs[len(reqs)-1].Header; h.Get(HeaderSessionID) != "sess-1" {
+		t.Errorf("DELETE: got session %q, want sess-1", h.Get(HeaderSessionID))
+	}
+}
+
+func TestHTTPResumeWithLastEventID(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, s seen) {
+		switch s.Method {
+		case http.MethodPost: // a stream that drops before the answer
+			writeSSE(w, "retry: 5\nid: e1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n")
+			panic(http.ErrAbortHandler)
+		case http.MethodGet:
+			if r.Header.Get(HeaderLastEventID) != "e1" {
+				w.WriteHeader(http.StatusBadRequest)
+				return
+			}
+			writeSSE(w, "id: e2\ndata: {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}\n\n")
+		}
+	})
+	c := f.dial(t, HTTP{})
+	send(t, c, `{"jsonrpc":"2.0","id":5,"method":"tools/call"}`)
+	ans, _, before := await(t, c, 5)
+	if len(before) != 1 || before[0].SSE.ID != "e1" || ans.SSE.ID != "e2" {
+		t.Fatalf("got %d messages before, answer SSE %+v; want e1 then the answer as e2", len(before), ans.SSE)
+	}
+	var gets []string
+	for _, r := range f.requests() {
+		if r.Method == http.MethodGet {
+			gets = append(gets, r.Header.Get(HeaderLastEventID))
+		}
+	}
+	if fmt.Sprint(gets) != "[e1]" {
+		t.Errorf("got GETs with Last-Event-ID %v, want exactly [e1]", gets)
+	}
+}
+
+func TestHTTPErrors(t *testing.T) {
+	tests := []struct {
+		name      string
+		status    int
+		header    http.Header
+		body      string
+		retry     time.Duration
+		temporary bool
+	}{
+		{"503 with Retry-After", 503, http.Header{"Retry-After": {"2"}}, "overloaded", 2 * time.Second, true},
+		{"429", 429, nil, "slow down", 0, true},
+		{"500 long body truncated", 500, nil, strings.Repeat("e", 10000), 0, true},
+		{"400", 400, nil, `{"error":"bad"}`, 0, false},
+		{"404 session gone", 404, nil, "", 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t, func(w http.ResponseWriter, r *http.Request, s seen) {
+				for k, vs := range tc.header {
+					w.Header()[k] = vs
+				}
+				w.WriteHeader(tc.status)
+				_, _ = io.WriteString(w, tc.body)
+			})
+			c := f.dial(t, HTTP{})
+			err := c.Send(t.Context(), []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+			var he *HTTPError
+			if !errors.As(err, &he) {
+				t.Fatalf("got %v (%T), want *HTTPError", err, err)
+			}
+			if he.Status != tc.status || he.RetryAfter != tc.retry || he.Temporary() != tc.temporary {
+				t.Errorf("got status %d retry %v temporary %v, want %d %v %v", he.Status, he.RetryAfter, he.Temporary(), tc.status, tc.retry, tc.temporary)
+			}
+			if len(he.Body) > errorBodyBytes || !strings.HasPrefix(he.Body, tc.body[:min(len(tc.body), 20)]) {
+				t.Errorf("got body of %d bytes %q…, want at most %d starting %q", len(he.Body), clip([]byte(he.Body), 20), errorBodyBytes, tc.body[:min(len(tc.body), 20)])
+			}
+		})
+	}
+}
+
+func TestHTTPNoGETNoDELETE(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, s seen) {
+		switch {
+		case s.Method != http.MethodPost:
+			w.WriteHeader(http.StatusMethodNotAllowed)
+		case strings.Contains(s.Body, "initialize\""):
+			w.Header().Set(HeaderSessionID, "s")
+			writeJSON(w, 200, initAnswer)
+		default:
+			w.WriteHeader(http.StatusAccepted)
+		}
+	})
+	c := f.dial(t, HTTP{})
+	send(t, c, `{"jsonrpc":"2.0","id":1,"method":"initialize"}`)
+	await(t, c, 1)
+	send(t, c, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(t, c, `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+	if err := c.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	// The GET runs on its own goroutine, so it may come anywhere after
+	// the second POST, or not before Close; DELETE is always last.
+	var methods []string
+	for _, r := range f.requests() {
+		if r.Method != http.MethodGet {
+			methods = append(methods, r.Method)
+		}
+	}
+	if got := fmt.Sprint(methods); got != "[POST POST POST DELETE]" {
+		t.Errorf("got requests %s (GETs left out), want three POSTs then DELETE", got)
+	}
+}
+
+func TestHTTPSendCancelledBeforeAnswer(t *testing.T) {
+	arrived, release := make(chan struct{}), make(chan struct{})
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, s seen) {
+		if strings.Contains(s.Body, `"slow"`) {
+			close(arrived)
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		writeJSON(w, 200, `{"jsonrpc":"2.0","id":2,"result":{}}`)
+	})
+	defer close(release)
+	c := f.dial(t, HTTP{})
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() { <-arrived; cancel() }()
+	if err := c.Send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"slow"}`)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	send(t, c, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	await(t, c, 2)
+}
+
+func TestHTTPUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	c, err := HTTP{URL: "http://" + addr + "/mcp", Logger: testLogger(t)}.Dial(t.Context(), "s")
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	defer c.Close()
+	if err := c.Send(t.Context(), []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); !errors.Is(err, ErrTarget) {
+		t.Fatalf("got %v, want an error wrapping ErrTarget", err)
+	}
+}
+
+func TestHTTPDialErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		h    HTTP
+		want string
+	}{
+		{"no scheme", HTTP{URL: "localhost:3000/mcp"}, "want an http:// or https:// URL"},
+		{"unset variable", HTTP{URL: "http://127.0.0.1:1/", Header: http.Header{"Authorization": {"Bearer ${REPLAYCTL_SURELY_UNSET}"}}},
+			"header Authorization: environment variable REPLAYCTL_SURELY_UNSET is not set"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := tc.h.Dial(t.Context(), "s")
+			if err == nil {
+				_ = c.Close()
+				t.Fatalf("got a connection, want an error")
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %q, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestHTTPRealServers(t *testing.T) {
+	tests := []struct {
+		name           string
+		url            func(testing.TB) string
+		tool, args, in string
+	}{
+		{"server-everything", testserver.EverythingHTTP, "echo", `{"message":"over http"}`, "Echo: over http"},
+		{"go-sdk conformance", testserver.GoSDKHTTP, "test_simple_text", `{}`, "simple text response"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			url := tc.url(t)
+			conn, err := HTTP{URL: url, Logger: testLogger(t)}.Dial(t.Context(), "s1")
+			if err != nil {
+				t.Fatalf("Dial: %v", err)
+			}
+			c := conn.(*HTTPConn)
+			defer c.Close()
+			init := mcpSession(t, c, tc.tool, tc.args, tc.in)
+			if init.HTTP == nil || init.HTTP.Status != 200 {
+				t.Errorf("initialize answer: got HTTP meta %+v, want status 200", init.HTTP)
+			}
+			if c.SessionID() == "" || c.ProtocolVersion() == "" {
+				t.Errorf("got session %q version %q, want both set", c.SessionID(), c.ProtocolVersion())
+			}
+			if err := c.Close(); err != nil {
+				t.Fatalf("Close: %v", err)
+			}
+			// The server forgot the session: a request with its id is refused.
+			c2, _ := HTTP{URL: url, Header: http.Header{HeaderSessionID: {c.SessionID()}}}.Dial(t.Context(), "s2")
+			defer c2.Close()
+			var he *HTTPError
+			if err := c2.Send(t.Context(), []byte(`{"jsonrpc":"2.0","id":9,"method":"ping"}`)); !errors.As(err, &he) {
+				t.Errorf("request with a deleted session: got %v, want *HTTPError", err)
+			}
+		})
+	}
+}
+
+func TestExpandHeader(t *testing.T) {
+	env := map[string]string{"TOKEN": "abc", "EMPTY": ""}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	tests := []struct {
+		in, want, err string
+	}{
+		{"plain", "plain", ""},
+		{"Bearer ${TOKEN}", "Bearer abc", ""},
+		{"${TOKEN}${EMPTY}-${TOKEN}", "abc-abc", ""},
+		{"$TOKEN and $ sign", "$TOKEN and $ sign", ""},
+		{"${MISSING}", "", "MISSING is not set"},
+		{"${TOKEN", "", "unterminated"},
+		{"${1X}", "", "bad variable name"},
+		{"${}", "", "bad variable name"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := expandVars(tc.in, lookup)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("got %q, %v; want an error containing %q", got, err, tc.err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("got %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tests := []struct {
+		in   string
+		want time.Duration
+	}{
+		{"", 0}, {"7", 7 * time.Second}, {"-1", 0}, {"soon", 0},
+		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second},
+		{now.Add(-time.Hour).Format(http.TimeFormat), 0},
+	}
+	for _, tc := range tests {
+		if got := retryAfter(tc.in, now); got != tc.want {
+			t.Errorf("retryAfter(%q): got %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
