@@ -48,7 +48,8 @@ type Message struct {
 	Msg  json.RawMessage
 	HTTP *HTTPMeta // transport metadata, when recorded over HTTP
 	SSE  *SSEMeta
-	// Line is the 1-based line (native tapes) or 0; not written.
+	// Line is the 1-based line the message was read from (for an imported
+	// document, the line its JSON starts on), or 0; not written.
 	Line int64
 	// Extra holds members this version does not know, kept as they were.
 	Extra map[string]json.RawMessage

@@ -1,0 +1,23 @@
+// Package tape is the recorded-session model of replayctl and its file
+// formats.
+//
+// A tape is the ordered list of JSON-RPC messages seen between an MCP client
+// and server, each with its direction, session, time offset and transport
+// metadata, and the exact bytes seen on the wire.
+//
+// The native format is JSON Lines: a header line, one line per message and an
+// end line (see DESIGN.md, "Native tape format"). Open detects the format
+// from the content and returns a Reader that streams native tapes (memory
+// does not grow with the tape) and can Seek by seq through a sparse offset
+// index. Agent VCR cassettes (.vcr) are imported into memory and read through
+// the same Reader.
+//
+// Create and NewWriter record a native tape line by line: each message is one
+// whole line written with one write call, so a crash leaves whole lines and at
+// most one torn last line, which Open drops with a warning. WriteFile converts
+// any readable tape into a native one atomically.
+//
+// Bad input is reported as *Error, which names the file, the line and the seq
+// and says what to do; the CLI maps it to exit status 2. Nothing in this
+// package starts goroutines.
+package tape

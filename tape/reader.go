@@ -1,0 +1,201 @@
+package tape
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Format is a tape file format, as detected from the content.
+type Format string
+
+// The formats Open reads.
+const (
+	FormatNative Format = FormatName  // replayctl JSON Lines
+	FormatVCR    Format = "agent-vcr" // Agent VCR cassette (.vcr)
+)
+
+const (
+	defaultMaxLine = 8 << 20   // WithMaxLine's default
+	bufferSize     = 256 << 10 // longer lines are assembled in Reader.long
+	indexEvery     = 1024      // messages between two Seek index entries
+)
+
+type options struct {
+	maxLine int
+}
+
+// Option configures a Reader.
+type Option func(*options)
+
+// WithMaxLine sets the longest line, in bytes without the newline, that the
+// reader accepts (default 8 MiB). A longer line is refused with an error
+// that names it. n ≤ 0 keeps the default.
+func WithMaxLine(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.maxLine = n
+		}
+	}
+}
+
+// Reader reads a tape message by message. A native tape is streamed from
+// the file: memory does not grow with the tape. An Agent VCR cassette is
+// imported into memory when opened.
+//
+// A Reader is not safe for concurrent use.
+type Reader struct {
+	path   string
+	format Format
+	header Header
+	opts   options
+	src    io.ReadSeeker
+	closer io.Closer // nil when the caller owns src
+
+	// native streaming state
+	br          *bufio.Reader
+	long        []byte // a line longer than br's buffer, assembled
+	env         envelope
+	slab        slab // where Msg copies come from
+	pos         position
+	dataStart   position // just after the header line
+	pending     *Message // read by Seek, returned by the next Next
+	err         error    // sticky until a Seek repositions the reader
+	index       []indexEntry
+	end         *End
+	endLine     int64
+	eofDone     bool // end-of-tape warnings have been given
+	tornDropped bool // a torn last line was dropped
+	session     string
+	warnings    []string
+
+	// imported (VCR) tapes
+	msgs []Message
+	next int
+}
+
+// position is where the native reader stands: the next line to read.
+type position struct {
+	off     int64 // byte offset of the next line
+	line    int64 // lines read so far
+	ord     int64 // messages read so far
+	lastSeq int64 // seq of the last message read, -1 before the first
+	pastEnd bool  // the end line has been read
+}
+
+// Open opens the tape at path, detecting its format from the content: a
+// native header line, or an Agent VCR JSON document (one with
+// "format_version" and "session"). Errors about the content are *Error.
+func Open(path string, opts ...Option) (*Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &Error{Path: path, Seq: -1, Msg: fmt.Sprintf("cannot open it (%v): check the path", unwrapPath(err)), Err: err}
+	}
+	r, err := newReader(path, f, opts)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.closer = f
+	return r, nil
+}
+
+// NewReader reads a tape from src; name is used in errors and warnings.
+// Close does not close src.
+func NewReader(name string, src io.ReadSeeker, opts ...Option) (*Reader, error) {
+	return newReader(name, src, opts)
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func newReader(path string, src io.ReadSeeker, opts []Option) (*Reader, error) {
+	r := &Reader{path: path, src: src, opts: options{maxLine: defaultMaxLine}}
+	for _, o := range opts {
+		o(&r.opts)
+	}
+	r.pos.lastSeq = -1
+	r.br = bufio.NewReaderSize(src, bufferSize)
+	if b, _ := r.br.Peek(3); string(b) == "\xef\xbb\xbf" { // UTF-8 byte order mark
+		r.br.Discard(3)
+		r.pos.off = 3
+	}
+	if err := r.detect(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Format is the tape's format as detected.
+func (r *Reader) Format() Format { return r.format }
+
+// Header is the tape's header; for an imported tape, one synthesized from
+// what the file says.
+func (r *Reader) Header() Header { return r.header }
+
+// Path is the name the reader was opened with.
+func (r *Reader) Path() string { return r.path }
+
+// End is the tape's end record once Next has returned io.EOF, or nil if the
+// tape had none (it was cut short). Imported tapes have a synthesized one.
+func (r *Reader) End() *End { return r.end }
+
+// Warnings lists what the reader tolerated so far, one sentence each, e.g. a
+// torn last line it dropped or a missing end line.
+func (r *Reader) Warnings() []string { return r.warnings }
+
+// Close releases the file. It does not close a source given to NewReader.
+func (r *Reader) Close() error {
+	if r.closer == nil {
+		return nil
+	}
+	c := r.closer
+	r.closer = nil
+	return c.Close()
+}
+
+// Next returns the next message in seq order, or io.EOF after the last one.
+// Its Msg and Extra are the caller's to keep. Bad input is an *Error, and
+// Next keeps returning it until a Seek moves the reader.
+func (r *Reader) Next() (Message, error) {
+	if r.format == FormatVCR {
+		if r.next >= len(r.msgs) {
+			return Message{}, io.EOF
+		}
+		r.next++
+		return cloneMessage(r.msgs[r.next-1]), nil
+	}
+	if r.pending != nil {
+		m := *r.pending
+		r.pending = nil
+		return m, nil
+	}
+	if r.err != nil {
+		return Message{}, r.err
+	}
+	m, err := r.readMessage()
+	if err != nil && err != io.EOF {
+		r.err = err
+	}
+	return m, err
+}
+
+// cloneMessage copies the byte slices of an in-memory message so that the
+// caller may modify what it gets.
+func cloneMessage(m Message) Message {
+	m.Msg = append([]byte(nil), m.Msg...)
+	return m
+}
+
+// errAt fills in where a line error happened.
+func (r *Reader) errAt(e *Error, line int64) *Error {
+	e.Path, e.Line = r.path, line
+	return e
+}

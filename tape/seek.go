@@ -1,0 +1,129 @@
+package tape
+
+import (
+	"fmt"
+	"io"
+	"sort"
+)
+
+// indexEntry is where one message line starts; Seek resumes reading there.
+// The reader records one every indexEvery messages, so the index stays tiny.
+type indexEntry struct {
+	seq     int64 // the message's seq
+	prevSeq int64 // the seq before it, -1 for the first message
+	off     int64 // byte offset of its line
+	line    int64 // lines before it
+	ord     int64 // messages before it
+}
+
+// Seek positions the reader so that the next Next returns the message with
+// the given seq (or, when the tape skips that seq, the first message after
+// it). A seq before the first message or past the last one is an error
+// wrapping ErrOutOfRange, and the reader stays where it was.
+//
+// On a native tape, Seek goes back through the sparse offset index and reads
+// forward from the nearest indexed message at or before seq; a seq past what
+// has been read is found by reading forward, indexing as it goes.
+func (r *Reader) Seek(seq int64) error {
+	if r.format == FormatVCR {
+		i := sort.Search(len(r.msgs), func(i int) bool { return r.msgs[i].Seq >= seq })
+		switch {
+		case len(r.msgs) == 0 || i == len(r.msgs):
+			return r.pastLast(seq, lastSeqOf(r.msgs))
+		case i == 0 && r.msgs[0].Seq != seq:
+			return r.beforeFirst(seq, r.msgs[0].Seq)
+		}
+		r.next = i
+		return nil
+	}
+	if seq < 0 {
+		return fmt.Errorf("%w: seq %d is negative", ErrOutOfRange, seq)
+	}
+	savedPos, savedPending, savedErr := r.pos, r.pending, r.err
+	k := sort.Search(len(r.index), func(i int) bool { return r.index[i].seq > seq }) - 1
+	var err error
+	switch {
+	case k < 0 && len(r.index) > 0:
+		return r.beforeFirst(seq, r.index[0].seq)
+	case r.pending != nil && r.pending.Seq == seq:
+		return nil
+	case r.err == nil && r.pending != nil && r.pending.Seq < seq && (k < 0 || r.pos.ord-1 >= r.index[k].ord):
+		r.pending = nil // read on from here
+	case r.err == nil && r.pending == nil && r.pos.lastSeq < seq && (k < 0 || r.pos.ord > r.index[k].ord):
+		// read on from here
+	case k < 0:
+		err = r.reposition(r.dataStart)
+	default:
+		e := r.index[k]
+		err = r.reposition(position{off: e.off, line: e.line, ord: e.ord, lastSeq: e.prevSeq})
+	}
+	if err != nil {
+		r.restore(savedPos, savedPending, savedErr)
+		return err
+	}
+	for {
+		m, err := r.readMessage()
+		if err != nil {
+			last := r.pos.lastSeq
+			r.restore(savedPos, savedPending, savedErr)
+			if err == io.EOF {
+				return r.pastLast(seq, last)
+			}
+			return err
+		}
+		if m.Seq >= seq {
+			if m.Seq > seq && r.pos.ord == 1 {
+				r.restore(savedPos, savedPending, savedErr)
+				return r.beforeFirst(seq, m.Seq)
+			}
+			r.pending = &m
+			return nil
+		}
+	}
+}
+
+// Rewind positions the reader before the first message.
+func (r *Reader) Rewind() error {
+	if r.format == FormatVCR {
+		r.next = 0
+		return nil
+	}
+	return r.reposition(r.dataStart)
+}
+
+// reposition moves the native reader to p, clearing what it had read ahead.
+func (r *Reader) reposition(p position) error {
+	if _, err := r.src.Seek(p.off, io.SeekStart); err != nil {
+		return &Error{Path: r.path, Seq: -1, Err: err, Msg: fmt.Sprintf("cannot seek in it (%v): is it a pipe? copy it to a file first", err)}
+	}
+	r.br.Reset(r.src)
+	r.pos, r.pending, r.err = p, nil, nil
+	return nil
+}
+
+// restore puts the reader back where it was before a failed Seek.
+func (r *Reader) restore(p position, pending *Message, err error) {
+	if e := r.reposition(p); e != nil {
+		r.err = e
+		return
+	}
+	r.pending, r.err = pending, err
+}
+
+func (r *Reader) beforeFirst(seq, first int64) error {
+	return fmt.Errorf("%w: tape %s: seq %d is before the first message (seq %d)", ErrOutOfRange, r.path, seq, first)
+}
+
+func (r *Reader) pastLast(seq, last int64) error {
+	if last < 0 {
+		return fmt.Errorf("%w: tape %s has no messages (seek to seq %d)", ErrOutOfRange, r.path, seq)
+	}
+	return fmt.Errorf("%w: tape %s: seq %d is past the last message (seq %d)", ErrOutOfRange, r.path, seq, last)
+}
+
+func lastSeqOf(msgs []Message) int64 {
+	if len(msgs) == 0 {
+		return -1
+	}
+	return msgs[len(msgs)-1].Seq
+}

@@ -1,0 +1,382 @@
+package tape
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/replayctl/replayctl/internal/jsonscan"
+)
+
+// initializedMsg is the notification Agent VCR does not store and the
+// importer puts back after the handshake.
+var initializedMsg = []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+
+// DecodeVCR imports an Agent VCR cassette (one JSON document) into a
+// synthesized header and the messages in wire order, numbered from 0:
+// the initialize request and response, a restored notifications/initialized,
+// then for each interaction its server notifications, the request and the
+// response. Times are microseconds since the earliest time in the file and
+// never decrease in seq order. Each message is the recorded JSON-RPC object
+// made compact, with its key order kept. Bad input is an *Error whose
+// message names the JSON path, e.g. "session.interactions[2].latency_ms is a
+// string, want a number"; path is used in errors.
+func DecodeVCR(path string, doc []byte) (Header, []Message, error) {
+	return decodeVCR(path, doc, 0)
+}
+
+// vcrDoc is a document being imported; lineBase is the number of lines in
+// the file before doc.
+type vcrDoc struct {
+	path     string
+	doc      []byte
+	lineBase int64
+	nl       []int // offsets of the newlines in doc
+}
+
+// vcrMsg is a JSON-RPC object from the document and the line it starts on.
+type vcrMsg struct {
+	msg  json.RawMessage
+	line int64
+}
+
+type vcrInteraction struct {
+	at     time.Time
+	hasAt  bool
+	dir    Dir
+	req    vcrMsg
+	resp   *vcrMsg
+	notes  []vcrMsg
+	latUS  int64
+	isInit bool // the request is notifications/initialized
+}
+
+func decodeVCR(path string, doc []byte, lineBase int64) (Header, []Message, error) {
+	d := &vcrDoc{path: path, doc: doc, lineBase: lineBase}
+	for i, c := range doc {
+		if c == '\n' {
+			d.nl = append(d.nl, i)
+		}
+	}
+	var h Header
+	var raw json.RawMessage
+	if err := json.Unmarshal(doc, &raw); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return h, nil, d.errf(int(max(se.Offset-1, 0)), "not valid JSON (%v): fix the file or export it again", se)
+		}
+		return h, nil, d.errf(0, "not valid JSON (%v): fix the file or export it again", err)
+	}
+	start := jsonscan.SkipSpace(doc, 0)
+	root := span{start, start + len(bytes.TrimSpace(doc[start:]))}
+	top, err := d.object(root, "the document")
+	if err != nil {
+		return h, nil, err
+	}
+	fv, sess := top["format_version"], top["session"]
+	if !fv.ok() || !sess.ok() {
+		e := d.errf(root.start, `a JSON document without "format_version" and "session": this is neither an Agent VCR cassette nor a replayctl tape`)
+		e.Err = ErrUnknownFormat
+		return h, nil, e
+	}
+	version, err := d.str(fv, "format_version")
+	if err != nil {
+		return h, nil, err
+	}
+	if major, _, _ := strings.Cut(version, "."); major != "1" {
+		e := d.errf(fv.start, "Agent VCR format_version %q is not one this replayctl reads (1.x): upgrade replayctl, or export the cassette in format 1", version)
+		e.Err = ErrNewerVersion
+		if major == "0" || major == "" {
+			e.Err = ErrUnknownFormat
+		}
+		return h, nil, e
+	}
+	h = Header{Format: FormatName, Version: FormatVersion}
+	session, recordedAt, hasRecordedAt, err := d.metadata(top["metadata"], &h)
+	if err != nil {
+		return h, nil, err
+	}
+	s, err := d.object(sess, "session")
+	if err != nil {
+		return h, nil, err
+	}
+	initReq, err := d.optRPC(s["initialize_request"], "session.initialize_request")
+	if err != nil {
+		return h, nil, err
+	}
+	initResp, err := d.optRPC(s["initialize_response"], "session.initialize_response")
+	if err != nil {
+		return h, nil, err
+	}
+	h.ProtocolVersion = protocolVersion(initReq, initResp)
+	inters, err := d.interactions(s["interactions"])
+	if err != nil {
+		return h, nil, err
+	}
+
+	// Times are relative to the earliest one in the file.
+	var base time.Time
+	hasBase := false
+	if hasRecordedAt {
+		base, hasBase = recordedAt, true
+	}
+	for _, in := range inters {
+		if in.hasAt && (!hasBase || in.at.Before(base)) {
+			base, hasBase = in.at, true
+		}
+	}
+	var msgs []Message
+	var now int64
+	add := func(dir Dir, m vcrMsg, at int64) {
+		now = max(now, at)
+		msgs = append(msgs, Message{Seq: int64(len(msgs)), TUS: now, Session: session, Dir: dir, Msg: m.msg, Line: m.line})
+	}
+	var initAt int64
+	if hasRecordedAt {
+		initAt = recordedAt.Sub(base).Microseconds()
+	}
+	if initReq != nil {
+		add(C2S, *initReq, initAt)
+	}
+	if initResp != nil {
+		add(S2C, *initResp, initAt)
+		if !hasInitialized(inters) {
+			add(C2S, vcrMsg{msg: bytes.Clone(initializedMsg), line: initResp.line}, initAt)
+		}
+	}
+	for _, in := range inters {
+		at := now
+		if in.hasAt {
+			at = in.at.Sub(base).Microseconds()
+		}
+		for _, n := range in.notes {
+			add(S2C, n, at)
+		}
+		add(in.dir, in.req, at)
+		if in.resp != nil {
+			add(opposite(in.dir), *in.resp, at+in.latUS)
+		}
+	}
+	return h, msgs, nil
+}
+
+// metadata fills the header from "metadata" and returns the session name
+// and the recording time.
+func (d *vcrDoc) metadata(v span, h *Header) (session string, at time.Time, hasAt bool, err error) {
+	session = "s1"
+	if !v.ok() || d.doc[v.start] == 'n' {
+		return session, at, false, nil
+	}
+	meta, err := d.object(v, "metadata")
+	if err != nil {
+		return session, at, false, err
+	}
+	if s, err := d.optStr(meta["recorded_at"], "metadata.recorded_at"); err != nil {
+		return session, at, false, err
+	} else if s != "" {
+		if at, hasAt = parseISO(s); !hasAt {
+			return session, at, false, d.errf(meta["recorded_at"].start, "metadata.recorded_at %q is not an ISO 8601 time like 2026-02-08T10:30:00.000: fix it", s)
+		}
+		h.CreatedAt = at.UTC().Format(time.RFC3339Nano)
+	}
+	if h.Transport, err = d.optStr(meta["transport"], "metadata.transport"); err != nil {
+		return session, at, hasAt, err
+	}
+	if id, err := d.optStr(meta["session_id"], "metadata.session_id"); err != nil {
+		return session, at, hasAt, err
+	} else if id != "" {
+		session = id
+	}
+	var srv Server
+	if info := meta["server_info"]; info.ok() && d.doc[info.start] != 'n' {
+		o, err := d.object(info, "metadata.server_info")
+		if err != nil {
+			return session, at, hasAt, err
+		}
+		if srv.Name, err = d.optStr(o["name"], "metadata.server_info.name"); err != nil {
+			return session, at, hasAt, err
+		}
+		if srv.Version, err = d.optStr(o["version"], "metadata.server_info.version"); err != nil {
+			return session, at, hasAt, err
+		}
+	}
+	cmd, err := d.optStr(meta["server_command"], "metadata.server_command")
+	if err != nil {
+		return session, at, hasAt, err
+	}
+	args, err := d.optStrings(meta["server_args"], "metadata.server_args")
+	if err != nil {
+		return session, at, hasAt, err
+	}
+	if cmd != "" {
+		srv.Command = append([]string{cmd}, args...)
+	}
+	if srv.Name != "" || srv.Version != "" || srv.Command != nil {
+		h.Server = &srv
+	}
+	if t := meta["tags"]; t.ok() && d.doc[t.start] != 'n' {
+		o, err := d.object(t, "metadata.tags")
+		if err != nil {
+			return session, at, hasAt, err
+		}
+		for k, v := range o {
+			s, err := d.str(v, "metadata.tags."+k)
+			if err != nil {
+				return session, at, hasAt, err
+			}
+			if h.Tags == nil {
+				h.Tags = make(map[string]string, len(o))
+			}
+			h.Tags[k] = s
+		}
+	}
+	return session, at, hasAt, nil
+}
+
+// interactions decodes session.interactions.
+func (d *vcrDoc) interactions(v span) ([]vcrInteraction, error) {
+	if !v.ok() || d.doc[v.start] == 'n' {
+		return nil, nil
+	}
+	items, err := d.array(v, "session.interactions")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]vcrInteraction, 0, len(items))
+	for i, item := range items {
+		p := fmt.Sprintf("session.interactions[%d]", i)
+		o, err := d.object(item, p)
+		if err != nil {
+			return nil, err
+		}
+		var in vcrInteraction
+		if sq := o["sequence"]; sq.ok() && d.doc[sq.start] != 'n' {
+			if _, err := d.number(sq, p+".sequence"); err != nil {
+				return nil, err
+			}
+		}
+		ts, err := d.optStr(o["timestamp"], p+".timestamp")
+		if err != nil {
+			return nil, err
+		}
+		if ts != "" {
+			if in.at, in.hasAt = parseISO(ts); !in.hasAt {
+				return nil, d.errf(o["timestamp"].start, "%s.timestamp %q is not an ISO 8601 time like 2026-02-08T10:30:01.050: fix it", p, ts)
+			}
+		}
+		dir, err := d.optStr(o["direction"], p+".direction")
+		if err != nil {
+			return nil, err
+		}
+		switch dir {
+		case "", "client_to_server":
+			in.dir = C2S
+		case "server_to_client":
+			in.dir = S2C
+		default:
+			return nil, d.errf(o["direction"].start, `%s.direction is %q, want "client_to_server" or "server_to_client": fix it`, p, dir)
+		}
+		req, err := d.optRPC(o["request"], p+".request")
+		if err != nil {
+			return nil, err
+		}
+		if req == nil {
+			return nil, d.errf(item.start, "%s has no request: each interaction needs its JSON-RPC request; fix or remove it", p)
+		}
+		in.req = *req
+		in.isInit = string(pick(req.msg, "method")) == `"notifications/initialized"`
+		if in.resp, err = d.optRPC(o["response"], p+".response"); err != nil {
+			return nil, err
+		}
+		if n := o["notifications"]; n.ok() && d.doc[n.start] != 'n' {
+			notes, err := d.array(n, p+".notifications")
+			if err != nil {
+				return nil, err
+			}
+			for j, nv := range notes {
+				m, err := d.rpc(nv, fmt.Sprintf("%s.notifications[%d]", p, j))
+				if err != nil {
+					return nil, err
+				}
+				in.notes = append(in.notes, m)
+			}
+		}
+		if l := o["latency_ms"]; l.ok() && d.doc[l.start] != 'n' {
+			ms, err := d.number(l, p+".latency_ms")
+			if err != nil {
+				return nil, err
+			}
+			if ms < 0 || ms > 1e12 {
+				return nil, d.errf(l.start, "%s.latency_ms is %v, want a number of milliseconds ≥ 0: fix it", p, ms)
+			}
+			in.latUS = int64(math.Round(ms * 1000))
+		}
+		out = append(out, in)
+	}
+	return out, nil
+}
+
+func hasInitialized(inters []vcrInteraction) bool {
+	for _, in := range inters {
+		if in.isInit {
+			return true
+		}
+	}
+	return false
+}
+
+func opposite(d Dir) Dir {
+	if d == C2S {
+		return S2C
+	}
+	return C2S
+}
+
+// protocolVersion is the negotiated version: the initialize result's, else
+// the one the client asked for.
+func protocolVersion(req, resp *vcrMsg) string {
+	var s string
+	if resp != nil {
+		if v := pick(resp.msg, "result", "protocolVersion"); json.Unmarshal(v, &s) == nil && s != "" {
+			return s
+		}
+	}
+	if req != nil {
+		if v := pick(req.msg, "params", "protocolVersion"); json.Unmarshal(v, &s) == nil {
+			return s
+		}
+	}
+	return ""
+}
+
+// pick returns the raw value at a path of member names, or nil.
+func pick(doc []byte, keys ...string) []byte {
+	for _, k := range keys {
+		var found []byte
+		if jsonscan.Members(doc, func(m jsonscan.Member) bool {
+			if string(m.Key) == k {
+				found = doc[m.Start:m.End]
+				return false
+			}
+			return true
+		}) != nil || found == nil {
+			return nil
+		}
+		doc = found
+	}
+	return doc
+}
+
+// parseISO parses an ISO 8601 time; one without a zone is UTC.
+func parseISO(s string) (time.Time, bool) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}

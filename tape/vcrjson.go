@@ -1,0 +1,154 @@
+package tape
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/replayctl/replayctl/internal/jsonscan"
+)
+
+// The typed accessors of an imported document: each names the JSON path of
+// what it reads in its errors, and the line it is on.
+
+func (d *vcrDoc) lineAt(off int) int64 {
+	return d.lineBase + int64(sort.SearchInts(d.nl, off)) + 1
+}
+
+func (d *vcrDoc) errf(off int, format string, args ...any) *Error {
+	return &Error{Path: d.path, Line: d.lineAt(off), Seq: -1, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (d *vcrDoc) wrongType(v span, path, want string) *Error {
+	return d.errf(v.start, "%s is %s, want %s: fix the file", path, kindOf(d.doc[v.start:v.end]), want)
+}
+
+// object returns the members of the object at v by name (the last one wins).
+func (d *vcrDoc) object(v span, path string) (map[string]span, error) {
+	b := d.doc[v.start:v.end]
+	if b[0] != '{' {
+		return nil, d.wrongType(v, path, "an object")
+	}
+	out := make(map[string]span)
+	var bad error
+	err := jsonscan.Members(b, func(m jsonscan.Member) bool {
+		key := string(m.Key)
+		if m.KeyEscaped {
+			var ok bool
+			if key, ok = unescapeKey(m.Key); !ok {
+				bad = d.errf(v.start+m.Start, "%s has a member name that is not valid JSON: fix the file", path)
+				return false
+			}
+		}
+		out[key] = span{v.start + m.Start, v.start + m.End}
+		return true
+	})
+	if bad != nil {
+		return nil, bad
+	}
+	if err != nil { // the document is valid JSON, so this does not happen
+		return nil, d.errf(v.start, "%s is not a valid object: fix the file", path)
+	}
+	return out, nil
+}
+
+// array returns the elements of the array at v.
+func (d *vcrDoc) array(v span, path string) ([]span, error) {
+	b := d.doc[:v.end]
+	if b[v.start] != '[' {
+		return nil, d.wrongType(v, path, "an array")
+	}
+	var out []span
+	i := jsonscan.SkipSpace(b, v.start+1)
+	if i < len(b) && b[i] == ']' {
+		return out, nil
+	}
+	for i < len(b) {
+		end, err := jsonscan.SkipValue(b, i)
+		if err != nil {
+			break
+		}
+		out = append(out, span{i, end})
+		i = jsonscan.SkipSpace(b, end)
+		if i < len(b) && b[i] == ']' {
+			return out, nil
+		}
+		if i >= len(b) || b[i] != ',' {
+			break
+		}
+		i = jsonscan.SkipSpace(b, i+1)
+	}
+	return nil, d.errf(v.start, "%s is not a valid array: fix the file", path)
+}
+
+func (d *vcrDoc) str(v span, path string) (string, error) {
+	var s string
+	b := d.doc[v.start:v.end]
+	if b[0] != '"' || json.Unmarshal(b, &s) != nil {
+		return "", d.wrongType(v, path, "a string")
+	}
+	return s, nil
+}
+
+// optStr is str for a member that may be absent or null ("").
+func (d *vcrDoc) optStr(v span, path string) (string, error) {
+	if !v.ok() || d.doc[v.start] == 'n' {
+		return "", nil
+	}
+	return d.str(v, path)
+}
+
+func (d *vcrDoc) optStrings(v span, path string) ([]string, error) {
+	if !v.ok() || d.doc[v.start] == 'n' {
+		return nil, nil
+	}
+	items, err := d.array(v, path)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(items))
+	for i, it := range items {
+		s, err := d.str(it, fmt.Sprintf("%s[%d]", path, i))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func (d *vcrDoc) number(v span, path string) (float64, error) {
+	var f float64
+	b := d.doc[v.start:v.end]
+	if k := kindOf(b); k != "a number" || json.Unmarshal(b, &f) != nil {
+		return 0, d.wrongType(v, path, "a number")
+	}
+	return f, nil
+}
+
+// rpc returns the JSON-RPC object at v, compact, its key order kept.
+func (d *vcrDoc) rpc(v span, path string) (vcrMsg, error) {
+	b := d.doc[v.start:v.end]
+	if b[0] != '{' {
+		return vcrMsg{}, d.wrongType(v, path, "a JSON-RPC object")
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(b))
+	if err := json.Compact(&buf, b); err != nil {
+		return vcrMsg{}, d.errf(v.start, "%s is not valid JSON (%v): fix the file", path, err)
+	}
+	return vcrMsg{msg: buf.Bytes(), line: d.lineAt(v.start)}, nil
+}
+
+// optRPC is rpc for a member that may be absent or null (nil).
+func (d *vcrDoc) optRPC(v span, path string) (*vcrMsg, error) {
+	if !v.ok() || d.doc[v.start] == 'n' {
+		return nil, nil
+	}
+	m, err := d.rpc(v, path)
+	if err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
