@@ -194,7 +194,7 @@ func (c *HTTPConn) Send(ctx context.Context, msg []byte) error {
 	}
 	if resp.StatusCode >= 400 {
 		defer reqCancel()
-		return c.httpError(resp)
+		return httpError(resp, c.url)
 	}
 	if mi.method == "initialize" {
 		if sid := resp.Header.Get(HeaderSessionID); sid != "" {
@@ -237,13 +237,14 @@ func (c *HTTPConn) newRequest(ctx context.Context, method string, body io.Reader
 	return req, nil
 }
 
-// httpError reads the start of a failed answer and closes it.
-func (c *HTTPConn) httpError(resp *http.Response) error {
+// httpError reads the start of a failed answer to a request to u, and
+// closes it.
+func httpError(resp *http.Response, u string) error {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyBytes))
 	e := &HTTPError{
 		Method:     resp.Request.Method,
-		URL:        c.url,
+		URL:        u,
 		Status:     resp.StatusCode,
 		Body:       strings.TrimSpace(string(body)),
 		RetryAfter: retryAfter(resp.Header.Get("Retry-After"), time.Now()),

@@ -233,7 +233,7 @@ func (c *HTTPConn) get(lastID string) (*http.Response, error) {
 		discard(resp)
 		return nil, errNoGET
 	case resp.StatusCode >= 400:
-		return nil, c.httpError(resp)
+		return nil, httpError(resp, c.url)
 	case mediaType(resp) != "text/event-stream":
 		discard(resp)
 		return nil, backoff.Permanent(fmt.Errorf("GET %s: answer is %q, not an event stream", c.url, resp.Header.Get("Content-Type")))

@@ -1,0 +1,28 @@
+// Package transport connects replayctl to live MCP targets as a faithful
+// MCP client: every Conn sends raw JSON-RPC bytes and delivers the raw
+// bytes the target answers, with the transport metadata (HTTP status and
+// headers, SSE id, event type and retry) the tape keeps.
+//
+// Targets:
+//   - Stdio: a subprocess per session, newline-delimited JSON on stdin and
+//     stdout with no line length limit. Non-JSON stdout lines (banners)
+//     are logged, counted and dropped; stderr goes to the logger and its
+//     tail into the error when the server dies. Close closes stdin, then
+//     sends SIGTERM, then SIGKILL, to the server's process group.
+//   - HTTP: Streamable HTTP (MCP 2025-06-18). Each Send is a POST that
+//     returns once the answer's headers are in; a goroutine per answer
+//     reads its JSON or SSE body onto Incoming. The Mcp-Session-Id of the
+//     initialize answer and the negotiated MCP-Protocol-Version are sent
+//     on every later request; the standalone GET stream is opened after
+//     notifications/initialized; dropped streams are resumed with
+//     Last-Event-ID; Close sends DELETE.
+//   - LegacySSE: the 2024-11-05 HTTP+SSE transport (GET stream naming a
+//     POST endpoint).
+//
+// SSEReader is the event-stream decoder all HTTP transports share.
+//
+// Goroutines: each Conn owns the goroutines that read from its target and
+// Close waits for all of them. Incoming is unbuffered: a consumer that
+// stops reading stops the reading of the target (backpressure), never
+// loses messages.
+package transport
