@@ -85,4 +85,3 @@ func TestLegacySSEDialErrors(t *testing.T) {
 		})
 	}
 }
-
