@@ -62,6 +62,7 @@ type Reader struct {
 	pos         position
 	dataStart   position // just after the header line
 	pending     *Message // read by Seek, returned by the next Next
+	seekMsg     Message  // what pending points to
 	err         error    // sticky until a Seek repositions the reader
 	index       []indexEntry
 	end         *End
@@ -162,7 +163,9 @@ func (r *Reader) Close() error {
 }
 
 // Next returns the next message in seq order, or io.EOF after the last one.
-// Its Msg and Extra are the caller's to keep. Bad input is an *Error, and
+// Its Msg and Extra are the caller's to keep and are never reused by the
+// reader (small Msg copies share 32 KiB blocks, so a kept message keeps its
+// block alive; copy it to keep a few messages out of a long tape). Bad input is an *Error, and
 // Next keeps returning it until a Seek moves the reader.
 func (r *Reader) Next() (Message, error) {
 	if r.format == FormatVCR {

@@ -61,6 +61,8 @@ func (r *Reader) Seek(seq int64) error {
 		r.restore(savedPos, savedPending, savedErr)
 		return err
 	}
+	r.slab.borrow = true
+	defer func() { r.slab.borrow = false }()
 	for {
 		m, err := r.readMessage()
 		if err != nil {
@@ -76,7 +78,10 @@ func (r *Reader) Seek(seq int64) error {
 				r.restore(savedPos, savedPending, savedErr)
 				return r.beforeFirst(seq, m.Seq)
 			}
-			r.pending = &m
+			r.slab.borrow = false
+			m.Msg = r.slab.clone(m.Msg) // still in the read buffer
+			r.seekMsg = m
+			r.pending = &r.seekMsg
 			return nil
 		}
 	}

@@ -7,7 +7,12 @@ import "bytes"
 // (the garbage collector's work per message drops with it). Each copy is
 // capped at its length: appending to one never writes into another. A block
 // lives as long as any message carved from it.
-type slab struct{ block []byte }
+type slab struct {
+	block []byte
+	// borrow makes clone return its argument: Seek reads past messages
+	// it drops, and copies only the one it stops at.
+	borrow bool
+}
 
 const (
 	slabBlock = 32 << 10 // bytes per block
@@ -16,6 +21,9 @@ const (
 
 // clone returns a copy of b; a nil slab allocates each copy on its own.
 func (s *slab) clone(b []byte) []byte {
+	if s != nil && s.borrow {
+		return b
+	}
 	if s == nil || len(b) > slabMax {
 		return bytes.Clone(b)
 	}
