@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// bigTape writes a native tape of n messages of about 150 bytes each.
+// bigTape writes a native tape of n messages of of about 150 bytes each (msg).
 func bigTape(tb testing.TB, n int) string {
 	tb.Helper()
 	p := filepath.Join(tb.TempDir(), "big.jsonl")
@@ -24,7 +24,7 @@ func bigTape(tb testing.TB, n int) string {
 		if i%2 == 1 {
 			dir = "s2c"
 		}
-		fmt.Fprintf(bw, `{"type":"message","seq":%d,"t_us":%d,"session":"s1","dir":"%s","msg":{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}}`+"\n", i, i*10, dir, i)
+		fmt.Fprintf(bw, `{"type":"message","seq":%d,"t_us":%d,"session":"s1","dir":"%s","msg":{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2,"note":"a forty-seven byte note to make 150 bytes"}}}}`+"\n", i, i*10, dir, i)
 	}
 	fmt.Fprintf(bw, `{"type":"end","messages":%d,"duration_us":%d}`+"\n", n, (n-1)*10)
 	if err := bw.Flush(); err != nil {
