@@ -55,7 +55,7 @@ func (e *Engine) load(ctx context.Context, r *tape.Reader, out chan<- *Item) err
 		case outCh <- next:
 			next = nil
 		case s := <-e.seeks:
-			err := r.Seek(s.seq)
+			err := r.SeekSeq(s.seq)
 			if err == nil {
 				next, eof, epoch = nil, false, s.epoch
 			}

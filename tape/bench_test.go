@@ -65,14 +65,14 @@ func BenchmarkSeek(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer r.Close()
-	if err := r.Seek(99_999); err != nil { // build the whole index
+	if err := r.SeekSeq(99_999); err != nil { // build the whole index
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	seq := int64(0)
 	for b.Loop() {
 		seq = (seq + 7919) % 100_000
-		if err := r.Seek(seq); err != nil {
+		if err := r.SeekSeq(seq); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -8,7 +8,7 @@
 // The native format is JSON Lines: a header line, one line per message and an
 // end line (see DESIGN.md, "Native tape format"). Open detects the format
 // from the content and returns a Reader that streams native tapes (memory
-// does not grow with the tape) and can Seek by seq through a sparse offset
+// does not grow with the tape) and can SeekSeq by seq through a sparse offset
 // index. Agent VCR cassettes (.vcr) are imported into memory and read through
 // the same Reader.
 //

@@ -19,7 +19,7 @@ var (
 	// ErrLineTooLong means a line is longer than the reader's limit
 	// (WithMaxLine).
 	ErrLineTooLong = errors.New("tape: line too long")
-	// ErrOutOfRange is returned (wrapped) by Seek when no message has the
+	// ErrOutOfRange is returned (wrapped) by SeekSeq when no message has the
 	// seq asked for. It is not wrapped by *Error: the tape is fine.
 	ErrOutOfRange = errors.New("tape: seq out of range")
 )

@@ -61,9 +61,9 @@ type Reader struct {
 	slab        slab // where Msg copies come from
 	pos         position
 	dataStart   position // just after the header line
-	pending     *Message // read by Seek, returned by the next Next
+	pending     *Message // read by SeekSeq, returned by the next Next
 	seekMsg     Message  // what pending points to
-	err         error    // sticky until a Seek repositions the reader
+	err         error    // sticky until a SeekSeq repositions the reader
 	index       []indexEntry
 	end         *End
 	endLine     int64
@@ -166,7 +166,7 @@ func (r *Reader) Close() error {
 // Its Msg and Extra are the caller's to keep and are never reused by the
 // reader (small Msg copies share 32 KiB blocks, so a kept message keeps its
 // block alive; copy it to keep a few messages out of a long tape). Bad input is an *Error, and
-// Next keeps returning it until a Seek moves the reader.
+// Next keeps returning it until a SeekSeq moves the reader.
 func (r *Reader) Next() (Message, error) {
 	if r.format == FormatVCR {
 		if r.next >= len(r.msgs) {

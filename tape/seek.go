@@ -16,7 +16,7 @@ type indexEntry struct {
 	ord     int64 // messages before it
 }
 
-// Seek positions the reader so that the next Next returns the message with
+// SeekSeq positions the reader so that the next Next returns the message with
 // the given seq (or, when the tape skips that seq, the first message after
 // it). A seq before the first message or past the last one is an error
 // wrapping ErrOutOfRange, and the reader stays where it was.
@@ -24,7 +24,7 @@ type indexEntry struct {
 // On a native tape, Seek goes back through the sparse offset index and reads
 // forward from the nearest indexed message at or before seq; a seq past what
 // has been read is found by reading forward, indexing as it goes.
-func (r *Reader) Seek(seq int64) error {
+func (r *Reader) SeekSeq(seq int64) error {
 	if r.format == FormatVCR {
 		i := sort.Search(len(r.msgs), func(i int) bool { return r.msgs[i].Seq >= seq })
 		switch {

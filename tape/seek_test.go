@@ -33,7 +33,7 @@ func TestSeek(t *testing.T) {
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
 			before, beforeErr := r.peekSeq(t)
-			err := r.Seek(st.seek)
+			err := r.SeekSeq(st.seek)
 			if st.err {
 				if !errors.Is(err, ErrOutOfRange) {
 					t.Fatalf("Seek(%d) = %v, want ErrOutOfRange", st.seek, err)
@@ -68,7 +68,7 @@ func (r *Reader) peekSeq(t *testing.T) (int64, bool) {
 	if err != nil {
 		return -1, true
 	}
-	if err := r.Seek(m.Seq); err != nil {
+	if err := r.SeekSeq(m.Seq); err != nil {
 		t.Fatalf("seek back to %d: %v", m.Seq, err)
 	}
 	return m.Seq, false
@@ -81,7 +81,7 @@ func TestSeekGapsAndStart(t *testing.T) {
 	}
 	defer r.Close()
 	// Nothing read yet: a seq before the first message is out of range.
-	if err := r.Seek(2); !errors.Is(err, ErrOutOfRange) {
+	if err := r.SeekSeq(2); !errors.Is(err, ErrOutOfRange) {
 		t.Fatalf("Seek(2) = %v, want ErrOutOfRange", err)
 	}
 	tests := []struct {
@@ -94,7 +94,7 @@ func TestSeekGapsAndStart(t *testing.T) {
 		{20, 20},
 	}
 	for _, tt := range tests {
-		if err := r.Seek(tt.seek); err != nil {
+		if err := r.SeekSeq(tt.seek); err != nil {
 			t.Fatalf("Seek(%d): %v", tt.seek, err)
 		}
 		m, err := r.Next()
@@ -102,7 +102,7 @@ func TestSeekGapsAndStart(t *testing.T) {
 			t.Fatalf("after Seek(%d): got seq %d (%v), want %d", tt.seek, m.Seq, err, tt.want)
 		}
 	}
-	if err := r.Seek(29991); !errors.Is(err, ErrOutOfRange) {
+	if err := r.SeekSeq(29991); !errors.Is(err, ErrOutOfRange) {
 		t.Fatalf("Seek(29991) = %v, want ErrOutOfRange", err)
 	}
 }
@@ -114,7 +114,7 @@ func TestSeekOverBadLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	err = r.Seek(10)
+	err = r.SeekSeq(10)
 	if e := asError(t, err); e.Line != 7 {
 		t.Fatalf("Seek past a bad line: got %v, want the bad line's error (line 7)", err)
 	}
@@ -127,7 +127,7 @@ func TestSeekOverBadLine(t *testing.T) {
 	if _, err := drain(r); err == nil {
 		t.Fatal("drain: got no error, want the bad line")
 	}
-	if err := r.Seek(2); err != nil {
+	if err := r.SeekSeq(2); err != nil {
 		t.Fatalf("Seek(2) after an error: %v", err)
 	}
 	if m, err := r.Next(); err != nil || m.Seq != 2 {
@@ -142,7 +142,7 @@ func TestSeekVCR(t *testing.T) {
 	}
 	defer r.Close()
 	for _, seq := range []int64{8, 0, 4} {
-		if err := r.Seek(seq); err != nil {
+		if err := r.SeekSeq(seq); err != nil {
 			t.Fatalf("Seek(%d): %v", seq, err)
 		}
 		if m, err := r.Next(); err != nil || m.Seq != seq {
@@ -150,7 +150,7 @@ func TestSeekVCR(t *testing.T) {
 		}
 	}
 	for _, seq := range []int64{9, -1} {
-		if err := r.Seek(seq); !errors.Is(err, ErrOutOfRange) {
+		if err := r.SeekSeq(seq); !errors.Is(err, ErrOutOfRange) {
 			t.Errorf("Seek(%d) = %v, want ErrOutOfRange", seq, err)
 		}
 	}
