@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -15,7 +14,7 @@ import (
 
 // ErrTarget is wrapped by errors that come from the target: it could not be
 // reached, or it died.
-var ErrTarget = errors.New("target failed")
+var ErrTarget = transport.ErrTarget
 
 // pend is a request sent and not yet reported.
 type pend struct {
@@ -69,15 +68,15 @@ type executor struct {
 	arrivals chan arrival
 	done     chan struct{} // closed when the stage returns: forwarders stop
 	live     int           // pends not yet reported
-	fifo     []*pend // send order; deadlines are in the same order
-	waitFor  *pend   // input is held until this request is answered
+	fifo     []*pend       // send order; deadlines are in the same order
+	waitFor  *pend         // input is held until this request is answered
 	// The first session's connection is read directly, without a
 	// forwarder: one goroutine hand-off less per answer in the common
 	// single-session replay.
 	direct        <-chan transport.Incoming
 	directSession string
-	inflight int
-	timer    *time.Timer
+	inflight      int
+	timer         *time.Timer
 }
 
 // execute sends what the client sent, on each session's connection, and
