@@ -59,6 +59,9 @@ type Config struct {
 	MaxInflight int
 	// Timeout bounds the wait for each answer; 0 means 30s.
 	Timeout time.Duration
+	// MaxRetries bounds the retries of a message the target asked to have
+	// again (HTTP 408, 429, 5xx); 0 means 3, negative means none.
+	MaxRetries int
 	// TimelineLimit bounds the timeline kept for the report; 0 means the
 	// report's default.
 	TimelineLimit int
@@ -71,8 +74,8 @@ func (c *Config) withDefaults() error {
 	if c.Tape == "" {
 		return fmt.Errorf("engine: no tape given")
 	}
-	if c.Speed.Mode == scheduler.Scaled && c.Speed.Factor == 0 {
-		c.Speed = scheduler.Speed{Mode: scheduler.Realtime}
+	if err := c.Speed.Validate(); err != nil {
+		return err
 	}
 	if c.Order == "" {
 		c.Order = OrderCausal
@@ -82,6 +85,12 @@ func (c *Config) withDefaults() error {
 	}
 	if c.MaxInflight <= 0 {
 		c.MaxInflight = 1000
+	}
+	switch {
+	case c.MaxRetries == 0:
+		c.MaxRetries = 3
+	case c.MaxRetries < 0:
+		c.MaxRetries = 0
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = 30 * time.Second

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -175,9 +176,14 @@ func (x *executor) handle(ctx context.Context, it *Item) error {
 		return err
 	}
 	sent := time.Now()
-	if err := ss.conn.Send(ctx, it.Out); err != nil {
-		if ctx.Err() != nil {
+	if err := x.sendRetry(ctx, ss.conn, it.Out); err != nil {
+		var he *transport.HTTPError
+		switch {
+		case ctx.Err() != nil:
 			return ctx.Err()
+		case errors.As(err, &he):
+			// The target refused this message and lives on.
+			return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent, Err: err})
 		}
 		return x.targetDied(ss, fmt.Errorf("send seq %d: %w", it.Rec.Seq, err))
 	}

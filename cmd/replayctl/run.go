@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
 )
 
 // runFlags are the flags of `replayctl run`.
@@ -28,6 +30,11 @@ type runFlags struct {
 	maxLine     int
 	timeline    int
 	mockTape    string
+	target      string
+	headers     []string
+	env         []string
+	cwd         string
+	legacySSE   bool
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -64,6 +71,11 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.IntVar(&f.maxInflight, "max-inflight", 1000, "requests in flight at most")
 	fl.IntVar(&f.maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
 	fl.IntVar(&f.timeline, "timeline-limit", 10000, "messages kept in the report's timeline")
+	fl.StringVar(&f.target, "target", "", "a Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp")
+	fl.StringArrayVar(&f.headers, "header", nil, `an HTTP header "K:V" sent on every request; values may use ${ENV} (repeatable)`)
+	fl.BoolVar(&f.legacySSE, "legacy-sse", false, "the --target speaks the 2024-11-05 HTTP+SSE transport (GET stream + endpoint event)")
+	fl.StringArrayVar(&f.env, "env", nil, "K=V added to the server command's environment (repeatable)")
+	fl.StringVar(&f.cwd, "cwd", "", "working directory of the server command")
 	fl.StringVar(&f.mockTape, "mock-tape", "", "the built-in mock answers from this tape instead of TAPE (e.g. a newer recording)")
 	return cmd
 }
@@ -88,8 +100,9 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if f.maxInflight < 1 {
 		return usageError("--max-inflight %d: want 1 or more", f.maxInflight)
 	}
-	if dash := cmd.ArgsLenAtDash(); dash >= 0 && len(args) > dash {
-		return usageError("run: replaying against a server command (%s) is not supported yet; run without it to use the built-in mock", strings.Join(args[dash:], " "))
+	var command []string
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		command = args[dash:]
 	}
 	cfg := engine.Config{
 		Tape:          args[0],
@@ -102,9 +115,8 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		TimelineLimit: f.timeline,
 		Logger:        a.log,
 	}
-	if f.mockTape != "" {
-		cfg.Dialer = mock.New(f.mockTape, mock.WithTapeOptions(cfg.TapeOptions...))
-		cfg.Target = "mock of " + f.mockTape
+	if err := a.target(&cfg, f, command); err != nil {
+		return err
 	}
 	if speed.Mode == scheduler.Stepped {
 		cfg.Step = a.stepTokens()
@@ -138,6 +150,58 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		return runErr
 	case !rep.Passed():
 		return errReported
+	}
+	return nil
+}
+
+// target sets the dialer: a server command, an HTTP endpoint, or a mock.
+func (a *app) target(cfg *engine.Config, f runFlags, command []string) error {
+	chosen := 0
+	for _, set := range []bool{len(command) > 0, f.target != "", f.mockTape != ""} {
+		if set {
+			chosen++
+		}
+	}
+	if chosen > 1 {
+		return usageError("run: give one target: a server command after --, --target URL, or --mock-tape FILE")
+	}
+	if (len(f.env) > 0 || f.cwd != "") && len(command) == 0 {
+		return usageError("run: --env and --cwd are for a server command (after --)")
+	}
+	if (len(f.headers) > 0 || f.legacySSE) && f.target == "" {
+		return usageError("run: --header and --legacy-sse are for an HTTP --target")
+	}
+	for _, kv := range f.env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return usageError("--env %q: want K=V", kv)
+		}
+	}
+	switch {
+	case len(command) > 0:
+		cfg.Dialer = transport.Stdio{Command: command, Env: f.env, Dir: f.cwd, Logger: a.log.With().Str("server", command[0]).Logger()}
+		cfg.Target = strings.Join(command, " ")
+	case f.target != "":
+		header := http.Header{}
+		for _, h := range f.headers {
+			k, v, ok := strings.Cut(h, ":")
+			if !ok || strings.TrimSpace(k) == "" {
+				return usageError("--header %q: want K:V, e.g. \"Authorization:Bearer ${TOKEN}\"", h)
+			}
+			if _, err := transport.ExpandHeader(v); err != nil {
+				return usageError("--header %s: %w", strings.TrimSpace(k), err)
+			}
+			header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+		}
+		client := transport.NewClient(f.maxInflight)
+		if f.legacySSE {
+			cfg.Dialer = transport.LegacySSE{URL: f.target, Header: header, Client: client, Logger: a.log}
+		} else {
+			cfg.Dialer = transport.HTTP{URL: f.target, Header: header, Client: client, Logger: a.log}
+		}
+		cfg.Target = f.target
+	case f.mockTape != "":
+		cfg.Dialer = mock.New(f.mockTape, mock.WithTapeOptions(cfg.TapeOptions...))
+		cfg.Target = "mock of " + f.mockTape
 	}
 	return nil
 }

@@ -1,0 +1,52 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+
+	"github.com/replayctl/replayctl/transport"
+)
+
+// sendRetry sends msg, retrying answers that may succeed later (HTTP 408,
+// 429, 5xx) with exponential backoff, never sooner than the server's
+// Retry-After, at most MaxRetries times and within Timeout. Other errors
+// return at once.
+func (x *executor) sendRetry(ctx context.Context, conn transport.Conn, msg []byte) error {
+	err := conn.Send(ctx, msg)
+	if !temporary(err) {
+		return err // the hot path: no backoff state is made
+	}
+	exp := backoff.NewExponentialBackOff()
+	exp.InitialInterval = 100 * time.Millisecond
+	exp.MaxElapsedTime = x.e.cfg.Timeout
+	b := backoff.WithContext(backoff.WithMaxRetries(exp, uint64(x.e.cfg.MaxRetries)), ctx)
+	for temporary(err) {
+		wait := b.NextBackOff()
+		if wait == backoff.Stop {
+			return err
+		}
+		var he *transport.HTTPError
+		if errors.As(err, &he) {
+			wait = max(wait, he.RetryAfter)
+		}
+		x.e.log.Warn().Err(err).Dur("retry_in", wait).Msg("target asked to retry")
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+		err = conn.Send(ctx, msg)
+	}
+	return err
+}
+
+// temporary reports whether err is an answer worth retrying.
+func temporary(err error) bool {
+	var he *transport.HTTPError
+	return errors.As(err, &he) && he.Temporary()
+}
