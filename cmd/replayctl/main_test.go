@@ -287,3 +287,5 @@ func TestChangedAnswerFailsExactlyThatMessage(t *testing.T) {
 		t.Errorf("difference = %+v", d)
 	}
 }
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
