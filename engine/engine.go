@@ -114,8 +114,15 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	// releases goes to the target in order and at once.
 	loaded := make(chan *Item, 256)
 	transformed := make(chan *Item, 256)
+	// In fast mode nothing is paced, so schedule may run ahead of execute;
+	// otherwise schedule → execute is a hand-off, so that what the pacer
+	// releases is sent at once and a late send shows as lag.
 	scheduled := make(chan *Item)
-	executed := make(chan *outcome)
+	if e.cfg.Speed.Mode == scheduler.Fast {
+		scheduled = make(chan *Item, 64)
+	}
+	// Judging never holds up sending: answers queue for validate.
+	executed := make(chan *outcome, 256)
 	g, gctx := errgroup.WithContext(ctx)
 	col.Start(time.Now())
 	g.Go(func() error { return e.load(gctx, r, loaded) })

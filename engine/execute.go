@@ -78,6 +78,7 @@ type executor struct {
 	directSession string
 	inflight      int
 	timer         *time.Timer
+	armed         *pend // the request the timer is set for
 }
 
 // execute sends what the client sent, on each session's connection, and
@@ -147,14 +148,25 @@ func (x *executor) held() bool {
 	return x.waitFor != nil && !x.waitFor.answered()
 }
 
+// armTimer points the timer at the oldest unanswered request's deadline.
+// Deadlines are in send order, so only a change of the oldest one moves
+// the timer; the runtime's timer lock is not taken on every message.
 func (x *executor) armTimer() {
 	for len(x.fifo) > 0 && x.fifo[0].answered() {
 		x.fifo[0] = nil
 		x.fifo = x.fifo[1:]
 	}
-	x.timer.Stop()
+	var head *pend
 	if len(x.fifo) > 0 {
-		x.timer.Reset(time.Until(x.fifo[0].deadline))
+		head = x.fifo[0]
+	}
+	if head == x.armed {
+		return
+	}
+	x.armed = head
+	x.timer.Stop()
+	if head != nil {
+		x.timer.Reset(time.Until(head.deadline))
 	}
 }
 

@@ -46,6 +46,11 @@ func judge(o *outcome, v *validator.Validator) report.Result {
 	if r.Due.IsZero() {
 		r.Due = o.Sent
 	}
+	// Lag is measured at the send, not at the pacer's release: a message
+	// held up between the two (by the order rule, or a busy target) is late.
+	if !o.Sent.IsZero() {
+		r.Lag = max(o.Sent.Sub(r.Due), 0)
+	}
 	if o.Actual != nil {
 		r.Answered = o.Actual.At
 	}
