@@ -47,6 +47,9 @@ func (x *executor) sendRetry(ctx context.Context, conn transport.Conn, msg []byt
 
 // temporary reports whether err is an answer worth retrying.
 func temporary(err error) bool {
+	if err == nil {
+		return false
+	}
 	var he *transport.HTTPError
 	return errors.As(err, &he) && he.Temporary()
 }

@@ -18,11 +18,12 @@ const DefaultLookahead = 100_000
 
 // recorded is a recorded request of the session, waiting to be matched.
 type recorded struct {
-	method string
-	params []byte
-	idKey  string
-	answer []byte // the recorded answer, once read
-	used   bool
+	method    string
+	params    []byte
+	idKey     string
+	answer    jsonrpc.Message // the recorded answer, once read
+	hasAnswer bool
+	used      bool
 }
 
 // feedItem is one recorded message of the session, read ahead.
@@ -48,14 +49,10 @@ func (m *matcher) answer(req jsonrpc.Message) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rec == nil || rec.answer == nil {
+	if rec == nil || !rec.hasAnswer {
 		return noAnswer(req), nil
 	}
-	a, err := jsonrpc.Parse(rec.answer)
-	if err != nil {
-		return noAnswer(req), nil
-	}
-	return a.WithID(req.ID), nil
+	return rec.answer.WithID(req.ID), nil
 }
 
 // find returns the first unused recorded request like req, reading ahead
@@ -69,7 +66,7 @@ func (m *matcher) find(req jsonrpc.Message) (*recorded, error) {
 			break
 		}
 	}
-	for read := 0; (match == nil || match.answer == nil) && !m.eof; read++ {
+	for read := 0; (match == nil || !match.hasAnswer) && !m.eof; read++ {
 		if match == nil && read >= m.lookahead {
 			break
 		}
@@ -91,7 +88,7 @@ func (m *matcher) find(req jsonrpc.Message) (*recorded, error) {
 				match = w
 			}
 		case rec.dir == tape.S2C && (rpc.Kind == jsonrpc.KindResponse || rpc.Kind == jsonrpc.KindError):
-			m.attach(jsonrpc.IDKey(rpc.ID), rpc.Raw)
+			m.attach(jsonrpc.IDKey(rpc.ID), rpc)
 		}
 	}
 	if match != nil {
@@ -102,10 +99,10 @@ func (m *matcher) find(req jsonrpc.Message) (*recorded, error) {
 }
 
 // attach gives a recorded answer to the latest waiting request with its id.
-func (m *matcher) attach(idKey string, answer []byte) {
+func (m *matcher) attach(idKey string, answer jsonrpc.Message) {
 	for i := len(m.waiting) - 1; i >= 0; i-- {
-		if w := m.waiting[i]; w.idKey == idKey && w.answer == nil {
-			w.answer = answer
+		if w := m.waiting[i]; w.idKey == idKey && !w.hasAnswer {
+			w.answer, w.hasAnswer = answer, true
 			return
 		}
 	}
