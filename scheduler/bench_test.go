@@ -14,14 +14,29 @@ import (
 //
 //	go test -run '^$' -bench Pacer10x -benchtime 5x ./scheduler/
 func BenchmarkPacer10x(b *testing.B) {
-	const msgs = 5000
-	for _, spin := range []time.Duration{0, 50 * time.Microsecond, DefaultSpin, 500 * time.Microsecond} {
+	benchPacer(b, Speed{Mode: Scaled, Factor: 10}, 5000,
+		[]time.Duration{0, 50 * time.Microsecond, 200 * time.Microsecond, time.Millisecond})
+}
+
+// BenchmarkPacerRealtime is the same at 1x (items due 1ms apart), where the
+// timer, not the spin, does most of the waiting.
+//
+//	go test -run '^$' -bench PacerRealtime -benchtime 5x ./scheduler/
+func BenchmarkPacerRealtime(b *testing.B) {
+	benchPacer(b, Speed{}, 1000,
+		[]time.Duration{0, 200 * time.Microsecond, 500 * time.Microsecond, time.Millisecond, 2 * time.Millisecond})
+}
+
+// benchPacer replays msgs items recorded 1ms apart at speed, once per loop
+// iteration, for each spin threshold.
+func benchPacer(b *testing.B, speed Speed, msgs int, spins []time.Duration) {
+	for _, spin := range spins {
 		b.Run(fmt.Sprintf("spin=%v/msgs=%d", spin, msgs), func(b *testing.B) {
 			b.ReportAllocs()
 			lags := make([]time.Duration, 0, msgs*8)
 			var total, ideal time.Duration
 			for b.Loop() {
-				p := New(Speed{Mode: Scaled, Factor: 10}, WithSpin(spin))
+				p := New(speed, WithSpin(spin))
 				start := time.Now()
 				p.Start(start)
 				var last Timing

@@ -6,17 +6,22 @@ import (
 	"time"
 )
 
-// DefaultSpin is the spin threshold New uses; see WithSpin.
-const DefaultSpin = 200 * time.Microsecond
+// DefaultSpin is the spin threshold New uses; see WithSpin. Measured on Linux
+// (BenchmarkPacerRealtime), Go timers fired up to about 1ms late, so a
+// shorter spin left most of that oversleep in the lag.
+const DefaultSpin = time.Millisecond
 
 // Option configures a Pacer.
 type Option func(*Pacer)
 
 // WithSpin sets the spin threshold: Wait sleeps on a timer until d before the
 // due time, then yields (runtime.Gosched) until it is due. Go timers can fire
-// tens of microseconds late; spinning the last stretch releases items within
-// microseconds, at the cost of a busy core for up to d per item. 0 turns
-// spinning off. Negative values count as 0.
+// up to about a millisecond late; spinning the last stretch releases items
+// within microseconds, at the cost of a busy goroutine for up to d per item
+// (all the time when items are due less than d apart). With many pacers
+// running at once (many sessions, few cores), spinning ones compete for the
+// cores: there a small d, or 0, may keep lag lower. 0 turns spinning off.
+// Negative values count as 0.
 func WithSpin(d time.Duration) Option {
 	return func(p *Pacer) { p.spin = max(d, 0) }
 }
