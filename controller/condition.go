@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -71,18 +72,14 @@ func ParseCondition(spec string) (*Condition, error) {
 }
 
 // isExprWord reports words that expr reads as values or variables, so
-// that "true" or "seq" are expressions, not methods.
+// that "true", "seq" or "params.name" are expressions, not methods.
 func isExprWord(s string) bool {
 	switch s {
 	case "true", "false", "nil":
 		return true
 	}
-	for _, v := range Variables {
-		if s == v {
-			return true
-		}
-	}
-	return false
+	head, _, _ := strings.Cut(s, ".")
+	return slices.Contains(Variables, head)
 }
 
 func compileError(spec string, err error) error {
@@ -105,12 +102,15 @@ func (c *Condition) Kind() string { return c.kind }
 // error; it never panics. A missing member anywhere in a path
 // (params.arguments.message with no params) is nil, not an error.
 func (c *Condition) Match(m Msg) (bool, error) {
+	if c.kind != KindExpr {
+		return c.match(m, nil)
+	}
 	var env exprEnv
 	return c.match(m, &env)
 }
 
 // match is Match with a lazily filled environment, shared by the
-// breakpoints checked against one message.
+// breakpoints checked against one message (nil for seq and method).
 func (c *Condition) match(m Msg, env *exprEnv) (bool, error) {
 	switch c.kind {
 	case KindSeq:

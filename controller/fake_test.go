@@ -281,3 +281,7 @@ func formatLog(recs []sentRec) string {
 	}
 	return b.String()
 }
+
+func resultFor(m Msg) report.Result {
+	return report.Result{Seq: m.Seq, Session: m.Session, Method: m.Method, Verdict: report.Passed}
+}

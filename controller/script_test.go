@@ -325,7 +325,10 @@ func (s *scriptRun) line(l scriptLine) {
 func (s *scriptRun) command(l scriptLine, text string) error {
 	name, arg, _ := strings.Cut(text, " ")
 	arg = strings.TrimSpace(arg)
-	ctx := s.ctx
+	// A bound (of fake time) turns a command that would hang into a
+	// readable failure instead of a synctest deadlock.
+	ctx, cancel := context.WithTimeout(s.ctx, time.Hour)
+	defer cancel()
 	switch name {
 	case "start":
 		return s.c.Start(ctx)
@@ -521,4 +524,3 @@ func fields(s string) ([]string, error) {
 	}
 	return out, nil
 }
-
