@@ -92,7 +92,7 @@
 // connection meanwhile). Between replies the server pushes status events.
 //
 //	→ {"id":1,"cmd":"step","n":2}
-//	← {"event":"status","status":{"state":"running","seq":4,"reason":"step (2 left)",…}}
+//	← {"event":"status","status":{"state":"running","seq":4,"reason":"step",…}}
 //	← {"id":1,"ok":true,"results":[{"seq":4,"verdict":"passed",…},…],"status":{…}}
 //	→ {"id":2,"cmd":"bogus"}
 //	← {"id":2,"ok":false,"error":"unknown command \"bogus\"; want one of …"}

@@ -14,7 +14,7 @@ const (
 	// Idle: Start has not been called; the gate holds everything.
 	Idle State = "idle"
 	// Running: the gate lets messages through (during a step too: Status
-	// then says "step" and how many are left).
+	// then says "step").
 	Running State = "running"
 	// Paused: the gate is closed; nothing more reaches the target.
 	Paused State = "paused"
@@ -32,7 +32,7 @@ type Status struct {
 	// one past the last released (the target of the last seek).
 	Seq int64
 	// Reason says why the replay is paused or running a step:
-	// "start", "pause", "step", "step (2 left)",
+	// "start", "pause", "step",
 	// "breakpoint 2 (method tools/call)", "error at seq 12", "seek 5".
 	Reason string
 	Speed  string
