@@ -37,6 +37,7 @@ type Engine struct {
 		sessions       atomic.Int64
 		serverNotes    atomic.Int64
 		serverRequests atomic.Int64
+		serverRefused  atomic.Int64
 	}
 	onResult func(report.Result)
 }

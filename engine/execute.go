@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -42,24 +43,6 @@ type arrival struct {
 	err     error
 }
 
-// session is one replayed session: its connection and its requests in
-// flight, by the id sent and by the id recorded.
-type session struct {
-	name  string
-	conn  transport.Conn
-	sent  map[string]*pend
-	byRec map[string]*pend
-}
-
-// find looks a pend up by raw id bytes: the bytes as they are first (no
-// allocation), then the canonical key.
-func find(m map[string]*pend, id []byte) *pend {
-	if p, ok := m[string(id)]; ok {
-		return p
-	}
-	return m[jsonrpc.IDKey(id)]
-}
-
 // executor is the state of the execute stage, owned by its goroutine.
 type executor struct {
 	e        *Engine
@@ -70,13 +53,15 @@ type executor struct {
 	done     chan struct{} // closed when the stage returns: forwarders stop
 	live     int           // pends not yet reported
 	fifo     []*pend       // send order; deadlines are in the same order
-	waitFor  *pend         // input is held until this request is answered
+	// backlogged counts the items held in sessions' backlogs; past
+	// maxBacklog, input waits too (memory stays bounded).
+	backlogged int
+	inputDone  bool
 	// The first session's connection is read directly, without a
 	// forwarder: one goroutine hand-off less per answer in the common
 	// single-session replay.
 	direct        <-chan transport.Incoming
 	directSession string
-	inflight      int
 	timer         *time.Timer
 	armed         *pend // the request the timer is set for
 }
@@ -95,19 +80,18 @@ func (e *Engine) execute(ctx context.Context, g *errgroup.Group, in <-chan *Item
 		timer:    time.NewTimer(time.Hour),
 	}
 	defer x.close()
-	for in != nil || x.live > 0 {
+	for in != nil || x.live > 0 || x.backlogged > 0 {
 		x.armTimer()
 		var inCh <-chan *Item
-		if !x.held() {
+		if x.backlogged < maxBacklog {
 			inCh = in
 		}
 		select {
 		case it, ok := <-inCh:
 			if !ok {
 				in = nil
-				// Nothing more will be recorded: an answer that came
-				// without its recorded twin is reported as it is.
-				if err := x.flushUnexpected(ctx); err != nil {
+				x.inputDone = true
+				if err := x.settleAll(ctx); err != nil {
 					return err
 				}
 				continue
@@ -116,7 +100,7 @@ func (e *Engine) execute(ctx context.Context, g *errgroup.Group, in <-chan *Item
 				return err
 			}
 		case a := <-x.arrivals:
-			if err := x.arrive(ctx, a, in == nil); err != nil {
+			if err := x.arrive(ctx, a); err != nil {
 				return err
 			}
 		case inc, ok := <-x.direct:
@@ -125,11 +109,11 @@ func (e *Engine) execute(ctx context.Context, g *errgroup.Group, in <-chan *Item
 				a = arrival{session: x.directSession, closed: true, err: x.sessions[x.directSession].conn.Err()}
 				x.direct = nil
 			}
-			if err := x.arrive(ctx, a, in == nil); err != nil {
+			if err := x.arrive(ctx, a); err != nil {
 				return err
 			}
 		case now := <-x.timer.C:
-			if err := x.expire(ctx, now, in == nil); err != nil {
+			if err := x.expire(ctx, now); err != nil {
 				return err
 			}
 		case <-ctx.Done():
@@ -137,15 +121,6 @@ func (e *Engine) execute(ctx context.Context, g *errgroup.Group, in <-chan *Item
 		}
 	}
 	return nil
-}
-
-// held reports whether input must wait: too many requests in flight, or
-// the order rule says a recorded answer comes first.
-func (x *executor) held() bool {
-	if x.inflight >= x.e.cfg.MaxInflight {
-		return true
-	}
-	return x.waitFor != nil && !x.waitFor.answered()
 }
 
 // armTimer points the timer at the oldest unanswered request's deadline.
@@ -170,22 +145,58 @@ func (x *executor) armTimer() {
 	}
 }
 
+// maxBacklog bounds the recorded messages held back for busy sessions.
+const maxBacklog = 4096
+
+// handle takes the next recorded message: at once, or into its session's
+// backlog while that session waits (other sessions go on).
 func (x *executor) handle(ctx context.Context, it *Item) error {
 	if x.e.stale(it) {
 		return nil
 	}
+	ss := x.sessions[it.Rec.Session]
+	if ss == nil {
+		if it.Rec.Dir == tape.S2C {
+			return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server message before its session's first client message"})
+		}
+		var err error
+		if ss, err = x.session(ctx, it.Rec.Session); err != nil {
+			return err
+		}
+	}
+	if len(ss.backlog) > 0 || ss.held(x.e.cfg.MaxInflight) {
+		ss.backlog = append(ss.backlog, it)
+		x.backlogged++
+		return nil
+	}
+	return x.process(ctx, ss, it)
+}
+
+// drain processes a session's backlog for as long as the session may go on,
+// then settles it if nothing more can be recorded for it.
+func (x *executor) drain(ctx context.Context, ss *session) error {
+	for len(ss.backlog) > 0 && !ss.held(x.e.cfg.MaxInflight) {
+		it := ss.backlog[0]
+		ss.backlog[0] = nil
+		ss.backlog = ss.backlog[1:]
+		x.backlogged--
+		if x.e.stale(it) {
+			continue
+		}
+		if err := x.process(ctx, ss, it); err != nil {
+			return err
+		}
+	}
+	return x.settle(ctx, ss)
+}
+
+// process replays one recorded message of a session that may go on.
+func (x *executor) process(ctx context.Context, ss *session, it *Item) error {
 	if it.Rec.Dir == tape.S2C {
-		return x.recordedAnswer(ctx, it)
+		return x.recorded(ctx, ss, it)
 	}
-	switch it.RPC.Kind {
-	case jsonrpc.KindResponse, jsonrpc.KindError:
-		// The client's answer to a server request: it only makes sense
-		// when the live server asks.
-		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "answer to a server request; the live server did not ask"})
-	}
-	ss, err := x.session(ctx, it.Rec.Session)
-	if err != nil {
-		return err
+	if isAnswer(it.RPC.Kind) {
+		return x.clientAnswer(ctx, ss, it)
 	}
 	sent := time.Now()
 	if err := x.sendRetry(ctx, ss.conn, it.Out); err != nil {
@@ -209,43 +220,69 @@ func (x *executor) handle(ctx context.Context, it *Item) error {
 	}
 	ss.sent[p.key] = p
 	ss.byRec[p.recKey] = p
+	ss.inflight++
 	x.live++
 	x.fifo = append(x.fifo, p)
-	x.inflight++
 	if x.e.cfg.Order == OrderSequential {
-		x.waitFor = p
+		ss.waitFor = p
 	}
 	return nil
 }
 
-// recordedAnswer handles a server message from the tape: the expected
-// answer of a request sent earlier, or a server notification or request.
-func (x *executor) recordedAnswer(ctx context.Context, it *Item) error {
+// recorded handles a server message from the tape: the expected answer
+// of a request sent earlier, or a server notification or request.
+func (x *executor) recorded(ctx context.Context, ss *session, it *Item) error {
 	switch it.RPC.Kind {
 	case jsonrpc.KindResponse, jsonrpc.KindError:
+	case jsonrpc.KindRequest:
+		ss.serverMethods[jsonrpc.IDKey(it.RPC.ID)] = it.RPC.Method
+		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server request; the live server's own is answered from the tape"})
 	default:
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server " + it.RPC.Kind.String()})
 	}
-	var p *pend
-	if ss := x.sessions[it.Rec.Session]; ss != nil {
-		p = find(ss.byRec, it.RPC.ID)
-	}
+	p := find(ss.byRec, it.RPC.ID)
 	if p == nil {
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded answer to a request that was not replayed"})
 	}
-	delete(p.sess.byRec, p.recKey)
+	delete(ss.byRec, p.recKey)
 	p.expected = it
 	if p.answered() {
 		return x.finish(ctx, p)
 	}
 	if x.e.cfg.Order == OrderCausal {
-		x.waitFor = p
+		ss.waitFor = p
+		// The live server cannot be waiting for an answer recorded after
+		// this point: refuse what it asked that the tape did not answer.
+		return x.refuseAsked(ctx, ss)
 	}
 	return nil
 }
 
+// clientAnswer handles the client's recorded answer to a server request:
+// it goes to the live server's request of the same method, now or when
+// the server asks.
+func (x *executor) clientAnswer(ctx context.Context, ss *session, it *Item) error {
+	method := ss.serverMethods[jsonrpc.IDKey(it.RPC.ID)]
+	if q := ss.asked[method]; len(q) > 0 {
+		ss.asked[method] = q[1:]
+		return x.answerServer(ctx, ss, q[0], it)
+	}
+	ss.answers[method] = append(ss.answers[method], it)
+	return nil
+}
+
+// answerServer sends the recorded answer it to the live server request req.
+func (x *executor) answerServer(ctx context.Context, ss *session, req jsonrpc.Message, it *Item) error {
+	x.e.counters.serverRequests.Add(1)
+	sent := time.Now()
+	if err := ss.conn.Send(ctx, it.RPC.WithID(req.ID)); err != nil && ctx.Err() == nil {
+		return x.targetDied(ss, fmt.Errorf("answer server request %s: %w", req.Method, err))
+	}
+	return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent})
+}
+
 // arrive handles a message from the target.
-func (x *executor) arrive(ctx context.Context, a arrival, inputDone bool) error {
+func (x *executor) arrive(ctx context.Context, a arrival) error {
 	if a.closed {
 		if a.err != nil {
 			return fmt.Errorf("%w: session %s: %w", ErrTarget, a.session, a.err)
@@ -260,13 +297,14 @@ func (x *executor) arrive(ctx context.Context, a arrival, inputDone bool) error 
 	switch rpc.Kind {
 	case jsonrpc.KindResponse, jsonrpc.KindError:
 	case jsonrpc.KindRequest:
-		return x.refuse(ctx, a.session, rpc)
+		return x.serverAsks(ctx, a.session, rpc)
 	default:
 		x.e.counters.serverNotes.Add(1)
 		return nil
 	}
+	ss := x.sessions[a.session]
 	var p *pend
-	if ss := x.sessions[a.session]; ss != nil {
+	if ss != nil {
 		p = find(ss.sent, rpc.ID)
 	}
 	if p == nil || p.answered() {
@@ -275,21 +313,58 @@ func (x *executor) arrive(ctx context.Context, a arrival, inputDone bool) error 
 	}
 	inc := a.inc
 	p.actual = &inc
-	x.inflight--
-	if p.expected != nil || inputDone {
-		return x.finish(ctx, p)
+	ss.inflight--
+	if p.expected != nil || x.final(ss) {
+		if err := x.finish(ctx, p); err != nil {
+			return err
+		}
 	}
-	return nil
+	return x.drain(ctx, ss)
 }
 
-// refuse answers a request from the server that the replay cannot answer.
-func (x *executor) refuse(ctx context.Context, session string, rpc jsonrpc.Message) error {
-	x.e.counters.serverRequests.Add(1)
+// final reports whether nothing more can be recorded for the session.
+func (x *executor) final(ss *session) bool { return x.inputDone && len(ss.backlog) == 0 }
+
+// serverAsks handles a request from the live server: answered with the
+// client's recorded answer of the same method, in order; held until the
+// tape gets there; or refused when the tape has none.
+func (x *executor) serverAsks(ctx context.Context, session string, rpc jsonrpc.Message) error {
 	ss := x.sessions[session]
 	if ss == nil {
 		return nil
 	}
-	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"replayctl: no recorded answer to %s"}}`, rpc.ID, jsonQuote(rpc.Method))
+	if it, fromBacklog := ss.takeAnswer(rpc.Method); it != nil {
+		if fromBacklog {
+			x.backlogged--
+		}
+		return x.answerServer(ctx, ss, rpc, it)
+	}
+	if x.final(ss) || ss.held(x.e.cfg.MaxInflight) {
+		return x.refuse(ctx, ss, rpc)
+	}
+	ss.asked[rpc.Method] = append(ss.asked[rpc.Method], rpc)
+	return nil
+}
+
+// refuseAsked refuses every live server request still waiting.
+func (x *executor) refuseAsked(ctx context.Context, ss *session) error {
+	for m, q := range ss.asked {
+		for _, rpc := range q {
+			if err := x.refuse(ctx, ss, rpc); err != nil {
+				return err
+			}
+		}
+		delete(ss.asked, m)
+	}
+	return nil
+}
+
+// refuse answers a server request the tape has no answer to, with an
+// error the report counts.
+func (x *executor) refuse(ctx context.Context, ss *session, rpc jsonrpc.Message) error {
+	x.e.counters.serverRefused.Add(1)
+	x.e.log.Warn().Str("session", ss.name).Str("method", rpc.Method).Msg("the server asked something the tape has no answer to")
+	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":%s}}`, rpc.ID, jsonQuote("replayctl: the tape has no answer to "+rpc.Method))
 	if err := ss.conn.Send(ctx, msg); err != nil && ctx.Err() == nil {
 		return x.targetDied(ss, fmt.Errorf("answer server request %s: %w", rpc.Method, err))
 	}
@@ -298,7 +373,7 @@ func (x *executor) refuse(ctx context.Context, session string, rpc jsonrpc.Messa
 
 // expire times out the requests whose deadline has passed and tells the
 // server they are cancelled.
-func (x *executor) expire(ctx context.Context, now time.Time, inputDone bool) error {
+func (x *executor) expire(ctx context.Context, now time.Time) error {
 	for _, p := range x.fifo {
 		if p.deadline.After(now) {
 			break
@@ -307,32 +382,51 @@ func (x *executor) expire(ctx context.Context, now time.Time, inputDone bool) er
 			continue
 		}
 		p.timedOut = true
-		x.inflight--
+		p.sess.inflight--
 		if conn := p.sess.conn; conn != nil {
 			note := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"replayctl: timed out after %s"}}`, p.req.SentID, x.e.cfg.Timeout)
 			if err := conn.Send(ctx, note); err != nil && ctx.Err() == nil {
 				x.e.log.Warn().Err(err).Msg("could not send notifications/cancelled")
 			}
 		}
-		if p.expected != nil || inputDone {
+		if p.expected != nil || x.final(p.sess) {
 			if err := x.finish(ctx, p); err != nil {
 				return err
 			}
+		}
+		if err := x.drain(ctx, p.sess); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// flushUnexpected reports the answered requests whose recorded answer
-// never came: the tape ended without it.
-func (x *executor) flushUnexpected(ctx context.Context) error {
-	for _, p := range x.fifo {
+// settle reports, once nothing more can be recorded for the session, the
+// answered requests whose recorded answer never came (the tape ended
+// without it), and refuses the server requests the tape did not answer.
+func (x *executor) settle(ctx context.Context, ss *session) error {
+	if !x.final(ss) {
+		return nil
+	}
+	var orphans []*pend
+	for _, p := range ss.sent {
 		if p.answered() && p.expected == nil {
-			if _, live := p.sess.sent[p.key]; live {
-				if err := x.finish(ctx, p); err != nil {
-					return err
-				}
-			}
+			orphans = append(orphans, p)
+		}
+	}
+	slices.SortFunc(orphans, func(a, b *pend) int { return a.sent.Compare(b.sent) })
+	for _, p := range orphans {
+		if err := x.finish(ctx, p); err != nil {
+			return err
+		}
+	}
+	return x.refuseAsked(ctx, ss)
+}
+
+func (x *executor) settleAll(ctx context.Context) error {
+	for _, ss := range x.sessions {
+		if err := x.settle(ctx, ss); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -344,8 +438,8 @@ func (x *executor) finish(ctx context.Context, p *pend) error {
 	delete(p.sess.sent, p.key)
 	delete(p.sess.byRec, p.recKey)
 	x.live--
-	if x.waitFor == p {
-		x.waitFor = nil
+	if p.sess.waitFor == p {
+		p.sess.waitFor = nil
 	}
 	o := &outcome{Epoch: p.req.Epoch, Req: p.req, Expected: p.expected, Actual: p.actual, Sent: p.sent, Timeout: p.timedOut}
 	if p.timedOut {
@@ -365,7 +459,7 @@ func (x *executor) session(ctx context.Context, name string) (*session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: connect session %s: %w", ErrTarget, name, err)
 	}
-	ss := &session{name: name, conn: c, sent: make(map[string]*pend), byRec: make(map[string]*pend)}
+	ss := newSession(name, c)
 	x.sessions[name] = ss
 	if x.directSession == "" {
 		x.direct, x.directSession = c.Incoming(), name

@@ -1,0 +1,72 @@
+package engine
+
+import (
+	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
+)
+
+// session is one replayed session as execute sees it: its connection, its
+// requests in flight (by the id sent and by the id recorded), what it is
+// waiting for, and the recorded messages held back until then.
+type session struct {
+	name  string
+	conn  transport.Conn
+	sent  map[string]*pend
+	byRec map[string]*pend
+
+	inflight int   // requests sent and not answered
+	waitFor  *pend // the order rule holds the session until this is answered
+	// backlog keeps the session's recorded messages, in order, while it is
+	// held; other sessions go on meanwhile.
+	backlog []*Item
+
+	// Requests the live server sent, and the client's recorded answers to
+	// requests the recorded server sent, matched by method in order.
+	serverMethods map[string]string            // recorded server request id → method
+	answers       map[string][]*Item           // method → recorded client answers, in order
+	asked         map[string][]jsonrpc.Message // method → live server requests not answered yet
+}
+
+func newSession(name string, conn transport.Conn) *session {
+	return &session{
+		name: name, conn: conn,
+		sent:          make(map[string]*pend),
+		byRec:         make(map[string]*pend),
+		serverMethods: make(map[string]string),
+		answers:       make(map[string][]*Item),
+		asked:         make(map[string][]jsonrpc.Message),
+	}
+}
+
+// held reports whether the session's next recorded message must wait.
+func (s *session) held(maxInflight int) bool {
+	return s.inflight >= maxInflight || (s.waitFor != nil && !s.waitFor.answered())
+}
+
+// find looks a pend up by raw id bytes: the bytes as they are first (no
+// allocation), then the canonical key.
+func find(m map[string]*pend, id []byte) *pend {
+	if p, ok := m[string(id)]; ok {
+		return p
+	}
+	return m[jsonrpc.IDKey(id)]
+}
+
+// takeAnswer returns the oldest recorded client answer to a server request
+// of method, looking in the queue and then in the backlog (fromBacklog).
+func (s *session) takeAnswer(method string) (it *Item, fromBacklog bool) {
+	if q := s.answers[method]; len(q) > 0 {
+		s.answers[method] = q[1:]
+		return q[0], false
+	}
+	for i, it := range s.backlog {
+		if isAnswer(it.RPC.Kind) && it.Rec.Dir == tape.C2S && s.serverMethods[jsonrpc.IDKey(it.RPC.ID)] == method {
+			s.backlog = append(s.backlog[:i:i], s.backlog[i+1:]...)
+			return it, true
+		}
+	}
+	return nil, false
+}
+
+func isAnswer(k jsonrpc.Kind) bool { return k == jsonrpc.KindResponse || k == jsonrpc.KindError }
