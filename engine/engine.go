@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/replayctl/replayctl/controller"
 	"github.com/replayctl/replayctl/mock"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
@@ -40,6 +41,11 @@ type Engine struct {
 		serverRefused  atomic.Int64
 	}
 	onResult func(report.Result)
+
+	// With a controller attached (Attach):
+	ctl     *controller.Controller
+	injects chan injectReq
+	look    lookup
 }
 
 // New checks cfg and returns an engine ready to Run.
@@ -98,6 +104,7 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 		return report.Report{}, err
 	}
 	defer r.Close()
+	defer e.closeLookup()
 	v, err := validator.New(validator.WithIgnore(e.cfg.Ignore...))
 	if err != nil {
 		return report.Report{}, fmt.Errorf("--ignore: %w", err)

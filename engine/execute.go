@@ -57,6 +57,7 @@ type executor struct {
 	// maxBacklog, input waits too (memory stays bounded).
 	backlogged int
 	inputDone  bool
+	end        *Item // the end of the tape, passed on once all is judged
 	// The first session's connection is read directly, without a
 	// forwarder: one goroutine hand-off less per answer in the common
 	// single-session replay.
@@ -81,6 +82,9 @@ func (e *Engine) execute(ctx context.Context, g *errgroup.Group, in <-chan *Item
 	}
 	defer x.close()
 	for in != nil || x.live > 0 || x.backlogged > 0 {
+		if err := x.passEnd(ctx); err != nil {
+			return err
+		}
 		x.armTimer()
 		var inCh <-chan *Item
 		if x.backlogged < maxBacklog {
@@ -110,6 +114,10 @@ func (e *Engine) execute(ctx context.Context, g *errgroup.Group, in <-chan *Item
 				x.direct = nil
 			}
 			if err := x.arrive(ctx, a); err != nil {
+				return err
+			}
+		case req := <-x.e.injects:
+			if err := x.inject(ctx, req); err != nil {
 				return err
 			}
 		case now := <-x.timer.C:
@@ -152,6 +160,11 @@ const maxBacklog = 4096
 // backlog while that session waits (other sessions go on).
 func (x *executor) handle(ctx context.Context, it *Item) error {
 	if x.e.stale(it) {
+		x.sentOrDropped(it)
+		return nil
+	}
+	if it.End {
+		x.end = it
 		return nil
 	}
 	ss := x.sessions[it.Rec.Session]
@@ -181,6 +194,7 @@ func (x *executor) drain(ctx context.Context, ss *session) error {
 		ss.backlog = ss.backlog[1:]
 		x.backlogged--
 		if x.e.stale(it) {
+			x.sentOrDropped(it)
 			continue
 		}
 		if err := x.process(ctx, ss, it); err != nil {
@@ -196,10 +210,13 @@ func (x *executor) process(ctx context.Context, ss *session, it *Item) error {
 		return x.recorded(ctx, ss, it)
 	}
 	if isAnswer(it.RPC.Kind) {
+		x.sentOrDropped(it)
 		return x.clientAnswer(ctx, ss, it)
 	}
 	sent := time.Now()
-	if err := x.sendRetry(ctx, ss.conn, it.Out); err != nil {
+	err := x.sendRetry(ctx, ss.conn, it.Out)
+	x.sentOrDropped(it)
+	if err != nil {
 		var he *transport.HTTPError
 		switch {
 		case ctx.Err() != nil:
@@ -314,7 +331,7 @@ func (x *executor) arrive(ctx context.Context, a arrival) error {
 	inc := a.inc
 	p.actual = &inc
 	ss.inflight--
-	if p.expected != nil || x.final(ss) {
+	if p.expected != nil || x.final(ss) || p.req.Injected {
 		if err := x.finish(ctx, p); err != nil {
 			return err
 		}
@@ -501,4 +518,41 @@ func (x *executor) close() {
 			x.e.log.Debug().Str("session", ss.name).Err(err).Msg("close connection")
 		}
 	}
+}
+
+// sentOrDropped tells a controller that a client message it let through is
+// on the wire, or will never be.
+func (x *executor) sentOrDropped(it *Item) {
+	if x.e.ctl != nil && it.paced() && !it.Injected {
+		x.e.ctl.Sent(it.Rec.Seq)
+	}
+}
+
+// passEnd passes the end-of-tape marker on once nothing is in flight.
+func (x *executor) passEnd(ctx context.Context) error {
+	if x.end == nil || x.live > 0 || x.backlogged > 0 {
+		return nil
+	}
+	end := x.end
+	x.end = nil
+	if x.e.stale(end) {
+		return nil
+	}
+	return x.emit(ctx, &outcome{Epoch: end.Epoch, Req: end, End: true})
+}
+
+// inject sends a message that is not on the tape.
+func (x *executor) inject(ctx context.Context, req injectReq) error {
+	it := req.it
+	if it.Rec.Session == "" {
+		it.Rec.Session = x.directSession
+	}
+	ss := x.sessions[it.Rec.Session]
+	if ss == nil {
+		req.done <- fmt.Errorf("inject: no session %q is connected yet", it.Rec.Session)
+		return nil
+	}
+	err := x.process(ctx, ss, it)
+	req.done <- err
+	return err
 }

@@ -19,13 +19,19 @@ type Item struct {
 	Out    []byte
 	SentID []byte // the id on the wire, for requests
 	Timing scheduler.Timing
-	// Index counts the paced (c2s) items before this one in the epoch.
-	Index int64
+	// Injected: not from the tape (a controller's inject); its answer is
+	// reported as it comes.
+	Injected bool
+	// End marks the end of the tape in its epoch: execute passes it on
+	// once everything before it has been judged.
+	End bool
 }
 
 // paced reports whether the scheduler waits for the item: only what the
-// client sends is paced; recorded answers pass at once and act as markers.
-func (it *Item) paced() bool { return it.Rec.Dir == tape.C2S }
+// client sends of its own accord is paced (and gated by a controller);
+// recorded answers pass at once and act as markers, and the client's
+// answers to server requests go when the live server asks.
+func (it *Item) paced() bool { return it.Rec.Dir == tape.C2S && !isAnswer(it.RPC.Kind) }
 
 // outcome is what execute hands to validate: one replayed message and,
 // for a request, its live answer next to the recorded one.
@@ -38,4 +44,5 @@ type outcome struct {
 	Skipped  string // why the message was not replayed
 	Err      error  // transport failure or timeout
 	Timeout  bool
+	End      bool // the tape is finished (for a controller)
 }

@@ -34,6 +34,9 @@ func (e *Engine) load(ctx context.Context, r *tape.Reader, out chan<- *Item) err
 			switch {
 			case errors.Is(err, io.EOF):
 				eof = true
+				if e.ctl != nil { // tell the controller once all is judged
+					next = &Item{Epoch: epoch, End: true, Rec: tape.Message{Seq: -1}}
+				}
 			case err != nil:
 				return err
 			default:

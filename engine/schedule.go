@@ -2,8 +2,11 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"time"
 
+	"github.com/replayctl/replayctl/controller"
+	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/scheduler"
 )
 
@@ -14,7 +17,11 @@ import (
 // silence; later ones keep their recorded offsets from it.
 func (e *Engine) schedule(ctx context.Context, in <-chan *Item, out chan<- *Item) error {
 	defer close(out)
-	p := scheduler.New(e.cfg.Speed, scheduler.WithControl(e.speeds))
+	opts := []scheduler.Option{scheduler.WithControl(e.speeds)}
+	if e.ctl != nil {
+		opts = append(opts, scheduler.WithPauseControl(e.ctl.PauseEvents()))
+	}
+	p := scheduler.New(e.cfg.Speed, opts...)
 	epoch := ^uint64(0)
 	for {
 		select {
@@ -37,6 +44,13 @@ func (e *Engine) schedule(ctx context.Context, in <-chan *Item, out chan<- *Item
 				it.Timing = tm
 				if err := e.stepGate(ctx); err != nil {
 					return err
+				}
+				pass, err := e.admit(ctx, p, it)
+				if err != nil {
+					return err
+				}
+				if !pass {
+					continue
 				}
 			}
 			if err := send(ctx, out, it); err != nil {
@@ -63,3 +77,37 @@ func (e *Engine) stepGate(ctx context.Context) error {
 		return ctx.Err()
 	}
 }
+
+// admit asks the controller's gate, if there is one, whether it may go
+// (it blocks while the replay is paused). A stale message is dropped; the
+// time the gate held the message does not count as replay time; a one-off
+// modification replaces the message, keeping its fresh id.
+func (e *Engine) admit(ctx context.Context, p *scheduler.Pacer, it *Item) (bool, error) {
+	if e.ctl == nil {
+		return true, nil
+	}
+	a, err := e.ctl.Admit(ctx, ctlMsg(it))
+	switch {
+	case errors.Is(err, controller.ErrStale):
+		return false, nil
+	case errors.Is(err, controller.ErrStopped):
+		return false, errStopped
+	case err != nil:
+		return false, err
+	}
+	if a.Held() > 0 {
+		p.Pause(a.HeldFrom)
+		p.Resume(a.HeldUntil)
+		it.Timing.Due = it.Timing.Due.Add(a.Held())
+	}
+	if a.Replace != nil {
+		it.Out = a.Replace
+		if rpc, err := jsonrpc.Parse(a.Replace); err == nil && rpc.Kind == jsonrpc.KindRequest && it.SentID != nil {
+			it.Out = rpc.WithID(it.SentID)
+		}
+	}
+	return true, nil
+}
+
+// errStopped ends the pipeline when the controller has stopped.
+var errStopped = errors.New("engine: the controller stopped the replay")

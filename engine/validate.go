@@ -21,9 +21,18 @@ func (e *Engine) validate(ctx context.Context, in <-chan *outcome, v *validator.
 			if o.Epoch < e.epoch.Load() && o.Req.Rec.Seq >= 0 {
 				continue
 			}
+			if o.End {
+				if e.ctl != nil {
+					e.ctl.End()
+				}
+				continue
+			}
 			r := judge(o, v)
 			c.Add(r)
 			e.publish(r)
+			if e.ctl != nil && o.Req.paced() && !o.Req.Injected {
+				e.ctl.Judged(r)
+			}
 		case <-ctx.Done():
 			return ctx.Err()
 		}

@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/replayctl/replayctl/controller"
+	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/scheduler"
+)
+
+// TestControllerDrivesTheEngine runs the real pipeline against the mock
+// under a controller: step, breakpoint, seek and step again, checking
+// which messages were judged after each command.
+func TestControllerDrivesTheEngine(t *testing.T) {
+	path := writeTape(t, t.TempDir(), 10, 1000, nil) // seq 0..2 handshake, request i at seq 1+2i
+	e, err := New(Config{Tape: path, Speed: scheduler.Speed{Mode: scheduler.Fast}, Logger: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := controller.New(e)
+	e.Attach(c)
+	var judged []int64
+	results := make(chan report.Result, 100)
+	e.OnResult(func(r report.Result) {
+		if r.Dir == "c2s" {
+			results <- r
+		}
+	})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return c.Run(gctx) })
+	g.Go(func() error { _, err := e.Run(gctx); return err })
+	collect := func() []int64 {
+		judged = judged[:0]
+		for {
+			select {
+			case r := <-results:
+				judged = append(judged, r.Seq)
+			default:
+				return append([]int64(nil), judged...)
+			}
+		}
+	}
+	mustEqual := func(what string, got, want []int64) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Fatalf("%s: judged %v, want %v", what, got, want)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("%s: judged %v, want %v", what, got, want)
+			}
+		}
+	}
+
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := c.Step(ctx, 1)
+	if err != nil || len(rs) != 1 || rs[0].Seq != 0 || rs[0].Verdict != report.Passed {
+		t.Fatalf("step 1: %+v, %v; want seq 0 passed", rs, err)
+	}
+	mustEqual("step 1", collect(), []int64{0})
+
+	// A breakpoint on request 4 (seq 9): continue stops before it.
+	if _, err := c.AddBreakpoint(ctx, `method == "tools/call" && params.arguments.message == "message 4"`); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.WaitStop(ctx)
+	if err != nil || st.State != controller.Paused || st.Seq != 9 {
+		t.Fatalf("continue: status %+v, %v; want paused before seq 9", st, err)
+	}
+	mustEqual("continue", collect(), []int64{2, 3, 5, 7})
+
+	// Seek back to request 2 (seq 5), step: exactly seq 5 is sent again.
+	if err := c.Seek(ctx, 5); err != nil {
+		t.Fatal(err)
+	}
+	rs, err = c.Step(ctx, 1)
+	if err != nil || len(rs) != 1 || rs[0].Seq != 5 {
+		t.Fatalf("seek 5, step: %+v, %v; want seq 5", rs, err)
+	}
+	mustEqual("seek+step", collect(), []int64{5})
+
+	cancel()
+	if err := g.Wait(); err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatal(err)
+	}
+}
