@@ -65,6 +65,13 @@ type Config struct {
 	// TimelineLimit bounds the timeline kept for the report; 0 means the
 	// report's default.
 	TimelineLimit int
+	// Sessions is how many virtual copies of each recorded session run,
+	// each on its own connection with its own ids ("s1#1", "s1#2", …);
+	// 0 or 1 means the tape as recorded.
+	Sessions int
+	// Ramp spreads the copies' starts evenly over this time; 0 starts
+	// them together, at their recorded times.
+	Ramp time.Duration
 	// Step, in stepped mode, releases one message per value received.
 	Step   <-chan struct{}
 	Logger zerolog.Logger
@@ -82,6 +89,9 @@ func (c *Config) withDefaults() error {
 	}
 	if _, err := ParseOrder(string(c.Order)); err != nil {
 		return err
+	}
+	if c.Sessions < 0 || c.Ramp < 0 {
+		return fmt.Errorf("engine: sessions %d and ramp %s must not be negative", c.Sessions, c.Ramp)
 	}
 	if c.MaxInflight <= 0 {
 		c.MaxInflight = 1000

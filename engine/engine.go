@@ -133,7 +133,14 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	executed := make(chan *outcome, 256)
 	g, gctx := errgroup.WithContext(ctx)
 	col.Start(time.Now())
-	g.Go(func() error { return e.load(gctx, r, loaded) })
+	var src source = r
+	if e.cfg.Sessions > 1 {
+		if e.ctl != nil {
+			return report.Report{}, fmt.Errorf("engine: a controlled replay (debug) runs one session; drop --sessions")
+		}
+		src = newFanout(r, e.cfg.Sessions, e.cfg.Ramp)
+	}
+	g.Go(func() error { return e.load(gctx, src, loaded) })
 	g.Go(func() error { return e.transform(gctx, loaded, transformed) })
 	g.Go(func() error { return e.schedule(gctx, transformed, scheduled) })
 	g.Go(func() error { return e.execute(gctx, g, scheduled, executed) })

@@ -15,6 +15,7 @@ import (
 	"github.com/replayctl/replayctl/mock"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
+	"github.com/replayctl/replayctl/tape"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -136,5 +137,68 @@ func BenchmarkPipeline(b *testing.B) {
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "requests/s")
 		})
+	}
+}
+
+func TestVirtualSessions(t *testing.T) {
+	path := writeTape(t, t.TempDir(), 30, 1000, nil)
+	for _, ramp := range []time.Duration{0, 20 * time.Millisecond} {
+		t.Run(ramp.String(), func(t *testing.T) {
+			var seen = map[string]int{}
+			cfg := Config{Tape: path, Speed: scheduler.Speed{Mode: scheduler.Scaled, Factor: 10}, Sessions: 5, Ramp: ramp}
+			e, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.OnResult(func(r report.Result) { seen[r.Session]++ })
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			rep, err := e.Run(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Validation.Passed != 5*31 || rep.Validation.Failed != 0 {
+				t.Errorf("passed %d failed %d, want %d and 0", rep.Validation.Passed, rep.Validation.Failed, 5*31)
+			}
+			if rep.Summary.Sessions != 5 || len(seen) != 5 {
+				t.Errorf("sessions %d, results from %v; want 5 virtual sessions", rep.Summary.Sessions, seen)
+			}
+			for k := 1; k <= 5; k++ {
+				if n := seen[fmt.Sprintf("s1#%d", k)]; n != 32 {
+					t.Errorf("session s1#%d: %d results, want 32", k, n)
+				}
+			}
+		})
+	}
+}
+
+func TestFanoutOrderAndWindow(t *testing.T) {
+	path := writeTape(t, t.TempDir(), 100, 1000, nil)
+	r, err := tape.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	f := newFanout(r, 4, 10*time.Millisecond) // shifts 0, 2.5, 5, 7.5 ms
+	var last int64 = -1
+	n, maxWindow := 0, 0
+	for {
+		m, err := f.Next()
+		if err != nil {
+			break
+		}
+		if m.TUS < last {
+			t.Fatalf("message %d of %s at %dµs after one at %dµs: out of due order", m.Seq, m.Session, m.TUS, last)
+		}
+		last = m.TUS
+		n++
+		maxWindow = max(maxWindow, len(f.window))
+	}
+	if want := 4 * 203; n != want {
+		t.Errorf("got %d messages, want %d", n, want)
+	}
+	// 7.5 ms of a tape with 2 messages per ms: about 15 in the window.
+	if maxWindow > 20 {
+		t.Errorf("window grew to %d messages, want about 15 (7.5ms of tape)", maxWindow)
 	}
 }

@@ -19,7 +19,7 @@ type seekReq struct {
 // load reads the tape and sends one item per message, in tape order. It
 // closes out when the tape ends, and repositions the reader when a seek
 // arrives (the rest of the pipeline drops the older epoch).
-func (e *Engine) load(ctx context.Context, r *tape.Reader, out chan<- *Item) error {
+func (e *Engine) load(ctx context.Context, r source, out chan<- *Item) error {
 	defer close(out)
 	var (
 		next  *Item

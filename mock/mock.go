@@ -3,6 +3,7 @@ package mock
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -44,8 +45,11 @@ func New(path string, opts ...Option) *Mock {
 var _ transport.Dialer = (*Mock)(nil)
 
 // Dial opens the tape for the recorded session and returns a connection
-// that answers as that session's server did.
+// that answers as that session's server did. A virtual copy of a session
+// ("s1#3", as the engine names them in load replays) answers as the
+// recorded one.
 func (m *Mock) Dial(ctx context.Context, session string) (transport.Conn, error) {
+	session = recordedName(session)
 	r, err := tape.Open(m.path, m.tapeOpts...)
 	if err != nil {
 		return nil, err
@@ -170,4 +174,18 @@ func (c *conn) Close() error {
 		err = c.r.Close()
 	})
 	return err
+}
+
+// recordedName strips a virtual copy's "#k" suffix.
+func recordedName(session string) string {
+	i := strings.LastIndexByte(session, '#')
+	if i <= 0 || i == len(session)-1 {
+		return session
+	}
+	for _, c := range session[i+1:] {
+		if c < '0' || c > '9' {
+			return session
+		}
+	}
+	return session[:i]
 }

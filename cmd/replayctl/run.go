@@ -27,6 +27,8 @@ type runFlags struct {
 	order       string
 	timeout     time.Duration
 	maxInflight int
+	sessions    int
+	ramp        time.Duration
 	maxLine     int
 	timeline    int
 	mockTape    string
@@ -68,7 +70,9 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.StringVarP(&f.output, "output", "o", "text", "what goes to stdout: text or json")
 	fl.StringVar(&f.order, "order", "causal", "causal (wait for the answers recorded before each message) | sequential | none")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "how long to wait for each answer; then it is cancelled")
-	fl.IntVar(&f.maxInflight, "max-inflight", 1000, "requests in flight at most")
+	fl.IntVar(&f.maxInflight, "max-inflight", 1000, "requests in flight at most, per session")
+	fl.IntVar(&f.sessions, "sessions", 1, "virtual copies of each recorded session, each on its own connection (load)")
+	fl.DurationVar(&f.ramp, "ramp", 0, "spread the virtual sessions' starts over this time")
 	fl.IntVar(&f.maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
 	fl.IntVar(&f.timeline, "timeline-limit", 10000, "messages kept in the report's timeline")
 	fl.StringVar(&f.target, "target", "", "a Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp")
@@ -97,6 +101,9 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 			return usageError("--report: %w", err)
 		}
 	}
+	if f.sessions < 1 || f.ramp < 0 {
+		return usageError("--sessions %d --ramp %s: want 1 or more sessions and a ramp of 0 or more", f.sessions, f.ramp)
+	}
 	if f.maxInflight < 1 {
 		return usageError("--max-inflight %d: want 1 or more", f.maxInflight)
 	}
@@ -112,6 +119,8 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		Order:         order,
 		Timeout:       f.timeout,
 		MaxInflight:   f.maxInflight,
+		Sessions:      f.sessions,
+		Ramp:          f.ramp,
 		TimelineLimit: f.timeline,
 		Logger:        a.log,
 	}
