@@ -69,8 +69,9 @@ type Config struct {
 	// each on its own connection with its own ids ("s1#1", "s1#2", …);
 	// 0 or 1 means the tape as recorded.
 	Sessions int
-	// Ramp spreads the copies' starts evenly over this time; 0 starts
-	// them together, at their recorded times.
+	// Ramp spreads the copies' starts evenly over this wall-clock time;
+	// 0 starts them together, at their recorded times. Speeds that pace
+	// by count (fast, fixed, rps) interleave the copies instead.
 	Ramp time.Duration
 	// Step, in stepped mode, releases one message per value received.
 	Step   <-chan struct{}

@@ -138,7 +138,12 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 		if e.ctl != nil {
 			return report.Report{}, fmt.Errorf("engine: a controlled replay (debug) runs one session; drop --sessions")
 		}
-		src = newFanout(r, e.cfg.Sessions, e.cfg.Ramp)
+		// The ramp is wall-clock time; the fan-out shifts recorded time.
+		ramp := e.cfg.Ramp
+		if e.cfg.Speed.Mode == scheduler.Scaled {
+			ramp = time.Duration(float64(ramp) * e.cfg.Speed.Factor)
+		}
+		src = newFanout(r, e.cfg.Sessions, ramp)
 	}
 	g.Go(func() error { return e.load(gctx, src, loaded) })
 	g.Go(func() error { return e.transform(gctx, loaded, transformed) })
