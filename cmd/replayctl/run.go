@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/replayctl/replayctl/engine"
 	"github.com/replayctl/replayctl/mock"
@@ -75,13 +76,19 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.DurationVar(&f.ramp, "ramp", 0, "spread the virtual sessions' starts over this time")
 	fl.IntVar(&f.maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
 	fl.IntVar(&f.timeline, "timeline-limit", 10000, "messages kept in the report's timeline")
+	addTargetFlags(fl, &f)
+	return cmd
+}
+
+// addTargetFlags registers the flags that choose the target; `run` and
+// `debug` share them (and a.target reads them).
+func addTargetFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVar(&f.target, "target", "", "a Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp")
 	fl.StringArrayVar(&f.headers, "header", nil, `an HTTP header "K:V" sent on every request; values may use ${ENV} (repeatable)`)
 	fl.BoolVar(&f.legacySSE, "legacy-sse", false, "the --target speaks the 2024-11-05 HTTP+SSE transport (GET stream + endpoint event)")
 	fl.StringArrayVar(&f.env, "env", nil, "K=V added to the server command's environment (repeatable)")
 	fl.StringVar(&f.cwd, "cwd", "", "working directory of the server command")
 	fl.StringVar(&f.mockTape, "mock-tape", "", "the built-in mock answers from this tape instead of TAPE (e.g. a newer recording)")
-	return cmd
 }
 
 func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
