@@ -50,6 +50,7 @@ type executor struct {
 	out      chan<- *outcome
 	sessions map[string]*session
 	arrivals chan arrival
+	dialed   chan dialResult
 	done     chan struct{} // closed when the stage returns: forwarders stop
 	live     int           // pends not yet reported
 	fifo     []*pend       // send order; deadlines are in the same order
@@ -77,6 +78,7 @@ func (e *Engine) execute(ctx context.Context, g *errgroup.Group, in <-chan *Item
 		// A buffer per connection would do as well; one shared buffer
 		// lets answers queue while execute is busy sending.
 		arrivals: make(chan arrival, 64),
+		dialed:   make(chan dialResult),
 		done:     make(chan struct{}),
 		timer:    time.NewTimer(time.Hour),
 	}
@@ -114,6 +116,10 @@ func (e *Engine) execute(ctx context.Context, g *errgroup.Group, in <-chan *Item
 				x.direct = nil
 			}
 			if err := x.arrive(ctx, a); err != nil {
+				return err
+			}
+		case r := <-x.dialed:
+			if err := x.connected(ctx, r); err != nil {
 				return err
 			}
 		case req := <-x.e.injects:
@@ -467,23 +473,54 @@ func (x *executor) finish(ctx context.Context, p *pend) error {
 
 func (x *executor) emit(ctx context.Context, o *outcome) error { return send(ctx, x.out, o) }
 
-// session returns the named session, dialling its connection on first use.
+// session returns the named session, dialling its connection on first
+// use. The first session is dialled at once; later ones in the background,
+// their messages held in their backlog meanwhile, so that connecting one
+// session (starting a server process, say) never holds up the others.
 func (x *executor) session(ctx context.Context, name string) (*session, error) {
 	if ss, ok := x.sessions[name]; ok {
 		return ss, nil
 	}
-	c, err := x.e.dialer.Dial(ctx, name)
-	if err != nil {
-		return nil, fmt.Errorf("%w: connect session %s: %w", ErrTarget, name, err)
-	}
-	ss := newSession(name, c)
+	ss := newSession(name, nil)
 	x.sessions[name] = ss
 	if x.directSession == "" {
+		c, err := x.e.dialer.Dial(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("%w: connect session %s: %w", ErrTarget, name, err)
+		}
+		ss.conn = c
 		x.direct, x.directSession = c.Incoming(), name
 		return ss, nil
 	}
-	x.g.Go(func() error { x.forward(name, c); return nil })
+	x.g.Go(func() error {
+		c, err := x.e.dialer.Dial(ctx, name)
+		select {
+		case x.dialed <- dialResult{ss: ss, conn: c, err: err}:
+		case <-x.done:
+			if c != nil {
+				c.Close()
+			}
+		}
+		return nil
+	})
 	return ss, nil
+}
+
+// dialResult is a background dial's outcome.
+type dialResult struct {
+	ss   *session
+	conn transport.Conn
+	err  error
+}
+
+// connected takes a background dial's outcome: the session goes on.
+func (x *executor) connected(ctx context.Context, r dialResult) error {
+	if r.err != nil {
+		return fmt.Errorf("%w: connect session %s: %w", ErrTarget, r.ss.name, r.err)
+	}
+	r.ss.conn = r.conn
+	x.g.Go(func() error { x.forward(r.ss.name, r.conn); return nil })
+	return x.drain(ctx, r.ss)
 }
 
 // forward copies one connection's messages into the shared arrivals
@@ -514,6 +551,9 @@ func (x *executor) close() {
 	close(x.done)
 	x.timer.Stop()
 	for _, ss := range x.sessions {
+		if ss.conn == nil {
+			continue
+		}
 		if err := ss.conn.Close(); err != nil {
 			x.e.log.Debug().Str("session", ss.name).Err(err).Msg("close connection")
 		}
@@ -548,7 +588,7 @@ func (x *executor) inject(ctx context.Context, req injectReq) error {
 		it.Rec.Session = x.directSession
 	}
 	ss := x.sessions[it.Rec.Session]
-	if ss == nil {
+	if ss == nil || ss.conn == nil {
 		req.done <- fmt.Errorf("inject: no session %q is connected yet", it.Rec.Session)
 		return nil
 	}

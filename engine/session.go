@@ -11,7 +11,7 @@ import (
 // waiting for, and the recorded messages held back until then.
 type session struct {
 	name  string
-	conn  transport.Conn
+	conn  transport.Conn // nil while it is being dialled
 	sent  map[string]*pend
 	byRec map[string]*pend
 
@@ -41,7 +41,7 @@ func newSession(name string, conn transport.Conn) *session {
 
 // held reports whether the session's next recorded message must wait.
 func (s *session) held(maxInflight int) bool {
-	return s.inflight >= maxInflight || (s.waitFor != nil && !s.waitFor.answered())
+	return s.conn == nil || s.inflight >= maxInflight || (s.waitFor != nil && !s.waitFor.answered())
 }
 
 // find looks a pend up by raw id bytes: the bytes as they are first (no

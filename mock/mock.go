@@ -50,12 +50,12 @@ var _ transport.Dialer = (*Mock)(nil)
 // recorded one.
 func (m *Mock) Dial(ctx context.Context, session string) (transport.Conn, error) {
 	session = recordedName(session)
-	r, err := tape.Open(m.path, m.tapeOpts...)
+	r, err := tape.Open(m.path, append(m.tapeOpts[:len(m.tapeOpts):len(m.tapeOpts)], tape.WithSession(session))...)
 	if err != nil {
 		return nil, err
 	}
 	// The feed's buffer lets the reader run ahead of the replay.
-	feed := make(chan feedItem, 1024)
+	feed := make(chan feedItem, 128)
 	c := &conn{
 		m:    matcher{feed: feed, lookahead: m.lookahead},
 		r:    r,

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/replayctl/replayctl/internal/jsonscan"
 	"io"
 	"unicode/utf8"
 )
@@ -68,7 +69,7 @@ func (r *Reader) readMessage() (Message, error) {
 			return Message{}, err
 		}
 		n := r.pos.line
-		if isBlank(line) {
+		if isBlank(line) || (r.opts.only != nil && otherSession(line, r.opts.only)) {
 			continue
 		}
 		if err := scanEnvelope(line, &r.env); err != nil {
@@ -311,4 +312,18 @@ func firstKey(doc []byte) string {
 		return ""
 	}
 	return string(doc[i+1 : i+1+end])
+}
+
+// otherSession reports whether line is a message of a session other than
+// want (a JSON string), looking no further than its "session" member.
+func otherSession(line, want []byte) bool {
+	other := false
+	_ = jsonscan.Members(line, func(m jsonscan.Member) bool {
+		if string(m.Key) == "session" {
+			other = !bytes.Equal(line[m.Start:m.End], want)
+			return false
+		}
+		return true
+	})
+	return other
 }

@@ -2,10 +2,12 @@ package tape
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 )
 
 // Format is a tape file format, as detected from the content.
@@ -25,10 +27,23 @@ const (
 
 type options struct {
 	maxLine int
+	only    []byte // WithSession: the session name as a JSON string
 }
 
 // Option configures a Reader.
 type Option func(*options)
+
+// WithSession makes Next return only the messages of one recorded
+// session. Lines of other sessions are skipped without being decoded
+// (their errors go unseen: read the tape unfiltered to check it), so a
+// reader that serves one session of a large tape stays cheap. A filtered
+// reader cannot SeekSeq.
+func WithSession(name string) Option {
+	return func(o *options) {
+		b, _ := json.Marshal(name) // a string always marshals
+		o.only = b
+	}
+}
 
 // WithMaxLine sets the longest line, in bytes without the newline, that the
 // reader accepts (default 8 MiB). A longer line is refused with an error
@@ -169,11 +184,13 @@ func (r *Reader) Close() error {
 // Next keeps returning it until a SeekSeq moves the reader.
 func (r *Reader) Next() (Message, error) {
 	if r.format == FormatVCR {
-		if r.next >= len(r.msgs) {
-			return Message{}, io.EOF
+		for r.next < len(r.msgs) {
+			r.next++
+			if m := r.msgs[r.next-1]; r.opts.only == nil || string(r.opts.only) == strconv.Quote(m.Session) {
+				return cloneMessage(m), nil
+			}
 		}
-		r.next++
-		return cloneMessage(r.msgs[r.next-1]), nil
+		return Message{}, io.EOF
 	}
 	if r.pending != nil {
 		m := *r.pending

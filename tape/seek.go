@@ -25,6 +25,9 @@ type indexEntry struct {
 // forward from the nearest indexed message at or before seq; a seq past what
 // has been read is found by reading forward, indexing as it goes.
 func (r *Reader) SeekSeq(seq int64) error {
+	if r.opts.only != nil {
+		return fmt.Errorf("tape %s: a reader filtered to one session (WithSession) cannot seek", r.path)
+	}
 	if r.format == FormatVCR {
 		i := sort.Search(len(r.msgs), func(i int) bool { return r.msgs[i].Seq >= seq })
 		switch {

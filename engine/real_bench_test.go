@@ -1,0 +1,254 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/replayctl/replayctl/internal/testserver"
+	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/record"
+	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/scheduler"
+	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
+)
+
+// handshake and calls make a client conversation of n tools/call requests.
+func conversation(tool, args string, n int) [][]byte {
+	msgs := [][]byte{
+		[]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"replayctl-bench","version":"0"}}}`),
+		[]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`),
+	}
+	for i := 1; i <= n; i++ {
+		msgs = append(msgs, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, i, tool, fmt.Sprintf(args, i)))
+	}
+	return msgs
+}
+
+// recordFrom records msgs from a live target into a tape in dir.
+func recordFrom(tb testing.TB, d transport.Dialer, msgs [][]byte) string {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	conn, err := d.Dial(ctx, "s1")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer conn.Close()
+	path := filepath.Join(tb.TempDir(), "recorded.jsonl")
+	w, err := tape.Create(path, tape.Header{Format: tape.FormatName, Version: tape.FormatVersion})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := record.Script(ctx, conn, "s1", msgs, w, 30*time.Second); err != nil {
+		tb.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// pipedLimit is the server's own limit: every request written at once,
+// without waiting, and the time until the last answer is read.
+func pipedLimit(tb testing.TB, d transport.Dialer, msgs [][]byte) time.Duration {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	conn, err := d.Dial(ctx, "s1")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer conn.Close()
+	requests := 0
+	for _, m := range msgs {
+		if rpc, _ := jsonrpc.Parse(m); rpc.Kind == jsonrpc.KindRequest {
+			requests++
+		}
+	}
+	start := time.Now()
+	go func() { // the server reads as fast as it can; writing must not wait for answers
+		for _, m := range msgs {
+			if conn.Send(ctx, m) != nil {
+				return
+			}
+		}
+	}()
+	for got := 0; got < requests; {
+		select {
+		case in := <-conn.Incoming():
+			if rpc, err := jsonrpc.Parse(in.Msg); err == nil && jsonrpc.IsResponseKind(rpc.Kind) {
+				got++
+			}
+		case <-ctx.Done():
+			tb.Fatalf("piped: %d of %d answers", got, requests)
+		}
+	}
+	return time.Since(start)
+}
+
+// BenchmarkStdioRatio compares replayctl's throughput against a subprocess
+// server (fast, order none) with the server's own limit (the same
+// requests piped in without waiting). ratio is the headline figure.
+func BenchmarkStdioRatio(b *testing.B) {
+	const n = 3000
+	servers := []struct {
+		name       string
+		argv       func(testing.TB) []string
+		tool, args string
+	}{
+		{"server-everything", testserver.Everything, "echo", `{"message":"message %d"}`},
+		{"go-sdk", testserver.GoSDK, "test_simple_text", `{}`},
+	}
+	for _, s := range servers {
+		b.Run(s.name, func(b *testing.B) {
+			d := transport.Stdio{Command: s.argv(b)}
+			msgs := conversation(s.tool, s.args, n)
+			path := recordFrom(b, d, msgs)
+			var piped, replay time.Duration
+			for b.Loop() {
+				piped += pipedLimit(b, d, msgs)
+				start := time.Now()
+				rep, err := replay1(b, Config{Tape: path, Dialer: d, Speed: scheduler.Speed{Mode: scheduler.Fast}, Order: OrderNone, MaxInflight: n + 10, Logger: zerolog.Nop()})
+				replay += time.Since(start)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if rep.Validation.Failed != 0 || rep.Validation.Passed != n+1 {
+					b.Fatalf("passed %d failed %d, want %d and 0", rep.Validation.Passed, rep.Validation.Failed, n+1)
+				}
+			}
+			b.ReportMetric(float64(piped)/float64(replay), "ratio")
+			b.ReportMetric(float64(n)*float64(b.N)/replay.Seconds(), "requests/s")
+			b.ReportMetric(float64(n)*float64(b.N)/piped.Seconds(), "piped-requests/s")
+		})
+	}
+}
+
+func replay1(tb testing.TB, cfg Config) (report.Report, error) {
+	e, err := New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	return e.Run(ctx)
+}
+
+// BenchmarkHTTPSessions replays a recorded session as many concurrent
+// virtual sessions against the go-sdk conformance server over Streamable
+// HTTP on loopback, and reports throughput, latency, errors and the heap
+// in use per session at the peak.
+func BenchmarkHTTPSessions(b *testing.B) {
+	for _, sessions := range []int{200} {
+		b.Run(fmt.Sprintf("sessions=%d", sessions), func(b *testing.B) {
+			url := testserver.GoSDKHTTP(b)
+			d := transport.HTTP{URL: url, Client: transport.NewClient(sessions)}
+			path := recordFrom(b, d, conversation("test_simple_text", `{}`, 20))
+			for b.Loop() {
+				base, peak := heapInUse(), uint64(0)
+				stop := sampleHeap(&peak)
+				start := time.Now()
+				rep, err := replay1(b, Config{Tape: path, Dialer: d, Speed: scheduler.Speed{Mode: scheduler.Fast}, Sessions: sessions, Logger: zerolog.Nop()})
+				elapsed := time.Since(start)
+				stop()
+				if err != nil {
+					b.Fatal(err)
+				}
+				p := rep.Performance
+				b.ReportMetric(float64(rep.Validation.Checked)/elapsed.Seconds(), "requests/s")
+				b.ReportMetric(p.LatencyMS.P50, "p50-ms")
+				b.ReportMetric(p.LatencyMS.P99, "p99-ms")
+				b.ReportMetric(float64(p.Errors+p.Timeouts+rep.Validation.Failed), "errors")
+				b.ReportMetric(float64(peak-min(base, peak))/float64(sessions)/1024, "heap-KB/session")
+			}
+		})
+	}
+}
+
+func heapInUse() uint64 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse
+}
+
+// sampleHeap records the peak heap in use every 5ms until stopped.
+func sampleHeap(peak *uint64) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			*peak = max(*peak, heapInUse())
+			select {
+			case <-t.C:
+			case <-done:
+				return
+			}
+		}
+	})
+	return func() { close(done); wg.Wait() }
+}
+
+// BenchmarkMultiSession10x replays a tape of 10 recorded sessions, each
+// with messages 1ms apart, at 10x against the mock: schedule lag and the
+// total duration against the ideal one.
+func BenchmarkMultiSession10x(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "multi.jsonl")
+	writeMulti(b, path, 10, 2000, 2*time.Millisecond)
+	ideal := time.Duration(2000) * 2 * time.Millisecond / 10
+	for b.Loop() {
+		rep, err := replay1(b, Config{Tape: path, Speed: scheduler.Speed{Mode: scheduler.Scaled, Factor: 10}, Logger: zerolog.Nop()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if rep.Validation.Failed != 0 {
+			b.Fatalf("%d failed", rep.Validation.Failed)
+		}
+		lag := rep.Performance.ScheduleLagMS
+		b.ReportMetric(lag.P50, "lag-p50-ms")
+		b.ReportMetric(lag.P99, "lag-p99-ms")
+		b.ReportMetric(rep.Summary.DurationMS/float64(ideal.Milliseconds()), "duration/ideal")
+	}
+}
+
+// writeMulti writes a tape of sessions interleaved sessions, each a
+// handshake and n requests gap apart, answered after gap/2.
+func writeMulti(tb testing.TB, path string, sessions, n int, gap time.Duration) {
+	tb.Helper()
+	w, err := tape.Create(path, tape.Header{Format: tape.FormatName, Version: tape.FormatVersion})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var seq int64
+	put := func(us int64, s int, dir tape.Dir, msg string) {
+		if err := w.Write(tape.Message{Seq: seq, TUS: us, Session: fmt.Sprintf("s%d", s), Dir: dir, Msg: []byte(msg)}); err != nil {
+			tb.Fatal(err)
+		}
+		seq++
+	}
+	g := gap.Microseconds()
+	for s := 1; s <= sessions; s++ {
+		put(0, s, tape.C2S, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`)
+		put(1, s, tape.S2C, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18"}}`)
+	}
+	for i := 1; i <= n; i++ {
+		for s := 1; s <= sessions; s++ {
+			put(int64(i)*g, s, tape.C2S, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i))
+		}
+		for s := 1; s <= sessions; s++ {
+			put(int64(i)*g+g/2, s, tape.S2C, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, i))
+		}
+	}
+	if err := w.Close(); err != nil {
+		tb.Fatal(err)
+	}
+}
