@@ -1,0 +1,307 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/replayctl/replayctl/controller"
+	"github.com/replayctl/replayctl/engine"
+	"github.com/replayctl/replayctl/mock"
+	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/scheduler"
+	"github.com/replayctl/replayctl/tape"
+)
+
+// debugFlags are the flags of `replayctl debug`: run's target flags and
+// a few of its own.
+type debugFlags struct {
+	runFlags
+	stepHandshake bool
+	onError       string
+	control       string
+}
+
+func (a *app) debugCommand() *cobra.Command {
+	var f debugFlags
+	cmd := &cobra.Command{
+		Use:   "debug TAPE [flags] [-- SERVER_COMMAND ARGS...]",
+		Short: "Step through a tape against a target, message by message",
+		Long: `Replay a tape under a debugger: the initialize handshake is replayed, then
+the replay stops before the first message after it and reads commands
+(step, continue, break, seek, list, print, diff, ...; type help).
+
+On a terminal the prompt has line editing and history; from a pipe the
+same commands are read one per line, each finishing before the next, and
+end of input quits. The exit status is that of run: 0 when every answer
+judged matched the recording, 1 when one did not.`,
+		Example: `  replayctl debug examples/quickstart.jsonl
+  replayctl debug tape.jsonl -- npx -y @modelcontextprotocol/server-everything stdio
+  printf 'break tools/call\ncontinue\nprint\nstep\ndiff\n' | replayctl debug tape.jsonl --target http://127.0.0.1:3000/mcp
+  replayctl debug tape.jsonl --control unix:/tmp/replay.sock`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError("debug: missing TAPE (replayctl debug TAPE [flags])")
+			}
+			if cmd.ArgsLenAtDash() > 1 || (cmd.ArgsLenAtDash() < 0 && len(args) > 1) {
+				return usageError("debug: one TAPE at a time; a server command goes after --")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.debug(cmd, args, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.speed, "speed", "fast", "pacing of continue: fast | realtime | Nx (10x) | fixed:50ms | rps:5")
+	fl.StringArrayVar(&f.ignore, "ignore", nil, "a path not compared, e.g. result.content[*].annotations (repeatable)")
+	fl.StringVar(&f.order, "order", "causal", "causal | sequential | none")
+	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "how long to wait for each answer")
+	fl.IntVar(&f.maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
+	fl.BoolVar(&f.stepHandshake, "step-handshake", false, "stop before the very first message instead of after the initialize handshake")
+	fl.StringVar(&f.onError, "on-error", "pause", "a failed, error or timeout answer: pause (stop there) or continue")
+	fl.StringVar(&f.control, "control", "", "serve the control protocol (JSON lines) on unix:/path.sock as well")
+	addTargetFlags(fl, &f.runFlags)
+	return cmd
+}
+
+func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
+	speed, err := scheduler.Parse(f.speed)
+	if err != nil {
+		return usageError("--speed: %w", err)
+	}
+	if speed.Mode == scheduler.Stepped {
+		return usageError("--speed stepped: debug steps by itself (step); choose fast, realtime, Nx, fixed:D or rps:N for continue")
+	}
+	order, err := engine.ParseOrder(f.order)
+	if err != nil {
+		return usageError("--order: %w", err)
+	}
+	onError, err := controller.ParseOnError(f.onError)
+	if err != nil {
+		return usageError("--on-error: %w", err)
+	}
+	socket := ""
+	if f.control != "" {
+		var ok bool
+		if socket, ok = strings.CutPrefix(f.control, "unix:"); !ok || socket == "" {
+			return usageError("--control %q: want unix:/path/to.sock", f.control)
+		}
+	}
+	var command []string
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		command = args[dash:]
+	}
+	cfg := engine.Config{
+		Tape:        args[0],
+		TapeOptions: []tape.Option{tape.WithMaxLine(f.maxLine)},
+		Speed:       speed,
+		Ignore:      f.ignore,
+		Order:       order,
+		Timeout:     f.timeout,
+		MaxInflight: 1000,
+		Logger:      a.log,
+	}
+	f.maxInflight = cfg.MaxInflight
+	if err := a.target(&cfg, f.runFlags, command); err != nil {
+		return err
+	}
+	if cfg.Dialer == nil {
+		cfg.Dialer = mock.New(cfg.Tape, mock.WithTapeOptions(cfg.TapeOptions...))
+		cfg.Target = "mock"
+	}
+	t := newTap(cfg.Dialer)
+	cfg.Dialer = t
+	e, err := engine.New(cfg)
+	if err != nil {
+		return usageError("%w", err)
+	}
+	c := controller.New(e, controller.WithLogger(a.log), controller.WithOnError(onError), controller.WithSpeed(speed))
+	e.Attach(c)
+	j := newJournal()
+	e.OnResult(j.add)
+
+	in := newLineReader(a.stdin, a.stdout)
+	defer in.close()
+	out := in.writer()
+	d := &debugger{c: c, look: e.Lookup, tap: t, j: j, out: out, p: painter(in.terminal), timeout: cfg.Timeout}
+
+	// On a terminal Ctrl-C pauses a running command instead of ending the
+	// session (quit, or Ctrl-D, ends it); from a pipe it ends the session.
+	parent := cmd.Context()
+	if in.terminal {
+		parent = context.WithoutCancel(parent)
+	}
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	g, gctx := errgroup.WithContext(ctx)
+	var rep report.Report
+	g.Go(func() error { return c.Run(gctx) })
+	g.Go(func() error {
+		var err error
+		rep, err = e.Run(gctx)
+		return err
+	})
+	if socket != "" {
+		var lc net.ListenConfig
+		ln, err := lc.Listen(gctx, "unix", socket)
+		if err != nil {
+			cancel()
+			_ = g.Wait()
+			return usageError("--control: %w (is another replay using it? remove a stale file)", err)
+		}
+		g.Go(func() error { return controller.Serve(gctx, c, ln) })
+		fmt.Fprintf(a.stderr, "control socket: %s\n", socket)
+	}
+	if in.terminal {
+		g.Go(func() error { return interrupts(gctx, c, cancel) })
+	}
+
+	replErr := d.loop(gctx, in, f.stepHandshake)
+	engineFirst := gctx.Err() != nil && ctx.Err() == nil
+	cancel()
+	runErr := g.Wait()
+	switch {
+	case engineFirst && runErr != nil:
+		return runErr // the target died, or a bad tape
+	case cmd.Context().Err() != nil && !in.terminal:
+		return fmt.Errorf("interrupted: %w", cmd.Context().Err())
+	case replErr != nil:
+		return replErr
+	}
+	fmt.Fprintf(out, "%s\n", summaryLine(rep))
+	if !rep.Passed() {
+		return &exitError{code: exitFailed, err: errReported}
+	}
+	return nil
+}
+
+// loop runs the handshake and then the commands, until quit, end of
+// input or the end of ctx. A command's error is shown and the session
+// goes on; only a stopped controller or ctx ends it early.
+func (d *debugger) loop(ctx context.Context, in *lineReader, stepHandshake bool) error {
+	if err := d.c.Start(ctx); err != nil {
+		return stopErr(err)
+	}
+	if m, ok := d.look(0); ok {
+		d.defaultSession = m.Session
+	}
+	if !stepHandshake {
+		if err := d.handshake(ctx); err != nil {
+			if stop := stopErr(err); stop != nil {
+				return stop
+			}
+			d.printf("error: %v\n", err)
+		}
+	} else if st, err := d.c.Status(ctx); err == nil {
+		d.where(st)
+	}
+	for {
+		line, err := in.readLine(ctx)
+		if err != nil {
+			return nil // end of input, or ctx: quit
+		}
+		c, arg, err := parseCommand(line)
+		if err != nil {
+			d.printf("error: %v\n", err)
+			continue
+		}
+		if c == nil {
+			continue
+		}
+		err = c.run(d, ctx, arg)
+		if errors.Is(err, errQuit) {
+			return nil
+		}
+		if stop := stopErr(err); stop != nil {
+			return stop
+		}
+		if err != nil {
+			d.printf("error: %v\n", err)
+		}
+	}
+}
+
+// stopErr keeps the errors that end the session: the controller or the
+// replay is gone (the engine's own error then says why).
+func stopErr(err error) error {
+	if errors.Is(err, controller.ErrStopped) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
+}
+
+// handshake steps through the initialize request and the initialized
+// notification of the tape's first session, and stops before the message
+// after them. A tape without them stops before its first message.
+func (d *debugger) handshake(ctx context.Context) error {
+	last := int64(-1)
+	for s := int64(0); s < 10000; s++ {
+		m, ok := d.look(s)
+		if !ok {
+			break
+		}
+		if m.Dir == report.DirC2S && m.Method == "notifications/initialized" {
+			last = s
+			break
+		}
+	}
+	var shown []report.Result
+	for {
+		st, err := d.c.Status(ctx)
+		if err != nil {
+			return err
+		}
+		m, ok := d.current(st)
+		if !ok || m.Seq > last || st.State != controller.Paused || strings.HasPrefix(st.Reason, "error") {
+			return d.settle(ctx, shown)
+		}
+		rs, err := d.c.Step(ctx, 1)
+		for _, r := range rs {
+			d.show(r)
+		}
+		shown = append(shown, rs...)
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// interrupts turns Ctrl-C (SIGINT) into pause while a command runs on a
+// terminal, and SIGTERM into the end of the session.
+func interrupts(ctx context.Context, c *controller.Controller, cancel func()) error {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case s := <-sig:
+			if s != os.Interrupt {
+				cancel()
+				return nil
+			}
+			_ = c.Pause(ctx) // continue's WaitStop then returns
+		}
+	}
+}
+
+// summaryLine is the last line of a session.
+func summaryLine(r report.Report) string {
+	v := r.Validation
+	s := fmt.Sprintf("summary: %d checked, %d passed, %d failed", v.Checked, v.Passed, v.Failed)
+	if n := r.Performance.Errors + r.Performance.Timeouts; n > 0 {
+		s += fmt.Sprintf(", %d errors or timeouts", n)
+	}
+	return s
+}
