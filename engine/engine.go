@@ -41,6 +41,7 @@ type Engine struct {
 		serverRefused  atomic.Int64
 	}
 	onResult func(report.Result)
+	finished bool // set by validate when it has judged everything
 
 	// With a controller attached (Attach):
 	ctl     *controller.Controller
@@ -151,7 +152,9 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	g.Go(func() error { return e.execute(gctx, g, scheduled, executed) })
 	g.Go(func() error { return e.validate(gctx, executed, v, col) })
 	err = g.Wait()
-	col.Finish(time.Now())
+	if !e.finished { // cut short: the report ends now
+		col.Finish(time.Now())
+	}
 
 	warnings := r.Warnings()
 	rep := col.Report(report.Meta{

@@ -71,7 +71,6 @@ type executor struct {
 // execute sends what the client sent, on each session's connection, and
 // pairs answers with requests. See the package doc for the order rules.
 func (e *Engine) execute(ctx context.Context, g *errgroup.Group, in <-chan *Item, out chan<- *outcome) (err error) {
-	defer close(out)
 	x := &executor{
 		e: e, g: g, out: out,
 		sessions: make(map[string]*session),
@@ -82,6 +81,9 @@ func (e *Engine) execute(ctx context.Context, g *errgroup.Group, in <-chan *Item
 		done:     make(chan struct{}),
 		timer:    time.NewTimer(time.Hour),
 	}
+	// On the way out: close out first, so that validate can finish its
+	// clock, then the connections (a server process may take its time).
+	defer close(out)
 	defer x.close()
 	for in != nil || x.live > 0 || x.backlogged > 0 {
 		if err := x.passEnd(ctx); err != nil {
@@ -428,9 +430,10 @@ func (x *executor) expire(ctx context.Context, now time.Time) error {
 // answered requests whose recorded answer never came (the tape ended
 // without it), and refuses the server requests the tape did not answer.
 func (x *executor) settle(ctx context.Context, ss *session) error {
-	if !x.final(ss) {
-		return nil
+	if ss.settled || !x.final(ss) {
+		return nil // once settled, later answers are finished as they come
 	}
+	ss.settled = true
 	var orphans []*pend
 	for _, p := range ss.sent {
 		if p.answered() && p.expected == nil {

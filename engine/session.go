@@ -20,6 +20,7 @@ type session struct {
 	// backlog keeps the session's recorded messages, in order, while it is
 	// held; other sessions go on meanwhile.
 	backlog []*Item
+	settled bool // nothing more can be recorded for it: see executor.settle
 
 	// Requests the live server sent, and the client's recorded answers to
 	// requests the recorded server sent, matched by method in order.

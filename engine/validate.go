@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/report"
@@ -16,6 +17,10 @@ func (e *Engine) validate(ctx context.Context, in <-chan *outcome, v *validator.
 		select {
 		case o, ok := <-in:
 			if !ok {
+				// The replay is over when the last answer is judged, not
+				// when the target has shut down.
+				c.Finish(time.Now())
+				e.finished = true
 				return nil
 			}
 			if o.Epoch < e.epoch.Load() && o.Req.Rec.Seq >= 0 {
