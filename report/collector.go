@@ -75,6 +75,10 @@ type Collector struct {
 	errsOmitted     int64
 	faultList       []Fault
 	faultsOmitted   int64
+
+	sessionLimit    int
+	sessions        map[string]*sessionStats
+	sessionsOmitted map[string]struct{}
 }
 
 // timelineItem is a timeline entry before its times are made relative to
@@ -90,13 +94,16 @@ type timelineItem struct {
 // NewCollector returns an empty collector.
 func NewCollector(opts ...Option) *Collector {
 	c := &Collector{
-		timelineLimit: DefaultTimelineLimit,
-		failureLimit:  DefaultFailureLimit,
-		errorLimit:    DefaultErrorLimit,
-		faultLimit:    DefaultFaultLimit,
-		latency:       newHist(),
-		intended:      newHist(),
-		lag:           newHist(),
+		timelineLimit:   DefaultTimelineLimit,
+		failureLimit:    DefaultFailureLimit,
+		errorLimit:      DefaultErrorLimit,
+		faultLimit:      DefaultFaultLimit,
+		latency:         newHist(),
+		intended:        newHist(),
+		lag:             newHist(),
+		sessionLimit:    DefaultSessionLimit,
+		sessions:        make(map[string]*sessionStats),
+		sessionsOmitted: make(map[string]struct{}),
 	}
 	for _, o := range opts {
 		o(c)
@@ -133,6 +140,9 @@ func (c *Collector) Add(r Result) {
 	}
 	if answered {
 		c.received++
+	}
+	if r.Session != "" && r.Seq >= 0 {
+		c.addSession(r, sent, answered)
 	}
 	if isRequest {
 		c.requestsSent++
@@ -260,6 +270,7 @@ func (c *Collector) Merge(o *Collector) error {
 	c.failures, c.failuresOmitted = appendCapped(c.failures, o.failures, c.failureLimit, c.failuresOmitted+o.failuresOmitted)
 	c.errs, c.errsOmitted = appendCapped(c.errs, o.errs, c.errorLimit, c.errsOmitted+o.errsOmitted)
 	c.faultList, c.faultsOmitted = appendCapped(c.faultList, o.faultList, c.faultLimit, c.faultsOmitted+o.faultsOmitted)
+	c.mergeSessions(o)
 	return nil
 }
 

@@ -32,6 +32,10 @@ type Report struct {
 	ErrorsOmitted   int64           `json:"errors_omitted"`
 	Timeline        []TimelineEntry `json:"timeline"`
 	TimelineOmitted int64           `json:"timeline_omitted"`
+	// PerSession breaks the totals down by session (by name, at most
+	// DefaultSessionLimit; the rest are counted in SessionsOmitted).
+	PerSession      []SessionSummary `json:"per_session"`
+	SessionsOmitted int              `json:"sessions_omitted"`
 }
 
 // Summary is the report's "summary" section.
@@ -168,6 +172,8 @@ func (c *Collector) Report(meta Meta) Report {
 		ErrorsOmitted:   c.errsOmitted,
 		Timeline:        make([]TimelineEntry, len(c.timeline)),
 		TimelineOmitted: c.timelineOmitted,
+		PerSession:      c.perSession(),
+		SessionsOmitted: len(c.sessionsOmitted),
 	}
 	if duration > 0 {
 		r.Performance.ThroughputPerS = float64(c.requestsAnswered) / duration.Seconds()
