@@ -1,0 +1,413 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/replayctl/replayctl/internal/testserver"
+	"github.com/replayctl/replayctl/transport"
+)
+
+// replayctlIn runs the built binary from the repository root with stdin.
+func replayctlIn(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = "../.."
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run %v: %v", args, err)
+	}
+	if strings.Contains(errb.String(), "goroutine ") && strings.Contains(errb.String(), "panic") {
+		t.Fatalf("replayctl %v panicked:\n%s", args, errb.String())
+	}
+	return result{code, out.String(), errb.String()}
+}
+
+// tapeLine is what the tests need of a tape's message line.
+type tapeLine struct {
+	Seq int64  `json:"seq"`
+	Dir string `json:"dir"`
+	Msg struct {
+		Method string `json:"method"`
+	} `json:"msg"`
+}
+
+// seqsOf reads a tape and returns the seqs of its client messages with
+// each method, in order.
+func seqsOf(t *testing.T, path string) map[string][]int64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seqs := map[string][]int64{}
+	for _, l := range strings.Split(string(b), "\n") {
+		var m tapeLine
+		if !strings.Contains(l, `"type":"message"`) || json.Unmarshal([]byte(l), &m) != nil || m.Dir != "c2s" {
+			continue
+		}
+		seqs[m.Msg.Method] = append(seqs[m.Msg.Method], m.Seq)
+	}
+	return seqs
+}
+
+// everythingTee records a tape from server-everything and returns it,
+// the target args that replay it against a fresh server-everything whose
+// stdin is copied to the returned log, and the log's path.
+func everythingTee(t *testing.T) (tapePath string, target []string, logPath string) {
+	t.Helper()
+	argv := testserver.Everything(t)
+	tapePath = recordTape(t, transport.Stdio{Command: argv}, "stdio", script("echo", `{"message":"hello, replay"}`, `{"message":"second"}`))
+	logPath = filepath.Join(t.TempDir(), "RECV.log")
+	target = []string{"--", "sh", "-c", `tee -a "$0" | exec "$1" stdio`, logPath, argv[0]}
+	return tapePath, target, logPath
+}
+
+// received reads what the server was sent: method (or "answer") and the
+// params, one per line.
+func received(t *testing.T, logPath string) (methods []string, lines []string) {
+	t.Helper()
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatalf("the server received nothing: %v", err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var m struct {
+			Method string `json:"method"`
+		}
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("server received a line that is not JSON: %q", l)
+		}
+		if m.Method == "" {
+			m.Method = "answer"
+		}
+		methods = append(methods, m.Method)
+		lines = append(lines, l)
+	}
+	return methods, lines
+}
+
+var sentSeq = regexp.MustCompile(`(?m)^→ seq (\d+) `)
+
+// sections splits a piped session's stdout at the echoed commands and
+// returns, for each, the command and the seqs it sent ("" for what came
+// before the first command: the handshake).
+func sections(stdout string) (cmds []string, sent [][]string) {
+	cmds, sent = []string{""}, [][]string{nil}
+	for _, l := range strings.Split(stdout, "\n") {
+		if c, ok := strings.CutPrefix(l, prompt); ok {
+			cmds = append(cmds, c)
+			sent = append(sent, nil)
+			continue
+		}
+		if m := sentSeq.FindStringSubmatch(l); m != nil {
+			sent[len(sent)-1] = append(sent[len(sent)-1], m[1])
+		}
+	}
+	return cmds, sent
+}
+
+// TestDebugScriptAgainstServer drives `replayctl debug` through a pipe
+// against server-everything and checks, from the server's side, exactly
+// what arrived, and from the output which command sent it.
+func TestDebugScriptAgainstServer(t *testing.T) {
+	tapePath, target, logPath := everythingTee(t)
+	seqs := seqsOf(t, tapePath)
+	list, ping, call := seqs["tools/list"][0], seqs["ping"][0], seqs["tools/call"][0]
+	script := fmt.Sprintf("step\nbreak tools/call\ncontinue\nprint\nstep\nseek %d\nstep\nstatus\nquit\nstep\n", list)
+	res := replayctlIn(t, script, append([]string{"debug", tapePath}, target...)...)
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+
+	methods, lines := received(t, logPath)
+	want := []string{"initialize", "notifications/initialized", "tools/list", "ping", "tools/call", "tools/list"}
+	if !slices.Equal(methods, want) {
+		t.Fatalf("server received %v, want %v\n%s", methods, want, res.stdout)
+	}
+	if !strings.Contains(lines[4], "hello, replay") {
+		t.Errorf("the tools/call sent was %s, want the first one (hello, replay)", lines[4])
+	}
+
+	cmds, sent := sections(res.stdout)
+	s := func(seq int64) string { return fmt.Sprint(seq) }
+	wantCmds := []string{"", "step", "break tools/call", "continue", "print", "step", fmt.Sprintf("seek %d", list), "step", "status", "quit"}
+	wantSent := [][]string{{s(seqs["initialize"][0]), s(seqs["notifications/initialized"][0])}, {s(list)}, nil, {s(ping)}, nil, {s(call)}, nil, {s(list)}, nil, nil}
+	if !slices.Equal(cmds, wantCmds) {
+		t.Fatalf("commands read %q, want %q (nothing after quit)\n%s", cmds, wantCmds, res.stdout)
+	}
+	for i := range wantSent {
+		if !slices.Equal(sent[i], wantSent[i]) {
+			t.Errorf("after %q: sent seqs %v, want %v", cmds[i], sent[i], wantSent[i])
+		}
+	}
+	for _, want := range []string{
+		"⏸ breakpoint 1 (method tools/call)",
+		`"message": "hello, replay"`, // print, pretty
+		"← {\"content\":[{\"type\":\"text\",\"text\":\"Echo: hello, replay\"}]}",
+		"✓ passed",
+		fmt.Sprintf("paused before seq %d", seqs["ping"][0]),
+		"summary: 5 checked, 5 passed, 0 failed",
+	} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, res.stdout)
+		}
+	}
+}
+
+// --step-handshake stops before seq 0: one step sends only initialize.
+func TestDebugStepHandshake(t *testing.T) {
+	tapePath, target, logPath := everythingTee(t)
+	res := replayctlIn(t, "status\nstep\n", append([]string{"debug", tapePath, "--step-handshake"}, target...)...)
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	methods, _ := received(t, logPath)
+	if want := []string{"initialize"}; !slices.Equal(methods, want) {
+		t.Fatalf("server received %v, want %v\n%s", methods, want, res.stdout)
+	}
+	cmds, sent := sections(res.stdout)
+	if len(cmds) != 3 || len(sent[0]) != 0 || len(sent[1]) != 0 || !slices.Equal(sent[2], []string{"0"}) {
+		t.Errorf("sent by command %q: %v, want nothing, nothing, [0]\n%s", cmds, sent, res.stdout)
+	}
+	if !strings.Contains(res.stdout, "paused before seq 0") {
+		t.Errorf("status does not say paused before seq 0:\n%s", res.stdout)
+	}
+}
+
+func TestDebugEndOfInputAndBadCommands(t *testing.T) {
+	tests := []struct {
+		name, stdin string
+		want        []string
+	}{
+		{"empty input", "", []string{"next: 3 c2s tools/list", "summary: 1 checked, 1 passed, 0 failed"}},
+		{"bad commands go on", "bogus\nstep x\ndelete 9\nseek\nspeed warp\ninject {nope\nstep\n", []string{
+			`error: unknown command "bogus"`,
+			`error: step "x": want a count of 1 or more`,
+			"error: delete 9: ",
+			"error: seek: want a seq",
+			"error: speed: ",
+			"error: inject into session",
+			"→ seq 3 tools/list",
+			"summary: 2 checked, 2 passed, 0 failed",
+		}},
+		{"no trailing newline", "step", []string{"→ seq 3 tools/list", "summary: 2 checked"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := replayctlIn(t, tt.stdin, "debug", "examples/quickstart.jsonl")
+			if res.code != 0 {
+				t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(res.stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, res.stdout)
+				}
+			}
+		})
+	}
+}
+
+// A changed answer: step stops there (on-error pause), shows the recorded
+// answer and the difference; diff lists it; the exit status is 1.
+func TestDebugFailedAnswer(t *testing.T) {
+	b, err := os.ReadFile("../../examples/quickstart.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(b), `"text":"Echo: hello, replay"`, `"text":"Echo: CHANGED"`, 1)
+	if changed == string(b) {
+		t.Fatal("quickstart tape has no echo answer to change")
+	}
+	mockTape := filepath.Join(t.TempDir(), "changed.jsonl")
+	if err := os.WriteFile(mockTape, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := replayctlIn(t, "continue\ndiff\nstatus\n", "debug", "examples/quickstart.jsonl", "--mock-tape", mockTape)
+	if res.code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	for _, w := range []string{
+		`✗ failed: result.content[0].text: "Echo: hello, replay" → "Echo: CHANGED"`,
+		`recorded ← {"content":[{"type":"text","text":"Echo: hello, replay"}]}`,
+		"⏸ error at seq 5",
+		`  result.content[0].text: "Echo: hello, replay" → "Echo: CHANGED"`,
+		"paused before seq 7",
+		"1 failed",
+	} {
+		if !strings.Contains(res.stdout, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, res.stdout)
+		}
+	}
+	if strings.Contains(res.stdout, "→ seq 7") {
+		t.Errorf("continue went past the failed message:\n%s", res.stdout)
+	}
+}
+
+func TestDebugUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"debug"}, "missing TAPE"},
+		{[]string{"debug", "examples/quickstart.jsonl", "--on-error", "explode"}, "--on-error"},
+		{[]string{"debug", "examples/quickstart.jsonl", "--control", "tcp:1"}, "want unix:"},
+		{[]string{"debug", "examples/quickstart.jsonl", "--speed", "stepped"}, "debug steps by itself"},
+		{[]string{"debug", "no/such/tape.jsonl"}, "no/such/tape.jsonl"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args[1:], " "), func(t *testing.T) {
+			res := replayctlIn(t, "", tt.args...)
+			if res.code != 2 || !strings.Contains(res.stderr, tt.want) {
+				t.Errorf("got exit %d, stderr %q; want exit 2 and %q", res.code, res.stderr, tt.want)
+			}
+		})
+	}
+}
+
+// The control socket drives a debug session of a real server while the
+// REPL waits for input: a step over the socket sends exactly one message.
+func TestDebugControlSocket(t *testing.T) {
+	tapePath, target, logPath := everythingTee(t)
+	seqs := seqsOf(t, tapePath)
+	sock := filepath.Join(t.TempDir(), "ctl.sock")
+	cmd := exec.Command(binary, append([]string{"debug", tapePath, "--control", "unix:" + sock}, target...)...)
+	cmd.Dir = "../.."
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdoutPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	}()
+	errLines := bufio.NewScanner(stderr)
+	for errLines.Scan() && !strings.HasPrefix(errLines.Text(), "control socket: ") {
+	}
+	go io.Copy(io.Discard, stderr) // the rest of stderr: the pipe must not fill
+	// The REPL has replayed the handshake when it says what comes next.
+	outLines := bufio.NewReader(stdoutPipe)
+	for {
+		l, err := outLines.ReadString('\n')
+		if err != nil {
+			t.Fatalf("debug ended before the handshake was done: %v", err)
+		}
+		if strings.HasPrefix(l, "next: ") {
+			break
+		}
+	}
+	rest := make(chan string, 1)
+	go func() { b, _ := io.ReadAll(outLines); rest <- string(b) }()
+
+	conn, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatalf("connect to the control socket: %v", err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(60 * time.Second))
+	replies := bufio.NewScanner(conn)
+	replies.Buffer(nil, 1<<20)
+	type reply struct {
+		ID      int    `json:"id"`
+		OK      bool   `json:"ok"`
+		Event   string `json:"event"`
+		Error   string `json:"error"`
+		Results []struct {
+			Seq     int64  `json:"seq"`
+			Verdict string `json:"verdict"`
+		} `json:"results"`
+		Status struct {
+			State string `json:"state"`
+			Seq   int64  `json:"seq"`
+		} `json:"status"`
+	}
+	events := 0
+	do := func(id int, line string) reply {
+		t.Helper()
+		if _, err := fmt.Fprintln(conn, line); err != nil {
+			t.Fatal(err)
+		}
+		for replies.Scan() {
+			var r reply
+			if err := json.Unmarshal(replies.Bytes(), &r); err != nil {
+				t.Fatalf("reply is not JSON: %q", replies.Text())
+			}
+			if r.Event == "status" {
+				events++
+				continue
+			}
+			if r.ID != id {
+				t.Fatalf("reply %q, want id %d", replies.Text(), id)
+			}
+			return r
+		}
+		t.Fatalf("socket closed before reply %d: %v", id, replies.Err())
+		return reply{}
+	}
+
+	list := seqs["tools/list"][0]
+	r := do(1, `{"id":1,"cmd":"wait"}`)
+	if !r.OK || r.Status.State != "paused" {
+		t.Fatalf("wait: %+v, want paused", r)
+	}
+	r = do(2, `{"id":2,"cmd":"step"}`)
+	if !r.OK || len(r.Results) != 1 || r.Results[0].Seq != list || r.Results[0].Verdict != "passed" {
+		t.Fatalf("step: %+v, want seq %d passed", r, list)
+	}
+	r = do(3, `{"id":3,"cmd":"bogus"}`)
+	if r.OK || !strings.Contains(r.Error, "unknown command") {
+		t.Fatalf("bogus: %+v, want an error", r)
+	}
+	r = do(4, `{"id":4,"cmd":"status"}`)
+	if !r.OK || r.Status.State != "paused" {
+		t.Fatalf("status: %+v", r)
+	}
+	methods, _ := received(t, logPath)
+	if want := []string{"initialize", "notifications/initialized", "tools/list"}; !slices.Equal(methods, want) {
+		t.Fatalf("server received %v, want %v", methods, want)
+	}
+	if events == 0 {
+		t.Errorf("no status events pushed during a step")
+	}
+
+	// End of the REPL's input ends the session cleanly.
+	stdin.Close()
+	out := <-rest
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("debug after end of input: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "summary: 2 checked, 2 passed, 0 failed") {
+		t.Errorf("stdout lacks the summary:\n%s", out)
+	}
+}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/replayctl/replayctl/controller"
+	"github.com/replayctl/replayctl/mock"
+	"github.com/replayctl/replayctl/report"
+)
+
+func TestParseCommand(t *testing.T) {
+	tests := []struct {
+		line, name, arg, err string
+	}{
+		{"", "", "", ""},
+		{"   ", "", "", ""},
+		{"# a comment", "", "", ""},
+		{"step", "step", "", ""},
+		{"s 3", "step", "3", ""},
+		{"  c  ", "continue", "", ""},
+		{"b tools/call", "break", "tools/call", ""},
+		{`break method == "ping" && seq > 3`, "break", `method == "ping" && seq > 3`, ""},
+		{"bl", "breakpoints", "", ""},
+		{"d 2", "delete", "2", ""},
+		{"l", "list", "", ""},
+		{"p 4", "print", "4", ""},
+		{`inject {"jsonrpc":"2.0","id":1,"method":"ping"}`, "inject", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, ""},
+		{"q", "quit", "", ""},
+		{"bogus 1", "", "", `unknown command "bogus"`},
+		{"steps", "", "", `unknown command "steps"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.line, func(t *testing.T) {
+			c, arg, err := parseCommand(tt.line)
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if tt.err != "" {
+				if !strings.Contains(gotErr, tt.err) {
+					t.Fatalf("error %q, want one with %q", gotErr, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("error %v, want none", err)
+			}
+			name := ""
+			if c != nil {
+				name = c.name
+			}
+			if name != tt.name || arg != tt.arg {
+				t.Errorf("got %q %q, want %q %q", name, arg, tt.name, tt.arg)
+			}
+		})
+	}
+}
+
+// Every command has help, and names and aliases are unique.
+func TestCommandTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range replCmds {
+		for _, n := range []string{c.name, c.alias} {
+			if n == "" {
+				continue
+			}
+			if seen[n] {
+				t.Errorf("%q names two commands", n)
+			}
+			seen[n] = true
+		}
+		if c.help == "" || c.run == nil {
+			t.Errorf("command %q has no help or no function", c.name)
+		}
+	}
+	for _, want := range []string{"step", "s", "continue", "c", "pause", "seek", "break", "b", "delete", "d", "breakpoints", "bl", "list", "l", "print", "p", "diff", "speed", "status", "inject", "modify", "quit", "q", "help"} {
+		if !seen[want] {
+			t.Errorf("no command %q", want)
+		}
+	}
+}
+
+func TestFormatting(t *testing.T) {
+	long := `{"name":"echo","arguments":{"message":"` + strings.Repeat("x", 300) + `"}}`
+	failed := report.Result{Seq: 5, Verdict: report.Failed, Differences: []report.Difference{
+		{Path: "result.content[0].text", Expected: json.RawMessage(`"a"`), Actual: json.RawMessage(`"b"`)},
+		{Path: "result.isError", Expected: nil, Actual: json.RawMessage(`true`)},
+	}}
+	tests := []struct {
+		name, got, want string
+	}{
+		{"sent line, params", sentLine(5, "tools/call", []byte(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{ "name": "echo" }}`)), `→ seq 5 tools/call {"name":"echo"}`},
+		{"sent line, no params", sentLine(2, "notifications/initialized", []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)), `→ seq 2 notifications/initialized`},
+		{"sent line, injected", sentLine(-1, "ping", []byte(`{"jsonrpc":"2.0","id":"x","method":"ping"}`)), `→ injected ping`},
+		{"answer line", answerLine("← ", []byte(`{"jsonrpc":"2.0","id":3,"result":{"content":[]}}`)), `← {"content":[]}`},
+		{"answer line, error", answerLine("← ", []byte(`{"jsonrpc":"2.0","id":3,"error":{"code":-1,"message":"no"}}`)), `← error {"code":-1,"message":"no"}`},
+		{"passed", verdictLine(false, report.Result{Verdict: report.Passed}), "✓ passed"},
+		{"failed", verdictLine(false, failed), `✗ failed: result.content[0].text: "a" → "b" (+1 more, see diff)`},
+		{"timeout", verdictLine(false, report.Result{Verdict: report.Timeout, Err: "no answer in 1s"}), "✗ timeout: no answer in 1s"},
+		{"absent", diffLine(failed.Differences[1]), "result.isError: (absent) → true"},
+		{"colour", verdictLine(true, report.Result{Verdict: report.Passed}), "\x1b[32m✓ passed\x1b[0m"},
+		{"list, current", msgLine(controller.Msg{Seq: 3, Dir: "c2s", Method: "tools/list", Raw: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)}, true), "=>    3 c2s tools/list"},
+		{"list, answer", msgLine(controller.Msg{Seq: 4, Dir: "s2c", Kind: "response", ID: "1", Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)}, false), "      4 s2c response 1 {}"},
+		{"not JSON", oneLine([]byte("a\n  b"), 10), "a b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.got != tt.want {
+				t.Errorf("got %q, want %q", tt.got, tt.want)
+			}
+		})
+	}
+	if got := sentLine(7, "tools/call", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":`+long+`}`)); len([]rune(got)) != lineWidth || !strings.HasSuffix(got, "…") {
+		t.Errorf("long line: got %d runes %q, want %d ending in …", len([]rune(got)), got, lineWidth)
+	}
+	if got, want := pretty([]byte(`{"a":[1]}`)), "{\n  \"a\": [\n    1\n  ]\n}"; got != want {
+		t.Errorf("pretty: got %q, want %q", got, want)
+	}
+}
+
+// The tap pairs each request with its answer, and take hands them out in
+// send order per method, whatever order the answers came in.
+func TestTapPairsAnswers(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	tp := newTap(mock.New("../../examples/quickstart.jsonl"))
+	conn, err := tp.Dial(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	msgs := []string{
+		`{"jsonrpc":"2.0","id":"a","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{"listChanged":true},"sampling":{}},"clientInfo":{"name":"example-client","version":"1.0.0"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":"b","method":"tools/list","params":{}}`,
+	}
+	for _, m := range msgs {
+		if err := conn.Send(ctx, []byte(m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 2 {
+		select {
+		case <-conn.Incoming():
+		case <-ctx.Done():
+			t.Fatal("no answer from the mock")
+		}
+	}
+	ex, ok := tp.take("s1", "tools/list")
+	if !ok || string(ex.sent) != msgs[2] || !strings.Contains(string(ex.answer), `"id":"b"`) {
+		t.Fatalf("take tools/list: got %v %q → %q, want the request and its answer", ok, ex.sent, ex.answer)
+	}
+	ex, ok = tp.take("s1", "initialize")
+	if !ok || !strings.Contains(string(ex.answer), `"serverInfo"`) {
+		t.Fatalf("take initialize: got %v %q, want its answer", ok, ex.answer)
+	}
+	if _, ok := tp.take("s1", "tools/list"); ok {
+		t.Errorf("tools/list taken twice")
+	}
+	if _, ok := tp.take("s2", "notifications/initialized"); ok {
+		t.Errorf("another session's message taken")
+	}
+	tp.reset()
+	if _, ok := tp.take("s1", "notifications/initialized"); ok {
+		t.Errorf("taken after reset")
+	}
+}
