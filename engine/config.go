@@ -38,6 +38,15 @@ func ParseOrder(s string) (Order, error) {
 	return "", fmt.Errorf("order %q: want causal, sequential or none", s)
 }
 
+// OnError says what a replay does at a failed or unanswered message.
+type OnError string
+
+// The --on-error policies of a run (debug pauses, through its controller).
+const (
+	OnErrorContinue OnError = "continue" // report it and go on (the default)
+	OnErrorStop     OnError = "stop"     // end the replay there
+)
+
 // Config is everything a replay needs. The zero value of every optional
 // field is a sensible default.
 type Config struct {
@@ -59,6 +68,8 @@ type Config struct {
 	MaxInflight int
 	// Timeout bounds the wait for each answer; 0 means 30s.
 	Timeout time.Duration
+	// OnError is what happens at a failed or unanswered message.
+	OnError OnError
 	// MaxRetries bounds the retries of a message the target asked to have
 	// again (HTTP 408, 429, 5xx); 0 means 3, negative means none.
 	MaxRetries int
@@ -84,6 +95,13 @@ func (c *Config) withDefaults() error {
 	}
 	if err := c.Speed.Validate(); err != nil {
 		return err
+	}
+	switch c.OnError {
+	case "":
+		c.OnError = OnErrorContinue
+	case OnErrorContinue, OnErrorStop:
+	default:
+		return fmt.Errorf("on-error %q: want continue or stop (pause: use replayctl debug)", c.OnError)
 	}
 	if c.Order == "" {
 		c.Order = OrderCausal

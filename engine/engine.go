@@ -41,7 +41,8 @@ type Engine struct {
 		serverRefused  atomic.Int64
 	}
 	onResult func(report.Result)
-	finished bool // set by validate when it has judged everything
+	finished bool     // set by validate when it has judged everything
+	notes    []string // warnings found by validate, for the report
 
 	// With a controller attached (Attach):
 	ctl     *controller.Controller
@@ -156,7 +157,7 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 		col.Finish(time.Now())
 	}
 
-	warnings := r.Warnings()
+	warnings := append(r.Warnings(), e.notes...)
 	rep := col.Report(report.Meta{
 		Tape:          e.cfg.Tape,
 		Sessions:      int(e.counters.sessions.Load()),

@@ -3,6 +3,9 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/replayctl/replayctl/jsonrpc"
@@ -35,8 +38,14 @@ func (e *Engine) validate(ctx context.Context, in <-chan *outcome, v *validator.
 			r := judge(o, v)
 			c.Add(r)
 			e.publish(r)
+			if o.Req.RPC.Method == "initialize" {
+				e.checkProtocol(o)
+			}
 			if e.ctl != nil && o.Req.paced() && !o.Req.Injected {
 				e.ctl.Judged(r)
+			}
+			if e.cfg.OnError == OnErrorStop && bad(r.Verdict) {
+				return fmt.Errorf("%w: seq %d (%s) %s", ErrStoppedOnError, r.Seq, r.Method, r.Verdict)
 			}
 		case <-ctx.Done():
 			return ctx.Err()
@@ -100,4 +109,42 @@ func judge(o *outcome, v *validator.Validator) report.Result {
 func jsonQuote(s string) string {
 	b, _ := json.Marshal(s) // a string always marshals
 	return string(b)
+}
+
+// ErrStoppedOnError ends a replay run with OnError stop at the first
+// message that failed validation or got no answer.
+var ErrStoppedOnError = errors.New("stopped at the first failure (--on-error stop)")
+
+func bad(v report.Verdict) bool {
+	return v == report.Failed || v == report.Error || v == report.Timeout
+}
+
+// checkProtocol notes, once, a server that negotiated another protocol
+// version than the recording: the replay goes on, the report says so.
+func (e *Engine) checkProtocol(o *outcome) {
+	if o.Expected == nil || o.Actual == nil {
+		return
+	}
+	recorded, live := protocolVersion(o.Expected.Rec.Msg), protocolVersion(o.Actual.Msg)
+	if recorded == "" || live == "" || recorded == live {
+		return
+	}
+	note := fmt.Sprintf("session %s: the tape was recorded with protocol version %s; the server negotiated %s (answers may differ for that reason alone)", o.Req.Rec.Session, recorded, live)
+	if !slices.Contains(e.notes, note) && len(e.notes) < 100 {
+		e.notes = append(e.notes, note)
+		e.log.Warn().Msg(note)
+	}
+}
+
+// protocolVersion reads result.protocolVersion of an initialize answer.
+func protocolVersion(msg []byte) string {
+	var a struct {
+		Result struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(msg, &a) != nil {
+		return ""
+	}
+	return a.Result.ProtocolVersion
 }

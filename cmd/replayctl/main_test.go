@@ -289,3 +289,23 @@ func TestChangedAnswerFailsExactlyThatMessage(t *testing.T) {
 }
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+func TestOnErrorStop(t *testing.T) {
+	orig, err := os.ReadFile("../../examples/quickstart.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(t.TempDir(), "changed.jsonl")
+	changed := strings.Replace(string(orig), "Echo: hello, replay", "Echo: changed", 1)
+	if err := os.WriteFile(other, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "--mock-tape", other, "--on-error", "stop", "-o", "json")
+	if res.code != 1 || !strings.Contains(res.stderr, "seq 5") {
+		t.Fatalf("exit %d, want 1 with the failing seq 5 named\n%s", res.code, res.stderr)
+	}
+	r := decodeReport(t, res.stdout)
+	if r.Validation.Failed != 1 || r.Validation.Passed > 3 {
+		t.Errorf("passed %d failed %d: want the replay to stop at the first failure", r.Validation.Passed, r.Validation.Failed)
+	}
+}

@@ -38,6 +38,8 @@ type runFlags struct {
 	env         []string
 	cwd         string
 	legacySSE   bool
+	onError     string
+	maxRetries  int
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -48,9 +50,10 @@ func (a *app) runCommand() *cobra.Command {
 		Long: `Replay a tape against a target and check every answer against the recording.
 
 With no target, the built-in mock answers each request from the tape itself.`,
-		Example: `  replayctl run examples/everything.jsonl
-  replayctl run examples/everything.jsonl --speed 10x --report out.json
-  replayctl run examples/calculator.vcr --speed fast -o json`,
+		Example: `  replayctl run examples/quickstart.jsonl
+  replayctl run examples/quickstart.jsonl --speed 10x --sessions 50 --report out.json
+  replayctl run recorded.jsonl --speed fast -- node my-server.js
+  replayctl run recorded.jsonl --target http://127.0.0.1:3000/mcp --header "Authorization:Bearer ${TOKEN}"`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError("run: missing TAPE (replayctl run TAPE [flags])")
@@ -76,6 +79,8 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.DurationVar(&f.ramp, "ramp", 0, "spread the virtual sessions' starts over this time")
 	fl.IntVar(&f.maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
 	fl.IntVar(&f.timeline, "timeline-limit", 10000, "messages kept in the report's timeline")
+	fl.StringVar(&f.onError, "on-error", "continue", "at a failed or unanswered message: continue, or stop the replay there (pause: replayctl debug)")
+	fl.IntVar(&f.maxRetries, "max-retries", 3, "retries of a message the target asked to have again (HTTP 408, 429, 5xx; honours Retry-After)")
 	addTargetFlags(fl, &f)
 	return cmd
 }
@@ -127,6 +132,8 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		Timeout:       f.timeout,
 		MaxInflight:   f.maxInflight,
 		Sessions:      f.sessions,
+		OnError:       engine.OnError(f.onError),
+		MaxRetries:    retries(f.maxRetries),
 		Ramp:          f.ramp,
 		TimelineLimit: f.timeline,
 		Logger:        a.log,
@@ -162,6 +169,8 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	switch {
 	case runErr != nil && errors.Is(runErr, cmd.Context().Err()):
 		return fmt.Errorf("interrupted; the report covers what was replayed: %w", runErr)
+	case errors.Is(runErr, engine.ErrStoppedOnError):
+		return &exitError{code: exitFailed, err: runErr}
 	case runErr != nil:
 		return runErr
 	case !rep.Passed():
@@ -234,4 +243,13 @@ func (a *app) stepTokens() <-chan struct{} {
 		}
 	}()
 	return ch
+}
+
+// retries maps --max-retries to engine.Config.MaxRetries, where 0 means
+// the default and a negative number none.
+func retries(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
 }
