@@ -68,6 +68,10 @@ type Config struct {
 	MaxInflight int
 	// Timeout bounds the wait for each answer; 0 means 30s.
 	Timeout time.Duration
+	// ValidateNotifications compares the server's notifications with the
+	// recorded ones (by method, in order, per session) once a session's
+	// tape is done; otherwise they are only counted.
+	ValidateNotifications bool
 	// OnError is what happens at a failed or unanswered message.
 	OnError OnError
 	// MaxRetries bounds the retries of a message the target asked to have

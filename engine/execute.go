@@ -262,6 +262,12 @@ func (x *executor) recorded(ctx context.Context, ss *session, it *Item) error {
 	case jsonrpc.KindRequest:
 		ss.serverMethods[jsonrpc.IDKey(it.RPC.ID)] = it.RPC.Method
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server request; the live server's own is answered from the tape"})
+	case jsonrpc.KindNotification:
+		if x.e.cfg.ValidateNotifications {
+			ss.recNotes = append(ss.recNotes, it) // compared when the session is settled
+			return nil
+		}
+		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server notification (compared with --validate-notifications)"})
 	default:
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server " + it.RPC.Kind.String()})
 	}
@@ -325,6 +331,10 @@ func (x *executor) arrive(ctx context.Context, a arrival) error {
 		return x.serverAsks(ctx, a.session, rpc)
 	default:
 		x.e.counters.serverNotes.Add(1)
+		if ss := x.sessions[a.session]; ss != nil && x.e.cfg.ValidateNotifications && rpc.Kind == jsonrpc.KindNotification {
+			inc := a.inc
+			ss.liveNotes = append(ss.liveNotes, liveNote{method: rpc.Method, inc: &inc})
+		}
 		return nil
 	}
 	ss := x.sessions[a.session]
@@ -445,6 +455,9 @@ func (x *executor) settle(ctx context.Context, ss *session) error {
 		if err := x.finish(ctx, p); err != nil {
 			return err
 		}
+	}
+	if err := x.compareNotes(ctx, ss); err != nil {
+		return err
 	}
 	return x.refuseAsked(ctx, ss)
 }
@@ -598,4 +611,43 @@ func (x *executor) inject(ctx context.Context, req injectReq) error {
 	err := x.process(ctx, ss, it)
 	req.done <- err
 	return err
+}
+
+// liveNote is a notification the live server sent.
+type liveNote struct {
+	method string
+	inc    *transport.Incoming
+	used   bool
+}
+
+// compareNotes pairs the session's recorded server notifications with the
+// live ones, by method in order, for validate to compare; a recorded one
+// that never came and a live one that was not recorded are reported too.
+func (x *executor) compareNotes(ctx context.Context, ss *session) error {
+	for _, rec := range ss.recNotes {
+		o := &outcome{Epoch: rec.Epoch, Req: rec, Expected: rec, Note: true}
+		for i := range ss.liveNotes {
+			if l := &ss.liveNotes[i]; !l.used && l.method == rec.RPC.Method {
+				l.used, o.Actual = true, l.inc
+				break
+			}
+		}
+		if o.Actual == nil {
+			o.Err = fmt.Errorf("the recorded notification %s never came", rec.RPC.Method)
+		}
+		if err := x.emit(ctx, o); err != nil {
+			return err
+		}
+	}
+	for _, l := range ss.liveNotes {
+		if !l.used {
+			it := &Item{Rec: tape.Message{Seq: -1, Session: ss.name, Dir: tape.S2C, Msg: l.inc.Msg}}
+			it.RPC, _ = jsonrpc.Parse(l.inc.Msg)
+			if err := x.emit(ctx, &outcome{Req: it, Actual: l.inc, Note: true, Err: fmt.Errorf("notification %s was not recorded", l.method)}); err != nil {
+				return err
+			}
+		}
+	}
+	ss.recNotes, ss.liveNotes = nil, nil
+	return nil
 }

@@ -45,4 +45,5 @@ type outcome struct {
 	Err      error  // transport failure or timeout
 	Timeout  bool
 	End      bool // the tape is finished (for a controller)
+	Note     bool // a server notification, recorded and/or live, to compare
 }

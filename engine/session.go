@@ -22,6 +22,11 @@ type session struct {
 	backlog []*Item
 	settled bool // nothing more can be recorded for it: see executor.settle
 
+	// With ValidateNotifications: the server notifications recorded and
+	// received, compared once the session is settled.
+	recNotes  []*Item
+	liveNotes []liveNote
+
 	// Requests the live server sent, and the client's recorded answers to
 	// requests the recorded server sent, matched by method in order.
 	serverMethods map[string]string            // recorded server request id → method

@@ -82,28 +82,41 @@ func judge(o *outcome, v *validator.Validator) report.Result {
 		r.Verdict, r.Err = report.Skipped, o.Skipped
 	case o.Timeout:
 		r.Verdict, r.ErrKind, r.Err = report.Timeout, "timeout", o.Err.Error()
-	case o.Err != nil:
+	case o.Err != nil && !o.Note:
 		r.Verdict, r.ErrKind, r.Err = report.Error, "target", o.Err.Error()
+	case o.Note && (o.Expected == nil || o.Actual == nil):
+		// A recorded notification that never came, or one not recorded.
+		d := report.Difference{Path: "$", Kind: "removed", Expected: it.Rec.Msg}
+		if o.Actual != nil {
+			d = report.Difference{Path: "$", Kind: "added", Actual: o.Actual.Msg}
+		}
+		r.Verdict, r.Differences, r.Err = report.Failed, []report.Difference{d}, o.Err.Error()
+	case o.Note:
+		r.Verdict, r.Differences, r.ErrKind, r.Err = compare(v, o.Expected.Rec.Msg, o.Actual.Msg)
 	case it.RPC.Kind != jsonrpc.KindRequest:
 		r.Verdict = report.Sent
 	case o.Expected == nil:
 		r.Verdict, r.Err = report.Sent, "the tape has no recorded answer to compare with"
 	default:
-		diffs, err := v.Compare(o.Expected.Rec.Msg, o.Actual.Msg)
-		switch {
-		case err != nil:
-			r.Verdict, r.ErrKind, r.Err = report.Error, "invalid_answer", err.Error()
-		case len(diffs) == 0:
-			r.Verdict = report.Passed
-		default:
-			r.Verdict = report.Failed
-			r.Differences = make([]report.Difference, len(diffs))
-			for i, d := range diffs {
-				r.Differences[i] = report.Difference{Path: d.Path, Expected: d.Expected, Actual: d.Actual, Kind: string(d.Kind)}
-			}
-		}
+		r.Verdict, r.Differences, r.ErrKind, r.Err = compare(v, o.Expected.Rec.Msg, o.Actual.Msg)
 	}
 	return r
+}
+
+// compare judges a live message against the recorded one.
+func compare(v *validator.Validator, expected, actual []byte) (verdict report.Verdict, diffs []report.Difference, errKind, errMsg string) {
+	ds, err := v.Compare(expected, actual)
+	switch {
+	case err != nil:
+		return report.Error, nil, "invalid_answer", err.Error()
+	case len(ds) == 0:
+		return report.Passed, nil, "", ""
+	}
+	diffs = make([]report.Difference, len(ds))
+	for i, d := range ds {
+		diffs[i] = report.Difference{Path: d.Path, Expected: d.Expected, Actual: d.Actual, Kind: string(d.Kind)}
+	}
+	return report.Failed, diffs, "", ""
 }
 
 func jsonQuote(s string) string {

@@ -23,6 +23,7 @@ type recorded struct {
 	idKey     string
 	answer    jsonrpc.Message // the recorded answer, once read
 	hasAnswer bool
+	notes     [][]byte // server notifications recorded before the answer
 	used      bool
 }
 
@@ -40,19 +41,21 @@ type matcher struct {
 	lookahead int
 	eof       bool
 	waiting   []*recorded // in recorded order; used ones trimmed from the front
+	notes     [][]byte    // server notifications read since the last answer
 }
 
 // answer returns the recorded answer to req with req's id, or a JSON-RPC
-// error saying that the tape has none.
-func (m *matcher) answer(req jsonrpc.Message) ([]byte, error) {
+// error saying that the tape has none, and the server notifications
+// recorded before that answer, to be sent first.
+func (m *matcher) answer(req jsonrpc.Message) (notes [][]byte, ans []byte, err error) {
 	rec, err := m.find(req)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if rec == nil || !rec.hasAnswer {
-		return noAnswer(req), nil
+		return nil, noAnswer(req), nil
 	}
-	return rec.answer.WithID(req.ID), nil
+	return rec.notes, rec.answer.WithID(req.ID), nil
 }
 
 // find returns the first unused recorded request like req, reading ahead
@@ -89,6 +92,8 @@ func (m *matcher) find(req jsonrpc.Message) (*recorded, error) {
 			}
 		case rec.dir == tape.S2C && (rpc.Kind == jsonrpc.KindResponse || rpc.Kind == jsonrpc.KindError):
 			m.attach(jsonrpc.IDKey(rpc.ID), rpc)
+		case rec.dir == tape.S2C && rpc.Kind == jsonrpc.KindNotification:
+			m.notes = append(m.notes, rpc.Raw)
 		}
 	}
 	if match != nil {
@@ -103,6 +108,7 @@ func (m *matcher) attach(idKey string, answer jsonrpc.Message) {
 	for i := len(m.waiting) - 1; i >= 0; i-- {
 		if w := m.waiting[i]; w.idKey == idKey && !w.hasAnswer {
 			w.answer, w.hasAnswer = answer, true
+			w.notes, m.notes = m.notes, nil
 			return
 		}
 	}

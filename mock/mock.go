@@ -93,7 +93,7 @@ func (c *conn) Send(ctx context.Context, msg []byte) error {
 		return c.checkOpen() // notifications and answers need no reply
 	}
 	c.sendMu.Lock()
-	ans, err := c.m.answer(req)
+	notes, ans, err := c.m.answer(req)
 	c.sendMu.Unlock()
 	if err != nil {
 		return err
@@ -103,6 +103,7 @@ func (c *conn) Send(ctx context.Context, msg []byte) error {
 	if c.closed {
 		return ErrClosed
 	}
+	c.queue = append(c.queue, notes...)
 	if len(c.queue) == 0 {
 		select {
 		case c.out <- transport.Incoming{Msg: ans, At: time.Now()}:

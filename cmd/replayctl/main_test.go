@@ -309,3 +309,31 @@ func TestOnErrorStop(t *testing.T) {
 		t.Errorf("passed %d failed %d: want the replay to stop at the first failure", r.Validation.Passed, r.Validation.Failed)
 	}
 }
+
+func TestValidateNotifications(t *testing.T) {
+	res := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "--validate-notifications", "-o", "json")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s", res.code, res.stderr)
+	}
+	if r := decodeReport(t, res.stdout); r.Validation.Passed != 9 {
+		t.Errorf("passed %d, want 9 (8 answers and the notifications/message the mock replays)", r.Validation.Passed)
+	}
+
+	orig, err := os.ReadFile("../../examples/quickstart.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(t.TempDir(), "changed.jsonl")
+	if err := os.WriteFile(other, []byte(strings.Replace(string(orig), "adding 15 and 27", "adding 27 and 15", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "--validate-notifications", "--mock-tape", other, "-o", "json")
+	r := decodeReport(t, res.stdout)
+	if res.code != 1 || r.Validation.Failed != 1 || r.Validation.Failures[0].Method != "notifications/message" || r.Validation.Failures[0].Differences[0].Path != "params.data" {
+		t.Errorf("exit %d, failures %+v: want exactly the notification's params.data", res.code, r.Validation.Failures)
+	}
+	// Without the flag, notifications are only counted.
+	if res := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "--mock-tape", other); res.code != 0 {
+		t.Errorf("without --validate-notifications: exit %d, want 0", res.code)
+	}
+}

@@ -40,6 +40,7 @@ type runFlags struct {
 	legacySSE   bool
 	onError     string
 	maxRetries  int
+	validNotes  bool
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -80,6 +81,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.IntVar(&f.maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
 	fl.IntVar(&f.timeline, "timeline-limit", 10000, "messages kept in the report's timeline")
 	fl.StringVar(&f.onError, "on-error", "continue", "at a failed or unanswered message: continue, or stop the replay there (pause: replayctl debug)")
+	fl.BoolVar(&f.validNotes, "validate-notifications", false, "compare the server's notifications with the recorded ones (by method, in order)")
 	fl.IntVar(&f.maxRetries, "max-retries", 3, "retries of a message the target asked to have again (HTTP 408, 429, 5xx; honours Retry-After)")
 	addTargetFlags(fl, &f)
 	return cmd
@@ -124,19 +126,20 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		command = args[dash:]
 	}
 	cfg := engine.Config{
-		Tape:          args[0],
-		TapeOptions:   []tape.Option{tape.WithMaxLine(f.maxLine)},
-		Speed:         speed,
-		Ignore:        f.ignore,
-		Order:         order,
-		Timeout:       f.timeout,
-		MaxInflight:   f.maxInflight,
-		Sessions:      f.sessions,
-		OnError:       engine.OnError(f.onError),
-		MaxRetries:    retries(f.maxRetries),
-		Ramp:          f.ramp,
-		TimelineLimit: f.timeline,
-		Logger:        a.log,
+		Tape:                  args[0],
+		TapeOptions:           []tape.Option{tape.WithMaxLine(f.maxLine)},
+		Speed:                 speed,
+		Ignore:                f.ignore,
+		Order:                 order,
+		Timeout:               f.timeout,
+		MaxInflight:           f.maxInflight,
+		Sessions:              f.sessions,
+		OnError:               engine.OnError(f.onError),
+		ValidateNotifications: f.validNotes,
+		MaxRetries:            retries(f.maxRetries),
+		Ramp:                  f.ramp,
+		TimelineLimit:         f.timeline,
+		Logger:                a.log,
 	}
 	if err := a.target(&cfg, f, command); err != nil {
 		return err
