@@ -101,11 +101,14 @@ func (r *lineReader) read() (string, error) {
 		r.mu.Lock()
 		r.raw = state
 		r.mu.Unlock()
-		if w, h, err := term.GetSize(r.fd); err == nil {
+		if w, h, err := term.GetSize(r.fd); err == nil && w > 0 && h > 0 {
 			_ = r.t.SetSize(w, h)
 		}
 		line, err := r.t.ReadLine()
 		r.restore()
+		if errors.Is(err, io.EOF) {
+			fmt.Fprintln(r.out) // Ctrl-D: end the prompt's line
+		}
 		return line, err
 	}
 	line, err := r.br.ReadString('\n')

@@ -230,7 +230,7 @@ func (d *debugger) where(st controller.Status) {
 	case st.State == controller.Running:
 		d.printf("▶ running\n")
 		return
-	case strings.HasPrefix(st.Reason, "breakpoint"), strings.HasPrefix(st.Reason, "error"):
+	case st.Reason == "pause", strings.HasPrefix(st.Reason, "breakpoint"), strings.HasPrefix(st.Reason, "error"):
 		d.printf("%s\n", d.p.bold("⏸ "+st.Reason))
 	}
 	if m, ok := d.current(st); ok {
