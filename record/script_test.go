@@ -90,4 +90,3 @@ func TestScriptOnClosedConnection(t *testing.T) {
 		t.Fatal("Script on a closed connection: no error")
 	}
 }
-
