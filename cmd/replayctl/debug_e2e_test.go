@@ -411,3 +411,11 @@ func TestDebugControlSocket(t *testing.T) {
 		t.Errorf("stdout lacks the summary:\n%s", out)
 	}
 }
+
+// A target that dies ends the session with exit status 3 and says why.
+func TestDebugTargetDies(t *testing.T) {
+	res := replayctlIn(t, "step\nstep\n", "debug", "examples/quickstart.jsonl", "--", "sh", "-c", "read line; echo gone >&2; exit 7")
+	if res.code != 3 || !strings.Contains(res.stderr, "target failed") {
+		t.Fatalf("got exit %d, stderr %q; want exit 3 and the target's failure\nstdout:\n%s", res.code, res.stderr, res.stdout)
+	}
+}

@@ -30,17 +30,43 @@ func (p painter) red(s string) string   { return p.paint("31", s) }
 func (p painter) dim(s string) string   { return p.paint("2", s) }
 func (p painter) bold(s string) string  { return p.paint("1", s) }
 
-// oneLine compacts JSON onto one line (other bytes are kept, newlines
-// turned to spaces) and cuts it to width runes with "…".
+// oneLine puts a message on one line and cuts it to width runes with
+// "…": whitespace outside strings goes (a single space stays between two
+// words, for bytes that are not JSON), control bytes become spaces. It
+// reads no further than the line needs, so a huge message costs no more
+// than a small one.
 func oneLine(b []byte, width int) string {
-	var buf bytes.Buffer
-	s := string(b)
-	if json.Compact(&buf, b) == nil {
-		s = buf.String()
-	} else {
-		s = strings.Join(strings.Fields(s), " ")
+	out := make([]byte, 0, min(len(b), 4*width+4))
+	runes, inStr, esc, space := 0, false, false, false
+	structural := func(c byte) bool { return strings.IndexByte("{}[],:", c) >= 0 }
+	for i := 0; i < len(b) && runes <= width; i++ {
+		c := b[i]
+		if !inStr && (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+			space = true
+			continue
+		}
+		if space && len(out) > 0 && !structural(out[len(out)-1]) && !structural(c) {
+			out = append(out, ' ')
+			runes++
+		}
+		space = false
+		switch {
+		case inStr && esc:
+			esc = false
+		case inStr && c == '\\':
+			esc = true
+		case c == '"':
+			inStr = !inStr
+		}
+		if c < 0x20 {
+			c = ' '
+		}
+		out = append(out, c)
+		if c&0xC0 != 0x80 {
+			runes++
+		}
 	}
-	return truncate(s, width)
+	return truncate(string(out), width)
 }
 
 // truncate cuts s to width runes, the last one "…".

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -106,6 +107,10 @@ func TestFormatting(t *testing.T) {
 		{"list, current", msgLine(controller.Msg{Seq: 3, Dir: "c2s", Method: "tools/list", Raw: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)}, true), "=>    3 c2s tools/list"},
 		{"list, answer", msgLine(controller.Msg{Seq: 4, Dir: "s2c", Kind: "response", ID: "1", Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)}, false), "      4 s2c response 1 {}"},
 		{"not JSON", oneLine([]byte("a\n  b"), 10), "a b"},
+		{"spaces in strings kept", oneLine([]byte(`{ "a" : "x  y",`+"\n"+` "b": [ 1, 2 ] }`), 40), `{"a":"x  y","b":[1,2]}`},
+		{"escaped quote", oneLine([]byte(`{"a": "q\" } b", "c": 1}`), 40), `{"a":"q\" } b","c":1}`},
+		{"cut", oneLine([]byte(`{"a": "abcdefghij"}`), 8), `{"a":"a…`},
+		{"multibyte cut", oneLine([]byte(`"ééééééé"`), 4), `"éé…`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -168,4 +173,37 @@ func TestTapPairsAnswers(t *testing.T) {
 	if _, ok := tp.take("s1", "notifications/initialized"); ok {
 		t.Errorf("taken after reset")
 	}
+}
+
+// BenchmarkSentLine measures the line shown for each step, for params of
+// growing size (the whole payload is compacted before it is cut).
+func BenchmarkSentLine(b *testing.B) {
+	for _, size := range []int{100, 10_000, 1_000_000} {
+		msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"` + strings.Repeat("x", size) + `"}}}`)
+		b.Run(fmt.Sprintf("bytes=%d", size), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = sentLine(5, "tools/call", msg)
+			}
+		})
+	}
+}
+
+// oneLine reads what targets send: any bytes give at most width runes.
+func FuzzOneLine(f *testing.F) {
+	f.Add([]byte(`{"a": "x\" y", "b": [1, 2]}`), 20)
+	f.Add([]byte("\xff\xfe not json \n"), 5)
+	f.Fuzz(func(t *testing.T, b []byte, width int) {
+		width = width%200 + 1
+		if width < 1 {
+			width += 200
+		}
+		got := oneLine(b, width)
+		if n := len([]rune(got)); n > width {
+			t.Errorf("got %d runes %q, want at most %d", n, got, width)
+		}
+		if strings.ContainsAny(got, "\n\r") {
+			t.Errorf("got a line break in %q", got)
+		}
+	})
 }

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/replayctl/replayctl/controller"
+	"github.com/replayctl/replayctl/report"
+)
+
+// journal keeps the results the engine reports, for the commands that
+// show what a replay did (continue, inject).
+type journal struct {
+	mu      sync.Mutex // guards results: the validate stage adds, the REPL takes
+	results []report.Result
+	added   chan struct{} // signalled (never blocks) when a result is added
+}
+
+func newJournal() *journal { return &journal{added: make(chan struct{}, 1)} }
+
+// add is the engine's OnResult: it must not block.
+func (j *journal) add(r report.Result) {
+	j.mu.Lock()
+	j.results = append(j.results, r)
+	j.mu.Unlock()
+	select {
+	case j.added <- struct{}{}:
+	default:
+	}
+}
+
+// take returns the results added since the last take.
+func (j *journal) take() []report.Result {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	rs := j.results
+	j.results = nil
+	return rs
+}
+
+// debugger is one `replayctl debug` session: the REPL's side of it.
+type debugger struct {
+	c              *controller.Controller
+	look           func(seq int64) (controller.Msg, bool)
+	tap            *tap
+	j              *journal
+	out            io.Writer
+	p              painter
+	timeout        time.Duration // the answer timeout: bounds the waits for results
+	last           *report.Result
+	defaultSession string // the first session: inject's
+	// unjudged is how many released messages will never be judged (they
+	// were in flight when a seek dropped them), for settle.
+	unjudged int64
+}
+
+func (d *debugger) printf(format string, a ...any) { fmt.Fprintf(d.out, format, a...) }
+
+// show prints a result: what was sent, what came back and the verdict;
+// on a failure the recorded answer too.
+func (d *debugger) show(r report.Result) {
+	if r.Dir != report.DirC2S {
+		return
+	}
+	ex, ok := d.tap.take(r.Session, r.Method)
+	sent := ex.sent
+	if !ok {
+		if m, found := d.look(r.Seq); found {
+			sent = m.Raw
+		}
+	}
+	d.printf("%s\n", d.p.dim(sentLine(r.Seq, r.Method, sent)))
+	if ex.answer != nil {
+		d.printf("%s\n", answerLine("← ", ex.answer))
+	}
+	d.printf("%s\n", verdictLine(d.p, r))
+	if r.Verdict == report.Failed && r.Seq >= 0 {
+		if rec, ok := d.recordedAnswer(r.Seq); ok {
+			d.printf("%s\n", d.p.dim(answerLine("recorded ← ", rec)))
+		}
+	}
+	if r.Kind == report.KindRequest {
+		rr := r
+		d.last = &rr
+	}
+}
+
+// recordedAnswer finds the tape's answer to the request at seq.
+func (d *debugger) recordedAnswer(seq int64) ([]byte, bool) {
+	req, ok := d.look(seq)
+	if !ok || req.ID == "" {
+		return nil, false
+	}
+	for s := seq + 1; s < seq+10000; s++ {
+		m, ok := d.look(s)
+		if !ok {
+			return nil, false
+		}
+		if m.Dir == report.DirS2C && m.Session == req.Session && m.ID == req.ID && (m.Kind == report.KindResponse || m.Kind == report.KindError) {
+			return m.Raw, true
+		}
+	}
+	return nil, false
+}
+
+// current is the next client message at or after the status's seq.
+func (d *debugger) current(st controller.Status) (controller.Msg, bool) {
+	for s := st.Seq; s < st.Seq+10000; s++ {
+		m, ok := d.look(s)
+		if !ok {
+			return controller.Msg{}, false
+		}
+		if m.Dir == report.DirC2S {
+			return m, true
+		}
+	}
+	return controller.Msg{}, false
+}
+
+// settle waits until every released message that can still be judged has
+// been (a breakpoint can stop the replay while the answer to the message
+// before it is on its way), then prints what was judged since the last
+// command, and where the replay stopped.
+func (d *debugger) settle(ctx context.Context, shown []report.Result) error {
+	st, err := d.waitJudged(ctx)
+	if err != nil {
+		return err
+	}
+	for _, r := range d.j.take() {
+		if r.Seq < 0 || slices.ContainsFunc(shown, func(s report.Result) bool { return s.Seq == r.Seq && s.Session == r.Session }) {
+			continue
+		}
+		d.show(r)
+	}
+	d.where(st)
+	return nil
+}
+
+// waitJudged waits, a timeout at most, for released == judged (less the
+// ones a seek dropped) and returns the status then.
+func (d *debugger) waitJudged(ctx context.Context) (controller.Status, error) {
+	updates, unsubscribe := d.c.Subscribe(16)
+	defer unsubscribe()
+	st, err := d.c.Status(ctx)
+	if err != nil {
+		return st, err
+	}
+	deadline := time.NewTimer(d.timeout + time.Second)
+	defer deadline.Stop()
+	for st.Judged+d.unjudged < st.Released && st.State != controller.Running {
+		select {
+		case u, ok := <-updates:
+			if !ok {
+				return st, controller.ErrStopped
+			}
+			st = u
+		case <-deadline.C:
+			return st, nil
+		case <-ctx.Done():
+			return st, ctx.Err()
+		}
+	}
+	return st, nil
+}
+
+// where prints why the replay stopped and what comes next.
+func (d *debugger) where(st controller.Status) {
+	switch {
+	case st.State == controller.Ended:
+		d.printf("■ end of the tape (seek to replay more)\n")
+		return
+	case st.State == controller.Running:
+		d.printf("▶ running\n")
+		return
+	case st.Reason == "pause", strings.HasPrefix(st.Reason, "breakpoint"), strings.HasPrefix(st.Reason, "error"):
+		d.printf("%s\n", d.p.bold("⏸ "+st.Reason))
+	}
+	if m, ok := d.current(st); ok {
+		d.printf("next: %s\n", strings.TrimSpace(msgLine(m, false)))
+	} else {
+		d.printf("next: seq %d\n", st.Seq)
+	}
+}
