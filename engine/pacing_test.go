@@ -1,0 +1,102 @@
+package engine
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/scheduler"
+)
+
+// TestPacingUnderFakeTime replays the example tape through the whole
+// pipeline on synctest's fake clock: every client message is sent exactly
+// at its recorded offset divided by the speed, and the replay lasts exactly
+// as long as the tape's last client message says.
+func TestPacingUnderFakeTime(t *testing.T) {
+	for _, tc := range []struct {
+		speed  scheduler.Speed
+		factor float64
+	}{
+		{scheduler.Speed{Mode: scheduler.Realtime}, 1},
+		{scheduler.Speed{Mode: scheduler.Scaled, Factor: 10}, 10},
+		{scheduler.Speed{Mode: scheduler.Scaled, Factor: 0.5}, 0.5},
+	} {
+		t.Run(tc.speed.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				e, err := New(Config{Tape: "../examples/quickstart.jsonl", Speed: tc.speed})
+				if err != nil {
+					t.Fatal(err)
+				}
+				start := time.Now()
+				var sent []report.Result
+				e.OnResult(func(r report.Result) {
+					if r.Dir == "c2s" {
+						sent = append(sent, r)
+					}
+				})
+				rep, err := e.Run(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Recorded client send times, in µs, from the tape.
+				want := map[int64]int64{0: 0, 2: 3000, 3: 150000, 5: 420000, 7: 700000, 10: 980000, 12: 1250000, 14: 1500000, 16: 1800000}
+				if len(sent) != len(want) {
+					t.Fatalf("%d client messages judged, want %d", len(sent), len(want))
+				}
+				for _, r := range sent {
+					us, ok := want[r.Seq]
+					if !ok {
+						t.Fatalf("unexpected seq %d", r.Seq)
+					}
+					wantAt := start.Add(time.Duration(float64(us)/tc.factor) * time.Microsecond)
+					if !r.Sent.Equal(wantAt) || r.Lag != 0 {
+						t.Errorf("seq %d sent at +%s (lag %s), want +%s and no lag", r.Seq, r.Sent.Sub(start), r.Lag, wantAt.Sub(start))
+					}
+				}
+				if got, want := time.Since(start), time.Duration(1800000/tc.factor)*time.Microsecond; got != want {
+					t.Errorf("replay took %s of fake time, want %s", got, want)
+				}
+				if rep.Validation.Passed != 8 {
+					t.Errorf("passed %d, want 8", rep.Validation.Passed)
+				}
+			})
+		})
+	}
+}
+
+// TestSpeedChangeWhileRunning switches from realtime to 10x half a second
+// in: what was due later keeps its order and comes ten times sooner.
+func TestSpeedChangeWhileRunning(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e, err := New(Config{Tape: "../examples/quickstart.jsonl"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		sentAt := map[int64]time.Duration{}
+		e.OnResult(func(r report.Result) {
+			if r.Dir == "c2s" {
+				sentAt[r.Seq] = r.Sent.Sub(start)
+			}
+		})
+		go func() {
+			time.Sleep(500 * time.Millisecond)
+			e.SetSpeed(scheduler.Speed{Mode: scheduler.Scaled, Factor: 10})
+		}()
+		if _, err := e.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		want := map[int64]time.Duration{
+			3: 150 * time.Millisecond, 5: 420 * time.Millisecond, // before the change
+			7: 520 * time.Millisecond, // 200ms left at 1x → 20ms at 10x
+			10: 548 * time.Millisecond, 12: 575 * time.Millisecond, 14: 600 * time.Millisecond, 16: 630 * time.Millisecond,
+		}
+		for seq, w := range want {
+			if got := sentAt[seq]; got != w {
+				t.Errorf("seq %d sent at +%s, want +%s", seq, got, w)
+			}
+		}
+	})
+}
