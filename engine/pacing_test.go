@@ -90,7 +90,7 @@ func TestSpeedChangeWhileRunning(t *testing.T) {
 		}
 		want := map[int64]time.Duration{
 			3: 150 * time.Millisecond, 5: 420 * time.Millisecond, // before the change
-			7: 520 * time.Millisecond, // 200ms left at 1x → 20ms at 10x
+			7:  520 * time.Millisecond, // 200ms left at 1x → 20ms at 10x
 			10: 548 * time.Millisecond, 12: 575 * time.Millisecond, 14: 600 * time.Millisecond, 16: 630 * time.Millisecond,
 		}
 		for seq, w := range want {
