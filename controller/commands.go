@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
+	"github.com/replayctl/replayctl/match"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 )
@@ -151,7 +152,7 @@ func (c *Controller) SeekMatch(ctx context.Context, spec string) (int64, error) 
 	if err != nil {
 		return 0, err
 	}
-	var env exprEnv
+	var env match.Env
 	for seq := r.seq; ; seq++ {
 		if seq%1024 == 0 && ctx.Err() != nil {
 			return 0, ctx.Err()
@@ -163,8 +164,8 @@ func (c *Controller) SeekMatch(ctx context.Context, spec string) (int64, error) 
 		if m.Dir == report.DirS2C {
 			continue
 		}
-		env = exprEnv{}
-		if ok, _ := cond.match(m, &env); ok {
+		env.Reset(m.matchMsg())
+		if ok, _ := cond.matchEnv(&env); ok {
 			return seq, c.Seek(ctx, seq)
 		}
 	}

@@ -59,7 +59,8 @@
 // A bare integer is a seq ("12"); a word that looks like a method is a
 // method ("ping", "tools/call"); anything else is an expression of
 // github.com/expr-lang/expr that must give a bool, over the message about to
-// be sent:
+// be sent. The language is package match's (shared with transformation
+// rules); ParseCondition is match.Parse over a controller Msg:
 //
 //	seq      int     the message's position in the tape
 //	session  string  the recorded session

@@ -1,6 +1,10 @@
 package controller
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/replayctl/replayctl/match"
+)
 
 // The sentinel errors of the controller. Commands wrap them with %w and
 // say what was asked, so callers test them with errors.Is.
@@ -26,8 +30,9 @@ var (
 	// ErrNoMatch: SeekMatch found no message after the current one that
 	// matches the condition.
 	ErrNoMatch = errors.New("controller: no later message matches")
-	// ErrBadCondition is wrapped by every error of ParseCondition.
-	ErrBadCondition = errors.New("controller: bad breakpoint condition")
+	// ErrBadCondition is wrapped by every error of ParseCondition; it is
+	// match.ErrBadCondition.
+	ErrBadCondition = match.ErrBadCondition
 	// ErrBadMessage: Inject or ModifyNext was given bytes that are not a
 	// JSON object.
 	ErrBadMessage = errors.New("controller: not a JSON object")

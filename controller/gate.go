@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replayctl/replayctl/match"
 	"github.com/replayctl/replayctl/report"
 )
 
@@ -234,9 +235,10 @@ func (c *Controller) hit(m Msg) *breakpoint {
 	if len(c.bps) == 0 {
 		return nil
 	}
-	var env exprEnv
+	var env match.Env
+	env.Reset(m.matchMsg())
 	for _, bp := range c.bps {
-		ok, err := bp.cond.match(m, &env)
+		ok, err := bp.cond.matchEnv(&env)
 		if err != nil {
 			if bp.Err == "" {
 				bp.Err, _, _ = strings.Cut(err.Error(), "\n")
