@@ -92,7 +92,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 func addTargetFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVar(&f.target, "target", "", "a Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp")
 	fl.StringArrayVar(&f.headers, "header", nil, `an HTTP header "K:V" sent on every request; values may use ${ENV} (repeatable)`)
-	fl.BoolVar(&f.legacySSE, "legacy-sse", false, "the --target speaks the 2024-11-05 HTTP+SSE transport (GET stream + endpoint event)")
+	fl.BoolVar(&f.legacySSE, "legacy-sse", false, "the --target speaks the 2024-11-05 HTTP+SSE transport (without it, replayctl asks the endpoint)")
 	fl.StringArrayVar(&f.env, "env", nil, "K=V added to the server command's environment (repeatable)")
 	fl.StringVar(&f.cwd, "cwd", "", "working directory of the server command")
 	fl.StringVar(&f.mockTape, "mock-tape", "", "the built-in mock answers from this tape instead of TAPE (e.g. a newer recording)")
@@ -223,8 +223,8 @@ func (a *app) target(cfg *engine.Config, f runFlags, command []string) error {
 		client := transport.NewClient(f.maxInflight)
 		if f.legacySSE {
 			cfg.Dialer = transport.LegacySSE{URL: f.target, Header: header, Client: client, Logger: a.log}
-		} else {
-			cfg.Dialer = transport.HTTP{URL: f.target, Header: header, Client: client, Logger: a.log}
+		} else { // Streamable HTTP, or HTTP+SSE if the endpoint speaks that
+			cfg.Dialer = &transport.Auto{URL: f.target, Header: header, Client: client, Logger: a.log}
 		}
 		cfg.Target = f.target
 	case f.mockTape != "":
