@@ -80,7 +80,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.DurationVar(&f.ramp, "ramp", 0, "spread the virtual sessions' starts over this time")
 	fl.IntVar(&f.maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
 	fl.IntVar(&f.timeline, "timeline-limit", 10000, "messages kept in the report's timeline")
-	fl.StringVar(&f.onError, "on-error", "continue", "at a failed or unanswered message: continue, or stop the replay there (pause: replayctl debug)")
+	fl.StringVar(&f.onError, "on-error", "continue", "at a failed or unanswered message: continue, stop the replay there, or retry (transient target errors, up to --max-retries, then continue); pause: replayctl debug")
 	fl.BoolVar(&f.validNotes, "validate-notifications", false, "compare the server's notifications with the recorded ones (by method, in order)")
 	fl.IntVar(&f.maxRetries, "max-retries", 3, "retries of a message the target asked to have again (HTTP 408, 429, 5xx; honours Retry-After)")
 	addTargetFlags(fl, &f)
@@ -114,6 +114,15 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		if err := report.CheckPath(p); err != nil {
 			return usageError("--report: %w", err)
 		}
+	}
+	switch f.onError {
+	case "continue", "stop":
+	case "retry": // what the target asks to have again is retried; then go on
+		f.onError, f.maxRetries = "continue", max(f.maxRetries, 1)
+	case "pause":
+		return usageError("--on-error pause needs someone to resume: use replayctl debug (where it is the default)")
+	default:
+		return usageError("--on-error %q: want continue, stop or retry", f.onError)
 	}
 	if f.sessions < 1 || f.ramp < 0 {
 		return usageError("--sessions %d --ramp %s: want 1 or more sessions and a ramp of 0 or more", f.sessions, f.ramp)
