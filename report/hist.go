@@ -118,3 +118,51 @@ func usToMS(us int64) float64 { return float64(us) / 1000 }
 func durToMS(d time.Duration) float64 {
 	return usToMS(int64(d.Round(time.Microsecond) / time.Microsecond))
 }
+
+// HistogramBucket is one bar of a latency histogram: Count values greater
+// than the previous bucket's LeMS and at most LeMS (within the histogram's
+// precision of 3 significant digits).
+type HistogramBucket struct {
+	LeMS  float64 `json:"le_ms"`
+	Count int64   `json:"count"`
+}
+
+// bucketEdgesUS are the upper bounds of the histogram buckets in
+// microseconds: a 1-2-5 series from 1µs up to the histogram's 1h limit.
+var bucketEdgesUS = func() []int64 {
+	var edges []int64
+	for decade := int64(1); decade <= histHighestUS; decade *= 10 {
+		for _, m := range []int64{1, 2, 5} {
+			if e := decade * m; e < histHighestUS {
+				edges = append(edges, e)
+			}
+		}
+	}
+	return append(edges, histHighestUS)
+}()
+
+// buckets folds the HDR histogram into the 1-2-5 buckets, from the first
+// one holding a value to the last; it is empty (not nil) without values.
+func (h *hist) buckets() []HistogramBucket {
+	out := []HistogramBucket{}
+	if h.count == 0 {
+		return out
+	}
+	counts := make([]int64, len(bucketEdgesUS))
+	first, last := len(counts), -1
+	i := 0
+	for _, bar := range h.h.Distribution() {
+		if bar.Count == 0 {
+			continue
+		}
+		for i < len(bucketEdgesUS)-1 && bar.From > bucketEdgesUS[i] {
+			i++
+		}
+		counts[i] += bar.Count
+		first, last = min(first, i), max(last, i)
+	}
+	for j := first; j <= last; j++ {
+		out = append(out, HistogramBucket{LeMS: usToMS(bucketEdgesUS[j]), Count: counts[j]})
+	}
+	return out
+}

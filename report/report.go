@@ -36,6 +36,9 @@ type Report struct {
 	// DefaultSessionLimit; the rest are counted in SessionsOmitted).
 	PerSession      []SessionSummary `json:"per_session"`
 	SessionsOmitted int              `json:"sessions_omitted"`
+	// Thresholds are the results of the run's thresholds, set by
+	// [Report.ApplyThresholds]; empty when there were none.
+	Thresholds []ThresholdResult `json:"thresholds"`
 }
 
 // Summary is the report's "summary" section.
@@ -65,6 +68,10 @@ type Performance struct {
 	Answered              int64   `json:"answered"` // requests answered in time
 	Errors                int64   `json:"errors"`   // results with verdict error
 	Timeouts              int64   `json:"timeouts"` // results with verdict timeout
+	// LatencyHistogram is the latency distribution in buckets of a 1-2-5
+	// series (count of latencies up to le_ms and above the previous
+	// bucket's), from the first bucket with a value to the last.
+	LatencyHistogram []HistogramBucket `json:"latency_histogram"`
 }
 
 // Validation is the report's "validation" section. Checked = Passed +
@@ -153,6 +160,7 @@ func (c *Collector) Report(meta Meta) Report {
 			Answered:              c.requestsAnswered,
 			Errors:                c.errored,
 			Timeouts:              c.timedOut,
+			LatencyHistogram:      c.latency.buckets(),
 		},
 		Validation: Validation{
 			Checked:         c.passed + c.failed,
@@ -174,6 +182,7 @@ func (c *Collector) Report(meta Meta) Report {
 		TimelineOmitted: c.timelineOmitted,
 		PerSession:      c.perSession(),
 		SessionsOmitted: len(c.sessionsOmitted),
+		Thresholds:      []ThresholdResult{},
 	}
 	if duration > 0 {
 		r.Performance.ThroughputPerS = float64(c.requestsAnswered) / duration.Seconds()
@@ -197,9 +206,14 @@ func (c *Collector) Report(meta Meta) Report {
 	return r
 }
 
-// Passed reports whether the replay passed: no validation failed and there
-// was no error or timeout.
+// Passed reports whether the replay passed: no validation failed, there
+// was no error or timeout, and no threshold failed.
 func (r Report) Passed() bool {
+	for _, t := range r.Thresholds {
+		if !t.Passed {
+			return false
+		}
+	}
 	return r.Validation.Failed == 0 && r.Performance.Errors == 0 && r.Performance.Timeouts == 0 && len(r.Errors) == 0
 }
 

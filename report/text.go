@@ -111,10 +111,21 @@ func (t *textWriter) body(r Report) {
 		}
 		t.line("chaos", "%s injected (%s)", plural(r.Chaos.Injected, "fault"), seed)
 	}
+	if n := len(r.Thresholds); n > 0 {
+		failed := len(r.ThresholdsFailed())
+		msg := fmt.Sprintf("%d failed", failed)
+		if failed > 0 {
+			msg = t.paint(ansiRed, msg)
+		}
+		t.line("thresholds", "%d passed, %s", n-failed, msg)
+	}
 	if r.Passed() {
 		t.line("result", "%s", t.paint(ansiBold+ansiGreen, "PASS"))
 	} else {
 		t.line("result", "%s", t.paint(ansiBold+ansiRed, "FAIL"))
+	}
+	for _, th := range r.ThresholdsFailed() {
+		fmt.Fprintf(&t.buf, "  %s\n", t.paint(ansiRed, thresholdFailure(th)))
 	}
 	for _, w := range s.Warnings {
 		fmt.Fprintf(&t.buf, "  %s %s\n", t.paint(ansiYellow, "warning:"), clean(w))
@@ -208,4 +219,10 @@ func msDuration(ms float64) string {
 		d = d.Round(time.Millisecond)
 	}
 	return d.String()
+}
+
+// thresholdFailure says why a threshold failed:
+// "threshold p99<200ms failed: p99 was 231.0ms".
+func thresholdFailure(th ThresholdResult) string {
+	return fmt.Sprintf("threshold %s failed: %s was %s", clean(th.Expr), clean(th.Metric), clean(th.Value))
 }

@@ -1,0 +1,337 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrThreshold is wrapped by every error [ParseThreshold] returns.
+var ErrThreshold = errors.New("report: bad threshold")
+
+// Threshold is a pass/fail condition on one metric of a [Report], k6-style:
+// "p99<200ms", "error_rate<1%", "validation_failed==0". Make one with
+// [ParseThreshold]; the zero value is not a valid threshold.
+type Threshold struct {
+	Expr   string  // as written, trimmed
+	Metric string  // canonical metric name, e.g. "p99", "lag_max", "error_rate"
+	Op     string  // <, <=, >, >=, ==, !=
+	Limit  float64 // in the metric's unit: milliseconds, a fraction (0.01 for 1%), a count, or per second
+}
+
+// ThresholdResult is the outcome of one threshold, as reports show it.
+type ThresholdResult struct {
+	Expr   string `json:"expr"`
+	Metric string `json:"metric"`
+	// Value is the actual value as shown to people ("182.4ms", "0.50%",
+	// "3", "512.0/s"), or "no data" when the replay measured nothing for
+	// the metric (no request answered): such a threshold fails.
+	Value  string `json:"value"`
+	Limit  string `json:"limit"`
+	Passed bool   `json:"passed"`
+}
+
+// unit is how a metric's numbers are read and shown.
+type unit int
+
+const (
+	unitDuration unit = iota // milliseconds
+	unitRate                 // a fraction 0..1
+	unitCount
+	unitPerSecond
+)
+
+// metric is one thing a threshold can test.
+type metric struct {
+	unit unit
+	// value returns the metric's value and whether the replay measured it.
+	value func(r *Report) (float64, bool)
+}
+
+// statMetrics are the names of the fields of a [Stats] thresholds can use.
+var statMetrics = []string{"min", "avg", "p50", "p90", "p95", "p99", "p999", "max"}
+
+// statPrefixes name the three distributions: "" and "latency_" the latency
+// from the actual send, "intended_" from the intended send, "lag_" the
+// schedule lag.
+var statPrefixes = map[string]func(r *Report) Stats{
+	"":          func(r *Report) Stats { return r.Performance.LatencyMS },
+	"latency_":  func(r *Report) Stats { return r.Performance.LatencyMS },
+	"intended_": func(r *Report) Stats { return r.Performance.LatencyFromIntendedMS },
+	"lag_":      func(r *Report) Stats { return r.Performance.ScheduleLagMS },
+}
+
+func statField(s Stats, name string) float64 {
+	switch name {
+	case "min":
+		return s.Min
+	case "avg":
+		return s.Avg
+	case "p50":
+		return s.P50
+	case "p90":
+		return s.P90
+	case "p95":
+		return s.P95
+	case "p99":
+		return s.P99
+	case "p999":
+		return s.P999
+	default:
+		return s.Max
+	}
+}
+
+func count(f func(r *Report) int64) metric {
+	return metric{unitCount, func(r *Report) (float64, bool) { return float64(f(r)), true }}
+}
+
+// otherMetrics are the metrics that are not a distribution's statistic.
+var otherMetrics = map[string]metric{
+	"error_rate":   {unitRate, func(r *Report) (float64, bool) { return r.Performance.ErrorRate, true }},
+	"success_rate": {unitRate, func(r *Report) (float64, bool) { return r.Summary.SuccessRate, true }},
+	"throughput":   {unitPerSecond, func(r *Report) (float64, bool) { return r.Performance.ThroughputPerS, true }},
+	"duration":     {unitDuration, func(r *Report) (float64, bool) { return r.Summary.DurationMS, true }},
+
+	"validation_failed":   count(func(r *Report) int64 { return r.Validation.Failed }),
+	"validation_passed":   count(func(r *Report) int64 { return r.Validation.Passed }),
+	"validation_checked":  count(func(r *Report) int64 { return r.Validation.Checked }),
+	"validation_warnings": count(func(r *Report) int64 { return r.Validation.Warnings }),
+	"errors":              count(func(r *Report) int64 { return r.Performance.Errors }),
+	"timeouts":            count(func(r *Report) int64 { return r.Performance.Timeouts }),
+	"requests":            count(func(r *Report) int64 { return r.Performance.Requests }),
+	"answered":            count(func(r *Report) int64 { return r.Performance.Answered }),
+	"sent":                count(func(r *Report) int64 { return r.Summary.Sent }),
+	"received":            count(func(r *Report) int64 { return r.Summary.Received }),
+	"skipped":             count(func(r *Report) int64 { return r.Summary.Skipped }),
+	"faults":              count(func(r *Report) int64 { return r.Chaos.Injected }),
+}
+
+// lookupMetric finds a metric by its canonical name.
+func lookupMetric(name string) (metric, bool) {
+	if m, ok := otherMetrics[name]; ok {
+		return m, true
+	}
+	for prefix, stats := range statPrefixes {
+		field, ok := strings.CutPrefix(name, prefix)
+		if !ok || !slices.Contains(statMetrics, field) {
+			continue
+		}
+		return metric{unitDuration, func(r *Report) (float64, bool) {
+			s := stats(r)
+			return statField(s, field), s.Count > 0
+		}}, true
+	}
+	return metric{}, false
+}
+
+// operators, longest first so that "<=" is not read as "<".
+var operators = []string{"<=", ">=", "==", "!=", "<", ">"}
+
+// knownMetrics lists the metric names for error messages.
+func knownMetrics() string {
+	names := []string{strings.Join(statMetrics, ", ") + " (latency; also with latency_, intended_ or lag_ before them, e.g. lag_p99)"}
+	others := make([]string, 0, len(otherMetrics))
+	for n := range otherMetrics {
+		others = append(others, n)
+	}
+	slices.Sort(others)
+	return strings.Join(append(names, others...), ", ")
+}
+
+// ParseThreshold reads a threshold such as "p99<200ms", "avg<5ms",
+// "error_rate<1%", "success_rate>=99.5%", "throughput>500",
+// "validation_failed==0" or "lag_p99<1ms". Durations take a unit (ns, us,
+// µs, ms, s, m) or are milliseconds when bare; rates are a percentage
+// ("1%") or a fraction ("0.01"); throughput is per second ("500" or
+// "500/s"). "p(99)" is read as "p99", as k6 writes it. Spaces are allowed
+// around the operator. Errors wrap [ErrThreshold] and list what is known.
+func ParseThreshold(s string) (Threshold, error) {
+	expr := strings.TrimSpace(s)
+	bad := func(format string, args ...any) (Threshold, error) {
+		return Threshold{}, fmt.Errorf("%w %q: %s", ErrThreshold, expr, fmt.Sprintf(format, args...))
+	}
+	at, op := -1, ""
+	for _, o := range operators {
+		if i := strings.Index(expr, o); i >= 0 && (at < 0 || i < at || (i == at && len(o) > len(op))) {
+			at, op = i, o
+		}
+	}
+	if at < 0 {
+		return bad("no operator; write METRIC OP VALUE, e.g. p99<200ms, with one of %s", strings.Join(operators, " "))
+	}
+	name := canonicalMetric(expr[:at])
+	raw := strings.TrimSpace(expr[at+len(op):])
+	if name == "" {
+		return bad("no metric before %s; known metrics: %s", op, knownMetrics())
+	}
+	if strings.ContainsAny(name, "<>=!") {
+		return bad("operator %q unknown; use one of %s", strings.TrimLeft(expr[strings.IndexAny(expr, "<>=!"):], " "), strings.Join(operators, " "))
+	}
+	m, ok := lookupMetric(name)
+	if !ok {
+		return bad("unknown metric %q; known metrics: %s", name, knownMetrics())
+	}
+	if raw == "" {
+		return bad("no value after %s", op)
+	}
+	if strings.ContainsAny(raw, "<>=!") {
+		return bad("more than one operator; write one comparison per threshold")
+	}
+	limit, err := parseLimit(m.unit, raw)
+	if err != nil {
+		return bad("%s %v", name, err)
+	}
+	return Threshold{Expr: expr, Metric: name, Op: op, Limit: limit}, nil
+}
+
+// canonicalMetric lower-cases and trims a metric name and reads k6's
+// "p(99)" and "p(99.9)" as p99 and p999.
+func canonicalMetric(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if i := strings.Index(s, "p("); i >= 0 && strings.HasSuffix(s, ")") {
+		s = s[:i] + "p" + strings.ReplaceAll(s[i+2:len(s)-1], ".", "")
+	}
+	return s
+}
+
+func parseLimit(u unit, raw string) (float64, error) {
+	switch u {
+	case unitDuration:
+		if f, err := strconv.ParseFloat(raw, 64); err == nil && finite(f) {
+			return f, nil // bare: milliseconds, as k6 reads it
+		}
+		d, err := time.ParseDuration(raw)
+		if err != nil {
+			return 0, fmt.Errorf("wants a duration such as 200ms, 1.5s or 500us; got %q", raw)
+		}
+		return float64(d) / float64(time.Millisecond), nil
+	case unitRate:
+		num, pct := strings.CutSuffix(raw, "%")
+		f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+		if err != nil || !finite(f) {
+			return 0, fmt.Errorf("wants a percentage such as 1%% or a fraction such as 0.01; got %q", raw)
+		}
+		if pct {
+			f /= 100
+		}
+		if f < 0 || f > 1 {
+			return 0, fmt.Errorf("wants a rate between 0%% and 100%%; got %q", raw)
+		}
+		return f, nil
+	case unitPerSecond:
+		num, _ := strings.CutSuffix(raw, "/s")
+		f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+		if err != nil || !finite(f) {
+			return 0, fmt.Errorf("wants requests per second such as 500 or 500/s; got %q", raw)
+		}
+		return f, nil
+	default:
+		f, err := strconv.ParseFloat(raw, 64)
+		if err != nil || !finite(f) {
+			return 0, fmt.Errorf("wants a number such as 0; got %q", raw)
+		}
+		return f, nil
+	}
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// Evaluate judges each threshold against r, in order. It does not change r;
+// see [Report.ApplyThresholds].
+func (r Report) Evaluate(ts []Threshold) []ThresholdResult {
+	out := make([]ThresholdResult, 0, len(ts))
+	for _, t := range ts {
+		res := ThresholdResult{Expr: t.Expr, Metric: t.Metric}
+		m, ok := lookupMetric(t.Metric)
+		if !ok {
+			res.Value = "unknown metric"
+			out = append(out, res)
+			continue
+		}
+		res.Limit = formatValue(m.unit, t.Limit)
+		v, measured := m.value(&r)
+		if !measured {
+			res.Value = "no data"
+		} else {
+			res.Value = formatValue(m.unit, v)
+			res.Passed = compare(v, t.Op, t.Limit)
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
+// ApplyThresholds evaluates ts and keeps the results in r.Thresholds; when
+// one fails, r.Passed() (and r.Summary.Passed) becomes false.
+func (r *Report) ApplyThresholds(ts []Threshold) {
+	r.Thresholds = r.Evaluate(ts)
+	r.Summary.Passed = r.Passed()
+}
+
+// ThresholdsFailed returns the thresholds in r.Thresholds that failed.
+func (r Report) ThresholdsFailed() []ThresholdResult {
+	var failed []ThresholdResult
+	for _, t := range r.Thresholds {
+		if !t.Passed {
+			failed = append(failed, t)
+		}
+	}
+	return failed
+}
+
+func compare(v float64, op string, limit float64) bool {
+	switch op {
+	case "<":
+		return v < limit
+	case "<=":
+		return v <= limit
+	case ">":
+		return v > limit
+	case ">=":
+		return v >= limit
+	case "==":
+		return v == limit
+	case "!=":
+		return v != limit
+	default:
+		return false
+	}
+}
+
+// formatValue shows a metric's value in its unit.
+func formatValue(u unit, v float64) string {
+	switch u {
+	case unitDuration:
+		return formatMS(v)
+	case unitRate:
+		return strconv.FormatFloat(v*100, 'f', 2, 64) + "%"
+	case unitPerSecond:
+		return strconv.FormatFloat(v, 'f', 1, 64) + "/s"
+	default:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+}
+
+// formatMS shows milliseconds readably: "850µs", "182.4ms", "2.35s".
+// Values are kept to the microsecond, so that a value shown never hides
+// why a comparison went the way it did.
+func formatMS(ms float64) string {
+	switch {
+	case ms != 0 && math.Abs(ms) < 1:
+		return strconv.FormatFloat(ms*1000, 'f', 0, 64) + "µs"
+	case math.Abs(ms) < 1000:
+		// Up to the microsecond, at least one decimal: "231.0ms", "3.001ms".
+		s := strconv.FormatFloat(ms, 'f', -1, 64)
+		if !strings.Contains(s, ".") {
+			s += ".0"
+		}
+		return s + "ms"
+	default:
+		return strconv.FormatFloat(ms/1000, 'f', 2, 64) + "s"
+	}
+}
