@@ -167,7 +167,10 @@ func (t *textWriter) errors(r Report) {
 
 // display renders a JSON value for one line: compacted, cut to
 // textValueLimit runes, "(absent)" when there is none.
-func display(raw json.RawMessage) string {
+func display(raw json.RawMessage) string { return displayN(raw, textValueLimit) }
+
+// displayN is display cut to limit runes.
+func displayN(raw json.RawMessage, limit int) string {
 	if len(raw) == 0 {
 		return "(absent)"
 	}
@@ -177,8 +180,8 @@ func display(raw json.RawMessage) string {
 		s = b.String()
 	}
 	s = clean(s)
-	if utf8.RuneCountInString(s) > textValueLimit {
-		s = string([]rune(s)[:textValueLimit-1]) + "…"
+	if utf8.RuneCountInString(s) > limit {
+		s = string([]rune(s)[:limit-1]) + "…"
 	}
 	return s
 }
