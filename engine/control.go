@@ -23,6 +23,13 @@ func (e *Engine) Attach(c *controller.Controller) {
 	e.ctl = c
 	e.seeks = make(chan seekReq)
 	e.injects = make(chan injectReq)
+	e.rewinds = make(chan rewindReq)
+}
+
+// rewindReq asks execute to rewind the connections that can (the mock).
+type rewindReq struct {
+	seq  int64
+	done chan error
 }
 
 // Seek repositions the replay at seq: the loader goes on from there, and
@@ -40,6 +47,21 @@ func (e *Engine) Seek(ctx context.Context, seq int64) error {
 	}
 	select {
 	case err := <-req.done:
+		if err != nil {
+			return err
+		}
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	// A mock target must answer the messages from seq on as recorded again.
+	rw := rewindReq{seq: seq, done: make(chan error, 1)}
+	select {
+	case e.rewinds <- rw:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-rw.done:
 		return err
 	case <-ctx.Done():
 		return ctx.Err()

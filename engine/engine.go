@@ -47,6 +47,7 @@ type Engine struct {
 	// With a controller attached (Attach):
 	ctl     *controller.Controller
 	injects chan injectReq
+	rewinds chan rewindReq
 	look    lookup
 }
 

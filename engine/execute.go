@@ -124,6 +124,8 @@ func (e *Engine) execute(ctx context.Context, g *errgroup.Group, in <-chan *Item
 			if err := x.connected(ctx, r); err != nil {
 				return err
 			}
+		case req := <-x.e.rewinds:
+			req.done <- x.rewind(req.seq)
 		case req := <-x.e.injects:
 			if err := x.inject(ctx, req); err != nil {
 				return err
@@ -649,5 +651,18 @@ func (x *executor) compareNotes(ctx context.Context, ss *session) error {
 		}
 	}
 	ss.recNotes, ss.liveNotes = nil, nil
+	return nil
+}
+
+// rewind makes the connections that can (the mock) answer as recorded from
+// seq on, after a seek.
+func (x *executor) rewind(seq int64) error {
+	for _, ss := range x.sessions {
+		if rw, ok := ss.conn.(transport.Rewinder); ok {
+			if err := rw.Rewind(seq); err != nil {
+				return fmt.Errorf("rewind session %s to seq %d: %w", ss.name, seq, err)
+			}
+		}
+	}
 	return nil
 }

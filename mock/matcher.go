@@ -152,7 +152,7 @@ func noAnswer(req jsonrpc.Message) []byte {
 // readAhead sends the session's requests and answers, parsed, to feed
 // until the tape ends or done is closed. Decoding the tape here, on its
 // own goroutine, keeps it off the replay's critical path.
-func readAhead(r *tape.Reader, session string, feed chan<- feedItem, done <-chan struct{}) {
+func readAhead(r *tape.Reader, from int64, feed chan<- feedItem, stop, done <-chan struct{}) {
 	defer close(feed)
 	for {
 		msg, err := r.Next()
@@ -162,7 +162,7 @@ func readAhead(r *tape.Reader, session string, feed chan<- feedItem, done <-chan
 		var it feedItem
 		if err != nil {
 			it.err = err
-		} else if msg.Session != session {
+		} else if msg.Seq < from {
 			continue
 		} else if it.rpc, err = jsonrpc.Parse(msg.Msg); err != nil {
 			continue
@@ -170,6 +170,8 @@ func readAhead(r *tape.Reader, session string, feed chan<- feedItem, done <-chan
 		it.dir = msg.Dir
 		select {
 		case feed <- it:
+		case <-stop:
+			return
 		case <-done:
 			return
 		}

@@ -49,32 +49,72 @@ var _ transport.Dialer = (*Mock)(nil)
 // ("s1#3", as the engine names them in load replays) answers as the
 // recorded one.
 func (m *Mock) Dial(ctx context.Context, session string) (transport.Conn, error) {
-	session = recordedName(session)
-	r, err := tape.Open(m.path, append(m.tapeOpts[:len(m.tapeOpts):len(m.tapeOpts)], tape.WithSession(session))...)
-	if err != nil {
+	c := &conn{
+		mock:    m,
+		session: recordedName(session),
+		out:     make(chan transport.Incoming, 256),
+		wake:    make(chan struct{}, 1),
+		done:    make(chan struct{}),
+	}
+	if err := c.startFeed(0); err != nil {
 		return nil, err
+	}
+	c.wg.Go(c.pump)
+	return c, nil
+}
+
+// startFeed opens the tape and reads the session's messages from seq on
+// into a new feed, on a goroutine of its own. Called with sendMu held (or
+// before the connection is shared).
+func (c *conn) startFeed(from int64) error {
+	opts := append(c.mock.tapeOpts[:len(c.mock.tapeOpts):len(c.mock.tapeOpts)], tape.WithSession(c.session))
+	r, err := tape.Open(c.mock.path, opts...)
+	if err != nil {
+		return err
 	}
 	// The feed's buffer lets the reader run ahead of the replay.
 	feed := make(chan feedItem, 128)
-	c := &conn{
-		m:    matcher{feed: feed, lookahead: m.lookahead},
-		r:    r,
-		out:  make(chan transport.Incoming, 256),
-		wake: make(chan struct{}, 1),
-		done: make(chan struct{}),
+	stop := make(chan struct{})
+	c.r, c.feedStop = r, stop
+	c.m = matcher{feed: feed, lookahead: c.mock.lookahead}
+	c.feedWG.Go(func() { readAhead(r, from, feed, stop, c.done) })
+	return nil
+}
+
+// stopFeed ends the read-ahead goroutine and closes its reader.
+func (c *conn) stopFeed() error {
+	close(c.feedStop)
+	c.feedWG.Wait()
+	return c.r.Close()
+}
+
+// Rewind makes the connection answer as the recording did from seq on, as
+// if the messages before seq had not been asked yet: a debugger's seek
+// back gets the recorded answers again.
+func (c *conn) Rewind(seq int64) error {
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
+	if err := c.checkOpen(); err != nil {
+		return err
 	}
-	c.wg.Go(c.pump)
-	c.wg.Go(func() { readAhead(r, session, feed, c.done) })
-	return c, nil
+	if err := c.stopFeed(); err != nil {
+		return err
+	}
+	return c.startFeed(seq)
 }
 
 // conn answers synchronously in Send. Answers go straight into out while
 // it has room; beyond that they queue, and pump delivers them, so that
 // Send never blocks on a caller that is not reading yet.
 type conn struct {
-	sendMu sync.Mutex // one Send at a time: guards m
-	m      matcher
-	r      *tape.Reader // read by the read-ahead goroutine only
+	mock    *Mock
+	session string // the recorded session it answers as
+
+	sendMu   sync.Mutex // one Send (or Rewind) at a time: guards m, r, feedStop
+	m        matcher
+	r        *tape.Reader // read by the read-ahead goroutine only
+	feedStop chan struct{}
+	feedWG   sync.WaitGroup
 
 	mu     sync.Mutex // guards queue and closed
 	queue  [][]byte
@@ -172,7 +212,9 @@ func (c *conn) Close() error {
 		c.mu.Unlock()
 		close(c.done)
 		c.wg.Wait()
-		err = c.r.Close()
+		c.sendMu.Lock()
+		err = c.stopFeed()
+		c.sendMu.Unlock()
 	})
 	return err
 }

@@ -120,3 +120,41 @@ func TestManyAnswersQueueWithoutBlocking(t *testing.T) {
 		}
 	}
 }
+
+func TestRewindAnswersAgain(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(path, []byte(testTape), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := New(path).Dial(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ask := func(id int) string {
+		t.Helper()
+		if err := c.Send(ctx, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`, id)); err != nil {
+			t.Fatal(err)
+		}
+		return string((<-c.Incoming()).Msg)
+	}
+	first, second := ask(1), ask(2)
+	if !strings.Contains(first, `"sum":3`) || !strings.Contains(second, `"three"`) {
+		t.Fatalf("answers %s, %s; want the two recorded ones in order", first, second)
+	}
+	// Back to seq 2 (the second recorded call): its answer again.
+	if err := c.(transport.Rewinder).Rewind(2); err != nil {
+		t.Fatal(err)
+	}
+	if got := ask(3); !strings.Contains(got, `"three"`) {
+		t.Errorf("after rewind to seq 2: %s, want the second recorded answer", got)
+	}
+	if err := c.(transport.Rewinder).Rewind(0); err != nil {
+		t.Fatal(err)
+	}
+	if got := ask(4); !strings.Contains(got, `"sum":3`) {
+		t.Errorf("after rewind to seq 0: %s, want the first recorded answer", got)
+	}
+}

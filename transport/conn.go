@@ -39,3 +39,10 @@ type Dialer interface {
 	// to send, or when ctx is done.
 	Dial(ctx context.Context, session string) (Conn, error)
 }
+
+// Rewinder is a connection that can start answering again as the recording
+// did from a point of the tape on: the built-in mock. After a debugger's
+// seek back the engine rewinds the connections that are Rewinders.
+type Rewinder interface {
+	Rewind(seq int64) error
+}
