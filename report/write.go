@@ -22,32 +22,42 @@ func (r Report) WriteJSON(w io.Writer) error {
 	return nil
 }
 
+// formats maps a report file's extension to its writer.
+var formats = map[string]func(r Report, w io.Writer) error{
+	".json": Report.WriteJSON,
+	".xml":  Report.WriteJUnit,
+	".html": Report.WriteHTML,
+	".htm":  Report.WriteHTML,
+}
+
+const formatsKnown = ".json, .xml (JUnit) or .html"
+
 // CheckPath reports whether WriteFile can write a report at path, judged
 // by its extension, so that a CLI can refuse a bad --report before the
 // replay rather than after it.
 func CheckPath(path string) error {
-	switch ext := strings.ToLower(filepath.Ext(path)); ext {
-	case ".json":
+	ext := strings.ToLower(filepath.Ext(path))
+	if _, ok := formats[ext]; ok {
 		return nil
-	case ".xml", ".html":
-		return fmt.Errorf("report %s: report format %s not supported yet; use .json", path, ext)
-	case "":
-		return fmt.Errorf("report %s: no extension; name the file .json", path)
-	default:
-		return fmt.Errorf("report %s: report format %s unknown; use .json", path, ext)
 	}
+	if ext == "" {
+		return fmt.Errorf("report %s: no extension; name the file %s", path, formatsKnown)
+	}
+	return fmt.Errorf("report %s: report format %s unknown; use %s", path, ext, formatsKnown)
 }
 
-// WriteFile writes r to path in the format its extension names (.json) and
-// does so atomically: a temporary file in the same directory is written,
-// synced and renamed over path, so readers never see half a report.
+// WriteFile writes r to path in the format its extension names — .json
+// ([Report.WriteJSON]), .xml ([Report.WriteJUnit]), .html or .htm
+// ([Report.WriteHTML]) — and does so atomically: a temporary file in the
+// same directory is written, synced and renamed over path, so readers never
+// see half a report.
 func WriteFile(path string, r Report) error {
 	if err := CheckPath(path); err != nil {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := r.WriteJSON(&buf); err != nil {
-		return err
+	if err := formats[strings.ToLower(filepath.Ext(path))](r, &buf); err != nil {
+		return fmt.Errorf("report %s: %w", path, err)
 	}
 	return writeAtomic(path, buf.Bytes())
 }

@@ -201,9 +201,7 @@ func TestWriteFile(t *testing.T) {
 	}{
 		{"json", filepath.Join(dir, "out.json"), ""},
 		{"json upper case", filepath.Join(dir, "OUT.JSON"), ""},
-		{"xml later", filepath.Join(dir, "out.xml"), "report format .xml not supported yet"},
-		{"html later", filepath.Join(dir, "out.html"), "report format .html not supported yet"},
-		{"unknown", filepath.Join(dir, "out.csv"), "report format .csv unknown"},
+		{"unknown", filepath.Join(dir, "out.csv"), "report format .csv unknown; use .json, .xml (JUnit) or .html"},
 		{"no extension", filepath.Join(dir, "out"), "no extension"},
 		{"missing directory", filepath.Join(dir, "nope", "out.json"), "create temporary file"},
 	}

@@ -1,0 +1,272 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// failingReport is the sample report with two thresholds, one failing.
+func failingReport(t testing.TB) Report {
+	r := sampleReport()
+	var ts []Threshold
+	for _, s := range []string{"p99<10ms", "validation_failed==0", "error_rate<50%"} {
+		th, err := ParseThreshold(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts = append(ts, th)
+	}
+	r.ApplyThresholds(ts)
+	return r
+}
+
+func renderHTML(t testing.TB, r Report) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := r.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// externalRefs are what would make the page load something from elsewhere.
+var externalRefs = []string{`src="http`, `href="http`, `src='http`, `href='http`, `src="//`, `href="//`, "@import", "url(http", "url(//", "<link", "<script", "<iframe", "<img"}
+
+func TestWriteHTMLSections(t *testing.T) {
+	page := renderHTML(t, failingReport(t))
+	want := []string{
+		"<!DOCTYPE html>",
+		`<span class="badge fail">FAIL</span>`,
+		`id="summary"`, "Replay of weather.jsonl", "4 sent, 3 received, 1 skipped (8 on tape)", "0.4 requests/s",
+		`id="timeline"`, `<svg viewBox="0 0 960.0 340.0"`, `class="v-failed"`, `class="v-timeout"`, "All 5 messages",
+		`id="histogram"`, `<rect class="bar"`, "≤20ms",
+		`id="sessions"`, "<code>s1</code>",
+		`id="thresholds"`, "Thresholds: 3, 2 failed", "p99 was 12.5ms", "validation_failed was 1",
+		`id="failures"`, "Validation failures: 1", "result.content[0].text", "&#34;sunny&#34;", "&#34;rain&#34;", "result.isError", "(absent)",
+		`id="errors"`, "no answer within 5s",
+		`id="chaos"`, "answer withheld",
+		"warning: tape has no end line",
+	}
+	for _, w := range want {
+		if !strings.Contains(page, w) {
+			t.Errorf("the page lacks %q", w)
+		}
+	}
+	for _, bad := range externalRefs {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page contains %q: it must load nothing from elsewhere", bad)
+		}
+	}
+	if n := strings.Count(page, `<g class="m">`); n != 5 {
+		t.Errorf("timeline marks: got %d, want 5", n)
+	}
+
+	pass := renderHTML(t, NewCollector().Report(Meta{Tape: "empty.jsonl"}))
+	for _, w := range []string{`<span class="badge pass">PASS</span>`, "No message in the report", "No request was answered", "Validation failures: 0"} {
+		if !strings.Contains(pass, w) {
+			t.Errorf("the empty report's page lacks %q", w)
+		}
+	}
+	if strings.Contains(pass, `id="thresholds"`) || strings.Contains(pass, `id="errors"`) {
+		t.Errorf("the empty report's page has a thresholds or errors section, want neither")
+	}
+}
+
+func TestWriteHTMLEscapes(t *testing.T) {
+	c := NewCollector()
+	evil := `<script>alert(1)</script>`
+	c.Add(Result{Seq: 1, Session: evil, Method: `"><img src=x onerror=alert(1)>`, Dir: DirC2S, Kind: KindRequest,
+		Due: at(0), Sent: at(0), Answered: at(time.Millisecond), Verdict: Failed,
+		Differences: []Difference{{Path: `result.</td><script>x</script>`, Expected: json.RawMessage(`"</style><script>1</script>"`), Actual: json.RawMessage("<iframe src=http://x>"), Kind: "changed"}}})
+	c.Add(Result{Seq: 2, Session: "s1", Verdict: Error, Err: `<link href="http://evil/x.css">`})
+	c.AddFault(Fault{Seq: 2, Session: "s1", Kind: "malformed", Detail: `@import url(http://evil)`})
+	page := renderHTML(t, c.Report(Meta{Tape: `t<b>.jsonl`, Target: `javascript:alert(1)`, Warnings: []string{evil}}))
+	// "@import" and "url(" may appear as text; in text they do nothing.
+	for _, bad := range append(externalRefs[:6], "<link", "<script", "<iframe", "<img", "<b>") {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page contains %q unescaped", bad)
+		}
+	}
+	for _, w := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;", "t&lt;b&gt;.jsonl", `\u003ciframe src=http://x\u003e`} {
+		if !strings.Contains(page, w) {
+			t.Errorf("the page lacks the escaped %q", w)
+		}
+	}
+}
+
+func TestWriteHTMLTimelineCap(t *testing.T) {
+	c := NewCollector(WithTimelineLimit(DefaultTimelineLimit))
+	for _, r := range randomResults(DefaultTimelineLimit + 500) {
+		c.Add(r)
+	}
+	r := c.Report(Meta{Tape: "load.jsonl"})
+	page := renderHTML(t, r)
+	if n := strings.Count(page, `<g class="m">`); n != maxChartMessages {
+		t.Errorf("timeline marks: got %d, want %d", n, maxChartMessages)
+	}
+	if want := "1000 of the 10000 messages"; !strings.Contains(page, want) {
+		t.Errorf("the page lacks %q", want)
+	}
+	if want := "500 later messages were not kept"; !strings.Contains(page, want) {
+		t.Errorf("the page lacks %q", want)
+	}
+	if want := "raise --timeline-limit"; !strings.Contains(page, want) {
+		t.Errorf("the page lacks %q", want)
+	}
+}
+
+func TestSampleTimeline(t *testing.T) {
+	mk := func(vs ...Verdict) []TimelineEntry {
+		es := make([]TimelineEntry, len(vs))
+		for i, v := range vs {
+			es[i] = TimelineEntry{Seq: int64(i), Verdict: v}
+		}
+		return es
+	}
+	P, F, E := Passed, Failed, Error
+	tests := []struct {
+		name    string
+		entries []TimelineEntry
+		limit   int
+		want    []int
+	}{
+		{"under the limit: all", mk(P, F, P), 5, []int{0, 1, 2}},
+		{"evenly spread", mk(P, P, P, P, P, P, P, P), 4, []int{0, 2, 4, 6}},
+		{"bad ones kept", mk(P, P, P, P, P, F, P, E), 4, []int{0, 3, 5, 7}},
+		{"bad ones at most half", mk(F, F, F, F, F, F, P, P), 4, []int{0, 1, 2, 5}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := sampleTimeline(tt.entries, tt.limit)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLatencyHistogram(t *testing.T) {
+	tests := []struct {
+		name      string
+		latencies []time.Duration
+		want      []HistogramBucket
+	}{
+		{"none", nil, []HistogramBucket{}},
+		{"spread", []time.Duration{500 * time.Microsecond, 500 * time.Microsecond, 501 * time.Microsecond, 3 * time.Millisecond, 5 * time.Millisecond, 40 * time.Millisecond},
+			[]HistogramBucket{{0.5, 2}, {1, 1}, {2, 0}, {5, 2}, {10, 0}, {20, 0}, {50, 1}}},
+		{"zero and the top", []time.Duration{0, 2 * time.Hour},
+			func() []HistogramBucket {
+				var bs []HistogramBucket
+				for i, e := range bucketEdgesUS {
+					n := int64(0)
+					if i == 0 || i == len(bucketEdgesUS)-1 {
+						n = 1
+					}
+					bs = append(bs, HistogramBucket{usToMS(e), n})
+				}
+				return bs
+			}()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := NewCollector()
+			for i, l := range tt.latencies {
+				c.Add(request(int64(i), 0, 0, l, Passed))
+			}
+			got := c.Report(Meta{}).Performance.LatencyHistogram
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNewHistChart(t *testing.T) {
+	h := newHistChart([]HistogramBucket{{1, 10}, {2, 0}, {5, 1}})
+	if len(h.Bars) != 3 || h.Max != 10 {
+		t.Fatalf("got %d bars max %d, want 3 and 10", len(h.Bars), h.Max)
+	}
+	// The tallest bar fills the plot; a bar of 1 in 10 is still seen.
+	if h.Bars[0].H != f1(histPlotH) || h.Bars[1].H != "0.0" || h.Bars[2].H != f1(histPlotH/10) {
+		t.Errorf("heights: got %s %s %s, want %s 0.0 %s", h.Bars[0].H, h.Bars[1].H, h.Bars[2].H, f1(histPlotH), f1(histPlotH/10))
+	}
+	if h.Bars[2].Label != "≤5ms" {
+		t.Errorf("label: got %q, want ≤5ms", h.Bars[2].Label)
+	}
+}
+
+// TestWriteHTMLInChromium opens the page in headless Chromium and checks
+// what its DOM holds. It runs only where chromium is installed.
+func TestWriteHTMLInChromium(t *testing.T) {
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium is not on PATH, so the page is not opened in a browser (apt-get install chromium to run this test)")
+	}
+	if testing.Short() {
+		t.Skip("-short: not starting chromium")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "report.html")
+	if err := WriteFile(path, failingReport(t)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--dump-dom", "file://"+path)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium --dump-dom: %v\n%s", err, stderr.String())
+	}
+	dom := string(out)
+	for _, w := range []string{
+		`<span class="badge fail">FAIL</span>`, "Replay of weather.jsonl", "4 sent, 3 received",
+		"result.content[0].text", "result.isError", "\"sunny\"", "\"rain\"",
+		"threshold", "p99 was 12.5ms", "<svg", `class="v-failed"`, `<rect class="bar"`,
+	} {
+		if !strings.Contains(dom, w) {
+			t.Errorf("the DOM chromium built lacks %q", w)
+		}
+	}
+	if t.Failed() {
+		t.Logf("DOM:\n%s", dom)
+	}
+}
+
+func TestWriteFileHTMLAndXML(t *testing.T) {
+	dir := t.TempDir()
+	r := failingReport(t)
+	for _, name := range []string{"r.html", "r.HTM", "r.xml"} {
+		path := filepath.Join(dir, name)
+		if err := WriteFile(path, r); err != nil {
+			t.Fatalf("WriteFile(%s): %v", name, err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		if strings.HasSuffix(name, ".xml") {
+			err = r.WriteJUnit(&want)
+		} else {
+			err = r.WriteHTML(&want)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%s: got %d bytes that differ from the writer's %d", name, len(got), want.Len())
+		}
+	}
+}
