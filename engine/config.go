@@ -60,6 +60,8 @@ type Config struct {
 	Dialer transport.Dialer
 	// Target names the target in reports ("mock", a URL, a command line).
 	Target string
+	// Filter chooses the part of the tape replayed.
+	Filter Filter
 	// Ignore lists paths the validator does not compare.
 	Ignore []string
 	Order  Order

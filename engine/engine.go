@@ -39,6 +39,7 @@ type Engine struct {
 		serverNotes    atomic.Int64
 		serverRequests atomic.Int64
 		serverRefused  atomic.Int64
+		filtered       atomic.Int64 // left out by the Filter
 	}
 	onResult func(report.Result)
 	finished bool     // set by validate when it has judged everything
@@ -165,6 +166,7 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 		TotalMessages: e.counters.loaded.Load(),
 		Target:        e.cfg.Target,
 		Speed:         e.cfg.Speed.String(),
+		Skipped:       e.counters.filtered.Load(),
 		Warnings:      warnings,
 	})
 	return rep, err

@@ -35,6 +35,10 @@ func (e *Engine) transform(ctx context.Context, in <-chan *Item, out chan<- *Ite
 			if e.stale(it) {
 				continue
 			}
+			if ok, _ := e.cfg.Filter.keep(it.Rec, it.RPC); !ok && !it.End {
+				e.counters.filtered.Add(1)
+				continue
+			}
 			if it.Rec.Dir == tape.C2S && it.RPC.Kind == jsonrpc.KindRequest {
 				it.SentID = ids.Fresh(it.Rec.Session)
 				it.Out = it.RPC.WithID(it.SentID)
