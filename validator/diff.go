@@ -13,7 +13,11 @@ import (
 
 // walker collects the differences between two well-formed JSON values.
 type walker struct {
-	ignore  []pattern
+	ignore     []pattern
+	structural bool // values of the same JSON type are equal
+	norm       normSet
+	tol        tolerance
+
 	path    []seg
 	diffs   []Difference
 	omitted int
@@ -52,12 +56,16 @@ func (w *walker) ignored() bool {
 }
 
 func (w *walker) add(kind DiffKind, e, a []byte) {
+	w.addAt(renderPath(w.path), kind, e, a)
+}
+
+func (w *walker) addAt(path string, kind DiffKind, e, a []byte) {
 	if len(w.diffs) == MaxDifferences {
 		w.omitted++
 		return
 	}
 	w.diffs = append(w.diffs, Difference{
-		Path:     renderPath(w.path),
+		Path:     path,
 		Expected: compact(e),
 		Actual:   compact(a),
 		Kind:     kind,
@@ -106,9 +114,14 @@ func (w *walker) value(e, a []byte) {
 		w.array(e, a)
 		return
 	case '"':
-		equal = stringsEqual(e, a)
+		if stringsEqual(e, a) || w.embedded(e, a) {
+			return
+		}
+		equal = w.structural || w.norm.equal(e, a)
 	case '0':
-		equal = numbersEqual(e, a)
+		equal = w.structural || w.tol.equal(e, a)
+	case 't':
+		equal = w.structural
 	case 'n':
 		equal = true
 	}
@@ -219,6 +232,42 @@ func (w *walker) array(e, a []byte) {
 		}
 		w.path = w.path[:len(w.path)-1]
 	}
+}
+
+// embedded compares two strings that both hold a JSON object or both a
+// JSON array as JSON, at the same path, and reports whether it did.
+func (w *walker) embedded(e, a []byte) bool {
+	ej, ok := embeddedJSON(e)
+	if !ok {
+		return false
+	}
+	aj, ok := embeddedJSON(a)
+	if !ok || ej[0] != aj[0] {
+		return false
+	}
+	w.value(ej, aj)
+	return true
+}
+
+// embeddedJSON returns the JSON object or array a JSON string holds.
+func embeddedJSON(q []byte) ([]byte, bool) {
+	// A cheap test before decoding: the text must start with '{' or '[',
+	// after spaces or escaped \n, \t, \r.
+	i := 1
+	for i < len(q) && (q[i] == ' ' || q[i] == '\\' && i+1 < len(q) && (q[i+1] == 'n' || q[i+1] == 't' || q[i+1] == 'r')) {
+		if q[i] == '\\' {
+			i++
+		}
+		i++
+	}
+	if i >= len(q) || (q[i] != '{' && q[i] != '[') {
+		return nil, false
+	}
+	b := bytes.TrimSpace([]byte(decodeString(q)))
+	if len(b) == 0 || (b[0] != '{' && b[0] != '[') || !json.Valid(b) {
+		return nil, false
+	}
+	return b, true
 }
 
 // stringsEqual compares two JSON strings by their decoded text.

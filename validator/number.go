@@ -2,6 +2,7 @@ package validator
 
 import (
 	"bytes"
+	"math"
 	"strconv"
 )
 
@@ -91,4 +92,41 @@ func numbersEqual(a, b []byte) bool {
 		return bytes.Equal(a, b)
 	}
 	return x.neg == y.neg && x.exp == y.exp && bytes.Equal(x.digits, y.digits)
+}
+
+// tolerance is the allowed numeric difference: absolute, or relative to
+// the expected value. The zero tolerance allows none.
+type tolerance struct {
+	abs, rel float64
+}
+
+// equal reports whether two JSON numbers are equal, or differ by no more
+// than the tolerance.
+func (t tolerance) equal(e, a []byte) bool {
+	if numbersEqual(e, a) {
+		return true
+	}
+	if t.abs == 0 && t.rel == 0 {
+		return false
+	}
+	x, err := strconv.ParseFloat(string(e), 64)
+	if err != nil || math.IsInf(x, 0) {
+		return false
+	}
+	y, err := strconv.ParseFloat(string(a), 64)
+	if err != nil || math.IsInf(y, 0) {
+		return false
+	}
+	// The bounds are inclusive; the slack keeps them so despite binary
+	// rounding (18.01 - 18.0 is 0.010000000000000675).
+	const slack = 1 + 1e-9
+	d := math.Abs(x - y)
+	return d <= t.abs*slack || d <= t.rel*math.Abs(x)*slack
+}
+
+// isInteger reports whether a JSON number has an integer value (1, 1.0,
+// 1e3; not 1.5).
+func isInteger(n []byte) bool {
+	d, ok := parseDecimal(n)
+	return ok && d.exp >= 0
 }

@@ -5,23 +5,37 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+
+	"github.com/replayctl/replayctl/config"
 )
 
 // DiffKind says how a value differs.
 type DiffKind string
 
-// The kinds of difference Compare reports.
+// The kinds of difference Check and Compare report.
 const (
 	DiffChanged DiffKind = "changed" // same JSON type, different value
 	DiffAdded   DiffKind = "added"   // in actual only
 	DiffRemoved DiffKind = "removed" // in expected only
 	DiffType    DiffKind = "type"    // different JSON types (say string vs number)
+	// DiffMissing is a member the mode requires that actual lacks: a
+	// required field (partial) missing on both sides, or a member MCP
+	// requires (schema). Expected says what was required.
+	DiffMissing DiffKind = "missing"
+	// DiffSuccessToError and DiffErrorToSuccess name an error transition
+	// (Check only): the recording answered with a result and the target
+	// with an error, or the reverse. Path is "$"; Expected and Actual are
+	// the recorded and the live "result" or "error" member.
+	DiffSuccessToError DiffKind = "success→error"
+	DiffErrorToSuccess DiffKind = "error→success"
 	// DiffTruncated is the last entry of a list cut at MaxDifferences: its
 	// Path is empty and its Actual is how many differences were left out.
 	DiffTruncated DiffKind = "truncated"
 )
 
-// MaxDifferences is how many differences Compare lists for one message.
+// MaxDifferences is how many differences Check and Compare list for one
+// message.
 const MaxDifferences = 100
 
 // Difference is one place where actual differs from expected. Expected and
@@ -38,10 +52,23 @@ type Difference struct {
 // well-formed JSON.
 var ErrNotJSON = errors.New("validator: not valid JSON")
 
+// ErrConfig is wrapped by the errors New and FromConfig return for a bad
+// mode, normaliser, tolerance or rule.
+var ErrConfig = errors.New("validator: bad validation config")
+
 // Validator compares expected and actual messages. It is immutable after
 // New and safe for concurrent use.
 type Validator struct {
-	ignore []pattern
+	ignore      []pattern
+	mode        Mode
+	norm        normSet
+	tol         tolerance
+	disabled    bool
+	compileWhen func(string) (Predicate, error)
+	specs       []config.ValidationRule // compiled into rules by New
+
+	rules []rule
+	def   rule // when no rule matches
 }
 
 // Option configures a Validator.
@@ -50,7 +77,7 @@ type Option func(*Validator) error
 // WithIgnore adds paths that are not compared, as patterns (see the
 // package documentation): "result.content[*].annotations", "**.timestamp",
 // "result.serverInfo.version", "error.data". New fails on a malformed
-// pattern and names it.
+// pattern and names it. They apply to every rule.
 func WithIgnore(paths ...string) Option {
 	return func(v *Validator) error {
 		for _, s := range paths {
@@ -64,33 +91,141 @@ func WithIgnore(paths ...string) Option {
 	}
 }
 
+// WithMode sets the mode of messages no rule matches (Exact by default).
+func WithMode(m Mode) Option {
+	return func(v *Validator) error {
+		mm, err := ParseMode(string(m))
+		v.mode = mm
+		return err
+	}
+}
+
+// WithNormalize turns on normalisers by name: "uuid", "timestamp", "ids"
+// (see the package documentation). An unknown name is an error that
+// lists the known ones.
+func WithNormalize(names ...string) Option {
+	return func(v *Validator) error {
+		set, err := parseNormalizers(names)
+		v.norm |= set
+		return err
+	}
+}
+
+// WithTolerance lets numbers differ by up to abs, or by up to rel times
+// the expected value. Both must be finite and not negative.
+func WithTolerance(abs, rel float64) Option {
+	return func(v *Validator) error {
+		for _, t := range [...]float64{abs, rel} {
+			if t < 0 || math.IsNaN(t) || math.IsInf(t, 0) {
+				return fmt.Errorf("%w: tolerance %v; want a finite number, 0 or more", ErrConfig, t)
+			}
+		}
+		v.tol = tolerance{abs, rel}
+		return nil
+	}
+}
+
+// WithRules adds validation rules, tried in order; the first whose scope
+// matches a message decides its mode, required and ignored fields and
+// on_failure. New compiles them and names the rule of any error.
+func WithRules(rules ...config.ValidationRule) Option {
+	return func(v *Validator) error {
+		v.specs = append(v.specs, rules...)
+		return nil
+	}
+}
+
+// WithWhen gives the compiler of scope "when" expressions (the engine
+// passes the one debug breakpoints use). Without it a rule with a when
+// scope is an error.
+func WithWhen(compile func(expr string) (Predicate, error)) Option {
+	return func(v *Validator) error {
+		v.compileWhen = compile
+		return nil
+	}
+}
+
+// WithDisabled turns validation off: Check and Compare find no
+// differences.
+func WithDisabled() Option {
+	return func(v *Validator) error {
+		v.disabled = true
+		return nil
+	}
+}
+
 // New returns a Validator configured by opts.
 func New(opts ...Option) (*Validator, error) {
-	v := &Validator{}
+	v := &Validator{mode: Exact}
 	for _, o := range opts {
 		if err := o(v); err != nil {
 			return nil, err
 		}
 	}
+	v.def = rule{mode: v.mode, ignore: v.ignore, onFailure: OnFailureError}
+	for i, c := range v.specs {
+		r, err := v.compileRule(i, c)
+		if err != nil {
+			return nil, err
+		}
+		v.rules = append(v.rules, r)
+	}
 	return v, nil
 }
 
-// Compare compares two whole JSON-RPC messages, ignoring their top-level
-// "id" and "jsonrpc" members and the configured paths. It returns nil when
-// they are equal, else the differences in path order (see the package
-// documentation for the order and the cap). The error, wrapping
-// ErrNotJSON, is only for a side that is not JSON.
+// FromConfig returns a Validator for the config file's validation
+// section, with extraIgnore (the --ignore flags) added to its
+// ignore_fields and opts applied after it. Errors wrap ErrConfig or
+// ErrPattern and name the key, or the rule and its line.
+func FromConfig(c config.Validation, extraIgnore []string, opts ...Option) (*Validator, error) {
+	mode, err := ParseMode(c.Mode)
+	if err != nil {
+		return nil, fmt.Errorf("validation.mode: %w", err)
+	}
+	base := []Option{WithMode(mode)}
+	add := func(key string, o Option) {
+		base = append(base, func(v *Validator) error {
+			if err := o(v); err != nil {
+				return fmt.Errorf("validation.%s: %w", key, err)
+			}
+			return nil
+		})
+	}
+	add("ignore_fields", WithIgnore(c.IgnoreFields...))
+	base = append(base, WithIgnore(extraIgnore...))
+	add("normalize", WithNormalize(c.Normalize...))
+	add("tolerance", WithTolerance(c.Tolerance.Numeric, c.Tolerance.Relative))
+	base = append(base, WithRules(c.Rules...))
+	if c.Enabled != nil && !*c.Enabled {
+		base = append(base, WithDisabled())
+	}
+	return New(append(base, opts...)...)
+}
+
+// Compare compares two whole JSON-RPC messages in exact mode, ignoring
+// their top-level "id" and "jsonrpc" members and the configured paths,
+// with the configured normalisers and tolerance; rules and the mode are
+// Check's. It returns nil when they are equal, else the differences in
+// path order (see the package documentation for the order and the cap).
+// The error, wrapping ErrNotJSON, is only for a side that is not JSON.
 func (v *Validator) Compare(expected, actual []byte) ([]Difference, error) {
-	if sameBody(expected, actual) || sameMembers(expected, actual) {
+	if v.disabled || sameBody(expected, actual) || sameMembers(expected, actual) {
 		return nil, nil
 	}
-	if !json.Valid(expected) {
-		return nil, fmt.Errorf("%w: the expected message (%.60q)", ErrNotJSON, expected)
+	if err := valid(expected, actual); err != nil {
+		return nil, err
 	}
-	if !json.Valid(actual) {
-		return nil, fmt.Errorf("%w: the actual message (%.60q)", ErrNotJSON, actual)
-	}
-	w := walker{ignore: v.ignore}
+	w := walker{ignore: v.ignore, norm: v.norm, tol: v.tol}
 	w.root(bytes.TrimSpace(expected), bytes.TrimSpace(actual))
 	return w.result(), nil
+}
+
+func valid(expected, actual []byte) error {
+	if !json.Valid(expected) {
+		return fmt.Errorf("%w: the expected message (%.60q)", ErrNotJSON, expected)
+	}
+	if !json.Valid(actual) {
+		return fmt.Errorf("%w: the actual message (%.60q)", ErrNotJSON, actual)
+	}
+	return nil
 }

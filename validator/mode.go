@@ -1,0 +1,48 @@
+package validator
+
+import "fmt"
+
+// Mode says how much of an answer is compared; see the package
+// documentation.
+type Mode string
+
+// The validation modes.
+const (
+	Exact      Mode = "exact"      // every value that is not ignored
+	Structural Mode = "structural" // same shape and JSON types; values may differ
+	Partial    Mode = "partial"    // only the required fields
+	Schema     Mode = "schema"     // the live answer has the shape MCP requires
+)
+
+// What a rule's on_failure says to do with a failed check.
+const (
+	OnFailureIgnore = "ignore" // not counted
+	OnFailureWarn   = "warn"   // counted as a warning, the run passes
+	OnFailureError  = "error"  // the run fails (the default)
+	OnFailureRetry  = "retry"  // send again, up to MaxRetries times
+	OnFailureSkip   = "skip"   // not judged at all
+)
+
+// DefaultRetries is a retry rule's MaxRetries when it gives none.
+const DefaultRetries = 3
+
+// ParseMode reads a mode name; "" is Exact.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case "":
+		return Exact, nil
+	case Exact, Structural, Partial, Schema:
+		return m, nil
+	}
+	return "", fmt.Errorf("%w: unknown mode %q; want exact, structural, partial or schema", ErrConfig, s)
+}
+
+func parseOnFailure(s string) (string, error) {
+	switch s {
+	case "":
+		return OnFailureError, nil
+	case OnFailureIgnore, OnFailureWarn, OnFailureError, OnFailureRetry, OnFailureSkip:
+		return s, nil
+	}
+	return "", fmt.Errorf("%w: unknown on_failure %q; want ignore, warn, error, retry or skip", ErrConfig, s)
+}

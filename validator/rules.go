@@ -1,0 +1,209 @@
+package validator
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/replayctl/replayctl/config"
+	"github.com/replayctl/replayctl/internal/jsonscan"
+)
+
+// Subject is what a rule's scope looks at: the message whose answer is
+// judged.
+type Subject struct {
+	Seq     int64
+	Session string
+	Method  string
+	Kind    string // request, notification, response or error
+	Request []byte // the message as sent, for a when predicate
+}
+
+// Predicate is a compiled scope "when" expression. An error means the
+// expression failed on this message.
+type Predicate func(Subject) (bool, error)
+
+// scope is a compiled config.Condition. Set fields are ANDed.
+type scope struct {
+	method, kind, session string
+	hasSeq                bool
+	seqFrom, seqTo        int64
+	when                  Predicate
+	whenSrc               string
+}
+
+// rule is a compiled validation rule; the Validator's default rule has
+// an empty name and matches what no other rule does.
+type rule struct {
+	name       string // "validation rule 2 (line 14)", for errors
+	scope      scope
+	mode       Mode
+	required   []pattern
+	ignore     []pattern // the Validator's, then the rule's own
+	onFailure  string
+	maxRetries int
+}
+
+// ruleName names a rule in errors: its 1-based place and its line.
+func ruleName(i int, r config.ValidationRule) string {
+	if r.Line > 0 {
+		return fmt.Sprintf("validation rule %d (line %d)", i+1, r.Line)
+	}
+	return fmt.Sprintf("validation rule %d", i+1)
+}
+
+// compileRule turns a config rule into a rule. A rule with
+// required_fields and no mode is partial; otherwise an empty mode is
+// the Validator's.
+func (v *Validator) compileRule(i int, c config.ValidationRule) (rule, error) {
+	r := rule{name: ruleName(i, c), maxRetries: c.MaxRetries}
+	fail := func(err error) (rule, error) {
+		return rule{}, fmt.Errorf("%s: %w", r.name, err)
+	}
+	var err error
+	if r.scope, err = v.compileScope(c.Scope); err != nil {
+		return fail(err)
+	}
+	switch {
+	case c.Mode == "" && len(c.RequiredFields) > 0:
+		r.mode = Partial
+	case c.Mode == "":
+		r.mode = v.mode
+	default:
+		if r.mode, err = ParseMode(c.Mode); err != nil {
+			return fail(err)
+		}
+	}
+	if r.mode == Partial && len(c.RequiredFields) == 0 {
+		return fail(fmt.Errorf("%w: mode partial compares only required_fields, and there are none; list them (required_fields: [\"result.tools[*].name\"]) or use mode structural", ErrConfig))
+	}
+	if r.mode != Partial && len(c.RequiredFields) > 0 {
+		return fail(fmt.Errorf("%w: required_fields only apply in mode partial, this rule's mode is %s", ErrConfig, r.mode))
+	}
+	for _, s := range c.RequiredFields {
+		p, err := parsePattern(s)
+		if err != nil {
+			return fail(fmt.Errorf("required_fields: %w", err))
+		}
+		if len(p.elems) == 0 {
+			return fail(fmt.Errorf("%w: required field %q is the whole message; name fields (result.tools[*].name) or use mode exact", ErrConfig, s))
+		}
+		r.required = append(r.required, p)
+	}
+	r.ignore = slices.Clip(slices.Clone(v.ignore))
+	for _, s := range c.IgnoreFields {
+		p, err := parsePattern(s)
+		if err != nil {
+			return fail(fmt.Errorf("ignore_fields: %w", err))
+		}
+		r.ignore = append(r.ignore, p)
+	}
+	if r.onFailure, err = parseOnFailure(c.OnFailure); err != nil {
+		return fail(err)
+	}
+	switch {
+	case c.MaxRetries < 0:
+		return fail(fmt.Errorf("%w: max_retries %d is negative", ErrConfig, c.MaxRetries))
+	case r.onFailure == OnFailureRetry && c.MaxRetries == 0:
+		r.maxRetries = DefaultRetries
+	}
+	return r, nil
+}
+
+func (v *Validator) compileScope(c config.Condition) (scope, error) {
+	var s scope
+	s.method = c.Method
+	if c.MethodEquals != "" {
+		if c.Method != "" && c.Method != c.MethodEquals {
+			return s, fmt.Errorf("%w: scope has method %q and method_equals %q; give one", ErrConfig, c.Method, c.MethodEquals)
+		}
+		s.method = c.MethodEquals
+	}
+	switch c.Kind {
+	case "", "request", "notification", "response", "error":
+		s.kind = c.Kind
+	default:
+		return s, fmt.Errorf("%w: scope kind %q; want request, notification, response or error", ErrConfig, c.Kind)
+	}
+	s.session = c.Session
+	switch {
+	case c.Seq != nil && c.SeqRange != nil:
+		return s, fmt.Errorf("%w: scope has seq and seq_range; give one", ErrConfig)
+	case c.Seq != nil:
+		s.hasSeq, s.seqFrom, s.seqTo = true, *c.Seq, *c.Seq
+	case c.SeqRange != nil:
+		if len(c.SeqRange) != 2 || c.SeqRange[0] > c.SeqRange[1] {
+			return s, fmt.Errorf("%w: scope seq_range %v; want [from, to] with from <= to", ErrConfig, c.SeqRange)
+		}
+		s.hasSeq, s.seqFrom, s.seqTo = true, c.SeqRange[0], c.SeqRange[1]
+	}
+	if c.When != "" {
+		if v.compileWhen == nil {
+			return s, fmt.Errorf("%w: scope when %q: expressions are not available here (no WithWhen); scope by method, kind, seq or session", ErrConfig, c.When)
+		}
+		p, err := v.compileWhen(c.When)
+		if err != nil {
+			return s, fmt.Errorf("scope when: %w", err)
+		}
+		s.when, s.whenSrc = p, c.When
+	}
+	if !c.Always && s.method == "" && s.kind == "" && s.session == "" && !s.hasSeq && s.when == nil {
+		return s, fmt.Errorf("%w: empty scope matches nothing; write scope: {always: true} for every message, or scope by method, kind, seq, session or when", ErrConfig)
+	}
+	return s, nil
+}
+
+// match reports whether the scope matches s, whose recorded answer is
+// expected. Kinds "response" and "error" also match a subject whose
+// recorded answer holds a result, or an error. It does not allocate
+// unless a when predicate does.
+func (sc *scope) match(s Subject, expected []byte) (bool, error) {
+	if sc.method != "" && s.Method != sc.method ||
+		sc.session != "" && s.Session != sc.session ||
+		sc.hasSeq && (s.Seq < sc.seqFrom || s.Seq > sc.seqTo) {
+		return false, nil
+	}
+	if sc.kind != "" && s.Kind != sc.kind {
+		k, _ := answerKind(expected)
+		if !(sc.kind == "response" && k == 'r' || sc.kind == "error" && k == 'e') {
+			return false, nil
+		}
+	}
+	if sc.when != nil {
+		ok, err := sc.when(s)
+		if err != nil {
+			return false, fmt.Errorf("scope when %q at seq %d: %w", sc.whenSrc, s.Seq, err)
+		}
+		return ok, nil
+	}
+	return true, nil
+}
+
+// answerKind says whether a message holds a top-level "result" ('r') or
+// "error" ('e'), or neither (0), and returns that member's value.
+func answerKind(doc []byte) (kind byte, val []byte) {
+	_ = jsonscan.Members(doc, func(m jsonscan.Member) bool {
+		switch string(m.Key) {
+		case "result":
+			kind, val = 'r', doc[m.Start:m.End]
+		case "error":
+			kind, val = 'e', doc[m.Start:m.End]
+		}
+		return true
+	})
+	return kind, val
+}
+
+// pick returns the first rule whose scope matches, or the default rule.
+func (v *Validator) pick(s Subject, expected []byte) (*rule, error) {
+	for i := range v.rules {
+		r := &v.rules[i]
+		ok, err := r.scope.match(s, expected)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", r.name, err)
+		}
+		if ok {
+			return r, nil
+		}
+	}
+	return &v.def, nil
+}
