@@ -1,0 +1,68 @@
+package chaos
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// The error codes JSON-RPC 2.0 defines, and the ones error-response sends.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+	CodeServerError    = -32000
+)
+
+// MutateAnswer returns what the client is given in place of answer (the
+// target's real answer to the faulted request) for a fault on the way back:
+//   - timeout, network-error: nil — nothing arrives; the engine lets the
+//     deadline pass (timeout) or fails the connection (network-error, see
+//     Fault.Variant: reset before the answer, or the answer cut off);
+//   - invalid-response: bytes that are not a valid answer (not JSON,
+//     truncated, a wrong id, jsonrpc "1.0");
+//   - error-response: a JSON-RPC error with the answer's id (-32603 or
+//     -32000).
+//
+// Outbound kinds return answer unchanged. It never writes to answer.
+func MutateAnswer(f Fault, answer []byte) ([]byte, error) {
+	switch f.Kind {
+	case Timeout, NetworkError:
+		return nil, nil
+	case InvalidResponse:
+		switch f.Variant() {
+		case 0:
+			return notJSON(answer), nil
+		case 1:
+			return truncate(answer, f.Param>>8), nil
+		}
+		o, err := structured(f, answer)
+		if err != nil {
+			return nil, err
+		}
+		if f.Variant() == 2 {
+			o.set("id", []byte(fmt.Sprintf(`"chaos-wrong-id-%08x"`, uint32(f.Param>>16))))
+		} else {
+			o.set("jsonrpc", []byte(`"1.0"`))
+		}
+		return o.bytes(), nil
+	case ErrorResponse:
+		id := []byte("null")
+		if o, err := structured(f, answer); err == nil {
+			if v, ok := o.get("id"); ok {
+				id = v
+			}
+		}
+		code, text := CodeInternalError, "Internal error"
+		if f.Variant() == 1 {
+			code, text = CodeServerError, "Server error"
+		}
+		msg, _ := json.Marshal(text + " (injected by replayctl chaos)")
+		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, id, code, msg), nil
+	}
+	if !f.Kind.valid() {
+		return nil, fmt.Errorf("chaos seq %d (session %s): unknown fault kind %q; known kinds: %s", f.Seq, f.Session, string(f.Kind), knownList())
+	}
+	return answer, nil
+}
