@@ -41,6 +41,7 @@ type timelineChart struct {
 	PlotBottom    string
 	Drawn, Total  int
 	Omitted       int64 // entries the report's timeline left out
+	Latency       latencyChart
 }
 
 // timelineMark is one message: a line from due (or sent) to answered, a
@@ -193,6 +194,7 @@ func newTimelineChart(r Report) timelineChart {
 		m.Title = markTitle(e)
 		c.Marks = append(c.Marks, m)
 	}
+	c.Latency = newLatencyChart(r, idx, x)
 	return c
 }
 

@@ -321,6 +321,7 @@ func formatValue(u unit, v float64) string {
 // Values are kept to the microsecond, so that a value shown never hides
 // why a comparison went the way it did.
 func formatMS(ms float64) string {
+	ms = math.Round(ms*1000) / 1000
 	switch {
 	case ms != 0 && math.Abs(ms) < 1:
 		return strconv.FormatFloat(ms*1000, 'f', 0, 64) + "µs"
