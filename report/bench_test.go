@@ -1,6 +1,7 @@
 package report
 
 import (
+	"io"
 	"testing"
 	"time"
 )
@@ -57,4 +58,41 @@ func BenchmarkReport(b *testing.B) {
 	for b.Loop() {
 		_ = c.Report(Meta{Tape: "t.jsonl"})
 	}
+}
+
+// BenchmarkWriters measures writing a report with a full default timeline
+// (10k entries, a thousand failures and errors kept) in each format.
+func BenchmarkWriters(b *testing.B) {
+	c := NewCollector()
+	for _, r := range randomResults(DefaultTimelineLimit) {
+		c.Add(r)
+	}
+	rep := c.Report(Meta{Tape: "t.jsonl", Sessions: 3})
+	writers := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"format=json/timeline=10000", rep.WriteJSON},
+		{"format=junit/timeline=10000", rep.WriteJUnit},
+		{"format=html/timeline=10000", rep.WriteHTML},
+	}
+	for _, w := range writers {
+		b.Run(w.name, func(b *testing.B) {
+			var n countingWriter
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := w.write(&n); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n)/float64(b.N)/1024, "KiB/op")
+		})
+	}
+}
+
+type countingWriter int64
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	*c += countingWriter(len(p))
+	return len(p), nil
 }

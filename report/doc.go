@@ -13,8 +13,25 @@
 //
 // [Collector.Report] builds a [Report], a plain value whose JSON field names
 // are a contract tools and CI rely on (see DESIGN.md, "Report (JSON)").
-// [Report.WriteJSON] and [Report.WriteText] write it; [WriteFile] writes it
-// atomically by the file's extension.
+// It is written by:
+//   - [Report.WriteJSON]: the contract, plus extras such as
+//     performance.latency_histogram and thresholds;
+//   - [Report.WriteText]: a summary for a terminal;
+//   - [Report.WriteJUnit]: JUnit XML for CI — a test suite per session, a
+//     test case per checked message, failures with their differences,
+//     errors and timeouts, and a "thresholds" suite;
+//   - [Report.WriteHTML]: one self-contained page (inline CSS and SVG, no
+//     script, nothing loaded from elsewhere) with charts of the timeline,
+//     the latency over time and the latency histogram;
+//   - [WriteFile], which writes atomically in the format the file's
+//     extension names (.json, .xml, .html); [CheckPath] checks the name first.
+//
+// Thresholds are pass/fail conditions on the report's metrics, written
+// k6-style ("p99<200ms", "error_rate<1%", "validation_failed==0"):
+// [ParseThreshold] reads one, [Report.Evaluate] judges them, and
+// [Report.ApplyThresholds] keeps the results in the report, which fails
+// ([Report.Passed] is false) when one of them does. A latency threshold
+// with nothing measured ("no data") fails.
 //
 // Definitions used throughout:
 //   - latency = Answered − Sent; latency from intended = Answered − Due (the
