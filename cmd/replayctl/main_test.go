@@ -337,3 +337,28 @@ func TestValidateNotifications(t *testing.T) {
 		t.Errorf("without --validate-notifications: exit %d, want 0", res.code)
 	}
 }
+
+func TestThresholdsAndReportFormats(t *testing.T) {
+	dir := t.TempDir()
+	xml, html := filepath.Join(dir, "out.xml"), filepath.Join(dir, "out.html")
+	res := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "--threshold", "validation_failed==0", "--threshold", "error_rate<1%", "--report", xml, "--report", html)
+	if res.code != 0 {
+		t.Fatalf("passing thresholds: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	for _, p := range []string{xml, html} {
+		b, err := os.ReadFile(p)
+		if err != nil || len(b) == 0 {
+			t.Fatalf("%s: %v (%d bytes)", p, err, len(b))
+		}
+	}
+	if b, _ := os.ReadFile(xml); !strings.Contains(string(b), "<testsuite") {
+		t.Errorf("JUnit report lacks a testsuite")
+	}
+	res = replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "--threshold", "throughput>1000000000")
+	if res.code != 1 || !strings.Contains(res.stdout, "threshold throughput>1000000000 failed") {
+		t.Errorf("failing threshold: exit %d, want 1 and the threshold named\n%s", res.code, res.stdout)
+	}
+	if res := replayctl(t, "run", "examples/quickstart.jsonl", "--threshold", "p99 is small"); res.code != 2 {
+		t.Errorf("bad threshold: exit %d, want 2", res.code)
+	}
+}

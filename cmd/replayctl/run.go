@@ -41,6 +41,7 @@ type runFlags struct {
 	onError     string
 	maxRetries  int
 	validNotes  bool
+	thresholds  []string
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -71,7 +72,8 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.speed, "speed", "realtime", "realtime | fast | stepped | Nx (10x) | fixed:50ms | rps:500")
 	fl.StringArrayVar(&f.ignore, "ignore", nil, "a path not compared, e.g. result.content[*].annotations or **.timestamp (repeatable)")
-	fl.StringArrayVar(&f.reports, "report", nil, "write the report to FILE; format by extension: .json (repeatable)")
+	fl.StringArrayVar(&f.reports, "report", nil, "write the report to FILE; format by extension: .json, .xml (JUnit), .html (repeatable)")
+	fl.StringArrayVar(&f.thresholds, "threshold", nil, `a condition the run must meet, k6-style: "p99<200ms", "error_rate<1%", "validation_failed==0", "throughput>500" (repeatable; exit 1 if one fails)`)
 	fl.StringVarP(&f.output, "output", "o", "text", "what goes to stdout: text or json")
 	fl.StringVar(&f.order, "order", "causal", "causal (wait for the answers recorded before each message) | sequential | none")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "how long to wait for each answer; then it is cancelled")
@@ -114,6 +116,10 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		if err := report.CheckPath(p); err != nil {
 			return usageError("--report: %w", err)
 		}
+	}
+	thresholds, err := parseThresholds(f.thresholds)
+	if err != nil {
+		return err
 	}
 	switch f.onError {
 	case "continue", "stop":
@@ -164,6 +170,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if runErr != nil && rep.Summary.Tape == "" {
 		return runErr // nothing was replayed: a bad tape or config
 	}
+	rep.ApplyThresholds(thresholds)
 	for _, p := range f.reports {
 		if err := report.WriteFile(p, rep); err != nil {
 			return fmt.Errorf("write report: %w", err)
@@ -264,4 +271,17 @@ func retries(n int) int {
 		return -1
 	}
 	return n
+}
+
+// parseThresholds reads --threshold values (and the config's thresholds).
+func parseThresholds(exprs []string) ([]report.Threshold, error) {
+	ts := make([]report.Threshold, 0, len(exprs))
+	for _, x := range exprs {
+		t, err := report.ParseThreshold(x)
+		if err != nil {
+			return nil, usageError("--threshold %q: %w", x, err)
+		}
+		ts = append(ts, t)
+	}
+	return ts, nil
 }
