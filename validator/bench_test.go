@@ -1,6 +1,10 @@
 package validator
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/replayctl/replayctl/config"
+)
 
 // About 200 bytes: a tools/call answer.
 const (
@@ -28,6 +32,44 @@ func BenchmarkCompare(b *testing.B) {
 			b.SetBytes(int64(len(e)))
 			for b.Loop() {
 				if _, err := v.Compare(e, a); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkCheck(b *testing.B) {
+	rules := []config.ValidationRule{
+		{Scope: config.Condition{Method: "tools/list"}, RequiredFields: []string{"result.tools[*].name"}},
+		{Scope: config.Condition{Kind: "error"}, OnFailure: "warn"},
+	}
+	partial := []config.ValidationRule{{Scope: config.Condition{Always: true}, RequiredFields: []string{"result.content[*].text", "result.isError"}}}
+	for _, bc := range []struct {
+		name string
+		opts []Option
+		a    string
+	}{
+		{"mode=exact/equal", []Option{WithRules(rules...)}, benchSameOtherID},
+		{"mode=exact/equal-normalize-tolerance", []Option{WithRules(rules...), WithNormalize("uuid", "timestamp", "ids"), WithTolerance(0.5, 0)}, benchSameOtherID},
+		{"mode=exact/different", []Option{WithRules(rules...)}, benchDifferent},
+		{"mode=exact/different-normalize", []Option{WithNormalize("uuid", "timestamp", "ids")}, benchDifferent},
+		{"mode=structural/equal", []Option{WithMode(Structural)}, benchSameOtherID},
+		{"mode=structural/different", []Option{WithMode(Structural)}, benchDifferent},
+		{"mode=partial/different", []Option{WithRules(partial...)}, benchDifferent},
+		{"mode=schema/equal", []Option{WithMode(Schema)}, benchSameOtherID},
+	} {
+		v, err := New(bc.opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		e, a := []byte(benchExpected), []byte(bc.a)
+		s := Subject{Seq: 17, Session: "s1", Method: "tools/call", Kind: "request"}
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(e)))
+			for b.Loop() {
+				if _, err := v.Check(s, e, a); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/replayctl/replayctl/config"
 	"github.com/replayctl/replayctl/internal/jsonscan"
+	"github.com/replayctl/replayctl/match"
 )
 
 // Subject is what a rule's scope looks at: the message whose answer is
@@ -28,7 +29,6 @@ type scope struct {
 	hasSeq                bool
 	seqFrom, seqTo        int64
 	when                  Predicate
-	whenSrc               string
 }
 
 // rule is a compiled validation rule; the Validator's default rule has
@@ -137,14 +137,15 @@ func (v *Validator) compileScope(c config.Condition) (scope, error) {
 		s.hasSeq, s.seqFrom, s.seqTo = true, c.SeqRange[0], c.SeqRange[1]
 	}
 	if c.When != "" {
-		if v.compileWhen == nil {
-			return s, fmt.Errorf("%w: scope when %q: expressions are not available here (no WithWhen); scope by method, kind, seq or session", ErrConfig, c.When)
+		compile := v.compileWhen
+		if compile == nil {
+			compile = matchWhen
 		}
-		p, err := v.compileWhen(c.When)
+		p, err := compile(c.When)
 		if err != nil {
-			return s, fmt.Errorf("scope when: %w", err)
+			return s, fmt.Errorf("%w: scope when: %w", ErrConfig, err)
 		}
-		s.when, s.whenSrc = p, c.When
+		s.when = p
 	}
 	if !c.Always && s.method == "" && s.kind == "" && s.session == "" && !s.hasSeq && s.when == nil {
 		return s, fmt.Errorf("%w: empty scope matches nothing; write scope: {always: true} for every message, or scope by method, kind, seq, session or when", ErrConfig)
@@ -171,11 +172,38 @@ func (sc *scope) match(s Subject, expected []byte) (bool, error) {
 	if sc.when != nil {
 		ok, err := sc.when(s)
 		if err != nil {
-			return false, fmt.Errorf("scope when %q at seq %d: %w", sc.whenSrc, s.Seq, err)
+			return false, fmt.Errorf("scope when: %w", err)
 		}
 		return ok, nil
 	}
 	return true, nil
+}
+
+// matchWhen compiles a when expression in the language of debug
+// breakpoints (package match). The expression sees the subject's seq,
+// session, kind and method, and the id, params of the request; dir is
+// empty.
+func matchWhen(src string) (Predicate, error) {
+	c, err := match.ParseExpr(src)
+	if err != nil {
+		return nil, err
+	}
+	return func(s Subject) (bool, error) {
+		return c.Match(match.Msg{Seq: s.Seq, Session: s.Session, Kind: s.Kind, Method: s.Method, ID: rawID(s.Request), Raw: s.Request})
+	}, nil
+}
+
+// rawID returns the raw JSON of a message's top-level id, or "".
+func rawID(doc []byte) string {
+	id := ""
+	_ = jsonscan.Members(doc, func(m jsonscan.Member) bool {
+		if string(m.Key) == "id" {
+			id = string(doc[m.Start:m.End])
+			return false
+		}
+		return true
+	})
+	return id
 }
 
 // answerKind says whether a message holds a top-level "result" ('r') or

@@ -32,8 +32,8 @@ type memberShape struct {
 	s        shape
 }
 
-func obj(ms ...memberShape) shape      { return shape{t: tObject, members: ms} }
-func arr(s shape) shape                { return shape{t: tArray, elem: &s} }
+func obj(ms ...memberShape) shape       { return shape{t: tObject, members: ms} }
+func arr(s shape) shape                 { return shape{t: tArray, elem: &s} }
 func req(n string, s shape) memberShape { return memberShape{name: n, s: s} }
 func opt(n string, s shape) memberShape { return memberShape{name: n, optional: true, s: s} }
 

@@ -135,9 +135,9 @@ func WithRules(rules ...config.ValidationRule) Option {
 	}
 }
 
-// WithWhen gives the compiler of scope "when" expressions (the engine
-// passes the one debug breakpoints use). Without it a rule with a when
-// scope is an error.
+// WithWhen replaces the compiler of scope "when" expressions, which is
+// by default the language of debug breakpoints (package match; see
+// Subject for what an expression sees).
 func WithWhen(compile func(expr string) (Predicate, error)) Option {
 	return func(v *Validator) error {
 		v.compileWhen = compile
