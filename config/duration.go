@@ -11,20 +11,18 @@ import (
 // is also accepted).
 type Duration time.Duration
 
-// UnmarshalYAML reads a duration string.
+// UnmarshalYAML reads a duration string. (Parse does not need it: it
+// decodes durations itself, to name the key in its errors; this is for
+// callers that decode a Duration with yaml.Unmarshal.)
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
 		return fmt.Errorf("line %d: want a duration like 50ms or 1s", n.Line)
 	}
-	if n.Value == "0" {
-		*d = 0
-		return nil
-	}
-	v, err := time.ParseDuration(n.Value)
-	if err != nil {
+	v, ok := parseDuration(n.Value)
+	if !ok {
 		return fmt.Errorf("line %d: %q is not a duration; want one like 50ms or 1s", n.Line, n.Value)
 	}
-	*d = Duration(v)
+	*d = v
 	return nil
 }
 

@@ -115,7 +115,7 @@ tape itself, at a chosen speed, and checks every answer against the recording.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return usageError("%w (see --help)", err)
 	})
-	root.AddCommand(a.runCommand(), a.inspectCommand(), a.convertCommand(), a.debugCommand())
+	root.AddCommand(a.runCommand(), a.inspectCommand(), a.convertCommand(), a.debugCommand(), a.configCommand())
 	return root
 }
 

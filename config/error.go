@@ -1,0 +1,75 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Error is what Load and Parse return for a file that cannot be used: a
+// YAML syntax error, an unknown key, a value of the wrong type, or a value
+// outside what the key allows. Its text names the file, the line, the key
+// and what to write instead:
+//
+//	replay.yaml line 12: unknown key "validaton" (did you mean "validation"?)
+//	replay.yaml line 7: validation.tolerance.numeric: want a number, got "lots"
+//
+// The CLI maps it to exit status 2 (bad input).
+type Error struct {
+	Path string // the file as given to Load or Parse
+	Line int    // 1-based; 0 when the error has no place in the file (unreadable file)
+	Key  string // the key path ("validation.rules[0].mode"); for an unknown key, the mapping that holds it ("" at the top)
+	Msg  string // what is wrong and what to write instead
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Path)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, " line %d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.Key != "" {
+		b.WriteString(e.Key)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// closest returns the candidate nearest to s by edit distance, when it is
+// near enough to be a likely typo ("validaton" → "validation"), or "".
+func closest(s string, candidates []string) string {
+	best, bestD := "", -1
+	for _, c := range candidates {
+		d := editDistance(strings.ToLower(s), c)
+		if bestD < 0 || d < bestD {
+			best, bestD = c, d
+		}
+	}
+	limit := max(2, len(s)/3)
+	if bestD < 0 || bestD > limit || bestD >= len(s) {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, bytewise.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
