@@ -75,7 +75,13 @@ func judge(o *outcome, v *validator.Validator) report.Result {
 		r.Lag = max(o.Sent.Sub(r.Due), 0)
 	}
 	if o.Actual != nil {
-		r.Answered = o.Actual.At
+		r.Answered, r.Answer = o.Actual.At, o.Actual.Msg
+	}
+	if !o.Sent.IsZero() {
+		r.Out = it.Out
+	}
+	if o.Expected != nil {
+		r.Recorded = o.Expected.Rec.Msg
 	}
 	switch {
 	case o.Skipped != "":

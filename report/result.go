@@ -65,6 +65,12 @@ type Result struct {
 	Differences []Difference
 	Err         string // when Verdict is Error or Timeout
 	ErrKind     string // e.g. "timeout", "transport", "unexpected_answer"
+
+	// The bytes themselves, for front ends that show them (the debugger);
+	// the collector keeps none of them.
+	Out      []byte // what was sent (after transforms), nil if nothing
+	Answer   []byte // what came back, nil if nothing
+	Recorded []byte // the recorded answer it was compared with, nil if none
 }
 
 // Difference is one place where the actual message differs from the

@@ -119,8 +119,6 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 		cfg.Dialer = mock.New(cfg.Tape, mock.WithTapeOptions(cfg.TapeOptions...))
 		cfg.Target = "mock"
 	}
-	t := newTap(cfg.Dialer)
-	cfg.Dialer = t
 	e, err := engine.New(cfg)
 	if err != nil {
 		return usageError("%w", err)
@@ -133,7 +131,7 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	in := newLineReader(a.stdin, a.stdout)
 	defer in.close()
 	out := in.writer()
-	d := &debugger{c: c, look: e.Lookup, tap: t, j: j, out: out, p: painter(in.terminal), timeout: cfg.Timeout}
+	d := &debugger{c: c, look: e.Lookup, j: j, out: out, p: painter(in.terminal), timeout: cfg.Timeout}
 
 	// On a terminal Ctrl-C pauses a running command instead of ending the
 	// session (quit, or Ctrl-D, ends it); from a pipe it ends the session.

@@ -114,7 +114,6 @@ func (d *debugger) seek(ctx context.Context, arg string) error {
 		return err
 	}
 	// What was in flight is of the old epoch now: never judged, never shown.
-	d.tap.reset()
 	d.j.take()
 	st, err := d.c.Status(ctx)
 	if err != nil {

@@ -47,7 +47,6 @@ func (j *journal) take() []report.Result {
 type debugger struct {
 	c              *controller.Controller
 	look           func(seq int64) (controller.Msg, bool)
-	tap            *tap
 	j              *journal
 	out            io.Writer
 	p              painter
@@ -67,22 +66,19 @@ func (d *debugger) show(r report.Result) {
 	if r.Dir != report.DirC2S {
 		return
 	}
-	ex, ok := d.tap.take(r.Session, r.Method)
-	sent := ex.sent
-	if !ok {
+	sent := r.Out
+	if sent == nil {
 		if m, found := d.look(r.Seq); found {
 			sent = m.Raw
 		}
 	}
 	d.printf("%s\n", d.p.dim(sentLine(r.Seq, r.Method, sent)))
-	if ex.answer != nil {
-		d.printf("%s\n", answerLine("← ", ex.answer))
+	if r.Answer != nil {
+		d.printf("%s\n", answerLine("← ", r.Answer))
 	}
 	d.printf("%s\n", verdictLine(d.p, r))
-	if r.Verdict == report.Failed && r.Seq >= 0 {
-		if rec, ok := d.recordedAnswer(r.Seq); ok {
-			d.printf("%s\n", d.p.dim(answerLine("recorded ← ", rec)))
-		}
+	if r.Verdict == report.Failed && r.Recorded != nil {
+		d.printf("%s\n", d.p.dim(answerLine("recorded ← ", r.Recorded)))
 	}
 	if r.Kind == report.KindRequest {
 		rr := r

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/replayctl/replayctl/controller"
-	"github.com/replayctl/replayctl/mock"
 	"github.com/replayctl/replayctl/report"
 )
 
@@ -124,54 +121,6 @@ func TestFormatting(t *testing.T) {
 	}
 	if got, want := pretty([]byte(`{"a":[1]}`)), "{\n  \"a\": [\n    1\n  ]\n}"; got != want {
 		t.Errorf("pretty: got %q, want %q", got, want)
-	}
-}
-
-// The tap pairs each request with its answer, and take hands them out in
-// send order per method, whatever order the answers came in.
-func TestTapPairsAnswers(t *testing.T) {
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	tp := newTap(mock.New("../../examples/quickstart.jsonl"))
-	conn, err := tp.Dial(ctx, "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	msgs := []string{
-		`{"jsonrpc":"2.0","id":"a","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{"listChanged":true},"sampling":{}},"clientInfo":{"name":"example-client","version":"1.0.0"}}}`,
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		`{"jsonrpc":"2.0","id":"b","method":"tools/list","params":{}}`,
-	}
-	for _, m := range msgs {
-		if err := conn.Send(ctx, []byte(m)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for range 2 {
-		select {
-		case <-conn.Incoming():
-		case <-ctx.Done():
-			t.Fatal("no answer from the mock")
-		}
-	}
-	ex, ok := tp.take("s1", "tools/list")
-	if !ok || string(ex.sent) != msgs[2] || !strings.Contains(string(ex.answer), `"id":"b"`) {
-		t.Fatalf("take tools/list: got %v %q → %q, want the request and its answer", ok, ex.sent, ex.answer)
-	}
-	ex, ok = tp.take("s1", "initialize")
-	if !ok || !strings.Contains(string(ex.answer), `"serverInfo"`) {
-		t.Fatalf("take initialize: got %v %q, want its answer", ok, ex.answer)
-	}
-	if _, ok := tp.take("s1", "tools/list"); ok {
-		t.Errorf("tools/list taken twice")
-	}
-	if _, ok := tp.take("s2", "notifications/initialized"); ok {
-		t.Errorf("another session's message taken")
-	}
-	tp.reset()
-	if _, ok := tp.take("s1", "notifications/initialized"); ok {
-		t.Errorf("taken after reset")
 	}
 }
 
