@@ -1,9 +1,9 @@
 package transformer
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
 )
@@ -131,9 +131,9 @@ func locate(raw []byte, p Path) (int, int, bool, error) {
 // value or the element. It is an error for the value to be of the wrong
 // type; not finding it is not.
 func child(raw []byte, s, e int, st step, p Path, i int) (int, int, bool, error) {
-	want, sep := byte('{'), objectEntries
+	want := byte('{')
 	if st.index >= 0 {
-		want, sep = '[', arrayEntries
+		want = '['
 	}
 	if raw[s] != want {
 		what := "an object"
@@ -144,7 +144,7 @@ func child(raw []byte, s, e int, st step, p Path, i int) (int, int, bool, error)
 	}
 	var vs, ve int
 	found, idx := false, 0
-	err := sep(raw, s, e, func(en entry) bool {
+	visit := func(en entry) bool {
 		if matches(en, st, idx) {
 			found = true
 			vs, ve = en.value, en.end
@@ -152,7 +152,13 @@ func child(raw []byte, s, e int, st step, p Path, i int) (int, int, bool, error)
 		}
 		idx++
 		return true
-	})
+	}
+	var err error
+	if st.index >= 0 {
+		err = arrayEntries(raw, s, e, visit)
+	} else {
+		err = objectEntries(raw, s, e, visit)
+	}
 	if err != nil {
 		return 0, 0, false, fmt.Errorf("%w %s: %v", ErrPath, p, err)
 	}
@@ -270,13 +276,59 @@ func splice(raw []byte, s, e int, with []byte) []byte {
 	return append(out, raw[e:]...)
 }
 
-// appendJSONString appends s as a JSON string, without HTML escaping.
+// appendJSONString appends s as a JSON string, as encoding/json writes
+// it but without HTML escaping: invalid UTF-8 becomes U+FFFD.
 func appendJSONString(b []byte, s string) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+	const hexDigits = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += n
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += n
+			start = i
+			continue
+		}
+		i += n
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 func countElements(arr []byte) int {
