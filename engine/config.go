@@ -9,6 +9,7 @@ import (
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
+	"github.com/replayctl/replayctl/validator"
 )
 
 // Order says what a client message waits for before it is sent.
@@ -62,7 +63,10 @@ type Config struct {
 	Target string
 	// Filter chooses the part of the tape replayed.
 	Filter Filter
-	// Ignore lists paths the validator does not compare.
+	// Validator judges the answers; nil means exact comparison, ignoring
+	// the Ignore paths.
+	Validator *validator.Validator
+	// Ignore lists paths the default validator does not compare.
 	Ignore []string
 	Order  Order
 	// MaxInflight bounds the requests sent and not yet answered, per

@@ -42,8 +42,10 @@ type Engine struct {
 		filtered       atomic.Int64 // left out by the Filter
 	}
 	onResult func(report.Result)
-	finished bool     // set by validate when it has judged everything
-	notes    []string // warnings found by validate, for the report
+	v        *validator.Validator // set by Run before the stages start
+	retries  bool                 // v has a rule that retries on failure
+	finished bool                 // set by validate when it has judged everything
+	notes    []string             // warnings found by validate, for the report
 
 	// With a controller attached (Attach):
 	ctl     *controller.Controller
@@ -109,10 +111,13 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	}
 	defer r.Close()
 	defer e.closeLookup()
-	v, err := validator.New(validator.WithIgnore(e.cfg.Ignore...))
-	if err != nil {
-		return report.Report{}, fmt.Errorf("--ignore: %w", err)
+	v := e.cfg.Validator
+	if v == nil {
+		if v, err = validator.New(validator.WithIgnore(e.cfg.Ignore...)); err != nil {
+			return report.Report{}, fmt.Errorf("--ignore: %w", err)
+		}
 	}
+	e.v, e.retries = v, v.Retries()
 	var copts []report.Option
 	if e.cfg.TimelineLimit > 0 {
 		copts = append(copts, report.WithTimelineLimit(e.cfg.TimelineLimit))

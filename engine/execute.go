@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -12,6 +13,7 @@ import (
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
+	"github.com/replayctl/replayctl/validator"
 )
 
 // ErrTarget is wrapped by errors that come from the target: it could not be
@@ -30,6 +32,7 @@ type pend struct {
 	actual   *transport.Incoming
 	timedOut bool
 	sendErr  error
+	attempts int // retries sent (on_failure: retry)
 }
 
 func (p *pend) answered() bool { return p.actual != nil || p.timedOut || p.sendErr != nil }
@@ -66,6 +69,7 @@ type executor struct {
 	directSession string
 	timer         *time.Timer
 	armed         *pend // the request the timer is set for
+	retryIDs      int64 // retries sent so far, for their ids
 }
 
 // execute sends what the client sent, on each session's connection, and
@@ -476,6 +480,9 @@ func (x *executor) settleAll(ctx context.Context) error {
 // finish reports a request whose answer (or timeout) and recorded answer
 // are both known, and forgets it.
 func (x *executor) finish(ctx context.Context, p *pend) error {
+	if retried, err := x.retry(ctx, p); retried || err != nil {
+		return err
+	}
 	delete(p.sess.sent, p.key)
 	delete(p.sess.byRec, p.recKey)
 	x.live--
@@ -665,4 +672,38 @@ func (x *executor) rewind(seq int64) error {
 		}
 	}
 	return nil
+}
+
+// retry sends a request again when its answer failed a validation rule
+// whose on_failure is retry and retries are left: with a new id, the same
+// recorded answer to meet. It reports whether it did.
+func (x *executor) retry(ctx context.Context, p *pend) (bool, error) {
+	if !x.e.retries || p.actual == nil || p.expected == nil || p.req.Injected {
+		return false, nil
+	}
+	vd, err := x.e.v.Check(subject(p.req), p.expected.Rec.Msg, p.actual.Msg)
+	if err != nil || !vd.Failed() || vd.OnFailure != validator.OnFailureRetry || p.attempts >= vd.MaxRetries {
+		return false, nil
+	}
+	p.attempts++
+	x.retryIDs++
+	// Retries take ids far above the fresh ids of the transform stage.
+	id := strconv.AppendInt(nil, 1<<40+x.retryIDs, 10)
+	rpc, err := jsonrpc.Parse(p.req.Out)
+	if err != nil {
+		return false, nil
+	}
+	delete(p.sess.sent, p.key)
+	p.req.Out, p.req.SentID = rpc.WithID(id), id
+	p.key, p.actual = jsonrpc.IDKey(id), nil
+	p.sent = time.Now()
+	p.deadline = p.sent.Add(x.e.cfg.Timeout)
+	p.sess.sent[p.key] = p
+	p.sess.inflight++
+	x.fifo = append(x.fifo, p)
+	x.e.log.Info().Int64("seq", p.req.Rec.Seq).Int("attempt", p.attempts).Msg("answer failed a retry rule: sending again")
+	if err := p.sess.conn.Send(ctx, p.req.Out); err != nil && ctx.Err() == nil {
+		return true, x.targetDied(p.sess, fmt.Errorf("retry seq %d: %w", p.req.Rec.Seq, err))
+	}
+	return true, nil
 }

@@ -46,4 +46,15 @@ type outcome struct {
 	Timeout  bool
 	End      bool // the tape is finished (for a controller)
 	Note     bool // a server notification, recorded and/or live, to compare
+	// Edited is the recorded answer as set_result rules changed it; nil:
+	// as recorded.
+	Edited []byte
+}
+
+// expected is the recorded answer the live one is compared with.
+func (o *outcome) expected() []byte {
+	if o.Edited != nil {
+		return o.Edited
+	}
+	return o.Expected.Rec.Msg
 }

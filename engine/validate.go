@@ -81,7 +81,7 @@ func judge(o *outcome, v *validator.Validator) report.Result {
 		r.Out = it.Out
 	}
 	if o.Expected != nil {
-		r.Recorded = o.Expected.Rec.Msg
+		r.Recorded = o.expected()
 	}
 	switch {
 	case o.Skipped != "":
@@ -98,31 +98,46 @@ func judge(o *outcome, v *validator.Validator) report.Result {
 		}
 		r.Verdict, r.Differences, r.Err = report.Failed, []report.Difference{d}, o.Err.Error()
 	case o.Note:
-		r.Verdict, r.Differences, r.ErrKind, r.Err = compare(v, o.Expected.Rec.Msg, o.Actual.Msg)
+		r.Verdict, r.Differences, r.ErrKind, r.Err = check(v, it, o.Expected.Rec.Msg, o.Actual.Msg)
 	case it.RPC.Kind != jsonrpc.KindRequest:
 		r.Verdict = report.Sent
 	case o.Expected == nil:
 		r.Verdict, r.Err = report.Sent, "the tape has no recorded answer to compare with"
 	default:
-		r.Verdict, r.Differences, r.ErrKind, r.Err = compare(v, o.Expected.Rec.Msg, o.Actual.Msg)
+		r.Verdict, r.Differences, r.ErrKind, r.Err = check(v, it, o.expected(), o.Actual.Msg)
 	}
 	return r
 }
 
-// compare judges a live message against the recorded one.
-func compare(v *validator.Validator, expected, actual []byte) (verdict report.Verdict, diffs []report.Difference, errKind, errMsg string) {
-	ds, err := v.Compare(expected, actual)
-	switch {
-	case err != nil:
+// check judges a live message against the recorded one, by the
+// validation rule that applies to it; the rule's on_failure decides what
+// a difference means (a retry rule that got here has no retries left).
+func check(v *validator.Validator, it *Item, expected, actual []byte) (verdict report.Verdict, diffs []report.Difference, errKind, errMsg string) {
+	vd, err := v.Check(subject(it), expected, actual)
+	if err != nil {
 		return report.Error, nil, "invalid_answer", err.Error()
-	case len(ds) == 0:
+	}
+	if !vd.Failed() {
 		return report.Passed, nil, "", ""
 	}
-	diffs = make([]report.Difference, len(ds))
-	for i, d := range ds {
+	diffs = make([]report.Difference, len(vd.Diffs))
+	for i, d := range vd.Diffs {
 		diffs[i] = report.Difference{Path: d.Path, Expected: d.Expected, Actual: d.Actual, Kind: string(d.Kind)}
 	}
+	switch vd.OnFailure {
+	case validator.OnFailureIgnore:
+		return report.Passed, nil, "", ""
+	case validator.OnFailureWarn:
+		return report.Warned, diffs, "", ""
+	case validator.OnFailureSkip:
+		return report.Skipped, nil, "", "not judged (on_failure: skip)"
+	}
 	return report.Failed, diffs, "", ""
+}
+
+// subject is what validation rules look at of a message.
+func subject(it *Item) validator.Subject {
+	return validator.Subject{Seq: it.Rec.Seq, Session: it.Rec.Session, Method: it.RPC.Method, Kind: it.RPC.Kind.String(), Request: it.Rec.Msg}
 }
 
 func jsonQuote(s string) string {

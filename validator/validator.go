@@ -229,3 +229,14 @@ func valid(expected, actual []byte) error {
 	}
 	return nil
 }
+
+// Retries reports whether any rule asks to retry on failure, so that a
+// caller can skip looking for retries when none can apply.
+func (v *Validator) Retries() bool {
+	for _, r := range v.rules {
+		if r.onFailure == OnFailureRetry {
+			return true
+		}
+	}
+	return v.def.onFailure == OnFailureRetry
+}
