@@ -83,6 +83,9 @@ type Config struct {
 	// MaxRetries bounds the retries of a message the target asked to have
 	// again (HTTP 408, 429, 5xx); 0 means 3, negative means none.
 	MaxRetries int
+	// RetryDelay is the first wait before a retry (doubling after); 0
+	// means 100ms.
+	RetryDelay time.Duration
 	// TimelineLimit bounds the timeline kept for the report; 0 means the
 	// report's default.
 	TimelineLimit int

@@ -21,6 +21,9 @@ func (x *executor) sendRetry(ctx context.Context, conn transport.Conn, msg []byt
 	}
 	exp := backoff.NewExponentialBackOff()
 	exp.InitialInterval = 100 * time.Millisecond
+	if x.e.cfg.RetryDelay > 0 {
+		exp.InitialInterval = x.e.cfg.RetryDelay
+	}
 	exp.MaxElapsedTime = x.e.cfg.Timeout
 	b := backoff.WithContext(backoff.WithMaxRetries(exp, uint64(x.e.cfg.MaxRetries)), ctx)
 	for temporary(err) {

@@ -70,11 +70,24 @@ judged matched the recording, 1 when one did not.`,
 	fl.BoolVar(&f.stepHandshake, "step-handshake", false, "stop before the very first message instead of after the initialize handshake")
 	fl.StringVar(&f.onError, "on-error", "pause", "a failed, error or timeout answer: pause (stop there) or continue")
 	fl.StringVar(&f.control, "control", "", "serve the control protocol (JSON lines) on unix:/path.sock as well")
+	fl.StringVar(&f.configPath, "config", "", "a YAML replay config (transformations, validation, ...); flags override it")
 	addTargetFlags(fl, &f.runFlags)
 	return cmd
 }
 
 func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
+	file, err := loadConfig(cmd, &f.runFlags)
+	if err != nil {
+		return err
+	}
+	// A config's stepped speed or stop/retry strategy mean nothing here:
+	// debug steps by itself and pauses at errors.
+	if f.speed == "stepped" && !cmd.Flags().Changed("speed") {
+		f.speed = "fast"
+	}
+	if f.onError != "pause" && f.onError != "continue" && !cmd.Flags().Changed("on-error") {
+		f.onError = "pause"
+	}
 	speed, err := scheduler.Parse(f.speed)
 	if err != nil {
 		return usageError("--speed: %w", err)
@@ -113,6 +126,9 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	}
 	f.maxInflight = cfg.MaxInflight
 	if err := a.target(&cfg, f.runFlags, command); err != nil {
+		return err
+	}
+	if err := configure(&cfg, f.runFlags, file); err != nil {
 		return err
 	}
 	if cfg.Dialer == nil {

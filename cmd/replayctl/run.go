@@ -42,6 +42,7 @@ type runFlags struct {
 	maxRetries  int
 	validNotes  bool
 	thresholds  []string
+	configPath  string
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -73,6 +74,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.StringVar(&f.speed, "speed", "realtime", "realtime | fast | stepped | Nx (10x) | fixed:50ms | rps:500")
 	fl.StringArrayVar(&f.ignore, "ignore", nil, "a path not compared, e.g. result.content[*].annotations or **.timestamp (repeatable)")
 	fl.StringArrayVar(&f.reports, "report", nil, "write the report to FILE; format by extension: .json, .xml (JUnit), .html (repeatable)")
+	fl.StringVar(&f.configPath, "config", "", "a YAML replay config (replayctl config example); flags override it")
 	fl.StringArrayVar(&f.thresholds, "threshold", nil, `a condition the run must meet, k6-style: "p99<200ms", "error_rate<1%", "validation_failed==0", "throughput>500" (repeatable; exit 1 if one fails)`)
 	fl.StringVarP(&f.output, "output", "o", "text", "what goes to stdout: text or json")
 	fl.StringVar(&f.order, "order", "causal", "causal (wait for the answers recorded before each message) | sequential | none")
@@ -101,6 +103,10 @@ func addTargetFlags(fl *pflag.FlagSet, f *runFlags) {
 }
 
 func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
+	file, err := loadConfig(cmd, &f)
+	if err != nil {
+		return err
+	}
 	speed, err := scheduler.Parse(f.speed)
 	if err != nil {
 		return usageError("--speed: %w", err)
@@ -157,6 +163,9 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		Logger:                a.log,
 	}
 	if err := a.target(&cfg, f, command); err != nil {
+		return err
+	}
+	if err := configure(&cfg, f, file); err != nil {
 		return err
 	}
 	if speed.Mode == scheduler.Stepped {
