@@ -11,7 +11,8 @@ import (
 // GetPath returns the bytes of the value at p in the JSON document raw (a
 // sub-slice of raw, not a copy), and whether it is there. A member of
 // something that is not an object, or an index past the end, is simply
-// not there; the error is for a document that is not JSON. With duplicate
+// not there; the error is for a document whose structure is broken on the
+// way to p (it is read only as far as p needs). With duplicate
 // names the first member counts, as it does for SetPath and RemovePath.
 func GetPath(raw []byte, p Path) ([]byte, bool, error) {
 	s, e, ok, err := locate(raw, p)
@@ -30,12 +31,10 @@ func SetPath(raw []byte, p Path, value []byte) ([]byte, error) {
 	if !json.Valid(value) {
 		return nil, fmt.Errorf("%w %s: the new value is not JSON", ErrPath, p)
 	}
-	root := jsonscan.SkipSpace(raw, 0)
-	end, err := jsonscan.SkipValue(raw, root)
+	s, e, err := rootSpan(raw, p)
 	if err != nil {
-		return nil, fmt.Errorf("%w %s: %v", ErrPath, p, err)
+		return nil, err
 	}
-	s, e := root, end
 	for i, st := range p.steps {
 		ms, me, found, err := child(raw, s, e, st, p, i)
 		if err != nil {
@@ -109,10 +108,9 @@ func RemovePath(raw []byte, p Path) ([]byte, error) {
 // locate finds the span of the value at p; ok is false when it is not
 // there.
 func locate(raw []byte, p Path) (int, int, bool, error) {
-	s := jsonscan.SkipSpace(raw, 0)
-	e, err := jsonscan.SkipValue(raw, s)
+	s, e, err := rootSpan(raw, p)
 	if err != nil {
-		return 0, 0, false, fmt.Errorf("%w %s: %v", ErrPath, p, err)
+		return 0, 0, false, err
 	}
 	for i, st := range p.steps {
 		if (st.index < 0 && raw[s] != '{') || (st.index >= 0 && raw[s] != '[') {
@@ -126,6 +124,30 @@ func locate(raw []byte, p Path) (int, int, bool, error) {
 	}
 	return s, e, true, nil
 }
+
+// rootSpan returns the span of the document without the white space
+// around it. An object or array is checked as it is walked (its end is
+// taken on trust until then, saving a pass over the whole message); any
+// other value is checked here.
+func rootSpan(raw []byte, p Path) (int, int, error) {
+	s := jsonscan.SkipSpace(raw, 0)
+	e := len(raw)
+	for e > s && isSpace(raw[e-1]) {
+		e--
+	}
+	if s == e {
+		return 0, 0, fmt.Errorf("%w %s: the message is empty", ErrPath, p)
+	}
+	if c, last := raw[s], raw[e-1]; (c == '{' && last == '}') || (c == '[' && last == ']') {
+		return s, e, nil
+	}
+	if end, err := jsonscan.SkipValue(raw, s); err != nil || end != e {
+		return 0, 0, fmt.Errorf("%w %s: the message is not one JSON value", ErrPath, p)
+	}
+	return s, e, nil
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // child finds step st (p.steps[i]) in the value raw[s:e]: the member's
 // value or the element. It is an error for the value to be of the wrong
