@@ -8,6 +8,7 @@ import (
 
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transformer"
 	"github.com/replayctl/replayctl/transport"
 	"github.com/replayctl/replayctl/validator"
 )
@@ -63,6 +64,8 @@ type Config struct {
 	Target string
 	// Filter chooses the part of the tape replayed.
 	Filter Filter
+	// Rules transform client messages before they are sent (nil: none).
+	Rules *transformer.Rules
 	// Validator judges the answers; nil means exact comparison, ignoring
 	// the Ignore paths.
 	Validator *validator.Validator

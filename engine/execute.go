@@ -12,6 +12,7 @@ import (
 
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transformer"
 	"github.com/replayctl/replayctl/transport"
 	"github.com/replayctl/replayctl/validator"
 )
@@ -32,7 +33,8 @@ type pend struct {
 	actual   *transport.Incoming
 	timedOut bool
 	sendErr  error
-	attempts int // retries sent (on_failure: retry)
+	attempts int    // retries sent (on_failure: retry)
+	edited   []byte // the recorded answer after set_result rules
 }
 
 func (p *pend) answered() bool { return p.actual != nil || p.timedOut || p.sendErr != nil }
@@ -227,6 +229,9 @@ func (x *executor) process(ctx context.Context, ss *session, it *Item) error {
 		x.sentOrDropped(it)
 		return x.clientAnswer(ctx, ss, it)
 	}
+	if it.InjectError != nil && it.RPC.Kind == jsonrpc.KindRequest {
+		return x.injectError(ss, it)
+	}
 	sent := time.Now()
 	err := x.sendRetry(ctx, ss.conn, it.Out)
 	x.sentOrDropped(it)
@@ -283,6 +288,13 @@ func (x *executor) recorded(ctx context.Context, ss *session, it *Item) error {
 	}
 	delete(ss.byRec, p.recKey)
 	p.expected = it
+	if len(p.req.ExpectEdits) > 0 { // set_result: expect what the rules say
+		edited, err := transformer.ApplyEdits(it.Rec.Msg, p.req.ExpectEdits)
+		if err != nil {
+			return fmt.Errorf("set_result on the recorded answer to seq %d: %w", p.req.Rec.Seq, err)
+		}
+		p.edited = edited
+	}
 	if p.answered() {
 		return x.finish(ctx, p)
 	}
@@ -489,7 +501,7 @@ func (x *executor) finish(ctx context.Context, p *pend) error {
 	if p.sess.waitFor == p {
 		p.sess.waitFor = nil
 	}
-	o := &outcome{Epoch: p.req.Epoch, Req: p.req, Expected: p.expected, Actual: p.actual, Sent: p.sent, Timeout: p.timedOut}
+	o := &outcome{Epoch: p.req.Epoch, Req: p.req, Expected: p.expected, Edited: p.edited, Actual: p.actual, Sent: p.sent, Timeout: p.timedOut}
 	if p.timedOut {
 		o.Err = fmt.Errorf("no answer within %s; cancelled", x.e.cfg.Timeout)
 	}
@@ -681,7 +693,11 @@ func (x *executor) retry(ctx context.Context, p *pend) (bool, error) {
 	if !x.e.retries || p.actual == nil || p.expected == nil || p.req.Injected {
 		return false, nil
 	}
-	vd, err := x.e.v.Check(subject(p.req), p.expected.Rec.Msg, p.actual.Msg)
+	expected := p.expected.Rec.Msg
+	if p.edited != nil {
+		expected = p.edited
+	}
+	vd, err := x.e.v.Check(subject(p.req), expected, p.actual.Msg)
 	if err != nil || !vd.Failed() || vd.OnFailure != validator.OnFailureRetry || p.attempts >= vd.MaxRetries {
 		return false, nil
 	}
@@ -706,4 +722,21 @@ func (x *executor) retry(ctx context.Context, p *pend) (bool, error) {
 		return true, x.targetDied(p.sess, fmt.Errorf("retry seq %d: %w", p.req.Rec.Seq, err))
 	}
 	return true, nil
+}
+
+// injectError answers a request with the error an inject_error rule
+// gives, without sending it: the replay goes on as if the server had.
+func (x *executor) injectError(ss *session, it *Item) error {
+	x.sentOrDropped(it)
+	now := time.Now()
+	answer := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, it.RPC.ID, it.InjectError)
+	p := &pend{
+		req: it, sess: ss, sent: now, deadline: now.Add(x.e.cfg.Timeout),
+		key: jsonrpc.IDKey(it.SentID), recKey: jsonrpc.IDKey(it.RPC.ID),
+		actual: &transport.Incoming{Msg: answer, At: now},
+	}
+	ss.sent[p.key] = p
+	ss.byRec[p.recKey] = p
+	x.live++
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transformer"
 	"github.com/replayctl/replayctl/transport"
 )
 
@@ -25,6 +26,12 @@ type Item struct {
 	// End marks the end of the tape in its epoch: execute passes it on
 	// once everything before it has been judged.
 	End bool
+
+	// What transformation rules decided (Config.Rules).
+	Delay       time.Duration      // add_delay: sent this much after it is due
+	InjectError []byte             // inject_error: answered with this error object, not sent
+	ExpectEdits []transformer.Edit // set_result: edits of the recorded answer
+	rewritten   bool               // Out is not the recorded bytes
 }
 
 // paced reports whether the scheduler waits for the item: only what the

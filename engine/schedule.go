@@ -42,6 +42,11 @@ func (e *Engine) schedule(ctx context.Context, in <-chan *Item, out chan<- *Item
 					return err
 				}
 				it.Timing = tm
+				if it.Delay > 0 { // add_delay: later than due, on purpose
+					if err := sleep(ctx, it.Delay); err != nil {
+						return err
+					}
+				}
 				if err := e.stepGate(ctx); err != nil {
 					return err
 				}
@@ -111,3 +116,15 @@ func (e *Engine) admit(ctx context.Context, p *scheduler.Pacer, it *Item) (bool,
 
 // errStopped ends the pipeline when the controller has stopped.
 var errStopped = errors.New("engine: the controller stopped the replay")
+
+// sleep waits for d, or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/match"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transformer"
 )
@@ -39,9 +41,19 @@ func (e *Engine) transform(ctx context.Context, in <-chan *Item, out chan<- *Ite
 				e.counters.filtered.Add(1)
 				continue
 			}
+			if it.Rec.Dir == tape.C2S && e.cfg.Rules != nil {
+				keep, err := e.applyRules(it)
+				if err != nil {
+					return err
+				}
+				if !keep {
+					e.counters.filtered.Add(1)
+					continue
+				}
+			}
 			if it.Rec.Dir == tape.C2S && it.RPC.Kind == jsonrpc.KindRequest {
 				it.SentID = ids.Fresh(it.Rec.Session)
-				it.Out = it.RPC.WithID(it.SentID)
+				it.Out = withID(it, it.SentID)
 			}
 			if err := send(ctx, out, it); err != nil {
 				return err
@@ -50,4 +62,38 @@ func (e *Engine) transform(ctx context.Context, in <-chan *Item, out chan<- *Ite
 			return ctx.Err()
 		}
 	}
+}
+
+// applyRules runs the transformation rules over a client message: what to
+// send, whether at all, how much later, and what answer to expect. It
+// reports false for a dropped message.
+func (e *Engine) applyRules(it *Item) (bool, error) {
+	oc, err := e.cfg.Rules.Apply(match.Msg{
+		Seq: it.Rec.Seq, Session: it.Rec.Session, Dir: string(it.Rec.Dir),
+		Kind: it.RPC.Kind.String(), Method: it.RPC.Method, ID: string(it.RPC.ID), Raw: it.Rec.Msg,
+	})
+	if err != nil {
+		return false, fmt.Errorf("transform seq %d: %w", it.Rec.Seq, err)
+	}
+	if oc.Drop {
+		return false, nil
+	}
+	if oc.Out != nil {
+		it.Out, it.rewritten = oc.Out, true
+	}
+	it.Delay, it.InjectError, it.ExpectEdits = oc.Delay, oc.Error, oc.ExpectEdits
+	return true, nil
+}
+
+// withID is the message to send with the fresh id: the recorded bytes, or
+// what the rules made of them, with only the id changed.
+func withID(it *Item, id []byte) []byte {
+	if !it.rewritten { // the parsed view of the recorded bytes applies
+		return it.RPC.WithID(id)
+	}
+	rpc, err := jsonrpc.Parse(it.Out)
+	if err != nil || rpc.ID == nil {
+		return it.Out
+	}
+	return rpc.WithID(id)
 }

@@ -51,7 +51,8 @@ func CheckPath(path string) error {
 // ([Report.WriteHTML]) — and does so atomically: a temporary file in the
 // same directory is written, synced and renamed over path, so readers never
 // see half a report.
-func WriteFile(path string, r Report) error {
+// A non-nil redactor hides secrets in what is written.
+func WriteFile(path string, r Report, redact ...*Redactor) error {
 	if err := CheckPath(path); err != nil {
 		return err
 	}
@@ -59,7 +60,11 @@ func WriteFile(path string, r Report) error {
 	if err := formats[strings.ToLower(filepath.Ext(path))](r, &buf); err != nil {
 		return fmt.Errorf("report %s: %w", path, err)
 	}
-	return writeAtomic(path, buf.Bytes())
+	data := buf.Bytes()
+	for _, rd := range redact {
+		data = rd.Bytes(data)
+	}
+	return writeAtomic(path, data)
 }
 
 // writeAtomic writes data to path through a synced temporary file renamed

@@ -8,6 +8,7 @@ import (
 
 	"github.com/replayctl/replayctl/config"
 	"github.com/replayctl/replayctl/engine"
+	"github.com/replayctl/replayctl/transformer"
 	"github.com/replayctl/replayctl/validator"
 )
 
@@ -55,8 +56,10 @@ func loadConfig(cmd *cobra.Command, f *runFlags) (*config.File, error) {
 	return file, nil
 }
 
-// configure applies what the config file says beyond the flags.
-func configure(cfg *engine.Config, f runFlags, file *config.File) error {
+// configure applies what the config file says beyond the flags. Values the
+// transformations take from the environment are redacted from every output
+// from then on.
+func (a *app) configure(cfg *engine.Config, f runFlags, file *config.File) error {
 	if file == nil {
 		return nil
 	}
@@ -72,6 +75,14 @@ func configure(cfg *engine.Config, f runFlags, file *config.File) error {
 		return &exitError{code: exitBadInput, err: fmt.Errorf("%s: %w", f.configPath, err)}
 	}
 	cfg.Validator = v
+	if len(file.Transformations) > 0 {
+		rules, err := transformer.Compile(file.Transformations)
+		if err != nil {
+			return &exitError{code: exitBadInput, err: fmt.Errorf("%s: %w", f.configPath, err)}
+		}
+		cfg.Rules = rules
+		a.redact(rules.Secrets())
+	}
 	if d := file.ErrorHandling.RetryDelay.D(); d > 0 {
 		cfg.RetryDelay = d
 	}

@@ -128,7 +128,7 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	if err := a.target(&cfg, f.runFlags, command); err != nil {
 		return err
 	}
-	if err := configure(&cfg, f.runFlags, file); err != nil {
+	if err := a.configure(&cfg, f.runFlags, file); err != nil {
 		return err
 	}
 	if cfg.Dialer == nil {
@@ -146,7 +146,7 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 
 	in := newLineReader(a.stdin, a.stdout)
 	defer in.close()
-	out := in.writer()
+	out := a.redactor.Writer(in.writer()) // the config's secrets never shown
 	d := &debugger{c: c, look: e.Lookup, j: j, out: out, p: painter(in.terminal), timeout: cfg.Timeout}
 
 	// On a terminal Ctrl-C pauses a running command instead of ending the

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replayctl/replayctl/engine"
+	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/tape"
 )
 
@@ -95,6 +96,22 @@ type app struct {
 	logLevel       string
 	logFormat      string
 	log            zerolog.Logger
+	logSink        *sink
+	redactor       *report.Redactor // hides the config's secrets in all output
+}
+
+// sink is the writer under the logger; redact swaps what it writes to.
+type sink struct{ w io.Writer }
+
+func (s *sink) Write(p []byte) (int, error) { return s.w.Write(p) }
+
+// redact hides secrets from now on in the logs, and in what output
+// writes through a.redactor.
+func (a *app) redact(secrets []string) {
+	a.redactor = report.NewRedactor(secrets)
+	if a.logSink != nil {
+		a.logSink.w = a.redactor.Writer(a.stderr)
+	}
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -124,12 +141,15 @@ func (a *app) setupLog() error {
 	if err != nil || a.logLevel == "" {
 		return usageError("--log-level %q: want debug, info, warn or error", a.logLevel)
 	}
+	// Logs go through the sink, so that secrets a config brings in later
+	// can be redacted from them (see app.redact).
+	a.logSink = &sink{w: a.stderr}
 	var w io.Writer
 	switch a.logFormat {
 	case "json":
-		w = a.stderr
+		w = a.logSink
 	case "console":
-		w = zerolog.ConsoleWriter{Out: a.stderr, NoColor: !isTerminal(a.stderr)}
+		w = zerolog.ConsoleWriter{Out: a.logSink, NoColor: !isTerminal(a.stderr)}
 	default:
 		return usageError("--log-format %q: want console or json", a.logFormat)
 	}

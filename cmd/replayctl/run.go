@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"net/http"
@@ -165,7 +166,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if err := a.target(&cfg, f, command); err != nil {
 		return err
 	}
-	if err := configure(&cfg, f, file); err != nil {
+	if err := a.configure(&cfg, f, file); err != nil {
 		return err
 	}
 	if speed.Mode == scheduler.Stepped {
@@ -181,17 +182,21 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	}
 	rep.ApplyThresholds(thresholds)
 	for _, p := range f.reports {
-		if err := report.WriteFile(p, rep); err != nil {
+		if err := report.WriteFile(p, rep, a.redactor); err != nil {
 			return fmt.Errorf("write report: %w", err)
 		}
 	}
 	out := cmd.OutOrStdout()
+	var buf bytes.Buffer // rendered whole, so that redaction sees every secret
 	if f.output == "json" {
-		err = rep.WriteJSON(out)
+		err = rep.WriteJSON(&buf)
 	} else {
-		err = rep.WriteText(out, isTerminal(out))
+		err = rep.WriteText(&buf, isTerminal(out))
 	}
 	if err != nil {
+		return err
+	}
+	if _, err := out.Write(a.redactor.Bytes(buf.Bytes())); err != nil {
 		return err
 	}
 	switch {
