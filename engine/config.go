@@ -6,6 +6,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transformer"
@@ -64,6 +65,8 @@ type Config struct {
 	Target string
 	// Filter chooses the part of the tape replayed.
 	Filter Filter
+	// Chaos injects seeded faults (nil: none); see package chaos.
+	Chaos *chaos.Plan
 	// Rules transform client messages before they are sent (nil: none).
 	Rules *transformer.Rules
 	// Validator judges the answers; nil means exact comparison, ignoring

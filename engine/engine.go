@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -46,6 +49,7 @@ type Engine struct {
 	retries  bool                 // v has a rule that retries on failure
 	finished bool                 // set by validate when it has judged everything
 	notes    []string             // warnings found by validate, for the report
+	survival survival             // chaos: owned by validate until Run reads it
 
 	// With a controller attached (Attach):
 	ctl     *controller.Controller
@@ -165,7 +169,13 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	}
 
 	warnings := append(r.Warnings(), e.notes...)
+	var seed *int64
+	if e.cfg.Chaos != nil {
+		s := e.cfg.Chaos.Seed()
+		seed = &s
+	}
 	rep := col.Report(report.Meta{
+		Seed:          seed,
 		Tape:          e.cfg.Tape,
 		Sessions:      int(e.counters.sessions.Load()),
 		TotalMessages: e.counters.loaded.Load(),
@@ -174,5 +184,15 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 		Skipped:       e.counters.filtered.Load(),
 		Warnings:      warnings,
 	})
+	if e.cfg.Chaos != nil {
+		rep.Chaos.Survival = e.survival.verdicts()
+		// In tape order, whatever order the answers came in.
+		slices.SortFunc(rep.Chaos.Faults, func(a, b report.Fault) int {
+			if c := strings.Compare(a.Session, b.Session); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.Seq, b.Seq)
+		})
+	}
 	return rep, err
 }

@@ -70,8 +70,10 @@ type executor struct {
 	direct        <-chan transport.Incoming
 	directSession string
 	timer         *time.Timer
-	armed         *pend // the request the timer is set for
-	retryIDs      int64 // retries sent so far, for their ids
+	armed         *pend         // the request the timer is set for
+	retryIDs      int64         // retries sent so far, for their ids
+	chaosExpired  chan *pend    // a faulted request's short wait is over
+	chaosTimers   []*time.Timer // stopped when the stage returns
 }
 
 // execute sends what the client sent, on each session's connection, and
@@ -82,10 +84,11 @@ func (e *Engine) execute(ctx context.Context, g *errgroup.Group, in <-chan *Item
 		sessions: make(map[string]*session),
 		// A buffer per connection would do as well; one shared buffer
 		// lets answers queue while execute is busy sending.
-		arrivals: make(chan arrival, 64),
-		dialed:   make(chan dialResult),
-		done:     make(chan struct{}),
-		timer:    time.NewTimer(time.Hour),
+		arrivals:     make(chan arrival, 64),
+		dialed:       make(chan dialResult),
+		chaosExpired: make(chan *pend),
+		done:         make(chan struct{}),
+		timer:        time.NewTimer(time.Hour),
 	}
 	// On the way out: close out first, so that validate can finish its
 	// clock, then the connections (a server process may take its time).
@@ -129,6 +132,12 @@ func (e *Engine) execute(ctx context.Context, g *errgroup.Group, in <-chan *Item
 		case r := <-x.dialed:
 			if err := x.connected(ctx, r); err != nil {
 				return err
+			}
+		case p := <-x.chaosExpired:
+			if !p.answered() {
+				if err := x.timeOut(ctx, p); err != nil {
+					return err
+				}
 			}
 		case req := <-x.e.rewinds:
 			req.done <- x.rewind(req.seq)
@@ -232,9 +241,26 @@ func (x *executor) process(ctx context.Context, ss *session, it *Item) error {
 	if it.InjectError != nil && it.RPC.Kind == jsonrpc.KindRequest {
 		return x.injectError(ss, it)
 	}
+	if ss.dead {
+		x.sentOrDropped(it)
+		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "the server of this session died (chaos)"})
+	}
 	sent := time.Now()
-	err := x.sendRetry(ctx, ss.conn, it.Out)
+	var err error
+	if it.Fault != nil && it.Fault.Kind.Outbound() {
+		var answerable bool
+		answerable, err = x.sendFaulted(ctx, ss, it)
+		if err == nil && !answerable {
+			x.sentOrDropped(it)
+			return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "dropped (chaos)"})
+		}
+	} else {
+		err = x.sendRetry(ctx, ss.conn, it.Out)
+	}
 	x.sentOrDropped(it)
+	if err != nil && x.e.cfg.Chaos != nil && ctx.Err() == nil {
+		return x.died(ctx, ss, err)
+	}
 	if err != nil {
 		var he *transport.HTTPError
 		switch {
@@ -261,6 +287,12 @@ func (x *executor) process(ctx context.Context, ss *session, it *Item) error {
 	x.fifo = append(x.fifo, p)
 	if x.e.cfg.Order == OrderSequential {
 		ss.waitFor = p
+	}
+	ss.prevID = it.SentID
+	if it.Fault != nil && it.Fault.Kind.Outbound() {
+		// The server may rightly not answer: wait a short while only.
+		ss.faulted = append(ss.faulted, p)
+		x.chaosDeadline(p, sent.Add(min(chaosWait, x.e.cfg.Timeout)))
 	}
 	return nil
 }
@@ -333,6 +365,11 @@ func (x *executor) answerServer(ctx context.Context, ss *session, req jsonrpc.Me
 // arrive handles a message from the target.
 func (x *executor) arrive(ctx context.Context, a arrival) error {
 	if a.closed {
+		if a.err != nil && x.e.cfg.Chaos != nil {
+			if ss := x.sessions[a.session]; ss != nil {
+				return x.died(ctx, ss, a.err)
+			}
+		}
 		if a.err != nil {
 			return fmt.Errorf("%w: session %s: %w", ErrTarget, a.session, a.err)
 		}
@@ -359,12 +396,27 @@ func (x *executor) arrive(ctx context.Context, a arrival) error {
 	var p *pend
 	if ss != nil {
 		p = find(ss.sent, rpc.ID)
+		if p == nil && string(rpc.ID) == "null" {
+			p = ss.oldestFaulted() // a parse or invalid-request error to a fault
+		}
+		if p != nil && p.answered() && p.req.Fault != nil {
+			return nil // the second answer of a duplicated message
+		}
+	}
+	if p == nil && ss != nil && ss.faultsSent() {
+		return nil // e.g. the answer to a duplicate-id: tolerated under chaos
 	}
 	if p == nil || p.answered() {
 		x.e.log.Warn().Str("session", a.session).Str("id", string(rpc.ID)).Msg("answer to no request in flight")
 		return x.emit(ctx, &outcome{Req: &Item{Rec: tape.Message{Seq: -1, Session: a.session, Dir: tape.S2C}}, Err: fmt.Errorf("answer with id %s matches no request in flight", rpc.ID)})
 	}
 	inc := a.inc
+	if p.req.Fault != nil && !p.req.Fault.Kind.Outbound() && p.attempts == 0 {
+		keep, err := x.faultedAnswer(ctx, p, &inc)
+		if err != nil || !keep {
+			return err
+		}
+	}
 	p.actual = &inc
 	ss.inflight--
 	if p.expected != nil || x.final(ss) || p.req.Injected {
@@ -431,27 +483,38 @@ func (x *executor) expire(ctx context.Context, now time.Time) error {
 		if p.deadline.After(now) {
 			break
 		}
-		if p.answered() {
-			continue
-		}
-		p.timedOut = true
-		p.sess.inflight--
-		if conn := p.sess.conn; conn != nil {
-			note := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"replayctl: timed out after %s"}}`, p.req.SentID, x.e.cfg.Timeout)
-			if err := conn.Send(ctx, note); err != nil && ctx.Err() == nil {
-				x.e.log.Warn().Err(err).Msg("could not send notifications/cancelled")
-			}
-		}
-		if p.expected != nil || x.final(p.sess) {
-			if err := x.finish(ctx, p); err != nil {
+		if !p.answered() {
+			if err := x.timeOut(ctx, p); err != nil {
 				return err
 			}
 		}
-		if err := x.drain(ctx, p.sess); err != nil {
+	}
+	return nil
+}
+
+// timeOut gives up on a request: the server is told it is cancelled, and
+// the request is reported as timed out.
+func (x *executor) timeOut(ctx context.Context, p *pend) error {
+	p.timedOut = true
+	p.sess.inflight--
+	if conn := p.sess.conn; conn != nil {
+		note := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"replayctl: timed out after %s"}}`, p.req.SentID, x.e.cfg.Timeout)
+		if err := conn.Send(ctx, note); err != nil && ctx.Err() == nil {
+			x.e.log.Warn().Err(err).Msg("could not send notifications/cancelled")
+		}
+	}
+	return x.finishIfDone(ctx, p)
+}
+
+// finishIfDone reports an answered (or given up) request once its recorded
+// answer is known or cannot come, and lets its session go on.
+func (x *executor) finishIfDone(ctx context.Context, p *pend) error {
+	if p.expected != nil || x.final(p.sess) {
+		if err := x.finish(ctx, p); err != nil {
 			return err
 		}
 	}
-	return nil
+	return x.drain(ctx, p.sess)
 }
 
 // settle reports, once nothing more can be recorded for the session, the
@@ -587,6 +650,9 @@ func (x *executor) targetDied(ss *session, err error) error {
 func (x *executor) close() {
 	close(x.done)
 	x.timer.Stop()
+	for _, t := range x.chaosTimers {
+		t.Stop()
+	}
 	for _, ss := range x.sessions {
 		if ss.conn == nil {
 			continue
@@ -701,13 +767,20 @@ func (x *executor) retry(ctx context.Context, p *pend) (bool, error) {
 	if err != nil || !vd.Failed() || vd.OnFailure != validator.OnFailureRetry || p.attempts >= vd.MaxRetries {
 		return false, nil
 	}
+	x.e.log.Info().Int64("seq", p.req.Rec.Seq).Int("attempt", p.attempts+1).Msg("answer failed a retry rule: sending again")
+	return true, x.resend(ctx, p)
+}
+
+// resend sends a request again, with a new id, for the same recorded
+// answer to meet.
+func (x *executor) resend(ctx context.Context, p *pend) error {
 	p.attempts++
 	x.retryIDs++
 	// Retries take ids far above the fresh ids of the transform stage.
 	id := strconv.AppendInt(nil, 1<<40+x.retryIDs, 10)
 	rpc, err := jsonrpc.Parse(p.req.Out)
 	if err != nil {
-		return false, nil
+		return nil
 	}
 	delete(p.sess.sent, p.key)
 	p.req.Out, p.req.SentID = rpc.WithID(id), id
@@ -717,11 +790,10 @@ func (x *executor) retry(ctx context.Context, p *pend) (bool, error) {
 	p.sess.sent[p.key] = p
 	p.sess.inflight++
 	x.fifo = append(x.fifo, p)
-	x.e.log.Info().Int64("seq", p.req.Rec.Seq).Int("attempt", p.attempts).Msg("answer failed a retry rule: sending again")
 	if err := p.sess.conn.Send(ctx, p.req.Out); err != nil && ctx.Err() == nil {
-		return true, x.targetDied(p.sess, fmt.Errorf("retry seq %d: %w", p.req.Rec.Seq, err))
+		return x.targetDied(p.sess, fmt.Errorf("resend seq %d: %w", p.req.Rec.Seq, err))
 	}
-	return true, nil
+	return nil
 }
 
 // injectError answers a request with the error an inject_error rule

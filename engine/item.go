@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
@@ -32,6 +33,9 @@ type Item struct {
 	InjectError []byte             // inject_error: answered with this error object, not sent
 	ExpectEdits []transformer.Edit // set_result: edits of the recorded answer
 	rewritten   bool               // Out is not the recorded bytes
+
+	// Fault is the chaos fault the message carries (Config.Chaos), or nil.
+	Fault *chaos.Fault
 }
 
 // paced reports whether the scheduler waits for the item: only what the
@@ -53,6 +57,7 @@ type outcome struct {
 	Timeout  bool
 	End      bool // the tape is finished (for a controller)
 	Note     bool // a server notification, recorded and/or live, to compare
+	Died     bool // the session's server died (chaos): Err says how
 	// Edited is the recorded answer as set_result rules changed it; nil:
 	// as recorded.
 	Edited []byte

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/controller"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/scheduler"
@@ -23,9 +24,11 @@ func (e *Engine) schedule(ctx context.Context, in <-chan *Item, out chan<- *Item
 	}
 	p := scheduler.New(e.cfg.Speed, opts...)
 	epoch := ^uint64(0)
+	burst := 0 // chaos: messages still to send at once
 	for {
 		select {
 		case it, ok := <-in:
+			var err error
 			if !ok {
 				return nil
 			}
@@ -37,9 +40,16 @@ func (e *Engine) schedule(ctx context.Context, in <-chan *Item, out chan<- *Item
 					epoch = it.Epoch
 					p.Rebase()
 				}
-				tm, err := p.Wait(ctx, time.Duration(it.Rec.TUS)*time.Microsecond)
-				if err != nil {
+				var tm scheduler.Timing
+				if burst > 0 { // a burst fault: sent at once, not when due
+					burst--
+					now := time.Now()
+					tm = scheduler.Timing{Due: now, Released: now}
+				} else if tm, err = p.Wait(ctx, time.Duration(it.Rec.TUS)*time.Microsecond); err != nil {
 					return err
+				}
+				if it.Fault != nil && it.Fault.Kind == chaos.Burst {
+					burst = it.Fault.BurstSize() - 1
 				}
 				it.Timing = tm
 				if it.Delay > 0 { // add_delay: later than due, on purpose

@@ -22,6 +22,13 @@ type session struct {
 	backlog []*Item
 	settled bool // nothing more can be recorded for it: see executor.settle
 
+	// Chaos: the last request id sent (for duplicate-id), the requests sent
+	// with an outbound fault, and whether the server died.
+	prevID     []byte
+	faulted    []*pend
+	faultCount int
+	dead       bool
+
 	// With ValidateNotifications: the server notifications recorded and
 	// received, compared once the session is settled.
 	recNotes  []*Item
@@ -76,3 +83,18 @@ func (s *session) takeAnswer(method string) (it *Item, fromBacklog bool) {
 }
 
 func isAnswer(k jsonrpc.Kind) bool { return k == jsonrpc.KindResponse || k == jsonrpc.KindError }
+
+// oldestFaulted is the oldest faulted request still waiting for an answer:
+// an answer with a null id (a parse error, say) is taken as its.
+func (s *session) oldestFaulted() *pend {
+	for len(s.faulted) > 0 && s.faulted[0].answered() {
+		s.faulted = s.faulted[1:]
+	}
+	if len(s.faulted) == 0 {
+		return nil
+	}
+	return s.faulted[0]
+}
+
+// faultsSent reports whether an outbound fault was sent in the session.
+func (s *session) faultsSent() bool { return s.prevID != nil && s.faultCount > 0 }

@@ -28,6 +28,7 @@ func (e *Engine) stale(it *Item) bool { return it.Epoch < e.epoch.Load() }
 func (e *Engine) transform(ctx context.Context, in <-chan *Item, out chan<- *Item) error {
 	defer close(out)
 	ids := transformer.NewIDs()
+	nth := make(map[string]int) // chaos: calls of each method per session so far
 	for {
 		select {
 		case it, ok := <-in:
@@ -50,6 +51,9 @@ func (e *Engine) transform(ctx context.Context, in <-chan *Item, out chan<- *Ite
 					e.counters.filtered.Add(1)
 					continue
 				}
+			}
+			if it.Rec.Dir == tape.C2S && e.cfg.Chaos != nil && !it.End {
+				e.faultFor(it, nth)
 			}
 			if it.Rec.Dir == tape.C2S && it.RPC.Kind == jsonrpc.KindRequest {
 				it.SentID = ids.Fresh(it.Rec.Session)

@@ -35,7 +35,15 @@ func (e *Engine) validate(ctx context.Context, in <-chan *outcome, v *validator.
 				}
 				continue
 			}
+			if o.Died {
+				e.survival.died(o.Req.Rec.Session, o.Err)
+				c.Add(report.Result{Seq: -1, Session: o.Req.Rec.Session, Dir: report.DirS2C, Verdict: report.Error, ErrKind: "target", Err: o.Err.Error()})
+				continue
+			}
 			r := judge(o, v)
+			if e.cfg.Chaos != nil {
+				e.survival.observe(&r, o, c)
+			}
 			c.Add(r)
 			e.publish(r)
 			if o.Req.RPC.Method == "initialize" {

@@ -129,7 +129,10 @@ type conn struct {
 
 func (c *conn) Send(ctx context.Context, msg []byte) error {
 	req, err := jsonrpc.Parse(msg)
-	if err != nil || req.Kind != jsonrpc.KindRequest {
+	if err != nil { // answered as a good server does: parse error or invalid request
+		return c.reply(badMessage(msg))
+	}
+	if req.Kind != jsonrpc.KindRequest {
 		return c.checkOpen() // notifications and answers need no reply
 	}
 	c.sendMu.Lock()
@@ -138,20 +141,25 @@ func (c *conn) Send(ctx context.Context, msg []byte) error {
 	if err != nil {
 		return err
 	}
+	return c.reply(append(notes, ans)...)
+}
+
+// reply queues messages for the caller, in order: straight into out while
+// it has room and nothing is queued, else through pump.
+func (c *conn) reply(msgs ...[]byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return ErrClosed
 	}
-	c.queue = append(c.queue, notes...)
-	if len(c.queue) == 0 {
+	if len(c.queue) == 0 && len(msgs) == 1 {
 		select {
-		case c.out <- transport.Incoming{Msg: ans, At: time.Now()}:
+		case c.out <- transport.Incoming{Msg: msgs[0], At: time.Now()}:
 			return nil
 		default:
 		}
 	}
-	c.queue = append(c.queue, ans)
+	c.queue = append(c.queue, msgs...)
 	select {
 	case c.wake <- struct{}{}:
 	default:

@@ -99,6 +99,18 @@ type Chaos struct {
 	Injected      int64   `json:"injected"`
 	Faults        []Fault `json:"faults"`
 	FaultsOmitted int64   `json:"faults_omitted"`
+	// Survival is the verdict per session of a chaos replay: did the
+	// server stay up and keep answering correctly after the faults.
+	Survival []Survival `json:"survival,omitempty"`
+}
+
+// Survival is one session's chaos verdict.
+type Survival struct {
+	Session  string   `json:"session"`
+	Survived bool     `json:"survived"`
+	Faults   int      `json:"faults"`
+	BrokenBy *Fault   `json:"broken_by,omitempty"` // the first fault after which it was down or wrong
+	Notes    []string `json:"notes,omitempty"`
 }
 
 // ErrorEntry is one error or timeout, kept in detail.
@@ -211,6 +223,11 @@ func (c *Collector) Report(meta Meta) Report {
 func (r Report) Passed() bool {
 	for _, t := range r.Thresholds {
 		if !t.Passed {
+			return false
+		}
+	}
+	for _, s := range r.Chaos.Survival {
+		if !s.Survived {
 			return false
 		}
 	}

@@ -110,6 +110,23 @@ func (t *textWriter) body(r Report) {
 			seed = fmt.Sprintf("seed %d", *r.Chaos.Seed)
 		}
 		t.line("chaos", "%s injected (%s)", plural(r.Chaos.Injected, "fault"), seed)
+		for _, sv := range r.Chaos.Survival {
+			verdict := t.paint(ansiGreen, "survived")
+			if !sv.Survived {
+				verdict = t.paint(ansiRed, "did NOT survive")
+				if f := sv.BrokenBy; f != nil {
+					verdict += fmt.Sprintf(": broken by seq %d %s (%s)", f.Seq, f.Kind, f.Detail)
+				}
+			}
+			t.line("", "session %s: %s %s", sv.Session, verdict, plural(int64(sv.Faults), "fault"))
+			for i, n := range sv.Notes {
+				if i == 5 {
+					t.line("", "  … and %d more notes (see the JSON report)", len(sv.Notes)-5)
+					break
+				}
+				t.line("", "  %s", n)
+			}
+		}
 	}
 	if n := len(r.Thresholds); n > 0 {
 		failed := len(r.ThresholdsFailed())

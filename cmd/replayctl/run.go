@@ -44,6 +44,9 @@ type runFlags struct {
 	validNotes  bool
 	thresholds  []string
 	configPath  string
+	chaos       string
+	seed        int64
+	chaosFrom   string
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -75,6 +78,9 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.StringVar(&f.speed, "speed", "realtime", "realtime | fast | stepped | Nx (10x) | fixed:50ms | rps:500")
 	fl.StringArrayVar(&f.ignore, "ignore", nil, "a path not compared, e.g. result.content[*].annotations or **.timestamp (repeatable)")
 	fl.StringArrayVar(&f.reports, "report", nil, "write the report to FILE; format by extension: .json, .xml (JUnit), .html (repeatable)")
+	fl.StringVar(&f.chaos, "chaos", "", "inject seeded faults, kind=probability,…: e.g. malformed=0.05,timeout=0.02 (kinds: malformed, invalid, unknown-method, bad-params, duplicate-id, duplicate, drop, cancel, burst, timeout, network-error, invalid-response, error-response)")
+	fl.Int64Var(&f.seed, "seed", 0, "the chaos seed: the same seed gives the same faults (random, and printed, when not given)")
+	fl.StringVar(&f.chaosFrom, "chaos-from", "", "replay exactly the faults of an earlier run's JSON report")
 	fl.StringVar(&f.configPath, "config", "", "a YAML replay config (replayctl config example); flags override it")
 	fl.StringArrayVar(&f.thresholds, "threshold", nil, `a condition the run must meet, k6-style: "p99<200ms", "error_rate<1%", "validation_failed==0", "throughput>500" (repeatable; exit 1 if one fails)`)
 	fl.StringVarP(&f.output, "output", "o", "text", "what goes to stdout: text or json")
@@ -167,6 +173,9 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		return err
 	}
 	if err := a.configure(&cfg, f, file); err != nil {
+		return err
+	}
+	if cfg.Chaos, err = a.chaosPlan(cmd, f, file); err != nil {
 		return err
 	}
 	if speed.Mode == scheduler.Stepped {
