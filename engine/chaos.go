@@ -61,6 +61,7 @@ func (x *executor) sendFaulted(ctx context.Context, ss *session, it *Item) (bool
 		return false, fmt.Errorf("chaos %s on seq %d: %w", f.Kind, it.Rec.Seq, err)
 	}
 	ss.faultCount++
+	ss.lastFault = it.Fault
 	for _, m := range msgs {
 		if err := ss.conn.Send(ctx, m); err != nil {
 			return false, err
@@ -150,7 +151,8 @@ func (x *executor) died(ctx context.Context, ss *session, cause error) error {
 	}
 	ss.dead = true
 	x.e.log.Warn().Str("session", ss.name).Err(cause).Msg("the server died under chaos")
-	if err := x.emit(ctx, &outcome{Req: &Item{Rec: tapeMessage(ss.name)}, Died: true, Err: cause}); err != nil {
+	// The fault sent last before the death is the one that killed it.
+	if err := x.emit(ctx, &outcome{Req: &Item{Rec: tapeMessage(ss.name), Fault: ss.lastFault}, Died: true, Err: cause}); err != nil {
 		return err
 	}
 	var lost []*pend
@@ -183,4 +185,20 @@ func (x *executor) chaosDeadline(p *pend, t time.Time) {
 // tapeMessage is the stand-in recorded message of a session-wide event.
 func tapeMessage(session string) tape.Message {
 	return tape.Message{Seq: -1, Session: session, Dir: tape.S2C}
+}
+
+// refusal is an HTTP server's refusal of a message as the answer it
+// stands for: its body when that is a JSON-RPC message, else an error
+// that names the status.
+func refusal(he *transport.HTTPError) *transport.Incoming {
+	body := []byte(he.Body)
+	if rpc, err := jsonrpc.Parse(body); err != nil || !jsonrpc.IsResponseKind(rpc.Kind) {
+		msg, _ := json.Marshal(fmt.Sprintf("HTTP %d", he.Status))
+		code := -32600
+		if he.Status >= 500 {
+			code = -32603
+		}
+		body = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":null,"error":{"code":%d,"message":%s}}`, code, msg)
+	}
+	return &transport.Incoming{Msg: body, At: time.Now(), HTTP: &tape.HTTPMeta{Status: he.Status}}
 }

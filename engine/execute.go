@@ -258,11 +258,15 @@ func (x *executor) process(ctx context.Context, ss *session, it *Item) error {
 		err = x.sendRetry(ctx, ss.conn, it.Out)
 	}
 	x.sentOrDropped(it)
-	if err != nil && x.e.cfg.Chaos != nil && ctx.Err() == nil {
+	var he *transport.HTTPError
+	if err != nil && it.Fault != nil && errors.As(err, &he) {
+		// An HTTP server refuses a bad message with a status: its answer.
+		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent, Actual: refusal(he)})
+	}
+	if err != nil && x.e.cfg.Chaos != nil && ctx.Err() == nil && !errors.As(err, &he) {
 		return x.died(ctx, ss, err)
 	}
 	if err != nil {
-		var he *transport.HTTPError
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
@@ -565,8 +569,11 @@ func (x *executor) finish(ctx context.Context, p *pend) error {
 		p.sess.waitFor = nil
 	}
 	o := &outcome{Epoch: p.req.Epoch, Req: p.req, Expected: p.expected, Edited: p.edited, Actual: p.actual, Sent: p.sent, Timeout: p.timedOut}
-	if p.timedOut {
+	switch {
+	case p.timedOut:
 		o.Err = fmt.Errorf("no answer within %s; cancelled", x.e.cfg.Timeout)
+	case p.sendErr != nil:
+		o.Err = p.sendErr
 	}
 	return x.emit(ctx, o)
 }

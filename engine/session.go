@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
@@ -27,6 +28,7 @@ type session struct {
 	prevID     []byte
 	faulted    []*pend
 	faultCount int
+	lastFault  *chaos.Fault // the last outbound fault sent
 	dead       bool
 
 	// With ValidateNotifications: the server notifications recorded and

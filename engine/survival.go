@@ -14,9 +14,10 @@ type survival struct {
 }
 
 type sessionFate struct {
-	obs   []chaos.Observation
-	dead  bool
-	cause string
+	obs      []chaos.Observation
+	dead     bool
+	cause    string
+	breakSeq int64 // the seq of the last fault sent before the server died; -1 none
 }
 
 func (s *survival) fate(session string) *sessionFate {
@@ -25,7 +26,7 @@ func (s *survival) fate(session string) *sessionFate {
 	}
 	f, ok := s.sessions[session]
 	if !ok {
-		f = &sessionFate{}
+		f = &sessionFate{breakSeq: -1}
 		s.sessions[session] = f
 		s.order = append(s.order, session)
 	}
@@ -39,6 +40,9 @@ func (s *survival) fate(session string) *sessionFate {
 func (s *survival) observe(r *report.Result, o *outcome, c *report.Collector) {
 	it := o.Req
 	fate := s.fate(it.Rec.Session)
+	if o.Skipped != "" && o.Sent.IsZero() && it.Fault != nil && it.Fault.Kind != chaos.Drop {
+		return // never sent (its server had died): no fault was injected
+	}
 	if f := it.Fault; f != nil {
 		c.AddFault(f.Report())
 		if !f.Kind.Outbound() {
@@ -52,7 +56,7 @@ func (s *survival) observe(r *report.Result, o *outcome, c *report.Collector) {
 			answer = o.Actual.Msg
 		}
 		chaosVerdict(r, *f, answer)
-		fate.obs = append(fate.obs, chaos.Observation{Fault: *f, Answered: answer != nil, ErrorCode: errorCode(answer), ServerAlive: !fate.dead, LaterOK: true})
+		fate.obs = append(fate.obs, chaos.Observation{Fault: *f, Answered: answer != nil, ErrorCode: errorCode(answer), ServerAlive: true, LaterOK: true})
 		return
 	}
 	// A wrong answer after a fault: the fault just before it broke things.
@@ -61,16 +65,16 @@ func (s *survival) observe(r *report.Result, o *outcome, c *report.Collector) {
 	}
 }
 
-// died records that the session's server died: the last fault before it
-// is the one that killed it.
-func (s *survival) died(session string, cause error) {
+// died records that the session's server died; breaker is the last fault
+// sent to it before (nil: none), the one that killed it.
+func (s *survival) died(session string, cause error, breaker *chaos.Fault) {
 	fate := s.fate(session)
 	fate.dead = true
 	if cause != nil {
 		fate.cause = cause.Error()
 	}
-	if n := len(fate.obs); n > 0 {
-		fate.obs[n-1].ServerAlive = false
+	if breaker != nil {
+		fate.breakSeq = breaker.Seq
 	}
 }
 
@@ -83,14 +87,18 @@ func (s *survival) verdicts() []report.Survival {
 		if len(fate.obs) == 0 && !fate.dead {
 			continue
 		}
+		for i := range fate.obs { // down from the fault that killed it on
+			fate.obs[i].ServerAlive = !fate.dead || fate.breakSeq < 0 || fate.obs[i].Fault.Seq < fate.breakSeq
+		}
 		v := chaos.Judge(name, fate.obs)
 		sv := report.Survival{Session: name, Survived: v.Survived && !fate.dead, Faults: len(fate.obs), Notes: v.Notes}
 		if v.FirstBreak != nil {
 			f := v.FirstBreak.Report()
 			sv.BrokenBy = &f
 		}
-		if fate.dead && len(fate.obs) == 0 {
-			sv.Notes = append(sv.Notes, "the server died before any fault: "+fate.cause)
+		if fate.dead && fate.breakSeq < 0 {
+			sv.Survived = false
+			sv.Notes = append(sv.Notes, "the server died, and not after a fault: "+fate.cause)
 		} else if fate.dead && fate.cause != "" {
 			sv.Notes = append(sv.Notes, "the server died: "+fate.cause)
 		}

@@ -36,7 +36,7 @@ func (e *Engine) validate(ctx context.Context, in <-chan *outcome, v *validator.
 				continue
 			}
 			if o.Died {
-				e.survival.died(o.Req.Rec.Session, o.Err)
+				e.survival.died(o.Req.Rec.Session, o.Err, o.Req.Fault)
 				c.Add(report.Result{Seq: -1, Session: o.Req.Rec.Session, Dir: report.DirS2C, Verdict: report.Error, ErrKind: "target", Err: o.Err.Error()})
 				continue
 			}
@@ -109,6 +109,8 @@ func judge(o *outcome, v *validator.Validator) report.Result {
 		r.Verdict, r.Differences, r.ErrKind, r.Err = check(v, it, o.Expected.Rec.Msg, o.Actual.Msg)
 	case it.RPC.Kind != jsonrpc.KindRequest:
 		r.Verdict = report.Sent
+	case o.Actual == nil:
+		r.Verdict, r.ErrKind, r.Err = report.Error, "no_answer", "no answer came"
 	case o.Expected == nil:
 		r.Verdict, r.Err = report.Sent, "the tape has no recorded answer to compare with"
 	default:

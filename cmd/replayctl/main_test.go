@@ -362,3 +362,5 @@ func TestThresholdsAndReportFormats(t *testing.T) {
 		t.Errorf("bad threshold: exit %d, want 2", res.code)
 	}
 }
+
+func writeString(path, s string) error { return os.WriteFile(path, []byte(s), 0o644) }

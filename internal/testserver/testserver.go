@@ -85,7 +85,31 @@ func GoSDK(t testing.TB) []string {
 // buildGoSDK builds the server into a private temporary file, then renames
 // it into a shared per-user directory, so that concurrent test processes
 // neither race nor leave one binary each behind.
-func buildGoSDK(root string) (string, error) {
+func buildGoSDK(root string) (string, error) { return build(root, GoSDKPackage, "everything-server") }
+
+// crashy is the test server that dies on input that is not JSON.
+var crashy struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// Crashy returns the argv of a tiny stdio MCP server (./crashy) that
+// answers every request and exits with status 2 on a line that is not
+// JSON: for chaos tests that must see a server not survive.
+func Crashy(t testing.TB) []string {
+	t.Helper()
+	crashy.once.Do(func() {
+		crashy.path, crashy.err = build(Root(t), "github.com/replayctl/replayctl/internal/testserver/crashy", "crashy")
+	})
+	if crashy.err != nil {
+		t.Fatalf("testserver: %v", crashy.err)
+	}
+	return []string{crashy.path}
+}
+
+// build compiles a Go main package once into a per-user temporary folder.
+func build(root, pkg, name string) (string, error) {
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("replayctl-testserver-%d", os.Getuid()))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
@@ -98,14 +122,14 @@ func buildGoSDK(root string) (string, error) {
 	_ = f.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", tmp, GoSDKPackage)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", tmp, pkg)
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		_ = os.Remove(tmp)
-		return "", fmt.Errorf("build %s: %v\n%s", GoSDKPackage, err, out)
+		return "", fmt.Errorf("build %s: %v\n%s", pkg, err, out)
 	}
-	bin := filepath.Join(dir, "everything-server")
+	bin := filepath.Join(dir, name)
 	if err := os.Rename(tmp, bin); err != nil {
 		_ = os.Remove(tmp)
 		return "", err
