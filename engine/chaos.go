@@ -36,8 +36,13 @@ func CheckFaults(kinds []chaos.Kind) error {
 // faultFor decides, in the transform stage, whether a client message gets
 // a fault: a pure function of the plan, the session, the seq and how many
 // calls of the method came before in the session (nth counts them).
+// The handshake is never faulted: a session without it tells nothing
+// about how the server copes with faults.
 func (e *Engine) faultFor(it *Item, nth map[string]int) {
 	method := it.RPC.Method
+	if method == "initialize" || method == "notifications/initialized" {
+		return
+	}
 	key := it.Rec.Session + "\x00" + method
 	nth[key]++
 	f, ok := e.cfg.Chaos.Decide(chaos.Msg{Session: it.Rec.Session, Seq: it.Rec.Seq, Method: method, Kind: it.RPC.Kind.String(), Nth: nth[key]})

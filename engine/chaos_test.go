@@ -48,6 +48,11 @@ func TestChaosIsDeterministic(t *testing.T) {
 		t.Fatalf("injected %d faults (seed %v); want a dozen or more with seed 42", base.Chaos.Injected, base.Chaos.Seed)
 	}
 	want := faultList(base)
+	for _, f := range base.Chaos.Faults {
+		if f.Seq <= 2 { // initialize, its answer, notifications/initialized
+			t.Errorf("fault %s at seq %d: the handshake must not be faulted", f.Kind, f.Seq)
+		}
+	}
 	for _, tc := range []struct {
 		name     string
 		speed    scheduler.Speed

@@ -19,9 +19,20 @@ var ErrNoAnswer = errors.New("record: no answer")
 // next message; server notifications and requests that arrive meanwhile
 // are recorded where they arrived. Server requests are not answered.
 // Script returns when the last answer is recorded, or on the first error.
-func Script(ctx context.Context, conn transport.Conn, session string, msgs [][]byte, w *tape.Writer, timeout time.Duration) error {
+func Script(ctx context.Context, conn transport.Conn, session string, msgs [][]byte, w *tape.Writer, timeout time.Duration, opts ...Option) error {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	rec := recorder{w: w, session: session, start: time.Now()}
 	for i, msg := range msgs {
+		if i > 0 && o.pause > 0 {
+			select { // as a client thinking between two messages
+			case <-time.After(o.pause):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
 		req, err := jsonrpc.ParseStrict(msg)
 		if err != nil {
 			return fmt.Errorf("record: script message %d: %w", i, err)
@@ -41,6 +52,15 @@ func Script(ctx context.Context, conn transport.Conn, session string, msgs [][]b
 	}
 	return nil
 }
+
+// Option configures Script.
+type Option func(*options)
+
+type options struct{ pause time.Duration }
+
+// WithPause waits d between two client messages, so that the tape has a
+// client's pace rather than a machine's.
+func WithPause(d time.Duration) Option { return func(o *options) { o.pause = d } }
 
 type recorder struct {
 	w       *tape.Writer
