@@ -1,55 +1,13 @@
 package controller
 
 import (
-	"errors"
-	"strings"
 	"testing"
 )
 
 const rawCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"m7"},"list":[1,2]}}`
 
-func TestParseCondition(t *testing.T) {
-	tests := []struct {
-		spec     string
-		wantKind string
-		wantErr  string // a substring; "" for no error
-	}{
-		{"12", KindSeq, ""},
-		{" 0 ", KindSeq, ""},
-		{"-1", "", "0 or more"},
-		{"ping", KindMethod, ""},
-		{"tools/call", KindMethod, ""},
-		{"notifications/initialized", KindMethod, ""},
-		{`method == "ping"`, KindExpr, ""},
-		{"seq", KindExpr, "expected bool"}, // a variable, not a method; not a bool
-		{"rpc.discover", KindMethod, ""},
-		{"params.name", KindExpr, ""},
-		{"true", KindExpr, ""},
-		{"seq > 3 && dir == \"c2s\"", KindExpr, ""},
-		{"", "", "empty"},
-		{"method ==", "", "column 9"},
-		{"foo == 1", "", "unknown name foo"},
-		{`method == 1 +`, "", "column"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.spec, func(t *testing.T) {
-			c, err := ParseCondition(tt.spec)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, ErrBadCondition) {
-					t.Fatalf("got error %v, want one wrapping ErrBadCondition containing %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("got error %v, want none", err)
-			}
-			if c.Kind() != tt.wantKind {
-				t.Errorf("got kind %s, want %s", c.Kind(), tt.wantKind)
-			}
-		})
-	}
-}
-
+// Parsing is package match's (match.TestParse); these check that the
+// controller's Msg reaches the condition whole.
 func TestConditionMatch(t *testing.T) {
 	call := Msg{Seq: 7, Session: "s1", Dir: "c2s", Kind: "request", Method: "tools/call", ID: "7", Raw: []byte(rawCall)}
 	bare := Msg{Seq: 3, Dir: "c2s", Kind: "notification", Method: "ping", Raw: []byte(`{"jsonrpc":"2.0","method":"ping"}`)}

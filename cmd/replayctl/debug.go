@@ -48,15 +48,7 @@ judged matched the recording, 1 when one did not.`,
   replayctl debug tape.jsonl -- npx -y @modelcontextprotocol/server-everything stdio
   printf 'break tools/call\ncontinue\nprint\nstep\ndiff\n' | replayctl debug tape.jsonl --target http://127.0.0.1:3000/mcp
   replayctl debug tape.jsonl --control unix:/tmp/replay.sock`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usageError("debug: missing TAPE (replayctl debug TAPE [flags])")
-			}
-			if cmd.ArgsLenAtDash() > 1 || (cmd.ArgsLenAtDash() < 0 && len(args) > 1) {
-				return usageError("debug: one TAPE at a time; a server command goes after --")
-			}
-			return nil
-		},
+		Args: tapeArgs("debug"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.debug(cmd, args, f)
 		},

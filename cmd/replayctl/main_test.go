@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -45,24 +44,10 @@ type result struct {
 	stdout, stderr string
 }
 
-// replayctl runs the built binary from the repository root.
+// replayctl runs the built binary from the repository root, with no input.
 func replayctl(t *testing.T, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Dir = "../.."
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run %v: %v", args, err)
-	}
-	if strings.Contains(errb.String(), "goroutine ") && strings.Contains(errb.String(), "panic") {
-		t.Fatalf("replayctl %v panicked:\n%s", args, errb.String())
-	}
-	return result{code, out.String(), errb.String()}
+	return replayctlIn(t, "", args...)
 }
 
 // jsonReport decodes the fields of the JSON report the tests look at.

@@ -61,15 +61,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
   replayctl run examples/quickstart.jsonl --speed 10x --sessions 50 --report out.json
   replayctl run recorded.jsonl --speed fast -- node my-server.js
   replayctl run recorded.jsonl --target http://127.0.0.1:3000/mcp --header "Authorization:Bearer ${TOKEN}"`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usageError("run: missing TAPE (replayctl run TAPE [flags])")
-			}
-			if cmd.ArgsLenAtDash() > 1 || (cmd.ArgsLenAtDash() < 0 && len(args) > 1) {
-				return usageError("run: one TAPE at a time; a server command goes after --")
-			}
-			return nil
-		},
+		Args: tapeArgs("run"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.run(cmd, args, f)
 		},
@@ -307,4 +299,18 @@ func parseThresholds(exprs []string) ([]report.Threshold, error) {
 		ts = append(ts, t)
 	}
 	return ts, nil
+}
+
+// tapeArgs checks the arguments of run and debug: one TAPE, then perhaps
+// a server command after --.
+func tapeArgs(command string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return usageError("%s: missing TAPE (replayctl %s TAPE [flags])", command, command)
+		}
+		if cmd.ArgsLenAtDash() > 1 || (cmd.ArgsLenAtDash() < 0 && len(args) > 1) {
+			return usageError("%s: one TAPE at a time; a server command goes after --", command)
+		}
+		return nil
+	}
 }
