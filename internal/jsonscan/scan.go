@@ -131,13 +131,30 @@ func literal(doc []byte, i int, lit string) (int, error) {
 // (which is a quote), and whether it holds an escape. The common string
 // without escapes is found with one bytes.IndexByte (vectorised).
 func stringEnd(doc []byte, i int) (int, bool, error) {
-	if q := bytes.IndexByte(doc[i+1:], '"'); q >= 0 {
-		if bytes.IndexByte(doc[i+1:i+1+q], '\\') < 0 {
-			return i + q + 2, false, nil
+	// Most strings of a JSON-RPC envelope are short: a plain loop beats
+	// the call into IndexByte there; long ones go to IndexByte.
+	j := i + 1
+	for end := min(len(doc), j+32); j < end; j++ {
+		switch doc[j] {
+		case '"':
+			return j + 1, false, nil
+		case '\\':
+			return stringEndSlow(doc, i, j)
 		}
 	}
+	if q := bytes.IndexByte(doc[j:], '"'); q >= 0 {
+		if bytes.IndexByte(doc[j:j+q], '\\') < 0 {
+			return j + q + 1, false, nil
+		}
+	}
+	return stringEndSlow(doc, i, j)
+}
+
+// stringEndSlow finishes a string that holds (or may hold) an escape,
+// from offset j on.
+func stringEndSlow(doc []byte, i, j int) (int, bool, error) {
 	esc := false
-	for j := i + 1; j < len(doc); j++ {
+	for ; j < len(doc); j++ {
 		switch doc[j] {
 		case '"':
 			return j + 1, esc, nil
