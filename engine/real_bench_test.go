@@ -121,9 +121,9 @@ func BenchmarkStdioRatio(b *testing.B) {
 			for b.Loop() {
 				piped += pipedLimit(b, d, msgs)
 				rep, err := replay1(b, Config{Tape: path, Dialer: d, Speed: scheduler.Speed{Mode: scheduler.Fast}, Order: OrderNone, MaxInflight: n + 10, Logger: zerolog.Nop()})
-				// From the start to the last answer judged, as piped; the
-				// server's start-up is in both, its shutdown in neither.
-				replay += time.Duration(rep.Summary.DurationMS * float64(time.Millisecond))
+				// From the first message sent to the last answer, as piped:
+				// the server's start-up and shutdown are in neither.
+				replay += activeSpan(rep)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -257,4 +257,19 @@ func writeMulti(tb testing.TB, path string, sessions, n int, gap time.Duration) 
 	if err := w.Close(); err != nil {
 		tb.Fatal(err)
 	}
+}
+
+// activeSpan is the time from the first message sent to the last answer
+// received, from the report's timeline.
+func activeSpan(rep report.Report) time.Duration {
+	first, last := -1.0, 0.0
+	for _, t := range rep.Timeline {
+		if t.SentMS != nil && (first < 0 || *t.SentMS < first) {
+			first = *t.SentMS
+		}
+		if t.AnsweredMS != nil && *t.AnsweredMS > last {
+			last = *t.AnsweredMS
+		}
+	}
+	return time.Duration((last - first) * float64(time.Millisecond))
 }
