@@ -11,7 +11,7 @@ import (
 
 func faultPlan(t *testing.T, seed int64) *chaos.Plan {
 	t.Helper()
-	faults, err := chaos.ParseSpec("malformed=0.05,invalid=0.05,unknown-method=0.05,bad-params=0.05,duplicate=0.05,drop=0.03,cancel=0.03,burst=0.02,timeout=0.03,network-error=0.03,invalid-response=0.03,error-response=0.03")
+	faults, err := chaos.ParseSpec("malformed=0.05,invalid=0.05,unknown-method=0.05,bad-params=0.05,duplicate=0.05,drop=0.03,cancel=0.03,burst=0.02,timeout=0.03,network-error=0.03,invalid-response=0.03,error-response=0.03,reorder=0.03,slow-write=0.03,disconnect=0.02")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,17 +28,20 @@ const (
 	// OrderNone: messages go out on schedule, answers are paired as they
 	// come (bounded by MaxInflight).
 	OrderNone Order = "none"
+	// OrderRandom: causal, and each run of client messages with no recorded
+	// answer between them goes out in a seeded random order (OrderSeed).
+	OrderRandom Order = "random"
 )
 
 // ParseOrder reads an --order value.
 func ParseOrder(s string) (Order, error) {
 	switch o := Order(s); o {
-	case OrderCausal, OrderSequential, OrderNone:
+	case OrderCausal, OrderSequential, OrderNone, OrderRandom:
 		return o, nil
 	case "":
 		return OrderCausal, nil
 	}
-	return "", fmt.Errorf("order %q: want causal, sequential or none", s)
+	return "", fmt.Errorf("order %q: want causal, sequential, none or random", s)
 }
 
 // OnError says what a replay does at a failed or unanswered message.
@@ -75,6 +78,8 @@ type Config struct {
 	// Ignore lists paths the default validator does not compare.
 	Ignore []string
 	Order  Order
+	// OrderSeed seeds OrderRandom: the same seed, the same order.
+	OrderSeed int64
 	// MaxInflight bounds the requests sent and not yet answered, per
 	// session; 0 means 1000.
 	MaxInflight int

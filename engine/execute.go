@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transformer"
@@ -34,6 +35,7 @@ type pend struct {
 	timedOut bool
 	sendErr  error
 	attempts int    // retries sent (on_failure: retry)
+	lost     bool   // lost in an injected disconnect
 	edited   []byte // the recorded answer after set_result rules
 }
 
@@ -107,6 +109,11 @@ func (e *Engine) execute(ctx context.Context, g *errgroup.Group, in <-chan *Item
 		case it, ok := <-inCh:
 			if !ok {
 				in = nil
+				for _, ss := range x.sessions { // the last runs of OrderRandom
+					if err := x.flushRun(ctx, ss); err != nil {
+						return err
+					}
+				}
 				x.inputDone = true
 				if err := x.settleAll(ctx); err != nil {
 					return err
@@ -202,6 +209,24 @@ func (x *executor) handle(ctx context.Context, it *Item) error {
 			return err
 		}
 	}
+	if x.e.cfg.Order == OrderRandom {
+		if it.paced() && !it.Injected {
+			ss.run = append(ss.run, it) // shuffled when the run ends
+			if len(ss.run) < maxRun {
+				return nil
+			}
+			return x.flushRun(ctx, ss)
+		}
+		if err := x.flushRun(ctx, ss); err != nil {
+			return err
+		}
+	}
+	return x.take(ctx, ss, it)
+}
+
+// take processes a recorded message now, or keeps it in the session's
+// backlog while the session waits.
+func (x *executor) take(ctx context.Context, ss *session, it *Item) error {
 	if len(ss.backlog) > 0 || ss.held(x.e.cfg.MaxInflight) {
 		ss.backlog = append(ss.backlog, it)
 		x.backlogged++
@@ -245,6 +270,26 @@ func (x *executor) process(ctx context.Context, ss *session, it *Item) error {
 		x.sentOrDropped(it)
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "the server of this session died (chaos)"})
 	}
+	if !it.Injected && (it.RPC.Method == "initialize" || it.RPC.Method == "notifications/initialized") {
+		ss.handshake = append(ss.handshake, it) // replayed after a reconnect
+	}
+	if f := it.Fault; f != nil && f.Kind == chaos.Disconnect {
+		return x.disconnect(ctx, ss, it)
+	}
+	if f := it.Fault; f != nil && f.Kind == chaos.Reorder && !it.reordered {
+		it.reordered = true // held back behind the next few messages
+		ss.heldBack = append(ss.heldBack, heldItem{it: it, left: f.ReorderWindow() - 1})
+		return nil
+	}
+	if err := x.sendOne(ctx, ss, it); err != nil {
+		return err
+	}
+	return x.releaseHeld(ctx, ss, false)
+}
+
+// sendOne sends a client message (or answers it, for inject_error) and
+// registers the request in flight.
+func (x *executor) sendOne(ctx context.Context, ss *session, it *Item) error {
 	sent := time.Now()
 	var err error
 	if it.Fault != nil && it.Fault.Kind.Outbound() {
@@ -319,6 +364,13 @@ func (x *executor) recorded(ctx context.Context, ss *session, it *Item) error {
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server " + it.RPC.Kind.String()})
 	}
 	p := find(ss.byRec, it.RPC.ID)
+	if p == nil && len(ss.heldBack) > 0 {
+		// Its request is held back by a reorder fault: it goes now.
+		if err := x.releaseHeld(ctx, ss, true); err != nil {
+			return err
+		}
+		p = find(ss.byRec, it.RPC.ID)
+	}
 	if p == nil {
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded answer to a request that was not replayed"})
 	}
@@ -528,6 +580,9 @@ func (x *executor) settle(ctx context.Context, ss *session) error {
 	if ss.settled || !x.final(ss) {
 		return nil // once settled, later answers are finished as they come
 	}
+	if err := x.releaseHeld(ctx, ss, true); err != nil {
+		return err
+	}
 	ss.settled = true
 	var orphans []*pend
 	for _, p := range ss.sent {
@@ -573,7 +628,7 @@ func (x *executor) finish(ctx context.Context, p *pend) error {
 	case p.timedOut:
 		o.Err = fmt.Errorf("no answer within %s; cancelled", x.e.cfg.Timeout)
 	case p.sendErr != nil:
-		o.Err = p.sendErr
+		o.Err, o.Lost = p.sendErr, p.lost
 	}
 	return x.emit(ctx, o)
 }

@@ -35,7 +35,8 @@ type Item struct {
 	rewritten   bool               // Out is not the recorded bytes
 
 	// Fault is the chaos fault the message carries (Config.Chaos), or nil.
-	Fault *chaos.Fault
+	Fault     *chaos.Fault
+	reordered bool // a reorder fault already held it back
 }
 
 // paced reports whether the scheduler waits for the item: only what the
@@ -58,6 +59,7 @@ type outcome struct {
 	End      bool // the tape is finished (for a controller)
 	Note     bool // a server notification, recorded and/or live, to compare
 	Died     bool // the session's server died (chaos): Err says how
+	Lost     bool // lost in an injected disconnect (chaos)
 	// Edited is the recorded answer as set_result rules changed it; nil:
 	// as recorded.
 	Edited []byte

@@ -30,6 +30,9 @@ type session struct {
 	faultCount int
 	lastFault  *chaos.Fault // the last outbound fault sent
 	dead       bool
+	handshake  []*Item    // initialize and notifications/initialized, as sent first
+	heldBack   []heldItem // reorder: messages held back behind later ones
+	run        []*Item    // OrderRandom: client messages not yet shuffled
 
 	// With ValidateNotifications: the server notifications recorded and
 	// received, compared once the session is settled.
@@ -100,3 +103,10 @@ func (s *session) oldestFaulted() *pend {
 
 // faultsSent reports whether an outbound fault was sent in the session.
 func (s *session) faultsSent() bool { return s.prevID != nil && s.faultCount > 0 }
+
+// heldItem is a client message a reorder fault holds back until left more
+// client messages of its session have gone.
+type heldItem struct {
+	it   *Item
+	left int
+}

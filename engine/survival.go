@@ -43,6 +43,10 @@ func (s *survival) observe(r *report.Result, o *outcome, c *report.Collector) {
 	if o.Skipped != "" && o.Sent.IsZero() && it.Fault != nil && it.Fault.Kind != chaos.Drop {
 		return // never sent (its server had died): no fault was injected
 	}
+	if o.Lost && it.Fault == nil { // a casualty of an injected disconnect
+		r.Verdict, r.Err = report.Warned, o.Err.Error()
+		return
+	}
 	if f := it.Fault; f != nil {
 		c.AddFault(f.Report())
 		if !f.Kind.Outbound() {

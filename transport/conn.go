@@ -46,3 +46,12 @@ type Dialer interface {
 type Rewinder interface {
 	Rewind(seq int64) error
 }
+
+// RawWriter is a connection that can write bytes that are not a whole
+// message: a message in pieces, or cut short. Chaos faults use it
+// (slow-write, disconnect mid-message); stdio connections have it.
+type RawWriter interface {
+	// WriteRaw writes p as it is (no newline added), or returns when ctx
+	// is done.
+	WriteRaw(ctx context.Context, p []byte) error
+}

@@ -294,3 +294,22 @@ func (c *StdioConn) supervise(stdoutDone, stderrDone <-chan struct{}) {
 	c.err = e
 	c.errMu.Unlock()
 }
+
+var _ RawWriter = (*StdioConn)(nil)
+
+// WriteRaw writes p to the server's stdin as it is: part of a line, or a
+// line in pieces. It returns when p is written or ctx is done.
+func (c *StdioConn) WriteRaw(ctx context.Context, p []byte) error {
+	select {
+	case <-c.closing:
+		return ErrClosed
+	default:
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if _, err := c.stdin.Write(p); err != nil {
+		return fmt.Errorf("write to server %q: %w", c.name, err)
+	}
+	return nil
+}

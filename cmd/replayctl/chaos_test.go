@@ -86,7 +86,7 @@ func TestChaosAgainstRealServers(t *testing.T) {
 			d, targetArgs := tg.dialer(t)
 			path := recordTape(t, d, tg.transport, many(tg.tool, tg.args[0], 40))
 			args := append([]string{"run", path, "--speed", "fast", "--seed", "42", "-o", "json",
-				"--chaos", "malformed=0.08,invalid=0.08,unknown-method=0.08,bad-params=0.08,duplicate=0.05,cancel=0.05,timeout=0.05,error-response=0.05"}, targetArgs...)
+				"--chaos", "malformed=0.06,invalid=0.06,unknown-method=0.06,bad-params=0.06,duplicate=0.05,cancel=0.05,timeout=0.05,error-response=0.05,reorder=0.05,slow-write=0.05,disconnect=0.04"}, targetArgs...)
 			res := replayctl(t, args...)
 			if res.code != 0 && res.code != 1 {
 				t.Fatalf("exit %d, want 0 or 1\n%s", res.code, res.stderr)

@@ -50,8 +50,8 @@ func (a *app) chaosPlan(cmd *cobra.Command, f runFlags, file *config.File) (*cha
 		seed = &f.seed
 	}
 	if len(faults) == 0 && len(targets) == 0 {
-		if cmd.Flags().Changed("seed") {
-			return nil, usageError("--seed without --chaos (or a config chaos section): nothing to seed")
+		if cmd.Flags().Changed("seed") && f.order != string(engine.OrderRandom) {
+			return nil, usageError("--seed without --chaos, a config chaos section or --order random: nothing to seed")
 		}
 		return nil, nil
 	}

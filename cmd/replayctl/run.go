@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/engine"
 	"github.com/replayctl/replayctl/mock"
 	"github.com/replayctl/replayctl/report"
@@ -70,13 +71,13 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.StringVar(&f.speed, "speed", "realtime", "realtime | fast | stepped | Nx (10x) | fixed:50ms | rps:500")
 	fl.StringArrayVar(&f.ignore, "ignore", nil, "a path not compared, e.g. result.content[*].annotations or **.timestamp (repeatable)")
 	fl.StringArrayVar(&f.reports, "report", nil, "write the report to FILE; format by extension: .json, .xml (JUnit), .html (repeatable)")
-	fl.StringVar(&f.chaos, "chaos", "", "inject seeded faults, kind=probability,…: e.g. malformed=0.05,timeout=0.02 (kinds: malformed, invalid, unknown-method, bad-params, duplicate-id, duplicate, drop, cancel, burst, timeout, network-error, invalid-response, error-response)")
+	fl.StringVar(&f.chaos, "chaos", "", "inject seeded faults, kind=probability,…: e.g. malformed=0.05,timeout=0.02 (kinds: malformed, invalid, unknown-method, bad-params, duplicate-id, duplicate, drop, reorder, cancel, disconnect, slow-write, burst, timeout, network-error, invalid-response, error-response)")
 	fl.Int64Var(&f.seed, "seed", 0, "the chaos seed: the same seed gives the same faults (random, and printed, when not given)")
 	fl.StringVar(&f.chaosFrom, "chaos-from", "", "replay exactly the faults of an earlier run's JSON report")
 	fl.StringVar(&f.configPath, "config", "", "a YAML replay config (replayctl config example); flags override it")
 	fl.StringArrayVar(&f.thresholds, "threshold", nil, `a condition the run must meet, k6-style: "p99<200ms", "error_rate<1%", "validation_failed==0", "throughput>500" (repeatable; exit 1 if one fails)`)
 	fl.StringVarP(&f.output, "output", "o", "text", "what goes to stdout: text or json")
-	fl.StringVar(&f.order, "order", "causal", "causal (wait for the answers recorded before each message) | sequential | none")
+	fl.StringVar(&f.order, "order", "causal", "causal (wait for the answers recorded before each message) | sequential | none | random (causal, each run of client messages shuffled by --seed)")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "how long to wait for each answer; then it is cancelled")
 	fl.IntVar(&f.maxInflight, "max-inflight", 1000, "requests in flight at most, per session")
 	fl.IntVar(&f.sessions, "sessions", 1, "virtual copies of each recorded session, each on its own connection (load)")
@@ -169,6 +170,17 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	}
 	if cfg.Chaos, err = a.chaosPlan(cmd, f, file); err != nil {
 		return err
+	}
+	if cfg.Order == engine.OrderRandom { // seeded: the same seed, the same order
+		switch {
+		case cmd.Flags().Changed("seed"):
+			cfg.OrderSeed = f.seed
+		case cfg.Chaos != nil:
+			cfg.OrderSeed = cfg.Chaos.Seed()
+		default:
+			cfg.OrderSeed = chaos.RandomSeed()
+			fmt.Fprintf(a.stderr, "order: seed %d (repeat this order with --seed %d)\n", cfg.OrderSeed, cfg.OrderSeed)
+		}
 	}
 	if speed.Mode == scheduler.Stepped {
 		cfg.Step = a.stepTokens()
