@@ -1,0 +1,180 @@
+package engine
+
+// Requests in flight: timeouts, retries, and reporting each once its
+// answer and its recorded answer are known.
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/transport"
+	"github.com/replayctl/replayctl/validator"
+)
+
+// expire times out the requests whose deadline has passed and tells the
+// server they are cancelled.
+func (x *executor) expire(ctx context.Context, now time.Time) error {
+	for _, p := range x.fifo {
+		if p.deadline.After(now) {
+			break
+		}
+		if !p.answered() {
+			if err := x.timeOut(ctx, p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// timeOut gives up on a request: the server is told it is cancelled, and
+// the request is reported as timed out.
+func (x *executor) timeOut(ctx context.Context, p *pend) error {
+	p.timedOut = true
+	p.sess.inflight--
+	if conn := p.sess.conn; conn != nil {
+		note := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"replayctl: timed out after %s"}}`, p.req.SentID, x.e.cfg.Timeout)
+		if err := conn.Send(ctx, note); err != nil && ctx.Err() == nil {
+			x.e.log.Warn().Err(err).Msg("could not send notifications/cancelled")
+		}
+	}
+	return x.finishIfDone(ctx, p)
+}
+
+// finishIfDone reports an answered (or given up) request once its recorded
+// answer is known or cannot come, and lets its session go on.
+func (x *executor) finishIfDone(ctx context.Context, p *pend) error {
+	if p.expected != nil || x.final(p.sess) {
+		if err := x.finish(ctx, p); err != nil {
+			return err
+		}
+	}
+	return x.drain(ctx, p.sess)
+}
+
+// settle reports, once nothing more can be recorded for the session, the
+// answered requests whose recorded answer never came (the tape ended
+// without it), and refuses the server requests the tape did not answer.
+func (x *executor) settle(ctx context.Context, ss *session) error {
+	if ss.settled || !x.final(ss) {
+		return nil // once settled, later answers are finished as they come
+	}
+	if err := x.releaseHeld(ctx, ss, true); err != nil {
+		return err
+	}
+	ss.settled = true
+	var orphans []*pend
+	for _, p := range ss.sent {
+		if p.answered() && p.expected == nil {
+			orphans = append(orphans, p)
+		}
+	}
+	slices.SortFunc(orphans, func(a, b *pend) int { return a.sent.Compare(b.sent) })
+	for _, p := range orphans {
+		if err := x.finish(ctx, p); err != nil {
+			return err
+		}
+	}
+	if err := x.compareNotes(ctx, ss); err != nil {
+		return err
+	}
+	return x.refuseAsked(ctx, ss)
+}
+
+func (x *executor) settleAll(ctx context.Context) error {
+	for _, ss := range x.sessions {
+		if err := x.settle(ctx, ss); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finish reports a request whose answer (or timeout) and recorded answer
+// are both known, and forgets it.
+func (x *executor) finish(ctx context.Context, p *pend) error {
+	if retried, err := x.retry(ctx, p); retried || err != nil {
+		return err
+	}
+	delete(p.sess.sent, p.key)
+	delete(p.sess.byRec, p.recKey)
+	x.live--
+	if p.sess.waitFor == p {
+		p.sess.waitFor = nil
+	}
+	o := &outcome{Epoch: p.req.Epoch, Req: p.req, Expected: p.expected, Edited: p.edited, Actual: p.actual, Sent: p.sent, Timeout: p.timedOut}
+	switch {
+	case p.timedOut:
+		o.Err = fmt.Errorf("no answer within %s; cancelled", x.e.cfg.Timeout)
+	case p.sendErr != nil:
+		o.Err, o.Lost = p.sendErr, p.lost
+	}
+	return x.emit(ctx, o)
+}
+
+func (x *executor) emit(ctx context.Context, o *outcome) error { return send(ctx, x.out, o) }
+
+// retry sends a request again when its answer failed a validation rule
+// whose on_failure is retry and retries are left: with a new id, the same
+// recorded answer to meet. It reports whether it did.
+func (x *executor) retry(ctx context.Context, p *pend) (bool, error) {
+	if !x.e.retries || p.actual == nil || p.expected == nil || p.req.Injected {
+		return false, nil
+	}
+	expected := p.expected.Rec.Msg
+	if p.edited != nil {
+		expected = p.edited
+	}
+	vd, err := x.e.v.Check(subject(p.req), expected, p.actual.Msg)
+	if err != nil || !vd.Failed() || vd.OnFailure != validator.OnFailureRetry || p.attempts >= vd.MaxRetries {
+		return false, nil
+	}
+	x.e.log.Info().Int64("seq", p.req.Rec.Seq).Int("attempt", p.attempts+1).Msg("answer failed a retry rule: sending again")
+	return true, x.resend(ctx, p)
+}
+
+// resend sends a request again, with a new id, for the same recorded
+// answer to meet.
+func (x *executor) resend(ctx context.Context, p *pend) error {
+	p.attempts++
+	x.retryIDs++
+	// Retries take ids far above the fresh ids of the transform stage.
+	id := strconv.AppendInt(nil, 1<<40+x.retryIDs, 10)
+	rpc, err := jsonrpc.Parse(p.req.Out)
+	if err != nil {
+		return nil
+	}
+	delete(p.sess.sent, p.key)
+	p.req.Out, p.req.SentID = rpc.WithID(id), id
+	p.key, p.actual = jsonrpc.IDKey(id), nil
+	p.sent = time.Now()
+	p.deadline = p.sent.Add(x.e.cfg.Timeout)
+	p.sess.sent[p.key] = p
+	p.sess.inflight++
+	x.fifo = append(x.fifo, p)
+	if err := p.sess.conn.Send(ctx, p.req.Out); err != nil && ctx.Err() == nil {
+		return x.targetDied(p.sess, fmt.Errorf("resend seq %d: %w", p.req.Rec.Seq, err))
+	}
+	return nil
+}
+
+// injectError answers a request with the error an inject_error rule
+// gives, without sending it: the replay goes on as if the server had.
+func (x *executor) injectError(ss *session, it *Item) error {
+	x.sentOrDropped(it)
+	now := time.Now()
+	answer := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, it.RPC.ID, it.InjectError)
+	p := &pend{
+		req: it, sess: ss, sent: now, deadline: now.Add(x.e.cfg.Timeout),
+		key: jsonrpc.IDKey(it.SentID), recKey: jsonrpc.IDKey(it.RPC.ID),
+		actual: &transport.Incoming{Msg: answer, At: now},
+	}
+	ss.sent[p.key] = p
+	ss.byRec[p.recKey] = p
+	x.live++
+	return nil
+}
