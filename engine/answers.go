@@ -129,6 +129,10 @@ func (x *executor) arrive(ctx context.Context, a arrival) error {
 	if p == nil && ss != nil && ss.faultsSent() {
 		return nil // e.g. the answer to a duplicate-id: tolerated under chaos
 	}
+	if ss != nil && (p == nil || p.timedOut) && ss.late[jsonrpc.IDKey(rpc.ID)] {
+		x.e.log.Debug().Str("session", ss.name).Str("id", string(rpc.ID)).Msg("answer after the timeout; already counted as one")
+		return nil
+	}
 	if p == nil || p.answered() {
 		x.e.log.Warn().Str("session", a.session).Str("id", string(rpc.ID)).Msg("answer to no request in flight")
 		return x.emit(ctx, &outcome{Req: &Item{Rec: tape.Message{Seq: -1, Session: a.session, Dir: tape.S2C}}, Err: fmt.Errorf("answer with id %s matches no request in flight", rpc.ID)})

@@ -6,6 +6,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/replayctl/replayctl/transport"
 )
@@ -110,8 +111,16 @@ func (x *executor) sentOrDropped(it *Item) {
 
 // passEnd passes the end-of-tape marker on once nothing is in flight.
 func (x *executor) passEnd(ctx context.Context) error {
-	if x.end == nil || x.live > 0 || x.backlogged > 0 {
+	if x.end == nil || x.backlogged > 0 {
 		return nil
+	}
+	if x.live > 0 {
+		// Everything recorded before the end has gone by: an answered
+		// request with no recorded answer has none, and what a seek left
+		// of an older epoch will never be reported.
+		if err := x.settleAtEnd(ctx); err != nil || x.live > 0 {
+			return err
+		}
 	}
 	end := x.end
 	x.end = nil
@@ -119,6 +128,38 @@ func (x *executor) passEnd(ctx context.Context) error {
 		return nil
 	}
 	return x.emit(ctx, &outcome{Epoch: end.Epoch, Req: end, End: true})
+}
+
+// settleAtEnd finishes the answered requests whose recorded answer the
+// tape does not have, and forgets those of an older epoch.
+func (x *executor) settleAtEnd(ctx context.Context) error {
+	for _, ss := range x.sessions {
+		var done []*pend
+		for _, p := range ss.sent {
+			switch {
+			case x.e.stale(p.req):
+				delete(ss.sent, p.key)
+				delete(ss.byRec, p.recKey)
+				if !p.answered() {
+					ss.inflight--
+				}
+				if ss.waitFor == p {
+					ss.waitFor = nil
+				}
+				p.replaced = true // gone: the timer and lists skip it
+				x.live--
+			case p.answered() && p.expected == nil:
+				done = append(done, p)
+			}
+		}
+		slices.SortFunc(done, func(a, b *pend) int { return a.sent.Compare(b.sent) })
+		for _, p := range done {
+			if err := x.finish(ctx, p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // inject sends a message that is not on the tape.

@@ -32,10 +32,13 @@ type pend struct {
 	sendErr  error
 	attempts int    // retries sent (on_failure: retry)
 	lost     bool   // lost in an injected disconnect
+	replaced bool   // sent again as another pend (resend)
 	edited   []byte // the recorded answer after set_result rules
 }
 
-func (p *pend) answered() bool { return p.actual != nil || p.timedOut || p.sendErr != nil }
+func (p *pend) answered() bool {
+	return p.actual != nil || p.timedOut || p.sendErr != nil || p.replaced
+}
 
 // arrival is a message from one session's connection, or (msg == nil) the
 // news that the connection ended.
@@ -262,12 +265,11 @@ func (x *executor) process(ctx context.Context, ss *session, it *Item) error {
 	if it.InjectError != nil && it.RPC.Kind == jsonrpc.KindRequest {
 		return x.injectError(ss, it)
 	}
-	if ss.dead {
-		x.sentOrDropped(it)
-		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "the server of this session died (chaos)"})
-	}
 	if !it.Injected && (it.RPC.Method == "initialize" || it.RPC.Method == "notifications/initialized") {
 		ss.handshake = append(ss.handshake, it) // replayed after a reconnect
+	}
+	if ss.dead {
+		return x.sendOne(ctx, ss, it) // reported as skipped: its server died
 	}
 	if f := it.Fault; f != nil && f.Kind == chaos.Disconnect {
 		return x.disconnect(ctx, ss, it)
@@ -286,6 +288,10 @@ func (x *executor) process(ctx context.Context, ss *session, it *Item) error {
 // sendOne sends a client message (or answers it, for inject_error) and
 // registers the request in flight.
 func (x *executor) sendOne(ctx context.Context, ss *session, it *Item) error {
+	if ss.dead {
+		x.sentOrDropped(it)
+		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "the server of this session died (chaos)"})
+	}
 	sent := time.Now()
 	var err error
 	if it.Fault != nil && it.Fault.Kind.Outbound() {
@@ -295,27 +301,15 @@ func (x *executor) sendOne(ctx context.Context, ss *session, it *Item) error {
 			x.sentOrDropped(it)
 			return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "dropped (chaos)"})
 		}
+		if it.Fault.Kind == chaos.SlowWrite {
+			sent = time.Now() // its answer is timed from the end of the write
+		}
 	} else {
 		err = x.sendRetry(ctx, ss.conn, it.Out)
 	}
 	x.sentOrDropped(it)
-	var he *transport.HTTPError
-	if err != nil && it.Fault != nil && errors.As(err, &he) {
-		// An HTTP server refuses a bad message with a status: its answer.
-		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent, Actual: refusal(he)})
-	}
-	if err != nil && x.e.cfg.Chaos != nil && ctx.Err() == nil && !errors.As(err, &he) {
-		return x.died(ctx, ss, err)
-	}
 	if err != nil {
-		switch {
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case errors.As(err, &he):
-			// The target refused this message and lives on.
-			return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent, Err: err})
-		}
-		return x.targetDied(ss, fmt.Errorf("send seq %d: %w", it.Rec.Seq, err))
+		return x.sendFailed(ctx, ss, it, sent, err)
 	}
 	if it.RPC.Kind != jsonrpc.KindRequest {
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent})
@@ -334,10 +328,32 @@ func (x *executor) sendOne(ctx context.Context, ss *session, it *Item) error {
 		ss.waitFor = p
 	}
 	ss.prevID = it.SentID
-	if it.Fault != nil && it.Fault.Kind.Outbound() {
+	if f := it.Fault; f != nil && f.Kind.Outbound() && chaos.Expect(*f).Want != chaos.WantRecorded {
 		// The server may rightly not answer: wait a short while only.
 		ss.faulted = append(ss.faulted, p)
 		x.chaosDeadline(p, sent.Add(min(chaosWait, x.e.cfg.Timeout)))
 	}
 	return nil
+}
+
+// sendFailed handles a message the target did not take: an HTTP refusal
+// (an answer of a kind, for a faulted message; an error verdict else), a
+// server that died under chaos, or a target that failed.
+func (x *executor) sendFailed(ctx context.Context, ss *session, it *Item, sent time.Time, err error) error {
+	var he *transport.HTTPError
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.As(err, &he) && it.Fault != nil:
+		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent, Actual: refusal(he)})
+	case errors.As(err, &he):
+		// The target refused this message and lives on.
+		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent, Err: err})
+	case x.e.cfg.Chaos != nil:
+		if err := x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent, Err: err}); err != nil {
+			return err
+		}
+		return x.died(ctx, ss, err)
+	}
+	return x.targetDied(ss, fmt.Errorf("send seq %d: %w", it.Rec.Seq, err))
 }

@@ -36,6 +36,7 @@ func (x *executor) expire(ctx context.Context, now time.Time) error {
 func (x *executor) timeOut(ctx context.Context, p *pend) error {
 	p.timedOut = true
 	p.sess.inflight--
+	p.sess.gaveUp(p.key)
 	if conn := p.sess.conn; conn != nil {
 		note := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"replayctl: timed out after %s"}}`, p.req.SentID, x.e.cfg.Timeout)
 		if err := conn.Send(ctx, note); err != nil && ctx.Err() == nil {
@@ -79,10 +80,29 @@ func (x *executor) settle(ctx context.Context, ss *session) error {
 			return err
 		}
 	}
-	if err := x.compareNotes(ctx, ss); err != nil {
+	for _, q := range ss.answers { // recorded answers to server requests that never came
+		for _, it := range q {
+			if err := x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "answer to a server request; the live server did not ask"}); err != nil {
+				return err
+			}
+		}
+	}
+	clear(ss.answers)
+	if err := x.notesIfQuiet(ctx, ss); err != nil {
 		return err
 	}
 	return x.refuseAsked(ctx, ss)
+}
+
+// notesIfQuiet compares the session's notifications once it is settled and
+// nothing is in flight any more: a notification may come with the last
+// answer.
+func (x *executor) notesIfQuiet(ctx context.Context, ss *session) error {
+	if !ss.settled || len(ss.sent) > 0 || ss.notesCompared {
+		return nil
+	}
+	ss.notesCompared = true
+	return x.compareNotes(ctx, ss)
 }
 
 func (x *executor) settleAll(ctx context.Context) error {
@@ -113,7 +133,10 @@ func (x *executor) finish(ctx context.Context, p *pend) error {
 	case p.sendErr != nil:
 		o.Err, o.Lost = p.sendErr, p.lost
 	}
-	return x.emit(ctx, o)
+	if err := x.emit(ctx, o); err != nil {
+		return err
+	}
+	return x.notesIfQuiet(ctx, p.sess)
 }
 
 func (x *executor) emit(ctx context.Context, o *outcome) error { return send(ctx, x.out, o) }
@@ -140,24 +163,35 @@ func (x *executor) retry(ctx context.Context, p *pend) (bool, error) {
 // resend sends a request again, with a new id, for the same recorded
 // answer to meet.
 func (x *executor) resend(ctx context.Context, p *pend) error {
-	p.attempts++
-	x.retryIDs++
-	// Retries take ids far above the fresh ids of the transform stage.
-	id := strconv.AppendInt(nil, 1<<40+x.retryIDs, 10)
 	rpc, err := jsonrpc.Parse(p.req.Out)
 	if err != nil {
 		return nil
 	}
-	delete(p.sess.sent, p.key)
-	p.req.Out, p.req.SentID = rpc.WithID(id), id
-	p.key, p.actual = jsonrpc.IDKey(id), nil
-	p.sent = time.Now()
-	p.deadline = p.sent.Add(x.e.cfg.Timeout)
-	p.sess.sent[p.key] = p
-	p.sess.inflight++
-	x.fifo = append(x.fifo, p)
-	if err := p.sess.conn.Send(ctx, p.req.Out); err != nil && ctx.Err() == nil {
-		return x.targetDied(p.sess, fmt.Errorf("resend seq %d: %w", p.req.Rec.Seq, err))
+	x.retryIDs++
+	// Retries take ids far above the fresh ids of the transform stage.
+	id := strconv.AppendInt(nil, 1<<40+x.retryIDs, 10)
+	// A new pend takes the old one's place, so that its deadline is queued
+	// in order; the old one is done (replaced) wherever it is still seen.
+	np := *p
+	p.replaced = true
+	np.attempts++
+	np.req.Out, np.req.SentID = rpc.WithID(id), id
+	np.key, np.actual, np.timedOut, np.sendErr = jsonrpc.IDKey(id), nil, false, nil
+	np.sent = time.Now()
+	np.deadline = np.sent.Add(x.e.cfg.Timeout)
+	ss := p.sess
+	delete(ss.sent, p.key)
+	ss.sent[np.key] = &np
+	if ss.byRec[p.recKey] == p {
+		ss.byRec[p.recKey] = &np
+	}
+	if ss.waitFor == p {
+		ss.waitFor = &np
+	}
+	ss.inflight++
+	x.fifo = append(x.fifo, &np)
+	if err := ss.conn.Send(ctx, np.req.Out); err != nil && ctx.Err() == nil {
+		return x.targetDied(ss, fmt.Errorf("resend seq %d: %w", np.req.Rec.Seq, err))
 	}
 	return nil
 }

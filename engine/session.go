@@ -20,8 +20,13 @@ type session struct {
 	waitFor  *pend // the order rule holds the session until this is answered
 	// backlog keeps the session's recorded messages, in order, while it is
 	// held; other sessions go on meanwhile.
-	backlog []*Item
-	settled bool // nothing more can be recorded for it: see executor.settle
+	backlog       []*Item
+	settled       bool // nothing more can be recorded for it: see executor.settle
+	notesCompared bool // its notifications have been compared
+
+	// late holds the ids of requests given up on (timed out), so that an
+	// answer that comes after all is counted once, not as a stray.
+	late map[string]bool
 
 	// Chaos: the last request id sent (for duplicate-id), the requests sent
 	// with an outbound fault, and whether the server died.
@@ -109,4 +114,12 @@ func (s *session) faultsSent() bool { return s.prevID != nil && s.faultCount > 0
 type heldItem struct {
 	it   *Item
 	left int
+}
+
+// gaveUp remembers a request id the replay stopped waiting for.
+func (s *session) gaveUp(key string) {
+	if s.late == nil || len(s.late) > 10_000 { // bounded: forget the oldest lot
+		s.late = make(map[string]bool)
+	}
+	s.late[key] = true
 }

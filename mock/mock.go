@@ -83,8 +83,12 @@ func (c *conn) startFeed(from int64) error {
 
 // stopFeed ends the read-ahead goroutine and closes its reader.
 func (c *conn) stopFeed() error {
+	if c.feedStop == nil {
+		return nil // stopped already (a rewind that could not start again)
+	}
 	close(c.feedStop)
 	c.feedWG.Wait()
+	c.feedStop = nil
 	return c.r.Close()
 }
 
