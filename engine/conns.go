@@ -5,6 +5,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -24,7 +25,7 @@ func (x *executor) session(ctx context.Context, name string) (*session, error) {
 	if x.directSession == "" {
 		c, err := x.e.dialer.Dial(ctx, name)
 		if err != nil {
-			return nil, fmt.Errorf("%w: connect session %s: %w", ErrTarget, name, err)
+			return nil, targetErr(fmt.Sprintf("connect session %s", name), err)
 		}
 		ss.conn = c
 		x.direct, x.directSession = c.Incoming(), name
@@ -54,7 +55,7 @@ type dialResult struct {
 // connected takes a background dial's outcome: the session goes on.
 func (x *executor) connected(ctx context.Context, r dialResult) error {
 	if r.err != nil {
-		return fmt.Errorf("%w: connect session %s: %w", ErrTarget, r.ss.name, r.err)
+		return targetErr(fmt.Sprintf("connect session %s", r.ss.name), r.err)
 	}
 	r.ss.conn = r.conn
 	x.g.Go(func() error { x.forward(r.ss.name, r.conn); return nil })
@@ -189,4 +190,12 @@ func (x *executor) rewind(seq int64) error {
 		}
 	}
 	return nil
+}
+
+// targetErr wraps err as a failure of the target, once.
+func targetErr(what string, err error) error {
+	if errors.Is(err, ErrTarget) {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return fmt.Errorf("%w: %s: %w", ErrTarget, what, err)
 }

@@ -50,6 +50,10 @@ type Engine struct {
 	finished bool                 // set by validate when it has judged everything
 	notes    []string             // warnings found by validate, for the report
 	survival survival             // chaos: owned by validate until Run reads it
+	// Recorded messages that are not JSON-RPC: owned by load until Run
+	// reads them.
+	loadNotes []string
+	invalid   int
 
 	// With a controller attached (Attach):
 	ctl     *controller.Controller
@@ -168,7 +172,10 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 		col.Finish(time.Now())
 	}
 
-	warnings := append(r.Warnings(), e.notes...)
+	warnings := append(append(r.Warnings(), e.loadNotes...), e.notes...)
+	if e.invalid > 20 {
+		warnings = append(warnings, fmt.Sprintf("… and %d more recorded messages that are not valid JSON-RPC", e.invalid-20))
+	}
 	var seed *int64
 	if e.cfg.Chaos != nil {
 		s := e.cfg.Chaos.Seed()

@@ -346,6 +346,9 @@ func (x *executor) sendFailed(ctx context.Context, ss *session, it *Item, sent t
 		return ctx.Err()
 	case errors.As(err, &he) && it.Fault != nil:
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent, Actual: refusal(he)})
+	case errors.As(err, &he) && it.RPC.Method == "initialize":
+		// Refusing the handshake is not an answer: this is no MCP server.
+		return fmt.Errorf("%w: session %s: the server refused initialize: %w", ErrTarget, ss.name, err)
 	case errors.As(err, &he):
 		// The target refused this message and lives on.
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent, Err: err})

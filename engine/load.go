@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/replayctl/replayctl/jsonrpc"
@@ -41,6 +42,9 @@ func (e *Engine) load(ctx context.Context, r source, out chan<- *Item) error {
 				return err
 			default:
 				next = newItem(epoch, m)
+				if next.RPC.Kind == jsonrpc.KindInvalid {
+					e.noteInvalid(r, m)
+				}
 				e.counters.loaded.Add(1)
 				if _, seen := sessions[m.Session]; !seen {
 					sessions[m.Session] = struct{}{}
@@ -80,4 +84,27 @@ func newItem(epoch uint64, m tape.Message) *Item {
 		rpc = jsonrpc.Message{Raw: m.Msg, Kind: jsonrpc.KindInvalid}
 	}
 	return &Item{Epoch: epoch, Rec: m, RPC: rpc, Out: m.Msg}
+}
+
+// noteInvalid warns, for the report, of a recorded message that is not
+// valid JSON-RPC: a client one is sent as recorded, a server one is not
+// compared. Called by the loader only; read by Run after the stages end.
+func (e *Engine) noteInvalid(r source, m tape.Message) {
+	e.invalid++
+	if e.invalid > 20 {
+		return
+	}
+	_, err := jsonrpc.Parse(m.Msg)
+	where := fmt.Sprintf("line %d (seq %d)", m.Line, m.Seq)
+	if tr, ok := r.(*tape.Reader); ok {
+		where = tr.Path() + " " + where
+	}
+	note := fmt.Sprintf("%s: the recorded %s message is not valid JSON-RPC (%v); ", where, m.Dir, err)
+	if m.Dir == tape.C2S {
+		note += "it is sent as recorded"
+	} else {
+		note += "it is not compared"
+	}
+	e.loadNotes = append(e.loadNotes, note)
+	e.log.Warn().Msg(note)
 }

@@ -35,7 +35,7 @@ func (x *executor) sendRetry(ctx context.Context, conn transport.Conn, msg []byt
 		if errors.As(err, &he) {
 			wait = max(wait, he.RetryAfter)
 		}
-		x.e.log.Warn().Err(err).Dur("retry_in", wait).Msg("target asked to retry")
+		x.e.log.Warn().Err(err).Str("retry_in", wait.Round(time.Millisecond).String()).Msg("target asked to retry")
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:

@@ -210,6 +210,11 @@ func junitDoc(r Report) junitSuites {
 		}
 		doc.add(s)
 	}
+	if r.Summary.Aborted != "" { // CI must not show a cut-short replay green
+		c := junitCase{Name: "the replay ran to the end of the tape", Classname: "replay", Time: "0",
+			Error: &junitProblem{Type: "aborted", Message: "stopped early: " + r.Summary.Aborted, Body: r.Summary.Aborted}}
+		doc.add(&junitSuite{Name: "replay", Properties: props, Cases: []junitCase{c}})
+	}
 	return doc
 }
 

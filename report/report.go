@@ -43,18 +43,22 @@ type Report struct {
 
 // Summary is the report's "summary" section.
 type Summary struct {
-	Tape          string   `json:"tape"`
-	Target        string   `json:"target,omitempty"`
-	Speed         string   `json:"speed,omitempty"`
-	Sessions      int      `json:"sessions"`
-	TotalMessages int64    `json:"total_messages"`
-	Sent          int64    `json:"sent"`
-	Received      int64    `json:"received"`
-	Skipped       int64    `json:"skipped"`
-	DurationMS    float64  `json:"duration_ms"`
-	SuccessRate   float64  `json:"success_rate"`
-	Passed        bool     `json:"passed"` // same as Report.Passed
-	Warnings      []string `json:"warnings,omitempty"`
+	Tape          string  `json:"tape"`
+	Target        string  `json:"target,omitempty"`
+	Speed         string  `json:"speed,omitempty"`
+	Sessions      int     `json:"sessions"`
+	TotalMessages int64   `json:"total_messages"`
+	Sent          int64   `json:"sent"`
+	Received      int64   `json:"received"`
+	Skipped       int64   `json:"skipped"`
+	DurationMS    float64 `json:"duration_ms"`
+	SuccessRate   float64 `json:"success_rate"`
+	Passed        bool    `json:"passed"` // same as Report.Passed
+	// Aborted says why the replay stopped before the end of the tape
+	// (the target failed, a bad line, an interrupt); a cut-short replay
+	// never passes.
+	Aborted  string   `json:"aborted,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Performance is the report's "performance" section.
@@ -221,6 +225,9 @@ func (c *Collector) Report(meta Meta) Report {
 // Passed reports whether the replay passed: no validation failed, there
 // was no error or timeout, and no threshold failed.
 func (r Report) Passed() bool {
+	if r.Summary.Aborted != "" {
+		return false
+	}
 	for _, t := range r.Thresholds {
 		if !t.Passed {
 			return false
@@ -295,4 +302,11 @@ func errorRate(errs, requests int64) float64 {
 		return 0
 	}
 	return min(ratio(errs, requests, 0), 1)
+}
+
+// Abort records that the replay stopped early, and why: the report then
+// does not pass, and says so.
+func (r *Report) Abort(why string) {
+	r.Summary.Aborted = why
+	r.Summary.Passed = false
 }

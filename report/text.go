@@ -136,7 +136,9 @@ func (t *textWriter) body(r Report) {
 		}
 		t.line("thresholds", "%d passed, %s", n-failed, msg)
 	}
-	if r.Passed() {
+	if r.Summary.Aborted != "" {
+		t.line("result", "%s", t.paint(ansiBold+ansiRed, "FAIL (stopped early: "+r.Summary.Aborted+")"))
+	} else if r.Passed() {
 		t.line("result", "%s", t.paint(ansiBold+ansiGreen, "PASS"))
 	} else {
 		t.line("result", "%s", t.paint(ansiBold+ansiRed, "FAIL"))

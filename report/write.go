@@ -38,6 +38,12 @@ const formatsKnown = ".json, .xml (JUnit) or .html"
 func CheckPath(path string) error {
 	ext := strings.ToLower(filepath.Ext(path))
 	if _, ok := formats[ext]; ok {
+		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+			return fmt.Errorf("report %s: is a directory; name a file", path)
+		}
+		if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+			return fmt.Errorf("report %s: the folder %s does not exist; create it first", path, filepath.Dir(path))
+		}
 		return nil
 	}
 	if ext == "" {

@@ -203,7 +203,7 @@ func TestWriteFile(t *testing.T) {
 		{"json upper case", filepath.Join(dir, "OUT.JSON"), ""},
 		{"unknown", filepath.Join(dir, "out.csv"), "report format .csv unknown; use .json, .xml (JUnit) or .html"},
 		{"no extension", filepath.Join(dir, "out"), "no extension"},
-		{"missing directory", filepath.Join(dir, "nope", "out.json"), "create temporary file"},
+		{"missing directory", filepath.Join(dir, "nope", "out.json"), "does not exist; create it first"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -213,7 +213,13 @@ func (d *vcrDoc) metadata(v span, h *Header) (session string, at time.Time, hasA
 		return session, at, hasAt, err
 	}
 	if cmd != "" {
-		srv.Command = append([]string{cmd}, args...)
+		// Agent VCR writes the command line as one string ("node srv.js")
+		// when it has no args: split it on spaces, as its shell would.
+		argv := []string{cmd}
+		if len(args) == 0 {
+			argv = strings.Fields(cmd)
+		}
+		srv.Command = append(argv, args...)
 	}
 	if srv.Name != "" || srv.Version != "" || srv.Command != nil {
 		h.Server = &srv

@@ -70,7 +70,11 @@ func TestVCRSamples(t *testing.T) {
 				t.Errorf("Format() = %q, want %q", r.Format(), FormatVCR)
 			}
 			h := r.Header()
-			wantCmd := append([]string{"node calculator-server.js"}, tt.args...)
+			// One string and no args: split as a shell would.
+			wantCmd := []string{"node", "calculator-server.js"}
+			if len(tt.args) > 0 {
+				wantCmd = append([]string{"node calculator-server.js"}, tt.args...)
+			}
 			if h.Format != FormatName || h.Version != 1 || h.CreatedAt != tt.created || h.ProtocolVersion != "2024-11-05" || h.Transport != "stdio" ||
 				h.Server == nil || h.Server.Name != "calculator-server" || strings.Join(h.Server.Command, "|") != strings.Join(wantCmd, "|") || h.Tags["env"] == "" {
 				t.Errorf("header = %+v (server %+v)", h, h.Server)

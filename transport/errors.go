@@ -70,5 +70,9 @@ func (e *HTTPError) Error() string {
 
 // Temporary reports whether retrying may help: 408, 429 and 5xx.
 func (e *HTTPError) Temporary() bool {
-	return e.Status == 408 || e.Status == 429 || e.Status >= 500
+	switch e.Status {
+	case 408, 429, 500, 502, 503, 504:
+		return true
+	}
+	return false
 }

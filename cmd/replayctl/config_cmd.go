@@ -43,6 +43,9 @@ performance, chaos and thresholds. Flags override it.
 			if err != nil {
 				return &exitError{code: exitBadInput, err: err}
 			}
+			if err := compileConfig(args[0], f); err != nil {
+				return err
+			}
 			_, err = fmt.Fprintf(cmd.OutOrStdout(), "ok: %d transformations, %d validation rules, %d thresholds\n",
 				len(f.Transformations), len(f.Validation.Rules), len(f.Thresholds))
 			return err

@@ -6,8 +6,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/config"
 	"github.com/replayctl/replayctl/engine"
+	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/transformer"
 	"github.com/replayctl/replayctl/validator"
 )
@@ -26,6 +28,9 @@ func loadConfig(cmd *cobra.Command, f *runFlags) (*config.File, error) {
 			return nil, &exitError{code: exitBadInput, err: err}
 		}
 		return nil, usageError("--config: %w", err)
+	}
+	if err := compileConfig(f.configPath, file); err != nil {
+		return nil, err
 	}
 	unset := func(name string) bool { return !cmd.Flags().Changed(name) }
 	if file.Speed != "" && unset("speed") {
@@ -85,6 +90,38 @@ func (a *app) configure(cfg *engine.Config, f runFlags, file *config.File) error
 	}
 	if d := file.ErrorHandling.RetryDelay.D(); d > 0 {
 		cfg.RetryDelay = d
+	}
+	return nil
+}
+
+// compileConfig checks what the YAML decoding cannot: transformation paths
+// and expressions, validation rules, thresholds, the chaos plan — as the
+// replay will compile them, so that `config check` and `run` agree.
+// Environment values are not needed to check the rules' shape.
+func compileConfig(path string, file *config.File) error {
+	bad := func(what string, err error) error {
+		return &exitError{code: exitBadInput, err: fmt.Errorf("%s: %s: %w", path, what, err)}
+	}
+	anyEnv := transformer.WithEnv(func(string) (string, bool) { return "x", true })
+	if _, err := transformer.Compile(file.Transformations, anyEnv); err != nil {
+		return bad("transformations", err)
+	}
+	if _, err := validator.FromConfig(file.Validation, nil); err != nil {
+		return bad("validation", err)
+	}
+	for _, t := range file.Thresholds {
+		if _, err := report.ParseThreshold(t); err != nil {
+			return bad("thresholds", err)
+		}
+	}
+	if len(file.Chaos.Faults) > 0 || len(file.Chaos.Targets) > 0 {
+		faults, err := chaos.ParseFaults(file.Chaos.Faults)
+		if err != nil {
+			return bad("chaos.faults", err)
+		}
+		if _, err := chaos.NewPlan(0, faults, file.Chaos.Targets); err != nil {
+			return bad("chaos", err)
+		}
 	}
 	return nil
 }

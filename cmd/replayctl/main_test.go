@@ -349,3 +349,49 @@ func TestThresholdsAndReportFormats(t *testing.T) {
 }
 
 func writeString(path, s string) error { return os.WriteFile(path, []byte(s), 0o644) }
+
+// A replay cut short never reads as a pass: not in the summary, not in the
+// JSON report CI reads.
+func TestStoppedEarlyIsNeverAPass(t *testing.T) {
+	res := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "-o", "json", "--", "sh", "-c", "read l; echo 'dying' >&2; exit 7")
+	if res.code != 3 {
+		t.Fatalf("exit %d, want 3\n%s", res.code, res.stderr)
+	}
+	var r struct {
+		Summary struct {
+			Passed  bool   `json:"passed"`
+			Aborted string `json:"aborted"`
+		} `json:"summary"`
+	}
+	if err := jsonUnmarshal(res.stdout, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Summary.Passed || !strings.Contains(r.Summary.Aborted, "status 7") {
+		t.Errorf("summary %+v, want passed false and the reason", r.Summary)
+	}
+	text := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "--", "sh", "-c", "exit 7")
+	if !strings.Contains(text.stdout, "FAIL (stopped early") {
+		t.Errorf("text summary of a dead target:\n%s", text.stdout)
+	}
+}
+
+func TestBadArgumentsRefusedBeforeReplaying(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "d.json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--report", filepath.Join(dir, "nope", "r.json")},
+		{"--report", filepath.Join(dir, "d.json")},
+		{"--target", "127.0.0.1:3000"},
+		{"--target", "ftp://127.0.0.1/x"},
+		{"--timeout", "0s"},
+		{"--max-line", "0"},
+		{"--cwd", filepath.Join(dir, "nope"), "--", "cat"},
+	} {
+		res := replayctl(t, append([]string{"run", "examples/quickstart.jsonl", "--speed", "fast"}, args...)...)
+		if res.code != 2 || res.stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q; want 2 and nothing replayed\n%s", args, res.code, res.stdout, res.stderr)
+		}
+	}
+}

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -136,6 +139,16 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	default:
 		return usageError("--on-error %q: want continue, stop or retry", f.onError)
 	}
+	switch {
+	case f.timeout <= 0:
+		return usageError("--timeout %s: want a positive duration, e.g. 30s", f.timeout)
+	case f.maxLine <= 0:
+		return usageError("--max-line %d: want a positive number of bytes", f.maxLine)
+	case f.timeline < 0:
+		return usageError("--timeline-limit %d: want 0 or more", f.timeline)
+	case f.sessions > maxSessions:
+		return usageError("--sessions %d: at most %d virtual sessions per replayctl process", f.sessions, maxSessions)
+	}
 	if f.sessions < 1 || f.ramp < 0 {
 		return usageError("--sessions %d --ramp %s: want 1 or more sessions and a ramp of 0 or more", f.sessions, f.ramp)
 	}
@@ -193,12 +206,16 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if runErr != nil && rep.Summary.Tape == "" {
 		return runErr // nothing was replayed: a bad tape or config
 	}
-	rep.ApplyThresholds(thresholds)
-	for _, p := range f.reports {
-		if err := report.WriteFile(p, rep, a.redactor); err != nil {
-			return fmt.Errorf("write report: %w", err)
-		}
+	interrupted := runErr != nil && cmd.Context().Err() != nil
+	switch {
+	case interrupted:
+		rep.Abort("interrupted")
+	case runErr != nil && !errors.Is(runErr, engine.ErrStoppedOnError):
+		rep.Abort(runErr.Error())
 	}
+	rep.ApplyThresholds(thresholds)
+	// The summary first: a report file that cannot be written must not
+	// lose what a long replay found.
 	out := cmd.OutOrStdout()
 	var buf bytes.Buffer // rendered whole, so that redaction sees every secret
 	if f.output == "json" {
@@ -212,13 +229,21 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if _, err := out.Write(a.redactor.Bytes(buf.Bytes())); err != nil {
 		return err
 	}
+	var writeErr error
+	for _, p := range f.reports {
+		if err := report.WriteFile(p, rep, a.redactor); err != nil {
+			writeErr = errors.Join(writeErr, err)
+		}
+	}
 	switch {
-	case runErr != nil && errors.Is(runErr, cmd.Context().Err()):
-		return fmt.Errorf("interrupted; the report covers what was replayed: %w", runErr)
+	case interrupted:
+		return &exitError{code: exitInterrupted, err: errors.New("interrupted; the report covers what was replayed")}
 	case errors.Is(runErr, engine.ErrStoppedOnError):
-		return &exitError{code: exitFailed, err: runErr}
+		return &exitError{code: exitFailed, err: errors.Join(runErr, writeErr)}
 	case runErr != nil:
-		return runErr
+		return errors.Join(runErr, writeErr)
+	case writeErr != nil:
+		return fmt.Errorf("write report: %w", writeErr)
 	case !rep.Passed():
 		return errReported
 	}
@@ -242,6 +267,11 @@ func (a *app) target(cfg *engine.Config, f runFlags, command []string) error {
 	if (len(f.headers) > 0 || f.legacySSE) && f.target == "" {
 		return usageError("run: --header and --legacy-sse are for an HTTP --target")
 	}
+	if f.cwd != "" {
+		if fi, err := os.Stat(f.cwd); err != nil || !fi.IsDir() {
+			return usageError("--cwd %s: no such folder", f.cwd)
+		}
+	}
 	for _, kv := range f.env {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
 			return usageError("--env %q: want K=V", kv)
@@ -252,6 +282,9 @@ func (a *app) target(cfg *engine.Config, f runFlags, command []string) error {
 		cfg.Dialer = transport.Stdio{Command: command, Env: f.env, Dir: f.cwd, Logger: a.log.With().Str("server", command[0]).Logger()}
 		cfg.Target = strings.Join(command, " ")
 	case f.target != "":
+		if err := checkTarget(f.target); err != nil {
+			return err
+		}
 		header := http.Header{}
 		for _, h := range f.headers {
 			k, v, ok := strings.Cut(h, ":")
@@ -325,4 +358,32 @@ func tapeArgs(command string) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// maxSessions bounds --sessions: each virtual session has a connection.
+const maxSessions = 100_000
+
+// checkTarget refuses a --target that cannot be an HTTP endpoint, before
+// anything is replayed.
+func checkTarget(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil && !strings.Contains(raw, "://"):
+		return usageError("--target %q: want a URL like http://%s", raw, raw)
+	case err != nil:
+		return usageError("--target %q: %v", raw, err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		if u.Host == "" && u.Opaque != "" || !strings.Contains(raw, "://") {
+			return usageError("--target %q: want a URL like http://%s", raw, raw)
+		}
+		return usageError("--target %q: want an http:// or https:// URL", raw)
+	case u.Hostname() == "":
+		return usageError("--target %q: the URL has no host", raw)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return usageError("--target %q: port %s is not a port number", raw, p)
+		}
+	}
+	return nil
 }
