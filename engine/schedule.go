@@ -85,7 +85,7 @@ func (e *Engine) stepGate(ctx context.Context) error {
 	select {
 	case _, ok := <-e.cfg.Step:
 		if !ok {
-			return context.Canceled
+			return ErrStepsEnded
 		}
 		return nil
 	case <-ctx.Done():
@@ -138,3 +138,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	}
 }
+
+// ErrStepsEnded ends a stepped replay whose step input ended before the
+// tape did.
+var ErrStepsEnded = errors.New("stepped replay: the input ended before the tape (each line read sends one message)")

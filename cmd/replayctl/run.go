@@ -238,7 +238,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	switch {
 	case interrupted:
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted; the report covers what was replayed")}
-	case errors.Is(runErr, engine.ErrStoppedOnError):
+	case errors.Is(runErr, engine.ErrStoppedOnError), errors.Is(runErr, engine.ErrStepsEnded):
 		return &exitError{code: exitFailed, err: errors.Join(runErr, writeErr)}
 	case runErr != nil:
 		return errors.Join(runErr, writeErr)
