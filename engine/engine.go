@@ -185,7 +185,7 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 		Seed:          seed,
 		Tape:          e.cfg.Tape,
 		Sessions:      int(e.counters.sessions.Load()),
-		TotalMessages: e.counters.loaded.Load(),
+		TotalMessages: e.counters.loaded.Load() / int64(max(e.cfg.Sessions, 1)), // the tape's own, not its copies'
 		Target:        e.cfg.Target,
 		Speed:         e.cfg.Speed.String(),
 		Skipped:       e.counters.filtered.Load(),
