@@ -213,27 +213,13 @@ func refusal(he *transport.HTTPError) *transport.Incoming {
 }
 
 // slowWrite writes the message in small pieces with pauses, on a
-// connection that can (stdio); elsewhere it goes whole.
+// connection that can (stdio, HTTP); elsewhere it goes whole.
 func (x *executor) slowWrite(ctx context.Context, ss *session, it *Item) error {
-	rw, ok := ss.conn.(transport.RawWriter)
-	if !ok {
-		return ss.conn.Send(ctx, it.Out)
+	if sw, ok := ss.conn.(transport.SlowSender); ok {
+		chunk, pause := it.Fault.SlowWrite()
+		return sw.SendSlow(ctx, it.Out, chunk, pause)
 	}
-	chunk, pause := it.Fault.SlowWrite()
-	line := append(slices.Clip(it.Out), '\n')
-	for len(line) > 0 {
-		n := min(chunk, len(line))
-		if err := rw.WriteRaw(ctx, line[:n]); err != nil {
-			return err
-		}
-		line = line[n:]
-		if len(line) > 0 {
-			if err := sleep(ctx, pause); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return ss.conn.Send(ctx, it.Out)
 }
 
 // errLost is the fate of what was in flight when a disconnect fault cut

@@ -55,3 +55,10 @@ type RawWriter interface {
 	// is done.
 	WriteRaw(ctx context.Context, p []byte) error
 }
+
+// SlowSender is a connection that can send a message slowly: in pieces of
+// chunk bytes with a pause between them (the slow-write chaos fault).
+// Stdio and Streamable HTTP connections have it.
+type SlowSender interface {
+	SendSlow(ctx context.Context, msg []byte, chunk int, pause time.Duration) error
+}

@@ -161,6 +161,45 @@ func (c *HTTPConn) ProtocolVersion() string {
 // error wrapping ErrTarget. Sending notifications/initialized also opens
 // the server's standalone GET stream, if it has one.
 func (c *HTTPConn) Send(ctx context.Context, msg []byte) error {
+	return c.send(ctx, msg, bytes.NewReader(msg))
+}
+
+var _ SlowSender = (*HTTPConn)(nil)
+
+// SendSlow posts msg with its body trickled in pieces of chunk bytes with
+// pause between them, as a slow client would.
+func (c *HTTPConn) SendSlow(ctx context.Context, msg []byte, chunk int, pause time.Duration) error {
+	return c.send(ctx, msg, &trickle{ctx: ctx, rest: msg, chunk: max(chunk, 1), pause: pause})
+}
+
+// trickle reads its bytes out a chunk at a time, pausing before each
+// chunk but the first.
+type trickle struct {
+	ctx     context.Context
+	rest    []byte
+	chunk   int
+	pause   time.Duration
+	started bool
+}
+
+func (t *trickle) Read(p []byte) (int, error) {
+	if len(t.rest) == 0 {
+		return 0, io.EOF
+	}
+	if t.started {
+		select {
+		case <-time.After(t.pause):
+		case <-t.ctx.Done():
+			return 0, t.ctx.Err()
+		}
+	}
+	t.started = true
+	n := copy(p, t.rest[:min(t.chunk, len(t.rest))])
+	t.rest = t.rest[n:]
+	return n, nil
+}
+
+func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
 	if c.isClosing() {
 		return ErrClosed
 	}
@@ -169,11 +208,12 @@ func (c *HTTPConn) Send(ctx context.Context, msg []byte) error {
 	}
 	mi := inspect(msg)
 	reqCtx, reqCancel := context.WithCancel(c.ctx)
-	req, err := c.newRequest(reqCtx, http.MethodPost, bytes.NewReader(msg), mi.method == "initialize")
+	req, err := c.newRequest(reqCtx, http.MethodPost, body, mi.method == "initialize")
 	if err != nil {
 		reqCancel()
 		return err
 	}
+	req.ContentLength = int64(len(msg))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	stop := context.AfterFunc(ctx, reqCancel)

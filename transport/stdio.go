@@ -313,3 +313,31 @@ func (c *StdioConn) WriteRaw(ctx context.Context, p []byte) error {
 	}
 	return nil
 }
+
+var _ SlowSender = (*StdioConn)(nil)
+
+// SendSlow writes msg and its newline in pieces of chunk bytes with pause
+// between them.
+func (c *StdioConn) SendSlow(ctx context.Context, msg []byte, chunk int, pause time.Duration) error {
+	line := append(append(make([]byte, 0, len(msg)+1), msg...), '\n')
+	chunk = max(chunk, 1)
+	for len(line) > 0 {
+		n := min(chunk, len(line))
+		if err := c.WriteRaw(ctx, line[:n]); err != nil {
+			return err
+		}
+		line = line[n:]
+		if len(line) == 0 {
+			break
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			c.broken.Store(true) // part of a line is out
+			return ctx.Err()
+		}
+	}
+	return nil
+}
