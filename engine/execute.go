@@ -95,6 +95,11 @@ func (e *Engine) execute(ctx context.Context, g *errgroup.Group, in <-chan *Item
 	// clock, then the connections (a server process may take its time).
 	defer close(out)
 	defer x.close()
+	defer func() { // a failed target: what was in flight is reported, not lost
+		if errors.Is(err, ErrTarget) {
+			x.abandon(ctx, err)
+		}
+	}()
 	for in != nil || x.live > 0 || x.backlogged > 0 {
 		if err := x.passEnd(ctx); err != nil {
 			return err

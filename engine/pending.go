@@ -212,3 +212,23 @@ func (x *executor) injectError(ss *session, it *Item) error {
 	x.live++
 	return nil
 }
+
+// abandon reports every request still in flight as failed with cause, when
+// the replay stops because the target failed: they were sent.
+func (x *executor) abandon(ctx context.Context, cause error) {
+	for _, ss := range x.sessions {
+		var left []*pend
+		for _, p := range ss.sent {
+			if !p.answered() {
+				left = append(left, p)
+			}
+		}
+		slices.SortFunc(left, func(a, b *pend) int { return a.sent.Compare(b.sent) })
+		for _, p := range left {
+			o := &outcome{Epoch: p.req.Epoch, Req: p.req, Sent: p.sent, Err: cause}
+			if send(ctx, x.out, o) != nil {
+				return
+			}
+		}
+	}
+}
