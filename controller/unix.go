@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -23,6 +25,9 @@ func ServeUnix(ctx context.Context, c *Controller, path string) error {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "unix", path)
 	if err != nil {
+		if fi, serr := os.Stat(filepath.Dir(path)); serr != nil || !fi.IsDir() {
+			return fmt.Errorf("control socket %s: the folder %s does not exist; create it first", path, filepath.Dir(path))
+		}
 		return fmt.Errorf("control socket %s: %w (is another replay using it? remove a stale file)", path, err)
 	}
 	return Serve(ctx, c, ln)
