@@ -31,10 +31,9 @@ type Engine struct {
 	// epoch is bumped by a seek; stages drop items of older epochs.
 	epoch atomic.Uint64
 	// seeks, when not nil, keeps the loader alive at the end of the tape
-	// so that a controller can send it back; loadDone then ends it.
-	seeks    chan seekReq
-	loadDone chan struct{}
-	speeds   chan scheduler.Speed
+	// so that a controller can send it back; Run's ctx then ends it.
+	seeks  chan seekReq
+	speeds chan scheduler.Speed
 
 	counters struct {
 		loaded         atomic.Int64
@@ -68,10 +67,9 @@ func New(cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{
-		cfg:      cfg,
-		log:      cfg.Logger,
-		dialer:   cfg.Dialer,
-		loadDone: make(chan struct{}),
+		cfg:    cfg,
+		log:    cfg.Logger,
+		dialer: cfg.Dialer,
 		// One pending speed change is enough: a newer one replaces it.
 		speeds: make(chan scheduler.Speed, 1),
 	}
@@ -190,6 +188,11 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 		Speed:         e.cfg.Speed.String(),
 		Skipped:       e.counters.filtered.Load(),
 		Warnings:      warnings,
+		Server: report.ServerTraffic{
+			Notifications:    e.counters.serverNotes.Load(),
+			RequestsAnswered: e.counters.serverRequests.Load(),
+			RequestsRefused:  e.counters.serverRefused.Load(),
+		},
 	})
 	if e.cfg.Chaos != nil {
 		rep.Chaos.Survival = e.survival.verdicts()

@@ -67,8 +67,6 @@ func (e *Engine) load(ctx context.Context, r source, out chan<- *Item) error {
 				next, eof, epoch = nil, false, s.epoch
 			}
 			s.done <- err
-		case <-e.loadDone:
-			return nil
 		case <-ctx.Done():
 			return ctx.Err()
 		}

@@ -107,7 +107,7 @@ func (s *session) oldestFaulted() *pend {
 }
 
 // faultsSent reports whether an outbound fault was sent in the session.
-func (s *session) faultsSent() bool { return s.prevID != nil && s.faultCount > 0 }
+func (s *session) faultsSent() bool { return s.faultCount > 0 }
 
 // heldItem is a client message a reorder fault holds back until left more
 // client messages of its session have gone.

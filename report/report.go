@@ -19,6 +19,16 @@ type Meta struct {
 	Speed    string
 	Seed     *int64 // chaos seed, nil without chaos
 	Warnings []string
+	Server   ServerTraffic
+}
+
+// ServerTraffic counts what the live server sent of its own accord.
+type ServerTraffic struct {
+	Notifications int64 `json:"notifications"`
+	// Requests answered with the client's recorded answers, and refused
+	// (with a JSON-RPC error) because the tape had none.
+	RequestsAnswered int64 `json:"requests_answered"`
+	RequestsRefused  int64 `json:"requests_refused"`
 }
 
 // Report is the report of a replay. Its JSON field names are a contract
@@ -59,6 +69,8 @@ type Summary struct {
 	// never passes.
 	Aborted  string   `json:"aborted,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+	// Server is what the live server sent of its own accord.
+	Server ServerTraffic `json:"server_initiated"`
 }
 
 // Performance is the report's "performance" section.
@@ -166,6 +178,7 @@ func (c *Collector) Report(meta Meta) Report {
 			DurationMS:    durToMS(duration),
 			SuccessRate:   ratio(c.passed, c.passed+c.failed+c.errored+c.timedOut, 1),
 			Warnings:      append([]string(nil), meta.Warnings...),
+			Server:        meta.Server,
 		},
 		Performance: Performance{
 			LatencyMS:             c.latency.stats(),

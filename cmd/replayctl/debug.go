@@ -16,10 +16,8 @@ import (
 
 	"github.com/replayctl/replayctl/controller"
 	"github.com/replayctl/replayctl/engine"
-	"github.com/replayctl/replayctl/mock"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
-	"github.com/replayctl/replayctl/tape"
 )
 
 // debugFlags are the flags of `replayctl debug`: run's target flags and
@@ -87,10 +85,6 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	if speed.Mode == scheduler.Stepped {
 		return usageError("--speed stepped: debug steps by itself (step); choose fast, realtime, Nx, fixed:D or rps:N for continue")
 	}
-	order, err := engine.ParseOrder(f.order)
-	if err != nil {
-		return usageError("--order: %w", err)
-	}
 	onError, err := controller.ParseOnError(f.onError)
 	if err != nil {
 		return usageError("--on-error: %w", err)
@@ -102,30 +96,13 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 			return usageError("--control %q: want unix:/path/to.sock", f.control)
 		}
 	}
-	var command []string
-	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-		command = args[dash:]
-	}
-	cfg := engine.Config{
-		Tape:        args[0],
-		TapeOptions: []tape.Option{tape.WithMaxLine(f.maxLine)},
-		Speed:       speed,
-		Ignore:      f.ignore,
-		Order:       order,
-		Timeout:     f.timeout,
-		MaxInflight: 1000,
-		Logger:      a.log,
-	}
-	f.maxInflight = cfg.MaxInflight
-	if err := a.target(&cfg, f.runFlags, command); err != nil {
+	f.maxInflight = 1000
+	cfg, err := a.engineConfig(cmd, args, f.runFlags, speed)
+	if err != nil {
 		return err
 	}
 	if err := a.configure(&cfg, f.runFlags, file); err != nil {
 		return err
-	}
-	if cfg.Dialer == nil {
-		cfg.Dialer = mock.New(cfg.Tape, mock.WithTapeOptions(cfg.TapeOptions...))
-		cfg.Target = "mock"
 	}
 	e, err := engine.New(cfg)
 	if err != nil {

@@ -60,6 +60,9 @@ type jsonReport struct {
 		Received      int64   `json:"received"`
 		Skipped       int64   `json:"skipped"`
 		SuccessRate   float64 `json:"success_rate"`
+		Server        struct {
+			Notifications int64 `json:"notifications"`
+		} `json:"server_initiated"`
 	} `json:"summary"`
 	Performance struct {
 		LatencyMS map[string]float64 `json:"latency_ms"`
@@ -109,6 +112,10 @@ func TestRunQuickstartAgainstMock(t *testing.T) {
 	}
 	if r.Summary.Sent != 9 || r.Summary.Received != 8 {
 		t.Errorf("sent/received = %d/%d, want 9/8", r.Summary.Sent, r.Summary.Received)
+	}
+	// The mock replays the recorded notifications/message before its answer.
+	if r.Summary.Server.Notifications != 1 {
+		t.Errorf("server notifications = %d, want 1", r.Summary.Server.Notifications)
 	}
 }
 

@@ -114,10 +114,6 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if err != nil {
 		return usageError("--speed: %w", err)
 	}
-	order, err := engine.ParseOrder(f.order)
-	if err != nil {
-		return usageError("--order: %w", err)
-	}
 	if f.output != "text" && f.output != "json" {
 		return usageError("-o %q: want text or json", f.output)
 	}
@@ -140,10 +136,6 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		return usageError("--on-error %q: want continue, stop or retry", f.onError)
 	}
 	switch {
-	case f.timeout <= 0:
-		return usageError("--timeout %s: want a positive duration, e.g. 30s", f.timeout)
-	case f.maxLine <= 0:
-		return usageError("--max-line %d: want a positive number of bytes", f.maxLine)
 	case f.timeline < 0:
 		return usageError("--timeline-limit %d: want 0 or more", f.timeline)
 	case f.sessions > maxSessions:
@@ -155,29 +147,15 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if f.maxInflight < 1 {
 		return usageError("--max-inflight %d: want 1 or more", f.maxInflight)
 	}
-	var command []string
-	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-		command = args[dash:]
-	}
-	cfg := engine.Config{
-		Tape:                  args[0],
-		TapeOptions:           []tape.Option{tape.WithMaxLine(f.maxLine)},
-		Speed:                 speed,
-		Ignore:                f.ignore,
-		Order:                 order,
-		Timeout:               f.timeout,
-		MaxInflight:           f.maxInflight,
-		Sessions:              f.sessions,
-		OnError:               engine.OnError(f.onError),
-		ValidateNotifications: f.validNotes,
-		MaxRetries:            retries(f.maxRetries),
-		Ramp:                  f.ramp,
-		TimelineLimit:         f.timeline,
-		Logger:                a.log,
-	}
-	if err := a.target(&cfg, f, command); err != nil {
+	cfg, err := a.engineConfig(cmd, args, f, speed)
+	if err != nil {
 		return err
 	}
+	cfg.Sessions, cfg.Ramp = f.sessions, f.ramp
+	cfg.OnError = engine.OnError(f.onError)
+	cfg.ValidateNotifications = f.validNotes
+	cfg.MaxRetries = retries(f.maxRetries)
+	cfg.TimelineLimit = f.timeline
 	if err := a.configure(&cfg, f, file); err != nil {
 		return err
 	}
@@ -386,4 +364,35 @@ func checkTarget(raw string) error {
 		}
 	}
 	return nil
+}
+
+// engineConfig builds what run and debug share of engine.Config from their
+// flags: the tape, pacing, order, timeout, ignored paths, and the target
+// (a server command after --, --target, or the built-in mock).
+func (a *app) engineConfig(cmd *cobra.Command, args []string, f runFlags, speed scheduler.Speed) (engine.Config, error) {
+	order, err := engine.ParseOrder(f.order)
+	if err != nil {
+		return engine.Config{}, usageError("--order: %w", err)
+	}
+	switch {
+	case f.timeout <= 0:
+		return engine.Config{}, usageError("--timeout %s: want a positive duration, e.g. 30s", f.timeout)
+	case f.maxLine <= 0:
+		return engine.Config{}, usageError("--max-line %d: want a positive number of bytes", f.maxLine)
+	}
+	var command []string
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		command = args[dash:]
+	}
+	cfg := engine.Config{
+		Tape:        args[0],
+		TapeOptions: []tape.Option{tape.WithMaxLine(f.maxLine)},
+		Speed:       speed,
+		Ignore:      f.ignore,
+		Order:       order,
+		Timeout:     f.timeout,
+		MaxInflight: f.maxInflight,
+		Logger:      a.log,
+	}
+	return cfg, a.target(&cfg, f, command)
 }

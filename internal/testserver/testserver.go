@@ -142,26 +142,27 @@ func build(root, pkg, name string) (string, error) {
 // The server is stopped when the test ends.
 func EverythingHTTP(t testing.TB) string {
 	t.Helper()
-	bin := everythingBin(t)
-	addr := start(t, func(port int) *exec.Cmd {
-		cmd := exec.Command(bin, "streamableHttp")
-		cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
-		return cmd
-	})
-	return "http://" + addr + "/mcp"
+	return everythingOn(t, "streamableHttp", "/mcp")
 }
 
 // EverythingSSE starts server-everything's legacy HTTP+SSE transport
 // (protocol 2024-11-05) and returns its SSE endpoint, http://127.0.0.1:N/sse.
 func EverythingSSE(t testing.TB) string {
 	t.Helper()
+	return everythingOn(t, "sse", "/sse")
+}
+
+// everythingOn starts server-everything's HTTP transport mode on a free
+// loopback port and returns the URL of path on it.
+func everythingOn(t testing.TB, mode, path string) string {
+	t.Helper()
 	bin := everythingBin(t)
 	addr := start(t, func(port int) *exec.Cmd {
-		cmd := exec.Command(bin, "sse")
+		cmd := exec.Command(bin, mode)
 		cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
 		return cmd
 	})
-	return "http://" + addr + "/sse"
+	return "http://" + addr + path
 }
 
 // GoSDKHTTP starts the Go SDK's conformance server over Streamable HTTP,
