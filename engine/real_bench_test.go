@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"strings"
 	"sync"
 	"testing"
@@ -13,8 +14,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/replayctl/replayctl/internal/testserver"
+	"github.com/replayctl/replayctl/internal/testtape"
 	"github.com/replayctl/replayctl/jsonrpc"
-	"github.com/replayctl/replayctl/record"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
@@ -35,30 +36,6 @@ func conversation(tool, args string, n int) [][]byte {
 		msgs = append(msgs, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, i, tool, a))
 	}
 	return msgs
-}
-
-// recordFrom records msgs from a live target into a tape in dir.
-func recordFrom(tb testing.TB, d transport.Dialer, msgs [][]byte) string {
-	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	conn, err := d.Dial(ctx, "s1")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer conn.Close()
-	path := filepath.Join(tb.TempDir(), "recorded.jsonl")
-	w, err := tape.Create(path, tape.Header{Format: tape.FormatName, Version: tape.FormatVersion})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := record.Script(ctx, conn, "s1", msgs, w, 30*time.Second); err != nil {
-		tb.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	return path
 }
 
 // pipedLimit is the server's own limit: every request written at once,
@@ -116,7 +93,7 @@ func BenchmarkStdioRatio(b *testing.B) {
 		b.Run(s.name, func(b *testing.B) {
 			d := transport.Stdio{Command: s.argv(b)}
 			msgs := conversation(s.tool, s.args, n)
-			path := recordFrom(b, d, msgs)
+			path := testtape.Record(b, d, "", msgs)
 			var piped, replay time.Duration
 			for b.Loop() {
 				piped += pipedLimit(b, d, msgs)
@@ -157,9 +134,10 @@ func BenchmarkHTTPSessions(b *testing.B) {
 		b.Run(fmt.Sprintf("sessions=%d", sessions), func(b *testing.B) {
 			url := testserver.GoSDKHTTP(b)
 			d := transport.HTTP{URL: url, Client: transport.NewClient(sessions)}
-			path := recordFrom(b, d, conversation("test_simple_text", `{}`, 20))
+			path := testtape.Record(b, d, "", conversation("test_simple_text", `{}`, 20))
 			for b.Loop() {
-				base, peak := heapInUse(), uint64(0)
+				runtime.GC()
+				base, peak := heapLive(), uint64(0)
 				stop := sampleHeap(&peak)
 				start := time.Now()
 				rep, err := replay1(b, Config{Tape: path, Dialer: d, Speed: scheduler.Speed{Mode: scheduler.Fast}, Sessions: sessions, Logger: zerolog.Nop()})
@@ -173,19 +151,21 @@ func BenchmarkHTTPSessions(b *testing.B) {
 				b.ReportMetric(p.LatencyMS.P50, "p50-ms")
 				b.ReportMetric(p.LatencyMS.P99, "p99-ms")
 				b.ReportMetric(float64(p.Errors+p.Timeouts+rep.Validation.Failed), "errors")
-				b.ReportMetric(float64(peak-min(base, peak))/float64(sessions)/1024, "heap-KB/session")
+				b.ReportMetric(float64(peak-min(base, peak))/float64(sessions)/1024, "live-heap-KB/session")
 			}
 		})
 	}
 }
 
-func heapInUse() uint64 {
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapInuse
+// heapLive is the heap the last garbage collection found live: what the
+// replay keeps, not the garbage it has not collected yet.
+func heapLive() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
 
-// sampleHeap records the peak heap in use every 5ms until stopped.
+// sampleHeap records the peak live heap every 5ms until stopped.
 func sampleHeap(peak *uint64) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -193,7 +173,7 @@ func sampleHeap(peak *uint64) (stop func()) {
 		t := time.NewTicker(5 * time.Millisecond)
 		defer t.Stop()
 		for {
-			*peak = max(*peak, heapInUse())
+			*peak = max(*peak, heapLive())
 			select {
 			case <-t.C:
 			case <-done:

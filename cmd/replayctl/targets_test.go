@@ -1,16 +1,12 @@
 package main
 
 import (
-	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/replayctl/replayctl/internal/testserver"
-	"github.com/replayctl/replayctl/record"
-	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/internal/testtape"
 	"github.com/replayctl/replayctl/transport"
 )
 
@@ -30,25 +26,7 @@ func script(tool, args, args2 string) [][]byte {
 // recordTape records msgs from a live target into a new tape file.
 func recordTape(t *testing.T, d transport.Dialer, transportName string, msgs [][]byte) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	conn, err := d.Dial(ctx, "s1")
-	if err != nil {
-		t.Fatalf("dial: %v", err)
-	}
-	defer conn.Close()
-	path := filepath.Join(t.TempDir(), "recorded.jsonl")
-	w, err := tape.Create(path, tape.Header{Format: tape.FormatName, Version: tape.FormatVersion, Transport: transportName})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := record.Script(ctx, conn, "s1", msgs, w, 10*time.Second); err != nil {
-		t.Fatalf("record: %v", err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return testtape.Record(t, d, transportName, msgs)
 }
 
 type target struct {
