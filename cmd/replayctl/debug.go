@@ -18,6 +18,7 @@ import (
 	"github.com/replayctl/replayctl/engine"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
+	"github.com/replayctl/replayctl/tape"
 )
 
 // debugFlags are the flags of `replayctl debug`: run's target flags and
@@ -104,6 +105,13 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	if err := a.configure(&cfg, f.runFlags, file); err != nil {
 		return err
 	}
+	// A tape that cannot be read is refused now, before the REPL: else the
+	// end of a short input could win the race with the engine's error.
+	r, err := tape.Open(cfg.Tape, cfg.TapeOptions...)
+	if err != nil {
+		return err
+	}
+	r.Close()
 	e, err := engine.New(cfg)
 	if err != nil {
 		return usageError("%w", err)
