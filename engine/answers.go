@@ -15,7 +15,7 @@ import (
 
 // recorded handles a server message from the tape: the expected answer
 // of a request sent earlier, or a server notification or request.
-func (x *executor) recorded(ctx context.Context, ss *session, it *Item) error {
+func (x *actor) recorded(ctx context.Context, ss *session, it *Item) error {
 	switch it.RPC.Kind {
 	case jsonrpc.KindResponse, jsonrpc.KindError:
 	case jsonrpc.KindRequest:
@@ -43,6 +43,7 @@ func (x *executor) recorded(ctx context.Context, ss *session, it *Item) error {
 	}
 	delete(ss.byRec, p.recKey)
 	p.expected = it
+	x.anchorHandshake(p)
 	if len(p.req.ExpectEdits) > 0 { // set_result: expect what the rules say
 		edited, err := transformer.ApplyEdits(it.Rec.Msg, p.req.ExpectEdits)
 		if err != nil {
@@ -53,7 +54,7 @@ func (x *executor) recorded(ctx context.Context, ss *session, it *Item) error {
 	if p.answered() {
 		return x.finish(ctx, p)
 	}
-	if x.e.cfg.Order == OrderCausal {
+	if x.e.cfg.Order == OrderCausal || x.e.cfg.Order == OrderRandom {
 		ss.waitFor = p
 		// The live server cannot be waiting for an answer recorded after
 		// this point: refuse what it asked that the tape did not answer.
@@ -65,7 +66,7 @@ func (x *executor) recorded(ctx context.Context, ss *session, it *Item) error {
 // clientAnswer handles the client's recorded answer to a server request:
 // it goes to the live server's request of the same method, now or when
 // the server asks.
-func (x *executor) clientAnswer(ctx context.Context, ss *session, it *Item) error {
+func (x *actor) clientAnswer(ctx context.Context, ss *session, it *Item) error {
 	method := ss.serverMethods[jsonrpc.IDKey(it.RPC.ID)]
 	if q := ss.asked[method]; len(q) > 0 {
 		ss.asked[method] = q[1:]
@@ -76,66 +77,61 @@ func (x *executor) clientAnswer(ctx context.Context, ss *session, it *Item) erro
 }
 
 // answerServer sends the recorded answer it to the live server request req.
-func (x *executor) answerServer(ctx context.Context, ss *session, req jsonrpc.Message, it *Item) error {
+func (x *actor) answerServer(ctx context.Context, ss *session, req jsonrpc.Message, it *Item) error {
 	x.e.counters.serverRequests.Add(1)
 	sent := time.Now()
-	if err := ss.conn.Send(ctx, it.RPC.WithID(req.ID)); err != nil && ctx.Err() == nil {
+	if err := x.sendBounded(ctx, ss.conn, it.RPC.WithID(req.ID)); err != nil && ctx.Err() == nil {
 		return x.targetDied(ss, fmt.Errorf("answer server request %s: %w", req.Method, err))
 	}
 	return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent})
 }
 
 // arrive handles a message from the target.
-func (x *executor) arrive(ctx context.Context, a arrival) error {
+func (x *actor) arrive(ctx context.Context, a arrival) error {
+	ss := x.ss
 	if a.closed {
 		if a.err != nil && x.e.cfg.Chaos != nil {
-			if ss := x.sessions[a.session]; ss != nil {
-				return x.died(ctx, ss, a.err)
-			}
+			return x.died(ctx, ss, a.err)
 		}
 		if a.err != nil {
-			return fmt.Errorf("%w: session %s: %w", ErrTarget, a.session, a.err)
+			return fmt.Errorf("%w: session %s: %w", ErrTarget, ss.name, a.err)
 		}
 		return nil
 	}
 	rpc, err := jsonrpc.Parse(a.inc.Msg)
 	if err != nil {
-		x.e.log.Warn().Str("session", a.session).Err(err).Msg("target sent a message that is not JSON-RPC")
-		return x.emit(ctx, &outcome{Req: &Item{Rec: tape.Message{Seq: -1, Session: a.session, Dir: tape.S2C}}, Err: fmt.Errorf("target sent a message that is not JSON-RPC: %w", err)})
+		x.e.log.Warn().Str("session", ss.name).Err(err).Msg("target sent a message that is not JSON-RPC")
+		return x.emit(ctx, &outcome{Req: &Item{Rec: tape.Message{Seq: -1, Session: ss.name, Dir: tape.S2C}}, Err: fmt.Errorf("target sent a message that is not JSON-RPC: %w", err)})
 	}
 	switch rpc.Kind {
 	case jsonrpc.KindResponse, jsonrpc.KindError:
 	case jsonrpc.KindRequest:
-		return x.serverAsks(ctx, a.session, rpc)
+		return x.serverAsks(ctx, rpc)
 	default:
 		x.e.counters.serverNotes.Add(1)
-		if ss := x.sessions[a.session]; ss != nil && x.e.cfg.ValidateNotifications && rpc.Kind == jsonrpc.KindNotification {
+		if x.e.cfg.ValidateNotifications && rpc.Kind == jsonrpc.KindNotification {
 			inc := a.inc
 			ss.liveNotes = append(ss.liveNotes, liveNote{method: rpc.Method, inc: &inc})
 		}
 		return nil
 	}
-	ss := x.sessions[a.session]
-	var p *pend
-	if ss != nil {
-		p = find(ss.sent, rpc.ID)
-		if p == nil && string(rpc.ID) == "null" {
-			p = ss.oldestFaulted() // a parse or invalid-request error to a fault
-		}
-		if p != nil && p.answered() && p.req.Fault != nil {
-			return nil // the second answer of a duplicated message
-		}
+	p := find(ss.sent, rpc.ID)
+	if p == nil && string(rpc.ID) == "null" {
+		p = ss.oldestFaulted() // a parse or invalid-request error to a fault
 	}
-	if p == nil && ss != nil && ss.faultsSent() {
+	if p != nil && p.answered() && p.req.Fault != nil {
+		return nil // the second answer of a duplicated message
+	}
+	if p == nil && ss.faultsSent() {
 		return nil // e.g. the answer to a duplicate-id: tolerated under chaos
 	}
-	if ss != nil && (p == nil || p.timedOut) && ss.late[jsonrpc.IDKey(rpc.ID)] {
+	if (p == nil || p.timedOut) && ss.late[jsonrpc.IDKey(rpc.ID)] {
 		x.e.log.Debug().Str("session", ss.name).Str("id", string(rpc.ID)).Msg("answer after the timeout; already counted as one")
 		return nil
 	}
 	if p == nil || p.answered() {
-		x.e.log.Warn().Str("session", a.session).Str("id", string(rpc.ID)).Msg("answer to no request in flight")
-		return x.emit(ctx, &outcome{Req: &Item{Rec: tape.Message{Seq: -1, Session: a.session, Dir: tape.S2C}}, Err: fmt.Errorf("answer with id %s matches no request in flight", rpc.ID)})
+		x.e.log.Warn().Str("session", ss.name).Str("id", string(rpc.ID)).Msg("answer to no request in flight")
+		return x.emit(ctx, &outcome{Req: &Item{Rec: tape.Message{Seq: -1, Session: ss.name, Dir: tape.S2C}}, Err: fmt.Errorf("answer with id %s matches no request in flight", rpc.ID)})
 	}
 	inc := a.inc
 	if p.req.Fault != nil && !p.req.Fault.Kind.Outbound() && p.attempts == 0 {
@@ -146,6 +142,7 @@ func (x *executor) arrive(ctx context.Context, a arrival) error {
 	}
 	p.actual = &inc
 	ss.inflight--
+	x.anchorHandshake(p)
 	if p.expected != nil || x.final(ss) || p.req.Injected {
 		if err := x.finish(ctx, p); err != nil {
 			return err
@@ -155,20 +152,14 @@ func (x *executor) arrive(ctx context.Context, a arrival) error {
 }
 
 // final reports whether nothing more can be recorded for the session.
-func (x *executor) final(ss *session) bool { return x.inputDone && len(ss.backlog) == 0 }
+func (x *actor) final(ss *session) bool { return x.inputDone && len(ss.backlog) == 0 }
 
 // serverAsks handles a request from the live server: answered with the
 // client's recorded answer of the same method, in order; held until the
 // tape gets there; or refused when the tape has none.
-func (x *executor) serverAsks(ctx context.Context, session string, rpc jsonrpc.Message) error {
-	ss := x.sessions[session]
-	if ss == nil {
-		return nil
-	}
-	if it, fromBacklog := ss.takeAnswer(rpc.Method); it != nil {
-		if fromBacklog {
-			x.backlogged--
-		}
+func (x *actor) serverAsks(ctx context.Context, rpc jsonrpc.Message) error {
+	ss := x.ss
+	if it := ss.takeAnswer(rpc.Method); it != nil {
 		return x.answerServer(ctx, ss, rpc, it)
 	}
 	if x.final(ss) || ss.held(x.e.cfg.MaxInflight) {
@@ -179,7 +170,7 @@ func (x *executor) serverAsks(ctx context.Context, session string, rpc jsonrpc.M
 }
 
 // refuseAsked refuses every live server request still waiting.
-func (x *executor) refuseAsked(ctx context.Context, ss *session) error {
+func (x *actor) refuseAsked(ctx context.Context, ss *session) error {
 	for m, q := range ss.asked {
 		for _, rpc := range q {
 			if err := x.refuse(ctx, ss, rpc); err != nil {
@@ -193,11 +184,11 @@ func (x *executor) refuseAsked(ctx context.Context, ss *session) error {
 
 // refuse answers a server request the tape has no answer to, with an
 // error the report counts.
-func (x *executor) refuse(ctx context.Context, ss *session, rpc jsonrpc.Message) error {
+func (x *actor) refuse(ctx context.Context, ss *session, rpc jsonrpc.Message) error {
 	x.e.counters.serverRefused.Add(1)
 	x.e.log.Warn().Str("session", ss.name).Str("method", rpc.Method).Msg("the server asked something the tape has no answer to")
 	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":%s}}`, rpc.ID, jsonQuote("replayctl: the tape has no answer to "+rpc.Method))
-	if err := ss.conn.Send(ctx, msg); err != nil && ctx.Err() == nil {
+	if err := x.sendBounded(ctx, ss.conn, msg); err != nil && ctx.Err() == nil {
 		return x.targetDied(ss, fmt.Errorf("answer server request %s: %w", rpc.Method, err))
 	}
 	return nil

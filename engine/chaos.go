@@ -55,7 +55,7 @@ func (e *Engine) faultFor(it *Item, nth map[string]int) {
 // sendFaulted sends a client message with its outbound fault: mutated,
 // twice, not at all, or followed by a cancellation. It reports whether the
 // message was sent in a way that can be answered (false for drop).
-func (x *executor) sendFaulted(ctx context.Context, ss *session, it *Item) (bool, error) {
+func (x *actor) sendFaulted(ctx context.Context, ss *session, it *Item) (bool, error) {
 	f := *it.Fault
 	if f.Kind == chaos.Drop {
 		return false, nil
@@ -81,7 +81,7 @@ func (x *executor) sendFaulted(ctx context.Context, ss *session, it *Item) (bool
 
 // faultedAnswer applies an inbound fault to the answer of p as it
 // arrives. It reports whether the answer is kept (false: withheld or lost).
-func (x *executor) faultedAnswer(ctx context.Context, p *pend, inc *transport.Incoming) (bool, error) {
+func (x *actor) faultedAnswer(ctx context.Context, p *pend, inc *transport.Incoming) (bool, error) {
 	f := *p.req.Fault
 	switch f.Kind {
 	case chaos.Timeout: // withheld past the deadline: the request times out
@@ -154,7 +154,7 @@ func errorCode(answer []byte) *int {
 // died marks a session whose server died in a chaos replay: what it had in
 // flight fails, what comes later for it is skipped, the other sessions go
 // on, and the survival verdict says which fault broke it.
-func (x *executor) died(ctx context.Context, ss *session, cause error) error {
+func (x *actor) died(ctx context.Context, ss *session, cause error) error {
 	if ss.dead {
 		return nil
 	}
@@ -182,7 +182,7 @@ func (x *executor) died(ctx context.Context, ss *session, cause error) error {
 }
 
 // chaosDeadline times p out at t unless it is answered by then.
-func (x *executor) chaosDeadline(p *pend, t time.Time) {
+func (x *actor) chaosDeadline(p *pend, t time.Time) {
 	x.chaosTimers = append(x.chaosTimers, time.AfterFunc(time.Until(t), func() {
 		select {
 		case x.chaosExpired <- p:
@@ -214,7 +214,7 @@ func refusal(he *transport.HTTPError) *transport.Incoming {
 
 // slowWrite writes the message in small pieces with pauses, on a
 // connection that can (stdio, HTTP); elsewhere it goes whole.
-func (x *executor) slowWrite(ctx context.Context, ss *session, it *Item) error {
+func (x *actor) slowWrite(ctx context.Context, ss *session, it *Item) error {
 	if sw, ok := ss.conn.(transport.SlowSender); ok {
 		chunk, pause := it.Fault.SlowWrite()
 		return sw.SendSlow(ctx, it.Out, chunk, pause)
@@ -229,16 +229,16 @@ var errLost = errors.New("lost in an injected disconnect (chaos)")
 // disconnect sends the message, or only the first part of it, drops the
 // connection with everything in flight, and connects again with backoff
 // and a fresh handshake. The messages that follow go on the new one.
-func (x *executor) disconnect(ctx context.Context, ss *session, it *Item) error {
+func (x *actor) disconnect(ctx context.Context, ss *session, it *Item) error {
 	f := *it.Fault
 	ss.faultCount++
 	ss.lastFault = it.Fault
 	sent := time.Now()
 	if rw, ok := ss.conn.(transport.RawWriter); ok {
 		line := append(slices.Clip(it.Out), '\n')
-		_ = rw.WriteRaw(ctx, line[:f.DisconnectAt(len(line))]) // the cut is the point
+		_ = x.bounded(ctx, func(ctx context.Context) error { return rw.WriteRaw(ctx, line[:f.DisconnectAt(len(line))]) }) // the cut is the point
 	} else {
-		_ = ss.conn.Send(ctx, it.Out)
+		_ = x.sendBounded(ctx, ss.conn, it.Out)
 	}
 	x.sentOrDropped(it)
 	var lost []*pend
@@ -260,16 +260,11 @@ func (x *executor) disconnect(ctx context.Context, ss *session, it *Item) error 
 	}
 	old := ss.conn
 	_ = old.Close()
-	conn, err := x.redial(ctx, ss.name)
+	conn, err := x.redial(ctx)
 	if err != nil {
 		return x.died(ctx, ss, fmt.Errorf("reconnect after the disconnect at seq %d: %w", it.Rec.Seq, err))
 	}
-	ss.conn = conn
-	if x.directSession == ss.name {
-		x.direct = conn.Incoming()
-	} else {
-		x.g.Go(func() error { x.forward(ss.name, conn); return nil })
-	}
+	ss.conn, x.direct = conn, conn.Incoming()
 	for _, h := range ss.handshake { // a fresh handshake, as a client reconnecting does
 		again := *h
 		again.Injected, again.Fault = true, nil
@@ -286,19 +281,19 @@ func (x *executor) disconnect(ctx context.Context, ss *session, it *Item) error 
 }
 
 // redial connects the session again, with backoff.
-func (x *executor) redial(ctx context.Context, name string) (transport.Conn, error) {
+func (x *actor) redial(ctx context.Context) (transport.Conn, error) {
 	b := backoff.NewExponentialBackOff()
 	b.InitialInterval = 50 * time.Millisecond
 	b.MaxElapsedTime = 10 * time.Second
 	return backoff.RetryWithData(func() (transport.Conn, error) {
-		return x.e.dialer.Dial(ctx, name)
+		return x.dial(ctx)
 	}, backoff.WithContext(b, ctx))
 }
 
 // releaseHeld counts one more message gone past the messages a reorder
 // fault holds back, and sends those whose turn has come (all of them when
 // all is set: the session needs them now).
-func (x *executor) releaseHeld(ctx context.Context, ss *session, all bool) error {
+func (x *actor) releaseHeld(ctx context.Context, ss *session, all bool) error {
 	if len(ss.heldBack) == 0 {
 		return nil
 	}

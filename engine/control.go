@@ -22,14 +22,6 @@ var _ controller.Replay = (*Engine)(nil)
 func (e *Engine) Attach(c *controller.Controller) {
 	e.ctl = c
 	e.seeks = make(chan seekReq)
-	e.injects = make(chan injectReq)
-	e.rewinds = make(chan rewindReq)
-}
-
-// rewindReq asks execute to rewind the connections that can (the mock).
-type rewindReq struct {
-	seq  int64
-	done chan error
 }
 
 // Seek repositions the replay at seq: the loader goes on from there, and
@@ -54,31 +46,19 @@ func (e *Engine) Seek(ctx context.Context, seq int64) error {
 		return ctx.Err()
 	}
 	// A mock target must answer the messages from seq on as recorded again.
-	rw := rewindReq{seq: seq, done: make(chan error, 1)}
-	select {
-	case e.rewinds <- rw:
-	case <-ctx.Done():
-		return ctx.Err()
+	for _, a := range e.actors.all() {
+		if err := e.ask(ctx, a, func(_ context.Context, x *actor) error { return x.rewind(seq) }); err != nil && !errors.Is(err, errActorGone) {
+			return err
+		}
 	}
-	select {
-	case err := <-rw.done:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// injectReq asks execute to send a message that is not on the tape.
-type injectReq struct {
-	it   *Item
-	done chan error
+	return nil
 }
 
 // Inject sends msg on the session's connection (the first session's when
 // session is ""), as if the client had sent it; its answer, if any, is
 // reported with seq -1. It returns once the message is on the wire.
 func (e *Engine) Inject(ctx context.Context, session string, msg []byte) error {
-	if e.injects == nil {
+	if e.seeks == nil {
 		return errors.New("engine: inject needs a controller (Attach)")
 	}
 	rpc, err := jsonrpc.ParseStrict(msg)
@@ -90,18 +70,15 @@ func (e *Engine) Inject(ctx context.Context, session string, msg []byte) error {
 		Rec: tape.Message{Seq: -1, Session: session, Dir: tape.C2S, Msg: msg},
 		RPC: rpc, Out: msg, SentID: rpc.ID,
 	}
-	req := injectReq{it: it, done: make(chan error, 1)}
-	select {
-	case e.injects <- req:
-	case <-ctx.Done():
-		return ctx.Err()
+	a := e.actors.first()
+	if session != "" {
+		a = e.actors.get(session)
 	}
-	select {
-	case err := <-req.done:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
+	if a == nil {
+		return fmt.Errorf("inject: no session %q is connected yet", session)
 	}
+	it.Rec.Session = a.ss.name
+	return e.ask(ctx, a, func(ctx context.Context, x *actor) error { return x.process(ctx, x.ss, it) })
 }
 
 // lookup reads single messages of the tape for a controller, on a reader

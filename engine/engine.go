@@ -55,10 +55,39 @@ type Engine struct {
 	invalid   int
 
 	// With a controller attached (Attach):
-	ctl     *controller.Controller
-	injects chan injectReq
-	rewinds chan rewindReq
-	look    lookup
+	ctl  *controller.Controller
+	look lookup
+
+	// The session actors and what they share (see route.go).
+	actors     registry
+	ends       ends
+	actorsLive atomic.Int64 // actors running, for the pacing's spin
+	// queued counts the items read ahead and not yet replayed: in
+	// mailboxes, backlogs, runs; the router waits on room past the limit.
+	queued atomic.Int64
+	room   chan struct{}
+	// perSession: each session paces its own messages by its own clock
+	// (realtime and Nx without a controller); otherwise the schedule
+	// stage paces them all (fast, fixed, rps, stepped, or controlled).
+	perSession bool
+	// runClock places each session's start at its recorded offset from
+	// the tape's first message (per-session pacing). Owned by the router.
+	runClock    scheduler.Clock
+	runClockSet bool
+	// handshakes tells a globally paced, controlled schedule that a
+	// session's live handshake has completed (see waitHandshake).
+	handshakes chan handshake
+	// speedNow is the speed set last by SetSpeed (nil: cfg.Speed), for
+	// sessions that start after the change.
+	speedNow atomic.Pointer[scheduler.Speed]
+}
+
+// speed is the current speed.
+func (e *Engine) speed() scheduler.Speed {
+	if s := e.speedNow.Load(); s != nil {
+		return *s
+	}
+	return e.cfg.Speed
 }
 
 // New checks cfg and returns an engine ready to Run.
@@ -72,6 +101,10 @@ func New(cfg Config) (*Engine, error) {
 		dialer: cfg.Dialer,
 		// One pending speed change is enough: a newer one replaces it.
 		speeds: make(chan scheduler.Speed, 1),
+		room:   make(chan struct{}, 1),
+		// A few completed handshakes may wait for the schedule stage to
+		// look; beyond that nobody waits for them (see handshook).
+		handshakes: make(chan handshake, 16),
 	}
 	if e.dialer == nil {
 		e.dialer = mock.New(cfg.Tape, mock.WithTapeOptions(cfg.TapeOptions...))
@@ -93,6 +126,13 @@ func (e *Engine) publish(r report.Result) {
 // due by the new speed. It never blocks: a change not yet taken up is
 // replaced.
 func (e *Engine) SetSpeed(s scheduler.Speed) {
+	e.speedNow.Store(&s)
+	for _, a := range e.actors.all() { // sessions that pace themselves
+		a.mb.ask(actorReq{fn: func(ctx context.Context, x *actor) error {
+			x.setSpeed(s, time.Now())
+			return x.drain(ctx, x.ss)
+		}, done: make(chan error, 1)})
+	}
 	for {
 		select {
 		case e.speeds <- s:
@@ -137,11 +177,13 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	// releases goes to the target in order and at once.
 	loaded := make(chan *Item, 256)
 	transformed := make(chan *Item, 256)
-	// In fast mode nothing is paced, so schedule may run ahead of execute;
-	// otherwise schedule → execute is a hand-off, so that what the pacer
-	// releases is sent at once and a late send shows as lag.
+	// With per-session pacing, or in fast mode, schedule does not wait,
+	// so it may run ahead of the router (the router's queue limit bounds
+	// how far); otherwise schedule → route is a hand-off, so that what
+	// the pacer releases is sent at once and a late send shows as lag.
+	e.perSession = e.ctl == nil && e.cfg.Speed.ByTime()
 	scheduled := make(chan *Item)
-	if e.cfg.Speed.Mode == scheduler.Fast {
+	if e.perSession || e.cfg.Speed.Mode == scheduler.Fast {
 		scheduled = make(chan *Item, 64)
 	}
 	// Judging never holds up sending: answers queue for validate.
@@ -163,7 +205,7 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	g.Go(func() error { return e.load(gctx, src, loaded) })
 	g.Go(func() error { return e.transform(gctx, loaded, transformed) })
 	g.Go(func() error { return e.schedule(gctx, transformed, scheduled) })
-	g.Go(func() error { return e.execute(gctx, g, scheduled, executed) })
+	g.Go(func() error { return e.route(gctx, g, scheduled, executed) })
 	g.Go(func() error { return e.validate(gctx, executed, v, col) })
 	err = g.Wait()
 	if !e.finished { // cut short: the report ends now

@@ -21,6 +21,9 @@ type Item struct {
 	Out    []byte
 	SentID []byte // the id on the wire, for requests
 	Timing scheduler.Timing
+	// Held is how long it waited, past its due time, for the target (the
+	// order rule, the in-flight limit, the connection): set when sent.
+	Held time.Duration
 	// Injected: not from the tape (a controller's inject); its answer is
 	// reported as it comes.
 	Injected bool

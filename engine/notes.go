@@ -22,7 +22,7 @@ type liveNote struct {
 // compareNotes pairs the session's recorded server notifications with the
 // live ones, by method in order, for validate to compare; a recorded one
 // that never came and a live one that was not recorded are reported too.
-func (x *executor) compareNotes(ctx context.Context, ss *session) error {
+func (x *actor) compareNotes(ctx context.Context, ss *session) error {
 	for _, rec := range ss.recNotes {
 		o := &outcome{Epoch: rec.Epoch, Req: rec, Expected: rec, Note: true}
 		for i := range ss.liveNotes {

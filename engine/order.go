@@ -12,7 +12,7 @@ const maxRun = 16
 // flushRun sends the session's run of client messages in a seeded random
 // order: a pure function of the seed, the session and the run's first seq,
 // so the same seed gives the same order at any speed.
-func (x *executor) flushRun(ctx context.Context, ss *session) error {
+func (x *actor) flushRun(ctx context.Context, ss *session) error {
 	run := ss.run
 	ss.run = nil
 	for _, i := range shuffle(x.e.cfg.OrderSeed, ss.name, run) {

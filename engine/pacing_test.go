@@ -11,9 +11,11 @@ import (
 )
 
 // TestPacingUnderFakeTime replays the example tape through the whole
-// pipeline on synctest's fake clock: every client message is sent exactly
-// at its recorded offset divided by the speed, and the replay lasts exactly
-// as long as the tape's last client message says.
+// pipeline on synctest's fake clock: the session's clock starts when its
+// live handshake completes (the mock answers at once), and every later
+// client message is sent exactly at its recorded distance from the
+// recorded handshake answer divided by the speed; the replay lasts exactly
+// as long as that makes the tape's last client message.
 func TestPacingUnderFakeTime(t *testing.T) {
 	for _, tc := range []struct {
 		speed  scheduler.Speed
@@ -40,8 +42,9 @@ func TestPacingUnderFakeTime(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				// Recorded client send times, in µs, from the tape.
-				want := map[int64]int64{0: 0, 2: 3000, 3: 150000, 5: 420000, 7: 700000, 10: 980000, 12: 1250000, 14: 1500000, 16: 1800000}
+				// Recorded client send times, in µs from the recorded
+				// initialize answer (t_us 2100), from the tape.
+				want := map[int64]int64{0: 0, 2: 900, 3: 147900, 5: 417900, 7: 697900, 10: 977900, 12: 1247900, 14: 1497900, 16: 1797900}
 				if len(sent) != len(want) {
 					t.Fatalf("%d client messages judged, want %d", len(sent), len(want))
 				}
@@ -55,7 +58,7 @@ func TestPacingUnderFakeTime(t *testing.T) {
 						t.Errorf("seq %d sent at +%s (lag %s), want +%s and no lag", r.Seq, r.Sent.Sub(start), r.Lag, wantAt.Sub(start))
 					}
 				}
-				if got, want := time.Since(start), time.Duration(1800000/tc.factor)*time.Microsecond; got != want {
+				if got, want := time.Since(start), time.Duration(1797900/tc.factor)*time.Microsecond; got != want {
 					t.Errorf("replay took %s of fake time, want %s", got, want)
 				}
 				if rep.Validation.Passed != 8 {
@@ -88,10 +91,12 @@ func TestSpeedChangeWhileRunning(t *testing.T) {
 		if _, err := e.Run(context.Background()); err != nil {
 			t.Fatal(err)
 		}
+		// The clock counts from the recorded initialize answer (2.1ms).
+		us := func(n int64) time.Duration { return time.Duration(n) * time.Microsecond }
 		want := map[int64]time.Duration{
-			3: 150 * time.Millisecond, 5: 420 * time.Millisecond, // before the change
-			7:  520 * time.Millisecond, // 200ms left at 1x → 20ms at 10x
-			10: 548 * time.Millisecond, 12: 575 * time.Millisecond, 14: 600 * time.Millisecond, 16: 630 * time.Millisecond,
+			3: us(147900), 5: us(417900), // before the change
+			7:  us(519790), // 197.9ms left at 1x → 19.79ms at 10x
+			10: us(547790), 12: us(574790), 14: us(599790), 16: us(629790),
 		}
 		for seq, w := range want {
 			if got := sentAt[seq]; got != w {

@@ -17,7 +17,7 @@ import (
 
 // expire times out the requests whose deadline has passed and tells the
 // server they are cancelled.
-func (x *executor) expire(ctx context.Context, now time.Time) error {
+func (x *actor) expire(ctx context.Context, now time.Time) error {
 	for _, p := range x.fifo {
 		if p.deadline.After(now) {
 			break
@@ -33,13 +33,14 @@ func (x *executor) expire(ctx context.Context, now time.Time) error {
 
 // timeOut gives up on a request: the server is told it is cancelled, and
 // the request is reported as timed out.
-func (x *executor) timeOut(ctx context.Context, p *pend) error {
+func (x *actor) timeOut(ctx context.Context, p *pend) error {
 	p.timedOut = true
 	p.sess.inflight--
 	p.sess.gaveUp(p.key)
+	x.anchorHandshake(p)
 	if conn := p.sess.conn; conn != nil {
 		note := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"replayctl: timed out after %s"}}`, p.req.SentID, x.e.cfg.Timeout)
-		if err := conn.Send(ctx, note); err != nil && ctx.Err() == nil {
+		if err := x.sendBounded(ctx, conn, note); err != nil && ctx.Err() == nil {
 			x.e.log.Warn().Err(err).Msg("could not send notifications/cancelled")
 		}
 	}
@@ -48,7 +49,7 @@ func (x *executor) timeOut(ctx context.Context, p *pend) error {
 
 // finishIfDone reports an answered (or given up) request once its recorded
 // answer is known or cannot come, and lets its session go on.
-func (x *executor) finishIfDone(ctx context.Context, p *pend) error {
+func (x *actor) finishIfDone(ctx context.Context, p *pend) error {
 	if p.expected != nil || x.final(p.sess) {
 		if err := x.finish(ctx, p); err != nil {
 			return err
@@ -60,7 +61,7 @@ func (x *executor) finishIfDone(ctx context.Context, p *pend) error {
 // settle reports, once nothing more can be recorded for the session, the
 // answered requests whose recorded answer never came (the tape ended
 // without it), and refuses the server requests the tape did not answer.
-func (x *executor) settle(ctx context.Context, ss *session) error {
+func (x *actor) settle(ctx context.Context, ss *session) error {
 	if ss.settled || !x.final(ss) {
 		return nil // once settled, later answers are finished as they come
 	}
@@ -97,7 +98,7 @@ func (x *executor) settle(ctx context.Context, ss *session) error {
 // notesIfQuiet compares the session's notifications once it is settled and
 // nothing is in flight any more: a notification may come with the last
 // answer.
-func (x *executor) notesIfQuiet(ctx context.Context, ss *session) error {
+func (x *actor) notesIfQuiet(ctx context.Context, ss *session) error {
 	if !ss.settled || len(ss.sent) > 0 || ss.notesCompared {
 		return nil
 	}
@@ -105,18 +106,9 @@ func (x *executor) notesIfQuiet(ctx context.Context, ss *session) error {
 	return x.compareNotes(ctx, ss)
 }
 
-func (x *executor) settleAll(ctx context.Context) error {
-	for _, ss := range x.sessions {
-		if err := x.settle(ctx, ss); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // finish reports a request whose answer (or timeout) and recorded answer
 // are both known, and forgets it.
-func (x *executor) finish(ctx context.Context, p *pend) error {
+func (x *actor) finish(ctx context.Context, p *pend) error {
 	if retried, err := x.retry(ctx, p); retried || err != nil {
 		return err
 	}
@@ -139,12 +131,12 @@ func (x *executor) finish(ctx context.Context, p *pend) error {
 	return x.notesIfQuiet(ctx, p.sess)
 }
 
-func (x *executor) emit(ctx context.Context, o *outcome) error { return send(ctx, x.out, o) }
+func (x *actor) emit(ctx context.Context, o *outcome) error { return send(ctx, x.out, o) }
 
 // retry sends a request again when its answer failed a validation rule
 // whose on_failure is retry and retries are left: with a new id, the same
 // recorded answer to meet. It reports whether it did.
-func (x *executor) retry(ctx context.Context, p *pend) (bool, error) {
+func (x *actor) retry(ctx context.Context, p *pend) (bool, error) {
 	if !x.e.retries || p.actual == nil || p.expected == nil || p.req.Injected {
 		return false, nil
 	}
@@ -162,7 +154,7 @@ func (x *executor) retry(ctx context.Context, p *pend) (bool, error) {
 
 // resend sends a request again, with a new id, for the same recorded
 // answer to meet.
-func (x *executor) resend(ctx context.Context, p *pend) error {
+func (x *actor) resend(ctx context.Context, p *pend) error {
 	rpc, err := jsonrpc.Parse(p.req.Out)
 	if err != nil {
 		return nil
@@ -190,7 +182,7 @@ func (x *executor) resend(ctx context.Context, p *pend) error {
 	}
 	ss.inflight++
 	x.fifo = append(x.fifo, &np)
-	if err := ss.conn.Send(ctx, np.req.Out); err != nil && ctx.Err() == nil {
+	if err := x.sendBounded(ctx, ss.conn, np.req.Out); err != nil && ctx.Err() == nil {
 		return x.targetDied(ss, fmt.Errorf("resend seq %d: %w", np.req.Rec.Seq, err))
 	}
 	return nil
@@ -198,7 +190,7 @@ func (x *executor) resend(ctx context.Context, p *pend) error {
 
 // injectError answers a request with the error an inject_error rule
 // gives, without sending it: the replay goes on as if the server had.
-func (x *executor) injectError(ss *session, it *Item) error {
+func (x *actor) injectError(ss *session, it *Item) error {
 	x.sentOrDropped(it)
 	now := time.Now()
 	answer := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, it.RPC.ID, it.InjectError)
@@ -215,20 +207,18 @@ func (x *executor) injectError(ss *session, it *Item) error {
 
 // abandon reports every request still in flight as failed with cause, when
 // the replay stops because the target failed: they were sent.
-func (x *executor) abandon(ctx context.Context, cause error) {
-	for _, ss := range x.sessions {
-		var left []*pend
-		for _, p := range ss.sent {
-			if !p.answered() {
-				left = append(left, p)
-			}
+func (x *actor) abandon(ctx context.Context, cause error) {
+	var left []*pend
+	for _, p := range x.ss.sent {
+		if !p.answered() {
+			left = append(left, p)
 		}
-		slices.SortFunc(left, func(a, b *pend) int { return a.sent.Compare(b.sent) })
-		for _, p := range left {
-			o := &outcome{Epoch: p.req.Epoch, Req: p.req, Sent: p.sent, Err: cause}
-			if send(ctx, x.out, o) != nil {
-				return
-			}
+	}
+	slices.SortFunc(left, func(a, b *pend) int { return a.sent.Compare(b.sent) })
+	for _, p := range left {
+		o := &outcome{Epoch: p.req.Epoch, Req: p.req, Sent: p.sent, Err: cause}
+		if send(ctx, x.out, o) != nil {
+			return
 		}
 	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -14,7 +15,7 @@ import (
 // 429, 5xx) with exponential backoff, never sooner than the server's
 // Retry-After, at most MaxRetries times and within Timeout. Other errors
 // return at once.
-func (x *executor) sendRetry(ctx context.Context, conn transport.Conn, msg []byte) error {
+func (x *actor) sendRetry(ctx context.Context, conn transport.Conn, msg []byte) error {
 	err := conn.Send(ctx, msg)
 	if !temporary(err) {
 		return err // the hot path: no backoff state is made
@@ -34,6 +35,11 @@ func (x *executor) sendRetry(ctx context.Context, conn transport.Conn, msg []byt
 		var he *transport.HTTPError
 		if errors.As(err, &he) {
 			wait = max(wait, he.RetryAfter)
+		}
+		// Retry-After is honoured only within the time the request has.
+		if dl, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(dl) {
+			x.e.log.Warn().Err(err).Str("retry_after", wait.Round(time.Millisecond).String()).Msg("target asked to retry later than the request's deadline; giving up")
+			return fmt.Errorf("%w (the target asked to retry in %s, later than the %s the request has: --timeout)", err, wait.Round(time.Millisecond), x.e.cfg.Timeout)
 		}
 		x.e.log.Warn().Err(err).Str("retry_in", wait.Round(time.Millisecond).String()).Msg("target asked to retry")
 		t := time.NewTimer(wait)

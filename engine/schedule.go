@@ -9,6 +9,7 @@ import (
 	"github.com/replayctl/replayctl/controller"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/scheduler"
+	"github.com/replayctl/replayctl/tape"
 )
 
 // schedule holds each client message until it is due. Recorded answers
@@ -25,6 +26,7 @@ func (e *Engine) schedule(ctx context.Context, in <-chan *Item, out chan<- *Item
 	p := scheduler.New(e.cfg.Speed, opts...)
 	epoch := ^uint64(0)
 	burst := 0 // chaos: messages still to send at once
+	var hs handshakes
 	for {
 		select {
 		case it, ok := <-in:
@@ -35,7 +37,14 @@ func (e *Engine) schedule(ctx context.Context, in <-chan *Item, out chan<- *Item
 			if e.stale(it) {
 				continue
 			}
+			if e.perSession { // each session paces its own messages
+				if err := send(ctx, out, it); err != nil {
+					return err
+				}
+				continue
+			}
 			if it.paced() {
+				hs.sent(it)
 				if it.Epoch != epoch {
 					epoch = it.Epoch
 					p.Rebase()
@@ -71,10 +80,85 @@ func (e *Engine) schedule(ctx context.Context, in <-chan *Item, out chan<- *Item
 			if err := send(ctx, out, it); err != nil {
 				return err
 			}
+			if e.cfg.Speed.ByTime() && hs.answers(it) {
+				// The clock starts again when the live handshake is done.
+				at, err := e.waitHandshake(ctx, it.Rec.Session)
+				if err != nil {
+					return err
+				}
+				p.Anchor(at, usec(it.Rec.TUS))
+			}
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
+}
+
+// handshake says that a session's live handshake completed at a time.
+type handshake struct {
+	session string
+	at      time.Time
+}
+
+// handshook tells a globally paced schedule that a session's live
+// handshake has completed. It never blocks: with nobody waiting, the news
+// is dropped once the channel's buffer is full.
+func (e *Engine) handshook(session string, at time.Time) {
+	if e.perSession || !e.cfg.Speed.ByTime() {
+		return
+	}
+	select {
+	case e.handshakes <- handshake{session: session, at: at}:
+	default:
+	}
+}
+
+// waitHandshake waits, at most the replay's timeout, for the session's
+// live handshake to complete, and returns when it did (now, if it never
+// did in time: the replay goes on and the answer is judged late).
+func (e *Engine) waitHandshake(ctx context.Context, session string) (time.Time, error) {
+	t := time.NewTimer(e.cfg.Timeout)
+	defer t.Stop()
+	for {
+		select {
+		case h := <-e.handshakes:
+			if h.session == session {
+				return h.at, nil
+			}
+		case <-t.C:
+			return time.Now(), nil
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		}
+	}
+}
+
+// handshakes follows, for the schedule stage, each session's recorded
+// initialize request so that its recorded answer can be recognised.
+type handshakes map[string]string // session → the id of its initialize
+
+func (h *handshakes) sent(it *Item) {
+	if it.Injected || it.RPC.Method != "initialize" {
+		return
+	}
+	if *h == nil {
+		*h = make(handshakes)
+	}
+	(*h)[it.Rec.Session] = jsonrpc.IDKey(it.RPC.ID)
+}
+
+// answers reports whether it is the recorded answer to its session's
+// initialize (once).
+func (h handshakes) answers(it *Item) bool {
+	if it.Rec.Dir != tape.S2C || !isAnswer(it.RPC.Kind) {
+		return false
+	}
+	id, ok := h[it.Rec.Session]
+	if !ok || id != jsonrpc.IDKey(it.RPC.ID) {
+		return false
+	}
+	delete(h, it.Rec.Session)
+	return true
 }
 
 // stepGate, in stepped mode, waits for one step token per message.

@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"time"
+
+	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
@@ -39,6 +42,20 @@ type session struct {
 	heldBack   []heldItem // reorder: messages held back behind later ones
 	run        []*Item    // OrderRandom: client messages not yet shuffled
 
+	// The session's clock (per-session pacing): due times count from an
+	// anchor, set when the connection is ready and again when the live
+	// handshake completes. burst: chaos, messages still to send at once.
+	clock    scheduler.Clock
+	clockSet bool
+	burst    int
+	// speedChanges wait for the next message's offset (SetSpeed).
+	speedChanges []speedChange
+	// blocked: the session waited for the target (order rule, in-flight
+	// limit, connection); freeAt: when it last stopped waiting. A message
+	// due before freeAt was held for that long.
+	blocked bool
+	freeAt  time.Time
+
 	// With ValidateNotifications: the server notifications recorded and
 	// received, compared once the session is settled.
 	recNotes  []*Item
@@ -62,6 +79,13 @@ func newSession(name string, conn transport.Conn) *session {
 	}
 }
 
+// anchor starts the session's clock: the message recorded at offset tUS
+// is due at now, later ones at their recorded distance from it ÷ speed.
+func (s *session) anchor(speed scheduler.Speed, now time.Time, tUS int64) {
+	s.clock = scheduler.NewClock(speed, now).Rebased(now, usec(tUS), 0)
+	s.clockSet = true
+}
+
 // held reports whether the session's next recorded message must wait.
 func (s *session) held(maxInflight int) bool {
 	return s.conn == nil || s.inflight >= maxInflight || (s.waitFor != nil && !s.waitFor.answered())
@@ -77,19 +101,19 @@ func find(m map[string]*pend, id []byte) *pend {
 }
 
 // takeAnswer returns the oldest recorded client answer to a server request
-// of method, looking in the queue and then in the backlog (fromBacklog).
-func (s *session) takeAnswer(method string) (it *Item, fromBacklog bool) {
+// of method, looking in the queue and then in the backlog.
+func (s *session) takeAnswer(method string) *Item {
 	if q := s.answers[method]; len(q) > 0 {
 		s.answers[method] = q[1:]
-		return q[0], false
+		return q[0]
 	}
 	for i, it := range s.backlog {
 		if isAnswer(it.RPC.Kind) && it.Rec.Dir == tape.C2S && s.serverMethods[jsonrpc.IDKey(it.RPC.ID)] == method {
 			s.backlog = append(s.backlog[:i:i], s.backlog[i+1:]...)
-			return it, true
+			return it
 		}
 	}
-	return nil, false
+	return nil
 }
 
 func isAnswer(k jsonrpc.Kind) bool { return k == jsonrpc.KindResponse || k == jsonrpc.KindError }

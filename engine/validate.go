@@ -77,10 +77,12 @@ func judge(o *outcome, v *validator.Validator) report.Result {
 	if r.Due.IsZero() {
 		r.Due = o.Sent
 	}
-	// Lag is measured at the send, not at the pacer's release: a message
-	// held up between the two (by the order rule, or a busy target) is late.
+	// Lateness is measured at the send, not at the pacer's release, and
+	// split: the time the target held the message up (the order rule, the
+	// in-flight limit: Held) and the replayer's own lateness (Lag).
 	if !o.Sent.IsZero() {
-		r.Lag = max(o.Sent.Sub(r.Due), 0)
+		r.Held = it.Held
+		r.Lag = max(o.Sent.Sub(r.Due)-it.Held, 0)
 	}
 	if o.Actual != nil {
 		r.Answered, r.Answer = o.Actual.At, o.Actual.Msg

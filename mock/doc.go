@@ -2,7 +2,9 @@
 // with the answer recorded for the same method and params, in recorded
 // order, its id rewritten to the caller's.
 //
-// The mock reads its tape as a stream, next to the replay, so its memory
-// does not grow with the tape: it keeps only the recorded requests it has
-// read ahead and not yet matched.
+// The mock reads its tape once, on the first Dial, into an index of each
+// recorded session's requests paired with their answers; every connection,
+// and every virtual copy of a session, answers from that one index with
+// only a cursor of its own. Its memory grows with the requests, answers
+// and server notifications of the tape, not with the number of sessions.
 package mock

@@ -2,127 +2,95 @@ package mock
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"reflect"
+	"slices"
 
 	"github.com/replayctl/replayctl/jsonrpc"
-	"github.com/replayctl/replayctl/tape"
 )
 
-// DefaultLookahead is how many tape messages the mock reads past the last
-// match while looking for a request it has not seen yet.
+// DefaultLookahead is how many recorded requests past the first one not
+// yet asked the mock searches for a request asked out of recorded order.
 const DefaultLookahead = 100_000
 
-// recorded is a recorded request of the session, waiting to be matched.
-type recorded struct {
-	method    string
-	params    []byte
-	idKey     string
-	answer    jsonrpc.Message // the recorded answer, once read
-	hasAnswer bool
-	notes     [][]byte // server notifications recorded before the answer
-	used      bool
-}
-
-// feedItem is one recorded message of the session, read ahead.
-type feedItem struct {
-	dir tape.Dir
-	rpc jsonrpc.Message
-	err error
-}
-
-// matcher finds recorded answers. It is owned by one connection; its
-// tape is read ahead by the connection's reader goroutine into feed.
+// matcher finds a session's recorded answers. It is owned by one
+// connection; the entries it reads are shared with every connection of
+// the session and never written.
 type matcher struct {
-	feed      <-chan feedItem
+	entries   []entry // the session's, from the rewind point on
+	from      int64   // notifications recorded before seq from are not sent
 	lookahead int
-	eof       bool
-	waiting   []*recorded // in recorded order; used ones trimmed from the front
-	notes     [][]byte    // server notifications read since the last answer
+	next      int              // entries before next have all been asked
+	used      map[int]struct{} // entries after next that have been asked
+}
+
+// newMatcher returns a matcher over a session's entries that answers as
+// the recording did from seq from on.
+func newMatcher(entries []entry, lookahead int, from int64) matcher {
+	i, _ := slices.BinarySearchFunc(entries, from, func(e entry, seq int64) int { return cmp.Compare(e.seq, seq) })
+	return matcher{entries: entries[i:], from: from, lookahead: max(lookahead, 0)}
 }
 
 // answer returns the recorded answer to req with req's id, or a JSON-RPC
 // error saying that the tape has none, and the server notifications
 // recorded before that answer, to be sent first.
-func (m *matcher) answer(req jsonrpc.Message) (notes [][]byte, ans []byte, err error) {
-	rec, err := m.find(req)
-	if err != nil {
-		return nil, nil, err
+func (m *matcher) answer(req jsonrpc.Message) (notes [][]byte, ans []byte) {
+	e := m.find(req.Method, req.Params())
+	if e == nil || e.answer == nil {
+		return nil, noAnswer(req)
 	}
-	if rec == nil || !rec.hasAnswer {
-		return nil, noAnswer(req), nil
+	rec, err := jsonrpc.Parse(e.answer)
+	if err != nil { // parsed once already, when the tape was indexed
+		return nil, noAnswer(req)
 	}
-	return rec.notes, rec.answer.WithID(req.ID), nil
+	for _, n := range e.notes {
+		if n.seq >= m.from {
+			notes = append(notes, n.msg)
+		}
+	}
+	return notes, rec.WithID(req.ID)
 }
 
-// find returns the first unused recorded request like req, reading ahead
-// until its answer has been read too; nil if the tape has none.
-func (m *matcher) find(req jsonrpc.Message) (*recorded, error) {
-	params := req.Params()
-	var match *recorded
-	for _, w := range m.waiting {
-		if !w.used && w.method == req.Method && sameJSON(w.params, params) {
-			match = w
-			break
-		}
+// find marks as asked, and returns, the first entry not asked yet with
+// this method and params, looking no further than lookahead entries past
+// the first one not asked; nil if there is none.
+func (m *matcher) find(method string, params []byte) *entry {
+	end := len(m.entries)
+	if m.lookahead < end-m.next {
+		end = m.next + m.lookahead + 1
 	}
-	for read := 0; (match == nil || !match.hasAnswer) && !m.eof; read++ {
-		if match == nil && read >= m.lookahead {
-			break
+	for i := m.next; i < end; i++ {
+		e := &m.entries[i]
+		if e.method != method {
+			continue
 		}
-		rec, ok := <-m.feed
-		if !ok {
-			m.eof = true
-			break
+		if _, used := m.used[i]; used || !sameJSON(e.params, params) {
+			continue
 		}
-		if rec.err != nil {
-			m.eof = true
-			return nil, fmt.Errorf("mock: %w", rec.err)
-		}
-		rpc := rec.rpc
-		switch {
-		case rec.dir == tape.C2S && rpc.Kind == jsonrpc.KindRequest:
-			w := &recorded{method: rpc.Method, params: rpc.Params(), idKey: jsonrpc.IDKey(rpc.ID)}
-			m.waiting = append(m.waiting, w)
-			if match == nil && w.method == req.Method && sameJSON(w.params, params) {
-				match = w
-			}
-		case rec.dir == tape.S2C && (rpc.Kind == jsonrpc.KindResponse || rpc.Kind == jsonrpc.KindError):
-			m.attach(jsonrpc.IDKey(rpc.ID), rpc)
-		case rec.dir == tape.S2C && rpc.Kind == jsonrpc.KindNotification:
-			m.notes = append(m.notes, rpc.Raw)
-		}
+		m.use(i)
+		return e
 	}
-	if match != nil {
-		match.used = true
-		m.trim()
-	}
-	return match, nil
+	return nil
 }
 
-// attach gives a recorded answer to the latest waiting request with its id.
-func (m *matcher) attach(idKey string, answer jsonrpc.Message) {
-	for i := len(m.waiting) - 1; i >= 0; i-- {
-		if w := m.waiting[i]; w.idKey == idKey && !w.hasAnswer {
-			w.answer, w.hasAnswer = answer, true
-			w.notes, m.notes = m.notes, nil
+// use marks entry i as asked. The entries asked in recorded order move
+// next on and take no memory; only those asked ahead of it are kept.
+func (m *matcher) use(i int) {
+	if i != m.next {
+		if m.used == nil {
+			m.used = map[int]struct{}{}
+		}
+		m.used[i] = struct{}{}
+		return
+	}
+	for m.next++; len(m.used) > 0; m.next++ {
+		if _, ok := m.used[m.next]; !ok {
 			return
 		}
+		delete(m.used, m.next)
 	}
-}
-
-// trim forgets used requests at the front, so the window stays small when
-// the replay follows the tape.
-func (m *matcher) trim() {
-	n := 0
-	for n < len(m.waiting) && m.waiting[n].used {
-		m.waiting[n] = nil
-		n++
-	}
-	m.waiting = m.waiting[n:]
 }
 
 // sameJSON reports whether two JSON values are equal: byte-equal, or equal
@@ -152,38 +120,6 @@ func sameJSON(a, b []byte) bool {
 func noAnswer(req jsonrpc.Message) []byte {
 	method, _ := json.Marshal("replayctl mock: the tape has no answer to " + req.Method + " with these params")
 	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":%s}}`, req.ID, method)
-}
-
-// readAhead sends the session's requests and answers, parsed, to feed
-// until the tape ends or done is closed. Decoding the tape here, on its
-// own goroutine, keeps it off the replay's critical path.
-func readAhead(r *tape.Reader, from int64, feed chan<- feedItem, stop, done <-chan struct{}) {
-	defer close(feed)
-	for {
-		msg, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return
-		}
-		var it feedItem
-		if err != nil {
-			it.err = err
-		} else if msg.Seq < from {
-			continue
-		} else if it.rpc, err = jsonrpc.Parse(msg.Msg); err != nil {
-			continue
-		}
-		it.dir = msg.Dir
-		select {
-		case feed <- it:
-		case <-stop:
-			return
-		case <-done:
-			return
-		}
-		if it.err != nil {
-			return
-		}
-	}
 }
 
 // badMessage is a good server's answer to a message that is not JSON-RPC:

@@ -5,21 +5,26 @@ import (
 	"errors"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
 
-// ErrClosed is returned by Send on a closed connection.
+// ErrClosed is returned by Send and Rewind on a closed connection.
 var ErrClosed = errors.New("mock: connection closed")
 
-// Mock is a transport.Dialer whose sessions answer from a tape.
+// Mock is a transport.Dialer whose sessions answer from a tape. It reads
+// the tape once, on the first Dial, into an index that every connection
+// shares; it is safe for concurrent use.
 type Mock struct {
 	path      string
 	tapeOpts  []tape.Option
 	lookahead int
+
+	once  sync.Once // builds idx, or sets err, on the first Dial
+	idx   *index
+	err   error
+	reads int // times the tape has been indexed, for tests; set in once
 }
 
 // Option configures a Mock.
@@ -30,10 +35,14 @@ func WithTapeOptions(opts ...tape.Option) Option {
 	return func(m *Mock) { m.tapeOpts = append(m.tapeOpts, opts...) }
 }
 
-// WithLookahead sets how far the mock reads ahead for an unseen request.
+// WithLookahead sets how many recorded requests past the first one not yet
+// asked the mock searches for a request asked out of recorded order
+// (default DefaultLookahead). 0 answers only in recorded order; n < 0 is
+// taken as 0.
 func WithLookahead(n int) Option { return func(m *Mock) { m.lookahead = n } }
 
-// New returns a mock that answers from the tape at path.
+// New returns a mock that answers from the tape at path. It does not read
+// the tape yet: the first Dial does.
 func New(path string, opts ...Option) *Mock {
 	m := &Mock{path: path, lookahead: DefaultLookahead}
 	for _, o := range opts {
@@ -44,191 +53,28 @@ func New(path string, opts ...Option) *Mock {
 
 var _ transport.Dialer = (*Mock)(nil)
 
-// Dial opens the tape for the recorded session and returns a connection
-// that answers as that session's server did. A virtual copy of a session
-// ("s1#3", as the engine names them in load replays) answers as the
-// recorded one.
+// Dial returns a connection that answers as the recorded session's server
+// did. A virtual copy of a session ("s1#3", as the engine names them in
+// load replays) answers as the recorded one; a session the tape does not
+// have answers every request with an error saying so. The first Dial reads
+// and indexes the whole tape, and does not watch ctx while it does; every
+// Dial, concurrent ones included, waits for that and returns its error if
+// the tape could not be read. Later Dials return at once.
 func (m *Mock) Dial(ctx context.Context, session string) (transport.Conn, error) {
-	c := &conn{
-		mock:    m,
-		session: recordedName(session),
-		out:     make(chan transport.Incoming, 256),
-		wake:    make(chan struct{}, 1),
-		done:    make(chan struct{}),
-	}
-	if err := c.startFeed(0); err != nil {
+	idx, err := m.index()
+	if err != nil {
 		return nil, err
 	}
-	c.wg.Go(c.pump)
-	return c, nil
+	return newConn(idx.sessions[recordedName(session)], m.lookahead), nil
 }
 
-// startFeed opens the tape and reads the session's messages from seq on
-// into a new feed, on a goroutine of its own. Called with sendMu held (or
-// before the connection is shared).
-func (c *conn) startFeed(from int64) error {
-	opts := append(c.mock.tapeOpts[:len(c.mock.tapeOpts):len(c.mock.tapeOpts)], tape.WithSession(c.session))
-	r, err := tape.Open(c.mock.path, opts...)
-	if err != nil {
-		return err
-	}
-	// The feed's buffer lets the reader run ahead of the replay.
-	feed := make(chan feedItem, 128)
-	stop := make(chan struct{})
-	c.r, c.feedStop = r, stop
-	c.m = matcher{feed: feed, lookahead: c.mock.lookahead}
-	c.feedWG.Go(func() { readAhead(r, from, feed, stop, c.done) })
-	return nil
-}
-
-// stopFeed ends the read-ahead goroutine and closes its reader.
-func (c *conn) stopFeed() error {
-	if c.feedStop == nil {
-		return nil // stopped already (a rewind that could not start again)
-	}
-	close(c.feedStop)
-	c.feedWG.Wait()
-	c.feedStop = nil
-	return c.r.Close()
-}
-
-// Rewind makes the connection answer as the recording did from seq on, as
-// if the messages before seq had not been asked yet: a debugger's seek
-// back gets the recorded answers again.
-func (c *conn) Rewind(seq int64) error {
-	c.sendMu.Lock()
-	defer c.sendMu.Unlock()
-	if err := c.checkOpen(); err != nil {
-		return err
-	}
-	if err := c.stopFeed(); err != nil {
-		return err
-	}
-	return c.startFeed(seq)
-}
-
-// conn answers synchronously in Send. Answers go straight into out while
-// it has room; beyond that they queue, and pump delivers them, so that
-// Send never blocks on a caller that is not reading yet.
-type conn struct {
-	mock    *Mock
-	session string // the recorded session it answers as
-
-	sendMu   sync.Mutex // one Send (or Rewind) at a time: guards m, r, feedStop
-	m        matcher
-	r        *tape.Reader // read by the read-ahead goroutine only
-	feedStop chan struct{}
-	feedWG   sync.WaitGroup
-
-	mu     sync.Mutex // guards queue and closed
-	queue  [][]byte
-	closed bool
-
-	out       chan transport.Incoming
-	wake      chan struct{}
-	done      chan struct{}
-	closeOnce sync.Once
-	wg        sync.WaitGroup
-}
-
-func (c *conn) Send(ctx context.Context, msg []byte) error {
-	req, err := jsonrpc.Parse(msg)
-	if err != nil { // answered as a good server does: parse error or invalid request
-		return c.reply(badMessage(msg))
-	}
-	if req.Kind != jsonrpc.KindRequest {
-		return c.checkOpen() // notifications and answers need no reply
-	}
-	c.sendMu.Lock()
-	notes, ans, err := c.m.answer(req)
-	c.sendMu.Unlock()
-	if err != nil {
-		return err
-	}
-	return c.reply(append(notes, ans)...)
-}
-
-// reply queues messages for the caller, in order: straight into out while
-// it has room and nothing is queued, else through pump.
-func (c *conn) reply(msgs ...[]byte) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return ErrClosed
-	}
-	if len(c.queue) == 0 && len(msgs) == 1 {
-		select {
-		case c.out <- transport.Incoming{Msg: msgs[0], At: time.Now()}:
-			return nil
-		default:
-		}
-	}
-	c.queue = append(c.queue, msgs...)
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
-	return nil
-}
-
-func (c *conn) checkOpen() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return ErrClosed
-	}
-	return nil
-}
-
-// pump delivers queued answers in order until the connection closes.
-func (c *conn) pump() {
-	defer close(c.out)
-	for {
-		select {
-		case <-c.wake:
-		case <-c.done:
-			return
-		}
-		for {
-			c.mu.Lock()
-			if len(c.queue) == 0 {
-				c.mu.Unlock()
-				break
-			}
-			// Peek, deliver, then pop: while an answer is on its way the
-			// queue is not empty, so Send cannot overtake it.
-			ans := c.queue[0]
-			c.mu.Unlock()
-			select {
-			case c.out <- transport.Incoming{Msg: ans, At: time.Now()}:
-			case <-c.done:
-				return
-			}
-			c.mu.Lock()
-			c.queue[0] = nil
-			c.queue = c.queue[1:]
-			c.mu.Unlock()
-		}
-	}
-}
-
-func (c *conn) Incoming() <-chan transport.Incoming { return c.out }
-
-func (c *conn) Err() error { return nil }
-
-func (c *conn) Close() error {
-	var err error
-	c.closeOnce.Do(func() {
-		c.mu.Lock()
-		c.closed = true
-		c.mu.Unlock()
-		close(c.done)
-		c.wg.Wait()
-		c.sendMu.Lock()
-		err = c.stopFeed()
-		c.sendMu.Unlock()
+// index returns the tape's index, reading the tape the first time.
+func (m *Mock) index() (*index, error) {
+	m.once.Do(func() {
+		m.reads++
+		m.idx, m.err = readIndex(m.path, m.tapeOpts)
 	})
-	return err
+	return m.idx, m.err
 }
 
 // recordedName strips a virtual copy's "#k" suffix.

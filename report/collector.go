@@ -65,7 +65,9 @@ type Collector struct {
 	timedOut         int64
 	faults           int64
 
-	latency, intended, lag hist
+	latency, intended, lag, held hist
+	late                         int64    // client messages sent more than LateAfter late (lag)
+	reqDue, reqSent              timeSpan // client requests sent: their due and send times
 
 	timeline        []timelineItem
 	timelineOmitted int64
@@ -101,6 +103,7 @@ func NewCollector(opts ...Option) *Collector {
 		latency:         newHist(),
 		intended:        newHist(),
 		lag:             newHist(),
+		held:            newHist(),
 		sessionLimit:    DefaultSessionLimit,
 		sessions:        make(map[string]*sessionStats),
 		sessionsOmitted: make(map[string]struct{}),
@@ -135,8 +138,17 @@ func (c *Collector) Add(r Result) {
 		lag := r.Lag
 		if lag == 0 && !r.Due.IsZero() {
 			lag = r.Sent.Sub(r.Due)
+			if r.Held > 0 {
+				lag = max(lag-r.Held, 0)
+			}
 		}
 		c.lag.record(lag)
+		if lag > LateAfter {
+			c.late++
+		}
+		if !r.Due.IsZero() {
+			c.held.record(r.Held)
+		}
 	}
 	if answered {
 		c.received++
@@ -146,6 +158,10 @@ func (c *Collector) Add(r Result) {
 	}
 	if isRequest {
 		c.requestsSent++
+		c.reqSent.add(r.Sent)
+		if !r.Due.IsZero() {
+			c.reqDue.add(r.Due)
+		}
 		if answered && r.Verdict != Timeout {
 			c.requestsAnswered++
 			c.latency.record(r.Answered.Sub(r.Sent))
@@ -265,6 +281,10 @@ func (c *Collector) Merge(o *Collector) error {
 	c.latency.merge(&o.latency)
 	c.intended.merge(&o.intended)
 	c.lag.merge(&o.lag)
+	c.held.merge(&o.held)
+	c.late += o.late
+	c.reqDue.merge(o.reqDue)
+	c.reqSent.merge(o.reqSent)
 
 	c.timeline, c.timelineOmitted = appendCapped(c.timeline, o.timeline, c.timelineLimit, c.timelineOmitted+o.timelineOmitted)
 	c.failures, c.failuresOmitted = appendCapped(c.failures, o.failures, c.failureLimit, c.failuresOmitted+o.failuresOmitted)

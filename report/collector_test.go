@@ -229,13 +229,14 @@ func randomResults(n int) []Result {
 		v := verdicts[rng.IntN(len(verdicts))]
 		r := request(int64(i), due, lag, lat, v)
 		r.Session = fmt.Sprintf("s%d", i%3)
+		r.Held = time.Duration(i%11) * 300 * time.Microsecond // not from rng: the sequence stays as it was
 		switch v {
 		case Failed:
 			r.Differences = []Difference{{Path: "result.x", Expected: json.RawMessage(`1`), Actual: json.RawMessage(`2`), Kind: "changed"}}
 		case Timeout, Error:
 			r.Answered, r.Err = time.Time{}, "boom"
 		case Skipped:
-			r.Sent, r.Answered, r.Lag = time.Time{}, time.Time{}, 0
+			r.Sent, r.Answered, r.Lag, r.Held = time.Time{}, time.Time{}, 0, 0
 		}
 		rs[i] = r
 	}
@@ -245,7 +246,7 @@ func randomResults(n int) []Result {
 func TestMergeEqualsAddingAll(t *testing.T) {
 	rs := randomResults(3000)
 	opts := []Option{WithTimelineLimit(1500), WithFailureLimit(100), WithErrorLimit(150), WithFaultLimit(10)}
-	meta := Meta{Tape: "t.jsonl", Sessions: 3}
+	meta := Meta{Tape: "t.jsonl", Sessions: 3, Speed: "realtime"}
 
 	one := NewCollector(opts...)
 	one.Start(at(-time.Second))
@@ -283,6 +284,9 @@ func TestMergeEqualsAddingAll(t *testing.T) {
 	}
 	if r := merged.Report(meta); r.TimelineOmitted != 1500 || r.Validation.FailuresOmitted == 0 {
 		t.Errorf("timeline omitted %d, failures omitted %d: want 1500, > 0", r.TimelineOmitted, r.Validation.FailuresOmitted)
+	}
+	if r := merged.Report(meta); !r.Load.Applicable || r.Load.Requests == 0 || r.Performance.HeldMS.Max != 3 {
+		t.Errorf("load %+v, held %+v: want an applicable load section and held up to 3ms", r.Load, r.Performance.HeldMS)
 	}
 }
 

@@ -3,12 +3,12 @@
 // The engine's validate/report stage owns one [Collector] and hands it a
 // [Result] for every replayed message ([Collector.Add]) and a [Fault] for
 // every injected chaos fault ([Collector.AddFault]). The collector keeps
-// exact counts and three HDR histograms (latency from the actual send,
-// latency from the intended send, schedule lag), so its memory stays flat
-// however long the tape: the timeline, the failures, the errors and the
-// faults it keeps in detail are capped ([WithTimelineLimit],
-// [WithFailureLimit], [WithErrorLimit], [WithFaultLimit]) and the report says
-// how many were left out. Collectors of several sessions or workers combine
+// exact counts and four HDR histograms (latency from the actual send,
+// latency from the intended send, schedule lag, held time), so its memory
+// stays flat however long the tape: the timeline, the failures, the errors
+// and the faults it keeps in detail are capped ([WithTimelineLimit],
+// [WithFailureLimit], [WithErrorLimit], [WithFaultLimit]) and the report
+// says how many were left out. Collectors of several sessions or workers combine
 // with [Collector.Merge].
 //
 // [Collector.Report] builds a [Report], a plain value whose JSON field names
@@ -31,11 +31,21 @@
 // [ParseThreshold] reads one, [Report.Evaluate] judges them, and
 // [Report.ApplyThresholds] keeps the results in the report, which fails
 // ([Report.Passed] is false) when one of them does. A latency threshold
-// with nothing measured ("no data") fails.
+// with nothing measured ("no data") fails, and so does a load threshold
+// ("load_delivered==true", "late==0", "achieved_rate>400") on a replay at
+// speed fast or stepped, which has no load section.
 //
 // Definitions used throughout:
 //   - latency = Answered − Sent; latency from intended = Answered − Due (the
-//     coordinated-omission-free view); schedule lag = Sent − Due.
+//     coordinated-omission-free view). The time from Due to Sent splits
+//     into held time (waiting for causal order or the in-flight limit: the
+//     target set that pace) and schedule lag (the replayer late):
+//     Due + Held + Lag ≈ Sent.
+//   - load (paced speeds only: realtime, Nx, fixed:, rps:): intended and
+//     achieved request rates over the due and the send times, the client
+//     messages more than [LateAfter] late, and whether the load was
+//     delivered (lag p99 ≤ LateAfter; held time does not count against
+//     it), with a verdict sentence.
 //   - Histograms have microsecond resolution, 3 significant digits and a
 //     range of 0..1h; values outside are clamped into it and counted
 //     ("clamped"). Percentiles are HDR values, capped by the exact min and max.

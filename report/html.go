@@ -49,11 +49,13 @@ type htmlDiff struct{ Path, Kind, Expected, Actual string }
 
 // WriteHTML writes r as one self-contained HTML page: no external script,
 // style sheet, font or image, only inline CSS and inline SVG. It shows a
-// summary with a pass/fail badge, a timeline chart of when each message
-// was due, sent and answered (at most 1000 messages drawn, those that
-// failed first), the latency histogram, the per-session table, the
-// thresholds, every failure the report kept with its differences, the
-// errors and the injected faults. Everything from the wire is escaped.
+// summary with a pass/fail badge and the load verdict of a paced replay,
+// where the time went (latency, schedule lag, held time), a timeline chart
+// of when each message was due, sent and answered (at most 1000 messages
+// drawn, those that failed first), the latency histogram, the per-session
+// table, the thresholds, every failure the report kept with its
+// differences, the errors and the injected faults. Everything from the
+// wire is escaped.
 func (r Report) WriteHTML(w io.Writer) error {
 	var buf bytes.Buffer
 	if err := htmlTemplate.Execute(&buf, newHTMLPage(r)); err != nil {
@@ -84,6 +86,9 @@ func newHTMLPage(r Report) htmlPage {
 		{"validation", fmt.Sprintf("%d passed, %d failed, %s (%d checked)", r.Validation.Passed, r.Validation.Failed, plural(r.Validation.Warnings, "warning"), r.Validation.Checked)},
 		{"errors", fmt.Sprintf("%s, %s; error rate %.2f%%", plural(p.Errors, "error"), plural(p.Timeouts, "timeout"), p.ErrorRate*100)},
 		{"success rate", fmt.Sprintf("%.2f%%", s.SuccessRate*100)},
+	}
+	if r.Load.Applicable {
+		page.Summary = append(page.Summary, htmlItem{"load", r.Load.Verdict})
 	}
 	if r.Chaos.Injected > 0 || r.Chaos.Seed != nil {
 		seed := "no seed"

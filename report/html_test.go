@@ -52,6 +52,8 @@ func TestWriteHTMLSections(t *testing.T) {
 		`id="thresholds"`, "Thresholds: 3, 2 failed", "p99 was 12.5ms", "validation_failed was 1",
 		`id="failures"`, "Validation failures: 1", "result.content[0].text", "&#34;sunny&#34;", "&#34;rain&#34;", "result.isError", "(absent)",
 		`id="errors"`, "no answer within 5s",
+		"held (causal order, in-flight limit)", "schedule lag (the replayer late)",
+		`<div class="label">load</div><div class="value">delivered: 3 requests at 66.7/s as intended (lag p99 1 ms)</div>`,
 		`id="chaos"`, "answer withheld",
 		"warning: tape has no end line",
 	}
@@ -77,6 +79,9 @@ func TestWriteHTMLSections(t *testing.T) {
 	}
 	if strings.Contains(pass, `id="thresholds"`) || strings.Contains(pass, `id="errors"`) {
 		t.Errorf("the empty report's page has a thresholds or errors section, want neither")
+	}
+	if strings.Contains(pass, `<div class="label">load</div>`) {
+		t.Errorf("the page of a report with no speed has a load card, want none")
 	}
 }
 

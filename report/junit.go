@@ -63,9 +63,12 @@ type (
 // differences for a failed validation and an <error> for an error or a
 // timeout. Failures and errors the report kept but whose timeline entry
 // was left out (the timeline is capped) are test cases too, and each suite's
-// <system-out> says what the report left out. Thresholds, when there are
-// any, form a last suite named "thresholds". Text from the wire is escaped;
-// characters XML cannot hold are replaced.
+// <system-out> says what the report left out. Every suite's properties
+// name the tape, target, speed and chaos seed, and the load verdict
+// (load, load_delivered) and lag_p99_ms and held_p99_ms when there are
+// any. Thresholds, when there are any, form a last suite named
+// "thresholds". Text from the wire is escaped; characters XML cannot hold
+// are replaced.
 func (r Report) WriteJUnit(w io.Writer) error {
 	var buf bytes.Buffer
 	buf.WriteString(xml.Header)
@@ -250,6 +253,15 @@ func junitProperties(r Report) []junitProperty {
 	}
 	if r.Chaos.Seed != nil {
 		props = append(props, junitProperty{"chaos_seed", strconv.FormatInt(*r.Chaos.Seed, 10)})
+	}
+	if l := r.Load; l.Applicable {
+		props = append(props, junitProperty{"load", l.Verdict},
+			junitProperty{"load_delivered", strconv.FormatBool(l.Delivered)})
+	}
+	if p := r.Performance; p.ScheduleLagMS.Count > 0 {
+		props = append(props,
+			junitProperty{"lag_p99_ms", strconv.FormatFloat(p.ScheduleLagMS.P99, 'f', -1, 64)},
+			junitProperty{"held_p99_ms", strconv.FormatFloat(p.HeldMS.P99, 'f', -1, 64)})
 	}
 	return props
 }

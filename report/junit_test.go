@@ -132,8 +132,13 @@ func TestWriteJUnitSample(t *testing.T) {
 			}
 		})
 	}
-	if want := (ciProperty{"chaos_seed", "42"}); len(s.Properties) != 4 || s.Properties[3] != want {
-		t.Errorf("properties: got %+v, want tape, target, speed and %+v", s.Properties, want)
+	wantProps := []ciProperty{
+		{"tape", "weather.jsonl"}, {"target", "http://127.0.0.1:8080/mcp"}, {"speed", "10x"}, {"chaos_seed", "42"},
+		{"load", "delivered: 3 requests at 66.7/s as intended (lag p99 1 ms)"}, {"load_delivered", "true"},
+		{"lag_p99_ms", "1"}, {"held_p99_ms", "0"},
+	}
+	if fmt.Sprint(s.Properties) != fmt.Sprint(wantProps) {
+		t.Errorf("properties:\ngot  %+v\nwant %+v", s.Properties, wantProps)
 	}
 	if !strings.Contains(s.SystemOut, "session s1: 4 sent, 3 received, 2 passed, 1 failed") {
 		t.Errorf("system-out: got %q, want the session's totals", s.SystemOut)

@@ -14,8 +14,11 @@ type Meta struct {
 	TotalMessages int64
 	// Skipped counts messages left out before the replay (filters, window)
 	// that never became a Result; skipped results are added to it.
-	Skipped  int64
-	Target   string
+	Skipped int64
+	Target  string
+	// Speed is the replay's speed as written ("realtime", "10x",
+	// "fixed:50ms", "rps:500", "fast", "stepped"); the paced ones fill the
+	// report's load section.
 	Speed    string
 	Seed     *int64 // chaos seed, nil without chaos
 	Warnings []string
@@ -36,6 +39,7 @@ type ServerTraffic struct {
 type Report struct {
 	Summary         Summary         `json:"summary"`
 	Performance     Performance     `json:"performance"`
+	Load            Load            `json:"load"`
 	Validation      Validation      `json:"validation"`
 	Chaos           Chaos           `json:"chaos"`
 	Errors          []ErrorEntry    `json:"errors"`
@@ -75,15 +79,18 @@ type Summary struct {
 
 // Performance is the report's "performance" section.
 type Performance struct {
-	LatencyMS             Stats   `json:"latency_ms"`
-	LatencyFromIntendedMS Stats   `json:"latency_from_intended_ms"`
-	ScheduleLagMS         Stats   `json:"schedule_lag_ms"`
-	ThroughputPerS        float64 `json:"throughput_per_s"`
-	ErrorRate             float64 `json:"error_rate"`
-	Requests              int64   `json:"requests"` // requests sent
-	Answered              int64   `json:"answered"` // requests answered in time
-	Errors                int64   `json:"errors"`   // results with verdict error
-	Timeouts              int64   `json:"timeouts"` // results with verdict timeout
+	LatencyMS             Stats `json:"latency_ms"`
+	LatencyFromIntendedMS Stats `json:"latency_from_intended_ms"`
+	ScheduleLagMS         Stats `json:"schedule_lag_ms"`
+	// HeldMS is the time client messages waited past their due time for
+	// causal order or the in-flight limit (see [Result.Held]).
+	HeldMS         Stats   `json:"held_ms"`
+	ThroughputPerS float64 `json:"throughput_per_s"`
+	ErrorRate      float64 `json:"error_rate"`
+	Requests       int64   `json:"requests"` // requests sent
+	Answered       int64   `json:"answered"` // requests answered in time
+	Errors         int64   `json:"errors"`   // results with verdict error
+	Timeouts       int64   `json:"timeouts"` // results with verdict timeout
 	// LatencyHistogram is the latency distribution in buckets of a 1-2-5
 	// series (count of latencies up to le_ms and above the previous
 	// bucket's), from the first bucket with a value to the last.
@@ -184,6 +191,7 @@ func (c *Collector) Report(meta Meta) Report {
 			LatencyMS:             c.latency.stats(),
 			LatencyFromIntendedMS: c.intended.stats(),
 			ScheduleLagMS:         c.lag.stats(),
+			HeldMS:                c.held.stats(),
 			ErrorRate:             errorRate(c.errored+c.timedOut, c.requestsSent),
 			Requests:              c.requestsSent,
 			Answered:              c.requestsAnswered,
@@ -213,6 +221,7 @@ func (c *Collector) Report(meta Meta) Report {
 		SessionsOmitted: len(c.sessionsOmitted),
 		Thresholds:      []ThresholdResult{},
 	}
+	r.Load = c.load(meta.Speed, r.Performance.ScheduleLagMS, r.Performance.HeldMS)
 	if duration > 0 {
 		r.Performance.ThroughputPerS = float64(c.requestsAnswered) / duration.Seconds()
 	}

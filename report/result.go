@@ -57,9 +57,15 @@ type Result struct {
 	Kind    string // request, notification, response, error
 
 	Due, Sent, Answered time.Time
-	// Lag is the schedule lag (sent later than due). When zero and both
-	// Due and Sent are set, Sent − Due is used.
+	// Lag is the schedule lag: the replayer's own lateness, the time it
+	// was free to send the message and did not. When zero and both Due and
+	// Sent are set, Sent − Due − Held is used.
 	Lag time.Duration
+	// Held is the time the message waited past its due time for causal
+	// order (an answer the recording had before it) or for the in-flight
+	// limit: the target's answers set that pace, and it does not count
+	// against delivering the load. Due + Held + Lag ≈ Sent.
+	Held time.Duration
 
 	Verdict     Verdict
 	Differences []Difference

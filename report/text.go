@@ -28,10 +28,11 @@ const (
 )
 
 // WriteText writes a readable summary of r for a terminal: a few aligned
-// lines of counts, duration, throughput, latency, lag and validation, then
-// the first failures with their differences and the first errors. It uses
-// ANSI colors only when color is true. Text that came from the wire is
-// stripped of control characters.
+// lines of counts, duration, throughput, latency, lag, where the time went
+// (lag, held, latency), the load verdict of a paced replay and validation,
+// then the first failures with their differences and the first errors. It
+// uses ANSI colors only when color is true. Text that came from the wire
+// is stripped of control characters.
 func (r Report) WriteText(w io.Writer, color bool) error {
 	t := textWriter{color: color}
 	t.header(r)
@@ -91,6 +92,14 @@ func (t *textWriter) body(r Report) {
 	}
 	if p.ScheduleLagMS.Count > 0 {
 		t.line("lag", "p99 %s  max %s", msDuration(p.ScheduleLagMS.P99), msDuration(p.ScheduleLagMS.Max))
+		t.line("time", "%s", timeSplit(p))
+	}
+	if l := r.Load; l.Applicable {
+		verdict := t.paint(ansiGreen, clean(l.Verdict))
+		if !l.Delivered {
+			verdict = t.paint(ansiYellow, clean(l.Verdict))
+		}
+		t.line("load", "%s", verdict)
 	}
 	failed := fmt.Sprintf("%d failed", v.Failed)
 	if v.Failed > 0 {
@@ -182,6 +191,19 @@ func (t *textWriter) errors(r Report) {
 	if more := total - int64(shown); more > 0 {
 		fmt.Fprintf(&t.buf, "  and %d more\n", more)
 	}
+}
+
+// timeSplit says where the time went, p50 and p99 of each part: the
+// replayer's lag, the time held for causal order or the in-flight limit,
+// and the target's latency.
+func timeSplit(p Performance) string {
+	part := func(name string, s Stats) string {
+		if s.Count == 0 {
+			return name + " -"
+		}
+		return fmt.Sprintf("%s p50 %s p99 %s", name, msDuration(s.P50), msDuration(s.P99))
+	}
+	return part("lag", p.ScheduleLagMS) + " · " + part("held", p.HeldMS) + " · " + part("latency", p.LatencyMS)
 }
 
 // display renders a JSON value for one line: compacted, cut to

@@ -43,6 +43,7 @@ const (
 	unitRate                 // a fraction 0..1
 	unitCount
 	unitPerSecond
+	unitBool // 1 for true, 0 for false; compared with == or != only
 )
 
 // metric is one thing a threshold can test.
@@ -55,14 +56,15 @@ type metric struct {
 // statMetrics are the names of the fields of a [Stats] thresholds can use.
 var statMetrics = []string{"min", "avg", "p50", "p90", "p95", "p99", "p999", "max"}
 
-// statPrefixes name the three distributions: "" and "latency_" the latency
+// statPrefixes name the four distributions: "" and "latency_" the latency
 // from the actual send, "intended_" from the intended send, "lag_" the
-// schedule lag.
+// schedule lag, "held_" the held time.
 var statPrefixes = map[string]func(r *Report) Stats{
 	"":          func(r *Report) Stats { return r.Performance.LatencyMS },
 	"latency_":  func(r *Report) Stats { return r.Performance.LatencyMS },
 	"intended_": func(r *Report) Stats { return r.Performance.LatencyFromIntendedMS },
 	"lag_":      func(r *Report) Stats { return r.Performance.ScheduleLagMS },
+	"held_":     func(r *Report) Stats { return r.Performance.HeldMS },
 }
 
 func statField(s Stats, name string) float64 {
@@ -90,6 +92,19 @@ func count(f func(r *Report) int64) metric {
 	return metric{unitCount, func(r *Report) (float64, bool) { return float64(f(r)), true }}
 }
 
+// loadMetric is a metric of the load section: measured only when the
+// section applies (a paced replay).
+func loadMetric(u unit, f func(l Load) float64) metric {
+	return metric{u, func(r *Report) (float64, bool) { return f(r.Load), r.Load.Applicable }}
+}
+
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // otherMetrics are the metrics that are not a distribution's statistic.
 var otherMetrics = map[string]metric{
 	"error_rate":   {unitRate, func(r *Report) (float64, bool) { return r.Performance.ErrorRate, true }},
@@ -109,6 +124,11 @@ var otherMetrics = map[string]metric{
 	"received":            count(func(r *Report) int64 { return r.Summary.Received }),
 	"skipped":             count(func(r *Report) int64 { return r.Summary.Skipped }),
 	"faults":              count(func(r *Report) int64 { return r.Chaos.Injected }),
+
+	"load_delivered": loadMetric(unitBool, func(l Load) float64 { return boolValue(l.Delivered) }),
+	"late":           loadMetric(unitCount, func(l Load) float64 { return float64(l.Late) }),
+	"achieved_rate":  loadMetric(unitPerSecond, func(l Load) float64 { return l.AchievedRatePerS }),
+	"intended_rate":  loadMetric(unitPerSecond, func(l Load) float64 { return l.IntendedRatePerS }),
 }
 
 // lookupMetric finds a metric by its canonical name.
@@ -134,7 +154,7 @@ var operators = []string{"<=", ">=", "==", "!=", "<", ">"}
 
 // knownMetrics lists the metric names for error messages.
 func knownMetrics() string {
-	names := []string{strings.Join(statMetrics, ", ") + " (latency; also with latency_, intended_ or lag_ before them, e.g. lag_p99)"}
+	names := []string{strings.Join(statMetrics, ", ") + " (latency; also with latency_, intended_, lag_ or held_ before them, e.g. lag_p99, held_p99)"}
 	others := make([]string, 0, len(otherMetrics))
 	for n := range otherMetrics {
 		others = append(others, n)
@@ -145,11 +165,19 @@ func knownMetrics() string {
 
 // ParseThreshold reads a threshold such as "p99<200ms", "avg<5ms",
 // "error_rate<1%", "success_rate>=99.5%", "throughput>500",
-// "validation_failed==0" or "lag_p99<1ms". Durations take a unit (ns, us,
-// µs, ms, s, m) or are milliseconds when bare; rates are a percentage
-// ("1%") or a fraction ("0.01"); throughput is per second ("500" or
-// "500/s"). "p(99)" is read as "p99", as k6 writes it. Spaces are allowed
-// around the operator. Errors wrap [ErrThreshold] and list what is known.
+// "validation_failed==0", "lag_p99<1ms" or "held_p99<50ms". Durations take
+// a unit (ns, us, µs, ms, s, m) or are milliseconds when bare; rates are a
+// percentage ("1%") or a fraction ("0.01"); throughput, achieved_rate and
+// intended_rate are per second ("500" or "500/s"). "p(99)" is read as
+// "p99", as k6 writes it. Spaces are allowed around the operator.
+//
+// The load metrics judge the report's load section: "load_delivered==true"
+// (or ==1, !=false; only == and != compare it), "late==0" (client messages
+// more than [LateAfter] late), "achieved_rate>=450" and "intended_rate". A
+// replay at speed fast or stepped has no load section: its load thresholds
+// show "no data" and fail.
+//
+// Errors wrap [ErrThreshold] and list what is known.
 func ParseThreshold(s string) (Threshold, error) {
 	expr := strings.TrimSpace(s)
 	bad := func(format string, args ...any) (Threshold, error) {
@@ -175,6 +203,9 @@ func ParseThreshold(s string) (Threshold, error) {
 	m, ok := lookupMetric(name)
 	if !ok {
 		return bad("unknown metric %q; known metrics: %s", name, knownMetrics())
+	}
+	if m.unit == unitBool && op != "==" && op != "!=" {
+		return bad("%s is true or false: compare it with == or !=, e.g. %s==true", name, name)
 	}
 	if raw == "" {
 		return bad("no value after %s", op)
@@ -223,6 +254,14 @@ func parseLimit(u unit, raw string) (float64, error) {
 			return 0, fmt.Errorf("wants a rate between 0%% and 100%%; got %q", raw)
 		}
 		return f, nil
+	case unitBool:
+		switch strings.ToLower(raw) {
+		case "true", "1":
+			return 1, nil
+		case "false", "0":
+			return 0, nil
+		}
+		return 0, fmt.Errorf("wants true or false (or 1 or 0); got %q", raw)
 	case unitPerSecond:
 		num, _ := strings.CutSuffix(raw, "/s")
 		f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
@@ -312,6 +351,8 @@ func formatValue(u unit, v float64) string {
 		return strconv.FormatFloat(v*100, 'f', 2, 64) + "%"
 	case unitPerSecond:
 		return strconv.FormatFloat(v, 'f', 1, 64) + "/s"
+	case unitBool:
+		return strconv.FormatBool(v != 0)
 	default:
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}

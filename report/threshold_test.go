@@ -38,6 +38,19 @@ func TestParseThreshold(t *testing.T) {
 		{"errors!=3", "errors", "!=", 3},
 		{"duration<30s", "duration", "<", 30000},
 		{"faults>0", "faults", ">", 0},
+		{"held_p99<50ms", "held_p99", "<", 50},
+		{"held_max<=1s", "held_max", "<=", 1000},
+		{"lag_p99<10ms", "lag_p99", "<", 10},
+		{"load_delivered==1", "load_delivered", "==", 1},
+		{"load_delivered==true", "load_delivered", "==", 1},
+		{"LOAD_DELIVERED == TRUE", "load_delivered", "==", 1},
+		{"load_delivered!=false", "load_delivered", "!=", 0},
+		{"load_delivered==0", "load_delivered", "==", 0},
+		{"late==0", "late", "==", 0},
+		{"late<=5", "late", "<=", 5},
+		{"achieved_rate>400", "achieved_rate", ">", 400},
+		{"achieved_rate>=450/s", "achieved_rate", ">=", 450},
+		{"intended_rate>0", "intended_rate", ">", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -76,6 +89,16 @@ func TestParseThresholdErrors(t *testing.T) {
 		{"validation_failed==none", []string{"wants a number"}},
 		{"p99<200ms<300ms", []string{"more than one operator"}},
 		{"timeouts=<0", []string{`operator "=<0" unknown`}},
+		{"held_p98<1ms", []string{`unknown metric "held_p98"`, "held_", "held_p99", "load_delivered", "late", "achieved_rate", "intended_rate"}},
+		{"delivered==1", []string{`unknown metric "delivered"`, "load_delivered"}},
+		{"held<1ms", []string{`unknown metric "held"`}},
+		{"load_delivered<1", []string{"load_delivered is true or false: compare it with == or !=, e.g. load_delivered==true"}},
+		{"load_delivered>=true", []string{"compare it with == or !="}},
+		{"load_delivered==yes", []string{"load_delivered wants true or false (or 1 or 0)", `"yes"`}},
+		{"load_delivered==2", []string{"wants true or false"}},
+		{"achieved_rate>fast", []string{"achieved_rate wants requests per second"}},
+		{"late==some", []string{"late wants a number"}},
+		{"held_p99<soon", []string{"held_p99 wants a duration"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -99,6 +122,9 @@ func FuzzParseThreshold(f *testing.F) {
 	for _, s := range []string{"p99<200ms", "error_rate<1%", "p(99.9)>=1", "throughput>5/s", "x==", "<<", "lag_p99!=0"} {
 		f.Add(s)
 	}
+	for _, s := range []string{"load_delivered==true", "late==0", "achieved_rate>1/s", "held_p99<5ms"} {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		th, err := ParseThreshold(s)
 		if err != nil {
@@ -118,6 +144,16 @@ func FuzzParseThreshold(f *testing.F) {
 func TestEvaluate(t *testing.T) {
 	r := sampleReport() // latency 3ms and 12.5ms, 1 failed, 1 timeout, error rate 1/3
 	empty := NewCollector().Report(Meta{})
+	loadReport := func(speed string, rs []Result) Report {
+		c := NewCollector()
+		for _, r := range rs {
+			c.Add(r)
+		}
+		return c.Report(Meta{Speed: speed})
+	}
+	// Three requests 20ms late and held 40ms.
+	behind := loadReport("realtime", every(3, time.Second, constant(40*time.Millisecond), constant(20*time.Millisecond)))
+	fast := loadReport("fast", every(3, 0, constant(0), constant(0)))
 	tests := []struct {
 		name   string
 		r      Report
@@ -142,6 +178,24 @@ func TestEvaluate(t *testing.T) {
 		{"duration in seconds", r, "duration<5s", "5.04s", false},
 		{"no latency is no data and fails", empty, "p99<200ms", "no data", false},
 		{"no latency, but count metrics measured", empty, "validation_failed==0", "0", true},
+		// sampleReport is a 10x replay: 3 requests at 66.7/s, lag p99 1ms, held 0.
+		{"held p99", r, "held_p99<1ms", "0.0ms", true},
+		{"load delivered", r, "load_delivered==true", "true", true},
+		{"load delivered as 1", r, "load_delivered==1", "true", true},
+		{"load delivered, not false", r, "load_delivered!=false", "true", true},
+		{"load delivered, wanted false", r, "load_delivered==false", "true", false},
+		{"late", r, "late==0", "0", true},
+		{"achieved rate", r, "achieved_rate>100", "66.7/s", false},
+		{"achieved rate met", r, "achieved_rate>=60/s", "66.7/s", true},
+		{"intended rate", r, "intended_rate>=66", "66.7/s", true},
+		{"not delivered", behind, "load_delivered==true", "false", false},
+		{"not delivered, late", behind, "late==0", "3", false},
+		{"not delivered, held", behind, "held_p99<10ms", "40.0ms", false},
+		{"fast: load is no data and fails", fast, "load_delivered==true", "no data", false},
+		{"fast: late is no data and fails", fast, "late==0", "no data", false},
+		{"fast: achieved rate is no data", fast, "achieved_rate>0", "no data", false},
+		{"fast: held is still measured", fast, "held_p99<1ms", "0.0ms", true},
+		{"nothing held measured", empty, "held_p99<1ms", "no data", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -223,5 +277,44 @@ func TestApplyThresholds(t *testing.T) {
 	r.ApplyThresholds(ts[1:]) // applying again replaces the results
 	if !r.Passed() || !r.Summary.Passed || len(r.Thresholds) != 1 {
 		t.Errorf("after passing thresholds only: got passed %v, %d results, want a pass with 1", r.Passed(), len(r.Thresholds))
+	}
+}
+
+// TestLoadThresholdText checks how a failed load threshold reads, in the
+// text summary and in JUnit.
+func TestLoadThresholdText(t *testing.T) {
+	c := NewCollector()
+	for _, r := range every(5, 100*time.Millisecond, constant(0), constant(50*time.Millisecond)) {
+		c.Add(r)
+	}
+	r := c.Report(Meta{Tape: "t.jsonl", Speed: "rps:10"})
+	var ts []Threshold
+	for _, s := range []string{"load_delivered==true", "late==0", "lag_p99<10ms", "held_p99<10ms"} {
+		th, err := ParseThreshold(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts = append(ts, th)
+	}
+	r.ApplyThresholds(ts)
+	if got := len(r.ThresholdsFailed()); got != 3 || r.Passed() {
+		t.Fatalf("failed thresholds: got %d (passed %v), want 3 and a fail", got, r.Passed())
+	}
+	var buf bytes.Buffer
+	if err := r.WriteText(&buf, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"threshold load_delivered==true failed: load_delivered was false",
+		"threshold late==0 failed: late was 5",
+		"threshold lag_p99<10ms failed: lag_p99 was 50.0ms",
+		"thresholds  1 passed, 3 failed",
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("text: got\n%s\nwant it to contain %q", buf.String(), want)
+		}
+	}
+	if got := r.Thresholds[0].Limit; got != "true" {
+		t.Errorf("load_delivered limit: got %q, want true", got)
 	}
 }

@@ -78,10 +78,12 @@ func TestJSONContractFields(t *testing.T) {
 	}
 	contract := map[string][]string{
 		"summary":                              {"tape", "sessions", "total_messages", "sent", "received", "skipped", "duration_ms", "success_rate"},
-		"performance":                          {"latency_ms", "latency_from_intended_ms", "schedule_lag_ms", "throughput_per_s", "error_rate"},
+		"performance":                          {"latency_ms", "latency_from_intended_ms", "schedule_lag_ms", "held_ms", "throughput_per_s", "error_rate"},
 		"performance.latency_ms":               {"avg", "p50", "p95", "p99", "max"},
 		"performance.latency_from_intended_ms": {"p50", "p99"},
 		"performance.schedule_lag_ms":          {"p50", "p99", "max"},
+		"performance.held_ms":                  {"count", "p50", "p99", "max"},
+		"load":                                 {"applicable", "intended_rate_per_s", "achieved_rate_per_s", "late", "lag_p99_ms", "delivered", "verdict"},
 		"validation":                           {"checked", "passed", "failed", "warnings", "failures"},
 		"validation.failures.0":                {"seq", "session", "method", "differences"},
 		"validation.failures.0.differences.0":  {"path", "expected", "actual", "kind"},

@@ -70,3 +70,9 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// SpinUntil yields the processor in a loop until due, or until ctx is
+// done: for the last stretch before a due time, where a timer could fire
+// up to a millisecond late. Under a fake clock (testing/synctest) it
+// notices that time stands still and sleeps instead.
+func SpinUntil(ctx context.Context, due time.Time) error { return spinUntil(ctx, due) }

@@ -136,6 +136,22 @@ func (p *Pacer) Resume(now time.Time) {
 // later items following the speed from there: the schedule after a seek.
 func (p *Pacer) Rebase() { p.rebase = true }
 
+// Anchor makes the item recorded at offset due at now, with later items
+// following the speed from it: the schedule of a session whose handshake
+// has just completed (see the package doc, "A clock per session"). Changes
+// waiting to be folded are applied first; a paused pacer stays paused,
+// counting the pause from now.
+func (p *Pacer) Anchor(now time.Time, offset time.Duration) {
+	if !p.started {
+		p.Start(now)
+	}
+	p.fold(offset, now)
+	p.clock = p.clock.Rebased(now, offset, p.index)
+	if p.paused {
+		p.pausedAt = now
+	}
+}
+
 // fold applies the changes recorded since the last Wait, in order, now that
 // the next item's offset is known.
 func (p *Pacer) fold(offset time.Duration, now time.Time) {

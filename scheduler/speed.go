@@ -175,3 +175,9 @@ func (s Speed) Limit() rate.Limit {
 	}
 	return rate.Inf
 }
+
+// ByTime reports whether the speed paces by recorded time (realtime and
+// Nx), as opposed to by count (fixed, rps) or not at all (fast, stepped).
+// Only speeds that pace by recorded time can give each session a clock of
+// its own.
+func (s Speed) ByTime() bool { return s.Mode == Realtime || s.Mode == Scaled }

@@ -228,7 +228,7 @@ func TestWriteFileAtomic(t *testing.T) {
 }
 
 func TestConvertVCR(t *testing.T) {
-	r, err := Open("../../shared/samples/agent-vcr/calculator-v2.vcr")
+	r, err := Open(fixtures + "abacus-v2.vcr")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,15 +244,15 @@ func TestConvertVCR(t *testing.T) {
 	}
 	defer n.Close()
 	got := readAll(t, n)
-	if len(got) != len(first) || n.Format() != FormatNative || len(n.Warnings()) != 0 {
-		t.Fatalf("converted tape: %d messages (%s, warnings %q), want %d native", len(got), n.Format(), n.Warnings(), len(first))
+	if len(first) != 11 || len(got) != len(first) || n.Format() != FormatNative || len(n.Warnings()) != 0 {
+		t.Fatalf("converted tape: %d messages of %d (%s, warnings %q), want 11 native", len(got), len(first), n.Format(), n.Warnings())
 	}
 	for i := range got {
 		if string(got[i].Msg) != string(first[i].Msg) || got[i].TUS != first[i].TUS || got[i].Dir != first[i].Dir {
 			t.Errorf("message %d: got %+v, want %+v", i, got[i], first[i])
 		}
 	}
-	if h := n.Header(); h.Server == nil || h.Server.Name != "calculator-server" || h.CreatedAt != "2026-02-08T14:15:00Z" {
+	if h := n.Header(); h.Server == nil || h.Server.Name != "abacus-server" || h.CreatedAt != "2026-03-14T13:40:00Z" {
 		t.Errorf("converted header = %+v", h)
 	}
 }

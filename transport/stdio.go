@@ -211,6 +211,11 @@ func (c *StdioConn) Send(ctx context.Context, msg []byte) error {
 		if cause == nil {
 			cause = context.DeadlineExceeded
 		}
+		if errors.Is(cause, context.DeadlineExceeded) {
+			// A server that does not read its stdin for as long as a
+			// request may take has stopped working as a server.
+			return fmt.Errorf("%w: send to server %q: it did not read its stdin before the deadline (%w)", ErrTarget, c.name, cause)
+		}
 		return fmt.Errorf("send to server %q: %w", c.name, cause)
 	case errors.Is(err, os.ErrClosed):
 		return ErrClosed

@@ -1,0 +1,463 @@
+package engine
+
+// The session actor: one goroutine per replayed session.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/replayctl/replayctl/chaos"
+	"github.com/replayctl/replayctl/scheduler"
+	"github.com/replayctl/replayctl/transport"
+)
+
+// actor is one replayed session's goroutine, after the model of net/http's
+// conn.serve: it owns the session's connection, its requests in flight and
+// their deadlines, its clock, retries and reconnects, and reports what
+// happens as outcomes on out. The router hands it the session's recorded
+// messages through its mailbox and never waits for it; a slow or stuck
+// target holds up this session only.
+type actor struct {
+	e   *Engine
+	out chan<- *outcome
+	ss  *session
+	mb  *mailbox
+
+	live      int     // pends not yet reported
+	fifo      []*pend // send order; deadlines are in the same order
+	inputDone bool    // the mailbox is closed and emptied
+	end       *Item   // the end of the tape, passed on once all is judged
+	// direct is the connection's stream of messages, read in the actor's
+	// own select: nil while dialling and once the connection has ended.
+	direct       <-chan transport.Incoming
+	timer        *time.Timer   // the oldest request's deadline
+	armed        *pend         // the request the timer is set for
+	pace         *time.Timer   // the head of the backlog falls due
+	paceAt       time.Time     // when pace fires; zero: not set
+	retryIDs     int64         // ids made for retries and reconnects
+	chaosExpired chan *pend    // a faulted request's short wait is over
+	chaosTimers  []*time.Timer // stopped when the actor returns
+	done         chan struct{} // closed when the actor returns
+	// held is what this actor counts in the engine's queued total: the
+	// items in its backlog, its shuffled run and its held-back messages.
+	held int
+	// startAt is when the session may connect: its recorded start by the
+	// run's clock (per-session pacing), else at once.
+	startAt time.Time
+}
+
+func newActor(e *Engine, out chan<- *outcome, name string, startAt time.Time) *actor {
+	return &actor{
+		e: e, out: out,
+		ss:           newSession(name, nil),
+		mb:           newMailbox(),
+		chaosExpired: make(chan *pend),
+		done:         make(chan struct{}),
+		timer:        stoppedTimer(),
+		pace:         stoppedTimer(),
+		startAt:      startAt,
+	}
+}
+
+func stoppedTimer() *time.Timer {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return t
+}
+
+// run is the actor's goroutine. It connects the session when its start
+// comes, then replays what the mailbox brings until the input has ended
+// and everything sent has been reported, or until ctx is done. An error
+// that wraps ErrTarget ends the whole replay; what was in flight is
+// reported as failed first.
+func (x *actor) run(ctx context.Context) (err error) {
+	x.e.actorsLive.Add(1)
+	defer x.e.actorsLive.Add(-1)
+	defer x.close()
+	defer func() { x.e.release(x.held + x.mb.shut()) }()
+	defer func() { // a failed target: what was in flight is reported, not lost
+		if errors.Is(err, ErrTarget) {
+			x.abandon(ctx, err)
+		}
+	}()
+	if err := x.connect(ctx); err != nil {
+		return err
+	}
+	for !x.inputDone || x.live > 0 || len(x.ss.backlog) > 0 || x.end != nil {
+		if err := x.passEnd(ctx); err != nil {
+			return err
+		}
+		if x.inputDone && x.live == 0 && len(x.ss.backlog) == 0 && x.end == nil {
+			break
+		}
+		x.armTimer()
+		x.account()
+		select {
+		case <-x.mb.wake:
+			if err := x.takeMail(ctx); err != nil {
+				return err
+			}
+		case inc, ok := <-x.direct:
+			a := arrival{inc: inc}
+			if !ok {
+				a = arrival{closed: true, err: x.ss.conn.Err()}
+				x.direct = nil
+			}
+			if err := x.arrive(ctx, a); err != nil {
+				return err
+			}
+		case p := <-x.chaosExpired:
+			if !p.answered() {
+				if err := x.timeOut(ctx, p); err != nil {
+					return err
+				}
+			}
+		case now := <-x.timer.C:
+			x.armed = nil
+			if err := x.expire(ctx, now); err != nil {
+				return err
+			}
+		case <-x.pace.C:
+			x.paceAt = time.Time{}
+			if err := x.drain(ctx, x.ss); err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// arrival is a message from the session's connection, or (closed) the
+// news that the connection ended.
+type arrival struct {
+	inc    transport.Incoming
+	closed bool
+	err    error
+}
+
+// connect waits for the session's start, then dials its connection within
+// the replay's timeout.
+func (x *actor) connect(ctx context.Context) error {
+	if wait := time.Until(x.startAt); wait > 0 {
+		if err := sleep(ctx, wait); err != nil {
+			return err
+		}
+	}
+	c, err := x.dial(ctx)
+	if err != nil {
+		return targetErr(fmt.Sprintf("connect session %s", x.ss.name), err)
+	}
+	x.ss.conn, x.direct = c, c.Incoming()
+	// Messages released while the connection was being made were held by
+	// the target's start-up (global pacing counts it as held, not lag).
+	x.ss.freeAt = time.Now()
+	return nil
+}
+
+// dial opens a connection for the session, within the replay's timeout.
+func (x *actor) dial(ctx context.Context) (transport.Conn, error) {
+	dctx, cancel := context.WithTimeout(ctx, x.e.cfg.Timeout)
+	defer cancel()
+	c, err := x.e.dialer.Dial(dctx, x.ss.name)
+	switch {
+	case err == nil:
+		return c, nil
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case dctx.Err() != nil:
+		return nil, fmt.Errorf("no connection within %s (--timeout): %w", x.e.cfg.Timeout, err)
+	}
+	return nil, err
+}
+
+// takeMail takes what the router and the controller left in the mailbox.
+func (x *actor) takeMail(ctx context.Context) error {
+	items, reqs, closed := x.mb.take()
+	x.e.release(len(items))
+	for i, it := range items {
+		items[i] = nil
+		if err := x.handle(ctx, it); err != nil {
+			return err
+		}
+	}
+	for _, r := range reqs {
+		err := r.fn(ctx, x)
+		r.done <- err
+		if err != nil {
+			return err
+		}
+	}
+	if closed && !x.inputDone {
+		if err := x.flushRun(ctx, x.ss); err != nil { // the last run of OrderRandom
+			return err
+		}
+		x.inputDone = true
+		return x.settle(ctx, x.ss)
+	}
+	return nil
+}
+
+// account tells the engine how many items the actor holds, so that the
+// router reads ahead only so far (see Engine.release).
+func (x *actor) account() {
+	n := len(x.ss.backlog) + len(x.ss.run) + len(x.ss.heldBack)
+	if d := n - x.held; d != 0 {
+		x.held = n
+		x.e.release(-d)
+	}
+}
+
+// handle takes the next recorded message of the session: at once, or into
+// its backlog while the session waits.
+func (x *actor) handle(ctx context.Context, it *Item) error {
+	if x.e.stale(it) {
+		x.sentOrDropped(it)
+		return nil
+	}
+	if it.End {
+		x.end = it
+		return nil
+	}
+	ss := x.ss
+	if x.e.cfg.Order == OrderRandom {
+		if it.paced() && !it.Injected {
+			ss.run = append(ss.run, it) // shuffled when the run ends
+			if len(ss.run) < maxRun {
+				return nil
+			}
+			return x.flushRun(ctx, ss)
+		}
+		if err := x.flushRun(ctx, ss); err != nil {
+			return err
+		}
+	}
+	return x.take(ctx, ss, it)
+}
+
+// take queues a recorded message behind the session's backlog and
+// replays what may go now.
+func (x *actor) take(ctx context.Context, ss *session, it *Item) error {
+	ss.backlog = append(ss.backlog, it)
+	return x.drain(ctx, ss)
+}
+
+// drain replays the session's backlog for as long as the session may go
+// on and its next message is due, then settles it if nothing more can be
+// recorded for it.
+func (x *actor) drain(ctx context.Context, ss *session) error {
+	for len(ss.backlog) > 0 {
+		it := ss.backlog[0]
+		if x.e.stale(it) {
+			x.pop(ss)
+			x.sentOrDropped(it)
+			continue
+		}
+		if ss.held(x.e.cfg.MaxInflight) {
+			ss.blocked = true
+			break
+		}
+		if ss.blocked { // the target's answers let the session go on now
+			ss.blocked, ss.freeAt = false, time.Now()
+		}
+		if it.paced() {
+			due, err := x.due(ctx, ss, it)
+			if err != nil {
+				return err
+			}
+			if !due {
+				break
+			}
+		}
+		x.pop(ss)
+		if err := x.process(ctx, ss, it); err != nil {
+			return err
+		}
+	}
+	return x.settle(ctx, ss)
+}
+
+func (x *actor) pop(ss *session) {
+	ss.backlog[0] = nil
+	ss.backlog = ss.backlog[1:]
+}
+
+// due reports whether a paced message may go now by the session's clock;
+// if not, the pace timer is set for its due time. Without per-session
+// pacing the schedule stage has released it already.
+//
+// The session's clock starts when the session can talk: its first message
+// is due when the connection is ready, and the clock is anchored again
+// when the live handshake completes (see anchorHandshake). Every due time
+// counts from the anchor: anchor + (recorded offset − anchor's offset) ÷
+// speed, never "the gap since the previous message".
+func (x *actor) due(ctx context.Context, ss *session, it *Item) (bool, error) {
+	if !x.e.perSession {
+		return true, nil
+	}
+	if it.Timing.Due.IsZero() {
+		now := time.Now()
+		if !ss.clockSet {
+			ss.anchor(x.e.speed(), now, it.Rec.TUS)
+		}
+		for _, c := range ss.speedChanges { // later messages follow the new speed
+			ss.clock = ss.clock.WithSpeed(c.speed, c.at, usec(it.Rec.TUS), 0)
+		}
+		ss.speedChanges = ss.speedChanges[:0]
+		due := ss.clock.Due(usec(it.Rec.TUS), 0)
+		if ss.burst > 0 { // a burst fault: sent at once, not when due
+			ss.burst--
+			due = now
+		} else if f := it.Fault; f != nil && f.Kind == chaos.Burst {
+			ss.burst = f.BurstSize() - 1
+		}
+		it.Timing.Due = due.Add(it.Delay) // add_delay: later than due, on purpose
+	}
+	wait := time.Until(it.Timing.Due)
+	if wait <= 0 {
+		return true, nil
+	}
+	spin := x.spin()
+	if wait > spin {
+		x.setPace(it.Timing.Due.Add(-spin))
+		return false, nil
+	}
+	if err := scheduler.SpinUntil(ctx, it.Timing.Due); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// spin is how long before a due time the actor stops sleeping on a timer
+// and yields in a loop instead (timers can fire up to a millisecond
+// late). Only while there are no more sessions than processors: beyond
+// that the spinning would take the time other sessions need.
+func (x *actor) spin() time.Duration {
+	if x.e.actorsLive.Load() > int64(runtime.GOMAXPROCS(0)) {
+		return 0
+	}
+	return scheduler.DefaultSpin
+}
+
+// setPace points the pace timer at t.
+func (x *actor) setPace(t time.Time) {
+	if x.paceAt.Equal(t) {
+		return
+	}
+	x.pace.Stop()
+	x.paceAt = t
+	x.pace.Reset(time.Until(t))
+}
+
+// anchorHandshake starts the session's clock again when its live
+// handshake has completed: the message recorded after the handshake goes
+// out at its recorded gap after the recorded answer, counted from the
+// live one. It tells a globally paced schedule too (see
+// Engine.waitHandshake).
+func (x *actor) anchorHandshake(p *pend) {
+	if p.req.Injected || p.req.RPC.Method != "initialize" || p.anchored || !p.answered() {
+		return
+	}
+	at := time.Now()
+	if p.actual != nil {
+		at = p.actual.At
+	}
+	if p.expected == nil { // the schedule may hold the recorded answer
+		x.e.handshook(x.ss.name, at)
+		if !x.e.perSession {
+			p.anchored = true
+		}
+		return
+	}
+	p.anchored = true
+	if x.e.perSession {
+		x.ss.anchor(x.e.speed(), at, p.expected.Rec.TUS)
+	}
+}
+
+// usec is a tape offset in microseconds as a duration.
+func usec(us int64) time.Duration { return time.Duration(us) * time.Microsecond }
+
+// close ends the connection and the actor's timers.
+func (x *actor) close() {
+	close(x.done)
+	x.timer.Stop()
+	x.pace.Stop()
+	for _, t := range x.chaosTimers {
+		t.Stop()
+	}
+	if x.ss.conn != nil {
+		if err := x.ss.conn.Close(); err != nil {
+			x.e.log.Debug().Str("session", x.ss.name).Err(err).Msg("close connection")
+		}
+	}
+}
+
+// armTimer points the timer at the oldest unanswered request's deadline.
+// Deadlines are in send order, so only a change of the oldest one moves
+// the timer; the runtime's timer lock is not taken on every message.
+func (x *actor) armTimer() {
+	for len(x.fifo) > 0 && x.fifo[0].answered() {
+		x.fifo[0] = nil
+		x.fifo = x.fifo[1:]
+	}
+	var head *pend
+	if len(x.fifo) > 0 {
+		head = x.fifo[0]
+	}
+	if head == x.armed {
+		return
+	}
+	x.armed = head
+	x.timer.Stop()
+	if head != nil {
+		x.timer.Reset(time.Until(head.deadline))
+	}
+}
+
+
+// sendBounded sends a message that is not a recorded request of its own
+// (an answer to the server, a cancellation, a resend) within the replay's
+// timeout: no write to the target waits longer than a request would.
+func (x *actor) sendBounded(ctx context.Context, c transport.Conn, msg []byte) error {
+	return x.bounded(ctx, func(ctx context.Context) error { return c.Send(ctx, msg) })
+}
+
+// bounded runs one write to the target within the replay's timeout.
+func (x *actor) bounded(ctx context.Context, write func(context.Context) error) error {
+	wctx, cancel := context.WithTimeout(ctx, x.e.cfg.Timeout)
+	defer cancel()
+	return write(wctx)
+}
+
+// setSpeed changes the pace of the session's clock at now: the next
+// message's due time follows the rule of scheduler.Clock.WithSpeed, later
+// ones the new speed from it.
+func (x *actor) setSpeed(s scheduler.Speed, now time.Time) {
+	ss := x.ss
+	if !x.e.perSession || !ss.clockSet {
+		return
+	}
+	if len(ss.backlog) > 0 && !ss.backlog[0].Timing.Due.IsZero() {
+		// The head's due time was set by the old speed: set it again.
+		head := ss.backlog[0]
+		ss.clock = ss.clock.WithSpeed(s, now, usec(head.Rec.TUS), 0)
+		head.Timing.Due = time.Time{}
+		x.paceAt = time.Time{}
+		x.pace.Stop()
+		x.e.log.Debug().Str("session", ss.name).Str("speed", s.String()).Msg("speed changed")
+		return
+	}
+	ss.speedChanges = append(ss.speedChanges, speedChange{speed: s, at: now})
+}
+
+// speedChange is a change of speed not yet applied to a session's clock:
+// it is, once the next message's offset is known.
+type speedChange struct {
+	speed scheduler.Speed
+	at    time.Time
+}

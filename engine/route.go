@@ -1,0 +1,340 @@
+package engine
+
+// The router: each recorded message to its session's actor.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/replayctl/replayctl/scheduler"
+	"github.com/replayctl/replayctl/tape"
+)
+
+// maxQueued bounds the recorded messages read ahead and not yet replayed,
+// over all sessions, plus perActorQueued for each session: past it the
+// router stops reading (memory stays bounded) until the sessions catch up.
+const (
+	maxQueued      = 4096
+	perActorQueued = 64
+)
+
+// route hands each recorded message to its session's actor, starting an
+// actor (on g) for each session at its first client message. It never
+// blocks on a target: a mailbox takes messages without waiting. It closes
+// out once the input has ended and every actor has returned.
+func (e *Engine) route(ctx context.Context, g *errgroup.Group, in <-chan *Item, out chan<- *outcome) error {
+	var wg sync.WaitGroup
+	defer func() {
+		wg.Wait() // actors send on out until they return
+		close(out)
+	}()
+	defer e.actors.closeAll()
+	for {
+		if err := e.waitRoom(ctx); err != nil {
+			return err
+		}
+		select {
+		case it, ok := <-in:
+			if !ok {
+				return nil
+			}
+			if err := e.routeItem(ctx, g, &wg, it, out); err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// routeItem delivers one item.
+func (e *Engine) routeItem(ctx context.Context, g *errgroup.Group, wg *sync.WaitGroup, it *Item, out chan<- *outcome) error {
+	if e.stale(it) {
+		if e.ctl != nil && it.paced() && !it.Injected {
+			e.ctl.Sent(it.Rec.Seq)
+		}
+		return nil
+	}
+	if it.End {
+		all := e.actors.all()
+		if !e.ends.begin(it.Epoch, len(all)) {
+			return send(ctx, out, &outcome{Epoch: it.Epoch, Req: it, End: true})
+		}
+		for _, a := range all {
+			e.post(a, it)
+		}
+		return nil
+	}
+	a := e.actors.get(it.Rec.Session)
+	if a == nil {
+		if it.Rec.Dir == tape.S2C {
+			return send(ctx, out, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server message before its session's first client message"})
+		}
+		a = newActor(e, out, it.Rec.Session, e.sessionStart(it))
+		e.actors.add(a)
+		wg.Add(1)
+		g.Go(func() error {
+			defer wg.Done()
+			return a.run(ctx)
+		})
+	}
+	e.post(a, it)
+	return nil
+}
+
+// post puts an item in an actor's mailbox and counts it as queued.
+func (e *Engine) post(a *actor, it *Item) {
+	if a.mb.put(it) {
+		e.queued.Add(1)
+	}
+}
+
+// sessionStart is when a session whose first message is it may connect.
+// With per-session pacing, a recorded session starts at its recorded
+// offset from the tape's first message (÷ speed), so that sessions start
+// as far apart as they were recorded (and --ramp spreads virtual copies);
+// otherwise at once: the schedule stage paces.
+func (e *Engine) sessionStart(it *Item) time.Time {
+	now := time.Now()
+	if !e.perSession {
+		return now
+	}
+	if !e.runClockSet {
+		e.runClock = scheduler.NewClock(e.cfg.Speed, now).Rebased(now, usec(it.Rec.TUS), 0)
+		e.runClockSet = true
+	}
+	return e.runClock.Due(usec(it.Rec.TUS), 0)
+}
+
+// release takes n items off the queued count (n < 0 adds them) and lets
+// the router read on when there is room again.
+func (e *Engine) release(n int) {
+	if n == 0 {
+		return
+	}
+	if left := e.queued.Add(-int64(n)); left < e.queueLimit() {
+		select {
+		case e.room <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (e *Engine) queueLimit() int64 {
+	return maxQueued + perActorQueued*int64(e.actors.count())
+}
+
+// waitRoom blocks while the sessions hold as many items as they may.
+func (e *Engine) waitRoom(ctx context.Context) error {
+	for e.queued.Load() >= e.queueLimit() {
+		select {
+		case <-e.room:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// registry is the engine's actors by session name. The router adds to it;
+// a controller's seek and inject read it from their own goroutines.
+type registry struct {
+	mu     sync.Mutex // guards byName and order
+	byName map[string]*actor
+	order  []*actor // in the order the sessions started
+}
+
+func (r *registry) get(name string) *actor {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.byName[name]
+}
+
+func (r *registry) add(a *actor) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byName == nil {
+		r.byName = make(map[string]*actor)
+	}
+	r.byName[a.ss.name] = a
+	r.order = append(r.order, a)
+}
+
+func (r *registry) all() []*actor {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*actor(nil), r.order...)
+}
+
+func (r *registry) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.order)
+}
+
+// first is the actor of the session that started first, or nil.
+func (r *registry) first() *actor {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.order) == 0 {
+		return nil
+	}
+	return r.order[0]
+}
+
+// closeAll tells every actor that no more items will come.
+func (r *registry) closeAll() {
+	for _, a := range r.all() {
+		a.mb.close()
+	}
+}
+
+// ask runs fn on the actor's goroutine and returns its error, or an error
+// when the actor has ended, or ctx.Err().
+func (e *Engine) ask(ctx context.Context, a *actor, fn func(context.Context, *actor) error) error {
+	req := actorReq{fn: fn, done: make(chan error, 1)}
+	if !a.mb.ask(req) {
+		return fmt.Errorf("session %s has ended", a.ss.name)
+	}
+	select {
+	case err := <-req.done:
+		return err
+	case <-a.done:
+		select {
+		case err := <-req.done:
+			return err
+		default:
+			return fmt.Errorf("session %s has ended", a.ss.name)
+		}
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// mailbox is how an actor receives: the router and a controller put, the
+// actor takes everything at once. Putting never blocks.
+type mailbox struct {
+	mu     sync.Mutex // guards the fields below; held only to append or swap
+	items  []*Item
+	spare  []*Item // the slice the actor gave back, reused
+	reqs   []actorReq
+	closed bool // no more items will come
+	gone   bool // the actor has returned: nothing more is taken
+	wake   chan struct{}
+}
+
+// actorReq is work for an actor's goroutine (a controller's seek or
+// inject); done gets its error.
+type actorReq struct {
+	fn   func(context.Context, *actor) error
+	done chan error
+}
+
+func newMailbox() *mailbox { return &mailbox{wake: make(chan struct{}, 1)} }
+
+// put adds an item; false when the actor has returned.
+func (m *mailbox) put(it *Item) bool {
+	m.mu.Lock()
+	if m.gone {
+		m.mu.Unlock()
+		return false
+	}
+	m.items = append(m.items, it)
+	m.mu.Unlock()
+	m.signal()
+	return true
+}
+
+func (m *mailbox) ask(r actorReq) bool {
+	m.mu.Lock()
+	if m.gone {
+		m.mu.Unlock()
+		return false
+	}
+	m.reqs = append(m.reqs, r)
+	m.mu.Unlock()
+	m.signal()
+	return true
+}
+
+func (m *mailbox) close() {
+	m.mu.Lock()
+	m.closed = true
+	m.mu.Unlock()
+	m.signal()
+}
+
+func (m *mailbox) signal() {
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns everything put since the last take, and whether the input
+// has ended. The items slice is the actor's until its next take.
+func (m *mailbox) take() (items []*Item, reqs []actorReq, closed bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	items, m.items, m.spare = m.items, m.spare[:0], items
+	reqs, m.reqs = m.reqs, nil
+	return items, reqs, m.closed
+}
+
+// shut marks the actor gone, fails the requests still waiting and
+// returns how many items it never took.
+func (m *mailbox) shut() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.gone = true
+	for _, r := range m.reqs {
+		r.done <- errActorGone
+	}
+	n := len(m.items)
+	m.items, m.reqs, m.spare = nil, nil, nil
+	return n
+}
+
+var errActorGone = errors.New("the session has ended")
+
+// ends counts, per epoch, the actors that have yet to reach the end of
+// the tape; the last one passes the end on (for a controller).
+type ends struct {
+	mu   sync.Mutex // guards left
+	left map[uint64]int
+}
+
+// begin starts the count for epoch; false when there is nobody to wait for.
+func (n *ends) begin(epoch uint64, actors int) bool {
+	if actors == 0 {
+		return false
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.left == nil {
+		n.left = make(map[uint64]int)
+	}
+	n.left[epoch] = actors
+	return true
+}
+
+// reached counts one actor at the end of epoch; true for the last one.
+func (n *ends) reached(epoch uint64) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	left, ok := n.left[epoch]
+	if !ok {
+		return false
+	}
+	if left <= 1 {
+		delete(n.left, epoch)
+		return true
+	}
+	n.left[epoch] = left - 1
+	return false
+}

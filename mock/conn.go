@@ -1,0 +1,190 @@
+package mock
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/transport"
+)
+
+// conn answers synchronously in Send, from its session's entries of the
+// mock's index. Answers go straight into out while it has room; beyond
+// that they queue, and pump, a goroutine started only then, delivers them,
+// so that Send never blocks on a caller that is not reading yet.
+type conn struct {
+	entries   []entry // the session's, all of them: what Rewind starts from
+	lookahead int
+
+	sendMu sync.Mutex // one Send (or Rewind) at a time: guards m
+	m      matcher
+
+	mu      sync.Mutex // guards queue, closed and pumping
+	queue   [][]byte
+	closed  bool
+	pumping bool // pump has been started: it, not Close, closes out
+
+	out       chan transport.Incoming
+	wake      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+	wg        sync.WaitGroup
+}
+
+// outBuffer is how many answers Incoming holds before they queue for the
+// pump. Each slot costs 64 bytes per connection, open or not yet read:
+// kept small, as load replays hold thousands of connections at once.
+const outBuffer = 32
+
+var (
+	_ transport.Conn     = (*conn)(nil)
+	_ transport.Rewinder = (*conn)(nil)
+)
+
+func newConn(entries []entry, lookahead int) *conn {
+	return &conn{
+		entries:   entries,
+		lookahead: lookahead,
+		m:         newMatcher(entries, lookahead, 0),
+		out:       make(chan transport.Incoming, outBuffer),
+		wake:      make(chan struct{}, 1),
+		done:      make(chan struct{}),
+	}
+}
+
+// Send answers msg at once, with the recorded answer (after the server
+// notifications recorded before it) or an error saying the tape has none;
+// a notification or an answer gets nothing. It never blocks: it returns
+// ErrClosed after Close, else nil.
+func (c *conn) Send(ctx context.Context, msg []byte) error {
+	req, err := jsonrpc.Parse(msg)
+	if err != nil { // answered as a good server does: parse error or invalid request
+		return c.reply(badMessage(msg))
+	}
+	if req.Kind != jsonrpc.KindRequest {
+		return c.checkOpen() // notifications and answers need no reply
+	}
+	c.sendMu.Lock()
+	notes, ans := c.m.answer(req)
+	c.sendMu.Unlock()
+	return c.reply(append(notes, ans)...)
+}
+
+// Rewind makes the connection answer as the recording did from seq on, as
+// if the messages before seq had not been asked yet: a debugger's seek
+// back gets the recorded answers again. Answers already sent stay sent.
+// It returns at once: ErrClosed after Close, else nil.
+func (c *conn) Rewind(seq int64) error {
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
+	if err := c.checkOpen(); err != nil {
+		return err
+	}
+	c.m = newMatcher(c.entries, c.lookahead, seq)
+	return nil
+}
+
+// reply queues messages for the caller, in order: straight into out while
+// it has room and nothing is queued, else through pump.
+func (c *conn) reply(msgs ...[]byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return ErrClosed
+	}
+	for len(c.queue) == 0 && len(msgs) > 0 && c.offer(msgs[0]) {
+		msgs = msgs[1:]
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	c.queue = append(c.queue, msgs...)
+	if !c.pumping {
+		c.pumping = true
+		c.wg.Go(c.pump)
+	}
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// offer puts msg into out if it has room, without waiting. Called with mu
+// held and the queue empty, so that nothing queued is overtaken.
+func (c *conn) offer(msg []byte) bool {
+	select {
+	case c.out <- transport.Incoming{Msg: msg, At: time.Now()}:
+		return true
+	default:
+		return false
+	}
+}
+
+func (c *conn) checkOpen() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// pump delivers queued answers in order until the connection closes; then
+// it closes out.
+func (c *conn) pump() {
+	defer close(c.out)
+	for {
+		select {
+		case <-c.wake:
+		case <-c.done:
+			return
+		}
+		for {
+			c.mu.Lock()
+			if len(c.queue) == 0 {
+				c.mu.Unlock()
+				break
+			}
+			// Peek, deliver, then pop: while an answer is on its way the
+			// queue is not empty, so Send cannot overtake it.
+			ans := c.queue[0]
+			c.mu.Unlock()
+			select {
+			case c.out <- transport.Incoming{Msg: ans, At: time.Now()}:
+			case <-c.done:
+				return
+			}
+			c.mu.Lock()
+			c.queue[0] = nil
+			c.queue = c.queue[1:]
+			c.mu.Unlock()
+		}
+	}
+}
+
+// Incoming delivers the answers in the order Send made them; it is closed
+// after Close.
+func (c *conn) Incoming() <-chan transport.Incoming { return c.out }
+
+// Err is always nil: a mock connection does not fail.
+func (c *conn) Err() error { return nil }
+
+// Close ends the connection; answers not yet taken from Incoming are
+// dropped. It returns nil once Incoming is closed; later calls do nothing.
+func (c *conn) Close() error {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closed = true
+		pumping := c.pumping
+		c.mu.Unlock()
+		close(c.done)
+		if pumping {
+			c.wg.Wait() // pump closes out
+		} else {
+			close(c.out)
+		}
+	})
+	return nil
+}

@@ -1,0 +1,209 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// LateAfter is how late, past its due time, the replayer may send a client
+// message before the message counts as late (load.late). A paced replay
+// delivered its load when the schedule lag's p99 is at most LateAfter.
+// Held time beyond LateAfter at p99 is called out in the load verdict.
+const LateAfter = 10 * time.Millisecond
+
+// rateTolerance is how far the achieved rate may stray from the intended
+// one, as a fraction of it, for the verdict to say "as intended".
+const rateTolerance = 0.1
+
+// Load is the report's "load" section: did a paced replay deliver the load
+// its schedule meant? It is filled for the paced speeds (realtime, Nx,
+// fixed:, rps:); for fast and stepped replays, which follow no schedule,
+// and when the speed is not known, Applicable is false and the numbers are
+// zero.
+//
+// The time between a client message's due time and its send splits into
+// held time (it waited for an answer the recording had before it, or for
+// the in-flight limit: the target set that pace) and schedule lag (the
+// replayer was free to send and sent late). Only lag counts against
+// delivery.
+type Load struct {
+	Applicable bool `json:"applicable"`
+	// Requests is the number of client requests sent.
+	Requests int64 `json:"requests"`
+	// IntendedRatePerS is the rate of client requests the schedule meant:
+	// the intervals between the first and the last due time (requests − 1)
+	// over that span, so that rps:500 intends 500/s; 0 for a single request
+	// or a zero span. AchievedRatePerS is the same over the send times.
+	IntendedRatePerS float64 `json:"intended_rate_per_s"`
+	AchievedRatePerS float64 `json:"achieved_rate_per_s"`
+	// Late counts the client messages (requests and notifications) sent
+	// more than LateAfterMS past their due time by the replayer's own lag,
+	// like k6's dropped_iterations.
+	Late        int64   `json:"late"`
+	LateAfterMS float64 `json:"late_after_ms"`
+	LagP99MS    float64 `json:"lag_p99_ms"`
+	HeldP99MS   float64 `json:"held_p99_ms"`
+	// Delivered is true when something was sent and the lag's p99 is at
+	// most LateAfterMS: the replayer kept to its schedule. Held time does
+	// not count against it.
+	Delivered bool `json:"delivered"`
+	// Verdict says the above in one sentence, e.g. "delivered: 1,000
+	// requests at 498/s as intended (lag p99 0.3 ms)".
+	Verdict string `json:"verdict"`
+}
+
+// timeSpan is the count, first and last of a set of times.
+type timeSpan struct {
+	n           int64
+	first, last time.Time
+}
+
+func (s *timeSpan) add(t time.Time) {
+	if s.n == 0 || t.Before(s.first) {
+		s.first = t
+	}
+	if s.n == 0 || t.After(s.last) {
+		s.last = t
+	}
+	s.n++
+}
+
+func (s *timeSpan) merge(o timeSpan) {
+	if o.n == 0 {
+		return
+	}
+	if s.n == 0 {
+		*s = o
+		return
+	}
+	s.first = earlier(s.first, o.first)
+	s.last = later(s.last, o.last)
+	s.n += o.n
+}
+
+// rate is the intervals between the times over their span, per second; 0
+// with fewer than two times or a zero span.
+func (s timeSpan) rate() float64 {
+	d := s.last.Sub(s.first)
+	if s.n < 2 || d <= 0 {
+		return 0
+	}
+	return float64(s.n-1) / d.Seconds()
+}
+
+// paced reports whether a replay at speed (as [Meta.Speed] gives it)
+// follows a schedule: realtime, Nx, fixed:<d> and rps:<n> do; fast and
+// stepped do not, and neither does a speed not known.
+func paced(speed string) bool {
+	s := strings.ToLower(strings.TrimSpace(speed))
+	switch {
+	case s == "realtime", strings.HasPrefix(s, "fixed:"), strings.HasPrefix(s, "rps:"):
+		return true
+	case len(s) > 1 && strings.HasSuffix(s, "x"):
+		_, err := strconv.ParseFloat(s[:len(s)-1], 64)
+		return err == nil
+	}
+	return false
+}
+
+// load builds the load section from what c collected, for a replay at
+// speed.
+func (c *Collector) load(speed string, lag, held Stats) Load {
+	if !paced(speed) {
+		why := "the speed is not known"
+		if s := strings.TrimSpace(speed); s != "" {
+			why = "speed " + s + " follows no schedule"
+		}
+		return Load{Verdict: "not applicable: " + why}
+	}
+	l := Load{
+		Applicable:       true,
+		Requests:         c.requestsSent,
+		IntendedRatePerS: c.reqDue.rate(),
+		AchievedRatePerS: c.reqSent.rate(),
+		Late:             c.late,
+		LateAfterMS:      durToMS(LateAfter),
+		LagP99MS:         lag.P99,
+		HeldP99MS:        held.P99,
+	}
+	l.Delivered = lag.Count > 0 && lag.P99 <= l.LateAfterMS
+	l.Verdict = loadVerdict(l, lag.Count)
+	return l
+}
+
+// loadVerdict says in a sentence whether l was delivered; sent is the
+// number of client messages sent.
+func loadVerdict(l Load, sent int64) string {
+	var b strings.Builder
+	switch {
+	case sent == 0:
+		b.WriteString("NOT delivered: nothing was sent")
+	case l.Delivered:
+		b.WriteString("delivered: " + pluralGrouped(l.Requests, "request"))
+		switch {
+		case l.IntendedRatePerS == 0:
+		case math.Abs(l.AchievedRatePerS-l.IntendedRatePerS) <= rateTolerance*l.IntendedRatePerS:
+			fmt.Fprintf(&b, " at %s as intended", formatRate(l.AchievedRatePerS))
+		default:
+			fmt.Fprintf(&b, " at %s, %s intended", formatRate(l.AchievedRatePerS), formatRate(l.IntendedRatePerS))
+		}
+		fmt.Fprintf(&b, " (lag p99 %s)", loadMS(l.LagP99MS))
+	default:
+		fmt.Fprintf(&b, "NOT delivered: the replayer fell behind its schedule (lag p99 %s, %s more than %s late); "+
+			"the machine or the replayer could not keep up — lower --sessions or the speed",
+			loadMS(l.LagP99MS), pluralGrouped(l.Late, "message"), loadMS(l.LateAfterMS))
+	}
+	if l.HeldP99MS > l.LateAfterMS {
+		fmt.Fprintf(&b, "; held p99 %s: the target's answers set the pace (causal order / max-inflight)", loadMS(l.HeldP99MS))
+	}
+	return b.String()
+}
+
+// loadMS shows milliseconds for a sentence: "0.3 ms", "1.5 ms", "84 ms".
+func loadMS(ms float64) string {
+	if ms >= 10 {
+		return strconv.FormatFloat(math.Round(ms), 'f', 0, 64) + " ms"
+	}
+	return strconv.FormatFloat(ms, 'g', 2, 64) + " ms"
+}
+
+// formatRate shows a rate per second: "12,500/s", "498/s", "66.7/s", "2.5/s".
+func formatRate(r float64) string {
+	switch {
+	case r >= 100:
+		return grouped(int64(math.Round(r))) + "/s"
+	case r >= 10:
+		return strings.TrimSuffix(strconv.FormatFloat(r, 'f', 1, 64), ".0") + "/s"
+	default:
+		s := strconv.FormatFloat(r, 'f', 2, 64)
+		return strings.TrimSuffix(strings.TrimRight(s, "0"), ".") + "/s"
+	}
+}
+
+// grouped writes n with thousands separated by commas: 1,000.
+func grouped(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func pluralGrouped(n int64, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return grouped(n) + " " + word + "s"
+}
