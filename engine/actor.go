@@ -419,7 +419,6 @@ func (x *actor) armTimer() {
 	}
 }
 
-
 // sendBounded sends a message that is not a recorded request of its own
 // (an answer to the server, a cancellation, a resend) within the replay's
 // timeout: no write to the target waits longer than a request would.

@@ -3,9 +3,9 @@ package engine
 import (
 	"time"
 
-	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
