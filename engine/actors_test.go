@@ -1,0 +1,174 @@
+package engine
+
+// Sessions as actors, against real servers: concurrency, isolation of a
+// stuck session, and every wait bounded.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/replayctl/replayctl/internal/testserver"
+	"github.com/replayctl/replayctl/internal/testtape"
+	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/scheduler"
+	"github.com/replayctl/replayctl/transport"
+)
+
+// callScript is a client's session: the handshake, then n tools/call.
+func callScript(n int) [][]byte {
+	msgs := [][]byte{
+		[]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`),
+		[]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`),
+	}
+	for i := range n {
+		msgs = append(msgs, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"call %d"}}}`, i+1, i))
+	}
+	return msgs
+}
+
+// timedRun replays tapePath and returns its report and how long it took.
+func timedRun(t *testing.T, cfg Config) (report.Report, time.Duration) {
+	t.Helper()
+	e, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	rep, err := e.Run(t.Context())
+	if err != nil {
+		t.Fatalf("run with %d sessions: %v", cfg.Sessions, err)
+	}
+	return rep, time.Since(start)
+}
+
+// TestSessionsRunConcurrently: against a target that answers each
+// tools/call after 100ms, 50 sessions take about as long as one (they
+// used to take 50 times as long over HTTP, one send at a time).
+func TestSessionsRunConcurrently(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real servers")
+	}
+	const calls = 8
+	targets := []struct {
+		name   string
+		dialer func(t *testing.T) transport.Dialer
+	}{
+		{"http", func(t *testing.T) transport.Dialer {
+			return transport.HTTP{URL: testserver.SlowHTTP(t, "-delay", "100ms")}
+		}},
+		{"stdio", func(t *testing.T) transport.Dialer {
+			return transport.Stdio{Command: testserver.Slow(t, "-delay", "100ms")}
+		}},
+	}
+	for _, tg := range targets {
+		t.Run(tg.name, func(t *testing.T) {
+			d := tg.dialer(t)
+			tp := testtape.Record(t, d, tg.name, callScript(calls))
+			for _, speed := range []scheduler.Speed{{Mode: scheduler.Fast}, {Mode: scheduler.Scaled, Factor: 10}} {
+				t.Run(speed.String(), func(t *testing.T) {
+					one, t1 := timedRun(t, Config{Tape: tp, Dialer: d, Speed: speed, Sessions: 1})
+					many, t50 := timedRun(t, Config{Tape: tp, Dialer: d, Speed: speed, Sessions: 50})
+					for _, r := range []report.Report{one, many} {
+						if r.Performance.Errors != 0 || r.Performance.Timeouts != 0 || r.Validation.Failed != 0 {
+							t.Fatalf("errors %d, timeouts %d, failed %d: want none (%+v)", r.Performance.Errors, r.Performance.Timeouts, r.Validation.Failed, r.Errors)
+						}
+					}
+					if got, want := many.Performance.Requests, int64(50*(calls+1)); got != want {
+						t.Errorf("50 sessions sent %d requests, want %d", got, want)
+					}
+					if t50 > 3*t1 {
+						t.Errorf("50 sessions took %s, one took %s: want less than 3× (sessions run concurrently)", t50, t1)
+					}
+					t.Logf("1 session %s, 50 sessions %s (%.2f×)", t1, t50, float64(t50)/float64(t1))
+				})
+			}
+		})
+	}
+}
+
+// routeDialer sends one session to one target and the rest to another.
+type routeDialer struct {
+	session     string
+	stuck, rest transport.Dialer
+}
+
+func (d routeDialer) Dial(ctx context.Context, session string) (transport.Conn, error) {
+	if session == d.session {
+		return d.stuck.Dial(ctx, session)
+	}
+	return d.rest.Dial(ctx, session)
+}
+
+// TestStuckSessionDoesNotDelayOthers: one session's target never answers
+// (not even the headers of its HTTP answer); the other sessions keep their
+// schedule, and the stuck one's requests time out.
+func TestStuckSessionDoesNotDelayOthers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real servers")
+	}
+	good := transport.HTTP{URL: testserver.SlowHTTP(t, "-delay", "20ms")}
+	stuck := transport.HTTP{URL: testserver.SlowHTTP(t, "-hang", "headers")}
+	tp := testtape.Record(t, good, "http", callScript(5))
+	const timeout = 1500 * time.Millisecond
+	var lagOthers time.Duration
+	rep, took := timedRun(t, Config{
+		Tape: tp, Dialer: routeDialer{session: "s1#1", stuck: stuck, rest: good},
+		Speed: scheduler.Speed{Mode: scheduler.Scaled, Factor: 10}, Sessions: 8, Timeout: timeout,
+		Order: OrderNone, // the stuck session's sends are not held by its own answers
+	})
+	stuckTimeouts := 0
+	for _, e := range rep.Errors {
+		if e.Session == "s1#1" && e.Kind == "timeout" {
+			stuckTimeouts++
+		}
+	}
+	for _, s := range rep.PerSession {
+		if s.Session != "s1#1" && (s.Errors > 0 || s.Timeouts > 0) {
+			t.Errorf("session %s: %d errors, %d timeouts; want none", s.Session, s.Errors, s.Timeouts)
+		}
+	}
+	if stuckTimeouts == 0 {
+		t.Errorf("the stuck session had no timeout: %+v", rep.Errors)
+	}
+	for _, e := range rep.Timeline {
+		if e.Session != "s1#1" && e.Dir == "c2s" && e.DueMS != nil && e.SentMS != nil {
+			lagOthers = max(lagOthers, time.Duration((*e.SentMS-*e.DueMS)*float64(time.Millisecond)))
+		}
+	}
+	// The stuck session's sends each wait up to the timeout; the others'
+	// must not wait for them (one send at a time would make them ~1.5s late).
+	if lagOthers > timeout/5 {
+		t.Errorf("the other sessions sent up to %s late; want well under the %s a stuck send takes", lagOthers, timeout)
+	}
+	t.Logf("run took %s; the other sessions' largest lateness %s", took, lagOthers)
+}
+
+// blockingDialer never completes a dial: it waits for ctx.
+type blockingDialer struct{}
+
+func (blockingDialer) Dial(ctx context.Context, _ string) (transport.Conn, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestDialNeverCompletes: a connection that never comes up ends the replay
+// within the timeout, as a failed target.
+func TestDialNeverCompletes(t *testing.T) {
+	e, err := New(Config{Tape: "../examples/quickstart.jsonl", Dialer: blockingDialer{}, Target: "blocking", Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	_, err = e.Run(ctx)
+	if !errors.Is(err, ErrTarget) || !strings.Contains(err.Error(), "no connection within 300ms") {
+		t.Fatalf("err = %v, want a failed target: no connection within the timeout", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the replay ran until the test's own deadline")
+	}
+}
