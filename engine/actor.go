@@ -44,6 +44,9 @@ type actor struct {
 	// held is what this actor counts in the engine's queued total: the
 	// items in its backlog, its shuffled run and its held-back messages.
 	held int
+	// routed is the seq of the last item the router gave it (owned by
+	// the router; -1 before the first).
+	routed int64
 	// startAt is when the session may connect: its recorded start by the
 	// run's clock (per-session pacing), else at once.
 	startAt time.Time
@@ -59,6 +62,7 @@ func newActor(e *Engine, out chan<- *outcome, name string, startAt time.Time) *a
 		timer:        stoppedTimer(),
 		pace:         stoppedTimer(),
 		startAt:      startAt,
+		routed:       -1,
 	}
 }
 

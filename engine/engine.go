@@ -80,6 +80,8 @@ type Engine struct {
 	// speedNow is the speed set last by SetSpeed (nil: cfg.Speed), for
 	// sessions that start after the change.
 	speedNow atomic.Pointer[scheduler.Speed]
+	// lasts is each session's last seq, once scanned (owned by the router).
+	lasts lastSeqs
 }
 
 // speed is the current speed.
@@ -205,7 +207,9 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	g.Go(func() error { return e.load(gctx, src, loaded) })
 	g.Go(func() error { return e.transform(gctx, loaded, transformed) })
 	g.Go(func() error { return e.schedule(gctx, transformed, scheduled) })
-	g.Go(func() error { return e.route(gctx, g, scheduled, executed) })
+	lasts := make(chan lastSeqs, 1)
+	g.Go(func() error { return e.scanLasts(gctx, lasts) })
+	g.Go(func() error { return e.route(gctx, g, scheduled, executed, lasts) })
 	g.Go(func() error { return e.validate(gctx, executed, v, col) })
 	err = g.Wait()
 	if !e.finished { // cut short: the report ends now

@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,7 +29,14 @@ const (
 // actor (on g) for each session at its first client message. It never
 // blocks on a target: a mailbox takes messages without waiting. It closes
 // out once the input has ended and every actor has returned.
-func (e *Engine) route(ctx context.Context, g *errgroup.Group, in <-chan *Item, out chan<- *outcome) error {
+//
+// Once the tape's last message of each session is known (lasts, from a
+// scan of the tape beside the replay; nil: never), a session's mailbox is
+// closed as soon as its last message is routed: its actor finishes and
+// closes its connection while the rest of the tape goes on, so that the
+// sessions alive at once, not all the tape's sessions, hold memory and
+// connections.
+func (e *Engine) route(ctx context.Context, g *errgroup.Group, in <-chan *Item, out chan<- *outcome, lasts <-chan lastSeqs) error {
 	var wg sync.WaitGroup
 	defer func() {
 		wg.Wait() // actors send on out until they return
@@ -46,10 +55,71 @@ func (e *Engine) route(ctx context.Context, g *errgroup.Group, in <-chan *Item, 
 			if err := e.routeItem(ctx, g, &wg, it, out); err != nil {
 				return err
 			}
+		case l := <-lasts:
+			lasts, e.lasts = nil, l
+			for _, a := range e.actors.all() { // sessions already past their end
+				e.closeIfLast(a)
+			}
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
+}
+
+// lastSeqs is the seq of each recorded session's last message on the tape.
+type lastSeqs map[string]int64
+
+// scanLasts reads the tape once, beside the replay, for the last seq of
+// each session. It gives up quietly on a tape it cannot read twice (a
+// pipe): sessions then end with the tape.
+func (e *Engine) scanLasts(ctx context.Context, out chan<- lastSeqs) error {
+	if e.ctl != nil { // a seek may send any session back: none ends early
+		return nil
+	}
+	r, err := tape.Open(e.cfg.Tape, e.cfg.TapeOptions...)
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	last := make(lastSeqs)
+	for ctx.Err() == nil {
+		m, err := r.Next()
+		if err != nil { // the end, or a bad line the loader reports
+			break
+		}
+		last[m.Session] = m.Seq
+	}
+	select {
+	case out <- last:
+	case <-ctx.Done():
+	}
+	return nil
+}
+
+// closeIfLast closes an actor's mailbox once its session's last message
+// has been routed to it, and forgets the actor.
+func (e *Engine) closeIfLast(a *actor) {
+	if e.lasts == nil || a.routed < 0 {
+		return
+	}
+	last, ok := e.lasts[recordedSession(a.ss.name, e.cfg.Sessions)]
+	if !ok || a.routed < last {
+		return
+	}
+	a.mb.close()
+	e.actors.remove(a)
+}
+
+// recordedSession is the recorded session a replayed one copies: "s1#3"
+// is a virtual copy of "s1" when there are several.
+func recordedSession(name string, sessions int) string {
+	if sessions <= 1 {
+		return name
+	}
+	if i := strings.LastIndexByte(name, '#'); i > 0 {
+		return name[:i]
+	}
+	return name
 }
 
 // routeItem delivers one item.
@@ -84,6 +154,8 @@ func (e *Engine) routeItem(ctx context.Context, g *errgroup.Group, wg *sync.Wait
 		})
 	}
 	e.post(a, it)
+	a.routed = it.Rec.Seq
+	e.closeIfLast(a)
 	return nil
 }
 
@@ -126,7 +198,7 @@ func (e *Engine) release(n int) {
 }
 
 func (e *Engine) queueLimit() int64 {
-	return maxQueued + perActorQueued*int64(e.actors.count())
+	return maxQueued + perActorQueued*e.actorsLive.Load()
 }
 
 // waitRoom blocks while the sessions hold as many items as they may.
@@ -163,6 +235,19 @@ func (r *registry) add(a *actor) {
 	}
 	r.byName[a.ss.name] = a
 	r.order = append(r.order, a)
+}
+
+// remove forgets an actor whose session has ended; a later message of
+// the same session (none should come) would start a new one.
+func (r *registry) remove(a *actor) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byName[a.ss.name] == a {
+		delete(r.byName, a.ss.name)
+	}
+	if i := slices.Index(r.order, a); i >= 0 {
+		r.order = slices.Delete(r.order, i, i+1)
+	}
 }
 
 func (r *registry) all() []*actor {

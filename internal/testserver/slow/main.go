@@ -1,0 +1,116 @@
+// Command slow is an MCP test server for timing, load and hang tests:
+// tools/call answers come after -delay, each request on its own, so
+// concurrent calls are answered concurrently; every arrival can be logged
+// with its time; and -hang makes it misbehave the way real servers do.
+// It serves stdio (newline-delimited JSON-RPC, exits 0 when stdin ends)
+// or, with -http, a stateless Streamable HTTP endpoint at /mcp. The
+// protocol lives in ../slowmcp.
+//
+//	slow [-delay D] [-start D] [-arrivals FILE] [-hang MODE] [-http ADDR]
+//
+// Interrupt or SIGTERM stops it at once with status 0, dropping answers
+// still delayed.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/replayctl/replayctl/internal/testserver/slowmcp"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("slow", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	delay := fs.Duration("delay", 0, "answer every tools/call after this long (each request independently)")
+	startDelay := fs.Duration("start", 0, "sleep this long before reading stdin or listening")
+	arrivalsPath := fs.String("arrivals", "", "append `FILE` one line per message received: <unix ns> <method|response> <id|->")
+	hangFlag := fs.String("hang", "none", "misbehave: none, headers (HTTP: no answer headers for tools/call), noread (stdio: stop reading after initialize), 429 (HTTP: tools/call gets 429)")
+	httpAddr := fs.String("http", "", "serve stateless Streamable HTTP at `ADDR`/mcp instead of stdio")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	hang, err := slowmcp.ParseHang(*hangFlag)
+	if err == nil {
+		err = checkTransport(hang, *httpAddr != "")
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "slow: -hang: %v\n", err)
+		return 2
+	}
+	opts := []slowmcp.Option{slowmcp.WithDelay(*delay), slowmcp.WithHang(hang)}
+	if *arrivalsPath != "" {
+		f, err := os.OpenFile(*arrivalsPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			fmt.Fprintf(stderr, "slow: -arrivals: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		opts = append(opts, slowmcp.WithArrivals(f))
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	time.Sleep(*startDelay)
+	if *httpAddr != "" {
+		err = serveHTTP(ctx, *httpAddr, hang, *delay, slowmcp.Handler(opts...))
+	} else {
+		// A read of stdin cannot be interrupted: a signal ends the process.
+		context.AfterFunc(ctx, func() { os.Exit(0) })
+		err = slowmcp.Serve(ctx, stdin, stdout, opts...)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "slow: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// checkTransport refuses a hang mode the chosen transport cannot show.
+func checkTransport(h slowmcp.Hang, overHTTP bool) error {
+	switch {
+	case overHTTP && h == slowmcp.HangNoRead:
+		return fmt.Errorf("noread is a stdio mode: drop -http")
+	case !overHTTP && (h == slowmcp.HangHeaders || h == slowmcp.Hang429):
+		return fmt.Errorf("%s is an HTTP mode: add -http 127.0.0.1:PORT", h)
+	}
+	return nil
+}
+
+// serveHTTP serves h at /mcp on addr until ctx is done. Timeouts are
+// generous, and off where hanging is the point.
+func serveHTTP(ctx context.Context, addr string, hang slowmcp.Hang, delay time.Duration, h http.Handler) error {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 30 * time.Second,
+		// No ReadTimeout: its deadline would also end a long handler.
+		WriteTimeout: delay + time.Minute,
+		IdleTimeout:  2 * time.Minute,
+	}
+	if hang == slowmcp.HangHeaders {
+		srv.WriteTimeout = 0
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	stopped := context.AfterFunc(ctx, func() { _ = srv.Close() })
+	defer stopped()
+	if err := srv.Serve(l); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

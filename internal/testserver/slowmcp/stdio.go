@@ -1,0 +1,109 @@
+package slowmcp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Serve is the stdio server: it reads newline-delimited JSON-RPC messages
+// from r (lines of any length) and writes each answer to w as one line,
+// in one Write. Requests other than tools/call are answered at once, in
+// order; with a delay, each tools/call is answered by its own goroutine
+// after the delay, so concurrent calls are answered concurrently.
+//
+// Serve returns nil when r ends, once the answers still delayed are
+// written (a goroutine still sleeping when ctx is done writes nothing),
+// or the first error reading r or writing w. With HangNoRead it answers
+// initialize, writes FloodRequests requests, never reads r again and
+// returns ctx.Err() when ctx is done. Serve cannot interrupt a blocked
+// Read or Write: cancel ctx and close r and w to stop it.
+func Serve(ctx context.Context, r io.Reader, w io.Writer, opts ...Option) error {
+	c := newConfig(opts)
+	in := bufio.NewReaderSize(r, 64<<10)
+	out := &lineWriter{w: w}
+	var delayed sync.WaitGroup
+	defer delayed.Wait()
+	for {
+		line, rerr := in.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			m := Parse(line)
+			c.arrivals.record(time.Now(), m)
+			answer := Answer(m)
+			switch {
+			case answer == nil:
+			case Delayed(m) && c.delay > 0:
+				delayed.Go(func() {
+					if sleep(ctx, c.delay) {
+						out.write(answer)
+					}
+				})
+			default:
+				out.write(answer)
+			}
+			if c.hang == HangNoRead && m.Kind == Request && m.Method == "initialize" {
+				flood(out)
+				if err := out.error(); err != nil {
+					return err
+				}
+				<-ctx.Done()
+				return ctx.Err()
+			}
+		}
+		if err := out.error(); err != nil {
+			return err
+		}
+		if rerr == io.EOF {
+			return nil
+		}
+		if rerr != nil {
+			return fmt.Errorf("read: %w", rerr)
+		}
+	}
+}
+
+// flood writes FloodRequests sampling/createMessage requests of about
+// 1 KB each.
+func flood(out *lineWriter) {
+	pad := bytes.Repeat([]byte("x"), 900)
+	var b []byte
+	for i := 1; i <= FloodRequests; i++ {
+		b = append(b[:0], `{"jsonrpc":"2.0","id":"srv-`...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, `","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"`...)
+		b = append(b, pad...)
+		b = append(b, `"}}],"maxTokens":16}}`...)
+		out.write(b)
+	}
+}
+
+// lineWriter writes whole lines to w, one Write each, from any goroutine.
+type lineWriter struct {
+	mu  sync.Mutex // guards w, buf and err
+	w   io.Writer
+	buf []byte
+	err error // the first write error; later lines are dropped
+}
+
+func (l *lineWriter) write(line []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return
+	}
+	l.buf = append(append(l.buf[:0], line...), '\n')
+	if _, err := l.w.Write(l.buf); err != nil {
+		l.err = fmt.Errorf("write: %w", err)
+	}
+}
+
+func (l *lineWriter) error() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}

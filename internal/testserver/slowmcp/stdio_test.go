@@ -1,0 +1,107 @@
+package slowmcp
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// stdio runs Serve over pipes and returns the writer of its input and a
+// reader of its output lines; Serve's error arrives on done.
+func stdio(ctx context.Context, opts ...Option) (io.WriteCloser, *bufio.Reader, <-chan error) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := Serve(ctx, inR, outW, opts...)
+		_ = outW.Close()
+		done <- err
+	}()
+	return inW, bufio.NewReader(outR), done
+}
+
+func TestServeDelaysConcurrently(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const delay, calls = time.Second, 10
+		var arrivals strings.Builder
+		in, out, done := stdio(t.Context(), WithDelay(delay), WithArrivals(&arrivals))
+		began := time.Now()
+		for i := range calls {
+			fmt.Fprintf(in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"t%d"}}}`+"\n", i, i)
+		}
+		fmt.Fprintln(in, `{"jsonrpc":"2.0","id":"p","method":"ping"}`)
+		line, _ := out.ReadString('\n')
+		if want := `{"jsonrpc":"2.0","id":"p","result":{}}` + "\n"; line != want || time.Since(began) != 0 {
+			t.Errorf("first answer after %s: got %q, want the ping at once", time.Since(began), line)
+		}
+		for range calls {
+			line, err := out.ReadString('\n')
+			if err != nil || !strings.Contains(line, `"text":"t`) {
+				t.Fatalf("got %q, %v; want a tools/call answer", line, err)
+			}
+			if got := time.Since(began); got != delay {
+				t.Errorf("tools/call answered after %s, want %s (calls are not queued)", got, delay)
+			}
+		}
+		_ = in.Close()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: got %v, want nil at the end of input", err)
+		}
+		if got := strings.Count(arrivals.String(), "\n"); got != calls+1 {
+			t.Errorf("got %d arrival lines, want %d:\n%s", got, calls+1, arrivals.String())
+		}
+	})
+}
+
+func TestServeEOFWaitsForDelayed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		in, out, done := stdio(t.Context(), WithDelay(time.Second))
+		fmt.Fprintln(in, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`)
+		_ = in.Close()
+		line, _ := out.ReadString('\n')
+		if !strings.Contains(line, `"text":"ok"`) {
+			t.Errorf("got %q, want the delayed answer after the end of input", line)
+		}
+		if err := <-done; err != nil {
+			t.Errorf("Serve: got %v, want nil", err)
+		}
+	})
+}
+
+func TestServeNoRead(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		in, out, done := stdio(ctx, WithHang(HangNoRead))
+		fmt.Fprintln(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
+		if line, _ := out.ReadString('\n'); !strings.Contains(line, `"serverInfo"`) {
+			t.Fatalf("got %q, want the initialize answer", line)
+		}
+		for i := 1; i <= FloodRequests; i++ {
+			line, err := out.ReadString('\n')
+			want := fmt.Sprintf(`{"jsonrpc":"2.0","id":"srv-%d","method":"sampling/createMessage"`, i)
+			if err != nil || !strings.HasPrefix(line, want) || len(line) < 900 {
+				t.Fatalf("request %d: got %q, %v; want %s… of about 1 KB", i, line, err, want)
+			}
+		}
+		var wg sync.WaitGroup
+		wg.Go(func() { fmt.Fprintln(in, `{"jsonrpc":"2.0","id":2,"method":"ping"}`) })
+		synctest.Wait()
+		select {
+		case err := <-done:
+			t.Fatalf("Serve returned %v; want it to hang", err)
+		default:
+		}
+		cancel()
+		if err := <-done; err != context.Canceled {
+			t.Errorf("Serve: got %v, want context.Canceled", err)
+		}
+		_ = in.Close() // the write that nobody reads fails
+		wg.Wait()
+	})
+}
