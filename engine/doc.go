@@ -1,15 +1,37 @@
-// Package engine wires the replay pipeline: load → transform → schedule →
-// execute → validate, one goroutine per stage, passing items over channels,
-// supervised by an errgroup.
+// Package engine wires the replay: load → transform → schedule → route →
+// session actors → validate. Each stage is one goroutine passing items
+// over channels, supervised by an errgroup; each replayed session (each
+// recorded session, and each virtual copy of one) is an actor: one
+// goroutine that owns the session's connection, its requests in flight and
+// their deadlines, its retries and reconnects, and its clock, and reports
+// what happened as outcomes to validate.
+//
+// The router never blocks on a target: it puts each item in its session's
+// mailbox, which never waits, and starts an actor at a session's first
+// client message. How far the loader reads ahead is bounded by a count of
+// the items the sessions hold (Engine.release). A session ends when its
+// last recorded message is done (the tape is scanned beside the replay for
+// each session's last seq), so that memory and connections follow the
+// sessions alive at once.
+//
+// Timing: at realtime and Nx each session paces its own messages by its own
+// clock, anchored when its connection is ready and again when its live
+// handshake completes (see package scheduler, "A clock per session"); other
+// speeds, and replays under a controller, are paced by the schedule stage
+// for all sessions. A message's lateness is split into lag (the replayer
+// late) and held (the session waited for an answer the order rule needs, or
+// for the in-flight limit).
+//
+// Every write to a target, every dial and every request is bounded by
+// Config.Timeout.
 //
 // Every item carries the epoch it was loaded in. A seek bumps the engine's
-// epoch; each stage drops items of an older epoch, so nothing stale reaches
-// the target after a seek.
+// epoch; each stage and actor drops items of an older epoch, so nothing
+// stale reaches the target after a seek.
 //
-// The execute stage owns the connections to the target (one per recorded
-// session) and the table of requests in flight. It pairs each answer with the
-// recorded one: the recorded answer flows down the pipeline as an item of
-// its own, right where it was on the tape, so in causal order (the default)
-// execute waits for the live answer before it lets anything recorded later
-// through, exactly as the recorded client did.
+// An actor pairs each answer with the recorded one: the recorded answer
+// flows down the pipeline as an item of its own, right where it was on the
+// tape, so in causal order (the default) the session waits for the live
+// answer before it lets anything recorded later through, exactly as the
+// recorded client did.
 package engine

@@ -17,6 +17,31 @@
 // Pacer wraps a Clock with real timers for the one goroutine that owns it.
 // Run is the schedule stage built on it.
 //
+// # A clock per session
+//
+// In a replay, each session keeps its own Clock (package engine gives
+// every session an actor of its own); the rule is:
+//
+//   - A session's clock starts when the session can talk. It connects at its
+//     recorded start (its first message's offset from the tape's first
+//     message, ÷ the speed; --ramp shifts virtual copies), and its first
+//     message (the handshake) is due as soon as the connection is ready.
+//   - When the live handshake completes (the answer to initialize arrives),
+//     the clock is anchored again: the recorded answer's offset is due at the
+//     live answer's arrival. The next message goes out at its recorded gap
+//     after the recorded answer, and every later one at
+//     anchor + (its offset − the answer's offset) ÷ speed. A session of the
+//     stateless revision has no handshake: its clock starts when the
+//     connection is ready.
+//   - Due times always count from the anchor (Clock.Rebased); the time a
+//     target takes to start, or to answer the handshake, is never replayed as
+//     a burst of the messages that fell due meanwhile.
+//
+// Speeds that pace by count (fixed, rps) and Fast pace all sessions
+// together, with one Pacer; so do controlled replays (a debugger's gate sits
+// before the sessions), whose Pacer is anchored on each handshake with
+// Pacer.Anchor. Speed.ByTime tells the two apart.
+//
 // # Behind schedule
 //
 // An item whose due time has passed is released at once; its lag
