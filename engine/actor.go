@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/replayctl/replayctl/chaos"
+	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/transport"
 )
@@ -41,6 +43,12 @@ type actor struct {
 	chaosExpired chan *pend    // a faulted request's short wait is over
 	chaosTimers  []*time.Timer // stopped when the actor returns
 	done         chan struct{} // closed when the actor returns
+	// Sends made without waiting (async.go): their goroutines, how each
+	// ended, and the context that stops them when the actor returns.
+	sends    sync.WaitGroup
+	sendDone chan sendResult
+	ctx      context.Context
+	cancel   context.CancelFunc
 	// held is what this actor counts in the engine's queued total: the
 	// items in its backlog, its shuffled run and its held-back messages.
 	held int
@@ -59,6 +67,7 @@ func newActor(e *Engine, out chan<- *outcome, name string, startAt time.Time) *a
 		mb:           newMailbox(),
 		chaosExpired: make(chan *pend),
 		done:         make(chan struct{}),
+		sendDone:     make(chan sendResult),
 		timer:        stoppedTimer(),
 		pace:         stoppedTimer(),
 		startAt:      startAt,
@@ -78,6 +87,7 @@ func stoppedTimer() *time.Timer {
 // that wraps ErrTarget ends the whole replay; what was in flight is
 // reported as failed first.
 func (x *actor) run(ctx context.Context) (err error) {
+	x.ctx, x.cancel = context.WithCancel(ctx)
 	x.e.actorsLive.Add(1)
 	defer x.e.actorsLive.Add(-1)
 	defer x.close()
@@ -111,6 +121,10 @@ func (x *actor) run(ctx context.Context) (err error) {
 				x.direct = nil
 			}
 			if err := x.arrive(ctx, a); err != nil {
+				return err
+			}
+		case r := <-x.sendDone:
+			if err := x.sendEnded(ctx, r); err != nil {
 				return err
 			}
 		case p := <-x.chaosExpired:
@@ -389,6 +403,7 @@ func usec(us int64) time.Duration { return time.Duration(us) * time.Microsecond 
 // close ends the connection and the actor's timers.
 func (x *actor) close() {
 	close(x.done)
+	x.cancel()
 	x.timer.Stop()
 	x.pace.Stop()
 	for _, t := range x.chaosTimers {
@@ -399,6 +414,7 @@ func (x *actor) close() {
 			x.e.log.Debug().Str("session", x.ss.name).Err(err).Msg("close connection")
 		}
 	}
+	x.sends.Wait()
 }
 
 // armTimer points the timer at the oldest unanswered request's deadline.
@@ -464,3 +480,5 @@ type speedChange struct {
 	speed scheduler.Speed
 	at    time.Time
 }
+
+func isRequest(it *Item) bool { return it.RPC.Kind == jsonrpc.KindRequest }

@@ -172,3 +172,26 @@ func TestDialNeverCompletes(t *testing.T) {
 		t.Fatal("the replay ran until the test's own deadline")
 	}
 }
+
+// TestHTTPRequestsOfOneSessionOverlap: over HTTP a session does not wait
+// for one answer's headers before its next request (order none: the
+// recorded client did not wait either), so ten calls to a server that
+// takes 200ms each take about 200ms, not two seconds; and the wait is not
+// counted as the replayer's lag.
+func TestHTTPRequestsOfOneSessionOverlap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real servers")
+	}
+	d := transport.HTTP{URL: testserver.SlowHTTP(t, "-delay", "200ms")}
+	tp := testtape.Record(t, transport.HTTP{URL: testserver.SlowHTTP(t)}, "http", callScript(10))
+	rep, took := timedRun(t, Config{Tape: tp, Dialer: d, Speed: scheduler.Speed{Mode: scheduler.Fast}, Order: OrderNone})
+	if p := rep.Performance; p.Errors+p.Timeouts != 0 || rep.Validation.Passed != 11 {
+		t.Fatalf("errors %d timeouts %d passed %d: want 11 passed (%+v)", p.Errors, p.Timeouts, rep.Validation.Passed, rep.Errors)
+	}
+	if took > 5*200*time.Millisecond {
+		t.Errorf("ten overlapping calls of 200ms took %s: want well under 10×200ms", took)
+	}
+	if lag := rep.Performance.ScheduleLagMS.Max; lag > 100 {
+		t.Errorf("lag max %.1fms: waiting for the target is not the replayer's lag", lag)
+	}
+}

@@ -186,7 +186,15 @@ func (x *actor) refuseAsked(ctx context.Context, ss *session) error {
 // error the report counts.
 func (x *actor) refuse(ctx context.Context, ss *session, rpc jsonrpc.Message) error {
 	x.e.counters.serverRefused.Add(1)
-	x.e.log.Warn().Str("session", ss.name).Str("method", rpc.Method).Msg("the server asked something the tape has no answer to")
+	ev := x.e.log.Debug()
+	if !ss.warned[rpc.Method] { // once per method and session: a server may ask thousands of times
+		if ss.warned == nil {
+			ss.warned = make(map[string]bool)
+		}
+		ss.warned[rpc.Method] = true
+		ev = x.e.log.Warn()
+	}
+	ev.Str("session", ss.name).Str("method", rpc.Method).Msg("the server asked something the tape has no answer to (refused; counted in the report)")
 	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":%s}}`, rpc.ID, jsonQuote("replayctl: the tape has no answer to "+rpc.Method))
 	if err := x.sendBounded(ctx, ss.conn, msg); err != nil && ctx.Err() == nil {
 		return x.targetDied(ss, fmt.Errorf("answer server request %s: %w", rpc.Method, err))

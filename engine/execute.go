@@ -80,6 +80,10 @@ func (x *actor) sendOne(ctx context.Context, ss *session, it *Item) error {
 	}
 	sent := time.Now()
 	it.Held = heldFor(ss, it, sent)
+	if x.async(ss, it) {
+		x.sendAsync(ctx, ss, it, sent)
+		return nil
+	}
 	// No send outlives the time its request has to be answered.
 	sctx, cancel := context.WithDeadline(ctx, sent.Add(x.e.cfg.Timeout))
 	defer cancel()
@@ -104,6 +108,12 @@ func (x *actor) sendOne(ctx context.Context, ss *session, it *Item) error {
 	if it.RPC.Kind != jsonrpc.KindRequest {
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent})
 	}
+	x.inFlight(ss, it, sent)
+	return nil
+}
+
+// inFlight registers a request sent at sent as waiting for its answer.
+func (x *actor) inFlight(ss *session, it *Item, sent time.Time) *pend {
 	p := &pend{
 		req: it, sess: ss, sent: sent, deadline: sent.Add(x.e.cfg.Timeout),
 		key:    jsonrpc.IDKey(it.SentID),
@@ -123,7 +133,7 @@ func (x *actor) sendOne(ctx context.Context, ss *session, it *Item) error {
 		ss.faulted = append(ss.faulted, p)
 		x.chaosDeadline(p, sent.Add(min(chaosWait, x.e.cfg.Timeout)))
 	}
-	return nil
+	return p
 }
 
 // sendFailed handles a message the target did not take: an HTTP refusal

@@ -206,7 +206,7 @@ func BenchmarkSlowStart10x(b *testing.B) {
 			b.Fatalf("the server saw %d calls, want %d", len(at), calls)
 		}
 		for i := 1; i < len(at); i++ {
-			devs = append(devs, (at[i]-at[i-1]-gap/10).Abs())
+			devs = append(devs, (at[i] - at[i-1] - gap/10).Abs())
 		}
 	}
 	slices.Sort(devs)
@@ -270,5 +270,3 @@ func callArrivals(tb testing.TB, path string) []time.Duration {
 	}
 	return at
 }
-
-

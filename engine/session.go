@@ -66,6 +66,7 @@ type session struct {
 	serverMethods map[string]string            // recorded server request id → method
 	answers       map[string][]*Item           // method → recorded client answers, in order
 	asked         map[string][]jsonrpc.Message // method → live server requests not answered yet
+	warned        map[string]bool              // methods refused and warned about once
 }
 
 func newSession(name string, conn transport.Conn) *session {

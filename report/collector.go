@@ -158,9 +158,14 @@ func (c *Collector) Add(r Result) {
 	}
 	if isRequest {
 		c.requestsSent++
-		c.reqSent.add(r.Sent)
-		if !r.Due.IsZero() {
-			c.reqDue.add(r.Due)
+		// The rates are those of the schedule: the handshake, which waits
+		// for the target to start and anchors each session's clock, is
+		// not part of it.
+		if r.Method != "initialize" {
+			c.reqSent.add(r.Sent)
+			if !r.Due.IsZero() {
+				c.reqDue.add(r.Due)
+			}
 		}
 		if answered && r.Verdict != Timeout {
 			c.requestsAnswered++

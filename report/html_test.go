@@ -53,7 +53,7 @@ func TestWriteHTMLSections(t *testing.T) {
 		`id="failures"`, "Validation failures: 1", "result.content[0].text", "&#34;sunny&#34;", "&#34;rain&#34;", "result.isError", "(absent)",
 		`id="errors"`, "no answer within 5s",
 		"held (causal order, in-flight limit)", "schedule lag (the replayer late)",
-		`<div class="label">load</div><div class="value">delivered: 3 requests at 66.7/s as intended (lag p99 1 ms)</div>`,
+		`<div class="label">load</div><div class="value">delivered: 3 requests at 52.6/s as intended (lag p99 1 ms)</div>`,
 		`id="chaos"`, "answer withheld",
 		"warning: tape has no end line",
 	}

@@ -62,3 +62,14 @@ type RawWriter interface {
 type SlowSender interface {
 	SendSlow(ctx context.Context, msg []byte, chunk int, pause time.Duration) error
 }
+
+// ConcurrentSender is a connection whose Send may be called from several
+// goroutines at once and holds its caller until the target has begun to
+// answer (Streamable HTTP: until the answer's status and headers). The
+// engine sends requests on it without waiting for Send, so that one slow
+// answer does not hold up the session's next message, as the recorded
+// client's did not.
+type ConcurrentSender interface {
+	Conn
+	SendsConcurrently() bool
+}

@@ -164,7 +164,14 @@ func (c *HTTPConn) Send(ctx context.Context, msg []byte) error {
 	return c.send(ctx, msg, bytes.NewReader(msg))
 }
 
-var _ SlowSender = (*HTTPConn)(nil)
+var (
+	_ SlowSender       = (*HTTPConn)(nil)
+	_ ConcurrentSender = (*HTTPConn)(nil)
+)
+
+// SendsConcurrently is true: Send may be called from several goroutines
+// at once (requests are independent POSTs).
+func (c *HTTPConn) SendsConcurrently() bool { return true }
 
 // SendSlow posts msg with its body trickled in pieces of chunk bytes with
 // pause between them, as a slow client would.

@@ -1,0 +1,83 @@
+package engine
+
+// Requests sent without waiting, on connections whose Send holds its
+// caller until the target begins to answer (Streamable HTTP).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/replayctl/replayctl/transport"
+)
+
+// sendResult is how a send made without waiting ended.
+type sendResult struct {
+	p   *pend
+	err error
+}
+
+// async reports whether a message goes out without the session waiting
+// for its Send to return: a request (not the handshake, which gives the
+// session its id, and not one carrying a fault) on a connection that
+// allows it. Over HTTP a Send returns only when the answer's headers come;
+// waiting for it would let one slow answer hold up every later message of
+// the session, which the recorded client did not do.
+func (x *actor) async(ss *session, it *Item) bool {
+	if !isRequest(it) || it.Fault != nil || it.RPC.Method == "initialize" {
+		return false
+	}
+	c, ok := ss.conn.(transport.ConcurrentSender)
+	return ok && c.SendsConcurrently()
+}
+
+// sendAsync registers the request as in flight and sends it on a
+// goroutine of the actor's; sendDone tells the actor how the send ended.
+func (x *actor) sendAsync(ctx context.Context, ss *session, it *Item, sent time.Time) {
+	x.sentOrDropped(it)
+	p := x.inFlight(ss, it, sent)
+	conn, msg := ss.conn, it.Out
+	x.sends.Go(func() {
+		// No send outlives the time its request has to be answered.
+		sctx, cancel := context.WithDeadline(x.ctx, p.deadline)
+		err := x.sendRetry(sctx, conn, msg)
+		cancel()
+		select {
+		case x.sendDone <- sendResult{p: p, err: err}:
+		case <-x.ctx.Done():
+		}
+	})
+}
+
+// sendEnded handles the end of a send made without waiting: nothing to do
+// when it went through; else the request failed as sendFailed says.
+func (x *actor) sendEnded(ctx context.Context, r sendResult) error {
+	p, err := r.p, r.err
+	if err == nil || p.answered() {
+		return nil // the answer, a timeout or a seek came first
+	}
+	ss := p.sess
+	var he *transport.HTTPError
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTarget):
+		return x.timeOut(ctx, p) // the answer's headers never came
+	case errors.As(err, &he):
+		// The target refused this request and lives on: its refusal is
+		// the answer, judged when the recorded one is known.
+		p.sendErr = err
+	case x.e.cfg.Chaos != nil:
+		p.sendErr = err
+		ss.inflight--
+		if err := x.finishIfDone(ctx, p); err != nil {
+			return err
+		}
+		return x.died(ctx, ss, err)
+	default:
+		return x.targetDied(ss, fmt.Errorf("send seq %d: %w", p.req.Rec.Seq, err))
+	}
+	ss.inflight--
+	return x.finishIfDone(ctx, p)
+}
