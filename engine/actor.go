@@ -58,6 +58,7 @@ type actor struct {
 	// startAt is when the session may connect: its recorded start by the
 	// run's clock (per-session pacing), else at once.
 	startAt time.Time
+	live0   bool // connected: counted in Engine.actorsLive
 }
 
 func newActor(e *Engine, out chan<- *outcome, name string, startAt time.Time) *actor {
@@ -88,13 +89,18 @@ func stoppedTimer() *time.Timer {
 // reported as failed first.
 func (x *actor) run(ctx context.Context) (err error) {
 	x.ctx, x.cancel = context.WithCancel(ctx)
-	x.e.actorsLive.Add(1)
-	defer x.e.actorsLive.Add(-1)
+	defer x.e.actors.remove(x)
 	defer x.close()
 	defer func() { x.e.release(x.held + x.mb.shut()) }()
 	defer func() { // a failed target: what was in flight is reported, not lost
-		if errors.Is(err, ErrTarget) {
-			x.abandon(ctx, err)
+		cause := err
+		if !errors.Is(cause, ErrTarget) {
+			cause = context.Cause(ctx) // another session's target failed
+		}
+		if errors.Is(cause, ErrTarget) {
+			// validate reads until every actor has returned (see validate),
+			// so these reports go through although ctx is done.
+			x.abandon(context.WithoutCancel(ctx), cause)
 		}
 	}()
 	if err := x.connect(ctx); err != nil {
@@ -170,6 +176,8 @@ func (x *actor) connect(ctx context.Context) error {
 	if err != nil {
 		return targetErr(fmt.Sprintf("connect session %s", x.ss.name), err)
 	}
+	x.e.actorsLive.Add(1) // from now on it replays: see queueLimit and spin
+	x.live0 = true
 	x.ss.conn, x.direct = c, c.Incoming()
 	// Messages released while the connection was being made were held by
 	// the target's start-up (global pacing counts it as held, not lag).
@@ -329,7 +337,7 @@ func (x *actor) due(ctx context.Context, ss *session, it *Item) (bool, error) {
 		due := ss.clock.Due(usec(it.Rec.TUS), 0)
 		if ss.burst > 0 { // a burst fault: sent at once, not when due
 			ss.burst--
-			due = now
+			due, it.burst = now, true
 		} else if f := it.Fault; f != nil && f.Kind == chaos.Burst {
 			ss.burst = f.BurstSize() - 1
 		}
@@ -384,17 +392,16 @@ func (x *actor) anchorHandshake(p *pend) {
 	if p.actual != nil {
 		at = p.actual.At
 	}
-	if p.expected == nil { // the schedule may hold the recorded answer
-		x.e.handshook(x.ss.name, at)
-		if !x.e.perSession {
-			p.anchored = true
-		}
+	if !x.e.perSession { // the schedule stage paces, and waits for this
+		p.anchored = true
+		x.e.handshook(handshake{session: x.ss.name, epoch: p.req.Epoch, at: at})
 		return
 	}
-	p.anchored = true
-	if x.e.perSession {
-		x.ss.anchor(x.e.speed(), at, p.expected.Rec.TUS)
+	if p.expected == nil {
+		return // anchored when the recorded answer comes
 	}
+	p.anchored = true
+	x.ss.anchor(x.e.speed(), at, p.expected.Rec.TUS)
 }
 
 // usec is a tape offset in microseconds as a duration.
@@ -402,6 +409,9 @@ func usec(us int64) time.Duration { return time.Duration(us) * time.Microsecond 
 
 // close ends the connection and the actor's timers.
 func (x *actor) close() {
+	if x.live0 {
+		x.e.actorsLive.Add(-1)
+	}
 	close(x.done)
 	x.cancel()
 	x.timer.Stop()
@@ -465,7 +475,9 @@ func (x *actor) setSpeed(s scheduler.Speed, now time.Time) {
 		// The head's due time was set by the old speed: set it again.
 		head := ss.backlog[0]
 		ss.clock = ss.clock.WithSpeed(s, now, usec(head.Rec.TUS), 0)
-		head.Timing.Due = time.Time{}
+		if !head.burst {
+			head.Timing.Due = ss.clock.Due(usec(head.Rec.TUS), 0).Add(head.Delay)
+		}
 		x.paceAt = time.Time{}
 		x.pace.Stop()
 		x.e.log.Debug().Str("session", ss.name).Str("speed", s.String()).Msg("speed changed")

@@ -195,3 +195,58 @@ func TestHTTPRequestsOfOneSessionOverlap(t *testing.T) {
 		t.Errorf("lag max %.1fms: waiting for the target is not the replayer's lag", lag)
 	}
 }
+
+// TestStdioAnswersWhileSending: a session writing many requests to a stdio
+// server whose answers are large must not stall: the server blocks on its
+// full stdout unless its answers are taken while the session writes, and
+// would then stop reading its stdin.
+func TestStdioAnswersWhileSending(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real servers")
+	}
+	d := transport.Stdio{Command: testserver.Slow(t)}
+	big := strings.Repeat("x", 16<<10)
+	msgs := callScript(0)
+	for i := range 200 {
+		msgs = append(msgs, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"%d %s"}}}`, i+1, i, big))
+	}
+	tp := testtape.Record(t, d, "stdio", msgs)
+	rep, _ := timedRun(t, Config{Tape: tp, Dialer: d, Speed: scheduler.Speed{Mode: scheduler.Fast}, Order: OrderNone, Timeout: 5 * time.Second})
+	if rep.Validation.Passed != 201 || rep.Performance.Errors+rep.Performance.Timeouts != 0 {
+		t.Fatalf("passed %d, errors %d, timeouts %d: want 201 passed (%+v)", rep.Validation.Passed, rep.Performance.Errors, rep.Performance.Timeouts, rep.Errors)
+	}
+}
+
+// TestFailedTargetReportsOthersInFlight: when one session's target fails
+// and the replay stops, the requests the other sessions had in flight are
+// reported as failed, not lost from the report.
+func TestFailedTargetReportsOthersInFlight(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real servers")
+	}
+	good := transport.HTTP{URL: testserver.SlowHTTP(t, "-delay", "3s")}
+	tp := testtape.Record(t, transport.HTTP{URL: testserver.SlowHTTP(t)}, "http", callScript(1))
+	dead := transport.Stdio{Command: []string{"sh", "-c", "exit 7"}}
+	e, err := New(Config{
+		Tape: tp, Dialer: routeDialer{session: "s1#4", stuck: dead, rest: good},
+		Speed: scheduler.Speed{Mode: scheduler.Scaled, Factor: 10}, Sessions: 4, Ramp: 400 * time.Millisecond, Timeout: 10 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := e.Run(t.Context())
+	if !errors.Is(err, ErrTarget) {
+		t.Fatalf("err = %v, want the failed target", err)
+	}
+	lost := map[string]bool{}
+	for _, x := range rep.Errors {
+		if x.Method == "tools/call" {
+			lost[x.Session] = true
+		}
+	}
+	for _, s := range []string{"s1#1", "s1#2", "s1#3"} {
+		if !lost[s] {
+			t.Errorf("session %s: its tools/call in flight is not reported (errors: %+v)", s, rep.Errors)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -80,6 +81,8 @@ type Engine struct {
 	// speedNow is the speed set last by SetSpeed (nil: cfg.Speed), for
 	// sessions that start after the change.
 	speedNow atomic.Pointer[scheduler.Speed]
+	// stopRun ends the stages with a cause (validate, OnErrorStop).
+	stopRun context.CancelCauseFunc
 	// lasts is each session's last seq, once scanned (owned by the router).
 	lasts lastSeqs
 }
@@ -190,7 +193,10 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	}
 	// Judging never holds up sending: answers queue for validate.
 	executed := make(chan *outcome, 256)
-	g, gctx := errgroup.WithContext(ctx)
+	rctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	e.stopRun = stop
+	g, gctx := errgroup.WithContext(rctx)
 	col.Start(time.Now())
 	var src source = r
 	if e.cfg.Sessions > 1 {
@@ -212,6 +218,13 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	g.Go(func() error { return e.route(gctx, g, scheduled, executed, lasts) })
 	g.Go(func() error { return e.validate(gctx, executed, v, col) })
 	err = g.Wait()
+	if errors.Is(err, context.Canceled) && ctx.Err() == nil {
+		// A stage that saw the run stopped returned first: the reason is
+		// the cause the run was stopped with.
+		if cause := context.Cause(rctx); cause != nil && !errors.Is(cause, context.Canceled) {
+			err = cause
+		}
+	}
 	if !e.finished { // cut short: the report ends now
 		col.Finish(time.Now())
 	}

@@ -40,6 +40,7 @@ type Item struct {
 	// Fault is the chaos fault the message carries (Config.Chaos), or nil.
 	Fault     *chaos.Fault
 	reordered bool // a reorder fault already held it back
+	burst     bool // a burst fault made it due at once
 }
 
 // paced reports whether the scheduler waits for the item: only what the

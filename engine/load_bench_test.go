@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -76,8 +77,10 @@ func BenchmarkHTTPLoadVsWrk(b *testing.B) {
 			d := transport.HTTP{URL: url, Client: transport.NewClient(sessions)}
 			path := testtape.Record(b, d, "http", conversation(tg.tool, tg.args, calls))
 			var ours, theirs float64
+			var cpu time.Duration
 			for b.Loop() {
 				theirs += wrkRate(b, url, tg.tool, tg.args, sessions, 5*time.Second)
+				cpu0 := cpuTime()
 				start := time.Now()
 				rep, err := replay1(b, Config{Tape: path, Dialer: d, Speed: scheduler.Speed{Mode: scheduler.Fast}, Sessions: sessions, Logger: zerolog.Nop()})
 				elapsed := time.Since(start)
@@ -91,8 +94,12 @@ func BenchmarkHTTPLoadVsWrk(b *testing.B) {
 				// tools/call answers only, as wrk sends: the handshakes are
 				// not in the rate.
 				ours += float64(sessions*calls) / elapsed.Seconds()
+				cpu += cpuTime() - cpu0
 			}
 			n := float64(b.N)
+			// On a machine whose cores the server needs too, the client's
+			// own CPU per request is what it takes from the server.
+			b.ReportMetric(float64(cpu.Microseconds())/n/float64(sessions*calls), "cpu-µs/request")
 			b.ReportMetric(ours/n, "requests/s")
 			b.ReportMetric(theirs/n, "wrk-requests/s")
 			b.ReportMetric(ours/theirs, "ratio")
@@ -269,4 +276,13 @@ func callArrivals(tb testing.TB, path string) []time.Duration {
 		at = append(at, time.Duration(ns))
 	}
 	return at
+}
+
+// cpuTime is the CPU time (user and system) this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

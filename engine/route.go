@@ -97,7 +97,7 @@ func (e *Engine) scanLasts(ctx context.Context, out chan<- lastSeqs) error {
 }
 
 // closeIfLast closes an actor's mailbox once its session's last message
-// has been routed to it, and forgets the actor.
+// has been routed to it.
 func (e *Engine) closeIfLast(a *actor) {
 	if e.lasts == nil || a.routed < 0 {
 		return
@@ -106,8 +106,7 @@ func (e *Engine) closeIfLast(a *actor) {
 	if !ok || a.routed < last {
 		return
 	}
-	a.mb.close()
-	e.actors.remove(a)
+	a.mb.close() // the actor leaves the registry when it returns
 }
 
 // recordedSession is the recorded session a replayed one copies: "s1#3"
@@ -199,6 +198,8 @@ func (e *Engine) release(n int) {
 
 func (e *Engine) queueLimit() int64 {
 	return maxQueued + perActorQueued*e.actorsLive.Load()
+	// (actorsLive counts the sessions connected and replaying: those
+	// waiting for their recorded start do not widen the read-ahead.)
 }
 
 // waitRoom blocks while the sessions hold as many items as they may.
@@ -366,7 +367,10 @@ func (m *mailbox) signal() {
 func (m *mailbox) take() (items []*Item, reqs []actorReq, closed bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	items, m.items, m.spare = m.items, m.spare[:0], items
+	items = m.items
+	// The slice the actor took last time is done with (takeMail clears
+	// it before it takes again): it holds the next items.
+	m.items, m.spare = m.spare[:0], items
 	reqs, m.reqs = m.reqs, nil
 	return items, reqs, m.closed
 }

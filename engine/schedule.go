@@ -82,7 +82,7 @@ func (e *Engine) schedule(ctx context.Context, in <-chan *Item, out chan<- *Item
 			}
 			if e.cfg.Speed.ByTime() && hs.answers(it) {
 				// The clock starts again when the live handshake is done.
-				at, err := e.waitHandshake(ctx, it.Rec.Session)
+				at, err := e.waitHandshake(ctx, it.Rec.Session, it.Epoch)
 				if err != nil {
 					return err
 				}
@@ -94,35 +94,38 @@ func (e *Engine) schedule(ctx context.Context, in <-chan *Item, out chan<- *Item
 	}
 }
 
-// handshake says that a session's live handshake completed at a time.
+// handshake says that a session's live handshake, sent in an epoch,
+// completed at a time.
 type handshake struct {
 	session string
+	epoch   uint64
 	at      time.Time
 }
 
 // handshook tells a globally paced schedule that a session's live
 // handshake has completed. It never blocks: with nobody waiting, the news
 // is dropped once the channel's buffer is full.
-func (e *Engine) handshook(session string, at time.Time) {
+func (e *Engine) handshook(h handshake) {
 	if e.perSession || !e.cfg.Speed.ByTime() {
 		return
 	}
 	select {
-	case e.handshakes <- handshake{session: session, at: at}:
+	case e.handshakes <- h:
 	default:
 	}
 }
 
 // waitHandshake waits, at most the replay's timeout, for the session's
-// live handshake to complete, and returns when it did (now, if it never
-// did in time: the replay goes on and the answer is judged late).
-func (e *Engine) waitHandshake(ctx context.Context, session string) (time.Time, error) {
+// live handshake of this epoch to complete, and returns when it did (now,
+// if it did not in time: the replay goes on and the answer is judged
+// late). News of an earlier epoch (before a seek) is dropped.
+func (e *Engine) waitHandshake(ctx context.Context, session string, epoch uint64) (time.Time, error) {
 	t := time.NewTimer(e.cfg.Timeout)
 	defer t.Stop()
 	for {
 		select {
 		case h := <-e.handshakes:
-			if h.session == session {
+			if h.session == session && h.epoch >= epoch {
 				return h.at, nil
 			}
 		case <-t.C:

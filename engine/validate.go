@@ -15,17 +15,29 @@ import (
 
 // validate compares each live answer with the recorded one and adds every
 // outcome to the collector. It owns the collector until it returns.
+//
+// It reads until in is closed (the router closes it once every session
+// has returned), even after ctx is done or it has decided to stop the run:
+// what the sessions report while they stop (requests lost with a failed
+// target) is in the report, and no session waits on it for ever.
 func (e *Engine) validate(ctx context.Context, in <-chan *outcome, v *validator.Validator, c *report.Collector) error {
+	var stopped error // OnErrorStop: the run was told to stop; the rest is drained
 	for {
-		select {
-		case o, ok := <-in:
-			if !ok {
-				// The replay is over when the last answer is judged, not
-				// when the target has shut down.
-				c.Finish(time.Now())
-				e.finished = true
-				return nil
+		o, ok := <-in
+		if !ok {
+			// The replay is over when the last answer is judged, not
+			// when the target has shut down.
+			if stopped != nil {
+				return stopped
 			}
+			c.Finish(time.Now())
+			e.finished = true
+			return ctx.Err()
+		}
+		if stopped != nil {
+			continue
+		}
+		{
 			if o.Epoch < e.epoch.Load() && o.Req.Rec.Seq >= 0 {
 				continue
 			}
@@ -53,10 +65,9 @@ func (e *Engine) validate(ctx context.Context, in <-chan *outcome, v *validator.
 				e.ctl.Judged(r)
 			}
 			if e.cfg.OnError == OnErrorStop && bad(r.Verdict) {
-				return fmt.Errorf("%w: seq %d (%s) %s", ErrStoppedOnError, r.Seq, r.Method, r.Verdict)
+				stopped = fmt.Errorf("%w: seq %d (%s) %s", ErrStoppedOnError, r.Seq, r.Method, r.Verdict)
+				e.stopRun(stopped)
 			}
-		case <-ctx.Done():
-			return ctx.Err()
 		}
 	}
 }

@@ -153,7 +153,12 @@ type lineReader struct {
 	err        error
 }
 
-const minRead = 32 << 10
+// minRead is the room a read gets once a stream is past its first
+// buffer, of firstRead bytes.
+const (
+	minRead   = 32 << 10
+	firstRead = 4 << 10
+)
 
 // next returns the next line without its terminator. The slice is valid
 // until the next call. At the end of the stream it returns io.EOF (or the
@@ -193,7 +198,12 @@ func (l *lineReader) fill() {
 		l.scanned -= l.start
 		l.start, l.end = 0, n
 	}
-	if len(l.buf)-l.end < minRead {
+	switch {
+	case l.buf == nil:
+		// Most streams hold one small answer: a large first buffer per
+		// request would be most of the garbage of an HTTP load replay.
+		l.buf = make([]byte, firstRead)
+	case len(l.buf)-l.end < min(minRead, len(l.buf)/2):
 		nb := make([]byte, max(2*len(l.buf), l.end+minRead))
 		copy(nb, l.buf[:l.end])
 		l.buf = nb

@@ -97,6 +97,7 @@ func (s Stdio) Dial(ctx context.Context, session string) (Conn, error) {
 		stdout:      parent[2],
 		stderr:      parent[4],
 		in:          make(chan Incoming),
+		inbox:       newInbox(),
 		closing:     make(chan struct{}),
 		exited:      make(chan struct{}),
 		stderrTail:  newTail(stderrTailBytes),
@@ -104,8 +105,9 @@ func (s Stdio) Dial(ctx context.Context, session string) (Conn, error) {
 	}
 	c.log.Debug().Str("command", name).Msg("server started")
 	stdoutDone, stderrDone := make(chan struct{}), make(chan struct{})
-	c.wg.Add(4)
-	go func() { defer c.wg.Done(); defer close(stdoutDone); c.readStdout() }()
+	c.wg.Add(5)
+	go func() { defer c.wg.Done(); defer c.inbox.finish(); c.readStdout() }()
+	go func() { defer c.wg.Done(); defer close(stdoutDone); c.inbox.pump(c.in, c.closing) }()
 	go func() { defer c.wg.Done(); defer close(stderrDone); c.readStderr() }()
 	go func() { defer c.wg.Done(); c.waitErr = cmd.Wait(); close(c.exited) }()
 	go func() { defer c.wg.Done(); c.supervise(stdoutDone, stderrDone) }()
@@ -126,6 +128,7 @@ type StdioConn struct {
 	wbuf           []byte // Send's buffer; Send runs one at a time
 
 	in      chan Incoming
+	inbox   *inbox        // what stdout gave, not yet taken from in
 	closing chan struct{} // closed by Close
 	exited  chan struct{} // closed once the process has been waited for
 	waitErr error         // cmd.Wait's result; read after exited

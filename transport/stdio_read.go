@@ -65,12 +65,7 @@ func (c *StdioConn) deliverLine(line []byte) bool {
 		c.log.Warn().Int64("count", n).Str("line", clip(line, 200)).Msg("server wrote a non-JSON line to stdout; dropped")
 		return true
 	}
-	select {
-	case c.in <- Incoming{Msg: append([]byte(nil), line...), At: at}:
-		return true
-	case <-c.closing:
-		return false
-	}
+	return c.inbox.push(Incoming{Msg: append([]byte(nil), line...), At: at}, c.closing)
 }
 
 // readStderr logs the server's stderr line by line and keeps its tail.

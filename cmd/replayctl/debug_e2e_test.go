@@ -419,3 +419,18 @@ func TestDebugTargetDies(t *testing.T) {
 		t.Fatalf("got exit %d, stderr %q; want exit 3 and the target's failure\nstdout:\n%s", res.code, res.stderr, res.stdout)
 	}
 }
+
+// TestDebugContinueAtSpeedAfterHandshake: a debugger at 10x goes on right
+// after the live handshake (its clock is anchored on the answer), not
+// after the whole --timeout.
+func TestDebugContinueAtSpeedAfterHandshake(t *testing.T) {
+	start := time.Now()
+	res := replayctlIn(t, "continue\n", "debug", "examples/quickstart.jsonl", "--speed", "10x", "--timeout", "20s")
+	if res.code != 0 || !strings.Contains(res.stdout, "8 passed") {
+		t.Fatalf("exit %d, want 0 and 8 passed\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	// The tape lasts 1.8s, 180ms at 10x; waiting out the timeout would take 20s.
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("took %s: the schedule waited for the timeout after the handshake", took)
+	}
+}

@@ -39,7 +39,7 @@ func TestTargetsThatHang(t *testing.T) {
 		code   int
 		output string // in stdout or stderr
 	}{
-		{"no response headers", []string{"--target", testserver.SlowHTTP(t, "-hang", "headers")}, 1, "the target did not take the message"},
+		{"no response headers", []string{"--target", testserver.SlowHTTP(t, "-hang", "headers")}, 1, "no answer within 2s"},
 		{"429 with Retry-After 100000", []string{"--target", testserver.SlowHTTP(t, "-hang", "429")}, 1, "later than the 2s the request has"},
 		{"stdio server that never reads", append([]string{"--"}, testserver.Slow(t, "-hang", "noread")...), 3, "did not read its stdin"},
 	}
