@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/replayctl/replayctl/internal/testserver"
 	"github.com/replayctl/replayctl/internal/testtape"
+	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
@@ -116,13 +116,13 @@ func BenchmarkHTTPSessions1000(b *testing.B) {
 	d := transport.HTTP{URL: url, Client: transport.NewClient(sessions)}
 	path := testtape.Record(b, d, "http", conversation("echo", `{"text":"call %d"}`, calls))
 	for b.Loop() {
-		runtime.GC()
-		base, peak := heapLive(), uint64(0)
-		stop := sampleHeap(&peak)
+		var rep report.Report
+		var err error
 		start := time.Now()
-		rep, err := replay1(b, Config{Tape: path, Dialer: d, Speed: scheduler.Speed{Mode: scheduler.Fast}, Sessions: sessions, Logger: zerolog.Nop()})
+		peak := peakHeap(func() {
+			rep, err = replay1(b, Config{Tape: path, Dialer: d, Speed: scheduler.Speed{Mode: scheduler.Fast}, Sessions: sessions, Logger: zerolog.Nop()})
+		})
 		elapsed := time.Since(start)
-		stop()
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -130,7 +130,7 @@ func BenchmarkHTTPSessions1000(b *testing.B) {
 		b.ReportMetric(float64(p.Requests)/elapsed.Seconds(), "requests/s")
 		b.ReportMetric(p.LatencyMS.P99, "p99-ms")
 		b.ReportMetric(float64(p.Errors+p.Timeouts+rep.Validation.Failed), "errors")
-		b.ReportMetric(float64(peak-min(base, peak))/sessions/1024, "live-heap-KB/session")
+		b.ReportMetric(float64(peak)/sessions/1024, "live-heap-KB/session")
 	}
 }
 
@@ -144,13 +144,13 @@ func BenchmarkMockManySessions(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "many.jsonl")
 			writeOneShot(b, path, n)
 			for b.Loop() {
-				runtime.GC()
-				base, peak := heapLive(), uint64(0)
-				stop := sampleHeap(&peak)
+				var rep report.Report
+				var err error
 				start := time.Now()
-				rep, err := replay1(b, Config{Tape: path, Speed: scheduler.Speed{Mode: scheduler.Fast}, Logger: zerolog.Nop()})
+				peak := peakHeap(func() {
+					rep, err = replay1(b, Config{Tape: path, Speed: scheduler.Speed{Mode: scheduler.Fast}, Logger: zerolog.Nop()})
+				})
 				elapsed := time.Since(start)
-				stop()
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -158,7 +158,7 @@ func BenchmarkMockManySessions(b *testing.B) {
 					b.Fatalf("passed %d, want %d", rep.Validation.Passed, n)
 				}
 				b.ReportMetric(elapsed.Seconds()*1000, "ms")
-				b.ReportMetric(float64(peak-min(base, peak))/(1<<20), "peak-live-heap-MB")
+				b.ReportMetric(float64(peak)/(1<<20), "peak-live-heap-MB")
 			}
 		})
 	}
