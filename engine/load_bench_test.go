@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,6 +81,7 @@ func BenchmarkHTTPLoadVsWrk(b *testing.B) {
 			var cpu time.Duration
 			for b.Loop() {
 				theirs += wrkRate(b, url, tg.tool, tg.args, sessions, 5*time.Second)
+				gc := debug.SetGCPercent(gcPercent())
 				cpu0 := cpuTime()
 				start := time.Now()
 				rep, err := replay1(b, Config{Tape: path, Dialer: d, Speed: scheduler.Speed{Mode: scheduler.Fast}, Sessions: sessions, Logger: zerolog.Nop()})
@@ -95,6 +97,7 @@ func BenchmarkHTTPLoadVsWrk(b *testing.B) {
 				// not in the rate.
 				ours += float64(sessions*calls) / elapsed.Seconds()
 				cpu += cpuTime() - cpu0
+				debug.SetGCPercent(gc)
 			}
 			n := float64(b.N)
 			// On a machine whose cores the server needs too, the client's
@@ -285,4 +288,13 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// gcPercent is the collector's target during the replay: Go's default
+// (100), or BENCH_GC, to see what GOGC does to replayctl's CPU per request.
+func gcPercent() int {
+	if v, err := strconv.Atoi(os.Getenv("BENCH_GC")); err == nil {
+		return v
+	}
+	return 100
 }
