@@ -14,6 +14,7 @@ import (
 // that they queue, and pump, a goroutine started only then, delivers them,
 // so that Send never blocks on a caller that is not reading yet.
 type conn struct {
+	idx       *index
 	entries   []entry // the session's, all of them: what Rewind starts from
 	lookahead int
 
@@ -42,11 +43,12 @@ var (
 	_ transport.Rewinder = (*conn)(nil)
 )
 
-func newConn(entries []entry, lookahead int) *conn {
+func newConn(idx *index, entries []entry, lookahead int) *conn {
 	return &conn{
+		idx:       idx,
 		entries:   entries,
 		lookahead: lookahead,
-		m:         newMatcher(entries, lookahead, 0),
+		m:         newMatcher(idx, entries, lookahead, 0),
 		out:       make(chan transport.Incoming, outBuffer),
 		wake:      make(chan struct{}, 1),
 		done:      make(chan struct{}),
@@ -81,7 +83,7 @@ func (c *conn) Rewind(seq int64) error {
 	if err := c.checkOpen(); err != nil {
 		return err
 	}
-	c.m = newMatcher(c.entries, c.lookahead, seq)
+	c.m = newMatcher(c.idx, c.entries, c.lookahead, seq)
 	return nil
 }
 

@@ -4,36 +4,83 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
 )
 
 // index is what the matcher needs of a tape: each recorded session's
-// client requests, in tape order, each with its recorded answer. It is
-// built once and then only read, by every connection at once.
+// client requests, in tape order, each with where its recorded answer
+// is. It is built once and then only read, by every connection at once.
+//
+// A request is kept as its method and a hash of its params (see canon);
+// an answer or a notification as where it lies. On a large native tape
+// (see readBackOver) that is its line in the file, read back when a
+// connection answers, so that the index costs a few dozen bytes per
+// request rather than the tape's size; a smaller tape, or an imported one,
+// read whole into memory anyway, keeps its messages in mem.
 type index struct {
 	sessions map[string][]entry
+	methods  map[string]uint32 // method name → entry.method
+	notes    []note            // every entry's, in the ranges of noteRuns
+	noteRuns []noteRun         // entry.notes-1 → its notes
+	big      []span            // where the messages too long for a loc are
+	file     *os.File          // the native tape, or nil: messages are in mem
+	mem      []byte
 }
 
 // entry is one recorded client request and what the server recorded in
-// return. Its byte slices are the index's own copies.
+// return. It is kept small: a large tape's index holds one per request.
 type entry struct {
 	seq    int64
-	method string
-	params []byte // nil when the request had none
-	answer []byte // the recorded answer, with its recorded id; nil: none
-	notes  []note // server notifications recorded before the answer
+	params uint64 // the params' hash (canon), noParams for none
+	ans    loc    // the answer, with its recorded id; 0: none recorded
+	method uint32
+	notes  uint32 // 0, or 1 + the index in noteRuns of the server
+	// notifications recorded before the answer
 }
 
-// note is a recorded server notification.
+// noteRun is where an entry's notes are in index.notes.
+type noteRun struct{ first, n uint32 }
+
+// note is a recorded server notification, and where it is.
 type note struct {
 	seq int64
-	msg []byte
+	at  loc
+}
+
+// loc is where a recorded message is: its line's offset in the file and
+// length (a native tape read back) or its offset and length in mem, as
+// off<<locBits | n; or, for a message too long or too far for that,
+// i<<locBits | locBig, its span being big[i]. A message is never empty:
+// loc 0 is none.
+type loc uint64
+
+const (
+	locBits = 24
+	locBig  = 1<<locBits - 1
+)
+
+// span is a message's offset and length.
+type span struct {
+	off int64
+	n   int
+}
+
+// span returns where the message at l is.
+func (idx *index) span(l loc) span {
+	if l&locBig == locBig {
+		return idx.big[l>>locBits]
+	}
+	return span{int64(l >> locBits), int(l & locBig)}
 }
 
 // readIndex reads the tape at path once, from start to end, and indexes
 // it. An error reading the tape is returned, whichever session it is in.
+// The index of a native tape keeps the file open to read answers from; it
+// is closed when the index is garbage.
 func readIndex(path string, opts []tape.Option) (*index, error) {
 	r, err := tape.Open(path, opts...)
 	if err != nil {
@@ -41,17 +88,43 @@ func readIndex(path string, opts []tape.Option) (*index, error) {
 	}
 	defer r.Close()
 	var b builder
+	if r.Format() == tape.FormatNative {
+		if b.file, err = os.Open(path); err != nil {
+			return nil, fmt.Errorf("mock: %w", err)
+		}
+		if fi, err := b.file.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() <= readBackOver {
+			b.file.Close()
+			b.file = nil
+		}
+	}
 	for {
 		msg, err := r.Next()
 		if errors.Is(err, io.EOF) {
 			return b.index(), nil
 		}
 		if err != nil {
+			if b.file != nil {
+				b.file.Close()
+			}
 			return nil, fmt.Errorf("mock: %w", err)
 		}
-		b.add(msg)
+		if b.file != nil {
+			off, n, ok := r.LineSpan()
+			if !ok {
+				b.file.Close()
+				return nil, fmt.Errorf("mock: tape %s: message seq %d: no line to read it back from", path, msg.Seq)
+			}
+			b.addAt(msg, off, n)
+		} else {
+			b.add(msg)
+		}
 	}
 }
+
+// readBackOver is the size of the smallest native tape whose answers are
+// read back from the file: a smaller one's are copied into memory, which
+// costs less than its size and answers faster (no read, no decoding).
+var readBackOver int64 = 32 << 20
 
 // builder indexes a tape's messages, given in tape order.
 type builder struct {
@@ -59,8 +132,13 @@ type builder struct {
 	// unanswered holds, by session and request id, the indexes of the
 	// requests still waiting for an answer, latest last.
 	unanswered map[waitKey][]int
-	methods    map[string]string // one copy of each method name
-	arena      arena
+	methods    map[string]uint32
+	notes      []note
+	noteRuns   []noteRun
+	big        []span
+	file       *os.File
+	mem        []byte
+	canon      canon
 	entries    int
 }
 
@@ -72,12 +150,19 @@ type building struct {
 
 type waitKey struct{ session, id string }
 
-// add indexes one message: a client request becomes an entry; a server
+// add indexes one message of a tape read into memory, keeping a copy of
+// what it needs.
+func (b *builder) add(msg tape.Message) {
+	b.addAt(msg, -1, 0)
+}
+
+// addAt indexes one message: a client request becomes an entry; a server
 // answer goes to the latest request of its session with its id and no
 // answer yet, with the server notifications recorded since the last
 // answer. Everything else is dropped, as are messages that are not
-// JSON-RPC.
-func (b *builder) add(msg tape.Message) {
+// JSON-RPC. off and n say where msg's line is in b.file; without a file
+// they are not used, and the messages kept are copied into b.mem.
+func (b *builder) addAt(msg tape.Message, off int64, n int) {
 	rpc, err := jsonrpc.Parse(msg.Msg)
 	if err != nil {
 		return
@@ -85,7 +170,7 @@ func (b *builder) add(msg tape.Message) {
 	if b.sessions == nil {
 		b.sessions = map[string]*building{}
 		b.unanswered = map[waitKey][]int{}
-		b.methods = map[string]string{}
+		b.methods = map[string]uint32{}
 	}
 	switch {
 	case msg.Dir == tape.C2S && rpc.Kind == jsonrpc.KindRequest:
@@ -98,16 +183,23 @@ func (b *builder) add(msg tape.Message) {
 		s = &building{}
 		b.sessions[msg.Session] = s
 	}
+	if msg.Dir == tape.S2C && b.file == nil {
+		off, n = int64(len(b.mem)), len(msg.Msg)
+		if rpc.Kind != jsonrpc.KindNotification && len(b.unanswered[waitKey{msg.Session, jsonrpc.IDKey(rpc.ID)}]) == 0 {
+			return // an answer to no request of the session: dropped, not copied
+		}
+		b.mem = append(b.mem, msg.Msg...)
+	}
 	switch {
 	case msg.Dir == tape.C2S:
 		method, ok := b.methods[rpc.Method]
 		if !ok {
-			method = rpc.Method
-			b.methods[method] = method
+			method = uint32(len(b.methods))
+			b.methods[rpc.Method] = method
 		}
 		k := waitKey{msg.Session, jsonrpc.IDKey(rpc.ID)}
 		b.unanswered[k] = append(b.unanswered[k], len(s.entries))
-		s.entries = append(s.entries, entry{seq: msg.Seq, method: method, params: b.arena.copy(rpc.Params())})
+		s.entries = append(s.entries, entry{seq: msg.Seq, method: method, params: b.canon.hash(rpc.Params())})
 		b.entries++
 	case rpc.Kind == jsonrpc.KindResponse || rpc.Kind == jsonrpc.KindError:
 		k := waitKey{msg.Session, jsonrpc.IDKey(rpc.ID)}
@@ -121,17 +213,38 @@ func (b *builder) add(msg tape.Message) {
 		} else {
 			b.unanswered[k] = waiting
 		}
-		e.answer = b.arena.copy(msg.Msg)
-		e.notes, s.notes = s.notes, nil
+		e.ans = b.loc(off, n)
+		if len(s.notes) > 0 {
+			b.noteRuns = append(b.noteRuns, noteRun{uint32(len(b.notes)), uint32(len(s.notes))})
+			e.notes = uint32(len(b.noteRuns))
+			b.notes = append(b.notes, s.notes...)
+			s.notes = s.notes[:0]
+		}
 	case rpc.Kind == jsonrpc.KindNotification:
-		s.notes = append(s.notes, note{seq: msg.Seq, msg: b.arena.copy(msg.Msg)})
+		s.notes = append(s.notes, note{seq: msg.Seq, at: b.loc(off, n)})
 	}
 }
 
+// loc returns the loc of the message of n bytes at off.
+func (b *builder) loc(off int64, n int) loc {
+	if n < locBig && off < 1<<(64-locBits) {
+		return loc(off)<<locBits | loc(n)
+	}
+	b.big = append(b.big, span{off, n})
+	return loc(len(b.big)-1)<<locBits | locBig
+}
+
 // index returns what was built, each session's entries carved from one
-// array of the exact size.
+// array of the exact size (a tape of one session keeps its own).
 func (b *builder) index() *index {
-	idx := &index{sessions: make(map[string][]entry, len(b.sessions))}
+	idx := &index{sessions: make(map[string][]entry, len(b.sessions)), methods: b.methods,
+		notes: slices.Clip(b.notes), noteRuns: slices.Clip(b.noteRuns), big: b.big, file: b.file, mem: slices.Clip(b.mem)}
+	if len(b.sessions) == 1 {
+		for name, s := range b.sessions {
+			idx.sessions[name] = s.entries[:len(s.entries):len(s.entries)]
+		}
+		return idx
+	}
 	all := make([]entry, 0, b.entries)
 	for name, s := range b.sessions {
 		start := len(all)
@@ -141,28 +254,36 @@ func (b *builder) index() *index {
 	return idx
 }
 
-// arena hands out copies of small byte slices from shared blocks: one
-// allocation per block rather than per message, and none of the tape
-// reader's blocks, which also hold what the index drops, kept alive.
-type arena struct{ block []byte }
+// errRead is a recorded message that could not be read back.
+var errRead = errors.New("the tape changed since it was read")
 
-const (
-	arenaBlock = 64 << 10 // bytes per block
-	arenaMax   = 4 << 10  // larger slices get their own allocation
-)
-
-// copy returns a copy of b capped at its length, or nil for an empty b.
-func (a *arena) copy(b []byte) []byte {
-	switch {
-	case len(b) == 0:
+// notesOf returns the notes of e.
+func (idx *index) notesOf(e *entry) []note {
+	if e.notes == 0 {
 		return nil
-	case len(b) > arenaMax:
-		return append([]byte(nil), b...)
-	case len(a.block) < len(b):
-		a.block = make([]byte, arenaBlock)
 	}
-	c := a.block[:len(b):len(b)]
-	copy(c, b)
-	a.block = a.block[len(b):]
-	return c
+	r := idx.noteRuns[e.notes-1]
+	return idx.notes[r.first : r.first+r.n]
+}
+
+// at returns the message at l, the recorded one with seq if seq ≥ 0. Read
+// from the file (its line is read and decoded), it is read into *buf, and
+// aliases it.
+func (idx *index) at(l loc, seq int64, buf *[]byte) ([]byte, error) {
+	sp := idx.span(l)
+	if idx.file == nil {
+		return idx.mem[sp.off : sp.off+int64(sp.n) : sp.off+int64(sp.n)], nil
+	}
+	if cap(*buf) < sp.n {
+		*buf = make([]byte, sp.n)
+	}
+	line := (*buf)[:sp.n]
+	if _, err := idx.file.ReadAt(line, sp.off); err != nil {
+		return nil, err
+	}
+	m, err := tape.DecodeLine(line)
+	if err != nil || (seq >= 0 && m.Seq != seq) || m.Dir != tape.S2C {
+		return nil, errRead
+	}
+	return m.Msg, nil
 }

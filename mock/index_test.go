@@ -2,6 +2,7 @@ package mock
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -34,14 +35,35 @@ type shown struct {
 	notes  []string
 }
 
-func show(es []entry) []shown {
+// show shows the entries of an index of a tape in memory. Params show as
+// their hash (see hashShown).
+func show(idx *index, es []entry) []shown {
 	var out []shown
 	for _, e := range es {
-		s := shown{seq: e.seq, method: e.method, params: string(e.params), answer: string(e.answer)}
-		for _, n := range e.notes {
-			s.notes = append(s.notes, string(n.msg))
+		s := shown{seq: e.seq, params: strconv.FormatUint(e.params, 16)}
+		for name, id := range idx.methods {
+			if id == e.method {
+				s.method = name
+			}
+		}
+		if e.ans != 0 {
+			sp := idx.span(e.ans)
+			s.answer = string(idx.mem[sp.off : sp.off+int64(sp.n)])
+		}
+		for _, n := range idx.notesOf(&e) {
+			sp := idx.span(n.at)
+			s.notes = append(s.notes, string(idx.mem[sp.off:sp.off+int64(sp.n)]))
 		}
 		out = append(out, s)
+	}
+	return out
+}
+
+// hashShown shows the entries' params as show does.
+func hashShown(want []shown) []shown {
+	out := slices.Clone(want)
+	for i := range out {
+		out[i].params = strconv.FormatUint(new(canon).hash([]byte(out[i].params)), 16)
 	}
 	return out
 }
@@ -102,13 +124,14 @@ func TestIndexPairsRequestsWithAnswers(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			idx := indexOf(tt.lines)
 			for name, want := range tt.want {
-				if got := show(idx.sessions[name]); !slices.EqualFunc(got, want, sameShown) {
+				want := hashShown(want)
+				if got := show(idx, idx.sessions[name]); !slices.EqualFunc(got, want, sameShown) {
 					t.Errorf("session %s:\ngot  %+v\nwant %+v", name, got, want)
 				}
 			}
 			for name, es := range idx.sessions {
 				if _, ok := tt.want[name]; !ok && len(es) > 0 {
-					t.Errorf("session %s: got %+v, want none", name, show(es))
+					t.Errorf("session %s: got %+v, want none", name, show(idx, es))
 				}
 			}
 		})
@@ -149,7 +172,7 @@ func TestMatcherFindsWithinLookahead(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := newMatcher(idx.sessions["s1"], tt.lookahead, 0)
+			m := newMatcher(idx, idx.sessions["s1"], tt.lookahead, 0)
 			for i, ask := range tt.asks {
 				msg := `{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"` + ask + `"}}`
 				if ask == "ping" {

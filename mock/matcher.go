@@ -5,8 +5,8 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"slices"
+	"sync"
 
 	"github.com/replayctl/replayctl/jsonrpc"
 )
@@ -16,9 +16,10 @@ import (
 const DefaultLookahead = 100_000
 
 // matcher finds a session's recorded answers. It is owned by one
-// connection; the entries it reads are shared with every connection of
-// the session and never written.
+// connection; the index and the entries it reads are shared with every
+// connection and never written.
 type matcher struct {
+	idx       *index
 	entries   []entry // the session's, from the rewind point on
 	from      int64   // notifications recorded before seq from are not sent
 	lookahead int
@@ -26,47 +27,79 @@ type matcher struct {
 	used      map[int]struct{} // entries after next that have been asked
 }
 
+// scratch is what answering one request needs for a moment: pooled, so
+// that connections, thousands at once in load replays, hold none.
+type scratch struct {
+	canon canon
+	buf   []byte // lines read back from the tape
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
 // newMatcher returns a matcher over a session's entries that answers as
 // the recording did from seq from on.
-func newMatcher(entries []entry, lookahead int, from int64) matcher {
+func newMatcher(idx *index, entries []entry, lookahead int, from int64) matcher {
 	i, _ := slices.BinarySearchFunc(entries, from, func(e entry, seq int64) int { return cmp.Compare(e.seq, seq) })
-	return matcher{entries: entries[i:], from: from, lookahead: max(lookahead, 0)}
+	return matcher{idx: idx, entries: entries[i:], from: from, lookahead: max(lookahead, 0)}
 }
 
 // answer returns the recorded answer to req with req's id, or a JSON-RPC
 // error saying that the tape has none, and the server notifications
 // recorded before that answer, to be sent first.
 func (m *matcher) answer(req jsonrpc.Message) (notes [][]byte, ans []byte) {
-	e := m.find(req.Method, req.Params())
-	if e == nil || e.answer == nil {
+	method, ok := m.idx.methods[req.Method]
+	if !ok {
 		return nil, noAnswer(req)
 	}
-	rec, err := jsonrpc.Parse(e.answer)
-	if err != nil { // parsed once already, when the tape was indexed
-		return nil, noAnswer(req)
-	}
-	for _, n := range e.notes {
-		if n.seq >= m.from {
-			notes = append(notes, n.msg)
+	sc := scratchPool.Get().(*scratch)
+	defer func() {
+		if cap(sc.buf) > 64<<10 { // do not keep a huge answer's buffer
+			sc.buf = nil
 		}
+		scratchPool.Put(sc)
+	}()
+	e := m.find(method, sc.canon.hash(req.Params()))
+	if e == nil || e.ans == 0 {
+		return nil, noAnswer(req)
 	}
-	return notes, rec.WithID(req.ID)
+	for _, n := range m.idx.notesOf(e) {
+		if n.seq < m.from {
+			continue
+		}
+		msg, err := m.idx.at(n.at, n.seq, &sc.buf)
+		if err != nil {
+			return nil, unreadable(req, err)
+		}
+		if m.idx.file != nil {
+			msg = bytes.Clone(msg) // out of buf, which the next read reuses
+		}
+		notes = append(notes, msg)
+	}
+	msg, err := m.idx.at(e.ans, -1, &sc.buf)
+	if err != nil {
+		return nil, unreadable(req, err)
+	}
+	rec, err := jsonrpc.Parse(msg)
+	if err != nil { // parsed once already, when the tape was indexed
+		return nil, unreadable(req, errRead)
+	}
+	return notes, rec.WithID(req.ID) // a copy, out of buf
 }
 
 // find marks as asked, and returns, the first entry not asked yet with
-// this method and params, looking no further than lookahead entries past
-// the first one not asked; nil if there is none.
-func (m *matcher) find(method string, params []byte) *entry {
+// this method and params hash, looking no further than lookahead entries
+// past the first one not asked; nil if there is none.
+func (m *matcher) find(method uint32, params uint64) *entry {
 	end := len(m.entries)
 	if m.lookahead < end-m.next {
 		end = m.next + m.lookahead + 1
 	}
 	for i := m.next; i < end; i++ {
 		e := &m.entries[i]
-		if e.method != method {
+		if e.method != method || e.params != params {
 			continue
 		}
-		if _, used := m.used[i]; used || !sameJSON(e.params, params) {
+		if _, used := m.used[i]; used {
 			continue
 		}
 		m.use(i)
@@ -93,28 +126,11 @@ func (m *matcher) use(i int) {
 	}
 }
 
-// sameJSON reports whether two JSON values are equal: byte-equal, or equal
-// once decoded (key order and spacing aside).
-func sameJSON(a, b []byte) bool {
-	if bytes.Equal(a, b) {
-		return true
-	}
-	if len(a) == 0 || len(b) == 0 {
-		return false
-	}
-	// Spacing and key order cannot make one side many times the other:
-	// do not decode a megabyte to learn that it differs from 60 bytes.
-	if la, lb := len(a), len(b); max(la, lb) > 4*min(la, lb)+256 {
-		return false
-	}
-	var va, vb any
-	da, db := json.NewDecoder(bytes.NewReader(a)), json.NewDecoder(bytes.NewReader(b))
-	da.UseNumber()
-	db.UseNumber()
-	if da.Decode(&va) != nil || db.Decode(&vb) != nil {
-		return false
-	}
-	return reflect.DeepEqual(va, vb)
+// unreadable is the answer to req when its recorded answer cannot be read
+// back from the tape.
+func unreadable(req jsonrpc.Message, err error) []byte {
+	msg, _ := json.Marshal("replayctl mock: cannot read the answer to " + req.Method + " from the tape: " + err.Error())
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":%s}}`, req.ID, msg)
 }
 
 func noAnswer(req jsonrpc.Message) []byte {

@@ -65,7 +65,7 @@ func (m *Mock) Dial(ctx context.Context, session string) (transport.Conn, error)
 	if err != nil {
 		return nil, err
 	}
-	return newConn(idx.sessions[recordedName(session)], m.lookahead), nil
+	return newConn(idx, idx.sessions[recordedName(session)], m.lookahead), nil
 }
 
 // index returns the tape's index, reading the tape the first time.

@@ -102,6 +102,7 @@ func (r *Reader) readMessage() (Message, error) {
 			}
 			r.pos.ord++
 			r.pos.lastSeq = m.Seq
+			r.readSpan = lineSpan{off: start, n: len(line)}
 			r.session = m.Session
 			return m, nil
 		case "end":

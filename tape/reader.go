@@ -86,6 +86,9 @@ type Reader struct {
 	tornDropped bool // a torn last line was dropped
 	session     string
 	warnings    []string
+	// where the lines of messages lie: the one readMessage read last, the
+	// one SeekSeq left pending, and the one Next returned last (LineSpan)
+	readSpan, seekSpan, lastSpan lineSpan
 
 	// imported (VCR) tapes
 	msgs []Message
@@ -195,6 +198,7 @@ func (r *Reader) Next() (Message, error) {
 	if r.pending != nil {
 		m := *r.pending
 		r.pending = nil
+		r.lastSpan = r.seekSpan
 		return m, nil
 	}
 	if r.err != nil {
@@ -203,6 +207,9 @@ func (r *Reader) Next() (Message, error) {
 	m, err := r.readMessage()
 	if err != nil && err != io.EOF {
 		r.err = err
+	}
+	if err == nil {
+		r.lastSpan = r.readSpan
 	}
 	return m, err
 }

@@ -84,6 +84,7 @@ func (r *Reader) SeekSeq(seq int64) error {
 			r.slab.borrow = false
 			m.Msg = r.slab.clone(m.Msg) // still in the read buffer
 			r.seekMsg = m
+			r.seekSpan = r.readSpan
 			r.pending = &r.seekMsg
 			return nil
 		}
