@@ -92,16 +92,22 @@ func (x *actor) run(ctx context.Context) (err error) {
 	defer x.e.actors.remove(x)
 	defer x.close()
 	defer func() { x.e.release(x.held + x.mb.shut()) }()
-	defer func() { // a failed target: what was in flight is reported, not lost
+	defer func() { // a failed target or an interrupt: what was in flight is reported, not lost
 		cause := err
 		if !errors.Is(cause, ErrTarget) {
-			cause = context.Cause(ctx) // another session's target failed
+			cause = context.Cause(ctx) // another session's target failed, or the run was stopped
 		}
-		if errors.Is(cause, ErrTarget) {
-			// validate reads until every actor has returned (see validate),
-			// so these reports go through although ctx is done.
-			x.abandon(context.WithoutCancel(ctx), cause)
+		switch {
+		case errors.Is(cause, ErrTarget):
+		case (errors.Is(cause, context.Canceled) || errors.Is(cause, context.DeadlineExceeded)) && x.e.ctl == nil && ctx.Err() != nil:
+			// Interrupted (a debugger's run always ends so: not there).
+			cause = errInterrupted
+		default:
+			return
 		}
+		// validate reads until every actor has returned (see validate),
+		// so these reports go through although ctx is done.
+		x.abandon(context.WithoutCancel(ctx), cause)
 	}()
 	if err := x.connect(ctx); err != nil {
 		return err
@@ -494,3 +500,7 @@ type speedChange struct {
 }
 
 func isRequest(it *Item) bool { return it.RPC.Kind == jsonrpc.KindRequest }
+
+// errInterrupted is the fate of a request in flight when the replay was
+// interrupted.
+var errInterrupted = errors.New("the replay was interrupted before the answer came")

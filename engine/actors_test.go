@@ -250,3 +250,32 @@ func TestFailedTargetReportsOthersInFlight(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptReportsInFlight: a replay interrupted while requests are
+// in flight reports them, as sent and failed.
+func TestInterruptReportsInFlight(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real servers")
+	}
+	d := transport.HTTP{URL: testserver.SlowHTTP(t, "-delay", "5s")}
+	tp := testtape.Record(t, transport.HTTP{URL: testserver.SlowHTTP(t)}, "http", callScript(1))
+	e, err := New(Config{Tape: tp, Dialer: d, Speed: scheduler.Speed{Mode: scheduler.Fast}, Sessions: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	rep, err := e.Run(ctx)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want the run's context", err)
+	}
+	n := 0
+	for _, x := range rep.Errors {
+		if x.Method == "tools/call" && strings.Contains(x.Message, "interrupted") {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d tools/call reported as interrupted, want 3: %+v", n, rep.Errors)
+	}
+}
