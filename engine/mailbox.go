@@ -1,0 +1,135 @@
+package engine
+
+// An actor's mailbox, and the count of actors at the end of the tape.
+
+import (
+	"context"
+	"errors"
+	"sync"
+)
+
+// mailbox is how an actor receives: the router and a controller put, the
+// actor takes everything at once. Putting never blocks.
+type mailbox struct {
+	mu     sync.Mutex // guards the fields below; held only to append or swap
+	items  []*Item
+	spare  []*Item // the slice the actor gave back, reused
+	reqs   []actorReq
+	closed bool // no more items will come
+	gone   bool // the actor has returned: nothing more is taken
+	wake   chan struct{}
+}
+
+// actorReq is work for an actor's goroutine (a controller's seek or
+// inject); done gets its error.
+type actorReq struct {
+	fn   func(context.Context, *actor) error
+	done chan error
+}
+
+func newMailbox() *mailbox { return &mailbox{wake: make(chan struct{}, 1)} }
+
+// put adds an item; false when the actor has returned.
+func (m *mailbox) put(it *Item) bool {
+	m.mu.Lock()
+	if m.gone {
+		m.mu.Unlock()
+		return false
+	}
+	m.items = append(m.items, it)
+	m.mu.Unlock()
+	m.signal()
+	return true
+}
+
+func (m *mailbox) ask(r actorReq) bool {
+	m.mu.Lock()
+	if m.gone {
+		m.mu.Unlock()
+		return false
+	}
+	m.reqs = append(m.reqs, r)
+	m.mu.Unlock()
+	m.signal()
+	return true
+}
+
+func (m *mailbox) close() {
+	m.mu.Lock()
+	m.closed = true
+	m.mu.Unlock()
+	m.signal()
+}
+
+func (m *mailbox) signal() {
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns everything put since the last take, and whether the input
+// has ended. The items slice is the actor's until its next take.
+func (m *mailbox) take() (items []*Item, reqs []actorReq, closed bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	items = m.items
+	// The slice the actor took last time is done with (takeMail clears
+	// it before it takes again): it holds the next items.
+	m.items, m.spare = m.spare[:0], items
+	reqs, m.reqs = m.reqs, nil
+	return items, reqs, m.closed
+}
+
+// shut marks the actor gone, fails the requests still waiting and
+// returns how many items it never took.
+func (m *mailbox) shut() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.gone = true
+	for _, r := range m.reqs {
+		r.done <- errActorGone
+	}
+	n := len(m.items)
+	m.items, m.reqs, m.spare = nil, nil, nil
+	return n
+}
+
+var errActorGone = errors.New("the session has ended")
+
+// ends counts, per epoch, the actors that have yet to reach the end of
+// the tape; the last one passes the end on (for a controller).
+type ends struct {
+	mu   sync.Mutex // guards left
+	left map[uint64]int
+}
+
+// begin starts the count for epoch; false when there is nobody to wait for.
+func (n *ends) begin(epoch uint64, actors int) bool {
+	if actors == 0 {
+		return false
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.left == nil {
+		n.left = make(map[uint64]int)
+	}
+	n.left[epoch] = actors
+	return true
+}
+
+// reached counts one actor at the end of epoch; true for the last one.
+func (n *ends) reached(epoch uint64) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	left, ok := n.left[epoch]
+	if !ok {
+		return false
+	}
+	if left <= 1 {
+		delete(n.left, epoch)
+		return true
+	}
+	n.left[epoch] = left - 1
+	return false
+}
