@@ -300,4 +300,3 @@ func (e *Engine) ask(ctx context.Context, a *actor, fn func(context.Context, *ac
 		return ctx.Err()
 	}
 }
-
