@@ -56,7 +56,7 @@ judged matched the recording, 1 when one did not.`,
 	fl.StringVar(&f.speed, "speed", "fast", "pacing of continue: fast | realtime | Nx (10x) | fixed:50ms | rps:5")
 	fl.StringArrayVar(&f.ignore, "ignore", nil, "a path not compared, e.g. result.content[*].annotations (repeatable)")
 	fl.StringVar(&f.order, "order", "causal", "causal | sequential | none")
-	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "how long to wait for each answer")
+	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "bound on every exchange with the target: each answer, each write, dial and handshake")
 	fl.IntVar(&f.maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
 	fl.BoolVar(&f.stepHandshake, "step-handshake", false, "stop before the very first message instead of after the initialize handshake")
 	fl.StringVar(&f.onError, "on-error", "pause", "a failed, error or timeout answer: pause (stop there) or continue")
