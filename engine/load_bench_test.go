@@ -110,33 +110,6 @@ func BenchmarkHTTPLoadVsWrk(b *testing.B) {
 	}
 }
 
-// BenchmarkHTTPSessions1000 replays 1,000 concurrent virtual sessions over
-// Streamable HTTP against a server that takes 20ms per tools/call, and
-// reports errors and the live heap per session at the peak.
-func BenchmarkHTTPSessions1000(b *testing.B) {
-	const sessions, calls = 1000, 10
-	url := testserver.SlowHTTP(b, "-delay", "20ms")
-	d := transport.HTTP{URL: url, Client: transport.NewClient(sessions)}
-	path := testtape.Record(b, d, "http", conversation("echo", `{"text":"call %d"}`, calls))
-	for b.Loop() {
-		var rep report.Report
-		var err error
-		start := time.Now()
-		peak := peakHeap(func() {
-			rep, err = replay1(b, Config{Tape: path, Dialer: d, Speed: scheduler.Speed{Mode: scheduler.Fast}, Sessions: sessions, Logger: zerolog.Nop()})
-		})
-		elapsed := time.Since(start)
-		if err != nil {
-			b.Fatal(err)
-		}
-		p := rep.Performance
-		b.ReportMetric(float64(p.Requests)/elapsed.Seconds(), "requests/s")
-		b.ReportMetric(p.LatencyMS.P99, "p99-ms")
-		b.ReportMetric(float64(p.Errors+p.Timeouts+rep.Validation.Failed), "errors")
-		b.ReportMetric(float64(peak)/sessions/1024, "live-heap-KB/session")
-	}
-}
-
 // BenchmarkMockManySessions replays a tape of many one-request recorded
 // sessions against the built-in mock: the peak live heap stays flat as
 // the tape's sessions grow (each session ends when its last message is
