@@ -18,27 +18,15 @@ import (
 	"github.com/replayctl/replayctl/transport"
 )
 
-// callScript is a client's session: the handshake, then n tools/call.
-func callScript(n int) [][]byte {
-	msgs := [][]byte{
-		[]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`),
-		[]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`),
-	}
-	for i := range n {
-		msgs = append(msgs, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"call %d"}}}`, i+1, i))
-	}
-	return msgs
-}
+// callScript is a client's session: the handshake, then n tools/call of
+// the slow test server's echo tool.
+func callScript(n int) [][]byte { return testtape.Conversation("echo", `{"text":"call %d"}`, n) }
 
 // timedRun replays tapePath and returns its report and how long it took.
 func timedRun(t *testing.T, cfg Config) (report.Report, time.Duration) {
 	t.Helper()
-	e, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
 	start := time.Now()
-	rep, err := e.Run(t.Context())
+	rep, err := replay1(t, cfg)
 	if err != nil {
 		t.Fatalf("run with %d sessions: %v", cfg.Sessions, err)
 	}
@@ -46,8 +34,10 @@ func timedRun(t *testing.T, cfg Config) (report.Report, time.Duration) {
 }
 
 // TestSessionsRunConcurrently: against a target that answers each
-// tools/call after 100ms, 50 sessions take about as long as one (they
-// used to take 50 times as long over HTTP, one send at a time).
+// tools/call after 200ms, 50 sessions take about as long as one (they
+// used to take 50 times as long over HTTP, one send at a time). The calls
+// are long enough that starting 50 server processes (stdio) on a busy
+// machine is a small part of the time.
 func TestSessionsRunConcurrently(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real servers")
@@ -58,10 +48,10 @@ func TestSessionsRunConcurrently(t *testing.T) {
 		dialer func(t *testing.T) transport.Dialer
 	}{
 		{"http", func(t *testing.T) transport.Dialer {
-			return transport.HTTP{URL: testserver.SlowHTTP(t, "-delay", "100ms")}
+			return transport.HTTP{URL: testserver.SlowHTTP(t, "-delay", "200ms")}
 		}},
 		{"stdio", func(t *testing.T) transport.Dialer {
-			return transport.Stdio{Command: testserver.Slow(t, "-delay", "100ms")}
+			return transport.Stdio{Command: testserver.Slow(t, "-delay", "200ms")}
 		}},
 	}
 	for _, tg := range targets {

@@ -21,9 +21,11 @@ func (x *actor) targetDied(ss *session, err error) error {
 
 // sentOrDropped tells a controller that a client message it let through is
 // on the wire, or will never be.
-func (x *actor) sentOrDropped(it *Item) {
-	if x.e.ctl != nil && it.paced() && !it.Injected {
-		x.e.ctl.Sent(it.Rec.Seq)
+func (x *actor) sentOrDropped(it *Item) { x.e.sentOrDropped(it) }
+
+func (e *Engine) sentOrDropped(it *Item) {
+	if e.ctl != nil && it.paced() && !it.Injected {
+		e.ctl.Sent(it.Rec.Seq)
 	}
 }
 

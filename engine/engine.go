@@ -106,7 +106,8 @@ func New(cfg Config) (*Engine, error) {
 		dialer: cfg.Dialer,
 		// One pending speed change is enough: a newer one replaces it.
 		speeds: make(chan scheduler.Speed, 1),
-		room:   make(chan struct{}, 1),
+		// One wake-up is enough: the router looks at the count again.
+		room: make(chan struct{}, 1),
 		// A few completed handshakes may wait for the schedule stage to
 		// look; beyond that nobody waits for them (see handshook).
 		handshakes: make(chan handshake, 16),
@@ -213,6 +214,7 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	g.Go(func() error { return e.load(gctx, src, loaded) })
 	g.Go(func() error { return e.transform(gctx, loaded, transformed) })
 	g.Go(func() error { return e.schedule(gctx, transformed, scheduled) })
+	// One value, sent once: the scan need not wait for the router.
 	lasts := make(chan lastSeqs, 1)
 	g.Go(func() error { return e.scanLasts(gctx, lasts) })
 	g.Go(func() error { return e.route(gctx, g, scheduled, executed, lasts) })

@@ -76,7 +76,7 @@ func BenchmarkHTTPLoadVsWrk(b *testing.B) {
 		b.Run(tg.name, func(b *testing.B) {
 			url := tg.url(b)
 			d := transport.HTTP{URL: url, Client: transport.NewClient(sessions)}
-			path := testtape.Record(b, d, "http", conversation(tg.tool, tg.args, calls))
+			path := testtape.Record(b, d, "http", testtape.Conversation(tg.tool, tg.args, calls))
 			var ours, theirs float64
 			var cpu time.Duration
 			for b.Loop() {

@@ -30,25 +30,20 @@ type actorReq struct {
 func newMailbox() *mailbox { return &mailbox{wake: make(chan struct{}, 1)} }
 
 // put adds an item; false when the actor has returned.
-func (m *mailbox) put(it *Item) bool {
-	m.mu.Lock()
-	if m.gone {
-		m.mu.Unlock()
-		return false
-	}
-	m.items = append(m.items, it)
-	m.mu.Unlock()
-	m.signal()
-	return true
-}
+func (m *mailbox) put(it *Item) bool { return m.add(func() { m.items = append(m.items, it) }) }
 
-func (m *mailbox) ask(r actorReq) bool {
+// ask adds work for the actor; false when the actor has returned.
+func (m *mailbox) ask(r actorReq) bool { return m.add(func() { m.reqs = append(m.reqs, r) }) }
+
+// add runs appendTo under the lock, unless the actor has returned, and
+// wakes the actor.
+func (m *mailbox) add(appendTo func()) bool {
 	m.mu.Lock()
 	if m.gone {
 		m.mu.Unlock()
 		return false
 	}
-	m.reqs = append(m.reqs, r)
+	appendTo()
 	m.mu.Unlock()
 	m.signal()
 	return true

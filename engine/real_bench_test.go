@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -21,22 +20,6 @@ import (
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
-
-// handshake and calls make a client conversation of n tools/call requests.
-func conversation(tool, args string, n int) [][]byte {
-	msgs := [][]byte{
-		[]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"replayctl-bench","version":"0"}}}`),
-		[]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`),
-	}
-	for i := 1; i <= n; i++ {
-		a := args
-		if strings.Contains(a, "%d") {
-			a = fmt.Sprintf(args, i)
-		}
-		msgs = append(msgs, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, i, tool, a))
-	}
-	return msgs
-}
 
 // pipedLimit is the server's own limit: every request written at once,
 // without waiting, and the time until the last answer is read.
@@ -92,7 +75,7 @@ func BenchmarkStdioRatio(b *testing.B) {
 	for _, s := range servers {
 		b.Run(s.name, func(b *testing.B) {
 			d := transport.Stdio{Command: s.argv(b)}
-			msgs := conversation(s.tool, s.args, n)
+			msgs := testtape.Conversation(s.tool, s.args, n)
 			path := testtape.Record(b, d, "", msgs)
 			var piped, replay time.Duration
 			for b.Loop() {
@@ -144,7 +127,7 @@ func BenchmarkHTTPSessions(b *testing.B) {
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			d := transport.HTTP{URL: c.url(b), Client: transport.NewClient(c.sessions)}
-			path := testtape.Record(b, d, "", conversation(c.tool, c.args, c.calls))
+			path := testtape.Record(b, d, "", testtape.Conversation(c.tool, c.args, c.calls))
 			for b.Loop() {
 				var rep report.Report
 				var err error

@@ -123,9 +123,7 @@ func recordedSession(name string, sessions int) string {
 // routeItem delivers one item.
 func (e *Engine) routeItem(ctx context.Context, g *errgroup.Group, wg *sync.WaitGroup, it *Item, out chan<- *outcome) error {
 	if e.stale(it) {
-		if e.ctl != nil && it.paced() && !it.Injected {
-			e.ctl.Sent(it.Rec.Seq)
-		}
+		e.sentOrDropped(it)
 		return nil
 	}
 	if it.End {
@@ -254,12 +252,6 @@ func (r *registry) all() []*actor {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]*actor(nil), r.order...)
-}
-
-func (r *registry) count() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.order)
 }
 
 // first is the actor of the session that started first, or nil.

@@ -22,54 +22,56 @@ import (
 // target) is in the report, and no session waits on it for ever.
 func (e *Engine) validate(ctx context.Context, in <-chan *outcome, v *validator.Validator, c *report.Collector) error {
 	var stopped error // OnErrorStop: the run was told to stop; the rest is drained
-	for {
-		o, ok := <-in
-		if !ok {
-			// The replay is over when the last answer is judged, not
-			// when the target has shut down.
-			if stopped != nil {
-				return stopped
-			}
-			c.Finish(time.Now())
-			e.finished = true
-			return ctx.Err()
-		}
-		if stopped != nil {
-			continue
-		}
-		{
-			if o.Epoch < e.epoch.Load() && o.Req.Rec.Seq >= 0 {
-				continue
-			}
-			if o.End {
-				if e.ctl != nil {
-					e.ctl.End()
-				}
-				continue
-			}
-			if o.Died {
-				e.survival.died(o.Req.Rec.Session, o.Err, o.Req.Fault)
-				c.Add(report.Result{Seq: -1, Session: o.Req.Rec.Session, Dir: report.DirS2C, Verdict: report.Error, ErrKind: "target", Err: o.Err.Error()})
-				continue
-			}
-			r := judge(o, v)
-			if e.cfg.Chaos != nil {
-				e.survival.observe(&r, o, c)
-			}
-			c.Add(r)
-			e.publish(r)
-			if o.Req.RPC.Method == "initialize" {
-				e.checkProtocol(o)
-			}
-			if e.ctl != nil && o.Req.paced() && !o.Req.Injected {
-				e.ctl.Judged(r)
-			}
-			if e.cfg.OnError == OnErrorStop && bad(r.Verdict) {
-				stopped = fmt.Errorf("%w: seq %d (%s) %s", ErrStoppedOnError, r.Seq, r.Method, r.Verdict)
-				e.stopRun(stopped)
-			}
+	for o := range in {
+		if stopped == nil {
+			stopped = e.add(o, v, c)
 		}
 	}
+	if stopped != nil {
+		return stopped
+	}
+	// The replay is over when the last answer is judged, not when the
+	// target has shut down.
+	c.Finish(time.Now())
+	e.finished = true
+	return ctx.Err()
+}
+
+// add judges one outcome and adds it to the collector. With OnErrorStop, a
+// bad verdict stops the run: the error says why.
+func (e *Engine) add(o *outcome, v *validator.Validator, c *report.Collector) error {
+	if o.Epoch < e.epoch.Load() && o.Req.Rec.Seq >= 0 {
+		return nil
+	}
+	if o.End {
+		if e.ctl != nil {
+			e.ctl.End()
+		}
+		return nil
+	}
+	if o.Died {
+		e.survival.died(o.Req.Rec.Session, o.Err, o.Req.Fault)
+		c.Add(report.Result{Seq: -1, Session: o.Req.Rec.Session, Dir: report.DirS2C, Verdict: report.Error, ErrKind: "target", Err: o.Err.Error()})
+		return nil
+	}
+	r := judge(o, v)
+	if e.cfg.Chaos != nil {
+		e.survival.observe(&r, o, c)
+	}
+	c.Add(r)
+	e.publish(r)
+	if o.Req.RPC.Method == "initialize" {
+		e.checkProtocol(o)
+	}
+	if e.ctl != nil && o.Req.paced() && !o.Req.Injected {
+		e.ctl.Judged(r)
+	}
+	if e.cfg.OnError == OnErrorStop && bad(r.Verdict) {
+		err := fmt.Errorf("%w: seq %d (%s) %s", ErrStoppedOnError, r.Seq, r.Method, r.Verdict)
+		e.stopRun(err)
+		return err
+	}
+	return nil
 }
 
 // judge turns an outcome into a report result: a pure function.

@@ -14,13 +14,8 @@ import (
 // rewinds with every native tape's answers read back from its file, as a
 // large tape's are.
 func TestReadBackFromTheFile(t *testing.T) {
-	saved := readBackOver
-	readBackOver = -1
-	defer func() { readBackOver = saved }()
-	path := filepath.Join(t.TempDir(), "t.jsonl")
-	if err := os.WriteFile(path, []byte(testTape), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	readBack(t)
+	path := testTapeFile(t)
 	idx, err := readIndex(path, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -44,21 +39,13 @@ func TestReadBackFromTheFile(t *testing.T) {
 // TestReadBackNoticesAChangedTape answers with an error, not with another
 // message, when the tape's lines have moved since it was indexed.
 func TestReadBackNoticesAChangedTape(t *testing.T) {
-	saved := readBackOver
-	readBackOver = -1
-	defer func() { readBackOver = saved }()
-	path := filepath.Join(t.TempDir(), "t.jsonl")
-	if err := os.WriteFile(path, []byte(testTape), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	readBack(t)
+	path := testTapeFile(t)
 	idx, err := readIndex(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer idx.file.Close()
-	if _, err := idx.file.Stat(); err != nil {
-		t.Fatal(err)
-	}
 	// Shift every line by a byte, in place.
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
@@ -76,9 +63,7 @@ func TestReadBackNoticesAChangedTape(t *testing.T) {
 }
 
 func TestReadBackSendsTheNotificationsFirst(t *testing.T) {
-	saved := readBackOver
-	readBackOver = -1
-	defer func() { readBackOver = saved }()
+	readBack(t)
 	path := writeTape(t, []line{
 		{"s1", tape.S2C, noteA}, {"s1", tape.C2S, req1}, {"s1", tape.S2C, noteB}, {"s1", tape.S2C, ans1},
 		{"s1", tape.C2S, req2}, {"s1", tape.S2C, ans2},
@@ -116,4 +101,22 @@ func TestLocKeepsLongAndFarMessages(t *testing.T) {
 			t.Errorf("%+v: loc %#x gives %+v", sp, l, idx.span(l))
 		}
 	}
+}
+
+// readBack makes every native tape's answers be read back from its file
+// until the test ends, as a large tape's are.
+func readBack(t *testing.T) {
+	saved := readBackOver
+	readBackOver = -1
+	t.Cleanup(func() { readBackOver = saved })
+}
+
+// testTapeFile writes testTape to a file and returns its path.
+func testTapeFile(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(path, []byte(testTape), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -15,14 +14,7 @@ import (
 // server, for replays against its misbehaving modes.
 func callTape(t *testing.T, n int) string {
 	t.Helper()
-	msgs := [][]byte{
-		[]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`),
-		[]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`),
-	}
-	for i := range n {
-		msgs = append(msgs, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"call %d"}}}`, i+1, i))
-	}
-	return testtape.Record(t, transport.HTTP{URL: testserver.SlowHTTP(t)}, "http", msgs)
+	return testtape.Record(t, transport.HTTP{URL: testserver.SlowHTTP(t)}, "http", testtape.Conversation("echo", `{"text":"call %d"}`, n))
 }
 
 // TestTargetsThatHang: each way a target can hang ends within --timeout

@@ -169,9 +169,23 @@ func everythingOn(t testing.TB, mode, path string) string {
 // stateful (it hands out session ids), and returns its endpoint.
 func GoSDKHTTP(t testing.TB) string {
 	t.Helper()
+	return goSDKHTTP(t, false)
+}
+
+// GoSDKHTTPStateless starts the Go SDK's conformance server over
+// Streamable HTTP in its stateless mode (no session ids: every POST stands
+// alone, so that a plain HTTP load tool such as wrk can call a tool
+// without a handshake) and returns its endpoint.
+func GoSDKHTTPStateless(t testing.TB) string {
+	t.Helper()
+	return goSDKHTTP(t, true)
+}
+
+func goSDKHTTP(t testing.TB, stateless bool) string {
+	t.Helper()
 	bin := GoSDK(t)[0]
 	addr := start(t, func(port int) *exec.Cmd {
-		return exec.Command(bin, "-http", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), "-stateless=false")
+		return exec.Command(bin, "-http", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), "-stateless="+strconv.FormatBool(stateless))
 	})
 	return "http://" + addr + "/"
 }
