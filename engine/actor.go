@@ -86,6 +86,9 @@ func stoppedTimer() *time.Timer {
 // reported as failed first.
 func (x *actor) run(ctx context.Context) (err error) {
 	x.ctx, x.cancel = context.WithCancel(ctx)
+	if x.e.cfg.Hooks.OnSessionEnd != nil { // last: after what was in flight is reported
+		defer func() { x.emitEnd(ctx, err) }()
+	}
 	defer x.e.actors.remove(x)
 	defer x.close()
 	defer func() { x.e.release(x.held + x.mb.shut()) }()
@@ -199,7 +202,7 @@ func (x *actor) dial(ctx context.Context) (transport.Conn, error) {
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case dctx.Err() != nil:
-		return nil, fmt.Errorf("no connection within %s (--timeout): %w", x.e.cfg.Timeout, err)
+		return nil, fmt.Errorf("no connection within %s (the timeout): %w", x.e.cfg.Timeout, err)
 	}
 	return nil, err
 }

@@ -26,7 +26,7 @@ func (x *actor) recorded(ctx context.Context, ss *session, it *Item) error {
 			ss.recNotes = append(ss.recNotes, it) // compared when the session is settled
 			return nil
 		}
-		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server notification (compared with --validate-notifications)"})
+		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server notification (compared when notifications are validated)"})
 	default:
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server " + it.RPC.Kind.String()})
 	}

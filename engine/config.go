@@ -57,7 +57,10 @@ const (
 // field is a sensible default.
 type Config struct {
 	// Tape is the path of the tape to replay (any supported format).
-	Tape        string
+	Tape string
+	// Source, when not nil, is read instead of the file at Tape: e.g. a
+	// tape held in memory (tape.Bytes).
+	Source      tape.Source
 	TapeOptions []tape.Option
 	// Speed is the pacing strategy; the zero value is realtime.
 	Speed scheduler.Speed
@@ -111,11 +114,16 @@ type Config struct {
 	// Step, in stepped mode, releases one message per value received.
 	Step   <-chan struct{}
 	Logger zerolog.Logger
+	// Hooks are called at fixed points of the replay; see Hooks.
+	Hooks Hooks
 }
 
 func (c *Config) withDefaults() error {
-	if c.Tape == "" {
-		return fmt.Errorf("engine: no tape given")
+	if c.Source == nil {
+		if c.Tape == "" {
+			return fmt.Errorf("engine: no tape given")
+		}
+		c.Source = tape.File(c.Tape)
 	}
 	if err := c.Speed.Validate(); err != nil {
 		return err

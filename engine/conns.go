@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
 
@@ -99,4 +100,15 @@ func targetErr(what string, err error) error {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return fmt.Errorf("%w: %s: %w", ErrTarget, what, err)
+}
+
+// emitEnd tells validate that the session has finished (Hooks.OnSessionEnd),
+// why if it stopped early. validate reads until every actor has returned,
+// so this goes through although ctx may be done.
+func (x *actor) emitEnd(ctx context.Context, err error) {
+	if err == nil && ctx.Err() != nil {
+		err = context.Cause(ctx)
+	}
+	end := &Item{Rec: tape.Message{Seq: -1, Session: x.ss.name}}
+	x.emit(context.WithoutCancel(ctx), &outcome{Epoch: x.e.epoch.Load(), Req: end, SessionEnd: true, Err: err})
 }

@@ -93,7 +93,7 @@ func (e *Engine) Lookup(seq int64) (controller.Msg, bool) {
 	e.look.mu.Lock()
 	defer e.look.mu.Unlock()
 	if e.look.r == nil {
-		r, err := tape.Open(e.cfg.Tape, e.cfg.TapeOptions...)
+		r, err := tape.OpenSource(e.cfg.Source, e.cfg.TapeOptions...)
 		if err != nil {
 			return controller.Msg{}, false
 		}

@@ -44,7 +44,6 @@ type Engine struct {
 		serverRefused  atomic.Int64
 		filtered       atomic.Int64 // left out by the Filter
 	}
-	onResult func(report.Result)
 	v        *validator.Validator // set by Run before the stages start
 	retries  bool                 // v has a rule that retries on failure
 	finished bool                 // set by validate when it has judged everything
@@ -113,18 +112,19 @@ func New(cfg Config) (*Engine, error) {
 		handshakes: make(chan handshake, 16),
 	}
 	if e.dialer == nil {
-		e.dialer = mock.New(cfg.Tape, mock.WithTapeOptions(cfg.TapeOptions...))
+		e.dialer = mock.FromSource(cfg.Source, mock.WithTapeOptions(cfg.TapeOptions...))
 	}
 	return e, nil
 }
 
-// OnResult sets a function called with each result as it is judged, from
-// the validate stage's goroutine; it must not block. Call before Run.
-func (e *Engine) OnResult(f func(report.Result)) { e.onResult = f }
+// OnResult sets Hooks.OnResult: a function called with each result as it
+// is judged, from the validate stage's goroutine; it must not block. Call
+// before Run.
+func (e *Engine) OnResult(f func(report.Result)) { e.cfg.Hooks.OnResult = f }
 
 func (e *Engine) publish(r report.Result) {
-	if e.onResult != nil {
-		e.onResult(r)
+	if e.cfg.Hooks.OnResult != nil {
+		e.cfg.Hooks.OnResult(r)
 	}
 }
 
@@ -157,7 +157,7 @@ func (e *Engine) SetSpeed(s scheduler.Speed) {
 // report is filled in either case; the error says why the replay stopped
 // early: a bad tape (*tape.Error), the target (wrapping ErrTarget), or ctx.
 func (e *Engine) Run(ctx context.Context) (report.Report, error) {
-	r, err := tape.Open(e.cfg.Tape, e.cfg.TapeOptions...)
+	r, err := tape.OpenSource(e.cfg.Source, e.cfg.TapeOptions...)
 	if err != nil {
 		return report.Report{}, err
 	}
@@ -166,10 +166,11 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	v := e.cfg.Validator
 	if v == nil {
 		if v, err = validator.New(validator.WithIgnore(e.cfg.Ignore...)); err != nil {
-			return report.Report{}, fmt.Errorf("--ignore: %w", err)
+			return report.Report{}, fmt.Errorf("ignore paths: %w", err)
 		}
 	}
 	e.v, e.retries = v, v.Retries()
+	e.survival.onFault = e.cfg.Hooks.OnFault
 	var copts []report.Option
 	if e.cfg.TimelineLimit > 0 {
 		copts = append(copts, report.WithTimelineLimit(e.cfg.TimelineLimit))
@@ -202,7 +203,7 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	var src source = r
 	if e.cfg.Sessions > 1 {
 		if e.ctl != nil {
-			return report.Report{}, fmt.Errorf("engine: a controlled replay (debug) runs one session; drop --sessions")
+			return report.Report{}, fmt.Errorf("engine: a controlled replay (debug) runs each recorded session once: want 1 session")
 		}
 		// The ramp is wall-clock time; the fan-out shifts recorded time.
 		ramp := e.cfg.Ramp
@@ -242,7 +243,7 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	}
 	rep := col.Report(report.Meta{
 		Seed:          seed,
-		Tape:          e.cfg.Tape,
+		Tape:          e.cfg.Source.Name(),
 		Sessions:      int(e.counters.sessions.Load()),
 		TotalMessages: e.counters.loaded.Load() / int64(max(e.cfg.Sessions, 1)), // the tape's own, not its copies'
 		Target:        e.cfg.Target,

@@ -148,7 +148,7 @@ func (x *actor) sendFailed(ctx context.Context, ss *session, it *Item, sent time
 		// The target did not take the message (an HTTP answer's headers
 		// never came) within the time its answer had.
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent, Timeout: true,
-			Err: fmt.Errorf("no answer within %s (--timeout): the target did not take the message: %w", x.e.cfg.Timeout, err)})
+			Err: fmt.Errorf("no answer within %s (the timeout): the target did not take the message: %w", x.e.cfg.Timeout, err)})
 	case errors.As(err, &he) && it.Fault != nil:
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent, Actual: refusal(he)})
 	case errors.As(err, &he) && it.RPC.Method == "initialize":

@@ -61,9 +61,12 @@ type outcome struct {
 	Err      error  // transport failure or timeout
 	Timeout  bool
 	End      bool // the tape is finished (for a controller)
-	Note     bool // a server notification, recorded and/or live, to compare
-	Died     bool // the session's server died (chaos): Err says how
-	Lost     bool // lost in an injected disconnect (chaos)
+	// SessionEnd: the session's actor has returned (Hooks.OnSessionEnd);
+	// Err says why if it stopped early.
+	SessionEnd bool
+	Note       bool // a server notification, recorded and/or live, to compare
+	Died       bool // the session's server died (chaos): Err says how
+	Lost       bool // lost in an injected disconnect (chaos)
 	// Edited is the recorded answer as set_result rules changed it; nil:
 	// as recorded.
 	Edited []byte

@@ -39,7 +39,7 @@ func (x *actor) sendRetry(ctx context.Context, conn transport.Conn, msg []byte) 
 		// Retry-After is honoured only within the time the request has.
 		if dl, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(dl) {
 			x.e.log.Warn().Err(err).Str("retry_after", wait.Round(time.Millisecond).String()).Msg("target asked to retry later than the request's deadline; giving up")
-			return fmt.Errorf("%w (the target asked to retry in %s, later than the %s the request has: --timeout)", err, wait.Round(time.Millisecond), x.e.cfg.Timeout)
+			return fmt.Errorf("%w (the target asked to retry in %s, later than the %s the request has: raise the timeout)", err, wait.Round(time.Millisecond), x.e.cfg.Timeout)
 		}
 		x.e.log.Warn().Err(err).Str("retry_in", wait.Round(time.Millisecond).String()).Msg("target asked to retry")
 		t := time.NewTimer(wait)

@@ -75,7 +75,7 @@ func (e *Engine) scanLasts(ctx context.Context, out chan<- lastSeqs) error {
 	if e.ctl != nil { // a seek may send any session back: none ends early
 		return nil
 	}
-	r, err := tape.Open(e.cfg.Tape, e.cfg.TapeOptions...)
+	r, err := tape.OpenSource(e.cfg.Source, e.cfg.TapeOptions...)
 	if err != nil {
 		return nil
 	}

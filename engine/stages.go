@@ -52,6 +52,10 @@ func (e *Engine) transform(ctx context.Context, in <-chan *Item, out chan<- *Ite
 					continue
 				}
 			}
+			if it.paced() && !it.End && e.cfg.Hooks.BeforeSend != nil && !e.beforeSend(it) {
+				e.counters.filtered.Add(1)
+				continue
+			}
 			if it.Rec.Dir == tape.C2S && e.cfg.Chaos != nil && !it.End {
 				e.faultFor(it, nth)
 			}

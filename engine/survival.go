@@ -11,6 +11,7 @@ import (
 type survival struct {
 	sessions map[string]*sessionFate
 	order    []string
+	onFault  func(report.Fault) // Hooks.OnFault
 }
 
 type sessionFate struct {
@@ -49,6 +50,9 @@ func (s *survival) observe(r *report.Result, o *outcome, c *report.Collector) {
 	}
 	if f := it.Fault; f != nil {
 		c.AddFault(f.Report())
+		if hook := s.onFault; hook != nil {
+			hook(f.Report())
+		}
 		if !f.Kind.Outbound() {
 			if bad(r.Verdict) {
 				r.Verdict, r.Err = report.Warned, "injected "+string(f.Kind)+": "+r.Err

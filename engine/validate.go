@@ -23,6 +23,10 @@ import (
 func (e *Engine) validate(ctx context.Context, in <-chan *outcome, v *validator.Validator, c *report.Collector) error {
 	var stopped error // OnErrorStop: the run was told to stop; the rest is drained
 	for o := range in {
+		if o.SessionEnd { // even after a stop: every session ends
+			e.cfg.Hooks.OnSessionEnd(o.Req.Rec.Session, o.Err)
+			continue
+		}
 		if stopped == nil {
 			stopped = e.add(o, v, c)
 		}
@@ -172,7 +176,7 @@ func jsonQuote(s string) string {
 
 // ErrStoppedOnError ends a replay run with OnError stop at the first
 // message that failed validation or got no answer.
-var ErrStoppedOnError = errors.New("stopped at the first failure (--on-error stop)")
+var ErrStoppedOnError = errors.New("stopped at the first failure (on error: stop)")
 
 func bad(v report.Verdict) bool {
 	return v == report.Failed || v == report.Error || v == report.Timeout

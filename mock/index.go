@@ -77,19 +77,19 @@ func (idx *index) span(l loc) span {
 	return span{int64(l >> locBits), int(l & locBig)}
 }
 
-// readIndex reads the tape at path once, from start to end, and indexes
+// readIndex reads the tape src once, from start to end, and indexes
 // it. An error reading the tape is returned, whichever session it is in.
 // The index of a native tape keeps the file open to read answers from; it
 // is closed when the index is garbage.
-func readIndex(path string, opts []tape.Option) (*index, error) {
-	r, err := tape.Open(path, opts...)
+func readIndex(src tape.Source, opts []tape.Option) (*index, error) {
+	r, err := tape.OpenSource(src, opts...)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
 	var b builder
-	if r.Format() == tape.FormatNative {
-		if b.file, err = os.Open(path); err != nil {
+	if path, isFile := src.(tape.File); isFile && r.Format() == tape.FormatNative {
+		if b.file, err = os.Open(string(path)); err != nil {
 			return nil, fmt.Errorf("mock: %w", err)
 		}
 		if fi, err := b.file.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() <= readBackOver {
@@ -112,7 +112,7 @@ func readIndex(path string, opts []tape.Option) (*index, error) {
 			off, n, ok := r.LineSpan()
 			if !ok {
 				b.file.Close()
-				return nil, fmt.Errorf("mock: tape %s: message seq %d: no line to read it back from", path, msg.Seq)
+				return nil, fmt.Errorf("mock: tape %s: message seq %d: no line to read it back from", src.Name(), msg.Seq)
 			}
 			b.addAt(msg, off, n)
 		} else {

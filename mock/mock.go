@@ -17,7 +17,7 @@ var ErrClosed = errors.New("mock: connection closed")
 // the tape once, on the first Dial, into an index that every connection
 // shares; it is safe for concurrent use.
 type Mock struct {
-	path      string
+	src       tape.Source
 	tapeOpts  []tape.Option
 	lookahead int
 
@@ -43,8 +43,13 @@ func WithLookahead(n int) Option { return func(m *Mock) { m.lookahead = n } }
 
 // New returns a mock that answers from the tape at path. It does not read
 // the tape yet: the first Dial does.
-func New(path string, opts ...Option) *Mock {
-	m := &Mock{path: path, lookahead: DefaultLookahead}
+func New(path string, opts ...Option) *Mock { return FromSource(tape.File(path), opts...) }
+
+// FromSource returns a mock that answers from the tape src, e.g. one held
+// in memory (tape.Bytes). It does not read the tape yet: the first Dial
+// does.
+func FromSource(src tape.Source, opts ...Option) *Mock {
+	m := &Mock{src: src, lookahead: DefaultLookahead}
 	for _, o := range opts {
 		o(m)
 	}
@@ -72,7 +77,7 @@ func (m *Mock) Dial(ctx context.Context, session string) (transport.Conn, error)
 func (m *Mock) index() (*index, error) {
 	m.once.Do(func() {
 		m.reads++
-		m.idx, m.err = readIndex(m.path, m.tapeOpts)
+		m.idx, m.err = readIndex(m.src, m.tapeOpts)
 	})
 	return m.idx, m.err
 }

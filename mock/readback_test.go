@@ -16,7 +16,7 @@ import (
 func TestReadBackFromTheFile(t *testing.T) {
 	readBack(t)
 	path := testTapeFile(t)
-	idx, err := readIndex(path, nil)
+	idx, err := readIndex(tape.File(path), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestReadBackFromTheFile(t *testing.T) {
 func TestReadBackNoticesAChangedTape(t *testing.T) {
 	readBack(t)
 	path := testTapeFile(t)
-	idx, err := readIndex(path, nil)
+	idx, err := readIndex(tape.File(path), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

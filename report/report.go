@@ -71,7 +71,10 @@ type Summary struct {
 	// Aborted says why the replay stopped before the end of the tape
 	// (the target failed, a bad line, an interrupt); a cut-short replay
 	// never passes.
-	Aborted  string   `json:"aborted,omitempty"`
+	Aborted string `json:"aborted,omitempty"`
+	// Stopped is why the replay stopped before the end of the tape, when
+	// it did (see Report.Conclude).
+	Stopped  StopKind `json:"stopped,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
 	// Server is what the live server sent of its own accord.
 	Server ServerTraffic `json:"server_initiated"`

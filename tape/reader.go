@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -108,17 +107,7 @@ type position struct {
 // native header line, or an Agent VCR JSON document (one with
 // "format_version" and "session"). Errors about the content are *Error.
 func Open(path string, opts ...Option) (*Reader, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, &Error{Path: path, Seq: -1, Msg: fmt.Sprintf("cannot open it (%v): check the path", unwrapPath(err)), Err: err}
-	}
-	r, err := newReader(path, f, opts)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	r.closer = f
-	return r, nil
+	return OpenSource(File(path), opts...)
 }
 
 // NewReader reads a tape from src; name is used in errors and warnings.

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replayctl/replayctl/config"
+	"github.com/replayctl/replayctl/replay"
 )
 
 func (a *app) configCommand() *cobra.Command {
@@ -43,8 +44,8 @@ performance, chaos and thresholds. Flags override it.
 			if err != nil {
 				return &exitError{code: exitBadInput, err: err}
 			}
-			if err := compileConfig(args[0], f); err != nil {
-				return err
+			if err := replay.CheckConfig(args[0], f); err != nil {
+				return &exitError{code: exitBadInput, err: err}
 			}
 			_, err = fmt.Fprintf(cmd.OutOrStdout(), "ok: %d transformations, %d validation rules, %d thresholds\n",
 				len(f.Transformations), len(f.Validation.Rules), len(f.Thresholds))

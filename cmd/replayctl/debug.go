@@ -15,9 +15,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/replayctl/replayctl/controller"
-	"github.com/replayctl/replayctl/engine"
+	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/report"
-	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
 )
 
@@ -67,29 +66,6 @@ judged matched the recording, 1 when one did not.`,
 }
 
 func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
-	file, err := loadConfig(cmd, &f.runFlags)
-	if err != nil {
-		return err
-	}
-	// A config's stepped speed or stop/retry strategy mean nothing here:
-	// debug steps by itself and pauses at errors.
-	if f.speed == "stepped" && !cmd.Flags().Changed("speed") {
-		f.speed = "fast"
-	}
-	if f.onError != "pause" && f.onError != "continue" && !cmd.Flags().Changed("on-error") {
-		f.onError = "pause"
-	}
-	speed, err := scheduler.Parse(f.speed)
-	if err != nil {
-		return usageError("--speed: %w", err)
-	}
-	if speed.Mode == scheduler.Stepped {
-		return usageError("--speed stepped: debug steps by itself (step); choose fast, realtime, Nx, fixed:D or rps:N for continue")
-	}
-	onError, err := controller.ParseOnError(f.onError)
-	if err != nil {
-		return usageError("--on-error: %w", err)
-	}
 	socket := ""
 	if f.control != "" {
 		var ok bool
@@ -97,25 +73,37 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 			return usageError("--control %q: want unix:/path/to.sock", f.control)
 		}
 	}
-	f.maxInflight = 1000
-	cfg, err := a.engineConfig(cmd, args, f.runFlags, speed)
+	if f.speed == "stepped" {
+		return usageError("--speed stepped: debug steps by itself (step); choose fast, realtime, Nx, fixed:D or rps:N for continue")
+	}
+	opts, err := a.replayOptions(cmd, args, f.runFlags)
 	if err != nil {
 		return err
 	}
-	if err := a.configure(&cfg, f.runFlags, file); err != nil {
-		return err
+	// debug steps by itself and pauses at errors: a config's stepped speed
+	// or stop/retry strategy mean nothing here (replay.Controlled).
+	opts = append(opts, replay.Controlled())
+	r, err := replay.New(tape.File(args[0]), opts...)
+	if err != nil {
+		return inputError(err)
+	}
+	a.redact(r.Secrets())
+	onErr := f.onError
+	if !cmd.Flags().Changed("on-error") && r.OnErrorPolicy() == "continue" {
+		onErr = "continue" // the config's
+	}
+	onError, err := controller.ParseOnError(onErr)
+	if err != nil {
+		return usageError("--on-error: %w", err)
 	}
 	// A tape that cannot be read is refused now, before the REPL: else the
 	// end of a short input could win the race with the engine's error.
-	r, err := tape.Open(cfg.Tape, cfg.TapeOptions...)
+	tr, err := tape.Open(args[0], tape.WithMaxLine(f.maxLine))
 	if err != nil {
 		return err
 	}
-	r.Close()
-	e, err := engine.New(cfg)
-	if err != nil {
-		return usageError("%w", err)
-	}
+	tr.Close()
+	e, speed := r.Engine(), r.Speed()
 	c := controller.New(e, controller.WithLogger(a.log), controller.WithOnError(onError), controller.WithSpeed(speed))
 	e.Attach(c)
 	j := newJournal()
@@ -124,7 +112,7 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	in := newLineReader(a.stdin, a.stdout)
 	defer in.close()
 	out := a.redactor.Writer(in.writer()) // the config's secrets never shown
-	d := &debugger{c: c, look: e.Lookup, j: j, out: out, p: painter(in.terminal), timeout: cfg.Timeout}
+	d := &debugger{c: c, look: e.Lookup, j: j, out: out, p: painter(in.terminal), timeout: r.Timeout()}
 
 	// On a terminal Ctrl-C pauses a running command instead of ending the
 	// session (quit, or Ctrl-D, ends it); from a pipe it ends the session.
@@ -135,6 +123,9 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)
+	// The engine runs until the debugger ends it (quit, end of input):
+	// its stop is not an interrupt of the replay, so it is not concluded
+	// as one (replay.Run would).
 	var rep report.Report
 	g.Go(func() error { return c.Run(gctx) })
 	g.Go(func() error {

@@ -5,23 +5,16 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/url"
-	"os"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/replayctl/replayctl/chaos"
-	"github.com/replayctl/replayctl/engine"
-	"github.com/replayctl/replayctl/mock"
+	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
-	"github.com/replayctl/replayctl/transport"
 )
 
 // runFlags are the flags of `replayctl run`.
@@ -106,14 +99,6 @@ func addTargetFlags(fl *pflag.FlagSet, f *runFlags) {
 }
 
 func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
-	file, err := loadConfig(cmd, &f)
-	if err != nil {
-		return err
-	}
-	speed, err := scheduler.Parse(f.speed)
-	if err != nil {
-		return usageError("--speed: %w", err)
-	}
 	if f.output != "text" && f.output != "json" {
 		return usageError("-o %q: want text or json", f.output)
 	}
@@ -122,76 +107,53 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 			return usageError("--report: %w", err)
 		}
 	}
-	thresholds, err := parseThresholds(f.thresholds)
+	opts, err := a.replayOptions(cmd, args, f)
 	if err != nil {
 		return err
 	}
-	switch f.onError {
-	case "continue", "stop":
-	case "retry": // what the target asks to have again is retried; then go on
-		f.onError, f.maxRetries = "continue", max(f.maxRetries, 1)
-	case "pause":
-		return usageError("--on-error pause needs someone to resume: use replayctl debug (where it is the default)")
-	default:
-		return usageError("--on-error %q: want continue, stop or retry", f.onError)
+	changed := cmd.Flags().Changed
+	flagOpts := []struct {
+		flag string
+		opt  func() replay.Option
+	}{
+		{"sessions", func() replay.Option { return replay.Sessions(f.sessions) }},
+		{"ramp", func() replay.Option { return replay.Ramp(f.ramp) }},
+		{"on-error", func() replay.Option { return replay.OnError(f.onError) }},
+		{"max-retries", func() replay.Option { return replay.MaxRetries(f.maxRetries) }},
+		{"timeline-limit", func() replay.Option { return replay.TimelineLimit(f.timeline) }},
+		{"chaos", func() replay.Option { return replay.Chaos(f.chaos) }},
+		{"seed", func() replay.Option { return replay.Seed(f.seed) }},
+		{"chaos-from", func() replay.Option { return replay.ChaosFrom(f.chaosFrom) }},
+		{"threshold", func() replay.Option { return replay.Thresholds(f.thresholds...) }},
 	}
-	switch {
-	case f.timeline < 0:
-		return usageError("--timeline-limit %d: want 0 or more", f.timeline)
-	case f.sessions > maxSessions:
-		return usageError("--sessions %d: at most %d virtual sessions per replayctl process", f.sessions, maxSessions)
-	}
-	if f.sessions < 1 || f.ramp < 0 {
-		return usageError("--sessions %d --ramp %s: want 1 or more sessions and a ramp of 0 or more", f.sessions, f.ramp)
-	}
-	if f.maxInflight < 1 {
-		return usageError("--max-inflight %d: want 1 or more", f.maxInflight)
-	}
-	cfg, err := a.engineConfig(cmd, args, f, speed)
-	if err != nil {
-		return err
-	}
-	cfg.Sessions, cfg.Ramp = f.sessions, f.ramp
-	cfg.OnError = engine.OnError(f.onError)
-	cfg.ValidateNotifications = f.validNotes
-	cfg.MaxRetries = retries(f.maxRetries)
-	cfg.TimelineLimit = f.timeline
-	if err := a.configure(&cfg, f, file); err != nil {
-		return err
-	}
-	if cfg.Chaos, err = a.chaosPlan(cmd, f, file); err != nil {
-		return err
-	}
-	if cfg.Order == engine.OrderRandom { // seeded: the same seed, the same order
-		switch {
-		case cmd.Flags().Changed("seed"):
-			cfg.OrderSeed = f.seed
-		case cfg.Chaos != nil:
-			cfg.OrderSeed = cfg.Chaos.Seed()
-		default:
-			cfg.OrderSeed = chaos.RandomSeed()
-			fmt.Fprintf(a.stderr, "order: seed %d (repeat this order with --seed %d)\n", cfg.OrderSeed, cfg.OrderSeed)
+	for _, fo := range flagOpts {
+		if changed(fo.flag) {
+			opts = append(opts, fo.opt())
 		}
 	}
-	if speed.Mode == scheduler.Stepped {
-		cfg.Step = a.stepTokens()
+	if f.validNotes {
+		opts = append(opts, replay.ValidateNotifications())
 	}
-	e, err := engine.New(cfg)
+	steps := make(chan struct{})
+	opts = append(opts, replay.Steps(steps))
+	r, err := replay.New(tape.File(args[0]), opts...)
 	if err != nil {
-		return usageError("%w", err)
+		return inputError(err)
 	}
-	rep, runErr := e.Run(cmd.Context())
-	if runErr != nil && rep.Summary.Tape == "" {
-		return runErr // nothing was replayed: a bad tape or config
+	a.redact(r.Secrets())
+	if seed, random, ok := r.ChaosSeed(); ok && random {
+		fmt.Fprintf(a.stderr, "chaos: seed %d (repeat this run with --seed %d)\n", seed, seed)
 	}
-	interrupted := runErr != nil && cmd.Context().Err() != nil
-	switch {
-	case interrupted:
-		rep.Abort("interrupted")
-	case runErr != nil && !errors.Is(runErr, engine.ErrStoppedOnError):
-		rep.Abort(runErr.Error())
+	if seed, random, ok := r.OrderSeed(); ok && random {
+		fmt.Fprintf(a.stderr, "order: seed %d (repeat this order with --seed %d)\n", seed, seed)
 	}
-	rep.ApplyThresholds(thresholds)
+	if r.Speed().Mode == scheduler.Stepped {
+		a.stepTokens(steps)
+	}
+	rep, runErr := r.Run(cmd.Context())
+	if rep == nil {
+		return runErr // nothing was replayed: a bad tape
+	}
 	// The summary first: a report file that cannot be written must not
 	// lose what a long replay found.
 	out := cmd.OutOrStdout()
@@ -209,119 +171,142 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	}
 	var writeErr error
 	for _, p := range f.reports {
-		if err := report.WriteFile(p, rep, a.redactor); err != nil {
+		if err := report.WriteFile(p, *rep, a.redactor); err != nil {
 			writeErr = errors.Join(writeErr, err)
 		}
 	}
-	switch {
-	case interrupted:
-		return &exitError{code: exitInterrupted, err: errors.New("interrupted; the report covers what was replayed")}
-	case errors.Is(runErr, engine.ErrStoppedOnError), errors.Is(runErr, engine.ErrStepsEnded):
-		return &exitError{code: exitFailed, err: errors.Join(runErr, writeErr)}
+	switch code := rep.ExitStatus(); {
+	case code == report.ExitInterrupted:
+		return &exitError{code: code, err: errors.New("interrupted; the report covers what was replayed")}
 	case runErr != nil:
-		return errors.Join(runErr, writeErr)
+		return &exitError{code: code, err: errors.Join(runErr, writeErr)}
 	case writeErr != nil:
 		return fmt.Errorf("write report: %w", writeErr)
-	case !rep.Passed():
+	case code != report.ExitPassed:
 		return errReported
 	}
 	return nil
 }
 
-// target sets the dialer: a server command, an HTTP endpoint, or a mock.
-func (a *app) target(cfg *engine.Config, f runFlags, command []string) error {
+// replayOptions maps what run and debug share of their flags to replay
+// options: the target, pacing, order, timeout, ignored paths, the config.
+// A flag not given is left to the config file, then to the default.
+func (a *app) replayOptions(cmd *cobra.Command, args []string, f runFlags) ([]replay.Option, error) {
+	opts := []replay.Option{replay.Logger(a.log)}
+	changed := cmd.Flags().Changed
+	if f.configPath != "" {
+		opts = append(opts, replay.ConfigFile(f.configPath))
+	}
+	if changed("speed") {
+		opts = append(opts, replay.Speed(f.speed))
+	}
+	if changed("order") {
+		opts = append(opts, replay.Order(f.order))
+	}
+	if changed("timeout") {
+		opts = append(opts, replay.Timeout(f.timeout))
+	}
+	if changed("max-inflight") {
+		opts = append(opts, replay.MaxInflight(f.maxInflight))
+	}
+	if changed("max-line") {
+		opts = append(opts, replay.MaxLine(f.maxLine))
+	}
+	if len(f.ignore) > 0 {
+		opts = append(opts, replay.Ignore(f.ignore...))
+	}
+	var command []string
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		command = args[dash:]
+	}
+	t, err := chooseTarget(f, command)
+	if err != nil {
+		return nil, err
+	}
+	return append(opts, replay.Against(t)), nil
+}
+
+// chooseTarget is the target the flags choose: a server command after --, an
+// HTTP endpoint, or a mock.
+func chooseTarget(f runFlags, command []string) (replay.Target, error) {
 	chosen := 0
 	for _, set := range []bool{len(command) > 0, f.target != "", f.mockTape != ""} {
 		if set {
 			chosen++
 		}
 	}
-	if chosen > 1 {
-		return usageError("run: give one target: a server command after --, --target URL, or --mock-tape FILE")
-	}
-	if (len(f.env) > 0 || f.cwd != "") && len(command) == 0 {
-		return usageError("run: --env and --cwd are for a server command (after --)")
-	}
-	if (len(f.headers) > 0 || f.legacySSE) && f.target == "" {
-		return usageError("run: --header and --legacy-sse are for an HTTP --target")
-	}
-	if f.cwd != "" {
-		if fi, err := os.Stat(f.cwd); err != nil || !fi.IsDir() {
-			return usageError("--cwd %s: no such folder", f.cwd)
-		}
-	}
-	for _, kv := range f.env {
-		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-			return usageError("--env %q: want K=V", kv)
-		}
+	switch {
+	case chosen > 1:
+		return replay.Target{}, usageError("give one target: a server command after --, --target URL, or --mock-tape FILE")
+	case (len(f.env) > 0 || f.cwd != "") && len(command) == 0:
+		return replay.Target{}, usageError("--env and --cwd are for a server command (after --)")
+	case (len(f.headers) > 0 || f.legacySSE) && f.target == "":
+		return replay.Target{}, usageError("--header and --legacy-sse are for an HTTP --target")
 	}
 	switch {
 	case len(command) > 0:
-		cfg.Dialer = transport.Stdio{Command: command, Env: f.env, Dir: f.cwd, Logger: a.log.With().Str("server", command[0]).Logger()}
-		cfg.Target = strings.Join(command, " ")
-	case f.target != "":
-		if err := checkTarget(f.target); err != nil {
-			return err
+		t := replay.Command(command[0], command[1:]...).WithEnv(f.env...)
+		if f.cwd != "" {
+			t = t.WithDir(f.cwd)
 		}
-		header := http.Header{}
+		return t, nil
+	case f.target != "":
+		t := replay.HTTP(f.target)
 		for _, h := range f.headers {
 			k, v, ok := strings.Cut(h, ":")
 			if !ok || strings.TrimSpace(k) == "" {
-				return usageError("--header %q: want K:V, e.g. \"Authorization:Bearer ${TOKEN}\"", h)
+				return replay.Target{}, usageError("--header %q: want K:V, e.g. \"Authorization:Bearer ${TOKEN}\"", h)
 			}
-			if _, err := transport.ExpandHeader(v); err != nil {
-				return usageError("--header %s: %w", strings.TrimSpace(k), err)
-			}
-			header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+			t = t.WithHeader(strings.TrimSpace(k), strings.TrimSpace(v))
 		}
-		client := transport.NewClient(f.maxInflight)
 		if f.legacySSE {
-			cfg.Dialer = transport.LegacySSE{URL: f.target, Header: header, Client: client, Logger: a.log}
-		} else { // Streamable HTTP, or HTTP+SSE if the endpoint speaks that
-			cfg.Dialer = &transport.Auto{URL: f.target, Header: header, Client: client, Logger: a.log}
+			t = t.WithLegacySSE()
 		}
-		cfg.Target = f.target
+		return t, nil
 	case f.mockTape != "":
-		cfg.Dialer = mock.New(f.mockTape, mock.WithTapeOptions(cfg.TapeOptions...))
-		cfg.Target = "mock of " + f.mockTape
+		return replay.MockTape(f.mockTape), nil
 	}
-	return nil
+	return replay.Mock(), nil
 }
 
-// stepTokens releases one message per line read from stdin (Enter).
-func (a *app) stepTokens() <-chan struct{} {
+// flagOf names the flag behind each replay option, for errors.
+var flagOf = map[string]string{
+	"Speed": "--speed", "Sessions": "--sessions", "Ramp": "--ramp", "Order": "--order",
+	"Timeout": "--timeout", "MaxInflight": "--max-inflight", "MaxLine": "--max-line",
+	"TimelineLimit": "--timeline-limit", "OnError": "--on-error", "MaxRetries": "--max-retries",
+	"Ignore": "--ignore", "ConfigFile": "--config", "Chaos": "--chaos", "Seed": "--seed",
+	"ChaosFrom": "--chaos-from", "Thresholds": "--threshold", "WithEnv": "--env",
+	"WithDir": "--cwd", "WithHeader": "--header", "HTTP": "--target", "Command": "the server command",
+}
+
+// inputError turns an error of replay.New into the CLI's words (flag
+// names) and exit status 2.
+func inputError(err error) error {
+	var oe *replay.OptionError
+	if errors.As(err, &oe) {
+		name, ok := flagOf[oe.Option]
+		if !ok {
+			name = oe.Option
+		}
+		if oe.Value == "" {
+			return usageError("%s: %w", name, oe.Err)
+		}
+		return usageError("%s %s: %w", name, oe.Value, oe.Err)
+	}
+	return &exitError{code: exitBadInput, err: err}
+}
+
+// stepTokens releases one message on steps per line read from stdin
+// (Enter).
+func (a *app) stepTokens(steps chan<- struct{}) {
 	fmt.Fprintln(a.stderr, "stepped: press Enter to send each message; end of input stops")
-	ch := make(chan struct{})
 	go func() { // lives as long as the process: a blocked read cannot be cancelled
-		defer close(ch)
+		defer close(steps)
 		sc := bufio.NewScanner(a.stdin)
 		for sc.Scan() {
-			ch <- struct{}{}
+			steps <- struct{}{}
 		}
 	}()
-	return ch
-}
-
-// retries maps --max-retries to engine.Config.MaxRetries, where 0 means
-// the default and a negative number none.
-func retries(n int) int {
-	if n <= 0 {
-		return -1
-	}
-	return n
-}
-
-// parseThresholds reads --threshold values (and the config's thresholds).
-func parseThresholds(exprs []string) ([]report.Threshold, error) {
-	ts := make([]report.Threshold, 0, len(exprs))
-	for _, x := range exprs {
-		t, err := report.ParseThreshold(x)
-		if err != nil {
-			return nil, usageError("--threshold %q: %w", x, err)
-		}
-		ts = append(ts, t)
-	}
-	return ts, nil
 }
 
 // tapeArgs checks the arguments of run and debug: one TAPE, then perhaps
@@ -336,63 +321,4 @@ func tapeArgs(command string) cobra.PositionalArgs {
 		}
 		return nil
 	}
-}
-
-// maxSessions bounds --sessions: each virtual session has a connection.
-const maxSessions = 100_000
-
-// checkTarget refuses a --target that cannot be an HTTP endpoint, before
-// anything is replayed.
-func checkTarget(raw string) error {
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil && !strings.Contains(raw, "://"):
-		return usageError("--target %q: want a URL like http://%s", raw, raw)
-	case err != nil:
-		return usageError("--target %q: %v", raw, err)
-	case u.Scheme != "http" && u.Scheme != "https":
-		if u.Host == "" && u.Opaque != "" || !strings.Contains(raw, "://") {
-			return usageError("--target %q: want a URL like http://%s", raw, raw)
-		}
-		return usageError("--target %q: want an http:// or https:// URL", raw)
-	case u.Hostname() == "":
-		return usageError("--target %q: the URL has no host", raw)
-	}
-	if p := u.Port(); p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return usageError("--target %q: port %s is not a port number", raw, p)
-		}
-	}
-	return nil
-}
-
-// engineConfig builds what run and debug share of engine.Config from their
-// flags: the tape, pacing, order, timeout, ignored paths, and the target
-// (a server command after --, --target, or the built-in mock).
-func (a *app) engineConfig(cmd *cobra.Command, args []string, f runFlags, speed scheduler.Speed) (engine.Config, error) {
-	order, err := engine.ParseOrder(f.order)
-	if err != nil {
-		return engine.Config{}, usageError("--order: %w", err)
-	}
-	switch {
-	case f.timeout <= 0:
-		return engine.Config{}, usageError("--timeout %s: want a positive duration, e.g. 30s", f.timeout)
-	case f.maxLine <= 0:
-		return engine.Config{}, usageError("--max-line %d: want a positive number of bytes", f.maxLine)
-	}
-	var command []string
-	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-		command = args[dash:]
-	}
-	cfg := engine.Config{
-		Tape:        args[0],
-		TapeOptions: []tape.Option{tape.WithMaxLine(f.maxLine)},
-		Speed:       speed,
-		Ignore:      f.ignore,
-		Order:       order,
-		Timeout:     f.timeout,
-		MaxInflight: f.maxInflight,
-		Logger:      a.log,
-	}
-	return cfg, a.target(&cfg, f, command)
 }

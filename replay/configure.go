@@ -1,0 +1,203 @@
+package replay
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/replayctl/replayctl/chaos"
+	"github.com/replayctl/replayctl/config"
+	"github.com/replayctl/replayctl/engine"
+	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/transformer"
+	"github.com/replayctl/replayctl/validator"
+)
+
+// loadConfig reads the config the options name, if any, checks what its
+// YAML decoding cannot, and fills in the options not given from it:
+// options override the file. Thresholds add up.
+func (s *settings) loadConfig() (*config.File, string, error) {
+	file, path := s.configFile, s.configPath
+	switch {
+	case path != "" && file != nil:
+		return nil, "", bad("ConfigFile", path, fmt.Errorf("give ConfigFile or Config, not both"))
+	case path != "":
+		f, err := config.Load(path)
+		if err != nil {
+			return nil, "", err // a *config.Error says where
+		}
+		file = f
+	case file == nil:
+		return nil, "", nil
+	}
+	if err := CheckConfig(path, file); err != nil {
+		return nil, "", err
+	}
+	unset := func(name string) bool { return !s.set[name] }
+	if file.Speed != "" && unset("Speed") {
+		s.speed = file.Speed
+		if s.controlled && s.speed == "stepped" { // a controller steps by itself
+			s.speed = "fast"
+		}
+	}
+	p := file.Performance
+	if p.MaxInflight > 0 && unset("MaxInflight") {
+		s.maxInflight = p.MaxInflight
+	}
+	if p.Sessions > 0 && unset("Sessions") {
+		s.sessions = p.Sessions
+	}
+	if p.Ramp > 0 && unset("Ramp") {
+		s.ramp = p.Ramp.D()
+	}
+	if p.Timeout > 0 && unset("Timeout") {
+		s.timeout = p.Timeout.D()
+	}
+	eh := file.ErrorHandling
+	// A controlled replay pauses at errors, or goes on: a config's stop or
+	// retry is the controller's to decide.
+	if eh.Strategy != "" && unset("OnError") && (!s.controlled || eh.Strategy == "continue") {
+		s.onError = eh.Strategy
+	}
+	if eh.MaxRetries != nil && unset("MaxRetries") {
+		s.maxRetries = *eh.MaxRetries
+	}
+	if d := eh.RetryDelay.D(); d > 0 && unset("RetryDelay") {
+		s.retryDelay = d
+	}
+	s.thresholds = append(slices.Clone(file.Thresholds), s.thresholds...)
+	return file, path, nil
+}
+
+// CheckConfig checks what a config's YAML decoding cannot: transformation
+// paths and expressions, validation rules, thresholds, the chaos plan, as
+// a replay compiles them (so that `replayctl config check` and a replay
+// agree). path names the file in errors; environment values are not
+// needed to check the rules' shape.
+func CheckConfig(path string, file *config.File) error {
+	bad := func(section string, err error) error { return &ConfigError{Path: path, Section: section, Err: err} }
+	anyEnv := transformer.WithEnv(func(string) (string, bool) { return "x", true })
+	if _, err := transformer.Compile(file.Transformations, anyEnv); err != nil {
+		return bad("transformations", err)
+	}
+	if _, err := validator.FromConfig(file.Validation, nil); err != nil {
+		return bad("validation", err)
+	}
+	for _, t := range file.Thresholds {
+		if _, err := report.ParseThreshold(t); err != nil {
+			return bad("thresholds", err)
+		}
+	}
+	if len(file.Chaos.Faults) > 0 || len(file.Chaos.Targets) > 0 {
+		faults, err := chaos.ParseFaults(file.Chaos.Faults)
+		if err != nil {
+			return bad("chaos.faults", err)
+		}
+		if _, err := chaos.NewPlan(0, faults, file.Chaos.Targets); err != nil {
+			return bad("chaos", err)
+		}
+	}
+	return nil
+}
+
+// applyConfig sets what the config says beyond the options: the replay
+// window and method filters, validation rules, transformations. It
+// returns the secrets the transformations took from the environment.
+func applyConfig(cfg *engine.Config, file *config.File, path string, ignore []string) ([]string, error) {
+	cfg.Filter = engine.Filter{
+		StartOffset:       file.StartOffset.D(),
+		EndOffset:         file.EndOffset.D(),
+		IncludeMethods:    file.IncludeMethods,
+		ExcludeMethods:    file.ExcludeMethods,
+		SkipNotifications: file.SkipNotifications,
+	}
+	v, err := validator.FromConfig(file.Validation, ignore)
+	if err != nil {
+		return nil, &ConfigError{Path: path, Err: err}
+	}
+	cfg.Validator = v
+	if len(file.Transformations) == 0 {
+		return nil, nil
+	}
+	rules, err := transformer.Compile(file.Transformations)
+	if err != nil {
+		return nil, &ConfigError{Path: path, Err: err}
+	}
+	cfg.Rules = rules
+	return rules.Secrets(), nil
+}
+
+// chaosPlan builds the fault plan of the Chaos, Seed and ChaosFrom options
+// and the config's chaos section (options win); nil when no chaos was
+// asked for. random reports a seed picked at random.
+func (s *settings) chaosPlan(file *config.File, path string) (plan *chaos.Plan, random bool, err error) {
+	if s.chaosFrom != "" {
+		if s.chaos != "" {
+			return nil, false, bad("ChaosFrom", s.chaosFrom, fmt.Errorf("replays an earlier run's faults: do not give Chaos as well"))
+		}
+		plan, err := planFromReport(s.chaosFrom)
+		return plan, false, err
+	}
+	var faults map[chaos.Kind]float64
+	var targets []config.ChaosTarget
+	var seed *int64
+	if file != nil {
+		c := file.Chaos
+		if len(c.Faults) > 0 {
+			if faults, err = chaos.ParseFaults(c.Faults); err != nil {
+				return nil, false, &ConfigError{Path: path, Section: "chaos.faults", Err: err}
+			}
+		}
+		targets, seed = c.Targets, c.Seed
+	}
+	if s.chaos != "" {
+		if faults, err = chaos.ParseSpec(s.chaos); err != nil {
+			return nil, false, bad("Chaos", s.chaos, err)
+		}
+	}
+	if s.set["Seed"] {
+		seed = &s.seed
+	}
+	if len(faults) == 0 && len(targets) == 0 {
+		if s.set["Seed"] && s.order != string(engine.OrderRandom) {
+			return nil, false, bad("Seed", s.seed, fmt.Errorf("nothing to seed: give Chaos, a config chaos section, or Order(\"random\")"))
+		}
+		return nil, false, nil
+	}
+	if seed == nil {
+		r := chaos.RandomSeed()
+		seed, random = &r, true
+	}
+	if plan, err = chaos.NewPlan(*seed, faults, targets); err != nil {
+		if s.chaos == "" {
+			return nil, false, &ConfigError{Path: path, Section: "chaos", Err: err}
+		}
+		return nil, false, bad("Chaos", s.chaos, err)
+	}
+	return plan, random, nil
+}
+
+// planFromReport reads the faults of an earlier run's JSON report.
+func planFromReport(path string) (*chaos.Plan, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, bad("ChaosFrom", path, err)
+	}
+	var r struct {
+		Chaos struct {
+			Faults []report.Fault `json:"faults"`
+		} `json:"chaos"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, bad("ChaosFrom", path, fmt.Errorf("not a JSON report of replayctl: %v", err))
+	}
+	if len(r.Chaos.Faults) == 0 {
+		return nil, bad("ChaosFrom", path, fmt.Errorf("the report lists no faults (was it a chaos run? are faults_omitted?)"))
+	}
+	plan, err := chaos.FromReport(r.Chaos.Faults)
+	if err != nil {
+		return nil, bad("ChaosFrom", path, err)
+	}
+	return plan, nil
+}

@@ -1,0 +1,228 @@
+package replay
+
+import (
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/replayctl/replayctl/config"
+	"github.com/replayctl/replayctl/engine"
+	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/transformer"
+)
+
+// Option sets one knob of a replay. Options are checked by New (and Run):
+// a bad value is an *OptionError naming the option.
+type Option func(*settings)
+
+// settings is what the options set; set records which were given, so
+// that a config file fills in only the others.
+type settings struct {
+	target      Target
+	speed       string
+	sessions    int
+	ramp        time.Duration
+	order       string
+	timeout     time.Duration
+	maxInflight int
+	maxLine     int
+	timeline    int
+	onError     string
+	maxRetries  int
+	retryDelay  time.Duration
+	validNotes  bool
+	ignore      []string
+	configPath  string
+	configFile  *config.File
+	chaos       string
+	seed        int64
+	chaosFrom   string
+	thresholds  []string
+	logger      zerolog.Logger
+	hooks       engine.Hooks
+	sessionEnd  func(SessionEnd)
+	step        <-chan struct{}
+	controlled  bool
+	set         map[string]bool
+}
+
+func defaults() *settings {
+	return &settings{
+		target:      Mock(),
+		speed:       "realtime",
+		sessions:    1,
+		order:       "causal",
+		timeout:     30 * time.Second,
+		maxInflight: 1000,
+		maxLine:     8 << 20,
+		timeline:    report.DefaultTimelineLimit,
+		onError:     "continue",
+		maxRetries:  3,
+		logger:      zerolog.Nop(),
+		set:         map[string]bool{},
+	}
+}
+
+// given records that the option name was set by the caller.
+func (s *settings) given(name string) { s.set[name] = true }
+
+// Against replays against t; the default is Mock(), the tape answering
+// itself.
+func Against(t Target) Option { return func(s *settings) { s.target = t; s.given("Against") } }
+
+// Speed sets the pacing: "realtime" (the default), "fast", "stepped"
+// (one message per value sent on Steps), "Nx" (e.g. "10x", "0.5x"),
+// "fixed:D" (one message every D, e.g. "fixed:50ms") or "rps:N"
+// (N messages a second).
+func Speed(speed string) Option { return func(s *settings) { s.speed = speed; s.given("Speed") } }
+
+// Sessions runs n virtual copies of each recorded session, each on its own
+// connection with its own ids ("s1#1", "s1#2", …): a load replay. The
+// default is 1, the tape as recorded.
+func Sessions(n int) Option { return func(s *settings) { s.sessions = n; s.given("Sessions") } }
+
+// Ramp spreads the virtual sessions' starts evenly over d (at realtime and
+// Nx speeds); 0 starts them together, at their recorded times.
+func Ramp(d time.Duration) Option { return func(s *settings) { s.ramp = d; s.given("Ramp") } }
+
+// Order says what a client message waits for before it is sent: "causal"
+// (the default: the answers recorded before it), "sequential" (every
+// answer), "none", or "random" (causal, each run of client messages in a
+// seeded random order; see Seed).
+func Order(order string) Option { return func(s *settings) { s.order = order; s.given("Order") } }
+
+// Timeout bounds every exchange with the target: each answer (then the
+// request is cancelled), each write, the dial and the handshake. The
+// default is 30s.
+func Timeout(d time.Duration) Option { return func(s *settings) { s.timeout = d; s.given("Timeout") } }
+
+// MaxInflight bounds the requests in flight per session (default 1000).
+func MaxInflight(n int) Option {
+	return func(s *settings) { s.maxInflight = n; s.given("MaxInflight") }
+}
+
+// MaxLine is the longest tape line accepted, in bytes (default 8 MiB).
+func MaxLine(n int) Option { return func(s *settings) { s.maxLine = n; s.given("MaxLine") } }
+
+// TimelineLimit bounds the messages kept in the report's timeline
+// (default, and what 0 means: report.DefaultTimelineLimit).
+func TimelineLimit(n int) Option {
+	return func(s *settings) { s.timeline = n; s.given("TimelineLimit") }
+}
+
+// OnError says what happens at a failed or unanswered message: "continue"
+// (the default: report it and go on), "stop" (end the replay there), or
+// "retry" (retry what the target asked to have again, up to MaxRetries,
+// then go on).
+func OnError(policy string) Option {
+	return func(s *settings) { s.onError = policy; s.given("OnError") }
+}
+
+// MaxRetries bounds the retries of a message the target asked to have
+// again (HTTP 408, 429, 5xx; Retry-After is honoured); default 3, 0 none.
+func MaxRetries(n int) Option {
+	return func(s *settings) { s.maxRetries = n; s.given("MaxRetries") }
+}
+
+// RetryDelay is the first wait before a retry, doubling after (default
+// 100ms).
+func RetryDelay(d time.Duration) Option {
+	return func(s *settings) { s.retryDelay = d; s.given("RetryDelay") }
+}
+
+// ValidateNotifications compares the server's notifications with the
+// recorded ones (by method, in order, per session); without it they are
+// only counted.
+func ValidateNotifications() Option {
+	return func(s *settings) { s.validNotes = true; s.given("ValidateNotifications") }
+}
+
+// Ignore adds paths the validator does not compare, e.g.
+// "result.content[*].annotations" or "**.timestamp".
+func Ignore(paths ...string) Option {
+	return func(s *settings) { s.ignore = append(s.ignore, paths...); s.given("Ignore") }
+}
+
+// ConfigFile reads a YAML replay config (see `replayctl config example`):
+// transformations, validation rules, filters, chaos, thresholds. Options
+// given to the replay override the file's values.
+func ConfigFile(path string) Option {
+	return func(s *settings) { s.configPath = path; s.given("ConfigFile") }
+}
+
+// Config uses a config already parsed (config.Parse, config.Load), as
+// ConfigFile does.
+func Config(file *config.File) Option {
+	return func(s *settings) { s.configFile = file; s.given("Config") }
+}
+
+// Chaos injects seeded faults: "kind=probability,…", e.g.
+// "malformed=0.05,timeout=0.02" (the kinds of package chaos).
+func Chaos(spec string) Option { return func(s *settings) { s.chaos = spec; s.given("Chaos") } }
+
+// Seed seeds the chaos faults and the random order: the same seed gives
+// the same faults and order. Without it one is picked at random
+// (Replay.ChaosSeed says which).
+func Seed(seed int64) Option { return func(s *settings) { s.seed = seed; s.given("Seed") } }
+
+// ChaosFrom replays exactly the faults listed in an earlier run's JSON
+// report.
+func ChaosFrom(reportPath string) Option {
+	return func(s *settings) { s.chaosFrom = reportPath; s.given("ChaosFrom") }
+}
+
+// Thresholds adds conditions the run must meet, k6-style: "p99<200ms",
+// "error_rate<1%", "validation_failed==0", "throughput>500". A failed one
+// fails the report.
+func Thresholds(exprs ...string) Option {
+	return func(s *settings) { s.thresholds = append(s.thresholds, exprs...); s.given("Thresholds") }
+}
+
+// Logger receives the replay's logs (default: none).
+func Logger(l zerolog.Logger) Option { return func(s *settings) { s.logger = l } }
+
+// Steps, at Speed("stepped"), releases one message per value received.
+func Steps(ch <-chan struct{}) Option { return func(s *settings) { s.step = ch } }
+
+// Controlled prepares a replay for a controller (package controller, as
+// `replayctl debug` attaches one to Replay.Engine): it steps by itself and
+// pauses at errors: its speed is fast unless given, a config's stepped
+// speed becomes fast, and a config's stop or retry strategy is left to the
+// controller (OnErrorPolicy is then "pause").
+func Controlled() Option { return func(s *settings) { s.controlled = true } }
+
+// Message is a client message as BeforeSend sees it: Raw may be changed.
+type Message = transformer.Msg
+
+// BeforeSend calls f with each message the client sent of its own accord
+// (requests and notifications, not answers to the server), in tape order,
+// after the config's transformations and before the message is paced and
+// sent. f may change m.Raw (the request id is replaced after it) or return
+// false to drop the message. f is called from one goroutine.
+func BeforeSend(f func(m *Message) bool) Option {
+	return func(s *settings) { s.hooks.BeforeSend = f }
+}
+
+// OnResult calls f with each result as it is judged (every sent message,
+// answer and skip), from one goroutine. f must not block for long.
+func OnResult(f func(report.Result)) Option { return func(s *settings) { s.hooks.OnResult = f } }
+
+// OnFault calls f with each injected chaos fault as its message is judged,
+// from the goroutine of OnResult.
+func OnFault(f func(report.Fault)) Option { return func(s *settings) { s.hooks.OnFault = f } }
+
+// SessionEnd is what OnSessionEnd tells of a finished session.
+type SessionEnd struct {
+	// Session is the session's name (a virtual copy's: "s1#3").
+	Session string
+	// Results counts the session's judged messages; Failed those that
+	// failed, errored or timed out.
+	Results, Failed int
+	// Err is nil when the session replayed its part of the tape, else why
+	// it stopped early.
+	Err error
+}
+
+// OnSessionEnd calls f once per session (each virtual copy too) when it
+// has finished, after all its results, from the goroutine of OnResult.
+func OnSessionEnd(f func(SessionEnd)) Option { return func(s *settings) { s.sessionEnd = f } }

@@ -1,0 +1,311 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/replayctl/replayctl/chaos"
+	"github.com/replayctl/replayctl/engine"
+	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/scheduler"
+	"github.com/replayctl/replayctl/tape"
+)
+
+// MaxSessions bounds Sessions: each virtual session has a connection.
+const MaxSessions = 100_000
+
+// Run replays the tape at path with the options and returns its report.
+// See Replay.Run for what the report and the error say.
+func Run(ctx context.Context, path string, opts ...Option) (*report.Report, error) {
+	return RunSource(ctx, tape.File(path), opts...)
+}
+
+// RunSource replays the tape src, e.g. one held in memory (tape.Bytes).
+func RunSource(ctx context.Context, src tape.Source, opts ...Option) (*report.Report, error) {
+	r, err := New(src, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return r.Run(ctx)
+}
+
+// Replay is a replay checked and ready to run: New, then Run, once.
+type Replay struct {
+	e          *engine.Engine
+	target     Target
+	thresholds []report.Threshold
+	secrets    []string
+	chaosSeed  *int64
+	seedRandom bool
+	orderSeed  *int64
+	orderRand  bool
+	speed      scheduler.Speed
+	onError    string
+	timeout    time.Duration
+}
+
+// New checks the options (and the config they name) and prepares the
+// replay of src. Every error is about the input: an *OptionError, a
+// *ConfigError, a *config.Error (with the YAML line) or a *tape.Error.
+func New(src tape.Source, opts ...Option) (*Replay, error) {
+	s := defaults()
+	for _, o := range opts {
+		o(s)
+	}
+	if s.controlled { // a controller's defaults: continue runs fast, errors pause
+		if !s.set["Speed"] {
+			s.speed = "fast"
+		}
+		if !s.set["OnError"] {
+			s.onError = "pause"
+		}
+	}
+	file, path, err := s.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := s.engineConfig(src)
+	if err != nil {
+		return nil, err
+	}
+	r := &Replay{target: s.target, speed: cfg.Speed, onError: s.onError, timeout: cfg.Timeout}
+	if r.thresholds, err = parseThresholds(s.thresholds); err != nil {
+		return nil, err
+	}
+	if file != nil {
+		if r.secrets, err = applyConfig(&cfg, file, path, s.ignore); err != nil {
+			return nil, err
+		}
+	}
+	var random bool
+	if cfg.Chaos, random, err = s.chaosPlan(file, path); err != nil {
+		return nil, err
+	}
+	if cfg.Chaos != nil {
+		seed := cfg.Chaos.Seed()
+		r.chaosSeed, r.seedRandom = &seed, random
+	}
+	if cfg.Order == engine.OrderRandom { // seeded: the same seed, the same order
+		switch {
+		case s.set["Seed"]:
+			cfg.OrderSeed = s.seed
+		case cfg.Chaos != nil:
+			cfg.OrderSeed = cfg.Chaos.Seed()
+		default:
+			cfg.OrderSeed, r.orderRand = chaos.RandomSeed(), true
+		}
+		r.orderSeed = &cfg.OrderSeed
+	}
+	s.wireHooks(&cfg)
+	if r.e, err = engine.New(cfg); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// engineConfig checks the options and turns them into the engine's
+// config, the target's dialer included.
+func (s *settings) engineConfig(src tape.Source) (engine.Config, error) {
+	speed, err := scheduler.Parse(s.speed)
+	if err != nil {
+		return engine.Config{}, bad("Speed", s.speed, err)
+	}
+	if s.controlled && speed.Mode == scheduler.Stepped {
+		return engine.Config{}, bad("Speed", s.speed, errors.New("a controlled replay steps by itself: choose fast, realtime, Nx, fixed:D or rps:N"))
+	}
+	order, err := engine.ParseOrder(s.order)
+	if err != nil {
+		return engine.Config{}, bad("Order", s.order, err)
+	}
+	onError := engine.OnError(s.onError)
+	maxRetries := s.maxRetries
+	switch s.onError {
+	case "continue", "stop":
+	case "retry": // what the target asks to have again is retried; then go on
+		onError, maxRetries = engine.OnErrorContinue, max(maxRetries, 1)
+	case "pause":
+		if !s.controlled {
+			return engine.Config{}, bad("OnError", s.onError, errors.New("pause needs someone to resume: a controlled replay (replayctl debug) pauses"))
+		}
+		onError = engine.OnErrorContinue
+	default:
+		return engine.Config{}, bad("OnError", s.onError, errors.New("want continue, stop or retry"))
+	}
+	switch {
+	case s.timeout <= 0:
+		return engine.Config{}, bad("Timeout", s.timeout, errors.New("want a positive duration, e.g. 30s"))
+	case s.maxLine <= 0:
+		return engine.Config{}, bad("MaxLine", s.maxLine, errors.New("want a positive number of bytes"))
+	case s.timeline < 0:
+		return engine.Config{}, bad("TimelineLimit", s.timeline, errors.New("want 0 or more"))
+	case s.sessions < 1 || s.sessions > MaxSessions:
+		return engine.Config{}, bad("Sessions", s.sessions, fmt.Errorf("want 1 to %d virtual sessions", MaxSessions))
+	case s.ramp < 0:
+		return engine.Config{}, bad("Ramp", s.ramp, errors.New("want 0 or more"))
+	case s.maxInflight < 1:
+		return engine.Config{}, bad("MaxInflight", s.maxInflight, errors.New("want 1 or more"))
+	case s.maxRetries < 0:
+		return engine.Config{}, bad("MaxRetries", s.maxRetries, errors.New("want 0 or more"))
+	case s.retryDelay < 0:
+		return engine.Config{}, bad("RetryDelay", s.retryDelay, errors.New("want 0 or more"))
+	case s.controlled && s.sessions > 1:
+		return engine.Config{}, bad("Sessions", s.sessions, errors.New("a controlled replay runs each recorded session once"))
+	}
+	if speed.Mode == scheduler.Stepped && s.step == nil {
+		return engine.Config{}, bad("Speed", s.speed, errors.New("stepped needs Steps: a channel that releases each message"))
+	}
+	if maxRetries == 0 {
+		maxRetries = -1 // the engine's "none"; its 0 means the default
+	}
+	tapeOpts := []tape.Option{tape.WithMaxLine(s.maxLine)}
+	dialer, err := s.target.dialer(s, src, tapeOpts)
+	if err != nil {
+		return engine.Config{}, err
+	}
+	return engine.Config{
+		Source:                src,
+		TapeOptions:           tapeOpts,
+		Speed:                 speed,
+		Dialer:                dialer,
+		Target:                s.target.String(),
+		Ignore:                s.ignore,
+		Order:                 order,
+		MaxInflight:           s.maxInflight,
+		Timeout:               s.timeout,
+		ValidateNotifications: s.validNotes,
+		OnError:               onError,
+		MaxRetries:            maxRetries,
+		RetryDelay:            s.retryDelay,
+		TimelineLimit:         s.timeline,
+		Sessions:              s.sessions,
+		Ramp:                  s.ramp,
+		Step:                  s.step,
+		Logger:                s.logger,
+	}, nil
+}
+
+// wireHooks sets the engine's hooks; OnSessionEnd counts each session's
+// results on the way.
+func (s *settings) wireHooks(cfg *engine.Config) {
+	cfg.Hooks = s.hooks
+	if s.sessionEnd == nil {
+		return
+	}
+	type count struct{ results, failed int }
+	counts := map[string]*count{} // only the validate goroutine touches it
+	onResult := s.hooks.OnResult
+	cfg.Hooks.OnResult = func(r report.Result) {
+		c := counts[r.Session]
+		if c == nil {
+			c = &count{}
+			counts[r.Session] = c
+		}
+		c.results++
+		if r.Verdict == report.Failed || r.Verdict == report.Error || r.Verdict == report.Timeout {
+			c.failed++
+		}
+		if onResult != nil {
+			onResult(r)
+		}
+	}
+	end := s.sessionEnd
+	cfg.Hooks.OnSessionEnd = func(session string, err error) {
+		c := counts[session]
+		delete(counts, session)
+		if c == nil {
+			c = &count{}
+		}
+		end(SessionEnd{Session: session, Results: c.results, Failed: c.failed, Err: err})
+	}
+}
+
+func parseThresholds(exprs []string) ([]report.Threshold, error) {
+	ts := make([]report.Threshold, 0, len(exprs))
+	for _, x := range exprs {
+		t, err := report.ParseThreshold(x)
+		if err != nil {
+			return nil, bad("Thresholds", x, err)
+		}
+		ts = append(ts, t)
+	}
+	return ts, nil
+}
+
+// Engine is the replay's engine, for a controller to attach to before Run
+// (controller.New(r.Engine(), …); Engine.Attach).
+func (r *Replay) Engine() *engine.Engine { return r.e }
+
+// Secrets are the values the config's transformations took from the
+// environment: hide them in what you print (report.NewRedactor).
+func (r *Replay) Secrets() []string { return r.secrets }
+
+// ChaosSeed is the chaos plan's seed, and whether it was picked at random
+// (then print it, so that the run can be repeated); ok is false without
+// chaos.
+func (r *Replay) ChaosSeed() (seed int64, random, ok bool) {
+	if r.chaosSeed == nil {
+		return 0, false, false
+	}
+	return *r.chaosSeed, r.seedRandom, true
+}
+
+// OrderSeed is the seed of Order("random"), and whether it was picked at
+// random; ok is false for other orders.
+func (r *Replay) OrderSeed() (seed int64, random, ok bool) {
+	if r.orderSeed == nil {
+		return 0, false, false
+	}
+	return *r.orderSeed, r.orderRand, true
+}
+
+// Speed is the pacing the replay runs at, options and config resolved.
+func (r *Replay) Speed() scheduler.Speed { return r.speed }
+
+// OnErrorPolicy is the on-error policy, options and config resolved:
+// continue, stop, retry (or pause, for a controlled replay).
+func (r *Replay) OnErrorPolicy() string { return r.onError }
+
+// Timeout is the bound on each exchange with the target, options and
+// config resolved.
+func (r *Replay) Timeout() time.Duration { return r.timeout }
+
+// Run replays the tape and returns the report, concluded by the outcome
+// policy (Report.Conclude): how the replay ended and its thresholds, so
+// that Report.Passed and Report.ExitStatus say whether it passed.
+//
+// The error is nil when the replay went to the end of the tape, whether
+// the target answered as recorded or not (that is in the report).
+// Otherwise it says why the replay stopped early — the target failed
+// (wrapping engine.ErrTarget), ctx ended, the first failure with
+// OnError("stop"), a bad line further down the tape — and the report
+// covers what was replayed. When nothing could be replayed (a tape that
+// cannot be read) the report is nil.
+func (r *Replay) Run(ctx context.Context) (*report.Report, error) {
+	rep, err := r.e.Run(ctx)
+	if err != nil && rep.Summary.Tape == "" {
+		return nil, err // nothing was replayed
+	}
+	rep.Conclude(stopOf(ctx, err), r.thresholds)
+	return &rep, err
+}
+
+// stopOf classifies why a replay stopped early.
+func stopOf(ctx context.Context, err error) report.Stop {
+	switch {
+	case err == nil:
+		return report.Stop{}
+	case ctx.Err() != nil:
+		return report.Stop{Kind: report.StopInterrupted, Why: "interrupted"}
+	case errors.Is(err, engine.ErrTarget):
+		return report.Stop{Kind: report.StopTarget, Why: err.Error()}
+	case errors.Is(err, engine.ErrStoppedOnError):
+		return report.Stop{Kind: report.StopFailure}
+	case errors.Is(err, engine.ErrStepsEnded):
+		return report.Stop{Kind: report.StopFailure, Why: err.Error()}
+	}
+	// A bad line further down the tape (*tape.Error), a rule that cannot
+	// be applied to a message: the input.
+	return report.Stop{Kind: report.StopBadInput, Why: err.Error()}
+}

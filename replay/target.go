@@ -1,0 +1,232 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/replayctl/replayctl/mock"
+	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
+)
+
+// Target is what a replay is sent to, as a value: Mock (the default),
+// MockTape, Command, HTTP, Handler or Streams. The With… methods add to a
+// target of the kind they name; given to another kind they make New fail.
+type Target struct {
+	kind      targetKind
+	argv      []string
+	env       []string
+	dir       string
+	url       string
+	header    http.Header
+	legacySSE bool
+	mockTape  string
+	handler   http.Handler
+	serve     func(ctx context.Context, in io.Reader, out io.Writer) error
+	misuse    string // a With… method given to the wrong kind
+}
+
+type targetKind int
+
+const (
+	kindMock targetKind = iota
+	kindMockTape
+	kindCommand
+	kindHTTP
+	kindHandler
+	kindStreams
+)
+
+// Mock is the built-in mock: the tape answers its own requests, as its
+// server did. It is the default target.
+func Mock() Target { return Target{kind: kindMock} }
+
+// MockTape is the built-in mock answering from another tape, e.g. a newer
+// recording of the same client.
+func MockTape(path string) Target { return Target{kind: kindMockTape, mockTape: path} }
+
+// Command starts a server process for each session and speaks MCP over
+// its stdin and stdout (the stdio transport), e.g.
+// Command("node", "server.js"). The process's stderr is kept for errors.
+func Command(name string, args ...string) Target {
+	return Target{kind: kindCommand, argv: append([]string{name}, args...)}
+}
+
+// HTTP replays against a Streamable HTTP endpoint, e.g.
+// "http://127.0.0.1:3000/mcp"; an endpoint that speaks the 2024-11-05
+// HTTP+SSE transport is detected (or see WithLegacySSE).
+func HTTP(endpoint string) Target { return Target{kind: kindHTTP, url: endpoint} }
+
+// Handler replays against a Streamable HTTP handler in this process, with
+// no port: e.g. the go-sdk's mcp.NewStreamableHTTPHandler. Each session
+// is a client of its own, as over the network.
+func Handler(h http.Handler) Target { return Target{kind: kindHandler, handler: h} }
+
+// Streams replays against a server run in this process over a pair of
+// streams, as over stdio: serve is called once per session in a goroutine
+// of its own, reads the client's JSON lines from in and writes its own to
+// out, and should return when in ends or ctx is done. An error it returns
+// early fails the session's target.
+func Streams(serve func(ctx context.Context, in io.Reader, out io.Writer) error) Target {
+	return Target{kind: kindStreams, serve: serve}
+}
+
+// WithEnv adds "K=V" values to a Command's environment.
+func (t Target) WithEnv(kv ...string) Target {
+	if t.kind != kindCommand {
+		t.misuse = "WithEnv is for a Command target"
+	}
+	t.env = append(append([]string(nil), t.env...), kv...)
+	return t
+}
+
+// WithDir sets a Command's working directory.
+func (t Target) WithDir(dir string) Target {
+	if t.kind != kindCommand {
+		t.misuse = "WithDir is for a Command target"
+	}
+	t.dir = dir
+	return t
+}
+
+// WithHeader adds a header sent on every request to an HTTP or Handler
+// target; the value may use ${ENV} (expanded when sent).
+func (t Target) WithHeader(key, value string) Target {
+	if t.kind != kindHTTP && t.kind != kindHandler {
+		t.misuse = "WithHeader is for an HTTP or Handler target"
+	}
+	h := t.header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Add(key, value)
+	t.header = h
+	return t
+}
+
+// WithLegacySSE says an HTTP target speaks the 2024-11-05 HTTP+SSE
+// transport, without asking the endpoint.
+func (t Target) WithLegacySSE() Target {
+	if t.kind != kindHTTP {
+		t.misuse = "WithLegacySSE is for an HTTP target"
+	}
+	t.legacySSE = true
+	return t
+}
+
+// String names the target as reports do: "mock", a command line, a URL.
+func (t Target) String() string {
+	switch t.kind {
+	case kindMockTape:
+		return "mock of " + t.mockTape
+	case kindCommand:
+		return strings.Join(t.argv, " ")
+	case kindHTTP:
+		return t.url
+	case kindHandler:
+		return "in-process HTTP handler"
+	case kindStreams:
+		return "in-process streams"
+	}
+	return "mock"
+}
+
+// dialer checks the target and makes its transport.
+func (t Target) dialer(s *settings, src tape.Source, tapeOpts []tape.Option) (transport.Dialer, error) {
+	if t.misuse != "" {
+		return nil, &OptionError{Option: "Against", Value: t.String(), Err: fmt.Errorf("%s", t.misuse)}
+	}
+	log := s.logger
+	switch t.kind {
+	case kindMock:
+		return mock.FromSource(src, mock.WithTapeOptions(tapeOpts...)), nil
+	case kindMockTape:
+		return mock.New(t.mockTape, mock.WithTapeOptions(tapeOpts...)), nil
+	case kindCommand:
+		if len(t.argv) == 0 || t.argv[0] == "" {
+			return nil, &OptionError{Option: "Command", Value: "", Err: fmt.Errorf("no command to run")}
+		}
+		if t.dir != "" {
+			if fi, err := os.Stat(t.dir); err != nil || !fi.IsDir() {
+				return nil, &OptionError{Option: "WithDir", Value: t.dir, Err: fmt.Errorf("no such folder")}
+			}
+		}
+		for _, kv := range t.env {
+			if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+				return nil, &OptionError{Option: "WithEnv", Value: kv, Err: fmt.Errorf("want K=V")}
+			}
+		}
+		return transport.Stdio{Command: t.argv, Env: t.env, Dir: t.dir, Logger: log.With().Str("server", t.argv[0]).Logger()}, nil
+	case kindHTTP:
+		if err := checkURL(t.url); err != nil {
+			return nil, &OptionError{Option: "HTTP", Value: t.url, Err: err}
+		}
+		if err := t.checkHeader(); err != nil {
+			return nil, err
+		}
+		client := transport.NewClient(s.maxInflight)
+		if t.legacySSE {
+			return transport.LegacySSE{URL: t.url, Header: t.header, Client: client, Logger: log}, nil
+		}
+		return &transport.Auto{URL: t.url, Header: t.header, Client: client, Logger: log}, nil
+	case kindHandler:
+		if t.handler == nil {
+			return nil, &OptionError{Option: "Handler", Value: "nil", Err: fmt.Errorf("no handler")}
+		}
+		if err := t.checkHeader(); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("TODO-INPROC handler")
+	case kindStreams:
+		if t.serve == nil {
+			return nil, &OptionError{Option: "Streams", Value: "nil", Err: fmt.Errorf("no serve function")}
+		}
+		return nil, fmt.Errorf("TODO-INPROC pipe")
+	}
+	return nil, fmt.Errorf("replay: unknown target kind %d", t.kind)
+}
+
+func (t Target) checkHeader() error {
+	for k, vs := range t.header {
+		if strings.TrimSpace(k) == "" {
+			return &OptionError{Option: "WithHeader", Value: k, Err: fmt.Errorf("empty header name")}
+		}
+		for _, v := range vs {
+			if _, err := transport.ExpandHeader(v); err != nil {
+				return &OptionError{Option: "WithHeader", Value: k, Err: err}
+			}
+		}
+	}
+	return nil
+}
+
+// checkURL refuses an endpoint that cannot be an HTTP URL, before
+// anything is replayed.
+func checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil && !strings.Contains(raw, "://"):
+		return fmt.Errorf("want a URL like http://%s", raw)
+	case err != nil:
+		return err
+	case u.Scheme != "http" && u.Scheme != "https":
+		if u.Host == "" && u.Opaque != "" || !strings.Contains(raw, "://") {
+			return fmt.Errorf("want a URL like http://%s", raw)
+		}
+		return fmt.Errorf("want an http:// or https:// URL")
+	case u.Hostname() == "":
+		return fmt.Errorf("the URL has no host")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("port %s is not a port number", p)
+		}
+	}
+	return nil
+}
