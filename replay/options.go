@@ -1,12 +1,12 @@
 package replay
 
 import (
+	"maps"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/replayctl/replayctl/config"
-	"github.com/replayctl/replayctl/engine"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/transformer"
 )
@@ -39,8 +39,10 @@ type settings struct {
 	chaosFrom   string
 	thresholds  []string
 	logger      zerolog.Logger
-	hooks       engine.Hooks
-	sessionEnd  func(SessionEnd)
+	beforeSend  []func(*Message) bool
+	onResult    []func(report.Result)
+	onFault     []func(report.Fault)
+	sessionEnd  []func(SessionEnd)
 	step        <-chan struct{}
 	controlled  bool
 	set         map[string]bool
@@ -199,17 +201,24 @@ type Message = transformer.Msg
 // after the config's transformations and before the message is paced and
 // sent. f may change m.Raw (the request id is replaced after it) or return
 // false to drop the message. f is called from one goroutine.
+//
+// Every hook option adds a hook: several are called in the order given
+// (a dropped message goes to no later BeforeSend).
 func BeforeSend(f func(m *Message) bool) Option {
-	return func(s *settings) { s.hooks.BeforeSend = f }
+	return func(s *settings) { s.beforeSend = append(s.beforeSend, f) }
 }
 
 // OnResult calls f with each result as it is judged (every sent message,
 // answer and skip), from one goroutine. f must not block for long.
-func OnResult(f func(report.Result)) Option { return func(s *settings) { s.hooks.OnResult = f } }
+func OnResult(f func(report.Result)) Option {
+	return func(s *settings) { s.onResult = append(s.onResult, f) }
+}
 
 // OnFault calls f with each injected chaos fault as its message is judged,
 // from the goroutine of OnResult.
-func OnFault(f func(report.Fault)) Option { return func(s *settings) { s.hooks.OnFault = f } }
+func OnFault(f func(report.Fault)) Option {
+	return func(s *settings) { s.onFault = append(s.onFault, f) }
+}
 
 // SessionEnd is what OnSessionEnd tells of a finished session.
 type SessionEnd struct {
@@ -225,4 +234,19 @@ type SessionEnd struct {
 
 // OnSessionEnd calls f once per session (each virtual copy too) when it
 // has finished, after all its results, from the goroutine of OnResult.
-func OnSessionEnd(f func(SessionEnd)) Option { return func(s *settings) { s.sessionEnd = f } }
+func OnSessionEnd(f func(SessionEnd)) Option {
+	return func(s *settings) { s.sessionEnd = append(s.sessionEnd, f) }
+}
+
+// Defaults applies opts as defaults: a config file's values and options
+// given outside Defaults override them. replaytest uses it to replay fast
+// unless told otherwise.
+func Defaults(opts ...Option) Option {
+	return func(s *settings) {
+		before := maps.Clone(s.set)
+		for _, o := range opts {
+			o(s)
+		}
+		s.set = before
+	}
+}

@@ -186,38 +186,59 @@ func (s *settings) engineConfig(src tape.Source) (engine.Config, error) {
 	}, nil
 }
 
-// wireHooks sets the engine's hooks; OnSessionEnd counts each session's
-// results on the way.
+// wireHooks sets the engine's hooks from the hook options; OnSessionEnd
+// counts each session's results on the way.
 func (s *settings) wireHooks(cfg *engine.Config) {
-	cfg.Hooks = s.hooks
-	if s.sessionEnd == nil {
-		return
-	}
-	type count struct{ results, failed int }
-	counts := map[string]*count{} // only the validate goroutine touches it
-	onResult := s.hooks.OnResult
-	cfg.Hooks.OnResult = func(r report.Result) {
-		c := counts[r.Session]
-		if c == nil {
-			c = &count{}
-			counts[r.Session] = c
-		}
-		c.results++
-		if r.Verdict == report.Failed || r.Verdict == report.Error || r.Verdict == report.Timeout {
-			c.failed++
-		}
-		if onResult != nil {
-			onResult(r)
+	if before := s.beforeSend; len(before) > 0 {
+		cfg.Hooks.BeforeSend = func(m *Message) bool {
+			for _, f := range before {
+				if !f(m) {
+					return false
+				}
+			}
+			return true
 		}
 	}
-	end := s.sessionEnd
-	cfg.Hooks.OnSessionEnd = func(session string, err error) {
-		c := counts[session]
-		delete(counts, session)
-		if c == nil {
-			c = &count{}
+	if faults := s.onFault; len(faults) > 0 {
+		cfg.Hooks.OnFault = func(f report.Fault) {
+			for _, h := range faults {
+				h(f)
+			}
 		}
-		end(SessionEnd{Session: session, Results: c.results, Failed: c.failed, Err: err})
+	}
+	results := s.onResult
+	if len(s.sessionEnd) > 0 {
+		counts := map[string]*SessionEnd{} // only the validate goroutine touches it
+		results = append([]func(report.Result){func(r report.Result) {
+			c := counts[r.Session]
+			if c == nil {
+				c = &SessionEnd{Session: r.Session}
+				counts[r.Session] = c
+			}
+			c.Results++
+			if r.Verdict == report.Failed || r.Verdict == report.Error || r.Verdict == report.Timeout {
+				c.Failed++
+			}
+		}}, results...)
+		ends := s.sessionEnd
+		cfg.Hooks.OnSessionEnd = func(session string, err error) {
+			c := counts[session]
+			delete(counts, session)
+			if c == nil {
+				c = &SessionEnd{Session: session}
+			}
+			c.Err = err
+			for _, h := range ends {
+				h(*c)
+			}
+		}
+	}
+	if len(results) > 0 {
+		cfg.Hooks.OnResult = func(r report.Result) {
+			for _, h := range results {
+				h(r)
+			}
+		}
 	}
 }
 
