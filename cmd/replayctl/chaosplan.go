@@ -12,6 +12,7 @@ import (
 	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/config"
 	"github.com/replayctl/replayctl/engine"
+	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/report"
 )
 
@@ -26,7 +27,7 @@ func (a *app) chaosPlan(cmd *cobra.Command, f runFlags, file *config.File) (*cha
 		return planFromReport(f.chaosFrom)
 	}
 	var faults map[chaos.Kind]float64
-	var targets []config.ChaosTarget
+	var targets []chaos.Target
 	var seed *int64
 	if file != nil {
 		c := file.Chaos
@@ -37,7 +38,7 @@ func (a *app) chaosPlan(cmd *cobra.Command, f runFlags, file *config.File) (*cha
 			}
 			faults = fs
 		}
-		targets, seed = c.Targets, c.Seed
+		targets, seed = replay.ChaosTargetsFromConfig(c.Targets), c.Seed
 	}
 	if f.chaos != "" {
 		fs, err := chaos.ParseSpec(f.chaos)
@@ -57,7 +58,7 @@ func (a *app) chaosPlan(cmd *cobra.Command, f runFlags, file *config.File) (*cha
 	}
 	kinds := slices.Collect(maps.Keys(faults))
 	for _, t := range targets {
-		if k, err := chaos.ParseKind(t.Fault); err == nil {
+		if k, err := chaos.ParseKind(string(t.Fault)); err == nil {
 			kinds = append(kinds, k)
 		}
 	}
@@ -94,7 +95,7 @@ func planFromReport(path string) (*chaos.Plan, error) {
 	if len(r.Chaos.Faults) == 0 {
 		return nil, usageError("--chaos-from %s: the report lists no faults (was it a chaos run? are faults_omitted?)", path)
 	}
-	plan, err := chaos.FromReport(r.Chaos.Faults)
+	plan, err := chaos.FromReport(replay.ChaosFaultsFromReport(r.Chaos.Faults))
 	if err != nil {
 		return nil, usageError("--chaos-from %s: %w", path, err)
 	}

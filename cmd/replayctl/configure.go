@@ -9,9 +9,9 @@ import (
 	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/config"
 	"github.com/replayctl/replayctl/engine"
+	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/transformer"
-	"github.com/replayctl/replayctl/validator"
 )
 
 // loadConfig reads --config, if given, and fills the flags the user did
@@ -75,13 +75,13 @@ func (a *app) configure(cfg *engine.Config, f runFlags, file *config.File) error
 		ExcludeMethods:    file.ExcludeMethods,
 		SkipNotifications: file.SkipNotifications,
 	}
-	v, err := validator.FromConfig(file.Validation, f.ignore)
+	v, err := replay.ValidatorFromConfig(file.Validation, f.ignore)
 	if err != nil {
 		return &exitError{code: exitBadInput, err: fmt.Errorf("%s: %w", f.configPath, err)}
 	}
 	cfg.Validator = v
 	if len(file.Transformations) > 0 {
-		rules, err := transformer.Compile(file.Transformations)
+		rules, err := replay.TransformerFromConfig(file.Transformations)
 		if err != nil {
 			return &exitError{code: exitBadInput, err: fmt.Errorf("%s: %w", f.configPath, err)}
 		}
@@ -103,10 +103,10 @@ func compileConfig(path string, file *config.File) error {
 		return &exitError{code: exitBadInput, err: fmt.Errorf("%s: %s: %w", path, what, err)}
 	}
 	anyEnv := transformer.WithEnv(func(string) (string, bool) { return "x", true })
-	if _, err := transformer.Compile(file.Transformations, anyEnv); err != nil {
+	if _, err := replay.TransformerFromConfig(file.Transformations, anyEnv); err != nil {
 		return bad("transformations", err)
 	}
-	if _, err := validator.FromConfig(file.Validation, nil); err != nil {
+	if _, err := replay.ValidatorFromConfig(file.Validation, nil); err != nil {
 		return bad("validation", err)
 	}
 	for _, t := range file.Thresholds {
@@ -119,7 +119,7 @@ func compileConfig(path string, file *config.File) error {
 		if err != nil {
 			return bad("chaos.faults", err)
 		}
-		if _, err := chaos.NewPlan(0, faults, file.Chaos.Targets); err != nil {
+		if _, err := chaos.NewPlan(0, faults, replay.ChaosTargetsFromConfig(file.Chaos.Targets)); err != nil {
 			return bad("chaos", err)
 		}
 	}
