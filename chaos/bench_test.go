@@ -3,18 +3,16 @@ package chaos
 import (
 	"fmt"
 	"testing"
-
-	"github.com/replayctl/replayctl/config"
 )
 
 func BenchmarkDecide(b *testing.B) {
 	for _, tc := range []struct {
 		name    string
 		spec    string
-		targets []config.ChaosTarget
+		targets []Target
 	}{
 		{"faults=16", allSpec, nil},
-		{"faults=3/targets=2", "timeout=0.05,disconnect=0.01,malformed=0.02", []config.ChaosTarget{
+		{"faults=3/targets=2", "timeout=0.05,disconnect=0.01,malformed=0.02", []Target{
 			{Method: "tools/call", Nth: 3, Fault: "drop"},
 			{Method: "tools/list", Fault: "timeout", Probability: 0.1},
 		}},

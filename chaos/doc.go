@@ -33,10 +33,11 @@
 // requests; one that needs a method (unknown-method, bad-params) only
 // requests and notifications. Msg.Kind tells Decide which.
 //
-// Targets (config chaos.targets) come first, in order: {method, nth, fault}
-// is the Nth call of method in each session, always (or with probability);
-// {method, fault, probability} is every call of method with that
-// probability. When no target fires, the probabilities decide.
+// Targets (Target, from the config's chaos.targets) come first, in order:
+// {method, nth, fault} is the Nth call of method in each session, always
+// (or with probability); {method, fault, probability} is every call of
+// method with that probability. When no target fires, the probabilities
+// decide.
 //
 // # Faults sent to the target
 //

@@ -4,8 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"fmt"
-
-	"github.com/replayctl/replayctl/config"
 )
 
 // Msg is what Decide knows of a message about to be sent to the target.
@@ -38,9 +36,21 @@ type Fault struct {
 	// MsgKind is the Msg.Kind of the message it hit; Expect reads it
 	// (a notification is never answered).
 	MsgKind string
-	// Target is the 1-based index of the config target that chose this
-	// fault, 0 when it was chosen by probability or replayed from a report.
+	// Target is the 1-based index of the Target that chose this fault, 0
+	// when it was chosen by probability or replayed from a report.
 	Target int
+}
+
+// Target aims a fault at calls of a method in each session: the Nth call
+// (Nth > 0; always, or with Probability when it is set), or every call
+// with Probability (Nth 0).
+type Target struct {
+	Method string
+	Nth    int // 1-based, counted per session as Msg.Nth; 0: every call
+	// Fault is the fault to inject; NewPlan reads it as ParseKind does,
+	// so "Bad_Params" is BadParams.
+	Fault       Kind
+	Probability float64 // in [0, 1]; 0 with Nth > 0 is always
 }
 
 // Plan decides, for each message, whether it gets a fault and which. A Plan
@@ -77,7 +87,7 @@ type faultKey struct {
 // "the Nth call of method M", or "calls of M with probability p" — come
 // first, in their order. A target with Nth > 0 and Probability 0 fires
 // always. Errors name the fault or the target (1-based) and say what to fix.
-func NewPlan(seed int64, faults map[Kind]float64, targets []config.ChaosTarget) (*Plan, error) {
+func NewPlan(seed int64, faults map[Kind]float64, targets []Target) (*Plan, error) {
 	if err := checkFaults(faults); err != nil {
 		return nil, fmt.Errorf("chaos faults: %w", err)
 	}
@@ -102,11 +112,11 @@ func NewPlan(seed int64, faults map[Kind]float64, targets []config.ChaosTarget) 
 	return p, nil
 }
 
-func newTarget(t config.ChaosTarget) (target, error) {
+func newTarget(t Target) (target, error) {
 	if t.Method == "" {
 		return target{}, fmt.Errorf("no method; name the method to aim at, such as tools/call")
 	}
-	k, err := ParseKind(t.Fault)
+	k, err := ParseKind(string(t.Fault))
 	if err != nil {
 		return target{}, fmt.Errorf("fault: %w", err)
 	}
@@ -200,8 +210,8 @@ func RandomSeed() int64 {
 	return int64(binary.LittleEndian.Uint64(b[:]) >> 1)
 }
 
-// ParseFaults converts the config file's faults (kind name → probability)
-// and checks them as ParseSpec does.
+// ParseFaults converts faults given by name (kind name → probability, as
+// the config file's chaos.faults) and checks them as ParseSpec does.
 func ParseFaults(m map[string]float64) (map[Kind]float64, error) {
 	out := make(map[Kind]float64, len(m))
 	for name, p := range m {

@@ -10,8 +10,6 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
-
-	"github.com/replayctl/replayctl/config"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -39,7 +37,7 @@ func tape(sessions, perSession int) []Msg {
 	return out
 }
 
-func mustPlan(t testing.TB, seed int64, spec string, targets ...config.ChaosTarget) *Plan {
+func mustPlan(t testing.TB, seed int64, spec string, targets ...Target) *Plan {
 	t.Helper()
 	faults, err := ParseSpec(spec)
 	if err != nil {
@@ -78,7 +76,7 @@ const allSpec = "malformed=0.02,invalid=0.02,unknown-method=0.02,bad-params=0.02
 
 func TestDecideDeterministic(t *testing.T) {
 	msgs := tape(8, 2000)
-	target := config.ChaosTarget{Method: "tools/call", Nth: 3, Fault: "drop"}
+	target := Target{Method: "tools/call", Nth: 3, Fault: "drop"}
 	want := faultList(mustPlan(t, 42, allSpec, target), msgs)
 	if len(want) == 0 {
 		t.Fatal("no faults at all over 16000 messages")
@@ -212,30 +210,30 @@ func TestDecideTargets(t *testing.T) {
 	msgs := tape(3, 400)
 	tests := []struct {
 		name   string
-		target config.ChaosTarget
+		target Target
 		want   func(m Msg) bool // the messages that must get the target's fault
 		ratio  float64          // for probability targets: the share of calls hit
 	}{
 		{
 			name:   "third call of tools/call",
-			target: config.ChaosTarget{Method: "tools/call", Nth: 3, Fault: "disconnect"},
+			target: Target{Method: "tools/call", Nth: 3, Fault: "disconnect"},
 			want:   func(m Msg) bool { return m.Method == "tools/call" && m.Nth == 3 },
 		},
 		{
 			name:   "first call of prompts/get",
-			target: config.ChaosTarget{Method: "prompts/get", Nth: 1, Fault: "bad_params", Probability: 1},
+			target: Target{Method: "prompts/get", Nth: 1, Fault: "bad_params", Probability: 1},
 			want:   func(m Msg) bool { return m.Method == "prompts/get" && m.Nth == 1 },
 		},
 		{
 			name:   "every tools/list with probability",
-			target: config.ChaosTarget{Method: "tools/list", Fault: "timeout", Probability: 0.5},
+			target: Target{Method: "tools/list", Fault: "timeout", Probability: 0.5},
 			ratio:  0.5,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := mustPlan(t, 5, "", tt.target)
-			kind, _ := ParseKind(tt.target.Fault)
+			kind, _ := ParseKind(string(tt.target.Fault))
 			hit, calls := 0, 0
 			for _, m := range msgs {
 				f, ok := p.Decide(m)
@@ -264,7 +262,7 @@ func TestDecideTargets(t *testing.T) {
 	}
 
 	t.Run("target before probabilities", func(t *testing.T) {
-		p := mustPlan(t, 5, "malformed=1", config.ChaosTarget{Method: "tools/call", Nth: 2, Fault: "drop"})
+		p := mustPlan(t, 5, "malformed=1", Target{Method: "tools/call", Nth: 2, Fault: "drop"})
 		for _, m := range msgs {
 			f, _ := p.Decide(m)
 			want := Malformed
@@ -282,18 +280,18 @@ func TestNewPlanErrors(t *testing.T) {
 	tests := []struct {
 		name    string
 		faults  map[Kind]float64
-		targets []config.ChaosTarget
+		targets []Target
 		want    string
 	}{
 		{"unknown kind", map[Kind]float64{"explode": 0.1}, nil, `unknown fault kind "explode"; known kinds: malformed`},
 		{"negative", map[Kind]float64{Drop: -0.1}, nil, "drop: probability -0.1 is outside [0, 1]"},
 		{"NaN", map[Kind]float64{Drop: math.NaN()}, nil, "outside [0, 1]"},
 		{"sum", map[Kind]float64{Drop: 0.6, Burst: 0.6}, nil, "add up to 1.2"},
-		{"target without method", nil, []config.ChaosTarget{{Fault: "drop", Nth: 1}}, "chaos target 1 (method \"\", nth 1): no method"},
-		{"target unknown fault", nil, []config.ChaosTarget{{Method: "m", Fault: "boom", Nth: 1}}, `fault: unknown fault kind "boom"`},
-		{"target negative nth", nil, []config.ChaosTarget{{Method: "m", Fault: "drop", Nth: -2}}, "nth is negative"},
-		{"target never fires", nil, []config.ChaosTarget{{Method: "m", Fault: "drop"}}, "never fires"},
-		{"target probability", nil, []config.ChaosTarget{{Method: "m", Fault: "drop", Probability: 2}}, "outside [0, 1]"},
+		{"target without method", nil, []Target{{Fault: "drop", Nth: 1}}, "chaos target 1 (method \"\", nth 1): no method"},
+		{"target unknown fault", nil, []Target{{Method: "m", Fault: "boom", Nth: 1}}, `fault: unknown fault kind "boom"`},
+		{"target negative nth", nil, []Target{{Method: "m", Fault: "drop", Nth: -2}}, "nth is negative"},
+		{"target never fires", nil, []Target{{Method: "m", Fault: "drop"}}, "never fires"},
+		{"target probability", nil, []Target{{Method: "m", Fault: "drop", Probability: 2}}, "outside [0, 1]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -315,7 +313,7 @@ func TestPlanEmpty(t *testing.T) {
 		{"no faults", mustPlan(t, 1, ""), true},
 		{"zero probability", mustPlan(t, 1, "drop=0"), true},
 		{"a fault", mustPlan(t, 1, "drop=0.1"), false},
-		{"a target", mustPlan(t, 1, "", config.ChaosTarget{Method: "m", Nth: 1, Fault: "drop"}), false},
+		{"a target", mustPlan(t, 1, "", Target{Method: "m", Nth: 1, Fault: "drop"}), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,19 +4,32 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/replayctl/replayctl/report"
 )
 
 // paramTag ends a report detail with the fault's Param, so that FromReport
 // can give the very same mutation again.
 const paramTag = " #p="
 
+// Injected is an injected fault as a report lists it: the message it hit,
+// its kind, and its detail in words. Fault.Report makes one; FromReport
+// reads a list of them back (package replay translates the report's
+// faults into them).
+type Injected struct {
+	Seq     int64
+	Session string
+	// Kind is the fault's kind; FromReport reads it as ParseKind does.
+	Kind Kind
+	// Detail says which variant ("truncated JSON"). Fault.Report ends it
+	// with the fault's Param ("truncated JSON #p=9f3a…"), so that
+	// FromReport gives the very same mutation again.
+	Detail string
+}
+
 // Report returns f as the report lists it. Its Detail is f.Detail followed
 // by the Param ("truncated JSON #p=9f3a…"), which FromReport reads back.
-func (f Fault) Report() report.Fault {
-	return report.Fault{
-		Seq: f.Seq, Session: f.Session, Kind: string(f.Kind),
+func (f Fault) Report() Injected {
+	return Injected{
+		Seq: f.Seq, Session: f.Session, Kind: f.Kind,
 		Detail: f.Detail + paramTag + strconv.FormatUint(f.Param, 16),
 	}
 }
@@ -28,11 +41,11 @@ func (f Fault) Report() report.Fault {
 // replay is still deterministic (and when the detail names a variant,
 // "truncated JSON", that variant). Errors name the fault (1-based) and its
 // seq: an unknown kind, or two faults at one (session, seq).
-func FromReport(faults []report.Fault) (*Plan, error) {
+func FromReport(faults []Injected) (*Plan, error) {
 	p := &Plan{fixed: make(map[faultKey]Fault, len(faults))}
 	for i, rf := range faults {
 		where := fmt.Sprintf("chaos fault %d (session %q, seq %d)", i+1, rf.Session, rf.Seq)
-		k, err := ParseKind(rf.Kind)
+		k, err := ParseKind(string(rf.Kind))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}

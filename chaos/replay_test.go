@@ -5,16 +5,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/replayctl/replayctl/config"
-	"github.com/replayctl/replayctl/report"
 )
 
 func TestFromReportRoundTrip(t *testing.T) {
 	msgs := tape(4, 500)
-	p := mustPlan(t, 99, allSpec, config.ChaosTarget{Method: "tools/list", Nth: 2, Fault: "cancel"})
+	p := mustPlan(t, 99, allSpec, Target{Method: "tools/list", Nth: 2, Fault: "cancel"})
 	want := faultList(p, msgs)
-	var rep []report.Fault
+	var rep []Injected
 	for _, f := range want {
 		rep = append(rep, f.Report())
 	}
@@ -48,7 +45,7 @@ func TestFromReportRoundTrip(t *testing.T) {
 }
 
 func TestFromReportWithoutParam(t *testing.T) {
-	rep := []report.Fault{
+	rep := []Injected{
 		{Seq: 4, Session: "s1", Kind: "malformed", Detail: "trailing comma"},
 		{Seq: 5, Session: "s1", Kind: "timeout", Detail: "answer withheld"},
 	}
@@ -70,11 +67,11 @@ func TestFromReportWithoutParam(t *testing.T) {
 func TestFromReportErrors(t *testing.T) {
 	tests := []struct {
 		name   string
-		faults []report.Fault
+		faults []Injected
 		want   string
 	}{
-		{"unknown kind", []report.Fault{{Seq: 3, Session: "s", Kind: "boom"}}, `chaos fault 1 (session "s", seq 3): unknown fault kind "boom"`},
-		{"twice", []report.Fault{{Seq: 3, Session: "s", Kind: "drop"}, {Seq: 3, Session: "s", Kind: "burst"}}, "chaos fault 2 (session \"s\", seq 3): a second fault"},
+		{"unknown kind", []Injected{{Seq: 3, Session: "s", Kind: "boom"}}, `chaos fault 1 (session "s", seq 3): unknown fault kind "boom"`},
+		{"twice", []Injected{{Seq: 3, Session: "s", Kind: "drop"}, {Seq: 3, Session: "s", Kind: "burst"}}, "chaos fault 2 (session \"s\", seq 3): a second fault"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -19,8 +19,7 @@ var (
 	strategies      = []string{"continue", "pause", "stop", "retry"}
 	messageKinds    = []string{"request", "notification", "response", "error"}
 	normalizers     = []string{"uuid", "timestamp", "ids"}
-	// faultKinds mirrors chaos.Kinds() (chaos imports config, so config
-	// cannot import chaos; a test keeps the two lists equal).
+	// faultKinds mirrors chaos.Kinds() (a test keeps the two lists equal).
 	faultKinds = []string{
 		"malformed", "invalid", "unknown-method", "bad-params", "duplicate-id", "duplicate", "drop",
 		"reorder", "cancel", "disconnect", "slow-write", "burst",

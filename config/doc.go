@@ -1,7 +1,8 @@
 // Package config reads replay configuration files (--config replay.yaml):
 // the keys of DESIGN.md's config section, decoded strictly. It is data
-// only; the CLI maps it onto engine.Config, and the transformer, validator
-// and chaos packages compile its sections.
+// only; the CLI maps it onto engine.Config, and package replay translates
+// its sections into the transformer, validator and chaos packages' own
+// types (they never import config).
 //
 // Load reads a file and Parse decodes bytes. Both decode into a yaml.Node
 // tree first and walk it against File's types, so that every problem is an

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/replayctl/replayctl/config"
 	"github.com/replayctl/replayctl/mock"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/validator"
@@ -48,9 +47,9 @@ func TestOnFailure(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.onFailure, func(t *testing.T) {
-			v, err := validator.FromConfig(config.Validation{Rules: []config.ValidationRule{{
-				Scope: config.Condition{Method: "tools/call"}, OnFailure: tt.onFailure,
-			}}}, nil)
+			v, err := validator.New(validator.WithRules(validator.Rule{
+				Scope: validator.Scope{Method: "tools/call"}, OnFailure: tt.onFailure,
+			}))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -49,9 +49,10 @@ func (s *survival) observe(r *report.Result, o *outcome, c *report.Collector) {
 		return
 	}
 	if f := it.Fault; f != nil {
-		c.AddFault(f.Report())
+		rf := reportFault(*f)
+		c.AddFault(rf)
 		if hook := s.onFault; hook != nil {
-			hook(f.Report())
+			hook(rf)
 		}
 		if !f.Kind.Outbound() {
 			if bad(r.Verdict) {
@@ -101,7 +102,7 @@ func (s *survival) verdicts() []report.Survival {
 		v := chaos.Judge(name, fate.obs)
 		sv := report.Survival{Session: name, Survived: v.Survived && !fate.dead, Faults: len(fate.obs), Notes: v.Notes}
 		if v.FirstBreak != nil {
-			f := v.FirstBreak.Report()
+			f := reportFault(*v.FirstBreak)
 			sv.BrokenBy = &f
 		}
 		if fate.dead && fate.breakSeq < 0 {
@@ -113,4 +114,11 @@ func (s *survival) verdicts() []report.Survival {
 		out = append(out, sv)
 	}
 	return out
+}
+
+// reportFault is f as the report lists it (chaos.Fault.Report, whose
+// detail carries the Param that --chaos-from reads back).
+func reportFault(f chaos.Fault) report.Fault {
+	in := f.Report()
+	return report.Fault{Seq: in.Seq, Session: in.Session, Kind: string(in.Kind), Detail: in.Detail}
 }

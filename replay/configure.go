@@ -11,7 +11,6 @@ import (
 	"github.com/replayctl/replayctl/engine"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/transformer"
-	"github.com/replayctl/replayctl/validator"
 )
 
 // loadConfig reads the config the options name, if any, checks what its
@@ -78,10 +77,10 @@ func (s *settings) loadConfig() (*config.File, string, error) {
 func CheckConfig(path string, file *config.File) error {
 	bad := func(section string, err error) error { return &ConfigError{Path: path, Section: section, Err: err} }
 	anyEnv := transformer.WithEnv(func(string) (string, bool) { return "x", true })
-	if _, err := transformer.Compile(file.Transformations, anyEnv); err != nil {
+	if _, err := transformRules(file.Transformations, anyEnv); err != nil {
 		return bad("transformations", err)
 	}
-	if _, err := validator.FromConfig(file.Validation, nil); err != nil {
+	if _, err := validatorRules(file.Validation, nil); err != nil {
 		return bad("validation", err)
 	}
 	for _, t := range file.Thresholds {
@@ -94,7 +93,7 @@ func CheckConfig(path string, file *config.File) error {
 		if err != nil {
 			return bad("chaos.faults", err)
 		}
-		if _, err := chaos.NewPlan(0, faults, file.Chaos.Targets); err != nil {
+		if _, err := chaos.NewPlan(0, faults, chaosTargets(file.Chaos.Targets)); err != nil {
 			return bad("chaos", err)
 		}
 	}
@@ -112,7 +111,7 @@ func applyConfig(cfg *engine.Config, file *config.File, path string, ignore []st
 		ExcludeMethods:    file.ExcludeMethods,
 		SkipNotifications: file.SkipNotifications,
 	}
-	v, err := validator.FromConfig(file.Validation, ignore)
+	v, err := validatorRules(file.Validation, ignore)
 	if err != nil {
 		return nil, &ConfigError{Path: path, Err: err}
 	}
@@ -120,7 +119,7 @@ func applyConfig(cfg *engine.Config, file *config.File, path string, ignore []st
 	if len(file.Transformations) == 0 {
 		return nil, nil
 	}
-	rules, err := transformer.Compile(file.Transformations)
+	rules, err := transformRules(file.Transformations)
 	if err != nil {
 		return nil, &ConfigError{Path: path, Err: err}
 	}
@@ -169,7 +168,7 @@ func (s *settings) chaosPlan(file *config.File, path string) (plan *chaos.Plan, 
 		r := chaos.RandomSeed()
 		seed, random = &r, true
 	}
-	if plan, err = chaos.NewPlan(*seed, faults, targets); err != nil {
+	if plan, err = chaos.NewPlan(*seed, faults, chaosTargets(targets)); err != nil {
 		if s.chaos == "" {
 			return nil, false, &ConfigError{Path: path, Section: "chaos", Err: err}
 		}
@@ -195,7 +194,7 @@ func planFromReport(path string) (*chaos.Plan, error) {
 	if len(r.Chaos.Faults) == 0 {
 		return nil, bad("ChaosFrom", path, fmt.Errorf("the report lists no faults (was it a chaos run? are faults_omitted?)"))
 	}
-	plan, err := chaos.FromReport(r.Chaos.Faults)
+	plan, err := chaos.FromReport(chaosFaultsFromReport(r.Chaos.Faults))
 	if err != nil {
 		return nil, bad("ChaosFrom", path, err)
 	}

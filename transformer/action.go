@@ -7,15 +7,13 @@ import (
 	"regexp"
 	"strconv"
 	"time"
-
-	"github.com/replayctl/replayctl/config"
 )
 
 // RuleError is what Compile returns for a rule that cannot be used.
 type RuleError struct {
 	Name  string // the rule's name; "" for a rule without one
 	Index int    // 0-based position in the list
-	Line  int    // where the rule starts in the config file; 0: unknown
+	Line  int    // RuleSpec.Line: where the rule starts in the config file; 0: unknown
 	Err   error  // what is wrong
 }
 
@@ -78,7 +76,7 @@ type action struct {
 
 var methodPath = MustParsePath("$.method")
 
-func compileRule(i int, t config.Transformation, env func(string) (string, bool), secrets *[]string) (rule, error) {
+func compileRule(i int, t RuleSpec, env func(string) (string, bool), secrets *[]string) (rule, error) {
 	fail := func(err error) (rule, error) {
 		// an unset variable is said plainly, whichever action it is in
 		if env := (*EnvError)(nil); errors.As(err, &env) {
@@ -172,9 +170,9 @@ func compileRule(i int, t config.Transformation, env func(string) (string, bool)
 	}
 	if a.AddDelay != 0 {
 		if a.AddDelay < 0 {
-			return fail(fmt.Errorf("add_delay: %s is negative", a.AddDelay.D()))
+			return fail(fmt.Errorf("add_delay: %s is negative", a.AddDelay))
 		}
-		ru.acts = append(ru.acts, action{op: opDelay, delay: a.AddDelay.D()})
+		ru.acts = append(ru.acts, action{op: opDelay, delay: a.AddDelay})
 	}
 	if a.RegenerateID {
 		ru.acts = append(ru.acts, action{op: opRegenerateID})

@@ -3,19 +3,17 @@ package transformer
 import (
 	"fmt"
 	"testing"
-
-	"github.com/replayctl/replayctl/config"
 )
 
-// benchRules is a config of typical size: rules aimed at other methods,
+// benchRules is a rule list of typical size: rules aimed at other methods,
 // seqs, sessions and kinds than the benchmark's message.
-func benchRules(b *testing.B, extra ...config.Transformation) *Rules {
-	specs := []config.Transformation{
-		{Condition: config.Condition{MethodEquals: "tools/list"}, Action: config.Action{Drop: true}},
-		{Condition: config.Condition{Seq: seq(99)}, Action: config.Action{AddDelay: config.Duration(1)}},
-		{Condition: config.Condition{SeqRange: []int64{100, 200}}, Action: config.Action{RegenerateID: true}},
-		{Condition: config.Condition{Session: "s9"}, Action: config.Action{RemoveParam: &config.PathOnly{Path: "x"}}},
-		{Condition: config.Condition{Kind: "notification", When: `params.x == 1`}, Action: config.Action{Drop: true}},
+func benchRules(b *testing.B, extra ...RuleSpec) *Rules {
+	specs := []RuleSpec{
+		{Condition: Condition{Method: "tools/list"}, Action: Action{Drop: true}},
+		{Condition: Condition{Seq: seq(99)}, Action: Action{AddDelay: 1}},
+		{Condition: Condition{SeqRange: &SeqRange{100, 200}}, Action: Action{RegenerateID: true}},
+		{Condition: Condition{Session: "s9"}, Action: Action{RemoveParam: &Remove{Path: "x"}}},
+		{Condition: Condition{Kind: "notification", When: `params.x == 1`}, Action: Action{Drop: true}},
 	}
 	return compile(b, append(specs, extra...)...)
 }
@@ -33,8 +31,8 @@ func BenchmarkApply(b *testing.B) {
 		}
 	})
 	b.Run("match=set_param/rules=6", func(b *testing.B) {
-		r := benchRules(b, config.Transformation{Condition: config.Condition{MethodEquals: "tools/call"},
-			Action: config.Action{SetParam: &config.SetValue{Path: "$.params.arguments.token", Value: "${env.AUTH_TOKEN}"}}})
+		r := benchRules(b, RuleSpec{Condition: Condition{Method: "tools/call"},
+			Action: Action{SetParam: &SetValue{Path: "$.params.arguments.token", Value: "${env.AUTH_TOKEN}"}}})
 		b.ReportAllocs()
 		for b.Loop() {
 			if o, err := r.Apply(callMsg); err != nil || o.Out == nil {
@@ -43,8 +41,8 @@ func BenchmarkApply(b *testing.B) {
 		}
 	})
 	b.Run("match=when/rules=6", func(b *testing.B) {
-		r := benchRules(b, config.Transformation{Condition: config.Condition{When: `params.arguments.city == "Paris"`},
-			Action: config.Action{AddDelay: config.Duration(1)}})
+		r := benchRules(b, RuleSpec{Condition: Condition{When: `params.arguments.city == "Paris"`},
+			Action: Action{AddDelay: 1}})
 		b.ReportAllocs()
 		for b.Loop() {
 			if o, err := r.Apply(callMsg); err != nil || o.Delay == 0 {

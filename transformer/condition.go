@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/replayctl/replayctl/config"
 	"github.com/replayctl/replayctl/match"
 )
 
-// cond is a compiled config.Condition: its set fields, ANDed.
+// cond is a compiled Condition: its set fields, ANDed.
 type cond struct {
 	method   string
 	kind     string
@@ -24,15 +23,9 @@ var kinds = []string{"request", "notification", "response", "error"}
 
 // compileCond checks c. An empty condition is refused: a rule that
 // matches nothing is a mistake; "always: true" matches everything.
-func compileCond(c config.Condition) (cond, error) {
+func compileCond(c Condition) (cond, error) {
 	var out cond
-	out.method = c.MethodEquals
-	if c.Method != "" {
-		if c.MethodEquals != "" && c.MethodEquals != c.Method {
-			return out, fmt.Errorf("condition: method %q and method_equals %q differ; keep one", c.Method, c.MethodEquals)
-		}
-		out.method = c.Method
-	}
+	out.method = c.Method
 	if c.Kind != "" {
 		if !slices.Contains(kinds, c.Kind) {
 			return out, fmt.Errorf("condition: kind %q is not one of request, notification, response, error", c.Kind)
@@ -46,11 +39,11 @@ func compileCond(c config.Condition) (cond, error) {
 		}
 		out.seq, out.hasSeq = *c.Seq, true
 	}
-	if c.SeqRange != nil {
-		if len(c.SeqRange) != 2 || c.SeqRange[0] < 0 || c.SeqRange[0] > c.SeqRange[1] {
-			return out, fmt.Errorf("condition: seq_range %v: want [from, to] with 0 <= from <= to", c.SeqRange)
+	if r := c.SeqRange; r != nil {
+		if r.From < 0 || r.From > r.To {
+			return out, fmt.Errorf("condition: seq_range [%d %d]: want [from, to] with 0 <= from <= to", r.From, r.To)
 		}
-		out.from, out.to, out.hasRange = c.SeqRange[0], c.SeqRange[1], true
+		out.from, out.to, out.hasRange = r.From, r.To, true
 	}
 	if c.When != "" {
 		w, err := match.Parse(c.When)

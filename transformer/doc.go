@@ -4,9 +4,10 @@
 //
 // # Rules
 //
-// Compile checks a []config.Transformation once; Rules.Apply is then a
-// pure function of a message, safe for concurrent use, that allocates
-// nothing when no rule matches (the engine calls it for every message).
+// Compile checks a []RuleSpec once (package replay translates the config
+// file's transformations into them); Rules.Apply is then a pure function
+// of a message, safe for concurrent use, that allocates nothing when no
+// rule matches (the engine calls it for every message).
 //
 // A condition's set fields are ANDed: always, method_equals (or method),
 // kind (request, notification, response, error), seq, seq_range

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/replayctl/replayctl/config"
 	"github.com/replayctl/replayctl/match"
 )
 
@@ -74,11 +73,12 @@ func WithUUID(newUUID func() string) Option {
 	return func(o *options) { o.uuid = newUUID }
 }
 
-// Compile checks and compiles the rules of a config file's
-// transformations. Every ${env.NAME} is read now: an unset one is an
-// error. Errors are *RuleError, naming the rule (its name, or #i) and its
-// line, and saying what to write instead.
-func Compile(specs []config.Transformation, opts ...Option) (*Rules, error) {
+// Compile checks and compiles transformation rules (package replay
+// translates a config file's transformations into them). Every
+// ${env.NAME} is read now: an unset one is an error. Errors are
+// *RuleError, naming the rule (its name, or #i) and its line, and saying
+// what to write instead.
+func Compile(specs []RuleSpec, opts ...Option) (*Rules, error) {
 	o := options{env: os.LookupEnv, now: time.Now, uuid: newUUID}
 	for _, opt := range opts {
 		opt(&o)

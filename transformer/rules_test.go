@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/replayctl/replayctl/config"
 	"github.com/replayctl/replayctl/match"
 )
 
@@ -18,7 +17,7 @@ var (
 	testNow = time.Date(2026, 3, 4, 5, 6, 7, 890, time.FixedZone("CET", 3600))
 )
 
-func compile(t testing.TB, specs ...config.Transformation) *Rules {
+func compile(t testing.TB, specs ...RuleSpec) *Rules {
 	t.Helper()
 	r, err := Compile(specs,
 		WithEnv(func(k string) (string, bool) { v, ok := testEnv[k]; return v, ok }),
@@ -40,30 +39,29 @@ var (
 func seq(n int64) *int64 { return &n }
 
 func TestConditions(t *testing.T) {
-	drop := config.Action{Drop: true}
+	drop := Action{Drop: true}
 	tests := []struct {
 		name string
-		cond config.Condition
+		cond Condition
 		msgs []Msg
 		want []bool
 	}{
-		{"always", config.Condition{Always: true}, []Msg{callMsg, notifyMsg}, []bool{true, true}},
-		{"method_equals", config.Condition{MethodEquals: "tools/call"}, []Msg{callMsg, notifyMsg}, []bool{true, false}},
-		{"method", config.Condition{Method: "notifications/initialized"}, []Msg{callMsg, notifyMsg}, []bool{false, true}},
-		{"kind", config.Condition{Kind: "notification"}, []Msg{callMsg, notifyMsg, answerMsg}, []bool{false, true, false}},
-		{"seq", config.Condition{Seq: seq(7)}, []Msg{callMsg, notifyMsg}, []bool{true, false}},
-		{"seq 0", config.Condition{Seq: seq(0)}, []Msg{callMsg, {Seq: 0}}, []bool{false, true}},
-		{"seq_range, inclusive", config.Condition{SeqRange: []int64{3, 7}}, []Msg{answerMsg, callMsg, notifyMsg}, []bool{true, true, false}},
-		{"session", config.Condition{Session: "s2"}, []Msg{callMsg, notifyMsg}, []bool{false, true}},
-		{"when", config.Condition{When: `params.arguments.city == "Paris"`}, []Msg{callMsg, notifyMsg}, []bool{true, false}},
-		{"when, a method", config.Condition{When: "tools/call"}, []Msg{callMsg, notifyMsg}, []bool{true, false}},
-		{"fields are ANDed", config.Condition{Kind: "request", Session: "s1", When: "seq > 5"}, []Msg{callMsg, answerMsg, notifyMsg}, []bool{true, false, false}},
-		{"always ANDed with a field", config.Condition{Always: true, Session: "s2"}, []Msg{callMsg, notifyMsg}, []bool{false, true}},
-		{"method and method_equals agreeing", config.Condition{Method: "tools/call", MethodEquals: "tools/call"}, []Msg{callMsg, notifyMsg}, []bool{true, false}},
+		{"always", Condition{Always: true}, []Msg{callMsg, notifyMsg}, []bool{true, true}},
+		{"method", Condition{Method: "tools/call"}, []Msg{callMsg, notifyMsg}, []bool{true, false}},
+		{"another method", Condition{Method: "notifications/initialized"}, []Msg{callMsg, notifyMsg}, []bool{false, true}},
+		{"kind", Condition{Kind: "notification"}, []Msg{callMsg, notifyMsg, answerMsg}, []bool{false, true, false}},
+		{"seq", Condition{Seq: seq(7)}, []Msg{callMsg, notifyMsg}, []bool{true, false}},
+		{"seq 0", Condition{Seq: seq(0)}, []Msg{callMsg, {Seq: 0}}, []bool{false, true}},
+		{"seq_range, inclusive", Condition{SeqRange: &SeqRange{3, 7}}, []Msg{answerMsg, callMsg, notifyMsg}, []bool{true, true, false}},
+		{"session", Condition{Session: "s2"}, []Msg{callMsg, notifyMsg}, []bool{false, true}},
+		{"when", Condition{When: `params.arguments.city == "Paris"`}, []Msg{callMsg, notifyMsg}, []bool{true, false}},
+		{"when, a method", Condition{When: "tools/call"}, []Msg{callMsg, notifyMsg}, []bool{true, false}},
+		{"fields are ANDed", Condition{Kind: "request", Session: "s1", When: "seq > 5"}, []Msg{callMsg, answerMsg, notifyMsg}, []bool{true, false, false}},
+		{"always ANDed with a field", Condition{Always: true, Session: "s2"}, []Msg{callMsg, notifyMsg}, []bool{false, true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := compile(t, config.Transformation{Name: "r", Condition: tt.cond, Action: drop})
+			r := compile(t, RuleSpec{Name: "r", Condition: tt.cond, Action: drop})
 			for i, m := range tt.msgs {
 				o, err := r.Apply(m)
 				if err != nil {
@@ -78,33 +76,33 @@ func TestConditions(t *testing.T) {
 }
 
 func TestActions(t *testing.T) {
-	always := config.Condition{Always: true}
+	always := Condition{Always: true}
 	tests := []struct {
 		name   string
-		action config.Action
+		action Action
 		msg    Msg
 		check  func(t *testing.T, o Outcome)
 	}{
-		{"set_param keeps every other byte", config.Action{SetParam: &config.SetValue{Path: "$.params.arguments.city", Value: "Lyon"}}, callMsg,
+		{"set_param keeps every other byte", Action{SetParam: &SetValue{Path: "$.params.arguments.city", Value: "Lyon"}}, callMsg,
 			wantOut(strings.Replace(odd, `"Paris"`, `"Lyon"`, 1))},
-		{"set_param relative to params", config.Action{SetParam: &config.SetValue{Path: "arguments.city", Value: 42}}, callMsg,
+		{"set_param relative to params", Action{SetParam: &SetValue{Path: "arguments.city", Value: 42}}, callMsg,
 			wantOut(strings.Replace(odd, `"Paris"`, `42`, 1))},
-		{"set_param adds a member", config.Action{SetParam: &config.SetValue{Path: "params.arguments.units", Value: map[string]any{"t": "C", "a": []any{1, nil, true}}}}, callMsg,
+		{"set_param adds a member", Action{SetParam: &SetValue{Path: "params.arguments.units", Value: map[string]any{"t": "C", "a": []any{1, nil, true}}}}, callMsg,
 			wantOut(strings.Replace(odd, `[1, 2,3] }`, `[1, 2,3],"units":{"a":[1,null,true],"t":"C"} }`, 1))},
-		{"set_param creates params", config.Action{SetParam: &config.SetValue{Path: "$.params.x", Value: "<&>"}}, notifyMsg,
+		{"set_param creates params", Action{SetParam: &SetValue{Path: "$.params.x", Value: "<&>"}}, notifyMsg,
 			wantOut(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{"x":"<&>"}}`)},
-		{"set_param from the environment", config.Action{SetParam: &config.SetValue{Path: "arguments.city", Value: "${env.CITY}!"}}, callMsg,
+		{"set_param from the environment", Action{SetParam: &SetValue{Path: "arguments.city", Value: "${env.CITY}!"}}, callMsg,
 			wantOut(strings.Replace(odd, `"Paris"`, `"Lyon!"`, 1))},
-		{"remove_param", config.Action{RemoveParam: &config.PathOnly{Path: "params.arguments.city"}}, callMsg,
+		{"remove_param", Action{RemoveParam: &Remove{Path: "params.arguments.city"}}, callMsg,
 			wantOut(strings.Replace(odd, `"city" : "Paris" , `, ``, 1))},
-		{"remove_param of nothing", config.Action{RemoveParam: &config.PathOnly{Path: "params.nope"}}, callMsg, wantOut("")},
-		{"replace_param", config.Action{ReplaceParam: &config.Replace{Path: "$.params.arguments.city", Pattern: `^(P)aris$`, Replacement: "${1}rague"}}, callMsg,
+		{"remove_param of nothing", Action{RemoveParam: &Remove{Path: "params.nope"}}, callMsg, wantOut("")},
+		{"replace_param", Action{ReplaceParam: &Replace{Path: "$.params.arguments.city", Pattern: `^(P)aris$`, Replacement: "${1}rague"}}, callMsg,
 			wantOut(strings.Replace(odd, `"Paris"`, `"Prague"`, 1))},
-		{"replace_param, env value taken literally", config.Action{ReplaceParam: &config.Replace{Path: "arguments.city", Pattern: `a`, Replacement: "${env.DOLLAR}"}}, callMsg,
+		{"replace_param, env value taken literally", Action{ReplaceParam: &Replace{Path: "arguments.city", Pattern: `a`, Replacement: "${env.DOLLAR}"}}, callMsg,
 			wantOut(strings.Replace(odd, `"Paris"`, `"Pa$1bris"`, 1))},
-		{"replace_param, no match", config.Action{ReplaceParam: &config.Replace{Path: "arguments.city", Pattern: `x`, Replacement: "y"}}, callMsg, wantOut("")},
-		{"replace_param, missing", config.Action{ReplaceParam: &config.Replace{Path: "arguments.nope", Pattern: `x`, Replacement: "y"}}, callMsg, wantOut("")},
-		{"set_result", config.Action{SetResult: &config.SetValue{Path: "$.result.content[0].text", Value: "sunny"}}, callMsg,
+		{"replace_param, no match", Action{ReplaceParam: &Replace{Path: "arguments.city", Pattern: `x`, Replacement: "y"}}, callMsg, wantOut("")},
+		{"replace_param, missing", Action{ReplaceParam: &Replace{Path: "arguments.nope", Pattern: `x`, Replacement: "y"}}, callMsg, wantOut("")},
+		{"set_result", Action{SetResult: &SetValue{Path: "$.result.content[0].text", Value: "sunny"}}, callMsg,
 			func(t *testing.T, o Outcome) {
 				if len(o.ExpectEdits) != 1 || o.Out != nil {
 					t.Fatalf("got edits %v, out %q; want one edit, no out", o.ExpectEdits, o.Out)
@@ -114,54 +112,54 @@ func TestActions(t *testing.T) {
 					t.Errorf("got %s, %v; want %s", got, err, want)
 				}
 			}},
-		{"set_result relative to result", config.Action{SetResult: &config.SetValue{Path: "isError", Value: false}}, callMsg,
+		{"set_result relative to result", Action{SetResult: &SetValue{Path: "isError", Value: false}}, callMsg,
 			func(t *testing.T, o Outcome) {
 				if len(o.ExpectEdits) != 1 || o.ExpectEdits[0].Path.String() != "$.result.isError" || string(o.ExpectEdits[0].Value) != "false" {
 					t.Errorf("got %v, want set $.result.isError false", o.ExpectEdits)
 				}
 			}},
-		{"inject_error", config.Action{InjectError: &config.InjectError{Code: -32603, Message: "boom at {{seq}}"}}, callMsg,
+		{"inject_error", Action{InjectError: &InjectError{Code: -32603, Message: "boom at {{seq}}"}}, callMsg,
 			func(t *testing.T, o Outcome) {
 				if want := `{"code":-32603,"message":"boom at 7"}`; string(o.Error) != want {
 					t.Errorf("got %s, want %s", o.Error, want)
 				}
 			}},
-		{"inject_error with data", config.Action{InjectError: &config.InjectError{Code: 7, Message: "m", Data: map[string]any{"why": "x"}}}, callMsg,
+		{"inject_error with data", Action{InjectError: &InjectError{Code: 7, Message: "m", Data: map[string]any{"why": "x"}}}, callMsg,
 			func(t *testing.T, o Outcome) {
 				if want := `{"code":7,"message":"m","data":{"why":"x"}}`; string(o.Error) != want {
 					t.Errorf("got %s, want %s", o.Error, want)
 				}
 			}},
-		{"rename_method", config.Action{RenameMethod: &config.Rename{To: "tools/call2"}}, callMsg,
+		{"rename_method", Action{RenameMethod: &Rename{To: "tools/call2"}}, callMsg,
 			wantOut(strings.Replace(odd, `"tools/call"`, `"tools/call2"`, 1))},
-		{"add_delay", config.Action{AddDelay: config.Duration(50 * time.Millisecond)}, callMsg,
+		{"add_delay", Action{AddDelay: 50 * time.Millisecond}, callMsg,
 			func(t *testing.T, o Outcome) {
 				if o.Delay != 50*time.Millisecond || o.Out != nil {
 					t.Errorf("got delay %s, out %q; want 50ms, unchanged", o.Delay, o.Out)
 				}
 			}},
-		{"regenerate_id", config.Action{RegenerateID: true}, callMsg,
+		{"regenerate_id", Action{RegenerateID: true}, callMsg,
 			func(t *testing.T, o Outcome) {
 				if !o.RegenerateID || o.Out != nil {
 					t.Errorf("got %v, out %q; want RegenerateID, unchanged", o.RegenerateID, o.Out)
 				}
 			}},
-		{"drop", config.Action{Drop: true}, callMsg,
+		{"drop", Action{Drop: true}, callMsg,
 			func(t *testing.T, o Outcome) {
 				if !o.Drop {
 					t.Errorf("got Drop false, want true")
 				}
 			}},
-		{"several actions in field order", config.Action{
-			SetParam:     &config.SetValue{Path: "arguments.city", Value: "Lyon"},
-			ReplaceParam: &config.Replace{Path: "arguments.city", Pattern: "L", Replacement: "N"},
-			RenameMethod: &config.Rename{To: "x"},
-			AddDelay:     config.Duration(time.Second),
+		{"several actions in field order", Action{
+			SetParam:     &SetValue{Path: "arguments.city", Value: "Lyon"},
+			ReplaceParam: &Replace{Path: "arguments.city", Pattern: "L", Replacement: "N"},
+			RenameMethod: &Rename{To: "x"},
+			AddDelay:     time.Second,
 		}, callMsg, wantOut(strings.NewReplacer(`"Paris"`, `"Nyon"`, `"tools/call"`, `"x"`).Replace(odd))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := compile(t, config.Transformation{Condition: always, Action: tt.action})
+			r := compile(t, RuleSpec{Condition: always, Action: tt.action})
 			o, err := r.Apply(tt.msg)
 			if err != nil {
 				t.Fatal(err)
@@ -193,17 +191,17 @@ func wantOut(want string) func(*testing.T, Outcome) {
 func TestApplyErrors(t *testing.T) {
 	tests := []struct {
 		name string
-		t    config.Transformation
+		t    RuleSpec
 		msg  Msg
 		want string
 	}{
-		{"when fails at run time", config.Transformation{Name: "bad", Line: 4, Condition: config.Condition{When: "params.arguments.days[9] == 1"}, Action: config.Action{Drop: true}},
+		{"when fails at run time", RuleSpec{Name: "bad", Line: 4, Condition: Condition{When: "params.arguments.days[9] == 1"}, Action: Action{Drop: true}},
 			callMsg, `rule "bad" (line 4) at seq 7: condition`},
-		{"replace_param on a number", config.Transformation{Condition: config.Condition{Always: true}, Action: config.Action{ReplaceParam: &config.Replace{Path: "arguments.days", Pattern: "x"}}},
+		{"replace_param on a number", RuleSpec{Condition: Condition{Always: true}, Action: Action{ReplaceParam: &Replace{Path: "arguments.days", Pattern: "x"}}},
 			callMsg, "rule #1 at seq 7: replace_param: $.params.arguments.days is an array, not a string"},
-		{"set_param through a string", config.Transformation{Condition: config.Condition{Always: true}, Action: config.Action{SetParam: &config.SetValue{Path: "name.x", Value: 1}}},
+		{"set_param through a string", RuleSpec{Condition: Condition{Always: true}, Action: Action{SetParam: &SetValue{Path: "name.x", Value: 1}}},
 			callMsg, "$.params.name is a string, not an object"},
-		{"rename_method on an answer", config.Transformation{Condition: config.Condition{Always: true}, Action: config.Action{RenameMethod: &config.Rename{To: "x"}}},
+		{"rename_method on an answer", RuleSpec{Condition: Condition{Always: true}, Action: Action{RenameMethod: &Rename{To: "x"}}},
 			answerMsg, "rule #1 at seq 3: rename_method: the message has no method"},
 	}
 	for _, tt := range tests {
@@ -217,44 +215,42 @@ func TestApplyErrors(t *testing.T) {
 }
 
 func TestCompileErrors(t *testing.T) {
-	always := config.Condition{Always: true}
-	drop := config.Action{Drop: true}
+	always := Condition{Always: true}
+	drop := Action{Drop: true}
 	tests := []struct {
 		name string
-		t    config.Transformation
+		t    RuleSpec
 		want string
 	}{
-		{"env unset", config.Transformation{Name: "fresh token", Line: 12, Condition: always, Action: config.Action{SetParam: &config.SetValue{Path: "arguments.token", Value: "Bearer ${env.NOPE}"}}},
+		{"env unset", RuleSpec{Name: "fresh token", Line: 12, Condition: always, Action: Action{SetParam: &SetValue{Path: "arguments.token", Value: "Bearer ${env.NOPE}"}}},
 			`rule "fresh token" (line 12): ${env.NOPE} is not set: export it or remove the rule`},
-		{"env unset, deep in a value", config.Transformation{Condition: always, Action: config.Action{SetResult: &config.SetValue{Path: "x", Value: []any{map[string]any{"k": "${env.NOPE}"}}}}},
+		{"env unset, deep in a value", RuleSpec{Condition: always, Action: Action{SetResult: &SetValue{Path: "x", Value: []any{map[string]any{"k": "${env.NOPE}"}}}}},
 			`rule #1: ${env.NOPE} is not set`},
-		{"env unset in an error message", config.Transformation{Condition: always, Action: config.Action{InjectError: &config.InjectError{Code: 1, Message: "${env.NOPE}"}}},
+		{"env unset in an error message", RuleSpec{Condition: always, Action: Action{InjectError: &InjectError{Code: 1, Message: "${env.NOPE}"}}},
 			`${env.NOPE} is not set`},
-		{"env not closed", config.Transformation{Condition: always, Action: config.Action{SetParam: &config.SetValue{Path: "a", Value: "${env.X"}}}, "not closed"},
-		{"env bad name", config.Transformation{Condition: always, Action: config.Action{SetParam: &config.SetValue{Path: "a", Value: "${env.A-B}"}}}, "not a variable name"},
-		{"unknown template", config.Transformation{Condition: always, Action: config.Action{SetParam: &config.SetValue{Path: "a", Value: "{{uid}}"}}}, "unknown template {{uid}}"},
-		{"empty condition", config.Transformation{Name: "x", Line: 3, Action: drop}, `rule "x" (line 3): condition: empty`},
-		{"methods differ", config.Transformation{Condition: config.Condition{Method: "a", MethodEquals: "b"}, Action: drop}, "differ"},
-		{"bad kind", config.Transformation{Condition: config.Condition{Kind: "req"}, Action: drop}, `kind "req" is not one of`},
-		{"negative seq", config.Transformation{Condition: config.Condition{Seq: seq(-1)}, Action: drop}, "0 or more"},
-		{"bad seq_range", config.Transformation{Condition: config.Condition{SeqRange: []int64{5, 2}}, Action: drop}, "seq_range [5 2]"},
-		{"short seq_range", config.Transformation{Condition: config.Condition{SeqRange: []int64{5}}, Action: drop}, "seq_range [5]"},
-		{"bad when", config.Transformation{Condition: config.Condition{When: "method =="}, Action: drop}, "when: match: bad condition"},
-		{"no action", config.Transformation{Condition: always}, "action: none"},
-		{"bad path", config.Transformation{Condition: always, Action: config.Action{SetParam: &config.SetValue{Path: "a..b"}}}, "set_param: transformer: bad path"},
-		{"missing path", config.Transformation{Condition: always, Action: config.Action{RemoveParam: &config.PathOnly{}}}, "remove_param: path is missing"},
-		{"root path", config.Transformation{Condition: always, Action: config.Action{SetResult: &config.SetValue{Path: "$"}}}, "whole message"},
-		{"bad pattern", config.Transformation{Condition: always, Action: config.Action{ReplaceParam: &config.Replace{Path: "a", Pattern: "("}}}, "replace_param: pattern"},
-		{"empty pattern", config.Transformation{Condition: always, Action: config.Action{ReplaceParam: &config.Replace{Path: "a"}}}, "pattern is empty"},
-		{"error without code", config.Transformation{Condition: always, Action: config.Action{InjectError: &config.InjectError{Message: "m"}}}, "code is missing"},
-		{"error without message", config.Transformation{Condition: always, Action: config.Action{InjectError: &config.InjectError{Code: 1}}}, "message is missing"},
-		{"rename to nothing", config.Transformation{Condition: always, Action: config.Action{RenameMethod: &config.Rename{}}}, "to is missing"},
-		{"negative delay", config.Transformation{Condition: always, Action: config.Action{AddDelay: config.Duration(-time.Second)}}, "negative"},
-		{"a value JSON cannot hold", config.Transformation{Condition: always, Action: config.Action{SetParam: &config.SetValue{Path: "a", Value: func() {}}}}, "cannot be written as JSON"},
+		{"env not closed", RuleSpec{Condition: always, Action: Action{SetParam: &SetValue{Path: "a", Value: "${env.X"}}}, "not closed"},
+		{"env bad name", RuleSpec{Condition: always, Action: Action{SetParam: &SetValue{Path: "a", Value: "${env.A-B}"}}}, "not a variable name"},
+		{"unknown template", RuleSpec{Condition: always, Action: Action{SetParam: &SetValue{Path: "a", Value: "{{uid}}"}}}, "unknown template {{uid}}"},
+		{"empty condition", RuleSpec{Name: "x", Line: 3, Action: drop}, `rule "x" (line 3): condition: empty`},
+		{"bad kind", RuleSpec{Condition: Condition{Kind: "req"}, Action: drop}, `kind "req" is not one of`},
+		{"negative seq", RuleSpec{Condition: Condition{Seq: seq(-1)}, Action: drop}, "0 or more"},
+		{"bad seq_range", RuleSpec{Condition: Condition{SeqRange: &SeqRange{5, 2}}, Action: drop}, "seq_range [5 2]"},
+		{"bad when", RuleSpec{Condition: Condition{When: "method =="}, Action: drop}, "when: match: bad condition"},
+		{"no action", RuleSpec{Condition: always}, "action: none"},
+		{"bad path", RuleSpec{Condition: always, Action: Action{SetParam: &SetValue{Path: "a..b"}}}, "set_param: transformer: bad path"},
+		{"missing path", RuleSpec{Condition: always, Action: Action{RemoveParam: &Remove{}}}, "remove_param: path is missing"},
+		{"root path", RuleSpec{Condition: always, Action: Action{SetResult: &SetValue{Path: "$"}}}, "whole message"},
+		{"bad pattern", RuleSpec{Condition: always, Action: Action{ReplaceParam: &Replace{Path: "a", Pattern: "("}}}, "replace_param: pattern"},
+		{"empty pattern", RuleSpec{Condition: always, Action: Action{ReplaceParam: &Replace{Path: "a"}}}, "pattern is empty"},
+		{"error without code", RuleSpec{Condition: always, Action: Action{InjectError: &InjectError{Message: "m"}}}, "code is missing"},
+		{"error without message", RuleSpec{Condition: always, Action: Action{InjectError: &InjectError{Code: 1}}}, "message is missing"},
+		{"rename to nothing", RuleSpec{Condition: always, Action: Action{RenameMethod: &Rename{}}}, "to is missing"},
+		{"negative delay", RuleSpec{Condition: always, Action: Action{AddDelay: -time.Second}}, "negative"},
+		{"a value JSON cannot hold", RuleSpec{Condition: always, Action: Action{SetParam: &SetValue{Path: "a", Value: func() {}}}}, "cannot be written as JSON"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Compile([]config.Transformation{{Condition: always, Action: drop}, tt.t},
+			_, err := Compile([]RuleSpec{{Condition: always, Action: drop}, tt.t},
 				WithEnv(func(k string) (string, bool) { v, ok := testEnv[k]; return v, ok }))
 			var re *RuleError
 			if !errors.As(err, &re) || re.Index != 1 || !strings.Contains(err.Error(), strings.Replace(tt.want, "#1", "#2", 1)) {
@@ -266,7 +262,7 @@ func TestCompileErrors(t *testing.T) {
 		})
 	}
 	var re *RuleError
-	_, err := Compile([]config.Transformation{{Condition: config.Condition{When: "("}, Action: drop}})
+	_, err := Compile([]RuleSpec{{Condition: Condition{When: "("}, Action: drop}})
 	if !errors.As(err, &re) || !errors.Is(err, match.ErrBadCondition) {
 		t.Errorf("got %v, want a *RuleError wrapping match.ErrBadCondition", err)
 	}
@@ -292,8 +288,8 @@ func TestTemplates(t *testing.T) {
 	m.Session = `s"1`
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			r := compile(t, config.Transformation{Condition: config.Condition{Always: true},
-				Action: config.Action{SetParam: &config.SetValue{Path: "x", Value: tt.value}}})
+			r := compile(t, RuleSpec{Condition: Condition{Always: true},
+				Action: Action{SetParam: &SetValue{Path: "x", Value: tt.value}}})
 			o, err := r.Apply(m)
 			if err != nil {
 				t.Fatal(err)
@@ -307,8 +303,8 @@ func TestTemplates(t *testing.T) {
 }
 
 func TestUUIDPerMessage(t *testing.T) {
-	r, err := Compile([]config.Transformation{{Condition: config.Condition{Always: true},
-		Action: config.Action{SetParam: &config.SetValue{Path: "x", Value: "{{uuid}}"}}}})
+	r, err := Compile([]RuleSpec{{Condition: Condition{Always: true},
+		Action: Action{SetParam: &SetValue{Path: "x", Value: "{{uuid}}"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,12 +327,12 @@ func TestUUIDPerMessage(t *testing.T) {
 
 func TestSecrets(t *testing.T) {
 	r := compile(t,
-		config.Transformation{Condition: config.Condition{Always: true}, Action: config.Action{
-			SetParam:    &config.SetValue{Path: "token", Value: "Bearer ${env.AUTH_TOKEN}"},
-			InjectError: &config.InjectError{Code: 1, Message: "${env.CITY}", Data: "${env.AUTH_TOKEN}"},
+		RuleSpec{Condition: Condition{Always: true}, Action: Action{
+			SetParam:    &SetValue{Path: "token", Value: "Bearer ${env.AUTH_TOKEN}"},
+			InjectError: &InjectError{Code: 1, Message: "${env.CITY}", Data: "${env.AUTH_TOKEN}"},
 		}},
-		config.Transformation{Condition: config.Condition{Always: true}, Action: config.Action{
-			ReplaceParam: &config.Replace{Path: "a", Pattern: "x", Replacement: "${env.DOLLAR}${env.EMPTY}"},
+		RuleSpec{Condition: Condition{Always: true}, Action: Action{
+			ReplaceParam: &Replace{Path: "a", Pattern: "x", Replacement: "${env.DOLLAR}${env.EMPTY}"},
 		}},
 	)
 	got := r.Secrets()
@@ -357,11 +353,11 @@ func TestSecrets(t *testing.T) {
 // see the recorded message; a drop ends the list; Applied names them.
 func TestRulesInOrder(t *testing.T) {
 	r := compile(t,
-		config.Transformation{Name: "rename", Condition: config.Condition{MethodEquals: "tools/call"}, Action: config.Action{RenameMethod: &config.Rename{To: "tools/other"}, AddDelay: config.Duration(time.Millisecond)}},
-		config.Transformation{Condition: config.Condition{MethodEquals: "tools/call"}, Action: config.Action{SetParam: &config.SetValue{Path: "name", Value: "w2"}, AddDelay: config.Duration(2 * time.Millisecond)}},
-		config.Transformation{Name: "never", Condition: config.Condition{MethodEquals: "tools/other"}, Action: config.Action{Drop: true}},
-		config.Transformation{Name: "stop", Condition: config.Condition{Seq: seq(7)}, Action: config.Action{Drop: true}},
-		config.Transformation{Name: "after drop", Condition: config.Condition{Always: true}, Action: config.Action{RegenerateID: true}},
+		RuleSpec{Name: "rename", Condition: Condition{Method: "tools/call"}, Action: Action{RenameMethod: &Rename{To: "tools/other"}, AddDelay: time.Millisecond}},
+		RuleSpec{Condition: Condition{Method: "tools/call"}, Action: Action{SetParam: &SetValue{Path: "name", Value: "w2"}, AddDelay: 2 * time.Millisecond}},
+		RuleSpec{Name: "never", Condition: Condition{Method: "tools/other"}, Action: Action{Drop: true}},
+		RuleSpec{Name: "stop", Condition: Condition{Seq: seq(7)}, Action: Action{Drop: true}},
+		RuleSpec{Name: "after drop", Condition: Condition{Always: true}, Action: Action{RegenerateID: true}},
 	)
 	o, err := r.Apply(callMsg)
 	if err != nil {
@@ -400,8 +396,8 @@ func TestApplyEdits(t *testing.T) {
 
 // TestConcurrentApply: one Rules serves many goroutines (run with -race).
 func TestConcurrentApply(t *testing.T) {
-	r := compile(t, config.Transformation{Condition: config.Condition{When: `params.arguments.city == "Paris"`},
-		Action: config.Action{SetParam: &config.SetValue{Path: "arguments.city", Value: "{{session}}-{{seq}}"}}})
+	r := compile(t, RuleSpec{Condition: Condition{When: `params.arguments.city == "Paris"`},
+		Action: Action{SetParam: &SetValue{Path: "arguments.city", Value: "{{session}}-{{seq}}"}}})
 	var wg sync.WaitGroup
 	errs := make([]error, 8)
 	for g := range errs {

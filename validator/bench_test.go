@@ -1,10 +1,6 @@
 package validator
 
-import (
-	"testing"
-
-	"github.com/replayctl/replayctl/config"
-)
+import "testing"
 
 // About 200 bytes: a tools/call answer.
 const (
@@ -40,11 +36,11 @@ func BenchmarkCompare(b *testing.B) {
 }
 
 func BenchmarkCheck(b *testing.B) {
-	rules := []config.ValidationRule{
-		{Scope: config.Condition{Method: "tools/list"}, RequiredFields: []string{"result.tools[*].name"}},
-		{Scope: config.Condition{Kind: "error"}, OnFailure: "warn"},
+	rules := []Rule{
+		{Scope: Scope{Method: "tools/list"}, RequiredFields: []string{"result.tools[*].name"}},
+		{Scope: Scope{Kind: "error"}, OnFailure: OnFailureWarn},
 	}
-	partial := []config.ValidationRule{{Scope: config.Condition{Always: true}, RequiredFields: []string{"result.content[*].text", "result.isError"}}}
+	partial := []Rule{{Scope: Scope{Always: true}, RequiredFields: []string{"result.content[*].text", "result.isError"}}}
 	for _, bc := range []struct {
 		name string
 		opts []Option

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-
-	"github.com/replayctl/replayctl/config"
 )
 
 func mustNew(t testing.TB, opts ...Option) *Validator {
@@ -81,8 +79,8 @@ func TestCheckModes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			opts := []Option{WithMode(tt.mode)}
 			if tt.required != nil {
-				opts = []Option{WithRules(config.ValidationRule{
-					Scope: config.Condition{Always: true}, Mode: string(tt.mode), RequiredFields: tt.required,
+				opts = []Option{WithRules(Rule{
+					Scope: Scope{Always: true}, Mode: tt.mode, RequiredFields: tt.required,
 				})}
 			}
 			v := mustNew(t, opts...)
@@ -126,7 +124,7 @@ func TestCheckTransition(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var opts []Option
 			if tt.mode == Partial {
-				opts = append(opts, WithRules(config.ValidationRule{Scope: config.Condition{Always: true}, RequiredFields: []string{"result.a"}}))
+				opts = append(opts, WithRules(Rule{Scope: Scope{Always: true}, RequiredFields: []string{"result.a"}}))
 			} else {
 				opts = append(opts, WithMode(tt.mode))
 			}
@@ -213,11 +211,7 @@ func TestCheckNotJSON(t *testing.T) {
 }
 
 func TestCheckDisabled(t *testing.T) {
-	f := false
-	v, err := FromConfig(config.Validation{Enabled: &f}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := mustNew(t, WithDisabled())
 	got, err := v.Check(Subject{}, []byte(`{"result":1}`), []byte(`{"result":2}`))
 	if err != nil || got.Failed() {
 		t.Fatalf("got %+v, %v; want no differences", got, err)
@@ -225,12 +219,11 @@ func TestCheckDisabled(t *testing.T) {
 }
 
 func TestCheckFastPathDoesNotAllocate(t *testing.T) {
-	seq := int64(7)
 	v := mustNew(t, WithNormalize("uuid", "ids"), WithTolerance(0.5, 0), WithIgnore("**.timestamp"), WithRules(
-		config.ValidationRule{Scope: config.Condition{Method: "tools/list"}, Mode: "partial", RequiredFields: []string{"result.tools[*].name"}},
-		config.ValidationRule{Scope: config.Condition{Kind: "error"}, OnFailure: "warn"},
-		config.ValidationRule{Scope: config.Condition{Seq: &seq}, Mode: "schema"},
-		config.ValidationRule{Scope: config.Condition{Method: "tools/call", Session: "s1"}, Mode: "structural", OnFailure: "retry"},
+		Rule{Scope: Scope{Method: "tools/list"}, Mode: Partial, RequiredFields: []string{"result.tools[*].name"}},
+		Rule{Scope: Scope{Kind: "error"}, OnFailure: OnFailureWarn},
+		Rule{Scope: Scope{Seq: &SeqRange{7, 7}}, Mode: Schema},
+		Rule{Scope: Scope{Method: "tools/call", Session: "s1"}, Mode: Structural, OnFailure: OnFailureRetry},
 	))
 	e, a := []byte(benchExpected), []byte(benchSameOtherID)
 	s := Subject{Seq: 3, Session: "s1", Method: "tools/call", Kind: "request"}

@@ -5,9 +5,9 @@
 // the Subject (the message answered), compares in that rule's mode and
 // returns a Verdict: the differences, a named error transition, and what
 // the rule says to do on failure (ignore, warn, error, retry, skip).
-// FromConfig builds a Validator from the config file's validation
-// section; New takes options. Compare is the older, rule-less entry: exact
-// mode, no named transitions.
+// New takes options (WithRules takes Rule values); package replay
+// translates the config file's validation section into them. Compare is
+// the older, rule-less entry: exact mode, no named transitions.
 //
 // # Modes
 //
@@ -79,9 +79,8 @@
 // Rules are tried in order and the first whose scope matches decides the
 // mode, the required and extra ignored fields, and on_failure ("error"
 // unless said; retry gets DefaultRetries unless max_retries says). A
-// scope's set fields are ANDed: method (or method_equals), kind, seq or
-// seq_range, session, when; always: true alone matches everything; an
-// empty scope is an error. Kind "response" or "error" also matches a
+// scope's set fields are ANDed: method, kind, a seq range, session, when;
+// always alone matches everything; an empty scope is an error. Kind "response" or "error" also matches a
 // message whose recorded answer holds a result, or an error. A when
 // expression is in the language of debug breakpoints (package match),
 // over the request: seq, session, kind, method, id, params. Messages no

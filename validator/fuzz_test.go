@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
-
-	"github.com/replayctl/replayctl/config"
 )
 
 func FuzzCompare(f *testing.F) {
@@ -83,7 +81,7 @@ func FuzzCheck(f *testing.F) {
 	f.Add(uint8(2), []byte(`{"result":"{\"a\":1}"}`), []byte(`{"error":{"code":1,"message":"m"}}`), "**.a")
 	f.Add(uint8(3), []byte(`{"result":{"t":"2026-01-02T03:04:05Z id 12"}}`), []byte(`{"result":{"t":"2027-01-02T03:04:05Z id 13"}}`), "result.t")
 	f.Fuzz(func(t *testing.T, mode uint8, e, a []byte, req string) {
-		rules := []config.ValidationRule{{Scope: config.Condition{Method: "p"}, RequiredFields: []string{req}}}
+		rules := []Rule{{Scope: Scope{Method: "p"}, RequiredFields: []string{req}}}
 		if _, err := parsePattern(req); err != nil {
 			rules = nil
 		}

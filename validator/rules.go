@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/replayctl/replayctl/config"
 	"github.com/replayctl/replayctl/internal/jsonscan"
 	"github.com/replayctl/replayctl/match"
 )
@@ -23,7 +22,7 @@ type Subject struct {
 // expression failed on this message.
 type Predicate func(Subject) (bool, error)
 
-// scope is a compiled config.Condition. Set fields are ANDed.
+// scope is a compiled Scope. Set fields are ANDed.
 type scope struct {
 	method, kind, session string
 	hasSeq                bool
@@ -43,21 +42,13 @@ type rule struct {
 	maxRetries int
 }
 
-// ruleName names a rule in errors: its 1-based place and its line.
-func ruleName(i int, r config.ValidationRule) string {
-	if r.Line > 0 {
-		return fmt.Sprintf("validation rule %d (line %d)", i+1, r.Line)
-	}
-	return fmt.Sprintf("validation rule %d", i+1)
-}
-
-// compileRule turns a config rule into a rule. A rule with
+// compileRule turns the i-th Rule into a rule. A rule with
 // required_fields and no mode is partial; otherwise an empty mode is
-// the Validator's.
-func (v *Validator) compileRule(i int, c config.ValidationRule) (rule, error) {
-	r := rule{name: ruleName(i, c), maxRetries: c.MaxRetries}
+// the Validator's. Errors are *RuleError.
+func (v *Validator) compileRule(i int, c Rule) (rule, error) {
+	r := rule{name: ruleName(i, c.Line), maxRetries: c.MaxRetries}
 	fail := func(err error) (rule, error) {
-		return rule{}, fmt.Errorf("%s: %w", r.name, err)
+		return rule{}, &RuleError{Index: i, Line: c.Line, Err: err}
 	}
 	var err error
 	if r.scope, err = v.compileScope(c.Scope); err != nil {
@@ -69,7 +60,7 @@ func (v *Validator) compileRule(i int, c config.ValidationRule) (rule, error) {
 	case c.Mode == "":
 		r.mode = v.mode
 	default:
-		if r.mode, err = ParseMode(c.Mode); err != nil {
+		if r.mode, err = ParseMode(string(c.Mode)); err != nil {
 			return fail(err)
 		}
 	}
@@ -109,32 +100,19 @@ func (v *Validator) compileRule(i int, c config.ValidationRule) (rule, error) {
 	return r, nil
 }
 
-func (v *Validator) compileScope(c config.Condition) (scope, error) {
-	var s scope
-	s.method = c.Method
-	if c.MethodEquals != "" {
-		if c.Method != "" && c.Method != c.MethodEquals {
-			return s, fmt.Errorf("%w: scope has method %q and method_equals %q; give one", ErrConfig, c.Method, c.MethodEquals)
-		}
-		s.method = c.MethodEquals
-	}
+func (v *Validator) compileScope(c Scope) (scope, error) {
+	s := scope{method: c.Method, session: c.Session}
 	switch c.Kind {
 	case "", "request", "notification", "response", "error":
 		s.kind = c.Kind
 	default:
 		return s, fmt.Errorf("%w: scope kind %q; want request, notification, response or error", ErrConfig, c.Kind)
 	}
-	s.session = c.Session
-	switch {
-	case c.Seq != nil && c.SeqRange != nil:
-		return s, fmt.Errorf("%w: scope has seq and seq_range; give one", ErrConfig)
-	case c.Seq != nil:
-		s.hasSeq, s.seqFrom, s.seqTo = true, *c.Seq, *c.Seq
-	case c.SeqRange != nil:
-		if len(c.SeqRange) != 2 || c.SeqRange[0] > c.SeqRange[1] {
-			return s, fmt.Errorf("%w: scope seq_range %v; want [from, to] with from <= to", ErrConfig, c.SeqRange)
+	if r := c.Seq; r != nil {
+		if r.From > r.To {
+			return s, fmt.Errorf("%w: scope seq_range [%d %d]; want [from, to] with from <= to", ErrConfig, r.From, r.To)
 		}
-		s.hasSeq, s.seqFrom, s.seqTo = true, c.SeqRange[0], c.SeqRange[1]
+		s.hasSeq, s.seqFrom, s.seqTo = true, r.From, r.To
 	}
 	if c.When != "" {
 		compile := v.compileWhen

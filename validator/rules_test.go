@@ -5,21 +5,18 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/replayctl/replayctl/config"
 )
 
 func TestRuleScopes(t *testing.T) {
-	seq5 := int64(5)
-	rules := []config.ValidationRule{
-		{Scope: config.Condition{Method: "tools/list"}, Mode: "structural", OnFailure: "warn"},
-		{Scope: config.Condition{MethodEquals: "tools/call", Session: "s2"}, Mode: "schema", OnFailure: "retry"},
-		{Scope: config.Condition{Seq: &seq5}, OnFailure: "skip"},
-		{Scope: config.Condition{SeqRange: []int64{10, 20}}, OnFailure: "ignore", MaxRetries: 2},
-		{Scope: config.Condition{Kind: "error"}, Mode: "structural"},
-		{Scope: config.Condition{Kind: "notification"}, OnFailure: "warn"},
-		{Scope: config.Condition{When: `method == "prompts/get"`}, Mode: "partial", RequiredFields: []string{"result.messages"}},
-		{Scope: config.Condition{Always: true, Session: "s9"}, OnFailure: "retry", MaxRetries: 7},
+	rules := []Rule{
+		{Scope: Scope{Method: "tools/list"}, Mode: Structural, OnFailure: OnFailureWarn},
+		{Scope: Scope{Method: "tools/call", Session: "s2"}, Mode: Schema, OnFailure: OnFailureRetry},
+		{Scope: Scope{Seq: &SeqRange{5, 5}}, OnFailure: OnFailureSkip},
+		{Scope: Scope{Seq: &SeqRange{10, 20}}, OnFailure: OnFailureIgnore, MaxRetries: 2},
+		{Scope: Scope{Kind: "error"}, Mode: Structural},
+		{Scope: Scope{Kind: "notification"}, OnFailure: OnFailureWarn},
+		{Scope: Scope{When: `method == "prompts/get"`}, Mode: Partial, RequiredFields: []string{"result.messages"}},
+		{Scope: Scope{Always: true, Session: "s9"}, OnFailure: OnFailureRetry, MaxRetries: 7},
 	}
 	when := func(src string) (Predicate, error) {
 		if src != `method == "prompts/get"` {
@@ -40,7 +37,7 @@ func TestRuleScopes(t *testing.T) {
 		{"no rule", Subject{Method: "ping", Seq: 1, Kind: "request"}, result, Exact, "error", 0},
 		{"method", Subject{Method: "tools/list", Seq: 5}, result, Structural, "warn", 0},
 		{"first match wins", Subject{Method: "tools/list", Seq: 5, Session: "s9"}, result, Structural, "warn", 0},
-		{"method_equals and session", Subject{Method: "tools/call", Session: "s2"}, result, Schema, "retry", DefaultRetries},
+		{"method and session", Subject{Method: "tools/call", Session: "s2"}, result, Schema, "retry", DefaultRetries},
 		{"session differs", Subject{Method: "tools/call", Session: "s1"}, result, Exact, "error", 0},
 		{"seq", Subject{Method: "x", Seq: 5}, result, Exact, "skip", 0},
 		{"seq range from", Subject{Method: "x", Seq: 10}, result, Exact, "ignore", 2},
@@ -67,8 +64,8 @@ func TestRuleScopes(t *testing.T) {
 }
 
 func TestRuleIgnoreFields(t *testing.T) {
-	v := mustNew(t, WithIgnore("**.timestamp"), WithRules(config.ValidationRule{
-		Scope: config.Condition{Method: "tools/call"}, IgnoreFields: []string{"result.structuredContent"},
+	v := mustNew(t, WithIgnore("**.timestamp"), WithRules(Rule{
+		Scope: Scope{Method: "tools/call"}, IgnoreFields: []string{"result.structuredContent"},
 	}))
 	e := `{"result":{"timestamp":1,"structuredContent":{"a":1},"content":[]}}`
 	a := `{"result":{"timestamp":2,"structuredContent":{"a":2},"content":[]}}`
@@ -93,28 +90,22 @@ func TestWhenError(t *testing.T) {
 	boom := errors.New("boom")
 	v := mustNew(t, WithWhen(func(string) (Predicate, error) {
 		return func(Subject) (bool, error) { return false, boom }, nil
-	}), WithRules(config.ValidationRule{Scope: config.Condition{When: "x"}, Line: 9}))
+	}), WithRules(Rule{Scope: Scope{When: "x"}, Line: 9}))
 	_, err := v.Check(Subject{Seq: 4}, []byte(`{}`), []byte(`{}`))
 	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "line 9") {
 		t.Fatalf("got %v, want boom naming line 9", err)
 	}
 }
 
-func TestFromConfig(t *testing.T) {
-	c := config.Validation{
-		Mode:         "structural",
-		IgnoreFields: []string{"**.timestamp"},
-		Normalize:    []string{"uuid"},
-		Tolerance:    config.Tolerance{Numeric: 0.5},
-		Rules: []config.ValidationRule{{
-			Scope: config.Condition{Method: "tools/list"}, Mode: "partial",
-			RequiredFields: []string{"result.tools[*].name"}, OnFailure: "warn", Line: 12,
-		}},
-	}
-	v, err := FromConfig(c, []string{"result.extra"})
-	if err != nil {
-		t.Fatal(err)
-	}
+// TestNewOptions: the mode, ignored paths, normalisers and tolerance apply
+// to the messages no rule matches; a rule's mode and fields to the ones
+// it matches.
+func TestNewOptions(t *testing.T) {
+	v := mustNew(t, WithMode(Structural), WithIgnore("**.timestamp"), WithIgnore("result.extra"),
+		WithNormalize("uuid"), WithTolerance(0.5, 0), WithRules(Rule{
+			Scope: Scope{Method: "tools/list"}, Mode: Partial,
+			RequiredFields: []string{"result.tools[*].name"}, OnFailure: OnFailureWarn, Line: 12,
+		}))
 	tests := []struct {
 		name, method, exp, act string
 		mode                   Mode
@@ -138,46 +129,49 @@ func TestFromConfig(t *testing.T) {
 	}
 }
 
-func TestFromConfigErrors(t *testing.T) {
-	seq := int64(1)
-	rule := func(r config.ValidationRule) config.Validation {
+func TestNewErrors(t *testing.T) {
+	// rule puts r second, at line 14, after a rule that is fine.
+	rule := func(r Rule) []Option {
 		r.Line = 14
-		return config.Validation{Rules: []config.ValidationRule{{Scope: config.Condition{Always: true}}, r}}
+		return []Option{WithRules(Rule{Scope: Scope{Always: true}}, r)}
 	}
-	always := config.Condition{Always: true}
+	always := Scope{Always: true}
 	tests := []struct {
-		name string
-		c    config.Validation
-		want []string // substrings of the error
+		name    string
+		opts    []Option
+		want    []string // substrings of the error
+		ruleErr bool     // a *RuleError for the second rule
 	}{
-		{"mode", config.Validation{Mode: "exakt"}, []string{"validation.mode", `"exakt"`, "structural"}},
-		{"normaliser", config.Validation{Normalize: []string{"uid"}}, []string{"validation.normalize", `"uid"`, "uuid, timestamp"}},
-		{"tolerance", config.Validation{Tolerance: config.Tolerance{Relative: -1}}, []string{"validation.tolerance", "-1"}},
-		{"ignore", config.Validation{IgnoreFields: []string{"a..b"}}, []string{"validation.ignore_fields", `"a..b"`}},
-		{"rule mode", rule(config.ValidationRule{Scope: always, Mode: "loose"}), []string{"validation rule 2 (line 14)", `"loose"`}},
-		{"partial without fields", rule(config.ValidationRule{Scope: always, Mode: "partial"}), []string{"line 14", "required_fields"}},
-		{"fields without partial", rule(config.ValidationRule{Scope: always, Mode: "exact", RequiredFields: []string{"a"}}), []string{"line 14", "only apply in mode partial"}},
-		{"required path", rule(config.ValidationRule{Scope: always, RequiredFields: []string{"a["}}), []string{"line 14", "required_fields", `"a["`}},
-		{"required root", rule(config.ValidationRule{Scope: always, RequiredFields: []string{"$"}}), []string{"line 14", "whole message"}},
-		{"rule ignore", rule(config.ValidationRule{Scope: always, IgnoreFields: []string{"**x"}}), []string{"line 14", "ignore_fields"}},
-		{"on_failure", rule(config.ValidationRule{Scope: always, OnFailure: "panic"}), []string{"line 14", `"panic"`, "ignore, warn"}},
-		{"max_retries", rule(config.ValidationRule{Scope: always, MaxRetries: -1}), []string{"line 14", "negative"}},
-		{"empty scope", rule(config.ValidationRule{}), []string{"line 14", "always: true"}},
-		{"kind", rule(config.ValidationRule{Scope: config.Condition{Kind: "answer"}}), []string{"line 14", `"answer"`}},
-		{"seq and range", rule(config.ValidationRule{Scope: config.Condition{Seq: &seq, SeqRange: []int64{1, 2}}}), []string{"line 14", "seq_range"}},
-		{"bad range", rule(config.ValidationRule{Scope: config.Condition{SeqRange: []int64{3, 2}}}), []string{"line 14", "from <= to"}},
-		{"two methods", rule(config.ValidationRule{Scope: config.Condition{Method: "a", MethodEquals: "b"}}), []string{"line 14", "method_equals"}},
-		{"when", rule(config.ValidationRule{Scope: config.Condition{When: "seq >"}}), []string{"line 14", "scope when", `"seq >"`}},
-		{"no line", config.Validation{Rules: []config.ValidationRule{{}}}, []string{"validation rule 1:"}},
+		{"mode", []Option{WithMode("exakt")}, []string{`"exakt"`, "structural"}, false},
+		{"normaliser", []Option{WithNormalize("uid")}, []string{`"uid"`, "uuid, timestamp"}, false},
+		{"tolerance", []Option{WithTolerance(0, -1)}, []string{"tolerance", "-1"}, false},
+		{"ignore", []Option{WithIgnore("a..b")}, []string{`"a..b"`}, false},
+		{"rule mode", rule(Rule{Scope: always, Mode: "loose"}), []string{"validation rule 2 (line 14)", `"loose"`}, true},
+		{"partial without fields", rule(Rule{Scope: always, Mode: Partial}), []string{"line 14", "required_fields"}, true},
+		{"fields without partial", rule(Rule{Scope: always, Mode: Exact, RequiredFields: []string{"a"}}), []string{"line 14", "only apply in mode partial"}, true},
+		{"required path", rule(Rule{Scope: always, RequiredFields: []string{"a["}}), []string{"line 14", "required_fields", `"a["`}, true},
+		{"required root", rule(Rule{Scope: always, RequiredFields: []string{"$"}}), []string{"line 14", "whole message"}, true},
+		{"rule ignore", rule(Rule{Scope: always, IgnoreFields: []string{"**x"}}), []string{"line 14", "ignore_fields"}, true},
+		{"on_failure", rule(Rule{Scope: always, OnFailure: "panic"}), []string{"line 14", `"panic"`, "ignore, warn"}, true},
+		{"max_retries", rule(Rule{Scope: always, MaxRetries: -1}), []string{"line 14", "negative"}, true},
+		{"empty scope", rule(Rule{}), []string{"line 14", "always: true"}, true},
+		{"kind", rule(Rule{Scope: Scope{Kind: "answer"}}), []string{"line 14", `"answer"`}, true},
+		{"bad range", rule(Rule{Scope: Scope{Seq: &SeqRange{3, 2}}}), []string{"line 14", "seq_range [3 2]", "from <= to"}, true},
+		{"when", rule(Rule{Scope: Scope{When: "seq >"}}), []string{"line 14", "scope when", `"seq >"`}, true},
+		{"no line", []Option{WithRules(Rule{})}, []string{"validation rule 1:"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := FromConfig(tt.c, nil)
+			_, err := New(tt.opts...)
 			if err == nil {
 				t.Fatalf("got no error, want one containing %q", tt.want)
 			}
 			if !errors.Is(err, ErrConfig) && !errors.Is(err, ErrPattern) {
 				t.Errorf("got %v, want it to wrap ErrConfig or ErrPattern", err)
+			}
+			var re *RuleError
+			if tt.ruleErr && (!errors.As(err, &re) || re.Index != 1 || re.Line != 14) {
+				t.Errorf("got %#v, want a *RuleError for index 1, line 14", err)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(err.Error(), w) {
@@ -189,8 +183,8 @@ func TestFromConfigErrors(t *testing.T) {
 }
 
 func TestWhenMatch(t *testing.T) {
-	v := mustNew(t, WithRules(config.ValidationRule{
-		Scope: config.Condition{When: `params.name == "echo" && seq > 2 && id == "7"`}, Mode: "structural",
+	v := mustNew(t, WithRules(Rule{
+		Scope: Scope{When: `params.name == "echo" && seq > 2 && id == "7"`}, Mode: Structural,
 	}))
 	for _, tt := range []struct {
 		name string
@@ -217,7 +211,7 @@ func TestWhenMatch(t *testing.T) {
 
 func TestWhenCompileError(t *testing.T) {
 	_, err := New(WithWhen(func(string) (Predicate, error) { return nil, errors.New("col 3: bad") }),
-		WithRules(config.ValidationRule{Scope: config.Condition{When: "a ==="}, Line: 3}))
+		WithRules(Rule{Scope: Scope{When: "a ==="}, Line: 3}))
 	if err == nil || !strings.Contains(err.Error(), "line 3") || !strings.Contains(err.Error(), "col 3") {
 		t.Fatalf("got %v, want the compiler's error naming line 3", err)
 	}

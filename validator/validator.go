@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-
-	"github.com/replayctl/replayctl/config"
 )
 
 // DiffKind says how a value differs.
@@ -52,8 +50,8 @@ type Difference struct {
 // well-formed JSON.
 var ErrNotJSON = errors.New("validator: not valid JSON")
 
-// ErrConfig is wrapped by the errors New and FromConfig return for a bad
-// mode, normaliser, tolerance or rule.
+// ErrConfig is wrapped by the errors New returns for a bad mode,
+// normaliser, tolerance or rule.
 var ErrConfig = errors.New("validator: bad validation config")
 
 // Validator compares expected and actual messages. It is immutable after
@@ -65,7 +63,7 @@ type Validator struct {
 	tol         tolerance
 	disabled    bool
 	compileWhen func(string) (Predicate, error)
-	specs       []config.ValidationRule // compiled into rules by New
+	specs       []Rule // compiled into rules by New
 
 	rules []rule
 	def   rule // when no rule matches
@@ -127,8 +125,9 @@ func WithTolerance(abs, rel float64) Option {
 
 // WithRules adds validation rules, tried in order; the first whose scope
 // matches a message decides its mode, required and ignored fields and
-// on_failure. New compiles them and names the rule of any error.
-func WithRules(rules ...config.ValidationRule) Option {
+// on_failure. New compiles them; an error is a *RuleError naming the rule
+// (its place among all the rules added, and its line).
+func WithRules(rules ...Rule) Option {
 	return func(v *Validator) error {
 		v.specs = append(v.specs, rules...)
 		return nil
@@ -171,35 +170,6 @@ func New(opts ...Option) (*Validator, error) {
 		v.rules = append(v.rules, r)
 	}
 	return v, nil
-}
-
-// FromConfig returns a Validator for the config file's validation
-// section, with extraIgnore (the --ignore flags) added to its
-// ignore_fields and opts applied after it. Errors wrap ErrConfig or
-// ErrPattern and name the key, or the rule and its line.
-func FromConfig(c config.Validation, extraIgnore []string, opts ...Option) (*Validator, error) {
-	mode, err := ParseMode(c.Mode)
-	if err != nil {
-		return nil, fmt.Errorf("validation.mode: %w", err)
-	}
-	base := []Option{WithMode(mode)}
-	add := func(key string, o Option) {
-		base = append(base, func(v *Validator) error {
-			if err := o(v); err != nil {
-				return fmt.Errorf("validation.%s: %w", key, err)
-			}
-			return nil
-		})
-	}
-	add("ignore_fields", WithIgnore(c.IgnoreFields...))
-	base = append(base, WithIgnore(extraIgnore...))
-	add("normalize", WithNormalize(c.Normalize...))
-	add("tolerance", WithTolerance(c.Tolerance.Numeric, c.Tolerance.Relative))
-	base = append(base, WithRules(c.Rules...))
-	if c.Enabled != nil && !*c.Enabled {
-		base = append(base, WithDisabled())
-	}
-	return New(append(base, opts...)...)
 }
 
 // Compare compares two whole JSON-RPC messages in exact mode, ignoring
