@@ -1,0 +1,74 @@
+// Package replay is the library entry point of replayctl: it replays a
+// recorded MCP session (a tape) against a target and returns a report.
+// `replayctl run` is a thin layer over it, and gives the same report for
+// the same inputs.
+//
+//	rep, err := replay.Run(ctx, "examples/quickstart.jsonl",
+//		replay.Against(replay.Command("node", "server.js")),
+//		replay.Speed("fast"))
+//	if rep == nil {
+//		return err // nothing replayed: a bad option, config or tape
+//	}
+//	fmt.Println(rep.Passed(), rep.ExitStatus())
+//
+// For `go test`, package replaytest wraps Run and fails the test with one
+// error per message that did not go as recorded.
+//
+// # Tapes
+//
+// Run takes the path of a tape in any format replayctl reads (its own
+// JSON Lines, Agent VCR .vcr); RunSource takes a tape.Source, e.g. bytes
+// built in memory (tape.Bytes).
+//
+// # Targets
+//
+// A target is a value given with Against:
+//   - Mock (the default): the tape answers its own requests, as its server
+//     did; MockTape answers from another tape.
+//   - Command: a server process per session, over stdio (WithEnv, WithDir).
+//   - HTTP: a Streamable HTTP endpoint, or a 2024-11-05 HTTP+SSE one
+//     (detected, or WithLegacySSE); WithHeader adds headers.
+//   - Handler: an http.Handler in this process, with no port, e.g. the
+//     go-sdk's mcp.NewStreamableHTTPHandler.
+//   - Streams: a server in this process over a pair of streams, e.g. a
+//     go-sdk server run over an mcp.IOTransport.
+//
+// Every session (and every virtual copy of one, see Sessions) has a
+// connection of its own: its own process, HTTP session or streams.
+//
+// # Options
+//
+// Every knob of `replayctl run` is an option: pacing (Speed, Sessions,
+// Ramp, Order, Steps), limits (Timeout, MaxInflight, MaxLine,
+// TimelineLimit), errors (OnError, MaxRetries, RetryDelay), validation
+// (Ignore, ValidateNotifications, Thresholds), chaos (Chaos, Seed,
+// ChaosFrom), a YAML config (ConfigFile or Config: transformations,
+// validation rules, filters, chaos, thresholds) and Logger. Options given
+// override the config file's values, which override the defaults (and
+// Defaults, which replaytest uses to replay fast). New checks them all
+// before anything is replayed; a bad one is an *OptionError naming the
+// option, a bad config a *ConfigError or *config.Error (with its line).
+//
+// # Hooks
+//
+// Hooks are options too, and add up: BeforeSend sees each client message
+// before it is paced and may edit or drop it; OnResult sees each judged
+// message; OnFault each injected fault; OnSessionEnd each finished
+// session. BeforeSend is called from one goroutine, the others from
+// another; none should block for long.
+//
+// # Outcome
+//
+// The report says what happened (report.Report); its Passed and
+// ExitStatus methods are the outcome policy the CLI exits by: failed
+// answers, errors, timeouts and thresholds fail it (1), a failed target is
+// 3, an interrupt 130. Run's error is nil when the replay went to the end
+// of the tape, whether or not it passed; otherwise it says why it stopped
+// early, and the report covers what was replayed.
+//
+// # Controllers
+//
+// New prepares a replay without running it. A stepped debugger (package
+// controller, as `replayctl debug` does) attaches to Replay.Engine before
+// Run; the Controlled option sets a controlled replay's defaults.
+package replay
