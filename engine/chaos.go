@@ -22,18 +22,6 @@ import (
 // may rightly say nothing to a line that is not JSON.
 const chaosWait = 300 * time.Millisecond
 
-// CheckFaults refuses the kinds of fault the engine cannot inject. Every
-// kind of package chaos is injected today; the check stays for kinds to
-// come.
-func CheckFaults(kinds []chaos.Kind) error {
-	for _, k := range kinds {
-		if !slices.Contains(chaos.Kinds(), k) {
-			return fmt.Errorf("chaos fault %q is not one replayctl injects", k)
-		}
-	}
-	return nil
-}
-
 // faultFor decides, in the transform stage, whether a client message gets
 // a fault: a pure function of the plan, the session, the seq and how many
 // calls of the method came before in the session (nth counts them).
