@@ -3,7 +3,7 @@ package controller
 import (
 	"errors"
 
-	"github.com/replayctl/replayctl/match"
+	"github.com/replayctl/replayctl/internal/match"
 )
 
 // The sentinel errors of the controller. Commands wrap them with %w and

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/replayctl/replayctl/config"
-	"github.com/replayctl/replayctl/match"
+	"github.com/replayctl/replayctl/internal/match"
 )
 
 // cond is a compiled config.Condition: its set fields, ANDed.

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/replayctl/replayctl/config"
-	"github.com/replayctl/replayctl/match"
+	"github.com/replayctl/replayctl/internal/match"
 )
 
 // Msg is what a rule sees of a message: its place in the tape and its

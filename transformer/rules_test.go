@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/replayctl/replayctl/config"
-	"github.com/replayctl/replayctl/match"
+	"github.com/replayctl/replayctl/internal/match"
 )
 
 var (

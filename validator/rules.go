@@ -6,7 +6,7 @@ import (
 
 	"github.com/replayctl/replayctl/config"
 	"github.com/replayctl/replayctl/internal/jsonscan"
-	"github.com/replayctl/replayctl/match"
+	"github.com/replayctl/replayctl/internal/match"
 )
 
 // Subject is what a rule's scope looks at: the message whose answer is
