@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/replayctl/replayctl/match"
+	"github.com/replayctl/replayctl/internal/match"
 	"github.com/replayctl/replayctl/scheduler"
 )
 

@@ -24,7 +24,7 @@ func TestAdmitWithdraw(t *testing.T) {
 		m := newTape(4, 0)[3].Msg
 		ctx, cancel := context.WithCancel(t.Context())
 		errc := make(chan error, 1)
-		go func() { _, err := c.Admit(ctx, m); errc <- err }()
+		go func() { _, err := c.Admit(ctx, m, 0); errc <- err }()
 		synctest.Wait()
 		st, _ := c.Status(t.Context())
 		if st.Seq != 3 {
@@ -62,7 +62,7 @@ func TestRunTwiceAndStop(t *testing.T) {
 		if err := c.Stop(t.Context()); err != nil {
 			t.Errorf("Stop after Run: got %v, want nil", err)
 		}
-		if _, err := c.Admit(t.Context(), Msg{}); !errors.Is(err, ErrStopped) {
+		if _, err := c.Admit(t.Context(), Msg{}, 0); !errors.Is(err, ErrStopped) {
 			t.Errorf("Admit after Stop: got %v, want ErrStopped", err)
 		}
 		c.Sent(1) // must not block

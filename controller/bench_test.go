@@ -30,7 +30,7 @@ func BenchmarkAdmit(b *testing.B) {
 			m := newTape(2, 0)[1].Msg
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := c.Admit(ctx, m); err != nil {
+				if _, err := c.Admit(ctx, m, 0); err != nil {
 					b.Fatal(err)
 				}
 				c.Sent(m.Seq)

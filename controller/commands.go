@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
-	"github.com/replayctl/replayctl/match"
+	"github.com/replayctl/replayctl/internal/match"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 )
@@ -164,8 +164,8 @@ func (c *Controller) SeekMatch(ctx context.Context, spec string) (int64, error) 
 		if m.Dir == report.DirS2C {
 			continue
 		}
-		env.Reset(m.matchMsg())
-		if ok, _ := cond.matchEnv(&env); ok {
+		env.Reset(m)
+		if ok, _ := cond.MatchEnv(&env); ok {
 			return seq, c.Seek(ctx, seq)
 		}
 	}

@@ -34,7 +34,7 @@ func WithStartRunning() Option { return func(c *Controller) { c.startRunning = t
 func WithSpeed(s scheduler.Speed) Option { return func(c *Controller) { c.speed = s } }
 
 // Controller is the command actor of a replay: one goroutine (Run) owns
-// the replay's state; the engine's pipeline reports to it (Gate, Sent,
+// the replay's state; the engine's pipeline reports to it (Admit, Sent,
 // Judged, End) and commands come from any goroutine. See the package
 // documentation for the protocol.
 type Controller struct {
@@ -117,7 +117,7 @@ func (c *Controller) PauseEvents() <-chan bool { return c.pauseCh }
 
 // Run is the controller's goroutine. It returns nil after Stop, ctx.Err()
 // when ctx is done, or ErrAlreadyRunning if Run was called before. When it
-// returns, every blocked Gate and command returns ErrStopped and the
+// returns, every blocked Admit and command returns ErrStopped and the
 // subscribers' channels are closed.
 func (c *Controller) Run(ctx context.Context) error {
 	if !c.ran.CompareAndSwap(false, true) {

@@ -19,7 +19,7 @@
 //
 //	schedule: p := scheduler.New(speed, scheduler.WithPauseControl(c.PauseEvents()), …)
 //	          for each client message, once p.Wait says it is due:
-//	              a, err := c.Admit(ctx, msg)   // blocks while paused
+//	              a, err := c.Admit(ctx, msg, epoch) // blocks while paused
 //	              ErrStale: drop it; ErrStopped: stop
 //	              if a.Held() > 0 { p.Pause(a.HeldFrom); p.Resume(a.HeldUntil) }
 //	              if a.Replace != nil { send a.Replace instead }
@@ -27,9 +27,9 @@
 //	validate: c.Judged(result) // the verdict (Timeout when no answer came)
 //	end:      c.End()          // the tape is finished
 //
-// Msg.Epoch carries the engine's epoch: each Replay.Seek must give the
-// messages loaded after it a higher epoch than any loaded before it (the
-// engine's counter, bumped by one per seek, does).
+// Admit's epoch is the engine's epoch of the message: each Replay.Seek must
+// give the messages loaded after it a higher epoch than any loaded before
+// it (the engine's counter, bumped by one per seek, does).
 //
 // # Guarantees
 //
@@ -60,7 +60,7 @@
 // method ("ping", "tools/call"); anything else is an expression of
 // github.com/expr-lang/expr that must give a bool, over the message about to
 // be sent. The language is package match's (shared with transformation
-// rules); ParseCondition is match.Parse over a controller Msg:
+// rules); ParseCondition is match.Parse, and Msg is match.Msg:
 //
 //	seq      int     the message's position in the tape
 //	session  string  the recorded session

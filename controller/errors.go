@@ -3,16 +3,16 @@ package controller
 import (
 	"errors"
 
-	"github.com/replayctl/replayctl/match"
+	"github.com/replayctl/replayctl/internal/match"
 )
 
 // The sentinel errors of the controller. Commands wrap them with %w and
 // say what was asked, so callers test them with errors.Is.
 var (
 	// ErrStopped: the controller has stopped (Stop was called, or Run's
-	// context is done). Gate returns it too: the engine should stop.
+	// context is done). Admit returns it too: the engine should stop.
 	ErrStopped = errors.New("controller: stopped")
-	// ErrStale: Gate was given a message of an epoch before the last
+	// ErrStale: Admit was given a message of an epoch before the last
 	// Seek. Drop the message; it must not be sent.
 	ErrStale = errors.New("controller: message from before the last seek")
 	// ErrInterrupted: a Step was cut short by a Seek before all the

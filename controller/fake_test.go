@@ -106,7 +106,6 @@ func (e *fakeEngine) load(ctx context.Context, out chan<- fakeItem) {
 		var next fakeItem
 		if pos < len(e.tape) {
 			outCh, next = out, fakeItem{fakeMsg: e.tape[pos], epoch: epoch}
-			next.Epoch = epoch
 		}
 		select {
 		case outCh <- next:
@@ -143,7 +142,7 @@ func (e *fakeEngine) schedule(ctx context.Context, in <-chan fakeItem, out chan<
 		if _, err := p.Wait(ctx, it.at); err != nil {
 			return
 		}
-		adm, err := e.c.Admit(ctx, it.Msg)
+		adm, err := e.c.Admit(ctx, it.Msg, it.epoch)
 		switch {
 		case errors.Is(err, ErrStale):
 			continue

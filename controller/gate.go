@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/replayctl/replayctl/match"
+	"github.com/replayctl/replayctl/internal/match"
 	"github.com/replayctl/replayctl/report"
 )
 
@@ -28,6 +28,7 @@ func (a Admission) Held() time.Duration { return a.HeldUntil.Sub(a.HeldFrom) }
 
 type gateReq struct {
 	m     Msg
+	epoch uint64
 	reply chan gateReply // buffered: the controller never blocks on it
 	// owned by Run's goroutine:
 	checked  bool      // held by a closed gate or at a breakpoint
@@ -41,26 +42,20 @@ type gateReply struct {
 	err error
 }
 
-// Gate is Admit for callers that do not keep the pacer in step with holds:
-// it returns the one-off replacement, or nil.
-func (c *Controller) Gate(ctx context.Context, m Msg) (replace []byte, err error) {
-	a, err := c.Admit(ctx, m)
-	return a.Replace, err
-}
-
 // Admit is the gate between the schedule and execute stages. The schedule
-// stage calls it for each client message, in order, once it is due. It
-// blocks while the replay is idle or paused, lets exactly one message
-// through per step, and closes before a message a breakpoint matches
-// (Status then says which). It returns ErrStale for a message older than
-// the last Seek (drop it), ErrStopped once the controller has stopped, and
-// ctx.Err() when ctx is done (the message is then not counted as released).
+// stage calls it for each client message, in order, once it is due, with
+// the engine's epoch of the message (see Replay.Seek). It blocks while the
+// replay is idle or paused, lets exactly one message through per step, and
+// closes before a message a breakpoint matches (Status then says which). It
+// returns ErrStale for a message of an epoch older than the last Seek (drop
+// it), ErrStopped once the controller has stopped, and ctx.Err() when ctx
+// is done (the message is then not counted as released).
 //
 // Every message Admit lets through must be reported with Sent once it has
 // left the execute stage (written, or dropped), and with Judged once it has
 // a verdict: Pause and Step wait for them.
-func (c *Controller) Admit(ctx context.Context, m Msg) (Admission, error) {
-	g := &gateReq{m: m, reply: make(chan gateReply, 1)}
+func (c *Controller) Admit(ctx context.Context, m Msg, epoch uint64) (Admission, error) {
+	g := &gateReq{m: m, epoch: epoch, reply: make(chan gateReply, 1)}
 	select {
 	case c.gates <- g:
 	case <-ctx.Done():
@@ -121,7 +116,7 @@ func (c *Controller) post(ev event) {
 func (c *Controller) admit(g *gateReq) {
 	// A loaded message's epoch is never above the engine's current one,
 	// so every message older than it is stale.
-	c.minEpoch = max(c.minEpoch, g.m.Epoch)
+	c.minEpoch = max(c.minEpoch, g.epoch)
 	c.held = append(c.held, g)
 }
 
@@ -160,8 +155,8 @@ func (c *Controller) view() gateView {
 func (c *Controller) pump() {
 	kept := c.held[:0]
 	for _, g := range c.held {
-		if decideGate(c.view(), g.m.Epoch, g.checked) == actStale {
-			c.answer(g, gateReply{err: fmt.Errorf("seq %d (epoch %d): %w", g.m.Seq, g.m.Epoch, ErrStale)})
+		if decideGate(c.view(), g.epoch, g.checked) == actStale {
+			c.answer(g, gateReply{err: fmt.Errorf("seq %d (epoch %d): %w", g.m.Seq, g.epoch, ErrStale)})
 			continue
 		}
 		kept = append(kept, g)
@@ -170,7 +165,7 @@ func (c *Controller) pump() {
 	c.held = kept
 	for len(c.held) > 0 {
 		g := c.held[0]
-		switch decideGate(c.view(), g.m.Epoch, g.checked) {
+		switch decideGate(c.view(), g.epoch, g.checked) {
 		case actHold:
 			if c.state == Paused && c.seeking == 0 {
 				g.checked = true
@@ -236,9 +231,9 @@ func (c *Controller) hit(m Msg) *breakpoint {
 		return nil
 	}
 	var env match.Env
-	env.Reset(m.matchMsg())
+	env.Reset(m)
 	for _, bp := range c.bps {
-		ok, err := bp.cond.matchEnv(&env)
+		ok, err := bp.cond.MatchEnv(&env)
 		if err != nil {
 			if bp.Err == "" {
 				bp.Err, _, _ = strings.Cut(err.Error(), "\n")

@@ -3,23 +3,15 @@ package controller
 import (
 	"context"
 
+	"github.com/replayctl/replayctl/internal/match"
 	"github.com/replayctl/replayctl/scheduler"
 )
 
-// Msg is what the gate and breakpoints see of a message about to be sent.
-type Msg struct {
-	Seq     int64
-	Session string
-	Dir     string // "c2s" or "s2c"
-	Kind    string // request, notification, response, error
-	Method  string
-	ID      string // the raw JSON id, or ""
-	Raw     []byte // the bytes to send
-	// Epoch is the engine's epoch of the message: each Replay.Seek gives
-	// the messages loaded after it a higher epoch than any before it. Gate
-	// answers ErrStale for a message older than the last Seek.
-	Epoch uint64
-}
+// Msg is what the gate and breakpoints see of a message about to be sent
+// (Raw: the bytes to send): the message of the condition language, which
+// breakpoints share with transformation rules. Its epoch is not part of
+// it: Admit takes it beside the message.
+type Msg = match.Msg
 
 // Replay is what the controller needs from the engine. The engine
 // implements it; tests use a fake.

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/replayctl/replayctl/controller"
+	"github.com/replayctl/replayctl/internal/match"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
 )
@@ -106,7 +107,7 @@ func (e *Engine) Lookup(seq int64) (controller.Msg, bool) {
 	if err != nil || m.Seq != seq {
 		return controller.Msg{}, false
 	}
-	return ctlMsg(newItem(0, m)), true
+	return condMsg(newItem(0, m), m.Msg), true
 }
 
 func (e *Engine) closeLookup() {
@@ -118,11 +119,12 @@ func (e *Engine) closeLookup() {
 	}
 }
 
-// ctlMsg is what the controller sees of an item.
-func ctlMsg(it *Item) controller.Msg {
-	return controller.Msg{
+// condMsg is what conditions (transformation rules, breakpoints) see of an
+// item whose bytes are raw.
+func condMsg(it *Item, raw []byte) match.Msg {
+	return match.Msg{
 		Seq: it.Rec.Seq, Session: it.Rec.Session, Dir: string(it.Rec.Dir),
 		Kind: it.RPC.Kind.String(), Method: it.RPC.Method, ID: string(it.RPC.ID),
-		Raw: it.Out, Epoch: it.Epoch,
+		Raw: raw,
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
 
@@ -86,6 +87,27 @@ func TestReplayAgainstOwnTapePasses(t *testing.T) {
 				t.Errorf("checked/passed/failed = %d/%d/%d, want 51/51/0", v.Checked, v.Passed, v.Failed)
 			}
 		})
+	}
+}
+
+// TestRunIDPerReplay: every replay's report has a run id of its own, a
+// random (version 4) UUID.
+func TestRunIDPerReplay(t *testing.T) {
+	path := writeTape(t, t.TempDir(), 2, 1000, nil)
+	var ids []string
+	for range 2 {
+		rep, err := replay(t, Config{Tape: path, Speed: scheduler.Speed{Mode: scheduler.Fast}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := rep.Summary.RunID
+		if u, err := uuid.Parse(id); err != nil || u.String() != id || u.Version() != 4 {
+			t.Fatalf("run_id %q: want a version 4 UUID in canonical form (%v)", id, err)
+		}
+		ids = append(ids, id)
+	}
+	if ids[0] == ids[1] {
+		t.Errorf("two replays: got the same run id %s twice, want two", ids[0])
 	}
 }
 

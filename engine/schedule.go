@@ -188,7 +188,7 @@ func (e *Engine) admit(ctx context.Context, p *scheduler.Pacer, it *Item) (bool,
 	if e.ctl == nil {
 		return true, nil
 	}
-	a, err := e.ctl.Admit(ctx, ctlMsg(it))
+	a, err := e.ctl.Admit(ctx, condMsg(it, it.Out), it.Epoch)
 	switch {
 	case errors.Is(err, controller.ErrStale):
 		return false, nil

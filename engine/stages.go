@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/replayctl/replayctl/jsonrpc"
-	"github.com/replayctl/replayctl/match"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transformer"
 )
@@ -76,10 +75,7 @@ func (e *Engine) transform(ctx context.Context, in <-chan *Item, out chan<- *Ite
 // send, whether at all, how much later, and what answer to expect. It
 // reports false for a dropped message.
 func (e *Engine) applyRules(it *Item) (bool, error) {
-	oc, err := e.cfg.Rules.Apply(match.Msg{
-		Seq: it.Rec.Seq, Session: it.Rec.Session, Dir: string(it.Rec.Dir),
-		Kind: it.RPC.Kind.String(), Method: it.RPC.Method, ID: string(it.RPC.ID), Raw: it.Rec.Msg,
-	})
+	oc, err := e.cfg.Rules.Apply(condMsg(it, it.Rec.Msg))
 	if err != nil {
 		return false, fmt.Errorf("transform seq %d: %w", it.Rec.Seq, err)
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // Default limits of what a [Collector] keeps in detail.
@@ -43,12 +45,17 @@ func WithErrorLimit(n int) Option { return func(c *Collector) { c.errorLimit = m
 // the count stays exact. n <= 0 keeps none.
 func WithFaultLimit(n int) Option { return func(c *Collector) { c.faultLimit = max(n, 0) } }
 
+// WithRunID sets the run id of the report (summary.run_id) instead of a
+// fresh one: for a collector that is a part of a run whose id is known.
+func WithRunID(id string) Option { return func(c *Collector) { c.runID = id } }
+
 // Collector aggregates the results of a replay.
 //
 // A Collector is owned by one goroutine (the engine's validate/report
 // stage) and is not safe for concurrent use. Workers that run in parallel
 // each own a Collector; one goroutine merges them when they are done.
 type Collector struct {
+	runID                                               string // made once per collector: one per replay
 	timelineLimit, failureLimit, errorLimit, faultLimit int
 
 	start, finish time.Time // as given by Start and Finish
@@ -93,9 +100,11 @@ type timelineItem struct {
 	due, sent, answered time.Time
 }
 
-// NewCollector returns an empty collector.
+// NewCollector returns an empty collector, with a fresh run id (a random
+// UUID) unless WithRunID gives one.
 func NewCollector(opts ...Option) *Collector {
 	c := &Collector{
+		runID:           uuid.NewString(),
 		timelineLimit:   DefaultTimelineLimit,
 		failureLimit:    DefaultFailureLimit,
 		errorLimit:      DefaultErrorLimit,
@@ -256,6 +265,7 @@ func (c *Collector) addError(r Result, defaultKind, msg string) {
 // Merge adds everything o collected to c, as if o's results had been added
 // to c after c's own: counts and histograms add up, start is the earlier,
 // finish the later, and the detailed lists are appended within c's limits.
+// c keeps its run id.
 // o is not changed. Merge returns [ErrMergeNil] or [ErrMergeSelf] and
 // changes nothing when o is nil or c itself.
 func (c *Collector) Merge(o *Collector) error {

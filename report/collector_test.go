@@ -9,6 +9,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -245,7 +247,8 @@ func randomResults(n int) []Result {
 
 func TestMergeEqualsAddingAll(t *testing.T) {
 	rs := randomResults(3000)
-	opts := []Option{WithTimelineLimit(1500), WithFailureLimit(100), WithErrorLimit(150), WithFaultLimit(10)}
+	// One run id for all: the reports are compared whole.
+	opts := []Option{WithTimelineLimit(1500), WithFailureLimit(100), WithErrorLimit(150), WithFaultLimit(10), WithRunID("run")}
 	meta := Meta{Tape: "t.jsonl", Sessions: 3, Speed: "realtime"}
 
 	one := NewCollector(opts...)
@@ -421,5 +424,29 @@ func TestAddDoesNotAllocateBeyondLimits(t *testing.T) {
 				t.Errorf("allocations per Add: got %v, want 0", got)
 			}
 		})
+	}
+}
+
+func TestRunID(t *testing.T) {
+	a, b := NewCollector(), NewCollector()
+	ra := a.Report(Meta{})
+	id := ra.Summary.RunID
+	if u, err := uuid.Parse(id); err != nil || u.String() != id || u.Version() != 4 {
+		t.Fatalf("run_id %q: want a version 4 UUID in canonical form (%v)", id, err)
+	}
+	if again := a.Report(Meta{}).Summary.RunID; again != id {
+		t.Errorf("second Report of one collector: got run_id %s, want %s", again, id)
+	}
+	if other := b.Report(Meta{}).Summary.RunID; other == id {
+		t.Errorf("two collectors: got run_id %s twice, want two", id)
+	}
+	if err := a.Merge(b); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Report(Meta{}).Summary.RunID; got != id {
+		t.Errorf("after Merge: got run_id %s, want the receiver's %s", got, id)
+	}
+	if got := NewCollector(WithRunID("r1")).Report(Meta{}).Summary.RunID; got != "r1" {
+		t.Errorf("WithRunID: got run_id %q, want %q", got, "r1")
 	}
 }

@@ -12,7 +12,10 @@
 // with [Collector.Merge].
 //
 // [Collector.Report] builds a [Report], a plain value whose JSON field names
-// are a contract tools and CI rely on (see DESIGN.md, "Report (JSON)").
+// are a contract tools and CI rely on (see DESIGN.md, "Report (JSON)"). Its
+// summary names the run: run_id is a random UUID made once per Collector,
+// that is once per replay ([WithRunID] sets it instead); the text summary's
+// first line, the JUnit properties and the HTML page show it too.
 // It is written by:
 //   - [Report.WriteJSON]: the contract, plus extras such as
 //     performance.latency_histogram and thresholds;

@@ -45,7 +45,7 @@ func TestWriteHTMLSections(t *testing.T) {
 	want := []string{
 		"<!DOCTYPE html>",
 		`<span class="badge fail">FAIL</span>`,
-		`id="summary"`, "Replay of weather.jsonl", "4 sent, 3 received, 1 skipped (8 on tape)", "0.4 requests/s",
+		`id="summary"`, "Replay of weather.jsonl", "run <code>" + sampleRunID + "</code>", "4 sent, 3 received, 1 skipped (8 on tape)", "0.4 requests/s",
 		`id="timeline"`, `<svg viewBox="0 0 960.0 340.0"`, `class="v-failed"`, `class="v-timeout"`, "All 5 messages",
 		`id="histogram"`, `<rect class="bar"`, "≤20ms",
 		`id="sessions"`, "<code>s1</code>",

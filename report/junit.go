@@ -244,7 +244,11 @@ func (d *junitSuites) add(s *junitSuite) {
 }
 
 func junitProperties(r Report) []junitProperty {
-	props := []junitProperty{{"tape", r.Summary.Tape}}
+	var props []junitProperty
+	if r.Summary.RunID != "" {
+		props = append(props, junitProperty{"run_id", r.Summary.RunID})
+	}
+	props = append(props, junitProperty{"tape", r.Summary.Tape})
 	if r.Summary.Target != "" {
 		props = append(props, junitProperty{"target", r.Summary.Target})
 	}

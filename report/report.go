@@ -57,6 +57,9 @@ type Report struct {
 
 // Summary is the report's "summary" section.
 type Summary struct {
+	// RunID names this replay: a UUID made once per replay (per
+	// Collector), different from every other run's.
+	RunID         string  `json:"run_id"`
 	Tape          string  `json:"tape"`
 	Target        string  `json:"target,omitempty"`
 	Speed         string  `json:"speed,omitempty"`
@@ -177,6 +180,7 @@ func (c *Collector) Report(meta Meta) Report {
 
 	r := Report{
 		Summary: Summary{
+			RunID:         c.runID,
 			Tape:          meta.Tape,
 			Target:        meta.Target,
 			Speed:         meta.Speed,

@@ -74,6 +74,9 @@ func (t *textWriter) header(r Report) {
 	if s.Sessions > 0 {
 		extra = append(extra, plural(int64(s.Sessions), "session"))
 	}
+	if s.RunID != "" {
+		extra = append(extra, "run "+clean(s.RunID))
+	}
 	if len(extra) > 0 {
 		fmt.Fprintf(&t.buf, " (%s)", strings.Join(extra, ", "))
 	}

@@ -14,9 +14,13 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
+// sampleRunID is the run id of sampleReport, fixed so that the golden
+// files stay the same from run to run.
+const sampleRunID = "3f2b8c1e-5d4a-4e6f-9a7b-1c2d3e4f5a6b"
+
 // sampleReport is a small replay with one of everything.
 func sampleReport() Report {
-	c := NewCollector()
+	c := NewCollector(WithRunID(sampleRunID))
 	c.Start(at(0))
 	c.Add(Result{Seq: 0, Session: "s1", Method: "initialize", Dir: DirC2S, Kind: KindRequest,
 		Due: at(0), Sent: at(0), Answered: at(3 * time.Millisecond), Verdict: Passed})
@@ -77,7 +81,7 @@ func TestJSONContractFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	contract := map[string][]string{
-		"summary":                              {"tape", "sessions", "total_messages", "sent", "received", "skipped", "duration_ms", "success_rate"},
+		"summary":                              {"run_id", "tape", "sessions", "total_messages", "sent", "received", "skipped", "duration_ms", "success_rate"},
 		"performance":                          {"latency_ms", "latency_from_intended_ms", "schedule_lag_ms", "held_ms", "throughput_per_s", "error_rate"},
 		"performance.latency_ms":               {"avg", "p50", "p95", "p99", "max"},
 		"performance.latency_from_intended_ms": {"p50", "p99"},

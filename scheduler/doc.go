@@ -14,8 +14,8 @@
 // rps. Sleeping "the gap since the last message" would add every timer's
 // oversleep to every later message; counting from the base does not drift.
 //
-// Pacer wraps a Clock with real timers for the one goroutine that owns it.
-// Run is the schedule stage built on it.
+// Pacer wraps a Clock with real timers for the one goroutine that owns it:
+// the engine's schedule stage.
 //
 // # A clock per session
 //
@@ -72,8 +72,7 @@
 //
 // Concurrency: a Pacer has one owner. Other goroutines change its speed or
 // pause it by sending on the channels given with WithControl and
-// WithPauseControl; the owner reads them whenever it blocks (Wait, and Run's
-// receive and send).
+// WithPauseControl; the owner reads them whenever it blocks in Wait.
 //
 // # Precision
 //

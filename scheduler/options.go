@@ -26,15 +26,15 @@ func WithSpin(d time.Duration) Option {
 	return func(p *Pacer) { p.spin = max(d, 0) }
 }
 
-// WithControl gives the pacer a channel of speed changes, read by Wait and
-// Run while they block; each change takes effect when it is received. Closing
-// the channel stops reading it.
+// WithControl gives the pacer a channel of speed changes, read by Wait while
+// it blocks; each change takes effect when it is received. Closing the
+// channel stops reading it.
 func WithControl(ch <-chan Speed) Option {
 	return func(p *Pacer) { p.speedCh = ch }
 }
 
 // WithPauseControl gives the pacer a channel of pause changes (true pauses,
-// false resumes), read by Wait and Run while they block. A paused Wait blocks
+// false resumes), read by Wait while it blocks. A paused Wait blocks
 // until a false arrives. Closing the channel resumes and stops reading it.
 func WithPauseControl(ch <-chan bool) Option {
 	return func(p *Pacer) { p.pauseCh = ch }

@@ -37,7 +37,7 @@ type event struct {
 // Pacer releases items at their due times with real timers. It is owned by
 // one goroutine: its methods must not be called concurrently. Speed and pause
 // changes from other goroutines come in on the channels given by WithControl
-// and WithPauseControl, which Wait and Run read while they block.
+// and WithPauseControl, which Wait reads while it blocks.
 type Pacer struct {
 	speed   Speed
 	clock   Clock
@@ -87,7 +87,7 @@ func (p *Pacer) Speed() Speed { return p.speed }
 func (p *Pacer) Paused() bool { return p.paused }
 
 // Stats returns the counts so far. Call it from the owning goroutine, or
-// after that goroutine is done (for Run: after Run returns).
+// after that goroutine is done.
 func (p *Pacer) Stats() Stats { return p.stats }
 
 // SetSpeed changes the speed at now; the next item's due time follows the

@@ -150,7 +150,7 @@ func decodeMessage(line []byte, env *envelope, m *Message, session string, slab 
 	if raw[0] != '{' && raw[0] != '[' {
 		return lineErr(seq, wrongField("msg", "is "+kindOf(raw), "a JSON-RPC message (an object) or a batch (an array)"))
 	}
-	if !validJSON(raw) {
+	if !jsonscan.Valid(raw) {
 		return lineErr(seq, `field "msg" is not valid JSON: fix or remove the line`)
 	}
 	m.Msg = slab.clone(raw)

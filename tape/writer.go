@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/replayctl/replayctl/internal/jsonscan"
 )
 
 // ErrClosed is returned by a Writer's methods after Close.
@@ -117,7 +119,7 @@ func appendMessage(b []byte, m Message) ([]byte, error) {
 		return b, fmt.Errorf("write tape message seq %d: dir %q, want %q or %q", m.Seq, m.Dir, C2S, S2C)
 	}
 	msg := bytes.TrimSpace(m.Msg)
-	if len(msg) == 0 || (msg[0] != '{' && msg[0] != '[') || !validJSON(msg) {
+	if len(msg) == 0 || (msg[0] != '{' && msg[0] != '[') || !jsonscan.Valid(msg) {
 		return b, fmt.Errorf("write tape message seq %d: msg is not a JSON object or array", m.Seq)
 	}
 	if bytes.ContainsAny(msg, "\r\n") {

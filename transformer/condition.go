@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/replayctl/replayctl/match"
+	"github.com/replayctl/replayctl/internal/match"
 )
 
 // cond is a compiled Condition: its set fields, ANDed.

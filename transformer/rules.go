@@ -1,14 +1,14 @@
 package transformer
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"slices"
 	"time"
 
-	"github.com/replayctl/replayctl/match"
+	"github.com/google/uuid"
+
+	"github.com/replayctl/replayctl/internal/match"
 )
 
 // Msg is what a rule sees of a message: its place in the tape and its
@@ -67,8 +67,8 @@ func WithClock(now func() time.Time) Option {
 	return func(o *options) { o.now = now }
 }
 
-// WithUUID sets the source of {{uuid}}; random (version 4) UUIDs by
-// default.
+// WithUUID sets the source of {{uuid}}; random (version 4) UUIDs of
+// github.com/google/uuid by default.
 func WithUUID(newUUID func() string) Option {
 	return func(o *options) { o.uuid = newUUID }
 }
@@ -79,7 +79,7 @@ func WithUUID(newUUID func() string) Option {
 // *RuleError, naming the rule (its name, or #i) and its line, and saying
 // what to write instead.
 func Compile(specs []RuleSpec, opts ...Option) (*Rules, error) {
-	o := options{env: os.LookupEnv, now: time.Now, uuid: newUUID}
+	o := options{env: os.LookupEnv, now: time.Now, uuid: uuid.NewString}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -143,24 +143,4 @@ func (r *Rules) Apply(m Msg) (Outcome, error) {
 		st.o.Out = st.cur
 	}
 	return st.o, nil
-}
-
-// newUUID returns a random (version 4) UUID. It is written here rather
-// than taken from google/uuid to keep go.mod as it is.
-func newUUID() string {
-	var u [16]byte
-	_, _ = rand.Read(u[:])  // crypto/rand.Read never fails
-	u[6] = u[6]&0x0f | 0x40 // version 4
-	u[8] = u[8]&0x3f | 0x80 // RFC 9562 variant
-	var b [36]byte
-	hex.Encode(b[0:8], u[0:4])
-	b[8] = '-'
-	hex.Encode(b[9:13], u[4:6])
-	b[13] = '-'
-	hex.Encode(b[14:18], u[6:8])
-	b[18] = '-'
-	hex.Encode(b[19:23], u[8:10])
-	b[23] = '-'
-	hex.Encode(b[24:], u[10:])
-	return string(b[:])
 }

@@ -1,6 +1,7 @@
 package transformer
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -9,7 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/replayctl/replayctl/match"
+	"github.com/google/uuid"
+
+	"github.com/replayctl/replayctl/internal/match"
 )
 
 var (
@@ -315,10 +318,15 @@ func TestUUIDPerMessage(t *testing.T) {
 			t.Fatal(err)
 		}
 		v, _, _ := GetPath(o.Out, MustParsePath("params.x"))
-		if len(v) != 38 || v[15] != '4' {
-			t.Fatalf("got %s, want a quoted version 4 UUID", v)
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			t.Fatalf("got %s, want a JSON string: %v", v, err)
 		}
-		seen[string(v)] = true
+		u, err := uuid.Parse(s)
+		if err != nil || u.String() != s || u.Version() != 4 || u.Variant() != uuid.RFC4122 {
+			t.Fatalf("got %s, want a version 4 UUID (RFC 9562 variant) in canonical form (parse error: %v)", v, err)
+		}
+		seen[s] = true
 	}
 	if len(seen) != 100 {
 		t.Errorf("got %d distinct UUIDs in 100 messages, want 100", len(seen))

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
-	"github.com/replayctl/replayctl/match"
+	"github.com/replayctl/replayctl/internal/match"
 )
 
 // Subject is what a rule's scope looks at: the message whose answer is

@@ -170,11 +170,6 @@ func verdictLine(p painter, r report.Result) string {
 	return p.red("✗ "+string(r.Verdict)+": "+r.Err) + latency
 }
 
-// failed reports whether a verdict counts against the replay.
-func failed(v report.Verdict) bool {
-	return v == report.Failed || v == report.Error || v == report.Timeout
-}
-
 // msgLine is one line of list: "=> 5 c2s tools/call {…}".
 func msgLine(m controller.Msg, current bool) string {
 	mark := "  "

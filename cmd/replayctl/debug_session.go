@@ -86,24 +86,6 @@ func (d *debugger) show(r report.Result) {
 	}
 }
 
-// recordedAnswer finds the tape's answer to the request at seq.
-func (d *debugger) recordedAnswer(seq int64) ([]byte, bool) {
-	req, ok := d.look(seq)
-	if !ok || req.ID == "" {
-		return nil, false
-	}
-	for s := seq + 1; s < seq+10000; s++ {
-		m, ok := d.look(s)
-		if !ok {
-			return nil, false
-		}
-		if m.Dir == report.DirS2C && m.Session == req.Session && m.ID == req.ID && (m.Kind == report.KindResponse || m.Kind == report.KindError) {
-			return m.Raw, true
-		}
-	}
-	return nil, false
-}
-
 // current is the next client message at or after the status's seq.
 func (d *debugger) current(st controller.Status) (controller.Msg, bool) {
 	for s := st.Seq; s < st.Seq+10000; s++ {

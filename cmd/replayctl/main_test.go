@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
 	"go.uber.org/goleak"
 )
 
@@ -53,6 +54,7 @@ func replayctl(t *testing.T, args ...string) result {
 // jsonReport decodes the fields of the JSON report the tests look at.
 type jsonReport struct {
 	Summary struct {
+		RunID         string  `json:"run_id"`
 		Tape          string  `json:"tape"`
 		Sessions      int     `json:"sessions"`
 		TotalMessages int64   `json:"total_messages"`
@@ -147,6 +149,13 @@ func TestRunWritesReportFile(t *testing.T) {
 	// notification.
 	if r.Validation.Passed != 8 || len(r.Timeline) != 10 {
 		t.Errorf("report passed=%d timeline=%d, want 8 and 10", r.Validation.Passed, len(r.Timeline))
+	}
+	// The file and the text summary name the same run.
+	if _, err := uuid.Parse(r.Summary.RunID); err != nil {
+		t.Errorf("run_id %q: want a UUID (%v)", r.Summary.RunID, err)
+	}
+	if header, _, _ := strings.Cut(res.stdout, "\n"); !strings.Contains(header, "run "+r.Summary.RunID+")") {
+		t.Errorf("summary header %q: want it to name run %s", header, r.Summary.RunID)
 	}
 }
 

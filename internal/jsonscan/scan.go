@@ -121,10 +121,11 @@ func isNumberByte(c byte) bool {
 }
 
 func literal(doc []byte, i int, lit string) (int, error) {
-	if len(doc)-i < len(lit) || string(doc[i:i+len(lit)]) != lit {
+	end, ok := validLiteral(doc, i, lit)
+	if !ok {
 		return i, fmt.Errorf("%w: bad literal at offset %d", ErrSyntax, i)
 	}
-	return i + len(lit), nil
+	return end, nil
 }
 
 // stringEnd returns the offset just past the string starting at doc[i]

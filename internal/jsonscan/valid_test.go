@@ -1,4 +1,4 @@
-package tape
+package jsonscan
 
 import (
 	"encoding/json"
@@ -13,28 +13,28 @@ var validCases = []string{
 	`123`, `0`, `-0`, `00`, `1.5e-3`, `[1,[2,[3]]`, "{\"a\":1}\n", `[true false]`, `"\ud800"`,
 }
 
-func TestValidJSON(t *testing.T) {
+func TestValid(t *testing.T) {
 	for _, s := range validCases {
-		if got, want := validJSON([]byte(s)), json.Valid([]byte(s)); got != want {
-			t.Errorf("validJSON(%q) = %v, want %v (json.Valid)", s, got, want)
+		if got, want := Valid([]byte(s)), json.Valid([]byte(s)); got != want {
+			t.Errorf("Valid(%q) = %v, want %v (json.Valid)", s, got, want)
 		}
 	}
-	for _, depth := range []int{maxDepth, maxDepth + 1} {
+	for _, depth := range []int{MaxDepth, MaxDepth + 1} {
 		doc := []byte(strings.Repeat("[", depth) + strings.Repeat("]", depth))
-		if got, want := validJSON(doc), json.Valid(doc); got != want {
+		if got, want := Valid(doc), json.Valid(doc); got != want {
 			t.Errorf("depth %d: got %v, want %v (json.Valid)", depth, got, want)
 		}
 	}
 }
 
-// FuzzValidJSON checks that validJSON agrees with encoding/json.Valid.
-func FuzzValidJSON(f *testing.F) {
+// FuzzValid checks that Valid agrees with encoding/json.Valid.
+func FuzzValid(f *testing.F) {
 	for _, s := range validCases {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
-		if got, want := validJSON(doc), json.Valid(doc); got != want {
-			t.Fatalf("validJSON(%q) = %v, want %v (json.Valid)", doc, got, want)
+		if got, want := Valid(doc), json.Valid(doc); got != want {
+			t.Fatalf("Valid(%q) = %v, want %v (json.Valid)", doc, got, want)
 		}
 	})
 }

@@ -1,23 +1,18 @@
-package tape
+package jsonscan
 
-// validJSON reports whether b is one well-formed JSON value, exactly as
-// encoding/json.Valid does (FuzzValidJSON checks that they agree), at several
-// times its speed: it is the hot path of the reader, which validates every
-// message it reads. Like encoding/json it does not check UTF-8 in strings and
-// refuses nesting deeper than 10000.
-func validJSON(b []byte) bool {
-	i, ok := validValue(b, skipWS(b, 0), 0)
-	return ok && skipWS(b, i) == len(b)
+// Valid reports whether b is one well-formed JSON value, exactly as
+// encoding/json.Valid does (FuzzValid checks that they agree), at several
+// times its speed: it is the hot path of the tape reader, which validates
+// every message it reads. Like encoding/json it does not check UTF-8 in
+// strings and refuses nesting deeper than MaxDepth.
+func Valid(b []byte) bool {
+	i, ok := validValue(b, SkipSpace(b, 0), 0)
+	return ok && SkipSpace(b, i) == len(b)
 }
 
-const maxDepth = 10000 // encoding/json's limit
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
+// MaxDepth is the deepest nesting of objects and arrays Valid accepts,
+// encoding/json's limit.
+const MaxDepth = 10000
 
 func validValue(b []byte, i, depth int) (int, bool) {
 	if i >= len(b) {
@@ -27,10 +22,10 @@ func validValue(b []byte, i, depth int) (int, bool) {
 	case c == '"':
 		return validString(b, i)
 	case c == '{':
-		if depth++; depth > maxDepth {
+		if depth++; depth > MaxDepth {
 			return i, false
 		}
-		i = skipWS(b, i+1)
+		i = SkipSpace(b, i+1)
 		if i < len(b) && b[i] == '}' {
 			return i + 1, true
 		}
@@ -42,18 +37,18 @@ func validValue(b []byte, i, depth int) (int, bool) {
 			if i, ok = validString(b, i); !ok {
 				return i, false
 			}
-			if i = skipWS(b, i); i >= len(b) || b[i] != ':' {
+			if i = SkipSpace(b, i); i >= len(b) || b[i] != ':' {
 				return i, false
 			}
-			if i, ok = validValue(b, skipWS(b, i+1), depth); !ok {
+			if i, ok = validValue(b, SkipSpace(b, i+1), depth); !ok {
 				return i, false
 			}
-			if i = skipWS(b, i); i >= len(b) {
+			if i = SkipSpace(b, i); i >= len(b) {
 				return i, false
 			}
 			switch b[i] {
 			case ',':
-				i = skipWS(b, i+1)
+				i = SkipSpace(b, i+1)
 			case '}':
 				return i + 1, true
 			default:
@@ -61,10 +56,10 @@ func validValue(b []byte, i, depth int) (int, bool) {
 			}
 		}
 	case c == '[':
-		if depth++; depth > maxDepth {
+		if depth++; depth > MaxDepth {
 			return i, false
 		}
-		i = skipWS(b, i+1)
+		i = SkipSpace(b, i+1)
 		if i < len(b) && b[i] == ']' {
 			return i + 1, true
 		}
@@ -73,12 +68,12 @@ func validValue(b []byte, i, depth int) (int, bool) {
 			if i, ok = validValue(b, i, depth); !ok {
 				return i, false
 			}
-			if i = skipWS(b, i); i >= len(b) {
+			if i = SkipSpace(b, i); i >= len(b) {
 				return i, false
 			}
 			switch b[i] {
 			case ',':
-				i = skipWS(b, i+1)
+				i = SkipSpace(b, i+1)
 			case ']':
 				return i + 1, true
 			default:

@@ -32,4 +32,8 @@
 // A Condition is immutable and safe for concurrent use. Checking several
 // conditions against one message, use an Env so the message is decoded
 // once: seq and method conditions never decode it at all.
+//
+// The package is internal: its Msg is the one message type of conditions,
+// which the public packages name as their own (controller.Msg and
+// controller.Condition, transformer.Msg).
 package match
