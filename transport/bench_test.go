@@ -3,8 +3,12 @@ package transport
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -57,6 +61,86 @@ func BenchmarkStdioRoundTrip(b *testing.B) {
 			b.Fatalf("got %d bytes back, want %d", len(in.Msg), len(msg))
 		}
 	}
+}
+
+// BenchmarkInProcess is one tools/call round trip to a server in this
+// process: through Handler (HTTP in memory), through loopback HTTP to the
+// same handler, and through Pipe. server=go-sdk is the official Go SDK
+// server (its JSON decoding is most of the allocations: both sides are
+// counted); server=echo answers with the request itself, so the figures
+// are the transports' own.
+func BenchmarkInProcess(b *testing.B) {
+	call := []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello"}}}`)
+	echoHandler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	})
+	servers := []struct {
+		name      string
+		handler   func() http.Handler
+		pipe      func(testing.TB) Pipe
+		handshake bool
+		want      []byte // in the answer
+	}{
+		{"go-sdk", sdkHandler, sdkPipe, true, []byte("Echo: hello")},
+		{"echo", func() http.Handler { return echoHandler }, func(testing.TB) Pipe {
+			return Pipe{Serve: func(_ context.Context, in io.ReadCloser, out io.WriteCloser) error {
+				_, err := io.Copy(out, in)
+				return err
+			}}
+		}, false, call},
+	}
+	for _, srv := range servers {
+		targets := []struct {
+			name   string
+			dialer func(*testing.B) Dialer
+		}{
+			{"handler", func(*testing.B) Dialer { return Handler{Handler: srv.handler()} }},
+			{"loopback", func(b *testing.B) Dialer {
+				hs := httptest.NewServer(srv.handler())
+				client := NewClient(0)
+				b.Cleanup(func() { client.CloseIdleConnections(); hs.Close() })
+				return HTTP{URL: hs.URL, Client: client}
+			}},
+			{"pipe", func(b *testing.B) Dialer { return srv.pipe(b) }},
+		}
+		for _, tc := range targets {
+			b.Run("server="+srv.name+"/target="+tc.name, func(b *testing.B) {
+				c, err := tc.dialer(b).Dial(b.Context(), "bench")
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer c.Close()
+				if srv.handshake {
+					benchHandshake(b, c)
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := c.Send(b.Context(), call); err != nil {
+						b.Fatal(err)
+					}
+					if in, ok := <-c.Incoming(); !ok || !bytes.Contains(in.Msg, srv.want) {
+						b.Fatalf("got %s (open %v), want the answer", in.Msg, ok)
+					}
+				}
+			})
+		}
+	}
+}
+
+// benchHandshake sends initialize and notifications/initialized and
+// takes the initialize answer.
+func benchHandshake(b *testing.B, c Conn) {
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+	} {
+		if err := c.Send(b.Context(), []byte(msg)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	<-c.Incoming()
 }
 
 func TestSplitBody(t *testing.T) {

@@ -18,6 +18,13 @@
 //     Last-Event-ID; Close sends DELETE.
 //   - LegacySSE: the 2024-11-05 HTTP+SSE transport (GET stream naming a
 //     POST endpoint).
+//   - Handler and Pipe: a server in this process, for replays from a Go
+//     test. Handler is HTTP's connection whose http.Client calls an
+//     http.Handler in memory (a goroutine per request, answers streamed as
+//     the handler writes them). Pipe starts a Serve function per session
+//     on a pair of OS pipes and speaks to it as Stdio does to a
+//     subprocess; a Serve that returns before Close is the connection's
+//     failure, as a process exit is.
 //
 // SSEReader is the event-stream decoder all HTTP transports share.
 //

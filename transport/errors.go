@@ -76,3 +76,28 @@ func (e *HTTPError) Temporary() bool {
 	}
 	return false
 }
+
+// ServeError is Err of a Pipe connection whose Serve returned on its own,
+// before Close: the in-process counterpart of a subprocess's exit.
+type ServeError struct {
+	Name string // the Pipe's Name
+	Err  error  // what Serve returned (nil if it returned nil), or its panic
+}
+
+func (e *ServeError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("in-process server %q stopped: Serve returned nil before the connection was closed", e.Name)
+	}
+	return fmt.Sprintf("in-process server %q stopped: %v", e.Name, e.Err)
+}
+
+// Unwrap is the error Serve returned.
+func (e *ServeError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrTarget) true.
+func (e *ServeError) Is(target error) bool { return target == ErrTarget }
+
+// ErrHandlerPanic is matched (errors.Is) by the error of a request whose
+// in-process handler (see Handler) panicked: Send's error when the panic
+// came before the answer's headers, the answer body's read error after.
+var ErrHandlerPanic = errors.New("transport: in-process handler panicked")

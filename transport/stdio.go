@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -8,7 +9,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -90,24 +90,22 @@ func (s Stdio) Dial(ctx context.Context, session string) (Conn, error) {
 	c := &StdioConn{
 		cmd:         cmd,
 		argv:        append([]string(nil), s.Command...),
-		name:        name,
 		log:         s.Logger.With().Str("transport", "stdio").Str("session", session).Int("pid", cmd.Process.Pid).Logger(),
 		stopTimeout: stop,
-		stdin:       parent[1],
 		stdout:      parent[2],
 		stderr:      parent[4],
 		in:          make(chan Incoming),
-		inbox:       newInbox(),
 		closing:     make(chan struct{}),
 		exited:      make(chan struct{}),
 		stderrTail:  newTail(stderrTailBytes),
-		stdoutTail:  newTail(stdoutTailBytes),
 	}
+	c.w = ndjsonWriter{f: parent[1], name: fmt.Sprintf("server %q", name), input: "stdin", closing: c.closing}
+	c.out = newNDJSONReader(c.log, "stdout", c.closing)
 	c.log.Debug().Str("command", name).Msg("server started")
 	stdoutDone, stderrDone := make(chan struct{}), make(chan struct{})
 	c.wg.Add(5)
-	go func() { defer c.wg.Done(); defer c.inbox.finish(); c.readStdout() }()
-	go func() { defer c.wg.Done(); defer close(stdoutDone); c.inbox.pump(c.in, c.closing) }()
+	go func() { defer c.wg.Done(); c.out.read(c.stdout) }()
+	go func() { defer c.wg.Done(); defer close(stdoutDone); c.out.inbox.pump(c.in, c.closing) }()
 	go func() { defer c.wg.Done(); defer close(stderrDone); c.readStderr() }()
 	go func() { defer c.wg.Done(); c.waitErr = cmd.Wait(); close(c.exited) }()
 	go func() { defer c.wg.Done(); c.supervise(stdoutDone, stderrDone) }()
@@ -119,23 +117,19 @@ func (s Stdio) Dial(ctx context.Context, session string) (Conn, error) {
 type StdioConn struct {
 	cmd         *exec.Cmd
 	argv        []string
-	name        string
 	log         zerolog.Logger
 	stopTimeout time.Duration
 
-	stdin          *os.File
+	w              ndjsonWriter  // to stdin
+	out            *ndjsonReader // from stdout: its inbox holds what is not yet taken from in
 	stdout, stderr *os.File
-	wbuf           []byte // Send's buffer; Send runs one at a time
 
 	in      chan Incoming
-	inbox   *inbox        // what stdout gave, not yet taken from in
 	closing chan struct{} // closed by Close
 	exited  chan struct{} // closed once the process has been waited for
 	waitErr error         // cmd.Wait's result; read after exited
 
-	stderrTail, stdoutTail *tail
-	nonJSON                atomic.Int64
-	broken                 atomic.Bool // a cancelled Send wrote part of a line
+	stderrTail *tail
 
 	errMu sync.Mutex // guards err
 	err   error
@@ -150,7 +144,7 @@ var _ Conn = (*StdioConn)(nil)
 func (c *StdioConn) PID() int { return c.cmd.Process.Pid }
 
 // NonJSONLines is how many stdout lines were not JSON and were dropped.
-func (c *StdioConn) NonJSONLines() int64 { return c.nonJSON.Load() }
+func (c *StdioConn) NonJSONLines() int64 { return c.out.nonJSON.Load() }
 
 // StderrTail is the last few KB the server wrote to stderr.
 func (c *StdioConn) StderrTail() string { return c.stderrTail.String() }
@@ -171,62 +165,7 @@ func (c *StdioConn) Err() error {
 // returns when the bytes are in the pipe, or when ctx is done; a Send cut
 // short in the middle of a line leaves the connection unusable (later
 // Sends fail), since the server would read a torn message.
-func (c *StdioConn) Send(ctx context.Context, msg []byte) error {
-	select {
-	case <-c.closing:
-		return ErrClosed
-	default:
-	}
-	if c.broken.Load() {
-		return fmt.Errorf("send to server %q: an earlier send was cancelled mid-message; open a new connection", c.name)
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	c.wbuf = append(append(c.wbuf[:0], msg...), '\n')
-	if done := ctx.Done(); done != nil {
-		if dl, ok := ctx.Deadline(); ok {
-			_ = c.stdin.SetWriteDeadline(dl)
-		}
-		fired := make(chan struct{})
-		stop := context.AfterFunc(ctx, func() {
-			_ = c.stdin.SetWriteDeadline(time.Unix(1, 0))
-			close(fired)
-		})
-		defer func() {
-			if !stop() {
-				<-fired
-			}
-			_ = c.stdin.SetWriteDeadline(time.Time{})
-		}()
-	}
-	n, err := c.stdin.Write(c.wbuf)
-	if err == nil {
-		return nil
-	}
-	if n > 0 {
-		c.broken.Store(true)
-	}
-	switch {
-	case errors.Is(err, os.ErrDeadlineExceeded):
-		// The pipe's deadline may fire a moment before ctx's own timer.
-		cause := ctx.Err()
-		if cause == nil {
-			cause = context.DeadlineExceeded
-		}
-		if errors.Is(cause, context.DeadlineExceeded) {
-			// A server that does not read its stdin for as long as a
-			// request may take has stopped working as a server.
-			return fmt.Errorf("%w: send to server %q: it did not read its stdin before the deadline (%w)", ErrTarget, c.name, cause)
-		}
-		return fmt.Errorf("send to server %q: %w", c.name, cause)
-	case errors.Is(err, os.ErrClosed):
-		return ErrClosed
-	case errors.Is(err, syscall.EPIPE):
-		return fmt.Errorf("%w: send to server %q: it no longer reads its stdin (exited?); Err tells why once Incoming closes", ErrTarget, c.name)
-	}
-	return fmt.Errorf("send to server %q: %w", c.name, err)
-}
+func (c *StdioConn) Send(ctx context.Context, msg []byte) error { return c.w.send(ctx, msg) }
 
 // Close closes the server's stdin, waits up to StopTimeout for it to exit,
 // then sends SIGTERM, waits again, then SIGKILL. It returns when the
@@ -234,7 +173,7 @@ func (c *StdioConn) Send(ctx context.Context, msg []byte) error {
 func (c *StdioConn) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.closing)
-		_ = c.stdin.Close()
+		_ = c.w.f.Close()
 		if !c.waitExit(c.stopTimeout) {
 			c.log.Debug().Dur("after", c.stopTimeout).Msg("server still running after stdin closed; sending SIGTERM")
 			_ = signalGroup(c.cmd.Process, false)
@@ -286,8 +225,8 @@ func (c *StdioConn) supervise(stdoutDone, stderrDone <-chan struct{}) {
 	}
 	t.Stop()
 	e := &ExitError{Command: c.argv, Stderr: c.stderrTail.String()}
-	if c.nonJSON.Load() > 0 {
-		e.Stdout = c.stdoutTail.String()
+	if c.out.nonJSON.Load() > 0 {
+		e.Stdout = c.out.tail.String()
 	}
 	if ps := c.cmd.ProcessState; ps != nil {
 		e.Status = ps.ExitCode()
@@ -307,45 +246,33 @@ var _ RawWriter = (*StdioConn)(nil)
 
 // WriteRaw writes p to the server's stdin as it is: part of a line, or a
 // line in pieces. It returns when p is written or ctx is done.
-func (c *StdioConn) WriteRaw(ctx context.Context, p []byte) error {
-	select {
-	case <-c.closing:
-		return ErrClosed
-	default:
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if _, err := c.stdin.Write(p); err != nil {
-		return fmt.Errorf("write to server %q: %w", c.name, err)
-	}
-	return nil
-}
+func (c *StdioConn) WriteRaw(ctx context.Context, p []byte) error { return c.w.writeRaw(ctx, p) }
 
 var _ SlowSender = (*StdioConn)(nil)
 
 // SendSlow writes msg and its newline in pieces of chunk bytes with pause
 // between them.
 func (c *StdioConn) SendSlow(ctx context.Context, msg []byte, chunk int, pause time.Duration) error {
-	line := append(append(make([]byte, 0, len(msg)+1), msg...), '\n')
-	chunk = max(chunk, 1)
-	for len(line) > 0 {
-		n := min(chunk, len(line))
-		if err := c.WriteRaw(ctx, line[:n]); err != nil {
-			return err
+	return c.w.sendSlow(ctx, msg, chunk, pause)
+}
+
+// readStderr logs the server's stderr line by line and keeps its tail.
+func (c *StdioConn) readStderr() {
+	log := c.log.With().Str("stream", "stderr").Logger()
+	r := bufio.NewReaderSize(c.stderr, readBufSize)
+	var buf []byte
+	for {
+		line, keep, err := readLine(r, buf)
+		buf = keep
+		if len(buf) > 4*readBufSize {
+			buf = nil
 		}
-		line = line[n:]
-		if len(line) == 0 {
-			break
+		if len(line) > 0 {
+			_, _ = c.stderrTail.Write(append(line[:len(line):len(line)], '\n'))
+			log.Debug().Msg(clip(line, 4<<10))
 		}
-		t := time.NewTimer(pause)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			c.broken.Store(true) // part of a line is out
-			return ctx.Err()
+		if err != nil {
+			return
 		}
 	}
-	return nil
 }

@@ -1,0 +1,219 @@
+package transport
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// Newline-delimited JSON over a pair of OS pipes: what Stdio (a
+// subprocess's stdin and stdout) and Pipe (a server in this process) share.
+
+const readBufSize = 64 << 10
+
+// readLine returns the next line of r without its "\n" (and without a
+// "\r" before it), however long. The slice is buf's storage or r's, valid
+// until the next call. A last line without "\n" is returned with io.EOF.
+func readLine(r *bufio.Reader, buf []byte) (line, keep []byte, err error) {
+	frag, err := r.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		buf = append(buf[:0], frag...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			frag, err = r.ReadSlice('\n')
+			buf = append(buf, frag...)
+		}
+		frag = buf
+	}
+	if n := len(frag); n > 0 && frag[n-1] == '\n' {
+		frag = frag[:n-1]
+		if n := len(frag); n > 0 && frag[n-1] == '\r' {
+			frag = frag[:n-1]
+		}
+	}
+	return frag, buf, err
+}
+
+// ndjsonReader reads a server's output onto an inbox, one JSON message a
+// line; other lines are counted, logged and kept in a tail.
+type ndjsonReader struct {
+	log     zerolog.Logger
+	output  string // what it reads, in logs: "stdout", "output"
+	inbox   *inbox
+	closing <-chan struct{} // closed by the connection's Close
+	nonJSON atomic.Int64
+	tail    *tail // the last non-JSON lines
+}
+
+func newNDJSONReader(log zerolog.Logger, output string, closing <-chan struct{}) *ndjsonReader {
+	return &ndjsonReader{log: log, output: output, inbox: newInbox(), closing: closing, tail: newTail(stdoutTailBytes)}
+}
+
+// read delivers each JSON line of r until r ends, fails, or Close stops
+// it; then it finishes the inbox.
+func (l *ndjsonReader) read(r io.Reader) {
+	defer l.inbox.finish()
+	br := bufio.NewReaderSize(r, readBufSize)
+	var buf []byte
+	for {
+		line, keep, err := readLine(br, buf)
+		buf = keep
+		if len(buf) > 4*readBufSize {
+			buf = nil // don't pin one huge line's memory
+		}
+		if len(line) > 0 && !l.deliver(line) {
+			return
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
+				l.log.Debug().Err(err).Msg("reading server " + l.output)
+			}
+			return
+		}
+	}
+}
+
+// deliver queues one line; false when Close stopped it.
+func (l *ndjsonReader) deliver(line []byte) bool {
+	at := time.Now()
+	if !json.Valid(line) {
+		n := l.nonJSON.Add(1)
+		_, _ = l.tail.Write(append(line[:len(line):len(line)], '\n'))
+		l.log.Warn().Int64("count", n).Str("line", clip(line, 200)).Msg("server wrote a non-JSON line to " + l.output + "; dropped")
+		return true
+	}
+	return l.inbox.push(Incoming{Msg: append([]byte(nil), line...), At: at}, l.closing)
+}
+
+// ndjsonWriter writes messages, one a line, to the write end of a server's
+// input pipe. A write is bounded by its ctx through the pipe's write
+// deadline, so a server that stops reading surfaces as an error of Send,
+// never as a Send that hangs.
+type ndjsonWriter struct {
+	f       *os.File
+	name    string          // the server in errors: `server "node s.js"`
+	input   string          // what it reads, in errors: "stdin", "input"
+	closing <-chan struct{} // closed by the connection's Close
+	buf     []byte          // send's buffer; send runs one at a time
+	broken  atomic.Bool     // a cancelled write left part of a line
+}
+
+// send writes msg and a newline in one Write. It returns when the bytes
+// are in the pipe, or when ctx is done; a send cut short in the middle of
+// a line leaves the writer unusable (later sends fail), since the server
+// would read a torn message.
+func (w *ndjsonWriter) send(ctx context.Context, msg []byte) error {
+	select {
+	case <-w.closing:
+		return ErrClosed
+	default:
+	}
+	if w.broken.Load() {
+		return fmt.Errorf("send to %s: an earlier send was cancelled mid-message; open a new connection", w.name)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	w.buf = append(append(w.buf[:0], msg...), '\n')
+	if done := ctx.Done(); done != nil {
+		if dl, ok := ctx.Deadline(); ok {
+			_ = w.f.SetWriteDeadline(dl)
+		}
+		fired := make(chan struct{})
+		stop := context.AfterFunc(ctx, func() {
+			_ = w.f.SetWriteDeadline(time.Unix(1, 0))
+			close(fired)
+		})
+		defer func() {
+			if !stop() {
+				<-fired
+			}
+			_ = w.f.SetWriteDeadline(time.Time{})
+		}()
+	}
+	n, err := w.f.Write(w.buf)
+	if err == nil {
+		return nil
+	}
+	if n > 0 {
+		w.broken.Store(true)
+	}
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		// The pipe's deadline may fire a moment before ctx's own timer.
+		cause := ctx.Err()
+		if cause == nil {
+			cause = context.DeadlineExceeded
+		}
+		if errors.Is(cause, context.DeadlineExceeded) {
+			// A server that does not read its input for as long as a
+			// request may take has stopped working as a server.
+			return fmt.Errorf("%w: send to %s: it did not read its %s before the deadline (%w)", ErrTarget, w.name, w.input, cause)
+		}
+		return fmt.Errorf("send to %s: %w", w.name, cause)
+	case errors.Is(err, os.ErrClosed):
+		return ErrClosed
+	case errors.Is(err, syscall.EPIPE):
+		return fmt.Errorf("%w: send to %s: it no longer reads its %s (exited?); Err tells why once Incoming closes", ErrTarget, w.name, w.input)
+	}
+	return fmt.Errorf("send to %s: %w", w.name, err)
+}
+
+// writeRaw writes p as it is: part of a line, or a line in pieces. It
+// returns when p is written or ctx is done.
+func (w *ndjsonWriter) writeRaw(ctx context.Context, p []byte) error {
+	select {
+	case <-w.closing:
+		return ErrClosed
+	default:
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if _, err := w.f.Write(p); err != nil {
+		return fmt.Errorf("write to %s: %w", w.name, err)
+	}
+	return nil
+}
+
+// sendSlow writes msg and its newline in pieces of chunk bytes with pause
+// between them.
+func (w *ndjsonWriter) sendSlow(ctx context.Context, msg []byte, chunk int, pause time.Duration) error {
+	line := append(append(make([]byte, 0, len(msg)+1), msg...), '\n')
+	chunk = max(chunk, 1)
+	for len(line) > 0 {
+		n := min(chunk, len(line))
+		if err := w.writeRaw(ctx, line[:n]); err != nil {
+			return err
+		}
+		line = line[n:]
+		if len(line) == 0 {
+			break
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			w.broken.Store(true) // part of a line is out
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// clip returns b as a string of at most n bytes, marked when cut.
+func clip(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	return string(b[:n]) + "…"
+}
