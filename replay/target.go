@@ -28,7 +28,7 @@ type Target struct {
 	legacySSE bool
 	mockTape  string
 	handler   http.Handler
-	serve     func(ctx context.Context, in io.Reader, out io.Writer) error
+	serve     func(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error
 	misuse    string // a With… method given to the wrong kind
 }
 
@@ -72,8 +72,12 @@ func Handler(h http.Handler) Target { return Target{kind: kindHandler, handler: 
 // streams, as over stdio: serve is called once per session in a goroutine
 // of its own, reads the client's JSON lines from in and writes its own to
 // out, and should return when in ends or ctx is done. An error it returns
-// early fails the session's target.
-func Streams(serve func(ctx context.Context, in io.Reader, out io.Writer) error) Target {
+// early fails the session's target. With the go-sdk:
+//
+//	replay.Streams(func(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
+//		return server.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+//	})
+func Streams(serve func(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error) Target {
 	return Target{kind: kindStreams, serve: serve}
 }
 
@@ -182,12 +186,12 @@ func (t Target) dialer(s *settings, src tape.Source, tapeOpts []tape.Option) (tr
 		if err := t.checkHeader(); err != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("TODO-INPROC handler")
+		return transport.Handler{Handler: t.handler, Header: t.header, Logger: log}, nil
 	case kindStreams:
 		if t.serve == nil {
 			return nil, &OptionError{Option: "Streams", Value: "nil", Err: fmt.Errorf("no serve function")}
 		}
-		return nil, fmt.Errorf("TODO-INPROC pipe")
+		return transport.Pipe{Serve: t.serve, Logger: log}, nil
 	}
 	return nil, fmt.Errorf("replay: unknown target kind %d", t.kind)
 }
