@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,9 +57,20 @@ func TestRunMatchesLibrary(t *testing.T) {
 	}
 }
 
+// place orders the entries of a list by session and seq, where they have
+// them.
+func place(v any) string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return ""
+	}
+	seq, _ := m["seq"].(float64)
+	return fmt.Sprintf("%v/%012.0f", m["session"], seq)
+}
+
 // untimed decodes a JSON report and removes what a clock measures (times,
-// latencies, rates, thresholds' measured values) and what each run
-// makes anew (its id).
+// latencies, rates, thresholds' measured values, the order concurrent
+// sessions interleave in) and what each run makes anew (its id).
 func untimed(t *testing.T, b []byte) any {
 	t.Helper()
 	var v any
@@ -79,6 +92,8 @@ func untimed(t *testing.T, b []byte) any {
 			for _, e := range x {
 				strip(e)
 			}
+			// Concurrent sessions interleave as the clock has it.
+			slices.SortStableFunc(x, func(a, b any) int { return strings.Compare(place(a), place(b)) })
 		}
 	}
 	strip(v)
