@@ -12,13 +12,13 @@ import (
 
 	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/replaytest"
-	"github.com/replayctl/replayctl/tape"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// These tests use only what a project of its own would: replay,
-// replaytest and tape, and an MCP server to replay against.
+// These tests use only what a project of its own would: replay and
+// replaytest, and an MCP server to replay against (server-everything as a
+// command, a go-sdk server in process).
 
 const everything = "../examples/everything.jsonl"
 
@@ -68,8 +68,12 @@ func TestEditedTapeFailsPerMessage(t *testing.T) {
 	// Two recorded answers the server will not give again.
 	edited := strings.Replace(string(b), `"Echo: message 3"`, `"Echo: message three"`, 1)
 	edited = strings.Replace(edited, `"The sum of 5 and 10 is 15."`, `"The sum of 5 and 10 is 16."`, 1)
+	path := filepath.Join(t.TempDir(), "edited.jsonl")
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	r := &recorder{TB: t}
-	rep := replaytest.RunSource(r, tape.Bytes("edited.jsonl", []byte(edited)), replay.Against(serverEverything(t)))
+	rep := replaytest.Run(r, path, replay.Against(serverEverything(t)))
 	if rep == nil || rep.Passed() {
 		t.Fatalf("the edited tape passed: %v", r.errors)
 	}
