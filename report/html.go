@@ -113,7 +113,7 @@ func newHTMLPage(r Report) htmlPage {
 func omissionNotesHTML(r Report) []string {
 	var notes []string
 	if n := r.TimelineOmitted; n > 0 {
-		notes = append(notes, fmt.Sprintf("The report's timeline keeps the first %d messages; %d more were replayed and are counted in the totals but not charted (raise --timeline-limit to keep more).", len(r.Timeline), n))
+		notes = append(notes, fmt.Sprintf("The report's timeline keeps the first %d messages; %d more were replayed and are counted in the totals but not charted (raise the limit to keep more: --timeline-limit; replay.TimelineLimit).", len(r.Timeline), n))
 	}
 	if n := r.Validation.FailuresOmitted; n > 0 {
 		notes = append(notes, fmt.Sprintf("%d more validation failures are counted but not shown (the report keeps the first %d).", n, len(r.Validation.Failures)))

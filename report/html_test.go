@@ -123,7 +123,7 @@ func TestWriteHTMLTimelineCap(t *testing.T) {
 	if want := "500 later messages were not kept"; !strings.Contains(page, want) {
 		t.Errorf("the page lacks %q", want)
 	}
-	if want := "raise --timeline-limit"; !strings.Contains(page, want) {
+	if want := "--timeline-limit"; !strings.Contains(page, want) {
 		t.Errorf("the page lacks %q", want)
 	}
 }

@@ -275,7 +275,7 @@ func junitProperties(r Report) []junitProperty {
 func omissionNotes(r Report) []string {
 	var notes []string
 	if n := r.TimelineOmitted; n > 0 {
-		notes = append(notes, fmt.Sprintf("%d replayed messages are not test cases: the report's timeline keeps the first %d (raise --timeline-limit to keep more); failures and errors among them are still listed while the report keeps them", n, len(r.Timeline)))
+		notes = append(notes, fmt.Sprintf("%d replayed messages are not test cases: the report's timeline keeps the first %d (raise the limit to keep more: --timeline-limit; replay.TimelineLimit); failures and errors among them are still listed while the report keeps them", n, len(r.Timeline)))
 	}
 	if n := r.Validation.FailuresOmitted; n > 0 {
 		notes = append(notes, fmt.Sprintf("%d validation failures were not kept in detail (the report keeps the first %d)", n, len(r.Validation.Failures)))

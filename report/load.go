@@ -153,7 +153,7 @@ func loadVerdict(l Load, sent int64) string {
 		fmt.Fprintf(&b, " (lag p99 %s)", loadMS(l.LagP99MS))
 	default:
 		fmt.Fprintf(&b, "NOT delivered: the replayer fell behind its schedule (lag p99 %s, %s more than %s late); "+
-			"the machine or the replayer could not keep up — lower --sessions or the speed",
+			"the machine or the replayer could not keep up — lower the sessions (--sessions) or the speed",
 			loadMS(l.LagP99MS), pluralGrouped(l.Late, "message"), loadMS(l.LateAfterMS))
 	}
 	if l.HeldP99MS > l.LateAfterMS {

@@ -56,7 +56,7 @@ func TestLoad(t *testing.T) {
 			// Lag grows by 1ms a request: 11ms..99ms are late, 89 of them.
 			results: every(100, 10*time.Millisecond, constant(0), func(i int) time.Duration { return time.Duration(i) * time.Millisecond }),
 			want: Load{Applicable: true, Requests: 100, IntendedRatePerS: 100, AchievedRatePerS: 99 / 1.089, Late: 89, LateAfterMS: 10,
-				Verdict: "NOT delivered: the replayer fell behind its schedule (lag p99 98 ms, 89 messages more than 10 ms late); the machine or the replayer could not keep up — lower --sessions or the speed"},
+				Verdict: "NOT delivered: the replayer fell behind its schedule (lag p99 98 ms, 89 messages more than 10 ms late); the machine or the replayer could not keep up — lower the sessions (--sessions) or the speed"},
 			lagP99: 98, heldCount: 100,
 		},
 		{
@@ -76,7 +76,7 @@ func TestLoad(t *testing.T) {
 				timed(1, KindRequest, 50*time.Millisecond, 20*time.Millisecond, 30*time.Millisecond),
 			},
 			want: Load{Applicable: true, Requests: 2, IntendedRatePerS: 20, AchievedRatePerS: 20, Late: 2, LateAfterMS: 10,
-				Verdict: "NOT delivered: the replayer fell behind its schedule (lag p99 30 ms, 2 messages more than 10 ms late); the machine or the replayer could not keep up — lower --sessions or the speed; held p99 20 ms: the target's answers set the pace (causal order / max-inflight)"},
+				Verdict: "NOT delivered: the replayer fell behind its schedule (lag p99 30 ms, 2 messages more than 10 ms late); the machine or the replayer could not keep up — lower the sessions (--sessions) or the speed; held p99 20 ms: the target's answers set the pace (causal order / max-inflight)"},
 			lagP99: 30, heldP99: 20, heldCount: 2,
 		},
 		{
@@ -107,7 +107,7 @@ func TestLoad(t *testing.T) {
 				timed(2, KindRequest, 100*time.Millisecond, 0, 0),
 			},
 			want: Load{Applicable: true, Requests: 2, IntendedRatePerS: 10, AchievedRatePerS: 10, Late: 1, LateAfterMS: 10,
-				Verdict: "NOT delivered: the replayer fell behind its schedule (lag p99 20 ms, 1 message more than 10 ms late); the machine or the replayer could not keep up — lower --sessions or the speed"},
+				Verdict: "NOT delivered: the replayer fell behind its schedule (lag p99 20 ms, 1 message more than 10 ms late); the machine or the replayer could not keep up — lower the sessions (--sessions) or the speed"},
 			lagP99: 20, heldCount: 3,
 		},
 		{

@@ -54,7 +54,7 @@ func (r *Reader) readLine() (line []byte, last bool, err error) {
 
 func (r *Reader) tooLong(line int64) *Error {
 	return &Error{Path: r.path, Line: line, Seq: -1, Err: ErrLineTooLong,
-		Msg: fmt.Sprintf("the line is longer than the limit of %d bytes: if the tape is right, raise the limit with --max-line", r.opts.maxLine)}
+		Msg: fmt.Sprintf("the line is longer than the limit of %d bytes: if the tape is right, raise the limit (--max-line; replay.MaxLine)", r.opts.maxLine)}
 }
 
 // readMessage reads lines up to the next message line and decodes it.
