@@ -111,11 +111,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if err != nil {
 		return err
 	}
-	changed := cmd.Flags().Changed
-	flagOpts := []struct {
-		flag string
-		opt  func() replay.Option
-	}{
+	opts = append(opts, given(cmd, []flagOption{
 		{"sessions", func() replay.Option { return replay.Sessions(f.sessions) }},
 		{"ramp", func() replay.Option { return replay.Ramp(f.ramp) }},
 		{"on-error", func() replay.Option { return replay.OnError(f.onError) }},
@@ -125,12 +121,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		{"seed", func() replay.Option { return replay.Seed(f.seed) }},
 		{"chaos-from", func() replay.Option { return replay.ChaosFrom(f.chaosFrom) }},
 		{"threshold", func() replay.Option { return replay.Thresholds(f.thresholds...) }},
-	}
-	for _, fo := range flagOpts {
-		if changed(fo.flag) {
-			opts = append(opts, fo.opt())
-		}
-	}
+	})...)
 	if f.validNotes {
 		opts = append(opts, replay.ValidateNotifications())
 	}
@@ -192,29 +183,15 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 // options: the target, pacing, order, timeout, ignored paths, the config.
 // A flag not given is left to the config file, then to the default.
 func (a *app) replayOptions(cmd *cobra.Command, args []string, f runFlags) ([]replay.Option, error) {
-	opts := []replay.Option{replay.Logger(a.log)}
-	changed := cmd.Flags().Changed
-	if f.configPath != "" {
-		opts = append(opts, replay.ConfigFile(f.configPath))
-	}
-	if changed("speed") {
-		opts = append(opts, replay.Speed(f.speed))
-	}
-	if changed("order") {
-		opts = append(opts, replay.Order(f.order))
-	}
-	if changed("timeout") {
-		opts = append(opts, replay.Timeout(f.timeout))
-	}
-	if changed("max-inflight") {
-		opts = append(opts, replay.MaxInflight(f.maxInflight))
-	}
-	if changed("max-line") {
-		opts = append(opts, replay.MaxLine(f.maxLine))
-	}
-	if len(f.ignore) > 0 {
-		opts = append(opts, replay.Ignore(f.ignore...))
-	}
+	opts := append([]replay.Option{replay.Logger(a.log)}, given(cmd, []flagOption{
+		{"config", func() replay.Option { return replay.ConfigFile(f.configPath) }},
+		{"speed", func() replay.Option { return replay.Speed(f.speed) }},
+		{"order", func() replay.Option { return replay.Order(f.order) }},
+		{"timeout", func() replay.Option { return replay.Timeout(f.timeout) }},
+		{"max-inflight", func() replay.Option { return replay.MaxInflight(f.maxInflight) }},
+		{"max-line", func() replay.Option { return replay.MaxLine(f.maxLine) }},
+		{"ignore", func() replay.Option { return replay.Ignore(f.ignore...) }},
+	})...)
 	var command []string
 	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
 		command = args[dash:]
@@ -224,6 +201,24 @@ func (a *app) replayOptions(cmd *cobra.Command, args []string, f runFlags) ([]re
 		return nil, err
 	}
 	return append(opts, replay.Against(t)), nil
+}
+
+// flagOption is the replay option a flag gives.
+type flagOption struct {
+	flag string
+	opt  func() replay.Option
+}
+
+// given is the options of the flags the user gave: a flag left out leaves
+// its option to the config file, then to the default.
+func given(cmd *cobra.Command, fos []flagOption) []replay.Option {
+	var opts []replay.Option
+	for _, fo := range fos {
+		if cmd.Flags().Changed(fo.flag) {
+			opts = append(opts, fo.opt())
+		}
+	}
+	return opts
 }
 
 // chooseTarget is the target the flags choose: a server command after --, an
