@@ -75,7 +75,7 @@ transformations:
 # How each answer is compared with the recorded one.
 validation:
   enabled: true                     # default true
-  # exact: every byte not ignored | structural (default): same shape and
+  # exact (default): every byte not ignored | structural: same shape and
   # types, values may differ | partial: only required_fields | schema: the
   # shape MCP requires for the method.
   mode: structural

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -33,7 +34,13 @@ func (s *settings) loadConfig() (*config.File, string, error) {
 	if err := CheckConfig(path, file); err != nil {
 		return nil, "", err
 	}
-	unset := func(name string) bool { return !s.set[name] }
+	unset := func(name string) bool {
+		if s.set[name] {
+			return false
+		}
+		s.fromFile[name] = true // if the file sets it (else the default stays)
+		return true
+	}
 	if file.Speed != "" && unset("Speed") {
 		s.speed = file.Speed
 		if s.controlled && s.speed == "stepped" { // a controller steps by itself
@@ -67,6 +74,23 @@ func (s *settings) loadConfig() (*config.File, string, error) {
 	}
 	s.thresholds = append(slices.Clone(file.Thresholds), s.thresholds...)
 	return file, path, nil
+}
+
+// configKey is the config file's key of each option it can set.
+var configKey = map[string]string{
+	"Speed": "speed", "MaxInflight": "performance.max_inflight", "Sessions": "performance.sessions",
+	"Ramp": "performance.ramp", "Timeout": "performance.timeout", "OnError": "error_handling.strategy",
+	"MaxRetries": "error_handling.max_retries", "RetryDelay": "error_handling.retry_delay",
+}
+
+// blameFile turns the error of an option the config file set into an
+// error about the file: the user did not give that option.
+func (s *settings) blameFile(err error, path string) error {
+	var oe *OptionError
+	if !errors.As(err, &oe) || !s.fromFile[oe.Option] || configKey[oe.Option] == "" {
+		return err
+	}
+	return &ConfigError{Path: path, Section: configKey[oe.Option], Err: fmt.Errorf("%q: %w", oe.Value, oe.Err)}
 }
 
 // CheckConfig checks what a config's YAML decoding cannot: transformation
@@ -133,7 +157,7 @@ func applyConfig(cfg *engine.Config, file *config.File, path string, ignore []st
 func (s *settings) chaosPlan(file *config.File, path string) (plan *chaos.Plan, random bool, err error) {
 	if s.chaosFrom != "" {
 		if s.chaos != "" {
-			return nil, false, bad("ChaosFrom", s.chaosFrom, fmt.Errorf("replays an earlier run's faults: do not give Chaos as well"))
+			return nil, false, bad("ChaosFrom", s.chaosFrom, fmt.Errorf("replays an earlier run's faults: give it or a chaos spec, not both"))
 		}
 		plan, err := planFromReport(s.chaosFrom)
 		return plan, false, err
@@ -160,7 +184,7 @@ func (s *settings) chaosPlan(file *config.File, path string) (plan *chaos.Plan, 
 	}
 	if len(faults) == 0 && len(targets) == 0 {
 		if s.set["Seed"] && s.order != string(engine.OrderRandom) {
-			return nil, false, bad("Seed", s.seed, fmt.Errorf("nothing to seed: give Chaos, a config chaos section, or Order(\"random\")"))
+			return nil, false, bad("Seed", s.seed, fmt.Errorf("nothing to seed: there are no chaos faults and the order is not random"))
 		}
 		return nil, false, nil
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/replayctl/replayctl/config"
 	"github.com/replayctl/replayctl/report"
-	"github.com/replayctl/replayctl/transformer"
 )
 
 // Option sets one knob of a replay. Options are checked by New (and Run):
@@ -46,6 +45,7 @@ type settings struct {
 	step        <-chan struct{}
 	controlled  bool
 	set         map[string]bool
+	fromFile    map[string]bool // options the config file may have set
 }
 
 func defaults() *settings {
@@ -62,6 +62,7 @@ func defaults() *settings {
 		maxRetries:  3,
 		logger:      zerolog.Nop(),
 		set:         map[string]bool{},
+		fromFile:    map[string]bool{},
 	}
 }
 
@@ -193,8 +194,18 @@ func Steps(ch <-chan struct{}) Option { return func(s *settings) { s.step = ch }
 // controller (OnErrorPolicy is then "pause").
 func Controlled() Option { return func(s *settings) { s.controlled = true } }
 
-// Message is a client message as BeforeSend sees it: Raw may be changed.
-type Message = transformer.Msg
+// Message is a client message as BeforeSend sees it.
+type Message struct {
+	Seq     int64  // its seq on the tape
+	Session string // its session: the recorded one, or a virtual copy's ("s1#3")
+	Kind    string // "request" or "notification"
+	Method  string
+	ID      string // the recorded request id as JSON ("7", "\"a\""), or ""
+	// Raw is the JSON to send: change it (or set new bytes) to send
+	// something else. A request's id is replaced after the hook, as with
+	// every request.
+	Raw []byte
+}
 
 // BeforeSend calls f with each message the client sent of its own accord
 // (requests and notifications, not answers to the server), in tape order,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/replayctl/replayctl/chaos"
@@ -11,6 +12,8 @@ import (
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transformer"
+	"github.com/replayctl/replayctl/validator"
 )
 
 // MaxSessions bounds Sessions: each virtual session has a connection.
@@ -68,7 +71,7 @@ func New(src tape.Source, opts ...Option) (*Replay, error) {
 	}
 	cfg, err := s.engineConfig(src)
 	if err != nil {
-		return nil, err
+		return nil, s.blameFile(err, path)
 	}
 	r := &Replay{target: s.target, speed: cfg.Speed, onError: s.onError, timeout: cfg.Timeout}
 	if r.thresholds, err = parseThresholds(s.thresholds); err != nil {
@@ -127,7 +130,7 @@ func (s *settings) engineConfig(src tape.Source) (engine.Config, error) {
 		onError, maxRetries = engine.OnErrorContinue, max(maxRetries, 1)
 	case "pause":
 		if !s.controlled {
-			return engine.Config{}, bad("OnError", s.onError, errors.New("pause needs someone to resume: a controlled replay (replayctl debug) pauses"))
+			return engine.Config{}, bad("OnError", s.onError, errors.New("pause needs someone to resume: use it in a controlled replay (replayctl debug), or choose continue or stop"))
 		}
 		onError = engine.OnErrorContinue
 	default:
@@ -152,6 +155,9 @@ func (s *settings) engineConfig(src tape.Source) (engine.Config, error) {
 		return engine.Config{}, bad("RetryDelay", s.retryDelay, errors.New("want 0 or more"))
 	case s.controlled && s.sessions > 1:
 		return engine.Config{}, bad("Sessions", s.sessions, errors.New("a controlled replay runs each recorded session once"))
+	}
+	if _, err := validator.New(validator.WithIgnore(s.ignore...)); err != nil {
+		return engine.Config{}, bad("Ignore", strings.Join(s.ignore, ", "), err)
 	}
 	if speed.Mode == scheduler.Stepped && s.step == nil {
 		return engine.Config{}, bad("Speed", s.speed, errors.New("stepped needs Steps: a channel that releases each message"))
@@ -190,12 +196,14 @@ func (s *settings) engineConfig(src tape.Source) (engine.Config, error) {
 // counts each session's results on the way.
 func (s *settings) wireHooks(cfg *engine.Config) {
 	if before := s.beforeSend; len(before) > 0 {
-		cfg.Hooks.BeforeSend = func(m *Message) bool {
+		cfg.Hooks.BeforeSend = func(em *transformer.Msg) bool {
+			m := Message{Seq: em.Seq, Session: em.Session, Kind: em.Kind, Method: em.Method, ID: em.ID, Raw: em.Raw}
 			for _, f := range before {
-				if !f(m) {
+				if !f(&m) {
 					return false
 				}
 			}
+			em.Raw = m.Raw
 			return true
 		}
 	}

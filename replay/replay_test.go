@@ -64,6 +64,7 @@ func TestOptionErrors(t *testing.T) {
 		{replay.Thresholds("p99<<1"), "Thresholds"},
 		{replay.ChaosFrom("no/such/report.json"), "ChaosFrom"},
 		{replay.Speed("stepped"), "Speed"}, // without Steps
+		{replay.Ignore("result[[["), "Ignore"},
 		{replay.Against(replay.Command("")), "Command"},
 		{replay.Against(replay.HTTP("localhost:3000")), "HTTP"},
 		{replay.Against(replay.Mock().WithEnv("A=B")), "Against"},
@@ -98,6 +99,14 @@ func TestConfigErrors(t *testing.T) {
 	var ce *replay.ConfigError
 	if !errors.As(err, &ce) || ce.Section != "validation" || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("got %v; want a *ConfigError for the validation rule on line 3", err)
+	}
+	// A value the file set is the file's error, not an option's.
+	_, err = replay.Run(t.Context(), quickstart, replay.ConfigFile("../examples/debug.yaml"))
+	if !errors.As(err, &ce) || ce.Section != "error_handling.strategy" || !strings.Contains(err.Error(), "debug.yaml") {
+		t.Errorf("got %v; want a *ConfigError naming debug.yaml's error_handling.strategy", err)
+	}
+	if _, err = replay.Run(t.Context(), quickstart, replay.ConfigFile("../examples/debug.yaml"), replay.OnError("continue"), replay.Speed("fast")); err != nil {
+		t.Errorf("options given override the file: %v", err)
 	}
 	// Options override the file; thresholds add up.
 	file, err = config.Parse("ok.yaml", []byte("speed: 0.001x\nthresholds: [\"validation_failed==0\"]\n"))
@@ -196,6 +205,13 @@ func TestOutcome(t *testing.T) {
 		rep, err := replay.Run(t.Context(), quickstart, replay.Speed("fast"), replay.Thresholds("throughput>1000000000"))
 		if err != nil || rep.ExitStatus() != report.ExitFailed || len(rep.ThresholdsFailed()) != 1 {
 			t.Errorf("err %v, exit %d; want nil and 1 for the threshold", err, rep.ExitStatus())
+		}
+	})
+	t.Run("a mock tape that cannot be read", func(t *testing.T) {
+		rep, err := replay.Run(t.Context(), quickstart, replay.Against(replay.MockTape("no/such/tape.jsonl")))
+		var te *tape.Error
+		if rep != nil || !errors.As(err, &te) {
+			t.Errorf("got %v, %v; want no report and a *tape.Error", rep, err)
 		}
 	})
 	t.Run("a tape that cannot be read", func(t *testing.T) {

@@ -151,6 +151,11 @@ func (t Target) dialer(s *settings, src tape.Source, tapeOpts []tape.Option) (tr
 	case kindMock:
 		return mock.FromSource(src, mock.WithTapeOptions(tapeOpts...)), nil
 	case kindMockTape:
+		r, err := tape.Open(t.mockTape, tapeOpts...) // a tape that cannot be read is bad input, now
+		if err != nil {
+			return nil, err
+		}
+		r.Close()
 		return mock.New(t.mockTape, mock.WithTapeOptions(tapeOpts...)), nil
 	case kindCommand:
 		if len(t.argv) == 0 || t.argv[0] == "" {
@@ -196,6 +201,17 @@ func (t Target) dialer(s *settings, src tape.Source, tapeOpts []tape.Option) (tr
 	return nil, fmt.Errorf("replay: unknown target kind %d", t.kind)
 }
 
+// suggestURL is what a URL without a scheme probably meant: raw with
+// http:// in front when that makes a URL with a plausible host, else an
+// example.
+func suggestURL(raw string) string {
+	u, err := url.Parse("http://" + raw)
+	if err == nil && !strings.HasPrefix(raw, "http") && u.Hostname() != "" && !strings.ContainsAny(raw, " \t") && !strings.HasPrefix(raw, ":") {
+		return u.String()
+	}
+	return "http://127.0.0.1:3000/mcp"
+}
+
 func (t Target) checkHeader() error {
 	for k, vs := range t.header {
 		if strings.TrimSpace(k) == "" {
@@ -215,14 +231,11 @@ func (t Target) checkHeader() error {
 func checkURL(raw string) error {
 	u, err := url.Parse(raw)
 	switch {
-	case err != nil && !strings.Contains(raw, "://"):
-		return fmt.Errorf("want a URL like http://%s", raw)
+	case !strings.Contains(raw, "://"):
+		return fmt.Errorf("want a URL like %s", suggestURL(raw))
 	case err != nil:
 		return err
 	case u.Scheme != "http" && u.Scheme != "https":
-		if u.Host == "" && u.Opaque != "" || !strings.Contains(raw, "://") {
-			return fmt.Errorf("want a URL like http://%s", raw)
-		}
 		return fmt.Errorf("want an http:// or https:// URL")
 	case u.Hostname() == "":
 		return fmt.Errorf("the URL has no host")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -89,8 +90,20 @@ func TestInProcessGoSDKDiffers(t *testing.T) {
 	if len(r.errors) != 8 {
 		t.Fatalf("%d errors, want 8 (each sum over 10):\n%v", len(r.errors), r.errors)
 	}
-	want := "seq 28 tools/call (session s1): failed\n\tresult.content[0].text: expected \"The sum of 4 and 8 is 12.\", got \"The sum of 4 and 8 is 13.\""
+	want := "seq 28 tools/call (session s1): failed\n" +
+		"\tsent: {\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"tools/call\",\"params\":{\"name\":\"get-sum\",\"arguments\":{\"a\":4,\"b\":8}}}\n" +
+		"\tresult.content[0].text: expected \"The sum of 4 and 8 is 12.\", got \"The sum of 4 and 8 is 13.\""
 	if r.errors[0] != want {
 		t.Errorf("first error:\n%s\nwant\n%s", r.errors[0], want)
+	}
+
+	// The same failure in 20 virtual sessions is one error naming them.
+	r = &recorder{TB: t}
+	replaytest.Run(r, everything, replay.Against(replay.Handler(h)), describeThemselves, replay.Sessions(20))
+	if len(r.errors) != 8 {
+		t.Fatalf("%d errors with 20 sessions, want the same 8:\n%v", len(r.errors), r.errors)
+	}
+	if want := "seq 28 tools/call (sessions s1#1, s1#2, s1#3 and 17 more): failed\n"; !strings.HasPrefix(r.errors[0], want) {
+		t.Errorf("first error:\n%s\nwant it to start with\n%s", r.errors[0], want)
 	}
 }

@@ -23,8 +23,11 @@ package replaytest
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -46,21 +49,16 @@ func Run(t testing.TB, path string, opts ...replay.Option) *report.Report {
 // test (tape.Bytes).
 func RunSource(t testing.TB, src tape.Source, opts ...replay.Option) *report.Report {
 	t.Helper()
-	var bad []report.Result // every failed message, beyond the report's caps
+	var bad failures // every failed message, beyond the report's caps
 	opts = append([]replay.Option{replay.Defaults(replay.Speed("fast"))}, opts...)
-	opts = append(opts, replay.OnResult(func(r report.Result) {
-		if failed(r.Verdict) {
-			r.Out, r.Answer, r.Recorded = nil, nil, nil
-			bad = append(bad, r)
-		}
-	}))
+	opts = append(opts, replay.OnResult(bad.add))
 	rep, err := replay.RunSource(t.Context(), src, opts...)
 	if rep == nil {
 		t.Errorf("replaytest: %s: %v", src.Name(), err)
 		return nil
 	}
-	for _, r := range bad {
-		t.Error(Describe(r))
+	for _, f := range bad.sorted() {
+		t.Error(f.describe())
 	}
 	if err != nil {
 		t.Errorf("replaytest: the replay of %s stopped early: %v", src.Name(), err)
@@ -68,56 +66,140 @@ func RunSource(t testing.TB, src tape.Source, opts ...replay.Option) *report.Rep
 	for _, th := range rep.ThresholdsFailed() {
 		t.Errorf("replaytest: threshold %s failed: %s is %s", th.Expr, th.Metric, th.Value)
 	}
-	if len(bad) == 0 && err == nil && len(rep.ThresholdsFailed()) == 0 && !rep.Passed() {
+	if len(bad.list) == 0 && err == nil && len(rep.ThresholdsFailed()) == 0 && !rep.Passed() {
 		t.Errorf("replaytest: the replay of %s did not pass (see the report)", src.Name())
 	}
 	var summary bytes.Buffer
 	if err := rep.WriteText(&summary, false); err == nil {
 		t.Log("replaytest:\n" + strings.TrimRight(summary.String(), "\n"))
 	}
-	file := filepath.Join(t.TempDir(), "report.json")
+	file := filepath.Join(t.ArtifactDir(), "report.json")
 	if err := report.WriteFile(file, *rep); err != nil {
 		t.Errorf("replaytest: write the report: %v", err)
 	} else if t.Failed() {
-		t.Logf("replaytest: the report is %s", file)
+		t.Logf("replaytest: the report is %s (kept when go test runs with -artifacts)", file)
 	}
 	return rep
 }
 
-func failed(v report.Verdict) bool {
-	return v == report.Failed || v == report.Error || v == report.Timeout
+// failures gathers the failed results; the same failure in several
+// sessions (virtual copies of one recorded session) is one.
+type failures struct {
+	list  []*failure
+	byKey map[string]*failure
+}
+
+type failure struct {
+	r        report.Result
+	sessions []string
+}
+
+func (fs *failures) add(r report.Result) {
+	if r.Verdict != report.Failed && r.Verdict != report.Error && r.Verdict != report.Timeout {
+		return
+	}
+	if len(r.Out) > clipAt {
+		r.Out = r.Out[:clipAt:clipAt]
+	}
+	r.Out, r.Answer, r.Recorded = bytes.Clone(r.Out), nil, nil
+	key := fmt.Sprint(r.Seq, "\x00", describe(r, ""))
+	if f := fs.byKey[key]; f != nil {
+		f.sessions = append(f.sessions, r.Session)
+		return
+	}
+	if fs.byKey == nil {
+		fs.byKey = map[string]*failure{}
+	}
+	f := &failure{r: r, sessions: []string{r.Session}}
+	fs.byKey[key] = f
+	fs.list = append(fs.list, f)
+}
+
+// sorted is the failures by seq, then session.
+func (fs *failures) sorted() []*failure {
+	for _, f := range fs.list {
+		slices.SortFunc(f.sessions, bySession)
+	}
+	slices.SortStableFunc(fs.list, func(a, b *failure) int {
+		if c := cmp.Compare(a.r.Seq, b.r.Seq); c != 0 {
+			return c
+		}
+		return bySession(a.sessions[0], b.sessions[0])
+	})
+	return fs.list
+}
+
+// bySession orders session names with their virtual copies in number
+// order: s1#2 before s1#10.
+func bySession(a, b string) int {
+	an, ak := copyOf(a)
+	bn, bk := copyOf(b)
+	if c := strings.Compare(an, bn); c != 0 {
+		return c
+	}
+	return cmp.Compare(ak, bk)
+}
+
+// copyOf splits a virtual copy's name "s1#3" into "s1" and 3; another
+// name is itself and 0.
+func copyOf(name string) (string, int) {
+	i := strings.LastIndexByte(name, '#')
+	if i < 0 {
+		return name, 0
+	}
+	k, err := strconv.Atoi(name[i+1:])
+	if err != nil {
+		return name, 0
+	}
+	return name[:i], k
+}
+
+func (f *failure) describe() string {
+	const named = 3
+	who := "session " + f.sessions[0]
+	if n := len(f.sessions); n > 1 {
+		who = "sessions " + strings.Join(f.sessions[:min(n, named)], ", ")
+		if n > named {
+			who += fmt.Sprintf(" and %d more", n-named)
+		}
+	}
+	return describe(f.r, who)
 }
 
 // Describe says in a few lines what went wrong with a failed message, as
-// Run reports it: seq, method, session, verdict, then each difference.
-func Describe(r report.Result) string {
+// Run reports it: seq, method, session and verdict; what was sent; then
+// each difference (report.Difference.String).
+func Describe(r report.Result) string { return describe(r, "session "+r.Session) }
+
+func describe(r report.Result, who string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "seq %d", r.Seq)
 	if r.Method != "" {
 		fmt.Fprintf(&b, " %s", r.Method)
 	}
-	fmt.Fprintf(&b, " (session %s): %s", r.Session, r.Verdict)
+	if who != "" {
+		fmt.Fprintf(&b, " (%s)", who)
+	}
+	fmt.Fprintf(&b, ": %s", r.Verdict)
 	if r.Err != "" {
 		fmt.Fprintf(&b, ": %s", r.Err)
 	}
+	if len(r.Out) > 0 {
+		fmt.Fprintf(&b, "\n\tsent: %s", clip(r.Out))
+	}
 	for _, d := range r.Differences {
-		switch {
-		case d.Expected == nil:
-			fmt.Fprintf(&b, "\n\t%s: not recorded, got %s", d.Path, clip(d.Actual))
-		case d.Actual == nil:
-			fmt.Fprintf(&b, "\n\t%s: expected %s, got nothing", d.Path, clip(d.Expected))
-		default:
-			fmt.Fprintf(&b, "\n\t%s: expected %s, got %s", d.Path, clip(d.Expected), clip(d.Actual))
-		}
+		fmt.Fprintf(&b, "\n\t%s", d)
 	}
 	return b.String()
 }
 
-// clip keeps a long JSON value readable in a test log.
+// clipAt is how much of a sent message a failure shows.
+const clipAt = 200
+
+// clip keeps a long message readable in a test log.
 func clip(b []byte) string {
-	const most = 200
-	if len(b) <= most {
+	if len(b) < clipAt {
 		return string(b)
 	}
-	return string(b[:most]) + "…"
+	return string(b[:clipAt]) + "…"
 }

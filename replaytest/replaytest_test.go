@@ -78,8 +78,8 @@ func TestEditedTapeFailsPerMessage(t *testing.T) {
 		t.Fatalf("the edited tape passed: %v", r.errors)
 	}
 	want := []string{
-		`seq 22 tools/call (session s1): failed` + "\n\t" + `result.content[0].text: expected "Echo: message three", got "Echo: message 3"`,
-		`seq 32 tools/call (session s1): failed` + "\n\t" + `result.content[0].text: expected "The sum of 5 and 10 is 16.", got "The sum of 5 and 10 is 15."`,
+		`seq 22 tools/call (session s1): failed` + "\n\t" + `sent: {"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"echo","arguments":{"message":"message 3"}}}` + "\n\t" + `result.content[0].text: expected "Echo: message three", got "Echo: message 3"`,
+		`seq 32 tools/call (session s1): failed` + "\n\t" + `sent: {"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"name":"get-sum","arguments":{"a":5,"b":10}}}` + "\n\t" + `result.content[0].text: expected "The sum of 5 and 10 is 16.", got "The sum of 5 and 10 is 15."`,
 	}
 	if len(r.errors) != len(want) {
 		t.Fatalf("%d errors, want %d:\n%s", len(r.errors), len(want), strings.Join(r.errors, "\n"))

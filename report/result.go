@@ -89,6 +89,16 @@ type Difference struct {
 	Kind     string          `json:"kind"`
 }
 
+// String shows the difference on one line: its path, the expected and
+// the actual value (compacted, long ones cut, "(absent)" for none).
+func (d Difference) String() string {
+	path := d.Path
+	if path == "" {
+		path = "$"
+	}
+	return path + ": expected " + display(d.Expected) + ", got " + display(d.Actual)
+}
+
 // Fault is one fault the chaos stage injected.
 type Fault struct {
 	Seq     int64  `json:"seq"`
