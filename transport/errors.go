@@ -85,10 +85,14 @@ type ServeError struct {
 }
 
 func (e *ServeError) Error() string {
-	if e.Err == nil {
-		return fmt.Sprintf("in-process server %q stopped: Serve returned nil before the connection was closed", e.Name)
+	who := fmt.Sprintf("in-process server %q", e.Name)
+	if e.Name == "in-process" { // the default name says it already
+		who = "the in-process server"
 	}
-	return fmt.Sprintf("in-process server %q stopped: %v", e.Name, e.Err)
+	if e.Err == nil {
+		return who + " stopped: Serve returned nil before the connection was closed"
+	}
+	return fmt.Sprintf("%s stopped: %v", who, e.Err)
 }
 
 // Unwrap is the error Serve returned.
