@@ -44,6 +44,9 @@ var metaHeaders = []string{"Content-Type", HeaderSessionID, "Retry-After"}
 
 const (
 	errorBodyBytes = 4 << 10
+	// rpcErrorBytes bounds the body of a failed answer read to see if it
+	// is a JSON-RPC error.
+	rpcErrorBytes = 64 << 10
 	deleteTimeout  = 5 * time.Second
 )
 
@@ -241,7 +244,7 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
 	}
 	if resp.StatusCode >= 400 {
 		defer reqCancel()
-		return httpError(resp, c.url)
+		return c.failed(resp, mi.id)
 	}
 	if mi.method == "initialize" {
 		if sid := resp.Header.Get(HeaderSessionID); sid != "" {
@@ -284,11 +287,39 @@ func (c *HTTPConn) newRequest(ctx context.Context, method string, body io.Reader
 	return req, nil
 }
 
+// failed reads a 4xx or 5xx answer to the request with the given id, and
+// closes it. A JSON-RPC error answering the request — as servers of MCP
+// 2026-07-28 send for a header mismatch (-32020), an unknown method
+// (-32601, HTTP 404) or bad params (-32602, HTTP 400) — is that request's
+// answer: it is delivered, and judged like any other. Anything else, and
+// every 408, 429 and 5xx (which ask for a retry), is an *HTTPError.
+func (c *HTTPConn) failed(resp *http.Response, id []byte) error {
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, rpcErrorBytes))
+	body = bytes.TrimSpace(body)
+	retry := resp.StatusCode == http.StatusRequestTimeout || resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500
+	if id != nil && !retry && mediaType(resp) == "application/json" {
+		if mi := inspect(body); mi.method == "" && mi.error != nil && bytes.Equal(mi.id, id) {
+			if !c.deliver(Incoming{Msg: body, At: time.Now(), HTTP: httpMeta(resp)}) {
+				return ErrClosed
+			}
+			return nil
+		}
+	}
+	return newHTTPError(resp, c.url, body[:min(len(body), errorBodyBytes)])
+}
+
 // httpError reads the start of a failed answer to a request to u, and
 // closes it.
 func httpError(resp *http.Response, u string) error {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyBytes))
+	return newHTTPError(resp, u, body)
+}
+
+// newHTTPError describes a failed answer to a request to u, whose body
+// starts with body.
+func newHTTPError(resp *http.Response, u string, body []byte) error {
 	e := &HTTPError{
 		Method:     resp.Request.Method,
 		URL:        u,

@@ -232,6 +232,10 @@ func TestHTTPErrors(t *testing.T) {
 		{"500 long body truncated", 500, nil, strings.Repeat("e", 10000), 0, true},
 		{"400", 400, nil, `{"error":"bad"}`, 0, false},
 		{"404 session gone", 404, nil, "", 0, false},
+		{"400 JSON-RPC error of another request", 400, http.Header{"Content-Type": {"application/json"}},
+			`{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"bad"}}`, 0, false},
+		{"429 JSON-RPC error asks for a retry", 429, http.Header{"Content-Type": {"application/json"}},
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"busy"}}`, 0, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -253,6 +257,34 @@ func TestHTTPErrors(t *testing.T) {
 			}
 			if len(he.Body) > errorBodyBytes || !strings.HasPrefix(he.Body, tc.body[:min(len(tc.body), 20)]) {
 				t.Errorf("got body of %d bytes %q…, want at most %d starting %q", len(he.Body), clip([]byte(he.Body), 20), errorBodyBytes, tc.body[:min(len(tc.body), 20)])
+			}
+		})
+	}
+}
+
+// A JSON-RPC error answering the request, with a 4xx status (as servers of
+// MCP 2026-07-28 answer a header mismatch, an unknown method or bad
+// params), is the request's answer, not a failed send.
+func TestHTTPErrorAnswer(t *testing.T) {
+	for _, status := range []int{400, 404} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			const answer = `{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"missing required Mcp-Method header"}}`
+			f := newFake(t, func(w http.ResponseWriter, r *http.Request, s seen) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(status)
+				_, _ = io.WriteString(w, answer+"\n")
+			})
+			c := f.dial(t, HTTP{})
+			if err := c.Send(t.Context(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`)); err != nil {
+				t.Fatalf("Send: %v, want the error delivered as the answer", err)
+			}
+			select {
+			case in := <-c.Incoming():
+				if string(in.Msg) != answer || in.HTTP == nil || in.HTTP.Status != status {
+					t.Errorf("got %s (HTTP %+v), want the error answer with status %d", in.Msg, in.HTTP, status)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("no answer delivered")
 			}
 		})
 	}

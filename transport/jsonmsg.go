@@ -13,6 +13,7 @@ type msgInfo struct {
 	method string // "" for a response or a batch
 	id     []byte // raw id bytes, nil when absent
 	result []byte // raw result, nil when absent
+	error  []byte // raw error, nil when absent
 }
 
 // inspect reads the top-level members method, id and result of a
@@ -33,6 +34,8 @@ func inspect(msg []byte) msgInfo {
 			}
 		case "result":
 			mi.result = v
+		case "error":
+			mi.error = v
 		}
 		return true
 	})
