@@ -1,4 +1,3 @@
-// Package testtape records tapes from live servers for tests.
 package testtape
 
 import (
