@@ -300,10 +300,8 @@ func (c *HTTPConn) failed(resp *http.Response, id []byte) error {
 	retry := resp.StatusCode == http.StatusRequestTimeout || resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500
 	if id != nil && !retry && mediaType(resp) == "application/json" {
 		if mi := inspect(body); mi.method == "" && mi.error != nil && bytes.Equal(mi.id, id) {
-			if !c.deliver(Incoming{Msg: body, At: time.Now(), HTTP: httpMeta(resp)}) {
-				return ErrClosed
-			}
-			return nil
+			in := Incoming{Msg: body, At: time.Now(), HTTP: httpMeta(resp)}
+			return c.spawn(func() { c.deliver(in) }) // as an answer stream is read: not on the sender's goroutine
 		}
 	}
 	return newHTTPError(resp, c.url, body[:min(len(body), errorBodyBytes)])
