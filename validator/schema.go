@@ -1,6 +1,11 @@
 package validator
 
-import "strconv"
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/replayctl/replayctl/internal/jsonscan"
+)
 
 // jtype is a JSON type a schema asks for.
 type jtype uint8
@@ -44,7 +49,9 @@ var (
 )
 
 // resultShapes are the results MCP requires for the core methods
-// (protocol revision 2025-06-18). Members not listed are allowed.
+// (protocol revisions 2025-06-18 to 2026-07-28). Members not listed are
+// allowed: the cache hints of 2026-07-28 (ttlMs, cacheScope) and its
+// resultType "complete" are checked as cacheHints says.
 var resultShapes = map[string]shape{
 	"initialize": obj(
 		req("protocolVersion", str),
@@ -71,6 +78,48 @@ var resultShapes = map[string]shape{
 	"prompts/get":              obj(req("messages", arr(obj(req("role", str), req("content", obj()))))),
 	"completion/complete":      obj(req("completion", obj(req("values", arr(str))))),
 	"logging/setLevel":         obj(),
+	"server/discover":          obj(req("supportedVersions", arr(str)), req("capabilities", obj())),
+	"tasks/get":                obj(req("taskId", str), req("status", str)),
+	"tasks/cancel":             obj(),
+	"tasks/update":             obj(),
+}
+
+// byResultType are the shapes of the results of MCP 2026-07-28 that are
+// not the method's final result: a multi-round request that needs input
+// (inputRequests and/or requestState), and a task created for a tools/call.
+var byResultType = map[string]shape{
+	"input_required": func() shape {
+		s := obj(opt("inputRequests", obj()), opt("requestState", str))
+		s.anyOf = []string{"inputRequests", "requestState"}
+		return s
+	}(),
+	"task": obj(req("taskId", str), req("status", str)),
+}
+
+// cacheHints are the members 2026-07-28 adds to results: the cache hints
+// and the result type, optional on every result shape.
+var cacheHints = []memberShape{opt("ttlMs", integer), opt("cacheScope", str), opt("resultType", str)}
+
+func init() {
+	for _, shapes := range []map[string]shape{resultShapes, byResultType} {
+		for k, s := range shapes {
+			s.members = append(s.members, cacheHints...)
+			shapes[k] = s
+		}
+	}
+}
+
+// resultType is the result's resultType (MCP 2026-07-28), or "".
+func resultType(result []byte) string {
+	var rt string
+	_ = jsonscan.Members(result, func(m jsonscan.Member) bool {
+		if string(m.Key) == "resultType" {
+			_ = json.Unmarshal(result[m.Start:m.End], &rt)
+			return false
+		}
+		return true
+	})
+	return rt
 }
 
 var (
@@ -117,7 +166,10 @@ func (w *walker) schema(method string, a []byte) {
 		w.shape(errorShape, e)
 		w.path = w.path[:0]
 	default:
-		s, ok := resultShapes[method]
+		s, ok := byResultType[resultType(res)]
+		if !ok {
+			s, ok = resultShapes[method]
+		}
 		if !ok {
 			return // any result: only the JSON-RPC shape
 		}

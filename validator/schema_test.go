@@ -49,6 +49,17 @@ func TestCheckSchema(t *testing.T) {
 		{"both", "x/y", `{` + env + `"result":{},"error":{"code":1,"message":"m"}}`, []string{`added error "result or error, not both" {"code":1,"message":"m"}`}},
 		{"not an object", "x/y", `[1]`, []string{`type $ "object" [1]`}},
 		{"notification", "", `{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`, nil},
+		// MCP 2026-07-28: result types, cache hints, discovery, tasks.
+		{"2026 tools/call complete", "tools/call", `{` + env + `"result":{"resultType":"complete","content":[{"type":"text","text":"hi"}]}}`, nil},
+		{"2026 tools/call input_required", "tools/call", `{` + env + `"result":{"content":null,"resultType":"input_required","inputRequests":{"k":{"method":"elicitation/create","params":{}}}}}`, nil},
+		{"2026 input_required state only", "prompts/get", `{` + env + `"result":{"messages":null,"resultType":"input_required","requestState":"round=1"}}`, nil},
+		{"2026 input_required bad state", "tools/call", `{` + env + `"result":{"resultType":"input_required","requestState":7}}`, []string{`type result.requestState "string" 7`}},
+		{"2026 input_required empty", "tools/call", `{` + env + `"result":{"resultType":"input_required"}}`, []string{`missing result "inputRequests or requestState" `}},
+		{"2026 task", "tools/call", `{` + env + `"result":{"resultType":"task","taskId":"t1","status":"working","ttlMs":60000}}`, nil},
+		{"2026 task bad", "tools/call", `{` + env + `"result":{"resultType":"task","status":"working"}}`, []string{`missing result.taskId "string" `}},
+		{"2026 cache hints", "tools/list", `{` + env + `"result":{"tools":[],"ttlMs":"0","cacheScope":"public"}}`, []string{`type result.ttlMs "integer" "0"`}},
+		{"server/discover", "server/discover", `{` + env + `"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{},"ttlMs":0,"cacheScope":"public"}}`, nil},
+		{"server/discover bad", "server/discover", `{` + env + `"result":{"capabilities":{}}}`, []string{`missing result.supportedVersions "array" `}},
 		{"notification bad method", "", `{"jsonrpc":"2.0","method":5}`, []string{`type method "string" 5`}},
 	}
 	v := mustNew(t, WithMode(Schema))
