@@ -1,0 +1,142 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+
+	"github.com/replayctl/replayctl/internal/jsonscan"
+)
+
+// The helpers below read a few members of small JSON objects without
+// decoding the rest, on the same scanner the jsonrpc view uses. They
+// trust the structure only as far as they read it: a document that is
+// not an object, or is broken before the member, reads as "absent".
+
+// member returns the raw value of the first top-level member named key
+// of the object doc, or nil when doc is not an object or has no such
+// member. Escaped member names are decoded before they are compared.
+func member(doc []byte, key string) []byte {
+	if !isObject(doc) {
+		return nil // and no error for Members to build
+	}
+	var v []byte
+	_ = jsonscan.Members(doc, func(m jsonscan.Member) bool {
+		if keyIs(m, key) {
+			v = doc[m.Start:m.End:m.End]
+			return false
+		}
+		return true
+	})
+	return v
+}
+
+// isObject reports whether doc starts like a JSON object.
+func isObject(doc []byte) bool {
+	i := jsonscan.SkipSpace(doc, 0)
+	return i < len(doc) && doc[i] == '{'
+}
+
+func keyIs(m jsonscan.Member, key string) bool {
+	if !m.KeyEscaped {
+		return string(m.Key) == key
+	}
+	s, ok := decodeString(quoted(m.Key))
+	return ok && s == key
+}
+
+func quoted(b []byte) []byte {
+	q := make([]byte, 0, len(b)+2)
+	return append(append(append(q, '"'), b...), '"')
+}
+
+// path follows member names down from doc; nil when any is absent.
+func path(doc []byte, keys ...string) []byte {
+	for _, k := range keys {
+		if doc = member(doc, k); doc == nil {
+			return nil
+		}
+	}
+	return doc
+}
+
+// isString reports whether v is the JSON string s, without allocating
+// unless v holds an escape.
+func isString(v []byte, s string) bool {
+	if len(v) == len(s)+2 && v[0] == '"' && string(v[1:len(v)-1]) == s {
+		return true
+	}
+	if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') < 0 {
+		return false
+	}
+	d, ok := decodeString(v)
+	return ok && d == s
+}
+
+// decodeString decodes the JSON string v. Strings without escapes (nearly
+// all) are cut out of v without going through encoding/json; invalid
+// UTF-8 then goes the slow way too, so that it becomes U+FFFD as a
+// decoder makes it.
+func decodeString(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	if inner := v[1 : len(v)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner), true
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// appendString appends s as a JSON string, escaping only what JSON
+// requires ('"', '\\', control characters) and U+2028/U+2029 as
+// encoding/json does; invalid UTF-8 becomes U+FFFD.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			i += n
+			continue
+		}
+		i += n
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
