@@ -99,7 +99,7 @@ func StandardHeaders(version string, m jsonrpc.Message, tools *ToolHeaders) http
 		if tool != nil {
 			fields = append(fields, field{HeaderName, tool.nameHeader})
 		} else if s, ok := decodeString(name); ok {
-			fields = append(fields, field{HeaderName, EncodeHeaderValue(s)})
+			fields = append(fields, field{HeaderName, NameHeaderValue(s)})
 		}
 	}
 	if tool != nil {
@@ -164,15 +164,33 @@ func paramValue(v []byte) (string, bool) {
 	return "", false
 }
 
-// EncodeHeaderValue returns s as an Mcp-Name or Mcp-Param value: s itself
+// NameHeaderValue returns s as an Mcp-Name value the way go-sdk v1.8.0
+// sends it and checks it: as it is, so that a replay is accepted by the
+// servers that exist. The 2026-07-28 text asks for the base64 form of a
+// name or URI that is not plain ASCII, which go-sdk refuses (HTTP 400,
+// -32020): replayctl follows the implementation, and uses the base64 form
+// only for what cannot go in a header at all (control characters, a
+// leading or trailing space or tab).
+func NameHeaderValue(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f {
+			return EncodeHeaderValue(s)
+		}
+	}
+	if s != "" && (s[0] == ' ' || s[0] == '\t' || s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		return EncodeHeaderValue(s)
+	}
+	return s
+}
+
+// EncodeHeaderValue returns s as an Mcp-Param value (and the spec's form of
+// an Mcp-Name): s itself
 // when it is safe in a header, else "=?base64?" + base64 (standard, padded)
 // of its bytes + "?=". s needs the base64 form when it has a byte outside
 // printable ASCII (0x20-0x7E: non-ASCII text, control characters), a
 // leading or trailing space or tab, or already looks like the encoded form.
-// This is the 2026-07-28 rule, as go-sdk v1.8.0 applies it to Mcp-Param.
-// (go-sdk sends Mcp-Name raw and compares it raw; the spec says to encode
-// it too, which replayctl does. The two differ only for names and URIs
-// that are not plain ASCII.)
+// This is the 2026-07-28 rule, as go-sdk v1.8.0 applies it to Mcp-Param
+// (for Mcp-Name see NameHeaderValue).
 func EncodeHeaderValue(s string) string {
 	if !needsBase64(s) {
 		return s

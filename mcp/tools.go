@@ -36,7 +36,7 @@ type ParamHeader struct {
 
 type toolEntry struct {
 	name       string
-	nameHeader string // EncodeHeaderValue(name), computed once
+	nameHeader string // NameHeaderValue(name), computed once
 	params     []ParamHeader
 }
 
@@ -136,7 +136,7 @@ func (t *ToolHeaders) Learn(result []byte) error {
 		if t.tools == nil {
 			t.tools = make(map[string]*toolEntry)
 		}
-		t.tools[tool.Name] = &toolEntry{name: tool.Name, nameHeader: EncodeHeaderValue(tool.Name), params: params}
+		t.tools[tool.Name] = &toolEntry{name: tool.Name, nameHeader: NameHeaderValue(tool.Name), params: params}
 	}
 	return errors.Join(errs...)
 }
