@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/rs/zerolog"
 )
@@ -32,11 +34,11 @@ type HTTP struct {
 
 var _ Dialer = HTTP{}
 
-// The MCP Streamable HTTP headers.
+// The MCP Streamable HTTP headers (package mcp has them all).
 const (
-	HeaderSessionID       = "Mcp-Session-Id"
-	HeaderProtocolVersion = "Mcp-Protocol-Version"
-	HeaderLastEventID     = "Last-Event-ID"
+	HeaderSessionID       = mcp.HeaderSessionID
+	HeaderProtocolVersion = mcp.HeaderProtocolVersion
+	HeaderLastEventID     = mcp.HeaderLastEventID
 )
 
 // metaHeaders are the answer headers kept in Incoming.HTTP.
@@ -47,7 +49,7 @@ const (
 	// rpcErrorBytes bounds the body of a failed answer read to see if it
 	// is a JSON-RPC error.
 	rpcErrorBytes = 64 << 10
-	deleteTimeout  = 5 * time.Second
+	deleteTimeout = 5 * time.Second
 )
 
 // Dial checks the URL and expands the headers; it does no network I/O
@@ -128,6 +130,12 @@ type HTTPConn struct {
 	sessionID       string
 	protocolVersion string
 	getOpened       bool
+	// stateless is the version of a stateless session (MCP 2026-07-28 on),
+	// from the _meta of its requests; "" for a session-based one.
+	stateless string
+	// tools are the x-mcp-header annotations of the tools the server
+	// listed on this connection, for the Mcp-Param-* headers.
+	tools mcp.ToolHeaders
 
 	wg        sync.WaitGroup
 	closeOnce sync.Once
@@ -218,7 +226,7 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
 	}
 	mi := inspect(msg)
 	reqCtx, reqCancel := context.WithCancel(c.ctx)
-	req, err := c.newRequest(reqCtx, http.MethodPost, body, mi.method == "initialize")
+	req, err := c.newRequest(reqCtx, http.MethodPost, body, mi.method == mcp.MethodInitialize)
 	if err != nil {
 		reqCancel()
 		return err
@@ -226,6 +234,7 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
 	req.ContentLength = int64(len(msg))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	c.setStandardHeaders(req.Header, msg)
 	stop := context.AfterFunc(ctx, reqCancel)
 	resp, err := c.client.Do(req)
 	if !stop() { // ctx ended before the headers came
@@ -246,23 +255,61 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
 		defer reqCancel()
 		return c.failed(resp, mi.id)
 	}
-	if mi.method == "initialize" {
+	if mi.method == mcp.MethodInitialize {
 		if sid := resp.Header.Get(HeaderSessionID); sid != "" {
 			c.mu.Lock()
 			c.sessionID = sid
 			c.mu.Unlock()
 		}
 	}
-	st := &stream{kind: "POST", init: mi.method == "initialize", reqID: mi.id}
+	st := &stream{kind: "POST", init: mi.method == mcp.MethodInitialize, method: mi.method, reqID: mi.id}
 	if err := c.spawn(func() { defer reqCancel(); c.readAnswer(resp, st) }); err != nil {
 		_ = resp.Body.Close()
 		reqCancel()
 		return err
 	}
-	if mi.method == "notifications/initialized" {
+	if mi.method == mcp.NotificationInitialized {
 		c.openGET()
 	}
 	return nil
+}
+
+// setStandardHeaders adds what a message of a stateless session (MCP
+// 2026-07-28 on) must carry: Mcp-Protocol-Version from its _meta (or the
+// session's, for a message without one), Mcp-Method, Mcp-Name and the
+// Mcp-Param-* of the tool's x-mcp-header arguments, as the server listed
+// its tools on this connection. A session-based message gets none.
+func (c *HTTPConn) setStandardHeaders(h http.Header, msg []byte) {
+	m, err := jsonrpc.Parse(msg)
+	if err != nil {
+		return
+	}
+	v := mcp.MetaVersion(m.Params())
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case v == "":
+		v = c.stateless
+	case mcp.EraOf(v) == mcp.EraStateless:
+		c.stateless = v
+	}
+	if mcp.EraOf(v) != mcp.EraStateless {
+		return
+	}
+	h.Set(HeaderProtocolVersion, v)
+	for k, vs := range mcp.StandardHeaders(v, m, &c.tools) {
+		h[k] = vs
+	}
+}
+
+// learnTools keeps the x-mcp-header annotations of a tools/list result.
+func (c *HTTPConn) learnTools(result []byte) {
+	c.mu.Lock()
+	err := c.tools.Learn(result)
+	c.mu.Unlock()
+	if err != nil {
+		c.log.Debug().Err(err).Msg("tools whose x-mcp-header annotations are invalid get no Mcp-Param headers")
+	}
 }
 
 // newRequest builds a request with the user's headers and, once known,

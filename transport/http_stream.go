@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
+	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/tape"
 )
 
@@ -17,6 +18,7 @@ import (
 type stream struct {
 	kind     string // "POST" (the answer to a request) or "GET" (standalone)
 	init     bool   // it carries the initialize answer
+	method   string // the method of the request it answers; "" for GET
 	reqID    []byte // the id of the request it answers; nil for GET
 	answered bool   // the answer to reqID has been delivered
 	lastID   string // the last SSE event id seen
@@ -135,6 +137,9 @@ func (c *HTTPConn) note(st *stream, msg []byte) {
 	}
 	if st.reqID != nil && bytes.Equal(mi.id, st.reqID) {
 		st.answered = true
+		if st.method == mcp.MethodToolsList && mi.result != nil {
+			c.learnTools(mi.result)
+		}
 	}
 	if st.init && mi.result != nil {
 		if pv := protocolVersion(mi.result); pv != "" {
