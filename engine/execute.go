@@ -78,6 +78,7 @@ func (x *actor) sendOne(ctx context.Context, ss *session, it *Item) error {
 		x.sentOrDropped(it)
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "the server of this session died (chaos)"})
 	}
+	x.liveState(ss, it)
 	sent := time.Now()
 	it.Held = heldFor(ss, it, sent)
 	if x.async(ss, it) {

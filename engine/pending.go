@@ -115,6 +115,7 @@ func (x *actor) finish(ctx context.Context, p *pend) error {
 	delete(p.sess.sent, p.key)
 	delete(p.sess.byRec, p.recKey)
 	x.live--
+	x.learnState(p.sess, p)
 	if p.sess.waitFor == p {
 		p.sess.waitFor = nil
 	}

@@ -38,9 +38,12 @@ type session struct {
 	faultCount int
 	lastFault  *chaos.Fault // the last outbound fault sent
 	dead       bool
-	handshake  []*Item    // initialize and notifications/initialized, as sent first
-	heldBack   []heldItem // reorder: messages held back behind later ones
-	run        []*Item    // OrderRandom: client messages not yet shuffled
+	handshake  []*Item // initialize and notifications/initialized, as sent first
+	// states maps the requestStates of the recorded multi-round answers
+	// to the live ones the server gave in their place (mrtr.go).
+	states   map[string]string
+	heldBack []heldItem // reorder: messages held back behind later ones
+	run      []*Item    // OrderRandom: client messages not yet shuffled
 
 	// The session's clock (per-session pacing): due times count from an
 	// anchor, set when the connection is ready and again when the live

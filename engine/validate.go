@@ -1,14 +1,17 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/validator"
 )
@@ -64,8 +67,11 @@ func (e *Engine) add(o *outcome, v *validator.Validator, c *report.Collector) er
 	}
 	c.Add(r)
 	e.publish(r)
-	if o.Req.RPC.Method == "initialize" {
+	if o.Req.RPC.Method == mcp.MethodInitialize {
 		e.checkProtocol(o)
+	}
+	if r.Verdict == report.Failed && o.Actual != nil {
+		e.checkEra(o)
 	}
 	if e.ctl != nil && o.Req.paced() && !o.Req.Injected {
 		e.ctl.Judged(r)
@@ -201,13 +207,36 @@ func (e *Engine) checkProtocol(o *outcome) {
 
 // protocolVersion reads result.protocolVersion of an initialize answer.
 func protocolVersion(msg []byte) string {
-	var a struct {
-		Result struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		} `json:"result"`
-	}
-	if json.Unmarshal(msg, &a) != nil {
+	m, err := jsonrpc.Parse(msg)
+	if err != nil {
 		return ""
 	}
-	return a.Result.ProtocolVersion
+	return mcp.InitializeVersion(m.Result())
+}
+
+// checkEra names both revisions when the live server refuses a message
+// for the revision the tape speaks: a stateless (2026-07-28) tape against
+// a server that only speaks the session-based revisions answers -32022
+// with the versions it supports, or does not know server/discover at all.
+func (e *Engine) checkEra(o *outcome) {
+	live, err := jsonrpc.Parse(o.Actual.Msg)
+	if err != nil || live.Error() == nil {
+		return
+	}
+	tapeVersion := mcp.MetaVersion(o.Req.RPC.Params())
+	var note string
+	if requested, supported, ok := mcp.UnsupportedVersion(live.Error()); ok {
+		if requested == "" {
+			requested = tapeVersion
+		}
+		note = fmt.Sprintf("the tape speaks MCP %s (%s); the server supports only %s: replay against a server of the tape's revision, or record the session again against this one",
+			requested, mcp.EraOf(requested), strings.Join(supported, ", "))
+	} else if code, _ := mcp.ErrorCode(live.Error()); code == mcp.CodeMethodNotFound && o.Req.RPC.Method == mcp.MethodDiscover {
+		note = fmt.Sprintf("the tape speaks MCP %s (stateless: server/discover, no initialize); the server does not know server/discover, so it speaks only a session-based revision (2025-11-25 or older): replay against a server of the tape's revision",
+			cmp.Or(tapeVersion, mcp.V20260728))
+	}
+	if note != "" && !slices.Contains(e.notes, note) && len(e.notes) < 100 {
+		e.notes = append(e.notes, note)
+		e.log.Warn().Msg(note)
+	}
 }

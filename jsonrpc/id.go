@@ -77,3 +77,16 @@ func canonicalQuote(s string) string {
 	}
 	return string(append(b, '"'))
 }
+
+// WithParams returns a new slice: Raw with the params value replaced by
+// params (JSON), every other byte identical. A message without params
+// comes back as an unchanged copy of Raw.
+func (m Message) WithParams(params []byte) []byte {
+	if !m.params.ok() {
+		return bytes.Clone(m.Raw)
+	}
+	out := make([]byte, 0, len(m.Raw)+len(params)-(m.params.end-m.params.start))
+	out = append(out, m.Raw[:m.params.start]...)
+	out = append(out, params...)
+	return append(out, m.Raw[m.params.end:]...)
+}

@@ -235,3 +235,17 @@ func TestKind(t *testing.T) {
 		})
 	}
 }
+
+func TestWithParams(t *testing.T) {
+	m, err := Parse([]byte(`{"jsonrpc":"2.0", "id":7 ,"method":"tools/call","params": {"a":1} ,"x":2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(m.WithParams([]byte(`{"b":[2]}`))), `{"jsonrpc":"2.0", "id":7 ,"method":"tools/call","params": {"b":[2]} ,"x":2}`; got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+	n, _ := Parse([]byte(`{"jsonrpc":"2.0","method":"ping"}`))
+	if got := string(n.WithParams([]byte(`{}`))); got != `{"jsonrpc":"2.0","method":"ping"}` {
+		t.Errorf("no params: got %s", got)
+	}
+}

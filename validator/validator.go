@@ -153,10 +153,17 @@ func WithDisabled() Option {
 	}
 }
 
-// New returns a Validator configured by opts.
+// opaque are the paths of values MCP servers make anew for each request,
+// which no two runs share and a client only echoes: the requestState of
+// a multi-round result (2026-07-28). They are never compared; the engine
+// sends the live value back where the recording echoed the recorded one.
+var opaque = []string{"result.requestState"}
+
+// New returns a Validator configured by opts. The paths of opaque values
+// (a multi-round result's requestState) are always ignored.
 func New(opts ...Option) (*Validator, error) {
 	v := &Validator{mode: Exact}
-	for _, o := range opts {
+	for _, o := range append([]Option{WithIgnore(opaque...)}, opts...) {
 		if err := o(v); err != nil {
 			return nil, err
 		}

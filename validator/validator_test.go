@@ -363,3 +363,18 @@ func TestBody(t *testing.T) {
 		})
 	}
 }
+
+// A multi-round result's requestState is opaque: a server makes it anew
+// for each request, so it is never compared.
+func TestRequestStateNotCompared(t *testing.T) {
+	v := mustNew(t)
+	rec := []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"nonce-a","inputRequests":{"k":{}}}}`)
+	live := []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"nonce-b","inputRequests":{"k":{}}}}`)
+	if d, err := v.Compare(rec, live); err != nil || len(d) != 0 {
+		t.Errorf("got %v, %v; want no difference", d, err)
+	}
+	other := []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"nonce-b","inputRequests":{"j":{}}}}`)
+	if d, _ := v.Compare(rec, other); len(d) == 0 {
+		t.Error("a different input request passed")
+	}
+}
