@@ -1,0 +1,83 @@
+package replay_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/replayctl/replayctl/internal/testserver"
+	"github.com/replayctl/replayctl/internal/testtape"
+	"github.com/replayctl/replayctl/mcp"
+	"github.com/replayctl/replayctl/replay"
+	"github.com/replayctl/replayctl/tape"
+)
+
+// TestRevisions records sessions of the go-sdk v1.8.0 client against its
+// conformance server — in 2026-07-28 (stateless: server/discover, _meta on
+// every request, MRTR rounds) and in 2025-11-25 (initialize, the server's
+// elicitation and sampling requests), over stdio and Streamable HTTP —
+// and replays each against the same server at fast and 10x, with 1 and 50
+// sessions, and against the built-in mock: zero failures.
+func TestRevisions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records and replays against real servers")
+	}
+	argv := testserver.GoSDK(t)
+	stateless, stateful := testserver.GoSDKHTTPStateless(t), testserver.GoSDKHTTP(t)
+	cases := []struct {
+		name    string
+		version string
+		rec     testtape.Target
+		target  replay.Target
+	}{
+		{"2026-07-28/stdio", "", testtape.Stdio(argv), replay.Command(argv[0], argv[1:]...)},
+		{"2026-07-28/http", "", testtape.HTTP(stateless), replay.HTTP(stateless)},
+		// The server's requests (classic elicitation, sampling) need a
+		// session: over HTTP only a stateful server can send them.
+		{"2025-11-25/stdio", mcp.V20251125, testtape.Stdio(argv), replay.Command(argv[0], argv[1:]...)},
+		{"2025-11-25/http", mcp.V20251125, testtape.HTTP(stateful), replay.HTTP(stateful)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := testtape.RecordClient(t, c.rec, c.version, testtape.ScriptAll)
+			r, err := tape.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := mcp.V20260728
+			if c.version != "" {
+				want = c.version
+			}
+			if got := r.Header().ProtocolVersion; got != want {
+				t.Fatalf("recorded protocol %s, want %s", got, want)
+			}
+			r.Close()
+			var checked int64
+			for _, speed := range []string{"fast", "10x"} {
+				for _, sessions := range []int{1, 50} {
+					t.Run(fmt.Sprintf("%s/%d", speed, sessions), func(t *testing.T) {
+						rep, err := replay.Run(t.Context(), path, replay.Speed(speed), replay.Sessions(sessions), replay.Against(c.target))
+						if rep == nil {
+							t.Fatal(err)
+						}
+						if err != nil || !rep.Passed() || rep.Validation.Failed != 0 || len(rep.Summary.Warnings) != 0 {
+							t.Fatalf("err %v; passed %v, %d failed, %d errors, warnings %q; failures %+v, errors %+v",
+								err, rep.Passed(), rep.Validation.Failed, rep.Performance.Errors, rep.Summary.Warnings, rep.Validation.Failures, rep.Errors)
+						}
+						if sessions == 1 {
+							checked = rep.Validation.Checked
+						}
+						if checked < 14 || rep.Validation.Checked != checked*int64(sessions) {
+							t.Errorf("%d checked with %d sessions, %d with one", rep.Validation.Checked, sessions, checked)
+						}
+					})
+				}
+			}
+			t.Run("mock", func(t *testing.T) {
+				rep, err := replay.Run(t.Context(), path, replay.Speed("fast"), replay.Sessions(3))
+				if rep == nil || err != nil || !rep.Passed() || rep.Validation.Checked != 3*checked {
+					t.Fatalf("err %v; report %+v", err, rep.Validation)
+				}
+			})
+		})
+	}
+}
