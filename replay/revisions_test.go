@@ -2,6 +2,7 @@ package replay_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/replayctl/replayctl/internal/testserver"
@@ -71,6 +72,17 @@ func TestRevisions(t *testing.T) {
 						}
 					})
 				}
+			}
+			if c.name == "2026-07-28/http" {
+				// A stateless tape against a server that speaks only the
+				// session-based revisions: a warning names both.
+				t.Run("session-based server", func(t *testing.T) {
+					rep, _ := replay.Run(t.Context(), path, replay.Speed("fast"), replay.Against(replay.HTTP(stateful)))
+					want := "the tape speaks MCP 2026-07-28 (stateless); the server supports only 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05"
+					if rep == nil || rep.Passed() || len(rep.Summary.Warnings) == 0 || !strings.HasPrefix(rep.Summary.Warnings[0], want) {
+						t.Fatalf("report %+v; want a failure and the warning %q", rep.Summary, want)
+					}
+				})
 			}
 			t.Run("mock", func(t *testing.T) {
 				rep, err := replay.Run(t.Context(), path, replay.Speed("fast"), replay.Sessions(3))

@@ -475,3 +475,58 @@ func TestRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+// A stateless session's POSTs (MCP 2026-07-28) carry the headers the
+// revision requires, from each message; a session-based one's do not.
+func TestHTTPStandardHeaders(t *testing.T) {
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	tools := `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"where","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}}]}}`
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, s seen) {
+		switch {
+		case strings.Contains(s.Body, `"tools/list"`):
+			writeJSON(w, 200, tools)
+		case strings.Contains(s.Body, `"id"`):
+			writeJSON(w, 200, `{"jsonrpc":"2.0","id":2,"result":{}}`)
+		default:
+			w.WriteHeader(http.StatusAccepted)
+		}
+	})
+	c := f.dial(t, HTTP{})
+	send := func(msg string) {
+		t.Helper()
+		if err := c.Send(t.Context(), []byte(msg)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`)
+	<-c.Incoming() // the tools are learned before the answer is delivered
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{` + meta + `,"name":"where","arguments":{"region":"Zürich"}}}`)
+	send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`)
+	reqs := f.requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	want := []map[string]string{
+		{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list", "Mcp-Name": ""},
+		{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "where", "Mcp-Param-Region": "=?base64?WsO8cmljaA==?="},
+		// A notification has no _meta: the session's version.
+		{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "notifications/cancelled"},
+	}
+	for i, w := range want {
+		for k, v := range w {
+			if got := reqs[i].Header.Get(k); got != v {
+				t.Errorf("request %d %s = %q, want %q", i, k, got, v)
+			}
+		}
+	}
+
+	// Session-based: only what it had before.
+	old := f.dial(t, HTTP{})
+	if err := old.Send(t.Context(), []byte(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"where","arguments":{}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	last := f.requests()[3]
+	if last.Header.Get("Mcp-Method") != "" || last.Header.Get("Mcp-Protocol-Version") != "" {
+		t.Errorf("a session-based request got %v", last.Header)
+	}
+}
