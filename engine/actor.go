@@ -38,6 +38,7 @@ type actor struct {
 	paceAt       time.Time     // when pace fires; zero: not set
 	retryIDs     int64         // ids made for retries and reconnects
 	chaosExpired chan *pend    // a faulted request's short wait is over
+	polls        chan *pend    // a task poll's interval is over: send it again
 	chaosTimers  []*time.Timer // stopped when the actor returns
 	done         chan struct{} // closed when the actor returns
 	// Sends made without waiting (async.go): their goroutines, how each
@@ -64,6 +65,7 @@ func newActor(e *Engine, out chan<- *outcome, name string, startAt time.Time) *a
 		ss:           newSession(name, nil),
 		mb:           newMailbox(),
 		chaosExpired: make(chan *pend),
+		polls:        make(chan *pend),
 		done:         make(chan struct{}),
 		sendDone:     make(chan sendResult),
 		timer:        stoppedTimer(),
@@ -137,6 +139,10 @@ func (x *actor) run(ctx context.Context) (err error) {
 			}
 		case r := <-x.sendDone:
 			if err := x.sendEnded(ctx, r); err != nil {
+				return err
+			}
+		case p := <-x.polls:
+			if err := x.resend(ctx, p); err != nil {
 				return err
 			}
 		case p := <-x.chaosExpired:

@@ -33,6 +33,9 @@ type pend struct {
 	replaced bool   // sent again as another pend (resend)
 	edited   []byte // the recorded answer after set_result rules
 	anchored bool   // initialize: the session's clock was anchored on it
+	// pollingSince is when a tasks/get first went out, while it is sent
+	// again until the live task ends (live.go).
+	pollingSince time.Time
 }
 
 func (p *pend) answered() bool {
@@ -78,7 +81,7 @@ func (x *actor) sendOne(ctx context.Context, ss *session, it *Item) error {
 		x.sentOrDropped(it)
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "the server of this session died (chaos)"})
 	}
-	x.liveState(ss, it)
+	x.liveValues(ss, it)
 	sent := time.Now()
 	it.Held = heldFor(ss, it, sent)
 	if x.async(ss, it) {

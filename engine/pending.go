@@ -109,13 +109,16 @@ func (x *actor) notesIfQuiet(ctx context.Context, ss *session) error {
 // finish reports a request whose answer (or timeout) and recorded answer
 // are both known, and forgets it.
 func (x *actor) finish(ctx context.Context, p *pend) error {
+	if x.pollAgain(p) {
+		return nil
+	}
 	if retried, err := x.retry(ctx, p); retried || err != nil {
 		return err
 	}
 	delete(p.sess.sent, p.key)
 	delete(p.sess.byRec, p.recKey)
 	x.live--
-	x.learnState(p.sess, p)
+	x.learnLive(p.sess, p)
 	if p.sess.waitFor == p {
 		p.sess.waitFor = nil
 	}

@@ -40,8 +40,10 @@ type session struct {
 	dead       bool
 	handshake  []*Item // initialize and notifications/initialized, as sent first
 	// states maps the requestStates of the recorded multi-round answers
-	// to the live ones the server gave in their place (mrtr.go).
-	states   map[string]string
+	// to the live ones the server gave in their place (live.go).
+	states map[string]string
+	// taskIDs maps recorded task ids to the live ones (live.go).
+	taskIDs  map[string]string
 	heldBack []heldItem // reorder: messages held back behind later ones
 	run      []*Item    // OrderRandom: client messages not yet shuffled
 

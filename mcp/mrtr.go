@@ -90,11 +90,25 @@ var ErrNotObject = errors.New("mcp: params are not a JSON object")
 // is kept. nil or empty params become {"requestState":…}. The error wraps
 // ErrNotObject.
 func SetRequestState(params []byte, state string) ([]byte, error) {
+	return setString(params, "requestState", state)
+}
+
+// SetTaskID returns a copy of params with taskId set to id, as
+// SetRequestState does for requestState: a replayer puts the live task's
+// id into the tasks/get, tasks/result, tasks/update and tasks/cancel it
+// sends in place of the recorded one.
+func SetTaskID(params []byte, id string) ([]byte, error) {
+	return setString(params, "taskId", id)
+}
+
+// setString sets the string member key of the object params to value, or
+// removes it for "", keeping every other byte.
+func setString(params []byte, key, state string) ([]byte, error) {
 	if len(params) == 0 {
 		if state == "" {
 			return []byte(`{}`), nil
 		}
-		return append(appendString([]byte(`{"requestState":`), state), '}'), nil
+		return append(appendString([]byte(`{"`+key+`":`), state), '}'), nil
 	}
 	// Offsets into params, -1 for none: where the requestState member
 	// (its name) starts, where its value starts and ends, where the member
@@ -109,14 +123,14 @@ func SetRequestState(params []byte, state string) ([]byte, error) {
 		if valueEnd >= 0 && nextStart < 0 {
 			nextStart = start
 		}
-		if valueEnd < 0 && keyIs(m, "requestState") {
+		if valueEnd < 0 && keyIs(m, key) {
 			keyStart, valueStart, valueEnd, prevEnd = start, m.Start, m.End, last
 		}
 		last = m.End
 		return true
 	})
 	if err != nil {
-		return nil, fmt.Errorf("set requestState: %w: %w", ErrNotObject, err)
+		return nil, fmt.Errorf("set %s: %w: %w", key, ErrNotObject, err)
 	}
 	switch {
 	case valueEnd >= 0 && state != "":
@@ -136,9 +150,9 @@ func SetRequestState(params []byte, state string) ([]byte, error) {
 	}
 	if last < 0 { // an empty object: after its '{'
 		at := jsonscan.SkipSpace(params, 0) + 1
-		return spliceString(params, at, at, `"requestState":`, state), nil
+		return spliceString(params, at, at, `"`+key+`":`, state), nil
 	}
-	return spliceString(params, last, last, `,"requestState":`, state), nil
+	return spliceString(params, last, last, `,"`+key+`":`, state), nil
 }
 
 // spliceString returns a copy of doc with doc[start:end] replaced by

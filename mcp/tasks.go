@@ -70,3 +70,16 @@ func IsTerminal(status string) bool {
 	}
 	return false
 }
+
+// OnTask reports whether method names a task by params.taskId: tasks/get,
+// tasks/result, tasks/update, tasks/cancel.
+func OnTask(method string) bool {
+	switch method {
+	case MethodTasksGet, MethodTasksResult, MethodTasksUpdate, MethodTasksCancel:
+		return true
+	}
+	return false
+}
+
+// ParamTaskID is params.taskId of a request OnTask names.
+func ParamTaskID(params []byte) (string, bool) { return decodeString(member(params, "taskId")) }

@@ -69,3 +69,17 @@ func TestIsTerminal(t *testing.T) {
 		}
 	}
 }
+
+func TestTaskParams(t *testing.T) {
+	params := []byte(`{"taskId":"rec-1","_meta":{}}`)
+	if id, ok := ParamTaskID(params); !ok || id != "rec-1" {
+		t.Fatalf("ParamTaskID = %q %v", id, ok)
+	}
+	out, err := SetTaskID(params, "live-9")
+	if err != nil || string(out) != `{"taskId":"live-9","_meta":{}}` {
+		t.Errorf("SetTaskID = %s, %v", out, err)
+	}
+	if !OnTask(MethodTasksGet) || !OnTask(MethodTasksResult) || OnTask(MethodToolsCall) {
+		t.Error("OnTask")
+	}
+}

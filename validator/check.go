@@ -54,7 +54,11 @@ func (v *Validator) Check(s Subject, expected, actual []byte) (Verdict, error) {
 		return Verdict{}, err
 	}
 	e, a := bytes.TrimSpace(expected), bytes.TrimSpace(actual)
-	w := walker{ignore: r.ignore, structural: r.mode == Structural, norm: v.norm, tol: v.tol}
+	ignore := r.compared
+	if r.mode == Schema {
+		ignore = r.ignore
+	}
+	w := walker{ignore: ignore, structural: r.mode == Structural, norm: v.norm, tol: v.tol}
 	ek, ev := answerKind(e)
 	ak, av := answerKind(a)
 	switch {

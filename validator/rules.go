@@ -33,11 +33,14 @@ type scope struct {
 // rule is a compiled validation rule; the Validator's default rule has
 // an empty name and matches what no other rule does.
 type rule struct {
-	name       string // "validation rule 2 (line 14)", for errors
-	scope      scope
-	mode       Mode
-	required   []pattern
-	ignore     []pattern // the Validator's, then the rule's own
+	name     string // "validation rule 2 (line 14)", for errors
+	scope    scope
+	mode     Mode
+	required []pattern
+	ignore   []pattern // the Validator's, then the rule's own
+	// compared is ignore and the opaque paths: what value comparisons
+	// skip (a schema check sees the opaque members).
+	compared   []pattern
 	onFailure  string
 	maxRetries int
 }

@@ -53,6 +53,7 @@ func TestCheckSchema(t *testing.T) {
 		{"2026 tools/call complete", "tools/call", `{` + env + `"result":{"resultType":"complete","content":[{"type":"text","text":"hi"}]}}`, nil},
 		{"2026 tools/call input_required", "tools/call", `{` + env + `"result":{"content":null,"resultType":"input_required","inputRequests":{"k":{"method":"elicitation/create","params":{}}}}}`, nil},
 		{"2026 input_required state only", "prompts/get", `{` + env + `"result":{"messages":null,"resultType":"input_required","requestState":"round=1"}}`, nil},
+		{"2026 input_required bad state", "tools/call", `{` + env + `"result":{"resultType":"input_required","requestState":7}}`, []string{`type result.requestState "string" 7`}},
 		{"2026 input_required empty", "tools/call", `{` + env + `"result":{"resultType":"input_required"}}`, []string{`missing result "inputRequests or requestState" `}},
 		{"2026 task", "tools/call", `{` + env + `"result":{"resultType":"task","taskId":"t1","status":"working","ttlMs":60000}}`, nil},
 		{"2026 task bad", "tools/call", `{` + env + `"result":{"resultType":"task","status":"working"}}`, []string{`missing result.taskId "string" `}},

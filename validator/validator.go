@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // DiffKind says how a value differs.
@@ -154,29 +155,58 @@ func WithDisabled() Option {
 }
 
 // opaque are the paths of values MCP servers make anew for each request,
-// which no two runs share and a client only echoes: the requestState of
-// a multi-round result (2026-07-28). They are never compared; the engine
-// sends the live value back where the recording echoed the recorded one.
-var opaque = []string{"result.requestState"}
+// which no two runs share and a client only echoes or reads the time
+// from: the requestState of a multi-round result (2026-07-28); a task's
+// id and times, flat (a 2026 task, tasks/get, tasks/cancel) or under
+// "task" (a 2025-11-25 task-creating result), and the related task a
+// task's result names. They are never compared; the engine sends the live
+// value back where the recording echoed the recorded one.
+var opaque = []string{
+	"result.requestState",
+	"result.taskId", "result.createdAt", "result.lastUpdatedAt",
+	"result.task.taskId", "result.task.createdAt", "result.task.lastUpdatedAt",
+	`result._meta["io.modelcontextprotocol/related-task"].taskId`,
+}
 
 // New returns a Validator configured by opts. The paths of opaque values
-// (a multi-round result's requestState) are always ignored.
+// (a multi-round result's requestState, a task's id and times) are always
+// ignored.
 func New(opts ...Option) (*Validator, error) {
 	v := &Validator{mode: Exact}
-	for _, o := range append([]Option{WithIgnore(opaque...)}, opts...) {
+	for _, o := range opts {
 		if err := o(v); err != nil {
 			return nil, err
 		}
 	}
 	v.def = rule{mode: v.mode, ignore: v.ignore, onFailure: OnFailureError}
+	v.def.compared = withOpaque(v.def.ignore)
 	for i, c := range v.specs {
 		r, err := v.compileRule(i, c)
 		if err != nil {
 			return nil, err
 		}
+		r.compared = withOpaque(r.ignore)
 		v.rules = append(v.rules, r)
 	}
 	return v, nil
+}
+
+// opaquePatterns are the opaque paths, parsed once.
+var opaquePatterns = func() []pattern {
+	ps := make([]pattern, len(opaque))
+	for i, s := range opaque {
+		p, err := parsePattern(s)
+		if err != nil {
+			panic("validator: opaque path " + s + ": " + err.Error())
+		}
+		ps[i] = p
+	}
+	return ps
+}()
+
+// withOpaque is ignore and the opaque paths.
+func withOpaque(ignore []pattern) []pattern {
+	return append(slices.Clone(ignore), opaquePatterns...)
 }
 
 // Compare compares two whole JSON-RPC messages in exact mode, ignoring
@@ -192,7 +222,7 @@ func (v *Validator) Compare(expected, actual []byte) ([]Difference, error) {
 	if err := valid(expected, actual); err != nil {
 		return nil, err
 	}
-	w := walker{ignore: v.ignore, norm: v.norm, tol: v.tol}
+	w := walker{ignore: v.def.compared, norm: v.norm, tol: v.tol}
 	w.root(bytes.TrimSpace(expected), bytes.TrimSpace(actual))
 	return w.result(), nil
 }

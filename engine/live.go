@@ -1,0 +1,166 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+
+	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/mcp"
+)
+
+// Values a server makes anew for each run, which the client echoes:
+//
+//   - Multi-round-trip requests (MCP 2026-07-28): a tools/call, prompts/get
+//     or resources/read may be answered with resultType "input_required"
+//     and an opaque requestState, which the client echoes in its retry.
+//   - Tasks (2025-11-25 and the 2026 extension): a request answered with a
+//     task gets a taskId, which tasks/get, tasks/result, tasks/update and
+//     tasks/cancel name.
+//
+// The server may make a new state or id each time (a nonce, a signature,
+// a UUID), so the recorded message would carry a value the live server
+// never gave: the session remembers, per recorded value, the live one
+// given in its place, and sends the live one.
+
+// learnLive notes the live requestState or taskId given where the
+// recording had another, from a request's recorded and live answers.
+func (x *actor) learnLive(ss *session, p *pend) {
+	if p.actual == nil || p.expected == nil {
+		return
+	}
+	switch {
+	case mcp.HasMRTR(p.req.RPC.Method) && bytes.Contains(p.actual.Msg, []byte(`"requestState"`)):
+		rec, ok1 := mcp.RequestState(result(p.expected.Rec.Msg))
+		live, ok2 := mcp.RequestState(result(p.actual.Msg))
+		if ok1 && ok2 && rec != live {
+			ss.states = put(ss.states, rec, live)
+		}
+	case bytes.Contains(p.actual.Msg, []byte(`"taskId"`)):
+		rec, ok1 := mcp.TaskID(result(p.expected.Rec.Msg))
+		live, ok2 := mcp.TaskID(result(p.actual.Msg))
+		if ok1 && ok2 && rec != live {
+			ss.taskIDs = put(ss.taskIDs, rec, live)
+		}
+	}
+}
+
+func put(m map[string]string, k, v string) map[string]string {
+	if m == nil {
+		m = make(map[string]string)
+	}
+	m[k] = v
+	return m
+}
+
+// result is the result member of a message, or nil.
+func result(msg []byte) []byte {
+	m, err := jsonrpc.Parse(msg)
+	if err != nil {
+		return nil
+	}
+	return m.Result()
+}
+
+// liveValues puts into a request the live requestState (an MRTR retry) or
+// taskId (a request about a task) given in place of the recorded one.
+func (x *actor) liveValues(ss *session, it *Item) {
+	var from map[string]string
+	var get func([]byte) (string, bool)
+	var set func([]byte, string) ([]byte, error)
+	switch {
+	case len(ss.states) > 0 && mcp.HasMRTR(it.RPC.Method):
+		from, get, set = ss.states, mcp.RequestState, mcp.SetRequestState
+	case len(ss.taskIDs) > 0 && mcp.OnTask(it.RPC.Method):
+		from, get, set = ss.taskIDs, mcp.ParamTaskID, mcp.SetTaskID
+	default:
+		return
+	}
+	m, err := jsonrpc.Parse(it.Out)
+	if err != nil {
+		return
+	}
+	rec, ok := get(m.Params())
+	if !ok {
+		return
+	}
+	live, ok := from[rec]
+	if !ok {
+		return
+	}
+	if params, err := set(m.Params(), live); err == nil {
+		it.Out = m.WithParams(params)
+	}
+}
+
+// Task polls are judged by their outcome, not by their count: a live
+// server may finish a task sooner or later than the recorded one did.
+//
+//   - A tasks/get the recording answered with a task still going (a poll)
+//     passes when the live answer is a task, whatever its status.
+//   - A tasks/get the recording answered with a task that had ended is
+//     sent again, at the poll interval the server asks for (10 ms to 1 s),
+//     while the live task goes on and the request's timeout allows; the
+//     answer that ends it is judged against the recorded end.
+
+// isPoll reports whether an outcome is a task poll the recording answered
+// with a task still going, and the live server answered with a task.
+func isPoll(o *outcome) bool {
+	if o.Req.RPC.Method != mcp.MethodTasksGet || o.Expected == nil || o.Actual == nil {
+		return false
+	}
+	rec := mcp.TaskStatus(result(o.expected()))
+	return rec != "" && !mcp.IsTerminal(rec) && mcp.TaskStatus(result(o.Actual.Msg)) != ""
+}
+
+// pollAgain sends a tasks/get again, after the poll interval, when the
+// recording's answer ended the task and the live one has not. It reports
+// whether it will.
+func (x *actor) pollAgain(p *pend) bool {
+	if p.req.RPC.Method != mcp.MethodTasksGet || p.actual == nil || p.expected == nil {
+		return false
+	}
+	live := result(p.actual.Msg)
+	rec, now := mcp.TaskStatus(result(p.expected.Rec.Msg)), mcp.TaskStatus(live)
+	if !mcp.IsTerminal(rec) || now == "" || mcp.IsTerminal(now) {
+		return false
+	}
+	if p.pollingSince.IsZero() {
+		p.pollingSince = p.sent
+	}
+	if time.Since(p.pollingSince) > x.e.cfg.Timeout {
+		return false // judged as it is: the task did not end in time
+	}
+	wait := min(max(pollInterval(live), 10*time.Millisecond), time.Second)
+	x.chaosTimers = append(x.chaosTimers, time.AfterFunc(wait, func() {
+		select {
+		case x.polls <- p:
+		case <-x.done:
+		}
+	}))
+	return true
+}
+
+// pollInterval is the interval a task asks to be polled at: pollIntervalMs
+// (2026) or pollInterval (2025-11-25, ms); 0 when it says none.
+func pollInterval(result []byte) time.Duration {
+	var t struct {
+		MS   *int64 `json:"pollIntervalMs"`
+		Old  *int64 `json:"pollInterval"`
+		Task *struct {
+			Old *int64 `json:"pollInterval"`
+		} `json:"task"`
+	}
+	if json.Unmarshal(result, &t) != nil {
+		return 0
+	}
+	for _, ms := range []*int64{t.MS, t.Old} {
+		if ms != nil {
+			return time.Duration(*ms) * time.Millisecond
+		}
+	}
+	if t.Task != nil && t.Task.Old != nil {
+		return time.Duration(*t.Task.Old) * time.Millisecond
+	}
+	return 0
+}
