@@ -132,6 +132,9 @@ func (x *actor) pollAgain(p *pend) bool {
 		return false // judged as it is: the task did not end in time
 	}
 	wait := min(max(pollInterval(live), 10*time.Millisecond), time.Second)
+	// Unanswered again: what the recording sent after the task ended (a
+	// tasks/result) waits for it, as the recorded client waited.
+	p.actual = nil
 	x.chaosTimers = append(x.chaosTimers, time.AfterFunc(wait, func() {
 		select {
 		case x.polls <- p:
