@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/transport"
 )
 
@@ -25,7 +26,7 @@ type sendResult struct {
 // waiting for it would let one slow answer hold up every later message of
 // the session, which the recorded client did not do.
 func (x *actor) async(ss *session, it *Item) bool {
-	if !isRequest(it) || it.Fault != nil || it.RPC.Method == "initialize" {
+	if !isRequest(it) || it.Fault != nil || it.RPC.Method == mcp.MethodInitialize {
 		return false
 	}
 	c, ok := ss.conn.(transport.ConcurrentSender)

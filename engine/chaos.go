@@ -13,6 +13,7 @@ import (
 
 	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
@@ -29,7 +30,7 @@ const chaosWait = 300 * time.Millisecond
 // about how the server copes with faults.
 func (e *Engine) faultFor(it *Item, nth map[string]int) {
 	method := it.RPC.Method
-	if method == "initialize" || method == "notifications/initialized" {
+	if mcp.IsHandshake(method) {
 		return
 	}
 	key := it.Rec.Session + "\x00" + method

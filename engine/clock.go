@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/replayctl/replayctl/chaos"
+	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/scheduler"
 )
 
@@ -85,7 +86,7 @@ func (x *actor) setPace(t time.Time) {
 // live one. It tells a globally paced schedule too (see
 // Engine.waitHandshake).
 func (x *actor) anchorHandshake(p *pend) {
-	if p.req.Injected || p.req.RPC.Method != "initialize" || p.anchored || !p.answered() {
+	if p.req.Injected || p.req.RPC.Method != mcp.MethodInitialize || p.anchored || !p.answered() {
 		return
 	}
 	at := time.Now()

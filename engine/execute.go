@@ -8,6 +8,7 @@ import (
 
 	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
@@ -54,7 +55,7 @@ func (x *actor) process(ctx context.Context, ss *session, it *Item) error {
 	if it.InjectError != nil && it.RPC.Kind == jsonrpc.KindRequest {
 		return x.injectError(ss, it)
 	}
-	if !it.Injected && (it.RPC.Method == "initialize" || it.RPC.Method == "notifications/initialized") {
+	if !it.Injected && (it.RPC.Method == mcp.MethodInitialize || it.RPC.Method == mcp.NotificationInitialized) {
 		ss.handshake = append(ss.handshake, it) // replayed after a reconnect
 	}
 	if ss.dead {
@@ -155,7 +156,7 @@ func (x *actor) sendFailed(ctx context.Context, ss *session, it *Item, sent time
 			Err: fmt.Errorf("no answer within %s (the timeout): the target did not take the message: %w", x.e.cfg.Timeout, err)})
 	case errors.As(err, &he) && it.Fault != nil:
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent, Actual: refusal(he)})
-	case errors.As(err, &he) && it.RPC.Method == "initialize":
+	case errors.As(err, &he) && it.RPC.Method == mcp.MethodInitialize:
 		// Refusing the handshake is not an answer: this is no MCP server.
 		return fmt.Errorf("%w: session %s: the server refused initialize: %w", ErrTarget, ss.name, err)
 	case errors.As(err, &he):

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/tape"
 )
 
@@ -32,13 +33,13 @@ func (f Filter) keep(m tape.Message, rpc jsonrpc.Message) (bool, string) {
 	if rpc.Method == "" {
 		return true, ""
 	}
-	if len(f.IncludeMethods) > 0 && !slices.Contains(f.IncludeMethods, rpc.Method) && rpc.Method != "initialize" && rpc.Method != "notifications/initialized" {
+	if len(f.IncludeMethods) > 0 && !slices.Contains(f.IncludeMethods, rpc.Method) && !mcp.IsHandshake(rpc.Method) {
 		return false, "method not in include_methods"
 	}
 	if slices.Contains(f.ExcludeMethods, rpc.Method) {
 		return false, "method in exclude_methods"
 	}
-	if f.SkipNotifications && rpc.Kind == jsonrpc.KindNotification && rpc.Method != "notifications/initialized" {
+	if f.SkipNotifications && rpc.Kind == jsonrpc.KindNotification && rpc.Method != mcp.NotificationInitialized {
 		return false, "notification (skip_notifications)"
 	}
 	return true, ""

@@ -8,6 +8,7 @@ import (
 	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/controller"
 	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
 )
@@ -141,7 +142,7 @@ func (e *Engine) waitHandshake(ctx context.Context, session string, epoch uint64
 type handshakes map[string]string // session → the id of its initialize
 
 func (h *handshakes) sent(it *Item) {
-	if it.Injected || it.RPC.Method != "initialize" {
+	if it.Injected || it.RPC.Method != mcp.MethodInitialize {
 		return
 	}
 	if *h == nil {

@@ -54,6 +54,28 @@ func knownMethod(b []byte) (string, bool) {
 		return "roots/list", true
 	case "elicitation/create":
 		return "elicitation/create", true
+	case "server/discover":
+		return "server/discover", true
+	case "subscriptions/listen":
+		return "subscriptions/listen", true
+	case "notifications/subscriptions/acknowledged":
+		return "notifications/subscriptions/acknowledged", true
+	case "tasks/get":
+		return "tasks/get", true
+	case "tasks/result":
+		return "tasks/result", true
+	case "tasks/list":
+		return "tasks/list", true
+	case "tasks/cancel":
+		return "tasks/cancel", true
+	case "tasks/update":
+		return "tasks/update", true
+	case "notifications/tasks":
+		return "notifications/tasks", true
+	case "notifications/tasks/status":
+		return "notifications/tasks/status", true
+	case "notifications/elicitation/complete":
+		return "notifications/elicitation/complete", true
 	}
 	return "", false
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/replayctl/replayctl/mcp"
 )
 
 // Default limits of what a [Collector] keeps in detail.
@@ -170,7 +172,7 @@ func (c *Collector) Add(r Result) {
 		// The rates are those of the schedule: the handshake, which waits
 		// for the target to start and anchors each session's clock, is
 		// not part of it.
-		if r.Method != "initialize" {
+		if r.Method != mcp.MethodInitialize {
 			c.reqSent.add(r.Sent)
 			if !r.Due.IsZero() {
 				c.reqDue.add(r.Due)

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/replayctl/replayctl/controller"
+	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/tape"
@@ -232,7 +233,7 @@ func (d *debugger) handshake(ctx context.Context) error {
 		if !ok {
 			break
 		}
-		if m.Dir == report.DirC2S && m.Method == "notifications/initialized" {
+		if m.Dir == report.DirC2S && m.Method == mcp.NotificationInitialized {
 			last = s
 			break
 		}
