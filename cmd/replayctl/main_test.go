@@ -475,3 +475,26 @@ func TestBadArgumentsRefusedBeforeReplaying(t *testing.T) {
 		}
 	}
 }
+
+// inspect names a tape's revision and era, and follows multi-round
+// requests: each retry's round, and what each input_required answer asks.
+func TestInspectStatelessTape(t *testing.T) {
+	res := replayctl(t, "inspect", "examples/go-sdk-2026.jsonl")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	for _, want := range []string{
+		"protocol 2026-07-28 (stateless)",
+		"server/discover",
+		"input required: user_name",
+		"input required: step2",
+		"round 3",
+	} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("inspect output lacks %q:\n%s", want, res.stdout)
+		}
+	}
+	if res := replayctl(t, "inspect", "examples/go-sdk-2025.jsonl"); !strings.Contains(res.stdout, "protocol 2025-11-25 (session-based)") {
+		t.Errorf("2025 tape: %s", res.stdout)
+	}
+}
