@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
@@ -53,7 +54,11 @@ func (x *actor) passEnd(ctx context.Context) error {
 }
 
 // settleAtEnd finishes the answered requests whose recorded answer the
-// tape does not have, and forgets those of an older epoch.
+// tape does not have, and forgets those of an older epoch. A
+// subscriptions/listen (2026-07-28) the recording left open is a stream
+// the client closed when it was done: it is finished too, with what it
+// delivered (notifications, counted or compared as any), and its stream
+// closes with the connection.
 func (x *actor) settleAtEnd(ctx context.Context) error {
 	ss := x.ss
 	var done []*pend
@@ -72,6 +77,8 @@ func (x *actor) settleAtEnd(ctx context.Context) error {
 			x.live--
 		case p.answered() && p.expected == nil:
 			done = append(done, p)
+		case x.endListen(p):
+			done = append(done, p)
 		}
 	}
 	slices.SortFunc(done, func(a, b *pend) int { return a.sent.Compare(b.sent) })
@@ -81,6 +88,18 @@ func (x *actor) settleAtEnd(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// endListen ends a subscriptions/listen (2026-07-28) the recording left
+// open, once nothing more can be recorded for its session: it was a
+// stream the client closed when it was done. It reports whether it did.
+func (x *actor) endListen(p *pend) bool {
+	if p.answered() || p.expected != nil || p.req.RPC.Method != mcp.MethodSubscriptionsListen {
+		return false
+	}
+	p.sess.inflight--
+	p.listenEnded = true
+	return true
 }
 
 // rewind makes the connection, if it can (the mock), answer as recorded

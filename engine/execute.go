@@ -37,10 +37,13 @@ type pend struct {
 	// pollingSince is when a tasks/get first went out, while it is sent
 	// again until the live task ends (live.go).
 	pollingSince time.Time
+	// listenEnded: a subscriptions/listen left open by the recording,
+	// ended with the tape (conns.go).
+	listenEnded bool
 }
 
 func (p *pend) answered() bool {
-	return p.actual != nil || p.timedOut || p.sendErr != nil || p.replaced
+	return p.actual != nil || p.timedOut || p.sendErr != nil || p.replaced || p.listenEnded
 }
 
 // process replays one recorded message of a session that may go on.

@@ -67,6 +67,7 @@ type outcome struct {
 	Note       bool // a server notification, recorded and/or live, to compare
 	Died       bool // the session's server died (chaos): Err says how
 	Lost       bool // lost in an injected disconnect (chaos)
+	Stream     bool // a subscriptions/listen open until the end of the tape
 	// Edited is the recorded answer as set_result rules changed it; nil:
 	// as recorded.
 	Edited []byte

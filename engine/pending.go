@@ -71,7 +71,7 @@ func (x *actor) settle(ctx context.Context, ss *session) error {
 	ss.settled = true
 	var orphans []*pend
 	for _, p := range ss.sent {
-		if p.answered() && p.expected == nil {
+		if p.answered() && p.expected == nil || x.endListen(p) {
 			orphans = append(orphans, p)
 		}
 	}
@@ -122,7 +122,7 @@ func (x *actor) finish(ctx context.Context, p *pend) error {
 	if p.sess.waitFor == p {
 		p.sess.waitFor = nil
 	}
-	o := &outcome{Epoch: p.req.Epoch, Req: p.req, Expected: p.expected, Edited: p.edited, Actual: p.actual, Sent: p.sent, Timeout: p.timedOut}
+	o := &outcome{Epoch: p.req.Epoch, Req: p.req, Expected: p.expected, Edited: p.edited, Actual: p.actual, Sent: p.sent, Timeout: p.timedOut, Stream: p.listenEnded}
 	switch {
 	case p.timedOut:
 		o.Err = fmt.Errorf("no answer within %s; cancelled", x.e.cfg.Timeout)

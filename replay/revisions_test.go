@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/replayctl/replayctl/internal/testserver"
 	"github.com/replayctl/replayctl/internal/testtape"
@@ -91,5 +92,28 @@ func TestRevisions(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// A subscriptions/listen (2026-07-28) the recording left open is a stream:
+// it is sent, read, and closed with the end of the tape — not a timeout.
+func TestSubscriptionsListen(t *testing.T) {
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	src := tape.Bytes("listen.jsonl", []byte(`{"type":"header","format":"replayctl-tape","version":1,"protocol_version":"2026-07-28","transport":"streamable-http"}
+{"type":"message","seq":0,"t_us":0,"session":"s1","dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{`+meta+`,"notifications":{"toolsListChanged":true}}}}
+{"type":"message","seq":1,"t_us":1000,"session":"s1","dir":"s2c","msg":{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1},"notifications":{"toolsListChanged":true}}}}
+{"type":"message","seq":2,"t_us":2000,"session":"s1","dir":"c2s","msg":{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{`+meta+`,"name":"test_simple_text","arguments":{}}}}
+{"type":"message","seq":3,"t_us":3000,"session":"s1","dir":"s2c","msg":{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"This is a simple text response for testing."}],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcp-conformance-test-server","version":"1.0.0"}}}}}
+{"type":"end","messages":4,"duration_us":3000}
+`))
+	argv := testserver.GoSDK(t)
+	for _, target := range []replay.Target{replay.HTTP(testserver.GoSDKHTTPStateless(t)), replay.Command(argv[0], argv[1:]...)} {
+		rep, err := replay.RunSource(t.Context(), src, replay.Speed("fast"), replay.Timeout(20*time.Second), replay.Against(target))
+		if rep == nil || err != nil || !rep.Passed() || rep.Validation.Checked != 1 || rep.Performance.Timeouts != 0 {
+			t.Fatalf("%s: err %v; %+v %+v", target, err, rep.Validation, rep.Errors)
+		}
+		if rep.Summary.DurationMS > 10_000 {
+			t.Errorf("%s: took %.0f ms: the open stream was waited for", target, rep.Summary.DurationMS)
+		}
 	}
 }
