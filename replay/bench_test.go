@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/replayctl/replayctl/internal/testserver"
+	"github.com/replayctl/replayctl/internal/testtape"
 	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/tape"
 )
@@ -96,5 +98,30 @@ func BenchmarkTargets(b *testing.B) {
 			})
 		}
 		srv.Close()
+	}
+}
+
+// BenchmarkRevisions replays go-sdk client sessions of each revision
+// (recorded once) against the conformance server over HTTP, fast, 50
+// sessions: what stateless replay costs beside session-based (the
+// headers derived per request, no handshake). One op is one replay.
+func BenchmarkRevisions(b *testing.B) {
+	stateless, stateful := testserver.GoSDKHTTPStateless(b), testserver.GoSDKHTTP(b)
+	for _, c := range []struct {
+		name, version, url string
+	}{{"2026-07-28", "", stateless}, {"2025-11-25", "2025-11-25", stateful}} {
+		path := testtape.RecordClient(b, testtape.HTTP(c.url), c.version, testtape.ScriptAll)
+		b.Run("revision="+c.name+"/sessions=50", func(b *testing.B) {
+			var requests int64
+			start := time.Now()
+			for b.Loop() {
+				rep, err := replay.Run(context.Background(), path, replay.Speed("fast"), replay.Sessions(50), replay.Against(replay.HTTP(c.url)))
+				if err != nil || !rep.Passed() {
+					b.Fatalf("err %v, passed %v", err, rep != nil && rep.Passed())
+				}
+				requests += rep.Performance.Requests
+			}
+			b.ReportMetric(float64(requests)/time.Since(start).Seconds(), "requests/s")
+		})
 	}
 }
