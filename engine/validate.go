@@ -72,6 +72,7 @@ func (e *Engine) add(o *outcome, v *validator.Validator, c *report.Collector) er
 	}
 	if r.Verdict == report.Failed && o.Actual != nil {
 		e.checkEra(o)
+		e.checkRounds(o)
 	}
 	if e.ctl != nil && o.Req.paced() && !o.Req.Injected {
 		e.ctl.Judged(r)
@@ -216,6 +217,25 @@ func protocolVersion(msg []byte) string {
 		return ""
 	}
 	return mcp.InitializeVersion(m.Result())
+}
+
+// checkRounds explains a multi-round request (2026-07-28) whose live
+// server asked for input where the recorded one had answered, or answered
+// where it had asked: the rounds are judged one by one, so the replay
+// fails at the first round that differs.
+func (e *Engine) checkRounds(o *outcome) {
+	if !mcp.HasMRTR(o.Req.RPC.Method) || o.Expected == nil {
+		return
+	}
+	rec, live := mcp.ResultType(result(o.expected())), mcp.ResultType(result(o.Actual.Msg))
+	if rec == live || (rec != mcp.ResultInputRequired && live != mcp.ResultInputRequired) {
+		return
+	}
+	note := fmt.Sprintf("session %s seq %d %s: the server's rounds differ from the recording's (recorded %s, live %s): multi-round requests are replayed round by round with the client's recorded input, so a server that needs other input, or fewer rounds, fails there",
+		o.Req.Rec.Session, o.Req.Rec.Seq, o.Req.RPC.Method, cmp.Or(rec, "a final answer"), cmp.Or(live, "a final answer"))
+	if len(e.notes) < 100 {
+		e.notes = append(e.notes, note)
+	}
 }
 
 // checkEra names both revisions when the live server refuses a message

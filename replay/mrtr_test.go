@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -21,7 +22,8 @@ import (
 type nonceServer struct {
 	mu     sync.Mutex
 	issued map[string]bool
-	bad    int // retries with a state it never gave
+	bad    int  // retries with a state it never gave
+	more   bool // asks for input once more on each retry
 }
 
 func (n *nonceServer) handler() http.Handler {
@@ -35,7 +37,9 @@ func (n *nonceServer) handler() http.Handler {
 				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "requestState not issued: " + st}}}, nil, nil
 			}
 			delete(n.issued, st)
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "confirmed"}}}, nil, nil
+			if !n.more {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "confirmed"}}}, nil, nil
+			}
 		}
 		b := make([]byte, 8)
 		_, _ = rand.Read(b)
@@ -82,6 +86,26 @@ func TestMRTRLiveRequestState(t *testing.T) {
 	}
 	if n.bad != 0 {
 		t.Errorf("the server got %d retries with a state it never gave", n.bad)
+	}
+}
+
+// A server that needs more rounds than the recorded one fails at the
+// round that differs, and the report says why.
+func TestMRTRRoundsDiffer(t *testing.T) {
+	n := &nonceServer{issued: map[string]bool{}}
+	srv := httptest.NewServer(n.handler())
+	defer srv.Close()
+	path := testtape.RecordClient(t, testtape.HTTP(srv.URL), "", func(ctx context.Context, cs *mcp.ClientSession) error {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "confirm"})
+		return err
+	})
+	n.more = true
+	rep, _ := replay.Run(t.Context(), path, replay.Speed("fast"), replay.Timeout(5*time.Second), replay.Against(replay.HTTP(srv.URL)))
+	if rep == nil || rep.Passed() || rep.Validation.Failed != 1 {
+		t.Fatalf("report %+v; want the second round to fail", rep.Validation)
+	}
+	if len(rep.Summary.Warnings) == 0 || !strings.Contains(rep.Summary.Warnings[0], "rounds differ from the recording's (recorded complete, live input_required)") {
+		t.Errorf("warnings %q", rep.Summary.Warnings)
 	}
 }
 
