@@ -108,7 +108,7 @@ func setString(params []byte, key, state string) ([]byte, error) {
 		if state == "" {
 			return []byte(`{}`), nil
 		}
-		return append(appendString([]byte(`{"`+key+`":`), state), '}'), nil
+		return append(jsonscan.AppendString([]byte(`{"`+key+`":`), state), '}'), nil
 	}
 	// Offsets into params, -1 for none: where the requestState member
 	// (its name) starts, where its value starts and ends, where the member
@@ -161,7 +161,7 @@ func spliceString(doc []byte, start, end int, before, s string) []byte {
 	out := make([]byte, 0, len(doc)-(end-start)+len(before)+len(s)+2)
 	out = append(out, doc[:start]...)
 	out = append(out, before...)
-	out = appendString(out, s)
+	out = jsonscan.AppendString(out, s)
 	return append(out, doc[end:]...)
 }
 

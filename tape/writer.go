@@ -9,7 +9,6 @@ import (
 	"os"
 	"sort"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
 )
@@ -135,7 +134,7 @@ func appendMessage(b []byte, m Message) ([]byte, error) {
 	b = strconv.AppendInt(b, m.TUS, 10)
 	if m.Session != "" {
 		b = append(b, `,"session":`...)
-		b = appendString(b, m.Session)
+		b = jsonscan.AppendString(b, m.Session)
 	}
 	b = append(b, `,"dir":"`...)
 	b = append(b, m.Dir...)
@@ -187,7 +186,7 @@ func appendExtra(b []byte, extra map[string]json.RawMessage, known []string) ([]
 			v = c.Bytes()
 		}
 		b = append(b, ',')
-		b = appendString(b, k)
+		b = jsonscan.AppendString(b, k)
 		b = append(b, ':')
 		b = append(b, v...)
 	}
@@ -201,19 +200,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// appendString appends s as a JSON string; plain ASCII needs no encoder.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-			v, _ := marshal(s)
-			return append(b, v...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }
 
 // marshal is json.Marshal without HTML escaping and without the newline.

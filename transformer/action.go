@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"time"
+
+	"github.com/replayctl/replayctl/internal/jsonscan"
 )
 
 // RuleError is what Compile returns for a rule that cannot be used.
@@ -277,5 +279,5 @@ func (a *action) replace(st *state) error {
 	if r == s {
 		return nil
 	}
-	return st.set(a.path, appendJSONString(nil, r))
+	return st.set(a.path, jsonscan.AppendString(nil, r))
 }

@@ -122,23 +122,3 @@ func commonSuffix(a, b []byte) int {
 	}
 	return n
 }
-
-// FuzzAppendJSONString: the string writer agrees with encoding/json
-// (without HTML escaping).
-func FuzzAppendJSONString(f *testing.F) {
-	for _, s := range []string{"", "plain", "q\"b\\s\n\t\r\x01", "é\u2028\u2029", "\xff\xfe<&>", "\b\f"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(s); err != nil {
-			t.Fatal(err)
-		}
-		want := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-		if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
-			t.Fatalf("appendJSONString(%q) = %s, want %s", s, got, want)
-		}
-	})
-}

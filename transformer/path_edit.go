@@ -3,7 +3,6 @@ package transformer
 import (
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
 )
@@ -280,7 +279,7 @@ func insertMember(raw []byte, s, e int, p Path, i int, value []byte) ([]byte, er
 		if j > 0 {
 			b = append(b, '{')
 		}
-		b = appendJSONString(b, st.key)
+		b = jsonscan.AppendString(b, st.key)
 		b = append(b, ':')
 	}
 	b = append(b, value...)
@@ -296,61 +295,6 @@ func splice(raw []byte, s, e int, with []byte) []byte {
 	out = append(out, raw[:s]...)
 	out = append(out, with...)
 	return append(out, raw[e:]...)
-}
-
-// appendJSONString appends s as a JSON string, as encoding/json writes
-// it but without HTML escaping: invalid UTF-8 becomes U+FFFD.
-func appendJSONString(b []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += n
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += n
-			start = i
-			continue
-		}
-		i += n
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 func countElements(arr []byte) int {

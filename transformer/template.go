@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/replayctl/replayctl/internal/jsonscan"
 )
 
 // hole is a template filled in per message.
@@ -252,7 +254,7 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // jsonEscape appends s as the inside of a JSON string.
 func jsonEscape(dst []byte, s string) []byte {
-	q := appendJSONString(nil, s)
+	q := jsonscan.AppendString(nil, s)
 	return append(dst, q[1:len(q)-1]...)
 }
 
