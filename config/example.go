@@ -102,7 +102,7 @@ validation:
 
 # What a failed message does to the replay.
 error_handling:
-  strategy: continue                # continue (default) | pause | stop | retry
+  strategy: continue                # continue (default) | stop | retry | pause (debug only)
   max_retries: 3                    # with strategy retry (default 3)
   retry_delay: 1s
 
@@ -129,6 +129,6 @@ chaos:
     - { method: resources/read, fault: error-response, probability: 0.1 }
 
 # Pass/fail gates for CI (exit 1 when one fails): a metric, a comparison,
-# a value.
+# a value; a latency takes its unit (200ms, 1.5s).
 thresholds: ["p99<200ms", "error_rate<1%", "validation_failed==0"]
 `

@@ -31,8 +31,17 @@ func (s *settings) loadConfig() (*config.File, string, error) {
 	case file == nil:
 		return nil, "", nil
 	}
-	if err := CheckConfig(path, file); err != nil {
+	if err := s.useConfig(path, file); err != nil {
 		return nil, "", err
+	}
+	return file, path, nil
+}
+
+// useConfig checks what file's YAML decoding cannot (checkRules) and
+// fills in from it the options not given.
+func (s *settings) useConfig(path string, file *config.File) error {
+	if err := checkRules(path, file); err != nil {
+		return err
 	}
 	unset := func(name string) bool {
 		if s.set[name] {
@@ -73,7 +82,7 @@ func (s *settings) loadConfig() (*config.File, string, error) {
 		s.retryDelay = d
 	}
 	s.thresholds = append(slices.Clone(file.Thresholds), s.thresholds...)
-	return file, path, nil
+	return nil
 }
 
 // configKey is the config file's key of each option it can set.
@@ -93,12 +102,59 @@ func (s *settings) blameFile(err error, path string) error {
 	return &ConfigError{Path: path, Section: configKey[oe.Option], Err: fmt.Errorf("%q: %w", oe.Value, oe.Err)}
 }
 
-// CheckConfig checks what a config's YAML decoding cannot: transformation
+// CheckConfig checks file as New does, so that `replayctl config check`
+// and a replay agree: everything New would refuse in it — transformation
+// paths and expressions, validation rules, thresholds (a latency needs a
+// unit), the chaos plan, and the values the options take from it (speed,
+// error_handling.strategy, performance.sessions…) — for a replay with
+// opts. With no opts that is `replayctl run`'s replay, which refuses the
+// strategy pause; with Controlled(), a debug session's, which takes it.
+//
+// What New checks beyond the options and the file is not checked: the
+// tape, the target, and Steps at speed stepped. Environment values are not
+// needed to check the rules' shape. path names the file in errors. The
+// error is the one New would return: a *ConfigError naming path and the
+// key, or an *OptionError for a bad value in opts.
+func CheckConfig(path string, file *config.File, opts ...Option) error {
+	s := defaults()
+	for _, o := range opts {
+		o(s)
+	}
+	s.controlDefaults()
+	if err := s.useConfig(path, file); err != nil {
+		return err
+	}
+	if _, err := s.check(); err != nil {
+		return s.blameFile(err, path)
+	}
+	if _, err := parseThresholds(s.thresholds); err != nil {
+		return err
+	}
+	_, _, err := s.chaosPlan(file, path)
+	return err
+}
+
+// MissingEnv lists the environment variables that file's transformations
+// read (${env.NAME}) and that are not set: New refuses the file while one
+// of them is missing. CheckConfig does not, since a file is often checked
+// where its secrets are not.
+func MissingEnv(file *config.File) []string {
+	var missing []string
+	lookup := transformer.WithEnv(func(name string) (string, bool) {
+		if _, ok := os.LookupEnv(name); !ok && !slices.Contains(missing, name) {
+			missing = append(missing, name)
+		}
+		return "x", true
+	})
+	_, _ = transformRules(file.Transformations, lookup) // their errors are CheckConfig's
+	return missing
+}
+
+// checkRules checks what a config's YAML decoding cannot: transformation
 // paths and expressions, validation rules, thresholds, the chaos plan, as
-// a replay compiles them (so that `replayctl config check` and a replay
-// agree). path names the file in errors; environment values are not
-// needed to check the rules' shape.
-func CheckConfig(path string, file *config.File) error {
+// a replay compiles them. path names the file in errors; environment
+// values are not needed to check the rules' shape.
+func checkRules(path string, file *config.File) error {
 	bad := func(section string, err error) error { return &ConfigError{Path: path, Section: section, Err: err} }
 	anyEnv := transformer.WithEnv(func(string) (string, bool) { return "x", true })
 	if _, err := transformRules(file.Transformations, anyEnv); err != nil {

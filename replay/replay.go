@@ -57,14 +57,7 @@ func New(src tape.Source, opts ...Option) (*Replay, error) {
 	for _, o := range opts {
 		o(s)
 	}
-	if s.controlled { // a controller's defaults: continue runs fast, errors pause
-		if !s.set["Speed"] {
-			s.speed = "fast"
-		}
-		if !s.set["OnError"] {
-			s.onError = "pause"
-		}
-	}
+	s.controlDefaults()
 	file, path, err := s.loadConfig()
 	if err != nil {
 		return nil, err
@@ -108,19 +101,42 @@ func New(src tape.Source, opts ...Option) (*Replay, error) {
 	return r, nil
 }
 
-// engineConfig checks the options and turns them into the engine's
-// config, the target's dialer included.
-func (s *settings) engineConfig(src tape.Source) (engine.Config, error) {
+// controlDefaults sets a controller's defaults (Controlled): continue
+// runs fast, errors pause.
+func (s *settings) controlDefaults() {
+	if !s.controlled {
+		return
+	}
+	if !s.set["Speed"] {
+		s.speed = "fast"
+	}
+	if !s.set["OnError"] {
+		s.onError = "pause"
+	}
+}
+
+// checked is what check makes of the settings for the engine.
+type checked struct {
+	speed      scheduler.Speed
+	order      engine.Order
+	onError    engine.OnError
+	maxRetries int // the engine's: -1 none
+}
+
+// check checks the option values, config file's included, as the engine
+// will take them: everything but the target, the tape and Steps. A bad
+// value is an *OptionError.
+func (s *settings) check() (checked, error) {
 	speed, err := scheduler.Parse(s.speed)
 	if err != nil {
-		return engine.Config{}, bad("Speed", s.speed, err)
+		return checked{}, bad("Speed", s.speed, err)
 	}
 	if s.controlled && speed.Mode == scheduler.Stepped {
-		return engine.Config{}, bad("Speed", s.speed, errors.New("a controlled replay steps by itself: choose fast, realtime, Nx, fixed:D or rps:N"))
+		return checked{}, bad("Speed", s.speed, errors.New("a controlled replay steps by itself: choose fast, realtime, Nx, fixed:D or rps:N"))
 	}
 	order, err := engine.ParseOrder(s.order)
 	if err != nil {
-		return engine.Config{}, bad("Order", s.order, err)
+		return checked{}, bad("Order", s.order, err)
 	}
 	onError := engine.OnError(s.onError)
 	maxRetries := s.maxRetries
@@ -130,40 +146,50 @@ func (s *settings) engineConfig(src tape.Source) (engine.Config, error) {
 		onError, maxRetries = engine.OnErrorContinue, max(maxRetries, 1)
 	case "pause":
 		if !s.controlled {
-			return engine.Config{}, bad("OnError", s.onError, errors.New("pause needs someone to resume: use it in a controlled replay (replayctl debug), or choose continue or stop"))
+			return checked{}, bad("OnError", s.onError, errors.New("pause needs someone to resume: use it in a controlled replay (replayctl debug), or choose continue or stop"))
 		}
 		onError = engine.OnErrorContinue
 	default:
-		return engine.Config{}, bad("OnError", s.onError, errors.New("want continue, stop or retry"))
+		return checked{}, bad("OnError", s.onError, errors.New("want continue, stop or retry"))
 	}
 	switch {
 	case s.timeout <= 0:
-		return engine.Config{}, bad("Timeout", s.timeout, errors.New("want a positive duration, e.g. 30s"))
+		return checked{}, bad("Timeout", s.timeout, errors.New("want a positive duration, e.g. 30s"))
 	case s.maxLine <= 0:
-		return engine.Config{}, bad("MaxLine", s.maxLine, errors.New("want a positive number of bytes"))
+		return checked{}, bad("MaxLine", s.maxLine, errors.New("want a positive number of bytes"))
 	case s.timeline < 0:
-		return engine.Config{}, bad("TimelineLimit", s.timeline, errors.New("want 0 or more"))
+		return checked{}, bad("TimelineLimit", s.timeline, errors.New("want 0 or more"))
 	case s.sessions < 1 || s.sessions > MaxSessions:
-		return engine.Config{}, bad("Sessions", s.sessions, fmt.Errorf("want 1 to %d virtual sessions", MaxSessions))
+		return checked{}, bad("Sessions", s.sessions, fmt.Errorf("want 1 to %d virtual sessions", MaxSessions))
 	case s.ramp < 0:
-		return engine.Config{}, bad("Ramp", s.ramp, errors.New("want 0 or more"))
+		return checked{}, bad("Ramp", s.ramp, errors.New("want 0 or more"))
 	case s.maxInflight < 1:
-		return engine.Config{}, bad("MaxInflight", s.maxInflight, errors.New("want 1 or more"))
+		return checked{}, bad("MaxInflight", s.maxInflight, errors.New("want 1 or more"))
 	case s.maxRetries < 0:
-		return engine.Config{}, bad("MaxRetries", s.maxRetries, errors.New("want 0 or more"))
+		return checked{}, bad("MaxRetries", s.maxRetries, errors.New("want 0 or more retries (0: none)"))
 	case s.retryDelay < 0:
-		return engine.Config{}, bad("RetryDelay", s.retryDelay, errors.New("want 0 or more"))
+		return checked{}, bad("RetryDelay", s.retryDelay, errors.New("want 0 or more"))
 	case s.controlled && s.sessions > 1:
-		return engine.Config{}, bad("Sessions", s.sessions, errors.New("a controlled replay runs each recorded session once"))
+		return checked{}, bad("Sessions", s.sessions, errors.New("a controlled replay runs each recorded session once"))
 	}
 	if _, err := validator.New(validator.WithIgnore(s.ignore...)); err != nil {
-		return engine.Config{}, bad("Ignore", strings.Join(s.ignore, ", "), err)
-	}
-	if speed.Mode == scheduler.Stepped && s.step == nil {
-		return engine.Config{}, bad("Speed", s.speed, errors.New("stepped needs Steps: a channel that releases each message"))
+		return checked{}, bad("Ignore", strings.Join(s.ignore, ", "), err)
 	}
 	if maxRetries == 0 {
 		maxRetries = -1 // the engine's "none"; its 0 means the default
+	}
+	return checked{speed: speed, order: order, onError: onError, maxRetries: maxRetries}, nil
+}
+
+// engineConfig checks the options and turns them into the engine's
+// config, the target's dialer included.
+func (s *settings) engineConfig(src tape.Source) (engine.Config, error) {
+	c, err := s.check()
+	if err != nil {
+		return engine.Config{}, err
+	}
+	if c.speed.Mode == scheduler.Stepped && s.step == nil {
+		return engine.Config{}, bad("Speed", s.speed, errors.New("stepped needs Steps: a channel that releases each message"))
 	}
 	tapeOpts := []tape.Option{tape.WithMaxLine(s.maxLine)}
 	dialer, err := s.target.dialer(s, src, tapeOpts)
@@ -173,16 +199,16 @@ func (s *settings) engineConfig(src tape.Source) (engine.Config, error) {
 	return engine.Config{
 		Source:                src,
 		TapeOptions:           tapeOpts,
-		Speed:                 speed,
+		Speed:                 c.speed,
 		Dialer:                dialer,
 		Target:                s.target.String(),
 		Ignore:                s.ignore,
-		Order:                 order,
+		Order:                 c.order,
 		MaxInflight:           s.maxInflight,
 		Timeout:               s.timeout,
 		ValidateNotifications: s.validNotes,
-		OnError:               onError,
-		MaxRetries:            maxRetries,
+		OnError:               c.onError,
+		MaxRetries:            c.maxRetries,
 		RetryDelay:            s.retryDelay,
 		TimelineLimit:         s.timeline,
 		Sessions:              s.sessions,

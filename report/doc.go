@@ -27,7 +27,8 @@
 //     script, nothing loaded from elsewhere) with charts of the timeline,
 //     the latency over time and the latency histogram;
 //   - [WriteFile], which writes atomically in the format the file's
-//     extension names (.json, .xml, .html); [CheckPath] checks the name first.
+//     extension names (.json, .xml, .html); [CheckPath] checks the name
+//     and that its folder takes a new file, before a replay.
 //
 // Thresholds are pass/fail conditions on the report's metrics, written
 // k6-style ("p99<200ms", "error_rate<1%", "validation_failed==0"):

@@ -165,8 +165,9 @@ func knownMetrics() string {
 
 // ParseThreshold reads a threshold such as "p99<200ms", "avg<5ms",
 // "error_rate<1%", "success_rate>=99.5%", "throughput>500",
-// "validation_failed==0", "lag_p99<1ms" or "held_p99<50ms". Durations take
-// a unit (ns, us, µs, ms, s, m) or are milliseconds when bare; rates are a
+// "validation_failed==0", "lag_p99<1ms" or "held_p99<50ms". Durations
+// need a unit (ns, us, µs, ms, s, m): a bare number other than 0 is
+// refused, since "p99<200" could mean milliseconds or seconds; rates are a
 // percentage ("1%") or a fraction ("0.01"); throughput, achieved_rate and
 // intended_rate are per second ("500" or "500/s"). "p(99)" is read as
 // "p99", as k6 writes it. Spaces are allowed around the operator.
@@ -213,6 +214,9 @@ func ParseThreshold(s string) (Threshold, error) {
 	if strings.ContainsAny(raw, "<>=!") {
 		return bad("more than one operator; write one comparison per threshold")
 	}
+	if f, err := strconv.ParseFloat(raw, 64); err == nil && finite(f) && f != 0 && m.unit == unitDuration {
+		return bad("%s is a duration and %s has no unit: write %s%s%sms for milliseconds (or s, us)", name, raw, name, op, raw)
+	}
 	limit, err := parseLimit(m.unit, raw)
 	if err != nil {
 		return bad("%s %v", name, err)
@@ -233,10 +237,7 @@ func canonicalMetric(s string) string {
 func parseLimit(u unit, raw string) (float64, error) {
 	switch u {
 	case unitDuration:
-		if f, err := strconv.ParseFloat(raw, 64); err == nil && finite(f) {
-			return f, nil // bare: milliseconds, as k6 reads it
-		}
-		d, err := time.ParseDuration(raw)
+		d, err := time.ParseDuration(raw) // "0" is the one bare number it takes
 		if err != nil {
 			return 0, fmt.Errorf("wants a duration such as 200ms, 1.5s or 500us; got %q", raw)
 		}

@@ -19,7 +19,8 @@ func TestParseThreshold(t *testing.T) {
 		{"p50<=20ms", "p50", "<=", 20},
 		{"avg<5ms", "avg", "<", 5},
 		{"max<1s", "max", "<", 1000},
-		{"p95<250", "p95", "<", 250}, // bare: milliseconds
+		{"p95<250ms", "p95", "<", 250},
+		{"lag_p99<=0", "lag_p99", "<=", 0}, // 0 needs no unit
 		{"p999<1.5s", "p999", "<", 1500},
 		{"p(99)<200ms", "p99", "<", 200},
 		{"p(99.9) < 2s", "p999", "<", 2000},
@@ -99,6 +100,11 @@ func TestParseThresholdErrors(t *testing.T) {
 		{"achieved_rate>fast", []string{"achieved_rate wants requests per second"}},
 		{"late==some", []string{"late wants a number"}},
 		{"held_p99<soon", []string{"held_p99 wants a duration"}},
+		// A latency needs its unit: 200 could be milliseconds or seconds.
+		{"p99<200", []string{"p99 is a duration and 200 has no unit: write p99<200ms for milliseconds"}},
+		{"p(99) < 1.5", []string{"write p99<1.5ms"}},
+		{"duration<60", []string{"duration is a duration and 60 has no unit"}},
+		{"lag_max>=-1", []string{"write lag_max>=-1ms"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -119,7 +125,7 @@ func TestParseThresholdErrors(t *testing.T) {
 }
 
 func FuzzParseThreshold(f *testing.F) {
-	for _, s := range []string{"p99<200ms", "error_rate<1%", "p(99.9)>=1", "throughput>5/s", "x==", "<<", "lag_p99!=0"} {
+	for _, s := range []string{"p99<200ms", "error_rate<1%", "p(99.9)>=1ms", "p99<200", "throughput>5/s", "x==", "<<", "lag_p99!=0"} {
 		f.Add(s)
 	}
 	for _, s := range []string{"load_delivered==true", "late==0", "achieved_rate>1/s", "held_p99<5ms"} {

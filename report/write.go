@@ -3,11 +3,14 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/replayctl/replayctl/internal/atomicfile"
 )
 
 // WriteJSON writes r as indented JSON followed by a newline. The output is
@@ -32,10 +35,23 @@ var formats = map[string]func(r Report, w io.Writer) error{
 
 const formatsKnown = ".json, .xml (JUnit) or .html"
 
-// CheckPath reports whether WriteFile can write a report at path, judged
-// by its extension, so that a CLI can refuse a bad --report before the
-// replay rather than after it.
+// CheckPath reports whether WriteFile can write a report at path, so that
+// a CLI can refuse a bad --report before the replay rather than after it:
+// the extension must name a format, path must not be a folder, and its
+// folder must exist and take a new file (a temporary one is created there
+// and removed).
 func CheckPath(path string) error {
+	if err := checkName(path); err != nil {
+		return err
+	}
+	if err := atomicfile.Probe(path); err != nil {
+		return fmt.Errorf("report %s: cannot write in the folder %s (%v); choose a folder you can write to", path, filepath.Dir(path), unwrapPath(err))
+	}
+	return nil
+}
+
+// checkName is CheckPath without the probe: the format, and the folder.
+func checkName(path string) error {
 	ext := strings.ToLower(filepath.Ext(path))
 	if _, ok := formats[ext]; ok {
 		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
@@ -52,14 +68,25 @@ func CheckPath(path string) error {
 	return fmt.Errorf("report %s: report format %s unknown; use %s", path, ext, formatsKnown)
 }
 
+// unwrapPath is the reason of an *os.PathError, without the path.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 // WriteFile writes r to path in the format its extension names — .json
 // ([Report.WriteJSON]), .xml ([Report.WriteJUnit]), .html or .htm
 // ([Report.WriteHTML]) — and does so atomically: a temporary file in the
-// same directory is written, synced and renamed over path, so readers never
-// see half a report.
+// same directory (".NAME.replayctl-tmp-PID-…") is written, synced and
+// renamed over path, so readers never see half a report. Temporary files
+// of path that a killed writer left behind are removed first, once their
+// process is gone.
 // A non-nil redactor hides secrets in what is written.
 func WriteFile(path string, r Report, redact ...*Redactor) error {
-	if err := CheckPath(path); err != nil {
+	if err := checkName(path); err != nil {
 		return err
 	}
 	var buf bytes.Buffer
@@ -75,37 +102,17 @@ func WriteFile(path string, r Report, redact ...*Redactor) error {
 
 // writeAtomic writes data to path through a synced temporary file renamed
 // into place.
-func writeAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+func writeAtomic(path string, data []byte) error {
+	tmp, err := atomicfile.Create(path)
 	if err != nil {
 		return fmt.Errorf("report %s: create temporary file (is the directory there and writable?): %w", path, err)
 	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Abort()
 		return fmt.Errorf("report %s: write: %w", path, err)
 	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("report %s: chmod: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("report %s: sync: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("report %s: close: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("report %s: rename into place: %w", path, err)
-	}
-	// Make the rename itself durable; not every system can sync a directory.
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync()
-		_ = d.Close()
+	if err := tmp.Commit(); err != nil {
+		return fmt.Errorf("report %s: %w", path, err)
 	}
 	return nil
 }

@@ -2,32 +2,42 @@ package tape
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+
+	"github.com/replayctl/replayctl/internal/atomicfile"
 )
 
 // WriteFile copies every message of r, from the first, into a native tape
-// at path, with r.Header() as its header. It is atomic: it writes a
-// temporary file in the same directory, syncs it and renames it over path,
-// so path is either untouched or complete. r is left at its end.
-func WriteFile(path string, r *Reader) (err error) {
+// at path, with r.Header() as its header: WriteFileContext without a
+// context.
+func WriteFile(path string, r *Reader) error {
+	return WriteFileContext(context.Background(), path, r)
+}
+
+// WriteFileContext copies every message of r, from the first, into a
+// native tape at path, with r.Header() as its header. It is atomic: it
+// writes a temporary file in the same directory (".NAME.replayctl-tmp-
+// PID-…"), syncs it and renames it over path, so path is either untouched
+// or complete; temporary files of path that a killed writer left behind
+// are removed first, once their process is gone. r is left at its end.
+//
+// It returns when the copy is done, or, between two messages, when ctx is
+// done: then with ctx's error, path untouched and the temporary file
+// removed. (A read that waits for input, from a pipe, returns only when
+// input comes or the file is closed.)
+func WriteFileContext(ctx context.Context, path string, r *Reader) (err error) {
 	if err := r.Rewind(); err != nil {
 		return fmt.Errorf("convert to %s: %w", path, err)
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return fmt.Errorf("convert to %s: %w", path, err)
 	}
 	defer func() {
 		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
+			f.Abort()
 		}
 	}()
 	bw := bufio.NewWriterSize(f, 256<<10)
@@ -35,7 +45,13 @@ func WriteFile(path string, r *Reader) (err error) {
 	if err != nil {
 		return fmt.Errorf("convert to %s: %w", path, err)
 	}
+	done := ctx.Done()
 	for {
+		select {
+		case <-done:
+			return fmt.Errorf("convert to %s: %w", path, ctx.Err())
+		default:
+		}
 		m, err := r.Next()
 		if err == io.EOF {
 			break
@@ -53,21 +69,8 @@ func WriteFile(path string, r *Reader) (err error) {
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("convert to %s: %w", path, err)
 	}
-	if err := f.Chmod(0o644); err != nil {
+	if err := f.Commit(); err != nil {
 		return fmt.Errorf("convert to %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("convert to %s: sync: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("convert to %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("convert to %s: %w", path, err)
-	}
-	if d, err := os.Open(dir); err == nil { // make the rename durable
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }

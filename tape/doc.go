@@ -14,8 +14,12 @@
 //
 // Create and NewWriter record a native tape line by line: each message is one
 // whole line written with one write call, so a crash leaves whole lines and at
-// most one torn last line, which Open drops with a warning. WriteFile converts
-// any readable tape into a native one atomically.
+// most one torn last line, which Open drops with a warning: they write in
+// place, with no temporary file. WriteFile (WriteFileContext, to stop it
+// between two messages) converts any readable tape into a native one
+// atomically, through a temporary file ".NAME.replayctl-tmp-PID-…" renamed
+// into place; one that a killed process left is removed by a later write
+// of the same file once that process is gone.
 //
 // Bad input is reported as *Error, which names the file, the line and the seq
 // and says what to do; the CLI maps it to exit status 2. Nothing in this

@@ -91,10 +91,15 @@ func (r *Reader) SeekSeq(seq int64) error {
 	}
 }
 
-// Rewind positions the reader before the first message.
+// Rewind positions the reader before the first message. A reader that
+// has read nothing yet is there already: it does not seek, so that a tape
+// read from a pipe can be rewound before it is read.
 func (r *Reader) Rewind() error {
 	if r.format == FormatVCR {
 		r.next = 0
+		return nil
+	}
+	if r.pos == r.dataStart && r.pending == nil && r.err == nil {
 		return nil
 	}
 	return r.reposition(r.dataStart)

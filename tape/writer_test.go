@@ -2,6 +2,7 @@ package tape
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -254,5 +255,64 @@ func TestConvertVCR(t *testing.T) {
 	}
 	if h := n.Header(); h.Server == nil || h.Server.Name != "abacus-server" || h.CreatedAt != "2026-03-14T13:40:00Z" {
 		t.Errorf("converted header = %+v", h)
+	}
+}
+
+// TestWriteFileContextCancelled: a conversion stopped by its context
+// leaves the output untouched and no temporary file behind.
+func TestWriteFileContextCancelled(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.jsonl")
+	if err := os.WriteFile(out, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(writeTemp(t, "in.jsonl", tapeOf(10, 1, true)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := WriteFileContext(ctx, out, r); !errors.Is(err, context.Canceled) {
+		t.Fatalf("WriteFileContext: got %v, want context.Canceled", err)
+	}
+	if got, _ := os.ReadFile(out); string(got) != "old" {
+		t.Errorf("a cancelled convert changed the output to %q, want it untouched", got)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("got %d files in the directory, want 1 (no temporary file left)", len(entries))
+	}
+}
+
+// TestWriteFileFromPipe: a tape read from a pipe converts; a reader that
+// has read nothing yet rewinds without seeking.
+func TestWriteFileFromPipe(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	if _, err := pw.WriteString(tapeOf(5, 1, true)); err != nil { // fits in the pipe's buffer
+		t.Fatal(err)
+	}
+	pw.Close()
+	r, err := NewReader("pipe", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	if err := WriteFile(out, r); err != nil {
+		t.Fatalf("WriteFile from a pipe: %v", err)
+	}
+	n, err := Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	if got := readAll(t, n); len(got) != 5 {
+		t.Errorf("converted %d messages, want 5", len(got))
+	}
+	if err := r.Rewind(); err == nil || !strings.Contains(err.Error(), "is it a pipe?") {
+		t.Errorf("Rewind after reading a pipe: got %v, want the pipe error", err)
 	}
 }

@@ -30,7 +30,10 @@ func TestConfigCommand(t *testing.T) {
 		wantStderr string
 	}{
 		{"the printed example checks", []string{"config", "check", examplePath}, 0, "ok: 6 transformations, 2 validation rules, 3 thresholds\n", ""},
-		{"debug example", []string{"config", "check", "examples/debug.yaml"}, 0, "ok: 1 transformations, 2 validation rules, 0 thresholds\n", ""},
+		{"debug example", []string{"config", "check", "--for", "debug", "examples/debug.yaml"}, 0, "ok: 1 transformations, 2 validation rules, 0 thresholds\n", ""},
+		{"debug example, for run", []string{"config", "check", "examples/debug.yaml"}, 2, "",
+			`error_handling.strategy: "pause": pause needs someone to resume: use it in a controlled replay (replayctl debug), or choose continue or stop; replayctl debug takes the file as it is (config check --for debug)`},
+		{"for what", []string{"config", "check", "--for", "record", "examples/load.yaml"}, 2, "", `--for "record": want run or debug`},
 		{"load example", []string{"config", "check", "examples/load.yaml"}, 0, "ok: 0 transformations, 0 validation rules, 4 thresholds\n", ""},
 		{"chaos example", []string{"config", "check", "examples/chaos.yaml"}, 0, "ok: 0 transformations, 0 validation rules, 1 thresholds\n", ""},
 		{"empty file", []string{"config", "check", write("empty.yaml", "")}, 0, "ok: 0 transformations, 0 validation rules, 0 thresholds\n", ""},

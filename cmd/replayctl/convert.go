@@ -16,19 +16,26 @@ func (a *app) convertCommand() *cobra.Command {
 		Short: "Convert a tape (native or Agent VCR) to a native tape",
 		Long: `Convert a tape to the native JSON Lines format. The input format is
 detected from its content. OUT is written atomically: it appears whole or not
-at all.`,
+at all, also when the conversion is interrupted (Ctrl-C, SIGTERM: exit 130).`,
 		Args: exactArgs(2, "convert IN OUT.jsonl"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in, out := args[0], args[1]
 			if filepath.Ext(out) != ".jsonl" {
 				return usageError("convert: %s: only the native format (.jsonl) can be written", out)
 			}
-			r, err := tape.Open(in, tape.WithMaxLine(maxLine))
+			ctx := cmd.Context()
+			r, err := openTape(ctx, in, tape.WithMaxLine(maxLine))
 			if err != nil {
+				if ctx.Err() != nil {
+					return interrupted(out + " was not written")
+				}
 				return err
 			}
 			defer r.Close()
-			if err := tape.WriteFile(out, r); err != nil {
+			if err := tape.WriteFileContext(ctx, out, r); err != nil {
+				if ctx.Err() != nil {
+					return interrupted(out + " was not written")
+				}
 				return err
 			}
 			for _, w := range r.Warnings() {

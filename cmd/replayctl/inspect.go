@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,19 +28,32 @@ of a task and its status. The first line names the tape's protocol revision
 and its era (session-based or stateless).`,
 		Args: exactArgs(1, "inspect TAPE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := tape.Open(args[0], tape.WithMaxLine(maxLine))
+			ctx := cmd.Context()
+			r, err := openTape(ctx, args[0], tape.WithMaxLine(maxLine))
 			if err != nil {
+				if ctx.Err() != nil {
+					return interrupted("")
+				}
 				return err
 			}
 			defer r.Close()
-			return inspect(cmd.OutOrStdout(), r)
+			if err := inspect(ctx, cmd.OutOrStdout(), r); err != nil {
+				if ctx.Err() != nil {
+					return interrupted("the timeline printed is not the whole tape's")
+				}
+				return err
+			}
+			return nil
 		},
 	}
 	cmd.Flags().IntVar(&maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
 	return cmd
 }
 
-func inspect(out io.Writer, r *tape.Reader) error {
+// inspect prints the timeline of r to out. It returns when the tape is
+// printed, or, between two messages, when ctx is done (then with ctx's
+// error, what was printed flushed).
+func inspect(ctx context.Context, out io.Writer, r *tape.Reader) error {
 	w := bufio.NewWriter(out)
 	h := r.Header()
 	protocol := orDash(h.ProtocolVersion)
@@ -50,7 +64,14 @@ func inspect(out io.Writer, r *tape.Reader) error {
 	fmt.Fprintf(w, "%6s  %12s  %-8s  %-3s  %-12s  %-32s  %-8s  %8s  %s\n", "SEQ", "TIME", "SESSION", "DIR", "KIND", "METHOD", "ID", "BYTES", "NOTE")
 	notes := newNoter()
 	n := 0
+	done := ctx.Done()
 	for {
+		select {
+		case <-done:
+			w.Flush()
+			return ctx.Err()
+		default:
+		}
 		m, err := r.Next()
 		if errors.Is(err, io.EOF) {
 			break

@@ -120,7 +120,17 @@ func (a *app) rootCommand() *cobra.Command {
 		Short: "Replay recorded MCP sessions against live targets",
 		Long: `replayctl replays recorded Model Context Protocol sessions (JSON-RPC 2.0)
 against a live MCP server, or against a built-in mock that answers from the
-tape itself, at a chosen speed, and checks every answer against the recording.`,
+tape itself, at a chosen speed, and checks every answer against the recording.
+
+Exit status:
+  0    all good
+  1    the replay did not pass: validation failures, failed thresholds
+  2    bad usage or bad input (flag, config, tape, --report path), named
+  3    the target failed
+  130  interrupted by Ctrl-C (SIGINT) or SIGTERM: the command stops
+       promptly; run still prints and writes the report of what was
+       replayed, convert leaves OUT untouched (in debug's prompt on a
+       terminal, Ctrl-C pauses a continue; SIGTERM ends the session)`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -136,10 +146,17 @@ tape itself, at a chosen speed, and checks every answer against the recording.`,
 	return root
 }
 
+// logLevels are the levels --log-level takes. zerolog knows more (trace,
+// fatal, panic, disabled, numbers); replayctl logs nothing at them, so they
+// are refused rather than taken silently.
+var logLevels = map[string]zerolog.Level{
+	"debug": zerolog.DebugLevel, "info": zerolog.InfoLevel, "warn": zerolog.WarnLevel, "error": zerolog.ErrorLevel,
+}
+
 func (a *app) setupLog() error {
-	level, err := zerolog.ParseLevel(a.logLevel)
-	if err != nil || a.logLevel == "" {
-		return usageError("--log-level %q: want debug, info, warn or error", a.logLevel)
+	level, ok := logLevels[a.logLevel]
+	if !ok {
+		return usageError("--log-level %q: want debug, info, warn or error (debug says the most)", a.logLevel)
 	}
 	// Logs go through the sink, so that secrets a config brings in later
 	// can be redacted from them (see app.redact).

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestValuesRefusedBeforeReplay: values that used to be taken silently are
+// refused with exit 2, before anything is replayed, saying what to write.
+func TestValuesRefusedBeforeReplay(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "bare.yaml")
+	if err := os.WriteFile(cfg, []byte("thresholds: [\"p99<200\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := []string{"run", "examples/quickstart.jsonl", "--speed", "fast"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"negative retries", append(run, "--max-retries", "-1"), "--max-retries -1: want 0 or more retries (0: none)"},
+		{"log level trace", append(run, "--log-level", "trace"), `--log-level "trace": want debug, info, warn or error`},
+		{"log level a number", []string{"inspect", "examples/quickstart.jsonl", "--log-level", "-1"}, `--log-level "-1": want debug`},
+		{"latency without a unit", append(run, "--threshold", "p99<200"), "p99 is a duration and 200 has no unit: write p99<200ms for milliseconds"},
+		{"run time without a unit", append(run, "--threshold", "duration < 60"), "write duration<60ms"},
+		{"latency without a unit in a config", append(run, "--config", cfg), "bare.yaml: thresholds: report: bad threshold \"p99<200\""},
+		{"the same, config check", []string{"config", "check", cfg}, "write p99<200ms"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := replayctl(t, tc.args...)
+			if res.code != exitBadInput || res.stdout != "" {
+				t.Errorf("got exit %d, stdout %q; want exit 2 and nothing replayed", res.code, res.stdout)
+			}
+			if !strings.Contains(res.stderr, tc.want) {
+				t.Errorf("got stderr %q, want it to say %q", res.stderr, tc.want)
+			}
+		})
+	}
+}
+
+// unwritableDir is a folder that exists and where no file can be created,
+// or the test is skipped: a read-only folder, or, for root (who writes in
+// one), a system folder that takes no new files.
+func unwritableDir(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "ro")
+	if err := os.Mkdir(dir, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chmod(dir, 0o700) })
+	for _, d := range []string{dir, "/proc", "/sys"} {
+		f, err := os.CreateTemp(d, "probe-*")
+		if err != nil {
+			if fi, serr := os.Stat(d); serr == nil && fi.IsDir() {
+				return d
+			}
+			continue
+		}
+		f.Close()
+		os.Remove(f.Name())
+	}
+	t.Skip("no folder here refuses new files")
+	return ""
+}
+
+// TestReportFolderCheckedFirst: a --report folder that cannot be written
+// is refused before the replay (at realtime, two seconds), naming the path;
+// the other reports are not written.
+func TestReportFolderCheckedFirst(t *testing.T) {
+	ro := filepath.Join(unwritableDir(t), "out.json")
+	ok := filepath.Join(t.TempDir(), "ok.json")
+	start := time.Now()
+	res := replayctl(t, "run", "examples/quickstart.jsonl", "--report", ok, "--report", ro)
+	if res.code != exitBadInput || res.stdout != "" {
+		t.Errorf("got exit %d, stdout %q; want exit 2 and no replay", res.code, res.stdout)
+	}
+	if want := "--report: report " + ro + ": cannot write in the folder " + filepath.Dir(ro); !strings.Contains(res.stderr, want) {
+		t.Errorf("got stderr %q, want it to say %q", res.stderr, want)
+	}
+	if took := time.Since(start); took > 1500*time.Millisecond {
+		t.Errorf("took %s: the replay ran before the check", took)
+	}
+	if _, err := os.Stat(ok); !os.IsNotExist(err) {
+		t.Errorf("%s: written (%v), want no report", ok, err)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(ok)); len(entries) != 0 {
+		t.Errorf("the report folder holds %d files after the check, want none", len(entries))
+	}
+}
+
+// TestConfigCheckAgreesWithRun: config check accepts a file exactly when
+// run does (and --for debug when debug does), with run's error.
+func TestConfigCheckAgreesWithRun(t *testing.T) {
+	dir := t.TempDir()
+	for i, tc := range []struct {
+		name, yaml     string
+		okRun, okDebug bool
+	}{
+		{"empty", "", true, true},
+		{"pause is for debug", "error_handling:\n  strategy: pause\n", false, true},
+		{"too many sessions", "performance:\n  sessions: 100001\n", false, false},
+		{"sessions are for run", "performance:\n  sessions: 2\n", true, false},
+		{"stepped", "speed: stepped\n", true, true},
+		{"latency without a unit", "thresholds: [\"p99<200\"]\n", false, false},
+		{"thresholds", "thresholds: [\"p99<200ms\", \"validation_failed==0\"]\n", true, true},
+		{"a bad path in a rule", "validation:\n  rules:\n    - scope: { method: tools/call }\n      required_fields: [\"result.[[\"]\n", false, false},
+		{"a typo", "speed: fats\n", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, "c"+string(rune('a'+i))+".yaml")
+			if err := os.WriteFile(path, []byte(tc.yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range []struct {
+				cmd   string
+				ok    bool
+				check result
+				real  result
+			}{
+				{"run", tc.okRun, replayctl(t, "config", "check", path),
+					replayctlIn(t, "\n\n\n\n\n\n\n\n\n\n", "run", "examples/quickstart.jsonl", "--config", path)},
+				{"debug", tc.okDebug, replayctl(t, "config", "check", "--for", "debug", path),
+					replayctlIn(t, "quit\n", "debug", "examples/quickstart.jsonl", "--config", path)},
+			} {
+				wantCode := exitBadInput
+				if m.ok {
+					wantCode = exitOK
+				}
+				if m.check.code != wantCode || m.real.code != wantCode {
+					t.Errorf("%s: config check exit %d, %s exit %d; want both %d\ncheck: %s\n%s: %s", m.cmd, m.check.code, m.cmd, m.real.code, wantCode, m.check.stderr, m.cmd, m.real.stderr)
+				}
+				if !m.ok && !strings.HasPrefix(m.check.stderr, strings.TrimSuffix(m.real.stderr, "\n")) {
+					t.Errorf("%s: config check says %q, want %s's error %q", m.cmd, m.check.stderr, m.cmd, m.real.stderr)
+				}
+			}
+			note := strings.Contains(replayctl(t, "config", "check", path).stderr, "replayctl debug takes the file as it is (config check --for debug)")
+			if want := !tc.okRun && tc.okDebug; note != want {
+				t.Errorf("the note that debug takes the file: got %v, want %v", note, want)
+			}
+		})
+	}
+}
+
+func TestConfigCheckNotesMissingEnv(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "env.yaml")
+	yaml := "transformations:\n  - condition: { always: true }\n    action: { set_param: { path: \"$.params.token\", value: \"${env.REPLAYCTL_TEST_NOT_SET}\" } }\n"
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := replayctl(t, "config", "check", path)
+	if res.code != exitOK || !strings.Contains(res.stderr, "note: ${env.REPLAYCTL_TEST_NOT_SET} is not set here; run refuses the file where it is not") {
+		t.Errorf("got exit %d, stderr %q; want 0 and a note naming the variable", res.code, res.stderr)
+	}
+	if run := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "--config", path); run.code != exitBadInput || !strings.Contains(run.stderr, "REPLAYCTL_TEST_NOT_SET") {
+		t.Errorf("run: got exit %d, stderr %q; want 2 naming the variable", run.code, run.stderr)
+	}
+}
+
+// TestHelpDocumentsExitStatus: the root help lists the exit statuses,
+// 130 for a signal among them.
+func TestHelpDocumentsExitStatus(t *testing.T) {
+	res := replayctl(t, "--help")
+	for _, want := range []string{"Exit status:", "  2    bad usage or bad input", "  130  interrupted by Ctrl-C (SIGINT) or SIGTERM"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("help lacks %q:\n%s", want, res.stdout)
+		}
+	}
+}
