@@ -33,6 +33,11 @@ func WithStartRunning() Option { return func(c *Controller) { c.startRunning = t
 // speed the engine was configured with).
 func WithSpeed(s scheduler.Speed) Option { return func(c *Controller) { c.speed = s } }
 
+// WithRedactor hides the replay's secrets from every line the control
+// protocol writes (Serve): errors, notes, results. The engine's results
+// come redacted already; this catches the rest.
+func WithRedactor(r *report.Redactor) Option { return func(c *Controller) { c.redactor = r } }
+
 // Controller is the command actor of a replay: one goroutine (Run) owns
 // the replay's state; the engine's pipeline reports to it (Admit, Sent,
 // Judged, End) and commands come from any goroutine. See the package
@@ -42,6 +47,7 @@ type Controller struct {
 	log          zerolog.Logger
 	onError      OnError
 	startRunning bool
+	redactor     *report.Redactor // set before Run, read-only after
 
 	cmds     chan command
 	gates    chan *gateReq

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/replayctl/replayctl/report"
 )
 
 // maxLine bounds a command line (an injected message included).
@@ -89,7 +91,7 @@ func serveConn(ctx context.Context, c *Controller, conn net.Conn) {
 	})
 	g.Go(func() error {
 		defer close(writeDone)
-		err := writeLoop(ctx, conn, replies, updates, readDone)
+		err := writeLoop(ctx, conn, c.redactor, replies, updates, readDone)
 		if err != nil {
 			conn.Close() // the client is gone: stop reading too
 		}
@@ -149,9 +151,9 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 }
 
 // writeLoop writes replies and status events until the reader is done.
-func writeLoop(ctx context.Context, w io.Writer, replies <-chan response, updates <-chan Status, readDone <-chan struct{}) error {
+func writeLoop(ctx context.Context, w io.Writer, rd *report.Redactor, replies <-chan response, updates <-chan Status, readDone <-chan struct{}) error {
 	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw) // one value per line
+	enc := json.NewEncoder(rd.Writer(bw)) // one value per line, in one Write: redacted whole
 	for {
 		var v any
 		select {

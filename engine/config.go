@@ -7,6 +7,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/replayctl/replayctl/chaos"
+	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transformer"
@@ -114,6 +115,12 @@ type Config struct {
 	// Step, in stepped mode, releases one message per value received.
 	Step   <-chan struct{}
 	Logger zerolog.Logger
+	// Redactor hides the values the user marked secret in every result
+	// (its error, differences and messages) before anyone sees it: the
+	// collector, the hooks, a controller. Nil hides none. Credentials
+	// the tape or the server carry under a sensitive name (tape.Sensitive)
+	// are masked in any case (report.Mask).
+	Redactor *report.Redactor
 	// Hooks are called at fixed points of the replay; see Hooks.
 	Hooks Hooks
 }

@@ -107,7 +107,9 @@ func (e *Engine) Lookup(seq int64) (controller.Msg, bool) {
 	if err != nil || m.Seq != seq {
 		return controller.Msg{}, false
 	}
-	return condMsg(newItem(0, m), m.Msg), true
+	cm := condMsg(newItem(0, m), m.Msg)
+	cm.HTTP = m.HTTP
+	return cm, true
 }
 
 func (e *Engine) closeLookup() {

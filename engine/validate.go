@@ -58,13 +58,14 @@ func (e *Engine) add(o *outcome, v *validator.Validator, c *report.Collector) er
 	}
 	if o.Died {
 		e.survival.died(o.Req.Rec.Session, o.Err, o.Req.Fault)
-		c.Add(report.Result{Seq: -1, Session: o.Req.Rec.Session, Dir: report.DirS2C, Verdict: report.Error, ErrKind: "target", Err: o.Err.Error()})
+		c.Add(e.scrub(report.Result{Seq: -1, Session: o.Req.Rec.Session, Dir: report.DirS2C, Verdict: report.Error, ErrKind: "target", Err: o.Err.Error()}))
 		return nil
 	}
 	r := judge(o, v)
 	if e.cfg.Chaos != nil {
 		e.survival.observe(&r, o, c)
 	}
+	r = e.scrub(r)
 	c.Add(r)
 	e.publish(r)
 	if o.Req.RPC.Method == mcp.MethodInitialize {
@@ -83,6 +84,13 @@ func (e *Engine) add(o *outcome, v *validator.Validator, c *report.Collector) er
 		return err
 	}
 	return nil
+}
+
+// scrub hides what no one may see of a judged result: the user's secrets
+// and the credentials under sensitive names. It comes after judging and
+// before the result leaves the engine.
+func (e *Engine) scrub(r report.Result) report.Result {
+	return e.cfg.Redactor.Result(report.Mask(r))
 }
 
 // judge turns an outcome into a report result: a pure function.

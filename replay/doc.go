@@ -27,7 +27,9 @@
 //     did; MockTape answers from another tape.
 //   - Command: a server process per session, over stdio (WithEnv, WithDir).
 //   - HTTP: a Streamable HTTP endpoint, or a 2024-11-05 HTTP+SSE one
-//     (detected, or WithLegacySSE); WithHeader adds headers.
+//     (detected, or WithLegacySSE); WithHeader adds headers. A redirect
+//     to another origin fails the request unless WithFollowRedirects,
+//     which still sends none of the headers there.
 //   - Handler: an http.Handler in this process, with no port, e.g. the
 //     go-sdk's mcp.NewStreamableHTTPHandler.
 //   - Streams: a server in this process over a pair of streams, e.g. a
@@ -65,6 +67,17 @@
 // 3, an interrupt 130. Run's error is nil when the replay went to the end
 // of the tape, whether or not it passed; otherwise it says why it stopped
 // early, and the report covers what was replayed.
+//
+// # Secrets
+//
+// The values the user marked secret — taken from the environment by the
+// config (${env.NAME}) or by a header (${NAME}), and the values of the
+// target's credential headers and URL — are in Replay.Secrets. The
+// results the hooks see, the report and Run's error have them redacted,
+// in every encoding (report.Redactor); the credentials a tape or a server
+// carries under a sensitive name (tape.Sensitive) are masked there too
+// (report.Mask). Logs go to your Logger as they are: redact them with
+// report.NewRedactor(r.Secrets()).Writer.
 //
 // # Controllers
 //

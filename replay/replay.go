@@ -40,6 +40,7 @@ type Replay struct {
 	target     Target
 	thresholds []report.Threshold
 	secrets    []string
+	redactor   *report.Redactor // of secrets
 	chaosSeed  *int64
 	seedRandom bool
 	orderSeed  *int64
@@ -75,6 +76,9 @@ func New(src tape.Source, opts ...Option) (*Replay, error) {
 			return nil, err
 		}
 	}
+	r.secrets = append(r.secrets, s.target.secrets()...)
+	r.redactor = report.NewRedactor(r.secrets)
+	cfg.Redactor = r.redactor
 	var random bool
 	if cfg.Chaos, random, err = s.chaosPlan(file, path); err != nil {
 		return nil, err
@@ -292,8 +296,13 @@ func parseThresholds(exprs []string) ([]report.Threshold, error) {
 // (controller.New(r.Engine(), …); Engine.Attach).
 func (r *Replay) Engine() *engine.Engine { return r.e }
 
-// Secrets are the values the config's transformations took from the
-// environment: hide them in what you print (report.NewRedactor).
+// Secrets are the values the user marked secret: those the config's
+// transformations took from the environment (${env.NAME}) and those the
+// target's headers did (${NAME}), with the values of the target's
+// credential headers (Authorization, X-Api-Key, …) and URL (its password,
+// a token parameter). The results and the report of Run have them
+// redacted already; hide them in what else you print
+// (report.NewRedactor: every encoding they can take).
 func (r *Replay) Secrets() []string { return r.secrets }
 
 // ChaosSeed is the chaos plan's seed, and whether it was picked at random
@@ -337,14 +346,34 @@ func (r *Replay) Timeout() time.Duration { return r.timeout }
 // OnError("stop"), a bad line further down the tape — and the report
 // covers what was replayed. When nothing could be replayed (a tape that
 // cannot be read) the report is nil.
+//
+// Neither the report nor the error's message shows a secret (Secrets).
 func (r *Replay) Run(ctx context.Context) (*report.Report, error) {
 	rep, err := r.e.Run(ctx)
 	if err != nil && rep.Summary.Tape == "" {
-		return nil, err // nothing was replayed
+		return nil, r.redact(err) // nothing was replayed
 	}
 	rep.Conclude(stopOf(ctx, err), r.thresholds)
-	return &rep, err
+	r.redactor.Report(&rep)
+	return &rep, r.redact(err)
 }
+
+// redact returns err with the secrets hidden from its message; errors.Is
+// and errors.As see through it.
+func (r *Replay) redact(err error) error {
+	if err == nil || r.redactor == nil {
+		return err
+	}
+	return redactedError{err: err, msg: r.redactor.String(err.Error())}
+}
+
+type redactedError struct {
+	err error
+	msg string
+}
+
+func (e redactedError) Error() string { return e.msg }
+func (e redactedError) Unwrap() error { return e.err }
 
 // stopOf classifies why a replay stopped early.
 func stopOf(ctx context.Context, err error) report.Stop {

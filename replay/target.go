@@ -26,6 +26,7 @@ type Target struct {
 	url       string
 	header    http.Header
 	legacySSE bool
+	follow    bool // follow redirects to another origin
 	mockTape  string
 	handler   http.Handler
 	serve     func(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error
@@ -124,6 +125,19 @@ func (t Target) WithLegacySSE() Target {
 	return t
 }
 
+// WithFollowRedirects lets an HTTP target's requests follow a redirect
+// (and a legacy server's message endpoint) to another origin than the
+// target's: without it such a redirect fails the request. To another
+// origin go only the protocol's own headers, never those of WithHeader.
+// A redirect within the target's origin is followed in any case.
+func (t Target) WithFollowRedirects() Target {
+	if t.kind != kindHTTP {
+		t.misuse = "WithFollowRedirects is for an HTTP target"
+	}
+	t.follow = true
+	return t
+}
+
 // String names the target as reports do: "mock", a command line, a URL.
 func (t Target) String() string {
 	switch t.kind {
@@ -179,11 +193,15 @@ func (t Target) dialer(s *settings, src tape.Source, tapeOpts []tape.Option) (tr
 		if err := t.checkHeader(); err != nil {
 			return nil, err
 		}
-		client := transport.NewClient(s.maxInflight)
-		if t.legacySSE {
-			return transport.LegacySSE{URL: t.url, Header: t.header, Client: client, Logger: log}, nil
+		var copts []transport.ClientOption
+		if t.follow {
+			copts = append(copts, transport.FollowRedirects())
 		}
-		return &transport.Auto{URL: t.url, Header: t.header, Client: client, Logger: log}, nil
+		client := transport.NewClient(s.maxInflight, copts...)
+		if t.legacySSE {
+			return transport.LegacySSE{URL: t.url, Header: t.header, Client: client, Logger: log, FollowRedirects: t.follow}, nil
+		}
+		return &transport.Auto{URL: t.url, Header: t.header, Client: client, Logger: log, FollowRedirects: t.follow}, nil
 	case kindHandler:
 		if t.handler == nil {
 			return nil, &OptionError{Option: "Handler", Value: "nil", Err: fmt.Errorf("no handler")}
@@ -224,6 +242,59 @@ func (t Target) checkHeader() error {
 		}
 	}
 	return nil
+}
+
+// secrets are the values of the target that no output may show: those
+// its headers take from the environment (${NAME}), the values of its
+// credential headers (Authorization, X-Api-Key, …: tape.Sensitive) and
+// their credentials after the scheme ("Bearer <token>"), and the password
+// and credential query parameters of its URL.
+func (t Target) secrets() []string {
+	if t.kind != kindHTTP && t.kind != kindHandler {
+		return nil
+	}
+	out, _ := transport.HeaderSecrets(t.header) // a bad header fails New before
+	for k, vs := range t.header {
+		if !tape.Sensitive(k) {
+			continue
+		}
+		for _, v := range vs {
+			x, err := transport.ExpandHeader(v)
+			if err != nil {
+				continue
+			}
+			x = strings.TrimSpace(x)
+			out = appendCredential(out, x)
+			if _, cred, ok := strings.Cut(x, " "); ok {
+				out = appendCredential(out, strings.TrimSpace(cred))
+			}
+		}
+	}
+	if u, err := url.Parse(t.url); err == nil {
+		if p, ok := u.User.Password(); ok {
+			out = appendCredential(out, p)
+		}
+		for k, vs := range u.Query() {
+			if tape.Sensitive(k) {
+				for _, v := range vs {
+					out = appendCredential(out, v)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// minCredential is the shortest value a credential header or URL
+// parameter must have to be taken as a secret without being marked one
+// (${NAME}): hiding "1" or "true" everywhere would wreck every output.
+const minCredential = 4
+
+func appendCredential(secrets []string, v string) []string {
+	if len(v) < minCredential {
+		return secrets
+	}
+	return append(secrets, v)
 }
 
 // checkURL refuses an endpoint that cannot be an HTTP URL, before

@@ -25,6 +25,9 @@ type Auto struct {
 	Logger zerolog.Logger
 	// ProbeTimeout bounds the probe; 0 means 5s.
 	ProbeTimeout time.Duration
+	// FollowRedirects is given to a LegacySSE session: see there. (The
+	// Client's CheckRedirect decides for HTTP redirects.)
+	FollowRedirects bool
 
 	once   sync.Once
 	legacy bool
@@ -40,7 +43,7 @@ func (a *Auto) Dial(ctx context.Context, session string) (Conn, error) {
 		return nil, a.err
 	}
 	if a.legacy {
-		return LegacySSE{URL: a.URL, Header: a.Header, Client: a.Client, Logger: a.Logger}.Dial(ctx, session)
+		return LegacySSE{URL: a.URL, Header: a.Header, Client: a.Client, Logger: a.Logger, FollowRedirects: a.FollowRedirects}.Dial(ctx, session)
 	}
 	return HTTP{URL: a.URL, Header: a.Header, Client: a.Client, Logger: a.Logger}.Dial(ctx, session)
 }

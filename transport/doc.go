@@ -26,6 +26,15 @@
 //     subprocess; a Serve that returns before Close is the connection's
 //     failure, as a process exit is.
 //
+// Redirects (NewClient's policy): a redirect within the target's origin
+// (scheme, host, port) is followed; one to another origin fails the
+// request with an error wrapping ErrRedirect unless FollowRedirects is
+// given, and even then only the protocol's own headers go there
+// (ForOtherOrigin), never the user's Header, a cookie or the session id.
+// A legacy server's message endpoint on another origin is treated the
+// same way. Header values may take ${NAME} from the environment:
+// HeaderSecrets lists what they take, for the caller to redact.
+//
 // SSEReader is the event-stream decoder all HTTP transports share.
 //
 // Goroutines: each Conn owns the goroutines that read from its target and

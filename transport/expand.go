@@ -2,6 +2,7 @@ package transport
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 )
@@ -10,9 +11,27 @@ import (
 // NAME from the environment, so that secrets stay out of config files:
 // "Bearer ${TOKEN}". It fails when a variable is unset or a reference is
 // malformed; the error never contains a variable's value.
-func ExpandHeader(s string) (string, error) { return expandVars(s, os.LookupEnv) }
+func ExpandHeader(s string) (string, error) { return expandVars(s, os.LookupEnv, nil) }
 
-func expandVars(s string, lookup func(string) (string, bool)) (string, error) {
+// HeaderSecrets returns the values that expanding h would take from the
+// environment (each ${NAME} of each value), for the caller to hide from
+// everything it shows: they are secrets, as a token usually is. It fails
+// as ExpandHeader does.
+func HeaderSecrets(h http.Header) ([]string, error) {
+	var secrets []string
+	for k, vs := range h {
+		for _, v := range vs {
+			if _, err := expandVars(v, os.LookupEnv, func(x string) { secrets = append(secrets, x) }); err != nil {
+				return nil, fmt.Errorf("header %s: %w", k, err)
+			}
+		}
+	}
+	return secrets, nil
+}
+
+// expandVars expands the ${NAME} of s with lookup, and passes each value
+// taken to took (when not nil).
+func expandVars(s string, lookup func(string) (string, bool), took func(string)) (string, error) {
 	if !strings.Contains(s, "${") {
 		return s, nil
 	}
@@ -38,6 +57,9 @@ func expandVars(s string, lookup func(string) (string, bool)) (string, error) {
 			return "", fmt.Errorf("environment variable %s is not set (a header value references ${%s}); export it", name, name)
 		}
 		b.WriteString(v)
+		if took != nil && v != "" {
+			took(v)
+		}
 		s = rest[j+1:]
 	}
 }

@@ -445,7 +445,7 @@ func TestExpandHeader(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
-			got, err := expandVars(tc.in, lookup)
+			got, err := expandVars(tc.in, lookup, nil)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("got %q, %v; want an error containing %q", got, err, tc.err)

@@ -25,6 +25,11 @@ type LegacySSE struct {
 	Header http.Header // sent on every request; ${NAME} expanded at Dial
 	Client *http.Client
 	Logger zerolog.Logger
+	// FollowRedirects lets a session POST to a message endpoint on another
+	// origin than URL's, without the Header (only the protocol's own
+	// headers go there, as after a redirect: see Redirects). Without it,
+	// such an endpoint fails Dial with an error wrapping ErrRedirect.
+	FollowRedirects bool
 }
 
 var _ Dialer = LegacySSE{}
@@ -65,6 +70,18 @@ func (l LegacySSE) Dial(ctx context.Context, session string) (Conn, error) {
 			return nil, fmt.Errorf("GET %s: %w", raw, ctx.Err())
 		}
 		return nil, err
+	}
+	// The endpoint is like a redirect: to another origin, only with
+	// FollowRedirects, and then without the user's headers.
+	first, _ := url.Parse(raw)
+	if eu, err := url.Parse(endpoint); err == nil && !SameOrigin(first, eu) {
+		if !l.FollowRedirects {
+			c.cancel()
+			_ = resp.Body.Close()
+			return nil, fmt.Errorf("GET %s: the server named its message endpoint on another origin, %s: %w not followed, so that your headers do not go there: point the target at that origin, or follow redirects (--follow-redirects), which sends none of your headers to another origin",
+				raw, redacted(eu), ErrRedirect)
+		}
+		c.header = http.Header{} // the protocol's own headers only
 	}
 	c.endpoint = endpoint
 	c.wg.Add(1)

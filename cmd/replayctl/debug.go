@@ -105,15 +105,15 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	}
 	tr.Close()
 	e, speed := r.Engine(), r.Speed()
-	c := controller.New(e, controller.WithLogger(a.log), controller.WithOnError(onError), controller.WithSpeed(speed))
+	c := controller.New(e, controller.WithLogger(a.log), controller.WithOnError(onError), controller.WithSpeed(speed), controller.WithRedactor(a.redactor.Load()))
 	e.Attach(c)
 	j := newJournal()
 	e.OnResult(j.add)
 
 	in := newLineReader(a.stdin, a.stdout)
 	defer in.close()
-	out := a.redactor.Writer(in.writer()) // the config's secrets never shown
-	d := &debugger{c: c, look: e.Lookup, j: j, out: out, p: painter(in.terminal), timeout: r.Timeout()}
+	out := a.redacting(in.writer()) // the secrets never shown
+	d := &debugger{c: c, look: shown(e.Lookup, a.redactor.Load()), j: j, out: out, p: painter(in.terminal), timeout: r.Timeout()}
 
 	// On a terminal Ctrl-C pauses a running command instead of ending the
 	// session (quit, or Ctrl-D, ends it); from a pipe it ends the session.
@@ -143,7 +143,7 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 			return usageError("--control: %w (is another replay using it? remove a stale file)", err)
 		}
 		g.Go(func() error { return controller.Serve(gctx, c, ln) })
-		fmt.Fprintf(a.stderr, "control socket: %s\n", socket)
+		fmt.Fprintf(a.errOut, "control socket: %s\n", socket)
 	}
 	if in.terminal {
 		g.Go(func() error { return interrupts(gctx, c, cancel) })
@@ -276,6 +276,23 @@ func interrupts(ctx context.Context, c *controller.Controller, cancel func()) er
 			}
 			_ = c.Pause(ctx) // continue's WaitStop then returns
 		}
+	}
+}
+
+// shown is lookup with what no one may see hidden, for the debugger's
+// list and print: the values of credential members and headers masked
+// (tape.Mask, tape.MaskHeaders), the secrets redacted. The results the
+// engine gives have had the same done already.
+func shown(lookup func(int64) (controller.Msg, bool), rd *report.Redactor) func(int64) (controller.Msg, bool) {
+	return func(seq int64) (controller.Msg, bool) {
+		m, ok := lookup(seq)
+		m.Raw = rd.Bytes(tape.Mask(m.Raw))
+		if m.HTTP != nil {
+			h := *m.HTTP
+			h.Headers = tape.MaskHeaders(h.Headers)
+			m.HTTP = &h
+		}
+		return m, ok
 	}
 }
 

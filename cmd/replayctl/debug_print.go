@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/replayctl/replayctl/controller"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/tape"
 )
 
 // lineWidth is how much of a message one line of the debugger shows.
@@ -104,6 +108,27 @@ func payload(msg []byte) []byte {
 		return nil
 	}
 	return msg
+}
+
+// httpLine is the recorded HTTP metadata of a message, on a line:
+// "http 200  Content-Type: application/json  Mcp-Session-Id: 1f3a", the
+// headers in name order, as masked by the caller.
+func httpLine(h *tape.HTTPMeta) string {
+	s := "http"
+	if h.Status != 0 {
+		s += " " + strconv.Itoa(h.Status)
+	}
+	for _, k := range slices.Sorted(maps.Keys(h.Headers)) {
+		for _, v := range h.Headers[k] {
+			s += "  " + k + ": " + v
+		}
+	}
+	return truncate(strings.Map(func(r rune) rune {
+		if r < 0x20 {
+			return ' '
+		}
+		return r
+	}, s), 4*lineWidth)
 }
 
 // sentLine is "→ seq 5 tools/call {"name":"echo",…}".

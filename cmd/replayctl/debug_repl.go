@@ -213,7 +213,11 @@ func (d *debugger) print(ctx context.Context, arg string) error {
 			return errors.New("print: no message comes next (end of the tape)")
 		}
 	}
-	d.printf("seq %d  %s  session %s  %s\n%s\n", m.Seq, m.Dir, m.Session, m.Kind, pretty(m.Raw))
+	d.printf("seq %d  %s  session %s  %s\n", m.Seq, m.Dir, m.Session, m.Kind)
+	if m.HTTP != nil {
+		d.printf("%s\n", httpLine(m.HTTP))
+	}
+	d.printf("%s\n", pretty(m.Raw))
 	return nil
 }
 

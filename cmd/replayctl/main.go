@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/mattn/go-isatty"
@@ -51,18 +52,19 @@ func main() {
 // run is main without the process: it returns the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	app.out, app.errOut = app.redacting(stdout), app.redacting(stderr)
 	root := app.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetOut(app.out)
+	root.SetErr(app.errOut)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
 	}
 	code := exitCode(ctx, err)
 	if code != exitFailed || !errors.Is(err, errReported) {
-		fmt.Fprintf(stderr, "replayctl: %v\n", err)
+		fmt.Fprintf(app.errOut, "replayctl: %v\n", err)
 	}
 	return code
 }
@@ -92,26 +94,37 @@ func exitCode(ctx context.Context, err error) int {
 // app holds what every command shares.
 type app struct {
 	stdin          io.Reader
-	stdout, stderr io.Writer
-	logLevel       string
-	logFormat      string
-	log            zerolog.Logger
-	logSink        *sink
-	redactor       *report.Redactor // hides the config's secrets in all output
+	stdout, stderr io.Writer // the process's own, to ask if they are terminals
+	// out and errOut are stdout and stderr with the secrets hidden: every
+	// output goes through them (see redacting).
+	out, errOut io.Writer
+	logLevel    string
+	logFormat   string
+	log         zerolog.Logger
+	// redactor hides the secrets of the replay (replay.Replay.Secrets)
+	// from the moment they are known; nil before.
+	redactor atomic.Pointer[report.Redactor]
 }
 
-// sink is the writer under the logger; redact swaps what it writes to.
-type sink struct{ w io.Writer }
+// redact hides secrets from now on in everything written through
+// a.redacting: stdout, stderr, the logs, the debugger.
+func (a *app) redact(secrets []string) { a.redactor.Store(report.NewRedactor(secrets)) }
 
-func (s *sink) Write(p []byte) (int, error) { return s.w.Write(p) }
+// redacting wraps w so that each Write goes through the app's redactor
+// as it is then. Each Write must be a whole record (a line, a rendered
+// report): a secret split across two is not seen.
+func (a *app) redacting(w io.Writer) io.Writer { return redactingWriter{a: a, w: w} }
 
-// redact hides secrets from now on in the logs, and in what output
-// writes through a.redactor.
-func (a *app) redact(secrets []string) {
-	a.redactor = report.NewRedactor(secrets)
-	if a.logSink != nil {
-		a.logSink.w = a.redactor.Writer(a.stderr)
+type redactingWriter struct {
+	a *app
+	w io.Writer
+}
+
+func (rw redactingWriter) Write(p []byte) (int, error) {
+	if _, err := rw.w.Write(rw.a.redactor.Load().Bytes(p)); err != nil {
+		return 0, err
 	}
+	return len(p), nil
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -158,15 +171,14 @@ func (a *app) setupLog() error {
 	if !ok {
 		return usageError("--log-level %q: want debug, info, warn or error (debug says the most)", a.logLevel)
 	}
-	// Logs go through the sink, so that secrets a config brings in later
-	// can be redacted from them (see app.redact).
-	a.logSink = &sink{w: a.stderr}
+	// Logs go through errOut, so that secrets a config brings in later
+	// are redacted from them (see app.redact). Each event is one Write.
 	var w io.Writer
 	switch a.logFormat {
 	case "json":
-		w = a.logSink
+		w = a.errOut
 	case "console":
-		w = zerolog.ConsoleWriter{Out: a.logSink, NoColor: !isTerminal(a.stderr)}
+		w = zerolog.ConsoleWriter{Out: a.errOut, NoColor: !isTerminal(a.stderr)}
 	default:
 		return usageError("--log-format %q: want console or json", a.logFormat)
 	}

@@ -468,6 +468,7 @@ func TestBadArgumentsRefusedBeforeReplaying(t *testing.T) {
 		{"--timeout", "0s"},
 		{"--max-line", "0"},
 		{"--cwd", filepath.Join(dir, "nope"), "--", "cat"},
+		{"--follow-redirects"}, // only for an HTTP --target
 	} {
 		res := replayctl(t, append([]string{"run", "examples/quickstart.jsonl", "--speed", "fast"}, args...)...)
 		if res.code != 2 || res.stdout != "" {

@@ -36,6 +36,7 @@ type runFlags struct {
 	env         []string
 	cwd         string
 	legacySSE   bool
+	follow      bool
 	onError     string
 	maxRetries  int
 	validNotes  bool
@@ -91,7 +92,8 @@ With no target, the built-in mock answers each request from the tape itself.`,
 // `debug` share them (and a.target reads them).
 func addTargetFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVar(&f.target, "target", "", "a Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp")
-	fl.StringArrayVar(&f.headers, "header", nil, `an HTTP header "K:V" sent on every request; values may use ${ENV} (repeatable)`)
+	fl.StringArrayVar(&f.headers, "header", nil, `an HTTP header "K:V" sent on every request; values may use ${ENV}, which no output shows (repeatable)`)
+	fl.BoolVar(&f.follow, "follow-redirects", false, "follow a redirect of the --target to another origin (another scheme, host or port), sending it none of the --header values; without it such a redirect fails the request")
 	fl.BoolVar(&f.legacySSE, "legacy-sse", false, "the --target speaks the 2024-11-05 HTTP+SSE transport (without it, replayctl asks the endpoint)")
 	fl.StringArrayVar(&f.env, "env", nil, "K=V added to the server command's environment (repeatable)")
 	fl.StringVar(&f.cwd, "cwd", "", "working directory of the server command")
@@ -133,10 +135,10 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	}
 	a.redact(r.Secrets())
 	if seed, random, ok := r.ChaosSeed(); ok && random {
-		fmt.Fprintf(a.stderr, "chaos: seed %d (repeat this run with --seed %d)\n", seed, seed)
+		fmt.Fprintf(a.errOut, "chaos: seed %d (repeat this run with --seed %d)\n", seed, seed)
 	}
 	if seed, random, ok := r.OrderSeed(); ok && random {
-		fmt.Fprintf(a.stderr, "order: seed %d (repeat this order with --seed %d)\n", seed, seed)
+		fmt.Fprintf(a.errOut, "order: seed %d (repeat this order with --seed %d)\n", seed, seed)
 	}
 	if r.Speed().Mode == scheduler.Stepped {
 		a.stepTokens(steps)
@@ -147,22 +149,21 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	}
 	// The summary first: a report file that cannot be written must not
 	// lose what a long replay found.
-	out := cmd.OutOrStdout()
-	var buf bytes.Buffer // rendered whole, so that redaction sees every secret
+	var buf bytes.Buffer // rendered whole: one Write, so that redaction sees every secret
 	if f.output == "json" {
 		err = rep.WriteJSON(&buf)
 	} else {
-		err = rep.WriteText(&buf, isTerminal(out))
+		err = rep.WriteText(&buf, isTerminal(a.stdout))
 	}
 	if err != nil {
 		return err
 	}
-	if _, err := out.Write(a.redactor.Bytes(buf.Bytes())); err != nil {
+	if _, err := cmd.OutOrStdout().Write(buf.Bytes()); err != nil {
 		return err
 	}
 	var writeErr error
 	for _, p := range f.reports {
-		if err := report.WriteFile(p, *rep, a.redactor); err != nil {
+		if err := report.WriteFile(p, *rep, a.redactor.Load()); err != nil {
 			writeErr = errors.Join(writeErr, err)
 		}
 	}
@@ -235,8 +236,8 @@ func chooseTarget(f runFlags, command []string) (replay.Target, error) {
 		return replay.Target{}, usageError("give one target: a server command after --, --target URL, or --mock-tape FILE")
 	case (len(f.env) > 0 || f.cwd != "") && len(command) == 0:
 		return replay.Target{}, usageError("--env and --cwd are for a server command (after --)")
-	case (len(f.headers) > 0 || f.legacySSE) && f.target == "":
-		return replay.Target{}, usageError("--header and --legacy-sse are for an HTTP --target")
+	case (len(f.headers) > 0 || f.legacySSE || f.follow) && f.target == "":
+		return replay.Target{}, usageError("--header, --legacy-sse and --follow-redirects are for an HTTP --target")
 	}
 	switch {
 	case len(command) > 0:
@@ -257,6 +258,9 @@ func chooseTarget(f runFlags, command []string) (replay.Target, error) {
 		if f.legacySSE {
 			t = t.WithLegacySSE()
 		}
+		if f.follow {
+			t = t.WithFollowRedirects()
+		}
 		return t, nil
 	case f.mockTape != "":
 		return replay.MockTape(f.mockTape), nil
@@ -271,7 +275,7 @@ var flagOf = map[string]string{
 	"TimelineLimit": "--timeline-limit", "OnError": "--on-error", "MaxRetries": "--max-retries",
 	"Ignore": "--ignore", "ConfigFile": "--config", "Chaos": "--chaos", "Seed": "--seed",
 	"ChaosFrom": "--chaos-from", "Thresholds": "--threshold", "WithEnv": "--env",
-	"WithDir": "--cwd", "WithHeader": "--header", "HTTP": "--target", "Command": "the server command",
+	"WithDir": "--cwd", "WithHeader": "--header", "WithFollowRedirects": "--follow-redirects", "HTTP": "--target", "Command": "the server command",
 }
 
 // inputError turns an error of replay.New into the CLI's words (flag
@@ -294,7 +298,7 @@ func inputError(err error) error {
 // stepTokens releases one message on steps per line read from stdin
 // (Enter).
 func (a *app) stepTokens(steps chan<- struct{}) {
-	fmt.Fprintln(a.stderr, "stepped: press Enter to send each message; end of input stops")
+	fmt.Fprintln(a.errOut, "stepped: press Enter to send each message; end of input stops")
 	go func() { // lives as long as the process: a blocked read cannot be cancelled
 		defer close(steps)
 		sc := bufio.NewScanner(a.stdin)

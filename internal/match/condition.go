@@ -12,6 +12,8 @@ import (
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/vm"
+
+	"github.com/replayctl/replayctl/tape"
 )
 
 // ErrBadCondition is wrapped by every error of Parse.
@@ -37,6 +39,10 @@ type Msg struct {
 	Method  string
 	ID      string // the raw JSON id, or ""
 	Raw     []byte // the message's JSON bytes
+	// HTTP is the recorded transport metadata of a tape's message, for
+	// a front end to show (the debugger's print); conditions do not see
+	// it, and it may be nil.
+	HTTP *tape.HTTPMeta
 }
 
 // methodWord is what counts as a method name rather than an expression:
