@@ -23,7 +23,13 @@ at all.`,
 			if filepath.Ext(out) != ".jsonl" {
 				return usageError("convert: %s: only the native format (.jsonl) can be written", out)
 			}
-			r, err := tape.Open(in, tape.WithMaxLine(maxLine))
+			// Load: a pipe is read into memory, as WriteFile reads
+			// from the first message.
+			src, err := loadTape(cmd.Context(), in)
+			if err != nil {
+				return err
+			}
+			r, err := tape.OpenSource(src, tape.WithMaxLine(maxLine))
 			if err != nil {
 				return err
 			}

@@ -84,7 +84,11 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	// debug steps by itself and pauses at errors: a config's stepped speed
 	// or stop/retry strategy mean nothing here (replay.Controlled).
 	opts = append(opts, replay.Controlled())
-	r, err := replay.New(tape.File(args[0]), opts...)
+	src, err := loadTape(cmd.Context(), args[0])
+	if err != nil {
+		return err
+	}
+	r, err := replay.New(src, opts...)
 	if err != nil {
 		return inputError(err)
 	}
@@ -99,7 +103,7 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	}
 	// A tape that cannot be read is refused now, before the REPL: else the
 	// end of a short input could win the race with the engine's error.
-	tr, err := tape.Open(args[0], tape.WithMaxLine(f.maxLine))
+	tr, err := tape.OpenSource(src, tape.WithMaxLine(f.maxLine))
 	if err != nil {
 		return err
 	}
