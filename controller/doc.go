@@ -86,11 +86,19 @@
 //
 // # Control protocol (--control unix:/path.sock)
 //
-// ServeUnix serves it: JSON lines over a Unix socket, any number of
-// clients. A client writes one command object per line; each gets one reply
-// line, in order, when the command has finished (so "wait" holds the
-// commands after it on that connection, as a REPL does; use a second
-// connection meanwhile). Between replies the server pushes status events.
+// ServeUnix serves it (ListenUnix, then Serve): JSON lines over a Unix
+// socket, any number of clients. A client writes one command object per
+// line; each gets one reply line, in order, when the command has finished
+// (so "wait" holds the commands after it on that connection, as a REPL
+// does; use a second connection meanwhile). Between replies the server
+// pushes status events.
+//
+// The socket is the replay's user's alone: it is made 0600 before it
+// appears at its path, and on Linux a client of another uid is refused
+// (SO_PEERCRED). A socket file left by a killed replay is replaced; one a
+// live replay listens on is refused. A client that does not read what is
+// sent to it for WriteTimeout (5s by default) is hung up on: no client
+// holds the controller, or the end of Serve.
 //
 //	→ {"id":1,"cmd":"step","n":2}
 //	← {"event":"status","status":{"state":"running","seq":4,"reason":"step",…}}

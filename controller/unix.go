@@ -9,7 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
-	"path/filepath"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -20,26 +20,53 @@ import (
 // maxLine bounds a command line (an injected message included).
 const maxLine = 16 << 20
 
-// ServeUnix serves the control protocol (see the package documentation) on
-// a Unix socket at path; see Serve. The socket file is removed when it
-// returns.
-func ServeUnix(ctx context.Context, c *Controller, path string) error {
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "unix", path)
-	if err != nil {
-		if fi, serr := os.Stat(filepath.Dir(path)); serr != nil || !fi.IsDir() {
-			return fmt.Errorf("control socket %s: the folder %s does not exist; create it first", path, filepath.Dir(path))
+// DefaultWriteTimeout is how long a write to a control client may wait
+// for the client to read (WriteTimeout changes it).
+const DefaultWriteTimeout = 5 * time.Second
+
+// ServeOption configures Serve and ServeUnix.
+type ServeOption func(*serveOptions)
+
+type serveOptions struct {
+	writeTimeout time.Duration
+}
+
+// WriteTimeout bounds each write of a reply or a status event to a client
+// (default DefaultWriteTimeout): a client that has not read what was sent
+// to it for that long is dropped (hung up on), so that a client that
+// sends commands and never reads holds nothing, not even the end of the
+// replay. d ≤ 0 keeps the default.
+func WriteTimeout(d time.Duration) ServeOption {
+	return func(o *serveOptions) {
+		if d > 0 {
+			o.writeTimeout = d
 		}
-		return fmt.Errorf("control socket %s: %w (is another replay using it? remove a stale file)", path, err)
 	}
-	return Serve(ctx, c, ln)
+}
+
+// ServeUnix serves the control protocol (see the package documentation) on
+// a Unix socket at path that ListenUnix creates (mode 0600, clients of
+// other users refused, a stale file from a killed replay replaced); see
+// Serve. The socket file is removed when it returns.
+func ServeUnix(ctx context.Context, c *Controller, path string, opts ...ServeOption) error {
+	ln, err := ListenUnix(path)
+	if err != nil {
+		return err
+	}
+	return Serve(ctx, c, ln, opts...)
 }
 
 // Serve serves the control protocol on ln, for any number of clients at
 // once, and closes ln when it returns. It returns nil when ctx is done or
 // the controller has stopped (after the reply to each client's command in
-// progress), or the error of Accept.
-func Serve(ctx context.Context, c *Controller, ln net.Listener) error {
+// progress, written within the write timeout), or the error of Accept. No
+// client can hold it longer: each write to a client is bounded by
+// WriteTimeout, and when ctx is done every connection is closed at once.
+func Serve(ctx context.Context, c *Controller, ln net.Listener, opts ...ServeOption) error {
+	o := serveOptions{writeTimeout: DefaultWriteTimeout}
+	for _, opt := range opts {
+		opt(&o)
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		select {
@@ -57,7 +84,7 @@ func Serve(ctx context.Context, c *Controller, ln net.Listener) error {
 				}
 				return fmt.Errorf("control socket %s: accept: %w", ln.Addr(), err)
 			}
-			g.Go(func() error { serveConn(gctx, c, conn); return nil })
+			g.Go(func() error { serveConn(gctx, c, conn, o); return nil })
 		}
 	})
 	err := g.Wait()
@@ -69,31 +96,29 @@ func Serve(ctx context.Context, c *Controller, ln net.Listener) error {
 
 // serveConn runs one client: commands one at a time, in order, each reply
 // written when the command has finished; status events in between. It
-// returns when the client hangs up or ctx is done; once the controller has
+// returns when the client hangs up, when a write to it has waited the
+// write timeout, or at once when ctx is done; once the controller has
 // stopped, after the reply to the command in progress.
-func serveConn(ctx context.Context, c *Controller, conn net.Conn) {
+func serveConn(ctx context.Context, c *Controller, conn net.Conn, o serveOptions) {
 	defer conn.Close()
 	updates, unsubscribe := c.Subscribe(64)
 	defer unsubscribe()
 	replies := make(chan response)
-	readDone, writeDone := make(chan struct{}), make(chan struct{})
+	readDone, writeDone, finished := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var watcher sync.WaitGroup
+	watcher.Go(func() { watchConn(ctx, c, conn, finished) })
 	var g errgroup.Group
 	g.Go(func() error {
-		select {
-		case <-ctx.Done():
-			return conn.Close()
-		case <-c.done:
-			// Wake the reader without losing the reply being written.
-			return conn.SetReadDeadline(time.Now())
-		case <-readDone:
-			return nil
-		}
-	})
-	g.Go(func() error {
 		defer close(writeDone)
-		err := writeLoop(ctx, conn, c.redactor, replies, updates, readDone)
+		err := writeLoop(ctx, conn, c.redactor, o.writeTimeout, replies, updates, readDone)
+		switch {
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			c.log.Warn().Dur("write_timeout", o.writeTimeout).Msg("control client dropped: it did not read what was sent to it")
+		case err != nil:
+			c.log.Debug().Err(err).Msg("control client gone")
+		}
 		if err != nil {
-			conn.Close() // the client is gone: stop reading too
+			conn.Close() // the client is gone, or does not read: stop reading too
 		}
 		return err
 	})
@@ -102,6 +127,28 @@ func serveConn(ctx context.Context, c *Controller, conn net.Conn) {
 		return readLoop(ctx, c, conn, replies, writeDone)
 	})
 	_ = g.Wait() // a client's errors end only that client
+	close(finished)
+	watcher.Wait()
+}
+
+// watchConn closes conn when ctx is done, which ends a read or a write
+// under way at once, and wakes the reader when the controller stops,
+// without losing the reply being written. It returns when finished is
+// closed.
+func watchConn(ctx context.Context, c *Controller, conn net.Conn, finished <-chan struct{}) {
+	stopped := c.done
+	for {
+		select {
+		case <-finished:
+			return
+		case <-ctx.Done():
+			conn.Close()
+			return
+		case <-stopped:
+			_ = conn.SetReadDeadline(time.Now())
+			stopped = nil
+		}
+	}
 }
 
 // readLoop reads and runs commands, handing each reply to the writer.
@@ -150,8 +197,15 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	}
 }
 
+// deadlineWriter is a connection whose writes can be given a deadline.
+type deadlineWriter interface {
+	io.Writer
+	SetWriteDeadline(t time.Time) error
+}
+
 // writeLoop writes replies and status events until the reader is done.
-func writeLoop(ctx context.Context, w io.Writer, rd *report.Redactor, replies <-chan response, updates <-chan Status, readDone <-chan struct{}) error {
+// Each line must be written within timeout; else it returns the error.
+func writeLoop(ctx context.Context, w deadlineWriter, rd *report.Redactor, timeout time.Duration, replies <-chan response, updates <-chan Status, readDone <-chan struct{}) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(rd.Writer(bw)) // one value per line, in one Write: redacted whole
 	for {
@@ -170,11 +224,14 @@ func writeLoop(ctx context.Context, w io.Writer, rd *report.Redactor, replies <-
 			}
 			v = eventLine{Event: "status", Status: toWireStatus(st)}
 		}
-		if err := enc.Encode(v); err != nil {
+		if err := w.SetWriteDeadline(time.Now().Add(timeout)); err != nil {
 			return err
 		}
+		if err := enc.Encode(v); err != nil {
+			return fmt.Errorf("write to a control client: %w", err)
+		}
 		if err := bw.Flush(); err != nil {
-			return err
+			return fmt.Errorf("write to a control client: %w", err)
 		}
 	}
 }

@@ -4,11 +4,15 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"net"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
@@ -195,5 +199,118 @@ func TestServeUnixBadPath(t *testing.T) {
 	err := ServeUnix(t.Context(), c, path)
 	if err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("got %v, want an error naming %s", err, path)
+	}
+}
+
+// flood sends status commands on conn and never reads the replies, until
+// the server stops reading too (a write waits over 200ms): by then the
+// server's writer to conn is blocked.
+func flood(t *testing.T, conn net.Conn) {
+	t.Helper()
+	line := []byte(`{"id":1,"cmd":"status"}` + "\n")
+	for i := 0; ; i++ {
+		conn.SetWriteDeadline(time.Now().Add(200 * time.Millisecond))
+		if _, err := conn.Write(line); err != nil {
+			if i < 100 {
+				t.Fatalf("flood: write %d: %v", i, err)
+			}
+			return
+		}
+	}
+}
+
+// serveForTest runs a controller (no engine needed for status) and Serve
+// on a fresh socket; it returns the socket's path and Serve's result.
+func serveForTest(t *testing.T, ctx context.Context, wg *sync.WaitGroup, opts ...ServeOption) (*Controller, string, <-chan error) {
+	t.Helper()
+	c := New(&fakeEngine{})
+	wg.Go(func() { _ = c.Run(ctx) })
+	path := filepath.Join(t.TempDir(), "c.sock")
+	ln, err := ListenUnix(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	wg.Go(func() { served <- Serve(ctx, c, ln, opts...) })
+	return c, path, served
+}
+
+// A client that sends commands and never reads holds neither the
+// controller nor the end of Serve: other clients are served meanwhile,
+// and after stop Serve returns within the write timeout.
+func TestServeDropsClientThatDoesNotRead(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	const writeTimeout = 300 * time.Millisecond
+	c, path, served := serveForTest(t, ctx, &wg, WriteTimeout(writeTimeout))
+
+	deaf, err := net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer deaf.Close()
+	flood(t, deaf)
+
+	other, err := net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	other.SetDeadline(time.Now().Add(10 * time.Second))
+	cl := &client{t: t, conn: other, r: bufio.NewReader(other)}
+	if r := cl.call(`{"id":1,"cmd":"status"}`); r["ok"] != true {
+		t.Fatalf("status on a second connection: got %v, want ok", r)
+	}
+
+	start := time.Now()
+	if err := c.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("Serve: got %v, want nil after stop", err)
+		}
+	case <-time.After(writeTimeout + 5*time.Second):
+		t.Fatalf("Serve has not returned %s after stop: a client that does not read holds it", time.Since(start))
+	}
+	// The deaf client was hung up on: reading what was sent ends.
+	deaf.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.Copy(io.Discard, deaf); err != nil && !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("the deaf client's connection: %v, want it closed by the server", err)
+	}
+}
+
+// When ctx is done, Serve returns at once, even with a write to a client
+// blocked, a long write timeout, and the controller already stopped (stop
+// acknowledged, then SIGTERM: the process must end).
+func TestServeEndsWithCtxWhileAWriteIsBlocked(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	c, path, served := serveForTest(t, sctx, &wg, WriteTimeout(time.Hour))
+	deaf, err := net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer deaf.Close()
+	flood(t, deaf)
+	if err := c.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("Serve: got %v, want nil when ctx is done", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve has not returned 5s after its ctx was done: a blocked write holds it")
 	}
 }

@@ -27,12 +27,15 @@ func (e *Engine) Attach(c *controller.Controller) {
 
 // Seek repositions the replay at seq: the loader goes on from there, and
 // every stage drops what it holds of the old epoch. It returns when the
-// loader has moved, or when ctx is done.
+// loader has moved, or when ctx is done. A seq the tape does not have (past
+// its last message) is an error wrapping tape.ErrOutOfRange, and changes
+// nothing: the epoch is bumped only once the loader has moved, so a failed
+// seek drops nothing in flight.
 func (e *Engine) Seek(ctx context.Context, seq int64) error {
 	if e.seeks == nil {
 		return errors.New("engine: seek needs a controller (Attach)")
 	}
-	req := seekReq{seq: seq, epoch: e.epoch.Add(1), done: make(chan error, 1)}
+	req := seekReq{seq: seq, done: make(chan error, 1)}
 	select {
 	case e.seeks <- req:
 	case <-ctx.Done():

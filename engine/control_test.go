@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/replayctl/replayctl/controller"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
+	"github.com/replayctl/replayctl/tape"
 )
 
 // TestControllerDrivesTheEngine runs the real pipeline against the mock
@@ -93,6 +95,50 @@ func TestControllerDrivesTheEngine(t *testing.T) {
 	}
 	mustEqual("seek+step", collect(), []int64{5})
 
+	cancel()
+	if err := g.Wait(); err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatal(err)
+	}
+}
+
+// TestSeekPastTheEnd: a seek to a seq the tape does not have fails and
+// changes nothing — the next step sends the next message, and the end of
+// the tape is still reached. (The epoch was bumped before the loader
+// refused, so everything loaded after it was stale and a step waited
+// for ever.)
+func TestSeekPastTheEnd(t *testing.T) {
+	path := writeTape(t, t.TempDir(), 2, 1000, nil) // seq 0 initialize, 2 initialized, then the requests
+	e, err := New(Config{Tape: path, Speed: scheduler.Speed{Mode: scheduler.Fast}, Logger: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := controller.New(e)
+	e.Attach(c)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return c.Run(gctx) })
+	g.Go(func() error { _, err := e.Run(gctx); return err })
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Step(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	err = c.Seek(ctx, 99)
+	if !errors.Is(err, tape.ErrOutOfRange) || !strings.Contains(err.Error(), "ends at seq") {
+		t.Fatalf("seek 99: got %v, want an error saying where the tape ends", err)
+	}
+	rs, err := c.Step(ctx, 1)
+	if err != nil || len(rs) != 1 || rs[0].Seq != 2 || rs[0].Verdict != report.Sent {
+		t.Fatalf("step after a failed seek: %+v, %v; want seq 2 sent", rs, err)
+	}
+	if err := c.Resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := c.WaitStop(ctx); err != nil || st.State != controller.Ended {
+		t.Fatalf("continue: %+v, %v; want the end of the tape", st, err)
+	}
 	cancel()
 	if err := g.Wait(); err != nil && !errors.Is(err, context.Canceled) {
 		t.Fatal(err)

@@ -10,11 +10,10 @@ import (
 	"github.com/replayctl/replayctl/tape"
 )
 
-// seekReq asks the loader to go on from seq, stamping items with epoch.
+// seekReq asks the loader to go on from seq, in a new epoch.
 type seekReq struct {
-	seq   int64
-	epoch uint64
-	done  chan error
+	seq  int64
+	done chan error
 }
 
 // load reads the tape and sends one item per message, in tape order. It
@@ -62,9 +61,14 @@ func (e *Engine) load(ctx context.Context, r source, out chan<- *Item) error {
 		case outCh <- next:
 			next = nil
 		case s := <-e.seeks:
+			// The epoch moves only with the reader: a seek that fails
+			// (past the end of the tape) leaves everything as it was.
+			// Bumped before it was tried, it made every item loaded
+			// after it stale, the end of the tape included, and a step
+			// then waited for a message that never came.
 			err := r.SeekSeq(s.seq)
 			if err == nil {
-				next, eof, epoch = nil, false, s.epoch
+				next, eof, epoch = nil, false, e.epoch.Add(1)
 			}
 			s.done <- err
 		case <-ctx.Done():

@@ -194,7 +194,7 @@ func (e *Engine) admit(ctx context.Context, p *scheduler.Pacer, it *Item) (bool,
 	case errors.Is(err, controller.ErrStale):
 		return false, nil
 	case errors.Is(err, controller.ErrStopped):
-		return false, errStopped
+		return false, ErrStopped
 	case err != nil:
 		return false, err
 	}
@@ -212,8 +212,10 @@ func (e *Engine) admit(ctx context.Context, p *scheduler.Pacer, it *Item) (bool,
 	return true, nil
 }
 
-// errStopped ends the pipeline when the controller has stopped.
-var errStopped = errors.New("engine: the controller stopped the replay")
+// ErrStopped ends the pipeline when the controller has stopped (its Stop,
+// e.g. the control protocol's "stop"): Run returns it with the report of
+// what was replayed until then.
+var ErrStopped = errors.New("engine: the controller stopped the replay")
 
 // sleep waits for d, or until ctx is done.
 func sleep(ctx context.Context, d time.Duration) error {

@@ -20,9 +20,14 @@ import (
 const MaxSessions = 100_000
 
 // Run replays the tape at path with the options and returns its report.
-// See Replay.Run for what the report and the error say.
+// See Replay.Run for what the report and the error say. A path that is not
+// a regular file (a pipe) is read into memory first (tape.Load).
 func Run(ctx context.Context, path string, opts ...Option) (*report.Report, error) {
-	return RunSource(ctx, tape.File(path), opts...)
+	src, err := tape.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	return RunSource(ctx, src, opts...)
 }
 
 // RunSource replays the tape src, e.g. one held in memory (tape.Bytes).

@@ -165,12 +165,16 @@ func (t Target) dialer(s *settings, src tape.Source, tapeOpts []tape.Option) (tr
 	case kindMock:
 		return mock.FromSource(src, mock.WithTapeOptions(tapeOpts...)), nil
 	case kindMockTape:
-		r, err := tape.Open(t.mockTape, tapeOpts...) // a tape that cannot be read is bad input, now
+		msrc, err := tape.Load(t.mockTape) // a pipe is read once, into memory
+		if err != nil {
+			return nil, err
+		}
+		r, err := tape.OpenSource(msrc, tapeOpts...) // a tape that cannot be read is bad input, now
 		if err != nil {
 			return nil, err
 		}
 		r.Close()
-		return mock.New(t.mockTape, mock.WithTapeOptions(tapeOpts...)), nil
+		return mock.FromSource(msrc, mock.WithTapeOptions(tapeOpts...)), nil
 	case kindCommand:
 		if len(t.argv) == 0 || t.argv[0] == "" {
 			return nil, &OptionError{Option: "Command", Value: "", Err: fmt.Errorf("no command to run")}

@@ -12,6 +12,11 @@
 // index. Agent VCR cassettes (.vcr) are imported into memory and read through
 // the same Reader.
 //
+// A replay opens its tape more than once (to read it, to scan it, for the
+// mock to index it), so it reads it through a Source: Load gives File for
+// a regular file and, for a pipe or a FIFO, which can be read only once,
+// the bytes read into memory (Bytes), up to MaxInMemory.
+//
 // Create and NewWriter record a native tape line by line: each message is one
 // whole line written with one write call, so a crash leaves whole lines and at
 // most one torn last line, which Open drops with a warning: they write in

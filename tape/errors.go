@@ -19,6 +19,9 @@ var (
 	// ErrLineTooLong means a line is longer than the reader's limit
 	// (WithMaxLine).
 	ErrLineTooLong = errors.New("tape: line too long")
+	// ErrTooLarge means Load was given a tape that is not a regular file
+	// (a pipe) and longer than MaxInMemory: save it to a file.
+	ErrTooLarge = errors.New("tape: too large to hold in memory")
 	// ErrOutOfRange is returned (wrapped) by SeekSeq when no message has the
 	// seq asked for. It is not wrapped by *Error: the tape is fine.
 	ErrOutOfRange = errors.New("tape: seq out of range")

@@ -40,7 +40,7 @@ func (r *Reader) SeekSeq(seq int64) error {
 		return nil
 	}
 	if seq < 0 {
-		return fmt.Errorf("%w: seq %d is negative", ErrOutOfRange, seq)
+		return &rangeError{fmt.Sprintf("seq %d is negative: a seq is 0 or more", seq)}
 	}
 	savedPos, savedPending, savedErr := r.pos, r.pending, r.err
 	k := sort.Search(len(r.index), func(i int) bool { return r.index[i].seq > seq }) - 1
@@ -125,15 +125,22 @@ func (r *Reader) restore(p position, pending *Message, err error) {
 }
 
 func (r *Reader) beforeFirst(seq, first int64) error {
-	return fmt.Errorf("%w: tape %s: seq %d is before the first message (seq %d)", ErrOutOfRange, r.path, seq, first)
+	return &rangeError{fmt.Sprintf("tape %s starts at seq %d (seq %d is before it)", r.path, first, seq)}
 }
 
 func (r *Reader) pastLast(seq, last int64) error {
 	if last < 0 {
-		return fmt.Errorf("%w: tape %s has no messages (seek to seq %d)", ErrOutOfRange, r.path, seq)
+		return &rangeError{fmt.Sprintf("tape %s has no messages (seq %d asked)", r.path, seq)}
 	}
-	return fmt.Errorf("%w: tape %s: seq %d is past the last message (seq %d)", ErrOutOfRange, r.path, seq, last)
+	return &rangeError{fmt.Sprintf("tape %s ends at seq %d (seq %d is past it)", r.path, last, seq)}
 }
+
+// rangeError is SeekSeq's error for a seq the tape does not have. It says
+// where the tape starts or ends, and wraps ErrOutOfRange.
+type rangeError struct{ msg string }
+
+func (e *rangeError) Error() string { return e.msg }
+func (e *rangeError) Unwrap() error { return ErrOutOfRange }
 
 func lastSeqOf(msgs []Message) int64 {
 	if len(msgs) == 0 {

@@ -166,3 +166,21 @@ func seekNine(t *testing.T, path string) {
 		}
 	}
 }
+
+// A seq past the last message says where the tape ends, and that it is
+// out of range.
+func TestSeekPastLastSaysWhereTheTapeEnds(t *testing.T) {
+	p := writeTemp(t, "t.jsonl", hdr+msgLine(0, 0, "c2s", `{"jsonrpc":"2.0","id":1,"method":"ping"}`)+msgLine(1, 5, "s2c", `{"jsonrpc":"2.0","id":1,"result":{}}`))
+	r, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	err = r.SeekSeq(99)
+	if want := "tape " + p + " ends at seq 1 (seq 99 is past it)"; err == nil || err.Error() != want || !errors.Is(err, ErrOutOfRange) {
+		t.Errorf("SeekSeq(99): got %v, want %q wrapping ErrOutOfRange", err, want)
+	}
+	if m, err := r.Next(); err != nil || m.Seq != 0 {
+		t.Errorf("after a failed seek: Next gave seq %d, %v; want seq 0: the reader stays", m.Seq, err)
+	}
+}

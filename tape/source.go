@@ -46,6 +46,59 @@ type nopCloser struct{ *bytes.Reader }
 
 func (nopCloser) Close() error { return nil }
 
+// MaxInMemory is the most Load reads of a tape that is not a regular file
+// (a pipe, a FIFO): 256 MiB.
+const MaxInMemory = 256 << 20
+
+// Load returns the tape at path as a Source that a replay can open as
+// often as it needs to. A regular file is File(path), read from the disk
+// each time. Anything else — a pipe, a FIFO, /dev/stdin, a process
+// substitution such as <(cat t.jsonl) — can be read only once, so Load
+// reads it whole now, into memory (Bytes), up to MaxInMemory: a longer one
+// is an *Error wrapping ErrTooLarge that names the limit. Load blocks until
+// the writer of a pipe closes it.
+func Load(path string) (Source, error) {
+	return load(path, MaxInMemory)
+}
+
+func load(path string, limit int64) (Source, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, &Error{Path: path, Seq: -1, Msg: fmt.Sprintf("cannot open it (%v): check the path", unwrapPath(err)), Err: err}
+	}
+	if fi.Mode().IsRegular() {
+		return File(path), nil
+	}
+	if fi.IsDir() {
+		return nil, &Error{Path: path, Seq: -1, Msg: "it is a folder, not a tape: give a tape file"}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &Error{Path: path, Seq: -1, Msg: fmt.Sprintf("cannot open it (%v): check the path", unwrapPath(err)), Err: err}
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, &Error{Path: path, Seq: -1, Msg: fmt.Sprintf("cannot read it (%v)", unwrapPath(err)), Err: err}
+	}
+	if int64(len(b)) > limit {
+		return nil, &Error{Path: path, Seq: -1, Err: ErrTooLarge, Msg: fmt.Sprintf(
+			"it is not a regular file (a pipe?), so it is read into memory, and it is longer than the limit of %s: save it to a file and give that", sizeName(limit))}
+	}
+	return Bytes(path, b), nil
+}
+
+// sizeName says n bytes in the largest whole unit: "256 MiB", "10 bytes".
+func sizeName(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
 // OpenSource opens a tape from src, detecting its format as Open does.
 func OpenSource(src Source, opts ...Option) (*Reader, error) {
 	name := src.Name()

@@ -23,8 +23,21 @@ at all, also when the conversion is interrupted (Ctrl-C, SIGTERM: exit 130).`,
 			if filepath.Ext(out) != ".jsonl" {
 				return usageError("convert: %s: only the native format (.jsonl) can be written", out)
 			}
+			// A pipe is read into memory first (WriteFile reads from the
+			// first message); a file is closed when ctx ends, so that a
+			// signal stops a read in progress.
 			ctx := cmd.Context()
-			r, err := openTape(ctx, in, tape.WithMaxLine(maxLine))
+			src, err := loadTape(ctx, in)
+			if err != nil {
+				if ctx.Err() != nil {
+					return interrupted(out + " was not written")
+				}
+				return err
+			}
+			if f, ok := src.(tape.File); ok {
+				src = closedOnDone{ctx: ctx, File: f}
+			}
+			r, err := tape.OpenSource(src, tape.WithMaxLine(maxLine))
 			if err != nil {
 				if ctx.Err() != nil {
 					return interrupted(out + " was not written")

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/replayctl/replayctl/controller"
+	"github.com/replayctl/replayctl/engine"
 	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/report"
@@ -41,8 +42,14 @@ the replay stops before the first message after it and reads commands
 
 On a terminal the prompt has line editing and history; from a pipe the
 same commands are read one per line, each finishing before the next, and
-end of input quits. The exit status is that of run: 0 when every answer
-judged matched the recording, 1 when one did not.`,
+end of input quits (so does "stop" over --control). The exit status is that
+of run: 0 when every answer judged matched the recording, 1 when one did not.
+
+--control unix:PATH serves the same commands as JSON lines (go doc
+./controller). The socket is made mode 0600 and, on Linux, refuses clients
+of another user; a socket file left by a killed replay is replaced, one a
+live replay listens on is refused. A client that does not read its replies
+for 5s is hung up on.`,
 		Example: `  replayctl debug examples/quickstart.jsonl
   replayctl debug tape.jsonl -- npx -y @modelcontextprotocol/server-everything stdio
   printf 'break tools/call\ncontinue\nprint\nstep\ndiff\n' | replayctl debug tape.jsonl --target http://127.0.0.1:3000/mcp
@@ -84,7 +91,11 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	// debug steps by itself and pauses at errors: a config's stepped speed
 	// or stop/retry strategy mean nothing here (replay.Controlled).
 	opts = append(opts, replay.Controlled())
-	r, err := replay.New(tape.File(args[0]), opts...)
+	src, err := loadTape(cmd.Context(), args[0])
+	if err != nil {
+		return err
+	}
+	r, err := replay.New(src, opts...)
 	if err != nil {
 		return inputError(err)
 	}
@@ -99,7 +110,7 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	}
 	// A tape that cannot be read is refused now, before the REPL: else the
 	// end of a short input could win the race with the engine's error.
-	tr, err := tape.Open(args[0], tape.WithMaxLine(f.maxLine))
+	tr, err := tape.OpenSource(src, tape.WithMaxLine(f.maxLine))
 	if err != nil {
 		return err
 	}
@@ -123,26 +134,41 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	}
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
+	var ln net.Listener
+	if socket != "" {
+		// Made before anything is replayed: a socket that cannot be made
+		// is bad usage, and nothing has been sent.
+		if ln, err = controller.ListenUnix(socket); err != nil {
+			return usageError("--control: %w", err)
+		}
+		defer ln.Close() // Serve closes it too; the second close does nothing
+	}
 	g, gctx := errgroup.WithContext(ctx)
-	// The engine runs until the debugger ends it (quit, end of input):
-	// its stop is not an interrupt of the replay, so it is not concluded
-	// as one (replay.Run would).
+	// The engine runs until the debugger ends it (quit, end of input, or
+	// stop over the control socket): its stop is not an interrupt of the
+	// replay, so it is not concluded as one (replay.Run would).
 	var rep report.Report
-	g.Go(func() error { return c.Run(gctx) })
+	stopped := false // by stop over the control socket; read after g.Wait
+	g.Go(func() error {
+		err := c.Run(gctx)
+		if err == nil { // Stop: nothing else calls it
+			stopped = true
+			return errControlStop // ends the REPL and the engine
+		}
+		return err
+	})
 	g.Go(func() error {
 		var err error
 		rep, err = e.Run(gctx)
 		return err
 	})
-	if socket != "" {
-		var lc net.ListenConfig
-		ln, err := lc.Listen(gctx, "unix", socket)
-		if err != nil {
-			cancel()
-			_ = g.Wait()
-			return usageError("--control: %w (is another replay using it? remove a stale file)", err)
-		}
-		g.Go(func() error { return controller.Serve(gctx, c, ln) })
+	if ln != nil {
+		// Serve ends when the controller does, which every end of the
+		// session brings about, after the replies under way (the reply
+		// to a stop among them; each write is bounded by the write
+		// timeout); at once only on a signal. Not with gctx or ctx:
+		// their end would cut the reply to a stop.
+		g.Go(func() error { return controller.Serve(cmd.Context(), c, ln) })
 		fmt.Fprintf(a.errOut, "control socket: %s\n", socket)
 	}
 	if in.terminal {
@@ -153,6 +179,16 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	engineFirst := gctx.Err() != nil && ctx.Err() == nil
 	cancel()
 	runErr := g.Wait()
+	if stopped {
+		// stop over the control socket ends the session as quit does:
+		// the summary, and the replay's own exit status.
+		if errors.Is(runErr, errControlStop) || errors.Is(runErr, engine.ErrStopped) {
+			runErr, engineFirst = nil, false
+		}
+		if stopErr(replErr) != nil { // a command cut short by the stop
+			replErr = nil
+		}
+	}
 	switch {
 	case engineFirst && runErr != nil:
 		return runErr // the target died, or a bad tape
@@ -167,6 +203,10 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	}
 	return nil
 }
+
+// errControlStop ends a debug session whose controller was stopped over
+// the control socket.
+var errControlStop = errors.New("stopped over the control socket")
 
 // loop runs the handshake and then the commands, until quit, end of
 // input or the end of ctx. A command's error is shown and the session

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -129,7 +130,11 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	}
 	steps := make(chan struct{})
 	opts = append(opts, replay.Steps(steps))
-	r, err := replay.New(tape.File(args[0]), opts...)
+	src, err := loadTape(cmd.Context(), args[0])
+	if err != nil {
+		return err
+	}
+	r, err := replay.New(src, opts...)
 	if err != nil {
 		return inputError(err)
 	}
@@ -306,6 +311,28 @@ func (a *app) stepTokens(steps chan<- struct{}) {
 			steps <- struct{}{}
 		}
 	}()
+}
+
+// loadTape is tape.Load (a pipe or a FIFO is read into memory once, as
+// the replay opens its tape more than once), given up when ctx is done:
+// a pipe whose writer never closes it is then left to the end of the
+// process.
+func loadTape(ctx context.Context, path string) (tape.Source, error) {
+	type loaded struct {
+		src tape.Source
+		err error
+	}
+	done := make(chan loaded, 1)
+	go func() { // a blocked open or read cannot be cancelled
+		src, err := tape.Load(path)
+		done <- loaded{src, err}
+	}()
+	select {
+	case l := <-done:
+		return l.src, l.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("tape %s: interrupted while reading it (a pipe is read whole before the replay; has its writer finished?): %w", path, ctx.Err())
+	}
 }
 
 // tapeArgs checks the arguments of run and debug: one TAPE, then perhaps
