@@ -90,7 +90,7 @@ func (x *actor) answerServer(ctx context.Context, ss *session, req jsonrpc.Messa
 func (x *actor) arrive(ctx context.Context, a arrival) error {
 	ss := x.ss
 	if a.closed {
-		if a.err != nil && x.e.cfg.Chaos != nil {
+		if a.err != nil && x.e.cfg.Chaos != nil && !overLimit(ss, a.err) {
 			return x.died(ctx, ss, a.err)
 		}
 		if a.err != nil {

@@ -69,7 +69,7 @@ func (x *actor) sendEnded(ctx context.Context, r sendResult) error {
 		// The target refused this request and lives on: its refusal is
 		// the answer, judged when the recorded one is known.
 		p.sendErr = err
-	case x.e.cfg.Chaos != nil:
+	case x.e.cfg.Chaos != nil && !overLimit(ss, err):
 		p.sendErr = err
 		ss.inflight--
 		if err := x.finishIfDone(ctx, p); err != nil {

@@ -21,6 +21,22 @@ func (x *actor) targetDied(ss *session, err error) error {
 	return fmt.Errorf("%w: session %s: %w", ErrTarget, ss.name, err)
 }
 
+// overLimit reports whether the session's connection ended because the
+// target sent a message over the transport's size limit (err, or the
+// connection's Err, is a *transport.TooLargeError). That ends the replay
+// as a failed target even under chaos: the limit stopped the connection,
+// not a fault.
+func overLimit(ss *session, err error) bool {
+	if _, ok := errors.AsType[*transport.TooLargeError](err); ok {
+		return true
+	}
+	if ss.conn == nil {
+		return false
+	}
+	_, ok := errors.AsType[*transport.TooLargeError](ss.conn.Err())
+	return ok
+}
+
 // sentOrDropped tells a controller that a client message it let through is
 // on the wire, or will never be.
 func (x *actor) sentOrDropped(it *Item) { x.e.sentOrDropped(it) }

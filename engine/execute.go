@@ -165,7 +165,7 @@ func (x *actor) sendFailed(ctx context.Context, ss *session, it *Item, sent time
 	case errors.As(err, &he):
 		// The target refused this message and lives on.
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent, Err: err})
-	case x.e.cfg.Chaos != nil:
+	case x.e.cfg.Chaos != nil && !overLimit(ss, err):
 		if err := x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent, Err: err}); err != nil {
 			return err
 		}

@@ -138,7 +138,7 @@ func judge(o *outcome, v *validator.Validator) report.Result {
 		if o.Actual != nil {
 			d = report.Difference{Path: "$", Kind: "added", Actual: o.Actual.Msg}
 		}
-		r.Verdict, r.Differences, r.Err = report.Failed, []report.Difference{d}, o.Err.Error()
+		r.Verdict, r.Differences, r.Err = report.Failed, report.BoundDifferences([]report.Difference{d}), o.Err.Error()
 	case o.Note:
 		r.Verdict, r.Differences, r.ErrKind, r.Err = check(v, it, o.Expected.Rec.Msg, o.Actual.Msg)
 	case it.RPC.Kind != jsonrpc.KindRequest:
@@ -168,10 +168,14 @@ func check(v *validator.Validator, it *Item, expected, actual []byte) (verdict r
 	if !vd.Failed() {
 		return report.Passed, nil, "", ""
 	}
+	// Each value is kept as the report keeps it (an excerpt of a huge
+	// one), in memory of its own: the controller, the debugger and the
+	// hooks see the same, and none of them keeps the answer alive.
 	diffs = make([]report.Difference, len(vd.Diffs))
 	for i, d := range vd.Diffs {
 		diffs[i] = report.Difference{Path: d.Path, Expected: d.Expected, Actual: d.Actual, Kind: string(d.Kind)}
 	}
+	diffs = report.BoundDifferences(diffs)
 	switch vd.OnFailure {
 	case validator.OnFailureIgnore:
 		return report.Passed, nil, "", ""
@@ -211,7 +215,7 @@ func (e *Engine) checkProtocol(o *outcome) {
 	if recorded == "" || live == "" || recorded == live {
 		return
 	}
-	note := fmt.Sprintf("session %s: the tape was recorded with protocol version %s; the server negotiated %s (answers may differ for that reason alone)", o.Req.Rec.Session, recorded, live)
+	note := fmt.Sprintf("session %s: the tape was recorded with protocol version %.80s; the server negotiated %.80s (answers may differ for that reason alone)", o.Req.Rec.Session, recorded, live)
 	if !slices.Contains(e.notes, note) && len(e.notes) < 100 {
 		e.notes = append(e.notes, note)
 		e.log.Warn().Msg(note)

@@ -41,7 +41,7 @@
 // # Options
 //
 // Every knob of `replayctl run` is an option: pacing (Speed, Sessions,
-// Ramp, Order, Steps), limits (Timeout, MaxInflight, MaxLine,
+// Ramp, Order, Steps), limits (Timeout, MaxInflight, MaxLine, MaxMessage,
 // TimelineLimit), errors (OnError, MaxRetries, RetryDelay), validation
 // (Ignore, ValidateNotifications, Thresholds), chaos (Chaos, Seed,
 // ChaosFrom), a YAML config (ConfigFile or Config: transformations,

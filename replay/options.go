@@ -8,6 +8,7 @@ import (
 
 	"github.com/replayctl/replayctl/config"
 	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/transport"
 )
 
 // Option sets one knob of a replay. Options are checked by New (and Run):
@@ -25,6 +26,7 @@ type settings struct {
 	timeout     time.Duration
 	maxInflight int
 	maxLine     int
+	maxMessage  int
 	timeline    int
 	onError     string
 	maxRetries  int
@@ -57,6 +59,7 @@ func defaults() *settings {
 		timeout:     30 * time.Second,
 		maxInflight: 1000,
 		maxLine:     8 << 20,
+		maxMessage:  transport.DefaultMaxMessage,
 		timeline:    report.DefaultTimelineLimit,
 		onError:     "continue",
 		maxRetries:  3,
@@ -106,6 +109,13 @@ func MaxInflight(n int) Option {
 
 // MaxLine is the longest tape line accepted, in bytes (default 8 MiB).
 func MaxLine(n int) Option { return func(s *settings) { s.maxLine = n; s.given("MaxLine") } }
+
+// MaxMessage is the longest message the target may send, in bytes
+// (default transport.DefaultMaxMessage, 16 MiB): a stdout line, an HTTP
+// body after decompression, an SSE event. The transport reads no further
+// than the limit: a longer message ends the replay as a failed target (an
+// error wrapping transport.ErrTarget and a *transport.TooLargeError).
+func MaxMessage(n int) Option { return func(s *settings) { s.maxMessage = n; s.given("MaxMessage") } }
 
 // TimelineLimit bounds the messages kept in the report's timeline
 // (default, and what 0 means: report.DefaultTimelineLimit).

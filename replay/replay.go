@@ -166,6 +166,8 @@ func (s *settings) check() (checked, error) {
 		return checked{}, bad("Timeout", s.timeout, errors.New("want a positive duration, e.g. 30s"))
 	case s.maxLine <= 0:
 		return checked{}, bad("MaxLine", s.maxLine, errors.New("want a positive number of bytes"))
+	case s.maxMessage <= 0:
+		return checked{}, bad("MaxMessage", s.maxMessage, errors.New("want a positive number of bytes, e.g. 16<<20"))
 	case s.timeline < 0:
 		return checked{}, bad("TimelineLimit", s.timeline, errors.New("want 0 or more"))
 	case s.sessions < 1 || s.sessions > MaxSessions:

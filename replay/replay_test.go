@@ -60,6 +60,7 @@ func TestOptionErrors(t *testing.T) {
 		{replay.Ramp(-time.Second), "Ramp"},
 		{replay.MaxInflight(0), "MaxInflight"},
 		{replay.MaxRetries(-1), "MaxRetries"},
+		{replay.MaxMessage(0), "MaxMessage"},
 		{replay.Seed(1), "Seed"},
 		{replay.Chaos("explode=0.5"), "Chaos"},
 		{replay.Thresholds("p99<<1"), "Thresholds"},

@@ -189,7 +189,7 @@ func (t Target) dialer(s *settings, src tape.Source, tapeOpts []tape.Option) (tr
 				return nil, &OptionError{Option: "WithEnv", Value: kv, Err: fmt.Errorf("want K=V")}
 			}
 		}
-		return transport.Stdio{Command: t.argv, Env: t.env, Dir: t.dir, Logger: log.With().Str("server", t.argv[0]).Logger()}, nil
+		return transport.Stdio{Command: t.argv, Env: t.env, Dir: t.dir, Logger: log.With().Str("server", t.argv[0]).Logger(), MaxMessage: s.maxMessage}, nil
 	case kindHTTP:
 		if err := checkURL(t.url); err != nil {
 			return nil, &OptionError{Option: "HTTP", Value: t.url, Err: err}
@@ -203,9 +203,9 @@ func (t Target) dialer(s *settings, src tape.Source, tapeOpts []tape.Option) (tr
 		}
 		client := transport.NewClient(s.maxInflight, copts...)
 		if t.legacySSE {
-			return transport.LegacySSE{URL: t.url, Header: t.header, Client: client, Logger: log, FollowRedirects: t.follow}, nil
+			return transport.LegacySSE{URL: t.url, Header: t.header, Client: client, Logger: log, FollowRedirects: t.follow, MaxMessage: s.maxMessage}, nil
 		}
-		return &transport.Auto{URL: t.url, Header: t.header, Client: client, Logger: log, FollowRedirects: t.follow}, nil
+		return &transport.Auto{URL: t.url, Header: t.header, Client: client, Logger: log, FollowRedirects: t.follow, MaxMessage: s.maxMessage}, nil
 	case kindHandler:
 		if t.handler == nil {
 			return nil, &OptionError{Option: "Handler", Value: "nil", Err: fmt.Errorf("no handler")}
@@ -213,12 +213,12 @@ func (t Target) dialer(s *settings, src tape.Source, tapeOpts []tape.Option) (tr
 		if err := t.checkHeader(); err != nil {
 			return nil, err
 		}
-		return transport.Handler{Handler: t.handler, Header: t.header, Logger: log}, nil
+		return transport.Handler{Handler: t.handler, Header: t.header, Logger: log, MaxMessage: s.maxMessage}, nil
 	case kindStreams:
 		if t.serve == nil {
 			return nil, &OptionError{Option: "Streams", Value: "nil", Err: fmt.Errorf("no serve function")}
 		}
-		return transport.Pipe{Serve: t.serve, Logger: log}, nil
+		return transport.Pipe{Serve: t.serve, Logger: log, MaxMessage: s.maxMessage}, nil
 	}
 	return nil, fmt.Errorf("replay: unknown target kind %d", t.kind)
 }

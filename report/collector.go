@@ -249,7 +249,7 @@ func (c *Collector) addFailure(r Result) {
 		c.failuresOmitted++
 		return
 	}
-	c.failures = append(c.failures, Failure{Seq: r.Seq, Session: r.Session, Method: r.Method, Differences: r.Differences})
+	c.failures = append(c.failures, Failure{Seq: r.Seq, Session: r.Session, Method: r.Method, Differences: BoundDifferences(r.Differences)})
 }
 
 func (c *Collector) addError(r Result, defaultKind, msg string) {
@@ -261,7 +261,7 @@ func (c *Collector) addError(r Result, defaultKind, msg string) {
 	if kind == "" {
 		kind = defaultKind
 	}
-	c.errs = append(c.errs, ErrorEntry{Seq: r.Seq, Session: r.Session, Method: r.Method, Kind: kind, Message: msg})
+	c.errs = append(c.errs, ErrorEntry{Seq: r.Seq, Session: r.Session, Method: r.Method, Kind: kind, Message: keptText(msg)})
 }
 
 // Merge adds everything o collected to c, as if o's results had been added

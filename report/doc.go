@@ -8,7 +8,9 @@
 // stays flat however long the tape: the timeline, the failures, the errors
 // and the faults it keeps in detail are capped ([WithTimelineLimit],
 // [WithFailureLimit], [WithErrorLimit], [WithFaultLimit]) and the report
-// says how many were left out. Collectors of several sessions or workers combine
+// says how many were left out; so is each value it keeps: a difference's
+// expected or actual JSON, an error's message, longer than [MaxValueBytes],
+// is kept as an excerpt that says its size ([Excerpt]), never whole. Collectors of several sessions or workers combine
 // with [Collector.Merge].
 //
 // [Collector.Report] builds a [Report], a plain value whose JSON field names

@@ -191,7 +191,7 @@ func (c *Collector) Report(meta Meta) Report {
 			Skipped:       meta.Skipped + c.skipped,
 			DurationMS:    durToMS(duration),
 			SuccessRate:   ratio(c.passed, c.passed+c.failed+c.errored+c.timedOut, 1),
-			Warnings:      append([]string(nil), meta.Warnings...),
+			Warnings:      keptTexts(meta.Warnings),
 			Server:        meta.Server,
 		},
 		Performance: Performance{

@@ -42,8 +42,9 @@ const (
 )
 
 // Result is what the engine tells the report about one replayed message. It
-// is a plain value; the collector keeps Differences without copying it, so
-// the engine must not change that slice after Add.
+// is a plain value; the collector keeps a copy of its Differences, each
+// value cut to an excerpt of at most [MaxValueBytes] (see
+// [BoundDifferences]), and of its Err at most as much.
 //
 // For a client message (Dir "c2s") Sent is when it went out and Answered,
 // for a request, when its answer arrived. For a server message (Dir "s2c")
@@ -82,6 +83,8 @@ type Result struct {
 // Difference is one place where the actual message differs from the
 // recording, as the validator found it. Expected and Actual are JSON; nil
 // means absent. Bytes that are not valid JSON are reported as a JSON string.
+// In a report (and in the engine's results) a value longer than
+// [MaxValueBytes] is an excerpt: a JSON string of its start and its size.
 type Difference struct {
 	Path     string          `json:"path"`
 	Expected json.RawMessage `json:"expected"`

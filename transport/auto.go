@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -28,6 +29,9 @@ type Auto struct {
 	// FollowRedirects is given to a LegacySSE session: see there. (The
 	// Client's CheckRedirect decides for HTTP redirects.)
 	FollowRedirects bool
+	// MaxMessage is the dialed transport's (see HTTP and LegacySSE); it
+	// bounds the probe's first event too.
+	MaxMessage int
 
 	once   sync.Once
 	legacy bool
@@ -43,9 +47,9 @@ func (a *Auto) Dial(ctx context.Context, session string) (Conn, error) {
 		return nil, a.err
 	}
 	if a.legacy {
-		return LegacySSE{URL: a.URL, Header: a.Header, Client: a.Client, Logger: a.Logger, FollowRedirects: a.FollowRedirects}.Dial(ctx, session)
+		return LegacySSE{URL: a.URL, Header: a.Header, Client: a.Client, Logger: a.Logger, FollowRedirects: a.FollowRedirects, MaxMessage: a.MaxMessage}.Dial(ctx, session)
 	}
-	return HTTP{URL: a.URL, Header: a.Header, Client: a.Client, Logger: a.Logger}.Dial(ctx, session)
+	return HTTP{URL: a.URL, Header: a.Header, Client: a.Client, Logger: a.Logger, MaxMessage: a.MaxMessage}.Dial(ctx, session)
 }
 
 // Legacy reports what the probe found (valid after the first Dial).
@@ -89,7 +93,10 @@ func (a *Auto) probe(ctx context.Context) (bool, error) {
 	// An event stream never ends by itself: close it, do not drain it.
 	defer resp.Body.Close()
 	defer cancel()
-	ev, err := NewSSEReader(resp.Body).Next()
+	ev, err := NewSSEReader(resp.Body, MaxEventSize(a.MaxMessage)).Next()
+	if _, ok := errors.AsType[*TooLargeError](err); ok {
+		return false, fmt.Errorf("GET %s (asking which transport it speaks): %w", raw, err)
+	}
 	legacy := err == nil && ev.Event == "endpoint"
 	a.Logger.Debug().Bool("legacy", legacy).Str("url", raw).Msg("probed the HTTP transport")
 	return legacy, nil

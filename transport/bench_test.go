@@ -25,7 +25,7 @@ func BenchmarkReadLine(b *testing.B) {
 				r := bufio.NewReaderSize(bytes.NewReader(in), readBufSize)
 				n := 0
 				for {
-					l, keep, err := readLine(r, buf)
+					l, keep, err := readLine(r, buf, DefaultMaxMessage)
 					buf = keep
 					if len(l) > 0 {
 						n++

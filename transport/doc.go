@@ -5,9 +5,9 @@
 //
 // Targets:
 //   - Stdio: a subprocess per session, newline-delimited JSON on stdin and
-//     stdout with no line length limit. Non-JSON stdout lines (banners)
-//     are logged, counted and dropped; stderr goes to the logger and its
-//     tail into the error when the server dies. Close closes stdin, then
+//     stdout. Non-JSON stdout lines (banners) are logged, counted and
+//     dropped; stderr goes to the logger and its tail into the error when
+//     the server dies. Close closes stdin, then
 //     sends SIGTERM, then SIGKILL, to the server's process group.
 //   - HTTP: Streamable HTTP (MCP 2025-06-18). Each Send is a POST that
 //     returns once the answer's headers are in; a goroutine per answer
@@ -36,6 +36,15 @@
 // HeaderSecrets lists what they take, for the caller to redact.
 //
 // SSEReader is the event-stream decoder all HTTP transports share.
+//
+// Limits: nothing a target sends is read without a bound. A message (a
+// stdout line, a JSON body counted after decompression, an SSE event's
+// data, each SSE line) may be MaxMessage bytes long, DefaultMaxMessage
+// (16 MiB) unless the dialer says otherwise; a longer one is read no
+// further than the limit and ends its connection: Incoming closes and
+// Err is a *TooLargeError, which matches ErrTarget. Error bodies, the
+// start of a stderr line and the tails kept for errors have small fixed
+// bounds of their own.
 //
 // Goroutines: each Conn owns the goroutines that read from its target and
 // Close waits for all of them. Incoming is unbuffered: a consumer that

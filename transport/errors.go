@@ -8,8 +8,9 @@ import (
 )
 
 // ErrTarget is matched (errors.Is) by every error that means the target
-// itself failed: it could not be started or reached, or it died. The CLI
-// maps it to exit status 3.
+// itself failed: it could not be started or reached, it died, or it sent
+// a message longer than the limit (*TooLargeError). The CLI maps it to
+// exit status 3.
 var ErrTarget = errors.New("transport: target failed")
 
 // ErrClosed is returned by Send after Close, or after the connection ended.

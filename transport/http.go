@@ -30,6 +30,11 @@ type HTTP struct {
 	Header http.Header
 	Client *http.Client // nil: DefaultClient()
 	Logger zerolog.Logger
+	// MaxMessage is the longest message the server may send, in bytes: a
+	// JSON body, counted after decompression (the client unpacks gzip),
+	// or an SSE event's data. 0 means DefaultMaxMessage. A longer one
+	// ends the connection with a *TooLargeError.
+	MaxMessage int
 }
 
 var _ Dialer = HTTP{}
@@ -74,6 +79,7 @@ func (h HTTP) Dial(ctx context.Context, session string) (Conn, error) {
 		url:    u,
 		header: header,
 		client: client,
+		limit:  limitOf(h.MaxMessage),
 		log:    h.Logger.With().Str("transport", "http").Str("session", session).Logger(),
 		in:     make(chan Incoming),
 		done:   make(chan struct{}),
@@ -118,15 +124,17 @@ type HTTPConn struct {
 	url    string
 	header http.Header
 	client *http.Client
+	limit  int // the longest message the server may send
 	log    zerolog.Logger
 
-	ctx    context.Context // the connection's life; cancelled by Close
+	ctx    context.Context // the connection's life; cancelled by Close and fail
 	cancel context.CancelFunc
 	in     chan Incoming
 	done   chan struct{} // closed after in
 
 	mu              sync.Mutex // guards the fields below
-	closing         bool       // Close has begun: no new goroutines, no resumes
+	closing         bool       // Close (or fail) has begun: no new goroutines, no resumes
+	err             error      // why the connection failed (see fail)
 	sessionID       string
 	protocolVersion string
 	getOpened       bool
@@ -146,9 +154,30 @@ var _ Conn = (*HTTPConn)(nil)
 // Incoming is closed after Close.
 func (c *HTTPConn) Incoming() <-chan Incoming { return c.in }
 
-// Err is always nil: an HTTP connection ends only by Close; failures of
-// single requests are returned by Send.
-func (c *HTTPConn) Err() error { return nil }
+// Err is nil unless the server sent a message longer than MaxMessage:
+// then the connection has ended (Incoming is closed, Send fails) and Err
+// is a *TooLargeError. Other failures are of single requests, and Send
+// returns them.
+func (c *HTTPConn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// fail ends the connection because of err, a failure of the server: its
+// streams stop, Incoming closes and Err returns err. It does nothing once
+// Close has begun. Close still ends the session (DELETE).
+func (c *HTTPConn) fail(err error) {
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		return
+	}
+	c.closing, c.err = true, err
+	c.mu.Unlock()
+	c.log.Error().Err(err).Msg("connection ended")
+	c.cancel()
+}
 
 // SessionID is the Mcp-Session-Id the server gave, or "".
 func (c *HTTPConn) SessionID() string {

@@ -52,11 +52,22 @@ func discard(resp *http.Response) {
 	_ = resp.Body.Close()
 }
 
-// readJSON delivers the message, or each message of a batch, of a JSON body.
+// readJSON delivers the message, or each message of a batch, of a JSON
+// body. A body longer than the limit (after decompression), or announced
+// so by its Content-Length, fails the connection unread.
 func (c *HTTPConn) readJSON(resp *http.Response, st *stream) {
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	over := resp.ContentLength > int64(c.limit) // said so before a byte is read
+	var body []byte
+	var err error
+	if !over {
+		body, over, err = readAtMost(resp.Body, c.limit, resp.ContentLength)
+	}
 	at := time.Now()
+	if over {
+		c.fail(&TooLargeError{What: fmt.Sprintf("the JSON body of an answer to %s %s", resp.Request.Method, c.url), Limit: c.limit})
+		return
+	}
 	if err != nil {
 		if !c.isClosing() {
 			c.log.Warn().Err(err).Msg("reading JSON answer")
@@ -92,7 +103,7 @@ func (c *HTTPConn) readStream(resp *http.Response, st *stream) {
 func (c *HTTPConn) readEvents(resp *http.Response, st *stream) bool {
 	defer resp.Body.Close()
 	meta := httpMeta(resp)
-	sr := NewSSEReader(resp.Body)
+	sr := NewSSEReader(resp.Body, MaxEventSize(c.limit))
 	for {
 		ev, err := sr.Next()
 		if id := sr.LastEventID(); id != "" {
@@ -100,6 +111,10 @@ func (c *HTTPConn) readEvents(resp *http.Response, st *stream) bool {
 		}
 		if r := sr.RetryMS(); r > 0 {
 			st.retry = r
+		}
+		if _, ok := errors.AsType[*TooLargeError](err); ok { // resuming would send it again
+			c.fail(fmt.Errorf("the event stream of %s %s: %w", resp.Request.Method, c.url, err))
+			return false
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !c.isClosing() {

@@ -52,6 +52,8 @@ type Handler struct {
 	// context; a handler that takes longer is left running, with a logged
 	// warning. 0 means 2s.
 	StopTimeout time.Duration
+	// MaxMessage is HTTP's: the longest message the handler may send.
+	MaxMessage int
 }
 
 var _ Dialer = Handler{}
@@ -81,7 +83,7 @@ func (h Handler) Dial(ctx context.Context, session string) (Conn, error) {
 		log:         log.With().Str("session", session).Logger(),
 		stopTimeout: stop,
 	}
-	return HTTP{URL: u, Header: h.Header, Client: &http.Client{Transport: rt}, Logger: log}.Dial(ctx, session)
+	return HTTP{URL: u, Header: h.Header, Client: &http.Client{Transport: rt}, Logger: log, MaxMessage: h.MaxMessage}.Dial(ctx, session)
 }
 
 // handlerTransport is an http.RoundTripper that serves each request with

@@ -41,6 +41,10 @@ type Pipe struct {
 	// ending its input and cancelling its ctx, and again after closing
 	// its ends of the pipes. 0 means 2s.
 	StopTimeout time.Duration
+	// MaxMessage is the longest line Serve may write, in bytes; 0 means
+	// DefaultMaxMessage. A longer line ends the connection with a
+	// *TooLargeError.
+	MaxMessage int
 }
 
 var _ Dialer = Pipe{}
@@ -85,7 +89,7 @@ func (p Pipe) Dial(ctx context.Context, session string) (Conn, error) {
 		served:      make(chan struct{}),
 	}
 	c.w = ndjsonWriter{f: inW, name: fmt.Sprintf("in-process server %q", name), input: "input", closing: c.closing}
-	c.out = newNDJSONReader(c.log, "output", c.closing)
+	c.out = newNDJSONReader(c.log, "output", "a line of the output of "+c.w.name, p.MaxMessage, c.closing)
 	serveCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	c.cancel = cancel
 	// Not in wg: Close waits for Serve only so long (see Close).
@@ -148,7 +152,8 @@ func (c *PipeConn) serve(ctx context.Context, serve func(context.Context, io.Rea
 func (c *PipeConn) Incoming() <-chan Incoming { return c.in }
 
 // Err is nil while Incoming is open and after Close; when Serve returned
-// on its own it is a *ServeError wrapping ErrTarget and Serve's error.
+// on its own it is a *ServeError wrapping ErrTarget and Serve's error, and
+// when it wrote a line longer than MaxMessage a *TooLargeError.
 func (c *PipeConn) Err() error {
 	c.errMu.Lock()
 	defer c.errMu.Unlock()
@@ -209,10 +214,21 @@ func (c *PipeConn) waitServed(d time.Duration) bool {
 }
 
 // supervise closes Incoming once the output is delivered and Serve has
-// returned, after setting Err; or at Close.
+// returned, after setting Err; or, when a line was too long, once the
+// lines before it are delivered; or at Close.
 func (c *PipeConn) supervise(outputDone <-chan struct{}) {
 	defer close(c.in)
 	<-outputDone
+	if err := c.out.failure(); err != nil {
+		select {
+		case <-c.closing:
+		default:
+			c.errMu.Lock()
+			c.err = err
+			c.errMu.Unlock()
+		}
+		return
+	}
 	select {
 	case <-c.served:
 	case <-c.closing:

@@ -30,6 +30,10 @@ type LegacySSE struct {
 	// headers go there, as after a redirect: see Redirects). Without it,
 	// such an endpoint fails Dial with an error wrapping ErrRedirect.
 	FollowRedirects bool
+	// MaxMessage bounds each event of the stream, in bytes; 0 means
+	// DefaultMaxMessage. A longer one ends the connection with a
+	// *TooLargeError.
+	MaxMessage int
 }
 
 var _ Dialer = LegacySSE{}
@@ -55,6 +59,7 @@ func (l LegacySSE) Dial(ctx context.Context, session string) (Conn, error) {
 	c := &LegacyConn{
 		header: header,
 		client: client,
+		limit:  limitOf(l.MaxMessage),
 		log:    l.Logger.With().Str("transport", "sse").Str("session", session).Logger(),
 		in:     make(chan Incoming),
 	}
@@ -108,9 +113,12 @@ func (c *LegacyConn) open(raw string) (*http.Response, *SSEReader, string, error
 		discard(resp)
 		return nil, nil, "", fmt.Errorf("GET %s: answer is %q, not an event stream; is this a Streamable HTTP endpoint (use HTTP)?", raw, resp.Header.Get("Content-Type"))
 	}
-	sr := NewSSEReader(resp.Body)
+	sr := NewSSEReader(resp.Body, MaxEventSize(c.limit))
 	for {
 		ev, err := sr.Next()
+		if _, ok := errors.AsType[*TooLargeError](err); ok {
+			return resp, nil, "", fmt.Errorf("GET %s: waiting for the endpoint event: %w", raw, err)
+		}
 		if err != nil {
 			return resp, nil, "", fmt.Errorf("%w: GET %s: stream ended before the endpoint event: %w", ErrTarget, raw, err)
 		}
@@ -131,6 +139,7 @@ type LegacyConn struct {
 	endpoint string
 	header   http.Header
 	client   *http.Client
+	limit    int // the longest event the server may send
 	log      zerolog.Logger
 
 	ctx    context.Context
@@ -154,7 +163,8 @@ func (c *LegacyConn) Endpoint() string { return c.endpoint }
 func (c *LegacyConn) Incoming() <-chan Incoming { return c.in }
 
 // Err is nil after Close; when the server ended the stream, an error
-// wrapping ErrTarget (this transport cannot resume a stream).
+// wrapping ErrTarget (this transport cannot resume a stream); when it sent
+// an event longer than MaxMessage, one wrapping a *TooLargeError.
 func (c *LegacyConn) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -205,7 +215,12 @@ func (c *LegacyConn) read(resp *http.Response, sr *SSEReader) {
 		ev, err := sr.Next()
 		if err != nil {
 			c.mu.Lock()
-			if !c.closing {
+			_, tooLarge := errors.AsType[*TooLargeError](err)
+			switch {
+			case c.closing:
+			case tooLarge:
+				c.err = fmt.Errorf("the event stream of %s: %w", c.endpoint, err)
+			default:
 				if errors.Is(err, io.EOF) {
 					err = errors.New("the server closed it")
 				}

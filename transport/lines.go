@@ -20,14 +20,23 @@ import (
 
 const readBufSize = 64 << 10
 
+// errLineTooLong is readLine's error for a line longer than its limit.
+var errLineTooLong = errors.New("line too long")
+
 // readLine returns the next line of r without its "\n" (and without a
-// "\r" before it), however long. The slice is buf's storage or r's, valid
-// until the next call. A last line without "\n" is returned with io.EOF.
-func readLine(r *bufio.Reader, buf []byte) (line, keep []byte, err error) {
+// "\r" before it). The slice is buf's storage or r's, valid until the
+// next call. A last line without "\n" is returned with io.EOF. A line
+// longer than limit bytes is not read whole: once more than limit bytes
+// of it are in, readLine returns errLineTooLong and keep holds them; the
+// rest of the line stays unread.
+func readLine(r *bufio.Reader, buf []byte, limit int) (line, keep []byte, err error) {
 	frag, err := r.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
 		buf = append(buf[:0], frag...)
 		for errors.Is(err, bufio.ErrBufferFull) {
+			if len(buf) > limit+1 { // +1: a "\r" of "\r\n" may end it
+				return nil, buf, errLineTooLong
+			}
 			frag, err = r.ReadSlice('\n')
 			buf = append(buf, frag...)
 		}
@@ -39,37 +48,69 @@ func readLine(r *bufio.Reader, buf []byte) (line, keep []byte, err error) {
 			frag = frag[:n-1]
 		}
 	}
+	if len(frag) > limit {
+		return nil, buf, errLineTooLong
+	}
 	return frag, buf, err
 }
 
+// skipLine reads r up to the end of the line, keeping nothing.
+func skipLine(r *bufio.Reader) error {
+	for {
+		if _, err := r.ReadSlice('\n'); !errors.Is(err, bufio.ErrBufferFull) {
+			return err
+		}
+	}
+}
+
 // ndjsonReader reads a server's output onto an inbox, one JSON message a
-// line; other lines are counted, logged and kept in a tail.
+// line; other lines are counted, logged and kept in a tail. A line longer
+// than its limit ends the reading: the reader closes its side of the
+// output (the server's next write fails) and keeps the error for the
+// connection's Err.
 type ndjsonReader struct {
 	log     zerolog.Logger
 	output  string // what it reads, in logs: "stdout", "output"
+	line    string // a line of it, in errors: `a stdout line of server "node s.js"`
+	limit   int    // the longest line, in bytes
 	inbox   *inbox
 	closing <-chan struct{} // closed by the connection's Close
 	nonJSON atomic.Int64
-	tail    *tail // the last non-JSON lines
+	tail    *tail                         // the last non-JSON lines
+	tooLong atomic.Pointer[TooLargeError] // set when a line was over the limit
 }
 
-func newNDJSONReader(log zerolog.Logger, output string, closing <-chan struct{}) *ndjsonReader {
-	return &ndjsonReader{log: log, output: output, inbox: newInbox(), closing: closing, tail: newTail(stdoutTailBytes)}
+// newNDJSONReader reads output, whose lines errors call line, with lines
+// of at most limit bytes (0: DefaultMaxMessage).
+func newNDJSONReader(log zerolog.Logger, output, line string, limit int, closing <-chan struct{}) *ndjsonReader {
+	return &ndjsonReader{log: log, output: output, line: line, limit: limitOf(limit), inbox: newInbox(), closing: closing, tail: newTail(stdoutTailBytes)}
 }
 
-// read delivers each JSON line of r until r ends, fails, or Close stops
-// it; then it finishes the inbox.
-func (l *ndjsonReader) read(r io.Reader) {
+// read delivers each JSON line of r until r ends, fails, a line is over
+// the limit, or Close stops it; then it finishes the inbox.
+func (l *ndjsonReader) read(r io.ReadCloser) {
 	defer l.inbox.finish()
 	br := bufio.NewReaderSize(r, readBufSize)
 	var buf []byte
 	for {
-		line, keep, err := readLine(br, buf)
+		line, keep, err := readLine(br, buf, l.limit)
 		buf = keep
-		if len(buf) > 4*readBufSize {
-			buf = nil // don't pin one huge line's memory
+		if errors.Is(err, errLineTooLong) {
+			e := &TooLargeError{What: l.line, Limit: l.limit}
+			l.tooLong.Store(e)
+			l.log.Error().Err(e).Msg("stopped reading the server's " + l.output)
+			// The server's next write fails (EPIPE) instead of filling the
+			// pipe: nobody reads it any more.
+			_ = r.Close()
+			return
 		}
-		if len(line) > 0 && !l.deliver(line) {
+		// A huge line is buf's storage, dropped here so as not to pin it:
+		// it is handed on as it is rather than copied.
+		owned := len(buf) > 4*readBufSize
+		if owned {
+			buf = nil
+		}
+		if len(line) > 0 && !l.deliver(line, owned) {
 			return
 		}
 		if err != nil {
@@ -81,8 +122,18 @@ func (l *ndjsonReader) read(r io.Reader) {
 	}
 }
 
-// deliver queues one line; false when Close stopped it.
-func (l *ndjsonReader) deliver(line []byte) bool {
+// failure is the error that ended the reading, if a line was too long;
+// nil otherwise.
+func (l *ndjsonReader) failure() error {
+	if e := l.tooLong.Load(); e != nil {
+		return e
+	}
+	return nil
+}
+
+// deliver queues one line, a copy of it unless owned (no one else will
+// use its storage); false when Close stopped it.
+func (l *ndjsonReader) deliver(line []byte, owned bool) bool {
 	at := time.Now()
 	if !json.Valid(line) {
 		n := l.nonJSON.Add(1)
@@ -90,7 +141,11 @@ func (l *ndjsonReader) deliver(line []byte) bool {
 		l.log.Warn().Int64("count", n).Str("line", clip(line, 200)).Msg("server wrote a non-JSON line to " + l.output + "; dropped")
 		return true
 	}
-	return l.inbox.push(Incoming{Msg: append([]byte(nil), line...), At: at}, l.closing)
+	msg := line[:len(line):len(line)]
+	if !owned {
+		msg = append([]byte(nil), line...)
+	}
+	return l.inbox.push(Incoming{Msg: msg, At: at}, l.closing)
 }
 
 // ndjsonWriter writes messages, one a line, to the write end of a server's

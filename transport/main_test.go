@@ -73,6 +73,11 @@ func helper(mode string) int {
 		_, _ = io.WriteString(os.Stdout, b.String())
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		return 0
+	case "endless": // a message, then a line that never ends
+		fmt.Println(`{"jsonrpc":"2.0","method":"ready"}`)
+		_, _ = os.Stdout.WriteString(`{"jsonrpc":"2.0","id":1,"result":{"text":"`)
+		_ = writeEndless(os.Stdout, nil)
+		return 0
 	case "stubborn": // ignores stdin EOF and SIGTERM
 		signal.Ignore(syscall.SIGTERM)
 		fmt.Println(`{"jsonrpc":"2.0","method":"ready"}`)

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"strconv"
 )
@@ -22,12 +23,16 @@ type SSEEvent struct {
 
 // SSEReader decodes a text/event-stream as the WHATWG HTML spec says:
 // fields data, id, event and retry; comments; CRLF, CR or LF line endings;
-// one leading byte order mark. Lines have no length limit.
+// one leading byte order mark. An event's data, and each line, are
+// bounded (MaxEventSize): past the limit Next fails with a
+// *TooLargeError, having read no more than the limit of the line.
 //
 // An SSEReader is not safe for concurrent use.
 type SSEReader struct {
 	lr      lineReader
-	started bool // the BOM check has been done
+	started bool  // the BOM check has been done
+	limit   int   // the most bytes of data an event may have
+	err     error // an event over the limit: the stream is done
 
 	lastID string // the stream's last event id, kept across events
 	retry  int64  // the stream's reconnection time, ms; 0 if never set
@@ -41,9 +46,36 @@ type SSEReader struct {
 	blockRT int64
 }
 
+// sseFieldRoom is what a line may have beyond the event size limit: its
+// field name ("data: ").
+const sseFieldRoom = 64
+
+// SSEOption configures an SSEReader. It is a value, not a function, so
+// that a reader made with options can live on its caller's stack.
+type SSEOption struct {
+	maxEvent int // 0: not set
+}
+
+// MaxEventSize bounds an event's data to n bytes, and each line of the
+// stream to n bytes and room for a field name (an error says n); n <= 0
+// means DefaultMaxMessage, the default.
+func MaxEventSize(n int) SSEOption { return SSEOption{maxEvent: limitOf(n)} }
+
+func (s *SSEReader) setLimit(n int) {
+	s.limit = limitOf(n)
+	s.lr.limit = s.limit + sseFieldRoom
+}
+
 // NewSSEReader returns a reader of the event stream r.
-func NewSSEReader(r io.Reader) *SSEReader {
-	return &SSEReader{lr: lineReader{r: r}}
+func NewSSEReader(r io.Reader, opts ...SSEOption) *SSEReader {
+	s := &SSEReader{lr: lineReader{r: r}}
+	s.setLimit(0)
+	for _, o := range opts {
+		if o.maxEvent > 0 {
+			s.setLimit(o.maxEvent)
+		}
+	}
+	return s
 }
 
 // LastEventID is the stream's last event id: the last id field seen, even
@@ -55,10 +87,18 @@ func (s *SSEReader) RetryMS() int64 { return s.retry }
 
 // Next returns the next event with data. It blocks until one is complete
 // or the stream ends: then it returns io.EOF (an unfinished last event is
-// dropped, as the spec says) or the read error.
+// dropped, as the spec says) or the read error. An event or a line over
+// the limit is a *TooLargeError, and so is every later call.
 func (s *SSEReader) Next() (SSEEvent, error) {
+	if s.err != nil {
+		return SSEEvent{}, s.err
+	}
 	for {
 		line, err := s.lr.next()
+		if errors.Is(err, errLineTooLong) {
+			s.err = &TooLargeError{What: "a line of an SSE stream", Limit: s.limit}
+			return SSEEvent{}, s.err
+		}
 		if err != nil {
 			return SSEEvent{}, err
 		}
@@ -72,16 +112,21 @@ func (s *SSEReader) Next() (SSEEvent, error) {
 			}
 			continue
 		}
-		s.field(line)
+		if err := s.field(line); err != nil {
+			s.err = err
+			s.data = nil // don't keep it
+			return SSEEvent{}, err
+		}
 	}
 }
 
 var bom = []byte("\xEF\xBB\xBF")
 
-// field applies one non-empty line to the block being built.
-func (s *SSEReader) field(line []byte) {
+// field applies one non-empty line to the block being built; it fails
+// when the block's data would be over the limit.
+func (s *SSEReader) field(line []byte) error {
 	if line[0] == ':' {
-		return // comment
+		return nil // comment
 	}
 	name, value := line, []byte(nil)
 	if i := bytes.IndexByte(line, ':'); i >= 0 {
@@ -92,6 +137,13 @@ func (s *SSEReader) field(line []byte) {
 	}
 	switch string(name) {
 	case "data":
+		n := len(s.data) + len(value)
+		if s.hasData {
+			n++ // the "\n" between data lines
+		}
+		if n > s.limit {
+			return &TooLargeError{What: "an SSE event's data", Limit: s.limit}
+		}
 		if s.hasData {
 			s.data = append(s.data, '\n')
 		}
@@ -109,6 +161,7 @@ func (s *SSEReader) field(line []byte) {
 			s.retry, s.blockRT = n, n
 		}
 	}
+	return nil
 }
 
 // dispatch ends the block: it returns the event when the block had data,
@@ -141,11 +194,12 @@ func digits(b []byte) (int64, bool) {
 	return n, err == nil
 }
 
-// lineReader splits a stream on CRLF, CR or LF without a length limit and
-// without waiting for the byte after a CR (a CR-terminated line is returned
-// at once; a following LF is skipped when it comes).
+// lineReader splits a stream on CRLF, CR or LF into lines of at most
+// limit bytes, without waiting for the byte after a CR (a CR-terminated
+// line is returned at once; a following LF is skipped when it comes).
 type lineReader struct {
 	r          io.Reader
+	limit      int // the longest line; 0: no limit
 	buf        []byte
 	start, end int
 	scanned    int  // buf[start:scanned] holds no line break
@@ -162,7 +216,8 @@ const (
 
 // next returns the next line without its terminator. The slice is valid
 // until the next call. At the end of the stream it returns io.EOF (or the
-// read error); an unterminated last line is dropped.
+// read error); an unterminated last line is dropped. A line longer than
+// limit is errLineTooLong, as soon as more than limit bytes of it are in.
 func (l *lineReader) next() ([]byte, error) {
 	for {
 		if l.skipLF && l.start < l.end {
@@ -177,12 +232,19 @@ func (l *lineReader) next() ([]byte, error) {
 		if !l.skipLF {
 			if i := indexBreak(l.buf[l.scanned:l.end]); i >= 0 {
 				i += l.scanned
+				if l.limit > 0 && i-l.start > l.limit {
+					l.err = errLineTooLong
+					return nil, l.err
+				}
 				line := l.buf[l.start:i]
 				l.skipLF = l.buf[i] == '\r'
 				l.start, l.scanned = i+1, i+1
 				return line, nil
 			}
 			l.scanned = l.end
+			if l.limit > 0 && l.end-l.start > l.limit {
+				l.err = errLineTooLong
+			}
 		}
 		if l.err != nil {
 			return nil, l.err
@@ -204,7 +266,11 @@ func (l *lineReader) fill() {
 		// request would be most of the garbage of an HTTP load replay.
 		l.buf = make([]byte, firstRead)
 	case len(l.buf)-l.end < min(minRead, len(l.buf)/2):
-		nb := make([]byte, max(2*len(l.buf), l.end+minRead))
+		size := max(2*len(l.buf), l.end+minRead)
+		if l.limit > 0 {
+			size = min(size, l.limit+minRead) // room for a line over the limit
+		}
+		nb := make([]byte, size)
 		copy(nb, l.buf[:l.end])
 		l.buf = nb
 	}

@@ -25,6 +25,10 @@ type Stdio struct {
 	// StopTimeout is how long Close waits after closing stdin, and again
 	// after SIGTERM, before it kills the server. 0 means 2s.
 	StopTimeout time.Duration
+	// MaxMessage is the longest stdout line the server may write, in
+	// bytes; 0 means DefaultMaxMessage. A longer line ends the
+	// connection with a *TooLargeError.
+	MaxMessage int
 }
 
 var _ Dialer = Stdio{}
@@ -32,6 +36,7 @@ var _ Dialer = Stdio{}
 const (
 	defaultStopTimeout = 2 * time.Second
 	stderrTailBytes    = 4 << 10
+	stderrLineBytes    = 64 << 10 // the rest of a longer stderr line is dropped
 	stdoutTailBytes    = 1 << 10
 	stderrGrace        = 500 * time.Millisecond
 )
@@ -100,7 +105,7 @@ func (s Stdio) Dial(ctx context.Context, session string) (Conn, error) {
 		stderrTail:  newTail(stderrTailBytes),
 	}
 	c.w = ndjsonWriter{f: parent[1], name: fmt.Sprintf("server %q", name), input: "stdin", closing: c.closing}
-	c.out = newNDJSONReader(c.log, "stdout", c.closing)
+	c.out = newNDJSONReader(c.log, "stdout", "a stdout line of "+c.w.name, s.MaxMessage, c.closing)
 	c.log.Debug().Str("command", name).Msg("server started")
 	stdoutDone, stderrDone := make(chan struct{}), make(chan struct{})
 	c.wg.Add(5)
@@ -154,7 +159,8 @@ func (c *StdioConn) StderrTail() string { return c.stderrTail.String() }
 func (c *StdioConn) Incoming() <-chan Incoming { return c.in }
 
 // Err is nil while Incoming is open and after Close; when the server ended
-// on its own it is an *ExitError (status, stderr tail) wrapping ErrTarget.
+// on its own it is an *ExitError (status, stderr tail) wrapping ErrTarget,
+// and when it wrote a line longer than MaxMessage a *TooLargeError.
 func (c *StdioConn) Err() error {
 	c.errMu.Lock()
 	defer c.errMu.Unlock()
@@ -205,10 +211,19 @@ func (c *StdioConn) waitExit(d time.Duration) bool {
 }
 
 // supervise closes Incoming once stdout is done and the process has
-// exited, after setting Err.
+// exited, after setting Err; or, when a stdout line was too long, once the
+// lines before it are delivered (the process is left to Close).
 func (c *StdioConn) supervise(stdoutDone, stderrDone <-chan struct{}) {
 	defer close(c.in)
 	<-stdoutDone
+	if err := c.out.failure(); err != nil {
+		select {
+		case <-c.closing:
+		default:
+			c.setErr(err)
+		}
+		return
+	}
 	<-c.exited
 	select {
 	case <-c.closing:
@@ -237,8 +252,12 @@ func (c *StdioConn) supervise(stdoutDone, stderrDone <-chan struct{}) {
 		e.Status, e.Signal = -1, "unknown ("+c.waitErr.Error()+")"
 	}
 	c.log.Debug().Err(e).Msg("server ended")
+	c.setErr(e)
+}
+
+func (c *StdioConn) setErr(err error) {
 	c.errMu.Lock()
-	c.err = e
+	c.err = err
 	c.errMu.Unlock()
 }
 
@@ -257,13 +276,19 @@ func (c *StdioConn) SendSlow(ctx context.Context, msg []byte, chunk int, pause t
 }
 
 // readStderr logs the server's stderr line by line and keeps its tail.
+// Of a line longer than stderrLineBytes it keeps the start.
 func (c *StdioConn) readStderr() {
 	log := c.log.With().Str("stream", "stderr").Logger()
 	r := bufio.NewReaderSize(c.stderr, readBufSize)
 	var buf []byte
 	for {
-		line, keep, err := readLine(r, buf)
+		line, keep, err := readLine(r, buf, stderrLineBytes)
 		buf = keep
+		if errors.Is(err, errLineTooLong) {
+			line = append(keep[:stderrLineBytes:stderrLineBytes], "…"...)
+			err = skipLine(r)
+			buf = nil
+		}
 		if len(buf) > 4*readBufSize {
 			buf = nil
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
 )
 
 // runFlags are the flags of `replayctl run`.
@@ -30,6 +31,7 @@ type runFlags struct {
 	sessions    int
 	ramp        time.Duration
 	maxLine     int
+	maxMessage  byteSize
 	timeline    int
 	mockTape    string
 	target      string
@@ -89,9 +91,12 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	return cmd
 }
 
-// addTargetFlags registers the flags that choose the target; `run` and
-// `debug` share them (and a.target reads them).
+// addTargetFlags registers the flags that choose the target and bound
+// what it may send; `run` and `debug` share them (and replayOptions reads
+// them).
 func addTargetFlags(fl *pflag.FlagSet, f *runFlags) {
+	f.maxMessage = byteSize(transport.DefaultMaxMessage)
+	fl.Var(&f.maxMessage, "max-message", "longest message the target may send (a stdout line, an HTTP body after decompression, an SSE event), e.g. 64MiB; a longer one fails the target (exit 3)")
 	fl.StringVar(&f.target, "target", "", "a Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp")
 	fl.StringArrayVar(&f.headers, "header", nil, `an HTTP header "K:V" sent on every request; values may use ${ENV}, which no output shows (repeatable)`)
 	fl.BoolVar(&f.follow, "follow-redirects", false, "follow a redirect of the --target to another origin (another scheme, host or port), sending it none of the --header values; without it such a redirect fails the request")
@@ -196,6 +201,7 @@ func (a *app) replayOptions(cmd *cobra.Command, args []string, f runFlags) ([]re
 		{"timeout", func() replay.Option { return replay.Timeout(f.timeout) }},
 		{"max-inflight", func() replay.Option { return replay.MaxInflight(f.maxInflight) }},
 		{"max-line", func() replay.Option { return replay.MaxLine(f.maxLine) }},
+		{"max-message", func() replay.Option { return replay.MaxMessage(int(f.maxMessage)) }},
 		{"ignore", func() replay.Option { return replay.Ignore(f.ignore...) }},
 	})...)
 	var command []string
@@ -276,7 +282,7 @@ func chooseTarget(f runFlags, command []string) (replay.Target, error) {
 // flagOf names the flag behind each replay option, for errors.
 var flagOf = map[string]string{
 	"Speed": "--speed", "Sessions": "--sessions", "Ramp": "--ramp", "Order": "--order",
-	"Timeout": "--timeout", "MaxInflight": "--max-inflight", "MaxLine": "--max-line",
+	"Timeout": "--timeout", "MaxInflight": "--max-inflight", "MaxLine": "--max-line", "MaxMessage": "--max-message",
 	"TimelineLimit": "--timeline-limit", "OnError": "--on-error", "MaxRetries": "--max-retries",
 	"Ignore": "--ignore", "ConfigFile": "--config", "Chaos": "--chaos", "Seed": "--seed",
 	"ChaosFrom": "--chaos-from", "Thresholds": "--threshold", "WithEnv": "--env",

@@ -27,6 +27,8 @@ var slow struct {
 //	-arrivals FILE append "<unix ns> <method|response|invalid> <id|->" per message received, before any delay
 //	-hang noread   after answering initialize, write 2,000 ~1 KB
 //	               sampling/createMessage requests (ids "srv-1"…) and never read stdin again
+//	-hang endless  answer tools/call with a line that never ends (4 GiB of text, no newline)
+//	-size N        answer every tools/call with a text of N bytes
 //
 // It exits 0 when stdin ends, once the delayed answers are written.
 func Slow(t testing.TB, args ...string) []string {
@@ -44,8 +46,11 @@ func Slow(t testing.TB, args ...string) []string {
 // a free loopback port, with args (see Slow; -start delays listening)
 // and returns its endpoint, http://127.0.0.1:N/mcp. HTTP-only hang modes:
 //
-//	-hang headers  never write response headers for tools/call; block until the client goes away
-//	-hang 429      answer tools/call with status 429 and Retry-After: 100000
+//	-hang headers      never write response headers for tools/call; block until the client goes away
+//	-hang 429          answer tools/call with status 429 and Retry-After: 100000
+//	-hang endless      answer tools/call with a JSON body that never ends
+//	-hang gzip-bomb    answer tools/call with 1 MiB of gzip that unpacks to 1 GiB
+//	-hang sse-endless  answer tools/call with an event stream whose data line never ends
 //
 // The server is stopped when the test ends.
 func SlowHTTP(t testing.TB, args ...string) string {

@@ -6,7 +6,7 @@
 // or, with -http, a stateless Streamable HTTP endpoint at /mcp. The
 // protocol lives in ../slowmcp.
 //
-//	slow [-delay D] [-start D] [-arrivals FILE] [-hang MODE] [-http ADDR]
+//	slow [-delay D] [-start D] [-arrivals FILE] [-hang MODE] [-size N] [-http ADDR]
 //
 // Interrupt or SIGTERM stops it at once with status 0, dropping answers
 // still delayed.
@@ -36,7 +36,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	delay := fs.Duration("delay", 0, "answer every tools/call after this long (each request independently)")
 	startDelay := fs.Duration("start", 0, "sleep this long before reading stdin or listening")
 	arrivalsPath := fs.String("arrivals", "", "append `FILE` one line per message received: <unix ns> <method|response> <id|->")
-	hangFlag := fs.String("hang", "none", "misbehave: none, headers (HTTP: no answer headers for tools/call), noread (stdio: stop reading after initialize), 429 (HTTP: tools/call gets 429)")
+	hangFlag := fs.String("hang", "none", "misbehave: none, headers (HTTP: no answer headers for tools/call), noread (stdio: stop reading after initialize), 429 (HTTP: tools/call gets 429), endless (tools/call answer without end), gzip-bomb (HTTP: 1 MiB of gzip, 1 GiB unpacked), sse-endless (HTTP: an SSE data line without end)")
+	answerSize := fs.Int("size", 0, "answer every tools/call with a text of this many bytes")
 	httpAddr := fs.String("http", "", "serve stateless Streamable HTTP at `ADDR`/mcp instead of stdio")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -49,7 +50,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "slow: -hang: %v\n", err)
 		return 2
 	}
-	opts := []slowmcp.Option{slowmcp.WithDelay(*delay), slowmcp.WithHang(hang)}
+	opts := []slowmcp.Option{slowmcp.WithDelay(*delay), slowmcp.WithHang(hang), slowmcp.WithAnswerSize(*answerSize)}
 	if *arrivalsPath != "" {
 		f, err := os.OpenFile(*arrivalsPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
@@ -82,7 +83,7 @@ func checkTransport(h slowmcp.Hang, overHTTP bool) error {
 	switch {
 	case overHTTP && h == slowmcp.HangNoRead:
 		return fmt.Errorf("noread is a stdio mode: drop -http")
-	case !overHTTP && (h == slowmcp.HangHeaders || h == slowmcp.Hang429):
+	case !overHTTP && (h == slowmcp.HangHeaders || h == slowmcp.Hang429 || h == slowmcp.HangGzipBomb || h == slowmcp.HangSSEEndless):
 		return fmt.Errorf("%s is an HTTP mode: add -http 127.0.0.1:PORT", h)
 	}
 	return nil

@@ -1,8 +1,10 @@
 // Package slowmcp is the protocol side of the slow test server
 // (../slow): a tiny, deterministic MCP server whose tools/call answers can
 // be delayed, whose arrivals can be logged with their times, and which can
-// be told to hang in the ways real servers do. It is for timing, load and
-// hang tests of a replayer.
+// be told to hang in the ways real servers do, or to send more than a
+// client should read (an answer without end, a gzip bomb, an SSE line
+// without end, an answer of any size). It is for timing, load, hang and
+// memory tests of a replayer.
 //
 // It speaks JSON-RPC 2.0 in two framings: [Handler] is a stateless
 // Streamable HTTP endpoint (POST a message, get one application/json

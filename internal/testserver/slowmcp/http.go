@@ -21,7 +21,9 @@ const MaxBody = 16 << 20
 //
 // A tools/call is answered after the delay (the handler sleeps; it returns
 // early when the client goes away). HangHeaders blocks the handler until
-// the client goes away; Hang429 answers 429 with Retry-After.
+// the client goes away; Hang429 answers 429 with Retry-After;
+// HangEndless, HangGzipBomb and HangSSEEndless send more than any client
+// should read.
 func Handler(opts ...Option) http.Handler {
 	return &handler{c: newConfig(opts)}
 }
@@ -62,10 +64,18 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", RetryAfter)
 			http.Error(w, "slow: too many requests (-hang 429)", http.StatusTooManyRequests)
 			return
+		case HangEndless, HangGzipBomb, HangSSEEndless:
+			serveHuge(w, m, h.c.hang)
+			return
 		}
 		if !sleep(r.Context(), h.c.delay) {
 			return
 		}
+	}
+	if h.c.sized(m) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = writeSized(w, m.ID, h.c.answerSize, "")
+		return
 	}
 	writeJSON(w, http.StatusOK, Answer(m))
 }

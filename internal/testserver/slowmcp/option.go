@@ -22,7 +22,24 @@ const (
 	// Hang429 (HTTP) answers tools/call with status 429 and a Retry-After
 	// of RetryAfter seconds.
 	Hang429 Hang = "429"
+	// HangEndless begins the tools/call answer and never ends it: a stdout
+	// line without its newline, or (HTTP) a JSON body, of EndlessBytes of
+	// text, written until the client stops reading.
+	HangEndless Hang = "endless"
+	// HangGzipBomb (HTTP) answers tools/call with a gzip body of about
+	// 1 MiB that unpacks to a JSON answer of BombBytes.
+	HangGzipBomb Hang = "gzip-bomb"
+	// HangSSEEndless (HTTP) answers tools/call with an event stream whose
+	// one data line never ends (EndlessBytes of text).
+	HangSSEEndless Hang = "sse-endless"
 )
+
+// EndlessBytes is how much text the endless modes write at most: far more
+// than a client should read of one message.
+const EndlessBytes = 4 << 30
+
+// BombBytes is what HangGzipBomb's body unpacks to.
+const BombBytes = 1 << 30
 
 // FloodRequests is how many requests HangNoRead writes; their ids are
 // "srv-1" to "srv-2000".
@@ -35,12 +52,12 @@ const RetryAfter = "100000"
 // ParseHang reads a -hang flag value.
 func ParseHang(s string) (Hang, error) {
 	switch h := Hang(s); h {
-	case HangNone, HangHeaders, HangNoRead, Hang429:
+	case HangNone, HangHeaders, HangNoRead, Hang429, HangEndless, HangGzipBomb, HangSSEEndless:
 		return h, nil
 	case "":
 		return HangNone, nil
 	}
-	return "", fmt.Errorf("unknown hang mode %q: want none, headers (HTTP), noread (stdio) or 429 (HTTP)", s)
+	return "", fmt.Errorf("unknown hang mode %q: want none, headers (HTTP), noread (stdio), 429 (HTTP), endless, gzip-bomb (HTTP) or sse-endless (HTTP)", s)
 }
 
 // Option configures a Handler or Serve.
@@ -65,11 +82,21 @@ func WithArrivals(w io.Writer) Option {
 	return func(c *config) { c.arrivals = &arrivals{w: w} }
 }
 
+// WithAnswerSize makes every tools/call answer a text of n bytes ("x"
+// repeated) instead of arguments.text: a valid answer, as large as asked.
+// 0 leaves the answers as they are.
+func WithAnswerSize(n int) Option { return func(c *config) { c.answerSize = n } }
+
 type config struct {
-	delay    time.Duration
-	hang     Hang
-	arrivals *arrivals // nil: not recorded
+	delay      time.Duration
+	hang       Hang
+	answerSize int       // 0: answer arguments.text
+	arrivals   *arrivals // nil: not recorded
 }
+
+// sized reports whether the answer to m is the text of answerSize bytes
+// (see writeSized), not Answer's.
+func (c *config) sized(m Message) bool { return c.answerSize > 0 && Delayed(m) }
 
 func newConfig(opts []Option) config {
 	c := config{hang: HangNone}

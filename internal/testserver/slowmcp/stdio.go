@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -19,7 +20,9 @@ import (
 //
 // Serve returns nil when r ends, once the answers still delayed are
 // written (a goroutine still sleeping when ctx is done writes nothing),
-// or the first error reading r or writing w. With HangNoRead it answers
+// or the first error reading r or writing w. With HangEndless it returns
+// once it has written an endless tools/call answer (its write error). With
+// HangNoRead it answers
 // initialize, writes FloodRequests requests, never reads r again and
 // returns ctx.Err() when ctx is done. Serve cannot interrupt a blocked
 // Read or Write: cancel ctx and close r and w to stop it.
@@ -36,6 +39,10 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts ...Option) error 
 			c.arrivals.record(time.Now(), m)
 			answer := Answer(m)
 			switch {
+			case c.hang == HangEndless && Delayed(m):
+				return out.endless(endlessStart(m.ID))
+			case c.sized(m):
+				out.sized(m.ID, c.answerSize)
 			case answer == nil:
 			case Delayed(m) && c.delay > 0:
 				delayed.Go(func() {
@@ -98,6 +105,33 @@ func (l *lineWriter) write(line []byte) {
 	}
 	l.buf = append(append(l.buf[:0], line...), '\n')
 	if _, err := l.w.Write(l.buf); err != nil {
+		l.err = fmt.Errorf("write: %w", err)
+	}
+}
+
+// endless writes start and then text without end (EndlessBytes), never
+// the newline; it returns the write error that stopped it, or nil.
+func (l *lineWriter) endless(start []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return l.err
+	}
+	if err := writeEndless(l.w, start, nil); err != nil {
+		l.err = fmt.Errorf("write: %w", err)
+	}
+	return l.err
+}
+
+// sized writes the answer to id of a text of n bytes, one line in
+// pieces (see writeSized).
+func (l *lineWriter) sized(id json.RawMessage, n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return
+	}
+	if err := writeSized(l.w, id, n, "\n"); err != nil {
 		l.err = fmt.Errorf("write: %w", err)
 	}
 }

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// byteSize is a flag of a number of bytes: "16777216", or with a unit,
+// "16MiB", "512KiB", "1GiB" (powers of 1024) or "20MB", "500kB" (powers of
+// 1000); units are read in any case, a space before them is allowed.
+type byteSize int
+
+var sizeUnits = []struct {
+	name string
+	size int
+}{
+	{"gib", 1 << 30}, {"mib", 1 << 20}, {"kib", 1 << 10},
+	{"gb", 1e9}, {"mb", 1e6}, {"kb", 1e3}, {"b", 1},
+}
+
+// String is the size in the largest binary unit it is a whole number of.
+func (b *byteSize) String() string {
+	n := int(*b)
+	for _, u := range []struct {
+		name string
+		size int
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return strconv.Itoa(n/u.size) + u.name
+		}
+	}
+	return strconv.Itoa(n)
+}
+
+// Set reads a size; it must be at least one byte.
+func (b *byteSize) Set(s string) error {
+	n, err := parseSize(s)
+	if err != nil {
+		return err
+	}
+	*b = byteSize(n)
+	return nil
+}
+
+// Type names the value in --help.
+func (b *byteSize) Type() string { return "size" }
+
+func parseSize(s string) (int, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	unit := 1
+	for _, u := range sizeUnits {
+		if rest, ok := strings.CutSuffix(t, u.name); ok {
+			t, unit = strings.TrimSpace(rest), u.size
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("%q is not a size: want bytes, e.g. 16777216, or a number with a unit: 16MiB, 512KiB, 20MB", s)
+	case n < 1:
+		return 0, errors.New("want at least 1 byte")
+	case n > math.MaxInt/int64(unit):
+		return 0, fmt.Errorf("%q is too large", s)
+	}
+	return int(n) * unit, nil
+}
