@@ -1,0 +1,83 @@
+package main
+
+// Faithful verdicts on real recordings, end to end against real servers.
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/replayctl/replayctl/internal/testserver"
+)
+
+// TestRunAgentVCRRecorderShapeAgainstServer replays a cassette in the
+// shape Agent VCR's recorder writes ("server_to_client" on the client's
+// requests; "params": null, "error": null, "result": null, "data": null)
+// against the server it was recorded from: the requests go to the server
+// and every answer is checked. It used to send the recorded results into
+// the server and report PASS with nothing checked.
+func TestRunAgentVCRRecorderShapeAgainstServer(t *testing.T) {
+	argv := testserver.Everything(t)
+	abs, err := filepath.Abs(vcrFixtures + "everything-recorded.vcr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := replayctl(t, append([]string{"run", abs, "--speed", "fast", "-o", "json", "--"}, argv...)...)
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	r := decodeReport(t, res.stdout)
+	// initialize, ping (params null), two sums, a call answered isError,
+	// a prompts/get answered with a JSON-RPC error.
+	if r.Validation.Checked != 6 || r.Validation.Passed != 6 {
+		t.Errorf("checked %d passed %d, want 6 and 6", r.Validation.Checked, r.Validation.Passed)
+	}
+	if strings.Contains(res.stderr, "not valid JSON-RPC") {
+		t.Errorf("the importer left messages that are not JSON-RPC:\n%s", res.stderr)
+	}
+
+	// A changed recorded answer fails there: the answers are compared.
+	b, err := os.ReadFile(abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := filepath.Join(t.TempDir(), "changed.vcr")
+	if err := os.WriteFile(changed, []byte(strings.Replace(string(b), "Echo: hello from a cassette", "Echo: hello from elsewhere", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = replayctl(t, append([]string{"run", changed, "--speed", "fast", "-o", "json", "--"}, argv...)...)
+	if r := decodeReport(t, res.stdout); res.code != 1 || r.Validation.Failed != 1 || len(r.Validation.Failures) != 1 || r.Validation.Failures[0].Method != "tools/call" {
+		t.Errorf("exit %d, failed %d %+v: want exit 1 and the echo call failed", res.code, r.Validation.Failed, r.Validation.Failures)
+	}
+}
+
+// TestRunThatChecksNothingFails: a tape of the client's side only (no
+// recorded answers) replayed against a real server sends its requests and
+// can judge no answer: the run fails, exit 1, saying why in the text
+// summary and the JSON report.
+func TestRunThatChecksNothingFails(t *testing.T) {
+	argv := testserver.Slow(t)
+	tp := writeTapeFile(t, "client-only.jsonl", `{"type":"header","format":"replayctl-tape","version":1}
+{"type":"message","seq":0,"t_us":0,"session":"s1","dir":"c2s","msg":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}}
+{"type":"message","seq":1,"t_us":100,"session":"s1","dir":"c2s","msg":{"jsonrpc":"2.0","method":"notifications/initialized"}}
+{"type":"message","seq":2,"t_us":200,"session":"s1","dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}}
+`)
+	res := replayctl(t, append([]string{"run", tp, "--speed", "fast", "--"}, argv...)...)
+	if res.code != 1 || !strings.Contains(res.stdout, "FAIL (nothing checked: 2 requests sent and no answer checked") {
+		t.Errorf("exit %d, want 1 and a FAIL saying nothing was checked:\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	res = replayctl(t, append([]string{"run", tp, "--speed", "fast", "-o", "json", "--"}, argv...)...)
+	if res.code != 1 || !strings.Contains(res.stdout, `"nothing_checked": "2 requests sent`) || !strings.Contains(res.stdout, `"passed": false`) {
+		t.Errorf("exit %d, want 1 and summary.nothing_checked in the report:\n%s", res.code, res.stdout)
+	}
+}
+
+func writeTapeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
