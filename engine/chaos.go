@@ -46,6 +46,9 @@ func (e *Engine) faultFor(it *Item, nth map[string]int) {
 // message was sent in a way that can be answered (false for drop).
 func (x *actor) sendFaulted(ctx context.Context, ss *session, it *Item) (bool, error) {
 	f := *it.Fault
+	if f.Kind.Alters() {
+		ss.altered = it.Fault
+	}
 	if f.Kind == chaos.Drop {
 		return false, nil
 	}
@@ -75,13 +78,6 @@ func (x *actor) faultedAnswer(ctx context.Context, p *pend, inc *transport.Incom
 	switch f.Kind {
 	case chaos.Timeout: // withheld past the deadline: the request times out
 		return false, x.timeOut(ctx, p)
-	case chaos.NetworkError: // lost on the way: retried if retries are allowed
-		p.sess.inflight-- // this answer is gone; a resend counts anew
-		if x.e.cfg.MaxRetries > 0 && p.attempts == 0 {
-			return false, x.resend(ctx, p)
-		}
-		p.sendErr = fmt.Errorf("injected network error (chaos): the answer was lost")
-		return false, x.finishIfDone(ctx, p)
 	case chaos.InvalidResponse, chaos.ErrorResponse:
 		m, err := chaos.MutateAnswer(f, inc.Msg)
 		if err != nil {
@@ -224,6 +220,7 @@ func (x *actor) disconnect(ctx context.Context, ss *session, it *Item) error {
 	f := *it.Fault
 	ss.faultCount++
 	ss.lastFault = it.Fault
+	ss.altered = it.Fault
 	sent := time.Now()
 	if rw, ok := ss.conn.(transport.RawWriter); ok {
 		line := append(slices.Clip(it.Out), '\n')

@@ -37,6 +37,7 @@ type session struct {
 	faulted    []*pend
 	faultCount int
 	lastFault  *chaos.Fault // the last outbound fault sent
+	altered    *chaos.Fault // the last fault that altered what the server got (chaos.Kind.Alters)
 	dead       bool
 	handshake  []*Item // initialize and notifications/initialized, as sent first
 	// states maps the requestStates of the recorded multi-round answers

@@ -211,3 +211,85 @@ func TestReconnectWaitsForInitialize(t *testing.T) {
 		}
 	}
 }
+
+// toggleScript calls server-everything's toggle-simulated-logging, a tool
+// that is not idempotent (it answers "Started…" and "Stopped…" in turn),
+// three times, then echo.
+func toggleScript() [][]byte {
+	call := func(id int, name, args string) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"` + name + `","arguments":` + args + `}}`)
+	}
+	return [][]byte{
+		[]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`),
+		[]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`),
+		call(1, "toggle-simulated-logging", `{}`),
+		call(2, "toggle-simulated-logging", `{}`),
+		call(3, "toggle-simulated-logging", `{}`),
+		call(4, "echo", `{"message":"still here"}`),
+	}
+}
+
+// TestSurvivalBlamesOnlyTheServer: a fault that changes what the server
+// got — the first toggle dropped, sent twice, or lost to a network error
+// — makes the later toggles answer otherwise than recorded. Those answers
+// are put down to the fault (warnings, noted in the survival verdict),
+// the server survives, and the run passes; a network error with retries
+// reaches the server exactly once, so every later answer is as recorded.
+// They used to fail the run with "did NOT survive: broken by seq 3 drop".
+func TestSurvivalBlamesOnlyTheServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real servers")
+	}
+	argv := testserver.Everything(t)
+	d := transport.Stdio{Command: argv}
+	tp := testtape.Record(t, d, "stdio", toggleScript())
+	tests := []struct {
+		fault      chaos.Kind
+		retries    int // -1: none
+		attributed int // later answers put down to the fault
+		note       string
+	}{
+		{chaos.Drop, -1, 2, "seq 3 drop: 2 later answers differed, as they may when the server never got the message"},
+		{chaos.Duplicate, -1, 2, "seq 3 duplicate: 2 later answers differed, as they may when the server got the message twice"},
+		{chaos.NetworkError, -1, 2, "seq 3 network-error: 2 later answers differed, as they may when the server never got the message"},
+		{chaos.NetworkError, 1, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.fault)+"/retries="+strconv.Itoa(tt.retries), func(t *testing.T) {
+			p, err := chaos.NewPlan(1, nil, []chaos.Target{{Method: "tools/call", Nth: 1, Fault: tt.fault}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := replay(t, Config{Tape: tp, Dialer: d, Speed: scheduler.Speed{Mode: scheduler.Fast}, Chaos: p, MaxRetries: tt.retries})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Chaos.Injected != 1 || rep.Chaos.Faults[0].Seq != 3 {
+				t.Fatalf("faults %+v: want one, at seq 3", rep.Chaos.Faults)
+			}
+			if !rep.Passed() || rep.Validation.Failed != 0 {
+				t.Errorf("passed %v, %d failed (%+v): want a pass", rep.Passed(), rep.Validation.Failed, rep.Validation.Failures)
+			}
+			if len(rep.Chaos.Survival) != 1 && tt.fault != chaos.NetworkError {
+				t.Fatalf("survival %+v: want one verdict", rep.Chaos.Survival)
+			}
+			for _, sv := range rep.Chaos.Survival {
+				if !sv.Survived || sv.BrokenBy != nil {
+					t.Errorf("survival %+v: want survived, broken by nothing", sv)
+				}
+				if tt.note != "" && !strings.Contains(strings.Join(sv.Notes, "\n"), tt.note) {
+					t.Errorf("notes %q: want %q", sv.Notes, tt.note)
+				}
+			}
+			// Warnings: the faulted call (network error, not retried) and
+			// the later toggles put down to the fault; the echo passes.
+			wantWarned := int64(tt.attributed)
+			if tt.fault == chaos.NetworkError && tt.retries < 0 {
+				wantWarned++
+			}
+			if rep.Validation.Warnings != wantWarned {
+				t.Errorf("%d warnings, want %d", rep.Validation.Warnings, wantWarned)
+			}
+		})
+	}
+}
