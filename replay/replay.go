@@ -42,6 +42,7 @@ type Replay struct {
 	secrets    []string
 	chaosSeed  *int64
 	seedRandom bool
+	warnings   []string // for the report, beside the engine's
 	orderSeed  *int64
 	orderRand  bool
 	speed      scheduler.Speed
@@ -83,8 +84,13 @@ func New(src tape.Source, opts ...Option) (*Replay, error) {
 		}
 	}
 	var random bool
-	if cfg.Chaos, random, err = s.chaosPlan(file, path); err != nil {
+	var warning string
+	if cfg.Chaos, random, warning, err = s.chaosPlan(file, path, src.Name()); err != nil {
 		return nil, err
+	}
+	if warning != "" {
+		r.warnings = append(r.warnings, warning)
+		s.logger.Warn().Msg(warning)
 	}
 	if cfg.Chaos != nil {
 		seed := cfg.Chaos.Seed()
@@ -316,6 +322,7 @@ func (r *Replay) Run(ctx context.Context) (*report.Report, error) {
 	if err != nil && rep.Summary.Tape == "" {
 		return nil, err // nothing was replayed
 	}
+	rep.Summary.Warnings = append(rep.Summary.Warnings, r.warnings...)
 	rep.Conclude(stopOf(ctx, err), r.thresholds)
 	return &rep, err
 }

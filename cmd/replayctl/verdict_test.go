@@ -81,3 +81,46 @@ func writeTapeFile(t *testing.T, name, content string) string {
 	}
 	return p
 }
+
+// TestChaosFromKeepsTheSeed: --chaos-from repeats a run's faults and says,
+// on stderr, in the text summary and in the JSON report, the seed of the
+// run it repeats (it said seed 0); a report of another tape is warned
+// about, since its faults are placed by seq.
+func TestChaosFromKeepsTheSeed(t *testing.T) {
+	argv := testserver.Everything(t)
+	tp, err := filepath.Abs("../../examples/everything.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := filepath.Join(t.TempDir(), "chaos.json")
+	run := append([]string{"run", tp, "--speed", "fast", "--chaos", "malformed=0.1,unknown-method=0.1", "--seed", "42", "--report", prev, "--"}, argv...)
+	if res := replayctl(t, run...); res.code != 0 && res.code != 1 {
+		t.Fatalf("chaos run: exit %d\n%s", res.code, res.stderr)
+	}
+	again := replayctl(t, append([]string{"run", tp, "--speed", "fast", "--chaos-from", prev, "--"}, argv...)...)
+	if !strings.Contains(again.stderr, "chaos: the faults of "+prev+", seed 42") || !strings.Contains(again.stdout, "injected (seed 42)") {
+		t.Errorf("want seed 42 on stderr and in the summary:\nstdout:\n%s\nstderr:\n%s", again.stdout, again.stderr)
+	}
+	res := replayctl(t, append([]string{"run", tp, "--speed", "fast", "--chaos-from", prev, "-o", "json", "--"}, argv...)...)
+	if r := decodeChaos(t, res.stdout); r.Chaos.Seed == nil || *r.Chaos.Seed != 42 || r.Chaos.Injected == 0 {
+		t.Errorf("chaos.seed %v, %d injected: want 42 and the faults", r.Chaos.Seed, r.Chaos.Injected)
+	}
+	if strings.Contains(res.stderr, "the report is of tape") {
+		t.Errorf("a warning about another tape for the same tape:\n%s", res.stderr)
+	}
+
+	// The same session under another name: warned, in the log and the report.
+	b, err := os.ReadFile(tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(t.TempDir(), "other.jsonl")
+	if err := os.WriteFile(other, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = replayctl(t, append([]string{"run", other, "--speed", "fast", "--chaos-from", prev, "-o", "json", "--"}, argv...)...)
+	want := "the report is of tape " + tp + ", not " + other
+	if !strings.Contains(res.stderr, want) || !strings.Contains(res.stdout, want) {
+		t.Errorf("want the warning %q on stderr and in the report:\nstdout:\n%s\nstderr:\n%s", want, res.stdout, res.stderr)
+	}
+}
