@@ -124,7 +124,7 @@ func TestValidatorFromConfig(t *testing.T) {
 	c := config.Validation{
 		Mode:         "structural",
 		IgnoreFields: []string{"**.timestamp"},
-		Normalize:    []string{"uuid"},
+		Normalize:    []config.Normalizer{{Name: "uuid"}},
 		Tolerance:    config.Tolerance{Numeric: 0.5},
 		Rules: []config.ValidationRule{{
 			Scope: config.Condition{MethodEquals: "tools/list"}, Mode: "partial",
@@ -195,7 +195,7 @@ func TestValidatorConfigErrors(t *testing.T) {
 		want []string // substrings of the error
 	}{
 		{"mode", config.Validation{Mode: "exakt"}, []string{"validation.mode", `"exakt"`, "structural"}},
-		{"normaliser", config.Validation{Normalize: []string{"uid"}}, []string{"validation.normalize", `"uid"`, "uuid, timestamp"}},
+		{"normaliser", config.Validation{Normalize: []config.Normalizer{{Name: "uid"}}}, []string{"validation.normalize", `"uid"`, "uuid, timestamp"}},
 		{"tolerance", config.Validation{Tolerance: config.Tolerance{Relative: -1}}, []string{"validation.tolerance", "-1"}},
 		{"ignore", config.Validation{IgnoreFields: []string{"a..b"}}, []string{"validation.ignore_fields", `"a..b"`}},
 		{"rule mode", rule(config.ValidationRule{Scope: always, Mode: "loose"}), []string{"validation rule 2 (line 14)", `"loose"`}},

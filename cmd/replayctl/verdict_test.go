@@ -124,3 +124,46 @@ func TestChaosFromKeepsTheSeed(t *testing.T) {
 		t.Errorf("want the warning %q on stderr and in the report:\nstdout:\n%s\nstderr:\n%s", want, res.stdout, res.stderr)
 	}
 }
+
+// TestNormalizeInsideText: a date (JavaScript's Date.toString) and a
+// duration inside a text result change from run to run. With the
+// timestamp normaliser and a regex normaliser of the config, those values
+// are tolerated and the rest of the text is still compared: a real change
+// beside them fails. (Until now the only tools were to ignore the whole
+// text, which also hid that change.) The second recording is served by the
+// mock (--mock-tape) as a server answering at another time.
+func TestNormalizeInsideText(t *testing.T) {
+	session := func(date, took, rows string) string {
+		text := "Report of " + date + ": " + rows + " rows, took " + took
+		return `{"type":"header","format":"replayctl-tape","version":1}
+{"type":"message","seq":0,"t_us":0,"session":"s1","dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"report","arguments":{}}}}
+{"type":"message","seq":1,"t_us":100,"session":"s1","dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + text + `"}]}}}
+`
+	}
+	recorded := writeTapeFile(t, "recorded.jsonl", session("Mon Nov 23 2026 10:00:00 GMT+0000 (Coordinated Universal Time)", "12 ms", "3"))
+	later := writeTapeFile(t, "later.jsonl", session("Tue Nov 24 2026 08:12:45 GMT+0100 (Central European Standard Time)", "480 ms", "3"))
+	changed := writeTapeFile(t, "changed.jsonl", session("Tue Nov 24 2026 08:12:45 GMT+0100 (Central European Standard Time)", "480 ms", "4"))
+	config := writeTapeFile(t, "replay.yaml", "validation:\n  normalize:\n    - timestamp\n    - regex: 'took \\d+ ms'\n      placeholder: took <n> ms\n")
+	if res := replayctl(t, "config", "check", config); res.code != 0 {
+		t.Fatalf("config check: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		failed int64
+	}{
+		{"without normalisers the values differ", []string{"--mock-tape", later}, 1, 1},
+		{"with them they are tolerated", []string{"--mock-tape", later, "--config", config}, 0, 0},
+		{"a real change beside them still fails", []string{"--mock-tape", changed, "--config", config}, 1, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := replayctl(t, append([]string{"run", recorded, "--speed", "fast", "-o", "json"}, tt.args...)...)
+			r := decodeReport(t, res.stdout)
+			if res.code != tt.code || r.Validation.Failed != tt.failed || r.Validation.Checked != 1 {
+				t.Errorf("exit %d, failed %d, checked %d: want exit %d, %d failed, 1 checked\n%s", res.code, r.Validation.Failed, r.Validation.Checked, tt.code, tt.failed, res.stderr)
+			}
+		})
+	}
+}
