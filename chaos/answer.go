@@ -18,8 +18,8 @@ const (
 // MutateAnswer returns what the client is given in place of answer (the
 // target's real answer to the faulted request) for a fault on the way back:
 //   - timeout, network-error: nil — nothing arrives; the engine lets the
-//     deadline pass (timeout) or fails the connection (network-error, see
-//     Fault.Variant: reset before the answer, or the answer cut off);
+//     deadline pass (timeout). A network-error fails the connection before
+//     the request is written, so the engine never asks for its answer;
 //   - invalid-response: bytes that are not a valid answer (not JSON,
 //     truncated, a wrong id, jsonrpc "1.0");
 //   - error-response: a JSON-RPC error with the answer's id (-32603 or

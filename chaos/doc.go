@@ -78,19 +78,25 @@
 // slow-write and burst: those are schedule faults, and Mutate returns the
 // message unchanged.
 //
-// # Faults on the way back
+// # Faults of the network
 //
 // The request goes out as recorded; MutateAnswer spoils its answer:
-// timeout (withheld past the deadline), network-error (the connection
-// reset before the answer, or the answer cut off), invalid-response (not
-// JSON, truncated, a wrong id, jsonrpc "1.0"), error-response (-32603 or
-// -32000). They exercise the client's error strategy, retries and backoff;
-// the server only has to survive.
+// timeout (withheld past the deadline), invalid-response (not JSON,
+// truncated, a wrong id, jsonrpc "1.0"), error-response (-32603 or
+// -32000). network-error fails the connection as the request is written,
+// before the server has it: the client retries it once if retries are
+// allowed (the server gets it exactly once, never twice), else it is lost.
+// They exercise the client's error strategy, retries and backoff; the
+// server only has to survive.
 //
 // # Verdict
 //
 // Judge turns a session's Observations into a Verdict: the server survived
 // when it stayed up and the messages after each fault still got correct
 // answers. A wrong error code is a note, not a failure; the first fault
-// after which the server was down or wrong is FirstBreak.
+// after which the server was down or wrong is FirstBreak — never one whose
+// message did not reach the server (Kind.Reaches). A later answer that
+// differs after a fault that Alters what the server got (a call dropped,
+// or made twice) is the fault's doing: the engine does not count it
+// against the server (Observation.Attributed).
 package chaos

@@ -47,9 +47,10 @@ func (e Expectation) String() string {
 //     duplicate, cancel, disconnect: any answer, must not crash;
 //   - drop: no answer;
 //   - reorder, burst, slow-write: the recorded answer;
-//   - the faults on the way back (timeout, network-error, invalid-response,
-//     error-response): the server's side is untouched — any answer; they
-//     test the client's error strategy.
+//   - the faults of the network (timeout, network-error, invalid-response,
+//     error-response): the server's side is untouched (network-error: the
+//     server never gets the message, or gets its retry once) — any
+//     answer; they test the client's error strategy.
 func Expect(f Fault) Expectation {
 	// Only a request is answered; "" (unknown) is taken as a request.
 	notification := f.MsgKind != "request" && f.MsgKind != ""

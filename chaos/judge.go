@@ -18,6 +18,10 @@ type Observation struct {
 	ServerAlive bool
 	// LaterOK: the messages after the fault still got correct answers.
 	LaterOK bool
+	// Attributed counts the later answers that differed from the
+	// recording and were put down to this fault (it Alters what the
+	// server got), not to the server.
+	Attributed int
 }
 
 // Verdict is one session's survival.
@@ -52,6 +56,14 @@ func Judge(session string, obs []Observation) Verdict {
 	for _, o := range obs {
 		f := o.Fault
 		where := fmt.Sprintf("seq %d %s", f.Seq, f.Kind)
+		if o.Attributed > 0 {
+			v.Notes = append(v.Notes, fmt.Sprintf("%s: %d later %s differed, as they may when the server %s (put down to the fault, not the server)",
+				where, o.Attributed, plural(o.Attributed, "answer"), altered(f.Kind)))
+		}
+		if (!o.ServerAlive || !o.LaterOK) && !f.Kind.Reaches() {
+			// The server never got this message: it cannot have broken it.
+			continue
+		}
 		if !o.ServerAlive || !o.LaterOK {
 			why := "the server went down"
 			if o.ServerAlive {
@@ -70,6 +82,30 @@ func Judge(session string, obs []Observation) Verdict {
 		}
 	}
 	return v
+}
+
+// altered says what a fault that Alters did to the server.
+func altered(k Kind) string {
+	switch k {
+	case Drop, NetworkError:
+		return "never got the message"
+	case Duplicate:
+		return "got the message twice"
+	case DuplicateID:
+		return "got a request under another request's id"
+	case Cancel:
+		return "was told to cancel the request"
+	case Disconnect:
+		return "lost its connection (and, over stdio, its state)"
+	}
+	return "got the fault"
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 // mismatch compares an answer with the expectation; ok is false when they

@@ -45,6 +45,20 @@ func TestJudge(t *testing.T) {
 			"seq 20 unknown-method: the server went down (first break: the server did not survive)",
 			"seq 30 burst: the server went down",
 		}},
+		// A message the server never got cannot have broken it; later
+		// answers put down to a fault that altered what the server got
+		// are noted.
+		{"drop is never the break", []Observation{
+			{Fault: drop, ServerAlive: true, LaterOK: false, Attributed: 2},
+			{Fault: Fault{Kind: NetworkError, Seq: 27, MsgKind: "request"}, ServerAlive: false},
+		}, true, -1, []string{
+			"seq 25 drop: 2 later answers differed, as they may when the server never got the message (put down to the fault, not the server)",
+		}},
+		{"a doubled call is noted, the server survives", []Observation{
+			{Fault: Fault{Kind: Duplicate, Seq: 8, MsgKind: "request"}, Answered: true, ServerAlive: true, LaterOK: true, Attributed: 1},
+		}, true, -1, []string{
+			"seq 8 duplicate: 1 later answer differed, as they may when the server got the message twice (put down to the fault, not the server)",
+		}},
 		{"alive but broken later", []Observation{
 			{Fault: malformed, Answered: true, ErrorCode: code(-32700), ServerAlive: true, LaterOK: false},
 		}, false, 12, []string{

@@ -26,11 +26,13 @@ const (
 	Burst         Kind = "burst"          // the next K messages sent at once
 )
 
-// The faults on the way back (not Outbound): the request goes out as
-// recorded and its answer is lost or spoiled, as a network would.
+// The faults of the network (not Outbound): the request goes out as
+// recorded and its answer is lost or spoiled, or (network-error) the
+// connection fails before the request reaches the server. They test the
+// client's error strategy; the server only has to survive.
 const (
 	Timeout         Kind = "timeout"          // the answer withheld past the deadline
-	NetworkError    Kind = "network-error"    // the connection fails while the answer is due
+	NetworkError    Kind = "network-error"    // the connection fails as the request is written: it never reaches the server
 	InvalidResponse Kind = "invalid-response" // the answer replaced by bytes that are not a valid answer
 	ErrorResponse   Kind = "error-response"   // the answer replaced by a JSON-RPC error
 )
@@ -59,6 +61,26 @@ func (k Kind) Outbound() bool {
 	}
 	return k.valid()
 }
+
+// Alters reports whether fault k can change what the server has done by
+// the time later messages reach it: a message it never got (drop,
+// network-error when not retried, disconnect), got twice or under another
+// request's id (duplicate, duplicate-id), or was told to abandon (cancel).
+// A later answer that differs from the recording may then be the fault's
+// doing, not the server's: the engine attributes it to the fault.
+func (k Kind) Alters() bool {
+	switch k {
+	case Drop, NetworkError, Disconnect, Duplicate, DuplicateID, Cancel:
+		return true
+	}
+	return false
+}
+
+// Reaches reports whether a message with fault k reaches the server at
+// all: not for drop and network-error (the engine retries the latter, if
+// retries are allowed, as a new attempt). A server cannot be broken by a
+// message it never got.
+func (k Kind) Reaches() bool { return k != Drop && k != NetworkError }
 
 func (k Kind) valid() bool {
 	for _, x := range kinds {

@@ -136,7 +136,8 @@ func newTarget(t Target) (target, error) {
 	return target{method: t.Method, nth: t.Nth, kind: k, idx: k.index(), upto: threshold(prob)}, nil
 }
 
-// Seed returns the plan's seed (0 for a plan from FromReport).
+// Seed returns the plan's seed (for a plan from FromReport, the seed of
+// the run it repeats).
 func (p *Plan) Seed() int64 { return p.seed }
 
 // Empty reports whether the plan can never give a fault.

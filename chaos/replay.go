@@ -40,9 +40,11 @@ func (f Fault) Report() Injected {
 // detail without a Param gets one derived from (session, seq), so the
 // replay is still deterministic (and when the detail names a variant,
 // "truncated JSON", that variant). Errors name the fault (1-based) and its
-// seq: an unknown kind, or two faults at one (session, seq).
-func FromReport(faults []Injected) (*Plan, error) {
-	p := &Plan{fixed: make(map[faultKey]Fault, len(faults))}
+// seq: an unknown kind, or two faults at one (session, seq). seed is the
+// seed of the run the report is of (its chaos.seed): the plan's Seed, so
+// that the replay reports the run it repeats.
+func FromReport(seed int64, faults []Injected) (*Plan, error) {
+	p := &Plan{seed: seed, fixed: make(map[faultKey]Fault, len(faults))}
 	for i, rf := range faults {
 		where := fmt.Sprintf("chaos fault %d (session %q, seq %d)", i+1, rf.Session, rf.Seq)
 		k, err := ParseKind(string(rf.Kind))

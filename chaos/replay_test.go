@@ -15,9 +15,12 @@ func TestFromReportRoundTrip(t *testing.T) {
 	for _, f := range want {
 		rep = append(rep, f.Report())
 	}
-	replay, err := FromReport(rep)
+	replay, err := FromReport(p.Seed(), rep)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if replay.Seed() != 99 {
+		t.Errorf("Seed() = %d, want 99: the seed of the run it repeats", replay.Seed())
 	}
 	if replay.Empty() {
 		t.Fatal("got an empty plan")
@@ -49,11 +52,11 @@ func TestFromReportWithoutParam(t *testing.T) {
 		{Seq: 4, Session: "s1", Kind: "malformed", Detail: "trailing comma"},
 		{Seq: 5, Session: "s1", Kind: "timeout", Detail: "answer withheld"},
 	}
-	a, err := FromReport(rep)
+	a, err := FromReport(0, rep)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := FromReport(rep)
+	b, _ := FromReport(0, rep)
 	fa, ok := a.Decide(Msg{Session: "s1", Seq: 4})
 	fb, _ := b.Decide(Msg{Session: "s1", Seq: 4})
 	if !ok || fa != fb {
@@ -75,7 +78,7 @@ func TestFromReportErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := FromReport(tt.faults)
+			_, err := FromReport(0, tt.faults)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %v, want an error containing %q", err, tt.want)
 			}

@@ -74,9 +74,20 @@ func TestKinds(t *testing.T) {
 		t.Errorf("Kinds returned the package's own array")
 	}
 	inbound := map[Kind]bool{Timeout: true, NetworkError: true, InvalidResponse: true, ErrorResponse: true}
+	// Faults that change what the server got (a call missing, doubled,
+	// under another id, cancelled), and those whose message never
+	// reaches it.
+	alters := map[Kind]bool{Drop: true, NetworkError: true, Disconnect: true, Duplicate: true, DuplicateID: true, Cancel: true}
+	unreached := map[Kind]bool{Drop: true, NetworkError: true}
 	for _, k := range Kinds() {
 		if got := k.Outbound(); got != !inbound[k] {
 			t.Errorf("%s.Outbound(): got %v, want %v", k, got, !inbound[k])
+		}
+		if got := k.Alters(); got != alters[k] {
+			t.Errorf("%s.Alters(): got %v, want %v", k, got, alters[k])
+		}
+		if got := k.Reaches(); got != !unreached[k] {
+			t.Errorf("%s.Reaches(): got %v, want %v", k, got, !unreached[k])
 		}
 		if k, err := ParseKind(strings.ToUpper(string(k))); err != nil {
 			t.Errorf("ParseKind(%q): %v", k, err)

@@ -16,7 +16,7 @@ import (
 //	burst           K = 2 + (Param>>8) mod 7: 2..8 messages
 //	slow-write      chunk slowChunks[(Param>>8) mod 6] bytes, pause slowPauses[(Param>>16) mod 6]
 //	disconnect      variant: mid-write, or after the write before the answer
-//	network-error   variant: reset before the answer, or the answer cut off
+//	network-error   variant: reset as the request is written, or refused before it
 //	invalid-response, error-response  variant
 
 // variants lists each kind's variants, in words; Fault.Detail is one of
@@ -32,7 +32,7 @@ var variants = map[Kind][]string{
 	Cancel:          {"notifications/cancelled right after the request"},
 	Disconnect:      {"closed mid-write", "closed after the write, before the answer"},
 	Timeout:         {"answer withheld past the deadline"},
-	NetworkError:    {"connection reset before the answer", "answer cut off"},
+	NetworkError:    {"connection reset as the request was written", "connection refused before the request"},
 	InvalidResponse: {"not JSON", "truncated", "wrong id", `jsonrpc is "1.0"`},
 	ErrorResponse:   {"-32603 internal error", "-32000 server error"},
 }

@@ -266,6 +266,28 @@ func (c *checker) action(key string, a *Action) error {
 	return c.nonNegative(key+".add_delay", a.AddDelay)
 }
 
+// normalizer checks one entry of validation.normalize: a known name, or a
+// regex that compiles and does not match the empty string.
+func (c *checker) normalizer(key string, n Normalizer) error {
+	if n.Regex == "" {
+		if n.Placeholder != "" {
+			return c.errorf(key+".regex", "a placeholder without a regex; want the regular expression whose matches become %q", n.Placeholder)
+		}
+		if n.Name == "" {
+			return c.errorf(key, "an empty normaliser; want one of: %s, or {regex: …, placeholder: …}", strings.Join(normalizers, ", "))
+		}
+		return c.enum(key, n.Name, "normaliser", normalizers)
+	}
+	re, err := regexp.Compile(n.Regex)
+	if err != nil {
+		return c.errorf(key+".regex", "%q is not a regular expression (Go RE2 syntax): %v", short(n.Regex), err)
+	}
+	if re.MatchString("") {
+		return c.errorf(key+".regex", "%q matches the empty string; make it match only the value that changes, e.g. 'req-[0-9a-f]{8}'", short(n.Regex))
+	}
+	return nil
+}
+
 func (c *checker) validation(v *Validation) error {
 	if err := firstOf(
 		func() error { return c.enum("validation.mode", v.Mode, "validation mode", validationModes) },
@@ -276,11 +298,8 @@ func (c *checker) validation(v *Validation) error {
 		return err
 	}
 	for i, n := range v.Normalize {
-		if err := c.enum(fmt.Sprintf("validation.normalize[%d]", i), n, "normaliser", normalizers); err != nil {
+		if err := c.normalizer(fmt.Sprintf("validation.normalize[%d]", i), n); err != nil {
 			return err
-		}
-		if n == "" {
-			return c.errorf(fmt.Sprintf("validation.normalize[%d]", i), "an empty normaliser; want one of: %s", strings.Join(normalizers, ", "))
 		}
 	}
 	for i := range v.Rules {

@@ -26,8 +26,9 @@ type decoder struct {
 }
 
 var (
-	durationType = reflect.TypeFor[Duration]()
-	anyType      = reflect.TypeFor[any]()
+	durationType   = reflect.TypeFor[Duration]()
+	anyType        = reflect.TypeFor[any]()
+	normalizerType = reflect.TypeFor[Normalizer]()
 )
 
 func (d *decoder) errorf(line int, key, format string, a ...any) *Error {
@@ -66,6 +67,15 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, key string) error {
 	switch v.Type() {
 	case durationType:
 		return d.duration(n, v, key)
+	case normalizerType: // a name, or a mapping {regex, placeholder}
+		switch n.Kind {
+		case yaml.ScalarNode:
+			v.Addr().Interface().(*Normalizer).Name = n.Value
+			return nil
+		case yaml.MappingNode:
+			return d.structure(n, v, key)
+		}
+		return d.wrongType(n, key, "a normaliser: uuid, timestamp, ids, or {regex: …, placeholder: …}")
 	case anyType:
 		var x any
 		if err := n.Decode(&x); err != nil {

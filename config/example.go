@@ -81,9 +81,17 @@ validation:
   mode: structural
   # Paths never compared; * is one member, [*] any index, ** any depth.
   ignore_fields: ["**.timestamp", "result.content[*].annotations"]
-  # Values that change every run, compared as equal: uuid | timestamp
-  # (RFC 3339) | ids (ids inside text).
-  normalize: [uuid, timestamp, ids]
+  # Values that change every run, compared as equal wherever they are in
+  # a string (the rest of the string is still compared): uuid | timestamp
+  # (RFC 3339, ISO 8601, JavaScript's Date.toString, HTTP and Unix dates)
+  # | ids (ids inside text) | {regex, placeholder}: every match of a Go
+  # regular expression becomes the placeholder (default <match>).
+  normalize:
+    - uuid
+    - timestamp
+    - ids
+    - regex: 'took \d+ ?ms'
+      placeholder: took <n> ms
   tolerance:
     numeric: 0.01                   # absolute difference allowed
     relative: 0.001                 # fraction of the expected value

@@ -74,6 +74,11 @@ func TestParseErrors(t *testing.T) {
 		{"negative delay", "transformations:\n  - condition: {always: true}\n    action: {add_delay: -5ms}\n", 3, "transformations[0].action.add_delay", "0 or more"},
 		{"validation mode", "validation:\n  mode: strict\n", 2, "validation.mode", `"strict" is not a validation mode; want one of: exact, structural, partial, schema`},
 		{"normaliser", "validation:\n  normalize: [uuid, dates]\n", 2, "validation.normalize[1]", `"dates" is not a normaliser`},
+		{"normaliser regex does not compile", "validation:\n  normalize:\n    - timestamp\n    - regex: 'took (\\d+ ms'\n", 4, "validation.normalize[1].regex", "missing closing )"},
+		{"normaliser regex matches nothing in particular", "validation:\n  normalize:\n    - {regex: '\\d*', placeholder: <n>}\n", 3, "validation.normalize[0].regex", "matches the empty string"},
+		{"normaliser placeholder alone", "validation:\n  normalize:\n    - {placeholder: <n>}\n", 3, "validation.normalize[0].regex", "a placeholder without a regex"},
+		{"normaliser unknown key", "validation:\n  normalize:\n    - {pattern: x}\n", 3, "validation.normalize[0]", `unknown key "pattern"`},
+		{"normaliser list", "validation:\n  normalize: [[uuid]]\n", 2, "validation.normalize[0]", "want a normaliser: uuid, timestamp, ids, or {regex: …, placeholder: …}, got a list"},
 		{"negative tolerance", "validation:\n  tolerance: {numeric: -0.1}\n", 2, "validation.tolerance.numeric", "want a finite number of 0 or more, got -0.1"},
 		{"NaN tolerance", "validation:\n  tolerance: {relative: .nan}\n", 2, "validation.tolerance.relative", "got NaN"},
 		{"empty ignore path", "validation:\n  ignore_fields: [a, '']\n", 2, "validation.ignore_fields[1]", "an empty path"},
@@ -243,5 +248,19 @@ func TestLoad(t *testing.T) {
 	var e *Error
 	if !errors.As(err, &e) || e.Line != 0 || !strings.Contains(err.Error(), missing+": cannot read the config file: no such file") {
 		t.Errorf("got %v, want an *Error saying %s cannot be read", err, missing)
+	}
+}
+
+// TestParseNormalize: validation.normalize takes names and, as mappings,
+// regular expressions with their placeholders.
+func TestParseNormalize(t *testing.T) {
+	in := "validation:\n  normalize:\n    - timestamp\n    - regex: 'req-[0-9a-f]{8}'\n      placeholder: <request>\n    - {regex: 'took \\d+ ms'}\n"
+	f, err := Parse("n.yaml", []byte(in))
+	if err != nil {
+		t.Fatalf("got %v, want no error; input:\n%s", err, in)
+	}
+	want := []Normalizer{{Name: "timestamp"}, {Regex: "req-[0-9a-f]{8}", Placeholder: "<request>"}, {Regex: `took \d+ ms`}}
+	if !reflect.DeepEqual(f.Validation.Normalize, want) {
+		t.Errorf("got %+v, want %+v", f.Validation.Normalize, want)
 	}
 }

@@ -92,10 +92,25 @@ type Validation struct {
 	Enabled      *bool            `yaml:"enabled"` // nil: true
 	Mode         string           `yaml:"mode"`    // exact | structural | partial | schema
 	IgnoreFields []string         `yaml:"ignore_fields"`
-	Normalize    []string         `yaml:"normalize"` // uuid, timestamp, ids …
+	Normalize    []Normalizer     `yaml:"normalize"` // uuid, timestamp, ids, {regex, placeholder}
 	Tolerance    Tolerance        `yaml:"tolerance"`
 	Rules        []ValidationRule `yaml:"rules"`
 }
+
+// Normalizer is one entry of validation.normalize: a named normaliser,
+// written as a string ("uuid", "timestamp", "ids"), or one of the user's
+// own, written as a mapping: every match of Regex (a Go regular
+// expression) becomes Placeholder, on both sides, before they are
+// compared ("<match>" when no placeholder is given).
+type Normalizer struct {
+	Name        string `yaml:"-"`
+	Regex       string `yaml:"regex"`
+	Placeholder string `yaml:"placeholder"`
+}
+
+// DefaultPlaceholder is what a regex normaliser's matches become when it
+// names no placeholder.
+const DefaultPlaceholder = "<match>"
 
 // Tolerance is the allowed numeric difference: absolute, or relative
 // (a fraction of the expected value).

@@ -35,6 +35,7 @@ type actor struct {
 	timer        *time.Timer   // the oldest request's deadline
 	armed        *pend         // the request the timer is set for
 	pace         *time.Timer   // the head of the backlog falls due
+	askTimer     *time.Timer   // the wait for a server request (session.awaiting) is over
 	paceAt       time.Time     // when pace fires; zero: not set
 	retryIDs     int64         // ids made for retries and reconnects
 	chaosExpired chan *pend    // a faulted request's short wait is over
@@ -70,6 +71,7 @@ func newActor(e *Engine, out chan<- *outcome, name string, startAt time.Time) *a
 		sendDone:     make(chan sendResult),
 		timer:        stoppedTimer(),
 		pace:         stoppedTimer(),
+		askTimer:     stoppedTimer(),
 		startAt:      startAt,
 		routed:       -1,
 	}
@@ -159,6 +161,10 @@ func (x *actor) run(ctx context.Context) (err error) {
 		case <-x.pace.C:
 			x.paceAt = time.Time{}
 			if err := x.drain(ctx, x.ss); err != nil {
+				return err
+			}
+		case <-x.askTimer.C:
+			if err := x.askExpired(ctx); err != nil {
 				return err
 			}
 		case <-ctx.Done():
@@ -295,6 +301,9 @@ func (x *actor) drain(ctx context.Context, ss *session) error {
 			x.sentOrDropped(it)
 			continue
 		}
+		if ss.awaiting != nil && x.e.stale(ss.awaiting) { // a seek went past it
+			x.endAwait(ss)
+		}
 		if ss.held(x.e.cfg.MaxInflight) {
 			ss.blocked = true
 			break
@@ -333,6 +342,7 @@ func (x *actor) close() {
 	x.cancel()
 	x.timer.Stop()
 	x.pace.Stop()
+	x.askTimer.Stop()
 	for _, t := range x.chaosTimers {
 		t.Stop()
 	}

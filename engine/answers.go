@@ -11,6 +11,7 @@ import (
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transformer"
+	"github.com/replayctl/replayctl/transport"
 )
 
 // recorded handles a server message from the tape: the expected answer
@@ -73,7 +74,46 @@ func (x *actor) clientAnswer(ctx context.Context, ss *session, it *Item) error {
 		return x.answerServer(ctx, ss, q[0], it)
 	}
 	ss.answers[method] = append(ss.answers[method], it)
+	if x.e.cfg.Order != OrderNone && asks(ss.conn) {
+		x.await(ss, it)
+	}
 	return nil
+}
+
+// asks reports whether the target on c may send requests of its own.
+func asks(c transport.Conn) bool {
+	a, ok := c.(transport.Asker)
+	return !ok || a.Asks()
+}
+
+// await holds the session's later messages until the live server asks
+// what the recorded answer it answers, within the replay's timeout.
+func (x *actor) await(ss *session, it *Item) {
+	ss.awaiting = it
+	x.askTimer.Stop()
+	x.askTimer.Reset(x.e.cfg.Timeout)
+}
+
+// endAwait lets the session go on without waiting for a server request.
+func (x *actor) endAwait(ss *session) {
+	ss.awaiting = nil
+	x.askTimer.Stop()
+}
+
+// askExpired lets the session go on when the live server has not asked,
+// within the timeout, what the recorded server asked; the recorded answer
+// is kept for a later ask, and reported as not asked for if none comes.
+func (x *actor) askExpired(ctx context.Context) error {
+	ss := x.ss
+	it := ss.awaiting
+	if it == nil {
+		return nil
+	}
+	x.endAwait(ss)
+	method := ss.serverMethods[jsonrpc.IDKey(it.RPC.ID)]
+	x.e.log.Warn().Str("session", ss.name).Int64("seq", it.Rec.Seq).Str("method", method).
+		Msgf("the live server did not ask %s within %s (the recorded server asked it, and the client answered at seq %d); going on without it", method, x.e.cfg.Timeout, it.Rec.Seq)
+	return x.drain(ctx, ss)
 }
 
 // answerServer sends the recorded answer it to the live server request req.
@@ -160,7 +200,11 @@ func (x *actor) final(ss *session) bool { return x.inputDone && len(ss.backlog) 
 func (x *actor) serverAsks(ctx context.Context, rpc jsonrpc.Message) error {
 	ss := x.ss
 	if it := ss.takeAnswer(rpc.Method); it != nil {
-		return x.answerServer(ctx, ss, rpc, it)
+		if err := x.answerServer(ctx, ss, rpc, it); err != nil || it != ss.awaiting {
+			return err
+		}
+		x.endAwait(ss) // what was recorded after the answer may go now
+		return x.drain(ctx, ss)
 	}
 	if x.final(ss) || ss.held(x.e.cfg.MaxInflight) {
 		return x.refuse(ctx, ss, rpc)

@@ -46,6 +46,9 @@ func (e *Engine) faultFor(it *Item, nth map[string]int) {
 // message was sent in a way that can be answered (false for drop).
 func (x *actor) sendFaulted(ctx context.Context, ss *session, it *Item) (bool, error) {
 	f := *it.Fault
+	if f.Kind.Alters() {
+		ss.altered = it.Fault
+	}
 	if f.Kind == chaos.Drop {
 		return false, nil
 	}
@@ -75,13 +78,6 @@ func (x *actor) faultedAnswer(ctx context.Context, p *pend, inc *transport.Incom
 	switch f.Kind {
 	case chaos.Timeout: // withheld past the deadline: the request times out
 		return false, x.timeOut(ctx, p)
-	case chaos.NetworkError: // lost on the way: retried if retries are allowed
-		p.sess.inflight-- // this answer is gone; a resend counts anew
-		if x.e.cfg.MaxRetries > 0 && p.attempts == 0 {
-			return false, x.resend(ctx, p)
-		}
-		p.sendErr = fmt.Errorf("injected network error (chaos): the answer was lost")
-		return false, x.finishIfDone(ctx, p)
 	case chaos.InvalidResponse, chaos.ErrorResponse:
 		m, err := chaos.MutateAnswer(f, inc.Msg)
 		if err != nil {
@@ -148,6 +144,7 @@ func (x *actor) died(ctx context.Context, ss *session, cause error) error {
 		return nil
 	}
 	ss.dead = true
+	x.endAwait(ss) // a dead server asks nothing more
 	x.e.log.Warn().Str("session", ss.name).Err(cause).Msg("the server died under chaos")
 	// The fault sent last before the death is the one that killed it.
 	if err := x.emit(ctx, &outcome{Req: &Item{Rec: tapeMessage(ss.name), Fault: ss.lastFault}, Died: true, Err: cause}); err != nil {
@@ -217,11 +214,13 @@ var errLost = errors.New("lost in an injected disconnect (chaos)")
 
 // disconnect sends the message, or only the first part of it, drops the
 // connection with everything in flight, and connects again with backoff
-// and a fresh handshake. The messages that follow go on the new one.
+// and a fresh handshake. The messages that follow go on the new one, once
+// the new initialize is answered (or has timed out).
 func (x *actor) disconnect(ctx context.Context, ss *session, it *Item) error {
 	f := *it.Fault
 	ss.faultCount++
 	ss.lastFault = it.Fault
+	ss.altered = it.Fault
 	sent := time.Now()
 	if rw, ok := ss.conn.(transport.RawWriter); ok {
 		line := append(slices.Clip(it.Out), '\n')
@@ -254,18 +253,28 @@ func (x *actor) disconnect(ctx context.Context, ss *session, it *Item) error {
 		return x.died(ctx, ss, fmt.Errorf("reconnect after the disconnect at seq %d: %w", it.Rec.Seq, err))
 	}
 	ss.conn, x.direct = conn, conn.Incoming()
-	for _, h := range ss.handshake { // a fresh handshake, as a client reconnecting does
+	// A fresh handshake, as a client reconnecting does: initialize now;
+	// notifications/initialized, and everything after it, once the server
+	// has answered it (MCP: nothing but pings before that answer).
+	var after []*Item
+	for _, h := range ss.handshake {
 		again := *h
 		again.Injected, again.Fault = true, nil
-		if again.RPC.Kind == jsonrpc.KindRequest {
-			x.retryIDs++
-			again.SentID = strconv.AppendInt(nil, 1<<40+x.retryIDs, 10)
-			again.Out = again.RPC.WithID(again.SentID)
+		if again.RPC.Kind != jsonrpc.KindRequest {
+			after = append(after, &again)
+			continue
 		}
+		x.retryIDs++
+		again.SentID = strconv.AppendInt(nil, 1<<40+x.retryIDs, 10)
+		again.Out = again.RPC.WithID(again.SentID)
 		if err := x.process(ctx, ss, &again); err != nil {
 			return err
 		}
+		if p := find(ss.sent, again.SentID); p != nil && !p.answered() {
+			ss.waitFor = p // the session is held until the answer (see drain)
+		}
 	}
+	ss.backlog = append(after, ss.backlog...)
 	return nil
 }
 

@@ -33,5 +33,10 @@
 // flows down the pipeline as an item of its own, right where it was on the
 // tape, so in causal order (the default) the session waits for the live
 // answer before it lets anything recorded later through, exactly as the
-// recorded client did.
+// recorded client did. The client's recorded answer to a server request
+// (roots/list, sampling, elicitation) holds what was recorded after it in
+// the same way, until the live server asks and gets it (within
+// Config.Timeout; not against a target that never asks, transport.Asker).
+// After a chaos reconnect the fresh initialize holds the session likewise:
+// nothing but its answer may come first.
 package engine

@@ -86,6 +86,16 @@ func (x *actor) sendOne(ctx context.Context, ss *session, it *Item) error {
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "the server of this session died (chaos)"})
 	}
 	x.liveValues(ss, it)
+	it.after = ss.altered
+	if f := it.Fault; f != nil && f.Kind == chaos.NetworkError && x.e.cfg.MaxRetries == 0 {
+		// The connection failed as the request was written: the server
+		// never got it, and without retries nobody sends it again.
+		ss.altered = f
+		x.sentOrDropped(it)
+		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Err: errNetworkFault})
+	}
+	// With retries, the attempt the network error spoiled never reached
+	// the server: what goes out now is the retry, which it gets once.
 	sent := time.Now()
 	it.Held = heldFor(ss, it, sent)
 	if x.async(ss, it) {
@@ -173,6 +183,10 @@ func (x *actor) sendFailed(ctx context.Context, ss *session, it *Item, sent time
 	}
 	return x.targetDied(ss, fmt.Errorf("send seq %d: %w", it.Rec.Seq, err))
 }
+
+// errNetworkFault is the fate of a request whose network-error fault is
+// not retried (--max-retries 0).
+var errNetworkFault = errors.New("injected network error (chaos): the connection failed as the request was written, so the server never got it; not retried (--max-retries 0)")
 
 // heldFor is how long a message waited, past the time it was free to go
 // by the schedule, for the target: the order rule, the in-flight limit or

@@ -38,7 +38,11 @@ type Item struct {
 	rewritten   bool               // Out is not the recorded bytes
 
 	// Fault is the chaos fault the message carries (Config.Chaos), or nil.
-	Fault     *chaos.Fault
+	Fault *chaos.Fault
+	// after is the last fault of its session, sent before it, that
+	// altered what the server got (chaos.Kind.Alters): a wrong answer to
+	// this message is put down to that fault.
+	after     *chaos.Fault
 	reordered bool // a reorder fault already held it back
 	burst     bool // a burst fault made it due at once
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/transport"
 	"github.com/replayctl/replayctl/validator"
 )
@@ -31,14 +32,15 @@ func (x *actor) expire(ctx context.Context, now time.Time) error {
 	return nil
 }
 
-// timeOut gives up on a request: the server is told it is cancelled, and
-// the request is reported as timed out.
+// timeOut gives up on a request: the server is told it is cancelled
+// (never initialize: MCP forbids cancelling it), and the request is
+// reported as timed out.
 func (x *actor) timeOut(ctx context.Context, p *pend) error {
 	p.timedOut = true
 	p.sess.inflight--
 	p.sess.gaveUp(p.key)
 	x.anchorHandshake(p)
-	if conn := p.sess.conn; conn != nil {
+	if conn := p.sess.conn; conn != nil && p.req.RPC.Method != mcp.MethodInitialize {
 		note := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"replayctl: timed out after %s"}}`, p.req.SentID, x.e.cfg.Timeout)
 		if err := x.sendBounded(ctx, conn, note); err != nil && ctx.Err() == nil {
 			x.e.log.Warn().Err(err).Msg("could not send notifications/cancelled")
@@ -89,6 +91,7 @@ func (x *actor) settle(ctx context.Context, ss *session) error {
 		}
 	}
 	clear(ss.answers)
+	x.endAwait(ss)
 	if err := x.notesIfQuiet(ctx, ss); err != nil {
 		return err
 	}

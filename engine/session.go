@@ -37,6 +37,7 @@ type session struct {
 	faulted    []*pend
 	faultCount int
 	lastFault  *chaos.Fault // the last outbound fault sent
+	altered    *chaos.Fault // the last fault that altered what the server got (chaos.Kind.Alters)
 	dead       bool
 	handshake  []*Item // initialize and notifications/initialized, as sent first
 	// states maps the requestStates of the recorded multi-round answers
@@ -72,6 +73,11 @@ type session struct {
 	answers       map[string][]*Item           // method → recorded client answers, in order
 	asked         map[string][]jsonrpc.Message // method → live server requests not answered yet
 	warned        map[string]bool              // methods refused and warned about once
+	// awaiting is the client's recorded answer to a server request that
+	// the live server has not asked yet: the messages recorded after it
+	// wait until the server asks (or the timeout passes), as the recorded
+	// client answered before it went on.
+	awaiting *Item
 }
 
 func newSession(name string, conn transport.Conn) *session {
@@ -94,7 +100,7 @@ func (s *session) anchor(speed scheduler.Speed, now time.Time, tUS int64) {
 
 // held reports whether the session's next recorded message must wait.
 func (s *session) held(maxInflight int) bool {
-	return s.conn == nil || s.inflight >= maxInflight || (s.waitFor != nil && !s.waitFor.answered())
+	return s.conn == nil || s.inflight >= maxInflight || (s.waitFor != nil && !s.waitFor.answered()) || s.awaiting != nil
 }
 
 // find looks a pend up by raw id bytes: the bytes as they are first (no

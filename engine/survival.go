@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/report"
 )
@@ -19,6 +22,8 @@ type sessionFate struct {
 	dead     bool
 	cause    string
 	breakSeq int64 // the seq of the last fault sent before the server died; -1 none
+	// early counts the answers put down to a fault not observed yet.
+	early map[int64]int
 }
 
 func (s *survival) fate(session string) *sessionFate {
@@ -58,6 +63,9 @@ func (s *survival) observe(r *report.Result, o *outcome, c *report.Collector) {
 			if bad(r.Verdict) {
 				r.Verdict, r.Err = report.Warned, "injected "+string(f.Kind)+": "+r.Err
 			}
+			if errors.Is(o.Err, errNetworkFault) { // never sent: it altered what the server got
+				fate.observe(chaos.Observation{Fault: *f, ServerAlive: true, LaterOK: true})
+			}
 			return
 		}
 		var answer []byte
@@ -65,13 +73,52 @@ func (s *survival) observe(r *report.Result, o *outcome, c *report.Collector) {
 			answer = o.Actual.Msg
 		}
 		chaosVerdict(r, *f, answer)
-		fate.obs = append(fate.obs, chaos.Observation{Fault: *f, Answered: answer != nil, ErrorCode: errorCode(answer), ServerAlive: true, LaterOK: true})
+		fate.observe(chaos.Observation{Fault: *f, Answered: answer != nil, ErrorCode: errorCode(answer), ServerAlive: true, LaterOK: true})
 		return
 	}
-	// A wrong answer after a fault: the fault just before it broke things.
-	if bad(r.Verdict) && it.Rec.Seq >= 0 && len(fate.obs) > 0 && !fate.dead {
-		fate.obs[len(fate.obs)-1].LaterOK = false
+	if !bad(r.Verdict) || it.Rec.Seq < 0 || fate.dead {
+		return
 	}
+	// An answer that differs after a fault that changed what the server
+	// got (a call dropped, or made twice) is that fault's doing.
+	if a := it.after; a != nil && r.Verdict == report.Failed {
+		r.Verdict = report.Warned
+		r.Err = fmt.Sprintf("differs after seq %d %s (chaos), which changed what the server got: put down to the fault, not the server", a.Seq, a.Kind)
+		fate.attribute(a.Seq)
+		return
+	}
+	// A wrong answer after a fault: the last fault the server got before
+	// it broke things.
+	for i := len(fate.obs) - 1; i >= 0; i-- {
+		if fate.obs[i].Fault.Kind.Reaches() {
+			fate.obs[i].LaterOK = false
+			return
+		}
+	}
+}
+
+// observe adds the observation of a fault, with the later answers already
+// put down to it.
+func (f *sessionFate) observe(o chaos.Observation) {
+	o.Attributed += f.early[o.Fault.Seq]
+	delete(f.early, o.Fault.Seq)
+	f.obs = append(f.obs, o)
+}
+
+// attribute puts one more differing answer down to the fault at seq. Its
+// observation may come later (a duplicate is judged when its answer comes,
+// and with --order none later answers may come first).
+func (f *sessionFate) attribute(seq int64) {
+	for i := len(f.obs) - 1; i >= 0; i-- {
+		if f.obs[i].Fault.Seq == seq {
+			f.obs[i].Attributed++
+			return
+		}
+	}
+	if f.early == nil {
+		f.early = make(map[int64]int)
+	}
+	f.early[seq]++
 }
 
 // died records that the session's server died; breaker is the last fault

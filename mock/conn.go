@@ -41,7 +41,12 @@ const outBuffer = 32
 var (
 	_ transport.Conn     = (*conn)(nil)
 	_ transport.Rewinder = (*conn)(nil)
+	_ transport.Asker    = (*conn)(nil)
 )
+
+// Asks reports false: the mock answers the client's requests and sends
+// no request of its own (recorded server requests are not replayed).
+func (c *conn) Asks() bool { return false }
 
 func newConn(idx *index, entries []entry, lookahead int) *conn {
 	return &conn{

@@ -7,6 +7,7 @@
 package replay
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/replayctl/replayctl/chaos"
@@ -52,10 +53,19 @@ func validatorRules(c config.Validation, extraIgnore []string, opts ...validator
 		validator.WithMode(mode),
 		keyed("ignore_fields", validator.WithIgnore(c.IgnoreFields...)),
 		validator.WithIgnore(extraIgnore...),
-		keyed("normalize", validator.WithNormalize(c.Normalize...)),
+	}
+	for i, n := range c.Normalize { // a name, or a regex and its placeholder
+		key := fmt.Sprintf("normalize[%d]", i)
+		if n.Regex == "" {
+			base = append(base, keyed(key, validator.WithNormalize(n.Name)))
+			continue
+		}
+		base = append(base, keyed(key, validator.WithNormalizePattern(n.Regex, cmp.Or(n.Placeholder, config.DefaultPlaceholder))))
+	}
+	base = append(base,
 		keyed("tolerance", validator.WithTolerance(c.Tolerance.Numeric, c.Tolerance.Relative)),
 		validator.WithRules(rules...),
-	}
+	)
 	if c.Enabled != nil && !*c.Enabled {
 		base = append(base, validator.WithDisabled())
 	}

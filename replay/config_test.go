@@ -3,6 +3,7 @@ package replay
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -123,7 +124,7 @@ func TestValidatorFromConfig(t *testing.T) {
 	c := config.Validation{
 		Mode:         "structural",
 		IgnoreFields: []string{"**.timestamp"},
-		Normalize:    []string{"uuid"},
+		Normalize:    []config.Normalizer{{Name: "uuid"}},
 		Tolerance:    config.Tolerance{Numeric: 0.5},
 		Rules: []config.ValidationRule{{
 			Scope: config.Condition{MethodEquals: "tools/list"}, Mode: "partial",
@@ -194,7 +195,7 @@ func TestValidatorConfigErrors(t *testing.T) {
 		want []string // substrings of the error
 	}{
 		{"mode", config.Validation{Mode: "exakt"}, []string{"validation.mode", `"exakt"`, "structural"}},
-		{"normaliser", config.Validation{Normalize: []string{"uid"}}, []string{"validation.normalize", `"uid"`, "uuid, timestamp"}},
+		{"normaliser", config.Validation{Normalize: []config.Normalizer{{Name: "uid"}}}, []string{"validation.normalize", `"uid"`, "uuid, timestamp"}},
 		{"tolerance", config.Validation{Tolerance: config.Tolerance{Relative: -1}}, []string{"validation.tolerance", "-1"}},
 		{"ignore", config.Validation{IgnoreFields: []string{"a..b"}}, []string{"validation.ignore_fields", `"a..b"`}},
 		{"rule mode", rule(config.ValidationRule{Scope: always, Mode: "loose"}), []string{"validation rule 2 (line 14)", `"loose"`}},
@@ -416,7 +417,7 @@ func TestChaosFaultsFromReport(t *testing.T) {
 	if err := json.Unmarshal(data, &read); err != nil {
 		t.Fatal(err)
 	}
-	again, err := chaos.FromReport(chaosFaultsFromReport(read))
+	again, err := chaos.FromReport(0, chaosFaultsFromReport(read))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,9 +427,50 @@ func TestChaosFaultsFromReport(t *testing.T) {
 			t.Errorf("seq %d: got %+v, want %+v", w.Seq, got, w)
 		}
 	}
-	_, err = chaos.FromReport(chaosFaultsFromReport([]report.Fault{{Seq: 3, Session: "s", Kind: "boom"}}))
+	_, err = chaos.FromReport(0, chaosFaultsFromReport([]report.Fault{{Seq: 3, Session: "s", Kind: "boom"}}))
 	if want := `chaos fault 1 (session "s", seq 3): unknown fault kind "boom"`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("got %v, want an error containing %q", err, want)
+	}
+}
+
+// TestPlanFromReport: --chaos-from takes the seed of the run it repeats,
+// refuses a report that left faults out, and warns about a report of
+// another tape.
+func TestPlanFromReport(t *testing.T) {
+	const fault = `{"seq":3,"session":"s1","kind":"drop","detail":"not sent"}`
+	tests := []struct {
+		name, report, tape string
+		seed               int64
+		warning, err       string
+	}{
+		{"same tape", `{"summary":{"tape":"dir/a.jsonl"},"chaos":{"seed":42,"faults":[` + fault + `]}}`, "/other/dir/a.jsonl", 42, "", ""},
+		{"another tape", `{"summary":{"tape":"a.jsonl"},"chaos":{"seed":7,"faults":[` + fault + `]}}`, "b.jsonl", 7, "the report is of tape a.jsonl, not b.jsonl", ""},
+		{"no seed", `{"chaos":{"seed":null,"faults":[` + fault + `]}}`, "b.jsonl", 0, "", ""},
+		{"faults left out", `{"chaos":{"seed":9,"faults":[` + fault + `],"faults_omitted":3}}`, "a.jsonl", 0, "", "left out 3: it cannot repeat the run; repeat it with its seed (--seed 9)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "r.json")
+			if err := os.WriteFile(path, []byte(tt.report), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p, _, warning, err := planFromReport(path, tt.tape)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("got %v, want an error containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Seed() != tt.seed {
+				t.Errorf("seed %d, want %d", p.Seed(), tt.seed)
+			}
+			if (tt.warning == "") != (warning == "") || !strings.Contains(warning, tt.warning) {
+				t.Errorf("warning %q, want %q", warning, tt.warning)
+			}
+		})
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/replayctl/replayctl/chaos"
@@ -130,7 +131,7 @@ func CheckConfig(path string, file *config.File, opts ...Option) error {
 	if _, err := parseThresholds(s.thresholds); err != nil {
 		return err
 	}
-	_, _, err := s.chaosPlan(file, path)
+	_, _, _, err := s.chaosPlan(file, path, "")
 	return err
 }
 
@@ -209,14 +210,15 @@ func applyConfig(cfg *engine.Config, file *config.File, path string, ignore []st
 
 // chaosPlan builds the fault plan of the Chaos, Seed and ChaosFrom options
 // and the config's chaos section (options win); nil when no chaos was
-// asked for. random reports a seed picked at random.
-func (s *settings) chaosPlan(file *config.File, path string) (plan *chaos.Plan, random bool, err error) {
+// asked for. random reports a seed picked at random; warning says what
+// the replay should know of a ChaosFrom report (another tape's). tapeName
+// is the name of the tape being replayed.
+func (s *settings) chaosPlan(file *config.File, path, tapeName string) (plan *chaos.Plan, random bool, warning string, err error) {
 	if s.chaosFrom != "" {
 		if s.chaos != "" {
-			return nil, false, bad("ChaosFrom", s.chaosFrom, fmt.Errorf("replays an earlier run's faults: give it or a chaos spec, not both"))
+			return nil, false, "", bad("ChaosFrom", s.chaosFrom, fmt.Errorf("replays an earlier run's faults: give it or a chaos spec, not both"))
 		}
-		plan, err := planFromReport(s.chaosFrom)
-		return plan, false, err
+		return planFromReport(s.chaosFrom, tapeName)
 	}
 	var faults map[chaos.Kind]float64
 	var targets []config.ChaosTarget
@@ -225,14 +227,14 @@ func (s *settings) chaosPlan(file *config.File, path string) (plan *chaos.Plan, 
 		c := file.Chaos
 		if len(c.Faults) > 0 {
 			if faults, err = chaos.ParseFaults(c.Faults); err != nil {
-				return nil, false, &ConfigError{Path: path, Section: "chaos.faults", Err: err}
+				return nil, false, "", &ConfigError{Path: path, Section: "chaos.faults", Err: err}
 			}
 		}
 		targets, seed = c.Targets, c.Seed
 	}
 	if s.chaos != "" {
 		if faults, err = chaos.ParseSpec(s.chaos); err != nil {
-			return nil, false, bad("Chaos", s.chaos, err)
+			return nil, false, "", bad("Chaos", s.chaos, err)
 		}
 	}
 	if s.set["Seed"] {
@@ -240,9 +242,9 @@ func (s *settings) chaosPlan(file *config.File, path string) (plan *chaos.Plan, 
 	}
 	if len(faults) == 0 && len(targets) == 0 {
 		if s.set["Seed"] && s.order != string(engine.OrderRandom) {
-			return nil, false, bad("Seed", s.seed, fmt.Errorf("nothing to seed: there are no chaos faults and the order is not random"))
+			return nil, false, "", bad("Seed", s.seed, fmt.Errorf("nothing to seed: there are no chaos faults and the order is not random"))
 		}
-		return nil, false, nil
+		return nil, false, "", nil
 	}
 	if seed == nil {
 		r := chaos.RandomSeed()
@@ -250,33 +252,56 @@ func (s *settings) chaosPlan(file *config.File, path string) (plan *chaos.Plan, 
 	}
 	if plan, err = chaos.NewPlan(*seed, faults, chaosTargets(targets)); err != nil {
 		if s.chaos == "" {
-			return nil, false, &ConfigError{Path: path, Section: "chaos", Err: err}
+			return nil, false, "", &ConfigError{Path: path, Section: "chaos", Err: err}
 		}
-		return nil, false, bad("Chaos", s.chaos, err)
+		return nil, false, "", bad("Chaos", s.chaos, err)
 	}
-	return plan, random, nil
+	return plan, random, "", nil
 }
 
-// planFromReport reads the faults of an earlier run's JSON report.
-func planFromReport(path string) (*chaos.Plan, error) {
+// planFromReport reads the faults and the seed of an earlier run's JSON
+// report. The faults are placed by session and seq: a report of another
+// tape than tapeName (by file name) gives a warning, as they may land on
+// other messages.
+func planFromReport(path, tapeName string) (*chaos.Plan, bool, string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, bad("ChaosFrom", path, err)
+		return nil, false, "", bad("ChaosFrom", path, err)
 	}
 	var r struct {
+		Summary struct {
+			Tape string `json:"tape"`
+		} `json:"summary"`
 		Chaos struct {
-			Faults []report.Fault `json:"faults"`
+			Seed          *int64         `json:"seed"`
+			Faults        []report.Fault `json:"faults"`
+			FaultsOmitted int64          `json:"faults_omitted"`
 		} `json:"chaos"`
 	}
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, bad("ChaosFrom", path, fmt.Errorf("not a JSON report of replayctl: %v", err))
+		return nil, false, "", bad("ChaosFrom", path, fmt.Errorf("not a JSON report of replayctl: %v", err))
 	}
 	if len(r.Chaos.Faults) == 0 {
-		return nil, bad("ChaosFrom", path, fmt.Errorf("the report lists no faults (was it a chaos run? are faults_omitted?)"))
+		return nil, false, "", bad("ChaosFrom", path, fmt.Errorf("the report lists no faults (was it a chaos run? are faults_omitted?)"))
 	}
-	plan, err := chaos.FromReport(chaosFaultsFromReport(r.Chaos.Faults))
+	if r.Chaos.FaultsOmitted > 0 {
+		return nil, false, "", bad("ChaosFrom", path, fmt.Errorf("the report lists %d faults and left out %d: it cannot repeat the run; repeat it with its seed (--seed %d) and chaos spec instead",
+			len(r.Chaos.Faults), r.Chaos.FaultsOmitted, seedOf(r.Chaos.Seed)))
+	}
+	plan, err := chaos.FromReport(seedOf(r.Chaos.Seed), chaosFaultsFromReport(r.Chaos.Faults))
 	if err != nil {
-		return nil, bad("ChaosFrom", path, err)
+		return nil, false, "", bad("ChaosFrom", path, err)
 	}
-	return plan, nil
+	var warning string
+	if recorded := r.Summary.Tape; recorded != "" && filepath.Base(recorded) != filepath.Base(tapeName) {
+		warning = fmt.Sprintf("--chaos-from %s: the report is of tape %s, not %s; its faults are placed by session and seq, so on another tape they fall on other messages", path, recorded, tapeName)
+	}
+	return plan, false, warning, nil
+}
+
+func seedOf(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

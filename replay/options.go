@@ -179,7 +179,10 @@ func Chaos(spec string) Option { return func(s *settings) { s.chaos = spec; s.gi
 func Seed(seed int64) Option { return func(s *settings) { s.seed = seed; s.given("Seed") } }
 
 // ChaosFrom replays exactly the faults listed in an earlier run's JSON
-// report.
+// report, with that run's seed (Replay.ChaosSeed, the report's
+// chaos.seed). A report that left faults out (faults_omitted) is refused;
+// one of another tape (by file name) is warned about in the report, as its
+// faults are placed by session and seq.
 func ChaosFrom(reportPath string) Option {
 	return func(s *settings) { s.chaosFrom = reportPath; s.given("ChaosFrom") }
 }

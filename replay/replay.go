@@ -48,6 +48,7 @@ type Replay struct {
 	redactor   *report.Redactor // of secrets
 	chaosSeed  *int64
 	seedRandom bool
+	warnings   []string // for the report, beside the engine's
 	orderSeed  *int64
 	orderRand  bool
 	speed      scheduler.Speed
@@ -85,8 +86,13 @@ func New(src tape.Source, opts ...Option) (*Replay, error) {
 	r.redactor = report.NewRedactor(r.secrets)
 	cfg.Redactor = r.redactor
 	var random bool
-	if cfg.Chaos, random, err = s.chaosPlan(file, path); err != nil {
+	var warning string
+	if cfg.Chaos, random, warning, err = s.chaosPlan(file, path, src.Name()); err != nil {
 		return nil, err
+	}
+	if warning != "" {
+		r.warnings = append(r.warnings, warning)
+		s.logger.Warn().Msg(warning)
 	}
 	if cfg.Chaos != nil {
 		seed := cfg.Chaos.Seed()
@@ -360,6 +366,7 @@ func (r *Replay) Run(ctx context.Context) (*report.Report, error) {
 	if err != nil && rep.Summary.Tape == "" {
 		return nil, r.redact(err) // nothing was replayed
 	}
+	rep.Summary.Warnings = append(rep.Summary.Warnings, r.warnings...)
 	rep.Conclude(stopOf(ctx, err), r.thresholds)
 	r.redactor.Report(&rep)
 	return &rep, r.redact(err)

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -327,6 +329,10 @@ func TestPassed(t *testing.T) {
 		{"one timeout", []Result{request(0, 0, 0, time.Millisecond, Timeout)}, false},
 		{"one error", []Result{{Verdict: Error, Err: "x"}}, false},
 		{"skipped only", []Result{{Verdict: Skipped}}, true},
+		// Requests went out and no answer was judged: nothing checked.
+		{"requests sent, none judged", []Result{request(0, 0, 0, time.Millisecond, Sent), request(1, 0, 0, time.Millisecond, Skipped)}, false},
+		{"notifications sent, no request", []Result{{Seq: 2, Session: "s1", Method: "notifications/initialized", Dir: DirC2S, Kind: KindNotification, Sent: at(0), Verdict: Sent}}, true},
+		{"one of two requests judged", []Result{request(0, 0, 0, time.Millisecond, Sent), request(1, 0, 0, time.Millisecond, Passed)}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -339,6 +345,37 @@ func TestPassed(t *testing.T) {
 				t.Errorf("Passed: got %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestNothingCheckedSaysWhy: a replay that sent requests and judged no
+// answer fails in every format, saying why.
+func TestNothingCheckedSaysWhy(t *testing.T) {
+	c := NewCollector()
+	c.Add(request(0, 0, 0, time.Millisecond, Sent))
+	c.Add(request(1, 0, 0, time.Millisecond, Sent))
+	r := c.Report(Meta{Tape: "t.vcr"})
+	const why = "2 requests sent and no answer checked against the recording"
+	if r.Passed() || r.Summary.Passed || !strings.HasPrefix(r.Summary.NothingChecked, why) || r.ExitStatus() != ExitFailed {
+		t.Fatalf("passed %v/%v, nothing_checked %q, exit %d: want a failed run saying %q", r.Passed(), r.Summary.Passed, r.Summary.NothingChecked, r.ExitStatus(), why)
+	}
+	for _, f := range []struct {
+		name  string
+		write func(Report, io.Writer) error
+		want  string
+	}{
+		{"json", Report.WriteJSON, `"nothing_checked": "` + why},
+		{"text", func(r Report, w io.Writer) error { return r.WriteText(w, false) }, "FAIL (nothing checked: " + why},
+		{"junit", Report.WriteJUnit, `type="nothing_checked"`},
+		{"html", Report.WriteHTML, "nothing checked"},
+	} {
+		var b bytes.Buffer
+		if err := f.write(r, &b); err != nil {
+			t.Fatalf("%s: %v", f.name, err)
+		}
+		if !strings.Contains(b.String(), f.want) {
+			t.Errorf("%s lacks %q:\n%s", f.name, f.want, b.String())
+		}
 	}
 }
 

@@ -87,6 +87,9 @@ func newHTMLPage(r Report) htmlPage {
 		{"errors", fmt.Sprintf("%s, %s; error rate %.2f%%", plural(p.Errors, "error"), plural(p.Timeouts, "timeout"), p.ErrorRate*100)},
 		{"success rate", fmt.Sprintf("%.2f%%", s.SuccessRate*100)},
 	}
+	if why := r.Unchecked(); why != "" {
+		page.Summary = append(page.Summary, htmlItem{"nothing checked", why})
+	}
 	if r.Load.Applicable {
 		page.Summary = append(page.Summary, htmlItem{"load", r.Load.Verdict})
 	}

@@ -213,6 +213,11 @@ func junitDoc(r Report) junitSuites {
 		}
 		doc.add(s)
 	}
+	if why := r.Unchecked(); why != "" { // nor a replay that checked nothing
+		c := junitCase{Name: "the replay checked some answer", Classname: "replay", Time: "0",
+			Failure: &junitProblem{Type: "nothing_checked", Message: "nothing checked: " + why, Body: why}}
+		doc.add(&junitSuite{Name: "replay", Properties: props, Cases: []junitCase{c}})
+	}
 	if r.Summary.Aborted != "" { // CI must not show a cut-short replay green
 		c := junitCase{Name: "the replay ran to the end of the tape", Classname: "replay", Time: "0",
 			Error: &junitProblem{Type: "aborted", Message: "stopped early: " + r.Summary.Aborted, Body: r.Summary.Aborted}}

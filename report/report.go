@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -77,8 +78,12 @@ type Summary struct {
 	Aborted string `json:"aborted,omitempty"`
 	// Stopped is why the replay stopped before the end of the tape, when
 	// it did (see Report.Conclude).
-	Stopped  StopKind `json:"stopped,omitempty"`
-	Warnings []string `json:"warnings,omitempty"`
+	Stopped StopKind `json:"stopped,omitempty"`
+	// NothingChecked says why a replay that sent requests and judged no
+	// answer does not pass (see Report.Unchecked): nothing failed, and
+	// nothing was checked either.
+	NothingChecked string   `json:"nothing_checked,omitempty"`
+	Warnings       []string `json:"warnings,omitempty"`
 	// Server is what the live server sent of its own accord.
 	Server ServerTraffic `json:"server_initiated"`
 }
@@ -247,14 +252,16 @@ func (c *Collector) Report(meta Meta) Report {
 			r.Timeline[i].LatencyMS = &ms
 		}
 	}
+	r.Summary.NothingChecked = r.Unchecked()
 	r.Summary.Passed = r.Passed()
 	return r
 }
 
 // Passed reports whether the replay passed: no validation failed, there
-// was no error or timeout, and no threshold failed.
+// was no error or timeout, no threshold failed, and some answer was
+// checked if requests were sent (see Unchecked).
 func (r Report) Passed() bool {
-	if r.Summary.Aborted != "" {
+	if r.Summary.Aborted != "" || r.Unchecked() != "" {
 		return false
 	}
 	for _, t := range r.Thresholds {
@@ -268,6 +275,17 @@ func (r Report) Passed() bool {
 		}
 	}
 	return r.Validation.Failed == 0 && r.Performance.Errors == 0 && r.Performance.Timeouts == 0 && len(r.Errors) == 0
+}
+
+// Unchecked says why a replay checked nothing, or "" when it checked
+// something or sent no request: requests went out and not one answer was
+// judged against the recording (the recorded answers were not JSON-RPC,
+// or not there, or every answer was left out). Such a run is not a pass.
+func (r Report) Unchecked() string {
+	if r.Validation.Checked > 0 || r.Performance.Requests == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s sent and no answer checked against the recording (see the warnings and the timeline for why)", plural(r.Performance.Requests, "request"))
 }
 
 // span is the replay's start and finish: as given, or else the earliest

@@ -150,6 +150,8 @@ func (t *textWriter) body(r Report) {
 	}
 	if r.Summary.Aborted != "" {
 		t.line("result", "%s", t.paint(ansiBold+ansiRed, "FAIL (stopped early: "+r.Summary.Aborted+")"))
+	} else if why := r.Unchecked(); why != "" {
+		t.line("result", "%s", t.paint(ansiBold+ansiRed, "FAIL (nothing checked: "+clean(why)+")"))
 	} else if r.Passed() {
 		t.line("result", "%s", t.paint(ansiBold+ansiGreen, "PASS"))
 	} else {

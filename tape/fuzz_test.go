@@ -122,7 +122,7 @@ func FuzzReadTape(f *testing.F) {
 // FuzzDecodeVCR imports Agent VCR documents: no panic, and what imports is
 // numbered from 0 with times that never decrease and compact JSON objects.
 func FuzzDecodeVCR(f *testing.F) {
-	for _, p := range []string{fixtures + "abacus-v1.vcr", "testdata/edge.vcr", "testdata/compact.vcr"} {
+	for _, p := range []string{fixtures + "abacus-v1.vcr", fixtures + "abacus-recorded.vcr", fixtures + "everything-recorded.vcr", "testdata/edge.vcr", "testdata/compact.vcr"} {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
+	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/mcp"
 )
 
 // initializedMsg is the notification Agent VCR does not store and the
@@ -20,9 +22,12 @@ var initializedMsg = []byte(`{"jsonrpc":"2.0","method":"notifications/initialize
 // synthesized header and the messages in wire order, numbered from 0:
 // the initialize request and response, a restored notifications/initialized,
 // then for each interaction its server notifications, the request and the
-// response. Times are microseconds since the earliest time in the file and
-// never decrease in seq order. Each message is the recorded JSON-RPC object
-// made compact, with its key order kept. Bad input is an *Error whose
+// response. Who sent a request is decided from the request (see senders),
+// not from the interaction's "direction". Times are microseconds since the
+// earliest time in the file and never decrease in seq order. Each message
+// is the recorded JSON-RPC object made compact, with its key order kept and
+// the members the recorder writes as null for "absent" left out (see
+// dropNulls). Bad input is an *Error whose
 // message names the JSON path, e.g. "session.interactions[2].latency_ms is a
 // string, want a number"; path is used in errors.
 func DecodeVCR(path string, doc []byte) (Header, []Message, error) {
@@ -47,7 +52,8 @@ type vcrMsg struct {
 type vcrInteraction struct {
 	at     time.Time
 	hasAt  bool
-	dir    Dir
+	label  Dir // the interaction's "direction", as written
+	dir    Dir // who sent the request (see senders)
 	req    vcrMsg
 	resp   *vcrMsg
 	notes  []vcrMsg
@@ -280,9 +286,9 @@ func (d *vcrDoc) interactions(v span) ([]vcrInteraction, error) {
 		}
 		switch dir {
 		case "", "client_to_server":
-			in.dir = C2S
+			in.label = C2S
 		case "server_to_client":
-			in.dir = S2C
+			in.label = S2C
 		default:
 			return nil, d.errf(o["direction"].start, `%s.direction is %q, want "client_to_server" or "server_to_client": fix it`, p, dir)
 		}
@@ -323,7 +329,54 @@ func (d *vcrDoc) interactions(v span) ([]vcrInteraction, error) {
 		}
 		out = append(out, in)
 	}
+	senders(out)
 	return out, nil
+}
+
+// senders decides who sent each interaction's request from the request
+// itself, not from its "direction": Agent VCR's recorder writes the
+// direction of the interaction's last message (a client's request and the
+// server's answer are "server_to_client"), while cassettes written by hand
+// name the request's sender. A request of a method only servers send
+// (sampling/createMessage, roots/list, elicitation/create) is the
+// server's, any other request the client's. ping may come from either
+// side: it follows the direction when the file's directions name senders,
+// and is the client's in the recorder's shape (which records only the
+// client's requests). A notification follows its direction.
+func senders(inters []vcrInteraction) {
+	// The directions name senders unless a request only clients send
+	// is marked "server_to_client".
+	bySender := true
+	for _, in := range inters {
+		m := requestMethod(in.req.msg)
+		if m != "" && !mcp.ServerInitiated(m) && in.label == S2C {
+			bySender = false
+			break
+		}
+	}
+	for i := range inters {
+		in := &inters[i]
+		switch m := requestMethod(in.req.msg); {
+		case m == "":
+			in.dir = in.label // a notification, or not JSON-RPC
+		case m == mcp.MethodPing && bySender:
+			in.dir = in.label
+		case mcp.ServerInitiated(m) && m != mcp.MethodPing:
+			in.dir = S2C
+		default:
+			in.dir = C2S
+		}
+	}
+}
+
+// requestMethod is the method of a JSON-RPC request (one with an id), or
+// "" for anything else.
+func requestMethod(msg []byte) string {
+	rpc, err := jsonrpc.Parse(msg)
+	if err != nil || rpc.Kind != jsonrpc.KindRequest {
+		return ""
+	}
+	return rpc.Method
 }
 
 func hasInitialized(inters []vcrInteraction) bool {

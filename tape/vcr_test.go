@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/replayctl/replayctl/jsonrpc"
 )
 
 // fixtures holds the project's own Agent VCR cassettes, written by hand.
@@ -194,7 +196,75 @@ func TestVCRRecorderShape(t *testing.T) {
 		}
 	}
 	if len(wrong) > 0 {
-		t.Skipf("known importer limitation, tracked in its own issue: it trusts an interaction's direction \"server_to_client\" over the messages, so message %s", strings.Join(wrong, "; "))
+		t.Errorf("who sent what: message %s", strings.Join(wrong, "; "))
+	}
+	// null stands for absent: no "error": null beside a result, no
+	// "result": null beside an error, no "data": null in the error. Every
+	// message is JSON-RPC as it would go on the wire.
+	for i, m := range msgs {
+		if _, err := jsonrpc.Parse(m.Msg); err != nil {
+			t.Errorf("message %d is not JSON-RPC: %v\n%s", i, err, m.Msg)
+		}
+		if strings.Contains(string(m.Msg), "null") {
+			t.Errorf("message %d keeps a null: %s", i, m.Msg)
+		}
+	}
+	if got, want := string(msgs[8].Msg), `{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Invalid params: y is required"}}`; got != want {
+		t.Errorf("error answer:\ngot  %s\nwant %s", got, want)
+	}
+}
+
+func TestVCRDropNulls(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"jsonrpc":"2.0","id":1,"result":{"a":null},"error":null}`, `{"jsonrpc":"2.0","id":1,"result":{"a":null}}`},
+		{`{"jsonrpc":"2.0","id":1,"result":null,"error":{"code":-1,"message":"m","data":null}}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"m"}}`},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"m","data":{"x":null}},"result":null}`, `{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"m","data":{"x":null}}}`},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","params":null}`, `{"jsonrpc":"2.0","id":1,"method":"ping"}`},
+		{`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":null}}`, `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":null}}`},
+		{`{"jsonrpc":"2.0","id":1,"result":null,"error":null}`, `{"jsonrpc":"2.0","id":1,"result":null}`}, // a lone null result is the answer
+		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}`},
+		{`{"z":1,"jsonrpc":"2.0","id":1,"error":"odd"}`, `{"z":1,"jsonrpc":"2.0","id":1,"error":"odd"}`},
+		{`{}`, `{}`},
+	}
+	for _, tt := range tests {
+		if got := string(dropNulls([]byte(tt.in))); got != tt.want {
+			t.Errorf("dropNulls(%s)\ngot  %s\nwant %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestVCRSenders: who sent an interaction's request follows from the
+// request; ping from the direction only where the file's directions name
+// senders.
+func TestVCRSenders(t *testing.T) {
+	req := func(id int, method string) vcrMsg {
+		return vcrMsg{msg: fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":%q}`, id, method)}
+	}
+	note := vcrMsg{msg: []byte(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)}
+	tests := []struct {
+		name   string
+		inters []vcrInteraction
+		want   []Dir
+	}{
+		{"recorder's shape: everything server_to_client", []vcrInteraction{
+			{label: S2C, req: req(1, "tools/list")}, {label: S2C, req: req(2, "ping")}, {label: S2C, req: req(3, "sampling/createMessage")},
+		}, []Dir{C2S, C2S, S2C}},
+		{"by sender: the server's ping", []vcrInteraction{
+			{label: C2S, req: req(1, "tools/list")}, {label: S2C, req: req(2, "ping")}, {label: C2S, req: req(3, "ping")}, {label: S2C, req: req(4, "roots/list")},
+		}, []Dir{C2S, S2C, C2S, S2C}},
+		{"by sender: a server request marked client_to_server", []vcrInteraction{
+			{label: C2S, req: req(1, "elicitation/create")}, {label: C2S, req: note},
+		}, []Dir{S2C, C2S}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			senders(tt.inters)
+			for i, in := range tt.inters {
+				if in.dir != tt.want[i] {
+					t.Errorf("interaction %d (%s): got %s, want %s", i, in.req.msg, in.dir, tt.want[i])
+				}
+			}
+		})
 	}
 }
 

@@ -138,7 +138,62 @@ func (d *vcrDoc) rpc(v span, path string) (vcrMsg, error) {
 	if err := json.Compact(&buf, b); err != nil {
 		return vcrMsg{}, d.errf(v.start, "%s is not valid JSON (%v): fix the file", path, err)
 	}
-	return vcrMsg{msg: buf.Bytes(), line: d.lineAt(v.start)}, nil
+	return vcrMsg{msg: dropNulls(buf.Bytes()), line: d.lineAt(v.start)}, nil
+}
+
+// dropNulls removes the members of a compact JSON-RPC object that Agent
+// VCR's recorder writes as null for "absent": "params": null, "error":
+// null beside a result, "result": null beside an error, and the error's
+// "data": null. Sent as they are, they are not JSON-RPC ("params" must be
+// an object or an array; a response has a result or an error, not both)
+// and a live server that leaves them out would differ. A null inside
+// params or a result is the peer's own and is kept; so is a lone
+// "result": null (a response without either would not be one).
+func dropNulls(msg []byte) []byte {
+	hasErr := false // a non-null error
+	_ = jsonscan.Members(msg, func(m jsonscan.Member) bool {
+		if string(m.Key) == "error" && msg[m.Start] != 'n' {
+			hasErr = true
+		}
+		return true
+	})
+	return rebuild(msg, func(key string, v []byte) ([]byte, bool) {
+		isNull := string(v) == "null"
+		switch {
+		case isNull && (key == "params" || key == "error" || key == "result" && hasErr):
+			return nil, false
+		case key == "error" && !isNull:
+			return rebuild(v, func(key string, v []byte) ([]byte, bool) {
+				return v, key != "data" || string(v) != "null"
+			}), true
+		}
+		return v, true
+	})
+}
+
+// rebuild writes the compact object obj again with each member's value
+// as keep returns it, leaving out those it says no to; key order is kept.
+func rebuild(obj []byte, keep func(key string, v []byte) ([]byte, bool)) []byte {
+	out := make([]byte, 0, len(obj))
+	out = append(out, '{')
+	err := jsonscan.Members(obj, func(m jsonscan.Member) bool {
+		v, ok := keep(string(m.Key), obj[m.Start:m.End])
+		if !ok {
+			return true
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(out, '"')
+		out = append(out, m.Key...)
+		out = append(out, '"', ':')
+		out = append(out, v...)
+		return true
+	})
+	if err != nil { // not an object after all: leave it as it is
+		return obj
+	}
+	return append(out, '}')
 }
 
 // optRPC is rpc for a member that may be absent or null (nil).

@@ -63,6 +63,16 @@ type SlowSender interface {
 	SendSlow(ctx context.Context, msg []byte, chunk int, pause time.Duration) error
 }
 
+// Asker is a connection that can say whether its target sends requests of
+// its own (sampling/createMessage, roots/list, elicitation/create, ping).
+// The built-in mock does not: it only answers. A connection that is not an
+// Asker may. The engine waits for a live server's request the recording
+// had (to send the client's recorded answer before what follows it) only
+// on a connection that may ask.
+type Asker interface {
+	Asks() bool
+}
+
 // ConcurrentSender is a connection whose Send may be called from several
 // goroutines at once and holds its caller until the target has begun to
 // answer (Streamable HTTP: until the answer's status and headers). The

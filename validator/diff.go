@@ -15,7 +15,7 @@ import (
 type walker struct {
 	ignore     []pattern
 	structural bool // values of the same JSON type are equal
-	norm       normSet
+	norm       normalizer
 	tol        tolerance
 
 	path    []seg

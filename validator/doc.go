@@ -63,12 +63,21 @@
 //
 // Normalisers (WithNormalize, validation.normalize) rewrite both sides'
 // strings before they are compared; a difference still shows the values
-// as they were. "timestamp": RFC 3339 and ISO 8601 dates and times
-// (2026-01-02, 2026-01-02T03:04:05.5Z, 2026-01-02 03:04+01:00) become
-// <timestamp>; "uuid": UUIDs become <uuid>; "ids": words holding a digit
-// that are all digits or at least 8 characters long ("item 1234",
-// "req_8f3a2b9c", UUIDs) become <id>, so that "v2" stays. They apply in
-// that order, to strings only, never to numbers or member names.
+// as they were. "timestamp": dates and times become <timestamp> — RFC 3339
+// and ISO 8601 (2026-01-02, 2026-01-02T03:04:05.5Z, 2026-01-02
+// 03:04+01:00), Go's time.String, JavaScript's Date.toString ("Mon Nov 23
+// 2026 10:00:00 GMT+0000 (Coordinated Universal Time)") and toDateString,
+// RFC 1123 as HTTP writes it ("Mon, 23 Nov 2026 10:00:00 GMT"), C's
+// asctime and Unix date ("Mon Nov 23 10:00:00 UTC 2026"), the en-US
+// locale ("11/23/2026, 10:00:00 AM"); "uuid": UUIDs become <uuid>; "ids":
+// words holding a digit that are all digits or at least 8 characters long
+// ("item 1234", "req_8f3a2b9c", UUIDs) become <id>, so that "v2" stays.
+// WithNormalizePattern adds a normaliser of one's own: each match of a
+// regular expression becomes a placeholder ("took \d+ ms" → "took <n>
+// ms"), so that one volatile value inside a text is tolerated and the rest
+// of the text still compared. Patterns apply first, in the order given,
+// then timestamp, uuid and ids; to strings only, never to numbers or
+// member names.
 //
 // Tolerance (WithTolerance, validation.tolerance) lets numbers differ by
 // up to an absolute amount, or by up to a fraction of the expected value;

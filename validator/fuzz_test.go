@@ -171,7 +171,8 @@ func FuzzRequiredPath(f *testing.F) {
 }
 
 func FuzzNormalize(f *testing.F) {
-	for _, s := range []string{"created item 1234", "at 2026-01-02T03:04:05.5+01:00", "0b9a3c1e-1234-4abc-8def-0123456789ab", "v2 ord_9f8e7d6c -7"} {
+	for _, s := range []string{"created item 1234", "at 2026-01-02T03:04:05.5+01:00", "0b9a3c1e-1234-4abc-8def-0123456789ab", "v2 ord_9f8e7d6c -7",
+		"Mon Nov 23 2026 10:00:00 GMT+0000 (Coordinated Universal Time)", "Mon, 23 Nov 2026 10:00:00 GMT", "Mon Nov  3 10:00:00 UTC 2026", "11/23/2026, 10:00:00 AM"} {
 		f.Add(s)
 	}
 	all := normUUID | normTimestamp | normIDs

@@ -50,11 +50,34 @@ next:
 	return set, nil
 }
 
+// The parts of the date formats timestampRe knows.
+const (
+	dow   = `(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)`
+	month = `(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)`
+	clock = `\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?`
+	zone  = `[A-Z]{2,5}` // UTC, GMT, MST, CEST
+)
+
 var (
-	// timestampRe matches RFC 3339 and the common ISO 8601 forms: a date,
-	// optionally a time (T or space), seconds, a fraction and a zone.
-	timestampRe = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?)?\b`)
-	uuidRe      = regexp.MustCompile(`\b[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\b`)
+	// timestampRe matches the dates and times programs write, with their
+	// time and zone when they have them:
+	//   - RFC 3339 and the common ISO 8601 forms: a date, optionally a
+	//     time (T or space), seconds, a fraction and a zone, and Go's
+	//     time.String (2026-11-23 10:00:00.5 +0000 UTC);
+	//   - JavaScript's Date.toString (Mon Nov 23 2026 10:00:00 GMT+0000
+	//     (Coordinated Universal Time)) and toDateString (Mon Nov 23 2026);
+	//   - RFC 1123 and RFC 822 as HTTP and toUTCString write them (Mon, 23
+	//     Nov 2026 10:00:00 GMT; 23 Nov 2026 10:00 +0100);
+	//   - C's asctime and Unix date (Mon Nov 23 10:00:00 2026, Mon Nov  3
+	//     10:00:00 UTC 2026);
+	//   - the en-US locale (toLocaleString: 11/23/2026, 10:00:00 AM).
+	timestampRe = regexp.MustCompile(`\b(?:` +
+		dow + ` ` + month + ` \d{2} \d{4}(?: ` + clock + `(?: GMT[+-]\d{4})?)?(?: \([^()\n]{1,64}\)|\b)` +
+		`|(?:` + dow + `, )?\d{1,2} ` + month + ` \d{2,4} ` + clock + `(?: (?:` + zone + `|[+-]\d{4}))?\b` +
+		`|` + dow + ` ` + month + ` [ \d]\d ` + clock + `(?: ` + zone + `)? \d{4}\b` +
+		`|\d{1,2}/\d{1,2}/\d{4}(?:,? ` + clock + `(?: ?[AP]M)?)?\b` +
+		`|\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?| [+-]\d{4}(?: ` + zone + `)?)?)?\b)`)
+	uuidRe = regexp.MustCompile(`\b[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\b`)
 	// tokenRe matches words: letters, digits and '_', joined by '-'.
 	tokenRe = regexp.MustCompile(`[A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)*`)
 )
@@ -99,10 +122,45 @@ func isID(tok string) bool {
 	return digits > 0 && (digits == len(tok) || len(tok) >= 8)
 }
 
+// patternNorm is a normaliser of the user's own (WithNormalizePattern):
+// every match of re becomes placeholder.
+type patternNorm struct {
+	re          *regexp.Regexp
+	placeholder string
+}
+
+// normalizer is every normaliser a validator applies: the user's patterns,
+// in the order given, then the named ones.
+type normalizer struct {
+	patterns []patternNorm
+	set      normSet
+}
+
+// apply normalises a decoded string.
+func (n normalizer) apply(s string) string {
+	for _, p := range n.patterns {
+		s = p.re.ReplaceAllLiteralString(s, p.placeholder)
+	}
+	return n.set.apply(s)
+}
+
 // equal reports whether two JSON strings are equal once normalised.
-func (n normSet) equal(e, a []byte) bool {
-	if n == 0 {
+func (n normalizer) equal(e, a []byte) bool {
+	if n.set == 0 && len(n.patterns) == 0 {
 		return false
 	}
 	return n.apply(decodeString(e)) == n.apply(decodeString(a))
+}
+
+// compilePattern checks a normaliser pattern: a Go regular expression
+// (RE2 syntax) that matches something.
+func compilePattern(pattern, placeholder string) (patternNorm, error) {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return patternNorm{}, fmt.Errorf("%w: normaliser pattern %q: %v", ErrConfig, pattern, err)
+	}
+	if re.MatchString("") {
+		return patternNorm{}, fmt.Errorf("%w: normaliser pattern %q matches the empty string, so it would put %q between every two characters; make it match the volatile value only", ErrConfig, pattern, placeholder)
+	}
+	return patternNorm{re: re, placeholder: placeholder}, nil
 }

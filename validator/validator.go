@@ -60,7 +60,7 @@ var ErrConfig = errors.New("validator: bad validation config")
 type Validator struct {
 	ignore      []pattern
 	mode        Mode
-	norm        normSet
+	norm        normalizer
 	tol         tolerance
 	disabled    bool
 	compileWhen func(string) (Predicate, error)
@@ -105,8 +105,26 @@ func WithMode(m Mode) Option {
 func WithNormalize(names ...string) Option {
 	return func(v *Validator) error {
 		set, err := parseNormalizers(names)
-		v.norm |= set
+		v.norm.set |= set
 		return err
+	}
+}
+
+// WithNormalizePattern adds a normaliser of the user's own: in every
+// string compared, each match of pattern (a Go regular expression, RE2
+// syntax) becomes placeholder, literally, on both sides, so that a
+// volatile value inside a text ("took 12 ms", "request req-8f3a") is
+// tolerated while the rest of the text is still compared. Patterns apply
+// in the order given, before the named normalisers. A pattern that does
+// not compile, or matches the empty string, is an error.
+func WithNormalizePattern(pattern, placeholder string) Option {
+	return func(v *Validator) error {
+		p, err := compilePattern(pattern, placeholder)
+		if err != nil {
+			return err
+		}
+		v.norm.patterns = append(v.norm.patterns, p)
+		return nil
 	}
 }
 

@@ -146,6 +146,8 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	a.redact(r.Secrets())
 	if seed, random, ok := r.ChaosSeed(); ok && random {
 		fmt.Fprintf(a.errOut, "chaos: seed %d (repeat this run with --seed %d)\n", seed, seed)
+	} else if ok && f.chaosFrom != "" {
+		fmt.Fprintf(a.errOut, "chaos: the faults of %s, seed %d (the run it repeats)\n", f.chaosFrom, seed)
 	}
 	if seed, random, ok := r.OrderSeed(); ok && random {
 		fmt.Fprintf(a.errOut, "order: seed %d (repeat this order with --seed %d)\n", seed, seed)

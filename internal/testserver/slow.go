@@ -23,6 +23,8 @@ var slow struct {
 // args appended. Its flags:
 //
 //	-delay D       answer every tools/call after D, each request on its own
+//	-init-delay D  answer initialize after D
+//	-ask M:D       send a request of method M (ids "ask-1"…) D after each notifications/initialized (stdio)
 //	-start D       sleep D before reading stdin (a server slow to start)
 //	-arrivals FILE append "<unix ns> <method|response|invalid> <id|->" per message received, before any delay
 //	-hang noread   after answering initialize, write 2,000 ~1 KB

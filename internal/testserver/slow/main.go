@@ -6,7 +6,7 @@
 // or, with -http, a stateless Streamable HTTP endpoint at /mcp. The
 // protocol lives in ../slowmcp.
 //
-//	slow [-delay D] [-start D] [-arrivals FILE] [-hang MODE] [-size N] [-http ADDR]
+//	slow [-delay D] [-start D] [-init-delay D] [-ask METHOD:D] [-arrivals FILE] [-hang MODE] [-size N] [-http ADDR]
 //
 // Interrupt or SIGTERM stops it at once with status 0, dropping answers
 // still delayed.
@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -35,6 +36,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	delay := fs.Duration("delay", 0, "answer every tools/call after this long (each request independently)")
 	startDelay := fs.Duration("start", 0, "sleep this long before reading stdin or listening")
+	initDelay := fs.Duration("init-delay", 0, "answer initialize after this long")
+	ask := fs.String("ask", "", "stdio: `METHOD:D` sends a METHOD request (ids ask-1, …) D after each notifications/initialized")
 	arrivalsPath := fs.String("arrivals", "", "append `FILE` one line per message received: <unix ns> <method|response> <id|->")
 	hangFlag := fs.String("hang", "none", "misbehave: none, headers (HTTP: no answer headers for tools/call), noread (stdio: stop reading after initialize), 429 (HTTP: tools/call gets 429), endless (tools/call answer without end), gzip-bomb (HTTP: 1 MiB of gzip, 1 GiB unpacked), sse-endless (HTTP: an SSE data line without end)")
 	answerSize := fs.Int("size", 0, "answer every tools/call with a text of this many bytes")
@@ -50,7 +53,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "slow: -hang: %v\n", err)
 		return 2
 	}
-	opts := []slowmcp.Option{slowmcp.WithDelay(*delay), slowmcp.WithHang(hang), slowmcp.WithAnswerSize(*answerSize)}
+	opts := []slowmcp.Option{slowmcp.WithDelay(*delay), slowmcp.WithHang(hang), slowmcp.WithInitDelay(*initDelay), slowmcp.WithAnswerSize(*answerSize)}
+	if *ask != "" {
+		method, after, ok := strings.Cut(*ask, ":")
+		d, err := time.ParseDuration(after)
+		if !ok || method == "" || err != nil {
+			fmt.Fprintf(stderr, "slow: -ask %q: want METHOD:DURATION, e.g. roots/list:350ms\n", *ask)
+			return 2
+		}
+		opts = append(opts, slowmcp.WithAsk(method, d))
+	}
 	if *arrivalsPath != "" {
 		f, err := os.OpenFile(*arrivalsPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {

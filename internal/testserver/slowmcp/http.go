@@ -55,6 +55,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, Answer(m))
 		return
 	}
+	if m.Method == "initialize" && !sleep(r.Context(), h.c.initDelay) {
+		return
+	}
 	if Delayed(m) {
 		switch h.c.hang {
 		case HangHeaders:

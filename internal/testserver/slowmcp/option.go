@@ -68,6 +68,20 @@ type Option func(*config)
 // answered concurrently, not one after the other.
 func WithDelay(d time.Duration) Option { return func(c *config) { c.delay = d } }
 
+// WithInitDelay answers initialize after d (a server slow to get ready),
+// in its own goroutine over stdio, so what comes after it is read (and
+// logged) at once.
+func WithInitDelay(d time.Duration) Option { return func(c *config) { c.initDelay = d } }
+
+// WithAsk makes the stdio server send the client a request of method
+// (roots/list, sampling/createMessage, …) d after each
+// notifications/initialized, as server-everything asks roots/list 350 ms
+// after it; the ids are "ask-1", "ask-2", …. The client's answer is logged
+// as a "response" arrival. Over HTTP (no stream for it) it is ignored.
+func WithAsk(method string, d time.Duration) Option {
+	return func(c *config) { c.askMethod, c.askAfter = method, d }
+}
+
 // WithHang makes the server misbehave on tools/call (or, for HangNoRead,
 // after initialize). A mode of the other transport is ignored.
 func WithHang(h Hang) Option { return func(c *config) { c.hang = h } }
@@ -89,9 +103,23 @@ func WithAnswerSize(n int) Option { return func(c *config) { c.answerSize = n } 
 
 type config struct {
 	delay      time.Duration
+	initDelay  time.Duration
+	askMethod  string // "": never ask
+	askAfter   time.Duration
 	hang       Hang
 	answerSize int       // 0: answer arguments.text
 	arrivals   *arrivals // nil: not recorded
+}
+
+// delayFor is how long the answer to m waits.
+func (c config) delayFor(m Message) time.Duration {
+	switch {
+	case Delayed(m):
+		return c.delay
+	case m.Kind == Request && m.Method == "initialize":
+		return c.initDelay
+	}
+	return 0
 }
 
 // sized reports whether the answer to m is the text of answerSize bytes

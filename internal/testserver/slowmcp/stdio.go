@@ -32,26 +32,36 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts ...Option) error 
 	out := &lineWriter{w: w}
 	var delayed sync.WaitGroup
 	defer delayed.Wait()
+	asked := 0
 	for {
 		line, rerr := in.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
 			m := Parse(line)
 			c.arrivals.record(time.Now(), m)
 			answer := Answer(m)
-			switch {
+			switch d := c.delayFor(m); {
 			case c.hang == HangEndless && Delayed(m):
 				return out.endless(endlessStart(m.ID))
 			case c.sized(m):
 				out.sized(m.ID, c.answerSize)
 			case answer == nil:
-			case Delayed(m) && c.delay > 0:
+			case d > 0:
 				delayed.Go(func() {
-					if sleep(ctx, c.delay) {
+					if sleep(ctx, d) {
 						out.write(answer)
 					}
 				})
 			default:
 				out.write(answer)
+			}
+			if c.askMethod != "" && m.Kind == Notification && m.Method == "notifications/initialized" {
+				asked++
+				ask := askRequest(asked, c.askMethod)
+				delayed.Go(func() {
+					if sleep(ctx, c.askAfter) {
+						out.write(ask)
+					}
+				})
 			}
 			if c.hang == HangNoRead && m.Kind == Request && m.Method == "initialize" {
 				flood(out)
@@ -72,6 +82,13 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts ...Option) error 
 			return fmt.Errorf("read: %w", rerr)
 		}
 	}
+}
+
+// askRequest is the server's nth request of method (WithAsk).
+func askRequest(n int, method string) []byte {
+	b := append([]byte(`{"jsonrpc":"2.0","id":"ask-`), strconv.Itoa(n)...)
+	b = append(b, `","method":`...)
+	return append(appendString(b, method), '}')
 }
 
 // flood writes FloodRequests sampling/createMessage requests of about

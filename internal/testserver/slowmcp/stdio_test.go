@@ -105,3 +105,38 @@ func TestServeNoRead(t *testing.T) {
 		wg.Wait()
 	})
 }
+
+// TestServeInitDelayAndAsk: initialize is answered after its delay while
+// what follows is read at once; a roots/list request goes to the client
+// its delay after notifications/initialized, and the client's answer is
+// logged as a response.
+func TestServeInitDelayAndAsk(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var arrivals strings.Builder
+		in, out, done := stdio(t.Context(), WithInitDelay(time.Second), WithAsk("roots/list", 350*time.Millisecond), WithArrivals(&arrivals))
+		began := time.Now()
+		fmt.Fprintln(in, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`)
+		fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		line, _ := out.ReadString('\n')
+		if want := `{"jsonrpc":"2.0","id":"ask-1","method":"roots/list"}` + "\n"; line != want || time.Since(began) != 350*time.Millisecond {
+			t.Errorf("after %s: got %q, want %q after 350ms", time.Since(began), line, want)
+		}
+		fmt.Fprintln(in, `{"jsonrpc":"2.0","id":"ask-1","result":{"roots":[]}}`)
+		line, _ = out.ReadString('\n')
+		if !strings.Contains(line, `"id":0,"result":{"protocolVersion":"2025-06-18"`) || time.Since(began) != time.Second {
+			t.Errorf("after %s: got %q, want the initialize answer after 1s", time.Since(began), line)
+		}
+		_ = in.Close()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+		var kinds []string
+		for l := range strings.Lines(arrivals.String()) {
+			f := strings.Fields(l)
+			kinds = append(kinds, f[1]+" "+f[2])
+		}
+		if got, want := strings.Join(kinds, ", "), `initialize 0, notifications/initialized -, response "ask-1"`; got != want {
+			t.Errorf("arrivals: got %s, want %s", got, want)
+		}
+	})
+}
