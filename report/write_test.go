@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/replayctl/replayctl/internal/testserver"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -256,35 +258,10 @@ func TestWriteFile(t *testing.T) {
 	}
 }
 
-// unwritableDir is a folder that exists and where no file can be created,
-// or the test is skipped: a read-only folder, or, for root (who writes in
-// one), a system folder that takes no new files.
-func unwritableDir(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "ro")
-	if err := os.Mkdir(dir, 0o500); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.Chmod(dir, 0o700) })
-	for _, d := range []string{dir, "/proc", "/sys"} {
-		f, err := os.CreateTemp(d, "probe-*")
-		if err != nil {
-			if fi, serr := os.Stat(d); serr == nil && fi.IsDir() {
-				return d
-			}
-			continue
-		}
-		f.Close()
-		os.Remove(f.Name())
-	}
-	t.Skip("no folder here refuses new files")
-	return ""
-}
-
 // TestCheckPathWritable: a folder that cannot take the report is found by
 // CheckPath, before a replay, with the path named; nothing is left there.
 func TestCheckPathWritable(t *testing.T) {
-	dir := unwritableDir(t)
+	dir := testserver.UnwritableDir(t)
 	path := filepath.Join(dir, "out.json")
 	err := CheckPath(path)
 	if err == nil || !strings.Contains(err.Error(), "report "+path+": cannot write in the folder "+dir) {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/replayctl/replayctl/internal/testserver"
 )
 
 // TestValuesRefusedBeforeReplay: values that used to be taken silently are
@@ -41,36 +43,11 @@ func TestValuesRefusedBeforeReplay(t *testing.T) {
 	}
 }
 
-// unwritableDir is a folder that exists and where no file can be created,
-// or the test is skipped: a read-only folder, or, for root (who writes in
-// one), a system folder that takes no new files.
-func unwritableDir(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "ro")
-	if err := os.Mkdir(dir, 0o500); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.Chmod(dir, 0o700) })
-	for _, d := range []string{dir, "/proc", "/sys"} {
-		f, err := os.CreateTemp(d, "probe-*")
-		if err != nil {
-			if fi, serr := os.Stat(d); serr == nil && fi.IsDir() {
-				return d
-			}
-			continue
-		}
-		f.Close()
-		os.Remove(f.Name())
-	}
-	t.Skip("no folder here refuses new files")
-	return ""
-}
-
 // TestReportFolderCheckedFirst: a --report folder that cannot be written
 // is refused before the replay (at realtime, two seconds), naming the path;
 // the other reports are not written.
 func TestReportFolderCheckedFirst(t *testing.T) {
-	ro := filepath.Join(unwritableDir(t), "out.json")
+	ro := filepath.Join(testserver.UnwritableDir(t), "out.json")
 	ok := filepath.Join(t.TempDir(), "ok.json")
 	start := time.Now()
 	res := replayctl(t, "run", "examples/quickstart.jsonl", "--report", ok, "--report", ro)
