@@ -48,6 +48,7 @@ type runFlags struct {
 	chaos       string
 	seed        int64
 	chaosFrom   string
+	quiet       bool
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -87,6 +88,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.StringVar(&f.onError, "on-error", "continue", "at a failed or unanswered message: continue, stop the replay there, or retry (transient target errors, up to --max-retries, then continue); pause: replayctl debug")
 	fl.BoolVar(&f.validNotes, "validate-notifications", false, "compare the server's notifications with the recorded ones (by method, in order)")
 	fl.IntVar(&f.maxRetries, "max-retries", 3, "retries of a message the target asked to have again (HTTP 408, 429, 5xx; honours Retry-After)")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line (it is drawn on stderr only when stdout and stderr are both a terminal)")
 	addTargetFlags(fl, &f)
 	return cmd
 }
@@ -135,6 +137,8 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	}
 	steps := make(chan struct{})
 	opts = append(opts, replay.Steps(steps))
+	var prog progress
+	opts = append(opts, replay.OnResult(prog.observe))
 	src, err := loadTape(cmd.Context(), args[0])
 	if err != nil {
 		return err
@@ -154,8 +158,11 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	}
 	if r.Speed().Mode == scheduler.Stepped {
 		a.stepTokens(steps)
+	} else if !f.quiet && isTerminal(a.stdout) && isTerminal(a.stderr) {
+		prog.start(cmd.Context(), a.errOut, src, r.Sessions())
 	}
 	rep, runErr := r.Run(cmd.Context())
+	prog.stop(rep) // the final line stays, above the summary
 	if rep == nil {
 		return runErr // nothing was replayed: a bad tape
 	}
