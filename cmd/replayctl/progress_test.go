@@ -169,3 +169,23 @@ func TestProgressOnATerminal(t *testing.T) {
 		}
 	})
 }
+
+func TestRunSteppedPrintsEachMessage(t *testing.T) {
+	res := replayctlIn(t, strings.Repeat("\n", 20), "run", "examples/quickstart.jsonl", "--speed", "stepped")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0:\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	for _, want := range []string{
+		"→ seq 0 initialize {",
+		"→ seq 2 notifications/initialized  · sent, nothing to check",
+		`→ seq 5 tools/call {"name":"echo","arguments":{"message":"hello, replay"}}  ✓ passed (`,
+		"← seq 8 notifications/message  · skipped",
+	} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
+		}
+	}
+	if n := strings.Count(res.stderr, "✓ passed"); n != 8 {
+		t.Errorf("%d passed lines, want 8 (one per request):\n%s", n, res.stderr)
+	}
+}

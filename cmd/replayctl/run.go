@@ -138,7 +138,12 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	steps := make(chan struct{})
 	opts = append(opts, replay.Steps(steps))
 	var prog progress
-	opts = append(opts, replay.OnResult(prog.observe))
+	stepped := false // set before the replay starts, read by its hook
+	opts = append(opts, replay.OnResult(prog.observe), replay.OnResult(func(r report.Result) {
+		if stepped {
+			fmt.Fprintln(a.errOut, stepLine(painter(isTerminal(a.stderr)), r))
+		}
+	}))
 	src, err := loadTape(cmd.Context(), args[0])
 	if err != nil {
 		return err
@@ -157,6 +162,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		fmt.Fprintf(a.errOut, "order: seed %d (repeat this order with --seed %d)\n", seed, seed)
 	}
 	if r.Speed().Mode == scheduler.Stepped {
+		stepped = true
 		a.stepTokens(steps)
 	} else if !f.quiet && isTerminal(a.stdout) && isTerminal(a.stderr) {
 		prog.start(cmd.Context(), a.errOut, src, r.Sessions())
@@ -313,6 +319,21 @@ func inputError(err error) error {
 		return usageError("%s %s: %w", name, oe.Value, oe.Err)
 	}
 	return &exitError{code: exitBadInput, err: err}
+}
+
+// stepLine is one judged message of a stepped run: "→ seq 5 tools/call
+// {…}  ✓ passed (0.1ms)"; a recorded server message not sent is
+// "← seq 8 notifications/message  · skipped: …".
+func stepLine(p painter, r report.Result) string {
+	head := sentLine(r.Seq, r.Method, r.Out)
+	if r.Dir == report.DirS2C {
+		what := r.Method
+		if what == "" {
+			what = r.Kind
+		}
+		head = fmt.Sprintf("← seq %d %s", r.Seq, what)
+	}
+	return truncate(head, 80) + "  " + verdictLine(p, r)
 }
 
 // stepTokens releases one message on steps per line read from stdin
