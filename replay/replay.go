@@ -54,6 +54,7 @@ type Replay struct {
 	speed      scheduler.Speed
 	onError    string
 	timeout    time.Duration
+	sessions   int
 }
 
 // New checks the options (and the config they name) and prepares the
@@ -73,7 +74,7 @@ func New(src tape.Source, opts ...Option) (*Replay, error) {
 	if err != nil {
 		return nil, s.blameFile(err, path)
 	}
-	r := &Replay{target: s.target, speed: cfg.Speed, onError: s.onError, timeout: cfg.Timeout}
+	r := &Replay{target: s.target, speed: cfg.Speed, onError: s.onError, timeout: cfg.Timeout, sessions: max(cfg.Sessions, 1)}
 	if r.thresholds, err = parseThresholds(s.thresholds); err != nil {
 		return nil, err
 	}
@@ -347,6 +348,11 @@ func (r *Replay) OnErrorPolicy() string { return r.onError }
 // Timeout is the bound on each exchange with the target, options and
 // config resolved.
 func (r *Replay) Timeout() time.Duration { return r.timeout }
+
+// Sessions is the number of copies of each recorded session the replay
+// runs (Sessions), options and config resolved: 1 replays the tape as
+// recorded.
+func (r *Replay) Sessions() int { return r.sessions }
 
 // Run replays the tape and returns the report, concluded by the outcome
 // policy (Report.Conclude): how the replay ended and its thresholds, so

@@ -48,6 +48,7 @@ type runFlags struct {
 	chaos       string
 	seed        int64
 	chaosFrom   string
+	quiet       bool
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -87,6 +88,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.StringVar(&f.onError, "on-error", "continue", "at a failed or unanswered message: continue, stop the replay there, or retry (transient target errors, up to --max-retries, then continue); pause: replayctl debug")
 	fl.BoolVar(&f.validNotes, "validate-notifications", false, "compare the server's notifications with the recorded ones (by method, in order)")
 	fl.IntVar(&f.maxRetries, "max-retries", 3, "retries of a message the target asked to have again (HTTP 408, 429, 5xx; honours Retry-After)")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line (it is drawn on stderr only when stdout and stderr are both a terminal)")
 	addTargetFlags(fl, &f)
 	return cmd
 }
@@ -135,6 +137,13 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	}
 	steps := make(chan struct{})
 	opts = append(opts, replay.Steps(steps))
+	var prog progress
+	stepped := false // set before the replay starts, read by its hook
+	opts = append(opts, replay.OnResult(prog.observe), replay.OnResult(func(r report.Result) {
+		if stepped {
+			fmt.Fprintln(a.errOut, stepLine(painter(isTerminal(a.stderr)), r))
+		}
+	}))
 	src, err := loadTape(cmd.Context(), args[0])
 	if err != nil {
 		return err
@@ -153,9 +162,13 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		fmt.Fprintf(a.errOut, "order: seed %d (repeat this order with --seed %d)\n", seed, seed)
 	}
 	if r.Speed().Mode == scheduler.Stepped {
+		stepped = true
 		a.stepTokens(steps)
+	} else if !f.quiet && isTerminal(a.stdout) && isTerminal(a.stderr) {
+		prog.start(cmd.Context(), a.errOut, src, r.Sessions())
 	}
 	rep, runErr := r.Run(cmd.Context())
+	prog.stop(rep) // the final line stays, above the summary
 	if rep == nil {
 		return runErr // nothing was replayed: a bad tape
 	}
@@ -306,6 +319,21 @@ func inputError(err error) error {
 		return usageError("%s %s: %w", name, oe.Value, oe.Err)
 	}
 	return &exitError{code: exitBadInput, err: err}
+}
+
+// stepLine is one judged message of a stepped run: "→ seq 5 tools/call
+// {…}  ✓ passed (0.1ms)"; a recorded server message not sent is
+// "← seq 8 notifications/message  · skipped: …".
+func stepLine(p painter, r report.Result) string {
+	head := sentLine(r.Seq, r.Method, r.Out)
+	if r.Dir == report.DirS2C {
+		what := r.Method
+		if what == "" {
+			what = r.Kind
+		}
+		head = fmt.Sprintf("← seq %d %s", r.Seq, what)
+	}
+	return truncate(head, 80) + "  " + verdictLine(p, r)
 }
 
 // stepTokens releases one message on steps per line read from stdin

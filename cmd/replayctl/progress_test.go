@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/replayctl/replayctl/report"
+)
+
+func TestProgressLine(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		s     progressState
+		final bool
+		want  string
+	}{
+		{"half way", progressState{done: 9, total: 18, p99: 1200 * time.Microsecond, elapsed: time.Second}, false,
+			"running [==========>         ]  50%  9/18 msgs  9/s  p99 1.2ms  0 failed  0 errors  1.0s, 1.0s left"},
+		{"total unknown", progressState{done: 40, failed: 2, errs: 1, p99: 850 * time.Microsecond, elapsed: 2 * time.Second}, false,
+			"running 40 msgs  20/s  p99 850µs  2 failed  1 errors  2.0s"},
+		{"nothing yet", progressState{total: 3600, elapsed: 200 * time.Millisecond}, false,
+			"running [>                   ]   0%  0/3600 msgs  0/s  p99 0s  0 failed  0 errors  0.2s"},
+		{"final", progressState{done: 3600, total: 3600, p99: 20 * time.Microsecond, elapsed: 90 * time.Second}, true,
+			"done    [====================] 100%  3600/3600 msgs  40/s  p99 20µs  0 failed  0 errors  1m30s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := progressLine(tc.s, tc.final); got != tc.want {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestLatencyBuckets(t *testing.T) {
+	prev := -1
+	for v := uint64(0); v < 1<<20; v = v*9/8 + 1 {
+		i := latencyBucket(v)
+		if i < prev {
+			t.Fatalf("bucket of %d is %d, below the bucket %d of a smaller value", v, i, prev)
+		}
+		if f := bucketFloor(i); f > v || v-f > v/8 {
+			t.Errorf("bucket %d of %dµs has floor %d: want within 12.5%% below", i, v, f)
+		}
+		prev = i
+	}
+}
+
+func TestProgressCounts(t *testing.T) {
+	var p progress
+	t0 := time.Now()
+	for i := range 100 {
+		p.observe(report.Result{Dir: report.DirC2S, Kind: report.KindRequest, Verdict: report.Passed,
+			Sent: t0, Answered: t0.Add(time.Duration(i+1) * time.Millisecond)})
+	}
+	p.observe(report.Result{Dir: report.DirS2C, Verdict: report.Skipped})
+	p.observe(report.Result{Dir: report.DirC2S, Kind: report.KindRequest, Verdict: report.Timeout, Sent: t0})
+	p.observe(report.Result{Dir: report.DirC2S, Kind: report.KindRequest, Verdict: report.Failed, Sent: t0, Answered: t0})
+	s := p.snapshot()
+	if s.done != 100*2+1+1+2 || s.failed != 1 || s.errs != 1 {
+		t.Errorf("done/failed/errors = %d/%d/%d, want 204/1/1", s.done, s.failed, s.errs)
+	}
+	if s.p99 < 88*time.Millisecond || s.p99 > 100*time.Millisecond {
+		t.Errorf("p99 = %v, want about 99ms (within a bucket)", s.p99)
+	}
+	p.stop(nil) // never started: nothing to do, no panic
+}
+
+// ptyRun runs the binary with its stdin, stderr and (unless stdout is
+// given) stdout on a pseudo-terminal, and returns what the terminal showed
+// and its exit status.
+func ptyRun(t *testing.T, stdout io.Writer, args ...string) (string, int) {
+	t.Helper()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = "../.."
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	if stdout != nil {
+		cmd.Stdout = stdout
+	}
+	if err := cmd.Start(); err != nil {
+		tty.Close()
+		t.Fatal(err)
+	}
+	tty.Close() // the child holds it now: reads end (EIO) when it exits
+	var screen bytes.Buffer
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		io.Copy(&screen, ptmx) // ends with an error (EIO) when the child is gone
+	}()
+	err = cmd.Wait()
+	<-copied
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return screen.String(), code
+}
+
+func TestProgressOnATerminal(t *testing.T) {
+	if _, err := os.Stat("/dev/ptmx"); err != nil {
+		t.Skip("no pseudo-terminals here")
+	}
+	t.Run("drawn, final line stays", func(t *testing.T) {
+		t.Parallel()
+		screen, code := ptyRun(t, nil, "run", "examples/quickstart.jsonl") // realtime: about 1.8s
+		if code != 0 {
+			t.Fatalf("exit %d, want 0:\n%s", code, screen)
+		}
+		if n := strings.Count(screen, "\rrunning "); n < 4 {
+			t.Errorf("got %d progress updates, want several (every 200ms over ~1.8s):\n%q", n, screen)
+		}
+		final := "\rdone    [====================] 100%  18/18 msgs"
+		i := strings.Index(screen, final)
+		if i < 0 {
+			t.Fatalf("no final line %q:\n%q", final, screen)
+		}
+		end := strings.Index(screen[i:], "\n")
+		summary := strings.Index(screen, "Replay of")
+		if end < 0 || summary < i+end {
+			t.Errorf("the final line does not end with a newline before the summary:\n%q", screen)
+		}
+		if strings.Contains(screen[i+1:], "\rrunning ") {
+			t.Errorf("the line was redrawn after the final one:\n%q", screen)
+		}
+	})
+	t.Run("quiet", func(t *testing.T) {
+		t.Parallel()
+		screen, code := ptyRun(t, nil, "run", "examples/quickstart.jsonl", "--speed", "fast", "--quiet")
+		if code != 0 || !strings.Contains(screen, "Replay of") {
+			t.Fatalf("exit %d, want 0 and the summary:\n%s", code, screen)
+		}
+		if strings.Contains(screen, "running ") || strings.Contains(screen, "done    ") {
+			t.Errorf("--quiet drew a progress line:\n%q", screen)
+		}
+	})
+	t.Run("stdout piped", func(t *testing.T) {
+		t.Parallel()
+		var out bytes.Buffer
+		screen, code := ptyRun(t, &out, "run", "examples/quickstart.jsonl", "--speed", "10x")
+		if code != 0 || !strings.Contains(out.String(), "Replay of") {
+			t.Fatalf("exit %d, want 0 and the summary on stdout:\n%s%s", code, out.String(), screen)
+		}
+		if all := screen + out.String(); strings.Contains(all, "running ") || strings.Contains(all, "done    ") {
+			t.Errorf("a progress line with stdout piped:\nterminal %q\nstdout %q", screen, out.String())
+		}
+	})
+	t.Run("no terminal", func(t *testing.T) {
+		t.Parallel()
+		res := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "10x")
+		if res.code != 0 {
+			t.Fatalf("exit %d, want 0:\n%s%s", res.code, res.stdout, res.stderr)
+		}
+		if all := res.stdout + res.stderr; strings.Contains(all, "running ") || strings.Contains(all, "\r") {
+			t.Errorf("a progress line without a terminal:\nstdout %q\nstderr %q", res.stdout, res.stderr)
+		}
+	})
+}
+
+func TestRunSteppedPrintsEachMessage(t *testing.T) {
+	res := replayctlIn(t, strings.Repeat("\n", 20), "run", "examples/quickstart.jsonl", "--speed", "stepped")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0:\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	for _, want := range []string{
+		"→ seq 0 initialize {",
+		"→ seq 2 notifications/initialized  · sent, nothing to check",
+		`→ seq 5 tools/call {"name":"echo","arguments":{"message":"hello, replay"}}  ✓ passed (`,
+		"← seq 8 notifications/message  · skipped",
+	} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
+		}
+	}
+	if n := strings.Count(res.stderr, "✓ passed"); n != 8 {
+		t.Errorf("%d passed lines, want 8 (one per request):\n%s", n, res.stderr)
+	}
+}
