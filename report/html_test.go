@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image/color"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -329,8 +331,11 @@ func chaosReport() Report {
 	return r
 }
 
-// TestWriteHTMLInChromium opens the page in headless Chromium and checks
-// what its DOM holds. It runs only where chromium is installed.
+// TestWriteHTMLInChromium opens a passing, a failing and a chaos report in
+// headless Chromium, checks what its DOM holds, and takes a screenshot of
+// each into the test's artifact directory (go test -artifacts keeps them)
+// that must be a real picture: a PNG of the window's size, not one colour.
+// It runs only where chromium is installed.
 func TestWriteHTMLInChromium(t *testing.T) {
 	bin, err := exec.LookPath("chromium")
 	if err != nil {
@@ -339,35 +344,100 @@ func TestWriteHTMLInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: not starting chromium")
 	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "report.html")
-	if err := WriteFile(path, failingReport(t)); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name   string
+		r      Report
+		height int // of the window: the whole page, or its top
+		want   []string
+	}{
+		{"passing", passingReport(), 2000, []string{
+			`<span class="badge pass">PASS</span>`, "Replay of quickstart.jsonl", "6 sent, 6 received", "<svg", `<rect class="bar"`,
+		}},
+		{"failing", longFailureReport(t), 3200, []string{
+			`<span class="badge fail">FAIL</span>`, "Replay of weather.jsonl", "4 sent, 3 received",
+			"result<wbr>.content<wbr>[0]<wbr>.text", "result<wbr>.isError", "\"sunny\"", "\"rain\"", "precipitation_probability_percent",
+			"threshold", "p99 was 12.5ms", "<svg", `class="v-failed"`, `<rect class="bar"`,
+			"warning: tape has no end line",
+		}},
+		{"chaos", chaosReport(), 2000, []string{
+			`<span class="badge fail">FAIL</span>`, `id="survival"`, "did not survive", "survived", "broken by seq 1 malformed",
+			"no answer after the fault", "warning: --chaos-from",
+		}},
 	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "report.html")
+			if err := WriteFile(path, tt.r); err != nil {
+				t.Fatal(err)
+			}
+			dom := chromium(t, bin, dir, "--dump-dom", "file://"+path)
+			for _, w := range tt.want {
+				if !strings.Contains(string(dom), w) {
+					t.Errorf("the DOM chromium built lacks %q", w)
+				}
+			}
+			if t.Failed() {
+				t.Logf("DOM:\n%s", dom)
+			}
+			shot := filepath.Join(t.ArtifactDir(), tt.name+".png")
+			chromium(t, bin, dir, "--hide-scrollbars", fmt.Sprintf("--window-size=1280,%d", tt.height), "--screenshot="+shot, "file://"+path)
+			checkScreenshot(t, shot, 1280, tt.height)
+		})
+	}
+}
+
+// chromium runs headless Chromium with args and returns its stdout.
+func chromium(t *testing.T, bin, dir string, args ...string) []byte {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+	cmd := exec.CommandContext(ctx, bin, append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--dump-dom", "file://"+path)
+		"--user-data-dir=" + filepath.Join(dir, "profile")}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("chromium --dump-dom: %v\n%s", err, stderr.String())
+		t.Fatalf("chromium %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
-	dom := string(out)
-	for _, w := range []string{
-		`<span class="badge fail">FAIL</span>`, "Replay of weather.jsonl", "4 sent, 3 received",
-		"result<wbr>.content<wbr>[0]<wbr>.text", "result<wbr>.isError", "\"sunny\"", "\"rain\"",
-		"threshold", "p99 was 12.5ms", "<svg", `class="v-failed"`, `<rect class="bar"`,
-	} {
-		if !strings.Contains(dom, w) {
-			t.Errorf("the DOM chromium built lacks %q", w)
+	return out
+}
+
+// checkScreenshot checks that path is a PNG of w×h pixels with something
+// drawn on it: more than a few kilobytes, and many colours.
+func checkScreenshot(t *testing.T, path string, w, h int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("no screenshot: %v", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() < 20_000 {
+		t.Errorf("screenshot %s: %d bytes, want a picture of a page (at least 20 kB)", path, st.Size())
+	}
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("screenshot %s is not a PNG: %v", path, err)
+	}
+	if b := img.Bounds(); b.Dx() != w || b.Dy() != h {
+		t.Errorf("screenshot %s: got %dx%d, want %dx%d", path, b.Dx(), b.Dy(), w, h)
+	}
+	colours := map[color.RGBA]bool{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 3 {
+		for x := b.Min.X; x < b.Max.X; x += 3 {
+			colours[color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)] = true
 		}
 	}
-	if t.Failed() {
-		t.Logf("DOM:\n%s", dom)
+	if len(colours) < 16 {
+		t.Errorf("screenshot %s: %d colours, want a drawn page (at least 16)", path, len(colours))
 	}
+	t.Logf("screenshot %s: %d bytes, %d colours", path, st.Size(), len(colours))
 }
 
 func TestWriteFileHTMLAndXML(t *testing.T) {
