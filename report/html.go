@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"strconv"
+	"strings"
 )
 
 // htmlValueLimit is how many runes of an expected or actual value the HTML
@@ -20,8 +21,13 @@ const htmlOpenFailures = 20
 var htmlSource string
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"ms": formatMS,
+	"ms":        formatMS,
+	"breakable": breakablePath,
 }).Parse(htmlSource))
+
+// htmlSurvivalNotes is how many notes of a session's survival verdict the
+// HTML report shows; the JSON report has them all.
+const htmlSurvivalNotes = 20
 
 // htmlPage is what the HTML template shows: the report and the layouts
 // and strings worked out in Go.
@@ -35,6 +41,15 @@ type htmlPage struct {
 	Notes      []string
 	Thresholds []ThresholdResult
 	Failed     int // thresholds failed
+	Survival   []htmlSurvival
+	Survived   int // sessions that survived the chaos
+}
+
+type htmlSurvival struct {
+	Survival
+	Notes  []string // at most htmlSurvivalNotes
+	More   int      // notes left out
+	Broken string   // the fault that broke it, in words; "" when none is named
 }
 
 type htmlItem struct{ Label, Value string }
@@ -87,6 +102,9 @@ func newHTMLPage(r Report) htmlPage {
 		{"errors", fmt.Sprintf("%s, %s; error rate %.2f%%", plural(p.Errors, "error"), plural(p.Timeouts, "timeout"), p.ErrorRate*100)},
 		{"success rate", fmt.Sprintf("%.2f%%", s.SuccessRate*100)},
 	}
+	if why := r.Summary.Aborted; why != "" {
+		page.Summary = append(page.Summary, htmlItem{"stopped early", why})
+	}
 	if why := r.Unchecked(); why != "" {
 		page.Summary = append(page.Summary, htmlItem{"nothing checked", why})
 	}
@@ -98,7 +116,22 @@ func newHTMLPage(r Report) htmlPage {
 		if r.Chaos.Seed != nil {
 			seed = fmt.Sprintf("seed %d", *r.Chaos.Seed)
 		}
-		page.Summary = append(page.Summary, htmlItem{"chaos", fmt.Sprintf("%s injected (%s)", plural(r.Chaos.Injected, "fault"), seed)})
+		chaos := fmt.Sprintf("%s injected (%s)", plural(r.Chaos.Injected, "fault"), seed)
+		if n := len(r.Chaos.Survival); n > 0 {
+			chaos += fmt.Sprintf("; %d of %d sessions survived", survived(r.Chaos.Survival), n)
+		}
+		page.Summary = append(page.Summary, htmlItem{"chaos", chaos})
+	}
+	page.Survived = survived(r.Chaos.Survival)
+	for _, sv := range r.Chaos.Survival {
+		hs := htmlSurvival{Survival: sv, Notes: sv.Notes}
+		if len(hs.Notes) > htmlSurvivalNotes {
+			hs.Notes, hs.More = hs.Notes[:htmlSurvivalNotes], len(hs.Notes)-htmlSurvivalNotes
+		}
+		if f := sv.BrokenBy; f != nil {
+			hs.Broken = fmt.Sprintf("seq %d %s (%s)", f.Seq, f.Kind, f.Detail)
+		}
+		page.Survival = append(page.Survival, hs)
 	}
 	page.Failures = make([]htmlFailure, len(r.Validation.Failures))
 	for i, f := range r.Validation.Failures {
@@ -131,4 +164,29 @@ func omissionNotesHTML(r Report) []string {
 		notes = append(notes, fmt.Sprintf("%d more sessions are in the totals but not in the per-session table.", n))
 	}
 	return notes
+}
+
+// survived counts the sessions that survived the chaos.
+func survived(ss []Survival) int {
+	n := 0
+	for _, s := range ss {
+		if s.Survived {
+			n++
+		}
+	}
+	return n
+}
+
+// breakablePath is a difference's path, escaped, with a line-break
+// opportunity (<wbr>) before each "." and "[", so that a long path wraps
+// between its steps rather than in the middle of a name.
+func breakablePath(path string) template.HTML {
+	var b strings.Builder
+	for i, r := range path {
+		if i > 0 && (r == '.' || r == '[') {
+			b.WriteString("<wbr>")
+		}
+		b.WriteString(template.HTMLEscapeString(string(r)))
+	}
+	return template.HTML(b.String()) //nolint:gosec // every rune is escaped above
 }

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"image/color"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,7 +53,7 @@ func TestWriteHTMLSections(t *testing.T) {
 		`id="histogram"`, `<rect class="bar"`, "≤20ms",
 		`id="sessions"`, "<code>s1</code>",
 		`id="thresholds"`, "Thresholds: 3, 2 failed", "p99 was 12.5ms", "validation_failed was 1",
-		`id="failures"`, "Validation failures: 1", "result.content[0].text", "&#34;sunny&#34;", "&#34;rain&#34;", "result.isError", "(absent)",
+		`id="failures"`, `<table class="diffs">`, `<col class="path"><col class="kind">`, `<div class="val">`, "Validation failures: 1", "result<wbr>.content<wbr>[0]<wbr>.text", "&#34;sunny&#34;", "&#34;rain&#34;", "result<wbr>.isError", "(absent)",
 		`id="errors"`, "no answer within 5s",
 		"held (causal order, in-flight limit)", "schedule lag (the replayer late)",
 		`<div class="label">load</div><div class="value">delivered: 3 requests at 52.6/s as intended (lag p99 1 ms)</div>`,
@@ -103,6 +106,65 @@ func TestWriteHTMLEscapes(t *testing.T) {
 	for _, w := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;", "t&lt;b&gt;.jsonl", `\u003ciframe src=http://x\u003e`} {
 		if !strings.Contains(page, w) {
 			t.Errorf("the page lacks the escaped %q", w)
+		}
+	}
+}
+
+func TestBreakablePath(t *testing.T) {
+	tests := []struct{ path, want string }{
+		{"", ""},
+		{"result", "result"},
+		{"result.content[0].text", "result<wbr>.content<wbr>[0]<wbr>.text"},
+		{".x", ".x"},
+		{`a.<b>&"c"`, `a<wbr>.&lt;b&gt;&amp;&#34;c&#34;`},
+	}
+	for _, tt := range tests {
+		if got := string(breakablePath(tt.path)); got != tt.want {
+			t.Errorf("breakablePath(%q): got %q, want %q", tt.path, got, tt.want)
+		}
+	}
+}
+
+func TestWriteHTMLChaosSurvival(t *testing.T) {
+	page := renderHTML(t, chaosReport())
+	for _, w := range []string{
+		`id="survival"`, "Chaos survival: 1 of 2 sessions survived",
+		`<code>s1</code></td><td><span class="survived">survived</span></td><td class="num">1</td>`,
+		`<code>s2</code></td><td><span class="broken">did not survive</span></td><td class="num">1</td><td>broken by seq 1 malformed (request body cut after 17 bytes)`,
+		"<li>seq 2 tools/call: no answer after the fault (connection reset by peer)</li>",
+		"2 faults injected (seed 7); 1 of 2 sessions survived",
+		"warning: --chaos-from replays the faults of another tape (other.jsonl)",
+		"Injected faults: 2",
+	} {
+		if !strings.Contains(page, w) {
+			t.Errorf("the page lacks %q", w)
+		}
+	}
+
+	r := chaosReport()
+	for i := range htmlSurvivalNotes + 3 {
+		r.Chaos.Survival[1].Notes = append(r.Chaos.Survival[1].Notes, fmt.Sprintf("note %d", i))
+	}
+	page = renderHTML(t, r)
+	if n := strings.Count(page, "<li>"); n != htmlSurvivalNotes+1 {
+		t.Errorf("notes shown: got %d list items, want %d and one saying how many more", n, htmlSurvivalNotes+1)
+	}
+	if w := "… and 4 more notes (see the JSON report)"; !strings.Contains(page, w) {
+		t.Errorf("the page lacks %q", w)
+	}
+
+	if page := renderHTML(t, sampleReport()); strings.Contains(page, `id="survival"`) {
+		t.Errorf("a report with no survival verdict has a survival table, want none")
+	}
+}
+
+func TestWriteHTMLAborted(t *testing.T) {
+	r := passingReport()
+	r.Abort("the target closed the connection at seq 2")
+	page := renderHTML(t, r)
+	for _, w := range []string{`<span class="badge fail">FAIL</span>`, `<div class="label">stopped early</div><div class="value">the target closed the connection at seq 2</div>`} {
+		if !strings.Contains(page, w) {
+			t.Errorf("the page lacks %q", w)
 		}
 	}
 }
@@ -208,8 +270,72 @@ func TestNewHistChart(t *testing.T) {
 	}
 }
 
-// TestWriteHTMLInChromium opens the page in headless Chromium and checks
-// what its DOM holds. It runs only where chromium is installed.
+// passingReport is a small replay of two sessions where every answer
+// matched.
+func passingReport() Report {
+	c := NewCollector(WithRunID(sampleRunID))
+	c.Start(at(0))
+	for i, s := range []string{"s1", "s2"} {
+		base := time.Duration(i) * time.Millisecond
+		c.Add(Result{Seq: 0, Session: s, Method: "initialize", Dir: DirC2S, Kind: KindRequest,
+			Due: at(base), Sent: at(base), Answered: at(base + 2*time.Millisecond), Verdict: Passed})
+		c.Add(Result{Seq: 1, Session: s, Method: "tools/list", Dir: DirC2S, Kind: KindRequest,
+			Due: at(base + 5*time.Millisecond), Sent: at(base + 5*time.Millisecond), Answered: at(base + 9*time.Millisecond), Verdict: Passed})
+		c.Add(Result{Seq: 2, Session: s, Method: "tools/call", Dir: DirC2S, Kind: KindRequest,
+			Due: at(base + 12*time.Millisecond), Sent: at(base + 12*time.Millisecond), Answered: at(base + 30*time.Millisecond), Verdict: Passed})
+	}
+	c.Finish(at(40 * time.Millisecond))
+	return c.Report(Meta{Tape: "quickstart.jsonl", Sessions: 2, Target: "http://127.0.0.1:8080/mcp", Speed: "fast"})
+}
+
+// longFailureReport is failingReport with a difference whose path and
+// values are long, as a real tool result's are: the table must wrap them.
+func longFailureReport(t testing.TB) Report {
+	r := failingReport(t)
+	long := strings.Repeat("The forecast for Lisbon on Tuesday: sunny spells, a light breeze from the north-west, 21°C. ", 6)
+	r.Validation.Failures[0].Differences = append(r.Validation.Failures[0].Differences,
+		Difference{Path: "result.structuredContent.forecast.days[3].hourly[17].precipitation_probability_percent", Expected: json.RawMessage(`12`), Actual: json.RawMessage(`87`), Kind: "changed"},
+		Difference{Path: "result.content[1].text", Expected: json.RawMessage(`"` + long + `"`), Actual: json.RawMessage(`"` + strings.ReplaceAll(long, "sunny", "rain") + `"`), Kind: "changed"},
+		Difference{Path: "result.content[2].resource.blob", Expected: json.RawMessage(`"` + strings.Repeat("QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo", 12) + `"`), Kind: "missing"},
+	)
+	return r
+}
+
+// chaosReport is a chaos replay of two sessions: one survived its faults,
+// the other was broken by one.
+func chaosReport() Report {
+	c := NewCollector(WithRunID(sampleRunID))
+	c.Start(at(0))
+	for i, s := range []string{"s1", "s2"} {
+		base := time.Duration(i) * time.Millisecond
+		c.Add(Result{Seq: 0, Session: s, Method: "initialize", Dir: DirC2S, Kind: KindRequest,
+			Due: at(base), Sent: at(base), Answered: at(base + 2*time.Millisecond), Verdict: Passed})
+		c.Add(Result{Seq: 1, Session: s, Method: "tools/call", Dir: DirC2S, Kind: KindRequest,
+			Due: at(base + 5*time.Millisecond), Sent: at(base + 5*time.Millisecond), Answered: at(base + 9*time.Millisecond), Verdict: Passed})
+	}
+	c.Add(Result{Seq: 2, Session: "s2", Method: "tools/call", Dir: DirC2S, Kind: KindRequest,
+		Due: at(15 * time.Millisecond), Sent: at(15 * time.Millisecond), Verdict: Error,
+		Err: "connection reset by peer", ErrKind: "transport"})
+	c.AddFault(Fault{Seq: 1, Session: "s1", Kind: "latency", Detail: "answer delayed 250ms"})
+	c.AddFault(Fault{Seq: 1, Session: "s2", Kind: "malformed", Detail: "request body cut after 17 bytes"})
+	c.Finish(at(40 * time.Millisecond))
+	seed := int64(7)
+	r := c.Report(Meta{Tape: "quickstart.jsonl", Sessions: 2, Target: "http://127.0.0.1:8080/mcp", Speed: "fast", Seed: &seed,
+		Warnings: []string{"--chaos-from replays the faults of another tape (other.jsonl)"}})
+	broken := r.Chaos.Faults[1]
+	r.Chaos.Survival = []Survival{
+		{Session: "s1", Survived: true, Faults: 1},
+		{Session: "s2", Survived: false, Faults: 1, BrokenBy: &broken, Notes: []string{"seq 2 tools/call: no answer after the fault (connection reset by peer)"}},
+	}
+	r.Summary.Passed = r.Passed()
+	return r
+}
+
+// TestWriteHTMLInChromium opens a passing, a failing and a chaos report in
+// headless Chromium, checks what its DOM holds, and takes a screenshot of
+// each into the test's artifact directory (go test -artifacts keeps them)
+// that must be a real picture: a PNG of the window's size, not one colour.
+// It runs only where chromium is installed.
 func TestWriteHTMLInChromium(t *testing.T) {
 	bin, err := exec.LookPath("chromium")
 	if err != nil {
@@ -218,35 +344,100 @@ func TestWriteHTMLInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: not starting chromium")
 	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "report.html")
-	if err := WriteFile(path, failingReport(t)); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name   string
+		r      Report
+		height int // of the window: the whole page, or its top
+		want   []string
+	}{
+		{"passing", passingReport(), 2000, []string{
+			`<span class="badge pass">PASS</span>`, "Replay of quickstart.jsonl", "6 sent, 6 received", "<svg", `<rect class="bar"`,
+		}},
+		{"failing", longFailureReport(t), 3200, []string{
+			`<span class="badge fail">FAIL</span>`, "Replay of weather.jsonl", "4 sent, 3 received",
+			"result<wbr>.content<wbr>[0]<wbr>.text", "result<wbr>.isError", "\"sunny\"", "\"rain\"", "precipitation_probability_percent",
+			"threshold", "p99 was 12.5ms", "<svg", `class="v-failed"`, `<rect class="bar"`,
+			"warning: tape has no end line",
+		}},
+		{"chaos", chaosReport(), 2000, []string{
+			`<span class="badge fail">FAIL</span>`, `id="survival"`, "did not survive", "survived", "broken by seq 1 malformed",
+			"no answer after the fault", "warning: --chaos-from",
+		}},
 	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "report.html")
+			if err := WriteFile(path, tt.r); err != nil {
+				t.Fatal(err)
+			}
+			dom := chromium(t, bin, dir, "--dump-dom", "file://"+path)
+			for _, w := range tt.want {
+				if !strings.Contains(string(dom), w) {
+					t.Errorf("the DOM chromium built lacks %q", w)
+				}
+			}
+			if t.Failed() {
+				t.Logf("DOM:\n%s", dom)
+			}
+			shot := filepath.Join(t.ArtifactDir(), tt.name+".png")
+			chromium(t, bin, dir, "--hide-scrollbars", fmt.Sprintf("--window-size=1280,%d", tt.height), "--screenshot="+shot, "file://"+path)
+			checkScreenshot(t, shot, 1280, tt.height)
+		})
+	}
+}
+
+// chromium runs headless Chromium with args and returns its stdout.
+func chromium(t *testing.T, bin, dir string, args ...string) []byte {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+	cmd := exec.CommandContext(ctx, bin, append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--dump-dom", "file://"+path)
+		"--user-data-dir=" + filepath.Join(dir, "profile")}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("chromium --dump-dom: %v\n%s", err, stderr.String())
+		t.Fatalf("chromium %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
-	dom := string(out)
-	for _, w := range []string{
-		`<span class="badge fail">FAIL</span>`, "Replay of weather.jsonl", "4 sent, 3 received",
-		"result.content[0].text", "result.isError", "\"sunny\"", "\"rain\"",
-		"threshold", "p99 was 12.5ms", "<svg", `class="v-failed"`, `<rect class="bar"`,
-	} {
-		if !strings.Contains(dom, w) {
-			t.Errorf("the DOM chromium built lacks %q", w)
+	return out
+}
+
+// checkScreenshot checks that path is a PNG of w×h pixels with something
+// drawn on it: more than a few kilobytes, and many colours.
+func checkScreenshot(t *testing.T, path string, w, h int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("no screenshot: %v", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() < 20_000 {
+		t.Errorf("screenshot %s: %d bytes, want a picture of a page (at least 20 kB)", path, st.Size())
+	}
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("screenshot %s is not a PNG: %v", path, err)
+	}
+	if b := img.Bounds(); b.Dx() != w || b.Dy() != h {
+		t.Errorf("screenshot %s: got %dx%d, want %dx%d", path, b.Dx(), b.Dy(), w, h)
+	}
+	colours := map[color.RGBA]bool{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 3 {
+		for x := b.Min.X; x < b.Max.X; x += 3 {
+			colours[color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)] = true
 		}
 	}
-	if t.Failed() {
-		t.Logf("DOM:\n%s", dom)
+	if len(colours) < 16 {
+		t.Errorf("screenshot %s: %d colours, want a drawn page (at least 16)", path, len(colours))
 	}
+	t.Logf("screenshot %s: %d bytes, %d colours", path, st.Size(), len(colours))
 }
 
 func TestWriteFileHTMLAndXML(t *testing.T) {

@@ -164,13 +164,13 @@ func junitDoc(r Report) junitSuites {
 	for i, f := range r.Validation.Failures {
 		if !usedFailure[i] {
 			s := suite(f.Session)
-			s.Cases = append(s.Cases, junitCase{Name: caseName(f.Seq, f.Method), Classname: f.Session, Time: "0", Failure: failureProblem(f)})
+			s.Cases = append(s.Cases, junitCase{Name: caseName(f.Seq, f.Method), Classname: f.Session, Time: seconds(0), Failure: failureProblem(f)})
 		}
 	}
 	for i, e := range r.Errors {
 		if !usedError[i] {
 			s := suite(e.Session)
-			s.Cases = append(s.Cases, junitCase{Name: caseName(e.Seq, e.Method), Classname: e.Session, Time: "0", Error: errorProblem(e)})
+			s.Cases = append(s.Cases, junitCase{Name: caseName(e.Seq, e.Method), Classname: e.Session, Time: seconds(0), Error: errorProblem(e)})
 		}
 	}
 	for _, ps := range r.PerSession {
@@ -204,7 +204,7 @@ func junitDoc(r Report) junitSuites {
 	if len(r.Thresholds) > 0 {
 		s := &junitSuite{Name: "thresholds", Properties: props}
 		for _, t := range r.Thresholds {
-			c := junitCase{Name: t.Expr, Classname: "thresholds", Time: "0"}
+			c := junitCase{Name: t.Expr, Classname: "thresholds", Time: seconds(0)}
 			if !t.Passed {
 				msg := thresholdFailure(t)
 				c.Failure = &junitProblem{Type: "threshold", Message: msg, Body: msg + "\nlimit: " + t.Limit}
@@ -214,12 +214,12 @@ func junitDoc(r Report) junitSuites {
 		doc.add(s)
 	}
 	if why := r.Unchecked(); why != "" { // nor a replay that checked nothing
-		c := junitCase{Name: "the replay checked some answer", Classname: "replay", Time: "0",
+		c := junitCase{Name: "the replay checked some answer", Classname: "replay", Time: seconds(0),
 			Failure: &junitProblem{Type: "nothing_checked", Message: "nothing checked: " + why, Body: why}}
 		doc.add(&junitSuite{Name: "replay", Properties: props, Cases: []junitCase{c}})
 	}
 	if r.Summary.Aborted != "" { // CI must not show a cut-short replay green
-		c := junitCase{Name: "the replay ran to the end of the tape", Classname: "replay", Time: "0",
+		c := junitCase{Name: "the replay ran to the end of the tape", Classname: "replay", Time: seconds(0),
 			Error: &junitProblem{Type: "aborted", Message: "stopped early: " + r.Summary.Aborted, Body: r.Summary.Aborted}}
 		doc.add(&junitSuite{Name: "replay", Properties: props, Cases: []junitCase{c}})
 	}
@@ -301,8 +301,10 @@ func caseName(seq int64, method string) string {
 	return "seq " + strconv.FormatInt(seq, 10) + " " + method
 }
 
-// seconds formats a JUnit time attribute.
-func seconds(s float64) string { return strconv.FormatFloat(s, 'f', -1, 64) }
+// seconds formats a JUnit time attribute with three decimals, to the
+// millisecond as JUnit writers do: "0.012", not the float noise of a sum
+// ("0.012000000000000002"), and never an exponent.
+func seconds(s float64) string { return strconv.FormatFloat(s, 'f', 3, 64) }
 
 // failureProblem is a failed validation as a <failure>: the message names
 // the first difference, the body lists them all.

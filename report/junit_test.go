@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -98,9 +99,9 @@ func TestWriteJUnitSample(t *testing.T) {
 		name, time, failure, errMsg string
 	}{
 		{"seq 0 initialize", "0.003", "", ""},
-		{"seq 3 tools/call", "0.0125", `result.content[0].text: "sunny" → "rain" (and 1 more)`, ""},
-		{"seq 5 tools/call", "0", "", "timeout: no answer within 5s; raise --timeout or check the server"},
-		{"seq 6 notifications/progress", "0", "", ""},
+		{"seq 3 tools/call", "0.013", `result.content[0].text: "sunny" → "rain" (and 1 more)`, ""},
+		{"seq 5 tools/call", "0.000", "", "timeout: no answer within 5s; raise --timeout or check the server"},
+		{"seq 6 notifications/progress", "0.000", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -255,4 +256,48 @@ func TestWriteJUnitEdges(t *testing.T) {
 			t.Errorf("timeouts<=1: got a failure, want a pass")
 		}
 	})
+}
+
+func TestJUnitSeconds(t *testing.T) {
+	tests := []struct {
+		in   float64
+		want string
+	}{
+		{0, "0.000"},
+		{0.1 + 0.2, "0.300"}, // 0.30000000000000004
+		{0.012000000000000002, "0.012"},
+		{0.0035, "0.004"},
+		{1e-7, "0.000"},
+		{5.04, "5.040"},
+		{12345.6789, "12345.679"},
+	}
+	for _, tt := range tests {
+		if got := seconds(tt.in); got != tt.want {
+			t.Errorf("seconds(%v): got %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestWriteJUnitTimesFixed checks every time attribute of a report whose
+// latencies add up with float noise has three decimals.
+func TestWriteJUnitTimesFixed(t *testing.T) {
+	c := NewCollector()
+	c.Start(at(0))
+	for i := range 30 {
+		// 0.1ms + 0.2ms … sums that floats cannot hold exactly.
+		lat := time.Duration(100+100*(i%3)) * time.Microsecond
+		c.Add(request(int64(i), time.Duration(i)*time.Millisecond, 0, lat, Passed))
+	}
+	_, xmlText := parseJUnit(t, c.Report(Meta{Tape: "t.jsonl"}))
+	re := regexp.MustCompile(`time="([^"]*)"`)
+	ms := re.FindAllStringSubmatch(xmlText, -1)
+	if len(ms) < 30 {
+		t.Fatalf("got %d time attributes, want at least 30:\n%s", len(ms), xmlText)
+	}
+	fixed := regexp.MustCompile(`^\d+\.\d{3}$`)
+	for _, m := range ms {
+		if !fixed.MatchString(m[1]) {
+			t.Errorf("time=%q: want three decimals, no float noise", m[1])
+		}
+	}
 }

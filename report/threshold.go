@@ -24,14 +24,30 @@ type Threshold struct {
 }
 
 // ThresholdResult is the outcome of one threshold, as reports show it.
+//
+// Value and Limit are strings for people and are kept as they were for
+// the tools that already read them; Actual, LimitValue and Unit are the
+// same values as numbers for tools: {"actual": 182.4, "limit_value": 200,
+// "unit": "ms"}.
 type ThresholdResult struct {
 	Expr   string `json:"expr"`
 	Metric string `json:"metric"`
 	// Value is the actual value as shown to people ("182.4ms", "0.50%",
 	// "3", "512.0/s"), or "no data" when the replay measured nothing for
 	// the metric (no request answered): such a threshold fails.
-	Value  string `json:"value"`
-	Limit  string `json:"limit"`
+	Value string `json:"value"`
+	Limit string `json:"limit"`
+	// Actual is the metric's value as a number in Unit (rounded to six
+	// decimals), or null when the replay measured nothing for it ("no
+	// data"), the metric is unknown, or the value is not finite.
+	Actual *float64 `json:"actual"`
+	// LimitValue is the threshold's limit as a number in Unit.
+	LimitValue float64 `json:"limit_value"`
+	// Unit is the unit of Actual and LimitValue: "ms" for durations, "%"
+	// for rates (a percentage: 0.5 is 0.5%, where the report's
+	// performance.error_rate is a fraction), "/s" for rates per second,
+	// and "" for counts and for true or false (1 or 0).
+	Unit   string `json:"unit"`
 	Passed bool   `json:"passed"`
 }
 
@@ -294,11 +310,17 @@ func (r Report) Evaluate(ts []Threshold) []ThresholdResult {
 			continue
 		}
 		res.Limit = formatValue(m.unit, t.Limit)
+		res.LimitValue = numberIn(m.unit, t.Limit)
+		res.Unit = m.unit.symbol()
 		v, measured := m.value(&r)
 		if !measured {
 			res.Value = "no data"
 		} else {
 			res.Value = formatValue(m.unit, v)
+			if finite(v) { // JSON has no NaN or infinity
+				n := numberIn(m.unit, v)
+				res.Actual = &n
+			}
 			res.Passed = compare(v, t.Op, t.Limit)
 		}
 		out = append(out, res)
@@ -341,6 +363,30 @@ func compare(v float64, op string, limit float64) bool {
 	default:
 		return false
 	}
+}
+
+// symbol is the unit as a report's JSON names it (ThresholdResult.Unit).
+func (u unit) symbol() string {
+	switch u {
+	case unitDuration:
+		return "ms"
+	case unitRate:
+		return "%"
+	case unitPerSecond:
+		return "/s"
+	default:
+		return ""
+	}
+}
+
+// numberIn is a metric's value as a number in u.symbol(): a rate as a
+// percentage, the rest as they are, rounded to six decimals so that no
+// float noise (7.000000000000001) reaches the report.
+func numberIn(u unit, v float64) float64 {
+	if u == unitRate {
+		v *= 100
+	}
+	return math.Round(v*1e6) / 1e6
 }
 
 // formatValue shows a metric's value in its unit.

@@ -2,7 +2,9 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -147,6 +149,19 @@ func FuzzParseThreshold(f *testing.F) {
 	})
 }
 
+func num(f float64) *float64 { return &f }
+
+var none *float64
+
+func equalPtr(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+func ptrString(p *float64) string {
+	if p == nil {
+		return "null"
+	}
+	return strconv.FormatFloat(*p, 'f', -1, 64)
+}
+
 func TestEvaluate(t *testing.T) {
 	r := sampleReport() // latency 3ms and 12.5ms, 1 failed, 1 timeout, error rate 1/3
 	empty := NewCollector().Report(Meta{})
@@ -166,43 +181,46 @@ func TestEvaluate(t *testing.T) {
 		expr   string
 		value  string
 		passed bool
+		actual *float64 // nil: null, no data
+		unit   string
+		limit  float64
 	}{
-		{"p99 under", r, "p99<200ms", "12.5ms", true},
-		{"p99 over", r, "p99<10ms", "12.5ms", false},
-		{"p50 is an HDR value", r, "p50<=3ms", "3.001ms", false},
-		{"max at limit, strict", r, "max<12.5ms", "12.5ms", false},
-		{"max at limit, inclusive", r, "max<=12.5ms", "12.5ms", true},
-		{"avg", r, "avg<5ms", "7.75ms", false},
-		{"max in seconds", r, "max<1s", "12.5ms", true},
-		{"lag in microseconds", r, "lag_max<2ms", "1.0ms", true},
-		{"lag p50", r, "lag_p50<1ms", "0.0ms", true},
-		{"error rate", r, "error_rate<1%", "33.33%", false},
-		{"success rate", r, "success_rate>=50%", "50.00%", true},
-		{"validation failed", r, "validation_failed==0", "1", false},
-		{"timeouts", r, "timeouts==1", "1", true},
-		{"throughput", r, "throughput>0.3", "0.4/s", true},
-		{"duration in seconds", r, "duration<5s", "5.04s", false},
-		{"no latency is no data and fails", empty, "p99<200ms", "no data", false},
-		{"no latency, but count metrics measured", empty, "validation_failed==0", "0", true},
+		{"p99 under", r, "p99<200ms", "12.5ms", true, num(12.5), "ms", 200},
+		{"p99 over", r, "p99<10ms", "12.5ms", false, num(12.5), "ms", 10},
+		{"p50 is an HDR value", r, "p50<=3ms", "3.001ms", false, num(3.001), "ms", 3},
+		{"max at limit, strict", r, "max<12.5ms", "12.5ms", false, num(12.5), "ms", 12.5},
+		{"max at limit, inclusive", r, "max<=12.5ms", "12.5ms", true, num(12.5), "ms", 12.5},
+		{"avg", r, "avg<5ms", "7.75ms", false, num(7.75), "ms", 5},
+		{"max in seconds", r, "max<1s", "12.5ms", true, num(12.5), "ms", 1000},
+		{"lag in microseconds", r, "lag_max<2ms", "1.0ms", true, num(1), "ms", 2},
+		{"lag p50", r, "lag_p50<1ms", "0.0ms", true, num(0), "ms", 1},
+		{"error rate", r, "error_rate<1%", "33.33%", false, num(33.333333), "%", 1},
+		{"success rate", r, "success_rate>=50%", "50.00%", true, num(50), "%", 50},
+		{"validation failed", r, "validation_failed==0", "1", false, num(1), "", 0},
+		{"timeouts", r, "timeouts==1", "1", true, num(1), "", 1},
+		{"throughput", r, "throughput>0.3", "0.4/s", true, num(0.396825), "/s", 0.3},
+		{"duration in seconds", r, "duration<5s", "5.04s", false, num(5040), "ms", 5000},
+		{"no latency is no data and fails", empty, "p99<200ms", "no data", false, none, "ms", 200},
+		{"no latency, but count metrics measured", empty, "validation_failed==0", "0", true, num(0), "", 0},
 		// sampleReport is a 10x replay: 3 requests, the two after the
 		// handshake sent at 52.6/s where 50/s was intended, lag p99 1ms, held 0.
-		{"held p99", r, "held_p99<1ms", "0.0ms", true},
-		{"load delivered", r, "load_delivered==true", "true", true},
-		{"load delivered as 1", r, "load_delivered==1", "true", true},
-		{"load delivered, not false", r, "load_delivered!=false", "true", true},
-		{"load delivered, wanted false", r, "load_delivered==false", "true", false},
-		{"late", r, "late==0", "0", true},
-		{"achieved rate", r, "achieved_rate>100", "52.6/s", false},
-		{"achieved rate met", r, "achieved_rate>=50/s", "52.6/s", true},
-		{"intended rate", r, "intended_rate>=50", "50.0/s", true},
-		{"not delivered", behind, "load_delivered==true", "false", false},
-		{"not delivered, late", behind, "late==0", "3", false},
-		{"not delivered, held", behind, "held_p99<10ms", "40.0ms", false},
-		{"fast: load is no data and fails", fast, "load_delivered==true", "no data", false},
-		{"fast: late is no data and fails", fast, "late==0", "no data", false},
-		{"fast: achieved rate is no data", fast, "achieved_rate>0", "no data", false},
-		{"fast: held is still measured", fast, "held_p99<1ms", "0.0ms", true},
-		{"nothing held measured", empty, "held_p99<1ms", "no data", false},
+		{"held p99", r, "held_p99<1ms", "0.0ms", true, num(0), "ms", 1},
+		{"load delivered", r, "load_delivered==true", "true", true, num(1), "", 1},
+		{"load delivered as 1", r, "load_delivered==1", "true", true, num(1), "", 1},
+		{"load delivered, not false", r, "load_delivered!=false", "true", true, num(1), "", 0},
+		{"load delivered, wanted false", r, "load_delivered==false", "true", false, num(1), "", 0},
+		{"late", r, "late==0", "0", true, num(0), "", 0},
+		{"achieved rate", r, "achieved_rate>100", "52.6/s", false, num(52.631579), "/s", 100},
+		{"achieved rate met", r, "achieved_rate>=50/s", "52.6/s", true, num(52.631579), "/s", 50},
+		{"intended rate", r, "intended_rate>=50", "50.0/s", true, num(50), "/s", 50},
+		{"not delivered", behind, "load_delivered==true", "false", false, num(0), "", 1},
+		{"not delivered, late", behind, "late==0", "3", false, num(3), "", 0},
+		{"not delivered, held", behind, "held_p99<10ms", "40.0ms", false, num(40), "ms", 10},
+		{"fast: load is no data and fails", fast, "load_delivered==true", "no data", false, none, "", 1},
+		{"fast: late is no data and fails", fast, "late==0", "no data", false, none, "", 0},
+		{"fast: achieved rate is no data", fast, "achieved_rate>0", "no data", false, none, "/s", 0},
+		{"fast: held is still measured", fast, "held_p99<1ms", "0.0ms", true, num(0), "ms", 1},
+		{"nothing held measured", empty, "held_p99<1ms", "no data", false, none, "ms", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -216,6 +234,9 @@ func TestEvaluate(t *testing.T) {
 			}
 			if got[0].Value != tt.value || got[0].Passed != tt.passed || got[0].Expr != tt.expr || got[0].Metric != th.Metric {
 				t.Errorf("got %+v, want value %q passed %v", got[0], tt.value, tt.passed)
+			}
+			if !equalPtr(got[0].Actual, tt.actual) || got[0].Unit != tt.unit || got[0].LimitValue != tt.limit {
+				t.Errorf("got actual %s unit %q limit_value %v, want %s %q %v", ptrString(got[0].Actual), got[0].Unit, got[0].LimitValue, ptrString(tt.actual), tt.unit, tt.limit)
 			}
 		})
 	}
@@ -323,5 +344,69 @@ func TestLoadThresholdText(t *testing.T) {
 	}
 	if got := r.Thresholds[0].Limit; got != "true" {
 		t.Errorf("load_delivered limit: got %q, want true", got)
+	}
+}
+
+// TestThresholdsJSON checks what a tool reading the JSON report finds in
+// "thresholds": the strings for people, and the same values as numbers
+// with their unit; a metric with no data has "actual": null.
+func TestThresholdsJSON(t *testing.T) {
+	r := failingReport(t)
+	var ts []Threshold
+	for _, s := range []string{"throughput>0.3/s", "load_delivered==true"} {
+		th, err := ParseThreshold(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts = append(ts, th)
+	}
+	r.Thresholds = append(r.Thresholds, r.Evaluate(ts)...)
+	r.Thresholds = append(r.Thresholds, NewCollector().Report(Meta{}).Evaluate([]Threshold{{Expr: "p99<200ms", Metric: "p99", Op: "<", Limit: 200}})...)
+	var buf bytes.Buffer
+	if err := r.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Thresholds json.RawMessage `json:"thresholds"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, doc.Thresholds, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	pretty.WriteByte('\n')
+	golden(t, "thresholds.json.golden", pretty.Bytes())
+
+	var got []map[string]any
+	if err := json.Unmarshal(doc.Thresholds, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		expr   string
+		actual any
+		unit   string
+		limit  float64
+		value  string
+	}{
+		{"p99<10ms", 12.5, "ms", 10, "12.5ms"},
+		{"validation_failed==0", 1.0, "", 0, "1"},
+		{"error_rate<50%", 33.333333, "%", 50, "33.33%"},
+		{"throughput>0.3/s", 0.396825, "/s", 0.3, "0.4/s"},
+		{"load_delivered==true", 1.0, "", 1, "true"},
+		{"p99<200ms", nil, "ms", 200, "no data"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d thresholds, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		g := got[i]
+		if g["expr"] != w.expr || g["actual"] != w.actual || g["unit"] != w.unit || g["limit_value"] != w.limit || g["value"] != w.value {
+			t.Errorf("thresholds[%d]: got %v, want expr %q actual %v unit %q limit_value %v value %q", i, g, w.expr, w.actual, w.unit, w.limit, w.value)
+		}
+		if _, ok := g["actual"]; !ok {
+			t.Errorf("thresholds[%d]: no actual field, want a number or null", i)
+		}
 	}
 }
