@@ -124,7 +124,7 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	in := newLineReader(a.stdin, a.stdout)
 	defer in.close()
 	out := a.redacting(in.writer()) // the secrets never shown
-	d := &debugger{c: c, look: shown(e.Lookup, a.redactor.Load()), j: j, out: out, p: painter(in.terminal), timeout: r.Timeout()}
+	d := &debugger{c: c, look: shown(e.Lookup, a.redactor.Load()), j: j, out: out, p: painter(in.terminal && !noColor()), timeout: r.Timeout()}
 
 	// On a terminal Ctrl-C pauses a running command instead of ending the
 	// session (quit, or Ctrl-D, ends it); from a pipe it ends the session.

@@ -180,13 +180,20 @@ func (a *app) setupLog() error {
 	case "json":
 		w = a.errOut
 	case "console":
-		w = zerolog.ConsoleWriter{Out: a.errOut, NoColor: !isTerminal(a.stderr)}
+		w = zerolog.ConsoleWriter{Out: a.errOut, NoColor: !colorOn(a.stderr)}
 	default:
 		return usageError("--log-format %q: want console or json", a.logFormat)
 	}
 	a.log = zerolog.New(w).Level(level).With().Timestamp().Logger()
 	return nil
 }
+
+// colorOn says whether output to w may be coloured: w is a terminal and
+// NO_COLOR (https://no-color.org) is not set to a non-empty value.
+func colorOn(w io.Writer) bool { return !noColor() && isTerminal(w) }
+
+// noColor reports NO_COLOR set to a non-empty value: no colour anywhere.
+func noColor() bool { return os.Getenv("NO_COLOR") != "" }
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)

@@ -165,7 +165,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if f.output == "json" {
 		err = rep.WriteJSON(&buf)
 	} else {
-		err = rep.WriteText(&buf, isTerminal(a.stdout))
+		err = rep.WriteText(&buf, colorOn(a.stdout))
 	}
 	if err != nil {
 		return err
