@@ -41,6 +41,7 @@ type runFlags struct {
 	legacySSE   bool
 	follow      bool
 	onError     string
+	validation  string
 	maxRetries  int
 	validNotes  bool
 	thresholds  []string
@@ -104,6 +105,7 @@ func addTargetFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringArrayVar(&f.env, "env", nil, "K=V added to the server command's environment (repeatable)")
 	fl.StringVar(&f.cwd, "cwd", "", "working directory of the server command")
 	fl.StringVar(&f.mockTape, "mock-tape", "", "the built-in mock answers from this tape instead of TAPE (e.g. a newer recording)")
+	fl.StringVar(&f.validation, "validation", "exact", "how answers are compared where no validation rule of the config says: exact | structural (same shape and types) | partial (a rule's required fields) | schema (the shape MCP requires); overrides the config's validation.mode")
 }
 
 func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
@@ -205,6 +207,7 @@ func (a *app) replayOptions(cmd *cobra.Command, args []string, f runFlags) ([]re
 		{"max-line", func() replay.Option { return replay.MaxLine(f.maxLine) }},
 		{"max-message", func() replay.Option { return replay.MaxMessage(int(f.maxMessage)) }},
 		{"ignore", func() replay.Option { return replay.Ignore(f.ignore...) }},
+		{"validation", func() replay.Option { return replay.Validation(f.validation) }},
 	})...)
 	var command []string
 	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
@@ -286,7 +289,7 @@ var flagOf = map[string]string{
 	"Speed": "--speed", "Sessions": "--sessions", "Ramp": "--ramp", "Order": "--order",
 	"Timeout": "--timeout", "MaxInflight": "--max-inflight", "MaxLine": "--max-line", "MaxMessage": "--max-message",
 	"TimelineLimit": "--timeline-limit", "OnError": "--on-error", "MaxRetries": "--max-retries",
-	"Ignore": "--ignore", "ConfigFile": "--config", "Chaos": "--chaos", "Seed": "--seed",
+	"Ignore": "--ignore", "Validation": "--validation", "ConfigFile": "--config", "Chaos": "--chaos", "Seed": "--seed",
 	"ChaosFrom": "--chaos-from", "Thresholds": "--threshold", "WithEnv": "--env",
 	"WithDir": "--cwd", "WithHeader": "--header", "WithFollowRedirects": "--follow-redirects", "HTTP": "--target", "Command": "the server command",
 }
