@@ -104,7 +104,7 @@ with exit status 2.`,
 	cmd.Flags().StringVar(&forCmd, "for", "run", "check the file as this command reads it: run or debug")
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "text or json")
 	registerValues(cmd, "for", "run", "debug")
-	registerValues(cmd, "output", "text", "json")
+	registerValues(cmd, "output", outputs...)
 	return cmd
 }
 

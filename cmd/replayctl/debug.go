@@ -70,6 +70,10 @@ for 5s is hung up on.`,
 	fl.StringVar(&f.control, "control", "", "serve the control protocol (JSON lines) on unix:/path.sock as well")
 	fl.StringVar(&f.configPath, "config", "", "a YAML replay config (transformations, validation, ...); flags override it")
 	addTargetFlags(fl, &f.runFlags)
+	registerValues(cmd, "speed", debugSpeeds...)
+	registerValues(cmd, "order", debugOrders...)
+	registerValues(cmd, "on-error", debugOnErrors...)
+	registerValues(cmd, "validation", validationModes...)
 	return cmd
 }
 

@@ -152,6 +152,8 @@ Exit status:
 	}
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
 	root.PersistentFlags().StringVar(&a.logFormat, "log-format", "console", "log format on stderr: console or json")
+	registerValues(root, "log-level", logLevelNames...)
+	registerValues(root, "log-format", logFormatsNames...)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return usageError("%w (see --help)", err)
 	})

@@ -89,6 +89,12 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.BoolVar(&f.validNotes, "validate-notifications", false, "compare the server's notifications with the recorded ones (by method, in order)")
 	fl.IntVar(&f.maxRetries, "max-retries", 3, "retries of a message the target asked to have again (HTTP 408, 429, 5xx; honours Retry-After)")
 	addTargetFlags(fl, &f)
+	registerValues(cmd, "speed", runSpeeds...)
+	registerValues(cmd, "order", runOrders...)
+	registerValues(cmd, "output", outputs...)
+	registerValues(cmd, "on-error", runOnErrors...)
+	registerValues(cmd, "validation", validationModes...)
+	register(cmd, "chaos", completeChaos)
 	return cmd
 }
 

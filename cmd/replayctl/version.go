@@ -86,7 +86,7 @@ commit_time, modified, go_version.`,
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "text or json")
-	registerValues(cmd, "output", "text", "json")
+	registerValues(cmd, "output", outputs...)
 	return cmd
 }
 
