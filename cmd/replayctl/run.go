@@ -49,6 +49,7 @@ type runFlags struct {
 	chaos       string
 	seed        int64
 	chaosFrom   string
+	verbose     bool
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -78,6 +79,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.StringVar(&f.configPath, "config", "", "a YAML replay config (replayctl config example); flags override it")
 	fl.StringArrayVar(&f.thresholds, "threshold", nil, `a condition the run must meet, k6-style: "p99<200ms", "error_rate<1%", "validation_failed==0", "throughput>500" (repeatable; exit 1 if one fails)`)
 	fl.StringVarP(&f.output, "output", "o", "text", "what goes to stdout: text or json")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "the text summary lists the details: each chaos session's faults and notes")
 	fl.StringVar(&f.order, "order", "causal", "causal (wait for the answers recorded before each message) | sequential | none | random (causal, each run of client messages shuffled by --seed)")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "bound on every exchange with the target: each answer (then it is cancelled), each write, dial and handshake")
 	fl.IntVar(&f.maxInflight, "max-inflight", 1000, "requests in flight at most, per session")
@@ -173,7 +175,11 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if f.output == "json" {
 		err = rep.WriteJSON(&buf)
 	} else {
-		err = rep.WriteText(&buf, colorOn(a.stdout))
+		var opts []report.TextOption
+		if f.verbose {
+			opts = append(opts, report.Verbose())
+		}
+		err = rep.WriteText(&buf, colorOn(a.stdout), opts...)
 	}
 	if err != nil {
 		return err
