@@ -18,7 +18,10 @@ type survival struct {
 }
 
 type sessionFate struct {
-	obs      []chaos.Observation
+	obs []chaos.Observation
+	// injected counts the faults the session got, all kinds: obs holds
+	// only those the verdict weighs (outbound, and answers never sent).
+	injected int
 	dead     bool
 	cause    string
 	breakSeq int64 // the seq of the last fault sent before the server died; -1 none
@@ -56,6 +59,7 @@ func (s *survival) observe(r *report.Result, o *outcome, c *report.Collector) {
 	if f := it.Fault; f != nil {
 		rf := reportFault(*f)
 		c.AddFault(rf)
+		fate.injected++
 		if hook := s.onFault; hook != nil {
 			hook(rf)
 		}
@@ -135,19 +139,21 @@ func (s *survival) died(session string, cause error, breaker *chaos.Fault) {
 }
 
 // verdicts is the report's chaos.survival: one per session that got a
-// fault or died.
+// fault or died. Each one's Faults counts every fault injected into the
+// session (as chaos.injected counts them all), those acting on the
+// answers too.
 func (s *survival) verdicts() []report.Survival {
 	var out []report.Survival
 	for _, name := range s.order {
 		fate := s.sessions[name]
-		if len(fate.obs) == 0 && !fate.dead {
+		if fate.injected == 0 && !fate.dead {
 			continue
 		}
 		for i := range fate.obs { // down from the fault that killed it on
 			fate.obs[i].ServerAlive = !fate.dead || fate.breakSeq < 0 || fate.obs[i].Fault.Seq < fate.breakSeq
 		}
 		v := chaos.Judge(name, fate.obs)
-		sv := report.Survival{Session: name, Survived: v.Survived && !fate.dead, Faults: len(fate.obs), Notes: v.Notes}
+		sv := report.Survival{Session: name, Survived: v.Survived && !fate.dead, Faults: fate.injected, Notes: v.Notes}
 		if v.FirstBreak != nil {
 			f := reportFault(*v.FirstBreak)
 			sv.BrokenBy = &f

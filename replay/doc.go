@@ -43,7 +43,7 @@
 // Every knob of `replayctl run` is an option: pacing (Speed, Sessions,
 // Ramp, Order, Steps), limits (Timeout, MaxInflight, MaxLine, MaxMessage,
 // TimelineLimit), errors (OnError, MaxRetries, RetryDelay), validation
-// (Ignore, ValidateNotifications, Thresholds), chaos (Chaos, Seed,
+// (Validation, Ignore, ValidateNotifications, Thresholds), chaos (Chaos, Seed,
 // ChaosFrom), a YAML config (ConfigFile or Config: transformations,
 // validation rules, filters, chaos, thresholds) and Logger. Options given
 // override the config file's values, which override the defaults (and

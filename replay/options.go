@@ -32,6 +32,7 @@ type settings struct {
 	maxRetries  int
 	retryDelay  time.Duration
 	validNotes  bool
+	validation  string
 	ignore      []string
 	configPath  string
 	configFile  *config.File
@@ -148,6 +149,15 @@ func RetryDelay(d time.Duration) Option {
 // only counted.
 func ValidateNotifications() Option {
 	return func(s *settings) { s.validNotes = true; s.given("ValidateNotifications") }
+}
+
+// Validation sets the default validation mode: "exact" (the default),
+// "structural", "partial" or "schema" (see package validator). It is the
+// mode of every answer no validation rule of the config matches, as the
+// config's validation.mode is, and overrides that; the rules keep their
+// own modes.
+func Validation(mode string) Option {
+	return func(s *settings) { s.validation = mode; s.given("Validation") }
 }
 
 // Ignore adds paths the validator does not compare, e.g.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/replayctl/replayctl/chaos"
+	"github.com/replayctl/replayctl/config"
 	"github.com/replayctl/replayctl/engine"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
@@ -79,8 +80,12 @@ func New(src tape.Source, opts ...Option) (*Replay, error) {
 		return nil, err
 	}
 	if file != nil {
-		if r.secrets, err = applyConfig(&cfg, file, path, s.ignore); err != nil {
+		if r.secrets, err = applyConfig(&cfg, s.withValidation(file), path, s.ignore); err != nil {
 			return nil, err
+		}
+	} else if s.validation != "" {
+		if cfg.Validator, err = validatorRules(config.Validation{Mode: s.validation}, s.ignore); err != nil {
+			return nil, bad("Validation", s.validation, err)
 		}
 	}
 	r.secrets = append(r.secrets, s.target.secrets()...)
@@ -115,6 +120,18 @@ func New(src tape.Source, opts ...Option) (*Replay, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// withValidation is file with the Validation option's mode as its
+// validation.mode: when the option was given, or given as a default
+// (Defaults) and the file names no mode. The file itself is not changed.
+func (s *settings) withValidation(file *config.File) *config.File {
+	if s.validation == "" || (!s.set["Validation"] && file.Validation.Mode != "") {
+		return file
+	}
+	f := *file
+	f.Validation.Mode = s.validation
+	return &f
 }
 
 // controlDefaults sets a controller's defaults (Controlled): continue
@@ -189,6 +206,11 @@ func (s *settings) check() (checked, error) {
 		return checked{}, bad("RetryDelay", s.retryDelay, errors.New("want 0 or more"))
 	case s.controlled && s.sessions > 1:
 		return checked{}, bad("Sessions", s.sessions, errors.New("a controlled replay runs each recorded session once"))
+	}
+	if s.validation != "" {
+		if _, err := validator.ParseMode(s.validation); err != nil {
+			return checked{}, bad("Validation", s.validation, errors.New("want exact, structural, partial or schema"))
+		}
 	}
 	if _, err := validator.New(validator.WithIgnore(s.ignore...)); err != nil {
 		return checked{}, bad("Ignore", strings.Join(s.ignore, ", "), err)

@@ -67,6 +67,7 @@ func TestOptionErrors(t *testing.T) {
 		{replay.ChaosFrom("no/such/report.json"), "ChaosFrom"},
 		{replay.Speed("stepped"), "Speed"}, // without Steps
 		{replay.Ignore("result[[["), "Ignore"},
+		{replay.Validation("loose"), "Validation"},
 		{replay.Against(replay.Command("")), "Command"},
 		{replay.Against(replay.HTTP("localhost:3000")), "HTTP"},
 		{replay.Against(replay.Mock().WithEnv("A=B")), "Against"},

@@ -33,8 +33,17 @@ const (
 // then the first failures with their differences and the first errors. It
 // uses ANSI colors only when color is true. Text that came from the wire
 // is stripped of control characters.
-func (r Report) WriteText(w io.Writer, color bool) error {
+//
+// A chaos replay gets a line of counts (faults injected, sessions that
+// survived and did not) and one line per session: its verdict, its faults
+// by kind, what broke it. With Verbose, each session's faults and notes
+// follow it; without, the first textListLimit sessions that did not survive
+// are shown (all of them when there are no more sessions than that).
+func (r Report) WriteText(w io.Writer, color bool, opts ...TextOption) error {
 	t := textWriter{color: color}
+	for _, o := range opts {
+		o(&t)
+	}
 	t.header(r)
 	t.body(r)
 	t.failures(r)
@@ -45,9 +54,17 @@ func (r Report) WriteText(w io.Writer, color bool) error {
 	return nil
 }
 
+// TextOption changes what WriteText shows.
+type TextOption func(*textWriter)
+
+// Verbose makes WriteText list the details: each chaos session's faults
+// and notes.
+func Verbose() TextOption { return func(t *textWriter) { t.verbose = true } }
+
 type textWriter struct {
-	buf   bytes.Buffer
-	color bool
+	buf     bytes.Buffer
+	color   bool
+	verbose bool
 }
 
 func (t *textWriter) paint(code, s string) string {
@@ -116,30 +133,7 @@ func (t *textWriter) body(r Report) {
 	if n := p.Errors + p.Timeouts; n > 0 {
 		t.line("errors", "%s", t.paint(ansiRed, plural(p.Errors, "error")+", "+plural(p.Timeouts, "timeout")))
 	}
-	if r.Chaos.Injected > 0 || r.Chaos.Seed != nil {
-		seed := "no seed"
-		if r.Chaos.Seed != nil {
-			seed = fmt.Sprintf("seed %d", *r.Chaos.Seed)
-		}
-		t.line("chaos", "%s injected (%s)", plural(r.Chaos.Injected, "fault"), seed)
-		for _, sv := range r.Chaos.Survival {
-			verdict := t.paint(ansiGreen, "survived")
-			if !sv.Survived {
-				verdict = t.paint(ansiRed, "did NOT survive")
-				if f := sv.BrokenBy; f != nil {
-					verdict += fmt.Sprintf(": broken by seq %d %s (%s)", f.Seq, f.Kind, f.Detail)
-				}
-			}
-			t.line("", "session %s: %s %s", sv.Session, verdict, plural(int64(sv.Faults), "fault"))
-			for i, n := range sv.Notes {
-				if i == 5 {
-					t.line("", "  … and %d more notes (see the JSON report)", len(sv.Notes)-5)
-					break
-				}
-				t.line("", "  %s", n)
-			}
-		}
-	}
+	t.chaos(r.Chaos)
 	if n := len(r.Thresholds); n > 0 {
 		failed := len(r.ThresholdsFailed())
 		msg := fmt.Sprintf("%d failed", failed)

@@ -23,6 +23,7 @@ type chaosReport struct {
 		Survival []struct {
 			Session  string `json:"session"`
 			Survived bool   `json:"survived"`
+			Faults   int    `json:"faults"`
 			BrokenBy *struct {
 				Seq  int64  `json:"seq"`
 				Kind string `json:"kind"`

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"cmp"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -8,6 +11,8 @@ import (
 
 	"github.com/replayctl/replayctl/config"
 	"github.com/replayctl/replayctl/replay"
+	"github.com/replayctl/replayctl/transformer"
+	"github.com/replayctl/replayctl/validator"
 )
 
 func (a *app) configCommand() *cobra.Command {
@@ -44,7 +49,7 @@ performance, chaos and thresholds. Flags override it.
 // config (replay.CheckConfig), for run or for debug, so that what check
 // accepts the command accepts too.
 func (a *app) configCheckCommand() *cobra.Command {
-	var forCmd string
+	var forCmd, output string
 	cmd := &cobra.Command{
 		Use:   "check FILE",
 		Short: "Check a config file as run (or debug) would: exit 0 and a summary, or exit 2 and what is wrong",
@@ -56,9 +61,17 @@ debug refuses performance.sessions above 1.
 
 Environment variables the transformations read (${env.NAME}) need not be
 set here; those that are not are listed, as run refuses the file without
-them.`,
+them.
+
+-o json prints one JSON object: {"ok":true, "file", "for",
+"transformations", "validation_rules", "thresholds", "missing_env"}, or
+{"ok":false, "file", "line", "key", "error"} (line and key when known)
+with exit status 2.`,
 		Args: exactArgs(1, "config check FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if output != "text" && output != "json" {
+				return usageError("-o %q: want text or json", output)
+			}
 			var opts []replay.Option
 			switch forCmd {
 			case "run":
@@ -68,24 +81,111 @@ them.`,
 				return usageError("--for %q: want run or debug", forCmd)
 			}
 			path := args[0]
-			f, err := config.Load(path)
+			res, err := checkConfig(path, forCmd, opts)
+			if output == "json" {
+				if err := writeJSON(cmd.OutOrStdout(), res); err != nil {
+					return err
+				}
+			}
 			if err != nil {
 				return &exitError{code: exitBadInput, err: err}
 			}
-			if err := replay.CheckConfig(path, f, opts...); err != nil {
-				if forCmd == "run" && replay.CheckConfig(path, f, replay.Controlled()) == nil {
-					err = fmt.Errorf("%w; replayctl debug takes the file as it is (config check --for debug)", err)
-				}
-				return &exitError{code: exitBadInput, err: err}
+			if output == "json" {
+				return nil
 			}
-			for _, name := range replay.MissingEnv(f) {
+			for _, name := range res.MissingEnv {
 				fmt.Fprintf(a.stderr, "note: ${env.%s} is not set here; %s refuses the file where it is not\n", name, forCmd)
 			}
 			_, err = fmt.Fprintf(cmd.OutOrStdout(), "ok: %d transformations, %d validation rules, %d thresholds\n",
-				len(f.Transformations), len(f.Validation.Rules), len(f.Thresholds))
+				res.Transformations, res.ValidationRules, res.Thresholds)
 			return err
 		},
 	}
 	cmd.Flags().StringVar(&forCmd, "for", "run", "check the file as this command reads it: run or debug")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "text or json")
+	registerValues(cmd, "for", "run", "debug")
+	registerValues(cmd, "output", outputs...)
 	return cmd
+}
+
+// configCheck is what config check found, as -o json prints it.
+type configCheck struct {
+	OK   bool   `json:"ok"`
+	File string `json:"file"`
+	For  string `json:"for"`
+	*ConfigCounts
+	Line  int    `json:"line,omitempty"`
+	Key   string `json:"key,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// ConfigCounts is what a file that checks holds (exported, as encoding/json
+// fills in an embedded pointer only to an exported type).
+type ConfigCounts struct {
+	Transformations int      `json:"transformations"`
+	ValidationRules int      `json:"validation_rules"`
+	Thresholds      int      `json:"thresholds"`
+	MissingEnv      []string `json:"missing_env,omitempty"`
+}
+
+// checkConfig loads and checks the config file at path as the command
+// forCmd reads it (with opts), and says what it found; the error is
+// also in the result, with its line and key when known.
+func checkConfig(path, forCmd string, opts []replay.Option) (configCheck, error) {
+	res := configCheck{File: path, For: forCmd}
+	fail := func(err error) (configCheck, error) {
+		res.Error = err.Error()
+		res.Line, res.Key = whereInConfig(err)
+		return res, err
+	}
+	f, err := config.Load(path)
+	if err != nil {
+		return fail(err)
+	}
+	if err := replay.CheckConfig(path, f, opts...); err != nil {
+		if forCmd == "run" && replay.CheckConfig(path, f, replay.Controlled()) == nil {
+			err = fmt.Errorf("%w; replayctl debug takes the file as it is (config check --for debug)", err)
+		}
+		return fail(err)
+	}
+	res.OK = true
+	res.ConfigCounts = &ConfigCounts{
+		Transformations: len(f.Transformations), ValidationRules: len(f.Validation.Rules), Thresholds: len(f.Thresholds),
+		MissingEnv: replay.MissingEnv(f),
+	}
+	return res, nil
+}
+
+// whereInConfig is the line and the key of the config file an error is
+// about, as far as it says (0 and "" when it does not).
+func whereInConfig(err error) (line int, key string) {
+	var ce *config.Error
+	var re *replay.ConfigError
+	var vr *validator.RuleError
+	var tr *transformer.RuleError
+	switch {
+	case errors.As(err, &ce):
+		return ce.Line, ce.Key
+	case errors.As(err, &re):
+		key = re.Section
+	}
+	switch {
+	case errors.As(err, &vr):
+		line = vr.Line
+		key = cmp.Or(key, "validation") + fmt.Sprintf(".rules[%d]", vr.Index)
+	case errors.As(err, &tr):
+		line = tr.Line
+		key = cmp.Or(key, "transformations") + fmt.Sprintf("[%d]", tr.Index)
+	}
+	return line, key
+}
+
+// writeJSON writes v as indented JSON and a newline.
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
 }

@@ -70,6 +70,10 @@ for 5s is hung up on.`,
 	fl.StringVar(&f.control, "control", "", "serve the control protocol (JSON lines) on unix:/path.sock as well")
 	fl.StringVar(&f.configPath, "config", "", "a YAML replay config (transformations, validation, ...); flags override it")
 	addTargetFlags(fl, &f.runFlags)
+	registerValues(cmd, "speed", debugSpeeds...)
+	registerValues(cmd, "order", debugOrders...)
+	registerValues(cmd, "on-error", debugOnErrors...)
+	registerValues(cmd, "validation", validationModes...)
 	return cmd
 }
 
@@ -124,7 +128,7 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	in := newLineReader(a.stdin, a.stdout)
 	defer in.close()
 	out := a.redacting(in.writer()) // the secrets never shown
-	d := &debugger{c: c, look: shown(e.Lookup, a.redactor.Load()), j: j, out: out, p: painter(in.terminal), timeout: r.Timeout()}
+	d := &debugger{c: c, look: shown(e.Lookup, a.redactor.Load()), j: j, out: out, p: painter(in.terminal && !noColor()), timeout: r.Timeout()}
 
 	// On a terminal Ctrl-C pauses a running command instead of ending the
 	// session (quit, or Ctrl-D, ends it); from a pipe it ends the session.

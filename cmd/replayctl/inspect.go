@@ -18,6 +18,7 @@ import (
 
 func (a *app) inspectCommand() *cobra.Command {
 	var maxLine int
+	var output string
 	cmd := &cobra.Command{
 		Use:   "inspect TAPE",
 		Short: "Print a tape's timeline, one line per message",
@@ -25,9 +26,17 @@ func (a *app) inspectCommand() *cobra.Command {
 session, direction, kind, method, id, size in bytes, and a note: the round of
 a multi-round request (MCP 2026-07-28) and what its answer asks for, the polls
 of a task and its status. The first line names the tape's protocol revision
-and its era (session-based or stateless).`,
+and its era (session-based or stateless).
+
+-o json prints JSON Lines: a header object first ("type":"header": path,
+format, version, protocol_version, era, transport), one object per message
+("type":"message": seq, t_us, session, dir, kind, method, id, bytes, note),
+then "type":"end" with the count and the tape's warnings.`,
 		Args: exactArgs(1, "inspect TAPE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if output != "text" && output != "json" {
+				return usageError("-o %q: want text or json", output)
+			}
 			ctx := cmd.Context()
 			r, err := openTape(ctx, args[0], tape.WithMaxLine(maxLine))
 			if err != nil {
@@ -37,7 +46,7 @@ and its era (session-based or stateless).`,
 				return err
 			}
 			defer r.Close()
-			if err := inspect(ctx, cmd.OutOrStdout(), r); err != nil {
+			if err := inspect(ctx, cmd.OutOrStdout(), r, output == "json"); err != nil {
 				if ctx.Err() != nil {
 					return interrupted("the timeline printed is not the whole tape's")
 				}
@@ -47,21 +56,103 @@ and its era (session-based or stateless).`,
 		},
 	}
 	cmd.Flags().IntVar(&maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "text (a table) or json (JSON Lines: the header, each message, the end)")
+	registerValues(cmd, "output", outputs...)
 	return cmd
 }
 
-// inspect prints the timeline of r to out. It returns when the tape is
-// printed, or, between two messages, when ctx is done (then with ctx's
-// error, what was printed flushed).
-func inspect(ctx context.Context, out io.Writer, r *tape.Reader) error {
-	w := bufio.NewWriter(out)
-	h := r.Header()
+// inspectHeader is the first line of inspect -o json: the tape.
+type inspectHeader struct {
+	Type            string `json:"type"` // "header"
+	Path            string `json:"path"`
+	Format          string `json:"format"`
+	Version         int    `json:"version"`
+	ProtocolVersion string `json:"protocol_version"`
+	Era             string `json:"era,omitempty"`
+	Transport       string `json:"transport"`
+}
+
+// inspectRow is one message of the timeline: a line of the table, or of
+// inspect -o json.
+type inspectRow struct {
+	Type    string          `json:"type"` // "message"
+	Seq     int64           `json:"seq"`
+	TUS     int64           `json:"t_us"`
+	Session string          `json:"session"`
+	Dir     string          `json:"dir"`
+	Kind    string          `json:"kind"`
+	Method  string          `json:"method,omitempty"`
+	ID      json.RawMessage `json:"id,omitempty"` // as recorded: 7, "a"
+	Bytes   int             `json:"bytes"`
+	Note    string          `json:"note,omitempty"`
+}
+
+// inspectEnd is the last line of inspect -o json.
+type inspectEnd struct {
+	Type     string   `json:"type"` // "end"
+	Messages int      `json:"messages"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// timelineWriter writes the timeline as a table or as JSON Lines.
+type timelineWriter interface {
+	header(inspectHeader)
+	row(inspectRow)
+	end(inspectEnd)
+}
+
+type tableWriter struct{ w io.Writer }
+
+func (t tableWriter) header(h inspectHeader) {
 	protocol := orDash(h.ProtocolVersion)
-	if era := mcp.EraOf(h.ProtocolVersion); era != mcp.EraUnknown {
-		protocol += " (" + era.String() + ")"
+	if h.Era != "" {
+		protocol += " (" + h.Era + ")"
 	}
-	fmt.Fprintf(w, "# %s (format %s v%d) protocol %s transport %s\n", r.Path(), r.Format(), h.Version, protocol, orDash(h.Transport))
-	fmt.Fprintf(w, "%6s  %12s  %-8s  %-3s  %-12s  %-32s  %-8s  %8s  %s\n", "SEQ", "TIME", "SESSION", "DIR", "KIND", "METHOD", "ID", "BYTES", "NOTE")
+	fmt.Fprintf(t.w, "# %s (format %s v%d) protocol %s transport %s\n", h.Path, h.Format, h.Version, protocol, orDash(h.Transport))
+	fmt.Fprintf(t.w, "%6s  %12s  %-8s  %-3s  %-12s  %-32s  %-8s  %8s  %s\n", "SEQ", "TIME", "SESSION", "DIR", "KIND", "METHOD", "ID", "BYTES", "NOTE")
+}
+
+func (t tableWriter) row(r inspectRow) {
+	arrow := "→"
+	if r.Dir == string(tape.S2C) {
+		arrow = "←"
+	}
+	fmt.Fprintf(t.w, "%6d  %12s  %-8s  %-3s  %-12s  %-32s  %-8s  %8d  %s\n", r.Seq, fmtUS(r.TUS), r.Session, arrow, r.Kind, orDash(r.Method), orDash(string(r.ID)), r.Bytes, r.Note)
+}
+
+func (t tableWriter) end(e inspectEnd) {
+	fmt.Fprintf(t.w, "# %d messages\n", e.Messages)
+	for _, warn := range e.Warnings {
+		fmt.Fprintf(t.w, "# warning: %s\n", warn)
+	}
+}
+
+// jsonLinesWriter writes one JSON object a line: the header, each
+// message, the end.
+type jsonLinesWriter struct{ enc *json.Encoder }
+
+func (j jsonLinesWriter) header(h inspectHeader) { h.Type = "header"; j.enc.Encode(h) }
+func (j jsonLinesWriter) row(r inspectRow)       { r.Type = "message"; j.enc.Encode(r) }
+func (j jsonLinesWriter) end(e inspectEnd)       { e.Type = "end"; j.enc.Encode(e) }
+
+// inspect prints the timeline of r to out, as a table or (asJSON) as
+// JSON Lines. It returns when the tape is printed, or, between two
+// messages, when ctx is done (then with ctx's error, what was printed
+// flushed).
+func inspect(ctx context.Context, out io.Writer, r *tape.Reader, asJSON bool) error {
+	w := bufio.NewWriter(out)
+	var tw timelineWriter = tableWriter{w}
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		tw = jsonLinesWriter{enc}
+	}
+	h := r.Header()
+	hd := inspectHeader{Path: r.Path(), Format: string(r.Format()), Version: h.Version, ProtocolVersion: h.ProtocolVersion, Transport: h.Transport}
+	if era := mcp.EraOf(h.ProtocolVersion); era != mcp.EraUnknown {
+		hd.Era = era.String()
+	}
+	tw.header(hd)
 	notes := newNoter()
 	n := 0
 	done := ctx.Done()
@@ -81,21 +172,14 @@ func inspect(ctx context.Context, out io.Writer, r *tape.Reader) error {
 			return err
 		}
 		n++
-		kind, method, id, note := "invalid", "", "", ""
+		row := inspectRow{Seq: m.Seq, TUS: m.TUS, Session: m.Session, Dir: string(m.Dir), Kind: "invalid", Bytes: len(m.Msg)}
 		if rpc, err := jsonrpc.Parse(m.Msg); err == nil {
-			kind, method, id = rpc.Kind.String(), rpc.Method, string(rpc.ID)
-			note = notes.note(m, rpc)
+			row.Kind, row.Method, row.ID = rpc.Kind.String(), rpc.Method, json.RawMessage(rpc.ID)
+			row.Note = notes.note(m, rpc)
 		}
-		arrow := "→"
-		if m.Dir == tape.S2C {
-			arrow = "←"
-		}
-		fmt.Fprintf(w, "%6d  %12s  %-8s  %-3s  %-12s  %-32s  %-8s  %8d  %s\n", m.Seq, fmtUS(m.TUS), m.Session, arrow, kind, orDash(method), orDash(id), len(m.Msg), note)
+		tw.row(row)
 	}
-	fmt.Fprintf(w, "# %d messages\n", n)
-	for _, warn := range r.Warnings() {
-		fmt.Fprintf(w, "# warning: %s\n", warn)
-	}
+	tw.end(inspectEnd{Messages: n, Warnings: r.Warnings()})
 	return w.Flush()
 }
 

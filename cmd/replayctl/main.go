@@ -152,10 +152,14 @@ Exit status:
 	}
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
 	root.PersistentFlags().StringVar(&a.logFormat, "log-format", "console", "log format on stderr: console or json")
+	registerValues(root, "log-level", logLevelNames...)
+	registerValues(root, "log-format", logFormatsNames...)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return usageError("%w (see --help)", err)
 	})
-	root.AddCommand(a.runCommand(), a.inspectCommand(), a.convertCommand(), a.debugCommand(), a.configCommand())
+	root.AddCommand(a.runCommand(), a.inspectCommand(), a.convertCommand(), a.debugCommand(), a.configCommand(), a.versionCommand())
+	root.Version = readVersion().String()
+	root.SetVersionTemplate("replayctl {{.Version}}\n")
 	return root
 }
 
@@ -178,13 +182,20 @@ func (a *app) setupLog() error {
 	case "json":
 		w = a.errOut
 	case "console":
-		w = zerolog.ConsoleWriter{Out: a.errOut, NoColor: !isTerminal(a.stderr)}
+		w = zerolog.ConsoleWriter{Out: a.errOut, NoColor: !colorOn(a.stderr)}
 	default:
 		return usageError("--log-format %q: want console or json", a.logFormat)
 	}
 	a.log = zerolog.New(w).Level(level).With().Timestamp().Logger()
 	return nil
 }
+
+// colorOn says whether output to w may be coloured: w is a terminal and
+// NO_COLOR (https://no-color.org) is not set to a non-empty value.
+func colorOn(w io.Writer) bool { return !noColor() && isTerminal(w) }
+
+// noColor reports NO_COLOR set to a non-empty value: no colour anywhere.
+func noColor() bool { return os.Getenv("NO_COLOR") != "" }
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)

@@ -41,6 +41,7 @@ type runFlags struct {
 	legacySSE   bool
 	follow      bool
 	onError     string
+	validation  string
 	maxRetries  int
 	validNotes  bool
 	thresholds  []string
@@ -49,6 +50,7 @@ type runFlags struct {
 	seed        int64
 	chaosFrom   string
 	quiet       bool
+	verbose     bool
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -78,6 +80,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.StringVar(&f.configPath, "config", "", "a YAML replay config (replayctl config example); flags override it")
 	fl.StringArrayVar(&f.thresholds, "threshold", nil, `a condition the run must meet, k6-style: "p99<200ms", "error_rate<1%", "validation_failed==0", "throughput>500" (repeatable; exit 1 if one fails)`)
 	fl.StringVarP(&f.output, "output", "o", "text", "what goes to stdout: text or json")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "the text summary lists the details: each chaos session's faults and notes")
 	fl.StringVar(&f.order, "order", "causal", "causal (wait for the answers recorded before each message) | sequential | none | random (causal, each run of client messages shuffled by --seed)")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "bound on every exchange with the target: each answer (then it is cancelled), each write, dial and handshake")
 	fl.IntVar(&f.maxInflight, "max-inflight", 1000, "requests in flight at most, per session")
@@ -90,6 +93,12 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.IntVar(&f.maxRetries, "max-retries", 3, "retries of a message the target asked to have again (HTTP 408, 429, 5xx; honours Retry-After)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line (it is drawn on stderr only when stdout and stderr are both a terminal)")
 	addTargetFlags(fl, &f)
+	registerValues(cmd, "speed", runSpeeds...)
+	registerValues(cmd, "order", runOrders...)
+	registerValues(cmd, "output", outputs...)
+	registerValues(cmd, "on-error", runOnErrors...)
+	registerValues(cmd, "validation", validationModes...)
+	register(cmd, "chaos", completeChaos)
 	return cmd
 }
 
@@ -106,6 +115,7 @@ func addTargetFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringArrayVar(&f.env, "env", nil, "K=V added to the server command's environment (repeatable)")
 	fl.StringVar(&f.cwd, "cwd", "", "working directory of the server command")
 	fl.StringVar(&f.mockTape, "mock-tape", "", "the built-in mock answers from this tape instead of TAPE (e.g. a newer recording)")
+	fl.StringVar(&f.validation, "validation", "exact", "how answers are compared where no validation rule of the config says: exact | structural (same shape and types) | partial (a rule's required fields) | schema (the shape MCP requires); overrides the config's validation.mode")
 }
 
 func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
@@ -178,7 +188,11 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if f.output == "json" {
 		err = rep.WriteJSON(&buf)
 	} else {
-		err = rep.WriteText(&buf, isTerminal(a.stdout))
+		var opts []report.TextOption
+		if f.verbose {
+			opts = append(opts, report.Verbose())
+		}
+		err = rep.WriteText(&buf, colorOn(a.stdout), opts...)
 	}
 	if err != nil {
 		return err
@@ -218,6 +232,7 @@ func (a *app) replayOptions(cmd *cobra.Command, args []string, f runFlags) ([]re
 		{"max-line", func() replay.Option { return replay.MaxLine(f.maxLine) }},
 		{"max-message", func() replay.Option { return replay.MaxMessage(int(f.maxMessage)) }},
 		{"ignore", func() replay.Option { return replay.Ignore(f.ignore...) }},
+		{"validation", func() replay.Option { return replay.Validation(f.validation) }},
 	})...)
 	var command []string
 	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
@@ -299,7 +314,7 @@ var flagOf = map[string]string{
 	"Speed": "--speed", "Sessions": "--sessions", "Ramp": "--ramp", "Order": "--order",
 	"Timeout": "--timeout", "MaxInflight": "--max-inflight", "MaxLine": "--max-line", "MaxMessage": "--max-message",
 	"TimelineLimit": "--timeline-limit", "OnError": "--on-error", "MaxRetries": "--max-retries",
-	"Ignore": "--ignore", "ConfigFile": "--config", "Chaos": "--chaos", "Seed": "--seed",
+	"Ignore": "--ignore", "Validation": "--validation", "ConfigFile": "--config", "Chaos": "--chaos", "Seed": "--seed",
 	"ChaosFrom": "--chaos-from", "Thresholds": "--threshold", "WithEnv": "--env",
 	"WithDir": "--cwd", "WithHeader": "--header", "WithFollowRedirects": "--follow-redirects", "HTTP": "--target", "Command": "the server command",
 }
