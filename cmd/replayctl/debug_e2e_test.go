@@ -434,3 +434,73 @@ func TestDebugContinueAtSpeedAfterHandshake(t *testing.T) {
 		t.Errorf("took %s: the schedule waited for the timeout after the handshake", took)
 	}
 }
+
+// timedLine is a line of output and when it was read.
+type timedLine struct {
+	at   time.Time
+	text string
+}
+
+// debugTimed runs `replayctl debug` with the commands on stdin (kept open
+// until the output ends, so end of input does not cut continue short)
+// and returns stdout's lines with when each was read.
+func debugTimed(t *testing.T, commands string, args ...string) []timedLine {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"debug"}, args...)...)
+	cmd.Dir = "../.."
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(stdin, commands); err != nil {
+		t.Fatal(err)
+	}
+	var lines []timedLine
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		lines = append(lines, timedLine{time.Now(), sc.Text()})
+		if strings.HasPrefix(sc.Text(), "■ end of the tape") {
+			stdin.Close()
+		}
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("debug %v: %v\nstderr:\n%s", args, err, errb.String())
+	}
+	return lines
+}
+
+// TestDebugContinueStreams: continue prints each message as it is judged,
+// not all at once when the replay stops, so a paced replay is seen going.
+func TestDebugContinueStreams(t *testing.T) {
+	lines := debugTimed(t, "continue\n", "examples/quickstart.jsonl", "--speed", "fixed:250ms")
+	var sent []timedLine
+	var end time.Time
+	after := false
+	for _, l := range lines {
+		switch {
+		case l.text == prompt+"continue":
+			after = true
+		case after && sentSeq.MatchString(l.text):
+			sent = append(sent, l)
+		case strings.HasPrefix(l.text, "■ end of the tape"):
+			end = l.at
+		}
+	}
+	if len(sent) < 4 || end.IsZero() {
+		t.Fatalf("got %d messages sent by continue and end %v, want 4 or more and the end", len(sent), end)
+	}
+	// At 250ms a message, the first is printed a second or more before the end.
+	if gap := end.Sub(sent[0].at); gap < 500*time.Millisecond {
+		t.Errorf("first message printed %s before the end, want 500ms or more: continue holds its output back", gap)
+	}
+}

@@ -82,15 +82,47 @@ func (d *debugger) step(ctx context.Context, arg string) error {
 	return d.settle(ctx, rs)
 }
 
+// cont resumes the replay and prints each result as it is judged, so a
+// paced replay is seen as it goes, until the replay stops; then what was
+// judged late and where it stopped.
 func (d *debugger) cont(ctx context.Context, _ string) error {
 	d.j.take()
 	if err := d.c.Resume(ctx); err != nil {
 		return err
 	}
-	if _, err := d.c.WaitStop(ctx); err != nil {
-		return err
+	wctx, cancel := context.WithCancel(ctx)
+	stopped := make(chan error, 1)
+	go func() {
+		_, err := d.c.WaitStop(wctx)
+		stopped <- err
+	}()
+	defer func() {
+		cancel()
+		<-stopped // drained or already received: the goroutine has ended
+	}()
+	for {
+		select {
+		case <-d.j.added:
+			d.showJudged()
+		case err := <-stopped:
+			stopped <- err // for the deferred drain
+			if err != nil {
+				return err
+			}
+			d.showJudged()
+			return d.settle(ctx, nil)
+		}
 	}
-	return d.settle(ctx, nil)
+}
+
+// showJudged prints the results judged since the last take (not those of
+// injected messages: inject shows its own).
+func (d *debugger) showJudged() {
+	for _, r := range d.j.take() {
+		if r.Seq >= 0 {
+			d.show(r)
+		}
+	}
 }
 
 func (d *debugger) pause(ctx context.Context, _ string) error {
