@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/term"
 
 	"github.com/replayctl/replayctl/controller"
 	"github.com/replayctl/replayctl/engine"
@@ -124,7 +126,7 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	in := newLineReader(a.stdin, a.stdout)
 	defer in.close()
 	out := a.redacting(in.writer()) // the secrets never shown
-	d := &debugger{c: c, look: shown(e.Lookup, a.redactor.Load()), j: j, out: out, p: painter(in.terminal), timeout: r.Timeout()}
+	d := &debugger{c: c, look: shown(e.Lookup, a.redactor.Load()), j: j, out: out, p: painter(in.terminal), timeout: r.Timeout(), width: outputWidth(a.stdout)}
 
 	// On a terminal Ctrl-C pauses a running command instead of ending the
 	// session (quit, or Ctrl-D, ends it); from a pipe it ends the session.
@@ -333,6 +335,20 @@ func shown(lookup func(int64) (controller.Msg, bool), rd *report.Redactor) func(
 			m.HTTP = &h
 		}
 		return m, ok
+	}
+}
+
+// outputWidth returns the width of w now: the terminal's when w is one,
+// else defaultWidth.
+func outputWidth(w io.Writer) func() int {
+	f, ok := w.(*os.File)
+	return func() int {
+		if ok {
+			if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+				return cols
+			}
+		}
+		return defaultWidth
 	}
 }
 

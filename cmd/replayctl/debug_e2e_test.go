@@ -504,3 +504,55 @@ func TestDebugContinueStreams(t *testing.T) {
 		t.Errorf("first message printed %s before the end, want 500ms or more: continue holds its output back", gap)
 	}
 }
+
+// TestDebugWholeAnswer: a long changed answer is shown whole by print
+// answer, print recorded and diff, wrapped to 80 columns (the width when
+// the output is not a terminal); every line fits.
+func TestDebugWholeAnswer(t *testing.T) {
+	b, err := os.ReadFile("../../examples/quickstart.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := "Echo: " + strings.Repeat("0123456789", 20) + " END"
+	changed := strings.Replace(string(b), `"text":"Echo: hello, replay"`, `"text":"`+long+`"`, 1)
+	if changed == string(b) {
+		t.Fatal("quickstart tape has no echo answer to change")
+	}
+	mockTape := filepath.Join(t.TempDir(), "changed.jsonl")
+	if err := os.WriteFile(mockTape, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := replayctlIn(t, "continue\nprint answer\nprint recorded\ndiff\nprint 5\nhelp\n", "debug", "examples/quickstart.jsonl", "--mock-tape", mockTape)
+	if res.code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	for i, l := range strings.Split(res.stdout, "\n") {
+		if n := len([]rune(l)); n > defaultWidth {
+			t.Errorf("line %d is %d runes, want %d at most: %q", i+1, n, defaultWidth, l)
+		}
+	}
+	cmds := map[string]string{}
+	cur := ""
+	for _, l := range strings.Split(res.stdout, "\n") {
+		if c, ok := strings.CutPrefix(l, prompt); ok {
+			cur = c
+			continue
+		}
+		cmds[cur] += l + "\n"
+	}
+	// Joined again without the wrapping and the spaces, each shows its
+	// whole value.
+	squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }
+	for _, tt := range []struct{ cmd, want string }{
+		{"print answer", `"text":"` + long + `"`},
+		{"print recorded", `"text":"Echo: hello, replay"`},
+		{"diff", `result.content[0].text: "Echo: hello, replay" → "` + long + `"`},
+	} {
+		if !strings.Contains(squeeze(cmds[tt.cmd]), squeeze(tt.want)) {
+			t.Errorf("%s: got\n%s\nwant the whole %s", tt.cmd, cmds[tt.cmd], tt.want)
+		}
+	}
+	if !strings.HasPrefix(cmds["print answer"], "answer to seq 5 tools/call  failed\n") {
+		t.Errorf("print answer: got\n%s\nwant it headed by the seq and the verdict", cmds["print answer"])
+	}
+}

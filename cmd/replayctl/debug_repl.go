@@ -34,8 +34,8 @@ func init() { // a var initialiser would be an initialisation cycle through help
 		{"delete", "d", "<id>", "remove a breakpoint", (*debugger).deleteBreak},
 		{"breakpoints", "bl", "", "list the breakpoints", (*debugger).listBreaks},
 		{"list", "l", "[n]", "the messages around the current one (n each side, 3)", (*debugger).list},
-		{"print", "p", "[seq]", "the current message (or seq), as pretty JSON", (*debugger).print},
-		{"diff", "", "", "expected → actual, for each difference of the last answer", (*debugger).diff},
+		{"print", "p", "[seq|answer|recorded]", "the current message (or seq), or the last answer as it came (answer) or as recorded, as pretty JSON", (*debugger).print},
+		{"diff", "", "", "expected → actual, whole values, for each difference of the last answer", (*debugger).diff},
 		{"speed", "", "<s>", "pacing for continue: fast, realtime, 10x, fixed:50ms, rps:5", (*debugger).speed},
 		{"status", "", "", "where the replay stands", (*debugger).status},
 		{"inject", "", "<json>", "send a message that is not on the tape, now", (*debugger).inject},
@@ -220,12 +220,15 @@ func (d *debugger) list(ctx context.Context, arg string) error {
 		if !ok {
 			break
 		}
-		d.printf("%s\n", msgLine(m, s == cur))
+		d.printf("%s\n", msgLine(m, s == cur, d.cols()))
 	}
 	return nil
 }
 
 func (d *debugger) print(ctx context.Context, arg string) error {
+	if arg == "answer" || arg == "recorded" {
+		return d.printAnswer(arg)
+	}
 	var m controller.Msg
 	var ok bool
 	if arg != "" {
@@ -247,9 +250,28 @@ func (d *debugger) print(ctx context.Context, arg string) error {
 	}
 	d.printf("seq %d  %s  session %s  %s\n", m.Seq, m.Dir, m.Session, m.Kind)
 	if m.HTTP != nil {
-		d.printf("%s\n", httpLine(m.HTTP))
+		d.printWrapped(httpLine(m.HTTP))
 	}
-	d.printf("%s\n", pretty(m.Raw))
+	d.printWrapped(pretty(m.Raw))
+	return nil
+}
+
+// printAnswer prints the whole answer to the last request judged: as it
+// came from the target (which "answer"), or as recorded ("recorded").
+func (d *debugger) printAnswer(which string) error {
+	r := d.last
+	if r == nil {
+		return fmt.Errorf("print %s: no answer judged yet; step first", which)
+	}
+	b := r.Answer
+	if which == "recorded" {
+		b = r.Recorded
+	}
+	if b == nil {
+		return fmt.Errorf("print %s: seq %d %s has none (%s)", which, r.Seq, r.Method, r.Verdict)
+	}
+	d.printf("%s to seq %d %s  %s\n", which, r.Seq, r.Method, r.Verdict)
+	d.printWrapped(pretty(b))
 	return nil
 }
 
@@ -260,10 +282,10 @@ func (d *debugger) diff(context.Context, string) error {
 	}
 	d.printf("seq %d %s: %s\n", r.Seq, r.Method, r.Verdict)
 	if len(r.Differences) == 0 && r.Err != "" {
-		d.printf("  %s\n", r.Err)
+		d.printWrapped("  " + r.Err)
 	}
 	for _, df := range r.Differences {
-		d.printf("  %s\n", diffLine(df))
+		d.printWrapped("  " + diffFull(df))
 	}
 	return nil
 }
@@ -345,7 +367,7 @@ func (d *debugger) help(context.Context, string) error {
 		if c.args != "" {
 			name += " " + c.args
 		}
-		d.printf("  %-32s %s\n", name, c.help)
+		d.printWrapped(fmt.Sprintf("  %-32s %s", name, c.help))
 	}
 	return nil
 }
