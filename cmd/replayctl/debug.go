@@ -48,7 +48,8 @@ end of input quits (so does "stop" over --control). The exit status is that
 of run: 0 when every answer judged matched the recording, 1 when one did not.
 
 --control unix:PATH serves the same commands as JSON lines (go doc
-./controller). The socket is made mode 0600 and, on Linux, refuses clients
+./controller); a command sent while the handshake is replayed waits for
+it to end. The socket is made mode 0600 and, on Linux, refuses clients
 of another user; a socket file left by a killed replay is replaced, one a
 live replay listens on is refused. A client that does not read its replies
 for 5s is hung up on.`,
@@ -164,20 +165,27 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 		rep, err = e.Run(gctx)
 		return err
 	})
+	// ready starts serving the control socket, once the REPL has replayed
+	// the handshake: a command sent meanwhile waits in the socket (its
+	// client is connected, its line buffered) rather than racing the
+	// handshake's steps ("a step is already in progress").
+	ready := func() {}
 	if ln != nil {
-		// Serve ends when the controller does, which every end of the
-		// session brings about, after the replies under way (the reply
-		// to a stop among them; each write is bounded by the write
-		// timeout); at once only on a signal. Not with gctx or ctx:
-		// their end would cut the reply to a stop.
-		g.Go(func() error { return controller.Serve(cmd.Context(), c, ln) })
 		fmt.Fprintf(a.errOut, "control socket: %s\n", socket)
+		ready = func() {
+			// Serve ends when the controller does, which every end of
+			// the session brings about, after the replies under way
+			// (the reply to a stop among them; each write is bounded by
+			// the write timeout); at once only on a signal. Not with
+			// gctx or ctx: their end would cut the reply to a stop.
+			g.Go(func() error { return controller.Serve(cmd.Context(), c, ln) })
+		}
 	}
 	if in.terminal {
 		g.Go(func() error { return interrupts(gctx, c, cancel) })
 	}
 
-	replErr := d.loop(gctx, in, f.stepHandshake)
+	replErr := d.loop(gctx, in, f.stepHandshake, ready)
 	engineFirst := gctx.Err() != nil && ctx.Err() == nil
 	cancel()
 	runErr := g.Wait()
@@ -210,10 +218,11 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 // the control socket.
 var errControlStop = errors.New("stopped over the control socket")
 
-// loop runs the handshake and then the commands, until quit, end of
-// input or the end of ctx. A command's error is shown and the session
-// goes on; only a stopped controller or ctx ends it early.
-func (d *debugger) loop(ctx context.Context, in *lineReader, stepHandshake bool) error {
+// loop runs the handshake, calls ready, and then runs the commands,
+// until quit, end of input or the end of ctx. A command's error is shown
+// and the session goes on; only a stopped controller or ctx ends it
+// early (ready is then not called).
+func (d *debugger) loop(ctx context.Context, in *lineReader, stepHandshake bool, ready func()) error {
 	if err := d.c.Start(ctx); err != nil {
 		return stopErr(err)
 	}
@@ -230,6 +239,7 @@ func (d *debugger) loop(ctx context.Context, in *lineReader, stepHandshake bool)
 	} else if st, err := d.c.Status(ctx); err == nil {
 		d.where(st)
 	}
+	ready()
 	for {
 		line, err := in.readLine(ctx)
 		if err != nil {

@@ -556,3 +556,79 @@ func TestDebugWholeAnswer(t *testing.T) {
 		t.Errorf("print answer: got\n%s\nwant it headed by the seq and the verdict", cmds["print answer"])
 	}
 }
+
+// TestDebugControlDuringHandshake: a command sent over the control socket
+// while the handshake is still being replayed (the server answers
+// initialize after 1.5s, not as recorded: --on-error continue lets the
+// handshake go on) waits for it, and then steps the first message after
+// it; it is never refused as "a step is already in progress".
+func TestDebugControlDuringHandshake(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "ctl.sock")
+	args := append([]string{"debug", "examples/quickstart.jsonl", "--control", "unix:" + sock, "--on-error", "continue", "--"}, testserver.Slow(t, "-init-delay", "1500ms")...)
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = "../.."
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	}()
+	errLines := bufio.NewScanner(stderr)
+	for errLines.Scan() && !strings.HasPrefix(errLines.Text(), "control socket: ") {
+	}
+	go io.Copy(io.Discard, stderr)
+
+	start := time.Now()
+	conn, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatalf("connect to the control socket: %v", err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := fmt.Fprintln(conn, `{"id":1,"cmd":"step"}`); err != nil {
+		t.Fatal(err)
+	}
+	replies := bufio.NewScanner(conn)
+	var r struct {
+		ID      int    `json:"id"`
+		OK      bool   `json:"ok"`
+		Event   string `json:"event"`
+		Error   string `json:"error"`
+		Results []struct {
+			Seq int64 `json:"seq"`
+		} `json:"results"`
+	}
+	for replies.Scan() {
+		r.Event = ""
+		if err := json.Unmarshal(replies.Bytes(), &r); err != nil {
+			t.Fatalf("reply is not JSON: %q", replies.Text())
+		}
+		if r.Event == "" {
+			break
+		}
+	}
+	if !r.OK || len(r.Results) != 1 || r.Results[0].Seq != 3 {
+		t.Fatalf("step sent during the handshake: got %+v, want ok and seq 3 (the message after the handshake)", r)
+	}
+	if took := time.Since(start); took < time.Second {
+		t.Errorf("step answered after %s, before the handshake (1.5s) was done", took)
+	}
+	stdin.Close()
+	cmd.Wait()
+	if strings.Contains(out.String(), "already in progress") {
+		t.Errorf("stdout says a step was in progress:\n%s", out.String())
+	}
+}
