@@ -129,8 +129,9 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	out := a.redacting(in.writer()) // the secrets never shown
 	d := &debugger{c: c, look: shown(e.Lookup, a.redactor.Load()), j: j, out: out, p: painter(in.terminal), timeout: r.Timeout(), width: outputWidth(a.stdout)}
 
-	// On a terminal Ctrl-C pauses a running command instead of ending the
-	// session (quit, or Ctrl-D, ends it); from a pipe it ends the session.
+	// On a terminal Ctrl-C interrupts a running command instead of ending
+	// the session (quit, or Ctrl-D, ends it); from a pipe it ends the
+	// session.
 	parent := cmd.Context()
 	if in.terminal {
 		parent = context.WithoutCancel(parent)
@@ -311,8 +312,10 @@ func (d *debugger) handshake(ctx context.Context) error {
 	}
 }
 
-// interrupts turns Ctrl-C (SIGINT) into pause while a command runs on a
-// terminal, and SIGTERM into the end of the session.
+// interrupts turns Ctrl-C (SIGINT) into an interrupt while a command
+// runs on a terminal (continue pauses; a step returns at once, even while
+// it waits for an answer), and SIGTERM into the end of the session. At the
+// prompt the terminal is raw and Ctrl-C is a key (lineReader).
 func interrupts(ctx context.Context, c *controller.Controller, cancel func()) error {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
@@ -326,7 +329,7 @@ func interrupts(ctx context.Context, c *controller.Controller, cancel func()) er
 				cancel()
 				return nil
 			}
-			_ = c.Pause(ctx) // continue's WaitStop then returns
+			_ = c.Interrupt(ctx) // continue's WaitStop and step's Step then return
 		}
 	}
 }

@@ -71,10 +71,19 @@ func (d *debugger) step(ctx context.Context, arg string) error {
 		}
 		n = v
 	}
-	d.j.take() // step shows its own results
+	d.showJudged() // late ones (an interrupted step's answer); step shows its own
 	rs, err := d.c.Step(ctx, n)
 	for _, r := range rs {
 		d.show(r)
+	}
+	if errors.Is(err, controller.ErrInterrupted) {
+		d.printf("interrupted; an answer still awaited is shown when it has come, by the next step or continue\n")
+		st, err := d.c.Status(ctx)
+		if err != nil {
+			return err
+		}
+		d.where(st)
+		return nil
 	}
 	if err != nil {
 		return err
@@ -86,7 +95,7 @@ func (d *debugger) step(ctx context.Context, arg string) error {
 // paced replay is seen as it goes, until the replay stops; then what was
 // judged late and where it stopped.
 func (d *debugger) cont(ctx context.Context, _ string) error {
-	d.j.take()
+	d.showJudged() // late ones (an interrupted step's answer)
 	if err := d.c.Resume(ctx); err != nil {
 		return err
 	}
