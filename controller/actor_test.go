@@ -81,3 +81,60 @@ func TestRunTwiceAndStop(t *testing.T) {
 		}
 	})
 }
+
+// TestInterruptStep: Interrupt cuts short a step that waits for its
+// answer (Pause would wait for it); the answer is still counted when it
+// comes, and the next step is not refused as busy.
+func TestInterruptStep(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := New(&fakeEngine{})
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		wg.Go(func() { _ = c.Run(t.Context()) })
+		defer c.Stop(t.Context())
+		if err := c.Start(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		tp := newTape(2, 0)
+		admitted := make(chan error, 2)
+		admit := func(m Msg) { _, err := c.Admit(t.Context(), m, 0); admitted <- err }
+		go admit(tp[0].Msg)
+		type stepped struct {
+			n   int
+			err error
+		}
+		steps := make(chan stepped, 1)
+		go func() { rs, err := c.Step(t.Context(), 1); steps <- stepped{len(rs), err} }()
+		if err := <-admitted; err != nil {
+			t.Fatalf("Admit: %v", err)
+		}
+		c.Sent(0) // on the wire; its answer is awaited
+		synctest.Wait()
+		select {
+		case s := <-steps:
+			t.Fatalf("step returned %+v before its answer", s)
+		default:
+		}
+		if err := c.Interrupt(t.Context()); err != nil {
+			t.Fatalf("Interrupt: %v", err)
+		}
+		if s := <-steps; !errors.Is(s.err, ErrInterrupted) || s.n != 0 {
+			t.Fatalf("interrupted step: got %d results and %v, want 0 and ErrInterrupted", s.n, s.err)
+		}
+		c.Judged(resultFor(tp[0].Msg))
+		st, _ := c.Status(t.Context())
+		if st.State != Paused || st.Judged != 1 {
+			t.Errorf("after the late answer: got %s judged %d, want paused judged 1", st.State, st.Judged)
+		}
+		go admit(tp[1].Msg)
+		go func() { rs, err := c.Step(t.Context(), 1); steps <- stepped{len(rs), err} }()
+		if err := <-admitted; err != nil {
+			t.Fatalf("Admit: %v", err)
+		}
+		c.Sent(1)
+		c.Judged(resultFor(tp[1].Msg))
+		if s := <-steps; s.err != nil || s.n != 1 {
+			t.Errorf("next step: got %d results and %v, want 1 and no error", s.n, s.err)
+		}
+	})
+}

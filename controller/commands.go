@@ -28,6 +28,7 @@ const (
 	cmdStatus
 	cmdWaitStop
 	cmdPosition
+	cmdInterrupt
 )
 
 // command is a request to the controller's goroutine. reply is buffered,
@@ -91,6 +92,16 @@ func (c *Controller) Pause(ctx context.Context) error {
 	return err
 }
 
+// Interrupt is Pause for a user who will not wait (Ctrl-C): a step under
+// way returns at once, with the results so far and ErrInterrupted, even
+// while an answer is awaited; its messages in flight are still judged
+// (Status, Subscribe and the engine's results report them). It returns as
+// Pause does.
+func (c *Controller) Interrupt(ctx context.Context) error {
+	_, err := c.do(ctx, command{kind: cmdInterrupt})
+	return err
+}
+
 // Resume (continue) opens the gate and returns at once; WaitStop waits
 // until the replay pauses again or ends. Resuming an idle replay starts
 // it. It returns ErrEnded when the tape is finished.
@@ -104,7 +115,7 @@ func (c *Controller) Resume(ctx context.Context) error {
 // results and no error, at a breakpoint, a paused-on error, Pause or the
 // end of the tape. It returns ErrRunning when the replay is running,
 // ErrBusy when a step is under way, ErrInterrupted (with the results so
-// far) when a Seek cuts it short, and ctx.Err() when ctx is done (the step
+// far) when a Seek or an Interrupt cuts it short, and ctx.Err() when ctx is done (the step
 // then goes on).
 func (c *Controller) Step(ctx context.Context, n int) ([]report.Result, error) {
 	if n < 1 {

@@ -15,9 +15,9 @@ var (
 	// ErrStale: Admit was given a message of an epoch before the last
 	// Seek. Drop the message; it must not be sent.
 	ErrStale = errors.New("controller: message from before the last seek")
-	// ErrInterrupted: a Step was cut short by a Seek before all the
-	// messages it released were judged.
-	ErrInterrupted = errors.New("controller: step interrupted by a seek")
+	// ErrInterrupted: a Step was cut short by a Seek or an Interrupt
+	// before all the messages it released were judged.
+	ErrInterrupted = errors.New("controller: step interrupted")
 	// ErrBusy: a Step is already in progress; wait for it (or Pause).
 	ErrBusy = errors.New("controller: a step is already in progress")
 	// ErrRunning: the command needs a paused replay (step): pause first.

@@ -33,7 +33,11 @@ func (c *Controller) handle(cmd command) {
 				c.pause("start")
 			}
 		}
-	case cmdPause:
+	case cmdPause, cmdInterrupt:
+		if cmd.kind == cmdInterrupt && c.step != nil {
+			c.step.reply <- reply{results: c.step.results, err: ErrInterrupted}
+			c.step = nil
+		}
 		if c.state == Running || c.state == Idle {
 			c.pause("pause")
 		}

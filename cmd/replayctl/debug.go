@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/term"
 
 	"github.com/replayctl/replayctl/controller"
 	"github.com/replayctl/replayctl/engine"
@@ -46,7 +48,8 @@ end of input quits (so does "stop" over --control). The exit status is that
 of run: 0 when every answer judged matched the recording, 1 when one did not.
 
 --control unix:PATH serves the same commands as JSON lines (go doc
-./controller). The socket is made mode 0600 and, on Linux, refuses clients
+./controller); a command sent while the handshake is replayed waits for
+it to end. The socket is made mode 0600 and, on Linux, refuses clients
 of another user; a socket file left by a killed replay is replaced, one a
 live replay listens on is refused. A client that does not read its replies
 for 5s is hung up on.`,
@@ -128,10 +131,11 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	in := newLineReader(a.stdin, a.stdout)
 	defer in.close()
 	out := a.redacting(in.writer()) // the secrets never shown
-	d := &debugger{c: c, look: shown(e.Lookup, a.redactor.Load()), j: j, out: out, p: painter(in.terminal && !noColor()), timeout: r.Timeout()}
+	d := &debugger{c: c, look: shown(e.Lookup, a.redactor.Load()), j: j, out: out, p: painter(in.terminal && !noColor()), timeout: r.Timeout(), width: outputWidth(a.stdout)}
 
-	// On a terminal Ctrl-C pauses a running command instead of ending the
-	// session (quit, or Ctrl-D, ends it); from a pipe it ends the session.
+	// On a terminal Ctrl-C interrupts a running command instead of ending
+	// the session (quit, or Ctrl-D, ends it); from a pipe it ends the
+	// session.
 	parent := cmd.Context()
 	if in.terminal {
 		parent = context.WithoutCancel(parent)
@@ -166,20 +170,27 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 		rep, err = e.Run(gctx)
 		return err
 	})
+	// ready starts serving the control socket, once the REPL has replayed
+	// the handshake: a command sent meanwhile waits in the socket (its
+	// client is connected, its line buffered) rather than racing the
+	// handshake's steps ("a step is already in progress").
+	ready := func() {}
 	if ln != nil {
-		// Serve ends when the controller does, which every end of the
-		// session brings about, after the replies under way (the reply
-		// to a stop among them; each write is bounded by the write
-		// timeout); at once only on a signal. Not with gctx or ctx:
-		// their end would cut the reply to a stop.
-		g.Go(func() error { return controller.Serve(cmd.Context(), c, ln) })
 		fmt.Fprintf(a.errOut, "control socket: %s\n", socket)
+		ready = func() {
+			// Serve ends when the controller does, which every end of
+			// the session brings about, after the replies under way
+			// (the reply to a stop among them; each write is bounded by
+			// the write timeout); at once only on a signal. Not with
+			// gctx or ctx: their end would cut the reply to a stop.
+			g.Go(func() error { return controller.Serve(cmd.Context(), c, ln) })
+		}
 	}
 	if in.terminal {
 		g.Go(func() error { return interrupts(gctx, c, cancel) })
 	}
 
-	replErr := d.loop(gctx, in, f.stepHandshake)
+	replErr := d.loop(gctx, in, f.stepHandshake, ready)
 	engineFirst := gctx.Err() != nil && ctx.Err() == nil
 	cancel()
 	runErr := g.Wait()
@@ -212,10 +223,11 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 // the control socket.
 var errControlStop = errors.New("stopped over the control socket")
 
-// loop runs the handshake and then the commands, until quit, end of
-// input or the end of ctx. A command's error is shown and the session
-// goes on; only a stopped controller or ctx ends it early.
-func (d *debugger) loop(ctx context.Context, in *lineReader, stepHandshake bool) error {
+// loop runs the handshake, calls ready, and then runs the commands,
+// until quit, end of input or the end of ctx. A command's error is shown
+// and the session goes on; only a stopped controller or ctx ends it
+// early (ready is then not called).
+func (d *debugger) loop(ctx context.Context, in *lineReader, stepHandshake bool, ready func()) error {
 	if err := d.c.Start(ctx); err != nil {
 		return stopErr(err)
 	}
@@ -232,6 +244,7 @@ func (d *debugger) loop(ctx context.Context, in *lineReader, stepHandshake bool)
 	} else if st, err := d.c.Status(ctx); err == nil {
 		d.where(st)
 	}
+	ready()
 	for {
 		line, err := in.readLine(ctx)
 		if err != nil {
@@ -303,8 +316,10 @@ func (d *debugger) handshake(ctx context.Context) error {
 	}
 }
 
-// interrupts turns Ctrl-C (SIGINT) into pause while a command runs on a
-// terminal, and SIGTERM into the end of the session.
+// interrupts turns Ctrl-C (SIGINT) into an interrupt while a command
+// runs on a terminal (continue pauses; a step returns at once, even while
+// it waits for an answer), and SIGTERM into the end of the session. At the
+// prompt the terminal is raw and Ctrl-C is a key (lineReader).
 func interrupts(ctx context.Context, c *controller.Controller, cancel func()) error {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
@@ -318,7 +333,7 @@ func interrupts(ctx context.Context, c *controller.Controller, cancel func()) er
 				cancel()
 				return nil
 			}
-			_ = c.Pause(ctx) // continue's WaitStop then returns
+			_ = c.Interrupt(ctx) // continue's WaitStop and step's Step then return
 		}
 	}
 }
@@ -337,6 +352,20 @@ func shown(lookup func(int64) (controller.Msg, bool), rd *report.Redactor) func(
 			m.HTTP = &h
 		}
 		return m, ok
+	}
+}
+
+// outputWidth returns the width of w now: the terminal's when w is one,
+// else defaultWidth.
+func outputWidth(w io.Writer) func() int {
+	f, ok := w.(*os.File)
+	return func() int {
+		if ok {
+			if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+				return cols
+			}
+		}
+		return defaultWidth
 	}
 }
 

@@ -434,3 +434,201 @@ func TestDebugContinueAtSpeedAfterHandshake(t *testing.T) {
 		t.Errorf("took %s: the schedule waited for the timeout after the handshake", took)
 	}
 }
+
+// timedLine is a line of output and when it was read.
+type timedLine struct {
+	at   time.Time
+	text string
+}
+
+// debugTimed runs `replayctl debug` with the commands on stdin (kept open
+// until the output ends, so end of input does not cut continue short)
+// and returns stdout's lines with when each was read.
+func debugTimed(t *testing.T, commands string, args ...string) []timedLine {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"debug"}, args...)...)
+	cmd.Dir = "../.."
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(stdin, commands); err != nil {
+		t.Fatal(err)
+	}
+	var lines []timedLine
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		lines = append(lines, timedLine{time.Now(), sc.Text()})
+		if strings.HasPrefix(sc.Text(), "■ end of the tape") {
+			stdin.Close()
+		}
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("debug %v: %v\nstderr:\n%s", args, err, errb.String())
+	}
+	return lines
+}
+
+// TestDebugContinueStreams: continue prints each message as it is judged,
+// not all at once when the replay stops, so a paced replay is seen going.
+func TestDebugContinueStreams(t *testing.T) {
+	lines := debugTimed(t, "continue\n", "examples/quickstart.jsonl", "--speed", "fixed:250ms")
+	var sent []timedLine
+	var end time.Time
+	after := false
+	for _, l := range lines {
+		switch {
+		case l.text == prompt+"continue":
+			after = true
+		case after && sentSeq.MatchString(l.text):
+			sent = append(sent, l)
+		case strings.HasPrefix(l.text, "■ end of the tape"):
+			end = l.at
+		}
+	}
+	if len(sent) < 4 || end.IsZero() {
+		t.Fatalf("got %d messages sent by continue and end %v, want 4 or more and the end", len(sent), end)
+	}
+	// At 250ms a message, the first is printed a second or more before the end.
+	if gap := end.Sub(sent[0].at); gap < 500*time.Millisecond {
+		t.Errorf("first message printed %s before the end, want 500ms or more: continue holds its output back", gap)
+	}
+}
+
+// TestDebugWholeAnswer: a long changed answer is shown whole by print
+// answer, print recorded and diff, wrapped to 80 columns (the width when
+// the output is not a terminal); every line fits.
+func TestDebugWholeAnswer(t *testing.T) {
+	b, err := os.ReadFile("../../examples/quickstart.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := "Echo: " + strings.Repeat("0123456789", 20) + " END"
+	changed := strings.Replace(string(b), `"text":"Echo: hello, replay"`, `"text":"`+long+`"`, 1)
+	if changed == string(b) {
+		t.Fatal("quickstart tape has no echo answer to change")
+	}
+	mockTape := filepath.Join(t.TempDir(), "changed.jsonl")
+	if err := os.WriteFile(mockTape, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := replayctlIn(t, "continue\nprint answer\nprint recorded\ndiff\nprint 5\nhelp\n", "debug", "examples/quickstart.jsonl", "--mock-tape", mockTape)
+	if res.code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	for i, l := range strings.Split(res.stdout, "\n") {
+		if n := len([]rune(l)); n > defaultWidth {
+			t.Errorf("line %d is %d runes, want %d at most: %q", i+1, n, defaultWidth, l)
+		}
+	}
+	cmds := map[string]string{}
+	cur := ""
+	for _, l := range strings.Split(res.stdout, "\n") {
+		if c, ok := strings.CutPrefix(l, prompt); ok {
+			cur = c
+			continue
+		}
+		cmds[cur] += l + "\n"
+	}
+	// Joined again without the wrapping and the spaces, each shows its
+	// whole value.
+	squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }
+	for _, tt := range []struct{ cmd, want string }{
+		{"print answer", `"text":"` + long + `"`},
+		{"print recorded", `"text":"Echo: hello, replay"`},
+		{"diff", `result.content[0].text: "Echo: hello, replay" → "` + long + `"`},
+	} {
+		if !strings.Contains(squeeze(cmds[tt.cmd]), squeeze(tt.want)) {
+			t.Errorf("%s: got\n%s\nwant the whole %s", tt.cmd, cmds[tt.cmd], tt.want)
+		}
+	}
+	if !strings.HasPrefix(cmds["print answer"], "answer to seq 5 tools/call  failed\n") {
+		t.Errorf("print answer: got\n%s\nwant it headed by the seq and the verdict", cmds["print answer"])
+	}
+}
+
+// TestDebugControlDuringHandshake: a command sent over the control socket
+// while the handshake is still being replayed (the server answers
+// initialize after 1.5s, not as recorded: --on-error continue lets the
+// handshake go on) waits for it, and then steps the first message after
+// it; it is never refused as "a step is already in progress".
+func TestDebugControlDuringHandshake(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "ctl.sock")
+	args := append([]string{"debug", "examples/quickstart.jsonl", "--control", "unix:" + sock, "--on-error", "continue", "--"}, testserver.Slow(t, "-init-delay", "1500ms")...)
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = "../.."
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	}()
+	errLines := bufio.NewScanner(stderr)
+	for errLines.Scan() && !strings.HasPrefix(errLines.Text(), "control socket: ") {
+	}
+	go io.Copy(io.Discard, stderr)
+
+	start := time.Now()
+	conn, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatalf("connect to the control socket: %v", err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := fmt.Fprintln(conn, `{"id":1,"cmd":"step"}`); err != nil {
+		t.Fatal(err)
+	}
+	replies := bufio.NewScanner(conn)
+	var r struct {
+		ID      int    `json:"id"`
+		OK      bool   `json:"ok"`
+		Event   string `json:"event"`
+		Error   string `json:"error"`
+		Results []struct {
+			Seq int64 `json:"seq"`
+		} `json:"results"`
+	}
+	for replies.Scan() {
+		r.Event = ""
+		if err := json.Unmarshal(replies.Bytes(), &r); err != nil {
+			t.Fatalf("reply is not JSON: %q", replies.Text())
+		}
+		if r.Event == "" {
+			break
+		}
+	}
+	if !r.OK || len(r.Results) != 1 || r.Results[0].Seq != 3 {
+		t.Fatalf("step sent during the handshake: got %+v, want ok and seq 3 (the message after the handshake)", r)
+	}
+	if took := time.Since(start); took < time.Second {
+		t.Errorf("step answered after %s, before the handshake (1.5s) was done", took)
+	}
+	stdin.Close()
+	cmd.Wait()
+	if strings.Contains(out.String(), "already in progress") {
+		t.Errorf("stdout says a step was in progress:\n%s", out.String())
+	}
+}

@@ -51,7 +51,7 @@ func newLineReader(in io.Reader, out io.Writer) *lineReader {
 		r.t = term.NewTerminal(struct {
 			io.Reader
 			io.Writer
-		}{fin, fout}, prompt)
+		}{ctrlC{fin}, fout}, prompt)
 		return r
 	}
 	r.br = bufio.NewReaderSize(in, 64<<10)
@@ -134,3 +134,19 @@ func (r *lineReader) restore() {
 
 // close restores the terminal.
 func (r *lineReader) close() { r.restore() }
+
+// ctrlC is the terminal's input with Ctrl-C made Ctrl-U (erase the line):
+// x/term's Terminal ends the input on Ctrl-C as on Ctrl-D, and at the
+// prompt Ctrl-C should only drop what was typed (Ctrl-D or quit end the
+// session).
+type ctrlC struct{ r io.Reader }
+
+func (c ctrlC) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	for i, b := range p[:n] {
+		if b == 0x03 {
+			p[i] = 0x15
+		}
+	}
+	return n, err
+}

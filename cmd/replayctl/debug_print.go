@@ -16,8 +16,13 @@ import (
 	"github.com/replayctl/replayctl/tape"
 )
 
-// lineWidth is how much of a message one line of the debugger shows.
-const lineWidth = 120
+// defaultWidth is the width of the debugger's lines when the output is
+// not a terminal (whose own width is used otherwise).
+const defaultWidth = 80
+
+// minWidth is the narrowest width lines are fitted to: below it a line
+// would hold too little to read.
+const minWidth = 20
 
 // painter colours text on a terminal and leaves it plain elsewhere.
 type painter bool
@@ -128,29 +133,82 @@ func httpLine(h *tape.HTTPMeta) string {
 			return ' '
 		}
 		return r
-	}, s), 4*lineWidth)
+	}, s), 16*defaultWidth)
 }
 
-// sentLine is "→ seq 5 tools/call {"name":"echo",…}".
-func sentLine(seq int64, method string, msg []byte) string {
+// sentLine is "→ seq 5 tools/call {"name":"echo",…}", width runes at most.
+func sentLine(seq int64, method string, msg []byte, width int) string {
 	head := fmt.Sprintf("→ seq %d %s", seq, method)
 	if seq < 0 {
 		head = "→ injected " + method
 	}
 	p := payload(msg)
 	if len(p) == 0 {
-		return head
+		return truncate(head, width)
 	}
-	return head + " " + oneLine(p, lineWidth-utf8.RuneCountInString(head)-1)
+	return fitLine(head, p, width)
 }
 
-// answerLine is "← {"content":[…]}", prefix "← " or "recorded ← ".
-func answerLine(prefix string, msg []byte) string {
+// answerLine is "← {"content":[…]}", prefix "← " or "recorded ← ",
+// width runes at most.
+func answerLine(prefix string, msg []byte, width int) string {
 	rpc, err := jsonrpc.Parse(msg)
 	if err == nil && rpc.Kind == jsonrpc.KindError {
 		prefix += "error "
 	}
-	return prefix + oneLine(payload(msg), lineWidth-utf8.RuneCountInString(prefix))
+	return fitLine(strings.TrimSuffix(prefix, " "), payload(msg), width)
+}
+
+// fitLine is head, a space and as much of msg on one line as fits in
+// width runes (head alone cut when even it does not fit).
+func fitLine(head string, msg []byte, width int) string {
+	room := width - utf8.RuneCountInString(head) - 1
+	if room < 2 {
+		return truncate(head, width)
+	}
+	return head + " " + oneLine(msg, room)
+}
+
+// diffFull is a difference with its whole values: "path: expected →
+// actual", for diff (wrap fits it to the width).
+func diffFull(d report.Difference) string {
+	return fmt.Sprintf("%s: %s → %s", d.Path, jsonFull(d.Expected), jsonFull(d.Actual))
+}
+
+func jsonFull(b json.RawMessage) string {
+	if b == nil {
+		return "(absent)"
+	}
+	return oneLine(b, len(b)+1)
+}
+
+// wrap fits each line of s into width runes: a longer line goes on over
+// the next lines (broken after a space where one is near the end), each indented as the line was and two more (up to half
+// the width). Escape sequences (colour) are counted as text: wrap plain
+// text only.
+func wrap(s string, width int) string {
+	width = max(width, minWidth)
+	var b strings.Builder
+	for i, line := range strings.Split(s, "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		r := []rune(line)
+		if len(r) <= width {
+			b.WriteString(line)
+			continue
+		}
+		lead := len(line) - len(strings.TrimLeft(line, " "))
+		indent := strings.Repeat(" ", min(lead+2, width/2))
+		n := breakAt(r, width)
+		b.WriteString(string(r[:n]))
+		for r = r[n:]; len(r) > 0; {
+			n = breakAt(r, width-len(indent))
+			b.WriteString("\n" + indent + string(r[:n]))
+			r = r[n:]
+		}
+	}
+	return b.String()
 }
 
 // diffLine is "result.content[0].text: "a" → "b"".
@@ -165,9 +223,25 @@ func jsonOrAbsent(b json.RawMessage) string {
 	return oneLine(b, 50)
 }
 
+// breakAt is how many runes of r go on a line of width: all when they
+// fit, else up to a space in the second half of the line (kept at its
+// end), else width.
+func breakAt(r []rune, width int) int {
+	if len(r) <= width {
+		return len(r)
+	}
+	for i := width - 1; i >= width/2; i-- {
+		if r[i] == ' ' {
+			return i + 1
+		}
+	}
+	return width
+}
+
 // verdictLine is "✓ passed (3.1ms)" or "✗ failed: path: "a" → "b" (+2
-// more, see diff)".
-func verdictLine(p painter, r report.Result) string {
+// more, see diff)", wrapped to width runes (a failure says what differs
+// rather than being cut).
+func verdictLine(p painter, r report.Result, width int) string {
 	latency := ""
 	if !r.Sent.IsZero() && !r.Answered.IsZero() {
 		latency = fmt.Sprintf(" (%.1fms)", float64(r.Answered.Sub(r.Sent).Microseconds())/1000)
@@ -181,7 +255,7 @@ func verdictLine(p painter, r report.Result) string {
 		}
 		return p.dim("· sent, nothing to check") + latency
 	case report.Skipped:
-		return p.dim("· skipped: " + r.Err)
+		return p.dim(truncate("· skipped: "+r.Err, width))
 	case report.Failed:
 		s := "✗ failed"
 		if len(r.Differences) > 0 {
@@ -190,13 +264,14 @@ func verdictLine(p painter, r report.Result) string {
 		if n := len(r.Differences) - 1; n > 0 {
 			s += fmt.Sprintf(" (+%d more, see diff)", n)
 		}
-		return p.red(s) + latency
+		return p.red(wrap(s+latency, width))
 	}
-	return p.red("✗ "+string(r.Verdict)+": "+r.Err) + latency
+	return p.red(wrap("✗ "+string(r.Verdict)+": "+r.Err+latency, width))
 }
 
-// msgLine is one line of list: "=> 5 c2s tools/call {…}".
-func msgLine(m controller.Msg, current bool) string {
+// msgLine is one line of list: "=> 5 c2s tools/call {…}", width runes
+// at most.
+func msgLine(m controller.Msg, current bool, width int) string {
 	mark := "  "
 	if current {
 		mark = "=>"
@@ -210,9 +285,9 @@ func msgLine(m controller.Msg, current bool) string {
 	}
 	head := fmt.Sprintf("%s %4d %s %s", mark, m.Seq, m.Dir, what)
 	if p := payload(m.Raw); len(p) > 0 {
-		head += " " + oneLine(p, lineWidth-utf8.RuneCountInString(head)-1)
+		return fitLine(head, p, width)
 	}
-	return head
+	return truncate(head, width)
 }
 
 // statusLine is where the replay stands, in a line; next is the seq of

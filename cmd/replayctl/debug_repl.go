@@ -34,8 +34,8 @@ func init() { // a var initialiser would be an initialisation cycle through help
 		{"delete", "d", "<id>", "remove a breakpoint", (*debugger).deleteBreak},
 		{"breakpoints", "bl", "", "list the breakpoints", (*debugger).listBreaks},
 		{"list", "l", "[n]", "the messages around the current one (n each side, 3)", (*debugger).list},
-		{"print", "p", "[seq]", "the current message (or seq), as pretty JSON", (*debugger).print},
-		{"diff", "", "", "expected → actual, for each difference of the last answer", (*debugger).diff},
+		{"print", "p", "[seq|answer|recorded]", "the current message (or seq), or the last answer as it came (answer) or as recorded, as pretty JSON", (*debugger).print},
+		{"diff", "", "", "expected → actual, whole values, for each difference of the last answer", (*debugger).diff},
 		{"speed", "", "<s>", "pacing for continue: fast, realtime, 10x, fixed:50ms, rps:5", (*debugger).speed},
 		{"status", "", "", "where the replay stands", (*debugger).status},
 		{"inject", "", "<json>", "send a message that is not on the tape, now", (*debugger).inject},
@@ -71,10 +71,19 @@ func (d *debugger) step(ctx context.Context, arg string) error {
 		}
 		n = v
 	}
-	d.j.take() // step shows its own results
+	d.showJudged() // late ones (an interrupted step's answer); step shows its own
 	rs, err := d.c.Step(ctx, n)
 	for _, r := range rs {
 		d.show(r)
+	}
+	if errors.Is(err, controller.ErrInterrupted) {
+		d.printf("interrupted; an answer still awaited is shown when it has come, by the next step or continue\n")
+		st, err := d.c.Status(ctx)
+		if err != nil {
+			return err
+		}
+		d.where(st)
+		return nil
 	}
 	if err != nil {
 		return err
@@ -82,15 +91,47 @@ func (d *debugger) step(ctx context.Context, arg string) error {
 	return d.settle(ctx, rs)
 }
 
+// cont resumes the replay and prints each result as it is judged, so a
+// paced replay is seen as it goes, until the replay stops; then what was
+// judged late and where it stopped.
 func (d *debugger) cont(ctx context.Context, _ string) error {
-	d.j.take()
+	d.showJudged() // late ones (an interrupted step's answer)
 	if err := d.c.Resume(ctx); err != nil {
 		return err
 	}
-	if _, err := d.c.WaitStop(ctx); err != nil {
-		return err
+	wctx, cancel := context.WithCancel(ctx)
+	stopped := make(chan error, 1)
+	go func() {
+		_, err := d.c.WaitStop(wctx)
+		stopped <- err
+	}()
+	defer func() {
+		cancel()
+		<-stopped // drained or already received: the goroutine has ended
+	}()
+	for {
+		select {
+		case <-d.j.added:
+			d.showJudged()
+		case err := <-stopped:
+			stopped <- err // for the deferred drain
+			if err != nil {
+				return err
+			}
+			d.showJudged()
+			return d.settle(ctx, nil)
+		}
 	}
-	return d.settle(ctx, nil)
+}
+
+// showJudged prints the results judged since the last take (not those of
+// injected messages: inject shows its own).
+func (d *debugger) showJudged() {
+	for _, r := range d.j.take() {
+		if r.Seq >= 0 {
+			d.show(r)
+		}
+	}
 }
 
 func (d *debugger) pause(ctx context.Context, _ string) error {
@@ -188,12 +229,15 @@ func (d *debugger) list(ctx context.Context, arg string) error {
 		if !ok {
 			break
 		}
-		d.printf("%s\n", msgLine(m, s == cur))
+		d.printf("%s\n", msgLine(m, s == cur, d.cols()))
 	}
 	return nil
 }
 
 func (d *debugger) print(ctx context.Context, arg string) error {
+	if arg == "answer" || arg == "recorded" {
+		return d.printAnswer(arg)
+	}
 	var m controller.Msg
 	var ok bool
 	if arg != "" {
@@ -215,9 +259,28 @@ func (d *debugger) print(ctx context.Context, arg string) error {
 	}
 	d.printf("seq %d  %s  session %s  %s\n", m.Seq, m.Dir, m.Session, m.Kind)
 	if m.HTTP != nil {
-		d.printf("%s\n", httpLine(m.HTTP))
+		d.printWrapped(httpLine(m.HTTP))
 	}
-	d.printf("%s\n", pretty(m.Raw))
+	d.printWrapped(pretty(m.Raw))
+	return nil
+}
+
+// printAnswer prints the whole answer to the last request judged: as it
+// came from the target (which "answer"), or as recorded ("recorded").
+func (d *debugger) printAnswer(which string) error {
+	r := d.last
+	if r == nil {
+		return fmt.Errorf("print %s: no answer judged yet; step first", which)
+	}
+	b := r.Answer
+	if which == "recorded" {
+		b = r.Recorded
+	}
+	if b == nil {
+		return fmt.Errorf("print %s: seq %d %s has none (%s)", which, r.Seq, r.Method, r.Verdict)
+	}
+	d.printf("%s to seq %d %s  %s\n", which, r.Seq, r.Method, r.Verdict)
+	d.printWrapped(pretty(b))
 	return nil
 }
 
@@ -228,10 +291,10 @@ func (d *debugger) diff(context.Context, string) error {
 	}
 	d.printf("seq %d %s: %s\n", r.Seq, r.Method, r.Verdict)
 	if len(r.Differences) == 0 && r.Err != "" {
-		d.printf("  %s\n", r.Err)
+		d.printWrapped("  " + r.Err)
 	}
 	for _, df := range r.Differences {
-		d.printf("  %s\n", diffLine(df))
+		d.printWrapped("  " + diffFull(df))
 	}
 	return nil
 }
@@ -313,7 +376,7 @@ func (d *debugger) help(context.Context, string) error {
 		if c.args != "" {
 			name += " " + c.args
 		}
-		d.printf("  %-32s %s\n", name, c.help)
+		d.printWrapped(fmt.Sprintf("  %-32s %s", name, c.help))
 	}
 	return nil
 }

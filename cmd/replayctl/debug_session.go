@@ -51,6 +51,7 @@ type debugger struct {
 	out            io.Writer
 	p              painter
 	timeout        time.Duration // the answer timeout: bounds the waits for results
+	width          func() int    // the output's width now, in columns
 	last           *report.Result
 	defaultSession string // the first session: inject's
 	// unjudged is how many released messages will never be judged (they
@@ -59,6 +60,19 @@ type debugger struct {
 }
 
 func (d *debugger) printf(format string, a ...any) { fmt.Fprintf(d.out, format, a...) }
+
+// cols is the width lines are fitted to: the terminal's, read again for
+// each use (it can be resized), or defaultWidth.
+func (d *debugger) cols() int {
+	w := defaultWidth
+	if d.width != nil {
+		w = d.width()
+	}
+	return max(w, minWidth)
+}
+
+// printWrapped prints s with each line wrapped to the width.
+func (d *debugger) printWrapped(s string) { d.printf("%s\n", wrap(s, d.cols())) }
 
 // show prints a result: what was sent, what came back and the verdict;
 // on a failure the recorded answer too.
@@ -72,13 +86,13 @@ func (d *debugger) show(r report.Result) {
 			sent = m.Raw
 		}
 	}
-	d.printf("%s\n", d.p.dim(sentLine(r.Seq, r.Method, sent)))
+	d.printf("%s\n", d.p.dim(sentLine(r.Seq, r.Method, sent, d.cols())))
 	if r.Answer != nil {
-		d.printf("%s\n", answerLine("← ", r.Answer))
+		d.printf("%s\n", answerLine("← ", r.Answer, d.cols()))
 	}
-	d.printf("%s\n", verdictLine(d.p, r))
+	d.printf("%s\n", verdictLine(d.p, r, d.cols()))
 	if r.Verdict == report.Failed && r.Recorded != nil {
-		d.printf("%s\n", d.p.dim(answerLine("recorded ← ", r.Recorded)))
+		d.printf("%s\n", d.p.dim(answerLine("recorded ← ", r.Recorded, d.cols())))
 	}
 	if r.Kind == report.KindRequest {
 		rr := r
@@ -159,7 +173,7 @@ func (d *debugger) where(st controller.Status) {
 		d.printf("%s\n", d.p.bold("⏸ "+st.Reason))
 	}
 	if m, ok := d.current(st); ok {
-		d.printf("next: %s\n", strings.TrimSpace(msgLine(m, false)))
+		d.printf("next: %s\n", strings.TrimSpace(msgLine(m, false, d.cols())))
 	} else {
 		d.printf("next: seq %d\n", st.Seq)
 	}

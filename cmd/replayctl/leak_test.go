@@ -57,14 +57,16 @@ func FuzzDebuggerRedaction(f *testing.F) {
 		}, rd)
 		m, _ := look(3)
 		for _, r := range []report.Result{res, raw} { // raw: the writer alone must hide it
-			fmt.Fprintln(w, sentLine(r.Seq, r.Method, r.Out))
-			fmt.Fprintln(w, answerLine("← ", r.Answer))
-			fmt.Fprintln(w, verdictLine(painter(false), r))
-			fmt.Fprintln(w, answerLine("recorded ← ", r.Recorded))
+			fmt.Fprintln(w, sentLine(r.Seq, r.Method, r.Out, defaultWidth))
+			fmt.Fprintln(w, answerLine("← ", r.Answer, defaultWidth))
+			fmt.Fprintln(w, verdictLine(painter(false), r, defaultWidth))
+			fmt.Fprintln(w, answerLine("recorded ← ", r.Recorded, defaultWidth))
 			fmt.Fprintln(w, diffLine(r.Differences[0]))
+			fmt.Fprintln(w, wrap(diffFull(r.Differences[0]), defaultWidth))
+			fmt.Fprintln(w, wrap(pretty(r.Answer), defaultWidth))
 		}
-		fmt.Fprintln(w, msgLine(m, true))
-		fmt.Fprintf(w, "%s\n%s\n", httpLine(m.HTTP), pretty(m.Raw))
+		fmt.Fprintln(w, msgLine(m, true, defaultWidth))
+		fmt.Fprintf(w, "%s\n%s\n", wrap(httpLine(m.HTTP), defaultWidth), wrap(pretty(m.Raw), defaultWidth))
 		if how, ok := leakcheck.Find(out.String(), secret); ok {
 			t.Errorf("the debugger shows %q (%s):\n%s", secret, how, out.String())
 		}

@@ -142,8 +142,9 @@ Exit status:
   3    the target failed
   130  interrupted by Ctrl-C (SIGINT) or SIGTERM: the command stops
        promptly; run still prints and writes the report of what was
-       replayed, convert leaves OUT untouched (in debug's prompt on a
-       terminal, Ctrl-C pauses a continue; SIGTERM ends the session)`,
+       replayed, convert leaves OUT untouched (in debug on a terminal,
+       Ctrl-C interrupts a continue or a step and never ends the session;
+       SIGTERM does)`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {

@@ -340,7 +340,7 @@ func inputError(err error) error {
 // {…}  ✓ passed (0.1ms)"; a recorded server message not sent is
 // "← seq 8 notifications/message  · skipped: …".
 func stepLine(p painter, r report.Result) string {
-	head := sentLine(r.Seq, r.Method, r.Out)
+	head := sentLine(r.Seq, r.Method, r.Out, stepWidth)
 	if r.Dir == report.DirS2C {
 		what := r.Method
 		if what == "" {
@@ -348,8 +348,11 @@ func stepLine(p painter, r report.Result) string {
 		}
 		head = fmt.Sprintf("← seq %d %s", r.Seq, what)
 	}
-	return truncate(head, 80) + "  " + verdictLine(p, r)
+	return truncate(head, stepWidth) + "  " + verdictLine(p, r, stepWidth)
 }
+
+// stepWidth is the width a stepped run's lines are cut to.
+const stepWidth = 80
 
 // stepTokens releases one message on steps per line read from stdin
 // (Enter).

@@ -1,0 +1,145 @@
+//go:build linux || darwin
+
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/replayctl/replayctl/internal/testserver"
+)
+
+// ptySession is `replayctl debug` on a pseudo-terminal: what a user at a
+// terminal sees, and the keys they type.
+type ptySession struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	tty    io.ReadWriteCloser
+	chunks chan []byte
+	seen   bytes.Buffer // all output so far
+	from   int          // where the next expect looks from
+}
+
+func startPTY(t *testing.T, args ...string) *ptySession {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"debug"}, args...)...)
+	cmd.Dir = "../.."
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 100})
+	if err != nil {
+		t.Fatalf("start on a pty: %v", err)
+	}
+	s := &ptySession{t: t, cmd: cmd, tty: tty, chunks: make(chan []byte, 64)}
+	go func() {
+		defer close(s.chunks)
+		for {
+			b := make([]byte, 4096)
+			n, err := tty.Read(b)
+			if n > 0 {
+				s.chunks <- b[:n]
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+		tty.Close()
+		for range s.chunks {
+		}
+	})
+	return s
+}
+
+// expect waits, within d, for want in what was printed since the last
+// expect, and returns the time it took.
+func (s *ptySession) expect(want string, d time.Duration) time.Duration {
+	s.t.Helper()
+	start := time.Now()
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		if i := strings.Index(s.seen.String()[s.from:], want); i >= 0 {
+			s.from += i + len(want)
+			return time.Since(start)
+		}
+		select {
+		case b, ok := <-s.chunks:
+			if !ok {
+				s.t.Fatalf("output ended before %q; it was:\n%s", want, s.seen.String())
+			}
+			s.seen.Write(b)
+		case <-deadline.C:
+			s.t.Fatalf("no %q within %s; output:\n%s", want, d, s.seen.String())
+		}
+	}
+}
+
+func (s *ptySession) send(keys string) {
+	s.t.Helper()
+	if _, err := io.WriteString(s.tty, keys); err != nil {
+		s.t.Fatalf("type %q: %v", keys, err)
+	}
+}
+
+// TestDebugTerminalCtrlC: on a terminal, Ctrl-C interrupts a step that
+// waits for an answer (the server takes 20s) and brings the prompt back;
+// at the prompt Ctrl-C drops the line typed and does not end the session;
+// Ctrl-D does.
+func TestDebugTerminalCtrlC(t *testing.T) {
+	arrivals := filepath.Join(t.TempDir(), "arrivals")
+	args := append([]string{"examples/quickstart.jsonl", "--on-error", "continue", "--"}, testserver.Slow(t, "-delay", "20s", "-arrivals", arrivals)...)
+	s := startPTY(t, args...)
+	s.expect(prompt, 15*time.Second)
+	s.send("break tools/call\r")
+	s.expect("breakpoint 1", 5*time.Second)
+	s.expect(prompt, 5*time.Second)
+	s.send("continue\r")
+	s.expect("⏸ breakpoint 1", 10*time.Second)
+	s.expect(prompt, 5*time.Second)
+	s.send("step\r")
+	// The step waits for the answer once the server has the call.
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for giveUp := time.Now().Add(10 * time.Second); ; <-tick.C {
+		if b, _ := os.ReadFile(arrivals); strings.Contains(string(b), "tools/call") {
+			break
+		}
+		if time.Now().After(giveUp) {
+			t.Fatalf("the server never got the tools/call; output:\n%s", s.seen.String())
+		}
+	}
+	s.send("\x03")
+	if took := s.expect("interrupted", 5*time.Second); took > 3*time.Second {
+		t.Errorf("Ctrl-C took %s to interrupt the step", took)
+	}
+	s.expect(prompt, 5*time.Second)
+
+	// At the prompt: Ctrl-C drops "bogus" and the session goes on.
+	s.send("bogus\x03status\r")
+	s.expect("before seq", 5*time.Second)
+	if strings.Contains(s.seen.String(), "unknown command") {
+		t.Errorf("the line Ctrl-C dropped was run:\n%s", s.seen.String())
+	}
+	s.expect(prompt, 5*time.Second)
+	s.send("\x04") // Ctrl-D ends it
+	s.expect("summary:", 30*time.Second)
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("debug did not end after Ctrl-D:\n%s", s.seen.String())
+	}
+}
