@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -130,6 +131,8 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 
 	in := newLineReader(a.stdin, a.stdout)
 	defer in.close()
+	// break's and seek's Tab: the tape's methods, found when first asked.
+	in.completeWith(sync.OnceValue(func() []string { return tapeMethods(e.Lookup) }))
 	out := a.redacting(in.writer()) // the secrets never shown
 	d := &debugger{c: c, look: shown(e.Lookup, a.redactor.Load()), j: j, out: out, p: painter(in.terminal && !noColor()), timeout: r.Timeout(), width: outputWidth(a.stdout)}
 
@@ -319,7 +322,7 @@ func (d *debugger) handshake(ctx context.Context) error {
 // interrupts turns Ctrl-C (SIGINT) into an interrupt while a command
 // runs on a terminal (continue pauses; a step returns at once, even while
 // it waits for an answer), and SIGTERM into the end of the session. At the
-// prompt the terminal is raw and Ctrl-C is a key (lineReader).
+// prompt Ctrl-C is a key that drops the line (lineReader).
 func interrupts(ctx context.Context, c *controller.Controller, cancel func()) error {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)

@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	"github.com/mattn/go-isatty"
-	"golang.org/x/term"
+	"github.com/peterh/liner"
 )
 
 // prompt is the debugger's prompt, and the prefix of each command echoed
@@ -18,22 +18,27 @@ import (
 const prompt = "(replayctl) "
 
 // lineReader reads the debugger's commands one line at a time, only when
-// asked: on a terminal through x/term's Terminal (line editing, history;
-// raw mode only while a line is read), from a pipe plainly, echoing each
-// line after the prompt so that a transcript reads as a session.
+// asked: on a terminal through liner (line editing, history, Tab
+// completion of commands and their arguments, Ctrl-C drops the line,
+// Ctrl-D ends the input), from a pipe plainly, echoing each line after the
+// prompt so that a transcript reads as a session.
+//
+// Between prompts the terminal does not echo and Ctrl-C is a signal
+// (interrupts turns it into an interrupt of the running command); while a
+// line is read Ctrl-C is a key. liner reads os.Stdin and writes
+// os.Stdout: the terminal path is taken only when in and out are
+// terminals.
 type lineReader struct {
 	terminal bool
 	out      io.Writer
-	fd       int
-	t        *term.Terminal
+	ln       *liner.State
 	br       *bufio.Reader
 
 	start sync.Once
 	asks  chan struct{}
 	lines chan lineResult
 
-	mu  sync.Mutex  // guards raw: the reading goroutine sets it, close restores it
-	raw *term.State // the state to restore while in raw mode
+	closeOnce sync.Once
 }
 
 type lineResult struct {
@@ -47,15 +52,26 @@ func newLineReader(in io.Reader, out io.Writer) *lineReader {
 	fout, okOut := out.(*os.File)
 	if okIn && okOut && isatty.IsTerminal(fin.Fd()) && isatty.IsTerminal(fout.Fd()) {
 		r.terminal = true
-		r.fd = int(fin.Fd())
-		r.t = term.NewTerminal(struct {
-			io.Reader
-			io.Writer
-		}{ctrlC{fin}, fout}, prompt)
+		r.ln = liner.NewLiner()
+		r.ln.SetTabCompletionStyle(liner.TabCircular) // Tab again: the next candidate
+		r.ln.SetWordCompleter(func(line string, pos int) (string, []string, string) {
+			return completeLine(line, pos, nil)
+		})
 		return r
 	}
 	r.br = bufio.NewReaderSize(in, 64<<10)
 	return r
+}
+
+// completeWith sets where the completion of break's and seek's argument
+// takes its method names from. Call it before the first readLine.
+func (r *lineReader) completeWith(methods func() []string) {
+	if r.ln == nil {
+		return
+	}
+	r.ln.SetWordCompleter(func(line string, pos int) (string, []string, string) {
+		return completeLine(line, pos, methods)
+	})
 }
 
 // writer is where the debugger prints.
@@ -76,7 +92,7 @@ func (r *lineReader) readLine(ctx context.Context) (string, error) {
 	case res := <-r.lines:
 		return res.line, res.err
 	case <-ctx.Done():
-		r.restore()
+		r.close()
 		return "", ctx.Err()
 	}
 }
@@ -94,22 +110,17 @@ func (r *lineReader) serve() {
 
 func (r *lineReader) read() (string, error) {
 	if r.terminal {
-		state, err := term.MakeRaw(r.fd)
-		if err != nil {
-			return "", fmt.Errorf("terminal: %w", err)
-		}
-		r.mu.Lock()
-		r.raw = state
-		r.mu.Unlock()
-		if w, h, err := term.GetSize(r.fd); err == nil && w > 0 && h > 0 {
-			_ = r.t.SetSize(w, h)
-		}
-		line, err := r.t.ReadLine()
-		r.restore()
+		line, err := r.ln.Prompt(prompt)
 		if errors.Is(err, io.EOF) {
 			fmt.Fprintln(r.out) // Ctrl-D: end the prompt's line
 		}
-		return line, err
+		if err != nil {
+			return "", err
+		}
+		if line != "" {
+			r.ln.AppendHistory(line) // liner skips a repeat of the last entry
+		}
+		return line, nil
 	}
 	line, err := r.br.ReadString('\n')
 	if err != nil && (line == "" || !errors.Is(err, io.EOF)) {
@@ -122,31 +133,10 @@ func (r *lineReader) read() (string, error) {
 	return line, nil
 }
 
-// restore leaves raw mode, if the terminal is in it.
-func (r *lineReader) restore() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.raw != nil {
-		_ = term.Restore(r.fd, r.raw)
-		r.raw = nil
+// close gives the terminal back as it was. It may be called more than
+// once.
+func (r *lineReader) close() {
+	if r.ln != nil {
+		r.closeOnce.Do(func() { _ = r.ln.Close() })
 	}
-}
-
-// close restores the terminal.
-func (r *lineReader) close() { r.restore() }
-
-// ctrlC is the terminal's input with Ctrl-C made Ctrl-U (erase the line):
-// x/term's Terminal ends the input on Ctrl-C as on Ctrl-D, and at the
-// prompt Ctrl-C should only drop what was typed (Ctrl-D or quit end the
-// session).
-type ctrlC struct{ r io.Reader }
-
-func (c ctrlC) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	for i, b := range p[:n] {
-		if b == 0x03 {
-			p[i] = 0x15
-		}
-	}
-	return n, err
 }

@@ -32,6 +32,7 @@ func startPTY(t *testing.T, args ...string) *ptySession {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"debug"}, args...)...)
 	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), "TERM=xterm") // a terminal the line editor knows, as a user's is
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 100})
 	if err != nil {
 		t.Fatalf("start on a pty: %v", err)
@@ -141,5 +142,38 @@ func TestDebugTerminalCtrlC(t *testing.T) {
 	case <-done:
 	case <-time.After(30 * time.Second):
 		t.Fatalf("debug did not end after Ctrl-D:\n%s", s.seen.String())
+	}
+}
+
+// TestDebugTerminalLineEditing: on a terminal Tab completes a command's
+// name ("st" → step, the first of step and status) and the completed line
+// runs; Up recalls the previous line.
+func TestDebugTerminalLineEditing(t *testing.T) {
+	s := startPTY(t, append([]string{"examples/quickstart.jsonl", "--on-error", "continue", "--"}, testserver.Slow(t)...)...)
+	s.expect(prompt, 15*time.Second)
+	s.send("st\t")
+	s.expect(prompt+"step", 5*time.Second) // the line redrawn, completed
+	s.send("\r")
+	s.expect("→ seq 3", 10*time.Second) // the step ran
+	s.expect(prompt, 5*time.Second)
+	s.send("status\r")
+	s.expect("before seq", 5*time.Second)
+	s.expect(prompt, 5*time.Second)
+	s.send("\x1b[A") // Up: status again
+	s.expect(prompt+"status", 5*time.Second)
+	s.send("\r")
+	s.expect("before seq", 5*time.Second)
+	s.expect(prompt, 5*time.Second)
+	if got := strings.Count(s.seen.String(), "unknown command"); got != 0 {
+		t.Errorf("got %d unknown commands, want 0:\n%s", got, s.seen.String())
+	}
+	s.send("quit\r")
+	s.expect("summary:", 30*time.Second)
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("debug did not end after quit:\n%s", s.seen.String())
 	}
 }
