@@ -444,7 +444,7 @@ func TestPlanFromReport(t *testing.T) {
 		warning, err       string
 	}{
 		{"same tape", `{"summary":{"tape":"dir/a.jsonl"},"chaos":{"seed":42,"faults":[` + fault + `]}}`, "/other/dir/a.jsonl", 42, "", ""},
-		{"another tape", `{"summary":{"tape":"a.jsonl"},"chaos":{"seed":7,"faults":[` + fault + `]}}`, "b.jsonl", 7, "the report is of tape a.jsonl, not b.jsonl", ""},
+		{"another tape", `{"summary":{"tape":"a.jsonl"},"chaos":{"seed":7,"faults":[` + fault + `]}}`, "b.jsonl", 7, "is of tape a.jsonl, not b.jsonl", ""},
 		{"no seed", `{"chaos":{"seed":null,"faults":[` + fault + `]}}`, "b.jsonl", 0, "", ""},
 		{"faults left out", `{"chaos":{"seed":9,"faults":[` + fault + `],"faults_omitted":3}}`, "a.jsonl", 0, "", "left out 3: it cannot repeat the run; repeat it with its seed (--seed 9)"},
 	}

@@ -294,7 +294,7 @@ func planFromReport(path, tapeName string) (*chaos.Plan, bool, string, error) {
 	}
 	var warning string
 	if recorded := r.Summary.Tape; recorded != "" && filepath.Base(recorded) != filepath.Base(tapeName) {
-		warning = fmt.Sprintf("--chaos-from %s: the report is of tape %s, not %s; its faults are placed by session and seq, so on another tape they fall on other messages", path, recorded, tapeName)
+		warning = fmt.Sprintf("the chaos report %s is of tape %s, not %s; its faults are placed by session and seq, so on another tape they fall on other messages", path, recorded, tapeName)
 	}
 	return plan, false, warning, nil
 }

@@ -105,7 +105,7 @@ func TestChaosFromKeepsTheSeed(t *testing.T) {
 	if r := decodeChaos(t, res.stdout); r.Chaos.Seed == nil || *r.Chaos.Seed != 42 || r.Chaos.Injected == 0 {
 		t.Errorf("chaos.seed %v, %d injected: want 42 and the faults", r.Chaos.Seed, r.Chaos.Injected)
 	}
-	if strings.Contains(res.stderr, "the report is of tape") {
+	if strings.Contains(res.stderr, "is of tape") {
 		t.Errorf("a warning about another tape for the same tape:\n%s", res.stderr)
 	}
 
@@ -119,7 +119,7 @@ func TestChaosFromKeepsTheSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	res = replayctl(t, append([]string{"run", other, "--speed", "fast", "--chaos-from", prev, "-o", "json", "--"}, argv...)...)
-	want := "the report is of tape " + tp + ", not " + other
+	want := "is of tape " + tp + ", not " + other
 	if !strings.Contains(res.stderr, want) || !strings.Contains(res.stdout, want) {
 		t.Errorf("want the warning %q on stderr and in the report:\nstdout:\n%s\nstderr:\n%s", want, res.stdout, res.stderr)
 	}
