@@ -28,9 +28,10 @@ func startDebug(t *testing.T, sock string, args ...string) *proc {
 
 // ctlClient speaks the control protocol on one connection.
 type ctlClient struct {
-	t    *testing.T
-	conn net.Conn
-	r    *bufio.Reader
+	t      *testing.T
+	conn   net.Conn
+	r      *bufio.Reader
+	events int // status events read while waiting for replies
 }
 
 type ctlReply struct {
@@ -75,6 +76,7 @@ func (c *ctlClient) do(id int, line string) ctlReply {
 			c.t.Fatalf("reply is not JSON: %q", b)
 		}
 		if r.Event != "" {
+			c.events++
 			continue
 		}
 		if string(r.ID) != fmt.Sprint(id) {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +22,14 @@ import (
 // replayctlIn runs the built binary from the repository root with stdin.
 func replayctlIn(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
+	res, _ := runBinary(t, stdin, args...)
+	return res
+}
+
+// runBinary runs the built binary from the repository root with stdin,
+// and returns what it did and its process state; a panic fails the test.
+func runBinary(t *testing.T, stdin string, args ...string) (result, *os.ProcessState) {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = "../.."
 	cmd.Stdin = strings.NewReader(stdin)
@@ -38,7 +45,7 @@ func replayctlIn(t *testing.T, stdin string, args ...string) result {
 	if strings.Contains(errb.String(), "goroutine ") && strings.Contains(errb.String(), "panic") {
 		t.Fatalf("replayctl %v panicked:\n%s", args, errb.String())
 	}
-	return result{code, out.String(), errb.String()}
+	return result{code, out.String(), errb.String()}, cmd.ProcessState
 }
 
 // tapeLine is what the tests need of a tape's message line.
@@ -330,52 +337,8 @@ func TestDebugControlSocket(t *testing.T) {
 	rest := make(chan string, 1)
 	go func() { b, _ := io.ReadAll(outLines); rest <- string(b) }()
 
-	conn, err := net.Dial("unix", sock)
-	if err != nil {
-		t.Fatalf("connect to the control socket: %v", err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(60 * time.Second))
-	replies := bufio.NewScanner(conn)
-	replies.Buffer(nil, 1<<20)
-	type reply struct {
-		ID      int    `json:"id"`
-		OK      bool   `json:"ok"`
-		Event   string `json:"event"`
-		Error   string `json:"error"`
-		Results []struct {
-			Seq     int64  `json:"seq"`
-			Verdict string `json:"verdict"`
-		} `json:"results"`
-		Status struct {
-			State string `json:"state"`
-			Seq   int64  `json:"seq"`
-		} `json:"status"`
-	}
-	events := 0
-	do := func(id int, line string) reply {
-		t.Helper()
-		if _, err := fmt.Fprintln(conn, line); err != nil {
-			t.Fatal(err)
-		}
-		for replies.Scan() {
-			var r reply
-			if err := json.Unmarshal(replies.Bytes(), &r); err != nil {
-				t.Fatalf("reply is not JSON: %q", replies.Text())
-			}
-			if r.Event == "status" {
-				events++
-				continue
-			}
-			if r.ID != id {
-				t.Fatalf("reply %q, want id %d", replies.Text(), id)
-			}
-			return r
-		}
-		t.Fatalf("socket closed before reply %d: %v", id, replies.Err())
-		return reply{}
-	}
-
+	c := dialCtl(t, sock)
+	do := c.do
 	list := seqs["tools/list"][0]
 	r := do(1, `{"id":1,"cmd":"wait"}`)
 	if !r.OK || r.Status.State != "paused" {
@@ -397,7 +360,7 @@ func TestDebugControlSocket(t *testing.T) {
 	if want := []string{"initialize", "notifications/initialized", "tools/list"}; !slices.Equal(methods, want) {
 		t.Fatalf("server received %v, want %v", methods, want)
 	}
-	if events == 0 {
+	if c.events == 0 {
 		t.Errorf("no status events pushed during a step")
 	}
 
@@ -564,71 +527,21 @@ func TestDebugWholeAnswer(t *testing.T) {
 // it; it is never refused as "a step is already in progress".
 func TestDebugControlDuringHandshake(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "ctl.sock")
-	args := append([]string{"debug", "examples/quickstart.jsonl", "--control", "unix:" + sock, "--on-error", "continue", "--"}, testserver.Slow(t, "-init-delay", "1500ms")...)
-	cmd := exec.Command(binary, args...)
-	cmd.Dir = "../.."
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	}()
-	errLines := bufio.NewScanner(stderr)
-	for errLines.Scan() && !strings.HasPrefix(errLines.Text(), "control socket: ") {
-	}
-	go io.Copy(io.Discard, stderr)
+	args := append([]string{binary, "debug", "examples/quickstart.jsonl", "--control", "unix:" + sock, "--on-error", "continue", "--"}, testserver.Slow(t, "-init-delay", "1500ms")...)
+	p := startProc(t, args...)
+	p.waitOutput(p.stderr, "control socket: ", 30*time.Second)
 
 	start := time.Now()
-	conn, err := net.Dial("unix", sock)
-	if err != nil {
-		t.Fatalf("connect to the control socket: %v", err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(30 * time.Second))
-	if _, err := fmt.Fprintln(conn, `{"id":1,"cmd":"step"}`); err != nil {
-		t.Fatal(err)
-	}
-	replies := bufio.NewScanner(conn)
-	var r struct {
-		ID      int    `json:"id"`
-		OK      bool   `json:"ok"`
-		Event   string `json:"event"`
-		Error   string `json:"error"`
-		Results []struct {
-			Seq int64 `json:"seq"`
-		} `json:"results"`
-	}
-	for replies.Scan() {
-		r.Event = ""
-		if err := json.Unmarshal(replies.Bytes(), &r); err != nil {
-			t.Fatalf("reply is not JSON: %q", replies.Text())
-		}
-		if r.Event == "" {
-			break
-		}
-	}
+	r := dialCtl(t, sock).do(1, `{"id":1,"cmd":"step"}`)
 	if !r.OK || len(r.Results) != 1 || r.Results[0].Seq != 3 {
 		t.Fatalf("step sent during the handshake: got %+v, want ok and seq 3 (the message after the handshake)", r)
 	}
 	if took := time.Since(start); took < time.Second {
 		t.Errorf("step answered after %s, before the handshake (1.5s) was done", took)
 	}
-	stdin.Close()
-	cmd.Wait()
-	if strings.Contains(out.String(), "already in progress") {
-		t.Errorf("stdout says a step was in progress:\n%s", out.String())
+	p.stdin.Close()
+	p.wait(30 * time.Second)
+	if strings.Contains(p.stdout.String(), "already in progress") {
+		t.Errorf("stdout says a step was in progress:\n%s", p.stdout)
 	}
 }

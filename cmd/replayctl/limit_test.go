@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,21 +14,8 @@ import (
 // peak resident memory in bytes (-1 where unknown).
 func measured(t *testing.T, args ...string) (result, int64) {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Dir = "../.."
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run %v: %v", args, err)
-	}
-	if strings.Contains(errb.String(), "goroutine ") && strings.Contains(errb.String(), "panic") {
-		t.Fatalf("replayctl %v panicked:\n%s", args, errb.String())
-	}
-	return result{code, out.String(), errb.String()}, peakRSS(cmd.ProcessState)
+	res, st := runBinary(t, "", args...)
+	return res, peakRSS(st)
 }
 
 // TestTargetsThatSendTooMuch: each way a target can send more than a
