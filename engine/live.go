@@ -14,7 +14,7 @@ import (
 //   - Multi-round-trip requests (MCP 2026-07-28): a tools/call, prompts/get
 //     or resources/read may be answered with resultType "input_required"
 //     and an opaque requestState, which the client echoes in its retry.
-//   - Tasks (2025-11-25 and the 2026 extension): a request answered with a
+//   - Tasks (2025-11-25 and the 2026 extension): a tools/call answered with a
 //     task gets a taskId, which tasks/get, tasks/result, tasks/update and
 //     tasks/cancel name.
 //
@@ -36,7 +36,7 @@ func (x *actor) learnLive(ss *session, p *pend) {
 		if ok1 && ok2 && rec != live {
 			ss.states = put(ss.states, rec, live)
 		}
-	case bytes.Contains(p.actual.Msg, []byte(`"taskId"`)):
+	case p.req.RPC.Method == mcp.MethodToolsCall && bytes.Contains(p.actual.Msg, []byte(`"taskId"`)):
 		rec, ok1 := mcp.TaskID(result(p.expected.Rec.Msg))
 		live, ok2 := mcp.TaskID(result(p.actual.Msg))
 		if ok1 && ok2 && rec != live {

@@ -309,6 +309,12 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
 // Mcp-Param-* of the tool's x-mcp-header arguments, as the server listed
 // its tools on this connection. A session-based message gets none.
 func (c *HTTPConn) setStandardHeaders(h http.Header, msg []byte) {
+	c.mu.Lock()
+	sessionBased := c.protocolVersion != "" && c.stateless == ""
+	c.mu.Unlock()
+	if sessionBased { // an initialize was answered: nothing to derive
+		return
+	}
 	m, err := jsonrpc.Parse(msg)
 	if err != nil {
 		return
