@@ -2,8 +2,15 @@ package transport
 
 import (
 	"context"
+	"errors"
 	"net/http"
 )
+
+// ErrHangUp, returned by Session.Handle, asks the listener to drop the
+// client's connection abruptly, as a crashing server would (serve's
+// chaos): over HTTP the response stream is cut without a final chunk,
+// over stdio the listener closes its output and stops.
+var ErrHangUp = errors.New("transport: hang up on the client")
 
 // This file is the contract between the listening half of the transports
 // (a stdio server, the Streamable HTTP handler, legacy HTTP+SSE) and what
@@ -30,8 +37,9 @@ type Session interface {
 	// returns when the answer is sent. For a notification or a response
 	// it sends nothing, or may send what a server would, and returns at
 	// once. It returns early with ctx's error when ctx is done (the
-	// client went away); an error returned for any other reason is
-	// logged by the listener and ends that message's stream.
+	// client went away), or with ErrHangUp to have the connection
+	// dropped; an error returned for any other reason is logged by the
+	// listener and ends that message's stream.
 	Handle(ctx context.Context, msg []byte, send Send) error
 	// SetUnsolicited gives the session where to send what belongs to no
 	// request (a server notification or request between calls); the
