@@ -389,13 +389,13 @@ func (h *StreamableHandler) get(w http.ResponseWriter, r *http.Request) {
 		}
 		from = n + 1
 	}
-	sink := newSSEWriter(w)
+	sink := NewSSEWriter(w)
 	err := st.attach(sink, from, func() {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-cache")
 		w.Header().Set(mcp.HeaderSessionID, sess.id)
 		w.WriteHeader(http.StatusOK)
-		_ = sink.flush()
+		_ = http.NewResponseController(w).Flush()
 	})
 	if err != nil {
 		writeError(w, http.StatusConflict, nil, mcp.CodeInvalidRequest, "Conflict: this stream is already open on another connection")

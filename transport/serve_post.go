@@ -43,7 +43,7 @@ type postExchange struct {
 	mu       sync.Mutex // guards the fields below; serializes writes to in.w
 	form     int
 	stream   *outStream
-	sink     *sseWriter
+	sink     *SSEWriter
 	gone     bool                // the client's request context is done
 	answered map[string]struct{} // id keys answered
 	answers  [][]byte            // a batch's answers to a client that takes only JSON
@@ -242,7 +242,7 @@ func (x *postExchange) startStream() {
 	if x.gone {
 		return // the events are kept for a resume
 	}
-	x.sink = newSSEWriter(x.in.w)
+	x.sink = NewSSEWriter(x.in.w)
 	_ = x.stream.attach(x.sink, 0, func() {
 		h := x.in.w.Header()
 		h.Set("Content-Type", "text/event-stream")

@@ -30,7 +30,7 @@ type outStream struct {
 	base      int
 	next      int // the number of the next event
 	delivered int // events before it were written to some sink
-	sink      *sseWriter
+	sink      *SSEWriter
 	gen       int  // bumped on every attach and detach
 	done      bool // no event comes after the kept ones
 	doneCh    chan struct{}
@@ -70,7 +70,7 @@ func (s *outStream) add(msg []byte) error {
 	if s.sink == nil {
 		return nil
 	}
-	if err := s.sink.event(s.eventID(n), "message", msg); err != nil {
+	if err := s.sink.Write(s.event(n, msg)); err != nil {
 		s.detachLocked()
 		return nil
 	}
@@ -78,18 +78,20 @@ func (s *outStream) add(msg []byte) error {
 	return nil
 }
 
-func (s *outStream) eventID(n int) string {
-	if s.prefix == "" {
-		return ""
+// event is event number n carrying msg.
+func (s *outStream) event(n int, msg []byte) SSEEvent {
+	ev := SSEEvent{Event: "message", Data: msg}
+	if s.prefix != "" {
+		ev.ID = s.prefix + "-" + strconv.Itoa(n)
 	}
-	return s.prefix + "-" + strconv.Itoa(n)
+	return ev
 }
 
 // attach makes sink the stream's response, calls start (which writes the
 // response's headers), and writes to sink the kept events from number
 // from on (from < 0: those never delivered). It fails with errStreamBusy,
 // without calling start, when another response is attached.
-func (s *outStream) attach(sink *sseWriter, from int, start func()) error {
+func (s *outStream) attach(sink *SSEWriter, from int, start func()) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sink != nil {
@@ -108,7 +110,7 @@ func (s *outStream) attach(sink *sseWriter, from int, start func()) error {
 	s.sink = sink
 	s.gen++
 	for n := from; n < s.next; n++ {
-		if err := sink.event(s.eventID(n), "message", s.kept[n-s.base]); err != nil {
+		if err := sink.Write(s.event(n, s.kept[n-s.base])); err != nil {
 			s.detachLocked()
 			return nil
 		}
@@ -118,7 +120,7 @@ func (s *outStream) attach(sink *sseWriter, from int, start func()) error {
 }
 
 // detach lets go of sink if it is still the attached response.
-func (s *outStream) detach(sink *sseWriter) {
+func (s *outStream) detach(sink *SSEWriter) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sink == sink {
