@@ -1,0 +1,144 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/mcp"
+)
+
+// ServeStdio serves one client over newline-delimited JSON-RPC — the stdio
+// transport, server side: it reads the client's messages from r, one a
+// line, and writes what the Session says to w, one message a line and
+// nothing else. r and w are the process's stdin and stdout for a server a
+// client starts, or any pair of streams.
+//
+// It opens one Session (SessionInfo.ID "stdio"), whose unsolicited Send
+// writes to w too. Each message is handled on its own goroutine, so that
+// requests run concurrently and the client's answer to a server request
+// reaches the Handle waiting for it; writes are serialized, one whole line
+// each. A batch line is handled message by message. A line that is not
+// JSON-RPC is answered with a parse error; a request the Session fails to
+// answer, with an internal error.
+//
+// ServeStdio returns when the client closes its end of r (nil, once the
+// messages in hand are handled), when ctx is done (ctx's error, the
+// handling cancelled), when a line is longer than the maximum message
+// (ServerMaxMessage; a *TooLargeError), or when the Session returns
+// ErrHangUp (ErrHangUp): then it closes w and r if they are io.Closers, as
+// a crashing server would. In every case it waits for the handling in
+// progress to return, then closes the Session.
+func ServeStdio(ctx context.Context, r io.Reader, w io.Writer, sessions Sessions, opts ...ServerOption) error {
+	cfg := newServerConfig(opts)
+	lc := NewLineConn(r, w, LineMaxMessage(cfg.maxMessage), LineName("a line of the client's input"))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s, err := sessions.Open(ctx, SessionInfo{ID: "stdio"})
+	if err != nil {
+		return err
+	}
+	srv := &stdioServer{cfg: cfg, lc: lc, s: s, cancel: cancel}
+	stop := context.AfterFunc(ctx, func() { _ = lc.Close() }) // unblocks ReadLine
+	defer stop()
+	s.SetUnsolicited(srv.send)
+
+	readErr := srv.read(ctx)
+	srv.wg.Wait()
+	closeErr := s.Close()
+	switch {
+	case srv.hungUp.Load():
+		_ = lc.Close()
+		return ErrHangUp
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case readErr != nil && !errors.Is(readErr, io.EOF):
+		return readErr
+	}
+	return closeErr
+}
+
+type stdioServer struct {
+	cfg    serverConfig
+	lc     *LineConn
+	s      Session
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	hungUp atomic.Bool
+}
+
+// read hands every line to a goroutine of its own until the input ends.
+func (srv *stdioServer) read(ctx context.Context) error {
+	for {
+		line, _, err := srv.lc.ReadLine()
+		if len(line) > 0 && ctx.Err() == nil {
+			srv.dispatch(ctx, append([]byte(nil), line...))
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (srv *stdioServer) dispatch(ctx context.Context, line []byte) {
+	m, err := jsonrpc.ParseStrict(line)
+	if err != nil {
+		_ = srv.send(ctx, errorBody(nil, mcp.CodeParseError, "Parse error: "+err.Error()))
+		return
+	}
+	msgs := []jsonrpc.Message{m}
+	if m.Kind == jsonrpc.KindBatch {
+		if msgs, err = m.Batch(); err != nil || len(msgs) == 0 {
+			_ = srv.send(ctx, errorBody(nil, mcp.CodeInvalidRequest, "Invalid Request: a batch of valid messages expected"))
+			return
+		}
+	}
+	for _, m := range msgs {
+		srv.wg.Go(func() { srv.handle(ctx, m) })
+	}
+}
+
+func (srv *stdioServer) send(ctx context.Context, msg []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return srv.lc.WriteLine(msg)
+}
+
+// handle has the Session handle one message; a request it leaves
+// unanswered gets an internal error.
+func (srv *stdioServer) handle(ctx context.Context, m jsonrpc.Message) {
+	send := srv.send
+	var answered atomic.Bool
+	if m.Kind == jsonrpc.KindRequest {
+		want := jsonrpc.IDKey(m.ID)
+		send = func(ctx context.Context, msg []byte) error {
+			if a, err := jsonrpc.Parse(msg); err == nil && jsonrpc.IsResponseKind(a.Kind) && jsonrpc.IDKey(a.ID) == want {
+				answered.Store(true)
+			}
+			return srv.send(ctx, msg)
+		}
+	}
+	err := srv.s.Handle(ctx, m.Raw, send)
+	switch {
+	case errors.Is(err, ErrHangUp):
+		srv.hungUp.Store(true)
+		srv.cancel()
+		return
+	case ctx.Err() != nil:
+		return
+	case err != nil:
+		srv.cfg.log.Warn().Err(err).Str("method", m.Method).Msg("handle a message")
+	}
+	if m.Kind != jsonrpc.KindRequest || answered.Load() {
+		return
+	}
+	reason := "the server sent no answer"
+	if err != nil {
+		reason = err.Error()
+	}
+	_ = srv.send(ctx, errorBody(m.ID, mcp.CodeInternal, "replayctl serve: "+reason))
+}
