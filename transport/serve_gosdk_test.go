@@ -174,3 +174,39 @@ func TestStreamableGoSDKClient(t *testing.T) {
 		})
 	}
 }
+
+func TestLegacyGoSDKClient(t *testing.T) {
+	fake := &fakeServer{}
+	h := NewLegacyHandler(fake)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	defer h.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), exchangeTimeout)
+	defer cancel()
+	hc := &http.Client{Transport: &http.Transport{}}
+	defer hc.CloseIdleConnections()
+	c := newSDKClient()
+	cs, err := c.Connect(ctx, &sdk.SSEClientTransport{Endpoint: srv.URL + "/sse", HTTPClient: hc}, &sdk.ClientSessionOptions{ProtocolVersion: "2024-11-05"})
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	if got := callText(ctx, t, cs, "echo", map[string]any{"text": "old"}, sdk.Meta{"progressToken": "p"}); got != "old" {
+		t.Errorf("echo: %q", got)
+	}
+	next(ctx, t, "progress notification", c.progress)
+	if got := callText(ctx, t, cs, "sample", nil, nil); got != "sampled Paris" {
+		t.Errorf("sample: %q", got)
+	}
+	callText(ctx, t, cs, "log", nil, nil)
+	if got := next(ctx, t, "log notification", c.logs); got != "fake log" {
+		t.Errorf("log: %q", got)
+	}
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	// The GET's handler closes the session once it sees the client gone.
+	srv.Close()
+	if o, cl := fake.opened.Load(), fake.closed.Load(); o != 1 || cl != 1 {
+		t.Errorf("sessions opened %d closed %d, want 1 and 1", o, cl)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -285,5 +286,37 @@ func TestStreamableStateless(t *testing.T) {
 	wantError(t, c.do("GET", "", "Accept", "text/event-stream", "Mcp-Protocol-Version", "2026-07-28"), 405, -32600)
 	if o, cl := fake.opened.Load(), fake.closed.Load(); o != 3 || cl != 3 {
 		t.Errorf("%d sessions opened, %d closed; want 3 and 3 (one per POST that got through)", o, cl)
+	}
+}
+
+func TestLegacyEdges(t *testing.T) {
+	fake := &fakeServer{}
+	h := NewLegacyHandler(fake)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	defer h.Close()
+	c := newRawClient(t, srv.URL+"/sse")
+	resp := c.do("GET", "", "Accept", "text/event-stream")
+	events := NewSSEReader(resp.Body)
+	ev, err := events.Next()
+	if err != nil || ev.Event != "endpoint" || !strings.HasPrefix(string(ev.Data), "/sse?sessionId=") {
+		t.Fatalf("first event %q %q (%v), want endpoint /sse?sessionId=…", ev.Event, ev.Data, err)
+	}
+	post := &rawClient{t: t, url: srv.URL + string(ev.Data), hc: c.hc}
+	if r := post.do("POST", `{"jsonrpc":"2.0","id":1,"method":"ping"}`); r.StatusCode != 202 {
+		t.Fatalf("POST: status %d, want 202", r.StatusCode)
+	}
+	if ev, err := events.Next(); err != nil || ev.Event != "message" || !strings.Contains(string(ev.Data), `"id":1,"result":{}`) {
+		t.Fatalf("answer event %q %q (%v)", ev.Event, ev.Data, err)
+	}
+	wantError(t, (&rawClient{t: t, url: srv.URL + "/sse", hc: c.hc}).do("POST", `{}`), 400, -32600)
+	wantError(t, (&rawClient{t: t, url: srv.URL + "/sse?sessionId=nope", hc: c.hc}).do("POST", `{"jsonrpc":"2.0","id":1,"method":"ping"}`), 404, -32600)
+	wantError(t, post.do("POST", `{"jsonrpc":"2.0","id":2,"method":"ping"}`, "Origin", "https://evil.example"), 403, -32600)
+	// A hang-up cuts the stream: the reader sees an error, not a clean end.
+	if r := post.do("POST", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"hangup"}}`); r.StatusCode != 202 {
+		t.Fatalf("POST: status %d, want 202", r.StatusCode)
+	}
+	if ev, err := events.Next(); err == nil || errors.Is(err, io.EOF) {
+		t.Errorf("after a hang-up: event %q, error %v; want the connection cut", ev.Data, err)
 	}
 }

@@ -108,10 +108,19 @@ func (srv *stdioServer) send(ctx context.Context, msg []byte) error {
 	return srv.lc.WriteLine(msg)
 }
 
-// handle has the Session handle one message; a request it leaves
-// unanswered gets an internal error.
 func (srv *stdioServer) handle(ctx context.Context, m jsonrpc.Message) {
-	send := srv.send
+	if handleAnswering(ctx, srv.cfg, srv.s, m, srv.send) {
+		srv.hungUp.Store(true)
+		srv.cancel()
+	}
+}
+
+// handleAnswering has s handle one message whose answers go out through
+// send, for listeners with one output per session (stdio, legacy SSE):
+// a request the Session leaves unanswered gets an internal error. It
+// reports whether the Session asked to hang up.
+func handleAnswering(ctx context.Context, cfg serverConfig, s Session, m jsonrpc.Message, out Send) (hangUp bool) {
+	send := out
 	var answered atomic.Bool
 	if m.Kind == jsonrpc.KindRequest {
 		want := jsonrpc.IDKey(m.ID)
@@ -119,26 +128,25 @@ func (srv *stdioServer) handle(ctx context.Context, m jsonrpc.Message) {
 			if a, err := jsonrpc.Parse(msg); err == nil && jsonrpc.IsResponseKind(a.Kind) && jsonrpc.IDKey(a.ID) == want {
 				answered.Store(true)
 			}
-			return srv.send(ctx, msg)
+			return out(ctx, msg)
 		}
 	}
-	err := srv.s.Handle(ctx, m.Raw, send)
+	err := s.Handle(ctx, m.Raw, send)
 	switch {
 	case errors.Is(err, ErrHangUp):
-		srv.hungUp.Store(true)
-		srv.cancel()
-		return
+		return true
 	case ctx.Err() != nil:
-		return
+		return false
 	case err != nil:
-		srv.cfg.log.Warn().Err(err).Str("method", m.Method).Msg("handle a message")
+		cfg.log.Warn().Err(err).Str("method", m.Method).Msg("handle a message")
 	}
 	if m.Kind != jsonrpc.KindRequest || answered.Load() {
-		return
+		return false
 	}
 	reason := "the server sent no answer"
 	if err != nil {
 		reason = err.Error()
 	}
-	_ = srv.send(ctx, errorBody(m.ID, mcp.CodeInternal, "replayctl serve: "+reason))
+	_ = out(ctx, errorBody(m.ID, mcp.CodeInternal, "replayctl serve: "+reason))
+	return false
 }
