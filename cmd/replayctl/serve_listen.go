@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/replayctl/replayctl/transport"
+)
+
+// serveFlags are replayctl serve's flags.
+type serveFlags struct {
+	listen     string
+	strategy   string
+	timing     string
+	chaos      string
+	seed       int64
+	strict     bool
+	report     string
+	origins    []string
+	volatile   []string
+	repeat     bool
+	maxMessage int
+	maxLine    int
+}
+
+// shutdownTimeout bounds how long serve waits, once told to stop, for
+// the HTTP requests in progress to end.
+const shutdownTimeout = 5 * time.Second
+
+// serveTape serves sessions to clients: over stdio (stdin, stdout) without
+// f.listen, else over HTTP on f.listen, the URL printed on stderr. It
+// returns nil when the client ends the stdio session (or has it hung up
+// on by chaos) or when ctx is done (SIGINT, SIGTERM), once the sessions
+// are closed; an error when it cannot listen (exit 2) or a client sent a
+// message over the limit.
+func serveTape(ctx context.Context, sessions transport.Sessions, f serveFlags, stdin io.Reader, stdout, stderr io.Writer, log zerolog.Logger) error {
+	opts := []transport.ServerOption{
+		transport.ServerMaxMessage(f.maxMessage),
+		transport.ServerLogger(log.With().Str("stage", "listen").Logger()),
+		transport.AllowOrigins(f.origins...),
+	}
+	if f.listen == "" {
+		return serveStdio(ctx, sessions, stdin, stdout, opts)
+	}
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return usageError("--listen %s: %v (is the port in use? port 0 picks a free one)", f.listen, err)
+	}
+	streamable := transport.NewStreamableHandler(sessions, opts...)
+	legacy := transport.NewLegacyHandler(sessions, opts...)
+	mux := http.NewServeMux()
+	mux.Handle("/sse", legacy)
+	mux.Handle("/", streamable)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	base := "http://" + ln.Addr().String()
+	fmt.Fprintf(stderr, "serving on %s/mcp (Streamable HTTP; legacy HTTP+SSE: %s/sse); Ctrl-C stops\n", base, base)
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-served:
+	}
+	// Sessions first: their GET streams end, so the shutdown does not
+	// wait for clients that would hold them open.
+	_ = streamable.Close()
+	_ = legacy.Close()
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		_ = srv.Close()
+	}
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return fmt.Errorf("serve HTTP on %s: %w", ln.Addr(), serveErr)
+	}
+	return nil
+}
+
+// serveStdio serves one client on stdin and stdout. When they are pipes
+// it serves copies the poller can interrupt (see pollable), so that a
+// signal stops it at once.
+func serveStdio(ctx context.Context, sessions transport.Sessions, stdin io.Reader, stdout io.Writer, opts []transport.ServerOption) error {
+	if f, ok := stdin.(*os.File); ok {
+		stdin = pollable(f)
+	}
+	if f, ok := stdout.(*os.File); ok {
+		stdout = pollable(f)
+	}
+	defer ignoreSIGPIPE()()
+	err := transport.ServeStdio(ctx, stdin, stdout, sessions, opts...)
+	var tooLarge *transport.TooLargeError
+	switch {
+	case err == nil, errors.Is(err, transport.ErrHangUp), ctx.Err() != nil:
+		return nil
+	case errors.As(err, &tooLarge):
+		return usageError("the client sent a message longer than --max-message (%d bytes); raise it if such messages are right", tooLarge.Limit)
+	}
+	return err
+}
