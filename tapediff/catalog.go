@@ -58,9 +58,12 @@ func catalogOf(s *side, l listing) *catalog {
 			continue
 		}
 		c.listed = true
-		var res map[string][]map[string]json.RawMessage
-		_ = json.Unmarshal(e.answer.Result(), &res)
-		for _, def := range res[l.member] {
+		var res map[string]json.RawMessage
+		var defs []map[string]json.RawMessage
+		if json.Unmarshal(e.answer.Result(), &res) == nil {
+			_ = json.Unmarshal(res[l.member], &defs) // not a list: none
+		}
+		for _, def := range defs {
 			var key string
 			if json.Unmarshal(def[l.key], &key) != nil || key == "" {
 				continue
