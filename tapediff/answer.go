@@ -18,7 +18,7 @@ import (
 func (d *differ) compareAnswers(p pair) {
 	a, b := p.a, p.b
 	at := Change{Method: a.method, Name: a.name, Session: a.session, SeqA: a.ansSeq, SeqB: b.ansSeq}
-	if canonicalParams(a.params) != canonicalParams(b.params) {
+	if a.canon != b.canon {
 		for _, diff := range d.values("params", "", withoutVolatile(a.params), withoutVolatile(b.params)) {
 			c := at
 			c.Kind, c.Path, c.A, c.B, c.Detail = RequestChanged, diff.Path, diff.Expected, diff.Actual, string(diff.Kind)

@@ -45,8 +45,9 @@
 // schema, or a prompt argument removed (property_removed); a schema's type
 // changed, input or output (type_changed); a result that is now a JSON-RPC
 // error or a tool result with isError true (success_to_error); an answer
-// gone (answer_missing); a capability removed, at any depth
-// (capability_removed); the protocol version changed
+// gone (answer_missing); a capability removed, at any depth, or a flag
+// of one turned from true to false (capability_removed); the protocol
+// version changed
 // (protocol_version_changed). Everything else — additions, optional
 // parameters, descriptions, other schema keywords, answer content — is
 // reported and not breaking.

@@ -97,9 +97,9 @@ func (d *differ) compareHandshakes(a, b *side, versionA, versionB string) {
 }
 
 // compareCapabilities walks two capability objects: a member only A has
-// is a capability removed (at any depth: resources.subscribe too), only
-// B's one added, and a value that differs (listChanged true → false)
-// changed.
+// is a capability removed (at any depth: resources.subscribe too), and so
+// is a flag turned from true to false; only B's one added, and another
+// value that differs changed.
 func (d *differ) compareCapabilities(at Change, path string, a, b map[string]any) {
 	for _, k := range sortedKeys(union(a, b)) {
 		va, inA := a[k]
@@ -128,6 +128,9 @@ func (d *differ) compareCapabilities(at Change, path string, a, b map[string]any
 				continue
 			}
 			c.Kind, c.A, c.B = CapabilityChanged, encode(va), encode(vb)
+			if va == true && vb == false { // subscribe: true → false is subscribe gone
+				c.Kind = CapabilityRemoved
+			}
 		}
 		d.add(c)
 	}

@@ -17,6 +17,7 @@ type exchange struct {
 	seq     int64
 	line    int64
 	params  []byte // raw
+	canon   string // canonicalParams(params)
 	answer  *jsonrpc.Message
 	ansSeq  int64
 }
@@ -57,7 +58,7 @@ func readSide(s Side) (*side, error) {
 				pending[string(m.Dir)+"\x00"+m.Session+"\x00"+jsonrpc.IDKey(p.ID)] = len(out.exchanges)
 				out.exchanges = append(out.exchanges, exchange{
 					session: m.Session, dir: m.Dir, method: p.Method, name: nameOf(p.Method, p.Params()),
-					seq: m.Seq, line: m.Line, params: p.Params(), ansSeq: -1,
+					seq: m.Seq, line: m.Line, params: p.Params(), canon: canonicalParams(p.Params()), ansSeq: -1,
 				})
 			case jsonrpc.IsResponseKind(p.Kind):
 				key := string(other(m.Dir)) + "\x00" + m.Session + "\x00" + jsonrpc.IDKey(p.ID)
@@ -115,7 +116,7 @@ func pairing(a, b *side) (pairs []pair, onlyA, onlyB []*exchange) {
 		if loose {
 			return k + e.name
 		}
-		return k + canonicalParams(e.params)
+		return k + e.canon
 	}
 	partner := make([]*exchange, len(a.exchanges))
 	takenB := make([]bool, len(b.exchanges))
