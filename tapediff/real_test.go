@@ -16,7 +16,6 @@ import (
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
-	"github.com/replayctl/replayctl/validator"
 )
 
 // conversation is the one client script recorded against every server:
@@ -35,10 +34,6 @@ var conversation = [][]byte{
 	// 3:04:05 PM".
 	[]byte(`{"jsonrpc":"2.0","id":6,"method":"resources/read","params":{"uri":"demo://resource/dynamic/text/1"}}`),
 }
-
-// timeOfDay is the normaliser that time needs: the timestamp normaliser
-// takes dates and date-times, not a time of day alone.
-var timeOfDay = validator.WithNormalizePattern(`\b\d{1,2}:\d{2}:\d{2}( [AP]M)?`, "<time>")
 
 // everything is the argv of server-everything, or the test is skipped.
 func everything(t *testing.T) []string {
@@ -138,7 +133,7 @@ func TestTwoRealServers(t *testing.T) {
 	goSDK := record(t, testserver.GoSDK(t))
 	node := record(t, everything(t))
 
-	res, err := Compare(goSDK, node, WithValidator(withTimeOfDay(t)))
+	res, err := Compare(goSDK, node)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +181,7 @@ func TestTwoRealServers(t *testing.T) {
 	}
 
 	// The other way round, the echo call turns from success to error.
-	back, err := Compare(node, goSDK, WithValidator(withTimeOfDay(t)))
+	back, err := Compare(node, goSDK)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +213,7 @@ func TestSameServerTwice(t *testing.T) {
 			if s.name == "server-everything" && sameAnswer(t, a, b, []byte("6")) {
 				t.Fatal("server-everything read the dynamic resource twice with the same time; the test needs a volatile value")
 			}
-			res, err := Compare(a, b, WithValidator(withTimeOfDay(t)))
+			res, err := Compare(a, b)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -230,15 +225,6 @@ func TestSameServerTwice(t *testing.T) {
 			}
 		})
 	}
-}
-
-// withTimeOfDay is the default validator's normalisers and timeOfDay.
-func withTimeOfDay(t *testing.T) *validator.Validator {
-	v, err := validator.New(validator.WithNormalize(DefaultNormalizers...), timeOfDay)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
 
 // answer is the raw answer to the request of id in s.
