@@ -26,12 +26,12 @@ import (
 // socket, an io.Pipe; also the process's stdin and stdout made pollable by
 // the caller); a read of a terminal's stdin goes on waiting for input.
 type LineConn struct {
-	name   string // the peer's input in errors, e.g. "the client's input"
-	limit  int
-	r      *bufio.Reader
-	rc     io.Reader // the reader as given, closed by Close if it can be
-	buf    []byte    // ReadLine's storage for a line longer than r's buffer
-	readErr error    // sticky: a line over the limit ends the reading
+	name    string // the peer's input in errors, e.g. "the client's input"
+	limit   int
+	r       *bufio.Reader
+	rc      io.Reader // the reader as given, closed by Close if it can be
+	buf     []byte    // ReadLine's storage for a line longer than r's buffer
+	readErr error     // sticky: a line over the limit ends the reading
 
 	wmu  sync.Mutex // guards w and wbuf: one line at a time goes out
 	w    io.Writer
