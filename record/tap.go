@@ -27,19 +27,19 @@ type Tap struct {
 	redact Redactor
 	now    func() time.Time
 
-	mu     sync.Mutex // guards what follows: the writer and the numbering
-	w      *tape.Writer
+	mu sync.Mutex // guards what follows: the writer and the numbering
+	w  *tape.Writer
 	// A lazy Tap (NewLazyTap) has no writer until open makes one; until
 	// then it watches for the protocol version and holds the messages.
 	open      func(protocolVersion string) (*tape.Writer, error)
 	watch     versionWatch
 	held      []tape.Message
 	heldBytes int
-	start  time.Time
-	seq    int64
-	lastUS int64
-	err    error // the first write error; sticky
-	closed bool
+	start     time.Time
+	seq       int64
+	lastUS    int64
+	err       error // the first write error; sticky
+	closed    bool
 }
 
 // TapOption configures a Tap.
