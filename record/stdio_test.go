@@ -100,7 +100,7 @@ func newPipes(t *testing.T) pipes {
 }
 
 // newFileTap records into a lazy tap at a file in t.TempDir.
-func newFileTap(t *testing.T) (*Tap, string) {
+func newFileTap(t testing.TB) (*Tap, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "t.jsonl")
 	tap := NewLazyTap(func(v string) (*tape.Writer, error) {
@@ -109,7 +109,7 @@ func newFileTap(t *testing.T) (*Tap, string) {
 	return tap, path
 }
 
-func readTape(t *testing.T, path string) (tape.Header, []tape.Message) {
+func readTape(t testing.TB, path string) (tape.Header, []tape.Message) {
 	t.Helper()
 	r, err := tape.Open(path)
 	if err != nil {
