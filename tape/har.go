@@ -112,6 +112,10 @@ func decodeHAR(path string, doc []byte, lineBase int64) (Header, []Message, []st
 			exact = false
 		}
 	}
+	// shift: the time from base to the first MCP exchange, taken off
+	// every time so that the tape starts at 0 (base is the earliest entry,
+	// which may be one that is skipped).
+	shift := int64(-1)
 	for i := range entries {
 		e := &entries[i]
 		p := fmt.Sprintf("log.entries[%d]", i)
@@ -128,6 +132,9 @@ func decodeHAR(path string, doc []byte, lineBase int64) (Header, []Message, []st
 		}
 		name := sess.of(&e.harEntry, found)
 		t0 := e.at.Sub(base).Microseconds()
+		if shift < 0 || t0 < shift {
+			shift = t0
+		}
 		ttfb, end := harTimes(&e.harEntry)
 		var nResp int
 		for _, f := range found {
@@ -188,10 +195,14 @@ func decodeHAR(path string, doc []byte, lineBase int64) (Header, []Message, []st
 		}
 		return x.order < y.order
 	})
+	if exact || shift < 0 {
+		shift = 0
+	}
 	out := make([]Message, len(msgs))
 	var now int64
 	for i, hm := range msgs {
 		m := hm.m
+		m.TUS = max(m.TUS-shift, 0)
 		if exact {
 			m.Seq = hm.seq
 		} else {
@@ -211,7 +222,7 @@ func decodeHAR(path string, doc []byte, lineBase int64) (Header, []Message, []st
 		h = Header{Format: FormatName, Version: FormatVersion, ProtocolVersion: version, Transport: "streamable-http",
 			Tags: map[string]string{"imported_from": "har"}}
 		if hasBase {
-			h.CreatedAt = base.UTC().Format(time.RFC3339Nano)
+			h.CreatedAt = base.Add(time.Duration(shift) * time.Microsecond).UTC().Format(time.RFC3339Nano)
 		}
 		if endpoint != "" {
 			h.Server = &Server{URL: endpoint}
