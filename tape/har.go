@@ -243,8 +243,8 @@ func checkJSON(d *vcrDoc, what string) error {
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		if int(se.Offset) >= len(bytes.TrimRight(d.doc, " \t\r\n")) {
-			return d.errf(len(d.doc)-1, "the %s is cut short (torn) at its end: export it again", what)
+		if int(se.Offset) >= len(bytes.TrimRight(d.doc, " \t\r\n")) || strings.Contains(se.Error(), "unexpected end") {
+			return d.errf(len(d.doc)-1, "the %s is cut short (torn) at its end (line %d): export it again, and let the export finish", what, d.lineAt(len(d.doc)-1))
 		}
 		return d.errf(int(max(se.Offset-1, 0)), "the %s is not valid JSON (%v): fix the file or export it again", what, se)
 	}

@@ -50,7 +50,7 @@ func harExchange(d *vcrDoc, it *harItem, p string) ([]Message, string, error) {
 		}
 		b, err := harBody(e.Request.PostData.Text, e.Request.PostData.Encoding)
 		if err != nil {
-			return nil, "", d.errf(0, "%s.request.postData.text is not valid base64 (%v): fix the file", p, err)
+			return nil, "", entryErr(d, it, "%s.request.postData.text is not valid base64 (%v): fix the file", p, err)
 		}
 		msg := rpcBody(b)
 		if msg == nil {
@@ -95,7 +95,7 @@ func harAnswers(d *vcrDoc, it *harItem, p string) ([]Message, error) {
 	}
 	b, err := harBody(c.Text, c.Encoding)
 	if err != nil {
-		return nil, d.errf(0, "%s.response.content.text is not valid base64 (%v): fix the file", p, err)
+		return nil, entryErr(d, it, "%s.response.content.text is not valid base64 (%v): fix the file", p, err)
 	}
 	mt := mediaTypeOf(c.MimeType)
 	if mt == "" {
@@ -136,4 +136,11 @@ func canonical(name string) string {
 		up = c == '-'
 	}
 	return string(b)
+}
+
+// entryErr is an error about an entry, at the line it starts on.
+func entryErr(d *vcrDoc, it *harItem, format string, args ...any) *Error {
+	e := d.errf(0, format, args...)
+	e.Line = it.line
+	return e
 }

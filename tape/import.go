@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -82,7 +83,7 @@ func (r *Reader) setImported(f Format, h Header, msgs []Message) {
 }
 
 // isHAR reports whether the JSON document doc has a top-level "log"
-// member: the HTTP Archive's root. Only the top level is scanned.
+// member, the HTTP Archive's root, or, cut short, starts with one.
 func isHAR(doc []byte) bool {
 	found := false
 	start := jsonscan.SkipSpace(doc, 0)
@@ -93,5 +94,8 @@ func isHAR(doc []byte) bool {
 		}
 		return true
 	})
+	if !found { // cut short inside "log": the scan stops before it
+		found = firstKey(bytes.TrimSpace(doc[start:])) == "log"
+	}
 	return found
 }
