@@ -271,7 +271,13 @@ func harEntries(d *vcrDoc) (items []harItem, creator string, hdr *Header, err er
 	if err != nil {
 		return nil, "", nil, err
 	}
-	lg, err := d.object(top["log"], "log")
+	lv := top["log"]
+	if !lv.ok() {
+		e := d.errf(root.start, `a JSON document without "log": this is not a HAR file`)
+		e.Err = ErrUnknownFormat
+		return nil, "", nil, e
+	}
+	lg, err := d.object(lv, "log")
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -290,7 +296,7 @@ func harEntries(d *vcrDoc) (items []harItem, creator string, hdr *Header, err er
 	}
 	ev := lg["entries"]
 	if !ev.ok() {
-		return nil, "", nil, d.errf(lg["log"].start, `log has no "entries": this HAR file is not complete; export it again`)
+		return nil, "", nil, d.errf(lv.start, `log has no "entries": this HAR file is not complete; export it again`)
 	}
 	spans, err := d.array(ev, "log.entries")
 	if err != nil {
@@ -421,8 +427,20 @@ func rpcBody(b []byte) []byte {
 	if len(b) == 0 || (b[0] != '{' && b[0] != '[') || !json.Valid(b) {
 		return nil
 	}
-	if m, err := jsonrpc.Parse(b); err != nil || m.Kind == jsonrpc.KindInvalid {
+	m, err := jsonrpc.Parse(b)
+	if err != nil || m.Kind == jsonrpc.KindInvalid {
 		return nil
+	}
+	if m.Kind == jsonrpc.KindBatch {
+		parts, err := m.Batch()
+		if err != nil || len(parts) == 0 {
+			return nil
+		}
+		for _, p := range parts {
+			if p.Kind == jsonrpc.KindInvalid || p.Kind == jsonrpc.KindBatch {
+				return nil
+			}
+		}
 	}
 	if bytes.ContainsAny(b, "\r\n") {
 		var c bytes.Buffer
