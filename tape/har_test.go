@@ -245,6 +245,7 @@ func TestHARBadInput(t *testing.T) {
 		want      string
 	}{
 		{"torn", good[:len(good)-40], 3, "cut short (torn)"},
+		{"torn, pretty-printed", "{\n  \"log\": {\n    \"entries\": [\n", 3, "HAR file is cut short (torn)"},
 		{"not JSON", strings.Replace(good, `"time":10,`, `"time":10,,`, 1), 1, "not valid JSON"},
 		{"wrong type", strings.Replace(good, `"time":10`, `"time":"10"`, 1), 1, "log.entries[0].time is string, want float64"},
 		{"bad time", strings.Replace(good, "2026-05-01T10:00:00.000Z", "yesterday", 1), 1, `log.entries[0].startedDateTime "yesterday" is not an ISO 8601 time`},

@@ -95,7 +95,8 @@ func isHAR(doc []byte) bool {
 		return true
 	})
 	if !found { // cut short inside "log": the scan stops before it
-		found = firstKey(bytes.TrimSpace(doc[start:])) == "log"
+		i := jsonscan.SkipSpace(doc, start+1)
+		found = start < len(doc) && doc[start] == '{' && bytes.HasPrefix(doc[i:], []byte(`"log"`))
 	}
 	return found
 }
