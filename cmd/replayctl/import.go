@@ -73,7 +73,11 @@ wrong and where.`,
 				return err
 			}
 			w := cmd.ErrOrStderr()
-			fmt.Fprintf(w, "imported %s (%s) into %s: %d messages, %d sessions (%s)\n", in, r.Format(), out, msgs, len(sessions), strings.Join(sessions, ", "))
+			noun := "sessions"
+			if len(sessions) == 1 {
+				noun = "session"
+			}
+			fmt.Fprintf(w, "imported %s (%s) into %s: %d messages, %d %s (%s)\n", in, r.Format(), out, msgs, len(sessions), noun, strings.Join(sessions, ", "))
 			for _, s := range r.Warnings() {
 				fmt.Fprintf(w, "  %s\n", s)
 			}

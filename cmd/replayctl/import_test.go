@@ -26,7 +26,7 @@ func TestImportHARThenReplay(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("import exit %d: %s", res.code, res.stderr)
 	}
-	for _, want := range []string{"(har)", "40 messages, 1 sessions (s1)", "a DELETE", "skipped"} {
+	for _, want := range []string{"(har)", "40 messages, 1 session (s1)", "a DELETE", "skipped"} {
 		if !strings.Contains(res.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
 		}
