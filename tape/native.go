@@ -11,9 +11,6 @@ import (
 	"unicode/utf8"
 )
 
-// maxVCR bounds an imported document, which is read whole into memory.
-const maxVCR = 512 << 20
-
 // readLine reads the next line without its newline. last is true when the
 // line ends at the end of the file rather than with a newline. With nothing
 // left it returns io.EOF.
