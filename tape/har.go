@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
 )
 
 // DecodeHAR imports a HAR 1.2 file (as browser DevTools, Charles,
@@ -342,4 +341,3 @@ func harTimes(e *harEntry) (ttfb, end int64) {
 	}
 	return ttfb, end
 }
-
