@@ -54,12 +54,8 @@ func serveTape(ctx context.Context, sessions transport.Sessions, f serveFlags, s
 	if err != nil {
 		return usageError("--listen %s: %v (is the port in use? port 0 picks a free one)", f.listen, err)
 	}
-	streamable := transport.NewStreamableHandler(sessions, opts...)
-	legacy := transport.NewLegacyHandler(sessions, opts...)
-	mux := http.NewServeMux()
-	mux.Handle("/sse", legacy)
-	mux.Handle("/", streamable)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil}
+	mux := transport.NewMux(sessions, opts...)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	base := "http://" + ln.Addr().String()
@@ -72,8 +68,7 @@ func serveTape(ctx context.Context, sessions transport.Sessions, f serveFlags, s
 	}
 	// Sessions first: their GET streams end, so the shutdown does not
 	// wait for clients that would hold them open.
-	_ = streamable.Close()
-	_ = legacy.Close()
+	_ = mux.Close()
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {

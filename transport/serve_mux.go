@@ -1,0 +1,40 @@
+package transport
+
+import (
+	"errors"
+	"net/http"
+)
+
+// Mux is every HTTP listener of one Sessions behind one handler: the
+// legacy HTTP+SSE transport (2024-11-05) at /sse (its GET opens the
+// stream, its POSTs go to /sse?sessionId=…), Streamable HTTP (both eras)
+// at every other path, /mcp by convention. It is what replayctl serve
+// --listen and replaytest.Server serve.
+type Mux struct {
+	streamable *StreamableHandler
+	legacy     *LegacyHandler
+	mux        *http.ServeMux
+}
+
+// NewMux returns a Mux serving clients through sessions; opts apply to
+// both listeners. Close it before shutting its http.Server down, so that
+// open GET streams end.
+func NewMux(sessions Sessions, opts ...ServerOption) *Mux {
+	m := &Mux{
+		streamable: NewStreamableHandler(sessions, opts...),
+		legacy:     NewLegacyHandler(sessions, opts...),
+		mux:        http.NewServeMux(),
+	}
+	m.mux.Handle("/sse", m.legacy)
+	m.mux.Handle("/", m.streamable)
+	return m
+}
+
+// ServeHTTP implements http.Handler.
+func (m *Mux) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.mux.ServeHTTP(w, r) }
+
+// Close closes both listeners' sessions (see StreamableHandler.Close and
+// LegacyHandler.Close).
+func (m *Mux) Close() error {
+	return errors.Join(m.streamable.Close(), m.legacy.Close())
+}
