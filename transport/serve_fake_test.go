@@ -22,7 +22,10 @@ import (
 //	hangup  returns ErrHangUp
 //	fail    returns an error without answering
 //	silent  returns nil without answering
+//	held    sends a progress notification, then answers "released" once
+//	        release is closed (or fails when ctx is done first)
 type fakeServer struct {
+	release        chan struct{} // for tool held; nil: never released
 	opened, closed atomic.Int64
 	mu             sync.Mutex // guards infos
 	infos          []SessionInfo
@@ -163,6 +166,16 @@ func (s *fakeSession) call(ctx context.Context, m jsonrpc.Message, send Send) er
 		return errors.New("fake: failing on purpose")
 	case "silent":
 		return nil
+	case "held":
+		if err := send(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"h","progress":1}}`)); err != nil {
+			return err
+		}
+		select {
+		case <-s.srv.release:
+			return send(ctx, text("released"))
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	return send(ctx, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"fake: no tool %s"}}`, m.ID, p.Name))
 }

@@ -320,3 +320,38 @@ func TestLegacyEdges(t *testing.T) {
 		t.Errorf("after a hang-up: event %q, error %v; want the connection cut", ev.Data, err)
 	}
 }
+
+// TestStreamableResumeMidStream: the client's connection drops while its
+// request is being handled; the handling goes on, and a GET with the last
+// event id it saw gets the rest of the stream, the answer.
+func TestStreamableResumeMidStream(t *testing.T) {
+	fake := &fakeServer{release: make(chan struct{})}
+	h := NewStreamableHandler(fake)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	defer h.Close()
+	c := newRawClient(t, srv.URL+"/mcp")
+	id := c.initialize()
+
+	ctx, drop := context.WithCancel(t.Context())
+	req, _ := http.NewRequestWithContext(ctx, "POST", c.url, strings.NewReader(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"held"}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", both)
+	req.Header.Set("Mcp-Session-Id", id)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := NewSSEReader(resp.Body).Next()
+	if err != nil || !first.HasID || !strings.Contains(string(first.Data), "notifications/progress") {
+		t.Fatalf("first event %+v (%v), want the progress notification with an id", first, err)
+	}
+	drop() // the connection is gone
+	resp.Body.Close()
+	close(fake.release)
+
+	evs := sseEvents(t, c.do("GET", "", "Accept", "text/event-stream", "Mcp-Session-Id", id, "Last-Event-ID", first.ID))
+	if len(evs) != 1 || !strings.Contains(string(evs[0].Data), `"id":5`) || !strings.Contains(string(evs[0].Data), "released") {
+		t.Fatalf("resumed stream %+v, want the answer to id 5", evs)
+	}
+}
