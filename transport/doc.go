@@ -43,6 +43,19 @@
 // their raw bytes kept, whole lines written safely from several
 // goroutines. `replayctl record` relays a client through one.
 //
+// Listeners (the server side, server.go's contract: a listener owns the
+// wire, a Session of a Sessions owns what is said): ServeStdio serves one
+// client over newline-delimited JSON on any pair of streams;
+// StreamableHandler serves Streamable HTTP in both eras (session ids, the
+// GET stream, resumable event streams, batches; stateless 2026-07-28 with
+// one Session per POST and its standard headers checked); LegacyHandler
+// serves the 2024-11-05 HTTP+SSE transport; Mux puts the two HTTP
+// listeners behind one handler. They bound what a client sends by
+// ServerMaxMessage, refuse non-loopback browser origins on a loopback
+// listener (AllowOrigins), answer faults with JSON-RPC error bodies, and
+// cut the connection when a Session returns ErrHangUp. SSEWriter writes
+// their event streams. `replayctl serve` and replaytest.Server use them.
+//
 // Limits: nothing a target sends is read without a bound. A message (a
 // stdout line, a JSON body counted after decompression, an SSE event's
 // data, each SSE line) may be MaxMessage bytes long, DefaultMaxMessage
