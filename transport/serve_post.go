@@ -97,33 +97,28 @@ func (x *postExchange) run() {
 	}
 }
 
-// handleRequest has the Session answer one request, and answers it with
-// an error when the Session failed to. It reports whether the Session
-// asked to hang up.
+// handleRequest has the Session answer one request. A Session that
+// fails (an error other than ctx's or ErrHangUp) before anything of the
+// POST's response is written gets its failure answered as a JSON-RPC
+// error; once a stream is open, its failure only ends the stream, as
+// the Session contract says. It reports whether the Session asked to
+// hang up.
 func (x *postExchange) handleRequest(m jsonrpc.Message) bool {
 	err := x.s.Handle(x.ctx, m.Raw, x.send)
 	switch {
 	case errors.Is(err, ErrHangUp):
 		return true
-	case x.ctx.Err() != nil:
+	case x.ctx.Err() != nil || err == nil:
 		return false
 	}
-	key := jsonrpc.IDKey(m.ID)
+	x.h.cfg.log.Warn().Err(err).Str("method", m.Method).Msg("handle a request")
 	x.mu.Lock()
-	_, done := x.answered[key]
+	_, answered := x.answered[jsonrpc.IDKey(m.ID)]
+	untouched := x.form == formNone
 	x.mu.Unlock()
-	if done {
-		if err != nil {
-			x.h.cfg.log.Warn().Err(err).Str("method", m.Method).Msg("after its answer")
-		}
-		return false
+	if !answered && untouched {
+		_ = x.send(x.ctx, errorBody(m.ID, mcp.CodeInternal, "replayctl serve: "+err.Error()))
 	}
-	reason := "the server sent no answer"
-	if err != nil {
-		reason = err.Error()
-		x.h.cfg.log.Warn().Err(err).Str("method", m.Method).Msg("answer a request")
-	}
-	_ = x.send(x.ctx, errorBody(m.ID, mcp.CodeInternal, "replayctl serve: "+reason))
 	return false
 }
 
@@ -292,8 +287,8 @@ func (x *postExchange) finish(hangUp bool) bool {
 		x.writeJSON(body)
 	case len(x.methods) == 0:
 		x.in.w.WriteHeader(http.StatusAccepted)
-	default:
-		writeError(x.in.w, http.StatusInternalServerError, nil, mcp.CodeInternal, "replayctl serve: no answer")
+	default: // requests the Session left without a word
+		writeError(x.in.w, http.StatusInternalServerError, nil, mcp.CodeInternal, "replayctl serve: the server sent nothing for this request")
 	}
 	return false
 }

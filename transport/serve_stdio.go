@@ -22,8 +22,8 @@ import (
 // requests run concurrently and the client's answer to a server request
 // reaches the Handle waiting for it; writes are serialized, one whole line
 // each. A batch line is handled message by message. A line that is not
-// JSON-RPC is answered with a parse error; a request the Session fails to
-// answer, with an internal error.
+// JSON-RPC is answered with a parse error; a request whose Session fails
+// before sending anything for it, with an internal error.
 //
 // ServeStdio returns when the client closes its end of r (nil, once the
 // messages in hand are handled), when ctx is done (ctx's error, the
@@ -116,37 +116,28 @@ func (srv *stdioServer) handle(ctx context.Context, m jsonrpc.Message) {
 }
 
 // handleAnswering has s handle one message whose answers go out through
-// send, for listeners with one output per session (stdio, legacy SSE):
-// a request the Session leaves unanswered gets an internal error. It
-// reports whether the Session asked to hang up.
+// out, for listeners with one output per session (stdio, legacy SSE). A
+// Session that fails (an error other than ctx's or ErrHangUp) without
+// having sent anything for a request gets its failure answered as a
+// JSON-RPC error, so that the client is not left waiting; otherwise its
+// error is only logged, as the Session contract says. It reports whether
+// the Session asked to hang up.
 func handleAnswering(ctx context.Context, cfg serverConfig, s Session, m jsonrpc.Message, out Send) (hangUp bool) {
-	send := out
-	var answered atomic.Bool
-	if m.Kind == jsonrpc.KindRequest {
-		want := jsonrpc.IDKey(m.ID)
-		send = func(ctx context.Context, msg []byte) error {
-			if a, err := jsonrpc.Parse(msg); err == nil && jsonrpc.IsResponseKind(a.Kind) && jsonrpc.IDKey(a.ID) == want {
-				answered.Store(true)
-			}
-			return out(ctx, msg)
-		}
+	var sent atomic.Bool
+	send := func(ctx context.Context, msg []byte) error {
+		sent.Store(true)
+		return out(ctx, msg)
 	}
 	err := s.Handle(ctx, m.Raw, send)
 	switch {
 	case errors.Is(err, ErrHangUp):
 		return true
-	case ctx.Err() != nil:
-		return false
-	case err != nil:
-		cfg.log.Warn().Err(err).Str("method", m.Method).Msg("handle a message")
-	}
-	if m.Kind != jsonrpc.KindRequest || answered.Load() {
+	case ctx.Err() != nil || err == nil:
 		return false
 	}
-	reason := "the server sent no answer"
-	if err != nil {
-		reason = err.Error()
+	cfg.log.Warn().Err(err).Str("method", m.Method).Msg("handle a message")
+	if m.Kind == jsonrpc.KindRequest && !sent.Load() {
+		_ = out(ctx, errorBody(m.ID, mcp.CodeInternal, "replayctl serve: "+err.Error()))
 	}
-	_ = out(ctx, errorBody(m.ID, mcp.CodeInternal, "replayctl serve: "+reason))
 	return false
 }

@@ -76,8 +76,8 @@ func TestServeStdioGoSDKClient(t *testing.T) {
 	}
 }
 
-// TestServeStdioEdges: a line that is not JSON, a request left
-// unanswered, a batch, a hang-up — each line the server writes is JSON.
+// TestServeStdioEdges: a line that is not JSON, a request whose Session
+// fails, a batch, a hang-up — each line the server writes is JSON.
 func TestServeStdioEdges(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), exchangeTimeout)
 	defer cancel()
@@ -94,7 +94,7 @@ func TestServeStdioEdges(t *testing.T) {
 		}
 	}
 	roundTrip(`not json`, `"code":-32700`)
-	roundTrip(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"silent"}}`, `"id":1,"error":{"code":-32603`)
+	roundTrip(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fail"}}`, `"id":1,"error":{"code":-32603`)
 	roundTrip(`[{"jsonrpc":"2.0","id":2,"method":"ping"}]`, `"id":2,"result":{}`)
 	if _, err := io.WriteString(toServer, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"hangup"}}`+"\n"); err != nil {
 		t.Fatal(err)
