@@ -78,12 +78,12 @@ type exchange struct {
 
 // clientOpts say how drive plays the client.
 type clientOpts struct {
-	stateless  bool          // 2026-07-28: Open a session per request, as an HTTP listener does
-	idPrefix   string        // live ids are "<prefix><n>", so that they differ from the recorded ones
-	timeout    time.Duration // each request's Handle bounded by this
-	change     func(seq int64, msg []byte) []byte
-	info       transport.SessionInfo
-	onlyUntil  int64 // stop after the request with this seq (0: all)
+	stateless bool          // 2026-07-28: Open a session per request, as an HTTP listener does
+	idPrefix  string        // live ids are "<prefix><n>", so that they differ from the recorded ones
+	timeout   time.Duration // each request's Handle bounded by this
+	change    func(seq int64, msg []byte) []byte
+	info      transport.SessionInfo
+	onlyUntil int64 // stop after the request with this seq (0: all)
 	// bubble: drive runs in a synctest bubble; after each request of
 	// the server it checks that nothing more comes before the client
 	// answers it.
