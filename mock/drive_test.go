@@ -74,6 +74,9 @@ type exchange struct {
 	err  error    // Handle's
 	live []byte   // the live id
 	asks []string // the ids of the server's requests to the client
+	// paced counts the messages sent with a transport.WithPace ctx.
+	paced int
+	took  time.Duration // from Handle's call to its return
 }
 
 // clientOpts say how drive plays the client.
@@ -155,7 +158,9 @@ func drive(t testing.TB, srv *Server, msgs []tape.Message, o clientOpts) []excha
 			live := fmt.Appendf(nil, `"%s%d"`, o.idPrefix, n)
 			x := exchange{seq: m.Seq, live: live}
 			msg = mustParse(t, msg).WithID(live)
-			x.got, x.asks, x.err = request(t, ctx, s, msg, o.timeout, &clientAnswers, o.bubble)
+			start := time.Now()
+			x.got, x.asks, x.paced, x.err = request(t, ctx, s, msg, o.timeout, &clientAnswers, o.bubble)
+			x.took = time.Since(start)
 			out = append(out, x)
 		}
 		if o.stateless {
@@ -171,13 +176,16 @@ func drive(t testing.TB, srv *Server, msgs []tape.Message, o clientOpts) []excha
 // request sends one request through s.Handle and collects what is sent
 // back until Handle returns, answering the server's own requests with the
 // next recorded client answers.
-func request(t testing.TB, ctx context.Context, s transport.Session, msg []byte, timeout time.Duration, answers *[]tape.Message, bubble bool) (out [][]byte, asks []string, _ error) {
+func request(t testing.TB, ctx context.Context, s transport.Session, msg []byte, timeout time.Duration, answers *[]tape.Message, bubble bool) (out [][]byte, asks []string, paced int, _ error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	got := make(chan []byte)
 	done := make(chan error, 1)
 	go func() {
 		done <- s.Handle(ctx, msg, func(ctx context.Context, b []byte) error {
+			if _, _, ok := transport.PaceOf(ctx); ok {
+				b = append([]byte("paced:"), b...)
+			}
 			select {
 			case got <- bytes.Clone(b):
 				return nil
@@ -189,6 +197,10 @@ func request(t testing.TB, ctx context.Context, s transport.Session, msg []byte,
 	for {
 		select {
 		case b := <-got:
+			if p, ok := bytes.CutPrefix(b, []byte("paced:")); ok {
+				b = p
+				paced++
+			}
 			out = append(out, b)
 			r, err := jsonrpc.Parse(b)
 			if err == nil && r.Kind == jsonrpc.KindRequest && len(*answers) > 0 { // the server asks: answer as recorded
@@ -209,7 +221,7 @@ func request(t testing.TB, ctx context.Context, s transport.Session, msg []byte,
 				}
 			}
 		case err := <-done:
-			return out, asks, err
+			return out, asks, paced, err
 		}
 	}
 }
