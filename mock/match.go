@@ -2,12 +2,14 @@ package mock
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/validator"
 )
 
 // query is a live request as matching sees it.
@@ -100,6 +102,16 @@ func (s *Server) missUnbound(live string, req jsonrpc.Message, q query) *Miss {
 	if !q.known {
 		return newMiss(live, "", req, s.noMethod(req.Method))
 	}
+	if s.strategy == Sequential {
+		m := newMiss(live, "", req, fmt.Sprintf("sequential: no recorded session starts with a %s request", req.Method))
+		if len(s.idx.order) > 0 && len(s.idx.sessions[s.idx.order[0]]) > 0 {
+			name := s.idx.order[0]
+			e := s.idx.sessions[name][0]
+			m.Reason += fmt.Sprintf(" (session %s starts with %s, seq %d)", name, s.methodName(e.method), e.seq)
+			m.Closest = s.closestOf(name, 0, req)
+		}
+		return m
+	}
 	m := newMiss(live, "", req, fmt.Sprintf("no recorded session has a %s request like this one (strategy %s)", req.Method, s.strategy))
 	m.Closest = s.closest(s.idx.order, nil, req)
 	return m
@@ -188,7 +200,7 @@ func (s *Server) closest(names []string, cur *cursor, req jsonrpc.Message) *Clos
 			if err != nil {
 				continue
 			}
-			ds, err := s.checker(req.Method).Compare(rec, req.Raw)
+			ds, err := s.differences(rec, req)
 			if err != nil {
 				continue
 			}
@@ -216,10 +228,65 @@ func (s *Server) closestOf(name string, i int, req jsonrpc.Message) *Closest {
 	if r, err := jsonrpc.Parse(rec); err == nil {
 		c.Params = masked(bytes.Clone(r.Params()))
 	}
-	if ds, err := s.checker(req.Method).Compare(rec, req.Raw); err == nil {
+	if ds, err := s.differences(rec, req); err == nil {
 		c.Differences = maskDifferences(ds)
 	}
 	return c
+}
+
+// differences returns where req differs from the recorded request rec,
+// volatile fields left out: the validator ignores them, and a member
+// added or removed whose value holds only volatile fields ({"_meta":
+// {"progressToken": …}} against no _meta) is no difference either.
+func (s *Server) differences(rec []byte, req jsonrpc.Message) ([]validator.Difference, error) {
+	ds, err := s.checker(req.Method).Compare(rec, req.Raw)
+	if err != nil || s.strategy == Exact {
+		return ds, err
+	}
+	skip := s.vol.of(req.Method)
+	kept := ds[:0]
+	for _, d := range ds {
+		if d.Kind == validator.DiffAdded || d.Kind == validator.DiffRemoved {
+			v := d.Actual
+			if d.Kind == validator.DiffRemoved {
+				v = d.Expected
+			}
+			if onlyVolatile(d.Path, v, skip) {
+				continue
+			}
+		}
+		kept = append(kept, d)
+	}
+	return kept, nil
+}
+
+// onlyVolatile reports whether the object v at path (inside a request)
+// holds only members skip leaves out.
+func onlyVolatile(path string, v []byte, skip *trie) bool {
+	segs, err := parsePath(path)
+	if err != nil || len(segs) < 2 || segs[0] != "params" {
+		return false
+	}
+	node := skip
+	for _, seg := range segs[1:] {
+		if strings.HasPrefix(seg, "\x00[") {
+			var i int
+			if _, err := fmt.Sscanf(seg, "\x00[%d]", &i); err != nil {
+				return false
+			}
+			node = node.element(i)
+		} else {
+			node = node.member([]byte(seg))
+		}
+		if node == nil {
+			return false
+		}
+	}
+	var m map[string]any
+	if json.Unmarshal(v, &m) != nil {
+		return false
+	}
+	return emptiedBy(m, node)
 }
 
 // recordedRequest returns the recorded request of entry i of session
@@ -231,10 +298,7 @@ func (s *Server) recordedRequest(name string, i int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.idx.file != nil {
-		return msg, nil // in buf, which is this call's own
-	}
-	return msg, nil
+	return msg, nil // in memory, or in buf, which is this call's own
 }
 
 // recordedParams returns the params of the recorded request of entry i.

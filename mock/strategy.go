@@ -24,7 +24,8 @@ const (
 	// MethodAndParams (the default): the params equal the recorded ones
 	// as JSON once the volatile fields (DefaultVolatile, WithVolatile)
 	// are left out of both; an object left empty counts as absent, and
-	// params {} as no params.
+	// params {} as no params. Member order, spacing and string escapes
+	// do not matter; numbers compare as written (1 is not 1.0).
 	MethodAndParams Strategy = "method_and_params"
 	// Subset: every member of the live params, volatile fields left out,
 	// is in the recorded params with an equal value; objects are compared
