@@ -2,7 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -34,15 +34,14 @@ var e2eServers = []e2eServer{
 // e2eTimeout bounds each client run of the matrix.
 const e2eTimeout = 30 * time.Second
 
-// recordStdioClient runs client c with `replayctl record -o TAPE -- argv`
-// as its server command and returns the tape's path and the client's run.
-func recordStdioClient(t *testing.T, c testclient.Client, argv []string, o testclient.Options, extra ...string) (string, testclient.Run) {
+// recordStdioClient runs client c with `replayctl record -o PATH -- argv`
+// as its server command and returns the client's run.
+func recordStdioClient(t *testing.T, path string, c testclient.Client, argv []string, o testclient.Options, extra ...string) testclient.Run {
 	t.Helper()
-	path := t.TempDir() + "/rec.jsonl"
 	proxy := append([]string{binary, "record", "-q", "-o", path}, extra...)
 	proxy = append(append(proxy, "--"), argv...)
 	o.Timeout = e2eTimeout
-	return path, testclient.RunClient(t, c, testclient.Stdio(proxy...), o)
+	return testclient.RunClient(t, c, testclient.Stdio(proxy...), o)
 }
 
 // mustSucceed fails the test unless every step of r succeeded.
@@ -135,26 +134,91 @@ func replayClean(t *testing.T, path string, msgs []tape.Message, target ...strin
 	}
 }
 
-// TestRecordE2EStdio: both clients × both servers over stdio.
+// TestRecordE2EStdio: both clients × both servers over stdio. Each client
+// records each server twice: the first tape must replay clean, and diff
+// must find nothing between the two tapes of a server, and the real
+// differences between the tapes of the two servers.
 func TestRecordE2EStdio(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records real clients and servers")
 	}
-	for _, s := range e2eServers {
-		for _, c := range e2eClients {
-			t.Run(fmt.Sprintf("%s/%s", c, s.name), func(t *testing.T) {
-				argv := s.stdio(t)
-				direct := testclient.RunClient(t, c, testclient.Stdio(argv...), testclient.Options{Timeout: e2eTimeout})
-				mustSucceed(t, "straight", direct)
-				path, proxied := recordStdioClient(t, c, argv, testclient.Options{})
-				mustSucceed(t, "through record", proxied)
-				sameTranscript(t, direct, proxied)
-				h, msgs := loadWholeTape(t, path)
-				if h.Transport != "stdio" {
-					t.Errorf("header transport %q, want stdio", h.Transport)
-				}
-				replayClean(t, path, msgs, append([]string{"--"}, argv...)...)
-			})
+	for _, c := range e2eClients {
+		t.Run(string(c), func(t *testing.T) {
+			tapes, dir := map[string]string{}, t.TempDir()
+			for _, s := range e2eServers {
+				t.Run(s.name, func(t *testing.T) {
+					argv := s.stdio(t)
+					direct := testclient.RunClient(t, c, testclient.Stdio(argv...), testclient.Options{Timeout: e2eTimeout})
+					mustSucceed(t, "straight", direct)
+					path := filepath.Join(dir, s.name+".jsonl")
+					proxied := recordStdioClient(t, path, c, argv, testclient.Options{})
+					mustSucceed(t, "through record", proxied)
+					sameTranscript(t, direct, proxied)
+					h, msgs := loadWholeTape(t, path)
+					if h.Transport != "stdio" {
+						t.Errorf("header transport %q, want stdio", h.Transport)
+					}
+					replayClean(t, path, msgs, append([]string{"--"}, argv...)...)
+
+					again := filepath.Join(dir, s.name+"-again.jsonl")
+					proxied = recordStdioClient(t, again, c, argv, testclient.Options{})
+					mustSucceed(t, "through record, again", proxied)
+					loadWholeTape(t, again)
+					if d := diffTapes(t, path, again); d.Summary.Changes != 0 || len(d.Unpaired) != 0 {
+						t.Errorf("diff of two recordings of %s: %d changes %+v, unpaired %+v; want none", s.name, d.Summary.Changes, d.Changes, d.Unpaired)
+					}
+					tapes[s.name] = path
+				})
+			}
+			if len(tapes) == 2 && !t.Failed() {
+				wantServersDiffer(t, tapes["gosdk"], tapes["everything"])
+			}
+		})
+	}
+}
+
+// diffTapes runs `replayctl diff -o json a b`, which must exit 0.
+func diffTapes(t *testing.T, a, b string) diffJSON {
+	t.Helper()
+	res := replayctl(t, "diff", "-o", "json", a, b)
+	if res.code != 0 {
+		t.Fatalf("diff %s %s: exit %d\nstderr:\n%s", a, b, res.code, res.stderr)
+	}
+	return decodeDiff(t, res.stdout)
+}
+
+// wantServersDiffer diffs a tape of the go-sdk conformance server with one
+// of server-everything, recorded by the same client: the real differences
+// must be listed (the other server's name, tools and prompts of each that
+// the other lacks), and --fail-on-breaking must exit 1 for the removed ones.
+func wantServersDiffer(t *testing.T, gosdk, everything string) {
+	t.Helper()
+	d := diffTapes(t, gosdk, everything)
+	has := func(kind, name string) bool {
+		for _, c := range d.Changes {
+			if c.Kind == kind && c.Name == name {
+				return true
+			}
 		}
+		return false
+	}
+	for _, w := range []struct{ kind, name string }{
+		{"server_info_changed", ""},
+		{"tool_removed", "test_simple_text"},
+		{"tool_added", "echo"},
+		{"tool_added", "get-sum"},
+		{"prompt_removed", "test_simple_prompt"},
+		{"prompt_added", "simple-prompt"},
+		{"resource_removed", "test://static-text"},
+	} {
+		if !has(w.kind, w.name) {
+			t.Errorf("diff of the go-sdk and server-everything tapes: no %s %q among %d changes (by kind %v)", w.kind, w.name, d.Summary.Changes, d.Summary.ByKind)
+		}
+	}
+	if d.Summary.Breaking == 0 || len(d.Unpaired) == 0 {
+		t.Errorf("diff: %d breaking, %d unpaired; want the removed tools as breaking and the calls of other tools unpaired", d.Summary.Breaking, len(d.Unpaired))
+	}
+	if res := replayctl(t, "diff", "--fail-on-breaking", gosdk, everything); res.code != 1 {
+		t.Errorf("diff --fail-on-breaking: exit %d, want 1\n%s", res.code, res.stderr)
 	}
 }
