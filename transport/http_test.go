@@ -210,10 +210,10 @@ func TestHTTPGETBeforeInitialized(t *testing.T) {
 			w.WriteHeader(http.StatusAccepted)
 		case s.Method == http.MethodGet:
 			ch := make(chan string, 1)
-			writeSSE(w) // the headers: the stream is open
 			mu.Lock()
-			stream = ch
+			stream = ch // registered before the headers go, as the TypeScript SDK does
 			mu.Unlock()
+			writeSSE(w) // the headers: the stream is open
 			select {
 			case msg := <-ch:
 				writeSSE(w, "data: "+msg+"\n\n")
