@@ -199,7 +199,11 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 		}
 		k := waitKey{msg.Session, jsonrpc.IDKey(rpc.ID)}
 		b.unanswered[k] = append(b.unanswered[k], len(s.entries))
-		s.entries = append(s.entries, entry{seq: msg.Seq, method: method, params: b.canon.hash(rpc.Params())})
+		params := b.canon.hash(rpc.Params())
+		if tape.HasMarker(rpc.Params()) {
+			params = anyParams
+		}
+		s.entries = append(s.entries, entry{seq: msg.Seq, method: method, params: params})
 		b.entries++
 	case rpc.Kind == jsonrpc.KindResponse || rpc.Kind == jsonrpc.KindError:
 		k := waitKey{msg.Session, jsonrpc.IDKey(rpc.ID)}

@@ -69,6 +69,9 @@ func EnvNames(h Header) []string {
 	return names
 }
 
+// HasMarker reports whether the raw JSON doc holds a redaction marker.
+func HasMarker(doc []byte) bool { return bytes.Contains(doc, []byte(markerPrefix)) }
+
 // RestoreEnv puts environment values back in the JSON document doc: each
 // env marker [redacted:env:NAME] whose NAME is in values is replaced by
 // the value, written as JSON string content (escaped). Every other byte
