@@ -225,4 +225,3 @@ func readHeader(t *testing.T, path string) tape.Header {
 	defer r.Close()
 	return r.Header()
 }
-
