@@ -50,12 +50,13 @@ const MinSecretLen = 4
 // header, URL-escaped, split across messages).
 type Redactor struct {
 	envs     []envSecret // longest value first
-	globs    []string    // normalised; user globs, and defaults when kept
-	defGlobs []string    // normalised defaults, nil when not kept
-	except   []string    // normalised DefaultKeyExceptions, with defGlobs
+	globs    globSet     // the user's
+	defGlobs globSet     // the defaults, empty when not kept
+	except   globSet     // DefaultKeyExceptions, with defGlobs
 	headers  map[string]bool
 	missing  []string
 	counts   Counts
+	scratch  []byte // decoded strings, reused (hence one goroutine)
 }
 
 type envSecret struct {
@@ -161,21 +162,20 @@ func NewRedactor(opts ...RedactOption) (*Redactor, error) {
 		if strings.Trim(n, "*") == "" {
 			return nil, fmt.Errorf("%w: --redact-key %q: a glob that matches every name would redact whole messages; name a part of the key", ErrRedactConfig, g)
 		}
-		r.globs = append(r.globs, n)
+		r.globs.add(n)
 	}
 	for _, h := range c.headers {
 		r.headers[normalizeName(h)] = true
 	}
 	if c.defaults {
 		for _, g := range DefaultKeyGlobs {
-			r.defGlobs = append(r.defGlobs, normalizeName(g))
+			r.defGlobs.add(normalizeName(g))
 		}
 		for n := range sensitiveNames {
-			r.defGlobs = append(r.defGlobs, n)
+			r.defGlobs.add(n)
 		}
-		slices.Sort(r.defGlobs[len(DefaultKeyGlobs):]) // a stable order
 		for _, g := range DefaultKeyExceptions {
-			r.except = append(r.except, normalizeName(g))
+			r.except.add(normalizeName(g))
 		}
 	}
 	r.counts = Counts{Env: map[string]int{}, Keys: map[string]int{}, Headers: map[string]int{}}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
 )
@@ -96,7 +98,23 @@ func (r *Redactor) envString(q []byte) ([]byte, bool) {
 		}
 		return out, out != nil
 	}
-	s := decodeJSONString(q)
+	// Most strings with escapes hold no secret: decode into the scratch
+	// buffer and look before allocating anything.
+	var ok bool
+	if r.scratch, ok = unquoteInto(r.scratch[:0], body); !ok {
+		return nil, false
+	}
+	found := false
+	for _, e := range r.envs {
+		if bytes.Contains(r.scratch, []byte(e.value)) || (e.escaped != "" && bytes.Contains(r.scratch, []byte(e.escaped))) {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return nil, false
+	}
+	s := string(r.scratch)
 	changed := false
 	for _, e := range r.envs {
 		for _, form := range []string{e.value, e.escaped} {
@@ -116,6 +134,90 @@ func (r *Redactor) envString(q []byte) ([]byte, bool) {
 	return jsonscan.AppendString(nil, s), true
 }
 
+// unquoteInto appends the decoded body of a JSON string (without its
+// quotes) to dst; false if an escape is malformed.
+func unquoteInto(dst, body []byte) ([]byte, bool) {
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if c >= utf8.RuneSelf { // invalid UTF-8 decodes to U+FFFD, as encoding/json has it
+			r, n := utf8.DecodeRune(body[i:])
+			if r == utf8.RuneError && n == 1 {
+				dst = utf8.AppendRune(dst, utf8.RuneError)
+			} else {
+				dst = append(dst, body[i:i+n]...)
+			}
+			i += n - 1
+			continue
+		}
+		if c != '\\' {
+			dst = append(dst, c)
+			continue
+		}
+		if i+1 >= len(body) {
+			return dst, false
+		}
+		i++
+		switch body[i] {
+		case '"', '\\', '/':
+			dst = append(dst, body[i])
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r, ok := hex4(body, i+1)
+			if !ok {
+				return dst, false
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				if r2, ok := hex4(body, i+3); ok && i+2 < len(body) && body[i+1] == '\\' && body[i+2] == 'u' {
+					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+						r = d
+						i += 6
+					} else {
+						r = utf8.RuneError
+					}
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			dst = utf8.AppendRune(dst, r)
+		default:
+			return dst, false
+		}
+	}
+	return dst, true
+}
+
+// hex4 decodes the four hex digits at b[i:].
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
 // secretKey reports whether the raw bytes of a member name (escapes not
 // decoded) match the Redactor's key globs.
 func (r *Redactor) secretKey(raw []byte) bool {
@@ -130,20 +232,66 @@ func (r *Redactor) secretKey(raw []byte) bool {
 	}
 	var buf [64]byte
 	n := normalizeInto(buf[:0], raw)
-	for _, g := range r.globs {
-		if globMatch(g, n) {
+	if r.globs.match(n) {
+		return true
+	}
+	return !r.defGlobs.empty() && r.defGlobs.match(n) && !r.except.match(n)
+}
+
+// globSet is a set of normalised globs, sorted by shape so that a name
+// is matched without backtracking in the common cases: exact names in a
+// map, "*x*", "*x" and "x*" with one search each.
+type globSet struct {
+	exact                    map[string]bool
+	contains, suffix, prefix [][]byte
+	other                    []string
+}
+
+func (s *globSet) add(g string) {
+	inner := strings.Trim(g, "*")
+	switch {
+	case !strings.Contains(g, "*"):
+		if s.exact == nil {
+			s.exact = map[string]bool{}
+		}
+		s.exact[g] = true
+	case strings.Contains(inner, "*"):
+		s.other = append(s.other, g)
+	case g == "*"+inner+"*":
+		s.contains = append(s.contains, []byte(inner))
+	case g == "*"+inner:
+		s.suffix = append(s.suffix, []byte(inner))
+	case g == inner+"*":
+		s.prefix = append(s.prefix, []byte(inner))
+	default:
+		s.other = append(s.other, g)
+	}
+}
+
+func (s *globSet) empty() bool {
+	return len(s.exact)+len(s.contains)+len(s.suffix)+len(s.prefix)+len(s.other) == 0
+}
+
+func (s *globSet) match(n []byte) bool {
+	if s.exact[string(n)] {
+		return true
+	}
+	for _, c := range s.contains {
+		if bytes.Contains(n, c) {
 			return true
 		}
 	}
-	if len(r.defGlobs) == 0 {
-		return false
-	}
-	for _, g := range r.except {
-		if globMatch(g, n) {
-			return false
+	for _, c := range s.suffix {
+		if bytes.HasSuffix(n, c) {
+			return true
 		}
 	}
-	for _, g := range r.defGlobs {
+	for _, c := range s.prefix {
+		if bytes.HasPrefix(n, c) {
+			return true
+		}
+	}
+	for _, g := range s.other {
 		if globMatch(g, n) {
 			return true
 		}

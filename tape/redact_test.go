@@ -317,3 +317,24 @@ func sameShape(t *testing.T, path string, a, b any) {
 		}
 	}
 }
+
+// FuzzUnquote: unquoteInto decodes as encoding/json does.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{`"a\"b"`, `"\u00e9\ud83d\ude00\/\n"`, `"\ud800x"`, `"\ud83d\u0041"`, `"\uDFFF"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		var want string
+		if json.Unmarshal([]byte(q), &want) != nil {
+			return
+		}
+		q = strings.Trim(q, " \t\r\n")
+		if len(q) < 2 || q[0] != '"' {
+			return
+		}
+		got, ok := unquoteInto(nil, []byte(q[1:len(q)-1]))
+		if !ok || string(got) != want {
+			t.Fatalf("unquoteInto(%s) = %q, %v; want %q", q, got, ok, want)
+		}
+	})
+}
