@@ -15,10 +15,12 @@ import (
 var DefaultKeyGlobs = []string{"*password*", "*token*", "*secret*", "*api_key"}
 
 // DefaultKeyExceptions are names that the default globs would match and
-// that hold no secret: MCP's progressToken and token counts (maxTokens,
-// inputTokens, …, tokenCount). They are not redacted by the defaults; a
-// glob the user adds still matches them.
-var DefaultKeyExceptions = []string{"progressToken", "*Tokens", "*TokenCount", "tokenCount"}
+// that hold no secret: MCP's progressToken and the token counts of
+// sampling and model usage (maxTokens, inputTokens, cacheReadInputTokens,
+// tokenCount, …). They are not redacted by the defaults; a glob the user
+// adds still matches them. A list of tokens (accessTokens) is redacted.
+var DefaultKeyExceptions = []string{"progressToken", "maxTokens", "totalTokens", "*inputTokens", "*outputTokens",
+	"*promptTokens", "*completionTokens", "*reasoningTokens", "*cachedTokens", "*TokenCount"}
 
 // MinSecretLen is the shortest environment value a Redactor accepts: a
 // shorter one would be found all over a tape.
