@@ -16,6 +16,11 @@ var hashSeed = maphash.MakeSeed()
 // noParams is the hash of a request without params.
 const noParams = 0
 
+// anyParams stands, in an entry, for recorded params that a redaction
+// left a marker in (tape.HasMarker): the recorded value is gone, so any
+// params of the same method match, in recorded order.
+const anyParams = 2
+
 // canon hashes params in a canonical form, so that two params equal as
 // JSON (key order, spacing and string escapes aside) hash the same, and
 // the matcher compares 8 bytes rather than decoding both sides. The form
@@ -68,7 +73,7 @@ func (c *canon) hashSkip(p []byte, skip *trie) uint64 {
 		mh.Write(p)
 		h = mh.Sum64()
 	}
-	if h == noParams {
+	if h == noParams || h == anyParams {
 		h = 1
 	}
 	if cap(c.buf) > 64<<10 { // do not keep a huge request's scratch

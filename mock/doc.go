@@ -1,6 +1,8 @@
 // Package mock serves a tape as an MCP server: each request is answered
 // with the answer recorded for the same method and params, in recorded
-// order, its id rewritten to the caller's.
+// order, its id rewritten to the caller's. A recorded request whose params
+// a redaction left a marker in ([redacted:…], see tape.Redactor) matches
+// any params of its method: its recorded value is gone.
 //
 // It has two faces. Mock is the built-in target of `replayctl run` (a
 // transport.Dialer answering the replay's own recorded requests). Server

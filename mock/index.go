@@ -216,11 +216,18 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 		}
 		k := waitKey{msg.Session, jsonrpc.IDKey(rpc.ID)}
 		b.unanswered[k] = append(b.unanswered[k], len(s.entries))
+		var params uint64
+		switch {
+		case tape.HasMarker(rpc.Params()): // a redacted request: any params of its method
+			params = anyParams
+		case b.serve != nil:
+			params = b.serve.hash(&b.canon, rpc.Method, rpc.Params())
+		default:
+			params = b.canon.hash(rpc.Params())
+		}
+		s.entries = append(s.entries, entry{seq: msg.Seq, method: method, params: params})
 		if b.serve != nil {
-			s.entries = append(s.entries, entry{seq: msg.Seq, method: method, params: b.serve.hash(&b.canon, rpc.Method, rpc.Params())})
 			s.info = append(s.info, entryInfo{req: b.loc(off, n), t: msg.TUS})
-		} else {
-			s.entries = append(s.entries, entry{seq: msg.Seq, method: method, params: b.canon.hash(rpc.Params())})
 		}
 		b.entries++
 	case rpc.Kind == jsonrpc.KindResponse || rpc.Kind == jsonrpc.KindError:
