@@ -66,6 +66,7 @@ type HTTP struct {
 	names    int       // tape session names handed out: s1…sN
 	bySessID map[string]string
 	byClient map[string]string // stateless: client address and info → session
+	joined   map[string]bool   // sessions a session id has joined
 	byPath   map[string]string // legacy: announced endpoint → session
 }
 
@@ -105,7 +106,7 @@ func NewHTTP(upstream string, open OpenTape, opts ...HTTPOption) (*HTTP, error) 
 	}
 	p := &HTTP{
 		upstream: u, open: open, log: zerolog.Nop(),
-		bySessID: map[string]string{}, byClient: map[string]string{}, byPath: map[string]string{},
+		bySessID: map[string]string{}, byClient: map[string]string{}, joined: map[string]bool{}, byPath: map[string]string{},
 	}
 	p.stop, p.stopFunc = context.WithCancel(context.Background())
 	p.rp = &httputil.ReverseProxy{

@@ -58,14 +58,7 @@ func (p *HTTP) requestSession(r *http.Request) (session string, known bool) {
 // clientSession is the tape session of the client that sent r, whose
 // clientInfo (raw JSON) is info, or nil.
 func (p *HTTP) clientSession(r *http.Request, info []byte) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	key := host + "\x00" + string(info)
-	if len(info) == 0 {
-		key += "\x00" + r.UserAgent()
-	}
+	key := clientKey(r, info)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	name, ok := p.byClient[key]
@@ -74,6 +67,19 @@ func (p *HTTP) clientSession(r *http.Request, info []byte) string {
 		p.byClient[key] = name
 	}
 	return name
+}
+
+// clientKey tells a client apart when it has no session id: its IP
+// address and its clientInfo, or its User-Agent when it sent none.
+func clientKey(r *http.Request, info []byte) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	if len(info) == 0 {
+		return host + "\x00\x00" + r.UserAgent()
+	}
+	return host + "\x00" + string(info)
 }
 
 // clientInfo is the clientInfo a request's params carry: in _meta
@@ -104,13 +110,23 @@ func member(doc []byte, name string) []byte {
 // answerSession is the tape session of an exchange whose request did not
 // tell: the session id the answer assigns, or for a GET stream a session
 // of its own (legacy HTTP+SSE), or the client's (info: its clientInfo).
+//
+// A new session id joins the client's stateless session when that has
+// no session id yet: a 2026 client that probed with server/discover, was
+// refused and fell back to initialize is one session on the tape, as a
+// replay needs it (mcp.MessageEra: the initialize that follows decides).
 func (p *HTTP) answerSession(r *http.Request, resp *http.Response, info []byte) string {
 	if id := resp.Header.Get(mcp.HeaderSessionID); id != "" {
+		key := clientKey(r, info)
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		name, ok := p.bySessID[id]
 		if !ok {
-			name = p.newName()
+			name, ok = p.byClient[key]
+			if !ok || p.joined[name] {
+				name = p.newName()
+			}
+			p.joined[name] = true
 			p.bySessID[id] = name
 		}
 		return name

@@ -55,9 +55,22 @@ func startProxy(t *testing.T, upstream string) (*httptest.Server, *record.HTTP, 
 	return srv, p, path
 }
 
+// streamable is a go-sdk Streamable HTTP client transport to endpoint.
+func streamable(endpoint string) func(*http.Client) mcp.Transport {
+	return func(hc *http.Client) mcp.Transport {
+		return &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc}
+	}
+}
+
 // runClients runs n go-sdk clients at once through the proxy, each with
 // its own HTTP connection pool, each running script.
 func runClients(t *testing.T, endpoint, version string, n int, script testtape.Script) {
+	t.Helper()
+	runClientsOver(t, streamable(endpoint), version, n, script)
+}
+
+// runClientsOver is runClients over the transports mk makes.
+func runClientsOver(t *testing.T, mk func(*http.Client) mcp.Transport, version string, n int, script testtape.Script) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
@@ -73,9 +86,7 @@ func runClients(t *testing.T, endpoint, version string, n int, script testtape.S
 			if version != "" {
 				opts = &mcp.ClientSessionOptions{ProtocolVersion: version}
 			}
-			cs, err := testtape.NewClient(fmt.Sprintf("proxied-%d", i)).Connect(ctx, &mcp.StreamableClientTransport{
-				Endpoint: endpoint, HTTPClient: &http.Client{Transport: withAuth{tr}},
-			}, opts)
+			cs, err := testtape.NewClient(fmt.Sprintf("proxied-%d", i)).Connect(ctx, mk(&http.Client{Transport: withAuth{tr}}), opts)
 			if err != nil {
 				errs <- fmt.Errorf("client %d: connect: %w", i, err)
 				return
