@@ -178,6 +178,8 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "replayctl record: could not read the request body", http.StatusBadRequest)
 			return
 		}
+	} else if s, ok := p.requestSession(r); ok {
+		ex.session = s // a GET stream or a DELETE of a known session
 	}
 	ctx, cancel := context.WithCancel(context.WithValue(r.Context(), exchangeKey{}, ex))
 	defer cancel()

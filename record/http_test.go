@@ -199,3 +199,27 @@ func TestHTTPProxyGoSDK(t *testing.T) {
 		})
 	}
 }
+
+func readFile(path string) ([]byte, error) { return os.ReadFile(path) }
+
+// TestHTTPProxyBytesGoSDK: the client gets the go-sdk server's answer
+// through the proxy byte for byte as it gets it directly.
+func TestHTTPProxyBytesGoSDK(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real servers")
+	}
+	upstream := testserver.GoSDKHTTPStateless(t)
+	srv, _, _ := startProxy(t, upstream)
+	hdr := map[string]string{mcpwire.HeaderProtocolVersion: mcpwire.V20260728, mcpwire.HeaderMethod: "tools/call", mcpwire.HeaderName: "test_tool_with_progress"}
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_tool_with_progress","arguments":{},` +
+		`"_meta":{"progressToken":"p1","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}}}`
+	st, h, got := do(t, "POST", srv.URL+"/", body, hdr)
+	wst, wh, want := do(t, "POST", upstream, body, hdr)
+	if st != 200 || wst != 200 || !bytes.Equal(got, want) || h.Get("Content-Type") != wh.Get("Content-Type") {
+		t.Fatalf("through the proxy: %d %s %q\ndirect: %d %s %q", st, h.Get("Content-Type"), got, wst, wh.Get("Content-Type"), want)
+	}
+	if !bytes.Contains(got, []byte("notifications/progress")) {
+		t.Errorf("no progress in %q: the test does not test an SSE answer", got)
+	}
+}
