@@ -310,3 +310,10 @@ func (p *HTTP) drop(session, why string) {
 	p.dropped.Add(1)
 	p.log.Warn().Str("session", session).Msg("message relayed but not recorded: " + why)
 }
+
+// Sessions is how many tape sessions the proxy has named so far.
+func (p *HTTP) Sessions() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.names
+}
