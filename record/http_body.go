@@ -12,14 +12,13 @@ import (
 	"github.com/replayctl/replayctl/transport"
 )
 
-// errClientGone ends the parse of a stream whose client closed it.
-var errClientGone = errors.New("record: the client closed the stream")
-
 // jsonTap relays an application/json answer and records it when it has
 // passed whole: one message, or a batch as it came. It keeps at most the
 // message limit of it; a longer body is relayed and not recorded.
 type jsonTap struct {
 	ex   *exchange
+	size int64 // Content-Length, or -1
+	read int64
 	rc   io.ReadCloser
 	meta *tape.HTTPMeta
 	enc  string // Content-Encoding
@@ -29,16 +28,19 @@ type jsonTap struct {
 }
 
 func newJSONTap(ex *exchange, rc io.ReadCloser, meta *tape.HTTPMeta, enc string, size int64) *jsonTap {
-	t := &jsonTap{ex: ex, rc: rc, meta: meta, enc: enc}
+	t := &jsonTap{ex: ex, rc: rc, meta: meta, enc: enc, size: size}
 	if size > 0 && size <= int64(ex.p.limit) {
 		t.buf = make([]byte, 0, size)
 	}
 	return t
 }
 
-// Read relays the body and keeps a copy of it; at its end it records it.
+// Read relays the body and keeps a copy of it. At its end — its last
+// byte by Content-Length, before the client has it, or the end of the
+// stream — it records it.
 func (t *jsonTap) Read(b []byte) (int, error) {
 	n, err := t.rc.Read(b)
+	t.read += int64(n)
 	if n > 0 && !t.over {
 		if len(t.buf)+n > t.ex.p.limit {
 			t.over, t.buf = true, nil
@@ -46,7 +48,7 @@ func (t *jsonTap) Read(b []byte) (int, error) {
 			t.buf = append(t.buf, b[:n]...)
 		}
 	}
-	if err == io.EOF {
+	if err == io.EOF || (t.size > 0 && t.read == t.size) {
 		t.finish(true)
 	}
 	return n, err
@@ -104,78 +106,64 @@ func decode(body []byte, enc string, limit int) ([]byte, bool) {
 	return nil, false
 }
 
-// sseTap relays a text/event-stream answer byte for byte and hands a copy
-// of each read, through a pipe, to a goroutine that parses the events
-// with transport.SSEReader and records each event's message with its SSE
-// id, event type and retry. Memory is bounded by the reader's limit (one
-// event); the stream is never held whole.
+// sseTap relays a text/event-stream answer byte for byte and parses a
+// copy of what passes with transport.SSEReader, as it passes: each Read
+// hands the bytes it read to the reader and records every event they
+// complete (its message, SSE id, event type and retry) before it returns
+// them, so that an answer is on the tape before the client can act on it.
+// Memory is bounded by the reader's limit (one event); the stream is
+// never held whole. No goroutine: the handler's own Read does it all.
 //
-// Read blocks until the parser has taken the bytes it read (it does no
-// I/O but the tape's one line per event). Close waits for the parser.
+// A gzip-encoded stream is relayed but not recorded (noted): a
+// decompressor cannot be resumed between two reads.
 type sseTap struct {
-	ex   *exchange
-	rc   io.ReadCloser
-	meta *tape.HTTPMeta
-	pw   *io.PipeWriter
-	done chan struct{} // closed when the parser has returned
+	ex     *exchange
+	rc     io.ReadCloser
+	meta   *tape.HTTPMeta
+	feed   feed
+	sr     *transport.SSEReader // nil once the parse is over
+	closed sync.Once
 }
 
 func newSSETap(ex *exchange, rc io.ReadCloser, meta *tape.HTTPMeta, enc string) *sseTap {
-	pr, pw := io.Pipe()
-	t := &sseTap{ex: ex, rc: rc, meta: meta, pw: pw, done: make(chan struct{})}
-	ex.p.parsers.Add(1)
-	go t.parse(pr, enc)
+	t := &sseTap{ex: ex, rc: rc, meta: meta}
+	switch enc {
+	case "", "identity":
+		t.sr = transport.NewSSEReader(&t.feed, transport.MaxEventSize(ex.p.limit))
+	default:
+		ex.p.drop(ex.session, "an SSE stream in Content-Encoding "+enc)
+	}
 	return t
 }
 
-// Read relays the stream and tees what it read to the parser.
+// Read relays the stream; what it read is parsed and recorded first.
 func (t *sseTap) Read(b []byte) (int, error) {
 	n, err := t.rc.Read(b)
-	if n > 0 {
-		_, _ = t.pw.Write(b[:n]) // fails only once the parser is done, which drains to the end
+	if t.sr != nil {
+		t.feed.b, t.feed.end = b[:n], err
+		t.parse()
+		t.feed.b = nil // b is the caller's
 	}
 	if err != nil {
-		_ = t.pw.CloseWithError(err)
+		t.finish()
 	}
 	return n, err
 }
 
-// Close closes the upstream body and waits for the parser to finish.
-func (t *sseTap) Close() error {
-	err := t.rc.Close()
-	_ = t.pw.CloseWithError(errClientGone)
-	<-t.done
-	return err
-}
-
-func (t *sseTap) parse(pr *io.PipeReader, enc string) {
-	defer close(t.done)
-	defer t.ex.p.parsers.Done()
-	defer func() { _, _ = io.Copy(io.Discard, pr) }() // Read never waits on a parser that gave up
-	defer t.ex.flushHeld()
-	p, session := t.ex.p, t.ex.session
-	var src io.Reader = pr
-	switch enc {
-	case "", "identity":
-	case "gzip", "x-gzip":
-		zr, err := gzip.NewReader(pr)
-		if err != nil {
-			p.drop(session, "an SSE stream that is not valid gzip")
+// parse records the events the fed bytes complete.
+func (t *sseTap) parse() {
+	p := t.ex.p
+	for {
+		ev, err := t.sr.Next()
+		if errors.Is(err, transport.ErrWait) {
 			return
 		}
-		src = zr
-	default:
-		p.drop(session, "an SSE stream in Content-Encoding "+enc)
-		return
-	}
-	sr := transport.NewSSEReader(src, transport.MaxEventSize(p.limit))
-	for {
-		ev, err := sr.Next()
 		if err != nil {
 			var tl *transport.TooLargeError
 			if errors.As(err, &tl) {
-				p.drop(session, "an SSE event over the message limit; the rest of its stream is relayed, not recorded")
+				p.drop(t.ex.session, "an SSE event over the message limit; the rest of its stream is relayed, not recorded")
 			}
+			t.sr = nil
 			return
 		}
 		data := bytes.TrimSpace(ev.Data)
@@ -188,4 +176,32 @@ func (t *sseTap) parse(pr *io.PipeReader, enc string) {
 		}
 		t.ex.answer(time.Now(), data, t.meta, meta)
 	}
+}
+
+// Close closes the upstream body.
+func (t *sseTap) Close() error {
+	err := t.rc.Close()
+	t.finish()
+	return err
+}
+
+func (t *sseTap) finish() { t.closed.Do(t.ex.flushHeld) }
+
+// feed is the reader under an sseTap's SSEReader: the bytes of the
+// current Read, then transport.ErrWait (or the stream's end).
+type feed struct {
+	b   []byte
+	end error // the upstream read's error, once it has one
+}
+
+func (f *feed) Read(p []byte) (int, error) {
+	if len(f.b) == 0 {
+		if f.end != nil {
+			return 0, f.end
+		}
+		return 0, transport.ErrWait
+	}
+	n := copy(p, f.b)
+	f.b = f.b[n:]
+	return n, nil
 }

@@ -14,9 +14,9 @@ import (
 	"github.com/replayctl/replayctl/tape"
 )
 
-// exchange is one HTTP request through the proxy and its answer. The
-// handler's goroutine makes it; an SSE answer's parser goroutine records
-// through it too, hence the once.
+// exchange is one HTTP request through the proxy and its answer. Only the
+// handler's goroutine uses it (ReverseProxy's hooks and the body's Read
+// and Close all run there).
 type exchange struct {
 	p    *HTTP
 	seen time.Time // when the request came in
