@@ -54,7 +54,7 @@ type HTTP struct {
 
 	stop     context.Context // done when Stop is called: streams end
 	stopFunc context.CancelFunc
-	dropped  atomic.Int64   // messages relayed but not recorded
+	dropped  atomic.Int64 // messages relayed but not recorded
 
 	mu       sync.Mutex // guards what follows
 	tap      *Tap

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -45,7 +47,9 @@ func post(tb testing.TB, hc *http.Client, url string) {
 // round trip: each iteration is one tools/call POST to the go-sdk
 // conformance server (stateless) directly, and one through the proxy,
 // which records both messages to a tape file. Reported: the p50 of each
-// and of the difference, in microseconds.
+// and of the difference, in microseconds. BenchmarkReverseProxyFloor is
+// the same through a bare httputil.ReverseProxy that records nothing:
+// what any HTTP hop costs on this machine.
 func BenchmarkHTTPProxyAdded(b *testing.B) {
 	upstream := testserver.GoSDKHTTPStateless(b)
 	path := filepath.Join(b.TempDir(), "bench.jsonl")
@@ -53,8 +57,35 @@ func BenchmarkHTTPProxyAdded(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := httptest.NewServer(p)
-	defer func() { p.Stop(); srv.Close(); _ = p.Close() }()
+	defer func() { p.Stop(); _ = p.Close() }()
+	measureAdded(b, upstream, p)
+}
+
+func BenchmarkReverseProxyFloor(b *testing.B) {
+	upstream := testserver.GoSDKHTTPStateless(b)
+	u, _ := url.Parse(upstream)
+	tr := &http.Transport{MaxIdleConnsPerHost: 64}
+	defer tr.CloseIdleConnections()
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out.URL.Scheme, pr.Out.URL.Host, pr.Out.Host = u.Scheme, u.Host, u.Host
+		},
+		FlushInterval: -1,
+		Transport:     tr,
+	}
+	// The body is read first, as the recording proxy does.
+	measureAdded(b, upstream, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		rp.ServeHTTP(w, r)
+	}))
+}
+
+// measureAdded times POSTs to upstream directly and through h, by turns,
+// and reports the p50s.
+func measureAdded(b *testing.B, upstream string, h http.Handler) {
+	srv := httptest.NewServer(h)
+	defer srv.Close()
 	tr := &http.Transport{MaxIdleConnsPerHost: 4}
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr}
