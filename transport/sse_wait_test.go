@@ -62,3 +62,39 @@ func TestSSEReaderWait(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSSEReaderWait: any stream pushed in chunks of any size, with
+// ErrWait between them, gives the events a reader of the whole stream
+// gives.
+func FuzzSSEReaderWait(f *testing.F) {
+	f.Add([]byte("id: 1\r\ndata: a\r\n\r\n"), uint8(1))
+	f.Add([]byte("data: x\r\rdata: y\n\n: c\n\nretry: 9\ndata:\n\n"), uint8(3))
+	f.Fuzz(func(t *testing.T, stream []byte, n uint8) {
+		if n == 0 {
+			n = 1
+		}
+		want, _, werr := readAllEvents(&dripFeed{in: stream, n: len(stream) + 1, ready: true})
+		d := &dripFeed{in: stream, n: int(n)}
+		sr := NewSSEReader(d)
+		var got []SSEEvent
+		var gerr error
+		for {
+			ev, err := sr.Next()
+			if errors.Is(err, ErrWait) {
+				d.ready = true
+				continue
+			}
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				gerr = err
+				break
+			}
+			got = append(got, ev)
+		}
+		if !reflect.DeepEqual(got, want) || (gerr == nil) != (werr == nil) {
+			t.Fatalf("in chunks of %d: %+v, %v; whole: %+v, %v", n, got, gerr, want, werr)
+		}
+	})
+}
