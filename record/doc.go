@@ -1,16 +1,34 @@
-// Package record makes tapes from live MCP servers.
+// Package record makes tapes from live MCP traffic.
+//
+// Stdio is the stdio recording proxy behind `replayctl record -o TAPE --
+// SERVER_COMMAND`: a real client starts it as its server; it starts the
+// real server, relays every line both ways byte for byte (nothing
+// re-encoded, nothing reordered) and records every JSON message with its
+// time and direction. A line is recorded before it is forwarded, so an
+// answer never precedes its request on the tape. Lines that are not JSON
+// are relayed but not recorded (logged and counted). The server's stderr
+// passes through. The client closing its input, the server exiting, a
+// cancelled context and a line over the size limit each end it cleanly:
+// see Stdio for the contract.
+//
+// Tap is where every proxy writes: it numbers, times and redacts messages
+// (WithRedactor) and appends each as one line of a tape, so a killed
+// proxy leaves every whole line. NewLazyTap creates the tape only once
+// the protocol version of the session is known (the answer to initialize,
+// or the _meta of a 2026-07-28 request), holding the few messages of the
+// handshake until then, so that the header can say it.
 //
 // Script plays a list of client messages to a server, as a simple client
 // would (each request waits for its answer), and writes every message seen
-// in either direction, with its time and transport metadata, to a tape.
-// Tests use it to record the tapes they replay against the same servers.
-//
-// Tap is where recording proxies write what they see: numbered, timed,
-// redacted, one line per message, safe for concurrent connections.
+// in either direction to a tape; tests use it to record the tapes they
+// replay against the same servers.
 //
 // HTTP is the recording reverse proxy for MCP over HTTP (Streamable HTTP of
 // every revision, legacy HTTP+SSE), on net/http/httputil.ReverseProxy:
-// `replayctl record --listen ADDR --upstream URL`. What it records:
+// `replayctl record --listen ADDR --upstream URL`. It creates its tape
+// itself when the first message is recorded (its header says the
+// protocol version it learned by then) and records through one Tap for
+// all its clients. What it records:
 //
 //   - A client POST body (a request, a notification, a response to a server
 //     request, a batch as it came) is read up to the message limit and
@@ -22,9 +40,9 @@
 //     passes with transport.SSEReader — with the answer's status, its
 //     Content-Type, Mcp-Session-Id, Mcp-Protocol-Version, Retry-After,
 //     WWW-Authenticate and Location headers, and the event's SSE id, event
-//     type and retry. A message of a GET stream resumed with Last-Event-ID
-//     carries "last_event_id". A JSON-RPC error in a 4xx is a message like
-//     any other.
+//     type and retry, before the client gets its bytes. A message of a GET
+//     stream resumed with Last-Event-ID carries "last_event_id". A JSON-RPC
+//     error in a 4xx is a message like any other.
 //   - Never: the credential headers (tape.Sensitive: Authorization, Cookie,
 //     Set-Cookie, X-Api-Key, …); answers without a JSON-RPC message (202, a
 //     plain-text error: logged); the proxy's own 502; a message over the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -15,7 +16,12 @@ import (
 	"github.com/replayctl/replayctl/tape"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if name := os.Getenv(serverEnv); name != "" {
+		os.Exit(runTestServer(name))
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // TestScriptRecordsBothDirections records a conversation from the mock
 // of the example tape and reads the new tape back.

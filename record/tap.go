@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
@@ -26,13 +27,19 @@ type Tap struct {
 	redact Redactor
 	now    func() time.Time
 
-	mu     sync.Mutex // guards what follows: the writer and the numbering
-	w      *tape.Writer
-	start  time.Time
-	seq    int64
-	lastUS int64
-	err    error // the first write error; sticky
-	closed bool
+	mu sync.Mutex // guards what follows: the writer and the numbering
+	w  *tape.Writer
+	// A lazy Tap (NewLazyTap) has no writer until open makes one; until
+	// then it watches for the protocol version and holds the messages.
+	open      func(protocolVersion string) (*tape.Writer, error)
+	watch     versionWatch
+	held      []tape.Message
+	heldBytes int
+	start     time.Time
+	seq       int64
+	lastUS    int64
+	err       error // the first write error; sticky
+	closed    bool
 }
 
 // TapOption configures a Tap.
@@ -41,9 +48,9 @@ type TapOption func(*Tap)
 // WithRedactor has every message pass through r before it is written.
 func WithRedactor(r Redactor) TapOption { return func(t *Tap) { t.redact = r } }
 
-// WithStart has the tape's time count from start instead of from NewTap:
-// a proxy that opens its tape when the first message is known starts it
-// when that message was seen.
+// WithStart has the tape's time count from start instead of from the
+// Tap's making: a proxy that makes its Tap when the first message is
+// known starts the tape when that message was seen.
 func WithStart(start time.Time) TapOption { return func(t *Tap) { t.start = start } }
 
 // withClock replaces time.Now (tests).
@@ -61,6 +68,29 @@ func NewTap(w *tape.Writer, opts ...TapOption) *Tap {
 	return t
 }
 
+// The most a lazy Tap holds before it opens its tape without knowing the
+// protocol version: a handshake is a few small messages.
+const (
+	maxHeldMessages = 64
+	maxHeldBytes    = 4 << 20
+)
+
+// NewLazyTap returns a Tap that creates its tape only once the protocol
+// version of the recorded session is known, so that the header can say it:
+// it calls open with that version when a message settles it (the answer
+// to initialize; in the stateless revision, the _meta of the client's
+// first request after server/discover), and with "" when the session has
+// started work without telling it, when more than 64 messages or 4 MiB
+// are held, or at Close. Until then messages are numbered, timed and
+// redacted as they come, and held in memory: a proxy killed before the
+// version is known leaves no tape. The tape's time starts now. If open
+// fails, its error is the Tap's (sticky) error.
+func NewLazyTap(open func(protocolVersion string) (*tape.Writer, error), opts ...TapOption) *Tap {
+	t := NewTap(nil, opts...)
+	t.open = open
+	return t
+}
+
 // Start is the instant the tape's t_us counts from.
 func (t *Tap) Start() time.Time { return t.start }
 
@@ -74,7 +104,8 @@ func (t *Tap) Record(at time.Time, session string, dir tape.Dir, msg []byte, h *
 }
 
 // RecordMessage is Record for a message with more than Record takes: its
-// Extra members (the HTTP proxy's notes). m's Seq and TUS are set here.
+// Extra members (the HTTP proxy's notes). m's Seq and TUS are set here;
+// m.Msg is not kept after RecordMessage returns.
 func (t *Tap) RecordMessage(at time.Time, m tape.Message) error {
 	if at.IsZero() {
 		at = t.now()
@@ -89,8 +120,20 @@ func (t *Tap) RecordMessage(at time.Time, m tape.Message) error {
 	}
 	us := max(at.Sub(t.start).Microseconds(), t.lastUS)
 	m.Seq, m.TUS = t.seq, us
+	settled := t.w == nil && t.watch.observe(m.Dir, m.Msg) // before redaction: it reads the wire
 	if t.redact != nil {
 		t.redact.Message(&m)
+	}
+	if t.w == nil {
+		m.Msg = append(json.RawMessage(nil), m.Msg...) // msg is not the Tap's to keep
+		t.held = append(t.held, m)
+		t.heldBytes += len(m.Msg)
+		t.seq++
+		t.lastUS = us
+		if !settled && len(t.held) < maxHeldMessages && t.heldBytes < maxHeldBytes {
+			return nil
+		}
+		return t.openLocked()
 	}
 	if err := t.w.Write(m); err != nil {
 		t.err = fmt.Errorf("record: write seq %d: %w", t.seq, err)
@@ -99,6 +142,33 @@ func (t *Tap) RecordMessage(at time.Time, m tape.Message) error {
 	t.seq++
 	t.lastUS = us
 	return nil
+}
+
+// openLocked makes a lazy Tap's writer and writes what it held; t.mu is
+// held.
+func (t *Tap) openLocked() error {
+	w, err := t.open(t.watch.version)
+	if err != nil {
+		t.err = fmt.Errorf("record: create the tape: %w", err)
+		return t.err
+	}
+	t.w = w
+	for _, m := range t.held {
+		if err := w.Write(m); err != nil {
+			t.err = fmt.Errorf("record: write seq %d: %w", m.Seq, err)
+			return t.err
+		}
+	}
+	t.held, t.heldBytes = nil, 0
+	return nil
+}
+
+// ProtocolVersion is the protocol version learned so far by a lazy Tap
+// ("" while unknown, and always for a Tap made by NewTap).
+func (t *Tap) ProtocolVersion() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.watch.version
 }
 
 // Messages is how many messages have been written.
@@ -117,5 +187,13 @@ func (t *Tap) Close() error {
 		return nil
 	}
 	t.closed = true
+	if t.w == nil {
+		if t.err != nil {
+			return t.err
+		}
+		if err := t.openLocked(); err != nil {
+			return err
+		}
+	}
 	return t.w.Close()
 }

@@ -202,3 +202,16 @@ func chaosFaultsFromReport(faults []report.Fault) []chaos.Injected {
 	}
 	return out
 }
+
+// Validator is the validator of a config file's validation section
+// (file may be nil: no section), with ignore (the --ignore flags) added
+// to its ignore_fields and opts applied after it, for other commands
+// that compare values the way a replay does (replayctl diff). Errors
+// are those of the section, naming the key or the rule and its line.
+func Validator(file *config.File, ignore []string, opts ...validator.Option) (*validator.Validator, error) {
+	var c config.Validation
+	if file != nil {
+		c = file.Validation
+	}
+	return validatorRules(c, ignore, opts...)
+}

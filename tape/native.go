@@ -11,9 +11,6 @@ import (
 	"unicode/utf8"
 )
 
-// maxVCR bounds an imported document, which is read whole into memory.
-const maxVCR = 512 << 20
-
 // readLine reads the next line without its newline. last is true when the
 // line ends at the end of the file rather than with a newline. With nothing
 // left it returns io.EOF.
@@ -202,8 +199,10 @@ func isBlank(line []byte) bool {
 	return true
 }
 
-// detect reads the first line and decides the format: a native header, or
-// the start of an Agent VCR document, which is then imported whole.
+// detect reads the first line and decides the format: a native header;
+// a JSON-RPC message, alone or in a logger's wrapper or after a prefix (a
+// JSON-RPC log); or the start of one JSON document, an Agent VCR cassette
+// or a HAR file. Everything but a native tape is then imported whole.
 func (r *Reader) detect() error {
 	var line []byte
 	var last bool
@@ -222,6 +221,9 @@ func (r *Reader) detect() error {
 	}
 	n := r.pos.line
 	trimmed := bytes.TrimSpace(line)
+	if trimmed[0] != '{' && isLogLine(trimmed) {
+		return r.importLog(line, last, n)
+	}
 	if _, bin := binaryAt(line); bin || trimmed[0] != '{' {
 		e := r.notJSON(line, n)
 		if !bin && json.Valid(trimmed) {
@@ -243,9 +245,12 @@ func (r *Reader) detect() error {
 			return &Error{Path: r.path, Line: n, Seq: -1, Err: ErrUnknownFormat,
 				Msg: fmt.Sprintf(`the header is missing: the first line is a %s line; a tape starts with {"type":"header","format":%q,"version":%d}`, typ, FormatName, FormatVersion)}
 		case "":
-			if !r.env.hasExtra("format_version") {
+			if isLogLine(trimmed) {
+				return r.importLog(line, last, n)
+			}
+			if !r.env.hasExtra("format_version") && !r.env.hasExtra("log") {
 				return &Error{Path: r.path, Line: n, Seq: -1, Err: ErrUnknownFormat,
-					Msg: `the first line is a JSON object without "type" or "format_version": this is neither a replayctl tape nor an Agent VCR cassette`}
+					Msg: `the first line is a JSON object without "type", "format_version", "log" or "jsonrpc": this is neither a replayctl tape, an Agent VCR cassette, a HAR file nor a JSON-RPC log`}
 			}
 		default:
 			return &Error{Path: r.path, Line: n, Seq: -1, Err: ErrUnknownFormat,
@@ -258,35 +263,7 @@ func (r *Reader) detect() error {
 		}
 		return e
 	}
-	return r.importVCR(line, last, n)
-}
-
-// importVCR reads the rest of the file as one JSON document.
-func (r *Reader) importVCR(first []byte, last bool, n int64) error {
-	doc := make([]byte, 0, len(first)+1+r.br.Buffered())
-	doc = append(doc, first...)
-	if !last {
-		doc = append(doc, '\n')
-	}
-	rest, err := io.ReadAll(io.LimitReader(r.br, maxVCR))
-	if err != nil {
-		return &Error{Path: r.path, Seq: -1, Err: err, Msg: fmt.Sprintf("cannot read it (%v): check the file and the disk", err)}
-	}
-	if len(rest) >= maxVCR {
-		return &Error{Path: r.path, Seq: -1, Msg: fmt.Sprintf("an Agent VCR file larger than %d MiB: split the recording", maxVCR>>20)}
-	}
-	doc = append(doc, rest...)
-	h, msgs, err := decodeVCR(r.path, doc, n-1)
-	if err != nil {
-		return err
-	}
-	r.header, r.msgs, r.format = h, msgs, FormatVCR
-	var dur int64
-	if len(msgs) > 0 {
-		dur = msgs[len(msgs)-1].TUS
-	}
-	r.end = &End{Messages: int64(len(msgs)), DurationUS: dur}
-	return nil
+	return r.importDocument(line, last, n)
 }
 
 func (env *envelope) hasExtra(key string) bool {

@@ -14,9 +14,15 @@ type Format string
 
 // The formats Open reads.
 const (
-	FormatNative Format = FormatName  // replayctl JSON Lines
-	FormatVCR    Format = "agent-vcr" // Agent VCR cassette (.vcr)
+	FormatNative Format = FormatName    // replayctl JSON Lines
+	FormatVCR    Format = "agent-vcr"   // Agent VCR cassette (.vcr)
+	FormatHAR    Format = "har"         // HTTP Archive 1.2 of Streamable HTTP traffic
+	FormatLog    Format = "jsonrpc-log" // one JSON-RPC message per line
 )
+
+// imported reports whether the tape was imported into memory (every
+// format but the native one).
+func (r *Reader) imported() bool { return r.format != FormatNative }
 
 const (
 	defaultMaxLine = 8 << 20   // WithMaxLine's default
@@ -89,7 +95,7 @@ type Reader struct {
 	// one SeekSeq left pending, and the one Next returned last (LineSpan)
 	readSpan, seekSpan, lastSpan lineSpan
 
-	// imported (VCR) tapes
+	// imported tapes (Agent VCR, HAR, JSON-RPC logs)
 	msgs []Message
 	next int
 }
@@ -175,7 +181,7 @@ func (r *Reader) Close() error {
 // block alive; copy it to keep a few messages out of a long tape). Bad input is an *Error, and
 // Next keeps returning it until a SeekSeq moves the reader.
 func (r *Reader) Next() (Message, error) {
-	if r.format == FormatVCR {
+	if r.imported() {
 		for r.next < len(r.msgs) {
 			r.next++
 			if m := r.msgs[r.next-1]; r.opts.only == nil || string(r.opts.only) == strconv.Quote(m.Session) {

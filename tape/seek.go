@@ -28,7 +28,7 @@ func (r *Reader) SeekSeq(seq int64) error {
 	if r.opts.only != nil {
 		return fmt.Errorf("tape %s: a reader filtered to one session (WithSession) cannot seek", r.path)
 	}
-	if r.format == FormatVCR {
+	if r.imported() {
 		i := sort.Search(len(r.msgs), func(i int) bool { return r.msgs[i].Seq >= seq })
 		switch {
 		case len(r.msgs) == 0 || i == len(r.msgs):
@@ -95,7 +95,7 @@ func (r *Reader) SeekSeq(seq int64) error {
 // has read nothing yet is there already: it does not seek, so that a tape
 // read from a pipe can be rewound before it is read.
 func (r *Reader) Rewind() error {
-	if r.format == FormatVCR {
+	if r.imported() {
 		r.next = 0
 		return nil
 	}

@@ -37,6 +37,12 @@
 //
 // SSEReader is the event-stream decoder all HTTP transports share.
 //
+// LineConn is the listening half of stdio: a server's side of
+// newline-delimited JSON-RPC over any reader and writer (the process's
+// own stdin and stdout, or pipes), lines read within MaxMessage with
+// their raw bytes kept, whole lines written safely from several
+// goroutines. `replayctl record` relays a client through one.
+//
 // Limits: nothing a target sends is read without a bound. A message (a
 // stdout line, a JSON body counted after decompression, an SSE event's
 // data, each SSE line) may be MaxMessage bytes long, DefaultMaxMessage

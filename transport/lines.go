@@ -30,6 +30,14 @@ var errLineTooLong = errors.New("line too long")
 // of it are in, readLine returns errLineTooLong and keep holds them; the
 // rest of the line stays unread.
 func readLine(r *bufio.Reader, buf []byte, limit int) (line, keep []byte, err error) {
+	raw, keep, err := readRawLine(r, buf, limit)
+	return trimEOL(raw), keep, err
+}
+
+// readRawLine is readLine that leaves the line's end ("\n" or "\r\n")
+// on it: the bytes exactly as read, for a relay that forwards them. The
+// limit counts the line without its end.
+func readRawLine(r *bufio.Reader, buf []byte, limit int) (raw, keep []byte, err error) {
 	frag, err := r.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
 		buf = append(buf[:0], frag...)
@@ -42,16 +50,21 @@ func readLine(r *bufio.Reader, buf []byte, limit int) (line, keep []byte, err er
 		}
 		frag = buf
 	}
-	if n := len(frag); n > 0 && frag[n-1] == '\n' {
-		frag = frag[:n-1]
-		if n := len(frag); n > 0 && frag[n-1] == '\r' {
-			frag = frag[:n-1]
-		}
-	}
-	if len(frag) > limit {
+	if len(trimEOL(frag)) > limit {
 		return nil, buf, errLineTooLong
 	}
 	return frag, buf, err
+}
+
+// trimEOL returns line without a final "\n" or "\r\n".
+func trimEOL(line []byte) []byte {
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+		if n := len(line); n > 0 && line[n-1] == '\r' {
+			line = line[:n-1]
+		}
+	}
+	return line
 }
 
 // skipLine reads r up to the end of the line, keeping nothing.

@@ -69,7 +69,8 @@
 // 2026 10:00:00 GMT+0000 (Coordinated Universal Time)") and toDateString,
 // RFC 1123 as HTTP writes it ("Mon, 23 Nov 2026 10:00:00 GMT"), C's
 // asctime and Unix date ("Mon Nov 23 10:00:00 UTC 2026"), the en-US
-// locale ("11/23/2026, 10:00:00 AM"); "uuid": UUIDs become <uuid>; "ids":
+// locale ("11/23/2026, 10:00:00 AM"), its time of day alone
+// ("3:04:05 PM"; a bare "10:00:00" may be a duration and stays); "uuid": UUIDs become <uuid>; "ids":
 // words holding a digit that are all digits or at least 8 characters long
 // ("item 1234", "req_8f3a2b9c", UUIDs) become <id>, so that "v2" stays.
 // WithNormalizePattern adds a normaliser of one's own: each match of a

@@ -70,13 +70,16 @@ var (
 	//     Nov 2026 10:00:00 GMT; 23 Nov 2026 10:00 +0100);
 	//   - C's asctime and Unix date (Mon Nov 23 10:00:00 2026, Mon Nov  3
 	//     10:00:00 UTC 2026);
-	//   - the en-US locale (toLocaleString: 11/23/2026, 10:00:00 AM).
+	//   - the en-US locale (toLocaleString: 11/23/2026, 10:00:00 AM);
+	//   - the en-US time of day alone (toLocaleTimeString: 3:04:05 PM);
+	//     a bare 10:00:00 may be a duration and stays.
 	timestampRe = regexp.MustCompile(`\b(?:` +
 		dow + ` ` + month + ` \d{2} \d{4}(?: ` + clock + `(?: GMT[+-]\d{4})?)?(?: \([^()\n]{1,64}\)|\b)` +
 		`|(?:` + dow + `, )?\d{1,2} ` + month + ` \d{2,4} ` + clock + `(?: (?:` + zone + `|[+-]\d{4}))?\b` +
 		`|` + dow + ` ` + month + ` [ \d]\d ` + clock + `(?: ` + zone + `)? \d{4}\b` +
 		`|\d{1,2}/\d{1,2}/\d{4}(?:,? ` + clock + `(?: ?[AP]M)?)?\b` +
-		`|\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?| [+-]\d{4}(?: ` + zone + `)?)?)?\b)`)
+		`|\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?| [+-]\d{4}(?: ` + zone + `)?)?)?\b` +
+		`|\d{1,2}:\d{2}:\d{2} ?[AP]M\b)`)
 	uuidRe = regexp.MustCompile(`\b[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\b`)
 	// tokenRe matches words: letters, digits and '_', joined by '-'.
 	tokenRe = regexp.MustCompile(`[A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)*`)

@@ -39,6 +39,9 @@ func TestNormalize(t *testing.T) {
 		{[]string{"timestamp"}, "Mon Nov 23 is a day", "Mon Nov 23 is a day"},
 		{[]string{"timestamp"}, "version 1/2/3", "version 1/2/3"},
 		{[]string{"timestamp"}, "10:00:00 alone", "10:00:00 alone"},
+		{[]string{"timestamp"}, "read at 3:04:05 PM today", "read at <timestamp> today"},
+		{[]string{"timestamp"}, "12:00:00AM", "<timestamp>"},
+		{[]string{"timestamp"}, "3:04 PM", "3:04 PM"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

@@ -34,10 +34,11 @@ func (p painter) paint(code, s string) string {
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
 }
 
-func (p painter) green(s string) string { return p.paint("32", s) }
-func (p painter) red(s string) string   { return p.paint("31", s) }
-func (p painter) dim(s string) string   { return p.paint("2", s) }
-func (p painter) bold(s string) string  { return p.paint("1", s) }
+func (p painter) green(s string) string  { return p.paint("32", s) }
+func (p painter) red(s string) string    { return p.paint("31", s) }
+func (p painter) dim(s string) string    { return p.paint("2", s) }
+func (p painter) yellow(s string) string { return p.paint("33", s) }
+func (p painter) bold(s string) string   { return p.paint("1", s) }
 
 // oneLine puts a message on one line and cuts it to width runes with
 // "…": whitespace outside strings goes (a single space stays between two

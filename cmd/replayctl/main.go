@@ -158,7 +158,8 @@ Exit status:
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return usageError("%w (see --help)", err)
 	})
-	root.AddCommand(a.runCommand(), a.inspectCommand(), a.convertCommand(), a.debugCommand(), a.configCommand(), a.recordCommand(), a.versionCommand())
+	root.AddCommand(a.runCommand(), a.inspectCommand(), a.convertCommand(), a.debugCommand(), a.configCommand(), a.versionCommand())
+	root.AddCommand(a.recordCommand(), a.diffCommand(), a.importCommand(), a.exportCommand())
 	root.Version = readVersion().String()
 	root.SetVersionTemplate("replayctl {{.Version}}\n")
 	return root

@@ -201,7 +201,7 @@ func TestRecordHTTPUsage(t *testing.T) {
 		{[]string{"record", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1/mcp"}, "-o TAPE is required"},
 		{[]string{"record", "-o", dir + "/a.jsonl", "--listen", "127.0.0.1:0", "--upstream", "127.0.0.1:1"}, "not an http:// or https:// URL"},
 		{[]string{"record", "-o", dir + "/a.jsonl", "--listen", "256.0.0.1:0", "--upstream", "http://127.0.0.1:1/mcp"}, "--listen 256.0.0.1:0"},
-		{[]string{"record", "-o", dir + "/no/such/dir/a.jsonl", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1/mcp"}, "cannot write the tape"},
+		{[]string{"record", "-o", dir + "/no/such/dir/a.jsonl", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1/mcp"}, "does not exist"},
 	}
 	for _, tc := range tests {
 		res := replayctl(t, tc.args...)

@@ -3,6 +3,7 @@ package testtape
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os/exec"
@@ -112,6 +113,12 @@ func RecordClient(tb testing.TB, t Target, version string, script Script) string
 	runErr := script(ctx, cs)
 	closeErr := cs.Close()
 	done()
+	if t.url == "" && terminatedAfterClose(closeErr) {
+		// server-everything does not exit when its stdin closes; the SDK
+		// then stops it after TerminateDuration. The session was whole.
+		tb.Logf("testtape: the stdio server did not exit within %s of its stdin closing and was terminated", terminateTimeout)
+		closeErr = nil
+	}
 	path := writeClientTape(tb, t, negotiated, seen)
 	switch {
 	case runErr != nil:
@@ -219,3 +226,14 @@ func (b *lockedBuffer) String() string {
 }
 
 var _ fmt.Stringer = (*lockedBuffer)(nil)
+
+// terminatedAfterClose reports whether err is a stdio server's exit by
+// SIGTERM, which the SDK sends when the server does not exit on its own
+// after its stdin is closed.
+func terminatedAfterClose(err error) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	return ee.ProcessState.String() == "signal: terminated" // portable; SIGTERM on unix
+}

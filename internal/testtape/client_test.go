@@ -1,6 +1,7 @@
 package testtape
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
 	"github.com/replayctl/replayctl/internal/testserver"
@@ -259,4 +261,21 @@ func copyTape(t *testing.T, from, to string) {
 		t.Fatalf("copy the tape to RECORD_OUT: %v", err)
 	}
 	t.Logf("tape: %s", to)
+}
+
+// TestRecordClientEverythingStdio records a short go-sdk client session
+// against server-everything over stdio, which does not exit when its stdin
+// closes: the recording is whole all the same.
+func TestRecordClientEverythingStdio(t *testing.T) {
+	path := RecordClient(t, Stdio(testserver.Everything(t)), "", func(ctx context.Context, cs *mcp.ClientSession) error {
+		_, err := cs.ListTools(ctx, nil)
+		return err
+	})
+	_, msgs := readTape(t, path)
+	for _, m := range msgs {
+		if m.Dir == tape.S2C && strings.Contains(string(m.Msg), `"tools":[`) {
+			return // the tools/list answer made it onto the tape
+		}
+	}
+	t.Errorf("no tools/list answer among the %d messages of %s", len(msgs), path)
 }

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/replayctl/replayctl/tape"
+)
+
+func (a *app) importCommand() *cobra.Command {
+	var maxLine int
+	cmd := &cobra.Command{
+		Use:   "import IN OUT.jsonl",
+		Short: "Import a HAR file, a JSON-RPC log or an Agent VCR cassette as a native tape",
+		Long: `Import a recording made by another tool into a native tape. The input
+format is detected from its content, not its name:
+
+  HAR 1.2       browser DevTools, Charles, mitmproxy, Playwright: the
+                Streamable HTTP exchanges of MCP traffic (POST, GET streams),
+                JSON and text/event-stream bodies, base64 bodies; other
+                entries are skipped and counted
+  JSON-RPC log  one message per line, bare, in a logger's wrapper
+                ({"ts":…,"direction":…,"message":{…}}) or after a prefix
+                (--> / <--); directions inferred from the messages
+  Agent VCR     .vcr cassettes
+  native        a replayctl tape (copied)
+
+Credential headers (Authorization, cookies, API keys) are never imported.
+OUT is written atomically; stderr says what was imported: messages,
+sessions, and entries skipped and why. Bad input exits 2 with what is
+wrong and where.`,
+		Example: `  replayctl import session.har session.jsonl
+  replayctl import mcp.log session.jsonl
+  replayctl run session.jsonl --target http://127.0.0.1:8080/mcp --speed fast`,
+		Args: exactArgs(2, "import IN OUT.jsonl"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in, out := args[0], args[1]
+			if filepath.Ext(out) != ".jsonl" {
+				return usageError("import: %s: a tape is written in the native format: name it .jsonl", out)
+			}
+			ctx := cmd.Context()
+			src, err := loadTape(ctx, in)
+			if err != nil {
+				if ctx.Err() != nil {
+					return interrupted(out + " was not written")
+				}
+				return err
+			}
+			if f, ok := src.(tape.File); ok {
+				src = closedOnDone{ctx: ctx, File: f}
+			}
+			r, err := tape.OpenSource(src, tape.WithMaxLine(maxLine))
+			if err != nil {
+				if ctx.Err() != nil {
+					return interrupted(out + " was not written")
+				}
+				return err
+			}
+			defer r.Close()
+			if err := tape.WriteFileContext(ctx, out, r); err != nil {
+				if ctx.Err() != nil {
+					return interrupted(out + " was not written")
+				}
+				return err
+			}
+			msgs, sessions, err := countTape(r)
+			if err != nil {
+				return err
+			}
+			w := cmd.ErrOrStderr()
+			noun := "sessions"
+			if len(sessions) == 1 {
+				noun = "session"
+			}
+			fmt.Fprintf(w, "imported %s (%s) into %s: %d messages, %d %s (%s)\n", in, r.Format(), out, msgs, len(sessions), noun, strings.Join(sessions, ", "))
+			for _, s := range r.Warnings() {
+				fmt.Fprintf(w, "  %s\n", s)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&maxLine, "max-line", 8<<20, "longest line accepted, in bytes")
+	return cmd
+}
+
+// countTape counts the messages of r from the first, and names its
+// sessions in order of their first message.
+func countTape(r *tape.Reader) (int64, []string, error) {
+	if err := r.Rewind(); err != nil {
+		return 0, nil, err
+	}
+	var n int64
+	first := map[string]int64{}
+	for {
+		m, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, nil, err
+		}
+		if _, ok := first[m.Session]; !ok {
+			first[m.Session] = n
+		}
+		n++
+	}
+	names := make([]string, 0, len(first))
+	for s := range first {
+		names = append(names, s)
+	}
+	sort.Slice(names, func(i, j int) bool { return first[names[i]] < first[names[j]] })
+	return n, names, nil
+}

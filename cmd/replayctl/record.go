@@ -1,0 +1,264 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/replayctl/replayctl/record"
+	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
+)
+
+// recordFlags are the flags every recording mode shares (stdio here; the
+// HTTP proxy adds its own): where the tape goes and what its header says.
+type recordFlags struct {
+	out         string
+	force       bool
+	quiet       bool
+	session     string
+	tags        []string
+	maxMessage  byteSize
+	stopTimeout time.Duration
+}
+
+func (f *recordFlags) register(fl *pflag.FlagSet) {
+	fl.StringVarP(&f.out, "output", "o", "", "the tape to write (required); refused if it exists, unless --force")
+	fl.BoolVar(&f.force, "force", false, "overwrite the tape given by -o if it exists")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print no summary on stderr")
+	fl.StringVar(&f.session, "session", "s1", "the name of the recorded session in the tape")
+	fl.StringArrayVar(&f.tags, "tag", nil, "a tag k=v for the tape's header (repeatable)")
+	f.maxMessage = byteSize(transport.DefaultMaxMessage)
+	fl.Var(&f.maxMessage, "max-message", "longest message either side may send, e.g. 64MiB; a longer one ends the recording")
+	fl.DurationVar(&f.stopTimeout, "stop-timeout", 2*time.Second, "how long the server has to exit once the client is gone (then SIGTERM, then SIGKILL)")
+}
+
+// check validates the shared flags before anything starts, and returns
+// the tags as a map.
+func (f *recordFlags) check() (map[string]string, error) {
+	if f.out == "" {
+		return nil, usageError("record: -o TAPE is required: the file to record into, e.g. -o session.jsonl")
+	}
+	if f.session == "" {
+		return nil, usageError("record: --session is empty; give a name, e.g. --session s1")
+	}
+	if st, err := os.Stat(f.out); err == nil {
+		if st.IsDir() {
+			return nil, usageError("record: -o %s is a directory; give a file name", f.out)
+		}
+		if !f.force {
+			return nil, usageError("record: %s exists; pass --force to overwrite it, or choose another -o", f.out)
+		}
+	}
+	if st, err := os.Stat(filepath.Dir(f.out)); err != nil || !st.IsDir() {
+		return nil, usageError("record: -o %s: the folder %s does not exist", f.out, filepath.Dir(f.out))
+	}
+	var tags map[string]string
+	for _, kv := range f.tags {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, usageError("record: --tag %q: want key=value", kv)
+		}
+		if tags == nil {
+			tags = map[string]string{}
+		}
+		tags[k] = v
+	}
+	return tags, nil
+}
+
+// recording is a tape being recorded: a lazy Tap that creates -o once the
+// protocol version is known (see record.NewLazyTap), appending line by
+// line, so that a killed replayctl leaves every whole line.
+type recording struct {
+	path string
+	tap  *record.Tap
+	file *os.File // nil until the tape is created
+}
+
+// newRecording returns the recording of f with the header h (its
+// created_at and protocol_version are filled in).
+func (f *recordFlags) newRecording(h tape.Header) *recording {
+	r := &recording{path: f.out}
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if f.force {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	r.tap = record.NewLazyTap(func(version string) (*tape.Writer, error) {
+		file, err := os.OpenFile(r.path, flags, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		h.ProtocolVersion = version
+		h.CreatedAt = r.tap.Start().UTC().Format(time.RFC3339Nano)
+		w, err := tape.NewWriter(file, h)
+		if err != nil {
+			file.Close()
+			return nil, err
+		}
+		r.file = file
+		return w, nil
+	})
+	return r
+}
+
+// close writes the end line, syncs the file and closes it.
+func (r *recording) close() error {
+	err := r.tap.Close()
+	if r.file != nil {
+		err = errors.Join(err, r.file.Sync(), r.file.Close())
+	}
+	if err != nil {
+		return &exitError{code: exitBadInput, err: fmt.Errorf("record: write %s: %w", r.path, err)}
+	}
+	return nil
+}
+
+func (a *app) recordCommand() *cobra.Command {
+	var f recordFlags
+	var hf recordHTTPFlags
+	cmd := &cobra.Command{
+		Use:   "record -o TAPE [flags] (-- SERVER_COMMAND ARGS... | --listen ADDR --upstream URL)",
+		Short: "Record a real client and server talking, into a tape",
+		Long: `Record a session between a real MCP client and a real server into a tape.
+
+stdio: give the client "replayctl record -o TAPE -- SERVER_COMMAND ARGS..." as
+its server command. replayctl starts the server, relays every line both ways
+byte for byte, and appends each message, with its time and direction, to the
+tape as it passes. stdin and stdout are the protocol; the server's stderr and
+replayctl's own messages go to stderr.
+
+The tape is created once the protocol version is known (the answer to
+initialize, or the _meta of a 2026-07-28 request), with that version in its
+header, and then grows line by line: a killed replayctl (even kill -9) leaves a
+tape that loads, with every whole line. When the client closes its input, the
+server's stdin is closed and it has --stop-timeout to exit (then SIGTERM, then
+SIGKILL); Ctrl-C and SIGTERM stop the same way. The tape then gets its end line.
+
+Lines that are not JSON (a banner a server prints) are relayed but not
+recorded: a warning says so.
+
+Exit status: 0 the session ended (the client closed its input, or the server
+exited with status 0); 2 bad usage, or the tape could not be written; 3 the
+server could not start, exited with another status, or sent a line longer than
+--max-message; 130 interrupted.
+` + recordHTTPHelp,
+		Example: `  replayctl record -o session.jsonl -- node my-server.js
+  replayctl record -o everything.jsonl --tag server=everything -- go tool everything-server
+  replayctl record -o http.jsonl --listen 127.0.0.1:8080 --upstream http://127.0.0.1:3000/mcp`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if hf.given() {
+				return hf.check(cmd, args)
+			}
+			if cmd.ArgsLenAtDash() != 0 || len(args) == 0 {
+				return usageError("record: give the server command after --, e.g. replayctl record -o t.jsonl -- node server.js; or, for an HTTP server, --listen ADDR --upstream URL")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			tags, err := f.check()
+			if err != nil {
+				return err
+			}
+			if hf.given() {
+				return a.recordHTTP(cmd.Context(), &f, tags, hf)
+			}
+			return a.recordStdio(cmd.Context(), &f, tags, args)
+		},
+	}
+	f.register(cmd.Flags())
+	hf.add(cmd.Flags())
+	return cmd
+}
+
+// recordStdio runs the stdio recording proxy on this process's stdin and
+// stdout.
+func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]string, argv []string) error {
+	rec := f.newRecording(tape.Header{Transport: "stdio", Server: &tape.Server{Command: argv}, Tags: tags})
+	stdin, stdout := relayEnds(a.stdin, a.stdout)
+	stopSIGPIPE := ignoreSIGPIPE()
+	defer stopSIGPIPE()
+	type outcome struct {
+		res record.StdioResult
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := record.Stdio(ctx, rec.tap, stdin, stdout, argv,
+			record.StdioSession(f.session), record.StdioMaxMessage(int(f.maxMessage)),
+			record.StdioStopTimeout(f.stopTimeout), record.StdioStderr(a.stderr),
+			record.StdioLogger(a.log))
+		done <- outcome{res, err}
+	}()
+	var o outcome
+	select {
+	case o = <-done:
+	case <-ctx.Done():
+		// A read of a terminal's stdin cannot be interrupted: give the
+		// proxy the time to stop the server, then finish without it.
+		t := time.NewTimer(2*f.stopTimeout + time.Second)
+		select {
+		case o = <-done:
+		case <-t.C:
+			o.err = ctx.Err()
+		}
+		t.Stop()
+	}
+	closeErr := rec.close()
+	n := rec.tap.Messages()
+	if !f.quiet {
+		a.recordSummary(n, rec, o.res, o.err)
+	}
+	switch {
+	case ctx.Err() != nil && errors.Is(o.err, ctx.Err()):
+		return interrupted(fmt.Sprintf("%d messages recorded to %s, with its end line", n, rec.path))
+	case o.err != nil && errors.Is(o.err, transport.ErrTarget):
+		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w (%d messages recorded to %s)", o.err, n, rec.path)}
+	case o.err != nil:
+		return &exitError{code: exitBadInput, err: fmt.Errorf("record: %w", o.err)}
+	}
+	return closeErr
+}
+
+// recordSummary prints what was recorded, on stderr (stdout is the
+// protocol).
+func (a *app) recordSummary(n int64, rec *recording, res record.StdioResult, err error) {
+	how := "the client closed its input"
+	if !res.ClientClosed {
+		how = "the server ended"
+	}
+	switch {
+	case res.Signal != "":
+		how += fmt.Sprintf("; server stopped by %s", res.Signal)
+	default:
+		how += fmt.Sprintf("; server exit status %d", res.ExitCode)
+	}
+	if rec.file == nil && err == nil {
+		how += "; nothing was recorded, so no tape was written"
+	}
+	fmt.Fprintf(a.errOut, "recorded %d messages to %s (%s)\n", n, rec.path, how)
+	if res.NonJSONFromClient+res.NonJSONFromServer > 0 {
+		fmt.Fprintf(a.errOut, "relayed but not recorded: %d non-JSON lines from the client, %d from the server\n", res.NonJSONFromClient, res.NonJSONFromServer)
+	}
+}
+
+// relayEnds returns stdin and stdout for the relay: when they are pipes or
+// sockets, copies of them in non-blocking mode, which Close can interrupt
+// (see pollable); else as they are.
+func relayEnds(in io.Reader, out io.Writer) (io.Reader, io.Writer) {
+	if f, ok := in.(*os.File); ok {
+		in = pollable(f)
+	}
+	if f, ok := out.(*os.File); ok {
+		out = pollable(f)
+	}
+	return in, out
+}

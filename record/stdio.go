@@ -1,0 +1,397 @@
+package record
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
+)
+
+// StdioOption configures Stdio.
+type StdioOption func(*stdioOptions)
+
+type stdioOptions struct {
+	session     string
+	maxMessage  int
+	stopTimeout time.Duration
+	stderr      io.Writer
+	log         zerolog.Logger
+	env         []string
+}
+
+// StdioSession names the session the messages are recorded in ("s1" by
+// default).
+func StdioSession(name string) StdioOption { return func(o *stdioOptions) { o.session = name } }
+
+// StdioMaxMessage is the longest line either side may send, in bytes; 0
+// means transport.DefaultMaxMessage. A longer line ends the recording with
+// a *transport.TooLargeError: it is neither relayed nor recorded.
+func StdioMaxMessage(n int) StdioOption { return func(o *stdioOptions) { o.maxMessage = n } }
+
+// StdioStopTimeout is how long the server has to exit once its stdin is
+// closed, and again after SIGTERM, before it is killed (2s by default).
+func StdioStopTimeout(d time.Duration) StdioOption {
+	return func(o *stdioOptions) { o.stopTimeout = d }
+}
+
+// StdioStderr is where the server's stderr goes (os.Stderr by default).
+// An *os.File is handed to the server as it is: nothing in between.
+func StdioStderr(w io.Writer) StdioOption { return func(o *stdioOptions) { o.stderr = w } }
+
+// StdioLogger logs what the proxy notices: lines that are not JSON, how
+// the server ended.
+func StdioLogger(l zerolog.Logger) StdioOption { return func(o *stdioOptions) { o.log = l } }
+
+// StdioEnv adds K=V pairs to the server's environment.
+func StdioEnv(kv ...string) StdioOption {
+	return func(o *stdioOptions) { o.env = append(o.env, kv...) }
+}
+
+// StdioResult is how a stdio recording ended.
+type StdioResult struct {
+	// ExitCode is the server's exit status, -1 when a signal ended it
+	// (Signal names it).
+	ExitCode int
+	Signal   string
+	// ClientClosed: the client closed its input (the normal end), rather
+	// than the server exiting first.
+	ClientClosed bool
+	// Stopped: the proxy had to signal the server (it did not exit in
+	// StopTimeout after its stdin was closed, or the recording was
+	// cancelled).
+	Stopped bool
+	// NonJSONFromClient and NonJSONFromServer count the lines relayed but
+	// not recorded because they are not JSON (blank lines are not
+	// counted).
+	NonJSONFromClient, NonJSONFromServer int64
+}
+
+// Stdio is the stdio recording proxy. It starts the server argv (no
+// shell), relays the client's lines (read from clientIn) to the server's
+// stdin and the server's stdout lines to clientOut, and records every
+// message through tap, in session "s1" unless StdioSession says otherwise.
+//
+// Transparency: each line goes on byte for byte as it was read, its end
+// ("\n" or "\r\n") included, in the order read; nothing is re-encoded. A
+// line is recorded before it is forwarded, so the tape never has an
+// answer before its request. A line that is not JSON (a banner, a log
+// line a server prints on stdout by mistake) is relayed too, but not
+// recorded: it is logged as a warning and counted in the result; blank
+// lines are relayed silently. The server's stderr goes to StdioStderr
+// (this process's stderr by default). Memory is bounded: a line is held
+// only while it passes, and a line over StdioMaxMessage ends the
+// recording.
+//
+// Blocking and the end: Stdio returns when the recording is over and
+// every goroutine it started is gone:
+//   - the client closed its input (EOF on clientIn): the server's stdin is
+//     closed, the server has StdioStopTimeout to exit, then gets SIGTERM,
+//     then SIGKILL; what it writes meanwhile is still relayed; nil error;
+//   - the server exited on its own: clientIn is closed if it is an
+//     io.Closer (to end a read in progress); nil error if its status was
+//     0, else an error wrapping transport.ErrTarget;
+//   - ctx is done: the server is stopped as when the client closes its
+//     input, and ctx's error is returned;
+//   - the tape could not be written, or a line was too long: the server is
+//     stopped, and that error is returned.
+//
+// clientIn and clientOut are closed at the end when they are io.Closers.
+// A read of clientIn that closing cannot interrupt (a terminal) delays
+// the return until the next line or EOF. tap is not closed: the caller
+// writes the end line with tap.Close.
+func Stdio(ctx context.Context, tap *Tap, clientIn io.Reader, clientOut io.Writer, argv []string, opts ...StdioOption) (StdioResult, error) {
+	o := stdioOptions{session: "s1", stopTimeout: defaultStopTimeout, stderr: os.Stderr, log: zerolog.Nop()}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.stopTimeout <= 0 {
+		o.stopTimeout = defaultStopTimeout
+	}
+	if len(argv) == 0 || argv[0] == "" {
+		return StdioResult{}, errors.New("record: no server command given (pass it after --)")
+	}
+	if err := ctx.Err(); err != nil {
+		return StdioResult{}, err
+	}
+	srv, err := startServer(argv, o.env, o.stderr, o.stopTimeout)
+	if err != nil {
+		return StdioResult{}, err
+	}
+	name := strings.Join(argv, " ")
+	p := &stdioProxy{
+		tap:     tap,
+		session: o.session,
+		log:     o.log.With().Str("component", "record").Int("pid", srv.cmd.Process.Pid).Logger(),
+		client: transport.NewLineConn(clientIn, clientOut, transport.LineMaxMessage(o.maxMessage),
+			transport.LineName("a line of the client's input")),
+		server: transport.NewLineConn(srv.stdout, srv.stdin, transport.LineMaxMessage(o.maxMessage),
+			transport.LineName(fmt.Sprintf("a stdout line of server %q", name))),
+	}
+	return p.run(ctx, srv)
+}
+
+const (
+	defaultStopTimeout = 2 * time.Second
+	// stdoutGrace is how long the server's stdout may stay open after it
+	// exited (a child it left behind holds it) before it is closed.
+	stdoutGrace = 500 * time.Millisecond
+)
+
+// stdioProxy is one stdio recording: two relays and the server's life.
+type stdioProxy struct {
+	tap            *Tap
+	session        string
+	log            zerolog.Logger
+	client, server *transport.LineConn
+	nonJSON        [2]atomic.Int64 // from the client, from the server
+
+	failMu sync.Mutex // guards fail
+	fail   error      // the first relay error that ends the recording
+}
+
+// run relays until the recording ends (see Stdio) and tidies up.
+func (p *stdioProxy) run(ctx context.Context, srv *server) (StdioResult, error) {
+	var wg sync.WaitGroup
+	upDone, downDone := make(chan struct{}), make(chan struct{})
+	clientEOF := make(chan struct{})
+	wg.Go(func() {
+		defer close(upDone)
+		if p.relay(tape.C2S, p.client, p.server) {
+			close(clientEOF)
+		}
+	})
+	wg.Go(func() {
+		defer close(downDone)
+		p.relay(tape.S2C, p.server, p.client)
+	})
+
+	var res StdioResult
+	var ctxErr error
+	// Until the server has exited: an end of the client's input, a failed
+	// relay or ctx closes its stdin and stops it; its own exit ends it.
+	select {
+	case <-srv.exited:
+	case <-clientEOF:
+		res.ClientClosed = true
+		res.Stopped = srv.stop()
+	case <-upDone: // the server no longer reads, or a line too long, or the tape failed
+		res.Stopped = srv.stop()
+	case <-downDone: // the server closed its stdout, or the client is gone
+		res.Stopped = srv.stop()
+	case <-ctx.Done():
+		ctxErr = ctx.Err()
+		res.Stopped = srv.stop()
+	}
+	<-srv.exited
+	// What the server wrote before it exited is still relayed; a child it
+	// left behind may hold its stdout open: not for long.
+	select {
+	case <-downDone:
+	case <-time.After(stdoutGrace):
+	}
+	_ = srv.stdout.Close()
+	_ = srv.stdin.Close()
+	// The client's input is no longer read (and a client that does not
+	// read its own input any more does not hold the relay up).
+	_ = p.client.Close()
+	wg.Wait()
+
+	res.ExitCode, res.Signal = exitStatus(srv.cmd.ProcessState)
+	res.NonJSONFromClient, res.NonJSONFromServer = p.nonJSON[0].Load(), p.nonJSON[1].Load()
+	p.log.Debug().Int("status", res.ExitCode).Str("signal", res.Signal).Bool("client_closed", res.ClientClosed).Bool("stopped", res.Stopped).Msg("server ended")
+	switch {
+	case p.failure() != nil:
+		return res, p.failure()
+	case ctxErr != nil:
+		return res, ctxErr
+	case !res.ClientClosed && !res.Stopped && (res.ExitCode != 0 || res.Signal != ""):
+		return res, &transport.ExitError{Command: srv.argv, Status: res.ExitCode, Signal: res.Signal, Stderr: "see its stderr above"}
+	}
+	return res, nil
+}
+
+// relay passes the lines of from to to until from ends or a line cannot
+// be passed on; true when from ended with EOF (the peer closed it).
+func (p *stdioProxy) relay(dir tape.Dir, from, to *transport.LineConn) (eof bool) {
+	idx := 0
+	if dir == tape.S2C {
+		idx = 1
+	}
+	for {
+		msg, raw, err := from.ReadLine()
+		if len(raw) > 0 {
+			if ferr := p.pass(dir, idx, msg, raw, to); ferr != nil {
+				return false
+			}
+		}
+		if err != nil {
+			switch {
+			case errors.Is(err, io.EOF):
+				return true
+			case errors.Is(err, transport.ErrClosed), errors.Is(err, os.ErrClosed):
+			default:
+				var tl *transport.TooLargeError
+				if errors.As(err, &tl) {
+					p.setFailure(err)
+				} else {
+					p.log.Debug().Err(err).Str("dir", string(dir)).Msg("reading stopped")
+				}
+			}
+			return false
+		}
+	}
+}
+
+// pass records one line (if it is JSON) and forwards its raw bytes. A
+// failure to write the tape is the recording's failure; a failure to
+// forward means the other side is gone.
+func (p *stdioProxy) pass(dir tape.Dir, idx int, msg, raw []byte, to *transport.LineConn) error {
+	at := time.Now()
+	switch {
+	case json.Valid(msg):
+		if err := p.tap.Record(at, p.session, dir, msg, nil, nil); err != nil {
+			p.setFailure(err)
+			return err
+		}
+	case len(bytes.TrimSpace(msg)) > 0:
+		n := p.nonJSON[idx].Add(1)
+		who := "client"
+		if dir == tape.S2C {
+			who = "server"
+		}
+		p.log.Warn().Int64("count", n).Str("line", clip(msg, 200)).Msgf("the %s wrote a line that is not JSON: relayed, not recorded", who)
+	}
+	if err := to.WriteRaw(raw); err != nil {
+		p.log.Debug().Err(err).Str("dir", string(dir)).Msg("forwarding stopped")
+		return err
+	}
+	return nil
+}
+
+func (p *stdioProxy) setFailure(err error) {
+	p.failMu.Lock()
+	defer p.failMu.Unlock()
+	if p.fail == nil {
+		p.fail = err
+	}
+}
+
+func (p *stdioProxy) failure() error {
+	p.failMu.Lock()
+	defer p.failMu.Unlock()
+	return p.fail
+}
+
+// clip returns b as a string of at most n bytes, marked when cut.
+func clip(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	return string(b[:n]) + "…"
+}
+
+// exitStatus reads a finished process's status: its exit code, or -1 and
+// the signal's name.
+func exitStatus(ps *os.ProcessState) (int, string) {
+	if ps == nil {
+		return -1, ""
+	}
+	if sig := signalOf(ps); sig != "" {
+		return -1, sig
+	}
+	return ps.ExitCode(), ""
+}
+
+// server is the real server's process and the parent's ends of its pipes.
+type server struct {
+	cmd         *exec.Cmd
+	argv        []string
+	stdin       *os.File // its stdin, the write end
+	stdout      *os.File // its stdout, the read end
+	stopTimeout time.Duration
+	exited      chan struct{} // closed once the process has been waited for
+	stopOnce    sync.Once
+	stopped     bool
+}
+
+// startServer starts argv with its stdin and stdout on pipes and its
+// stderr on stderr, and waits for it in a goroutine that ends with it.
+func startServer(argv, env []string, stderr io.Writer, stopTimeout time.Duration) (*server, error) {
+	name := strings.Join(argv, " ")
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("start server %q: make pipe: %w", name, err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("start server %q: make pipe: %w", name, err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, stderr
+	// A stderr that is not a file is copied by a goroutine of cmd, which
+	// Wait waits for: not forever, if a child of the server holds it.
+	cmd.WaitDelay = stopTimeout
+	setProcessGroup(cmd)
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		hint := "check that the command exists and is executable"
+		if errors.Is(err, exec.ErrNotFound) {
+			hint = "no such program in PATH; install it or give its full path"
+		}
+		return nil, fmt.Errorf("%w: start server %q: %w (%s)", transport.ErrTarget, name, err, hint)
+	}
+	s := &server{cmd: cmd, argv: argv, stdin: inW, stdout: outR, stopTimeout: stopTimeout, exited: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(s.exited) }()
+	return s, nil
+}
+
+// stop closes the server's stdin, waits up to stopTimeout for it to exit,
+// then sends SIGTERM, waits again, then SIGKILL, to its process group. It
+// returns once the process has exited: true if it had to be signalled.
+// Later calls wait for the exit and return the first call's answer.
+func (s *server) stop() bool {
+	s.stopOnce.Do(func() {
+		_ = s.stdin.Close()
+		if s.waitExit(s.stopTimeout) {
+			return
+		}
+		s.stopped = true
+		_ = signalGroup(s.cmd.Process, false)
+		if !s.waitExit(s.stopTimeout) {
+			_ = signalGroup(s.cmd.Process, true)
+		}
+	})
+	<-s.exited
+	return s.stopped
+}
+
+func (s *server) waitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-s.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}

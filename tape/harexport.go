@@ -1,0 +1,266 @@
+package tape
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/replayctl/replayctl/jsonrpc"
+)
+
+// StdioURL is the placeholder URL of the entries EncodeHAR writes for a
+// tape recorded over stdio, which had no HTTP: each client message shows
+// as a POST to it. The .invalid domain never resolves.
+const StdioURL = "http://stdio.invalid/mcp"
+
+// EncodeHAR writes the tape r, from its first message, as a HAR 1.2 file
+// for a browser's network panel: one entry per HTTP exchange rebuilt
+// from the tape. Each client message is a POST with the message as its
+// body (the request headers its HTTP metadata kept), answered by the
+// server messages that belong to it: the response with its id, and the
+// server's notifications and requests that came while it was open, or
+// over SSE on its stream. One answer without SSE framing is an
+// application/json body; otherwise a text/event-stream body with each
+// event's recorded id, event and retry. Server messages that belong to no
+// open request go to one GET stream entry per session. The status is the
+// one recorded with the answer (or the client message), else 200, or 202
+// for a POST with no answer. A stdio tape's entries go to StdioURL.
+//
+// The tape's header, each entry's session name and its messages' seqs
+// and exact times go into "_replayctl" members, which HAR viewers ignore
+// and DecodeHAR uses, so that a tape exported and imported again has the
+// same messages, directions, sessions, statuses and SSE ids.
+//
+// The whole tape is held in memory while the exchanges are rebuilt. r is
+// left at its end. Errors are r's (*Error) or w's.
+func EncodeHAR(w io.Writer, r *Reader, creator string) error {
+	if err := r.Rewind(); err != nil {
+		return err
+	}
+	h := r.Header()
+	start, _ := parseISO(h.CreatedAt)
+	if start.IsZero() {
+		start = time.Unix(0, 0).UTC()
+	}
+	url := StdioURL
+	if h.Server != nil && h.Server.URL != "" {
+		url = h.Server.URL
+	}
+	var (
+		exs  []*harExport
+		open = map[string][]*harExport{}          // session → POSTs with unanswered requests, oldest first
+		ids  = map[string]map[string]*harExport{} // session → request id → its POST
+		gets = map[string]*harExport{}
+	)
+	for {
+		m, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if ids[m.Session] == nil {
+			ids[m.Session] = map[string]*harExport{}
+		}
+		if m.Dir == C2S {
+			ex := &harExport{session: m.Session, req: m}
+			exs = append(exs, ex)
+			for _, id := range requestIDs(m.Msg) {
+				ids[m.Session][id] = ex
+				ex.pending++
+			}
+			if ex.pending > 0 {
+				open[m.Session] = append(open[m.Session], ex)
+			}
+			continue
+		}
+		var ex *harExport
+		for _, id := range responseIDs(m.Msg) {
+			if e, ok := ids[m.Session][id]; ok {
+				ex = e
+				delete(ids[m.Session], id)
+				e.pending--
+			}
+		}
+		if ex == nil {
+			if o := open[m.Session]; len(o) > 0 {
+				ex = o[len(o)-1]
+			} else if ex = gets[m.Session]; ex == nil {
+				ex = &harExport{session: m.Session, get: true}
+				gets[m.Session] = ex
+				exs = append(exs, ex)
+			}
+		}
+		ex.answers = append(ex.answers, m)
+		o := open[m.Session][:0]
+		for _, e := range open[m.Session] {
+			if e.pending > 0 {
+				o = append(o, e)
+			}
+		}
+		open[m.Session] = o
+	}
+	sort.SliceStable(exs, func(i, j int) bool { return exs[i].startUS() < exs[j].startUS() })
+	doc := harRoot{Log: harLog{Version: "1.2", Creator: harCreator{Name: "replayctl", Version: creator}, Replayctl: &h,
+		Entries: make([]harEntry, 0, len(exs))}}
+	for _, ex := range exs {
+		doc.Log.Entries = append(doc.Log.Entries, ex.entry(start, url))
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("write HAR: %w", err)
+	}
+	return nil
+}
+
+// harExport is one exchange being rebuilt.
+type harExport struct {
+	session string
+	get     bool    // a GET stream, with no client message
+	req     Message // the client message of a POST
+	answers []Message
+	pending int // requests of req not answered yet
+}
+
+func (ex *harExport) startUS() int64 {
+	if ex.get {
+		return ex.answers[0].TUS
+	}
+	return ex.req.TUS
+}
+
+func (ex *harExport) entry(start time.Time, url string) harEntry {
+	t0 := ex.startUS()
+	e := harEntry{StartedDateTime: start.Add(time.Duration(t0) * time.Microsecond).Format("2006-01-02T15:04:05.000000Z07:00")}
+	x := &harExtra{Session: ex.session}
+	e.Request = harRequest{Method: "POST", URL: url, HTTPVersion: "HTTP/1.1", Cookies: []harNV{}, QueryString: []harNV{},
+		Headers: []harNV{}, HeadersSize: -1, BodySize: 0}
+	status := 200
+	if ex.get {
+		e.Request.Method = "GET"
+		e.Request.Headers = append(e.Request.Headers, harNV{"Accept", "text/event-stream"})
+	} else {
+		e.Request.Headers = append(e.Request.Headers, harNV{"Content-Type", "application/json"}, harNV{"Accept", "application/json, text/event-stream"})
+		e.Request.Headers = appendMeta(e.Request.Headers, ex.req.HTTP, "Content-Type", "Accept")
+		e.Request.PostData = &harPostData{MimeType: "application/json", Text: string(ex.req.Msg)}
+		e.Request.BodySize = int64(len(ex.req.Msg))
+		x.TUS, x.Seq = append(x.TUS, ex.req.TUS), append(x.Seq, ex.req.Seq)
+		if ex.req.HTTP != nil && ex.req.HTTP.Status != 0 {
+			status = ex.req.HTTP.Status
+		} else if len(ex.answers) == 0 {
+			status = 202
+		}
+	}
+	resp := harResponse{HTTPVersion: "HTTP/1.1", Cookies: []harNV{}, Headers: []harNV{}, HeadersSize: -1}
+	var body []byte
+	mime := ""
+	sse := len(ex.answers) > 1 || ex.get
+	for _, a := range ex.answers {
+		sse = sse || a.SSE != nil
+	}
+	last := t0
+	for i, a := range ex.answers {
+		if i == 0 {
+			if a.HTTP != nil && a.HTTP.Status != 0 {
+				status = a.HTTP.Status
+			}
+			resp.Headers = appendMeta(resp.Headers, a.HTTP, "Content-Type")
+		}
+		if sse {
+			var id, event string
+			var retry int64
+			if a.SSE != nil {
+				id, event, retry = a.SSE.ID, a.SSE.Event, a.SSE.Retry
+			}
+			body = appendSSE(body, id, event, retry, a.Msg)
+		} else {
+			body = append(body, a.Msg...)
+		}
+		x.TUS, x.Seq = append(x.TUS, a.TUS), append(x.Seq, a.Seq)
+		last = max(last, a.TUS)
+	}
+	if len(ex.answers) > 0 {
+		mime = "application/json"
+		if sse {
+			mime = "text/event-stream"
+		}
+		resp.Headers = append([]harNV{{"Content-Type", mime}}, resp.Headers...)
+	}
+	resp.Status, resp.StatusText = status, http.StatusText(status)
+	resp.Content = harContent{Size: int64(len(body)), MimeType: mime, Text: string(body)}
+	resp.BodySize = int64(len(body))
+	e.Response = resp
+	wait := 0.0
+	if len(ex.answers) > 0 {
+		wait = float64(ex.answers[0].TUS-t0) / 1000
+	}
+	total := float64(last-t0) / 1000
+	e.Time = total
+	e.Timings = harTimings{Blocked: -1, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: wait, Receive: total - wait}
+	e.Replayctl = x
+	return e
+}
+
+// appendMeta appends the headers a message's HTTP metadata kept, but for
+// those already written (skip) and credentials.
+func appendMeta(h []harNV, meta *HTTPMeta, skip ...string) []harNV {
+	if meta == nil {
+		return h
+	}
+	keys := make([]string, 0, len(meta.Headers))
+	for k := range meta.Headers {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+next:
+	for _, k := range keys {
+		if Sensitive(k) {
+			continue
+		}
+		for _, s := range skip {
+			if equalFold(k, s) {
+				continue next
+			}
+		}
+		for _, v := range meta.Headers[k] {
+			h = append(h, harNV{k, v})
+		}
+	}
+	return h
+}
+
+// requestIDs are the id keys of the requests in a message (or batch).
+func requestIDs(msg []byte) []string {
+	return idsOf(msg, func(k jsonrpc.Kind) bool { return k == jsonrpc.KindRequest })
+}
+
+// responseIDs are the id keys of the responses in a message (or batch).
+func responseIDs(msg []byte) []string {
+	return idsOf(msg, jsonrpc.IsResponseKind)
+}
+
+func idsOf(msg []byte, want func(jsonrpc.Kind) bool) []string {
+	m, err := jsonrpc.Parse(msg)
+	if err != nil {
+		return nil
+	}
+	parts := []jsonrpc.Message{m}
+	if m.Kind == jsonrpc.KindBatch {
+		if parts, err = m.Batch(); err != nil {
+			return nil
+		}
+	}
+	var out []string
+	for _, p := range parts {
+		if want(p.Kind) {
+			out = append(out, jsonrpc.IDKey(p.ID))
+		}
+	}
+	return out
+}

@@ -1,0 +1,47 @@
+package tape
+
+import (
+	"errors"
+	"testing"
+)
+
+// FuzzDecodeHAR: any input is imported or refused with an *Error, never
+// a panic; what is imported is numbered in order with valid messages.
+func FuzzDecodeHAR(f *testing.F) {
+	f.Add([]byte(har(entry("2026-05-01T10:00:00Z", "POST", "http://h/mcp", "", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, 200, "", "text/event-stream", "id: 1\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n", ""))))
+	f.Add([]byte(`{"log":{"entries":[{"startedDateTime":"2026-05-01T10:00:00Z","request":{"method":"GET","url":"u"},"response":{"content":{"mimeType":"text/event-stream","text":"ZGF0YTogMQoK","encoding":"base64"}}}]}}`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		_, msgs, _, err := DecodeHAR("f.har", doc)
+		checkImport(t, msgs, err)
+	})
+}
+
+// FuzzDecodeLog: as FuzzDecodeHAR, for JSON-RPC logs.
+func FuzzDecodeLog(f *testing.F) {
+	f.Add([]byte(wrapperLog))
+	f.Add([]byte("[2026-05-01T10:00:00Z] --> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n<-- {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n"))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		_, msgs, _, err := DecodeLog("f.log", doc)
+		checkImport(t, msgs, err)
+	})
+}
+
+func checkImport(t *testing.T, msgs []Message, err error) {
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Fatalf("error %v (%T), want *Error", err, err)
+		}
+		return
+	}
+	var prev int64
+	for i, m := range msgs {
+		if m.Seq != int64(i) || m.TUS < prev || (m.Dir != C2S && m.Dir != S2C) || m.Session == "" {
+			t.Fatalf("message %d: %+v", i, m)
+		}
+		prev = m.TUS
+		if len(m.Msg) == 0 || (m.Msg[0] != '{' && m.Msg[0] != '[') {
+			t.Fatalf("message %d: %q", i, m.Msg)
+		}
+	}
+}
