@@ -3,10 +3,12 @@ package record
 import (
 	"context"
 	"fmt"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -119,7 +121,19 @@ func NewHTTP(upstream string, open OpenTape, opts ...HTTPOption) (*HTTP, error) 
 		opt(p)
 	}
 	p.limit = transportLimit(p.limit)
+	// ReverseProxy's own complaints (a stream cut by Stop or by the
+	// upstream) go to the logger at debug level, not to the process's
+	// standard logger.
+	p.rp.ErrorLog = log.New(debugWriter{&p.log}, "", 0)
 	return p, nil
+}
+
+// debugWriter writes each line it is given as a debug log event.
+type debugWriter struct{ log *zerolog.Logger }
+
+func (w debugWriter) Write(b []byte) (int, error) {
+	w.log.Debug().Msg(strings.TrimSpace(string(b)))
+	return len(b), nil
 }
 
 func transportLimit(n int) int {

@@ -103,7 +103,11 @@ func (ex *exchange) answered(resp *http.Response) {
 	}
 	meta := responseMeta(resp)
 	if resp.StatusCode >= 400 {
-		p.log.Warn().Str("session", ex.session).Str("method", r.Method).Int("status", resp.StatusCode).
+		ev := p.log.Warn()
+		if resp.StatusCode == http.StatusMethodNotAllowed && r.Method != http.MethodPost {
+			ev = p.log.Debug() // a server with no GET stream, or no DELETE: normal
+		}
+		ev.Str("session", ex.session).Str("method", r.Method).Int("status", resp.StatusCode).
 			Interface("headers", meta.Headers).Msg("upstream refused a request")
 	}
 	if resp.Body == nil || resp.Body == http.NoBody {
