@@ -49,6 +49,7 @@
 //     limit (relayed whole, counted in Dropped and logged).
 //
 // Sessions are named as http_session.go says: per Mcp-Session-Id, per
-// legacy SSE stream, and per client (IP address and clientInfo) for
-// stateless traffic.
+// legacy SSE stream, and per client for traffic without a session id
+// (told apart by IP address and clientInfo, then by JSON-RPC ids and
+// connections: see lanes).
 package record

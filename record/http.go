@@ -66,8 +66,8 @@ type HTTP struct {
 	legacy   bool      // a legacy HTTP+SSE stream was seen
 	names    int       // tape session names handed out: s1…sN
 	bySessID map[string]string
-	byClient map[string]string // stateless: client address and info → session
-	joined   map[string]bool   // sessions a session id has joined
+	lanes    lanes             // clients without a session id
+	seq      int               // messages given to lanes
 	byPath   map[string]string // legacy: announced endpoint → session
 }
 
@@ -107,7 +107,7 @@ func NewHTTP(upstream string, open OpenTape, opts ...HTTPOption) (*HTTP, error) 
 	}
 	p := &HTTP{
 		upstream: u, open: open, log: zerolog.Nop(),
-		bySessID: map[string]string{}, byClient: map[string]string{}, joined: map[string]bool{}, byPath: map[string]string{},
+		bySessID: map[string]string{}, byPath: map[string]string{},
 	}
 	p.stop, p.stopFunc = context.WithCancel(context.Background())
 	p.rp = &httputil.ReverseProxy{

@@ -63,6 +63,7 @@ func (t *jsonTap) Close() error {
 
 func (t *jsonTap) finish(whole bool) {
 	t.once.Do(func() {
+		defer t.ex.settle()
 		defer t.ex.flushHeld()
 		p, session := t.ex.p, t.ex.session
 		switch {
@@ -185,7 +186,12 @@ func (t *sseTap) Close() error {
 	return err
 }
 
-func (t *sseTap) finish() { t.closed.Do(t.ex.flushHeld) }
+func (t *sseTap) finish() {
+	t.closed.Do(func() {
+		t.ex.flushHeld()
+		t.ex.settle()
+	})
+}
 
 // feed is the reader under an sseTap's SSEReader: the bytes of the
 // current Read, then transport.ErrWait (or the stream's end).

@@ -26,6 +26,8 @@ type exchange struct {
 	over    bool   // the POST body was over the limit
 	session string // the tape session; "" until known
 	client  []byte // the clientInfo the message carries, if any
+	id      string // the request's id (jsonrpc.IDKey), "" if not a lone request
+	lane    *lane  // the lane of a client without a session id; nil once answered
 
 	// held is the initialize request of a client that has no session yet:
 	// the answer's Mcp-Session-Id says which session it opens, and its
@@ -73,6 +75,9 @@ func (ex *exchange) recordRequest() {
 		return
 	}
 	ex.client = clientInfo(m.Params())
+	if m.Kind == jsonrpc.KindRequest {
+		ex.id = jsonrpc.IDKey(m.ID)
+	}
 	msg := tape.Message{Dir: tape.C2S, Msg: ex.body, HTTP: requestMeta(r.Header)}
 	switch mcp.MessageEra(m) {
 	case mcp.EraStateless:
@@ -87,7 +92,8 @@ func (ex *exchange) recordRequest() {
 		}
 	}
 	if !known {
-		session = p.clientSession(r, ex.client)
+		ex.lane = p.clientSession(r, ex.client, ex.id)
+		session = ex.lane.name
 	}
 	ex.session = session
 	msg.Session = session
@@ -99,7 +105,7 @@ func (ex *exchange) recordRequest() {
 func (ex *exchange) answered(resp *http.Response) {
 	p, r := ex.p, ex.req
 	if ex.session == "" {
-		ex.session = p.answerSession(r, resp, ex.client)
+		ex.session = p.answerSession(ex, resp)
 	}
 	meta := responseMeta(resp)
 	if resp.StatusCode >= 400 {
@@ -112,6 +118,7 @@ func (ex *exchange) answered(resp *http.Response) {
 	}
 	if resp.Body == nil || resp.Body == http.NoBody {
 		ex.flushHeld()
+		ex.settle()
 		return
 	}
 	switch mediaType(resp.Header) {
@@ -126,6 +133,7 @@ func (ex *exchange) answered(resp *http.Response) {
 		resp.Body = newJSONTap(ex, resp.Body, meta, resp.Header.Get("Content-Encoding"), resp.ContentLength)
 	default:
 		ex.flushHeld()
+		ex.settle()
 	}
 }
 
@@ -139,7 +147,8 @@ func (ex *exchange) flushHeldVersion(version string) {
 			return
 		}
 		if ex.session == "" {
-			ex.session = ex.p.clientSession(ex.req, ex.client)
+			ex.lane = ex.p.clientSession(ex.req, ex.client, ex.id)
+			ex.session = ex.lane.name
 		}
 		if version == "" {
 			if m, err := jsonrpc.Parse(ex.held.Msg); err == nil {
@@ -166,11 +175,24 @@ func (ex *exchange) answer(at time.Time, msg []byte, meta *tape.HTTPMeta, sse *t
 		}
 		ex.flushHeldVersion(v)
 	}
+	if jsonrpc.IsResponseKind(m.Kind) {
+		defer ex.settle() // recorded first: the client has it only then
+	}
 	out := tape.Message{Session: ex.session, Dir: tape.S2C, Msg: msg, HTTP: meta, SSE: sse}
 	if r := ex.req; r.Method == http.MethodGet && r.Header.Get(mcp.HeaderLastEventID) != "" {
 		out.Extra = lastEventIDExtra(r.Header.Get(mcp.HeaderLastEventID))
 	}
 	ex.p.record(at, out)
+}
+
+// settle notes that the exchange's request has its answer (or never will:
+// its answer is over), so that its lane may take a request from another
+// connection.
+func (ex *exchange) settle() {
+	if ex.lane != nil && ex.id != "" {
+		ex.p.answered(ex.lane, ex.id)
+	}
+	ex.lane = nil
 }
 
 // mediaType is a Content-Type without parameters, in lower case.

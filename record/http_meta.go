@@ -3,6 +3,7 @@ package record
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
@@ -84,7 +85,9 @@ func upstreamError(id []byte, upstream string, err error) []byte {
 		id = []byte("null")
 	}
 	b := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
-	b = append(b, `,"error":{"code":-32000,"message":`...)
+	b = append(b, `,"error":{"code":`...)
+	b = strconv.AppendInt(b, CodeUpstreamUnreachable, 10)
+	b = append(b, `,"message":`...)
 	b = jsonscan.AppendString(b, "replayctl record: the upstream server "+upstream+" cannot be reached: "+err.Error())
 	return append(b, "}}\n"...)
 }
@@ -93,6 +96,7 @@ func upstreamError(id []byte, upstream string, err error) []byte {
 // reached, for the proxy's error answer; nil for a batch or no request.
 func (ex *exchange) unreachable() []byte {
 	ex.flushHeld()
+	ex.settle()
 	if ex.body == nil {
 		return nil
 	}

@@ -17,17 +17,19 @@ import (
 //   - Legacy HTTP+SSE: one per GET stream (the endpoint it announces, path
 //     and query, routes the client's POSTs to it).
 //   - Everything else — the stateless revision 2026-07-28, or a server
-//     that hands out no session id — one per client: the client's IP
-//     address and the clientInfo its requests carry in _meta
+//     that hands out no session id — one per client, as far as the wire
+//     tells (see lanes): clients are told apart by their IP address and
+//     the clientInfo their requests carry in _meta
 //     ("io.modelcontextprotocol/clientInfo"; initialize's clientInfo), or
-//     its User-Agent when they carry none. Not the TCP connection: an
-//     HTTP client spreads one MCP client's requests over several pooled
+//     their User-Agent when they carry none; then by their JSON-RPC ids,
+//     which a client never reuses, and by connection. Not by connection
+//     alone: an HTTP client spreads one MCP client's requests over pooled
 //     connections, and a replay needs them in one session (the
 //     x-mcp-header annotations its tools/list taught, its multi-round
-//     retries). Clients that cannot be told apart that way (the same
-//     program, version and host) share one tape session: each request of
-//     the stateless revision stands alone, so the tape still replays,
-//     their requests in the order they came.
+//     retries).
+//   - A 2026 client whose server/discover probe was refused and that fell
+//     back to initialize is one session: the session id the initialize
+//     gets joins the probe's lane.
 
 // newName returns the next tape session name. p.mu must be held.
 func (p *HTTP) newName() string {
@@ -55,18 +57,22 @@ func (p *HTTP) requestSession(r *http.Request) (session string, known bool) {
 	return "", false
 }
 
-// clientSession is the tape session of the client that sent r, whose
-// clientInfo (raw JSON) is info, or nil.
-func (p *HTTP) clientSession(r *http.Request, info []byte) string {
+// clientSession is the tape session (a lane) of a message with id
+// (jsonrpc.IDKey, "" for none) from the client that sent r, whose
+// clientInfo (raw JSON) is info, or nil; the request is noted in it.
+func (p *HTTP) clientSession(r *http.Request, info []byte, id string) *lane {
 	key := clientKey(r, info)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	name, ok := p.byClient[key]
-	if !ok {
-		name = p.newName()
-		p.byClient[key] = name
-	}
-	return name
+	p.seq++
+	return p.lanes.pick(key, r.RemoteAddr, id, p.seq, p.newName)
+}
+
+// answered notes the answer to the request id of lane l.
+func (p *HTTP) answered(l *lane, id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l.answered(id)
 }
 
 // clientKey tells a client apart when it has no session id: its IP
@@ -109,34 +115,42 @@ func member(doc []byte, name string) []byte {
 
 // answerSession is the tape session of an exchange whose request did not
 // tell: the session id the answer assigns, or for a GET stream a session
-// of its own (legacy HTTP+SSE), or the client's (info: its clientInfo).
+// of its own (legacy HTTP+SSE), or the client's lane.
 //
 // A new session id joins the client's stateless session when that has
 // no session id yet: a 2026 client that probed with server/discover, was
 // refused and fell back to initialize is one session on the tape, as a
 // replay needs it (mcp.MessageEra: the initialize that follows decides).
-func (p *HTTP) answerSession(r *http.Request, resp *http.Response, info []byte) string {
+func (p *HTTP) answerSession(ex *exchange, resp *http.Response) string {
+	r := ex.req
 	if id := resp.Header.Get(mcp.HeaderSessionID); id != "" {
-		key := clientKey(r, info)
+		p.mu.Lock()
+		name, ok := p.bySessID[id]
+		p.mu.Unlock()
+		if ok {
+			return name
+		}
+		l := p.clientSession(r, ex.client, ex.id)
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		name, ok := p.bySessID[id]
-		if !ok {
-			name, ok = p.byClient[key]
-			if !ok || p.joined[name] {
-				name = p.newName()
-			}
-			p.joined[name] = true
-			p.bySessID[id] = name
+		if name, ok := p.bySessID[id]; ok { // another request of the session came first
+			return name
 		}
-		return name
+		if l.joined {
+			l = &lane{name: p.newName(), pending: map[string]struct{}{}}
+		}
+		l.joined = true
+		p.bySessID[id] = l.name
+		return l.name
 	}
 	if r.Method == http.MethodGet {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		return p.newName()
 	}
-	return p.clientSession(r, info)
+	l := p.clientSession(r, ex.client, ex.id)
+	ex.lane = l
+	return l.name
 }
 
 // announce routes the legacy endpoint uri (path and query, as the client
