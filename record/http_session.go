@@ -131,6 +131,7 @@ func (p *HTTP) answerSession(ex *exchange, resp *http.Response) string {
 			return name
 		}
 		l := p.clientSession(r, ex.client, ex.id)
+		ex.lane = l // settled with the answer
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if name, ok := p.bySessID[id]; ok { // another request of the session came first
