@@ -227,19 +227,23 @@ func (p *HTTP) modifyResponse(resp *http.Response) error {
 }
 
 // errorHandler answers a client whose request could not be relayed: 502
-// with a JSON-RPC error naming the upstream. The client's message is
-// recorded with that status; the proxy's error is not (the server did not
-// say it).
+// with a JSON-RPC error naming the upstream, or 503 when the proxy is
+// stopping. The client's message is on the tape already; the proxy's own
+// answer is not (the server did not say it).
 func (p *HTTP) errorHandler(w http.ResponseWriter, r *http.Request, err error) {
 	ex := exchangeOf(r)
-	if r.Context().Err() != nil {
-		return // the client went away, or Stop: nobody to tell
-	}
-	p.log.Warn().Err(err).Str("upstream", p.upstream.String()).Msg("upstream request failed")
 	var id []byte
 	if ex != nil {
 		id = ex.unreachable()
 	}
+	switch {
+	case p.stop.Err() != nil:
+		http.Error(w, "replayctl record is stopping", http.StatusServiceUnavailable)
+		return
+	case r.Context().Err() != nil:
+		return // the client went away: nobody to tell
+	}
+	p.log.Warn().Err(err).Str("upstream", p.upstream.String()).Msg("upstream request failed")
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusBadGateway)
 	_, _ = w.Write(upstreamError(id, p.upstream.String(), err))
@@ -247,7 +251,7 @@ func (p *HTTP) errorHandler(w http.ResponseWriter, r *http.Request, err error) {
 
 // Stop ends every exchange in flight (open SSE streams among them): their
 // upstream requests are cancelled and their clients' responses end. It
-// is idempotent; requests that come after it fail at once.
+// is idempotent; requests that come after it are answered 503 at once.
 func (p *HTTP) Stop() { p.stopFunc() }
 
 // Close stops the proxy (Stop) and closes the tape: its end line is

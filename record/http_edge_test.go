@@ -3,6 +3,7 @@ package record_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -10,6 +11,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/record"
@@ -262,4 +264,43 @@ func must(t *testing.T, path string) io.Reader {
 		t.Fatal(err)
 	}
 	return bytes.NewReader(b)
+}
+
+// TestHTTPProxyStopped: Stop ends an open stream, and a request after it
+// is answered 503 at once.
+func TestHTTPProxyStopped(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_ = transport.NewSSEWriter(w).Write(transport.SSEEvent{Data: []byte(`{"jsonrpc":"2.0","method":"notifications/ready"}`)})
+		<-r.Context().Done() // a stream the server never ends
+	}))
+	defer up.Close()
+	p, err := record.NewHTTP(up.URL+"/mcp", func(h tape.Header) (*tape.Writer, error) { return tape.NewWriter(io.Discard, h) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/mcp", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sr := transport.NewSSEReader(resp.Body)
+	if _, err := sr.Next(); err != nil {
+		t.Fatal(err)
+	}
+	p.Stop()
+	if _, err := sr.Next(); err == nil || ctx.Err() != nil {
+		t.Errorf("the stream after Stop: %v (test context: %v), want it ended", err, ctx.Err())
+	}
+	st, _, body := do(t, "POST", srv.URL+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"x"}`, nil)
+	if st != http.StatusServiceUnavailable || !strings.Contains(string(body), "stopping") {
+		t.Errorf("after Stop: %d %q, want 503 saying it is stopping", st, body)
+	}
+	http.DefaultClient.CloseIdleConnections()
 }
