@@ -8,26 +8,29 @@ import (
 // lanes splits the traffic of clients that have no session id (the
 // stateless revision, or a server that hands out none) into tape
 // sessions, one per client as well as the wire lets it tell: the client's
-// key (its IP address and clientInfo) first, then its JSON-RPC ids, which
+// IP address, its clientInfo when the message carries one (a 2026
+// request's _meta, an initialize's params), then its JSON-RPC ids, which
 // a client never reuses, and its connections.
 //
-// A request goes to the lane of the connection it came on, if that lane
-// has not used its id. Otherwise to a lane of the same key that has every
-// request answered and has not used the id, preferring the one whose
-// last numeric id is the one before (a client counting 1, 2, 3 that
-// opened a new connection); otherwise a new lane. So one client whose
-// HTTP library spreads its requests over pooled connections stays one
-// session, and identical clients that run at once (same program, same
-// host) become one session each, as their ids tell them apart.
+// A message goes to the lanes of its host whose clientInfo is its own (a
+// message without one: any of them). A request goes to the lane of the
+// connection it came on, if that lane has not used its id; otherwise to
+// a lane that has every request answered and has not used the id, the
+// one with the highest numeric id below it (a client counting 1, 2, 3
+// that opened a new connection); otherwise to a new lane. So one client
+// whose HTTP library spreads its requests over pooled connections stays
+// one session, and identical clients that run at once (same program,
+// same host) become one session each, as their ids tell them apart.
 //
 // Pure bookkeeping: the proxy calls it with its lock held.
 type lanes struct {
-	byKey map[string][]*lane
+	byHost map[string][]*lane
 }
 
 // lane is one tape session of clients without a session id.
 type lane struct {
 	name    string
+	info    string              // the clientInfo its messages carry, "" if none yet
 	conn    string              // the connection of its last request
 	last    int64               // its highest numeric id; -1 if none
 	recent  []string            // its last string ids (ids that are not numbers)
@@ -54,13 +57,19 @@ func numericID(id string) (int64, bool) {
 }
 
 // pick returns the lane of a message with id (jsonrpc.IDKey; "" for a
-// notification or a batch) from client key on conn, making a lane named
-// by newName when none fits, and notes the request in it.
-func (ls *lanes) pick(key, conn, id string, seq int, newName func() string) *lane {
-	if ls.byKey == nil {
-		ls.byKey = map[string][]*lane{}
+// notification or a batch) and clientInfo info ("" for none) from host on
+// conn, making a lane named by newName when none fits, and notes the
+// request in it.
+func (ls *lanes) pick(host, info, conn, id string, seq int, newName func() string) *lane {
+	if ls.byHost == nil {
+		ls.byHost = map[string][]*lane{}
 	}
-	cands := ls.byKey[key]
+	var cands []*lane
+	for _, l := range ls.byHost[host] {
+		if info == "" || l.info == "" || l.info == info {
+			cands = append(cands, l)
+		}
+	}
 	var bound *lane
 	for _, l := range cands {
 		if l.conn == conn {
@@ -94,9 +103,12 @@ func (ls *lanes) pick(key, conn, id string, seq int, newName func() string) *lan
 	}
 	if chosen == nil {
 		chosen = &lane{name: newName(), last: -1, pending: map[string]struct{}{}}
-		ls.byKey[key] = append(ls.byKey[key], chosen)
+		ls.byHost[host] = append(ls.byHost[host], chosen)
 	}
-	for _, l := range cands {
+	if chosen.info == "" {
+		chosen.info = info
+	}
+	for _, l := range ls.byHost[host] {
 		if l != chosen && l.conn == conn {
 			l.conn = "" // the connection is another client's now
 		}

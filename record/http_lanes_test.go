@@ -9,9 +9,9 @@ import (
 // checks which lane each message lands in.
 func TestLanesPick(t *testing.T) {
 	type msg struct {
-		key, conn, id string
-		answer        bool // its answer is recorded before the next message
-		want          string
+		info, conn, id string
+		answer         bool // its answer is recorded before the next message
+		want           string
 	}
 	tests := []struct {
 		name string
@@ -40,6 +40,10 @@ func TestLanesPick(t *testing.T) {
 		{"notifications go with their connection, else the latest lane", []msg{
 			{"a", "c1", "1", true, "s1"}, {"a", "c2", "1", true, "s2"}, {"a", "c2", "", false, "s2"}, {"a", "c9", "", false, "s2"}, {"a", "c1", "", false, "s1"},
 		}},
+		{"a client whose later messages carry no clientInfo (initialize, then a stateless server)", []msg{
+			{"a", "c1", "1", true, "s1"}, {"b", "c2", "1", true, "s2"}, {"", "c1", "", false, "s1"},
+			{"", "c3", "2", true, "s1"}, {"", "c1", "2", true, "s2"},
+		}},
 		{"string ids", []msg{
 			{"a", "c1", `"x"`, true, "s1"}, {"a", "c2", `"x"`, true, "s2"}, {"a", "c3", `"y"`, true, "s1"},
 		}},
@@ -50,9 +54,9 @@ func TestLanesPick(t *testing.T) {
 			n := 0
 			newName := func() string { n++; return fmt.Sprintf("s%d", n) }
 			for i, m := range tc.msgs {
-				l := ls.pick(m.key, m.conn, m.id, i, newName)
+				l := ls.pick("127.0.0.1", m.info, m.conn, m.id, i, newName)
 				if l.name != m.want {
-					t.Fatalf("message %d (%s on %s, id %s): lane %s, want %s", i, m.key, m.conn, m.id, l.name, m.want)
+					t.Fatalf("message %d (%s on %s, id %s): lane %s, want %s", i, m.info, m.conn, m.id, l.name, m.want)
 				}
 				if m.answer && m.id != "" {
 					l.answered(m.id)

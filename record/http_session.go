@@ -20,9 +20,9 @@ import (
 //     that hands out no session id — one per client, as far as the wire
 //     tells (see lanes): clients are told apart by their IP address and
 //     the clientInfo their requests carry in _meta
-//     ("io.modelcontextprotocol/clientInfo"; initialize's clientInfo), or
-//     their User-Agent when they carry none; then by their JSON-RPC ids,
-//     which a client never reuses, and by connection. Not by connection
+//     ("io.modelcontextprotocol/clientInfo"; initialize's clientInfo), when
+//     they carry one; then by their JSON-RPC ids, which a client never
+//     reuses, and by connection. Not by connection
 //     alone: an HTTP client spreads one MCP client's requests over pooled
 //     connections, and a replay needs them in one session (the
 //     x-mcp-header annotations its tools/list taught, its multi-round
@@ -61,11 +61,14 @@ func (p *HTTP) requestSession(r *http.Request) (session string, known bool) {
 // (jsonrpc.IDKey, "" for none) from the client that sent r, whose
 // clientInfo (raw JSON) is info, or nil; the request is noted in it.
 func (p *HTTP) clientSession(r *http.Request, info []byte, id string) *lane {
-	key := clientKey(r, info)
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.seq++
-	return p.lanes.pick(key, r.RemoteAddr, id, p.seq, p.newName)
+	return p.lanes.pick(host, string(info), r.RemoteAddr, id, p.seq, p.newName)
 }
 
 // answered notes the answer to the request id of lane l.
@@ -73,19 +76,6 @@ func (p *HTTP) answered(l *lane, id string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	l.answered(id)
-}
-
-// clientKey tells a client apart when it has no session id: its IP
-// address and its clientInfo, or its User-Agent when it sent none.
-func clientKey(r *http.Request, info []byte) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	if len(info) == 0 {
-		return host + "\x00\x00" + r.UserAgent()
-	}
-	return host + "\x00" + string(info)
 }
 
 // clientInfo is the clientInfo a request's params carry: in _meta
@@ -115,7 +105,9 @@ func member(doc []byte, name string) []byte {
 
 // answerSession is the tape session of an exchange whose request did not
 // tell: the session id the answer assigns, or for a GET stream a session
-// of its own (legacy HTTP+SSE), or the client's lane.
+// of its own (legacy HTTP+SSE), or the client's lane. A GET without a
+// session id is not a request of a lane: it carries no id, and its
+// answer is a stream, not an answer.
 //
 // A new session id joins the client's stateless session when that has
 // no session id yet: a 2026 client that probed with server/discover, was
@@ -145,6 +137,9 @@ func (p *HTTP) answerSession(ex *exchange, resp *http.Response) string {
 		return l.name
 	}
 	if r.Method == http.MethodGet {
+		if resp.StatusCode/100 != 2 {
+			return "" // no stream (405: the server offers none): nothing to record, no name
+		}
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		return p.newName()
