@@ -26,7 +26,7 @@ import (
 // upstream -o path` and returns the process and the URL it prints.
 func startRecorder(t *testing.T, upstream, path string) (*exec.Cmd, string, *strings.Builder) {
 	t.Helper()
-	cmd := exec.Command(binary, "record", "-o", path, "--listen", "127.0.0.1:0", "--upstream", upstream)
+	cmd := exec.Command(binary, "record", "-o", path, "--listen", "127.0.0.1:0", "--upstream", upstream, "--tag", "by=test")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +128,7 @@ func TestRecordHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := r.Header(); h.ProtocolVersion != mcpwire.V20251125 || h.Transport != "streamable-http" {
+	if h := r.Header(); h.ProtocolVersion != mcpwire.V20251125 || h.Transport != "streamable-http" || h.Tags["by"] != "test" || h.Server == nil || h.Server.URL != upstream {
 		t.Errorf("header %+v", h)
 	}
 	r.Close()
