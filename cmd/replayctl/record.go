@@ -124,8 +124,9 @@ func (r *recording) close() error {
 
 func (a *app) recordCommand() *cobra.Command {
 	var f recordFlags
+	var hf recordHTTPFlags
 	cmd := &cobra.Command{
-		Use:   "record -o TAPE [flags] -- SERVER_COMMAND ARGS...",
+		Use:   "record -o TAPE [flags] (-- SERVER_COMMAND ARGS... | --listen ADDR --upstream URL)",
 		Short: "Record a real client and server talking, into a tape",
 		Long: `Record a session between a real MCP client and a real server into a tape.
 
@@ -148,12 +149,17 @@ recorded: a warning says so.
 Exit status: 0 the session ended (the client closed its input, or the server
 exited with status 0); 2 bad usage, or the tape could not be written; 3 the
 server could not start, exited with another status, or sent a line longer than
---max-message; 130 interrupted.`,
+--max-message; 130 interrupted.
+` + recordHTTPHelp,
 		Example: `  replayctl record -o session.jsonl -- node my-server.js
-  replayctl record -o everything.jsonl --tag server=everything -- go tool everything-server`,
+  replayctl record -o everything.jsonl --tag server=everything -- go tool everything-server
+  replayctl record -o http.jsonl --listen 127.0.0.1:8080 --upstream http://127.0.0.1:3000/mcp`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if hf.given() {
+				return hf.check(cmd, args)
+			}
 			if cmd.ArgsLenAtDash() != 0 || len(args) == 0 {
-				return usageError("record: give the server command after --, e.g. replayctl record -o t.jsonl -- node server.js")
+				return usageError("record: give the server command after --, e.g. replayctl record -o t.jsonl -- node server.js; or, for an HTTP server, --listen ADDR --upstream URL")
 			}
 			return nil
 		},
@@ -162,10 +168,14 @@ server could not start, exited with another status, or sent a line longer than
 			if err != nil {
 				return err
 			}
+			if hf.given() {
+				return a.recordHTTP(cmd.Context(), &f, tags, hf)
+			}
 			return a.recordStdio(cmd.Context(), &f, tags, args)
 		},
 	}
 	f.register(cmd.Flags())
+	hf.add(cmd.Flags())
 	return cmd
 }
 
