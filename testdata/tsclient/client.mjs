@@ -96,9 +96,10 @@ function parse(argv) {
   return cfg;
 }
 
-function newClient() {
+// newClient is client k; its clientInfo names k, as the Go client's does.
+function newClient(k) {
   const client = new Client(
-    { name: "replayctl-testclient-ts", version: "1" },
+    { name: `replayctl-testclient-ts-${k}`, version: "1" },
     { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } },
   );
   client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: ELICIT_CONTENT }));
@@ -146,7 +147,7 @@ async function runClient(cfg, k, steps) {
     }
   };
 
-  const client = newClient();
+  const client = newClient(k);
   const ok = await run("initialize", async () => {
     await client.connect(transport(cfg));
     const r = { capabilities: client.getServerCapabilities(), serverInfo: client.getServerVersion() };
