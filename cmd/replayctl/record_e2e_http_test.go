@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -182,5 +184,55 @@ func TestRecordE2EHTTP(t *testing.T) {
 				replayClean(t, path, msgs, notes, "--target", upstream)
 			})
 		}
+	}
+}
+
+// TestRecordE2EHTTPKill9 kills the HTTP recording proxy (SIGKILL) while
+// four go-sdk clients are going through it: the tape loads, with every
+// whole line the proxy wrote, and says it has no end line.
+func TestRecordE2EHTTPKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a real client and server")
+	}
+	upstream := testserver.GoSDKHTTP(t)
+	path := filepath.Join(t.TempDir(), "rec.jsonl")
+	rec := startHTTPRecorder(t, upstream, path)
+	argv := testclient.Command(t, testclient.Go, testclient.HTTP(rec.url),
+		testclient.Options{Clients: e2eHTTPClients, Protocol: "2025-11-25", Timeout: 20 * time.Second})
+	client := exec.Command(argv[0], argv[1:]...)
+	if err := client.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Process.Kill(); _ = client.Wait() })
+	// Mid-run: once the tape has 20 lines (of about 90 when the clients
+	// are done), or the clients are done.
+	exited := make(chan struct{})
+	go func() { _ = client.Wait(); close(exited) }()
+	for lines := 0; lines < 20; {
+		select {
+		case <-exited:
+			lines = 20
+		case <-time.After(5 * time.Millisecond):
+			b, _ := os.ReadFile(path)
+			lines = bytes.Count(b, []byte("\n"))
+		}
+	}
+	if err := rec.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-rec.done
+	_ = rec.cmd.Wait()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := bytes.Count(raw, []byte("\n"))
+	t.Logf("killed with %d whole lines on the tape", whole)
+	h, msgs, end, warnings := readAll(t, path)
+	if end != nil || len(msgs) != whole-1 || len(msgs) < 19 || h.Transport != "streamable-http" {
+		t.Errorf("got %d messages of %d whole lines (header first), end %+v, transport %q; want every whole line, no end, streamable-http", len(msgs), whole, end, h.Transport)
+	}
+	if !strings.Contains(strings.Join(warnings, "\n"), "end") {
+		t.Errorf("warnings %q: want one about the missing end line", warnings)
 	}
 }
