@@ -203,11 +203,11 @@ func TestRecordE2EHTTPKill9(t *testing.T) {
 	if err := client.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = client.Process.Kill(); _ = client.Wait() })
+	exited := make(chan struct{}) // closed once client.Wait returned
+	go func() { _ = client.Wait(); close(exited) }()
+	t.Cleanup(func() { _ = client.Process.Kill(); <-exited })
 	// Mid-run: once the tape has 20 lines (of about 90 when the clients
 	// are done), or the clients are done.
-	exited := make(chan struct{})
-	go func() { _ = client.Wait(); close(exited) }()
 	for lines := 0; lines < 20; {
 		select {
 		case <-exited:
