@@ -28,6 +28,10 @@ type recordFlags struct {
 	tags        []string
 	maxMessage  byteSize
 	stopTimeout time.Duration
+	// redaction builds the Redactor of --redact-* (addRedactFlags);
+	// redactor is what it built, set by check.
+	redaction func() (*tape.Redactor, error)
+	redactor  *tape.Redactor
 }
 
 func (f *recordFlags) register(fl *pflag.FlagSet) {
@@ -60,6 +64,13 @@ func (f *recordFlags) check() (map[string]string, error) {
 	}
 	if st, err := os.Stat(filepath.Dir(f.out)); err != nil || !st.IsDir() {
 		return nil, usageError("record: -o %s: the folder %s does not exist", f.out, filepath.Dir(f.out))
+	}
+	if f.redaction != nil {
+		r, err := f.redaction()
+		if err != nil {
+			return nil, err
+		}
+		f.redactor = r
 	}
 	var tags map[string]string
 	for _, kv := range f.tags {
@@ -99,6 +110,9 @@ func (f *recordFlags) newRecording(h tape.Header) *recording {
 		}
 		h.ProtocolVersion = version
 		h.CreatedAt = r.tap.Start().UTC().Format(time.RFC3339Nano)
+		if f.redactor != nil {
+			f.redactor.Header(&h)
+		}
 		w, err := tape.NewWriter(file, h)
 		if err != nil {
 			file.Close()
@@ -106,8 +120,27 @@ func (f *recordFlags) newRecording(h tape.Header) *recording {
 		}
 		r.file = file
 		return w, nil
-	})
+	}, f.tapOptions()...)
 	return r
+}
+
+// tapOptions are the options of the recording's Tap: its redaction.
+func (f *recordFlags) tapOptions() []record.TapOption {
+	if f.redactor == nil {
+		return nil
+	}
+	return []record.TapOption{record.WithRedactor(f.redactor)}
+}
+
+// redactionSummary says, on stderr, what the recording's redaction
+// replaced (counts by kind and name, never values).
+func (a *app) redactionSummary(f *recordFlags) {
+	if f.quiet || f.redactor == nil {
+		return
+	}
+	if c := f.redactor.Counts(); c.Total() > 0 {
+		printCounts(a.errOut, f.out, c)
+	}
 }
 
 // close writes the end line, syncs the file and closes it.
@@ -175,6 +208,7 @@ server could not start, exited with another status, or sent a line longer than
 		},
 	}
 	f.register(cmd.Flags())
+	f.redaction = addRedactFlags(cmd)
 	hf.add(cmd.Flags())
 	return cmd
 }
@@ -216,6 +250,7 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 	n := rec.tap.Messages()
 	if !f.quiet {
 		a.recordSummary(n, rec, o.res, o.err)
+		a.redactionSummary(f)
 	}
 	switch {
 	case ctx.Err() != nil && errors.Is(o.err, ctx.Err()):

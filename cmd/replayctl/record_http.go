@@ -87,8 +87,11 @@ func (a *app) recordHTTP(ctx context.Context, f *recordFlags, tags map[string]st
 	}
 	p, err := record.NewHTTP(hf.upstream, func(h tape.Header) (*tape.Writer, error) {
 		h.Tags = tags
+		if f.redactor != nil {
+			f.redactor.Header(&h)
+		}
 		return tape.NewWriter(file, h)
-	}, record.WithLogger(a.log), record.WithMaxMessage(int(f.maxMessage)))
+	}, record.WithLogger(a.log), record.WithMaxMessage(int(f.maxMessage)), record.WithTapOptions(f.tapOptions()...))
 	if err != nil {
 		file.Close()
 		return usageError("%v", err)
@@ -124,6 +127,7 @@ func (a *app) recordHTTP(ctx context.Context, f *recordFlags, tags map[string]st
 	}
 	if !f.quiet {
 		fmt.Fprintf(a.errOut, "recorded %d messages in %d sessions to %s\n", p.Messages(), p.Sessions(), f.out)
+		a.redactionSummary(f)
 		if n := p.Dropped(); n > 0 {
 			fmt.Fprintf(a.errOut, "relayed but not recorded: %d messages (over --max-message, not JSON-RPC, or in a Content-Encoding the proxy cannot read; see the warnings above)\n", n)
 		}

@@ -116,7 +116,10 @@ function transport(cfg) {
   if (cfg.url !== "") {
     return new StreamableHTTPClientTransport(new URL(cfg.url), { requestInit: { headers: cfg.headers } });
   }
-  return new StdioClientTransport({ command: cfg.argv[0], args: cfg.argv.slice(1), stderr: "inherit" });
+  // The whole environment, as a shell would pass it (the SDK's default is
+  // a few variables only): a server command such as `replayctl record
+  // --redact-env NAME` reads its own.
+  return new StdioClientTransport({ command: cfg.argv[0], args: cfg.argv.slice(1), env: { ...process.env }, stderr: "inherit" });
 }
 
 // errorJSON is a JSON-RPC error as {code, message, data}, any other error
