@@ -76,6 +76,11 @@ type Config struct {
 	Chaos *chaos.Plan
 	// Rules transform client messages before they are sent (nil: none).
 	Rules *transformer.Rules
+	// RestoreEnv holds the values put back, at send time, where a client
+	// message has an env marker of a redaction ([redacted:env:NAME], see
+	// tape.Redactor), by NAME. A marker of a name not here is sent as it
+	// is, with a warning. The values are secrets: add them to Redactor.
+	RestoreEnv map[string]string
 	// Validator judges the answers; nil means exact comparison, ignoring
 	// the Ignore paths.
 	Validator *validator.Validator

@@ -53,6 +53,10 @@ type Engine struct {
 	// reads them.
 	loadNotes []string
 	invalid   int
+	// Env markers sent as they are (restore): owned by transform until
+	// Run reads them.
+	restoreNotes  []string
+	restoreWarned map[string]bool
 
 	// With a controller attached (Attach):
 	ctl  *controller.Controller
@@ -232,7 +236,7 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 		col.Finish(time.Now())
 	}
 
-	warnings := append(append(r.Warnings(), e.loadNotes...), e.notes...)
+	warnings := append(append(append(r.Warnings(), e.loadNotes...), e.restoreNotes...), e.notes...)
 	if e.invalid > 20 {
 		warnings = append(warnings, fmt.Sprintf("… and %d more recorded messages that are not valid JSON-RPC", e.invalid-20))
 	}

@@ -51,6 +51,9 @@ func (e *Engine) transform(ctx context.Context, in <-chan *Item, out chan<- *Ite
 					continue
 				}
 			}
+			if it.Rec.Dir == tape.C2S && !it.End {
+				e.restore(it)
+			}
 			if it.paced() && !it.End && e.cfg.Hooks.BeforeSend != nil && !e.beforeSend(it) {
 				e.counters.filtered.Add(1)
 				continue

@@ -16,6 +16,11 @@ var hashSeed = maphash.MakeSeed()
 // noParams is the hash of a request without params.
 const noParams = 0
 
+// anyParams stands, in an entry, for recorded params that a redaction
+// left a marker in (tape.HasMarker): the recorded value is gone, so any
+// params of the same method match, in recorded order.
+const anyParams = 2
+
 // canon hashes params in a canonical form, so that two params equal as
 // JSON (key order, spacing and string escapes aside) hash the same, and
 // the matcher compares 8 bytes rather than decoding both sides. The form
@@ -29,6 +34,11 @@ const noParams = 0
 type canon struct {
 	buf  []byte
 	mems []member
+	// emptied is set by object when every member of the object it wrote
+	// was left out: its parent leaves the object out too, so that
+	// {"_meta":{"progressToken":1}} with progressToken volatile asks
+	// what {} does.
+	emptied bool
 }
 
 // member is an object member being sorted: its decoded name and where its
@@ -39,14 +49,22 @@ type member struct {
 }
 
 // hash returns the hash of p's canonical form, noParams for empty p.
-func (c *canon) hash(p []byte) uint64 {
+func (c *canon) hash(p []byte) uint64 { return c.hashSkip(p, nil) }
+
+// hashSkip is hash with the members at skip's paths left out, as if they
+// were not there (a Server's volatile fields). A nil skip leaves nothing
+// out.
+func (c *canon) hashSkip(p []byte, skip *trie) uint64 {
 	if len(p) == 0 {
 		return noParams
 	}
 	c.buf, c.mems = c.buf[:0], c.mems[:0]
-	i, ok := c.value(p, jsonscan.SkipSpace(p, 0))
+	i, ok := c.value(p, jsonscan.SkipSpace(p, 0), skip)
 	var h uint64
 	if ok && jsonscan.SkipSpace(p, i) == len(p) {
+		if skip != nil && string(c.buf) == "{}" { // with volatile fields, {} asks what no params ask
+			return noParams
+		}
 		h = maphash.Bytes(hashSeed, c.buf)
 	} else { // not JSON: its bytes, marked so as to differ from any JSON's form
 		var mh maphash.Hash
@@ -55,7 +73,7 @@ func (c *canon) hash(p []byte) uint64 {
 		mh.Write(p)
 		h = mh.Sum64()
 	}
-	if h == noParams {
+	if h == noParams || h == anyParams {
 		h = 1
 	}
 	if cap(c.buf) > 64<<10 { // do not keep a huge request's scratch
@@ -66,14 +84,15 @@ func (c *canon) hash(p []byte) uint64 {
 }
 
 // value writes the canonical form of the value at p[i] and returns the
-// offset past it; false if p is not JSON there.
-func (c *canon) value(p []byte, i int) (int, bool) {
+// offset past it; false if p is not JSON there. skip is the value's node
+// of the paths left out (nil: none).
+func (c *canon) value(p []byte, i int, skip *trie) (int, bool) {
 	if i >= len(p) {
 		return i, false
 	}
 	switch b := p[i]; {
 	case b == '{':
-		return c.object(p, i)
+		return c.object(p, i, skip)
 	case b == '[':
 		c.buf = append(c.buf, '[')
 		i = jsonscan.SkipSpace(p, i+1)
@@ -81,9 +100,17 @@ func (c *canon) value(p []byte, i int) (int, bool) {
 			c.buf = append(c.buf, ']')
 			return i + 1, true
 		}
-		for {
+		for k := 0; ; k++ {
 			var ok bool
-			if i, ok = c.value(p, i); !ok {
+			el := skip.element(k)
+			if el != nil && el.leaf { // left out: its bytes skipped, a placeholder kept so that indexes stay
+				c.buf = append(c.buf, '_')
+				j, err := jsonscan.SkipValue(p, i)
+				if err != nil {
+					return j, false
+				}
+				i = j
+			} else if i, ok = c.value(p, i, el); !ok {
 				return i, false
 			}
 			if i = jsonscan.SkipSpace(p, i); i >= len(p) {
@@ -117,8 +144,9 @@ func (c *canon) value(p []byte, i int) (int, bool) {
 	return i, false
 }
 
-// object writes the canonical form of the object at p[i].
-func (c *canon) object(p []byte, i int) (int, bool) {
+// object writes the canonical form of the object at p[i], without the
+// members skip has as leaves.
+func (c *canon) object(p []byte, i int, skip *trie) (int, bool) {
 	base := len(c.mems)
 	defer func() { c.mems = c.mems[:base] }()
 	i = jsonscan.SkipSpace(p, i+1)
@@ -173,18 +201,32 @@ func (c *canon) object(p []byte, i int) (int, bool) {
 		c.mems = c.mems[:base+len(kept)]
 	}
 	c.buf = append(c.buf, '{')
+	first := true
 	for k := range mems {
 		m := c.mems[base+k] // c.mems, not mems: nested objects may grow it
-		if k > 0 {
+		child := skip.member(m.key)
+		if child != nil && child.leaf {
+			continue
+		}
+		mark := len(c.buf)
+		if !first {
 			c.buf = append(c.buf, ',')
 		}
 		c.buf = appendString(c.buf, m.key)
 		c.buf = append(c.buf, ':')
-		if _, ok := c.value(p, m.val); !ok {
+		c.emptied = false
+		if _, ok := c.value(p, m.val, child); !ok {
 			return i, false
 		}
+		if c.emptied { // an object all of whose members were left out
+			c.buf = c.buf[:mark]
+			c.emptied = false
+			continue
+		}
+		first = false
 	}
 	c.buf = append(c.buf, '}')
+	c.emptied = first && skip != nil && len(mems) > 0
 	return i, true
 }
 

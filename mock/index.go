@@ -29,6 +29,11 @@ type index struct {
 	big      []span            // where the messages too long for a loc are
 	file     *os.File          // the native tape, or nil: messages are in mem
 	mem      []byte
+	// A Server's index (see serveIndex) also has, parallel to sessions'
+	// entries and to notes, what only it needs; nil for run's mock.
+	info     map[string][]entryInfo
+	noteInfo []noteInfo
+	order    []string // the sessions, by the seq of their first request
 }
 
 // entry is one recorded client request and what the server recorded in
@@ -82,12 +87,17 @@ func (idx *index) span(l loc) span {
 // The index of a native tape keeps the file open to read answers from; it
 // is closed when the index is garbage.
 func readIndex(src tape.Source, opts []tape.Option) (*index, error) {
+	return readIndexWith(src, opts, nil)
+}
+
+// readIndexWith is readIndex, for a Server when sv is not nil.
+func readIndexWith(src tape.Source, opts []tape.Option, sv *serveBuild) (*index, error) {
 	r, err := tape.OpenSource(src, opts...)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	var b builder
+	b := builder{serve: sv}
 	if path, isFile := src.(tape.File); isFile && r.Format() == tape.FormatNative {
 		if b.file, err = os.Open(string(path)); err != nil {
 			return nil, fmt.Errorf("mock: %w", err)
@@ -140,12 +150,17 @@ type builder struct {
 	mem        []byte
 	canon      canon
 	entries    int
+	serve      *serveBuild // nil: run's mock
+	noteInfo   []noteInfo
+	order      []string
 }
 
 // building is a session's part of the index while it is built.
 type building struct {
-	entries []entry
-	notes   []note // server notifications since the session's last answer
+	entries   []entry
+	notes     []note // server notifications since the session's last answer
+	info      []entryInfo
+	noteInfos []noteInfo
 }
 
 type waitKey struct{ session, id string }
@@ -175,6 +190,7 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 	switch {
 	case msg.Dir == tape.C2S && rpc.Kind == jsonrpc.KindRequest:
 	case msg.Dir == tape.S2C && (rpc.Kind == jsonrpc.KindResponse || rpc.Kind == jsonrpc.KindError || rpc.Kind == jsonrpc.KindNotification):
+	case msg.Dir == tape.S2C && rpc.Kind == jsonrpc.KindRequest && b.serve != nil: // sent to the live client
 	default:
 		return // a client's notification or answer, a server's request, a batch: never matched
 	}
@@ -182,10 +198,11 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 	if s == nil {
 		s = &building{}
 		b.sessions[msg.Session] = s
+		b.order = append(b.order, msg.Session)
 	}
-	if msg.Dir == tape.S2C && b.file == nil {
+	if (msg.Dir == tape.S2C || b.serve != nil) && b.file == nil {
 		off, n = int64(len(b.mem)), len(msg.Msg)
-		if rpc.Kind != jsonrpc.KindNotification && len(b.unanswered[waitKey{msg.Session, jsonrpc.IDKey(rpc.ID)}]) == 0 {
+		if msg.Dir == tape.S2C && jsonrpc.IsResponseKind(rpc.Kind) && len(b.unanswered[waitKey{msg.Session, jsonrpc.IDKey(rpc.ID)}]) == 0 {
 			return // an answer to no request of the session: dropped, not copied
 		}
 		b.mem = append(b.mem, msg.Msg...)
@@ -199,7 +216,19 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 		}
 		k := waitKey{msg.Session, jsonrpc.IDKey(rpc.ID)}
 		b.unanswered[k] = append(b.unanswered[k], len(s.entries))
-		s.entries = append(s.entries, entry{seq: msg.Seq, method: method, params: b.canon.hash(rpc.Params())})
+		var params uint64
+		switch {
+		case tape.HasMarker(rpc.Params()): // a redacted request: any params of its method
+			params = anyParams
+		case b.serve != nil:
+			params = b.serve.hash(&b.canon, rpc.Method, rpc.Params())
+		default:
+			params = b.canon.hash(rpc.Params())
+		}
+		s.entries = append(s.entries, entry{seq: msg.Seq, method: method, params: params})
+		if b.serve != nil {
+			s.info = append(s.info, entryInfo{req: b.loc(off, n), t: msg.TUS})
+		}
 		b.entries++
 	case rpc.Kind == jsonrpc.KindResponse || rpc.Kind == jsonrpc.KindError:
 		k := waitKey{msg.Session, jsonrpc.IDKey(rpc.ID)}
@@ -207,21 +236,30 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 		if len(waiting) == 0 {
 			return // an answer to no request of the session: dropped
 		}
-		e := &s.entries[waiting[len(waiting)-1]]
+		at := waiting[len(waiting)-1]
+		e := &s.entries[at]
 		if waiting = waiting[:len(waiting)-1]; len(waiting) == 0 {
 			delete(b.unanswered, k)
 		} else {
 			b.unanswered[k] = waiting
 		}
 		e.ans = b.loc(off, n)
+		if b.serve != nil {
+			s.info[at].tAns = msg.TUS
+		}
 		if len(s.notes) > 0 {
 			b.noteRuns = append(b.noteRuns, noteRun{uint32(len(b.notes)), uint32(len(s.notes))})
 			e.notes = uint32(len(b.noteRuns))
 			b.notes = append(b.notes, s.notes...)
+			b.noteInfo = append(b.noteInfo, s.noteInfos...)
 			s.notes = s.notes[:0]
+			s.noteInfos = s.noteInfos[:0]
 		}
-	case rpc.Kind == jsonrpc.KindNotification:
+	default: // a notification, or (for a Server) a request to the client
 		s.notes = append(s.notes, note{seq: msg.Seq, at: b.loc(off, n)})
+		if b.serve != nil {
+			s.noteInfos = append(s.noteInfos, noteInfo{t: msg.TUS, ask: rpc.Kind == jsonrpc.KindRequest})
+		}
 	}
 }
 
@@ -239,6 +277,14 @@ func (b *builder) loc(off int64, n int) loc {
 func (b *builder) index() *index {
 	idx := &index{sessions: make(map[string][]entry, len(b.sessions)), methods: b.methods,
 		notes: slices.Clip(b.notes), noteRuns: slices.Clip(b.noteRuns), big: b.big, file: b.file, mem: slices.Clip(b.mem)}
+	if b.serve != nil {
+		idx.info = make(map[string][]entryInfo, len(b.sessions))
+		for name, s := range b.sessions {
+			idx.info[name] = slices.Clip(s.info)
+		}
+		idx.noteInfo = slices.Clip(b.noteInfo)
+		idx.order = b.order
+	}
 	if len(b.sessions) == 1 {
 		for name, s := range b.sessions {
 			idx.sessions[name] = s.entries[:len(s.entries):len(s.entries)]
@@ -270,6 +316,11 @@ func (idx *index) notesOf(e *entry) []note {
 // from the file (its line is read and decoded), it is read into *buf, and
 // aliases it.
 func (idx *index) at(l loc, seq int64, buf *[]byte) ([]byte, error) {
+	return idx.atDir(l, seq, tape.S2C, buf)
+}
+
+// atDir is at for a message recorded in direction dir.
+func (idx *index) atDir(l loc, seq int64, dir tape.Dir, buf *[]byte) ([]byte, error) {
 	sp := idx.span(l)
 	if idx.file == nil {
 		return idx.mem[sp.off : sp.off+int64(sp.n) : sp.off+int64(sp.n)], nil
@@ -282,7 +333,7 @@ func (idx *index) at(l loc, seq int64, buf *[]byte) ([]byte, error) {
 		return nil, err
 	}
 	m, err := tape.DecodeLine(line)
-	if err != nil || (seq >= 0 && m.Seq != seq) || m.Dir != tape.S2C {
+	if err != nil || (seq >= 0 && m.Seq != seq) || m.Dir != dir {
 		return nil, errRead
 	}
 	return m.Msg, nil

@@ -96,7 +96,7 @@ func (m *matcher) find(method uint32, params uint64) *entry {
 	}
 	for i := m.next; i < end; i++ {
 		e := &m.entries[i]
-		if e.method != method || e.params != params {
+		if e.method != method || (e.params != params && e.params != anyParams) {
 			continue
 		}
 		if _, used := m.used[i]; used {

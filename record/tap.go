@@ -48,6 +48,11 @@ type TapOption func(*Tap)
 // WithRedactor has every message pass through r before it is written.
 func WithRedactor(r Redactor) TapOption { return func(t *Tap) { t.redact = r } }
 
+// WithStart has the tape's time count from start instead of from the
+// Tap's making: a proxy that makes its Tap when the first message is
+// known starts the tape when that message was seen.
+func WithStart(start time.Time) TapOption { return func(t *Tap) { t.start = start } }
+
 // withClock replaces time.Now (tests).
 func withClock(now func() time.Time) TapOption { return func(t *Tap) { t.now = now } }
 
@@ -57,7 +62,9 @@ func NewTap(w *tape.Writer, opts ...TapOption) *Tap {
 	for _, opt := range opts {
 		opt(t)
 	}
-	t.start = t.now()
+	if t.start.IsZero() {
+		t.start = t.now()
+	}
 	return t
 }
 
@@ -93,6 +100,13 @@ func (t *Tap) Start() time.Time { return t.start }
 // message handed over later never has an earlier t_us. After the first
 // write error, Record returns that error and writes nothing more.
 func (t *Tap) Record(at time.Time, session string, dir tape.Dir, msg []byte, h *tape.HTTPMeta, sse *tape.SSEMeta) error {
+	return t.RecordMessage(at, tape.Message{Session: session, Dir: dir, Msg: msg, HTTP: h, SSE: sse})
+}
+
+// RecordMessage is Record for a message with more than Record takes: its
+// Extra members (the HTTP proxy's notes). m's Seq and TUS are set here;
+// m.Msg is not kept after RecordMessage returns.
+func (t *Tap) RecordMessage(at time.Time, m tape.Message) error {
 	if at.IsZero() {
 		at = t.now()
 	}
@@ -105,8 +119,8 @@ func (t *Tap) Record(at time.Time, session string, dir tape.Dir, msg []byte, h *
 		return fmt.Errorf("record: seq %d: %w", t.seq, tape.ErrClosed)
 	}
 	us := max(at.Sub(t.start).Microseconds(), t.lastUS)
-	m := tape.Message{Seq: t.seq, TUS: us, Session: session, Dir: dir, Msg: msg, HTTP: h, SSE: sse}
-	settled := t.w == nil && t.watch.observe(dir, msg) // before redaction: it reads the wire
+	m.Seq, m.TUS = t.seq, us
+	settled := t.w == nil && t.watch.observe(m.Dir, m.Msg) // before redaction: it reads the wire
 	if t.redact != nil {
 		t.redact.Message(&m)
 	}

@@ -89,6 +89,14 @@ func New(src tape.Source, opts ...Option) (*Replay, error) {
 		}
 	}
 	r.secrets = append(r.secrets, s.target.secrets()...)
+	restore, err := restoreEnv(src, cfg.TapeOptions)
+	if err != nil {
+		return nil, err
+	}
+	cfg.RestoreEnv = restore
+	for _, v := range restore {
+		r.secrets = append(r.secrets, v)
+	}
 	r.redactor = report.NewRedactor(r.secrets)
 	cfg.Redactor = r.redactor
 	var random bool

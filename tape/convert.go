@@ -27,7 +27,13 @@ func WriteFile(path string, r *Reader) error {
 // done: then with ctx's error, path untouched and the temporary file
 // removed. (A read that waits for input, from a pipe, returns only when
 // input comes or the file is closed.)
-func WriteFileContext(ctx context.Context, path string, r *Reader) (err error) {
+func WriteFileContext(ctx context.Context, path string, r *Reader) error {
+	return writeFile(ctx, path, r, r.Header(), nil)
+}
+
+// writeFile is WriteFileContext with header h, and edit (if not nil)
+// called on each message before it is written.
+func writeFile(ctx context.Context, path string, r *Reader, h Header, edit func(*Message)) (err error) {
 	if err := r.Rewind(); err != nil {
 		return fmt.Errorf("convert to %s: %w", path, err)
 	}
@@ -41,7 +47,7 @@ func WriteFileContext(ctx context.Context, path string, r *Reader) (err error) {
 		}
 	}()
 	bw := bufio.NewWriterSize(f, 256<<10)
-	w, err := NewWriter(bw, r.Header())
+	w, err := NewWriter(bw, h)
 	if err != nil {
 		return fmt.Errorf("convert to %s: %w", path, err)
 	}
@@ -58,6 +64,9 @@ func WriteFileContext(ctx context.Context, path string, r *Reader) (err error) {
 		}
 		if err != nil {
 			return err // an *Error naming the input
+		}
+		if edit != nil {
+			edit(&m)
 		}
 		if err := w.Write(m); err != nil {
 			return fmt.Errorf("convert to %s: %w", path, err)

@@ -30,6 +30,15 @@
 // into place; one that a killed process left is removed by a later write
 // of the same file once that process is gone.
 //
+// A Redactor takes secrets out of messages before they are written
+// (record) or of a whole tape (RedactFile): the values of environment
+// variables wherever they appear in a string, the values of members whose
+// names match key globs, credential headers. Each becomes a marker that
+// says what was there ([redacted:env:NAME], [redacted:key:TYPE],
+// [redacted:header]); RestoreEnv puts environment values back for a
+// replay, and MatchRedacted tells a validator what a marker stands for.
+// It edits the bytes in place: only the replaced values change.
+//
 // Bad input is reported as *Error, which names the file, the line and the seq
 // and says what to do; the CLI maps it to exit status 2. Nothing in this
 // package starts goroutines.

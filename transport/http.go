@@ -198,8 +198,10 @@ func (c *HTTPConn) ProtocolVersion() string {
 // arrived (or ctx is done); the answer's messages, JSON or an SSE stream,
 // are then read by a goroutine and delivered on Incoming in order. A 4xx
 // or 5xx answer is returned as *HTTPError; an unreachable server as an
-// error wrapping ErrTarget. Sending notifications/initialized also opens
-// the server's standalone GET stream, if it has one.
+// error wrapping ErrTarget. Sending notifications/initialized first opens
+// the server's standalone GET stream, if it has one, and waits for the
+// server to answer that GET (2s at most), so that what the server sends as
+// it handles initialized reaches the stream.
 func (c *HTTPConn) Send(ctx context.Context, msg []byte) error {
 	return c.send(ctx, msg, bytes.NewReader(msg))
 }
@@ -264,6 +266,9 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	c.setStandardHeaders(req.Header, msg)
+	if mi.method == mcp.NotificationInitialized {
+		c.awaitGET(ctx)
+	}
 	stop := context.AfterFunc(ctx, reqCancel)
 	resp, err := c.client.Do(req)
 	if !stop() { // ctx ended before the headers came
@@ -296,9 +301,6 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
 		_ = resp.Body.Close()
 		reqCancel()
 		return err
-	}
-	if mi.method == mcp.NotificationInitialized {
-		c.openGET()
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -160,6 +161,10 @@ func (c *HTTPConn) note(st *stream, msg []byte) {
 		if pv := protocolVersion(mi.result); pv != "" {
 			c.mu.Lock()
 			c.protocolVersion = pv
+			// A session-based session from here on, even after a
+			// stateless probe (a 2026-07-28 server/discover the server
+			// refused, and the client fell back to initialize).
+			c.stateless = ""
 			c.mu.Unlock()
 		}
 	}
@@ -210,17 +215,23 @@ func (c *HTTPConn) reconnect(st *stream) *http.Response {
 	return resp
 }
 
-// openGET opens the standalone server-to-client stream, once.
-func (c *HTTPConn) openGET() {
+// openGET opens the standalone server-to-client stream, once. It returns
+// a channel closed when the server has answered the GET (the stream is
+// open, or refused) or the connection has ended, at once if the stream
+// was opened before.
+func (c *HTTPConn) openGET() <-chan struct{} {
+	ready := make(chan struct{})
 	c.mu.Lock()
 	opened := c.getOpened
 	c.getOpened = true
 	c.mu.Unlock()
 	if opened {
-		return
+		close(ready)
+		return ready
 	}
-	_ = c.spawn(func() {
+	err := c.spawn(func() {
 		resp, err := c.get("")
+		close(ready)
 		switch {
 		case errors.Is(err, errNoGET):
 			c.log.Debug().Msg("server offers no standalone GET stream (405)")
@@ -232,6 +243,32 @@ func (c *HTTPConn) openGET() {
 			c.readStream(resp, &stream{kind: "GET"})
 		}
 	})
+	if err != nil { // closing: fn will not run
+		close(ready)
+	}
+	return ready
+}
+
+// getWait bounds how long notifications/initialized waits for the
+// standalone GET stream to open: a server that holds back a GET's headers
+// delays the session by that much, not for ever.
+const getWait = 2 * time.Second
+
+// awaitGET opens the standalone GET stream and waits until the server has
+// answered it, for getWait at most, or until ctx is done. It is called
+// before notifications/initialized is posted, as the go-sdk client does:
+// a server often sends its first notifications (tools/list_changed, …)
+// as it handles initialized, to the standalone stream if one is open
+// (else they are dropped: the TypeScript SDK's server does so).
+func (c *HTTPConn) awaitGET(ctx context.Context) {
+	t := time.NewTimer(getWait)
+	defer t.Stop()
+	select {
+	case <-c.openGET():
+	case <-t.C:
+		c.log.Debug().Dur("waited", getWait).Msg("the standalone GET stream is not open yet; initialized is sent anyway")
+	case <-ctx.Done():
+	}
 }
 
 // get opens an event stream with GET, resuming after lastID if not "".

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -153,6 +154,7 @@ func TestHTTPHandshakeAndStreams(t *testing.T) {
 	}
 
 	reqs := f.requests()
+	initialized := slices.IndexFunc(reqs, func(r seen) bool { return strings.Contains(r.Body, `"notifications/initialized"`) })
 	checks := []struct {
 		name       string
 		req        seen
@@ -160,7 +162,7 @@ func TestHTTPHandshakeAndStreams(t *testing.T) {
 		accept, ct string
 	}{
 		{"initialize", reqs[0], "", "", "application/json, text/event-stream", "application/json"},
-		{"initialized", reqs[1], "sess-1", "2025-06-18", "application/json, text/event-stream", "application/json"},
+		{"initialized", reqs[initialized], "sess-1", "2025-06-18", "application/json, text/event-stream", "application/json"},
 		{"last", reqs[len(reqs)-1], "sess-1", "2025-06-18", "", ""},
 	}
 	for _, ck := range checks {
@@ -184,6 +186,96 @@ func TestHTTPHandshakeAndStreams(t *testing.T) {
 	}
 	if h := reqs[len(reqs)-1].Header; h.Get(HeaderSessionID) != "sess-1" {
 		t.Errorf("DELETE: got session %q, want sess-1", h.Get(HeaderSessionID))
+	}
+}
+
+// TestHTTPGETBeforeInitialized: the standalone GET stream is open before
+// notifications/initialized is posted, so that what a server sends to it
+// as it handles initialized arrives. The fake server, like the TypeScript
+// SDK's, drops a notification when no GET stream is open.
+func TestHTTPGETBeforeInitialized(t *testing.T) {
+	var mu sync.Mutex // guards stream
+	var stream chan string
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, s seen) {
+		switch {
+		case s.Method == http.MethodPost && strings.Contains(s.Body, `"initialize"`):
+			w.Header().Set(HeaderSessionID, "sess-1")
+			writeJSON(w, http.StatusOK, initAnswer)
+		case s.Method == http.MethodPost && strings.Contains(s.Body, `"notifications/initialized"`):
+			mu.Lock()
+			if stream != nil {
+				stream <- `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`
+			}
+			mu.Unlock()
+			w.WriteHeader(http.StatusAccepted)
+		case s.Method == http.MethodGet:
+			ch := make(chan string, 1)
+			mu.Lock()
+			stream = ch // registered before the headers go, as the TypeScript SDK does
+			mu.Unlock()
+			writeSSE(w) // the headers: the stream is open
+			select {
+			case msg := <-ch:
+				writeSSE(w, "data: "+msg+"\n\n")
+			case <-r.Context().Done():
+				return
+			}
+			<-r.Context().Done()
+		case s.Method == http.MethodDelete:
+			w.WriteHeader(http.StatusOK)
+		}
+	})
+	c := f.dial(t, HTTP{})
+	send(t, c, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
+	await(t, c, 1)
+	send(t, c, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	select {
+	case in := <-c.Incoming():
+		if !strings.Contains(string(in.Msg), "tools/list_changed") {
+			t.Errorf("got %s, want the notification sent to the GET stream", in.Msg)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the notification the server sent as it handled initialized never came: the GET stream was not open yet")
+	}
+}
+
+// TestHTTPFallbackToInitialize: a client that probes with a 2026-07-28
+// server/discover, is refused, and falls back to initialize (as the go-sdk
+// client does against an older server) is session-based from the
+// answer on: its later requests carry the agreed version, not the probe's.
+func TestHTTPFallbackToInitialize(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, s seen) {
+		switch {
+		case strings.Contains(s.Body, `"server/discover"`):
+			writeJSON(w, http.StatusBadRequest, `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}`)
+		case strings.Contains(s.Body, `"initialize"`):
+			w.Header().Set(HeaderSessionID, "sess-1")
+			writeJSON(w, http.StatusOK, initAnswer)
+		case strings.Contains(s.Body, `"tools/list"`):
+			writeJSON(w, http.StatusOK, `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`)
+		case s.Method == http.MethodPost:
+			w.WriteHeader(http.StatusAccepted)
+		default:
+			w.WriteHeader(http.StatusMethodNotAllowed)
+		}
+	})
+	c := f.dial(t, HTTP{})
+	probe := `{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`
+	var he *HTTPError
+	if err := c.Send(t.Context(), []byte(probe)); !errors.As(err, &he) || he.Status != http.StatusBadRequest {
+		t.Fatalf("probe: got %v, want the 400", err)
+	}
+	send(t, c, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
+	await(t, c, 1)
+	send(t, c, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(t, c, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	await(t, c, 2)
+	for _, r := range f.requests() {
+		if strings.Contains(r.Body, `"tools/list"`) || strings.Contains(r.Body, `"notifications/initialized"`) {
+			if got := r.Header.Get(HeaderProtocolVersion); got != "2025-06-18" {
+				t.Errorf("%s: got %s %q, want the version initialize agreed, 2025-06-18", r.Body, HeaderProtocolVersion, got)
+			}
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"time"
 )
 
 // ErrHangUp, returned by Session.Handle, asks the listener to drop the
@@ -68,6 +69,37 @@ type SessionInfo struct {
 	// Header holds the HTTP request headers that opened the session
 	// (nil over stdio). Credential headers are in it: do not log it.
 	Header http.Header
+	// Paces says that the listener's Send honours WithPace: it writes a
+	// message so marked in pieces. A session of a listener that does
+	// not falls back to something else (serve's slow chaos: the whole
+	// message after the time the pieces would have taken).
+	Paces bool
+}
+
+// paceKey is the context key of WithPace.
+type paceKey struct{}
+
+type pace struct {
+	chunk int
+	pause time.Duration
+}
+
+// WithPace returns a ctx that asks a listener's Send to write the
+// message chunk bytes at a time, pausing for pause after each piece but
+// the last, as a slow server would (serve's slow chaos): over stdio the
+// line is written in pieces, each flushed, the newline with the last;
+// over HTTP the bytes of the response body or SSE event are flushed
+// piece by piece. Only a listener that sets SessionInfo.Paces does it;
+// others ignore it. The pauses honour ctx. chunk < 1 is taken as 1.
+func WithPace(ctx context.Context, chunk int, pause time.Duration) context.Context {
+	return context.WithValue(ctx, paceKey{}, pace{max(chunk, 1), pause})
+}
+
+// PaceOf returns the pace WithPace put into ctx; ok is false when there
+// is none (write the message whole).
+func PaceOf(ctx context.Context) (chunk int, pause time.Duration, ok bool) {
+	p, ok := ctx.Value(paceKey{}).(pace)
+	return p.chunk, p.pause, ok
 }
 
 // Sessions makes a Session for each client a listener accepts. Open is

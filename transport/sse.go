@@ -7,6 +7,13 @@ import (
 	"strconv"
 )
 
+// ErrWait, returned by the reader under an SSEReader, says that it has no
+// bytes yet but its stream goes on: Next returns ErrWait at once, keeping
+// the event it is in the middle of, and can be called again once there
+// are more bytes. It lets a caller that is handed a stream's bytes (a
+// proxy relaying them) parse them as they pass, on its own goroutine.
+var ErrWait = errors.New("transport: no bytes yet")
+
 // SSEEvent is one dispatched Server-Sent Event.
 type SSEEvent struct {
 	// ID is the id field seen in this event's block, if any (HasID).
@@ -88,7 +95,8 @@ func (s *SSEReader) RetryMS() int64 { return s.retry }
 // Next returns the next event with data. It blocks until one is complete
 // or the stream ends: then it returns io.EOF (an unfinished last event is
 // dropped, as the spec says) or the read error. An event or a line over
-// the limit is a *TooLargeError, and so is every later call.
+// the limit is a *TooLargeError, and so is every later call. ErrWait from
+// the reader is returned as it is, and is not the end (see ErrWait).
 func (s *SSEReader) Next() (SSEEvent, error) {
 	if s.err != nil {
 		return SSEEvent{}, s.err
@@ -249,12 +257,16 @@ func (l *lineReader) next() ([]byte, error) {
 		if l.err != nil {
 			return nil, l.err
 		}
-		l.fill()
+		if err := l.fill(); err != nil {
+			return nil, err // ErrWait: nothing kept, nothing lost
+		}
 	}
 }
 
-// fill reads more input, compacting or growing the buffer first.
-func (l *lineReader) fill() {
+// fill reads more input, compacting or growing the buffer first. It
+// returns ErrWait when the reader has nothing yet; any other read error
+// is kept in l.err.
+func (l *lineReader) fill() error {
 	if l.start > 0 && (l.start == l.end || len(l.buf)-l.end < minRead) {
 		n := copy(l.buf, l.buf[l.start:l.end])
 		l.scanned -= l.start
@@ -277,14 +289,21 @@ func (l *lineReader) fill() {
 	for range 100 {
 		n, err := l.r.Read(l.buf[l.end:])
 		l.end += n
+		if errors.Is(err, ErrWait) {
+			if n > 0 {
+				return nil
+			}
+			return err
+		}
 		if err != nil {
 			l.err = err
 		}
 		if n > 0 || err != nil {
-			return
+			return nil
 		}
 	}
 	l.err = io.ErrNoProgress // a reader returning 0, nil forever
+	return nil
 }
 
 // indexBreak returns the index of the first CR or LF in b, or -1.

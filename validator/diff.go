@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
+	"github.com/replayctl/replayctl/tape"
 )
 
 // walker collects the differences between two well-formed JSON values.
@@ -101,6 +102,9 @@ func (w *walker) value(e, a []byte) {
 		return
 	}
 	te, ta := jsonType(e), jsonType(a)
+	if te == '"' && w.redacted(e, a, te == ta) {
+		return
+	}
 	if te != ta {
 		w.add(DiffType, e, a)
 		return
@@ -128,6 +132,30 @@ func (w *walker) value(e, a []byte) {
 	if !equal {
 		w.add(DiffChanged, e, a)
 	}
+}
+
+// redacted judges a recorded value that a redaction left a marker in
+// (tape.MatchRedacted): the marker stands for any live value of its kind
+// and it reports true, after adding a difference if the live value is
+// not one. Values without a marker report false.
+func (w *walker) redacted(e, a []byte, sameType bool) bool {
+	isMarker, ok := tape.MatchRedacted(e, a)
+	if !isMarker {
+		return false
+	}
+	// A key marker of another kind than string stood for a value of
+	// that kind: a string now is another type.
+	otherKind := bytes.Contains(e, []byte("[redacted:key:")) && !bytes.Contains(e, []byte("[redacted:key:string]"))
+	switch {
+	case ok:
+	case sameType && !otherKind:
+		if !w.structural {
+			w.add(DiffChanged, e, a)
+		}
+	default:
+		w.add(DiffType, e, a)
+	}
+	return true
 }
 
 type member struct {

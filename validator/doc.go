@@ -61,6 +61,14 @@
 // result.content[0].text is reported at result.content[0].text.temp, and
 // ignore patterns and required fields reach inside the same way.
 //
+// A recorded value that a redaction replaced by a marker (package tape,
+// Redactor) stands for any live value of its kind, in every mode that
+// compares values: "[redacted:key:TYPE]" accepts any TYPE (string,
+// number, object, array), "[redacted:header]" any string, and a string
+// with env markers ("Bearer [redacted:env:TOKEN]") any string with the
+// rest of its text, each marker matching any text. A live value of
+// another kind is a difference (type, or changed for a string).
+//
 // Normalisers (WithNormalize, validation.normalize) rewrite both sides'
 // strings before they are compared; a difference still shows the values
 // as they were. "timestamp": dates and times become <timestamp> — RFC 3339

@@ -159,7 +159,7 @@ Exit status:
 		return usageError("%w (see --help)", err)
 	})
 	root.AddCommand(a.runCommand(), a.inspectCommand(), a.convertCommand(), a.debugCommand(), a.configCommand(), a.versionCommand())
-	root.AddCommand(a.recordCommand(), a.diffCommand(), a.importCommand(), a.exportCommand())
+	root.AddCommand(a.recordCommand(), a.diffCommand(), a.importCommand(), a.exportCommand(), a.redactCommand())
 	root.Version = readVersion().String()
 	root.SetVersionTemplate("replayctl {{.Version}}\n")
 	return root

@@ -28,6 +28,10 @@ type recordFlags struct {
 	tags        []string
 	maxMessage  byteSize
 	stopTimeout time.Duration
+	// redaction builds the Redactor of --redact-* (addRedactFlags);
+	// redactor is what it built, set by check.
+	redaction func() (*tape.Redactor, error)
+	redactor  *tape.Redactor
 }
 
 func (f *recordFlags) register(fl *pflag.FlagSet) {
@@ -37,7 +41,7 @@ func (f *recordFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.session, "session", "s1", "the name of the recorded session in the tape")
 	fl.StringArrayVar(&f.tags, "tag", nil, "a tag k=v for the tape's header (repeatable)")
 	f.maxMessage = byteSize(transport.DefaultMaxMessage)
-	fl.Var(&f.maxMessage, "max-message", "longest message either side may send, e.g. 64MiB; a longer one ends the recording")
+	fl.Var(&f.maxMessage, "max-message", "longest message either side may send, e.g. 64MiB; over stdio a longer one ends the recording, over HTTP it is relayed but not recorded")
 	fl.DurationVar(&f.stopTimeout, "stop-timeout", 2*time.Second, "how long the server has to exit once the client is gone (then SIGTERM, then SIGKILL)")
 }
 
@@ -60,6 +64,13 @@ func (f *recordFlags) check() (map[string]string, error) {
 	}
 	if st, err := os.Stat(filepath.Dir(f.out)); err != nil || !st.IsDir() {
 		return nil, usageError("record: -o %s: the folder %s does not exist", f.out, filepath.Dir(f.out))
+	}
+	if f.redaction != nil {
+		r, err := f.redaction()
+		if err != nil {
+			return nil, err
+		}
+		f.redactor = r
 	}
 	var tags map[string]string
 	for _, kv := range f.tags {
@@ -99,6 +110,9 @@ func (f *recordFlags) newRecording(h tape.Header) *recording {
 		}
 		h.ProtocolVersion = version
 		h.CreatedAt = r.tap.Start().UTC().Format(time.RFC3339Nano)
+		if f.redactor != nil {
+			f.redactor.Header(&h)
+		}
 		w, err := tape.NewWriter(file, h)
 		if err != nil {
 			file.Close()
@@ -106,8 +120,27 @@ func (f *recordFlags) newRecording(h tape.Header) *recording {
 		}
 		r.file = file
 		return w, nil
-	})
+	}, f.tapOptions()...)
 	return r
+}
+
+// tapOptions are the options of the recording's Tap: its redaction.
+func (f *recordFlags) tapOptions() []record.TapOption {
+	if f.redactor == nil {
+		return nil
+	}
+	return []record.TapOption{record.WithRedactor(f.redactor)}
+}
+
+// redactionSummary says, on stderr, what the recording's redaction
+// replaced (counts by kind and name, never values).
+func (a *app) redactionSummary(f *recordFlags) {
+	if f.quiet || f.redactor == nil {
+		return
+	}
+	if c := f.redactor.Counts(); c.Total() > 0 {
+		printCounts(a.errOut, f.out, c)
+	}
 }
 
 // close writes the end line, syncs the file and closes it.
@@ -124,8 +157,9 @@ func (r *recording) close() error {
 
 func (a *app) recordCommand() *cobra.Command {
 	var f recordFlags
+	var hf recordHTTPFlags
 	cmd := &cobra.Command{
-		Use:   "record -o TAPE [flags] -- SERVER_COMMAND ARGS...",
+		Use:   "record -o TAPE [flags] (-- SERVER_COMMAND ARGS... | --listen ADDR --upstream URL)",
 		Short: "Record a real client and server talking, into a tape",
 		Long: `Record a session between a real MCP client and a real server into a tape.
 
@@ -148,12 +182,17 @@ recorded: a warning says so.
 Exit status: 0 the session ended (the client closed its input, or the server
 exited with status 0); 2 bad usage, or the tape could not be written; 3 the
 server could not start, exited with another status, or sent a line longer than
---max-message; 130 interrupted.`,
+--max-message; 130 interrupted.
+` + recordHTTPHelp,
 		Example: `  replayctl record -o session.jsonl -- node my-server.js
-  replayctl record -o everything.jsonl --tag server=everything -- go tool everything-server`,
+  replayctl record -o everything.jsonl --tag server=everything -- go tool everything-server
+  replayctl record -o http.jsonl --listen 127.0.0.1:8080 --upstream http://127.0.0.1:3000/mcp`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if hf.given() {
+				return hf.check(cmd, args)
+			}
 			if cmd.ArgsLenAtDash() != 0 || len(args) == 0 {
-				return usageError("record: give the server command after --, e.g. replayctl record -o t.jsonl -- node server.js")
+				return usageError("record: give the server command after --, e.g. replayctl record -o t.jsonl -- node server.js; or, for an HTTP server, --listen ADDR --upstream URL")
 			}
 			return nil
 		},
@@ -162,10 +201,15 @@ server could not start, exited with another status, or sent a line longer than
 			if err != nil {
 				return err
 			}
+			if hf.given() {
+				return a.recordHTTP(cmd.Context(), &f, tags, hf)
+			}
 			return a.recordStdio(cmd.Context(), &f, tags, args)
 		},
 	}
 	f.register(cmd.Flags())
+	f.redaction = addRedactFlags(cmd)
+	hf.add(cmd.Flags())
 	return cmd
 }
 
@@ -206,6 +250,7 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 	n := rec.tap.Messages()
 	if !f.quiet {
 		a.recordSummary(n, rec, o.res, o.err)
+		a.redactionSummary(f)
 	}
 	switch {
 	case ctx.Err() != nil && errors.Is(o.err, ctx.Err()):

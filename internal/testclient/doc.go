@@ -31,7 +31,10 @@
 //
 // The clients accept every elicitation (name, username, context, color),
 // answer every sampling request with "Paris" from model "fake", and list
-// one root, file:///tmp/replayctl-testclient.
+// one root, file:///tmp/replayctl-testclient. Client k's clientInfo name
+// is replayctl-testclient-go-k (or -ts-k), so that concurrent clients of
+// one run can be told apart on the wire (a recording proxy gives each
+// stateless client a session of its own by it).
 //
 // # The transcript
 //

@@ -151,10 +151,18 @@ func (t Target) transport(ctx context.Context) (mcp.Transport, *lockedBuffer, fu
 	return &mcp.CommandTransport{Command: cmd, TerminateDuration: terminateTimeout}, stderr, func() {}
 }
 
+// NewClient is the Go SDK client RecordClient drives, named name (its
+// clientInfo), for tests that connect it themselves (through a recording
+// proxy): it accepts elicitations with ElicitContent, answers sampling
+// with SampleText and lists Roots.
+func NewClient(name string) *mcp.Client { return newNamedClient(name) }
+
 // newClient is the recording client: it accepts elicitations with
 // ElicitContent, answers sampling with SampleText and lists Roots.
-func newClient() *mcp.Client {
-	c := mcp.NewClient(&mcp.Implementation{Name: "replayctl-testtape", Version: "1"}, &mcp.ClientOptions{
+func newClient() *mcp.Client { return newNamedClient("replayctl-testtape") }
+
+func newNamedClient(name string) *mcp.Client {
+	c := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: ElicitContent}, nil
 		},

@@ -96,9 +96,10 @@ function parse(argv) {
   return cfg;
 }
 
-function newClient() {
+// newClient is client k; its clientInfo names k, as the Go client's does.
+function newClient(k) {
   const client = new Client(
-    { name: "replayctl-testclient-ts", version: "1" },
+    { name: `replayctl-testclient-ts-${k}`, version: "1" },
     { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } },
   );
   client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: ELICIT_CONTENT }));
@@ -115,7 +116,10 @@ function transport(cfg) {
   if (cfg.url !== "") {
     return new StreamableHTTPClientTransport(new URL(cfg.url), { requestInit: { headers: cfg.headers } });
   }
-  return new StdioClientTransport({ command: cfg.argv[0], args: cfg.argv.slice(1), stderr: "inherit" });
+  // The whole environment, as a shell would pass it (the SDK's default is
+  // a few variables only): a server command such as `replayctl record
+  // --redact-env NAME` reads its own.
+  return new StdioClientTransport({ command: cfg.argv[0], args: cfg.argv.slice(1), env: { ...process.env }, stderr: "inherit" });
 }
 
 // errorJSON is a JSON-RPC error as {code, message, data}, any other error
@@ -146,7 +150,7 @@ async function runClient(cfg, k, steps) {
     }
   };
 
-  const client = newClient();
+  const client = newClient(k);
   const ok = await run("initialize", async () => {
     await client.connect(transport(cfg));
     const r = { capabilities: client.getServerCapabilities(), serverInfo: client.getServerVersion() };

@@ -33,7 +33,7 @@ func runClient(ctx context.Context, cfg *config, k int, stderr io.Writer) []step
 	if cfg.protocol != "" {
 		opts = &mcp.ClientSessionOptions{ProtocolVersion: cfg.protocol}
 	}
-	cs, err := newClient().Connect(ctx, tr, opts)
+	cs, err := newClient(k).Connect(ctx, tr, opts)
 	if err != nil {
 		return []step{failed(k, "initialize", err)}
 	}
@@ -77,11 +77,14 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.inner.RoundTrip(req)
 }
 
-// newClient is the test client: it accepts every elicitation with
+// newClient is test client k: it accepts every elicitation with
 // elicitContent, answers every sampling request with sampleText from model
-// "fake", and lists roots.
-func newClient() *mcp.Client {
-	c := mcp.NewClient(&mcp.Implementation{Name: "replayctl-testclient-go", Version: "1"}, &mcp.ClientOptions{
+// "fake", and lists roots. Its clientInfo names k
+// ("replayctl-testclient-go-0", …): concurrent clients of one process are
+// told apart by what they send, as a recording proxy of stateless
+// (2026-07-28) traffic needs to give each its own session.
+func newClient(k int) *mcp.Client {
+	c := mcp.NewClient(&mcp.Implementation{Name: fmt.Sprintf("replayctl-testclient-go-%d", k), Version: "1"}, &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: elicitContent}, nil
 		},

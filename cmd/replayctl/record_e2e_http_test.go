@@ -1,0 +1,238 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/replayctl/replayctl/internal/testclient"
+	"github.com/replayctl/replayctl/internal/testserver"
+	"github.com/replayctl/replayctl/tape"
+)
+
+// e2eHTTPClients is how many concurrent client sessions each HTTP case
+// runs through the recording proxy.
+const e2eHTTPClients = 4
+
+// e2eHTTPServer is a real server of the matrix over Streamable HTTP, and
+// the protocol each client asks it for ("" the SDK's choice).
+type e2eHTTPServer struct {
+	name     string
+	url      func(testing.TB) string
+	protocol map[testclient.Client]string // a client missing: not run against it
+}
+
+var e2eHTTPServers = []e2eHTTPServer{
+	// The go-sdk client asks for 2025-11-25 here: left to itself it first
+	// probes with a 2026-07-28 server/discover, which server-everything
+	// refuses with an HTTP 400 whose JSON-RPC error has a null id. The
+	// proxy records it as it came, but a replay cannot yet pair an answer
+	// with a null id with the request its POST carried (the engine pairs
+	// by id; transport.HTTPConn returns such a 400 as an *HTTPError): a
+	// known limitation of replay, not of record.
+	{"everything", testserver.EverythingHTTP, map[testclient.Client]string{testclient.Go: "2025-11-25", testclient.TypeScript: ""}},
+	{"gosdk-stateful", testserver.GoSDKHTTP, map[testclient.Client]string{testclient.Go: "2025-11-25", testclient.TypeScript: ""}},
+	// The TypeScript SDK speaks 2025-11-25 at most: the stateless
+	// revision is the go-sdk client's alone.
+	{"gosdk-stateless", testserver.GoSDKHTTPStateless, map[testclient.Client]string{testclient.Go: "2026-07-28"}},
+}
+
+// httpRecorder is a running `replayctl record --listen --upstream`.
+type httpRecorder struct {
+	cmd    *exec.Cmd
+	url    string // where clients go
+	mu     sync.Mutex
+	stderr strings.Builder // the rest of its stderr, guarded by mu
+	done   chan struct{}   // closed when stderr has been read to its end
+}
+
+var recordingLine = regexp.MustCompile(`^recording (http://127\.0\.0\.1:\d+/\S*) → (\S+) `)
+
+// startHTTPRecorder starts the HTTP recording proxy in front of upstream,
+// into the tape at path, with extra flags, and reads the URL it prints
+// on stderr. The process is killed when the test ends if still running.
+func startHTTPRecorder(t *testing.T, upstream, path string, extra ...string) *httpRecorder {
+	t.Helper()
+	args := append([]string{"record", "-o", path, "--listen", "127.0.0.1:0", "--upstream", upstream}, extra...)
+	cmd := exec.Command(binary, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := &httpRecorder{cmd: cmd, done: make(chan struct{})}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-r.done; _ = cmd.Wait() })
+	first := make(chan string, 1)
+	go func() {
+		defer close(r.done)
+		sc := bufio.NewScanner(stderr)
+		for n := 0; sc.Scan(); n++ {
+			if n == 0 {
+				first <- sc.Text()
+				continue
+			}
+			r.mu.Lock()
+			r.stderr.WriteString(sc.Text() + "\n")
+			r.mu.Unlock()
+		}
+		close(first)
+	}()
+	select {
+	case line := <-first:
+		m := recordingLine.FindStringSubmatch(line)
+		if m == nil || m[2] != upstream {
+			t.Fatalf("record's first stderr line %q, want \"recording http://127.0.0.1:PORT/… → %s …\"", line, upstream)
+		}
+		r.url = m[1]
+	case <-time.After(30 * time.Second):
+		t.Fatal("record printed no URL within 30s")
+	}
+	return r
+}
+
+// stop ends the proxy with SIGINT, its normal end, and fails the test
+// unless it exits 0 within 20s.
+func (r *httpRecorder) stop(t *testing.T) {
+	t.Helper()
+	if err := r.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-r.done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("record did not stop within 20s of SIGINT")
+	}
+	if err := r.cmd.Wait(); err != nil {
+		t.Fatalf("record after SIGINT: %v, want exit 0\nstderr:\n%s", err, r.rest())
+	}
+}
+
+func (r *httpRecorder) rest() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stderr.String()
+}
+
+// sessions is the tape's sessions, in order of first appearance.
+func sessions(msgs []tape.Message) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		if !seen[m.Session] {
+			seen[m.Session] = true
+			out = append(out, m.Session)
+		}
+	}
+	return out
+}
+
+// TestRecordE2EHTTP: both clients × both servers over Streamable HTTP
+// (the go-sdk server stateful and stateless), four concurrent client
+// sessions through the recording proxy at once: the transcript is the one
+// straight against the server, each client session is its own session on
+// the tape, and the tape replays against the server with zero failures.
+func TestRecordE2EHTTP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records real clients and servers")
+	}
+	for _, s := range e2eHTTPServers {
+		for _, c := range e2eClients {
+			protocol, ok := s.protocol[c]
+			if !ok {
+				continue
+			}
+			t.Run(string(c)+"/"+s.name, func(t *testing.T) {
+				upstream := s.url(t)
+				o := testclient.Options{Clients: e2eHTTPClients, Protocol: protocol, Timeout: e2eTimeout}
+				direct := testclient.RunClient(t, c, testclient.HTTP(upstream), o)
+				mustSucceed(t, "straight", direct)
+
+				path := filepath.Join(t.TempDir(), "rec.jsonl")
+				rec := startHTTPRecorder(t, upstream, path)
+				proxied := testclient.RunClient(t, c, testclient.HTTP(rec.url), o)
+				rec.stop(t)
+				mustSucceed(t, "through record", proxied)
+				sameTranscript(t, direct, proxied)
+
+				h, msgs := loadWholeTape(t, path)
+				if h.Transport != "streamable-http" {
+					t.Errorf("header transport %q, want streamable-http", h.Transport)
+				}
+				if got := sessions(msgs); len(got) != e2eHTTPClients {
+					t.Errorf("tape sessions %q: want %d, one per client session", got, e2eHTTPClients)
+				}
+				// The TypeScript client opens its standalone GET stream
+				// after posting notifications/initialized, the replay
+				// before (as the go-sdk client does): server-everything's
+				// tools/list_changed, sent as it handles initialized to
+				// the GET stream if one is open, is not on the TypeScript
+				// client's tape and does reach the replay. The tape does
+				// not say when the client opened its GET, so these live
+				// notifications are not compared (replayClean checks
+				// that the tape holds none that would go unchecked).
+				notes := !(c == testclient.TypeScript && s.name == "everything")
+				replayClean(t, path, msgs, notes, "--target", upstream)
+			})
+		}
+	}
+}
+
+// TestRecordE2EHTTPKill9 kills the HTTP recording proxy (SIGKILL) while
+// four go-sdk clients are going through it: the tape loads, with every
+// whole line the proxy wrote, and says it has no end line.
+func TestRecordE2EHTTPKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a real client and server")
+	}
+	upstream := testserver.GoSDKHTTP(t)
+	path := filepath.Join(t.TempDir(), "rec.jsonl")
+	rec := startHTTPRecorder(t, upstream, path)
+	argv := testclient.Command(t, testclient.Go, testclient.HTTP(rec.url),
+		testclient.Options{Clients: e2eHTTPClients, Protocol: "2025-11-25", Timeout: 20 * time.Second})
+	client := exec.Command(argv[0], argv[1:]...)
+	if err := client.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{}) // closed once client.Wait returned
+	go func() { _ = client.Wait(); close(exited) }()
+	t.Cleanup(func() { _ = client.Process.Kill(); <-exited })
+	// Mid-run: once the tape has 20 lines (of about 90 when the clients
+	// are done), or the clients are done.
+	for lines := 0; lines < 20; {
+		select {
+		case <-exited:
+			lines = 20
+		case <-time.After(5 * time.Millisecond):
+			b, _ := os.ReadFile(path)
+			lines = bytes.Count(b, []byte("\n"))
+		}
+	}
+	if err := rec.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-rec.done
+	_ = rec.cmd.Wait()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := bytes.Count(raw, []byte("\n"))
+	t.Logf("killed with %d whole lines on the tape", whole)
+	h, msgs, end, warnings := readAll(t, path)
+	if end != nil || len(msgs) != whole-1 || len(msgs) < 19 || h.Transport != "streamable-http" {
+		t.Errorf("got %d messages of %d whole lines (header first), end %+v, transport %q; want every whole line, no end, streamable-http", len(msgs), whole, end, h.Transport)
+	}
+	if !strings.Contains(strings.Join(warnings, "\n"), "end") {
+		t.Errorf("warnings %q: want one about the missing end line", warnings)
+	}
+}

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/replayctl/replayctl/internal/testserver"
+	"github.com/replayctl/replayctl/internal/testtape"
+	mcpwire "github.com/replayctl/replayctl/mcp"
+	"github.com/replayctl/replayctl/tape"
+)
+
+// startRecorder starts `replayctl record --listen 127.0.0.1:0 --upstream
+// upstream -o path` and returns the process and the URL it prints.
+func startRecorder(t *testing.T, upstream, path string) (*exec.Cmd, string, *strings.Builder) {
+	t.Helper()
+	cmd := exec.Command(binary, "record", "-o", path, "--listen", "127.0.0.1:0", "--upstream", upstream, "--tag", "by=test")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := make(chan string, 1)
+	rest := &strings.Builder{}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		first := true
+		for sc.Scan() {
+			if first {
+				lines <- sc.Text()
+				first = false
+				continue
+			}
+			rest.WriteString(sc.Text() + "\n")
+		}
+		close(lines)
+	}()
+	select {
+	case line := <-lines:
+		m := regexp.MustCompile(`^recording (http://127\.0\.0\.1:\d+/\S*) → (\S+) `).FindStringSubmatch(line)
+		if m == nil || m[2] != upstream {
+			t.Fatalf("first stderr line %q, want \"recording http://127.0.0.1:PORT/… → %s …\"", line, upstream)
+		}
+		return cmd, m[1], rest
+	case <-time.After(30 * time.Second):
+		t.Fatal("the recorder printed no URL within 30s")
+	}
+	return nil, "", nil
+}
+
+// clientThrough runs one go-sdk client session (ScriptAll, 2025-11-25)
+// through url, with credentials the tape must not keep.
+func clientThrough(ctx context.Context, url, name string) error {
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: authTransport{tr}}
+	cs, err := testtape.NewClient(name).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc},
+		&mcp.ClientSessionOptions{ProtocolVersion: mcpwire.V20251125})
+	if err != nil {
+		return err
+	}
+	if err := testtape.ScriptAll(ctx, cs); err != nil {
+		cs.Close()
+		return err
+	}
+	return cs.Close()
+}
+
+const recordSecret = "cli-secret-token-5d1e"
+
+type authTransport struct{ rt http.RoundTripper }
+
+func (a authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+recordSecret)
+	return a.rt.RoundTrip(r)
+}
+
+// TestRecordHTTP records three concurrent go-sdk clients through the
+// binary, stops it with SIGINT, and replays the tape with `run`.
+func TestRecordHTTP(t *testing.T) {
+	upstream := testserver.GoSDKHTTP(t)
+	path := filepath.Join(t.TempDir(), "rec.jsonl")
+	cmd, url, rest := startRecorder(t, upstream, path)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	errs := make(chan error, 3)
+	for i := range 3 {
+		go func() { errs <- clientThrough(ctx, url, fmt.Sprintf("cli-%d", i)) }()
+	}
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("record after SIGINT: %v; stderr:\n%s", err, rest)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), recordSecret) {
+		t.Fatal("the Authorization header's token is on the tape")
+	}
+	if !strings.Contains(string(raw), `{"type":"end"`) {
+		t.Fatalf("no end line after SIGINT:\n%s", raw)
+	}
+	r, err := tape.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := r.Header(); h.ProtocolVersion != mcpwire.V20251125 || h.Transport != "streamable-http" || h.Tags["by"] != "test" || h.Server == nil || h.Server.URL != upstream {
+		t.Errorf("header %+v", h)
+	}
+	r.Close()
+	res := replayctl(t, "run", path, "--target", upstream, "--speed", "fast", "-o", "json")
+	if res.code != 0 {
+		t.Fatalf("run: exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	if rep := decodeReport(t, res.stdout); rep.Summary.Sessions != 3 || rep.Validation.Failed != 0 || rep.Validation.Checked < 3*14 {
+		t.Errorf("replay: %d sessions, %d checked, %d failed; want 3 sessions, ≥ 42 checked, 0 failed", rep.Summary.Sessions, rep.Validation.Checked, rep.Validation.Failed)
+	}
+}
+
+// TestRecordHTTPKill9: a recorder killed with SIGKILL while a client is
+// in the middle of its session leaves a tape that loads, every whole
+// line kept.
+func TestRecordHTTPKill9(t *testing.T) {
+	upstream := testserver.GoSDKHTTP(t)
+	path := filepath.Join(t.TempDir(), "killed.jsonl")
+	cmd, url, _ := startRecorder(t, upstream, path)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	if err := clientThrough(ctx, url, "before"); err != nil {
+		t.Fatal(err)
+	}
+	// A second client connects (its GET stream is open) and is left there.
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	cs, err := testtape.NewClient("during").Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: tr}},
+		&mcp.ClientSessionOptions{ProtocolVersion: mcpwire.V20251125})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	_ = cs.Close() // fails: the proxy is gone
+	r, err := tape.Open(path)
+	if err != nil {
+		t.Fatalf("the tape of a killed recorder does not load: %v", err)
+	}
+	defer r.Close()
+	var n int
+	sessions := map[string]bool{}
+	for {
+		m, err := r.Next()
+		if err != nil {
+			break
+		}
+		n++
+		sessions[m.Session] = true
+	}
+	if n < 30 || len(sessions) != 2 {
+		t.Errorf("%d messages in %d sessions, want the whole first session and the start of the second", n, len(sessions))
+	}
+}
+
+func TestRecordHTTPUsage(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"record", "-o", dir + "/a.jsonl", "--upstream", "http://127.0.0.1:1/mcp"}, "needs --listen"},
+		{[]string{"record", "-o", dir + "/a.jsonl", "--listen", "127.0.0.1:0"}, "needs --upstream"},
+		{[]string{"record", "-o", dir + "/a.jsonl", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1/mcp", "--", "node", "s.js"}, "give one or the other"},
+		{[]string{"record", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1/mcp"}, "-o TAPE is required"},
+		{[]string{"record", "-o", dir + "/a.jsonl", "--listen", "127.0.0.1:0", "--upstream", "127.0.0.1:1"}, "not an http:// or https:// URL"},
+		{[]string{"record", "-o", dir + "/a.jsonl", "--listen", "256.0.0.1:0", "--upstream", "http://127.0.0.1:1/mcp"}, "--listen 256.0.0.1:0"},
+		{[]string{"record", "-o", dir + "/no/such/dir/a.jsonl", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1/mcp"}, "does not exist"},
+	}
+	for _, tc := range tests {
+		res := replayctl(t, tc.args...)
+		if res.code != 2 || !strings.Contains(res.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args[1:], res.code, res.stderr, tc.want)
+		}
+	}
+}
