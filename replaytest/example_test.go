@@ -62,3 +62,20 @@ func ExampleRun_config() {
 	}
 	_ = test
 }
+
+// Test a client or an agent against a recorded server: Server serves the
+// tape on 127.0.0.1 for the test's lifetime and returns its Streamable
+// HTTP endpoint; a request the tape has no answer for fails the test.
+func ExampleServer() {
+	test := func(t *testing.T) {
+		url := replaytest.Server(t, "testdata/session.jsonl")
+		client := mcp.NewClient(&mcp.Implementation{Name: "my-agent", Version: "1.0.0"}, nil)
+		cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		// … the code under test uses cs, and gets the recorded answers.
+	}
+	_ = test
+}

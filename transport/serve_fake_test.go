@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/replayctl/replayctl/jsonrpc"
 )
@@ -22,6 +23,7 @@ import (
 //	hangup  returns ErrHangUp
 //	fail    returns an error without answering
 //	silent  returns nil without answering
+//	paced   answers "paced answer" in pieces of 7 bytes (WithPace)
 //	held    sends a progress notification, then answers "released" once
 //	        release is closed (or fails when ctx is done first)
 type fakeServer struct {
@@ -166,6 +168,8 @@ func (s *fakeSession) call(ctx context.Context, m jsonrpc.Message, send Send) er
 		return errors.New("fake: failing on purpose")
 	case "silent":
 		return nil
+	case "paced":
+		return send(WithPace(ctx, 7, time.Microsecond), text("paced answer"))
 	case "held":
 		if err := send(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"h","progress":1}}`)); err != nil {
 			return err

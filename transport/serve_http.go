@@ -294,7 +294,7 @@ func (h *StreamableHandler) openSession(in postIn) {
 		}
 	}
 	id := uuid.NewString()
-	s, err := h.sessions.Open(in.r.Context(), SessionInfo{ID: id, ProtocolVersion: version, Header: in.r.Header.Clone()})
+	s, err := h.sessions.Open(in.r.Context(), SessionInfo{ID: id, ProtocolVersion: version, Header: in.r.Header.Clone(), Paces: true})
 	if err != nil {
 		h.cfg.log.Warn().Err(err).Msg("open a session")
 		writeError(in.w, http.StatusServiceUnavailable, nil, mcp.CodeInternal, "Service Unavailable: "+err.Error())
@@ -341,7 +341,7 @@ func (h *StreamableHandler) serveStateless(in postIn, version string) {
 		}
 	}
 	s, err := h.sessions.Open(in.r.Context(), SessionInfo{
-		ID: uuid.NewString(), ProtocolVersion: version, Stateless: true, Header: in.r.Header.Clone(),
+		ID: uuid.NewString(), ProtocolVersion: version, Stateless: true, Header: in.r.Header.Clone(), Paces: true,
 	})
 	if err != nil {
 		h.cfg.log.Warn().Err(err).Msg("open a stateless session")
@@ -389,7 +389,7 @@ func (h *StreamableHandler) get(w http.ResponseWriter, r *http.Request) {
 		}
 		from = n + 1
 	}
-	sink := NewSSEWriter(w)
+	sink := newSSESink(w)
 	err := st.attach(sink, from, func() {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-cache")

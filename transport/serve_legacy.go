@@ -91,7 +91,7 @@ func (h *LegacyHandler) open(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := uuid.NewString()
-	s, err := h.sessions.Open(r.Context(), SessionInfo{ID: id, Header: r.Header.Clone()})
+	s, err := h.sessions.Open(r.Context(), SessionInfo{ID: id, Header: r.Header.Clone(), Paces: true})
 	if err != nil {
 		h.cfg.log.Warn().Err(err).Msg("open a session")
 		writeError(w, http.StatusServiceUnavailable, nil, mcp.CodeInternal, "Service Unavailable: "+err.Error())
@@ -104,12 +104,12 @@ func (h *LegacyHandler) open(w http.ResponseWriter, r *http.Request) {
 	h.live[id] = sess
 	h.mu.Unlock()
 
-	sink := NewSSEWriter(w)
+	sink := newSSESink(w)
 	_ = sess.stream.attach(sink, 0, func() {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-cache")
 		w.WriteHeader(http.StatusOK)
-		_ = sink.Write(SSEEvent{Event: "endpoint", Data: []byte(r.URL.Path + "?sessionId=" + id)})
+		_ = sink.ev.Write(SSEEvent{Event: "endpoint", Data: []byte(r.URL.Path + "?sessionId=" + id)})
 	})
 	select {
 	case <-r.Context().Done():
@@ -137,7 +137,7 @@ func (s *legacySession) send(ctx context.Context, msg []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return s.stream.add(msg)
+	return s.stream.add(ctx, msg)
 }
 
 func (h *LegacyHandler) post(w http.ResponseWriter, r *http.Request) {

@@ -43,7 +43,7 @@ type postExchange struct {
 	mu       sync.Mutex // guards the fields below; serializes writes to in.w
 	form     int
 	stream   *outStream
-	sink     *SSEWriter
+	sink     *sseSink
 	gone     bool                // the client's request context is done
 	answered map[string]struct{} // id keys answered
 	answers  [][]byte            // a batch's answers to a client that takes only JSON
@@ -152,13 +152,13 @@ func (x *postExchange) send(ctx context.Context, msg []byte) error {
 		return x.sendAside(ctx, msg)
 	case formStream:
 		defer x.mu.Unlock()
-		return x.stream.add(msg)
+		return x.stream.add(ctx, msg)
 	}
 	if !x.in.okSSE || (isAnswer && !x.batch && x.in.okJSON) {
 		// JSON: an unparsable message to a single request stands for
 		// its answer (a malformed answer is still the answer).
 		if !x.batch && (isAnswer || !parsed) {
-			x.writeJSON(msg)
+			x.writeJSON(ctx, msg)
 			x.mu.Unlock()
 			return nil
 		}
@@ -172,7 +172,7 @@ func (x *postExchange) send(ctx context.Context, msg []byte) error {
 	}
 	x.startStream()
 	defer x.mu.Unlock()
-	return x.stream.add(msg)
+	return x.stream.add(ctx, msg)
 }
 
 // answerKey tells whether msg answers one of the POST's requests, and
@@ -195,8 +195,9 @@ func (x *postExchange) answerKey(msg []byte) (key string, isAnswer, parsed bool)
 	return key, ok, true
 }
 
-// writeJSON writes msg as the whole response. x.mu is held.
-func (x *postExchange) writeJSON(msg []byte) {
+// writeJSON writes msg as the whole response, in pieces when ctx
+// carries a pace (WithPace). x.mu is held.
+func (x *postExchange) writeJSON(ctx context.Context, msg []byte) {
 	status := http.StatusOK
 	if x.sess == nil {
 		status = statelessStatus(msg)
@@ -205,8 +206,12 @@ func (x *postExchange) writeJSON(msg []byte) {
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(msg)))
 	x.in.w.WriteHeader(status)
-	_, _ = x.in.w.Write(msg)
 	x.form, x.status = formJSON, status
+	if chunk, pause, ok := PaceOf(ctx); ok {
+		_ = writePaced(ctx, x.in.w, msg, chunk, pause)
+		return
+	}
+	_, _ = x.in.w.Write(msg)
 }
 
 // statelessStatus is the HTTP status of a 2026-07-28 JSON answer: errors
@@ -237,7 +242,7 @@ func (x *postExchange) startStream() {
 	if x.gone {
 		return // the events are kept for a resume
 	}
-	x.sink = NewSSEWriter(x.in.w)
+	x.sink = newSSESink(x.in.w)
 	_ = x.stream.attach(x.sink, 0, func() {
 		h := x.in.w.Header()
 		h.Set("Content-Type", "text/event-stream")
@@ -284,7 +289,7 @@ func (x *postExchange) finish(hangUp bool) bool {
 			body = append(body, a...)
 		}
 		body = append(body, ']')
-		x.writeJSON(body)
+		x.writeJSON(x.ctx, body)
 	case len(x.methods) == 0:
 		x.in.w.WriteHeader(http.StatusAccepted)
 	default: // requests the Session left without a word

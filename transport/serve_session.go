@@ -49,7 +49,7 @@ func (s *httpSession) sendUnsolicited(ctx context.Context, msg []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return s.unsolicited.add(msg)
+	return s.unsolicited.add(ctx, msg)
 }
 
 // begin counts a Handle call about to run; it fails once the session is

@@ -6,6 +6,7 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/mcp"
@@ -37,7 +38,7 @@ func ServeStdio(ctx context.Context, r io.Reader, w io.Writer, sessions Sessions
 	lc := NewLineConn(r, w, LineMaxMessage(cfg.maxMessage), LineName("a line of the client's input"))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s, err := sessions.Open(ctx, SessionInfo{ID: "stdio"})
+	s, err := sessions.Open(ctx, SessionInfo{ID: "stdio", Paces: true})
 	if err != nil {
 		return err
 	}
@@ -64,6 +65,7 @@ func ServeStdio(ctx context.Context, r io.Reader, w io.Writer, sessions Sessions
 type stdioServer struct {
 	cfg    serverConfig
 	lc     *LineConn
+	wmu    sync.Mutex // held across the pieces of a paced line, so no other line cuts in
 	s      Session
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -101,11 +103,37 @@ func (srv *stdioServer) dispatch(ctx context.Context, line []byte) {
 	}
 }
 
+// send writes msg as one line: whole, or in pieces when ctx carries a
+// pace (WithPace), the newline with the last piece.
 func (srv *stdioServer) send(ctx context.Context, msg []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return srv.lc.WriteLine(msg)
+	srv.wmu.Lock()
+	defer srv.wmu.Unlock()
+	chunk, pause, ok := PaceOf(ctx)
+	if !ok {
+		return srv.lc.WriteLine(msg)
+	}
+	line := append(append(make([]byte, 0, len(msg)+1), msg...), '\n')
+	for len(line) > 0 {
+		n := min(chunk, len(line))
+		if err := srv.lc.WriteRaw(line[:n]); err != nil {
+			return err
+		}
+		line = line[n:]
+		if len(line) == 0 {
+			break
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	return nil
 }
 
 func (srv *stdioServer) handle(ctx context.Context, m jsonrpc.Message) {

@@ -1,6 +1,9 @@
 package transport
 
 import (
+	"bytes"
+	"context"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,7 +33,7 @@ type outStream struct {
 	base      int
 	next      int // the number of the next event
 	delivered int // events before it were written to some sink
-	sink      *SSEWriter
+	sink      *sseSink
 	gen       int  // bumped on every attach and detach
 	done      bool // no event comes after the kept ones
 	doneCh    chan struct{}
@@ -48,10 +51,11 @@ func newOutStream(prefix string) *outStream {
 }
 
 // add numbers msg, keeps a copy if the stream keeps events, and writes it
-// to the attached sink, if any. A failed write detaches the sink (the
-// client is gone; it may resume). add returns nil even then: the event is
-// kept for a resume; only a stream that is done refuses events.
-func (s *outStream) add(msg []byte) error {
+// to the attached sink, if any: in pieces when ctx carries a pace
+// (WithPace), else whole. A failed write detaches the sink (the client is
+// gone; it may resume). add returns nil even then: the event is kept for
+// a resume; only a stream that is done refuses events.
+func (s *outStream) add(ctx context.Context, msg []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.done {
@@ -70,11 +74,62 @@ func (s *outStream) add(msg []byte) error {
 	if s.sink == nil {
 		return nil
 	}
-	if err := s.sink.Write(s.event(n, msg)); err != nil {
+	if err := s.sink.write(ctx, s.event(n, msg)); err != nil {
 		s.detachLocked()
 		return nil
 	}
 	s.delivered = n + 1
+	return nil
+}
+
+// sseSink is a response an outStream writes events to.
+type sseSink struct {
+	ev *SSEWriter
+	w  http.ResponseWriter
+}
+
+func newSSESink(w http.ResponseWriter) *sseSink {
+	return &sseSink{ev: NewSSEWriter(w), w: w}
+}
+
+// write writes ev whole, or in pieces when ctx carries a pace.
+func (k *sseSink) write(ctx context.Context, ev SSEEvent) error {
+	chunk, pause, ok := PaceOf(ctx)
+	if !ok {
+		return k.ev.Write(ev)
+	}
+	var b bytes.Buffer
+	if err := NewSSEWriter(&b).Write(ev); err != nil {
+		return err
+	}
+	return writePaced(ctx, k.w, b.Bytes(), chunk, pause)
+}
+
+// writePaced writes p to an HTTP response chunk bytes at a time, each
+// piece flushed, pausing for pause between pieces, as a slow server
+// would. It returns early with ctx's error.
+func writePaced(ctx context.Context, w http.ResponseWriter, p []byte, chunk int, pause time.Duration) error {
+	rc := http.NewResponseController(w)
+	for len(p) > 0 {
+		n := min(chunk, len(p))
+		if _, err := w.Write(p[:n]); err != nil {
+			return err
+		}
+		if err := rc.Flush(); err != nil {
+			return err
+		}
+		p = p[n:]
+		if len(p) == 0 {
+			break
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
 	return nil
 }
 
@@ -91,7 +146,7 @@ func (s *outStream) event(n int, msg []byte) SSEEvent {
 // response's headers), and writes to sink the kept events from number
 // from on (from < 0: those never delivered). It fails with errStreamBusy,
 // without calling start, when another response is attached.
-func (s *outStream) attach(sink *SSEWriter, from int, start func()) error {
+func (s *outStream) attach(sink *sseSink, from int, start func()) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sink != nil {
@@ -110,7 +165,7 @@ func (s *outStream) attach(sink *SSEWriter, from int, start func()) error {
 	s.sink = sink
 	s.gen++
 	for n := from; n < s.next; n++ {
-		if err := sink.Write(s.event(n, s.kept[n-s.base])); err != nil {
+		if err := sink.ev.Write(s.event(n, s.kept[n-s.base])); err != nil {
 			s.detachLocked()
 			return nil
 		}
@@ -120,7 +175,7 @@ func (s *outStream) attach(sink *SSEWriter, from int, start func()) error {
 }
 
 // detach lets go of sink if it is still the attached response.
-func (s *outStream) detach(sink *SSEWriter) {
+func (s *outStream) detach(sink *sseSink) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sink == sink {

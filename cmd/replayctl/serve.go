@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+
+	"github.com/replayctl/replayctl/internal/atomicfile"
+	"github.com/replayctl/replayctl/mock"
+	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
+)
+
+func (a *app) serveCommand() *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve TAPE",
+		Short: "Serve a tape as an MCP server, for a client or agent under test",
+		Long: `Serve a tape as an MCP server: a client under test talks to it as it would to
+the server the tape recorded, and gets the recorded answers, with its own ids.
+
+Without --listen, serve speaks over stdio: a client starts
+"replayctl serve tape.jsonl" as its server command. Nothing but protocol
+goes to stdout; the summary and logs go to stderr. It stops when the client
+closes its end.
+
+With --listen 127.0.0.1:PORT, serve speaks Streamable HTTP at
+http://127.0.0.1:PORT/mcp (both eras: sessions with Mcp-Session-Id and the
+GET stream, and stateless 2026-07-28 with server/discover; one tape session
+per stateless POST) and the legacy HTTP+SSE transport of 2024-11-05 at
+http://127.0.0.1:PORT/sse. It prints the URL on stderr and serves until
+SIGINT or SIGTERM. Browser pages from non-loopback origins are refused
+(DNS rebinding protection) unless --allow-origin lets them in.
+
+A request the tape has no answer for is a miss: the client gets a JSON-RPC
+error naming the closest recorded request and what differs, and serve lists
+every miss when it stops. --chaos injects seeded faults toward the client
+(the same --seed gives the same faults); serve lists them when it stops.
+
+Exit status: 0 served (misses or not); 1 with --strict when there was a
+miss; 2 bad usage or an unreadable tape.`,
+		Args: exactArgs(1, "serve TAPE"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.serve(cmd.Context(), args[0], f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.listen, "listen", "", "serve Streamable HTTP (and legacy HTTP+SSE) on this address, e.g. 127.0.0.1:8080 (port 0: any free port); without it, stdio")
+	fl.StringVar(&f.strategy, "strategy", "method_and_params", "how requests are matched to recorded ones: exact | method | method_and_params | subset | sequential")
+	fl.StringVar(&f.timing, "timing", "instant", "when answers go: instant | recorded (the recorded latency) | Nx (the recorded latency × N, e.g. 0.5x, 2x)")
+	fl.StringVar(&f.chaos, "chaos", "", "inject seeded faults toward the client, kind=probability,…: e.g. delay=0.1,error=0.05 (kinds: delay, slow, missing, error, malformed, out-of-order, hang-up)")
+	fl.Int64Var(&f.seed, "seed", 0, "the chaos seed: the same seed gives the same faults (random, and printed, when not given)")
+	fl.BoolVar(&f.strict, "strict", false, "exit 1 when any request missed")
+	fl.StringVar(&f.report, "report", "", "write the misses and the injected faults to this JSON file when serve stops")
+	fl.StringSliceVar(&f.origins, "allow-origin", nil, "a browser Origin allowed to reach a loopback listener (repeatable; * for any)")
+	fl.StringSliceVar(&f.volatile, "volatile", nil, "a request field left out of matching, besides the defaults, e.g. params.arguments.requestId or tools/call:params.arguments.ts (repeatable)")
+	fl.BoolVar(&f.repeat, "repeat", false, "answer a request asked more often than recorded again, in recorded order (else it is a miss)")
+	fl.IntVar(&f.maxMessage, "max-message", transport.DefaultMaxMessage, "longest message a client may send, in bytes")
+	fl.IntVar(&f.maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
+	registerValues(cmd, "strategy", "exact", "method", "method_and_params", "subset", "sequential")
+	registerValues(cmd, "timing", "instant", "recorded", "2x", "0.5x")
+	return cmd
+}
+
+// serve is replayctl serve: the tape as a mock.Server, served until the
+// client or a signal ends it, then the summary (stderr) and the report.
+func (a *app) serve(ctx context.Context, path string, f serveFlags) error {
+	opts, seed, err := serveOptions(f, a.log)
+	if err != nil {
+		return err
+	}
+	if f.report != "" {
+		if ext := strings.ToLower(filepath.Ext(f.report)); ext != ".json" {
+			return usageError("--report %s: serve writes a JSON report; name it .json", f.report)
+		}
+		if err := atomicfile.Probe(f.report); err != nil {
+			return usageError("--report %s: %v", f.report, err)
+		}
+	}
+	srv, err := mock.NewServer(tape.File(path), opts...)
+	if err != nil {
+		return &exitError{code: exitBadInput, err: fmt.Errorf("serve %s: %w", path, err)}
+	}
+	if f.chaos != "" && f.seed == 0 {
+		fmt.Fprintf(a.errOut, "chaos: seed %d (repeat these faults with --seed %d)\n", seed, seed)
+	}
+	serveErr := serveTape(ctx, srv, f, a.stdin, a.stdout, a.errOut, a.log)
+	misses, injected := srv.Misses(), srv.Injected()
+	printServeSummary(a.errOut, misses, injected)
+	if f.report != "" {
+		if err := writeServeReport(f.report, path, seed, f.chaos != "", misses, injected); err != nil {
+			return err
+		}
+	}
+	if serveErr != nil {
+		return serveErr
+	}
+	if f.strict && len(misses) > 0 {
+		return &exitError{code: exitFailed, err: fmt.Errorf("%d request(s) had no recorded answer (--strict)", len(misses))}
+	}
+	return nil
+}
+
+// serveOptions turns serve's flags into mock.Server options, and returns
+// the chaos seed (drawn when --chaos is given without --seed).
+func serveOptions(f serveFlags, log zerolog.Logger) ([]mock.ServerOption, int64, error) {
+	st, err := mock.ParseStrategy(f.strategy)
+	if err != nil {
+		return nil, 0, usageError("--strategy %q: %v", f.strategy, err)
+	}
+	factor, err := parseTiming(f.timing)
+	if err != nil {
+		return nil, 0, err
+	}
+	opts := []mock.ServerOption{
+		mock.WithStrategy(st),
+		mock.WithLatency(factor),
+		mock.WithLogger(log),
+		mock.WithServerTapeOptions(tape.WithMaxLine(f.maxLine)),
+	}
+	if len(f.volatile) > 0 {
+		opts = append(opts, mock.WithVolatile(f.volatile...))
+	}
+	if f.repeat {
+		opts = append(opts, mock.WithRepeat())
+	}
+	seed := f.seed
+	if f.chaos != "" {
+		faults, err := mock.ParseChaosSpec(f.chaos)
+		if err != nil {
+			return nil, 0, usageError("--chaos %q: %v", f.chaos, err)
+		}
+		if seed == 0 {
+			seed = rand.Int64N(1<<31-1) + 1
+		}
+		plan, err := mock.NewChaos(seed, faults)
+		if err != nil {
+			return nil, 0, usageError("--chaos %q: %v", f.chaos, err)
+		}
+		opts = append(opts, mock.WithChaos(plan))
+	}
+	return opts, seed, nil
+}
+
+// parseTiming reads --timing: instant (0), recorded (1) or Nx (N > 0).
+func parseTiming(s string) (float64, error) {
+	switch s {
+	case "instant":
+		return 0, nil
+	case "recorded":
+		return 1, nil
+	}
+	if n, ok := strings.CutSuffix(s, "x"); ok {
+		if f, err := strconv.ParseFloat(n, 64); err == nil && f > 0 {
+			return f, nil
+		}
+	}
+	return 0, usageError("--timing %q: want instant, recorded, or the recorded latency times a factor, like 2x or 0.5x", s)
+}
+
+// printServeSummary says on stderr what serve saw go wrong.
+func printServeSummary(w io.Writer, misses []mock.Miss, injected []mock.Injected) {
+	fmt.Fprintf(w, "served: %d miss(es), %d fault(s) injected\n", len(misses), len(injected))
+	for _, m := range misses {
+		fmt.Fprintf(w, "  miss: session %s: %s\n", m.Session, m)
+	}
+	for _, i := range injected {
+		fmt.Fprintf(w, "  fault: %s to %s (recorded seq %d, session %s): %s\n", i.Kind, i.Method, i.Seq, i.Session, i.Detail)
+	}
+}
+
+// serveReport is serve's --report file.
+type serveReport struct {
+	Tape   string      `json:"tape"`
+	Misses []mock.Miss `json:"misses"`
+	Chaos  *serveChaos `json:"chaos,omitempty"`
+}
+
+type serveChaos struct {
+	Seed   int64           `json:"seed"`
+	Faults []mock.Injected `json:"faults"`
+}
+
+func writeServeReport(path, tapePath string, seed int64, chaos bool, misses []mock.Miss, injected []mock.Injected) error {
+	rep := serveReport{Tape: tapePath, Misses: misses}
+	if rep.Misses == nil {
+		rep.Misses = []mock.Miss{}
+	}
+	if chaos {
+		rep.Chaos = &serveChaos{Seed: seed, Faults: injected}
+		if rep.Chaos.Faults == nil {
+			rep.Chaos.Faults = []mock.Injected{}
+		}
+	}
+	f, err := atomicfile.Create(path)
+	if err != nil {
+		return fmt.Errorf("--report %s: %w", path, err)
+	}
+	enc := json.NewEncoder(f)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rep); err != nil {
+		f.Abort()
+		return fmt.Errorf("--report %s: %w", path, err)
+	}
+	if err := f.Commit(); err != nil {
+		return fmt.Errorf("--report %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,446 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/replayctl/replayctl/internal/testserver"
+	"github.com/replayctl/replayctl/internal/testtape"
+	"github.com/replayctl/replayctl/tape"
+)
+
+// serveWait bounds each wait on a serve process: a failure deadline, not a
+// timing assertion.
+const serveWait = 60 * time.Second
+
+// recordedTapes are the tapes of testtape.ScriptAll the Go SDK client
+// recorded against the conformance server over stdio, by revision ("":
+// 2026-07-28), recorded once per test process.
+var recordedTapes struct {
+	sync.Mutex
+	paths map[string]string
+}
+
+func recordedTape(t *testing.T, version string) string {
+	t.Helper()
+	recordedTapes.Lock()
+	defer recordedTapes.Unlock()
+	if p, ok := recordedTapes.paths[version]; ok {
+		return p
+	}
+	rec := testtape.RecordClient(t, testtape.Stdio(testserver.GoSDK(t)), version, testtape.ScriptAll)
+	b, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Kept past the recording test's TempDir: a file of the test process.
+	dir, err := os.MkdirTemp("", "replayctl-serve-tapes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "tape.jsonl")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if recordedTapes.paths == nil {
+		recordedTapes.paths = map[string]string{}
+	}
+	recordedTapes.paths[version] = p
+	return p
+}
+
+// serverMessages returns a tape's s2c messages, in order.
+func serverMessages(t *testing.T, path string) []string {
+	t.Helper()
+	r, err := tape.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out []string
+	for {
+		m, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Dir == tape.S2C {
+			out = append(out, string(m.Msg))
+		}
+	}
+}
+
+// sameAnswers fails unless the client got, from serve, every message the
+// tape recorded from the server, byte for byte and in order.
+func sameAnswers(t *testing.T, recorded, served string) {
+	t.Helper()
+	want, got := serverMessages(t, recorded), serverMessages(t, served)
+	if len(want) < 15 {
+		t.Fatalf("the recorded tape has %d server messages; the script makes more", len(want))
+	}
+	if len(got) != len(want) {
+		t.Errorf("the client got %d server messages, the tape has %d", len(got), len(want))
+	}
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			t.Errorf("server message %d:\n got %s\nwant %s", i, got[i], want[i])
+		}
+	}
+}
+
+func TestServeStdioAnswersAsRecorded(t *testing.T) {
+	for _, version := range []string{"2025-11-25", ""} {
+		t.Run("version="+version, func(t *testing.T) {
+			recorded := recordedTape(t, version)
+			served := testtape.RecordClient(t, testtape.Stdio([]string{binary, "serve", "--strict", recorded}), version, testtape.ScriptAll)
+			sameAnswers(t, recorded, served)
+		})
+	}
+}
+
+// servingProcess is replayctl serve --listen running in the background.
+type servingProcess struct {
+	cmd    *exec.Cmd
+	url    string // the Streamable HTTP endpoint
+	stderr *bytes.Buffer
+	done   chan error
+}
+
+// startServe starts replayctl serve --listen 127.0.0.1:0 with args and
+// waits for the URL it prints.
+func startServe(t *testing.T, args ...string) *servingProcess {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
+	cmd.Dir = "../.."
+	pr, pw := io.Pipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = io.MultiWriter(pw, &syncWriter{b: &stderr})
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &servingProcess{cmd: cmd, stderr: &stderr, done: make(chan error, 1)}
+	go func() { p.done <- cmd.Wait(); pw.Close() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-p.done
+	})
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if _, rest, ok := strings.Cut(sc.Text(), "serving on "); ok {
+				urls <- strings.Fields(rest)[0]
+			}
+		}
+		close(urls)
+	}()
+	select {
+	case u, ok := <-urls:
+		if !ok {
+			t.Fatalf("serve printed no URL: %s", stderr.String())
+		}
+		p.url = u
+	case <-time.After(serveWait):
+		t.Fatal("serve printed no URL in time")
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	return p
+}
+
+// stop sends SIGTERM and returns the exit status and stderr.
+func (p *servingProcess) stop(t *testing.T) (int, string) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-p.done:
+		p.done <- err // for Cleanup
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		}
+		return code, p.stderr.String()
+	case <-time.After(serveWait):
+		t.Fatal("serve did not stop after SIGTERM")
+		return 0, ""
+	}
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	b  *bytes.Buffer
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func TestServeHTTPAnswersAsRecorded(t *testing.T) {
+	for _, version := range []string{"2025-11-25", ""} {
+		t.Run("version="+version, func(t *testing.T) {
+			recorded := recordedTape(t, version)
+			p := startServe(t, "--strict", recorded)
+			served := testtape.RecordClient(t, testtape.HTTP(p.url), version, testtape.ScriptAll)
+			sameAnswers(t, recorded, served)
+			code, stderr := p.stop(t)
+			if code != 0 || !strings.Contains(stderr, "served: 0 miss(es)") {
+				t.Errorf("serve: exit %d, stderr:\n%s", code, stderr)
+			}
+		})
+	}
+}
+
+// TestServeHTTPConcurrentClients: 100 go-sdk clients at once against one
+// serve, each running the whole script; none may fail.
+func TestServeHTTPConcurrentClients(t *testing.T) {
+	const clients = 100
+	for _, version := range []string{"2025-11-25", ""} {
+		t.Run("version="+version, func(t *testing.T) {
+			p := startServe(t, "--strict", recordedTape(t, version))
+			ctx, cancel := context.WithTimeout(t.Context(), 2*serveWait)
+			defer cancel()
+			hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
+			defer hc.CloseIdleConnections()
+			errs := make(chan error, clients)
+			var wg sync.WaitGroup
+			for i := range clients {
+				wg.Go(func() {
+					errs <- runScript(ctx, hc, p.url, version, i)
+				})
+			}
+			wg.Wait()
+			close(errs)
+			failed := 0
+			for err := range errs {
+				if err != nil {
+					failed++
+					if failed <= 3 {
+						t.Error(err)
+					}
+				}
+			}
+			if failed > 0 {
+				t.Errorf("%d of %d clients failed", failed, clients)
+			}
+			code, stderr := p.stop(t)
+			if code != 0 || !strings.Contains(stderr, "served: 0 miss(es)") {
+				t.Errorf("serve: exit %d, stderr:\n%s", code, clip(stderr, 2000))
+			}
+		})
+	}
+}
+
+// runScript connects a go-sdk client over Streamable HTTP and runs
+// testtape.ScriptAll.
+func runScript(ctx context.Context, hc *http.Client, url, version string, i int) error {
+	c := sdk.NewClient(&sdk.Implementation{Name: "replayctl-testtape", Version: "1"}, &sdk.ClientOptions{
+		ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			return &sdk.ElicitResult{Action: "accept", Content: testtape.ElicitContent}, nil
+		},
+		CreateMessageHandler: func(context.Context, *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
+			return &sdk.CreateMessageResult{Role: "assistant", Model: "fake", Content: &sdk.TextContent{Text: testtape.SampleText}}, nil
+		},
+	})
+	c.AddRoots(testtape.Roots...)
+	var opts *sdk.ClientSessionOptions
+	if version != "" {
+		opts = &sdk.ClientSessionOptions{ProtocolVersion: version}
+	}
+	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, opts)
+	if err != nil {
+		return fmt.Errorf("client %d: connect: %w", i, err)
+	}
+	defer cs.Close()
+	if err := testtape.ScriptAll(ctx, cs); err != nil {
+		return fmt.Errorf("client %d: %w", i, err)
+	}
+	return cs.Close()
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// TestServeMissIsLoud: a request the tape does not have gets an error
+// naming the closest recorded one; serve lists it; --strict exits 1 and
+// the report has it.
+func TestServeMissIsLoud(t *testing.T) {
+	recorded := recordedTape(t, "2025-11-25")
+	report := filepath.Join(t.TempDir(), "serve.json")
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{},"elicitation":{"form":{}},"roots":{"listChanged":true}},"clientInfo":{"name":"replayctl-testtape","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_simple_text","arguments":{"changed":true}}}`,
+	}, "\n") + "\n"
+	res := replayctlIn(t, in, "serve", "--strict", "--report", report, recorded)
+	if res.code != 1 {
+		t.Errorf("exit %d, want 1 (--strict, a miss); stderr:\n%s", res.code, res.stderr)
+	}
+	var got struct {
+		ID    int `json:"id"`
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	found := false
+	for line := range strings.Lines(res.stdout) {
+		if json.Unmarshal([]byte(line), &got) == nil && got.ID == 2 {
+			found = true
+			break
+		}
+	}
+	if !found || !strings.Contains(got.Error.Message, "closest recorded") || !strings.Contains(got.Error.Message, "params.arguments.changed") {
+		t.Errorf("the client's error for id 2: %q; stdout:\n%s", got.Error.Message, res.stdout)
+	}
+	for line := range strings.Lines(res.stdout) {
+		if !json.Valid([]byte(line)) {
+			t.Errorf("stdout has a line that is not JSON: %q", line)
+		}
+	}
+	if !strings.Contains(res.stderr, "served: 1 miss(es)") || !strings.Contains(res.stderr, "params.arguments.changed") {
+		t.Errorf("stderr does not list the miss:\n%s", res.stderr)
+	}
+	var rep serveReport
+	b, err := os.ReadFile(report)
+	if err != nil || json.Unmarshal(b, &rep) != nil || len(rep.Misses) != 1 || rep.Misses[0].Method != "tools/call" {
+		t.Errorf("report %s (%v):\n%s", report, err, b)
+	}
+}
+
+// TestServeSameSeedSameFaults: the same client lines and seed give the
+// same faults, twice; another seed others.
+func TestServeSameSeedSameFaults(t *testing.T) {
+	recorded := recordedTape(t, "2025-11-25")
+	var lines []string
+	lines = append(lines,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{},"elicitation":{"form":{}},"roots":{"listChanged":true}},"clientInfo":{"name":"replayctl-testtape","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`)
+	for i := range 6 {
+		lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"test_simple_text"}}`, 10+i))
+	}
+	in := strings.Join(lines, "\n") + "\n"
+	faults := func(seed string) string {
+		report := filepath.Join(t.TempDir(), "serve.json")
+		res := replayctlIn(t, in, "serve", "--repeat", "--chaos", "error=0.5", "--seed", seed, "--report", report, recorded)
+		if res.code != 0 {
+			t.Fatalf("exit %d: %s", res.code, res.stderr)
+		}
+		var rep serveReport
+		b, err := os.ReadFile(report)
+		if err != nil || json.Unmarshal(b, &rep) != nil || rep.Chaos == nil {
+			t.Fatalf("report (%v): %s", err, b)
+		}
+		var s []string
+		for _, f := range rep.Chaos.Faults {
+			s = append(s, fmt.Sprintf("%d/%s/%s", f.Seq, f.Session, f.Kind))
+		}
+		return strings.Join(s, " ")
+	}
+	a, b := faults("7"), faults("7")
+	if a == "" || a != b {
+		t.Errorf("seed 7 twice: %q and %q, want the same faults, at least one", a, b)
+	}
+}
+
+func TestServeBadInput(t *testing.T) {
+	recorded := "examples/go-sdk-2025.jsonl"
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no tape", []string{"serve", "nope.jsonl"}, "nope.jsonl"},
+		{"bad timing", []string{"serve", "--timing", "fast", recorded}, "--timing"},
+		{"bad strategy", []string{"serve", "--strategy", "fuzzy", recorded}, "--strategy"},
+		{"bad chaos", []string{"serve", "--chaos", "explode=2", recorded}, "--chaos"},
+		{"bad report name", []string{"serve", "--report", "x.html", recorded}, "--report"},
+		{"bad listen", []string{"serve", "--listen", "256.0.0.1:1", recorded}, "--listen"},
+		{"two tapes", []string{"serve", recorded, recorded}, "serve TAPE"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := replayctl(t, tc.args...)
+			if res.code != 2 || !strings.Contains(res.stderr, tc.want) || res.stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 2, nothing on stdout, an error naming %s", res.code, res.stdout, res.stderr, tc.want)
+			}
+		})
+	}
+}
+
+// TestServeHTTPHangUp: chaos hang-up=1 drops every connection; the client
+// sees its request fail, and serve lists the faults when it stops.
+func TestServeHTTPHangUp(t *testing.T) {
+	p := startServe(t, "--chaos", "hang-up=1", "--seed", "3", recordedTape(t, "2025-11-25"))
+	ctx, cancel := context.WithTimeout(t.Context(), serveWait)
+	defer cancel()
+	hc := &http.Client{Transport: &http.Transport{}}
+	defer hc.CloseIdleConnections()
+	c := sdk.NewClient(&sdk.Implementation{Name: "replayctl-testtape", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: p.url, HTTPClient: hc, MaxRetries: -1}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err == nil {
+		cs.Close()
+		t.Fatal("connect succeeded; want the connection dropped")
+	}
+	code, stderr := p.stop(t)
+	if code != 0 || !strings.Contains(stderr, "fault: hang-up to initialize") {
+		t.Errorf("serve: exit %d, want 0 and the hang-up listed; stderr:\n%s", code, stderr)
+	}
+}
+
+// TestServeLegacySSE: a go-sdk client of the 2024-11-05 HTTP+SSE
+// transport runs the whole script against serve's /sse.
+func TestServeLegacySSE(t *testing.T) {
+	p := startServe(t, "--strict", recordedTape(t, "2025-11-25"))
+	ctx, cancel := context.WithTimeout(t.Context(), serveWait)
+	defer cancel()
+	hc := &http.Client{Transport: &http.Transport{}}
+	defer hc.CloseIdleConnections()
+	c := sdk.NewClient(&sdk.Implementation{Name: "replayctl-testtape", Version: "1"}, &sdk.ClientOptions{
+		ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			return &sdk.ElicitResult{Action: "accept", Content: testtape.ElicitContent}, nil
+		},
+		CreateMessageHandler: func(context.Context, *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
+			return &sdk.CreateMessageResult{Role: "assistant", Model: "fake", Content: &sdk.TextContent{Text: testtape.SampleText}}, nil
+		},
+	})
+	c.AddRoots(testtape.Roots...)
+	sse := strings.TrimSuffix(p.url, "/mcp") + "/sse"
+	cs, err := c.Connect(ctx, &sdk.SSEClientTransport{Endpoint: sse, HTTPClient: hc}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatalf("connect to %s: %v", sse, err)
+	}
+	if err := testtape.ScriptAll(ctx, cs); err != nil {
+		t.Error(err)
+	}
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	code, stderr := p.stop(t)
+	if code != 0 || !strings.Contains(stderr, "served: 0 miss(es)") {
+		t.Errorf("serve: exit %d; stderr:\n%s", code, stderr)
+	}
+}
