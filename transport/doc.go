@@ -53,7 +53,9 @@
 // listeners behind one handler. They bound what a client sends by
 // ServerMaxMessage, refuse non-loopback browser origins on a loopback
 // listener (AllowOrigins), answer faults with JSON-RPC error bodies, and
-// cut the connection when a Session returns ErrHangUp. SSEWriter writes
+// cut the connection when a Session returns ErrHangUp. All of them set
+// SessionInfo.Paces: a message sent with a WithPace ctx goes out in
+// pieces (a stdio line, a JSON body, an SSE event). SSEWriter writes
 // their event streams. `replayctl serve` and replaytest.Server use them.
 //
 // Limits: nothing a target sends is read without a bound. A message (a
