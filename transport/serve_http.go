@@ -30,6 +30,7 @@ type serverConfig struct {
 	origins    []string
 	log        zerolog.Logger
 	window     time.Duration
+	idle       time.Duration
 }
 
 func newServerConfig(opts []ServerOption) serverConfig {
@@ -70,6 +71,14 @@ func ResumeWindow(d time.Duration) ServerOption {
 		}
 		c.window = d
 	}
+}
+
+// IdleTimeout closes a session of a StreamableHandler that has had no
+// request in progress and no GET stream open for d, as if its client had
+// sent DELETE (a client that went away without a word). 0, the default,
+// keeps sessions until DELETE or Close.
+func IdleTimeout(d time.Duration) ServerOption {
+	return func(c *serverConfig) { c.idle = max(d, 0) }
 }
 
 // StreamableHandler is the server side of the Streamable HTTP transport,
@@ -301,6 +310,8 @@ func (h *StreamableHandler) openSession(in postIn) {
 		return
 	}
 	sess := newHTTPSession(h.ctx, id, s, h.cfg.window)
+	sess.idleAfter = h.cfg.idle
+	sess.onIdle = func() { h.forget(sess) }
 	s.SetUnsolicited(sess.sendUnsolicited)
 	h.mu.Lock()
 	if h.closed {
@@ -377,6 +388,11 @@ func (h *StreamableHandler) get(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if !sess.begin() {
+		writeError(w, http.StatusNotFound, nil, mcp.CodeInvalidRequest, "Not Found: the session has ended")
+		return
+	}
+	defer sess.end()
 	st, from := sess.unsolicited, -1
 	if last := r.Header.Get("Last-Event-Id"); last != "" {
 		prefix, n, ok := parseEventID(last)
@@ -435,11 +451,18 @@ func (h *StreamableHandler) delete(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	h.forget(sess)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// forget closes a session and drops it from the handler (DELETE, idle).
+func (h *StreamableHandler) forget(sess *httpSession) {
 	h.mu.Lock()
-	delete(h.live, sess.id)
+	if h.live[sess.id] == sess {
+		delete(h.live, sess.id)
+	}
 	h.mu.Unlock()
 	if err := sess.close(); err != nil {
 		h.cfg.log.Warn().Err(err).Str("session", sess.id).Msg("close a session")
 	}
-	w.WriteHeader(http.StatusNoContent)
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 )
 
 // The Streamable HTTP handler's edges, spoken to with plain HTTP requests.
@@ -354,4 +356,59 @@ func TestStreamableResumeMidStream(t *testing.T) {
 	if len(evs) != 1 || !strings.Contains(string(evs[0].Data), `"id":5`) || !strings.Contains(string(evs[0].Data), "released") {
 		t.Fatalf("resumed stream %+v, want the answer to id 5", evs)
 	}
+}
+
+// TestStreamableIdleTimeout: a session with nothing in progress for the
+// idle timeout is closed, as if DELETEd; one with its GET stream open is
+// not. (synctest: the timers run on the bubble's clock.)
+func TestStreamableIdleTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake := &fakeServer{}
+		h := NewStreamableHandler(fake, IdleTimeout(time.Minute))
+		defer h.Close()
+		do := func(ctx context.Context, method, body, session string) *httptest.ResponseRecorder {
+			req := httptest.NewRequestWithContext(ctx, method, "/mcp", strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", both)
+			if session != "" {
+				req.Header.Set("Mcp-Session-Id", session)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			return rec
+		}
+		idle := do(t.Context(), "POST", initBody, "").Header().Get("Mcp-Session-Id")
+		watched := do(t.Context(), "POST", initBody, "").Header().Get("Mcp-Session-Id")
+		getCtx, stopGET := context.WithCancel(t.Context())
+		getDone := make(chan struct{})
+		go func() {
+			defer close(getDone)
+			do(getCtx, "GET", "", watched)
+		}()
+		synctest.Wait()
+
+		time.Sleep(59 * time.Second)
+		synctest.Wait()
+		if got := fake.closed.Load(); got != 0 {
+			t.Fatalf("%d sessions closed before the idle timeout", got)
+		}
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		if got := fake.closed.Load(); got != 1 {
+			t.Errorf("%d sessions closed after the idle timeout, want 1 (the one without a GET stream)", got)
+		}
+		if rec := do(t.Context(), "POST", `{"jsonrpc":"2.0","id":2,"method":"ping"}`, idle); rec.Code != http.StatusNotFound {
+			t.Errorf("the idle session: status %d, want 404", rec.Code)
+		}
+		if rec := do(t.Context(), "POST", `{"jsonrpc":"2.0","id":2,"method":"ping"}`, watched); rec.Code != http.StatusOK {
+			t.Errorf("the watched session: status %d, want 200", rec.Code)
+		}
+		stopGET()
+		<-getDone
+		time.Sleep(2 * time.Minute)
+		synctest.Wait()
+		if got := fake.closed.Load(); got != 2 {
+			t.Errorf("%d sessions closed once the GET stream closed and the timeout passed, want 2", got)
+		}
+	})
 }

@@ -20,6 +20,10 @@ type httpSession struct {
 
 	mu         sync.Mutex // guards the fields below
 	closed     bool
+	busy       int         // requests being handled and GET streams open
+	idle       *time.Timer // armed while !busy, when the handler has an idle timeout
+	idleAfter  time.Duration
+	onIdle     func() // the handler's: forget the session and close it
 	nextStream int
 	streams    map[string]*outStream // by event id prefix
 	ended      []endedStream         // streams done, oldest first, kept for resumes
@@ -52,8 +56,9 @@ func (s *httpSession) sendUnsolicited(ctx context.Context, msg []byte) error {
 	return s.unsolicited.add(ctx, msg)
 }
 
-// begin counts a Handle call about to run; it fails once the session is
-// closed.
+// begin counts a request about to be handled, or a GET stream opening;
+// it fails once the session is closed. While any is counted, the
+// session is not idle.
 func (s *httpSession) begin() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -61,10 +66,45 @@ func (s *httpSession) begin() bool {
 		return false
 	}
 	s.inflight.Add(1)
+	s.busy++
+	if s.idle != nil {
+		s.idle.Stop()
+	}
 	return true
 }
 
-func (s *httpSession) end() { s.inflight.Done() }
+// end uncounts what begin counted; the last one arms the idle timer.
+func (s *httpSession) end() {
+	s.mu.Lock()
+	s.busy--
+	s.armIdleLocked()
+	s.mu.Unlock()
+	s.inflight.Done()
+}
+
+// armIdleLocked starts the idle timer when the session is not busy and
+// the handler has an idle timeout. s.mu is held.
+func (s *httpSession) armIdleLocked() {
+	if s.busy > 0 || s.closed || s.idleAfter <= 0 {
+		return
+	}
+	if s.idle == nil {
+		s.idle = time.AfterFunc(s.idleAfter, s.expire)
+		return
+	}
+	s.idle.Reset(s.idleAfter)
+}
+
+// expire runs on the idle timer: a session still idle is forgotten by
+// its handler and closed.
+func (s *httpSession) expire() {
+	s.mu.Lock()
+	idle := s.busy == 0 && !s.closed
+	s.mu.Unlock()
+	if idle {
+		s.onIdle()
+	}
+}
 
 // newStream makes the event stream of a POST, registered for resumes,
 // and forgets the streams that ended more than the window ago.
@@ -114,6 +154,9 @@ func (s *httpSession) close() error {
 		return nil
 	}
 	s.closed = true
+	if s.idle != nil {
+		s.idle.Stop()
+	}
 	s.mu.Unlock()
 	s.cancel()
 	s.inflight.Wait()

@@ -63,6 +63,7 @@ miss; 2 bad usage or an unreadable tape.`,
 	fl.StringSliceVar(&f.origins, "allow-origin", nil, "a browser Origin allowed to reach a loopback listener (repeatable; * for any)")
 	fl.StringSliceVar(&f.volatile, "volatile", nil, "a request field left out of matching, besides the defaults, e.g. params.arguments.requestId or tools/call:params.arguments.ts (repeatable)")
 	fl.BoolVar(&f.repeat, "repeat", false, "answer a request asked more often than recorded again, in recorded order (else it is a miss)")
+	fl.DurationVar(&f.idle, "idle-timeout", 0, "over HTTP, close a session idle this long (no request, no GET stream), as a client that left without DELETE; 0: never")
 	fl.IntVar(&f.maxMessage, "max-message", transport.DefaultMaxMessage, "longest message a client may send, in bytes")
 	fl.IntVar(&f.maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
 	registerValues(cmd, "strategy", "exact", "method", "method_and_params", "subset", "sequential")

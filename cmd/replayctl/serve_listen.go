@@ -29,6 +29,7 @@ type serveFlags struct {
 	repeat     bool
 	maxMessage int
 	maxLine    int
+	idle       time.Duration
 }
 
 // shutdownTimeout bounds how long serve waits, once told to stop, for
@@ -46,6 +47,7 @@ func serveTape(ctx context.Context, sessions transport.Sessions, f serveFlags, s
 		transport.ServerMaxMessage(f.maxMessage),
 		transport.ServerLogger(log.With().Str("stage", "listen").Logger()),
 		transport.AllowOrigins(f.origins...),
+		transport.IdleTimeout(f.idle),
 	}
 	if f.listen == "" {
 		return serveStdio(ctx, sessions, stdin, stdout, opts)
