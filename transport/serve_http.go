@@ -6,80 +6,12 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/google/uuid"
-	"github.com/rs/zerolog"
 
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/mcp"
 )
-
-// DefaultResumeWindow is how long a StreamableHandler keeps a POST's
-// event stream for a client to resume (Last-Event-ID) after its
-// connection dropped or after the stream ended, and how long the handling
-// of a request goes on without a client attached to its stream.
-const DefaultResumeWindow = 30 * time.Second
-
-// ServerOption configures a listener (StreamableHandler, LegacyHandler,
-// ServeStdio).
-type ServerOption func(*serverConfig)
-
-type serverConfig struct {
-	maxMessage int
-	origins    []string
-	log        zerolog.Logger
-	window     time.Duration
-	idle       time.Duration
-}
-
-func newServerConfig(opts []ServerOption) serverConfig {
-	c := serverConfig{maxMessage: DefaultMaxMessage, log: zerolog.Nop(), window: DefaultResumeWindow}
-	for _, opt := range opts {
-		opt(&c)
-	}
-	return c
-}
-
-// ServerMaxMessage bounds each message a client sends, in bytes (a POST
-// body, a stdio line); 0 or less means DefaultMaxMessage. Over HTTP a
-// longer body is answered 413, over stdio a longer line ends the session.
-func ServerMaxMessage(n int) ServerOption {
-	return func(c *serverConfig) { c.maxMessage = limitOf(n) }
-}
-
-// AllowOrigins lets browser pages from these origins ("http://app.test:8080")
-// reach a listener on a loopback address; "*" allows any. Without it only
-// loopback origins may (DNS rebinding protection); requests without an
-// Origin header are never refused.
-func AllowOrigins(origins ...string) ServerOption {
-	return func(c *serverConfig) { c.origins = append(c.origins, origins...) }
-}
-
-// ServerLogger is where a listener logs (errors a Session returned,
-// clients that went away); the default logs nothing.
-func ServerLogger(l zerolog.Logger) ServerOption {
-	return func(c *serverConfig) { c.log = l }
-}
-
-// ResumeWindow sets how long a POST's stream stays resumable; 0 or less
-// means DefaultResumeWindow.
-func ResumeWindow(d time.Duration) ServerOption {
-	return func(c *serverConfig) {
-		if d <= 0 {
-			d = DefaultResumeWindow
-		}
-		c.window = d
-	}
-}
-
-// IdleTimeout closes a session of a StreamableHandler that has had no
-// request in progress and no GET stream open for d, as if its client had
-// sent DELETE (a client that went away without a word). 0, the default,
-// keeps sessions until DELETE or Close.
-func IdleTimeout(d time.Duration) ServerOption {
-	return func(c *serverConfig) { c.idle = max(d, 0) }
-}
 
 // StreamableHandler is the server side of the Streamable HTTP transport,
 // for both eras, answering each client through a Session of its Sessions.
