@@ -3,12 +3,10 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,8 +15,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/replayctl/replayctl/internal/testserver"
 	"github.com/replayctl/replayctl/internal/testtape"
@@ -212,73 +208,6 @@ func TestServeHTTPAnswersAsRecorded(t *testing.T) {
 	}
 }
 
-// TestServeHTTPConcurrentClients: 100 go-sdk clients at once against one
-// serve, each running the whole script; none may fail.
-func TestServeHTTPConcurrentClients(t *testing.T) {
-	const clients = 100
-	for _, version := range []string{"2025-11-25", ""} {
-		t.Run("version="+version, func(t *testing.T) {
-			p := startServe(t, "--strict", recordedTape(t, version))
-			ctx, cancel := context.WithTimeout(t.Context(), 2*serveWait)
-			defer cancel()
-			hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
-			defer hc.CloseIdleConnections()
-			errs := make(chan error, clients)
-			var wg sync.WaitGroup
-			for i := range clients {
-				wg.Go(func() {
-					errs <- runScript(ctx, hc, p.url, version, i)
-				})
-			}
-			wg.Wait()
-			close(errs)
-			failed := 0
-			for err := range errs {
-				if err != nil {
-					failed++
-					if failed <= 3 {
-						t.Error(err)
-					}
-				}
-			}
-			if failed > 0 {
-				t.Errorf("%d of %d clients failed", failed, clients)
-			}
-			code, stderr := p.stop(t)
-			if code != 0 || !strings.Contains(stderr, "served: 0 miss(es)") {
-				t.Errorf("serve: exit %d, stderr:\n%s", code, clip(stderr, 2000))
-			}
-		})
-	}
-}
-
-// runScript connects a go-sdk client over Streamable HTTP and runs
-// testtape.ScriptAll.
-func runScript(ctx context.Context, hc *http.Client, url, version string, i int) error {
-	c := sdk.NewClient(&sdk.Implementation{Name: "replayctl-testtape", Version: "1"}, &sdk.ClientOptions{
-		ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
-			return &sdk.ElicitResult{Action: "accept", Content: testtape.ElicitContent}, nil
-		},
-		CreateMessageHandler: func(context.Context, *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
-			return &sdk.CreateMessageResult{Role: "assistant", Model: "fake", Content: &sdk.TextContent{Text: testtape.SampleText}}, nil
-		},
-	})
-	c.AddRoots(testtape.Roots...)
-	var opts *sdk.ClientSessionOptions
-	if version != "" {
-		opts = &sdk.ClientSessionOptions{ProtocolVersion: version}
-	}
-	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, opts)
-	if err != nil {
-		return fmt.Errorf("client %d: connect: %w", i, err)
-	}
-	defer cs.Close()
-	if err := testtape.ScriptAll(ctx, cs); err != nil {
-		return fmt.Errorf("client %d: %w", i, err)
-	}
-	return cs.Close()
-}
-
 func clip(s string, n int) string {
 	if len(s) > n {
 		return s[:n] + "…"
@@ -388,59 +317,5 @@ func TestServeBadInput(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want 2, nothing on stdout, an error naming %s", res.code, res.stdout, res.stderr, tc.want)
 			}
 		})
-	}
-}
-
-// TestServeHTTPHangUp: chaos hang-up=1 drops every connection; the client
-// sees its request fail, and serve lists the faults when it stops.
-func TestServeHTTPHangUp(t *testing.T) {
-	p := startServe(t, "--chaos", "hang-up=1", "--seed", "3", recordedTape(t, "2025-11-25"))
-	ctx, cancel := context.WithTimeout(t.Context(), serveWait)
-	defer cancel()
-	hc := &http.Client{Transport: &http.Transport{}}
-	defer hc.CloseIdleConnections()
-	c := sdk.NewClient(&sdk.Implementation{Name: "replayctl-testtape", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: p.url, HTTPClient: hc, MaxRetries: -1}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err == nil {
-		cs.Close()
-		t.Fatal("connect succeeded; want the connection dropped")
-	}
-	code, stderr := p.stop(t)
-	if code != 0 || !strings.Contains(stderr, "fault: hang-up to initialize") {
-		t.Errorf("serve: exit %d, want 0 and the hang-up listed; stderr:\n%s", code, stderr)
-	}
-}
-
-// TestServeLegacySSE: a go-sdk client of the 2024-11-05 HTTP+SSE
-// transport runs the whole script against serve's /sse.
-func TestServeLegacySSE(t *testing.T) {
-	p := startServe(t, "--strict", recordedTape(t, "2025-11-25"))
-	ctx, cancel := context.WithTimeout(t.Context(), serveWait)
-	defer cancel()
-	hc := &http.Client{Transport: &http.Transport{}}
-	defer hc.CloseIdleConnections()
-	c := sdk.NewClient(&sdk.Implementation{Name: "replayctl-testtape", Version: "1"}, &sdk.ClientOptions{
-		ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
-			return &sdk.ElicitResult{Action: "accept", Content: testtape.ElicitContent}, nil
-		},
-		CreateMessageHandler: func(context.Context, *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
-			return &sdk.CreateMessageResult{Role: "assistant", Model: "fake", Content: &sdk.TextContent{Text: testtape.SampleText}}, nil
-		},
-	})
-	c.AddRoots(testtape.Roots...)
-	sse := strings.TrimSuffix(p.url, "/mcp") + "/sse"
-	cs, err := c.Connect(ctx, &sdk.SSEClientTransport{Endpoint: sse, HTTPClient: hc}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatalf("connect to %s: %v", sse, err)
-	}
-	if err := testtape.ScriptAll(ctx, cs); err != nil {
-		t.Error(err)
-	}
-	if err := cs.Close(); err != nil {
-		t.Errorf("close: %v", err)
-	}
-	code, stderr := p.stop(t)
-	if code != 0 || !strings.Contains(stderr, "served: 0 miss(es)") {
-		t.Errorf("serve: exit %d; stderr:\n%s", code, stderr)
 	}
 }
