@@ -29,7 +29,8 @@ import (
 // handled concurrently on one stream, or answered as a JSON array to a
 // client that accepts only JSON. GET opens the session's stream of
 // unsolicited messages (SetUnsolicited; those sent while no GET is open
-// are kept for the next), one at a time (409). DELETE closes the Session.
+// are kept for the next), one at a time (409). DELETE closes the
+// Session; so does IdleTimeout, for a client that left without a word.
 //
 // Stateless (2026-07-28): a POST without Mcp-Session-Id whose
 // Mcp-Protocol-Version header, or whose request's _meta version, is
@@ -43,7 +44,10 @@ import (
 // Every request: an Origin not allowed (AllowOrigins) is answered 403; a
 // body longer than the maximum message (ServerMaxMessage) 413; other
 // faults with a JSON-RPC error body and a 4xx status. A Session that
-// returns ErrHangUp has the connection cut.
+// returns ErrHangUp has the connection cut; one that fails before
+// anything of the response is written has its failure answered as a
+// JSON-RPC error (-32603); after that, its failure ends the stream. A
+// Send whose ctx carries WithPace writes in pieces (SessionInfo.Paces).
 //
 // ServeHTTP returns when the POST's messages are handled (or its client
 // is gone and the resume window has passed), when a GET's client goes
