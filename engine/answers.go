@@ -32,12 +32,18 @@ func (x *actor) recorded(ctx context.Context, ss *session, it *Item) error {
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server " + it.RPC.Kind.String()})
 	}
 	p := find(ss.byRec, it.RPC.ID)
+	if p == nil {
+		p = ss.refusedOver(it)
+	}
 	if p == nil && len(ss.heldBack) > 0 {
 		// Its request is held back by a reorder fault: it goes now.
 		if err := x.releaseHeld(ctx, ss, true); err != nil {
 			return err
 		}
 		p = find(ss.byRec, it.RPC.ID)
+		if p == nil {
+			p = ss.refusedOver(it)
+		}
 	}
 	if p == nil {
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded answer to a request that was not replayed"})

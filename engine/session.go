@@ -112,6 +112,25 @@ func find(m map[string]*pend, id []byte) *pend {
 	return m[jsonrpc.IDKey(id)]
 }
 
+// refusedOver returns the request a recorded error with a null id
+// answers, when it came over HTTP (it carries HTTP metadata): a server
+// that refused a POST before reading its id (an HTTP 400 whose JSON-RPC
+// error says "id":null) answered the request that POST carried, the
+// session's latest request whose recorded answer has not come. nil for
+// anything else: an error with a null id over stdio answers no request.
+func (s *session) refusedOver(it *Item) *pend {
+	if it.RPC.Kind != jsonrpc.KindError || string(it.RPC.ID) != "null" || it.Rec.HTTP == nil {
+		return nil
+	}
+	var latest *pend
+	for _, p := range s.byRec {
+		if latest == nil || p.req.Rec.Seq > latest.req.Rec.Seq {
+			latest = p
+		}
+	}
+	return latest
+}
+
 // takeAnswer returns the oldest recorded client answer to a server request
 // of method, looking in the queue and then in the backlog.
 func (s *session) takeAnswer(method string) *Item {

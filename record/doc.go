@@ -25,16 +25,30 @@
 //
 // HTTP is the recording reverse proxy for MCP over HTTP (Streamable HTTP of
 // every revision, legacy HTTP+SSE), on net/http/httputil.ReverseProxy:
-// `replayctl record --listen ADDR --upstream URL`. It creates its tape
-// itself when the first message is recorded (its header says the
-// protocol version it learned by then) and records through one Tap for
-// all its clients. What it records:
+// `replayctl record --listen ADDR --upstream URL`. It records through one
+// lazy Tap for all its clients: the tape file is created once the
+// protocol version is learned from an exchange the server accepted (the
+// result answering initialize, or a result answering a 2026-07-28 request
+// with its _meta version; a refused request, such as a server/discover
+// probe answered 400, teaches nothing), so that the header says it. What
+// it records:
 //
 //   - A client POST body (a request, a notification, a response to a server
-//     request, a batch as it came) is read up to the message limit and
-//     recorded (c2s) before it is relayed, with the request's Content-Type,
-//     Accept and Mcp-* headers. An initialize without a session id is held
-//     until its answer says which session it opens.
+//     request, a batch as it came) is read up to the message limit before
+//     it is relayed, and recorded (c2s) when the upstream's answer starts:
+//     with the request's Content-Type, Accept and Mcp-* headers, the
+//     answer's status, and its Retry-After, WWW-Authenticate and Location
+//     headers — so a 202, or a 401, 403, 404 or 429 without a JSON-RPC
+//     body, is kept on the message it answered. It is on the tape before
+//     any message of its answer; its t_us is when the request came in.
+//     A request that fails without an answer (the upstream cut or
+//     unreachable, the client gone, Stop) is recorded then, without a
+//     status. So a request whose answer has not started is not on the
+//     tape yet: a kill -9 then loses it. An initialize without a session
+//     id waits for the first message of its answer, which says which
+//     session it opens. A legacy HTTP+SSE POST is recorded as it comes,
+//     without a status: its answer comes on the session's GET stream,
+//     maybe before the POST's 202.
 //   - Each message of an answer (s2c) — an application/json body, recorded
 //     at its last byte, or each event of a text/event-stream, parsed as it
 //     passes with transport.SSEReader — with the answer's status, its
@@ -42,11 +56,13 @@
 //     WWW-Authenticate and Location headers, and the event's SSE id, event
 //     type and retry, before the client gets its bytes. A message of a GET
 //     stream resumed with Last-Event-ID carries "last_event_id". A JSON-RPC
-//     error in a 4xx is a message like any other.
+//     error in a 4xx is a message like any other (one with a null id too:
+//     a replay pairs it with the request its POST carried).
 //   - Never: the credential headers (tape.Sensitive: Authorization, Cookie,
-//     Set-Cookie, X-Api-Key, …); answers without a JSON-RPC message (202, a
-//     plain-text error: logged); the proxy's own 502; a message over the
-//     limit (relayed whole, counted in Dropped and logged).
+//     Set-Cookie, X-Api-Key, …); the body of an answer without a JSON-RPC
+//     message (a plain-text error: logged; its status is on the client's
+//     message); the proxy's own 502; a message over the limit (relayed
+//     whole, counted in Dropped and logged).
 //
 // Sessions are named as http_session.go says: per Mcp-Session-Id, per
 // legacy SSE stream, and per client for traffic without a session id

@@ -59,12 +59,10 @@ type HTTP struct {
 	dropped  atomic.Int64 // messages relayed but not recorded
 
 	mu       sync.Mutex // guards what follows
-	tap      *Tap
-	openErr  error
-	first    time.Time // when the first message to record was seen
-	version  string    // the protocol version learned so far
-	legacy   bool      // a legacy HTTP+SSE stream was seen
-	names    int       // tape session names handed out: s1…sN
+	tap      *Tap       // lazy: see ensureTap
+	first    time.Time  // when the first message to record was seen
+	legacy   bool       // a legacy HTTP+SSE stream was seen
+	names    int        // tape session names handed out: s1…sN
 	bySessID map[string]string
 	lanes    lanes             // clients without a session id
 	seq      int               // messages given to lanes
@@ -191,9 +189,10 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "replayctl record: could not read the request body", http.StatusBadRequest)
 			return
 		}
-	} else if s, ok := p.requestSession(r); ok {
+	} else if s, ok, _ := p.requestSession(r); ok {
 		ex.session = s // a GET stream or a DELETE of a known session
 	}
+	defer ex.flushClient() // a request that ended without an answer or a failure
 	ctx, cancel := context.WithCancel(context.WithValue(r.Context(), exchangeKey{}, ex))
 	defer cancel()
 	defer context.AfterFunc(p.stop, cancel)()
@@ -261,63 +260,47 @@ func (p *HTTP) Stop() { p.stopFunc() }
 // is not recorded, and is logged).
 func (p *HTTP) Close() error {
 	p.Stop()
-	tap, err := p.ensureTap(time.Now())
-	if tap == nil {
-		return err
-	}
-	return tap.Close()
+	return p.ensureTap(time.Now()).Close()
 }
 
-// ensureTap returns the tape, creating it on first use with what is
-// known by now.
-func (p *HTTP) ensureTap(seen time.Time) (*Tap, error) {
+// ensureTap returns the Tap, making it on first use. It is lazy
+// (NewLazyTap): the tape file is created once the protocol version is
+// known (the first exchange the server accepted that tells it), with a
+// header that says what is known by then.
+func (p *HTTP) ensureTap(seen time.Time) *Tap {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.tap != nil || p.openErr != nil {
-		return p.tap, p.openErr
+	if p.tap != nil {
+		return p.tap
 	}
 	if p.first.IsZero() || seen.Before(p.first) {
 		p.first = seen
 	}
+	p.tap = NewLazyTap(p.openTape, append([]TapOption{WithStart(p.first)}, p.tapOpts...)...)
+	return p.tap
+}
+
+// openTape creates the tape, for the Tap, once it knows the protocol
+// version (or gave up learning it).
+func (p *HTTP) openTape(version string) (*tape.Writer, error) {
+	p.mu.Lock()
 	h := tape.Header{
 		CreatedAt:       p.first.UTC().Format(time.RFC3339Nano),
-		ProtocolVersion: p.version,
+		ProtocolVersion: version,
 		Transport:       TransportStreamableHTTP,
 		Server:          &tape.Server{URL: p.upstream.String()},
 	}
 	if p.legacy {
 		h.Transport = TransportLegacySSE
 	}
-	w, err := p.open(h)
-	if err != nil {
-		p.openErr = fmt.Errorf("record: create the tape: %w", err)
-		return nil, p.openErr
-	}
-	p.tap = NewTap(w, append([]TapOption{WithStart(p.first)}, p.tapOpts...)...)
-	return p.tap, nil
-}
-
-// learn keeps v as the tape's protocol version if none is known yet and
-// the tape is not written yet.
-func (p *HTTP) learn(v string) {
-	if v == "" {
-		return
-	}
-	p.mu.Lock()
-	if p.version == "" && p.tap == nil {
-		p.version = v
-	}
 	p.mu.Unlock()
+	return p.open(h)
 }
 
 // record writes m, seen at at, to the tape. A failure is logged once per
 // message; the client's traffic goes on regardless.
 func (p *HTTP) record(at time.Time, m tape.Message) {
-	tap, err := p.ensureTap(at)
-	if err == nil {
-		err = tap.RecordMessage(at, m)
-	}
-	if err != nil {
+	if err := p.ensureTap(at).RecordMessage(at, m); err != nil {
 		p.log.Error().Err(err).Str("session", m.Session).Msg("message not recorded")
 	}
 }

@@ -46,6 +46,11 @@ func edgeServer(t *testing.T) *httptest.Server {
 			w.Header().Set("Set-Cookie", "session=cookie-secret")
 			w.WriteHeader(http.StatusUnauthorized)
 			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"unauthorized"}}`))
+		case m.Method == "plain/auth":
+			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp"`)
+			http.Error(w, "no token", http.StatusUnauthorized)
+		case m.Method == "forbidden":
+			w.WriteHeader(http.StatusForbidden)
 		case m.Method == "too/many":
 			w.Header().Set("Retry-After", "3")
 			http.Error(w, "slow down", http.StatusTooManyRequests)
@@ -124,6 +129,9 @@ func TestHTTPProxyEdges(t *testing.T) {
 		status             int
 	}{
 		{"401 with a JSON-RPC error", "POST", `{"jsonrpc":"2.0","id":1,"method":"needs/auth"}`, map[string]string{sid: "A"}, 401},
+		{"plain-text 401", "POST", `{"jsonrpc":"2.0","id":1,"method":"plain/auth"}`, map[string]string{sid: "A"}, 401},
+		{"empty 403", "POST", `{"jsonrpc":"2.0","id":1,"method":"forbidden"}`, map[string]string{sid: "A"}, 403},
+		{"plain-text 404", "POST", `{"jsonrpc":"2.0","id":1,"method":"no/such"}`, map[string]string{sid: "A"}, 404},
 		{"429 without a message", "POST", `{"jsonrpc":"2.0","id":1,"method":"too/many"}`, map[string]string{sid: "A"}, 429},
 		{"202", "POST", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, map[string]string{sid: "A"}, 202},
 		{"batch", "POST", `[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":2,"method":"b"}]`, map[string]string{sid: "A"}, 200},
@@ -171,17 +179,24 @@ func TestHTTPProxyEdges(t *testing.T) {
 		extra              string
 	}
 	wants := []want{
-		{"s1", "c2s", `"needs/auth"`, 0, "Mcp-Session-Id", "A", nil, ""},
+		// A client message carries the status of its POST's answer, and
+		// the answer headers that say why it was refused, next to its
+		// request headers: kept whether the answer has a JSON-RPC body or
+		// not, and on the tape before any message of the answer.
+		{"s1", "c2s", `"needs/auth"`, 401, "Mcp-Session-Id", "A", nil, ""},
 		{"s1", "s2c", `"unauthorized"`, 401, "Www-Authenticate", `Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"`, nil, ""},
-		{"s1", "c2s", `"too/many"`, 0, "", "", nil, ""},
-		{"s1", "c2s", `"notifications/initialized"`, 0, "", "", nil, ""},
-		{"s1", "c2s", `[{"jsonrpc":"2.0","id":1,"method":"a"}`, 0, "", "", nil, ""},
+		{"s1", "c2s", `"plain/auth"`, 401, "Www-Authenticate", `Bearer realm="mcp"`, nil, ""},
+		{"s1", "c2s", `"forbidden"`, 403, "Mcp-Session-Id", "A", nil, ""},
+		{"s1", "c2s", `"no/such"`, 404, "Content-Type", "application/json", nil, ""},
+		{"s1", "c2s", `"too/many"`, 429, "Retry-After", "3", nil, ""},
+		{"s1", "c2s", `"notifications/initialized"`, 202, "", "", nil, ""},
+		{"s1", "c2s", `[{"jsonrpc":"2.0","id":1,"method":"a"}`, 200, "", "", nil, ""},
 		{"s1", "s2c", `[{"jsonrpc":"2.0","id":1,"result":{}}`, 200, "Content-Type", "application/json", nil, ""},
-		{"s2", "c2s", `"sse/meta"`, 0, "Mcp-Method", "sse/meta", nil, ""},
+		{"s2", "c2s", `"sse/meta"`, 200, "Mcp-Method", "sse/meta", nil, ""},
 		{"s2", "s2c", `"notifications/message"`, 200, "Content-Type", "text/event-stream", &tape.SSEMeta{ID: "7", Event: "message", Retry: 2500}, ""},
 		{"s2", "s2c", `"ok":true`, 200, "", "", &tape.SSEMeta{ID: "8"}, ""},
-		{"s2", "c2s", `"sse/big"`, 0, "", "", nil, ""},
-		{"s2", "c2s", `"gzip/json"`, 0, "", "", nil, ""},
+		{"s2", "c2s", `"sse/big"`, 200, "", "", nil, ""},
+		{"s2", "c2s", `"gzip/json"`, 200, "", "", nil, ""},
 		{"s2", "s2c", `"zipped":true`, 200, "", "", nil, ""},
 		{"s2", "s2c", `"notifications/resumed"`, 200, "", "", &tape.SSEMeta{ID: "e8", Event: "message"}, `"e7"`},
 	}
@@ -194,7 +209,7 @@ func TestHTTPProxyEdges(t *testing.T) {
 	for i, w := range wants {
 		m := msgs[i]
 		ok := m.Session == w.session && string(m.Dir) == w.dir && bytes.Contains(m.Msg, []byte(w.part))
-		if w.status != 0 && (m.HTTP == nil || m.HTTP.Status != w.status) {
+		if m.HTTP == nil || m.HTTP.Status != w.status {
 			ok = false
 		}
 		if w.header != "" && (m.HTTP == nil || len(m.HTTP.Headers[w.header]) != 1 || m.HTTP.Headers[w.header][0] != w.value) {

@@ -29,10 +29,16 @@ type exchange struct {
 	id      string // the request's id (jsonrpc.IDKey), "" if not a lone request
 	lane    *lane  // the lane of a client without a session id; nil once answered
 
+	// out is the client's message (its POST body), recorded when the
+	// upstream's answer starts (its status and headers known, put in its
+	// HTTP metadata), or when the request fails or ends without one.
+	out     *tape.Message
+	outOnce sync.Once
+
 	// held is the initialize request of a client that has no session yet:
-	// the answer's Mcp-Session-Id says which session it opens, and its
-	// result the protocol version. It is recorded just before the first
-	// message of the answer, or when the answer ends.
+	// the answer's Mcp-Session-Id says which session it opens. It is
+	// recorded just before the first message of the answer, or when the
+	// answer ends.
 	held     *tape.Message
 	heldOnce sync.Once
 }
@@ -60,11 +66,13 @@ func (ex *exchange) readBody() error {
 	return nil
 }
 
-// recordRequest records the client's POST body: one message or a batch,
-// as it came. A lone initialize without a session is held (see held).
+// recordRequest readies the client's POST body for the tape: one message
+// or a batch, as it came, recorded when its answer starts (see out); a
+// lone initialize without a session is held longer (see held). Its
+// session, when the request does not name one, is its client's lane.
 func (ex *exchange) recordRequest() {
 	p, r := ex.p, ex.req
-	session, known := p.requestSession(r)
+	session, known, legacy := p.requestSession(r)
 	if ex.over {
 		p.drop(session, "a client message over the message limit")
 		return
@@ -78,18 +86,10 @@ func (ex *exchange) recordRequest() {
 	if m.Kind == jsonrpc.KindRequest {
 		ex.id = jsonrpc.IDKey(m.ID)
 	}
-	msg := tape.Message{Dir: tape.C2S, Msg: ex.body, HTTP: requestMeta(r.Header)}
-	switch mcp.MessageEra(m) {
-	case mcp.EraStateless:
-		p.learn(mcp.MetaVersion(m.Params()))
-	case mcp.EraSession:
-		if m.Method == mcp.MethodInitialize && !known {
-			ex.held = &msg
-			return
-		}
-		if m.Method == mcp.MethodInitialize {
-			p.learn(mcp.InitializeVersion(m.Params()))
-		}
+	msg := &tape.Message{Dir: tape.C2S, Msg: ex.body, HTTP: requestMeta(r.Header)}
+	if m.Kind == jsonrpc.KindRequest && m.Method == mcp.MethodInitialize && !known {
+		ex.held = msg
+		return
 	}
 	if !known {
 		ex.lane = p.clientSession(r, ex.client, ex.id)
@@ -97,7 +97,48 @@ func (ex *exchange) recordRequest() {
 	}
 	ex.session = session
 	msg.Session = session
-	p.record(ex.seen, msg)
+	ex.out = msg
+	if legacy {
+		// HTTP+SSE: the answer comes on the session's GET stream, maybe
+		// before this POST's 202: the message goes on the tape now,
+		// without a status.
+		ex.flushRequest()
+	}
+}
+
+// flushRequest records the client's message (out), once.
+func (ex *exchange) flushRequest() {
+	ex.outOnce.Do(func() {
+		if ex.out != nil {
+			ex.p.record(ex.seen, *ex.out)
+		}
+	})
+}
+
+// noteAnswer puts the status of the answer and the answer headers that
+// matter (answerHeaders) into the client message's HTTP metadata, next
+// to its request headers, as the HAR importer keeps them: a 202, or a
+// 401 or 429 without a JSON-RPC body, is on the tape with the message
+// it answered.
+func (ex *exchange) noteAnswer(resp *http.Response) {
+	msg := ex.out
+	if msg == nil {
+		msg = ex.held
+	}
+	if msg == nil {
+		return
+	}
+	meta := &tape.HTTPMeta{Status: resp.StatusCode}
+	if msg.HTTP != nil {
+		meta.Headers = msg.HTTP.Headers
+	}
+	for k, vs := range keep(resp.Header, answerHeaders) {
+		if meta.Headers == nil {
+			meta.Headers = map[string][]string{}
+		}
+		meta.Headers[k] = vs
+	}
+	msg.HTTP = meta
 }
 
 // answered is called with the upstream's answer, before its body is
@@ -107,6 +148,8 @@ func (ex *exchange) answered(resp *http.Response) {
 	if ex.session == "" {
 		ex.session = p.answerSession(ex, resp)
 	}
+	ex.noteAnswer(resp)
+	ex.flushRequest() // before any message of the answer
 	meta := responseMeta(resp)
 	if resp.StatusCode >= 400 {
 		ev := p.log.Warn()
@@ -138,10 +181,8 @@ func (ex *exchange) answered(resp *http.Response) {
 }
 
 // flushHeld records the held initialize request, once, in the session
-// the answer settled; version is the one the answer agreed to, or "".
-func (ex *exchange) flushHeld() { ex.flushHeldVersion("") }
-
-func (ex *exchange) flushHeldVersion(version string) {
+// the answer settled (or its client's lane, when none did).
+func (ex *exchange) flushHeld() {
 	ex.heldOnce.Do(func() {
 		if ex.held == nil {
 			return
@@ -150,15 +191,16 @@ func (ex *exchange) flushHeldVersion(version string) {
 			ex.lane = ex.p.clientSession(ex.req, ex.client, ex.id)
 			ex.session = ex.lane.name
 		}
-		if version == "" {
-			if m, err := jsonrpc.Parse(ex.held.Msg); err == nil {
-				version = mcp.InitializeVersion(m.Params())
-			}
-		}
-		ex.p.learn(version)
 		ex.held.Session = ex.session
 		ex.p.record(ex.seen, *ex.held)
 	})
+}
+
+// flushClient records what the exchange still holds of the client's
+// message: when its request failed, or ended, without an answer.
+func (ex *exchange) flushClient() {
+	ex.flushRequest()
+	ex.flushHeld()
 }
 
 // answer records one message of the upstream's answer, seen at at.
@@ -168,13 +210,7 @@ func (ex *exchange) answer(at time.Time, msg []byte, meta *tape.HTTPMeta, sse *t
 		ex.p.drop(ex.session, "a server message that is not JSON-RPC")
 		return
 	}
-	if ex.held != nil {
-		v := ""
-		if jsonrpc.IsResponseKind(m.Kind) {
-			v = mcp.InitializeVersion(m.Result())
-		}
-		ex.flushHeldVersion(v)
-	}
+	ex.flushHeld()
 	if jsonrpc.IsResponseKind(m.Kind) {
 		defer ex.settle() // recorded first: the client has it only then
 	}

@@ -27,6 +27,11 @@ var responseHeaders = []string{
 	"Retry-After", "Www-Authenticate", "Location",
 }
 
+// answerHeaders are the answer headers kept on a client message (c2s),
+// with its answer's status: those that say why a request was refused or
+// where to go, which a request never carries itself.
+var answerHeaders = []string{"Retry-After", "Www-Authenticate", "Location"}
+
 // requestMeta is what a client message keeps of its request's headers;
 // nil when there is nothing. Credential headers (tape.Sensitive) are
 // never kept, whatever their name's place in the lists.
@@ -95,7 +100,7 @@ func upstreamError(id []byte, upstream string, err error) []byte {
 // unreachable is the id of the request whose upstream could not be
 // reached, for the proxy's error answer; nil for a batch or no request.
 func (ex *exchange) unreachable() []byte {
-	ex.flushHeld()
+	ex.flushClient() // no status: there was no answer
 	ex.settle()
 	if ex.body == nil {
 		return nil

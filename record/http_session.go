@@ -39,8 +39,8 @@ func (p *HTTP) newName() string {
 
 // requestSession is the tape session of a request, when the request
 // alone tells it: its Mcp-Session-Id, or the legacy endpoint it is posted
-// to. known is false otherwise.
-func (p *HTTP) requestSession(r *http.Request) (session string, known bool) {
+// to (legacy is then set). known is false otherwise.
+func (p *HTTP) requestSession(r *http.Request) (session string, known, legacy bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if id := r.Header.Get(mcp.HeaderSessionID); id != "" {
@@ -49,12 +49,12 @@ func (p *HTTP) requestSession(r *http.Request) (session string, known bool) {
 			name = p.newName()
 			p.bySessID[id] = name
 		}
-		return name, true
+		return name, true, false
 	}
 	if name, ok := p.byPath[r.URL.RequestURI()]; ok {
-		return name, true
+		return name, true, true
 	}
-	return "", false
+	return "", false, false
 }
 
 // clientSession is the tape session (a lane) of a message with id

@@ -120,7 +120,7 @@ func (t *Tap) RecordMessage(at time.Time, m tape.Message) error {
 	}
 	us := max(at.Sub(t.start).Microseconds(), t.lastUS)
 	m.Seq, m.TUS = t.seq, us
-	settled := t.w == nil && t.watch.observe(m.Dir, m.Msg) // before redaction: it reads the wire
+	settled := t.w == nil && t.watch.observe(m.Session, m.Dir, m.Msg) // before redaction: it reads the wire
 	if t.redact != nil {
 		t.redact.Message(&m)
 	}

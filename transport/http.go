@@ -287,7 +287,7 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
 	}
 	if resp.StatusCode >= 400 {
 		defer reqCancel()
-		return c.failed(resp, mi.id)
+		return c.failed(resp, mi.id, mi.method != "")
 	}
 	if mi.method == mcp.MethodInitialize {
 		if sid := resp.Header.Get(HeaderSessionID); sid != "" {
@@ -371,24 +371,54 @@ func (c *HTTPConn) newRequest(ctx context.Context, method string, body io.Reader
 	return req, nil
 }
 
-// failed reads a 4xx or 5xx answer to the request with the given id, and
-// closes it. A JSON-RPC error answering the request — as servers of MCP
-// 2026-07-28 send for a header mismatch (-32020), an unknown method
-// (-32601, HTTP 404) or bad params (-32602, HTTP 400) — is that request's
-// answer: it is delivered, and judged like any other. Anything else, and
-// every 408, 429 and 5xx (which ask for a retry), is an *HTTPError.
-func (c *HTTPConn) failed(resp *http.Response, id []byte) error {
+// failed reads a 4xx or 5xx answer to the message with the given id (a
+// request when request is set), and closes it. A JSON-RPC error answering
+// the request — as servers of MCP 2026-07-28 send for a header mismatch
+// (-32020), an unknown method (-32601, HTTP 404) or bad params (-32602,
+// HTTP 400) — is that request's answer: it is delivered, and judged like
+// any other. So is a JSON-RPC error with a null id answering a POST that
+// carried one request (a server that refused it before reading its id, as
+// server-everything refuses a 2026-07-28 server/discover probe): it is
+// delivered with the request's id in place of null, the rest of its bytes
+// as they came, and logged at debug level. Anything else, and every 408,
+// 429 and 5xx (which ask for a retry), is an *HTTPError.
+func (c *HTTPConn) failed(resp *http.Response, id []byte, request bool) error {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, rpcErrorBytes))
 	body = bytes.TrimSpace(body)
 	retry := resp.StatusCode == http.StatusRequestTimeout || resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500
 	if id != nil && !retry && mediaType(resp) == "application/json" {
-		if mi := inspect(body); mi.method == "" && mi.error != nil && bytes.Equal(mi.id, id) {
-			in := Incoming{Msg: body, At: time.Now(), HTTP: httpMeta(resp)}
+		if msg := answerOf(body, id, request); msg != nil {
+			if !bytes.Equal(msg, body) {
+				c.log.Debug().Int("status", resp.StatusCode).Str("id", string(id)).
+					Msg("a JSON-RPC error with a null id answering a POST of one request: delivered as that request's answer")
+			}
+			in := Incoming{Msg: msg, At: time.Now(), HTTP: httpMeta(resp)}
 			return c.spawn(func() { c.deliver(in) }) // as an answer stream is read: not on the sender's goroutine
 		}
 	}
 	return newHTTPError(resp, c.url, body[:min(len(body), errorBodyBytes)])
+}
+
+// answerOf is body as the answer to the message with id, when body is a
+// JSON-RPC error to it: body itself when its id is id; body with its null
+// id replaced by id when the message was a request; nil otherwise.
+func answerOf(body, id []byte, request bool) []byte {
+	mi := inspect(body)
+	if mi.method != "" || mi.error == nil {
+		return nil
+	}
+	if bytes.Equal(mi.id, id) {
+		return body
+	}
+	if !request || mi.id != nil {
+		return nil
+	}
+	m, err := jsonrpc.Parse(body)
+	if err != nil || m.Kind != jsonrpc.KindError || string(m.ID) != "null" {
+		return nil
+	}
+	return m.WithID(id)
 }
 
 // httpError reads the start of a failed answer to a request to u, and

@@ -261,9 +261,11 @@ func TestHTTPFallbackToInitialize(t *testing.T) {
 	})
 	c := f.dial(t, HTTP{})
 	probe := `{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`
-	var he *HTTPError
-	if err := c.Send(t.Context(), []byte(probe)); !errors.As(err, &he) || he.Status != http.StatusBadRequest {
-		t.Fatalf("probe: got %v, want the 400", err)
+	send(t, c, probe)
+	// The 400's error has a null id: it is the probe's answer all the same.
+	refused, _, _ := await(t, c, 0)
+	if want := `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":0}`; string(refused.Msg) != want || refused.HTTP == nil || refused.HTTP.Status != http.StatusBadRequest {
+		t.Fatalf("probe answer %s (HTTP %+v), want %s with status 400", refused.Msg, refused.HTTP, want)
 	}
 	send(t, c, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
 	await(t, c, 1)
@@ -379,6 +381,43 @@ func TestHTTPErrorAnswer(t *testing.T) {
 				t.Fatal("no answer delivered")
 			}
 		})
+	}
+}
+
+// A JSON-RPC error with a null id answers the POST's one request (its
+// id put in place of null); not a POST of a notification or of a client's
+// answer, and not a 429 or 5xx: those stay an *HTTPError.
+func TestHTTPNullIDErrorAnswer(t *testing.T) {
+	const refusal = `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}`
+	const status = http.StatusBadRequest
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, s seen) {
+		switch {
+		case s.Method != http.MethodPost:
+			w.WriteHeader(http.StatusMethodNotAllowed)
+		case strings.Contains(s.Body, `"id":4`):
+			writeJSON(w, http.StatusTooManyRequests, refusal)
+		default:
+			writeJSON(w, status, refusal)
+		}
+	})
+	c := f.dial(t, HTTP{})
+	send(t, c, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`)
+	in, _, _ := await(t, c, 7)
+	if want := `{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"Invalid Request"}}`; string(in.Msg) != want || in.HTTP.Status != status {
+		t.Errorf("got %s (HTTP %+v), want %s with status %d", in.Msg, in.HTTP, want, status)
+	}
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`, // no request to answer
+		`{"jsonrpc":"2.0","id":3,"result":{}}`,                   // a client's answer
+	} {
+		var he *HTTPError
+		if err := c.Send(t.Context(), []byte(msg)); !errors.As(err, &he) || he.Status != status {
+			t.Errorf("POST %s: got %v, want an *HTTPError with status %d", msg, err, status)
+		}
+	}
+	var he *HTTPError
+	if err := c.Send(t.Context(), []byte(`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`)); !errors.As(err, &he) || he.Status != http.StatusTooManyRequests {
+		t.Errorf("429: got %v, want an *HTTPError", err)
 	}
 }
 

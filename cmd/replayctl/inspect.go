@@ -25,7 +25,8 @@ func (a *app) inspectCommand() *cobra.Command {
 		Long: `Print a tape's timeline, one line per message: seq, time since the start,
 session, direction, kind, method, id, size in bytes, and a note: the round of
 a multi-round request (MCP 2026-07-28) and what its answer asks for, the polls
-of a task and its status. The first line names the tape's protocol revision
+of a task and its status, the HTTP status of a refused request (4xx, 5xx: on
+the client's message, and on the server's when it has one). The first line names the tape's protocol revision
 and its era (session-based or stateless).
 
 -o json prints JSON Lines: a header object first ("type":"header": path,
@@ -176,6 +177,9 @@ func inspect(ctx context.Context, out io.Writer, r *tape.Reader, asJSON bool) er
 		if rpc, err := jsonrpc.Parse(m.Msg); err == nil {
 			row.Kind, row.Method, row.ID = rpc.Kind.String(), rpc.Method, json.RawMessage(rpc.ID)
 			row.Note = notes.note(m, rpc)
+		}
+		if m.HTTP != nil && m.HTTP.Status >= 400 { // refused: say so on either side
+			row.Note = strings.TrimSpace(fmt.Sprintf("HTTP %d %s", m.HTTP.Status, row.Note))
 		}
 		tw.row(row)
 	}

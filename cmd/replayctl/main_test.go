@@ -499,3 +499,26 @@ func TestInspectStatelessTape(t *testing.T) {
 		t.Errorf("2025 tape: %s", res.stdout)
 	}
 }
+
+// TestInspectHTTPStatus: a request refused over HTTP shows its status,
+// on the client's message (what the recording proxy keeps of an answer
+// without a JSON-RPC body) and on the server's error.
+func TestInspectHTTPStatus(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "refused.jsonl")
+	lines := `{"type":"header","format":"replayctl-tape","version":1,"protocol_version":"2025-11-25","transport":"streamable-http"}
+{"type":"message","seq":0,"t_us":0,"session":"s1","dir":"c2s","msg":{"jsonrpc":"2.0","id":0,"method":"server/discover"},"http":{"status":400}}
+{"type":"message","seq":1,"t_us":10,"session":"s1","dir":"s2c","msg":{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"no"}},"http":{"status":400}}
+{"type":"message","seq":2,"t_us":20,"session":"s1","dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"tools/list"},"http":{"status":429,"headers":{"Retry-After":["3"]}}}
+{"type":"message","seq":3,"t_us":30,"session":"s1","dir":"c2s","msg":{"jsonrpc":"2.0","method":"notifications/initialized"},"http":{"status":202}}
+`
+	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := replayctl(t, "inspect", path)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	if got := strings.Count(res.stdout, "HTTP 400"); got != 2 || !strings.Contains(res.stdout, "HTTP 429") || strings.Contains(res.stdout, "HTTP 202") {
+		t.Errorf("inspect output: %d × HTTP 400, want 2, and HTTP 429, no HTTP 202:\n%s", got, res.stdout)
+	}
+}

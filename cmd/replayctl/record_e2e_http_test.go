@@ -31,14 +31,13 @@ type e2eHTTPServer struct {
 }
 
 var e2eHTTPServers = []e2eHTTPServer{
-	// The go-sdk client asks for 2025-11-25 here: left to itself it first
-	// probes with a 2026-07-28 server/discover, which server-everything
-	// refuses with an HTTP 400 whose JSON-RPC error has a null id. The
-	// proxy records it as it came, but a replay cannot yet pair an answer
-	// with a null id with the request its POST carried (the engine pairs
-	// by id; transport.HTTPConn returns such a 400 as an *HTTPError): a
-	// known limitation of replay, not of record.
-	{"everything", testserver.EverythingHTTP, map[testclient.Client]string{testclient.Go: "2025-11-25", testclient.TypeScript: ""}},
+	// The go-sdk client is left to choose here: it first probes with a
+	// 2026-07-28 server/discover, which server-everything refuses with an
+	// HTTP 400 whose JSON-RPC error has a null id, then falls back to
+	// initialize with 2025-11-25. The tape keeps the probe and its refusal
+	// (paired on replay with the request its POST carried) and says
+	// 2025-11-25 in its header.
+	{"everything", testserver.EverythingHTTP, map[testclient.Client]string{testclient.Go: "", testclient.TypeScript: ""}},
 	{"gosdk-stateful", testserver.GoSDKHTTP, map[testclient.Client]string{testclient.Go: "2025-11-25", testclient.TypeScript: ""}},
 	// The TypeScript SDK speaks 2025-11-25 at most: the stateless
 	// revision is the go-sdk client's alone.
@@ -167,6 +166,13 @@ func TestRecordE2EHTTP(t *testing.T) {
 				h, msgs := loadWholeTape(t, path)
 				if h.Transport != "streamable-http" {
 					t.Errorf("header transport %q, want streamable-http", h.Transport)
+				}
+				want := protocol
+				if want == "" && c == testclient.Go {
+					want = "2025-11-25" // its 2026-07-28 probe refused, it fell back to initialize
+				}
+				if want != "" && h.ProtocolVersion != want {
+					t.Errorf("header protocol_version %q, want %s", h.ProtocolVersion, want)
 				}
 				if got := sessions(msgs); len(got) != e2eHTTPClients {
 					t.Errorf("tape sessions %q: want %d, one per client session", got, e2eHTTPClients)
