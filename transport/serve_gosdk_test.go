@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -73,18 +74,25 @@ func callText(ctx context.Context, t *testing.T, cs *sdk.ClientSession, name str
 	return tc.Text
 }
 
-func serveFake(t *testing.T, opts ...ServerOption) (*fakeServer, *StreamableHandler, string) {
+// serveFake serves a fakeServer over HTTP on loopback. stop closes the
+// handler, then the server, which waits for every request in progress
+// to end; it runs at cleanup if not before.
+func serveFake(t *testing.T, opts ...ServerOption) (fake *fakeServer, stop func(), url string) {
 	t.Helper()
-	fake := &fakeServer{}
+	fake = &fakeServer{}
 	h := NewStreamableHandler(fake, opts...)
 	srv := httptest.NewServer(h)
-	t.Cleanup(func() {
-		srv.Close()
-		if err := h.Close(); err != nil {
-			t.Errorf("handler Close: %v", err)
-		}
-	})
-	return fake, h, srv.URL + "/mcp"
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			if err := h.Close(); err != nil {
+				t.Errorf("handler Close: %v", err)
+			}
+			srv.Close()
+		})
+	}
+	t.Cleanup(stop)
+	return fake, stop, srv.URL + "/mcp"
 }
 
 func TestStreamableGoSDKClient(t *testing.T) {
@@ -98,7 +106,7 @@ func TestStreamableGoSDKClient(t *testing.T) {
 		{"2026-07-28", "", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fake, _, url := serveFake(t)
+			fake, stop, url := serveFake(t)
 			ctx, cancel := context.WithTimeout(t.Context(), exchangeTimeout)
 			defer cancel()
 			hc := &http.Client{Transport: &http.Transport{}}
@@ -148,6 +156,9 @@ func TestStreamableGoSDKClient(t *testing.T) {
 			if err := cs.Close(); err != nil {
 				t.Errorf("close: %v", err)
 			}
+			// A handler may still be closing its stateless session after
+			// its answer went out: count once every request has ended.
+			stop()
 			infos := fake.sessionInfos()
 			if len(infos) == 0 {
 				t.Fatal("no session opened")

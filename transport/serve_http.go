@@ -330,7 +330,8 @@ func (h *StreamableHandler) get(w http.ResponseWriter, r *http.Request) {
 	}
 	defer sess.end()
 	st, from := sess.unsolicited, -1
-	if last := r.Header.Get("Last-Event-Id"); last != "" {
+	last := r.Header.Get("Last-Event-Id")
+	if last != "" {
 		prefix, n, ok := parseEventID(last)
 		if ok {
 			st = sess.stream(prefix)
@@ -342,7 +343,7 @@ func (h *StreamableHandler) get(w http.ResponseWriter, r *http.Request) {
 		from = n + 1
 	}
 	sink := newSSESink(w)
-	err := st.attach(sink, from, func() {
+	err := st.attach(sink, from, last != "", func() {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-cache")
 		w.Header().Set(mcp.HeaderSessionID, sess.id)

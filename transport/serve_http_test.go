@@ -268,7 +268,7 @@ func TestStreamableBodyLimit(t *testing.T) {
 }
 
 func TestStreamableStateless(t *testing.T) {
-	fake, _, url := serveFake(t)
+	fake, stop, url := serveFake(t)
 	c := newRawClient(t, url)
 	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`
 	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`
@@ -286,6 +286,7 @@ func TestStreamableStateless(t *testing.T) {
 	unknown := `{"jsonrpc":"2.0","id":3,"method":"nope/nope","params":{` + meta + `}}`
 	wantError(t, c.do("POST", unknown, "Accept", both, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "nope/nope"), 404, -32601)
 	wantError(t, c.do("GET", "", "Accept", "text/event-stream", "Mcp-Protocol-Version", "2026-07-28"), 405, -32600)
+	stop() // every request ended: every stateless session closed
 	if o, cl := fake.opened.Load(), fake.closed.Load(); o != 3 || cl != 3 {
 		t.Errorf("%d sessions opened, %d closed; want 3 and 3 (one per POST that got through)", o, cl)
 	}

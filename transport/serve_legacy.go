@@ -105,7 +105,7 @@ func (h *LegacyHandler) open(w http.ResponseWriter, r *http.Request) {
 	h.mu.Unlock()
 
 	sink := newSSESink(w)
-	_ = sess.stream.attach(sink, 0, func() {
+	_ = sess.stream.attach(sink, 0, false, func() {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-cache")
 		w.WriteHeader(http.StatusOK)

@@ -243,7 +243,7 @@ func (x *postExchange) startStream() {
 		return // the events are kept for a resume
 	}
 	x.sink = newSSESink(x.in.w)
-	_ = x.stream.attach(x.sink, 0, func() {
+	_ = x.stream.attach(x.sink, 0, false, func() {
 		h := x.in.w.Header()
 		h.Set("Content-Type", "text/event-stream")
 		h.Set("Cache-Control", "no-cache")

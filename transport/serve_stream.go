@@ -144,13 +144,19 @@ func (s *outStream) event(n int, msg []byte) SSEEvent {
 
 // attach makes sink the stream's response, calls start (which writes the
 // response's headers), and writes to sink the kept events from number
-// from on (from < 0: those never delivered). It fails with errStreamBusy,
-// without calling start, when another response is attached.
-func (s *outStream) attach(sink *sseSink, from int, start func()) error {
+// from on (from < 0: those never delivered). When another response is
+// attached it fails with errStreamBusy, without calling start — unless
+// takeOver: a client resuming with Last-Event-ID has lost that response,
+// even if the server has not noticed yet, so the new one replaces it.
+func (s *outStream) attach(sink *sseSink, from int, takeOver bool, start func()) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sink != nil {
-		return errStreamBusy
+		if !takeOver {
+			return errStreamBusy
+		}
+		s.sink = nil
+		s.gen++
 	}
 	if s.idle != nil {
 		s.idle.Stop()
