@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 
@@ -23,34 +24,13 @@ at all, also when the conversion is interrupted (Ctrl-C, SIGTERM: exit 130).`,
 			if filepath.Ext(out) != ".jsonl" {
 				return usageError("convert: %s: only the native format (.jsonl) can be written", out)
 			}
-			// A pipe is read into memory first (WriteFile reads from the
-			// first message); a file is closed when ctx ends, so that a
-			// signal stops a read in progress.
-			ctx := cmd.Context()
-			src, err := loadTape(ctx, in)
+			r, err := rewriteTape(cmd.Context(), in, out, maxLine, func(ctx context.Context, r *tape.Reader) error {
+				return tape.WriteFileContext(ctx, out, r)
+			})
 			if err != nil {
-				if ctx.Err() != nil {
-					return interrupted(out + " was not written")
-				}
-				return err
-			}
-			if f, ok := src.(tape.File); ok {
-				src = closedOnDone{ctx: ctx, File: f}
-			}
-			r, err := tape.OpenSource(src, tape.WithMaxLine(maxLine))
-			if err != nil {
-				if ctx.Err() != nil {
-					return interrupted(out + " was not written")
-				}
 				return err
 			}
 			defer r.Close()
-			if err := tape.WriteFileContext(ctx, out, r); err != nil {
-				if ctx.Err() != nil {
-					return interrupted(out + " was not written")
-				}
-				return err
-			}
 			for _, w := range r.Warnings() {
 				a.log.Warn().Msg(w)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -43,31 +44,13 @@ wrong and where.`,
 			if filepath.Ext(out) != ".jsonl" {
 				return usageError("import: %s: a tape is written in the native format: name it .jsonl", out)
 			}
-			ctx := cmd.Context()
-			src, err := loadTape(ctx, in)
+			r, err := rewriteTape(cmd.Context(), in, out, maxLine, func(ctx context.Context, r *tape.Reader) error {
+				return tape.WriteFileContext(ctx, out, r)
+			})
 			if err != nil {
-				if ctx.Err() != nil {
-					return interrupted(out + " was not written")
-				}
-				return err
-			}
-			if f, ok := src.(tape.File); ok {
-				src = closedOnDone{ctx: ctx, File: f}
-			}
-			r, err := tape.OpenSource(src, tape.WithMaxLine(maxLine))
-			if err != nil {
-				if ctx.Err() != nil {
-					return interrupted(out + " was not written")
-				}
 				return err
 			}
 			defer r.Close()
-			if err := tape.WriteFileContext(ctx, out, r); err != nil {
-				if ctx.Err() != nil {
-					return interrupted(out + " was not written")
-				}
-				return err
-			}
 			msgs, sessions, err := countTape(r)
 			if err != nil {
 				return err

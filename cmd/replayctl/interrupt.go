@@ -58,3 +58,34 @@ func interrupted(what string) error {
 	}
 	return &exitError{code: exitInterrupted, err: errors.New(msg)}
 }
+
+// rewriteTape reads the tape in (a file, or "-"/a pipe read into memory
+// first) and has write turn it into the tape out, stopping on ctx: a file
+// being read is closed when ctx ends, so that a signal stops a read in
+// progress, and an interrupted rewrite is exit 130 saying out was not
+// written (write must write out atomically). It returns the reader, for
+// its format and warnings; the caller closes it.
+func rewriteTape(ctx context.Context, in, out string, maxLine int, write func(context.Context, *tape.Reader) error) (*tape.Reader, error) {
+	notWritten := func(err error) error {
+		if ctx.Err() != nil {
+			return interrupted(out + " was not written")
+		}
+		return err
+	}
+	src, err := loadTape(ctx, in)
+	if err != nil {
+		return nil, notWritten(err)
+	}
+	if f, ok := src.(tape.File); ok {
+		src = closedOnDone{ctx: ctx, File: f}
+	}
+	r, err := tape.OpenSource(src, tape.WithMaxLine(maxLine))
+	if err != nil {
+		return nil, notWritten(err)
+	}
+	if err := write(ctx, r); err != nil {
+		r.Close()
+		return nil, notWritten(err)
+	}
+	return r, nil
+}

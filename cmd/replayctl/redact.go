@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -54,31 +55,13 @@ stderr, by kind and name, never with a value.`,
 		if err != nil {
 			return err
 		}
-		ctx := cmd.Context()
-		src, err := loadTape(ctx, in)
+		r, err := rewriteTape(cmd.Context(), in, out, maxLine, func(ctx context.Context, r *tape.Reader) error {
+			return tape.RedactFile(ctx, out, r, red)
+		})
 		if err != nil {
-			if ctx.Err() != nil {
-				return interrupted(out + " was not written")
-			}
-			return err
-		}
-		if f, ok := src.(tape.File); ok {
-			src = closedOnDone{ctx: ctx, File: f}
-		}
-		r, err := tape.OpenSource(src, tape.WithMaxLine(maxLine))
-		if err != nil {
-			if ctx.Err() != nil {
-				return interrupted(out + " was not written")
-			}
 			return err
 		}
 		defer r.Close()
-		if err := tape.RedactFile(ctx, out, r, red); err != nil {
-			if ctx.Err() != nil {
-				return interrupted(out + " was not written")
-			}
-			return err
-		}
 		for _, w := range r.Warnings() {
 			a.log.Warn().Msg(w)
 		}
