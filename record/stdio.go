@@ -347,7 +347,7 @@ func startServer(argv, env []string, stderr io.Writer, stopTimeout time.Duration
 	// A stderr that is not a file is copied by a goroutine of cmd, which
 	// Wait waits for: not forever, if a child of the server holds it.
 	cmd.WaitDelay = stopTimeout
-	setProcessGroup(cmd)
+	transport.SetProcessGroup(cmd)
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()
@@ -376,9 +376,9 @@ func (s *server) stop() bool {
 			return
 		}
 		s.stopped = true
-		_ = signalGroup(s.cmd.Process, false)
+		_ = transport.SignalGroup(s.cmd.Process, false)
 		if !s.waitExit(s.stopTimeout) {
-			_ = signalGroup(s.cmd.Process, true)
+			_ = transport.SignalGroup(s.cmd.Process, true)
 		}
 	})
 	<-s.exited

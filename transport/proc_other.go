@@ -7,7 +7,8 @@ import (
 	"os/exec"
 )
 
-func setProcessGroup(*exec.Cmd) {}
+// SetProcessGroup does nothing here: there are no process groups.
+func SetProcessGroup(*exec.Cmd) {}
 
-// signalGroup stops the server: there is no SIGTERM here, so both steps kill.
-func signalGroup(p *os.Process, _ bool) error { return p.Kill() }
+// SignalGroup stops the server: there is no SIGTERM here, so both steps kill.
+func SignalGroup(p *os.Process, _ bool) error { return p.Kill() }

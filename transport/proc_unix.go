@@ -8,15 +8,17 @@ import (
 	"syscall"
 )
 
-// setProcessGroup puts the server in a process group of its own, so that
-// stopping it also stops the children it started (npx, sh -c, …).
-func setProcessGroup(cmd *exec.Cmd) {
+// SetProcessGroup puts the server in a process group of its own, so that
+// stopping it also stops the children it started (npx, sh -c, …), and a
+// Ctrl-C meant for replayctl reaches the server only through replayctl's
+// orderly stop. The recording proxy starts its servers with it too.
+func SetProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
 
-// signalGroup sends sig to the server's process group; with kill it sends
+// SignalGroup sends sig to the server's process group; with kill it sends
 // SIGKILL, else SIGTERM.
-func signalGroup(p *os.Process, kill bool) error {
+func SignalGroup(p *os.Process, kill bool) error {
 	sig := syscall.SIGTERM
 	if kill {
 		sig = syscall.SIGKILL

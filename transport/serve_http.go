@@ -96,15 +96,25 @@ func (h *StreamableHandler) Close() error {
 	return errors.Join(errs...)
 }
 
-// ServeHTTP implements http.Handler.
-func (h *StreamableHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !originAllowed(r, h.cfg.origins) {
+// refused answers a request that no listener serves — from a browser
+// Origin not allowed in, or once the listener is shutting down (ctx done)
+// — and reports whether it did.
+func refused(ctx context.Context, w http.ResponseWriter, r *http.Request, origins []string) bool {
+	if !originAllowed(r, origins) {
 		writeError(w, http.StatusForbidden, nil, mcp.CodeInvalidRequest,
 			"Forbidden: Origin "+r.Header.Get("Origin")+" may not reach this server (DNS rebinding protection); allow it with --allow-origin")
-		return
+		return true
 	}
-	if h.ctx.Err() != nil {
+	if ctx.Err() != nil {
 		writeError(w, http.StatusServiceUnavailable, nil, mcp.CodeInternal, "Service Unavailable: the server is shutting down")
+		return true
+	}
+	return false
+}
+
+// ServeHTTP implements http.Handler.
+func (h *StreamableHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if refused(h.ctx, w, r, h.cfg.origins) {
 		return
 	}
 	switch r.Method {

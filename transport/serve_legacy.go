@@ -65,13 +65,7 @@ func (h *LegacyHandler) Close() error {
 
 // ServeHTTP implements http.Handler.
 func (h *LegacyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !originAllowed(r, h.cfg.origins) {
-		writeError(w, http.StatusForbidden, nil, mcp.CodeInvalidRequest,
-			"Forbidden: Origin "+r.Header.Get("Origin")+" may not reach this server (DNS rebinding protection); allow it with --allow-origin")
-		return
-	}
-	if h.ctx.Err() != nil {
-		writeError(w, http.StatusServiceUnavailable, nil, mcp.CodeInternal, "Service Unavailable: the server is shutting down")
+	if refused(h.ctx, w, r, h.cfg.origins) {
 		return
 	}
 	switch r.Method {

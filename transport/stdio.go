@@ -55,7 +55,7 @@ func (s Stdio) Dial(ctx context.Context, session string) (Conn, error) {
 	cmd := exec.Command(s.Command[0], s.Command[1:]...)
 	cmd.Env = append(os.Environ(), s.Env...)
 	cmd.Dir = s.Dir
-	setProcessGroup(cmd)
+	SetProcessGroup(cmd)
 
 	var parent, child []*os.File
 	closeAll := func(fs []*os.File) {
@@ -182,15 +182,15 @@ func (c *StdioConn) Close() error {
 		_ = c.w.f.Close()
 		if !c.waitExit(c.stopTimeout) {
 			c.log.Debug().Dur("after", c.stopTimeout).Msg("server still running after stdin closed; sending SIGTERM")
-			_ = signalGroup(c.cmd.Process, false)
+			_ = SignalGroup(c.cmd.Process, false)
 			if !c.waitExit(c.stopTimeout) {
 				c.log.Warn().Dur("after", c.stopTimeout).Msg("server ignored SIGTERM; killing it")
-				_ = signalGroup(c.cmd.Process, true)
+				_ = SignalGroup(c.cmd.Process, true)
 				<-c.exited
 			}
 		}
 		// Children it left behind could keep our pipes open.
-		_ = signalGroup(c.cmd.Process, true)
+		_ = SignalGroup(c.cmd.Process, true)
 		_ = c.stdout.Close()
 		_ = c.stderr.Close()
 		c.wg.Wait()
