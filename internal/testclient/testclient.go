@@ -192,38 +192,11 @@ var goBuild struct {
 // leave one copy each behind.
 func goClient(tb testing.TB) string {
 	tb.Helper()
-	goBuild.once.Do(func() { goBuild.path, goBuild.err = build(testserver.Root(tb)) })
+	goBuild.once.Do(func() { goBuild.path, goBuild.err = testserver.Build(testserver.Root(tb), "github.com/replayctl/replayctl/internal/testclient/mcpclient", "mcpclient") })
 	if goBuild.err != nil {
 		tb.Fatalf("testclient: %v", goBuild.err)
 	}
 	return goBuild.path
-}
-
-func build(root string) (string, error) {
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("replayctl-testclient-%d", os.Getuid()))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	f, err := os.CreateTemp(dir, "build-*")
-	if err != nil {
-		return "", err
-	}
-	tmp := f.Name()
-	_ = f.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", tmp, "github.com/replayctl/replayctl/internal/testclient/mcpclient")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		_ = os.Remove(tmp)
-		return "", fmt.Errorf("build mcpclient: %v\n%s", err, out)
-	}
-	bin := filepath.Join(dir, "mcpclient")
-	if err := os.Rename(tmp, bin); err != nil {
-		_ = os.Remove(tmp)
-		return "", err
-	}
-	return bin, nil
 }
 
 // tsClient is the argv of the TypeScript client; it skips the test when

@@ -108,6 +108,12 @@ func Crashy(t testing.TB) []string {
 	return []string{crashy.path}
 }
 
+// Build compiles the Go main package pkg of the module at root into a
+// per-user temporary folder as name: into a private temporary file first,
+// renamed into place, so that concurrent test binaries neither race nor
+// leave one copy each behind. Callers build once per test binary.
+func Build(root, pkg, name string) (string, error) { return build(root, pkg, name) }
+
 // build compiles a Go main package once into a per-user temporary folder.
 func build(root, pkg, name string) (string, error) {
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("replayctl-testserver-%d", os.Getuid()))
