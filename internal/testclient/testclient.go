@@ -192,7 +192,9 @@ var goBuild struct {
 // leave one copy each behind.
 func goClient(tb testing.TB) string {
 	tb.Helper()
-	goBuild.once.Do(func() { goBuild.path, goBuild.err = testserver.Build(testserver.Root(tb), "github.com/replayctl/replayctl/internal/testclient/mcpclient", "mcpclient") })
+	goBuild.once.Do(func() {
+		goBuild.path, goBuild.err = testserver.Build(testserver.Root(tb), "github.com/replayctl/replayctl/internal/testclient/mcpclient", "mcpclient")
+	})
 	if goBuild.err != nil {
 		tb.Fatalf("testclient: %v", goBuild.err)
 	}
