@@ -42,7 +42,10 @@
 // A session-based client (initialize, ≤ 2025-11-25) is bound, by its
 // first request, to a recorded session whose first request matches it
 // (or else one holding a matching request), in turn over those that do,
-// so that concurrent clients spread over the recorded sessions alike; it
+// so that concurrent clients spread over the recorded sessions alike —
+// those whose first request has the very params, volatile members
+// included (initialize's clientInfo), first, so that recorded clients
+// told apart only by their names each get their own recording; it
 // keeps a cursor of its own, so a one-session tape serves any number of
 // clients at once, each as the recorded one. Stateless traffic
 // (2026-07-28, SessionInfo.Stateless) may come as one Session per HTTP

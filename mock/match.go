@@ -72,9 +72,10 @@ func (s *Server) choose(cur *cursor, name string, q query, again bool) pick {
 
 // bind picks the recorded session a new live session is bound to, by its
 // first request q: among the recorded sessions whose first request
-// matches q, or else those with any request matching q, the next in
-// turn (round-robin, so that concurrent clients spread over recorded
-// sessions alike). false when no recorded session has q.
+// matches q (narrowed by exactly), or else those with any request
+// matching q, the next in turn (round-robin, so that concurrent clients
+// spread over recorded sessions alike). false when no recorded session
+// has q.
 func (s *Server) bind(q query) (string, bool) {
 	var first, any []string
 	for _, name := range s.idx.order {
@@ -87,7 +88,7 @@ func (s *Server) bind(q query) (string, bool) {
 			any = append(any, name)
 		}
 	}
-	cands := first
+	cands := s.exactly(first, q)
 	if len(cands) == 0 {
 		cands = any
 	}
@@ -95,6 +96,32 @@ func (s *Server) bind(q query) (string, bool) {
 		return "", false
 	}
 	return cands[int(uint64(s.rr.Add(1)-1)%uint64(len(cands)))], true
+}
+
+// exactly narrows cands, recorded sessions whose first request matches
+// q, to those whose first request has q's very params, volatile members
+// included: concurrent clients told apart only by what matching leaves
+// out (initialize's clientInfo) are each bound to their own recording,
+// not to another client's. cands itself when fewer than two, or when
+// none has q's very params (a client that changed its name or version).
+func (s *Server) exactly(cands []string, q query) []string {
+	if len(cands) < 2 || s.strategy == Exact {
+		return cands
+	}
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	want := sc.canon.hash(q.params)
+	var same []string
+	for _, name := range cands {
+		rec, err := s.recordedParams(name, 0)
+		if err == nil && sc.canon.hash(rec) == want {
+			same = append(same, name)
+		}
+	}
+	if len(same) == 0 {
+		return cands
+	}
+	return same
 }
 
 // missUnbound is the miss of a request no recorded session has.

@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
 
@@ -141,5 +143,57 @@ func TestManySessionsReadTheTapeOnce(t *testing.T) {
 	askEach(t, m, n, false)
 	if m.reads != 1 {
 		t.Errorf("the tape was read %d times for %d sessions, want once", m.reads, n)
+	}
+}
+
+// TestBindTellsClientsApartByClientInfo: two recorded sessions whose
+// initialize differs only in clientInfo (volatile for matching), each
+// followed by a call of its own. Live clients arriving in the other order
+// are each bound to the recording of their own clientInfo, so that every
+// later call is answered, not missed because the round-robin handed the
+// client another client's recording.
+func TestBindTellsClientsApartByClientInfo(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"header","format":"replayctl-tape","version":1,"transport":"stdio","protocol_version":"2025-11-25"}` + "\n")
+	seq := 0
+	for c := range 2 {
+		for _, m := range []struct{ dir, msg string }{
+			{"c2s", fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"client-%d","version":"1"}}}`, c)},
+			{"s2c", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`},
+			{"c2s", fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello from client %d"}}}`, c)},
+			{"s2c", fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"echo %d"}]}}`, c)},
+		} {
+			fmt.Fprintf(&b, `{"type":"message","seq":%d,"t_us":%d,"session":"s%d","dir":%q,"msg":%s}`+"\n", seq, seq*10, c+1, m.dir, m.msg)
+			seq++
+		}
+	}
+	srv, err := NewServer(tape.Bytes("two-clients", []byte(b.String())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []int{1, 0} {
+		sess, err := srv.Open(t.Context(), transport.SessionInfo{ID: fmt.Sprintf("live-%d", c)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		send := func(_ context.Context, msg []byte) error { got = append(got, string(msg)); return nil }
+		for _, msg := range []string{
+			fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"client-%d","version":"1"}}}`, c),
+			fmt.Sprintf(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello from client %d"}}}`, c),
+		} {
+			if err := sess.Handle(t.Context(), []byte(msg), send); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := sess.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf(`"text":"echo %d"`, c); len(got) != 2 || !strings.Contains(got[1], want) {
+			t.Errorf("client %d got %q, want the call answered with %s", c, got, want)
+		}
+	}
+	if m := srv.Misses(); len(m) != 0 {
+		t.Errorf("%d misses, first: %v", len(m), m[0])
 	}
 }

@@ -62,6 +62,9 @@ func StdioEnv(kv ...string) StdioOption {
 
 // StdioResult is how a stdio recording ended.
 type StdioResult struct {
+	// Started: the server process was started (false: it could not be,
+	// and the rest is zero).
+	Started bool
 	// ExitCode is the server's exit status, -1 when a signal ended it
 	// (Signal names it).
 	ExitCode int
@@ -178,7 +181,7 @@ func (p *stdioProxy) run(ctx context.Context, srv *server) (StdioResult, error) 
 		p.relay(tape.S2C, p.server, p.client)
 	})
 
-	var res StdioResult
+	res := StdioResult{Started: true}
 	var ctxErr error
 	// Until the server has exited: an end of the client's input, a failed
 	// relay or ctx closes its stdin and stops it; its own exit ends it.

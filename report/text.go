@@ -167,7 +167,7 @@ func (t *textWriter) failures(r Report) {
 	fmt.Fprintf(&t.buf, "\n%s\n", t.paint(ansiBold, "Failures:"))
 	shown := min(len(v.Failures), textListLimit)
 	for _, f := range v.Failures[:shown] {
-		fmt.Fprintf(&t.buf, "  #%d %s %s\n", f.Seq, clean(f.Session), clean(f.Method))
+		fmt.Fprintf(&t.buf, "  %s %s %s\n", seqLabel(f.Seq), clean(f.Session), clean(f.Method))
 		for _, d := range f.Differences {
 			fmt.Fprintf(&t.buf, "    %s: expected %s, got %s\n", clean(orDash(d.Path)), display(d.Expected), display(d.Actual))
 		}
@@ -185,11 +185,21 @@ func (t *textWriter) errors(r Report) {
 	fmt.Fprintf(&t.buf, "\n%s\n", t.paint(ansiBold, "Errors:"))
 	shown := min(len(r.Errors), textListLimit)
 	for _, e := range r.Errors[:shown] {
-		fmt.Fprintf(&t.buf, "  #%d %s %s %s: %s\n", e.Seq, clean(e.Session), clean(orDash(e.Method)), clean(e.Kind), clean(e.Message))
+		fmt.Fprintf(&t.buf, "  %s %s %s %s: %s\n", seqLabel(e.Seq), clean(e.Session), clean(orDash(e.Method)), clean(e.Kind), clean(e.Message))
 	}
 	if more := total - int64(shown); more > 0 {
 		fmt.Fprintf(&t.buf, "  and %d more\n", more)
 	}
+}
+
+// seqLabel names a failure's or an error's place on the tape: #seq, or,
+// for a message the target sent that the tape does not have (seq -1: an
+// unrecorded notification, an answer to no request), "(not on tape)".
+func seqLabel(seq int64) string {
+	if seq < 0 {
+		return "(not on tape)"
+	}
+	return fmt.Sprintf("#%d", seq)
 }
 
 // timeSplit says where the time went, p50 and p99 of each part: the

@@ -173,6 +173,18 @@ func TestWriteText(t *testing.T) {
 			avoid: []string{"#10 s1", strings.Repeat("9", 80)},
 		},
 		{
+			name: "a live message not on the tape has no seq",
+			r: func() Report {
+				c := NewCollector()
+				c.Add(Result{Seq: -1, Session: "s4", Dir: DirS2C, Method: "notifications/tools/list_changed", Verdict: Failed,
+					Differences: []Difference{{Path: "$", Actual: json.RawMessage(`{"method":"notifications/tools/list_changed"}`)}}})
+				c.Add(Result{Seq: -1, Session: "s4", Dir: DirS2C, Verdict: Error, ErrKind: "target", Err: "answer with id 9 matches no request in flight"})
+				return c.Report(Meta{})
+			}(),
+			want:  []string{"(not on tape) s4 notifications/tools/list_changed", "(not on tape) s4 - target: answer with id 9"},
+			avoid: []string{"#-1"},
+		},
+		{
 			name:  "empty passes",
 			r:     NewCollector().Report(Meta{Tape: "x.jsonl"}),
 			want:  []string{"Replay of x.jsonl", "no request answered", "PASS"},

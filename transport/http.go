@@ -309,7 +309,8 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
 // 2026-07-28 on) must carry: Mcp-Protocol-Version from its _meta (or the
 // session's, for a message without one), Mcp-Method, Mcp-Name and the
 // Mcp-Param-* of the tool's x-mcp-header arguments, as the server listed
-// its tools on this connection. A session-based message gets none.
+// its tools on this connection. A session-based message gets none, and
+// neither does initialize or notifications/initialized.
 func (c *HTTPConn) setStandardHeaders(h http.Header, msg []byte) {
 	c.mu.Lock()
 	sessionBased := c.protocolVersion != "" && c.stateless == ""
@@ -321,9 +322,16 @@ func (c *HTTPConn) setStandardHeaders(h http.Header, msg []byte) {
 	if err != nil {
 		return
 	}
-	v := mcp.MetaVersion(m.Params())
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if mcp.MessageEra(m) == mcp.EraSession {
+		// The handshake after a stateless probe (a server/discover the
+		// server answered without the probe's revision, or refused):
+		// session-based, so it carries no 2026 headers.
+		c.stateless = ""
+		return
+	}
+	v := mcp.MetaVersion(m.Params())
 	switch {
 	case v == "":
 		v = c.stateless

@@ -273,6 +273,11 @@ func TestHTTPFallbackToInitialize(t *testing.T) {
 	send(t, c, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	await(t, c, 2)
 	for _, r := range f.requests() {
+		if strings.Contains(r.Body, `"initialize"`) {
+			if got := r.Header.Get(HeaderProtocolVersion); got != "" {
+				t.Errorf("initialize after the probe: got %s %q, want none (the probe's revision is not the handshake's)", HeaderProtocolVersion, got)
+			}
+		}
 		if strings.Contains(r.Body, `"tools/list"`) || strings.Contains(r.Body, `"notifications/initialized"`) {
 			if got := r.Header.Get(HeaderProtocolVersion); got != "2025-06-18" {
 				t.Errorf("%s: got %s %q, want the version initialize agreed, 2025-06-18", r.Body, HeaderProtocolVersion, got)
@@ -659,5 +664,28 @@ func TestHTTPStandardHeaders(t *testing.T) {
 	last := f.requests()[3]
 	if last.Header.Get("Mcp-Method") != "" || last.Header.Get("Mcp-Protocol-Version") != "" {
 		t.Errorf("a session-based request got %v", last.Header)
+	}
+}
+
+// TestHTTPProbeAnsweredThenInitialize: the go-sdk stateful server answers
+// a 2026-07-28 server/discover probe with 200 and the versions it
+// supports, none of them 2026-07-28; a client then falls back to
+// initialize (the go-sdk client does). The handshake must not carry the
+// probe's Mcp-Protocol-Version, or the server refuses it (-32022).
+func TestHTTPProbeAnsweredThenInitialize(t *testing.T) {
+	url := testserver.GoSDKHTTP(t)
+	conn, err := HTTP{URL: url, Logger: testLogger(t)}.Dial(t.Context(), "s1")
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	c := conn.(*HTTPConn)
+	defer c.Close()
+	send(t, c, `{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	if in, probe, _ := await(t, c, 0); probe.Error != nil || !strings.Contains(string(probe.Result), `"supportedVersions"`) {
+		t.Fatalf("probe: got %s, want a result listing supportedVersions (the server this test needs)", in.Msg)
+	}
+	mcpSession(t, c, "test_simple_text", `{}`, "simple text response")
+	if got := c.ProtocolVersion(); got != "2025-06-18" {
+		t.Errorf("got protocol version %q, want 2025-06-18 as initialize agreed", got)
 	}
 }

@@ -246,15 +246,23 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 		}
 		t.Stop()
 	}
-	closeErr := rec.close()
+	// A server that could not start leaves no tape, so that the next try
+	// needs no --force.
+	noServer := !o.res.Started && errors.Is(o.err, transport.ErrTarget)
+	var closeErr error
+	if !noServer {
+		closeErr = rec.close()
+	}
 	n := rec.tap.Messages()
-	if !f.quiet {
+	if !f.quiet && !noServer {
 		a.recordSummary(n, rec, o.res, o.err)
 		a.redactionSummary(f)
 	}
 	switch {
 	case ctx.Err() != nil && errors.Is(o.err, ctx.Err()):
 		return interrupted(fmt.Sprintf("%d messages recorded to %s, with its end line", n, rec.path))
+	case noServer:
+		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w; no tape was written", o.err)}
 	case o.err != nil && errors.Is(o.err, transport.ErrTarget):
 		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w (%d messages recorded to %s)", o.err, n, rec.path)}
 	case o.err != nil:
@@ -271,8 +279,10 @@ func (a *app) recordSummary(n int64, rec *recording, res record.StdioResult, err
 		how = "the server ended"
 	}
 	switch {
+	case res.Signal != "" && res.Stopped:
+		how += fmt.Sprintf("; the server did not exit within --stop-timeout, so replayctl stopped it: %s", res.Signal)
 	case res.Signal != "":
-		how += fmt.Sprintf("; server stopped by %s", res.Signal)
+		how += fmt.Sprintf("; the server was ended by a signal: %s", res.Signal)
 	default:
 		how += fmt.Sprintf("; server exit status %d", res.ExitCode)
 	}

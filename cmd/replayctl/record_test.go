@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -313,8 +314,15 @@ func TestRecordUsage(t *testing.T) {
 	if b, _ := os.ReadFile(existing); string(b) != "keep me\n" {
 		t.Errorf("the existing tape was changed: %q", b)
 	}
-	res := replayctl(t, "record", "-o", filepath.Join(dir, "b.jsonl"), "--", "/nonexistent/server")
-	if res.code != exitTarget || !strings.Contains(res.stderr, "no such") {
-		t.Errorf("missing server: exit %d, stderr %q; want 3 naming it", res.code, res.stderr)
+	// A server that cannot start leaves no tape behind (the next try
+	// with the command fixed needs no --force), and nothing claims it
+	// exited with status 0.
+	missing := filepath.Join(dir, "b.jsonl")
+	res := replayctl(t, "record", "-o", missing, "--", "/nonexistent/server")
+	if res.code != exitTarget || !strings.Contains(res.stderr, "no such") || !strings.Contains(res.stderr, "no tape was written") || strings.Contains(res.stderr, "exit status 0") {
+		t.Errorf("missing server: exit %d, stderr %q; want 3 naming it, saying no tape was written", res.code, res.stderr)
+	}
+	if _, err := os.Stat(missing); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing server: %s: %v, want no tape", missing, err)
 	}
 }
