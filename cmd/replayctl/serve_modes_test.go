@@ -1,0 +1,132 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/replayctl/replayctl/internal/testclient"
+	"github.com/replayctl/replayctl/internal/testserver"
+)
+
+// sameSteps fails the test when run's steps are not want's, or the
+// client did not succeed.
+func sameSteps(t *testing.T, what string, want []testclient.Step, run testclient.Run) {
+	t.Helper()
+	if d := testclient.Diff(want, run.Steps); d != nil || run.Status != 0 {
+		t.Errorf("%s (client status %d): the transcript differs from the direct run's:\n%s\nstdout:\n%s\nstderr:\n%s",
+			what, run.Status, strings.Join(d, "\n"), clip(run.Stdout, 3000), clip(run.Stderr, 3000))
+	}
+}
+
+// TestServeModeRecordThenReplayStdio: the go-sdk client through serve
+// --mode record (over stdio, the everything-server's command after --)
+// sees what it sees straight against the server, and a later serve of
+// that tape gives it the same transcript.
+func TestServeModeRecordThenReplayStdio(t *testing.T) {
+	server := testserver.GoSDK(t)
+	direct := testclient.RunClient(t, testclient.Go, testclient.Stdio(server...), testclient.Options{})
+	if direct.Status != 0 {
+		t.Fatalf("the direct run failed (status %d):\n%s\n%s", direct.Status, direct.Stdout, direct.Stderr)
+	}
+	path := filepath.Join(t.TempDir(), "rec.jsonl")
+	rec := testclient.RunClient(t, testclient.Go,
+		testclient.Stdio(append([]string{binary, "serve", path, "--mode", "record", "--"}, server...)...), testclient.Options{})
+	sameSteps(t, "through serve --mode record", direct.Steps, rec)
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("serve --mode record wrote no tape: %v", err)
+	}
+	again := testclient.RunClient(t, testclient.Go, testclient.Stdio(binary, "serve", "--strict", path), testclient.Options{})
+	sameSteps(t, "serve (replay) of the recorded tape", direct.Steps, again)
+
+	res := replayctl(t, "serve", path, "--mode", "record", "--", "true")
+	if res.code != 2 || !strings.Contains(res.stderr, "--force") {
+		t.Errorf("record over an existing tape: exit %d, stderr %q; want 2 and a word about --force", res.code, res.stderr)
+	}
+}
+
+// TestServeModeRecordThenReplayHTTP is the same over HTTP: serve
+// --mode record --listen --upstream in front of the everything-server's
+// Streamable HTTP endpoint.
+func TestServeModeRecordThenReplayHTTP(t *testing.T) {
+	upstream := testserver.GoSDKHTTP(t)
+	direct := testclient.RunClient(t, testclient.Go, testclient.HTTP(upstream), testclient.Options{})
+	if direct.Status != 0 {
+		t.Fatalf("the direct run failed (status %d):\n%s\n%s", direct.Status, direct.Stdout, direct.Stderr)
+	}
+	path := filepath.Join(t.TempDir(), "rec.jsonl")
+	p := startServe(t, path, "--mode", "record", "--upstream", upstream)
+	sameSteps(t, "through serve --mode record", direct.Steps, testclient.RunClient(t, testclient.Go, testclient.HTTP(p.url), testclient.Options{}))
+	if code, stderr := p.stop(t); code != 0 || !strings.Contains(stderr, "recorded ") {
+		t.Fatalf("serve --mode record: exit %d, want 0 and a summary; stderr:\n%s", code, clip(stderr, 3000))
+	}
+	q := startServe(t, "--strict", path)
+	sameSteps(t, "serve (replay) of the recorded tape", direct.Steps, testclient.RunClient(t, testclient.Go, testclient.HTTP(q.url), testclient.Options{}))
+	if code, stderr := q.stop(t); code != 0 {
+		t.Errorf("serve --strict of the recorded tape: exit %d; stderr:\n%s", code, clip(stderr, 3000))
+	}
+}
+
+// TestServeModeOnce: the first serve --mode once records (the upstream
+// answers), the second replays: its upstream is dead, and the client
+// still gets the same transcript.
+func TestServeModeOnce(t *testing.T) {
+	t.Run("stdio", func(t *testing.T) {
+		server := testserver.GoSDK(t)
+		path := filepath.Join(t.TempDir(), "once.jsonl")
+		first := testclient.RunClient(t, testclient.Go,
+			testclient.Stdio(append([]string{binary, "serve", path, "--mode", "once", "--"}, server...)...), testclient.Options{})
+		if first.Status != 0 {
+			t.Fatalf("the first once run failed (status %d):\n%s\n%s", first.Status, first.Stdout, first.Stderr)
+		}
+		dead := filepath.Join(t.TempDir(), "no-such-server")
+		second := testclient.RunClient(t, testclient.Go,
+			testclient.Stdio(binary, "serve", path, "--mode", "once", "--", dead), testclient.Options{})
+		sameSteps(t, "the second once run (a server command that does not exist)", first.Steps, second)
+	})
+	t.Run("http", func(t *testing.T) {
+		upstream := testserver.GoSDKHTTP(t)
+		path := filepath.Join(t.TempDir(), "once.jsonl")
+		p := startServe(t, path, "--mode", "once", "--upstream", upstream)
+		first := testclient.RunClient(t, testclient.Go, testclient.HTTP(p.url), testclient.Options{})
+		code, stderr := p.stop(t)
+		if first.Status != 0 || code != 0 || !strings.Contains(stderr, "does not exist: recording") {
+			t.Fatalf("the first once run: client status %d, serve exit %d; want 0, 0 and a word that it records; stderr:\n%s\nclient:\n%s\n%s", first.Status, code, clip(stderr, 3000), first.Stdout, first.Stderr)
+		}
+		q := startServe(t, "--strict", path, "--mode", "once", "--upstream", "http://127.0.0.1:1/mcp")
+		sameSteps(t, "the second once run (a dead upstream)", first.Steps, testclient.RunClient(t, testclient.Go, testclient.HTTP(q.url), testclient.Options{}))
+		code, stderr = q.stop(t)
+		if code != 0 || !strings.Contains(stderr, "exists: replaying") {
+			t.Errorf("the second once run: exit %d, want 0 and a word that it replays; stderr:\n%s", code, clip(stderr, 3000))
+		}
+	})
+}
+
+// TestServeModeBadUsage: a mode without its upstream, an unknown mode, an
+// upstream in replay mode, and an upstream unlike the listener exit 2.
+func TestServeModeBadUsage(t *testing.T) {
+	recorded := "examples/go-sdk-2025.jsonl"
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown mode", []string{"serve", "--mode", "rewind", recorded}, "--mode"},
+		{"record without upstream", []string{"serve", "--mode", "record", "x.jsonl"}, "needs the real server"},
+		{"new without upstream", []string{"serve", "--mode", "new", recorded}, "needs the real server"},
+		{"once without upstream", []string{"serve", "--mode", "once", recorded}, "needs the real server"},
+		{"upstream in replay", []string{"serve", recorded, "--upstream", "http://127.0.0.1:1/mcp"}, "replay answers from the tape only"},
+		{"two upstreams", []string{"serve", "--mode", "new", recorded, "--upstream", "http://127.0.0.1:1/mcp", "--", "true"}, "one upstream"},
+		{"bad upstream", []string{"serve", "--mode", "new", recorded, "--upstream", "ftp://x"}, "--upstream"},
+		{"record stdio with URL", []string{"serve", "--mode", "record", "x.jsonl", "--upstream", "http://127.0.0.1:1/mcp"}, "--listen"},
+		{"empty command", []string{"serve", "--mode", "record", "x.jsonl", "--"}, "nothing after --"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := replayctl(t, tc.args...)
+			if res.code != 2 || !strings.Contains(res.stderr, tc.want) || res.stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 2, nothing on stdout, an error naming %s", res.code, res.stdout, res.stderr, tc.want)
+			}
+		})
+	}
+}
