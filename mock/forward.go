@@ -44,7 +44,8 @@ func WithMissHandler(h MissHandler) ServerOption {
 
 // Live is a live client session as a MissHandler sees it: what the
 // listener said of it, and the client's handshake, which a handler
-// opening a connection of its own to a real server sends first.
+// opening a connection of its own to a real server sends first, so that
+// the session it records begins as the live one did.
 type Live struct {
 	Info transport.SessionInfo
 
@@ -53,8 +54,10 @@ type Live struct {
 }
 
 // Handshake returns the client's initialize request and its
-// notifications/initialized, as it sent them, in the order they came:
-// those that have come so far (none for stateless traffic).
+// notifications/initialized (2026-07-28 over a session-based listener
+// such as stdio: its server/discover), as it sent them, in the order
+// they came: those that have come so far (none for stateless HTTP
+// traffic, one Session per request).
 func (l *Live) Handshake() [][]byte {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -64,7 +67,9 @@ func (l *Live) Handshake() [][]byte {
 // noteHandshake keeps msg when it is the client's first initialize or
 // notifications/initialized.
 func (l *Live) noteHandshake(m jsonrpc.Message, msg []byte) {
-	if m.Method != "initialize" && m.Method != "notifications/initialized" {
+	switch m.Method {
+	case "initialize", "notifications/initialized", "server/discover":
+	default:
 		return
 	}
 	l.mu.Lock()

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -106,9 +107,19 @@ func (a *app) serve(ctx context.Context, path string, f serveFlags) error {
 // served until the client or a signal ends it, then the summary (stderr)
 // and the report.
 func (a *app) replay(ctx context.Context, path string, f serveFlags) error {
+	return a.serveFrom(ctx, path, f, nil)
+}
+
+// serveFrom serves the tape at path with serve's flags, and with
+// more's: its options for the mock.Server, and its stop, called once
+// the clients are gone, before the summary.
+func (a *app) serveFrom(ctx context.Context, path string, f serveFlags, more *serveMore) error {
 	opts, seed, err := serveOptions(f, a.log)
 	if err != nil {
 		return err
+	}
+	if more != nil {
+		opts = append(opts, more.opts...)
 	}
 	if f.report != "" {
 		if ext := strings.ToLower(filepath.Ext(f.report)); ext != ".json" {
@@ -128,6 +139,9 @@ func (a *app) replay(ctx context.Context, path string, f serveFlags) error {
 	serveErr := serveTape(ctx, srv, f, a.stdin, a.stdout, a.errOut, a.log)
 	misses, injected := srv.Misses(), srv.Injected()
 	printServeSummary(a.errOut, misses, injected)
+	if more != nil && more.stop != nil {
+		serveErr = errors.Join(serveErr, more.stop())
+	}
 	if f.report != "" {
 		if err := writeServeReport(f.report, path, seed, f.chaos != "", misses, injected); err != nil {
 			return err
@@ -140,6 +154,12 @@ func (a *app) replay(ctx context.Context, path string, f serveFlags) error {
 		return &exitError{code: exitFailed, err: fmt.Errorf("%d request(s) had no recorded answer (--strict)", len(misses))}
 	}
 	return nil
+}
+
+// serveMore is what a mode adds to serving a tape.
+type serveMore struct {
+	opts []mock.ServerOption
+	stop func() error
 }
 
 // serveOptions turns serve's flags into mock.Server options, and returns

@@ -33,7 +33,7 @@ or, over stdio, its command after -- (as record takes it).
           with that client's own initialize), the real answer goes back to
           the client, and the exchange is added to TAPE as a new session
           (named n1, n2, …; redacted) so that the next serve answers it.
-          While serving, what is added goes line by line to TAPE.new, a
+          While serving, what is added goes line by line to TAPE.journal, a
           journal next to the tape; at a clean stop it is merged into TAPE
           (atomically) and removed. A journal a crash left behind is merged
           when serve next starts on TAPE.`
@@ -128,8 +128,4 @@ func (a *app) onceMode(ctx context.Context, path string, f serveFlags) error {
 	}
 	fmt.Fprintf(a.errOut, "once: %s does not exist: recording it from the upstream\n", path)
 	return a.recordMode(ctx, path, f)
-}
-
-func (a *app) newMode(ctx context.Context, path string, f serveFlags) error {
-	return usageError("serve --mode new: not yet")
 }

@@ -130,3 +130,37 @@ func TestServeModeBadUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestServeModeNew: serve --mode new of a tape recorded with the default
+// script, in front of the everything-server, runs the changed script: its
+// misses are forwarded (the client sees the real answers: the same
+// transcript as straight against the server), the tape then holds them,
+// and a plain serve --strict of it answers the changed script with no
+// miss.
+func TestServeModeNew(t *testing.T) {
+	t.Run("stdio", func(t *testing.T) {
+		server := testserver.GoSDK(t)
+		changed := testclient.Options{Changed: true}
+		direct := testclient.RunClient(t, testclient.Go, testclient.Stdio(server...), changed)
+		path := filepath.Join(t.TempDir(), "new.jsonl")
+		rec := testclient.RunClient(t, testclient.Go,
+			testclient.Stdio(append([]string{binary, "serve", path, "--mode", "record", "--"}, server...)...), testclient.Options{})
+		if rec.Status != 0 {
+			t.Fatalf("recording failed (status %d):\n%s\n%s", rec.Status, rec.Stdout, rec.Stderr)
+		}
+		before := len(serverMessages(t, path))
+		fwd := testclient.RunClient(t, testclient.Go,
+			testclient.Stdio(append([]string{binary, "serve", "--strict", path, "--mode", "new", "--"}, server...)...), changed)
+		sameSteps(t, "the changed script through serve --mode new", direct.Steps, fwd)
+		if _, err := os.Stat(journalOf(path)); err == nil {
+			t.Errorf("the journal %s is left after a clean stop", journalOf(path))
+		}
+		if after := len(serverMessages(t, path)); after <= before {
+			t.Errorf("the tape has %d server messages after serve --mode new, %d before: nothing was added", after, before)
+		}
+		again := testclient.RunClient(t, testclient.Go, testclient.Stdio(binary, "serve", "--strict", path), changed)
+		sameSteps(t, "the changed script against serve (replay) of the extended tape", direct.Steps, again)
+		orig := testclient.RunClient(t, testclient.Go, testclient.Stdio(binary, "serve", "--strict", path), testclient.Options{})
+		sameSteps(t, "the default script against serve (replay) of the extended tape", rec.Steps, orig)
+	})
+}
