@@ -86,13 +86,14 @@ func (l *Live) noteHandshake(m jsonrpc.Message, msg []byte) {
 type kinCursor struct {
 	cur  cursor
 	copy string // its copy name, given at its first answer
+	not  bool   // not a kin: no request like the live session's first
 }
 
 // matchKin looks for q, which the session's recorded session cannot
-// answer, in its kin: the other recorded sessions whose first request
-// matches the one that bound the live session (the same handshake), in
-// tape order, each with a cursor of the live session's own (its first
-// request counted as answered). Sessions that serve --mode new added
+// answer, in its kin: the other recorded sessions holding a request like
+// the one that bound the live session (the same handshake), in tape
+// order, each with a cursor of the live session's own (that request
+// counted as answered). Sessions that serve --mode new added
 // are such kin: each holds a client's handshake and the requests the
 // tape missed, so that a later client like it is answered from both.
 // Not for the sequential strategy, whose order is one recorded
@@ -103,18 +104,24 @@ func (ss *session) matchKin(q query) (found, bool) {
 		return found{}, false
 	}
 	for _, name := range srv.idx.order {
-		n := len(srv.idx.sessions[name])
-		if name == ss.bound || n == 0 || !srv.matches(name, 0, ss.first) {
+		if name == ss.bound {
 			continue
 		}
 		k := ss.kin[name]
 		if k == nil {
-			k = &kinCursor{cur: newCursor(n)}
-			k.cur.use(0)
+			k = &kinCursor{cur: newCursor(len(srv.idx.sessions[name]))}
+			if p := srv.choose(&k.cur, name, ss.first, false); p.i >= 0 {
+				k.cur.use(p.i) // the live session's first request: answered
+			} else {
+				k.not = true
+			}
 			if ss.kin == nil {
 				ss.kin = map[string]*kinCursor{}
 			}
 			ss.kin[name] = k
+		}
+		if k.not {
+			continue
 		}
 		p := srv.choose(&k.cur, name, q, false)
 		if p.i < 0 || !p.fresh {

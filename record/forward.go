@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -173,6 +175,36 @@ func (u *upstream) record(dir tape.Dir, msg []byte) {
 	if err := u.f.tap.Record(time.Time{}, u.name, dir, msg, nil, nil); err != nil {
 		u.f.log.Error().Err(err).Msg("the journal could not be written")
 	}
+}
+
+// dialerOf is the dialer of live's upstream connection: over HTTP with
+// the Mcp-Param-* headers the client sent when it opened the session (for
+// stateless traffic, one session per request: that request's), which
+// the upstream may require and the connection cannot derive (it has not
+// listed the tools). A value with "${" in it is not passed: the dialer
+// would take it for an environment variable.
+func (f *Forwarder) dialerOf(live *mock.Live) transport.Dialer {
+	h, ok := f.dial.(transport.HTTP)
+	if !ok {
+		return f.dial
+	}
+	out := h.Header.Clone()
+	for k, vs := range live.Info.Header {
+		if !strings.HasPrefix(http.CanonicalHeaderKey(k), "Mcp-Param-") {
+			continue
+		}
+		for _, v := range vs {
+			if strings.Contains(v, "${") {
+				continue
+			}
+			if out == nil {
+				out = http.Header{}
+			}
+			out.Add(k, v)
+		}
+	}
+	h.Header = out
+	return h
 }
 
 // askID is a fresh id for an upstream request relayed to the client.

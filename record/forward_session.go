@@ -121,7 +121,7 @@ func (u *upstream) ensure(ctx context.Context, req []byte) error {
 	if closed {
 		return errClosed
 	}
-	conn, err := u.f.dial.Dial(context.WithoutCancel(ctx), u.name)
+	conn, err := u.f.dialerOf(u.live).Dial(context.WithoutCancel(ctx), u.name)
 	if err != nil {
 		u.err = fmt.Errorf("dial the upstream: %w", err)
 		return u.err

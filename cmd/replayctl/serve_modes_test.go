@@ -135,32 +135,77 @@ func TestServeModeBadUsage(t *testing.T) {
 // script, in front of the everything-server, runs the changed script: its
 // misses are forwarded (the client sees the real answers: the same
 // transcript as straight against the server), the tape then holds them,
-// and a plain serve --strict of it answers the changed script with no
-// miss.
+// the journal is gone, and a plain serve --strict of it answers the
+// changed script with no miss (and the default script still). Over
+// stdio in both revisions (2025-11-25: the upstream opened with the
+// client's initialize; 2026-07-28: its server/discover), and over HTTP
+// with a session-based and a stateless upstream.
 func TestServeModeNew(t *testing.T) {
-	t.Run("stdio", func(t *testing.T) {
-		server := testserver.GoSDK(t)
-		changed := testclient.Options{Changed: true}
-		direct := testclient.RunClient(t, testclient.Go, testclient.Stdio(server...), changed)
-		path := filepath.Join(t.TempDir(), "new.jsonl")
-		rec := testclient.RunClient(t, testclient.Go,
-			testclient.Stdio(append([]string{binary, "serve", path, "--mode", "record", "--"}, server...)...), testclient.Options{})
-		if rec.Status != 0 {
-			t.Fatalf("recording failed (status %d):\n%s\n%s", rec.Status, rec.Stdout, rec.Stderr)
-		}
-		before := len(serverMessages(t, path))
-		fwd := testclient.RunClient(t, testclient.Go,
-			testclient.Stdio(append([]string{binary, "serve", "--strict", path, "--mode", "new", "--"}, server...)...), changed)
-		sameSteps(t, "the changed script through serve --mode new", direct.Steps, fwd)
-		if _, err := os.Stat(journalOf(path)); err == nil {
-			t.Errorf("the journal %s is left after a clean stop", journalOf(path))
-		}
-		if after := len(serverMessages(t, path)); after <= before {
-			t.Errorf("the tape has %d server messages after serve --mode new, %d before: nothing was added", after, before)
-		}
-		again := testclient.RunClient(t, testclient.Go, testclient.Stdio(binary, "serve", "--strict", path), changed)
-		sameSteps(t, "the changed script against serve (replay) of the extended tape", direct.Steps, again)
-		orig := testclient.RunClient(t, testclient.Go, testclient.Stdio(binary, "serve", "--strict", path), testclient.Options{})
-		sameSteps(t, "the default script against serve (replay) of the extended tape", rec.Steps, orig)
-	})
+	for _, protocol := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run("stdio/"+protocol, func(t *testing.T) {
+			server := testserver.GoSDK(t)
+			opts := testclient.Options{Protocol: protocol}
+			changed := testclient.Options{Protocol: protocol, Changed: true}
+			path := filepath.Join(t.TempDir(), "new.jsonl")
+			rec := testclient.RunClient(t, testclient.Go,
+				testclient.Stdio(append([]string{binary, "serve", path, "--mode", "record", "--"}, server...)...), opts)
+			if rec.Status != 0 {
+				t.Fatalf("recording failed (status %d):\n%s\n%s", rec.Status, rec.Stdout, rec.Stderr)
+			}
+			direct := testclient.RunClient(t, testclient.Go, testclient.Stdio(server...), changed)
+			before := len(serverMessages(t, path))
+			fwd := testclient.RunClient(t, testclient.Go,
+				testclient.Stdio(append([]string{binary, "serve", "--strict", path, "--mode", "new", "--"}, server...)...), changed)
+			sameSteps(t, "the changed script through serve --mode new", direct.Steps, fwd)
+			checkExtended(t, path, before)
+			again := testclient.RunClient(t, testclient.Go, testclient.Stdio(binary, "serve", "--strict", path), changed)
+			sameSteps(t, "the changed script against serve (replay) of the extended tape", direct.Steps, again)
+			orig := testclient.RunClient(t, testclient.Go, testclient.Stdio(binary, "serve", "--strict", path), opts)
+			sameSteps(t, "the default script against serve (replay) of the extended tape", rec.Steps, orig)
+		})
+	}
+	for _, tc := range []struct {
+		name     string
+		upstream func(testing.TB) string
+	}{
+		{"http/sessions", testserver.GoSDKHTTP},
+		{"http/stateless", testserver.GoSDKHTTPStateless},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			upstream := tc.upstream(t)
+			changed := testclient.Options{Changed: true}
+			path := filepath.Join(t.TempDir(), "new.jsonl")
+			p := startServe(t, path, "--mode", "record", "--upstream", upstream)
+			rec := testclient.RunClient(t, testclient.Go, testclient.HTTP(p.url), testclient.Options{})
+			if code, stderr := p.stop(t); rec.Status != 0 || code != 0 {
+				t.Fatalf("recording: client status %d, serve exit %d:\n%s\n%s", rec.Status, code, rec.Stdout, stderr)
+			}
+			direct := testclient.RunClient(t, testclient.Go, testclient.HTTP(upstream), changed)
+			before := len(serverMessages(t, path))
+			q := startServe(t, "--strict", path, "--mode", "new", "--upstream", upstream)
+			sameSteps(t, "the changed script through serve --mode new", direct.Steps, testclient.RunClient(t, testclient.Go, testclient.HTTP(q.url), changed))
+			code, stderr := q.stop(t)
+			if code != 0 || !strings.Contains(stderr, "forwarded to the upstream and added") {
+				t.Errorf("serve --mode new: exit %d, want 0 and a summary of what it added; stderr:\n%s", code, clip(stderr, 3000))
+			}
+			checkExtended(t, path, before)
+			r := startServe(t, "--strict", path)
+			sameSteps(t, "the changed script against serve (replay) of the extended tape", direct.Steps, testclient.RunClient(t, testclient.Go, testclient.HTTP(r.url), changed))
+			if code, stderr := r.stop(t); code != 0 {
+				t.Errorf("serve --strict of the extended tape: exit %d; stderr:\n%s", code, clip(stderr, 3000))
+			}
+		})
+	}
+}
+
+// checkExtended fails the test when the tape at path has no more server
+// messages than before, or its journal is left.
+func checkExtended(t *testing.T, path string, before int) {
+	t.Helper()
+	if _, err := os.Stat(journalOf(path)); err == nil {
+		t.Errorf("the journal %s is left after a clean stop", journalOf(path))
+	}
+	if after := len(serverMessages(t, path)); after <= before {
+		t.Errorf("the tape has %d server messages after serve --mode new, %d before: nothing was added", after, before)
+	}
 }
