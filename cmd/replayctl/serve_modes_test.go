@@ -209,3 +209,48 @@ func checkExtended(t *testing.T, path string, before int) {
 		t.Errorf("the tape has %d server messages after serve --mode new, %d before: nothing was added", after, before)
 	}
 }
+
+// TestServeModeNewKilled: serve --mode new killed with SIGKILL after
+// forwarding loses nothing: its journal holds every exchange the client
+// got, the next serve --mode new merges it at start (its upstream dead:
+// not needed), and a plain serve --strict then answers the changed
+// script with no miss.
+func TestServeModeNewKilled(t *testing.T) {
+	upstream := testserver.GoSDKHTTP(t)
+	changed := testclient.Options{Changed: true}
+	path := filepath.Join(t.TempDir(), "new.jsonl")
+	p := startServe(t, path, "--mode", "record", "--upstream", upstream)
+	if rec := testclient.RunClient(t, testclient.Go, testclient.HTTP(p.url), testclient.Options{}); rec.Status != 0 {
+		t.Fatalf("recording: client status %d:\n%s", rec.Status, rec.Stdout)
+	}
+	if code, stderr := p.stop(t); code != 0 {
+		t.Fatalf("recording: exit %d:\n%s", code, stderr)
+	}
+	direct := testclient.RunClient(t, testclient.Go, testclient.HTTP(upstream), changed)
+	before := len(serverMessages(t, path))
+
+	q := startServe(t, path, "--mode", "new", "--upstream", upstream)
+	sameSteps(t, "the changed script through serve --mode new", direct.Steps, testclient.RunClient(t, testclient.Go, testclient.HTTP(q.url), changed))
+	if err := q.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	q.done <- <-q.done // for Cleanup
+	if _, err := os.Stat(journalOf(path)); err != nil {
+		t.Fatalf("serve --mode new killed: no journal: %v", err)
+	}
+	if n := len(serverMessages(t, path)); n != before {
+		t.Fatalf("the tape changed under a serve that was killed: %d server messages, %d before", n, before)
+	}
+
+	r := startServe(t, path, "--mode", "new", "--upstream", "http://127.0.0.1:1/mcp")
+	code, stderr := r.stop(t)
+	if code != 0 || !strings.Contains(stderr, "did not stop cleanly") {
+		t.Fatalf("the next serve --mode new: exit %d, want 0 and a word that it merged the journal; stderr:\n%s", code, clip(stderr, 3000))
+	}
+	checkExtended(t, path, before)
+	s := startServe(t, "--strict", path)
+	sameSteps(t, "the changed script against serve (replay) after the merge", direct.Steps, testclient.RunClient(t, testclient.Go, testclient.HTTP(s.url), changed))
+	if code, stderr := s.stop(t); code != 0 {
+		t.Errorf("serve --strict after the merge: exit %d; stderr:\n%s", code, clip(stderr, 3000))
+	}
+}
