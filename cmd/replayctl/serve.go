@@ -24,7 +24,7 @@ import (
 func (a *app) serveCommand() *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
-		Use:   "serve TAPE",
+		Use:   "serve TAPE [--mode replay|record|once|new] [--upstream URL | -- SERVER_COMMAND ARGS...]",
 		Short: "Serve a tape as an MCP server, for a client or agent under test",
 		Long: `Serve a tape as an MCP server: a client under test talks to it as it would to
 the server the tape recorded, and gets the recorded answers, with its own ids.
