@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/replayctl/replayctl/forward"
 	"github.com/replayctl/replayctl/mock"
 	"github.com/replayctl/replayctl/record"
 	"github.com/replayctl/replayctl/tape"
@@ -49,7 +50,7 @@ func (a *app) newMode(ctx context.Context, path string, f serveFlags) error {
 		return usageError("serve --mode new: cannot write the journal: %v", err)
 	}
 	tap := record.NewTap(jw, record.WithRedactor(red))
-	fwd := record.NewForwarder(f.upstreamDialer(a), tap, sessionNamer(taken), a.log)
+	fwd := forward.New(f.upstreamDialer(a), tap, sessionNamer(taken), a.log)
 	stop := func() error {
 		_ = fwd.Close()
 		closeErr := errors.Join(tap.Close(), jfile.Sync(), jfile.Close())
@@ -62,7 +63,7 @@ func (a *app) newMode(ctx context.Context, path string, f serveFlags) error {
 }
 
 // mergeAtStop merges the journal into the tape and says what was added.
-func (a *app) mergeAtStop(path, jpath string, f serveFlags, fwd *record.Forwarder, red *tape.Redactor) error {
+func (a *app) mergeAtStop(path, jpath string, f serveFlags, fwd *forward.Forwarder, red *tape.Redactor) error {
 	if fwd.Forwarded()+fwd.Failed() == 0 {
 		fmt.Fprintf(a.errOut, "new: no miss was forwarded; %s unchanged\n", path)
 		return os.Remove(jpath)

@@ -1,4 +1,4 @@
-package record
+package forward
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/mock"
+	"github.com/replayctl/replayctl/record"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
@@ -28,7 +29,7 @@ import (
 // its own, dialed at its first miss and opened with the client's own
 // handshake (its initialize and notifications/initialized, as it sent
 // them; nothing for stateless traffic), and one tape session of its own
-// (named by the name function given to NewForwarder), which holds that
+// (named by the name function given to New), which holds that
 // handshake, every forwarded request and every message of the upstream:
 // replayed alone, it answers a client like this one (see mock's kin).
 // While a forwarded request is being answered, what the upstream sends
@@ -44,7 +45,7 @@ import (
 // upstream connection.
 type Forwarder struct {
 	dial transport.Dialer
-	tap  *Tap
+	tap  *record.Tap
 	name func() string
 	log  zerolog.Logger
 
@@ -61,10 +62,10 @@ type Forwarder struct {
 
 var _ mock.MissHandler = (*Forwarder)(nil)
 
-// NewForwarder returns a Forwarder dialing upstream connections with
+// New returns a Forwarder dialing upstream connections with
 // dial, recording to tap, naming the tape session of each live session
 // with a miss by calling name (once per such session).
-func NewForwarder(dial transport.Dialer, tap *Tap, name func() string, log zerolog.Logger) *Forwarder {
+func New(dial transport.Dialer, tap *record.Tap, name func() string, log zerolog.Logger) *Forwarder {
 	return &Forwarder{dial: dial, tap: tap, name: name, log: log.With().Str("stage", "forward").Logger(),
 		sessions: map[*mock.Live]*upstream{}}
 }
@@ -87,7 +88,7 @@ func (f *Forwarder) Added() []string {
 }
 
 // errClosed fails a Miss after Close.
-var errClosed = errors.New("record: forwarder closed")
+var errClosed = errors.New("forward: closed")
 
 // Miss forwards req (see mock.MissHandler).
 func (f *Forwarder) Miss(ctx context.Context, live *mock.Live, req []byte, send transport.Send) error {

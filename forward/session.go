@@ -1,4 +1,4 @@
-package record
+package forward
 
 import (
 	"bytes"
@@ -54,7 +54,7 @@ func (u *upstream) forward(ctx context.Context, req []byte, send transport.Send)
 	}
 	m := parse(req)
 	if m == nil || m.Kind != jsonrpc.KindRequest {
-		return fmt.Errorf("record: forward: not a request")
+		return fmt.Errorf("forward: not a request")
 	}
 	st := &stream{ctx: ctx, send: send}
 	u.mu.Lock()
