@@ -43,7 +43,8 @@ func tapeSessions(path string, maxLine int) (tape.Header, map[string]bool, error
 // mergeJournal appends the messages of the journal at jpath to the tape
 // at path, atomically (the tape is replaced whole or not at all), each
 // journal session under a name the tape does not have (its own, or the
-// next free nK), and then removes the journal. A journal torn by a crash
+// next free nK), and then removes the journal. Sessions in which the
+// upstream said nothing are left out. A journal torn by a crash
 // gives its whole lines. It returns how many messages and which sessions
 // were added.
 func mergeJournal(path, jpath string, maxLine int) (int, []string, error) {
@@ -98,6 +99,10 @@ func copyMerged(w io.Writer, src, jr *tape.Reader) (int, []string, error) {
 			return 0, nil, err
 		}
 	}
+	answered, err := answeredSessions(jr)
+	if err != nil {
+		return 0, nil, err
+	}
 	rename := map[string]string{}
 	var added []string
 	n := 0
@@ -108,6 +113,9 @@ func copyMerged(w io.Writer, src, jr *tape.Reader) (int, []string, error) {
 		}
 		if err != nil {
 			return 0, nil, err
+		}
+		if !answered[m.Session] {
+			continue
 		}
 		name, ok := rename[m.Session]
 		if !ok {
@@ -150,4 +158,24 @@ func sessionNamer(taken map[string]bool) func() string {
 		names[n] = true
 		return n
 	}
+}
+
+// answeredSessions returns the journal sessions the upstream said
+// anything in (those it never answered, its connection refused, have
+// nothing to replay and are left out), and rewinds the journal.
+func answeredSessions(jr *tape.Reader) (map[string]bool, error) {
+	answered := map[string]bool{}
+	for {
+		m, err := jr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if m.Dir == tape.S2C {
+			answered[m.Session] = true
+		}
+	}
+	return answered, jr.Rewind()
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -252,5 +253,33 @@ func TestServeModeNewKilled(t *testing.T) {
 	sameSteps(t, "the changed script against serve (replay) after the merge", direct.Steps, testclient.RunClient(t, testclient.Go, testclient.HTTP(s.url), changed))
 	if code, stderr := s.stop(t); code != 0 {
 		t.Errorf("serve --strict after the merge: exit %d; stderr:\n%s", code, clip(stderr, 3000))
+	}
+}
+
+// TestServeModeNewDeadUpstream: a miss the upstream cannot answer stays
+// a loud miss: the client gets the miss error, serve lists it with why
+// forwarding failed, --strict exits 1, and the tape is unchanged.
+func TestServeModeNewDeadUpstream(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	data, err := os.ReadFile("../../examples/go-sdk-2025.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := startServe(t, "--strict", path, "--mode", "new", "--upstream", "http://127.0.0.1:1/mcp")
+	run := testclient.RunClient(t, testclient.Go, testclient.HTTP(p.url), testclient.Options{Protocol: "2025-11-25", Changed: true})
+	loud := false
+	for _, s := range run.Steps {
+		loud = loud || !s.OK && strings.Contains(string(s.Error), "closest recorded")
+	}
+	code, stderr := p.stop(t)
+	if !loud || code != 1 || !strings.Contains(stderr, "forwarding it failed") {
+		t.Errorf("client status %d (a step failing on a miss: %v), serve exit %d; want a loud miss, exit 1 and why forwarding failed; stderr:\n%s",
+			run.Status, loud, code, clip(stderr, 3000))
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, data) {
+		t.Error("the tape changed, though nothing was forwarded")
 	}
 }

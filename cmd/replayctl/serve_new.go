@@ -64,8 +64,8 @@ func (a *app) newMode(ctx context.Context, path string, f serveFlags) error {
 
 // mergeAtStop merges the journal into the tape and says what was added.
 func (a *app) mergeAtStop(path, jpath string, f serveFlags, fwd *forward.Forwarder, red *tape.Redactor) error {
-	if fwd.Forwarded()+fwd.Failed() == 0 {
-		fmt.Fprintf(a.errOut, "new: no miss was forwarded; %s unchanged\n", path)
+	if fwd.Forwarded() == 0 {
+		fmt.Fprintf(a.errOut, "new: nothing was forwarded (%d miss(es) could not be); %s unchanged\n", fwd.Failed(), path)
 		return os.Remove(jpath)
 	}
 	n, added, err := mergeJournal(path, jpath, f.maxLine)
