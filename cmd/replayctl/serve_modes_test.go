@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,7 +96,7 @@ func TestServeModeOnce(t *testing.T) {
 		if first.Status != 0 || code != 0 || !strings.Contains(stderr, "does not exist: recording") {
 			t.Fatalf("the first once run: client status %d, serve exit %d; want 0, 0 and a word that it records; stderr:\n%s\nclient:\n%s\n%s", first.Status, code, clip(stderr, 3000), first.Stdout, first.Stderr)
 		}
-		q := startServe(t, "--strict", path, "--mode", "once", "--upstream", "http://127.0.0.1:1/mcp")
+		q := startServe(t, "--strict", path, "--mode", "once", "--upstream", deadURL(t))
 		sameSteps(t, "the second once run (a dead upstream)", first.Steps, testclient.RunClient(t, testclient.Go, testclient.HTTP(q.url), testclient.Options{}))
 		code, stderr = q.stop(t)
 		if code != 0 || !strings.Contains(stderr, "exists: replaying") {
@@ -243,7 +244,7 @@ func TestServeModeNewKilled(t *testing.T) {
 		t.Fatalf("the tape changed under a serve that was killed: %d server messages, %d before", n, before)
 	}
 
-	r := startServe(t, path, "--mode", "new", "--upstream", "http://127.0.0.1:1/mcp")
+	r := startServe(t, path, "--mode", "new", "--upstream", deadURL(t))
 	code, stderr := r.stop(t)
 	if code != 0 || !strings.Contains(stderr, "did not stop cleanly") {
 		t.Fatalf("the next serve --mode new: exit %d, want 0 and a word that it merged the journal; stderr:\n%s", code, clip(stderr, 3000))
@@ -268,7 +269,7 @@ func TestServeModeNewDeadUpstream(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := startServe(t, "--strict", path, "--mode", "new", "--upstream", "http://127.0.0.1:1/mcp")
+	p := startServe(t, "--strict", path, "--mode", "new", "--upstream", deadURL(t))
 	run := testclient.RunClient(t, testclient.Go, testclient.HTTP(p.url), testclient.Options{Protocol: "2025-11-25", Changed: true})
 	loud := false
 	for _, s := range run.Steps {
@@ -280,6 +281,21 @@ func TestServeModeNewDeadUpstream(t *testing.T) {
 			run.Status, loud, code, clip(stderr, 3000))
 	}
 	if after, _ := os.ReadFile(path); !bytes.Equal(after, data) {
-		t.Error("the tape changed, though nothing was forwarded")
+		t.Errorf("the tape changed, though nothing was forwarded:\n%s", clip(string(after[len(data)-1:]), 4000))
 	}
+}
+
+// deadURL is the URL of a loopback port nothing listens on (one just
+// closed): an upstream that refuses every connection.
+func deadURL(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return "http://" + addr + "/mcp"
 }
