@@ -80,6 +80,20 @@
 // the Miss, secrets masked (tape.Mask, tape.Sensitive). Server.Misses
 // keeps every one, for serve to list when it stops.
 //
+// Before that, a session-based client's request that its recorded session
+// cannot answer (none like it left) is looked for in that session's kin:
+// the other recorded sessions holding a request like the client's first,
+// each with a cursor of the live session's own (not for sequential). This
+// is how the sessions serve --mode new adds (a client's handshake and the
+// requests the tape missed) answer a later client along with the session
+// it is bound to.
+//
+// WithMissHandler hands misses to a MissHandler instead (serve --mode
+// new's forward.Forwarder: the real server answers), with what it needs
+// of the live session (Live: the client's handshake; its notifications,
+// its answers to the handler's requests, its end). A miss the handler
+// cannot answer is a Miss as above, its reason saying why.
+//
 // # Server: chaos toward the client
 //
 // WithChaos(NewChaos(seed, faults, targets...)) spoils answers: delay,

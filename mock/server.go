@@ -30,6 +30,7 @@ type Server struct {
 	repeat     bool
 	askTimeout time.Duration
 	chaos      *Chaos
+	onMiss     MissHandler
 	log        zerolog.Logger
 
 	nextAsk atomic.Int64 // the ids of the requests sent to clients
@@ -62,6 +63,7 @@ type serverConfig struct {
 	repeat     bool
 	askTimeout time.Duration
 	chaos      *Chaos
+	onMiss     MissHandler
 	log        zerolog.Logger
 	tapeOpts   []tape.Option
 }
@@ -154,7 +156,7 @@ func NewServer(src tape.Source, opts ...ServerOption) (*Server, error) {
 	}
 	s := &Server{
 		idx: idx, strategy: st, vol: vol, latency: cfg.latency, repeat: cfg.repeat,
-		askTimeout: cfg.askTimeout, chaos: cfg.chaos, log: cfg.log.With().Str("stage", "serve").Logger(),
+		askTimeout: cfg.askTimeout, chaos: cfg.chaos, onMiss: cfg.onMiss, log: cfg.log.With().Str("stage", "serve").Logger(),
 		copies: map[string]int{}, shared: map[string]*sharedCursor{},
 		pending: map[string]chan []byte{}, checkers: map[string]*validator.Validator{},
 	}

@@ -18,11 +18,14 @@ var errSessionClosed = errors.New("mock: session closed")
 type session struct {
 	srv  *Server
 	info transport.SessionInfo
+	live *Live // what the Server's MissHandler sees of it
 
 	mu     sync.Mutex // guards the fields below
 	bound  string     // the recorded session, "" until the first request binds it
 	copy   string     // its copy name, "s1#2"
 	cur    cursor     // session-based: which recorded requests were answered
+	first  query      // the request that bound it
+	kin    map[string]*kinCursor
 	held   []chan struct{}
 	unsol  transport.Send
 	closed bool
@@ -34,7 +37,7 @@ type session struct {
 var _ transport.Session = (*session)(nil)
 
 func newSession(s *Server, info transport.SessionInfo) *session {
-	return &session{srv: s, info: info, done: make(chan struct{})}
+	return &session{srv: s, info: info, live: &Live{Info: info}, done: make(chan struct{})}
 }
 
 // SetUnsolicited keeps where to send what belongs to no request. The
@@ -55,6 +58,9 @@ func (ss *session) Close() error {
 		ss.closed = true
 		ss.mu.Unlock()
 		close(ss.done)
+		if ss.srv.onMiss != nil {
+			ss.srv.onMiss.Closed(ss.live)
+		}
 		ss.srv.log.Debug().Str("session", ss.info.ID).Msg("session closed")
 	})
 	return nil
@@ -76,12 +82,20 @@ func (ss *session) Handle(ctx context.Context, msg []byte, send transport.Send) 
 	if err != nil || req.Kind == jsonrpc.KindBatch || req.Kind == jsonrpc.KindInvalid {
 		return send(ctx, badMessage(msg))
 	}
+	h := ss.srv.onMiss
+	if h != nil {
+		ss.live.noteHandshake(req, msg)
+	}
 	switch req.Kind {
 	case jsonrpc.KindRequest:
 		return ss.answer(ctx, req, send)
 	case jsonrpc.KindResponse, jsonrpc.KindError:
-		if !ss.srv.deliver(jsonrpc.IDKey(req.ID), msg) {
+		if !ss.srv.deliver(jsonrpc.IDKey(req.ID), msg) && (h == nil || !h.Answer(ctx, ss.live, msg)) {
 			ss.srv.log.Debug().Str("session", ss.info.ID).Str("id", string(req.ID)).Msg("an answer to no request of the server: dropped")
+		}
+	case jsonrpc.KindNotification:
+		if h != nil {
+			h.Notify(ctx, ss.live, msg)
 		}
 	}
 	return nil // notifications (initialized, cancelled, progress…): taken
@@ -115,12 +129,15 @@ func (ss *session) match(req jsonrpc.Message) found {
 			}
 			return found{miss: ss.srv.missUnbound(ss.info.ID, req, q)}
 		}
-		ss.bound, ss.copy = name, ss.srv.newCopy(name)
+		ss.bound, ss.copy, ss.first = name, ss.srv.newCopy(name), q
 		ss.cur = newCursor(len(ss.srv.idx.sessions[name]))
 		ss.srv.log.Debug().Str("session", ss.info.ID).Str("recorded", ss.copy).Msg("bound")
 	}
 	p := ss.srv.choose(&ss.cur, ss.bound, q, ss.srv.repeat)
 	if p.i < 0 || !p.fresh && !ss.srv.repeat {
+		if f, ok := ss.matchKin(q); ok {
+			return f
+		}
 		if req.Method == "ping" {
 			return found{pong: true}
 		}
@@ -162,6 +179,14 @@ func (ss *session) answer(ctx context.Context, req jsonrpc.Message, send transpo
 	switch {
 	case f.pong:
 		return ss.sent(send(ctx, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{}}`, req.ID)))
+	case f.miss != nil && ss.srv.onMiss != nil:
+		err := ss.srv.onMiss.Miss(ctx, ss.live, req.Raw, send)
+		if err == nil || ctx.Err() != nil {
+			return ss.sent(err)
+		}
+		f.miss.Reason += "; forwarding it failed: " + err.Error()
+		ss.srv.addMiss(f.miss)
+		return ss.sent(send(ctx, f.miss.answer(req.ID)))
 	case f.miss != nil:
 		ss.srv.addMiss(f.miss)
 		return ss.sent(send(ctx, f.miss.answer(req.ID)))

@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
@@ -22,7 +24,7 @@ import (
 func (a *app) serveCommand() *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
-		Use:   "serve TAPE",
+		Use:   "serve TAPE [--mode replay|record|once|new] [--upstream URL | -- SERVER_COMMAND ARGS...]",
 		Short: "Serve a tape as an MCP server, for a client or agent under test",
 		Long: `Serve a tape as an MCP server: a client under test talks to it as it would to
 the server the tape recorded, and gets the recorded answers, with its own ids.
@@ -46,10 +48,21 @@ every miss when it stops. --chaos injects seeded faults toward the client
 (the same --seed gives the same faults); serve lists them when it stops.
 
 Exit status: 0 served (misses or not); 1 with --strict when there was a
-miss; 2 bad usage or an unreadable tape.`,
-		Args: exactArgs(1, "serve TAPE"),
+miss; 2 bad usage or an unreadable tape.
+` + serveModesHelp,
+		Example: `  replayctl serve tape.jsonl --listen 127.0.0.1:8080
+  replayctl serve tape.jsonl --mode once -- go tool everything-server
+  replayctl serve tape.jsonl --mode new --listen 127.0.0.1:8080 --upstream http://127.0.0.1:3000/mcp`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			path, argv, err := serveArgs(cmd, args)
+			f.path, f.argv = path, argv
+			return err
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.serve(cmd.Context(), args[0], f)
+			if err := f.modeFlags.check(f.listen); err != nil {
+				return err
+			}
+			return a.serve(cmd.Context(), f.path, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -66,17 +79,47 @@ miss; 2 bad usage or an unreadable tape.`,
 	fl.DurationVar(&f.idle, "idle-timeout", 0, "over HTTP, close a session idle this long (no request, no GET stream), as a client that left without DELETE; 0: never")
 	fl.IntVar(&f.maxMessage, "max-message", transport.DefaultMaxMessage, "longest message a client may send, in bytes")
 	fl.IntVar(&f.maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
+	fl.StringVar(&f.mode, "mode", modeReplay, "replay (the tape only) | record (the upstream, writing TAPE) | once (record if TAPE does not exist, else replay) | new (the tape, misses forwarded to the upstream and added)")
+	fl.StringVar(&f.upstream, "upstream", "", "the real server of --mode record, once, new: a Streamable HTTP URL (or give its command after --)")
+	fl.BoolVar(&f.force, "force", false, "--mode record: overwrite TAPE if it exists")
+	fl.DurationVar(&f.stopTimeout, "stop-timeout", 2*time.Second, "an upstream server command has this long to exit once its client is gone (then SIGTERM, then SIGKILL)")
+	f.redaction = addRedactFlags(cmd)
+	registerValues(cmd, "mode", modeReplay, modeRecord, modeOnce, modeNew)
 	registerValues(cmd, "strategy", "exact", "method", "method_and_params", "subset", "sequential")
 	registerValues(cmd, "timing", "instant", "recorded", "2x", "0.5x")
 	return cmd
 }
 
-// serve is replayctl serve: the tape as a mock.Server, served until the
-// client or a signal ends it, then the summary (stderr) and the report.
+// serve is replayctl serve in the mode f asks for.
 func (a *app) serve(ctx context.Context, path string, f serveFlags) error {
+	switch f.mode {
+	case modeRecord:
+		return a.recordMode(ctx, path, f)
+	case modeOnce:
+		return a.onceMode(ctx, path, f)
+	case modeNew:
+		return a.newMode(ctx, path, f)
+	}
+	return a.replay(ctx, path, f)
+}
+
+// replay is replayctl serve's replay mode: the tape as a mock.Server,
+// served until the client or a signal ends it, then the summary (stderr)
+// and the report.
+func (a *app) replay(ctx context.Context, path string, f serveFlags) error {
+	return a.serveFrom(ctx, path, f, nil)
+}
+
+// serveFrom serves the tape at path with serve's flags, and with
+// more's: its options for the mock.Server, and its stop, called once
+// the clients are gone, before the summary.
+func (a *app) serveFrom(ctx context.Context, path string, f serveFlags, more *serveMore) error {
 	opts, seed, err := serveOptions(f, a.log)
 	if err != nil {
 		return err
+	}
+	if more != nil {
+		opts = append(opts, more.opts...)
 	}
 	if f.report != "" {
 		if ext := strings.ToLower(filepath.Ext(f.report)); ext != ".json" {
@@ -96,6 +139,9 @@ func (a *app) serve(ctx context.Context, path string, f serveFlags) error {
 	serveErr := serveTape(ctx, srv, f, a.stdin, a.stdout, a.errOut, a.log)
 	misses, injected := srv.Misses(), srv.Injected()
 	printServeSummary(a.errOut, misses, injected)
+	if more != nil && more.stop != nil {
+		serveErr = errors.Join(serveErr, more.stop())
+	}
 	if f.report != "" {
 		if err := writeServeReport(f.report, path, seed, f.chaos != "", misses, injected); err != nil {
 			return err
@@ -108,6 +154,12 @@ func (a *app) serve(ctx context.Context, path string, f serveFlags) error {
 		return &exitError{code: exitFailed, err: fmt.Errorf("%d request(s) had no recorded answer (--strict)", len(misses))}
 	}
 	return nil
+}
+
+// serveMore is what a mode adds to serving a tape.
+type serveMore struct {
+	opts []mock.ServerOption
+	stop func() error
 }
 
 // serveOptions turns serve's flags into mock.Server options, and returns

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
 
@@ -30,6 +31,12 @@ type serveFlags struct {
 	maxMessage int
 	maxLine    int
 	idle       time.Duration
+
+	path string // TAPE
+	modeFlags
+	stopTimeout time.Duration
+	// redaction builds the Redactor of --redact-* (record and new).
+	redaction func() (*tape.Redactor, error)
 }
 
 // shutdownTimeout bounds how long serve waits, once told to stop, for

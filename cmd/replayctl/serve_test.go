@@ -142,8 +142,13 @@ func startServe(t *testing.T, args ...string) *servingProcess {
 	go func() {
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
-			if _, rest, ok := strings.Cut(sc.Text(), "serving on "); ok {
-				urls <- strings.Fields(rest)[0]
+			// serve prints "serving on URL"; its record mode, record's
+			// "recording URL → UPSTREAM".
+			for _, prefix := range []string{"serving on ", "recording "} {
+				if rest, ok := strings.CutPrefix(sc.Text(), prefix); ok {
+					urls <- strings.Fields(rest)[0]
+					break
+				}
 			}
 		}
 		close(urls)

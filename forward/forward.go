@@ -1,0 +1,229 @@
+package forward
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/mock"
+	"github.com/replayctl/replayctl/record"
+	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
+)
+
+// Forwarder is serve --mode new's mock.MissHandler: a request the tape
+// has no answer for is forwarded to the real server (the upstream), its
+// answer goes back to the client, and the exchange is recorded through a
+// Tap (a journal that serve merges into the tape when it stops).
+//
+// Each live client session with a miss gets one upstream connection of
+// its own, dialed at its first miss and opened with the client's own
+// handshake (its initialize and notifications/initialized, as it sent
+// them; nothing for stateless traffic), and one tape session of its own
+// (named by the name function given to New), which holds that
+// handshake, every forwarded request and every message of the upstream:
+// replayed alone, it answers a client like this one (see mock's kin).
+// While a forwarded request is being answered, what the upstream sends
+// goes to the client on that request's stream: notifications as they
+// are, requests (sampling, elicitation, roots) with an id of the
+// Forwarder's own, the client's answer sent back with the upstream's.
+// An upstream request arriving when no forwarded request is in flight is
+// answered with an error, and counted (Refused). The client's
+// notifications go upstream once its connection exists.
+//
+// A Forwarder is safe for concurrent use. Miss blocks until the answer is
+// sent, ctx is done, or the upstream connection fails; Close ends every
+// upstream connection.
+type Forwarder struct {
+	dial transport.Dialer
+	tap  *record.Tap
+	name func() string
+	log  zerolog.Logger
+
+	forwarded atomic.Int64 // misses the upstream answered
+	failed    atomic.Int64 // misses it did not
+	refused   atomic.Int64 // upstream requests no client stream could take
+	nextAsk   atomic.Int64
+
+	mu       sync.Mutex // guards the fields below
+	sessions map[*mock.Live]*upstream
+	added    []string
+	closed   bool
+}
+
+var _ mock.MissHandler = (*Forwarder)(nil)
+
+// New returns a Forwarder dialing upstream connections with
+// dial, recording to tap, naming the tape session of each live session
+// with a miss by calling name (once per such session).
+func New(dial transport.Dialer, tap *record.Tap, name func() string, log zerolog.Logger) *Forwarder {
+	return &Forwarder{dial: dial, tap: tap, name: name, log: log.With().Str("stage", "forward").Logger(),
+		sessions: map[*mock.Live]*upstream{}}
+}
+
+// Forwarded is how many misses the upstream answered.
+func (f *Forwarder) Forwarded() int64 { return f.forwarded.Load() }
+
+// Failed is how many misses could not be forwarded.
+func (f *Forwarder) Failed() int64 { return f.failed.Load() }
+
+// Refused is how many requests of the upstream were answered with an
+// error because no client stream was open to relay them.
+func (f *Forwarder) Refused() int64 { return f.refused.Load() }
+
+// Added returns the names of the tape sessions recorded so far.
+func (f *Forwarder) Added() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.added...)
+}
+
+// errClosed fails a Miss after Close.
+var errClosed = errors.New("forward: closed")
+
+// Miss forwards req (see mock.MissHandler).
+func (f *Forwarder) Miss(ctx context.Context, live *mock.Live, req []byte, send transport.Send) error {
+	u, err := f.upstreamOf(live)
+	if err == nil {
+		err = u.forward(ctx, req, send)
+	}
+	if err != nil {
+		f.failed.Add(1)
+		f.log.Warn().Str("session", live.Info.ID).Err(err).Msg("a miss could not be forwarded")
+		return err
+	}
+	f.forwarded.Add(1)
+	return nil
+}
+
+// Notify sends a notification of the client upstream, when its session
+// has an upstream connection.
+func (f *Forwarder) Notify(ctx context.Context, live *mock.Live, msg []byte) {
+	f.mu.Lock()
+	u := f.sessions[live]
+	f.mu.Unlock()
+	if u != nil {
+		u.notify(ctx, msg)
+	}
+}
+
+// Answer sends the client's answer to a relayed upstream request back
+// upstream, with the upstream's id.
+func (f *Forwarder) Answer(ctx context.Context, live *mock.Live, msg []byte) bool {
+	f.mu.Lock()
+	u := f.sessions[live]
+	f.mu.Unlock()
+	return u != nil && u.answer(ctx, msg)
+}
+
+// Closed ends the live session's upstream connection.
+func (f *Forwarder) Closed(live *mock.Live) {
+	f.mu.Lock()
+	u := f.sessions[live]
+	delete(f.sessions, live)
+	f.mu.Unlock()
+	if u != nil {
+		u.close()
+	}
+}
+
+// Close ends every upstream connection; Miss fails after it. It does not
+// close the Tap.
+func (f *Forwarder) Close() error {
+	f.mu.Lock()
+	f.closed = true
+	us := make([]*upstream, 0, len(f.sessions))
+	for live, u := range f.sessions {
+		us = append(us, u)
+		delete(f.sessions, live)
+	}
+	f.mu.Unlock()
+	for _, u := range us {
+		u.close()
+	}
+	return nil
+}
+
+// upstreamOf returns live's upstream, made (not yet dialed) at its first
+// miss.
+func (f *Forwarder) upstreamOf(live *mock.Live) (*upstream, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return nil, errClosed
+	}
+	u := f.sessions[live]
+	if u == nil {
+		u = &upstream{f: f, live: live, name: f.name(), pending: map[string]chan []byte{}, asks: map[string][]byte{}}
+		f.sessions[live] = u
+		f.added = append(f.added, u.name)
+	}
+	return u, nil
+}
+
+// record writes one message of u's tape session; a failure is logged
+// (the Tap's error is sticky: serve reports it when it closes the Tap).
+func (u *upstream) record(dir tape.Dir, msg []byte) {
+	if err := u.f.tap.Record(time.Time{}, u.name, dir, msg, nil, nil); err != nil {
+		u.f.log.Error().Err(err).Msg("the journal could not be written")
+	}
+}
+
+// dialerOf is the dialer of live's upstream connection: over HTTP with
+// the Mcp-Param-* headers the client sent when it opened the session (for
+// stateless traffic, one session per request: that request's), which
+// the upstream may require and the connection cannot derive (it has not
+// listed the tools). A value with "${" in it is not passed: the dialer
+// would take it for an environment variable.
+func (f *Forwarder) dialerOf(live *mock.Live) transport.Dialer {
+	h, ok := f.dial.(transport.HTTP)
+	if !ok {
+		return f.dial
+	}
+	out := h.Header.Clone()
+	for k, vs := range live.Info.Header {
+		if !strings.HasPrefix(http.CanonicalHeaderKey(k), "Mcp-Param-") {
+			continue
+		}
+		for _, v := range vs {
+			if strings.Contains(v, "${") {
+				continue
+			}
+			if out == nil {
+				out = http.Header{}
+			}
+			out.Add(k, v)
+		}
+	}
+	h.Header = out
+	return h
+}
+
+// askID is a fresh id for an upstream request relayed to the client.
+func (f *Forwarder) askID() []byte {
+	return strconv.AppendQuote(nil, "replayctl-fwd-"+strconv.FormatInt(f.nextAsk.Add(1), 10))
+}
+
+// refusal is the answer to an upstream request no client stream can take.
+func refusal(id []byte) []byte {
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"replayctl serve --mode new: no client request in flight to relay this request on"}}`, id)
+}
+
+// parse reads a message of a peer, nil when it is not one JSON-RPC
+// message.
+func parse(msg []byte) *jsonrpc.Message {
+	m, err := jsonrpc.ParseStrict(msg)
+	if err != nil || m.Kind == jsonrpc.KindBatch || m.Kind == jsonrpc.KindInvalid {
+		return nil
+	}
+	return &m
+}

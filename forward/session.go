@@ -1,0 +1,321 @@
+package forward
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/mock"
+	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
+)
+
+// upstream is one live session's connection to the real server, and its
+// tape session.
+type upstream struct {
+	f    *Forwarder
+	live *mock.Live
+	name string
+
+	dialMu sync.Mutex // held while dialing and sending the handshake; guards err
+	err    error      // why the connection failed (sticky)
+	// conn and read (closed when the reader has ended) are set once,
+	// under mu and dialMu.
+	conn transport.Conn
+	read chan struct{}
+
+	sendMu sync.Mutex // one Send at a time, unless the connection sends concurrently
+
+	mu       sync.Mutex // guards the fields below
+	pending  map[string]chan []byte
+	streams  []*stream         // the client streams of the forwarded requests in flight
+	asks     map[string][]byte // relayed upstream requests: our id key → the upstream's id
+	sentInit bool              // notifications/initialized has gone upstream
+	closed   bool
+}
+
+// stream is the client stream of one forwarded request: what the
+// upstream sends while answering it goes there, until the request ends.
+type stream struct {
+	mu   sync.Mutex // held while sending; gone set under it
+	ctx  context.Context
+	send transport.Send
+	gone bool
+}
+
+// forward sends req upstream (dialing first if need be) and its answer,
+// and what comes before it, to the client.
+func (u *upstream) forward(ctx context.Context, req []byte, send transport.Send) error {
+	if err := u.ensure(ctx, req); err != nil {
+		return err
+	}
+	m := parse(req)
+	if m == nil || m.Kind != jsonrpc.KindRequest {
+		return fmt.Errorf("forward: not a request")
+	}
+	st := &stream{ctx: ctx, send: send}
+	u.mu.Lock()
+	u.streams = append(u.streams, st)
+	u.mu.Unlock()
+	defer u.endStream(st)
+	answer, err := u.call(ctx, m)
+	if err != nil {
+		return err
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.gone = true
+	return send(ctx, answer)
+}
+
+// call sends the request m upstream, recorded, and waits for its answer
+// (recorded by the reader).
+func (u *upstream) call(ctx context.Context, m *jsonrpc.Message) ([]byte, error) {
+	key := jsonrpc.IDKey(m.ID)
+	ch := make(chan []byte, 1)
+	u.mu.Lock()
+	u.pending[key] = ch
+	u.mu.Unlock()
+	defer func() {
+		u.mu.Lock()
+		delete(u.pending, key)
+		u.mu.Unlock()
+	}()
+	u.record(tape.C2S, m.Raw)
+	if err := u.sendUp(ctx, m.Raw); err != nil {
+		return nil, fmt.Errorf("send %s upstream: %w", m.Method, err)
+	}
+	select {
+	case a := <-ch:
+		return a, nil
+	case <-u.read:
+		return nil, fmt.Errorf("the upstream connection ended before answering %s: %w", m.Method, u.connErr())
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// connErr is why the connection ended.
+func (u *upstream) connErr() error {
+	if err := u.conn.Err(); err != nil {
+		return err
+	}
+	return errors.New("closed")
+}
+
+// ensure dials the upstream at the first miss and sends it the client's
+// handshake: its initialize (waiting for the answer) and its
+// notifications/initialized, unless req is that initialize.
+func (u *upstream) ensure(ctx context.Context, req []byte) error {
+	u.dialMu.Lock()
+	defer u.dialMu.Unlock()
+	if u.conn != nil || u.err != nil {
+		return u.err
+	}
+	u.mu.Lock()
+	closed := u.closed
+	u.mu.Unlock()
+	if closed {
+		return errClosed
+	}
+	conn, err := u.f.dialerOf(u.live).Dial(context.WithoutCancel(ctx), u.name)
+	if err != nil {
+		u.err = fmt.Errorf("dial the upstream: %w", err)
+		return u.err
+	}
+	u.mu.Lock()
+	if u.closed {
+		u.mu.Unlock()
+		_ = conn.Close()
+		u.err = errClosed
+		return u.err
+	}
+	u.conn, u.read = conn, make(chan struct{})
+	u.mu.Unlock()
+	go u.reader()
+	for _, h := range u.live.Handshake() {
+		if bytes.Equal(h, req) {
+			continue // the miss is the initialize itself: forward sends it
+		}
+		m := parse(h)
+		if m == nil {
+			continue
+		}
+		if m.Kind == jsonrpc.KindRequest {
+			if _, err := u.call(ctx, m); err != nil {
+				u.err = fmt.Errorf("the upstream handshake: %w", err)
+				return u.err
+			}
+			continue
+		}
+		u.mu.Lock()
+		u.sentInit = true
+		u.mu.Unlock()
+		u.record(tape.C2S, h)
+		if err := u.sendUp(ctx, h); err != nil {
+			u.err = fmt.Errorf("the upstream handshake: %w", err)
+			return u.err
+		}
+	}
+	return nil
+}
+
+// sendUp sends one message upstream.
+func (u *upstream) sendUp(ctx context.Context, msg []byte) error {
+	if cs, ok := u.conn.(transport.ConcurrentSender); !ok || !cs.SendsConcurrently() {
+		u.sendMu.Lock()
+		defer u.sendMu.Unlock()
+	}
+	return u.conn.Send(ctx, msg)
+}
+
+// reader records every message of the upstream and routes it: an answer
+// to the call waiting for it; a notification or request to the client
+// stream of the latest forwarded request in flight.
+func (u *upstream) reader() {
+	defer close(u.read)
+	for in := range u.conn.Incoming() {
+		u.record(tape.S2C, in.Msg)
+		m := parse(in.Msg)
+		if m == nil {
+			continue
+		}
+		switch m.Kind {
+		case jsonrpc.KindResponse, jsonrpc.KindError:
+			u.mu.Lock()
+			ch := u.pending[jsonrpc.IDKey(m.ID)]
+			u.mu.Unlock()
+			if ch != nil {
+				ch <- in.Msg
+			}
+		case jsonrpc.KindRequest:
+			u.relayRequest(m)
+		case jsonrpc.KindNotification:
+			if st := u.latest(); st == nil || !st.relay(in.Msg) {
+				u.f.log.Debug().Str("session", u.name).Str("method", m.Method).Msg("an upstream notification with no client request in flight: recorded, not relayed")
+			}
+		}
+	}
+}
+
+// relayRequest sends a request of the upstream to the client with an id
+// of the Forwarder's, or refuses it when no client stream is open.
+func (u *upstream) relayRequest(m *jsonrpc.Message) {
+	id := u.f.askID()
+	key := jsonrpc.IDKey(id)
+	u.mu.Lock()
+	u.asks[key] = append([]byte(nil), m.ID...)
+	u.mu.Unlock()
+	if st := u.latest(); st != nil && st.relay(m.WithID(id)) {
+		return
+	}
+	u.mu.Lock()
+	delete(u.asks, key)
+	u.mu.Unlock()
+	u.f.refused.Add(1)
+	u.f.log.Warn().Str("session", u.name).Str("method", m.Method).Msg("an upstream request with no client request in flight to relay it on: answered with an error")
+	r := refusal(m.ID)
+	u.record(tape.C2S, r)
+	go func() { _ = u.sendUp(context.Background(), r) }() // not from the reader: Send may wait on it
+}
+
+// answer sends the client's answer to a relayed request upstream, with
+// the upstream's id; false when msg answers no relayed request.
+func (u *upstream) answer(ctx context.Context, msg []byte) bool {
+	m := parse(msg)
+	if m == nil {
+		return false
+	}
+	key := jsonrpc.IDKey(m.ID)
+	u.mu.Lock()
+	orig, ok := u.asks[key]
+	delete(u.asks, key)
+	u.mu.Unlock()
+	if !ok {
+		return false
+	}
+	out := m.WithID(orig)
+	u.record(tape.C2S, out)
+	if err := u.sendUp(ctx, out); err != nil {
+		u.f.log.Warn().Str("session", u.name).Err(err).Msg("the client's answer could not be sent upstream")
+	}
+	return true
+}
+
+// notify sends a client notification upstream once the connection
+// exists (notifications/initialized only if the handshake did not).
+func (u *upstream) notify(ctx context.Context, msg []byte) {
+	u.dialMu.Lock()
+	ready := u.conn != nil && u.err == nil
+	u.dialMu.Unlock()
+	if !ready {
+		return
+	}
+	m := parse(msg)
+	if m == nil {
+		return
+	}
+	if m.Method == "notifications/initialized" {
+		u.mu.Lock()
+		sent := u.sentInit
+		u.sentInit = true
+		u.mu.Unlock()
+		if sent {
+			return
+		}
+	}
+	u.record(tape.C2S, msg)
+	if err := u.sendUp(ctx, msg); err != nil {
+		u.f.log.Debug().Str("session", u.name).Err(err).Msg("a client notification could not be sent upstream")
+	}
+}
+
+// latest is the client stream of the latest forwarded request in flight.
+func (u *upstream) latest() *stream {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if n := len(u.streams); n > 0 {
+		return u.streams[n-1]
+	}
+	return nil
+}
+
+// endStream drops st: nothing more is sent on it.
+func (u *upstream) endStream(st *stream) {
+	st.mu.Lock()
+	st.gone = true
+	st.mu.Unlock()
+	u.mu.Lock()
+	for i, s := range u.streams {
+		if s == st {
+			u.streams = append(u.streams[:i], u.streams[i+1:]...)
+			break
+		}
+	}
+	u.mu.Unlock()
+}
+
+// relay sends msg on the stream; false when the stream has ended.
+func (st *stream) relay(msg []byte) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.gone {
+		return false
+	}
+	return st.send(st.ctx, msg) == nil
+}
+
+// close ends the upstream connection and waits for the reader.
+func (u *upstream) close() {
+	u.mu.Lock()
+	u.closed = true
+	conn, read := u.conn, u.read
+	u.mu.Unlock()
+	if conn != nil {
+		_ = conn.Close()
+		<-read
+	}
+}
