@@ -419,7 +419,7 @@ func answerOf(body, id []byte, request bool) []byte {
 	if bytes.Equal(mi.id, id) {
 		return body
 	}
-	if !request || mi.id != nil {
+	if !request || mi.id != nil || !plainID(id) {
 		return nil
 	}
 	m, err := jsonrpc.Parse(body)
@@ -427,6 +427,13 @@ func answerOf(body, id []byte, request bool) []byte {
 		return nil
 	}
 	return m.WithID(id)
+}
+
+// plainID reports whether id is one a JSON-RPC answer may carry: a string
+// or a number. A request sent with another (chaos's invalid fault sends an
+// object) gets no answer with it put in place of null.
+func plainID(id []byte) bool {
+	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9'))
 }
 
 // httpError reads the start of a failed answer to a request to u, and

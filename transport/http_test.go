@@ -414,6 +414,7 @@ func TestHTTPNullIDErrorAnswer(t *testing.T) {
 	for _, msg := range []string{
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`, // no request to answer
 		`{"jsonrpc":"2.0","id":3,"result":{}}`,                   // a client's answer
+		`{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}`,   // no id an answer may carry (chaos's invalid)
 	} {
 		var he *HTTPError
 		if err := c.Send(t.Context(), []byte(msg)); !errors.As(err, &he) || he.Status != status {
