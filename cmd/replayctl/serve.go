@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -94,6 +95,9 @@ func (a *app) serve(ctx context.Context, path string, f serveFlags) error {
 		fmt.Fprintf(a.errOut, "chaos: seed %d (repeat these faults with --seed %d)\n", seed, seed)
 	}
 	serveErr := serveTape(ctx, srv, f, a.stdin, a.stdout, a.errOut, a.log)
+	if le := (*listenError)(nil); errors.As(serveErr, &le) {
+		return serveErr
+	}
 	misses, injected := srv.Misses(), srv.Injected()
 	printServeSummary(a.errOut, misses, injected)
 	if f.report != "" {
