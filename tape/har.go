@@ -38,8 +38,12 @@ import (
 // gives no ids) form one session per endpoint URL, a new one at each
 // initialize request. Sessions are named s1, s2, … in order of first
 // appearance. A HAR written by replayctl's exporter carries the tape's
-// header, session names, seqs and exact times in "_replayctl" members,
-// which the importer uses instead.
+// header, session names, seqs, exact times and each message's http, sse
+// and unknown members in "_replayctl" members, which the importer uses
+// instead, giving back the tape that was exported line for line (times
+// and seqs as they were, unclamped). An entry whose "_replayctl" does not
+// count as many messages as the entry holds (edited by hand) makes the
+// import order every message by time instead.
 //
 // Bad input is an *Error naming the line and the JSON path, e.g.
 // "log.entries[3].startedDateTime".
@@ -137,6 +141,11 @@ func decodeHAR(path string, doc []byte, lineBase int64) (Header, []Message, []st
 				nResp++
 			}
 		}
+		x := e.Replayctl
+		if x != nil && len(x.Seq) != len(found) {
+			exact = false // edited by hand, or not our export: order by time
+		}
+		meta := x != nil && len(x.Meta) == len(found)
 		k := 0
 		for j, f := range found {
 			f.Session = name
@@ -151,8 +160,20 @@ func decodeHAR(path string, doc []byte, lineBase int64) (Header, []Message, []st
 			if f.Dir == S2C {
 				k++
 			}
+			if meta {
+				f.HTTP, f.SSE, f.Extra = x.Meta[j].HTTP, x.Meta[j].SSE, nil
+				for k, v := range x.Meta[j].Extra {
+					if !json.Valid([]byte(v)) {
+						return h, nil, nil, entryErr(d, e, "%s._replayctl.meta[%d].extra[%q] is not JSON text: remove it or export the tape again", p, j, k)
+					}
+					if f.Extra == nil {
+						f.Extra = map[string]json.RawMessage{}
+					}
+					f.Extra[k] = json.RawMessage(v)
+				}
+			}
 			hm := harMsg{m: f, entry: i, order: j, seq: -1}
-			if x := e.Replayctl; x != nil {
+			if x != nil {
 				if x.Session != "" {
 					hm.m.Session = x.Session
 				}
@@ -197,12 +218,13 @@ func decodeHAR(path string, doc []byte, lineBase int64) (Header, []Message, []st
 	var now int64
 	for i, hm := range msgs {
 		m := hm.m
-		m.TUS = max(m.TUS-shift, 0)
-		if exact {
+		if exact { // the tape's own seqs and times, as they were
 			m.Seq = hm.seq
-		} else {
-			m.Seq = int64(i)
+			out[i] = m
+			continue
 		}
+		m.TUS = max(m.TUS-shift, 0)
+		m.Seq = int64(i)
 		now = max(now, m.TUS)
 		m.TUS = now
 		out[i] = m
@@ -283,11 +305,20 @@ func harEntries(d *vcrDoc) (items []harItem, creator string, hdr *Header, err er
 		}
 	}
 	if x := lg["_replayctl"]; x.ok() && d.doc[x.start] == '{' {
-		var h Header
-		if err := json.Unmarshal(d.doc[x.start:x.end], &h); err != nil {
+		var hh harHeader
+		if err := json.Unmarshal(d.doc[x.start:x.end], &hh); err != nil {
 			return nil, "", nil, d.errf(x.start, "log._replayctl is not a tape header (%v): remove it or export the tape again", err)
 		}
-		hdr = &h
+		for k, v := range hh.Unknown {
+			if !json.Valid([]byte(v)) {
+				return nil, "", nil, d.errf(x.start, "log._replayctl._unknown[%q] is not JSON text: remove it or export the tape again", k)
+			}
+			if hh.Header.Extra == nil {
+				hh.Header.Extra = map[string]json.RawMessage{}
+			}
+			hh.Header.Extra[k] = json.RawMessage(v)
+		}
+		hdr = &hh.Header
 	}
 	ev := lg["entries"]
 	if !ev.ok() {

@@ -18,21 +18,25 @@ const StdioURL = "http://stdio.invalid/mcp"
 
 // EncodeHAR writes the tape r, from its first message, as a HAR 1.2 file
 // for a browser's network panel: one entry per HTTP exchange rebuilt
-// from the tape. Each client message is a POST with the message as its
-// body (the request headers its HTTP metadata kept), answered by the
-// server messages that belong to it: the response with its id, and the
-// server's notifications and requests that came while it was open, or
-// over SSE on its stream. One answer without SSE framing is an
-// application/json body; otherwise a text/event-stream body with each
-// event's recorded id, event and retry. Server messages that belong to no
-// open request go to one GET stream entry per session. The status is the
-// one recorded with the answer (or the client message), else 200, or 202
-// for a POST with no answer. A stdio tape's entries go to StdioURL.
+// from the tape (see groupExchanges). Each client message is a POST with
+// the message as its body and the request headers its HTTP metadata kept
+// (Content-Type and Accept as a client sends them when none were kept),
+// answered by the server messages that belong to it: the responses with
+// its ids (an error with a null id answers the oldest POST still waiting
+// for an answer) and the server's notifications and requests that came
+// while its event stream was open. One answer recorded as an
+// application/json body is an application/json body; otherwise a
+// text/event-stream body with each event's recorded id, event and retry.
+// Server messages that came while no such stream was open go to one GET
+// stream entry per session. The status is the one recorded with the
+// answer (or the client message), else 200, or 202 for a POST with no
+// answer. A stdio tape's entries go to StdioURL.
 //
-// The tape's header, each entry's session name and its messages' seqs
-// and exact times go into "_replayctl" members, which HAR viewers ignore
-// and DecodeHAR uses, so that a tape exported and imported again has the
-// same messages, directions, sessions, statuses and SSE ids.
+// The tape's header, each entry's session name, and its messages' seqs,
+// exact times and the rest of their lines (http, sse and unknown members)
+// go into "_replayctl" members, which HAR viewers ignore and DecodeHAR
+// uses, so that a tape exported and imported again is the same file, line
+// for line.
 //
 // The whole tape is held in memory while the exchanges are rebuilt. r is
 // left at its end. Errors are r's (*Error) or w's.
@@ -49,12 +53,7 @@ func EncodeHAR(w io.Writer, r *Reader, creator string) error {
 	if h.Server != nil && h.Server.URL != "" {
 		url = h.Server.URL
 	}
-	var (
-		exs  []*harExport
-		open = map[string][]*harExport{}          // session → POSTs with unanswered requests, oldest first
-		ids  = map[string]map[string]*harExport{} // session → request id → its POST
-		gets = map[string]*harExport{}
-	)
+	var all []Message
 	for {
 		m, err := r.Next()
 		if err == io.EOF {
@@ -63,49 +62,11 @@ func EncodeHAR(w io.Writer, r *Reader, creator string) error {
 		if err != nil {
 			return err
 		}
-		if ids[m.Session] == nil {
-			ids[m.Session] = map[string]*harExport{}
-		}
-		if m.Dir == C2S {
-			ex := &harExport{session: m.Session, req: m}
-			exs = append(exs, ex)
-			for _, id := range requestIDs(m.Msg) {
-				ids[m.Session][id] = ex
-				ex.pending++
-			}
-			if ex.pending > 0 {
-				open[m.Session] = append(open[m.Session], ex)
-			}
-			continue
-		}
-		var ex *harExport
-		for _, id := range responseIDs(m.Msg) {
-			if e, ok := ids[m.Session][id]; ok {
-				ex = e
-				delete(ids[m.Session], id)
-				e.pending--
-			}
-		}
-		if ex == nil {
-			if o := open[m.Session]; len(o) > 0 {
-				ex = o[len(o)-1]
-			} else if ex = gets[m.Session]; ex == nil {
-				ex = &harExport{session: m.Session, get: true}
-				gets[m.Session] = ex
-				exs = append(exs, ex)
-			}
-		}
-		ex.answers = append(ex.answers, m)
-		o := open[m.Session][:0]
-		for _, e := range open[m.Session] {
-			if e.pending > 0 {
-				o = append(o, e)
-			}
-		}
-		open[m.Session] = o
+		all = append(all, m)
 	}
-	sort.SliceStable(exs, func(i, j int) bool { return exs[i].startUS() < exs[j].startUS() })
-	doc := harRoot{Log: harLog{Version: "1.2", Creator: harCreator{Name: "replayctl", Version: creator}, Replayctl: &h,
+	exs := groupExchanges(all)
+	hdr := exportHeader(h)
+	doc := harRoot{Log: harLog{Version: "1.2", Creator: harCreator{Name: "replayctl", Version: creator}, Replayctl: hdr,
 		Entries: make([]harEntry, 0, len(exs))}}
 	for _, ex := range exs {
 		doc.Log.Entries = append(doc.Log.Entries, ex.entry(start, url))
@@ -119,22 +80,6 @@ func EncodeHAR(w io.Writer, r *Reader, creator string) error {
 	return nil
 }
 
-// harExport is one exchange being rebuilt.
-type harExport struct {
-	session string
-	get     bool    // a GET stream, with no client message
-	req     Message // the client message of a POST
-	answers []Message
-	pending int // requests of req not answered yet
-}
-
-func (ex *harExport) startUS() int64 {
-	if ex.get {
-		return ex.answers[0].TUS
-	}
-	return ex.req.TUS
-}
-
 func (ex *harExport) entry(start time.Time, url string) harEntry {
 	t0 := ex.startUS()
 	e := harEntry{StartedDateTime: start.Add(time.Duration(t0) * time.Microsecond).Format("2006-01-02T15:04:05.000000Z07:00")}
@@ -146,8 +91,13 @@ func (ex *harExport) entry(start time.Time, url string) harEntry {
 		e.Request.Method = "GET"
 		e.Request.Headers = append(e.Request.Headers, harNV{"Accept", "text/event-stream"})
 	} else {
-		e.Request.Headers = append(e.Request.Headers, harNV{"Content-Type", "application/json"}, harNV{"Accept", "application/json, text/event-stream"})
-		e.Request.Headers = appendMeta(e.Request.Headers, ex.req.HTTP, "Content-Type", "Accept")
+		for _, d := range []harNV{{"Content-Type", "application/json"}, {"Accept", "application/json, text/event-stream"}} {
+			if ex.req.HTTP == nil || !hasHeader(ex.req.HTTP.Headers, d.Name) {
+				e.Request.Headers = append(e.Request.Headers, d)
+			}
+		}
+		e.Request.Headers = appendMeta(e.Request.Headers, ex.req.HTTP)
+		x.Meta = append(x.Meta, metaOf(ex.req))
 		e.Request.PostData = &harPostData{MimeType: "application/json", Text: string(ex.req.Msg)}
 		e.Request.BodySize = int64(len(ex.req.Msg))
 		x.TUS, x.Seq = append(x.TUS, ex.req.TUS), append(x.Seq, ex.req.Seq)
@@ -183,6 +133,7 @@ func (ex *harExport) entry(start time.Time, url string) harEntry {
 			body = append(body, a.Msg...)
 		}
 		x.TUS, x.Seq = append(x.TUS, a.TUS), append(x.Seq, a.Seq)
+		x.Meta = append(x.Meta, metaOf(a))
 		last = max(last, a.TUS)
 	}
 	if len(ex.answers) > 0 {
@@ -263,4 +214,40 @@ func idsOf(msg []byte, want func(jsonrpc.Kind) bool) []string {
 		}
 	}
 	return out
+}
+
+func hasHeader(h map[string][]string, name string) bool {
+	for k := range h {
+		if equalFold(k, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// metaOf is what a message line has besides its seq, time, session,
+// direction and body, for the importer to write it again as it was.
+func metaOf(m Message) harMeta {
+	x := harMeta{HTTP: m.HTTP, SSE: m.SSE}
+	for k, v := range m.Extra {
+		if x.Extra == nil {
+			x.Extra = make(map[string]string, len(m.Extra))
+		}
+		x.Extra[k] = string(v)
+	}
+	return x
+}
+
+// exportHeader is the tape's header as the HAR carries it: its members
+// not known to this version as JSON text, so that they come back byte
+// for byte.
+func exportHeader(h Header) *harHeader {
+	x := &harHeader{Header: h}
+	for k, v := range h.Extra {
+		if x.Unknown == nil {
+			x.Unknown = make(map[string]string, len(h.Extra))
+		}
+		x.Unknown[k] = string(v)
+	}
+	return x
 }

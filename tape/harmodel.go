@@ -8,7 +8,7 @@ package tape
 type harLog struct {
 	Version string `json:"version"`
 	// Replayctl is the tape's header, written by replayctl's exporter.
-	Replayctl *Header    `json:"_replayctl,omitempty"`
+	Replayctl *harHeader `json:"_replayctl,omitempty"`
 	Creator   harCreator `json:"creator"`
 	Pages     []any      `json:"pages,omitempty"`
 	Entries   []harEntry `json:"entries"`
@@ -38,6 +38,26 @@ type harExtra struct {
 	TUS []int64 `json:"t_us,omitempty"`
 	// Seq is each message's seq on the tape, in the same order.
 	Seq []int64 `json:"seq,omitempty"`
+	// Meta is the rest of each message's line, in the same order, so that
+	// the importer writes it again byte for byte: what a HAR keeps of
+	// headers, statuses and SSE framing is less exact (a stdio message
+	// has none; a GET stream's messages have no request).
+	Meta []harMeta `json:"meta,omitempty"`
+}
+
+// harMeta is a message's http, sse and unknown members as on its line
+// (unknown members as JSON text, kept byte for byte).
+type harMeta struct {
+	HTTP  *HTTPMeta         `json:"http,omitempty"`
+	SSE   *SSEMeta          `json:"sse,omitempty"`
+	Extra map[string]string `json:"extra,omitempty"`
+}
+
+// harHeader is a tape's header as the exporter writes it, with its
+// members this version does not know as JSON text.
+type harHeader struct {
+	Header
+	Unknown map[string]string `json:"_unknown,omitempty"`
 }
 
 type harNV struct {

@@ -100,7 +100,11 @@ func addRedactFlags(cmd *cobra.Command) func() (*tape.Redactor, error) {
 // printCounts says what a redaction replaced, by kind and name.
 func printCounts(w io.Writer, out string, c tape.Counts) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "wrote %s: %d values redacted\n", out, c.Total())
+	noun := "values"
+	if c.Total() == 1 {
+		noun = "value"
+	}
+	fmt.Fprintf(&b, "wrote %s: %d %s redacted\n", out, c.Total(), noun)
 	for _, kind := range []struct {
 		name string
 		m    map[string]int

@@ -225,3 +225,20 @@ func readHeader(t *testing.T, path string) tape.Header {
 	defer r.Close()
 	return r.Header()
 }
+
+func TestRedactCountsNoun(t *testing.T) {
+	for _, tc := range []struct {
+		c    tape.Counts
+		want string
+	}{
+		{tape.Counts{}, "wrote t.jsonl: 0 values redacted\n"},
+		{tape.Counts{Keys: map[string]int{"api_key": 1}}, "wrote t.jsonl: 1 value redacted\n"},
+		{tape.Counts{Keys: map[string]int{"api_key": 1}, Env: map[string]int{"X": 1}}, "wrote t.jsonl: 2 values redacted\n"},
+	} {
+		var b strings.Builder
+		printCounts(&b, "t.jsonl", tc.c)
+		if first, _, _ := strings.Cut(b.String(), "  "); first != tc.want {
+			t.Errorf("%+v: %q, want it to start %q", tc.c, b.String(), tc.want)
+		}
+	}
+}

@@ -137,6 +137,9 @@ func (a *app) serveFrom(ctx context.Context, path string, f serveFlags, more *se
 		fmt.Fprintf(a.errOut, "chaos: seed %d (repeat these faults with --seed %d)\n", seed, seed)
 	}
 	serveErr := serveTape(ctx, srv, f, a.stdin, a.stdout, a.errOut, a.log)
+	if le := (*listenError)(nil); errors.As(serveErr, &le) {
+		return serveErr
+	}
 	misses, injected := srv.Misses(), srv.Injected()
 	printServeSummary(a.errOut, misses, injected)
 	if more != nil && more.stop != nil {

@@ -47,8 +47,8 @@ const shutdownTimeout = 5 * time.Second
 // f.listen, else over HTTP on f.listen, the URL printed on stderr. It
 // returns nil when the client ends the stdio session (or has it hung up
 // on by chaos) or when ctx is done (SIGINT, SIGTERM), once the sessions
-// are closed; an error when it cannot listen (exit 2) or a client sent a
-// message over the limit.
+// are closed; an error when it cannot listen (a *listenError, exit 2) or
+// a client sent a message over the limit.
 func serveTape(ctx context.Context, sessions transport.Sessions, f serveFlags, stdin io.Reader, stdout, stderr io.Writer, log zerolog.Logger) error {
 	opts := []transport.ServerOption{
 		transport.ServerMaxMessage(f.maxMessage),
@@ -61,7 +61,7 @@ func serveTape(ctx context.Context, sessions transport.Sessions, f serveFlags, s
 	}
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
-		return usageError("--listen %s: %v (is the port in use? port 0 picks a free one)", f.listen, err)
+		return &listenError{usageError("--listen %s: %v (is the port in use? port 0 picks a free one)", f.listen, err)}
 	}
 	mux := transport.NewMux(sessions, opts...)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
@@ -88,6 +88,13 @@ func serveTape(ctx context.Context, sessions transport.Sessions, f serveFlags, s
 	}
 	return nil
 }
+
+// listenError is serve's failure to listen: nothing was served, so there
+// is no summary and no report.
+type listenError struct{ err error }
+
+func (e *listenError) Error() string { return e.err.Error() }
+func (e *listenError) Unwrap() error { return e.err }
 
 // serveStdio serves one client on stdin and stdout. When they are pipes
 // it serves copies the poller can interrupt (see pollable), so that a

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -322,5 +323,23 @@ func TestServeBadInput(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want 2, nothing on stdout, an error naming %s", res.code, res.stdout, res.stderr, tc.want)
 			}
 		})
+	}
+}
+
+// TestServeListenInUse: a port already taken is an error naming --listen
+// and nothing else: no "served" summary, no report (nothing was served).
+func TestServeListenInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	report := filepath.Join(t.TempDir(), "r.json")
+	res := replayctl(t, "serve", "--listen", ln.Addr().String(), "--report", report, "examples/go-sdk-2025.jsonl")
+	if res.code != 2 || !strings.Contains(res.stderr, "--listen "+ln.Addr().String()) || strings.Contains(res.stderr, "served") || res.stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 2 and only the --listen error", res.code, res.stdout, res.stderr)
+	}
+	if _, err := os.Stat(report); !os.IsNotExist(err) {
+		t.Errorf("report: %v, want none written", err)
 	}
 }

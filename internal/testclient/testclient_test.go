@@ -290,3 +290,17 @@ func text(t *testing.T, s Step) string {
 	}
 	return res.Content[0].Text
 }
+
+// TestHelp: -h prints the usage and exits 0 (it is not bad usage).
+func TestHelp(t *testing.T) {
+	for _, c := range clients {
+		argv := Command(t, c, HTTP("http://127.0.0.1:1/"), Options{})[:1:1]
+		if c == TypeScript {
+			argv = Command(t, c, HTTP("x"), Options{})[:2:2]
+		}
+		out, err := exec.CommandContext(t.Context(), argv[0], append(argv, "-h")[1:]...).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "usage:") || !strings.Contains(string(out), "-clients") {
+			t.Errorf("%s -h: %v, want exit status 0 and the usage\n%s", c, err, out)
+		}
+	}
+}

@@ -12,7 +12,7 @@
 //	node client.mjs [flags] -- SERVER_CMD ARGS...
 //
 // Flags: --clients N, --script default|changed, --header NAME=VALUE
-// (repeatable, --http only), --secret-arg S, --timeout SECONDS.
+// (repeatable, --http only), --secret-arg S, --timeout SECONDS, -h/--help.
 // Exit status: 0 when every step succeeded, 1 when one did not, 2 on bad
 // usage. The TypeScript SDK speaks protocol 2025-11-25 at most.
 import { parseArgs } from "node:util";
@@ -39,10 +39,26 @@ const TEXT_TOOLS = ["test_simple_text"];
 const PREFERRED_RESOURCES = ["test://static-text"];
 const PREFERRED_PROMPTS = ["test_simple_prompt", "simple-prompt"];
 
+const USAGE =
+  "usage: node client.mjs [--clients N] [--script default|changed] [--header NAME=VALUE] [--secret-arg S] [--timeout SECONDS] (--http URL | -- SERVER_CMD ARGS...)\n";
+
+const HELP = `${USAGE}
+Runs the test client script with the TypeScript SDK client against an MCP
+server and prints a JSON transcript, one line per step.
+
+  --http URL            Streamable HTTP endpoint of the server
+  --clients N           number of concurrent client sessions (default 1)
+  --script S            client script: default, or changed (default "default")
+  --header NAME=VALUE   HTTP header sent with every request (repeatable; --http only)
+  --secret-arg S        a secret to pass in a tool call's arguments (adds a step)
+  --timeout SECONDS     bound on the whole run (default 60)
+  -h, --help            print this help
+
+Exit status: 0 every step succeeded, 1 one did not, 2 bad usage.
+`;
+
 function usage(msg) {
-  process.stderr.write(
-    `tsclient: ${msg}\nusage: node client.mjs [--clients N] [--script default|changed] [--header NAME=VALUE] [--secret-arg S] [--timeout SECONDS] (--http URL | -- SERVER_CMD ARGS...)\n`,
-  );
+  process.stderr.write(`tsclient: ${msg}\n${USAGE}`);
   process.exit(2);
 }
 
@@ -60,12 +76,17 @@ function parse(argv) {
         header: { type: "string", multiple: true, default: [] },
         "secret-arg": { type: "string", default: "" },
         timeout: { type: "string", default: "60" },
+        help: { type: "boolean", short: "h", default: false },
       },
     });
   } catch (err) {
     usage(err.message);
   }
   const v = parsed.values;
+  if (v.help) {
+    process.stdout.write(HELP);
+    process.exit(0);
+  }
   const cfg = {
     url: v.http ?? "",
     argv: parsed.positionals,
