@@ -299,3 +299,43 @@ func deadURL(t *testing.T) string {
 	}
 	return "http://" + addr + "/mcp"
 }
+
+// TestServeModeNewBadFlagsLeaveNoJournal: serve --mode new refused for
+// a flag it reads once the journal is open (--strategy, --report, a
+// --listen address in use) exits 2 and leaves no TAPE.journal behind,
+// which the next serve --mode new would take for a crashed serve's.
+func TestServeModeNewBadFlagsLeaveNoJournal(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"strategy", []string{"--strategy", "bogus"}, "--strategy"},
+		{"report", []string{"--report", "r.txt"}, "--report"},
+		{"listen in use", []string{"--listen", ln.Addr().String()}, "--listen"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "t.jsonl")
+			if err := os.WriteFile(path, []byte(`{"type":"header","format":"replayctl-tape","version":1,"transport":"stdio"}
+{"type":"message","seq":0,"t_us":0,"session":"s1","dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"tools/list"}}
+{"type":"message","seq":1,"t_us":10,"session":"s1","dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}}
+`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := append(append([]string{"serve", path, "--mode", "new"}, tc.args...), "--", "true")
+			res := replayctl(t, args...)
+			if res.code != 2 || !strings.Contains(res.stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and an error naming %s", res.code, res.stderr, tc.want)
+			}
+			if _, err := os.Stat(journalOf(path)); err == nil {
+				t.Errorf("%s is left behind", journalOf(path))
+			}
+		})
+	}
+}
