@@ -51,7 +51,9 @@ func (a *app) newMode(ctx context.Context, path string, f serveFlags) error {
 	}
 	tap := record.NewTap(jw, record.WithRedactor(red))
 	fwd := forward.New(f.upstreamDialer(a), tap, sessionNamer(taken), a.log)
+	stopped := false
 	stop := func() error {
+		stopped = true
 		_ = fwd.Close()
 		closeErr := errors.Join(tap.Close(), jfile.Sync(), jfile.Close())
 		if closeErr != nil {
@@ -59,7 +61,15 @@ func (a *app) newMode(ctx context.Context, path string, f serveFlags) error {
 		}
 		return a.mergeAtStop(path, jpath, f, fwd, red)
 	}
-	return a.serveFrom(ctx, path, f, &serveMore{opts: []mock.ServerOption{mock.WithMissHandler(fwd)}, stop: stop})
+	err = a.serveFrom(ctx, path, f, &serveMore{opts: []mock.ServerOption{mock.WithMissHandler(fwd)}, stop: stop})
+	if !stopped { // refused before serving (a flag, the listen address): no journal left behind
+		_ = fwd.Close()
+		_ = errors.Join(tap.Close(), jfile.Close())
+		if tap.Messages() == 0 {
+			_ = os.Remove(jpath)
+		}
+	}
+	return err
 }
 
 // mergeAtStop merges the journal into the tape and says what was added.
