@@ -175,6 +175,15 @@ func (s *Server) missIn(live, name string, cur *cursor, req jsonrpc.Message, q q
 	return m
 }
 
+// missUnanswered is the miss of a request matched to entry i of recorded
+// session name, which has no recorded answer: the recording ended (or
+// the server never answered) before it.
+func (s *Server) missUnanswered(live, name string, i int, req jsonrpc.Message) *Miss {
+	m := newMiss(live, name, req, fmt.Sprintf("the recorded request (seq %d of session %s) has no recorded answer: the recording ended, or the server never answered, before it", s.idx.sessions[name][i].seq, name))
+	m.Closest = s.closestOf(name, i, req)
+	return m
+}
+
 // noMethod is the reason of a miss of a method the tape never asked.
 func (s *Server) noMethod(method string) string {
 	names := make([]string, 0, len(s.idx.methods))

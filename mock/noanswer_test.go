@@ -31,7 +31,7 @@ func TestServerUnansweredRecordedRequestIsAMiss(t *testing.T) {
 			t.Errorf("tools/list got %s, want its recorded answer", got)
 		}
 		ans := askOne(t, s, `{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"slow"}}`)
-		if answered(t, ans) != "miss" || !strings.Contains(ans, "no recorded answer") {
+		if answered(t, ans) != "miss" || !strings.Contains(ans, "seq 2 of session s1) has no recorded answer") {
 			t.Errorf("the unanswered recorded request got %s; want a CodeMiss error saying the tape has no answer for it", ans)
 		}
 		ms := srv.Misses()

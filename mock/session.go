@@ -176,6 +176,9 @@ func (ss *session) matchStateless(req jsonrpc.Message, q query) found {
 // answer answers one request.
 func (ss *session) answer(ctx context.Context, req jsonrpc.Message, send transport.Send) error {
 	f := ss.match(req)
+	if f.miss == nil && !f.pong && ss.srv.idx.sessions[f.name][f.i].ans == 0 {
+		f.miss = ss.srv.missUnanswered(ss.info.ID, f.name, f.i, req)
+	}
 	switch {
 	case f.pong:
 		return ss.sent(send(ctx, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{}}`, req.ID)))
