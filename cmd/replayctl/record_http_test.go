@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -208,5 +209,41 @@ func TestRecordHTTPUsage(t *testing.T) {
 		if res.code != 2 || !strings.Contains(res.stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args[1:], res.code, res.stderr, tc.want)
 		}
+	}
+}
+
+// TestRecordHTTPForceRefusedKeepsTheTape: record --force over an
+// existing tape that is refused before recording anything (a bad
+// --upstream, a --listen address in use) exits 2 and leaves the
+// existing tape as it was: --force replaces a tape with a recording, not
+// with nothing.
+func TestRecordHTTPForceRefusedKeepsTheTape(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	old := []byte(`{"type":"header","format":"replayctl-tape","version":1,"transport":"streamable-http"}` + "\n")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bad upstream", []string{"--listen", "127.0.0.1:0", "--upstream", "127.0.0.1:1"}, "not an http:// or https:// URL"},
+		{"listen in use", []string{"--listen", busy.Addr().String(), "--upstream", "http://127.0.0.1:1/mcp"}, "--listen"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "old.jsonl")
+			if err := os.WriteFile(path, old, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res := replayctl(t, append([]string{"record", "-o", path, "--force"}, tc.args...)...)
+			if res.code != 2 || !strings.Contains(res.stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", res.code, res.stderr, tc.want)
+			}
+			if got, err := os.ReadFile(path); err != nil || string(got) != string(old) {
+				t.Errorf("the existing tape is now %q (%v); want it unchanged", got, err)
+			}
+		})
 	}
 }
