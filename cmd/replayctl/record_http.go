@@ -77,29 +77,43 @@ func (f *recordHTTPFlags) check(cmd *cobra.Command, serverArgs []string) error {
 // fails now rather than at the first message; its header line is written
 // with the first message (it says the protocol version learned by then).
 func (a *app) recordHTTP(ctx context.Context, f *recordFlags, tags map[string]string, hf recordHTTPFlags) error {
+	// With --force an existing tape is emptied only when the new one is
+	// written: a recording refused before it starts leaves it as it was.
 	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	_, statErr := os.Stat(f.out)
+	existed := statErr == nil
 	if f.force {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+		flags = os.O_WRONLY | os.O_CREATE
 	}
 	file, err := os.OpenFile(f.out, flags, 0o644)
 	if err != nil {
 		return usageError("record: cannot write the tape: %v", err)
+	}
+	abandon := func() {
+		file.Close()
+		if !existed {
+			_ = os.Remove(f.out)
+		}
 	}
 	p, err := record.NewHTTP(hf.upstream, func(h tape.Header) (*tape.Writer, error) {
 		h.Tags = tags
 		if f.redactor != nil {
 			f.redactor.Header(&h)
 		}
+		if f.force {
+			if err := file.Truncate(0); err != nil {
+				return nil, err
+			}
+		}
 		return tape.NewWriter(file, h)
 	}, record.WithLogger(a.log), record.WithMaxMessage(int(f.maxMessage)), record.WithTapOptions(f.tapOptions()...))
 	if err != nil {
-		file.Close()
+		abandon()
 		return usageError("%v", err)
 	}
 	l, err := net.Listen("tcp", hf.listen)
 	if err != nil {
-		file.Close()
-		_ = os.Remove(f.out)
+		abandon()
 		return usageError("record: --listen %s: %v", hf.listen, err)
 	}
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}

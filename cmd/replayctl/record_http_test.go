@@ -247,3 +247,41 @@ func TestRecordHTTPForceRefusedKeepsTheTape(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordHTTPForceReplacesTheTape: record --force over a longer
+// existing tape, stopped with nothing recorded, leaves a tape of its own
+// (header and end line), nothing of the old one after it.
+func TestRecordHTTPForceReplacesTheTape(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.jsonl")
+	old := `{"type":"header","format":"replayctl-tape","version":1,"transport":"stdio"}` + "\n" +
+		`{"type":"message","seq":0,"t_us":0,"session":"old","dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"padding":"` + strings.Repeat("x", 4096) + `"}}}` + "\n"
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "record", "-o", path, "--force", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1/mcp")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	sc := bufio.NewScanner(stderr)
+	if !sc.Scan() || !strings.HasPrefix(sc.Text(), "recording ") {
+		t.Fatalf("first stderr line %q, want \"recording …\"", sc.Text())
+	}
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	for sc.Scan() {
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("record stopped by SIGINT: %v", err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(got), "padding") || !strings.Contains(string(got), `"streamable-http"`) {
+		t.Errorf("the tape after --force is %q; want the new recording's header and end line only", clip(string(got), 300))
+	}
+}
