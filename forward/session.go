@@ -189,7 +189,11 @@ func (u *upstream) reader() {
 			ch := u.pending[jsonrpc.IDKey(m.ID)]
 			u.mu.Unlock()
 			if ch != nil {
-				ch <- in.Msg
+				select { // a 1-slot channel: an answer the upstream repeats must not block its reader
+				case ch <- in.Msg:
+				default:
+					u.f.log.Debug().Str("session", u.name).Str("id", string(m.ID)).Msg("the upstream answered this id again: recorded, not relayed")
+				}
 			}
 		case jsonrpc.KindRequest:
 			u.relayRequest(m)
