@@ -160,3 +160,52 @@ func errorsJoin(errs ...error) error {
 	}
 	return nil
 }
+
+// TestForwarderHandshakeOutlivesACancelledRequest: the client cancels the
+// request whose miss opened the upstream while the upstream is still
+// answering the handshake (initialize takes 400 ms); the session's next miss
+// is forwarded all the same, over the connection that handshake opened.
+func TestForwarderHandshakeOutlivesACancelledRequest(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	w, err := tape.NewWriter(&bytes.Buffer{}, tape.Header{Transport: "stdio"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tap := record.NewTap(w)
+	fwd := New(transport.Stdio{Command: testserver.Slow(t, "-init-delay", "400ms")}, tap, func() string { return "n1" }, zerolog.Nop())
+	srv, err := mock.NewServer(tape.File("../examples/go-sdk-2025.jsonl"), mock.WithMissHandler(fwd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := srv.Open(ctx, transport.SessionInfo{ID: "live"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &collector{asks: make(chan jsonrpc.Message, 4)}
+	sess.SetUnsolicited(c.send)
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"fwd-test","version":"1"},"protocolVersion":"2025-11-25","capabilities":{}}}`
+	for _, m := range []string{initialize, `{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`} {
+		if err := sess.Handle(ctx, []byte(m), c.send); err != nil {
+			t.Fatal(err)
+		}
+	}
+	miss := func(id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"not-on-the-tape","arguments":{"n":%d}}}`, id, id)
+	}
+	short, cancelShort := context.WithTimeout(ctx, 100*time.Millisecond)
+	_ = sess.Handle(short, []byte(miss(2)), c.send) // cancelled during the upstream's initialize
+	cancelShort()
+	if err := sess.Handle(ctx, []byte(miss(3)), c.send); err != nil {
+		t.Fatal(err)
+	}
+	c.mu.Lock()
+	last := c.msgs[len(c.msgs)-1]
+	c.mu.Unlock()
+	if !strings.Contains(last, `"id":3`) || !strings.Contains(last, `"result"`) || fwd.Forwarded() < 1 {
+		t.Errorf("the next miss after a request cancelled mid-handshake: %s (forwarded %d); want the upstream's result", last, fwd.Forwarded())
+	}
+	if err := errorsJoin(sess.Close(), fwd.Close(), tap.Close()); err != nil {
+		t.Fatal(err)
+	}
+}

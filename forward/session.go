@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/mock"
@@ -136,6 +137,11 @@ func (u *upstream) ensure(ctx context.Context, req []byte) error {
 	u.conn, u.read = conn, make(chan struct{})
 	u.mu.Unlock()
 	go u.reader()
+	// The handshake belongs to the session, not to the request that
+	// started it: a client that cancels that request must not leave the
+	// session without an upstream. It is bounded on its own.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handshakeTimeout)
+	defer cancel()
 	for _, h := range u.live.Handshake() {
 		if bytes.Equal(h, req) {
 			continue // the miss is the initialize itself: forward sends it
@@ -162,6 +168,10 @@ func (u *upstream) ensure(ctx context.Context, req []byte) error {
 	}
 	return nil
 }
+
+// handshakeTimeout bounds the replay of a client's handshake to the
+// upstream.
+const handshakeTimeout = 30 * time.Second
 
 // sendUp sends one message upstream.
 func (u *upstream) sendUp(ctx context.Context, msg []byte) error {
