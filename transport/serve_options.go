@@ -25,14 +25,32 @@ type serverConfig struct {
 	log        zerolog.Logger
 	window     time.Duration
 	idle       time.Duration
+	drain      time.Duration // stdio: how long the answers in hand may take once the input ends
 }
 
 func newServerConfig(opts []ServerOption) serverConfig {
-	c := serverConfig{maxMessage: DefaultMaxMessage, log: zerolog.Nop(), window: DefaultResumeWindow}
+	c := serverConfig{maxMessage: DefaultMaxMessage, log: zerolog.Nop(), window: DefaultResumeWindow, drain: DefaultDrain}
 	for _, opt := range opts {
 		opt(&c)
 	}
 	return c
+}
+
+// DefaultDrain is how long ServeStdio lets the answers in hand take once the
+// client has closed its input (StdioDrain).
+const DefaultDrain = 10 * time.Second
+
+// StdioDrain sets how long ServeStdio waits, once the client has closed its
+// input, for the answers still being made (a recorded latency, a delay)
+// before it cancels them and returns: a request that is never answered (a
+// server that hangs, serve's missing fault) does not keep it from exiting.
+// d <= 0 means DefaultDrain.
+func StdioDrain(d time.Duration) ServerOption {
+	return func(c *serverConfig) {
+		if d > 0 {
+			c.drain = d
+		}
+	}
 }
 
 // ServerMaxMessage bounds each message a client sends, in bytes (a POST

@@ -27,7 +27,8 @@ import (
 // before sending anything for it, with an internal error.
 //
 // ServeStdio returns when the client closes its end of r (nil, once the
-// messages in hand are handled), when ctx is done (ctx's error, the
+// messages in hand are handled, or after StdioDrain — 10 s by default —
+// with those still unanswered cancelled), when ctx is done (ctx's error, the
 // handling cancelled), when a line is longer than the maximum message
 // (ServerMaxMessage; a *TooLargeError), or when the Session returns
 // ErrHangUp (ErrHangUp): then it closes w and r if they are io.Closers, as
@@ -36,6 +37,7 @@ import (
 func ServeStdio(ctx context.Context, r io.Reader, w io.Writer, sessions Sessions, opts ...ServerOption) error {
 	cfg := newServerConfig(opts)
 	lc := NewLineConn(r, w, LineMaxMessage(cfg.maxMessage), LineName("a line of the client's input"))
+	parent := ctx // ctx is also cancelled by a hang-up and by drain
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s, err := sessions.Open(ctx, SessionInfo{ID: "stdio", Paces: true})
@@ -48,14 +50,14 @@ func ServeStdio(ctx context.Context, r io.Reader, w io.Writer, sessions Sessions
 	s.SetUnsolicited(srv.send)
 
 	readErr := srv.read(ctx)
-	srv.wg.Wait()
+	srv.drain(cfg.drain)
 	closeErr := s.Close()
 	switch {
 	case srv.hungUp.Load():
 		_ = lc.Close()
 		return ErrHangUp
-	case ctx.Err() != nil:
-		return ctx.Err()
+	case parent.Err() != nil:
+		return parent.Err()
 	case readErr != nil && !errors.Is(readErr, io.EOF):
 		return readErr
 	}
@@ -70,6 +72,22 @@ type stdioServer struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	hungUp atomic.Bool
+}
+
+// drain waits for the messages in hand to be handled, up to d; then it
+// cancels their handling and waits for it to return.
+func (srv *stdioServer) drain(d time.Duration) {
+	done := make(chan struct{})
+	go func() { srv.wg.Wait(); close(done) }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		srv.cfg.log.Warn().Dur("after", d).Msg("the client closed its input; the answers still in hand are cancelled")
+		srv.cancel()
+		<-done
+	}
 }
 
 // read hands every line to a goroutine of its own until the input ends.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -117,5 +118,30 @@ func TestServeStdioLineTooLong(t *testing.T) {
 	var tooLarge *TooLargeError
 	if err := <-done; !errors.As(err, &tooLarge) {
 		t.Errorf("ServeStdio: %v, want a *TooLargeError", err)
+	}
+}
+
+// TestServeStdioDrain: the client closes its input while a request is held
+// (a server that never answers it); ServeStdio cancels it after the drain
+// time and returns nil, having written what was sent before.
+func TestServeStdioDrain(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), exchangeTimeout)
+	defer cancel()
+	toServer, fromServer, done := stdioPipes(t, ctx, &fakeServer{}, StdioDrain(100*time.Millisecond))
+	if _, err := io.WriteString(toServer, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"held"}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	out := bufio.NewReader(fromServer)
+	if got, err := out.ReadString('\n'); err != nil || !strings.Contains(got, "notifications/progress") {
+		t.Fatalf("got %q (%v), want the held call's progress first", got, err)
+	}
+	toServer.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("ServeStdio after the input ended with a request held: %v, want nil", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("ServeStdio did not return after the drain time: a held request keeps it forever")
 	}
 }

@@ -32,7 +32,7 @@ the server the tape recorded, and gets the recorded answers, with its own ids.
 Without --listen, serve speaks over stdio: a client starts
 "replayctl serve tape.jsonl" as its server command. Nothing but protocol
 goes to stdout; the summary and logs go to stderr. It stops when the client
-closes its end.
+closes its end; answers still being made then get 10 s, and are cancelled.
 
 With --listen 127.0.0.1:PORT, serve speaks Streamable HTTP at
 http://127.0.0.1:PORT/mcp (both eras: sessions with Mcp-Session-Id and the
