@@ -134,24 +134,7 @@ func (srv *stdioServer) send(ctx context.Context, msg []byte) error {
 		return srv.lc.WriteLine(msg)
 	}
 	line := append(append(make([]byte, 0, len(msg)+1), msg...), '\n')
-	for len(line) > 0 {
-		n := min(chunk, len(line))
-		if err := srv.lc.WriteRaw(line[:n]); err != nil {
-			return err
-		}
-		line = line[n:]
-		if len(line) == 0 {
-			break
-		}
-		t := time.NewTimer(pause)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
-	return nil
+	return inPieces(ctx, line, chunk, pause, srv.lc.WriteRaw)
 }
 
 func (srv *stdioServer) handle(ctx context.Context, m jsonrpc.Message) {

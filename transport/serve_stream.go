@@ -110,12 +110,21 @@ func (k *sseSink) write(ctx context.Context, ev SSEEvent) error {
 // would. It returns early with ctx's error.
 func writePaced(ctx context.Context, w http.ResponseWriter, p []byte, chunk int, pause time.Duration) error {
 	rc := http.NewResponseController(w)
-	for len(p) > 0 {
-		n := min(chunk, len(p))
-		if _, err := w.Write(p[:n]); err != nil {
+	return inPieces(ctx, p, chunk, pause, func(piece []byte) error {
+		if _, err := w.Write(piece); err != nil {
 			return err
 		}
-		if err := rc.Flush(); err != nil {
+		return rc.Flush()
+	})
+}
+
+// inPieces hands p to write chunk bytes at a time, pausing for pause
+// between pieces (none after the last). It returns write's first error,
+// or ctx's when ctx ends during a pause.
+func inPieces(ctx context.Context, p []byte, chunk int, pause time.Duration, write func([]byte) error) error {
+	for len(p) > 0 {
+		n := min(chunk, len(p))
+		if err := write(p[:n]); err != nil {
 			return err
 		}
 		p = p[n:]
