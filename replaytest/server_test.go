@@ -23,15 +23,7 @@ func connect(t *testing.T, url, version string) *mcp.ClientSession {
 	t.Cleanup(cancel)
 	hc := &http.Client{Transport: &http.Transport{}}
 	t.Cleanup(hc.CloseIdleConnections)
-	c := mcp.NewClient(&mcp.Implementation{Name: "replayctl-testtape", Version: "1"}, &mcp.ClientOptions{
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: "accept", Content: testtape.ElicitContent}, nil
-		},
-		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-			return &mcp.CreateMessageResult{Role: "assistant", Model: "fake", Content: &mcp.TextContent{Text: testtape.SampleText}}, nil
-		},
-	})
-	c.AddRoots(testtape.Roots...)
+	c := testtape.NewClient("replayctl-testtape")
 	var opts *mcp.ClientSessionOptions
 	if version != "" {
 		opts = &mcp.ClientSessionOptions{ProtocolVersion: version}

@@ -59,15 +59,7 @@ func TestServeHTTPConcurrentClients(t *testing.T) {
 // runScript connects a go-sdk client over Streamable HTTP and runs
 // testtape.ScriptAll.
 func runScript(ctx context.Context, hc *http.Client, url, version string, i int) error {
-	c := sdk.NewClient(&sdk.Implementation{Name: "replayctl-testtape", Version: "1"}, &sdk.ClientOptions{
-		ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
-			return &sdk.ElicitResult{Action: "accept", Content: testtape.ElicitContent}, nil
-		},
-		CreateMessageHandler: func(context.Context, *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
-			return &sdk.CreateMessageResult{Role: "assistant", Model: "fake", Content: &sdk.TextContent{Text: testtape.SampleText}}, nil
-		},
-	})
-	c.AddRoots(testtape.Roots...)
+	c := testtape.NewClient("replayctl-testtape")
 	var opts *sdk.ClientSessionOptions
 	if version != "" {
 		opts = &sdk.ClientSessionOptions{ProtocolVersion: version}
@@ -111,15 +103,7 @@ func TestServeLegacySSE(t *testing.T) {
 	defer cancel()
 	hc := &http.Client{Transport: &http.Transport{}}
 	defer hc.CloseIdleConnections()
-	c := sdk.NewClient(&sdk.Implementation{Name: "replayctl-testtape", Version: "1"}, &sdk.ClientOptions{
-		ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
-			return &sdk.ElicitResult{Action: "accept", Content: testtape.ElicitContent}, nil
-		},
-		CreateMessageHandler: func(context.Context, *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
-			return &sdk.CreateMessageResult{Role: "assistant", Model: "fake", Content: &sdk.TextContent{Text: testtape.SampleText}}, nil
-		},
-	})
-	c.AddRoots(testtape.Roots...)
+	c := testtape.NewClient("replayctl-testtape")
 	sse := strings.TrimSuffix(p.url, "/mcp") + "/sse"
 	cs, err := c.Connect(ctx, &sdk.SSEClientTransport{Endpoint: sse, HTTPClient: hc}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
