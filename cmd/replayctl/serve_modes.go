@@ -100,6 +100,22 @@ func (m *modeFlags) check(listen string) error {
 	return nil
 }
 
+// replayOnlyFlags are serve's flags for serving from a tape (how answers
+// are matched, timed, spoilt, reported; serve's own HTTP listener), which
+// --mode record, record's pass-through proxy, does not take.
+var replayOnlyFlags = []string{"strategy", "timing", "chaos", "seed", "strict", "report", "volatile", "repeat", "idle-timeout", "allow-origin"}
+
+// replayOnly refuses, with --mode record, a flag that only a replay uses,
+// rather than ignoring it.
+func replayOnly(cmd *cobra.Command) error {
+	for _, name := range replayOnlyFlags {
+		if cmd.Flags().Changed(name) {
+			return usageError("serve --mode record: --%s is for serving from the tape (modes replay, once, new); record passes everything through to the upstream: leave it out", name)
+		}
+	}
+	return nil
+}
+
 // recordMode is serve --mode record (or once without the tape): record's
 // proxy writing path, with serve's flags.
 func (a *app) recordMode(ctx context.Context, path string, f serveFlags) error {

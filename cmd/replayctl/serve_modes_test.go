@@ -123,6 +123,8 @@ func TestServeModeBadUsage(t *testing.T) {
 		{"bad upstream", []string{"serve", "--mode", "new", recorded, "--upstream", "ftp://x"}, "--upstream"},
 		{"record stdio with URL", []string{"serve", "--mode", "record", "x.jsonl", "--upstream", "http://127.0.0.1:1/mcp"}, "--listen"},
 		{"empty command", []string{"serve", "--mode", "record", "x.jsonl", "--"}, "nothing after --"},
+		{"record with --strict", []string{"serve", "--mode", "record", "x.jsonl", "--strict", "--", "true"}, "--strict is for serving from the tape"},
+		{"record with --chaos", []string{"serve", "--mode", "record", "x.jsonl", "--chaos", "delay=0.1", "--", "true"}, "--chaos is for serving from the tape"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := replayctl(t, tc.args...)
