@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -339,5 +341,39 @@ func TestServeModeNewBadFlagsLeaveNoJournal(t *testing.T) {
 				t.Errorf("%s is left behind", journalOf(path))
 			}
 		})
+	}
+}
+
+// TestServeModeNewOneAtATime: while one serve --mode new adds to a tape, a
+// second on the same tape is refused (exit 2, naming the lock) rather than
+// taking the first one's live journal for a crash's leftover; once the
+// first has stopped, the tape can be served with --mode new again.
+func TestServeModeNewOneAtATime(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	data, err := os.ReadFile("../../examples/go-sdk-2025.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first := startServe(t, path, "--mode", "new", "--upstream", deadURL(t))
+	// Bounded: a second serve that is not refused would serve until killed.
+	ctx, cancel := context.WithTimeout(t.Context(), serveWait)
+	defer cancel()
+	second := exec.CommandContext(ctx, binary, "serve", path, "--mode", "new", "--listen", "127.0.0.1:0", "--upstream", deadURL(t))
+	out, err := second.CombinedOutput()
+	if code := second.ProcessState.ExitCode(); err == nil || code != 2 || !strings.Contains(string(out), "another serve --mode new is adding to") {
+		t.Errorf("a second serve --mode new of the tape: exit %d (%v), output %q; want 2, refused while the first runs", code, err, out)
+	}
+	if _, err := os.Stat(journalOf(path)); err != nil {
+		t.Errorf("the first serve's journal is gone while it runs: %v", err)
+	}
+	if code, stderr := first.stop(t); code != 0 {
+		t.Fatalf("the first serve: exit %d\n%s", code, stderr)
+	}
+	again := startServe(t, path, "--mode", "new", "--upstream", deadURL(t))
+	if code, stderr := again.stop(t); code != 0 {
+		t.Errorf("serve --mode new after the first stopped: exit %d\n%s", code, stderr)
 	}
 }

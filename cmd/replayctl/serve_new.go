@@ -17,12 +17,23 @@ import (
 // newMode is serve --mode new: the tape answers; its misses go to the
 // upstream through a record.Forwarder, which journals them next to the
 // tape; when serve stops the journal is merged into the tape. A journal
-// left by a serve that did not stop cleanly is merged first.
+// left by a serve that did not stop cleanly is merged first. TAPE.journal.lock
+// keeps a second serve --mode new of the same tape out while one runs.
 func (a *app) newMode(ctx context.Context, path string, f serveFlags) error {
 	if _, err := os.Stat(path); err != nil {
 		return usageError("serve --mode new: %s: %v (new adds to a tape; record one first with --mode record or once)", path, err)
 	}
 	jpath := journalOf(path)
+	// One serve adds to a tape at a time: a second would take the first's
+	// live journal for a crash's leftover and merge it under its feet.
+	release, err := lockFile(jpath + ".lock")
+	switch {
+	case errors.Is(err, errLocked):
+		return usageError("serve --mode new: another serve --mode new is adding to %s (it holds %s.lock): stop it first, or serve the tape without --mode new", path, jpath)
+	case err != nil:
+		return usageError("serve --mode new: cannot lock %s.lock: %v", jpath, err)
+	}
+	defer release()
 	if _, err := os.Stat(jpath); err == nil {
 		n, added, err := mergeJournal(path, jpath, f.maxLine)
 		if err != nil {
