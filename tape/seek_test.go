@@ -137,8 +137,8 @@ func TestSeekOverBadLine(t *testing.T) {
 
 func TestSeekVCR(t *testing.T) { seekNine(t, fixtures+"abacus-v1.vcr") }
 
-// TestSeekVCRSharedSample seeks in the third-party sample, when it is
-// beside the repository.
+// TestSeekVCRSharedSample seeks in the third-party sample, when
+// REPLAYCTL_VCR_SAMPLES names its folder.
 func TestSeekVCRSharedSample(t *testing.T) {
 	needSamples(t)
 	seekNine(t, samples+"calculator-v1.vcr")

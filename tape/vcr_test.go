@@ -14,16 +14,24 @@ import (
 // fixtures holds the project's own Agent VCR cassettes, written by hand.
 const fixtures = "../testdata/vcr/"
 
-// samples holds third-party Agent VCR cassettes that exist only beside this
-// repository (../shared, not in a clone): tests that read them skip without.
-const samples = "../../shared/samples/agent-vcr/"
+// samplesEnv names the folder of third-party Agent VCR cassettes (the
+// calculator-*.vcr of Agent VCR's own examples), which the repository does
+// not hold. Tests that read them run only when it is set, e.g.
+// REPLAYCTL_VCR_SAMPLES=/path/to/samples/agent-vcr go test ./tape/; a
+// clone needs nothing beside it.
+const samplesEnv = "REPLAYCTL_VCR_SAMPLES"
 
-// needSamples skips t when the third-party samples are not beside the
-// repository.
+// samples is the folder samplesEnv names, with a trailing slash.
+var samples = os.Getenv(samplesEnv) + "/"
+
+// needSamples skips t unless samplesEnv names a folder.
 func needSamples(t *testing.T) {
 	t.Helper()
+	if os.Getenv(samplesEnv) == "" {
+		t.Skipf("%s is not set: the third-party Agent VCR samples are not part of the repository", samplesEnv)
+	}
 	if _, err := os.Stat(samples); err != nil {
-		t.Skipf("no third-party Agent VCR samples at %s (they exist only beside this repository, not in a clone): %v", samples, err)
+		t.Fatalf("%s=%s: %v", samplesEnv, os.Getenv(samplesEnv), err)
 	}
 }
 
@@ -269,7 +277,7 @@ func TestVCRSenders(t *testing.T) {
 }
 
 // TestVCRSharedSamples imports the third-party Agent VCR samples, when they
-// are beside the repository.
+// are named by REPLAYCTL_VCR_SAMPLES.
 func TestVCRSharedSamples(t *testing.T) {
 	needSamples(t)
 	tests := []struct {

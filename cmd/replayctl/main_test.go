@@ -162,9 +162,10 @@ func TestRunWritesReportFile(t *testing.T) {
 // vcrFixtures holds the project's own Agent VCR cassettes, written by hand.
 const vcrFixtures = "../../testdata/vcr/"
 
-// vcrSamples holds third-party Agent VCR cassettes that exist only beside
-// this repository (../shared, not in a clone).
-const vcrSamples = "../../../shared/samples/agent-vcr/"
+// vcrSamplesEnv names the folder of third-party Agent VCR cassettes, which
+// the repository does not hold: the test that replays them runs only when
+// it is set (REPLAYCTL_VCR_SAMPLES=/path/to/samples/agent-vcr).
+const vcrSamplesEnv = "REPLAYCTL_VCR_SAMPLES"
 
 func TestRunAgentVCRFixtures(t *testing.T) {
 	tests := []struct {
@@ -216,14 +217,15 @@ func TestRunAgentVCRFixtureNotifications(t *testing.T) {
 }
 
 // TestRunAgentVCRSharedSamples replays the third-party Agent VCR samples,
-// when they are beside the repository.
+// when REPLAYCTL_VCR_SAMPLES names their folder.
 func TestRunAgentVCRSharedSamples(t *testing.T) {
-	if _, err := os.Stat(vcrSamples); err != nil {
-		t.Skipf("no third-party Agent VCR samples at %s (they exist only beside this repository, not in a clone): %v", vcrSamples, err)
+	dir := os.Getenv(vcrSamplesEnv)
+	if dir == "" {
+		t.Skipf("%s is not set: the third-party Agent VCR samples are not part of the repository", vcrSamplesEnv)
 	}
-	samples, _ := filepath.Glob(vcrSamples + "*.vcr")
+	samples, _ := filepath.Glob(filepath.Join(dir, "*.vcr"))
 	if len(samples) != 3 {
-		t.Fatalf("found %d Agent VCR samples in ../shared/samples, want 3", len(samples))
+		t.Fatalf("found %d Agent VCR samples in %s=%s, want 3", len(samples), vcrSamplesEnv, dir)
 	}
 	for _, s := range samples {
 		t.Run(filepath.Base(s), func(t *testing.T) {
