@@ -147,15 +147,12 @@ func freeName(names map[string]bool) string {
 }
 
 // sessionNamer returns the names of the sessions serve --mode new adds:
-// n1, n2, … skipping those the tape has.
+// n1, n2, … skipping those in taken (the tape's), which it adds each
+// name it gives to: taken becomes the namer's.
 func sessionNamer(taken map[string]bool) func() string {
-	names := make(map[string]bool, len(taken))
-	for k := range taken {
-		names[k] = true
-	}
 	return func() string {
-		n := freeName(names)
-		names[n] = true
+		n := freeName(taken)
+		taken[n] = true
 		return n
 	}
 }
