@@ -170,7 +170,7 @@ func (u *upstream) ensure(ctx context.Context, req []byte) error {
 }
 
 // handshakeTimeout bounds the replay of a client's handshake to the
-// upstream.
+// upstream, and the sending of a refusal to an upstream request.
 const handshakeTimeout = 30 * time.Second
 
 // sendUp sends one message upstream.
@@ -233,7 +233,11 @@ func (u *upstream) relayRequest(m *jsonrpc.Message) {
 	u.f.log.Warn().Str("session", u.name).Str("method", m.Method).Msg("an upstream request with no client request in flight to relay it on: answered with an error")
 	r := refusal(m.ID)
 	u.record(tape.C2S, r)
-	go func() { _ = u.sendUp(context.Background(), r) }() // not from the reader: Send may wait on it
+	go func() { // not from the reader: Send may wait on it; bounded, so it cannot outlive a stuck upstream
+		ctx, cancel := context.WithTimeout(context.Background(), handshakeTimeout)
+		defer cancel()
+		_ = u.sendUp(ctx, r)
+	}()
 }
 
 // answer sends the client's answer to a relayed request upstream, with
