@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/replayctl/replayctl/internal/jsonscan"
 )
 
 // maxDepth is how many layers of escaping the Redactor undoes.
@@ -201,24 +203,10 @@ func unescapeQuery(text []byte, i int, dst []byte) ([]byte, int) {
 
 // hexValue reads n hex digits (1 to 8) at text[i:].
 func hexValue(text []byte, i, n int) (uint64, bool) {
-	if n < 1 || n > 8 || i+n > len(text) {
+	if n < 1 || i+n > len(text) {
 		return 0, false
 	}
-	var v uint64
-	for _, c := range text[i : i+n] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		v = v<<4 | uint64(c)
-	}
-	return v, true
+	return jsonscan.Hex(text[i : i+n])
 }
 
 // decValue reads decimal digits (1 to 8).

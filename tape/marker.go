@@ -2,6 +2,7 @@ package tape
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
@@ -102,7 +103,7 @@ func RestoreEnv(doc []byte, values map[string]string) (out []byte, missing []str
 		}
 		v, ok := values[name]
 		if !ok {
-			if !containsString(missing, name) {
+			if !slices.Contains(missing, name) {
 				missing = append(missing, name)
 			}
 			continue
@@ -115,15 +116,6 @@ func RestoreEnv(doc []byte, values map[string]string) (out []byte, missing []str
 		return doc, missing
 	}
 	return append(out, doc[done:]...), missing
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // MatchRedacted says whether the recorded JSON value expected holds a
