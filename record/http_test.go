@@ -205,8 +205,6 @@ func TestHTTPProxyGoSDK(t *testing.T) {
 	}
 }
 
-func readFile(path string) ([]byte, error) { return os.ReadFile(path) }
-
 // TestHTTPProxyBytesGoSDK: the client gets the go-sdk server's answer
 // through the proxy byte for byte as it gets it directly.
 func TestHTTPProxyBytesGoSDK(t *testing.T) {
