@@ -139,7 +139,9 @@ func startServe(t *testing.T, args ...string) *servingProcess {
 		<-p.done
 	})
 	urls := make(chan string, 1)
-	go func() {
+	go func() { // until serve's stderr ends (pw is closed once it exited)
+		defer func() { _, _ = io.Copy(io.Discard, pr) }() // the rest: the pipe must not fill
+		defer close(urls)
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
 			// serve prints "serving on URL"; its record mode, record's
@@ -147,11 +149,10 @@ func startServe(t *testing.T, args ...string) *servingProcess {
 			for _, prefix := range []string{"serving on ", "recording "} {
 				if rest, ok := strings.CutPrefix(sc.Text(), prefix); ok {
 					urls <- strings.Fields(rest)[0]
-					break
+					return
 				}
 			}
 		}
-		close(urls)
 	}()
 	select {
 	case u, ok := <-urls:
@@ -162,7 +163,6 @@ func startServe(t *testing.T, args ...string) *servingProcess {
 	case <-time.After(serveWait):
 		t.Fatal("serve printed no URL in time")
 	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
 	return p
 }
 
