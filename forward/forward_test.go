@@ -3,6 +3,7 @@ package forward
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -110,7 +111,7 @@ func TestForwarderRelaysAMissAndRecordsIt(t *testing.T) {
 	if err := sess.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := errorsJoin(fwd.Close(), tap.Close()); err != nil {
+	if err := errors.Join(fwd.Close(), tap.Close()); err != nil {
 		t.Fatal(err)
 	}
 
@@ -150,15 +151,6 @@ func upstreamID(t *testing.T, journal string) string {
 	}
 	t.Fatal("no elicitation/create in the journal")
 	return ""
-}
-
-func errorsJoin(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // TestForwarderHandshakeOutlivesACancelledRequest: the client cancels the
@@ -205,7 +197,7 @@ func TestForwarderHandshakeOutlivesACancelledRequest(t *testing.T) {
 	if !strings.Contains(last, `"id":3`) || !strings.Contains(last, `"result"`) || fwd.Forwarded() < 1 {
 		t.Errorf("the next miss after a request cancelled mid-handshake: %s (forwarded %d); want the upstream's result", last, fwd.Forwarded())
 	}
-	if err := errorsJoin(sess.Close(), fwd.Close(), tap.Close()); err != nil {
+	if err := errors.Join(sess.Close(), fwd.Close(), tap.Close()); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -91,8 +91,7 @@ func TestHTTPProxySDKClients(t *testing.T) {
 
 // everythingHTTP is server-everything over Streamable HTTP; the test is
 // skipped when it is not installed.
-func everythingHTTP(tb testing.TB) string {
-	t := tb.(*testing.T)
+func everythingHTTP(t testing.TB) string {
 	needEverything(t)
 	return testserver.EverythingHTTP(t)
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -274,7 +275,7 @@ func TestNewHTTPBadUpstream(t *testing.T) {
 
 func must(t *testing.T, path string) io.Reader {
 	t.Helper()
-	b, err := readFile(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 )
 
 // needEverything skips the test when server-everything is not installed.
-func needEverything(t *testing.T) {
+func needEverything(t testing.TB) {
 	t.Helper()
 	bin := filepath.Join(testserver.Root(t), "testdata", "node_modules", ".bin", "mcp-server-everything")
 	if _, err := os.Stat(bin); err != nil {

@@ -3,7 +3,9 @@ package record_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -109,7 +111,7 @@ func runClientsOver(t *testing.T, mk func(*http.Client) mcp.Transport, version s
 	}
 }
 
-// readTape reads a whole tape.
+// readTape reads a whole tape; a line it cannot read fails the test.
 func readTape(t *testing.T, path string) (tape.Header, []tape.Message) {
 	t.Helper()
 	r, err := tape.Open(path)
@@ -120,8 +122,11 @@ func readTape(t *testing.T, path string) (tape.Header, []tape.Message) {
 	var msgs []tape.Message
 	for {
 		m, err := r.Next()
-		if err != nil {
+		if errors.Is(err, io.EOF) {
 			break
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
 		}
 		msgs = append(msgs, m)
 	}
@@ -199,8 +204,6 @@ func TestHTTPProxyGoSDK(t *testing.T) {
 		})
 	}
 }
-
-func readFile(path string) ([]byte, error) { return os.ReadFile(path) }
 
 // TestHTTPProxyBytesGoSDK: the client gets the go-sdk server's answer
 // through the proxy byte for byte as it gets it directly.

@@ -99,18 +99,11 @@ func sseEvents(t *testing.T, resp *http.Response) []SSEEvent {
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("Content-Type %q, want text/event-stream", ct)
 	}
-	r := NewSSEReader(resp.Body)
-	var evs []SSEEvent
-	for {
-		ev, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return evs
-		}
-		if err != nil {
-			t.Fatalf("read events: %v (after %d)", err, len(evs))
-		}
-		evs = append(evs, ev)
+	evs, _, err := readAllEvents(resp.Body)
+	if err != nil {
+		t.Fatalf("read events: %v (after %d)", err, len(evs))
 	}
+	return evs
 }
 
 func TestStreamableEdges(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,47 +21,6 @@ import (
 	mcpwire "github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/tape"
 )
-
-// startRecorder starts `replayctl record --listen 127.0.0.1:0 --upstream
-// upstream -o path` and returns the process and the URL it prints.
-func startRecorder(t *testing.T, upstream, path string) (*exec.Cmd, string, *strings.Builder) {
-	t.Helper()
-	cmd := exec.Command(binary, "record", "-o", path, "--listen", "127.0.0.1:0", "--upstream", upstream, "--tag", "by=test")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	lines := make(chan string, 1)
-	rest := &strings.Builder{}
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		first := true
-		for sc.Scan() {
-			if first {
-				lines <- sc.Text()
-				first = false
-				continue
-			}
-			rest.WriteString(sc.Text() + "\n")
-		}
-		close(lines)
-	}()
-	select {
-	case line := <-lines:
-		m := regexp.MustCompile(`^recording (http://127\.0\.0\.1:\d+/\S*) → (\S+) `).FindStringSubmatch(line)
-		if m == nil || m[2] != upstream {
-			t.Fatalf("first stderr line %q, want \"recording http://127.0.0.1:PORT/… → %s …\"", line, upstream)
-		}
-		return cmd, m[1], rest
-	case <-time.After(30 * time.Second):
-		t.Fatal("the recorder printed no URL within 30s")
-	}
-	return nil, "", nil
-}
 
 // clientThrough runs one go-sdk client session (ScriptAll, 2025-11-25)
 // through url, with credentials the tape must not keep.
@@ -97,24 +55,19 @@ func (a authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestRecordHTTP(t *testing.T) {
 	upstream := testserver.GoSDKHTTP(t)
 	path := filepath.Join(t.TempDir(), "rec.jsonl")
-	cmd, url, rest := startRecorder(t, upstream, path)
+	rec := startHTTPRecorder(t, upstream, path, "--tag", "by=test")
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	errs := make(chan error, 3)
 	for i := range 3 {
-		go func() { errs <- clientThrough(ctx, url, fmt.Sprintf("cli-%d", i)) }()
+		go func() { errs <- clientThrough(ctx, rec.url, fmt.Sprintf("cli-%d", i)) }()
 	}
 	for range 3 {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("record after SIGINT: %v; stderr:\n%s", err, rest)
-	}
+	rec.stop(t)
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -148,16 +101,16 @@ func TestRecordHTTP(t *testing.T) {
 func TestRecordHTTPKill9(t *testing.T) {
 	upstream := testserver.GoSDKHTTP(t)
 	path := filepath.Join(t.TempDir(), "killed.jsonl")
-	cmd, url, _ := startRecorder(t, upstream, path)
+	rec := startHTTPRecorder(t, upstream, path, "--tag", "by=test")
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	if err := clientThrough(ctx, url, "before"); err != nil {
+	if err := clientThrough(ctx, rec.url, "before"); err != nil {
 		t.Fatal(err)
 	}
 	// A second client connects (its GET stream is open) and is left there.
 	tr := &http.Transport{}
 	defer tr.CloseIdleConnections()
-	cs, err := testtape.NewClient("during").Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: tr}},
+	cs, err := testtape.NewClient("during").Connect(ctx, &mcp.StreamableClientTransport{Endpoint: rec.url, HTTPClient: &http.Client{Transport: tr}},
 		&mcp.ClientSessionOptions{ProtocolVersion: mcpwire.V20251125})
 	if err != nil {
 		t.Fatal(err)
@@ -165,10 +118,11 @@ func TestRecordHTTPKill9(t *testing.T) {
 	if _, err := cs.ListTools(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Process.Kill(); err != nil {
+	if err := rec.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	_ = cmd.Wait()
+	<-rec.done
+	_ = rec.cmd.Wait()
 	_ = cs.Close() // fails: the proxy is gone
 	r, err := tape.Open(path)
 	if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -117,7 +116,7 @@ func TestServeStdioAnswersAsRecorded(t *testing.T) {
 type servingProcess struct {
 	cmd    *exec.Cmd
 	url    string // the Streamable HTTP endpoint
-	stderr *bytes.Buffer
+	stderr *syncBuffer
 	done   chan error
 }
 
@@ -128,19 +127,21 @@ func startServe(t *testing.T, args ...string) *servingProcess {
 	cmd := exec.Command(binary, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
 	cmd.Dir = "../.."
 	pr, pw := io.Pipe()
-	var stderr bytes.Buffer
-	cmd.Stderr = io.MultiWriter(pw, &syncWriter{b: &stderr})
+	stderr := &syncBuffer{}
+	cmd.Stderr = io.MultiWriter(pw, stderr)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &servingProcess{cmd: cmd, stderr: &stderr, done: make(chan error, 1)}
+	p := &servingProcess{cmd: cmd, stderr: stderr, done: make(chan error, 1)}
 	go func() { p.done <- cmd.Wait(); pw.Close() }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		<-p.done
 	})
 	urls := make(chan string, 1)
-	go func() {
+	go func() { // until serve's stderr ends (pw is closed once it exited)
+		defer func() { _, _ = io.Copy(io.Discard, pr) }() // the rest: the pipe must not fill
+		defer close(urls)
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
 			// serve prints "serving on URL"; its record mode, record's
@@ -148,11 +149,10 @@ func startServe(t *testing.T, args ...string) *servingProcess {
 			for _, prefix := range []string{"serving on ", "recording "} {
 				if rest, ok := strings.CutPrefix(sc.Text(), prefix); ok {
 					urls <- strings.Fields(rest)[0]
-					break
+					return
 				}
 			}
 		}
-		close(urls)
 	}()
 	select {
 	case u, ok := <-urls:
@@ -163,7 +163,6 @@ func startServe(t *testing.T, args ...string) *servingProcess {
 	case <-time.After(serveWait):
 		t.Fatal("serve printed no URL in time")
 	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
 	return p
 }
 
@@ -186,17 +185,6 @@ func (p *servingProcess) stop(t *testing.T) (int, string) {
 		t.Fatal("serve did not stop after SIGTERM")
 		return 0, ""
 	}
-}
-
-type syncWriter struct {
-	mu sync.Mutex
-	b  *bytes.Buffer
-}
-
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
 }
 
 func TestServeHTTPAnswersAsRecorded(t *testing.T) {
