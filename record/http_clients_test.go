@@ -92,6 +92,6 @@ func TestHTTPProxySDKClients(t *testing.T) {
 // everythingHTTP is server-everything over Streamable HTTP; the test is
 // skipped when it is not installed.
 func everythingHTTP(t testing.TB) string {
-	needEverything(t)
+	testserver.NeedEverything(t)
 	return testserver.EverythingHTTP(t)
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,18 +16,6 @@ import (
 	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/tape"
 )
-
-// needEverything skips the test when server-everything is not installed.
-func needEverything(t testing.TB) {
-	t.Helper()
-	bin := filepath.Join(testserver.Root(t), "testdata", "node_modules", ".bin", "mcp-server-everything")
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("server-everything is not installed (%s): run `npm ci --prefix testdata`", bin)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not in PATH: server-everything needs it")
-	}
-}
 
 // everythingScript is a client session for server-everything: tools,
 // prompts, echo and get-sum calls.
@@ -60,7 +46,7 @@ func TestHTTPProxyEverything(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real servers")
 	}
-	needEverything(t)
+	testserver.NeedEverything(t)
 	cases := []struct {
 		name      string
 		upstream  func(testing.TB) string

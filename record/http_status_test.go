@@ -108,7 +108,7 @@ func TestHTTPProxyRefusedProbeVersion(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real client and server")
 	}
-	needEverything(t)
+	testserver.NeedEverything(t)
 	upstream := testserver.EverythingHTTP(t)
 	srv, p, path := startProxy(t, upstream)
 	res := testclient.RunClient(t, testclient.Go, testclient.HTTP(srv.URL+"/mcp"), testclient.Options{Clients: 1, Timeout: time.Minute})

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"testing"
@@ -38,10 +36,7 @@ var conversation = [][]byte{
 // everything is the argv of server-everything, or the test is skipped.
 func everything(t *testing.T) []string {
 	t.Helper()
-	bin := filepath.Join(testserver.Root(t), "testdata", "node_modules", ".bin", "mcp-server-everything")
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("%s is missing: run `npm ci --prefix testdata` to compare with server-everything", bin)
-	}
+	testserver.NeedEverything(t)
 	return testserver.Everything(t)
 }
 

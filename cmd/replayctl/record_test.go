@@ -128,9 +128,7 @@ func TestRecordRealClient(t *testing.T) {
 		{"go-sdk/2026-07-28", testserver.GoSDK, "", "2026-07-28", testtape.ScriptAll},
 		{"go-sdk/2025-11-25", testserver.GoSDK, "2025-11-25", "2025-11-25", testtape.ScriptAll},
 		{"everything", func(t testing.TB) []string {
-			if _, err := os.Stat("../../testdata/node_modules/.bin/mcp-server-everything"); err != nil {
-				t.Skip("server-everything is not installed (npm ci --prefix testdata)")
-			}
+			testserver.NeedEverything(t)
 			return testserver.Everything(t)
 		}, "2025-11-25", "", everythingScript},
 	}

@@ -52,6 +52,20 @@ func Everything(t testing.TB) []string {
 	return []string{everythingBin(t), "stdio"}
 }
 
+// NeedEverything skips the test when server-everything cannot run here:
+// its package is not installed (npm ci --prefix testdata) or node is not
+// in PATH. Everything and its HTTP variants fail the test instead.
+func NeedEverything(t testing.TB) {
+	t.Helper()
+	bin := filepath.Join(Root(t), "testdata", "node_modules", ".bin", "mcp-server-everything")
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("server-everything is not installed (%s): run `npm ci --prefix testdata` (make test does it)", bin)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not in PATH: server-everything needs Node.js 18 or later")
+	}
+}
+
 func everythingBin(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(Root(t), "testdata", "node_modules", ".bin", "mcp-server-everything")
