@@ -39,12 +39,14 @@ are closed, the tape gets its end line, and it exits 0. --session and
 type recordHTTPFlags struct {
 	listen   string
 	upstream string
+	listenLimits
 }
 
 // add declares the HTTP mode's flags.
 func (f *recordHTTPFlags) add(fl *pflag.FlagSet) {
 	fl.StringVar(&f.listen, "listen", "", "HTTP mode: the address the recording proxy listens on, e.g. 127.0.0.1:8080 (port 0: any free port); with --upstream")
 	fl.StringVar(&f.upstream, "upstream", "", "HTTP mode: the MCP server's URL (a Streamable HTTP endpoint, or a legacy HTTP+SSE /sse endpoint); with --listen")
+	f.listenLimits.add(fl)
 }
 
 // given says whether the HTTP mode was asked for (either flag).
@@ -106,7 +108,8 @@ func (a *app) recordHTTP(ctx context.Context, f *recordFlags, tags map[string]st
 			}
 		}
 		return tape.NewWriter(file, h)
-	}, record.WithLogger(a.log), record.WithMaxMessage(int(f.maxMessage)), record.WithTapOptions(f.tapOptions()...))
+	}, record.WithLogger(a.log), record.WithMaxMessage(int(f.maxMessage)), record.WithTapOptions(f.tapOptions()...),
+		record.WithBodyReadTimeout(hf.bodyTimeout), record.WithBodyBudget(int64(hf.bodyBudget)))
 	if err != nil {
 		abandon()
 		return usageError("%v", err)
@@ -117,6 +120,7 @@ func (a *app) recordHTTP(ctx context.Context, f *recordFlags, tags map[string]st
 		return usageError("record: --listen %s: %v", hf.listen, err)
 	}
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
+	l = hf.limitConns(srv, l, a.log)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	fmt.Fprintf(a.errOut, "recording %s → %s (tape %s; Ctrl-C to stop)\n", listenURL(l.Addr(), p.Upstream()), hf.upstream, f.out)
