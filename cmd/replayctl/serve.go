@@ -250,8 +250,8 @@ type serveReport struct {
 	Tape   string      `json:"tape"`
 	Misses []mock.Miss `json:"misses"`
 	// MissCount counts every miss; Misses holds the first --max-misses.
-	MissCount int `json:"miss_count"`
-	Chaos  *serveChaos `json:"chaos,omitempty"`
+	MissCount int         `json:"miss_count"`
+	Chaos     *serveChaos `json:"chaos,omitempty"`
 }
 
 type serveChaos struct {
