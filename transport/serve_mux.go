@@ -12,7 +12,7 @@ import (
 // --listen and replaytest.Server serve.
 //
 // Every request's body goes through a BodyGuard first (BodyReadTimeout,
-// BodyBudget, ServerMaxMessage).
+// BodyBudget, ServerMaxMessage); a batch over MaxBatch gets one error.
 type Mux struct {
 	streamable *StreamableHandler
 	legacy     *LegacyHandler

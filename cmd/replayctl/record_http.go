@@ -29,6 +29,10 @@ the tape (s1, s2, …). Every message is appended as it passes, with its HTTP
 status, the headers that matter and its SSE id, event and retry; credential
 headers (Authorization, Cookie, Set-Cookie, X-Api-Key, …) never are. A message
 over --max-message is relayed whole but not recorded (counted in the summary).
+A request body must arrive within --body-timeout (10s; else 408), the bodies
+held at once stay within --body-budget (64MiB; else 503 with Retry-After),
+and at --max-conns connections the one waiting longest on its client is
+closed for a new one.
 The proxy runs until Ctrl-C or SIGTERM, its normal end: the streams in flight
 are closed, the tape gets its end line, and it exits 0. --session and
 --stop-timeout are for the stdio mode.`
@@ -69,7 +73,7 @@ func (f *recordHTTPFlags) check(cmd *cobra.Command, serverArgs []string) error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return usageError("record: --upstream %q is not an http:// or https:// URL", f.upstream)
 	}
-	return nil
+	return f.listenLimits.check()
 }
 
 // recordHTTP runs the HTTP recording proxy until ctx is done (SIGINT,

@@ -47,6 +47,15 @@ error naming the closest recorded request and what differs, and serve lists
 every miss when it stops. --chaos injects seeded faults toward the client
 (the same --seed gives the same faults); serve lists them when it stops.
 
+Limits against clients that send too much or too slowly: a request body
+must arrive within --body-timeout (10s; else 408); the bodies held at once
+stay within --body-budget (64MiB; else 503 with Retry-After); at --max-conns
+connections the one waiting longest on its client is closed for a new one;
+a batch over --max-batch (1000) gets one error; the first --max-misses
+(1000) misses are kept, later ones counted; in --mode new at most
+--max-upstreams (8) upstream connections are open, each closed after
+--upstream-idle-timeout (60s) without a miss.
+
 Exit status: 0 served (misses or not); 1 with --strict when there was a
 miss; 2 bad usage or an unreadable tape.
 ` + serveModesHelp,
@@ -60,6 +69,9 @@ miss; 2 bad usage or an unreadable tape.
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := f.modeFlags.check(f.listen); err != nil {
+				return err
+			}
+			if err := f.serveLimits.check(); err != nil {
 				return err
 			}
 			if f.mode == modeRecord {

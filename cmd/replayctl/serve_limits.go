@@ -66,3 +66,33 @@ func (f *serveFlags) addLimits(fl *pflag.FlagSet) {
 	fl.IntVar(&f.maxUpstreams, "max-upstreams", forward.DefaultMaxUpstreams, "--mode new: the upstream connections (server processes, with a command) open at once, one per client session with a miss; at it, the one idle longest is stopped")
 	fl.DurationVar(&f.upstreamIdle, "upstream-idle-timeout", forward.DefaultIdleTimeout, "--mode new: stop a client session's upstream connection (its server process) after this long without a forwarded request; its next miss starts a new one")
 }
+
+// check refuses a limit that is no limit: a count or a duration under 1.
+func (l *listenLimits) check() error {
+	switch {
+	case l.bodyTimeout <= 0:
+		return usageError("--body-timeout %v: want a duration above 0, e.g. 10s", l.bodyTimeout)
+	case l.maxConns < 1:
+		return usageError("--max-conns %d: want at least 1", l.maxConns)
+	}
+	return nil
+}
+
+// check refuses a limit that is no limit (see listenLimits.check).
+func (l *serveLimits) check() error {
+	if err := l.listenLimits.check(); err != nil {
+		return err
+	}
+	for _, c := range []struct {
+		flag string
+		n    int
+	}{{"--max-batch", l.maxBatch}, {"--max-misses", l.maxMisses}, {"--max-upstreams", l.maxUpstreams}} {
+		if c.n < 1 {
+			return usageError("%s %d: want at least 1", c.flag, c.n)
+		}
+	}
+	if l.upstreamIdle <= 0 {
+		return usageError("--upstream-idle-timeout %v: want a duration above 0, e.g. 60s", l.upstreamIdle)
+	}
+	return nil
+}

@@ -421,3 +421,24 @@ func startListening(t *testing.T, args ...string) *servingProcess {
 	t.Helper()
 	return startCmd(t, exec.Command(binary, args...))
 }
+
+// TestLimitFlagsRefused: a limit that is no limit exits 2 naming the flag.
+func TestLimitFlagsRefused(t *testing.T) {
+	tp := "examples/go-sdk-2025.jsonl"
+	for _, args := range [][]string{
+		{"serve", tp, "--max-batch", "0"},
+		{"serve", tp, "--max-misses", "-1"},
+		{"serve", tp, "--max-upstreams", "0"},
+		{"serve", tp, "--upstream-idle-timeout", "0s"},
+		{"serve", tp, "--body-timeout", "0s"},
+		{"serve", tp, "--max-conns", "0"},
+		{"serve", tp, "--body-budget", "lots"},
+		{"record", "-o", filepath.Join(t.TempDir(), "t.jsonl"), "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1/", "--body-timeout", "-1s"},
+	} {
+		res := replayctl(t, args...)
+		flag := args[len(args)-2]
+		if res.code != 2 || !strings.Contains(res.stderr, flag) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 naming %s", args, res.code, res.stderr, flag)
+		}
+	}
+}
