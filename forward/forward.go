@@ -54,7 +54,10 @@ type Forwarder struct {
 	refused   atomic.Int64 // upstream requests no client stream could take
 	nextAsk   atomic.Int64
 
-	mu       sync.Mutex // guards the fields below
+	maxUpstreams int           // see MaxUpstreams
+	idle         time.Duration // see IdleTimeout
+
+	mu       sync.Mutex // guards the fields below, and the inflight, idleSince and timer of each upstream
 	sessions map[*mock.Live]*upstream
 	added    []string
 	closed   bool
@@ -65,9 +68,13 @@ var _ mock.MissHandler = (*Forwarder)(nil)
 // New returns a Forwarder dialing upstream connections with
 // dial, recording to tap, naming the tape session of each live session
 // with a miss by calling name (once per such session).
-func New(dial transport.Dialer, tap *record.Tap, name func() string, log zerolog.Logger) *Forwarder {
-	return &Forwarder{dial: dial, tap: tap, name: name, log: log.With().Str("stage", "forward").Logger(),
-		sessions: map[*mock.Live]*upstream{}}
+func New(dial transport.Dialer, tap *record.Tap, name func() string, log zerolog.Logger, opts ...Option) *Forwarder {
+	f := &Forwarder{dial: dial, tap: tap, name: name, log: log.With().Str("stage", "forward").Logger(),
+		maxUpstreams: DefaultMaxUpstreams, idle: DefaultIdleTimeout, sessions: map[*mock.Live]*upstream{}}
+	for _, opt := range opts {
+		opt(f)
+	}
+	return f
 }
 
 // Forwarded is how many misses the upstream answered.
@@ -92,9 +99,10 @@ var errClosed = errors.New("forward: closed")
 
 // Miss forwards req (see mock.MissHandler).
 func (f *Forwarder) Miss(ctx context.Context, live *mock.Live, req []byte, send transport.Send) error {
-	u, err := f.upstreamOf(live)
+	u, err := f.acquire(live)
 	if err == nil {
 		err = u.forward(ctx, req, send)
+		f.release(u)
 	}
 	if err != nil {
 		f.failed.Add(1)
@@ -130,6 +138,9 @@ func (f *Forwarder) Closed(live *mock.Live) {
 	f.mu.Lock()
 	u := f.sessions[live]
 	delete(f.sessions, live)
+	if u != nil && u.timer != nil {
+		u.timer.Stop()
+	}
 	f.mu.Unlock()
 	if u != nil {
 		u.close()
@@ -145,29 +156,15 @@ func (f *Forwarder) Close() error {
 	for live, u := range f.sessions {
 		us = append(us, u)
 		delete(f.sessions, live)
+		if u.timer != nil {
+			u.timer.Stop()
+		}
 	}
 	f.mu.Unlock()
 	for _, u := range us {
 		u.close()
 	}
 	return nil
-}
-
-// upstreamOf returns live's upstream, made (not yet dialed) at its first
-// miss.
-func (f *Forwarder) upstreamOf(live *mock.Live) (*upstream, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		return nil, errClosed
-	}
-	u := f.sessions[live]
-	if u == nil {
-		u = &upstream{f: f, live: live, name: f.name(), pending: map[string]chan []byte{}, asks: map[string][]byte{}}
-		f.sessions[live] = u
-		f.added = append(f.added, u.name)
-	}
-	return u, nil
 }
 
 // record writes one message of u's tape session; a failure is logged

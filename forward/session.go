@@ -21,6 +21,12 @@ type upstream struct {
 	live *mock.Live
 	name string
 
+	// Under f.mu (see Forwarder.acquire): the forwarded requests in
+	// flight, since when there are none, the timer that closes it idle.
+	inflight  int
+	idleSince time.Time
+	timer     *time.Timer
+
 	dialMu sync.Mutex // held while dialing and sending the handshake; guards err
 	err    error      // why the connection failed (sticky)
 	// conn and read (closed when the reader has ended) are set once,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
 	"github.com/replayctl/replayctl/validator"
 )
 
@@ -127,10 +128,10 @@ func (s *Server) exactly(cands []string, q query) []string {
 // missUnbound is the miss of a request no recorded session has.
 func (s *Server) missUnbound(live string, req jsonrpc.Message, q query) *Miss {
 	if !q.known {
-		return newMiss(live, "", req, s.noMethod(req.Method))
+		return newMiss(live, "", req, s.noMethod(transport.Clip(req.Method)))
 	}
 	if s.strategy == Sequential {
-		m := newMiss(live, "", req, fmt.Sprintf("sequential: no recorded session starts with a %s request", req.Method))
+		m := newMiss(live, "", req, fmt.Sprintf("sequential: no recorded session starts with a %s request", transport.Clip(req.Method)))
 		if len(s.idx.order) > 0 && len(s.idx.sessions[s.idx.order[0]]) > 0 {
 			name := s.idx.order[0]
 			e := s.idx.sessions[name][0]
@@ -139,7 +140,7 @@ func (s *Server) missUnbound(live string, req jsonrpc.Message, q query) *Miss {
 		}
 		return m
 	}
-	m := newMiss(live, "", req, fmt.Sprintf("no recorded session has a %s request like this one (strategy %s)", req.Method, s.strategy))
+	m := newMiss(live, "", req, fmt.Sprintf("no recorded session has a %s request like this one (strategy %s)", transport.Clip(req.Method), s.strategy))
 	m.Closest = s.closest(s.idx.order, nil, req)
 	return m
 }
@@ -150,7 +151,7 @@ func (s *Server) missIn(live, name string, cur *cursor, req jsonrpc.Message, q q
 	m := newMiss(live, name, req, "")
 	switch {
 	case !q.known:
-		m.Reason = s.noMethod(req.Method)
+		m.Reason = s.noMethod(m.Method)
 		return m
 	case s.strategy == Sequential && p.i < 0:
 		next := cur.first(false)
@@ -159,15 +160,15 @@ func (s *Server) missIn(live, name string, cur *cursor, req jsonrpc.Message, q q
 			return m
 		}
 		e := s.idx.sessions[name][next.i]
-		m.Reason = fmt.Sprintf("sequential: the next recorded request of session %s is %s (seq %d), not %s", name, s.methodName(e.method), e.seq, req.Method)
+		m.Reason = fmt.Sprintf("sequential: the next recorded request of session %s is %s (seq %d), not %s", name, s.methodName(e.method), e.seq, m.Method)
 		m.Closest = s.closestOf(name, next.i, req)
 		return m
 	case p.i >= 0 && !p.fresh:
-		m.Reason = fmt.Sprintf("the %d recorded %s request(s) like this one in session %s were all answered already (repeat answers them again)", p.matches, req.Method, name)
+		m.Reason = fmt.Sprintf("the %d recorded %s request(s) like this one in session %s were all answered already (repeat answers them again)", p.matches, m.Method, name)
 		m.Closest = s.closestOf(name, p.i, req)
 		return m
 	}
-	m.Reason = fmt.Sprintf("session %s has no %s request like this one left to answer (strategy %s)", name, req.Method, s.strategy)
+	m.Reason = fmt.Sprintf("session %s has no %s request like this one left to answer (strategy %s)", name, m.Method, s.strategy)
 	m.Closest = s.closest([]string{name}, cur, req)
 	if m.Closest == nil { // none of that method in this session: look in the others
 		m.Closest = s.closest(s.idx.order, nil, req)

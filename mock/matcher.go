@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/transport"
 )
 
 // DefaultLookahead is how many recorded requests past the first one not
@@ -129,12 +130,12 @@ func (m *matcher) use(i int) {
 // unreadable is the answer to req when its recorded answer cannot be read
 // back from the tape.
 func unreadable(req jsonrpc.Message, err error) []byte {
-	msg, _ := json.Marshal("replayctl mock: cannot read the answer to " + req.Method + " from the tape: " + err.Error())
+	msg, _ := json.Marshal("replayctl mock: cannot read the answer to " + transport.Clip(req.Method) + " from the tape: " + err.Error())
 	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":%s}}`, req.ID, msg)
 }
 
 func noAnswer(req jsonrpc.Message) []byte {
-	method, _ := json.Marshal("replayctl mock: the tape has no answer to " + req.Method + " with these params")
+	method, _ := json.Marshal("replayctl mock: the tape has no answer to " + transport.Clip(req.Method) + " with these params")
 	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":%s}}`, req.ID, method)
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
 	"github.com/replayctl/replayctl/validator"
 )
 
@@ -123,7 +124,7 @@ func maskDifferences(ds []validator.Difference) []validator.Difference {
 			}
 			continue
 		}
-		d.Expected, d.Actual = masked(d.Expected), masked(d.Actual)
+		d.Expected, d.Actual = clipJSON(masked(d.Expected)), clipJSON(masked(d.Actual))
 	}
 	return ds
 }
@@ -145,6 +146,25 @@ func sensitivePath(path string) bool {
 
 // newMiss starts the Miss of req in a live session.
 func newMiss(live, recorded string, req jsonrpc.Message, reason string) *Miss {
-	return &Miss{Session: live, Recorded: recorded, Method: req.Method, ID: append(json.RawMessage(nil), req.ID...),
-		Params: masked(req.Params()), Reason: reason}
+	return &Miss{Session: live, Recorded: recorded, Method: transport.Clip(req.Method), ID: clipJSON(append(json.RawMessage(nil), req.ID...)),
+		Params: clipJSON(masked(req.Params())), Reason: reason}
+}
+
+// maxEcho is the longest JSON value of a client's (an id, params, a
+// value that differs) a Miss keeps; a longer one is kept as a string of
+// its start and its length (transport.Clip).
+const maxEcho = 4 << 10
+
+// clipJSON returns v, or when it is longer than maxEcho a JSON string
+// saying its start and its length.
+func clipJSON(v json.RawMessage) json.RawMessage {
+	if len(v) <= maxEcho {
+		return v
+	}
+	s := string(v[:maxEcho])
+	for len(s) > 0 && s[len(s)-1]&0xC0 == 0x80 { // a character cut short: drop its bytes
+		s = s[:len(s)-1]
+	}
+	out, _ := json.Marshal(fmt.Sprintf("%s… (%d bytes)", strings.ToValidUTF8(s, ""), len(v)))
+	return out
 }

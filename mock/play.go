@@ -76,7 +76,7 @@ func (ss *session) play(ctx context.Context, req jsonrpc.Message, f found, send 
 	flt, faulty := srv.chaos.decide(f.copy, e.seq, req.Method, srv.nth(f.name, f.i))
 	notes, answer := steps[:len(steps)-1], steps[len(steps)-1]
 	if faulty {
-		srv.addInjected(Injected{Seq: e.seq, Session: f.copy, Live: ss.info.ID, Method: req.Method,
+		srv.addInjected(Injected{Seq: e.seq, Session: f.copy, Live: ss.info.ID, Method: transport.Clip(req.Method),
 			Kind: flt.kind, Detail: flt.detail(hasNotifications(notes), ss.info.Paces)})
 		if flt.kind == ChaosHangUp && flt.hangUpFirst() {
 			return transport.ErrHangUp

@@ -32,6 +32,7 @@ type Server struct {
 	chaos      *Chaos
 	onMiss     MissHandler
 	log        zerolog.Logger
+	maxMisses  int
 
 	nextAsk atomic.Int64 // the ids of the requests sent to clients
 	rr      atomic.Int64 // round-robin over the recorded sessions a first request matches
@@ -40,7 +41,8 @@ type Server struct {
 	copies   map[string]int
 	shared   map[string]*sharedCursor
 	pending  map[string]chan []byte // requests to clients, by id, waiting for their answers
-	misses   []Miss
+	misses   []Miss                 // the first maxMisses
+	missed   int                    // every miss, kept or not
 	injected []Injected
 	checkers map[string]*validator.Validator // by method: volatile fields ignored
 }
@@ -66,6 +68,7 @@ type serverConfig struct {
 	onMiss     MissHandler
 	log        zerolog.Logger
 	tapeOpts   []tape.Option
+	maxMisses  int
 }
 
 // DefaultAskTimeout is how long a session waits for the client's answer
@@ -109,6 +112,16 @@ func WithRepeat() ServerOption { return func(c *serverConfig) { c.repeat = true 
 func WithAskTimeout(d time.Duration) ServerOption {
 	return func(c *serverConfig) { c.askTimeout = d }
 }
+
+// DefaultMaxMisses is how many misses a Server keeps in detail
+// (WithMaxMisses).
+const DefaultMaxMisses = 1000
+
+// WithMaxMisses sets how many misses a Server keeps in detail (Misses)
+// and logs as warnings: the first n. Later ones are only counted
+// (MissCount), so that a client missing without end costs no memory.
+// 0 or less means DefaultMaxMisses.
+func WithMaxMisses(n int) ServerOption { return func(c *serverConfig) { c.maxMisses = n } }
 
 // WithChaos gives the clients the faults of plan (NewChaos); nil is none.
 func WithChaos(plan *Chaos) ServerOption { return func(c *serverConfig) { c.chaos = plan } }
@@ -154,9 +167,12 @@ func NewServer(src tape.Source, opts ...ServerOption) (*Server, error) {
 	if cfg.askTimeout <= 0 {
 		cfg.askTimeout = DefaultAskTimeout
 	}
+	if cfg.maxMisses <= 0 {
+		cfg.maxMisses = DefaultMaxMisses
+	}
 	s := &Server{
 		idx: idx, strategy: st, vol: vol, latency: cfg.latency, repeat: cfg.repeat,
-		askTimeout: cfg.askTimeout, chaos: cfg.chaos, onMiss: cfg.onMiss, log: cfg.log.With().Str("stage", "serve").Logger(),
+		askTimeout: cfg.askTimeout, chaos: cfg.chaos, onMiss: cfg.onMiss, maxMisses: cfg.maxMisses, log: cfg.log.With().Str("stage", "serve").Logger(),
 		copies: map[string]int{}, shared: map[string]*sharedCursor{},
 		pending: map[string]chan []byte{}, checkers: map[string]*validator.Validator{},
 	}
@@ -176,7 +192,8 @@ func (s *Server) Open(ctx context.Context, info transport.SessionInfo) (transpor
 	return newSession(s, info), nil
 }
 
-// Misses returns every miss so far, in the order they happened: requests
+// Misses returns the misses so far (the first WithMaxMisses of them; see
+// MissCount for all), in the order they happened: requests
 // the tape had no answer for, and requests of the tape the client did not
 // answer in time. The CLI lists them when it stops; --strict exits 1 when
 // there is any.
@@ -200,11 +217,33 @@ func (s *Server) Injected() []Injected {
 // Chaos returns the server's chaos plan, nil when it has none.
 func (s *Server) Chaos() *Chaos { return s.chaos }
 
+// addMiss keeps m (the first maxMisses) and counts it; it logs the kept
+// ones as warnings, the rest at debug level.
 func (s *Server) addMiss(m *Miss) {
-	s.log.Warn().Str("session", m.Session).Str("method", m.Method).Msg("miss: " + m.String())
 	s.mu.Lock()
-	s.misses = append(s.misses, *m)
+	s.missed++
+	kept := len(s.misses) < s.maxMisses
+	if kept {
+		s.misses = append(s.misses, *m)
+	}
+	n := s.missed
 	s.mu.Unlock()
+	ev := s.log.Warn()
+	if !kept {
+		ev = s.log.Debug()
+	}
+	ev.Str("session", m.Session).Str("method", m.Method).Msg("miss: " + m.String())
+	if n == s.maxMisses+1 {
+		s.log.Warn().Int("kept", s.maxMisses).Msg("more misses than are kept (--max-misses): further ones are counted, not kept or logged")
+	}
+}
+
+// MissCount is how many misses there were, the ones Misses keeps and the
+// ones only counted.
+func (s *Server) MissCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.missed
 }
 
 func (s *Server) addInjected(in Injected) {

@@ -54,6 +54,10 @@ type HTTP struct {
 	open     OpenTape
 	tapOpts  []TapOption
 
+	guard       *transport.BodyGuard // in front of serve
+	bodyTimeout time.Duration
+	bodyBudget  int64
+
 	stop     context.Context // done when Stop is called: streams end
 	stopFunc context.CancelFunc
 	dropped  atomic.Int64 // messages relayed but not recorded
@@ -81,6 +85,17 @@ func WithLogger(log zerolog.Logger) HTTPOption {
 // less: transport.DefaultMaxMessage). A longer message still reaches its
 // peer whole; it is not recorded, and is counted in Dropped and logged.
 func WithMaxMessage(n int) HTTPOption { return func(p *HTTP) { p.limit = n } }
+
+// WithBodyReadTimeout sets how long a client has to send a request's
+// whole body (0 or less: transport.DefaultBodyTimeout); a body still
+// arriving then is answered 408. See transport.BodyGuard.
+func WithBodyReadTimeout(d time.Duration) HTTPOption { return func(p *HTTP) { p.bodyTimeout = d } }
+
+// WithBodyBudget sets how many bytes of request bodies the proxy holds at
+// once over all its clients (0 or less: transport.DefaultBodyBudget); a
+// body that would take more is answered 503 with Retry-After. See
+// transport.BodyGuard.
+func WithBodyBudget(n int64) HTTPOption { return func(p *HTTP) { p.bodyBudget = n } }
 
 // WithTapOptions passes opts to the Tap the proxy makes (a Redactor).
 func WithTapOptions(opts ...TapOption) HTTPOption {
@@ -119,6 +134,7 @@ func NewHTTP(upstream string, open OpenTape, opts ...HTTPOption) (*HTTP, error) 
 		opt(p)
 	}
 	p.limit = transportLimit(p.limit)
+	p.guard = transport.NewBodyGuard(http.HandlerFunc(p.serve), p.limit, p.bodyTimeout, p.bodyBudget)
 	// ReverseProxy's own complaints (a stream cut by Stop or by the
 	// upstream) go to the logger at debug level, not to the process's
 	// standard logger.
@@ -178,10 +194,17 @@ func (p *HTTP) Messages() int64 {
 
 // ServeHTTP relays r to the upstream and records what passes. A POST's
 // body (one message or a batch) is read first, up to the message limit,
-// so that it is recorded before its answer; the rest of a longer one is
-// relayed as it comes. It returns when the answer (a whole SSE stream
-// included) has been relayed, the client has gone, or Stop was called.
-func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// within the body read timeout and budget (transport.BodyGuard), so that
+// it is recorded before its answer; the rest of a longer one is relayed
+// as it comes. It returns when the answer (a whole SSE stream included)
+// has been relayed, the client has gone, or Stop was called.
+func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.guard.ServeHTTP(w, r) }
+
+// BodiesHeld is how many bytes of request bodies the proxy holds now, and
+// the most it ever held at once.
+func (p *HTTP) BodiesHeld() (now, peak int64) { return p.guard.Held(), p.guard.Peak() }
+
+func (p *HTTP) serve(w http.ResponseWriter, r *http.Request) {
 	ex := &exchange{p: p, seen: time.Now(), req: r}
 	if r.Method == http.MethodPost && r.Body != nil {
 		if err := ex.readBody(); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
 )
 
 // exchange is one HTTP request through the proxy and its answer. Only the
@@ -48,6 +49,15 @@ type exchange struct {
 func (ex *exchange) readBody() error {
 	r := ex.req
 	limit := ex.p.limit
+	if b, over, ok := transport.BufferedBody(r); ok && (over || len(b) <= limit) {
+		// The BodyGuard read it: r.Body gives it again, then the rest.
+		ex.body, ex.over = b, over
+		if over {
+			ex.body = nil
+		}
+		ex.recordRequest()
+		return nil
+	}
 	buf, err := io.ReadAll(io.LimitReader(r.Body, int64(limit)+1))
 	if err != nil {
 		return err

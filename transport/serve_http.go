@@ -149,7 +149,7 @@ func (h *StreamableHandler) post(w http.ResponseWriter, r *http.Request) {
 	version := r.Header.Get(mcp.HeaderProtocolVersion)
 	if version != "" && !knownRevision(version) {
 		writeError(w, http.StatusBadRequest, nil, mcp.CodeInvalidRequest,
-			"Bad Request: unsupported Mcp-Protocol-Version "+version+" (supported: "+strings.Join(mcp.Revisions(), ", ")+")")
+			"Bad Request: unsupported Mcp-Protocol-Version "+Clip(version)+" (supported: "+strings.Join(mcp.Revisions(), ", ")+")")
 		return
 	}
 	msgs, ok := h.readMessages(w, r)
@@ -160,7 +160,7 @@ func (h *StreamableHandler) post(w http.ResponseWriter, r *http.Request) {
 	if id := r.Header.Get(mcp.HeaderSessionID); id != "" {
 		sess := h.lookup(id)
 		if sess == nil {
-			writeError(w, http.StatusNotFound, nil, mcp.CodeInvalidRequest, "Not Found: no session "+id+" (it ended, or never was); initialize a new one")
+			writeError(w, http.StatusNotFound, nil, mcp.CodeInvalidRequest, "Not Found: no session "+Clip(id)+" (it ended, or never was); initialize a new one")
 			return
 		}
 		h.serveSession(in, sess)
@@ -181,7 +181,7 @@ func (h *StreamableHandler) post(w http.ResponseWriter, r *http.Request) {
 // splits it into messages; it answers the request itself and returns
 // false when the body is too long or not JSON-RPC.
 func (h *StreamableHandler) readMessages(w http.ResponseWriter, r *http.Request) ([]jsonrpc.Message, bool) {
-	body, over, err := readAtMost(r.Body, h.cfg.maxMessage, r.ContentLength)
+	body, over, err := readBody(r, h.cfg.maxMessage)
 	switch {
 	case over:
 		writeError(w, http.StatusRequestEntityTooLarge, nil, mcp.CodeInvalidRequest,
@@ -191,11 +191,11 @@ func (h *StreamableHandler) readMessages(w http.ResponseWriter, r *http.Request)
 		writeError(w, http.StatusBadRequest, nil, mcp.CodeParseError, "Bad Request: reading the body: "+err.Error())
 		return nil, false
 	}
-	return parseBody(w, body)
+	return parseBody(w, body, h.cfg.maxBatch)
 }
 
 // parseBody splits a body into its messages, or answers 400.
-func parseBody(w http.ResponseWriter, body []byte) ([]jsonrpc.Message, bool) {
+func parseBody(w http.ResponseWriter, body []byte, maxBatch int) ([]jsonrpc.Message, bool) {
 	m, err := jsonrpc.ParseStrict(body)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, nil, mcp.CodeParseError, "Parse error: "+err.Error())
@@ -211,6 +211,12 @@ func parseBody(w http.ResponseWriter, body []byte) ([]jsonrpc.Message, bool) {
 			reason = err.Error()
 		}
 		writeError(w, http.StatusBadRequest, nil, mcp.CodeInvalidRequest, "Invalid Request: "+reason)
+		return nil, false
+	}
+	if answer := batchTooLong(len(msgs), maxBatch); answer != nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write(answer)
 		return nil, false
 	}
 	return msgs, true
@@ -347,7 +353,7 @@ func (h *StreamableHandler) get(w http.ResponseWriter, r *http.Request) {
 			st = sess.stream(prefix)
 		}
 		if !ok || st == nil {
-			writeError(w, http.StatusBadRequest, nil, mcp.CodeInvalidRequest, "Bad Request: Last-Event-ID "+last+" names no stream of this session that can be resumed")
+			writeError(w, http.StatusBadRequest, nil, mcp.CodeInvalidRequest, "Bad Request: Last-Event-ID "+Clip(last)+" names no stream of this session that can be resumed")
 			return
 		}
 		from = n + 1
@@ -387,7 +393,7 @@ func (h *StreamableHandler) requireSession(w http.ResponseWriter, r *http.Reques
 	}
 	sess := h.lookup(id)
 	if sess == nil {
-		writeError(w, http.StatusNotFound, nil, mcp.CodeInvalidRequest, "Not Found: no session "+id)
+		writeError(w, http.StatusNotFound, nil, mcp.CodeInvalidRequest, "Not Found: no session "+Clip(id))
 		return nil, false
 	}
 	return sess, true

@@ -148,10 +148,10 @@ func (h *LegacyHandler) post(w http.ResponseWriter, r *http.Request) {
 	sess := h.live[id]
 	h.mu.Unlock()
 	if sess == nil {
-		writeError(w, http.StatusNotFound, nil, mcp.CodeInvalidRequest, "Not Found: no session "+id)
+		writeError(w, http.StatusNotFound, nil, mcp.CodeInvalidRequest, "Not Found: no session "+Clip(id))
 		return
 	}
-	body, over, err := readAtMost(r.Body, h.cfg.maxMessage, r.ContentLength)
+	body, over, err := readBody(r, h.cfg.maxMessage)
 	switch {
 	case over:
 		writeError(w, http.StatusRequestEntityTooLarge, nil, mcp.CodeInvalidRequest, "Content Too Large: a message may be "+sizeString(h.cfg.maxMessage)+" long")
@@ -160,7 +160,7 @@ func (h *LegacyHandler) post(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, nil, mcp.CodeParseError, "Bad Request: reading the body: "+err.Error())
 		return
 	}
-	msgs, ok := parseBody(w, body)
+	msgs, ok := parseBody(w, body, h.cfg.maxBatch)
 	if !ok {
 		return
 	}

@@ -26,12 +26,19 @@ type serverConfig struct {
 	window     time.Duration
 	idle       time.Duration
 	drain      time.Duration // stdio: how long the answers in hand may take once the input ends
+
+	bodyTimeout time.Duration // see limits.go
+	bodyBudget  int64
+	maxBatch    int
 }
 
 func newServerConfig(opts []ServerOption) serverConfig {
 	c := serverConfig{maxMessage: DefaultMaxMessage, log: zerolog.Nop(), window: DefaultResumeWindow, drain: DefaultDrain}
 	for _, opt := range opts {
 		opt(&c)
+	}
+	if c.maxBatch <= 0 {
+		c.maxBatch = DefaultMaxBatch
 	}
 	return c
 }

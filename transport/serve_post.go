@@ -111,7 +111,7 @@ func (x *postExchange) handleRequest(m jsonrpc.Message) bool {
 	case x.ctx.Err() != nil || err == nil:
 		return false
 	}
-	x.h.cfg.log.Warn().Err(err).Str("method", m.Method).Msg("handle a request")
+	x.h.cfg.log.Warn().Err(err).Str("method", Clip(m.Method)).Msg("handle a request")
 	x.mu.Lock()
 	_, answered := x.answered[jsonrpc.IDKey(m.ID)]
 	untouched := x.form == formNone

@@ -115,6 +115,10 @@ func (srv *stdioServer) dispatch(ctx context.Context, line []byte) {
 			_ = srv.send(ctx, errorBody(nil, mcp.CodeInvalidRequest, "Invalid Request: a batch of valid messages expected"))
 			return
 		}
+		if answer := batchTooLong(len(msgs), srv.cfg.maxBatch); answer != nil {
+			_ = srv.send(ctx, answer)
+			return
+		}
 	}
 	for _, m := range msgs {
 		srv.wg.Go(func() { srv.handle(ctx, m) })
@@ -164,7 +168,7 @@ func handleAnswering(ctx context.Context, cfg serverConfig, s Session, m jsonrpc
 	case ctx.Err() != nil || err == nil:
 		return false
 	}
-	cfg.log.Warn().Err(err).Str("method", m.Method).Msg("handle a message")
+	cfg.log.Warn().Err(err).Str("method", Clip(m.Method)).Msg("handle a message")
 	if m.Kind == jsonrpc.KindRequest && !sent.Load() {
 		_ = out(ctx, errorBody(m.ID, mcp.CodeInternal, "replayctl serve: "+err.Error()))
 	}

@@ -29,6 +29,10 @@ the tape (s1, s2, …). Every message is appended as it passes, with its HTTP
 status, the headers that matter and its SSE id, event and retry; credential
 headers (Authorization, Cookie, Set-Cookie, X-Api-Key, …) never are. A message
 over --max-message is relayed whole but not recorded (counted in the summary).
+A request body must arrive within --body-timeout (10s; else 408), the bodies
+held at once stay within --body-budget (64MiB; else 503 with Retry-After),
+and at --max-conns connections the one waiting longest on its client is
+closed for a new one.
 The proxy runs until Ctrl-C or SIGTERM, its normal end: the streams in flight
 are closed, the tape gets its end line, and it exits 0. --session and
 --stop-timeout are for the stdio mode.`
@@ -39,12 +43,14 @@ are closed, the tape gets its end line, and it exits 0. --session and
 type recordHTTPFlags struct {
 	listen   string
 	upstream string
+	listenLimits
 }
 
 // add declares the HTTP mode's flags.
 func (f *recordHTTPFlags) add(fl *pflag.FlagSet) {
 	fl.StringVar(&f.listen, "listen", "", "HTTP mode: the address the recording proxy listens on, e.g. 127.0.0.1:8080 (port 0: any free port); with --upstream")
 	fl.StringVar(&f.upstream, "upstream", "", "HTTP mode: the MCP server's URL (a Streamable HTTP endpoint, or a legacy HTTP+SSE /sse endpoint); with --listen")
+	f.listenLimits.add(fl)
 }
 
 // given says whether the HTTP mode was asked for (either flag).
@@ -67,7 +73,7 @@ func (f *recordHTTPFlags) check(cmd *cobra.Command, serverArgs []string) error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return usageError("record: --upstream %q is not an http:// or https:// URL", f.upstream)
 	}
-	return nil
+	return f.listenLimits.check()
 }
 
 // recordHTTP runs the HTTP recording proxy until ctx is done (SIGINT,
@@ -106,7 +112,8 @@ func (a *app) recordHTTP(ctx context.Context, f *recordFlags, tags map[string]st
 			}
 		}
 		return tape.NewWriter(file, h)
-	}, record.WithLogger(a.log), record.WithMaxMessage(int(f.maxMessage)), record.WithTapOptions(f.tapOptions()...))
+	}, record.WithLogger(a.log), record.WithMaxMessage(int(f.maxMessage)), record.WithTapOptions(f.tapOptions()...),
+		record.WithBodyReadTimeout(hf.bodyTimeout), record.WithBodyBudget(int64(hf.bodyBudget)))
 	if err != nil {
 		abandon()
 		return usageError("%v", err)
@@ -117,6 +124,7 @@ func (a *app) recordHTTP(ctx context.Context, f *recordFlags, tags map[string]st
 		return usageError("record: --listen %s: %v", hf.listen, err)
 	}
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
+	l = hf.limitConns(srv, l, a.log)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	fmt.Fprintf(a.errOut, "recording %s → %s (tape %s; Ctrl-C to stop)\n", listenURL(l.Addr(), p.Upstream()), hf.upstream, f.out)

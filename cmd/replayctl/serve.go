@@ -47,6 +47,15 @@ error naming the closest recorded request and what differs, and serve lists
 every miss when it stops. --chaos injects seeded faults toward the client
 (the same --seed gives the same faults); serve lists them when it stops.
 
+Limits against clients that send too much or too slowly: a request body
+must arrive within --body-timeout (10s; else 408); the bodies held at once
+stay within --body-budget (64MiB; else 503 with Retry-After); at --max-conns
+connections the one waiting longest on its client is closed for a new one;
+a batch over --max-batch (1000) gets one error; the first --max-misses
+(1000) misses are kept, later ones counted; in --mode new at most
+--max-upstreams (8) upstream connections are open, each closed after
+--upstream-idle-timeout (60s) without a miss.
+
 Exit status: 0 served (misses or not); 1 with --strict when there was a
 miss; 2 bad usage or an unreadable tape.
 ` + serveModesHelp,
@@ -60,6 +69,9 @@ miss; 2 bad usage or an unreadable tape.
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := f.modeFlags.check(f.listen); err != nil {
+				return err
+			}
+			if err := f.serveLimits.check(); err != nil {
 				return err
 			}
 			if f.mode == modeRecord {
@@ -82,8 +94,10 @@ miss; 2 bad usage or an unreadable tape.
 	fl.StringSliceVar(&f.volatile, "volatile", nil, "a request field left out of matching, besides the defaults, e.g. params.arguments.requestId or tools/call:params.arguments.ts (repeatable)")
 	fl.BoolVar(&f.repeat, "repeat", false, "answer a request asked more often than recorded again, in recorded order (else it is a miss)")
 	fl.DurationVar(&f.idle, "idle-timeout", 0, "over HTTP, close a session idle this long (no request, no GET stream), as a client that left without DELETE; 0: never")
-	fl.IntVar(&f.maxMessage, "max-message", transport.DefaultMaxMessage, "longest message a client may send, in bytes")
-	fl.IntVar(&f.maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
+	f.maxMessage, f.maxLine = transport.DefaultMaxMessage, 8<<20
+	fl.Var((*byteSize)(&f.maxMessage), "max-message", "longest message a client may send, e.g. 64MiB")
+	fl.Var((*byteSize)(&f.maxLine), "max-line", "longest tape line accepted, e.g. 16MiB")
+	f.addLimits(fl)
 	fl.StringVar(&f.mode, "mode", modeReplay, "replay (the tape only) | record (the upstream, writing TAPE) | once (record if TAPE does not exist, else replay) | new (the tape, misses forwarded to the upstream and added)")
 	fl.StringVar(&f.upstream, "upstream", "", "the real server of --mode record, once, new: a Streamable HTTP URL (or give its command after --)")
 	fl.BoolVar(&f.force, "force", false, "--mode record: overwrite TAPE if it exists")
@@ -145,21 +159,21 @@ func (a *app) serveFrom(ctx context.Context, path string, f serveFlags, more *se
 	if le := (*listenError)(nil); errors.As(serveErr, &le) {
 		return serveErr
 	}
-	misses, injected := srv.Misses(), srv.Injected()
-	printServeSummary(a.errOut, misses, injected)
+	misses, missed, injected := srv.Misses(), srv.MissCount(), srv.Injected()
+	printServeSummary(a.errOut, misses, missed, injected)
 	if more != nil && more.stop != nil {
 		serveErr = errors.Join(serveErr, more.stop())
 	}
 	if f.report != "" {
-		if err := writeServeReport(f.report, path, seed, f.chaos != "", misses, injected); err != nil {
+		if err := writeServeReport(f.report, path, seed, f.chaos != "", misses, missed, injected); err != nil {
 			return err
 		}
 	}
 	if serveErr != nil {
 		return serveErr
 	}
-	if f.strict && len(misses) > 0 {
-		return &exitError{code: exitFailed, err: fmt.Errorf("%d request(s) had no recorded answer (--strict)", len(misses))}
+	if f.strict && missed > 0 {
+		return &exitError{code: exitFailed, err: fmt.Errorf("%d request(s) had no recorded answer (--strict)", missed)}
 	}
 	return nil
 }
@@ -186,6 +200,7 @@ func serveOptions(f serveFlags, log zerolog.Logger) ([]mock.ServerOption, int64,
 		mock.WithLatency(factor),
 		mock.WithLogger(log),
 		mock.WithServerTapeOptions(tape.WithMaxLine(f.maxLine)),
+		mock.WithMaxMisses(f.maxMisses),
 	}
 	if len(f.volatile) > 0 {
 		opts = append(opts, mock.WithVolatile(f.volatile...))
@@ -228,10 +243,14 @@ func parseTiming(s string) (float64, error) {
 }
 
 // printServeSummary says on stderr what serve saw go wrong.
-func printServeSummary(w io.Writer, misses []mock.Miss, injected []mock.Injected) {
-	fmt.Fprintf(w, "served: %d miss(es), %d fault(s) injected\n", len(misses), len(injected))
+// Of missed misses, the first ones (misses) are listed, the rest counted.
+func printServeSummary(w io.Writer, misses []mock.Miss, missed int, injected []mock.Injected) {
+	fmt.Fprintf(w, "served: %d miss(es), %d fault(s) injected\n", missed, len(injected))
 	for _, m := range misses {
 		fmt.Fprintf(w, "  miss: session %s: %s\n", m.Session, m)
+	}
+	if more := missed - len(misses); more > 0 {
+		fmt.Fprintf(w, "  … and %d more miss(es), counted, not kept (--max-misses %d)\n", more, len(misses))
 	}
 	for _, i := range injected {
 		fmt.Fprintf(w, "  fault: %s to %s (recorded seq %d, session %s): %s\n", i.Kind, i.Method, i.Seq, i.Session, i.Detail)
@@ -242,7 +261,9 @@ func printServeSummary(w io.Writer, misses []mock.Miss, injected []mock.Injected
 type serveReport struct {
 	Tape   string      `json:"tape"`
 	Misses []mock.Miss `json:"misses"`
-	Chaos  *serveChaos `json:"chaos,omitempty"`
+	// MissCount counts every miss; Misses holds the first --max-misses.
+	MissCount int         `json:"miss_count"`
+	Chaos     *serveChaos `json:"chaos,omitempty"`
 }
 
 type serveChaos struct {
@@ -250,8 +271,8 @@ type serveChaos struct {
 	Faults []mock.Injected `json:"faults"`
 }
 
-func writeServeReport(path, tapePath string, seed int64, chaos bool, misses []mock.Miss, injected []mock.Injected) error {
-	rep := serveReport{Tape: tapePath, Misses: misses}
+func writeServeReport(path, tapePath string, seed int64, chaos bool, misses []mock.Miss, missed int, injected []mock.Injected) error {
+	rep := serveReport{Tape: tapePath, Misses: misses, MissCount: missed}
 	if rep.Misses == nil {
 		rep.Misses = []mock.Miss{}
 	}

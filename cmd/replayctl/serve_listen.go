@@ -35,6 +35,7 @@ type serveFlags struct {
 	path string // TAPE
 	modeFlags
 	stopTimeout time.Duration
+	serveLimits
 	// redaction builds the Redactor of --redact-* (record and new).
 	redaction func() (*tape.Redactor, error)
 }
@@ -55,6 +56,9 @@ func serveTape(ctx context.Context, sessions transport.Sessions, f serveFlags, s
 		transport.ServerLogger(log.With().Str("stage", "listen").Logger()),
 		transport.AllowOrigins(f.origins...),
 		transport.IdleTimeout(f.idle),
+		transport.BodyReadTimeout(f.bodyTimeout),
+		transport.BodyBudget(int64(f.bodyBudget)),
+		transport.MaxBatch(f.maxBatch),
 	}
 	if f.listen == "" {
 		return serveStdio(ctx, sessions, stdin, stdout, opts)
@@ -65,6 +69,7 @@ func serveTape(ctx context.Context, sessions transport.Sessions, f serveFlags, s
 	}
 	mux := transport.NewMux(sessions, opts...)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	ln = f.limitConns(srv, ln, log)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	base := "http://" + ln.Addr().String()

@@ -61,7 +61,8 @@ func (a *app) newMode(ctx context.Context, path string, f serveFlags) error {
 		return usageError("serve --mode new: cannot write the journal: %v", err)
 	}
 	tap := record.NewTap(jw, record.WithRedactor(red))
-	fwd := forward.New(f.upstreamDialer(a), tap, sessionNamer(taken), a.log)
+	fwd := forward.New(f.upstreamDialer(a), tap, sessionNamer(taken), a.log,
+		forward.MaxUpstreams(f.maxUpstreams), forward.IdleTimeout(f.upstreamIdle))
 	stopped := false
 	stop := func() error {
 		stopped = true

@@ -124,7 +124,13 @@ type servingProcess struct {
 // waits for the URL it prints.
 func startServe(t *testing.T, args ...string) *servingProcess {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
+	return startCmd(t, exec.Command(binary, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...))
+}
+
+// startCmd starts cmd, a serve or record that prints its URL on stderr,
+// from the repository root, and waits for the URL.
+func startCmd(t *testing.T, cmd *exec.Cmd) *servingProcess {
+	t.Helper()
 	cmd.Dir = "../.."
 	pr, pw := io.Pipe()
 	stderr := &syncBuffer{}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/pflag"
+
+	"github.com/replayctl/replayctl/forward"
+	"github.com/replayctl/replayctl/mock"
+	"github.com/replayctl/replayctl/transport"
+)
+
+// listenLimits are the limits of a listener against its clients, flags
+// of serve and record: how long a request body may take, how many bytes
+// of bodies are held at once, how many connections.
+type listenLimits struct {
+	bodyTimeout time.Duration
+	bodyBudget  byteSize
+	maxConns    int
+}
+
+// add declares the flags.
+func (l *listenLimits) add(fl *pflag.FlagSet) {
+	fl.DurationVar(&l.bodyTimeout, "body-timeout", transport.DefaultBodyTimeout, "over HTTP, the time a client has to send a request's whole body; a body still arriving then is cut with 408")
+	l.bodyBudget = byteSize(transport.DefaultBodyBudget)
+	fl.Var(&l.bodyBudget, "body-budget", "over HTTP, the request body bytes held at once over all connections, e.g. 64MiB; a body that would take more is refused with 503 and Retry-After")
+	fl.IntVar(&l.maxConns, "max-conns", transport.DefaultMaxConns, "over HTTP, the connections held at once (lowered to what the open-file limit leaves room for); at it, the connection waiting on its client longest is closed for a new one")
+}
+
+// conns is the connection cap: --max-conns, lowered to what the file
+// descriptor limit leaves room for.
+func (l *listenLimits) conns() int {
+	n := l.maxConns
+	if n <= 0 {
+		n = transport.DefaultMaxConns
+	}
+	if room := transport.ConnRoom(); room > 0 {
+		n = min(n, room)
+	}
+	return n
+}
+
+// limitConns wraps ln in the connection limit and sets srv's hooks for it.
+func (l *listenLimits) limitConns(srv *http.Server, ln net.Listener, log zerolog.Logger) net.Listener {
+	return transport.NewConnLimiter(l.conns(), log).Listen(srv, ln)
+}
+
+// serveLimits are serve's limits: the listener's, the batch size, the
+// misses kept, the upstream processes of --mode new.
+type serveLimits struct {
+	listenLimits
+	maxBatch     int
+	maxMisses    int
+	maxUpstreams int
+	upstreamIdle time.Duration
+}
+
+// addLimits declares serve's limit flags.
+func (f *serveFlags) addLimits(fl *pflag.FlagSet) {
+	f.listenLimits.add(fl)
+	fl.IntVar(&f.maxBatch, "max-batch", transport.DefaultMaxBatch, "the most messages in one JSON-RPC batch; a longer batch is answered with one error")
+	fl.IntVar(&f.maxMisses, "max-misses", mock.DefaultMaxMisses, "the misses kept in detail (listed, in --report); later ones are only counted")
+	fl.IntVar(&f.maxUpstreams, "max-upstreams", forward.DefaultMaxUpstreams, "--mode new: the upstream connections (server processes, with a command) open at once, one per client session with a miss; at it, the one idle longest is stopped")
+	fl.DurationVar(&f.upstreamIdle, "upstream-idle-timeout", forward.DefaultIdleTimeout, "--mode new: stop a client session's upstream connection (its server process) after this long without a forwarded request; its next miss starts a new one")
+}
+
+// check refuses a limit that is no limit: a count or a duration under 1.
+func (l *listenLimits) check() error {
+	switch {
+	case l.bodyTimeout <= 0:
+		return usageError("--body-timeout %v: want a duration above 0, e.g. 10s", l.bodyTimeout)
+	case l.maxConns < 1:
+		return usageError("--max-conns %d: want at least 1", l.maxConns)
+	}
+	return nil
+}
+
+// check refuses a limit that is no limit (see listenLimits.check).
+func (l *serveLimits) check() error {
+	if err := l.listenLimits.check(); err != nil {
+		return err
+	}
+	for _, c := range []struct {
+		flag string
+		n    int
+	}{{"--max-batch", l.maxBatch}, {"--max-misses", l.maxMisses}, {"--max-upstreams", l.maxUpstreams}} {
+		if c.n < 1 {
+			return usageError("%s %d: want at least 1", c.flag, c.n)
+		}
+	}
+	if l.upstreamIdle <= 0 {
+		return usageError("--upstream-idle-timeout %v: want a duration above 0, e.g. 60s", l.upstreamIdle)
+	}
+	return nil
+}

@@ -1,0 +1,122 @@
+package forward
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/replayctl/replayctl/internal/testserver"
+	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/mock"
+	"github.com/replayctl/replayctl/record"
+	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
+)
+
+// countingDialer dials real server processes and counts them: started,
+// stopped, and the most running at once.
+type countingDialer struct {
+	d transport.Dialer
+
+	mu                  sync.Mutex
+	started, live, most int
+}
+
+func (c *countingDialer) Dial(ctx context.Context, session string) (transport.Conn, error) {
+	conn, err := c.d.Dial(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.started++
+	c.live++
+	c.most = max(c.most, c.live)
+	c.mu.Unlock()
+	return &countedConn{Conn: conn, c: c}, nil
+}
+
+func (c *countingDialer) counts() (started, live, most int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.started, c.live, c.most
+}
+
+type countedConn struct {
+	transport.Conn
+	c    *countingDialer
+	once sync.Once
+}
+
+func (cc *countedConn) Close() error {
+	err := cc.Conn.Close() // waits for the process
+	cc.once.Do(func() {
+		cc.c.mu.Lock()
+		cc.c.live--
+		cc.c.mu.Unlock()
+	})
+	return err
+}
+
+// TestUpstreamsCappedAndStoppedWhenIdle: ten live sessions that each
+// miss once start ten server processes over time, never more than
+// MaxUpstreams (3) at once — the one idle longest is stopped for a new
+// one — and every one left is stopped once idle for IdleTimeout.
+func TestUpstreamsCappedAndStoppedWhenIdle(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var journal bytes.Buffer
+	w, err := tape.NewWriter(&journal, tape.Header{Transport: "stdio"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tap := record.NewTap(w)
+	dial := &countingDialer{d: transport.Stdio{Command: testserver.Crashy(t)}}
+	n := 0
+	fwd := New(dial, tap, func() string { n++; return fmt.Sprintf("n%d", n) }, zerolog.Nop(),
+		MaxUpstreams(3), IdleTimeout(200*time.Millisecond))
+	defer fwd.Close()
+	srv, err := mock.NewServer(tape.File("../examples/go-sdk-2025.jsonl"), mock.WithMissHandler(fwd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		sess, err := srv.Open(ctx, transport.SessionInfo{ID: fmt.Sprintf("live%d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &collector{asks: make(chan jsonrpc.Message, 4)}
+		for _, m := range []string{
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"fwd-test","version":"1"},"protocolVersion":"2025-11-25","capabilities":{}}}`,
+			`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`,
+			fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"not-recorded-%d"}}`, i),
+		} {
+			if err := sess.Handle(ctx, []byte(m), c.send); err != nil {
+				t.Fatal(err)
+			}
+		}
+		defer sess.Close()
+	}
+	if fwd.Forwarded() != 10 {
+		t.Errorf("%d misses forwarded, want 10", fwd.Forwarded())
+	}
+	started, _, most := dial.counts()
+	if started != 10 || most > 3 {
+		t.Errorf("%d server processes started, at most %d at once; want 10, at most 3", started, most)
+	}
+	for {
+		if _, live, _ := dial.counts(); live == 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			_, live, _ := dial.counts()
+			t.Fatalf("%d server processes still running after every session was idle", live)
+		case <-time.After(20 * time.Millisecond): // re-read the counts
+		}
+	}
+}
