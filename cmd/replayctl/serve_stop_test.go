@@ -177,7 +177,7 @@ func (p *servingProcess) signalAndWait(t *testing.T, sig syscall.Signal) (int, s
 		p.done <- err // for Cleanup
 		return p.cmd.ProcessState.ExitCode(), p.stderr.String()
 	case <-time.After(stopBound):
-		t.Fatalf("serve still running %s after %s, with a client that does not read its answer; stderr:\n%s", stopBound, sig, clip(p.stderr.String(), 3000))
+		t.Fatalf("serve still running %s after %s; stderr:\n%s", stopBound, sig, clip(p.stderr.String(), 3000))
 		return 0, ""
 	}
 }
@@ -225,5 +225,45 @@ func TestServeStopsWithAnswerUnread(t *testing.T) {
 	c.stuck(bigCall)
 	if code, stderr := r.signalAndWait(t, syscall.SIGINT); code != 0 {
 		t.Errorf("serve --mode record: exit %d, want 0; stderr:\n%s", code, clip(stderr, 3000))
+	}
+}
+
+// TestServeSecondSignalForces: a second SIGINT while serve --mode new
+// stops (here it waits --stop-timeout, a minute, for an upstream that
+// ignores the end of its input and SIGTERM) ends it at once: exit 130,
+// saying so and that the journal is kept for the next serve to merge.
+func TestServeSecondSignalForces(t *testing.T) {
+	path := handshakeTape(t)
+	upstream := fakeStdioCommand(t, "stubborn")
+	p := startServe(t, append([]string{path, "--mode", "new", "--stop-timeout", "1m", "--"}, upstream...)...)
+	c := &httpRawClient{t: t, url: p.url}
+	c.initialize()
+	resp := c.post(bigCall)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !bytes.Contains(body, []byte("fake-answer")) {
+		t.Fatalf("the forwarded call: HTTP %d: %s", resp.StatusCode, body)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(serveWait)
+	for !strings.Contains(p.stderr.String(), "a second Ctrl-C") {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not say it is stopping; stderr:\n%s", clip(p.stderr.String(), 3000))
+		}
+		select {
+		case err := <-p.done:
+			p.done <- err
+			t.Fatalf("serve exited (%v) on the first signal, though its upstream ignores it; stderr:\n%s", err, clip(p.stderr.String(), 3000))
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	code, stderr := p.signalAndWait(t, syscall.SIGINT)
+	if code != exitInterrupted || !strings.Contains(stderr, "stopped at once") || !strings.Contains(stderr, "next serve --mode new merges") {
+		t.Errorf("exit %d, want 130 saying it stopped at once and the journal is kept; stderr:\n%s", code, clip(stderr, 3000))
+	}
+	if _, err := os.Stat(journalOf(path)); err != nil {
+		t.Errorf("the journal is gone: %v", err)
 	}
 }
