@@ -95,8 +95,10 @@ miss; 2 bad usage or an unreadable tape.
 	return cmd
 }
 
-// serve is replayctl serve in the mode f asks for.
+// serve is replayctl serve in the mode f asks for. A second signal while
+// it stops ends it at once.
 func (a *app) serve(ctx context.Context, path string, f serveFlags) error {
+	defer a.forceOnSecondSignal(ctx, func() string { return serveLeft(path, f) })()
 	switch f.mode {
 	case modeRecord:
 		return a.recordMode(ctx, path, f)
@@ -106,6 +108,22 @@ func (a *app) serve(ctx context.Context, path string, f serveFlags) error {
 		return a.newMode(ctx, path, f)
 	}
 	return a.replay(ctx, path, f)
+}
+
+// serveLeft says what a serve ended at once by a second signal leaves
+// undone.
+func serveLeft(path string, f serveFlags) string {
+	var left []string
+	switch f.mode {
+	case modeNew:
+		left = append(left, journalOf(path)+" is kept: the next serve --mode new merges it into the tape")
+	case modeRecord, modeOnce:
+		left = append(left, "a tape being recorded keeps what was recorded so far, without its end line")
+	}
+	if f.report != "" {
+		left = append(left, "--report "+f.report+" was not written")
+	}
+	return strings.Join(left, "; ")
 }
 
 // replay is replayctl serve's replay mode: the tape as a mock.Server,
