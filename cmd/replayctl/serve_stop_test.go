@@ -29,6 +29,13 @@ const bigText = 12 << 20
 // bound it would wait for the client for ever.
 const stopBound = 20 * time.Second
 
+// answerBound bounds how long a test waits for serve to answer a
+// request: a failure deadline, not a timing assertion.
+const answerBound = 30 * time.Second
+
+// answerClient is the HTTP client of the tests' raw clients.
+var answerClient = &http.Client{Timeout: answerBound}
+
 // rpcIn is the part of a JSON-RPC request a fake upstream reads.
 type rpcIn struct {
 	ID     json.RawMessage `json:"id"`
@@ -125,7 +132,7 @@ func (c *httpRawClient) post(msg string) *http.Response {
 	if c.session != "" {
 		req.Header.Set("Mcp-Session-Id", c.session)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := answerClient.Do(req)
 	if err != nil {
 		c.t.Fatal(err)
 	}
