@@ -73,7 +73,9 @@ func New(dial transport.Dialer, tap *record.Tap, name func() string, log zerolog
 // Forwarded is how many misses the upstream answered.
 func (f *Forwarder) Forwarded() int64 { return f.forwarded.Load() }
 
-// Failed is how many misses could not be forwarded.
+// Failed is how many misses could not be forwarded: each was answered
+// with an error naming why (mock keeps it as a Miss). A miss whose client
+// went away first is not counted.
 func (f *Forwarder) Failed() int64 { return f.failed.Load() }
 
 // Refused is how many requests of the upstream were answered with an
@@ -95,6 +97,9 @@ func (f *Forwarder) Miss(ctx context.Context, live *mock.Live, req []byte, send 
 	u, err := f.upstreamOf(live)
 	if err == nil {
 		err = u.forward(ctx, req, send)
+	}
+	if err != nil && ctx.Err() != nil { // the client is gone (or serve stops): no one to answer
+		return err
 	}
 	if err != nil {
 		f.failed.Add(1)
@@ -163,7 +168,7 @@ func (f *Forwarder) upstreamOf(live *mock.Live) (*upstream, error) {
 	}
 	u := f.sessions[live]
 	if u == nil {
-		u = &upstream{f: f, live: live, name: f.name(), pending: map[string]chan []byte{}, asks: map[string][]byte{}}
+		u = &upstream{f: f, live: live, name: f.name(), pending: map[string]chan reply{}, asks: map[string][]byte{}}
 		f.sessions[live] = u
 		f.added = append(f.added, u.name)
 	}
@@ -178,19 +183,27 @@ func (u *upstream) record(dir tape.Dir, msg []byte) {
 	}
 }
 
-// dialerOf is the dialer of live's upstream connection: over HTTP with
-// the Mcp-Param-* headers the client sent when it opened the session (for
-// stateless traffic, one session per request: that request's), which
-// the upstream may require and the connection cannot derive (it has not
-// listed the tools). A value with "${" in it is not passed: the dialer
-// would take it for an environment variable.
-func (f *Forwarder) dialerOf(live *mock.Live) transport.Dialer {
-	h, ok := f.dial.(transport.HTTP)
-	if !ok {
+// dialerOf is the dialer of u's upstream connection. It tells u of the
+// upstream's faults (a lost answer, a stdio line that is not JSON); over
+// HTTP it sends the Mcp-Param-* headers the client sent when it opened
+// the session (for stateless traffic, one session per request: that
+// request's), which the upstream may require and the connection cannot
+// derive (it has not listed the tools). A value with "${" in it is not
+// passed: the dialer would take it for an environment variable.
+func (f *Forwarder) dialerOf(u *upstream) transport.Dialer {
+	var h transport.HTTP
+	switch d := f.dial.(type) {
+	case transport.Stdio:
+		d.OnFault = u.fault
+		return d
+	case transport.HTTP:
+		h = d
+	default:
 		return f.dial
 	}
+	h.OnFault = u.fault
 	out := h.Header.Clone()
-	for k, vs := range live.Info.Header {
+	for k, vs := range u.live.Info.Header {
 		if !strings.HasPrefix(http.CanonicalHeaderKey(k), "Mcp-Param-") {
 			continue
 		}
