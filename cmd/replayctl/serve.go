@@ -62,10 +62,8 @@ miss; 2 bad usage or an unreadable tape.
 			if err := f.modeFlags.check(f.listen); err != nil {
 				return err
 			}
-			if f.mode == modeRecord {
-				if err := replayOnly(cmd); err != nil {
-					return err
-				}
+			if err := replayOnly(cmd, f.mode, f.path); err != nil {
+				return err
 			}
 			return a.serve(cmd.Context(), f.path, f)
 		},
