@@ -39,7 +39,8 @@ http://127.0.0.1:PORT/mcp (both eras: sessions with Mcp-Session-Id and the
 GET stream, and stateless 2026-07-28 with server/discover; one tape session
 per stateless POST) and the legacy HTTP+SSE transport of 2024-11-05 at
 http://127.0.0.1:PORT/sse. It prints the URL on stderr and serves until
-SIGINT or SIGTERM. Browser pages from non-loopback origins are refused
+SIGINT or SIGTERM; a client that does not read its answer cannot hold it
+up, and a second signal while it stops ends it at once (exit 130). Browser pages from non-loopback origins are refused
 (DNS rebinding protection) unless --allow-origin lets them in.
 
 A request the tape has no answer for is a miss: the client gets a JSON-RPC
