@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -272,5 +273,68 @@ func TestServeSecondSignalForces(t *testing.T) {
 	}
 	if _, err := os.Stat(journalOf(path)); err != nil {
 		t.Errorf("the journal is gone: %v", err)
+	}
+}
+
+// TestServeStdioStopsWithAnswerUnread: over stdio too, a client that
+// reads none of a 12 MB answer does not keep serve from stopping at
+// SIGINT.
+func TestServeStdioStopsWithAnswerUnread(t *testing.T) {
+	path := handshakeTape(t)
+	answer := fmt.Sprintf(`{"type":"message","seq":3,"t_us":30,"session":"s1","dir":"c2s","msg":%s}
+{"type":"message","seq":4,"t_us":40,"session":"s1","dir":"s2c","msg":{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"%s"}]}}}
+`, bigCall, strings.Repeat("x", bigText))
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(answer); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "serve", "--max-line", "67108864", path)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe() // read up to the first answer, then never again
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-done
+	})
+	fmt.Fprintf(stdin, "%s\n%s\n", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
+		t.Fatalf("the initialize answer: %v; stderr:\n%s", err, stderr.String())
+	}
+	fmt.Fprintf(stdin, "%s\n", bigCall) // its answer is never read
+	// Serve is writing the answer once it has read the request: stdin
+	// takes the next line only after serve has taken the call (a pipe
+	// holds 64 KiB, so fill it past that).
+	if _, err := io.WriteString(stdin, strings.Repeat(" ", 1<<20)); err != nil {
+		t.Fatalf("serve stopped reading: %v", err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+		done <- nil
+		if code := cmd.ProcessState.ExitCode(); code != 0 {
+			t.Errorf("serve: exit %d, want 0; stderr:\n%s", code, clip(stderr.String(), 3000))
+		}
+	case <-time.After(stopBound):
+		t.Fatalf("serve still running %s after SIGINT; stderr:\n%s", stopBound, clip(stderr.String(), 3000))
 	}
 }
