@@ -54,6 +54,8 @@ type Forwarder struct {
 	refused   atomic.Int64 // upstream requests no client stream could take
 	nextAsk   atomic.Int64
 
+	closing sync.WaitGroup // the upstream connections Closed is ending
+
 	mu       sync.Mutex // guards the fields below
 	sessions map[*mock.Live]*upstream
 	added    []string
@@ -130,20 +132,26 @@ func (f *Forwarder) Answer(ctx context.Context, live *mock.Live, msg []byte) boo
 	return u != nil && u.answer(ctx, msg)
 }
 
-// Closed ends the live session's upstream connection.
+// Closed ends the live session's upstream connection. It returns at
+// once: a server command may take its stop timeout to exit, and the
+// listener closing its sessions (serve stopping) must not wait for it;
+// Close waits.
 func (f *Forwarder) Closed(live *mock.Live) {
 	f.mu.Lock()
 	u := f.sessions[live]
 	delete(f.sessions, live)
 	f.mu.Unlock()
 	if u != nil {
-		u.close()
+		f.closing.Go(u.close)
 	}
 }
 
-// Close ends every upstream connection; Miss fails after it. It does not
-// close the Tap.
+// Close ends every upstream connection, and waits for them (and those
+// Closed is ending) to end; Miss fails after it. It does not close the
+// Tap, which may be closed first: what the upstreams send then is not
+// recorded.
 func (f *Forwarder) Close() error {
+	defer f.closing.Wait()
 	f.mu.Lock()
 	f.closed = true
 	us := make([]*upstream, 0, len(f.sessions))
@@ -178,7 +186,11 @@ func (f *Forwarder) upstreamOf(live *mock.Live) (*upstream, error) {
 // record writes one message of u's tape session; a failure is logged
 // (the Tap's error is sticky: serve reports it when it closes the Tap).
 func (u *upstream) record(dir tape.Dir, msg []byte) {
-	if err := u.f.tap.Record(time.Time{}, u.name, dir, msg, nil, nil); err != nil {
+	err := u.f.tap.Record(time.Time{}, u.name, dir, msg, nil, nil)
+	switch {
+	case errors.Is(err, tape.ErrClosed): // serve is stopping: the journal is merged
+		u.f.log.Debug().Str("session", u.name).Msg("an upstream message after the journal was closed: not recorded")
+	case err != nil:
 		u.f.log.Error().Err(err).Msg("the journal could not be written")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -115,7 +116,11 @@ func serveLeft(path string, f serveFlags) string {
 	var left []string
 	switch f.mode {
 	case modeNew:
-		left = append(left, journalOf(path)+" is kept: the next serve --mode new merges it into the tape")
+		if _, err := os.Stat(journalOf(path)); err == nil {
+			left = append(left, journalOf(path)+" is kept: the next serve --mode new merges it into the tape")
+		} else {
+			left = append(left, "the journal is merged into "+path+"; upstream servers still stopping are left to end on their own")
+		}
 	case modeRecord, modeOnce:
 		left = append(left, "a tape being recorded keeps what was recorded so far, without its end line")
 	}

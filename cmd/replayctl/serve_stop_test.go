@@ -239,7 +239,7 @@ func TestServeStopsWithAnswerUnread(t *testing.T) {
 // TestServeSecondSignalForces: a second SIGINT while serve --mode new
 // stops (here it waits --stop-timeout, a minute, for an upstream that
 // ignores the end of its input and SIGTERM) ends it at once: exit 130,
-// saying so and that the journal is kept for the next serve to merge.
+// saying so; the journal was merged into the tape first.
 func TestServeSecondSignalForces(t *testing.T) {
 	path := handshakeTape(t)
 	upstream := fakeStdioCommand(t, "stubborn")
@@ -268,11 +268,14 @@ func TestServeSecondSignalForces(t *testing.T) {
 		}
 	}
 	code, stderr := p.signalAndWait(t, syscall.SIGINT)
-	if code != exitInterrupted || !strings.Contains(stderr, "stopped at once") || !strings.Contains(stderr, "next serve --mode new merges") {
-		t.Errorf("exit %d, want 130 saying it stopped at once and the journal is kept; stderr:\n%s", code, clip(stderr, 3000))
+	if code != exitInterrupted || !strings.Contains(stderr, "stopped at once") || !strings.Contains(stderr, "the journal is merged") {
+		t.Errorf("exit %d, want 130 saying it stopped at once, the journal merged; stderr:\n%s", code, clip(stderr, 3000))
 	}
-	if _, err := os.Stat(journalOf(path)); err != nil {
-		t.Errorf("the journal is gone: %v", err)
+	if _, err := os.Stat(journalOf(path)); err == nil {
+		t.Errorf("the journal is left unmerged")
+	}
+	if data, err := os.ReadFile(path); err != nil || !bytes.Contains(data, []byte("fake-answer")) {
+		t.Errorf("the tape lacks the forwarded answer (%v):\n%s", err, clip(string(data), 3000))
 	}
 }
 
