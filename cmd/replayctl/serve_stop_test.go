@@ -239,7 +239,8 @@ func TestServeStopsWithAnswerUnread(t *testing.T) {
 // TestServeSecondSignalForces: a second SIGINT while serve --mode new
 // stops (here it waits --stop-timeout, a minute, for an upstream that
 // ignores the end of its input and SIGTERM) ends it at once: exit 130,
-// saying so; the journal was merged into the tape first.
+// saying so; the journal was merged into the tape first, before the
+// wait.
 func TestServeSecondSignalForces(t *testing.T) {
 	path := handshakeTape(t)
 	upstream := fakeStdioCommand(t, "stubborn")
@@ -255,10 +256,12 @@ func TestServeSecondSignalForces(t *testing.T) {
 	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
+	// The journal is merged before the upstream is waited for; a second
+	// signal is heeded once serve has said so.
 	deadline := time.Now().Add(serveWait)
-	for !strings.Contains(p.stderr.String(), "a second Ctrl-C") {
+	for s := p.stderr.String(); !strings.Contains(s, "forwarded to the upstream and added to") || !strings.Contains(s, "a second Ctrl-C"); s = p.stderr.String() {
 		if time.Now().After(deadline) {
-			t.Fatalf("serve did not say it is stopping; stderr:\n%s", clip(p.stderr.String(), 3000))
+			t.Fatalf("serve did not merge its journal; stderr:\n%s", clip(p.stderr.String(), 3000))
 		}
 		select {
 		case err := <-p.done:
