@@ -176,7 +176,7 @@ func (f *Forwarder) upstreamOf(live *mock.Live) (*upstream, error) {
 	}
 	u := f.sessions[live]
 	if u == nil {
-		u = &upstream{f: f, live: live, name: f.name(), pending: map[string]chan reply{}, asks: map[string][]byte{}}
+		u = &upstream{f: f, live: live, name: f.name(), pending: map[string]waiter{}, asks: map[string][]byte{}}
 		f.sessions[live] = u
 		f.added = append(f.added, u.name)
 	}

@@ -30,12 +30,19 @@ type upstream struct {
 
 	sendMu sync.Mutex // one Send at a time, unless the connection sends concurrently
 
-	mu       sync.Mutex            // guards the fields below
-	pending  map[string]chan reply // the calls waiting for an answer, by id key
-	streams  []*stream             // the client streams of the forwarded requests in flight
-	asks     map[string][]byte     // relayed upstream requests: our id key → the upstream's id
-	sentInit bool                  // notifications/initialized has gone upstream
+	mu       sync.Mutex        // guards the fields below
+	pending  map[string]waiter // the calls waiting for an answer, by id key
+	streams  []*stream         // the client streams of the forwarded requests in flight
+	asks     map[string][]byte // relayed upstream requests: our id key → the upstream's id
+	sentInit bool              // notifications/initialized has gone upstream
 	closed   bool
+}
+
+// waiter is a call waiting for an answer: where the answer goes, and the
+// method it asked.
+type waiter struct {
+	ch     chan reply
+	method string
 }
 
 // reply is what a call waiting for an answer gets: the answer, or the
@@ -85,7 +92,7 @@ func (u *upstream) call(ctx context.Context, m *jsonrpc.Message) ([]byte, error)
 	key := jsonrpc.IDKey(m.ID)
 	ch := make(chan reply, 1)
 	u.mu.Lock()
-	u.pending[key] = ch
+	u.pending[key] = waiter{ch: ch, method: m.Method}
 	u.mu.Unlock()
 	defer func() {
 		u.mu.Lock()
@@ -206,7 +213,7 @@ func (u *upstream) reader() {
 		switch m.Kind {
 		case jsonrpc.KindResponse, jsonrpc.KindError:
 			u.mu.Lock()
-			ch := u.pending[jsonrpc.IDKey(m.ID)]
+			ch := u.pending[jsonrpc.IDKey(m.ID)].ch
 			u.mu.Unlock()
 			if ch != nil {
 				select { // a 1-slot channel: an answer the upstream repeats must not block its reader
@@ -227,19 +234,22 @@ func (u *upstream) reader() {
 
 // fault fails the call waiting for the answer the upstream lost (f.ID),
 // or, for a fault that is no one request's (a stdio line that is not
-// JSON, most likely meant as an answer), every call waiting: each
-// client is answered with an error naming the fault rather than left
-// waiting for an answer that will not come.
+// JSON, most likely meant as an answer), every call waiting but an
+// initialize (a server starting may print a banner): each client is
+// answered with an error naming the fault rather than left waiting for
+// an answer that will not come.
 func (u *upstream) fault(f transport.Fault) {
 	u.mu.Lock()
 	var chs []chan reply
 	if f.ID != nil {
-		if ch := u.pending[jsonrpc.IDKey(f.ID)]; ch != nil {
-			chs = append(chs, ch)
+		if w, ok := u.pending[jsonrpc.IDKey(f.ID)]; ok {
+			chs = append(chs, w.ch)
 		}
 	} else {
-		for _, ch := range u.pending {
-			chs = append(chs, ch)
+		for _, w := range u.pending {
+			if w.method != "initialize" {
+				chs = append(chs, w.ch)
+			}
 		}
 	}
 	u.mu.Unlock()

@@ -24,8 +24,10 @@ const (
 // make. It answers initialize, takes notifications, and answers any other
 // request as how says: "stubborn" answers it, and ignores SIGTERM and the
 // end of its stdin (it has to be killed); "garbage" writes a line that is
-// not JSON instead; "exit" exits with status 3, saying so on stderr. It
-// returns the exit status.
+// not JSON instead; "exit" exits with status 3, saying so on stderr;
+// "banner" answers it, but writes a banner that is not JSON on stdout
+// before its answer to initialize, as some servers do. It returns the
+// exit status.
 func fakeStdioUpstream(how string) int {
 	if p := os.Getenv(fakeUpstreamPIDEnv); p != "" {
 		_ = os.WriteFile(p, []byte(strconv.Itoa(os.Getpid())), 0o644)
@@ -42,6 +44,9 @@ func fakeStdioUpstream(how string) int {
 		}
 		switch {
 		case m.Method == "initialize":
+			if how == "banner" {
+				fmt.Println("fake server 1.0 ready on stdio")
+			}
 			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"fake","version":"1"}}}`+"\n", m.ID)
 		case how == "garbage":
 			fmt.Println("<html>this is not JSON-RPC</html>")

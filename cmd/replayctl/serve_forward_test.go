@@ -68,6 +68,26 @@ func TestServeModeNewUpstreamFaults(t *testing.T) {
 	}
 }
 
+// TestServeModeNewUpstreamBanner: a stdio upstream that writes a banner
+// that is not JSON on stdout while it starts (before its answer to the
+// handshake's initialize) is not taken for a fault: the miss is
+// forwarded and answered.
+func TestServeModeNewUpstreamBanner(t *testing.T) {
+	path := handshakeTape(t)
+	p := startServe(t, append([]string{"--strict", path, "--mode", "new", "--"}, fakeStdioCommand(t, "banner")...)...)
+	c := &httpRawClient{t: t, url: p.url}
+	c.initialize()
+	resp := c.post(bigCall)
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || !bytes.Contains(body, []byte("fake-answer")) {
+		t.Errorf("the client got HTTP %d %q (%v); want the upstream's answer", resp.StatusCode, clip(string(body), 2000), err)
+	}
+	if code, stderr := p.stop(t); code != 0 {
+		t.Errorf("serve --strict: exit %d, want 0; stderr:\n%s", code, clip(stderr, 3000))
+	}
+}
+
 // TestServeStdioModeNewUpstreamGarbage: over stdio too, a client whose
 // miss the upstream answers with a line that is not JSON gets an error
 // answer while its stdin is still open.
