@@ -57,6 +57,8 @@ type Forwarder struct {
 	maxUpstreams int           // see MaxUpstreams
 	idle         time.Duration // see IdleTimeout
 
+	closing sync.WaitGroup // the upstream connections Closed is ending
+
 	mu       sync.Mutex // guards the fields below, and the inflight, idleSince and timer of each upstream
 	sessions map[*mock.Live]*upstream
 	added    []string
@@ -80,7 +82,9 @@ func New(dial transport.Dialer, tap *record.Tap, name func() string, log zerolog
 // Forwarded is how many misses the upstream answered.
 func (f *Forwarder) Forwarded() int64 { return f.forwarded.Load() }
 
-// Failed is how many misses could not be forwarded.
+// Failed is how many misses could not be forwarded: each was answered
+// with an error naming why (mock keeps it as a Miss). A miss whose client
+// went away first is not counted.
 func (f *Forwarder) Failed() int64 { return f.failed.Load() }
 
 // Refused is how many requests of the upstream were answered with an
@@ -103,6 +107,9 @@ func (f *Forwarder) Miss(ctx context.Context, live *mock.Live, req []byte, send 
 	if err == nil {
 		err = u.forward(ctx, req, send)
 		f.release(u)
+	}
+	if err != nil && ctx.Err() != nil { // the client is gone (or serve stops): no one to answer
+		return err
 	}
 	if err != nil {
 		f.failed.Add(1)
@@ -133,7 +140,10 @@ func (f *Forwarder) Answer(ctx context.Context, live *mock.Live, msg []byte) boo
 	return u != nil && u.answer(ctx, msg)
 }
 
-// Closed ends the live session's upstream connection.
+// Closed ends the live session's upstream connection. It returns at
+// once: a server command may take its stop timeout to exit, and the
+// listener closing its sessions (serve stopping) must not wait for it;
+// Close waits.
 func (f *Forwarder) Closed(live *mock.Live) {
 	f.mu.Lock()
 	u := f.sessions[live]
@@ -143,13 +153,16 @@ func (f *Forwarder) Closed(live *mock.Live) {
 	}
 	f.mu.Unlock()
 	if u != nil {
-		u.close()
+		f.closing.Go(u.close)
 	}
 }
 
-// Close ends every upstream connection; Miss fails after it. It does not
-// close the Tap.
+// Close ends every upstream connection, and waits for them (and those
+// Closed is ending) to end; Miss fails after it. It does not close the
+// Tap, which may be closed first: what the upstreams send then is not
+// recorded.
 func (f *Forwarder) Close() error {
+	defer f.closing.Wait()
 	f.mu.Lock()
 	f.closed = true
 	us := make([]*upstream, 0, len(f.sessions))
@@ -170,24 +183,36 @@ func (f *Forwarder) Close() error {
 // record writes one message of u's tape session; a failure is logged
 // (the Tap's error is sticky: serve reports it when it closes the Tap).
 func (u *upstream) record(dir tape.Dir, msg []byte) {
-	if err := u.f.tap.Record(time.Time{}, u.name, dir, msg, nil, nil); err != nil {
+	err := u.f.tap.Record(time.Time{}, u.name, dir, msg, nil, nil)
+	switch {
+	case errors.Is(err, tape.ErrClosed): // serve is stopping: the journal is merged
+		u.f.log.Debug().Str("session", u.name).Msg("an upstream message after the journal was closed: not recorded")
+	case err != nil:
 		u.f.log.Error().Err(err).Msg("the journal could not be written")
 	}
 }
 
-// dialerOf is the dialer of live's upstream connection: over HTTP with
-// the Mcp-Param-* headers the client sent when it opened the session (for
-// stateless traffic, one session per request: that request's), which
-// the upstream may require and the connection cannot derive (it has not
-// listed the tools). A value with "${" in it is not passed: the dialer
-// would take it for an environment variable.
-func (f *Forwarder) dialerOf(live *mock.Live) transport.Dialer {
-	h, ok := f.dial.(transport.HTTP)
-	if !ok {
+// dialerOf is the dialer of u's upstream connection. It tells u of the
+// upstream's faults (a lost answer, a stdio line that is not JSON); over
+// HTTP it sends the Mcp-Param-* headers the client sent when it opened
+// the session (for stateless traffic, one session per request: that
+// request's), which the upstream may require and the connection cannot
+// derive (it has not listed the tools). A value with "${" in it is not
+// passed: the dialer would take it for an environment variable.
+func (f *Forwarder) dialerOf(u *upstream) transport.Dialer {
+	var h transport.HTTP
+	switch d := f.dial.(type) {
+	case transport.Stdio:
+		d.OnFault = u.fault
+		return d
+	case transport.HTTP:
+		h = d
+	default:
 		return f.dial
 	}
+	h.OnFault = u.fault
 	out := h.Header.Clone()
-	for k, vs := range live.Info.Header {
+	for k, vs := range u.live.Info.Header {
 		if !strings.HasPrefix(http.CanonicalHeaderKey(k), "Mcp-Param-") {
 			continue
 		}

@@ -72,7 +72,7 @@ func (f *Forwarder) acquire(live *mock.Live) (*upstream, error) {
 			delete(f.sessions, victim.live)
 			victim.timer.Stop()
 		}
-		u = &upstream{f: f, live: live, name: f.name(), pending: map[string]chan []byte{}, asks: map[string][]byte{}}
+		u = &upstream{f: f, live: live, name: f.name(), pending: map[string]waiter{}, asks: map[string][]byte{}}
 		f.sessions[live] = u
 		f.added = append(f.added, u.name)
 	}

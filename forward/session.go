@@ -36,12 +36,26 @@ type upstream struct {
 
 	sendMu sync.Mutex // one Send at a time, unless the connection sends concurrently
 
-	mu       sync.Mutex // guards the fields below
-	pending  map[string]chan []byte
+	mu       sync.Mutex        // guards the fields below
+	pending  map[string]waiter // the calls waiting for an answer, by id key
 	streams  []*stream         // the client streams of the forwarded requests in flight
 	asks     map[string][]byte // relayed upstream requests: our id key → the upstream's id
 	sentInit bool              // notifications/initialized has gone upstream
 	closed   bool
+}
+
+// waiter is a call waiting for an answer: where the answer goes, and the
+// method it asked.
+type waiter struct {
+	ch     chan reply
+	method string
+}
+
+// reply is what a call waiting for an answer gets: the answer, or the
+// upstream's fault that lost it.
+type reply struct {
+	msg []byte
+	err error
 }
 
 // stream is the client stream of one forwarded request: what the
@@ -82,9 +96,9 @@ func (u *upstream) forward(ctx context.Context, req []byte, send transport.Send)
 // (recorded by the reader).
 func (u *upstream) call(ctx context.Context, m *jsonrpc.Message) ([]byte, error) {
 	key := jsonrpc.IDKey(m.ID)
-	ch := make(chan []byte, 1)
+	ch := make(chan reply, 1)
 	u.mu.Lock()
-	u.pending[key] = ch
+	u.pending[key] = waiter{ch: ch, method: m.Method}
 	u.mu.Unlock()
 	defer func() {
 		u.mu.Lock()
@@ -96,8 +110,11 @@ func (u *upstream) call(ctx context.Context, m *jsonrpc.Message) ([]byte, error)
 		return nil, fmt.Errorf("send %s upstream: %w", m.Method, err)
 	}
 	select {
-	case a := <-ch:
-		return a, nil
+	case r := <-ch:
+		if r.err != nil {
+			return nil, fmt.Errorf("the upstream's answer to %s: %w", m.Method, r.err)
+		}
+		return r.msg, nil
 	case <-u.read:
 		return nil, fmt.Errorf("the upstream connection ended before answering %s: %w", m.Method, u.connErr())
 	case <-ctx.Done():
@@ -128,7 +145,7 @@ func (u *upstream) ensure(ctx context.Context, req []byte) error {
 	if closed {
 		return errClosed
 	}
-	conn, err := u.f.dialerOf(u.live).Dial(context.WithoutCancel(ctx), u.name)
+	conn, err := u.f.dialerOf(u).Dial(context.WithoutCancel(ctx), u.name)
 	if err != nil {
 		u.err = fmt.Errorf("dial the upstream: %w", err)
 		return u.err
@@ -202,11 +219,11 @@ func (u *upstream) reader() {
 		switch m.Kind {
 		case jsonrpc.KindResponse, jsonrpc.KindError:
 			u.mu.Lock()
-			ch := u.pending[jsonrpc.IDKey(m.ID)]
+			ch := u.pending[jsonrpc.IDKey(m.ID)].ch
 			u.mu.Unlock()
 			if ch != nil {
 				select { // a 1-slot channel: an answer the upstream repeats must not block its reader
-				case ch <- in.Msg:
+				case ch <- reply{msg: in.Msg}:
 				default:
 					u.f.log.Debug().Str("session", u.name).Str("id", string(m.ID)).Msg("the upstream answered this id again: recorded, not relayed")
 				}
@@ -217,6 +234,35 @@ func (u *upstream) reader() {
 			if st := u.latest(); st == nil || !st.relay(in.Msg) {
 				u.f.log.Debug().Str("session", u.name).Str("method", m.Method).Msg("an upstream notification with no client request in flight: recorded, not relayed")
 			}
+		}
+	}
+}
+
+// fault fails the call waiting for the answer the upstream lost (f.ID),
+// or, for a fault that is no one request's (a stdio line that is not
+// JSON, most likely meant as an answer), every call waiting but an
+// initialize (a server starting may print a banner): each client is
+// answered with an error naming the fault rather than left waiting for
+// an answer that will not come.
+func (u *upstream) fault(f transport.Fault) {
+	u.mu.Lock()
+	var chs []chan reply
+	if f.ID != nil {
+		if w, ok := u.pending[jsonrpc.IDKey(f.ID)]; ok {
+			chs = append(chs, w.ch)
+		}
+	} else {
+		for _, w := range u.pending {
+			if w.method != "initialize" {
+				chs = append(chs, w.ch)
+			}
+		}
+	}
+	u.mu.Unlock()
+	for _, ch := range chs {
+		select { // 1-slot: the answer (or another fault) came first
+		case ch <- reply{err: f.Err}:
+		default:
 		}
 	}
 }

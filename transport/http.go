@@ -35,6 +35,9 @@ type HTTP struct {
 	// or an SSE event's data. 0 means DefaultMaxMessage. A longer one
 	// ends the connection with a *TooLargeError.
 	MaxMessage int
+	// OnFault, when set, is told of each request whose answer is lost
+	// (see Fault), from the connection's reading goroutine.
+	OnFault func(Fault)
 }
 
 var _ Dialer = HTTP{}
@@ -76,13 +79,14 @@ func (h HTTP) Dial(ctx context.Context, session string) (Conn, error) {
 		client = DefaultClient()
 	}
 	c := &HTTPConn{
-		url:    u,
-		header: header,
-		client: client,
-		limit:  limitOf(h.MaxMessage),
-		log:    h.Logger.With().Str("transport", "http").Str("session", session).Logger(),
-		in:     make(chan Incoming),
-		done:   make(chan struct{}),
+		url:     u,
+		header:  header,
+		client:  client,
+		limit:   limitOf(h.MaxMessage),
+		onFault: h.OnFault,
+		log:     h.Logger.With().Str("transport", "http").Str("session", session).Logger(),
+		in:      make(chan Incoming),
+		done:    make(chan struct{}),
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	go func() {
@@ -126,6 +130,8 @@ type HTTPConn struct {
 	client *http.Client
 	limit  int // the longest message the server may send
 	log    zerolog.Logger
+	// onFault is told of each request whose answer is lost; may be nil.
+	onFault func(Fault)
 
 	ctx    context.Context // the connection's life; cancelled by Close and fail
 	cancel context.CancelFunc

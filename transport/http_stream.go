@@ -24,6 +24,7 @@ type stream struct {
 	answered bool   // the answer to reqID has been delivered
 	lastID   string // the last SSE event id seen
 	retry    int64  // the server's reconnection time, ms
+	why      error  // what was dropped or broke, in case the answer never comes
 }
 
 const (
@@ -33,9 +34,12 @@ const (
 )
 
 // readAnswer reads a POST answer: nothing (202), JSON, or an SSE stream.
+// When the POST carried a request and its answer did not come, the
+// answer is lost: the fault goes to onFault.
 func (c *HTTPConn) readAnswer(resp *http.Response, st *stream) {
 	switch mt := mediaType(resp); {
 	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent || resp.ContentLength == 0:
+		st.why = fmt.Errorf("HTTP %d with no body", resp.StatusCode)
 		discard(resp)
 	case mt == "application/json":
 		c.readJSON(resp, st)
@@ -44,7 +48,32 @@ func (c *HTTPConn) readAnswer(resp *http.Response, st *stream) {
 	default:
 		c.log.Warn().Int("status", resp.StatusCode).Str("content_type", resp.Header.Get("Content-Type")).
 			Msg("answer is neither JSON nor an event stream; dropped")
+		st.why = fmt.Errorf("HTTP %d with Content-Type %q, neither JSON nor an event stream", resp.StatusCode, resp.Header.Get("Content-Type"))
 		discard(resp)
+	}
+	if st.reqID != nil && !st.answered && !c.isClosing() {
+		c.lost(st)
+	}
+}
+
+// alsoErr is err after first, on one line; err when first is nil.
+func alsoErr(first, err error) error {
+	if first == nil {
+		return err
+	}
+	return fmt.Errorf("%w; %w", first, err)
+}
+
+// lost tells onFault that the answer to st's request will not come.
+func (c *HTTPConn) lost(st *stream) {
+	why := st.why
+	if why == nil {
+		why = errors.New("the answer holds no answer to the request")
+	}
+	err := fmt.Errorf("%w: POST %s (%s, id %s): %w", ErrTarget, c.url, st.method, st.reqID, why)
+	c.log.Warn().Err(err).Msg("the answer to a request is lost")
+	if c.onFault != nil {
+		c.onFault(Fault{ID: st.reqID, Err: err})
 	}
 }
 
@@ -73,11 +102,13 @@ func (c *HTTPConn) readJSON(resp *http.Response, st *stream) {
 		if !c.isClosing() {
 			c.log.Warn().Err(err).Msg("reading JSON answer")
 		}
+		st.why = fmt.Errorf("reading the JSON answer: %w", err)
 		return
 	}
 	msgs, err := splitBody(body)
 	if err != nil {
 		c.log.Warn().Str("body", clip(body, 200)).Msg("JSON answer is not valid JSON; dropped")
+		st.why = fmt.Errorf("the answer is not JSON: %q", clip(body, 200))
 		return
 	}
 	meta := httpMeta(resp)
@@ -120,6 +151,7 @@ func (c *HTTPConn) readEvents(resp *http.Response, st *stream) bool {
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !c.isClosing() {
 				c.log.Debug().Err(err).Str("stream", st.kind).Msg("event stream broke")
+				st.why = fmt.Errorf("the event stream broke: %w", err)
 			}
 			return !c.isClosing()
 		}
@@ -132,6 +164,7 @@ func (c *HTTPConn) readEvents(resp *http.Response, st *stream) bool {
 		}
 		if !json.Valid(ev.Data) {
 			c.log.Warn().Str("data", clip(ev.Data, 200)).Msg("SSE event data is not JSON; dropped")
+			st.why = fmt.Errorf("an event of the stream is not JSON: %q", clip(ev.Data, 200))
 			continue
 		}
 		c.note(st, ev.Data)
@@ -180,6 +213,7 @@ func (c *HTTPConn) reconnect(st *stream) *http.Response {
 	if st.kind == "POST" && st.lastID == "" {
 		c.log.Warn().Str("id", string(st.reqID)).
 			Msg("answer stream ended before the answer and carried no event ids, so it cannot be resumed")
+		st.why = alsoErr(st.why, errors.New("the event stream ended before the answer and carried no event ids, so it cannot be resumed"))
 		return nil
 	}
 	wait := time.Duration(st.retry) * time.Millisecond
@@ -209,6 +243,7 @@ func (c *HTTPConn) reconnect(st *stream) *http.Response {
 		if !c.isClosing() {
 			c.log.Warn().Err(err).Str("stream", st.kind).Str("last_event_id", st.lastID).Msg("could not resume event stream")
 		}
+		st.why = alsoErr(st.why, fmt.Errorf("the event stream ended before the answer and could not be resumed: %w", err))
 		return nil
 	}
 	c.log.Debug().Str("stream", st.kind).Str("last_event_id", st.lastID).Msg("event stream resumed")

@@ -91,6 +91,7 @@ type ndjsonReader struct {
 	nonJSON atomic.Int64
 	tail    *tail                         // the last non-JSON lines
 	tooLong atomic.Pointer[TooLargeError] // set when a line was over the limit
+	onFault func(Fault)                   // told of each non-JSON line; may be nil
 }
 
 // newNDJSONReader reads output, whose lines errors call line, with lines
@@ -152,6 +153,9 @@ func (l *ndjsonReader) deliver(line []byte, owned bool) bool {
 		n := l.nonJSON.Add(1)
 		_, _ = l.tail.Write(append(line[:len(line):len(line)], '\n'))
 		l.log.Warn().Int64("count", n).Str("line", clip(line, 200)).Msg("server wrote a non-JSON line to " + l.output + "; dropped")
+		if l.onFault != nil {
+			l.onFault(Fault{Err: fmt.Errorf("%w: %s is not JSON: %q", ErrTarget, l.line, clip(line, 200))})
+		}
 		return true
 	}
 	msg := line[:len(line):len(line)]

@@ -114,6 +114,7 @@ func refused(ctx context.Context, w http.ResponseWriter, r *http.Request, origin
 
 // ServeHTTP implements http.Handler.
 func (h *StreamableHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer cutOnDone(h.ctx, w)()
 	if refused(h.ctx, w, r, h.cfg.origins) {
 		return
 	}

@@ -65,6 +65,7 @@ func (h *LegacyHandler) Close() error {
 
 // ServeHTTP implements http.Handler.
 func (h *LegacyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer cutOnDone(h.ctx, w)()
 	if refused(h.ctx, w, r, h.cfg.origins) {
 		return
 	}

@@ -246,3 +246,14 @@ func parseEventID(id string) (prefix string, n int, ok bool) {
 	}
 	return id[:i], n, true
 }
+
+// cutOnDone makes every write of the response w fail at once when ctx is
+// done (the handler is closed), and returns the function that undoes it.
+// A client that reads nothing holds a write of a large answer until its
+// connection goes; the handler's Close, which waits for the handling it
+// cancels, would wait with it.
+func cutOnDone(ctx context.Context, w http.ResponseWriter) (stop func() bool) {
+	return context.AfterFunc(ctx, func() {
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now())
+	})
+}

@@ -29,6 +29,10 @@ type Stdio struct {
 	// bytes; 0 means DefaultMaxMessage. A longer line ends the
 	// connection with a *TooLargeError.
 	MaxMessage int
+	// OnFault, when set, is told of each stdout line that is not JSON
+	// (see Fault), from the connection's reading goroutine; the line is
+	// dropped either way.
+	OnFault func(Fault)
 }
 
 var _ Dialer = Stdio{}
@@ -106,6 +110,7 @@ func (s Stdio) Dial(ctx context.Context, session string) (Conn, error) {
 	}
 	c.w = ndjsonWriter{f: parent[1], name: fmt.Sprintf("server %q", name), input: "stdin", closing: c.closing}
 	c.out = newNDJSONReader(c.log, "stdout", "a stdout line of "+c.w.name, s.MaxMessage, c.closing)
+	c.out.onFault = s.OnFault
 	c.log.Debug().Str("command", name).Msg("server started")
 	stdoutDone, stderrDone := make(chan struct{}), make(chan struct{})
 	c.wg.Add(5)

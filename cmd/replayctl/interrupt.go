@@ -3,8 +3,12 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"sync"
+	"syscall"
 
 	"github.com/replayctl/replayctl/tape"
 )
@@ -88,4 +92,40 @@ func rewriteTape(ctx context.Context, in, out string, maxLine int, write func(co
 		return nil, notWritten(err)
 	}
 	return r, nil
+}
+
+// forceOnSecondSignal arranges, for a command that may take a while to
+// stop (serve, record), that once ctx is done (the first SIGINT or
+// SIGTERM) a second one ends the process at once with exit 130, saying
+// so and what it leaves undone (the text left returns then). It returns
+// the function to call once the command has stopped. Only the process's
+// own app does this (see app.isMain).
+func (a *app) forceOnSecondSignal(ctx context.Context, left func() string) (stopped func()) {
+	if !a.isMain {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+		}
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(sig)
+		fmt.Fprintln(a.errOut, "stopping (a second Ctrl-C or SIGTERM stops at once)")
+		select {
+		case <-done:
+		case s := <-sig:
+			msg := fmt.Sprintf("replayctl: %s again: stopped at once, without finishing", s)
+			if l := left(); l != "" {
+				msg += "; " + l
+			}
+			fmt.Fprintln(a.errOut, msg+" (exit 130)")
+			os.Exit(exitInterrupted)
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { close(done) }) }
 }

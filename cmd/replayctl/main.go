@@ -44,18 +44,27 @@ func usageError(format string, a ...any) error {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	code := runMain(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
 // run is main without the process: it returns the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := &app{stdin: stdin, stdout: stdout, stderr: stderr}
-	app.out, app.errOut = app.redacting(stdout), app.redacting(stderr)
+	return runApp(ctx, &app{stdin: stdin, stdout: stdout, stderr: stderr}, args)
+}
+
+// runMain is run as the process's own main: a second signal while a
+// command stops may end the process (see forceOnSecondSignal).
+func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runApp(ctx, &app{stdin: stdin, stdout: stdout, stderr: stderr, isMain: true}, args)
+}
+
+func runApp(ctx context.Context, app *app, args []string) int {
+	app.out, app.errOut = app.redacting(app.stdout), app.redacting(app.stderr)
 	root := app.rootCommand()
 	root.SetArgs(args)
-	root.SetIn(stdin)
+	root.SetIn(app.stdin)
 	root.SetOut(app.out)
 	root.SetErr(app.errOut)
 	err := root.ExecuteContext(ctx)
@@ -104,6 +113,9 @@ type app struct {
 	// redactor hides the secrets of the replay (replay.Replay.Secrets)
 	// from the moment they are known; nil before.
 	redactor atomic.Pointer[report.Redactor]
+	// isMain is set in the process's own app (not in tests that call
+	// run): it may end the process on a second signal.
+	isMain bool
 }
 
 // redact hides secrets from now on in everything written through

@@ -16,6 +16,9 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if how := os.Getenv(fakeUpstreamEnv); how != "" { // the test binary as a stdio upstream
+		os.Exit(fakeStdioUpstream(how))
+	}
 	dir, err := os.MkdirTemp("", "replayctl-e2e")
 	if err != nil {
 		panic(err)

@@ -197,6 +197,9 @@ server could not start, exited with another status, or sent a line longer than
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			defer a.forceOnSecondSignal(cmd.Context(), func() string {
+				return f.out + " keeps what was recorded so far, without its end line"
+			})()
 			tags, err := f.check()
 			if err != nil {
 				return err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -39,7 +40,8 @@ http://127.0.0.1:PORT/mcp (both eras: sessions with Mcp-Session-Id and the
 GET stream, and stateless 2026-07-28 with server/discover; one tape session
 per stateless POST) and the legacy HTTP+SSE transport of 2024-11-05 at
 http://127.0.0.1:PORT/sse. It prints the URL on stderr and serves until
-SIGINT or SIGTERM. Browser pages from non-loopback origins are refused
+SIGINT or SIGTERM; a client that does not read its answer cannot hold it
+up, and a second signal while it stops ends it at once (exit 130). Browser pages from non-loopback origins are refused
 (DNS rebinding protection) unless --allow-origin lets them in.
 
 A request the tape has no answer for is a miss: the client gets a JSON-RPC
@@ -74,10 +76,8 @@ miss; 2 bad usage or an unreadable tape.
 			if err := f.serveLimits.check(); err != nil {
 				return err
 			}
-			if f.mode == modeRecord {
-				if err := replayOnly(cmd); err != nil {
-					return err
-				}
+			if err := replayOnly(cmd, f.mode, f.path); err != nil {
+				return err
 			}
 			return a.serve(cmd.Context(), f.path, f)
 		},
@@ -109,8 +109,10 @@ miss; 2 bad usage or an unreadable tape.
 	return cmd
 }
 
-// serve is replayctl serve in the mode f asks for.
+// serve is replayctl serve in the mode f asks for. A second signal while
+// it stops ends it at once.
 func (a *app) serve(ctx context.Context, path string, f serveFlags) error {
+	defer a.forceOnSecondSignal(ctx, func() string { return serveLeft(path, f) })()
 	switch f.mode {
 	case modeRecord:
 		return a.recordMode(ctx, path, f)
@@ -120,6 +122,26 @@ func (a *app) serve(ctx context.Context, path string, f serveFlags) error {
 		return a.newMode(ctx, path, f)
 	}
 	return a.replay(ctx, path, f)
+}
+
+// serveLeft says what a serve ended at once by a second signal leaves
+// undone.
+func serveLeft(path string, f serveFlags) string {
+	var left []string
+	switch f.mode {
+	case modeNew:
+		if _, err := os.Stat(journalOf(path)); err == nil {
+			left = append(left, journalOf(path)+" is kept: the next serve --mode new merges it into the tape")
+		} else {
+			left = append(left, "the journal is merged into "+path+"; upstream servers still stopping are left to end on their own")
+		}
+	case modeRecord, modeOnce:
+		left = append(left, "a tape being recorded keeps what was recorded so far, without its end line")
+	}
+	if f.report != "" {
+		left = append(left, "--report "+f.report+" was not written")
+	}
+	return strings.Join(left, "; ")
 }
 
 // replay is replayctl serve's replay mode: the tape as a mock.Server,

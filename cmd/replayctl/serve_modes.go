@@ -2,11 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/url"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/replayctl/replayctl/tape"
 )
 
 // The record-or-replay modes of replayctl serve, as go-vcr and
@@ -105,19 +111,36 @@ func (m *modeFlags) check(listen string) error {
 // --mode record, record's pass-through proxy, does not take.
 var replayOnlyFlags = []string{"strategy", "timing", "chaos", "seed", "strict", "report", "volatile", "repeat", "idle-timeout", "allow-origin"}
 
-// replayOnly refuses, with --mode record, a flag that only a replay uses,
-// rather than ignoring it.
-func replayOnly(cmd *cobra.Command) error {
-	for _, name := range replayOnlyFlags {
-		if cmd.Flags().Changed(name) {
-			return usageError("serve --mode record: --%s is for serving from the tape (modes replay, once, new); record passes everything through to the upstream: leave it out", name)
+// replayOnly refuses, when serve records (--mode record, or once with
+// no tape at path), a flag that only a replay uses, rather than ignoring
+// it.
+func replayOnly(cmd *cobra.Command, mode, path string) error {
+	switch mode {
+	case modeRecord:
+	case modeOnce:
+		if _, err := os.Stat(path); err == nil {
+			return nil // once replays: it takes them
 		}
+	default:
+		return nil
+	}
+	for _, name := range replayOnlyFlags {
+		if !cmd.Flags().Changed(name) {
+			continue
+		}
+		if mode == modeOnce {
+			return usageError("serve --mode once: %s does not exist, so this run records it, passing everything through to the upstream, and --%s is for serving from the tape: leave it out of this run (once replays the tape from the next run on, and takes it then)", path, name)
+		}
+		return usageError("serve --mode record: --%s is for serving from the tape (modes replay, once, new); record passes everything through to the upstream: leave it out", name)
 	}
 	return nil
 }
 
 // recordMode is serve --mode record (or once without the tape): record's
-// proxy writing path, with serve's flags.
+// proxy writing path, with serve's flags. An HTTP upstream is reached
+// first: one that cannot be is exit 3, with no tape written. A recording
+// that got no message leaves no tape (a once run would replay it,
+// missing everything).
 func (a *app) recordMode(ctx context.Context, path string, f serveFlags) error {
 	rf := recordFlags{
 		out: path, force: f.force, session: "s1", maxMessage: byteSize(f.maxMessage),
@@ -130,10 +153,63 @@ func (a *app) recordMode(ctx context.Context, path string, f serveFlags) error {
 	if err != nil {
 		return err
 	}
+	_, statErr := os.Stat(path)
+	existed := statErr == nil
 	if f.listen != "" {
-		return a.recordHTTP(ctx, &rf, tags, recordHTTPFlags{listen: f.listen, upstream: f.upstream})
+		if err := reachable(ctx, f.upstream); err != nil {
+			return &exitError{code: exitTarget, err: fmt.Errorf("serve --mode %s: the upstream %s cannot be reached: %w; nothing was recorded (start it, or check --upstream)", f.mode, f.upstream, err)}
+		}
+		err = a.recordHTTP(ctx, &rf, tags, recordHTTPFlags{listen: f.listen, upstream: f.upstream})
+	} else {
+		err = a.recordStdio(ctx, &rf, tags, f.argv)
 	}
-	return a.recordStdio(ctx, &rf, tags, f.argv)
+	if !existed && noMessages(path) {
+		if os.Remove(path) == nil {
+			fmt.Fprintf(a.errOut, "%s: nothing was recorded, so no tape is left\n", path)
+		}
+	}
+	return err
+}
+
+// reachTimeout bounds the check that an upstream can be reached.
+const reachTimeout = 5 * time.Second
+
+// reachable checks that a TCP connection to the host of the URL u can be
+// opened.
+func reachable(ctx context.Context, u string) error {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return err
+	}
+	port := pu.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[pu.Scheme]
+	}
+	d := net.Dialer{Timeout: reachTimeout}
+	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(pu.Hostname(), port))
+	if err != nil {
+		return err
+	}
+	return conn.Close()
+}
+
+// noMessages reports whether path is a file holding no message: empty,
+// or a tape with none.
+func noMessages(path string) bool {
+	st, err := os.Stat(path)
+	if err != nil || st.IsDir() {
+		return false
+	}
+	if st.Size() == 0 {
+		return true
+	}
+	r, err := tape.Open(path)
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	_, err = r.Next()
+	return errors.Is(err, io.EOF)
 }
 
 // onceMode is serve --mode once: replay when path exists, else record.

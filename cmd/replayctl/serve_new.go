@@ -64,9 +64,13 @@ func (a *app) newMode(ctx context.Context, path string, f serveFlags) error {
 	fwd := forward.New(f.upstreamDialer(a), tap, sessionNamer(taken), a.log,
 		forward.MaxUpstreams(f.maxUpstreams), forward.IdleTimeout(f.upstreamIdle))
 	stopped := false
+	// At the stop the journal is merged first, then the upstream
+	// connections are waited for (a server command has --stop-timeout
+	// to exit): a second signal, which does not wait, finds the tape
+	// complete.
 	stop := func() error {
 		stopped = true
-		_ = fwd.Close()
+		defer fwd.Close()
 		closeErr := errors.Join(tap.Close(), jfile.Sync(), jfile.Close())
 		if closeErr != nil {
 			return &exitError{code: exitBadInput, err: fmt.Errorf("serve --mode new: the journal %s: %w (serve --mode new merges what it holds at its next start)", jpath, closeErr)}
