@@ -12,7 +12,8 @@ func TestSensitivePath(t *testing.T) {
 	}{
 		{"params.password", true}, {"result.headers.Authorization", true}, {`params["api-key"]`, true},
 		{`params["x.y"].token`, true}, {"result.items[3].access_token.value", true}, {"$.secret", true},
-		{"result.content[0].text", false}, {"params.maxTokens", false}, {`params["a\"token"]`, false}, {"$", false}, {"", false},
+		{`params["a\"token"]`, true}, {"params.db_password", true}, {"result.auth.bearer", true},
+		{"result.content[0].text", false}, {"params.maxTokens", false}, {`params["a\"b"]`, false}, {"$", false}, {"", false},
 	}
 	for _, tc := range tests {
 		if got := sensitivePath(tc.path); got != tc.want {

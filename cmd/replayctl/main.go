@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -52,7 +53,7 @@ func main() {
 // run is main without the process: it returns the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := &app{stdin: stdin, stdout: stdout, stderr: stderr}
-	app.out, app.errOut = app.redacting(stdout), app.redacting(stderr)
+	app.out, app.errOut = app.redacting(stdout), app.redacting(urlMasking{stderr})
 	root := app.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -122,6 +123,27 @@ type redactingWriter struct {
 
 func (rw redactingWriter) Write(p []byte) (int, error) {
 	if _, err := rw.w.Write(rw.a.redactor.Load().Bytes(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// urlMasking masks the credentials of every URL written to w
+// (tape.MaskURLs): an upstream's password or api_key in a banner, a log
+// line or an error. Each Write must be a whole record, as for
+// redactingWriter. Not for stdout, which carries the data served.
+type urlMasking struct{ w io.Writer }
+
+func (u urlMasking) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte("://")) {
+		if s := tape.MaskURLs(string(p)); s != string(p) {
+			if _, err := io.WriteString(u.w, s); err != nil {
+				return 0, err
+			}
+			return len(p), nil
+		}
+	}
+	if _, err := u.w.Write(p); err != nil {
 		return 0, err
 	}
 	return len(p), nil
