@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -29,7 +28,8 @@ const Redacted = "[redacted]"
 //     report;
 //   - as the lossy writers of the reports leave them: invalid UTF-8 as
 //     U+FFFD (encoding/json), characters XML cannot hold as U+FFFD
-//     (JUnit), control characters as '?' (text report) or ' ' (debugger);
+//     (JUnit), control characters as ' ' (debugger; the text report
+//     escapes them as \x01, a backslash escape);
 //   - base64-encoded at any alignment (the part of the encoding that
 //     depends on the secret alone), as MCP carries binary (resource blobs,
 //     images) and HTTP Basic credentials, for secrets of 5 bytes or more;
@@ -60,12 +60,6 @@ func NewRedactor(secrets []string) *Redactor {
 		}
 		valid := perByteValid(s)
 		forms = append(forms, s, valid,
-			strings.Map(func(r rune) rune { // report.clean
-				if unicode.IsControl(r) {
-					return '?'
-				}
-				return r
-			}, valid),
 			strings.Map(func(r rune) rune { // the debugger's one-line form
 				if r < 0x20 {
 					return ' '

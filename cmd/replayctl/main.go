@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replayctl/replayctl/engine"
+	"github.com/replayctl/replayctl/internal/termsafe"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/tape"
 )
@@ -207,7 +208,16 @@ func (a *app) setupLog() error {
 	case "json":
 		w = a.errOut
 	case "console":
-		w = zerolog.ConsoleWriter{Out: a.errOut, NoColor: !colorOn(a.stderr)}
+		// Messages may quote a client's or a tape's text (a method
+		// name): their control characters are escaped. Field values are
+		// quoted by zerolog when they hold any.
+		w = zerolog.ConsoleWriter{Out: a.errOut, NoColor: !colorOn(a.stderr),
+			FormatMessage: func(i any) string {
+				if i == nil {
+					return ""
+				}
+				return termsafe.String(fmt.Sprint(i))
+			}}
 	default:
 		return usageError("--log-format %q: want console or json", a.logFormat)
 	}
