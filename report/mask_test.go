@@ -3,6 +3,8 @@ package report
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/replayctl/replayctl/tape"
 )
 
 func TestSensitivePath(t *testing.T) {
@@ -16,8 +18,8 @@ func TestSensitivePath(t *testing.T) {
 		{"result.content[0].text", false}, {"params.maxTokens", false}, {`params["a\"b"]`, false}, {"$", false}, {"", false},
 	}
 	for _, tc := range tests {
-		if got := sensitivePath(tc.path); got != tc.want {
-			t.Errorf("sensitivePath(%q) = %v, want %v", tc.path, got, tc.want)
+		if got := tape.SecretPath(tc.path); got != tc.want {
+			t.Errorf("SecretPath(%q) = %v, want %v", tc.path, got, tc.want)
 		}
 	}
 }
@@ -29,7 +31,7 @@ func TestMask(t *testing.T) {
 		{Path: "result", Expected: json.RawMessage(`{"user":"ann","password":"p1"}`), Actual: json.RawMessage(`{"user":"bob","password":"p2"}`), Kind: "changed"},
 		{Path: "result.user", Expected: json.RawMessage(`"ann"`), Actual: json.RawMessage(`"bob"`), Kind: "changed"},
 	}
-	res := Mask(Result{
+	res := Redact(nil, Result{
 		Out:         []byte(`{"jsonrpc":"2.0","id":1,"method":"login","params":{"password":"hunter2"}}`),
 		Answer:      []byte(`{"jsonrpc":"2.0","id":1,"result":{"access_token":"new-BBB"}}`),
 		Differences: diffs,

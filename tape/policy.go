@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"encoding/json"
 	"net/url"
 	"slices"
 	"strings"
@@ -309,4 +310,49 @@ func MaskHeader(h Header) Header {
 		}
 	}
 	return h
+}
+
+// SecretPath reports whether a path to a value in a message
+// (result.content[0].text, params["api-key"], headers.Authorization, as
+// validator and diff write them) goes through a member whose name is
+// Sensitive: the value is a secret, or inside one.
+func SecretPath(path string) bool {
+	for i := 0; i < len(path); {
+		switch path[i] {
+		case '.', '$':
+			i++
+		case '[':
+			if i+1 < len(path) && path[i+1] == '"' {
+				j := i + 2
+				for j < len(path) && path[j] != '"' {
+					if path[j] == '\\' {
+						j++
+					}
+					j++
+				}
+				var key string
+				if j < len(path) && json.Unmarshal([]byte(path[i+1:j+1]), &key) == nil && Sensitive(key) {
+					return true
+				}
+				i = j + 1
+				continue
+			}
+			for i < len(path) && path[i] != ']' {
+				i++
+			}
+			i++
+		case ']':
+			i++
+		default:
+			j := i
+			for j < len(path) && path[j] != '.' && path[j] != '[' {
+				j++
+			}
+			if Sensitive(path[i:j]) {
+				return true
+			}
+			i = j
+		}
+	}
+	return false
 }

@@ -13,10 +13,13 @@ import (
 // shorter one would be found all over a tape.
 const MinSecretLen = 4
 
-// Redactor takes secrets out of recorded messages, editing their bytes in
-// place (see Message). Build it with NewRedactor. It keeps counts of what
-// it replaced, so one Redactor must not be used by two goroutines at once
-// (record.Tap calls it under its lock).
+// Redactor takes secrets out of what replayctl records and writes: the
+// one redactor, by the one policy (policy.go). Built with NewRedactor it
+// takes them out of recorded messages, editing their bytes in place (see
+// Message), and keeps counts of what it replaced, so it must not be used
+// by two goroutines at once (record.Tap calls it under its lock). Built
+// with RedactorOf it hides secret values from any output text (Bytes,
+// String, Writer), safe for concurrent use.
 //
 // What it replaces:
 //   - the value of a member, at any depth, whose name is secret by the
@@ -50,6 +53,11 @@ type Redactor struct {
 	missing  []string
 	counts   Counts
 	scratch  []byte // decoded strings, reused (hence one goroutine)
+
+	// Of RedactorOf: read-only, so that Bytes, String and Writer are
+	// safe for concurrent use.
+	forms    [][]byte // every secret and its lossy and base64 forms, deduplicated
+	families []*family
 }
 
 type envSecret struct {

@@ -17,7 +17,6 @@ import (
 
 	"github.com/replayctl/replayctl/engine"
 	"github.com/replayctl/replayctl/internal/termsafe"
-	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/tape"
 )
 
@@ -105,12 +104,12 @@ type app struct {
 	log         zerolog.Logger
 	// redactor hides the secrets of the replay (replay.Replay.Secrets)
 	// from the moment they are known; nil before.
-	redactor atomic.Pointer[report.Redactor]
+	redactor atomic.Pointer[tape.Redactor]
 }
 
 // redact hides secrets from now on in everything written through
 // a.redacting: stdout, stderr, the logs, the debugger.
-func (a *app) redact(secrets []string) { a.redactor.Store(report.NewRedactor(secrets)) }
+func (a *app) redact(secrets []string) { a.redactor.Store(tape.RedactorOf(secrets)) }
 
 // redacting wraps w so that each Write goes through the app's redactor
 // as it is then. Each Write must be a whole record (a line, a rendered
