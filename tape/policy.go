@@ -131,7 +131,8 @@ func MaskURL(u string) string {
 }
 
 // MaskURLs returns text with every URL in it (scheme://… up to a space, a
-// quote or an angle bracket) passed through MaskURL: for error messages,
+// quote or an angle bracket, less punctuation at its end) passed through
+// MaskURL: for error messages,
 // banners and logs that quote a URL.
 func MaskURLs(text string) string {
 	if !strings.Contains(text, "://") {
@@ -152,6 +153,9 @@ func MaskURLs(text string) string {
 		end := sep + 3
 		for end < len(text) && !urlStop(text[end]) {
 			end++
+		}
+		for end > sep+3 && strings.IndexByte(".,:;!?)", text[end-1]) >= 0 {
+			end-- // punctuation after the URL, as in "… to http://h/x."
 		}
 		if start < sep && validScheme(text[start:sep]) {
 			b.WriteString(text[done:start])

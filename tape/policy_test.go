@@ -36,7 +36,8 @@ func TestMaskURLs(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{`Post "http://alice:***@127.0.0.1:1/mcp?api_key=KEY": dial tcp: refused`,
 			`Post "http://alice:redacted@127.0.0.1:1/mcp?api_key=redacted": dial tcp: refused`},
-		{"two: http://a:b@x/ and https://y/?token=t.", "two: http://a:redacted@x/ and https://y/?token=redacted"}, // the dot could be the token's,
+		{"two: http://a:b@x/ and https://y/?token=t.", "two: http://a:redacted@x/ and https://y/?token=redacted."},
+		{`GET http://u:p@h/?key=k: refused`, `GET http://u:redacted@h/?key=redacted: refused`},
 		{"no url here: a://", "no url here: a://"},
 		{"://x", "://x"},
 		{`{"url":"http://u:p@h/"}`, `{"url":"http://u:redacted@h/"}`},
