@@ -169,7 +169,7 @@ func decodeHAR(path string, doc []byte, lineBase int64) (Header, []Message, []st
 					if f.Extra == nil {
 						f.Extra = map[string]json.RawMessage{}
 					}
-					f.Extra[k] = json.RawMessage(Mask([]byte(v)))
+					f.Extra[k] = json.RawMessage(MaskMember(k, []byte(v)))
 				}
 			}
 			hm := harMsg{m: f, entry: i, order: j, seq: -1}

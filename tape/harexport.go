@@ -234,21 +234,21 @@ func metaOf(m Message) harMeta {
 		if x.Extra == nil {
 			x.Extra = make(map[string]string, len(m.Extra))
 		}
-		x.Extra[k] = string(Mask(v))
+		x.Extra[k] = string(MaskMember(k, v))
 	}
 	return x
 }
 
 // exportHeader is the tape's header as the HAR carries it: its members
 // not known to this version as JSON text, so that they come back byte
-// for byte.
+// for byte; its secrets masked (MaskHeader, MaskMember).
 func exportHeader(h Header) *harHeader {
 	x := &harHeader{Header: MaskHeader(h)}
 	for k, v := range h.Extra {
 		if x.Unknown == nil {
 			x.Unknown = make(map[string]string, len(h.Extra))
 		}
-		x.Unknown[k] = string(v)
+		x.Unknown[k] = string(MaskMember(k, v))
 	}
 	return x
 }

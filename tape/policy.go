@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/url"
 	"slices"
@@ -359,4 +360,14 @@ func SecretPath(path string) bool {
 		}
 	}
 	return false
+}
+
+// MaskMember returns the value v of a member named name as it may be
+// shown: Masked (as a JSON string) when the name is Sensitive and v is
+// not null, else v with its own secret members masked (Mask).
+func MaskMember(name string, v []byte) []byte {
+	if Sensitive(name) && !bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+		return []byte(`"` + Masked + `"`)
+	}
+	return Mask(v)
 }

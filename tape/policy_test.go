@@ -1,7 +1,9 @@
 package tape
 
 import (
+	"bytes"
 	"net/url"
+	"os"
 	"reflect"
 	"testing"
 )
@@ -108,5 +110,58 @@ func TestMaskHeader(t *testing.T) {
 	}
 	if h.Server.URL != "http://u:p@h/mcp?key=k" || h.Server.Command[1] != "--url=http://h/?token=t" || h.Tags["from"] != "https://a:b@x/" {
 		t.Errorf("MaskHeader changed its argument")
+	}
+}
+
+// TestHARHoldsNoSecret: a tape whose header and message lines carry
+// credentials (a URL's password, a credential header, unknown members
+// under secret names) exports a HAR that holds none of them, and its
+// import holds none either.
+func TestHARHoldsNoSecret(t *testing.T) {
+	lines := `{"type":"header","format":"replayctl-tape","version":1,"transport":"streamable-http","server":{"url":"http://u:hdr-pw-1@h/mcp?token=hdr-tok-2"},"x_token":"hdr-x-3"}
+{"type":"message","seq":0,"t_us":0,"session":"s1","dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"ping"},"http":{"headers":{"Authorization":["Bearer msg-auth-4"],"Mcp-Protocol-Version":["2025-06-18"]}},"x_meta":{"secret":"msg-x-5","keep":1}}
+{"type":"message","seq":1,"t_us":5,"session":"s1","dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{}},"http":{"status":200,"headers":{"Set-Cookie":["sid=msg-cookie-6"]}},"api_key":"msg-key-7"}
+{"type":"end","messages":2,"duration_us":5}
+`
+	path := t.TempDir() + "/t.jsonl"
+	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var b bytes.Buffer
+	if err := EncodeHAR(&b, r, "test"); err != nil {
+		t.Fatal(err)
+	}
+	h, msgs, _, err := DecodeHAR("t.har", b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back bytes.Buffer
+	w, err := NewWriter(&back, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		if err := w.Write(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	secrets := []string{"hdr-pw-1", "hdr-tok-2", "hdr-x-3", "msg-auth-4", "msg-x-5", "msg-cookie-6", "msg-key-7"}
+	for _, s := range secrets {
+		if bytes.Contains(b.Bytes(), []byte(s)) {
+			t.Errorf("the HAR holds %s", s)
+		}
+		if bytes.Contains(back.Bytes(), []byte(s)) {
+			t.Errorf("its import holds %s", s)
+		}
+	}
+	for _, keep := range []string{"Mcp-Protocol-Version", `\"keep\":1`} {
+		if !bytes.Contains(b.Bytes(), []byte(keep)) {
+			t.Errorf("the HAR lost %s:\n%s", keep, b.Bytes())
+		}
 	}
 }
