@@ -191,6 +191,7 @@ func secretArguments() string {
 		args[k] = v
 	}
 	args["doc"] = `{"user":"bob","password":"v-inner-pw-9e1","nested":[{"api_key":"v-inner-key-0f0"}]}`
+	args["message"] = "hi"
 	b, _ := json.Marshal(args)
 	return string(b)
 }
@@ -202,7 +203,7 @@ var innerSecrets = []string{"v-inner-pw-9e1", "v-inner-key-0f0"}
 // over stdio: a tools/call whose arguments hold secrets under pass, pwd,
 // bearer, jwt, auth, access_key, db_password, session_secret, and JSON
 // text in a string with a password inside: none of them is on the tape,
-// and the JSON text's other members are as sent.
+// the JSON text's other members are as sent, and the tape replays.
 func TestRecordMasksExtraNamesAndJSONInStrings(t *testing.T) {
 	argv := testserver.Everything(t)
 	path := filepath.Join(t.TempDir(), "rec.jsonl")
@@ -231,6 +232,10 @@ func TestRecordMasksExtraNamesAndJSONInStrings(t *testing.T) {
 	}
 	if !strings.Contains(got, `{\"user\":\"bob\",\"password\":`) {
 		t.Errorf("the JSON text's other members are not as sent:\n%s", got)
+	}
+	// The redacted tape still replays against the same server.
+	if run := replayctl(t, append([]string{"run", path, "--speed", "fast", "--"}, argv...)...); run.code != 0 {
+		t.Errorf("replay of the redacted tape: exit %d\n%s%s", run.code, run.stdout, run.stderr)
 	}
 }
 
