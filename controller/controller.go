@@ -10,6 +10,7 @@ import (
 
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
+	"github.com/replayctl/replayctl/tape"
 )
 
 // Option configures a Controller.
@@ -36,7 +37,7 @@ func WithSpeed(s scheduler.Speed) Option { return func(c *Controller) { c.speed 
 // WithRedactor hides the replay's secrets from every line the control
 // protocol writes (Serve): errors, notes, results. The engine's results
 // come redacted already; this catches the rest.
-func WithRedactor(r *report.Redactor) Option { return func(c *Controller) { c.redactor = r } }
+func WithRedactor(r *tape.Redactor) Option { return func(c *Controller) { c.redactor = r } }
 
 // Controller is the command actor of a replay: one goroutine (Run) owns
 // the replay's state; the engine's pipeline reports to it (Admit, Sent,
@@ -47,7 +48,7 @@ type Controller struct {
 	log          zerolog.Logger
 	onError      OnError
 	startRunning bool
-	redactor     *report.Redactor // set before Run, read-only after
+	redactor     *tape.Redactor // set before Run, read-only after
 
 	cmds     chan command
 	gates    chan *gateReq

@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/tape"
 )
 
 // maxLine bounds a command line (an injected message included).
@@ -205,7 +205,7 @@ type deadlineWriter interface {
 
 // writeLoop writes replies and status events until the reader is done.
 // Each line must be written within timeout; else it returns the error.
-func writeLoop(ctx context.Context, w deadlineWriter, rd *report.Redactor, timeout time.Duration, replies <-chan response, updates <-chan Status, readDone <-chan struct{}) error {
+func writeLoop(ctx context.Context, w deadlineWriter, rd *tape.Redactor, timeout time.Duration, replies <-chan response, updates <-chan Status, readDone <-chan struct{}) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(rd.Writer(bw)) // one value per line, in one Write: redacted whole
 	for {

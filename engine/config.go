@@ -7,7 +7,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/replayctl/replayctl/chaos"
-	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transformer"
@@ -124,8 +123,8 @@ type Config struct {
 	// (its error, differences and messages) before anyone sees it: the
 	// collector, the hooks, a controller. Nil hides none. Credentials
 	// the tape or the server carry under a sensitive name (tape.Sensitive)
-	// are masked in any case (report.Mask).
-	Redactor *report.Redactor
+	// are masked in any case (report.Redact).
+	Redactor *tape.Redactor
 	// Hooks are called at fixed points of the replay; see Hooks.
 	Hooks Hooks
 }

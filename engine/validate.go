@@ -90,7 +90,7 @@ func (e *Engine) add(o *outcome, v *validator.Validator, c *report.Collector) er
 // and the credentials under sensitive names. It comes after judging and
 // before the result leaves the engine.
 func (e *Engine) scrub(r report.Result) report.Result {
-	return e.cfg.Redactor.Result(report.Mask(r))
+	return report.Redact(e.cfg.Redactor, r)
 }
 
 // judge turns an outcome into a report result: a pure function.

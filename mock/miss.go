@@ -115,7 +115,7 @@ func masked(v []byte) json.RawMessage {
 func maskDifferences(ds []validator.Difference) []validator.Difference {
 	for i := range ds {
 		d := &ds[i]
-		if sensitivePath(d.Path) {
+		if tape.SecretPath(d.Path) {
 			if len(d.Expected) > 0 {
 				d.Expected = json.RawMessage(`"` + tape.Masked + `"`)
 			}
@@ -127,21 +127,6 @@ func maskDifferences(ds []validator.Difference) []validator.Difference {
 		d.Expected, d.Actual = clipJSON(masked(d.Expected)), clipJSON(masked(d.Actual))
 	}
 	return ds
-}
-
-// sensitivePath reports whether a difference's path goes through a member
-// whose name tape.Sensitive knows.
-func sensitivePath(path string) bool {
-	segs, err := parsePath(strings.TrimPrefix(path, "$"))
-	if err != nil {
-		return false
-	}
-	for _, s := range segs {
-		if !strings.HasPrefix(s, "\x00") && tape.Sensitive(s) {
-			return true
-		}
-	}
-	return false
 }
 
 // newMiss starts the Miss of req in a live session.

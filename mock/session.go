@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
 
@@ -187,7 +188,7 @@ func (ss *session) answer(ctx context.Context, req jsonrpc.Message, send transpo
 		if err == nil || ctx.Err() != nil {
 			return ss.sent(err)
 		}
-		f.miss.Reason += "; forwarding it failed: " + err.Error()
+		f.miss.Reason += "; forwarding it failed: " + tape.MaskURLs(err.Error()) // the upstream's URL may hold credentials
 		ss.srv.addMiss(f.miss)
 		return ss.sent(send(ctx, f.miss.answer(req.ID)))
 	case f.miss != nil:

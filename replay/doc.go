@@ -74,10 +74,10 @@
 // config (${env.NAME}) or by a header (${NAME}), and the values of the
 // target's credential headers and URL — are in Replay.Secrets. The
 // results the hooks see, the report and Run's error have them redacted,
-// in every encoding (report.Redactor); the credentials a tape or a server
+// in every encoding (tape.Redactor); the credentials a tape or a server
 // carries under a sensitive name (tape.Sensitive) are masked there too
-// (report.Mask). Logs go to your Logger as they are: redact them with
-// report.NewRedactor(r.Secrets()).Writer.
+// (report.Redact). Logs go to your Logger as they are: redact them with
+// tape.RedactorOf(r.Secrets()).Writer.
 //
 // # Controllers
 //

@@ -46,7 +46,7 @@ type Replay struct {
 	target     Target
 	thresholds []report.Threshold
 	secrets    []string
-	redactor   *report.Redactor // of secrets
+	redactor   *tape.Redactor // of secrets
 	chaosSeed  *int64
 	seedRandom bool
 	warnings   []string // for the report, beside the engine's
@@ -97,7 +97,7 @@ func New(src tape.Source, opts ...Option) (*Replay, error) {
 	for _, v := range restore {
 		r.secrets = append(r.secrets, v)
 	}
-	r.redactor = report.NewRedactor(r.secrets)
+	r.redactor = tape.RedactorOf(r.secrets)
 	cfg.Redactor = r.redactor
 	var random bool
 	var warning string
@@ -346,7 +346,7 @@ func (r *Replay) Engine() *engine.Engine { return r.e }
 // credential headers (Authorization, X-Api-Key, …) and URL (its password,
 // a token parameter). The results and the report of Run have them
 // redacted already; hide them in what else you print
-// (report.NewRedactor: every encoding they can take).
+// (tape.RedactorOf: every encoding they can take).
 func (r *Replay) Secrets() []string { return r.secrets }
 
 // ChaosSeed is the chaos plan's seed, and whether it was picked at random
@@ -404,7 +404,7 @@ func (r *Replay) Run(ctx context.Context) (*report.Report, error) {
 	}
 	rep.Summary.Warnings = append(rep.Summary.Warnings, r.warnings...)
 	rep.Conclude(stopOf(ctx, err), r.thresholds)
-	r.redactor.Report(&rep)
+	report.RedactReport(r.redactor, &rep)
 	return &rep, r.redact(err)
 }
 

@@ -138,15 +138,16 @@ func (t Target) WithFollowRedirects() Target {
 	return t
 }
 
-// String names the target as reports do: "mock", a command line, a URL.
+// String names the target as reports do: "mock", a command line, a URL,
+// the credentials of any URL masked (tape.MaskURL).
 func (t Target) String() string {
 	switch t.kind {
 	case kindMockTape:
 		return "mock of " + t.mockTape
 	case kindCommand:
-		return strings.Join(t.argv, " ")
+		return tape.MaskURLs(strings.Join(t.argv, " "))
 	case kindHTTP:
-		return t.url
+		return tape.MaskURL(t.url) // its credentials are no one's to see
 	case kindHandler:
 		return "in-process HTTP handler"
 	case kindStreams:
@@ -279,7 +280,7 @@ func (t Target) secrets() []string {
 			out = appendCredential(out, p)
 		}
 		for k, vs := range u.Query() {
-			if tape.Sensitive(k) {
+			if tape.CredentialParam(k) {
 				for _, v := range vs {
 					out = appendCredential(out, v)
 				}

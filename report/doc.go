@@ -41,16 +41,17 @@
 // ("load_delivered==true", "late==0", "achieved_rate>400") on a replay at
 // speed fast or stepped, which has no load section.
 //
-// Nothing the user marked secret may appear in any of them: a [Redactor]
-// hides the secrets (values a config or a header took from the
-// environment) in every encoding an output can give them — JSON and Go
-// escapes, HTML and XML references, URL escapes, base64, up to three
-// layers deep, and the lossy forms of the writers — in results
-// ([Redactor.Result], before any value is cut short), in a report
-// ([Redactor.Report]) and in rendered bytes ([Redactor.Bytes],
-// [Redactor.Writer]). [Mask] hides the credentials a tape or a server
-// carries under the names tape.Sensitive lists (authorization, password,
-// api_key, token, …) in a result's messages and differences.
+// Nothing the user marked secret may appear in any of them: the one
+// redactor of replayctl, tape.Redactor (tape.RedactorOf), hides the
+// secrets (values a config or a header took from the environment) in
+// every encoding an output can give them — JSON and Go escapes, HTML and
+// XML references, URL escapes, base64, up to three layers deep, and the
+// lossy forms of the writers — in results ([Redact], before any value is
+// cut short), in a report ([RedactReport]) and in rendered bytes
+// ([WriteFile], tape.Redactor.Writer). [Redact] also masks the
+// credentials a tape or a server carries under a secret name of the
+// redaction policy (tape.Sensitive: authorization, db_password, api_key,
+// token, …) in a result's messages and differences.
 //
 // Definitions used throughout:
 //   - latency = Answered − Sent; latency from intended = Answered − Due (the

@@ -3,6 +3,8 @@ package report
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/replayctl/replayctl/tape"
 )
 
 func TestSensitivePath(t *testing.T) {
@@ -12,11 +14,12 @@ func TestSensitivePath(t *testing.T) {
 	}{
 		{"params.password", true}, {"result.headers.Authorization", true}, {`params["api-key"]`, true},
 		{`params["x.y"].token`, true}, {"result.items[3].access_token.value", true}, {"$.secret", true},
-		{"result.content[0].text", false}, {"params.maxTokens", false}, {`params["a\"token"]`, false}, {"$", false}, {"", false},
+		{`params["a\"token"]`, true}, {"params.db_password", true}, {"result.auth.bearer", true},
+		{"result.content[0].text", false}, {"params.maxTokens", false}, {`params["a\"b"]`, false}, {"$", false}, {"", false},
 	}
 	for _, tc := range tests {
-		if got := sensitivePath(tc.path); got != tc.want {
-			t.Errorf("sensitivePath(%q) = %v, want %v", tc.path, got, tc.want)
+		if got := tape.SecretPath(tc.path); got != tc.want {
+			t.Errorf("SecretPath(%q) = %v, want %v", tc.path, got, tc.want)
 		}
 	}
 }
@@ -28,7 +31,7 @@ func TestMask(t *testing.T) {
 		{Path: "result", Expected: json.RawMessage(`{"user":"ann","password":"p1"}`), Actual: json.RawMessage(`{"user":"bob","password":"p2"}`), Kind: "changed"},
 		{Path: "result.user", Expected: json.RawMessage(`"ann"`), Actual: json.RawMessage(`"bob"`), Kind: "changed"},
 	}
-	res := Mask(Result{
+	res := Redact(nil, Result{
 		Out:         []byte(`{"jsonrpc":"2.0","id":1,"method":"login","params":{"password":"hunter2"}}`),
 		Answer:      []byte(`{"jsonrpc":"2.0","id":1,"result":{"access_token":"new-BBB"}}`),
 		Differences: diffs,

@@ -1,234 +1,58 @@
 package report
 
 import (
-	"bytes"
-	"encoding/base64"
-	"io"
 	"slices"
-	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/replayctl/replayctl/tape"
 )
 
-// Redacted stands in for a secret value in any output.
-const Redacted = "[redacted]"
+// Redacted stands in for a secret value in any output (tape.Masked).
+const Redacted = tape.Masked
 
-// Redactor hides secret values (those the user marked secret: taken from
-// the environment by a config or a header) in rendered output, in every
-// form an output of replayctl can give them:
-//
-//   - as they are;
-//   - escaped by any writer of JSON, JavaScript or Go strings (\" \\ \/
-//     \n \u00e9 \u002B \uD83D\uDE00 \x2b \U0001F600), whichever characters
-//     it chose to escape;
-//   - as HTML or XML character references (&#43; &#x2B; &amp; &quot;), as
-//     html/template and encoding/xml write them;
-//   - URL-encoded (%2B, and + for a space in a query);
-//   - up to three of those layers deep, in any order: a JSON answer quoted
-//     in an error message in a JSON log line, a JSON value in the HTML
-//     report;
-//   - as the lossy writers of the reports leave them: invalid UTF-8 as
-//     U+FFFD (encoding/json), characters XML cannot hold as U+FFFD
-//     (JUnit), control characters as '?' (text report) or ' ' (debugger);
-//   - base64-encoded at any alignment (the part of the encoding that
-//     depends on the secret alone), as MCP carries binary (resource blobs,
-//     images) and HTTP Basic credentials, for secrets of 5 bytes or more;
-//   - cut short: at least 4 leading bytes of a secret right before the "…"
-//     that marks a cut value.
-//
-// A nil Redactor changes nothing. It is safe for concurrent use.
-type Redactor struct {
-	forms    [][]byte // every secret and its lossy and base64 forms, deduplicated
-	families []*family
-}
-
-// minCut is the shortest start of a secret redacted before a "…".
-const minCut = 4
-
-// minBase64 is the shortest base64 core of a secret that is looked for.
-const minBase64 = 6
-
-// ellipsis marks a value cut short in every output.
-var ellipsis = []byte("…")
-
-// NewRedactor returns a Redactor for secrets; nil when there are none.
-func NewRedactor(secrets []string) *Redactor {
-	var forms []string
-	for _, s := range secrets {
-		if s == "" {
-			continue
-		}
-		valid := perByteValid(s)
-		forms = append(forms, s, valid,
-			strings.Map(func(r rune) rune { // report.clean
-				if unicode.IsControl(r) {
-					return '?'
-				}
-				return r
-			}, valid),
-			strings.Map(func(r rune) rune { // the debugger's one-line form
-				if r < 0x20 {
-					return ' '
-				}
-				return r
-			}, valid),
-			strings.Map(func(r rune) rune { // encoding/xml
-				if !xmlChar(r) {
-					return utf8.RuneError
-				}
-				return r
-			}, valid))
-		forms = append(forms, base64Cores(s)...)
-	}
-	slices.Sort(forms)
-	forms = slices.Compact(forms)
-	if len(forms) == 0 {
-		return nil
-	}
-	r := &Redactor{families: []*family{&backslashEscapes, &entityEscapes, &percentEscapes}}
-	spaced := false
-	for _, f := range forms {
-		if f != "" {
-			r.forms = append(r.forms, []byte(f))
-			spaced = spaced || strings.Contains(f, " ")
-		}
-	}
-	if spaced {
-		r.families = append(r.families, &queryEscapes)
-	}
-	return r
-}
-
-// perByteValid is s with each byte that is not UTF-8 replaced by U+FFFD,
-// as encoding/json writes it.
-func perByteValid(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		b.WriteRune(r) // RuneError for a bad byte
-		i += n
-	}
-	return b.String()
-}
-
-// xmlChar reports whether XML 1.0 can hold r (encoding/xml writes U+FFFD
-// for any other).
-func xmlChar(r rune) bool {
-	return r == 0x09 || r == 0x0A || r == 0x0D || r >= 0x20 && r <= 0xD7FF ||
-		r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF
-}
-
-// base64Cores are the parts of s's base64 encodings (standard and URL
-// alphabets) that depend on s alone, at each of the three alignments s can
-// have in an encoded stream.
-func base64Cores(s string) []string {
-	var cores []string
-	for o := range 3 {
-		buf := make([]byte, o+len(s))
-		copy(buf[o:], s)
-		enc := base64.StdEncoding.EncodeToString(buf)
-		start, end := (o*8+5)/6, (o+len(s))*8/6
-		if end-start < minBase64 {
-			continue
-		}
-		core := enc[start:end]
-		cores = append(cores, core, strings.NewReplacer("+", "-", "/", "_").Replace(core))
-	}
-	return cores
-}
-
-// Bytes returns b with every secret replaced; b itself when there is none.
-func (r *Redactor) Bytes(b []byte) []byte {
-	if r == nil || len(b) == 0 {
-		return b
-	}
-	spans := r.find(b)
-	if len(spans) == 0 {
-		return b
-	}
-	out := make([]byte, 0, len(b))
-	done := 0
-	for _, s := range spans {
-		out = append(append(out, b[done:s.from]...), Redacted...)
-		done = s.to
-	}
-	return append(out, b[done:]...)
-}
-
-// String is Bytes for a string.
-func (r *Redactor) String(s string) string {
-	if r == nil || s == "" {
-		return s
-	}
-	b := []byte(s)
-	if out := r.Bytes(b); !sameBytes(out, b) {
-		return string(out)
-	}
-	return s
-}
-
-// Writer wraps w so that each Write is redacted before it goes on. A
-// secret split across two Writes is not seen: wrap writers that write
-// whole records (a log line, a rendered report).
-func (r *Redactor) Writer(w io.Writer) io.Writer {
-	if r == nil {
-		return w
-	}
-	return redactWriter{r: r, w: w}
-}
-
-type redactWriter struct {
-	r *Redactor
-	w io.Writer
-}
-
-func (rw redactWriter) Write(p []byte) (int, error) {
-	if _, err := rw.w.Write(rw.r.Bytes(p)); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
-// Result returns res with the secrets redacted from what it shows: its
-// error, its differences and the messages it carries.
-func (r *Redactor) Result(res Result) Result {
+// Redact returns res with the secrets hidden from what it shows: the
+// credentials a tape or a server carries under a secret name masked in
+// its messages and differences (tape.Mask, MaskDifferences: a difference
+// at or under such a member shows both values as "[redacted]", saying
+// that the credential differs, never what it is), then the values r
+// knows hidden from its error, differences and messages. r may be nil.
+// Judging is done before: Redact is for showing.
+func Redact(r *tape.Redactor, res Result) Result {
+	res.Out, res.Answer, res.Recorded = tape.Mask(res.Out), tape.Mask(res.Answer), tape.Mask(res.Recorded)
+	res.Differences = MaskDifferences(res.Differences)
 	if r == nil {
 		return res
 	}
 	res.Err = r.String(res.Err)
-	res.Differences = r.differences(res.Differences)
+	res.Differences = differences(r, res.Differences)
 	res.Out, res.Answer, res.Recorded = r.Bytes(res.Out), r.Bytes(res.Answer), r.Bytes(res.Recorded)
 	return res
 }
 
-// Report redacts the secrets from rep's texts that come from the target,
-// the tape or an error: the target, why it stopped, the warnings, the
-// errors, the failures' differences, the chaos notes.
-func (r *Redactor) Report(rep *Report) {
+// RedactReport hides the secrets r knows from rep's texts that come from
+// the target, the tape or an error: the target, why it stopped, the
+// warnings, the errors, the failures' differences, the chaos notes.
+func RedactReport(r *tape.Redactor, rep *Report) {
 	if r == nil {
 		return
 	}
 	s := &rep.Summary
 	s.Target, s.Aborted = r.String(s.Target), r.String(s.Aborted)
-	s.Warnings = r.strings(s.Warnings)
+	s.Warnings = redactStrings(r, s.Warnings)
 	for i := range rep.Errors {
 		rep.Errors[i].Message = r.String(rep.Errors[i].Message)
 	}
 	for i := range rep.Validation.Failures {
-		rep.Validation.Failures[i].Differences = r.differences(rep.Validation.Failures[i].Differences)
+		rep.Validation.Failures[i].Differences = differences(r, rep.Validation.Failures[i].Differences)
 	}
 	for i := range rep.Chaos.Faults {
 		rep.Chaos.Faults[i].Detail = r.String(rep.Chaos.Faults[i].Detail)
 	}
 	for i := range rep.Chaos.Survival {
-		rep.Chaos.Survival[i].Notes = r.strings(rep.Chaos.Survival[i].Notes)
+		rep.Chaos.Survival[i].Notes = redactStrings(r, rep.Chaos.Survival[i].Notes)
 	}
 }
 
-func (r *Redactor) strings(ss []string) []string {
+func redactStrings(r *tape.Redactor, ss []string) []string {
 	var out []string // nil until one changes
 	for i, s := range ss {
 		if x := r.String(s); x != s {
@@ -246,7 +70,7 @@ func (r *Redactor) strings(ss []string) []string {
 
 // differences redacts ds, copying the slice when a difference changes
 // (the collector may share it).
-func (r *Redactor) differences(ds []Difference) []Difference {
+func differences(r *tape.Redactor, ds []Difference) []Difference {
 	var out []Difference
 	for i, d := range ds {
 		x := d
@@ -268,90 +92,4 @@ func (r *Redactor) differences(ds []Difference) []Difference {
 // Bytes returns its argument when it redacts nothing.
 func sameBytes(a, b []byte) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
-}
-
-// span is a part of the redacted text: b[from:to].
-type span struct{ from, to int }
-
-// find returns where the secrets are in b, in order, overlapping spans
-// merged.
-func (r *Redactor) find(b []byte) []span {
-	var spans []span
-	root := &view{text: b}
-	r.search(root, func(from, to int) { spans = append(spans, span{from, to}) })
-	var walk func(v *view, depth int)
-	walk = func(v *view, depth int) {
-		if depth == maxDepth {
-			return
-		}
-		for _, f := range r.families {
-			if bytes.IndexAny(v.text, f.triggers) < 0 {
-				continue
-			}
-			child, ok := decode(f, v)
-			if !ok {
-				continue
-			}
-			r.search(child, func(from, to int) {
-				from, to = child.toRoot(from, to)
-				spans = append(spans, span{from, to})
-			})
-			walk(child, depth+1)
-		}
-	}
-	walk(root, 0)
-	if len(spans) == 0 {
-		return nil
-	}
-	slices.SortFunc(spans, func(a, b span) int { return a.from - b.from })
-	merged := spans[:1]
-	for _, s := range spans[1:] {
-		last := &merged[len(merged)-1]
-		if s.from <= last.to {
-			last.to = max(last.to, s.to)
-			continue
-		}
-		merged = append(merged, s)
-	}
-	return merged
-}
-
-// search reports each place in v's text where a form of a secret is, and
-// where the start of one stands right before a "…".
-func (r *Redactor) search(v *view, found func(from, to int)) {
-	text := v.text
-	for _, f := range r.forms {
-		for i := 0; ; {
-			k := bytes.Index(text[i:], f)
-			if k < 0 {
-				break
-			}
-			found(i+k, i+k+len(f))
-			i += k + 1
-		}
-	}
-	for i := 0; ; {
-		k := bytes.Index(text[i:], ellipsis)
-		if k < 0 {
-			return
-		}
-		at := i + k
-		for _, f := range r.forms {
-			if n := cutPrefix(text[:at], f); n > 0 {
-				found(at-n, at)
-			}
-		}
-		i = at + len(ellipsis)
-	}
-}
-
-// cutPrefix is the length of the longest start of f, minCut bytes or
-// more but not all of f, that text ends with; 0 when there is none.
-func cutPrefix(text, f []byte) int {
-	for n := min(len(f)-1, len(text)); n >= minCut; n-- {
-		if text[len(text)-1] == f[n-1] && bytes.Equal(text[len(text)-n:], f[:n]) {
-			return n
-		}
-	}
-	return 0
 }

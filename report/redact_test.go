@@ -17,10 +17,11 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/replayctl/replayctl/internal/leakcheck"
+	"github.com/replayctl/replayctl/tape"
 )
 
 func TestRedactor(t *testing.T) {
-	r := NewRedactor([]string{"s3cr<t\"x", "", "tok"})
+	r := tape.RedactorOf([]string{"s3cr<t\"x", "", "tok"})
 	in := `a s3cr<t"x b s3cr<t\"x c s3cr&lt;t&#34;x d tok e`
 	want := `a [redacted] b [redacted] c [redacted] d [redacted] e`
 	if got := string(r.Bytes([]byte(in))); got != want {
@@ -30,7 +31,7 @@ func TestRedactor(t *testing.T) {
 	if _, err := r.Writer(&buf).Write([]byte("log tok line")); err != nil || buf.String() != "log [redacted] line" {
 		t.Errorf("writer: got %q, %v", buf.String(), err)
 	}
-	var none *Redactor = NewRedactor(nil)
+	var none *tape.Redactor = tape.RedactorOf(nil)
 	if none != nil || string(none.Bytes([]byte("tok"))) != "tok" {
 		t.Errorf("no secrets: want a nil redactor that changes nothing")
 	}
@@ -109,7 +110,7 @@ func TestRedactorEncodings(t *testing.T) {
 		{"base64 at 1", base64.StdEncoding.EncodeToString([]byte("u:" + secret))},
 		{"base64 at 2, URL alphabet", base64.URLEncoding.EncodeToString([]byte("ab" + secret + "cd"))},
 	}
-	r := NewRedactor([]string{secret})
+	r := tape.RedactorOf([]string{secret})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.name != "URL query" && tc.name != "URL path" {
@@ -132,7 +133,7 @@ func TestRedactorEncodings(t *testing.T) {
 // The forms the writers leave of characters they cannot write.
 func TestRedactorLossyForms(t *testing.T) {
 	const secret = "Tk\x01\ttab\xffZq"
-	r := NewRedactor([]string{secret})
+	r := tape.RedactorOf([]string{secret})
 	rep := Report{Errors: []ErrorEntry{{Seq: 1, Kind: "target", Message: "answer " + secret}}}
 	rep.Performance.Errors = 1
 	var text, js, junit bytes.Buffer
@@ -155,7 +156,7 @@ func TestRedactorLossyForms(t *testing.T) {
 
 // A value cut with "…" may end with the start of a secret: it goes too.
 func TestRedactorCutValue(t *testing.T) {
-	r := NewRedactor([]string{"abcdefghij"})
+	r := tape.RedactorOf([]string{"abcdefghij"})
 	tests := []struct{ in, want string }{
 		{"x abcdefg…", "x [redacted]…"},
 		{`{"v":"abcd\u2026"}`, `{"v":"[redacted]\u2026"}`},
@@ -172,7 +173,7 @@ func TestRedactorCutValue(t *testing.T) {
 // Redacting a JSON document leaves it JSON, and changes nothing else.
 func TestRedactorKeepsJSON(t *testing.T) {
 	secret := `p@ss"w/ord+é`
-	r := NewRedactor([]string{secret})
+	r := tape.RedactorOf([]string{secret})
 	doc := `{"a":` + jsonOf(secret) + `,"b":` + escapeAll("x "+secret+" y") + `,"c":` + jsonOf(jsonOf(secret)) + `,"n":42}`
 	got := r.Bytes([]byte(doc))
 	if !json.Valid(got) {
@@ -186,12 +187,12 @@ func TestRedactorKeepsJSON(t *testing.T) {
 
 func TestRedactorResultAndReport(t *testing.T) {
 	const secret = "sk-live-42"
-	r := NewRedactor([]string{secret})
+	r := tape.RedactorOf([]string{secret})
 	diffs := []Difference{{Path: "result.text", Expected: json.RawMessage(`"a"`), Actual: json.RawMessage(`"` + secret + `"`)}}
 	res := Result{Err: "bad " + secret, Differences: diffs, Out: []byte(`{"k":"` + secret + `"}`), Answer: []byte(`"` + secret + `"`)}
-	got := r.Result(res)
+	got := Redact(r, res)
 	if string(diffs[0].Actual) != `"`+secret+`"` {
-		t.Errorf("Result changed the caller's differences")
+		t.Errorf("Redact changed the caller's differences")
 	}
 	all := got.Err + string(got.Out) + string(got.Answer) + string(got.Differences[0].Actual)
 	if strings.Contains(all, secret) || strings.Count(all, Redacted) != 4 {
@@ -203,7 +204,7 @@ func TestRedactorResultAndReport(t *testing.T) {
 		Validation: Validation{Failures: []Failure{{Differences: diffs}}},
 		Chaos:      Chaos{Faults: []Fault{{Detail: secret}}, Survival: []Survival{{Notes: []string{secret}}}},
 	}
-	r.Report(&rep)
+	RedactReport(r, &rep)
 	var buf bytes.Buffer
 	if err := rep.WriteJSON(&buf); err != nil {
 		t.Fatal(err)
@@ -284,7 +285,7 @@ func FuzzRedactEveryOutput(f *testing.F) {
 		}
 		secret := "Tk" + body + "Zq"
 		serverForm := [...]string{jsonOf(secret), escapeAll(secret), jsonOf("echo: " + secret)}[form%3]
-		r := NewRedactor([]string{secret})
+		r := tape.RedactorOf([]string{secret})
 		for name, out := range outputs(t, secretReport(secret, serverForm), secret) {
 			got := r.Bytes(out)
 			if how, ok := leakcheck.Find(string(got), secret); ok {
@@ -298,7 +299,7 @@ func FuzzRedactEveryOutput(f *testing.F) {
 }
 
 func BenchmarkRedactor(b *testing.B) {
-	r := NewRedactor([]string{"sk-live-0123456789abcdef", `p@ss"word+é`})
+	r := tape.RedactorOf([]string{"sk-live-0123456789abcdef", `p@ss"word+é`})
 	msg := []byte(`{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"Weather in Paris: 21\u00b0C, \"sunny\" \u0026 dry"}]}}`)
 	var big bytes.Buffer
 	for big.Len() < 1<<20 {

@@ -7,8 +7,9 @@ import (
 	"io"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/replayctl/replayctl/internal/termsafe"
 )
 
 // textListLimit is how many failures and errors WriteText shows.
@@ -236,15 +237,9 @@ func displayN(raw json.RawMessage, limit int) string {
 	return s
 }
 
-// clean replaces control characters (terminal escapes, newlines) with '?'.
-func clean(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return '?'
-		}
-		return r
-	}, s)
-}
+// clean escapes control characters (terminal escapes, newlines):
+// termsafe.String.
+func clean(s string) string { return termsafe.String(s) }
 
 func orDash(s string) string {
 	if s == "" {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/replayctl/replayctl/internal/atomicfile"
+	"github.com/replayctl/replayctl/tape"
 )
 
 // WriteJSON writes r as indented JSON followed by a newline. The output is
@@ -85,7 +86,7 @@ func unwrapPath(err error) error {
 // of path that a killed writer left behind are removed first, once their
 // process is gone.
 // A non-nil redactor hides secrets in what is written.
-func WriteFile(path string, r Report, redact ...*Redactor) error {
+func WriteFile(path string, r Report, redact ...*tape.Redactor) error {
 	if err := checkName(path); err != nil {
 		return err
 	}

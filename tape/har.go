@@ -161,7 +161,7 @@ func decodeHAR(path string, doc []byte, lineBase int64) (Header, []Message, []st
 				k++
 			}
 			if meta {
-				f.HTTP, f.SSE, f.Extra = x.Meta[j].HTTP, x.Meta[j].SSE, nil
+				f.HTTP, f.SSE, f.Extra = MaskHTTP(x.Meta[j].HTTP), x.Meta[j].SSE, nil
 				for k, v := range x.Meta[j].Extra {
 					if !json.Valid([]byte(v)) {
 						return h, nil, nil, entryErr(d, e, "%s._replayctl.meta[%d].extra[%q] is not JSON text: remove it or export the tape again", p, j, k)
@@ -169,7 +169,7 @@ func decodeHAR(path string, doc []byte, lineBase int64) (Header, []Message, []st
 					if f.Extra == nil {
 						f.Extra = map[string]json.RawMessage{}
 					}
-					f.Extra[k] = json.RawMessage(v)
+					f.Extra[k] = json.RawMessage(MaskMember(k, []byte(v)))
 				}
 			}
 			hm := harMsg{m: f, entry: i, order: j, seq: -1}

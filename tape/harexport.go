@@ -51,7 +51,7 @@ func EncodeHAR(w io.Writer, r *Reader, creator string) error {
 	}
 	url := StdioURL
 	if h.Server != nil && h.Server.URL != "" {
-		url = h.Server.URL
+		url = MaskURL(h.Server.URL)
 	}
 	var all []Message
 	for {
@@ -226,28 +226,29 @@ func hasHeader(h map[string][]string, name string) bool {
 }
 
 // metaOf is what a message line has besides its seq, time, session,
-// direction and body, for the importer to write it again as it was.
+// direction and body, for the importer to write it again as it was: but
+// for its credentials (MaskHTTP, Mask), which no HAR holds.
 func metaOf(m Message) harMeta {
-	x := harMeta{HTTP: m.HTTP, SSE: m.SSE}
+	x := harMeta{HTTP: MaskHTTP(m.HTTP), SSE: m.SSE}
 	for k, v := range m.Extra {
 		if x.Extra == nil {
 			x.Extra = make(map[string]string, len(m.Extra))
 		}
-		x.Extra[k] = string(v)
+		x.Extra[k] = string(MaskMember(k, v))
 	}
 	return x
 }
 
 // exportHeader is the tape's header as the HAR carries it: its members
 // not known to this version as JSON text, so that they come back byte
-// for byte.
+// for byte; its secrets masked (MaskHeader, MaskMember).
 func exportHeader(h Header) *harHeader {
-	x := &harHeader{Header: h}
+	x := &harHeader{Header: MaskHeader(h)}
 	for k, v := range h.Extra {
 		if x.Unknown == nil {
 			x.Unknown = make(map[string]string, len(h.Extra))
 		}
-		x.Unknown[k] = string(v)
+		x.Unknown[k] = string(MaskMember(k, v))
 	}
 	return x
 }

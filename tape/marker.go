@@ -2,6 +2,8 @@ package tape
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
 	"slices"
 	"strings"
 
@@ -123,7 +125,9 @@ func RestoreEnv(doc []byte, values map[string]string) (out []byte, missing []str
 // stands for: a key marker [redacted:key:TYPE] (or the header marker)
 // that is the whole string accepts any value of its TYPE; a string with
 // env markers accepts a string that has the rest of its text, each
-// marker standing for any text. Values are raw JSON; expected without a
+// marker standing for any text; a string holding JSON text with markers
+// in it (redacted inside, see Redactor) accepts a string holding the
+// same JSON but where the markers stand. Values are raw JSON; expected without a
 // marker gives isMarker false.
 func MatchRedacted(expected, actual []byte) (isMarker, match bool) {
 	if len(expected) < 2 || expected[0] != '"' || bytes.Index(expected, []byte(markerPrefix)) < 0 {
@@ -135,6 +139,11 @@ func MatchRedacted(expected, actual []byte) (isMarker, match bool) {
 	}
 	if e == HeaderMarker {
 		return true, jsonKind(actual) == "string"
+	}
+	if strings.Contains(e, keyMarkerPrefix) && jsonKind(actual) == "string" {
+		if ok, match := matchJSONText(e, decodeJSONString(actual)); ok {
+			return true, match
+		}
 	}
 	if !strings.Contains(e, envMarkerPrefix) {
 		return false, false
@@ -198,5 +207,74 @@ func jsonKind(v []byte) string {
 		return "null"
 	default:
 		return "number"
+	}
+}
+
+// matchJSONText compares the JSON texts e (recorded, with markers) and a
+// (live) as values, each marker standing for what it stands for in
+// MatchRedacted. ok is false when e is not JSON text.
+func matchJSONText(e, a string) (ok, match bool) {
+	var ev, av any
+	if !decodeNumbers(e, &ev) {
+		return false, false
+	}
+	if !decodeNumbers(a, &av) {
+		return true, false
+	}
+	return true, matchValue(ev, av)
+}
+
+func decodeNumbers(s string, v *any) bool {
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	if d.Decode(v) != nil {
+		return false
+	}
+	_, err := d.Token()
+	return err == io.EOF
+}
+
+// matchValue compares decoded JSON values, a string marker in e standing
+// for any value of its kind (a key marker) or any text (env markers).
+func matchValue(e, a any) bool {
+	switch ev := e.(type) {
+	case string:
+		if t, ok := strings.CutPrefix(ev, keyMarkerPrefix); ok && strings.HasSuffix(t, "]") {
+			b, _ := json.Marshal(a)
+			return jsonKind(b) == strings.TrimSuffix(t, "]")
+		}
+		as, ok := a.(string)
+		if !ok {
+			return false
+		}
+		if strings.Contains(ev, envMarkerPrefix) {
+			return envPatternMatch(ev, as)
+		}
+		return ev == as
+	case map[string]any:
+		am, ok := a.(map[string]any)
+		if !ok || len(am) != len(ev) {
+			return false
+		}
+		for k, x := range ev {
+			y, ok := am[k]
+			if !ok || !matchValue(x, y) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		aa, ok := a.([]any)
+		if !ok || len(aa) != len(ev) {
+			return false
+		}
+		for i := range ev {
+			if !matchValue(ev[i], aa[i]) {
+				return false
+			}
+		}
+		return true
+	default: // json.Number, bool, nil
+		return e == a
 	}
 }

@@ -9,36 +9,30 @@ import (
 	"strings"
 )
 
-// DefaultKeyGlobs are the member names whose values a Redactor replaces by
-// default (see Redactor for how names compare), besides every name
-// Sensitive knows.
-var DefaultKeyGlobs = []string{"*password*", "*token*", "*secret*", "*api_key"}
-
-// DefaultKeyExceptions are names that the default globs would match and
-// that hold no secret: MCP's progressToken and the token counts of
-// sampling and model usage (maxTokens, inputTokens, cacheReadInputTokens,
-// tokenCount, …). They are not redacted by the defaults; a glob the user
-// adds still matches them. A list of tokens (accessTokens) is redacted.
-var DefaultKeyExceptions = []string{"progressToken", "maxTokens", "totalTokens", "*inputTokens", "*outputTokens",
-	"*promptTokens", "*completionTokens", "*reasoningTokens", "*cachedTokens", "*TokenCount"}
-
 // MinSecretLen is the shortest environment value a Redactor accepts: a
 // shorter one would be found all over a tape.
 const MinSecretLen = 4
 
-// Redactor takes secrets out of recorded messages, editing their bytes in
-// place (see Message). Build it with NewRedactor. It keeps counts of what
-// it replaced, so one Redactor must not be used by two goroutines at once
-// (record.Tap calls it under its lock).
+// Redactor takes secrets out of what replayctl records and writes: the
+// one redactor, by the one policy (policy.go). Built with NewRedactor it
+// takes them out of recorded messages, editing their bytes in place (see
+// Message), and keeps counts of what it replaced, so it must not be used
+// by two goroutines at once (record.Tap calls it under its lock). Built
+// with RedactorOf it hides secret values from any output text (Bytes,
+// String, Writer), safe for concurrent use.
 //
 // What it replaces:
-//   - the value of a member, at any depth, whose name matches a key glob:
-//     names compare case-insensitively with '-' and '_' ignored, '*'
-//     matching any run of characters ("*token*" matches access_token,
-//     X-Auth-Token and tokenValue; the defaults leave out
-//     DefaultKeyExceptions). Strings, numbers, objects and arrays become
-//     the marker [redacted:key:TYPE]; true, false, null, "" and a value
-//     already redacted are kept.
+//   - the value of a member, at any depth, whose name is secret by the
+//     redaction policy (policy.go) or matches a key glob given: names
+//     compare case-insensitively with '-' and '_' ignored, '*' matching
+//     any run of characters ("*token*" matches access_token, X-Auth-Token
+//     and tokenValue; the defaults leave out DefaultKeyExceptions).
+//     Strings, numbers, objects and arrays become the marker
+//     [redacted:key:TYPE]; true, false, null, "" and a value already
+//     redacted are kept. Also inside a string whose text is itself a
+//     JSON object or array (a tool argument or result holding JSON): its
+//     secret members are replaced the same way and the string is written
+//     again, escaped minimally, the rest of its text as it was.
 //   - every occurrence of the value of a --redact-env variable inside any
 //     string, also when escaped in the JSON (\u0041, \/) or escaped once
 //     more inside a string that holds JSON text; it becomes
@@ -53,12 +47,17 @@ const MinSecretLen = 4
 type Redactor struct {
 	envs     []envSecret // longest value first
 	globs    globSet     // the user's
-	defGlobs globSet     // the defaults, empty when not kept
-	except   globSet     // DefaultKeyExceptions, with defGlobs
+	defaults bool        // the policy's names (policy.go) are secret too
+	display  bool        // mask as Mask does, counting nothing
 	headers  map[string]bool
 	missing  []string
 	counts   Counts
 	scratch  []byte // decoded strings, reused (hence one goroutine)
+
+	// Of RedactorOf: read-only, so that Bytes, String and Writer are
+	// safe for concurrent use.
+	forms    [][]byte // every secret and its lossy and base64 forms, deduplicated
+	families []*family
 }
 
 type envSecret struct {
@@ -169,17 +168,7 @@ func NewRedactor(opts ...RedactOption) (*Redactor, error) {
 	for _, h := range c.headers {
 		r.headers[normalizeName(h)] = true
 	}
-	if c.defaults {
-		for _, g := range DefaultKeyGlobs {
-			r.defGlobs.add(normalizeName(g))
-		}
-		for n := range sensitiveNames {
-			r.defGlobs.add(n)
-		}
-		for _, g := range DefaultKeyExceptions {
-			r.except.add(normalizeName(g))
-		}
-	}
+	r.defaults = c.defaults
 	r.counts = Counts{Env: map[string]int{}, Keys: map[string]int{}, Headers: map[string]int{}}
 	return r, nil
 }

@@ -18,10 +18,16 @@ func (r *Redactor) JSON(doc []byte) []byte {
 	return out
 }
 
+// maxJSONInString is how deep JSON text inside strings is looked into:
+// a string holding JSON text whose strings hold JSON text, and so on.
+const maxJSONInString = 4
+
 // redactJSON walks doc once, string by string (a '"' outside a string
 // starts one; strings are skipped whole), so that keys at any depth and
 // every string value are seen without decoding the document.
-func (r *Redactor) redactJSON(doc []byte) ([]byte, bool) {
+func (r *Redactor) redactJSON(doc []byte) ([]byte, bool) { return r.redactDepth(doc, 0) }
+
+func (r *Redactor) redactDepth(doc []byte, depth int) ([]byte, bool) {
 	var out []byte // nil until something is replaced
 	done := 0      // doc[:done] is in out
 	for i := 0; i < len(doc); i++ {
@@ -39,13 +45,22 @@ func (r *Redactor) redactJSON(doc []byte) ([]byte, bool) {
 			if err != nil {
 				break
 			}
-			if marker, ok := keyMarker(doc[vs:ve]); ok {
+			if marker, ok := r.keyMarker(doc[vs:ve]); ok {
 				out = append(append(out, doc[done:vs]...), marker...)
 				done = ve
-				r.counts.Keys[decodeJSONString(doc[i:end])]++
+				if r.counts.Keys != nil {
+					r.counts.Keys[decodeJSONString(doc[i:end])]++
+				}
 			}
 			i = ve - 1
 			continue
+		}
+		if depth < maxJSONInString && !(j < len(doc) && doc[j] == ':') {
+			if s, ok := r.jsonInString(doc[i:end], depth); ok {
+				out = append(append(out, doc[done:i]...), s...)
+				done, i = end, end-1
+				continue
+			}
 		}
 		if len(r.envs) > 0 {
 			if s, ok := r.envString(doc[i:end]); ok {
@@ -61,10 +76,45 @@ func (r *Redactor) redactJSON(doc []byte) ([]byte, bool) {
 	return append(out, doc[done:]...), true
 }
 
+// jsonInString returns the JSON string q redacted, when its text is a
+// JSON object or array with something to redact: the text redacted as a
+// document, quoted again (jsonscan.AppendString escapes only what JSON
+// must).
+func (r *Redactor) jsonInString(q []byte, depth int) ([]byte, bool) {
+	body := q[1 : len(q)-1]
+	k := 0 // past the leading white space, raw or escaped
+	for k < len(body) {
+		if body[k] == ' ' {
+			k++
+		} else if k+1 < len(body) && body[k] == '\\' && (body[k+1] == 'n' || body[k+1] == 'r' || body[k+1] == 't') {
+			k += 2
+		} else {
+			break
+		}
+	}
+	if k == len(body) || (body[k] != '{' && body[k] != '[') {
+		return nil, false
+	}
+	text, ok := unquoteInto(nil, body)
+	if !ok || !json.Valid(text) {
+		return nil, false
+	}
+	inner, changed := r.redactDepth(text, depth+1)
+	if !changed {
+		return nil, false
+	}
+	return jsonscan.AppendString(nil, string(inner)), true
+}
+
 // keyMarker is what replaces the value v of a secret member, and whether
-// it is replaced at all (true, false, null, "" and markers are kept).
-func keyMarker(v []byte) (string, bool) {
+// it is replaced at all. Recording keeps true, false, null, "" and
+// markers, and writes [redacted:key:TYPE]; display (Mask) replaces all
+// but null by Masked.
+func (r *Redactor) keyMarker(v []byte) (string, bool) {
 	kind := jsonKind(v)
+	if r.display {
+		return `"` + Masked + `"`, kind != "null" && kind != ""
+	}
 	switch kind {
 	case "boolean", "null", "":
 		return "", false
@@ -222,7 +272,7 @@ func (r *Redactor) secretKey(raw []byte) bool {
 	if r.globs.match(n) {
 		return true
 	}
-	return !r.defGlobs.empty() && r.defGlobs.match(n) && !r.except.match(n)
+	return r.defaults && names.secret(n)
 }
 
 // globSet is a set of normalised globs, sorted by shape so that a name

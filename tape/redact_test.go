@@ -224,6 +224,12 @@ func TestMatchRedacted(t *testing.T) {
 		{`"[redacted:env:GH]"`, `5`, true, false},
 		{`"plain"`, `"plain"`, false, false},
 		{`"[redacted:nothing]"`, `"x"`, false, false},
+		// JSON text in a string, redacted inside
+		{`"{\"user\":\"bob\",\"password\":\"[redacted:key:string]\"}"`, `"{\"password\":\"pw\", \"user\":\"bob\"}"`, true, true},
+		{`"{\"user\":\"bob\",\"password\":\"[redacted:key:string]\"}"`, `"{\"user\":\"ann\",\"password\":\"pw\"}"`, true, false},
+		{`"{\"user\":\"bob\",\"password\":\"[redacted:key:string]\"}"`, `"{\"user\":\"bob\",\"password\":7}"`, true, false},
+		{`"[{\"n\":1.50,\"token\":\"[redacted:key:object]\"}]"`, `"[{\"n\":1.50,\"token\":{}}]"`, true, true},
+		{`"[{\"n\":1.50,\"token\":\"[redacted:key:object]\"}]"`, `"not json"`, true, false},
 	}
 	for _, tt := range tests {
 		m, ok := MatchRedacted([]byte(tt.e), []byte(tt.a))

@@ -18,9 +18,14 @@ func TestSensitive(t *testing.T) {
 		{"password", true}, {"Password", true}, {"passwd", true}, {"secret", true},
 		{"client_secret", true}, {"clientSecret", true}, {"token", true}, {"access_token", true},
 		{"refreshToken", true}, {"id_token", true}, {"private_key", true}, {"X-Auth-Token", true},
+		// the names issue 22 found passing, and names matched by pattern
+		{"pass", true}, {"pwd", true}, {"bearer", true}, {"jwt", true}, {"auth", true}, {"access_key", true},
+		{"db_password", true}, {"session_secret", true}, {"tokens", true}, {"aws_secret_access_key", true},
+		{"X-Amz-Security-Token", true}, {"google_credentials", true},
 		// not credentials, though they look alike
-		{"maxTokens", false}, {"progressToken", false}, {"tokens", false}, {"Mcp-Session-Id", false},
-		{"Content-Type", false}, {"secretive", false}, {"key", false}, {"name", false}, {"", false},
+		{"maxTokens", false}, {"progressToken", false}, {"inputTokens", false}, {"Mcp-Session-Id", false},
+		{"Content-Type", false}, {"key", false}, {"name", false}, {"", false}, {"author", false},
+		{"authority", false}, {"bypass", false}, {"passenger", false},
 	}
 	for _, tc := range tests {
 		if got := Sensitive(tc.name); got != tc.want {

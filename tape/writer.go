@@ -66,6 +66,7 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 // headerLine encodes the header with "type" first, the known members in
 // struct order, then Extra in key order.
 func headerLine(h Header) ([]byte, error) {
+	h = MaskHeader(h)
 	h.Format, h.Version = FormatName, FormatVersion
 	known, err := marshal(h)
 	if err != nil {

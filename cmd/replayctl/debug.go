@@ -345,7 +345,7 @@ func interrupts(ctx context.Context, c *controller.Controller, cancel func()) er
 // list and print: the values of credential members and headers masked
 // (tape.Mask, tape.MaskHeaders), the secrets redacted. The results the
 // engine gives have had the same done already.
-func shown(lookup func(int64) (controller.Msg, bool), rd *report.Redactor) func(int64) (controller.Msg, bool) {
+func shown(lookup func(int64) (controller.Msg, bool), rd *tape.Redactor) func(int64) (controller.Msg, bool) {
 	return func(seq int64) (controller.Msg, bool) {
 		m, ok := lookup(seq)
 		m.Raw = rd.Bytes(tape.Mask(m.Raw))

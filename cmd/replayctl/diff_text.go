@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/replayctl/replayctl/internal/termsafe"
 	"github.com/replayctl/replayctl/tapediff"
 )
 
@@ -19,7 +20,7 @@ const diffValueWidth = 100
 func writeDiffText(out io.Writer, sides []tapediff.Side, res tapediff.Result, p painter) error {
 	w := bufio.NewWriter(out)
 	for i, s := range sides {
-		fmt.Fprintf(w, "%s %s  (%d messages, protocol %s)\n", p.bold(string(rune('A'+i))), s.Name, len(s.Messages), orDash(s.Header.ProtocolVersion))
+		fmt.Fprintf(w, "%s %s  (%d messages, protocol %s)\n", p.bold(string(rune('A'+i))), termsafe.String(s.Name), len(s.Messages), termsafe.String(orDash(s.Header.ProtocolVersion)))
 	}
 	var brk, other []tapediff.Change
 	for _, c := range res.Changes {
@@ -48,7 +49,8 @@ func writeDiffText(out io.Writer, sides []tapediff.Side, res tapediff.Result, p 
 			if u.Side == "b" {
 				only = "only in B"
 			}
-			fmt.Fprintf(w, "  %s  %s%s  %s\n", only, u.Method, quotedName(u.Name), p.dim(fmt.Sprintf("(session %s, %s, %s)", u.Session, u.Dir, where)))
+			fmt.Fprintf(w, "  %s  %s%s  %s\n", only, termsafe.String(u.Method), quotedName(u.Name),
+				p.dim(fmt.Sprintf("(session %s, %s, %s)", termsafe.String(u.Session), u.Dir, where)))
 		}
 	}
 	s := res.Summary
@@ -68,11 +70,11 @@ func writeGroups(w io.Writer, cs []tapediff.Change, kindColor func(string) strin
 	for i, c := range cs {
 		if i == 0 || c.Method != method || c.Name != name {
 			method, name = c.Method, c.Name
-			fmt.Fprintf(w, "  %s%s\n", c.Method, quotedName(c.Name))
+			fmt.Fprintf(w, "  %s%s\n", termsafe.String(c.Method), quotedName(c.Name))
 		}
 		line := "    " + kindColor(string(c.Kind))
 		if c.Path != "" {
-			line += "  " + c.Path
+			line += "  " + termsafe.String(c.Path)
 		}
 		switch {
 		case c.A != nil && c.B != nil:
@@ -83,7 +85,7 @@ func writeGroups(w io.Writer, cs []tapediff.Change, kindColor func(string) strin
 			line += ": now " + cut(string(c.B))
 		}
 		if c.Detail != "" {
-			line += "  (" + c.Detail + ")"
+			line += "  (" + termsafe.String(c.Detail) + ")"
 		}
 		fmt.Fprintln(w, line)
 	}
@@ -96,9 +98,10 @@ func quotedName(name string) string {
 	return fmt.Sprintf(" %q", name)
 }
 
-// cut keeps a value on one line and to diffValueWidth runes.
+// cut keeps a value on one line, its control characters escaped, and to
+// diffValueWidth runes.
 func cut(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = termsafe.String(strings.Join(strings.Fields(s), " "))
 	if utf8.RuneCountInString(s) <= diffValueWidth {
 		return s
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/replayctl/replayctl/internal/termsafe"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/tape"
@@ -109,7 +110,8 @@ func (t tableWriter) header(h inspectHeader) {
 	if h.Era != "" {
 		protocol += " (" + h.Era + ")"
 	}
-	fmt.Fprintf(t.w, "# %s (format %s v%d) protocol %s transport %s\n", h.Path, h.Format, h.Version, protocol, orDash(h.Transport))
+	esc := termsafe.String
+	fmt.Fprintf(t.w, "# %s (format %s v%d) protocol %s transport %s\n", esc(h.Path), esc(h.Format), h.Version, esc(protocol), esc(orDash(h.Transport)))
 	fmt.Fprintf(t.w, "%6s  %12s  %-8s  %-3s  %-12s  %-32s  %-8s  %8s  %s\n", "SEQ", "TIME", "SESSION", "DIR", "KIND", "METHOD", "ID", "BYTES", "NOTE")
 }
 
@@ -118,13 +120,14 @@ func (t tableWriter) row(r inspectRow) {
 	if r.Dir == string(tape.S2C) {
 		arrow = "←"
 	}
-	fmt.Fprintf(t.w, "%6d  %12s  %-8s  %-3s  %-12s  %-32s  %-8s  %8d  %s\n", r.Seq, fmtUS(r.TUS), r.Session, arrow, r.Kind, orDash(r.Method), orDash(string(r.ID)), r.Bytes, r.Note)
+	esc := termsafe.String // the tape's text: a method may hold terminal escapes
+	fmt.Fprintf(t.w, "%6d  %12s  %-8s  %-3s  %-12s  %-32s  %-8s  %8d  %s\n", r.Seq, fmtUS(r.TUS), esc(r.Session), arrow, r.Kind, esc(orDash(r.Method)), esc(orDash(string(r.ID))), r.Bytes, esc(r.Note))
 }
 
 func (t tableWriter) end(e inspectEnd) {
 	fmt.Fprintf(t.w, "# %d messages\n", e.Messages)
 	for _, warn := range e.Warnings {
-		fmt.Fprintf(t.w, "# warning: %s\n", warn)
+		fmt.Fprintf(t.w, "# warning: %s\n", termsafe.String(warn))
 	}
 }
 

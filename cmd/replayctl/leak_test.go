@@ -37,7 +37,7 @@ func FuzzDebuggerRedaction(f *testing.F) {
 		}
 		secret := "Tk" + body + "Zq"
 		value := strings.Repeat("x", int(pad)) + secret // moves the secret across the cut
-		rd := report.NewRedactor([]string{secret})
+		rd := tape.RedactorOf([]string{secret})
 		a := &app{}
 		a.redactor.Store(rd)
 		var out bytes.Buffer
@@ -50,7 +50,7 @@ func FuzzDebuggerRedaction(f *testing.F) {
 			Differences: []report.Difference{{Path: "result.content[0].text", Expected: json.RawMessage(`"x"`),
 				Actual: json.RawMessage(quoteJSON(value))}},
 		}
-		res := rd.Result(report.Mask(raw)) // as the engine hands results on
+		res := report.Redact(rd, raw) // as the engine hands results on
 		look := shown(func(int64) (controller.Msg, bool) {
 			return controller.Msg{Seq: 3, Dir: "c2s", Method: "tools/call", Raw: raw.Out,
 				HTTP: &tape.HTTPMeta{Headers: map[string][]string{"X-Echo": {value}}}}, true

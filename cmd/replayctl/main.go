@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,7 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replayctl/replayctl/engine"
-	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/internal/termsafe"
 	"github.com/replayctl/replayctl/tape"
 )
 
@@ -61,7 +62,7 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 }
 
 func runApp(ctx context.Context, app *app, args []string) int {
-	app.out, app.errOut = app.redacting(app.stdout), app.redacting(app.stderr)
+	app.out, app.errOut = app.redacting(app.stdout), app.redacting(urlMasking{app.stderr})
 	root := app.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(app.stdin)
@@ -112,7 +113,7 @@ type app struct {
 	log         zerolog.Logger
 	// redactor hides the secrets of the replay (replay.Replay.Secrets)
 	// from the moment they are known; nil before.
-	redactor atomic.Pointer[report.Redactor]
+	redactor atomic.Pointer[tape.Redactor]
 	// isMain is set in the process's own app (not in tests that call
 	// run): it may end the process on a second signal.
 	isMain bool
@@ -120,7 +121,7 @@ type app struct {
 
 // redact hides secrets from now on in everything written through
 // a.redacting: stdout, stderr, the logs, the debugger.
-func (a *app) redact(secrets []string) { a.redactor.Store(report.NewRedactor(secrets)) }
+func (a *app) redact(secrets []string) { a.redactor.Store(tape.RedactorOf(secrets)) }
 
 // redacting wraps w so that each Write goes through the app's redactor
 // as it is then. Each Write must be a whole record (a line, a rendered
@@ -134,6 +135,27 @@ type redactingWriter struct {
 
 func (rw redactingWriter) Write(p []byte) (int, error) {
 	if _, err := rw.w.Write(rw.a.redactor.Load().Bytes(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// urlMasking masks the credentials of every URL written to w
+// (tape.MaskURLs): an upstream's password or api_key in a banner, a log
+// line or an error. Each Write must be a whole record, as for
+// redactingWriter. Not for stdout, which carries the data served.
+type urlMasking struct{ w io.Writer }
+
+func (u urlMasking) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte("://")) {
+		if s := tape.MaskURLs(string(p)); s != string(p) {
+			if _, err := io.WriteString(u.w, s); err != nil {
+				return 0, err
+			}
+			return len(p), nil
+		}
+	}
+	if _, err := u.w.Write(p); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -197,7 +219,16 @@ func (a *app) setupLog() error {
 	case "json":
 		w = a.errOut
 	case "console":
-		w = zerolog.ConsoleWriter{Out: a.errOut, NoColor: !colorOn(a.stderr)}
+		// Messages may quote a client's or a tape's text (a method
+		// name): their control characters are escaped. Field values are
+		// quoted by zerolog when they hold any.
+		w = zerolog.ConsoleWriter{Out: a.errOut, NoColor: !colorOn(a.stderr),
+			FormatMessage: func(i any) string {
+				if i == nil {
+					return ""
+				}
+				return termsafe.String(fmt.Sprint(i))
+			}}
 	default:
 		return usageError("--log-format %q: want console or json", a.logFormat)
 	}

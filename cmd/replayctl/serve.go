@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replayctl/replayctl/internal/atomicfile"
+	"github.com/replayctl/replayctl/internal/termsafe"
 	"github.com/replayctl/replayctl/mock"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
@@ -269,13 +270,14 @@ func parseTiming(s string) (float64, error) {
 func printServeSummary(w io.Writer, misses []mock.Miss, missed int, injected []mock.Injected) {
 	fmt.Fprintf(w, "served: %d miss(es), %d fault(s) injected\n", missed, len(injected))
 	for _, m := range misses {
-		fmt.Fprintf(w, "  miss: session %s: %s\n", m.Session, m)
+		fmt.Fprintf(w, "  miss: session %s: %s\n", termsafe.String(m.Session), termsafe.String(m.String()))
 	}
 	if more := missed - len(misses); more > 0 {
 		fmt.Fprintf(w, "  … and %d more miss(es), counted, not kept (--max-misses %d)\n", more, len(misses))
 	}
 	for _, i := range injected {
-		fmt.Fprintf(w, "  fault: %s to %s (recorded seq %d, session %s): %s\n", i.Kind, i.Method, i.Seq, i.Session, i.Detail)
+		esc := termsafe.String
+		fmt.Fprintf(w, "  fault: %s to %s (recorded seq %d, session %s): %s\n", i.Kind, esc(i.Method), i.Seq, esc(i.Session), esc(i.Detail))
 	}
 }
 
