@@ -53,6 +53,7 @@ type HTTP struct {
 	limit    int
 	open     OpenTape
 	tapOpts  []TapOption
+	guard    transport.Guard // who may reach the proxy (DNS rebinding protection)
 
 	stop     context.Context // done when Stop is called: streams end
 	stopFunc context.CancelFunc
@@ -85,6 +86,21 @@ func WithMaxMessage(n int) HTTPOption { return func(p *HTTP) { p.limit = n } }
 // WithTapOptions passes opts to the Tap the proxy makes (a Redactor).
 func WithTapOptions(opts ...TapOption) HTTPOption {
 	return func(p *HTTP) { p.tapOpts = append(p.tapOpts, opts...) }
+}
+
+// WithAllowHosts lets requests naming these hosts in their Host header
+// reach the proxy, besides localhost, the loopback addresses and the
+// address a request reached ("*": any): see transport.Guard. Others are
+// answered 403 and not relayed.
+func WithAllowHosts(hosts ...string) HTTPOption {
+	return func(p *HTTP) { p.guard.Hosts = append(p.guard.Hosts, hosts...) }
+}
+
+// WithAllowOrigins lets browser pages from these origins reach the proxy,
+// besides those transport.Guard allows itself ("*": any). Others are
+// answered 403 and not relayed.
+func WithAllowOrigins(origins ...string) HTTPOption {
+	return func(p *HTTP) { p.guard.Origins = append(p.guard.Origins, origins...) }
 }
 
 // WithRoundTripper sends upstream requests through rt instead of the
@@ -181,7 +197,20 @@ func (p *HTTP) Messages() int64 {
 // so that it is recorded before its answer; the rest of a longer one is
 // relayed as it comes. It returns when the answer (a whole SSE stream
 // included) has been relayed, the client has gone, or Stop was called.
+//
+// Before anything is relayed, the request must pass the proxy's
+// transport.Guard (its Host one of the proxy's names, its Origin, if any,
+// allowed: else 403), and must be for the MCP endpoint: the upstream URL's
+// path, or a legacy HTTP+SSE message endpoint a relayed stream announced
+// (else 404). Neither refusal reaches the upstream or the tape.
 func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if p.guard.Refuse(w, r) {
+		return
+	}
+	if !p.endpoint(r) {
+		http.Error(w, "replayctl record: Not Found: this proxy relays the MCP endpoint "+p.upstream.EscapedPath()+" only", http.StatusNotFound)
+		return
+	}
 	ex := &exchange{p: p, seen: time.Now(), req: r}
 	if r.Method == http.MethodPost && r.Body != nil {
 		if err := ex.readBody(); err != nil {
@@ -199,6 +228,27 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.rp.ServeHTTP(w, r.WithContext(ctx))
 }
 
+// endpoint says whether r is for an MCP endpoint of the upstream: the
+// upstream URL's path (any query), or a legacy message endpoint (path and
+// query) a relayed stream announced.
+func (p *HTTP) endpoint(r *http.Request) bool {
+	if r.URL.EscapedPath() == upstreamPath(p.upstream) {
+		return true
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.byPath[r.URL.RequestURI()]
+	return ok
+}
+
+// upstreamPath is the escaped path of the upstream URL, "/" for none.
+func upstreamPath(u *url.URL) string {
+	if path := u.EscapedPath(); path != "" {
+		return path
+	}
+	return "/"
+}
+
 type exchangeKey struct{}
 
 func exchangeOf(r *http.Request) *exchange {
@@ -207,10 +257,32 @@ func exchangeOf(r *http.Request) *exchange {
 }
 
 // rewrite points the request at the upstream, keeping its path and query.
+//
+// Host is the upstream's: the proxy is the server its clients name, so it
+// judged their Host itself (ServeHTTP's guard, by the rule the go-sdk and
+// TypeScript servers apply: a loopback name, or an allowed one), and it is
+// a client of the upstream, so it names the upstream as any client of it
+// does — a Host the upstream accepts, as it would have accepted the
+// client's. A Host it would refuse never reaches it. Origin passes as the
+// client sent it, for the upstream to judge, except a page of the proxy's
+// own origin: it is the upstream's own origin there, as it would be for
+// the same page served next to the upstream.
 func (p *HTTP) rewrite(pr *httputil.ProxyRequest) {
 	pr.Out.URL.Scheme = p.upstream.Scheme
 	pr.Out.URL.Host = p.upstream.Host
 	pr.Out.Host = p.upstream.Host
+	if origin := pr.In.Header.Get("Origin"); origin != "" && strings.EqualFold(origin, ownOrigin(pr.In)) {
+		pr.Out.Header.Set("Origin", p.upstream.Scheme+"://"+p.upstream.Host)
+	}
+}
+
+// ownOrigin is the origin of the proxy as r's client named it.
+func ownOrigin(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
 }
 
 // modifyResponse taps the answer: it decides the tape session, records

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -225,5 +226,73 @@ func TestDNSRebindingConformance(t *testing.T) {
 	}
 	if len(got) != len(want) || len(want) < 2 {
 		t.Errorf("checks through the proxy %v, directly %v", got, want)
+	}
+}
+
+// TestAllowFlags: --allow-host and --allow-origin let named hosts and
+// browser origins through, in every mode that listens; other names are
+// still refused.
+func TestAllowFlags(t *testing.T) {
+	upstream := testserver.GoSDKHTTP(t)
+	recorded := recordedTape(t, "2025-11-25")
+	allow := []string{"--allow-host", "mcp.test", "--allow-origin", "http://app.test:3000"}
+	listeners := map[string]func(t *testing.T) string{
+		"record": func(t *testing.T) string {
+			return startHTTPRecorder(t, upstream, filepath.Join(t.TempDir(), "rec.jsonl"), allow...).url
+		},
+		"serve-mode-record": func(t *testing.T) string {
+			return startServe(t, append(allow, "--mode", "record", "--upstream", upstream, filepath.Join(t.TempDir(), "rec.jsonl"))...).url
+		},
+		"serve": func(t *testing.T) string { return startServe(t, append(allow, recorded)...).url },
+	}
+	for name, start := range listeners {
+		t.Run(name, func(t *testing.T) {
+			endpoint := start(t)
+			for _, c := range []struct {
+				host, origin string
+				want         int
+			}{
+				{"mcp.test", "http://app.test:3000", http.StatusOK},
+				{"MCP.test:8080", "", http.StatusOK},
+				{"other.test", "", http.StatusForbidden},
+				{"mcp.test", "http://app.test:3001", http.StatusForbidden},
+			} {
+				if code, body := probe(t, http.MethodPost, endpoint, c.host, c.origin); code != c.want {
+					t.Errorf("POST initialize with Host %q, Origin %q: %d %s, want %d", c.host, c.origin, code, body, c.want)
+				}
+			}
+		})
+	}
+}
+
+// TestAllowFlagsRefusedOverStdio: a stdio recording has no listener to
+// open to other names.
+func TestAllowFlagsRefusedOverStdio(t *testing.T) {
+	res := replayctl(t, "record", "-o", filepath.Join(t.TempDir(), "t.jsonl"), "--allow-host", "mcp.test", "--", "true")
+	if res.code != 2 || !strings.Contains(res.stderr, "--allow-host is for the HTTP mode") {
+		t.Errorf("record --allow-host over stdio: exit %d, stderr %q; want 2 and a word on --allow-host", res.code, res.stderr)
+	}
+}
+
+// TestBeyondLoopbackWarning: a listener that other machines can reach
+// says so, and how to narrow it; a loopback one says nothing.
+func TestBeyondLoopbackWarning(t *testing.T) {
+	for _, c := range []struct {
+		addr net.Addr
+		warn bool
+	}{
+		{&net.TCPAddr{IP: net.IPv4zero, Port: 8080}, true},
+		{&net.TCPAddr{IP: net.IPv6unspecified, Port: 8080}, true},
+		{&net.TCPAddr{IP: net.ParseIP("192.0.2.10"), Port: 8080}, true},
+		{&net.TCPAddr{IP: net.ParseIP("127.0.0.1"), Port: 8080}, false},
+		{&net.TCPAddr{IP: net.IPv6loopback, Port: 8080}, false},
+	} {
+		w := beyondLoopbackWarning(c.addr)
+		switch {
+		case c.warn && (!strings.HasPrefix(w, "warning: listening on "+c.addr.String()) || !strings.Contains(w, "--allow-host") || !strings.Contains(w, "127.0.0.1")):
+			t.Errorf("%s: warning %q, want one naming the address, --allow-host and 127.0.0.1", c.addr, w)
+		case !c.warn && w != "":
+			t.Errorf("%s: warning %q, want none on loopback", c.addr, w)
+		}
 	}
 }

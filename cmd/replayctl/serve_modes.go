@@ -103,7 +103,7 @@ func (m *modeFlags) check(listen string) error {
 // replayOnlyFlags are serve's flags for serving from a tape (how answers
 // are matched, timed, spoilt, reported; serve's own HTTP listener), which
 // --mode record, record's pass-through proxy, does not take.
-var replayOnlyFlags = []string{"strategy", "timing", "chaos", "seed", "strict", "report", "volatile", "repeat", "idle-timeout", "allow-origin"}
+var replayOnlyFlags = []string{"strategy", "timing", "chaos", "seed", "strict", "report", "volatile", "repeat", "idle-timeout"}
 
 // replayOnly refuses, with --mode record, a flag that only a replay uses,
 // rather than ignoring it.
@@ -131,7 +131,7 @@ func (a *app) recordMode(ctx context.Context, path string, f serveFlags) error {
 		return err
 	}
 	if f.listen != "" {
-		return a.recordHTTP(ctx, &rf, tags, recordHTTPFlags{listen: f.listen, upstream: f.upstream})
+		return a.recordHTTP(ctx, &rf, tags, recordHTTPFlags{listen: f.listen, upstream: f.upstream, hosts: f.hosts, origins: f.origins})
 	}
 	return a.recordStdio(ctx, &rf, tags, f.argv)
 }
