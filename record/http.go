@@ -32,7 +32,8 @@ type OpenTape func(h tape.Header) (*tape.Writer, error)
 
 // HTTP is a recording reverse proxy for MCP over HTTP (Streamable HTTP of
 // every revision, and the legacy 2024-11-05 HTTP+SSE): an http.Handler
-// that relays every request to the upstream server, byte for byte, on
+// that relays every request for the MCP endpoint that its guard admits
+// (see ServeHTTP) to the upstream server, byte for byte, on
 // net/http/httputil.ReverseProxy, and writes every JSON-RPC message that
 // passes to a tape through one Tap, as it passes. SSE answers are parsed
 // as they stream (FlushInterval -1: each event reaches the client at
