@@ -101,7 +101,7 @@ func (m *modeFlags) check(listen string) error {
 }
 
 // replayOnlyFlags are serve's flags for serving from a tape (how answers
-// are matched, timed, spoilt, reported; serve's own HTTP listener), which
+// are matched, timed, spoilt, reported; idle sessions), which
 // --mode record, record's pass-through proxy, does not take.
 var replayOnlyFlags = []string{"strategy", "timing", "chaos", "seed", "strict", "report", "volatile", "repeat", "idle-timeout"}
 
