@@ -64,6 +64,14 @@
 //     message); the proxy's own 502; a message over the limit (relayed
 //     whole, counted in Dropped and logged).
 //
+// Before relaying, the proxy judges each request as the server behind it
+// would (transport.Guard, DNS rebinding protection: a Host that is not
+// one of the proxy's names, a browser Origin not allowed, is answered 403;
+// WithAllowHosts, WithAllowOrigins) and relays only the MCP endpoint (the
+// upstream URL's path, a legacy message endpoint a stream announced; 404
+// for any other path). Neither reaches the upstream or the tape. What is
+// relayed names the upstream by its own Host (see HTTP.rewrite).
+//
 // Sessions are named as http_session.go says: per Mcp-Session-Id, per
 // legacy SSE stream, and per client for traffic without a session id
 // (told apart by IP address and clientInfo, then by JSON-RPC ids and

@@ -32,7 +32,8 @@ type OpenTape func(h tape.Header) (*tape.Writer, error)
 
 // HTTP is a recording reverse proxy for MCP over HTTP (Streamable HTTP of
 // every revision, and the legacy 2024-11-05 HTTP+SSE): an http.Handler
-// that relays every request to the upstream server, byte for byte, on
+// that relays every request for the MCP endpoint that its guard admits
+// (see ServeHTTP) to the upstream server, byte for byte, on
 // net/http/httputil.ReverseProxy, and writes every JSON-RPC message that
 // passes to a tape through one Tap, as it passes. SSE answers are parsed
 // as they stream (FlushInterval -1: each event reaches the client at
@@ -53,6 +54,7 @@ type HTTP struct {
 	limit    int
 	open     OpenTape
 	tapOpts  []TapOption
+	admit    transport.Guard // who may reach the proxy (DNS rebinding protection)
 
 	guard       *transport.BodyGuard // in front of serve
 	bodyTimeout time.Duration
@@ -100,6 +102,21 @@ func WithBodyBudget(n int64) HTTPOption { return func(p *HTTP) { p.bodyBudget = 
 // WithTapOptions passes opts to the Tap the proxy makes (a Redactor).
 func WithTapOptions(opts ...TapOption) HTTPOption {
 	return func(p *HTTP) { p.tapOpts = append(p.tapOpts, opts...) }
+}
+
+// WithAllowHosts lets requests naming these hosts in their Host header
+// reach the proxy, besides localhost, the loopback addresses and the
+// address a request reached ("*": any): see transport.Guard. Others are
+// answered 403 and not relayed.
+func WithAllowHosts(hosts ...string) HTTPOption {
+	return func(p *HTTP) { p.admit.Hosts = append(p.admit.Hosts, hosts...) }
+}
+
+// WithAllowOrigins lets browser pages from these origins reach the proxy,
+// besides those transport.Guard allows itself ("*": any). Others are
+// answered 403 and not relayed.
+func WithAllowOrigins(origins ...string) HTTPOption {
+	return func(p *HTTP) { p.admit.Origins = append(p.admit.Origins, origins...) }
 }
 
 // WithRoundTripper sends upstream requests through rt instead of the
@@ -198,12 +215,28 @@ func (p *HTTP) Messages() int64 {
 // it is recorded before its answer; the rest of a longer one is relayed
 // as it comes. It returns when the answer (a whole SSE stream included)
 // has been relayed, the client has gone, or Stop was called.
-func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.guard.ServeHTTP(w, r) }
+//
+// Before anything is read or relayed, the request must pass the proxy's
+// transport.Guard (its Host one of the proxy's names, its Origin, if any,
+// allowed: else 403), and must be for the MCP endpoint: the upstream URL's
+// path, or a legacy HTTP+SSE message endpoint a relayed stream announced
+// (else 404). Neither refusal reaches the upstream or the tape.
+func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if p.admit.Refuse(w, r) {
+		return
+	}
+	if !p.endpoint(r) {
+		http.Error(w, "replayctl record: Not Found: this proxy relays the MCP endpoint "+p.upstream.EscapedPath()+" only", http.StatusNotFound)
+		return
+	}
+	p.guard.ServeHTTP(w, r)
+}
 
 // BodiesHeld is how many bytes of request bodies the proxy holds now, and
 // the most it ever held at once.
 func (p *HTTP) BodiesHeld() (now, peak int64) { return p.guard.Held(), p.guard.Peak() }
 
+// serve relays r (admitted, for the MCP endpoint, its body guarded).
 func (p *HTTP) serve(w http.ResponseWriter, r *http.Request) {
 	ex := &exchange{p: p, seen: time.Now(), req: r}
 	if r.Method == http.MethodPost && r.Body != nil {
@@ -222,6 +255,27 @@ func (p *HTTP) serve(w http.ResponseWriter, r *http.Request) {
 	p.rp.ServeHTTP(w, r.WithContext(ctx))
 }
 
+// endpoint says whether r is for an MCP endpoint of the upstream: the
+// upstream URL's path (any query), or a legacy message endpoint (path and
+// query) a relayed stream announced.
+func (p *HTTP) endpoint(r *http.Request) bool {
+	if r.URL.EscapedPath() == upstreamPath(p.upstream) {
+		return true
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.byPath[r.URL.RequestURI()]
+	return ok
+}
+
+// upstreamPath is the escaped path of the upstream URL, "/" for none.
+func upstreamPath(u *url.URL) string {
+	if path := u.EscapedPath(); path != "" {
+		return path
+	}
+	return "/"
+}
+
 type exchangeKey struct{}
 
 func exchangeOf(r *http.Request) *exchange {
@@ -230,10 +284,32 @@ func exchangeOf(r *http.Request) *exchange {
 }
 
 // rewrite points the request at the upstream, keeping its path and query.
+//
+// Host is the upstream's: the proxy is the server its clients name, so it
+// judged their Host itself (ServeHTTP's guard, by the rule the go-sdk and
+// TypeScript servers apply: a loopback name, or an allowed one), and it is
+// a client of the upstream, so it names the upstream as any client of it
+// does — a Host the upstream accepts, as it would have accepted the
+// client's. A Host it would refuse never reaches it. Origin passes as the
+// client sent it, for the upstream to judge, except a page of the proxy's
+// own origin: it is the upstream's own origin there, as it would be for
+// the same page served next to the upstream.
 func (p *HTTP) rewrite(pr *httputil.ProxyRequest) {
 	pr.Out.URL.Scheme = p.upstream.Scheme
 	pr.Out.URL.Host = p.upstream.Host
 	pr.Out.Host = p.upstream.Host
+	if origin := pr.In.Header.Get("Origin"); origin != "" && strings.EqualFold(origin, ownOrigin(pr.In)) {
+		pr.Out.Header.Set("Origin", p.upstream.Scheme+"://"+p.upstream.Host)
+	}
+}
+
+// ownOrigin is the origin of the proxy as r's client named it.
+func ownOrigin(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
 }
 
 // modifyResponse taps the answer: it decides the tape session, records

@@ -41,7 +41,8 @@ import (
 // gave): a mismatch is answered 400 with error -32020. GET and DELETE
 // without a session are 405.
 //
-// Every request: an Origin not allowed (AllowOrigins) is answered 403; a
+// Every request: a Host or an Origin its Guard refuses (AllowHosts,
+// AllowOrigins) is answered 403; a
 // body longer than the maximum message (ServerMaxMessage) 413; other
 // faults with a JSON-RPC error body and a 4xx status. A Session that
 // returns ErrHangUp has the connection cut; one that fails before
@@ -96,13 +97,12 @@ func (h *StreamableHandler) Close() error {
 	return errors.Join(errs...)
 }
 
-// refused answers a request that no listener serves — from a browser
-// Origin not allowed in, or once the listener is shutting down (ctx done)
-// — and reports whether it did.
-func refused(ctx context.Context, w http.ResponseWriter, r *http.Request, origins []string) bool {
-	if !originAllowed(r, origins) {
-		writeError(w, http.StatusForbidden, nil, mcp.CodeInvalidRequest,
-			"Forbidden: Origin "+r.Header.Get("Origin")+" may not reach this server (DNS rebinding protection); allow it with --allow-origin")
+// refused answers a request that no listener serves — one its guard
+// refuses (a Host that is not the server's, a browser Origin not allowed
+// in: DNS rebinding protection), or once the listener is shutting down
+// (ctx done) — and reports whether it did.
+func refused(ctx context.Context, w http.ResponseWriter, r *http.Request, guard Guard) bool {
+	if guard.Refuse(w, r) {
 		return true
 	}
 	if ctx.Err() != nil {
@@ -115,7 +115,7 @@ func refused(ctx context.Context, w http.ResponseWriter, r *http.Request, origin
 // ServeHTTP implements http.Handler.
 func (h *StreamableHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer cutOnDone(h.ctx, w)()
-	if refused(h.ctx, w, r, h.cfg.origins) {
+	if refused(h.ctx, w, r, h.cfg.guard) {
 		return
 	}
 	switch r.Method {

@@ -20,7 +20,7 @@ import (
 // of their own (a client's answer to a server request must reach the
 // Handle waiting for it). The Session ends when the GET's client goes
 // away or the handler is closed; a POST to an unknown session is 404.
-// Origin, body size and errors are handled as by StreamableHandler.
+// Host, Origin, body size and errors are handled as by StreamableHandler.
 //
 // ServeHTTP of a GET returns when the client goes away, the Session
 // hangs up (the connection is cut) or the handler is closed, after the
@@ -66,7 +66,7 @@ func (h *LegacyHandler) Close() error {
 // ServeHTTP implements http.Handler.
 func (h *LegacyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer cutOnDone(h.ctx, w)()
-	if refused(h.ctx, w, r, h.cfg.origins) {
+	if refused(h.ctx, w, r, h.cfg.guard) {
 		return
 	}
 	switch r.Method {

@@ -21,7 +21,7 @@ type ServerOption func(*serverConfig)
 
 type serverConfig struct {
 	maxMessage int
-	origins    []string
+	guard      Guard // DNS rebinding protection
 	log        zerolog.Logger
 	window     time.Duration
 	idle       time.Duration
@@ -67,12 +67,24 @@ func ServerMaxMessage(n int) ServerOption {
 	return func(c *serverConfig) { c.maxMessage = limitOf(n) }
 }
 
-// AllowOrigins lets browser pages from these origins ("http://app.test:8080")
-// reach a listener on a loopback address; "*" allows any. Without it only
-// loopback origins may (DNS rebinding protection); requests without an
-// Origin header are never refused.
+// AllowOrigins lets browser pages from these origins ("http://app.test:8080";
+// "*" any) reach a listener, besides those its Guard allows itself (loopback
+// origins on a loopback listener, the address reached). A request with
+// another Origin is answered 403 (DNS rebinding protection); a request
+// without Origin (every client that is not a browser) is judged by its
+// Host alone.
 func AllowOrigins(origins ...string) ServerOption {
-	return func(c *serverConfig) { c.origins = append(c.origins, origins...) }
+	return func(c *serverConfig) { c.guard.Origins = append(c.guard.Origins, origins...) }
+}
+
+// AllowHosts lets requests naming these hosts in their Host header
+// ("mcp.lan" with any port, "mcp.lan:8080" that port only; "*" any) reach
+// a listener, besides localhost, the loopback addresses and the address
+// the request reached. A request with another Host is answered 403 (DNS
+// rebinding protection): name here what clients call a server bound
+// beyond loopback.
+func AllowHosts(hosts ...string) ServerOption {
+	return func(c *serverConfig) { c.guard.Hosts = append(c.guard.Hosts, hosts...) }
 }
 
 // ServerLogger is where a listener logs (errors a Session returned,

@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"mime"
-	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -14,7 +12,7 @@ import (
 )
 
 // What the HTTP listeners share: JSON-RPC error bodies, content
-// negotiation, the Origin check.
+// negotiation (the Host and Origin check is Guard, guard.go).
 
 var (
 	errStreamDone = errors.New("transport: the stream has ended")
@@ -77,47 +75,6 @@ func accepts(h http.Header) (json, sse bool) {
 func isJSONContent(h http.Header) bool {
 	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
 	return err == nil && mt == "application/json"
-}
-
-// originAllowed is the DNS rebinding protection: a request from a
-// browser page (it has an Origin) reaching a listener on a loopback
-// address must come from a loopback origin or one of allowed ("*" allows
-// any). Requests without Origin (every non-browser client) pass, as do
-// requests to a listener on another address.
-func originAllowed(r *http.Request, allowed []string) bool {
-	origin := r.Header.Get("Origin")
-	if origin == "" {
-		return true
-	}
-	for _, a := range allowed {
-		if a == "*" || strings.EqualFold(a, origin) {
-			return true
-		}
-	}
-	if addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && !isLoopbackAddr(addr.String()) {
-		return true
-	}
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	return isLoopbackHost(u.Hostname())
-}
-
-func isLoopbackAddr(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host = hostport
-	}
-	return isLoopbackHost(host)
-}
-
-func isLoopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // knownRevision says whether v is a protocol revision a listener serves.

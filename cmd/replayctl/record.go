@@ -191,6 +191,9 @@ server could not start, exited with another status, or sent a line longer than
 			if hf.given() {
 				return hf.check(cmd, args)
 			}
+			if err := hf.checkStdio(cmd); err != nil {
+				return err
+			}
 			if cmd.ArgsLenAtDash() != 0 || len(args) == 0 {
 				return usageError("record: give the server command after --, e.g. replayctl record -o t.jsonl -- node server.js; or, for an HTTP server, --listen ADDR --upstream URL")
 			}

@@ -33,6 +33,12 @@ A request body must arrive within --body-timeout (10s; else 408), the bodies
 held at once stay within --body-budget (64MiB; else 503 with Retry-After),
 and at --max-conns connections the one waiting longest on its client is
 closed for a new one.
+Only the MCP endpoint is relayed (the upstream URL's path, and the message
+endpoint a legacy SSE stream announces): any other path is 404. A request
+whose Host is not one of the proxy's names (localhost, 127.0.0.1, [::1], the
+address it reached, --allow-host) or whose browser Origin is not allowed
+(loopback origins, --allow-origin) is refused with 403 and never reaches the
+upstream (DNS rebinding protection); the upstream is sent its own Host.
 The proxy runs until Ctrl-C or SIGTERM, its normal end: the streams in flight
 are closed, the tape gets its end line, and it exits 0. --session and
 --stop-timeout are for the stdio mode.`
@@ -44,6 +50,8 @@ type recordHTTPFlags struct {
 	listen   string
 	upstream string
 	listenLimits
+	hosts   []string // --allow-host
+	origins []string // --allow-origin
 }
 
 // add declares the HTTP mode's flags.
@@ -51,10 +59,30 @@ func (f *recordHTTPFlags) add(fl *pflag.FlagSet) {
 	fl.StringVar(&f.listen, "listen", "", "HTTP mode: the address the recording proxy listens on, e.g. 127.0.0.1:8080 (port 0: any free port); with --upstream")
 	fl.StringVar(&f.upstream, "upstream", "", "HTTP mode: the MCP server's URL (a Streamable HTTP endpoint, or a legacy HTTP+SSE /sse endpoint); with --listen")
 	f.listenLimits.add(fl)
+	addAllowFlags(fl, &f.hosts, &f.origins)
+}
+
+// addAllowFlags declares --allow-host and --allow-origin, the names and
+// browser origins an HTTP listener answers besides its own (record's
+// proxy, serve).
+func addAllowFlags(fl *pflag.FlagSet, hosts, origins *[]string) {
+	fl.StringSliceVar(hosts, "allow-host", nil, "over HTTP, a Host name clients may use besides localhost, 127.0.0.1, [::1] and the address reached, e.g. mcp.lan or mcp.lan:8080 (repeatable; * for any)")
+	fl.StringSliceVar(origins, "allow-origin", nil, "over HTTP, a browser Origin allowed besides loopback ones (and the address reached), e.g. http://app.test:3000 (repeatable; * for any)")
 }
 
 // given says whether the HTTP mode was asked for (either flag).
 func (f *recordHTTPFlags) given() bool { return f.listen != "" || f.upstream != "" }
+
+// checkStdio refuses, in the stdio mode, the flags of the HTTP mode's
+// listener.
+func (f *recordHTTPFlags) checkStdio(cmd *cobra.Command) error {
+	for _, name := range []string{"allow-host", "allow-origin"} {
+		if cmd.Flags().Changed(name) {
+			return usageError("record: --%s is for the HTTP mode's listener (--listen ADDR --upstream URL); a stdio recording has none", name)
+		}
+	}
+	return nil
+}
 
 // check refuses an HTTP mode that is half asked for, mixed with a server
 // command (the stdio mode's) or with a stdio-only flag.
@@ -113,7 +141,8 @@ func (a *app) recordHTTP(ctx context.Context, f *recordFlags, tags map[string]st
 		}
 		return tape.NewWriter(file, h)
 	}, record.WithLogger(a.log), record.WithMaxMessage(int(f.maxMessage)), record.WithTapOptions(f.tapOptions()...),
-		record.WithBodyReadTimeout(hf.bodyTimeout), record.WithBodyBudget(int64(hf.bodyBudget)))
+		record.WithBodyReadTimeout(hf.bodyTimeout), record.WithBodyBudget(int64(hf.bodyBudget)),
+		record.WithAllowHosts(hf.hosts...), record.WithAllowOrigins(hf.origins...))
 	if err != nil {
 		abandon()
 		return usageError("%v", err)
@@ -128,6 +157,9 @@ func (a *app) recordHTTP(ctx context.Context, f *recordFlags, tags map[string]st
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	fmt.Fprintf(a.errOut, "recording %s → %s (tape %s; Ctrl-C to stop)\n", listenURL(l.Addr(), p.Upstream()), hf.upstream, f.out)
+	if w := beyondLoopbackWarning(l.Addr()); w != "" {
+		fmt.Fprintln(a.errOut, w)
+	}
 
 	var serveErr error
 	select {

@@ -42,8 +42,12 @@ GET stream, and stateless 2026-07-28 with server/discover; one tape session
 per stateless POST) and the legacy HTTP+SSE transport of 2024-11-05 at
 http://127.0.0.1:PORT/sse. It prints the URL on stderr and serves until
 SIGINT or SIGTERM; a client that does not read its answer cannot hold it
-up, and a second signal while it stops ends it at once (exit 130). Browser pages from non-loopback origins are refused
-(DNS rebinding protection) unless --allow-origin lets them in.
+up, and a second signal while it stops ends it at once (exit 130). DNS
+rebinding protection, in every mode: a request whose Host is not one of the
+server's names (localhost, 127.0.0.1, [::1], the address it reached,
+--allow-host NAME) or whose browser Origin is not allowed (loopback origins
+on loopback, --allow-origin ORIGIN) is refused with 403. A --listen beyond
+loopback (0.0.0.0:PORT, :PORT) gets a warning on stderr.
 
 A request the tape has no answer for is a miss: the client gets a JSON-RPC
 error naming the closest recorded request and what differs, and serve lists
@@ -91,7 +95,7 @@ miss; 2 bad usage or an unreadable tape.
 	fl.Int64Var(&f.seed, "seed", 0, "the chaos seed: the same seed gives the same faults (random, and printed, when not given)")
 	fl.BoolVar(&f.strict, "strict", false, "exit 1 when any request missed")
 	fl.StringVar(&f.report, "report", "", "write the misses and the injected faults to this JSON file when serve stops")
-	fl.StringSliceVar(&f.origins, "allow-origin", nil, "a browser Origin allowed to reach a loopback listener (repeatable; * for any)")
+	addAllowFlags(fl, &f.hosts, &f.origins)
 	fl.StringSliceVar(&f.volatile, "volatile", nil, "a request field left out of matching, besides the defaults, e.g. params.arguments.requestId or tools/call:params.arguments.ts (repeatable)")
 	fl.BoolVar(&f.repeat, "repeat", false, "answer a request asked more often than recorded again, in recorded order (else it is a miss)")
 	fl.DurationVar(&f.idle, "idle-timeout", 0, "over HTTP, close a session idle this long (no request, no GET stream), as a client that left without DELETE; 0: never")

@@ -25,8 +25,6 @@ import (
 // unfinished bodies, trickling bodies, connection floods, huge batches,
 // huge method names, endless misses, one upstream per session.
 
-const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"limits-test","version":"1"}}}`
-
 // mcpPost POSTs body to url with session sid ("" for none) and returns
 // the status, the session id of the answer and its body.
 func mcpPost(ctx context.Context, hc *http.Client, u, sid, body string) (int, string, []byte, error) {

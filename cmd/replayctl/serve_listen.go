@@ -25,7 +25,8 @@ type serveFlags struct {
 	seed       int64
 	strict     bool
 	report     string
-	origins    []string
+	origins    []string // --allow-origin
+	hosts      []string // --allow-host
 	volatile   []string
 	repeat     bool
 	maxMessage int
@@ -55,6 +56,7 @@ func serveTape(ctx context.Context, sessions transport.Sessions, f serveFlags, s
 		transport.ServerMaxMessage(f.maxMessage),
 		transport.ServerLogger(log.With().Str("stage", "listen").Logger()),
 		transport.AllowOrigins(f.origins...),
+		transport.AllowHosts(f.hosts...),
 		transport.IdleTimeout(f.idle),
 		transport.BodyReadTimeout(f.bodyTimeout),
 		transport.BodyBudget(int64(f.bodyBudget)),
@@ -74,6 +76,9 @@ func serveTape(ctx context.Context, sessions transport.Sessions, f serveFlags, s
 	go func() { served <- srv.Serve(ln) }()
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(stderr, "serving on %s/mcp (Streamable HTTP; legacy HTTP+SSE: %s/sse); Ctrl-C stops\n", base, base)
+	if w := beyondLoopbackWarning(ln.Addr()); w != "" {
+		fmt.Fprintln(stderr, w)
+	}
 
 	var serveErr error
 	select {
@@ -121,4 +126,16 @@ func serveStdio(ctx context.Context, sessions transport.Sessions, stdin io.Reade
 		return usageError("the client sent a message longer than --max-message (%d bytes); raise it if such messages are right", tooLarge.Limit)
 	}
 	return err
+}
+
+// beyondLoopbackWarning is the warning for a listener bound to addr that
+// other machines can reach (every interface, or an address that is not
+// loopback), or "" for a loopback one.
+func beyondLoopbackWarning(addr net.Addr) string {
+	if transport.IsLoopbackAddr(addr.String()) {
+		return ""
+	}
+	return fmt.Sprintf("warning: listening on %s, beyond loopback: other machines can reach it. "+
+		"Requests are answered only for the Host names localhost, 127.0.0.1, [::1], the address they reached and --allow-host NAME, "+
+		"and browser pages only from that address or --allow-origin ORIGIN; listen on 127.0.0.1 to keep it to this machine", addr)
 }

@@ -107,9 +107,9 @@ func (m *modeFlags) check(listen string) error {
 }
 
 // replayOnlyFlags are serve's flags for serving from a tape (how answers
-// are matched, timed, spoilt, reported; serve's own HTTP listener), which
+// are matched, timed, spoilt, reported; idle sessions), which
 // --mode record, record's pass-through proxy, does not take.
-var replayOnlyFlags = []string{"strategy", "timing", "chaos", "seed", "strict", "report", "volatile", "repeat", "idle-timeout", "allow-origin"}
+var replayOnlyFlags = []string{"strategy", "timing", "chaos", "seed", "strict", "report", "volatile", "repeat", "idle-timeout"}
 
 // replayOnly refuses, when serve records (--mode record, or once with
 // no tape at path), a flag that only a replay uses, rather than ignoring
@@ -159,7 +159,7 @@ func (a *app) recordMode(ctx context.Context, path string, f serveFlags) error {
 		if err := reachable(ctx, f.upstream); err != nil {
 			return &exitError{code: exitTarget, err: fmt.Errorf("serve --mode %s: the upstream %s cannot be reached: %w; nothing was recorded (start it, or check --upstream)", f.mode, f.upstream, err)}
 		}
-		err = a.recordHTTP(ctx, &rf, tags, recordHTTPFlags{listen: f.listen, upstream: f.upstream})
+		err = a.recordHTTP(ctx, &rf, tags, recordHTTPFlags{listen: f.listen, upstream: f.upstream, hosts: f.hosts, origins: f.origins})
 	} else {
 		err = a.recordStdio(ctx, &rf, tags, f.argv)
 	}
