@@ -32,6 +32,9 @@ type recordFlags struct {
 	// redactor is what it built, set by check.
 	redaction func() (*tape.Redactor, error)
 	redactor  *tape.Redactor
+	// unlock releases TAPE.journal.lock, taken by check when --force
+	// overwrites a tape (see serve --mode new); nil when none was taken.
+	unlock func()
 }
 
 func (f *recordFlags) register(fl *pflag.FlagSet) {
@@ -83,7 +86,38 @@ func (f *recordFlags) check() (map[string]string, error) {
 		}
 		tags[k] = v
 	}
+	if err := f.lockTape(); err != nil {
+		return nil, err
+	}
 	return tags, nil
+}
+
+// lockTape takes, when --force overwrites a tape, the lock a serve --mode
+// new of that tape holds while it adds to it (TAPE.journal.lock), for as
+// long as the recording runs (release with done): refused while such a
+// serve runs, rather than cutting the tape it merges its journal into.
+func (f *recordFlags) lockTape() error {
+	if _, err := os.Stat(f.out); err != nil || !f.force {
+		return nil
+	}
+	lock := journalOf(f.out) + ".lock"
+	release, err := lockFile(lock)
+	switch {
+	case errors.Is(err, errLocked):
+		return usageError("record --force: a serve --mode new is adding to %s (it holds %s): stop it first (it merges what it recorded into the tape as it stops), or record to another -o", f.out, lock)
+	case err != nil:
+		return usageError("record --force: cannot lock %s: %v", lock, err)
+	}
+	f.unlock = release
+	return nil
+}
+
+// done releases what check took.
+func (f *recordFlags) done() {
+	if f.unlock != nil {
+		f.unlock()
+		f.unlock = nil
+	}
 }
 
 // recording is a tape being recorded: a lazy Tap that creates -o once the
@@ -201,6 +235,7 @@ server could not start, exited with another status, or sent a line longer than
 			if err != nil {
 				return err
 			}
+			defer f.done()
 			if hf.given() {
 				return a.recordHTTP(cmd.Context(), &f, tags, hf)
 			}

@@ -130,6 +130,7 @@ func (a *app) recordMode(ctx context.Context, path string, f serveFlags) error {
 	if err != nil {
 		return err
 	}
+	defer rf.done()
 	if f.listen != "" {
 		return a.recordHTTP(ctx, &rf, tags, recordHTTPFlags{listen: f.listen, upstream: f.upstream})
 	}
