@@ -351,6 +351,7 @@ func startServer(argv, env []string, stderr io.Writer, stopTimeout time.Duration
 	// Wait waits for: not forever, if a child of the server holds it.
 	cmd.WaitDelay = stopTimeout
 	transport.SetProcessGroup(cmd)
+	dieWithUs(cmd)
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()
