@@ -214,9 +214,10 @@ Lines that are not JSON (a banner a server prints) are relayed but not
 recorded: a warning says so.
 
 Exit status: 0 the session ended (the client closed its input, or the server
-exited with status 0); 2 bad usage, or the tape could not be written; 3 the
-server could not start, exited with another status, or sent a line longer than
---max-message; 130 interrupted.
+exited with status 0); 2 bad usage, the tape could not be written, or the
+client sent a line longer than --max-message; 3 the server could not start,
+exited with another status, or sent a line longer than --max-message; 130
+interrupted.
 ` + recordHTTPHelp,
 		Example: `  replayctl record -o session.jsonl -- node my-server.js
   replayctl record -o everything.jsonl --tag server=everything -- go tool everything-server
@@ -310,7 +311,10 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 // protocol).
 func (a *app) recordSummary(n int64, rec *recording, res record.StdioResult, err error) {
 	how := "the client closed its input"
-	if !res.ClientClosed {
+	switch {
+	case errors.Is(err, record.ErrClientTooLarge):
+		how = "the client sent a line longer than --max-message"
+	case !res.ClientClosed:
 		how = "the server ended"
 	}
 	switch {
