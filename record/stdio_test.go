@@ -246,12 +246,8 @@ func TestStdioStubbornServer(t *testing.T) {
 			p := newPipes(t)
 			tap, _ := newFileTap(t)
 			defer tap.Close()
-			run, stop := ctx, context.CancelFunc(func() {})
-			if how == "cancel" {
-				run, stop = context.WithCancel(ctx)
-			} else {
-				p.toProxy.Close()
-			}
+			run, stop := context.WithCancel(ctx)
+			defer stop()
 			done := make(chan error, 1)
 			var res StdioResult
 			go func() {
@@ -259,12 +255,16 @@ func TestStdioStubbornServer(t *testing.T) {
 				res, err = Stdio(run, tap, p.in, p.out, argv, env, StdioStderr(io.Discard), StdioStopTimeout(100*time.Millisecond))
 				done <- err
 			}()
-			if how == "cancel" {
-				if line, err := bufio.NewReader(p.fromOut).ReadString('\n'); line != "ready\n" {
-					t.Fatalf("server said %q, %v; want ready", line, err)
-				}
+			// Once it ignores SIGTERM: before, a stop would end it with
+			// SIGTERM, not the SIGKILL under test.
+			if line, err := bufio.NewReader(p.fromOut).ReadString('\n'); line != "ready\n" {
+				t.Fatalf("server said %q, %v; want ready", line, err)
 			}
-			stop()
+			if how == "cancel" {
+				stop()
+			} else {
+				p.toProxy.Close()
+			}
 			err := <-done
 			if how == "cancel" && !errors.Is(err, context.Canceled) {
 				t.Errorf("got %v, want context.Canceled", err)
