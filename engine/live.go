@@ -133,8 +133,13 @@ func (x *actor) pollAgain(p *pend) bool {
 	}
 	wait := min(max(pollInterval(live), 10*time.Millisecond), time.Second)
 	// Unanswered again: what the recording sent after the task ended (a
-	// tasks/result) waits for it, as the recorded client waited.
+	// tasks/result) waits for it, as the recorded client waited. The
+	// order rule held the session on p only if the recorded answer was
+	// read before the live one came; hold it here either way.
 	p.actual = nil
+	if x.e.cfg.Order != OrderNone {
+		p.sess.waitFor = p
+	}
 	x.chaosTimers = append(x.chaosTimers, time.AfterFunc(wait, func() {
 		select {
 		case x.polls <- p:

@@ -162,7 +162,11 @@ func (t *sseTap) parse() {
 		if err != nil {
 			var tl *transport.TooLargeError
 			if errors.As(err, &tl) {
-				p.drop(t.ex.session, "an SSE event over the message limit; the rest of its stream is relayed, not recorded")
+				// Only this event: the rest of the stream (its answer)
+				// is still recorded.
+				p.drop(t.ex.session, "an SSE event over the message limit (--max-message)")
+				t.sr.SkipEvent()
+				continue
 			}
 			t.sr = nil
 			return

@@ -197,6 +197,9 @@ func TestHTTPProxyEdges(t *testing.T) {
 		{"s2", "s2c", `"notifications/message"`, 200, "Content-Type", "text/event-stream", &tape.SSEMeta{ID: "7", Event: "message", Retry: 2500}, ""},
 		{"s2", "s2c", `"ok":true`, 200, "", "", &tape.SSEMeta{ID: "8"}, ""},
 		{"s2", "c2s", `"sse/big"`, 200, "", "", nil, ""},
+		// The event over the limit is left off; the answer after it in
+		// its stream is not.
+		{"s2", "s2c", `"result":{}`, 200, "Content-Type", "text/event-stream", nil, ""},
 		{"s2", "c2s", `"gzip/json"`, 200, "", "", nil, ""},
 		{"s2", "s2c", `"zipped":true`, 200, "", "", nil, ""},
 		{"s2", "s2c", `"notifications/resumed"`, 200, "", "", &tape.SSEMeta{ID: "e8", Event: "message"}, `"e7"`},

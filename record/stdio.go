@@ -37,9 +37,43 @@ type stdioOptions struct {
 func StdioSession(name string) StdioOption { return func(o *stdioOptions) { o.session = name } }
 
 // StdioMaxMessage is the longest line either side may send, in bytes; 0
-// means transport.DefaultMaxMessage. A longer line ends the recording with
-// a *transport.TooLargeError: it is neither relayed nor recorded.
+// means transport.DefaultMaxMessage. A longer line ends the recording: it
+// is neither relayed nor recorded. From the server, the error is a
+// *transport.TooLargeError (it matches transport.ErrTarget); from the
+// client, a *ClientTooLargeError (it matches ErrClientTooLarge, not
+// transport.ErrTarget: the server did nothing wrong).
 func StdioMaxMessage(n int) StdioOption { return func(o *stdioOptions) { o.maxMessage = n } }
+
+// ErrClientTooLarge is matched by Stdio's error when the client sent a
+// line longer than StdioMaxMessage.
+var ErrClientTooLarge = errors.New("record: the client sent a line longer than the limit")
+
+// ClientTooLargeError is Stdio's error when the client sent a line longer
+// than StdioMaxMessage. It matches ErrClientTooLarge.
+type ClientTooLargeError struct {
+	Limit int // the limit, in bytes
+}
+
+func (e *ClientTooLargeError) Error() string {
+	return fmt.Sprintf("the client sent a line longer than --max-message %s: it was neither relayed nor recorded, and the recording ended; if the client's messages are that large, raise --max-message (record.StdioMaxMessage)", bytesString(e.Limit))
+}
+
+// Is makes errors.Is(err, ErrClientTooLarge) true.
+func (e *ClientTooLargeError) Is(target error) bool { return target == ErrClientTooLarge }
+
+// bytesString writes a number of bytes for people: "16 MiB (16777216
+// bytes)" when it is a whole number of KiB, MiB or GiB, else "1000 bytes".
+func bytesString(n int) string {
+	for _, u := range []struct {
+		size int
+		name string
+	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if n >= u.size && n%u.size == 0 {
+			return fmt.Sprintf("%d %s (%d bytes)", n/u.size, u.name, n)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
 
 // StdioStopTimeout is how long the server has to exit once its stdin is
 // closed, and again after SIGTERM, before it is killed (2s by default).
@@ -247,9 +281,12 @@ func (p *stdioProxy) relay(dir tape.Dir, from, to *transport.LineConn) (eof bool
 			case errors.Is(err, transport.ErrClosed), errors.Is(err, os.ErrClosed):
 			default:
 				var tl *transport.TooLargeError
-				if errors.As(err, &tl) {
+				switch {
+				case errors.As(err, &tl) && dir == tape.C2S:
+					p.setFailure(&ClientTooLargeError{Limit: tl.Limit})
+				case tl != nil:
 					p.setFailure(err)
-				} else {
+				default:
 					p.log.Debug().Err(err).Str("dir", string(dir)).Msg("reading stopped")
 				}
 			}
@@ -351,6 +388,7 @@ func startServer(argv, env []string, stderr io.Writer, stopTimeout time.Duration
 	// Wait waits for: not forever, if a child of the server holds it.
 	cmd.WaitDelay = stopTimeout
 	transport.SetProcessGroup(cmd)
+	dieWithUs(cmd)
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()

@@ -246,12 +246,8 @@ func TestStdioStubbornServer(t *testing.T) {
 			p := newPipes(t)
 			tap, _ := newFileTap(t)
 			defer tap.Close()
-			run, stop := ctx, context.CancelFunc(func() {})
-			if how == "cancel" {
-				run, stop = context.WithCancel(ctx)
-			} else {
-				p.toProxy.Close()
-			}
+			run, stop := context.WithCancel(ctx)
+			defer stop()
 			done := make(chan error, 1)
 			var res StdioResult
 			go func() {
@@ -259,12 +255,16 @@ func TestStdioStubbornServer(t *testing.T) {
 				res, err = Stdio(run, tap, p.in, p.out, argv, env, StdioStderr(io.Discard), StdioStopTimeout(100*time.Millisecond))
 				done <- err
 			}()
-			if how == "cancel" {
-				if line, err := bufio.NewReader(p.fromOut).ReadString('\n'); line != "ready\n" {
-					t.Fatalf("server said %q, %v; want ready", line, err)
-				}
+			// Once it ignores SIGTERM: before, a stop would end it with
+			// SIGTERM, not the SIGKILL under test.
+			if line, err := bufio.NewReader(p.fromOut).ReadString('\n'); line != "ready\n" {
+				t.Fatalf("server said %q, %v; want ready", line, err)
 			}
-			stop()
+			if how == "cancel" {
+				stop()
+			} else {
+				p.toProxy.Close()
+			}
 			err := <-done
 			if how == "cancel" && !errors.Is(err, context.Canceled) {
 				t.Errorf("got %v, want context.Canceled", err)
@@ -280,7 +280,9 @@ func TestStdioStubbornServer(t *testing.T) {
 }
 
 // TestStdioLineTooLong: a client line over the limit ends the recording
-// with a *TooLargeError; nothing of it reaches the server.
+// with a *ClientTooLargeError, the client's fault (not the server's:
+// it does not match transport.ErrTarget); nothing of it reaches the
+// server.
 func TestStdioLineTooLong(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -293,9 +295,9 @@ func TestStdioLineTooLong(t *testing.T) {
 	}()
 	go func() { _, _ = io.Copy(io.Discard, p.fromOut) }()
 	_, err := Stdio(ctx, tap, p.in, p.out, argv, env, StdioStderr(io.Discard), StdioMaxMessage(1000))
-	var tl *transport.TooLargeError
-	if !errors.As(err, &tl) || !strings.Contains(err.Error(), "client's input") {
-		t.Errorf("got %v, want a TooLargeError about the client's input", err)
+	var ct *ClientTooLargeError
+	if !errors.As(err, &ct) || ct.Limit != 1000 || !errors.Is(err, ErrClientTooLarge) || errors.Is(err, transport.ErrTarget) {
+		t.Errorf("got %v, want a ClientTooLargeError with limit 1000, not a target error", err)
 	}
 	if n := tap.Messages(); n != 0 {
 		t.Errorf("%d messages recorded, want 0", n)

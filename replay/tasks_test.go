@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -113,7 +114,13 @@ func (s *taskServer) answer(method, version, taskID string, asksTask, stateless 
 
 // taskTape writes a tape by hand: the recorded task took two polls
 // "working", then one "completed".
-func taskTape(stateless bool) tape.Source {
+func taskTape(stateless bool) tape.Source { return taskTapeLate(stateless, 0) }
+
+// taskTapeLate is taskTape where, late > 0, the answer that completed
+// the recorded task came late after its poll, with a client notification
+// (roots/list_changed) between the two: a replay sends the notification,
+// and only then reads the recorded answer, late after the poll.
+func taskTapeLate(stateless bool, late time.Duration) tape.Source {
 	const at = `"createdAt":"2026-11-01T10:00:00Z","lastUpdatedAt":"2026-11-01T10:00:00Z"`
 	var msgs []string
 	if stateless {
@@ -153,9 +160,21 @@ func taskTape(stateless bool) tape.Source {
 	var b strings.Builder
 	version := map[bool]string{true: "2026-07-28", false: "2025-11-25"}[stateless]
 	fmt.Fprintf(&b, `{"type":"header","format":"replayctl-tape","version":1,"protocol_version":%q,"transport":"stdio"}`+"\n", version)
+	if late > 0 {
+		last := len(msgs) - 1 // the answer that completed the task
+		if !stateless {
+			last -= 2 // before tasks/result and its answer
+		}
+		msgs = slices.Insert(msgs, last, `c {"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+	}
+	var when time.Duration
 	for i, m := range msgs {
 		dir := map[byte]string{'c': "c2s", 's': "s2c"}[m[0]]
-		fmt.Fprintf(&b, `{"type":"message","seq":%d,"t_us":%d,"session":"s1","dir":%q,"msg":%s}`+"\n", i, 1000*i, dir, m[2:])
+		if strings.Contains(m, "list_changed") {
+			when += late
+		}
+		fmt.Fprintf(&b, `{"type":"message","seq":%d,"t_us":%d,"session":"s1","dir":%q,"msg":%s}`+"\n", i, when.Microseconds(), dir, m[2:])
+		when += time.Millisecond
 	}
 	return tape.Bytes("tasks-"+version+".jsonl", []byte(b.String()))
 }
@@ -180,6 +199,29 @@ func TestTasksByOutcome(t *testing.T) {
 			rep, err = replay.RunSource(t.Context(), taskTape(stateless), replay.Speed("fast"))
 			if rep == nil || err != nil || !rep.Passed() {
 				t.Fatalf("against the mock: err %v; %+v", err, rep.Validation)
+			}
+		})
+	}
+}
+
+// TestTasksResultWaitsForThePolls: what the recording sent once its task
+// had completed (tasks/result) waits until the live task has completed
+// too, whichever of the live and the recorded answer to the last recorded
+// poll the replay sees first. Here the live answer comes first: the
+// recorded one is read 200ms after the poll. The live task stays working
+// for 4 polls: the 3 recorded ones and 2 more must all go before
+// tasks/result, which would end the task early.
+func TestTasksResultWaitsForThePolls(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		t.Run(map[bool]string{true: "2026-07-28", false: "2025-11-25"}[stateless], func(t *testing.T) {
+			s := &taskServer{tasks: map[string]int{}, made: 4} // its first task: 4 polls working
+			rep, err := replay.RunSource(t.Context(), taskTapeLate(stateless, 200*time.Millisecond),
+				replay.Against(replay.Streams(s.serve)))
+			if rep == nil || err != nil || !rep.Passed() {
+				t.Fatalf("err %v; %+v; errors %+v", err, rep.Validation, rep.Errors)
+			}
+			if want := 3 + 2; s.polls != want {
+				t.Errorf("%d polls, want %d: the 3 recorded and 2 more until the live task completed", s.polls, want)
 			}
 		})
 	}

@@ -40,6 +40,9 @@ type SSEReader struct {
 	started bool  // the BOM check has been done
 	limit   int   // the most bytes of data an event may have
 	err     error // an event over the limit: the stream is done
+	// skipping: the rest of an event over the limit is dropped, up to
+	// the blank line that ends it (SkipEvent).
+	skipping bool
 
 	lastID string // the stream's last event id, kept across events
 	retry  int64  // the stream's reconnection time, ms; 0 if never set
@@ -95,8 +98,9 @@ func (s *SSEReader) RetryMS() int64 { return s.retry }
 // Next returns the next event with data. It blocks until one is complete
 // or the stream ends: then it returns io.EOF (an unfinished last event is
 // dropped, as the spec says) or the read error. An event or a line over
-// the limit is a *TooLargeError, and so is every later call. ErrWait from
-// the reader is returned as it is, and is not the end (see ErrWait).
+// the limit is a *TooLargeError, and so is every later call, unless
+// SkipEvent is called. ErrWait from the reader is returned as it is, and
+// is not the end (see ErrWait).
 func (s *SSEReader) Next() (SSEEvent, error) {
 	if s.err != nil {
 		return SSEEvent{}, s.err
@@ -114,6 +118,10 @@ func (s *SSEReader) Next() (SSEEvent, error) {
 			s.started = true
 			line = bytes.TrimPrefix(line, bom)
 		}
+		if s.skipping {
+			s.skipping = len(line) > 0 // a blank line ends the event dropped
+			continue
+		}
 		if len(line) == 0 {
 			if ev, ok := s.dispatch(); ok {
 				return ev, nil
@@ -129,6 +137,24 @@ func (s *SSEReader) Next() (SSEEvent, error) {
 }
 
 var bom = []byte("\xEF\xBB\xBF")
+
+// SkipEvent, after Next failed with a *TooLargeError, drops the rest of
+// the event over the limit (its lines up to the blank line that ends it,
+// however long they are, never holding more than the limit of them) and
+// lets Next go on with the next event. It is for a reader that keeps what
+// it can of a stream it passes on whole (record's proxy); after any other
+// error it does nothing.
+func (s *SSEReader) SkipEvent() {
+	if _, ok := s.err.(*TooLargeError); !ok {
+		return
+	}
+	s.err, s.skipping = nil, true
+	s.data, s.hasData = nil, false
+	s.event, s.id, s.hasID, s.blockRT = "", "", false, 0
+	if errors.Is(s.lr.err, errLineTooLong) {
+		s.lr.err, s.lr.dropping = nil, true
+	}
+}
 
 // field applies one non-empty line to the block being built; it fails
 // when the block's data would be over the limit.
@@ -212,6 +238,7 @@ type lineReader struct {
 	start, end int
 	scanned    int  // buf[start:scanned] holds no line break
 	skipLF     bool // the last line ended with CR: drop one LF next
+	dropping   bool // the line in progress is over the limit: dropped up to its end
 	err        error
 }
 
@@ -240,6 +267,11 @@ func (l *lineReader) next() ([]byte, error) {
 		if !l.skipLF {
 			if i := indexBreak(l.buf[l.scanned:l.end]); i >= 0 {
 				i += l.scanned
+				if l.dropping { // the end of a line dropped: not a line
+					l.dropping, l.skipLF = false, l.buf[i] == '\r'
+					l.start, l.scanned = i+1, i+1
+					continue
+				}
 				if l.limit > 0 && i-l.start > l.limit {
 					l.err = errLineTooLong
 					return nil, l.err
@@ -250,7 +282,9 @@ func (l *lineReader) next() ([]byte, error) {
 				return line, nil
 			}
 			l.scanned = l.end
-			if l.limit > 0 && l.end-l.start > l.limit {
+			if l.dropping {
+				l.start = l.end // what is in of the line dropped
+			} else if l.limit > 0 && l.end-l.start > l.limit {
 				l.err = errLineTooLong
 			}
 		}

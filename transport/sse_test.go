@@ -182,3 +182,67 @@ func BenchmarkSSEReader(b *testing.B) {
 		})
 	}
 }
+
+// TestSSEReaderSkipEvent: after an event over the limit, SkipEvent drops
+// the rest of it, and Next goes on with the events after it, whatever the
+// line endings, whether one line or many data lines made it too large, and
+// however the stream is split into reads.
+func TestSSEReaderSkipEvent(t *testing.T) {
+	const limit = 100
+	long := strings.Repeat("x", 3*limit)
+	short := strings.Repeat("y", limit/4)
+	tests := []struct {
+		name string
+		in   string
+	}{
+		{"one long line, LF", "data: a\n\ndata: " + long + "\nid: 9\n\ndata: b\n\n"},
+		{"one long line, CRLF", "data: a\r\n\r\ndata: " + long + "\r\nid: 9\r\n\r\ndata: b\r\n\r\n"},
+		{"one long line, CR", "data: a\r\rdata: " + long + "\rid: 9\r\rdata: b\r\r"},
+		{"many data lines", "data: a\n\n" + strings.Repeat("data: "+short+"\n", 8) + "id: 9\n\ndata: b\n\n"},
+		{"long last line of the event", "data: a\n\nevent: big\ndata: " + long + "\n\ndata: b\n\n"},
+	}
+	for _, tt := range tests {
+		for _, split := range []struct {
+			name string
+			r    func(io.Reader) io.Reader
+		}{{"whole", func(r io.Reader) io.Reader { return r }}, {"bytewise", iotest.OneByteReader}} {
+			t.Run(tt.name+"/"+split.name, func(t *testing.T) {
+				sr := NewSSEReader(split.r(strings.NewReader(tt.in)), MaxEventSize(limit))
+				var got []string
+				skipped := 0
+				for {
+					ev, err := sr.Next()
+					var tl *TooLargeError
+					if errors.As(err, &tl) {
+						skipped++
+						sr.SkipEvent()
+						continue
+					}
+					if err != nil {
+						if !errors.Is(err, io.EOF) {
+							t.Fatalf("Next: %v", err)
+						}
+						break
+					}
+					got = append(got, string(ev.Data)+"|"+ev.ID+"|"+ev.Event)
+				}
+				if want := []string{"a||", "b||"}; skipped != 1 || !reflect.DeepEqual(got, want) {
+					t.Errorf("got %q, %d skipped; want %q, 1 skipped", got, skipped, want)
+				}
+			})
+		}
+	}
+}
+
+// TestSSEReaderSkipEventAfterOtherErrors: SkipEvent does nothing after
+// an error that is not an event over the limit.
+func TestSSEReaderSkipEventAfterOtherErrors(t *testing.T) {
+	sr := NewSSEReader(zeroReader{})
+	if _, err := sr.Next(); !errors.Is(err, io.ErrNoProgress) {
+		t.Fatalf("got %v, want io.ErrNoProgress", err)
+	}
+	sr.SkipEvent()
+	if _, err := sr.Next(); !errors.Is(err, io.ErrNoProgress) {
+		t.Fatalf("after SkipEvent: got %v, want io.ErrNoProgress still", err)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,13 +120,43 @@ func TestTapeFromAPipeThatNeverEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
+	if _, err := os.ReadDir("/proc/self/fd"); err != nil {
+		t.Skipf("needs /proc to see when replayctl has opened the FIFO: %v", err)
+	}
 	p := startProc(t, binary, "run", path, "--speed", "fast")
-	time.Sleep(300 * time.Millisecond) // replayctl is reading; nothing to wait on
+	waitOpened(t, p, path)
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	if code := p.wait(5 * time.Second); code != exitInterrupted {
 		t.Errorf("exit %d, want %d\nstderr:\n%s", code, exitInterrupted, p.stderr)
 	}
 	if !strings.Contains(p.stderr.String(), "interrupted while reading it") {
 		t.Errorf("stderr does not say what was interrupted:\n%s", p.stderr)
+	}
+}
+
+// waitOpened waits until the process p has the file at path open (its
+// signal handlers are set by then), or fails.
+func waitOpened(t *testing.T, p *proc, path string) {
+	t.Helper()
+	fds := fmt.Sprintf("/proc/%d/fd", p.cmd.Process.Pid)
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real // as /proc shows it
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		entries, _ := os.ReadDir(fds)
+		for _, e := range entries {
+			if target, err := os.Readlink(filepath.Join(fds, e.Name())); err == nil && target == path {
+				return
+			}
+		}
+		select {
+		case <-p.done:
+			t.Fatalf("exited (%d) before opening %s\nstderr:\n%s", p.code, path, p.stderr)
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("did not open %s within 10s\nstderr:\n%s", path, p.stderr)
+		}
 	}
 }

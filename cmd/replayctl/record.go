@@ -32,6 +32,9 @@ type recordFlags struct {
 	// redactor is what it built, set by check.
 	redaction func() (*tape.Redactor, error)
 	redactor  *tape.Redactor
+	// unlock releases TAPE.journal.lock, taken by check when --force
+	// overwrites a tape (see serve --mode new); nil when none was taken.
+	unlock func()
 }
 
 func (f *recordFlags) register(fl *pflag.FlagSet) {
@@ -83,7 +86,38 @@ func (f *recordFlags) check() (map[string]string, error) {
 		}
 		tags[k] = v
 	}
+	if err := f.lockTape(); err != nil {
+		return nil, err
+	}
 	return tags, nil
+}
+
+// lockTape takes, when --force overwrites a tape, the lock a serve --mode
+// new of that tape holds while it adds to it (TAPE.journal.lock), for as
+// long as the recording runs (release with done): refused while such a
+// serve runs, rather than cutting the tape it merges its journal into.
+func (f *recordFlags) lockTape() error {
+	if _, err := os.Stat(f.out); err != nil || !f.force {
+		return nil
+	}
+	lock := journalOf(f.out) + ".lock"
+	release, err := lockFile(lock)
+	switch {
+	case errors.Is(err, errLocked):
+		return usageError("record --force: a serve --mode new is adding to %s (it holds %s): stop it first (it merges what it recorded into the tape as it stops), or record to another -o", f.out, lock)
+	case err != nil:
+		return usageError("record --force: cannot lock %s: %v", lock, err)
+	}
+	f.unlock = release
+	return nil
+}
+
+// done releases what check took.
+func (f *recordFlags) done() {
+	if f.unlock != nil {
+		f.unlock()
+		f.unlock = nil
+	}
 }
 
 // recording is a tape being recorded: a lazy Tap that creates -o once the
@@ -180,9 +214,10 @@ Lines that are not JSON (a banner a server prints) are relayed but not
 recorded: a warning says so.
 
 Exit status: 0 the session ended (the client closed its input, or the server
-exited with status 0); 2 bad usage, or the tape could not be written; 3 the
-server could not start, exited with another status, or sent a line longer than
---max-message; 130 interrupted.
+exited with status 0); 2 bad usage, the tape could not be written, or the
+client sent a line longer than --max-message; 3 the server could not start,
+exited with another status, or sent a line longer than --max-message; 130
+interrupted.
 ` + recordHTTPHelp,
 		Example: `  replayctl record -o session.jsonl -- node my-server.js
   replayctl record -o everything.jsonl --tag server=everything -- go tool everything-server
@@ -207,6 +242,7 @@ server could not start, exited with another status, or sent a line longer than
 			if err != nil {
 				return err
 			}
+			defer f.done()
 			if hf.given() {
 				return a.recordHTTP(cmd.Context(), &f, tags, hf)
 			}
@@ -281,7 +317,10 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 // protocol).
 func (a *app) recordSummary(n int64, rec *recording, res record.StdioResult, err error) {
 	how := "the client closed its input"
-	if !res.ClientClosed {
+	switch {
+	case errors.Is(err, record.ErrClientTooLarge):
+		how = "the client sent a line longer than --max-message"
+	case !res.ClientClosed:
 		how = "the server ended"
 	}
 	switch {

@@ -3,6 +3,11 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -152,7 +157,7 @@ func TestRecordE2EHTTP(t *testing.T) {
 			}
 			t.Run(string(c)+"/"+s.name, func(t *testing.T) {
 				upstream := s.url(t)
-				o := testclient.Options{Clients: e2eHTTPClients, Protocol: protocol, Timeout: e2eTimeout}
+				o := e2eHTTPOptions(c, s.name, protocol)
 				direct := testclient.RunClient(t, c, testclient.HTTP(upstream), o)
 				mustSucceed(t, "straight", direct)
 
@@ -191,6 +196,75 @@ func TestRecordE2EHTTP(t *testing.T) {
 			})
 		}
 	}
+}
+
+// e2eHTTPOptions are the options of client c against the server named
+// server over HTTP, in TestRecordE2EHTTP and TestRecordE2EHTTPSlowClient.
+// The TypeScript client offers server-everything no roots: the server
+// asks for them 350ms after initialized (a timer), on the standalone GET
+// stream, and then sends a log notification; on the tape only when the
+// session lasts that long (under load), and a notification the replay of
+// that client's tape does not compare (see TestRecordE2EHTTP).
+func e2eHTTPOptions(c testclient.Client, server, protocol string) testclient.Options {
+	return testclient.Options{Clients: e2eHTTPClients, Protocol: protocol, Timeout: e2eTimeout,
+		NoRoots: c == testclient.TypeScript && server == "everything"}
+}
+
+// TestRecordE2EHTTPSlowClient is TestRecordE2EHTTP's TypeScript client
+// against server-everything, slowed as under load: a proxy in front of
+// record holds each tools/list for 1s, so that every client session
+// outlasts the 350ms after initialized at which server-everything asks
+// the client for its roots. The tape must still hold no notification the
+// replay cannot check (see TestRecordE2EHTTP), and replay clean.
+func TestRecordE2EHTTPSlowClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a real client and server")
+	}
+	upstream := testserver.EverythingHTTP(t)
+	path := filepath.Join(t.TempDir(), "rec.jsonl")
+	rec := startHTTPRecorder(t, upstream, path)
+	slow := holdingProxy(t, rec.url, `"method":"tools/list"`, time.Second)
+	run := testclient.RunClient(t, testclient.TypeScript, testclient.HTTP(slow), e2eHTTPOptions(testclient.TypeScript, "everything", ""))
+	rec.stop(t)
+	mustSucceed(t, "through a slow proxy and record", run)
+	_, msgs := loadWholeTape(t, path)
+	replayClean(t, path, msgs, false, "--target", upstream)
+}
+
+// holdingProxy is a reverse proxy on loopback in front of target (a URL)
+// that holds each POST whose body contains match for hold before passing
+// it on, as a client slowed by load would be; it returns the URL to use
+// instead of target. It is closed when the test ends.
+func holdingProxy(t *testing.T, target, match string, hold time.Duration) string {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := &httputil.ReverseProxy{
+		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(u); r.Out.URL.Path = u.Path; r.Out.Host = r.In.Host },
+		FlushInterval: -1,
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			body, err := io.ReadAll(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if bytes.Contains(body, []byte(match)) {
+				select {
+				case <-time.After(hold):
+				case <-r.Context().Done():
+					return
+				}
+			}
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + u.Path
 }
 
 // TestRecordE2EHTTPKill9 kills the HTTP recording proxy (SIGKILL) while

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -237,5 +240,66 @@ func TestRecordHTTPForceReplacesTheTape(t *testing.T) {
 	}
 	if strings.Contains(string(got), "xxxxxxxx") || strings.ContainsRune(string(got), 0) || !strings.Contains(string(got), `"streamable-http"`) {
 		t.Errorf("the tape after --force is %q; want the new recording's header and end line only", clip(string(got), 300))
+	}
+}
+
+// TestRecordHTTPSSEEventOverLimit: an SSE event over --max-message (a
+// 2 MiB log notification, over 1 MiB) is relayed to the client and left
+// off the tape with a warning, and the rest of its stream, the final
+// answer included, is still recorded.
+func TestRecordHTTPSSEEventOverLimit(t *testing.T) {
+	big := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + strings.Repeat("x", 2<<20) + `"}}`
+	final := `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"the final answer"}]}}`
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		switch {
+		case bytes.Contains(body, []byte(`"initialize"`)):
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"big","version":"1"}}}`)
+		case bytes.Contains(body, []byte(`"tools/call"`)):
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, "event: message\ndata: %s\n\nevent: message\ndata: %s\n\n", big, final)
+		default:
+			w.WriteHeader(http.StatusAccepted)
+		}
+	}))
+	defer upstream.Close()
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	rec := startHTTPRecorder(t, upstream.URL+"/mcp", path, "--max-message", "1MiB")
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big","arguments":{}}}`,
+	} {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, rec.url, strings.NewReader(msg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("POST %s: %d, %v", msg[:40], resp.StatusCode, err)
+		}
+		if strings.Contains(msg, "tools/call") && (!bytes.Contains(got, []byte(big)) || !bytes.Contains(got, []byte(final))) {
+			t.Fatalf("the client got %d bytes, want the whole stream: the big event and the final answer", len(got))
+		}
+	}
+	rec.stop(t)
+	_, msgs, _, _ := readAll(t, path)
+	var answered, bigOnTape bool
+	for _, m := range msgs {
+		answered = answered || m.Dir == tape.S2C && bytes.Contains(m.Msg, []byte("the final answer"))
+		bigOnTape = bigOnTape || bytes.Contains(m.Msg, []byte("notifications/message"))
+	}
+	if !answered || bigOnTape {
+		t.Errorf("tape: final answer recorded %v (want true), the event over the limit recorded %v (want false)", answered, bigOnTape)
+	}
+	if !strings.Contains(rec.rest(), "over the message limit") {
+		t.Errorf("record's stderr has no warning about the event over the limit:\n%s", rec.rest())
 	}
 }

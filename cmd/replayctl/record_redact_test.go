@@ -34,7 +34,8 @@ func TestRecordRedactsSecrets(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "rec.jsonl")
 			rec := startHTTPRecorder(t, upstream, path, "--redact-env", e2eSecretVar)
 			o := testclient.Options{Protocol: e2eHTTPServers[0].protocol[c], Timeout: e2eTimeout,
-				Headers: []string{"Authorization=Bearer " + secret}, SecretArg: secret}
+				Headers: []string{"Authorization=Bearer " + secret}, SecretArg: secret,
+				NoRoots: e2eHTTPOptions(c, "everything", "").NoRoots} // see e2eHTTPOptions
 			run := testclient.RunClient(t, c, testclient.HTTP(rec.url), o)
 			rec.stop(t)
 			mustSucceed(t, "through record", run)

@@ -324,3 +324,27 @@ func TestRecordUsage(t *testing.T) {
 		t.Errorf("missing server: %s: %v, want no tape", missing, err)
 	}
 }
+
+// TestRecordClientLineTooLong: a line from record's client longer than
+// --max-message is the client's fault, not the server's: exit 2 (bad
+// input), an error that names the client and the limit, not exit 3 (the
+// server failed). The limit is 1 MiB here for a cheap test; the default
+// (16 MiB) goes the same way.
+func TestRecordClientLineTooLong(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, append([]string{"record", "-o", path, "--max-message", "1MiB", "--"}, testserver.Slow(t)...)...)
+	long := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pad":"` + strings.Repeat("x", 2<<20) + `"}}` + "\n"
+	cmd.Stdin = strings.NewReader(long)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	code := cmd.ProcessState.ExitCode()
+	if err == nil || code != 2 || !strings.Contains(stderr.String(), "the client sent a line longer than --max-message 1 MiB") {
+		t.Errorf("record with a 2 MiB line from the client over --max-message 1MiB: exit %d (%v), stderr:\n%s\nwant exit 2 and an error that says the client sent a line longer than --max-message 1 MiB", code, err, stderr.String())
+	}
+	if strings.Contains(stderr.String(), "from the target") || strings.Contains(stderr.String(), "the server ended") {
+		t.Errorf("stderr blames the target (the server) for the client's line:\n%s", stderr.String())
+	}
+}

@@ -155,6 +155,7 @@ func (a *app) recordMode(ctx context.Context, path string, f serveFlags) error {
 	}
 	_, statErr := os.Stat(path)
 	existed := statErr == nil
+	defer rf.done()
 	if f.listen != "" {
 		if err := reachable(ctx, f.upstream); err != nil {
 			return &exitError{code: exitTarget, err: fmt.Errorf("serve --mode %s: the upstream %s cannot be reached: %w; nothing was recorded (start it, or check --upstream)", f.mode, f.upstream, err)}

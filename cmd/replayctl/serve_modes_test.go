@@ -377,3 +377,35 @@ func TestServeModeNewOneAtATime(t *testing.T) {
 		t.Errorf("serve --mode new after the first stopped: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestRecordForceWhileServeModeNew: record --force of a tape that a
+// running serve --mode new is adding to is refused (exit 2, naming the
+// serve and its lock), and leaves the tape as it was, rather than cutting
+// it under the serve, which merges its journal into it as it stops.
+func TestRecordForceWhileServeModeNew(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	data, err := os.ReadFile("../../examples/go-sdk-2025.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first := startServe(t, path, "--mode", "new", "--upstream", deadURL(t))
+	// Bounded: the recording ends when its client's input (one
+	// initialize) does.
+	ctx, cancel := context.WithTimeout(t.Context(), serveWait)
+	defer cancel()
+	rec := exec.CommandContext(ctx, binary, append([]string{"record", "-o", path, "--force", "--"}, testserver.Slow(t)...)...)
+	rec.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
+	out, err := rec.CombinedOutput()
+	if code := rec.ProcessState.ExitCode(); err == nil || code != 2 || !strings.Contains(string(out), "serve --mode new") || !strings.Contains(string(out), journalOf(path)+".lock") {
+		t.Errorf("record --force of the tape a serve --mode new adds to: exit %d (%v), output %q; want 2, naming the serve and %s.lock", code, err, out, journalOf(path))
+	}
+	if now, err := os.ReadFile(path); err != nil || !bytes.Equal(now, data) {
+		t.Errorf("the tape after the refused record --force: %d bytes (%v), want the %d it had", len(now), err, len(data))
+	}
+	if code, stderr := first.stop(t); code != 0 {
+		t.Fatalf("serve --mode new: exit %d\n%s", code, stderr)
+	}
+}

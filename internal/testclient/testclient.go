@@ -49,6 +49,10 @@ type Options struct {
 	Headers   []string // NAME=VALUE, sent with every HTTP request
 	SecretArg string   // a secret passed in a tool call's arguments
 	Timeout   time.Duration
+	// NoRoots: the client offers no roots capability, so a server that
+	// asks for roots some time after initialized (server-everything, 350ms
+	// later) never does, rather than only in a session that lasts longer.
+	NoRoots bool
 }
 
 const (
@@ -112,6 +116,9 @@ func Command(tb testing.TB, c Client, t Target, o Options) []string {
 	}
 	if o.SecretArg != "" {
 		argv = append(argv, flag("secret-arg"), o.SecretArg)
+	}
+	if o.NoRoots {
+		argv = append(argv, flag("no-roots"))
 	}
 	timeout := o.timeout()
 	if c == Go {

@@ -12,7 +12,8 @@
 //	node client.mjs [flags] -- SERVER_CMD ARGS...
 //
 // Flags: --clients N, --script default|changed, --header NAME=VALUE
-// (repeatable, --http only), --secret-arg S, --timeout SECONDS, -h/--help.
+// (repeatable, --http only), --secret-arg S, --no-roots, --timeout SECONDS,
+// -h/--help.
 // Exit status: 0 when every step succeeded, 1 when one did not, 2 on bad
 // usage. The TypeScript SDK speaks protocol 2025-11-25 at most.
 import { parseArgs } from "node:util";
@@ -40,7 +41,7 @@ const PREFERRED_RESOURCES = ["test://static-text"];
 const PREFERRED_PROMPTS = ["test_simple_prompt", "simple-prompt"];
 
 const USAGE =
-  "usage: node client.mjs [--clients N] [--script default|changed] [--header NAME=VALUE] [--secret-arg S] [--timeout SECONDS] (--http URL | -- SERVER_CMD ARGS...)\n";
+  "usage: node client.mjs [--clients N] [--script default|changed] [--header NAME=VALUE] [--secret-arg S] [--no-roots] [--timeout SECONDS] (--http URL | -- SERVER_CMD ARGS...)\n";
 
 const HELP = `${USAGE}
 Runs the test client script with the TypeScript SDK client against an MCP
@@ -51,6 +52,9 @@ server and prints a JSON transcript, one line per step.
   --script S            client script: default, or changed (default "default")
   --header NAME=VALUE   HTTP header sent with every request (repeatable; --http only)
   --secret-arg S        a secret to pass in a tool call's arguments (adds a step)
+  --no-roots            offer no roots capability (a server that asks for roots
+                        some time after initialized, as server-everything
+                        does, then never asks)
   --timeout SECONDS     bound on the whole run (default 60)
   -h, --help            print this help
 
@@ -75,6 +79,7 @@ function parse(argv) {
         script: { type: "string", default: "default" },
         header: { type: "string", multiple: true, default: [] },
         "secret-arg": { type: "string", default: "" },
+        "no-roots": { type: "boolean", default: false },
         timeout: { type: "string", default: "60" },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -94,6 +99,7 @@ function parse(argv) {
     script: v.script,
     headers: {},
     secret: v["secret-arg"],
+    roots: !v["no-roots"],
     timeout: Number(v.timeout),
   };
   if (cfg.url === "" && cfg.argv.length === 0) usage("give a server: --http URL, or -- SERVER_CMD ARGS");
@@ -118,18 +124,18 @@ function parse(argv) {
 }
 
 // newClient is client k; its clientInfo names k, as the Go client's does.
-function newClient(k) {
-  const client = new Client(
-    { name: `replayctl-testclient-ts-${k}`, version: "1" },
-    { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } },
-  );
+// With roots false it offers no roots capability.
+function newClient(k, roots) {
+  const capabilities = { sampling: {}, elicitation: {} };
+  if (roots) capabilities.roots = { listChanged: true };
+  const client = new Client({ name: `replayctl-testclient-ts-${k}`, version: "1" }, { capabilities });
   client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: ELICIT_CONTENT }));
   client.setRequestHandler(CreateMessageRequestSchema, async () => ({
     role: "assistant",
     model: "fake",
     content: { type: "text", text: SAMPLE_TEXT },
   }));
-  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: ROOTS }));
+  if (roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: ROOTS }));
   return client;
 }
 
@@ -171,7 +177,7 @@ async function runClient(cfg, k, steps) {
     }
   };
 
-  const client = newClient(k);
+  const client = newClient(k, cfg.roots);
   const ok = await run("initialize", async () => {
     await client.connect(transport(cfg));
     const r = { capabilities: client.getServerCapabilities(), serverInfo: client.getServerVersion() };

@@ -54,6 +54,7 @@ type config struct {
 	script   string
 	headers  headers
 	secret   string
+	noRoots  bool
 	timeout  time.Duration
 }
 
@@ -113,6 +114,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.script, "script", "default", "client script: default, or changed (other tool arguments and one extra call)")
 	fs.Var(&cfg.headers, "header", "HTTP header NAME=VALUE sent with every request (repeatable; -http only)")
 	fs.StringVar(&cfg.secret, "secret-arg", "", "a secret to pass in a tool call's arguments (adds a step)")
+	fs.BoolVar(&cfg.noRoots, "no-roots", false, "offer no roots capability (a server that asks for roots some time after initialized, as server-everything does, then never asks)")
 	fs.DurationVar(&cfg.timeout, "timeout", time.Minute, "bound on the whole run")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -33,7 +33,7 @@ func runClient(ctx context.Context, cfg *config, k int, stderr io.Writer) []step
 	if cfg.protocol != "" {
 		opts = &mcp.ClientSessionOptions{ProtocolVersion: cfg.protocol}
 	}
-	cs, err := newClient(k).Connect(ctx, tr, opts)
+	cs, err := newClient(k, !cfg.noRoots).Connect(ctx, tr, opts)
 	if err != nil {
 		return []step{failed(k, "initialize", err)}
 	}
@@ -79,12 +79,18 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // newClient is test client k: it accepts every elicitation with
 // elicitContent, answers every sampling request with sampleText from model
-// "fake", and lists roots. Its clientInfo names k
+// "fake", and, withRoots, lists roots (else it offers no roots
+// capability). Its clientInfo names k
 // ("replayctl-testclient-go-0", …): concurrent clients of one process are
 // told apart by what they send, as a recording proxy of stateless
 // (2026-07-28) traffic needs to give each its own session.
-func newClient(k int) *mcp.Client {
+func newClient(k int, withRoots bool) *mcp.Client {
+	var caps *mcp.ClientCapabilities // nil: the SDK's default, roots
+	if !withRoots {
+		caps = &mcp.ClientCapabilities{}
+	}
 	c := mcp.NewClient(&mcp.Implementation{Name: fmt.Sprintf("replayctl-testclient-go-%d", k), Version: "1"}, &mcp.ClientOptions{
+		Capabilities: caps,
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: elicitContent}, nil
 		},
@@ -92,7 +98,9 @@ func newClient(k int) *mcp.Client {
 			return &mcp.CreateMessageResult{Role: "assistant", Model: "fake", Content: &mcp.TextContent{Text: sampleText}}, nil
 		},
 	})
-	c.AddRoots(roots...) // before Connect: no roots/list_changed is sent
+	if withRoots {
+		c.AddRoots(roots...) // before Connect: no roots/list_changed is sent
+	}
 	return c
 }
 
