@@ -157,8 +157,8 @@ func (g *BodyGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = rc.SetReadDeadline(time.Now().Add(g.timeout)) // ErrNotSupported (a test recorder): no timeout
 	tc := trackedOf(r.Context())
 	tc.setState(connBody)
-	buf, over, err := g.read(r.Body, r.ContentLength)
-	defer g.give(int64(cap(buf)))
+	buf, counted, over, err := g.read(r.Body)
+	defer g.give(counted)
 	switch {
 	case errors.Is(err, errOverBudget):
 		w.Header().Set("Retry-After", "1")
@@ -192,45 +192,56 @@ func (g *BodyGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), bufferedKey{}, b)))
 }
 
-// read reads body to its end or to limit+1 bytes, growing the buffer as
-// bytes arrive (by doubling, from 32 KiB, never past hint+1 or limit+1)
-// and taking each growth from the budget first. On errOverBudget and
-// other errors the buffer it returns is still counted: the caller gives
-// back cap(buf).
-func (g *BodyGuard) read(body io.Reader, hint int64) (buf []byte, over bool, err error) {
-	ceiling := g.limit + 1
-	if hint > 0 && hint < int64(ceiling) {
-		ceiling = int(hint) + 1 // +1: room to see the end
-	}
-	for {
-		if len(buf) == cap(buf) {
-			if cap(buf) >= g.limit+1 {
-				return buf, true, nil
-			}
-			grow := min(max(2*cap(buf), 32<<10), ceiling)
-			if grow <= cap(buf) { // the body is longer than announced
-				grow = min(2*cap(buf), g.limit+1)
-				ceiling = g.limit + 1
-			}
-			if !g.take(int64(grow)) {
-				return buf, false, errOverBudget
-			}
-			nb := make([]byte, len(buf), grow)
-			copy(nb, buf)
-			g.give(int64(cap(buf)))
-			buf = nb
+// bodyChunk is the size of the pieces a BodyGuard reads a body into.
+const bodyChunk = 64 << 10
+
+// chunks are the pieces bodies are read into, kept for the next body:
+// a body refused half way, or copied whole once read, leaves no garbage
+// behind it, so that many clients sending at once cost the budget and
+// not the collector's lag on top (doubling a buffer as bytes arrive
+// left as much garbage as it kept).
+var chunks = sync.Pool{New: func() any { return new([bodyChunk]byte) }}
+
+// read reads body to its end or to limit+1 bytes, into pooled chunks
+// taken from the budget one at a time as bytes arrive (never sized by
+// a Content-Length announces), then copies what it read into one slice
+// of its length. counted is what it took from the budget, at least
+// len(buf), on errors too: the caller gives it back when done with buf.
+// It reads no byte past limit+1, which stay in body.
+func (g *BodyGuard) read(body io.Reader) (buf []byte, counted int64, over bool, err error) {
+	var parts []*[bodyChunk]byte
+	defer func() {
+		for _, c := range parts {
+			chunks.Put(c)
 		}
-		n, err := body.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		switch {
-		case len(buf) > g.limit:
-			return buf, true, nil
-		case err == io.EOF:
-			return buf, false, nil
-		case err != nil:
-			return buf, false, err
+	}()
+	n := 0 // bytes read
+	for n <= g.limit && err == nil {
+		if n == len(parts)*bodyChunk {
+			if !g.take(bodyChunk) {
+				return nil, counted, false, errOverBudget
+			}
+			counted += bodyChunk
+			parts = append(parts, chunks.Get().(*[bodyChunk]byte))
 		}
+		at := n % bodyChunk
+		end := min(bodyChunk, at+g.limit+1-n) // never past limit+1 in all: the rest is the handler's
+		var m int
+		m, err = body.Read(parts[len(parts)-1][at:end])
+		n += m
 	}
+	if err != nil && err != io.EOF {
+		return nil, counted, false, err
+	}
+	over = n > g.limit
+	if over {
+		n = g.limit + 1
+	}
+	buf = make([]byte, n)
+	for i, c := range parts {
+		copy(buf[i*bodyChunk:], c[:])
+	}
+	return buf, counted, over, nil
 }
 
 // clearAtEnd reads the rest of a body over the limit and clears the
