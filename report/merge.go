@@ -55,7 +55,9 @@ func MergeThresholds(ts ...Threshold) MergeOption {
 // counted as omitted. The thresholds the reports carry (by expression,
 // each once) and those of [MergeThresholds] are judged on the merged
 // figures. The merged run id is the reports' own when they all share one,
-// else a fresh one.
+// else a fresh one. summary.aborted lists the reasons of the reports that
+// were cut short, each named, and summary.stopped is the first such
+// report's; a merge of them does not pass.
 //
 // Merge does not change the reports. It returns an error wrapping
 // [ErrBadReport] for a report it cannot merge (no histograms section,

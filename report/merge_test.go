@@ -393,3 +393,20 @@ func FuzzMergeParsed(f *testing.F) {
 		}
 	})
 }
+
+// TestMergeKeepsAborts: a merge with a cut-short report does not pass and
+// says which report stopped, and why.
+func TestMergeKeepsAborts(t *testing.T) {
+	c := NewCollector()
+	c.Add(request(0, 0, 0, time.Millisecond, Passed))
+	ok, cut := c.Report(Meta{Tape: "t"}), c.Report(Meta{Tape: "t"})
+	cut.Conclude(Stop{Kind: StopTarget, Why: "the target died"}, nil)
+	m, err := Merge([]*Report{throughJSON(t, ok), throughJSON(t, cut)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Passed() || m.Summary.Passed || m.Summary.Aborted != "report 2: the target died" || m.Summary.Stopped != StopTarget {
+		t.Errorf("merged: passed %v, aborted %q, stopped %q; want false, \"report 2: the target died\", %q",
+			m.Passed(), m.Summary.Aborted, m.Summary.Stopped, StopTarget)
+	}
+}
