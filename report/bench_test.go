@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
 	"testing"
 	"time"
@@ -95,4 +97,62 @@ type countingWriter int64
 func (c *countingWriter) Write(p []byte) (int, error) {
 	*c += countingWriter(len(p))
 	return len(p), nil
+}
+
+// BenchmarkReportHistograms measures what keeping the histograms without
+// loss costs a report of a 100k-result replay: encoding the four
+// histograms (HDR V2, zlib, base64), building the whole report, and
+// writing it as JSON, with the size of the histograms section and of the
+// file (with a full 10k timeline) per op.
+func BenchmarkReportHistograms(b *testing.B) {
+	c := NewCollector()
+	for _, r := range randomResults(100000) {
+		c.Add(r)
+	}
+	meta := Meta{Tape: "t.jsonl", Sessions: 3, Speed: "realtime"}
+	b.Run("encode/samples=100000", func(b *testing.B) {
+		var size int
+		b.ReportAllocs()
+		for b.Loop() {
+			h := c.histograms()
+			size = len(h.Latency.HDR) + len(h.LatencyFromIntended.HDR) + len(h.ScheduleLag.HDR) + len(h.Held.HDR)
+		}
+		b.ReportMetric(float64(size), "hdr-bytes")
+	})
+	b.Run("report+json/samples=100000", func(b *testing.B) {
+		var n countingWriter
+		var section int
+		b.ReportAllocs()
+		for b.Loop() {
+			r := c.Report(meta)
+			if err := r.WriteJSON(&n); err != nil {
+				b.Fatal(err)
+			}
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(r.Histograms); err != nil {
+				b.Fatal(err)
+			}
+			section = buf.Len()
+		}
+		b.ReportMetric(float64(n)/float64(b.N), "file-bytes")
+		b.ReportMetric(float64(section), "section-bytes")
+	})
+	b.Run("merge2/samples=100000", func(b *testing.B) {
+		var buf bytes.Buffer
+		if err := c.Report(meta).WriteJSON(&buf); err != nil {
+			b.Fatal(err)
+		}
+		r, err := Parse(buf.Bytes())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Merge([]*Report{r, r}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

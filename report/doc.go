@@ -32,6 +32,16 @@
 //     extension names (.json, .xml, .html); [CheckPath] checks the name
 //     and that its folder takes a new file, before a replay.
 //
+// Reports merge exactly. The JSON report carries a "histograms" section
+// ([Histograms]): the four histograms in HdrHistogram's V2 compressed
+// encoding (base64), all of one configuration, with their exact counts,
+// sums, minimums and maximums, and the request spans the load section
+// needs. [Read] (or [Parse]) reads a report back, and [Merge] combines
+// reports by rebuilding each one's collector and merging them with
+// [Collector.Merge], so that the merged report is the one a single
+// collector fed every result would build: its percentiles are those of one
+// histogram of all the samples.
+//
 // Thresholds are pass/fail conditions on the report's metrics, written
 // k6-style ("p99<200ms", "error_rate<1%", "validation_failed==0"):
 // [ParseThreshold] reads one, [Report.Evaluate] judges them, and

@@ -54,6 +54,11 @@ type Report struct {
 	// Thresholds are the results of the run's thresholds, set by
 	// [Report.ApplyThresholds]; empty when there were none.
 	Thresholds []ThresholdResult `json:"thresholds"`
+	// Histograms keeps the performance distributions without loss, so
+	// that reports merge exactly ([Merge]).
+	Histograms Histograms `json:"histograms"`
+
+	source string // the file [Read] read it from, for errors
 }
 
 // Summary is the report's "summary" section.
@@ -70,8 +75,12 @@ type Summary struct {
 	Received      int64   `json:"received"`
 	Skipped       int64   `json:"skipped"`
 	DurationMS    float64 `json:"duration_ms"`
-	SuccessRate   float64 `json:"success_rate"`
-	Passed        bool    `json:"passed"` // same as Report.Passed
+	// StartedAt and FinishedAt are when the replay started and ended
+	// (timeline times count from StartedAt).
+	StartedAt   time.Time `json:"started_at,omitzero"`
+	FinishedAt  time.Time `json:"finished_at,omitzero"`
+	SuccessRate float64   `json:"success_rate"`
+	Passed      bool      `json:"passed"` // same as Report.Passed
 	// Aborted says why the replay stopped before the end of the tape
 	// (the target failed, a bad line, an interrupt); a cut-short replay
 	// never passes.
@@ -195,6 +204,8 @@ func (c *Collector) Report(meta Meta) Report {
 			Received:      c.received,
 			Skipped:       meta.Skipped + c.skipped,
 			DurationMS:    durToMS(duration),
+			StartedAt:     start,
+			FinishedAt:    finish,
 			SuccessRate:   ratio(c.passed, c.passed+c.failed+c.errored+c.timedOut, 1),
 			Warnings:      keptTexts(meta.Warnings),
 			Server:        meta.Server,
@@ -232,6 +243,7 @@ func (c *Collector) Report(meta Meta) Report {
 		PerSession:      c.perSession(),
 		SessionsOmitted: len(c.sessionsOmitted),
 		Thresholds:      []ThresholdResult{},
+		Histograms:      c.histograms(),
 	}
 	r.Load = c.load(meta.Speed, r.Performance.ScheduleLagMS, r.Performance.HeldMS)
 	if duration > 0 {

@@ -20,6 +20,8 @@ type SessionSummary struct {
 	Timeouts     int64   `json:"timeouts"`
 	LatencyAvgMS float64 `json:"latency_avg_ms"`
 	LatencyMaxMS float64 `json:"latency_max_ms"`
+	// LatencyCount is the number of latencies LatencyAvgMS averages.
+	LatencyCount int64 `json:"latency_count"`
 }
 
 // sessionStats is what the collector keeps per session: counts and the
@@ -98,6 +100,7 @@ func (c *Collector) perSession() []SessionSummary {
 	out := make([]SessionSummary, 0, len(c.sessions))
 	for _, s := range c.sessions {
 		sum := s.SessionSummary
+		sum.LatencyCount = s.latencyN
 		if s.latencyN > 0 {
 			sum.LatencyAvgMS = float64(s.latencySumUS) / float64(s.latencyN) / 1000
 		}

@@ -21,8 +21,8 @@ func TestPerSession(t *testing.T) {
 	}
 	got := a.Report(Meta{}).PerSession
 	want := []SessionSummary{
-		{Session: "s2", Sent: 3, Received: 2, Passed: 1, Failed: 1, Timeouts: 1, LatencyAvgMS: 6, LatencyMaxMS: 8},
-		{Session: "s10", Sent: 1, Received: 1, Passed: 1, LatencyAvgMS: 2, LatencyMaxMS: 2},
+		{Session: "s2", Sent: 3, Received: 2, Passed: 1, Failed: 1, Timeouts: 1, LatencyAvgMS: 6, LatencyMaxMS: 8, LatencyCount: 2},
+		{Session: "s10", Sent: 1, Received: 1, Passed: 1, LatencyAvgMS: 2, LatencyMaxMS: 2, LatencyCount: 1},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("per_session = %+v, want %+v", got, want)

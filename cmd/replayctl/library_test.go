@@ -69,7 +69,7 @@ func place(v any) string {
 }
 
 // untimed decodes a JSON report and removes what a clock measures (times,
-// latencies, rates, thresholds' measured values (value and actual), the order concurrent
+// latencies, rates, the histograms, thresholds' measured values (value and actual), the order concurrent
 // sessions interleave in) and what each run makes anew (its id).
 func untimed(t *testing.T, b []byte) any {
 	t.Helper()
@@ -83,7 +83,7 @@ func untimed(t *testing.T, b []byte) any {
 		case map[string]any:
 			for k, e := range x {
 				_, threshold := x["expr"] // a threshold's "actual" is measured; a difference's is not
-				if strings.HasSuffix(k, "_ms") || strings.HasSuffix(k, "_per_s") || k == "run_id" || k == "latency_histogram" || k == "value" || (threshold && k == "actual") {
+				if strings.HasSuffix(k, "_ms") || strings.HasSuffix(k, "_per_s") || k == "run_id" || k == "latency_histogram" || k == "histograms" || k == "started_at" || k == "finished_at" || k == "value" || (threshold && k == "actual") {
 					delete(x, k)
 					continue
 				}

@@ -1,0 +1,99 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"time"
+)
+
+// Read reads the JSON report at path, as [Report.WriteJSON] wrote it
+// (replayctl run --report FILE.json). Fields it does not know are
+// ignored. Errors wrap [ErrBadReport] for a file that is not such a
+// report, naming the file and the line or field; [Merge] names the file in
+// its errors too.
+func Read(path string) (*Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read report: %w", err)
+	}
+	r, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("report %s: %w", path, err)
+	}
+	r.source = path
+	return r, nil
+}
+
+// Parse decodes a JSON report. Errors wrap [ErrBadReport] and say where
+// the data is wrong: the line of a syntax error, the field of a value of
+// the wrong type.
+func Parse(data []byte) (*Report, error) {
+	var r Report
+	err := json.Unmarshal(data, &r)
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
+			return nil, errorf(ErrBadReport, "null, not a report")
+		}
+		return &r, nil
+	case errors.As(err, &syntax):
+		return nil, errorf(ErrBadReport, "line %d: not JSON (%v); give a JSON report as replayctl run --report FILE.json writes it", lineOf(data, syntax.Offset), syntax)
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			field = "the document"
+		}
+		return nil, errorf(ErrBadReport, "line %d: %s: a JSON %s where %s belongs", lineOf(data, typ.Offset), field, typ.Value, jsonKind(typ.Type))
+	default:
+		return nil, errorf(ErrBadReport, "%v", err)
+	}
+}
+
+// jsonKind names what JSON value a Go type takes.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		if t == reflect.TypeFor[time.Time]() {
+			return "a time (RFC 3339)"
+		}
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		if t == reflect.TypeFor[time.Time]() {
+			return "a time (RFC 3339)"
+		}
+		return "an object"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	default:
+		return "a number"
+	}
+}
+
+// lineOf is the 1-based line of the byte at offset.
+func lineOf(data []byte, offset int64) int {
+	offset = min(max(offset, 0), int64(len(data)))
+	return bytes.Count(data[:offset], []byte("\n")) + 1
+}
+
+// tagged is an error that [errors.Is] its sentinel and reads as its
+// message alone, so that a chain of them does not repeat "report: bad
+// report" at each step.
+type tagged struct{ sentinel, err error }
+
+func (e tagged) Error() string   { return e.err.Error() }
+func (e tagged) Unwrap() []error { return []error{e.sentinel, e.err} }
+
+// errorf is fmt.Errorf(format, a...) tagged with sentinel.
+func errorf(sentinel error, format string, a ...any) error {
+	return tagged{sentinel, fmt.Errorf(format, a...)}
+}
