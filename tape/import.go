@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -9,7 +10,8 @@ import (
 	"github.com/replayctl/replayctl/internal/jsonscan"
 )
 
-// maxImport bounds an imported file, which is read whole into memory.
+// maxImport bounds a JSON document that is read whole into memory: an
+// Agent VCR cassette, or a HAR file whose "log" is not its first member.
 const maxImport = 512 << 20
 
 // readRest returns the first line and everything after it: the whole
@@ -30,20 +32,46 @@ func (r *Reader) readRest(first []byte, last bool, what string) ([]byte, error) 
 	return append(doc, rest...), nil
 }
 
-// importDocument reads the rest of the file as one JSON document: a HAR
-// file (a "log" member) or an Agent VCR cassette.
+// rest reads the file from the first non-blank line on, as it streams.
+func (r *Reader) rest(first []byte, last bool) io.Reader {
+	head := bytes.Clone(first) // first may be in br's buffer, which reading on reuses
+	if !last {
+		head = append(head, '\n')
+	}
+	return io.MultiReader(bytes.NewReader(head), r.br)
+}
+
+// importDocument imports the rest of the file, one JSON document: a HAR
+// file (a "log" member) or an Agent VCR cassette. A HAR file whose first
+// member is "log", as every HAR writer puts it, streams into a spill
+// file (see msgStore) entry by entry; any other document is read whole.
 func (r *Reader) importDocument(first []byte, last bool, n int64) error {
+	first = bytes.Clone(first) // it is in br's buffer, which reading on reuses
+	if startsWithLog(first, r.br) {
+		store, err := newSpillStore(r.path)
+		if err != nil {
+			return err
+		}
+		h, im, warnings, err := decodeHAR(r.path, r.rest(first, last), n-1, store)
+		if err != nil {
+			store.close()
+			return err
+		}
+		r.warnings = append(r.warnings, warnings...)
+		r.setImported(FormatHAR, h, im)
+		return nil
+	}
 	doc, err := r.readRest(first, last, "a JSON document")
 	if err != nil {
 		return err
 	}
 	if isHAR(doc) {
-		h, msgs, warnings, err := decodeHAR(r.path, doc, n-1)
+		h, im, warnings, err := decodeHAR(r.path, bytes.NewReader(doc), n-1, &memStore{})
 		if err != nil {
 			return err
 		}
 		r.warnings = append(r.warnings, warnings...)
-		r.setImported(FormatHAR, h, msgs)
+		r.setImported(FormatHAR, h, im)
 		return nil
 	}
 	h, msgs, err := decodeVCR(r.path, doc, n-1)
@@ -54,32 +82,59 @@ func (r *Reader) importDocument(first []byte, last bool, n int64) error {
 		}
 		return err
 	}
-	r.setImported(FormatVCR, h, msgs)
+	r.setImported(FormatVCR, h, inMemory(msgs))
 	return nil
 }
 
-// importLog reads the rest of the file as a JSON-RPC log.
+// importLog streams the rest of the file, a JSON-RPC log, into a spill
+// file line by line.
 func (r *Reader) importLog(first []byte, last bool, n int64) error {
-	doc, err := r.readRest(first, last, "a JSON-RPC log")
+	store, err := newSpillStore(r.path)
 	if err != nil {
 		return err
 	}
-	h, msgs, warnings, err := decodeLog(r.path, doc, n-1)
+	h, im, warnings, err := decodeLog(r.path, r.rest(first, last), n-1, r.opts.maxLine, store)
 	if err != nil {
+		store.close()
 		return err
 	}
 	r.warnings = append(r.warnings, warnings...)
-	r.setImported(FormatLog, h, msgs)
+	r.setImported(FormatLog, h, im)
 	return nil
 }
 
-func (r *Reader) setImported(f Format, h Header, msgs []Message) {
-	r.header, r.msgs, r.format = h, msgs, f
-	var dur int64
-	if len(msgs) > 0 {
-		dur = msgs[len(msgs)-1].TUS
+// inMemory is messages already in seq order, as imported.
+func inMemory(msgs []Message) *imported {
+	refs := make([]importRef, len(msgs))
+	for i, m := range msgs {
+		refs[i] = importRef{i: i, seq: m.Seq, tus: m.TUS}
 	}
-	r.end = &End{Messages: int64(len(msgs)), DurationUS: dur}
+	store := memStore(msgs)
+	return &imported{store: &store, refs: refs}
+}
+
+func (r *Reader) setImported(f Format, h Header, im *imported) {
+	r.header, r.imp, r.format = h, im, f
+	var dur int64
+	if n := len(im.refs); n > 0 {
+		dur = im.refs[n-1].tus
+	}
+	r.end = &End{Messages: int64(len(im.refs)), DurationUS: dur}
+}
+
+// startsWithLog reports whether the document that starts with the line
+// first, and goes on in br, has "log" as its first member.
+func startsWithLog(first []byte, br *bufio.Reader) bool {
+	i := jsonscan.SkipSpace(first, 0)
+	if i >= len(first) || first[i] != '{' {
+		return false
+	}
+	head := first[i+1:]
+	if len(bytes.TrimSpace(head)) == 0 {
+		head, _ = br.Peek(4096) // what there is: less at the end of the file
+	}
+	j := jsonscan.SkipSpace(head, 0)
+	return bytes.HasPrefix(head[j:], []byte(`"log"`))
 }
 
 // isHAR reports whether the JSON document doc has a top-level "log"

@@ -1,9 +1,12 @@
 package tape
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 	"time"
@@ -45,7 +48,16 @@ import (
 // decreasing; a log without times gets synthetic ones, 1 ms apart.
 // Lines that are not JSON-RPC are an *Error naming the line.
 func DecodeLog(path string, doc []byte) (Header, []Message, []string, error) {
-	return decodeLog(path, doc, 0)
+	var store memStore
+	h, im, warnings, err := decodeLog(path, bytes.NewReader(doc), 0, 0, &store)
+	if err != nil {
+		return Header{}, nil, nil, err
+	}
+	msgs, err := im.messages()
+	if err != nil {
+		return Header{}, nil, nil, err
+	}
+	return h, msgs, warnings, nil
 }
 
 // logLine is one message line as parsed.
@@ -58,18 +70,43 @@ type logLine struct {
 	line  int64
 }
 
-func decodeLog(path string, doc []byte, lineBase int64) (Header, []Message, []string, error) {
-	var lines []logLine
-	n := lineBase
-	for len(doc) > 0 {
-		i := bytes.IndexByte(doc, '\n')
-		var l []byte
-		if i < 0 {
-			l, doc = doc, nil
-		} else {
-			l, doc = doc[:i], doc[i+1:]
+// logKey is what the import keeps of a line once its message is in the
+// store: what decides its direction (see logDirections).
+type logKey struct {
+	kind   jsonrpc.Kind
+	method string // interned: a log has few
+	id     string // jsonrpc.IDKey of its id
+	mark   string
+}
+
+// decodeLog imports the JSON-RPC log read from src, line by line, into
+// store; lineBase is the number of lines before it, maxLine the longest
+// line accepted (0: any).
+func decodeLog(path string, src io.Reader, lineBase int64, maxLine int, store msgStore) (Header, *imported, []string, error) {
+	var (
+		keys    []logKey
+		ats     []time.Time // the times of the lines that have one
+		timedAt []int       // and which lines they are
+		methods = map[string]string{}
+		n       = lineBase
+		session = 0
+		br      = bufio.NewReaderSize(src, 64<<10)
+		buf     []byte
+	)
+	h := Header{Format: FormatName, Version: FormatVersion, Tags: map[string]string{"imported_from": "jsonrpc-log"}}
+	for {
+		l, err := readLogLine(br, buf[:0], maxLine)
+		buf = l
+		if err == io.EOF && len(l) == 0 {
+			break
 		}
 		n++
+		if err == errLineTooLong {
+			return Header{}, nil, nil, &Error{Path: path, Line: n, Seq: -1, Msg: fmt.Sprintf("the line is longer than %d bytes: split it, or raise the limit with --max-line", maxLine)}
+		}
+		if err != nil && err != io.EOF {
+			return Header{}, nil, nil, &Error{Path: path, Line: n, Seq: -1, Err: err, Msg: fmt.Sprintf("cannot read it (%v): check the file and the disk", err)}
+		}
 		l = bytes.TrimSpace(l)
 		if len(l) == 0 {
 			continue
@@ -78,54 +115,85 @@ func decodeLog(path string, doc []byte, lineBase int64) (Header, []Message, []st
 		if msg != "" {
 			return Header{}, nil, nil, &Error{Path: path, Line: n, Seq: -1, Msg: msg}
 		}
-		ll.line = n
-		lines = append(lines, ll)
+		if ll.rpc.Kind == jsonrpc.KindRequest && ll.rpc.Method == mcp.MethodInitialize || session == 0 {
+			session++
+		}
+		if h.ProtocolVersion == "" {
+			h.ProtocolVersion = messageVersion(ll.msg, nil)
+		}
+		if ll.hasAt {
+			ats, timedAt = append(ats, ll.at), append(timedAt, len(keys))
+		}
+		// Dir is decided once every line is read (logDirections).
+		if err := store.add(Message{Session: fmt.Sprintf("s%d", session), Dir: C2S, Msg: ll.msg, Line: n}); err != nil {
+			return Header{}, nil, nil, &Error{Path: path, Line: n, Seq: -1, Err: err, Msg: fmt.Sprintf("cannot keep the message (%v)", err)}
+		}
+		method, ok := methods[ll.rpc.Method]
+		if !ok {
+			method = strings.Clone(ll.rpc.Method)
+			methods[method] = method
+		}
+		keys = append(keys, logKey{kind: ll.rpc.Kind, method: method, id: jsonrpc.IDKey(ll.rpc.ID), mark: ll.mark})
 	}
-	if len(lines) == 0 {
+	if len(keys) == 0 {
 		return Header{}, nil, nil, &Error{Path: path, Seq: -1, Err: ErrEmpty, Msg: "the log holds no JSON-RPC message"}
 	}
-	dirs := logDirections(lines)
+	dirs := logDirections(keys)
 
-	h := Header{Format: FormatName, Version: FormatVersion, Tags: map[string]string{"imported_from": "jsonrpc-log"}}
 	var (
 		base    time.Time
 		hasBase bool
-		msgs    = make([]Message, 0, len(lines))
-		session = 0
 		now     int64
 	)
-	timed := 0
-	for _, l := range lines {
-		if l.hasAt {
-			timed++
-			if !hasBase || l.at.Before(base) {
-				base, hasBase = l.at, true
-			}
+	for _, at := range ats {
+		if !hasBase || at.Before(base) {
+			base, hasBase = at, true
 		}
 	}
 	var warnings []string
-	if timed > 0 && timed < len(lines) {
-		warnings = append(warnings, fmt.Sprintf("tape %s: %d of %d lines have no time: each takes the time of the line before", path, len(lines)-timed, len(lines)))
+	timed := len(ats)
+	if timed > 0 && timed < len(keys) {
+		warnings = append(warnings, fmt.Sprintf("tape %s: %d of %d lines have no time: each takes the time of the line before", path, len(keys)-timed, len(keys)))
 	}
-	for i, l := range lines {
-		if l.rpc.Kind == jsonrpc.KindRequest && l.rpc.Method == mcp.MethodInitialize || session == 0 {
-			session++
-		}
+	refs := make([]importRef, len(keys))
+	t := 0 // the next of ats
+	for i := range keys {
 		switch {
 		case timed == 0:
 			now = int64(i) * 1000
-		case l.hasAt:
-			now = max(now, l.at.Sub(base).Microseconds())
+		case t < len(timedAt) && timedAt[t] == i:
+			now = max(now, ats[t].Sub(base).Microseconds())
+			t++
 		}
-		if h.ProtocolVersion == "" {
-			h.ProtocolVersion = messageVersion(l.msg, nil)
-		}
-		msgs = append(msgs, Message{Seq: int64(i), TUS: now, Session: fmt.Sprintf("s%d", session), Dir: dirs[i], Msg: l.msg, Line: l.line})
+		refs[i] = importRef{i: i, seq: int64(i), tus: now, dir: dirs[i]}
 	}
 	if hasBase {
 		h.CreatedAt = base.UTC().Format(time.RFC3339Nano)
 	}
-	return h, msgs, warnings, nil
+	return h, &imported{store: store, refs: refs}, warnings, nil
+}
+
+// errLineTooLong is readLogLine's error for a line over the limit.
+var errLineTooLong = errors.New("line too long")
+
+// readLogLine appends the next line (without its newline) to buf; io.EOF
+// with the last line if it has no newline, or with nothing at the end.
+// A line longer than max (if max > 0) is errLineTooLong.
+func readLogLine(br *bufio.Reader, buf []byte, max int) ([]byte, error) {
+	for {
+		frag, err := br.ReadSlice('\n')
+		if max > 0 && len(buf)+len(frag) > max+1 {
+			return buf, errLineTooLong
+		}
+		buf = append(buf, frag...)
+		switch err {
+		case nil:
+			return buf[:len(buf)-1], nil
+		case bufio.ErrBufferFull:
+			continue
+		}
+		return buf, err
+	}
 }
 
 // wrapper member names, most common first.

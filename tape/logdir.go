@@ -8,7 +8,7 @@ import (
 // logDirections infers who sent each line of a JSON-RPC log (see
 // DecodeLog): first from the messages that decide it, which also teach
 // what the log's relative marks ("send", "-->") mean; then the rest.
-func logDirections(lines []logLine) []Dir {
+func logDirections(lines []logKey) []Dir {
 	dirs := make([]Dir, len(lines))
 	decided := make([]bool, len(lines))
 	// votes[mark][dir]: how often a mark went with a decided direction.
@@ -34,7 +34,7 @@ func logDirections(lines []logLine) []Dir {
 			return "", false
 		}
 		for i, l := range lines {
-			d, ok := logDecide(l.rpc, pending)
+			d, ok := logDecide(l, pending)
 			if pass == 0 {
 				decided[i] = ok
 				if ok && (l.mark == "a" || l.mark == "b") {
@@ -47,11 +47,11 @@ func logDirections(lines []logLine) []Dir {
 				}
 			}
 			dirs[i] = d
-			if l.rpc.Kind == jsonrpc.KindRequest {
-				pending[d][jsonrpc.IDKey(l.rpc.ID)] = i
+			if l.kind == jsonrpc.KindRequest {
+				pending[d][l.id] = i
 			}
-			if jsonrpc.IsResponseKind(l.rpc.Kind) {
-				delete(pending[opposite(d)], jsonrpc.IDKey(l.rpc.ID))
+			if jsonrpc.IsResponseKind(l.kind) {
+				delete(pending[opposite(d)], l.id)
 			}
 		}
 	}
@@ -60,20 +60,19 @@ func logDirections(lines []logLine) []Dir {
 
 // logDecide returns a message's direction when the message decides it,
 // and otherwise the default with false.
-func logDecide(m jsonrpc.Message, pending map[Dir]map[string]int) (Dir, bool) {
+func logDecide(m logKey, pending map[Dir]map[string]int) (Dir, bool) {
 	switch {
-	case m.Kind == jsonrpc.KindRequest:
+	case m.kind == jsonrpc.KindRequest:
 		switch {
-		case m.Method == mcp.MethodPing:
+		case m.method == mcp.MethodPing:
 			return C2S, false
-		case mcp.ServerInitiated(m.Method):
+		case mcp.ServerInitiated(m.method):
 			return S2C, true
 		}
 		return C2S, true
-	case jsonrpc.IsResponseKind(m.Kind):
-		key := jsonrpc.IDKey(m.ID)
-		fromClient, okC := pending[C2S][key]
-		fromServer, okS := pending[S2C][key]
+	case jsonrpc.IsResponseKind(m.kind):
+		fromClient, okC := pending[C2S][m.id]
+		fromServer, okS := pending[S2C][m.id]
 		switch {
 		case okC && okS: // the later request is the one answered
 			if fromServer > fromClient {
@@ -86,8 +85,8 @@ func logDecide(m jsonrpc.Message, pending map[Dir]map[string]int) (Dir, bool) {
 			return C2S, true
 		}
 		return S2C, false
-	case m.Kind == jsonrpc.KindNotification:
-		switch m.Method {
+	case m.kind == jsonrpc.KindNotification:
+		switch m.method {
 		case mcp.NotificationInitialized, mcp.NotificationRootsListChanged:
 			return C2S, true
 		case mcp.NotificationCancelled:

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -96,7 +97,7 @@ type Reader struct {
 	readSpan, seekSpan, lastSpan lineSpan
 
 	// imported tapes (Agent VCR, HAR, JSON-RPC logs)
-	msgs []Message
+	imp  *imported
 	next int
 }
 
@@ -167,6 +168,9 @@ func (r *Reader) Warnings() []string { return r.warnings }
 
 // Close releases the file. It does not close a source given to NewReader.
 func (r *Reader) Close() error {
+	if r.imp != nil {
+		r.imp.store.close()
+	}
 	if r.closer == nil {
 		return nil
 	}
@@ -182,10 +186,14 @@ func (r *Reader) Close() error {
 // Next keeps returning it until a SeekSeq moves the reader.
 func (r *Reader) Next() (Message, error) {
 	if r.imported() {
-		for r.next < len(r.msgs) {
+		for r.next < len(r.imp.refs) {
 			r.next++
-			if m := r.msgs[r.next-1]; r.opts.only == nil || string(r.opts.only) == strconv.Quote(m.Session) {
-				return cloneMessage(m), nil
+			m, err := r.imp.message(r.next - 1)
+			if err != nil {
+				return Message{}, &Error{Path: r.path, Seq: r.imp.refs[r.next-1].seq, Err: err, Msg: fmt.Sprintf("cannot read an imported message back (%v): check the disk of the temporary folder (TMPDIR)", err)}
+			}
+			if r.opts.only == nil || string(r.opts.only) == strconv.Quote(m.Session) {
+				return m, nil
 			}
 		}
 		return Message{}, io.EOF

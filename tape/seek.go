@@ -29,12 +29,13 @@ func (r *Reader) SeekSeq(seq int64) error {
 		return fmt.Errorf("tape %s: a reader filtered to one session (WithSession) cannot seek", r.path)
 	}
 	if r.imported() {
-		i := sort.Search(len(r.msgs), func(i int) bool { return r.msgs[i].Seq >= seq })
+		refs := r.imp.refs
+		i := sort.Search(len(refs), func(i int) bool { return refs[i].seq >= seq })
 		switch {
-		case len(r.msgs) == 0 || i == len(r.msgs):
-			return r.pastLast(seq, lastSeqOf(r.msgs))
-		case i == 0 && r.msgs[0].Seq != seq:
-			return r.beforeFirst(seq, r.msgs[0].Seq)
+		case len(refs) == 0 || i == len(refs):
+			return r.pastLast(seq, r.imp.lastSeq())
+		case i == 0 && refs[0].seq != seq:
+			return r.beforeFirst(seq, refs[0].seq)
 		}
 		r.next = i
 		return nil
@@ -141,10 +142,3 @@ type rangeError struct{ msg string }
 
 func (e *rangeError) Error() string { return e.msg }
 func (e *rangeError) Unwrap() error { return ErrOutOfRange }
-
-func lastSeqOf(msgs []Message) int64 {
-	if len(msgs) == 0 {
-		return -1
-	}
-	return msgs[len(msgs)-1].Seq
-}

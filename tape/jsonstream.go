@@ -1,0 +1,165 @@
+package tape
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+)
+
+// jsonStream reads one JSON document value by value (encoding/json's
+// Decoder) and knows the line of every byte it has not yet forgotten, so
+// that an error names the line it is on while the document streams past.
+type jsonStream struct {
+	path string
+	lc   *lineCounter
+	dec  *json.Decoder
+}
+
+func newJSONStream(path string, src io.Reader, lineBase int64) *jsonStream {
+	lc := &lineCounter{r: src, base: lineBase}
+	dec := json.NewDecoder(lc)
+	dec.UseNumber()
+	return &jsonStream{path: path, lc: lc, dec: dec}
+}
+
+// lineCounter passes reads through and notes where the newlines are.
+// Lines are asked for at offsets that never go back before the last
+// forget, so it keeps only the newlines after that: as many as are in
+// the bytes the Decoder has read ahead.
+type lineCounter struct {
+	r    io.Reader
+	base int64   // lines before the document, and those forgotten
+	nl   []int64 // offsets of the newlines not forgotten
+	n    int64   // bytes read
+}
+
+func (c *lineCounter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	for i, b := range p[:n] {
+		if b == '\n' {
+			c.nl = append(c.nl, c.n+int64(i))
+		}
+	}
+	c.n += int64(n)
+	return n, err
+}
+
+// lineAt is the 1-based line of the byte at off.
+func (c *lineCounter) lineAt(off int64) int64 {
+	return c.base + int64(sort.Search(len(c.nl), func(i int) bool { return c.nl[i] >= off })) + 1
+}
+
+// forget drops the newlines before off.
+func (c *lineCounter) forget(off int64) {
+	k := sort.Search(len(c.nl), func(i int) bool { return c.nl[i] >= off })
+	c.base += int64(k)
+	c.nl = append(c.nl[:0], c.nl[k:]...)
+}
+
+func (s *jsonStream) errf(off int64, format string, args ...any) *Error {
+	return &Error{Path: s.path, Line: s.lc.lineAt(off), Seq: -1, Msg: fmt.Sprintf(format, args...)}
+}
+
+// value decodes the next value as JSON text and returns it with its
+// offset.
+func (s *jsonStream) value() (json.RawMessage, int64, error) {
+	var raw json.RawMessage
+	if err := s.dec.Decode(&raw); err != nil {
+		return nil, 0, s.syntax(err)
+	}
+	return raw, s.dec.InputOffset() - int64(len(raw)), nil
+}
+
+// token returns the next token.
+func (s *jsonStream) token() (json.Token, error) {
+	t, err := s.dec.Token()
+	if err != nil {
+		return nil, s.syntax(err)
+	}
+	return t, nil
+}
+
+// syntax turns a Decoder's error into an *Error naming the line: the
+// document cut short, or not JSON.
+func (s *jsonStream) syntax(err error) error {
+	var se *json.SyntaxError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF:
+		return s.errf(s.lc.n-1, "the %s is cut short (torn) at its end (line %d): export it again, and let the export finish", "HAR file", s.lc.lineAt(s.lc.n-1))
+	case errors.As(err, &se):
+		return s.errf(s.badByte(se), "the HAR file is not valid JSON (%v): fix the file or export it again", se)
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Path: s.path, Seq: -1, Err: err, Msg: fmt.Sprintf("cannot read it (%v): check the file and the disk", err)}
+}
+
+// badByte is the offset of the byte a syntax error is about. The Decoder
+// stands where the token or value it could not read starts: a token's
+// error is at that offset; a value's is counted in bytes scanned over the
+// whole stream, so the value is scanned again, on its own, to find it.
+func (s *jsonStream) badByte(se *json.SyntaxError) int64 {
+	at := s.dec.InputOffset()
+	if se.Offset == at {
+		return at
+	}
+	var raw json.RawMessage
+	var again *json.SyntaxError
+	if err := json.NewDecoder(s.dec.Buffered()).Decode(&raw); errors.As(err, &again) && again.Offset > 0 {
+		return at + again.Offset - 1
+	}
+	return at
+}
+
+// end reads what follows the document's value: only white space.
+func (s *jsonStream) end() error {
+	off := s.dec.InputOffset()
+	t, err := s.dec.Token()
+	if err == io.EOF {
+		return nil
+	}
+	if err != nil {
+		return s.syntax(err)
+	}
+	return s.errf(off, "the HAR file is not valid JSON (%v after the top-level value): fix the file or export it again", t)
+}
+
+// drain reads the rest of the document, token by token, for a syntax
+// error: an error the import found in the middle counts only if the
+// document is valid JSON (a torn file says so rather than what it was
+// torn in).
+func (s *jsonStream) drain() error {
+	for {
+		_, err := s.dec.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return s.syntax(err)
+		}
+	}
+}
+
+// kindOfToken is kindOf for a token.
+func kindOfToken(t json.Token) string {
+	switch v := t.(type) {
+	case json.Delim:
+		if v == '{' {
+			return "an object"
+		}
+		return "an array"
+	case string:
+		return "a string"
+	case json.Number, float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return "not JSON"
+}
