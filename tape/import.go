@@ -86,20 +86,16 @@ func (r *Reader) importDocument(first []byte, last bool, n int64) error {
 	return nil
 }
 
-// importLog streams the rest of the file, a JSON-RPC log, into a spill
-// file line by line.
-func (r *Reader) importLog(first []byte, last bool, n int64) error {
-	store, err := newSpillStore(r.path)
+// importLog serves the rest of the file, a JSON-RPC log, from the file,
+// line by line (see logStream); start is where its first non-blank line
+// begins.
+func (r *Reader) importLog(start, n int64) error {
+	ls, err := openLog(r.path, r.src, start, n-1, r.opts.maxLine)
 	if err != nil {
 		return err
 	}
-	h, im, warnings, err := decodeLog(r.path, r.rest(first, last), n-1, r.opts.maxLine, store)
-	if err != nil {
-		store.close()
-		return err
-	}
-	r.warnings = append(r.warnings, warnings...)
-	r.setImported(FormatLog, h, im)
+	r.warnings = append(r.warnings, ls.warnings...)
+	r.setImported(FormatLog, ls.h, ls)
 	return nil
 }
 
@@ -113,13 +109,9 @@ func inMemory(msgs []Message) *imported {
 	return &imported{store: &store, refs: refs}
 }
 
-func (r *Reader) setImported(f Format, h Header, im *imported) {
+func (r *Reader) setImported(f Format, h Header, im importSource) {
 	r.header, r.imp, r.format = h, im, f
-	var dur int64
-	if n := len(im.refs); n > 0 {
-		dur = im.refs[n-1].tus
-	}
-	r.end = &End{Messages: int64(len(im.refs)), DurationUS: dur}
+	r.end = &End{Messages: int64(im.count()), DurationUS: im.lastTUS()}
 }
 
 // startsWithLog reports whether the document that starts with the line

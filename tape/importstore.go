@@ -34,6 +34,22 @@ type importRef struct {
 	dir      Dir // when not "", the direction, instead of the stored one
 }
 
+// importSource serves an imported tape's messages by position in seq
+// order, 0 first: an imported (spilled HAR) or a logStream.
+type importSource interface {
+	count() int
+	seqAt(k int) int64
+	// message returns message k; reading them in order is cheapest.
+	message(k int) (Message, error)
+	lastTUS() int64
+	close() error
+}
+
+var (
+	_ importSource = (*imported)(nil)
+	_ importSource = (*logStream)(nil)
+)
+
 // imported is an imported tape's messages.
 type imported struct {
 	store msgStore
@@ -67,12 +83,21 @@ func (im *imported) messages() ([]Message, error) {
 	return out, nil
 }
 
-func (im *imported) lastSeq() int64 {
+func (im *imported) count() int        { return len(im.refs) }
+func (im *imported) seqAt(k int) int64 { return im.refs[k].seq }
+func (im *imported) close() error      { return im.store.close() }
+
+func (im *imported) lastTUS() int64 {
 	if len(im.refs) == 0 {
-		return -1
+		return 0
 	}
-	return im.refs[len(im.refs)-1].seq
+	return im.refs[len(im.refs)-1].tus
 }
+
+func (ls *logStream) count() int        { return ls.n }
+func (ls *logStream) seqAt(k int) int64 { return int64(k) }
+func (ls *logStream) close() error      { return nil }
+func (ls *logStream) lastTUS() int64    { return ls.last }
 
 // memStore keeps the messages in memory.
 type memStore []Message

@@ -97,7 +97,7 @@ type Reader struct {
 	readSpan, seekSpan, lastSpan lineSpan
 
 	// imported tapes (Agent VCR, HAR, JSON-RPC logs)
-	imp  *imported
+	imp  importSource
 	next int
 }
 
@@ -169,7 +169,7 @@ func (r *Reader) Warnings() []string { return r.warnings }
 // Close releases the file. It does not close a source given to NewReader.
 func (r *Reader) Close() error {
 	if r.imp != nil {
-		r.imp.store.close()
+		r.imp.close()
 	}
 	if r.closer == nil {
 		return nil
@@ -186,11 +186,15 @@ func (r *Reader) Close() error {
 // Next keeps returning it until a SeekSeq moves the reader.
 func (r *Reader) Next() (Message, error) {
 	if r.imported() {
-		for r.next < len(r.imp.refs) {
+		for r.next < r.imp.count() {
 			r.next++
 			m, err := r.imp.message(r.next - 1)
+			var e *Error
+			if errors.As(err, &e) {
+				return Message{}, err
+			}
 			if err != nil {
-				return Message{}, &Error{Path: r.path, Seq: r.imp.refs[r.next-1].seq, Err: err, Msg: fmt.Sprintf("cannot read an imported message back (%v): check the disk of the temporary folder (TMPDIR)", err)}
+				return Message{}, &Error{Path: r.path, Seq: r.imp.seqAt(r.next - 1), Err: err, Msg: fmt.Sprintf("cannot read an imported message back (%v): check the disk of the temporary folder (TMPDIR)", err)}
 			}
 			if r.opts.only == nil || string(r.opts.only) == strconv.Quote(m.Session) {
 				return m, nil

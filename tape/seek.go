@@ -29,13 +29,15 @@ func (r *Reader) SeekSeq(seq int64) error {
 		return fmt.Errorf("tape %s: a reader filtered to one session (WithSession) cannot seek", r.path)
 	}
 	if r.imported() {
-		refs := r.imp.refs
-		i := sort.Search(len(refs), func(i int) bool { return refs[i].seq >= seq })
+		n := r.imp.count()
+		i := sort.Search(n, func(i int) bool { return r.imp.seqAt(i) >= seq })
 		switch {
-		case len(refs) == 0 || i == len(refs):
-			return r.pastLast(seq, r.imp.lastSeq())
-		case i == 0 && refs[0].seq != seq:
-			return r.beforeFirst(seq, refs[0].seq)
+		case n == 0:
+			return r.pastLast(seq, -1)
+		case i == n:
+			return r.pastLast(seq, r.imp.seqAt(n-1))
+		case i == 0 && r.imp.seqAt(0) != seq:
+			return r.beforeFirst(seq, r.imp.seqAt(0))
 		}
 		r.next = i
 		return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,8 +18,8 @@ import (
 // first's. Whole-file conversion holds the file several times over, so
 // its growth is several times S.
 
-// pad is the filler that makes each message about 2 KB.
-var pad = strings.Repeat("0123456789abcdef", 128)
+// pad2k is the filler that makes each message about 2 KB.
+var pad2k = strings.Repeat("0123456789abcdef", 128)
 
 // writeBig writes a file of about size bytes into dir under name, calling
 // item(i) for each item until the size is reached; head and tail frame it.
@@ -65,7 +66,9 @@ func jsonText(v any) string {
 // bigHAR writes a browser-style HAR of about size bytes: POSTs answered
 // by JSON bodies, every fourth by an event stream of a notification and
 // the answer, in one session.
-func bigHAR(t *testing.T, path string, size int64) {
+func bigHAR(t *testing.T, path string, size int64) { bigHARPad(t, path, size, pad2k) }
+
+func bigHARPad(t *testing.T, path string, size int64, pad string) {
 	writeBig(t, path, size, `{"log":{"version":"1.2","creator":{"name":"test","version":"1"},"entries":[`, "\n]}}\n", func(w *bufio.Writer, i int) {
 		if i > 0 {
 			w.WriteString(",")
@@ -85,7 +88,9 @@ func bigHAR(t *testing.T, path string, size int64) {
 
 // bigLog writes a JSON-RPC log of about size bytes: wrapped requests and
 // their answers with times and direction marks.
-func bigLog(t *testing.T, path string, size int64) {
+func bigLog(t *testing.T, path string, size int64) { bigLogPad(t, path, size, pad2k) }
+
+func bigLogPad(t *testing.T, path string, size int64, pad string) {
 	writeBig(t, path, size, "", "", func(w *bufio.Writer, i int) {
 		at := fmt.Sprintf("2026-05-01T10:%02d:%02d.%03dZ", i/60000%60, i/1000%60, i%1000)
 		if i%2 == 0 {
@@ -98,7 +103,9 @@ func bigLog(t *testing.T, path string, size int64) {
 
 // bigNativeTape writes a native tape of about size bytes recorded over
 // HTTP: requests, notifications on their streams and answers.
-func bigNativeTape(t *testing.T, path string, size int64) {
+func bigNativeTape(t *testing.T, path string, size int64) { bigNativeTapePad(t, path, size, pad2k) }
+
+func bigNativeTapePad(t *testing.T, path string, size int64, pad string) {
 	var n int
 	writeBig(t, path, size, `{"type":"header","format":"replayctl-tape","version":1,"created_at":"2026-05-01T10:00:00Z","transport":"streamable-http","server":{"url":"http://127.0.0.1:8080/mcp"}}`+"\n", "", func(w *bufio.Writer, i int) {
 		id, tus := i/3, i*100
@@ -159,12 +166,64 @@ func TestImportHARMemoryFlat(t *testing.T) {
 	flatMemory(t, 32<<20, bigHAR, ".har", ".jsonl", "import")
 }
 
-// TestImportLogMemoryFlat: `import` of a JSON-RPC log streams its lines.
+// TestImportLogMemoryFlat: `import` of a JSON-RPC log streams its lines,
+// long ones and short ones (about 130 bytes: what is kept per line, if
+// anything, shows).
 func TestImportLogMemoryFlat(t *testing.T) {
-	flatMemory(t, 8<<20, bigLog, ".log", ".jsonl", "import")
+	t.Run("2 KB lines", func(t *testing.T) {
+		flatMemory(t, 8<<20, bigLog, ".log", ".jsonl", "import")
+	})
+	t.Run("short lines", func(t *testing.T) {
+		flatMemory(t, 8<<20, func(t *testing.T, path string, size int64) { bigLogPad(t, path, size, "") }, ".log", ".jsonl", "import")
+	})
 }
 
 // TestExportHARMemoryFlat: `export --har` writes entries as it goes.
 func TestExportHARMemoryFlat(t *testing.T) {
 	flatMemory(t, 32<<20, bigNativeTape, ".jsonl", ".har", "export", "--har")
+}
+
+// TestConvertPeakRSS measures, for BENCHMARKS.md, the peak RSS of the
+// conversions at the sizes issue 22 names: import of a 229 MB HAR, export
+// --har of a 210 MB tape, import of a 17 MB JSON-RPC log (short lines:
+// about 200 bytes). It runs only with REPLAYCTL_BENCH_CONVERT=1;
+// REPLAYCTL_BENCH_BIN measures another build instead (one of an older
+// commit, for a before-and-after).
+func TestConvertPeakRSS(t *testing.T) {
+	if os.Getenv("REPLAYCTL_BENCH_CONVERT") == "" {
+		t.Skip("a measurement: set REPLAYCTL_BENCH_CONVERT=1")
+	}
+	bin := binary
+	if b := os.Getenv("REPLAYCTL_BENCH_BIN"); b != "" {
+		bin = b
+	}
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	short := strings.Repeat("x", 60)
+	for _, c := range []struct {
+		name, in, out string
+		size          int64
+		gen           func(*testing.T, string, int64, string)
+		pad           string
+		args          []string
+	}{
+		{"import HAR", ".har", ".jsonl", 229e6, bigHARPad, pad2k, []string{"import"}},
+		{"export --har", ".jsonl", ".har", 210e6, bigNativeTapePad, pad2k, []string{"export", "--har"}},
+		{"import JSON-RPC log", ".log", ".jsonl", 17e6, bigLogPad, short, []string{"import"}},
+	} {
+		src, dst := filepath.Join(dir, "in"+c.in), filepath.Join(dir, "out"+c.out)
+		c.gen(t, src, c.size, c.pad)
+		fi, err := os.Stat(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, append(c.args, src, dst)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", c.name, err, out)
+		}
+		t.Logf("%s of %.0f MB: peak RSS %.0f MiB", c.name, float64(fi.Size())/1e6, float64(peakRSS(cmd.ProcessState))/(1<<20))
+		os.Remove(src)
+		os.Remove(dst)
+	}
 }
