@@ -21,8 +21,8 @@ const (
 	FormatLog    Format = "jsonrpc-log" // one JSON-RPC message per line
 )
 
-// imported reports whether the tape was imported into memory (every
-// format but the native one).
+// imported reports whether the tape was imported (every format but the
+// native one): its messages come from r.imp.
 func (r *Reader) imported() bool { return r.format != FormatNative }
 
 const (
@@ -63,8 +63,11 @@ func WithMaxLine(n int) Option {
 }
 
 // Reader reads a tape message by message. A native tape is streamed from
-// the file: memory does not grow with the tape. An Agent VCR cassette is
-// imported into memory when opened.
+// the file: memory does not grow with the tape. A JSON-RPC log is read
+// from the file too, once when opened and again as Next goes (seeking back
+// reads it again from its start). A HAR file is streamed into a spill file
+// when opened (Close removes it); an Agent VCR cassette is imported into
+// memory.
 //
 // A Reader is not safe for concurrent use.
 type Reader struct {
