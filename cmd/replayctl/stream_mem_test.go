@@ -129,6 +129,22 @@ func bigNativeTapePad(t *testing.T, path string, size int64, pad string) {
 	}
 }
 
+// bigVCR writes an Agent VCR cassette of about size bytes: the handshake,
+// then tool calls answered after a progress notification.
+func bigVCR(t *testing.T, path string, size int64) {
+	head := `{"format_version":"1.0.0","metadata":{"version":"1.0.0","recorded_at":"2026-05-01T10:00:00Z","transport":"stdio","session_id":"s-1"},` + "\n" +
+		`"session":{"initialize_request":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}},` + "\n" +
+		`"initialize_response":{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18"}},"interactions":[`
+	writeBig(t, path, size, head, "\n]}}\n", func(w *bufio.Writer, i int) {
+		if i > 0 {
+			w.WriteString(",")
+		}
+		at := fmt.Sprintf("2026-05-01T10:%02d:%02d.%03dZ", i/60000%60, i/1000%60, i%1000)
+		fmt.Fprintf(w, "\n"+`{"sequence":%d,"timestamp":%q,"direction":"client_to_server","request":{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":%q}}},"response":{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":%q}]},"error":null},"notifications":[{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}],"latency_ms":1.5}`,
+			i, at, i+1, pad2k, i+1, pad2k)
+	})
+}
+
 // flatMemory converts a file of size and one of 2×size (made by gen) with
 // args (IN and OUT appended) and checks the growth of the peak RSS.
 func flatMemory(t *testing.T, size int64, gen func(*testing.T, string, int64), in, out string, args ...string) {
@@ -176,6 +192,12 @@ func TestImportLogMemoryFlat(t *testing.T) {
 	t.Run("short lines", func(t *testing.T) {
 		flatMemory(t, 8<<20, func(t *testing.T, path string, size int64) { bigLogPad(t, path, size, "") }, ".log", ".jsonl", "import")
 	})
+}
+
+// TestImportVCRMemoryFlat: `import` of an Agent VCR cassette streams
+// its interactions.
+func TestImportVCRMemoryFlat(t *testing.T) {
+	flatMemory(t, 32<<20, bigVCR, ".vcr", ".jsonl", "import")
 }
 
 // TestExportHARMemoryFlat: `export --har` writes entries as it goes.
