@@ -98,7 +98,6 @@ type harImport struct {
 	s        *jsonStream
 	d        *vcrDoc // for the errors of harExchange
 	store    msgStore
-	depth    int // of the objects and arrays open where s stands
 	msgs     []harMsg
 	ats      []time.Time // each entry's startedDateTime
 	skips    harSkips
@@ -136,63 +135,18 @@ func decodeHAR(path string, src io.Reader, lineBase int64, store msgStore) (Head
 	return h, &imported{store: store, refs: refs}, x.warnings, nil
 }
 
-// token reads the next token, keeping depth.
-func (x *harImport) token() (json.Token, int64, error) {
-	off := x.s.dec.InputOffset()
-	t, err := x.s.token()
-	if err != nil {
-		return nil, off, err
-	}
-	if d, ok := t.(json.Delim); ok {
-		off = x.s.dec.InputOffset() - 1
-		if d == '{' || d == '[' {
-			x.depth++
-		} else {
-			x.depth--
-		}
-	}
-	return t, off, nil
-}
-
-// fail returns err, an error in a document read so far, unless the rest
-// of the document is not valid JSON: then that.
-func (x *harImport) fail(err error) error {
-	for x.depth > 0 {
-		if _, _, serr := x.token(); serr != nil {
-			return serr
-		}
-	}
-	if serr := x.s.end(); serr != nil {
-		return serr
-	}
-	return err
-}
-
-// skip reads past the next value without holding it.
-func (x *harImport) skip() error {
-	at := x.depth
-	for {
-		if _, _, err := x.token(); err != nil {
-			return err
-		}
-		if x.depth == at {
-			return nil
-		}
-	}
-}
-
 // read reads the document: its "log", skipping what else it holds.
 func (x *harImport) read() error {
-	t, off, err := x.token()
+	t, off, err := x.s.next()
 	if err != nil {
 		return err
 	}
 	if t != json.Delim('{') {
-		return x.fail(x.s.errf(off, "the document is %s, want an object: fix the file", kindOfToken(t)))
+		return x.s.fail(x.s.errf(off, "the document is %s, want an object: fix the file", kindOfToken(t)))
 	}
 	root, sawLog := off, false
 	for x.s.dec.More() {
-		k, _, err := x.token()
+		k, _, err := x.s.next()
 		if err != nil {
 			return err
 		}
@@ -203,11 +157,11 @@ func (x *harImport) read() error {
 			}
 			continue
 		}
-		if err := x.skip(); err != nil {
+		if err := x.s.skip(); err != nil {
 			return err
 		}
 	}
-	if _, _, err := x.token(); err != nil { // }
+	if _, _, err := x.s.next(); err != nil { // }
 		return err
 	}
 	if err := x.s.end(); err != nil {
@@ -224,16 +178,16 @@ func (x *harImport) read() error {
 // log reads the "log" object: its creator and _replayctl header, and its
 // entries one by one.
 func (x *harImport) log() error {
-	t, logOff, err := x.token()
+	t, logOff, err := x.s.next()
 	if err != nil {
 		return err
 	}
 	if t != json.Delim('{') {
-		return x.fail(x.s.errf(logOff, "log is %s, want an object: fix the file", kindOfToken(t)))
+		return x.s.fail(x.s.errf(logOff, "log is %s, want an object: fix the file", kindOfToken(t)))
 	}
 	sawEntries := false
 	for x.s.dec.More() {
-		k, _, err := x.token()
+		k, _, err := x.s.next()
 		if err != nil {
 			return err
 		}
@@ -246,27 +200,27 @@ func (x *harImport) log() error {
 			if k == "creator" {
 				x.logCreator(v)
 			} else if err := x.logHeader(v, off); err != nil {
-				return x.fail(err)
+				return x.s.fail(err)
 			}
 		case "entries":
 			if sawEntries {
-				return x.fail(x.s.errf(logOff, `log has "entries" twice: a HAR file has one list of entries; fix the file`))
+				return x.s.fail(x.s.errf(logOff, `log has "entries" twice: a HAR file has one list of entries; fix the file`))
 			}
 			sawEntries = true
 			if err := x.entries(); err != nil {
 				return err
 			}
 		default:
-			if err := x.skip(); err != nil {
+			if err := x.s.skip(); err != nil {
 				return err
 			}
 		}
 	}
-	if _, _, err := x.token(); err != nil { // }
+	if _, _, err := x.s.next(); err != nil { // }
 		return err
 	}
 	if !sawEntries {
-		return x.fail(x.s.errf(logOff, `log has no "entries": this HAR file is not complete; export it again`))
+		return x.s.fail(x.s.errf(logOff, `log has no "entries": this HAR file is not complete; export it again`))
 	}
 	return nil
 }
@@ -302,12 +256,12 @@ func (x *harImport) logHeader(v []byte, off int64) error {
 
 // entries reads log.entries, one entry at a time.
 func (x *harImport) entries() error {
-	t, off, err := x.token()
+	t, off, err := x.s.next()
 	if err != nil {
 		return err
 	}
 	if t != json.Delim('[') {
-		return x.fail(x.s.errf(off, "log.entries is %s, want an array: fix the file", kindOfToken(t)))
+		return x.s.fail(x.s.errf(off, "log.entries is %s, want an array: fix the file", kindOfToken(t)))
 	}
 	for i := 0; x.s.dec.More(); i++ {
 		v, off, err := x.s.value()
@@ -317,7 +271,7 @@ func (x *harImport) entries() error {
 		x.s.lc.forget(off)
 		it, err := x.item(v, off, i)
 		if err != nil {
-			return x.fail(err)
+			return x.s.fail(err)
 		}
 		x.ats = append(x.ats, it.at)
 		if !x.hasBase || it.at.Before(x.base) {
@@ -330,7 +284,7 @@ func (x *harImport) entries() error {
 			x.later = x.entry(&it, i)
 		}
 	}
-	_, _, err = x.token() // ]
+	_, _, err = x.s.next() // ]
 	return err
 }
 

@@ -13,15 +13,19 @@ import (
 // that an error names the line it is on while the document streams past.
 type jsonStream struct {
 	path string
-	lc   *lineCounter
-	dec  *json.Decoder
+	what string // "HAR file" for its own errors, or "" (Agent VCR)
+	// depth counts the objects and arrays open where the stream stands
+	// (as read by next).
+	depth int
+	lc    *lineCounter
+	dec   *json.Decoder
 }
 
 func newJSONStream(path string, src io.Reader, lineBase int64) *jsonStream {
 	lc := &lineCounter{r: src, base: lineBase}
 	dec := json.NewDecoder(lc)
 	dec.UseNumber()
-	return &jsonStream{path: path, lc: lc, dec: dec}
+	return &jsonStream{path: path, what: "HAR file", lc: lc, dec: dec}
 }
 
 // lineCounter passes reads through and notes where the newlines are.
@@ -86,10 +90,14 @@ func (s *jsonStream) token() (json.Token, error) {
 func (s *jsonStream) syntax(err error) error {
 	var se *json.SyntaxError
 	switch {
+	case (errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF) && s.what == "":
+		return s.errf(s.lc.n-1, "not valid JSON (unexpected end of JSON input): fix the file or export it again")
 	case errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF:
-		return s.errf(s.lc.n-1, "the %s is cut short (torn) at its end (line %d): export it again, and let the export finish", "HAR file", s.lc.lineAt(s.lc.n-1))
+		return s.errf(s.lc.n-1, "the %s is cut short (torn) at its end (line %d): export it again, and let the export finish", s.what, s.lc.lineAt(s.lc.n-1))
+	case errors.As(err, &se) && s.what == "":
+		return s.errf(s.badByte(se), "not valid JSON (%v): fix the file or export it again", se)
 	case errors.As(err, &se):
-		return s.errf(s.badByte(se), "the HAR file is not valid JSON (%v): fix the file or export it again", se)
+		return s.errf(s.badByte(se), "the %s is not valid JSON (%v): fix the file or export it again", s.what, se)
 	}
 	var e *Error
 	if errors.As(err, &e) {
@@ -115,6 +123,52 @@ func (s *jsonStream) badByte(se *json.SyntaxError) int64 {
 	return at
 }
 
+// next reads the next token and returns it with its offset (exact for
+// a delimiter, just before for others), keeping depth.
+func (s *jsonStream) next() (json.Token, int64, error) {
+	off := s.dec.InputOffset()
+	t, err := s.token()
+	if err != nil {
+		return nil, off, err
+	}
+	if d, ok := t.(json.Delim); ok {
+		off = s.dec.InputOffset() - 1
+		if d == '{' || d == '[' {
+			s.depth++
+		} else {
+			s.depth--
+		}
+	}
+	return t, off, nil
+}
+
+// fail returns err, an error in a document read so far, unless the rest
+// of the document is not valid JSON: then that.
+func (s *jsonStream) fail(err error) error {
+	for s.depth > 0 {
+		if _, _, serr := s.next(); serr != nil {
+			return serr
+		}
+	}
+	if serr := s.end(); serr != nil {
+		return serr
+	}
+	return err
+}
+
+// skip reads past the next value without holding it.
+func (s *jsonStream) skip() error {
+	at := s.depth
+	for {
+		if _, _, err := s.next(); err != nil {
+			return err
+		}
+		if s.depth == at {
+			return nil
+		}
+	}
+}
+
 // end reads what follows the document's value: only white space.
 func (s *jsonStream) end() error {
 	off := s.dec.InputOffset()
@@ -125,23 +179,22 @@ func (s *jsonStream) end() error {
 	if err != nil {
 		return s.syntax(err)
 	}
-	return s.errf(off, "the HAR file is not valid JSON (%v after the top-level value): fix the file or export it again", t)
+	if s.what == "" {
+		return s.errf(off, "not valid JSON (%v after the top-level value): fix the file or export it again", t)
+	}
+	return s.errf(off, "the %s is not valid JSON (%v after the top-level value): fix the file or export it again", s.what, t)
 }
 
-// drain reads the rest of the document, token by token, for a syntax
-// error: an error the import found in the middle counts only if the
-// document is valid JSON (a torn file says so rather than what it was
-// torn in).
-func (s *jsonStream) drain() error {
-	for {
-		_, err := s.dec.Token()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return s.syntax(err)
+// sub is the value raw, read at off, as a document of its own whose
+// errors name the lines of the stream.
+func (s *jsonStream) sub(raw []byte, off int64) (*vcrDoc, span) {
+	d := &vcrDoc{path: s.path, doc: raw, lineBase: s.lc.lineAt(off) - 1}
+	for i, c := range raw {
+		if c == '\n' {
+			d.nl = append(d.nl, i)
 		}
 	}
+	return d, span{0, len(raw)}
 }
 
 // kindOfToken is kindOf for a token.
