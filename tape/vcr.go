@@ -260,77 +260,85 @@ func (d *vcrDoc) interactions(v span) ([]vcrInteraction, error) {
 	}
 	out := make([]vcrInteraction, 0, len(items))
 	for i, item := range items {
-		p := fmt.Sprintf("session.interactions[%d]", i)
-		o, err := d.object(item, p)
+		in, err := d.interaction(item, fmt.Sprintf("session.interactions[%d]", i))
 		if err != nil {
 			return nil, err
-		}
-		var in vcrInteraction
-		if sq := o["sequence"]; sq.ok() && d.doc[sq.start] != 'n' {
-			if _, err := d.number(sq, p+".sequence"); err != nil {
-				return nil, err
-			}
-		}
-		ts, err := d.optStr(o["timestamp"], p+".timestamp")
-		if err != nil {
-			return nil, err
-		}
-		if ts != "" {
-			if in.at, in.hasAt = parseISO(ts); !in.hasAt {
-				return nil, d.errf(o["timestamp"].start, "%s.timestamp %q is not an ISO 8601 time like 2026-02-08T10:30:01.050: fix it", p, ts)
-			}
-		}
-		dir, err := d.optStr(o["direction"], p+".direction")
-		if err != nil {
-			return nil, err
-		}
-		switch dir {
-		case "", "client_to_server":
-			in.label = C2S
-		case "server_to_client":
-			in.label = S2C
-		default:
-			return nil, d.errf(o["direction"].start, `%s.direction is %q, want "client_to_server" or "server_to_client": fix it`, p, dir)
-		}
-		req, err := d.optRPC(o["request"], p+".request")
-		if err != nil {
-			return nil, err
-		}
-		if req == nil {
-			return nil, d.errf(item.start, "%s has no request: each interaction needs its JSON-RPC request; fix or remove it", p)
-		}
-		in.req = *req
-		in.isInit = string(pick(req.msg, "method")) == `"notifications/initialized"`
-		if in.resp, err = d.optRPC(o["response"], p+".response"); err != nil {
-			return nil, err
-		}
-		if n := o["notifications"]; n.ok() && d.doc[n.start] != 'n' {
-			notes, err := d.array(n, p+".notifications")
-			if err != nil {
-				return nil, err
-			}
-			for j, nv := range notes {
-				m, err := d.rpc(nv, fmt.Sprintf("%s.notifications[%d]", p, j))
-				if err != nil {
-					return nil, err
-				}
-				in.notes = append(in.notes, m)
-			}
-		}
-		if l := o["latency_ms"]; l.ok() && d.doc[l.start] != 'n' {
-			ms, err := d.number(l, p+".latency_ms")
-			if err != nil {
-				return nil, err
-			}
-			if ms < 0 || ms > 1e12 {
-				return nil, d.errf(l.start, "%s.latency_ms is %v, want a number of milliseconds ≥ 0: fix it", p, ms)
-			}
-			in.latUS = int64(math.Round(ms * 1000))
 		}
 		out = append(out, in)
 	}
 	senders(out)
 	return out, nil
+}
+
+// interaction decodes one element of session.interactions, at path p.
+func (d *vcrDoc) interaction(item span, p string) (vcrInteraction, error) {
+	var in vcrInteraction
+	o, err := d.object(item, p)
+	if err != nil {
+		return in, err
+	}
+	if sq := o["sequence"]; sq.ok() && d.doc[sq.start] != 'n' {
+		if _, err := d.number(sq, p+".sequence"); err != nil {
+			return in, err
+		}
+	}
+	ts, err := d.optStr(o["timestamp"], p+".timestamp")
+	if err != nil {
+		return in, err
+	}
+	if ts != "" {
+		if in.at, in.hasAt = parseISO(ts); !in.hasAt {
+			return in, d.errf(o["timestamp"].start, "%s.timestamp %q is not an ISO 8601 time like 2026-02-08T10:30:01.050: fix it", p, ts)
+		}
+	}
+	dir, err := d.optStr(o["direction"], p+".direction")
+	if err != nil {
+		return in, err
+	}
+	switch dir {
+	case "", "client_to_server":
+		in.label = C2S
+	case "server_to_client":
+		in.label = S2C
+	default:
+		return in, d.errf(o["direction"].start, `%s.direction is %q, want "client_to_server" or "server_to_client": fix it`, p, dir)
+	}
+	req, err := d.optRPC(o["request"], p+".request")
+	if err != nil {
+		return in, err
+	}
+	if req == nil {
+		return in, d.errf(item.start, "%s has no request: each interaction needs its JSON-RPC request; fix or remove it", p)
+	}
+	in.req = *req
+	in.isInit = string(pick(req.msg, "method")) == `"notifications/initialized"`
+	if in.resp, err = d.optRPC(o["response"], p+".response"); err != nil {
+		return in, err
+	}
+	if n := o["notifications"]; n.ok() && d.doc[n.start] != 'n' {
+		notes, err := d.array(n, p+".notifications")
+		if err != nil {
+			return in, err
+		}
+		for j, nv := range notes {
+			m, err := d.rpc(nv, fmt.Sprintf("%s.notifications[%d]", p, j))
+			if err != nil {
+				return in, err
+			}
+			in.notes = append(in.notes, m)
+		}
+	}
+	if l := o["latency_ms"]; l.ok() && d.doc[l.start] != 'n' {
+		ms, err := d.number(l, p+".latency_ms")
+		if err != nil {
+			return in, err
+		}
+		if ms < 0 || ms > 1e12 {
+			return in, d.errf(l.start, "%s.latency_ms is %v, want a number of milliseconds ≥ 0: fix it", p, ms)
+		}
+		in.latUS = int64(math.Round(ms * 1000))
+	}
+	return in, nil
 }
 
 // senders decides who sent each interaction's request from the request
