@@ -10,8 +10,9 @@ import (
 	"github.com/replayctl/replayctl/internal/jsonscan"
 )
 
-// maxImport bounds a JSON document that is read whole into memory: an
-// Agent VCR cassette, or a HAR file whose "log" is not its first member.
+// maxImport bounds a JSON document that is read whole into memory: one
+// whose first member is neither "log" (HAR) nor "format_version" (Agent
+// VCR).
 const maxImport = 512 << 20
 
 // readRest returns the first line and everything after it: the whole
@@ -43,11 +44,13 @@ func (r *Reader) rest(first []byte, last bool) io.Reader {
 
 // importDocument imports the rest of the file, one JSON document: a HAR
 // file (a "log" member) or an Agent VCR cassette. A HAR file whose first
-// member is "log", as every HAR writer puts it, streams into a spill
-// file (see msgStore) entry by entry; any other document is read whole.
+// member is "log", as every HAR writer puts it, or a cassette whose first
+// member is "format_version", as Agent VCR writes it, streams into a
+// spill file (see msgStore); any other document is read whole.
 func (r *Reader) importDocument(first []byte, last bool, n int64) error {
 	first = bytes.Clone(first) // it is in br's buffer, which reading on reuses
-	if startsWithLog(first, r.br) {
+	switch {
+	case startsWithKey(first, r.br, "log"):
 		store, err := newSpillStore(r.path)
 		if err != nil {
 			return err
@@ -59,6 +62,18 @@ func (r *Reader) importDocument(first []byte, last bool, n int64) error {
 		}
 		r.warnings = append(r.warnings, warnings...)
 		r.setImported(FormatHAR, h, im)
+		return nil
+	case startsWithKey(first, r.br, "format_version"):
+		store, err := newSpillStore(r.path)
+		if err != nil {
+			return err
+		}
+		h, im, err := decodeVCRStream(r.path, r.rest(first, last), n-1, store)
+		if err != nil {
+			store.close()
+			return notATape(err)
+		}
+		r.setImported(FormatVCR, h, im)
 		return nil
 	}
 	doc, err := r.readRest(first, last, "a JSON document")
@@ -76,14 +91,20 @@ func (r *Reader) importDocument(first []byte, last bool, n int64) error {
 	}
 	h, msgs, err := decodeVCR(r.path, doc, n-1)
 	if err != nil {
-		var e *Error
-		if errors.As(err, &e) && errors.Is(e.Err, ErrUnknownFormat) {
-			e.Msg = `a JSON document without "log" (HAR) or "format_version" and "session" (Agent VCR): this is not a tape replayctl can read`
-		}
-		return err
+		return notATape(err)
 	}
 	r.setImported(FormatVCR, h, inMemory(msgs))
 	return nil
+}
+
+// notATape says of a document that is neither a HAR file nor a cassette
+// what it is not.
+func notATape(err error) error {
+	var e *Error
+	if errors.As(err, &e) && errors.Is(e.Err, ErrUnknownFormat) {
+		e.Msg = `a JSON document without "log" (HAR) or "format_version" and "session" (Agent VCR): this is not a tape replayctl can read`
+	}
+	return err
 }
 
 // importLog serves the rest of the file, a JSON-RPC log, from the file,
@@ -114,9 +135,9 @@ func (r *Reader) setImported(f Format, h Header, im importSource) {
 	r.end = &End{Messages: int64(im.count()), DurationUS: im.lastTUS()}
 }
 
-// startsWithLog reports whether the document that starts with the line
-// first, and goes on in br, has "log" as its first member.
-func startsWithLog(first []byte, br *bufio.Reader) bool {
+// startsWithKey reports whether the document that starts with the line
+// first, and goes on in br, has key as its first member.
+func startsWithKey(first []byte, br *bufio.Reader, key string) bool {
 	i := jsonscan.SkipSpace(first, 0)
 	if i >= len(first) || first[i] != '{' {
 		return false
@@ -126,7 +147,7 @@ func startsWithLog(first []byte, br *bufio.Reader) bool {
 		head, _ = br.Peek(4096) // what there is: less at the end of the file
 	}
 	j := jsonscan.SkipSpace(head, 0)
-	return bytes.HasPrefix(head[j:], []byte(`"log"`))
+	return bytes.HasPrefix(head[j:], []byte(`"`+key+`"`))
 }
 
 // isHAR reports whether the JSON document doc has a top-level "log"

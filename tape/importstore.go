@@ -54,6 +54,9 @@ var (
 type imported struct {
 	store msgStore
 	refs  []importRef
+	// session, when not "", is every message's session (an Agent VCR
+	// cassette names it where it likes, after its messages or before)
+	session string
 }
 
 // message returns the k-th message in seq order.
@@ -66,6 +69,9 @@ func (im *imported) message(k int) (Message, error) {
 	m.Seq, m.TUS = ref.seq, ref.tus
 	if ref.dir != "" {
 		m.Dir = ref.dir
+	}
+	if im.session != "" {
+		m.Session = im.session
 	}
 	return m, nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // jsonStream reads one JSON document value by value (encoding/json's
@@ -71,7 +73,7 @@ func (s *jsonStream) errf(off int64, format string, args ...any) *Error {
 func (s *jsonStream) value() (json.RawMessage, int64, error) {
 	var raw json.RawMessage
 	if err := s.dec.Decode(&raw); err != nil {
-		return nil, 0, s.syntax(err)
+		return nil, 0, s.syntax(err, true)
 	}
 	return raw, s.dec.InputOffset() - int64(len(raw)), nil
 }
@@ -80,24 +82,30 @@ func (s *jsonStream) value() (json.RawMessage, int64, error) {
 func (s *jsonStream) token() (json.Token, error) {
 	t, err := s.dec.Token()
 	if err != nil {
-		return nil, s.syntax(err)
+		return nil, s.syntax(err, false)
 	}
 	return t, nil
 }
 
 // syntax turns a Decoder's error into an *Error naming the line: the
-// document cut short, or not JSON.
-func (s *jsonStream) syntax(err error) error {
+// document cut short, or not JSON. value says whether Decode failed (or
+// Token).
+func (s *jsonStream) syntax(err error, value bool) error {
 	var se *json.SyntaxError
+	var off int64
+	var msg string
+	if errors.As(err, &se) {
+		off, msg = s.located(se, value)
+	}
 	switch {
 	case (errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF) && s.what == "":
 		return s.errf(s.lc.n-1, "not valid JSON (unexpected end of JSON input): fix the file or export it again")
 	case errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF:
 		return s.errf(s.lc.n-1, "the %s is cut short (torn) at its end (line %d): export it again, and let the export finish", s.what, s.lc.lineAt(s.lc.n-1))
 	case errors.As(err, &se) && s.what == "":
-		return s.errf(s.badByte(se), "not valid JSON (%v): fix the file or export it again", se)
+		return s.errf(off, "not valid JSON (%s): fix the file or export it again", msg)
 	case errors.As(err, &se):
-		return s.errf(s.badByte(se), "the %s is not valid JSON (%v): fix the file or export it again", s.what, se)
+		return s.errf(off, "the %s is not valid JSON (%s): fix the file or export it again", s.what, msg)
 	}
 	var e *Error
 	if errors.As(err, &e) {
@@ -106,21 +114,52 @@ func (s *jsonStream) syntax(err error) error {
 	return &Error{Path: s.path, Seq: -1, Err: err, Msg: fmt.Sprintf("cannot read it (%v): check the file and the disk", err)}
 }
 
-// badByte is the offset of the byte a syntax error is about. The Decoder
-// stands where the token or value it could not read starts: a token's
-// error is at that offset; a value's is counted in bytes scanned over the
-// whole stream, so the value is scanned again, on its own, to find it.
-func (s *jsonStream) badByte(se *json.SyntaxError) int64 {
+// located is a Decoder's syntax error with the offset of the byte it is
+// about, and worded as json.Unmarshal words it. The Decoder stands where
+// the token or value it could not read starts. An error about a
+// separator, or a token out of place, is there; one inside a value
+// (Decode's, or a string's or number's that Token decodes) is counted in
+// bytes the Decoder has scanned since it began, so the value is scanned
+// again, on its own, to find it.
+func (s *jsonStream) located(se *json.SyntaxError, value bool) (int64, string) {
 	at := s.dec.InputOffset()
-	if se.Offset == at {
-		return at
+	msg := se.Error()
+	if what, ok := strings.CutPrefix(msg, "expected comma after "); ok {
+		return at, "invalid character " + quoteChar(s.byteAt()) + " after " + what
+	}
+	if what, ok := strings.CutPrefix(msg, "expected colon after "); ok {
+		return at, "invalid character " + quoteChar(s.byteAt()) + " after " + what
+	}
+	if !value && !strings.Contains(msg, " in ") { // not in a literal: the token is out of place
+		return at, msg
 	}
 	var raw json.RawMessage
 	var again *json.SyntaxError
 	if err := json.NewDecoder(s.dec.Buffered()).Decode(&raw); errors.As(err, &again) && again.Offset > 0 {
-		return at + again.Offset - 1
+		return at + again.Offset - 1, msg
 	}
-	return at
+	return at, msg
+}
+
+// byteAt is the byte where the Decoder stands, or 0.
+func (s *jsonStream) byteAt() byte {
+	var b [1]byte
+	if n, _ := s.dec.Buffered().Read(b[:]); n == 1 {
+		return b[0]
+	}
+	return 0
+}
+
+// quoteChar is a byte quoted as encoding/json's errors quote it.
+func quoteChar(c byte) string {
+	switch c {
+	case '\'':
+		return `'\''`
+	case '"':
+		return `'"'`
+	}
+	q := strconv.Quote(string(rune(c)))
+	return "'" + q[1:len(q)-1] + "'"
 }
 
 // next reads the next token and returns it with its offset (exact for
@@ -177,7 +216,7 @@ func (s *jsonStream) end() error {
 		return nil
 	}
 	if err != nil {
-		return s.syntax(err)
+		return s.syntax(err, false)
 	}
 	if s.what == "" {
 		return s.errf(off, "not valid JSON (%v after the top-level value): fix the file or export it again", t)
