@@ -10,9 +10,9 @@
 // from the content and returns a Reader that streams native tapes (memory
 // does not grow with the tape) and can SeekSeq by seq through a sparse offset
 // index. Other formats are imported when opened and read through the same
-// Reader: Agent VCR cassettes (.vcr, DecodeVCR), read whole into memory;
-// HAR 1.2 files of Streamable HTTP traffic (DecodeHAR), streamed entry by
-// entry into a spill file in TMPDIR; JSON-RPC logs, one message per line
+// Reader: Agent VCR cassettes (.vcr, DecodeVCR) and HAR 1.2 files of
+// Streamable HTTP traffic (DecodeHAR), streamed interaction by interaction
+// or entry by entry into a spill file in TMPDIR; JSON-RPC logs, one message per line
 // (DecodeLog), read twice from the file, line by line. EncodeHAR writes a
 // tape as HAR 1.2 for a browser's network panel, entry by entry; what it
 // cannot say in HAR rides in "_replayctl" members that DecodeHAR reads

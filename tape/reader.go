@@ -65,9 +65,8 @@ func WithMaxLine(n int) Option {
 // Reader reads a tape message by message. A native tape is streamed from
 // the file: memory does not grow with the tape. A JSON-RPC log is read
 // from the file too, once when opened and again as Next goes (seeking back
-// reads it again from its start). A HAR file is streamed into a spill file
-// when opened (Close removes it); an Agent VCR cassette is imported into
-// memory.
+// reads it again from its start). A HAR file or an Agent VCR cassette is
+// streamed into a spill file when opened (Close removes it).
 //
 // A Reader is not safe for concurrent use.
 type Reader struct {
