@@ -3,6 +3,7 @@ package tape
 import (
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -82,6 +83,43 @@ func TestImportedHARSpill(t *testing.T) {
 	for pass := range 2 {
 		if got := readAll(t, r); !reflect.DeepEqual(got, want) {
 			t.Errorf("pass %d: got %d messages, want %d as DecodeHAR", pass, len(got), len(want))
+		}
+		if err := r.Rewind(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestImportedLogFromAPipe: a log read from a pipe, which cannot seek, is
+// copied to a temporary file for its second pass.
+func TestImportedLogFromAPipe(t *testing.T) {
+	doc := "--> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n<-- {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n"
+	_, want, _, err := DecodeLog("pipe", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := pw.WriteString(doc)
+		pw.Close()
+		done <- err
+	}()
+	r, err := NewReader("pipe", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for pass := range 2 {
+		if got := readAll(t, r); !reflect.DeepEqual(got, want) {
+			t.Errorf("pass %d: got %+v, want %+v", pass, got, want)
 		}
 		if err := r.Rewind(); err != nil {
 			t.Fatal(err)
