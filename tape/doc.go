@@ -12,11 +12,11 @@
 // index. Other formats are imported when opened and read through the same
 // Reader: Agent VCR cassettes (.vcr, DecodeVCR) and HAR 1.2 files of
 // Streamable HTTP traffic (DecodeHAR), streamed interaction by interaction
-// or entry by entry into a spill file in TMPDIR; JSON-RPC logs, one message per line
-// (DecodeLog), read twice from the file, line by line. EncodeHAR writes a
-// tape as HAR 1.2 for a browser's network panel, entry by entry; what it
-// cannot say in HAR rides in "_replayctl" members that DecodeHAR reads
-// back.
+// or entry by entry into a spill file in TMPDIR; JSON-RPC logs, one
+// message per line (DecodeLog), read twice from the file, line by line.
+// EncodeHAR writes a tape as HAR 1.2 for a browser's network panel, entry
+// by entry; what it cannot say in HAR rides in "_replayctl" members that
+// DecodeHAR reads back.
 //
 // A replay opens its tape more than once (to read it, to scan it, for the
 // mock to index it), so it reads it through a Source: Load gives File for

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
 )
@@ -109,15 +110,43 @@ func notATape(err error) error {
 
 // importLog serves the rest of the file, a JSON-RPC log, from the file,
 // line by line (see logStream); start is where its first non-blank line
-// begins.
-func (r *Reader) importLog(start, n int64) error {
-	ls, err := openLog(r.path, r.src, start, n-1, r.opts.maxLine)
+// (first) begins. A file that cannot seek (a pipe) is copied to a
+// temporary file in TMPDIR first, to be read again from there.
+func (r *Reader) importLog(first []byte, last bool, start, n int64) error {
+	src := r.src
+	var tmp *os.File
+	if _, err := src.Seek(0, io.SeekCurrent); err != nil {
+		if tmp, err = copyToTemp(r.path, r.rest(first, last)); err != nil {
+			return err
+		}
+		src, start = tmp, 0
+	}
+	ls, err := openLog(r.path, src, start, n-1, r.opts.maxLine)
 	if err != nil {
+		if tmp != nil {
+			tmp.Close()
+		}
 		return err
 	}
+	ls.tmp = tmp
 	r.warnings = append(r.warnings, ls.warnings...)
 	r.setImported(FormatLog, ls.h, ls)
 	return nil
+}
+
+// copyToTemp copies src into a temporary file, already removed on Unix
+// (the open file needs no name; elsewhere it stays in TMPDIR).
+func copyToTemp(path string, src io.Reader) (*os.File, error) {
+	f, err := os.CreateTemp("", ".replayctl-import-*")
+	if err != nil {
+		return nil, &Error{Path: path, Seq: -1, Err: err, Msg: fmt.Sprintf("cannot create a temporary file to read it from (%v): set TMPDIR to a folder with room for it, or give a file rather than a pipe", err)}
+	}
+	os.Remove(f.Name())
+	if _, err := io.Copy(f, src); err != nil {
+		f.Close()
+		return nil, &Error{Path: path, Seq: -1, Err: err, Msg: fmt.Sprintf("cannot copy it to a temporary file (%v): set TMPDIR to a folder with room for it, or give a file rather than a pipe", err)}
+	}
+	return f, nil
 }
 
 // inMemory is messages already in seq order, as imported.

@@ -102,8 +102,15 @@ func (im *imported) lastTUS() int64 {
 
 func (ls *logStream) count() int        { return ls.n }
 func (ls *logStream) seqAt(k int) int64 { return int64(k) }
-func (ls *logStream) close() error      { return nil }
-func (ls *logStream) lastTUS() int64    { return ls.last }
+func (ls *logStream) close() error {
+	if ls.tmp == nil {
+		return nil
+	}
+	f := ls.tmp
+	ls.tmp = nil
+	return f.Close()
+}
+func (ls *logStream) lastTUS() int64 { return ls.last }
 
 // memStore keeps the messages in memory.
 type memStore []Message

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strings"
 	"time"
 
@@ -81,9 +82,10 @@ type logLine struct {
 type logStream struct {
 	path     string
 	src      io.ReadSeeker
-	start    int64 // where the log's first non-blank line starts in src
-	lineBase int64 // the lines before it
-	maxLine  int   // 0: any
+	start    int64    // where the log's first non-blank line starts in src
+	lineBase int64    // the lines before it
+	maxLine  int      // 0: any
+	tmp      *os.File // src, when it is a copy of a pipe: closed by close
 
 	// learned by the first pass
 	h        Header

@@ -224,7 +224,7 @@ func (r *Reader) detect() error {
 	n := r.pos.line
 	trimmed := bytes.TrimSpace(line)
 	if trimmed[0] != '{' && isLogLine(trimmed) {
-		return r.importLog(start, n)
+		return r.importLog(line, last, start, n)
 	}
 	if _, bin := binaryAt(line); bin || trimmed[0] != '{' {
 		e := r.notJSON(line, n)
@@ -248,7 +248,7 @@ func (r *Reader) detect() error {
 				Msg: fmt.Sprintf(`the header is missing: the first line is a %s line; a tape starts with {"type":"header","format":%q,"version":%d}`, typ, FormatName, FormatVersion)}
 		case "":
 			if isLogLine(trimmed) {
-				return r.importLog(start, n)
+				return r.importLog(line, last, start, n)
 			}
 			if !r.env.hasExtra("format_version") && !r.env.hasExtra("log") {
 				return &Error{Path: r.path, Line: n, Seq: -1, Err: ErrUnknownFormat,
