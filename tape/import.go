@@ -124,7 +124,7 @@ func (r *Reader) importLog(first []byte, last bool, start, n int64) error {
 	ls, err := openLog(r.path, src, start, n-1, r.opts.maxLine)
 	if err != nil {
 		if tmp != nil {
-			tmp.Close()
+			removeTemp(tmp)
 		}
 		return err
 	}
@@ -135,7 +135,7 @@ func (r *Reader) importLog(first []byte, last bool, start, n int64) error {
 }
 
 // copyToTemp copies src into a temporary file, already removed on Unix
-// (the open file needs no name; elsewhere it stays in TMPDIR).
+// (the open file needs no name; elsewhere removeTemp removes it).
 func copyToTemp(path string, src io.Reader) (*os.File, error) {
 	f, err := os.CreateTemp("", ".replayctl-import-*")
 	if err != nil {
@@ -143,10 +143,18 @@ func copyToTemp(path string, src io.Reader) (*os.File, error) {
 	}
 	os.Remove(f.Name())
 	if _, err := io.Copy(f, src); err != nil {
-		f.Close()
+		removeTemp(f)
 		return nil, &Error{Path: path, Seq: -1, Err: err, Msg: fmt.Sprintf("cannot copy it to a temporary file (%v): set TMPDIR to a folder with room for it, or give a file rather than a pipe", err)}
 	}
 	return f, nil
+}
+
+// removeTemp closes a file of copyToTemp and removes it, where it was
+// not removed at once.
+func removeTemp(f *os.File) error {
+	err := f.Close()
+	os.Remove(f.Name())
+	return err
 }
 
 // inMemory is messages already in seq order, as imported.

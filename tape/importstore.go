@@ -108,7 +108,7 @@ func (ls *logStream) close() error {
 	}
 	f := ls.tmp
 	ls.tmp = nil
-	return f.Close()
+	return removeTemp(f)
 }
 func (ls *logStream) lastTUS() int64 { return ls.last }
 
