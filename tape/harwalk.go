@@ -188,4 +188,3 @@ func (x *harImport) item(v []byte, off int64, i int) (harItem, error) {
 	}
 	return it, nil
 }
-
