@@ -59,15 +59,56 @@ func DecodeHAR(path string, doc []byte) (Header, []Message, []string, error) {
 	return h, msgs, warnings, nil
 }
 
-// harMsg is one message found in an entry, before ordering; the message
-// itself is in the store, at i.
-type harMsg struct {
-	i     int
-	entry int
-	order int   // position in the entry
-	seq   int64 // from _replayctl, or -1
-	tus   int64 // from _replayctl (abs), or from the entry's start
-	abs   bool
+// harMsgs are the messages found in the entries, before ordering, as
+// little as ordering needs: each one's ref (its place in the store, seq
+// from _replayctl or -1, time from _replayctl or from its entry's start)
+// and, by the same index, its entry and place in it.
+type harMsgs struct {
+	refs  []importRef
+	entry []int32
+	order []int32 // position in the entry
+	abs   []bool  // the time is _replayctl's, not from the entry's start
+}
+
+func (h *harMsgs) add(ref importRef, entry, order int, abs bool) {
+	h.refs = append(h.refs, ref)
+	h.entry = append(h.entry, int32(entry))
+	h.order = append(h.order, int32(order))
+	h.abs = append(h.abs, abs)
+}
+
+// sort orders the messages by seq (exact) or by time, entry and place
+// in the entry, keeping the order they were found in among equals.
+func (h *harMsgs) sort(exact bool) {
+	sort.Stable(harOrder{h, exact})
+}
+
+type harOrder struct {
+	*harMsgs
+	exact bool
+}
+
+func (o harOrder) Len() int { return len(o.refs) }
+
+func (o harOrder) Swap(a, b int) {
+	o.refs[a], o.refs[b] = o.refs[b], o.refs[a]
+	o.entry[a], o.entry[b] = o.entry[b], o.entry[a]
+	o.order[a], o.order[b] = o.order[b], o.order[a]
+	o.abs[a], o.abs[b] = o.abs[b], o.abs[a]
+}
+
+func (o harOrder) Less(a, b int) bool {
+	x, y := o.refs[a], o.refs[b]
+	if o.exact {
+		return x.seq < y.seq
+	}
+	if x.tus != y.tus {
+		return x.tus < y.tus
+	}
+	if o.entry[a] != o.entry[b] {
+		return o.entry[a] < o.entry[b]
+	}
+	return o.order[a] < o.order[b]
 }
 
 // harSkips counts skipped entries by reason, in the order first seen.
@@ -90,13 +131,14 @@ func (s *harSkips) add(reason string, entry int) {
 
 // harImport is a HAR being imported: it reads the document once, entry
 // by entry, putting each message into store as it finds it, and keeps
-// only what ordering and numbering need (a harMsg per message, an entry's
-// time per entry).
+// only what ordering and numbering need (see harMsgs; an entry's time
+// per entry).
 type harImport struct {
 	s        *jsonStream
 	d        *vcrDoc // for the errors of harExchange
 	store    msgStore
-	msgs     []harMsg
+	msgs     harMsgs
+	stored   int
 	ats      []time.Time // each entry's startedDateTime
 	skips    harSkips
 	warnings []string
@@ -182,16 +224,16 @@ func (x *harImport) entry(e *harItem, i int) error {
 				return entryErr(x.d, e, "%s._replayctl.meta[%d].%s", p, j, err)
 			}
 		}
-		hm := harMsg{i: len(x.msgs), entry: i, order: j, seq: -1, tus: rel}
+		ref, abs := importRef{i: int32(x.stored), seq: -1, tus: rel}, false
 		if xr != nil {
 			if xr.Session != "" {
 				f.Session = xr.Session
 			}
 			if j < len(xr.TUS) {
-				hm.tus, hm.abs = xr.TUS[j], true
+				ref.tus, abs = xr.TUS[j], true
 			}
 			if j < len(xr.Seq) {
-				hm.seq = xr.Seq[j]
+				ref.seq = xr.Seq[j]
 			} else {
 				x.exact = false
 			}
@@ -202,7 +244,8 @@ func (x *harImport) entry(e *harItem, i int) error {
 		if err := x.store.add(f); err != nil {
 			return &Error{Path: x.s.path, Line: e.line, Seq: -1, Err: err, Msg: fmt.Sprintf("cannot keep %s's messages (%v)", p, err)}
 		}
-		x.msgs = append(x.msgs, hm)
+		x.stored++
+		x.msgs.add(ref, i, j, abs)
 	}
 	if e.Response.Content.Text == "" && e.Response.Content.Size > 0 && e.Response.Status != 202 {
 		x.warnings = append(x.warnings, fmt.Sprintf("tape %s line %d: %s: the response body (%d bytes) is not in the HAR (the recorder left it out): the server's messages of this exchange are missing", x.s.path, e.line, p, e.Response.Content.Size))
@@ -232,9 +275,9 @@ func applyMeta(f *Message, meta harMeta) error {
 // finish orders the messages, numbers them and makes the header.
 func (x *harImport) finish() (Header, []importRef) {
 	exact := x.exact && len(x.ats) > 0
-	for k := range x.msgs {
-		if hm := &x.msgs[k]; !hm.abs {
-			hm.tus += x.ats[hm.entry].Sub(x.base).Microseconds()
+	for k := range x.msgs.refs {
+		if !x.msgs.abs[k] {
+			x.msgs.refs[k].tus += x.ats[x.msgs.entry[k]].Sub(x.base).Microseconds()
 		}
 	}
 	// shift: the time from base to the first MCP exchange, taken off
@@ -244,29 +287,15 @@ func (x *harImport) finish() (Header, []importRef) {
 	if !exact && x.hasFirst {
 		shift = x.first.Sub(x.base).Microseconds()
 	}
-	msgs := x.msgs
-	sort.SliceStable(msgs, func(a, b int) bool {
-		x, y := msgs[a], msgs[b]
-		if exact {
-			return x.seq < y.seq
+	x.msgs.sort(exact)
+	refs := x.msgs.refs
+	x.msgs = harMsgs{}
+	if !exact { // else the tape's own seqs and times, as they were
+		var now int64
+		for k := range refs {
+			now = max(now, max(refs[k].tus-shift, 0))
+			refs[k].seq, refs[k].tus = int64(k), now
 		}
-		if x.tus != y.tus {
-			return x.tus < y.tus
-		}
-		if x.entry != y.entry {
-			return x.entry < y.entry
-		}
-		return x.order < y.order
-	})
-	refs := make([]importRef, len(msgs))
-	var now int64
-	for k, hm := range msgs {
-		if exact { // the tape's own seqs and times, as they were
-			refs[k] = importRef{i: hm.i, seq: hm.seq, tus: hm.tus}
-			continue
-		}
-		now = max(now, max(hm.tus-shift, 0))
-		refs[k] = importRef{i: hm.i, seq: int64(k), tus: now}
 	}
 	for _, r := range x.skips.reasons {
 		x.warnings = append(x.warnings, fmt.Sprintf("tape %s: %d HAR entries skipped (first: log.entries[%d]): %s", x.s.path, x.skips.count[r], x.skips.first[r], r))

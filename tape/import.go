@@ -161,7 +161,7 @@ func removeTemp(f *os.File) error {
 func inMemory(msgs []Message) *imported {
 	refs := make([]importRef, len(msgs))
 	for i, m := range msgs {
-		refs[i] = importRef{i: i, seq: m.Seq, tus: m.TUS}
+		refs[i] = importRef{i: int32(i), seq: m.Seq, tus: m.TUS}
 	}
 	store := memStore(msgs)
 	return &imported{store: &store, refs: refs}

@@ -29,9 +29,25 @@ type msgStore interface {
 // store has it, and what the import decided about it once it had read the
 // whole file.
 type importRef struct {
-	i        int
 	seq, tus int64
-	dir      Dir // when not "", the direction, instead of the stored one
+	i        int32 // an import holds fewer than 2³¹ messages
+	dir      dirCode
+}
+
+// dirCode is a direction in a byte: keep the stored one, or C2S or S2C.
+type dirCode uint8
+
+const (
+	dirStored dirCode = iota
+	dirC2S
+	dirS2C
+)
+
+func codeOf(d Dir) dirCode {
+	if d == C2S {
+		return dirC2S
+	}
+	return dirS2C
 }
 
 // importSource serves an imported tape's messages by position in seq
@@ -62,13 +78,16 @@ type imported struct {
 // message returns the k-th message in seq order.
 func (im *imported) message(k int) (Message, error) {
 	ref := im.refs[k]
-	m, err := im.store.get(ref.i)
+	m, err := im.store.get(int(ref.i))
 	if err != nil {
 		return Message{}, err
 	}
 	m.Seq, m.TUS = ref.seq, ref.tus
-	if ref.dir != "" {
-		m.Dir = ref.dir
+	switch ref.dir {
+	case dirC2S:
+		m.Dir = C2S
+	case dirS2C:
+		m.Dir = S2C
 	}
 	if im.session != "" {
 		m.Session = im.session

@@ -281,7 +281,7 @@ func (x *vcrImport) finish() (Header, *imported, error) {
 	var now int64
 	add := func(i int, dir Dir, at int64) {
 		now = max(now, at)
-		refs = append(refs, importRef{i: i, seq: int64(len(refs)), tus: now, dir: dir})
+		refs = append(refs, importRef{i: int32(i), seq: int64(len(refs)), tus: now, dir: codeOf(dir)})
 	}
 	handshake := func(m *vcrMsg) (int, error) {
 		i := x.stored
