@@ -40,10 +40,10 @@ const StdioURL = "http://stdio.invalid/mcp"
 // for line.
 //
 // It streams: a first pass over the tape puts each message into a spill
-// file (see msgStore) and keeps what grouping needs (its seq, time and
-// place); a second writes the entries one by one, each read back from the
-// spill file. Memory grows with the number of messages (a few dozen bytes
-// each), not with their size. r is left at its end. Errors are r's
+// file (see msgStore) and keeps what grouping needs (see grouper); a
+// second writes the entries one by one, each read back from the spill
+// file. Memory grows with the number of messages (a few dozen bytes each),
+// not with their size. r is left at its end. Errors are r's
 // (*Error) or w's.
 func EncodeHAR(w io.Writer, r *Reader, creator string) error {
 	if err := r.Rewind(); err != nil {
@@ -91,7 +91,7 @@ func EncodeHAR(w io.Writer, r *Reader, creator string) error {
 	enc.SetIndent(harEntryIndent, "  ")
 	enc.SetEscapeHTML(false)
 	for k, ex := range exs {
-		full, err := ex.load(store)
+		full, err := g.load(ex, store)
 		if err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
@@ -142,22 +142,17 @@ func harFrame(doc harRoot) (head, tail []byte, err error) {
 }
 
 // load reads the messages of ex back from the store.
-func (ex *exGroup) load(store msgStore) (*harExport, error) {
-	get := func(em exMsg) (Message, error) {
-		m, err := store.get(em.i)
-		m.Seq, m.TUS = em.seq, em.tus
-		return m, err
-	}
-	full := &harExport{session: ex.session, get: ex.get, answers: make([]Message, 0, len(ex.answers))}
+func (g *grouper) load(ex *exGroup, store msgStore) (*harExport, error) {
+	full := &harExport{session: g.names[ex.session], get: ex.get, answers: make([]Message, 0, len(ex.answers))}
 	if !ex.get {
-		m, err := get(ex.req)
+		m, err := store.get(int(ex.req))
 		if err != nil {
 			return nil, err
 		}
 		full.req = m
 	}
-	for _, a := range ex.answers {
-		m, err := get(a)
+	for _, i := range ex.answers {
+		m, err := store.get(int(i))
 		if err != nil {
 			return nil, err
 		}

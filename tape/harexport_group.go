@@ -10,37 +10,26 @@ type harExport struct {
 	answers []Message
 }
 
-// exMsg is what grouping keeps of a message: its position on the tape
-// (and in the store that holds its body), seq and time.
-type exMsg struct {
-	i        int
-	seq, tus int64
-}
-
-// exGroup is one exchange being rebuilt: which messages it holds.
+// exGroup is one exchange being rebuilt: which messages it holds, by
+// their place on the tape (and in the store that holds their bodies; a
+// tape's seqs increase with their place, so that is also seq order).
 type exGroup struct {
-	session string
-	get     bool  // a GET stream, with no client message
-	req     exMsg // the client message of a POST
-	answers []exMsg
-	pending int  // requests of req not answered yet
-	last    int  // index of its last response, or -1
-	json    bool // answered by an application/json body: the whole answer
+	start   int64   // when it started: its request's time, or its first answer's
+	answers []int32 // its answers' places
+	session int32   // in grouper.names
+	req     int32   // the place of the client message of a POST
+	pending int32   // requests of req not answered yet
+	last    int32   // place of its last response, or -1
+	get     bool    // a GET stream, with no client message
+	json    bool    // answered by an application/json body: the whole answer
 }
 
-func (ex *exGroup) startUS() int64 {
-	if ex.get {
-		return ex.answers[0].tus
-	}
-	return ex.req.tus
-}
-
-// streams reports whether the server message at index i may have come on
+// streams reports whether the server message at place i may have come on
 // ex's answer: ex is a POST sent before it whose answer is an event
 // stream still open then (before its last response, or, with requests
 // still unanswered at the end of the tape, a stream that had begun).
-func (ex *exGroup) streams(i, reqIdx int) bool {
-	if ex.get || ex.json || reqIdx >= i {
+func (ex *exGroup) streams(i int32) bool {
+	if ex.get || ex.json || ex.req >= i {
 		return false
 	}
 	return i < ex.last || (ex.pending > 0 && ex.last >= 0)
@@ -54,59 +43,57 @@ func (ex *exGroup) streams(i, reqIdx int) bool {
 // for its first answer. An application/json answer is the whole answer of
 // its POST. A server notification or request goes to the latest POST of
 // its session whose event stream was open then, else to the session's
-// GET stream (done once every message is in: exchanges).
+// GET stream (done once every message is in: exchanges). It keeps about
+// 30 bytes a message.
 type grouper struct {
 	exs      []*exGroup
-	sessions map[string]*groupState
-	names    map[string]string // session names, interned
-	others   []exMsg           // server messages that answer no request
-	otherOf  []string          // and their sessions
-	n        int
+	sessions []*groupState
+	names    []string         // session names by index
+	index    map[string]int32 // and their indexes
+	others   []int32          // places of the server messages that answer no request
+	otherOf  []int32          // and their sessions
+	otherTUS []int64          // and times
+	n        int32
 }
 
 // groupState is a session's exchanges while grouping.
 type groupState struct {
-	ids     map[string]*exGroup
-	posts   []*exGroup // POSTs with requests, in order
-	idx     []int      // each post's index on the tape
-	next    int        // posts[:next] are in open or done with
-	open    []*exGroup // POSTs whose stream may be open, oldest first
-	openIdx []int
-	get     *exGroup
+	ids   map[string]*exGroup
+	posts []*exGroup // POSTs with requests, in order
+	next  int        // posts[:next] are in open or done with
+	open  []*exGroup // POSTs whose stream may be open, oldest first
+	get   *exGroup
 }
 
-func (g *grouper) of(name string) (*groupState, string) {
-	if g.sessions == nil {
-		g.sessions, g.names = map[string]*groupState{}, map[string]string{}
+func (g *grouper) of(name string) int32 {
+	if k, ok := g.index[name]; ok {
+		return k
 	}
-	if n, ok := g.names[name]; ok {
-		name = n
-	} else {
-		g.names[name] = name
+	if g.index == nil {
+		g.index = map[string]int32{}
 	}
-	s := g.sessions[name]
-	if s == nil {
-		s = &groupState{ids: map[string]*exGroup{}}
-		g.sessions[name] = s
-	}
-	return s, name
+	k := int32(len(g.names))
+	g.index[name] = k
+	g.names = append(g.names, name)
+	g.sessions = append(g.sessions, &groupState{ids: map[string]*exGroup{}})
+	return k
 }
 
 // add takes the next message of the tape.
 func (g *grouper) add(m Message) {
 	i := g.n
 	g.n++
-	s, session := g.of(m.Session)
-	em := exMsg{i: i, seq: m.Seq, tus: m.TUS}
+	session := g.of(m.Session)
+	s := g.sessions[session]
 	if m.Dir == C2S {
-		ex := &exGroup{session: session, req: em, last: -1}
+		ex := &exGroup{session: session, req: i, start: m.TUS, last: -1}
 		g.exs = append(g.exs, ex)
 		for _, id := range requestIDs(m.Msg) {
 			s.ids[id] = ex
 			ex.pending++
 		}
 		if ex.pending > 0 {
-			s.posts, s.idx = append(s.posts, ex), append(s.idx, i)
+			s.posts = append(s.posts, ex)
 		}
 		return
 	}
@@ -128,10 +115,10 @@ func (g *grouper) add(m Message) {
 		}
 	}
 	if ex == nil {
-		g.others, g.otherOf = append(g.others, em), append(g.otherOf, session)
+		g.others, g.otherOf, g.otherTUS = append(g.others, i), append(g.otherOf, session), append(g.otherTUS, m.TUS)
 		return
 	}
-	ex.answers = append(ex.answers, em)
+	ex.answers = append(ex.answers, i)
 	ex.last = i
 	if jsonAnswer(m) {
 		ex.json = true
@@ -147,37 +134,36 @@ func (g *grouper) add(m Message) {
 // exchanges places the server messages that answer no request and returns
 // the exchanges in the order they started.
 func (g *grouper) exchanges() []*exGroup {
-	for k, m := range g.others {
-		i := m.i
-		s, session := g.of(g.otherOf[k])
-		for s.next < len(s.posts) && s.idx[s.next] < i { // POSTs sent before m
-			s.open, s.openIdx = append(s.open, s.posts[s.next]), append(s.openIdx, s.idx[s.next])
+	for k, i := range g.others {
+		s := g.sessions[g.otherOf[k]]
+		for s.next < len(s.posts) && s.posts[s.next].req < i { // POSTs sent before it
+			s.open = append(s.open, s.posts[s.next])
 			s.next++
 		}
 		var ex *exGroup
 		n := 0
-		for k, e := range s.open { // keep those whose stream may still carry messages
-			if e.streams(i, s.openIdx[k]) {
+		for _, e := range s.open { // keep those whose stream may still carry messages
+			if e.streams(i) {
 				ex = e
-				s.open[n], s.openIdx[n] = e, s.openIdx[k]
+				s.open[n] = e
 				n++
 			}
 		}
-		s.open, s.openIdx = s.open[:n], s.openIdx[:n]
+		s.open = s.open[:n]
 		if ex == nil {
 			if s.get == nil {
-				s.get = &exGroup{session: session, get: true, last: -1}
+				s.get = &exGroup{session: g.otherOf[k], get: true, req: -1, last: -1, start: g.otherTUS[k]}
 				g.exs = append(g.exs, s.get)
 			}
 			ex = s.get
 		}
-		ex.answers = append(ex.answers, m)
+		ex.answers = append(ex.answers, i)
 	}
-	g.others, g.otherOf = nil, nil
+	g.others, g.otherOf, g.otherTUS = nil, nil, nil
 	for _, ex := range g.exs {
-		sort.SliceStable(ex.answers, func(a, b int) bool { return ex.answers[a].seq < ex.answers[b].seq })
+		sort.Slice(ex.answers, func(a, b int) bool { return ex.answers[a] < ex.answers[b] })
 	}
-	sort.SliceStable(g.exs, func(i, j int) bool { return g.exs[i].startUS() < g.exs[j].startUS() })
+	sort.SliceStable(g.exs, func(i, j int) bool { return g.exs[i].start < g.exs[j].start })
 	return g.exs
 }
 

@@ -17,7 +17,8 @@ import (
 
 // msgStore keeps an import's messages, numbered from 0 in the order added.
 type msgStore interface {
-	// add keeps m (Seq and TUS are not kept: the importRef says them).
+	// add keeps m (an import leaves Seq and TUS 0: its importRef says
+	// them).
 	add(m Message) error
 	// get returns message i, the caller's to keep.
 	get(i int) (Message, error)
@@ -144,7 +145,7 @@ func (s *memStore) get(i int) (Message, error) { return cloneMessage((*s)[i]), n
 func (s *memStore) close() error { return nil }
 
 // spillStore keeps the messages in a temporary file, one native message
-// line each (with seq and t_us 0), and where each line starts in memory.
+// line each, and where each line starts in memory.
 // The file is in the system's temporary folder (TMPDIR) and is removed by
 // close (on Unix at once: the open file needs no name).
 type spillStore struct {
@@ -173,7 +174,6 @@ func newSpillStore(path string) (*spillStore, error) {
 }
 
 func (s *spillStore) add(m Message) error {
-	m.Seq, m.TUS = 0, 0
 	b, err := appendMessage(s.buf[:0], m)
 	if err != nil {
 		return err

@@ -206,7 +206,9 @@ func TestExportHARMemoryFlat(t *testing.T) {
 }
 
 // TestConvertPeakRSS measures, for BENCHMARKS.md, the peak RSS of the
-// conversions at the sizes issue 22 names: import of a 229 MB HAR, export
+// conversions at the sizes issue 22 names: import of a 229 MB HAR (of
+// 2 KB messages, and of messages of ~100 bytes: what is kept per message
+// shows), export
 // --har of a 210 MB tape, import of a 17 MB JSON-RPC log (short lines:
 // about 130 bytes); and import of a 200 MB Agent VCR cassette. It runs only with REPLAYCTL_BENCH_CONVERT=1;
 // REPLAYCTL_BENCH_BIN measures another build instead (one of an older
@@ -229,7 +231,9 @@ func TestConvertPeakRSS(t *testing.T) {
 		args          []string
 	}{
 		{"import HAR", ".har", ".jsonl", 229e6, bigHARPad, pad2k, []string{"import"}},
+		{"import HAR of small exchanges", ".har", ".jsonl", 229e6, bigHARPad, "", []string{"import"}},
 		{"export --har", ".jsonl", ".har", 210e6, bigNativeTapePad, pad2k, []string{"export", "--har"}},
+		{"export --har of small messages", ".jsonl", ".har", 210e6, bigNativeTapePad, "", []string{"export", "--har"}},
 		{"import JSON-RPC log", ".log", ".jsonl", 17e6, bigLogPad, "", []string{"import"}},
 		{"import Agent VCR", ".vcr", ".jsonl", 200e6, func(t *testing.T, path string, size int64, _ string) { bigVCR(t, path, size) }, "", []string{"import"}},
 	} {
