@@ -9,12 +9,14 @@
 // end line (see DESIGN.md, "Native tape format"). Open detects the format
 // from the content and returns a Reader that streams native tapes (memory
 // does not grow with the tape) and can SeekSeq by seq through a sparse offset
-// index. Other formats are imported into memory and read through the same
-// Reader: Agent VCR cassettes (.vcr, DecodeVCR), HAR 1.2 files of
-// Streamable HTTP traffic (DecodeHAR) and JSON-RPC logs, one message per
-// line (DecodeLog). EncodeHAR writes a tape as HAR 1.2 for a browser's
-// network panel; what it cannot say in HAR rides in "_replayctl" members
-// that DecodeHAR reads back.
+// index. Other formats are imported when opened and read through the same
+// Reader: Agent VCR cassettes (.vcr, DecodeVCR) and HAR 1.2 files of
+// Streamable HTTP traffic (DecodeHAR), streamed interaction by interaction
+// or entry by entry into a spill file in TMPDIR; JSON-RPC logs, one
+// message per line (DecodeLog), read twice from the file, line by line.
+// EncodeHAR writes a tape as HAR 1.2 for a browser's network panel, entry
+// by entry; what it cannot say in HAR rides in "_replayctl" members that
+// DecodeHAR reads back.
 //
 // A replay opens its tape more than once (to read it, to scan it, for the
 // mock to index it), so it reads it through a Source: Load gives File for

@@ -3,10 +3,9 @@ package tape
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"io"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -48,15 +47,68 @@ import (
 // Bad input is an *Error naming the line and the JSON path, e.g.
 // "log.entries[3].startedDateTime".
 func DecodeHAR(path string, doc []byte) (Header, []Message, []string, error) {
-	return decodeHAR(path, doc, 0)
+	var store memStore
+	h, im, warnings, err := decodeHAR(path, bytes.NewReader(doc), 0, &store)
+	if err != nil {
+		return Header{}, nil, nil, err
+	}
+	msgs, err := im.messages()
+	if err != nil {
+		return Header{}, nil, nil, err
+	}
+	return h, msgs, warnings, nil
 }
 
-// harMsg is one message found in an entry, before ordering.
-type harMsg struct {
-	m     Message
-	entry int
-	order int   // position in the entry
-	seq   int64 // from _replayctl, or -1
+// harMsgs are the messages found in the entries, before ordering, as
+// little as ordering needs: each one's ref (its place in the store, seq
+// from _replayctl or -1, time from _replayctl or from its entry's start)
+// and, by the same index, its entry and place in it.
+type harMsgs struct {
+	refs  []importRef
+	entry []int32
+	order []int32 // position in the entry
+	abs   []bool  // the time is _replayctl's, not from the entry's start
+}
+
+func (h *harMsgs) add(ref importRef, entry, order int, abs bool) {
+	h.refs = append(h.refs, ref)
+	h.entry = append(h.entry, int32(entry))
+	h.order = append(h.order, int32(order))
+	h.abs = append(h.abs, abs)
+}
+
+// sort orders the messages by seq (exact) or by time, entry and place
+// in the entry, keeping the order they were found in among equals.
+func (h *harMsgs) sort(exact bool) {
+	sort.Stable(harOrder{h, exact})
+}
+
+type harOrder struct {
+	*harMsgs
+	exact bool
+}
+
+func (o harOrder) Len() int { return len(o.refs) }
+
+func (o harOrder) Swap(a, b int) {
+	o.refs[a], o.refs[b] = o.refs[b], o.refs[a]
+	o.entry[a], o.entry[b] = o.entry[b], o.entry[a]
+	o.order[a], o.order[b] = o.order[b], o.order[a]
+	o.abs[a], o.abs[b] = o.abs[b], o.abs[a]
+}
+
+func (o harOrder) Less(a, b int) bool {
+	x, y := o.refs[a], o.refs[b]
+	if o.exact {
+		return x.seq < y.seq
+	}
+	if x.tus != y.tus {
+		return x.tus < y.tus
+	}
+	if o.entry[a] != o.entry[b] {
+		return o.entry[a] < o.entry[b]
+	}
+	return o.order[a] < o.order[b]
 }
 
 // harSkips counts skipped entries by reason, in the order first seen.
@@ -77,195 +129,195 @@ func (s *harSkips) add(reason string, entry int) {
 	s.count[reason]++
 }
 
-func decodeHAR(path string, doc []byte, lineBase int64) (Header, []Message, []string, error) {
-	d := &vcrDoc{path: path, doc: doc, lineBase: lineBase}
-	for i, c := range doc {
-		if c == '\n' {
-			d.nl = append(d.nl, i)
-		}
+// harImport is a HAR being imported: it reads the document once, entry
+// by entry, putting each message into store as it finds it, and keeps
+// only what ordering and numbering need (see harMsgs; an entry's time
+// per entry).
+type harImport struct {
+	s        *jsonStream
+	d        *vcrDoc // for the errors of harExchange
+	store    msgStore
+	msgs     harMsgs
+	stored   int
+	ats      []time.Time // each entry's startedDateTime
+	skips    harSkips
+	warnings []string
+	sess     harSessions
+	base     time.Time // the earliest entry
+	hasBase  bool
+	first    time.Time // the earliest MCP exchange
+	hasFirst bool
+	exact    bool
+	version  string
+	endpoint string
+	creator  string
+	hdr      *Header
+	// later is the first error found in an entry's content: it is
+	// returned once every entry has been read and found sound.
+	later error
+}
+
+// decodeHAR imports the HAR document read from src; lineBase is the
+// number of lines before it. Errors about the document are *Error: a
+// syntax error (the file torn or not JSON) before any other, then one
+// about the shape of the log or an entry, then one about an entry's
+// content (a body that is not base64), each the first in the file.
+func decodeHAR(path string, src io.Reader, lineBase int64, store msgStore) (Header, *imported, []string, error) {
+	x := &harImport{s: newJSONStream(path, src, lineBase), d: &vcrDoc{path: path}, store: store, exact: true,
+		sess: harSessions{byID: map[string]string{}, byURL: map[string]string{}}}
+	if err := x.read(); err != nil {
+		return Header{}, nil, nil, err
 	}
-	var h Header
-	if err := checkJSON(d, "HAR file"); err != nil {
-		return h, nil, nil, err
+	if x.later != nil {
+		return Header{}, nil, nil, x.later
 	}
-	entries, creator, hdr, err := harEntries(d)
+	h, refs := x.finish()
+	return h, &imported{store: store, refs: refs}, x.warnings, nil
+}
+
+// entry finds the messages of entry i and puts them into the store.
+func (x *harImport) entry(e *harItem, i int) error {
+	p := fmt.Sprintf("log.entries[%d]", i)
+	found, reason, err := harExchange(x.d, e, p)
 	if err != nil {
-		return h, nil, nil, err
+		return err
 	}
-	var (
-		msgs     []harMsg
-		skips    harSkips
-		warnings []string
-		sess     = harSessions{byID: map[string]string{}, byURL: map[string]string{}}
-		base     time.Time
-		hasBase  bool
-		exact    = len(entries) > 0
-		version  string
-		endpoint string
-	)
-	for _, e := range entries {
-		if !hasBase || e.at.Before(base) {
-			base, hasBase = e.at, true
+	if reason != "" {
+		x.skips.add(reason, i)
+		return nil
+	}
+	if x.endpoint == "" {
+		x.endpoint = e.Request.URL
+	}
+	name := x.sess.of(&e.harEntry, found)
+	if !x.hasFirst || e.at.Before(x.first) {
+		x.first, x.hasFirst = e.at, true
+	}
+	ttfb, end := harTimes(&e.harEntry)
+	var nResp int
+	for _, f := range found {
+		if f.Dir == S2C {
+			nResp++
 		}
-		if e.Replayctl == nil || len(e.Replayctl.Seq) == 0 {
-			exact = false
+	}
+	xr := e.Replayctl
+	if xr != nil && len(xr.Seq) != len(found) {
+		x.exact = false // edited by hand, or not our export: order by time
+	}
+	meta := xr != nil && len(xr.Meta) == len(found)
+	k := 0
+	for j, f := range found {
+		f.Session = name
+		var rel int64 // from the entry's start
+		switch {
+		case f.Dir == C2S:
+		case nResp <= 1 || end <= ttfb:
+			rel = ttfb
+		default:
+			rel = ttfb + (end-ttfb)*int64(k)/int64(nResp-1)
+		}
+		if f.Dir == S2C {
+			k++
+		}
+		if meta {
+			if err := applyMeta(&f, xr.Meta[j]); err != nil {
+				return entryErr(x.d, e, "%s._replayctl.meta[%d].%s", p, j, err)
+			}
+		}
+		ref, abs := importRef{i: int32(x.stored), seq: -1, tus: rel}, false
+		if xr != nil {
+			if xr.Session != "" {
+				f.Session = xr.Session
+			}
+			if j < len(xr.TUS) {
+				ref.tus, abs = xr.TUS[j], true
+			}
+			if j < len(xr.Seq) {
+				ref.seq = xr.Seq[j]
+			} else {
+				x.exact = false
+			}
+		}
+		if x.version == "" {
+			x.version = messageVersion(f.Msg, e.Request.Headers)
+		}
+		if err := x.store.add(f); err != nil {
+			return &Error{Path: x.s.path, Line: e.line, Seq: -1, Err: err, Msg: fmt.Sprintf("cannot keep %s's messages (%v)", p, err)}
+		}
+		x.stored++
+		x.msgs.add(ref, i, j, abs)
+	}
+	if e.Response.Content.Text == "" && e.Response.Content.Size > 0 && e.Response.Status != 202 {
+		x.warnings = append(x.warnings, fmt.Sprintf("tape %s line %d: %s: the response body (%d bytes) is not in the HAR (the recorder left it out): the server's messages of this exchange are missing", x.s.path, e.line, p, e.Response.Content.Size))
+	}
+	if e.tail {
+		x.warnings = append(x.warnings, fmt.Sprintf("tape %s line %d: %s: the event stream ends in the middle of an event (the capture stopped); its last event is kept", x.s.path, e.line, p))
+	}
+	return nil
+}
+
+// applyMeta gives a message the http, sse and unknown members its line
+// had, as replayctl's exporter kept them in _replayctl.meta.
+func applyMeta(f *Message, meta harMeta) error {
+	f.HTTP, f.SSE, f.Extra = MaskHTTP(meta.HTTP), meta.SSE, nil // a credential is never restored
+	for k, v := range meta.Extra {
+		if !json.Valid([]byte(v)) {
+			return fmt.Errorf("extra[%q] is not JSON text: remove it or export the tape again", k)
+		}
+		if f.Extra == nil {
+			f.Extra = map[string]json.RawMessage{}
+		}
+		f.Extra[k] = json.RawMessage(MaskMember(k, []byte(v)))
+	}
+	return nil
+}
+
+// finish orders the messages, numbers them and makes the header.
+func (x *harImport) finish() (Header, []importRef) {
+	exact := x.exact && len(x.ats) > 0
+	for k := range x.msgs.refs {
+		if !x.msgs.abs[k] {
+			x.msgs.refs[k].tus += x.ats[x.msgs.entry[k]].Sub(x.base).Microseconds()
 		}
 	}
 	// shift: the time from base to the first MCP exchange, taken off
 	// every time so that the tape starts at 0 (base is the earliest entry,
 	// which may be one that is skipped).
-	shift := int64(-1)
-	for i := range entries {
-		e := &entries[i]
-		p := fmt.Sprintf("log.entries[%d]", i)
-		found, reason, err := harExchange(d, e, p)
-		if err != nil {
-			return h, nil, nil, err
-		}
-		if reason != "" {
-			skips.add(reason, i)
-			continue
-		}
-		if endpoint == "" {
-			endpoint = e.Request.URL
-		}
-		name := sess.of(&e.harEntry, found)
-		t0 := e.at.Sub(base).Microseconds()
-		if shift < 0 || t0 < shift {
-			shift = t0
-		}
-		ttfb, end := harTimes(&e.harEntry)
-		var nResp int
-		for _, f := range found {
-			if f.Dir == S2C {
-				nResp++
-			}
-		}
-		x := e.Replayctl
-		if x != nil && len(x.Seq) != len(found) {
-			exact = false // edited by hand, or not our export: order by time
-		}
-		meta := x != nil && len(x.Meta) == len(found)
-		k := 0
-		for j, f := range found {
-			f.Session = name
-			switch {
-			case f.Dir == C2S:
-				f.TUS = t0
-			case nResp <= 1 || end <= ttfb:
-				f.TUS = t0 + ttfb
-			default:
-				f.TUS = t0 + ttfb + (end-ttfb)*int64(k)/int64(nResp-1)
-			}
-			if f.Dir == S2C {
-				k++
-			}
-			if meta {
-				f.HTTP, f.SSE, f.Extra = MaskHTTP(x.Meta[j].HTTP), x.Meta[j].SSE, nil
-				for k, v := range x.Meta[j].Extra {
-					if !json.Valid([]byte(v)) {
-						return h, nil, nil, entryErr(d, e, "%s._replayctl.meta[%d].extra[%q] is not JSON text: remove it or export the tape again", p, j, k)
-					}
-					if f.Extra == nil {
-						f.Extra = map[string]json.RawMessage{}
-					}
-					f.Extra[k] = json.RawMessage(MaskMember(k, []byte(v)))
-				}
-			}
-			hm := harMsg{m: f, entry: i, order: j, seq: -1}
-			if x != nil {
-				if x.Session != "" {
-					hm.m.Session = x.Session
-				}
-				if j < len(x.TUS) {
-					hm.m.TUS = x.TUS[j]
-				}
-				if j < len(x.Seq) {
-					hm.seq = x.Seq[j]
-				} else {
-					exact = false
-				}
-			}
-			if version == "" {
-				version = messageVersion(f.Msg, e.Request.Headers)
-			}
-			msgs = append(msgs, hm)
-		}
-		if e.Response.Content.Text == "" && e.Response.Content.Size > 0 && e.Response.Status != 202 {
-			warnings = append(warnings, fmt.Sprintf("tape %s line %d: %s: the response body (%d bytes) is not in the HAR (the recorder left it out): the server's messages of this exchange are missing", path, e.line, p, e.Response.Content.Size))
-		}
-		if e.tail {
-			warnings = append(warnings, fmt.Sprintf("tape %s line %d: %s: the event stream ends in the middle of an event (the capture stopped); its last event is kept", path, e.line, p))
+	shift := int64(0)
+	if !exact && x.hasFirst {
+		shift = x.first.Sub(x.base).Microseconds()
+	}
+	x.msgs.sort(exact)
+	refs := x.msgs.refs
+	x.msgs = harMsgs{}
+	if !exact { // else the tape's own seqs and times, as they were
+		var now int64
+		for k := range refs {
+			now = max(now, max(refs[k].tus-shift, 0))
+			refs[k].seq, refs[k].tus = int64(k), now
 		}
 	}
-	sort.SliceStable(msgs, func(a, b int) bool {
-		x, y := msgs[a], msgs[b]
-		if exact {
-			return x.seq < y.seq
-		}
-		if x.m.TUS != y.m.TUS {
-			return x.m.TUS < y.m.TUS
-		}
-		if x.entry != y.entry {
-			return x.entry < y.entry
-		}
-		return x.order < y.order
-	})
-	if exact || shift < 0 {
-		shift = 0
+	for _, r := range x.skips.reasons {
+		x.warnings = append(x.warnings, fmt.Sprintf("tape %s: %d HAR entries skipped (first: log.entries[%d]): %s", x.s.path, x.skips.count[r], x.skips.first[r], r))
 	}
-	out := make([]Message, len(msgs))
-	var now int64
-	for i, hm := range msgs {
-		m := hm.m
-		if exact { // the tape's own seqs and times, as they were
-			m.Seq = hm.seq
-			out[i] = m
-			continue
-		}
-		m.TUS = max(m.TUS-shift, 0)
-		m.Seq = int64(i)
-		now = max(now, m.TUS)
-		m.TUS = now
-		out[i] = m
-	}
-	for _, r := range skips.reasons {
-		warnings = append(warnings, fmt.Sprintf("tape %s: %d HAR entries skipped (first: log.entries[%d]): %s", path, skips.count[r], skips.first[r], r))
-	}
-	if hdr != nil {
-		h = *hdr
+	var h Header
+	if x.hdr != nil {
+		h = *x.hdr
 		h.Format, h.Version = FormatName, FormatVersion
 	} else {
-		h = Header{Format: FormatName, Version: FormatVersion, ProtocolVersion: version, Transport: "streamable-http",
+		h = Header{Format: FormatName, Version: FormatVersion, ProtocolVersion: x.version, Transport: "streamable-http",
 			Tags: map[string]string{"imported_from": "har"}}
-		if hasBase {
-			h.CreatedAt = base.Add(time.Duration(shift) * time.Microsecond).UTC().Format(time.RFC3339Nano)
+		if x.hasBase {
+			h.CreatedAt = x.base.Add(time.Duration(shift) * time.Microsecond).UTC().Format(time.RFC3339Nano)
 		}
-		if endpoint != "" {
-			h.Server = &Server{URL: endpoint}
+		if x.endpoint != "" {
+			h.Server = &Server{URL: x.endpoint}
 		}
-		if creator != "" {
-			h.Tags["har_creator"] = creator
+		if x.creator != "" {
+			h.Tags["har_creator"] = x.creator
 		}
 	}
-	return h, out, warnings, nil
-}
-
-// checkJSON reports a document that is not valid JSON, naming where.
-func checkJSON(d *vcrDoc, what string) error {
-	var raw json.RawMessage
-	err := json.Unmarshal(d.doc, &raw)
-	if err == nil {
-		return nil
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		if int(se.Offset) >= len(bytes.TrimRight(d.doc, " \t\r\n")) || strings.Contains(se.Error(), "unexpected end") {
-			return d.errf(len(d.doc)-1, "the %s is cut short (torn) at its end (line %d): export it again, and let the export finish", what, d.lineAt(len(d.doc)-1))
-		}
-		return d.errf(int(max(se.Offset-1, 0)), "the %s is not valid JSON (%v): fix the file or export it again", what, se)
-	}
-	return d.errf(0, "the %s is not valid JSON (%v): fix the file or export it again", what, err)
+	return h, refs
 }
 
 // harItem is an entry as decoded, with where it starts.
@@ -274,85 +326,6 @@ type harItem struct {
 	at   time.Time
 	line int64
 	tail bool // its event stream was cut in an event
-}
-
-// harEntries decodes log.entries, each entry on its own so that an error
-// names it and its line.
-func harEntries(d *vcrDoc) (items []harItem, creator string, hdr *Header, err error) {
-	start := 0
-	for start < len(d.doc) && (d.doc[start] == ' ' || d.doc[start] == '\t' || d.doc[start] == '\r' || d.doc[start] == '\n') {
-		start++
-	}
-	root := span{start, start + len(bytes.TrimSpace(d.doc[start:]))}
-	top, err := d.object(root, "the document")
-	if err != nil {
-		return nil, "", nil, err
-	}
-	lv := top["log"]
-	if !lv.ok() {
-		e := d.errf(root.start, `a JSON document without "log": this is not a HAR file`)
-		e.Err = ErrUnknownFormat
-		return nil, "", nil, e
-	}
-	lg, err := d.object(lv, "log")
-	if err != nil {
-		return nil, "", nil, err
-	}
-	if c := lg["creator"]; c.ok() && d.doc[c.start] == '{' {
-		var hc harCreator
-		if json.Unmarshal(d.doc[c.start:c.end], &hc) == nil {
-			creator = strings.TrimSpace(hc.Name + " " + hc.Version)
-		}
-	}
-	if x := lg["_replayctl"]; x.ok() && d.doc[x.start] == '{' {
-		var hh harHeader
-		if err := json.Unmarshal(d.doc[x.start:x.end], &hh); err != nil {
-			return nil, "", nil, d.errf(x.start, "log._replayctl is not a tape header (%v): remove it or export the tape again", err)
-		}
-		for k, v := range hh.Unknown {
-			if !json.Valid([]byte(v)) {
-				return nil, "", nil, d.errf(x.start, "log._replayctl._unknown[%q] is not JSON text: remove it or export the tape again", k)
-			}
-			if hh.Header.Extra == nil {
-				hh.Header.Extra = map[string]json.RawMessage{}
-			}
-			hh.Header.Extra[k] = json.RawMessage(v)
-		}
-		hdr = &hh.Header
-	}
-	ev := lg["entries"]
-	if !ev.ok() {
-		return nil, "", nil, d.errf(lv.start, `log has no "entries": this HAR file is not complete; export it again`)
-	}
-	spans, err := d.array(ev, "log.entries")
-	if err != nil {
-		return nil, "", nil, err
-	}
-	for i, sp := range spans {
-		p := fmt.Sprintf("log.entries[%d]", i)
-		var it harItem
-		it.line = d.lineAt(sp.start)
-		if err := json.Unmarshal(d.doc[sp.start:sp.end], &it.harEntry); err != nil {
-			var te *json.UnmarshalTypeError
-			if errors.As(err, &te) {
-				return nil, "", nil, d.errf(sp.start+int(te.Offset)-1, "%s.%s is %s, want %s: fix the file", p, te.Field, te.Value, te.Type)
-			}
-			return nil, "", nil, d.errf(sp.start, "%s is not a HAR entry (%v): fix the file", p, err)
-		}
-		if it.StartedDateTime == "" {
-			return nil, "", nil, d.errf(sp.start, "%s has no startedDateTime: every HAR entry needs one; fix the file", p)
-		}
-		at, ok := parseISO(it.StartedDateTime)
-		if !ok {
-			return nil, "", nil, d.errf(sp.start, "%s.startedDateTime %q is not an ISO 8601 time like 2026-02-08T10:30:00.000Z: fix it", p, it.StartedDateTime)
-		}
-		it.at = at
-		if it.Request.Method == "" || it.Request.URL == "" {
-			return nil, "", nil, d.errf(sp.start, "%s.request has no method or url: fix the file", p)
-		}
-		items = append(items, it)
-	}
-	return items, creator, hdr, nil
 }
 
 // harTimes returns, in µs from the entry's start, when the answer's first

@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,7 +19,7 @@ const StdioURL = "http://stdio.invalid/mcp"
 
 // EncodeHAR writes the tape r, from its first message, as a HAR 1.2 file
 // for a browser's network panel: one entry per HTTP exchange rebuilt
-// from the tape (see groupExchanges). Each client message is a POST with
+// from the tape (see grouper). Each client message is a POST with
 // the message as its body and the request headers its HTTP metadata kept
 // (Content-Type and Accept as a client sends them when none were kept),
 // answered by the server messages that belong to it: the responses with
@@ -38,8 +39,12 @@ const StdioURL = "http://stdio.invalid/mcp"
 // uses, so that a tape exported and imported again is the same file, line
 // for line.
 //
-// The whole tape is held in memory while the exchanges are rebuilt. r is
-// left at its end. Errors are r's (*Error) or w's.
+// It streams: a first pass over the tape puts each message into a spill
+// file (see msgStore) and keeps what grouping needs (see grouper); a
+// second writes the entries one by one, each read back from the spill
+// file. Memory grows with the number of messages (a few dozen bytes each),
+// not with their size. r is left at its end. Errors are r's
+// (*Error) or w's.
 func EncodeHAR(w io.Writer, r *Reader, creator string) error {
 	if err := r.Rewind(); err != nil {
 		return err
@@ -53,7 +58,12 @@ func EncodeHAR(w io.Writer, r *Reader, creator string) error {
 	if h.Server != nil && h.Server.URL != "" {
 		url = MaskURL(h.Server.URL)
 	}
-	var all []Message
+	store, err := newSpillStore(r.Path())
+	if err != nil {
+		return err
+	}
+	defer store.close()
+	var g grouper
 	for {
 		m, err := r.Next()
 		if err == io.EOF {
@@ -62,26 +72,100 @@ func EncodeHAR(w io.Writer, r *Reader, creator string) error {
 		if err != nil {
 			return err
 		}
-		all = append(all, m)
+		if err := store.add(m); err != nil {
+			return fmt.Errorf("export seq %d: %w", m.Seq, err)
+		}
+		g.add(m)
 	}
-	exs := groupExchanges(all)
-	hdr := exportHeader(h)
-	doc := harRoot{Log: harLog{Version: "1.2", Creator: harCreator{Name: "replayctl", Version: creator}, Replayctl: hdr,
-		Entries: make([]harEntry, 0, len(exs))}}
-	for _, ex := range exs {
-		doc.Log.Entries = append(doc.Log.Entries, ex.entry(start, url))
+	exs := g.exchanges()
+	head, tail, err := harFrame(harRoot{Log: harLog{Version: "1.2", Creator: harCreator{Name: "replayctl", Version: creator}, Replayctl: exportHeader(h),
+		Entries: []harEntry{}}})
+	if err != nil {
+		return fmt.Errorf("write HAR: %w", err)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
+	if _, err := w.Write(head); err != nil {
+		return fmt.Errorf("write HAR: %w", err)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent(harEntryIndent, "  ")
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(doc); err != nil {
+	for k, ex := range exs {
+		full, err := g.load(ex, store)
+		if err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		buf.Reset()
+		if k > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteString("\n" + harEntryIndent)
+		if err := enc.Encode(full.entry(start, url)); err != nil {
+			return fmt.Errorf("write HAR: %w", err)
+		}
+		buf.Truncate(buf.Len() - 1) // Encode's newline
+		if _, err := w.Write(buf.Bytes()); err != nil {
+			return fmt.Errorf("write HAR: %w", err)
+		}
+	}
+	if len(exs) > 0 {
+		tail = append([]byte("\n    ]"), tail...)
+	} else {
+		tail = append([]byte("]"), tail...)
+	}
+	if _, err := w.Write(tail); err != nil {
 		return fmt.Errorf("write HAR: %w", err)
 	}
 	return nil
 }
 
+// harEntryIndent is the indent of log.entries' elements.
+const harEntryIndent = "      "
+
+// harFrame returns the document doc, which has no entries, as
+// json.Encoder writes it indented by two spaces, cut where its entries go:
+// head ends with `"entries": [`, tail starts after the `]`.
+func harFrame(doc harRoot) (head, tail []byte, err error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(doc); err != nil {
+		return nil, nil, err
+	}
+	const empty = `"entries": []`
+	k := bytes.LastIndex(b.Bytes(), []byte(empty))
+	if k < 0 {
+		return nil, nil, fmt.Errorf("no entries in %q", b.Bytes())
+	}
+	return b.Bytes()[:k+len(empty)-1], b.Bytes()[k+len(empty):], nil
+}
+
+// load reads the messages of ex back from the store.
+func (g *grouper) load(ex *exGroup, store msgStore) (*harExport, error) {
+	full := &harExport{session: g.names[ex.session], get: ex.get, answers: make([]Message, 0, len(ex.answers))}
+	if !ex.get {
+		m, err := store.get(int(ex.req))
+		if err != nil {
+			return nil, err
+		}
+		full.req = m
+	}
+	for _, i := range ex.answers {
+		m, err := store.get(int(i))
+		if err != nil {
+			return nil, err
+		}
+		full.answers = append(full.answers, m)
+	}
+	return full, nil
+}
+
 func (ex *harExport) entry(start time.Time, url string) harEntry {
-	t0 := ex.startUS()
+	t0 := ex.req.TUS
+	if ex.get {
+		t0 = ex.answers[0].TUS
+	}
 	e := harEntry{StartedDateTime: start.Add(time.Duration(t0) * time.Microsecond).Format("2006-01-02T15:04:05.000000Z07:00")}
 	x := &harExtra{Session: ex.session}
 	e.Request = harRequest{Method: "POST", URL: url, HTTPVersion: "HTTP/1.1", Cookies: []harNV{}, QueryString: []harNV{},

@@ -1,15 +1,19 @@
 package tape
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
 )
 
-// maxImport bounds an imported file, which is read whole into memory.
+// maxImport bounds a JSON document that is read whole into memory: one
+// whose first member is neither "log" (HAR) nor "format_version" (Agent
+// VCR).
 const maxImport = 512 << 20
 
 // readRest returns the first line and everything after it: the whole
@@ -30,56 +34,157 @@ func (r *Reader) readRest(first []byte, last bool, what string) ([]byte, error) 
 	return append(doc, rest...), nil
 }
 
-// importDocument reads the rest of the file as one JSON document: a HAR
-// file (a "log" member) or an Agent VCR cassette.
+// rest reads the file from the first non-blank line on, as it streams.
+func (r *Reader) rest(first []byte, last bool) io.Reader {
+	head := bytes.Clone(first) // first may be in br's buffer, which reading on reuses
+	if !last {
+		head = append(head, '\n')
+	}
+	return io.MultiReader(bytes.NewReader(head), r.br)
+}
+
+// importDocument imports the rest of the file, one JSON document: a HAR
+// file (a "log" member) or an Agent VCR cassette. A HAR file whose first
+// member is "log", as every HAR writer puts it, or a cassette whose first
+// member is "format_version", as Agent VCR writes it, streams into a
+// spill file (see msgStore); any other document is read whole.
 func (r *Reader) importDocument(first []byte, last bool, n int64) error {
+	first = bytes.Clone(first) // it is in br's buffer, which reading on reuses
+	switch {
+	case startsWithKey(first, r.br, "log"):
+		store, err := newSpillStore(r.path)
+		if err != nil {
+			return err
+		}
+		h, im, warnings, err := decodeHAR(r.path, r.rest(first, last), n-1, store)
+		if err != nil {
+			store.close()
+			return err
+		}
+		r.warnings = append(r.warnings, warnings...)
+		r.setImported(FormatHAR, h, im)
+		return nil
+	case startsWithKey(first, r.br, "format_version"):
+		store, err := newSpillStore(r.path)
+		if err != nil {
+			return err
+		}
+		h, im, err := decodeVCRStream(r.path, r.rest(first, last), n-1, store)
+		if err != nil {
+			store.close()
+			return notATape(err)
+		}
+		r.setImported(FormatVCR, h, im)
+		return nil
+	}
 	doc, err := r.readRest(first, last, "a JSON document")
 	if err != nil {
 		return err
 	}
 	if isHAR(doc) {
-		h, msgs, warnings, err := decodeHAR(r.path, doc, n-1)
+		h, im, warnings, err := decodeHAR(r.path, bytes.NewReader(doc), n-1, &memStore{})
 		if err != nil {
 			return err
 		}
 		r.warnings = append(r.warnings, warnings...)
-		r.setImported(FormatHAR, h, msgs)
+		r.setImported(FormatHAR, h, im)
 		return nil
 	}
 	h, msgs, err := decodeVCR(r.path, doc, n-1)
 	if err != nil {
-		var e *Error
-		if errors.As(err, &e) && errors.Is(e.Err, ErrUnknownFormat) {
-			e.Msg = `a JSON document without "log" (HAR) or "format_version" and "session" (Agent VCR): this is not a tape replayctl can read`
+		return notATape(err)
+	}
+	r.setImported(FormatVCR, h, inMemory(msgs))
+	return nil
+}
+
+// notATape says of a document that is neither a HAR file nor a cassette
+// what it is not.
+func notATape(err error) error {
+	var e *Error
+	if errors.As(err, &e) && errors.Is(e.Err, ErrUnknownFormat) {
+		e.Msg = `a JSON document without "log" (HAR) or "format_version" and "session" (Agent VCR): this is not a tape replayctl can read`
+	}
+	return err
+}
+
+// importLog serves the rest of the file, a JSON-RPC log, from the file,
+// line by line (see logStream); start is where its first non-blank line
+// (first) begins. A file that cannot seek (a pipe) is copied to a
+// temporary file in TMPDIR first, to be read again from there.
+func (r *Reader) importLog(first []byte, last bool, start, n int64) error {
+	src := r.src
+	var tmp *os.File
+	if _, err := src.Seek(0, io.SeekCurrent); err != nil {
+		if tmp, err = copyToTemp(r.path, r.rest(first, last)); err != nil {
+			return err
+		}
+		src, start = tmp, 0
+	}
+	ls, err := openLog(r.path, src, start, n-1, r.opts.maxLine)
+	if err != nil {
+		if tmp != nil {
+			removeTemp(tmp)
 		}
 		return err
 	}
-	r.setImported(FormatVCR, h, msgs)
+	ls.tmp = tmp
+	r.warnings = append(r.warnings, ls.warnings...)
+	r.setImported(FormatLog, ls.h, ls)
 	return nil
 }
 
-// importLog reads the rest of the file as a JSON-RPC log.
-func (r *Reader) importLog(first []byte, last bool, n int64) error {
-	doc, err := r.readRest(first, last, "a JSON-RPC log")
+// copyToTemp copies src into a temporary file, already removed on Unix
+// (the open file needs no name; elsewhere removeTemp removes it).
+func copyToTemp(path string, src io.Reader) (*os.File, error) {
+	f, err := os.CreateTemp("", ".replayctl-import-*")
 	if err != nil {
-		return err
+		return nil, &Error{Path: path, Seq: -1, Err: err, Msg: fmt.Sprintf("cannot create a temporary file to read it from (%v): set TMPDIR to a folder with room for it, or give a file rather than a pipe", err)}
 	}
-	h, msgs, warnings, err := decodeLog(r.path, doc, n-1)
-	if err != nil {
-		return err
+	os.Remove(f.Name())
+	if _, err := io.Copy(f, src); err != nil {
+		removeTemp(f)
+		return nil, &Error{Path: path, Seq: -1, Err: err, Msg: fmt.Sprintf("cannot copy it to a temporary file (%v): set TMPDIR to a folder with room for it, or give a file rather than a pipe", err)}
 	}
-	r.warnings = append(r.warnings, warnings...)
-	r.setImported(FormatLog, h, msgs)
-	return nil
+	return f, nil
 }
 
-func (r *Reader) setImported(f Format, h Header, msgs []Message) {
-	r.header, r.msgs, r.format = h, msgs, f
-	var dur int64
-	if len(msgs) > 0 {
-		dur = msgs[len(msgs)-1].TUS
+// removeTemp closes a file of copyToTemp and removes it, where it was
+// not removed at once.
+func removeTemp(f *os.File) error {
+	err := f.Close()
+	os.Remove(f.Name())
+	return err
+}
+
+// inMemory is messages already in seq order, as imported.
+func inMemory(msgs []Message) *imported {
+	refs := make([]importRef, len(msgs))
+	for i, m := range msgs {
+		refs[i] = importRef{i: int32(i), seq: m.Seq, tus: m.TUS}
 	}
-	r.end = &End{Messages: int64(len(msgs)), DurationUS: dur}
+	store := memStore(msgs)
+	return &imported{store: &store, refs: refs}
+}
+
+func (r *Reader) setImported(f Format, h Header, im importSource) {
+	r.header, r.imp, r.format = h, im, f
+	r.end = &End{Messages: int64(im.count()), DurationUS: im.lastTUS()}
+}
+
+// startsWithKey reports whether the document that starts with the line
+// first, and goes on in br, has key as its first member.
+func startsWithKey(first []byte, br *bufio.Reader, key string) bool {
+	i := jsonscan.SkipSpace(first, 0)
+	if i >= len(first) || first[i] != '{' {
+		return false
+	}
+	head := first[i+1:]
+	if len(bytes.TrimSpace(head)) == 0 {
+		head, _ = br.Peek(4096) // what there is: less at the end of the file
+	}
+	j := jsonscan.SkipSpace(head, 0)
+	return bytes.HasPrefix(head[j:], []byte(`"`+key+`"`))
 }
 
 // isHAR reports whether the JSON document doc has a top-level "log"

@@ -1,10 +1,13 @@
 package tape
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"strings"
 	"time"
 
@@ -45,7 +48,19 @@ import (
 // decreasing; a log without times gets synthetic ones, 1 ms apart.
 // Lines that are not JSON-RPC are an *Error naming the line.
 func DecodeLog(path string, doc []byte) (Header, []Message, []string, error) {
-	return decodeLog(path, doc, 0)
+	ls, err := openLog(path, bytes.NewReader(doc), 0, 0, 0)
+	if err != nil {
+		return Header{}, nil, nil, err
+	}
+	msgs := make([]Message, 0, ls.n)
+	for k := range ls.n {
+		m, err := ls.message(k)
+		if err != nil {
+			return Header{}, nil, nil, err
+		}
+		msgs = append(msgs, m)
+	}
+	return ls.h, msgs, ls.warnings, nil
 }
 
 // logLine is one message line as parsed.
@@ -58,74 +73,187 @@ type logLine struct {
 	line  int64
 }
 
-func decodeLog(path string, doc []byte, lineBase int64) (Header, []Message, []string, error) {
-	var lines []logLine
-	n := lineBase
-	for len(doc) > 0 {
-		i := bytes.IndexByte(doc, '\n')
-		var l []byte
-		if i < 0 {
-			l, doc = doc, nil
-		} else {
-			l, doc = doc[:i], doc[i+1:]
+// logStream is a JSON-RPC log served from its file. openLog reads every
+// line once, to learn what the directions' marks mean (logDirs), the
+// earliest time and how many lines have one; message then reads the lines
+// again, in order, deciding each message's direction, session and time
+// as it goes. Neither pass keeps a line: memory does not grow with the
+// log (but for the requests still unanswered, by id).
+type logStream struct {
+	path     string
+	src      io.ReadSeeker
+	start    int64    // where the log's first non-blank line starts in src
+	lineBase int64    // the lines before it
+	maxLine  int      // 0: any
+	tmp      *os.File // src, when it is a copy of a pipe: closed by close
+
+	// learned by the first pass
+	h        Header
+	n        int // messages
+	timed    int // messages with a time
+	base     time.Time
+	hasBase  bool
+	last     int64 // the last message's time
+	warnings []string
+	dirs     *logDirs
+
+	// the second pass: where it stands
+	br      *bufio.Reader
+	line    int64
+	k       int // the next message
+	session int
+	now     int64
+	buf     []byte
+}
+
+// openLog reads the log in src from start, where its line lineBase+1
+// begins, once through.
+func openLog(path string, src io.ReadSeeker, start, lineBase int64, maxLine int) (*logStream, error) {
+	ls := &logStream{path: path, src: src, start: start, lineBase: lineBase, maxLine: maxLine, dirs: newLogDirs()}
+	ls.h = Header{Format: FormatName, Version: FormatVersion, Tags: map[string]string{"imported_from": "jsonrpc-log"}}
+	if err := ls.rewind(); err != nil {
+		return nil, err
+	}
+	var maxAt time.Time
+	for {
+		ll, err := ls.nextLine()
+		if err == io.EOF {
+			break
 		}
-		n++
+		if err != nil {
+			return nil, err
+		}
+		ls.n++
+		if ls.h.ProtocolVersion == "" {
+			ls.h.ProtocolVersion = messageVersion(ll.msg, nil)
+		}
+		if ll.hasAt {
+			ls.timed++
+			if !ls.hasBase || ll.at.Before(ls.base) {
+				ls.base, ls.hasBase = ll.at, true
+			}
+			if ls.timed == 1 || ll.at.After(maxAt) {
+				maxAt = ll.at
+			}
+		}
+		ls.dirs.next(keyOf(ll))
+	}
+	if ls.n == 0 {
+		return nil, &Error{Path: path, Seq: -1, Err: ErrEmpty, Msg: "the log holds no JSON-RPC message"}
+	}
+	ls.dirs.decide()
+	if ls.timed > 0 && ls.timed < ls.n {
+		ls.warnings = append(ls.warnings, fmt.Sprintf("tape %s: %d of %d lines have no time: each takes the time of the line before", path, ls.n-ls.timed, ls.n))
+	}
+	switch {
+	case ls.timed == 0:
+		ls.last = int64(ls.n-1) * 1000
+	default:
+		ls.last = max(maxAt.Sub(ls.base).Microseconds(), 0)
+	}
+	if ls.hasBase {
+		ls.h.CreatedAt = ls.base.UTC().Format(time.RFC3339Nano)
+	}
+	return ls, ls.rewind()
+}
+
+// rewind goes back to the log's first line.
+func (ls *logStream) rewind() error {
+	if _, err := ls.src.Seek(ls.start, io.SeekStart); err != nil {
+		return &Error{Path: ls.path, Seq: -1, Err: err, Msg: fmt.Sprintf("cannot read it again (%v): check the file", err)}
+	}
+	if ls.br == nil {
+		ls.br = bufio.NewReaderSize(ls.src, 64<<10)
+	} else {
+		ls.br.Reset(ls.src)
+	}
+	ls.line, ls.k, ls.session, ls.now = ls.lineBase, 0, 0, 0
+	ls.dirs.restart()
+	return nil
+}
+
+// nextLine reads up to the next message line and parses it; io.EOF at
+// the end.
+func (ls *logStream) nextLine() (logLine, error) {
+	for {
+		l, err := readLogLine(ls.br, ls.buf[:0], ls.maxLine)
+		ls.buf = l
+		if err == io.EOF && len(l) == 0 {
+			return logLine{}, io.EOF
+		}
+		ls.line++
+		if err == ErrLineTooLong {
+			return logLine{}, &Error{Path: ls.path, Line: ls.line, Seq: -1, Err: ErrLineTooLong,
+				Msg: fmt.Sprintf("the line is longer than the limit of %d bytes: if the log is right, raise the limit (--max-line)", ls.maxLine)}
+		}
+		if err != nil && err != io.EOF {
+			return logLine{}, &Error{Path: ls.path, Line: ls.line, Seq: -1, Err: err, Msg: fmt.Sprintf("cannot read it (%v): check the file and the disk", err)}
+		}
 		l = bytes.TrimSpace(l)
 		if len(l) == 0 {
 			continue
 		}
 		ll, msg := parseLogLine(l)
 		if msg != "" {
-			return Header{}, nil, nil, &Error{Path: path, Line: n, Seq: -1, Msg: msg}
+			return logLine{}, &Error{Path: ls.path, Line: ls.line, Seq: -1, Msg: msg}
 		}
-		ll.line = n
-		lines = append(lines, ll)
+		ll.line = ls.line
+		return ll, nil
 	}
-	if len(lines) == 0 {
-		return Header{}, nil, nil, &Error{Path: path, Seq: -1, Err: ErrEmpty, Msg: "the log holds no JSON-RPC message"}
-	}
-	dirs := logDirections(lines)
+}
 
-	h := Header{Format: FormatName, Version: FormatVersion, Tags: map[string]string{"imported_from": "jsonrpc-log"}}
-	var (
-		base    time.Time
-		hasBase bool
-		msgs    = make([]Message, 0, len(lines))
-		session = 0
-		now     int64
-	)
-	timed := 0
-	for _, l := range lines {
-		if l.hasAt {
-			timed++
-			if !hasBase || l.at.Before(base) {
-				base, hasBase = l.at, true
-			}
+// message returns message k (seq k). Reading in order costs one line
+// each; going back reads the log again from its start.
+func (ls *logStream) message(k int) (Message, error) {
+	if k < ls.k {
+		if err := ls.rewind(); err != nil {
+			return Message{}, err
 		}
 	}
-	var warnings []string
-	if timed > 0 && timed < len(lines) {
-		warnings = append(warnings, fmt.Sprintf("tape %s: %d of %d lines have no time: each takes the time of the line before", path, len(lines)-timed, len(lines)))
-	}
-	for i, l := range lines {
-		if l.rpc.Kind == jsonrpc.KindRequest && l.rpc.Method == mcp.MethodInitialize || session == 0 {
-			session++
+	for {
+		ll, err := ls.nextLine()
+		if err == io.EOF {
+			return Message{}, &Error{Path: ls.path, Seq: int64(k), Msg: "the log is shorter than when it was opened: it changed while it was read; import it again"}
+		}
+		if err != nil {
+			return Message{}, err
+		}
+		i := ls.k
+		ls.k++
+		if ll.rpc.Kind == jsonrpc.KindRequest && ll.rpc.Method == mcp.MethodInitialize || ls.session == 0 {
+			ls.session++
 		}
 		switch {
-		case timed == 0:
-			now = int64(i) * 1000
-		case l.hasAt:
-			now = max(now, l.at.Sub(base).Microseconds())
+		case ls.timed == 0:
+			ls.now = int64(i) * 1000
+		case ll.hasAt:
+			ls.now = max(ls.now, ll.at.Sub(ls.base).Microseconds())
 		}
-		if h.ProtocolVersion == "" {
-			h.ProtocolVersion = messageVersion(l.msg, nil)
+		dir := ls.dirs.next(keyOf(ll))
+		if i == k {
+			return Message{Seq: int64(i), TUS: ls.now, Session: fmt.Sprintf("s%d", ls.session), Dir: dir, Msg: ll.msg, Line: ll.line}, nil
 		}
-		msgs = append(msgs, Message{Seq: int64(i), TUS: now, Session: fmt.Sprintf("s%d", session), Dir: dirs[i], Msg: l.msg, Line: l.line})
 	}
-	if hasBase {
-		h.CreatedAt = base.UTC().Format(time.RFC3339Nano)
+}
+
+// readLogLine appends the next line (without its newline) to buf; io.EOF
+// with the last line if it has no newline, or with nothing at the end.
+// A line longer than max (if max > 0) is ErrLineTooLong.
+func readLogLine(br *bufio.Reader, buf []byte, max int) ([]byte, error) {
+	for {
+		frag, err := br.ReadSlice('\n')
+		if max > 0 && len(buf)+len(frag) > max+1 {
+			return buf, ErrLineTooLong
+		}
+		buf = append(buf, frag...)
+		switch err {
+		case nil:
+			return buf[:len(buf)-1], nil
+		case bufio.ErrBufferFull:
+			continue
+		}
+		return buf, err
 	}
-	return h, msgs, warnings, nil
 }
 
 // wrapper member names, most common first.

@@ -206,7 +206,9 @@ func isBlank(line []byte) bool {
 func (r *Reader) detect() error {
 	var line []byte
 	var last bool
+	var start int64 // where line starts
 	for {
+		start = r.pos.off
 		l, la, err := r.readLine()
 		if err == io.EOF {
 			return &Error{Path: r.path, Seq: -1, Err: ErrEmpty, Msg: "the file is empty: record a session first, or pick another file"}
@@ -222,7 +224,7 @@ func (r *Reader) detect() error {
 	n := r.pos.line
 	trimmed := bytes.TrimSpace(line)
 	if trimmed[0] != '{' && isLogLine(trimmed) {
-		return r.importLog(line, last, n)
+		return r.importLog(line, last, start, n)
 	}
 	if _, bin := binaryAt(line); bin || trimmed[0] != '{' {
 		e := r.notJSON(line, n)
@@ -246,7 +248,7 @@ func (r *Reader) detect() error {
 				Msg: fmt.Sprintf(`the header is missing: the first line is a %s line; a tape starts with {"type":"header","format":%q,"version":%d}`, typ, FormatName, FormatVersion)}
 		case "":
 			if isLogLine(trimmed) {
-				return r.importLog(line, last, n)
+				return r.importLog(line, last, start, n)
 			}
 			if !r.env.hasExtra("format_version") && !r.env.hasExtra("log") {
 				return &Error{Path: r.path, Line: n, Seq: -1, Err: ErrUnknownFormat,

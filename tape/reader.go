@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -20,8 +21,8 @@ const (
 	FormatLog    Format = "jsonrpc-log" // one JSON-RPC message per line
 )
 
-// imported reports whether the tape was imported into memory (every
-// format but the native one).
+// imported reports whether the tape was imported (every format but the
+// native one): its messages come from r.imp.
 func (r *Reader) imported() bool { return r.format != FormatNative }
 
 const (
@@ -62,8 +63,10 @@ func WithMaxLine(n int) Option {
 }
 
 // Reader reads a tape message by message. A native tape is streamed from
-// the file: memory does not grow with the tape. An Agent VCR cassette is
-// imported into memory when opened.
+// the file: memory does not grow with the tape. A JSON-RPC log is read
+// from the file too, once when opened and again as Next goes (seeking back
+// reads it again from its start). A HAR file or an Agent VCR cassette is
+// streamed into a spill file when opened (Close removes it).
 //
 // A Reader is not safe for concurrent use.
 type Reader struct {
@@ -96,7 +99,7 @@ type Reader struct {
 	readSpan, seekSpan, lastSpan lineSpan
 
 	// imported tapes (Agent VCR, HAR, JSON-RPC logs)
-	msgs []Message
+	imp  importSource
 	next int
 }
 
@@ -167,6 +170,9 @@ func (r *Reader) Warnings() []string { return r.warnings }
 
 // Close releases the file. It does not close a source given to NewReader.
 func (r *Reader) Close() error {
+	if r.imp != nil {
+		r.imp.close()
+	}
 	if r.closer == nil {
 		return nil
 	}
@@ -182,10 +188,18 @@ func (r *Reader) Close() error {
 // Next keeps returning it until a SeekSeq moves the reader.
 func (r *Reader) Next() (Message, error) {
 	if r.imported() {
-		for r.next < len(r.msgs) {
+		for r.next < r.imp.count() {
 			r.next++
-			if m := r.msgs[r.next-1]; r.opts.only == nil || string(r.opts.only) == strconv.Quote(m.Session) {
-				return cloneMessage(m), nil
+			m, err := r.imp.message(r.next - 1)
+			var e *Error
+			if errors.As(err, &e) {
+				return Message{}, err
+			}
+			if err != nil {
+				return Message{}, &Error{Path: r.path, Seq: r.imp.seqAt(r.next - 1), Err: err, Msg: fmt.Sprintf("cannot read an imported message back (%v): check the disk of the temporary folder (TMPDIR)", err)}
+			}
+			if r.opts.only == nil || string(r.opts.only) == strconv.Quote(m.Session) {
+				return m, nil
 			}
 		}
 		return Message{}, io.EOF

@@ -29,12 +29,15 @@ func (r *Reader) SeekSeq(seq int64) error {
 		return fmt.Errorf("tape %s: a reader filtered to one session (WithSession) cannot seek", r.path)
 	}
 	if r.imported() {
-		i := sort.Search(len(r.msgs), func(i int) bool { return r.msgs[i].Seq >= seq })
+		n := r.imp.count()
+		i := sort.Search(n, func(i int) bool { return r.imp.seqAt(i) >= seq })
 		switch {
-		case len(r.msgs) == 0 || i == len(r.msgs):
-			return r.pastLast(seq, lastSeqOf(r.msgs))
-		case i == 0 && r.msgs[0].Seq != seq:
-			return r.beforeFirst(seq, r.msgs[0].Seq)
+		case n == 0:
+			return r.pastLast(seq, -1)
+		case i == n:
+			return r.pastLast(seq, r.imp.seqAt(n-1))
+		case i == 0 && r.imp.seqAt(0) != seq:
+			return r.beforeFirst(seq, r.imp.seqAt(0))
 		}
 		r.next = i
 		return nil
@@ -141,10 +144,3 @@ type rangeError struct{ msg string }
 
 func (e *rangeError) Error() string { return e.msg }
 func (e *rangeError) Unwrap() error { return ErrOutOfRange }
-
-func lastSeqOf(msgs []Message) int64 {
-	if len(msgs) == 0 {
-		return -1
-	}
-	return msgs[len(msgs)-1].Seq
-}

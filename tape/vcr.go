@@ -3,7 +3,6 @@ package tape
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
 	"github.com/replayctl/replayctl/jsonrpc"
-	"github.com/replayctl/replayctl/mcp"
 )
 
 // initializedMsg is the notification Agent VCR does not store and the
@@ -62,112 +60,30 @@ type vcrInteraction struct {
 }
 
 func decodeVCR(path string, doc []byte, lineBase int64) (Header, []Message, error) {
-	d := &vcrDoc{path: path, doc: doc, lineBase: lineBase}
-	for i, c := range doc {
-		if c == '\n' {
-			d.nl = append(d.nl, i)
-		}
-	}
-	var h Header
-	var raw json.RawMessage
-	if err := json.Unmarshal(doc, &raw); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return h, nil, d.errf(int(max(se.Offset-1, 0)), "not valid JSON (%v): fix the file or export it again", se)
-		}
-		return h, nil, d.errf(0, "not valid JSON (%v): fix the file or export it again", err)
-	}
-	start := jsonscan.SkipSpace(doc, 0)
-	root := span{start, start + len(bytes.TrimSpace(doc[start:]))}
-	top, err := d.object(root, "the document")
+	var store memStore
+	h, im, err := decodeVCRStream(path, bytes.NewReader(doc), lineBase, &store)
 	if err != nil {
-		return h, nil, err
+		return Header{}, nil, err
 	}
-	fv, sess := top["format_version"], top["session"]
-	if !fv.ok() || !sess.ok() {
-		e := d.errf(root.start, `a JSON document without "format_version" and "session": this is neither an Agent VCR cassette nor a replayctl tape`)
-		e.Err = ErrUnknownFormat
-		return h, nil, e
-	}
-	version, err := d.str(fv, "format_version")
+	msgs, err := im.messages()
 	if err != nil {
-		return h, nil, err
+		return Header{}, nil, err
 	}
+	return h, msgs, nil
+}
+
+// checkVCRVersion refuses a format_version (at v) this replayctl does not
+// read.
+func checkVCRVersion(d *vcrDoc, v span, version string) error {
 	if major, _, _ := strings.Cut(version, "."); major != "1" {
-		e := d.errf(fv.start, "Agent VCR format_version %q is not one this replayctl reads (1.x): upgrade replayctl, or export the cassette in format 1", version)
+		e := d.errf(v.start, "Agent VCR format_version %q is not one this replayctl reads (1.x): upgrade replayctl, or export the cassette in format 1", version)
 		e.Err = ErrNewerVersion
 		if major == "0" || major == "" {
 			e.Err = ErrUnknownFormat
 		}
-		return h, nil, e
+		return e
 	}
-	h = Header{Format: FormatName, Version: FormatVersion}
-	session, recordedAt, hasRecordedAt, err := d.metadata(top["metadata"], &h)
-	if err != nil {
-		return h, nil, err
-	}
-	s, err := d.object(sess, "session")
-	if err != nil {
-		return h, nil, err
-	}
-	initReq, err := d.optRPC(s["initialize_request"], "session.initialize_request")
-	if err != nil {
-		return h, nil, err
-	}
-	initResp, err := d.optRPC(s["initialize_response"], "session.initialize_response")
-	if err != nil {
-		return h, nil, err
-	}
-	h.ProtocolVersion = protocolVersion(initReq, initResp)
-	inters, err := d.interactions(s["interactions"])
-	if err != nil {
-		return h, nil, err
-	}
-
-	// Times are relative to the earliest one in the file.
-	var base time.Time
-	hasBase := false
-	if hasRecordedAt {
-		base, hasBase = recordedAt, true
-	}
-	for _, in := range inters {
-		if in.hasAt && (!hasBase || in.at.Before(base)) {
-			base, hasBase = in.at, true
-		}
-	}
-	var msgs []Message
-	var now int64
-	add := func(dir Dir, m vcrMsg, at int64) {
-		now = max(now, at)
-		msgs = append(msgs, Message{Seq: int64(len(msgs)), TUS: now, Session: session, Dir: dir, Msg: m.msg, Line: m.line})
-	}
-	var initAt int64
-	if hasRecordedAt {
-		initAt = recordedAt.Sub(base).Microseconds()
-	}
-	if initReq != nil {
-		add(C2S, *initReq, initAt)
-	}
-	if initResp != nil {
-		add(S2C, *initResp, initAt)
-		if !hasInitialized(inters) {
-			add(C2S, vcrMsg{msg: bytes.Clone(initializedMsg), line: initResp.line}, initAt)
-		}
-	}
-	for _, in := range inters {
-		at := now
-		if in.hasAt {
-			at = in.at.Sub(base).Microseconds()
-		}
-		for _, n := range in.notes {
-			add(S2C, n, at)
-		}
-		add(in.dir, in.req, at)
-		if in.resp != nil {
-			add(opposite(in.dir), *in.resp, at+in.latUS)
-		}
-	}
-	return h, msgs, nil
+	return nil
 }
 
 // metadata fills the header from "metadata" and returns the session name
@@ -249,88 +165,75 @@ func (d *vcrDoc) metadata(v span, h *Header) (session string, at time.Time, hasA
 	return session, at, hasAt, nil
 }
 
-// interactions decodes session.interactions.
-func (d *vcrDoc) interactions(v span) ([]vcrInteraction, error) {
-	if !v.ok() || d.doc[v.start] == 'n' {
-		return nil, nil
-	}
-	items, err := d.array(v, "session.interactions")
+// interaction decodes one element of session.interactions, at path p.
+func (d *vcrDoc) interaction(item span, p string) (vcrInteraction, error) {
+	var in vcrInteraction
+	o, err := d.object(item, p)
 	if err != nil {
-		return nil, err
+		return in, err
 	}
-	out := make([]vcrInteraction, 0, len(items))
-	for i, item := range items {
-		p := fmt.Sprintf("session.interactions[%d]", i)
-		o, err := d.object(item, p)
-		if err != nil {
-			return nil, err
+	if sq := o["sequence"]; sq.ok() && d.doc[sq.start] != 'n' {
+		if _, err := d.number(sq, p+".sequence"); err != nil {
+			return in, err
 		}
-		var in vcrInteraction
-		if sq := o["sequence"]; sq.ok() && d.doc[sq.start] != 'n' {
-			if _, err := d.number(sq, p+".sequence"); err != nil {
-				return nil, err
-			}
-		}
-		ts, err := d.optStr(o["timestamp"], p+".timestamp")
-		if err != nil {
-			return nil, err
-		}
-		if ts != "" {
-			if in.at, in.hasAt = parseISO(ts); !in.hasAt {
-				return nil, d.errf(o["timestamp"].start, "%s.timestamp %q is not an ISO 8601 time like 2026-02-08T10:30:01.050: fix it", p, ts)
-			}
-		}
-		dir, err := d.optStr(o["direction"], p+".direction")
-		if err != nil {
-			return nil, err
-		}
-		switch dir {
-		case "", "client_to_server":
-			in.label = C2S
-		case "server_to_client":
-			in.label = S2C
-		default:
-			return nil, d.errf(o["direction"].start, `%s.direction is %q, want "client_to_server" or "server_to_client": fix it`, p, dir)
-		}
-		req, err := d.optRPC(o["request"], p+".request")
-		if err != nil {
-			return nil, err
-		}
-		if req == nil {
-			return nil, d.errf(item.start, "%s has no request: each interaction needs its JSON-RPC request; fix or remove it", p)
-		}
-		in.req = *req
-		in.isInit = string(pick(req.msg, "method")) == `"notifications/initialized"`
-		if in.resp, err = d.optRPC(o["response"], p+".response"); err != nil {
-			return nil, err
-		}
-		if n := o["notifications"]; n.ok() && d.doc[n.start] != 'n' {
-			notes, err := d.array(n, p+".notifications")
-			if err != nil {
-				return nil, err
-			}
-			for j, nv := range notes {
-				m, err := d.rpc(nv, fmt.Sprintf("%s.notifications[%d]", p, j))
-				if err != nil {
-					return nil, err
-				}
-				in.notes = append(in.notes, m)
-			}
-		}
-		if l := o["latency_ms"]; l.ok() && d.doc[l.start] != 'n' {
-			ms, err := d.number(l, p+".latency_ms")
-			if err != nil {
-				return nil, err
-			}
-			if ms < 0 || ms > 1e12 {
-				return nil, d.errf(l.start, "%s.latency_ms is %v, want a number of milliseconds ≥ 0: fix it", p, ms)
-			}
-			in.latUS = int64(math.Round(ms * 1000))
-		}
-		out = append(out, in)
 	}
-	senders(out)
-	return out, nil
+	ts, err := d.optStr(o["timestamp"], p+".timestamp")
+	if err != nil {
+		return in, err
+	}
+	if ts != "" {
+		if in.at, in.hasAt = parseISO(ts); !in.hasAt {
+			return in, d.errf(o["timestamp"].start, "%s.timestamp %q is not an ISO 8601 time like 2026-02-08T10:30:01.050: fix it", p, ts)
+		}
+	}
+	dir, err := d.optStr(o["direction"], p+".direction")
+	if err != nil {
+		return in, err
+	}
+	switch dir {
+	case "", "client_to_server":
+		in.label = C2S
+	case "server_to_client":
+		in.label = S2C
+	default:
+		return in, d.errf(o["direction"].start, `%s.direction is %q, want "client_to_server" or "server_to_client": fix it`, p, dir)
+	}
+	req, err := d.optRPC(o["request"], p+".request")
+	if err != nil {
+		return in, err
+	}
+	if req == nil {
+		return in, d.errf(item.start, "%s has no request: each interaction needs its JSON-RPC request; fix or remove it", p)
+	}
+	in.req = *req
+	in.isInit = string(pick(req.msg, "method")) == `"notifications/initialized"`
+	if in.resp, err = d.optRPC(o["response"], p+".response"); err != nil {
+		return in, err
+	}
+	if n := o["notifications"]; n.ok() && d.doc[n.start] != 'n' {
+		notes, err := d.array(n, p+".notifications")
+		if err != nil {
+			return in, err
+		}
+		for j, nv := range notes {
+			m, err := d.rpc(nv, fmt.Sprintf("%s.notifications[%d]", p, j))
+			if err != nil {
+				return in, err
+			}
+			in.notes = append(in.notes, m)
+		}
+	}
+	if l := o["latency_ms"]; l.ok() && d.doc[l.start] != 'n' {
+		ms, err := d.number(l, p+".latency_ms")
+		if err != nil {
+			return in, err
+		}
+		if ms < 0 || ms > 1e12 {
+			return in, d.errf(l.start, "%s.latency_ms is %v, want a number of milliseconds ≥ 0: fix it", p, ms)
+		}
+		in.latUS = int64(math.Round(ms * 1000))
+	}
+	return in, nil
 }
 
 // senders decides who sent each interaction's request from the request
@@ -344,28 +247,13 @@ func (d *vcrDoc) interactions(v span) ([]vcrInteraction, error) {
 // and is the client's in the recorder's shape (which records only the
 // client's requests). A notification follows its direction.
 func senders(inters []vcrInteraction) {
-	// The directions name senders unless a request only clients send
-	// is marked "server_to_client".
-	bySender := true
-	for _, in := range inters {
-		m := requestMethod(in.req.msg)
-		if m != "" && !mcp.ServerInitiated(m) && in.label == S2C {
-			bySender = false
-			break
-		}
+	slim := make([]vcrSlim, len(inters))
+	for i, in := range inters {
+		slim[i] = vcrSlim{label: in.label, method: requestMethod(in.req.msg)}
 	}
+	bySender := vcrBySender(slim)
 	for i := range inters {
-		in := &inters[i]
-		switch m := requestMethod(in.req.msg); {
-		case m == "":
-			in.dir = in.label // a notification, or not JSON-RPC
-		case m == mcp.MethodPing && bySender:
-			in.dir = in.label
-		case mcp.ServerInitiated(m) && m != mcp.MethodPing:
-			in.dir = S2C
-		default:
-			in.dir = C2S
-		}
+		inters[i].dir = slim[i].sender(bySender)
 	}
 }
 
@@ -377,15 +265,6 @@ func requestMethod(msg []byte) string {
 		return ""
 	}
 	return rpc.Method
-}
-
-func hasInitialized(inters []vcrInteraction) bool {
-	for _, in := range inters {
-		if in.isInit {
-			return true
-		}
-	}
-	return false
 }
 
 func opposite(d Dir) Dir {
