@@ -31,6 +31,13 @@ func replayctlIn(t *testing.T, stdin string, args ...string) result {
 func runBinary(t *testing.T, stdin string, args ...string) (result, *os.ProcessState) {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
+	return runCmd(t, cmd, stdin, args), cmd.ProcessState
+}
+
+// runCmd runs cmd (the binary with args, or a launcher of it) in the
+// repository's root with stdin, and returns what it did.
+func runCmd(t *testing.T, cmd *exec.Cmd, stdin string, args []string) result {
+	t.Helper()
 	cmd.Dir = "../.."
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
@@ -45,7 +52,7 @@ func runBinary(t *testing.T, stdin string, args ...string) (result, *os.ProcessS
 	if strings.Contains(errb.String(), "goroutine ") && strings.Contains(errb.String(), "panic") {
 		t.Fatalf("replayctl %v panicked:\n%s", args, errb.String())
 	}
-	return result{code, out.String(), errb.String()}, cmd.ProcessState
+	return result{code, out.String(), errb.String()}
 }
 
 // tapeLine is what the tests need of a tape's message line.

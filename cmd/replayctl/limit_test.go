@@ -10,14 +10,6 @@ import (
 	"github.com/replayctl/replayctl/internal/testserver"
 )
 
-// measured runs the built binary as replayctl does, and also returns its
-// peak resident memory in bytes (-1 where unknown).
-func measured(t *testing.T, args ...string) (result, int64) {
-	t.Helper()
-	res, st := runBinary(t, "", args...)
-	return res, peakRSS(st)
-}
-
 // TestTargetsThatSendTooMuch: each way a target can send more than a
 // message should be — a stdout line without end, an HTTP body without
 // end, a gzip bomb, an SSE data line without end, a 100 MB answer — fails

@@ -19,6 +19,9 @@ func TestMain(m *testing.M) {
 	if how := os.Getenv(fakeUpstreamEnv); how != "" { // the test binary as a stdio upstream
 		os.Exit(fakeStdioUpstream(how))
 	}
+	if out := os.Getenv(rssOutEnv); out != "" { // the test binary as the launcher of a measured command
+		os.Exit(launchMeasured(out))
+	}
 	dir, err := os.MkdirTemp("", "replayctl-e2e")
 	if err != nil {
 		panic(err)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -243,12 +242,11 @@ func TestConvertPeakRSS(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(bin, append(c.args, src, dst)...)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", c.name, err, out)
+		res, rss := measuredBin(t, bin, append(c.args, src, dst)...)
+		if res.code != 0 {
+			t.Fatalf("%s: exit %d\n%s", c.name, res.code, res.stderr)
 		}
-		t.Logf("%s of %.0f MB: peak RSS %.0f MiB", c.name, float64(fi.Size())/1e6, float64(peakRSS(cmd.ProcessState))/(1<<20))
+		t.Logf("%s of %.0f MB: peak RSS %.0f MiB", c.name, float64(fi.Size())/1e6, float64(rss)/(1<<20))
 		os.Remove(src)
 		os.Remove(dst)
 	}
