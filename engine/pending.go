@@ -189,6 +189,7 @@ func (x *actor) resend(ctx context.Context, p *pend) error {
 	}
 	ss.inflight++
 	x.fifo = append(x.fifo, &np)
+	x.retryEvent(np.req, np.attempts, "validation_rule", nil)
 	if err := x.sendBounded(ctx, ss.conn, np.req.Out); err != nil && ctx.Err() == nil {
 		return x.targetDied(ss, fmt.Errorf("resend seq %d: %w", np.req.Rec.Seq, err))
 	}

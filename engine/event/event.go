@@ -75,12 +75,15 @@ type Event struct {
 	Verdict     string       `json:"verdict,omitempty"`
 	Differences []Difference `json:"differences,omitempty"`
 	// Held (sent, judged), Lag and Latency (judged), as the report counts
-	// them: Lag and Held when HasLag (a client message sent), Latency when
-	// HasLatency (a request answered in time).
+	// them (report.Figures): Lag when HasLag (a client message sent), Held
+	// when HasHeld (sent, with a due time), Latency when HasLatency (a
+	// request answered in time). In JSON: held_us, lag_us, latency_us,
+	// present only then.
 	Held       time.Duration `json:"-"`
 	Lag        time.Duration `json:"-"`
 	Latency    time.Duration `json:"-"`
 	HasLag     bool          `json:"-"`
+	HasHeld    bool          `json:"-"`
 	HasLatency bool          `json:"-"`
 }
 

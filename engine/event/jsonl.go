@@ -9,8 +9,8 @@ import (
 )
 
 // AppendJSON appends e as one line of JSON, without the newline. Durations
-// are whole microseconds: held_us, lag_us (judged, when HasLag) and
-// latency_us (judged, when HasLatency).
+// are whole microseconds: held_us (sent; judged when HasHeld), lag_us
+// (judged, when HasLag) and latency_us (judged, when HasLatency).
 func (e Event) AppendJSON(b []byte) []byte {
 	b = append(b, `{"type":`...)
 	b = appendString(b, string(e.Type))
@@ -29,7 +29,7 @@ func (e Event) AppendJSON(b []byte) []byte {
 		b = strconv.AppendInt(b, int64(e.Attempt), 10)
 	}
 	b = appendField(b, "verdict", e.Verdict)
-	if e.Type == Sent || e.HasLag {
+	if e.Type == Sent || e.HasHeld {
 		b = appendMicros(b, "held_us", e.Held)
 	}
 	if e.HasLag {
@@ -73,7 +73,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	}
 	*e = Event(w.plain)
 	if w.HeldUS != nil {
-		e.Held = time.Duration(*w.HeldUS) * time.Microsecond
+		e.Held, e.HasHeld = time.Duration(*w.HeldUS)*time.Microsecond, e.Type != Sent
 	}
 	if w.LagUS != nil {
 		e.Lag, e.HasLag = time.Duration(*w.LagUS)*time.Microsecond, true

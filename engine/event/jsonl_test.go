@@ -14,7 +14,7 @@ func TestJSONRoundTrip(t *testing.T) {
 		{Type: Dialled, TUS: 5, Session: "s1#1", Seq: -1, Detail: "1.2ms"},
 		{Type: Sent, TUS: 10, Session: "s1", Seq: 3, Method: "tools/call", Held: 0},
 		{Type: Judged, TUS: 99, Session: "s\"1\n<x>", Seq: 3, Method: "tools/call", Kind: "request", Dir: "c2s",
-			Verdict: "failed", HasLag: true, Lag: 7 * time.Microsecond, Held: 2 * time.Microsecond, HasLatency: true, Latency: 0,
+			Verdict: "failed", HasLag: true, HasHeld: true, Lag: 7 * time.Microsecond, Held: 2 * time.Microsecond, HasLatency: true, Latency: 0,
 			Differences: []Difference{{Path: "$.result.x", Expected: json.RawMessage(`1`), Actual: json.RawMessage(`not json`), Kind: "changed"}}},
 		{Type: Retry, TUS: 1, Session: "é", Seq: 4, Attempt: 2, Reason: "http_status", Detail: "HTTP 503"},
 	} {
