@@ -92,7 +92,7 @@ func stoppedTimer() *time.Timer {
 func (x *actor) run(ctx context.Context) (err error) {
 	x.ctx, x.cancel = context.WithCancel(ctx)
 	defer func() { x.endEvent(ctx, err) }() // last of all
-	if x.e.cfg.Hooks.OnSessionEnd != nil { // last: after what was in flight is reported
+	if x.e.cfg.Hooks.OnSessionEnd != nil {  // last: after what was in flight is reported
 		defer func() { x.emitEnd(ctx, err) }()
 	}
 	defer x.e.actors.remove(x)
