@@ -74,7 +74,7 @@ for 5s is hung up on.`,
 	fl.StringVar(&f.control, "control", "", "serve the control protocol (JSON lines) on unix:/path.sock as well")
 	fl.StringVar(&f.configPath, "config", "", "a YAML replay config (transformations, validation, ...); flags override it")
 	addTargetFlags(fl, &f.runFlags)
-	addOutFlag(fl, &f.outs)
+	addOutFlag(fl, &f.outs, &f.outBuffer)
 	registerValues(cmd, "speed", debugSpeeds...)
 	registerValues(cmd, "order", debugOrders...)
 	registerValues(cmd, "on-error", debugOnErrors...)
@@ -97,7 +97,7 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	if err != nil {
 		return err
 	}
-	outs, outOpts, err := a.openOuts(f.outs, false)
+	outs, outOpts, err := a.openOuts(f.outs, f.outBuffer, false)
 	if err != nil {
 		return err
 	}

@@ -184,10 +184,52 @@ func abs(n int64) int64 { return max(n, -n) }
 
 // TestOutBadSpec: a bad --out is exit 2 with what to give instead.
 func TestOutBadSpec(t *testing.T) {
-	for _, spec := range []string{"csv=x", "json", "json=", "json=" + filepath.Join(t.TempDir(), "no", "such", "dir", "e.jsonl")} {
-		res := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "--out", spec)
-		if res.code != 2 || !strings.Contains(res.stderr, "--out") {
-			t.Errorf("--out %s: got exit %d, stderr %q; want 2 and a message about --out", spec, res.code, res.stderr)
+	for _, spec := range []string{"csv=x", "json", "json=", "json=-&--out-buffer=0", "json=" + filepath.Join(t.TempDir(), "no", "such", "dir", "e.jsonl")} {
+		args := []string{"run", "examples/quickstart.jsonl", "--speed", "fast"}
+		for i, part := range strings.Split(spec, "&") { // "&" joins a second flag
+			if i == 0 {
+				args = append(args, "--out", part)
+			} else {
+				args = append(args, part)
+			}
 		}
+		res := replayctl(t, args...)
+		if res.code != 2 || !strings.Contains(res.stderr, "--out") || strings.Contains(res.stdout, "passed") {
+			t.Errorf("--out %s: got exit %d, stdout %q, stderr %q; want 2, nothing replayed, and a message about --out", spec, res.code, res.stdout, res.stderr)
+		}
+	}
+}
+
+// TestOutStdout: json=- puts the events alone on stdout, one JSON object a
+// line ending with run_ended; the summary goes to stderr.
+func TestOutStdout(t *testing.T) {
+	res := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "--out", "json=-")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0; stderr:\n%s", res.code, res.stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(res.stdout, "\n"), "\n")
+	for i, l := range lines {
+		var e event.Event
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("stdout line %d is not an event: %v: %q", i+1, err, l)
+		}
+		if i == len(lines)-1 && e.Type != event.RunEnded {
+			t.Errorf("last line %q, want a run_ended event", l)
+		}
+	}
+	if !strings.Contains(res.stderr, "passed") {
+		t.Errorf("stderr %q, want the summary there", res.stderr)
+	}
+}
+
+// TestOutWriteFails: a file the events cannot be written to is exit 2
+// naming it, after the summary.
+func TestOutWriteFails(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	res := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "--out", "json=/dev/full")
+	if res.code != 2 || !strings.Contains(res.stderr, "--out json=/dev/full") || !strings.Contains(res.stdout, "passed") {
+		t.Errorf("got exit %d, stdout %q, stderr %q; want 2, the summary, and the --out error", res.code, res.stdout, res.stderr)
 	}
 }

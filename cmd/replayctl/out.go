@@ -17,8 +17,9 @@ import (
 // outUsage is the --out flag's help, and what a bad value is told.
 const outUsage = "write the replay's events as they happen: json=FILE (JSON Lines, one event a line, appended to FILE; json=- for stdout) (repeatable)"
 
-func addOutFlag(fl *pflag.FlagSet, outs *[]string) {
+func addOutFlag(fl *pflag.FlagSet, outs *[]string, buffer *int) {
 	fl.StringArrayVar(outs, "out", nil, outUsage)
+	fl.IntVar(buffer, "out-buffer", event.DefaultBuffer, "events an --out destination may be behind before the replay waits for it")
 }
 
 // eventOuts are the --out destinations of a replay, open.
@@ -30,10 +31,14 @@ type eventOuts struct {
 }
 
 // openOuts reads the --out values and opens their files (created if
-// need be, appended to). A bad value, or a file that cannot be opened, is
-// bad usage. stdoutOK says whether json=- is allowed (not in debug, whose
-// stdout is the debugger's).
-func (a *app) openOuts(specs []string, stdoutOK bool) (*eventOuts, []replay.Option, error) {
+// need be, appended to), each with a buffer of buffer events. A bad
+// value, or a file that cannot be opened, is bad usage. stdoutOK says
+// whether json=- is allowed (not in debug, whose stdout is the
+// debugger's).
+func (a *app) openOuts(specs []string, buffer int, stdoutOK bool) (*eventOuts, []replay.Option, error) {
+	if buffer <= 0 {
+		return nil, nil, usageError("--out-buffer %d: want a number of events above 0 (default %d)", buffer, event.DefaultBuffer)
+	}
 	o := &eventOuts{}
 	var opts []replay.Option
 	for _, spec := range specs {
@@ -63,7 +68,7 @@ func (a *app) openOuts(specs []string, stdoutOK bool) (*eventOuts, []replay.Opti
 			w = f
 		}
 		write := event.JSONLines(w)
-		opts = append(opts, replay.Events(event.Consumer{Name: "--out " + spec, Handle: func(batch []event.Event) error {
+		opts = append(opts, replay.Events(event.Consumer{Name: "--out " + spec, Buffer: buffer, Handle: func(batch []event.Event) error {
 			if err := write(batch); err != nil {
 				o.fail(fmt.Errorf("--out %s: %w", spec, err))
 				return err

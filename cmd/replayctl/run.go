@@ -52,6 +52,7 @@ type runFlags struct {
 	quiet       bool
 	verbose     bool
 	outs        []string // --out
+	outBuffer   int      // --out-buffer
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -94,7 +95,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.IntVar(&f.maxRetries, "max-retries", 3, "retries of a message the target asked to have again (HTTP 408, 429, 5xx; honours Retry-After)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line (it is drawn on stderr only when stdout and stderr are both a terminal)")
 	addTargetFlags(fl, &f)
-	addOutFlag(fl, &f.outs)
+	addOutFlag(fl, &f.outs, &f.outBuffer)
 	registerValues(cmd, "speed", runSpeeds...)
 	registerValues(cmd, "order", runOrders...)
 	registerValues(cmd, "output", outputs...)
@@ -133,7 +134,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if err != nil {
 		return err
 	}
-	outs, outOpts, err := a.openOuts(f.outs, true)
+	outs, outOpts, err := a.openOuts(f.outs, f.outBuffer, true)
 	if err != nil {
 		return err
 	}
