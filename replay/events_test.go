@@ -1,0 +1,92 @@
+package replay_test
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/replayctl/replayctl/engine/event"
+	"github.com/replayctl/replayctl/replay"
+	"github.com/replayctl/replayctl/report"
+)
+
+// OnEvent sees every event, in order: each session dialled before its
+// first send and ended after its last answer, one judged event per
+// result with the result's verdict, and run_ended last.
+func TestOnEvent(t *testing.T) {
+	var events []event.Event // OnEvent's goroutine only, until Run returns
+	var results []report.Result
+	rep, err := replay.Run(t.Context(), quickstart, replay.Speed("fast"), replay.Sessions(3),
+		replay.OnEvent(func(e event.Event) { events = append(events, e) }),
+		replay.OnResult(func(r report.Result) { results = append(results, r) }))
+	if err != nil || !rep.Passed() {
+		t.Fatalf("Run: %v, passed %v", err, rep != nil && rep.Passed())
+	}
+	if len(events) == 0 || events[len(events)-1].Type != event.RunEnded {
+		t.Fatalf("got %d events, want them to end with run_ended", len(events))
+	}
+	judged := map[string]string{}
+	state := map[string]string{} // per session: "", "dialled", "ended"
+	for i, e := range events {
+		switch e.Type {
+		case event.Dialled:
+			if state[e.Session] != "" {
+				t.Errorf("event %d: %s dialled twice", i, e.Session)
+			}
+			state[e.Session] = "dialled"
+		case event.Sent, event.Answered, event.Due:
+			if state[e.Session] != "dialled" {
+				t.Errorf("event %d: %s of %s seq %d while the session is %q, want dialled", i, e.Type, e.Session, e.Seq, state[e.Session])
+			}
+		case event.SessionEnded:
+			state[e.Session] = "ended"
+		case event.Judged:
+			judged[fmt.Sprint(e.Session, " ", e.Seq)] = e.Verdict
+		}
+	}
+	if len(state) != 3 {
+		t.Errorf("sessions seen: %v, want 3", state)
+	}
+	for s, st := range state {
+		if st != "ended" {
+			t.Errorf("session %s: %q, want ended", s, st)
+		}
+	}
+	if len(judged) != len(results) {
+		t.Errorf("%d judged events, %d results: want one each", len(judged), len(results))
+	}
+	for _, r := range results {
+		if v := judged[fmt.Sprint(r.Session, " ", r.Seq)]; v != string(r.Verdict) {
+			t.Errorf("%s seq %d: judged %q, result %q", r.Session, r.Seq, v, r.Verdict)
+		}
+	}
+}
+
+// A live viewer stuck in its Handle does not hold the replay up: it loses
+// its oldest events, and the report says how many.
+func TestLiveViewerNeverBlocks(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	var seen []event.Event
+	viewer := event.Consumer{Name: "viewer", Live: true, Buffer: 2, Handle: func(batch []event.Event) error {
+		<-release // stuck until the session has ended
+		seen = append(seen, batch...)
+		return nil
+	}}
+	rep, err := replay.Run(t.Context(), quickstart, replay.Speed("fast"), replay.Events(viewer),
+		replay.OnSessionEnd(func(replay.SessionEnd) { once.Do(func() { close(release) }) }))
+	if err != nil || !rep.Passed() {
+		t.Fatalf("Run: %v, passed %v", err, rep != nil && rep.Passed())
+	}
+	var warned bool
+	for _, w := range rep.Summary.Warnings {
+		warned = warned || strings.Contains(w, "viewer (a live view) lost")
+	}
+	if !warned {
+		t.Errorf("warnings %q, want one saying the viewer lost events", rep.Summary.Warnings)
+	}
+	if len(seen) == 0 || seen[len(seen)-1].Type != event.RunEnded {
+		t.Errorf("the viewer saw %d events, want the newest, run_ended last", len(seen))
+	}
+}
