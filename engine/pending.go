@@ -156,6 +156,7 @@ func (x *actor) retry(ctx context.Context, p *pend) (bool, error) {
 		return false, nil
 	}
 	x.e.log.Info().Int64("seq", p.req.Rec.Seq).Int("attempt", p.attempts+1).Msg("answer failed a retry rule: sending again")
+	x.retryEvent(p.req, p.attempts+1, "validation_rule", nil)
 	return true, x.resend(ctx, p)
 }
 
@@ -189,7 +190,6 @@ func (x *actor) resend(ctx context.Context, p *pend) error {
 	}
 	ss.inflight++
 	x.fifo = append(x.fifo, &np)
-	x.retryEvent(np.req, np.attempts, "validation_rule", nil)
 	if err := x.sendBounded(ctx, ss.conn, np.req.Out); err != nil && ctx.Err() == nil {
 		return x.targetDied(ss, fmt.Errorf("resend seq %d: %w", np.req.Rec.Seq, err))
 	}

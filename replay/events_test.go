@@ -90,3 +90,42 @@ func TestLiveViewerNeverBlocks(t *testing.T) {
 		t.Errorf("the viewer saw %d events, want the newest, run_ended last", len(seen))
 	}
 }
+
+// Chaos shows in the stream: a fault event where a disconnect is
+// injected, then the session's reconnect.
+func TestEventsOfChaos(t *testing.T) {
+	var events []event.Event
+	rep, err := replay.Run(t.Context(), quickstart, replay.Speed("fast"), replay.Sessions(4),
+		replay.Chaos("disconnect=0.3"), replay.Seed(7),
+		replay.OnEvent(func(e event.Event) { events = append(events, e) }))
+	if rep == nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if len(rep.Chaos.Faults) == 0 {
+		t.Fatalf("no faults injected with seed 7: choose another seed")
+	}
+	pending := map[string]int{} // disconnect faults not yet followed by a reconnect, per session
+	faults := 0
+	for _, e := range events {
+		switch e.Type {
+		case event.Fault:
+			if e.Reason == "disconnect" {
+				faults++
+				pending[e.Session]++
+			}
+		case event.Reconnect:
+			if pending[e.Session] == 0 {
+				t.Errorf("%s: a reconnect before any disconnect fault", e.Session)
+			}
+			pending[e.Session]--
+		}
+	}
+	if faults != len(rep.Chaos.Faults) {
+		t.Errorf("%d disconnect fault events, the report lists %d faults", faults, len(rep.Chaos.Faults))
+	}
+	for s, n := range pending {
+		if n != 0 {
+			t.Errorf("%s: %d disconnects without a reconnect event", s, n)
+		}
+	}
+}

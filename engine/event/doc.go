@@ -14,7 +14,7 @@
 //
 // A consumer is one of two kinds ([Consumer.Live]):
 //
-//   - Lossless (a file, the report): it sees every event. It has a buffer
+//   - Lossless (a file): it sees every event. It has a buffer
 //     of its own; while the buffer has room, emitting never waits. When it
 //     is full, the goroutine that emits waits for room: a consumer slower
 //     than the replay slows the replay down, it never loses an event. Each

@@ -21,7 +21,8 @@ type Consumer struct {
 	Name string
 	// Handle is called with each batch of events, in order, from the
 	// consumer's own goroutine; the batch is reused after it returns. An
-	// error ends the consumer (see the package doc).
+	// error ends the consumer (see the package doc). Stream.Close waits
+	// for it to return, a live consumer's too.
 	Handle func(batch []Event) error
 	// Live: drop the oldest event when the buffer is full (a viewer);
 	// else wait for room (lossless).
@@ -61,7 +62,8 @@ type Stream struct {
 	queues []*queue
 	behind func(string)
 	g      errgroup.Group
-	closed bool // set by Close
+	close  sync.Once
+	err    error // Close's, set once
 }
 
 // New starts a stream whose events count time from start, and one
@@ -92,7 +94,7 @@ func (s *Stream) Start() time.Time { return s.start }
 
 // Emit stamps e with at (TUS) and gives it to every consumer. It returns
 // at once, unless a lossless consumer's buffer is full: then it waits for
-// room (see the package doc). Emit after Close is a bug.
+// room (see the package doc).
 func (s *Stream) Emit(at time.Time, e Event) {
 	if s == nil {
 		return
@@ -120,13 +122,18 @@ func (s *Stream) Abandon() {
 }
 
 // Close ends the stream: each consumer is handed the events left in its
-// buffer, then its goroutine returns. Close waits for that and returns the
-// consumers' errors. Close is idempotent.
+// buffer, then its goroutine returns. Close waits for that (for each
+// Handle to return) and returns the consumers' errors. Events emitted
+// after Close are dropped, counted in Lost. Close is idempotent.
 func (s *Stream) Close() error {
-	if s == nil || s.closed {
+	if s == nil {
 		return nil
 	}
-	s.closed = true
+	s.close.Do(func() { s.err = s.shut() })
+	return s.err
+}
+
+func (s *Stream) shut() error {
 	for _, q := range s.queues {
 		q.mu.Lock()
 		q.closed = true

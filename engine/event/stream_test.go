@@ -237,3 +237,16 @@ func BenchmarkEmit(b *testing.B) {
 		})
 	}
 }
+
+func TestEmitAfterCloseIsDropped(t *testing.T) {
+	var r recorder
+	s := New(time.Now(), []Consumer{{Name: "file", Handle: r.handle, Buffer: 1}})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s.Emit(time.Now(), ev(1))
+	s.Emit(time.Now(), ev(2)) // would wait for room, were it not dropped
+	if st := s.Stats()[0]; st.Lost != 2 || len(r.got) != 0 {
+		t.Errorf("got lost %d, delivered %v; want 2 lost, none delivered", st.Lost, r.seqs())
+	}
+}
