@@ -1,14 +1,22 @@
 package replay_test
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/replayctl/replayctl/engine/event"
+	"github.com/replayctl/replayctl/mock"
 	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
 )
 
 // OnEvent sees every event, in order: each session dialled before its
@@ -127,5 +135,45 @@ func TestEventsOfChaos(t *testing.T) {
 		if n != 0 {
 			t.Errorf("%s: %d disconnects without a reconnect event", s, n)
 		}
+	}
+}
+
+// A request the target asks to have again (HTTP 503) shows as a retry
+// event, attempt 1, between its sent and its answered.
+func TestEventsOfRetry(t *testing.T) {
+	srv, err := mock.NewServer(tape.File(quickstart))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner := transport.NewStreamableHandler(srv)
+	var refused atomic.Bool
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if bytes.Contains(body, []byte(`"tools/list"`)) && refused.CompareAndSwap(false, true) {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		inner.ServeHTTP(w, r)
+	})
+	var events []event.Event
+	rep, err := replay.Run(t.Context(), quickstart, replay.Speed("fast"), replay.Against(replay.Handler(h)),
+		replay.RetryDelay(time.Millisecond), replay.Ignore("result.serverInfo"),
+		replay.OnEvent(func(e event.Event) { events = append(events, e) }))
+	if rep == nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if !refused.Load() {
+		t.Fatal("the handler refused nothing")
+	}
+	var trail []string
+	for _, e := range events {
+		if e.Method == "tools/list" && e.Type != event.Due {
+			trail = append(trail, fmt.Sprintf("%s:%d:%s", e.Type, e.Attempt, e.Reason))
+		}
+	}
+	want := "[sent:0: retry:1:http_status answered:0: judged:0:]"
+	if got := fmt.Sprint(trail); got != want {
+		t.Errorf("tools/list events %s, want %s", got, want)
 	}
 }
