@@ -233,3 +233,25 @@ func TestOutWriteFails(t *testing.T) {
 		t.Errorf("got exit %d, stdout %q, stderr %q; want 2, the summary, and the --out error", res.code, res.stdout, res.stderr)
 	}
 }
+
+// TestDebugOut: debug takes --out json=FILE too (not json=-: its stdout is
+// the debugger's).
+func TestDebugOut(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	res := replayctlIn(t, "continue\n", "debug", "examples/quickstart.jsonl", "--out", "json="+path)
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0; stderr:\n%s", res.code, res.stderr)
+	}
+	judged := 0
+	for _, e := range readEvents(t, path) {
+		if e.Type == event.Judged && e.Kind == "request" {
+			judged++
+		}
+	}
+	if judged != 8 {
+		t.Errorf("%d requests judged in the events, want the tape's 8", judged)
+	}
+	if res := replayctlIn(t, "", "debug", "examples/quickstart.jsonl", "--out", "json=-"); res.code != 2 || !strings.Contains(res.stderr, "json=FILE") {
+		t.Errorf("debug --out json=-: exit %d, stderr %q; want 2 and to give a file", res.code, res.stderr)
+	}
+}
