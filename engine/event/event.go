@@ -100,4 +100,12 @@ type Difference struct {
 // Stamp is t as an event time: microseconds since start, rounded.
 func Stamp(start, t time.Time) int64 { return micros(t.Sub(start)) }
 
-func micros(d time.Duration) int64 { return int64(d.Round(time.Microsecond) / time.Microsecond) }
+// micros is d in whole microseconds, rounded half away from zero as
+// d.Round(time.Microsecond) does (the report's histograms), without its
+// general case.
+func micros(d time.Duration) int64 {
+	if d < 0 {
+		return -int64((-d + 500) / 1000)
+	}
+	return int64((d + 500) / 1000)
+}

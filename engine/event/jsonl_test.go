@@ -54,3 +54,11 @@ type countingWriter struct {
 }
 
 func (w *countingWriter) Write(p []byte) (int, error) { w.writes++; return w.buf.Write(p) }
+
+func TestMicrosRoundsAsDurationRound(t *testing.T) {
+	for _, d := range []time.Duration{0, 1, 499, 500, 501, 1499, 1500, -1, -499, -500, -501, -1500, 123456789, -987654321} {
+		if got, want := micros(d), int64(d.Round(time.Microsecond)/time.Microsecond); got != want {
+			t.Errorf("micros(%d) = %d, want %d", d, got, want)
+		}
+	}
+}

@@ -27,7 +27,8 @@ type Consumer struct {
 	// Live: drop the oldest event when the buffer is full (a viewer);
 	// else wait for room (lossless).
 	Live bool
-	// Buffer is how many events it may be behind; 0: DefaultBuffer, or
+	// Buffer is how many events it may be behind (a lossless consumer:
+	// counting those its Handle is at); 0: DefaultBuffer, or
 	// DefaultLiveBuffer for a live consumer.
 	Buffer int
 }
@@ -238,26 +239,32 @@ func (q *queue) signal() {
 	}
 }
 
-// run is the consumer's goroutine: it takes everything in the ring at
-// each wake-up and hands it to Handle, until the stream is closed and the
-// ring is empty, or Handle fails.
+// run is the consumer's goroutine: it hands what is in the ring to
+// Handle until the stream is closed and the ring is empty, or Handle
+// fails.
 func (q *queue) run() error {
-	var batch []Event
+	var batch []Event // a live consumer's copy
 	for range q.wake {
-		q.mu.Lock()
-		batch = batch[:0]
-		for q.n > 0 {
-			batch = append(batch, q.ring[q.head])
-			q.ring[q.head] = Event{}
-			q.head = (q.head + 1) % len(q.ring)
-			q.n--
-		}
-		closed := q.closed
-		q.cond.Broadcast()
-		q.mu.Unlock()
-		if len(batch) > 0 {
-			if err := q.c.Handle(batch); err != nil {
-				q.mu.Lock()
+		for {
+			q.mu.Lock()
+			if q.n == 0 {
+				closed := q.closed
+				q.mu.Unlock()
+				if closed {
+					return nil
+				}
+				break // wait for the next wake-up
+			}
+			batch = q.take(batch[:0])
+			q.mu.Unlock()
+			err := q.c.Handle(batch)
+			q.mu.Lock()
+			if !q.c.Live { // the slots Handle read are free now
+				q.head = (q.head + len(batch)) % len(q.ring)
+				q.n -= len(batch)
+				q.cond.Broadcast()
+			}
+			if err != nil {
 				q.dead, q.err = true, err
 				q.lost += int64(q.n)
 				q.n = 0
@@ -265,13 +272,28 @@ func (q *queue) run() error {
 				q.mu.Unlock()
 				return err
 			}
-			q.mu.Lock()
 			q.delivered += int64(len(batch))
 			q.mu.Unlock()
 		}
-		if closed {
-			return nil
-		}
 	}
 	return nil
+}
+
+// take returns, with q.mu held, the oldest events in the ring. For a
+// lossless consumer it is the ring itself, up to its end or the newest
+// event: emitters write only past the newest, and the slots stay the
+// consumer's until run frees them after Handle, so nothing is copied. A
+// live consumer's emitters overwrite the oldest: its events are copied
+// into batch and freed at once.
+func (q *queue) take(batch []Event) []Event {
+	if !q.c.Live {
+		return q.ring[q.head:min(q.head+q.n, len(q.ring))]
+	}
+	for q.n > 0 {
+		batch = append(batch, q.ring[q.head])
+		q.ring[q.head] = Event{}
+		q.head = (q.head + 1) % len(q.ring)
+		q.n--
+	}
+	return batch
 }

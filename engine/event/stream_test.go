@@ -118,7 +118,8 @@ func TestLosslessFullBufferWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		file := recorder{gate: make(chan struct{})}
 		var behind []string
-		s := New(time.Now(), []Consumer{{Name: "file", Handle: file.handle, Buffer: 2}},
+		// 3: seq 0 in Handle, 1 and 2 waiting.
+		s := New(time.Now(), []Consumer{{Name: "file", Handle: file.handle, Buffer: 3}},
 			WithBehind(func(c string) { behind = append(behind, c) }))
 		s.Emit(time.Now(), ev(0))
 		synctest.Wait() // the consumer holds seq 0 in Handle
@@ -186,7 +187,7 @@ func TestFailedConsumerIsDropped(t *testing.T) {
 func TestAbandonEndsTheWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		file := recorder{gate: make(chan struct{})}
-		s := New(time.Now(), []Consumer{{Name: "file", Handle: file.handle, Buffer: 1}})
+		s := New(time.Now(), []Consumer{{Name: "file", Handle: file.handle, Buffer: 2}})
 		s.Emit(time.Now(), ev(0))
 		synctest.Wait()
 		s.Emit(time.Now(), ev(1))
