@@ -91,8 +91,9 @@ func stoppedTimer() *time.Timer {
 // reported as failed first.
 func (x *actor) run(ctx context.Context) (err error) {
 	x.ctx, x.cancel = context.WithCancel(ctx)
-	defer func() { x.endEvent(ctx, err) }() // last of all
-	if x.e.cfg.Hooks.OnSessionEnd != nil {  // last: after what was in flight is reported
+	// The session's end event, last of all.
+	defer func() { x.endEvent(ctx, err) }()
+	if x.e.cfg.Hooks.OnSessionEnd != nil { // last: after what was in flight is reported
 		defer func() { x.emitEnd(ctx, err) }()
 	}
 	defer x.e.actors.remove(x)
