@@ -101,7 +101,11 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	if err != nil {
 		return err
 	}
-	defer outs.close()
+	defer func() {
+		if err := outs.close(); err != nil { // the session's outcome stands; say what was not written
+			fmt.Fprintf(a.errOut, "replayctl: %v\n", err)
+		}
+	}()
 	// debug steps by itself and pauses at errors: a config's stepped speed
 	// or stop/retry strategy mean nothing here (replay.Controlled).
 	opts = append(append(opts, outOpts...), replay.Controlled())
