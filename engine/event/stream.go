@@ -15,6 +15,14 @@ const (
 	DefaultLiveBuffer = 1 << 10 // a live consumer's
 )
 
+// FlushEvery is the longest an event waits before its consumer is handed
+// it. A consumer is woken at once when an eighth of its buffer (at most
+// maxWakeAt events) is waiting, else at the next flush: one wake-up per
+// batch, not per event.
+const FlushEvery = 50 * time.Millisecond
+
+const maxWakeAt = 256
+
 // Consumer is one reader of the stream.
 type Consumer struct {
 	// Name says who it is in warnings, e.g. "--out json=events.jsonl".
@@ -82,7 +90,8 @@ func New(start time.Time, consumers []Consumer, opts ...Option) *Stream {
 				n = DefaultLiveBuffer
 			}
 		}
-		q := &queue{c: c, ring: make([]Event, n), wake: make(chan struct{}, 1), behind: s.behind}
+		q := &queue{c: c, ring: make([]Event, n), wake: make(chan struct{}, 1), behind: s.behind,
+			wakeAt: min(max(n/8, 1), maxWakeAt)}
 		q.cond = sync.NewCond(&q.mu)
 		s.queues = append(s.queues, q)
 		s.g.Go(q.run)
@@ -172,7 +181,11 @@ func (s *Stream) Stats() []Stat {
 type queue struct {
 	c      Consumer
 	behind func(string)
-	wake   chan struct{} // 1: there are events, or the stream is closed
+	wake   chan struct{} // 1: there are wakeAt events, or the stream is closed
+	// wakeAt is how many events wake the consumer; fewer wait for the next
+	// flush (FlushEvery). Waking a goroutine per event would cost more
+	// than the event.
+	wakeAt int
 
 	mu        sync.Mutex // guards what follows
 	cond      *sync.Cond // signalled when there is room, or no more waiting
@@ -210,9 +223,9 @@ func (q *queue) put(e *Event) {
 	}
 	q.ring[(q.head+q.n)%len(q.ring)] = *e
 	q.n++
-	first := q.n == 1
+	wake := q.n == q.wakeAt
 	q.mu.Unlock()
-	if first {
+	if wake {
 		q.signal()
 	}
 }
@@ -240,11 +253,17 @@ func (q *queue) signal() {
 }
 
 // run is the consumer's goroutine: it hands what is in the ring to
-// Handle until the stream is closed and the ring is empty, or Handle
-// fails.
+// Handle, when wakeAt events are there or every FlushEvery, until the
+// stream is closed and the ring is empty, or Handle fails.
 func (q *queue) run() error {
 	var batch []Event // a live consumer's copy
-	for range q.wake {
+	flush := time.NewTicker(FlushEvery)
+	defer flush.Stop()
+	for {
+		select {
+		case <-q.wake:
+		case <-flush.C:
+		}
 		for {
 			q.mu.Lock()
 			if q.n == 0 {
@@ -276,7 +295,6 @@ func (q *queue) run() error {
 			q.mu.Unlock()
 		}
 	}
-	return nil
 }
 
 // take returns, with q.mu held, the oldest events in the ring. For a

@@ -95,6 +95,7 @@ func TestLiveViewerDropsOldestAndNeverBlocks(t *testing.T) {
 		for i := int64(1); i <= 10; i++ {
 			s.Emit(time.Now(), ev(i)) // returns at once: a deadlock would fail the test
 		}
+		time.Sleep(FlushEvery) // the file's few events wait for a flush
 		synctest.Wait()
 		if got := file.seqs(); len(got) != 11 {
 			t.Errorf("the lossless consumer got %v while the viewer was stuck, want seqs 0..10", got)
@@ -250,4 +251,33 @@ func TestEmitAfterCloseIsDropped(t *testing.T) {
 	if st := s.Stats()[0]; st.Lost != 2 || len(r.got) != 0 {
 		t.Errorf("got lost %d, delivered %v; want 2 lost, none delivered", st.Lost, r.seqs())
 	}
+}
+
+// Fewer events than wake a consumer wait at most FlushEvery; enough wake
+// it at once.
+func TestFlush(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var file recorder
+		s := New(time.Now(), []Consumer{{Name: "file", Handle: file.handle, Buffer: 80}}) // woken at 10
+		s.Emit(time.Now(), ev(0))
+		synctest.Wait()
+		if got := file.seqs(); len(got) != 0 {
+			t.Fatalf("got %v at once, want the event to wait for a flush", got)
+		}
+		time.Sleep(FlushEvery)
+		synctest.Wait()
+		if got := fmt.Sprint(file.seqs()); got != "[0]" {
+			t.Fatalf("got %s after FlushEvery, want [0]", got)
+		}
+		for i := range int64(10) {
+			s.Emit(time.Now(), ev(i+1))
+		}
+		synctest.Wait()
+		if got := file.seqs(); len(got) != 11 {
+			t.Errorf("got %v, want the 10 more at once (a batch wakes the consumer)", got)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
