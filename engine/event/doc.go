@@ -28,6 +28,10 @@
 //     loss counted ([Stat.Lost]); emitting never waits for it, so a slow
 //     viewer never slows the replay.
 //
+// A consumer is handed its events in batches: when an eighth of its
+// buffer is waiting, or after [FlushEvery] (one goroutine wake-up per
+// batch, not per event).
+//
 // A consumer whose Handle returns an error sees no more events; its
 // events are dropped from then on, and [Stream.Close] returns the error.
 //
