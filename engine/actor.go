@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/transport"
 )
@@ -90,6 +91,8 @@ func stoppedTimer() *time.Timer {
 // reported as failed first.
 func (x *actor) run(ctx context.Context) (err error) {
 	x.ctx, x.cancel = context.WithCancel(ctx)
+	// The session's end event, last of all.
+	defer func() { x.endEvent(ctx, err) }()
 	if x.e.cfg.Hooks.OnSessionEnd != nil { // last: after what was in flight is reported
 		defer func() { x.emitEnd(ctx, err) }()
 	}
@@ -190,16 +193,19 @@ func (x *actor) connect(ctx context.Context) error {
 			return err
 		}
 	}
+	began := time.Now()
 	c, err := x.dial(ctx)
 	if err != nil {
 		return targetErr(fmt.Sprintf("connect session %s", x.ss.name), err)
 	}
+	now := time.Now()
+	x.sessionEvent(now, event.Dialled, "in "+now.Sub(began).String())
 	x.e.actorsLive.Add(1) // from now on it replays: see queueLimit and spin
 	x.live0 = true
 	x.ss.conn, x.direct = c, c.Incoming()
 	// Messages released while the connection was being made were held by
 	// the target's start-up (global pacing counts it as held, not lag).
-	x.ss.freeAt = time.Now()
+	x.ss.freeAt = now
 	return nil
 }
 
@@ -305,6 +311,9 @@ func (x *actor) drain(ctx context.Context, ss *session) error {
 			x.endAwait(ss)
 		}
 		if ss.held(x.e.cfg.MaxInflight) {
+			if !ss.blocked {
+				x.heldEvent(ss, it)
+			}
 			ss.blocked = true
 			break
 		}

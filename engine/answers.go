@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transformer"
@@ -129,6 +130,7 @@ func (x *actor) answerServer(ctx context.Context, ss *session, req jsonrpc.Messa
 	if err := x.sendBounded(ctx, ss.conn, it.RPC.WithID(req.ID)); err != nil && ctx.Err() == nil {
 		return x.targetDied(ss, fmt.Errorf("answer server request %s: %w", req.Method, err))
 	}
+	x.sentEvents(it, sent)
 	return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent})
 }
 
@@ -180,6 +182,9 @@ func (x *actor) arrive(ctx context.Context, a arrival) error {
 		return x.emit(ctx, &outcome{Req: &Item{Rec: tape.Message{Seq: -1, Session: ss.name, Dir: tape.S2C}}, Err: fmt.Errorf("answer with id %s matches no request in flight", rpc.ID)})
 	}
 	inc := a.inc
+	if p.req.Fault != nil && !faultInjectedAtSend(p.req.Fault) && p.attempts == 0 {
+		x.faultEvent(p.req)
+	}
 	if p.req.Fault != nil && !p.req.Fault.Kind.Outbound() && p.attempts == 0 {
 		keep, err := x.faultedAnswer(ctx, p, &inc)
 		if err != nil || !keep {
@@ -187,6 +192,7 @@ func (x *actor) arrive(ctx context.Context, a arrival) error {
 		}
 	}
 	p.actual = &inc
+	x.event(inc.At, event.Answered, p.req)
 	ss.inflight--
 	x.anchorHandshake(p)
 	if p.expected != nil || x.final(ss) || p.req.Injected {

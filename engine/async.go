@@ -42,7 +42,7 @@ func (x *actor) sendAsync(ctx context.Context, ss *session, it *Item, sent time.
 	x.sends.Go(func() {
 		// No send outlives the time its request has to be answered.
 		sctx, cancel := context.WithDeadline(x.ctx, p.deadline)
-		err := x.sendRetry(sctx, conn, msg)
+		err := x.sendRetry(sctx, conn, msg, it)
 		cancel()
 		select {
 		case x.sendDone <- sendResult{p: p, err: err}:

@@ -12,6 +12,7 @@ import (
 	"github.com/cenkalti/backoff/v4"
 
 	"github.com/replayctl/replayctl/chaos"
+	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/report"
@@ -221,6 +222,7 @@ func (x *actor) disconnect(ctx context.Context, ss *session, it *Item) error {
 	ss.faultCount++
 	ss.lastFault = it.Fault
 	ss.altered = it.Fault
+	x.faultEvent(it)
 	sent := time.Now()
 	if rw, ok := ss.conn.(transport.RawWriter); ok {
 		line := append(slices.Clip(it.Out), '\n')
@@ -229,6 +231,7 @@ func (x *actor) disconnect(ctx context.Context, ss *session, it *Item) error {
 		_ = x.sendBounded(ctx, ss.conn, it.Out)
 	}
 	x.sentOrDropped(it)
+	x.sentEvents(it, sent)
 	var lost []*pend
 	for _, p := range ss.sent {
 		if !p.answered() {
@@ -253,6 +256,7 @@ func (x *actor) disconnect(ctx context.Context, ss *session, it *Item) error {
 		return x.died(ctx, ss, fmt.Errorf("reconnect after the disconnect at seq %d: %w", it.Rec.Seq, err))
 	}
 	ss.conn, x.direct = conn, conn.Incoming()
+	x.sessionEvent(time.Now(), event.Reconnect, fmt.Sprintf("after the disconnect fault at seq %d", it.Rec.Seq))
 	// A fresh handshake, as a client reconnecting does: initialize now;
 	// notifications/initialized, and everything after it, once the server
 	// has answered it (MCP: nothing but pings before that answer).

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/replayctl/replayctl/chaos"
+	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/scheduler"
 )
@@ -95,6 +96,7 @@ func (x *actor) anchorHandshake(p *pend) {
 	}
 	if !x.e.perSession { // the schedule stage paces, and waits for this
 		p.anchored = true
+		x.event(at, event.Anchored, p.req)
 		x.e.handshook(handshake{session: x.ss.name, epoch: p.req.Epoch, at: at})
 		return
 	}
@@ -102,6 +104,7 @@ func (x *actor) anchorHandshake(p *pend) {
 		return // anchored when the recorded answer comes
 	}
 	p.anchored = true
+	x.event(at, event.Anchored, p.req)
 	x.ss.anchor(x.e.speed(), at, p.expected.Rec.TUS)
 }
 

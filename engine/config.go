@@ -7,6 +7,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/replayctl/replayctl/chaos"
+	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transformer"
@@ -127,6 +128,9 @@ type Config struct {
 	Redactor *tape.Redactor
 	// Hooks are called at fixed points of the replay; see Hooks.
 	Hooks Hooks
+	// Events are the consumers of the replay's event stream (package
+	// event); none: no events are made.
+	Events []event.Consumer
 }
 
 func (c *Config) withDefaults() error {

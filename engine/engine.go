@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/replayctl/replayctl/controller"
+	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/mock"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
@@ -88,6 +89,8 @@ type Engine struct {
 	stopRun context.CancelCauseFunc
 	// lasts is each session's last seq, once scanned (owned by the router).
 	lasts lastSeqs
+	// ev is the run's event stream (nil: no consumers); see events.go.
+	ev *event.Stream
 }
 
 // speed is the current speed.
@@ -203,7 +206,9 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	defer stop(nil)
 	e.stopRun = stop
 	g, gctx := errgroup.WithContext(rctx)
-	col.Start(time.Now())
+	start := time.Now()
+	col.Start(start)
+	defer e.startEvents(ctx, start)()
 	var src source = r
 	if e.cfg.Sessions > 1 {
 		if e.ctl != nil {
@@ -236,7 +241,7 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 		col.Finish(time.Now())
 	}
 
-	warnings := append(append(append(r.Warnings(), e.loadNotes...), e.restoreNotes...), e.notes...)
+	warnings := append(append(append(append(r.Warnings(), e.loadNotes...), e.restoreNotes...), e.notes...), e.endEvents(err)...)
 	if e.invalid > 20 {
 		warnings = append(warnings, fmt.Sprintf("… and %d more recorded messages that are not valid JSON-RPC", e.invalid-20))
 	}

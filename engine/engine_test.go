@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
 
+	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/mock"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
@@ -142,23 +144,64 @@ func TestChangedAnswersFailExactly(t *testing.T) {
 
 // BenchmarkPipeline replays a tape of n requests in fast mode against the
 // built-in mock, every answer validated. requests/s is the headline figure.
+// events=file writes the event stream to a file as JSON Lines (--out
+// json=FILE) besides; events=none makes none.
 func BenchmarkPipeline(b *testing.B) {
 	for _, n := range []int{1000, 100_000} {
-		b.Run(fmt.Sprintf("msgs=%d", n), func(b *testing.B) {
-			path := writeTape(b, b.TempDir(), n, 1000, nil)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				rep, err := replay(b, Config{Tape: path, Speed: scheduler.Speed{Mode: scheduler.Fast}, Logger: zerolog.Nop()})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if rep.Validation.Passed != int64(n+1) {
-					b.Fatalf("passed %d, want %d", rep.Validation.Passed, n+1)
-				}
+		for _, file := range []bool{false, true} {
+			name := fmt.Sprintf("msgs=%d/events=none", n)
+			if file {
+				name = fmt.Sprintf("msgs=%d/events=file", n)
 			}
-			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "requests/s")
-		})
+			b.Run(name, func(b *testing.B) {
+				dir := b.TempDir()
+				path := writeTape(b, dir, n, 1000, nil)
+				b.ReportAllocs()
+				b.ResetTimer()
+				var lines, stalls int64
+				cpu0 := cpuTime()
+				for b.Loop() {
+					cfg := Config{Tape: path, Speed: scheduler.Speed{Mode: scheduler.Fast}, Logger: zerolog.Nop()}
+					var f *os.File
+					if file {
+						var err error
+						if f, err = os.Create(filepath.Join(dir, "events.jsonl")); err != nil {
+							b.Fatal(err)
+						}
+						write := event.JSONLines(f)
+						cfg.Events = []event.Consumer{{Name: "file", Handle: func(batch []event.Event) error {
+							lines += int64(len(batch))
+							return write(batch)
+						}}}
+					}
+					rep, err := replay(b, cfg)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if f != nil {
+						if err := f.Close(); err != nil {
+							b.Fatal(err)
+						}
+					}
+					if rep.Validation.Passed != int64(n+1) {
+						b.Fatalf("passed %d, want %d", rep.Validation.Passed, n+1)
+					}
+					for _, w := range rep.Summary.Warnings {
+						if !strings.Contains(w, "fell behind") { // waiting for the file is the design, and its cost
+							b.Fatalf("warning: %s", w)
+						}
+						stalls++
+					}
+				}
+				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "requests/s")
+				// On a shared machine the CPU per request is the steadier figure.
+				b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N)/float64(n)/1000, "cpu-µs/request")
+				if file {
+					b.ReportMetric(float64(lines)/float64(b.N)/float64(n), "events/request")
+					b.ReportMetric(float64(stalls)/float64(b.N), "runs-that-waited/op")
+				}
+			})
+		}
 	}
 }
 

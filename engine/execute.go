@@ -87,6 +87,9 @@ func (x *actor) sendOne(ctx context.Context, ss *session, it *Item) error {
 	}
 	x.liveValues(ss, it)
 	it.after = ss.altered
+	if faultInjectedAtSend(it.Fault) {
+		x.faultEvent(it)
+	}
 	if f := it.Fault; f != nil && f.Kind == chaos.NetworkError && x.e.cfg.MaxRetries == 0 {
 		// The connection failed as the request was written: the server
 		// never got it, and without retries nobody sends it again.
@@ -99,6 +102,7 @@ func (x *actor) sendOne(ctx context.Context, ss *session, it *Item) error {
 	sent := time.Now()
 	it.Held = heldFor(ss, it, sent)
 	if x.async(ss, it) {
+		x.sentEvents(it, sent)
 		x.sendAsync(ctx, ss, it, sent)
 		return nil
 	}
@@ -117,12 +121,13 @@ func (x *actor) sendOne(ctx context.Context, ss *session, it *Item) error {
 			sent = time.Now() // its answer is timed from the end of the write
 		}
 	} else {
-		err = x.sendRetry(sctx, ss.conn, it.Out)
+		err = x.sendRetry(sctx, ss.conn, it.Out, it)
 	}
 	x.sentOrDropped(it)
 	if err != nil {
 		return x.sendFailed(ctx, ss, it, sent, err)
 	}
+	x.sentEvents(it, sent)
 	if it.RPC.Kind != jsonrpc.KindRequest {
 		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent})
 	}

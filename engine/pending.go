@@ -156,6 +156,7 @@ func (x *actor) retry(ctx context.Context, p *pend) (bool, error) {
 		return false, nil
 	}
 	x.e.log.Info().Int64("seq", p.req.Rec.Seq).Int("attempt", p.attempts+1).Msg("answer failed a retry rule: sending again")
+	x.retryEvent(p.req, p.attempts+1, "validation_rule", nil)
 	return true, x.resend(ctx, p)
 }
 

@@ -11,11 +11,13 @@ import (
 	"github.com/replayctl/replayctl/transport"
 )
 
-// sendRetry sends msg, retrying answers that may succeed later (HTTP 408,
-// 429, 5xx) with exponential backoff, never sooner than the server's
+// sendRetry sends msg (of it), retrying answers that may succeed later (HTTP
+// 408, 429, 5xx) with exponential backoff, never sooner than the server's
 // Retry-After, at most MaxRetries times and within Timeout. Other errors
-// return at once.
-func (x *actor) sendRetry(ctx context.Context, conn transport.Conn, msg []byte) error {
+// return at once. It may run on a goroutine of its own (async.go): of it
+// it reads only what never changes (its seq, session and method, for the
+// retry events).
+func (x *actor) sendRetry(ctx context.Context, conn transport.Conn, msg []byte, it *Item) error {
 	err := conn.Send(ctx, msg)
 	if !temporary(err) {
 		return err // the hot path: no backoff state is made
@@ -27,7 +29,7 @@ func (x *actor) sendRetry(ctx context.Context, conn transport.Conn, msg []byte) 
 	}
 	exp.MaxElapsedTime = x.e.cfg.Timeout
 	b := backoff.WithContext(backoff.WithMaxRetries(exp, uint64(x.e.cfg.MaxRetries)), ctx)
-	for temporary(err) {
+	for attempt := 1; temporary(err); attempt++ {
 		wait := b.NextBackOff()
 		if wait == backoff.Stop {
 			return err
@@ -49,6 +51,7 @@ func (x *actor) sendRetry(ctx context.Context, conn transport.Conn, msg []byte) 
 			t.Stop()
 			return ctx.Err()
 		}
+		x.retryEvent(it, attempt, "http_status", err)
 		err = conn.Send(ctx, msg)
 	}
 	return err

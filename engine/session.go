@@ -103,6 +103,22 @@ func (s *session) held(maxInflight int) bool {
 	return s.conn == nil || s.inflight >= maxInflight || (s.waitFor != nil && !s.waitFor.answered()) || s.awaiting != nil
 }
 
+// holdReason says why the session is held (see held): "connection",
+// "inflight", "order" or "server_request"; "" when it is not.
+func (s *session) holdReason(maxInflight int) string {
+	switch {
+	case s.conn == nil:
+		return "connection"
+	case s.inflight >= maxInflight:
+		return "inflight"
+	case s.waitFor != nil && !s.waitFor.answered():
+		return "order"
+	case s.awaiting != nil:
+		return "server_request"
+	}
+	return ""
+}
+
 // find looks a pend up by raw id bytes: the bytes as they are first (no
 // allocation), then the canonical key.
 func find(m map[string]*pend, id []byte) *pend {

@@ -58,7 +58,9 @@ func (e *Engine) add(o *outcome, v *validator.Validator, c *report.Collector) er
 	}
 	if o.Died {
 		e.survival.died(o.Req.Rec.Session, o.Err, o.Req.Fault)
-		c.Add(e.scrub(report.Result{Seq: -1, Session: o.Req.Rec.Session, Dir: report.DirS2C, Verdict: report.Error, ErrKind: "target", Err: o.Err.Error()}))
+		r := e.scrub(report.Result{Seq: -1, Session: o.Req.Rec.Session, Dir: report.DirS2C, Verdict: report.Error, ErrKind: "target", Err: o.Err.Error()})
+		c.Add(r)
+		e.judgedEvent(r)
 		return nil
 	}
 	r := judge(o, v)
@@ -67,6 +69,7 @@ func (e *Engine) add(o *outcome, v *validator.Validator, c *report.Collector) er
 	}
 	r = e.scrub(r)
 	c.Add(r)
+	e.judgedEvent(r)
 	e.publish(r)
 	if o.Req.RPC.Method == mcp.MethodInitialize {
 		e.checkProtocol(o)

@@ -59,6 +59,14 @@
 // session. BeforeSend is called from one goroutine, the others from
 // another; none should block for long.
 //
+// # Events
+//
+// OnEvent sees the replay as it runs: a typed, timestamped event for
+// everything that happens (package event), from a goroutine of its own,
+// every event in order. Events adds other consumers: a file
+// (event.JSONLines, as `replayctl run --out json=FILE` writes), or a live
+// view that may lose the oldest events but never slows the replay.
+//
 // # Outcome
 //
 // The report says what happened (report.Report); its Passed and

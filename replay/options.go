@@ -7,6 +7,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/replayctl/replayctl/config"
+	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/transport"
 )
@@ -45,6 +46,7 @@ type settings struct {
 	onResult    []func(report.Result)
 	onFault     []func(report.Fault)
 	sessionEnd  []func(SessionEnd)
+	events      []event.Consumer
 	step        <-chan struct{}
 	controlled  bool
 	set         map[string]bool
@@ -270,6 +272,29 @@ type SessionEnd struct {
 // has finished, after all its results, from the goroutine of OnResult.
 func OnSessionEnd(f func(SessionEnd)) Option {
 	return func(s *settings) { s.sessionEnd = append(s.sessionEnd, f) }
+}
+
+// OnEvent calls f with each event of the replay's event stream (package
+// event: a session dialled, a message due, sent, held, answered, judged,
+// a fault, a retry, a reconnect, a session's and the run's end), in the
+// order they were emitted, from a goroutine of its own. It sees every
+// event: while f is slower than the replay its buffer fills, and then the
+// replay waits for it (the report says so). The last event is
+// event.RunEnded, before Run returns.
+func OnEvent(f func(event.Event)) Option {
+	return Events(event.Consumer{Name: "OnEvent", Handle: func(batch []event.Event) error {
+		for _, e := range batch {
+			f(e)
+		}
+		return nil
+	}})
+}
+
+// Events adds consumers of the replay's event stream: lossless ones (the
+// replay waits for a full buffer) or live ones (Live: the oldest event is
+// dropped, counted, and the replay never waits); see package event.
+func Events(c ...event.Consumer) Option {
+	return func(s *settings) { s.events = append(s.events, c...) }
 }
 
 // Defaults applies opts as defaults: a config file's values and options

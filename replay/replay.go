@@ -124,6 +124,7 @@ func New(src tape.Source, opts ...Option) (*Replay, error) {
 		r.orderSeed = &cfg.OrderSeed
 	}
 	s.wireHooks(&cfg)
+	cfg.Events = s.events
 	if r.e, err = engine.New(cfg); err != nil {
 		return nil, err
 	}

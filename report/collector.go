@@ -144,21 +144,15 @@ func (c *Collector) Add(r Result) {
 	sent := !r.Sent.IsZero() && r.Dir != DirS2C
 	answered := !r.Answered.IsZero()
 	isRequest := r.Kind == KindRequest && sent
+	f := r.Figures()
 	if sent {
 		c.sent++
-		lag := r.Lag
-		if lag == 0 && !r.Due.IsZero() {
-			lag = r.Sent.Sub(r.Due)
-			if r.Held > 0 {
-				lag = max(lag-r.Held, 0)
-			}
-		}
-		c.lag.record(lag)
-		if lag > LateAfter {
+		c.lag.record(f.Lag)
+		if f.Lag > LateAfter {
 			c.late++
 		}
-		if !r.Due.IsZero() {
-			c.held.record(r.Held)
+		if f.HasHeld {
+			c.held.record(f.Held)
 		}
 	}
 	if answered {
@@ -178,9 +172,9 @@ func (c *Collector) Add(r Result) {
 				c.reqDue.add(r.Due)
 			}
 		}
-		if answered && r.Verdict != Timeout {
+		if f.HasLatency {
 			c.requestsAnswered++
-			c.latency.record(r.Answered.Sub(r.Sent))
+			c.latency.record(f.Latency)
 			due := r.Due
 			if due.IsZero() {
 				due = r.Sent

@@ -74,6 +74,7 @@ for 5s is hung up on.`,
 	fl.StringVar(&f.control, "control", "", "serve the control protocol (JSON lines) on unix:/path.sock as well")
 	fl.StringVar(&f.configPath, "config", "", "a YAML replay config (transformations, validation, ...); flags override it")
 	addTargetFlags(fl, &f.runFlags)
+	addOutFlag(fl, &f.outs, &f.outBuffer)
 	registerValues(cmd, "speed", debugSpeeds...)
 	registerValues(cmd, "order", debugOrders...)
 	registerValues(cmd, "on-error", debugOnErrors...)
@@ -96,9 +97,18 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	if err != nil {
 		return err
 	}
+	outs, outOpts, err := a.openOuts(f.outs, f.outBuffer, false)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := outs.close(); err != nil { // the session's outcome stands; say what was not written
+			fmt.Fprintf(a.errOut, "replayctl: %v\n", err)
+		}
+	}()
 	// debug steps by itself and pauses at errors: a config's stepped speed
 	// or stop/retry strategy mean nothing here (replay.Controlled).
-	opts = append(opts, replay.Controlled())
+	opts = append(append(opts, outOpts...), replay.Controlled())
 	src, err := loadTape(cmd.Context(), args[0])
 	if err != nil {
 		return err

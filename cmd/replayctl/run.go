@@ -51,6 +51,8 @@ type runFlags struct {
 	chaosFrom   string
 	quiet       bool
 	verbose     bool
+	outs        []string // --out
+	outBuffer   int      // --out-buffer
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -93,6 +95,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.IntVar(&f.maxRetries, "max-retries", 3, "retries of a message the target asked to have again (HTTP 408, 429, 5xx; honours Retry-After)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line (it is drawn on stderr only when stdout and stderr are both a terminal)")
 	addTargetFlags(fl, &f)
+	addOutFlag(fl, &f.outs, &f.outBuffer)
 	registerValues(cmd, "speed", runSpeeds...)
 	registerValues(cmd, "order", runOrders...)
 	registerValues(cmd, "output", outputs...)
@@ -131,6 +134,12 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if err != nil {
 		return err
 	}
+	outs, outOpts, err := a.openOuts(f.outs, f.outBuffer, true)
+	if err != nil {
+		return err
+	}
+	defer outs.close()
+	opts = append(opts, outOpts...)
 	opts = append(opts, given(cmd, []flagOption{
 		{"sessions", func() replay.Option { return replay.Sessions(f.sessions) }},
 		{"ramp", func() replay.Option { return replay.Ramp(f.ramp) }},
@@ -197,10 +206,14 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if err != nil {
 		return err
 	}
-	if _, err := cmd.OutOrStdout().Write(buf.Bytes()); err != nil {
+	summary := cmd.OutOrStdout()
+	if outs.stdout { // stdout carries the events alone
+		summary = a.errOut
+	}
+	if _, err := summary.Write(buf.Bytes()); err != nil {
 		return err
 	}
-	var writeErr error
+	writeErr := outs.close()
 	for _, p := range f.reports {
 		if err := report.WriteFile(p, *rep, a.redactor.Load()); err != nil {
 			writeErr = errors.Join(writeErr, err)
@@ -212,7 +225,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	case runErr != nil:
 		return &exitError{code: code, err: errors.Join(runErr, writeErr)}
 	case writeErr != nil:
-		return fmt.Errorf("write report: %w", writeErr)
+		return fmt.Errorf("write report or events: %w", writeErr)
 	case code != report.ExitPassed:
 		return errReported
 	}

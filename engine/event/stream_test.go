@@ -1,0 +1,283 @@
+package event
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// recorder is a consumer's Handle that keeps what it was given; gate,
+// when set, holds each call until a value (or its close) comes.
+type recorder struct {
+	mu   sync.Mutex
+	got  []Event
+	gate chan struct{}
+}
+
+func (r *recorder) handle(batch []Event) error {
+	if r.gate != nil {
+		<-r.gate
+	}
+	r.mu.Lock()
+	r.got = append(r.got, batch...)
+	r.mu.Unlock()
+	return nil
+}
+
+func (r *recorder) seqs() []int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var s []int64
+	for _, e := range r.got {
+		s = append(s, e.Seq)
+	}
+	return s
+}
+
+func ev(seq int64) Event { return Event{Type: Sent, Seq: seq, Session: "s1"} }
+
+func TestLosslessSeesEverythingInOrder(t *testing.T) {
+	const emitters, each = 4, 500
+	var r recorder
+	start := time.Now()
+	s := New(start, []Consumer{{Name: "file", Handle: r.handle, Buffer: 8}}) // small: emitters wait
+	var wg sync.WaitGroup
+	for g := range emitters {
+		wg.Go(func() {
+			for i := range each {
+				s.Emit(time.Now(), Event{Type: Sent, Session: fmt.Sprint("s", g), Seq: int64(i)})
+			}
+		})
+	}
+	wg.Wait()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.got) != emitters*each {
+		t.Fatalf("got %d events, want %d", len(r.got), emitters*each)
+	}
+	next := map[string]int64{}
+	for _, e := range r.got {
+		if e.Seq != next[e.Session] {
+			t.Fatalf("session %s: got seq %d, want %d (out of order)", e.Session, e.Seq, next[e.Session])
+		}
+		next[e.Session]++
+		if e.TUS < 0 {
+			t.Fatalf("got t_us %d, want ≥ 0", e.TUS)
+		}
+	}
+	st := s.Stats()[0]
+	if st.Delivered != emitters*each || st.Lost != 0 {
+		t.Errorf("got delivered %d lost %d, want %d and 0", st.Delivered, st.Lost, emitters*each)
+	}
+}
+
+// A live viewer stuck in its Handle loses the oldest events, counted, and
+// never holds up the emitter or a lossless consumer beside it.
+func TestLiveViewerDropsOldestAndNeverBlocks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		viewer := recorder{gate: make(chan struct{})}
+		var file recorder
+		s := New(time.Now(), []Consumer{
+			{Name: "viewer", Handle: viewer.handle, Live: true, Buffer: 3},
+			{Name: "file", Handle: file.handle, Buffer: 100},
+		})
+		s.Emit(time.Now(), ev(0))
+		synctest.Wait() // the viewer took seq 0 and is stuck in Handle
+		for i := int64(1); i <= 10; i++ {
+			s.Emit(time.Now(), ev(i)) // returns at once: a deadlock would fail the test
+		}
+		time.Sleep(FlushEvery) // the file's few events wait for a flush
+		synctest.Wait()
+		if got := file.seqs(); len(got) != 11 {
+			t.Errorf("the lossless consumer got %v while the viewer was stuck, want seqs 0..10", got)
+		}
+		if st := s.Stats()[0]; st.Lost != 7 || st.Stalls != 0 {
+			t.Errorf("viewer: got lost %d stalls %d, want 7 and 0", st.Lost, st.Stalls)
+		}
+		close(viewer.gate)
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := fmt.Sprint(viewer.seqs()), "[0 8 9 10]"; got != want {
+			t.Errorf("the viewer saw seqs %s, want %s (the newest kept)", got, want)
+		}
+	})
+}
+
+// A lossless consumer whose buffer is full makes the emitter wait, says so
+// once, and loses nothing.
+func TestLosslessFullBufferWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		file := recorder{gate: make(chan struct{})}
+		var behind []string
+		// 3: seq 0 in Handle, 1 and 2 waiting.
+		s := New(time.Now(), []Consumer{{Name: "file", Handle: file.handle, Buffer: 3}},
+			WithBehind(func(c string) { behind = append(behind, c) }))
+		s.Emit(time.Now(), ev(0))
+		synctest.Wait() // the consumer holds seq 0 in Handle
+		s.Emit(time.Now(), ev(1))
+		s.Emit(time.Now(), ev(2)) // the buffer is full now
+		emitted := make(chan struct{})
+		go func() {
+			s.Emit(time.Now(), ev(3))
+			close(emitted)
+		}()
+		synctest.Wait()
+		select {
+		case <-emitted:
+			t.Fatal("Emit returned with the lossless buffer full, want it to wait")
+		default:
+		}
+		if st := s.Stats()[0]; st.Stalls != 1 {
+			t.Errorf("got %d stalls, want 1", st.Stalls)
+		}
+		if fmt.Sprint(behind) != "[file]" {
+			t.Errorf("behind called for %v, want [file]", behind)
+		}
+		time.Sleep(time.Second) // fake time in the bubble: how long the emitter waited
+		close(file.gate)
+		<-emitted
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := fmt.Sprint(file.seqs()), "[0 1 2 3]"; got != want {
+			t.Errorf("got seqs %s, want %s", got, want)
+		}
+		if st := s.Stats()[0]; st.Lost != 0 || st.Stalled != time.Second {
+			t.Errorf("got lost %d stalled %s, want 0 and 1s", st.Lost, st.Stalled)
+		}
+	})
+}
+
+// A consumer that fails sees nothing more and holds up nobody; Close says
+// why.
+func TestFailedConsumerIsDropped(t *testing.T) {
+	broken := errors.New("disk full")
+	var file recorder
+	s := New(time.Now(), []Consumer{
+		{Name: "bad", Handle: func([]Event) error { return broken }, Buffer: 1},
+		{Name: "file", Handle: file.handle},
+	})
+	for i := range int64(100) {
+		s.Emit(time.Now(), ev(i))
+	}
+	err := s.Close()
+	if !errors.Is(err, broken) {
+		t.Fatalf("Close: got %v, want %v", err, broken)
+	}
+	st := s.Stats()
+	if st[0].Delivered != 0 || st[0].Lost != 99 || st[0].Err == nil {
+		// The first batch (one event: the buffer holds one) failed.
+		t.Errorf("bad consumer: got delivered %d lost %d err %v, want 0, 99 and its error", st[0].Delivered, st[0].Lost, st[0].Err)
+	}
+	if len(file.got) != 100 {
+		t.Errorf("the other consumer got %d events, want 100", len(file.got))
+	}
+}
+
+// Abandon lets an emitter waiting for a stuck lossless consumer go on.
+func TestAbandonEndsTheWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		file := recorder{gate: make(chan struct{})}
+		s := New(time.Now(), []Consumer{{Name: "file", Handle: file.handle, Buffer: 2}})
+		s.Emit(time.Now(), ev(0))
+		synctest.Wait()
+		s.Emit(time.Now(), ev(1))
+		emitted := make(chan struct{})
+		go func() {
+			s.Emit(time.Now(), ev(2))
+			close(emitted)
+		}()
+		synctest.Wait()
+		s.Abandon()
+		<-emitted
+		close(file.gate)
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if st := s.Stats()[0]; st.Lost != 1 || fmt.Sprint(file.seqs()) != "[0 1]" {
+			t.Errorf("got lost %d seqs %v, want 1 and [0 1]", st.Lost, file.seqs())
+		}
+	})
+}
+
+func TestNilStream(t *testing.T) {
+	var s *Stream
+	s.Emit(time.Now(), ev(1))
+	s.Abandon()
+	if err := s.Close(); err != nil || s.Stats() != nil {
+		t.Errorf("a nil stream: got %v %v, want nothing", err, s.Stats())
+	}
+}
+
+func BenchmarkEmit(b *testing.B) {
+	for _, consumers := range []int{0, 1} {
+		b.Run(fmt.Sprintf("jsonl=%d", consumers), func(b *testing.B) {
+			var cs []Consumer
+			for range consumers {
+				cs = append(cs, Consumer{Name: "discard", Handle: JSONLines(io.Discard)})
+			}
+			s := New(time.Now(), cs)
+			e := Event{Type: Judged, Session: "s1#12", Seq: 42, Method: "tools/call", Kind: "request", Dir: "c2s",
+				Verdict: "passed", HasLag: true, HasLatency: true, Lag: 12 * time.Microsecond, Latency: 3 * time.Millisecond}
+			b.ReportAllocs()
+			for b.Loop() {
+				s.Emit(time.Now(), e)
+			}
+			if err := s.Close(); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestEmitAfterCloseIsDropped(t *testing.T) {
+	var r recorder
+	s := New(time.Now(), []Consumer{{Name: "file", Handle: r.handle, Buffer: 1}})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s.Emit(time.Now(), ev(1))
+	s.Emit(time.Now(), ev(2)) // would wait for room, were it not dropped
+	if st := s.Stats()[0]; st.Lost != 2 || len(r.got) != 0 {
+		t.Errorf("got lost %d, delivered %v; want 2 lost, none delivered", st.Lost, r.seqs())
+	}
+}
+
+// Fewer events than wake a consumer wait at most FlushEvery; enough wake
+// it at once.
+func TestFlush(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var file recorder
+		s := New(time.Now(), []Consumer{{Name: "file", Handle: file.handle, Buffer: 80}}) // woken at 10
+		s.Emit(time.Now(), ev(0))
+		synctest.Wait()
+		if got := file.seqs(); len(got) != 0 {
+			t.Fatalf("got %v at once, want the event to wait for a flush", got)
+		}
+		time.Sleep(FlushEvery)
+		synctest.Wait()
+		if got := fmt.Sprint(file.seqs()); got != "[0]" {
+			t.Fatalf("got %s after FlushEvery, want [0]", got)
+		}
+		for i := range int64(10) {
+			s.Emit(time.Now(), ev(i+1))
+		}
+		synctest.Wait()
+		if got := file.seqs(); len(got) != 11 {
+			t.Errorf("got %v, want the 10 more at once (a batch wakes the consumer)", got)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

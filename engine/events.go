@@ -1,0 +1,171 @@
+package engine
+
+// The event stream (package event): what the engine emits, and where.
+// What an event says of an error is redacted as a result is (Redactor).
+// Each event is emitted by the goroutine where the thing happens: a
+// session's actor (dialled, anchored, held, due, sent, answered, fault,
+// retry, reconnect, session ended), validate (judged), Run (run ended).
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/replayctl/replayctl/chaos"
+	"github.com/replayctl/replayctl/engine/event"
+	"github.com/replayctl/replayctl/report"
+)
+
+// startEvents starts the event stream of a run whose clock starts at
+// start, when there are consumers (Config.Events); e.ev stays nil, and
+// every emit a no-op, when there are none. An interrupted run stops
+// waiting for its lossless consumers (event.Stream.Abandon). stop closes
+// the stream if endEvents has not.
+func (e *Engine) startEvents(ctx context.Context, start time.Time) (stop func()) {
+	if len(e.cfg.Events) == 0 {
+		return func() {}
+	}
+	e.ev = event.New(start, e.cfg.Events, event.WithBehind(func(c string) {
+		e.log.Warn().Str("consumer", c).Msg("events: the consumer fell behind; the replay waits for it (its buffer is full)")
+	}))
+	stopAbandon := context.AfterFunc(ctx, e.ev.Abandon)
+	return func() {
+		stopAbandon()
+		_ = e.ev.Close() // a no-op after endEvents; Run may return before it
+	}
+}
+
+// endEvents emits the end of the run, closes the stream and returns what
+// the report should say of it: a consumer that failed, fell behind, or
+// (a live one) lost events.
+func (e *Engine) endEvents(runErr error) []string {
+	if e.ev == nil {
+		return nil
+	}
+	ev := event.Event{Type: event.RunEnded, Seq: -1}
+	if runErr != nil {
+		ev.Detail = e.cfg.Redactor.String(runErr.Error())
+	}
+	e.ev.Emit(time.Now(), ev)
+	err := e.ev.Close()
+	var notes []string
+	for _, st := range e.ev.Stats() {
+		switch {
+		case st.Err != nil:
+			notes = append(notes, fmt.Sprintf("events: %s failed and has no events after that: %v", st.Name, st.Err))
+		case st.Live && st.Lost > 0:
+			notes = append(notes, fmt.Sprintf("events: %s (a live view) lost %d events: it was slower than the replay", st.Name, st.Lost))
+		case st.Lost > 0:
+			notes = append(notes, fmt.Sprintf("events: %s lost %d events after the replay was interrupted", st.Name, st.Lost))
+		}
+		if st.Stalls > 0 {
+			notes = append(notes, fmt.Sprintf("events: %s fell behind: the replay waited for it %d times, %s in all", st.Name, st.Stalls, st.Stalled.Round(time.Millisecond)))
+		}
+	}
+	if err != nil {
+		e.log.Warn().Err(err).Msg("events")
+	}
+	return notes
+}
+
+// event gives an event about the session's message it to the stream.
+func (x *actor) event(at time.Time, typ event.Type, it *Item) {
+	if x.e.ev == nil {
+		return
+	}
+	x.e.ev.Emit(at, event.Event{Type: typ, Session: it.Rec.Session, Seq: it.Rec.Seq, Method: it.RPC.Method})
+}
+
+// sessionEvent is an event of the session, of no message.
+func (x *actor) sessionEvent(at time.Time, typ event.Type, detail string) {
+	if x.e.ev == nil {
+		return
+	}
+	x.e.ev.Emit(at, event.Event{Type: typ, Session: x.ss.name, Seq: -1, Detail: x.e.cfg.Redactor.String(detail)})
+}
+
+// sentEvents tells that it went out at sent: due (a paced message: when
+// it fell due), then sent, with the time it was held.
+func (x *actor) sentEvents(it *Item, sent time.Time) {
+	if x.e.ev == nil {
+		return
+	}
+	if it.paced() {
+		due := it.Timing.Due
+		if due.IsZero() {
+			due = sent
+		}
+		x.event(due, event.Due, it)
+	}
+	x.e.ev.Emit(sent, event.Event{Type: event.Sent, Session: it.Rec.Session, Seq: it.Rec.Seq, Method: it.RPC.Method,
+		Kind: it.RPC.Kind.String(), Held: it.Held})
+}
+
+// heldEvent tells that the session's next message waits for the target,
+// and why.
+func (x *actor) heldEvent(ss *session, it *Item) {
+	if x.e.ev == nil {
+		return
+	}
+	x.e.ev.Emit(time.Now(), event.Event{Type: event.Held, Session: it.Rec.Session, Seq: it.Rec.Seq, Method: it.RPC.Method,
+		Reason: ss.holdReason(x.e.cfg.MaxInflight)})
+}
+
+// faultEvent tells that the chaos fault of it was injected.
+func (x *actor) faultEvent(it *Item) {
+	if x.e.ev == nil || it.Fault == nil {
+		return
+	}
+	x.e.ev.Emit(time.Now(), event.Event{Type: event.Fault, Session: it.Rec.Session, Seq: it.Rec.Seq, Method: it.RPC.Method,
+		Reason: string(it.Fault.Kind), Detail: x.e.cfg.Redactor.String(reportFault(*it.Fault).Detail)})
+}
+
+// retryEvent tells that it is sent again: attempt n, for reason.
+func (x *actor) retryEvent(it *Item, n int, reason string, cause error) {
+	if x.e.ev == nil {
+		return
+	}
+	ev := event.Event{Type: event.Retry, Session: it.Rec.Session, Seq: it.Rec.Seq, Method: it.RPC.Method, Attempt: n, Reason: reason}
+	if cause != nil {
+		ev.Detail = x.e.cfg.Redactor.String(cause.Error())
+	}
+	x.e.ev.Emit(time.Now(), ev)
+}
+
+// judgedEvent tells the verdict on r (scrubbed: see Engine.scrub), with
+// the figures the report counts of it.
+func (e *Engine) judgedEvent(r report.Result) {
+	if e.ev == nil {
+		return
+	}
+	f := r.Figures()
+	ev := event.Event{Type: event.Judged, Session: r.Session, Seq: r.Seq, Method: r.Method, Kind: r.Kind, Dir: r.Dir,
+		Verdict: string(r.Verdict), Detail: r.Err,
+		Lag: f.Lag, Held: f.Held, Latency: f.Latency, HasLag: f.HasLag, HasHeld: f.HasHeld, HasLatency: f.HasLatency}
+	if len(r.Differences) > 0 {
+		ev.Differences = make([]event.Difference, len(r.Differences))
+		for i, d := range r.Differences {
+			ev.Differences[i] = event.Difference{Path: d.Path, Expected: d.Expected, Actual: d.Actual, Kind: d.Kind}
+		}
+	}
+	e.ev.Emit(time.Now(), ev)
+}
+
+// faultInjectedAtSend reports whether f is injected as its message is
+// sent (the rest, when its answer comes).
+func faultInjectedAtSend(f *chaos.Fault) bool {
+	return f != nil && (f.Kind.Outbound() || f.Kind == chaos.NetworkError)
+}
+
+// endEvent tells that the session has finished; why, if it stopped early
+// (as emitEnd tells OnSessionEnd).
+func (x *actor) endEvent(ctx context.Context, err error) {
+	if err == nil && ctx.Err() != nil {
+		err = context.Cause(ctx)
+	}
+	detail := ""
+	if err != nil {
+		detail = err.Error()
+	}
+	x.sessionEvent(time.Now(), event.SessionEnded, detail)
+}
