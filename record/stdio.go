@@ -55,25 +55,11 @@ type ClientTooLargeError struct {
 }
 
 func (e *ClientTooLargeError) Error() string {
-	return fmt.Sprintf("the client sent a line longer than --max-message %s: it was neither relayed nor recorded, and the recording ended; if the client's messages are that large, raise --max-message (record.StdioMaxMessage)", bytesString(e.Limit))
+	return fmt.Sprintf("the client sent a line longer than --max-message %s: it was neither relayed nor recorded, and the recording ended; if the client's messages are that large, raise --max-message (record.StdioMaxMessage)", transport.SizeString(e.Limit))
 }
 
 // Is makes errors.Is(err, ErrClientTooLarge) true.
 func (e *ClientTooLargeError) Is(target error) bool { return target == ErrClientTooLarge }
-
-// bytesString writes a number of bytes for people: "16 MiB (16777216
-// bytes)" when it is a whole number of KiB, MiB or GiB, else "1000 bytes".
-func bytesString(n int) string {
-	for _, u := range []struct {
-		size int
-		name string
-	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
-		if n >= u.size && n%u.size == 0 {
-			return fmt.Sprintf("%d %s (%d bytes)", n/u.size, u.name, n)
-		}
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
 
 // StdioStopTimeout is how long the server has to exit once its stdin is
 // closed, and again after SIGTERM, before it is killed (2s by default).

@@ -27,15 +27,15 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("%s is longer than the limit on a message from the target, %s; if the target's messages are that large, raise the limit (--max-message; replay.MaxMessage)", e.What, sizeString(e.Limit))
+	return fmt.Sprintf("%s is longer than the limit on a message from the target, %s; if the target's messages are that large, raise the limit (--max-message; replay.MaxMessage)", e.What, SizeString(e.Limit))
 }
 
 // Is makes errors.Is(err, ErrTarget) true.
 func (e *TooLargeError) Is(target error) bool { return target == ErrTarget }
 
-// sizeString writes a number of bytes for people: "16 MiB (16777216
+// SizeString writes a number of bytes for people: "16 MiB (16777216
 // bytes)" when it is a whole number of KiB, MiB or GiB, else "1000 bytes".
-func sizeString(n int) string {
+func SizeString(n int) string {
 	for _, u := range []struct {
 		size int
 		name string

@@ -164,7 +164,7 @@ func (g *BodyGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "1")
 		w.Header().Set("Connection", "close")
 		writeError(w, http.StatusServiceUnavailable, nil, mcp.CodeInternal, fmt.Sprintf(
-			"Service Unavailable: the server holds %s of request bodies at once, its limit (--body-budget); retry shortly", sizeString(int(g.budget))))
+			"Service Unavailable: the server holds %s of request bodies at once, its limit (--body-budget); retry shortly", SizeString(int(g.budget))))
 		return
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		w.Header().Set("Connection", "close")

@@ -186,7 +186,7 @@ func (h *StreamableHandler) readMessages(w http.ResponseWriter, r *http.Request)
 	switch {
 	case over:
 		writeError(w, http.StatusRequestEntityTooLarge, nil, mcp.CodeInvalidRequest,
-			"Content Too Large: a message may be "+sizeString(h.cfg.maxMessage)+" long")
+			"Content Too Large: a message may be "+SizeString(h.cfg.maxMessage)+" long")
 		return nil, false
 	case err != nil:
 		writeError(w, http.StatusBadRequest, nil, mcp.CodeParseError, "Bad Request: reading the body: "+err.Error())

@@ -155,7 +155,7 @@ func (h *LegacyHandler) post(w http.ResponseWriter, r *http.Request) {
 	body, over, err := readBody(r, h.cfg.maxMessage)
 	switch {
 	case over:
-		writeError(w, http.StatusRequestEntityTooLarge, nil, mcp.CodeInvalidRequest, "Content Too Large: a message may be "+sizeString(h.cfg.maxMessage)+" long")
+		writeError(w, http.StatusRequestEntityTooLarge, nil, mcp.CodeInvalidRequest, "Content Too Large: a message may be "+SizeString(h.cfg.maxMessage)+" long")
 		return
 	case err != nil:
 		writeError(w, http.StatusBadRequest, nil, mcp.CodeParseError, "Bad Request: reading the body: "+err.Error())
