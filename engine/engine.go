@@ -250,13 +250,14 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 		s := e.cfg.Chaos.Seed()
 		seed = &s
 	}
+	speed := e.cfg.Speed // the report's, apart from the engine's
 	rep := col.Report(report.Meta{
 		Seed:          seed,
 		Tape:          e.cfg.Source.Name(),
 		Sessions:      int(e.counters.sessions.Load()),
 		TotalMessages: e.counters.loaded.Load() / int64(max(e.cfg.Sessions, 1)), // the tape's own, not its copies'
 		Target:        e.cfg.Target,
-		Speed:         e.cfg.Speed.String(),
+		Speed:         &speed,
 		Skipped:       e.counters.filtered.Load(),
 		Warnings:      warnings,
 		Server: report.ServerTraffic{

@@ -188,6 +188,7 @@ func TestPaced(t *testing.T) {
 		{"0.5x", true},
 		{"fixed:50ms", true},
 		{"rps:500", true},
+		{" RPS:12.5 ", true},
 		{"fast", false},
 		{"stepped", false},
 	}
