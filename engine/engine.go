@@ -15,7 +15,6 @@ import (
 
 	"github.com/replayctl/replayctl/controller"
 	"github.com/replayctl/replayctl/engine/event"
-	"github.com/replayctl/replayctl/mock"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
@@ -117,9 +116,6 @@ func New(cfg Config) (*Engine, error) {
 		// A few completed handshakes may wait for the schedule stage to
 		// look; beyond that nobody waits for them (see handshook).
 		handshakes: make(chan handshake, 16),
-	}
-	if e.dialer == nil {
-		e.dialer = mock.FromSource(cfg.Source, mock.WithTapeOptions(cfg.TapeOptions...))
 	}
 	return e, nil
 }
