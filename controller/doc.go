@@ -23,7 +23,7 @@
 //	              ErrStale: drop it; ErrStopped: stop
 //	              if a.Held() > 0 { p.Pause(a.HeldFrom); p.Resume(a.HeldUntil) }
 //	              if a.Replace != nil { send a.Replace instead }
-//	execute:  c.Sent(seq)      // on the wire, or dropped there
+//	session:  c.Sent(seq)      // the session's actor: on the wire, or dropped there
 //	validate: c.Judged(result) // the verdict (Timeout when no answer came)
 //	end:      c.End()          // the tape is finished
 //

@@ -42,18 +42,19 @@ type gateReply struct {
 	err error
 }
 
-// Admit is the gate between the schedule and execute stages. The schedule
-// stage calls it for each client message, in order, once it is due, with
-// the engine's epoch of the message (see Replay.Seek). It blocks while the
-// replay is idle or paused, lets exactly one message through per step, and
-// closes before a message a breakpoint matches (Status then says which). It
-// returns ErrStale for a message of an epoch older than the last Seek (drop
-// it), ErrStopped once the controller has stopped, and ctx.Err() when ctx
-// is done (the message is then not counted as released).
+// Admit is the gate between the schedule stage and the session actors. The
+// schedule stage calls it for each client message, in order, once it is
+// due, with the engine's epoch of the message (see Replay.Seek). It blocks
+// while the replay is idle or paused, lets exactly one message through per
+// step, and closes before a message a breakpoint matches (Status then says
+// which). It returns ErrStale for a message of an epoch older than the last
+// Seek (drop it), ErrStopped once the controller has stopped, and
+// ctx.Err() when ctx is done (the message is then not counted as
+// released).
 //
 // Every message Admit lets through must be reported with Sent once it has
-// left the execute stage (written, or dropped), and with Judged once it has
-// a verdict: Pause and Step wait for them.
+// left its session's actor (written, or dropped), and with Judged once it
+// has a verdict: Pause and Step wait for them.
 func (c *Controller) Admit(ctx context.Context, m Msg, epoch uint64) (Admission, error) {
 	g := &gateReq{m: m, epoch: epoch, reply: make(chan gateReply, 1)}
 	select {
@@ -77,8 +78,8 @@ func (c *Controller) Admit(ctx context.Context, m Msg, epoch uint64) (Admission,
 	return Admission{}, ctx.Err()
 }
 
-// Sent reports that a message the gate let through has left the execute
-// stage: it is on the wire (or was dropped there). It returns at once after
+// Sent reports that a message the gate let through has left its session's
+// actor: it is on the wire (or was dropped there). It returns at once after
 // Stop.
 func (c *Controller) Sent(seq int64) { c.post(event{kind: evSent, seq: seq}) }
 

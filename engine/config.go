@@ -65,8 +65,9 @@ type Config struct {
 	TapeOptions []tape.Option
 	// Speed is the pacing strategy; the zero value is realtime.
 	Speed scheduler.Speed
-	// Dialer connects to the target; nil means the built-in mock, which
-	// answers from the tape itself.
+	// Dialer connects to the target; it is required. The built-in mock,
+	// which answers from the tape itself, is mock.FromSource (what package
+	// replay passes by default).
 	Dialer transport.Dialer
 	// Target names the target in reports ("mock", a URL, a command line).
 	Target string
@@ -140,6 +141,9 @@ func (c *Config) withDefaults() error {
 		}
 		c.Source = tape.File(c.Tape)
 	}
+	if c.Dialer == nil {
+		return fmt.Errorf("engine: no target: Config.Dialer is nil; for the built-in mock give mock.FromSource(the tape's source)")
+	}
 	if err := c.Speed.Validate(); err != nil {
 		return err
 	}
@@ -170,9 +174,6 @@ func (c *Config) withDefaults() error {
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = 30 * time.Second
-	}
-	if c.Target == "" && c.Dialer == nil {
-		c.Target = "mock"
 	}
 	return nil
 }

@@ -21,7 +21,7 @@ import (
 // which messages were judged after each command.
 func TestControllerDrivesTheEngine(t *testing.T) {
 	path := writeTape(t, t.TempDir(), 10, 1000, nil) // seq 0..2 handshake, request i at seq 1+2i
-	e, err := New(Config{Tape: path, Speed: scheduler.Speed{Mode: scheduler.Fast}, Logger: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)})
+	e, err := New(withMock(Config{Tape: path, Speed: scheduler.Speed{Mode: scheduler.Fast}, Logger: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestControllerDrivesTheEngine(t *testing.T) {
 // for ever.)
 func TestSeekPastTheEnd(t *testing.T) {
 	path := writeTape(t, t.TempDir(), 2, 1000, nil) // seq 0 initialize, 2 initialized, then the requests
-	e, err := New(Config{Tape: path, Speed: scheduler.Speed{Mode: scheduler.Fast}, Logger: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)})
+	e, err := New(withMock(Config{Tape: path, Speed: scheduler.Speed{Mode: scheduler.Fast}, Logger: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)}))
 	if err != nil {
 		t.Fatal(err)
 	}

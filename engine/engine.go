@@ -15,7 +15,6 @@ import (
 
 	"github.com/replayctl/replayctl/controller"
 	"github.com/replayctl/replayctl/engine/event"
-	"github.com/replayctl/replayctl/mock"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
@@ -117,9 +116,6 @@ func New(cfg Config) (*Engine, error) {
 		// A few completed handshakes may wait for the schedule stage to
 		// look; beyond that nobody waits for them (see handshook).
 		handshakes: make(chan handshake, 16),
-	}
-	if e.dialer == nil {
-		e.dialer = mock.FromSource(cfg.Source, mock.WithTapeOptions(cfg.TapeOptions...))
 	}
 	return e, nil
 }
@@ -250,13 +246,14 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 		s := e.cfg.Chaos.Seed()
 		seed = &s
 	}
+	speed := e.cfg.Speed // the report's, apart from the engine's
 	rep := col.Report(report.Meta{
 		Seed:          seed,
 		Tape:          e.cfg.Source.Name(),
 		Sessions:      int(e.counters.sessions.Load()),
 		TotalMessages: e.counters.loaded.Load() / int64(max(e.cfg.Sessions, 1)), // the tape's own, not its copies'
 		Target:        e.cfg.Target,
-		Speed:         e.cfg.Speed.String(),
+		Speed:         &speed,
 		Skipped:       e.counters.filtered.Load(),
 		Warnings:      warnings,
 		Server: report.ServerTraffic{

@@ -62,12 +62,29 @@ func writeTape(tb testing.TB, dir string, n int, gapUS int64, answer func(i int)
 	return path
 }
 
+// withMock gives cfg the built-in mock, answering from cfg's own tape, as
+// its target when it has none: what package replay does by default.
+func withMock(cfg Config) Config {
+	if cfg.Dialer != nil {
+		return cfg
+	}
+	src := cfg.Source
+	if src == nil {
+		src = tape.File(cfg.Tape)
+	}
+	cfg.Dialer = mock.FromSource(src, mock.WithTapeOptions(cfg.TapeOptions...))
+	if cfg.Target == "" {
+		cfg.Target = "mock"
+	}
+	return cfg
+}
+
 func replay(tb testing.TB, cfg Config) (report.Report, error) {
 	tb.Helper()
 	if cfg.Logger.GetLevel() == zerolog.DebugLevel {
 		cfg.Logger = zerolog.New(zerolog.NewTestWriter(tb)).Level(zerolog.WarnLevel)
 	}
-	e, err := New(cfg)
+	e, err := New(withMock(cfg))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -211,7 +228,7 @@ func TestVirtualSessions(t *testing.T) {
 		t.Run(ramp.String(), func(t *testing.T) {
 			var seen = map[string]int{}
 			cfg := Config{Tape: path, Speed: scheduler.Speed{Mode: scheduler.Scaled, Factor: 10}, Sessions: 5, Ramp: ramp}
-			e, err := New(cfg)
+			e, err := New(withMock(cfg))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -265,5 +282,14 @@ func TestFanoutOrderAndWindow(t *testing.T) {
 	// 7.5 ms of a tape with 2 messages per ms: about 15 in the window.
 	if maxWindow > 20 {
 		t.Errorf("window grew to %d messages, want about 15 (7.5ms of tape)", maxWindow)
+	}
+}
+
+// TestNewNeedsDialer: the engine has no target of its own (package replay
+// passes the built-in mock); a config without one is refused, saying so.
+func TestNewNeedsDialer(t *testing.T) {
+	_, err := New(Config{Tape: "../examples/quickstart.jsonl"})
+	if err == nil || !strings.Contains(err.Error(), "Config.Dialer is nil") {
+		t.Errorf("got %v, want an error saying Config.Dialer is nil", err)
 	}
 }

@@ -16,8 +16,8 @@ type Item struct {
 	Epoch uint64
 	Rec   tape.Message    // as recorded
 	RPC   jsonrpc.Message // the view of Rec.Msg
-	// Out is what execute sends (c2s items): Rec.Msg with a fresh id, or
-	// as recorded.
+	// Out is what the session's actor sends (c2s items): Rec.Msg with a
+	// fresh id, or as recorded.
 	Out    []byte
 	SentID []byte // the id on the wire, for requests
 	Timing scheduler.Timing
@@ -27,8 +27,9 @@ type Item struct {
 	// Injected: not from the tape (a controller's inject); its answer is
 	// reported as it comes.
 	Injected bool
-	// End marks the end of the tape in its epoch: execute passes it on
-	// once everything before it has been judged.
+	// End marks the end of the tape in its epoch: the router gives it to
+	// every session's actor, and the last actor to be done with what came
+	// before it passes it on to validate (actor.passEnd).
 	End bool
 
 	// What transformation rules decided (Config.Rules).
@@ -53,8 +54,9 @@ type Item struct {
 // answers to server requests go when the live server asks.
 func (it *Item) paced() bool { return it.Rec.Dir == tape.C2S && !isAnswer(it.RPC.Kind) }
 
-// outcome is what execute hands to validate: one replayed message and,
-// for a request, its live answer next to the recorded one.
+// outcome is what a session's actor (or the router, for what no session
+// takes) hands to validate: one replayed message and, for a request, its
+// live answer next to the recorded one.
 type outcome struct {
 	Epoch    uint64
 	Req      *Item               // the sent message, or the skipped one

@@ -32,7 +32,7 @@ func TestOrderRandom(t *testing.T) {
 
 	order := func(seed int64) []int64 {
 		t.Helper()
-		e, err := New(Config{Tape: path, Speed: scheduler.Speed{Mode: scheduler.Fast}, Order: OrderRandom, OrderSeed: seed})
+		e, err := New(withMock(Config{Tape: path, Speed: scheduler.Speed{Mode: scheduler.Fast}, Order: OrderRandom, OrderSeed: seed}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,7 +27,7 @@ func TestPacingUnderFakeTime(t *testing.T) {
 	} {
 		t.Run(tc.speed.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				e, err := New(Config{Tape: "../examples/quickstart.jsonl", Speed: tc.speed})
+				e, err := New(withMock(Config{Tape: "../examples/quickstart.jsonl", Speed: tc.speed}))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -73,7 +73,7 @@ func TestPacingUnderFakeTime(t *testing.T) {
 // in: what was due later keeps its order and comes ten times sooner.
 func TestSpeedChangeWhileRunning(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e, err := New(Config{Tape: "../examples/quickstart.jsonl"})
+		e, err := New(withMock(Config{Tape: "../examples/quickstart.jsonl"}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -99,7 +99,7 @@ func BenchmarkStdioRatio(b *testing.B) {
 }
 
 func replay1(tb testing.TB, cfg Config) (report.Report, error) {
-	e, err := New(cfg)
+	e, err := New(withMock(cfg))
 	if err != nil {
 		tb.Fatal(err)
 	}

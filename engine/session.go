@@ -10,9 +10,10 @@ import (
 	"github.com/replayctl/replayctl/transport"
 )
 
-// session is one replayed session as execute sees it: its connection, its
-// requests in flight (by the id sent and by the id recorded), what it is
-// waiting for, and the recorded messages held back until then.
+// session is the state of one replayed session, owned by its actor (only
+// the actor's goroutine touches it): its connection, its requests in
+// flight (by the id sent and by the id recorded), what it is waiting for,
+// and the recorded messages held back until then.
 type session struct {
 	name  string
 	conn  transport.Conn // nil while it is being dialled
@@ -24,7 +25,7 @@ type session struct {
 	// backlog keeps the session's recorded messages, in order, while it is
 	// held; other sessions go on meanwhile.
 	backlog       []*Item
-	settled       bool // nothing more can be recorded for it: see executor.settle
+	settled       bool // nothing more can be recorded for it: see actor.settle
 	notesCompared bool // its notifications have been compared
 
 	// late holds the ids of requests given up on (timed out), so that an

@@ -23,7 +23,7 @@ func send[T any](ctx context.Context, out chan<- T, v T) error {
 func (e *Engine) stale(it *Item) bool { return it.Epoch < e.epoch.Load() }
 
 // transform gives every client request a fresh id (its own id space per
-// session and per replay); the answer is mapped back by execute.
+// session and per replay); the session's actor maps the answer back.
 func (e *Engine) transform(ctx context.Context, in <-chan *Item, out chan<- *Item) error {
 	defer close(out)
 	ids := transformer.NewIDs()

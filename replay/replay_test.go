@@ -14,6 +14,7 @@ import (
 	"github.com/replayctl/replayctl/engine"
 	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
 )
 
@@ -117,8 +118,8 @@ func TestConfigErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep, err := replay.Run(t.Context(), quickstart, replay.Config(file), replay.Speed("fast"), replay.Thresholds("throughput>0"))
-	if err != nil || rep.Summary.Speed != "fast" || len(rep.Thresholds) != 2 {
-		t.Errorf("err %v, speed %q, %d thresholds; want fast and 2", err, rep.Summary.Speed, len(rep.Thresholds))
+	if err != nil || rep.Summary.Speed == nil || *rep.Summary.Speed != (scheduler.Speed{Mode: scheduler.Fast}) || len(rep.Thresholds) != 2 {
+		t.Errorf("err %v, speed %v, %d thresholds; want fast and 2", err, rep.Summary.Speed, len(rep.Thresholds))
 	}
 }
 

@@ -109,7 +109,7 @@ func BenchmarkReportHistograms(b *testing.B) {
 	for _, r := range randomResults(100000) {
 		c.Add(r)
 	}
-	meta := Meta{Tape: "t.jsonl", Sessions: 3, Speed: "realtime"}
+	meta := Meta{Tape: "t.jsonl", Sessions: 3, Speed: speedOf("realtime")}
 	b.Run("encode/samples=100000", func(b *testing.B) {
 		var size int
 		b.ReportAllocs()

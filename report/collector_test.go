@@ -251,7 +251,7 @@ func TestMergeEqualsAddingAll(t *testing.T) {
 	rs := randomResults(3000)
 	// One run id for all: the reports are compared whole.
 	opts := []Option{WithTimelineLimit(1500), WithFailureLimit(100), WithErrorLimit(150), WithFaultLimit(10), WithRunID("run")}
-	meta := Meta{Tape: "t.jsonl", Sessions: 3, Speed: "realtime"}
+	meta := Meta{Tape: "t.jsonl", Sessions: 3, Speed: speedOf("realtime")}
 
 	one := NewCollector(opts...)
 	one.Start(at(-time.Second))

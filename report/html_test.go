@@ -285,7 +285,7 @@ func passingReport() Report {
 			Due: at(base + 12*time.Millisecond), Sent: at(base + 12*time.Millisecond), Answered: at(base + 30*time.Millisecond), Verdict: Passed})
 	}
 	c.Finish(at(40 * time.Millisecond))
-	return c.Report(Meta{Tape: "quickstart.jsonl", Sessions: 2, Target: "http://127.0.0.1:8080/mcp", Speed: "fast"})
+	return c.Report(Meta{Tape: "quickstart.jsonl", Sessions: 2, Target: "http://127.0.0.1:8080/mcp", Speed: speedOf("fast")})
 }
 
 // longFailureReport is failingReport with a difference whose path and
@@ -320,7 +320,7 @@ func chaosReport() Report {
 	c.AddFault(Fault{Seq: 1, Session: "s2", Kind: "malformed", Detail: "request body cut after 17 bytes"})
 	c.Finish(at(40 * time.Millisecond))
 	seed := int64(7)
-	r := c.Report(Meta{Tape: "quickstart.jsonl", Sessions: 2, Target: "http://127.0.0.1:8080/mcp", Speed: "fast", Seed: &seed,
+	r := c.Report(Meta{Tape: "quickstart.jsonl", Sessions: 2, Target: "http://127.0.0.1:8080/mcp", Speed: speedOf("fast"), Seed: &seed,
 		Warnings: []string{"--chaos-from replays the faults of another tape (other.jsonl)"}})
 	broken := r.Chaos.Faults[1]
 	r.Chaos.Survival = []Survival{

@@ -257,8 +257,8 @@ func junitProperties(r Report) []junitProperty {
 	if r.Summary.Target != "" {
 		props = append(props, junitProperty{"target", r.Summary.Target})
 	}
-	if r.Summary.Speed != "" {
-		props = append(props, junitProperty{"speed", r.Summary.Speed})
+	if r.Summary.Speed != nil {
+		props = append(props, junitProperty{"speed", r.Summary.Speed.String()})
 	}
 	if r.Chaos.Seed != nil {
 		props = append(props, junitProperty{"chaos_seed", strconv.FormatInt(*r.Chaos.Seed, 10)})

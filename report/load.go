@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/replayctl/replayctl/scheduler"
 )
 
 // LateAfter is how late, past its due time, the replayer may send a client
@@ -94,30 +96,15 @@ func (s timeSpan) rate() float64 {
 	return float64(s.n-1) / d.Seconds()
 }
 
-// paced reports whether a replay at speed (as [Meta.Speed] gives it)
-// follows a schedule: realtime, Nx, fixed:<d> and rps:<n> do; fast and
-// stepped do not, and neither does a speed not known.
-func paced(speed string) bool {
-	s := strings.ToLower(strings.TrimSpace(speed))
-	switch {
-	case s == "realtime", strings.HasPrefix(s, "fixed:"), strings.HasPrefix(s, "rps:"):
-		return true
-	case len(s) > 1 && strings.HasSuffix(s, "x"):
-		_, err := strconv.ParseFloat(s[:len(s)-1], 64)
-		return err == nil
-	}
-	return false
-}
-
 // load builds the load section from what c collected, for a replay at
-// speed.
-func (c *Collector) load(speed string, lag, held Stats) Load {
-	if !paced(speed) {
-		why := "the speed is not known"
-		if s := strings.TrimSpace(speed); s != "" {
-			why = "speed " + s + " follows no schedule"
-		}
-		return Load{Verdict: "not applicable: " + why}
+// speed (nil: not known). Only a paced speed (realtime, Nx, fixed:<d>,
+// rps:<n>) has one; fast and stepped follow no schedule.
+func (c *Collector) load(speed *scheduler.Speed, lag, held Stats) Load {
+	switch {
+	case speed == nil:
+		return Load{Verdict: "not applicable: the speed is not known"}
+	case !speed.Paced():
+		return Load{Verdict: "not applicable: speed " + speed.String() + " follows no schedule"}
 	}
 	l := Load{
 		Applicable:       true,

@@ -156,7 +156,7 @@ func TestLoad(t *testing.T) {
 			for _, r := range tt.results {
 				c.Add(r)
 			}
-			r := c.Report(Meta{Speed: tt.speed})
+			r := c.Report(Meta{Speed: speedOf(tt.speed)})
 			got := r.Load
 			if !near(got.IntendedRatePerS, tt.want.IntendedRatePerS) || !near(got.AchievedRatePerS, tt.want.AchievedRatePerS) {
 				t.Errorf("rates: got intended %v achieved %v, want %v %v", got.IntendedRatePerS, got.AchievedRatePerS, tt.want.IntendedRatePerS, tt.want.AchievedRatePerS)
@@ -236,28 +236,13 @@ func TestLoadMerge(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	meta := Meta{Speed: "realtime"}
+	meta := Meta{Speed: speedOf("realtime")}
 	got, want := parts[0].Report(meta), one.Report(meta)
 	if got.Load != want.Load || got.Performance.HeldMS != want.Performance.HeldMS {
 		t.Errorf("merged:\ngot  %+v held %+v\nwant %+v held %+v", got.Load, got.Performance.HeldMS, want.Load, want.Performance.HeldMS)
 	}
 	if want.Load.Late == 0 || want.Load.Requests != 300 {
 		t.Errorf("late %d requests %d: want some late and 300", want.Load.Late, want.Load.Requests)
-	}
-}
-
-func TestPaced(t *testing.T) {
-	tests := []struct {
-		speed string
-		want  bool
-	}{
-		{"realtime", true}, {"10x", true}, {"0.5x", true}, {"fixed:50ms", true}, {"rps:500", true}, {" RPS:12.5 ", true},
-		{"fast", false}, {"stepped", false}, {"", false}, {"x", false}, {"maxx", false}, {"mode(9)", false},
-	}
-	for _, tt := range tests {
-		if got := paced(tt.speed); got != tt.want {
-			t.Errorf("paced(%q): got %v, want %v", tt.speed, got, tt.want)
-		}
 	}
 }
 
@@ -283,7 +268,7 @@ func TestWriteTextLoad(t *testing.T) {
 		for _, r := range rs {
 			c.Add(r)
 		}
-		return c.Report(Meta{Tape: "t.jsonl", Speed: speed})
+		return c.Report(Meta{Tape: "t.jsonl", Speed: speedOf(speed)})
 	}
 	behind := every(100, 10*time.Millisecond, constant(20*time.Millisecond), func(i int) time.Duration { return time.Duration(i) * time.Millisecond })
 	tests := []struct {

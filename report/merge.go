@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/replayctl/replayctl/scheduler"
 )
 
 // Errors of [Read] and [Merge].
@@ -216,8 +218,8 @@ func mergedMeta(reports []*Report, cfg mergeConfig) (Meta, error) {
 		if s.Target != "" && !slices.Contains(targets, s.Target) {
 			targets = append(targets, s.Target)
 		}
-		if !slices.Contains(speeds, s.Speed) {
-			speeds = append(speeds, s.Speed)
+		if !slices.Contains(speeds, speedText(s.Speed)) {
+			speeds = append(speeds, speedText(s.Speed))
 		}
 		for _, w := range s.Warnings {
 			if !slices.Contains(warnings, w) {
@@ -237,7 +239,10 @@ func mergedMeta(reports []*Report, cfg mergeConfig) (Meta, error) {
 	m.Tape = strings.Join(tapes, ", ")
 	m.Target = strings.Join(targets, ", ")
 	if len(speeds) == 1 {
-		m.Speed = speeds[0]
+		if s := reports[0].Summary.Speed; s != nil {
+			v := *s
+			m.Speed = &v
+		}
 	} else {
 		warnings = append(warnings, fmt.Sprintf("merged reports of different speeds (%s): the load section does not apply", strings.Join(speeds, ", ")))
 	}
@@ -326,4 +331,12 @@ func mergedThresholds(reports []*Report, extra []Threshold) ([]Threshold, error)
 		add(t)
 	}
 	return ts, nil
+}
+
+// speedText is a report's speed as written, "" when not known.
+func speedText(s *scheduler.Speed) string {
+	if s == nil {
+		return ""
+	}
+	return s.String()
 }

@@ -68,13 +68,13 @@ func TestMergeReportsIsOneCollector(t *testing.T) {
 
 	reports := make([]*Report, len(parts))
 	for i, p := range parts {
-		reports[i] = throughJSON(t, p.Report(Meta{Tape: "t.jsonl", Sessions: 1, Speed: "realtime"}))
+		reports[i] = throughJSON(t, p.Report(Meta{Tape: "t.jsonl", Sessions: 1, Speed: speedOf("realtime")}))
 	}
 	merged, err := Merge(reports)
 	if err != nil {
 		t.Fatalf("Merge: %v", err)
 	}
-	want := one.Report(Meta{Tape: "t.jsonl", Sessions: 3, Speed: "realtime"})
+	want := one.Report(Meta{Tape: "t.jsonl", Sessions: 3, Speed: speedOf("realtime")})
 	for _, h := range []struct {
 		name      string
 		got, want EncodedHistogram

@@ -2,12 +2,15 @@ package report
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"reflect"
 	"time"
+
+	"github.com/replayctl/replayctl/scheduler"
 )
 
 // Read reads the JSON report at path, as [Report.WriteJSON] wrote it
@@ -36,6 +39,7 @@ func Parse(data []byte) (*Report, error) {
 	err := json.Unmarshal(data, &r)
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
+	var speed *scheduler.SpeedError
 	switch {
 	case err == nil:
 		if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
@@ -50,6 +54,8 @@ func Parse(data []byte) (*Report, error) {
 			field = "the document"
 		}
 		return nil, errorf(ErrBadReport, "line %d: %s: a JSON %s where %s belongs", lineOf(data, typ.Offset), field, typ.Value, jsonKind(typ.Type))
+	case errors.As(err, &speed): // only summary.speed is parsed as a speed
+		return nil, errorf(ErrBadReport, "summary.speed: %v", speed)
 	default:
 		return nil, errorf(ErrBadReport, "%v", err)
 	}
@@ -57,6 +63,9 @@ func Parse(data []byte) (*Report, error) {
 
 // jsonKind names what JSON value a Go type takes.
 func jsonKind(t reflect.Type) string {
+	if reflect.PointerTo(t).Implements(reflect.TypeFor[encoding.TextUnmarshaler]()) && t != reflect.TypeFor[time.Time]() {
+		return "a string"
+	}
 	switch t.Kind() {
 	case reflect.Bool:
 		return "true or false"

@@ -259,7 +259,7 @@ func secretReport(secret string, serverForm string) Report {
 	c.AddFault(Fault{Seq: 5, Session: "s1", Kind: "malformed", Detail: "truncated " + secret})
 	c.Finish(at(time.Second))
 	rep := c.Report(Meta{Tape: "t.jsonl", Sessions: 1, Target: "http://h/mcp?token=" + url.QueryEscape(secret),
-		Speed: "fast", Warnings: []string{"server said " + secret}})
+		Speed: speedOf("fast"), Warnings: []string{"server said " + secret}})
 	rep.Abort(fmt.Sprintf("target failed: %q", secret))
 	rep.Chaos.Survival = []Survival{{Session: "s1", Notes: []string{"after " + secret}}}
 	return rep

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/replayctl/replayctl/scheduler"
 )
 
 // Meta is what the engine knows about the run as a whole.
@@ -17,10 +19,9 @@ type Meta struct {
 	// that never became a Result; skipped results are added to it.
 	Skipped int64
 	Target  string
-	// Speed is the replay's speed as written ("realtime", "10x",
-	// "fixed:50ms", "rps:500", "fast", "stepped"); the paced ones fill the
-	// report's load section.
-	Speed    string
+	// Speed is the replay's speed, nil when not known; the paced ones
+	// (realtime, Nx, fixed:, rps:) fill the report's load section.
+	Speed    *scheduler.Speed
 	Seed     *int64 // chaos seed, nil without chaos
 	Warnings []string
 	Server   ServerTraffic
@@ -65,16 +66,18 @@ type Report struct {
 type Summary struct {
 	// RunID names this replay: a UUID made once per replay (per
 	// Collector), different from every other run's.
-	RunID         string  `json:"run_id"`
-	Tape          string  `json:"tape"`
-	Target        string  `json:"target,omitempty"`
-	Speed         string  `json:"speed,omitempty"`
-	Sessions      int     `json:"sessions"`
-	TotalMessages int64   `json:"total_messages"`
-	Sent          int64   `json:"sent"`
-	Received      int64   `json:"received"`
-	Skipped       int64   `json:"skipped"`
-	DurationMS    float64 `json:"duration_ms"`
+	RunID  string `json:"run_id"`
+	Tape   string `json:"tape"`
+	Target string `json:"target,omitempty"`
+	// Speed is written as the command line takes it ("10x", "fast",
+	// "rps:500"), and left out when not known.
+	Speed         *scheduler.Speed `json:"speed,omitempty"`
+	Sessions      int              `json:"sessions"`
+	TotalMessages int64            `json:"total_messages"`
+	Sent          int64            `json:"sent"`
+	Received      int64            `json:"received"`
+	Skipped       int64            `json:"skipped"`
+	DurationMS    float64          `json:"duration_ms"`
 	// StartedAt and FinishedAt are when the replay started and ended
 	// (timeline times count from StartedAt).
 	StartedAt   time.Time `json:"started_at,omitzero"`

@@ -86,8 +86,8 @@ func (t *textWriter) header(r Report) {
 		fmt.Fprintf(&t.buf, " against %s", clean(s.Target))
 	}
 	var extra []string
-	if s.Speed != "" {
-		extra = append(extra, clean(s.Speed))
+	if s.Speed != nil {
+		extra = append(extra, s.Speed.String())
 	}
 	if s.Sessions > 0 {
 		extra = append(extra, plural(int64(s.Sessions), "session"))

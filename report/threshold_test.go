@@ -170,7 +170,7 @@ func TestEvaluate(t *testing.T) {
 		for _, r := range rs {
 			c.Add(r)
 		}
-		return c.Report(Meta{Speed: speed})
+		return c.Report(Meta{Speed: speedOf(speed)})
 	}
 	// Three requests 20ms late and held 40ms.
 	behind := loadReport("realtime", every(3, time.Second, constant(40*time.Millisecond), constant(20*time.Millisecond)))
@@ -315,7 +315,7 @@ func TestLoadThresholdText(t *testing.T) {
 	for _, r := range every(5, 100*time.Millisecond, constant(0), constant(50*time.Millisecond)) {
 		c.Add(r)
 	}
-	r := c.Report(Meta{Tape: "t.jsonl", Speed: "rps:10"})
+	r := c.Report(Meta{Tape: "t.jsonl", Speed: speedOf("rps:10")})
 	var ts []Threshold
 	for _, s := range []string{"load_delivered==true", "late==0", "lag_p99<10ms", "held_p99<10ms"} {
 		th, err := ParseThreshold(s)

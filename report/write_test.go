@@ -43,7 +43,7 @@ func sampleReport() Report {
 	c.Finish(at(5040 * time.Millisecond))
 	seed := int64(42)
 	return c.Report(Meta{Tape: "weather.jsonl", Sessions: 1, TotalMessages: 8, Skipped: 1,
-		Target: "http://127.0.0.1:8080/mcp", Speed: "10x", Seed: &seed, Warnings: []string{"tape has no end line; 1 torn line dropped"}})
+		Target: "http://127.0.0.1:8080/mcp", Speed: speedOf("10x"), Seed: &seed, Warnings: []string{"tape has no end line; 1 torn line dropped"}})
 }
 
 func golden(t *testing.T, name string, got []byte) {

@@ -181,3 +181,29 @@ func (s Speed) Limit() rate.Limit {
 // Only speeds that pace by recorded time can give each session a clock of
 // its own.
 func (s Speed) ByTime() bool { return s.Mode == Realtime || s.Mode == Scaled }
+
+// Paced reports whether the speed follows a schedule, so that a message
+// can be late: realtime and Nx by recorded time, fixed and rps by count.
+// Fast and stepped follow none.
+func (s Speed) Paced() bool { return s.ByTime() || s.Mode == Fixed || s.Mode == Rate }
+
+// MarshalText writes the speed as String does, so that a report or a
+// config written with it reads back with UnmarshalText. An invalid speed
+// is refused with its *SpeedError.
+func (s Speed) MarshalText() ([]byte, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return []byte(s.String()), nil
+}
+
+// UnmarshalText reads a speed as Parse does; bad text is a *SpeedError
+// that says what is accepted, and leaves s as it was.
+func (s *Speed) UnmarshalText(text []byte) error {
+	v, err := Parse(string(text))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}

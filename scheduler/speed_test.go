@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -173,6 +174,106 @@ func FuzzParse(f *testing.F) {
 		again, err := Parse(s.String())
 		if err != nil || again != s {
 			t.Fatalf("Parse(%q) = %+v; Parse(%q) = %+v, %v", in, s, s.String(), again, err)
+		}
+	})
+}
+
+func TestPaced(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{"realtime", true},
+		{"10x", true},
+		{"0.5x", true},
+		{"fixed:50ms", true},
+		{"rps:500", true},
+		{" RPS:12.5 ", true},
+		{"fast", false},
+		{"stepped", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			s, err := Parse(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Paced(); got != tt.want {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSpeedText: a speed in a JSON document (as the report writes it) is
+// its String, and reads back to the same value; bad text fails with the
+// *SpeedError that says what is allowed.
+func TestSpeedText(t *testing.T) {
+	type doc struct {
+		Speed *Speed `json:"speed,omitempty"`
+	}
+	for _, in := range []string{"realtime", "fast", "stepped", "10x", "0.5x", "fixed:50ms", "fixed:1m30s", "rps:12.5"} {
+		t.Run(in, func(t *testing.T) {
+			s, err := Parse(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.Marshal(doc{Speed: &s})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := string(b), `{"speed":"`+s.String()+`"}`; got != want {
+				t.Errorf("got %s, want %s", got, want)
+			}
+			var back doc
+			if err := json.Unmarshal(b, &back); err != nil {
+				t.Fatal(err)
+			}
+			if back.Speed == nil || *back.Speed != s {
+				t.Errorf("read back %+v, want %+v", back.Speed, s)
+			}
+		})
+	}
+	t.Run("absent", func(t *testing.T) {
+		var back doc
+		if b, _ := json.Marshal(back); string(b) != `{}` {
+			t.Errorf("got %s, want {}", b)
+		}
+		if err := json.Unmarshal([]byte(`{}`), &back); err != nil || back.Speed != nil {
+			t.Errorf("got %+v, %v, want no speed", back.Speed, err)
+		}
+	})
+	bad := []struct {
+		in   string
+		want string
+	}{
+		{"10y", `speed "10y": ` + wantSpeed},
+		{"", `speed "": ` + wantSpeed},
+		{"0x", `speed "0x": ` + wantFactor},
+		{"fixed:-1s", `speed "fixed:-1s": ` + wantFixed},
+		{"rps:0", `speed "rps:0": ` + wantRate},
+	}
+	for _, tt := range bad {
+		t.Run("bad "+tt.in, func(t *testing.T) {
+			s := Speed{Mode: Fast}
+			err := s.UnmarshalText([]byte(tt.in))
+			var se *SpeedError
+			if !errors.As(err, &se) || err.Error() != tt.want {
+				t.Errorf("got %v, want *SpeedError %s", err, tt.want)
+			}
+			if s != (Speed{Mode: Fast}) {
+				t.Errorf("speed changed to %+v on bad text", s)
+			}
+			var d doc
+			if err := json.Unmarshal([]byte(`{"speed":"`+tt.in+`"}`), &d); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("json: got %v, want an error containing %s", err, tt.want)
+			}
+		})
+	}
+	t.Run("invalid value", func(t *testing.T) {
+		_, err := json.Marshal(doc{Speed: &Speed{Mode: Scaled}})
+		if err == nil || !strings.Contains(err.Error(), wantFactor) {
+			t.Errorf("got %v, want an error containing %s", err, wantFactor)
 		}
 	})
 }
