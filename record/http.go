@@ -252,6 +252,13 @@ func (p *HTTP) serve(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(context.WithValue(r.Context(), exchangeKey{}, ex))
 	defer cancel()
 	defer context.AfterFunc(p.stop, cancel)()
+	if p.stop.Err() != nil {
+		// Stopped already: cancelled now, not by AfterFunc's goroutine,
+		// which the relay could outrun (the upstream's answer then cut
+		// half way, the client's connection aborted): the relay fails at
+		// once and errorHandler answers 503.
+		cancel()
+	}
 	p.rp.ServeHTTP(w, r.WithContext(ctx))
 }
 
