@@ -34,7 +34,7 @@ func onTerminal(t *testing.T, env []string, args ...string) string {
 
 // TestNoColor: on a terminal the summary and the logs are coloured;
 // NO_COLOR set to any non-empty value leaves them plain, and an empty
-// NO_COLOR does not count.
+// NO_COLOR does not count. (debug's: TestNoColorDebug.)
 // sgr matches a colour escape.
 var sgr = regexp.MustCompile(`\x1b\[[0-9;]*m`)
 
@@ -73,10 +73,4 @@ func TestNoColor(t *testing.T) {
 			}
 		})
 	}
-	t.Run("debug", func(t *testing.T) {
-		out := onTerminal(t, []string{"NO_COLOR=1"}, "debug", "examples/quickstart.jsonl")
-		if strings.Contains(out, "\x1b[3") || strings.Contains(out, "\x1b[1m") {
-			t.Errorf("debug coloured its output with NO_COLOR=1:\n%q", out)
-		}
-	})
 }

@@ -30,9 +30,15 @@ type ptySession struct {
 
 func startPTY(t *testing.T, args ...string) *ptySession {
 	t.Helper()
+	return startPTYEnv(t, nil, args...)
+}
+
+// startPTYEnv is startPTY with env added to the environment.
+func startPTYEnv(t *testing.T, env []string, args ...string) *ptySession {
+	t.Helper()
 	cmd := exec.Command(binary, append([]string{"debug"}, args...)...)
 	cmd.Dir = "../.."
-	cmd.Env = append(os.Environ(), "TERM=xterm") // a terminal the line editor knows, as a user's is
+	cmd.Env = append(append(os.Environ(), "TERM=xterm"), env...) // a terminal the line editor knows, as a user's is
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 100})
 	if err != nil {
 		t.Fatalf("start on a pty: %v", err)
@@ -91,6 +97,33 @@ func (s *ptySession) send(keys string) {
 	s.t.Helper()
 	if _, err := io.WriteString(s.tty, keys); err != nil {
 		s.t.Fatalf("type %q: %v", keys, err)
+	}
+}
+
+// TestNoColorDebug: with NO_COLOR=1, debug on a terminal prints no
+// colour (its prompt, its steps, its summary). It types Ctrl-D at the
+// prompt to end the session, rather than leaving the end of input to
+// script(1), which may give it while the line editor switches the
+// terminal's mode, where it is lost and debug waits on.
+func TestNoColorDebug(t *testing.T) {
+	s := startPTYEnv(t, []string{"NO_COLOR=1"}, "examples/quickstart.jsonl")
+	s.expect(prompt, 15*time.Second)
+	s.send("step\r")
+	s.expect(prompt, 10*time.Second)
+	s.send("\x04") // Ctrl-D ends it
+	s.expect("summary:", 30*time.Second)
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("debug did not end after Ctrl-D:\n%s", s.seen.String())
+	}
+	for b := range s.chunks { // the rest of what it printed
+		s.seen.Write(b)
+	}
+	if out := s.seen.String(); strings.Contains(out, "\x1b[3") || strings.Contains(out, "\x1b[1m") {
+		t.Errorf("debug coloured its output with NO_COLOR=1:\n%q", out)
 	}
 }
 
