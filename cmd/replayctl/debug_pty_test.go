@@ -100,6 +100,21 @@ func (s *ptySession) send(keys string) {
 	}
 }
 
+// ctrlD types Ctrl-D at the prompt, which ends the session: it waits for
+// the summary and for debug to exit.
+func (s *ptySession) ctrlD() {
+	s.t.Helper()
+	s.send("\x04")
+	s.expect("summary:", 30*time.Second)
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		s.t.Fatalf("debug did not end after Ctrl-D:\n%s", s.seen.String())
+	}
+}
+
 // TestNoColorDebug: with NO_COLOR=1, debug on a terminal prints no
 // colour (its prompt, its steps, its summary). It types Ctrl-D at the
 // prompt to end the session, rather than leaving the end of input to
@@ -110,15 +125,7 @@ func TestNoColorDebug(t *testing.T) {
 	s.expect(prompt, 15*time.Second)
 	s.send("step\r")
 	s.expect(prompt, 10*time.Second)
-	s.send("\x04") // Ctrl-D ends it
-	s.expect("summary:", 30*time.Second)
-	done := make(chan error, 1)
-	go func() { done <- s.cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("debug did not end after Ctrl-D:\n%s", s.seen.String())
-	}
+	s.ctrlD()
 	for b := range s.chunks { // the rest of what it printed
 		s.seen.Write(b)
 	}
@@ -167,15 +174,7 @@ func TestDebugTerminalCtrlC(t *testing.T) {
 		t.Errorf("the line Ctrl-C dropped was run:\n%s", s.seen.String())
 	}
 	s.expect(prompt, 5*time.Second)
-	s.send("\x04") // Ctrl-D ends it
-	s.expect("summary:", 30*time.Second)
-	done := make(chan error, 1)
-	go func() { done <- s.cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("debug did not end after Ctrl-D:\n%s", s.seen.String())
-	}
+	s.ctrlD()
 }
 
 // TestDebugTerminalLineEditing: on a terminal Tab completes a command's
