@@ -104,14 +104,21 @@ func (s *ptySession) send(keys string) {
 // the summary and for debug to exit.
 func (s *ptySession) ctrlD() {
 	s.t.Helper()
-	s.send("\x04")
+	s.end("\x04", "Ctrl-D")
+}
+
+// end types keys (named what) that end the session, and waits for the
+// summary and for debug to exit.
+func (s *ptySession) end(keys, what string) {
+	s.t.Helper()
+	s.send(keys)
 	s.expect("summary:", 30*time.Second)
 	done := make(chan error, 1)
 	go func() { done <- s.cmd.Wait() }()
 	select {
 	case <-done:
 	case <-time.After(30 * time.Second):
-		s.t.Fatalf("debug did not end after Ctrl-D:\n%s", s.seen.String())
+		s.t.Fatalf("debug did not end after %s:\n%s", what, s.seen.String())
 	}
 }
 
@@ -199,13 +206,5 @@ func TestDebugTerminalLineEditing(t *testing.T) {
 	if got := strings.Count(s.seen.String(), "unknown command"); got != 0 {
 		t.Errorf("got %d unknown commands, want 0:\n%s", got, s.seen.String())
 	}
-	s.send("quit\r")
-	s.expect("summary:", 30*time.Second)
-	done := make(chan error, 1)
-	go func() { done <- s.cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("debug did not end after quit:\n%s", s.seen.String())
-	}
+	s.end("quit\r", "quit")
 }
