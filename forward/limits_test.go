@@ -120,3 +120,83 @@ func TestUpstreamsCappedAndStoppedWhenIdle(t *testing.T) {
 		}
 	}
 }
+
+// gatedDialer dials real server processes whose connections' Close
+// signals entered and then waits for open before closing.
+type gatedDialer struct {
+	d       transport.Dialer
+	entered chan struct{} // one send per Close entered
+	open    chan struct{} // closed to let every Close go on
+}
+
+func (g *gatedDialer) Dial(ctx context.Context, session string) (transport.Conn, error) {
+	conn, err := g.d.Dial(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	return &gatedConn{Conn: conn, g: g}, nil
+}
+
+type gatedConn struct {
+	transport.Conn
+	g    *gatedDialer
+	once sync.Once
+}
+
+func (gc *gatedConn) Close() error {
+	gc.once.Do(func() {
+		gc.g.entered <- struct{}{}
+		<-gc.g.open
+	})
+	return gc.Conn.Close()
+}
+
+// TestCloseWaitsForIdleExpiry: an upstream connection that its idle
+// timer is closing is waited for by Close, as those Closed is ending are
+// (before, the idle timer's close ran on its own: Close returned while
+// the server process was still being stopped, and the process outlived
+// serve).
+func TestCloseWaitsForIdleExpiry(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var journal bytes.Buffer
+	w, err := tape.NewWriter(&journal, tape.Header{Transport: "stdio"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dial := &gatedDialer{d: transport.Stdio{Command: testserver.Crashy(t)}, entered: make(chan struct{}, 1), open: make(chan struct{})}
+	fwd := New(dial, record.NewTap(w), func() string { return "n1" }, zerolog.Nop(), IdleTimeout(time.Millisecond))
+	srv, err := mock.NewServer(tape.File("../examples/go-sdk-2025.jsonl"), mock.WithMissHandler(fwd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := srv.Open(ctx, transport.SessionInfo{ID: "live"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	c := &collector{asks: make(chan jsonrpc.Message, 4)}
+	for _, m := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"fwd-test","version":"1"},"protocolVersion":"2025-11-25","capabilities":{}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"not-recorded"}}`,
+	} {
+		if err := sess.Handle(ctx, []byte(m), c.send); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-dial.entered: // the idle timer is closing the upstream
+	case <-ctx.Done():
+		t.Fatal("the idle upstream was never closed")
+	}
+	closed := make(chan struct{})
+	go func() { _ = fwd.Close(); close(closed) }()
+	select {
+	case <-closed:
+		t.Error("Close returned while the idle upstream was still closing")
+	case <-time.After(200 * time.Millisecond): // Close is waiting, as it should; a slow machine can only hide the bug, never fail here
+	}
+	close(dial.open)
+	<-closed
+}
