@@ -71,6 +71,7 @@ func (f *Forwarder) acquire(live *mock.Live) (*upstream, error) {
 			}
 			delete(f.sessions, victim.live)
 			victim.timer.Stop()
+			f.closing.Add(1)
 		}
 		u = &upstream{f: f, live: live, name: f.name(), pending: map[string]waiter{}, asks: map[string][]byte{}}
 		f.sessions[live] = u
@@ -84,6 +85,7 @@ func (f *Forwarder) acquire(live *mock.Live) (*upstream, error) {
 	if victim != nil {
 		f.log.Info().Str("session", victim.name).Int("max", f.maxUpstreams).Msg("--max-upstreams reached: the upstream connection idle longest closed")
 		victim.close()
+		f.closing.Done()
 	}
 	return u, nil
 }
@@ -124,7 +126,9 @@ func (f *Forwarder) expire(u *upstream, since time.Time) {
 		return
 	}
 	delete(f.sessions, u.live)
+	f.closing.Add(1)
 	f.mu.Unlock()
+	defer f.closing.Done()
 	f.log.Debug().Str("session", u.name).Dur("idle", f.idle).Msg("an idle upstream connection closed")
 	u.close()
 }
