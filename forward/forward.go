@@ -54,8 +54,9 @@ type Forwarder struct {
 	refused   atomic.Int64 // upstream requests no client stream could take
 	nextAsk   atomic.Int64
 
-	maxUpstreams int           // see MaxUpstreams
-	idle         time.Duration // see IdleTimeout
+	maxUpstreams  int           // see MaxUpstreams
+	idle          time.Duration // see IdleTimeout
+	answerTimeout time.Duration // see AnswerTimeout
 
 	// closing counts the upstream connections being closed (by Closed,
 	// an idle timer, or a new session taking an idle one's place); each is
@@ -75,7 +76,7 @@ var _ mock.MissHandler = (*Forwarder)(nil)
 // with a miss by calling name (once per such session).
 func New(dial transport.Dialer, tap *record.Tap, name func() string, log zerolog.Logger, opts ...Option) *Forwarder {
 	f := &Forwarder{dial: dial, tap: tap, name: name, log: log.With().Str("stage", "forward").Logger(),
-		maxUpstreams: DefaultMaxUpstreams, idle: DefaultIdleTimeout, sessions: map[*mock.Live]*upstream{}}
+		maxUpstreams: DefaultMaxUpstreams, idle: DefaultIdleTimeout, answerTimeout: DefaultAnswerTimeout, sessions: map[*mock.Live]*upstream{}}
 	for _, opt := range opts {
 		opt(f)
 	}

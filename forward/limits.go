@@ -17,6 +17,15 @@ const DefaultMaxUpstreams = 8
 // upstream connection open without a forwarded request (IdleTimeout).
 const DefaultIdleTimeout = 60 * time.Second
 
+// DefaultAnswerTimeout is how long a Forwarder waits for the upstream's
+// answer to a forwarded request (AnswerTimeout): the default request
+// timeout of the official TypeScript SDK's client.
+const DefaultAnswerTimeout = 60 * time.Second
+
+// ErrAnswerTimeout fails a miss whose upstream did not answer within
+// AnswerTimeout.
+var ErrAnswerTimeout = errors.New("forward: the upstream did not answer in time (--upstream-timeout)")
+
 // Option configures a Forwarder.
 type Option func(*Forwarder)
 
@@ -43,6 +52,21 @@ func IdleTimeout(d time.Duration) Option {
 	return func(f *Forwarder) {
 		if d > 0 {
 			f.idle = d
+		}
+	}
+}
+
+// AnswerTimeout bounds the wait for the upstream's answer to each
+// forwarded request. When it passes, the upstream is sent
+// notifications/cancelled for the request (recorded, as everything sent
+// upstream is), the miss fails with ErrAnswerTimeout and the client gets
+// its error; a late answer is recorded, not relayed. It frees the
+// upstream connection for the idle timer and MaxUpstreams, which a
+// request in flight holds. 0 or less means DefaultAnswerTimeout.
+func AnswerTimeout(d time.Duration) Option {
+	return func(f *Forwarder) {
+		if d > 0 {
+			f.answerTimeout = d
 		}
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -199,4 +202,73 @@ func TestCloseWaitsForIdleExpiry(t *testing.T) {
 	}
 	close(dial.open)
 	<-closed
+}
+
+// TestAnswerTimeout: an upstream that answers the handshake and then
+// nothing fails the miss after AnswerTimeout with ErrAnswerTimeout, and is
+// told so with notifications/cancelled for the request (which it reads,
+// and which is recorded); the request no longer holds the upstream.
+func TestAnswerTimeout(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	seen := filepath.Join(t.TempDir(), "seen")
+	mute := `read l; printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"mute","version":"1"}}}'; while read l; do printf '%s\n' "$l" >> "$0"; done`
+	var journal bytes.Buffer
+	w, err := tape.NewWriter(&journal, tape.Header{Transport: "stdio"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tap := record.NewTap(w)
+	fwd := New(transport.Stdio{Command: []string{"sh", "-c", mute, seen}}, tap, func() string { return "n1" }, zerolog.Nop(),
+		AnswerTimeout(100*time.Millisecond))
+	defer fwd.Close()
+	srv, err := mock.NewServer(tape.File("../examples/go-sdk-2025.jsonl"), mock.WithMissHandler(fwd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := srv.Open(ctx, transport.SessionInfo{ID: "live"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	c := &collector{asks: make(chan jsonrpc.Message, 4)}
+	for _, m := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"fwd-test","version":"1"},"protocolVersion":"2025-11-25","capabilities":{}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"not-recorded"}}`,
+	} {
+		if err := sess.Handle(ctx, []byte(m), c.send); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fwd.Forwarded() != 0 || fwd.Failed() != 1 {
+		t.Errorf("forwarded %d, failed %d; want 0 and 1", fwd.Forwarded(), fwd.Failed())
+	}
+	c.mu.Lock()
+	answer := strings.Join(c.msgs, "\n")
+	c.mu.Unlock()
+	if !strings.Contains(answer, `"id":2`) || !strings.Contains(answer, "did not answer in time") {
+		t.Errorf("the client's answer to the call does not say the upstream did not answer in time:\n%s", answer)
+	}
+	want := `"method":"notifications/cancelled","params":{"requestId":2,`
+	for {
+		b, _ := os.ReadFile(seen)
+		if strings.Contains(string(b), want) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the upstream never got %s; it read:\n%s", want, b)
+		case <-time.After(20 * time.Millisecond): // re-read the file
+		}
+	}
+	if err := fwd.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tap.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(journal.String(), `notifications/cancelled`) {
+		t.Errorf("the cancellation sent upstream is not recorded:\n%s", journal.String())
+	}
 }

@@ -428,6 +428,7 @@ func TestLimitFlagsRefused(t *testing.T) {
 		{"serve", tp, "--max-misses", "-1"},
 		{"serve", tp, "--max-upstreams", "0"},
 		{"serve", tp, "--upstream-idle-timeout", "0s"},
+		{"serve", tp, "--upstream-timeout", "0s"},
 		{"serve", tp, "--body-timeout", "0s"},
 		{"serve", tp, "--max-conns", "0"},
 		{"serve", tp, "--body-budget", "lots"},
