@@ -65,6 +65,53 @@ func (cc *countedConn) Close() error {
 	return err
 }
 
+// rig is a Forwarder dialing with dial and recording into journal, behind
+// a mock.Server of the example tape (which lacks any "not-recorded" tool).
+type rig struct {
+	fwd     *Forwarder
+	tap     *record.Tap
+	journal *bytes.Buffer
+	srv     *mock.Server
+}
+
+func newRig(t *testing.T, dial transport.Dialer, name func() string, opts ...Option) *rig {
+	t.Helper()
+	r := &rig{journal: &bytes.Buffer{}}
+	w, err := tape.NewWriter(r.journal, tape.Header{Transport: "stdio"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.tap = record.NewTap(w)
+	r.fwd = New(dial, r.tap, name, zerolog.Nop(), opts...)
+	if r.srv, err = mock.NewServer(tape.File("../examples/go-sdk-2025.jsonl"), mock.WithMissHandler(r.fwd)); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// miss opens the live session id, sends it the handshake and a call of a
+// tool the tape lacks (forwarded), and returns what it was sent; the
+// session is closed when the test ends.
+func (r *rig) miss(ctx context.Context, t *testing.T, id, tool string) *collector {
+	t.Helper()
+	sess, err := r.srv.Open(ctx, transport.SessionInfo{ID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sess.Close() })
+	c := &collector{asks: make(chan jsonrpc.Message, 4)}
+	for _, m := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"fwd-test","version":"1"},"protocolVersion":"2025-11-25","capabilities":{}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`,
+		fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":%q}}`, tool),
+	} {
+		if err := sess.Handle(ctx, []byte(m), c.send); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
 // TestUpstreamsCappedAndStoppedWhenIdle: ten live sessions that each
 // miss once start ten server processes over time, never more than
 // MaxUpstreams (3) at once — the one idle longest is stopped for a new
@@ -72,37 +119,13 @@ func (cc *countedConn) Close() error {
 func TestUpstreamsCappedAndStoppedWhenIdle(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	var journal bytes.Buffer
-	w, err := tape.NewWriter(&journal, tape.Header{Transport: "stdio"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tap := record.NewTap(w)
 	dial := &countingDialer{d: transport.Stdio{Command: testserver.Crashy(t)}}
 	n := 0
-	fwd := New(dial, tap, func() string { n++; return fmt.Sprintf("n%d", n) }, zerolog.Nop(),
-		MaxUpstreams(3), IdleTimeout(200*time.Millisecond))
+	r := newRig(t, dial, func() string { n++; return fmt.Sprintf("n%d", n) }, MaxUpstreams(3), IdleTimeout(200*time.Millisecond))
+	fwd := r.fwd
 	defer fwd.Close()
-	srv, err := mock.NewServer(tape.File("../examples/go-sdk-2025.jsonl"), mock.WithMissHandler(fwd))
-	if err != nil {
-		t.Fatal(err)
-	}
 	for i := range 10 {
-		sess, err := srv.Open(ctx, transport.SessionInfo{ID: fmt.Sprintf("live%d", i)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := &collector{asks: make(chan jsonrpc.Message, 4)}
-		for _, m := range []string{
-			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"fwd-test","version":"1"},"protocolVersion":"2025-11-25","capabilities":{}}}`,
-			`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`,
-			fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"not-recorded-%d"}}`, i),
-		} {
-			if err := sess.Handle(ctx, []byte(m), c.send); err != nil {
-				t.Fatal(err)
-			}
-		}
-		defer sess.Close()
+		r.miss(ctx, t, fmt.Sprintf("live%d", i), fmt.Sprintf("not-recorded-%d", i))
 	}
 	if fwd.Forwarded() != 10 {
 		t.Errorf("%d misses forwarded, want 10", fwd.Forwarded())
@@ -162,32 +185,10 @@ func (gc *gatedConn) Close() error {
 func TestCloseWaitsForIdleExpiry(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	var journal bytes.Buffer
-	w, err := tape.NewWriter(&journal, tape.Header{Transport: "stdio"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	dial := &gatedDialer{d: transport.Stdio{Command: testserver.Crashy(t)}, entered: make(chan struct{}, 1), open: make(chan struct{})}
-	fwd := New(dial, record.NewTap(w), func() string { return "n1" }, zerolog.Nop(), IdleTimeout(time.Millisecond))
-	srv, err := mock.NewServer(tape.File("../examples/go-sdk-2025.jsonl"), mock.WithMissHandler(fwd))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := srv.Open(ctx, transport.SessionInfo{ID: "live"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	c := &collector{asks: make(chan jsonrpc.Message, 4)}
-	for _, m := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"fwd-test","version":"1"},"protocolVersion":"2025-11-25","capabilities":{}}}`,
-		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`,
-		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"not-recorded"}}`,
-	} {
-		if err := sess.Handle(ctx, []byte(m), c.send); err != nil {
-			t.Fatal(err)
-		}
-	}
+	r := newRig(t, dial, func() string { return "n1" }, IdleTimeout(time.Millisecond))
+	fwd := r.fwd
+	r.miss(ctx, t, "live", "not-recorded")
 	select {
 	case <-dial.entered: // the idle timer is closing the upstream
 	case <-ctx.Done():
@@ -213,34 +214,10 @@ func TestAnswerTimeout(t *testing.T) {
 	defer cancel()
 	seen := filepath.Join(t.TempDir(), "seen")
 	mute := `read l; printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"mute","version":"1"}}}'; while read l; do printf '%s\n' "$l" >> "$0"; done`
-	var journal bytes.Buffer
-	w, err := tape.NewWriter(&journal, tape.Header{Transport: "stdio"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tap := record.NewTap(w)
-	fwd := New(transport.Stdio{Command: []string{"sh", "-c", mute, seen}}, tap, func() string { return "n1" }, zerolog.Nop(),
-		AnswerTimeout(100*time.Millisecond))
+	r := newRig(t, transport.Stdio{Command: []string{"sh", "-c", mute, seen}}, func() string { return "n1" }, AnswerTimeout(100*time.Millisecond))
+	fwd := r.fwd
 	defer fwd.Close()
-	srv, err := mock.NewServer(tape.File("../examples/go-sdk-2025.jsonl"), mock.WithMissHandler(fwd))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := srv.Open(ctx, transport.SessionInfo{ID: "live"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	c := &collector{asks: make(chan jsonrpc.Message, 4)}
-	for _, m := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"fwd-test","version":"1"},"protocolVersion":"2025-11-25","capabilities":{}}}`,
-		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`,
-		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"not-recorded"}}`,
-	} {
-		if err := sess.Handle(ctx, []byte(m), c.send); err != nil {
-			t.Fatal(err)
-		}
-	}
+	c := r.miss(ctx, t, "live", "not-recorded")
 	if fwd.Forwarded() != 0 || fwd.Failed() != 1 {
 		t.Errorf("forwarded %d, failed %d; want 0 and 1", fwd.Forwarded(), fwd.Failed())
 	}
@@ -265,10 +242,10 @@ func TestAnswerTimeout(t *testing.T) {
 	if err := fwd.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := tap.Close(); err != nil {
+	if err := r.tap.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(journal.String(), `notifications/cancelled`) {
-		t.Errorf("the cancellation sent upstream is not recorded:\n%s", journal.String())
+	if !strings.Contains(r.journal.String(), `notifications/cancelled`) {
+		t.Errorf("the cancellation sent upstream is not recorded:\n%s", r.journal.String())
 	}
 }
