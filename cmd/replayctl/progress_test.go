@@ -12,6 +12,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/tape"
 )
 
 func TestProgressLine(t *testing.T) {
@@ -187,5 +188,41 @@ func TestRunSteppedPrintsEachMessage(t *testing.T) {
 	}
 	if n := strings.Count(res.stderr, "✓ passed"); n != 8 {
 		t.Errorf("%d passed lines, want 8 (one per request):\n%s", n, res.stderr)
+	}
+}
+
+// An interrupted run's last progress line says it stopped, and where: not
+// "done" (issue 23: "done … 39%" after Ctrl-C).
+func TestProgressFinalLineStopped(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		stop report.Stop
+		want string // the start of the final line
+		tail string // its end
+	}{
+		{"interrupted", report.Stop{Kind: report.StopInterrupted, Why: "interrupted"},
+			"stopped [=======>            ]  39%  7/18 msgs", "(interrupted)"},
+		{"target failed", report.Stop{Kind: report.StopTarget, Why: "the target failed"},
+			"stopped [=======>            ]  39%  7/18 msgs", "(the target failed)"},
+		{"to the end", report.Stop{},
+			"done    [=======>            ]  39%  7/18 msgs", "errors  "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var w bytes.Buffer
+			var p progress
+			p.start(t.Context(), &w, tape.Bytes("empty.jsonl", nil), 1)
+			rep := &report.Report{Summary: report.Summary{Sent: 4, Received: 3, TotalMessages: 18, Sessions: 1}}
+			rep.Conclude(tc.stop, nil)
+			p.stop(rep)
+			out := w.String()
+			final := out[strings.LastIndex(out, "\r")+1:]
+			final = strings.TrimSuffix(strings.TrimSuffix(final, "\n"), "\x1b[K")
+			if !strings.HasPrefix(final, tc.want) {
+				t.Errorf("final line %q, want it to begin %q", final, tc.want)
+			}
+			if !strings.Contains(final, tc.tail) {
+				t.Errorf("final line %q, want it to hold %q", final, tc.tail)
+			}
+		})
 	}
 }
