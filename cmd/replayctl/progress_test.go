@@ -11,6 +11,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/tape"
 )
@@ -224,5 +225,34 @@ func TestProgressFinalLineStopped(t *testing.T) {
 				t.Errorf("final line %q, want it to hold %q", final, tc.tail)
 			}
 		})
+	}
+}
+
+// The progress line reads the replay's event stream as a live viewer: the
+// judged events' results, nothing else.
+func TestProgressReadsTheStream(t *testing.T) {
+	var p progress
+	c := p.consumer()
+	if !c.Live {
+		t.Fatal("the progress line's consumer is lossless: want live (it must never slow the replay)")
+	}
+	s := event.New(time.Now(), []event.Consumer{c})
+	t0 := time.Now()
+	for i := range 100 {
+		r := report.Result{Seq: int64(i), Dir: report.DirC2S, Kind: report.KindRequest, Verdict: report.Passed,
+			Sent: t0, Answered: t0.Add(time.Millisecond)}
+		s.Emit(t0, event.Event{Type: event.Sent, Seq: int64(i)})
+		s.Emit(t0, event.Event{Type: event.Judged, Seq: int64(i), Result: &r})
+	}
+	failed := report.Result{Dir: report.DirC2S, Kind: report.KindRequest, Verdict: report.Failed, Sent: t0, Answered: t0}
+	s.Emit(t0, event.Event{Type: event.Judged, Result: &failed})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Stats()[0]; st.Delivered != 101 || st.Lost != 0 {
+		t.Errorf("delivered %d lost %d, want the 101 judged events and none lost", st.Delivered, st.Lost)
+	}
+	if got := p.snapshot(); got.done != 101*2 || got.failed != 1 {
+		t.Errorf("done %d failed %d, want 202 and 1", got.done, got.failed)
 	}
 }
