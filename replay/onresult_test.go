@@ -42,7 +42,9 @@ func TestOnResultSeesWhatTheReportCounts(t *testing.T) {
 	if rep == nil {
 		t.Fatal(err)
 	}
-	key := func(seq int64, session string, v report.Verdict) string { return fmt.Sprintf("%s/%d/%s", session, seq, v) }
+	key := func(seq int64, session string, v report.Verdict) string {
+		return fmt.Sprintf("%s/%d/%s", session, seq, v)
+	}
 	var got, want []string
 	verdicts := map[int64]report.Verdict{}
 	for _, r := range results {
