@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -254,5 +255,72 @@ func TestProgressReadsTheStream(t *testing.T) {
 	}
 	if got := p.snapshot(); got.done != 101*2 || got.failed != 1 {
 		t.Errorf("done %d failed %d, want 202 and 1", got.done, got.failed)
+	}
+}
+
+// Ctrl-C during a run on a terminal: the last progress line says the
+// replay stopped, and why, not "done" (issue 23).
+func TestProgressInterruptedOnATerminal(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	cmd := exec.Command(binary, "run", "examples/quickstart.jsonl", "--speed", "0.1x") // about 18s
+	cmd.Dir = "../.."
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	if err := cmd.Start(); err != nil {
+		tty.Close()
+		t.Fatal(err)
+	}
+	tty.Close()
+	var (
+		mu     sync.Mutex
+		screen bytes.Buffer
+	)
+	drawn := make(chan struct{}) // the line was drawn with a message done
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		buf := make([]byte, 4096)
+		said := false
+		for {
+			n, err := ptmx.Read(buf)
+			mu.Lock()
+			screen.Write(buf[:n])
+			if !said && strings.Contains(screen.String(), "msgs") && !strings.Contains(screen.String(), " 0/18 msgs") {
+				said = true
+				close(drawn)
+			}
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	select {
+	case <-drawn:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("no progress line with a message done within 60s")
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err = cmd.Wait()
+	<-copied
+	out := screen.String()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want 130 (interrupted):\n%q", err, out)
+	}
+	i := strings.Index(out, "\rstopped [")
+	if i < 0 {
+		t.Fatalf("no final line beginning \"stopped\":\n%q", out)
+	}
+	line := out[i+1:]
+	line = line[:strings.Index(line, "\n")]
+	if !strings.Contains(line, "(interrupted)") || strings.Contains(line, "100%") {
+		t.Errorf("final line %q, want it to say (interrupted), short of 100%%", line)
+	}
+	if strings.Contains(out, "\rdone ") {
+		t.Errorf("the terminal shows a \"done\" line after Ctrl-C:\n%q", out)
 	}
 }
