@@ -54,9 +54,9 @@
 // # Hooks
 //
 // Hooks are options too, and add up: BeforeSend sees each client message
-// before it is paced and may edit or drop it; OnResult sees each judged
-// message; OnFault each injected fault; OnSessionEnd each finished
-// session. BeforeSend is called from one goroutine, the others from
+// before it is paced and may edit or drop it; OnResult sees each result
+// the report counts (checked or not: a notification sent, a skip);
+// OnFault each injected fault; OnSessionEnd each finished session. BeforeSend is called from one goroutine, the others from
 // another; none should block for long.
 //
 // # Events

@@ -244,8 +244,15 @@ func BeforeSend(f func(m *Message) bool) Option {
 	return func(s *settings) { s.beforeSend = append(s.beforeSend, f) }
 }
 
-// OnResult calls f with each result as it is judged (every sent message,
-// answer and skip), from one goroutine. f must not block for long.
+// OnResult calls f with each result the report counts, as it is judged:
+// not only the checked answers but every message replayed — a client
+// notification sent with nothing to check (verdict sent), a server
+// notification, a skipped message (verdict skipped), a request that got
+// no answer — one per entry of the report's timeline; look at r.Verdict
+// for the ones you want. It is called from one goroutine, the validate
+// stage's, with the bytes sent and received (Out, Answer, Recorded); f
+// must not block for long. To watch a replay without ever slowing it,
+// read its event stream (OnEvent, Events) instead.
 func OnResult(f func(report.Result)) Option {
 	return func(s *settings) { s.onResult = append(s.onResult, f) }
 }

@@ -97,7 +97,7 @@ type Collector struct {
 type timelineItem struct {
 	seq                 int64
 	session, method     string
-	dir                 string
+	dir, kind           string
 	verdict             Verdict
 	due, sent, answered time.Time
 }
@@ -208,7 +208,7 @@ func (c *Collector) Add(r Result) {
 
 	if len(c.timeline) < c.timelineLimit {
 		c.timeline = append(c.timeline, timelineItem{
-			seq: r.Seq, session: r.Session, method: r.Method, dir: r.Dir,
+			seq: r.Seq, session: r.Session, method: r.Method, dir: r.Dir, kind: r.Kind,
 			verdict: r.Verdict, due: r.Due, sent: r.Sent, answered: r.Answered,
 		})
 	} else {

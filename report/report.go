@@ -168,18 +168,44 @@ type ErrorEntry struct {
 	Message string `json:"message"`
 }
 
-// TimelineEntry is one replayed message. Times are milliseconds since the
-// start of the replay; null when not applicable (no answer, not sent).
+// TimelineEntry is a result in JSON: the one wire shape of a [Result],
+// written by the report's timeline (one entry per replayed message), the
+// control socket's step results and status ("last"), and the debugger.
+// Times are milliseconds since the start of the replay; null when not
+// applicable (not sent, no answer) or not known. Kind, Error and
+// Differences are left out of the report's timeline (its failures and
+// errors lists hold them) and absent when empty.
 type TimelineEntry struct {
-	Seq        int64    `json:"seq"`
-	Session    string   `json:"session"`
-	Method     string   `json:"method"`
-	Dir        string   `json:"dir"`
-	DueMS      *float64 `json:"due_ms"`
-	SentMS     *float64 `json:"sent_ms"`
-	AnsweredMS *float64 `json:"answered_ms"`
-	LatencyMS  *float64 `json:"latency_ms"`
-	Verdict    Verdict  `json:"verdict"`
+	Seq         int64        `json:"seq"`
+	Session     string       `json:"session"`
+	Method      string       `json:"method"`
+	Dir         string       `json:"dir"`
+	Kind        string       `json:"kind,omitempty"`
+	DueMS       *float64     `json:"due_ms"`
+	SentMS      *float64     `json:"sent_ms"`
+	AnsweredMS  *float64     `json:"answered_ms"`
+	LatencyMS   *float64     `json:"latency_ms"`
+	Verdict     Verdict      `json:"verdict"`
+	Error       string       `json:"error,omitempty"`
+	Differences []Difference `json:"differences,omitempty"`
+}
+
+// Entry is r in its wire shape, its times counted from start (the
+// replay's); with a zero start the times are null, the latency is still
+// given.
+func (r Result) Entry(start time.Time) TimelineEntry {
+	e := TimelineEntry{
+		Seq: r.Seq, Session: r.Session, Method: r.Method, Dir: r.Dir, Kind: r.Kind,
+		Verdict: r.Verdict, Error: r.Err, Differences: r.Differences,
+	}
+	if !start.IsZero() {
+		e.DueMS, e.SentMS, e.AnsweredMS = sinceMS(start, r.Due), sinceMS(start, r.Sent), sinceMS(start, r.Answered)
+	}
+	if !r.Sent.IsZero() && !r.Answered.IsZero() {
+		ms := durToMS(r.Answered.Sub(r.Sent))
+		e.LatencyMS = &ms
+	}
+	return e
 }
 
 // Report builds the report of what was collected so far. It does not
@@ -256,16 +282,10 @@ func (c *Collector) Report(meta Meta) Report {
 		r.Validation.Failures[i] = failureForReport(f)
 	}
 	for i, it := range c.timeline {
-		r.Timeline[i] = TimelineEntry{
-			Seq: it.seq, Session: it.session, Method: it.method, Dir: it.dir, Verdict: it.verdict,
-			DueMS:      sinceMS(start, it.due),
-			SentMS:     sinceMS(start, it.sent),
-			AnsweredMS: sinceMS(start, it.answered),
-		}
-		if !it.sent.IsZero() && !it.answered.IsZero() {
-			ms := durToMS(it.answered.Sub(it.sent))
-			r.Timeline[i].LatencyMS = &ms
-		}
+		r.Timeline[i] = Result{
+			Seq: it.seq, Session: it.session, Method: it.method, Dir: it.dir, Kind: it.kind, Verdict: it.verdict,
+			Due: it.due, Sent: it.sent, Answered: it.answered,
+		}.Entry(start)
 	}
 	r.Summary.NothingChecked = r.Unchecked()
 	r.Summary.Passed = r.Passed()

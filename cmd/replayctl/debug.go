@@ -108,7 +108,9 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	}()
 	// debug steps by itself and pauses at errors: a config's stepped speed
 	// or stop/retry strategy mean nothing here (replay.Controlled).
-	opts = append(append(opts, outOpts...), replay.Controlled())
+	// The debugger reads the verdicts from the replay's event stream.
+	j := newJournal()
+	opts = append(append(opts, outOpts...), replay.Controlled(), replay.Events(j.consumer()))
 	src, err := loadTape(cmd.Context(), args[0])
 	if err != nil {
 		return err
@@ -136,8 +138,6 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	e, speed := r.Engine(), r.Speed()
 	c := controller.New(e, controller.WithLogger(a.log), controller.WithOnError(onError), controller.WithSpeed(speed), controller.WithRedactor(a.redactor.Load()))
 	e.Attach(c)
-	j := newJournal()
-	e.OnResult(j.add)
 
 	in := newLineReader(a.stdin, a.stdout)
 	defer in.close()

@@ -154,12 +154,16 @@ func (d *debugger) seek(ctx context.Context, arg string) error {
 	if err != nil {
 		return err
 	}
-	// What was in flight is of the old epoch now: never judged, never shown.
-	d.j.take()
+	// What was in flight is of the old epoch now: never judged, never
+	// shown; what was judged before is let go.
 	st, err := d.c.Status(ctx)
 	if err != nil {
 		return err
 	}
+	if err := d.j.catchUp(ctx, st.Judged, d.timeout+time.Second); err != nil {
+		return err
+	}
+	d.j.take()
 	d.unjudged = st.Released - st.Judged
 	d.where(st)
 	return nil

@@ -157,9 +157,13 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	steps := make(chan struct{})
 	opts = append(opts, replay.Steps(steps))
 	var prog progress
+	showProgress := !f.quiet && isTerminal(a.stdout) && isTerminal(a.stderr)
+	if showProgress { // a live reader of the event stream
+		opts = append(opts, replay.Events(prog.consumer()))
+	}
 	stepped := false // set before the replay starts, read by its hook
-	opts = append(opts, replay.OnResult(prog.observe), replay.OnResult(func(r report.Result) {
-		if stepped {
+	opts = append(opts, replay.OnResult(func(r report.Result) {
+		if stepped { // the hook, for the bytes sent (the stream carries none in a run)
 			fmt.Fprintln(a.errOut, stepLine(painter(isTerminal(a.stderr)), r))
 		}
 	}))
@@ -183,7 +187,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if r.Speed().Mode == scheduler.Stepped {
 		stepped = true
 		a.stepTokens(steps)
-	} else if !f.quiet && isTerminal(a.stdout) && isTerminal(a.stderr) {
+	} else if showProgress {
 		prog.start(cmd.Context(), a.errOut, src, r.Sessions())
 	}
 	rep, runErr := r.Run(cmd.Context())
