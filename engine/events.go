@@ -139,7 +139,7 @@ func (e *Engine) judgedEvent(r report.Result) {
 		return
 	}
 	f := r.Figures()
-	ev := event.Event{Type: event.Judged, Session: r.Session, Seq: r.Seq, Method: r.Method, Kind: r.Kind, Dir: r.Dir,
+	ev := event.Event{Type: event.Judged, Session: r.Session, Seq: r.Seq, Method: r.Method, Name: r.Name, Kind: r.Kind, Dir: r.Dir,
 		Verdict: string(r.Verdict), Detail: r.Err,
 		Lag: f.Lag, Held: f.Held, Latency: f.Latency, HasLag: f.HasLag, HasHeld: f.HasHeld, HasLatency: f.HasLatency}
 	if len(r.Differences) > 0 {

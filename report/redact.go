@@ -22,7 +22,7 @@ func Redact(r *tape.Redactor, res Result) Result {
 	if r == nil {
 		return res
 	}
-	res.Err = r.String(res.Err)
+	res.Err, res.Name = r.String(res.Err), r.String(res.Name)
 	res.Differences = differences(r, res.Differences)
 	res.Out, res.Answer, res.Recorded = r.Bytes(res.Out), r.Bytes(res.Answer), r.Bytes(res.Recorded)
 	return res
