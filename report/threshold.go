@@ -204,9 +204,19 @@ func knownMetrics() string {
 //
 // The load metrics judge the report's load section: "load_delivered==true"
 // (or ==1, !=false; only == and != compare it), "late==0" (client messages
-// more than [LateAfter] late), "achieved_rate>=450" and "intended_rate". A
+// more than [LateAfter] late), "achieved_rate>=450", "intended_rate" and
+// "achieved_ratio>=0.95" (achieved over intended rate; "95%" too). A
 // replay at speed fast or stepped has no load section: its load thresholds
 // show "no data" and fail.
+//
+// A filter in braces after the metric, as k6 writes a tag, narrows it to
+// one method, tool, prompt or resource: "p99{method:tools/call}<200ms",
+// "error_rate{tool:search}<1%", "requests{prompt:greet}>0",
+// "max{resource:file:///a.txt}<5ms" (one KEY:VALUE; keys method, tool,
+// prompt, resource). It takes the latency statistics and the counts and
+// rates each method keeps (see the report's per_method); another metric
+// with a filter, or another key, is an error. A filter that matches
+// nothing in the report is "no data" with a detail, and fails.
 //
 // Errors wrap [ErrThreshold] and list what is known.
 func ParseThreshold(s string) (Threshold, error) {

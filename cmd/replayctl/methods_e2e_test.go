@@ -35,16 +35,19 @@ type methodsReport struct {
 	PerMethod []methodLine `json:"per_method"`
 	PerName   []methodLine `json:"per_name"`
 	Load      struct {
+		LagP99MS      float64 `json:"lag_p99_ms"`
+		LateAfterMS   float64 `json:"late_after_ms"`
 		AchievedRatio float64 `json:"achieved_ratio"`
 		Delivered     bool    `json:"delivered"`
 		Verdict       string  `json:"verdict"`
 	} `json:"load"`
 	Thresholds []struct {
-		Expr   string `json:"expr"`
-		Filter string `json:"filter"`
-		Value  string `json:"value"`
-		Detail string `json:"detail"`
-		Passed bool   `json:"passed"`
+		Expr   string   `json:"expr"`
+		Filter string   `json:"filter"`
+		Value  string   `json:"value"`
+		Actual *float64 `json:"actual"`
+		Detail string   `json:"detail"`
+		Passed bool     `json:"passed"`
 	} `json:"thresholds"`
 }
 
@@ -83,8 +86,14 @@ func (r methodsReport) line(lines []methodLine, method, name string) (methodLine
 // the servers' start-up is in the handshake, which the report keeps
 // apart, so a threshold on tools/call judges tools/call and passes, where
 // the same limit on initialize fails on the start-up. The speed is
-// realtime, the tape's own pace, so that the calls are not a burst on a
-// busy machine.
+// realtime, the tape's own pace, so that the calls are not a burst.
+//
+// Whether tools/call's p99 is under 200 ms is the servers' doing, and on
+// a machine so busy that the replayer itself ran late (the report's lag
+// p99 past 10 ms: its own "could not keep up") twenty node processes'
+// first calls can take longer: the verdict is then not asserted (the
+// test says so), while what does not depend on the machine still is:
+// the threshold judged tools/call's own p99, far below the start-up.
 func TestPerMethodThresholdsEverything(t *testing.T) {
 	testserver.NeedEverything(t)
 	args := append([]string{"run", "examples/everything.jsonl", "--speed", "realtime", "--sessions", "20", "-o", "json",
@@ -112,8 +121,14 @@ func TestPerMethodThresholdsEverything(t *testing.T) {
 	if len(r.Thresholds) != len(want) {
 		t.Fatalf("thresholds %+v, want %d", r.Thresholds, len(want))
 	}
+	busy := r.Load.LagP99MS > r.Load.LateAfterMS
 	for i, w := range want {
-		if got := r.Thresholds[i]; got.Expr != w.expr || got.Passed != w.passed {
+		got := r.Thresholds[i]
+		if i == 0 && busy && !got.Passed {
+			t.Logf("the machine was too busy to judge a 200ms budget (the replayer's lag p99 %vms): %s was %s, not asserted", r.Load.LagP99MS, got.Expr, got.Value)
+			continue
+		}
+		if got.Expr != w.expr || got.Passed != w.passed {
 			t.Errorf("threshold %d: got %+v, want %s passed %t", i, got, w.expr, w.passed)
 		}
 	}
@@ -131,6 +146,9 @@ func TestPerMethodThresholdsEverything(t *testing.T) {
 	tc, ok := r.line(r.PerMethod, "tools/call", "")
 	if !ok || tc.Requests != 480 || tc.LatencyMS.Count != 480 || tc.Passed != 480 {
 		t.Errorf("per_method tools/call %+v (found %t): want 480 requests answered and passed", tc, ok)
+	}
+	if a := r.Thresholds[0].Actual; a == nil || *a != tc.LatencyMS.P99 || *a >= h.LatencyMS.Min {
+		t.Errorf("p99{method:tools/call} judged %v; want tools/call's own p99 %v, below the start-up's least %vms", a, tc.LatencyMS.P99, h.LatencyMS.Min)
 	}
 	if ini, ok := r.line(r.PerMethod, "initialize", ""); !ok || !ini.Handshake || ini.Requests != 20 {
 		t.Errorf("per_method initialize %+v (found %t): want 20 requests, marked handshake", ini, ok)
