@@ -28,10 +28,11 @@ var (
 	actionKeys = []string{"set_param", "remove_param", "replace_param", "set_result", "inject_error", "rename_method", "add_delay", "regenerate_id", "drop"}
 )
 
-// threshold is the shape of a threshold: a metric, a comparison, a value
-// ("p99<200ms", "error_rate<1%", "validation_failed==0"). The report
-// package reads its meaning.
-var threshold = regexp.MustCompile(`^\s*[A-Za-z][A-Za-z0-9_]*\s*(<=|>=|==|!=|<|>)\s*\S+\s*$`)
+// threshold is the shape of a threshold: a metric (k6's p(99) too), a
+// filter in braces maybe, a comparison, a value ("p99<200ms",
+// "error_rate<1%", "p99{method:tools/call}<200ms"). The report package
+// reads its meaning.
+var threshold = regexp.MustCompile(`^\s*[A-Za-z][A-Za-z0-9_().]*\s*(\{[^{}]*\})?\s*(<=|>=|==|!=|<|>)\s*\S+\s*$`)
 
 // checker checks the values of a decoded file: what the YAML types alone
 // do not say. lines holds the line of each key path, from the decoder.

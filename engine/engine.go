@@ -177,7 +177,7 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	if e.cfg.TimelineLimit > 0 {
 		copts = append(copts, report.WithTimelineLimit(e.cfg.TimelineLimit))
 	}
-	col := report.NewCollector(copts...)
+	col := report.NewCollector(append(copts, e.cfg.ReportOptions...)...)
 
 	// Buffers before the schedule stage let the loader read ahead in
 	// batches (fewer goroutine hand-offs per message); they hold nothing

@@ -167,7 +167,7 @@ func (x *actor) retryEvent(it *Item, n int, reason string, cause error) {
 // controller's replay (the debugger shows them; see event.Event.Result).
 func (e *Engine) judgedEvent(r report.Result, fault *report.Fault) {
 	f := r.Figures()
-	ev := event.Event{Type: event.Judged, Session: r.Session, Seq: r.Seq, Method: r.Method, Kind: r.Kind, Dir: r.Dir,
+	ev := event.Event{Type: event.Judged, Session: r.Session, Seq: r.Seq, Method: r.Method, Name: r.Name, Kind: r.Kind, Dir: r.Dir,
 		Verdict: string(r.Verdict), Detail: r.Err,
 		Lag: f.Lag, Held: f.Held, Latency: f.Latency, HasLag: f.HasLag, HasHeld: f.HasHeld, HasLatency: f.HasLatency,
 		Fault: fault}

@@ -105,6 +105,7 @@ func judge(o *outcome, v *validator.Validator) report.Result {
 		Seq:     it.Rec.Seq,
 		Session: it.Rec.Session,
 		Method:  it.RPC.Method,
+		Name:    mcp.RequestName(it.RPC.Method, it.RPC.Params()),
 		Dir:     string(it.Rec.Dir),
 		Kind:    it.RPC.Kind.String(),
 		Due:     it.Timing.Due,

@@ -42,8 +42,9 @@
 //
 // Every knob of `replayctl run` is an option: pacing (Speed, Sessions,
 // Ramp, Order, Steps), limits (Timeout, MaxInflight, MaxLine, MaxMessage,
-// TimelineLimit), errors (OnError, MaxRetries, RetryDelay), validation
-// (Validation, Ignore, ValidateNotifications, Thresholds), chaos (Chaos, Seed,
+// TimelineLimit, MethodLimit), errors (OnError, MaxRetries, RetryDelay),
+// validation (Validation, Ignore, ValidateNotifications, Thresholds), the
+// report's latency (IncludeHandshake), chaos (Chaos, Seed,
 // ChaosFrom), a YAML config (ConfigFile or Config: transformations,
 // validation rules, filters, chaos, thresholds) and Logger. Options given
 // override the config file's values, which override the defaults (and

@@ -29,6 +29,8 @@ type settings struct {
 	maxLine     int
 	maxMessage  int
 	timeline    int
+	methodLimit int
+	handshake   bool
 	onError     string
 	maxRetries  int
 	retryDelay  time.Duration
@@ -64,6 +66,7 @@ func defaults() *settings {
 		maxLine:     8 << 20,
 		maxMessage:  transport.DefaultMaxMessage,
 		timeline:    report.DefaultTimelineLimit,
+		methodLimit: report.DefaultMethodLimit,
 		onError:     "continue",
 		maxRetries:  3,
 		logger:      zerolog.Nop(),
@@ -124,6 +127,23 @@ func MaxMessage(n int) Option { return func(s *settings) { s.maxMessage = n; s.g
 // (default, and what 0 means: report.DefaultTimelineLimit).
 func TimelineLimit(n int) Option {
 	return func(s *settings) { s.timeline = n; s.given("TimelineLimit") }
+}
+
+// MethodLimit bounds the methods, and apart from them the tools, prompts
+// and resources, the report breaks its figures down by (default
+// report.DefaultMethodLimit, 100, each); the results of the rest are
+// counted in per_method_omitted and per_name_omitted. 0 breaks down
+// none but the handshake.
+func MethodLimit(n int) Option {
+	return func(s *settings) { s.methodLimit = n; s.given("MethodLimit") }
+}
+
+// IncludeHandshake counts the handshake's latency (initialize,
+// server/discover), which waits for the target to start, in the report's
+// headline latency and so in its latency thresholds. Without it, it is
+// reported apart, in the handshake section and per method.
+func IncludeHandshake() Option {
+	return func(s *settings) { s.handshake = true; s.given("IncludeHandshake") }
 }
 
 // OnError says what happens at a failed or unanswered message: "continue"

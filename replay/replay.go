@@ -203,6 +203,8 @@ func (s *settings) check() (checked, error) {
 		return checked{}, bad("MaxMessage", s.maxMessage, errors.New("want a positive number of bytes, e.g. 16<<20"))
 	case s.timeline < 0:
 		return checked{}, bad("TimelineLimit", s.timeline, errors.New("want 0 or more"))
+	case s.methodLimit < 0:
+		return checked{}, bad("MethodLimit", s.methodLimit, errors.New("want 0 or more"))
 	case s.sessions < 1 || s.sessions > MaxSessions:
 		return checked{}, bad("Sessions", s.sessions, fmt.Errorf("want 1 to %d virtual sessions", MaxSessions))
 	case s.ramp < 0:
@@ -260,11 +262,21 @@ func (s *settings) engineConfig(src tape.Source) (engine.Config, error) {
 		MaxRetries:            c.maxRetries,
 		RetryDelay:            s.retryDelay,
 		TimelineLimit:         s.timeline,
+		ReportOptions:         s.reportOptions(),
 		Sessions:              s.sessions,
 		Ramp:                  s.ramp,
 		Step:                  s.step,
 		Logger:                s.logger,
 	}, nil
+}
+
+// reportOptions are the options of the run's report collector.
+func (s *settings) reportOptions() []report.Option {
+	opts := []report.Option{report.WithMethodLimit(s.methodLimit)}
+	if s.handshake {
+		opts = append(opts, report.IncludeHandshake())
+	}
+	return opts
 }
 
 // wireHooks sets the engine's hooks from the hook options; OnSessionEnd

@@ -52,6 +52,18 @@ type Report struct {
 	// DefaultSessionLimit; the rest are counted in SessionsOmitted).
 	PerSession      []SessionSummary `json:"per_session"`
 	SessionsOmitted int              `json:"sessions_omitted"`
+	// PerMethod breaks the results down by method, PerName by the tool,
+	// prompt or resource a request names (at most DefaultMethodLimit of
+	// each, or WithMethodLimit's; the results of the rest are counted in
+	// PerMethodOmitted and PerNameOmitted). Thresholds take them as
+	// filters: p99{method:tools/call}<200ms.
+	PerMethod        []MethodSummary `json:"per_method"`
+	PerMethodOmitted int64           `json:"per_method_omitted"`
+	PerName          []MethodSummary `json:"per_name"`
+	PerNameOmitted   int64           `json:"per_name_omitted"`
+	// Handshake is the handshake apart: by default its latency is not in
+	// Performance's.
+	Handshake Handshake `json:"handshake"`
 	// Thresholds are the results of the run's thresholds, set by
 	// [Report.ApplyThresholds]; empty when there were none.
 	Thresholds []ThresholdResult `json:"thresholds"`
@@ -273,8 +285,14 @@ func (c *Collector) Report(meta Meta) Report {
 		SessionsOmitted: len(c.sessionsOmitted),
 		Thresholds:      []ThresholdResult{},
 		Histograms:      c.histograms(),
+
+		PerMethod:        summaries(c.methods),
+		PerMethodOmitted: c.methodsOmitted,
+		PerName:          summaries(c.names),
+		PerNameOmitted:   c.namesOmitted,
+		Handshake:        c.handshake(),
 	}
-	r.Load = c.load(meta.Speed, r.Performance.ScheduleLagMS, r.Performance.HeldMS)
+	r.Load = c.load(meta.Speed, meta.Sessions, r.Performance.ScheduleLagMS, r.Performance.HeldMS)
 	if duration > 0 {
 		r.Performance.ThroughputPerS = float64(c.requestsAnswered) / duration.Seconds()
 	}

@@ -47,6 +47,7 @@ func (r Report) WriteText(w io.Writer, color bool, opts ...TextOption) error {
 	}
 	t.header(r)
 	t.body(r)
+	t.methods(r)
 	t.failures(r)
 	t.errors(r)
 	if _, err := w.Write(t.buf.Bytes()); err != nil {
@@ -104,12 +105,22 @@ func (t *textWriter) header(r Report) {
 func (t *textWriter) body(r Report) {
 	s, p, v := r.Summary, r.Performance, r.Validation
 	t.line("messages", "%d sent, %d received, %d skipped (%d on tape)", s.Sent, s.Received, s.Skipped, s.TotalMessages)
-	t.line("duration", "%s, %.1f requests/s, error rate %.2f%%", msDuration(s.DurationMS), p.ThroughputPerS, p.ErrorRate*100)
+	// One rate: a paced replay's is the load line's achieved rate (of
+	// the schedule, after the handshake); the others' the throughput
+	// (requests answered over the whole run).
+	if r.Load.Applicable {
+		t.line("duration", "%s, error rate %.2f%%", msDuration(s.DurationMS), p.ErrorRate*100)
+	} else {
+		t.line("duration", "%s, throughput %.1f requests/s, error rate %.2f%%", msDuration(s.DurationMS), p.ThroughputPerS, p.ErrorRate*100)
+	}
 	if p.LatencyMS.Count > 0 {
 		l := p.LatencyMS
 		t.line("latency", "p50 %s  p95 %s  p99 %s  max %s", msDuration(l.P50), msDuration(l.P95), msDuration(l.P99), msDuration(l.Max))
 	} else {
 		t.line("latency", "no request answered")
+	}
+	if r.Handshake.Requests > 0 {
+		t.line("handshake", "%s", handshakeLine(r.Handshake))
 	}
 	if p.ScheduleLagMS.Count > 0 {
 		t.line("lag", "p99 %s  max %s", msDuration(p.ScheduleLagMS.P99), msDuration(p.ScheduleLagMS.Max))
@@ -272,5 +283,13 @@ func msDuration(ms float64) string {
 // thresholdFailure says why a threshold failed:
 // "threshold p99<200ms failed: p99 was 231.0ms".
 func thresholdFailure(th ThresholdResult) string {
-	return fmt.Sprintf("threshold %s failed: %s was %s", clean(th.Expr), clean(th.Metric), clean(th.Value))
+	metric := th.Metric
+	if th.Filter != "" {
+		metric += "{" + th.Filter + "}"
+	}
+	s := fmt.Sprintf("threshold %s failed: %s was %s", clean(th.Expr), clean(metric), clean(th.Value))
+	if th.Detail != "" {
+		s += " (" + clean(th.Detail) + ")"
+	}
+	return s
 }

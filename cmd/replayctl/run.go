@@ -53,6 +53,9 @@ type runFlags struct {
 	verbose     bool
 	outs        []string // --out
 	outBuffer   int      // --out-buffer
+
+	methodLimit      int  // --method-limit
+	includeHandshake bool // --include-handshake
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -80,7 +83,9 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.Int64Var(&f.seed, "seed", 0, "the chaos seed: the same seed gives the same faults (random, and printed, when not given)")
 	fl.StringVar(&f.chaosFrom, "chaos-from", "", "replay exactly the faults of an earlier run's JSON report")
 	fl.StringVar(&f.configPath, "config", "", "a YAML replay config (replayctl config example); flags override it")
-	fl.StringArrayVar(&f.thresholds, "threshold", nil, `a condition the run must meet, k6-style: "p99<200ms", "error_rate<1%", "validation_failed==0", "throughput>500" (repeatable; exit 1 if one fails)`)
+	fl.StringArrayVar(&f.thresholds, "threshold", nil, `a condition the run must meet, k6-style: "p99<200ms", "error_rate<1%", "validation_failed==0", "achieved_ratio>=0.95"; on one method or tool with a filter: "p99{method:tools/call}<200ms", "error_rate{tool:search}<1%" (repeatable; exit 1 if one fails)`)
+	fl.BoolVar(&f.includeHandshake, "include-handshake", false, "count the handshake (initialize, server/discover), which waits for the server to start, in the headline latency and its thresholds; without it, it is reported apart")
+	fl.IntVar(&f.methodLimit, "method-limit", report.DefaultMethodLimit, "methods, and tools, prompts and resources, the report breaks its results down by (each); the rest are counted as not broken down")
 	fl.StringVarP(&f.output, "output", "o", "text", "what goes to stdout: text or json")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "the text summary lists the details: each chaos session's faults and notes")
 	fl.StringVar(&f.order, "order", "causal", "causal (wait for the answers recorded before each message) | sequential | none | random (causal, each run of client messages shuffled by --seed)")
@@ -150,7 +155,11 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		{"seed", func() replay.Option { return replay.Seed(f.seed) }},
 		{"chaos-from", func() replay.Option { return replay.ChaosFrom(f.chaosFrom) }},
 		{"threshold", func() replay.Option { return replay.Thresholds(f.thresholds...) }},
+		{"method-limit", func() replay.Option { return replay.MethodLimit(f.methodLimit) }},
 	})...)
+	if f.includeHandshake {
+		opts = append(opts, replay.IncludeHandshake())
+	}
 	if f.validNotes {
 		opts = append(opts, replay.ValidateNotifications())
 	}
@@ -332,7 +341,7 @@ var flagOf = map[string]string{
 	"Timeout": "--timeout", "MaxInflight": "--max-inflight", "MaxLine": "--max-line", "MaxMessage": "--max-message",
 	"TimelineLimit": "--timeline-limit", "OnError": "--on-error", "MaxRetries": "--max-retries",
 	"Ignore": "--ignore", "Validation": "--validation", "ConfigFile": "--config", "Chaos": "--chaos", "Seed": "--seed",
-	"ChaosFrom": "--chaos-from", "Thresholds": "--threshold", "WithEnv": "--env",
+	"ChaosFrom": "--chaos-from", "Thresholds": "--threshold", "WithEnv": "--env", "MethodLimit": "--method-limit",
 	"WithDir": "--cwd", "WithHeader": "--header", "WithFollowRedirects": "--follow-redirects", "HTTP": "--target", "Command": "the server command",
 }
 

@@ -69,6 +69,9 @@ type Event struct {
 	Method  string `json:"method,omitempty"`
 	Kind    string `json:"kind,omitempty"` // the message: request, notification, response, error
 	Dir     string `json:"dir,omitempty"`  // judged: c2s or s2c
+	// Name is what a judged request acts on: the tool of tools/call, the
+	// prompt of prompts/get, the uri of resources/read (mcp.RequestName).
+	Name string `json:"name,omitempty"`
 
 	Reason  string `json:"reason,omitempty"`
 	Detail  string `json:"detail,omitempty"`
