@@ -185,10 +185,10 @@ func TestWriteText(t *testing.T) {
 			avoid: []string{"#-1"},
 		},
 		{
-			name:  "empty passes",
+			name:  "empty fails, naming the tape",
 			r:     NewCollector().Report(Meta{Tape: "x.jsonl"}),
-			want:  []string{"Replay of x.jsonl", "no request answered", "PASS"},
-			avoid: []string{"Failures:", "Errors:"},
+			want:  []string{"Replay of x.jsonl", "no request answered", "FAIL (nothing checked: tape x.jsonl holds no MCP message to replay"},
+			avoid: []string{"Failures:", "Errors:", "PASS"},
 		},
 	}
 	for _, tt := range tests {
