@@ -105,15 +105,15 @@ func (ss *session) Handle(ctx context.Context, msg []byte, send transport.Send) 
 
 // found is what matching a live request gave.
 type found struct {
-	name  string // the recorded session
-	i     int    // the entry in it
-	copy  string // the chaos key: the copy name, or the stateless round
-	miss  *Miss
+	name string // the recorded session
+	i    int    // the entry in it
+	copy string // the chaos key: the copy name, or the stateless round
+	miss *Miss
 	// unrecorded is the answer a server of the tape's revision gives to
 	// a request it was not recorded answering (see Server.unrecorded),
 	// or nil.
 	unrecorded []byte
-	fresh bool
+	fresh      bool
 }
 
 // match finds the recorded request to answer req with, binding the
