@@ -320,7 +320,7 @@ func (d *debugger) status(ctx context.Context, _ string) error {
 	if m, ok := d.current(st); ok {
 		next = m.Seq
 	}
-	d.printf("%s\n", statusLine(st, next))
+	d.printf("%s\n", statusLine(st, next, d.j.checkedSoFar()))
 	if st.Note != "" {
 		d.printf("note: %s\n", st.Note)
 	}

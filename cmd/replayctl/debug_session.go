@@ -16,8 +16,11 @@ import (
 // journal keeps the results the engine reports, for the commands that
 // show what a replay did (continue, inject).
 type journal struct {
-	mu      sync.Mutex // guards results: the validate stage adds, the REPL takes
+	mu      sync.Mutex // guards results and checked: the validate stage adds, the REPL takes
 	results []report.Result
+	// checked counts the results compared with the recording (passed,
+	// warned or failed), as the report's validation.checked does.
+	checked int64
 	added   chan struct{} // signalled (never blocks) when a result is added
 }
 
@@ -27,11 +30,23 @@ func newJournal() *journal { return &journal{added: make(chan struct{}, 1)} }
 func (j *journal) add(r report.Result) {
 	j.mu.Lock()
 	j.results = append(j.results, r)
+	switch r.Verdict {
+	case report.Passed, report.Warned, report.Failed:
+		j.checked++
+	}
 	j.mu.Unlock()
 	select {
 	case j.added <- struct{}{}:
 	default:
 	}
+}
+
+// checkedSoFar is how many results added were compared with the
+// recording.
+func (j *journal) checkedSoFar() int64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.checked
 }
 
 // take returns the results added since the last take.
