@@ -71,3 +71,51 @@ func TestUnrecordedDiscoverOnSessionTape(t *testing.T) {
 		}
 	})
 }
+
+// TestUnrecordedInitializeOnStatelessTape: a stateless tape (2026-07-28:
+// server/discover recorded, no initialize) is served to a session-based
+// client (the TypeScript SDK's, 2025-11-25 at most) as the server
+// recorded answers its initialize: when its recorded server/discover
+// lists a session-based revision, with that revision (the client's if
+// listed) and the recorded capabilities, serverInfo and instructions;
+// when it lists none, with method not found, as a 2026-only server.
+func TestUnrecordedInitializeOnStatelessTape(t *testing.T) {
+	const discoverReq = `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`
+	discoverRes := func(versions string) string {
+		return `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"srv","version":"2.0.0"}},"ttlMs":0,"cacheScope":"public","supportedVersions":` + versions + `,"capabilities":{"tools":{"listChanged":true}},"instructions":"be kind"}}`
+	}
+	line := func(seq int, dir, msg string) string {
+		return `{"type":"message","seq":` + string(rune('0'+seq)) + `,"t_us":0,"session":"s1","dir":"` + dir + `","msg":` + msg + "}\n"
+	}
+	header := `{"type":"header","format":"replayctl-tape","version":1,"transport":"streamable-http"}` + "\n"
+	initialize := func(version string) string {
+		return `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"ts","version":"1"}}}`
+	}
+	cases := []struct {
+		name, versions, asks, want string
+	}{
+		{"the client's revision listed", `["2026-07-28","2025-11-25","2025-06-18"]`, "2025-06-18",
+			`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"srv","version":"2.0.0"},"instructions":"be kind"}}`},
+		{"the latest session-based one listed", `["2026-07-28","2025-11-25"]`, "2024-11-05",
+			`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"srv","version":"2.0.0"},"instructions":"be kind"}}`},
+		{"2026-07-28 only", `["2026-07-28"]`, "2025-11-25",
+			`{"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"Method not found"}}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := header + line(0, "c2s", discoverReq) + line(1, "s2c", discoverRes(c.versions))
+			srv, err := NewServer(tape.Bytes("stateless", []byte(src)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, _ := srv.Open(t.Context(), transport.SessionInfo{ID: "ts"})
+			defer s.Close()
+			if got := askOne(t, s, initialize(c.asks)); got != c.want {
+				t.Errorf("initialize %s:\ngot  %s\nwant %s", c.asks, got, c.want)
+			}
+			if m := srv.Misses(); len(m) != 0 {
+				t.Errorf("misses %v, want none", m)
+			}
+		})
+	}
+}

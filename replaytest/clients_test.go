@@ -9,6 +9,7 @@ import (
 
 	"github.com/replayctl/replayctl/internal/testclient"
 	"github.com/replayctl/replayctl/internal/testserver"
+	"github.com/replayctl/replayctl/mock"
 	"github.com/replayctl/replayctl/record"
 	"github.com/replayctl/replayctl/replaytest"
 	"github.com/replayctl/replayctl/tape"
@@ -73,5 +74,54 @@ func TestServerDefaultClients(t *testing.T) {
 				t.Errorf("the %s client failed against the tape:\n%s\n%s", c.client, run.Stdout, run.Stderr)
 			}
 		})
+	}
+}
+
+// TestServerTypeScriptClientOn2026Tape: the TypeScript SDK client (its
+// default settings: 2025-11-25, initialize) connects to Server of a
+// stateless 2026-07-28 tape as to the server recorded, which also serves
+// 2025-11-25: initialize is answered from the recorded server/discover
+// (its serverInfo and capabilities). Its requests, of another revision
+// than the recorded ones, miss saying so; with the protocol version made
+// volatile they get the recorded answers. (The tape is the go-sdk
+// client's: where its script differs from the TypeScript client's, in
+// test_simple_text's empty arguments, the steps miss, and are not
+// looked at.)
+func TestServerTypeScriptClientOn2026Tape(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real clients and servers")
+	}
+	path := recordClient(t, testclient.Go, testserver.GoSDKHTTPStateless(t), "2026-07-28")
+	step := func(run testclient.Run, name string) testclient.Step {
+		for _, s := range run.Steps {
+			if s.Step == name {
+				return s
+			}
+		}
+		return testclient.Step{Step: name + " (not run)"}
+	}
+
+	tb := &missTB{TB: t}
+	url := replaytest.Server(tb, path)
+	run := testclient.RunClient(t, testclient.TypeScript, testclient.HTTP(url), testclient.Options{Timeout: time.Minute})
+	tb.cleanup()
+	if s := step(run, "initialize"); !s.OK || !strings.Contains(string(s.Result), `"serverInfo":{"name":"mcp-conformance-test-server"`) || !strings.Contains(string(s.Result), `"tools":{"listChanged":true}`) {
+		t.Errorf("initialize: %+v, want the recorded server's serverInfo and capabilities\n%s", s, run.Stderr)
+	}
+	if s := step(run, "tools/list"); s.OK || !strings.Contains(string(s.Error), "protocolVersion") {
+		t.Errorf("tools/list: %s %s, want a miss naming the protocol version", s.Result, s.Error)
+	}
+	if len(tb.errs) != 1 {
+		t.Errorf("misses %q, want the one of tools/list", tb.errs)
+	}
+
+	tb = &missTB{TB: t}
+	url = replaytest.Server(tb, path, mock.WithVolatile(`params._meta["io.modelcontextprotocol/protocolVersion"]`))
+	run = testclient.RunClient(t, testclient.TypeScript, testclient.HTTP(url), testclient.Options{Timeout: time.Minute})
+	tb.cleanup()
+	for _, name := range []string{"initialize", "tools/list", "tools/call test_x_mcp_header"} {
+		if s := step(run, name); !s.OK {
+			t.Errorf("%s with the protocol version volatile: %+v, want the recorded answer", name, s)
+		}
 	}
 }
