@@ -79,16 +79,17 @@ func TestWriteHTMLSections(t *testing.T) {
 		t.Errorf("timeline marks: got %d, want 5", n)
 	}
 
-	pass := renderHTML(t, NewCollector().Report(Meta{Tape: "empty.jsonl"}))
-	for _, w := range []string{`<span class="badge pass">PASS</span>`, "No message in the report", "No request was answered", "Validation failures: 0"} {
-		if !strings.Contains(pass, w) {
+	// A report of no message fails: nothing was checked.
+	empty := renderHTML(t, NewCollector().Report(Meta{Tape: "empty.jsonl"}))
+	for _, w := range []string{`<span class="badge fail">FAIL</span>`, "nothing checked", "tape empty.jsonl holds no MCP message", "No message in the report", "No request was answered", "Validation failures: 0"} {
+		if !strings.Contains(empty, w) {
 			t.Errorf("the empty report's page lacks %q", w)
 		}
 	}
-	if strings.Contains(pass, `id="thresholds"`) || strings.Contains(pass, `id="errors"`) {
+	if strings.Contains(empty, `id="thresholds"`) || strings.Contains(empty, `id="errors"`) {
 		t.Errorf("the empty report's page has a thresholds or errors section, want neither")
 	}
-	if strings.Contains(pass, `<div class="label">load</div>`) {
+	if strings.Contains(empty, `<div class="label">load</div>`) {
 		t.Errorf("the page of a report with no speed has a load card, want none")
 	}
 }

@@ -103,9 +103,9 @@ type Summary struct {
 	// Stopped is why the replay stopped before the end of the tape, when
 	// it did (see Report.Conclude).
 	Stopped StopKind `json:"stopped,omitempty"`
-	// NothingChecked says why a replay that sent requests and judged no
-	// answer does not pass (see Report.Unchecked): nothing failed, and
-	// nothing was checked either.
+	// NothingChecked says why a replay that judged no answer does not
+	// pass (see Report.Unchecked): nothing failed, and nothing was
+	// checked either — a tape with no MCP message among them.
 	NothingChecked string   `json:"nothing_checked,omitempty"`
 	Warnings       []string `json:"warnings,omitempty"`
 	// Server is what the live server sent of its own accord.
@@ -312,7 +312,7 @@ func (c *Collector) Report(meta Meta) Report {
 
 // Passed reports whether the replay passed: no validation failed, there
 // was no error or timeout, no threshold failed, and some answer was
-// checked if requests were sent (see Unchecked).
+// checked (see Unchecked).
 func (r Report) Passed() bool {
 	if r.Summary.Aborted != "" || r.Unchecked() != "" {
 		return false
@@ -331,14 +331,22 @@ func (r Report) Passed() bool {
 }
 
 // Unchecked says why a replay checked nothing, or "" when it checked
-// something or sent no request: requests went out and not one answer was
-// judged against the recording (the recorded answers were not JSON-RPC,
-// or not there, or every answer was left out). Such a run is not a pass.
+// something: its tape holds no MCP message (a HAR of a web page, an
+// empty cassette), or what it sent had no answer to check (notifications
+// only), or requests went out and not one answer was judged against the
+// recording (the recorded answers were not JSON-RPC, or not there, or
+// every answer was left out). Such a run is not a pass. A replay cut
+// short is left to Summary.Aborted.
 func (r Report) Unchecked() string {
-	if r.Validation.Checked > 0 || r.Performance.Requests == 0 {
+	switch {
+	case r.Validation.Checked > 0 || r.Summary.Aborted != "":
 		return ""
+	case r.Summary.TotalMessages == 0:
+		return fmt.Sprintf("tape %s holds no MCP message to replay (is it the right file? see the warnings for what was skipped)", r.Summary.Tape)
+	case r.Performance.Requests == 0:
+		return fmt.Sprintf("tape %s: %s sent, none a request: no answer to check against the recording", r.Summary.Tape, plural(r.Summary.Sent, "message"))
 	}
-	return fmt.Sprintf("%s sent and no answer checked against the recording (see the warnings and the timeline for why)", plural(r.Performance.Requests, "request"))
+	return fmt.Sprintf("%s sent and no answer checked against the recording of tape %s (see the warnings and the timeline for why)", plural(r.Performance.Requests, "request"), r.Summary.Tape)
 }
 
 // span is the replay's start and finish: as given, or else the earliest

@@ -2,9 +2,11 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -177,16 +179,75 @@ func (t *textWriter) failures(r Report) {
 		return
 	}
 	fmt.Fprintf(&t.buf, "\n%s\n", t.paint(ansiBold, "Failures:"))
-	shown := min(len(v.Failures), textListLimit)
-	for _, f := range v.Failures[:shown] {
-		fmt.Fprintf(&t.buf, "  %s %s %s\n", seqLabel(f.Seq), clean(f.Session), clean(f.Method))
+	groups := groupFailures(v.Failures)
+	shown, listed := min(len(groups), textListLimit), int64(0)
+	for _, g := range groups[:shown] {
+		f := g.first
+		fmt.Fprintf(&t.buf, "  %s\n", where(f.Seq, g.sessions, f.Method))
 		for _, d := range f.Differences {
 			fmt.Fprintf(&t.buf, "    %s: expected %s, got %s\n", clean(orDash(d.Path)), display(d.Expected), display(d.Actual))
 		}
+		listed += int64(len(g.sessions))
 	}
-	if more := v.Failed - int64(shown); more > 0 {
+	if more := v.Failed - listed; more > 0 {
 		fmt.Fprintf(&t.buf, "  and %d more\n", more)
 	}
+}
+
+// failureGroup is the failures of one message that differ alike in
+// several sessions (the virtual copies of a load replay).
+type failureGroup struct {
+	first    Failure
+	sessions []string // in natural order: s1#2 before s1#10
+}
+
+// groupFailures groups the failures that are the same but for their
+// session: same seq, method and differences. The groups are in seq
+// order, then by their first session.
+func groupFailures(fs []Failure) []*failureGroup {
+	var groups []*failureGroup
+	byKey := map[string]*failureGroup{}
+	for _, f := range fs {
+		key, err := json.Marshal(Failure{Seq: f.Seq, Method: f.Method, Differences: f.Differences})
+		if err != nil { // cannot happen: the differences are JSON
+			key = []byte(fmt.Sprint(len(groups)))
+		}
+		g := byKey[string(key)]
+		if g == nil {
+			g = &failureGroup{first: f}
+			byKey[string(key)] = g
+			groups = append(groups, g)
+		}
+		g.sessions = append(g.sessions, f.Session)
+	}
+	for _, g := range groups {
+		slices.SortFunc(g.sessions, naturalCompare)
+	}
+	slices.SortStableFunc(groups, func(a, b *failureGroup) int {
+		if c := cmp.Compare(a.first.Seq, b.first.Seq); c != 0 {
+			return c
+		}
+		return naturalCompare(a.sessions[0], b.sessions[0])
+	})
+	return groups
+}
+
+// where names a message in sessions: "seq 5 s1 tools/call", or for
+// several, "seq 5 tools/call in 20 sessions: s1#1, s1#2, … and 10 more".
+func where(seq int64, sessions []string, method string) string {
+	if len(sessions) == 1 {
+		return fmt.Sprintf("%s %s %s", seqLabel(seq), clean(sessions[0]), clean(method))
+	}
+	named := min(len(sessions), textListLimit)
+	names := make([]string, named)
+	for i, s := range sessions[:named] {
+		names[i] = clean(s)
+	}
+	line := fmt.Sprintf("%s %s in %d sessions: %s", seqLabel(seq), clean(method), len(sessions), strings.Join(names, ", "))
+	if more := len(sessions) - named; more > 0 {
+		line += fmt.Sprintf(" and %d more", more)
+	}
+	return line
 }
 
 func (t *textWriter) errors(r Report) {
@@ -195,23 +256,33 @@ func (t *textWriter) errors(r Report) {
 		return
 	}
 	fmt.Fprintf(&t.buf, "\n%s\n", t.paint(ansiBold, "Errors:"))
-	shown := min(len(r.Errors), textListLimit)
-	for _, e := range r.Errors[:shown] {
-		fmt.Fprintf(&t.buf, "  %s %s %s %s: %s\n", seqLabel(e.Seq), clean(e.Session), clean(orDash(e.Method)), clean(e.Kind), clean(e.Message))
+	// The same error of one message in several sessions is one line.
+	fs := make([]Failure, len(r.Errors))
+	for i, e := range r.Errors {
+		fs[i] = Failure{Seq: e.Seq, Session: e.Session, Method: e.Method,
+			Differences: []Difference{{Path: e.Kind, Kind: e.Message}}}
 	}
-	if more := total - int64(shown); more > 0 {
+	groups := groupFailures(fs)
+	shown, listed := min(len(groups), textListLimit), int64(0)
+	for _, g := range groups[:shown] {
+		e := g.first.Differences[0]
+		fmt.Fprintf(&t.buf, "  %s %s: %s\n", where(g.first.Seq, g.sessions, orDash(g.first.Method)), clean(e.Path), clean(e.Kind))
+		listed += int64(len(g.sessions))
+	}
+	if more := total - listed; more > 0 {
 		fmt.Fprintf(&t.buf, "  and %d more\n", more)
 	}
 }
 
-// seqLabel names a failure's or an error's place on the tape: #seq, or,
+// seqLabel names a failure's or an error's place on the tape: "seq 5"
+// (as debug and JUnit write it; "#5" reads like the session copy s1#5), or,
 // for a message the target sent that the tape does not have (seq -1: an
 // unrecorded notification, an answer to no request), "(not on tape)".
 func seqLabel(seq int64) string {
 	if seq < 0 {
 		return "(not on tape)"
 	}
-	return fmt.Sprintf("#%d", seq)
+	return fmt.Sprintf("seq %d", seq)
 }
 
 // timeSplit says where the time went, p50 and p99 of each part: the

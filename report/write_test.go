@@ -160,7 +160,7 @@ func TestWriteText(t *testing.T) {
 		{
 			name:  "plain",
 			r:     sampleReport(),
-			want:  []string{"4 sent", "3 received", "1 skipped (8 on tape)", "p50 3ms", "lag ", "2 passed, 1 failed, 1 warning (3 checked)", "0 errors, 1 timeout", "FAIL", "result.content[0].text: expected \"sunny\", got \"rain\"", "result.isError: expected (absent), got true", "#5 s1 tools/call timeout: no answer", "warning: tape has no end line"},
+			want:  []string{"4 sent", "3 received", "1 skipped (8 on tape)", "p50 3ms", "lag ", "2 passed, 1 failed, 1 warning (3 checked)", "0 errors, 1 timeout", "FAIL", "result.content[0].text: expected \"sunny\", got \"rain\"", "result.isError: expected (absent), got true", "seq 5 s1 tools/call timeout: no answer", "warning: tape has no end line"},
 			avoid: []string{"\x1b[", "and "},
 		},
 		{
@@ -172,8 +172,8 @@ func TestWriteText(t *testing.T) {
 		{
 			name:  "first ten failures then the rest counted",
 			r:     many.Report(Meta{}),
-			want:  []string{"#9 s1", "and 5 more", "…"},
-			avoid: []string{"#10 s1", strings.Repeat("9", 80)},
+			want:  []string{"seq 9 s1", "and 5 more", "…"},
+			avoid: []string{"seq 10 s1", strings.Repeat("9", 80)},
 		},
 		{
 			name: "a live message not on the tape has no seq",
@@ -188,10 +188,10 @@ func TestWriteText(t *testing.T) {
 			avoid: []string{"#-1"},
 		},
 		{
-			name:  "empty passes",
+			name:  "empty fails, naming the tape",
 			r:     NewCollector().Report(Meta{Tape: "x.jsonl"}),
-			want:  []string{"Replay of x.jsonl", "no request answered", "PASS"},
-			avoid: []string{"Failures:", "Errors:"},
+			want:  []string{"Replay of x.jsonl", "no request answered", "FAIL (nothing checked: tape x.jsonl holds no MCP message to replay"},
+			avoid: []string{"Failures:", "Errors:", "PASS"},
 		},
 	}
 	for _, tt := range tests {

@@ -320,11 +320,16 @@ func (d *debugger) status(ctx context.Context, _ string) error {
 	if err != nil {
 		return err
 	}
+	// The stream hands verdicts over a little after the controller
+	// counts them: the count checked waits for them.
+	if err := d.j.catchUp(ctx, st.Judged, d.timeout+time.Second); err != nil {
+		return err
+	}
 	next := st.Seq
 	if m, ok := d.current(st); ok {
 		next = m.Seq
 	}
-	d.printf("%s\n", statusLine(st, next))
+	d.printf("%s\n", statusLine(st, next, d.j.checkedSoFar()))
 	if st.Note != "" {
 		d.printf("note: %s\n", st.Note)
 	}

@@ -20,12 +20,15 @@ import (
 // verdict, lossless (a debugging session is one tape at a person's pace;
 // it never holds the replay up).
 type journal struct {
-	mu      sync.Mutex // guards results and paced: the stream's goroutine adds, the REPL takes
+	mu      sync.Mutex // guards results, paced and checked: the stream's goroutine adds, the REPL takes
 	results []report.Result
 	// paced counts the verdicts on messages the controller's gate let
 	// through: what its Status.Judged counts (see catchUp).
 	paced int64
-	added chan struct{} // signalled (never blocks) when a result is added
+	// checked counts the results compared with the recording (passed,
+	// warned or failed), as the report's validation.checked does.
+	checked int64
+	added   chan struct{} // signalled (never blocks) when a result is added
 }
 
 func newJournal() *journal { return &journal{added: make(chan struct{}, 1)} }
@@ -49,6 +52,10 @@ func (j *journal) add(r report.Result) {
 	j.results = append(j.results, r)
 	if gated(r) {
 		j.paced++
+	}
+	switch r.Verdict {
+	case report.Passed, report.Warned, report.Failed:
+		j.checked++
 	}
 	j.mu.Unlock()
 	select {
@@ -86,6 +93,14 @@ func (j *journal) catchUp(ctx context.Context, judged int64, timeout time.Durati
 			return ctx.Err()
 		}
 	}
+}
+
+// checkedSoFar is how many results added were compared with the
+// recording.
+func (j *journal) checkedSoFar() int64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.checked
 }
 
 // take returns the results added since the last take.
