@@ -201,6 +201,10 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		if f.verbose {
 			opts = append(opts, report.Verbose())
 		}
+		if why := rep.Summary.Aborted; runErr != nil && why != "" && strings.Contains(runErr.Error(), why) {
+			// The error line on stderr says why: once is enough.
+			opts = append(opts, report.AbortShownAs("the error follows on stderr"))
+		}
 		err = rep.WriteText(&buf, colorOn(a.stdout), opts...)
 	}
 	if err != nil {
