@@ -83,6 +83,9 @@ for 5s is hung up on.`,
 }
 
 func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
+	if err := refuseStdinTape("debug", args[0], "debug reads its commands there"); err != nil {
+		return err
+	}
 	socket := ""
 	if f.control != "" {
 		var ok bool

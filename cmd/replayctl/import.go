@@ -44,7 +44,7 @@ wrong and where.`,
 			if filepath.Ext(out) != ".jsonl" {
 				return usageError("import: %s: a tape is written in the native format: name it .jsonl", out)
 			}
-			r, err := rewriteTape(cmd.Context(), in, out, maxLine, func(ctx context.Context, r *tape.Reader) error {
+			r, err := a.rewriteTape(cmd.Context(), in, out, maxLine, func(ctx context.Context, r *tape.Reader) error {
 				return tape.WriteFileContext(ctx, out, r)
 			})
 			if err != nil {

@@ -163,7 +163,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 			fmt.Fprintln(a.errOut, stepLine(painter(isTerminal(a.stderr)), r))
 		}
 	}))
-	src, err := loadTape(cmd.Context(), args[0])
+	src, err := a.loadTapeArg(cmd.Context(), args[0])
 	if err != nil {
 		return err
 	}
@@ -181,6 +181,9 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		fmt.Fprintf(a.errOut, "order: seed %d (repeat this order with --seed %d)\n", seed, seed)
 	}
 	if r.Speed().Mode == scheduler.Stepped {
+		if err := refuseStdinTape("run --speed stepped", args[0], "stepped reads Enter there"); err != nil {
+			return err
+		}
 		stepped = true
 		a.stepTokens(steps)
 	} else if !f.quiet && isTerminal(a.stdout) && isTerminal(a.stderr) {
