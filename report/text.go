@@ -101,6 +101,9 @@ func (t *textWriter) header(r Report) {
 	if s.Sessions > 0 {
 		extra = append(extra, plural(int64(s.Sessions), "session"))
 	}
+	if s.Config != "" {
+		extra = append(extra, "config "+clean(s.Config))
+	}
 	if s.RunID != "" {
 		extra = append(extra, "run "+clean(s.RunID))
 	}

@@ -79,7 +79,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.StringVar(&f.chaos, "chaos", "", "inject seeded faults, kind=probability,…: e.g. malformed=0.05,timeout=0.02 (kinds: malformed, invalid, unknown-method, bad-params, duplicate-id, duplicate, drop, reorder, cancel, disconnect, slow-write, burst, timeout, network-error, invalid-response, error-response)")
 	fl.Int64Var(&f.seed, "seed", 0, "the chaos seed: the same seed gives the same faults (random, and printed, when not given)")
 	fl.StringVar(&f.chaosFrom, "chaos-from", "", "replay exactly the faults of an earlier run's JSON report")
-	fl.StringVar(&f.configPath, "config", "", "a YAML replay config (replayctl config example); flags override it")
+	fl.StringVar(&f.configPath, "config", "", "a YAML replay config (replayctl config example); flags override it (default: replayctl.yaml or .replayctl.yaml in the current folder; none: no file)")
 	fl.StringArrayVar(&f.thresholds, "threshold", nil, `a condition the run must meet, k6-style: "p99<200ms", "error_rate<1%", "validation_failed==0", "throughput>500" (repeatable; exit 1 if one fails)`)
 	fl.StringVarP(&f.output, "output", "o", "text", "what goes to stdout: text or json")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "the text summary lists the details: each chaos session's faults and notes")
@@ -243,8 +243,15 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 // options: the target, pacing, order, timeout, ignored paths, the config.
 // A flag not given is left to the config file, then to the default.
 func (a *app) replayOptions(cmd *cobra.Command, args []string, f runFlags) ([]replay.Option, error) {
-	opts := append([]replay.Option{replay.Logger(a.log)}, given(cmd, []flagOption{
-		{"config", func() replay.Option { return replay.ConfigFile(f.configPath) }},
+	opts := []replay.Option{replay.Logger(a.log)}
+	cfg, err := configPath(cmd, f.configPath)
+	if err != nil {
+		return nil, err
+	}
+	if cfg != "" {
+		opts = append(opts, replay.ConfigFile(cfg))
+	}
+	opts = append(opts, given(cmd, []flagOption{
 		{"speed", func() replay.Option { return replay.Speed(f.speed) }},
 		{"order", func() replay.Option { return replay.Order(f.order) }},
 		{"timeout", func() replay.Option { return replay.Timeout(f.timeout) }},
