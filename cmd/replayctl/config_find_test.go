@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -75,5 +78,64 @@ func TestConfigDiscovery(t *testing.T) {
 	}
 	if res := replayctlAt(t, dir, "run", "t.jsonl"); res.code != 2 || !strings.Contains(res.stderr, "--config") {
 		t.Errorf("both files: exit %d, want 2 and the way out\n%s", res.code, res.stderr)
+	}
+}
+
+// TestConfigCheckListsEveryError: config check reports every error of a
+// file in one go, in file order, not the first alone: the keys that fail
+// to decode, or, when all decode, each section's and rule's failed check.
+func TestConfigCheckListsEveryError(t *testing.T) {
+	dir := t.TempDir()
+	decode := filepath.Join(dir, "decode.yaml")
+	checks := filepath.Join(dir, "checks.yaml")
+	for path, s := range map[string]string{
+		decode: "sped: fast\nvalidation:\n  tolerance:\n    numeric: lots\ntransformations:\n  - name: a\n    condition: { seq: x }\n    action: { nope: 1 }\n",
+		checks: "speed: 10y\nvalidation:\n  mode: exactly\ntransformations:\n  - name: a\n    condition: {}\n    action: { drop: true }\n",
+	} {
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		path  string
+		lines []int
+		words []string
+	}{
+		{decode, []int{1, 4, 7, 8}, []string{`"sped"`, "numeric", "seq", `"nope"`}},
+		{checks, []int{1, 3, 6}, []string{`"10y"`, `"exactly"`, "no condition"}},
+	} {
+		res := replayctl(t, "config", "check", tc.path)
+		if res.code != 2 {
+			t.Errorf("%s: exit %d, want 2\n%s", tc.path, res.code, res.stderr)
+		}
+		last := -1
+		for i, w := range tc.words {
+			at := strings.Index(res.stderr, fmt.Sprintf("line %d: ", tc.lines[i]))
+			if at < 0 || !strings.Contains(res.stderr[at:], w) || at < last {
+				t.Errorf("%s: stderr lacks line %d (%s) in file order:\n%s", tc.path, tc.lines[i], w, res.stderr)
+			}
+			last = at
+		}
+		if !strings.Contains(res.stderr, fmt.Sprintf("%d errors in %s", len(tc.lines), tc.path)) {
+			t.Errorf("%s: stderr does not count %d errors:\n%s", tc.path, len(tc.lines), res.stderr)
+		}
+		js := replayctl(t, "config", "check", tc.path, "-o", "json")
+		var got struct {
+			OK     bool `json:"ok"`
+			Line   int  `json:"line"`
+			Errors []struct {
+				Line int `json:"line"`
+			} `json:"errors"`
+		}
+		if err := json.Unmarshal([]byte(js.stdout), &got); err != nil {
+			t.Fatalf("-o json: %v\n%s", err, js.stdout)
+		}
+		var lines []int
+		for _, e := range got.Errors {
+			lines = append(lines, e.Line)
+		}
+		if js.code != 2 || got.OK || got.Line != tc.lines[0] || !slices.Equal(lines, tc.lines) {
+			t.Errorf("%s -o json: exit %d, %+v; want exit 2 and errors at lines %v", tc.path, js.code, got, tc.lines)
+		}
 	}
 }
