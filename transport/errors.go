@@ -3,7 +3,6 @@ package transport
 import (
 	"errors"
 	"fmt"
-	"mime"
 	"net/url"
 	"regexp"
 	"strings"
@@ -60,12 +59,13 @@ type HTTPError struct {
 	Status     int
 	Body       string        // the start of the answer's body
 	RetryAfter time.Duration // from the Retry-After header
+	mediaType  string        // the body's, from Content-Type: how Error shows it
 }
 
 func (e *HTTPError) Error() string {
 	s := fmt.Sprintf("%s %s: HTTP %d", e.Method, e.URL, e.Status)
 	if e.Body != "" {
-		s += ": " + e.Body
+		s += ": " + shownBody(e.mediaType, e.Body)
 	}
 	if e.RetryAfter > 0 {
 		s += fmt.Sprintf(" (retry after %s)", e.RetryAfter)
@@ -145,13 +145,12 @@ const maxErrorBody = 200
 
 var htmlTitle = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
 
-// shownBody is how an error shows the start of a failed answer's body: a
-// web page by its title, as its markup fills the screen and says nothing
-// of MCP; anything else with its runs of white space folded, cut to
-// maxErrorBody bytes.
-func shownBody(contentType string, body []byte) string {
-	media, _, _ := mime.ParseMediaType(contentType)
-	text := strings.Join(strings.Fields(string(body)), " ")
+// shownBody is how an error shows the start of a failed answer's body
+// (media is its media type, "text/html"): a web page by its title, as its
+// markup fills the screen and says nothing of MCP; anything else with its
+// runs of white space folded, cut to maxErrorBody bytes.
+func shownBody(media, body string) string {
+	text := strings.Join(strings.Fields(body), " ")
 	lower := strings.ToLower(text)
 	if media == "text/html" || strings.HasPrefix(lower, "<!doctype html") || strings.HasPrefix(lower, "<html") {
 		page := "a web page, not MCP"

@@ -457,8 +457,9 @@ func newHTTPError(resp *http.Response, u string, body []byte) error {
 		Method:     resp.Request.Method,
 		URL:        u,
 		Status:     resp.StatusCode,
-		Body:       shownBody(resp.Header.Get("Content-Type"), body),
+		Body:       strings.TrimSpace(string(body)),
 		RetryAfter: retryAfter(resp.Header.Get("Retry-After"), time.Now()),
+		mediaType:  mediaType(resp),
 	}
 	if resp.StatusCode == http.StatusNotFound && resp.Request.Header.Get(HeaderSessionID) != "" {
 		e.Body = "the server no longer knows this session (start a new one with initialize); " + e.Body
