@@ -56,6 +56,7 @@ type Replay struct {
 	onError    string
 	timeout    time.Duration
 	sessions   int
+	config     string // the config file read, for the report
 }
 
 // New checks the options (and the config they name) and prepares the
@@ -75,7 +76,7 @@ func New(src tape.Source, opts ...Option) (*Replay, error) {
 	if err != nil {
 		return nil, s.blameFile(err, path)
 	}
-	r := &Replay{target: s.target, speed: cfg.Speed, onError: s.onError, timeout: cfg.Timeout, sessions: max(cfg.Sessions, 1)}
+	r := &Replay{target: s.target, speed: cfg.Speed, onError: s.onError, timeout: cfg.Timeout, sessions: max(cfg.Sessions, 1), config: path}
 	if r.thresholds, err = parseThresholds(s.thresholds); err != nil {
 		return nil, err
 	}
@@ -416,6 +417,7 @@ func (r *Replay) Run(ctx context.Context) (*report.Report, error) {
 		return nil, r.redact(err) // nothing was replayed
 	}
 	rep.Summary.Warnings = append(rep.Summary.Warnings, r.warnings...)
+	rep.Summary.Config = r.config
 	rep.Conclude(stopOf(ctx, err), r.thresholds)
 	report.RedactReport(r.redactor, &rep)
 	return &rep, r.redact(err)

@@ -81,6 +81,8 @@ type Summary struct {
 	RunID  string `json:"run_id"`
 	Tape   string `json:"tape"`
 	Target string `json:"target,omitempty"`
+	// Config is the config file the replay read, when it read one.
+	Config string `json:"config,omitempty"`
 	// Speed is written as the command line takes it ("10x", "fast",
 	// "rps:500"), and left out when not known.
 	Speed         *scheduler.Speed `json:"speed,omitempty"`

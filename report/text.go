@@ -65,10 +65,19 @@ type TextOption func(*textWriter)
 // and notes.
 func Verbose() TextOption { return func(t *textWriter) { t.verbose = true } }
 
+// AbortShownAs has the result line of a replay that stopped early say
+// why instead of Summary.Aborted, for a caller that prints the reason
+// itself beside the text (the CLI's error line on stderr), so that a long
+// error is not shown twice.
+func AbortShownAs(why string) TextOption { return func(t *textWriter) { t.abortShownAs = why } }
+
 type textWriter struct {
 	buf     bytes.Buffer
 	color   bool
 	verbose bool
+	// abortShownAs replaces Summary.Aborted in the result line when set
+	// (AbortShownAs).
+	abortShownAs string
 }
 
 func (t *textWriter) paint(code, s string) string {
@@ -94,6 +103,9 @@ func (t *textWriter) header(r Report) {
 	}
 	if s.Sessions > 0 {
 		extra = append(extra, plural(int64(s.Sessions), "session"))
+	}
+	if s.Config != "" {
+		extra = append(extra, "config "+clean(s.Config))
 	}
 	if s.RunID != "" {
 		extra = append(extra, "run "+clean(s.RunID))
@@ -157,7 +169,11 @@ func (t *textWriter) body(r Report) {
 		t.line("thresholds", "%d passed, %s", n-failed, msg)
 	}
 	if r.Summary.Aborted != "" {
-		t.line("result", "%s", t.paint(ansiBold+ansiRed, "FAIL (stopped early: "+r.Summary.Aborted+")"))
+		why := r.Summary.Aborted
+		if t.abortShownAs != "" {
+			why = t.abortShownAs
+		}
+		t.line("result", "%s", t.paint(ansiBold+ansiRed, "FAIL (stopped early: "+why+")"))
 	} else if why := r.Unchecked(); why != "" {
 		t.line("result", "%s", t.paint(ansiBold+ansiRed, "FAIL (nothing checked: "+clean(why)+")"))
 	} else if r.Passed() {

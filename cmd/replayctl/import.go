@@ -45,7 +45,7 @@ web pages only), and then OUT is not written.`,
 			if filepath.Ext(out) != ".jsonl" {
 				return usageError("import: %s: a tape is written in the native format: name it .jsonl", out)
 			}
-			r, err := rewriteTape(cmd.Context(), in, out, maxLine, func(ctx context.Context, r *tape.Reader) error {
+			r, err := a.rewriteTape(cmd.Context(), in, out, maxLine, func(ctx context.Context, r *tape.Reader) error {
 				if err := mcpTraffic(in, r); err != nil {
 					return err
 				}

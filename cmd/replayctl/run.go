@@ -82,8 +82,8 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.StringVar(&f.chaos, "chaos", "", "inject seeded faults, kind=probability,…: e.g. malformed=0.05,timeout=0.02 (kinds: malformed, invalid, unknown-method, bad-params, duplicate-id, duplicate, drop, reorder, cancel, disconnect, slow-write, burst, timeout, network-error, invalid-response, error-response)")
 	fl.Int64Var(&f.seed, "seed", 0, "the chaos seed: the same seed gives the same faults (random, and printed, when not given)")
 	fl.StringVar(&f.chaosFrom, "chaos-from", "", "replay exactly the faults of an earlier run's JSON report")
-	fl.StringVar(&f.configPath, "config", "", "a YAML replay config (replayctl config example); flags override it")
-	fl.StringArrayVar(&f.thresholds, "threshold", nil, `a condition the run must meet, k6-style: "p99<200ms", "error_rate<1%", "validation_failed==0", "achieved_ratio>=0.95"; on one method or tool with a filter: "p99{method:tools/call}<200ms", "error_rate{tool:search}<1%" (repeatable; exit 1 if one fails)`)
+	fl.StringVar(&f.configPath, "config", "", "a YAML replay config (replayctl config example); flags override it (default: replayctl.yaml or .replayctl.yaml in the current folder; none: no file)")
+	fl.StringArrayVar(&f.thresholds, "threshold", nil, `a condition the run must meet, k6-style: "p99<200ms", "error_rate<1%", "validation_failed==0", "throughput>500", "achieved_ratio>=0.95"; on one method or tool with a filter: "p99{method:tools/call}<200ms", "error_rate{tool:search}<1%" (repeatable; exit 1 if one fails)`)
 	fl.BoolVar(&f.includeHandshake, "include-handshake", false, "count the handshake (initialize, server/discover), which waits for the server to start, in the headline latency and its thresholds; without it, it is reported apart")
 	fl.IntVar(&f.methodLimit, "method-limit", report.DefaultMethodLimit, "methods, and tools, prompts and resources, the report breaks its results down by (each); the rest are counted as not broken down")
 	fl.StringVarP(&f.output, "output", "o", "text", "what goes to stdout: text or json")
@@ -176,7 +176,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 			fmt.Fprintln(a.errOut, stepLine(painter(isTerminal(a.stderr)), r))
 		}
 	}))
-	src, err := loadTape(cmd.Context(), args[0])
+	src, err := a.loadTapeArg(cmd.Context(), args[0])
 	if err != nil {
 		return err
 	}
@@ -194,6 +194,9 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		fmt.Fprintf(a.errOut, "order: seed %d (repeat this order with --seed %d)\n", seed, seed)
 	}
 	if r.Speed().Mode == scheduler.Stepped {
+		if err := refuseStdinTape("run --speed stepped", args[0], "stepped reads Enter there"); err != nil {
+			return err
+		}
 		stepped = true
 		a.stepTokens(steps)
 	} else if showProgress {
@@ -213,6 +216,10 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		var opts []report.TextOption
 		if f.verbose {
 			opts = append(opts, report.Verbose())
+		}
+		if why := rep.Summary.Aborted; runErr != nil && why != "" && strings.Contains(runErr.Error(), why) {
+			// The error line on stderr says why: once is enough.
+			opts = append(opts, report.AbortShownAs("the error follows on stderr"))
 		}
 		err = rep.WriteText(&buf, colorOn(a.stdout), opts...)
 	}
@@ -249,8 +256,15 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 // options: the target, pacing, order, timeout, ignored paths, the config.
 // A flag not given is left to the config file, then to the default.
 func (a *app) replayOptions(cmd *cobra.Command, args []string, f runFlags) ([]replay.Option, error) {
-	opts := append([]replay.Option{replay.Logger(a.log)}, given(cmd, []flagOption{
-		{"config", func() replay.Option { return replay.ConfigFile(f.configPath) }},
+	opts := []replay.Option{replay.Logger(a.log)}
+	cfg, err := configPath(cmd, f.configPath)
+	if err != nil {
+		return nil, err
+	}
+	if cfg != "" {
+		opts = append(opts, replay.ConfigFile(cfg))
+	}
+	opts = append(opts, given(cmd, []flagOption{
 		{"speed", func() replay.Option { return replay.Speed(f.speed) }},
 		{"order", func() replay.Option { return replay.Order(f.order) }},
 		{"timeout", func() replay.Option { return replay.Timeout(f.timeout) }},

@@ -76,6 +76,9 @@ miss; 2 bad usage or an unreadable tape.
 			return err
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := refuseStdinTape("serve", f.path, "serve reads the tape more than once, and over stdio its client speaks there"); err != nil {
+				return err
+			}
 			if err := f.modeFlags.check(f.listen); err != nil {
 				return err
 			}
