@@ -59,13 +59,15 @@ func (t *textWriter) methods(r Report) {
 }
 
 // methodTable writes lines as an aligned table: the name, the counts, the
-// latency percentiles.
+// latency percentiles. Its first count is of messages (requests, and the
+// notifications sent or received, which have no latency), so that a
+// notification's row does not read as nothing.
 func (t *textWriter) methodTable(lines []MethodSummary, omitted int64, name func(MethodSummary) string) {
-	header := []string{"", "requests", "passed", "failed", "errors", "p50", "p95", "p99", "max"}
+	header := []string{"", "messages", "passed", "failed", "errors", "p50", "p95", "p99", "max"}
 	rows := [][]string{header}
 	shown := min(len(lines), textMethodLimit)
 	for _, s := range lines[:shown] {
-		row := []string{clean(name(s)), strconv.FormatInt(s.Requests, 10), strconv.FormatInt(s.Passed, 10),
+		row := []string{clean(name(s)), strconv.FormatInt(s.Results, 10), strconv.FormatInt(s.Passed, 10),
 			strconv.FormatInt(s.Failed, 10), strconv.FormatInt(s.Errors+s.Timeouts, 10)}
 		if l := s.LatencyMS; l.Count > 0 {
 			row = append(row, msDuration(l.P50), msDuration(l.P95), msDuration(l.P99), msDuration(l.Max))
