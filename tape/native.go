@@ -226,6 +226,9 @@ func (r *Reader) detect() error {
 	if trimmed[0] != '{' && isLogLine(trimmed) {
 		return r.importLog(line, last, start, n)
 	}
+	if _, bin := binaryAt(line); !bin && trimmed[0] != '{' && looksYAML(trimmed) {
+		return r.importYAML(line, last, n)
+	}
 	if _, bin := binaryAt(line); bin || trimmed[0] != '{' {
 		e := r.notJSON(line, n)
 		if !bin && json.Valid(trimmed) {
@@ -250,9 +253,9 @@ func (r *Reader) detect() error {
 			if isLogLine(trimmed) {
 				return r.importLog(line, last, start, n)
 			}
-			if !r.env.hasExtra("format_version") && !r.env.hasExtra("log") {
+			if !r.env.hasExtra("format_version") && !r.env.hasExtra("log") && !r.env.hasExtra("interactions") {
 				return &Error{Path: r.path, Line: n, Seq: -1, Err: ErrUnknownFormat,
-					Msg: `the first line is a JSON object without "type", "format_version", "log" or "jsonrpc": this is neither a replayctl tape, an Agent VCR cassette, a HAR file nor a JSON-RPC log`}
+					Msg: `the first line is a JSON object without "type", "format_version", "log", "interactions" or "jsonrpc": this is neither a replayctl tape, an Agent VCR cassette, an mcp-cassette or mcp-recorder file, a HAR file nor a JSON-RPC log`}
 			}
 		default:
 			return &Error{Path: r.path, Line: n, Seq: -1, Err: ErrUnknownFormat,
