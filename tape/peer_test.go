@@ -109,9 +109,9 @@ func TestPeerFixtures(t *testing.T) {
 			dirs: "csccscsssccsscs", lastTUS: 201000,
 			check: func(t *testing.T, msgs []Message) {
 				want := map[int]string{
-					5: `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"balance","arguments":{"account":"007","verbose":true,"limit":null}}}`,
-					6: `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"looking up 007\n(cold cache)\n"}}`,
-					7: `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"0.25 EUR"}],"structuredContent":{"cents":25,"rate":0.25,"overdrawn":false},"isError":false}}`,
+					5:  `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"balance","arguments":{"account":"007","verbose":true,"limit":null}}}`,
+					6:  `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"looking up 007\n(cold cache)\n"}}`,
+					7:  `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"0.25 EUR"}],"structuredContent":{"cents":25,"rate":0.25,"overdrawn":false},"isError":false}}`,
 					11: `{"jsonrpc":"2.0","id":4,"error":{"code":-32002,"message":"Resource not found","data":{"uri":"ledger://missing"}}}`,
 				}
 				for i, w := range want {
