@@ -204,6 +204,9 @@ func isBlank(line []byte) bool {
 // JSON-RPC log); or the start of one JSON document, an Agent VCR cassette
 // or a HAR file. Everything but a native tape is then imported whole.
 func (r *Reader) detect() error {
+	if b, _ := r.br.Peek(4); isPcap(b) {
+		return r.importPcap()
+	}
 	var line []byte
 	var last bool
 	var start int64 // where line starts
