@@ -74,6 +74,9 @@ func (s *httpStream) feed(data []byte, at time.Time) {
 	if s.state == hsDone {
 		return
 	}
+	if s.state == hsLost && findStart(data, s.isResp, s.known) == 0 {
+		s.buf = s.buf[:0] // a segment that starts a message: what came before is lost
+	}
 	if len(s.buf) == 0 && (s.state == hsHead || s.state == hsLost) {
 		s.first = at
 	}

@@ -71,7 +71,7 @@ func (h *halfStream) add(seq uint32, data []byte, at time.Time) {
 	}
 	h.deliver(data, at)
 	h.next = end
-	h.drain()
+	h.drain(at)
 }
 
 // hold keeps a segment that came before the bytes in front of it; when
@@ -85,8 +85,9 @@ func (h *halfStream) hold(seq uint32, data []byte, at time.Time) {
 	}
 }
 
-// drain hands on the held segments that now follow on.
-func (h *halfStream) drain() {
+// drain hands on the held segments that now follow on, at the time of
+// the packet that let them (at), or their own when later.
+func (h *halfStream) drain(at time.Time) {
 	for len(h.held) > 0 {
 		s := h.held[0]
 		if seqAfter(s.seq, h.next) {
@@ -99,7 +100,7 @@ func (h *halfStream) drain() {
 			continue
 		}
 		data := s.data[h.next-s.seq:]
-		h.deliver(data, s.at)
+		h.deliver(data, later(s.at, at))
 		h.next = end
 	}
 }
@@ -111,7 +112,7 @@ func (h *halfStream) skip() {
 	}
 	h.gap()
 	h.next = h.held[0].seq
-	h.drain()
+	h.drain(h.held[0].at)
 }
 
 // skipTo gives up the bytes before seq: they were not captured.
@@ -121,7 +122,9 @@ func (h *halfStream) skipTo(seq uint32) {
 	}
 	h.gap()
 	h.next = seq
-	h.drain()
+	if len(h.held) > 0 {
+		h.drain(h.held[0].at)
+	}
 }
 
 // finish hands on what is held, past the bytes never captured, at the
@@ -131,4 +134,11 @@ func (h *halfStream) finish() {
 		h.skip()
 	}
 	h.closed = true
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
