@@ -2,6 +2,7 @@ package tape
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,8 @@ import (
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/pcapgo"
+
+	"github.com/replayctl/replayctl/mcp"
 )
 
 // Packet captures (pcap, pcapng; tcpdump, Wireshark) of MCP over HTTP/1.1:
@@ -151,8 +154,8 @@ func decodePcap(path string, src io.Reader, store msgStore) (Header, *imported, 
 	if x.err != nil {
 		return Header{}, nil, nil, x.err
 	}
-	h, refs := x.finish()
-	return h, &imported{store: store, refs: refs}, x.warnings, nil
+	h, refs, rename := x.finish()
+	return h, &imported{store: store, refs: refs, rename: rename}, x.warnings, nil
 }
 
 // bytesReader is a reader of b.
@@ -181,6 +184,7 @@ type pcapImport struct {
 	store    msgStore
 	stored   int
 	refs     []importRef // tus: absolute µs until finish
+	keys     []string    // each stored message's session key
 	conns    map[connKey]*pcapConn
 	nconn    int
 	sess     pcapSessions
@@ -212,7 +216,7 @@ type pcapImport struct {
 
 func newPcapImport(path string, store msgStore) *pcapImport {
 	return &pcapImport{path: path, store: store, conns: map[connKey]*pcapConn{},
-		sess:    pcapSessions{byID: map[string]string{}, byURL: map[string]string{}, endpoints: map[string]string{}},
+		sess:    newPcapSessions(),
 		parsers: map[gopacket.LayerType]*gopacket.DecodingLayerParser{}, unknown: map[layers.LinkType]int{}}
 }
 
@@ -352,6 +356,7 @@ func (x *pcapImport) add(m Message, at time.Time) {
 		return
 	}
 	x.refs = append(x.refs, importRef{i: int32(x.stored), seq: int64(x.stored), tus: at.UnixMicro(), dir: codeOf(m.Dir)})
+	x.keys = append(x.keys, m.Session)
 	x.stored++
 }
 
@@ -374,16 +379,30 @@ func (x *pcapImport) finishAll() {
 	}
 }
 
-// finish orders the messages by time and makes the header.
-func (x *pcapImport) finish() (Header, []importRef) {
+// finish orders the messages by time, names the sessions in the order
+// of their first message, and makes the header.
+func (x *pcapImport) finish() (Header, []importRef, map[string]string) {
 	refs := x.refs
 	sort.SliceStable(refs, func(i, j int) bool { return refs[i].tus < refs[j].tus })
 	var base int64
 	if len(refs) > 0 {
 		base = refs[0].tus
 	}
+	rename := map[string]string{}
+	names := map[string]string{} // root key → name
 	for k := range refs {
 		refs[k].seq, refs[k].tus = int64(k), refs[k].tus-base
+		key := x.keys[refs[k].i]
+		if _, ok := rename[key]; ok {
+			continue
+		}
+		root := x.sess.root(key)
+		name, ok := names[root]
+		if !ok {
+			name = "s" + strconv.Itoa(len(names)+1)
+			names[root] = name
+		}
+		rename[key] = name
 	}
 	say := func(format string, args ...any) {
 		x.warnings = append(x.warnings, fmt.Sprintf("tape %s: ", x.path)+fmt.Sprintf(format, args...))
@@ -422,43 +441,91 @@ func (x *pcapImport) finish() (Header, []importRef) {
 	if x.endpoint != "" {
 		h.Server = &Server{URL: x.endpoint}
 	}
-	return h, refs
+	return h, refs, rename
 }
 
-// pcapSessions names the sessions of a capture's exchanges.
+// pcapSessions finds the sessions of a capture's exchanges. While the
+// capture is read, each gets a key; finish names them s1, s2, … in the
+// order of their first message.
 type pcapSessions struct {
-	byID      map[string]string // Mcp-Session-Id → name
-	byURL     map[string]string // endpoint → name of its current session without id
-	endpoints map[string]string // a legacy SSE stream's message endpoint → its session
+	byID      map[string]string // Mcp-Session-Id → key
+	cur       map[string]string // endpoint and client → key of its current session without id
+	curURL    map[string]string // endpoint → key of its latest session without id, of any client
+	endpoints map[string]string // a legacy SSE stream's message endpoint → its key
+	merged    map[string]string // a key without id → the key of the session it turned out to open
+	inited    map[string]bool   // keys without id that hold an initialize
 	n         int
+}
+
+func newPcapSessions() pcapSessions {
+	return pcapSessions{byID: map[string]string{}, cur: map[string]string{}, curURL: map[string]string{}, endpoints: map[string]string{},
+		merged: map[string]string{}, inited: map[string]bool{}}
 }
 
 func (s *pcapSessions) fresh() string {
 	s.n++
-	return "s" + strconv.Itoa(s.n)
+	return "k" + strconv.Itoa(s.n)
 }
 
-// of names the session of an exchange: by its Mcp-Session-Id, else by the
-// legacy endpoint it posts to, else by its URL (a new session at each
-// initialize).
-func (s *pcapSessions) of(id, url string, init bool) string {
+// of gives the key of an exchange's session: by its Mcp-Session-Id; else
+// by the legacy endpoint it posts to; else by its URL and the client
+// that its message names (clientInfo), a new one at each initialize; a
+// message that names no client joins the URL's latest session. The
+// exchanges a client made before it had a session id (a 2026 client's
+// server/discover probe) join the session its id opens.
+func (s *pcapSessions) of(id, url, client string, init bool) string {
+	ck := url + "\x00" + client
 	if id != "" {
-		if name, ok := s.byID[id]; ok {
+		if k, ok := s.byID[id]; ok {
+			return k
+		}
+		k := s.fresh()
+		s.byID[id] = k
+		if prev, ok := s.cur[ck]; ok && !s.inited[prev] {
+			s.merged[prev] = k
+			delete(s.cur, ck)
+		}
+		return k
+	}
+	if k, ok := s.endpoints[url]; ok {
+		return k
+	}
+	k, ok := s.cur[ck]
+	if client == "" {
+		k, ok = s.curURL[url]
+	}
+	if !ok || init {
+		k = s.fresh()
+		s.cur[ck] = k
+	}
+	s.curURL[url] = k
+	if init {
+		s.inited[k] = true
+	}
+	return k
+}
+
+// root is the key a key's session ends up under.
+func (s *pcapSessions) root(k string) string {
+	for {
+		next, ok := s.merged[k]
+		if !ok {
+			return k
+		}
+		k = next
+	}
+}
+
+// clientName is the name of the client a request names: initialize's
+// clientInfo, or a 2026 request's _meta clientInfo.
+func clientName(msg []byte) string {
+	var name string
+	for _, path := range [][]string{{"params", "clientInfo", "name"}, {"params", "_meta", mcp.MetaClientInfo, "name"}} {
+		if v := pick(msg, path...); v != nil && json.Unmarshal(v, &name) == nil && name != "" {
 			return name
 		}
-		name := s.fresh()
-		s.byID[id] = name
-		return name
 	}
-	if name, ok := s.endpoints[url]; ok {
-		return name
-	}
-	name, ok := s.byURL[url]
-	if !ok || init {
-		name = s.fresh()
-		s.byURL[url] = name
-	}
-	return name
+	return ""
 }
 
 // headerNV turns http.Header into the HAR pairs messageVersion reads.

@@ -108,6 +108,9 @@ func (e *halfEvents) end(at time.Time, complete bool) {
 	}
 	if e.c.cur != nil {
 		e.c.cur.cut = !complete
+		if !complete {
+			e.c.x.lost.add("a request was cut short by the end of its connection or of the capture", e.c.n)
+		}
 		e.c.cur = nil
 	}
 }
@@ -198,6 +201,7 @@ func (c *pcapConn) respEnd(at time.Time, complete bool) {
 		return
 	}
 	if !complete {
+		c.x.lost.add("an answer was cut short by the end of its connection or of the capture", c.n)
 		return // a JSON body cut short is not JSON
 	}
 	if msg := rpcBody(r.body); msg != nil {
@@ -231,7 +235,7 @@ func (x *pcapImport) exchange(req *pcapReq, resp *http.Response) *pcapResp {
 		if msg == nil {
 			return &pcapResp{skip: true}
 		}
-		out.session = x.sess.of(id, req.url, requestMethod(msg) == mcp.MethodInitialize)
+		out.session = x.sess.of(id, req.url, clientName(msg), requestMethod(msg) == mcp.MethodInitialize)
 		x.add(Message{Dir: C2S, Msg: msg, HTTP: requestMeta(req.header, resp.StatusCode), Session: out.session}, req.at)
 	case "GET":
 		if !isSSE {
@@ -239,7 +243,7 @@ func (x *pcapImport) exchange(req *pcapReq, resp *http.Response) *pcapResp {
 			return &pcapResp{skip: true}
 		}
 		if id != "" {
-			out.session = x.sess.of(id, req.url, false)
+			out.session = x.sess.of(id, req.url, "", false)
 		}
 		out.get = req.n
 		x.seen(req.url, nil, req.header)
@@ -291,7 +295,7 @@ func (x *pcapImport) unanswered(req *pcapReq) {
 	if msg == nil {
 		return
 	}
-	name := x.sess.of(req.header.Get(mcp.HeaderSessionID), req.url, requestMethod(msg) == mcp.MethodInitialize)
+	name := x.sess.of(req.header.Get(mcp.HeaderSessionID), req.url, clientName(msg), requestMethod(msg) == mcp.MethodInitialize)
 	x.add(Message{Dir: C2S, Msg: msg, HTTP: requestMeta(req.header, 0), Session: name}, req.at)
 }
 
@@ -320,7 +324,7 @@ func (x *pcapImport) event(r *pcapResp, ev sseEvent, at time.Time) {
 // without a session id takes its endpoint's.
 func (x *pcapImport) respSession(r *pcapResp) string {
 	if r.session == "" {
-		r.session = x.sess.of("", r.url, false)
+		r.session = x.sess.of("", r.url, "", false)
 	}
 	return r.session
 }

@@ -108,9 +108,8 @@ func (s *httpStream) close(at time.Time) {
 		s.ev.end(at, true)
 		s.inMsg = false
 	} else if s.inMsg {
-		s.ev.end(at, false)
+		s.ev.end(at, false) // an event stream open at the end of the capture ends so
 		s.inMsg = false
-		s.ev.lost("a message was cut short by the end of its connection or of the capture")
 	}
 	s.state = hsDone
 }

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/replayctl/replayctl/internal/testclient"
+	"github.com/replayctl/replayctl/internal/testserver"
+	"github.com/replayctl/replayctl/tape"
+)
+
+// TestImportPeersThenReplay imports the fixtures in the other recorders'
+// formats (mcp-cassette, mcp-recorder, mcp-vcr) and a packet capture,
+// says what it imported, and replays each tape, and each file as it is,
+// against the built-in mock: zero failures, every recorded answer
+// checked.
+func TestImportPeersThenReplay(t *testing.T) {
+	tests := []struct {
+		file     string
+		format   string
+		messages int
+		sessions string
+		checked  int64 // the requests with an answer on the tape
+	}{
+		{"peers/cassette-stdio.json", "mcp-cassette", 22, "1 session (s1)", 8},
+		{"peers/cassette-http.json", "mcp-cassette", 13, "1 session (s1)", 5},
+		{"peers/recorder-http.json", "mcp-recorder", 15, "1 session (s1)", 7},
+		{"peers/recorder-stdio.json", "mcp-recorder", 9, "1 session (s1)", 4},
+		{"peers/mcpvcr-stdio.yaml", "mcp-vcr", 15, "1 session (9e41d07a)", 5},
+		{"gosdk-2025.pcap", "pcap", 40, "1 session (s1)", 15},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "s.jsonl")
+			in := harFixtures + tt.file
+			res := replayctl(t, "import", in, out)
+			if res.code != 0 {
+				t.Fatalf("import exit %d: %s", res.code, res.stderr)
+			}
+			if want := fmt.Sprintf("(%s) into %s: %d messages, %s", tt.format, out, tt.messages, tt.sessions); !strings.Contains(res.stderr, want) {
+				t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
+			}
+			for _, tapeFile := range []string{out, in} {
+				res := replayctl(t, "run", tapeFile, "--speed", "fast", "-o", "json")
+				if res.code != 0 {
+					t.Fatalf("run %s exit %d: %s", tapeFile, res.code, res.stderr)
+				}
+				r := decodeReport(t, res.stdout)
+				if r.Validation.Failed != 0 || r.Validation.Checked != tt.checked || r.Validation.Passed != tt.checked {
+					t.Errorf("run %s: checked/passed/failed = %d/%d/%d, want %d all passed", tapeFile, r.Validation.Checked, r.Validation.Passed, r.Validation.Failed, tt.checked)
+				}
+			}
+		})
+	}
+}
+
+// TestImportPcapThenReplay imports the capture made here of the go-sdk
+// client and the go-sdk conformance server, and replays it against that
+// server: zero failures.
+func TestImportPcapThenReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays against a real server")
+	}
+	out := filepath.Join(t.TempDir(), "s.jsonl")
+	if res := replayctl(t, "import", harFixtures+"gosdk-2025.pcap", out); res.code != 0 {
+		t.Fatalf("import exit %d: %s", res.code, res.stderr)
+	}
+	if b, err := os.ReadFile(out); err != nil || bytes.Contains(b, []byte("genhar-secret-token")) || bytes.Contains(b, []byte("Authorization")) {
+		t.Fatalf("tape: %v; a credential in it", err)
+	}
+	srv := testserver.GoSDKHTTP(t)
+	res := replayctl(t, "run", out, "--target", srv, "--speed", "fast", "-o", "json")
+	if res.code != 0 {
+		t.Fatalf("run exit %d: %s", res.code, res.stderr)
+	}
+	if r := decodeReport(t, res.stdout); r.Validation.Failed != 0 || r.Validation.Checked != 15 || r.Validation.Passed != 15 {
+		t.Errorf("checked/passed/failed = %d/%d/%d, want 15 all passed", r.Validation.Checked, r.Validation.Passed, r.Validation.Failed)
+	}
+}
+
+// TestImportPcapLive captures with tcpdump, on loopback, two go-sdk
+// clients talking to the go-sdk conformance server over Streamable HTTP,
+// imports the capture and replays it against that server: zero
+// failures. It needs tcpdump and the right to capture (root, or
+// CAP_NET_RAW): `apt-get install tcpdump`.
+func TestImportPcapLive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("captures a real session")
+	}
+	tcpdump, err := exec.LookPath("tcpdump")
+	if err != nil {
+		t.Skip("tcpdump is not installed (apt-get install tcpdump): the live capture is not tested; TestImportPcapThenReplay replays a capture made with it")
+	}
+	srv := testserver.GoSDKHTTP(t)
+	u, err := url.Parse(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcap := filepath.Join(t.TempDir(), "live.pcap")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, tcpdump, "-i", "lo", "--immediate-mode", "-U", "-Z", "root", "-w", pcap, "tcp port "+u.Port())
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start tcpdump: %v", err)
+	}
+	stopped := false
+	stop := func() {
+		if !stopped {
+			stopped = true
+			cmd.Process.Signal(syscall.SIGINT)
+			cmd.Wait()
+		}
+	}
+	defer stop()
+	// tcpdump says "listening on lo" once it captures, or why it cannot
+	pollUntil(t, 30*time.Second, func() bool {
+		s := stderr.String()
+		if strings.Contains(s, "ermission") || strings.Contains(s, "Operation not permitted") {
+			stop()
+			t.Skipf("tcpdump may not capture here (run as root or give it CAP_NET_RAW): %s", s)
+		}
+		return strings.Contains(s, "listening on")
+	}, "tcpdump to listen")
+	run := testclient.RunClient(t, testclient.Go, testclient.HTTP(srv), testclient.Options{Clients: 2})
+	if run.Status != 0 {
+		t.Fatalf("client exit %d: %s", run.Status, run.Stderr)
+	}
+	// the clients end their sessions with a DELETE each: once both are
+	// in the capture, so is everything before them
+	pollUntil(t, 30*time.Second, func() bool {
+		r, err := tape.Open(pcap)
+		if err != nil {
+			return false
+		}
+		defer r.Close()
+		return strings.Contains(strings.Join(r.Warnings(), "\n"), "2 HTTP exchanges skipped (first: exchange") && strings.Contains(strings.Join(r.Warnings(), "\n"), "a DELETE")
+	}, "both sessions' DELETE in the capture")
+	stop()
+
+	out := filepath.Join(t.TempDir(), "live.jsonl")
+	res := replayctl(t, "import", pcap, out)
+	if res.code != 0 || !strings.Contains(res.stderr, "(pcap)") || !strings.Contains(res.stderr, "2 sessions (s1, s2)") {
+		t.Fatalf("import exit %d: %s", res.code, res.stderr)
+	}
+	res = replayctl(t, "run", out, "--target", srv, "--speed", "fast", "-o", "json")
+	if res.code != 0 {
+		t.Fatalf("run exit %d: %s", res.code, res.stderr)
+	}
+	r := decodeReport(t, res.stdout)
+	// each client's requests, answered: initialize, tools/list, three
+	// tool calls, resources (2), prompts (2), ping
+	if r.Validation.Failed != 0 || r.Validation.Checked < 16 || r.Validation.Passed != r.Validation.Checked || r.Summary.Sessions != 2 {
+		t.Errorf("sessions %d, checked/passed/failed = %d/%d/%d, want 2 sessions, ≥16 all passed", r.Summary.Sessions, r.Validation.Checked, r.Validation.Passed, r.Validation.Failed)
+	}
+}
+
+// pollUntil waits until cond holds, checking it every 20 ms, and fails
+// the test after bound, saying what it waited for.
+func pollUntil(t *testing.T, bound time.Duration, cond func() bool, what string) {
+	t.Helper()
+	deadline := time.Now().Add(bound)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for %s", bound, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
