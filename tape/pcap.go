@@ -115,6 +115,9 @@ func decodePcap(path string, src io.Reader, store msgStore) (Header, *imported, 
 		if err != nil {
 			return Header{}, nil, nil, &Error{Path: path, Seq: -1, Err: err, Msg: fmt.Sprintf("not a pcap file replayctl can read (%v): capture again", err)}
 		}
+		if pr.Snaplen() > maxPacket { // a damaged header: a packet is never this long
+			pr.SetSnaplen(maxPacket)
+		}
 		ps = pr
 		lt := pr.LinkType()
 		order := binary.ByteOrder(binary.LittleEndian)
@@ -171,6 +174,11 @@ func (r *byteReader) Read(p []byte) (int, error) {
 	r.b = r.b[n:]
 	return n, nil
 }
+
+// maxPacket bounds one packet of a pcap file (an IP packet is at most
+// 64 KiB; captures on loopback or with offloading see no more), so that a
+// damaged length cannot make the reader allocate gigabytes.
+const maxPacket = 1 << 20
 
 // linkSLL2 is the link type of Linux "cooked" captures v2 (tcpdump -i
 // any since 4.99), which gopacket neither decodes nor names: its

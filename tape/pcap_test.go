@@ -435,3 +435,45 @@ func TestPcapFixture(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSSESplitter: an event stream fed to the capture's splitter in
+// pieces, cut anywhere, gives the events splitSSE finds in the whole
+// body, and says the same of an unterminated last event.
+func FuzzSSESplitter(f *testing.F) {
+	f.Add([]byte("id: 1\ndata: a\n\n: c\r\ndata: b\r\n\r\nevent: x\rdata: c\r\r"), uint8(3))
+	f.Add([]byte("\xEF\xBB\xBFdata: a\n\ndata: tail"), uint8(1))
+	f.Add([]byte("retry: 10\ndata: a\ndata: b\n\n"), uint8(7))
+	f.Fuzz(func(t *testing.T, body []byte, step uint8) {
+		want, wantTail := splitSSE(body)
+		var got []sseEvent
+		p := &sseSplitter{event: func(ev sseEvent, _ time.Time) { got = append(got, ev) }}
+		n := int(step%16) + 1
+		for i := 0; i < len(body); i += n {
+			p.feed(body[i:min(i+n, len(body))], time.Time{})
+		}
+		tail := p.close(time.Time{})
+		if len(got) != len(want) || tail != wantTail {
+			t.Fatalf("%d events (tail %v), want %d (tail %v)", len(got), tail, len(want), wantTail)
+		}
+		for i := range got {
+			if got[i].id != want[i].id || got[i].event != want[i].event || got[i].retry != want[i].retry || !bytes.Equal(got[i].data, want[i].data) {
+				t.Fatalf("event %d: %+v, want %+v", i, got[i], want[i])
+			}
+		}
+	})
+}
+
+// FuzzDecodePcap: any capture is imported or refused with an *Error,
+// never a panic or a hang.
+func FuzzDecodePcap(f *testing.F) {
+	b, err := os.ReadFile("testdata/gosdk-2025.pcap")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b[:min(len(b), 4096)])
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		_, msgs, _, err := DecodePcap("f.pcap", bytes.NewReader(doc))
+		checkImport(t, msgs, err)
+	})
+}

@@ -85,7 +85,10 @@ func (p *sseSplitter) dispatch(at time.Time) {
 // close ends the body: an unterminated last event is kept (the capture
 // stopped in it), as splitSSE keeps it, and close says so (tail).
 func (p *sseSplitter) close(at time.Time) (tail bool) {
-	if rest := bytes.TrimRight(p.buf[p.off:], "\r"); len(rest) > 0 {
+	rest := p.buf[p.off:]
+	if r, ok := bytes.CutSuffix(rest, []byte("\r")); ok { // a line that ended in a lone CR
+		p.line(r, at)
+	} else if len(rest) > 0 { // a line without end
 		p.line(rest, at)
 	}
 	p.buf, p.off = nil, 0
