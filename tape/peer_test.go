@@ -14,7 +14,7 @@ import (
 
 // peerFixtures holds the project's own files in the formats of the other
 // MCP recorders, written by hand after the structure of files those
-// tools wrote (see testdata/peers/README.md).
+// tools wrote (see testdata/README.md).
 const peerFixtures = "testdata/peers/"
 
 // openAll opens a file with Open and reads every message.
