@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/replayctl/replayctl/internal/testclient"
 	"github.com/replayctl/replayctl/internal/testserver"
 	"github.com/replayctl/replayctl/tape"
@@ -101,40 +103,8 @@ func TestImportPcapLive(t *testing.T) {
 		t.Skip("tcpdump is not installed (apt-get install tcpdump): the live capture is not tested; TestImportPcapThenReplay replays a capture made with it")
 	}
 	srv := testserver.GoSDKHTTP(t)
-	u, err := url.Parse(srv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pcap := filepath.Join(t.TempDir(), "live.pcap")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	args := []string{"-i", "lo", "--immediate-mode", "-U", "-w", pcap, "tcp port " + u.Port()}
-	if os.Geteuid() == 0 {
-		args = append([]string{"-Z", "root"}, args...) // else it writes as user tcpdump, which may not write here
-	}
-	cmd := exec.CommandContext(ctx, tcpdump, args...)
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start tcpdump: %v", err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	stop := func() {
-		cmd.Process.Signal(syscall.SIGINT)
-		<-exited
-	}
+	pcap, stop := tcpdumpOn(t, tcpdump, srv)
 	defer stop()
-	// tcpdump says "listening on lo" once it captures, or exits saying
-	// why it cannot (no right to capture: not root, no CAP_NET_RAW)
-	pollUntil(t, 30*time.Second, func() bool {
-		select {
-		case <-exited:
-			t.Skipf("tcpdump cannot capture on lo here (run the tests as root, or give tcpdump CAP_NET_RAW): %s", stderr.String())
-		default:
-		}
-		return strings.Contains(stderr.String(), "listening on")
-	}, "tcpdump to listen")
 	run := testclient.RunClient(t, testclient.Go, testclient.HTTP(srv), testclient.Options{Clients: 2})
 	if run.Status != 0 {
 		t.Fatalf("client exit %d: %s", run.Status, run.Stderr)
@@ -168,6 +138,49 @@ func TestImportPcapLive(t *testing.T) {
 	}
 }
 
+// tcpdumpOn starts tcpdump on loopback, capturing the TCP port of the
+// server at srv into a file, and returns once it listens; stop ends it
+// and waits. It skips the test, saying why, when tcpdump cannot capture.
+func tcpdumpOn(t *testing.T, tcpdump, srv string) (pcap string, stop func()) {
+	t.Helper()
+	u, err := url.Parse(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcap = filepath.Join(t.TempDir(), "live.pcap")
+	args := []string{"-i", "lo", "--immediate-mode", "-U", "-w", pcap, "tcp port " + u.Port()}
+	if os.Geteuid() == 0 {
+		args = append([]string{"-Z", "root"}, args...) // else it writes as user tcpdump, which may not write here
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	cmd := exec.CommandContext(ctx, tcpdump, args...)
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatalf("start tcpdump: %v", err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	stop = func() {
+		cmd.Process.Signal(syscall.SIGINT)
+		<-exited
+		cancel()
+	}
+	// tcpdump says "listening on lo" once it captures, or exits saying
+	// why it cannot (no right to capture: not root, no CAP_NET_RAW)
+	pollUntil(t, 30*time.Second, func() bool {
+		select {
+		case <-exited:
+			cancel()
+			t.Skipf("tcpdump cannot capture on lo here (run the tests as root, or give tcpdump CAP_NET_RAW): %s", stderr.String())
+		default:
+		}
+		return strings.Contains(stderr.String(), "listening on")
+	}, "tcpdump to listen")
+	return pcap, stop
+}
+
 // pollUntil waits until cond holds, checking it every 20 ms, and fails
 // the test after bound, saying what it waited for.
 func pollUntil(t *testing.T, bound time.Duration, cond func() bool, what string) {
@@ -179,4 +192,86 @@ func pollUntil(t *testing.T, bound time.Duration, cond func() bool, what string)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// TestImportPcapLegacySSELive captures two go-sdk clients talking to
+// server-everything over the legacy HTTP+SSE transport, imports the
+// capture (each client's posts join its stream's session) and replays it
+// against that server with --legacy-sse: zero failures.
+func TestImportPcapLegacySSELive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("captures a real session")
+	}
+	tcpdump, err := exec.LookPath("tcpdump")
+	if err != nil {
+		t.Skip("tcpdump is not installed (apt-get install tcpdump): the live capture is not tested")
+	}
+	testserver.NeedEverything(t)
+	srv := testserver.EverythingSSE(t)
+	pcap, stop := tcpdumpOn(t, tcpdump, srv)
+	defer stop()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for i := range 2 {
+		c := mcp.NewClient(&mcp.Implementation{Name: fmt.Sprintf("legacy-%d", i), Version: "1"}, nil)
+		cs, err := c.Connect(ctx, &mcp.SSEClientTransport{Endpoint: srv}, nil)
+		if err != nil {
+			t.Fatalf("connect: %v", err)
+		}
+		if _, err := cs.ListTools(ctx, nil); err != nil {
+			t.Fatalf("tools/list: %v", err)
+		}
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": fmt.Sprintf("hello %d", i)}}); err != nil {
+			t.Fatalf("tools/call: %v", err)
+		}
+		cs.Close()
+	}
+	// once both calls' answers are in the capture, all is
+	pollUntil(t, 30*time.Second, func() bool {
+		r, err := tape.Open(pcap)
+		if err != nil {
+			return false
+		}
+		defer r.Close()
+		n := 0
+		for {
+			m, err := r.Next()
+			if err != nil {
+				break
+			}
+			if m.Dir == tape.S2C && bytes.Contains(m.Msg, []byte(`Echo: hello `)) {
+				n++
+			}
+		}
+		return n == 2
+	}, "both calls' answers in the capture")
+	stop()
+
+	out := filepath.Join(t.TempDir(), "legacy.jsonl")
+	res := replayctl(t, "import", pcap, out)
+	if res.code != 0 || !strings.Contains(res.stderr, "2 sessions (s1, s2)") {
+		t.Fatalf("import exit %d: %s", res.code, res.stderr)
+	}
+	if h := readMessagesHeader(t, out); h.Transport != "http+sse" {
+		t.Errorf("transport %q, want http+sse", h.Transport)
+	}
+	res = replayctl(t, "run", out, "--target", srv, "--legacy-sse", "--speed", "fast", "-o", "json")
+	if res.code != 0 {
+		t.Fatalf("run exit %d: %s", res.code, res.stderr)
+	}
+	// each session's answers: to the client's server/discover probe (a
+	// JSON-RPC error), initialize, tools/list and tools/call
+	if r := decodeReport(t, res.stdout); r.Validation.Failed != 0 || r.Validation.Checked != 8 || r.Validation.Passed != 8 || r.Summary.Sessions != 2 {
+		t.Errorf("sessions %d, checked/passed/failed = %d/%d/%d, want 2 sessions, 8 all passed", r.Summary.Sessions, r.Validation.Checked, r.Validation.Passed, r.Validation.Failed)
+	}
+}
+
+func readMessagesHeader(t *testing.T, path string) tape.Header {
+	t.Helper()
+	r, err := tape.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	return r.Header()
 }
