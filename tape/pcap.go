@@ -43,9 +43,11 @@ func isPcap(b []byte) bool {
 	return false
 }
 
-// packetSource is a pcap or pcapng reader.
+// packetSource is a pcap or pcapng reader. The data of a packet it
+// returns is valid until the next read: the TCP streams copy what they
+// keep.
 type packetSource interface {
-	ReadPacketData() ([]byte, gopacket.CaptureInfo, error)
+	ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error)
 }
 
 // importPcap imports the file, a packet capture.
@@ -131,7 +133,7 @@ func decodePcap(path string, src io.Reader, store msgStore) (Header, *imported, 
 	}
 	x := newPcapImport(path, store)
 	for n := 1; ; n++ {
-		data, ci, err := ps.ReadPacketData()
+		data, ci, err := ps.ZeroCopyReadPacketData()
 		if err == io.EOF {
 			break
 		}
@@ -298,6 +300,9 @@ func (x *pcapImport) packet(n int, data []byte, skip int, ci gopacket.CaptureInf
 	h := c.half(from, tcp.SYN && !tcp.ACK)
 	if tcp.SYN {
 		h.tcp.syn(tcp.Seq)
+	}
+	if tcp.ACK {
+		c.half(to, false).tcp.acked(tcp.Ack)
 	}
 	payload := tcp.Payload
 	h.tcp.add(tcp.Seq, payload, ci.Timestamp)
@@ -484,12 +489,14 @@ func (s *pcapSessions) fresh() string {
 func (s *pcapSessions) of(id, url, client string, init bool) string {
 	ck := url + "\x00" + client
 	if id != "" {
-		if k, ok := s.byID[id]; ok {
-			return k
+		k, ok := s.byID[id]
+		if !ok {
+			k = s.fresh()
+			s.byID[id] = k
 		}
-		k := s.fresh()
-		s.byID[id] = k
-		if prev, ok := s.cur[ck]; ok && !s.inited[prev] {
+		// the initialize (or, when the capture has it later, the first
+		// exchange) of the session takes in the client's probe
+		if prev, found := s.cur[ck]; found && (!ok || init) && !s.inited[prev] {
 			s.merged[prev] = k
 			delete(s.cur, ck)
 		}

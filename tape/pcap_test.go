@@ -19,7 +19,7 @@ import (
 // loopback whose segments can be split, reordered, sent twice or lost.
 
 type capture struct {
-	t       *testing.T
+	t       testing.TB
 	pkts    []capPacket
 	at      time.Time
 	snaplen int
@@ -31,7 +31,7 @@ type capPacket struct {
 	wire int // the packet's length on the wire
 }
 
-func newCapture(t *testing.T) *capture {
+func newCapture(t testing.TB) *capture {
 	return &capture{t: t, at: time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)}
 }
 
@@ -66,6 +66,12 @@ func (k *capConn) packet(fromClient bool, seq uint32, payload []byte, flags func
 	tcp := &layers.TCP{SrcPort: layers.TCPPort(src), DstPort: layers.TCPPort(dst), Seq: seq, Window: 65535}
 	if flags != nil {
 		flags(tcp)
+	}
+	if tcp.ACK && tcp.Ack == 0 { // what the other end has sent so far
+		tcp.Ack = k.sseq
+		if !fromClient {
+			tcp.Ack = k.cseq
+		}
 	}
 	tcp.SetNetworkLayerForChecksum(ip)
 	buf := gopacket.NewSerializeBuffer()
@@ -350,6 +356,52 @@ func TestPcapSessions(t *testing.T) {
 			t.Errorf("sessions %v, want a new one at the second initialize", got)
 		}
 	})
+}
+
+// TestPcapLostSegment: a segment the capture lost (tcpdump drops
+// packets when it cannot keep up), which the other end acknowledged, is
+// given up at once: what follows it is read in its place in time. And a
+// 2026 client's probe joins the session of its initialize even when the
+// capture has the initialize's answer after the session's next request.
+func TestPcapLostSegment(t *testing.T) {
+	c := newCapture(t)
+	probe := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/clientInfo":{"name":"x","version":"1"}}}}`
+	probeResp := `{"jsonrpc":"2.0","id":1,"result":{}}`
+	initX := strings.Replace(pInit, `"name":"c"`, `"name":"x"`, 1)
+	a := c.conn(45000)
+	a.send(true, post("/mcp", probe), 0)
+	head := "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+	a.send(false, head+chunk("data: "+probeResp+"\n\n"), 0)
+	a.sseq += uint32(len("0\r\n\r\n")) // the last chunk: sent, acknowledged, not captured
+	a.send(true, post("/mcp", initX), 0)
+	// the initialize's answer is captured after the next request, on
+	// another connection, which carries the new session id
+	answer := "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: SX\r\nContent-Length: " + fmt.Sprint(len(pInitResp)) + "\r\n\r\n" + pInitResp
+	b := c.conn(45001)
+	b.send(true, post("/mcp", pInited, "Mcp-Session-Id: SX"), 0)
+	b.send(false, "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n", 0)
+	a.send(false, answer, 0)
+	answerAt := c.at.Add(-time.Millisecond)
+	other := c.conn(45002) // another client, after
+	other.send(true, post("/mcp", pInit), 0)
+	other.send(false, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: SO\r\nContent-Length: "+fmt.Sprint(len(pInitResp))+"\r\n\r\n"+pInitResp, 0)
+
+	r, msgs := openAll(t, c.pcap())
+	var got []string
+	for _, m := range msgs {
+		got = append(got, m.Session+":"+requestMethod(m.Msg))
+	}
+	want := "s1:server/discover s1: s1:initialize s1: s1: s2:initialize s2:" // the notification and the answers name no method
+	if strings.Join(got, " ") != want {
+		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
+	}
+	base := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC).Add(2 * time.Millisecond)
+	if at := base.Add(time.Duration(msgs[4].TUS) * time.Microsecond); len(msgs) > 4 && !at.Equal(answerAt) {
+		t.Errorf("the initialize's answer at %v, want %v (its packet)", at, answerAt)
+	}
+	if ws := strings.Join(r.Warnings(), "\n"); !strings.Contains(ws, "bytes of a message were not captured") {
+		t.Errorf("warnings %q do not say bytes were lost", ws)
+	}
 }
 
 // TestPcapDamaged: a capture that starts in the middle of a connection,

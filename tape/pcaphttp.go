@@ -230,7 +230,7 @@ func (s *httpStream) head(at time.Time) bool {
 		}
 		n = end + 2
 	}
-	br := bufio.NewReader(bytes.NewReader(s.buf[:n]))
+	br := bufio.NewReaderSize(bytes.NewReader(s.buf[:n]), n) // not 4 KiB a message
 	if s.isResp {
 		resp, err := http.ReadResponse(br, nil)
 		if err != nil {

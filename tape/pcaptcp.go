@@ -31,6 +31,11 @@ type halfStream struct {
 	held    []segment
 	heldLen int
 	closed  bool // FIN or RST seen
+	// ack is the highest acknowledgment the other end sent for this
+	// direction's bytes (hasAck once it has sent one): bytes before it
+	// that the capture lacks were received, so they will not come again.
+	ack    uint32
+	hasAck bool
 	// deliver receives the bytes in order; gap says that bytes were lost
 	// before the next ones.
 	deliver func(data []byte, at time.Time)
@@ -67,6 +72,7 @@ func (h *halfStream) add(seq uint32, data []byte, at time.Time) {
 	}
 	if seq != h.next {
 		h.hold(seq, data, at)
+		h.giveUp()
 		return
 	}
 	h.deliver(data, at)
@@ -81,6 +87,23 @@ func (h *halfStream) hold(seq uint32, data []byte, at time.Time) {
 	h.heldLen += len(data)
 	sort.SliceStable(h.held, func(i, j int) bool { return seqAfter(h.held[j].seq, h.held[i].seq) })
 	if h.heldLen > maxOutOfOrder {
+		h.skip()
+	}
+}
+
+// acked takes an acknowledgment the other end sent.
+func (h *halfStream) acked(ack uint32) {
+	if !h.hasAck || seqAfter(ack, h.ack) {
+		h.ack, h.hasAck = ack, true
+	}
+	h.giveUp()
+}
+
+// giveUp skips the bytes missing before the first held segment once the
+// other end has acknowledged them: the capture lost them (tcpdump drops
+// packets when it cannot keep up), and no retransmission will bring them.
+func (h *halfStream) giveUp() {
+	if h.hasAck && len(h.held) > 0 && !seqAfter(h.held[0].seq, h.ack) {
 		h.skip()
 	}
 }

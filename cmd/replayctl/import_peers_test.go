@@ -148,7 +148,7 @@ func tcpdumpOn(t *testing.T, tcpdump, srv string) (pcap string, stop func()) {
 		t.Fatal(err)
 	}
 	pcap = filepath.Join(t.TempDir(), "live.pcap")
-	args := []string{"-i", "lo", "--immediate-mode", "-U", "-w", pcap, "tcp port " + u.Port()}
+	args := []string{"-i", "lo", "--immediate-mode", "-U", "-B", "16384", "-w", pcap, "tcp port " + u.Port()}
 	if os.Geteuid() == 0 {
 		args = append([]string{"-Z", "root"}, args...) // else it writes as user tcpdump, which may not write here
 	}
@@ -178,6 +178,14 @@ func tcpdumpOn(t *testing.T, tcpdump, srv string) (pcap string, stop func()) {
 		}
 		return strings.Contains(stderr.String(), "listening on")
 	}, "tcpdump to listen")
+	t.Cleanup(func() { // a failed test keeps its capture, to look at
+		if t.Failed() {
+			keep := filepath.Join(os.TempDir(), "replayctl-"+strings.ReplaceAll(t.Name(), "/", "_")+".pcap")
+			if b, err := os.ReadFile(pcap); err == nil && os.WriteFile(keep, b, 0o644) == nil {
+				t.Logf("the capture is kept in %s; tcpdump said:\n%s", keep, stderr.String())
+			}
+		}
+	})
 	return pcap, stop
 }
 
