@@ -7,6 +7,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+	"github.com/google/gopacket/pcapgo"
 )
 
 // go test -run '^$' -bench 'ImportPeer|ImportPcap' -benchtime 5x ./tape
@@ -101,4 +105,55 @@ func BenchmarkImportPcap(b *testing.B) {
 		_, msgs, _, err := DecodePcap("b.pcap", bytes.NewReader(doc))
 		return len(msgs), err
 	})
+}
+
+// TestWriteBigCapture writes, when REPLAYCTL_BIG_PCAP names a file, a
+// capture of n exchanges as BenchmarkImportPcap makes them (n from
+// REPLAYCTL_BIG_PCAP_N, default 300 000: 900 000 messages, ~300 MB), to
+// measure `replayctl import` on it:
+//
+//	REPLAYCTL_BIG_PCAP=/tmp/big.pcap go test -run TestWriteBigCapture ./tape
+//	/usr/bin/time -v replayctl import /tmp/big.pcap /tmp/big.jsonl
+func TestWriteBigCapture(t *testing.T) {
+	path := os.Getenv("REPLAYCTL_BIG_PCAP")
+	if path == "" {
+		t.Skip("a measurement: set REPLAYCTL_BIG_PCAP to the file to write")
+	}
+	n := 300_000
+	if s := os.Getenv("REPLAYCTL_BIG_PCAP_N"); s != "" {
+		fmt.Sscan(s, &n)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := pcapgo.NewWriter(f)
+	if err := w.WriteFileHeader(65536, layers.LinkTypeEthernet); err != nil {
+		t.Fatal(err)
+	}
+	c := newCapture(t)
+	flush := func() {
+		for _, p := range c.pkts {
+			if err := w.WritePacket(gopacket.CaptureInfo{Timestamp: p.at, CaptureLength: len(p.data), Length: p.wire}, p.data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.pkts = c.pkts[:0]
+	}
+	conns := make([]*capConn, 100)
+	for i := range conns {
+		conns[i] = c.conn(30000 + i)
+	}
+	sse := "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nMcp-Session-Id: S\r\nTransfer-Encoding: chunked\r\n\r\n"
+	for i := range n {
+		k := conns[i%len(conns)]
+		k.send(true, post("/mcp", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":%d,"b":2}}}`, i, i), "Mcp-Session-Id: S"), 0)
+		k.send(false, sse+chunk(fmt.Sprintf("id: %d-1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":%d,\"progress\":1}}\n\n", i, i))+
+			chunk(fmt.Sprintf("id: %d-2\ndata: {\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"%d\"}]}}\n\n", i, i, i+2))+"0\r\n\r\n", 0)
+		if len(c.pkts) > 10_000 {
+			flush()
+		}
+	}
+	flush()
 }
