@@ -2,6 +2,7 @@ package tape
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"net"
 	"os"
@@ -23,6 +24,9 @@ type capture struct {
 	pkts    []capPacket
 	at      time.Time
 	snaplen int
+	ipv6    bool
+	link    layers.LinkType // LinkTypeEthernet unless set: LinkTypeNull or LinkTypeRaw
+	sll2    bool            // Linux cooked v2, which layers.LinkType cannot name
 }
 
 type capPacket struct {
@@ -32,7 +36,7 @@ type capPacket struct {
 }
 
 func newCapture(t testing.TB) *capture {
-	return &capture{t: t, at: time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)}
+	return &capture{t: t, at: time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC), link: layers.LinkTypeEthernet}
 }
 
 // tick moves the capture's clock on.
@@ -61,8 +65,16 @@ func (k *capConn) packet(fromClient bool, seq uint32, payload []byte, flags func
 	if !fromClient {
 		src, dst = k.srv, k.cli
 	}
-	eth := &layers.Ethernet{SrcMAC: make(net.HardwareAddr, 6), DstMAC: make(net.HardwareAddr, 6), EthernetType: layers.EthernetTypeIPv4}
-	ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: net.IPv4(127, 0, 0, 1), DstIP: net.IPv4(127, 0, 0, 1)}
+	var ip gopacket.NetworkLayer
+	var ipLayer gopacket.SerializableLayer
+	etype, family := layers.EthernetTypeIPv4, layers.ProtocolFamilyIPv4
+	if k.c.ipv6 {
+		ip6 := &layers.IPv6{Version: 6, HopLimit: 64, NextHeader: layers.IPProtocolTCP, SrcIP: net.IPv6loopback, DstIP: net.IPv6loopback}
+		ip, ipLayer, etype, family = ip6, ip6, layers.EthernetTypeIPv6, layers.ProtocolFamilyIPv6Linux
+	} else {
+		ip4 := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: net.IPv4(127, 0, 0, 1), DstIP: net.IPv4(127, 0, 0, 1)}
+		ip, ipLayer = ip4, ip4
+	}
 	tcp := &layers.TCP{SrcPort: layers.TCPPort(src), DstPort: layers.TCPPort(dst), Seq: seq, Window: 65535}
 	if flags != nil {
 		flags(tcp)
@@ -74,11 +86,24 @@ func (k *capConn) packet(fromClient bool, seq uint32, payload []byte, flags func
 		}
 	}
 	tcp.SetNetworkLayerForChecksum(ip)
+	ls := []gopacket.SerializableLayer{ipLayer, tcp, gopacket.Payload(payload)}
+	switch k.c.link {
+	case layers.LinkTypeEthernet:
+		ls = append([]gopacket.SerializableLayer{&layers.Ethernet{SrcMAC: make(net.HardwareAddr, 6), DstMAC: make(net.HardwareAddr, 6), EthernetType: etype}}, ls...)
+	case layers.LinkTypeNull:
+		ls = append([]gopacket.SerializableLayer{&layers.Loopback{Family: family}}, ls...)
+	}
 	buf := gopacket.NewSerializeBuffer()
-	if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}, eth, ip, tcp, gopacket.Payload(payload)); err != nil {
+	if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}, ls...); err != nil {
 		k.c.t.Fatal(err)
 	}
 	data := append([]byte(nil), buf.Bytes()...)
+	if k.c.sll2 { // protocol, reserved, interface, ARPHRD, packet type, address length, address
+		hdr := make([]byte, 20)
+		binary.BigEndian.PutUint16(hdr, uint16(etype))
+		binary.BigEndian.PutUint16(hdr[8:], 772) // ARPHRD_LOOPBACK
+		data = append(hdr, data...)
+	}
 	wire := len(data)
 	if k.c.snaplen > 0 && len(data) > k.c.snaplen {
 		data = data[:k.c.snaplen]
@@ -116,8 +141,11 @@ func (k *capConn) fin() {
 func (c *capture) pcap() string {
 	var buf bytes.Buffer
 	w := pcapgo.NewWriter(&buf)
-	if err := w.WriteFileHeader(65536, layers.LinkTypeEthernet); err != nil {
+	if err := w.WriteFileHeader(65536, c.link); err != nil {
 		c.t.Fatal(err)
+	}
+	if c.sll2 { // pcapgo writes the link type as a byte: write it whole
+		binary.LittleEndian.PutUint32(buf.Bytes()[20:], linkSLL2)
 	}
 	for _, p := range c.pkts {
 		if err := w.WritePacket(gopacket.CaptureInfo{Timestamp: p.at, CaptureLength: len(p.data), Length: p.wire}, p.data); err != nil {
@@ -401,6 +429,31 @@ func TestPcapLostSegment(t *testing.T) {
 	}
 	if ws := strings.Join(r.Warnings(), "\n"); !strings.Contains(ws, "bytes of a message were not captured") {
 		t.Errorf("warnings %q do not say bytes were lost", ws)
+	}
+}
+
+// TestPcapLinkTypes: the same exchange over IPv4 and IPv6, captured on
+// Ethernet (tcpdump -i lo on Linux), BSD loopback (macOS lo0), raw IP,
+// and Linux cooked v2 (tcpdump -i any).
+func TestPcapLinkTypes(t *testing.T) {
+	for _, link := range []struct {
+		name string
+		lt   layers.LinkType
+		sll2 bool
+	}{{"ethernet", layers.LinkTypeEthernet, false}, {"null", layers.LinkTypeNull, false}, {"raw", layers.LinkTypeRaw, false}, {"sll2", layers.LinkTypeRaw, true}} {
+		for _, v6 := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s ipv6 %v", link.name, v6), func(t *testing.T) {
+				c := newCapture(t)
+				c.link, c.sll2, c.ipv6 = link.lt, link.sll2, v6
+				k := c.conn(46000)
+				k.send(true, post("/mcp", pBadCall), 0)
+				k.send(false, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "+fmt.Sprint(len(pBadResp))+"\r\n\r\n"+pBadResp, 0)
+				r, msgs := openAll(t, c.pcap())
+				if len(msgs) != 2 || string(msgs[0].Msg) != pBadCall || string(msgs[1].Msg) != pBadResp || len(r.Warnings()) != 0 {
+					t.Errorf("%d messages, warnings %q", len(msgs), r.Warnings())
+				}
+			})
+		}
 	}
 }
 
