@@ -136,6 +136,14 @@ func decodeMCPVCR(path string, doc []byte, lineBase int64) (Header, []Message, [
 	} else if hint != "" {
 		h.Tags["client_hint"] = hint
 	}
+	var warnings []string
+	if inc := member(meta, "incomplete"); inc != nil && inc.Value == "true" {
+		why, _ := str(member(meta, "incomplete_reason"), "meta.incomplete_reason")
+		if why == "" {
+			why = "no reason given"
+		}
+		warnings = append(warnings, fmt.Sprintf("tape %s: mcp-vcr marked the transcript incomplete (%s): the session ends where the recording stopped", path, why))
+	}
 	h.Transport = "stdio"
 	if cmd := member(meta, "server_command"); cmd != nil && cmd.Tag != "!!null" {
 		var argv []string
@@ -158,7 +166,7 @@ func decodeMCPVCR(path string, doc []byte, lineBase int64) (Header, []Message, [
 		}
 	}
 	if messages.Tag == "!!null" {
-		return h, nil, nil, nil
+		return h, nil, warnings, nil
 	}
 	if messages.Kind != yaml.SequenceNode {
 		return Header{}, nil, nil, errAt(messages, "messages is %s, want a list: fix the file", yamlKind(messages))
@@ -221,7 +229,7 @@ func decodeMCPVCR(path string, doc []byte, lineBase int64) (Header, []Message, [
 	if err != nil {
 		return Header{}, nil, nil, err
 	}
-	return h, msgs, p.warnings("messages"), nil
+	return h, msgs, append(warnings, p.warnings("messages")...), nil
 }
 
 // member returns the value of key in a YAML mapping, or nil.

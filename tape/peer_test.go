@@ -308,6 +308,24 @@ func TestPeerSamples(t *testing.T) {
 	}
 }
 
+// TestMCPVCRIncomplete: a transcript mcp-vcr marked incomplete says so.
+func TestMCPVCRIncomplete(t *testing.T) {
+	doc := "meta:\n  version: 1\n  incomplete: true\n  incomplete_reason: server_crash\nmessages:\n  - {t: 0, dir: c2s, payload: {jsonrpc: \"2.0\", id: 1, method: ping}}\n  - {dir: s2c, payload: {jsonrpc: \"2.0\", id: 1, result: {}}}\n"
+	_, msgs, warnings, err := DecodeMCPVCR("i.yaml", []byte(doc))
+	if err != nil || len(msgs) != 2 {
+		t.Fatalf("%d messages, %v", len(msgs), err)
+	}
+	w := strings.Join(warnings, "\n")
+	for _, want := range []string{"marked the transcript incomplete (server_crash)", "messages[1]: the message has no t"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warnings %q lack %q", warnings, want)
+		}
+	}
+	if msgs[1].TUS != 0 || msgs[1].Dir != S2C {
+		t.Errorf("the answer without t: %+v, want s2c at the time before it (0)", msgs[1])
+	}
+}
+
 // TestMCPVCRAliasBomb: YAML aliases of aliases, which grow exponentially
 // when expanded, are refused once a message passes the bound.
 func TestMCPVCRAliasBomb(t *testing.T) {
