@@ -2,6 +2,7 @@ package tape
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"fmt"
 	"net"
@@ -454,6 +455,32 @@ func TestPcapLinkTypes(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestPcapCompressed: a gzip-compressed JSON answer is read; a
+// compressed event stream is skipped and said so.
+func TestPcapCompressed(t *testing.T) {
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write([]byte(pBadResp))
+	zw.Close()
+	c := newCapture(t)
+	k := c.conn(47000)
+	k.send(true, post("/mcp", pBadCall), 0)
+	k.send(false, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: "+fmt.Sprint(z.Len())+"\r\n\r\n"+z.String(), 0)
+	k.send(true, post("/mcp", pCall), 0)
+	k.send(false, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Encoding: gzip\r\nContent-Length: 4\r\n\r\nxxxx", 0)
+	r, msgs := openAll(t, c.pcap())
+	var got []string
+	for _, m := range msgs {
+		got = append(got, string(m.Msg))
+	}
+	if want := []string{pBadCall, pBadResp, pCall}; strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("messages:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if ws := strings.Join(r.Warnings(), "\n"); !strings.Contains(ws, "(first: exchange 2): an answer whose body is compressed") {
+		t.Errorf("warnings %q do not say the stream was skipped", ws)
 	}
 }
 

@@ -1,6 +1,9 @@
 package tape
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
 	"net/http"
 	neturl "net/url"
 	"strings"
@@ -145,7 +148,8 @@ type pcapResp struct {
 	sse     *sseSplitter
 	body    []byte
 	tooBig  bool
-	get     int // for a GET stream: its exchange's number; 0 for a POST's answer
+	gzip    bool // the body is gzip-compressed (Content-Encoding)
+	get     int  // for a GET stream: its exchange's number; 0 for a POST's answer
 	found   int // messages found in it
 }
 
@@ -204,7 +208,18 @@ func (c *pcapConn) respEnd(at time.Time, complete bool) {
 		c.x.lost.add("an answer was cut short by the end of its connection or of the capture", c.n)
 		return // a JSON body cut short is not JSON
 	}
-	if msg := rpcBody(r.body); msg != nil {
+	body := r.body
+	if r.gzip {
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err == nil {
+			body, err = io.ReadAll(io.LimitReader(zr, maxHTTPBody+1))
+		}
+		if err != nil || len(body) > maxHTTPBody {
+			c.x.lost.add("a gzip-compressed answer cannot be read (damaged, or larger than 64 MiB): its message is skipped", c.n)
+			return
+		}
+	}
+	if msg := rpcBody(body); msg != nil {
 		c.x.add(Message{Dir: S2C, Msg: msg, HTTP: r.meta, Session: c.x.respSession(r)}, at)
 	}
 }
@@ -253,6 +268,15 @@ func (x *pcapImport) exchange(req *pcapReq, resp *http.Response) *pcapResp {
 	default:
 		x.skips.add(skipMethod, req.n)
 		return &pcapResp{skip: true}
+	}
+	switch enc := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))); {
+	case enc == "" || enc == "identity":
+	case enc == "gzip" && !isSSE:
+		out.gzip = true
+	default:
+		x.skips.add("an answer whose body is compressed (Content-Encoding "+enc+", or gzip on an event stream): its messages are not read", req.n)
+		out.skip = true
+		return out
 	}
 	if isSSE {
 		out.sse = &sseSplitter{event: func(ev sseEvent, at time.Time) { x.event(out, ev, at) }}
