@@ -150,7 +150,7 @@ type pcapResp struct {
 	tooBig  bool
 	gzip    bool // the body is gzip-compressed (Content-Encoding)
 	get     int  // for a GET stream: its exchange's number; 0 for a POST's answer
-	found   int // messages found in it
+	found   int  // messages found in it
 }
 
 func (c *pcapConn) request(req *http.Request, at time.Time) {
