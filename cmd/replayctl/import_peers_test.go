@@ -283,3 +283,90 @@ func readMessagesHeader(t *testing.T, path string) tape.Header {
 	defer r.Close()
 	return r.Header()
 }
+
+// TestPcapMatchesHARLive captures with tcpdump the session genhar
+// records as a HAR (go-sdk client, go-sdk conformance server; sampling,
+// elicitation, progress), and imports both: the capture gives the
+// HAR's messages, each direction in the same order, with the same HTTP
+// status and SSE ids (only the interleaving of the two directions may
+// differ: a capture has every packet's time, a HAR an entry's).
+func TestPcapMatchesHARLive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("captures a real session")
+	}
+	tcpdump, err := exec.LookPath("tcpdump")
+	if err != nil {
+		t.Skip("tcpdump is not installed (apt-get install tcpdump): the live capture is not tested")
+	}
+	genhar, err := testserver.Build(testserver.Root(t), "./internal/tools/genhar", "genhar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := testserver.GoSDKHTTP(t)
+	pcap, stop := tcpdumpOn(t, tcpdump, srv)
+	defer stop()
+	har := filepath.Join(t.TempDir(), "g.har")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, genhar, "-url", srv, "-version", "2025-11-25", "-o", har).CombinedOutput(); err != nil {
+		t.Fatalf("genhar: %v\n%s", err, out)
+	}
+	want := readMessages(t, har)
+	pollUntil(t, 30*time.Second, func() bool { return len(readMessagesQuiet(pcap)) >= len(want) }, "the capture to hold the HAR's messages")
+	stop()
+	got := readMessages(t, pcap)
+	if len(got) != len(want) {
+		t.Fatalf("%d messages in the capture, %d in the HAR", len(got), len(want))
+	}
+	for _, dir := range []tape.Dir{tape.C2S, tape.S2C} {
+		var g, w []tape.Message
+		for i := range got {
+			if got[i].Dir == dir {
+				g = append(g, got[i])
+			}
+			if want[i].Dir == dir {
+				w = append(w, want[i])
+			}
+		}
+		if len(g) != len(w) {
+			t.Fatalf("%s: %d messages in the capture, %d in the HAR", dir, len(g), len(w))
+		}
+		for i := range g {
+			if string(g[i].Msg) != string(w[i].Msg) || g[i].Session != w[i].Session || status(g[i]) != status(w[i]) || sseID(g[i]) != sseID(w[i]) {
+				t.Errorf("%s #%d: capture %s %s %d %q, HAR %s %s %d %q", dir, i, g[i].Session, g[i].Msg, status(g[i]), sseID(g[i]), w[i].Session, w[i].Msg, status(w[i]), sseID(w[i]))
+			}
+		}
+	}
+}
+
+func status(m tape.Message) int {
+	if m.HTTP == nil {
+		return 0
+	}
+	return m.HTTP.Status
+}
+
+func sseID(m tape.Message) string {
+	if m.SSE == nil {
+		return ""
+	}
+	return m.SSE.ID
+}
+
+// readMessagesQuiet is readMessages for a file still being written: what
+// can be read of it.
+func readMessagesQuiet(path string) []tape.Message {
+	r, err := tape.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	var out []tape.Message
+	for {
+		m, err := r.Next()
+		if err != nil {
+			return out
+		}
+		out = append(out, m)
+	}
+}
