@@ -459,7 +459,8 @@ func TestPcapLinkTypes(t *testing.T) {
 }
 
 // TestPcapCompressed: a gzip-compressed JSON answer is read; a
-// compressed event stream is skipped and said so.
+// compressed event stream is skipped and said so; the answer to a HEAD
+// has no body, and what follows it on the connection is read.
 func TestPcapCompressed(t *testing.T) {
 	var z bytes.Buffer
 	zw := gzip.NewWriter(&z)
@@ -471,12 +472,17 @@ func TestPcapCompressed(t *testing.T) {
 	k.send(false, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: "+fmt.Sprint(z.Len())+"\r\n\r\n"+z.String(), 0)
 	k.send(true, post("/mcp", pCall), 0)
 	k.send(false, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Encoding: gzip\r\nContent-Length: 4\r\n\r\nxxxx", 0)
+	// a HEAD's answer has no body, whatever its length says
+	k.send(true, "HEAD /mcp HTTP/1.1\r\nHost: 127.0.0.1:8931\r\n\r\n", 0)
+	k.send(false, "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 18\r\n\r\n", 0)
+	k.send(true, post("/mcp", pInited), 0)
+	k.send(false, "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n", 0)
 	r, msgs := openAll(t, c.pcap())
 	var got []string
 	for _, m := range msgs {
 		got = append(got, string(m.Msg))
 	}
-	if want := []string{pBadCall, pBadResp, pCall}; strings.Join(got, "\n") != strings.Join(want, "\n") {
+	if want := []string{pBadCall, pBadResp, pCall, pInited}; strings.Join(got, "\n") != strings.Join(want, "\n") || msgs[3].HTTP == nil || msgs[3].HTTP.Status != 202 {
 		t.Errorf("messages:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	if ws := strings.Join(r.Warnings(), "\n"); !strings.Contains(ws, "(first: exchange 2): an answer whose body is compressed") {

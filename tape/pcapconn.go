@@ -86,8 +86,8 @@ type halfEvents struct {
 }
 
 func (e *halfEvents) request(req *http.Request, at time.Time) { e.c.request(req, at) }
-func (e *halfEvents) response(resp *http.Response, at time.Time) {
-	e.c.response(resp, at)
+func (e *halfEvents) response(resp *http.Response, at time.Time) bool {
+	return e.c.response(resp, at)
 }
 
 func (e *halfEvents) body(data []byte, at time.Time) {
@@ -164,15 +164,18 @@ func (c *pcapConn) request(req *http.Request, at time.Time) {
 	c.cur = r
 }
 
-func (c *pcapConn) response(resp *http.Response, at time.Time) {
+// response starts the answer to the oldest request waiting; it reports
+// whether the answer has no body (a HEAD's).
+func (c *pcapConn) response(resp *http.Response, at time.Time) bool {
 	if len(c.waiting) == 0 {
 		c.x.orphans++
 		c.resp = &pcapResp{skip: true}
-		return
+		return false
 	}
 	req := c.waiting[0]
 	c.waiting = c.waiting[1:]
 	c.resp = c.x.exchange(req, resp)
+	return strings.EqualFold(req.method, "HEAD")
 }
 
 func (c *pcapConn) respBody(data []byte, at time.Time) {

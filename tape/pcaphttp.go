@@ -46,8 +46,10 @@ type httpEvents interface {
 	// request is a request's start line and headers, read at at (its
 	// first byte).
 	request(req *http.Request, at time.Time)
-	// response is a response's status and headers.
-	response(resp *http.Response, at time.Time)
+	// response is a response's status and headers; it reports whether
+	// the response has no body whatever its headers say (the answer to
+	// a HEAD).
+	response(resp *http.Response, at time.Time) (noBody bool)
 	// body is the next piece of the current message's body, decoded.
 	body(data []byte, at time.Time)
 	// end ends the current message; complete is false when the stream
@@ -241,9 +243,9 @@ func (s *httpStream) head(at time.Time) bool {
 			return true // 100 Continue: the real answer follows
 		}
 		s.inMsg = true
-		s.ev.response(resp, s.first)
+		noBody := s.ev.response(resp, s.first)
 		switch {
-		case resp.StatusCode == 204 || resp.StatusCode == 304:
+		case noBody || resp.StatusCode == 204 || resp.StatusCode == 304:
 			s.finish(at)
 		case chunked(resp.TransferEncoding):
 			s.state = hsChunkSize
