@@ -286,6 +286,11 @@ func (x *pcapImport) packet(data []byte, skip int, ci gopacket.CaptureInfo, lt l
 		key = connKey{to, from}
 	}
 	c := x.conns[key]
+	if c != nil && tcp.SYN && !tcp.ACK && c.reopened(from, tcp.Seq) {
+		c.closeAll(ci.Timestamp) // the ports were used again: a new connection
+		delete(x.conns, key)
+		c = nil
+	}
 	if c == nil {
 		if tcp.RST || (tcp.FIN && len(tcp.Payload) == 0) {
 			return nil // the end of a connection seen without its start
@@ -378,14 +383,7 @@ func (x *pcapImport) finishAll() {
 	}
 	sort.Slice(keys, func(i, j int) bool { return x.conns[keys[i]].n < x.conns[keys[j]].n })
 	for _, k := range keys {
-		c := x.conns[k]
-		for _, h := range c.halves {
-			if h != nil {
-				h.tcp.finish()
-				h.http.close(c.last)
-			}
-		}
-		c.endAll(c.last)
+		x.conns[k].closeAll(x.conns[k].last)
 	}
 }
 

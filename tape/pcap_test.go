@@ -490,6 +490,26 @@ func TestPcapCompressed(t *testing.T) {
 	}
 }
 
+// TestPcapPortsReused: a connection whose end the capture lacks, then a
+// new connection on the same ports: both are read.
+func TestPcapPortsReused(t *testing.T) {
+	c := newCapture(t)
+	a := c.conn(48000)
+	a.send(true, post("/mcp", pBadCall), 0)
+	a.send(false, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "+fmt.Sprint(len(pBadResp))+"\r\n\r\n"+pBadResp, 0)
+	b := &capConn{c: c, cli: 48000, srv: 8931, cseq: 900000, sseq: 7}
+	b.packet(true, b.cseq, nil, func(t *layers.TCP) { t.SYN = true })
+	b.packet(false, b.sseq, nil, func(t *layers.TCP) { t.SYN, t.ACK = true, true })
+	b.cseq++
+	b.sseq++
+	b.send(true, post("/mcp", pInited), 0)
+	b.send(false, "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n", 0)
+	r, msgs := openAll(t, c.pcap())
+	if len(msgs) != 3 || string(msgs[2].Msg) != pInited || msgs[2].HTTP == nil || msgs[2].HTTP.Status != 202 || len(r.Warnings()) != 0 {
+		t.Errorf("%d messages, warnings %q; want the second connection's notification with its 202", len(msgs), r.Warnings())
+	}
+}
+
 // TestPcapDamaged: a capture that starts in the middle of a connection,
 // packets cut by the snapshot length, a connection that is not HTTP, a
 // file cut in a packet: what can be read is imported, and the rest is

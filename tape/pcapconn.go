@@ -70,6 +70,28 @@ func (c *pcapConn) done() bool {
 	return true
 }
 
+// reopened reports whether a SYN from the end from, at sequence number
+// seq, opens a new connection on the same ports (not a SYN sent again).
+func (c *pcapConn) reopened(from string, seq uint32) bool {
+	for i, e := range c.ends {
+		if e == from && c.halves[i] != nil && c.halves[i].tcp.started {
+			return c.halves[i].tcp.next != seq+1
+		}
+	}
+	return false
+}
+
+// closeAll ends both directions and the connection, at at.
+func (c *pcapConn) closeAll(at time.Time) {
+	for _, h := range c.halves {
+		if h != nil && !h.tcp.closed {
+			h.tcp.finish()
+			h.http.close(at)
+		}
+	}
+	c.endAll(at)
+}
+
 // endAll ends the connection: requests that got no answer are kept
 // without a status.
 func (c *pcapConn) endAll(at time.Time) {
