@@ -13,7 +13,13 @@
 // Reader: Agent VCR cassettes (.vcr, DecodeVCR) and HAR 1.2 files of
 // Streamable HTTP traffic (DecodeHAR), streamed interaction by interaction
 // or entry by entry into a spill file in TMPDIR; JSON-RPC logs, one
-// message per line (DecodeLog), read twice from the file, line by line.
+// message per line (DecodeLog), read twice from the file, line by line;
+// the files of other MCP recorders, mcp-cassette and mcp-recorder JSON
+// (streamed message by message) and mcp-vcr YAML (DecodeMCPVCR, read
+// whole); and packet captures, pcap or pcapng, of MCP over HTTP/1.1
+// (DecodePcap: TCP reassembly, HTTP/1.1 and event streams, packet by
+// packet). What a file lacks (times, HTTP metadata) is said once, in the
+// Reader's warnings.
 // EncodeHAR writes a tape as HAR 1.2 for a browser's network panel, entry
 // by entry; what it cannot say in HAR rides in "_replayctl" members that
 // DecodeHAR reads back.

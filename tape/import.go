@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
 )
@@ -64,6 +65,10 @@ func (r *Reader) importDocument(first []byte, last bool, n int64) error {
 		r.warnings = append(r.warnings, warnings...)
 		r.setImported(FormatHAR, h, im)
 		return nil
+	case firstMember(first, r.br) == `"format_version":number`:
+		return r.importStream(FormatCassette, decodeCassette, first, last, n)
+	case firstMember(first, r.br) == `"version":string`:
+		return r.importStream(FormatRecorder, decodeRecorder, first, last, n)
 	case startsWithKey(first, r.br, "format_version"):
 		store, err := newSpillStore(r.path)
 		if err != nil {
@@ -80,6 +85,12 @@ func (r *Reader) importDocument(first []byte, last bool, n int64) error {
 	doc, err := r.readRest(first, last, "a JSON document")
 	if err != nil {
 		return err
+	}
+	switch documentKind(doc) {
+	case FormatCassette:
+		return r.importWhole(FormatCassette, decodeCassette, doc, n)
+	case FormatRecorder:
+		return r.importWhole(FormatRecorder, decodeRecorder, doc, n)
 	}
 	if isHAR(doc) {
 		h, im, warnings, err := decodeHAR(r.path, bytes.NewReader(doc), n-1, &memStore{})
@@ -103,7 +114,7 @@ func (r *Reader) importDocument(first []byte, last bool, n int64) error {
 func notATape(err error) error {
 	var e *Error
 	if errors.As(err, &e) && errors.Is(e.Err, ErrUnknownFormat) {
-		e.Msg = `a JSON document without "log" (HAR) or "format_version" and "session" (Agent VCR): this is not a tape replayctl can read`
+		e.Msg = `a JSON document without "log" (HAR), "format_version" and "session" (Agent VCR), "format_version" and "messages" (mcp-cassette), or "version" and "interactions" (mcp-recorder): this is not a tape replayctl can read`
 	}
 	return err
 }
@@ -204,4 +215,87 @@ func isHAR(doc []byte) bool {
 		found = start < len(doc) && doc[start] == '{' && bytes.HasPrefix(doc[i:], []byte(`"log"`))
 	}
 	return found
+}
+
+// decodeFunc is an importer of a JSON document that streams it into a
+// store: decodeCassette, decodeRecorder.
+type decodeFunc func(path string, src io.Reader, lineBase int64, store msgStore) (Header, *imported, []string, error)
+
+// importStream imports the rest of the file, streamed into a spill file.
+func (r *Reader) importStream(f Format, decode decodeFunc, first []byte, last bool, n int64) error {
+	store, err := newSpillStore(r.path)
+	if err != nil {
+		return err
+	}
+	h, im, warnings, err := decode(r.path, r.rest(first, last), n-1, store)
+	if err != nil {
+		store.close()
+		return err
+	}
+	r.warnings = append(r.warnings, warnings...)
+	r.setImported(f, h, im)
+	return nil
+}
+
+// importWhole imports a document read whole.
+func (r *Reader) importWhole(f Format, decode decodeFunc, doc []byte, n int64) error {
+	h, im, warnings, err := decode(r.path, bytes.NewReader(doc), n-1, &memStore{})
+	if err != nil {
+		return err
+	}
+	r.warnings = append(r.warnings, warnings...)
+	r.setImported(f, h, im)
+	return nil
+}
+
+// firstMember says what the document that starts with the line first,
+// and goes on in br, opens with: its first member's name, quoted, and
+// the kind of its value (`"version":string`), or "" when that cannot be
+// told from the first 4 KiB.
+func firstMember(first []byte, br *bufio.Reader) string {
+	i := jsonscan.SkipSpace(first, 0)
+	if i >= len(first) || first[i] != '{' {
+		return ""
+	}
+	head := first[i+1:]
+	if len(bytes.TrimSpace(head)) == 0 {
+		head, _ = br.Peek(4096) // what there is: less at the end of the file
+	}
+	j := jsonscan.SkipSpace(head, 0)
+	end, err := jsonscan.SkipValue(head, j)
+	if err != nil || j >= len(head) || head[j] != '"' {
+		return ""
+	}
+	name := head[j:end]
+	k := jsonscan.SkipSpace(head, end)
+	if k >= len(head) || head[k] != ':' {
+		return ""
+	}
+	k = jsonscan.SkipSpace(head, k+1)
+	if k >= len(head) {
+		return ""
+	}
+	kind := kindOf(head[k:])
+	_, kind, _ = strings.Cut(kind, " ") // "a number" → "number"
+	return string(name) + ":" + kind
+}
+
+// documentKind tells an mcp-cassette or mcp-recorder document, read
+// whole, by its top-level members, or "".
+func documentKind(doc []byte) Format {
+	has := map[string]byte{}
+	start := jsonscan.SkipSpace(doc, 0)
+	_ = jsonscan.Members(doc[start:], func(m jsonscan.Member) bool {
+		has[string(m.Key)] = doc[start+m.Start]
+		return true
+	})
+	switch {
+	case has["log"] != 0:
+		return ""
+	case has["messages"] != 0 && has["format_version"] != 0 && has["format_version"] != '"':
+		return FormatCassette
+	case has["interactions"] != 0 && has["version"] != 0 && has["session"] == 0:
+		return FormatRecorder
+	}
+	return ""
 }

@@ -1,7 +1,10 @@
 package tape
 
 import (
+	"bytes"
 	"errors"
+	"io"
+	"os"
 	"testing"
 )
 
@@ -44,4 +47,43 @@ func checkImport(t *testing.T, msgs []Message, err error) {
 			t.Fatalf("message %d: %q", i, m.Msg)
 		}
 	}
+}
+
+// FuzzOpenPeers: the files of the other MCP recorders (mcp-cassette,
+// mcp-recorder, mcp-vcr), as Open detects and imports them: imported or
+// refused with an *Error, never a panic.
+func FuzzOpenPeers(f *testing.F) {
+	for _, name := range []string{"cassette-stdio.json", "cassette-http.json", "recorder-http.json", "recorder-stdio.json", "mcpvcr-stdio.yaml"} {
+		b, err := os.ReadFile(peerFixtures + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte("meta: {version: 1}\nmessages:\n  - {t: 0, dir: c2s, payload: {jsonrpc: \"2.0\", id: 0x1F, method: ping}}\n"))
+	f.Add([]byte(`{"version":"1.0","interactions":[{"type":"jsonrpc_request","request":{"jsonrpc":"2.0","id":1,"method":"ping"}}]}`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		r, err := NewReader("f", bytes.NewReader(doc))
+		if err != nil {
+			checkImport(t, nil, err)
+			return
+		}
+		defer r.Close()
+		var msgs []Message
+		for {
+			m, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				checkImport(t, nil, err)
+				return
+			}
+			msgs = append(msgs, m)
+		}
+		if r.Format() == FormatNative || r.Format() == FormatLog {
+			return // read as they are: checked by their own fuzz targets
+		}
+		checkImport(t, msgs, nil)
+	})
 }

@@ -74,6 +74,9 @@ type imported struct {
 	// session, when not "", is every message's session (an Agent VCR
 	// cassette names it where it likes, after its messages or before)
 	session string
+	// rename, when not nil, gives each stored session its name (a
+	// capture's sessions are named once all of it has been read)
+	rename map[string]string
 }
 
 // message returns the k-th message in seq order.
@@ -92,6 +95,9 @@ func (im *imported) message(k int) (Message, error) {
 	}
 	if im.session != "" {
 		m.Session = im.session
+	}
+	if im.rename != nil {
+		m.Session = im.rename[m.Session]
 	}
 	return m, nil
 }

@@ -204,6 +204,9 @@ func isBlank(line []byte) bool {
 // JSON-RPC log); or the start of one JSON document, an Agent VCR cassette
 // or a HAR file. Everything but a native tape is then imported whole.
 func (r *Reader) detect() error {
+	if b, _ := r.br.Peek(4); isPcap(b) {
+		return r.importPcap()
+	}
 	var line []byte
 	var last bool
 	var start int64 // where line starts
@@ -225,6 +228,9 @@ func (r *Reader) detect() error {
 	trimmed := bytes.TrimSpace(line)
 	if trimmed[0] != '{' && isLogLine(trimmed) {
 		return r.importLog(line, last, start, n)
+	}
+	if _, bin := binaryAt(line); !bin && trimmed[0] != '{' && looksYAML(trimmed) {
+		return r.importYAML(line, last, n)
 	}
 	if _, bin := binaryAt(line); bin || trimmed[0] != '{' {
 		e := r.notJSON(line, n)
@@ -250,9 +256,9 @@ func (r *Reader) detect() error {
 			if isLogLine(trimmed) {
 				return r.importLog(line, last, start, n)
 			}
-			if !r.env.hasExtra("format_version") && !r.env.hasExtra("log") {
+			if !r.env.hasExtra("format_version") && !r.env.hasExtra("log") && !r.env.hasExtra("interactions") {
 				return &Error{Path: r.path, Line: n, Seq: -1, Err: ErrUnknownFormat,
-					Msg: `the first line is a JSON object without "type", "format_version", "log" or "jsonrpc": this is neither a replayctl tape, an Agent VCR cassette, a HAR file nor a JSON-RPC log`}
+					Msg: `the first line is a JSON object without "type", "format_version", "log", "interactions" or "jsonrpc": this is neither a replayctl tape, an Agent VCR cassette, an mcp-cassette or mcp-recorder file, a HAR file nor a JSON-RPC log`}
 			}
 		default:
 			return &Error{Path: r.path, Line: n, Seq: -1, Err: ErrUnknownFormat,

@@ -19,6 +19,11 @@ const (
 	FormatVCR    Format = "agent-vcr"   // Agent VCR cassette (.vcr)
 	FormatHAR    Format = "har"         // HTTP Archive 1.2 of Streamable HTTP traffic
 	FormatLog    Format = "jsonrpc-log" // one JSON-RPC message per line
+	// The files of other MCP recorders.
+	FormatCassette Format = "mcp-cassette" // mcp-cassette's JSON recording
+	FormatRecorder Format = "mcp-recorder" // mcp-recorder's JSON cassette
+	FormatMCPVCR   Format = "mcp-vcr"      // mcp-vcr's YAML transcript
+	FormatPcap     Format = "pcap"         // a packet capture (pcap or pcapng) of Streamable HTTP traffic
 )
 
 // imported reports whether the tape was imported (every format but the

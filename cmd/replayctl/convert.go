@@ -14,7 +14,7 @@ func (a *app) convertCommand() *cobra.Command {
 	var maxLine int
 	cmd := &cobra.Command{
 		Use:   "convert IN OUT.jsonl",
-		Short: "Convert a tape (native, Agent VCR, HAR, JSON-RPC log) to a native tape",
+		Short: "Convert a tape (native, HAR, pcap, JSON-RPC log, Agent VCR, mcp-cassette, mcp-recorder, mcp-vcr) to a native tape",
 		Long: `Convert a tape to the native JSON Lines format. The input format is
 detected from its content. OUT is written atomically: it appears whole or not
 at all, also when the conversion is interrupted (Ctrl-C, SIGTERM: exit 130).`,

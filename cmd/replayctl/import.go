@@ -17,7 +17,7 @@ func (a *app) importCommand() *cobra.Command {
 	var maxLine int
 	cmd := &cobra.Command{
 		Use:   "import IN OUT.jsonl",
-		Short: "Import a HAR file, a JSON-RPC log or an Agent VCR cassette as a native tape",
+		Short: "Import a HAR file, a packet capture, a JSON-RPC log or another recorder's file as a native tape",
 		Long: `Import a recording made by another tool into a native tape. The input
 format is detected from its content, not its name:
 
@@ -28,14 +28,21 @@ format is detected from its content, not its name:
   JSON-RPC log  one message per line, bare, in a logger's wrapper
                 ({"ts":…,"direction":…,"message":{…}}) or after a prefix
                 (--> / <--); directions inferred from the messages
+  pcap, pcapng  packet captures (tcpdump, Wireshark) of MCP over plain
+                HTTP/1.1, Streamable HTTP or legacy HTTP+SSE: TCP streams put
+                back together, each message at its packet's time
   Agent VCR     .vcr cassettes
+  mcp-cassette  JSON recordings (stdio or HTTP)
+  mcp-recorder  JSON cassettes (HTTP or stdio)
+  mcp-vcr       YAML transcripts
   native        a replayctl tape (copied)
 
 Credential headers (Authorization, cookies, API keys) are never imported.
 OUT is written atomically; stderr says what was imported: messages,
-sessions, and entries skipped and why. Bad input exits 2 with what is
-wrong and where; so does a file with no MCP message in it (a HAR of
-web pages only), and then OUT is not written.`,
+sessions, entries skipped and why, and what the file lacks (times,
+HTTP metadata), once each. Bad input exits 2 with what is wrong and where;
+so does a file with no MCP message in it (a HAR of web pages only), and
+then OUT is not written.`,
 		Example: `  replayctl import session.har session.jsonl
   replayctl import mcp.log session.jsonl
   replayctl run session.jsonl --target http://127.0.0.1:8080/mcp --speed fast`,
