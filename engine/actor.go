@@ -47,8 +47,12 @@ type actor struct {
 	// ended, and the context that stops them when the actor returns.
 	sends    sync.WaitGroup
 	sendDone chan sendResult
-	ctx      context.Context
-	cancel   context.CancelFunc
+	gateDone chan admission // the gate's answer (gate.go)
+	// resumed, while replay time stands still (a controller paused), is
+	// closed when it runs again: the session's next message may be due.
+	resumed <-chan struct{}
+	ctx     context.Context
+	cancel  context.CancelFunc
 	// held is what this actor counts in the engine's queued total: the
 	// items in its backlog, its shuffled run and its held-back messages.
 	held int
@@ -70,6 +74,7 @@ func newActor(e *Engine, out chan<- *outcome, name string, startAt time.Time) *a
 		polls:        make(chan *pend),
 		done:         make(chan struct{}),
 		sendDone:     make(chan sendResult),
+		gateDone:     make(chan admission),
 		timer:        stoppedTimer(),
 		pace:         stoppedTimer(),
 		askTimer:     stoppedTimer(),
@@ -144,6 +149,15 @@ func (x *actor) run(ctx context.Context) (err error) {
 			}
 		case r := <-x.sendDone:
 			if err := x.sendEnded(ctx, r); err != nil {
+				return err
+			}
+		case <-x.resumed:
+			x.resumed = nil
+			if err := x.drain(ctx, x.ss); err != nil {
+				return err
+			}
+		case a := <-x.gateDone:
+			if err := x.gateAnswered(ctx, a); err != nil {
 				return err
 			}
 		case p := <-x.polls:
@@ -304,6 +318,9 @@ func (x *actor) drain(ctx context.Context, ss *session) error {
 		it := ss.backlog[0]
 		if x.e.stale(it) {
 			x.pop(ss)
+			if ss.gating == it { // the gate drops it too
+				ss.gating = nil
+			}
 			x.sentOrDropped(it)
 			continue
 		}
@@ -320,12 +337,19 @@ func (x *actor) drain(ctx context.Context, ss *session) error {
 		if ss.blocked { // the target's answers let the session go on now
 			ss.blocked, ss.freeAt = false, time.Now()
 		}
-		if it.paced() {
+		if it.paced() && !it.admitted {
+			if ss.gating == it {
+				break // at the gate
+			}
 			due, err := x.due(ctx, ss, it)
 			if err != nil {
 				return err
 			}
 			if !due {
+				break
+			}
+			if x.e.gated() {
+				x.askGate(ss, it)
 				break
 			}
 		}

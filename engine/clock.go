@@ -14,42 +14,46 @@ import (
 	"github.com/replayctl/replayctl/scheduler"
 )
 
-// due reports whether a paced message may go now by the session's clock;
-// if not, the pace timer is set for its due time. Without per-session
-// pacing the schedule stage has released it already.
+// due reports whether a paced message may go now by its session's
+// pacing; if not, the pace timer is set for when to look again.
 //
-// The session's clock starts when the session can talk: its first message
-// is due when the connection is ready, and the clock is anchored again
-// when the live handshake completes (see anchorHandshake). Every due time
-// counts from the anchor: anchor + (recorded offset − anchor's offset) ÷
-// speed, never "the gap since the previous message".
+// Every session paces itself. At speeds that pace by recorded time
+// (realtime, Nx) the session's clock starts when the session can talk:
+// its first message is due when the connection is ready, and the clock
+// is anchored again when the live handshake completes (see
+// anchorHandshake), and again at the first message of a later epoch (a
+// seek). Every due time counts from the anchor: anchor + (recorded offset
+// − anchor's offset) ÷ speed, never "the gap since the previous message".
+// At speeds that pace by count (fixed, rps) the session takes the next
+// of the tickets all sessions share when it falls due; fast and stepped
+// do not wait (a stepped message waits at the gate instead).
 func (x *actor) due(ctx context.Context, ss *session, it *Item) (bool, error) {
-	if !x.e.perSession {
-		return true, nil
+	if resumed := x.e.timing.Paused(); resumed != nil {
+		x.resumed = resumed // replay time stands still: drain again at the resume
+		return false, nil
 	}
+	x.resumed = nil
+	if d := x.e.timing.Frozen() - ss.frozen; d > 0 { // replay time stood still for d
+		ss.frozen += d
+		ss.clock = ss.clock.Shifted(d)
+		if !it.Timing.Due.IsZero() {
+			it.Timing.Due = it.Timing.Due.Add(d)
+		}
+	}
+	spin := x.spin()
 	if it.Timing.Due.IsZero() {
 		now := time.Now()
-		if !ss.clockSet {
-			ss.anchor(x.e.speed(), now, it.Rec.TUS)
+		due, ok := x.dueTime(ss, it, now, spin)
+		if !ok { // no ticket yet: look again when the next one falls due
+			x.setPace(due.Add(-spin))
+			return false, nil
 		}
-		for _, c := range ss.speedChanges { // later messages follow the new speed
-			ss.clock = ss.clock.WithSpeed(c.speed, c.at, usec(it.Rec.TUS), 0)
-		}
-		ss.speedChanges = ss.speedChanges[:0]
-		due := ss.clock.Due(usec(it.Rec.TUS), 0)
-		if ss.burst > 0 { // a burst fault: sent at once, not when due
-			ss.burst--
-			due, it.burst = now, true
-		} else if f := it.Fault; f != nil && f.Kind == chaos.Burst {
-			ss.burst = f.BurstSize() - 1
-		}
-		it.Timing.Due = due.Add(it.Delay) // add_delay: later than due, on purpose
+		it.Timing.Due = due
 	}
 	wait := time.Until(it.Timing.Due)
 	if wait <= 0 {
 		return true, nil
 	}
-	spin := x.spin()
 	if wait > spin {
 		x.setPace(it.Timing.Due.Add(-spin))
 		return false, nil
@@ -58,6 +62,40 @@ func (x *actor) due(ctx context.Context, ss *session, it *Item) (bool, error) {
 		return false, err
 	}
 	return true, nil
+}
+
+// dueTime is when it is due at the current speed, at now: burst and
+// add_delay included. false: it waits for a ticket, the next of which
+// falls due at the time returned.
+func (x *actor) dueTime(ss *session, it *Item, now time.Time, spin time.Duration) (time.Time, bool) {
+	speed := x.e.speed()
+	var due time.Time
+	switch {
+	case ss.burst > 0: // a burst fault: sent at once, not when due
+		ss.burst--
+		it.burst = true
+		return now.Add(it.Delay), true
+	case speed.ByTime():
+		if !ss.clockSet || ss.clockEpoch != it.Epoch || !ss.clock.Speed().ByTime() {
+			ss.anchor(speed, now, it.Rec.TUS)
+			ss.clockEpoch, ss.frozen = it.Epoch, x.e.timing.Frozen()
+		}
+		for _, c := range ss.speedChanges { // later messages follow the new speed
+			ss.clock = ss.clock.WithSpeed(c.speed, c.at, usec(it.Rec.TUS), 0)
+		}
+		ss.speedChanges = ss.speedChanges[:0]
+		due = ss.clock.Due(usec(it.Rec.TUS), 0)
+	default:
+		ss.speedChanges = ss.speedChanges[:0]
+		var ok bool
+		if due, ok = x.e.timing.Take(now, spin, it.Epoch); !ok {
+			return due, false
+		}
+	}
+	if f := it.Fault; f != nil && f.Kind == chaos.Burst {
+		ss.burst = f.BurstSize() - 1
+	}
+	return due.Add(it.Delay), true // add_delay: later than due, on purpose
 }
 
 // spin is how long before a due time the actor stops sleeping on a timer
@@ -84,8 +122,7 @@ func (x *actor) setPace(t time.Time) {
 // anchorHandshake starts the session's clock again when its live
 // handshake has completed: the message recorded after the handshake goes
 // out at its recorded gap after the recorded answer, counted from the
-// live one. It tells a globally paced schedule too (see
-// Engine.waitHandshake).
+// live one. Speeds that pace by count have no anchor: the event is told.
 func (x *actor) anchorHandshake(p *pend) {
 	if p.req.Injected || p.req.RPC.Method != mcp.MethodInitialize || p.anchored || !p.answered() {
 		return
@@ -94,10 +131,9 @@ func (x *actor) anchorHandshake(p *pend) {
 	if p.actual != nil {
 		at = p.actual.At
 	}
-	if !x.e.perSession { // the schedule stage paces, and waits for this
+	if !x.e.speed().ByTime() {
 		p.anchored = true
 		x.event(at, event.Anchored, p.req)
-		x.e.handshook(handshake{session: x.ss.name, epoch: p.req.Epoch, at: at})
 		return
 	}
 	if p.expected == nil {
@@ -106,32 +142,51 @@ func (x *actor) anchorHandshake(p *pend) {
 	p.anchored = true
 	x.event(at, event.Anchored, p.req)
 	x.ss.anchor(x.e.speed(), at, p.expected.Rec.TUS)
+	x.ss.clockEpoch, x.ss.frozen = p.req.Epoch, x.e.timing.Frozen()
 }
 
 // usec is a tape offset in microseconds as a duration.
 func usec(us int64) time.Duration { return time.Duration(us) * time.Microsecond }
 
-// setSpeed changes the pace of the session's clock at now: the next
-// message's due time follows the rule of scheduler.Clock.WithSpeed, later
-// ones the new speed from it.
+// setSpeed changes the pace of the session at now. At a speed that
+// paces by recorded time the next message's due time follows the rule of
+// scheduler.Clock.WithSpeed, later ones the new speed from it. Speeds that
+// pace by count take the shared tickets, which Engine.SetSpeed moves; the
+// session's clock starts again at its next message when a speed that paces
+// by recorded time comes back.
 func (x *actor) setSpeed(s scheduler.Speed, now time.Time) {
 	ss := x.ss
-	if !x.e.perSession || !ss.clockSet {
-		return
-	}
-	if len(ss.backlog) > 0 && !ss.backlog[0].Timing.Due.IsZero() {
-		// The head's due time was set by the old speed: set it again.
-		head := ss.backlog[0]
-		ss.clock = ss.clock.WithSpeed(s, now, usec(head.Rec.TUS), 0)
-		if !head.burst {
-			head.Timing.Due = ss.clock.Due(usec(head.Rec.TUS), 0).Add(head.Delay)
+	head := x.head()
+	// movable: the head's due time may still change (not a burst, not
+	// let through by the gate, not waiting at it).
+	movable := head != nil && !head.burst && !head.admitted && ss.gating != head
+	byClock := ss.clockSet && ss.clock.Speed().ByTime() // the session's clock sets due times
+	switch {
+	case !s.ByTime() || !byClock:
+		ss.clockSet, ss.speedChanges = false, ss.speedChanges[:0]
+		if movable && (byClock || head.Timing.Due.IsZero()) {
+			head.Timing.Due = time.Time{} // due again by the new speed
+			x.paceAt = time.Time{}
+			x.pace.Stop()
 		}
+	case movable && !head.Timing.Due.IsZero():
+		// The head's due time was set by the old speed: set it again.
+		ss.clock = ss.clock.WithSpeed(s, now, usec(head.Rec.TUS), 0)
+		head.Timing.Due = ss.clock.Due(usec(head.Rec.TUS), 0).Add(head.Delay)
 		x.paceAt = time.Time{}
 		x.pace.Stop()
-		x.e.log.Debug().Str("session", ss.name).Str("speed", s.String()).Msg("speed changed")
-		return
+	default:
+		ss.speedChanges = append(ss.speedChanges, speedChange{speed: s, at: now})
 	}
-	ss.speedChanges = append(ss.speedChanges, speedChange{speed: s, at: now})
+	x.e.log.Debug().Str("session", ss.name).Str("speed", s.String()).Msg("speed changed")
+}
+
+// head is the session's next message, or nil.
+func (x *actor) head() *Item {
+	if len(x.ss.backlog) == 0 {
+		return nil
+	}
+	return x.ss.backlog[0]
 }
 
 // speedChange is a change of speed not yet applied to a session's clock:

@@ -15,9 +15,9 @@ import (
 // The engine is what a controller drives.
 var _ controller.Replay = (*Engine)(nil)
 
-// Attach puts a controller in charge of the replay: the schedule stage
-// asks its gate before each client message, the session actors and
-// validate report to it, and the loader stays open at the end of the tape so that the
+// Attach puts a controller in charge of the replay: each session asks its
+// gate before each recorded client message, once due, the session actors
+// and validate report to it, and the loader stays open at the end of the tape so that the
 // controller can seek back. Call before Run; the replay then ends when
 // Run's ctx is done.
 func (e *Engine) Attach(c *controller.Controller) {

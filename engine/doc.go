@@ -1,5 +1,5 @@
-// Package engine wires the replay: load → transform → schedule → route →
-// session actors → validate. Each stage is one goroutine passing items
+// Package engine wires the replay: load → transform → route → session
+// actors → validate. Each stage is one goroutine passing items
 // over channels, supervised by an errgroup; each replayed session (each
 // recorded session, and each virtual copy of one) is an actor: one
 // goroutine that owns the session's connection, its requests in flight and
@@ -14,13 +14,18 @@
 // each session's last seq), so that memory and connections follow the
 // sessions alive at once.
 //
-// Timing: at realtime and Nx each session paces its own messages by its own
-// clock, anchored when its connection is ready and again when its live
-// handshake completes (see package scheduler, "A clock per session"); other
-// speeds, and replays under a controller, are paced by the schedule stage
-// for all sessions. A message's lateness is split into lag (the replayer
-// late) and held (the session waited for an answer the order rule needs, or
-// for the in-flight limit).
+// Timing: every session paces its own messages, at every speed, in run
+// and in debug alike (clock.go). At realtime and Nx by its own clock,
+// anchored when its connection is ready and again when its live handshake
+// completes (see package scheduler, "A clock per session"); at fixed and
+// rps by the tickets all sessions share (scheduler.Shared), so that the
+// rate is the replay's. Once due, a message passes the gate (gate.go), if
+// there is one: a controller's (Attach), or at stepped one value of
+// Config.Step per message; while the gate holds it, or the controller has
+// the replay paused, replay time stands still for every session. A
+// message's lateness is split into lag (the replayer late) and held (the
+// session waited for an answer the order rule needs, or for the in-flight
+// limit).
 //
 // Every write to a target, every dial and every request is bounded by
 // Config.Timeout.

@@ -46,6 +46,7 @@ type Item struct {
 	after     *chaos.Fault
 	reordered bool // a reorder fault already held it back
 	burst     bool // a burst fault made it due at once
+	admitted  bool // the gate let it through (gate.go)
 }
 
 // paced reports whether the scheduler waits for the item: only what the

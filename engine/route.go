@@ -163,13 +163,13 @@ func (e *Engine) post(a *actor, it *Item) {
 }
 
 // sessionStart is when a session whose first message is it may connect.
-// With per-session pacing, a recorded session starts at its recorded
-// offset from the tape's first message (÷ speed), so that sessions start
-// as far apart as they were recorded (and --ramp spreads virtual copies);
-// otherwise at once: the schedule stage paces.
+// At a speed that paces by recorded time, a recorded session starts at
+// its recorded offset from the tape's first message (÷ speed), so that
+// sessions start as far apart as they were recorded (and --ramp spreads
+// virtual copies); otherwise at once: the shared tickets pace.
 func (e *Engine) sessionStart(it *Item) time.Time {
 	now := time.Now()
-	if !e.perSession {
+	if !e.cfg.Speed.ByTime() {
 		return now
 	}
 	if !e.runClockSet {

@@ -49,12 +49,17 @@ type session struct {
 	heldBack []heldItem // reorder: messages held back behind later ones
 	run      []*Item    // OrderRandom: client messages not yet shuffled
 
-	// The session's clock (per-session pacing): due times count from an
+	// The session's clock (speeds that pace by recorded time): due times count from an
 	// anchor, set when the connection is ready and again when the live
 	// handshake completes. burst: chaos, messages still to send at once.
-	clock    scheduler.Clock
-	clockSet bool
-	burst    int
+	clock      scheduler.Clock
+	clockSet   bool
+	clockEpoch uint64        // the epoch the clock was anchored in
+	frozen     time.Duration // the replay time stood still the clock has moved by
+	burst      int
+	// gating is the message at the gate (a controller's, or stepped),
+	// waiting for its answer (gate.go).
+	gating *Item
 	// speedChanges wait for the next message's offset (SetSpeed).
 	speedChanges []speedChange
 	// blocked: the session waited for the target (order rule, in-flight
