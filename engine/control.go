@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/replayctl/replayctl/controller"
+	"github.com/replayctl/replayctl/engine/session"
 	"github.com/replayctl/replayctl/internal/match"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
@@ -51,7 +52,7 @@ func (e *Engine) Seek(ctx context.Context, seq int64) error {
 	}
 	// A mock target must answer the messages from seq on as recorded again.
 	for _, a := range e.actors.all() {
-		if err := e.ask(ctx, a, func(_ context.Context, x *actor) error { return x.rewind(seq) }); err != nil && !errors.Is(err, errActorGone) {
+		if err := a.Rewind(ctx, seq); err != nil && !errors.Is(err, session.ErrEnded) {
 			return err
 		}
 	}
@@ -81,8 +82,7 @@ func (e *Engine) Inject(ctx context.Context, session string, msg []byte) error {
 	if a == nil {
 		return fmt.Errorf("inject: no session %q is connected yet", session)
 	}
-	it.Rec.Session = a.ss.name
-	return e.ask(ctx, a, func(ctx context.Context, x *actor) error { return x.process(ctx, x.ss, it) })
+	return a.Inject(ctx, it)
 }
 
 // lookup reads single messages of the tape for a controller, on a reader

@@ -15,6 +15,7 @@ import (
 
 	"github.com/replayctl/replayctl/controller"
 	"github.com/replayctl/replayctl/engine/event"
+	"github.com/replayctl/replayctl/engine/session"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
@@ -88,6 +89,9 @@ type Engine struct {
 	lasts lastSeqs
 	// ev is the run's event stream (nil: no consumers); see events.go.
 	ev *event.Stream
+	// env is what every session's actor shares, set by Run before the
+	// stages start (sessions.go).
+	env *session.Env
 }
 
 // speed is the current speed.
@@ -133,10 +137,7 @@ func (e *Engine) SetSpeed(s scheduler.Speed) {
 	e.speedNow.Store(&s)
 	e.timing.SetSpeed(s, now)
 	for _, a := range e.actors.all() {
-		a.mb.ask(actorReq{fn: func(ctx context.Context, x *actor) error {
-			x.setSpeed(s, now)
-			return x.drain(ctx, x.ss)
-		}, done: make(chan error, 1)})
+		a.SetSpeed(s, now)
 	}
 }
 
@@ -192,6 +193,7 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 		}
 		src = newFanout(r, e.cfg.Sessions, ramp)
 	}
+	e.env = e.sessionEnv()
 	g.Go(func() error { return e.load(gctx, src, loaded) })
 	g.Go(func() error { return e.transform(gctx, loaded, transformed) })
 	if e.ctl != nil {

@@ -4,7 +4,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -12,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/replayctl/replayctl/engine/session"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
 )
@@ -37,6 +37,7 @@ const (
 // connections.
 func (e *Engine) route(ctx context.Context, g *errgroup.Group, in <-chan *Item, out chan<- *outcome, lasts <-chan lastSeqs) error {
 	var wg sync.WaitGroup
+	sk := &sink{e: e, out: out}
 	defer func() {
 		wg.Wait() // actors send on out until they return
 		close(out)
@@ -51,7 +52,7 @@ func (e *Engine) route(ctx context.Context, g *errgroup.Group, in <-chan *Item, 
 			if !ok {
 				return nil
 			}
-			if err := e.routeItem(ctx, g, &wg, it, out); err != nil {
+			if err := e.routeItem(ctx, g, &wg, it, sk); err != nil {
 				return err
 			}
 		case l := <-lasts:
@@ -97,15 +98,15 @@ func (e *Engine) scanLasts(ctx context.Context, out chan<- lastSeqs) error {
 
 // closeIfLast closes an actor's mailbox once its session's last message
 // has been routed to it.
-func (e *Engine) closeIfLast(a *actor) {
+func (e *Engine) closeIfLast(a *member) {
 	if e.lasts == nil || a.routed < 0 {
 		return
 	}
-	last, ok := e.lasts[recordedSession(a.ss.name, e.cfg.Sessions)]
+	last, ok := e.lasts[recordedSession(a.Name(), e.cfg.Sessions)]
 	if !ok || a.routed < last {
 		return
 	}
-	a.mb.close() // the actor leaves the registry when it returns
+	a.Close() // the actor leaves the registry when it returns
 }
 
 // recordedSession is the recorded session a replayed one copies: "s1#3"
@@ -121,7 +122,8 @@ func recordedSession(name string, sessions int) string {
 }
 
 // routeItem delivers one item.
-func (e *Engine) routeItem(ctx context.Context, g *errgroup.Group, wg *sync.WaitGroup, it *Item, out chan<- *outcome) error {
+func (e *Engine) routeItem(ctx context.Context, g *errgroup.Group, wg *sync.WaitGroup, it *Item, sk *sink) error {
+	out := sk.out
 	if e.stale(it) {
 		e.sentOrDropped(it)
 		return nil
@@ -141,12 +143,12 @@ func (e *Engine) routeItem(ctx context.Context, g *errgroup.Group, wg *sync.Wait
 		if it.Rec.Dir == tape.S2C {
 			return send(ctx, out, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server message before its session's first client message"})
 		}
-		a = newActor(e, out, it.Rec.Session, e.sessionStart(it))
+		a = &member{Actor: session.New(e.env, sk, it.Rec.Session, e.sessionStart(it)), routed: -1}
 		e.actors.add(a)
 		wg.Add(1)
 		g.Go(func() error {
 			defer wg.Done()
-			return a.run(ctx)
+			return a.Run(ctx)
 		})
 	}
 	e.post(a, it)
@@ -156,8 +158,8 @@ func (e *Engine) routeItem(ctx context.Context, g *errgroup.Group, wg *sync.Wait
 }
 
 // post puts an item in an actor's mailbox and counts it as queued.
-func (e *Engine) post(a *actor, it *Item) {
-	if a.mb.put(it) {
+func (e *Engine) post(a *member, it *Item) {
+	if a.Put(it) {
 		e.queued.Add(1)
 	}
 }
@@ -173,10 +175,10 @@ func (e *Engine) sessionStart(it *Item) time.Time {
 		return now
 	}
 	if !e.runClockSet {
-		e.runClock = scheduler.NewClock(e.cfg.Speed, now).Rebased(now, usec(it.Rec.TUS), 0)
+		e.runClock = scheduler.NewClock(e.cfg.Speed, now).Rebased(now, time.Duration(it.Rec.TUS)*time.Microsecond, 0)
 		e.runClockSet = true
 	}
-	return e.runClock.Due(usec(it.Rec.TUS), 0)
+	return e.runClock.Due(time.Duration(it.Rec.TUS)*time.Microsecond, 0)
 }
 
 // release takes n items off the queued count (n < 0 adds them) and lets
@@ -211,51 +213,59 @@ func (e *Engine) waitRoom(ctx context.Context) error {
 	return nil
 }
 
+// member is a session's actor as the router knows it.
+type member struct {
+	*session.Actor
+	// routed is the seq of the last item the router gave it (owned by
+	// the router; -1 before the first).
+	routed int64
+}
+
 // registry is the engine's actors by session name. The router adds to it;
 // a controller's seek and inject read it from their own goroutines.
 type registry struct {
 	mu     sync.Mutex // guards byName and order
-	byName map[string]*actor
-	order  []*actor // in the order the sessions started
+	byName map[string]*member
+	order  []*member // in the order the sessions started
 }
 
-func (r *registry) get(name string) *actor {
+func (r *registry) get(name string) *member {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.byName[name]
 }
 
-func (r *registry) add(a *actor) {
+func (r *registry) add(a *member) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.byName == nil {
-		r.byName = make(map[string]*actor)
+		r.byName = make(map[string]*member)
 	}
-	r.byName[a.ss.name] = a
+	r.byName[a.Name()] = a
 	r.order = append(r.order, a)
 }
 
 // remove forgets an actor whose session has ended; a later message of
 // the same session (none should come) would start a new one.
-func (r *registry) remove(a *actor) {
+func (r *registry) remove(a *session.Actor) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.byName[a.ss.name] == a {
-		delete(r.byName, a.ss.name)
+	if m := r.byName[a.Name()]; m != nil && m.Actor == a {
+		delete(r.byName, a.Name())
 	}
-	if i := slices.Index(r.order, a); i >= 0 {
+	if i := slices.IndexFunc(r.order, func(m *member) bool { return m.Actor == a }); i >= 0 {
 		r.order = slices.Delete(r.order, i, i+1)
 	}
 }
 
-func (r *registry) all() []*actor {
+func (r *registry) all() []*member {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]*actor(nil), r.order...)
+	return append([]*member(nil), r.order...)
 }
 
 // first is the actor of the session that started first, or nil.
-func (r *registry) first() *actor {
+func (r *registry) first() *member {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.order) == 0 {
@@ -267,28 +277,6 @@ func (r *registry) first() *actor {
 // closeAll tells every actor that no more items will come.
 func (r *registry) closeAll() {
 	for _, a := range r.all() {
-		a.mb.close()
-	}
-}
-
-// ask runs fn on the actor's goroutine and returns its error, or an error
-// when the actor has ended, or ctx.Err().
-func (e *Engine) ask(ctx context.Context, a *actor, fn func(context.Context, *actor) error) error {
-	req := actorReq{fn: fn, done: make(chan error, 1)}
-	if !a.mb.ask(req) {
-		return fmt.Errorf("session %s has ended", a.ss.name)
-	}
-	select {
-	case err := <-req.done:
-		return err
-	case <-a.done:
-		select {
-		case err := <-req.done:
-			return err
-		default:
-			return fmt.Errorf("session %s has ended", a.ss.name)
-		}
-	case <-ctx.Done():
-		return ctx.Err()
+		a.Close()
 	}
 }

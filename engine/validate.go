@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replayctl/replayctl/engine/session"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/report"
@@ -78,7 +79,7 @@ func (e *Engine) add(o *outcome, v *validator.Validator, c *report.Collector) er
 		e.checkEra(o)
 		e.checkRounds(o)
 	}
-	if e.ctl != nil && o.Req.paced() && !o.Req.Injected {
+	if e.ctl != nil && o.Req.Paced() && !o.Req.Injected {
 		e.ctl.Judged(r)
 	}
 	if e.cfg.OnError == OnErrorStop && bad(r.Verdict) {
@@ -126,7 +127,7 @@ func judge(o *outcome, v *validator.Validator) report.Result {
 		r.Out = it.Out
 	}
 	if o.Expected != nil {
-		r.Recorded = o.expected()
+		r.Recorded = o.ExpectedMsg()
 	}
 	switch {
 	case o.Skipped != "":
@@ -152,10 +153,10 @@ func judge(o *outcome, v *validator.Validator) report.Result {
 		r.Verdict, r.ErrKind, r.Err = report.Error, "no_answer", "no answer came"
 	case o.Expected == nil:
 		r.Verdict, r.Err = report.Sent, "the tape has no recorded answer to compare with"
-	case isPoll(o):
+	case session.IsPoll(o):
 		r.Verdict = report.Passed // a task poll: judged by the task's end
 	default:
-		r.Verdict, r.Differences, r.ErrKind, r.Err = check(v, it, o.expected(), o.Actual.Msg)
+		r.Verdict, r.Differences, r.ErrKind, r.Err = check(v, it, o.ExpectedMsg(), o.Actual.Msg)
 	}
 	return r
 }
@@ -242,7 +243,7 @@ func (e *Engine) checkRounds(o *outcome) {
 	if !mcp.HasMRTR(o.Req.RPC.Method) || o.Expected == nil {
 		return
 	}
-	rec, live := mcp.ResultType(result(o.expected())), mcp.ResultType(result(o.Actual.Msg))
+	rec, live := mcp.ResultType(session.Result(o.ExpectedMsg())), mcp.ResultType(session.Result(o.Actual.Msg))
 	if rec == live || (rec != mcp.ResultInputRequired && live != mcp.ResultInputRequired) {
 		return
 	}

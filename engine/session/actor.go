@@ -1,4 +1,4 @@
-package engine
+package session
 
 // The session actor: one goroutine per replayed session.
 
@@ -14,17 +14,19 @@ import (
 	"github.com/replayctl/replayctl/transport"
 )
 
-// actor is one replayed session's goroutine, after the model of net/http's
+// Actor is one replayed session's goroutine, after the model of net/http's
 // conn.serve: it owns the session's connection, its requests in flight and
 // their deadlines, its clock, retries and reconnects, and reports what
-// happens as outcomes on out. The router hands it the session's recorded
-// messages through its mailbox and never waits for it; a slow or stuck
-// target holds up this session only.
-type actor struct {
-	e   *Engine
-	out chan<- *outcome
-	ss  *session
-	mb  *mailbox
+// happens to its Sink. The router hands it the session's recorded
+// messages through its mailbox (Put) and never waits for it; a slow or
+// stuck target holds up this session only. What it shares with the other
+// sessions is its Env, which it only reads.
+type Actor struct {
+	env  *Env
+	sink Sink
+	ss   *session
+	mb   *mailbox
+	ev   emitter
 
 	live      int     // pends not yet reported
 	fifo      []*pend // send order; deadlines are in the same order
@@ -47,7 +49,7 @@ type actor struct {
 	// ended, and the context that stops them when the actor returns.
 	sends    sync.WaitGroup
 	sendDone chan sendResult
-	gateDone chan admission // the gate's answer (gate.go)
+	gateDone chan gated // the gate's answer (gate.go)
 	// resumed, while replay time stands still (a controller paused), is
 	// closed when it runs again: the session's next message may be due.
 	resumed <-chan struct{}
@@ -56,30 +58,29 @@ type actor struct {
 	// held is what this actor counts in the engine's queued total: the
 	// items in its backlog, its shuffled run and its held-back messages.
 	held int
-	// routed is the seq of the last item the router gave it (owned by
-	// the router; -1 before the first).
-	routed int64
 	// startAt is when the session may connect: its recorded start by the
-	// run's clock (per-session pacing), else at once.
+	// run's clock (speeds that pace by recorded time), else at once.
 	startAt time.Time
-	live0   bool // connected: counted in Engine.actorsLive
+	live0   bool // connected: counted (Sink.Count, Connected)
 }
 
-func newActor(e *Engine, out chan<- *outcome, name string, startAt time.Time) *actor {
-	return &actor{
-		e: e, out: out,
+// New returns the actor of the session name, which may connect at
+// startAt; Run runs it. env is shared and read only.
+func New(env *Env, sink Sink, name string, startAt time.Time) *Actor {
+	return &Actor{
+		env: env, sink: sink,
+		ev:           emitter{ev: env.Events, red: env.Redactor, name: name},
 		ss:           newSession(name, nil),
 		mb:           newMailbox(),
 		chaosExpired: make(chan *pend),
 		polls:        make(chan *pend),
 		done:         make(chan struct{}),
 		sendDone:     make(chan sendResult),
-		gateDone:     make(chan admission),
+		gateDone:     make(chan gated),
 		timer:        stoppedTimer(),
 		pace:         stoppedTimer(),
 		askTimer:     stoppedTimer(),
 		startAt:      startAt,
-		routed:       -1,
 	}
 }
 
@@ -89,21 +90,22 @@ func stoppedTimer() *time.Timer {
 	return t
 }
 
-// run is the actor's goroutine. It connects the session when its start
+// Run is the actor's goroutine. It connects the session when its start
 // comes, then replays what the mailbox brings until the input has ended
-// and everything sent has been reported, or until ctx is done. An error
-// that wraps ErrTarget ends the whole replay; what was in flight is
-// reported as failed first.
-func (x *actor) run(ctx context.Context) (err error) {
+// (Close) and everything sent has been reported, or until ctx is done. An
+// error that wraps transport.ErrTarget ends the whole replay; what was in
+// flight is reported as failed first. Last of all it tells the sink it
+// has ended (Sink.Ended).
+func (x *Actor) Run(ctx context.Context) (err error) {
 	x.ctx, x.cancel = context.WithCancel(ctx)
 	// The session's end event, last of all.
-	defer func() { x.endEvent(ctx, err) }()
-	if x.e.cfg.Hooks.OnSessionEnd != nil { // last: after what was in flight is reported
+	defer func() { x.ev.ended(ctx, err) }()
+	if x.env.SessionEnds { // last: after what was in flight is reported
 		defer func() { x.emitEnd(ctx, err) }()
 	}
-	defer x.e.actors.remove(x)
+	defer x.sink.Ended(x)
 	defer x.close()
-	defer func() { x.e.release(x.held + x.mb.shut()) }()
+	defer func() { x.sink.Release(x.held + x.mb.shut()) }()
 	defer func() { // a failed target or an interrupt: what was in flight is reported, not lost
 		cause := err
 		if !errors.Is(cause, ErrTarget) {
@@ -111,7 +113,7 @@ func (x *actor) run(ctx context.Context) (err error) {
 		}
 		switch {
 		case errors.Is(cause, ErrTarget):
-		case (errors.Is(cause, context.Canceled) || errors.Is(cause, context.DeadlineExceeded)) && x.e.ctl == nil && ctx.Err() != nil:
+		case (errors.Is(cause, context.Canceled) || errors.Is(cause, context.DeadlineExceeded)) && !x.env.Controlled && ctx.Err() != nil:
 			// Interrupted (a debugger's run always ends so: not there).
 			cause = errInterrupted
 		default:
@@ -201,7 +203,7 @@ type arrival struct {
 
 // connect waits for the session's start, then dials its connection within
 // the replay's timeout.
-func (x *actor) connect(ctx context.Context) error {
+func (x *Actor) connect(ctx context.Context) error {
 	if wait := time.Until(x.startAt); wait > 0 {
 		if err := sleep(ctx, wait); err != nil {
 			return err
@@ -213,8 +215,8 @@ func (x *actor) connect(ctx context.Context) error {
 		return targetErr(fmt.Sprintf("connect session %s", x.ss.name), err)
 	}
 	now := time.Now()
-	x.sessionEvent(now, event.Dialled, "in "+now.Sub(began).String())
-	x.e.actorsLive.Add(1) // from now on it replays: see queueLimit and spin
+	x.ev.about(now, event.Dialled, "in "+now.Sub(began).String())
+	x.sink.Count(Connected) // from now on it replays: see queueLimit and spin
 	x.live0 = true
 	x.ss.conn, x.direct = c, c.Incoming()
 	// Messages released while the connection was being made were held by
@@ -224,25 +226,25 @@ func (x *actor) connect(ctx context.Context) error {
 }
 
 // dial opens a connection for the session, within the replay's timeout.
-func (x *actor) dial(ctx context.Context) (transport.Conn, error) {
-	dctx, cancel := context.WithTimeout(ctx, x.e.cfg.Timeout)
+func (x *Actor) dial(ctx context.Context) (transport.Conn, error) {
+	dctx, cancel := context.WithTimeout(ctx, x.env.Timeout)
 	defer cancel()
-	c, err := x.e.dialer.Dial(dctx, x.ss.name)
+	c, err := x.env.Dialer.Dial(dctx, x.ss.name)
 	switch {
 	case err == nil:
 		return c, nil
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case dctx.Err() != nil:
-		return nil, fmt.Errorf("no connection within %s (the timeout): %w", x.e.cfg.Timeout, err)
+		return nil, fmt.Errorf("no connection within %s (the timeout): %w", x.env.Timeout, err)
 	}
 	return nil, err
 }
 
 // takeMail takes what the router and the controller left in the mailbox.
-func (x *actor) takeMail(ctx context.Context) error {
+func (x *Actor) takeMail(ctx context.Context) error {
 	items, reqs, closed := x.mb.take()
-	x.e.release(len(items))
+	x.sink.Release(len(items))
 	for i, it := range items {
 		items[i] = nil
 		if err := x.handle(ctx, it); err != nil {
@@ -268,18 +270,18 @@ func (x *actor) takeMail(ctx context.Context) error {
 
 // account tells the engine how many items the actor holds, so that the
 // router reads ahead only so far (see Engine.release).
-func (x *actor) account() {
+func (x *Actor) account() {
 	n := len(x.ss.backlog) + len(x.ss.run) + len(x.ss.heldBack)
 	if d := n - x.held; d != 0 {
 		x.held = n
-		x.e.release(-d)
+		x.sink.Release(-d)
 	}
 }
 
 // handle takes the next recorded message of the session: at once, or into
 // its backlog while the session waits.
-func (x *actor) handle(ctx context.Context, it *Item) error {
-	if x.e.stale(it) {
+func (x *Actor) handle(ctx context.Context, it *Item) error {
+	if x.env.stale(it) {
 		x.sentOrDropped(it)
 		return nil
 	}
@@ -288,8 +290,8 @@ func (x *actor) handle(ctx context.Context, it *Item) error {
 		return nil
 	}
 	ss := x.ss
-	if x.e.cfg.Order == OrderRandom {
-		if it.paced() && !it.Injected {
+	if x.env.Order == OrderRandom {
+		if it.Paced() && !it.Injected {
 			ss.run = append(ss.run, it) // shuffled when the run ends
 			if len(ss.run) < maxRun {
 				return nil
@@ -305,7 +307,7 @@ func (x *actor) handle(ctx context.Context, it *Item) error {
 
 // take queues a recorded message behind the session's backlog and
 // replays what may go now.
-func (x *actor) take(ctx context.Context, ss *session, it *Item) error {
+func (x *Actor) take(ctx context.Context, ss *session, it *Item) error {
 	ss.backlog = append(ss.backlog, it)
 	return x.drain(ctx, ss)
 }
@@ -313,10 +315,10 @@ func (x *actor) take(ctx context.Context, ss *session, it *Item) error {
 // drain replays the session's backlog for as long as the session may go
 // on and its next message is due, then settles it if nothing more can be
 // recorded for it.
-func (x *actor) drain(ctx context.Context, ss *session) error {
+func (x *Actor) drain(ctx context.Context, ss *session) error {
 	for len(ss.backlog) > 0 {
 		it := ss.backlog[0]
-		if x.e.stale(it) {
+		if x.env.stale(it) {
 			x.pop(ss)
 			if ss.gating == it { // the gate drops it too
 				ss.gating = nil
@@ -324,12 +326,12 @@ func (x *actor) drain(ctx context.Context, ss *session) error {
 			x.sentOrDropped(it)
 			continue
 		}
-		if ss.awaiting != nil && x.e.stale(ss.awaiting) { // a seek went past it
+		if ss.awaiting != nil && x.env.stale(ss.awaiting) { // a seek went past it
 			x.endAwait(ss)
 		}
-		if ss.held(x.e.cfg.MaxInflight) {
+		if ss.held(x.env.MaxInflight) {
 			if !ss.blocked {
-				x.heldEvent(ss, it)
+				x.ev.held(it, ss.holdReason(x.env.MaxInflight))
 			}
 			ss.blocked = true
 			break
@@ -337,7 +339,7 @@ func (x *actor) drain(ctx context.Context, ss *session) error {
 		if ss.blocked { // the target's answers let the session go on now
 			ss.blocked, ss.freeAt = false, time.Now()
 		}
-		if it.paced() && !it.admitted {
+		if it.Paced() && !it.admitted {
 			if ss.gating == it {
 				break // at the gate
 			}
@@ -348,7 +350,7 @@ func (x *actor) drain(ctx context.Context, ss *session) error {
 			if !due {
 				break
 			}
-			if x.e.gated() {
+			if x.env.Gate != nil {
 				x.askGate(ss, it)
 				break
 			}
@@ -361,15 +363,15 @@ func (x *actor) drain(ctx context.Context, ss *session) error {
 	return x.settle(ctx, ss)
 }
 
-func (x *actor) pop(ss *session) {
+func (x *Actor) pop(ss *session) {
 	ss.backlog[0] = nil
 	ss.backlog = ss.backlog[1:]
 }
 
 // close ends the connection and the actor's timers.
-func (x *actor) close() {
+func (x *Actor) close() {
 	if x.live0 {
-		x.e.actorsLive.Add(-1)
+		x.sink.Count(Disconnected)
 	}
 	close(x.done)
 	x.cancel()
@@ -381,7 +383,7 @@ func (x *actor) close() {
 	}
 	if x.ss.conn != nil {
 		if err := x.ss.conn.Close(); err != nil {
-			x.e.log.Debug().Str("session", x.ss.name).Err(err).Msg("close connection")
+			x.env.Log.Debug().Str("session", x.ss.name).Err(err).Msg("close connection")
 		}
 	}
 	x.sends.Wait()
@@ -390,7 +392,7 @@ func (x *actor) close() {
 // armTimer points the timer at the oldest unanswered request's deadline.
 // Deadlines are in send order, so only a change of the oldest one moves
 // the timer; the runtime's timer lock is not taken on every message.
-func (x *actor) armTimer() {
+func (x *Actor) armTimer() {
 	for len(x.fifo) > 0 && x.fifo[0].answered() {
 		x.fifo[0] = nil
 		x.fifo = x.fifo[1:]
@@ -412,13 +414,13 @@ func (x *actor) armTimer() {
 // sendBounded sends a message that is not a recorded request of its own
 // (an answer to the server, a cancellation, a resend) within the replay's
 // timeout: no write to the target waits longer than a request would.
-func (x *actor) sendBounded(ctx context.Context, c transport.Conn, msg []byte) error {
+func (x *Actor) sendBounded(ctx context.Context, c transport.Conn, msg []byte) error {
 	return x.bounded(ctx, func(ctx context.Context) error { return c.Send(ctx, msg) })
 }
 
 // bounded runs one write to the target within the replay's timeout.
-func (x *actor) bounded(ctx context.Context, write func(context.Context) error) error {
-	wctx, cancel := context.WithTimeout(ctx, x.e.cfg.Timeout)
+func (x *Actor) bounded(ctx context.Context, write func(context.Context) error) error {
+	wctx, cancel := context.WithTimeout(ctx, x.env.Timeout)
 	defer cancel()
 	return write(wctx)
 }

@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"context"
@@ -17,18 +17,18 @@ import (
 // return at once. It may run on a goroutine of its own (async.go): of it
 // it reads only what never changes (its seq, session and method, for the
 // retry events).
-func (x *actor) sendRetry(ctx context.Context, conn transport.Conn, msg []byte, it *Item) error {
+func (x *Actor) sendRetry(ctx context.Context, conn transport.Conn, msg []byte, it *Item) error {
 	err := conn.Send(ctx, msg)
 	if !temporary(err) {
 		return err // the hot path: no backoff state is made
 	}
 	exp := backoff.NewExponentialBackOff()
 	exp.InitialInterval = 100 * time.Millisecond
-	if x.e.cfg.RetryDelay > 0 {
-		exp.InitialInterval = x.e.cfg.RetryDelay
+	if x.env.RetryDelay > 0 {
+		exp.InitialInterval = x.env.RetryDelay
 	}
-	exp.MaxElapsedTime = x.e.cfg.Timeout
-	b := backoff.WithContext(backoff.WithMaxRetries(exp, uint64(x.e.cfg.MaxRetries)), ctx)
+	exp.MaxElapsedTime = x.env.Timeout
+	b := backoff.WithContext(backoff.WithMaxRetries(exp, uint64(x.env.MaxRetries)), ctx)
 	for attempt := 1; temporary(err); attempt++ {
 		wait := b.NextBackOff()
 		if wait == backoff.Stop {
@@ -40,10 +40,10 @@ func (x *actor) sendRetry(ctx context.Context, conn transport.Conn, msg []byte, 
 		}
 		// Retry-After is honoured only within the time the request has.
 		if dl, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(dl) {
-			x.e.log.Warn().Err(err).Str("retry_after", wait.Round(time.Millisecond).String()).Msg("target asked to retry later than the request's deadline; giving up")
-			return fmt.Errorf("%w (the target asked to retry in %s, later than the %s the request has: raise the timeout)", err, wait.Round(time.Millisecond), x.e.cfg.Timeout)
+			x.env.Log.Warn().Err(err).Str("retry_after", wait.Round(time.Millisecond).String()).Msg("target asked to retry later than the request's deadline; giving up")
+			return fmt.Errorf("%w (the target asked to retry in %s, later than the %s the request has: raise the timeout)", err, wait.Round(time.Millisecond), x.env.Timeout)
 		}
-		x.e.log.Warn().Err(err).Str("retry_in", wait.Round(time.Millisecond).String()).Msg("target asked to retry")
+		x.env.Log.Warn().Err(err).Str("retry_in", wait.Round(time.Millisecond).String()).Msg("target asked to retry")
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
@@ -51,7 +51,7 @@ func (x *actor) sendRetry(ctx context.Context, conn transport.Conn, msg []byte, 
 			t.Stop()
 			return ctx.Err()
 		}
-		x.retryEvent(it, attempt, "http_status", err)
+		x.ev.retry(it, attempt, "http_status", err)
 		err = conn.Send(ctx, msg)
 	}
 	return err

@@ -1,4 +1,4 @@
-package engine
+package session
 
 // Requests sent without waiting, on connections whose Send holds its
 // caller until the target begins to answer (Streamable HTTP).
@@ -25,7 +25,7 @@ type sendResult struct {
 // allows it. Over HTTP a Send returns only when the answer's headers come;
 // waiting for it would let one slow answer hold up every later message of
 // the session, which the recorded client did not do.
-func (x *actor) async(ss *session, it *Item) bool {
+func (x *Actor) async(ss *session, it *Item) bool {
 	if !isRequest(it) || it.Fault != nil || it.RPC.Method == mcp.MethodInitialize {
 		return false
 	}
@@ -35,7 +35,7 @@ func (x *actor) async(ss *session, it *Item) bool {
 
 // sendAsync registers the request as in flight and sends it on a
 // goroutine of the actor's; sendDone tells the actor how the send ended.
-func (x *actor) sendAsync(ctx context.Context, ss *session, it *Item, sent time.Time) {
+func (x *Actor) sendAsync(ctx context.Context, ss *session, it *Item, sent time.Time) {
 	x.sentOrDropped(it)
 	p := x.inFlight(ss, it, sent)
 	conn, msg := ss.conn, it.Out
@@ -53,7 +53,7 @@ func (x *actor) sendAsync(ctx context.Context, ss *session, it *Item, sent time.
 
 // sendEnded handles the end of a send made without waiting: nothing to do
 // when it went through; else the request failed as sendFailed says.
-func (x *actor) sendEnded(ctx context.Context, r sendResult) error {
+func (x *Actor) sendEnded(ctx context.Context, r sendResult) error {
 	p, err := r.p, r.err
 	if err == nil || p.answered() {
 		return nil // the answer, a timeout or a seek came first
@@ -69,7 +69,7 @@ func (x *actor) sendEnded(ctx context.Context, r sendResult) error {
 		// The target refused this request and lives on: its refusal is
 		// the answer, judged when the recorded one is known.
 		p.sendErr = err
-	case x.e.cfg.Chaos != nil && !overLimit(ss, err):
+	case x.env.Chaos != nil && !overLimit(ss, err):
 		p.sendErr = err
 		ss.inflight--
 		if err := x.finishIfDone(ctx, p); err != nil {

@@ -1,4 +1,4 @@
-package engine
+package session
 
 // A session's clock: when each of its messages is due, anchored when the
 // session can talk (see package scheduler, "A clock per session").
@@ -27,13 +27,13 @@ import (
 // At speeds that pace by count (fixed, rps) the session takes the next
 // of the tickets all sessions share when it falls due; fast and stepped
 // do not wait (a stepped message waits at the gate instead).
-func (x *actor) due(ctx context.Context, ss *session, it *Item) (bool, error) {
-	if resumed := x.e.timing.Paused(); resumed != nil {
+func (x *Actor) due(ctx context.Context, ss *session, it *Item) (bool, error) {
+	if resumed := x.env.Timing.Paused(); resumed != nil {
 		x.resumed = resumed // replay time stands still: drain again at the resume
 		return false, nil
 	}
 	x.resumed = nil
-	if d := x.e.timing.Frozen() - ss.frozen; d > 0 { // replay time stood still for d
+	if d := x.env.Timing.Frozen() - ss.frozen; d > 0 { // replay time stood still for d
 		ss.frozen += d
 		ss.clock = ss.clock.Shifted(d)
 		if !it.Timing.Due.IsZero() {
@@ -67,8 +67,8 @@ func (x *actor) due(ctx context.Context, ss *session, it *Item) (bool, error) {
 // dueTime is when it is due at the current speed, at now: burst and
 // add_delay included. false: it waits for a ticket, the next of which
 // falls due at the time returned.
-func (x *actor) dueTime(ss *session, it *Item, now time.Time, spin time.Duration) (time.Time, bool) {
-	speed := x.e.speed()
+func (x *Actor) dueTime(ss *session, it *Item, now time.Time, spin time.Duration) (time.Time, bool) {
+	speed := x.env.Speed()
 	var due time.Time
 	switch {
 	case ss.burst > 0: // a burst fault: sent at once, not when due
@@ -78,7 +78,7 @@ func (x *actor) dueTime(ss *session, it *Item, now time.Time, spin time.Duration
 	case speed.ByTime():
 		if !ss.clockSet || ss.clockEpoch != it.Epoch || !ss.clock.Speed().ByTime() {
 			ss.anchor(speed, now, it.Rec.TUS)
-			ss.clockEpoch, ss.frozen = it.Epoch, x.e.timing.Frozen()
+			ss.clockEpoch, ss.frozen = it.Epoch, x.env.Timing.Frozen()
 		}
 		for _, c := range ss.speedChanges { // later messages follow the new speed
 			ss.clock = ss.clock.WithSpeed(c.speed, c.at, usec(it.Rec.TUS), 0)
@@ -88,7 +88,7 @@ func (x *actor) dueTime(ss *session, it *Item, now time.Time, spin time.Duration
 	default:
 		ss.speedChanges = ss.speedChanges[:0]
 		var ok bool
-		if due, ok = x.e.timing.Take(now, spin, it.Epoch); !ok {
+		if due, ok = x.env.Timing.Take(now, spin, it.Epoch); !ok {
 			return due, false
 		}
 	}
@@ -102,15 +102,15 @@ func (x *actor) dueTime(ss *session, it *Item, now time.Time, spin time.Duration
 // and yields in a loop instead (timers can fire up to a millisecond
 // late). Only while there are no more sessions than processors: beyond
 // that the spinning would take the time other sessions need.
-func (x *actor) spin() time.Duration {
-	if x.e.actorsLive.Load() > int64(runtime.GOMAXPROCS(0)) {
+func (x *Actor) spin() time.Duration {
+	if x.env.Live() > int64(runtime.GOMAXPROCS(0)) {
 		return 0
 	}
 	return scheduler.DefaultSpin
 }
 
 // setPace points the pace timer at t.
-func (x *actor) setPace(t time.Time) {
+func (x *Actor) setPace(t time.Time) {
 	if x.paceAt.Equal(t) {
 		return
 	}
@@ -123,7 +123,7 @@ func (x *actor) setPace(t time.Time) {
 // handshake has completed: the message recorded after the handshake goes
 // out at its recorded gap after the recorded answer, counted from the
 // live one. Speeds that pace by count have no anchor: the event is told.
-func (x *actor) anchorHandshake(p *pend) {
+func (x *Actor) anchorHandshake(p *pend) {
 	if p.req.Injected || p.req.RPC.Method != mcp.MethodInitialize || p.anchored || !p.answered() {
 		return
 	}
@@ -131,18 +131,18 @@ func (x *actor) anchorHandshake(p *pend) {
 	if p.actual != nil {
 		at = p.actual.At
 	}
-	if !x.e.speed().ByTime() {
+	if !x.env.Speed().ByTime() {
 		p.anchored = true
-		x.event(at, event.Anchored, p.req)
+		x.ev.message(at, event.Anchored, p.req)
 		return
 	}
 	if p.expected == nil {
 		return // anchored when the recorded answer comes
 	}
 	p.anchored = true
-	x.event(at, event.Anchored, p.req)
-	x.ss.anchor(x.e.speed(), at, p.expected.Rec.TUS)
-	x.ss.clockEpoch, x.ss.frozen = p.req.Epoch, x.e.timing.Frozen()
+	x.ev.message(at, event.Anchored, p.req)
+	x.ss.anchor(x.env.Speed(), at, p.expected.Rec.TUS)
+	x.ss.clockEpoch, x.ss.frozen = p.req.Epoch, x.env.Timing.Frozen()
 }
 
 // usec is a tape offset in microseconds as a duration.
@@ -154,7 +154,7 @@ func usec(us int64) time.Duration { return time.Duration(us) * time.Microsecond 
 // pace by count take the shared tickets, which Engine.SetSpeed moves; the
 // session's clock starts again at its next message when a speed that paces
 // by recorded time comes back.
-func (x *actor) setSpeed(s scheduler.Speed, now time.Time) {
+func (x *Actor) setSpeed(s scheduler.Speed, now time.Time) {
 	ss := x.ss
 	head := x.head()
 	// movable: the head's due time may still change (not a burst, not
@@ -178,11 +178,11 @@ func (x *actor) setSpeed(s scheduler.Speed, now time.Time) {
 	default:
 		ss.speedChanges = append(ss.speedChanges, speedChange{speed: s, at: now})
 	}
-	x.e.log.Debug().Str("session", ss.name).Str("speed", s.String()).Msg("speed changed")
+	x.env.Log.Debug().Str("session", ss.name).Str("speed", s.String()).Msg("speed changed")
 }
 
 // head is the session's next message, or nil.
-func (x *actor) head() *Item {
+func (x *Actor) head() *Item {
 	if len(x.ss.backlog) == 0 {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package engine
+package session
 
 // Requests in flight: timeouts, retries, and reporting each once its
 // answer and its recorded answer are known.
@@ -18,7 +18,7 @@ import (
 
 // expire times out the requests whose deadline has passed and tells the
 // server they are cancelled.
-func (x *actor) expire(ctx context.Context, now time.Time) error {
+func (x *Actor) expire(ctx context.Context, now time.Time) error {
 	for _, p := range x.fifo {
 		if p.deadline.After(now) {
 			break
@@ -35,15 +35,15 @@ func (x *actor) expire(ctx context.Context, now time.Time) error {
 // timeOut gives up on a request: the server is told it is cancelled
 // (never initialize: MCP forbids cancelling it), and the request is
 // reported as timed out.
-func (x *actor) timeOut(ctx context.Context, p *pend) error {
+func (x *Actor) timeOut(ctx context.Context, p *pend) error {
 	p.timedOut = true
 	p.sess.inflight--
 	p.sess.gaveUp(p.key)
 	x.anchorHandshake(p)
 	if conn := p.sess.conn; conn != nil && p.req.RPC.Method != mcp.MethodInitialize {
-		note := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"replayctl: timed out after %s"}}`, p.req.SentID, x.e.cfg.Timeout)
+		note := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"replayctl: timed out after %s"}}`, p.req.SentID, x.env.Timeout)
 		if err := x.sendBounded(ctx, conn, note); err != nil && ctx.Err() == nil {
-			x.e.log.Warn().Err(err).Msg("could not send notifications/cancelled")
+			x.env.Log.Warn().Err(err).Msg("could not send notifications/cancelled")
 		}
 	}
 	return x.finishIfDone(ctx, p)
@@ -51,7 +51,7 @@ func (x *actor) timeOut(ctx context.Context, p *pend) error {
 
 // finishIfDone reports an answered (or given up) request once its recorded
 // answer is known or cannot come, and lets its session go on.
-func (x *actor) finishIfDone(ctx context.Context, p *pend) error {
+func (x *Actor) finishIfDone(ctx context.Context, p *pend) error {
 	if p.expected != nil || x.final(p.sess) {
 		if err := x.finish(ctx, p); err != nil {
 			return err
@@ -63,7 +63,7 @@ func (x *actor) finishIfDone(ctx context.Context, p *pend) error {
 // settle reports, once nothing more can be recorded for the session, the
 // answered requests whose recorded answer never came (the tape ended
 // without it), and refuses the server requests the tape did not answer.
-func (x *actor) settle(ctx context.Context, ss *session) error {
+func (x *Actor) settle(ctx context.Context, ss *session) error {
 	if ss.settled || !x.final(ss) {
 		return nil // once settled, later answers are finished as they come
 	}
@@ -85,7 +85,7 @@ func (x *actor) settle(ctx context.Context, ss *session) error {
 	}
 	for _, q := range ss.answers { // recorded answers to server requests that never came
 		for _, it := range q {
-			if err := x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "answer to a server request; the live server did not ask"}); err != nil {
+			if err := x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "answer to a server request; the live server did not ask"}); err != nil {
 				return err
 			}
 		}
@@ -101,7 +101,7 @@ func (x *actor) settle(ctx context.Context, ss *session) error {
 // notesIfQuiet compares the session's notifications once it is settled and
 // nothing is in flight any more: a notification may come with the last
 // answer.
-func (x *actor) notesIfQuiet(ctx context.Context, ss *session) error {
+func (x *Actor) notesIfQuiet(ctx context.Context, ss *session) error {
 	if !ss.settled || len(ss.sent) > 0 || ss.notesCompared {
 		return nil
 	}
@@ -111,7 +111,7 @@ func (x *actor) notesIfQuiet(ctx context.Context, ss *session) error {
 
 // finish reports a request whose answer (or timeout) and recorded answer
 // are both known, and forgets it.
-func (x *actor) finish(ctx context.Context, p *pend) error {
+func (x *Actor) finish(ctx context.Context, p *pend) error {
 	if x.pollAgain(p) {
 		return nil
 	}
@@ -125,10 +125,10 @@ func (x *actor) finish(ctx context.Context, p *pend) error {
 	if p.sess.waitFor == p {
 		p.sess.waitFor = nil
 	}
-	o := &outcome{Epoch: p.req.Epoch, Req: p.req, Expected: p.expected, Edited: p.edited, Actual: p.actual, Sent: p.sent, Timeout: p.timedOut, Stream: p.listenEnded}
+	o := &Outcome{Epoch: p.req.Epoch, Req: p.req, Expected: p.expected, Edited: p.edited, Actual: p.actual, Sent: p.sent, Timeout: p.timedOut, Stream: p.listenEnded}
 	switch {
 	case p.timedOut:
-		o.Err = fmt.Errorf("no answer within %s; cancelled", x.e.cfg.Timeout)
+		o.Err = fmt.Errorf("no answer within %s; cancelled", x.env.Timeout)
 	case p.sendErr != nil:
 		o.Err, o.Lost = p.sendErr, p.lost
 	}
@@ -138,31 +138,31 @@ func (x *actor) finish(ctx context.Context, p *pend) error {
 	return x.notesIfQuiet(ctx, p.sess)
 }
 
-func (x *actor) emit(ctx context.Context, o *outcome) error { return send(ctx, x.out, o) }
+func (x *Actor) emit(ctx context.Context, o *Outcome) error { return x.sink.Outcome(ctx, o) }
 
 // retry sends a request again when its answer failed a validation rule
 // whose on_failure is retry and retries are left: with a new id, the same
 // recorded answer to meet. It reports whether it did.
-func (x *actor) retry(ctx context.Context, p *pend) (bool, error) {
-	if !x.e.retries || p.actual == nil || p.expected == nil || p.req.Injected {
+func (x *Actor) retry(ctx context.Context, p *pend) (bool, error) {
+	if x.env.Validator == nil || p.actual == nil || p.expected == nil || p.req.Injected {
 		return false, nil
 	}
 	expected := p.expected.Rec.Msg
 	if p.edited != nil {
 		expected = p.edited
 	}
-	vd, err := x.e.v.Check(subject(p.req), expected, p.actual.Msg)
+	vd, err := x.env.Validator.Check(Subject(p.req), expected, p.actual.Msg)
 	if err != nil || !vd.Failed() || vd.OnFailure != validator.OnFailureRetry || p.attempts >= vd.MaxRetries {
 		return false, nil
 	}
-	x.e.log.Info().Int64("seq", p.req.Rec.Seq).Int("attempt", p.attempts+1).Msg("answer failed a retry rule: sending again")
-	x.retryEvent(p.req, p.attempts+1, "validation_rule", nil)
+	x.env.Log.Info().Int64("seq", p.req.Rec.Seq).Int("attempt", p.attempts+1).Msg("answer failed a retry rule: sending again")
+	x.ev.retry(p.req, p.attempts+1, "validation_rule", nil)
 	return true, x.resend(ctx, p)
 }
 
 // resend sends a request again, with a new id, for the same recorded
 // answer to meet.
-func (x *actor) resend(ctx context.Context, p *pend) error {
+func (x *Actor) resend(ctx context.Context, p *pend) error {
 	rpc, err := jsonrpc.Parse(p.req.Out)
 	if err != nil {
 		return nil
@@ -178,7 +178,7 @@ func (x *actor) resend(ctx context.Context, p *pend) error {
 	np.req.Out, np.req.SentID = rpc.WithID(id), id
 	np.key, np.actual, np.timedOut, np.sendErr = jsonrpc.IDKey(id), nil, false, nil
 	np.sent = time.Now()
-	np.deadline = np.sent.Add(x.e.cfg.Timeout)
+	np.deadline = np.sent.Add(x.env.Timeout)
 	ss := p.sess
 	delete(ss.sent, p.key)
 	ss.sent[np.key] = &np
@@ -198,12 +198,12 @@ func (x *actor) resend(ctx context.Context, p *pend) error {
 
 // injectError answers a request with the error an inject_error rule
 // gives, without sending it: the replay goes on as if the server had.
-func (x *actor) injectError(ss *session, it *Item) error {
+func (x *Actor) injectError(ss *session, it *Item) error {
 	x.sentOrDropped(it)
 	now := time.Now()
 	answer := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, it.RPC.ID, it.InjectError)
 	p := &pend{
-		req: it, sess: ss, sent: now, deadline: now.Add(x.e.cfg.Timeout),
+		req: it, sess: ss, sent: now, deadline: now.Add(x.env.Timeout),
 		key: jsonrpc.IDKey(it.SentID), recKey: jsonrpc.IDKey(it.RPC.ID),
 		actual: &transport.Incoming{Msg: answer, At: now},
 	}
@@ -215,7 +215,7 @@ func (x *actor) injectError(ss *session, it *Item) error {
 
 // abandon reports every request still in flight as failed with cause, when
 // the replay stops because the target failed: they were sent.
-func (x *actor) abandon(ctx context.Context, cause error) {
+func (x *Actor) abandon(ctx context.Context, cause error) {
 	var left []*pend
 	for _, p := range x.ss.sent {
 		if !p.answered() {
@@ -224,8 +224,8 @@ func (x *actor) abandon(ctx context.Context, cause error) {
 	}
 	slices.SortFunc(left, func(a, b *pend) int { return a.sent.Compare(b.sent) })
 	for _, p := range left {
-		o := &outcome{Epoch: p.req.Epoch, Req: p.req, Sent: p.sent, Err: cause}
-		if send(ctx, x.out, o) != nil {
+		o := &Outcome{Epoch: p.req.Epoch, Req: p.req, Sent: p.sent, Err: cause}
+		if x.sink.Outcome(ctx, o) != nil {
 			return
 		}
 	}

@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"context"
@@ -12,10 +12,6 @@ import (
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
-
-// ErrTarget is wrapped by errors that come from the target: it could not be
-// reached, or it died.
-var ErrTarget = transport.ErrTarget
 
 // pend is a request sent and not yet reported.
 type pend struct {
@@ -47,7 +43,7 @@ func (p *pend) answered() bool {
 }
 
 // process replays one recorded message of a session that may go on.
-func (x *actor) process(ctx context.Context, ss *session, it *Item) error {
+func (x *Actor) process(ctx context.Context, ss *session, it *Item) error {
 	if it.Rec.Dir == tape.S2C {
 		return x.recorded(ctx, ss, it)
 	}
@@ -80,34 +76,34 @@ func (x *actor) process(ctx context.Context, ss *session, it *Item) error {
 
 // sendOne sends a client message (or answers it, for inject_error) and
 // registers the request in flight.
-func (x *actor) sendOne(ctx context.Context, ss *session, it *Item) error {
+func (x *Actor) sendOne(ctx context.Context, ss *session, it *Item) error {
 	if ss.dead {
 		x.sentOrDropped(it)
-		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "the server of this session died (chaos)"})
+		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "the server of this session died (chaos)"})
 	}
 	x.liveValues(ss, it)
-	it.after = ss.altered
+	it.After = ss.altered
 	if faultInjectedAtSend(it.Fault) {
-		x.faultEvent(it)
+		x.ev.fault(it)
 	}
-	if f := it.Fault; f != nil && f.Kind == chaos.NetworkError && x.e.cfg.MaxRetries == 0 {
+	if f := it.Fault; f != nil && f.Kind == chaos.NetworkError && x.env.MaxRetries == 0 {
 		// The connection failed as the request was written: the server
 		// never got it, and without retries nobody sends it again.
 		ss.altered = f
 		x.sentOrDropped(it)
-		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Err: errNetworkFault})
+		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Err: ErrNetworkFault})
 	}
 	// With retries, the attempt the network error spoiled never reached
 	// the server: what goes out now is the retry, which it gets once.
 	sent := time.Now()
 	it.Held = heldFor(ss, it, sent)
 	if x.async(ss, it) {
-		x.sentEvents(it, sent)
+		x.ev.sent(it, sent)
 		x.sendAsync(ctx, ss, it, sent)
 		return nil
 	}
 	// No send outlives the time its request has to be answered.
-	sctx, cancel := context.WithDeadline(ctx, sent.Add(x.e.cfg.Timeout))
+	sctx, cancel := context.WithDeadline(ctx, sent.Add(x.env.Timeout))
 	defer cancel()
 	var err error
 	if it.Fault != nil && it.Fault.Kind.Outbound() {
@@ -115,7 +111,7 @@ func (x *actor) sendOne(ctx context.Context, ss *session, it *Item) error {
 		answerable, err = x.sendFaulted(sctx, ss, it)
 		if err == nil && !answerable {
 			x.sentOrDropped(it)
-			return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "dropped (chaos)"})
+			return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "dropped (chaos)"})
 		}
 		if it.Fault.Kind == chaos.SlowWrite {
 			sent = time.Now() // its answer is timed from the end of the write
@@ -127,18 +123,18 @@ func (x *actor) sendOne(ctx context.Context, ss *session, it *Item) error {
 	if err != nil {
 		return x.sendFailed(ctx, ss, it, sent, err)
 	}
-	x.sentEvents(it, sent)
+	x.ev.sent(it, sent)
 	if it.RPC.Kind != jsonrpc.KindRequest {
-		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent})
+		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Sent: sent})
 	}
 	x.inFlight(ss, it, sent)
 	return nil
 }
 
 // inFlight registers a request sent at sent as waiting for its answer.
-func (x *actor) inFlight(ss *session, it *Item, sent time.Time) *pend {
+func (x *Actor) inFlight(ss *session, it *Item, sent time.Time) *pend {
 	p := &pend{
-		req: it, sess: ss, sent: sent, deadline: sent.Add(x.e.cfg.Timeout),
+		req: it, sess: ss, sent: sent, deadline: sent.Add(x.env.Timeout),
 		key:    jsonrpc.IDKey(it.SentID),
 		recKey: jsonrpc.IDKey(it.RPC.ID),
 	}
@@ -147,14 +143,14 @@ func (x *actor) inFlight(ss *session, it *Item, sent time.Time) *pend {
 	ss.inflight++
 	x.live++
 	x.fifo = append(x.fifo, p)
-	if x.e.cfg.Order == OrderSequential {
+	if x.env.Order == OrderSequential {
 		ss.waitFor = p
 	}
 	ss.prevID = it.SentID
 	if f := it.Fault; f != nil && f.Kind.Outbound() && chaos.Expect(*f).Want != chaos.WantRecorded {
 		// The server may rightly not answer: wait a short while only.
 		ss.faulted = append(ss.faulted, p)
-		x.chaosDeadline(p, sent.Add(min(chaosWait, x.e.cfg.Timeout)))
+		x.chaosDeadline(p, sent.Add(min(chaosWait, x.env.Timeout)))
 	}
 	return p
 }
@@ -162,7 +158,7 @@ func (x *actor) inFlight(ss *session, it *Item, sent time.Time) *pend {
 // sendFailed handles a message the target did not take: an HTTP refusal
 // (an answer of a kind, for a faulted message; an error verdict else), a
 // server that died under chaos, or a target that failed.
-func (x *actor) sendFailed(ctx context.Context, ss *session, it *Item, sent time.Time, err error) error {
+func (x *Actor) sendFailed(ctx context.Context, ss *session, it *Item, sent time.Time, err error) error {
 	var he *transport.HTTPError
 	switch {
 	case ctx.Err() != nil:
@@ -170,18 +166,18 @@ func (x *actor) sendFailed(ctx context.Context, ss *session, it *Item, sent time
 	case errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTarget):
 		// The target did not take the message (an HTTP answer's headers
 		// never came) within the time its answer had.
-		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent, Timeout: true,
-			Err: fmt.Errorf("no answer within %s (the timeout): the target did not take the message: %w", x.e.cfg.Timeout, err)})
+		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Sent: sent, Timeout: true,
+			Err: fmt.Errorf("no answer within %s (the timeout): the target did not take the message: %w", x.env.Timeout, err)})
 	case errors.As(err, &he) && it.Fault != nil:
-		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent, Actual: refusal(he)})
+		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Sent: sent, Actual: refusal(he)})
 	case errors.As(err, &he) && it.RPC.Method == mcp.MethodInitialize:
 		// Refusing the handshake is not an answer: this is no MCP server.
 		return fmt.Errorf("%w: session %s: the server refused initialize: %w", ErrTarget, ss.name, err)
 	case errors.As(err, &he):
 		// The target refused this message and lives on.
-		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent, Err: err})
-	case x.e.cfg.Chaos != nil && !overLimit(ss, err):
-		if err := x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent, Err: err}); err != nil {
+		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Sent: sent, Err: err})
+	case x.env.Chaos != nil && !overLimit(ss, err):
+		if err := x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Sent: sent, Err: err}); err != nil {
 			return err
 		}
 		return x.died(ctx, ss, err)
@@ -189,9 +185,9 @@ func (x *actor) sendFailed(ctx context.Context, ss *session, it *Item, sent time
 	return x.targetDied(ss, fmt.Errorf("send seq %d: %w", it.Rec.Seq, err))
 }
 
-// errNetworkFault is the fate of a request whose network-error fault is
+// ErrNetworkFault is the fate of a request whose network-error fault is
 // not retried (--max-retries 0).
-var errNetworkFault = errors.New("injected network error (chaos): the connection failed as the request was written, so the server never got it; not retried (--max-retries 0)")
+var ErrNetworkFault = errors.New("injected network error (chaos): the connection failed as the request was written, so the server never got it; not retried (--max-retries 0)")
 
 // heldFor is how long a message waited, past the time it was free to go
 // by the schedule, for the target: the order rule, the in-flight limit or
