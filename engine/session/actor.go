@@ -37,9 +37,8 @@ type Actor struct {
 	direct       <-chan transport.Incoming
 	timer        *time.Timer   // the oldest request's deadline
 	armed        *pend         // the request the timer is set for
-	pace         *time.Timer   // the head of the backlog falls due
+	pace         alarm         // the head of the backlog falls due
 	askTimer     *time.Timer   // the wait for a server request (session.awaiting) is over
-	paceAt       time.Time     // when pace fires; zero: not set
 	retryIDs     int64         // ids made for retries and reconnects
 	chaosExpired chan *pend    // a faulted request's short wait is over
 	polls        chan *pend    // a task poll's interval is over: send it again
@@ -78,7 +77,7 @@ func New(env *Env, sink Sink, name string, startAt time.Time) *Actor {
 		sendDone:     make(chan sendResult),
 		gateDone:     make(chan gated),
 		timer:        stoppedTimer(),
-		pace:         stoppedTimer(),
+		pace:         newAlarm(),
 		askTimer:     stoppedTimer(),
 		startAt:      startAt,
 	}
@@ -177,8 +176,8 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 			if err := x.expire(ctx, now); err != nil {
 				return err
 			}
-		case <-x.pace.C:
-			x.paceAt = time.Time{}
+		case <-x.pace.t.C:
+			x.pace.fired()
 			if err := x.drain(ctx, x.ss); err != nil {
 				return err
 			}
@@ -376,7 +375,7 @@ func (x *Actor) close() {
 	close(x.done)
 	x.cancel()
 	x.timer.Stop()
-	x.pace.Stop()
+	x.pace.stop()
 	x.askTimer.Stop()
 	for _, t := range x.chaosTimers {
 		t.Stop()

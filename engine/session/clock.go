@@ -1,14 +1,13 @@
 package session
 
-// A session's clock: when each of its messages is due, anchored when the
-// session can talk (see package scheduler, "A clock per session").
+// The actor's side of its session's pacing (pacing.go): it reads the
+// clock, takes the shared tickets and sets the pace timer.
 
 import (
 	"context"
 	"runtime"
 	"time"
 
-	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/scheduler"
@@ -18,44 +17,47 @@ import (
 // pacing; if not, the pace timer is set for when to look again.
 //
 // Every session paces itself. At speeds that pace by recorded time
-// (realtime, Nx) the session's clock starts when the session can talk:
-// its first message is due when the connection is ready, and the clock
-// is anchored again when the live handshake completes (see
-// anchorHandshake), and again at the first message of a later epoch (a
-// seek). Every due time counts from the anchor: anchor + (recorded offset
-// − anchor's offset) ÷ speed, never "the gap since the previous message".
-// At speeds that pace by count (fixed, rps) the session takes the next
-// of the tickets all sessions share when it falls due; fast and stepped
-// do not wait (a stepped message waits at the gate instead).
+// (realtime, Nx) by its clock (pacing.due); at speeds that pace by count
+// (fixed, rps) the session takes the next of the tickets all sessions
+// share when it falls due; fast and stepped do not wait (a stepped
+// message waits at the gate instead). While replay time stands still (a
+// controller paused) nothing is due; the actor looks again at the resume.
 func (x *Actor) due(ctx context.Context, ss *session, it *Item) (bool, error) {
-	if resumed := x.env.Timing.Paused(); resumed != nil {
-		x.resumed = resumed // replay time stands still: drain again at the resume
+	timing := x.env.Timing
+	if resumed := timing.Paused(); resumed != nil {
+		x.resumed = resumed
 		return false, nil
 	}
 	x.resumed = nil
-	if d := x.env.Timing.Frozen() - ss.frozen; d > 0 { // replay time stood still for d
-		ss.frozen += d
-		ss.clock = ss.clock.Shifted(d)
-		if !it.Timing.Due.IsZero() {
-			it.Timing.Due = it.Timing.Due.Add(d)
-		}
+	frozen := timing.Frozen()
+	if d := frozen - ss.pacing.frozen; d > 0 && !it.Timing.Due.IsZero() {
+		it.Timing.Due = it.Timing.Due.Add(d) // it waited while replay time stood still
 	}
-	spin := x.spin()
+	spin := spinFor(x.env.Live())
 	if it.Timing.Due.IsZero() {
 		now := time.Now()
-		due, ok := x.dueTime(ss, it, now, spin)
-		if !ok { // no ticket yet: look again when the next one falls due
-			x.setPace(due.Add(-spin))
-			return false, nil
+		m := pacedOf(it)
+		p, due, v := ss.pacing.due(m, x.env.Speed(), now, frozen)
+		if v == dueTicket {
+			var ok bool
+			if due, ok = timing.Take(now, spin, it.Epoch); !ok {
+				// No ticket yet: look again when the next one falls due.
+				ss.pacing = p
+				x.pace.set(due.Add(-spin))
+				return false, nil
+			}
+			p, due = p.ticketed(m, due)
 		}
-		it.Timing.Due = due
+		ss.pacing, it.Timing.Due, it.burst = p, due, v == dueBurst
+	} else {
+		ss.pacing = ss.pacing.thawed(frozen)
 	}
 	wait := time.Until(it.Timing.Due)
 	if wait <= 0 {
 		return true, nil
 	}
 	if wait > spin {
-		x.setPace(it.Timing.Due.Add(-spin))
+		x.pace.set(it.Timing.Due.Add(-spin))
 		return false, nil
 	}
 	if err := scheduler.SpinUntil(ctx, it.Timing.Due); err != nil {
@@ -64,59 +66,44 @@ func (x *Actor) due(ctx context.Context, ss *session, it *Item) (bool, error) {
 	return true, nil
 }
 
-// dueTime is when it is due at the current speed, at now: burst and
-// add_delay included. false: it waits for a ticket, the next of which
-// falls due at the time returned.
-func (x *Actor) dueTime(ss *session, it *Item, now time.Time, spin time.Duration) (time.Time, bool) {
-	speed := x.env.Speed()
-	var due time.Time
-	switch {
-	case ss.burst > 0: // a burst fault: sent at once, not when due
-		ss.burst--
-		it.burst = true
-		return now.Add(it.Delay), true
-	case speed.ByTime():
-		if !ss.clockSet || ss.clockEpoch != it.Epoch || !ss.clock.Speed().ByTime() {
-			ss.anchor(speed, now, it.Rec.TUS)
-			ss.clockEpoch, ss.frozen = it.Epoch, x.env.Timing.Frozen()
-		}
-		for _, c := range ss.speedChanges { // later messages follow the new speed
-			ss.clock = ss.clock.WithSpeed(c.speed, c.at, usec(it.Rec.TUS), 0)
-		}
-		ss.speedChanges = ss.speedChanges[:0]
-		due = ss.clock.Due(usec(it.Rec.TUS), 0)
-	default:
-		ss.speedChanges = ss.speedChanges[:0]
-		var ok bool
-		if due, ok = x.env.Timing.Take(now, spin, it.Epoch); !ok {
-			return due, false
-		}
-	}
-	if f := it.Fault; f != nil && f.Kind == chaos.Burst {
-		ss.burst = f.BurstSize() - 1
-	}
-	return due.Add(it.Delay), true // add_delay: later than due, on purpose
-}
-
-// spin is how long before a due time the actor stops sleeping on a timer
-// and yields in a loop instead (timers can fire up to a millisecond
-// late). Only while there are no more sessions than processors: beyond
-// that the spinning would take the time other sessions need.
-func (x *Actor) spin() time.Duration {
-	if x.env.Live() > int64(runtime.GOMAXPROCS(0)) {
+// spinFor is how long before a due time an actor stops sleeping on a
+// timer and yields in a loop instead (timers can fire up to a millisecond
+// late), with live sessions connected. Only while there are no more
+// sessions than processors: beyond that the spinning would take the time
+// other sessions need.
+func spinFor(live int64) time.Duration {
+	if live > int64(runtime.GOMAXPROCS(0)) {
 		return 0
 	}
 	return scheduler.DefaultSpin
 }
 
-// setPace points the pace timer at t.
-func (x *Actor) setPace(t time.Time) {
-	if x.paceAt.Equal(t) {
+// alarm is a timer pointed at a time, set again only when the time moves
+// (the runtime's timer lock is not taken on every look).
+type alarm struct {
+	t  *time.Timer
+	at time.Time // zero: not set
+}
+
+func newAlarm() alarm { return alarm{t: stoppedTimer()} }
+
+// set points the alarm at t.
+func (a *alarm) set(t time.Time) {
+	if a.at.Equal(t) {
 		return
 	}
-	x.pace.Stop()
-	x.paceAt = t
-	x.pace.Reset(time.Until(t))
+	a.t.Stop()
+	a.at = t
+	a.t.Reset(time.Until(t))
+}
+
+// fired is called when the alarm's channel gave a tick.
+func (a *alarm) fired() { a.at = time.Time{} }
+
+// stop stops the alarm.
+func (a *alarm) stop() {
+	a.at = time.Time{}
+	a.t.Stop()
 }
 
 // anchorHandshake starts the session's clock again when its live
@@ -131,67 +118,33 @@ func (x *Actor) anchorHandshake(p *pend) {
 	if p.actual != nil {
 		at = p.actual.At
 	}
-	if !x.env.Speed().ByTime() {
-		p.anchored = true
-		x.ev.message(at, event.Anchored, p.req)
-		return
-	}
-	if p.expected == nil {
+	speed := x.env.Speed()
+	if speed.ByTime() && p.expected == nil {
 		return // anchored when the recorded answer comes
 	}
 	p.anchored = true
 	x.ev.message(at, event.Anchored, p.req)
-	x.ss.anchor(x.env.Speed(), at, p.expected.Rec.TUS)
-	x.ss.clockEpoch, x.ss.frozen = p.req.Epoch, x.env.Timing.Frozen()
+	if speed.ByTime() {
+		x.ss.pacing = x.ss.pacing.anchored(speed, at, p.expected.Rec.TUS, p.req.Epoch, x.env.Timing.Frozen())
+	}
 }
 
-// usec is a tape offset in microseconds as a duration.
-func usec(us int64) time.Duration { return time.Duration(us) * time.Microsecond }
-
-// setSpeed changes the pace of the session at now. At a speed that
-// paces by recorded time the next message's due time follows the rule of
-// scheduler.Clock.WithSpeed, later ones the new speed from it. Speeds that
-// pace by count take the shared tickets, which Engine.SetSpeed moves; the
-// session's clock starts again at its next message when a speed that paces
-// by recorded time comes back.
+// setSpeed changes the pace of the session at now (pacing.speedChange).
 func (x *Actor) setSpeed(s scheduler.Speed, now time.Time) {
 	ss := x.ss
-	head := x.head()
-	// movable: the head's due time may still change (not a burst, not
-	// let through by the gate, not waiting at it).
-	movable := head != nil && !head.burst && !head.admitted && ss.gating != head
-	byClock := ss.clockSet && ss.clock.Speed().ByTime() // the session's clock sets due times
-	switch {
-	case !s.ByTime() || !byClock:
-		ss.clockSet, ss.speedChanges = false, ss.speedChanges[:0]
-		if movable && (byClock || head.Timing.Due.IsZero()) {
-			head.Timing.Due = time.Time{} // due again by the new speed
-			x.paceAt = time.Time{}
-			x.pace.Stop()
-		}
-	case movable && !head.Timing.Due.IsZero():
-		// The head's due time was set by the old speed: set it again.
-		ss.clock = ss.clock.WithSpeed(s, now, usec(head.Rec.TUS), 0)
-		head.Timing.Due = ss.clock.Due(usec(head.Rec.TUS), 0).Add(head.Delay)
-		x.paceAt = time.Time{}
-		x.pace.Stop()
-	default:
-		ss.speedChanges = append(ss.speedChanges, speedChange{speed: s, at: now})
+	var head *paced
+	var due time.Time
+	// The head's due time may still move: not a burst, not let through
+	// by the gate, not waiting at it.
+	if it := ss.head(); it != nil && !it.burst && !it.admitted && ss.gating != it {
+		m := pacedOf(it)
+		head, due = &m, it.Timing.Due
+	}
+	p, newDue := ss.pacing.speedChange(s, now, head, due)
+	ss.pacing = p
+	if head != nil && !newDue.Equal(due) {
+		ss.head().Timing.Due = newDue
+		x.pace.stop()
 	}
 	x.env.Log.Debug().Str("session", ss.name).Str("speed", s.String()).Msg("speed changed")
-}
-
-// head is the session's next message, or nil.
-func (x *Actor) head() *Item {
-	if len(x.ss.backlog) == 0 {
-		return nil
-	}
-	return x.ss.backlog[0]
-}
-
-// speedChange is a change of speed not yet applied to a session's clock:
-// it is, once the next message's offset is known.
-type speedChange struct {
-	speed scheduler.Speed
-	at    time.Time
 }
