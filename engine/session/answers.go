@@ -32,19 +32,13 @@ func (x *Actor) recorded(ctx context.Context, ss *session, it *Item) error {
 	default:
 		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server " + it.RPC.Kind.String()})
 	}
-	p := find(ss.byRec, it.RPC.ID)
-	if p == nil {
-		p = ss.refusedOver(it)
-	}
+	p := pairRecorded(ss, it)
 	if p == nil && len(ss.heldBack) > 0 {
 		// Its request is held back by a reorder fault: it goes now.
 		if err := x.releaseHeld(ctx, ss, true); err != nil {
 			return err
 		}
-		p = find(ss.byRec, it.RPC.ID)
-		if p == nil {
-			p = ss.refusedOver(it)
-		}
+		p = pairRecorded(ss, it)
 	}
 	if p == nil {
 		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded answer to a request that was not replayed"})
@@ -62,7 +56,7 @@ func (x *Actor) recorded(ctx context.Context, ss *session, it *Item) error {
 	if p.answered() {
 		return x.finish(ctx, p)
 	}
-	if x.env.Order == OrderCausal || x.env.Order == OrderRandom {
+	if x.env.Order.waitsForRecorded() {
 		ss.waitFor = p
 		// The live server cannot be waiting for an answer recorded after
 		// this point: refuse what it asked that the tape did not answer.
@@ -81,7 +75,7 @@ func (x *Actor) clientAnswer(ctx context.Context, ss *session, it *Item) error {
 		return x.answerServer(ctx, ss, q[0], it)
 	}
 	ss.answers[method] = append(ss.answers[method], it)
-	if x.env.Order != OrderNone && asks(ss.conn) {
+	if x.env.Order.waitsForServer() && asks(ss.conn) {
 		x.await(ss, it)
 	}
 	return nil
@@ -163,21 +157,18 @@ func (x *Actor) arrive(ctx context.Context, a arrival) error {
 		}
 		return nil
 	}
-	p := find(ss.sent, rpc.ID)
-	if p == nil && string(rpc.ID) == "null" {
-		p = ss.oldestFaulted() // a parse or invalid-request error to a fault
+	var faulted *pend
+	if string(rpc.ID) == "null" {
+		faulted = ss.oldestFaulted() // a parse or invalid-request error to a fault
 	}
-	if p != nil && p.answered() && p.req.Fault != nil {
-		return nil // the second answer of a duplicated message
-	}
-	if p == nil && ss.faultsSent() {
-		return nil // e.g. the answer to a duplicate-id: tolerated under chaos
-	}
-	if (p == nil || p.timedOut) && ss.late[jsonrpc.IDKey(rpc.ID)] {
+	p, pr := pairLive(rpc.ID, inFlight{sent: ss.sent, faulted: faulted, faultsSent: ss.faultsSent(), late: ss.late})
+	switch pr {
+	case pairDuplicate, pairTolerated:
+		return nil
+	case pairLate:
 		x.env.Log.Debug().Str("session", ss.name).Str("id", string(rpc.ID)).Msg("answer after the timeout; already counted as one")
 		return nil
-	}
-	if p == nil || p.answered() {
+	case pairStray:
 		x.env.Log.Warn().Str("session", ss.name).Str("id", string(rpc.ID)).Msg("answer to no request in flight")
 		return x.emit(ctx, &Outcome{Req: &Item{Rec: tape.Message{Seq: -1, Session: ss.name, Dir: tape.S2C}}, Err: fmt.Errorf("answer with id %s matches no request in flight", rpc.ID)})
 	}

@@ -143,7 +143,7 @@ func (x *Actor) inFlight(ss *session, it *Item, sent time.Time) *pend {
 	ss.inflight++
 	x.live++
 	x.fifo = append(x.fifo, p)
-	if x.env.Order == OrderSequential {
+	if x.env.Order.waitsForOwn() {
 		ss.waitFor = p
 	}
 	ss.prevID = it.SentID

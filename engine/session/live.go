@@ -137,7 +137,7 @@ func (x *Actor) pollAgain(p *pend) bool {
 	// order rule held the session on p only if the recorded answer was
 	// read before the live one came; hold it here either way.
 	p.actual = nil
-	if x.env.Order != OrderNone {
+	if x.env.Order.waitsForServer() { // any rule that holds at all
 		p.sess.waitFor = p
 	}
 	x.chaosTimers = append(x.chaosTimers, time.AfterFunc(wait, func() {

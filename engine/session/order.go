@@ -25,6 +25,20 @@ const (
 	OrderRandom Order = "random"
 )
 
+// The order rule, as what a session waits for before its next message:
+
+// waitsForOwn: every request's own answer, from when it is sent.
+func (o Order) waitsForOwn() bool { return o == OrderSequential }
+
+// waitsForRecorded: the live answer of each request whose recorded
+// answer came before the next message (from when the recorded one is
+// read).
+func (o Order) waitsForRecorded() bool { return o == OrderCausal || o == OrderRandom }
+
+// waitsForServer: the live server's request that the client answered in
+// the recording before the next message.
+func (o Order) waitsForServer() bool { return o != OrderNone }
+
 // maxRun bounds a run of client messages shuffled together (OrderRandom).
 const maxRun = 16
 

@@ -126,7 +126,7 @@ func TestPacingSpeedChange(t *testing.T) {
 		s       scheduler.Speed
 		head    *paced
 		due     time.Time
-		wantDue time.Time // the head's
+		wantDue time.Time     // the head's
 		next    int64         // the recorded offset (µs) of the message after it
 		nextAt  time.Duration // when that one is due
 	}{

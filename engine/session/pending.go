@@ -13,7 +13,6 @@ import (
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/transport"
-	"github.com/replayctl/replayctl/validator"
 )
 
 // expire times out the requests whose deadline has passed and tells the
@@ -152,7 +151,7 @@ func (x *Actor) retry(ctx context.Context, p *pend) (bool, error) {
 		expected = p.edited
 	}
 	vd, err := x.env.Validator.Check(Subject(p.req), expected, p.actual.Msg)
-	if err != nil || !vd.Failed() || vd.OnFailure != validator.OnFailureRetry || p.attempts >= vd.MaxRetries {
+	if err != nil || !retryByRule(vd, p.attempts) {
 		return false, nil
 	}
 	x.env.Log.Info().Int64("seq", p.req.Rec.Seq).Int("attempt", p.attempts+1).Msg("answer failed a retry rule: sending again")

@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -29,17 +28,15 @@ func (x *Actor) sendRetry(ctx context.Context, conn transport.Conn, msg []byte, 
 	}
 	exp.MaxElapsedTime = x.env.Timeout
 	b := backoff.WithContext(backoff.WithMaxRetries(exp, uint64(x.env.MaxRetries)), ctx)
+	deadline, _ := ctx.Deadline()
 	for attempt := 1; temporary(err); attempt++ {
-		wait := b.NextBackOff()
-		if wait == backoff.Stop {
+		next := b.NextBackOff()
+		wait, ok := retryWait(err, next, time.Now(), deadline)
+		if next == backoff.Stop {
 			return err
 		}
-		var he *transport.HTTPError
-		if errors.As(err, &he) {
-			wait = max(wait, he.RetryAfter)
-		}
 		// Retry-After is honoured only within the time the request has.
-		if dl, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(dl) {
+		if !ok {
 			x.env.Log.Warn().Err(err).Str("retry_after", wait.Round(time.Millisecond).String()).Msg("target asked to retry later than the request's deadline; giving up")
 			return fmt.Errorf("%w (the target asked to retry in %s, later than the %s the request has: raise the timeout)", err, wait.Round(time.Millisecond), x.env.Timeout)
 		}
@@ -55,13 +52,4 @@ func (x *Actor) sendRetry(ctx context.Context, conn transport.Conn, msg []byte, 
 		err = conn.Send(ctx, msg)
 	}
 	return err
-}
-
-// temporary reports whether err is an answer worth retrying.
-func temporary(err error) bool {
-	if err == nil {
-		return false
-	}
-	var he *transport.HTTPError
-	return errors.As(err, &he) && he.Temporary()
 }
