@@ -66,15 +66,6 @@ type Engine struct {
 	actors     registry
 	ends       ends
 	actorsLive atomic.Int64 // actors running, for the pacing's spin
-	// queued counts the items read ahead and not yet replayed: in
-	// mailboxes, backlogs, runs; the router waits on room past the limit.
-	queued atomic.Int64
-	room   chan struct{}
-	// runClock places each session's start at its recorded offset from
-	// the tape's first message (speeds that pace by recorded time). Owned
-	// by the router.
-	runClock    scheduler.Clock
-	runClockSet bool
 	// timing is what the sessions share of the pacing: the tickets of the
 	// speeds that pace by count (fixed, rps), each session taking the
 	// next when it falls due, and replay time, which a controller's pause
@@ -85,8 +76,6 @@ type Engine struct {
 	speedNow atomic.Pointer[scheduler.Speed]
 	// stopRun ends the stages with a cause (validate, OnErrorStop).
 	stopRun context.CancelCauseFunc
-	// lasts is each session's last seq, once scanned (owned by the router).
-	lasts lastSeqs
 	// ev is the run's event stream (nil: no consumers); see events.go.
 	ev *event.Stream
 	// env is what every session's actor shares, set by Run before the
@@ -111,8 +100,6 @@ func New(cfg Config) (*Engine, error) {
 		cfg:    cfg,
 		log:    cfg.Logger,
 		dialer: cfg.Dialer,
-		// One wake-up is enough: the router looks at the count again.
-		room:   make(chan struct{}, 1),
 		timing: scheduler.NewShared(cfg.Speed),
 	}
 	return e, nil
@@ -201,8 +188,11 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	}
 	// One value, sent once: the scan need not wait for the router.
 	lasts := make(chan lastSeqs, 1)
-	g.Go(func() error { return e.scanLasts(gctx, lasts) })
-	g.Go(func() error { return e.route(gctx, g, transformed, executed, lasts) })
+	rt := e.router()
+	if e.ctl == nil { // a seek may send any session back: none ends early
+		g.Go(func() error { return scanLasts(gctx, e.cfg.Source, e.cfg.TapeOptions, lasts) })
+	}
+	g.Go(func() error { return rt.route(gctx, g, transformed, &sink{e: e, rt: rt, out: executed}, lasts) })
 	g.Go(func() error { return e.validate(gctx, executed, v, col) })
 	err = g.Wait()
 	if errors.Is(err, context.Canceled) && ctx.Err() == nil {

@@ -15,14 +15,14 @@ import (
 	"github.com/replayctl/replayctl/scheduler"
 )
 
-// gate is the replay's gate (session.Gate): the controller's, or at
+// gateOf is a replay's gate (session.Gate): the controller's, or at
 // stepped the Step channel; nil when there is none.
-func (e *Engine) gate() session.Gate {
+func gateOf(ctl *controller.Controller, cfg *Config) session.Gate {
 	switch {
-	case e.ctl != nil:
-		return ctlGate{e.ctl}
-	case e.cfg.Speed.Mode == scheduler.Stepped && e.cfg.Step != nil:
-		return stepGate(e.cfg.Step)
+	case ctl != nil:
+		return ctlGate{ctl}
+	case cfg.Speed.Mode == scheduler.Stepped && cfg.Step != nil:
+		return stepGate(cfg.Step)
 	}
 	return nil
 }

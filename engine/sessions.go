@@ -29,7 +29,7 @@ func (e *Engine) sessionEnv() *session.Env {
 		Speed:                 e.speed,
 		Epoch:                 e.epoch.Load,
 		Live:                  e.actorsLive.Load,
-		Gate:                  e.gate(),
+		Gate:                  gateOf(e.ctl, &e.cfg),
 		SessionEnds:           e.cfg.Hooks.OnSessionEnd != nil,
 		Controlled:            e.ctl != nil,
 	}
@@ -43,6 +43,7 @@ func (e *Engine) sessionEnv() *session.Env {
 // validate on out; the rest is the engine's bookkeeping.
 type sink struct {
 	e   *Engine
+	rt  *router
 	out chan<- *outcome
 }
 
@@ -50,7 +51,7 @@ var _ session.Sink = (*sink)(nil)
 
 func (s *sink) Outcome(ctx context.Context, o *outcome) error { return send(ctx, s.out, o) }
 
-func (s *sink) Release(n int) { s.e.release(n) }
+func (s *sink) Release(n int) { s.rt.release(n) }
 
 func (s *sink) Count(c session.Counter) {
 	e := s.e
@@ -73,6 +74,17 @@ func (s *sink) Sent(it *Item) { s.e.sentOrDropped(it) }
 func (s *sink) End(epoch uint64) bool { return s.e.ends.reached(epoch) }
 
 func (s *sink) Ended(a *session.Actor) { s.e.actors.remove(a) }
+
+// router makes the route stage of a run.
+func (e *Engine) router() *router {
+	return &router{
+		env: e.env, sessions: e.cfg.Sessions, speed: e.cfg.Speed,
+		actors: &e.actors, ends: &e.ends, live: &e.actorsLive,
+		stale: e.stale, sent: e.sentOrDropped,
+		// One wake-up is enough: the router looks at the count again.
+		room: make(chan struct{}, 1),
+	}
+}
 
 // sentOrDropped tells a controller that a client message it let through
 // is on the wire, or will never be.

@@ -28,22 +28,21 @@ type Actor struct {
 	mb   *mailbox
 	ev   emitter
 
-	live      int     // pends not yet reported
-	fifo      []*pend // send order; deadlines are in the same order
-	inputDone bool    // the mailbox is closed and emptied
-	end       *Item   // the end of the tape, passed on once all is judged
+	// The actor's parts, each a concern of the one goroutine, with the
+	// state it keeps: the requests in flight (pending.go), sending
+	// (execute.go), what comes back (answers.go), chaos faults (chaos.go).
+	rq *requests
+	tx *sender
+	rx *receiver
+	fx *faults
+
+	inputDone bool  // the mailbox is closed and emptied
+	end       *Item // the end of the tape, passed on once all is judged
 	// direct is the connection's stream of messages, read in the actor's
 	// own select: nil while dialling and once the connection has ended.
-	direct       <-chan transport.Incoming
-	timer        *time.Timer   // the oldest request's deadline
-	armed        *pend         // the request the timer is set for
-	pace         alarm         // the head of the backlog falls due
-	askTimer     *time.Timer   // the wait for a server request (session.awaiting) is over
-	retryIDs     int64         // ids made for retries and reconnects
-	chaosExpired chan *pend    // a faulted request's short wait is over
-	polls        chan *pend    // a task poll's interval is over: send it again
-	chaosTimers  []*time.Timer // stopped when the actor returns
-	done         chan struct{} // closed when the actor returns
+	direct <-chan transport.Incoming
+	pace   alarm         // the head of the backlog falls due
+	done   chan struct{} // closed when the actor returns
 	// Sends made without waiting (async.go): their goroutines, how each
 	// ended, and the context that stops them when the actor returns.
 	sends    sync.WaitGroup
@@ -66,21 +65,22 @@ type Actor struct {
 // New returns the actor of the session name, which may connect at
 // startAt; Run runs it. env is shared and read only.
 func New(env *Env, sink Sink, name string, startAt time.Time) *Actor {
-	return &Actor{
+	x := &Actor{
 		env: env, sink: sink,
-		ev:           emitter{ev: env.Events, red: env.Redactor, name: name},
-		ss:           newSession(name, nil),
-		mb:           newMailbox(),
-		chaosExpired: make(chan *pend),
-		polls:        make(chan *pend),
-		done:         make(chan struct{}),
-		sendDone:     make(chan sendResult),
-		gateDone:     make(chan gated),
-		timer:        stoppedTimer(),
-		pace:         newAlarm(),
-		askTimer:     stoppedTimer(),
-		startAt:      startAt,
+		ev:       emitter{ev: env.Events, red: env.Redactor, name: name},
+		ss:       newSession(name, nil),
+		mb:       newMailbox(),
+		done:     make(chan struct{}),
+		sendDone: make(chan sendResult),
+		gateDone: make(chan gated),
+		pace:     newAlarm(),
+		startAt:  startAt,
 	}
+	x.rq = &requests{x: x, timer: stoppedTimer(), polls: make(chan *pend)}
+	x.tx = &sender{x: x}
+	x.rx = &receiver{x: x, askTimer: stoppedTimer()}
+	x.fx = &faults{x: x, chaosExpired: make(chan *pend)}
+	return x
 }
 
 func stoppedTimer() *time.Timer {
@@ -120,19 +120,19 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 		}
 		// validate reads until every actor has returned (see validate),
 		// so these reports go through although ctx is done.
-		x.abandon(context.WithoutCancel(ctx), cause)
+		x.rq.abandon(context.WithoutCancel(ctx), cause)
 	}()
 	if err := x.connect(ctx); err != nil {
 		return err
 	}
-	for !x.inputDone || x.live > 0 || len(x.ss.backlog) > 0 || x.end != nil {
+	for !x.inputDone || x.rq.live > 0 || len(x.ss.backlog) > 0 || x.end != nil {
 		if err := x.passEnd(ctx); err != nil {
 			return err
 		}
-		if x.inputDone && x.live == 0 && len(x.ss.backlog) == 0 && x.end == nil {
+		if x.inputDone && x.rq.live == 0 && len(x.ss.backlog) == 0 && x.end == nil {
 			break
 		}
-		x.armTimer()
+		x.rq.armTimer()
 		x.account()
 		select {
 		case <-x.mb.wake:
@@ -145,11 +145,11 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 				a = arrival{closed: true, err: x.ss.conn.Err()}
 				x.direct = nil
 			}
-			if err := x.arrive(ctx, a); err != nil {
+			if err := x.rx.arrive(ctx, a); err != nil {
 				return err
 			}
 		case r := <-x.sendDone:
-			if err := x.sendEnded(ctx, r); err != nil {
+			if err := x.tx.sendEnded(ctx, r); err != nil {
 				return err
 			}
 		case <-x.resumed:
@@ -158,22 +158,22 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 				return err
 			}
 		case a := <-x.gateDone:
-			if err := x.gateAnswered(ctx, a); err != nil {
+			if err := x.tx.gateAnswered(ctx, a); err != nil {
 				return err
 			}
-		case p := <-x.polls:
-			if err := x.resend(ctx, p); err != nil {
+		case p := <-x.rq.polls:
+			if err := x.rq.resend(ctx, p); err != nil {
 				return err
 			}
-		case p := <-x.chaosExpired:
+		case p := <-x.fx.chaosExpired:
 			if !p.answered() {
-				if err := x.timeOut(ctx, p); err != nil {
+				if err := x.rq.timeOut(ctx, p); err != nil {
 					return err
 				}
 			}
-		case now := <-x.timer.C:
-			x.armed = nil
-			if err := x.expire(ctx, now); err != nil {
+		case now := <-x.rq.timer.C:
+			x.rq.armed = nil
+			if err := x.rq.expire(ctx, now); err != nil {
 				return err
 			}
 		case <-x.pace.t.C:
@@ -181,8 +181,8 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 			if err := x.drain(ctx, x.ss); err != nil {
 				return err
 			}
-		case <-x.askTimer.C:
-			if err := x.askExpired(ctx); err != nil {
+		case <-x.rx.askTimer.C:
+			if err := x.rx.askExpired(ctx); err != nil {
 				return err
 			}
 		case <-ctx.Done():
@@ -262,7 +262,7 @@ func (x *Actor) takeMail(ctx context.Context) error {
 			return err
 		}
 		x.inputDone = true
-		return x.settle(ctx, x.ss)
+		return x.rq.settle(ctx, x.ss)
 	}
 	return nil
 }
@@ -326,7 +326,7 @@ func (x *Actor) drain(ctx context.Context, ss *session) error {
 			continue
 		}
 		if ss.awaiting != nil && x.env.stale(ss.awaiting) { // a seek went past it
-			x.endAwait(ss)
+			x.rx.endAwait(ss)
 		}
 		if ss.held(x.env.MaxInflight) {
 			if !ss.blocked {
@@ -350,16 +350,16 @@ func (x *Actor) drain(ctx context.Context, ss *session) error {
 				break
 			}
 			if x.env.Gate != nil {
-				x.askGate(ss, it)
+				x.tx.askGate(ss, it)
 				break
 			}
 		}
 		x.pop(ss)
-		if err := x.process(ctx, ss, it); err != nil {
+		if err := x.tx.process(ctx, ss, it); err != nil {
 			return err
 		}
 	}
-	return x.settle(ctx, ss)
+	return x.rq.settle(ctx, ss)
 }
 
 func (x *Actor) pop(ss *session) {
@@ -374,10 +374,10 @@ func (x *Actor) close() {
 	}
 	close(x.done)
 	x.cancel()
-	x.timer.Stop()
+	x.rq.timer.Stop()
 	x.pace.stop()
-	x.askTimer.Stop()
-	for _, t := range x.chaosTimers {
+	x.rx.askTimer.Stop()
+	for _, t := range x.fx.chaosTimers {
 		t.Stop()
 	}
 	if x.ss.conn != nil {
@@ -391,34 +391,37 @@ func (x *Actor) close() {
 // armTimer points the timer at the oldest unanswered request's deadline.
 // Deadlines are in send order, so only a change of the oldest one moves
 // the timer; the runtime's timer lock is not taken on every message.
-func (x *Actor) armTimer() {
-	for len(x.fifo) > 0 && x.fifo[0].answered() {
-		x.fifo[0] = nil
-		x.fifo = x.fifo[1:]
+func (r *requests) armTimer() {
+	x := r.x
+	for len(x.rq.fifo) > 0 && x.rq.fifo[0].answered() {
+		x.rq.fifo[0] = nil
+		x.rq.fifo = x.rq.fifo[1:]
 	}
 	var head *pend
-	if len(x.fifo) > 0 {
-		head = x.fifo[0]
+	if len(x.rq.fifo) > 0 {
+		head = x.rq.fifo[0]
 	}
-	if head == x.armed {
+	if head == x.rq.armed {
 		return
 	}
-	x.armed = head
-	x.timer.Stop()
+	x.rq.armed = head
+	x.rq.timer.Stop()
 	if head != nil {
-		x.timer.Reset(time.Until(head.deadline))
+		x.rq.timer.Reset(time.Until(head.deadline))
 	}
 }
 
 // sendBounded sends a message that is not a recorded request of its own
 // (an answer to the server, a cancellation, a resend) within the replay's
 // timeout: no write to the target waits longer than a request would.
-func (x *Actor) sendBounded(ctx context.Context, c transport.Conn, msg []byte) error {
-	return x.bounded(ctx, func(ctx context.Context) error { return c.Send(ctx, msg) })
+func (r *sender) sendBounded(ctx context.Context, c transport.Conn, msg []byte) error {
+	x := r.x
+	return x.tx.bounded(ctx, func(ctx context.Context) error { return c.Send(ctx, msg) })
 }
 
 // bounded runs one write to the target within the replay's timeout.
-func (x *Actor) bounded(ctx context.Context, write func(context.Context) error) error {
+func (r *sender) bounded(ctx context.Context, write func(context.Context) error) error {
+	x := r.x
 	wctx, cancel := context.WithTimeout(ctx, x.env.Timeout)
 	defer cancel()
 	return write(wctx)

@@ -15,9 +15,18 @@ import (
 	"github.com/replayctl/replayctl/transport"
 )
 
+// receiver is the actor's part for what comes back: the recorded answers
+// flowing down the pipeline, the live messages from the target, and the
+// requests the live server asks (answered from the tape).
+type receiver struct {
+	x        *Actor
+	askTimer *time.Timer // the wait for a server request (session.awaiting) is over
+}
+
 // recorded handles a server message from the tape: the expected answer
 // of a request sent earlier, or a server notification or request.
-func (x *Actor) recorded(ctx context.Context, ss *session, it *Item) error {
+func (r *receiver) recorded(ctx context.Context, ss *session, it *Item) error {
+	x := r.x
 	switch it.RPC.Kind {
 	case jsonrpc.KindResponse, jsonrpc.KindError:
 	case jsonrpc.KindRequest:
@@ -35,7 +44,7 @@ func (x *Actor) recorded(ctx context.Context, ss *session, it *Item) error {
 	p := pairRecorded(ss, it)
 	if p == nil && len(ss.heldBack) > 0 {
 		// Its request is held back by a reorder fault: it goes now.
-		if err := x.releaseHeld(ctx, ss, true); err != nil {
+		if err := x.fx.releaseHeld(ctx, ss, true); err != nil {
 			return err
 		}
 		p = pairRecorded(ss, it)
@@ -54,13 +63,13 @@ func (x *Actor) recorded(ctx context.Context, ss *session, it *Item) error {
 		p.edited = edited
 	}
 	if p.answered() {
-		return x.finish(ctx, p)
+		return x.rq.finish(ctx, p)
 	}
 	if x.env.Order.waitsForRecorded() {
 		ss.waitFor = p
 		// The live server cannot be waiting for an answer recorded after
 		// this point: refuse what it asked that the tape did not answer.
-		return x.refuseAsked(ctx, ss)
+		return x.rx.refuseAsked(ctx, ss)
 	}
 	return nil
 }
@@ -68,15 +77,16 @@ func (x *Actor) recorded(ctx context.Context, ss *session, it *Item) error {
 // clientAnswer handles the client's recorded answer to a server request:
 // it goes to the live server's request of the same method, now or when
 // the server asks.
-func (x *Actor) clientAnswer(ctx context.Context, ss *session, it *Item) error {
+func (r *receiver) clientAnswer(ctx context.Context, ss *session, it *Item) error {
+	x := r.x
 	method := ss.serverMethods[jsonrpc.IDKey(it.RPC.ID)]
 	if q := ss.asked[method]; len(q) > 0 {
 		ss.asked[method] = q[1:]
-		return x.answerServer(ctx, ss, q[0], it)
+		return x.rx.answerServer(ctx, ss, q[0], it)
 	}
 	ss.answers[method] = append(ss.answers[method], it)
 	if x.env.Order.waitsForServer() && asks(ss.conn) {
-		x.await(ss, it)
+		x.rx.await(ss, it)
 	}
 	return nil
 }
@@ -89,28 +99,31 @@ func asks(c transport.Conn) bool {
 
 // await holds the session's later messages until the live server asks
 // what the recorded answer it answers, within the replay's timeout.
-func (x *Actor) await(ss *session, it *Item) {
+func (r *receiver) await(ss *session, it *Item) {
+	x := r.x
 	ss.awaiting = it
-	x.askTimer.Stop()
-	x.askTimer.Reset(x.env.Timeout)
+	x.rx.askTimer.Stop()
+	x.rx.askTimer.Reset(x.env.Timeout)
 }
 
 // endAwait lets the session go on without waiting for a server request.
-func (x *Actor) endAwait(ss *session) {
+func (r *receiver) endAwait(ss *session) {
+	x := r.x
 	ss.awaiting = nil
-	x.askTimer.Stop()
+	x.rx.askTimer.Stop()
 }
 
 // askExpired lets the session go on when the live server has not asked,
 // within the timeout, what the recorded server asked; the recorded answer
 // is kept for a later ask, and reported as not asked for if none comes.
-func (x *Actor) askExpired(ctx context.Context) error {
+func (r *receiver) askExpired(ctx context.Context) error {
+	x := r.x
 	ss := x.ss
 	it := ss.awaiting
 	if it == nil {
 		return nil
 	}
-	x.endAwait(ss)
+	x.rx.endAwait(ss)
 	method := ss.serverMethods[jsonrpc.IDKey(it.RPC.ID)]
 	x.env.Log.Warn().Str("session", ss.name).Int64("seq", it.Rec.Seq).Str("method", method).
 		Msgf("the live server did not ask %s within %s (the recorded server asked it, and the client answered at seq %d); going on without it", method, x.env.Timeout, it.Rec.Seq)
@@ -118,10 +131,11 @@ func (x *Actor) askExpired(ctx context.Context) error {
 }
 
 // answerServer sends the recorded answer it to the live server request req.
-func (x *Actor) answerServer(ctx context.Context, ss *session, req jsonrpc.Message, it *Item) error {
+func (r *receiver) answerServer(ctx context.Context, ss *session, req jsonrpc.Message, it *Item) error {
+	x := r.x
 	x.sink.Count(ServerRequest)
 	sent := time.Now()
-	if err := x.sendBounded(ctx, ss.conn, it.RPC.WithID(req.ID)); err != nil && ctx.Err() == nil {
+	if err := x.tx.sendBounded(ctx, ss.conn, it.RPC.WithID(req.ID)); err != nil && ctx.Err() == nil {
 		return x.targetDied(ss, fmt.Errorf("answer server request %s: %w", req.Method, err))
 	}
 	x.ev.sent(it, sent)
@@ -129,11 +143,12 @@ func (x *Actor) answerServer(ctx context.Context, ss *session, req jsonrpc.Messa
 }
 
 // arrive handles a message from the target.
-func (x *Actor) arrive(ctx context.Context, a arrival) error {
+func (r *receiver) arrive(ctx context.Context, a arrival) error {
+	x := r.x
 	ss := x.ss
 	if a.closed {
 		if a.err != nil && x.env.Chaos != nil && !overLimit(ss, a.err) {
-			return x.died(ctx, ss, a.err)
+			return x.fx.died(ctx, ss, a.err)
 		}
 		if a.err != nil {
 			return fmt.Errorf("%w: session %s: %w", ErrTarget, ss.name, a.err)
@@ -148,7 +163,7 @@ func (x *Actor) arrive(ctx context.Context, a arrival) error {
 	switch rpc.Kind {
 	case jsonrpc.KindResponse, jsonrpc.KindError:
 	case jsonrpc.KindRequest:
-		return x.serverAsks(ctx, rpc)
+		return x.rx.serverAsks(ctx, rpc)
 	default:
 		x.sink.Count(ServerNotification)
 		if x.env.ValidateNotifications && rpc.Kind == jsonrpc.KindNotification {
@@ -177,7 +192,7 @@ func (x *Actor) arrive(ctx context.Context, a arrival) error {
 		x.ev.fault(p.req)
 	}
 	if p.req.Fault != nil && !p.req.Fault.Kind.Outbound() && p.attempts == 0 {
-		keep, err := x.faultedAnswer(ctx, p, &inc)
+		keep, err := x.fx.faultedAnswer(ctx, p, &inc)
 		if err != nil || !keep {
 			return err
 		}
@@ -187,7 +202,7 @@ func (x *Actor) arrive(ctx context.Context, a arrival) error {
 	ss.inflight--
 	x.anchorHandshake(p)
 	if p.expected != nil || x.final(ss) || p.req.Injected {
-		if err := x.finish(ctx, p); err != nil {
+		if err := x.rq.finish(ctx, p); err != nil {
 			return err
 		}
 	}
@@ -200,27 +215,29 @@ func (x *Actor) final(ss *session) bool { return x.inputDone && len(ss.backlog) 
 // serverAsks handles a request from the live server: answered with the
 // client's recorded answer of the same method, in order; held until the
 // tape gets there; or refused when the tape has none.
-func (x *Actor) serverAsks(ctx context.Context, rpc jsonrpc.Message) error {
+func (r *receiver) serverAsks(ctx context.Context, rpc jsonrpc.Message) error {
+	x := r.x
 	ss := x.ss
 	if it := ss.takeAnswer(rpc.Method); it != nil {
-		if err := x.answerServer(ctx, ss, rpc, it); err != nil || it != ss.awaiting {
+		if err := x.rx.answerServer(ctx, ss, rpc, it); err != nil || it != ss.awaiting {
 			return err
 		}
-		x.endAwait(ss) // what was recorded after the answer may go now
+		x.rx.endAwait(ss) // what was recorded after the answer may go now
 		return x.drain(ctx, ss)
 	}
 	if x.final(ss) || ss.held(x.env.MaxInflight) {
-		return x.refuse(ctx, ss, rpc)
+		return x.rx.refuse(ctx, ss, rpc)
 	}
 	ss.asked[rpc.Method] = append(ss.asked[rpc.Method], rpc)
 	return nil
 }
 
 // refuseAsked refuses every live server request still waiting.
-func (x *Actor) refuseAsked(ctx context.Context, ss *session) error {
+func (r *receiver) refuseAsked(ctx context.Context, ss *session) error {
+	x := r.x
 	for m, q := range ss.asked {
 		for _, rpc := range q {
-			if err := x.refuse(ctx, ss, rpc); err != nil {
+			if err := x.rx.refuse(ctx, ss, rpc); err != nil {
 				return err
 			}
 		}
@@ -231,7 +248,8 @@ func (x *Actor) refuseAsked(ctx context.Context, ss *session) error {
 
 // refuse answers a server request the tape has no answer to, with an
 // error the report counts.
-func (x *Actor) refuse(ctx context.Context, ss *session, rpc jsonrpc.Message) error {
+func (r *receiver) refuse(ctx context.Context, ss *session, rpc jsonrpc.Message) error {
+	x := r.x
 	x.sink.Count(ServerRefused)
 	ev := x.env.Log.Debug()
 	if !ss.warned[rpc.Method] { // once per method and session: a server may ask thousands of times
@@ -243,7 +261,7 @@ func (x *Actor) refuse(ctx context.Context, ss *session, rpc jsonrpc.Message) er
 	}
 	ev.Str("session", ss.name).Str("method", rpc.Method).Msg("the server asked something the tape has no answer to (refused; counted in the report)")
 	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":%s}}`, rpc.ID, jsonQuote("replayctl: the tape has no answer to "+rpc.Method))
-	if err := x.sendBounded(ctx, ss.conn, msg); err != nil && ctx.Err() == nil {
+	if err := x.tx.sendBounded(ctx, ss.conn, msg); err != nil && ctx.Err() == nil {
 		return x.targetDied(ss, fmt.Errorf("answer server request %s: %w", rpc.Method, err))
 	}
 	return nil

@@ -22,10 +22,20 @@ import (
 // may rightly say nothing to a line that is not JSON.
 const chaosWait = 300 * time.Millisecond
 
+// faults is the actor's part for chaos faults (Env.Chaos): sending a
+// message with its outbound fault, spoiling an answer with its inbound
+// one, disconnects and reconnects, and a server that died.
+type faults struct {
+	x            *Actor
+	chaosExpired chan *pend    // a faulted request's short wait is over
+	chaosTimers  []*time.Timer // stopped when the actor returns
+}
+
 // sendFaulted sends a client message with its outbound fault: mutated,
 // twice, not at all, or followed by a cancellation. It reports whether the
 // message was sent in a way that can be answered (false for drop).
-func (x *Actor) sendFaulted(ctx context.Context, ss *session, it *Item) (bool, error) {
+func (r *faults) sendFaulted(ctx context.Context, ss *session, it *Item) (bool, error) {
+	x := r.x
 	f := *it.Fault
 	if f.Kind.Alters() {
 		ss.altered = it.Fault
@@ -36,7 +46,7 @@ func (x *Actor) sendFaulted(ctx context.Context, ss *session, it *Item) (bool, e
 	ss.faultCount++
 	ss.lastFault = it.Fault
 	if f.Kind == chaos.SlowWrite {
-		return true, x.slowWrite(ctx, ss, it)
+		return true, x.fx.slowWrite(ctx, ss, it)
 	}
 	msgs, err := chaos.MutateWithPrev(f, it.Out, ss.prevID)
 	if errors.Is(err, chaos.ErrNotApplicable) || f.Kind == chaos.Burst || f.Kind == chaos.Reorder {
@@ -54,11 +64,12 @@ func (x *Actor) sendFaulted(ctx context.Context, ss *session, it *Item) (bool, e
 
 // faultedAnswer applies an inbound fault to the answer of p as it
 // arrives. It reports whether the answer is kept (false: withheld or lost).
-func (x *Actor) faultedAnswer(ctx context.Context, p *pend, inc *transport.Incoming) (bool, error) {
+func (r *faults) faultedAnswer(ctx context.Context, p *pend, inc *transport.Incoming) (bool, error) {
+	x := r.x
 	f := *p.req.Fault
 	switch f.Kind {
 	case chaos.Timeout: // withheld past the deadline: the request times out
-		return false, x.timeOut(ctx, p)
+		return false, x.rq.timeOut(ctx, p)
 	case chaos.InvalidResponse, chaos.ErrorResponse:
 		m, err := chaos.MutateAnswer(f, inc.Msg)
 		if err != nil {
@@ -72,12 +83,13 @@ func (x *Actor) faultedAnswer(ctx context.Context, p *pend, inc *transport.Incom
 // died marks a session whose server died in a chaos replay: what it had in
 // flight fails, what comes later for it is skipped, the other sessions go
 // on, and the survival verdict says which fault broke it.
-func (x *Actor) died(ctx context.Context, ss *session, cause error) error {
+func (r *faults) died(ctx context.Context, ss *session, cause error) error {
+	x := r.x
 	if ss.dead {
 		return nil
 	}
 	ss.dead = true
-	x.endAwait(ss) // a dead server asks nothing more
+	x.rx.endAwait(ss) // a dead server asks nothing more
 	x.env.Log.Warn().Str("session", ss.name).Err(cause).Msg("the server died under chaos")
 	// The fault sent last before the death is the one that killed it.
 	if err := x.emit(ctx, &Outcome{Req: &Item{Rec: tapeMessage(ss.name), Fault: ss.lastFault}, Died: true, Err: cause}); err != nil {
@@ -93,7 +105,7 @@ func (x *Actor) died(ctx context.Context, ss *session, cause error) error {
 	for _, p := range lost {
 		p.sendErr = fmt.Errorf("the server died: %w", cause)
 		ss.inflight--
-		if err := x.finish(ctx, p); err != nil {
+		if err := x.rq.finish(ctx, p); err != nil {
 			return err
 		}
 	}
@@ -101,10 +113,11 @@ func (x *Actor) died(ctx context.Context, ss *session, cause error) error {
 }
 
 // chaosDeadline times p out at t unless it is answered by then.
-func (x *Actor) chaosDeadline(p *pend, t time.Time) {
-	x.chaosTimers = append(x.chaosTimers, time.AfterFunc(time.Until(t), func() {
+func (r *faults) chaosDeadline(p *pend, t time.Time) {
+	x := r.x
+	x.fx.chaosTimers = append(x.fx.chaosTimers, time.AfterFunc(time.Until(t), func() {
 		select {
-		case x.chaosExpired <- p:
+		case x.fx.chaosExpired <- p:
 		case <-x.done:
 		}
 	}))
@@ -133,7 +146,7 @@ func refusal(he *transport.HTTPError) *transport.Incoming {
 
 // slowWrite writes the message in small pieces with pauses, on a
 // connection that can (stdio, HTTP); elsewhere it goes whole.
-func (x *Actor) slowWrite(ctx context.Context, ss *session, it *Item) error {
+func (r *faults) slowWrite(ctx context.Context, ss *session, it *Item) error {
 	if sw, ok := ss.conn.(transport.SlowSender); ok {
 		chunk, pause := it.Fault.SlowWrite()
 		return sw.SendSlow(ctx, it.Out, chunk, pause)
@@ -149,7 +162,8 @@ var errLost = errors.New("lost in an injected disconnect (chaos)")
 // connection with everything in flight, and connects again with backoff
 // and a fresh handshake. The messages that follow go on the new one, once
 // the new initialize is answered (or has timed out).
-func (x *Actor) disconnect(ctx context.Context, ss *session, it *Item) error {
+func (r *faults) disconnect(ctx context.Context, ss *session, it *Item) error {
+	x := r.x
 	f := *it.Fault
 	ss.faultCount++
 	ss.lastFault = it.Fault
@@ -158,9 +172,9 @@ func (x *Actor) disconnect(ctx context.Context, ss *session, it *Item) error {
 	sent := time.Now()
 	if rw, ok := ss.conn.(transport.RawWriter); ok {
 		line := append(slices.Clip(it.Out), '\n')
-		_ = x.bounded(ctx, func(ctx context.Context) error { return rw.WriteRaw(ctx, line[:f.DisconnectAt(len(line))]) }) // the cut is the point
+		_ = x.tx.bounded(ctx, func(ctx context.Context) error { return rw.WriteRaw(ctx, line[:f.DisconnectAt(len(line))]) }) // the cut is the point
 	} else {
-		_ = x.sendBounded(ctx, ss.conn, it.Out)
+		_ = x.tx.sendBounded(ctx, ss.conn, it.Out)
 	}
 	x.sentOrDropped(it)
 	x.ev.sent(it, sent)
@@ -174,7 +188,7 @@ func (x *Actor) disconnect(ctx context.Context, ss *session, it *Item) error {
 	for _, p := range lost {
 		p.sendErr, p.lost = errLost, true
 		ss.inflight--
-		if err := x.finish(ctx, p); err != nil {
+		if err := x.rq.finish(ctx, p); err != nil {
 			return err
 		}
 	}
@@ -183,9 +197,9 @@ func (x *Actor) disconnect(ctx context.Context, ss *session, it *Item) error {
 	}
 	old := ss.conn
 	_ = old.Close()
-	conn, err := x.redial(ctx)
+	conn, err := x.fx.redial(ctx)
 	if err != nil {
-		return x.died(ctx, ss, fmt.Errorf("reconnect after the disconnect at seq %d: %w", it.Rec.Seq, err))
+		return x.fx.died(ctx, ss, fmt.Errorf("reconnect after the disconnect at seq %d: %w", it.Rec.Seq, err))
 	}
 	ss.conn, x.direct = conn, conn.Incoming()
 	x.ev.about(time.Now(), event.Reconnect, fmt.Sprintf("after the disconnect fault at seq %d", it.Rec.Seq))
@@ -200,10 +214,10 @@ func (x *Actor) disconnect(ctx context.Context, ss *session, it *Item) error {
 			after = append(after, &again)
 			continue
 		}
-		x.retryIDs++
-		again.SentID = strconv.AppendInt(nil, 1<<40+x.retryIDs, 10)
+		x.rq.retryIDs++
+		again.SentID = strconv.AppendInt(nil, 1<<40+x.rq.retryIDs, 10)
 		again.Out = again.RPC.WithID(again.SentID)
-		if err := x.process(ctx, ss, &again); err != nil {
+		if err := x.tx.process(ctx, ss, &again); err != nil {
 			return err
 		}
 		if p := find(ss.sent, again.SentID); p != nil && !p.answered() {
@@ -215,7 +229,8 @@ func (x *Actor) disconnect(ctx context.Context, ss *session, it *Item) error {
 }
 
 // redial connects the session again, with backoff.
-func (x *Actor) redial(ctx context.Context) (transport.Conn, error) {
+func (r *faults) redial(ctx context.Context) (transport.Conn, error) {
+	x := r.x
 	b := backoff.NewExponentialBackOff()
 	b.InitialInterval = 50 * time.Millisecond
 	b.MaxElapsedTime = 10 * time.Second
@@ -227,7 +242,8 @@ func (x *Actor) redial(ctx context.Context) (transport.Conn, error) {
 // releaseHeld counts one more message gone past the messages a reorder
 // fault holds back, and sends those whose turn has come (all of them when
 // all is set: the session needs them now).
-func (x *Actor) releaseHeld(ctx context.Context, ss *session, all bool) error {
+func (r *faults) releaseHeld(ctx context.Context, ss *session, all bool) error {
+	x := r.x
 	if len(ss.heldBack) == 0 {
 		return nil
 	}
@@ -243,7 +259,7 @@ func (x *Actor) releaseHeld(ctx context.Context, ss *session, all bool) error {
 	}
 	ss.heldBack = keep
 	for _, it := range due {
-		if err := x.sendOne(ctx, ss, it); err != nil {
+		if err := x.tx.sendOne(ctx, ss, it); err != nil {
 			return err
 		}
 	}

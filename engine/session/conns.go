@@ -47,11 +47,11 @@ func (x *Actor) passEnd(ctx context.Context) error {
 	if x.end == nil || len(x.ss.backlog) > 0 {
 		return nil
 	}
-	if x.live > 0 {
+	if x.rq.live > 0 {
 		// Everything recorded before the end has gone by: an answered
 		// request with no recorded answer has none, and what a seek left
 		// of an older epoch will never be reported.
-		if err := x.settleAtEnd(ctx); err != nil || x.live > 0 {
+		if err := x.rq.settleAtEnd(ctx); err != nil || x.rq.live > 0 {
 			return err
 		}
 	}
@@ -69,7 +69,8 @@ func (x *Actor) passEnd(ctx context.Context) error {
 // the client closed when it was done: it is finished too, with what it
 // delivered (notifications, counted or compared as any), and its stream
 // closes with the connection.
-func (x *Actor) settleAtEnd(ctx context.Context) error {
+func (r *requests) settleAtEnd(ctx context.Context) error {
+	x := r.x
 	ss := x.ss
 	var done []*pend
 	for _, p := range ss.sent {
@@ -84,16 +85,16 @@ func (x *Actor) settleAtEnd(ctx context.Context) error {
 				ss.waitFor = nil
 			}
 			p.replaced = true // gone: the timer and lists skip it
-			x.live--
+			x.rq.live--
 		case p.answered() && p.expected == nil:
 			done = append(done, p)
-		case x.endListen(p):
+		case x.rq.endListen(p):
 			done = append(done, p)
 		}
 	}
 	slices.SortFunc(done, func(a, b *pend) int { return a.sent.Compare(b.sent) })
 	for _, p := range done {
-		if err := x.finish(ctx, p); err != nil {
+		if err := x.rq.finish(ctx, p); err != nil {
 			return err
 		}
 	}
@@ -103,7 +104,7 @@ func (x *Actor) settleAtEnd(ctx context.Context) error {
 // endListen ends a subscriptions/listen (2026-07-28) the recording left
 // open, once nothing more can be recorded for its session: it was a
 // stream the client closed when it was done. It reports whether it did.
-func (x *Actor) endListen(p *pend) bool {
+func (r *requests) endListen(p *pend) bool {
 	if p.answered() || p.expected != nil || p.req.RPC.Method != mcp.MethodSubscriptionsListen {
 		return false
 	}

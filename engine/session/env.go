@@ -151,7 +151,7 @@ func (x *Actor) Rewind(ctx context.Context, seq int64) error {
 // Outcome. It returns once the message is on the wire.
 func (x *Actor) Inject(ctx context.Context, it *Item) error {
 	it.Rec.Session = x.ss.name
-	return x.ask(ctx, func(ctx context.Context, x *Actor) error { return x.process(ctx, x.ss, it) })
+	return x.ask(ctx, func(ctx context.Context, x *Actor) error { return x.tx.process(ctx, x.ss, it) })
 }
 
 // ErrEnded is the error of a request an actor had not taken when it

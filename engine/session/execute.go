@@ -42,46 +42,53 @@ func (p *pend) answered() bool {
 	return p.actual != nil || p.timedOut || p.sendErr != nil || p.replaced || p.listenEnded
 }
 
+// sender is the actor's part that sends: each recorded client message
+// (or answers it, for inject_error), through the gate, with retries, and
+// without waiting over connections that allow it (async.go).
+type sender struct{ x *Actor }
+
 // process replays one recorded message of a session that may go on.
-func (x *Actor) process(ctx context.Context, ss *session, it *Item) error {
+func (r *sender) process(ctx context.Context, ss *session, it *Item) error {
+	x := r.x
 	if it.Rec.Dir == tape.S2C {
-		return x.recorded(ctx, ss, it)
+		return x.rx.recorded(ctx, ss, it)
 	}
 	if isAnswer(it.RPC.Kind) {
 		x.sentOrDropped(it)
-		return x.clientAnswer(ctx, ss, it)
+		return x.rx.clientAnswer(ctx, ss, it)
 	}
 	if it.InjectError != nil && it.RPC.Kind == jsonrpc.KindRequest {
-		return x.injectError(ss, it)
+		return x.rq.injectError(ss, it)
 	}
 	if !it.Injected && (it.RPC.Method == mcp.MethodInitialize || it.RPC.Method == mcp.NotificationInitialized) {
 		ss.handshake = append(ss.handshake, it) // replayed after a reconnect
 	}
 	if ss.dead {
-		return x.sendOne(ctx, ss, it) // reported as skipped: its server died
+		return x.tx.sendOne(ctx, ss, it) // reported as skipped: its server died
 	}
 	if f := it.Fault; f != nil && f.Kind == chaos.Disconnect {
-		return x.disconnect(ctx, ss, it)
+		return x.fx.disconnect(ctx, ss, it)
 	}
 	if f := it.Fault; f != nil && f.Kind == chaos.Reorder && !it.reordered {
 		it.reordered = true // held back behind the next few messages
 		ss.heldBack = append(ss.heldBack, heldItem{it: it, left: f.ReorderWindow() - 1})
 		return nil
 	}
-	if err := x.sendOne(ctx, ss, it); err != nil {
+	if err := x.tx.sendOne(ctx, ss, it); err != nil {
 		return err
 	}
-	return x.releaseHeld(ctx, ss, false)
+	return x.fx.releaseHeld(ctx, ss, false)
 }
 
 // sendOne sends a client message (or answers it, for inject_error) and
 // registers the request in flight.
-func (x *Actor) sendOne(ctx context.Context, ss *session, it *Item) error {
+func (r *sender) sendOne(ctx context.Context, ss *session, it *Item) error {
+	x := r.x
 	if ss.dead {
 		x.sentOrDropped(it)
 		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "the server of this session died (chaos)"})
 	}
-	x.liveValues(ss, it)
+	x.rq.liveValues(ss, it)
 	it.After = ss.altered
 	if faultInjectedAtSend(it.Fault) {
 		x.ev.fault(it)
@@ -97,9 +104,9 @@ func (x *Actor) sendOne(ctx context.Context, ss *session, it *Item) error {
 	// the server: what goes out now is the retry, which it gets once.
 	sent := time.Now()
 	it.Held = heldFor(ss, it, sent)
-	if x.async(ss, it) {
+	if x.tx.async(ss, it) {
 		x.ev.sent(it, sent)
-		x.sendAsync(ctx, ss, it, sent)
+		x.tx.sendAsync(ctx, ss, it, sent)
 		return nil
 	}
 	// No send outlives the time its request has to be answered.
@@ -108,7 +115,7 @@ func (x *Actor) sendOne(ctx context.Context, ss *session, it *Item) error {
 	var err error
 	if it.Fault != nil && it.Fault.Kind.Outbound() {
 		var answerable bool
-		answerable, err = x.sendFaulted(sctx, ss, it)
+		answerable, err = x.fx.sendFaulted(sctx, ss, it)
 		if err == nil && !answerable {
 			x.sentOrDropped(it)
 			return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "dropped (chaos)"})
@@ -117,22 +124,23 @@ func (x *Actor) sendOne(ctx context.Context, ss *session, it *Item) error {
 			sent = time.Now() // its answer is timed from the end of the write
 		}
 	} else {
-		err = x.sendRetry(sctx, ss.conn, it.Out, it)
+		err = x.tx.sendRetry(sctx, ss.conn, it.Out, it)
 	}
 	x.sentOrDropped(it)
 	if err != nil {
-		return x.sendFailed(ctx, ss, it, sent, err)
+		return x.tx.sendFailed(ctx, ss, it, sent, err)
 	}
 	x.ev.sent(it, sent)
 	if it.RPC.Kind != jsonrpc.KindRequest {
 		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Sent: sent})
 	}
-	x.inFlight(ss, it, sent)
+	x.rq.inFlight(ss, it, sent)
 	return nil
 }
 
 // inFlight registers a request sent at sent as waiting for its answer.
-func (x *Actor) inFlight(ss *session, it *Item, sent time.Time) *pend {
+func (r *requests) inFlight(ss *session, it *Item, sent time.Time) *pend {
+	x := r.x
 	p := &pend{
 		req: it, sess: ss, sent: sent, deadline: sent.Add(x.env.Timeout),
 		key:    jsonrpc.IDKey(it.SentID),
@@ -141,8 +149,8 @@ func (x *Actor) inFlight(ss *session, it *Item, sent time.Time) *pend {
 	ss.sent[p.key] = p
 	ss.byRec[p.recKey] = p
 	ss.inflight++
-	x.live++
-	x.fifo = append(x.fifo, p)
+	x.rq.live++
+	x.rq.fifo = append(x.rq.fifo, p)
 	if x.env.Order.waitsForOwn() {
 		ss.waitFor = p
 	}
@@ -150,7 +158,7 @@ func (x *Actor) inFlight(ss *session, it *Item, sent time.Time) *pend {
 	if f := it.Fault; f != nil && f.Kind.Outbound() && chaos.Expect(*f).Want != chaos.WantRecorded {
 		// The server may rightly not answer: wait a short while only.
 		ss.faulted = append(ss.faulted, p)
-		x.chaosDeadline(p, sent.Add(min(chaosWait, x.env.Timeout)))
+		x.fx.chaosDeadline(p, sent.Add(min(chaosWait, x.env.Timeout)))
 	}
 	return p
 }
@@ -158,7 +166,8 @@ func (x *Actor) inFlight(ss *session, it *Item, sent time.Time) *pend {
 // sendFailed handles a message the target did not take: an HTTP refusal
 // (an answer of a kind, for a faulted message; an error verdict else), a
 // server that died under chaos, or a target that failed.
-func (x *Actor) sendFailed(ctx context.Context, ss *session, it *Item, sent time.Time, err error) error {
+func (r *sender) sendFailed(ctx context.Context, ss *session, it *Item, sent time.Time, err error) error {
+	x := r.x
 	var he *transport.HTTPError
 	switch {
 	case ctx.Err() != nil:
@@ -180,7 +189,7 @@ func (x *Actor) sendFailed(ctx context.Context, ss *session, it *Item, sent time
 		if err := x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Sent: sent, Err: err}); err != nil {
 			return err
 		}
-		return x.died(ctx, ss, err)
+		return x.fx.died(ctx, ss, err)
 	}
 	return x.targetDied(ss, fmt.Errorf("send seq %d: %w", it.Rec.Seq, err))
 }

@@ -19,7 +19,8 @@ type gated struct {
 // askGate asks the gate for the session's next message on a goroutine of
 // the actor's, so that the actor goes on reading answers while the gate
 // is closed; gateDone brings the answer.
-func (x *Actor) askGate(ss *session, it *Item) {
+func (r *sender) askGate(ss *session, it *Item) {
+	x := r.x
 	ss.gating = it
 	x.sends.Go(func() {
 		a := gated{it: it, Admission: x.env.Gate.Pass(x.ctx, it)}
@@ -32,7 +33,8 @@ func (x *Actor) askGate(ss *session, it *Item) {
 
 // gateAnswered takes the gate's answer in: a message let through is sent
 // when its session may go on; a stale one is dropped.
-func (x *Actor) gateAnswered(ctx context.Context, a gated) error {
+func (r *sender) gateAnswered(ctx context.Context, a gated) error {
+	x := r.x
 	ss := x.ss
 	if ss.gating != a.it {
 		return nil // a seek dropped it meanwhile

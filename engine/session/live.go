@@ -25,7 +25,7 @@ import (
 
 // learnLive notes the live requestState or taskId given where the
 // recording had another, from a request's recorded and live answers.
-func (x *Actor) learnLive(ss *session, p *pend) {
+func (r *requests) learnLive(ss *session, p *pend) {
 	if p.actual == nil || p.expected == nil {
 		return
 	}
@@ -64,7 +64,7 @@ func Result(msg []byte) []byte {
 
 // liveValues puts into a request the live requestState (an MRTR retry) or
 // taskId (a request about a task) given in place of the recorded one.
-func (x *Actor) liveValues(ss *session, it *Item) {
+func (r *requests) liveValues(ss *session, it *Item) {
 	var from map[string]string
 	var get func([]byte) (string, bool)
 	var set func([]byte, string) ([]byte, error)
@@ -116,7 +116,8 @@ func IsPoll(o *Outcome) bool {
 // pollAgain sends a tasks/get again, after the poll interval, when the
 // recording's answer ended the task and the live one has not. It reports
 // whether it will.
-func (x *Actor) pollAgain(p *pend) bool {
+func (r *requests) pollAgain(p *pend) bool {
+	x := r.x
 	if p.req.RPC.Method != mcp.MethodTasksGet || p.actual == nil || p.expected == nil {
 		return false
 	}
@@ -140,9 +141,9 @@ func (x *Actor) pollAgain(p *pend) bool {
 	if x.env.Order.waitsForServer() { // any rule that holds at all
 		p.sess.waitFor = p
 	}
-	x.chaosTimers = append(x.chaosTimers, time.AfterFunc(wait, func() {
+	x.fx.chaosTimers = append(x.fx.chaosTimers, time.AfterFunc(wait, func() {
 		select {
-		case x.polls <- p:
+		case x.rq.polls <- p:
 		case <-x.done:
 		}
 	}))

@@ -22,7 +22,8 @@ type liveNote struct {
 // compareNotes pairs the session's recorded server notifications with the
 // live ones, by method in order, for validate to compare; a recorded one
 // that never came and a live one that was not recorded are reported too.
-func (x *Actor) compareNotes(ctx context.Context, ss *session) error {
+func (r *requests) compareNotes(ctx context.Context, ss *session) error {
+	x := r.x
 	for _, rec := range ss.recNotes {
 		o := &Outcome{Epoch: rec.Epoch, Req: rec, Expected: rec, Note: true}
 		for i := range ss.liveNotes {

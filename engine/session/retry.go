@@ -16,7 +16,8 @@ import (
 // return at once. It may run on a goroutine of its own (async.go): of it
 // it reads only what never changes (its seq, session and method, for the
 // retry events).
-func (x *Actor) sendRetry(ctx context.Context, conn transport.Conn, msg []byte, it *Item) error {
+func (r *sender) sendRetry(ctx context.Context, conn transport.Conn, msg []byte, it *Item) error {
+	x := r.x
 	err := conn.Send(ctx, msg)
 	if !temporary(err) {
 		return err // the hot path: no backoff state is made
