@@ -367,3 +367,34 @@ func TestActorReconnects(t *testing.T) {
 		t.Errorf("the disconnected request: %+v, want it sent and cut off (judged by the chaos expectation)", o)
 	}
 }
+
+// TestActorOutboundFaults: every outbound fault kind goes out against the
+// mock, which answers as a server would (a parse error with a null id to
+// a line that is not JSON, say); each faulted message gets its outcome,
+// and the rest of the session is replayed and paired.
+func TestActorOutboundFaults(t *testing.T) {
+	for _, kind := range []chaos.Kind{chaos.Malformed, chaos.Invalid, chaos.UnknownMethod, chaos.BadParams, chaos.DuplicateID, chaos.Reorder, chaos.Burst, chaos.SlowWrite} {
+		t.Run(string(kind), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				e := env(t, mockOf(quickstart), fast)
+				e.Chaos = &chaos.Plan{}
+				its := items(t, quickstart)
+				for _, it := range its {
+					if it.Rec.Seq == 5 {
+						it.Fault = &chaos.Fault{Kind: kind, Seq: 5, Session: "s1", MsgKind: "request", Param: 3}
+					}
+				}
+				s, err := replay(t, e, its)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if o := s.bySeq()[5]; o == nil {
+					t.Error("no outcome for the faulted request")
+				}
+				if o := s.bySeq()[16]; o == nil || o.Actual == nil || o.Expected == nil {
+					t.Errorf("the last request: %+v, want answered and paired", o)
+				}
+			})
+		})
+	}
+}
