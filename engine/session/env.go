@@ -180,16 +180,6 @@ func (x *Actor) ask(ctx context.Context, fn func(context.Context, *Actor) error)
 	}
 }
 
-// send delivers v on out unless ctx is done first.
-func send[T any](ctx context.Context, out chan<- T, v T) error {
-	select {
-	case out <- v:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // sleep waits for d, or until ctx is done.
 func sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)

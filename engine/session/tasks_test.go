@@ -2,12 +2,14 @@ package session
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/transport"
 )
@@ -121,4 +123,116 @@ func TestActorRefusedHandshake(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "refused initialize") {
 		t.Errorf("Run = %v, want the refused handshake", err)
 	}
+}
+
+// TestActorStartsAtItsTime: a session connects at its recorded start,
+// not before.
+func TestActorStartsAtItsTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := &scripted{in: make(chan transport.Incoming, 8), answer: echo}
+		s := &recSink{}
+		start := time.Now()
+		a := New(env(t, &dialer{c: c}, fast), s, "s1", start.Add(3*time.Second))
+		done := make(chan error, 1)
+		go func() { done <- a.Run(context.Background()) }()
+		for _, it := range msgs(t, "c2s", initReq, "s2c", initResp) {
+			a.Put(it)
+		}
+		a.Close()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if o := s.bySeq()[0]; o == nil || o.Sent.Sub(start) != 3*time.Second {
+			t.Errorf("initialize: %+v, want sent at its start, +3s", o)
+		}
+	})
+}
+
+// TestOutcomeHelpers: what validate reads of an outcome: the recorded
+// answer as set_result rules left it, a message's result member, and a
+// task poll the recording answered with the task going on.
+func TestOutcomeHelpers(t *testing.T) {
+	rec := msgs(t, "s2c", `{"jsonrpc":"2.0","id":2,"result":{"taskId":"t","status":"working"}}`)[0]
+	get := msgs(t, "c2s", `{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"t"}}`)[0]
+	o := &Outcome{Req: get, Expected: rec, Actual: &transport.Incoming{Msg: []byte(`{"jsonrpc":"2.0","id":2,"result":{"taskId":"t","status":"completed"}}`)}}
+	if string(o.ExpectedMsg()) != string(rec.Rec.Msg) {
+		t.Errorf("ExpectedMsg = %s, want the recorded answer", o.ExpectedMsg())
+	}
+	o.Edited = []byte(`{"edited":true}`)
+	if string(o.ExpectedMsg()) != `{"edited":true}` {
+		t.Errorf("ExpectedMsg = %s, want the edited answer", o.ExpectedMsg())
+	}
+	o.Edited = nil
+	if !IsPoll(o) {
+		t.Error("IsPoll = false for a poll the recording answered with the task working")
+	}
+	if got := string(Result(o.Actual.Msg)); got != `{"taskId":"t","status":"completed"}` {
+		t.Errorf("Result = %s", got)
+	}
+	if Result([]byte("not json")) != nil {
+		t.Error("Result of bytes that are not JSON-RPC is not nil")
+	}
+	for in, want := range map[string]time.Duration{`{"pollIntervalMs":20}`: 20 * time.Millisecond, `{"pollInterval":30}`: 30 * time.Millisecond, `{"task":{"pollInterval":40}}`: 40 * time.Millisecond, `{}`: 0, `x`: 0} {
+		if got := pollInterval([]byte(in)); got != want {
+			t.Errorf("pollInterval(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// TestActorListenEndsWithTheTape: a subscriptions/listen the recording
+// left open is finished with the tape, with what it delivered.
+func TestActorListenEndsWithTheTape(t *testing.T) {
+	c := &scripted{in: make(chan transport.Incoming, 8), answer: func(msg []byte) [][]byte {
+		if strings.Contains(string(msg), "subscriptions/listen") {
+			return [][]byte{[]byte(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"x"}}`)}
+		}
+		return echo(msg)
+	}}
+	s, err := replay(t, env(t, &dialer{c: c}, fast), append(msgs(t, "c2s", initReq, "s2c", initResp,
+		"c2s", `{"jsonrpc":"2.0","id":5,"method":"subscriptions/listen","params":{}}`), &Item{End: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := s.bySeq()[2]; o == nil || !o.Stream {
+		t.Errorf("subscriptions/listen: %+v, want finished as a stream the tape ended", o)
+	}
+}
+
+// TestActorSendFailures: what becomes of a message the target does not
+// take: one it does not take within the timeout times out; one it
+// refuses (HTTP 400) has the refusal as its outcome, and a faulted one
+// has it as its answer (the server's verdict on the fault).
+func TestActorSendFailures(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := &scripted{in: make(chan transport.Incoming, 8), answer: echo, fail: func(_ int, msg []byte) error {
+			switch {
+			case strings.Contains(string(msg), "tools/list"):
+				return context.DeadlineExceeded // the answer's headers never came
+			case strings.Contains(string(msg), `"ping"`):
+				return &transport.HTTPError{Status: 400}
+			case strings.Contains(string(msg), `"id":3`) || !strings.HasPrefix(string(msg), "{"):
+				return &transport.HTTPError{Status: 400, Body: "bad request"}
+			}
+			return nil
+		}}
+		e := env(t, &dialer{c: c}, fast)
+		e.Chaos = &chaos.Plan{}
+		its := msgs(t, "c2s", initReq, "s2c", initResp, "c2s", listReq, "s2c", listResp, "c2s", pingReq, "s2c", pingResp,
+			"c2s", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{}}`, "s2c", `{"jsonrpc":"2.0","id":3,"result":{}}`)
+		its[6].Fault = &chaos.Fault{Kind: chaos.Malformed, Seq: 6, Session: "s1", MsgKind: "request"}
+		s, err := replay(t, e, its)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o := s.bySeq()[2]; o == nil || !o.Timeout || !strings.Contains(o.Err.Error(), "did not take the message") {
+			t.Errorf("tools/list: %+v, want timed out: not taken", o)
+		}
+		var he *transport.HTTPError
+		if o := s.bySeq()[4]; o == nil || !errors.As(o.Err, &he) {
+			t.Errorf("ping: %+v, want the refusal as its error", o)
+		}
+		if o := s.bySeq()[6]; o == nil || o.Actual == nil || o.Actual.HTTP == nil {
+			t.Errorf("the faulted call: %+v, want the refusal as its answer", o)
+		}
+	})
 }
