@@ -141,7 +141,7 @@ func replay(t testing.TB, e *Env, its []*Item) (*recSink, error) {
 	go func() { done <- a.Run(context.Background()) }()
 	for _, it := range its {
 		if !a.Put(it) {
-			t.Fatal("the actor returned before its input ended")
+			break // it has returned (Run's error says why)
 		}
 	}
 	a.Close()
