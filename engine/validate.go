@@ -3,7 +3,6 @@ package engine
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -194,11 +193,6 @@ func check(v *validator.Validator, it *Item, expected, actual []byte) (verdict r
 // subject is what validation rules look at of a message.
 func subject(it *Item) validator.Subject {
 	return validator.Subject{Seq: it.Rec.Seq, Session: it.Rec.Session, Method: it.RPC.Method, Kind: it.RPC.Kind.String(), Request: it.Rec.Msg}
-}
-
-func jsonQuote(s string) string {
-	b, _ := json.Marshal(s) // a string always marshals
-	return string(b)
 }
 
 // ErrStoppedOnError ends a replay run with OnError stop at the first
