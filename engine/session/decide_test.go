@@ -199,6 +199,9 @@ func TestOrderRule(t *testing.T) {
 		{OrderRandom, false, true, true},
 	}
 	for _, tt := range tests {
+		if tt.o.holds() != (tt.o != OrderNone) {
+			t.Errorf("%s: holds = %v", tt.o, tt.o.holds())
+		}
 		if got := [3]bool{tt.o.waitsForOwn(), tt.o.waitsForRecorded(), tt.o.waitsForServer()}; got != [3]bool{tt.own, tt.recorded, tt.fromServ} {
 			t.Errorf("%s: waits for its own answer, the recorded ones, the server's requests: %v, want %v", tt.o, got, [3]bool{tt.own, tt.recorded, tt.fromServ})
 		}

@@ -138,7 +138,7 @@ func (r *requests) pollAgain(p *pend) bool {
 	// order rule held the session on p only if the recorded answer was
 	// read before the live one came; hold it here either way.
 	p.actual = nil
-	if x.env.Order.waitsForServer() { // any rule that holds at all
+	if x.env.Order.holds() {
 		p.sess.waitFor = p
 	}
 	x.fx.chaosTimers = append(x.fx.chaosTimers, time.AfterFunc(wait, func() {

@@ -37,7 +37,10 @@ func (o Order) waitsForRecorded() bool { return o == OrderCausal || o == OrderRa
 
 // waitsForServer: the live server's request that the client answered in
 // the recording before the next message.
-func (o Order) waitsForServer() bool { return o != OrderNone }
+func (o Order) waitsForServer() bool { return o.holds() }
+
+// holds: the rule holds a session at all (every rule but OrderNone).
+func (o Order) holds() bool { return o != OrderNone }
 
 // maxRun bounds a run of client messages shuffled together (OrderRandom).
 const maxRun = 16
