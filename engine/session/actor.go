@@ -53,7 +53,7 @@ type Actor struct {
 	resumed <-chan struct{}
 	ctx     context.Context
 	cancel  context.CancelFunc
-	// held is what this actor counts in the engine's queued total: the
+	// held is what this actor counts as held in the sink (Sink.Release): the
 	// items in its backlog, its shuffled run and its held-back messages.
 	held int
 	// startAt is when the session may connect: its recorded start by the
@@ -267,8 +267,8 @@ func (x *Actor) takeMail(ctx context.Context) error {
 	return nil
 }
 
-// account tells the engine how many items the actor holds, so that the
-// router reads ahead only so far (see Engine.release).
+// account tells the sink how many items the actor holds, so that the
+// router reads ahead only so far (Sink.Release).
 func (x *Actor) account() {
 	n := len(x.ss.backlog) + len(x.ss.run) + len(x.ss.heldBack)
 	if d := n - x.held; d != 0 {
