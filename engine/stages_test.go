@@ -12,11 +12,13 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/controller"
 	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/transformer"
+	"github.com/replayctl/replayctl/transport"
 )
 
 var fastSpeed = scheduler.Speed{Mode: scheduler.Fast}
@@ -284,5 +286,26 @@ func TestConfigErrors(t *testing.T) {
 	}
 	if err := e.Inject(context.Background(), "", []byte(`{}`)); err == nil {
 		t.Error("Inject without a controller: no error")
+	}
+}
+
+// TestChaosServerDies: under chaos a server that dies is a verdict, not
+// the end of the replay: the run finishes, and the session's survival
+// says it did not survive, with why.
+func TestChaosServerDies(t *testing.T) {
+	plan, err := chaos.NewPlan(1, map[chaos.Kind]float64{chaos.Drop: 0.0001}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := transport.Stdio{Command: []string{"sh", "-c", "read line; echo gone >&2; exit 7"}}
+	rep, err := replay(t, Config{Tape: "../examples/quickstart.jsonl", Speed: fastSpeed, Dialer: d, Chaos: plan, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatalf("Run = %v, want nil: under chaos the dead server is the verdict", err)
+	}
+	if len(rep.Chaos.Survival) != 1 || rep.Chaos.Survival[0].Survived {
+		t.Fatalf("survival %+v, want the session not to have survived", rep.Chaos.Survival)
+	}
+	if notes := strings.Join(rep.Chaos.Survival[0].Notes, "; "); !strings.Contains(notes, "exit status 7") && !strings.Contains(notes, "died") {
+		t.Errorf("survival notes %q, want why the server died", notes)
 	}
 }
