@@ -398,3 +398,23 @@ func TestActorOutboundFaults(t *testing.T) {
 		})
 	}
 }
+
+// TestActorOverLimitEndsTheReplay: a connection the transport's size
+// limit ended fails the replay even under chaos: the limit stopped it,
+// not a fault.
+func TestActorOverLimitEndsTheReplay(t *testing.T) {
+	tooLarge := &transport.TooLargeError{What: "a stdout line", Limit: 1 << 20}
+	c := &dying{scripted: scripted{in: make(chan transport.Incoming, 8)}, err: tooLarge}
+	c.scripted.answer = func(msg []byte) [][]byte {
+		if strings.Contains(string(msg), "tools/list") {
+			return nil
+		}
+		return echo(msg)
+	}
+	e := env(t, &dialer{c: c}, fast)
+	e.Chaos = &chaos.Plan{}
+	_, err := replay(t, e, msgs(t, "c2s", initReq, "s2c", initResp, "c2s", listReq, "s2c", listResp))
+	if !errors.Is(err, ErrTarget) || !errors.As(err, &tooLarge) {
+		t.Errorf("Run = %v, want the size limit as the target's failure", err)
+	}
+}
