@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/replayctl/replayctl/chaos"
+	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
@@ -165,9 +166,24 @@ func TestActorRetriesRefusals(t *testing.T) {
 		}}
 		e := env(t, &dialer{c: c}, fast)
 		e.RetryDelay = 100 * time.Millisecond
+		var retries []event.Event
+		e.Events = event.New(time.Now(), []event.Consumer{{Name: "test", Handle: func(b []event.Event) error {
+			for _, ev := range b {
+				if ev.Type == event.Retry {
+					retries = append(retries, ev)
+				}
+			}
+			return nil
+		}}})
 		s, err := replay(t, e, msgs(t, "c2s", initReq, "s2c", initResp, "c2s", listReq, "s2c", listResp))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if err := e.Events.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if len(retries) != 2 || retries[0].Attempt != 1 || retries[1].Attempt != 2 || retries[0].Reason != "http_status" || !strings.Contains(retries[0].Detail, "503") {
+			t.Errorf("retry events %+v, want attempts 1 and 2 for the 503", retries)
 		}
 		if o := s.bySeq()[2]; o == nil || o.Actual == nil || o.Err != nil {
 			t.Errorf("tools/list: %+v, want answered after two retries", o)
