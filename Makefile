@@ -3,3 +3,10 @@ test:
 	go test -race ./...
 
 .PHONY: test
+
+# A release snapshot in dist/ (GoReleaser, pinned in tools/go.mod): not
+# part of CI, it takes about 10 minutes on a cold cache on 2 cores.
+snapshot:
+	scripts/release-snapshot.sh
+
+.PHONY: snapshot

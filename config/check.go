@@ -28,10 +28,11 @@ var (
 	actionKeys = []string{"set_param", "remove_param", "replace_param", "set_result", "inject_error", "rename_method", "add_delay", "regenerate_id", "drop"}
 )
 
-// threshold is the shape of a threshold: a metric, a comparison, a value
-// ("p99<200ms", "error_rate<1%", "validation_failed==0"). The report
-// package reads its meaning.
-var threshold = regexp.MustCompile(`^\s*[A-Za-z][A-Za-z0-9_]*\s*(<=|>=|==|!=|<|>)\s*\S+\s*$`)
+// threshold is the shape of a threshold: a metric (k6's p(99) too), a
+// filter in braces maybe, a comparison, a value ("p99<200ms",
+// "error_rate<1%", "p99{method:tools/call}<200ms"). The report package
+// reads its meaning.
+var threshold = regexp.MustCompile(`^\s*[A-Za-z][A-Za-z0-9_().]*\s*(\{[^{}]*\})?\s*(<=|>=|==|!=|<|>)\s*\S+\s*$`)
 
 // checker checks the values of a decoded file: what the YAML types alone
 // do not say. lines holds the line of each key path, from the decoder.
@@ -105,10 +106,11 @@ func (c *checker) strings(key string, list []string, what string) error {
 	return nil
 }
 
-// check runs every check on f; the first failure, in file order, is the
-// error.
+// check runs every check on f: the error joins each section's first
+// failure and each rule's (transformations, validation rules), in file
+// order.
 func (c *checker) check(f *File) error {
-	return firstOf(
+	return allOf(
 		func() error { return c.top(f) },
 		func() error { return c.transformations(f.Transformations) },
 		func() error { return c.validation(&f.Validation) },
@@ -117,6 +119,18 @@ func (c *checker) check(f *File) error {
 		func() error { return c.chaos(&f.Chaos) },
 		func() error { return c.thresholds(f.Thresholds) },
 	)
+}
+
+// allOf runs every check in order and joins their errors (nil when none
+// failed).
+func allOf(checks ...func() error) error {
+	var errs []error
+	for _, check := range checks {
+		if err := check(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // firstOf runs checks in order and returns the first error, or nil.
@@ -160,22 +174,28 @@ func (c *checker) top(f *File) error {
 	return nil
 }
 
+// transformations checks each rule: the error joins each rule's first
+// failure.
 func (c *checker) transformations(ts []Transformation) error {
+	var errs []error
 	for i := range ts {
-		t := &ts[i]
-		key := fmt.Sprintf("transformations[%d]", i)
-		t.Line = c.line(key)
-		if t.Condition.empty() {
-			return c.errorf(key+".condition", "the rule has no condition and would match nothing; write condition: { always: true } to apply it to every message")
-		}
-		if err := c.condition(key+".condition", &t.Condition); err != nil {
-			return err
-		}
-		if err := c.action(key+".action", &t.Action); err != nil {
-			return err
+		if err := c.transformation(i, &ts[i]); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	return nil
+	return errors.Join(errs...)
+}
+
+func (c *checker) transformation(i int, t *Transformation) error {
+	key := fmt.Sprintf("transformations[%d]", i)
+	t.Line = c.line(key)
+	if t.Condition.empty() {
+		return c.errorf(key+".condition", "the rule has no condition and would match nothing; write condition: { always: true } to apply it to every message")
+	}
+	if err := c.condition(key+".condition", &t.Condition); err != nil {
+		return err
+	}
+	return c.action(key+".action", &t.Action)
 }
 
 // empty reports a condition with no key set.
@@ -304,35 +324,43 @@ func (c *checker) validation(v *Validation) error {
 			return err
 		}
 	}
+	var errs []error
 	for i := range v.Rules {
-		r := &v.Rules[i]
-		key := fmt.Sprintf("validation.rules[%d]", i)
-		r.Line = c.line(key)
-		if err := firstOf(
-			func() error { return c.condition(key+".scope", &r.Scope) },
-			func() error { return c.enum(key+".mode", r.Mode, "validation mode", validationModes) },
-			func() error { return c.strings(key+".required_fields", r.RequiredFields, "path") },
-			func() error { return c.strings(key+".ignore_fields", r.IgnoreFields, "path") },
-			func() error { return c.enum(key+".on_failure", r.OnFailure, "failure action", onFailures) },
-			func() error { return c.count(key+".max_retries", r.MaxRetries) },
-		); err != nil {
-			return err
+		if err := c.rule(i, &v.Rules[i], v.Mode); err != nil {
+			errs = append(errs, err)
 		}
-		// The validator's rule: required_fields without a mode means
-		// partial; no mode otherwise is validation.mode's.
-		mode := r.Mode
-		if mode == "" && len(r.RequiredFields) == 0 {
-			mode = v.Mode
-		}
-		if mode == "partial" && len(r.RequiredFields) == 0 {
-			return c.errorf(key+".mode", "partial compares only required_fields, and the rule lists none; add required_fields")
-		}
-		if r.Mode != "" && r.Mode != "partial" && len(r.RequiredFields) > 0 {
-			return c.errorf(key+".required_fields", "required_fields apply only in mode partial, and this rule's mode is %s", r.Mode)
-		}
-		if r.MaxRetries > 0 && r.OnFailure != "retry" {
-			return c.errorf(key+".max_retries", "max_retries applies only with on_failure: retry")
-		}
+	}
+	return errors.Join(errs...)
+}
+
+// rule checks a validation rule; defaultMode is validation.mode.
+func (c *checker) rule(i int, r *ValidationRule, defaultMode string) error {
+	key := fmt.Sprintf("validation.rules[%d]", i)
+	r.Line = c.line(key)
+	if err := firstOf(
+		func() error { return c.condition(key+".scope", &r.Scope) },
+		func() error { return c.enum(key+".mode", r.Mode, "validation mode", validationModes) },
+		func() error { return c.strings(key+".required_fields", r.RequiredFields, "path") },
+		func() error { return c.strings(key+".ignore_fields", r.IgnoreFields, "path") },
+		func() error { return c.enum(key+".on_failure", r.OnFailure, "failure action", onFailures) },
+		func() error { return c.count(key+".max_retries", r.MaxRetries) },
+	); err != nil {
+		return err
+	}
+	// The validator's rule: required_fields without a mode means
+	// partial; no mode otherwise is validation.mode's.
+	mode := r.Mode
+	if mode == "" && len(r.RequiredFields) == 0 {
+		mode = defaultMode
+	}
+	if mode == "partial" && len(r.RequiredFields) == 0 {
+		return c.errorf(key+".mode", "partial compares only required_fields, and the rule lists none; add required_fields")
+	}
+	if r.Mode != "" && r.Mode != "partial" && len(r.RequiredFields) > 0 {
+		return c.errorf(key+".required_fields", "required_fields apply only in mode partial, and this rule's mode is %s", r.Mode)
+	}
+	if r.MaxRetries > 0 && r.OnFailure != "retry" {
+		return c.errorf(key+".max_retries", "max_retries applies only with on_failure: retry")
 	}
 	return nil
 }

@@ -1,8 +1,11 @@
 package config
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,10 +22,45 @@ const maxNodes = 100_000
 // unknown key, a duplicate key or a value of the wrong type is an *Error
 // naming the line and the key path. It records the line of every value it
 // decodes by key path, for the checks that run afterwards.
+// A mapping's member or a list's item that fails is noted (errs) and the
+// decoding goes on with the next, so that one pass finds every such error.
 type decoder struct {
 	file   string
 	lines  map[string]int // key path ("validation.rules[0].mode") → line of its value
 	budget int
+	errs   []error // the errors noted, at most maxErrors
+	more   int     // the errors past maxErrors, not kept
+}
+
+// maxErrors is the most errors one decoding lists.
+const maxErrors = 50
+
+// note keeps err (an *Error) to report once the whole file is decoded.
+func (d *decoder) note(err error) {
+	if len(d.errs) < maxErrors {
+		d.errs = append(d.errs, err)
+		return
+	}
+	d.more++
+}
+
+// errorLine is the line of an *Error, or 0.
+func errorLine(err error) int {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Line
+	}
+	return 0
+}
+
+// err is the errors noted, in file order, joined, or nil.
+func (d *decoder) err() error {
+	errs := d.errs
+	slices.SortStableFunc(errs, func(a, b error) int { return cmp.Compare(errorLine(a), errorLine(b)) })
+	if d.more > 0 {
+		errs = append(errs, &Error{Path: d.file, Msg: fmt.Sprintf("and %d more errors", d.more)})
+	}
+	return errors.Join(errs...)
 }
 
 var (
@@ -182,7 +220,7 @@ func (d *decoder) list(n *yaml.Node, v reflect.Value, key string) error {
 	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 	for i, item := range n.Content {
 		if err := d.value(item, s.Index(i), fmt.Sprintf("%s[%d]", key, i)); err != nil {
-			return err
+			d.note(err)
 		}
 	}
 	v.Set(s)
@@ -201,7 +239,8 @@ func (d *decoder) dict(n *yaml.Node, v reflect.Value, key string) error {
 	for _, p := range pairs {
 		elem := reflect.New(v.Type().Elem()).Elem()
 		if err := d.value(p.v, elem, join(key, p.k.Value)); err != nil {
-			return err
+			d.note(err)
+			continue
 		}
 		m.SetMapIndex(reflect.ValueOf(p.k.Value), elem)
 	}
@@ -221,10 +260,11 @@ func (d *decoder) structure(n *yaml.Node, v reflect.Value, key string) error {
 	for _, p := range pairs {
 		i, ok := fields.index[p.k.Value]
 		if !ok {
-			return d.errorf(p.k.Line, key, "%s", unknownKey(p.k.Value, key, fields.names))
+			d.note(d.errorf(p.k.Line, key, "%s", unknownKey(p.k.Value, key, fields.names)))
+			continue
 		}
 		if err := d.value(p.v, v.Field(i), join(key, p.k.Value)); err != nil {
-			return err
+			d.note(err)
 		}
 	}
 	return nil
@@ -253,7 +293,8 @@ func (d *decoder) pairs(n *yaml.Node, key string) ([]pair, error) {
 			continue
 		}
 		if first, dup := seen[k.Value]; dup {
-			return nil, d.errorf(k.Line, key, "key %q appears twice (first on line %d); keep one", short(k.Value), first)
+			d.note(d.errorf(k.Line, key, "key %q appears twice (first on line %d); keep one", short(k.Value), first))
+			continue
 		}
 		seen[k.Value] = k.Line
 		own = append(own, pair{k, v})

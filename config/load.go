@@ -14,7 +14,7 @@ import (
 )
 
 // Load reads and parses the config file at path. Every error is an *Error
-// (a file that cannot be read has Line 0).
+// (a file that cannot be read has Line 0), or several joined (see Parse).
 func Load(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -32,7 +32,11 @@ func Load(path string) (*File, error) {
 // error messages. Decoding is strict: an unknown key, a duplicate key, a
 // value of the wrong type, a value a key does not allow (an enum, a
 // seq_range that is not two ascending numbers, a rule whose action does
-// nothing) is an *Error naming the file, line and key. An empty file, or
+// nothing) is an *Error naming the file, line and key. The file is read
+// whole, and the error lists every such *Error (at most 50, joined with
+// errors.Join; errors.As finds the first): each key and item that fails
+// to decode, or, when all decode, each section's and each rule's first
+// failed check. An empty file, or
 // one of comments only, is an empty config. Transformation.Line and
 // ValidationRule.Line are set to where each rule starts.
 func Parse(name string, data []byte) (*File, error) {
@@ -67,7 +71,10 @@ func Parse(name string, data []byte) (*File, error) {
 		return nil, d.errorf(r.Line, "", "want a mapping of keys (speed: 10x, validation: …) at the top, got %s", describe(r))
 	}
 	if err := d.value(root, reflect.ValueOf(f).Elem(), ""); err != nil {
-		return nil, err
+		d.note(err)
+	}
+	if err := d.err(); err != nil {
+		return nil, err // the checks below would only repeat what is missing
 	}
 	c := &checker{file: name, lines: d.lines}
 	if err := c.check(f); err != nil {

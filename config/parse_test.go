@@ -287,3 +287,20 @@ func TestSpeedReadOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestParseThresholdFilters: thresholds with a filter, as k6 writes
+// tagged metrics (p99{method:tools/call}<200ms), and k6's p(99), are
+// thresholds to the file's check; the report package reads them.
+func TestParseThresholdFilters(t *testing.T) {
+	in := "thresholds:\n  - p99{method:tools/call}<200ms\n  - 'error_rate{tool:search} < 1%'\n  - p(99)<1s\n  - max{resource:test://static/resource/1}<=5ms\n"
+	f, err := Parse("replay.yaml", []byte(in))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if len(f.Thresholds) != 4 {
+		t.Errorf("thresholds %q, want 4", f.Thresholds)
+	}
+	if _, err := Parse("replay.yaml", []byte("thresholds: ['p99{method:x}{tool:y}<1s']\n")); err == nil {
+		t.Errorf("two filters: got no error")
+	}
+}

@@ -60,7 +60,8 @@ type Controller struct {
 	stopOnce sync.Once
 	ran      atomic.Bool
 
-	subs subscribers
+	subs     subscribers
+	watchers watchers
 
 	// Everything below is owned by Run's goroutine.
 	state     State
@@ -209,6 +210,7 @@ func (c *Controller) shutdown() {
 	c.pausers, c.waiters = nil, nil
 	c.publish()
 	c.subs.closeAll()
+	c.watchers.closeAll()
 	close(c.pauseCh)
 	c.log.Debug().Msg("stopped")
 }

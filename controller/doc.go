@@ -26,6 +26,14 @@
 //	session:  c.Sent(seq)      // the session's actor: on the wire, or dropped there
 //	validate: c.Judged(result) // the verdict (Timeout when no answer came)
 //	end:      c.End()          // the tape is finished
+//	stream:   c.Watch(start)   // a live consumer of the replay's event stream
+//
+// Admit, Sent, Judged and End drive the gate: a step, the lockstep after
+// an error and a pause wait on them, so they are calls, never dropped.
+// What the controller shows goes the other way: its watchers
+// (WatchEvents, the protocol's watch) read the replay's event stream
+// (package event) through Watch, a live consumer that drops the oldest
+// events when behind, counted, and never slows the replay.
 //
 // Admit's epoch is the engine's epoch of the message: each Replay.Seek must
 // give the messages loaded after it a higher epoch than any loaded before
@@ -52,7 +60,9 @@
 //     — a message is released only when every earlier one has been judged —
 //     so the replay stops at the failing message, before the next is sent.
 //   - A slow subscriber loses the oldest updates (counted in its
-//     Status.Dropped); the controller never waits for one.
+//     Status.Dropped); the controller never waits for one. A slow
+//     watcher loses the oldest events (Watcher.Lost); neither the
+//     controller nor the replay waits for one.
 //
 // # Breakpoint specs
 //
@@ -122,12 +132,30 @@
 //	modify        msg             replaces the next message sent, once
 //	status                        returns "status"
 //	wait                          returns "status" when paused (breakpoint, error, step, pause) or ended
+//	watch                         from now on, this connection also gets the replay's events
 //	stop                          stops the controller; the server then closes every connection
 //
 // Every successful reply carries the "status" after the command. A status
 // is {"state","seq","reason","speed","released","sent","judged","dropped",
-// "note","last"}, where "last" is the last verdict: {"seq","session",
-// "method","dir","kind","verdict","latency_ms","error","differences"}.
+// "note","last"}, where "last" is the last verdict. A verdict ("last",
+// and each of a step's "results") has the one wire shape of a result
+// (report.TimelineEntry, as in the JSON report's timeline): {"seq",
+// "session","method","dir","kind","due_ms","sent_ms","answered_ms",
+// "latency_ms","verdict","error","differences"}, times in milliseconds
+// since the replay started, null when not applicable; "kind", "error" and
+// "differences" are absent when empty.
+//
+// After watch, every event of the replay's stream is pushed as
+//
+//	← {"event":"stream","stream":{"type":"judged","t_us":5012,"seq":4,…},"result":{…},"lost":3}
+//
+// where "stream" is the event as `replayctl run --out json=FILE` writes it,
+// "result" (judged events) its verdict in the shape above, and "lost" the
+// events this connection has lost so far (absent: none): a client that
+// reads slowly loses the oldest events rather than slowing the replay.
+// Status events go on as before; a client that never sends watch gets no
+// stream lines. (A verdict's fields are those it had, and more: the times;
+// "latency_ms" is null, no longer absent, when no answer came.)
 // A line that is not a valid command gets {"ok":false,"error":…}; a line
 // over 16 MiB ends the connection.
 package controller

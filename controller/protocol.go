@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
+
+	stream "github.com/replayctl/replayctl/engine/event"
 
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
@@ -26,14 +29,16 @@ type request struct {
 
 // response is the reply to one request.
 type response struct {
-	ID          json.RawMessage  `json:"id,omitempty"`
-	OK          bool             `json:"ok"`
-	Error       string           `json:"error,omitempty"`
-	Seq         *int64           `json:"seq,omitempty"`
-	Results     []wireResult     `json:"results,omitempty"`
-	Breakpoint  *wireBreakpoint  `json:"breakpoint,omitempty"`
-	Breakpoints []wireBreakpoint `json:"breakpoints,omitempty"`
-	Status      *wireStatus      `json:"status,omitempty"`
+	ID          json.RawMessage        `json:"id,omitempty"`
+	OK          bool                   `json:"ok"`
+	Error       string                 `json:"error,omitempty"`
+	Seq         *int64                 `json:"seq,omitempty"`
+	Results     []report.TimelineEntry `json:"results,omitempty"`
+	Breakpoint  *wireBreakpoint        `json:"breakpoint,omitempty"`
+	Breakpoints []wireBreakpoint       `json:"breakpoints,omitempty"`
+	Status      *wireStatus            `json:"status,omitempty"`
+
+	watch *Watcher // watch: the connection's events from now on
 }
 
 // eventLine is a status update pushed to a client.
@@ -42,29 +47,28 @@ type eventLine struct {
 	Status wireStatus `json:"status"`
 }
 
-type wireStatus struct {
-	State    State       `json:"state"`
-	Seq      int64       `json:"seq"`
-	Reason   string      `json:"reason,omitempty"`
-	Speed    string      `json:"speed"`
-	Released int64       `json:"released"`
-	Sent     int64       `json:"sent"`
-	Judged   int64       `json:"judged"`
-	Dropped  int64       `json:"dropped"`
-	Note     string      `json:"note,omitempty"`
-	Last     *wireResult `json:"last,omitempty"`
+// streamLine is an event of the replay's stream pushed to a client that
+// asked to watch: the event as `--out json` writes it and, for a judged
+// one, its result in the one wire shape; lost counts the events this
+// client lost so far.
+type streamLine struct {
+	Event  string                `json:"event"` // "stream"
+	Stream stream.Event          `json:"stream"`
+	Result *report.TimelineEntry `json:"result,omitempty"`
+	Lost   int64                 `json:"lost,omitempty"`
 }
 
-type wireResult struct {
-	Seq         int64               `json:"seq"`
-	Session     string              `json:"session,omitempty"`
-	Method      string              `json:"method,omitempty"`
-	Dir         string              `json:"dir,omitempty"`
-	Kind        string              `json:"kind,omitempty"`
-	Verdict     report.Verdict      `json:"verdict"`
-	LatencyMS   float64             `json:"latency_ms,omitempty"`
-	Error       string              `json:"error,omitempty"`
-	Differences []report.Difference `json:"differences,omitempty"`
+type wireStatus struct {
+	State    State                 `json:"state"`
+	Seq      int64                 `json:"seq"`
+	Reason   string                `json:"reason,omitempty"`
+	Speed    string                `json:"speed"`
+	Released int64                 `json:"released"`
+	Sent     int64                 `json:"sent"`
+	Judged   int64                 `json:"judged"`
+	Dropped  int64                 `json:"dropped"`
+	Note     string                `json:"note,omitempty"`
+	Last     *report.TimelineEntry `json:"last,omitempty"`
 }
 
 type wireBreakpoint struct {
@@ -75,27 +79,29 @@ type wireBreakpoint struct {
 	Error string `json:"error,omitempty"`
 }
 
-func toWireStatus(st Status) wireStatus {
+// toWireStatus is st on the wire, its last result's times counted from
+// start.
+func toWireStatus(st Status, start time.Time) wireStatus {
 	w := wireStatus{
 		State: st.State, Seq: st.Seq, Reason: st.Reason, Speed: st.Speed,
 		Released: st.Released, Sent: st.Sent, Judged: st.Judged, Dropped: st.Dropped, Note: st.Note,
 	}
 	if st.Last != nil {
-		r := toWireResult(*st.Last)
+		r := st.Last.Entry(start)
 		w.Last = &r
 	}
 	return w
 }
 
-func toWireResult(r report.Result) wireResult {
-	w := wireResult{
-		Seq: r.Seq, Session: r.Session, Method: r.Method, Dir: r.Dir, Kind: r.Kind,
-		Verdict: r.Verdict, Error: r.Err, Differences: r.Differences,
+// toStreamLine is e on the wire, with its result's times counted from
+// start.
+func toStreamLine(e stream.Event, start time.Time, lost int64) streamLine {
+	l := streamLine{Event: "stream", Stream: e, Lost: lost}
+	if e.Result != nil {
+		r := e.Result.Entry(start)
+		l.Result = &r
 	}
-	if !r.Sent.IsZero() && !r.Answered.IsZero() {
-		w.LatencyMS = float64(r.Answered.Sub(r.Sent).Microseconds()) / 1000
-	}
-	return w
+	return l
 }
 
 func toWireBreakpoint(b Breakpoint) wireBreakpoint {
@@ -108,7 +114,7 @@ var protocolCmds = map[string]string{
 	"step": "step", "s": "step", "seek": "seek", "seek_match": "seek_match",
 	"speed": "speed", "break": "break", "b": "break", "delete": "delete", "d": "delete",
 	"breakpoints": "breakpoints", "inject": "inject", "modify": "modify",
-	"status": "status", "wait": "wait", "stop": "stop",
+	"status": "status", "wait": "wait", "stop": "stop", "watch": "watch",
 }
 
 // decodeRequest reads one command line. It checks the command and its
@@ -159,7 +165,7 @@ func decodeRequest(line []byte) (request, error) {
 }
 
 func cmdList() string {
-	return "start, pause, resume (continue, c), step (s), seek, seek_match, speed, break (b), delete (d), breakpoints, inject, modify, status, wait, stop"
+	return "start, pause, resume (continue, c), step (s), seek, seek_match, speed, break (b), delete (d), breakpoints, inject, modify, status, wait, watch, stop"
 }
 
 // execute runs a decoded request against c.
@@ -179,7 +185,7 @@ func execute(ctx context.Context, c *Controller, req request) response {
 		var rs []report.Result
 		rs, err = c.Step(ctx, req.N)
 		for _, r := range rs {
-			resp.Results = append(resp.Results, toWireResult(r))
+			resp.Results = append(resp.Results, r.Entry(c.start()))
 		}
 	case "seek":
 		err = c.Seek(ctx, *req.Seq)
@@ -221,6 +227,8 @@ func execute(ctx context.Context, c *Controller, req request) response {
 		haveStatus = true
 	case "stop":
 		err = c.Stop(ctx)
+	case "watch":
+		resp.watch = c.WatchEvents(WatchBuffer)
 	}
 	if err != nil {
 		resp.Error = err.Error()
@@ -232,7 +240,7 @@ func execute(ctx context.Context, c *Controller, req request) response {
 		haveStatus = err == nil
 	}
 	if haveStatus {
-		w := toWireStatus(st)
+		w := toWireStatus(st, c.start())
 		resp.Status = &w
 	}
 	return resp

@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/replayctl/replayctl/tape"
+	stream "github.com/replayctl/replayctl/engine/event"
 )
 
 // maxLine bounds a command line (an injected message included).
@@ -110,7 +110,7 @@ func serveConn(ctx context.Context, c *Controller, conn net.Conn, o serveOptions
 	var g errgroup.Group
 	g.Go(func() error {
 		defer close(writeDone)
-		err := writeLoop(ctx, conn, c.redactor, o.writeTimeout, replies, updates, readDone)
+		err := writeLoop(ctx, conn, c, o.writeTimeout, replies, updates, readDone)
 		switch {
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			c.log.Warn().Dur("write_timeout", o.writeTimeout).Msg("control client dropped: it did not read what was sent to it")
@@ -203,11 +203,19 @@ type deadlineWriter interface {
 	SetWriteDeadline(t time.Time) error
 }
 
-// writeLoop writes replies and status events until the reader is done.
-// Each line must be written within timeout; else it returns the error.
-func writeLoop(ctx context.Context, w deadlineWriter, rd *tape.Redactor, timeout time.Duration, replies <-chan response, updates <-chan Status, readDone <-chan struct{}) error {
+// writeLoop writes replies and status events until the reader is done,
+// and the replay's events after a watch command. Each line must be
+// written within timeout; else it returns the error.
+func writeLoop(ctx context.Context, w deadlineWriter, c *Controller, timeout time.Duration, replies <-chan response, updates <-chan Status, readDone <-chan struct{}) error {
 	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(rd.Writer(bw)) // one value per line, in one Write: redacted whole
+	enc := json.NewEncoder(c.redactor.Writer(bw)) // one value per line, in one Write: redacted whole
+	var watch *Watcher
+	var events <-chan stream.Event // nil until watch
+	defer func() {
+		if watch != nil {
+			watch.Close()
+		}
+	}()
 	for {
 		var v any
 		select {
@@ -216,13 +224,26 @@ func writeLoop(ctx context.Context, w deadlineWriter, rd *tape.Redactor, timeout
 		case <-readDone:
 			return nil
 		case r := <-replies:
+			if r.watch != nil {
+				if watch == nil {
+					watch, events = r.watch, r.watch.C
+				} else {
+					r.watch.Close() // watching already
+				}
+			}
 			v = r
 		case st, ok := <-updates:
 			if !ok {
 				updates = nil // stopped: only the last reply is left
 				continue
 			}
-			v = eventLine{Event: "status", Status: toWireStatus(st)}
+			v = eventLine{Event: "status", Status: toWireStatus(st, c.start())}
+		case e, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			v = toStreamLine(e, c.start(), watch.Lost())
 		}
 		if err := w.SetWriteDeadline(time.Now().Add(timeout)); err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/engine/session"
+	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transformer"
@@ -104,6 +105,9 @@ type Config struct {
 	// TimelineLimit bounds the timeline kept for the report; 0 means the
 	// report's default.
 	TimelineLimit int
+	// ReportOptions are options of the run's report collector, after
+	// TimelineLimit's: report.IncludeHandshake, report.WithMethodLimit.
+	ReportOptions []report.Option
 	// Sessions is how many virtual copies of each recorded session run,
 	// each on its own connection with its own ids ("s1#1", "s1#2", …);
 	// 0 or 1 means the tape as recorded.

@@ -32,11 +32,13 @@
 // Every write to a target, every dial and every request is bounded by
 // Config.Timeout.
 //
-// Events: with consumers (Config.Events), everything a session does is
-// also an event of package event, emitted where it happens (the actor:
-// dialled, anchored, held, due, sent, answered, fault, retry, reconnect,
-// session ended; validate: judged; Run: run ended), stamped in
-// microseconds since the run's start and fanned out once (events.go).
+// Events: everything a session does is also an event of package event,
+// emitted where it happens (the actor: dialled, anchored, held, due, sent,
+// answered, fault, retry, reconnect, session ended; validate: judged; Run:
+// run ended), stamped in microseconds since the run's start and fanned
+// out once (events.go). The stream always runs: its first consumer is the
+// report's collector, which reads each judged event's result; then a
+// controller's watchers, then Config.Events.
 //
 // Every item carries the epoch it was loaded in. A seek bumps the engine's
 // epoch; each stage and actor drops items of an older epoch, so nothing

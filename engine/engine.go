@@ -46,7 +46,7 @@ type Engine struct {
 	}
 	v        *validator.Validator // set by Run before the stages start
 	retries  bool                 // v has a rule that retries on failure
-	finished bool                 // set by validate when it has judged everything
+	finished time.Time            // set by validate when it has judged everything
 	notes    []string             // warnings found by validate, for the report
 	survival survival             // chaos: owned by validate until Run reads it
 	// Recorded messages that are not JSON-RPC: owned by load until Run
@@ -105,9 +105,9 @@ func New(cfg Config) (*Engine, error) {
 	return e, nil
 }
 
-// OnResult sets Hooks.OnResult: a function called with each result as it
-// is judged, from the validate stage's goroutine; it must not block. Call
-// before Run.
+// OnResult sets Hooks.OnResult: a function called with each result the
+// report counts, as it is judged, from the validate stage's goroutine; it
+// must not block. Call before Run.
 func (e *Engine) OnResult(f func(report.Result)) { e.cfg.Hooks.OnResult = f }
 
 func (e *Engine) publish(r report.Result) {
@@ -146,12 +146,11 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 		}
 	}
 	e.v, e.retries = v, v.Retries()
-	e.survival.onFault = e.cfg.Hooks.OnFault
 	var copts []report.Option
 	if e.cfg.TimelineLimit > 0 {
 		copts = append(copts, report.WithTimelineLimit(e.cfg.TimelineLimit))
 	}
-	col := report.NewCollector(copts...)
+	col := report.NewCollector(append(copts, e.cfg.ReportOptions...)...)
 
 	// Buffers let the loader read ahead in batches (fewer goroutine
 	// hand-offs per message); nothing is paced before the sessions (each
@@ -167,7 +166,7 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	g, gctx := errgroup.WithContext(rctx)
 	start := time.Now()
 	col.Start(start)
-	defer e.startEvents(ctx, start)()
+	defer e.startEvents(ctx, start, col)() // col is the stream's until endEvents
 	var src source = r
 	if e.cfg.Sessions > 1 {
 		if e.ctl != nil {
@@ -193,7 +192,7 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 		g.Go(func() error { return scanLasts(gctx, e.cfg.Source, e.cfg.TapeOptions, lasts) })
 	}
 	g.Go(func() error { return rt.route(gctx, g, transformed, &sink{e: e, rt: rt, out: executed}, lasts) })
-	g.Go(func() error { return e.validate(gctx, executed, v, col) })
+	g.Go(func() error { return e.validate(gctx, executed, v) })
 	err = g.Wait()
 	if errors.Is(err, context.Canceled) && ctx.Err() == nil {
 		// A stage that saw the run stopped returned first: the reason is
@@ -202,11 +201,14 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 			err = cause
 		}
 	}
-	if !e.finished { // cut short: the report ends now
-		col.Finish(time.Now())
+	finished := e.finished
+	if finished.IsZero() { // cut short: the report ends now
+		finished = time.Now()
 	}
+	streamNotes := e.endEvents(err) // the collector has every verdict now
+	col.Finish(finished)
 
-	warnings := append(append(append(append(r.Warnings(), e.loadNotes...), e.restoreNotes...), e.notes...), e.endEvents(err)...)
+	warnings := append(append(append(append(r.Warnings(), e.loadNotes...), e.restoreNotes...), e.notes...), streamNotes...)
 	if e.invalid > 20 {
 		warnings = append(warnings, fmt.Sprintf("… and %d more recorded messages that are not valid JSON-RPC", e.invalid-20))
 	}

@@ -15,16 +15,24 @@ import (
 	"github.com/replayctl/replayctl/report"
 )
 
+// collectorName is the report's own consumer of the stream.
+const collectorName = "report"
+
 // startEvents starts the event stream of a run whose clock starts at
-// start, when there are consumers (Config.Events); e.ev stays nil, and
-// every emit a no-op, when there are none. An interrupted run stops
-// waiting for its lossless consumers (event.Stream.Abandon). stop closes
-// the stream if endEvents has not.
-func (e *Engine) startEvents(ctx context.Context, start time.Time) (stop func()) {
-	if len(e.cfg.Events) == 0 {
-		return func() {}
+// start. Its first consumer is the report's collector (lossless, never
+// abandoned: every verdict is in the report), then a controller's (live,
+// for its subscribers), then the configured ones (Config.Events). An
+// interrupted run stops waiting for the configured lossless consumers
+// (event.Stream.Abandon). stop closes the stream if endEvents has not.
+func (e *Engine) startEvents(ctx context.Context, start time.Time, col *report.Collector) (stop func()) {
+	consumers := []event.Consumer{collectorConsumer(col)}
+	if e.ctl != nil {
+		consumers = append(consumers, e.ctl.Watch(start))
 	}
-	e.ev = event.New(start, e.cfg.Events, event.WithBehind(func(c string) {
+	e.ev = event.New(start, append(consumers, e.cfg.Events...), event.WithBehind(func(c string) {
+		if c == collectorName {
+			return // in memory: it catches up at once
+		}
 		e.log.Warn().Str("consumer", c).Msg("events: the consumer fell behind; the replay waits for it (its buffer is full)")
 	}))
 	stopAbandon := context.AfterFunc(ctx, e.ev.Abandon)
@@ -34,13 +42,31 @@ func (e *Engine) startEvents(ctx context.Context, start time.Time) (stop func())
 	}
 }
 
+// collectorConsumer is the report's reader of the stream: it adds each
+// verdict (and the fault injected into its message) to col, which it
+// owns until the stream is closed.
+func collectorConsumer(col *report.Collector) event.Consumer {
+	return event.Consumer{
+		Name: collectorName, Types: []event.Type{event.Judged}, Kept: true,
+		Handle: func(batch []event.Event) error {
+			for i := range batch {
+				ev := &batch[i]
+				if ev.Fault != nil {
+					col.AddFault(*ev.Fault)
+				}
+				if ev.Result != nil {
+					col.Add(*ev.Result)
+				}
+			}
+			return nil
+		},
+	}
+}
+
 // endEvents emits the end of the run, closes the stream and returns what
 // the report should say of it: a consumer that failed, fell behind, or
-// (a live one) lost events.
+// (a live one) lost events. The collector's own figures are left out.
 func (e *Engine) endEvents(runErr error) []string {
-	if e.ev == nil {
-		return nil
-	}
 	ev := event.Event{Type: event.RunEnded, Seq: -1}
 	if runErr != nil {
 		ev.Detail = e.cfg.Redactor.String(runErr.Error())
@@ -49,6 +75,9 @@ func (e *Engine) endEvents(runErr error) []string {
 	err := e.ev.Close()
 	var notes []string
 	for _, st := range e.ev.Stats() {
+		if st.Name == collectorName && st.Err == nil {
+			continue
+		}
 		switch {
 		case st.Err != nil:
 			notes = append(notes, fmt.Sprintf("events: %s failed and has no events after that: %v", st.Name, st.Err))
@@ -68,20 +97,24 @@ func (e *Engine) endEvents(runErr error) []string {
 }
 
 // judgedEvent tells the verdict on r (scrubbed: see Engine.scrub), with
-// the figures the report counts of it.
-func (e *Engine) judgedEvent(r report.Result) {
-	if e.ev == nil {
-		return
-	}
+// the figures the report counts of it, the result itself and the fault
+// injected into its message (nil: none). The result's bytes go only to a
+// controller's replay (the debugger shows them; see event.Event.Result).
+func (e *Engine) judgedEvent(r report.Result, fault *report.Fault) {
 	f := r.Figures()
-	ev := event.Event{Type: event.Judged, Session: r.Session, Seq: r.Seq, Method: r.Method, Kind: r.Kind, Dir: r.Dir,
+	ev := event.Event{Type: event.Judged, Session: r.Session, Seq: r.Seq, Method: r.Method, Name: r.Name, Kind: r.Kind, Dir: r.Dir,
 		Verdict: string(r.Verdict), Detail: r.Err,
-		Lag: f.Lag, Held: f.Held, Latency: f.Latency, HasLag: f.HasLag, HasHeld: f.HasHeld, HasLatency: f.HasLatency}
+		Lag: f.Lag, Held: f.Held, Latency: f.Latency, HasLag: f.HasLag, HasHeld: f.HasHeld, HasLatency: f.HasLatency,
+		Fault: fault}
 	if len(r.Differences) > 0 {
 		ev.Differences = make([]event.Difference, len(r.Differences))
 		for i, d := range r.Differences {
 			ev.Differences[i] = event.Difference{Path: d.Path, Expected: d.Expected, Actual: d.Actual, Kind: d.Kind}
 		}
 	}
+	if e.ctl == nil {
+		r.Out, r.Answer, r.Recorded = nil, nil, nil
+	}
+	ev.Result = &r
 	e.ev.Emit(time.Now(), ev)
 }

@@ -17,8 +17,13 @@ type Hooks struct {
 	// replaced after it, as with any message) or return false to drop the
 	// message, which is then not replayed.
 	BeforeSend func(m *transformer.Msg) bool
-	// OnResult is called with each result as it is judged, from the
-	// validate stage's goroutine.
+	// OnResult is called with each result the report counts (checked or
+	// not: a notification sent, a skip), as it is judged, from the
+	// validate stage's goroutine, after the result's judged event was
+	// emitted. The hooks stay on the validate goroutine: OnSessionEnd
+	// comes after every result of its session, which only validate knows,
+	// and they see the bytes, which the stream carries only in a
+	// controlled replay.
 	OnResult func(report.Result)
 	// OnFault is called with each injected chaos fault as its message is
 	// judged, from the validate stage's goroutine.

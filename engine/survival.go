@@ -15,7 +15,6 @@ import (
 type survival struct {
 	sessions map[string]*sessionFate
 	order    []string
-	onFault  func(report.Fault) // Hooks.OnFault
 }
 
 type sessionFate struct {
@@ -47,23 +46,22 @@ func (s *survival) fate(session string) *sessionFate {
 // verdict: a message with an outbound fault is judged by what a good
 // server does with it; one whose answer a fault spoiled on the way back is
 // a warning (it exercised the error handling), not a failure of the server.
-func (s *survival) observe(r *report.Result, o *outcome, c *report.Collector) {
+// It returns the fault injected into the message, as the report lists it,
+// or nil.
+func (s *survival) observe(r *report.Result, o *outcome) (injected *report.Fault) {
 	it := o.Req
 	fate := s.fate(it.Rec.Session)
 	if o.Skipped != "" && o.Sent.IsZero() && it.Fault != nil && it.Fault.Kind != chaos.Drop {
-		return // never sent (its server had died): no fault was injected
+		return nil // never sent (its server had died): no fault was injected
 	}
 	if o.Lost && it.Fault == nil { // a casualty of an injected disconnect
 		r.Verdict, r.Err = report.Warned, o.Err.Error()
-		return
+		return nil
 	}
 	if f := it.Fault; f != nil {
 		rf := reportFault(*f)
-		c.AddFault(rf)
+		injected = &rf
 		fate.injected++
-		if hook := s.onFault; hook != nil {
-			hook(rf)
-		}
 		if !f.Kind.Outbound() {
 			if bad(r.Verdict) {
 				r.Verdict, r.Err = report.Warned, "injected "+string(f.Kind)+": "+r.Err
@@ -100,6 +98,7 @@ func (s *survival) observe(r *report.Result, o *outcome, c *report.Collector) {
 			return
 		}
 	}
+	return
 }
 
 // observe adds the observation of a fault, with the later answers already

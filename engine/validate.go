@@ -16,14 +16,15 @@ import (
 	"github.com/replayctl/replayctl/validator"
 )
 
-// validate compares each live answer with the recorded one and adds every
-// outcome to the collector. It owns the collector until it returns.
+// validate compares each live answer with the recorded one and gives
+// each verdict to the event stream (a judged event, which the report's
+// collector reads: see events.go) and to the hooks.
 //
 // It reads until in is closed (the router closes it once every session
 // has returned), even after ctx is done or it has decided to stop the run:
 // what the sessions report while they stop (requests lost with a failed
 // target) is in the report, and no session waits on it for ever.
-func (e *Engine) validate(ctx context.Context, in <-chan *outcome, v *validator.Validator, c *report.Collector) error {
+func (e *Engine) validate(ctx context.Context, in <-chan *outcome, v *validator.Validator) error {
 	var stopped error // OnErrorStop: the run was told to stop; the rest is drained
 	for o := range in {
 		if o.SessionEnd { // even after a stop: every session ends
@@ -31,7 +32,7 @@ func (e *Engine) validate(ctx context.Context, in <-chan *outcome, v *validator.
 			continue
 		}
 		if stopped == nil {
-			stopped = e.add(o, v, c)
+			stopped = e.add(o, v)
 		}
 	}
 	if stopped != nil {
@@ -39,14 +40,13 @@ func (e *Engine) validate(ctx context.Context, in <-chan *outcome, v *validator.
 	}
 	// The replay is over when the last answer is judged, not when the
 	// target has shut down.
-	c.Finish(time.Now())
-	e.finished = true
+	e.finished = time.Now()
 	return ctx.Err()
 }
 
-// add judges one outcome and adds it to the collector. With OnErrorStop, a
-// bad verdict stops the run: the error says why.
-func (e *Engine) add(o *outcome, v *validator.Validator, c *report.Collector) error {
+// add judges one outcome and emits the verdict. With OnErrorStop, a bad
+// verdict stops the run: the error says why.
+func (e *Engine) add(o *outcome, v *validator.Validator) error {
 	if o.Epoch < e.epoch.Load() && o.Req.Rec.Seq >= 0 {
 		return nil
 	}
@@ -59,17 +59,19 @@ func (e *Engine) add(o *outcome, v *validator.Validator, c *report.Collector) er
 	if o.Died {
 		e.survival.died(o.Req.Rec.Session, o.Err, o.Req.Fault)
 		r := e.scrub(report.Result{Seq: -1, Session: o.Req.Rec.Session, Dir: report.DirS2C, Verdict: report.Error, ErrKind: "target", Err: o.Err.Error()})
-		c.Add(r)
-		e.judgedEvent(r)
+		e.judgedEvent(r, nil)
 		return nil
 	}
 	r := judge(o, v)
+	var fault *report.Fault
 	if e.cfg.Chaos != nil {
-		e.survival.observe(&r, o, c)
+		fault = e.survival.observe(&r, o)
 	}
 	r = e.scrub(r)
-	c.Add(r)
-	e.judgedEvent(r)
+	e.judgedEvent(r, fault)
+	if fault != nil && e.cfg.Hooks.OnFault != nil {
+		e.cfg.Hooks.OnFault(*fault)
+	}
 	e.publish(r)
 	if o.Req.RPC.Method == mcp.MethodInitialize {
 		e.checkProtocol(o)
@@ -103,6 +105,7 @@ func judge(o *outcome, v *validator.Validator) report.Result {
 		Seq:     it.Rec.Seq,
 		Session: it.Rec.Session,
 		Method:  it.RPC.Method,
+		Name:    mcp.RequestName(it.RPC.Method, it.RPC.Params()),
 		Dir:     string(it.Rec.Dir),
 		Kind:    it.RPC.Kind.String(),
 		Due:     it.Timing.Due,

@@ -54,10 +54,14 @@ type Forwarder struct {
 	refused   atomic.Int64 // upstream requests no client stream could take
 	nextAsk   atomic.Int64
 
-	maxUpstreams int           // see MaxUpstreams
-	idle         time.Duration // see IdleTimeout
+	maxUpstreams  int           // see MaxUpstreams
+	idle          time.Duration // see IdleTimeout
+	answerTimeout time.Duration // see AnswerTimeout
 
-	closing sync.WaitGroup // the upstream connections Closed is ending
+	// closing counts the upstream connections being closed (by Closed,
+	// an idle timer, or a new session taking an idle one's place); each is
+	// added under mu while closed is false, so Close's Wait sees it.
+	closing sync.WaitGroup
 
 	mu       sync.Mutex // guards the fields below, and the inflight, idleSince and timer of each upstream
 	sessions map[*mock.Live]*upstream
@@ -72,7 +76,7 @@ var _ mock.MissHandler = (*Forwarder)(nil)
 // with a miss by calling name (once per such session).
 func New(dial transport.Dialer, tap *record.Tap, name func() string, log zerolog.Logger, opts ...Option) *Forwarder {
 	f := &Forwarder{dial: dial, tap: tap, name: name, log: log.With().Str("stage", "forward").Logger(),
-		maxUpstreams: DefaultMaxUpstreams, idle: DefaultIdleTimeout, sessions: map[*mock.Live]*upstream{}}
+		maxUpstreams: DefaultMaxUpstreams, idle: DefaultIdleTimeout, answerTimeout: DefaultAnswerTimeout, sessions: map[*mock.Live]*upstream{}}
 	for _, opt := range opts {
 		opt(f)
 	}
@@ -148,17 +152,23 @@ func (f *Forwarder) Closed(live *mock.Live) {
 	f.mu.Lock()
 	u := f.sessions[live]
 	delete(f.sessions, live)
-	if u != nil && u.timer != nil {
-		u.timer.Stop()
+	if u != nil {
+		if u.timer != nil {
+			u.timer.Stop()
+		}
+		f.closing.Add(1)
 	}
 	f.mu.Unlock()
 	if u != nil {
-		f.closing.Go(u.close)
+		go func() {
+			defer f.closing.Done()
+			u.close()
+		}()
 	}
 }
 
 // Close ends every upstream connection, and waits for them (and those
-// Closed is ending) to end; Miss fails after it. It does not close the
+// Closed, an idle timer or a new session's miss is ending) to end; Miss fails after it. It does not close the
 // Tap, which may be closed first: what the upstreams send then is not
 // recorded.
 func (f *Forwarder) Close() error {

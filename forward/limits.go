@@ -17,6 +17,15 @@ const DefaultMaxUpstreams = 8
 // upstream connection open without a forwarded request (IdleTimeout).
 const DefaultIdleTimeout = 60 * time.Second
 
+// DefaultAnswerTimeout is how long a Forwarder waits for the upstream's
+// answer to a forwarded request (AnswerTimeout): the default request
+// timeout of the official TypeScript SDK's client.
+const DefaultAnswerTimeout = 60 * time.Second
+
+// ErrAnswerTimeout fails a miss whose upstream did not answer within
+// AnswerTimeout.
+var ErrAnswerTimeout = errors.New("forward: the upstream did not answer in time (--upstream-timeout)")
+
 // Option configures a Forwarder.
 type Option func(*Forwarder)
 
@@ -47,6 +56,21 @@ func IdleTimeout(d time.Duration) Option {
 	}
 }
 
+// AnswerTimeout bounds the wait for the upstream's answer to each
+// forwarded request. When it passes, the upstream is sent
+// notifications/cancelled for the request (recorded, as everything sent
+// upstream is), the miss fails with ErrAnswerTimeout and the client gets
+// its error; a late answer is recorded, not relayed. It frees the
+// upstream connection for the idle timer and MaxUpstreams, which a
+// request in flight holds. 0 or less means DefaultAnswerTimeout.
+func AnswerTimeout(d time.Duration) Option {
+	return func(f *Forwarder) {
+		if d > 0 {
+			f.answerTimeout = d
+		}
+	}
+}
+
 // ErrTooManyUpstreams fails a miss of a new session when MaxUpstreams
 // connections are open and every one is forwarding a request.
 var ErrTooManyUpstreams = errors.New("forward: every upstream connection allowed is forwarding a request (--max-upstreams)")
@@ -71,6 +95,7 @@ func (f *Forwarder) acquire(live *mock.Live) (*upstream, error) {
 			}
 			delete(f.sessions, victim.live)
 			victim.timer.Stop()
+			f.closing.Add(1)
 		}
 		u = &upstream{f: f, live: live, name: f.name(), pending: map[string]waiter{}, asks: map[string][]byte{}}
 		f.sessions[live] = u
@@ -84,6 +109,7 @@ func (f *Forwarder) acquire(live *mock.Live) (*upstream, error) {
 	if victim != nil {
 		f.log.Info().Str("session", victim.name).Int("max", f.maxUpstreams).Msg("--max-upstreams reached: the upstream connection idle longest closed")
 		victim.close()
+		f.closing.Done()
 	}
 	return u, nil
 }
@@ -124,7 +150,9 @@ func (f *Forwarder) expire(u *upstream, since time.Time) {
 		return
 	}
 	delete(f.sessions, u.live)
+	f.closing.Add(1)
 	f.mu.Unlock()
+	defer f.closing.Done()
 	f.log.Debug().Str("session", u.name).Dur("idle", f.idle).Msg("an idle upstream connection closed")
 	u.close()
 }

@@ -109,7 +109,12 @@ func (u *upstream) call(ctx context.Context, m *jsonrpc.Message) ([]byte, error)
 	if err := u.sendUp(ctx, m.Raw); err != nil {
 		return nil, fmt.Errorf("send %s upstream: %w", m.Method, err)
 	}
+	late := time.NewTimer(u.f.answerTimeout)
+	defer late.Stop()
 	select {
+	case <-late.C:
+		u.cancelUp(m)
+		return nil, fmt.Errorf("%w: no answer to %s within %v", ErrAnswerTimeout, m.Method, u.f.answerTimeout)
 	case r := <-ch:
 		if r.err != nil {
 			return nil, fmt.Errorf("the upstream's answer to %s: %w", m.Method, r.err)
@@ -119,6 +124,18 @@ func (u *upstream) call(ctx context.Context, m *jsonrpc.Message) ([]byte, error)
 		return nil, fmt.Errorf("the upstream connection ended before answering %s: %w", m.Method, u.connErr())
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	}
+}
+
+// cancelUp tells the upstream that the request m is no longer awaited
+// (MCP's notifications/cancelled), so that it can stop its work.
+func (u *upstream) cancelUp(m *jsonrpc.Message) {
+	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"replayctl serve: no answer within %v (--upstream-timeout)"}}`, m.ID, u.f.answerTimeout)
+	u.record(tape.C2S, msg)
+	ctx, cancel := context.WithTimeout(context.Background(), handshakeTimeout)
+	defer cancel()
+	if err := u.sendUp(ctx, msg); err != nil {
+		u.f.log.Debug().Str("session", u.name).Err(err).Msg("notifications/cancelled could not be sent upstream")
 	}
 }
 

@@ -45,6 +45,9 @@ type Server struct {
 	missed   int                    // every miss, kept or not
 	injected []Injected
 	checkers map[string]*validator.Validator // by method: volatile fields ignored
+
+	discoverOnce sync.Once
+	discovery    *discovery // the recorded server/discover answer (see discovered)
 }
 
 // sharedCursor is the one cursor of a recorded session that all its

@@ -70,8 +70,9 @@ func (ss *session) Close() error {
 // Handle answers one message of the client (see transport.Session). A
 // request gets, through send, what the server recorded around its answer
 // and then the answer with the live id, or a JSON-RPC error (CodeMiss)
-// naming the closest recorded request; a ping the tape does not have is
-// answered {}. The client's answer to a request of the server goes to the
+// naming the closest recorded request; a request the tape does not have
+// that a server of its revision answers anyway is answered so (see
+// Server.unrecorded: ping, server/discover on a session-based tape). The client's answer to a request of the server goes to the
 // Handle call waiting for it; notifications are taken silently. A message
 // that is not JSON-RPC gets a parse error (-32700) or an invalid request
 // error (-32600), as a good server answers. Handle returns when the
@@ -104,12 +105,15 @@ func (ss *session) Handle(ctx context.Context, msg []byte, send transport.Send) 
 
 // found is what matching a live request gave.
 type found struct {
-	name  string // the recorded session
-	i     int    // the entry in it
-	copy  string // the chaos key: the copy name, or the stateless round
-	miss  *Miss
-	pong  bool // an unrecorded ping: answer {}
-	fresh bool
+	name string // the recorded session
+	i    int    // the entry in it
+	copy string // the chaos key: the copy name, or the stateless round
+	miss *Miss
+	// unrecorded is the answer a server of the tape's revision gives to
+	// a request it was not recorded answering (see Server.unrecorded),
+	// or nil.
+	unrecorded []byte
+	fresh      bool
 }
 
 // match finds the recorded request to answer req with, binding the
@@ -125,8 +129,8 @@ func (ss *session) match(req jsonrpc.Message) found {
 	if ss.bound == "" {
 		name, ok := ss.srv.bind(q)
 		if !ok {
-			if req.Method == "ping" {
-				return found{pong: true}
+			if ans := ss.srv.unrecorded(req); ans != nil {
+				return found{unrecorded: ans}
 			}
 			return found{miss: ss.srv.missUnbound(ss.info.ID, req, q)}
 		}
@@ -139,8 +143,8 @@ func (ss *session) match(req jsonrpc.Message) found {
 		if f, ok := ss.matchKin(q); ok {
 			return f
 		}
-		if req.Method == "ping" {
-			return found{pong: true}
+		if ans := ss.srv.unrecorded(req); ans != nil {
+			return found{unrecorded: ans}
 		}
 		return found{miss: ss.srv.missIn(ss.info.ID, ss.bound, &ss.cur, req, q, p)}
 	}
@@ -168,8 +172,8 @@ func (ss *session) matchStateless(req jsonrpc.Message, q query) found {
 			sc.mu.Unlock()
 		}
 	}
-	if req.Method == "ping" {
-		return found{pong: true}
+	if ans := srv.unrecorded(req); ans != nil {
+		return found{unrecorded: ans}
 	}
 	return found{miss: srv.missUnbound(ss.info.ID, req, q)}
 }
@@ -177,12 +181,12 @@ func (ss *session) matchStateless(req jsonrpc.Message, q query) found {
 // answer answers one request.
 func (ss *session) answer(ctx context.Context, req jsonrpc.Message, send transport.Send) error {
 	f := ss.match(req)
-	if f.miss == nil && !f.pong && ss.srv.idx.sessions[f.name][f.i].ans == 0 {
+	if f.miss == nil && f.unrecorded == nil && ss.srv.idx.sessions[f.name][f.i].ans == 0 {
 		f.miss = ss.srv.missUnanswered(ss.info.ID, f.name, f.i, req)
 	}
 	switch {
-	case f.pong:
-		return ss.sent(send(ctx, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{}}`, req.ID)))
+	case f.unrecorded != nil:
+		return ss.sent(send(ctx, f.unrecorded))
 	case f.miss != nil && ss.srv.onMiss != nil:
 		err := ss.srv.onMiss.Miss(ctx, ss.live, req.Raw, send)
 		if err == nil || ctx.Err() != nil {

@@ -42,8 +42,9 @@
 //
 // Every knob of `replayctl run` is an option: pacing (Speed, Sessions,
 // Ramp, Order, Steps), limits (Timeout, MaxInflight, MaxLine, MaxMessage,
-// TimelineLimit), errors (OnError, MaxRetries, RetryDelay), validation
-// (Validation, Ignore, ValidateNotifications, Thresholds), chaos (Chaos, Seed,
+// TimelineLimit, MethodLimit), errors (OnError, MaxRetries, RetryDelay),
+// validation (Validation, Ignore, ValidateNotifications, Thresholds), the
+// report's latency (IncludeHandshake), chaos (Chaos, Seed,
 // ChaosFrom), a YAML config (ConfigFile or Config: transformations,
 // validation rules, filters, chaos, thresholds) and Logger. Options given
 // override the config file's values, which override the defaults (and
@@ -54,9 +55,9 @@
 // # Hooks
 //
 // Hooks are options too, and add up: BeforeSend sees each client message
-// before it is paced and may edit or drop it; OnResult sees each judged
-// message; OnFault each injected fault; OnSessionEnd each finished
-// session. BeforeSend is called from one goroutine, the others from
+// before it is paced and may edit or drop it; OnResult sees each result
+// the report counts (checked or not: a notification sent, a skip);
+// OnFault each injected fault; OnSessionEnd each finished session. BeforeSend is called from one goroutine, the others from
 // another; none should block for long.
 //
 // # Events

@@ -32,6 +32,8 @@ type settings struct {
 	maxLine     int
 	maxMessage  int
 	timeline    int
+	methodLimit int
+	handshake   bool
 	onError     string
 	maxRetries  int
 	retryDelay  time.Duration
@@ -67,6 +69,7 @@ func defaults() *settings {
 		maxLine:     8 << 20,
 		maxMessage:  transport.DefaultMaxMessage,
 		timeline:    report.DefaultTimelineLimit,
+		methodLimit: report.DefaultMethodLimit,
 		onError:     "continue",
 		maxRetries:  3,
 		logger:      zerolog.Nop(),
@@ -127,6 +130,23 @@ func MaxMessage(n int) Option { return func(s *settings) { s.maxMessage = n; s.g
 // (default, and what 0 means: report.DefaultTimelineLimit).
 func TimelineLimit(n int) Option {
 	return func(s *settings) { s.timeline = n; s.given("TimelineLimit") }
+}
+
+// MethodLimit bounds the methods, and apart from them the tools, prompts
+// and resources, the report breaks its figures down by (default
+// report.DefaultMethodLimit, 100, each); the results of the rest are
+// counted in per_method_omitted and per_name_omitted. 0 breaks down
+// none but the handshake.
+func MethodLimit(n int) Option {
+	return func(s *settings) { s.methodLimit = n; s.given("MethodLimit") }
+}
+
+// IncludeHandshake counts the handshake's latency (initialize,
+// server/discover), which waits for the target to start, in the report's
+// headline latency and so in its latency thresholds. Without it, it is
+// reported apart, in the handshake section and per method.
+func IncludeHandshake() Option {
+	return func(s *settings) { s.handshake = true; s.given("IncludeHandshake") }
 }
 
 // OnError says what happens at a failed or unanswered message: "continue"
@@ -247,8 +267,15 @@ func BeforeSend(f func(m *Message) bool) Option {
 	return func(s *settings) { s.beforeSend = append(s.beforeSend, f) }
 }
 
-// OnResult calls f with each result as it is judged (every sent message,
-// answer and skip), from one goroutine. f must not block for long.
+// OnResult calls f with each result the report counts, as it is judged:
+// not only the checked answers but every message replayed — a client
+// notification sent with nothing to check (verdict sent), a server
+// notification, a skipped message (verdict skipped), a request that got
+// no answer — one per entry of the report's timeline; look at r.Verdict
+// for the ones you want. It is called from one goroutine, the validate
+// stage's, with the bytes sent and received (Out, Answer, Recorded); f
+// must not block for long. To watch a replay without ever slowing it,
+// read its event stream (OnEvent, Events) instead.
 func OnResult(f func(report.Result)) Option {
 	return func(s *settings) { s.onResult = append(s.onResult, f) }
 }

@@ -56,6 +56,7 @@ type Replay struct {
 	onError    string
 	timeout    time.Duration
 	sessions   int
+	config     string // the config file read, for the report
 }
 
 // New checks the options (and the config they name) and prepares the
@@ -75,7 +76,7 @@ func New(src tape.Source, opts ...Option) (*Replay, error) {
 	if err != nil {
 		return nil, s.blameFile(err, path)
 	}
-	r := &Replay{target: s.target, speed: cfg.Speed, onError: s.onError, timeout: cfg.Timeout, sessions: max(cfg.Sessions, 1)}
+	r := &Replay{target: s.target, speed: cfg.Speed, onError: s.onError, timeout: cfg.Timeout, sessions: max(cfg.Sessions, 1), config: path}
 	if r.thresholds, err = parseThresholds(s.thresholds); err != nil {
 		return nil, err
 	}
@@ -220,6 +221,8 @@ func (s *settings) check() (checked, error) {
 		return checked{}, bad("MaxMessage", s.maxMessage, errors.New("want a positive number of bytes, e.g. 16<<20"))
 	case s.timeline < 0:
 		return checked{}, bad("TimelineLimit", s.timeline, errors.New("want 0 or more"))
+	case s.methodLimit < 0:
+		return checked{}, bad("MethodLimit", s.methodLimit, errors.New("want 0 or more"))
 	case s.sessions < 1 || s.sessions > MaxSessions:
 		return checked{}, bad("Sessions", s.sessions, fmt.Errorf("want 1 to %d virtual sessions", MaxSessions))
 	case s.ramp < 0:
@@ -277,11 +280,21 @@ func (s *settings) engineConfig(src tape.Source) (engine.Config, error) {
 		MaxRetries:            c.maxRetries,
 		RetryDelay:            s.retryDelay,
 		TimelineLimit:         s.timeline,
+		ReportOptions:         s.reportOptions(),
 		Sessions:              s.sessions,
 		Ramp:                  s.ramp,
 		Step:                  s.step,
 		Logger:                s.logger,
 	}, nil
+}
+
+// reportOptions are the options of the run's report collector.
+func (s *settings) reportOptions() []report.Option {
+	opts := []report.Option{report.WithMethodLimit(s.methodLimit)}
+	if s.handshake {
+		opts = append(opts, report.IncludeHandshake())
+	}
+	return opts
 }
 
 // wireHooks sets the engine's hooks from the hook options; OnSessionEnd
@@ -421,6 +434,7 @@ func (r *Replay) Run(ctx context.Context) (*report.Report, error) {
 		return nil, r.redact(err) // nothing was replayed
 	}
 	rep.Summary.Warnings = append(rep.Summary.Warnings, r.warnings...)
+	rep.Summary.Config = r.config
 	rep.Conclude(stopOf(ctx, err), r.thresholds)
 	report.RedactReport(r.redactor, &rep)
 	return &rep, r.redact(err)

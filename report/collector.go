@@ -25,6 +25,10 @@ var (
 	// ErrMergeSelf is returned when merging a collector into itself, which
 	// would count everything twice.
 	ErrMergeSelf = errors.New("report: cannot merge a collector into itself")
+	// ErrMergeHandshake is returned when one collector counts the
+	// handshake in its latency ([IncludeHandshake]) and the other does
+	// not: the merged figures would mean neither.
+	ErrMergeHandshake = errors.New("report: cannot merge a collector that counts the handshake in its latency with one that does not")
 )
 
 // Option configures a [Collector].
@@ -90,6 +94,14 @@ type Collector struct {
 	sessionLimit    int
 	sessions        map[string]*sessionStats
 	sessionsOmitted map[string]struct{}
+
+	// The breakdown by method and by name (method.go): at most
+	// methodLimit of each, the handshake's methods besides; methodGroups
+	// counts the other methods'.
+	includeHandshake             bool
+	methodLimit, methodGroups    int
+	methods, names               map[groupKey]*group
+	methodsOmitted, namesOmitted int64
 }
 
 // timelineItem is a timeline entry before its times are made relative to
@@ -97,7 +109,7 @@ type Collector struct {
 type timelineItem struct {
 	seq                 int64
 	session, method     string
-	dir                 string
+	dir, kind           string
 	verdict             Verdict
 	due, sent, answered time.Time
 }
@@ -118,6 +130,9 @@ func NewCollector(opts ...Option) *Collector {
 		sessionLimit:    DefaultSessionLimit,
 		sessions:        make(map[string]*sessionStats),
 		sessionsOmitted: make(map[string]struct{}),
+		methodLimit:     DefaultMethodLimit,
+		methods:         make(map[groupKey]*group),
+		names:           make(map[groupKey]*group),
 	}
 	for _, o := range opts {
 		o(c)
@@ -161,19 +176,24 @@ func (c *Collector) Add(r Result) {
 	if r.Session != "" && r.Seq >= 0 {
 		c.addSession(r, sent, answered)
 	}
+	c.addGroups(r, sent, isRequest, f)
 	if isRequest {
 		c.requestsSent++
 		// The rates are those of the schedule: the handshake, which waits
 		// for the target to start and anchors each session's clock, is
 		// not part of it.
-		if r.Method != mcp.MethodInitialize {
+		if !mcp.IsHandshake(r.Method) {
 			c.reqSent.add(r.Sent)
 			if !r.Due.IsZero() {
 				c.reqDue.add(r.Due)
 			}
 		}
+		// The handshake's latency is the target's start-up: reported
+		// apart (method.go), in the headline only when asked.
 		if f.HasLatency {
 			c.requestsAnswered++
+		}
+		if f.HasLatency && (c.includeHandshake || !mcp.IsHandshake(r.Method)) {
 			c.latency.record(f.Latency)
 			due := r.Due
 			if due.IsZero() {
@@ -208,7 +228,7 @@ func (c *Collector) Add(r Result) {
 
 	if len(c.timeline) < c.timelineLimit {
 		c.timeline = append(c.timeline, timelineItem{
-			seq: r.Seq, session: r.Session, method: r.Method, dir: r.Dir,
+			seq: r.Seq, session: r.Session, method: r.Method, dir: r.Dir, kind: r.Kind,
 			verdict: r.Verdict, due: r.Due, sent: r.Sent, answered: r.Answered,
 		})
 	} else {
@@ -263,13 +283,18 @@ func (c *Collector) addError(r Result, defaultKind, msg string) {
 // finish the later, and the detailed lists are appended within c's limits.
 // c keeps its run id.
 // o is not changed. Merge returns [ErrMergeNil] or [ErrMergeSelf] and
-// changes nothing when o is nil or c itself.
+// changes nothing when o is nil or c itself, and [ErrMergeHandshake] when
+// one of them counts the handshake in its latency ([IncludeHandshake])
+// and the other does not.
 func (c *Collector) Merge(o *Collector) error {
 	switch o {
 	case nil:
 		return ErrMergeNil
 	case c:
 		return ErrMergeSelf
+	}
+	if c.includeHandshake != o.includeHandshake {
+		return ErrMergeHandshake
 	}
 	c.start = earlier(c.start, o.start)
 	c.finish = later(c.finish, o.finish)
@@ -302,6 +327,7 @@ func (c *Collector) Merge(o *Collector) error {
 	c.errs, c.errsOmitted = appendCapped(c.errs, o.errs, c.errorLimit, c.errsOmitted+o.errsOmitted)
 	c.faultList, c.faultsOmitted = appendCapped(c.faultList, o.faultList, c.faultLimit, c.faultsOmitted+o.faultsOmitted)
 	c.mergeSessions(o)
+	c.mergeGroups(o)
 	return nil
 }
 

@@ -141,8 +141,10 @@ func TestAggregation(t *testing.T) {
 				if r.Summary.SuccessRate != 1 || r.Performance.ErrorRate != 0 || r.Performance.ThroughputPerS != 0 {
 					t.Errorf("success %v error %v throughput %v: want 1 0 0", r.Summary.SuccessRate, r.Performance.ErrorRate, r.Performance.ThroughputPerS)
 				}
-				if !r.Passed() {
-					t.Errorf("passed: got false, want true")
+				// Every message skipped: nothing was checked, which is
+				// no pass.
+				if r.Passed() || r.Summary.NothingChecked == "" {
+					t.Errorf("passed %v, nothing_checked %q: want a failed run saying nothing was checked", r.Passed(), r.Summary.NothingChecked)
 				}
 				if r.Summary.TotalMessages != 7 || r.Summary.Skipped != 7 {
 					t.Errorf("total %d skipped %d: want 7 7", r.Summary.TotalMessages, r.Summary.Skipped)
@@ -328,10 +330,11 @@ func TestPassed(t *testing.T) {
 		{"one failed", []Result{request(0, 0, 0, time.Millisecond, Passed), request(1, 0, 0, time.Millisecond, Failed)}, false},
 		{"one timeout", []Result{request(0, 0, 0, time.Millisecond, Timeout)}, false},
 		{"one error", []Result{{Verdict: Error, Err: "x"}}, false},
-		{"skipped only", []Result{{Verdict: Skipped}}, true},
+		// Nothing judged: no pass, whatever went out (Unchecked).
+		{"skipped only", []Result{{Verdict: Skipped}}, false},
 		// Requests went out and no answer was judged: nothing checked.
 		{"requests sent, none judged", []Result{request(0, 0, 0, time.Millisecond, Sent), request(1, 0, 0, time.Millisecond, Skipped)}, false},
-		{"notifications sent, no request", []Result{{Seq: 2, Session: "s1", Method: "notifications/initialized", Dir: DirC2S, Kind: KindNotification, Sent: at(0), Verdict: Sent}}, true},
+		{"notifications sent, no request", []Result{{Seq: 2, Session: "s1", Method: "notifications/initialized", Dir: DirC2S, Kind: KindNotification, Sent: at(0), Verdict: Sent}}, false},
 		{"one of two requests judged", []Result{request(0, 0, 0, time.Millisecond, Sent), request(1, 0, 0, time.Millisecond, Passed)}, true},
 	}
 	for _, tt := range tests {

@@ -42,8 +42,18 @@
 // collector fed every result would build: its percentiles are those of one
 // histogram of all the samples.
 //
+// The report breaks its figures down by method (per_method) and by the
+// tool, prompt or resource a request names (per_name, from
+// [Result.Name]), each with a latency histogram of its own that merges
+// as the totals do ([WithMethodLimit] bounds them). The handshake
+// (initialize, notifications/initialized, server/discover) waits for the
+// target to start: its latency is reported apart (the handshake section)
+// and left out of the headline latency unless [IncludeHandshake] is given.
+//
 // Thresholds are pass/fail conditions on the report's metrics, written
-// k6-style ("p99<200ms", "error_rate<1%", "validation_failed==0"):
+// k6-style ("p99<200ms", "error_rate<1%", "validation_failed==0"), on the
+// whole run or, with a filter as k6's tags, on one method, tool, prompt or
+// resource ("p99{method:tools/call}<200ms", "error_rate{tool:search}<1%"):
 // [ParseThreshold] reads one, [Report.Evaluate] judges them, and
 // [Report.ApplyThresholds] keeps the results in the report, which fails
 // ([Report.Passed] is false) when one of them does. A latency threshold

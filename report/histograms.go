@@ -16,7 +16,12 @@ import (
 // HistogramsVersion is the version of the report's "histograms" section
 // that this package writes and merges. A report with another version is
 // refused by [Merge].
-const HistogramsVersion = 1
+//
+// Version 2 added the histograms of each method and name (per_method,
+// per_name) and left the handshake's latency out of latency and
+// latency_from_intended unless the report's handshake.included says
+// otherwise; a version 1 report cannot be split so.
+const HistogramsVersion = 2
 
 // HistogramEncoding names how each histogram of the section is written:
 // HdrHistogram's V2 compressed encoding (zlib), in standard base64, as
@@ -62,6 +67,19 @@ type Histograms struct {
 	// client requests after the handshake: the load section's rates.
 	RequestsDue  TimeSpan `json:"requests_due"`
 	RequestsSent TimeSpan `json:"requests_sent"`
+	// PerMethod and PerName are the latency histograms of the report's
+	// per_method and per_name lines that have one (a request answered),
+	// in the same order.
+	PerMethod []GroupHistogram `json:"per_method"`
+	PerName   []GroupHistogram `json:"per_name"`
+}
+
+// GroupHistogram is the latency histogram of one method (Name empty) or
+// one name.
+type GroupHistogram struct {
+	Method  string           `json:"method"`
+	Name    string           `json:"name,omitempty"`
+	Latency EncodedHistogram `json:"latency"`
 }
 
 // EncodedHistogram is one histogram of durations in microseconds, with the
@@ -97,7 +115,21 @@ func (c *Collector) histograms() Histograms {
 		Late:                c.late,
 		RequestsDue:         c.reqDue.export(),
 		RequestsSent:        c.reqSent.export(),
+		PerMethod:           groupHistograms(c.methods),
+		PerName:             groupHistograms(c.names),
 	}
+}
+
+// groupHistograms encodes the latency histograms of the groups of m that
+// have one, by method then name.
+func groupHistograms(m map[groupKey]*group) []GroupHistogram {
+	out := []GroupHistogram{}
+	for _, k := range sortedKeys(m) {
+		if g := m[k]; g.latency != nil {
+			out = append(out, GroupHistogram{Method: k.method, Name: k.name, Latency: g.latency.encode()})
+		}
+	}
+	return out
 }
 
 // encode writes h without loss.

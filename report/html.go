@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -96,11 +97,14 @@ func newHTMLPage(r Report) htmlPage {
 	page.Summary = []htmlItem{
 		{"messages", fmt.Sprintf("%d sent, %d received, %d skipped (%d on tape)", s.Sent, s.Received, s.Skipped, s.TotalMessages)},
 		{"duration", formatMS(s.DurationMS)},
-		{"throughput", strconv.FormatFloat(p.ThroughputPerS, 'f', 1, 64) + " requests/s"},
 		{"requests", fmt.Sprintf("%d sent, %d answered", p.Requests, p.Answered)},
 		{"validation", fmt.Sprintf("%d passed, %d failed, %s (%d checked)", r.Validation.Passed, r.Validation.Failed, plural(r.Validation.Warnings, "warning"), r.Validation.Checked)},
 		{"errors", fmt.Sprintf("%s, %s; error rate %.2f%%", plural(p.Errors, "error"), plural(p.Timeouts, "timeout"), p.ErrorRate*100)},
 		{"success rate", fmt.Sprintf("%.2f%%", s.SuccessRate*100)},
+	}
+	// One rate: a paced replay's is the load card's achieved rate.
+	if !r.Load.Applicable {
+		page.Summary = slices.Insert(page.Summary, 2, htmlItem{"throughput", strconv.FormatFloat(p.ThroughputPerS, 'f', 1, 64) + " requests/s"})
 	}
 	if why := r.Summary.Aborted; why != "" {
 		page.Summary = append(page.Summary, htmlItem{"stopped early", why})

@@ -48,7 +48,7 @@ func TestWriteHTMLSections(t *testing.T) {
 	want := []string{
 		"<!DOCTYPE html>",
 		`<span class="badge fail">FAIL</span>`,
-		`id="summary"`, "Replay of weather.jsonl", "run <code>" + sampleRunID + "</code>", "4 sent, 3 received, 1 skipped (8 on tape)", "0.4 requests/s",
+		`id="summary"`, "Replay of weather.jsonl", "run <code>" + sampleRunID + "</code>", "4 sent, 3 received, 1 skipped (8 on tape)",
 		`id="timeline"`, `<svg viewBox="0 0 960.0 340.0"`, `class="v-failed"`, `class="v-timeout"`, "All 5 messages",
 		`id="histogram"`, `<rect class="bar"`, "≤20ms",
 		`id="sessions"`, "<code>s1</code>",
@@ -56,7 +56,7 @@ func TestWriteHTMLSections(t *testing.T) {
 		`id="failures"`, `<table class="diffs">`, `<col class="path"><col class="kind">`, `<div class="val">`, "Validation failures: 1", "result<wbr>.content<wbr>[0]<wbr>.text", "&#34;sunny&#34;", "&#34;rain&#34;", "result<wbr>.isError", "(absent)",
 		`id="errors"`, "no answer within 5s",
 		"held (causal order, in-flight limit)", "schedule lag (the replayer late)",
-		`<div class="label">load</div><div class="value">delivered: 3 requests at 52.6/s as intended (lag p99 1 ms)</div>`,
+		`<div class="label">load</div><div class="value">delivered: 3 requests at 52.6/s, 105% of the 50/s intended (lag p99 1 ms)</div>`,
 		`id="chaos"`, "answer withheld",
 		"warning: tape has no end line",
 	}
@@ -64,6 +64,11 @@ func TestWriteHTMLSections(t *testing.T) {
 		if !strings.Contains(page, w) {
 			t.Errorf("the page lacks %q", w)
 		}
+	}
+	// A paced replay shows one rate, the load card's achieved one: not
+	// the throughput beside it (issue 23).
+	if strings.Contains(page, "0.4 requests/s") {
+		t.Errorf("the page of a paced replay shows the throughput (0.4 requests/s) beside the load's achieved rate")
 	}
 	for _, bad := range externalRefs {
 		if strings.Contains(page, bad) {
@@ -74,16 +79,17 @@ func TestWriteHTMLSections(t *testing.T) {
 		t.Errorf("timeline marks: got %d, want 5", n)
 	}
 
-	pass := renderHTML(t, NewCollector().Report(Meta{Tape: "empty.jsonl"}))
-	for _, w := range []string{`<span class="badge pass">PASS</span>`, "No message in the report", "No request was answered", "Validation failures: 0"} {
-		if !strings.Contains(pass, w) {
+	// A report of no message fails: nothing was checked.
+	empty := renderHTML(t, NewCollector().Report(Meta{Tape: "empty.jsonl"}))
+	for _, w := range []string{`<span class="badge fail">FAIL</span>`, "nothing checked", "tape empty.jsonl holds no MCP message", "No message in the report", "No request was answered", "Validation failures: 0"} {
+		if !strings.Contains(empty, w) {
 			t.Errorf("the empty report's page lacks %q", w)
 		}
 	}
-	if strings.Contains(pass, `id="thresholds"`) || strings.Contains(pass, `id="errors"`) {
+	if strings.Contains(empty, `id="thresholds"`) || strings.Contains(empty, `id="errors"`) {
 		t.Errorf("the empty report's page has a thresholds or errors section, want neither")
 	}
-	if strings.Contains(pass, `<div class="label">load</div>`) {
+	if strings.Contains(empty, `<div class="label">load</div>`) {
 		t.Errorf("the page of a report with no speed has a load card, want none")
 	}
 }

@@ -16,9 +16,12 @@ import (
 // Held time beyond LateAfter at p99 is called out in the load verdict.
 const LateAfter = 10 * time.Millisecond
 
-// rateTolerance is how far the achieved rate may stray from the intended
-// one, as a fraction of it, for the verdict to say "as intended".
-const rateTolerance = 0.1
+// DeliveredRatio is the least achieved rate, as a fraction of the
+// intended one, at which a paced replay delivered its load
+// (achieved_ratio>=0.95): below it the verdict says NOT delivered,
+// whether the replayer fell behind or the target's answers held the
+// requests back. A threshold on achieved_ratio sets another bar.
+const DeliveredRatio = 0.95
 
 // Load is the report's "load" section: did a paced replay deliver the load
 // its schedule meant? It is filled for the paced speeds (realtime, Nx,
@@ -41,6 +44,9 @@ type Load struct {
 	// or a zero span. AchievedRatePerS is the same over the send times.
 	IntendedRatePerS float64 `json:"intended_rate_per_s"`
 	AchievedRatePerS float64 `json:"achieved_rate_per_s"`
+	// AchievedRatio is AchievedRatePerS / IntendedRatePerS, 0 when no
+	// rate was intended (a single request).
+	AchievedRatio float64 `json:"achieved_ratio"`
 	// Late counts the client messages (requests and notifications) sent
 	// more than LateAfterMS past their due time by the replayer's own lag,
 	// like k6's dropped_iterations.
@@ -48,12 +54,14 @@ type Load struct {
 	LateAfterMS float64 `json:"late_after_ms"`
 	LagP99MS    float64 `json:"lag_p99_ms"`
 	HeldP99MS   float64 `json:"held_p99_ms"`
-	// Delivered is true when something was sent and the lag's p99 is at
-	// most LateAfterMS: the replayer kept to its schedule. Held time does
-	// not count against it.
+	// Delivered is true when something was sent, the lag's p99 is at
+	// most LateAfterMS (the replayer kept to its schedule) and the
+	// achieved rate is at least DeliveredRatio of the intended one (when
+	// a rate was intended): held time that slowed the rate counts against
+	// it too.
 	Delivered bool `json:"delivered"`
 	// Verdict says the above in one sentence, e.g. "delivered: 1,000
-	// requests at 498/s as intended (lag p99 0.3 ms)".
+	// requests at 498/s, 99.6% of the 500/s intended (lag p99 0.3 ms)".
 	Verdict string `json:"verdict"`
 }
 
@@ -99,7 +107,7 @@ func (s timeSpan) rate() float64 {
 // load builds the load section from what c collected, for a replay at
 // speed (nil: not known). Only a paced speed (realtime, Nx, fixed:<d>,
 // rps:<n>) has one; fast and stepped follow no schedule.
-func (c *Collector) load(speed *scheduler.Speed, lag, held Stats) Load {
+func (c *Collector) load(speed *scheduler.Speed, sessions int, lag, held Stats) Load {
 	switch {
 	case speed == nil:
 		return Load{Verdict: "not applicable: the speed is not known"}
@@ -116,37 +124,63 @@ func (c *Collector) load(speed *scheduler.Speed, lag, held Stats) Load {
 		LagP99MS:         lag.P99,
 		HeldP99MS:        held.P99,
 	}
-	l.Delivered = lag.Count > 0 && lag.P99 <= l.LateAfterMS
-	l.Verdict = loadVerdict(l, lag.Count)
+	if l.IntendedRatePerS > 0 {
+		l.AchievedRatio = math.Round(l.AchievedRatePerS/l.IntendedRatePerS*1e6) / 1e6
+	}
+	l.Delivered = lag.Count > 0 && lag.P99 <= l.LateAfterMS && l.rateKept()
+	l.Verdict = loadVerdict(l, lag.Count, sessions)
 	return l
 }
 
-// loadVerdict says in a sentence whether l was delivered; sent is the
-// number of client messages sent.
-func loadVerdict(l Load, sent int64) string {
+// rateKept reports whether the achieved rate is at least DeliveredRatio
+// of the intended one, or no rate was intended.
+func (l Load) rateKept() bool {
+	return l.IntendedRatePerS == 0 || l.AchievedRatio >= DeliveredRatio
+}
+
+// loadVerdict says in a sentence whether l was delivered, and if not,
+// why and what to do; sent is the number of client messages sent,
+// sessions the replay's sessions (the advice differs for one).
+func loadVerdict(l Load, sent int64, sessions int) string {
 	var b strings.Builder
-	switch {
-	case sent == 0:
-		b.WriteString("NOT delivered: nothing was sent")
-	case l.Delivered:
-		b.WriteString("delivered: " + pluralGrouped(l.Requests, "request"))
-		switch {
-		case l.IntendedRatePerS == 0:
-		case math.Abs(l.AchievedRatePerS-l.IntendedRatePerS) <= rateTolerance*l.IntendedRatePerS:
-			fmt.Fprintf(&b, " at %s as intended", formatRate(l.AchievedRatePerS))
-		default:
-			fmt.Fprintf(&b, " at %s, %s intended", formatRate(l.AchievedRatePerS), formatRate(l.IntendedRatePerS))
+	if sent == 0 {
+		return "NOT delivered: nothing was sent"
+	}
+	if l.Delivered {
+		b.WriteString("delivered: ")
+	} else {
+		b.WriteString("NOT delivered: ")
+	}
+	b.WriteString(pluralGrouped(l.Requests, "request"))
+	if l.IntendedRatePerS > 0 {
+		fmt.Fprintf(&b, " at %s, %s of the %s intended", formatRate(l.AchievedRatePerS), formatPercent(l.AchievedRatio), formatRate(l.IntendedRatePerS))
+		if !l.rateKept() {
+			fmt.Fprintf(&b, " (%s needed)", formatPercent(DeliveredRatio))
 		}
-		fmt.Fprintf(&b, " (lag p99 %s)", loadMS(l.LagP99MS))
-	default:
-		fmt.Fprintf(&b, "NOT delivered: the replayer fell behind its schedule (lag p99 %s, %s more than %s late); "+
-			"the machine or the replayer could not keep up — lower the sessions (--sessions) or the speed",
-			loadMS(l.LagP99MS), pluralGrouped(l.Late, "message"), loadMS(l.LateAfterMS))
+	}
+	lagKept := l.LagP99MS <= l.LateAfterMS
+	fmt.Fprintf(&b, " (lag p99 %s)", loadMS(l.LagP99MS))
+	if !lagKept {
+		advice := "lower the sessions (--sessions) or the speed (--speed)"
+		if sessions <= 1 {
+			advice = "lower the speed (--speed), or replay on a machine less busy"
+		}
+		fmt.Fprintf(&b, "; the replayer fell behind its schedule (%s more than %s late): the machine or the replayer could not keep up — %s",
+			pluralGrouped(l.Late, "message"), loadMS(l.LateAfterMS), advice)
 	}
 	if l.HeldP99MS > l.LateAfterMS {
-		fmt.Fprintf(&b, "; held p99 %s: the target's answers set the pace (causal order / max-inflight)", loadMS(l.HeldP99MS))
+		fmt.Fprintf(&b, "; held p99 %s: the target's answers set the pace (causal order / --max-inflight)", loadMS(l.HeldP99MS))
 	}
 	return b.String()
+}
+
+// formatPercent shows a fraction as a percentage: "99.6%", "16%", "95%".
+func formatPercent(f float64) string {
+	p := f * 100
+	if p >= 10 && math.Abs(p-math.Round(p)) < 0.05 || p >= 100 {
+		return strconv.FormatFloat(math.Round(p), 'f', 0, 64) + "%"
+	}
+	return strings.TrimSuffix(strconv.FormatFloat(p, 'f', 1, 64), ".0") + "%"
 }
 
 // loadMS shows milliseconds for a sentence: "0.3 ms", "1.5 ms", "84 ms".

@@ -46,8 +46,8 @@ func TestLoad(t *testing.T) {
 			name:    "on schedule at rps:500",
 			speed:   "rps:500",
 			results: every(1000, 2*time.Millisecond, constant(0), constant(100*time.Microsecond)),
-			want: Load{Applicable: true, Requests: 1000, IntendedRatePerS: 500, AchievedRatePerS: 500, LateAfterMS: 10, Delivered: true,
-				Verdict: "delivered: 1,000 requests at 500/s as intended (lag p99 0.1 ms)"},
+			want: Load{Applicable: true, Requests: 1000, IntendedRatePerS: 500, AchievedRatePerS: 500, AchievedRatio: 1, LateAfterMS: 10, Delivered: true,
+				Verdict: "delivered: 1,000 requests at 500/s, 100% of the 500/s intended (lag p99 0.1 ms)"},
 			lagP99: 0.1, heldCount: 1000,
 		},
 		{
@@ -55,17 +55,19 @@ func TestLoad(t *testing.T) {
 			speed: "realtime",
 			// Lag grows by 1ms a request: 11ms..99ms are late, 89 of them.
 			results: every(100, 10*time.Millisecond, constant(0), func(i int) time.Duration { return time.Duration(i) * time.Millisecond }),
-			want: Load{Applicable: true, Requests: 100, IntendedRatePerS: 100, AchievedRatePerS: 99 / 1.089, Late: 89, LateAfterMS: 10,
-				Verdict: "NOT delivered: the replayer fell behind its schedule (lag p99 98 ms, 89 messages more than 10 ms late); the machine or the replayer could not keep up — lower the sessions (--sessions) or the speed"},
+			want: Load{Applicable: true, Requests: 100, IntendedRatePerS: 100, AchievedRatePerS: 99 / 1.089, AchievedRatio: 0.909091, Late: 89, LateAfterMS: 10,
+				Verdict: "NOT delivered: 100 requests at 90.9/s, 90.9% of the 100/s intended (95% needed) (lag p99 98 ms); the replayer fell behind its schedule (89 messages more than 10 ms late): the machine or the replayer could not keep up — lower the speed (--speed), or replay on a machine less busy"},
 			lagP99: 98, heldCount: 100,
 		},
 		{
-			name:  "held by the target, still delivered",
+			// Held time that slows the rate below DeliveredRatio of the
+			// intended one is not a delivered load (it was before issue 23).
+			name:  "held by the target: not delivered",
 			speed: "10x",
 			// Held 0, 50, …, 450ms: sends 150ms apart where 100ms was meant.
 			results: every(10, 100*time.Millisecond, func(i int) time.Duration { return time.Duration(i) * 50 * time.Millisecond }, constant(200*time.Microsecond)),
-			want: Load{Applicable: true, Requests: 10, IntendedRatePerS: 10, AchievedRatePerS: 9 / 1.35, LateAfterMS: 10, Delivered: true,
-				Verdict: "delivered: 10 requests at 6.67/s, 10/s intended (lag p99 0.2 ms); held p99 450 ms: the target's answers set the pace (causal order / max-inflight)"},
+			want: Load{Applicable: true, Requests: 10, IntendedRatePerS: 10, AchievedRatePerS: 9 / 1.35, AchievedRatio: 0.666667, LateAfterMS: 10,
+				Verdict: "NOT delivered: 10 requests at 6.67/s, 66.7% of the 10/s intended (95% needed) (lag p99 0.2 ms); held p99 450 ms: the target's answers set the pace (causal order / --max-inflight)"},
 			lagP99: 0.2, heldP99: 450, heldCount: 10,
 		},
 		{
@@ -75,8 +77,8 @@ func TestLoad(t *testing.T) {
 				timed(0, KindRequest, 0, 20*time.Millisecond, 30*time.Millisecond),
 				timed(1, KindRequest, 50*time.Millisecond, 20*time.Millisecond, 30*time.Millisecond),
 			},
-			want: Load{Applicable: true, Requests: 2, IntendedRatePerS: 20, AchievedRatePerS: 20, Late: 2, LateAfterMS: 10,
-				Verdict: "NOT delivered: the replayer fell behind its schedule (lag p99 30 ms, 2 messages more than 10 ms late); the machine or the replayer could not keep up — lower the sessions (--sessions) or the speed; held p99 20 ms: the target's answers set the pace (causal order / max-inflight)"},
+			want: Load{Applicable: true, Requests: 2, IntendedRatePerS: 20, AchievedRatePerS: 20, AchievedRatio: 1, Late: 2, LateAfterMS: 10,
+				Verdict: "NOT delivered: 2 requests at 20/s, 100% of the 20/s intended (lag p99 30 ms); the replayer fell behind its schedule (2 messages more than 10 ms late): the machine or the replayer could not keep up — lower the speed (--speed), or replay on a machine less busy; held p99 20 ms: the target's answers set the pace (causal order / --max-inflight)"},
 			lagP99: 30, heldP99: 20, heldCount: 2,
 		},
 		{
@@ -106,8 +108,8 @@ func TestLoad(t *testing.T) {
 				timed(1, KindNotification, 10*time.Millisecond, 0, 20*time.Millisecond),
 				timed(2, KindRequest, 100*time.Millisecond, 0, 0),
 			},
-			want: Load{Applicable: true, Requests: 2, IntendedRatePerS: 10, AchievedRatePerS: 10, Late: 1, LateAfterMS: 10,
-				Verdict: "NOT delivered: the replayer fell behind its schedule (lag p99 20 ms, 1 message more than 10 ms late); the machine or the replayer could not keep up — lower the sessions (--sessions) or the speed"},
+			want: Load{Applicable: true, Requests: 2, IntendedRatePerS: 10, AchievedRatePerS: 10, AchievedRatio: 1, Late: 1, LateAfterMS: 10,
+				Verdict: "NOT delivered: 2 requests at 10/s, 100% of the 10/s intended (lag p99 20 ms); the replayer fell behind its schedule (1 message more than 10 ms late): the machine or the replayer could not keep up — lower the speed (--speed), or replay on a machine less busy"},
 			lagP99: 20, heldCount: 3,
 		},
 		{
@@ -117,8 +119,8 @@ func TestLoad(t *testing.T) {
 				timed(0, KindRequest, 0, 0, LateAfter),
 				timed(1, KindRequest, time.Second, 0, LateAfter),
 			},
-			want: Load{Applicable: true, Requests: 2, IntendedRatePerS: 1, AchievedRatePerS: 1, LateAfterMS: 10, Delivered: true,
-				Verdict: "delivered: 2 requests at 1/s as intended (lag p99 10 ms)"},
+			want: Load{Applicable: true, Requests: 2, IntendedRatePerS: 1, AchievedRatePerS: 1, AchievedRatio: 1, LateAfterMS: 10, Delivered: true,
+				Verdict: "delivered: 2 requests at 1/s, 100% of the 1/s intended (lag p99 10 ms)"},
 			lagP99: 10, heldCount: 2,
 		},
 		{
@@ -282,7 +284,7 @@ func TestWriteTextLoad(t *testing.T) {
 			r:    report("rps:500", every(1000, 2*time.Millisecond, constant(0), constant(100*time.Microsecond))),
 			want: []string{
 				"  time        lag p50 100µs p99 100µs · held p50 0s p99 0s · latency p50 1ms p99 1ms\n",
-				"  load        delivered: 1,000 requests at 500/s as intended (lag p99 0.1 ms)\n",
+				"  load        delivered: 1,000 requests at 500/s, 100% of the 500/s intended (lag p99 0.1 ms)\n",
 			},
 		},
 		{
@@ -290,7 +292,7 @@ func TestWriteTextLoad(t *testing.T) {
 			r:    report("realtime", behind),
 			want: []string{
 				"held p50 20ms p99 20ms",
-				"  load        NOT delivered: the replayer fell behind its schedule (lag p99 98 ms, 89 messages more than 10 ms late)",
+				"  load        NOT delivered: 100 requests at 90.9/s, 90.9% of the 100/s intended (95% needed) (lag p99 98 ms); the replayer fell behind its schedule (89 messages more than 10 ms late)",
 				"; held p99 20 ms: the target's answers set the pace",
 			},
 		},

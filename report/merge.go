@@ -90,7 +90,17 @@ func Merge(reports []*Report, opts ...MergeOption) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	merged := NewCollector(WithRunID(mergedRunID(reports)))
+	var copts []Option
+	for i, r := range reports {
+		if r.Handshake.Included != reports[0].Handshake.Included {
+			return nil, errorf(ErrBadReport, "%s counts the handshake in its latency (handshake.included %t) and %s does not; replay them alike, all with --include-handshake or none",
+				reports[0].name(0), reports[0].Handshake.Included, r.name(i))
+		}
+	}
+	if reports[0].Handshake.Included {
+		copts = append(copts, IncludeHandshake())
+	}
+	merged := NewCollector(append(copts, WithRunID(mergedRunID(reports)))...)
 	for _, p := range parts {
 		if err := merged.Merge(p); err != nil {
 			return nil, err
@@ -144,11 +154,14 @@ func (r *Report) collector() (*Collector, error) {
 	case h.Config != histConfig:
 		return nil, errorf(ErrBadReport, "histograms.config is %+v; every report must have %+v so that buckets add up", h.Config, histConfig)
 	}
-	c := NewCollector(WithRunID(r.Summary.RunID),
-		WithTimelineLimit(0),
+	opts := []Option{WithRunID(r.Summary.RunID), WithTimelineLimit(0)}
+	if r.Handshake.Included {
+		opts = append(opts, IncludeHandshake())
+	}
+	c := NewCollector(append(opts,
 		WithFailureLimit(len(r.Validation.Failures)),
 		WithErrorLimit(len(r.Errors)),
-		WithFaultLimit(len(r.Chaos.Faults)))
+		WithFaultLimit(len(r.Chaos.Faults)))...)
 	for _, d := range []struct {
 		field string
 		into  *hist
@@ -197,7 +210,68 @@ func (r *Report) collector() (*Collector, error) {
 			latencySumUS:   int64(math.Round(s.LatencyAvgMS * 1000 * float64(s.LatencyCount))),
 		}
 	}
+	if err := c.groupsOf(r); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// groupsOf rebuilds the breakdown by method and by name of r into c: the
+// lines of per_method and per_name, and their histograms.
+func (c *Collector) groupsOf(r *Report) error {
+	c.methodsOmitted, c.namesOmitted = r.PerMethodOmitted, r.PerNameOmitted
+	c.methodLimit = max(len(r.PerMethod), len(r.PerName))
+	for _, part := range []struct {
+		field string
+		lines []MethodSummary
+		hists []GroupHistogram
+		into  map[groupKey]*group
+	}{
+		{"per_method", r.PerMethod, r.Histograms.PerMethod, c.methods},
+		{"per_name", r.PerName, r.Histograms.PerName, c.names},
+	} {
+		for _, s := range part.lines {
+			k := groupKey{s.Method, s.Name}
+			if _, dup := part.into[k]; dup {
+				return errorf(ErrBadReport, "%s lists %s twice", part.field, k)
+			}
+			part.into[k] = &group{MethodSummary: s}
+			if part.field == "per_method" && !s.Handshake {
+				c.methodGroups++
+			}
+		}
+		for i, h := range part.hists {
+			k := groupKey{h.Method, h.Name}
+			g, ok := part.into[k]
+			switch {
+			case !ok:
+				return errorf(ErrBadReport, "histograms.%s[%d] is of %s, which %s does not list", part.field, i, k, part.field)
+			case g.latency != nil:
+				return errorf(ErrBadReport, "histograms.%s[%d]: a second histogram of %s", part.field, i, k)
+			}
+			got, err := h.Latency.decode()
+			if err != nil {
+				return errorf(ErrBadReport, "histograms.%s[%d] (%s): %w", part.field, i, k, err)
+			}
+			if got.count != g.Answered {
+				return errorf(ErrBadReport, "histograms.%s[%d] holds %d latencies and %s says %s answered %d", part.field, i, got.count, part.field, k, g.Answered)
+			}
+			g.latency = &got
+		}
+		for _, k := range sortedKeys(part.into) {
+			if g := part.into[k]; g.latency == nil && g.Answered > 0 {
+				return errorf(ErrBadReport, "%s: %s answered %d requests and histograms.%s has no histogram of it", part.field, k, g.Answered, part.field)
+			}
+		}
+	}
+	return nil
+}
+
+func (k groupKey) String() string {
+	if k.name == "" {
+		return fmt.Sprintf("method %q", k.method)
+	}
+	return fmt.Sprintf("%s %q", k.method, k.name)
 }
 
 // mergedMeta is what the reports say about their runs, combined: sums,

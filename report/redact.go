@@ -22,7 +22,7 @@ func Redact(r *tape.Redactor, res Result) Result {
 	if r == nil {
 		return res
 	}
-	res.Err = r.String(res.Err)
+	res.Err, res.Name = r.String(res.Err), r.String(res.Name)
 	res.Differences = differences(r, res.Differences)
 	res.Out, res.Answer, res.Recorded = r.Bytes(res.Out), r.Bytes(res.Answer), r.Bytes(res.Recorded)
 	return res
@@ -30,7 +30,9 @@ func Redact(r *tape.Redactor, res Result) Result {
 
 // RedactReport hides the secrets r knows from rep's texts that come from
 // the target, the tape or an error: the target, why it stopped, the
-// warnings, the errors, the failures' differences, the chaos notes.
+// warnings, the errors, the failures' differences, the chaos notes, the
+// names of per_name (a resource's uri may carry a token) and the
+// thresholds' details that name them.
 func RedactReport(r *tape.Redactor, rep *Report) {
 	if r == nil {
 		return
@@ -46,6 +48,15 @@ func RedactReport(r *tape.Redactor, rep *Report) {
 	}
 	for i := range rep.Chaos.Faults {
 		rep.Chaos.Faults[i].Detail = r.String(rep.Chaos.Faults[i].Detail)
+	}
+	for i := range rep.PerName {
+		rep.PerName[i].Name = r.String(rep.PerName[i].Name)
+	}
+	for i := range rep.Histograms.PerName {
+		rep.Histograms.PerName[i].Name = r.String(rep.Histograms.PerName[i].Name)
+	}
+	for i := range rep.Thresholds {
+		rep.Thresholds[i].Detail = r.String(rep.Thresholds[i].Detail)
 	}
 	for i := range rep.Chaos.Survival {
 		rep.Chaos.Survival[i].Notes = redactStrings(r, rep.Chaos.Survival[i].Notes)

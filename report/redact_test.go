@@ -189,13 +189,14 @@ func TestRedactorResultAndReport(t *testing.T) {
 	const secret = "sk-live-42"
 	r := tape.RedactorOf([]string{secret})
 	diffs := []Difference{{Path: "result.text", Expected: json.RawMessage(`"a"`), Actual: json.RawMessage(`"` + secret + `"`)}}
-	res := Result{Err: "bad " + secret, Differences: diffs, Out: []byte(`{"k":"` + secret + `"}`), Answer: []byte(`"` + secret + `"`)}
+	res := Result{Err: "bad " + secret, Differences: diffs, Out: []byte(`{"k":"` + secret + `"}`), Answer: []byte(`"` + secret + `"`),
+		Method: "resources/read", Name: "https://h/?token=" + secret}
 	got := Redact(r, res)
 	if string(diffs[0].Actual) != `"`+secret+`"` {
 		t.Errorf("Redact changed the caller's differences")
 	}
-	all := got.Err + string(got.Out) + string(got.Answer) + string(got.Differences[0].Actual)
-	if strings.Contains(all, secret) || strings.Count(all, Redacted) != 4 {
+	all := got.Err + string(got.Out) + string(got.Answer) + string(got.Differences[0].Actual) + got.Name
+	if strings.Contains(all, secret) || strings.Count(all, Redacted) != 5 {
 		t.Errorf("result not redacted: %+v", got)
 	}
 	rep := Report{
@@ -203,6 +204,9 @@ func TestRedactorResultAndReport(t *testing.T) {
 		Errors:     []ErrorEntry{{Message: secret}},
 		Validation: Validation{Failures: []Failure{{Differences: diffs}}},
 		Chaos:      Chaos{Faults: []Fault{{Detail: secret}}, Survival: []Survival{{Notes: []string{secret}}}},
+		PerName:    []MethodSummary{{Method: "resources/read", Name: "https://h/?token=" + secret}},
+		Histograms: Histograms{PerName: []GroupHistogram{{Method: "resources/read", Name: secret}}},
+		Thresholds: []ThresholdResult{{Expr: "p99{tool:x}<1s", Detail: "the run has no tools/call \"x\"; it has " + secret}},
 	}
 	RedactReport(r, &rep)
 	var buf bytes.Buffer

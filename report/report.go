@@ -52,6 +52,18 @@ type Report struct {
 	// DefaultSessionLimit; the rest are counted in SessionsOmitted).
 	PerSession      []SessionSummary `json:"per_session"`
 	SessionsOmitted int              `json:"sessions_omitted"`
+	// PerMethod breaks the results down by method, PerName by the tool,
+	// prompt or resource a request names (at most DefaultMethodLimit of
+	// each, or WithMethodLimit's; the results of the rest are counted in
+	// PerMethodOmitted and PerNameOmitted). Thresholds take them as
+	// filters: p99{method:tools/call}<200ms.
+	PerMethod        []MethodSummary `json:"per_method"`
+	PerMethodOmitted int64           `json:"per_method_omitted"`
+	PerName          []MethodSummary `json:"per_name"`
+	PerNameOmitted   int64           `json:"per_name_omitted"`
+	// Handshake is the handshake apart: by default its latency is not in
+	// Performance's.
+	Handshake Handshake `json:"handshake"`
 	// Thresholds are the results of the run's thresholds, set by
 	// [Report.ApplyThresholds]; empty when there were none.
 	Thresholds []ThresholdResult `json:"thresholds"`
@@ -69,6 +81,8 @@ type Summary struct {
 	RunID  string `json:"run_id"`
 	Tape   string `json:"tape"`
 	Target string `json:"target,omitempty"`
+	// Config is the config file the replay read, when it read one.
+	Config string `json:"config,omitempty"`
 	// Speed is written as the command line takes it ("10x", "fast",
 	// "rps:500"), and left out when not known.
 	Speed         *scheduler.Speed `json:"speed,omitempty"`
@@ -91,9 +105,9 @@ type Summary struct {
 	// Stopped is why the replay stopped before the end of the tape, when
 	// it did (see Report.Conclude).
 	Stopped StopKind `json:"stopped,omitempty"`
-	// NothingChecked says why a replay that sent requests and judged no
-	// answer does not pass (see Report.Unchecked): nothing failed, and
-	// nothing was checked either.
+	// NothingChecked says why a replay that judged no answer does not
+	// pass (see Report.Unchecked): nothing failed, and nothing was
+	// checked either — a tape with no MCP message among them.
 	NothingChecked string   `json:"nothing_checked,omitempty"`
 	Warnings       []string `json:"warnings,omitempty"`
 	// Server is what the live server sent of its own accord.
@@ -168,18 +182,44 @@ type ErrorEntry struct {
 	Message string `json:"message"`
 }
 
-// TimelineEntry is one replayed message. Times are milliseconds since the
-// start of the replay; null when not applicable (no answer, not sent).
+// TimelineEntry is a result in JSON: the one wire shape of a [Result],
+// written by the report's timeline (one entry per replayed message), the
+// control socket's step results and status ("last"), and the debugger.
+// Times are milliseconds since the start of the replay; null when not
+// applicable (not sent, no answer) or not known. Kind, Error and
+// Differences are left out of the report's timeline (its failures and
+// errors lists hold them) and absent when empty.
 type TimelineEntry struct {
-	Seq        int64    `json:"seq"`
-	Session    string   `json:"session"`
-	Method     string   `json:"method"`
-	Dir        string   `json:"dir"`
-	DueMS      *float64 `json:"due_ms"`
-	SentMS     *float64 `json:"sent_ms"`
-	AnsweredMS *float64 `json:"answered_ms"`
-	LatencyMS  *float64 `json:"latency_ms"`
-	Verdict    Verdict  `json:"verdict"`
+	Seq         int64        `json:"seq"`
+	Session     string       `json:"session"`
+	Method      string       `json:"method"`
+	Dir         string       `json:"dir"`
+	Kind        string       `json:"kind,omitempty"`
+	DueMS       *float64     `json:"due_ms"`
+	SentMS      *float64     `json:"sent_ms"`
+	AnsweredMS  *float64     `json:"answered_ms"`
+	LatencyMS   *float64     `json:"latency_ms"`
+	Verdict     Verdict      `json:"verdict"`
+	Error       string       `json:"error,omitempty"`
+	Differences []Difference `json:"differences,omitempty"`
+}
+
+// Entry is r in its wire shape, its times counted from start (the
+// replay's); with a zero start the times are null, the latency is still
+// given.
+func (r Result) Entry(start time.Time) TimelineEntry {
+	e := TimelineEntry{
+		Seq: r.Seq, Session: r.Session, Method: r.Method, Dir: r.Dir, Kind: r.Kind,
+		Verdict: r.Verdict, Error: r.Err, Differences: r.Differences,
+	}
+	if !start.IsZero() {
+		e.DueMS, e.SentMS, e.AnsweredMS = sinceMS(start, r.Due), sinceMS(start, r.Sent), sinceMS(start, r.Answered)
+	}
+	if !r.Sent.IsZero() && !r.Answered.IsZero() {
+		ms := durToMS(r.Answered.Sub(r.Sent))
+		e.LatencyMS = &ms
+	}
+	return e
 }
 
 // Report builds the report of what was collected so far. It does not
@@ -247,8 +287,14 @@ func (c *Collector) Report(meta Meta) Report {
 		SessionsOmitted: len(c.sessionsOmitted),
 		Thresholds:      []ThresholdResult{},
 		Histograms:      c.histograms(),
+
+		PerMethod:        summaries(c.methods),
+		PerMethodOmitted: c.methodsOmitted,
+		PerName:          summaries(c.names),
+		PerNameOmitted:   c.namesOmitted,
+		Handshake:        c.handshake(),
 	}
-	r.Load = c.load(meta.Speed, r.Performance.ScheduleLagMS, r.Performance.HeldMS)
+	r.Load = c.load(meta.Speed, meta.Sessions, r.Performance.ScheduleLagMS, r.Performance.HeldMS)
 	if duration > 0 {
 		r.Performance.ThroughputPerS = float64(c.requestsAnswered) / duration.Seconds()
 	}
@@ -256,16 +302,10 @@ func (c *Collector) Report(meta Meta) Report {
 		r.Validation.Failures[i] = failureForReport(f)
 	}
 	for i, it := range c.timeline {
-		r.Timeline[i] = TimelineEntry{
-			Seq: it.seq, Session: it.session, Method: it.method, Dir: it.dir, Verdict: it.verdict,
-			DueMS:      sinceMS(start, it.due),
-			SentMS:     sinceMS(start, it.sent),
-			AnsweredMS: sinceMS(start, it.answered),
-		}
-		if !it.sent.IsZero() && !it.answered.IsZero() {
-			ms := durToMS(it.answered.Sub(it.sent))
-			r.Timeline[i].LatencyMS = &ms
-		}
+		r.Timeline[i] = Result{
+			Seq: it.seq, Session: it.session, Method: it.method, Dir: it.dir, Kind: it.kind, Verdict: it.verdict,
+			Due: it.due, Sent: it.sent, Answered: it.answered,
+		}.Entry(start)
 	}
 	r.Summary.NothingChecked = r.Unchecked()
 	r.Summary.Passed = r.Passed()
@@ -274,7 +314,7 @@ func (c *Collector) Report(meta Meta) Report {
 
 // Passed reports whether the replay passed: no validation failed, there
 // was no error or timeout, no threshold failed, and some answer was
-// checked if requests were sent (see Unchecked).
+// checked (see Unchecked).
 func (r Report) Passed() bool {
 	if r.Summary.Aborted != "" || r.Unchecked() != "" {
 		return false
@@ -293,14 +333,22 @@ func (r Report) Passed() bool {
 }
 
 // Unchecked says why a replay checked nothing, or "" when it checked
-// something or sent no request: requests went out and not one answer was
-// judged against the recording (the recorded answers were not JSON-RPC,
-// or not there, or every answer was left out). Such a run is not a pass.
+// something: its tape holds no MCP message (a HAR of a web page, an
+// empty cassette), or what it sent had no answer to check (notifications
+// only), or requests went out and not one answer was judged against the
+// recording (the recorded answers were not JSON-RPC, or not there, or
+// every answer was left out). Such a run is not a pass. A replay cut
+// short is left to Summary.Aborted.
 func (r Report) Unchecked() string {
-	if r.Validation.Checked > 0 || r.Performance.Requests == 0 {
+	switch {
+	case r.Validation.Checked > 0 || r.Summary.Aborted != "":
 		return ""
+	case r.Summary.TotalMessages == 0:
+		return fmt.Sprintf("tape %s holds no MCP message to replay (is it the right file? see the warnings for what was skipped)", r.Summary.Tape)
+	case r.Performance.Requests == 0:
+		return fmt.Sprintf("tape %s: %s sent, none a request: no answer to check against the recording", r.Summary.Tape, plural(r.Summary.Sent, "message"))
 	}
-	return fmt.Sprintf("%s sent and no answer checked against the recording (see the warnings and the timeline for why)", plural(r.Performance.Requests, "request"))
+	return fmt.Sprintf("%s sent and no answer checked against the recording of tape %s (see the warnings and the timeline for why)", plural(r.Performance.Requests, "request"), r.Summary.Tape)
 }
 
 // span is the replay's start and finish: as given, or else the earliest

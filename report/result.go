@@ -56,6 +56,10 @@ type Result struct {
 	Method  string
 	Dir     string // "c2s" or "s2c"
 	Kind    string // request, notification, response, error
+	// Name is what a request acts on, for the report's per-name
+	// breakdown: params.name of tools/call and prompts/get, params.uri of
+	// resources/read (mcp.RequestName); "" for other methods.
+	Name string
 
 	Due, Sent, Answered time.Time
 	// Lag is the schedule lag: the replayer's own lateness, the time it

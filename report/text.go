@@ -2,9 +2,11 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -47,6 +49,7 @@ func (r Report) WriteText(w io.Writer, color bool, opts ...TextOption) error {
 	}
 	t.header(r)
 	t.body(r)
+	t.methods(r)
 	t.failures(r)
 	t.errors(r)
 	if _, err := w.Write(t.buf.Bytes()); err != nil {
@@ -62,10 +65,19 @@ type TextOption func(*textWriter)
 // and notes.
 func Verbose() TextOption { return func(t *textWriter) { t.verbose = true } }
 
+// AbortShownAs has the result line of a replay that stopped early say
+// why instead of Summary.Aborted, for a caller that prints the reason
+// itself beside the text (the CLI's error line on stderr), so that a long
+// error is not shown twice.
+func AbortShownAs(why string) TextOption { return func(t *textWriter) { t.abortShownAs = why } }
+
 type textWriter struct {
 	buf     bytes.Buffer
 	color   bool
 	verbose bool
+	// abortShownAs replaces Summary.Aborted in the result line when set
+	// (AbortShownAs).
+	abortShownAs string
 }
 
 func (t *textWriter) paint(code, s string) string {
@@ -92,6 +104,9 @@ func (t *textWriter) header(r Report) {
 	if s.Sessions > 0 {
 		extra = append(extra, plural(int64(s.Sessions), "session"))
 	}
+	if s.Config != "" {
+		extra = append(extra, "config "+clean(s.Config))
+	}
 	if s.RunID != "" {
 		extra = append(extra, "run "+clean(s.RunID))
 	}
@@ -104,12 +119,22 @@ func (t *textWriter) header(r Report) {
 func (t *textWriter) body(r Report) {
 	s, p, v := r.Summary, r.Performance, r.Validation
 	t.line("messages", "%d sent, %d received, %d skipped (%d on tape)", s.Sent, s.Received, s.Skipped, s.TotalMessages)
-	t.line("duration", "%s, %.1f requests/s, error rate %.2f%%", msDuration(s.DurationMS), p.ThroughputPerS, p.ErrorRate*100)
+	// One rate: a paced replay's is the load line's achieved rate (of
+	// the schedule, after the handshake); the others' the throughput
+	// (requests answered over the whole run).
+	if r.Load.Applicable {
+		t.line("duration", "%s, error rate %.2f%%", msDuration(s.DurationMS), p.ErrorRate*100)
+	} else {
+		t.line("duration", "%s, throughput %.1f requests/s, error rate %.2f%%", msDuration(s.DurationMS), p.ThroughputPerS, p.ErrorRate*100)
+	}
 	if p.LatencyMS.Count > 0 {
 		l := p.LatencyMS
 		t.line("latency", "p50 %s  p95 %s  p99 %s  max %s", msDuration(l.P50), msDuration(l.P95), msDuration(l.P99), msDuration(l.Max))
 	} else {
 		t.line("latency", "no request answered")
+	}
+	if r.Handshake.Requests > 0 {
+		t.line("handshake", "%s", handshakeLine(r.Handshake))
 	}
 	if p.ScheduleLagMS.Count > 0 {
 		t.line("lag", "p99 %s  max %s", msDuration(p.ScheduleLagMS.P99), msDuration(p.ScheduleLagMS.Max))
@@ -144,7 +169,11 @@ func (t *textWriter) body(r Report) {
 		t.line("thresholds", "%d passed, %s", n-failed, msg)
 	}
 	if r.Summary.Aborted != "" {
-		t.line("result", "%s", t.paint(ansiBold+ansiRed, "FAIL (stopped early: "+r.Summary.Aborted+")"))
+		why := r.Summary.Aborted
+		if t.abortShownAs != "" {
+			why = t.abortShownAs
+		}
+		t.line("result", "%s", t.paint(ansiBold+ansiRed, "FAIL (stopped early: "+why+")"))
 	} else if why := r.Unchecked(); why != "" {
 		t.line("result", "%s", t.paint(ansiBold+ansiRed, "FAIL (nothing checked: "+clean(why)+")"))
 	} else if r.Passed() {
@@ -166,16 +195,75 @@ func (t *textWriter) failures(r Report) {
 		return
 	}
 	fmt.Fprintf(&t.buf, "\n%s\n", t.paint(ansiBold, "Failures:"))
-	shown := min(len(v.Failures), textListLimit)
-	for _, f := range v.Failures[:shown] {
-		fmt.Fprintf(&t.buf, "  %s %s %s\n", seqLabel(f.Seq), clean(f.Session), clean(f.Method))
+	groups := groupFailures(v.Failures)
+	shown, listed := min(len(groups), textListLimit), int64(0)
+	for _, g := range groups[:shown] {
+		f := g.first
+		fmt.Fprintf(&t.buf, "  %s\n", where(f.Seq, g.sessions, f.Method))
 		for _, d := range f.Differences {
 			fmt.Fprintf(&t.buf, "    %s: expected %s, got %s\n", clean(orDash(d.Path)), display(d.Expected), display(d.Actual))
 		}
+		listed += int64(len(g.sessions))
 	}
-	if more := v.Failed - int64(shown); more > 0 {
+	if more := v.Failed - listed; more > 0 {
 		fmt.Fprintf(&t.buf, "  and %d more\n", more)
 	}
+}
+
+// failureGroup is the failures of one message that differ alike in
+// several sessions (the virtual copies of a load replay).
+type failureGroup struct {
+	first    Failure
+	sessions []string // in natural order: s1#2 before s1#10
+}
+
+// groupFailures groups the failures that are the same but for their
+// session: same seq, method and differences. The groups are in seq
+// order, then by their first session.
+func groupFailures(fs []Failure) []*failureGroup {
+	var groups []*failureGroup
+	byKey := map[string]*failureGroup{}
+	for _, f := range fs {
+		key, err := json.Marshal(Failure{Seq: f.Seq, Method: f.Method, Differences: f.Differences})
+		if err != nil { // cannot happen: the differences are JSON
+			key = []byte(fmt.Sprint(len(groups)))
+		}
+		g := byKey[string(key)]
+		if g == nil {
+			g = &failureGroup{first: f}
+			byKey[string(key)] = g
+			groups = append(groups, g)
+		}
+		g.sessions = append(g.sessions, f.Session)
+	}
+	for _, g := range groups {
+		slices.SortFunc(g.sessions, naturalCompare)
+	}
+	slices.SortStableFunc(groups, func(a, b *failureGroup) int {
+		if c := cmp.Compare(a.first.Seq, b.first.Seq); c != 0 {
+			return c
+		}
+		return naturalCompare(a.sessions[0], b.sessions[0])
+	})
+	return groups
+}
+
+// where names a message in sessions: "seq 5 s1 tools/call", or for
+// several, "seq 5 tools/call in 20 sessions: s1#1, s1#2, … and 10 more".
+func where(seq int64, sessions []string, method string) string {
+	if len(sessions) == 1 {
+		return fmt.Sprintf("%s %s %s", seqLabel(seq), clean(sessions[0]), clean(method))
+	}
+	named := min(len(sessions), textListLimit)
+	names := make([]string, named)
+	for i, s := range sessions[:named] {
+		names[i] = clean(s)
+	}
+	line := fmt.Sprintf("%s %s in %d sessions: %s", seqLabel(seq), clean(method), len(sessions), strings.Join(names, ", "))
+	if more := len(sessions) - named; more > 0 {
+		line += fmt.Sprintf(" and %d more", more)
+	}
+	return line
 }
 
 func (t *textWriter) errors(r Report) {
@@ -184,23 +272,33 @@ func (t *textWriter) errors(r Report) {
 		return
 	}
 	fmt.Fprintf(&t.buf, "\n%s\n", t.paint(ansiBold, "Errors:"))
-	shown := min(len(r.Errors), textListLimit)
-	for _, e := range r.Errors[:shown] {
-		fmt.Fprintf(&t.buf, "  %s %s %s %s: %s\n", seqLabel(e.Seq), clean(e.Session), clean(orDash(e.Method)), clean(e.Kind), clean(e.Message))
+	// The same error of one message in several sessions is one line.
+	fs := make([]Failure, len(r.Errors))
+	for i, e := range r.Errors {
+		fs[i] = Failure{Seq: e.Seq, Session: e.Session, Method: e.Method,
+			Differences: []Difference{{Path: e.Kind, Kind: e.Message}}}
 	}
-	if more := total - int64(shown); more > 0 {
+	groups := groupFailures(fs)
+	shown, listed := min(len(groups), textListLimit), int64(0)
+	for _, g := range groups[:shown] {
+		e := g.first.Differences[0]
+		fmt.Fprintf(&t.buf, "  %s %s: %s\n", where(g.first.Seq, g.sessions, orDash(g.first.Method)), clean(e.Path), clean(e.Kind))
+		listed += int64(len(g.sessions))
+	}
+	if more := total - listed; more > 0 {
 		fmt.Fprintf(&t.buf, "  and %d more\n", more)
 	}
 }
 
-// seqLabel names a failure's or an error's place on the tape: #seq, or,
+// seqLabel names a failure's or an error's place on the tape: "seq 5"
+// (as debug and JUnit write it; "#5" reads like the session copy s1#5), or,
 // for a message the target sent that the tape does not have (seq -1: an
 // unrecorded notification, an answer to no request), "(not on tape)".
 func seqLabel(seq int64) string {
 	if seq < 0 {
 		return "(not on tape)"
 	}
-	return fmt.Sprintf("#%d", seq)
+	return fmt.Sprintf("seq %d", seq)
 }
 
 // timeSplit says where the time went, p50 and p99 of each part: the
@@ -272,5 +370,13 @@ func msDuration(ms float64) string {
 // thresholdFailure says why a threshold failed:
 // "threshold p99<200ms failed: p99 was 231.0ms".
 func thresholdFailure(th ThresholdResult) string {
-	return fmt.Sprintf("threshold %s failed: %s was %s", clean(th.Expr), clean(th.Metric), clean(th.Value))
+	metric := th.Metric
+	if th.Filter != "" {
+		metric += "{" + th.Filter + "}"
+	}
+	s := fmt.Sprintf("threshold %s failed: %s was %s", clean(th.Expr), clean(metric), clean(th.Value))
+	if th.Detail != "" {
+		s += " (" + clean(th.Detail) + ")"
+	}
+	return s
 }

@@ -21,6 +21,9 @@ type Threshold struct {
 	Metric string  // canonical metric name, e.g. "p99", "lag_max", "error_rate"
 	Op     string  // <, <=, >, >=, ==, !=
 	Limit  float64 // in the metric's unit: milliseconds, a fraction (0.01 for 1%), a count, or per second
+	// Filter narrows the metric to one method, tool, prompt or resource
+	// ("p99{method:tools/call}<200ms"); zero for the whole run.
+	Filter Filter
 }
 
 // ThresholdResult is the outcome of one threshold, as reports show it.
@@ -32,6 +35,9 @@ type Threshold struct {
 type ThresholdResult struct {
 	Expr   string `json:"expr"`
 	Metric string `json:"metric"`
+	// Filter is the threshold's filter as KEY:VALUE ("method:tools/call",
+	// "tool:search"), empty for the whole run.
+	Filter string `json:"filter,omitempty"`
 	// Value is the actual value as shown to people ("182.4ms", "0.50%",
 	// "3", "512.0/s"), or "no data" when the replay measured nothing for
 	// the metric (no request answered): such a threshold fails.
@@ -49,6 +55,10 @@ type ThresholdResult struct {
 	// and "" for counts and for true or false (1 or 0).
 	Unit   string `json:"unit"`
 	Passed bool   `json:"passed"`
+	// Detail says why a filtered threshold has no data: the run has no
+	// such method or name (and which it has), or none of it was broken
+	// down.
+	Detail string `json:"detail,omitempty"`
 }
 
 // unit is how a metric's numbers are read and shown.
@@ -145,6 +155,10 @@ var otherMetrics = map[string]metric{
 	"late":           loadMetric(unitCount, func(l Load) float64 { return float64(l.Late) }),
 	"achieved_rate":  loadMetric(unitPerSecond, func(l Load) float64 { return l.AchievedRatePerS }),
 	"intended_rate":  loadMetric(unitPerSecond, func(l Load) float64 { return l.IntendedRatePerS }),
+
+	"achieved_ratio": {unitRate, func(r *Report) (float64, bool) {
+		return r.Load.AchievedRatio, r.Load.Applicable && r.Load.IntendedRatePerS > 0
+	}},
 }
 
 // lookupMetric finds a metric by its canonical name.
@@ -190,15 +204,35 @@ func knownMetrics() string {
 //
 // The load metrics judge the report's load section: "load_delivered==true"
 // (or ==1, !=false; only == and != compare it), "late==0" (client messages
-// more than [LateAfter] late), "achieved_rate>=450" and "intended_rate". A
+// more than [LateAfter] late), "achieved_rate>=450", "intended_rate" and
+// "achieved_ratio>=0.95" (achieved over intended rate; "95%" too). A
 // replay at speed fast or stepped has no load section: its load thresholds
 // show "no data" and fail.
 //
+// A filter in braces after the metric, as k6 writes a tag, narrows it to
+// one method, tool, prompt or resource: "p99{method:tools/call}<200ms",
+// "error_rate{tool:search}<1%", "requests{prompt:greet}>0",
+// "max{resource:file:///a.txt}<5ms" (one KEY:VALUE; keys method, tool,
+// prompt, resource). It takes the latency statistics and the counts and
+// rates each method keeps (see the report's per_method); another metric
+// with a filter, or another key, is an error. A filter that matches
+// nothing in the report is "no data" with a detail, and fails.
+//
 // Errors wrap [ErrThreshold] and list what is known.
 func ParseThreshold(s string) (Threshold, error) {
-	expr := strings.TrimSpace(s)
+	whole := strings.TrimSpace(s)
 	bad := func(format string, args ...any) (Threshold, error) {
-		return Threshold{}, fmt.Errorf("%w %q: %s", ErrThreshold, expr, fmt.Sprintf(format, args...))
+		return Threshold{}, fmt.Errorf("%w %q: %s", ErrThreshold, whole, fmt.Sprintf(format, args...))
+	}
+	expr, inside, filtered, err := splitFilter(whole)
+	if err != nil {
+		return bad("%v", err)
+	}
+	var filter Filter
+	if filtered {
+		if filter, err = parseFilter(inside); err != nil {
+			return bad("%v", err)
+		}
 	}
 	at, op := -1, ""
 	for _, o := range operators {
@@ -221,6 +255,13 @@ func ParseThreshold(s string) (Threshold, error) {
 	if !ok {
 		return bad("unknown metric %q; known metrics: %s", name, knownMetrics())
 	}
+	if filtered {
+		u, _, ok := lookupGroupMetric(name)
+		if !ok {
+			return bad("%s is not broken down by method or name: a filter ({%s}) takes %s", name, filter, groupMetricNames())
+		}
+		m.unit = u
+	}
 	if m.unit == unitBool && op != "==" && op != "!=" {
 		return bad("%s is true or false: compare it with == or !=, e.g. %s==true", name, name)
 	}
@@ -237,7 +278,7 @@ func ParseThreshold(s string) (Threshold, error) {
 	if err != nil {
 		return bad("%s %v", name, err)
 	}
-	return Threshold{Expr: expr, Metric: name, Op: op, Limit: limit}, nil
+	return Threshold{Expr: whole, Metric: name, Op: op, Limit: limit, Filter: filter}, nil
 }
 
 // canonicalMetric lower-cases and trims a metric name and reads k6's
@@ -302,8 +343,11 @@ func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 func (r Report) Evaluate(ts []Threshold) []ThresholdResult {
 	out := make([]ThresholdResult, 0, len(ts))
 	for _, t := range ts {
-		res := ThresholdResult{Expr: t.Expr, Metric: t.Metric}
+		res := ThresholdResult{Expr: t.Expr, Metric: t.Metric, Filter: t.Filter.String()}
 		m, ok := lookupMetric(t.Metric)
+		if ok && t.Filter.Key != "" {
+			m, ok = r.filtered(t.Metric, t.Filter, &res)
+		}
 		if !ok {
 			res.Value = "unknown metric"
 			out = append(out, res)
@@ -326,6 +370,27 @@ func (r Report) Evaluate(ts []Threshold) []ThresholdResult {
 		out = append(out, res)
 	}
 	return out
+}
+
+// filtered is the metric name narrowed to f's line of r; when r has no
+// such line, its value is not measured and res.Detail says why.
+func (r *Report) filtered(name string, f Filter, res *ThresholdResult) (metric, bool) {
+	u, value, ok := lookupGroupMetric(name)
+	if !ok {
+		return metric{}, false
+	}
+	line, why := r.line(f)
+	if why != "" {
+		res.Detail = why
+		return metric{u, func(*Report) (float64, bool) { return 0, false }}, true
+	}
+	return metric{u, func(*Report) (float64, bool) {
+		v, measured := value(line)
+		if !measured {
+			res.Detail = fmt.Sprintf("no %s request answered", f.describe())
+		}
+		return v, measured
+	}}, true
 }
 
 // ApplyThresholds evaluates ts and keeps the results in r.Thresholds; when

@@ -77,15 +77,27 @@ func load(path string, limit int64) (Source, error) {
 		return nil, &Error{Path: path, Seq: -1, Msg: fmt.Sprintf("cannot open it (%v): check the path", unwrapPath(err)), Err: err}
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	return readSource(path, f, limit)
+}
+
+// ReadSource reads a tape whole from r into memory (Bytes) under name, up
+// to MaxInMemory, for a tape that can be read only once, such as a
+// process's stdin; a longer one is an *Error wrapping ErrTooLarge. It
+// blocks until r ends.
+func ReadSource(name string, r io.Reader) (Source, error) {
+	return readSource(name, r, MaxInMemory)
+}
+
+func readSource(name string, r io.Reader, limit int64) (Source, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
-		return nil, &Error{Path: path, Seq: -1, Msg: fmt.Sprintf("cannot read it (%v)", unwrapPath(err)), Err: err}
+		return nil, &Error{Path: name, Seq: -1, Msg: fmt.Sprintf("cannot read it (%v)", unwrapPath(err)), Err: err}
 	}
 	if int64(len(b)) > limit {
-		return nil, &Error{Path: path, Seq: -1, Err: ErrTooLarge, Msg: fmt.Sprintf(
+		return nil, &Error{Path: name, Seq: -1, Err: ErrTooLarge, Msg: fmt.Sprintf(
 			"it is not a regular file (a pipe?), so it is read into memory, and it is longer than the limit of %s: save it to a file and give that", sizeName(limit))}
 	}
-	return Bytes(path, b), nil
+	return Bytes(name, b), nil
 }
 
 // sizeName says n bytes in the largest whole unit: "256 MiB", "10 bytes".

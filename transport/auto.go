@@ -84,7 +84,7 @@ func (a *Auto) probe(ctx context.Context) (bool, error) {
 	req.Header.Set("Accept", "text/event-stream")
 	resp, err := client.Do(req)
 	if err != nil {
-		return false, fmt.Errorf("%w: GET %s: %w", ErrTarget, raw, err)
+		return false, requestFailed(http.MethodGet, raw, err)
 	}
 	if resp.StatusCode != http.StatusOK || mediaType(resp) != "text/event-stream" {
 		discard(resp)

@@ -3,7 +3,10 @@ package transport
 import (
 	"errors"
 	"fmt"
+	"net/url"
+	"regexp"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -56,12 +59,13 @@ type HTTPError struct {
 	Status     int
 	Body       string        // the start of the answer's body
 	RetryAfter time.Duration // from the Retry-After header
+	mediaType  string        // the body's, from Content-Type: how Error shows it
 }
 
 func (e *HTTPError) Error() string {
 	s := fmt.Sprintf("%s %s: HTTP %d", e.Method, e.URL, e.Status)
 	if e.Body != "" {
-		s += ": " + e.Body
+		s += ": " + shownBody(e.mediaType, e.Body)
 	}
 	if e.RetryAfter > 0 {
 		s += fmt.Sprintf(" (retry after %s)", e.RetryAfter)
@@ -106,3 +110,54 @@ func (e *ServeError) Is(target error) bool { return target == ErrTarget }
 // in-process handler (see Handler) panicked: Send's error when the panic
 // came before the answer's headers, the answer body's read error after.
 var ErrHandlerPanic = errors.New("transport: in-process handler panicked")
+
+// requestError is the error of an HTTP request that got no answer: it
+// matches ErrTarget and the error of net/http's Client.Do (a *url.Error),
+// and says the method and URL once (the *url.Error says them again),
+// with what to check when nothing listens there.
+type requestError struct {
+	method, url string
+	err         error
+}
+
+// requestFailed is the error of the request method u that client.Do
+// failed with err.
+func requestFailed(method, u string, err error) error {
+	return &requestError{method: method, url: u, err: err}
+}
+
+func (e *requestError) Error() string {
+	cause := e.err
+	if ue, ok := errors.AsType[*url.Error](cause); ok {
+		cause = ue.Err
+	}
+	s := fmt.Sprintf("%s: %s %s: %v", ErrTarget, e.method, e.url, cause)
+	if errors.Is(cause, syscall.ECONNREFUSED) {
+		s += ": is the server running? Nothing listens at that address and port"
+	}
+	return s
+}
+
+func (e *requestError) Unwrap() []error { return []error{ErrTarget, e.err} }
+
+// maxErrorBody is the most of a failed answer's body an error shows.
+const maxErrorBody = 200
+
+var htmlTitle = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+
+// shownBody is how an error shows the start of a failed answer's body
+// (media is its media type, "text/html"): a web page by its title, as its
+// markup fills the screen and says nothing of MCP; anything else with its
+// runs of white space folded, cut to maxErrorBody bytes.
+func shownBody(media, body string) string {
+	text := strings.Join(strings.Fields(body), " ")
+	lower := strings.ToLower(text)
+	if media == "text/html" || strings.HasPrefix(lower, "<!doctype html") || strings.HasPrefix(lower, "<html") {
+		page := "a web page, not MCP"
+		if m := htmlTitle.FindStringSubmatch(text); m != nil && strings.TrimSpace(m[1]) != "" {
+			page = fmt.Sprintf("a web page (%q), not MCP", clip([]byte(strings.TrimSpace(m[1])), 80))
+		}
+		return page + ": is this URL the MCP endpoint (often …/mcp)?"
+	}
+	return clip([]byte(text), maxErrorBody)
+}

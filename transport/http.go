@@ -289,7 +289,7 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
 		if c.isClosing() {
 			return ErrClosed
 		}
-		return fmt.Errorf("%w: POST %s: %w", ErrTarget, c.url, err)
+		return requestFailed(http.MethodPost, c.url, err)
 	}
 	if resp.StatusCode >= 400 {
 		defer reqCancel()
@@ -459,6 +459,7 @@ func newHTTPError(resp *http.Response, u string, body []byte) error {
 		Status:     resp.StatusCode,
 		Body:       strings.TrimSpace(string(body)),
 		RetryAfter: retryAfter(resp.Header.Get("Retry-After"), time.Now()),
+		mediaType:  mediaType(resp),
 	}
 	if resp.StatusCode == http.StatusNotFound && resp.Request.Header.Get(HeaderSessionID) != "" {
 		e.Body = "the server no longer knows this session (start a new one with initialize); " + e.Body

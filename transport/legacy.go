@@ -104,7 +104,7 @@ func (c *LegacyConn) open(raw string) (*http.Response, *SSEReader, string, error
 	req.Header.Set("Accept", "text/event-stream")
 	resp, err := c.client.Do(req)
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("%w: GET %s: %w", ErrTarget, raw, err)
+		return nil, nil, "", requestFailed(http.MethodGet, raw, err)
 	}
 	if resp.StatusCode >= 400 {
 		return nil, nil, "", httpError(resp, raw)
@@ -191,7 +191,7 @@ func (c *LegacyConn) Send(ctx context.Context, msg []byte) error {
 		if ctx.Err() != nil {
 			return fmt.Errorf("POST %s: %w", c.endpoint, ctx.Err())
 		}
-		return fmt.Errorf("%w: POST %s: %w", ErrTarget, c.endpoint, err)
+		return requestFailed(http.MethodPost, c.endpoint, err)
 	}
 	if resp.StatusCode >= 400 {
 		return httpError(resp, c.endpoint)

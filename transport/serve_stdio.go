@@ -22,7 +22,9 @@ import (
 // writes to w too. Each message is handled on its own goroutine, so that
 // requests run concurrently and the client's answer to a server request
 // reaches the Handle waiting for it; writes are serialized, one whole line
-// each. A batch line is handled message by message. A line that is not
+// each. A request read after an initialize request waits until that has
+// been handled, so a client that pipelines its requests behind the
+// handshake gets the initialize answer first. A batch line is handled message by message. A line that is not
 // JSON-RPC is answered with a parse error; a request whose Session fails
 // before sending anything for it, with an internal error.
 //
@@ -72,6 +74,9 @@ type stdioServer struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	hungUp atomic.Bool
+	// handshake is closed when the last initialize request read has been
+	// handled; only the read goroutine (dispatch) sets it.
+	handshake chan struct{}
 }
 
 // drain waits for the messages in hand to be handled, up to d; then it
@@ -121,7 +126,33 @@ func (srv *stdioServer) dispatch(ctx context.Context, line []byte) {
 		}
 	}
 	for _, m := range msgs {
-		srv.wg.Go(func() { srv.handle(ctx, m) })
+		// A request that follows an initialize waits for its answer, as
+		// a server that handles the handshake first answers a client
+		// that pipelines its requests behind it; the rest go on at once
+		// (notifications, and answers to the server's requests, which
+		// the handshake itself may wait for).
+		var before chan struct{}
+		if m.Kind == jsonrpc.KindRequest {
+			before = srv.handshake
+		}
+		var done chan struct{}
+		if m.Kind == jsonrpc.KindRequest && m.Method == mcp.MethodInitialize {
+			done = make(chan struct{})
+			srv.handshake = done
+		}
+		srv.wg.Go(func() {
+			if done != nil {
+				defer close(done)
+			}
+			if before != nil {
+				select {
+				case <-before:
+				case <-ctx.Done():
+					return
+				}
+			}
+			srv.handle(ctx, m)
+		})
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -87,6 +89,14 @@ with exit status 2.`,
 					return err
 				}
 			}
+			if err != nil && len(res.Errors) > 1 {
+				if output == "text" {
+					for _, e := range res.Errors {
+						fmt.Fprintln(a.errOut, e.Error)
+					}
+				}
+				return &exitError{code: exitBadInput, err: fmt.Errorf("config check: %d errors in %s", len(res.Errors), path)}
+			}
 			if err != nil {
 				return &exitError{code: exitBadInput, err: err}
 			}
@@ -108,15 +118,44 @@ with exit status 2.`,
 	return cmd
 }
 
-// configCheck is what config check found, as -o json prints it.
+// configCheck is what config check found, as -o json prints it: line,
+// key and error are the first error's, errors lists them all.
 type configCheck struct {
 	OK   bool   `json:"ok"`
 	File string `json:"file"`
 	For  string `json:"for"`
 	*ConfigCounts
+	Line   int           `json:"line,omitempty"`
+	Key    string        `json:"key,omitempty"`
+	Error  string        `json:"error,omitempty"`
+	Errors []configError `json:"errors,omitempty"`
+}
+
+// configError is one error of a config file.
+type configError struct {
 	Line  int    `json:"line,omitempty"`
 	Key   string `json:"key,omitempty"`
-	Error string `json:"error,omitempty"`
+	Error string `json:"error"`
+}
+
+// lineOrLast orders an error with no line after every other.
+func lineOrLast(line int) int {
+	if line == 0 {
+		return math.MaxInt
+	}
+	return line
+}
+
+// eachError lists the errors err joins (errors.Join, nested), or err.
+func eachError(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, eachError(e)...)
+		}
+		return out
+	}
+	return []error{err}
 }
 
 // ConfigCounts is what a file that checks holds (exported, as encoding/json
@@ -134,8 +173,15 @@ type ConfigCounts struct {
 func checkConfig(path, forCmd string, opts []replay.Option) (configCheck, error) {
 	res := configCheck{File: path, For: forCmd}
 	fail := func(err error) (configCheck, error) {
-		res.Error = err.Error()
-		res.Line, res.Key = whereInConfig(err)
+		for _, e := range eachError(err) {
+			line, key := whereInConfig(e)
+			res.Errors = append(res.Errors, configError{Line: line, Key: key, Error: e.Error()})
+		}
+		// In file order; one with no line (the file, "and N more") last.
+		slices.SortStableFunc(res.Errors, func(a, b configError) int {
+			return cmp.Compare(lineOrLast(a.Line), lineOrLast(b.Line))
+		})
+		res.Line, res.Key, res.Error = res.Errors[0].Line, res.Errors[0].Key, res.Errors[0].Error
 		return res, err
 	}
 	f, err := config.Load(path)

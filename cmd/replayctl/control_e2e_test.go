@@ -294,3 +294,67 @@ func TestDebugControlSocketFile(t *testing.T) {
 		t.Errorf("exit %d, want 0\nstderr:\n%s", code, second.stderr)
 	}
 }
+
+// A control client that sends watch gets the replay's events as they
+// happen; the judged one carries its result in the one wire shape: the
+// same object as the step's reply.
+func TestDebugControlWatch(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "c.sock")
+	p := startDebug(t, sock)
+	c := dialCtl(t, sock)
+	if r := c.do(1, `{"id":1,"cmd":"wait"}`); !r.OK || r.Status.Seq != 3 {
+		t.Fatalf("wait: %+v, want paused before seq 3", r)
+	}
+	if r := c.do(2, `{"id":2,"cmd":"watch"}`); !r.OK {
+		t.Fatalf("watch: %+v", r)
+	}
+	fmt.Fprintln(c.conn, `{"id":3,"cmd":"step"}`)
+	var stepResult, streamResult json.RawMessage
+	var types []string
+	for stepResult == nil || streamResult == nil {
+		b, err := c.r.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("socket closed (events %v): %v", types, err)
+		}
+		var line struct {
+			ID      json.RawMessage   `json:"id"`
+			Event   string            `json:"event"`
+			Results []json.RawMessage `json:"results"`
+			Stream  struct {
+				Type string `json:"type"`
+				Seq  int64  `json:"seq"`
+			} `json:"stream"`
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal(b, &line); err != nil {
+			t.Fatalf("line is not JSON: %q", b)
+		}
+		switch {
+		case string(line.ID) == "3":
+			if len(line.Results) != 1 {
+				t.Fatalf("step: %s, want one result", b)
+			}
+			stepResult = line.Results[0]
+		case line.Event == "stream" && line.Stream.Seq == 3:
+			types = append(types, line.Stream.Type)
+			if line.Stream.Type == "judged" {
+				streamResult = line.Result
+			}
+		}
+	}
+	if strings.Join(types, " ") != "due sent answered judged" {
+		t.Errorf("seq 3's events: %v, want due sent answered judged", types)
+	}
+	if string(stepResult) != string(streamResult) {
+		t.Errorf("the step's result and the stream's differ:\n step   %s\n stream %s", stepResult, streamResult)
+	}
+	for _, field := range []string{`"due_ms":`, `"sent_ms":`, `"answered_ms":`, `"latency_ms":`, `"verdict":"passed"`, `"kind":"request"`} {
+		if !strings.Contains(string(streamResult), field) {
+			t.Errorf("the result %s lacks %s", streamResult, field)
+		}
+	}
+	p.stdin.Close()
+	if code := p.wait(30 * time.Second); code != 0 {
+		t.Errorf("exit %d, want 0\nstderr:\n%s", code, p.stderr)
+	}
+}

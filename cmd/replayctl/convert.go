@@ -24,7 +24,7 @@ at all, also when the conversion is interrupted (Ctrl-C, SIGTERM: exit 130).`,
 			if filepath.Ext(out) != ".jsonl" {
 				return usageError("convert: %s: only the native format (.jsonl) can be written", out)
 			}
-			r, err := rewriteTape(cmd.Context(), in, out, maxLine, func(ctx context.Context, r *tape.Reader) error {
+			r, err := a.rewriteTape(cmd.Context(), in, out, maxLine, func(ctx context.Context, r *tape.Reader) error {
 				return tape.WriteFileContext(ctx, out, r)
 			})
 			if err != nil {

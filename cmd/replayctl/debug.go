@@ -72,7 +72,7 @@ for 5s is hung up on.`,
 	fl.BoolVar(&f.stepHandshake, "step-handshake", false, "stop before the very first message instead of after the initialize handshake")
 	fl.StringVar(&f.onError, "on-error", "pause", "a failed, error or timeout answer: pause (stop there) or continue")
 	fl.StringVar(&f.control, "control", "", "serve the control protocol (JSON lines) on unix:/path.sock as well")
-	fl.StringVar(&f.configPath, "config", "", "a YAML replay config (transformations, validation, ...); flags override it")
+	fl.StringVar(&f.configPath, "config", "", "a YAML replay config (transformations, validation, ...); flags override it (default: replayctl.yaml or .replayctl.yaml in the current folder; none: no file)")
 	addTargetFlags(fl, &f.runFlags)
 	addOutFlag(fl, &f.outs, &f.outBuffer)
 	registerValues(cmd, "speed", debugSpeeds...)
@@ -83,6 +83,9 @@ for 5s is hung up on.`,
 }
 
 func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
+	if err := refuseStdinTape("debug", args[0], "debug reads its commands there"); err != nil {
+		return err
+	}
 	socket := ""
 	if f.control != "" {
 		var ok bool
@@ -108,7 +111,9 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	}()
 	// debug steps by itself and pauses at errors: a config's stepped speed
 	// or stop/retry strategy mean nothing here (replay.Controlled).
-	opts = append(append(opts, outOpts...), replay.Controlled())
+	// The debugger reads the verdicts from the replay's event stream.
+	j := newJournal()
+	opts = append(append(opts, outOpts...), replay.Controlled(), replay.Events(j.consumer()))
 	src, err := loadTape(cmd.Context(), args[0])
 	if err != nil {
 		return err
@@ -136,8 +141,6 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	e, speed := r.Engine(), r.Speed()
 	c := controller.New(e, controller.WithLogger(a.log), controller.WithOnError(onError), controller.WithSpeed(speed), controller.WithRedactor(a.redactor.Load()))
 	e.Attach(c)
-	j := newJournal()
-	e.OnResult(j.add)
 
 	in := newLineReader(a.stdin, a.stdout)
 	defer in.close()

@@ -292,11 +292,12 @@ func msgLine(m controller.Msg, current bool, width int) string {
 }
 
 // statusLine is where the replay stands, in a line; next is the seq of
-// the next client message.
-func statusLine(st controller.Status, next int64) string {
+// the next client message, checked how many answers were compared with
+// the recording (the summary's count: a notification sent is not).
+func statusLine(st controller.Status, next, checked int64) string {
 	s := fmt.Sprintf("%s before seq %d", st.State, next)
 	if st.Reason != "" {
 		s += " (" + st.Reason + ")"
 	}
-	return s + fmt.Sprintf("; speed %s; released %d, sent %d, judged %d", st.Speed, st.Released, st.Sent, st.Judged)
+	return s + fmt.Sprintf("; speed %s; released %d, sent %d, checked %d", st.Speed, st.Released, st.Sent, checked)
 }

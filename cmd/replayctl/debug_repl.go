@@ -154,12 +154,16 @@ func (d *debugger) seek(ctx context.Context, arg string) error {
 	if err != nil {
 		return err
 	}
-	// What was in flight is of the old epoch now: never judged, never shown.
-	d.j.take()
+	// What was in flight is of the old epoch now: never judged, never
+	// shown; what was judged before is let go.
 	st, err := d.c.Status(ctx)
 	if err != nil {
 		return err
 	}
+	if err := d.j.catchUp(ctx, st.Judged, d.timeout+time.Second); err != nil {
+		return err
+	}
+	d.j.take()
 	d.unjudged = st.Released - st.Judged
 	d.where(st)
 	return nil
@@ -316,11 +320,16 @@ func (d *debugger) status(ctx context.Context, _ string) error {
 	if err != nil {
 		return err
 	}
+	// The stream hands verdicts over a little after the controller
+	// counts them: the count checked waits for them.
+	if err := d.j.catchUp(ctx, st.Judged, d.timeout+time.Second); err != nil {
+		return err
+	}
 	next := st.Seq
 	if m, ok := d.current(st); ok {
 		next = m.Seq
 	}
-	d.printf("%s\n", statusLine(st, next))
+	d.printf("%s\n", statusLine(st, next, d.j.checkedSoFar()))
 	if st.Note != "" {
 		d.printf("note: %s\n", st.Note)
 	}

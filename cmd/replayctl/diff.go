@@ -78,10 +78,13 @@ breaking change, 2 bad usage or a tape or config that cannot be read.`,
 			if err != nil {
 				return err
 			}
+			if args[0] == "-" && args[1] == "-" {
+				return usageError("diff: stdin (-) can be one of the tapes, not both")
+			}
 			ctx := cmd.Context()
 			sides := make([]tapediff.Side, 2)
 			for i, path := range args {
-				if sides[i], err = readSide(ctx, path, maxLine); err != nil {
+				if sides[i], err = a.readSide(ctx, path, maxLine); err != nil {
 					if ctx.Err() != nil {
 						return interrupted("")
 					}
@@ -144,8 +147,8 @@ func diffValidator(path string, ignore []string) (*validator.Validator, error) {
 
 // readSide reads the whole tape at path. It returns early, with ctx's
 // error, when ctx is done.
-func readSide(ctx context.Context, path string, maxLine int) (tapediff.Side, error) {
-	r, err := openTape(ctx, path, tape.WithMaxLine(maxLine))
+func (a *app) readSide(ctx context.Context, path string, maxLine int) (tapediff.Side, error) {
+	r, err := a.openTapeArg(ctx, path, tape.WithMaxLine(maxLine))
 	if err != nil {
 		return tapediff.Side{}, err
 	}

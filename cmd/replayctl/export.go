@@ -34,7 +34,7 @@ OUT is written atomically.`,
 			}
 			in, out := args[0], args[1]
 			ctx := cmd.Context()
-			r, err := openTape(ctx, in, tape.WithMaxLine(maxLine))
+			r, err := a.openTapeArg(ctx, in, tape.WithMaxLine(maxLine))
 			if err != nil {
 				if ctx.Err() != nil {
 					return interrupted(out + " was not written")

@@ -34,7 +34,8 @@ format is detected from its content, not its name:
 Credential headers (Authorization, cookies, API keys) are never imported.
 OUT is written atomically; stderr says what was imported: messages,
 sessions, and entries skipped and why. Bad input exits 2 with what is
-wrong and where.`,
+wrong and where; so does a file with no MCP message in it (a HAR of
+web pages only), and then OUT is not written.`,
 		Example: `  replayctl import session.har session.jsonl
   replayctl import mcp.log session.jsonl
   replayctl run session.jsonl --target http://127.0.0.1:8080/mcp --speed fast`,
@@ -44,7 +45,10 @@ wrong and where.`,
 			if filepath.Ext(out) != ".jsonl" {
 				return usageError("import: %s: a tape is written in the native format: name it .jsonl", out)
 			}
-			r, err := rewriteTape(cmd.Context(), in, out, maxLine, func(ctx context.Context, r *tape.Reader) error {
+			r, err := a.rewriteTape(cmd.Context(), in, out, maxLine, func(ctx context.Context, r *tape.Reader) error {
+				if err := mcpTraffic(in, r); err != nil {
+					return err
+				}
 				return tape.WriteFileContext(ctx, out, r)
 			})
 			if err != nil {
@@ -98,4 +102,21 @@ func countTape(r *tape.Reader) (int64, []string, error) {
 	}
 	sort.Slice(names, func(i, j int) bool { return first[names[i]] < first[names[j]] })
 	return n, names, nil
+}
+
+// mcpTraffic returns nil when r holds an MCP message, and else an error
+// (exit 2) that names in and says what was skipped; r is rewound.
+func mcpTraffic(in string, r *tape.Reader) error {
+	_, err := r.Next()
+	if err == io.EOF {
+		why := ""
+		if w := r.Warnings(); len(w) > 0 {
+			why = " (" + strings.Join(w, "; ") + ")"
+		}
+		return &exitError{code: exitBadInput, err: fmt.Errorf("import: %s: no MCP message in it%s; nothing written: is it the right file?", in, why)}
+	}
+	if err != nil {
+		return err
+	}
+	return r.Rewind()
 }

@@ -40,7 +40,7 @@ then "type":"end" with the count and the tape's warnings.`,
 				return usageError("-o %q: want text or json", output)
 			}
 			ctx := cmd.Context()
-			r, err := openTape(ctx, args[0], tape.WithMaxLine(maxLine))
+			r, err := a.openTapeArg(ctx, args[0], tape.WithMaxLine(maxLine))
 			if err != nil {
 				if ctx.Err() != nil {
 					return interrupted("")

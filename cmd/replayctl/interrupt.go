@@ -69,14 +69,14 @@ func interrupted(what string) error {
 // progress, and an interrupted rewrite is exit 130 saying out was not
 // written (write must write out atomically). It returns the reader, for
 // its format and warnings; the caller closes it.
-func rewriteTape(ctx context.Context, in, out string, maxLine int, write func(context.Context, *tape.Reader) error) (*tape.Reader, error) {
+func (a *app) rewriteTape(ctx context.Context, in, out string, maxLine int, write func(context.Context, *tape.Reader) error) (*tape.Reader, error) {
 	notWritten := func(err error) error {
 		if ctx.Err() != nil {
 			return interrupted(out + " was not written")
 		}
 		return err
 	}
-	src, err := loadTape(ctx, in)
+	src, err := a.loadTapeArg(ctx, in)
 	if err != nil {
 		return nil, notWritten(err)
 	}

@@ -189,12 +189,10 @@ Exit status:
 	root.PersistentFlags().StringVar(&a.logFormat, "log-format", "console", "log format on stderr: console or json")
 	registerValues(root, "log-level", logLevelNames...)
 	registerValues(root, "log-format", logFormatsNames...)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return usageError("%w (see --help)", err)
-	})
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(a.runCommand(), a.inspectCommand(), a.convertCommand(), a.debugCommand(), a.configCommand(), a.versionCommand())
 	root.AddCommand(a.recordCommand(), a.diffCommand(), a.importCommand(), a.exportCommand(), a.redactCommand())
-	root.AddCommand(a.serveCommand(), a.mergeCommand())
+	root.AddCommand(a.serveCommand(), a.mergeCommand(), a.reportCommand(), a.gendocsCommand())
 	root.Version = readVersion().String()
 	root.SetVersionTemplate("replayctl {{.Version}}\n")
 	return root

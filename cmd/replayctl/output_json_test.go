@@ -45,7 +45,8 @@ func TestInspectJSON(t *testing.T) {
 }
 
 // TestConfigCheckJSON: config check -o json says ok and the counts, or
-// the error with the file, its line and key; exit 0 or 2 as in text.
+// the first error with the file, its line and key, and every error in
+// errors; exit 0 or 2 as in text.
 func TestConfigCheckJSON(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
@@ -82,7 +83,12 @@ func TestConfigCheckJSON(t *testing.T) {
 			if (got.Error != "") == got.OK || (got.Error != "" && !strings.Contains(got.Error, filepath.Base(tc.want.File))) {
 				t.Errorf("error %q with ok %v: want an error naming the file exactly when not ok", got.Error, got.OK)
 			}
-			got.Error = ""
+			// Each file here has one error: errors lists it, with the
+			// same line, key and text as the first error's fields.
+			if !got.OK && (len(got.Errors) != 1 || got.Errors[0].Line != got.Line || got.Errors[0].Key != got.Key || got.Errors[0].Error != got.Error) {
+				t.Errorf("errors %+v: want the one error, as line %d, key %q, error %q", got.Errors, got.Line, got.Key, got.Error)
+			}
+			got.Error, got.Errors = "", nil
 			gotJSON, _ := json.Marshal(got)
 			wantJSON, _ := json.Marshal(tc.want)
 			if string(gotJSON) != string(wantJSON) {

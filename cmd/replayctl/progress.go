@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/tape"
 )
@@ -21,9 +22,12 @@ const progressEvery = 200 * time.Millisecond
 // redraws one line on a terminal, k6-style: done / total messages, rate,
 // p99 latency, failures and errors, elapsed and time left.
 //
-// observe is the replay's OnResult hook: it runs on the engine's validate
-// goroutine and only adds to atomics, so it never blocks. The line is drawn
-// by one goroutine of its own (start), which stop ends and waits for.
+// It reads the replay's event stream as a live viewer (consumer): the
+// judged events, from the stream's goroutine. When it is behind, the
+// stream drops its oldest events (counted, in the report's warnings) and
+// the replay never waits for it; the final line is drawn from the
+// report's own counts. The line is drawn by one goroutine of its own
+// (start), which stop ends and waits for.
 type progress struct {
 	// done counts tape messages accounted for, as the report counts
 	// them: each sent message, each answer received, each skip.
@@ -37,6 +41,20 @@ type progress struct {
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 	stopOnce sync.Once
+}
+
+// consumer is the progress line's reader of the event stream: live, for
+// judged events only.
+func (p *progress) consumer() event.Consumer {
+	return event.Consumer{Name: "the progress line", Live: true, Types: []event.Type{event.Judged},
+		Handle: func(batch []event.Event) error {
+			for i := range batch {
+				if r := batch[i].Result; r != nil {
+					p.observe(*r)
+				}
+			}
+			return nil
+		}}
 }
 
 // observe counts one judged result; it is safe from any goroutine and does
@@ -113,6 +131,7 @@ func (p *progress) stop(rep *report.Report) {
 		if s.total == 0 {
 			s.total = rep.Summary.TotalMessages * int64(max(rep.Summary.Sessions, 1))
 		}
+		s.stopped = stoppedWhy(rep)
 		fmt.Fprint(p.w, "\r"+progressLine(s, true)+"\x1b[K\n")
 	})
 }
@@ -146,21 +165,46 @@ func countMessages(ctx context.Context, src tape.Source) int64 {
 	return n
 }
 
+// stoppedWhy says why the replay of rep stopped before the end of its
+// tape, or "" when it went to the end.
+func stoppedWhy(rep *report.Report) string {
+	switch rep.Summary.Stopped {
+	case "":
+		return ""
+	case report.StopInterrupted:
+		return "interrupted"
+	case report.StopTarget:
+		return "the target failed"
+	case report.StopFailure:
+		return "at the first failure"
+	case report.StopBadInput:
+		return "bad input"
+	}
+	return string(rep.Summary.Stopped)
+}
+
 // progressState is what one progress line shows.
 type progressState struct {
 	done, total, failed, errs int64
 	p99, elapsed              time.Duration
+	// stopped, on the final line: why the replay stopped before the end
+	// of its tape ("interrupted"); "" when it went to the end.
+	stopped string
 }
 
 // progressLine renders s: "running [=====>    ]  45%  810/1800 msgs
 // 412/s  p99 1.2ms  0 failed  0 errors  1.9s, 2.3s left"; final says
-// "done" and leaves out the time left. A total of 0 (unknown) shows the
-// count alone.
+// "done" and leaves out the time left, or, for a replay stopped early,
+// "stopped" and why at the end ("(interrupted)"). A total of 0 (unknown)
+// shows the count alone.
 func progressLine(s progressState, final bool) string {
 	var b strings.Builder
-	if final {
+	switch {
+	case final && s.stopped != "":
+		b.WriteString("stopped ")
+	case final:
 		b.WriteString("done    ")
-	} else {
+	default:
 		b.WriteString("running ")
 	}
 	if s.total > 0 {
@@ -183,6 +227,9 @@ func progressLine(s progressState, final bool) string {
 	if !final && s.total > 0 && s.done > 0 && s.done < s.total {
 		left := time.Duration(float64(s.elapsed) * float64(s.total-s.done) / float64(s.done))
 		fmt.Fprintf(&b, ", %s left", clock(left))
+	}
+	if final && s.stopped != "" {
+		fmt.Fprintf(&b, " (%s)", s.stopped)
 	}
 	return b.String()
 }

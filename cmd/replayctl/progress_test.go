@@ -6,12 +6,15 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/creack/pty"
 
+	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/tape"
 )
 
 func TestProgressLine(t *testing.T) {
@@ -187,5 +190,137 @@ func TestRunSteppedPrintsEachMessage(t *testing.T) {
 	}
 	if n := strings.Count(res.stderr, "✓ passed"); n != 8 {
 		t.Errorf("%d passed lines, want 8 (one per request):\n%s", n, res.stderr)
+	}
+}
+
+// An interrupted run's last progress line says it stopped, and where: not
+// "done" (issue 23: "done … 39%" after Ctrl-C).
+func TestProgressFinalLineStopped(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		stop report.Stop
+		want string // the start of the final line
+		tail string // its end
+	}{
+		{"interrupted", report.Stop{Kind: report.StopInterrupted, Why: "interrupted"},
+			"stopped [=======>            ]  39%  7/18 msgs", "(interrupted)"},
+		{"target failed", report.Stop{Kind: report.StopTarget, Why: "the target failed"},
+			"stopped [=======>            ]  39%  7/18 msgs", "(the target failed)"},
+		{"to the end", report.Stop{},
+			"done    [=======>            ]  39%  7/18 msgs", "errors  "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var w bytes.Buffer
+			var p progress
+			p.start(t.Context(), &w, tape.Bytes("empty.jsonl", nil), 1)
+			rep := &report.Report{Summary: report.Summary{Sent: 4, Received: 3, TotalMessages: 18, Sessions: 1}}
+			rep.Conclude(tc.stop, nil)
+			p.stop(rep)
+			out := w.String()
+			final := out[strings.LastIndex(out, "\r")+1:]
+			final = strings.TrimSuffix(strings.TrimSuffix(final, "\n"), "\x1b[K")
+			if !strings.HasPrefix(final, tc.want) {
+				t.Errorf("final line %q, want it to begin %q", final, tc.want)
+			}
+			if !strings.Contains(final, tc.tail) {
+				t.Errorf("final line %q, want it to hold %q", final, tc.tail)
+			}
+		})
+	}
+}
+
+// The progress line reads the replay's event stream as a live viewer: the
+// judged events' results, nothing else.
+func TestProgressReadsTheStream(t *testing.T) {
+	var p progress
+	c := p.consumer()
+	if !c.Live {
+		t.Fatal("the progress line's consumer is lossless: want live (it must never slow the replay)")
+	}
+	s := event.New(time.Now(), []event.Consumer{c})
+	t0 := time.Now()
+	for i := range 100 {
+		r := report.Result{Seq: int64(i), Dir: report.DirC2S, Kind: report.KindRequest, Verdict: report.Passed,
+			Sent: t0, Answered: t0.Add(time.Millisecond)}
+		s.Emit(t0, event.Event{Type: event.Sent, Seq: int64(i)})
+		s.Emit(t0, event.Event{Type: event.Judged, Seq: int64(i), Result: &r})
+	}
+	failed := report.Result{Dir: report.DirC2S, Kind: report.KindRequest, Verdict: report.Failed, Sent: t0, Answered: t0}
+	s.Emit(t0, event.Event{Type: event.Judged, Result: &failed})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Stats()[0]; st.Delivered != 101 || st.Lost != 0 {
+		t.Errorf("delivered %d lost %d, want the 101 judged events and none lost", st.Delivered, st.Lost)
+	}
+	if got := p.snapshot(); got.done != 101*2 || got.failed != 1 {
+		t.Errorf("done %d failed %d, want 202 and 1", got.done, got.failed)
+	}
+}
+
+// Ctrl-C during a run on a terminal: the last progress line says the
+// replay stopped, and why, not "done" (issue 23).
+func TestProgressInterruptedOnATerminal(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	cmd := exec.Command(binary, "run", "examples/quickstart.jsonl", "--speed", "0.1x") // about 18s
+	cmd.Dir = "../.."
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	if err := cmd.Start(); err != nil {
+		tty.Close()
+		t.Fatal(err)
+	}
+	tty.Close()
+	var (
+		mu     sync.Mutex
+		screen bytes.Buffer
+	)
+	drawn := make(chan struct{}) // the line was drawn with a message done
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		buf := make([]byte, 4096)
+		said := false
+		for {
+			n, err := ptmx.Read(buf)
+			mu.Lock()
+			screen.Write(buf[:n])
+			if !said && strings.Contains(screen.String(), "msgs") && !strings.Contains(screen.String(), " 0/18 msgs") {
+				said = true
+				close(drawn)
+			}
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	select {
+	case <-drawn:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("no progress line with a message done within 60s")
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err = cmd.Wait()
+	<-copied
+	out := screen.String()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want 130 (interrupted):\n%q", err, out)
+	}
+	i := strings.Index(out, "\rstopped [")
+	if i < 0 {
+		t.Fatalf("no final line beginning \"stopped\":\n%q", out)
+	}
+	line := out[i+1:]
+	line = line[:strings.Index(line, "\n")]
+	if !strings.Contains(line, "(interrupted)") || strings.Contains(line, "100%") {
+		t.Errorf("final line %q, want it to say (interrupted), short of 100%%", line)
+	}
+	if strings.Contains(out, "\rdone ") {
+		t.Errorf("the terminal shows a \"done\" line after Ctrl-C:\n%q", out)
 	}
 }

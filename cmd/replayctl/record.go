@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,7 +39,7 @@ type recordFlags struct {
 }
 
 func (f *recordFlags) register(fl *pflag.FlagSet) {
-	fl.StringVarP(&f.out, "output", "o", "", "the tape to write (required); refused if it exists, unless --force")
+	fl.StringVarP(&f.out, "output", "o", "", "the tape to write, e.g. session.jsonl (required; a name with no extension is refused); refused if it exists, unless --force")
 	fl.BoolVar(&f.force, "force", false, "overwrite the tape given by -o if it exists")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print no summary on stderr")
 	fl.StringVar(&f.session, "session", "s1", "the name of the recorded session in the tape")
@@ -53,6 +54,9 @@ func (f *recordFlags) register(fl *pflag.FlagSet) {
 func (f *recordFlags) check() (map[string]string, error) {
 	if f.out == "" {
 		return nil, usageError("record: -o TAPE is required: the file to record into, e.g. -o session.jsonl")
+	}
+	if err := checkTapeName(f.out); err != nil {
+		return nil, err
 	}
 	if f.session == "" {
 		return nil, usageError("record: --session is empty; give a name, e.g. --session s1")
@@ -90,6 +94,21 @@ func (f *recordFlags) check() (map[string]string, error) {
 		return nil, err
 	}
 	return tags, nil
+}
+
+// checkTapeName refuses a tape name that is likely a mistake: an output
+// format's word (-o json, -o text: elsewhere -o is the output format, so
+// users type it here too), or a name with no extension (the tape formats
+// are told apart by theirs).
+func checkTapeName(out string) error {
+	base := filepath.Base(out)
+	switch {
+	case slices.Contains(outputs, strings.ToLower(base)):
+		return usageError("record: -o %s: here -o names the tape to write (as in go build -o), not an output format; write -o %s.jsonl", out, out)
+	case filepath.Ext(base) == "":
+		return usageError("record: -o %s: a tape's name has an extension; write -o %s.jsonl", out, out)
+	}
+	return nil
 }
 
 // lockTape takes, when --force overwrites a tape, the lock a serve --mode

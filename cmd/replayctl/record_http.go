@@ -147,10 +147,10 @@ func (a *app) recordHTTP(ctx context.Context, f *recordFlags, tags map[string]st
 		abandon()
 		return usageError("%v", err)
 	}
-	l, err := net.Listen("tcp", hf.listen)
+	l, err := listenTCP("record: --listen", hf.listen)
 	if err != nil {
 		abandon()
-		return usageError("record: --listen %s: %v", hf.listen, err)
+		return err
 	}
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
 	l = hf.limitConns(srv, l, a.log)

@@ -55,7 +55,7 @@ stderr, by kind and name, never with a value.`,
 		if err != nil {
 			return err
 		}
-		r, err := rewriteTape(cmd.Context(), in, out, maxLine, func(ctx context.Context, r *tape.Reader) error {
+		r, err := a.rewriteTape(cmd.Context(), in, out, maxLine, func(ctx context.Context, r *tape.Reader) error {
 			return tape.RedactFile(ctx, out, r, red)
 		})
 		if err != nil {

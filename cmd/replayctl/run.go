@@ -53,6 +53,9 @@ type runFlags struct {
 	verbose     bool
 	outs        []string // --out
 	outBuffer   int      // --out-buffer
+
+	methodLimit      int  // --method-limit
+	includeHandshake bool // --include-handshake
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -79,8 +82,10 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.StringVar(&f.chaos, "chaos", "", "inject seeded faults, kind=probability,…: e.g. malformed=0.05,timeout=0.02 (kinds: malformed, invalid, unknown-method, bad-params, duplicate-id, duplicate, drop, reorder, cancel, disconnect, slow-write, burst, timeout, network-error, invalid-response, error-response)")
 	fl.Int64Var(&f.seed, "seed", 0, "the chaos seed: the same seed gives the same faults (random, and printed, when not given)")
 	fl.StringVar(&f.chaosFrom, "chaos-from", "", "replay exactly the faults of an earlier run's JSON report")
-	fl.StringVar(&f.configPath, "config", "", "a YAML replay config (replayctl config example); flags override it")
-	fl.StringArrayVar(&f.thresholds, "threshold", nil, `a condition the run must meet, k6-style: "p99<200ms", "error_rate<1%", "validation_failed==0", "throughput>500" (repeatable; exit 1 if one fails)`)
+	fl.StringVar(&f.configPath, "config", "", "a YAML replay config (replayctl config example); flags override it (default: replayctl.yaml or .replayctl.yaml in the current folder; none: no file)")
+	fl.StringArrayVar(&f.thresholds, "threshold", nil, `a condition the run must meet, k6-style: "p99<200ms", "error_rate<1%", "validation_failed==0", "throughput>500", "achieved_ratio>=0.95"; on one method or tool with a filter: "p99{method:tools/call}<200ms", "error_rate{tool:search}<1%" (repeatable; exit 1 if one fails)`)
+	fl.BoolVar(&f.includeHandshake, "include-handshake", false, "count the handshake (initialize, server/discover), which waits for the server to start, in the headline latency and its thresholds; without it, it is reported apart")
+	fl.IntVar(&f.methodLimit, "method-limit", report.DefaultMethodLimit, "methods, and tools, prompts and resources, the report breaks its results down by (each); the rest are counted as not broken down")
 	fl.StringVarP(&f.output, "output", "o", "text", "what goes to stdout: text or json")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "the text summary lists the details: each chaos session's faults and notes")
 	fl.StringVar(&f.order, "order", "causal", "causal (wait for the answers recorded before each message) | sequential | none | random (causal, each run of client messages shuffled by --seed)")
@@ -150,20 +155,28 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		{"seed", func() replay.Option { return replay.Seed(f.seed) }},
 		{"chaos-from", func() replay.Option { return replay.ChaosFrom(f.chaosFrom) }},
 		{"threshold", func() replay.Option { return replay.Thresholds(f.thresholds...) }},
+		{"method-limit", func() replay.Option { return replay.MethodLimit(f.methodLimit) }},
 	})...)
+	if f.includeHandshake {
+		opts = append(opts, replay.IncludeHandshake())
+	}
 	if f.validNotes {
 		opts = append(opts, replay.ValidateNotifications())
 	}
 	steps := make(chan struct{})
 	opts = append(opts, replay.Steps(steps))
 	var prog progress
+	showProgress := !f.quiet && isTerminal(a.stdout) && isTerminal(a.stderr)
+	if showProgress { // a live reader of the event stream
+		opts = append(opts, replay.Events(prog.consumer()))
+	}
 	stepped := false // set before the replay starts, read by its hook
-	opts = append(opts, replay.OnResult(prog.observe), replay.OnResult(func(r report.Result) {
-		if stepped {
+	opts = append(opts, replay.OnResult(func(r report.Result) {
+		if stepped { // the hook, for the bytes sent (the stream carries none in a run)
 			fmt.Fprintln(a.errOut, stepLine(painter(isTerminal(a.stderr)), r))
 		}
 	}))
-	src, err := loadTape(cmd.Context(), args[0])
+	src, err := a.loadTapeArg(cmd.Context(), args[0])
 	if err != nil {
 		return err
 	}
@@ -181,9 +194,12 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		fmt.Fprintf(a.errOut, "order: seed %d (repeat this order with --seed %d)\n", seed, seed)
 	}
 	if r.Speed().Mode == scheduler.Stepped {
+		if err := refuseStdinTape("run --speed stepped", args[0], "stepped reads Enter there"); err != nil {
+			return err
+		}
 		stepped = true
 		a.stepTokens(steps)
-	} else if !f.quiet && isTerminal(a.stdout) && isTerminal(a.stderr) {
+	} else if showProgress {
 		prog.start(cmd.Context(), a.errOut, src, r.Sessions())
 	}
 	rep, runErr := r.Run(cmd.Context())
@@ -200,6 +216,10 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		var opts []report.TextOption
 		if f.verbose {
 			opts = append(opts, report.Verbose())
+		}
+		if why := rep.Summary.Aborted; runErr != nil && why != "" && strings.Contains(runErr.Error(), why) {
+			// The error line on stderr says why: once is enough.
+			opts = append(opts, report.AbortShownAs("the error follows on stderr"))
 		}
 		err = rep.WriteText(&buf, colorOn(a.stdout), opts...)
 	}
@@ -236,8 +256,15 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 // options: the target, pacing, order, timeout, ignored paths, the config.
 // A flag not given is left to the config file, then to the default.
 func (a *app) replayOptions(cmd *cobra.Command, args []string, f runFlags) ([]replay.Option, error) {
-	opts := append([]replay.Option{replay.Logger(a.log)}, given(cmd, []flagOption{
-		{"config", func() replay.Option { return replay.ConfigFile(f.configPath) }},
+	opts := []replay.Option{replay.Logger(a.log)}
+	cfg, err := configPath(cmd, f.configPath)
+	if err != nil {
+		return nil, err
+	}
+	if cfg != "" {
+		opts = append(opts, replay.ConfigFile(cfg))
+	}
+	opts = append(opts, given(cmd, []flagOption{
 		{"speed", func() replay.Option { return replay.Speed(f.speed) }},
 		{"order", func() replay.Option { return replay.Order(f.order) }},
 		{"timeout", func() replay.Option { return replay.Timeout(f.timeout) }},
@@ -328,7 +355,7 @@ var flagOf = map[string]string{
 	"Timeout": "--timeout", "MaxInflight": "--max-inflight", "MaxLine": "--max-line", "MaxMessage": "--max-message",
 	"TimelineLimit": "--timeline-limit", "OnError": "--on-error", "MaxRetries": "--max-retries",
 	"Ignore": "--ignore", "Validation": "--validation", "ConfigFile": "--config", "Chaos": "--chaos", "Seed": "--seed",
-	"ChaosFrom": "--chaos-from", "Thresholds": "--threshold", "WithEnv": "--env",
+	"ChaosFrom": "--chaos-from", "Thresholds": "--threshold", "WithEnv": "--env", "MethodLimit": "--method-limit",
 	"WithDir": "--cwd", "WithHeader": "--header", "WithFollowRedirects": "--follow-redirects", "HTTP": "--target", "Command": "the server command",
 }
 

@@ -61,7 +61,8 @@ connections the one waiting longest on its client is closed for a new one;
 a batch over --max-batch (1000) gets one error; the first --max-misses
 (1000) misses are kept, later ones counted; in --mode new at most
 --max-upstreams (8) upstream connections are open, each closed after
---upstream-idle-timeout (60s) without a miss.
+--upstream-idle-timeout (60s) without a miss, and a forwarded request
+waits --upstream-timeout (60s) for its answer.
 
 Exit status: 0 served (misses or not); 1 with --strict when there was a
 miss; 2 bad usage or an unreadable tape.
@@ -75,6 +76,9 @@ miss; 2 bad usage or an unreadable tape.
 			return err
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := refuseStdinTape("serve", f.path, "serve reads the tape more than once, and over stdio its client speaks there"); err != nil {
+				return err
+			}
 			if err := f.modeFlags.check(f.listen); err != nil {
 				return err
 			}

@@ -22,7 +22,12 @@ func TestServeHTTPConcurrentClients(t *testing.T) {
 	const clients = 100
 	for _, version := range []string{"2025-11-25", ""} {
 		t.Run("version="+version, func(t *testing.T) {
-			p := startServe(t, "--strict", recordedTape(t, version))
+			// A go-sdk client holds two or three connections (its
+			// stream, a call, an idle one kept alive): 100 of them pass
+			// the default --max-conns (256), whose eviction of an idle
+			// connection a POST can race (TestConnectionFloodLeavesRoomForClients
+			// tests that limit). This test is about concurrency.
+			p := startServe(t, "--strict", "--max-conns", "1024", recordedTape(t, version))
 			ctx, cancel := context.WithTimeout(t.Context(), 2*serveWait)
 			defer cancel()
 			hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}

@@ -56,6 +56,7 @@ type serveLimits struct {
 	maxMisses    int
 	maxUpstreams int
 	upstreamIdle time.Duration
+	upstreamWait time.Duration
 }
 
 // addLimits declares serve's limit flags.
@@ -65,6 +66,7 @@ func (f *serveFlags) addLimits(fl *pflag.FlagSet) {
 	fl.IntVar(&f.maxMisses, "max-misses", mock.DefaultMaxMisses, "the misses kept in detail (listed, in --report); later ones are only counted")
 	fl.IntVar(&f.maxUpstreams, "max-upstreams", forward.DefaultMaxUpstreams, "--mode new: the upstream connections (server processes, with a command) open at once, one per client session with a miss; at it, the one idle longest is stopped")
 	fl.DurationVar(&f.upstreamIdle, "upstream-idle-timeout", forward.DefaultIdleTimeout, "--mode new: stop a client session's upstream connection (its server process) after this long without a forwarded request; its next miss starts a new one")
+	fl.DurationVar(&f.upstreamWait, "upstream-timeout", forward.DefaultAnswerTimeout, "--mode new: how long to wait for the upstream's answer to a forwarded request; then the client gets an error and the upstream notifications/cancelled")
 }
 
 // check refuses a limit that is no limit: a count or a duration under 1.
@@ -93,6 +95,9 @@ func (l *serveLimits) check() error {
 	}
 	if l.upstreamIdle <= 0 {
 		return usageError("--upstream-idle-timeout %v: want a duration above 0, e.g. 60s", l.upstreamIdle)
+	}
+	if l.upstreamWait <= 0 {
+		return usageError("--upstream-timeout %v: want a duration above 0, e.g. 60s", l.upstreamWait)
 	}
 	return nil
 }

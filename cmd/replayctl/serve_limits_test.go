@@ -197,11 +197,11 @@ func trickle(t *testing.T, u string, bound time.Duration) int {
 }
 
 // TestTricklingBodyIsCut: a body trickling in a byte at a time is cut
-// with 408 once the body read timeout (10 s by default) has passed,
-// by serve and by record.
+// with 408 once --body-timeout (10 s by default; 2 s here, to keep the
+// test short) has passed, by serve and by record.
 func TestTricklingBodyIsCut(t *testing.T) {
 	if testing.Short() {
-		t.Skip("waits for the 10 s body read timeout")
+		t.Skip("waits for the body read timeout")
 	}
 	upstream := testserver.GoSDKHTTP(t)
 	out := filepath.Join(t.TempDir(), "rec.jsonl")
@@ -209,15 +209,15 @@ func TestTricklingBodyIsCut(t *testing.T) {
 		name string
 		p    func() *servingProcess
 	}{
-		{"serve", func() *servingProcess { return startServe(t, recordedTape(t, "2025-11-25")) }},
+		{"serve", func() *servingProcess { return startServe(t, "--body-timeout", "2s", recordedTape(t, "2025-11-25")) }},
 		{"record", func() *servingProcess {
-			return startListening(t, "record", "-o", out, "--listen", "127.0.0.1:0", "--upstream", upstream)
+			return startListening(t, "record", "-o", out, "--listen", "127.0.0.1:0", "--upstream", upstream, "--body-timeout", "2s")
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := tc.p()
-			if got := trickle(t, p.url, 40*time.Second); got != http.StatusRequestTimeout {
-				t.Errorf("a trickling body: status %d, want 408 (0: still held after 40 s)", got)
+			if got := trickle(t, p.url, 30*time.Second); got != http.StatusRequestTimeout {
+				t.Errorf("a trickling body: status %d, want 408 (0: still held after 30 s)", got)
 			}
 			p.stop(t)
 		})
@@ -428,6 +428,7 @@ func TestLimitFlagsRefused(t *testing.T) {
 		{"serve", tp, "--max-misses", "-1"},
 		{"serve", tp, "--max-upstreams", "0"},
 		{"serve", tp, "--upstream-idle-timeout", "0s"},
+		{"serve", tp, "--upstream-timeout", "0s"},
 		{"serve", tp, "--body-timeout", "0s"},
 		{"serve", tp, "--max-conns", "0"},
 		{"serve", tp, "--body-budget", "lots"},

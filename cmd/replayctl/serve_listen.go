@@ -65,9 +65,9 @@ func serveTape(ctx context.Context, sessions transport.Sessions, f serveFlags, s
 	if f.listen == "" {
 		return serveStdio(ctx, sessions, stdin, stdout, opts)
 	}
-	ln, err := net.Listen("tcp", f.listen)
+	ln, err := listenTCP("--listen", f.listen)
 	if err != nil {
-		return &listenError{usageError("--listen %s: %v (is the port in use? port 0 picks a free one)", f.listen, err)}
+		return &listenError{err}
 	}
 	mux := transport.NewMux(sessions, opts...)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}

@@ -62,7 +62,7 @@ func (a *app) newMode(ctx context.Context, path string, f serveFlags) error {
 	}
 	tap := record.NewTap(jw, record.WithRedactor(red))
 	fwd := forward.New(f.upstreamDialer(a), tap, sessionNamer(taken), a.log,
-		forward.MaxUpstreams(f.maxUpstreams), forward.IdleTimeout(f.upstreamIdle))
+		forward.MaxUpstreams(f.maxUpstreams), forward.IdleTimeout(f.upstreamIdle), forward.AnswerTimeout(f.upstreamWait))
 	stopped := false
 	// At the stop the journal is merged first, then the upstream
 	// connections are waited for (a server command has --stop-timeout

@@ -28,6 +28,13 @@
 //     loss counted ([Stat.Lost]); emitting never waits for it, so a slow
 //     viewer never slows the replay.
 //
+// The engine's first consumer is the report's collector: lossless and
+// Kept (Abandon does not touch it), for judged events only ([Consumer.Types]),
+// so that every verdict is in the report; it reads each verdict's
+// [Event.Result]. A controller's watchers, the progress line and the
+// debugger are consumers too: the stream is the one way a verdict leaves
+// the engine, beside the Go hooks.
+//
 // A consumer is handed its events in batches: when an eighth of its
 // buffer is waiting, or after [FlushEvery] (one goroutine wake-up per
 // batch, not per event).

@@ -3,6 +3,8 @@ package event
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/replayctl/replayctl/report"
 )
 
 // Type is what an event tells.
@@ -67,6 +69,9 @@ type Event struct {
 	Method  string `json:"method,omitempty"`
 	Kind    string `json:"kind,omitempty"` // the message: request, notification, response, error
 	Dir     string `json:"dir,omitempty"`  // judged: c2s or s2c
+	// Name is what a judged request acts on: the tool of tools/call, the
+	// prompt of prompts/get, the uri of resources/read (mcp.RequestName).
+	Name string `json:"name,omitempty"`
 
 	Reason  string `json:"reason,omitempty"`
 	Detail  string `json:"detail,omitempty"`
@@ -85,6 +90,18 @@ type Event struct {
 	HasLag     bool          `json:"-"`
 	HasHeld    bool          `json:"-"`
 	HasLatency bool          `json:"-"`
+
+	// Result (judged) is the result itself, as the report counts it, for
+	// consumers in Go (the report's collector, the progress line, the
+	// debugger); it is not written to JSON, and nil in an event read
+	// back. Its bytes (Out, Answer, Recorded) are set in a controlled
+	// replay only (the debugger shows them): a buffered event keeps no
+	// answer alive otherwise. Shared by every consumer: read it, do not
+	// change it.
+	Result *report.Result `json:"-"`
+	// Fault (judged) is the chaos fault injected into the message, as the
+	// report lists it; nil when none. Not in JSON (see the fault event).
+	Fault *report.Fault `json:"-"`
 }
 
 // Difference is one place where a live answer differs from the recorded

@@ -3,6 +3,7 @@ package event
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -39,6 +40,14 @@ type Consumer struct {
 	// counting those its Handle is at); 0: DefaultBuffer, or
 	// DefaultLiveBuffer for a live consumer.
 	Buffer int
+	// Types, when not empty, are the only types of event it is given;
+	// the others pass it by (neither delivered nor lost).
+	Types []Type
+	// Kept: a lossless consumer that Abandon does not touch: the replay
+	// waits for room even after an interrupt. For an in-memory consumer
+	// that is never slow and must see everything, as the report's own
+	// collector.
+	Kept bool
 }
 
 // Stat is what became of one consumer's events.
@@ -124,6 +133,9 @@ func (s *Stream) Abandon() {
 		return
 	}
 	for _, q := range s.queues {
+		if q.c.Kept {
+			continue
+		}
 		q.mu.Lock()
 		q.abandoned = true
 		q.cond.Broadcast()
@@ -205,6 +217,9 @@ type queue struct {
 // put adds e to the ring: waiting for room (lossless), or over the oldest
 // (live).
 func (q *queue) put(e *Event) {
+	if len(q.c.Types) > 0 && !slices.Contains(q.c.Types, e.Type) {
+		return
+	}
 	q.mu.Lock()
 	if q.n == len(q.ring) && !q.dead && !q.abandoned {
 		if q.c.Live {
@@ -279,6 +294,7 @@ func (q *queue) run() error {
 			err := q.c.Handle(batch)
 			q.mu.Lock()
 			if !q.c.Live { // the slots Handle read are free now
+				clear(batch) // and keep nothing alive (a result's bytes)
 				q.head = (q.head + len(batch)) % len(q.ring)
 				q.n -= len(batch)
 				q.cond.Broadcast()

@@ -281,3 +281,68 @@ func TestFlush(t *testing.T) {
 		}
 	})
 }
+
+// A consumer with Types is given those types only; the others pass it by,
+// neither delivered nor lost.
+func TestTypesFilter(t *testing.T) {
+	var judged, all recorder
+	s := New(time.Now(), []Consumer{
+		{Name: "report", Handle: judged.handle, Types: []Type{Judged}},
+		{Name: "file", Handle: all.handle},
+	})
+	for i := range int64(10) {
+		s.Emit(time.Now(), Event{Type: Sent, Seq: i})
+		s.Emit(time.Now(), Event{Type: Judged, Seq: i})
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(judged.seqs()), "[0 1 2 3 4 5 6 7 8 9]"; got != want {
+		t.Errorf("the filtered consumer got seqs %s, want %s", got, want)
+	}
+	for _, e := range judged.got {
+		if e.Type != Judged {
+			t.Fatalf("the filtered consumer got a %s event", e.Type)
+		}
+	}
+	if len(all.got) != 20 {
+		t.Errorf("the other consumer got %d events, want 20", len(all.got))
+	}
+	if st := s.Stats()[0]; st.Delivered != 10 || st.Lost != 0 {
+		t.Errorf("filtered: delivered %d lost %d, want 10 and 0", st.Delivered, st.Lost)
+	}
+}
+
+// Abandon does not touch a Kept consumer: the emitter still waits for
+// room, and it loses nothing.
+func TestKeptIsNotAbandoned(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		kept := recorder{gate: make(chan struct{})}
+		s := New(time.Now(), []Consumer{{Name: "report", Handle: kept.handle, Buffer: 2, Kept: true}})
+		s.Abandon()
+		emitted := make(chan struct{})
+		go func() {
+			for i := range int64(6) {
+				s.Emit(time.Now(), ev(i))
+			}
+			close(emitted)
+		}()
+		synctest.Wait()
+		select {
+		case <-emitted:
+			t.Fatal("the emitter went on past a full kept consumer")
+		default:
+		}
+		close(kept.gate)
+		<-emitted
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := fmt.Sprint(kept.seqs()), "[0 1 2 3 4 5]"; got != want {
+			t.Errorf("the kept consumer got %s, want %s", got, want)
+		}
+		if st := s.Stats()[0]; st.Lost != 0 || st.Stalls == 0 {
+			t.Errorf("kept: lost %d stalls %d, want 0 lost and the emitter's waits counted", st.Lost, st.Stalls)
+		}
+	})
+}

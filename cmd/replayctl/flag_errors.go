@@ -1,0 +1,101 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// flagError is the root command's FlagErrorFunc: pflag's error in the
+// CLI's words, exit status 2. A misspelt flag gets the flag meant
+// ("unknown flag: --sesions: did you mean --sessions?"); a value a typed
+// flag cannot parse says what the flag wants instead of strconv's or
+// time's words.
+func flagError(cmd *cobra.Command, err error) error {
+	var ne *pflag.NotExistError
+	var ive *pflag.InvalidValueError
+	switch {
+	case errors.As(err, &ne) && ne.GetSpecifiedShortnames() == "":
+		if meant := closestFlag(cmd, ne.GetSpecifiedName()); meant != "" {
+			return usageError("%w: did you mean --%s? (see %s --help)", err, meant, cmd.CommandPath())
+		}
+	case errors.As(err, &ive) && ive.GetFlag() != nil:
+		fl := ive.GetFlag()
+		if want := flagWants(fl); want != "" {
+			return usageError("--%s %q: want %s", fl.Name, ive.GetValue(), want)
+		}
+		return usageError("--%s %q: %v", fl.Name, ive.GetValue(), ive.Unwrap())
+	}
+	return usageError("%w (see %s --help)", err, cmd.CommandPath())
+}
+
+// flagWants says what a flag of a plain type takes, with an example;
+// "" for the others (their own Set says what is wrong).
+func flagWants(fl *pflag.Flag) string {
+	example := fl.DefValue
+	switch fl.Value.Type() {
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		if example == "" || example == "0" {
+			example = "10"
+		}
+		return fmt.Sprintf("a whole number, e.g. --%s %s", fl.Name, example)
+	case "float32", "float64":
+		return fmt.Sprintf("a number, e.g. --%s 0.5", fl.Name)
+	case "duration":
+		if example == "" || example == "0s" {
+			example = "30s"
+		}
+		return fmt.Sprintf("a duration: a number and a unit (ms, s, m, h), e.g. --%s %s", fl.Name, example)
+	case "bool":
+		return fmt.Sprintf("true or false, e.g. --%s=false", fl.Name)
+	}
+	return ""
+}
+
+// closestFlag is the visible flag of cmd (its own or inherited) nearest
+// to the misspelt name: within 2 edits, or the only one it starts;
+// "" when none is.
+func closestFlag(cmd *cobra.Command, name string) string {
+	best, bestDist := "", 3
+	var prefixed []string
+	visit := func(fl *pflag.Flag) {
+		if fl.Hidden {
+			return
+		}
+		if d := editDistance(name, fl.Name); d < bestDist {
+			best, bestDist = fl.Name, d
+		}
+		if len(name) >= 3 && len(fl.Name) > len(name) && fl.Name[:len(name)] == name {
+			prefixed = append(prefixed, fl.Name)
+		}
+	}
+	cmd.Flags().VisitAll(visit)
+	cmd.InheritedFlags().VisitAll(visit)
+	if best == "" && len(prefixed) == 1 {
+		best = prefixed[0]
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,31 @@
+package config
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestParseListsEveryError: Parse goes on past a key that fails, and its
+// error joins every *Error (errors.As finds the first); past maxErrors it
+// says how many more.
+func TestParseListsEveryError(t *testing.T) {
+	_, err := Parse("c.yaml", []byte("sped: fast\nspeed: 10x\nspeed: 2x\nvalidation: { mode: [exact], tolerance: { numeric: lots } }\n"))
+	var first *Error
+	if !errors.As(err, &first) || first.Line != 1 {
+		t.Fatalf("got %v, want an *Error at line 1 first", err)
+	}
+	for _, want := range []string{`line 1: unknown key "sped"`, `line 3: key "speed" appears twice`, "validation.mode", "validation.tolerance.numeric"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	var many strings.Builder
+	for i := range maxErrors + 7 {
+		many.WriteString(strings.Repeat("x", i+1) + "y: 1\n")
+	}
+	_, err = Parse("c.yaml", []byte(many.String()))
+	if n := strings.Count(err.Error(), "unknown key"); n != maxErrors || !strings.Contains(err.Error(), "and 7 more errors") {
+		t.Errorf("%d unknown keys listed, want %d and \"and 7 more errors\"", n, maxErrors)
+	}
+}
