@@ -217,8 +217,8 @@ func TestInjectAndLookup(t *testing.T) {
 	if _, ok := e.Lookup(99); ok {
 		t.Error("Lookup(99) found a message past the end")
 	}
-	if err := e.Inject(ctx, "", []byte(`{"jsonrpc":"2.0","id":"x","method":"ping"}`)); err == nil {
-		t.Error("Inject before any session started: no error")
+	if err := e.Inject(ctx, "nope", []byte(`{"jsonrpc":"2.0","id":"x","method":"ping"}`)); err == nil || !strings.Contains(err.Error(), `no session "nope"`) {
+		t.Errorf("Inject into a session the tape does not have: %v, want an error naming it", err)
 	}
 	if _, err := c.Step(ctx, 1); err != nil { // the session starts
 		t.Fatal(err)
