@@ -11,6 +11,7 @@ import (
 
 	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/transport"
 )
 
@@ -122,7 +123,16 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 		// so these reports go through although ctx is done.
 		x.rq.abandon(context.WithoutCancel(ctx), cause)
 	}()
+	early, err := x.firstTicket(ctx)
+	x.held += len(early.items) // held until handled: released on return if never
+	if err != nil {
+		return err
+	}
 	if err := x.connect(ctx); err != nil {
+		return err
+	}
+	x.held -= len(early.items)
+	if err := x.handleMail(ctx, early); err != nil {
 		return err
 	}
 	for !x.inputDone || x.rq.live > 0 || len(x.ss.backlog) > 0 || x.end != nil {
@@ -240,9 +250,77 @@ func (x *Actor) dial(ctx context.Context) (transport.Conn, error) {
 	return nil, err
 }
 
+// mail is what the mailbox held at a take.
+type mail struct {
+	items  []*Item
+	reqs   []actorReq
+	closed bool
+}
+
+// firstTicket waits, at the speeds that pace by count (fixed, rps), until
+// the session's first client message falls due by the shared tickets, and
+// takes that ticket: the session connects then, as that message goes, so
+// that the sessions of a long tape connect as their turn comes, not all
+// at once. It returns what the mailbox brought meanwhile, for the loop;
+// work for the actor (a controller's), or the end of an input with no
+// client message to pace, ends the wait at once.
+func (x *Actor) firstTicket(ctx context.Context) (mail, error) {
+	var early mail
+	t := stoppedTimer()
+	defer t.Stop()
+	for {
+		if sp := x.env.Speed(); sp.Mode != scheduler.Fixed && sp.Mode != scheduler.Rate {
+			return early, nil
+		}
+		if len(early.reqs) > 0 {
+			return early, nil
+		}
+		it := x.firstPaced(early.items)
+		if it == nil && early.closed {
+			return early, nil
+		}
+		if it != nil {
+			now := time.Now()
+			due, ok := x.env.Timing.Take(now, spinFor(x.env.Live()), it.Epoch)
+			if ok {
+				x.ss.pacing, it.Timing.Due = x.ss.pacing.ticketed(pacedOf(it), due)
+				return early, nil
+			}
+			t.Reset(due.Sub(now))
+		}
+		select {
+		case <-x.mb.wake:
+			items, reqs, closed := x.mb.take()
+			early.items = append(early.items, items...) // the mailbox reuses its slice
+			clear(items)
+			early.reqs, early.closed = append(early.reqs, reqs...), closed
+		case <-t.C:
+		case <-ctx.Done():
+			return early, ctx.Err()
+		}
+	}
+}
+
+// firstPaced is the first recorded client message of items that is paced
+// and of the current epoch, or nil.
+func (x *Actor) firstPaced(items []*Item) *Item {
+	for _, it := range items {
+		if !it.End && it.Paced() && !it.Injected && !x.env.stale(it) {
+			return it
+		}
+	}
+	return nil
+}
+
 // takeMail takes what the router and the controller left in the mailbox.
 func (x *Actor) takeMail(ctx context.Context) error {
 	items, reqs, closed := x.mb.take()
+	return x.handleMail(ctx, mail{items, reqs, closed})
+}
+
+// handleMail handles what the mailbox held.
+func (x *Actor) handleMail(ctx context.Context, m mail) error {
+	items, reqs, closed := m.items, m.reqs, m.closed
 	x.sink.Release(len(items))
 	for i, it := range items {
 		items[i] = nil

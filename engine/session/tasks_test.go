@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/transport"
 )
 
@@ -236,3 +238,51 @@ func TestActorSendFailures(t *testing.T) {
 		}
 	})
 }
+
+// TestCountSpeedConnectsInTurn: at rps, a session connects when its
+// first message's shared ticket falls due, not when it is routed: of
+// three sessions routed at once at rps:10, the second connects 100ms in,
+// the third 200ms in, and each first message goes out on time.
+func TestCountSpeedConnectsInTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rps := scheduler.Speed{Mode: scheduler.Rate, RPS: 10}
+		e := env(t, nil, rps)
+		start := time.Now()
+		var mu sync.Mutex
+		dialled := map[string]time.Duration{}
+		e.Dialer = dialFunc(func(_ context.Context, name string) (transport.Conn, error) {
+			mu.Lock()
+			dialled[name] = time.Since(start)
+			mu.Unlock()
+			return &scripted{in: make(chan transport.Incoming, 8), answer: echo}, nil
+		})
+		var wg sync.WaitGroup
+		sinks := map[string]*recSink{}
+		for _, name := range []string{"a", "b", "c"} {
+			s := &recSink{}
+			sinks[name] = s
+			a := New(e, s, name, start)
+			wg.Go(func() {
+				if err := a.Run(context.Background()); err != nil {
+					t.Error(err)
+				}
+			})
+			a.Put(msgs(t, "c2s", pingReq)[0])
+			a.Close()
+			synctest.Wait() // the sessions take their turns in this order
+		}
+		wg.Wait()
+		for name, want := range map[string]time.Duration{"a": 0, "b": 100 * time.Millisecond, "c": 200 * time.Millisecond} {
+			if dialled[name] != want {
+				t.Errorf("session %s connected at +%s, want +%s", name, dialled[name], want)
+			}
+			if o := sinks[name].bySeq()[0]; o == nil || o.Sent.Sub(start) != want || o.Req.Timing.Due.Sub(start) != want {
+				t.Errorf("session %s: %+v, want its ping due and sent at +%s", name, o, want)
+			}
+		}
+	})
+}
+
+type dialFunc func(context.Context, string) (transport.Conn, error)
+
+func (f dialFunc) Dial(ctx context.Context, s string) (transport.Conn, error) { return f(ctx, s) }
