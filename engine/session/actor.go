@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -123,7 +124,7 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 		// so these reports go through although ctx is done.
 		x.rq.abandon(context.WithoutCancel(ctx), cause)
 	}()
-	early, err := x.firstTicket(ctx)
+	early, err := x.firstGo(ctx)
 	x.held += len(early.items) // held until handled: released on return if never
 	if err != nil {
 		return err
@@ -132,6 +133,7 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 		return err
 	}
 	x.held -= len(early.items)
+	x.sendsFirst(early, x.ss.freeAt)
 	if err := x.handleMail(ctx, early); err != nil {
 		return err
 	}
@@ -210,14 +212,8 @@ type arrival struct {
 	err    error
 }
 
-// connect waits for the session's start, then dials its connection within
-// the replay's timeout.
+// connect dials the session's connection within the replay's timeout.
 func (x *Actor) connect(ctx context.Context) error {
-	if wait := time.Until(x.startAt); wait > 0 {
-		if err := sleep(ctx, wait); err != nil {
-			return err
-		}
-	}
 	began := time.Now()
 	c, err := x.dial(ctx)
 	if err != nil {
@@ -257,36 +253,49 @@ type mail struct {
 	closed bool
 }
 
-// firstTicket waits, at the speeds that pace by count (fixed, rps), until
-// the session's first client message falls due by the shared tickets, and
-// takes that ticket: the session connects then, as that message goes, so
-// that the sessions of a long tape connect as their turn comes, not all
-// at once. It returns what the mailbox brought meanwhile, for the loop;
-// work for the actor (a controller's), or the end of an input with no
-// client message to pace, ends the wait at once.
-func (x *Actor) firstTicket(ctx context.Context) (mail, error) {
+// firstGo waits until the session may connect: its recorded start (at
+// the speeds that pace by recorded time, startAt); at the speeds that pace
+// by count (fixed, rps), until its first client message's shared ticket
+// falls due (it takes it); with a gate, until the gate has let that
+// message through (a debugger's session connects at its first step). So a
+// session connects as its first message goes, as it did when a schedule
+// stage released messages to the sessions, and the sessions of a long
+// tape connect as their turn comes, not all at once. It returns what the
+// mailbox brought meanwhile, for the loop; work for the actor (a
+// controller's), or the end of an input with no client message to pace,
+// ends the wait at once.
+func (x *Actor) firstGo(ctx context.Context) (mail, error) {
 	var early mail
+	ss := x.ss
 	t := stoppedTimer()
 	defer t.Stop()
 	for {
-		if sp := x.env.Speed(); sp.Mode != scheduler.Fixed && sp.Mode != scheduler.Rate {
-			return early, nil
-		}
 		if len(early.reqs) > 0 {
 			return early, nil
 		}
 		it := x.firstPaced(early.items)
-		if it == nil && early.closed {
+		switch {
+		case it == nil && early.closed:
 			return early, nil
-		}
-		if it != nil {
-			now := time.Now()
-			due, ok := x.env.Timing.Take(now, spinFor(x.env.Live()), it.Epoch)
-			if ok {
-				x.ss.pacing, it.Timing.Due = x.ss.pacing.ticketed(pacedOf(it), due)
+		case it == nil || ss.gating == it:
+		case it.admitted:
+			return early, nil
+		case time.Until(x.startAt) > 0:
+			t.Reset(time.Until(x.startAt))
+		default:
+			if sp := x.env.Speed(); (sp.Mode == scheduler.Fixed || sp.Mode == scheduler.Rate) && it.Timing.Due.IsZero() {
+				now := time.Now()
+				due, ok := x.env.Timing.Take(now, spinFor(x.env.Live()), it.Epoch)
+				if !ok {
+					t.Reset(due.Sub(now))
+					break
+				}
+				ss.pacing, it.Timing.Due = ss.pacing.ticketed(pacedOf(it), due)
+			}
+			if x.env.Gate == nil {
 				return early, nil
 			}
-			t.Reset(due.Sub(now))
+			x.tx.askGate(ss, it)
 		}
 		select {
 		case <-x.mb.wake:
@@ -295,9 +304,37 @@ func (x *Actor) firstTicket(ctx context.Context) (mail, error) {
 			clear(items)
 			early.reqs, early.closed = append(early.reqs, reqs...), closed
 		case <-t.C:
+		case a := <-x.gateDone:
+			if ss.gating != a.it {
+				continue
+			}
+			ss.gating = nil
+			switch {
+			case a.Err != nil:
+				return early, a.Err
+			case !a.Pass: // stale: dropped
+				early.items = slices.DeleteFunc(early.items, func(it *Item) bool { return it == a.it })
+				x.sink.Release(1)
+			default:
+				admit(a.it, a.Admission, x.env.Timing)
+			}
 		case <-ctx.Done():
 			return early, ctx.Err()
 		}
+	}
+}
+
+// sendsFirst is called once connected: a first message the gate let
+// through before the session connected is due now, the session's clock
+// anchored on it (speeds that pace by recorded time), as due would have.
+func (x *Actor) sendsFirst(early mail, connected time.Time) {
+	it := x.firstPaced(early.items)
+	if it == nil || !it.admitted || !it.Timing.Due.IsZero() {
+		return
+	}
+	it.Timing.Due = connected
+	if sp := x.env.Speed(); sp.ByTime() {
+		x.ss.pacing = x.ss.pacing.anchored(sp, connected, it.Rec.TUS, it.Epoch, x.env.Timing.Frozen())
 	}
 }
 

@@ -180,18 +180,6 @@ func (x *Actor) ask(ctx context.Context, fn func(context.Context, *Actor) error)
 	}
 }
 
-// sleep waits for d, or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // ErrTarget is wrapped by errors that come from the target: it could not
 // be reached, or it died.
 var ErrTarget = transport.ErrTarget

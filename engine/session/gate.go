@@ -59,7 +59,9 @@ func (r *sender) gateAnswered(ctx context.Context, a gated) error {
 // modification replaces the message, keeping its fresh id.
 func admit(it *Item, a Admission, sh *scheduler.Shared) {
 	if held := a.HeldUntil.Sub(a.HeldFrom); held > 0 {
-		it.Timing.Due = it.Timing.Due.Add(held)
+		if !it.Timing.Due.IsZero() { // else it is due when its session connects
+			it.Timing.Due = it.Timing.Due.Add(held)
+		}
 		sh.Hold(a.HeldFrom, a.HeldUntil)
 	}
 	if a.Replace != nil {

@@ -240,9 +240,10 @@ func TestActorSendFailures(t *testing.T) {
 }
 
 // TestCountSpeedConnectsInTurn: at rps, a session connects when its
-// first message's shared ticket falls due, not when it is routed: of
-// three sessions routed at once at rps:10, the second connects 100ms in,
-// the third 200ms in, and each first message goes out on time.
+// first message's shared ticket falls due, not when it is routed: three
+// sessions started at once at rps:10 connect at +0, +100ms and +200ms
+// (which one when is whichever takes the ticket), and each first message
+// is due and goes out as its session connects.
 func TestCountSpeedConnectsInTurn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rps := scheduler.Speed{Mode: scheduler.Rate, RPS: 10}
@@ -269,16 +270,17 @@ func TestCountSpeedConnectsInTurn(t *testing.T) {
 			})
 			a.Put(msgs(t, "c2s", pingReq)[0])
 			a.Close()
-			synctest.Wait() // the sessions take their turns in this order
 		}
 		wg.Wait()
-		for name, want := range map[string]time.Duration{"a": 0, "b": 100 * time.Millisecond, "c": 200 * time.Millisecond} {
-			if dialled[name] != want {
-				t.Errorf("session %s connected at +%s, want +%s", name, dialled[name], want)
+		turns := map[time.Duration]bool{}
+		for name, at := range dialled {
+			turns[at] = true
+			if o := sinks[name].bySeq()[0]; o == nil || o.Sent.Sub(start) != at || o.Req.Timing.Due.Sub(start) != at {
+				t.Errorf("session %s connected at +%s: %+v, want its ping due and sent then", name, at, o)
 			}
-			if o := sinks[name].bySeq()[0]; o == nil || o.Sent.Sub(start) != want || o.Req.Timing.Due.Sub(start) != want {
-				t.Errorf("session %s: %+v, want its ping due and sent at +%s", name, o, want)
-			}
+		}
+		if len(turns) != 3 || !turns[0] || !turns[100*time.Millisecond] || !turns[200*time.Millisecond] {
+			t.Errorf("sessions connected at %v, want at +0, +100ms and +200ms", dialled)
 		}
 	})
 }
@@ -286,3 +288,61 @@ func TestCountSpeedConnectsInTurn(t *testing.T) {
 type dialFunc func(context.Context, string) (transport.Conn, error)
 
 func (f dialFunc) Dial(ctx context.Context, s string) (transport.Conn, error) { return f(ctx, s) }
+
+// chanGate lets a message through per value received.
+type chanGate chan struct{}
+
+func (g chanGate) Pass(ctx context.Context, _ *Item) Admission {
+	select {
+	case <-g:
+		return Admission{Pass: true}
+	case <-ctx.Done():
+		return Admission{Err: ctx.Err()}
+	}
+}
+
+// TestGateBeforeConnecting: with a gate (a debugger's), a session does
+// not connect before the gate lets its first message through: its server
+// starts at the first step, not when the replay starts.
+func TestGateBeforeConnecting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var dials atomic.Int32
+		e := env(t, nil, fast)
+		e.Dialer = dialFunc(func(context.Context, string) (transport.Conn, error) {
+			dials.Add(1)
+			return &scripted{in: make(chan transport.Incoming, 8), answer: echo}, nil
+		})
+		g := make(chanGate)
+		e.Gate = g
+		s := &recSink{}
+		a := New(e, s, "s1", time.Now())
+		done := make(chan error, 1)
+		go func() { done <- a.Run(context.Background()) }()
+		for _, it := range msgs(t, "c2s", initReq, "s2c", initResp, "c2s", pingReq, "s2c", pingResp) {
+			a.Put(it)
+		}
+		a.Close()
+		synctest.Wait()
+		if n := dials.Load(); n != 0 {
+			t.Fatalf("dialled %d times before the first step, want 0", n)
+		}
+		g <- struct{}{}
+		synctest.Wait()
+		if n := dials.Load(); n != 1 {
+			t.Fatalf("dialled %d times after the first step, want 1", n)
+		}
+		if o := s.bySeq()[0]; o == nil || o.Actual == nil {
+			t.Errorf("initialize: %+v, want sent and answered after the first step", o)
+		}
+		if o := s.bySeq()[2]; o != nil {
+			t.Errorf("ping: %+v, want it held at the gate", o)
+		}
+		g <- struct{}{}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if o := s.bySeq()[2]; o == nil || o.Actual == nil {
+			t.Errorf("ping: %+v, want answered after the second step", o)
+		}
+	})
+}
