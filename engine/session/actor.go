@@ -133,7 +133,7 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 		return err
 	}
 	x.held -= len(early.items)
-	x.sendsFirst(early, x.ss.freeAt)
+	sendsFirst(x.env, x.ss, early, x.ss.freeAt)
 	if err := x.handleMail(ctx, early); err != nil {
 		return err
 	}
@@ -273,9 +273,9 @@ func (x *Actor) firstGo(ctx context.Context) (mail, error) {
 		if len(early.reqs) > 0 {
 			return early, nil
 		}
-		it := x.firstPaced(early.items)
+		it := firstPaced(x.env, early.items)
 		switch {
-		case it == nil && early.closed:
+		case it == nil && (early.closed || firstNotPaced(x.env, early.items)):
 			return early, nil
 		case it == nil || ss.gating == it:
 		case it.admitted:
@@ -324,27 +324,43 @@ func (x *Actor) firstGo(ctx context.Context) (mail, error) {
 	}
 }
 
+// firstNotPaced reports whether the first of items of the current epoch
+// is a message that is not paced.
+func firstNotPaced(env *Env, items []*Item) bool {
+	for _, it := range items {
+		if !it.End && !env.stale(it) {
+			return !it.Paced() || it.Injected
+		}
+	}
+	return false
+}
+
 // sendsFirst is called once connected: a first message the gate let
 // through before the session connected is due now, the session's clock
 // anchored on it (speeds that pace by recorded time), as due would have.
-func (x *Actor) sendsFirst(early mail, connected time.Time) {
-	it := x.firstPaced(early.items)
+func sendsFirst(env *Env, ss *session, early mail, connected time.Time) {
+	it := firstPaced(env, early.items)
 	if it == nil || !it.admitted || !it.Timing.Due.IsZero() {
 		return
 	}
 	it.Timing.Due = connected
-	if sp := x.env.Speed(); sp.ByTime() {
-		x.ss.pacing = x.ss.pacing.anchored(sp, connected, it.Rec.TUS, it.Epoch, x.env.Timing.Frozen())
+	if sp := env.Speed(); sp.ByTime() {
+		ss.pacing = ss.pacing.anchored(sp, connected, it.Rec.TUS, it.Epoch, env.Timing.Frozen())
 	}
 }
 
-// firstPaced is the first recorded client message of items that is paced
-// and of the current epoch, or nil.
-func (x *Actor) firstPaced(items []*Item) *Item {
+// firstPaced is the first of items of the current epoch, if it is a
+// recorded client message that is paced; nil if there is none, or if the
+// first is not paced (it needs the connection at once).
+func firstPaced(env *Env, items []*Item) *Item {
 	for _, it := range items {
-		if !it.End && it.Paced() && !it.Injected && !x.env.stale(it) {
-			return it
+		if it.End || env.stale(it) {
+			continue
 		}
+		if !it.Paced() || it.Injected {
+			return nil
+		}
+		return it
 	}
 	return nil
 }

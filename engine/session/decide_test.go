@@ -207,3 +207,40 @@ func TestOrderRule(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstToGo: which message a session waits on before it connects:
+// the first of its epoch, if it is paced; none if the first needs the
+// connection at once (a client's answer, an injected message).
+func TestFirstToGo(t *testing.T) {
+	e := &Env{Epoch: func() uint64 { return 1 }}
+	its := msgs(t, "c2s", initReq, "c2s", rootsAnswer, "c2s", pingReq)
+	for _, it := range its {
+		it.Epoch = 1
+	}
+	stale := msgs(t, "c2s", listReq)[0] // epoch 0
+	injected := msgs(t, "c2s", pingReq)[0]
+	injected.Epoch, injected.Injected = 1, true
+	end := &Item{End: true, Epoch: 1}
+	tests := []struct {
+		name     string
+		items    []*Item
+		want     *Item
+		notPaced bool
+	}{
+		{"none yet", nil, nil, false},
+		{"a request", []*Item{its[0], its[2]}, its[0], false},
+		{"past the end and a stale one", []*Item{end, stale, its[2]}, its[2], false},
+		{"a client's answer first", []*Item{its[1], its[0]}, nil, true},
+		{"an injected message first", []*Item{injected, its[0]}, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := firstPaced(e, tt.items); got != tt.want {
+				t.Errorf("firstPaced = %v, want %v", got, tt.want)
+			}
+			if got := firstNotPaced(e, tt.items); got != tt.notPaced {
+				t.Errorf("firstNotPaced = %v, want %v", got, tt.notPaced)
+			}
+		})
+	}
+}
