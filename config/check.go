@@ -145,13 +145,15 @@ func firstOf(checks ...func() error) error {
 
 func (c *checker) top(f *File) error {
 	if f.Speed != "" {
-		if _, err := scheduler.Parse(f.Speed); err != nil {
+		sp, err := scheduler.Parse(f.Speed)
+		if err != nil {
 			var se *scheduler.SpeedError
 			if errors.As(err, &se) {
 				return c.errorf("speed", "%q: %s", short(f.Speed), se.Reason)
 			}
 			return c.errorf("speed", "%v", err)
 		}
+		f.SpeedValue = sp
 	}
 	if err := firstOf(
 		func() error { return c.nonNegative("start_offset", f.StartOffset) },

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/replayctl/replayctl/scheduler"
 )
 
 func TestParseErrors(t *testing.T) {
@@ -262,6 +264,27 @@ func TestParseNormalize(t *testing.T) {
 	want := []Normalizer{{Name: "timestamp"}, {Regex: "req-[0-9a-f]{8}", Placeholder: "<request>"}, {Regex: `took \d+ ms`}}
 	if !reflect.DeepEqual(f.Validation.Normalize, want) {
 		t.Errorf("got %+v, want %+v", f.Validation.Normalize, want)
+	}
+}
+
+// TestSpeedReadOnce: Parse reads the speed once, as it checks it, and
+// gives the typed value beside the text.
+func TestSpeedReadOnce(t *testing.T) {
+	for _, tc := range []struct {
+		yaml string
+		want scheduler.Speed
+	}{
+		{"speed: rps:12.5\n", scheduler.Speed{Mode: scheduler.Rate, RPS: 12.5}},
+		{"speed: 10x\n", scheduler.Speed{Mode: scheduler.Scaled, Factor: 10}},
+		{"start_offset: 1s\n", scheduler.Speed{}},
+	} {
+		f, err := Parse("c.yaml", []byte(tc.yaml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.SpeedValue != tc.want {
+			t.Errorf("%q: SpeedValue %+v, want %+v", tc.yaml, f.SpeedValue, tc.want)
+		}
 	}
 }
 

@@ -1,11 +1,17 @@
 package config
 
+import "github.com/replayctl/replayctl/scheduler"
+
 // File is a replay configuration file (--config replay.yaml), with the keys
 // of DESIGN.md. Every key is optional; flags override it. Durations are
 // strings like "50ms" or "1s" (Duration); speed strings are parsed by the
 // scheduler package.
 type File struct {
-	Speed             string           `yaml:"speed"`
+	Speed string `yaml:"speed"`
+	// SpeedValue is Speed as Load and Parse read it (once, as they check
+	// the file), for callers that take the typed value; the zero Speed
+	// (realtime) when Speed is "".
+	SpeedValue        scheduler.Speed  `yaml:"-"`
 	StartOffset       Duration         `yaml:"start_offset"`
 	EndOffset         Duration         `yaml:"end_offset"`
 	IncludeMethods    []string         `yaml:"include_methods"`

@@ -1,28 +1,15 @@
 package engine
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"slices"
 	"strconv"
-	"time"
-
-	"github.com/cenkalti/backoff/v4"
 
 	"github.com/replayctl/replayctl/chaos"
-	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/report"
-	"github.com/replayctl/replayctl/tape"
-	"github.com/replayctl/replayctl/transport"
 )
-
-// chaosWait bounds the wait for an answer to a faulted message: a server
-// may rightly say nothing to a line that is not JSON.
-const chaosWait = 300 * time.Millisecond
 
 // faultFor decides, in the transform stage, whether a client message gets
 // a fault: a pure function of the plan, the session, the seq and how many
@@ -40,53 +27,6 @@ func (e *Engine) faultFor(it *Item, nth map[string]int) {
 	if ok {
 		it.Fault = &f
 	}
-}
-
-// sendFaulted sends a client message with its outbound fault: mutated,
-// twice, not at all, or followed by a cancellation. It reports whether the
-// message was sent in a way that can be answered (false for drop).
-func (x *actor) sendFaulted(ctx context.Context, ss *session, it *Item) (bool, error) {
-	f := *it.Fault
-	if f.Kind.Alters() {
-		ss.altered = it.Fault
-	}
-	if f.Kind == chaos.Drop {
-		return false, nil
-	}
-	ss.faultCount++
-	ss.lastFault = it.Fault
-	if f.Kind == chaos.SlowWrite {
-		return true, x.slowWrite(ctx, ss, it)
-	}
-	msgs, err := chaos.MutateWithPrev(f, it.Out, ss.prevID)
-	if errors.Is(err, chaos.ErrNotApplicable) || f.Kind == chaos.Burst || f.Kind == chaos.Reorder {
-		msgs = [][]byte{it.Out} // burst and reorder change when, not what
-	} else if err != nil {
-		return false, fmt.Errorf("chaos %s on seq %d: %w", f.Kind, it.Rec.Seq, err)
-	}
-	for _, m := range msgs {
-		if err := ss.conn.Send(ctx, m); err != nil {
-			return false, err
-		}
-	}
-	return true, nil
-}
-
-// faultedAnswer applies an inbound fault to the answer of p as it
-// arrives. It reports whether the answer is kept (false: withheld or lost).
-func (x *actor) faultedAnswer(ctx context.Context, p *pend, inc *transport.Incoming) (bool, error) {
-	f := *p.req.Fault
-	switch f.Kind {
-	case chaos.Timeout: // withheld past the deadline: the request times out
-		return false, x.timeOut(ctx, p)
-	case chaos.InvalidResponse, chaos.ErrorResponse:
-		m, err := chaos.MutateAnswer(f, inc.Msg)
-		if err != nil {
-			return true, nil
-		}
-		inc.Msg = m
-	}
-	return true, nil
 }
 
 // chaosVerdict judges a message that carried an outbound fault by what a
@@ -135,185 +75,4 @@ func errorCode(answer []byte) *int {
 		return nil
 	}
 	return e.Code
-}
-
-// died marks a session whose server died in a chaos replay: what it had in
-// flight fails, what comes later for it is skipped, the other sessions go
-// on, and the survival verdict says which fault broke it.
-func (x *actor) died(ctx context.Context, ss *session, cause error) error {
-	if ss.dead {
-		return nil
-	}
-	ss.dead = true
-	x.endAwait(ss) // a dead server asks nothing more
-	x.e.log.Warn().Str("session", ss.name).Err(cause).Msg("the server died under chaos")
-	// The fault sent last before the death is the one that killed it.
-	if err := x.emit(ctx, &outcome{Req: &Item{Rec: tapeMessage(ss.name), Fault: ss.lastFault}, Died: true, Err: cause}); err != nil {
-		return err
-	}
-	var lost []*pend
-	for _, p := range ss.sent {
-		if !p.answered() {
-			lost = append(lost, p)
-		}
-	}
-	slices.SortFunc(lost, func(a, b *pend) int { return a.sent.Compare(b.sent) })
-	for _, p := range lost {
-		p.sendErr = fmt.Errorf("the server died: %w", cause)
-		ss.inflight--
-		if err := x.finish(ctx, p); err != nil {
-			return err
-		}
-	}
-	return x.drain(ctx, ss)
-}
-
-// chaosDeadline times p out at t unless it is answered by then.
-func (x *actor) chaosDeadline(p *pend, t time.Time) {
-	x.chaosTimers = append(x.chaosTimers, time.AfterFunc(time.Until(t), func() {
-		select {
-		case x.chaosExpired <- p:
-		case <-x.done:
-		}
-	}))
-}
-
-// tapeMessage is the stand-in recorded message of a session-wide event.
-func tapeMessage(session string) tape.Message {
-	return tape.Message{Seq: -1, Session: session, Dir: tape.S2C}
-}
-
-// refusal is an HTTP server's refusal of a message as the answer it
-// stands for: its body when that is a JSON-RPC message, else an error
-// that names the status.
-func refusal(he *transport.HTTPError) *transport.Incoming {
-	body := []byte(he.Body)
-	if rpc, err := jsonrpc.Parse(body); err != nil || !jsonrpc.IsResponseKind(rpc.Kind) {
-		msg, _ := json.Marshal(fmt.Sprintf("HTTP %d", he.Status))
-		code := -32600
-		if he.Status >= 500 {
-			code = -32603
-		}
-		body = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":null,"error":{"code":%d,"message":%s}}`, code, msg)
-	}
-	return &transport.Incoming{Msg: body, At: time.Now(), HTTP: &tape.HTTPMeta{Status: he.Status}}
-}
-
-// slowWrite writes the message in small pieces with pauses, on a
-// connection that can (stdio, HTTP); elsewhere it goes whole.
-func (x *actor) slowWrite(ctx context.Context, ss *session, it *Item) error {
-	if sw, ok := ss.conn.(transport.SlowSender); ok {
-		chunk, pause := it.Fault.SlowWrite()
-		return sw.SendSlow(ctx, it.Out, chunk, pause)
-	}
-	return ss.conn.Send(ctx, it.Out)
-}
-
-// errLost is the fate of what was in flight when a disconnect fault cut
-// the connection.
-var errLost = errors.New("lost in an injected disconnect (chaos)")
-
-// disconnect sends the message, or only the first part of it, drops the
-// connection with everything in flight, and connects again with backoff
-// and a fresh handshake. The messages that follow go on the new one, once
-// the new initialize is answered (or has timed out).
-func (x *actor) disconnect(ctx context.Context, ss *session, it *Item) error {
-	f := *it.Fault
-	ss.faultCount++
-	ss.lastFault = it.Fault
-	ss.altered = it.Fault
-	x.faultEvent(it)
-	sent := time.Now()
-	if rw, ok := ss.conn.(transport.RawWriter); ok {
-		line := append(slices.Clip(it.Out), '\n')
-		_ = x.bounded(ctx, func(ctx context.Context) error { return rw.WriteRaw(ctx, line[:f.DisconnectAt(len(line))]) }) // the cut is the point
-	} else {
-		_ = x.sendBounded(ctx, ss.conn, it.Out)
-	}
-	x.sentOrDropped(it)
-	x.sentEvents(it, sent)
-	var lost []*pend
-	for _, p := range ss.sent {
-		if !p.answered() {
-			lost = append(lost, p)
-		}
-	}
-	slices.SortFunc(lost, func(a, b *pend) int { return a.sent.Compare(b.sent) })
-	for _, p := range lost {
-		p.sendErr, p.lost = errLost, true
-		ss.inflight--
-		if err := x.finish(ctx, p); err != nil {
-			return err
-		}
-	}
-	if err := x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent}); err != nil {
-		return err
-	}
-	old := ss.conn
-	_ = old.Close()
-	conn, err := x.redial(ctx)
-	if err != nil {
-		return x.died(ctx, ss, fmt.Errorf("reconnect after the disconnect at seq %d: %w", it.Rec.Seq, err))
-	}
-	ss.conn, x.direct = conn, conn.Incoming()
-	x.sessionEvent(time.Now(), event.Reconnect, fmt.Sprintf("after the disconnect fault at seq %d", it.Rec.Seq))
-	// A fresh handshake, as a client reconnecting does: initialize now;
-	// notifications/initialized, and everything after it, once the server
-	// has answered it (MCP: nothing but pings before that answer).
-	var after []*Item
-	for _, h := range ss.handshake {
-		again := *h
-		again.Injected, again.Fault = true, nil
-		if again.RPC.Kind != jsonrpc.KindRequest {
-			after = append(after, &again)
-			continue
-		}
-		x.retryIDs++
-		again.SentID = strconv.AppendInt(nil, 1<<40+x.retryIDs, 10)
-		again.Out = again.RPC.WithID(again.SentID)
-		if err := x.process(ctx, ss, &again); err != nil {
-			return err
-		}
-		if p := find(ss.sent, again.SentID); p != nil && !p.answered() {
-			ss.waitFor = p // the session is held until the answer (see drain)
-		}
-	}
-	ss.backlog = append(after, ss.backlog...)
-	return nil
-}
-
-// redial connects the session again, with backoff.
-func (x *actor) redial(ctx context.Context) (transport.Conn, error) {
-	b := backoff.NewExponentialBackOff()
-	b.InitialInterval = 50 * time.Millisecond
-	b.MaxElapsedTime = 10 * time.Second
-	return backoff.RetryWithData(func() (transport.Conn, error) {
-		return x.dial(ctx)
-	}, backoff.WithContext(b, ctx))
-}
-
-// releaseHeld counts one more message gone past the messages a reorder
-// fault holds back, and sends those whose turn has come (all of them when
-// all is set: the session needs them now).
-func (x *actor) releaseHeld(ctx context.Context, ss *session, all bool) error {
-	if len(ss.heldBack) == 0 {
-		return nil
-	}
-	var due []*Item
-	keep := ss.heldBack[:0]
-	for _, h := range ss.heldBack {
-		h.left--
-		if h.left <= 0 || all {
-			due = append(due, h.it)
-		} else {
-			keep = append(keep, h)
-		}
-	}
-	ss.heldBack = keep
-	for _, it := range due {
-		if err := x.sendOne(ctx, ss, it); err != nil {
-			return err
-		}
-	}
-	return nil
 }

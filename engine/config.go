@@ -8,6 +8,7 @@ import (
 
 	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/engine/event"
+	"github.com/replayctl/replayctl/engine/session"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
@@ -16,23 +17,16 @@ import (
 	"github.com/replayctl/replayctl/validator"
 )
 
-// Order says what a client message waits for before it is sent.
-type Order string
+// Order says what a client message waits for before it is sent (see
+// session.Order).
+type Order = session.Order
 
 // The orders of DESIGN.md.
 const (
-	// OrderCausal: a message waits for the answers that, in the recording,
-	// arrived before it was sent (same session). The default.
-	OrderCausal Order = "causal"
-	// OrderSequential: every request waits for its own answer before the
-	// next message is sent.
-	OrderSequential Order = "sequential"
-	// OrderNone: messages go out on schedule, answers are paired as they
-	// come (bounded by MaxInflight).
-	OrderNone Order = "none"
-	// OrderRandom: causal, and each run of client messages with no recorded
-	// answer between them goes out in a seeded random order (OrderSeed).
-	OrderRandom Order = "random"
+	OrderCausal     = session.OrderCausal
+	OrderSequential = session.OrderSequential
+	OrderNone       = session.OrderNone
+	OrderRandom     = session.OrderRandom
 )
 
 // ParseOrder reads an --order value.

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/replayctl/replayctl/controller"
+	"github.com/replayctl/replayctl/engine/session"
 	"github.com/replayctl/replayctl/internal/match"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
@@ -15,9 +16,9 @@ import (
 // The engine is what a controller drives.
 var _ controller.Replay = (*Engine)(nil)
 
-// Attach puts a controller in charge of the replay: the schedule stage
-// asks its gate before each client message, the session actors and
-// validate report to it, and the loader stays open at the end of the tape so that the
+// Attach puts a controller in charge of the replay: each session asks its
+// gate before each recorded client message, once due, the session actors
+// and validate report to it, and the loader stays open at the end of the tape so that the
 // controller can seek back. Call before Run; the replay then ends when
 // Run's ctx is done.
 func (e *Engine) Attach(c *controller.Controller) {
@@ -51,7 +52,7 @@ func (e *Engine) Seek(ctx context.Context, seq int64) error {
 	}
 	// A mock target must answer the messages from seq on as recorded again.
 	for _, a := range e.actors.all() {
-		if err := e.ask(ctx, a, func(_ context.Context, x *actor) error { return x.rewind(seq) }); err != nil && !errors.Is(err, errActorGone) {
+		if err := a.Rewind(ctx, seq); err != nil && !errors.Is(err, session.ErrEnded) {
 			return err
 		}
 	}
@@ -81,8 +82,7 @@ func (e *Engine) Inject(ctx context.Context, session string, msg []byte) error {
 	if a == nil {
 		return fmt.Errorf("inject: no session %q is connected yet", session)
 	}
-	it.Rec.Session = a.ss.name
-	return e.ask(ctx, a, func(ctx context.Context, x *actor) error { return x.process(ctx, x.ss, it) })
+	return a.Inject(ctx, it)
 }
 
 // lookup reads single messages of the tape for a controller, on a reader

@@ -1,10 +1,12 @@
-// Package engine wires the replay: load → transform → schedule → route →
-// session actors → validate. Each stage is one goroutine passing items
+// Package engine wires the replay: load → transform → route → session
+// actors → validate. Each stage is one goroutine passing items
 // over channels, supervised by an errgroup; each replayed session (each
-// recorded session, and each virtual copy of one) is an actor: one
-// goroutine that owns the session's connection, its requests in flight and
-// their deadlines, its retries and reconnects, and its clock, and reports
-// what happened as outcomes to validate.
+// recorded session, and each virtual copy of one) is an actor of package
+// session: one goroutine that owns the session's connection, its requests
+// in flight and their deadlines, its retries and reconnects, and its
+// clock. The engine gives every actor the same read-only session.Env and
+// takes what it reports through a session.Sink (sessions.go): outcomes
+// for validate, the items it holds, counters, its end.
 //
 // The router never blocks on a target: it puts each item in its session's
 // mailbox, which never waits, and starts an actor at a session's first
@@ -14,13 +16,18 @@
 // each session's last seq), so that memory and connections follow the
 // sessions alive at once.
 //
-// Timing: at realtime and Nx each session paces its own messages by its own
-// clock, anchored when its connection is ready and again when its live
-// handshake completes (see package scheduler, "A clock per session"); other
-// speeds, and replays under a controller, are paced by the schedule stage
-// for all sessions. A message's lateness is split into lag (the replayer
-// late) and held (the session waited for an answer the order rule needs, or
-// for the in-flight limit).
+// Timing: every session paces its own messages, at every speed, in run
+// and in debug alike (session/clock.go). At realtime and Nx by its own clock,
+// anchored when its connection is ready and again when its live handshake
+// completes (see package scheduler, "A clock per session"); at fixed and
+// rps by the tickets all sessions share (scheduler.Shared), so that the
+// rate is the replay's. Once due, a message passes the gate (gate.go), if
+// there is one: a controller's (Attach), or at stepped one value of
+// Config.Step per message; while the gate holds it, or the controller has
+// the replay paused, replay time stands still for every session. A
+// message's lateness is split into lag (the replayer late) and held (the
+// session waited for an answer the order rule needs, or for the in-flight
+// limit).
 //
 // Every write to a target, every dial and every request is bounded by
 // Config.Timeout.
@@ -37,14 +44,6 @@
 // epoch; each stage and actor drops items of an older epoch, so nothing
 // stale reaches the target after a seek.
 //
-// An actor pairs each answer with the recorded one: the recorded answer
-// flows down the pipeline as an item of its own, right where it was on the
-// tape, so in causal order (the default) the session waits for the live
-// answer before it lets anything recorded later through, exactly as the
-// recorded client did. The client's recorded answer to a server request
-// (roots/list, sampling, elicitation) holds what was recorded after it in
-// the same way, until the live server asks and gets it (within
-// Config.Timeout; not against a target that never asks, transport.Asker).
-// After a chaos reconnect the fresh initialize holds the session likewise:
-// nothing but its answer may come first.
+// An actor pairs each answer with the recorded one, and holds its session
+// as the recorded client waited (see package session).
 package engine

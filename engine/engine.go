@@ -15,6 +15,7 @@ import (
 
 	"github.com/replayctl/replayctl/controller"
 	"github.com/replayctl/replayctl/engine/event"
+	"github.com/replayctl/replayctl/engine/session"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
@@ -33,8 +34,7 @@ type Engine struct {
 	epoch atomic.Uint64
 	// seeks, when not nil, keeps the loader alive at the end of the tape
 	// so that a controller can send it back; Run's ctx then ends it.
-	seeks  chan seekReq
-	speeds chan scheduler.Speed
+	seeks chan seekReq
 
 	counters struct {
 		loaded         atomic.Int64
@@ -66,30 +66,21 @@ type Engine struct {
 	actors     registry
 	ends       ends
 	actorsLive atomic.Int64 // actors running, for the pacing's spin
-	// queued counts the items read ahead and not yet replayed: in
-	// mailboxes, backlogs, runs; the router waits on room past the limit.
-	queued atomic.Int64
-	room   chan struct{}
-	// perSession: each session paces its own messages by its own clock
-	// (realtime and Nx without a controller); otherwise the schedule
-	// stage paces them all (fast, fixed, rps, stepped, or controlled).
-	perSession bool
-	// runClock places each session's start at its recorded offset from
-	// the tape's first message (per-session pacing). Owned by the router.
-	runClock    scheduler.Clock
-	runClockSet bool
-	// handshakes tells a globally paced, controlled schedule that a
-	// session's live handshake has completed (see waitHandshake).
-	handshakes chan handshake
+	// timing is what the sessions share of the pacing: the tickets of the
+	// speeds that pace by count (fixed, rps), each session taking the
+	// next when it falls due, and replay time, which a controller's pause
+	// or gate stops for all (see actor.due).
+	timing *scheduler.Shared
 	// speedNow is the speed set last by SetSpeed (nil: cfg.Speed), for
 	// sessions that start after the change.
 	speedNow atomic.Pointer[scheduler.Speed]
 	// stopRun ends the stages with a cause (validate, OnErrorStop).
 	stopRun context.CancelCauseFunc
-	// lasts is each session's last seq, once scanned (owned by the router).
-	lasts lastSeqs
 	// ev is the run's event stream (nil: no consumers); see events.go.
 	ev *event.Stream
+	// env is what every session's actor shares, set by Run before the
+	// stages start (sessions.go).
+	env *session.Env
 }
 
 // speed is the current speed.
@@ -109,13 +100,7 @@ func New(cfg Config) (*Engine, error) {
 		cfg:    cfg,
 		log:    cfg.Logger,
 		dialer: cfg.Dialer,
-		// One pending speed change is enough: a newer one replaces it.
-		speeds: make(chan scheduler.Speed, 1),
-		// One wake-up is enough: the router looks at the count again.
-		room: make(chan struct{}, 1),
-		// A few completed handshakes may wait for the schedule stage to
-		// look; beyond that nobody waits for them (see handshook).
-		handshakes: make(chan handshake, 16),
+		timing: scheduler.NewShared(cfg.Speed),
 	}
 	return e, nil
 }
@@ -131,27 +116,15 @@ func (e *Engine) publish(r report.Result) {
 	}
 }
 
-// SetSpeed changes the pacing of a running replay; the next message is
-// due by the new speed. It never blocks: a change not yet taken up is
-// replaced.
+// SetSpeed changes the pacing of a running replay; each session's next
+// message is due by the new speed. It never blocks: each session's actor
+// takes the change up on its own goroutine.
 func (e *Engine) SetSpeed(s scheduler.Speed) {
+	now := time.Now()
 	e.speedNow.Store(&s)
-	for _, a := range e.actors.all() { // sessions that pace themselves
-		a.mb.ask(actorReq{fn: func(ctx context.Context, x *actor) error {
-			x.setSpeed(s, time.Now())
-			return x.drain(ctx, x.ss)
-		}, done: make(chan error, 1)})
-	}
-	for {
-		select {
-		case e.speeds <- s:
-			return
-		default:
-		}
-		select {
-		case <-e.speeds:
-		default:
-		}
+	e.timing.SetSpeed(s, now)
+	for _, a := range e.actors.all() {
+		a.SetSpeed(s, now)
 	}
 }
 
@@ -179,22 +152,12 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	}
 	col := report.NewCollector(append(copts, e.cfg.ReportOptions...)...)
 
-	// Buffers before the schedule stage let the loader read ahead in
-	// batches (fewer goroutine hand-offs per message); they hold nothing
-	// that has been released, and a seek drops their items by epoch.
-	// After the schedule stage channels are unbuffered: what schedule
-	// releases goes to the target in order and at once.
+	// Buffers let the loader read ahead in batches (fewer goroutine
+	// hand-offs per message); nothing is paced before the sessions (each
+	// paces its own messages), and a seek drops the items by epoch. The
+	// router's queue limit bounds how far the loader reads ahead.
 	loaded := make(chan *Item, 256)
 	transformed := make(chan *Item, 256)
-	// With per-session pacing, or in fast mode, schedule does not wait,
-	// so it may run ahead of the router (the router's queue limit bounds
-	// how far); otherwise schedule → route is a hand-off, so that what
-	// the pacer releases is sent at once and a late send shows as lag.
-	e.perSession = e.ctl == nil && e.cfg.Speed.ByTime()
-	scheduled := make(chan *Item)
-	if e.perSession || e.cfg.Speed.Mode == scheduler.Fast {
-		scheduled = make(chan *Item, 64)
-	}
 	// Judging never holds up sending: answers queue for validate.
 	executed := make(chan *outcome, 256)
 	rctx, stop := context.WithCancelCause(ctx)
@@ -216,13 +179,19 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 		}
 		src = newFanout(r, e.cfg.Sessions, ramp)
 	}
+	e.env = e.sessionEnv()
 	g.Go(func() error { return e.load(gctx, src, loaded) })
 	g.Go(func() error { return e.transform(gctx, loaded, transformed) })
-	g.Go(func() error { return e.schedule(gctx, transformed, scheduled) })
+	if e.ctl != nil {
+		g.Go(func() error { return e.followPauses(gctx) })
+	}
 	// One value, sent once: the scan need not wait for the router.
 	lasts := make(chan lastSeqs, 1)
-	g.Go(func() error { return e.scanLasts(gctx, lasts) })
-	g.Go(func() error { return e.route(gctx, g, scheduled, executed, lasts) })
+	rt := e.router()
+	if e.ctl == nil { // a seek may send any session back: none ends early
+		g.Go(func() error { return scanLasts(gctx, e.cfg.Source, e.cfg.TapeOptions, lasts) })
+	}
+	g.Go(func() error { return rt.route(gctx, g, transformed, &sink{e: e, rt: rt, out: executed}, lasts) })
 	g.Go(func() error { return e.validate(gctx, executed, v) })
 	err = g.Wait()
 	if errors.Is(err, context.Canceled) && ctx.Err() == nil {

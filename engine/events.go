@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/report"
 )
@@ -97,70 +96,6 @@ func (e *Engine) endEvents(runErr error) []string {
 	return notes
 }
 
-// event gives an event about the session's message it to the stream.
-func (x *actor) event(at time.Time, typ event.Type, it *Item) {
-	if x.e.ev == nil {
-		return
-	}
-	x.e.ev.Emit(at, event.Event{Type: typ, Session: it.Rec.Session, Seq: it.Rec.Seq, Method: it.RPC.Method})
-}
-
-// sessionEvent is an event of the session, of no message.
-func (x *actor) sessionEvent(at time.Time, typ event.Type, detail string) {
-	if x.e.ev == nil {
-		return
-	}
-	x.e.ev.Emit(at, event.Event{Type: typ, Session: x.ss.name, Seq: -1, Detail: x.e.cfg.Redactor.String(detail)})
-}
-
-// sentEvents tells that it went out at sent: due (a paced message: when
-// it fell due), then sent, with the time it was held.
-func (x *actor) sentEvents(it *Item, sent time.Time) {
-	if x.e.ev == nil {
-		return
-	}
-	if it.paced() {
-		due := it.Timing.Due
-		if due.IsZero() {
-			due = sent
-		}
-		x.event(due, event.Due, it)
-	}
-	x.e.ev.Emit(sent, event.Event{Type: event.Sent, Session: it.Rec.Session, Seq: it.Rec.Seq, Method: it.RPC.Method,
-		Kind: it.RPC.Kind.String(), Held: it.Held})
-}
-
-// heldEvent tells that the session's next message waits for the target,
-// and why.
-func (x *actor) heldEvent(ss *session, it *Item) {
-	if x.e.ev == nil {
-		return
-	}
-	x.e.ev.Emit(time.Now(), event.Event{Type: event.Held, Session: it.Rec.Session, Seq: it.Rec.Seq, Method: it.RPC.Method,
-		Reason: ss.holdReason(x.e.cfg.MaxInflight)})
-}
-
-// faultEvent tells that the chaos fault of it was injected.
-func (x *actor) faultEvent(it *Item) {
-	if x.e.ev == nil || it.Fault == nil {
-		return
-	}
-	x.e.ev.Emit(time.Now(), event.Event{Type: event.Fault, Session: it.Rec.Session, Seq: it.Rec.Seq, Method: it.RPC.Method,
-		Reason: string(it.Fault.Kind), Detail: x.e.cfg.Redactor.String(reportFault(*it.Fault).Detail)})
-}
-
-// retryEvent tells that it is sent again: attempt n, for reason.
-func (x *actor) retryEvent(it *Item, n int, reason string, cause error) {
-	if x.e.ev == nil {
-		return
-	}
-	ev := event.Event{Type: event.Retry, Session: it.Rec.Session, Seq: it.Rec.Seq, Method: it.RPC.Method, Attempt: n, Reason: reason}
-	if cause != nil {
-		ev.Detail = x.e.cfg.Redactor.String(cause.Error())
-	}
-	x.e.ev.Emit(time.Now(), ev)
-}
-
 // judgedEvent tells the verdict on r (scrubbed: see Engine.scrub), with
 // the figures the report counts of it, the result itself and the fault
 // injected into its message (nil: none). The result's bytes go only to a
@@ -182,23 +117,4 @@ func (e *Engine) judgedEvent(r report.Result, fault *report.Fault) {
 	}
 	ev.Result = &r
 	e.ev.Emit(time.Now(), ev)
-}
-
-// faultInjectedAtSend reports whether f is injected as its message is
-// sent (the rest, when its answer comes).
-func faultInjectedAtSend(f *chaos.Fault) bool {
-	return f != nil && (f.Kind.Outbound() || f.Kind == chaos.NetworkError)
-}
-
-// endEvent tells that the session has finished; why, if it stopped early
-// (as emitEnd tells OnSessionEnd).
-func (x *actor) endEvent(ctx context.Context, err error) {
-	if err == nil && ctx.Err() != nil {
-		err = context.Cause(ctx)
-	}
-	detail := ""
-	if err != nil {
-		detail = err.Error()
-	}
-	x.sessionEvent(time.Now(), event.SessionEnded, detail)
 }

@@ -51,7 +51,7 @@ func (e *Engine) beforeSend(it *Item) bool {
 		return false
 	}
 	if !bytes.Equal(m.Raw, raw) {
-		it.Out, it.rewritten = m.Raw, true
+		it.Out, it.Rewritten = m.Raw, true
 	}
 	return true
 }

@@ -105,3 +105,51 @@ func TestSpeedChangeWhileRunning(t *testing.T) {
 		}
 	})
 }
+
+// TestCountSpeedsShareOneRate: at rps and fixed every session paces
+// itself by the tickets all sessions share, so the replay as a whole
+// keeps the rate: with 4 virtual copies of the example tape at rps:50,
+// every client message is due 20ms after another (each due time taken
+// once), and nothing is late on the fake clock.
+func TestCountSpeedsShareOneRate(t *testing.T) {
+	for _, speed := range []scheduler.Speed{
+		{Mode: scheduler.Rate, RPS: 50},
+		{Mode: scheduler.Fixed, Interval: 20 * time.Millisecond},
+	} {
+		t.Run(speed.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				e, err := New(withMock(Config{Tape: "../examples/quickstart.jsonl", Speed: speed, Sessions: 4}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				start := time.Now()
+				due := map[time.Duration]int64{}
+				e.OnResult(func(r report.Result) {
+					if r.Dir != "c2s" {
+						return
+					}
+					if r.Lag != 0 {
+						t.Errorf("%s seq %d: lag %s, want none", r.Session, r.Seq, r.Lag)
+					}
+					at := r.Due.Sub(start)
+					if prev, ok := due[at]; ok {
+						t.Errorf("%s seq %d due at +%s, as was seq %d", r.Session, r.Seq, at, prev)
+					}
+					due[at] = r.Seq
+				})
+				if _, err := e.Run(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				const n = 4 * 9 // 9 client messages a session
+				if len(due) != n {
+					t.Fatalf("%d due times, want %d", len(due), n)
+				}
+				for i := range n {
+					if _, ok := due[time.Duration(i)*20*time.Millisecond]; !ok {
+						t.Errorf("no message due at +%s", time.Duration(i)*20*time.Millisecond)
+					}
+				}
+			})
+		})
+	}
+}

@@ -14,7 +14,7 @@ import (
 func (e *Engine) restore(it *Item) {
 	out, missing := tape.RestoreEnv(it.Out, e.cfg.RestoreEnv)
 	if len(out) != len(it.Out) || (len(out) > 0 && &out[0] != &it.Out[0]) {
-		it.Out, it.rewritten = out, true
+		it.Out, it.Rewritten = out, true
 	}
 	for _, name := range missing {
 		if e.restoreWarned[name] {

@@ -4,14 +4,15 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/replayctl/replayctl/engine/session"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
 )
@@ -24,6 +25,31 @@ const (
 	perActorQueued = 64
 )
 
+// router is the route stage: it owns the read-ahead bound (the items the
+// sessions hold) and when each session starts; it shares the registry of
+// actors and the count of actors at the end of the tape with the engine.
+type router struct {
+	env      *session.Env // given to every actor
+	sessions int          // Config.Sessions
+	speed    scheduler.Speed
+	actors   *registry
+	ends     *ends
+	live     *atomic.Int64 // sessions connected and replaying
+	stale    func(*Item) bool
+	sent     func(*Item) // a client message dropped as stale (for a controller)
+
+	// lasts is each session's last seq, once scanned.
+	lasts lastSeqs
+	// runClock places each session's start at its recorded offset from
+	// the tape's first message (speeds that pace by recorded time).
+	runClock    scheduler.Clock
+	runClockSet bool
+	// queued counts the items read ahead and not yet replayed: in
+	// mailboxes, backlogs, runs; the router waits on room past the limit.
+	queued atomic.Int64
+	room   chan struct{}
+}
+
 // route hands each recorded message to its session's actor, starting an
 // actor (on g) for each session at its first client message. It never
 // blocks on a target: a mailbox takes messages without waiting. It closes
@@ -35,15 +61,16 @@ const (
 // closes its connection while the rest of the tape goes on, so that the
 // sessions alive at once, not all the tape's sessions, hold memory and
 // connections.
-func (e *Engine) route(ctx context.Context, g *errgroup.Group, in <-chan *Item, out chan<- *outcome, lasts <-chan lastSeqs) error {
+func (r *router) route(ctx context.Context, g *errgroup.Group, in <-chan *Item, sk *sink, lasts <-chan lastSeqs) error {
 	var wg sync.WaitGroup
+	out := sk.out
 	defer func() {
 		wg.Wait() // actors send on out until they return
 		close(out)
 	}()
-	defer e.actors.closeAll()
+	defer r.actors.closeAll()
 	for {
-		if err := e.waitRoom(ctx); err != nil {
+		if err := r.waitRoom(ctx); err != nil {
 			return err
 		}
 		select {
@@ -51,13 +78,13 @@ func (e *Engine) route(ctx context.Context, g *errgroup.Group, in <-chan *Item, 
 			if !ok {
 				return nil
 			}
-			if err := e.routeItem(ctx, g, &wg, it, out); err != nil {
+			if err := r.routeItem(ctx, g, &wg, it, sk); err != nil {
 				return err
 			}
 		case l := <-lasts:
-			lasts, e.lasts = nil, l
-			for _, a := range e.actors.all() { // sessions already past their end
-				e.closeIfLast(a)
+			lasts, r.lasts = nil, l
+			for _, a := range r.actors.all() { // sessions already past their end
+				r.closeIfLast(a)
 			}
 		case <-ctx.Done():
 			return ctx.Err()
@@ -71,11 +98,8 @@ type lastSeqs map[string]int64
 // scanLasts reads the tape once, beside the replay, for the last seq of
 // each session. It gives up quietly on a tape it cannot read twice (a
 // pipe): sessions then end with the tape.
-func (e *Engine) scanLasts(ctx context.Context, out chan<- lastSeqs) error {
-	if e.ctl != nil { // a seek may send any session back: none ends early
-		return nil
-	}
-	r, err := tape.OpenSource(e.cfg.Source, e.cfg.TapeOptions...)
+func scanLasts(ctx context.Context, src tape.Source, opts []tape.Option, out chan<- lastSeqs) error {
+	r, err := tape.OpenSource(src, opts...)
 	if err != nil {
 		return nil
 	}
@@ -97,15 +121,15 @@ func (e *Engine) scanLasts(ctx context.Context, out chan<- lastSeqs) error {
 
 // closeIfLast closes an actor's mailbox once its session's last message
 // has been routed to it.
-func (e *Engine) closeIfLast(a *actor) {
-	if e.lasts == nil || a.routed < 0 {
+func (r *router) closeIfLast(a *member) {
+	if r.lasts == nil || a.routed < 0 {
 		return
 	}
-	last, ok := e.lasts[recordedSession(a.ss.name, e.cfg.Sessions)]
+	last, ok := r.lasts[recordedSession(a.Name(), r.sessions)]
 	if !ok || a.routed < last {
 		return
 	}
-	a.mb.close() // the actor leaves the registry when it returns
+	a.Close() // the actor leaves the registry when it returns
 }
 
 // recordedSession is the recorded session a replayed one copies: "s1#3"
@@ -121,89 +145,90 @@ func recordedSession(name string, sessions int) string {
 }
 
 // routeItem delivers one item.
-func (e *Engine) routeItem(ctx context.Context, g *errgroup.Group, wg *sync.WaitGroup, it *Item, out chan<- *outcome) error {
-	if e.stale(it) {
-		e.sentOrDropped(it)
+func (r *router) routeItem(ctx context.Context, g *errgroup.Group, wg *sync.WaitGroup, it *Item, sk *sink) error {
+	out := sk.out
+	if r.stale(it) {
+		r.sent(it)
 		return nil
 	}
 	if it.End {
-		all := e.actors.all()
-		if !e.ends.begin(it.Epoch, len(all)) {
+		all := r.actors.all()
+		if !r.ends.begin(it.Epoch, len(all)) {
 			return send(ctx, out, &outcome{Epoch: it.Epoch, Req: it, End: true})
 		}
 		for _, a := range all {
-			e.post(a, it)
+			r.post(a, it)
 		}
 		return nil
 	}
-	a := e.actors.get(it.Rec.Session)
+	a := r.actors.get(it.Rec.Session)
 	if a == nil {
 		if it.Rec.Dir == tape.S2C {
 			return send(ctx, out, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server message before its session's first client message"})
 		}
-		a = newActor(e, out, it.Rec.Session, e.sessionStart(it))
-		e.actors.add(a)
+		a = &member{Actor: session.New(r.env, sk, it.Rec.Session, r.sessionStart(it)), routed: -1}
+		r.actors.add(a)
 		wg.Add(1)
 		g.Go(func() error {
 			defer wg.Done()
-			return a.run(ctx)
+			return a.Run(ctx)
 		})
 	}
-	e.post(a, it)
+	r.post(a, it)
 	a.routed = it.Rec.Seq
-	e.closeIfLast(a)
+	r.closeIfLast(a)
 	return nil
 }
 
 // post puts an item in an actor's mailbox and counts it as queued.
-func (e *Engine) post(a *actor, it *Item) {
-	if a.mb.put(it) {
-		e.queued.Add(1)
+func (r *router) post(a *member, it *Item) {
+	if a.Put(it) {
+		r.queued.Add(1)
 	}
 }
 
 // sessionStart is when a session whose first message is it may connect.
-// With per-session pacing, a recorded session starts at its recorded
-// offset from the tape's first message (÷ speed), so that sessions start
-// as far apart as they were recorded (and --ramp spreads virtual copies);
-// otherwise at once: the schedule stage paces.
-func (e *Engine) sessionStart(it *Item) time.Time {
+// At a speed that paces by recorded time, a recorded session starts at
+// its recorded offset from the tape's first message (÷ speed), so that
+// sessions start as far apart as they were recorded (and --ramp spreads
+// virtual copies); otherwise at once: the shared tickets pace.
+func (r *router) sessionStart(it *Item) time.Time {
 	now := time.Now()
-	if !e.perSession {
+	if !r.speed.ByTime() {
 		return now
 	}
-	if !e.runClockSet {
-		e.runClock = scheduler.NewClock(e.cfg.Speed, now).Rebased(now, usec(it.Rec.TUS), 0)
-		e.runClockSet = true
+	if !r.runClockSet {
+		r.runClock = scheduler.NewClock(r.speed, now).Rebased(now, time.Duration(it.Rec.TUS)*time.Microsecond, 0)
+		r.runClockSet = true
 	}
-	return e.runClock.Due(usec(it.Rec.TUS), 0)
+	return r.runClock.Due(time.Duration(it.Rec.TUS)*time.Microsecond, 0)
 }
 
 // release takes n items off the queued count (n < 0 adds them) and lets
 // the router read on when there is room again.
-func (e *Engine) release(n int) {
+func (r *router) release(n int) {
 	if n == 0 {
 		return
 	}
-	if left := e.queued.Add(-int64(n)); left < e.queueLimit() {
+	if left := r.queued.Add(-int64(n)); left < r.queueLimit() {
 		select {
-		case e.room <- struct{}{}:
+		case r.room <- struct{}{}:
 		default:
 		}
 	}
 }
 
-func (e *Engine) queueLimit() int64 {
-	return maxQueued + perActorQueued*e.actorsLive.Load()
+func (r *router) queueLimit() int64 {
+	return maxQueued + perActorQueued*r.live.Load()
 	// (actorsLive counts the sessions connected and replaying: those
 	// waiting for their recorded start do not widen the read-ahead.)
 }
 
 // waitRoom blocks while the sessions hold as many items as they may.
-func (e *Engine) waitRoom(ctx context.Context) error {
-	for e.queued.Load() >= e.queueLimit() {
+func (r *router) waitRoom(ctx context.Context) error {
+	for r.queued.Load() >= r.queueLimit() {
 		select {
-		case <-e.room:
+		case <-r.room:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -211,51 +236,59 @@ func (e *Engine) waitRoom(ctx context.Context) error {
 	return nil
 }
 
+// member is a session's actor as the router knows it.
+type member struct {
+	*session.Actor
+	// routed is the seq of the last item the router gave it (owned by
+	// the router; -1 before the first).
+	routed int64
+}
+
 // registry is the engine's actors by session name. The router adds to it;
 // a controller's seek and inject read it from their own goroutines.
 type registry struct {
 	mu     sync.Mutex // guards byName and order
-	byName map[string]*actor
-	order  []*actor // in the order the sessions started
+	byName map[string]*member
+	order  []*member // in the order the sessions started
 }
 
-func (r *registry) get(name string) *actor {
+func (r *registry) get(name string) *member {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.byName[name]
 }
 
-func (r *registry) add(a *actor) {
+func (r *registry) add(a *member) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.byName == nil {
-		r.byName = make(map[string]*actor)
+		r.byName = make(map[string]*member)
 	}
-	r.byName[a.ss.name] = a
+	r.byName[a.Name()] = a
 	r.order = append(r.order, a)
 }
 
 // remove forgets an actor whose session has ended; a later message of
 // the same session (none should come) would start a new one.
-func (r *registry) remove(a *actor) {
+func (r *registry) remove(a *session.Actor) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.byName[a.ss.name] == a {
-		delete(r.byName, a.ss.name)
+	if m := r.byName[a.Name()]; m != nil && m.Actor == a {
+		delete(r.byName, a.Name())
 	}
-	if i := slices.Index(r.order, a); i >= 0 {
+	if i := slices.IndexFunc(r.order, func(m *member) bool { return m.Actor == a }); i >= 0 {
 		r.order = slices.Delete(r.order, i, i+1)
 	}
 }
 
-func (r *registry) all() []*actor {
+func (r *registry) all() []*member {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]*actor(nil), r.order...)
+	return append([]*member(nil), r.order...)
 }
 
 // first is the actor of the session that started first, or nil.
-func (r *registry) first() *actor {
+func (r *registry) first() *member {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.order) == 0 {
@@ -267,28 +300,6 @@ func (r *registry) first() *actor {
 // closeAll tells every actor that no more items will come.
 func (r *registry) closeAll() {
 	for _, a := range r.all() {
-		a.mb.close()
-	}
-}
-
-// ask runs fn on the actor's goroutine and returns its error, or an error
-// when the actor has ended, or ctx.Err().
-func (e *Engine) ask(ctx context.Context, a *actor, fn func(context.Context, *actor) error) error {
-	req := actorReq{fn: fn, done: make(chan error, 1)}
-	if !a.mb.ask(req) {
-		return fmt.Errorf("session %s has ended", a.ss.name)
-	}
-	select {
-	case err := <-req.done:
-		return err
-	case <-a.done:
-		select {
-		case err := <-req.done:
-			return err
-		default:
-			return fmt.Errorf("session %s has ended", a.ss.name)
-		}
-	case <-ctx.Done():
-		return ctx.Err()
+		a.Close()
 	}
 }

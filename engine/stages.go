@@ -54,7 +54,7 @@ func (e *Engine) transform(ctx context.Context, in <-chan *Item, out chan<- *Ite
 			if it.Rec.Dir == tape.C2S && !it.End {
 				e.restore(it)
 			}
-			if it.paced() && !it.End && e.cfg.Hooks.BeforeSend != nil && !e.beforeSend(it) {
+			if it.Paced() && !it.End && e.cfg.Hooks.BeforeSend != nil && !e.beforeSend(it) {
 				e.counters.filtered.Add(1)
 				continue
 			}
@@ -86,7 +86,7 @@ func (e *Engine) applyRules(it *Item) (bool, error) {
 		return false, nil
 	}
 	if oc.Out != nil {
-		it.Out, it.rewritten = oc.Out, true
+		it.Out, it.Rewritten = oc.Out, true
 	}
 	it.Delay, it.InjectError, it.ExpectEdits = oc.Delay, oc.Error, oc.ExpectEdits
 	return true, nil
@@ -95,7 +95,7 @@ func (e *Engine) applyRules(it *Item) (bool, error) {
 // withID is the message to send with the fresh id: the recorded bytes, or
 // what the rules made of them, with only the id changed.
 func withID(it *Item, id []byte) []byte {
-	if !it.rewritten { // the parsed view of the recorded bytes applies
+	if !it.Rewritten { // the parsed view of the recorded bytes applies
 		return it.RPC.WithID(id)
 	}
 	rpc, err := jsonrpc.Parse(it.Out)

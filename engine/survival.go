@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/replayctl/replayctl/chaos"
+	"github.com/replayctl/replayctl/engine/session"
 	"github.com/replayctl/replayctl/report"
 )
 
@@ -65,7 +66,7 @@ func (s *survival) observe(r *report.Result, o *outcome) (injected *report.Fault
 			if bad(r.Verdict) {
 				r.Verdict, r.Err = report.Warned, "injected "+string(f.Kind)+": "+r.Err
 			}
-			if errors.Is(o.Err, errNetworkFault) { // never sent: it altered what the server got
+			if errors.Is(o.Err, session.ErrNetworkFault) { // never sent: it altered what the server got
 				fate.observe(chaos.Observation{Fault: *f, ServerAlive: true, LaterOK: true})
 			}
 			return
@@ -83,7 +84,7 @@ func (s *survival) observe(r *report.Result, o *outcome) (injected *report.Fault
 	}
 	// An answer that differs after a fault that changed what the server
 	// got (a call dropped, or made twice) is that fault's doing.
-	if a := it.after; a != nil && r.Verdict == report.Failed {
+	if a := it.After; a != nil && r.Verdict == report.Failed {
 		r.Verdict = report.Warned
 		r.Err = fmt.Sprintf("differs after seq %d %s (chaos), which changed what the server got: put down to the fault, not the server", a.Seq, a.Kind)
 		fate.attribute(a.Seq)

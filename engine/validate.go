@@ -3,13 +3,13 @@ package engine
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/replayctl/replayctl/engine/session"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/report"
@@ -80,7 +80,7 @@ func (e *Engine) add(o *outcome, v *validator.Validator) error {
 		e.checkEra(o)
 		e.checkRounds(o)
 	}
-	if e.ctl != nil && o.Req.paced() && !o.Req.Injected {
+	if e.ctl != nil && o.Req.Paced() && !o.Req.Injected {
 		e.ctl.Judged(r)
 	}
 	if e.cfg.OnError == OnErrorStop && bad(r.Verdict) {
@@ -129,7 +129,7 @@ func judge(o *outcome, v *validator.Validator) report.Result {
 		r.Out = it.Out
 	}
 	if o.Expected != nil {
-		r.Recorded = o.expected()
+		r.Recorded = o.ExpectedMsg()
 	}
 	switch {
 	case o.Skipped != "":
@@ -155,10 +155,10 @@ func judge(o *outcome, v *validator.Validator) report.Result {
 		r.Verdict, r.ErrKind, r.Err = report.Error, "no_answer", "no answer came"
 	case o.Expected == nil:
 		r.Verdict, r.Err = report.Sent, "the tape has no recorded answer to compare with"
-	case isPoll(o):
+	case session.IsPoll(o):
 		r.Verdict = report.Passed // a task poll: judged by the task's end
 	default:
-		r.Verdict, r.Differences, r.ErrKind, r.Err = check(v, it, o.expected(), o.Actual.Msg)
+		r.Verdict, r.Differences, r.ErrKind, r.Err = check(v, it, o.ExpectedMsg(), o.Actual.Msg)
 	}
 	return r
 }
@@ -196,11 +196,6 @@ func check(v *validator.Validator, it *Item, expected, actual []byte) (verdict r
 // subject is what validation rules look at of a message.
 func subject(it *Item) validator.Subject {
 	return validator.Subject{Seq: it.Rec.Seq, Session: it.Rec.Session, Method: it.RPC.Method, Kind: it.RPC.Kind.String(), Request: it.Rec.Msg}
-}
-
-func jsonQuote(s string) string {
-	b, _ := json.Marshal(s) // a string always marshals
-	return string(b)
 }
 
 // ErrStoppedOnError ends a replay run with OnError stop at the first
@@ -245,7 +240,7 @@ func (e *Engine) checkRounds(o *outcome) {
 	if !mcp.HasMRTR(o.Req.RPC.Method) || o.Expected == nil {
 		return
 	}
-	rec, live := mcp.ResultType(result(o.expected())), mcp.ResultType(result(o.Actual.Msg))
+	rec, live := mcp.ResultType(session.Result(o.ExpectedMsg())), mcp.ResultType(session.Result(o.Actual.Msg))
 	if rec == live || (rec != mcp.ResultInputRequired && live != mcp.ResultInputRequired) {
 		return
 	}

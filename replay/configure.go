@@ -12,6 +12,7 @@ import (
 	"github.com/replayctl/replayctl/config"
 	"github.com/replayctl/replayctl/engine"
 	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/transformer"
 )
 
@@ -53,8 +54,10 @@ func (s *settings) useConfig(path string, file *config.File) error {
 	}
 	if file.Speed != "" && unset("Speed") {
 		s.speed = file.Speed
-		if s.controlled && s.speed == "stepped" { // a controller steps by itself
+		s.fileSpeed = &fileSpeed{text: file.Speed, v: file.SpeedValue}
+		if s.controlled && file.SpeedValue.Mode == scheduler.Stepped { // a controller steps by itself
 			s.speed = "fast"
+			s.fileSpeed = &fileSpeed{text: s.speed, v: scheduler.Speed{Mode: scheduler.Fast}}
 		}
 	}
 	p := file.Performance

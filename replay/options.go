@@ -19,8 +19,11 @@ type Option func(*settings)
 // settings is what the options set; set records which were given, so
 // that a config file fills in only the others.
 type settings struct {
-	target      Target
-	speed       string
+	target Target
+	speed  string
+	// fileSpeed is the config file's speed as the config package read it,
+	// taken when speed is its text (not parsed again).
+	fileSpeed   *fileSpeed
 	sessions    int
 	ramp        time.Duration
 	order       string

@@ -158,6 +158,23 @@ func (s *settings) controlDefaults() {
 	}
 }
 
+// fileSpeed is a config file's speed: its text, and the value the config
+// package read from it.
+type fileSpeed struct {
+	text string
+	v    scheduler.Speed
+}
+
+// parseSpeed is the speed to replay at: the config file's, as the config
+// package read it, when it is the one in force; else the option's text,
+// parsed here.
+func (s *settings) parseSpeed() (scheduler.Speed, error) {
+	if f := s.fileSpeed; f != nil && f.text == s.speed {
+		return f.v, nil
+	}
+	return scheduler.Parse(s.speed)
+}
+
 // checked is what check makes of the settings for the engine.
 type checked struct {
 	speed      scheduler.Speed
@@ -170,7 +187,7 @@ type checked struct {
 // will take them: everything but the target, the tape and Steps. A bad
 // value is an *OptionError.
 func (s *settings) check() (checked, error) {
-	speed, err := scheduler.Parse(s.speed)
+	speed, err := s.parseSpeed()
 	if err != nil {
 		return checked{}, bad("Speed", s.speed, err)
 	}

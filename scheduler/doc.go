@@ -14,8 +14,13 @@
 // rps. Sleeping "the gap since the last message" would add every timer's
 // oversleep to every later message; counting from the base does not drift.
 //
-// Pacer wraps a Clock with real timers for the one goroutine that owns it:
-// the engine's schedule stage.
+// Shared is what the sessions of a replay share: the tickets of the speeds
+// that pace by count, and replay time, which a pause or a gate stops for
+// every session. Its rules are methods on a value, table-tested too.
+//
+// Pacer wraps a Clock with real timers for one goroutine that paces a
+// single stream of items by itself (the engine does not: each of its
+// sessions paces itself, see below).
 //
 // # A clock per session
 //
@@ -37,10 +42,13 @@
 //     target takes to start, or to answer the handshake, is never replayed as
 //     a burst of the messages that fell due meanwhile.
 //
-// Speeds that pace by count (fixed, rps) and Fast pace all sessions
-// together, with one Pacer; so do controlled replays (a debugger's gate sits
-// before the sessions), whose Pacer is anchored on each handshake with
-// Pacer.Anchor. Speed.ByTime tells the two apart.
+// At speeds that pace by count (fixed, rps) every session takes the next
+// of the tickets all sessions share (Shared.Take) when it falls due, so
+// that the rate is the replay's, not each session's; Fast and Stepped do
+// not wait. Speed.ByTime tells the two apart. Controlled replays (a
+// debugger) pace the same way: the controller's gate comes after the due
+// time, and while it holds a message, or the replay is paused, replay time
+// stands still for every session (Shared.Hold, Shared.Pause).
 //
 // # Behind schedule
 //

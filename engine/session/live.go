@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"bytes"
@@ -25,20 +25,20 @@ import (
 
 // learnLive notes the live requestState or taskId given where the
 // recording had another, from a request's recorded and live answers.
-func (x *actor) learnLive(ss *session, p *pend) {
+func (r *requests) learnLive(ss *session, p *pend) {
 	if p.actual == nil || p.expected == nil {
 		return
 	}
 	switch {
 	case mcp.HasMRTR(p.req.RPC.Method) && bytes.Contains(p.actual.Msg, []byte(`"requestState"`)):
-		rec, ok1 := mcp.RequestState(result(p.expected.Rec.Msg))
-		live, ok2 := mcp.RequestState(result(p.actual.Msg))
+		rec, ok1 := mcp.RequestState(Result(p.expected.Rec.Msg))
+		live, ok2 := mcp.RequestState(Result(p.actual.Msg))
 		if ok1 && ok2 && rec != live {
 			ss.states = put(ss.states, rec, live)
 		}
 	case p.req.RPC.Method == mcp.MethodToolsCall && bytes.Contains(p.actual.Msg, []byte(`"taskId"`)):
-		rec, ok1 := mcp.TaskID(result(p.expected.Rec.Msg))
-		live, ok2 := mcp.TaskID(result(p.actual.Msg))
+		rec, ok1 := mcp.TaskID(Result(p.expected.Rec.Msg))
+		live, ok2 := mcp.TaskID(Result(p.actual.Msg))
 		if ok1 && ok2 && rec != live {
 			ss.taskIDs = put(ss.taskIDs, rec, live)
 		}
@@ -53,8 +53,8 @@ func put(m map[string]string, k, v string) map[string]string {
 	return m
 }
 
-// result is the result member of a message, or nil.
-func result(msg []byte) []byte {
+// Result is the result member of a message, or nil.
+func Result(msg []byte) []byte {
 	m, err := jsonrpc.Parse(msg)
 	if err != nil {
 		return nil
@@ -64,7 +64,7 @@ func result(msg []byte) []byte {
 
 // liveValues puts into a request the live requestState (an MRTR retry) or
 // taskId (a request about a task) given in place of the recorded one.
-func (x *actor) liveValues(ss *session, it *Item) {
+func (r *requests) liveValues(ss *session, it *Item) {
 	var from map[string]string
 	var get func([]byte) (string, bool)
 	var set func([]byte, string) ([]byte, error)
@@ -103,32 +103,33 @@ func (x *actor) liveValues(ss *session, it *Item) {
 //     while the live task goes on and the request's timeout allows; the
 //     answer that ends it is judged against the recorded end.
 
-// isPoll reports whether an outcome is a task poll the recording answered
+// IsPoll reports whether an outcome is a task poll the recording answered
 // with a task still going, and the live server answered with a task.
-func isPoll(o *outcome) bool {
+func IsPoll(o *Outcome) bool {
 	if o.Req.RPC.Method != mcp.MethodTasksGet || o.Expected == nil || o.Actual == nil {
 		return false
 	}
-	rec := mcp.TaskStatus(result(o.expected()))
-	return rec != "" && !mcp.IsTerminal(rec) && mcp.TaskStatus(result(o.Actual.Msg)) != ""
+	rec := mcp.TaskStatus(Result(o.ExpectedMsg()))
+	return rec != "" && !mcp.IsTerminal(rec) && mcp.TaskStatus(Result(o.Actual.Msg)) != ""
 }
 
 // pollAgain sends a tasks/get again, after the poll interval, when the
 // recording's answer ended the task and the live one has not. It reports
 // whether it will.
-func (x *actor) pollAgain(p *pend) bool {
+func (r *requests) pollAgain(p *pend) bool {
+	x := r.x
 	if p.req.RPC.Method != mcp.MethodTasksGet || p.actual == nil || p.expected == nil {
 		return false
 	}
-	live := result(p.actual.Msg)
-	rec, now := mcp.TaskStatus(result(p.expected.Rec.Msg)), mcp.TaskStatus(live)
+	live := Result(p.actual.Msg)
+	rec, now := mcp.TaskStatus(Result(p.expected.Rec.Msg)), mcp.TaskStatus(live)
 	if !mcp.IsTerminal(rec) || now == "" || mcp.IsTerminal(now) {
 		return false
 	}
 	if p.pollingSince.IsZero() {
 		p.pollingSince = p.sent
 	}
-	if time.Since(p.pollingSince) > x.e.cfg.Timeout {
+	if time.Since(p.pollingSince) > x.env.Timeout {
 		return false // judged as it is: the task did not end in time
 	}
 	wait := min(max(pollInterval(live), 10*time.Millisecond), time.Second)
@@ -137,12 +138,12 @@ func (x *actor) pollAgain(p *pend) bool {
 	// order rule held the session on p only if the recorded answer was
 	// read before the live one came; hold it here either way.
 	p.actual = nil
-	if x.e.cfg.Order != OrderNone {
+	if x.env.Order.holds() {
 		p.sess.waitFor = p
 	}
-	x.chaosTimers = append(x.chaosTimers, time.AfterFunc(wait, func() {
+	x.fx.chaosTimers = append(x.fx.chaosTimers, time.AfterFunc(wait, func() {
 		select {
-		case x.polls <- p:
+		case x.rq.polls <- p:
 		case <-x.done:
 		}
 	}))

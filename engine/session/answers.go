@@ -1,4 +1,4 @@
-package engine
+package session
 
 // What comes back: the recorded answers flowing down the pipeline, the
 // live messages from the target, and the requests the live server asks.
@@ -15,39 +15,42 @@ import (
 	"github.com/replayctl/replayctl/transport"
 )
 
+// receiver is the actor's part for what comes back: the recorded answers
+// flowing down the pipeline, the live messages from the target, and the
+// requests the live server asks (answered from the tape).
+type receiver struct {
+	x        *Actor
+	askTimer *time.Timer // the wait for a server request (session.awaiting) is over
+}
+
 // recorded handles a server message from the tape: the expected answer
 // of a request sent earlier, or a server notification or request.
-func (x *actor) recorded(ctx context.Context, ss *session, it *Item) error {
+func (r *receiver) recorded(ctx context.Context, ss *session, it *Item) error {
+	x := r.x
 	switch it.RPC.Kind {
 	case jsonrpc.KindResponse, jsonrpc.KindError:
 	case jsonrpc.KindRequest:
 		ss.serverMethods[jsonrpc.IDKey(it.RPC.ID)] = it.RPC.Method
-		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server request; the live server's own is answered from the tape"})
+		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server request; the live server's own is answered from the tape"})
 	case jsonrpc.KindNotification:
-		if x.e.cfg.ValidateNotifications {
+		if x.env.ValidateNotifications {
 			ss.recNotes = append(ss.recNotes, it) // compared when the session is settled
 			return nil
 		}
-		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server notification (compared when notifications are validated)"})
+		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server notification (compared when notifications are validated)"})
 	default:
-		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server " + it.RPC.Kind.String()})
+		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server " + it.RPC.Kind.String()})
 	}
-	p := find(ss.byRec, it.RPC.ID)
-	if p == nil {
-		p = ss.refusedOver(it)
-	}
+	p := pairRecorded(ss, it)
 	if p == nil && len(ss.heldBack) > 0 {
 		// Its request is held back by a reorder fault: it goes now.
-		if err := x.releaseHeld(ctx, ss, true); err != nil {
+		if err := x.fx.releaseHeld(ctx, ss, true); err != nil {
 			return err
 		}
-		p = find(ss.byRec, it.RPC.ID)
-		if p == nil {
-			p = ss.refusedOver(it)
-		}
+		p = pairRecorded(ss, it)
 	}
 	if p == nil {
-		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded answer to a request that was not replayed"})
+		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded answer to a request that was not replayed"})
 	}
 	delete(ss.byRec, p.recKey)
 	p.expected = it
@@ -60,13 +63,13 @@ func (x *actor) recorded(ctx context.Context, ss *session, it *Item) error {
 		p.edited = edited
 	}
 	if p.answered() {
-		return x.finish(ctx, p)
+		return x.rq.finish(ctx, p)
 	}
-	if x.e.cfg.Order == OrderCausal || x.e.cfg.Order == OrderRandom {
+	if x.env.Order.waitsForRecorded() {
 		ss.waitFor = p
 		// The live server cannot be waiting for an answer recorded after
 		// this point: refuse what it asked that the tape did not answer.
-		return x.refuseAsked(ctx, ss)
+		return x.rx.refuseAsked(ctx, ss)
 	}
 	return nil
 }
@@ -74,15 +77,16 @@ func (x *actor) recorded(ctx context.Context, ss *session, it *Item) error {
 // clientAnswer handles the client's recorded answer to a server request:
 // it goes to the live server's request of the same method, now or when
 // the server asks.
-func (x *actor) clientAnswer(ctx context.Context, ss *session, it *Item) error {
+func (r *receiver) clientAnswer(ctx context.Context, ss *session, it *Item) error {
+	x := r.x
 	method := ss.serverMethods[jsonrpc.IDKey(it.RPC.ID)]
 	if q := ss.asked[method]; len(q) > 0 {
 		ss.asked[method] = q[1:]
-		return x.answerServer(ctx, ss, q[0], it)
+		return x.rx.answerServer(ctx, ss, q[0], it)
 	}
 	ss.answers[method] = append(ss.answers[method], it)
-	if x.e.cfg.Order != OrderNone && asks(ss.conn) {
-		x.await(ss, it)
+	if x.env.Order.waitsForServer() && asks(ss.conn) {
+		x.rx.await(ss, it)
 	}
 	return nil
 }
@@ -95,51 +99,56 @@ func asks(c transport.Conn) bool {
 
 // await holds the session's later messages until the live server asks
 // what the recorded answer it answers, within the replay's timeout.
-func (x *actor) await(ss *session, it *Item) {
+func (r *receiver) await(ss *session, it *Item) {
+	x := r.x
 	ss.awaiting = it
-	x.askTimer.Stop()
-	x.askTimer.Reset(x.e.cfg.Timeout)
+	x.rx.askTimer.Stop()
+	x.rx.askTimer.Reset(x.env.Timeout)
 }
 
 // endAwait lets the session go on without waiting for a server request.
-func (x *actor) endAwait(ss *session) {
+func (r *receiver) endAwait(ss *session) {
+	x := r.x
 	ss.awaiting = nil
-	x.askTimer.Stop()
+	x.rx.askTimer.Stop()
 }
 
 // askExpired lets the session go on when the live server has not asked,
 // within the timeout, what the recorded server asked; the recorded answer
 // is kept for a later ask, and reported as not asked for if none comes.
-func (x *actor) askExpired(ctx context.Context) error {
+func (r *receiver) askExpired(ctx context.Context) error {
+	x := r.x
 	ss := x.ss
 	it := ss.awaiting
 	if it == nil {
 		return nil
 	}
-	x.endAwait(ss)
+	x.rx.endAwait(ss)
 	method := ss.serverMethods[jsonrpc.IDKey(it.RPC.ID)]
-	x.e.log.Warn().Str("session", ss.name).Int64("seq", it.Rec.Seq).Str("method", method).
-		Msgf("the live server did not ask %s within %s (the recorded server asked it, and the client answered at seq %d); going on without it", method, x.e.cfg.Timeout, it.Rec.Seq)
+	x.env.Log.Warn().Str("session", ss.name).Int64("seq", it.Rec.Seq).Str("method", method).
+		Msgf("the live server did not ask %s within %s (the recorded server asked it, and the client answered at seq %d); going on without it", method, x.env.Timeout, it.Rec.Seq)
 	return x.drain(ctx, ss)
 }
 
 // answerServer sends the recorded answer it to the live server request req.
-func (x *actor) answerServer(ctx context.Context, ss *session, req jsonrpc.Message, it *Item) error {
-	x.e.counters.serverRequests.Add(1)
+func (r *receiver) answerServer(ctx context.Context, ss *session, req jsonrpc.Message, it *Item) error {
+	x := r.x
+	x.sink.Count(ServerRequest)
 	sent := time.Now()
-	if err := x.sendBounded(ctx, ss.conn, it.RPC.WithID(req.ID)); err != nil && ctx.Err() == nil {
+	if err := x.tx.sendBounded(ctx, ss.conn, it.RPC.WithID(req.ID)); err != nil && ctx.Err() == nil {
 		return x.targetDied(ss, fmt.Errorf("answer server request %s: %w", req.Method, err))
 	}
-	x.sentEvents(it, sent)
-	return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent})
+	x.ev.sent(it, sent)
+	return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Sent: sent})
 }
 
 // arrive handles a message from the target.
-func (x *actor) arrive(ctx context.Context, a arrival) error {
+func (r *receiver) arrive(ctx context.Context, a arrival) error {
+	x := r.x
 	ss := x.ss
 	if a.closed {
-		if a.err != nil && x.e.cfg.Chaos != nil && !overLimit(ss, a.err) {
-			return x.died(ctx, ss, a.err)
+		if a.err != nil && x.env.Chaos != nil && !overLimit(ss, a.err) {
+			return x.fx.died(ctx, ss, a.err)
 		}
 		if a.err != nil {
 			return fmt.Errorf("%w: session %s: %w", ErrTarget, ss.name, a.err)
@@ -148,55 +157,52 @@ func (x *actor) arrive(ctx context.Context, a arrival) error {
 	}
 	rpc, err := jsonrpc.Parse(a.inc.Msg)
 	if err != nil {
-		x.e.log.Warn().Str("session", ss.name).Err(err).Msg("target sent a message that is not JSON-RPC")
-		return x.emit(ctx, &outcome{Req: &Item{Rec: tape.Message{Seq: -1, Session: ss.name, Dir: tape.S2C}}, Err: fmt.Errorf("target sent a message that is not JSON-RPC: %w", err)})
+		x.env.Log.Warn().Str("session", ss.name).Err(err).Msg("target sent a message that is not JSON-RPC")
+		return x.emit(ctx, &Outcome{Req: &Item{Rec: tape.Message{Seq: -1, Session: ss.name, Dir: tape.S2C}}, Err: fmt.Errorf("target sent a message that is not JSON-RPC: %w", err)})
 	}
 	switch rpc.Kind {
 	case jsonrpc.KindResponse, jsonrpc.KindError:
 	case jsonrpc.KindRequest:
-		return x.serverAsks(ctx, rpc)
+		return x.rx.serverAsks(ctx, rpc)
 	default:
-		x.e.counters.serverNotes.Add(1)
-		if x.e.cfg.ValidateNotifications && rpc.Kind == jsonrpc.KindNotification {
+		x.sink.Count(ServerNotification)
+		if x.env.ValidateNotifications && rpc.Kind == jsonrpc.KindNotification {
 			inc := a.inc
 			ss.liveNotes = append(ss.liveNotes, liveNote{method: rpc.Method, inc: &inc})
 		}
 		return nil
 	}
-	p := find(ss.sent, rpc.ID)
-	if p == nil && string(rpc.ID) == "null" {
-		p = ss.oldestFaulted() // a parse or invalid-request error to a fault
+	var faulted *pend
+	if string(rpc.ID) == "null" {
+		faulted = ss.oldestFaulted() // a parse or invalid-request error to a fault
 	}
-	if p != nil && p.answered() && p.req.Fault != nil {
-		return nil // the second answer of a duplicated message
-	}
-	if p == nil && ss.faultsSent() {
-		return nil // e.g. the answer to a duplicate-id: tolerated under chaos
-	}
-	if (p == nil || p.timedOut) && ss.late[jsonrpc.IDKey(rpc.ID)] {
-		x.e.log.Debug().Str("session", ss.name).Str("id", string(rpc.ID)).Msg("answer after the timeout; already counted as one")
+	p, pr := pairLive(rpc.ID, inFlight{sent: ss.sent, faulted: faulted, faultsSent: ss.faultsSent(), late: ss.late})
+	switch pr {
+	case pairDuplicate, pairTolerated:
 		return nil
-	}
-	if p == nil || p.answered() {
-		x.e.log.Warn().Str("session", ss.name).Str("id", string(rpc.ID)).Msg("answer to no request in flight")
-		return x.emit(ctx, &outcome{Req: &Item{Rec: tape.Message{Seq: -1, Session: ss.name, Dir: tape.S2C}}, Err: fmt.Errorf("answer with id %s matches no request in flight", rpc.ID)})
+	case pairLate:
+		x.env.Log.Debug().Str("session", ss.name).Str("id", string(rpc.ID)).Msg("answer after the timeout; already counted as one")
+		return nil
+	case pairStray:
+		x.env.Log.Warn().Str("session", ss.name).Str("id", string(rpc.ID)).Msg("answer to no request in flight")
+		return x.emit(ctx, &Outcome{Req: &Item{Rec: tape.Message{Seq: -1, Session: ss.name, Dir: tape.S2C}}, Err: fmt.Errorf("answer with id %s matches no request in flight", rpc.ID)})
 	}
 	inc := a.inc
 	if p.req.Fault != nil && !faultInjectedAtSend(p.req.Fault) && p.attempts == 0 {
-		x.faultEvent(p.req)
+		x.ev.fault(p.req)
 	}
 	if p.req.Fault != nil && !p.req.Fault.Kind.Outbound() && p.attempts == 0 {
-		keep, err := x.faultedAnswer(ctx, p, &inc)
+		keep, err := x.fx.faultedAnswer(ctx, p, &inc)
 		if err != nil || !keep {
 			return err
 		}
 	}
 	p.actual = &inc
-	x.event(inc.At, event.Answered, p.req)
+	x.ev.message(inc.At, event.Answered, p.req)
 	ss.inflight--
 	x.anchorHandshake(p)
 	if p.expected != nil || x.final(ss) || p.req.Injected {
-		if err := x.finish(ctx, p); err != nil {
+		if err := x.rq.finish(ctx, p); err != nil {
 			return err
 		}
 	}
@@ -204,32 +210,34 @@ func (x *actor) arrive(ctx context.Context, a arrival) error {
 }
 
 // final reports whether nothing more can be recorded for the session.
-func (x *actor) final(ss *session) bool { return x.inputDone && len(ss.backlog) == 0 }
+func (x *Actor) final(ss *session) bool { return x.inputDone && len(ss.backlog) == 0 }
 
 // serverAsks handles a request from the live server: answered with the
 // client's recorded answer of the same method, in order; held until the
 // tape gets there; or refused when the tape has none.
-func (x *actor) serverAsks(ctx context.Context, rpc jsonrpc.Message) error {
+func (r *receiver) serverAsks(ctx context.Context, rpc jsonrpc.Message) error {
+	x := r.x
 	ss := x.ss
 	if it := ss.takeAnswer(rpc.Method); it != nil {
-		if err := x.answerServer(ctx, ss, rpc, it); err != nil || it != ss.awaiting {
+		if err := x.rx.answerServer(ctx, ss, rpc, it); err != nil || it != ss.awaiting {
 			return err
 		}
-		x.endAwait(ss) // what was recorded after the answer may go now
+		x.rx.endAwait(ss) // what was recorded after the answer may go now
 		return x.drain(ctx, ss)
 	}
-	if x.final(ss) || ss.held(x.e.cfg.MaxInflight) {
-		return x.refuse(ctx, ss, rpc)
+	if x.final(ss) || ss.held(x.env.MaxInflight) {
+		return x.rx.refuse(ctx, ss, rpc)
 	}
 	ss.asked[rpc.Method] = append(ss.asked[rpc.Method], rpc)
 	return nil
 }
 
 // refuseAsked refuses every live server request still waiting.
-func (x *actor) refuseAsked(ctx context.Context, ss *session) error {
+func (r *receiver) refuseAsked(ctx context.Context, ss *session) error {
+	x := r.x
 	for m, q := range ss.asked {
 		for _, rpc := range q {
-			if err := x.refuse(ctx, ss, rpc); err != nil {
+			if err := x.rx.refuse(ctx, ss, rpc); err != nil {
 				return err
 			}
 		}
@@ -240,19 +248,20 @@ func (x *actor) refuseAsked(ctx context.Context, ss *session) error {
 
 // refuse answers a server request the tape has no answer to, with an
 // error the report counts.
-func (x *actor) refuse(ctx context.Context, ss *session, rpc jsonrpc.Message) error {
-	x.e.counters.serverRefused.Add(1)
-	ev := x.e.log.Debug()
+func (r *receiver) refuse(ctx context.Context, ss *session, rpc jsonrpc.Message) error {
+	x := r.x
+	x.sink.Count(ServerRefused)
+	ev := x.env.Log.Debug()
 	if !ss.warned[rpc.Method] { // once per method and session: a server may ask thousands of times
 		if ss.warned == nil {
 			ss.warned = make(map[string]bool)
 		}
 		ss.warned[rpc.Method] = true
-		ev = x.e.log.Warn()
+		ev = x.env.Log.Warn()
 	}
 	ev.Str("session", ss.name).Str("method", rpc.Method).Msg("the server asked something the tape has no answer to (refused; counted in the report)")
 	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":%s}}`, rpc.ID, jsonQuote("replayctl: the tape has no answer to "+rpc.Method))
-	if err := x.sendBounded(ctx, ss.conn, msg); err != nil && ctx.Err() == nil {
+	if err := x.tx.sendBounded(ctx, ss.conn, msg); err != nil && ctx.Err() == nil {
 		return x.targetDied(ss, fmt.Errorf("answer server request %s: %w", rpc.Method, err))
 	}
 	return nil

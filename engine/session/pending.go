@@ -1,4 +1,4 @@
-package engine
+package session
 
 // Requests in flight: timeouts, retries, and reporting each once its
 // answer and its recorded answer are known.
@@ -13,18 +13,32 @@ import (
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/transport"
-	"github.com/replayctl/replayctl/validator"
 )
+
+// requests is the actor's part that keeps its requests in flight: their
+// deadlines (in send order, one timer for the oldest), their reporting
+// once the live and the recorded answer are known, retries by rule,
+// task polls and the notifications compared at the end.
+type requests struct {
+	x        *Actor
+	live     int         // pends not yet reported
+	fifo     []*pend     // send order; deadlines are in the same order
+	timer    *time.Timer // the oldest request's deadline
+	armed    *pend       // the request the timer is set for
+	retryIDs int64       // ids made for retries and reconnects
+	polls    chan *pend  // a task poll's interval is over: send it again
+}
 
 // expire times out the requests whose deadline has passed and tells the
 // server they are cancelled.
-func (x *actor) expire(ctx context.Context, now time.Time) error {
-	for _, p := range x.fifo {
+func (r *requests) expire(ctx context.Context, now time.Time) error {
+	x := r.x
+	for _, p := range x.rq.fifo {
 		if p.deadline.After(now) {
 			break
 		}
 		if !p.answered() {
-			if err := x.timeOut(ctx, p); err != nil {
+			if err := x.rq.timeOut(ctx, p); err != nil {
 				return err
 			}
 		}
@@ -35,25 +49,27 @@ func (x *actor) expire(ctx context.Context, now time.Time) error {
 // timeOut gives up on a request: the server is told it is cancelled
 // (never initialize: MCP forbids cancelling it), and the request is
 // reported as timed out.
-func (x *actor) timeOut(ctx context.Context, p *pend) error {
+func (r *requests) timeOut(ctx context.Context, p *pend) error {
+	x := r.x
 	p.timedOut = true
 	p.sess.inflight--
 	p.sess.gaveUp(p.key)
 	x.anchorHandshake(p)
 	if conn := p.sess.conn; conn != nil && p.req.RPC.Method != mcp.MethodInitialize {
-		note := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"replayctl: timed out after %s"}}`, p.req.SentID, x.e.cfg.Timeout)
-		if err := x.sendBounded(ctx, conn, note); err != nil && ctx.Err() == nil {
-			x.e.log.Warn().Err(err).Msg("could not send notifications/cancelled")
+		note := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"replayctl: timed out after %s"}}`, p.req.SentID, x.env.Timeout)
+		if err := x.tx.sendBounded(ctx, conn, note); err != nil && ctx.Err() == nil {
+			x.env.Log.Warn().Err(err).Msg("could not send notifications/cancelled")
 		}
 	}
-	return x.finishIfDone(ctx, p)
+	return x.rq.finishIfDone(ctx, p)
 }
 
 // finishIfDone reports an answered (or given up) request once its recorded
 // answer is known or cannot come, and lets its session go on.
-func (x *actor) finishIfDone(ctx context.Context, p *pend) error {
+func (r *requests) finishIfDone(ctx context.Context, p *pend) error {
+	x := r.x
 	if p.expected != nil || x.final(p.sess) {
-		if err := x.finish(ctx, p); err != nil {
+		if err := x.rq.finish(ctx, p); err != nil {
 			return err
 		}
 	}
@@ -63,113 +79,118 @@ func (x *actor) finishIfDone(ctx context.Context, p *pend) error {
 // settle reports, once nothing more can be recorded for the session, the
 // answered requests whose recorded answer never came (the tape ended
 // without it), and refuses the server requests the tape did not answer.
-func (x *actor) settle(ctx context.Context, ss *session) error {
+func (r *requests) settle(ctx context.Context, ss *session) error {
+	x := r.x
 	if ss.settled || !x.final(ss) {
 		return nil // once settled, later answers are finished as they come
 	}
-	if err := x.releaseHeld(ctx, ss, true); err != nil {
+	if err := x.fx.releaseHeld(ctx, ss, true); err != nil {
 		return err
 	}
 	ss.settled = true
 	var orphans []*pend
 	for _, p := range ss.sent {
-		if p.answered() && p.expected == nil || x.endListen(p) {
+		if p.answered() && p.expected == nil || x.rq.endListen(p) {
 			orphans = append(orphans, p)
 		}
 	}
 	slices.SortFunc(orphans, func(a, b *pend) int { return a.sent.Compare(b.sent) })
 	for _, p := range orphans {
-		if err := x.finish(ctx, p); err != nil {
+		if err := x.rq.finish(ctx, p); err != nil {
 			return err
 		}
 	}
 	for _, q := range ss.answers { // recorded answers to server requests that never came
 		for _, it := range q {
-			if err := x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "answer to a server request; the live server did not ask"}); err != nil {
+			if err := x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "answer to a server request; the live server did not ask"}); err != nil {
 				return err
 			}
 		}
 	}
 	clear(ss.answers)
-	x.endAwait(ss)
-	if err := x.notesIfQuiet(ctx, ss); err != nil {
+	x.rx.endAwait(ss)
+	if err := x.rq.notesIfQuiet(ctx, ss); err != nil {
 		return err
 	}
-	return x.refuseAsked(ctx, ss)
+	return x.rx.refuseAsked(ctx, ss)
 }
 
 // notesIfQuiet compares the session's notifications once it is settled and
 // nothing is in flight any more: a notification may come with the last
 // answer.
-func (x *actor) notesIfQuiet(ctx context.Context, ss *session) error {
+func (r *requests) notesIfQuiet(ctx context.Context, ss *session) error {
+	x := r.x
 	if !ss.settled || len(ss.sent) > 0 || ss.notesCompared {
 		return nil
 	}
 	ss.notesCompared = true
-	return x.compareNotes(ctx, ss)
+	return x.rq.compareNotes(ctx, ss)
 }
 
 // finish reports a request whose answer (or timeout) and recorded answer
 // are both known, and forgets it.
-func (x *actor) finish(ctx context.Context, p *pend) error {
-	if x.pollAgain(p) {
+func (r *requests) finish(ctx context.Context, p *pend) error {
+	x := r.x
+	if x.rq.pollAgain(p) {
 		return nil
 	}
-	if retried, err := x.retry(ctx, p); retried || err != nil {
+	if retried, err := x.rq.retry(ctx, p); retried || err != nil {
 		return err
 	}
 	delete(p.sess.sent, p.key)
 	delete(p.sess.byRec, p.recKey)
-	x.live--
-	x.learnLive(p.sess, p)
+	x.rq.live--
+	x.rq.learnLive(p.sess, p)
 	if p.sess.waitFor == p {
 		p.sess.waitFor = nil
 	}
-	o := &outcome{Epoch: p.req.Epoch, Req: p.req, Expected: p.expected, Edited: p.edited, Actual: p.actual, Sent: p.sent, Timeout: p.timedOut, Stream: p.listenEnded}
+	o := &Outcome{Epoch: p.req.Epoch, Req: p.req, Expected: p.expected, Edited: p.edited, Actual: p.actual, Sent: p.sent, Timeout: p.timedOut, Stream: p.listenEnded}
 	switch {
 	case p.timedOut:
-		o.Err = fmt.Errorf("no answer within %s; cancelled", x.e.cfg.Timeout)
+		o.Err = fmt.Errorf("no answer within %s; cancelled", x.env.Timeout)
 	case p.sendErr != nil:
 		o.Err, o.Lost = p.sendErr, p.lost
 	}
 	if err := x.emit(ctx, o); err != nil {
 		return err
 	}
-	return x.notesIfQuiet(ctx, p.sess)
+	return x.rq.notesIfQuiet(ctx, p.sess)
 }
 
-func (x *actor) emit(ctx context.Context, o *outcome) error { return send(ctx, x.out, o) }
+func (x *Actor) emit(ctx context.Context, o *Outcome) error { return x.sink.Outcome(ctx, o) }
 
 // retry sends a request again when its answer failed a validation rule
 // whose on_failure is retry and retries are left: with a new id, the same
 // recorded answer to meet. It reports whether it did.
-func (x *actor) retry(ctx context.Context, p *pend) (bool, error) {
-	if !x.e.retries || p.actual == nil || p.expected == nil || p.req.Injected {
+func (r *requests) retry(ctx context.Context, p *pend) (bool, error) {
+	x := r.x
+	if x.env.Validator == nil || p.actual == nil || p.expected == nil || p.req.Injected {
 		return false, nil
 	}
 	expected := p.expected.Rec.Msg
 	if p.edited != nil {
 		expected = p.edited
 	}
-	vd, err := x.e.v.Check(subject(p.req), expected, p.actual.Msg)
-	if err != nil || !vd.Failed() || vd.OnFailure != validator.OnFailureRetry || p.attempts >= vd.MaxRetries {
+	vd, err := x.env.Validator.Check(Subject(p.req), expected, p.actual.Msg)
+	if err != nil || !retryByRule(vd, p.attempts) {
 		return false, nil
 	}
-	x.e.log.Info().Int64("seq", p.req.Rec.Seq).Int("attempt", p.attempts+1).Msg("answer failed a retry rule: sending again")
-	x.retryEvent(p.req, p.attempts+1, "validation_rule", nil)
-	return true, x.resend(ctx, p)
+	x.env.Log.Info().Int64("seq", p.req.Rec.Seq).Int("attempt", p.attempts+1).Msg("answer failed a retry rule: sending again")
+	x.ev.retry(p.req, p.attempts+1, "validation_rule", nil)
+	return true, x.rq.resend(ctx, p)
 }
 
 // resend sends a request again, with a new id, for the same recorded
 // answer to meet.
-func (x *actor) resend(ctx context.Context, p *pend) error {
+func (r *requests) resend(ctx context.Context, p *pend) error {
+	x := r.x
 	rpc, err := jsonrpc.Parse(p.req.Out)
 	if err != nil {
 		return nil
 	}
-	x.retryIDs++
+	x.rq.retryIDs++
 	// Retries take ids far above the fresh ids of the transform stage.
-	id := strconv.AppendInt(nil, 1<<40+x.retryIDs, 10)
+	id := strconv.AppendInt(nil, 1<<40+x.rq.retryIDs, 10)
 	// A new pend takes the old one's place, so that its deadline is queued
 	// in order; the old one is done (replaced) wherever it is still seen.
 	np := *p
@@ -178,7 +199,7 @@ func (x *actor) resend(ctx context.Context, p *pend) error {
 	np.req.Out, np.req.SentID = rpc.WithID(id), id
 	np.key, np.actual, np.timedOut, np.sendErr = jsonrpc.IDKey(id), nil, false, nil
 	np.sent = time.Now()
-	np.deadline = np.sent.Add(x.e.cfg.Timeout)
+	np.deadline = np.sent.Add(x.env.Timeout)
 	ss := p.sess
 	delete(ss.sent, p.key)
 	ss.sent[np.key] = &np
@@ -189,8 +210,8 @@ func (x *actor) resend(ctx context.Context, p *pend) error {
 		ss.waitFor = &np
 	}
 	ss.inflight++
-	x.fifo = append(x.fifo, &np)
-	if err := x.sendBounded(ctx, ss.conn, np.req.Out); err != nil && ctx.Err() == nil {
+	x.rq.fifo = append(x.rq.fifo, &np)
+	if err := x.tx.sendBounded(ctx, ss.conn, np.req.Out); err != nil && ctx.Err() == nil {
 		return x.targetDied(ss, fmt.Errorf("resend seq %d: %w", np.req.Rec.Seq, err))
 	}
 	return nil
@@ -198,24 +219,26 @@ func (x *actor) resend(ctx context.Context, p *pend) error {
 
 // injectError answers a request with the error an inject_error rule
 // gives, without sending it: the replay goes on as if the server had.
-func (x *actor) injectError(ss *session, it *Item) error {
+func (r *requests) injectError(ss *session, it *Item) error {
+	x := r.x
 	x.sentOrDropped(it)
 	now := time.Now()
 	answer := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, it.RPC.ID, it.InjectError)
 	p := &pend{
-		req: it, sess: ss, sent: now, deadline: now.Add(x.e.cfg.Timeout),
+		req: it, sess: ss, sent: now, deadline: now.Add(x.env.Timeout),
 		key: jsonrpc.IDKey(it.SentID), recKey: jsonrpc.IDKey(it.RPC.ID),
 		actual: &transport.Incoming{Msg: answer, At: now},
 	}
 	ss.sent[p.key] = p
 	ss.byRec[p.recKey] = p
-	x.live++
+	x.rq.live++
 	return nil
 }
 
 // abandon reports every request still in flight as failed with cause, when
 // the replay stops because the target failed: they were sent.
-func (x *actor) abandon(ctx context.Context, cause error) {
+func (r *requests) abandon(ctx context.Context, cause error) {
+	x := r.x
 	var left []*pend
 	for _, p := range x.ss.sent {
 		if !p.answered() {
@@ -224,8 +247,8 @@ func (x *actor) abandon(ctx context.Context, cause error) {
 	}
 	slices.SortFunc(left, func(a, b *pend) int { return a.sent.Compare(b.sent) })
 	for _, p := range left {
-		o := &outcome{Epoch: p.req.Epoch, Req: p.req, Sent: p.sent, Err: cause}
-		if send(ctx, x.out, o) != nil {
+		o := &Outcome{Epoch: p.req.Epoch, Req: p.req, Sent: p.sent, Err: cause}
+		if x.sink.Outcome(ctx, o) != nil {
 			return
 		}
 	}

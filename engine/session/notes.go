@@ -1,4 +1,4 @@
-package engine
+package session
 
 // Server notifications compared with the recorded ones
 // (ValidateNotifications).
@@ -22,9 +22,10 @@ type liveNote struct {
 // compareNotes pairs the session's recorded server notifications with the
 // live ones, by method in order, for validate to compare; a recorded one
 // that never came and a live one that was not recorded are reported too.
-func (x *actor) compareNotes(ctx context.Context, ss *session) error {
+func (r *requests) compareNotes(ctx context.Context, ss *session) error {
+	x := r.x
 	for _, rec := range ss.recNotes {
-		o := &outcome{Epoch: rec.Epoch, Req: rec, Expected: rec, Note: true}
+		o := &Outcome{Epoch: rec.Epoch, Req: rec, Expected: rec, Note: true}
 		for i := range ss.liveNotes {
 			if l := &ss.liveNotes[i]; !l.used && l.method == rec.RPC.Method {
 				l.used, o.Actual = true, l.inc
@@ -42,7 +43,7 @@ func (x *actor) compareNotes(ctx context.Context, ss *session) error {
 		if !l.used {
 			it := &Item{Rec: tape.Message{Seq: -1, Session: ss.name, Dir: tape.S2C, Msg: l.inc.Msg}}
 			it.RPC, _ = jsonrpc.Parse(l.inc.Msg)
-			if err := x.emit(ctx, &outcome{Req: it, Actual: l.inc, Note: true, Err: fmt.Errorf("notification %s was not recorded", l.method)}); err != nil {
+			if err := x.emit(ctx, &Outcome{Req: it, Actual: l.inc, Note: true, Err: fmt.Errorf("notification %s was not recorded", l.method)}); err != nil {
 				return err
 			}
 		}

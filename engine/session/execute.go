@@ -1,4 +1,4 @@
-package engine
+package session
 
 import (
 	"context"
@@ -12,10 +12,6 @@ import (
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
-
-// ErrTarget is wrapped by errors that come from the target: it could not be
-// reached, or it died.
-var ErrTarget = transport.ErrTarget
 
 // pend is a request sent and not yet reported.
 type pend struct {
@@ -46,115 +42,123 @@ func (p *pend) answered() bool {
 	return p.actual != nil || p.timedOut || p.sendErr != nil || p.replaced || p.listenEnded
 }
 
+// sender is the actor's part that sends: each recorded client message
+// (or answers it, for inject_error), through the gate, with retries, and
+// without waiting over connections that allow it (async.go).
+type sender struct{ x *Actor }
+
 // process replays one recorded message of a session that may go on.
-func (x *actor) process(ctx context.Context, ss *session, it *Item) error {
+func (r *sender) process(ctx context.Context, ss *session, it *Item) error {
+	x := r.x
 	if it.Rec.Dir == tape.S2C {
-		return x.recorded(ctx, ss, it)
+		return x.rx.recorded(ctx, ss, it)
 	}
 	if isAnswer(it.RPC.Kind) {
 		x.sentOrDropped(it)
-		return x.clientAnswer(ctx, ss, it)
+		return x.rx.clientAnswer(ctx, ss, it)
 	}
 	if it.InjectError != nil && it.RPC.Kind == jsonrpc.KindRequest {
-		return x.injectError(ss, it)
+		return x.rq.injectError(ss, it)
 	}
 	if !it.Injected && (it.RPC.Method == mcp.MethodInitialize || it.RPC.Method == mcp.NotificationInitialized) {
 		ss.handshake = append(ss.handshake, it) // replayed after a reconnect
 	}
 	if ss.dead {
-		return x.sendOne(ctx, ss, it) // reported as skipped: its server died
+		return x.tx.sendOne(ctx, ss, it) // reported as skipped: its server died
 	}
 	if f := it.Fault; f != nil && f.Kind == chaos.Disconnect {
-		return x.disconnect(ctx, ss, it)
+		return x.fx.disconnect(ctx, ss, it)
 	}
 	if f := it.Fault; f != nil && f.Kind == chaos.Reorder && !it.reordered {
 		it.reordered = true // held back behind the next few messages
 		ss.heldBack = append(ss.heldBack, heldItem{it: it, left: f.ReorderWindow() - 1})
 		return nil
 	}
-	if err := x.sendOne(ctx, ss, it); err != nil {
+	if err := x.tx.sendOne(ctx, ss, it); err != nil {
 		return err
 	}
-	return x.releaseHeld(ctx, ss, false)
+	return x.fx.releaseHeld(ctx, ss, false)
 }
 
 // sendOne sends a client message (or answers it, for inject_error) and
 // registers the request in flight.
-func (x *actor) sendOne(ctx context.Context, ss *session, it *Item) error {
+func (r *sender) sendOne(ctx context.Context, ss *session, it *Item) error {
+	x := r.x
 	if ss.dead {
 		x.sentOrDropped(it)
-		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "the server of this session died (chaos)"})
+		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "the server of this session died (chaos)"})
 	}
-	x.liveValues(ss, it)
-	it.after = ss.altered
+	x.rq.liveValues(ss, it)
+	it.After = ss.altered
 	if faultInjectedAtSend(it.Fault) {
-		x.faultEvent(it)
+		x.ev.fault(it)
 	}
-	if f := it.Fault; f != nil && f.Kind == chaos.NetworkError && x.e.cfg.MaxRetries == 0 {
+	if f := it.Fault; f != nil && f.Kind == chaos.NetworkError && x.env.MaxRetries == 0 {
 		// The connection failed as the request was written: the server
 		// never got it, and without retries nobody sends it again.
 		ss.altered = f
 		x.sentOrDropped(it)
-		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Err: errNetworkFault})
+		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Err: ErrNetworkFault})
 	}
 	// With retries, the attempt the network error spoiled never reached
 	// the server: what goes out now is the retry, which it gets once.
 	sent := time.Now()
 	it.Held = heldFor(ss, it, sent)
-	if x.async(ss, it) {
-		x.sentEvents(it, sent)
-		x.sendAsync(ctx, ss, it, sent)
+	if x.tx.async(ss, it) {
+		x.ev.sent(it, sent)
+		x.tx.sendAsync(ctx, ss, it, sent)
 		return nil
 	}
 	// No send outlives the time its request has to be answered.
-	sctx, cancel := context.WithDeadline(ctx, sent.Add(x.e.cfg.Timeout))
+	sctx, cancel := context.WithDeadline(ctx, sent.Add(x.env.Timeout))
 	defer cancel()
 	var err error
 	if it.Fault != nil && it.Fault.Kind.Outbound() {
 		var answerable bool
-		answerable, err = x.sendFaulted(sctx, ss, it)
+		answerable, err = x.fx.sendFaulted(sctx, ss, it)
 		if err == nil && !answerable {
 			x.sentOrDropped(it)
-			return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Skipped: "dropped (chaos)"})
+			return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "dropped (chaos)"})
 		}
 		if it.Fault.Kind == chaos.SlowWrite {
 			sent = time.Now() // its answer is timed from the end of the write
 		}
 	} else {
-		err = x.sendRetry(sctx, ss.conn, it.Out, it)
+		err = x.tx.sendRetry(sctx, ss.conn, it.Out, it)
 	}
 	x.sentOrDropped(it)
 	if err != nil {
-		return x.sendFailed(ctx, ss, it, sent, err)
+		return x.tx.sendFailed(ctx, ss, it, sent, err)
 	}
-	x.sentEvents(it, sent)
+	x.ev.sent(it, sent)
 	if it.RPC.Kind != jsonrpc.KindRequest {
-		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent})
+		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Sent: sent})
 	}
-	x.inFlight(ss, it, sent)
+	x.rq.inFlight(ss, it, sent)
 	return nil
 }
 
 // inFlight registers a request sent at sent as waiting for its answer.
-func (x *actor) inFlight(ss *session, it *Item, sent time.Time) *pend {
+func (r *requests) inFlight(ss *session, it *Item, sent time.Time) *pend {
+	x := r.x
 	p := &pend{
-		req: it, sess: ss, sent: sent, deadline: sent.Add(x.e.cfg.Timeout),
+		req: it, sess: ss, sent: sent, deadline: sent.Add(x.env.Timeout),
 		key:    jsonrpc.IDKey(it.SentID),
 		recKey: jsonrpc.IDKey(it.RPC.ID),
 	}
 	ss.sent[p.key] = p
 	ss.byRec[p.recKey] = p
 	ss.inflight++
-	x.live++
-	x.fifo = append(x.fifo, p)
-	if x.e.cfg.Order == OrderSequential {
+	x.rq.live++
+	x.rq.fifo = append(x.rq.fifo, p)
+	if x.env.Order.waitsForOwn() {
 		ss.waitFor = p
 	}
 	ss.prevID = it.SentID
 	if f := it.Fault; f != nil && f.Kind.Outbound() && chaos.Expect(*f).Want != chaos.WantRecorded {
 		// The server may rightly not answer: wait a short while only.
 		ss.faulted = append(ss.faulted, p)
-		x.chaosDeadline(p, sent.Add(min(chaosWait, x.e.cfg.Timeout)))
+		x.fx.chaosDeadline(p, sent.Add(min(chaosWait, x.env.Timeout)))
 	}
 	return p
 }
@@ -162,7 +166,8 @@ func (x *actor) inFlight(ss *session, it *Item, sent time.Time) *pend {
 // sendFailed handles a message the target did not take: an HTTP refusal
 // (an answer of a kind, for a faulted message; an error verdict else), a
 // server that died under chaos, or a target that failed.
-func (x *actor) sendFailed(ctx context.Context, ss *session, it *Item, sent time.Time, err error) error {
+func (r *sender) sendFailed(ctx context.Context, ss *session, it *Item, sent time.Time, err error) error {
+	x := r.x
 	var he *transport.HTTPError
 	switch {
 	case ctx.Err() != nil:
@@ -170,28 +175,28 @@ func (x *actor) sendFailed(ctx context.Context, ss *session, it *Item, sent time
 	case errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTarget):
 		// The target did not take the message (an HTTP answer's headers
 		// never came) within the time its answer had.
-		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent, Timeout: true,
-			Err: fmt.Errorf("no answer within %s (the timeout): the target did not take the message: %w", x.e.cfg.Timeout, err)})
+		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Sent: sent, Timeout: true,
+			Err: fmt.Errorf("no answer within %s (the timeout): the target did not take the message: %w", x.env.Timeout, err)})
 	case errors.As(err, &he) && it.Fault != nil:
-		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent, Actual: refusal(he)})
+		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Sent: sent, Actual: refusal(he)})
 	case errors.As(err, &he) && it.RPC.Method == mcp.MethodInitialize:
 		// Refusing the handshake is not an answer: this is no MCP server.
 		return fmt.Errorf("%w: session %s: the server refused initialize: %w", ErrTarget, ss.name, err)
 	case errors.As(err, &he):
 		// The target refused this message and lives on.
-		return x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent, Err: err})
-	case x.e.cfg.Chaos != nil && !overLimit(ss, err):
-		if err := x.emit(ctx, &outcome{Epoch: it.Epoch, Req: it, Sent: sent, Err: err}); err != nil {
+		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Sent: sent, Err: err})
+	case x.env.Chaos != nil && !overLimit(ss, err):
+		if err := x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Sent: sent, Err: err}); err != nil {
 			return err
 		}
-		return x.died(ctx, ss, err)
+		return x.fx.died(ctx, ss, err)
 	}
 	return x.targetDied(ss, fmt.Errorf("send seq %d: %w", it.Rec.Seq, err))
 }
 
-// errNetworkFault is the fate of a request whose network-error fault is
+// ErrNetworkFault is the fate of a request whose network-error fault is
 // not retried (--max-retries 0).
-var errNetworkFault = errors.New("injected network error (chaos): the connection failed as the request was written, so the server never got it; not retried (--max-retries 0)")
+var ErrNetworkFault = errors.New("injected network error (chaos): the connection failed as the request was written, so the server never got it; not retried (--max-retries 0)")
 
 // heldFor is how long a message waited, past the time it was free to go
 // by the schedule, for the target: the order rule, the in-flight limit or

@@ -1,4 +1,4 @@
-package engine
+package session
 
 // Requests sent without waiting, on connections whose Send holds its
 // caller until the target begins to answer (Streamable HTTP).
@@ -25,7 +25,7 @@ type sendResult struct {
 // allows it. Over HTTP a Send returns only when the answer's headers come;
 // waiting for it would let one slow answer hold up every later message of
 // the session, which the recorded client did not do.
-func (x *actor) async(ss *session, it *Item) bool {
+func (r *sender) async(ss *session, it *Item) bool {
 	if !isRequest(it) || it.Fault != nil || it.RPC.Method == mcp.MethodInitialize {
 		return false
 	}
@@ -35,14 +35,15 @@ func (x *actor) async(ss *session, it *Item) bool {
 
 // sendAsync registers the request as in flight and sends it on a
 // goroutine of the actor's; sendDone tells the actor how the send ended.
-func (x *actor) sendAsync(ctx context.Context, ss *session, it *Item, sent time.Time) {
+func (r *sender) sendAsync(ctx context.Context, ss *session, it *Item, sent time.Time) {
+	x := r.x
 	x.sentOrDropped(it)
-	p := x.inFlight(ss, it, sent)
+	p := x.rq.inFlight(ss, it, sent)
 	conn, msg := ss.conn, it.Out
 	x.sends.Go(func() {
 		// No send outlives the time its request has to be answered.
 		sctx, cancel := context.WithDeadline(x.ctx, p.deadline)
-		err := x.sendRetry(sctx, conn, msg, it)
+		err := x.tx.sendRetry(sctx, conn, msg, it)
 		cancel()
 		select {
 		case x.sendDone <- sendResult{p: p, err: err}:
@@ -53,8 +54,9 @@ func (x *actor) sendAsync(ctx context.Context, ss *session, it *Item, sent time.
 
 // sendEnded handles the end of a send made without waiting: nothing to do
 // when it went through; else the request failed as sendFailed says.
-func (x *actor) sendEnded(ctx context.Context, r sendResult) error {
-	p, err := r.p, r.err
+func (r *sender) sendEnded(ctx context.Context, res sendResult) error {
+	x := r.x
+	p, err := res.p, res.err
 	if err == nil || p.answered() {
 		return nil // the answer, a timeout or a seek came first
 	}
@@ -64,21 +66,21 @@ func (x *actor) sendEnded(ctx context.Context, r sendResult) error {
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTarget):
-		return x.timeOut(ctx, p) // the answer's headers never came
+		return x.rq.timeOut(ctx, p) // the answer's headers never came
 	case errors.As(err, &he):
 		// The target refused this request and lives on: its refusal is
 		// the answer, judged when the recorded one is known.
 		p.sendErr = err
-	case x.e.cfg.Chaos != nil && !overLimit(ss, err):
+	case x.env.Chaos != nil && !overLimit(ss, err):
 		p.sendErr = err
 		ss.inflight--
-		if err := x.finishIfDone(ctx, p); err != nil {
+		if err := x.rq.finishIfDone(ctx, p); err != nil {
 			return err
 		}
-		return x.died(ctx, ss, err)
+		return x.fx.died(ctx, ss, err)
 	default:
 		return x.targetDied(ss, fmt.Errorf("send seq %d: %w", p.req.Rec.Seq, err))
 	}
 	ss.inflight--
-	return x.finishIfDone(ctx, p)
+	return x.rq.finishIfDone(ctx, p)
 }

@@ -1,4 +1,4 @@
-package engine
+package session
 
 // The session's connection and the end of its tape: failures, passing the
 // end on, a controller's inject and rewind.
@@ -14,7 +14,7 @@ import (
 	"github.com/replayctl/replayctl/transport"
 )
 
-func (x *actor) targetDied(ss *session, err error) error {
+func (x *Actor) targetDied(ss *session, err error) error {
 	if cerr := ss.conn.Err(); cerr != nil {
 		return fmt.Errorf("%w: session %s: %w", ErrTarget, ss.name, cerr)
 	}
@@ -39,34 +39,28 @@ func overLimit(ss *session, err error) bool {
 
 // sentOrDropped tells a controller that a client message it let through is
 // on the wire, or will never be.
-func (x *actor) sentOrDropped(it *Item) { x.e.sentOrDropped(it) }
-
-func (e *Engine) sentOrDropped(it *Item) {
-	if e.ctl != nil && it.paced() && !it.Injected {
-		e.ctl.Sent(it.Rec.Seq)
-	}
-}
+func (x *Actor) sentOrDropped(it *Item) { x.sink.Sent(it) }
 
 // passEnd counts the session at the end of the tape once nothing is in
 // flight; the last session there passes the end on.
-func (x *actor) passEnd(ctx context.Context) error {
+func (x *Actor) passEnd(ctx context.Context) error {
 	if x.end == nil || len(x.ss.backlog) > 0 {
 		return nil
 	}
-	if x.live > 0 {
+	if x.rq.live > 0 {
 		// Everything recorded before the end has gone by: an answered
 		// request with no recorded answer has none, and what a seek left
 		// of an older epoch will never be reported.
-		if err := x.settleAtEnd(ctx); err != nil || x.live > 0 {
+		if err := x.rq.settleAtEnd(ctx); err != nil || x.rq.live > 0 {
 			return err
 		}
 	}
 	end := x.end
 	x.end = nil
-	if x.e.stale(end) || !x.e.ends.reached(end.Epoch) {
+	if x.env.stale(end) || !x.sink.End(end.Epoch) {
 		return nil
 	}
-	return x.emit(ctx, &outcome{Epoch: end.Epoch, Req: end, End: true})
+	return x.emit(ctx, &Outcome{Epoch: end.Epoch, Req: end, End: true})
 }
 
 // settleAtEnd finishes the answered requests whose recorded answer the
@@ -75,12 +69,13 @@ func (x *actor) passEnd(ctx context.Context) error {
 // the client closed when it was done: it is finished too, with what it
 // delivered (notifications, counted or compared as any), and its stream
 // closes with the connection.
-func (x *actor) settleAtEnd(ctx context.Context) error {
+func (r *requests) settleAtEnd(ctx context.Context) error {
+	x := r.x
 	ss := x.ss
 	var done []*pend
 	for _, p := range ss.sent {
 		switch {
-		case x.e.stale(p.req):
+		case x.env.stale(p.req):
 			delete(ss.sent, p.key)
 			delete(ss.byRec, p.recKey)
 			if !p.answered() {
@@ -90,16 +85,16 @@ func (x *actor) settleAtEnd(ctx context.Context) error {
 				ss.waitFor = nil
 			}
 			p.replaced = true // gone: the timer and lists skip it
-			x.live--
+			x.rq.live--
 		case p.answered() && p.expected == nil:
 			done = append(done, p)
-		case x.endListen(p):
+		case x.rq.endListen(p):
 			done = append(done, p)
 		}
 	}
 	slices.SortFunc(done, func(a, b *pend) int { return a.sent.Compare(b.sent) })
 	for _, p := range done {
-		if err := x.finish(ctx, p); err != nil {
+		if err := x.rq.finish(ctx, p); err != nil {
 			return err
 		}
 	}
@@ -109,7 +104,7 @@ func (x *actor) settleAtEnd(ctx context.Context) error {
 // endListen ends a subscriptions/listen (2026-07-28) the recording left
 // open, once nothing more can be recorded for its session: it was a
 // stream the client closed when it was done. It reports whether it did.
-func (x *actor) endListen(p *pend) bool {
+func (r *requests) endListen(p *pend) bool {
 	if p.answered() || p.expected != nil || p.req.RPC.Method != mcp.MethodSubscriptionsListen {
 		return false
 	}
@@ -120,7 +115,7 @@ func (x *actor) endListen(p *pend) bool {
 
 // rewind makes the connection, if it can (the mock), answer as recorded
 // from seq on, after a seek.
-func (x *actor) rewind(seq int64) error {
+func (x *Actor) rewind(seq int64) error {
 	if rw, ok := x.ss.conn.(transport.Rewinder); ok {
 		if err := rw.Rewind(seq); err != nil {
 			return fmt.Errorf("rewind session %s to seq %d: %w", x.ss.name, seq, err)
@@ -140,10 +135,10 @@ func targetErr(what string, err error) error {
 // emitEnd tells validate that the session has finished (Hooks.OnSessionEnd),
 // why if it stopped early. validate reads until every actor has returned,
 // so this goes through although ctx may be done.
-func (x *actor) emitEnd(ctx context.Context, err error) {
+func (x *Actor) emitEnd(ctx context.Context, err error) {
 	if err == nil && ctx.Err() != nil {
 		err = context.Cause(ctx)
 	}
 	end := &Item{Rec: tape.Message{Seq: -1, Session: x.ss.name}}
-	x.emit(context.WithoutCancel(ctx), &outcome{Epoch: x.e.epoch.Load(), Req: end, SessionEnd: true, Err: err})
+	x.emit(context.WithoutCancel(ctx), &Outcome{Epoch: x.env.Epoch(), Req: end, SessionEnd: true, Err: err})
 }

@@ -1,6 +1,7 @@
-package engine
+package session
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/replayctl/replayctl/chaos"
@@ -9,6 +10,7 @@ import (
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transformer"
 	"github.com/replayctl/replayctl/transport"
+	"github.com/replayctl/replayctl/validator"
 )
 
 // Item is one recorded message on its way down the pipeline.
@@ -36,28 +38,40 @@ type Item struct {
 	Delay       time.Duration      // add_delay: sent this much after it is due
 	InjectError []byte             // inject_error: answered with this error object, not sent
 	ExpectEdits []transformer.Edit // set_result: edits of the recorded answer
-	rewritten   bool               // Out is not the recorded bytes
+	Rewritten   bool               // Out is not the recorded bytes
 
 	// Fault is the chaos fault the message carries (Config.Chaos), or nil.
 	Fault *chaos.Fault
-	// after is the last fault of its session, sent before it, that
+	// After is the last fault of its session, sent before it, that
 	// altered what the server got (chaos.Kind.Alters): a wrong answer to
 	// this message is put down to that fault.
-	after     *chaos.Fault
+	After     *chaos.Fault
 	reordered bool // a reorder fault already held it back
 	burst     bool // a burst fault made it due at once
+	admitted  bool // the gate let it through (gate.go)
 }
 
-// paced reports whether the scheduler waits for the item: only what the
+// Subject is what a validator rule is matched against for the message it.
+func Subject(it *Item) validator.Subject {
+	return validator.Subject{Seq: it.Rec.Seq, Session: it.Rec.Session, Method: it.RPC.Method, Kind: it.RPC.Kind.String(), Request: it.Rec.Msg}
+}
+
+// jsonQuote is s as a JSON string.
+func jsonQuote(s string) string {
+	b, _ := json.Marshal(s) // a string always marshals
+	return string(b)
+}
+
+// Paced reports whether the scheduler waits for the item: only what the
 // client sends of its own accord is paced (and gated by a controller);
 // recorded answers pass at once and act as markers, and the client's
 // answers to server requests go when the live server asks.
-func (it *Item) paced() bool { return it.Rec.Dir == tape.C2S && !isAnswer(it.RPC.Kind) }
+func (it *Item) Paced() bool { return it.Rec.Dir == tape.C2S && !isAnswer(it.RPC.Kind) }
 
-// outcome is what a session's actor (or the router, for what no session
+// Outcome is what a session's actor (or the router, for what no session
 // takes) hands to validate: one replayed message and, for a request, its
 // live answer next to the recorded one.
-type outcome struct {
+type Outcome struct {
 	Epoch    uint64
 	Req      *Item               // the sent message, or the skipped one
 	Expected *Item               // the recorded answer, nil if the tape has none
@@ -79,8 +93,8 @@ type outcome struct {
 	Edited []byte
 }
 
-// expected is the recorded answer the live one is compared with.
-func (o *outcome) expected() []byte {
+// ExpectedMsg is the recorded answer the live one is compared with.
+func (o *Outcome) ExpectedMsg() []byte {
 	if o.Edited != nil {
 		return o.Edited
 	}

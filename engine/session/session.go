@@ -1,11 +1,10 @@
-package engine
+package session
 
 import (
 	"time"
 
 	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/jsonrpc"
-	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
@@ -49,14 +48,11 @@ type session struct {
 	heldBack []heldItem // reorder: messages held back behind later ones
 	run      []*Item    // OrderRandom: client messages not yet shuffled
 
-	// The session's clock (per-session pacing): due times count from an
-	// anchor, set when the connection is ready and again when the live
-	// handshake completes. burst: chaos, messages still to send at once.
-	clock    scheduler.Clock
-	clockSet bool
-	burst    int
-	// speedChanges wait for the next message's offset (SetSpeed).
-	speedChanges []speedChange
+	// pacing is when its messages are due (clock.go).
+	pacing pacing
+	// gating is the message at the gate (a controller's, or stepped),
+	// waiting for its answer (gate.go).
+	gating *Item
 	// blocked: the session waited for the target (order rule, in-flight
 	// limit, connection); freeAt: when it last stopped waiting. A message
 	// due before freeAt was held for that long.
@@ -92,11 +88,12 @@ func newSession(name string, conn transport.Conn) *session {
 	}
 }
 
-// anchor starts the session's clock: the message recorded at offset tUS
-// is due at now, later ones at their recorded distance from it ÷ speed.
-func (s *session) anchor(speed scheduler.Speed, now time.Time, tUS int64) {
-	s.clock = scheduler.NewClock(speed, now).Rebased(now, usec(tUS), 0)
-	s.clockSet = true
+// head is the session's next message, or nil.
+func (s *session) head() *Item {
+	if len(s.backlog) == 0 {
+		return nil
+	}
+	return s.backlog[0]
 }
 
 // held reports whether the session's next recorded message must wait.

@@ -1,0 +1,565 @@
+package session
+
+// The session actor: one goroutine per replayed session.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/replayctl/replayctl/engine/event"
+	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/scheduler"
+	"github.com/replayctl/replayctl/transport"
+)
+
+// Actor is one replayed session's goroutine, after the model of net/http's
+// conn.serve: it owns the session's connection, its requests in flight and
+// their deadlines, its clock, retries and reconnects, and reports what
+// happens to its Sink. The router hands it the session's recorded
+// messages through its mailbox (Put) and never waits for it; a slow or
+// stuck target holds up this session only. What it shares with the other
+// sessions is its Env, which it only reads.
+type Actor struct {
+	env  *Env
+	sink Sink
+	ss   *session
+	mb   *mailbox
+	ev   emitter
+
+	// The actor's parts, each a concern of the one goroutine, with the
+	// state it keeps: the requests in flight (pending.go), sending
+	// (execute.go), what comes back (answers.go), chaos faults (chaos.go).
+	rq *requests
+	tx *sender
+	rx *receiver
+	fx *faults
+
+	inputDone bool  // the mailbox is closed and emptied
+	end       *Item // the end of the tape, passed on once all is judged
+	// direct is the connection's stream of messages, read in the actor's
+	// own select: nil while dialling and once the connection has ended.
+	direct <-chan transport.Incoming
+	pace   alarm         // the head of the backlog falls due
+	done   chan struct{} // closed when the actor returns
+	// Sends made without waiting (async.go): their goroutines, how each
+	// ended, and the context that stops them when the actor returns.
+	sends    sync.WaitGroup
+	sendDone chan sendResult
+	gateDone chan gated // the gate's answer (gate.go)
+	// resumed, while replay time stands still (a controller paused), is
+	// closed when it runs again: the session's next message may be due.
+	resumed <-chan struct{}
+	ctx     context.Context
+	cancel  context.CancelFunc
+	// held is what this actor counts as held in the sink (Sink.Release): the
+	// items in its backlog, its shuffled run and its held-back messages.
+	held int
+	// startAt is when the session may connect: its recorded start by the
+	// run's clock (speeds that pace by recorded time), else at once.
+	startAt time.Time
+	live0   bool // connected: counted (Sink.Count, Connected)
+}
+
+// New returns the actor of the session name, which may connect at
+// startAt; Run runs it. env is shared and read only.
+func New(env *Env, sink Sink, name string, startAt time.Time) *Actor {
+	x := &Actor{
+		env: env, sink: sink,
+		ev:       emitter{ev: env.Events, red: env.Redactor, name: name},
+		ss:       newSession(name, nil),
+		mb:       newMailbox(),
+		done:     make(chan struct{}),
+		sendDone: make(chan sendResult),
+		gateDone: make(chan gated),
+		pace:     newAlarm(),
+		startAt:  startAt,
+	}
+	x.rq = &requests{x: x, timer: stoppedTimer(), polls: make(chan *pend)}
+	x.tx = &sender{x: x}
+	x.rx = &receiver{x: x, askTimer: stoppedTimer()}
+	x.fx = &faults{x: x, chaosExpired: make(chan *pend)}
+	return x
+}
+
+func stoppedTimer() *time.Timer {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return t
+}
+
+// Run is the actor's goroutine. It connects the session when its start
+// comes, then replays what the mailbox brings until the input has ended
+// (Close) and everything sent has been reported, or until ctx is done. An
+// error that wraps transport.ErrTarget ends the whole replay; what was in
+// flight is reported as failed first. Last of all it tells the sink it
+// has ended (Sink.Ended).
+func (x *Actor) Run(ctx context.Context) (err error) {
+	x.ctx, x.cancel = context.WithCancel(ctx)
+	// The session's end event, last of all.
+	defer func() { x.ev.ended(ctx, err) }()
+	if x.env.SessionEnds { // last: after what was in flight is reported
+		defer func() { x.emitEnd(ctx, err) }()
+	}
+	defer x.sink.Ended(x)
+	defer x.close()
+	defer func() { x.sink.Release(x.held + x.mb.shut()) }()
+	defer func() { // a failed target or an interrupt: what was in flight is reported, not lost
+		cause := err
+		if !errors.Is(cause, ErrTarget) {
+			cause = context.Cause(ctx) // another session's target failed, or the run was stopped
+		}
+		switch {
+		case errors.Is(cause, ErrTarget):
+		case (errors.Is(cause, context.Canceled) || errors.Is(cause, context.DeadlineExceeded)) && !x.env.Controlled && ctx.Err() != nil:
+			// Interrupted (a debugger's run always ends so: not there).
+			cause = errInterrupted
+		default:
+			return
+		}
+		// validate reads until every actor has returned (see validate),
+		// so these reports go through although ctx is done.
+		x.rq.abandon(context.WithoutCancel(ctx), cause)
+	}()
+	early, err := x.firstGo(ctx)
+	x.held += len(early.items) // held until handled: released on return if never
+	if err != nil {
+		return err
+	}
+	if err := x.connect(ctx); err != nil {
+		return err
+	}
+	x.held -= len(early.items)
+	sendsFirst(x.env, x.ss, early, x.ss.freeAt)
+	if err := x.handleMail(ctx, early); err != nil {
+		return err
+	}
+	for !x.inputDone || x.rq.live > 0 || len(x.ss.backlog) > 0 || x.end != nil {
+		if err := x.passEnd(ctx); err != nil {
+			return err
+		}
+		if x.inputDone && x.rq.live == 0 && len(x.ss.backlog) == 0 && x.end == nil {
+			break
+		}
+		x.rq.armTimer()
+		x.account()
+		select {
+		case <-x.mb.wake:
+			if err := x.takeMail(ctx); err != nil {
+				return err
+			}
+		case inc, ok := <-x.direct:
+			a := arrival{inc: inc}
+			if !ok {
+				a = arrival{closed: true, err: x.ss.conn.Err()}
+				x.direct = nil
+			}
+			if err := x.rx.arrive(ctx, a); err != nil {
+				return err
+			}
+		case r := <-x.sendDone:
+			if err := x.tx.sendEnded(ctx, r); err != nil {
+				return err
+			}
+		case <-x.resumed:
+			x.resumed = nil
+			if err := x.drain(ctx, x.ss); err != nil {
+				return err
+			}
+		case a := <-x.gateDone:
+			if err := x.tx.gateAnswered(ctx, a); err != nil {
+				return err
+			}
+		case p := <-x.rq.polls:
+			if err := x.rq.resend(ctx, p); err != nil {
+				return err
+			}
+		case p := <-x.fx.chaosExpired:
+			if !p.answered() {
+				if err := x.rq.timeOut(ctx, p); err != nil {
+					return err
+				}
+			}
+		case now := <-x.rq.timer.C:
+			x.rq.armed = nil
+			if err := x.rq.expire(ctx, now); err != nil {
+				return err
+			}
+		case <-x.pace.t.C:
+			x.pace.fired()
+			if err := x.drain(ctx, x.ss); err != nil {
+				return err
+			}
+		case <-x.rx.askTimer.C:
+			if err := x.rx.askExpired(ctx); err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// arrival is a message from the session's connection, or (closed) the
+// news that the connection ended.
+type arrival struct {
+	inc    transport.Incoming
+	closed bool
+	err    error
+}
+
+// connect dials the session's connection within the replay's timeout.
+func (x *Actor) connect(ctx context.Context) error {
+	began := time.Now()
+	c, err := x.dial(ctx)
+	if err != nil {
+		return targetErr(fmt.Sprintf("connect session %s", x.ss.name), err)
+	}
+	now := time.Now()
+	x.ev.about(now, event.Dialled, "in "+now.Sub(began).String())
+	x.sink.Count(Connected) // from now on it replays: see queueLimit and spin
+	x.live0 = true
+	x.ss.conn, x.direct = c, c.Incoming()
+	// Messages released while the connection was being made were held by
+	// the target's start-up (global pacing counts it as held, not lag).
+	x.ss.freeAt = now
+	return nil
+}
+
+// dial opens a connection for the session, within the replay's timeout.
+func (x *Actor) dial(ctx context.Context) (transport.Conn, error) {
+	dctx, cancel := context.WithTimeout(ctx, x.env.Timeout)
+	defer cancel()
+	c, err := x.env.Dialer.Dial(dctx, x.ss.name)
+	switch {
+	case err == nil:
+		return c, nil
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case dctx.Err() != nil:
+		return nil, fmt.Errorf("no connection within %s (the timeout): %w", x.env.Timeout, err)
+	}
+	return nil, err
+}
+
+// mail is what the mailbox held at a take.
+type mail struct {
+	items  []*Item
+	reqs   []actorReq
+	closed bool
+}
+
+// firstGo waits until the session may connect: its recorded start (at
+// the speeds that pace by recorded time, startAt); at the speeds that pace
+// by count (fixed, rps), until its first client message's shared ticket
+// falls due (it takes it); with a gate, until the gate has let that
+// message through (a debugger's session connects at its first step). So a
+// session connects as its first message goes, as it did when a schedule
+// stage released messages to the sessions, and the sessions of a long
+// tape connect as their turn comes, not all at once. It returns what the
+// mailbox brought meanwhile, for the loop; work for the actor (a
+// controller's), or the end of an input with no client message to pace,
+// ends the wait at once.
+func (x *Actor) firstGo(ctx context.Context) (mail, error) {
+	var early mail
+	ss := x.ss
+	t := stoppedTimer()
+	defer t.Stop()
+	for {
+		if len(early.reqs) > 0 {
+			return early, nil
+		}
+		it := firstPaced(x.env, early.items)
+		switch {
+		case it == nil && (early.closed || firstNotPaced(x.env, early.items)):
+			return early, nil
+		case it == nil || ss.gating == it:
+		case it.admitted:
+			return early, nil
+		case time.Until(x.startAt) > 0:
+			t.Reset(time.Until(x.startAt))
+		default:
+			if sp := x.env.Speed(); (sp.Mode == scheduler.Fixed || sp.Mode == scheduler.Rate) && it.Timing.Due.IsZero() {
+				now := time.Now()
+				due, ok := x.env.Timing.Take(now, spinFor(x.env.Live()), it.Epoch)
+				if !ok {
+					t.Reset(due.Sub(now))
+					break
+				}
+				ss.pacing, it.Timing.Due = ss.pacing.ticketed(pacedOf(it), due)
+			}
+			if x.env.Gate == nil {
+				return early, nil
+			}
+			x.tx.askGate(ss, it)
+		}
+		select {
+		case <-x.mb.wake:
+			items, reqs, closed := x.mb.take()
+			early.items = append(early.items, items...) // the mailbox reuses its slice
+			clear(items)
+			early.reqs, early.closed = append(early.reqs, reqs...), closed
+		case <-t.C:
+		case a := <-x.gateDone:
+			if ss.gating != a.it {
+				continue
+			}
+			ss.gating = nil
+			switch {
+			case a.Err != nil:
+				return early, a.Err
+			case !a.Pass: // stale: dropped
+				early.items = slices.DeleteFunc(early.items, func(it *Item) bool { return it == a.it })
+				x.sink.Release(1)
+			default:
+				admit(a.it, a.Admission, x.env.Timing)
+			}
+		case <-ctx.Done():
+			return early, ctx.Err()
+		}
+	}
+}
+
+// firstNotPaced reports whether the first of items of the current epoch
+// is a message that is not paced.
+func firstNotPaced(env *Env, items []*Item) bool {
+	for _, it := range items {
+		if !it.End && !env.stale(it) {
+			return !it.Paced() || it.Injected
+		}
+	}
+	return false
+}
+
+// sendsFirst is called once connected: a first message the gate let
+// through before the session connected is due now, the session's clock
+// anchored on it (speeds that pace by recorded time), as due would have.
+func sendsFirst(env *Env, ss *session, early mail, connected time.Time) {
+	it := firstPaced(env, early.items)
+	if it == nil || !it.admitted || !it.Timing.Due.IsZero() {
+		return
+	}
+	it.Timing.Due = connected
+	if sp := env.Speed(); sp.ByTime() {
+		ss.pacing = ss.pacing.anchored(sp, connected, it.Rec.TUS, it.Epoch, env.Timing.Frozen())
+	}
+}
+
+// firstPaced is the first of items of the current epoch, if it is a
+// recorded client message that is paced; nil if there is none, or if the
+// first is not paced (it needs the connection at once).
+func firstPaced(env *Env, items []*Item) *Item {
+	for _, it := range items {
+		if it.End || env.stale(it) {
+			continue
+		}
+		if !it.Paced() || it.Injected {
+			return nil
+		}
+		return it
+	}
+	return nil
+}
+
+// takeMail takes what the router and the controller left in the mailbox.
+func (x *Actor) takeMail(ctx context.Context) error {
+	items, reqs, closed := x.mb.take()
+	return x.handleMail(ctx, mail{items, reqs, closed})
+}
+
+// handleMail handles what the mailbox held.
+func (x *Actor) handleMail(ctx context.Context, m mail) error {
+	items, reqs, closed := m.items, m.reqs, m.closed
+	x.sink.Release(len(items))
+	for i, it := range items {
+		items[i] = nil
+		if err := x.handle(ctx, it); err != nil {
+			return err
+		}
+	}
+	for _, r := range reqs {
+		err := r.fn(ctx, x)
+		r.done <- err
+		if err != nil {
+			return err
+		}
+	}
+	if closed && !x.inputDone {
+		if err := x.flushRun(ctx, x.ss); err != nil { // the last run of OrderRandom
+			return err
+		}
+		x.inputDone = true
+		return x.rq.settle(ctx, x.ss)
+	}
+	return nil
+}
+
+// account tells the sink how many items the actor holds, so that the
+// router reads ahead only so far (Sink.Release).
+func (x *Actor) account() {
+	n := len(x.ss.backlog) + len(x.ss.run) + len(x.ss.heldBack)
+	if d := n - x.held; d != 0 {
+		x.held = n
+		x.sink.Release(-d)
+	}
+}
+
+// handle takes the next recorded message of the session: at once, or into
+// its backlog while the session waits.
+func (x *Actor) handle(ctx context.Context, it *Item) error {
+	if x.env.stale(it) {
+		x.sentOrDropped(it)
+		return nil
+	}
+	if it.End {
+		x.end = it
+		return nil
+	}
+	ss := x.ss
+	if x.env.Order == OrderRandom {
+		if it.Paced() && !it.Injected {
+			ss.run = append(ss.run, it) // shuffled when the run ends
+			if len(ss.run) < maxRun {
+				return nil
+			}
+			return x.flushRun(ctx, ss)
+		}
+		if err := x.flushRun(ctx, ss); err != nil {
+			return err
+		}
+	}
+	return x.take(ctx, ss, it)
+}
+
+// take queues a recorded message behind the session's backlog and
+// replays what may go now.
+func (x *Actor) take(ctx context.Context, ss *session, it *Item) error {
+	ss.backlog = append(ss.backlog, it)
+	return x.drain(ctx, ss)
+}
+
+// drain replays the session's backlog for as long as the session may go
+// on and its next message is due, then settles it if nothing more can be
+// recorded for it.
+func (x *Actor) drain(ctx context.Context, ss *session) error {
+	for len(ss.backlog) > 0 {
+		it := ss.backlog[0]
+		if x.env.stale(it) {
+			x.pop(ss)
+			if ss.gating == it { // the gate drops it too
+				ss.gating = nil
+			}
+			x.sentOrDropped(it)
+			continue
+		}
+		if ss.awaiting != nil && x.env.stale(ss.awaiting) { // a seek went past it
+			x.rx.endAwait(ss)
+		}
+		if ss.held(x.env.MaxInflight) {
+			if !ss.blocked {
+				x.ev.held(it, ss.holdReason(x.env.MaxInflight))
+			}
+			ss.blocked = true
+			break
+		}
+		if ss.blocked { // the target's answers let the session go on now
+			ss.blocked, ss.freeAt = false, time.Now()
+		}
+		if it.Paced() && !it.admitted {
+			if ss.gating == it {
+				break // at the gate
+			}
+			due, err := x.due(ctx, ss, it)
+			if err != nil {
+				return err
+			}
+			if !due {
+				break
+			}
+			if x.env.Gate != nil {
+				x.tx.askGate(ss, it)
+				break
+			}
+		}
+		x.pop(ss)
+		if err := x.tx.process(ctx, ss, it); err != nil {
+			return err
+		}
+	}
+	return x.rq.settle(ctx, ss)
+}
+
+func (x *Actor) pop(ss *session) {
+	ss.backlog[0] = nil
+	ss.backlog = ss.backlog[1:]
+}
+
+// close ends the connection and the actor's timers.
+func (x *Actor) close() {
+	if x.live0 {
+		x.sink.Count(Disconnected)
+	}
+	close(x.done)
+	x.cancel()
+	x.rq.timer.Stop()
+	x.pace.stop()
+	x.rx.askTimer.Stop()
+	for _, t := range x.fx.chaosTimers {
+		t.Stop()
+	}
+	if x.ss.conn != nil {
+		if err := x.ss.conn.Close(); err != nil {
+			x.env.Log.Debug().Str("session", x.ss.name).Err(err).Msg("close connection")
+		}
+	}
+	x.sends.Wait()
+}
+
+// armTimer points the timer at the oldest unanswered request's deadline.
+// Deadlines are in send order, so only a change of the oldest one moves
+// the timer; the runtime's timer lock is not taken on every message.
+func (r *requests) armTimer() {
+	x := r.x
+	for len(x.rq.fifo) > 0 && x.rq.fifo[0].answered() {
+		x.rq.fifo[0] = nil
+		x.rq.fifo = x.rq.fifo[1:]
+	}
+	var head *pend
+	if len(x.rq.fifo) > 0 {
+		head = x.rq.fifo[0]
+	}
+	if head == x.rq.armed {
+		return
+	}
+	x.rq.armed = head
+	x.rq.timer.Stop()
+	if head != nil {
+		x.rq.timer.Reset(time.Until(head.deadline))
+	}
+}
+
+// sendBounded sends a message that is not a recorded request of its own
+// (an answer to the server, a cancellation, a resend) within the replay's
+// timeout: no write to the target waits longer than a request would.
+func (r *sender) sendBounded(ctx context.Context, c transport.Conn, msg []byte) error {
+	x := r.x
+	return x.tx.bounded(ctx, func(ctx context.Context) error { return c.Send(ctx, msg) })
+}
+
+// bounded runs one write to the target within the replay's timeout.
+func (r *sender) bounded(ctx context.Context, write func(context.Context) error) error {
+	x := r.x
+	wctx, cancel := context.WithTimeout(ctx, x.env.Timeout)
+	defer cancel()
+	return write(wctx)
+}
+
+func isRequest(it *Item) bool { return it.RPC.Kind == jsonrpc.KindRequest }
+
+// errInterrupted is the fate of a request in flight when the replay was
+// interrupted.
+var errInterrupted = errors.New("the replay was interrupted before the answer came")

@@ -1,0 +1,150 @@
+package session
+
+// The actor's side of its session's pacing (pacing.go): it reads the
+// clock, takes the shared tickets and sets the pace timer.
+
+import (
+	"context"
+	"runtime"
+	"time"
+
+	"github.com/replayctl/replayctl/engine/event"
+	"github.com/replayctl/replayctl/mcp"
+	"github.com/replayctl/replayctl/scheduler"
+)
+
+// due reports whether a paced message may go now by its session's
+// pacing; if not, the pace timer is set for when to look again.
+//
+// Every session paces itself. At speeds that pace by recorded time
+// (realtime, Nx) by its clock (pacing.due); at speeds that pace by count
+// (fixed, rps) the session takes the next of the tickets all sessions
+// share when it falls due; fast and stepped do not wait (a stepped
+// message waits at the gate instead). While replay time stands still (a
+// controller paused) nothing is due; the actor looks again at the resume.
+func (x *Actor) due(ctx context.Context, ss *session, it *Item) (bool, error) {
+	timing := x.env.Timing
+	if resumed := timing.Paused(); resumed != nil {
+		x.resumed = resumed
+		return false, nil
+	}
+	x.resumed = nil
+	frozen := timing.Frozen()
+	if d := frozen - ss.pacing.frozen; d > 0 && !it.Timing.Due.IsZero() {
+		it.Timing.Due = it.Timing.Due.Add(d) // it waited while replay time stood still
+	}
+	spin := spinFor(x.env.Live())
+	if it.Timing.Due.IsZero() {
+		now := time.Now()
+		m := pacedOf(it)
+		p, due, v := ss.pacing.due(m, x.env.Speed(), now, frozen)
+		if v == dueTicket {
+			var ok bool
+			if due, ok = timing.Take(now, spin, it.Epoch); !ok {
+				// No ticket yet: look again when the next one falls due.
+				ss.pacing = p
+				x.pace.set(due.Add(-spin))
+				return false, nil
+			}
+			p, due = p.ticketed(m, due)
+		}
+		ss.pacing, it.Timing.Due, it.burst = p, due, v == dueBurst
+	} else {
+		ss.pacing = ss.pacing.thawed(frozen)
+	}
+	wait := time.Until(it.Timing.Due)
+	if wait <= 0 {
+		return true, nil
+	}
+	if wait > spin {
+		x.pace.set(it.Timing.Due.Add(-spin))
+		return false, nil
+	}
+	if err := scheduler.SpinUntil(ctx, it.Timing.Due); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// spinFor is how long before a due time an actor stops sleeping on a
+// timer and yields in a loop instead (timers can fire up to a millisecond
+// late), with live sessions connected. Only while there are no more
+// sessions than processors: beyond that the spinning would take the time
+// other sessions need.
+func spinFor(live int64) time.Duration {
+	if live > int64(runtime.GOMAXPROCS(0)) {
+		return 0
+	}
+	return scheduler.DefaultSpin
+}
+
+// alarm is a timer pointed at a time, set again only when the time moves
+// (the runtime's timer lock is not taken on every look).
+type alarm struct {
+	t  *time.Timer
+	at time.Time // zero: not set
+}
+
+func newAlarm() alarm { return alarm{t: stoppedTimer()} }
+
+// set points the alarm at t.
+func (a *alarm) set(t time.Time) {
+	if a.at.Equal(t) {
+		return
+	}
+	a.t.Stop()
+	a.at = t
+	a.t.Reset(time.Until(t))
+}
+
+// fired is called when the alarm's channel gave a tick.
+func (a *alarm) fired() { a.at = time.Time{} }
+
+// stop stops the alarm.
+func (a *alarm) stop() {
+	a.at = time.Time{}
+	a.t.Stop()
+}
+
+// anchorHandshake starts the session's clock again when its live
+// handshake has completed: the message recorded after the handshake goes
+// out at its recorded gap after the recorded answer, counted from the
+// live one. Speeds that pace by count have no anchor: the event is told.
+func (x *Actor) anchorHandshake(p *pend) {
+	if p.req.Injected || p.req.RPC.Method != mcp.MethodInitialize || p.anchored || !p.answered() {
+		return
+	}
+	at := time.Now()
+	if p.actual != nil {
+		at = p.actual.At
+	}
+	speed := x.env.Speed()
+	if speed.ByTime() && p.expected == nil {
+		return // anchored when the recorded answer comes
+	}
+	p.anchored = true
+	x.ev.message(at, event.Anchored, p.req)
+	if speed.ByTime() {
+		x.ss.pacing = x.ss.pacing.anchored(speed, at, p.expected.Rec.TUS, p.req.Epoch, x.env.Timing.Frozen())
+	}
+}
+
+// setSpeed changes the pace of the session at now (pacing.speedChange).
+func (x *Actor) setSpeed(s scheduler.Speed, now time.Time) {
+	ss := x.ss
+	var head *paced
+	var due time.Time
+	// The head's due time may still move: not a burst, not let through
+	// by the gate, not waiting at it.
+	if it := ss.head(); it != nil && !it.burst && !it.admitted && ss.gating != it {
+		m := pacedOf(it)
+		head, due = &m, it.Timing.Due
+	}
+	p, newDue := ss.pacing.speedChange(s, now, head, due)
+	ss.pacing = p
+	if head != nil && !newDue.Equal(due) {
+		ss.head().Timing.Due = newDue
+		x.pace.stop()
+	}
+	x.env.Log.Debug().Str("session", ss.name).Str("speed", s.String()).Msg("speed changed")
+}

@@ -1,0 +1,56 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+
+	"github.com/replayctl/replayctl/transport"
+)
+
+// sendRetry sends msg (of it), retrying answers that may succeed later (HTTP
+// 408, 429, 5xx) with exponential backoff, never sooner than the server's
+// Retry-After, at most MaxRetries times and within Timeout. Other errors
+// return at once. It may run on a goroutine of its own (async.go): of it
+// it reads only what never changes (its seq, session and method, for the
+// retry events).
+func (r *sender) sendRetry(ctx context.Context, conn transport.Conn, msg []byte, it *Item) error {
+	x := r.x
+	err := conn.Send(ctx, msg)
+	if !temporary(err) {
+		return err // the hot path: no backoff state is made
+	}
+	exp := backoff.NewExponentialBackOff()
+	exp.InitialInterval = 100 * time.Millisecond
+	if x.env.RetryDelay > 0 {
+		exp.InitialInterval = x.env.RetryDelay
+	}
+	exp.MaxElapsedTime = x.env.Timeout
+	b := backoff.WithContext(backoff.WithMaxRetries(exp, uint64(x.env.MaxRetries)), ctx)
+	deadline, _ := ctx.Deadline()
+	for attempt := 1; temporary(err); attempt++ {
+		next := b.NextBackOff()
+		wait, ok := retryWait(err, next, time.Now(), deadline)
+		if next == backoff.Stop {
+			return err
+		}
+		// Retry-After is honoured only within the time the request has.
+		if !ok {
+			x.env.Log.Warn().Err(err).Str("retry_after", wait.Round(time.Millisecond).String()).Msg("target asked to retry later than the request's deadline; giving up")
+			return fmt.Errorf("%w (the target asked to retry in %s, later than the %s the request has: raise the timeout)", err, wait.Round(time.Millisecond), x.env.Timeout)
+		}
+		x.env.Log.Warn().Err(err).Str("retry_in", wait.Round(time.Millisecond).String()).Msg("target asked to retry")
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+		x.ev.retry(it, attempt, "http_status", err)
+		err = conn.Send(ctx, msg)
+	}
+	return err
+}
