@@ -114,13 +114,13 @@ func New(r Replay, opts ...Option) *Controller {
 	return c
 }
 
-// PauseEvents returns the channel to give the engine's pacer with
-// scheduler.WithPauseControl: true when the gate closes (pause, a step
-// done, a breakpoint, an error), false when it opens. The controller never
-// blocks on it: while the pacer is not reading, changes are folded and only
-// the latest state is sent. It is closed when Run returns (which resumes
-// the pacer). Time a message spends held in the gate is not seen by the
-// pacer this way (it is not reading then); Admit returns it.
+// PauseEvents returns the channel of the gate's state for the replay's
+// clock (the engine stops the replay time its sessions share while it is
+// paused): true when the gate closes (pause, a step done, a breakpoint,
+// an error), false when it opens. The controller never blocks on it:
+// while the reader is not reading, changes are folded and only the latest
+// state is sent. It is closed when Run returns (which resumes the clock).
+// Time a message spends held in the gate is returned by Admit.
 func (c *Controller) PauseEvents() <-chan bool { return c.pauseCh }
 
 // Run is the controller's goroutine. It returns nil after Stop, ctx.Err()

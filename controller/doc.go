@@ -17,11 +17,13 @@
 //
 // The engine implements Replay and reports from its stages:
 //
-//	schedule: p := scheduler.New(speed, scheduler.WithPauseControl(c.PauseEvents()), …)
-//	          for each client message, once p.Wait says it is due:
+//	pauses:   for pause := range c.PauseEvents() { stop or restart the
+//	          replay time every session's clock shares }
+//	session:  each session's actor, once a client message falls due by
+//	          its clock (or its ticket, at fixed and rps speeds):
 //	              a, err := c.Admit(ctx, msg, epoch) // blocks while paused
 //	              ErrStale: drop it; ErrStopped: stop
-//	              if a.Held() > 0 { p.Pause(a.HeldFrom); p.Resume(a.HeldUntil) }
+//	              a.Held() > 0: the gate held it; replay time stood still
 //	              if a.Replace != nil { send a.Replace instead }
 //	session:  c.Sent(seq)      // the session's actor: on the wire, or dropped there
 //	validate: c.Judged(result) // the verdict (Timeout when no answer came)
@@ -52,9 +54,10 @@
 //   - A breakpoint closes the gate before its message; Status.Reason says
 //     which ("breakpoint 2 (method tools/call)"). Resume and Step let that
 //     message through without stopping at it again.
-//   - Pause stops replay time: the pacer is paused through PauseEvents while
-//     it waits for a message, and Admission reports the time a message was
-//     held in the gate, so on resume the due times have moved by the pause.
+//   - Pause stops replay time: the engine stops the clock its sessions
+//     share through PauseEvents, and Admission reports the time a message
+//     was held in the gate, so on resume the due times have moved by the
+//     pause.
 //   - With OnErrorPause (the default) a failed, error or timeout verdict
 //     pauses the replay ("error at seq 12"). The gate then runs in lockstep
 //     — a message is released only when every earlier one has been judged —

@@ -17,9 +17,9 @@ type Admission struct {
 	Replace []byte
 	// HeldFrom and HeldUntil say when the gate held the message closed
 	// (paused, idle, seeking); both zero when it passed at once. Replay
-	// time stood still meanwhile: the schedule stage, which owns the
-	// pacer, should call p.Pause(HeldFrom) and p.Resume(HeldUntil) so
-	// that later due times move by the hold, as if it had not happened.
+	// time stood still meanwhile: the caller's clock should stand still
+	// from HeldFrom to HeldUntil, so that later due times move by the
+	// hold, as if it had not happened.
 	HeldFrom, HeldUntil time.Time
 }
 
@@ -42,9 +42,10 @@ type gateReply struct {
 	err error
 }
 
-// Admit is the gate between the schedule stage and the session actors. The
-// schedule stage calls it for each client message, in order, once it is
-// due, with the engine's epoch of the message (see Replay.Seek). It blocks
+// Admit is the gate a client message passes, once it falls due, before
+// its session's actor sends it. Each actor calls it for its messages, in
+// order, with the engine's epoch of the message (see Replay.Seek); with
+// several sessions, messages come in the order they fall due. It blocks
 // while the replay is idle or paused, lets exactly one message through per
 // step, and closes before a message a breakpoint matches (Status then says
 // which). It returns ErrStale for a message of an epoch older than the last
