@@ -189,6 +189,31 @@ func TestSteppedRun(t *testing.T) {
 	}
 }
 
+// TestSteppedLagLeavesOutTheWait: at stepped speed the time a message
+// waits for its step (a person pressing Enter) is not schedule lag: replay
+// time stands still while the gate is closed, as under the debugger.
+// Each step comes a second after the last (synctest's clock); the lag was
+// a second a message.
+func TestSteppedLagLeavesOutTheWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		steps := make(chan struct{})
+		go func() {
+			defer close(steps)
+			for range 9 {
+				time.Sleep(time.Second)
+				steps <- struct{}{}
+			}
+		}()
+		rep, err := replay(t, Config{Tape: "../examples/quickstart.jsonl", Speed: scheduler.Speed{Mode: scheduler.Stepped}, Step: steps})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lag := rep.Performance.ScheduleLagMS; lag.Count == 0 || lag.Max >= 1000 {
+			t.Errorf("schedule lag %+v: want the messages' lag without the second each waited for its step", lag)
+		}
+	})
+}
+
 // TestInjectAndLookup: under a controller, Lookup reads any message of
 // the tape by seq, and Inject sends a message on a session's connection
 // and reports its answer with seq -1.
