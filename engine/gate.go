@@ -50,13 +50,17 @@ func (g ctlGate) Pass(ctx context.Context, it *Item) session.Admission {
 type stepGate <-chan struct{}
 
 // Pass waits for the next step; ErrStepsEnded when the channel is closed.
+// The wait is the gate holding the message (HeldFrom, HeldUntil): replay
+// time stands still meanwhile, so the time a person takes to step is not
+// the message's lag.
 func (g stepGate) Pass(ctx context.Context, _ *Item) session.Admission {
+	from := time.Now()
 	select {
 	case _, ok := <-g:
 		if !ok {
 			return session.Admission{Err: ErrStepsEnded}
 		}
-		return session.Admission{Pass: true}
+		return session.Admission{Pass: true, HeldFrom: from, HeldUntil: time.Now()}
 	case <-ctx.Done():
 		return session.Admission{Err: ctx.Err()}
 	}
