@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"strings"
+
+	"github.com/replayctl/replayctl/internal/editdist"
 )
 
 // Error is what Load and Parse return for a file that cannot be used: a
@@ -41,7 +43,7 @@ func (e *Error) Error() string {
 func closest(s string, candidates []string) string {
 	best, bestD := "", -1
 	for _, c := range candidates {
-		d := editDistance(strings.ToLower(s), c)
+		d := editdist.Distance(strings.ToLower(s), c)
 		if bestD < 0 || d < bestD {
 			best, bestD = c, d
 		}
@@ -51,25 +53,4 @@ func closest(s string, candidates []string) string {
 		return ""
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, bytewise.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/replayctl/replayctl/internal/editdist"
 )
 
 // flagError is the root command's FlagErrorFunc: pflag's error in the
@@ -64,7 +66,7 @@ func closestFlag(cmd *cobra.Command, name string) string {
 		if fl.Hidden {
 			return
 		}
-		if d := editDistance(name, fl.Name); d < bestDist {
+		if d := editdist.Distance(name, fl.Name); d < bestDist {
 			best, bestDist = fl.Name, d
 		}
 		if len(name) >= 3 && len(fl.Name) > len(name) && fl.Name[:len(name)] == name {
@@ -77,25 +79,4 @@ func closestFlag(cmd *cobra.Command, name string) string {
 		best = prefixed[0]
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance of a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

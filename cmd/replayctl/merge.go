@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -89,24 +87,8 @@ func (a *app) merge(cmd *cobra.Command, args []string, f mergeFlags) error {
 	if err != nil {
 		return &exitError{code: exitBadInput, err: fmt.Errorf("merge: %w", err)}
 	}
-	var buf bytes.Buffer
-	if f.output == "json" {
-		err = rep.WriteJSON(&buf)
-	} else {
-		err = rep.WriteText(&buf, colorOn(a.stdout))
-	}
-	if err != nil {
+	if err := a.showReport(cmd.OutOrStdout(), rep, f.output, nil, f.reports); err != nil {
 		return err
-	}
-	if _, err := cmd.OutOrStdout().Write(buf.Bytes()); err != nil {
-		return err
-	}
-	var writeErr error
-	for _, p := range f.reports {
-		writeErr = errors.Join(writeErr, report.WriteFile(p, *rep))
-	}
-	if writeErr != nil {
-		return fmt.Errorf("write report: %w", writeErr)
 	}
 	if !rep.Passed() {
 		return errReported

@@ -62,24 +62,32 @@ func (a *app) renderReport(cmd *cobra.Command, path string, f reportFlags) error
 	if err != nil {
 		return &exitError{code: exitBadInput, err: err}
 	}
-	var buf bytes.Buffer // rendered whole: one Write
-	if f.output == "json" {
+	var opts []report.TextOption
+	if f.verbose {
+		opts = append(opts, report.Verbose())
+	}
+	return a.showReport(cmd.OutOrStdout(), rep, f.output, opts, f.reports)
+}
+
+// showReport writes rep to w as text (with opts) or JSON, rendered whole
+// (one Write), then to each of the report files; the summary comes first,
+// so that a file that cannot be written does not lose it.
+func (a *app) showReport(w io.Writer, rep *report.Report, output string, opts []report.TextOption, files []string) error {
+	var buf bytes.Buffer
+	var err error
+	if output == "json" {
 		err = rep.WriteJSON(&buf)
 	} else {
-		var opts []report.TextOption
-		if f.verbose {
-			opts = append(opts, report.Verbose())
-		}
 		err = rep.WriteText(&buf, colorOn(a.stdout), opts...)
 	}
 	if err != nil {
 		return err
 	}
-	if _, err := cmd.OutOrStdout().Write(buf.Bytes()); err != nil {
+	if _, err := w.Write(buf.Bytes()); err != nil {
 		return err
 	}
 	var writeErr error
-	for _, p := range f.reports {
+	for _, p := range files {
 		writeErr = errors.Join(writeErr, report.WriteFile(p, *rep))
 	}
 	if writeErr != nil {
