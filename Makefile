@@ -1,6 +1,6 @@
 test:
 	npm ci --prefix testdata --no-audit --no-fund
-	go test -race ./...
+	go test -race -timeout 20m ./...
 
 .PHONY: test
 
