@@ -371,7 +371,7 @@ func chooseTarget(f runFlags, command []string) (replay.Target, error) {
 
 // flagOf names the flag behind each replay option, for errors.
 var flagOf = map[string]string{
-	"Speed": "--speed", "Sessions": "--sessions", "Ramp": "--ramp", "Order": "--order",
+	"Speed": "--speed", "Sessions": "--sessions", "Ramp": "--ramp", "Shard": "--shard", "Order": "--order",
 	"Timeout": "--timeout", "MaxInflight": "--max-inflight", "MaxLine": "--max-line", "MaxMessage": "--max-message",
 	"TimelineLimit": "--timeline-limit", "OnError": "--on-error", "MaxRetries": "--max-retries",
 	"Ignore": "--ignore", "Validation": "--validation", "ConfigFile": "--config", "Chaos": "--chaos", "Seed": "--seed",

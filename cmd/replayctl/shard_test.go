@@ -332,3 +332,24 @@ func decodeJSON(t *testing.T, out string, v any) {
 		t.Fatalf("decode the JSON output: %v\n%s", err, out)
 	}
 }
+
+// TestShardFlagErrors: a bad --shard or --local-shards is exit 2, saying
+// what to give.
+func TestShardFlagErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--shard", "4/4"}, "from 0 to N-1"},
+		{[]string{"--shard", "1"}, "want I/N"},
+		{[]string{"--shard", "0/0"}, "want I/N"},
+		{[]string{"--local-shards", "0"}, "want 1 to 256"},
+		{[]string{"--local-shards", "2", "--shard", "0/2"}, "leave out --shard"},
+		{[]string{"--local-shards", "2", "--out", "json=-"}, "--out is not supported"},
+	} {
+		res := replayctl(t, append([]string{"run", "examples/quickstart.jsonl", "--speed", "fast"}, tc.args...)...)
+		if res.code != 2 || !strings.Contains(res.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, res.code, res.stderr, tc.want)
+		}
+	}
+}
