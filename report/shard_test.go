@@ -1,7 +1,9 @@
 package report
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -65,6 +67,13 @@ func TestMergeShards(t *testing.T) {
 			hasWarning := slices.ContainsFunc(got.Summary.Warnings, func(w string) bool { return tc.warning != "" && strings.HasPrefix(w, tc.warning) })
 			if (tc.warning != "") != hasWarning {
 				t.Errorf("warnings %q, want one starting %q", got.Summary.Warnings, tc.warning)
+			}
+			var text bytes.Buffer
+			if err := got.WriteText(&text, false); err != nil {
+				t.Fatal(err)
+			}
+			if head := fmt.Sprintf("%d of %d shards merged", len(tc.shards), tc.shards[0].Count); !strings.Contains(text.String(), head) {
+				t.Errorf("text summary does not say %q:\n%s", head, text.String())
 			}
 			if got.Summary.Sent != reports[0].Summary.Sent*int64(len(reports)) {
 				t.Errorf("merged sent %d, want the sum %d", got.Summary.Sent, reports[0].Summary.Sent*int64(len(reports)))
