@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -84,12 +85,17 @@ func (a *app) runLocalShards(cmd *cobra.Command, args []string, f runFlags, seed
 	runs := make([]*shardRun, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		s := &shardRun{index: i, report: filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))}
+		s := &shardRun{index: i, report: filepath.Join(dir, fmt.Sprintf("shard-%d-of-%d.json", i, n))}
 		runs[i] = s
 		argv := append(append([]string{}, base...), "--shard="+strconv.Itoa(i)+"/"+strconv.Itoa(n), "--report="+s.report, "--quiet")
 		argv = append(argv, shardTail(cmd, args)...)
 		c := exec.CommandContext(cmd.Context(), self, argv...)
 		c.Stdout = nil // the summary is the merged one
+		// Interrupted, a shard stops as replayctl does on Ctrl-C and
+		// writes the report of what it replayed; one that has not
+		// ended 10 s later is killed.
+		c.Cancel = func() error { return c.Process.Signal(os.Interrupt) }
+		c.WaitDelay = 10 * time.Second
 		c.Stderr = a.errOut
 		if err := c.Start(); err != nil {
 			s.err, s.code = err, -1
