@@ -32,6 +32,7 @@ type runFlags struct {
 	ramp        time.Duration
 	shard       string // --shard I/N
 	localShards int    // --local-shards
+	shardDir    string // --shard-reports
 	maxLine     int
 	maxMessage  byteSize
 	timeline    int
@@ -97,6 +98,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.DurationVar(&f.ramp, "ramp", 0, "spread the virtual sessions' starts over this time (realtime and Nx)")
 	fl.StringVar(&f.shard, "shard", "", "replay shard I/N of the run (I from 0 to N-1): every N-th session, striped; the N shards together replay the whole run, and rps:/fixed: divide their rate by N (merge the reports with replayctl merge)")
 	fl.IntVar(&f.localShards, "local-shards", 0, "run the replay as this many shard processes on this machine (each with --shard i/N) and show their merged report (0: one process)")
+	fl.StringVar(&f.shardDir, "shard-reports", "", "with --local-shards: keep each shard's JSON report in this folder, as shard-I-of-N.json (default: a temporary folder, removed)")
 	fl.IntVar(&f.maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
 	fl.IntVar(&f.timeline, "timeline-limit", 10000, "messages kept in the report's timeline")
 	fl.StringVar(&f.onError, "on-error", "continue", "at a failed or unanswered message: continue, stop the replay there, or retry (transient target errors, up to --max-retries, then continue); pause: replayctl debug")
@@ -140,6 +142,9 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		}
 	}
 	local := cmd.Flags().Changed("local-shards")
+	if !local && f.shardDir != "" {
+		return usageError("--shard-reports keeps the reports of --local-shards: give --local-shards N too")
+	}
 	if local {
 		if err := checkLocalShards(cmd, args, f); err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,11 +74,16 @@ func (a *app) runLocalShards(cmd *cobra.Command, args []string, f runFlags, seed
 	if err != nil {
 		return fmt.Errorf("local shards: find this replayctl: %w", err)
 	}
-	dir, err := os.MkdirTemp("", "replayctl-shards-")
-	if err != nil {
-		return fmt.Errorf("local shards: %w", err)
+	dir := f.shardDir
+	if dir == "" {
+		dir, err = os.MkdirTemp("", "replayctl-shards-")
+		if err != nil {
+			return fmt.Errorf("local shards: %w", err)
+		}
+		defer os.RemoveAll(dir)
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usageError("--shard-reports %s: %v", dir, err)
 	}
-	defer os.RemoveAll(dir)
 	base := shardArgs(cmd, args)
 	if seed != nil {
 		base = append(base, "--seed="+strconv.FormatInt(*seed, 10))
@@ -87,6 +93,10 @@ func (a *app) runLocalShards(cmd *cobra.Command, args []string, f runFlags, seed
 	for i := range n {
 		s := &shardRun{index: i, report: filepath.Join(dir, fmt.Sprintf("shard-%d-of-%d.json", i, n))}
 		runs[i] = s
+		// A report left by an earlier run must not stand in for this one's.
+		if err := os.Remove(s.report); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("local shards: %w", err)
+		}
 		argv := append(append([]string{}, base...), "--shard="+strconv.Itoa(i)+"/"+strconv.Itoa(n), "--report="+s.report, "--quiet")
 		argv = append(argv, shardTail(cmd, args)...)
 		c := exec.CommandContext(cmd.Context(), self, argv...)
@@ -163,7 +173,7 @@ func (a *app) mergeLocalShards(cmd *cobra.Command, runs []*shardRun, f runFlags)
 // flags given (but --local-shards, --report, --quiet and the output
 // format: the runner shows and writes the merged report) and the tape.
 func shardArgs(cmd *cobra.Command, args []string) []string {
-	skip := map[string]bool{"local-shards": true, "report": true, "quiet": true, "output": true}
+	skip := map[string]bool{"local-shards": true, "shard-reports": true, "report": true, "quiet": true, "output": true}
 	argv := []string{"run"}
 	add := func(fl *pflag.Flag) {
 		if skip[fl.Name] {

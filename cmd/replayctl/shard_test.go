@@ -106,11 +106,11 @@ func decodeHDR(t *testing.T, e report.EncodedHistogram) *hdrhistogram.Histogram 
 }
 
 // TestShardsUnionIsTheRun replays a 50-session HTTP load with chaos whole,
-// then as 1, 2, 3, 4 and 7 shards: the server is sent every request of the
+// then with --local-shards 1, 2, 3, 4 and 7: the server is sent every request of the
 // whole run exactly once across the shards; each session is in one shard,
 // under its name, the shards at most one session apart; the chaos faults
-// of the shards are the whole run's; and `replayctl merge` of the shards'
-// reports has the summed counts and, bucket for bucket, the histogram of
+// of the shards are the whole run's; and the merged report (the runner's,
+// and `replayctl merge` of the shards' reports) has the summed counts and, bucket for bucket, the histogram of
 // every shard's latencies.
 func TestShardsUnionIsTheRun(t *testing.T) {
 	srv := newCountingServer(t)
@@ -138,16 +138,18 @@ func TestShardsUnionIsTheRun(t *testing.T) {
 
 	for _, n := range []int{1, 2, 3, 4, 7} {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			shardDir := filepath.Join(dir, strconv.Itoa(n))
+			merged := filepath.Join(dir, fmt.Sprintf("merged-%d.json", n))
+			res := replayctl(t, append(common, "--local-shards", strconv.Itoa(n), "--shard-reports", shardDir, "--report", merged)...)
+			if res.code > 1 {
+				t.Fatalf("--local-shards %d: exit %d\n%s", n, res.code, res.stderr)
+			}
 			var paths []string
 			var shards []*report.Report
 			var names []string
 			least, most := 50, 0
 			for i := range n {
-				p := filepath.Join(dir, fmt.Sprintf("shard-%d-of-%d.json", i, n))
-				res := replayctl(t, append(common, "--shard", fmt.Sprintf("%d/%d", i, n), "--report", p)...)
-				if res.code > 1 {
-					t.Fatalf("shard %d/%d: exit %d\n%s", i, n, res.code, res.stderr)
-				}
+				p := filepath.Join(shardDir, fmt.Sprintf("shard-%d-of-%d.json", i, n))
 				r := readReport(t, p)
 				if s := r.Summary.Shard; s == nil || s.Index != i || s.Count != n {
 					t.Fatalf("shard %d/%d: summary.shard %+v", i, n, s)
@@ -182,11 +184,14 @@ func TestShardsUnionIsTheRun(t *testing.T) {
 				t.Errorf("the shards' chaos faults (%d) are not the whole run's (%d) for the same seed", len(got), len(wantFaults))
 			}
 
-			merged := filepath.Join(dir, fmt.Sprintf("merged-%d.json", n))
-			res := replayctl(t, append(append([]string{"merge"}, paths...), "--report", merged, "-o", "json")...)
-			if res.code > 1 {
-				t.Fatalf("merge: exit %d\n%s", res.code, res.stderr)
+			// replayctl merge of the shards' files is the runner's merge.
+			res = replayctl(t, append(append([]string{"merge"}, paths...), "-o", "json")...)
+			var offline struct {
+				Performance struct {
+					Requests int64 `json:"requests"`
+				} `json:"performance"`
 			}
+			decodeJSON(t, res.stdout, &offline)
 			m := readReport(t, merged)
 			var sent, requests, injected int64
 			one := decodeHDR(t, shards[0].Histograms.Latency)
@@ -200,6 +205,9 @@ func TestShardsUnionIsTheRun(t *testing.T) {
 			}
 			if m.Summary.Sent != sent || m.Performance.Requests != requests || m.Chaos.Injected != injected {
 				t.Errorf("merged sent %d, requests %d, faults %d; want the sums %d, %d, %d", m.Summary.Sent, m.Performance.Requests, m.Chaos.Injected, sent, requests, injected)
+			}
+			if offline.Performance.Requests != requests {
+				t.Errorf("replayctl merge of the shards' reports: %d requests, want %d", offline.Performance.Requests, requests)
 			}
 			if requests != want.Performance.Requests || sent != want.Summary.Sent {
 				t.Errorf("the shards sent %d requests (%d messages), the whole run %d (%d)", requests, sent, want.Performance.Requests, want.Summary.Sent)
