@@ -354,6 +354,7 @@ func TestShardFlagErrors(t *testing.T) {
 		{[]string{"--local-shards", "0"}, "want 1 to 256"},
 		{[]string{"--local-shards", "2", "--shard", "0/2"}, "leave out --shard"},
 		{[]string{"--local-shards", "2", "--out", "json=-"}, "--out is not supported"},
+		{[]string{"--shard-reports", "x"}, "give --local-shards N too"},
 	} {
 		res := replayctl(t, append([]string{"run", "examples/quickstart.jsonl", "--speed", "fast"}, tc.args...)...)
 		if res.code != 2 || !strings.Contains(res.stderr, tc.want) {
