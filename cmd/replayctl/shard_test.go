@@ -17,6 +17,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -32,10 +33,11 @@ type countingServer struct {
 	srv    *httptest.Server
 	mu     sync.Mutex // guards bodies
 	bodies map[string]int
+	posts  chan string // every body counted, as long as it has room
 }
 
 func newCountingServer(t *testing.T) *countingServer {
-	c := &countingServer{bodies: map[string]int{}}
+	c := &countingServer{bodies: map[string]int{}, posts: make(chan string, 4096)}
 	inner := testserver.SlowHandler(0)
 	c.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
@@ -51,6 +53,10 @@ func newCountingServer(t *testing.T) *countingServer {
 				c.mu.Lock()
 				c.bodies[string(b)]++
 				c.mu.Unlock()
+				select {
+				case c.posts <- string(b):
+				default:
+				}
 			}
 			r.Body = io.NopCloser(strings.NewReader(string(b)))
 		}
@@ -360,5 +366,61 @@ func TestShardFlagErrors(t *testing.T) {
 		if res.code != 2 || !strings.Contains(res.stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, res.code, res.stderr, tc.want)
 		}
+	}
+}
+
+// TestLocalShardsInterrupted: SIGINT to the runner once every shard is
+// replaying stops them all as one run: each writes what it replayed, the
+// merged report covers every shard and says it was interrupted, exit 130.
+func TestLocalShardsInterrupted(t *testing.T) {
+	srv := newCountingServer(t)
+	tapePath := testtape.Record(t, transport.HTTP{URL: srv.srv.URL}, "http", testtape.Conversation("echo", `{"text":"call %d"}`, 4))
+	srv.take()
+	for len(srv.posts) > 0 {
+		<-srv.posts
+	}
+	// 6 sessions × 6 messages at fixed:100ms: 3.6 s unless interrupted.
+	cmd := exec.Command(binary, "run", tapePath, "--target", srv.srv.URL, "--sessions", "6", "--speed", "fixed:100ms", "--local-shards", "3", "-o", "json")
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Every session's initialize has reached the server: every shard is
+	// replaying (its signal handling long set up).
+	inits := 0
+	timeout := time.After(30 * time.Second)
+	for inits < 6 {
+		select {
+		case b := <-srv.posts:
+			if strings.Contains(b, `"initialize"`) {
+				inits++
+			}
+		case <-timeout:
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("%d initialize requests in 30 s, want 6\n%s", inits, errb.String())
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Fatalf("exit %d, want %d\n%s", code, exitInterrupted, errb.String())
+	}
+	var rep struct {
+		Summary struct {
+			Aborted string               `json:"aborted"`
+			Sent    int64                `json:"sent"`
+			Shards  *report.MergedShards `json:"shards"`
+		} `json:"summary"`
+	}
+	decodeJSON(t, out.String(), &rep)
+	if s := rep.Summary.Shards; s == nil || len(s.Merged) != 3 || len(s.Missing) != 0 {
+		t.Errorf("summary.shards = %+v, want all 3 merged\n%s", s, errb.String())
+	}
+	if !strings.Contains(rep.Summary.Aborted, "interrupted") || rep.Summary.Sent >= 36 {
+		t.Errorf("aborted %q, %d sent; want interrupted, fewer than 36 sent", rep.Summary.Aborted, rep.Summary.Sent)
 	}
 }
