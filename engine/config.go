@@ -116,6 +116,9 @@ type Config struct {
 	// 0 starts them together, at their recorded times. Speeds that pace
 	// by count (fast, fixed, rps) interleave the copies instead.
 	Ramp time.Duration
+	// Shard replays only a deterministic share of the sessions (see
+	// Shard); the zero Shard replays them all.
+	Shard Shard
 	// Step, in stepped mode, releases one message per value received.
 	Step   <-chan struct{}
 	Logger zerolog.Logger
@@ -160,6 +163,9 @@ func (c *Config) withDefaults() error {
 	}
 	if c.Sessions < 0 || c.Ramp < 0 {
 		return fmt.Errorf("engine: sessions %d and ramp %s must not be negative", c.Sessions, c.Ramp)
+	}
+	if err := c.Shard.Validate(); err != nil {
+		return err
 	}
 	if c.MaxInflight <= 0 {
 		c.MaxInflight = 1000

@@ -100,7 +100,7 @@ func New(cfg Config) (*Engine, error) {
 		cfg:    cfg,
 		log:    cfg.Logger,
 		dialer: cfg.Dialer,
-		timing: scheduler.NewShared(cfg.Speed),
+		timing: scheduler.NewShared(cfg.Shard.Pace(cfg.Speed)),
 	}
 	return e, nil
 }
@@ -179,6 +179,14 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 		}
 		src = newFanout(r, e.cfg.Sessions, ramp)
 	}
+	var shard *sharded
+	if e.cfg.Shard.Sharded() {
+		if e.ctl != nil {
+			return report.Report{}, fmt.Errorf("engine: a controlled replay (debug) cannot be sharded")
+		}
+		shard = newSharded(src, e.cfg.Shard)
+		src = shard
+	}
 	e.env = e.sessionEnv()
 	g.Go(func() error { return e.load(gctx, src, loaded) })
 	g.Go(func() error { return e.transform(gctx, loaded, transformed) })
@@ -212,6 +220,14 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	if e.invalid > 20 {
 		warnings = append(warnings, fmt.Sprintf("… and %d more recorded messages that are not valid JSON-RPC", e.invalid-20))
 	}
+	shardMeta, shardNote := shard.shardMeta()
+	if shardNote != "" {
+		warnings = append(warnings, shardNote)
+	}
+	totalMessages := e.counters.loaded.Load() / int64(max(e.cfg.Sessions, 1)) // the tape's own, not its copies'
+	if shard != nil {                                                         // this shard's part of the tape's own, so that the shards' add up
+		totalMessages = e.cfg.Shard.share(shard.read / int64(max(e.cfg.Sessions, 1)))
+	}
 	var seed *int64
 	if e.cfg.Chaos != nil {
 		s := e.cfg.Chaos.Seed()
@@ -222,7 +238,8 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 		Seed:          seed,
 		Tape:          e.cfg.Source.Name(),
 		Sessions:      int(e.counters.sessions.Load()),
-		TotalMessages: e.counters.loaded.Load() / int64(max(e.cfg.Sessions, 1)), // the tape's own, not its copies'
+		TotalMessages: totalMessages,
+		Shard:         shardMeta,
 		Target:        e.cfg.Target,
 		Speed:         &speed,
 		Skipped:       e.counters.filtered.Load(),

@@ -7,6 +7,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/replayctl/replayctl/config"
+	"github.com/replayctl/replayctl/engine"
 	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/transport"
@@ -26,6 +27,7 @@ type settings struct {
 	fileSpeed   *fileSpeed
 	sessions    int
 	ramp        time.Duration
+	shard       engine.Shard
 	order       string
 	timeout     time.Duration
 	maxInflight int
@@ -99,6 +101,19 @@ func Sessions(n int) Option { return func(s *settings) { s.sessions = n; s.given
 // Ramp spreads the virtual sessions' starts evenly over d (at realtime and
 // Nx speeds); 0 starts them together, at their recorded times.
 func Ramp(d time.Duration) Option { return func(s *settings) { s.ramp = d; s.given("Ramp") } }
+
+// Shard replays shard i of n (i from 0 to n-1): of the run's sessions
+// (virtual copies included) in the order they first appear, those whose
+// place mod n is i. The n shards together replay exactly the whole run —
+// the same sessions, names, ids and, for the same Seed, chaos faults —
+// and differ by at most one session; the speeds that pace by count
+// (fixed:, rps:) divide their rate by n, so the shards' rates add up to
+// the run's. A shard with no session passes, its report marked empty.
+// The report records the shard; report.Merge combines the shards'
+// reports. The default is the whole run.
+func Shard(i, n int) Option {
+	return func(s *settings) { s.shard = engine.Shard{Index: i, Count: n}; s.given("Shard") }
+}
 
 // Order says what a client message waits for before it is sent: "causal"
 // (the default: the answers recorded before it), "sequential" (every

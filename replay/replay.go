@@ -227,6 +227,10 @@ func (s *settings) check() (checked, error) {
 		return checked{}, bad("Sessions", s.sessions, fmt.Errorf("want 1 to %d virtual sessions", MaxSessions))
 	case s.ramp < 0:
 		return checked{}, bad("Ramp", s.ramp, errors.New("want 0 or more"))
+	case s.shard.Validate() != nil || (s.set["Shard"] && s.shard.Count < 1):
+		return checked{}, bad("Shard", s.shard.String(), errors.New("want shard i of n with n ≥ 1 and i from 0 to n-1, e.g. Shard(0, 4) … Shard(3, 4)"))
+	case s.controlled && s.shard.Sharded():
+		return checked{}, bad("Shard", s.shard.String(), errors.New("a controlled replay is not sharded"))
 	case s.maxInflight < 1:
 		return checked{}, bad("MaxInflight", s.maxInflight, errors.New("want 1 or more"))
 	case s.maxRetries < 0:
@@ -283,6 +287,7 @@ func (s *settings) engineConfig(src tape.Source) (engine.Config, error) {
 		ReportOptions:         s.reportOptions(),
 		Sessions:              s.sessions,
 		Ramp:                  s.ramp,
+		Shard:                 s.shard,
 		Step:                  s.step,
 		Logger:                s.logger,
 	}, nil

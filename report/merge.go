@@ -86,9 +86,16 @@ func Merge(reports []*Report, opts ...MergeOption) (*Report, error) {
 		}
 		parts[i] = c
 	}
+	shards, missing, err := mergedShards(reports)
+	if err != nil {
+		return nil, err
+	}
 	meta, err := mergedMeta(reports, cfg)
 	if err != nil {
 		return nil, err
+	}
+	if missing != "" {
+		meta.Warnings = append(meta.Warnings, missing)
 	}
 	var copts []Option
 	for i, r := range reports {
@@ -108,6 +115,7 @@ func Merge(reports []*Report, opts ...MergeOption) (*Report, error) {
 	}
 	out := merged.Report(meta)
 	out.Timeline, out.TimelineOmitted = mergeTimelines(reports, out.Summary.StartedAt)
+	out.Summary.Shards = shards
 	out.SessionsOmitted = len(merged.sessionsOmitted)
 	var aborted []string
 	for i, r := range reports {

@@ -23,6 +23,7 @@ type Meta struct {
 	// (realtime, Nx, fixed:, rps:) fill the report's load section.
 	Speed    *scheduler.Speed
 	Seed     *int64 // chaos seed, nil without chaos
+	Shard    *Shard // the shard replayed, nil for a whole run
 	Warnings []string
 	Server   ServerTraffic
 }
@@ -108,8 +109,13 @@ type Summary struct {
 	// NothingChecked says why a replay that judged no answer does not
 	// pass (see Report.Unchecked): nothing failed, and nothing was
 	// checked either — a tape with no MCP message among them.
-	NothingChecked string   `json:"nothing_checked,omitempty"`
-	Warnings       []string `json:"warnings,omitempty"`
+	NothingChecked string `json:"nothing_checked,omitempty"`
+	// Shard is the share of the run this replay was (replayctl run
+	// --shard I/N), nil for a whole run.
+	Shard *Shard `json:"shard,omitempty"`
+	// Shards is what a merge of shards covered, nil when it merged none.
+	Shards   *MergedShards `json:"shards,omitempty"`
+	Warnings []string      `json:"warnings,omitempty"`
 	// Server is what the live server sent of its own accord.
 	Server ServerTraffic `json:"server_initiated"`
 }
@@ -252,6 +258,7 @@ func (c *Collector) Report(meta Meta) Report {
 			SuccessRate:   ratio(c.passed, c.passed+c.failed+c.errored+c.timedOut, 1),
 			Warnings:      keptTexts(meta.Warnings),
 			Server:        meta.Server,
+			Shard:         meta.Shard,
 		},
 		Performance: Performance{
 			LatencyMS:             c.latency.stats(),
@@ -343,6 +350,8 @@ func (r Report) Unchecked() string {
 	switch {
 	case r.Validation.Checked > 0 || r.Summary.Aborted != "":
 		return ""
+	case r.Summary.Shard != nil && r.Summary.Shard.Empty:
+		return "" // a shard with no session: nothing to check, and it says so
 	case r.Summary.TotalMessages == 0:
 		return fmt.Sprintf("tape %s holds no MCP message to replay (is it the right file? see the warnings for what was skipped)", r.Summary.Tape)
 	case r.Performance.Requests == 0:

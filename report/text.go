@@ -104,6 +104,12 @@ func (t *textWriter) header(r Report) {
 	if s.Sessions > 0 {
 		extra = append(extra, plural(int64(s.Sessions), "session"))
 	}
+	if s.Shard != nil {
+		extra = append(extra, fmt.Sprintf("shard %d/%d", s.Shard.Index, s.Shard.Count))
+	}
+	if s.Shards != nil {
+		extra = append(extra, fmt.Sprintf("%d of %d shards merged", len(s.Shards.Merged), s.Shards.Count))
+	}
 	if s.Config != "" {
 		extra = append(extra, "config "+clean(s.Config))
 	}

@@ -30,6 +30,9 @@ type runFlags struct {
 	maxInflight int
 	sessions    int
 	ramp        time.Duration
+	shard       string // --shard I/N
+	localShards int    // --local-shards
+	shardDir    string // --shard-reports
 	maxLine     int
 	maxMessage  byteSize
 	timeline    int
@@ -93,6 +96,9 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.IntVar(&f.maxInflight, "max-inflight", 1000, "requests in flight at most, per session")
 	fl.IntVar(&f.sessions, "sessions", 1, "virtual copies of each recorded session, each on its own connection (load)")
 	fl.DurationVar(&f.ramp, "ramp", 0, "spread the virtual sessions' starts over this time (realtime and Nx)")
+	fl.StringVar(&f.shard, "shard", "", "replay shard I/N of the run (I from 0 to N-1): every N-th session, striped; the N shards together replay the whole run, and rps:/fixed: divide their rate by N (merge the reports with replayctl merge)")
+	fl.IntVar(&f.localShards, "local-shards", 0, "run the replay as this many shard processes on this machine (each with --shard i/N) and show their merged report (0: one process)")
+	fl.StringVar(&f.shardDir, "shard-reports", "", "with --local-shards: keep each shard's JSON report in this folder, as shard-I-of-N.json (default: a temporary folder, removed)")
 	fl.IntVar(&f.maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
 	fl.IntVar(&f.timeline, "timeline-limit", 10000, "messages kept in the report's timeline")
 	fl.StringVar(&f.onError, "on-error", "continue", "at a failed or unanswered message: continue, stop the replay there, or retry (transient target errors, up to --max-retries, then continue); pause: replayctl debug")
@@ -135,9 +141,25 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 			return usageError("--report: %w", err)
 		}
 	}
+	local := cmd.Flags().Changed("local-shards")
+	if !local && f.shardDir != "" {
+		return usageError("--shard-reports keeps the reports of --local-shards: give --local-shards N too")
+	}
+	if local {
+		if err := checkLocalShards(cmd, args, f); err != nil {
+			return err
+		}
+	}
 	opts, err := a.replayOptions(cmd, args, f)
 	if err != nil {
 		return err
+	}
+	if f.shard != "" {
+		i, n, err := parseShard(f.shard)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, replay.Shard(i, n))
 	}
 	outs, outOpts, err := a.openOuts(f.outs, f.outBuffer, true)
 	if err != nil {
@@ -192,6 +214,9 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	}
 	if seed, random, ok := r.OrderSeed(); ok && random {
 		fmt.Fprintf(a.errOut, "order: seed %d (repeat this order with --seed %d)\n", seed, seed)
+	}
+	if local { // the options are good: the shards replay them
+		return a.runLocalShards(cmd, args, f, randomSeed(r))
 	}
 	if r.Speed().Mode == scheduler.Stepped {
 		if err := refuseStdinTape("run --speed stepped", args[0], "stepped reads Enter there"); err != nil {
@@ -351,7 +376,7 @@ func chooseTarget(f runFlags, command []string) (replay.Target, error) {
 
 // flagOf names the flag behind each replay option, for errors.
 var flagOf = map[string]string{
-	"Speed": "--speed", "Sessions": "--sessions", "Ramp": "--ramp", "Order": "--order",
+	"Speed": "--speed", "Sessions": "--sessions", "Ramp": "--ramp", "Shard": "--shard", "Order": "--order",
 	"Timeout": "--timeout", "MaxInflight": "--max-inflight", "MaxLine": "--max-line", "MaxMessage": "--max-message",
 	"TimelineLimit": "--timeline-limit", "OnError": "--on-error", "MaxRetries": "--max-retries",
 	"Ignore": "--ignore", "Validation": "--validation", "ConfigFile": "--config", "Chaos": "--chaos", "Seed": "--seed",

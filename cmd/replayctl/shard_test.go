@@ -1,0 +1,426 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/replayctl/replayctl/internal/testserver"
+	"github.com/replayctl/replayctl/internal/testtape"
+	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/transport"
+)
+
+// countingServer is the slow test server in process, counting the bodies
+// of the POSTs it is sent (but cancellations).
+type countingServer struct {
+	srv    *httptest.Server
+	mu     sync.Mutex // guards bodies
+	bodies map[string]int
+	posts  chan string // every body counted, as long as it has room
+}
+
+func newCountingServer(t *testing.T) *countingServer {
+	c := &countingServer{bodies: map[string]int{}, posts: make(chan string, 4096)}
+	inner := testserver.SlowHandler(0)
+	c.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			b, err := io.ReadAll(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			// The replayer's own cancellations of requests still
+			// unanswered when the run ends depend on timing, not on
+			// the tape: not counted.
+			if !strings.Contains(string(b), `"notifications/cancelled"`) {
+				c.mu.Lock()
+				c.bodies[string(b)]++
+				c.mu.Unlock()
+				select {
+				case c.posts <- string(b):
+				default:
+				}
+			}
+			r.Body = io.NopCloser(strings.NewReader(string(b)))
+		}
+		inner.ServeHTTP(w, r)
+	}))
+	t.Cleanup(c.srv.Close)
+	return c
+}
+
+// take returns the bodies counted since the last take, and forgets them.
+func (c *countingServer) take() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	got := c.bodies
+	c.bodies = map[string]int{}
+	return got
+}
+
+// readReport reads a JSON report the binary wrote.
+func readReport(t *testing.T, path string) *report.Report {
+	t.Helper()
+	r, err := report.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+type faultKey struct {
+	session string
+	seq     int64
+	kind    string
+}
+
+func faultSet(rs ...*report.Report) map[faultKey]int {
+	out := map[faultKey]int{}
+	for _, r := range rs {
+		for _, f := range r.Chaos.Faults {
+			out[faultKey{f.Session, f.Seq, f.Kind}]++
+		}
+	}
+	return out
+}
+
+// decodeHDR reads a report's encoded histogram.
+func decodeHDR(t *testing.T, e report.EncodedHistogram) *hdrhistogram.Histogram {
+	t.Helper()
+	h, err := hdrhistogram.Decode([]byte(e.HDR))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestShardsUnionIsTheRun replays a 50-session HTTP load with chaos whole,
+// then with --local-shards 1, 2, 3, 4 and 7: the server is sent every request of the
+// whole run exactly once across the shards; each session is in one shard,
+// under its name, the shards at most one session apart; the chaos faults
+// of the shards are the whole run's; and the merged report (the runner's,
+// and `replayctl merge` of the shards' reports) has the summed counts and, bucket for bucket, the histogram of
+// every shard's latencies.
+func TestShardsUnionIsTheRun(t *testing.T) {
+	srv := newCountingServer(t)
+	tapePath := testtape.Record(t, transport.HTTP{URL: srv.srv.URL}, "http", testtape.Conversation("echo", `{"text":"call %d"}`, 4))
+	srv.take()
+	dir := t.TempDir()
+	common := []string{"run", tapePath, "--target", srv.srv.URL, "--sessions", "50", "--speed", "fast", "-q",
+		"--chaos", "unknown-method=0.1,bad-params=0.1", "--seed", "42"}
+	whole := filepath.Join(dir, "whole.json")
+	res := replayctl(t, append(common, "--report", whole)...)
+	if res.code > 1 {
+		t.Fatalf("whole run: exit %d\n%s", res.code, res.stderr)
+	}
+	wantBodies := srv.take()
+	want := readReport(t, whole)
+	wantFaults := faultSet(want)
+	if want.Summary.Sessions != 50 || want.Chaos.Injected == 0 || len(wantFaults) != int(want.Chaos.Injected) {
+		t.Fatalf("whole run: %d sessions, %d faults (%d listed); want 50 sessions and some faults, all listed", want.Summary.Sessions, want.Chaos.Injected, len(wantFaults))
+	}
+	var wantNames []string
+	for _, s := range want.PerSession {
+		wantNames = append(wantNames, s.Session)
+	}
+	slices.Sort(wantNames)
+
+	for _, n := range []int{1, 2, 3, 4, 7} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			shardDir := filepath.Join(dir, strconv.Itoa(n))
+			merged := filepath.Join(dir, fmt.Sprintf("merged-%d.json", n))
+			res := replayctl(t, append(common, "--local-shards", strconv.Itoa(n), "--shard-reports", shardDir, "--report", merged)...)
+			if res.code > 1 {
+				t.Fatalf("--local-shards %d: exit %d\n%s", n, res.code, res.stderr)
+			}
+			var paths []string
+			var shards []*report.Report
+			var names []string
+			least, most := 50, 0
+			for i := range n {
+				p := filepath.Join(shardDir, fmt.Sprintf("shard-%d-of-%d.json", i, n))
+				r := readReport(t, p)
+				if s := r.Summary.Shard; s == nil || s.Index != i || s.Count != n {
+					t.Fatalf("shard %d/%d: summary.shard %+v", i, n, s)
+				}
+				least, most = min(least, r.Summary.Sessions), max(most, r.Summary.Sessions)
+				for _, s := range r.PerSession {
+					names = append(names, s.Session)
+				}
+				paths, shards = append(paths, p), append(shards, r)
+			}
+			if got := srv.take(); !maps.Equal(got, wantBodies) {
+				for b, c := range got {
+					if wantBodies[b] != c {
+						t.Logf("got %d× %s (want %d)", c, b, wantBodies[b])
+					}
+				}
+				for b, c := range wantBodies {
+					if got[b] != c {
+						t.Logf("want %d× %s (got %d)", c, b, got[b])
+					}
+				}
+				t.Errorf("the server got %d distinct bodies from the shards, the whole run sent %d (or not as many times each)", len(got), len(wantBodies))
+			}
+			slices.Sort(names)
+			if !slices.Equal(names, wantNames) {
+				t.Errorf("the shards' sessions are %d (%v…), want the whole run's %d, each once", len(names), names[:min(3, len(names))], len(wantNames))
+			}
+			if most-least > 1 {
+				t.Errorf("shards of %d hold %d to %d sessions, want at most one apart", n, least, most)
+			}
+			if got := faultSet(shards...); !maps.Equal(got, wantFaults) {
+				t.Errorf("the shards' chaos faults (%d) are not the whole run's (%d) for the same seed", len(got), len(wantFaults))
+			}
+
+			// replayctl merge of the shards' files is the runner's merge.
+			res = replayctl(t, append(append([]string{"merge"}, paths...), "-o", "json")...)
+			var offline struct {
+				Performance struct {
+					Requests int64 `json:"requests"`
+				} `json:"performance"`
+			}
+			decodeJSON(t, res.stdout, &offline)
+			m := readReport(t, merged)
+			var sent, requests, injected int64
+			one := decodeHDR(t, shards[0].Histograms.Latency)
+			for i, r := range shards {
+				sent += r.Summary.Sent
+				requests += r.Performance.Requests
+				injected += r.Chaos.Injected
+				if i > 0 {
+					one.Merge(decodeHDR(t, r.Histograms.Latency))
+				}
+			}
+			if m.Summary.Sent != sent || m.Performance.Requests != requests || m.Chaos.Injected != injected {
+				t.Errorf("merged sent %d, requests %d, faults %d; want the sums %d, %d, %d", m.Summary.Sent, m.Performance.Requests, m.Chaos.Injected, sent, requests, injected)
+			}
+			if offline.Performance.Requests != requests {
+				t.Errorf("replayctl merge of the shards' reports: %d requests, want %d", offline.Performance.Requests, requests)
+			}
+			if requests != want.Performance.Requests || sent != want.Summary.Sent {
+				t.Errorf("the shards sent %d requests (%d messages), the whole run %d (%d)", requests, sent, want.Performance.Requests, want.Summary.Sent)
+			}
+			if s := m.Summary.Shards; s == nil || s.Count != n || len(s.Missing) != 0 {
+				t.Errorf("merged summary.shards = %+v, want all %d", s, n)
+			}
+			got := decodeHDR(t, m.Histograms.Latency)
+			if !slices.Equal(got.Distribution(), one.Distribution()) || got.TotalCount() != one.TotalCount() || m.Histograms.Latency.Count != one.TotalCount() {
+				t.Errorf("merged latency histogram (%d values) is not the histogram of every shard's latencies (%d)", got.TotalCount(), one.TotalCount())
+			}
+		})
+	}
+}
+
+// TestLocalShardsThresholdOnMergedData: --local-shards judges the
+// thresholds on the merged figures: "requests<R" for the whole run's R
+// requests passes in every shard and fails the run.
+func TestLocalShardsThresholdOnMergedData(t *testing.T) {
+	srv := newCountingServer(t)
+	tapePath := testtape.Record(t, transport.HTTP{URL: srv.srv.URL}, "http", testtape.Conversation("echo", `{"text":"call %d"}`, 4))
+	args := []string{"run", tapePath, "--target", srv.srv.URL, "--sessions", "50", "--speed", "fast", "-o", "json"}
+	res := replayctl(t, args...)
+	if res.code != 0 {
+		t.Fatalf("whole run: exit %d\n%s", res.code, res.stderr)
+	}
+	var whole struct {
+		Performance struct {
+			Requests int64 `json:"requests"`
+		} `json:"performance"`
+	}
+	decodeJSON(t, res.stdout, &whole)
+	requests := whole.Performance.Requests
+	srv.take()
+
+	res = replayctl(t, append(args, "--local-shards", "3", "--threshold", fmt.Sprintf("requests<%d", requests))...)
+	if res.code != 1 {
+		t.Fatalf("--local-shards 3 with requests<%d: exit %d, want 1\n%s", requests, res.code, res.stderr)
+	}
+	var merged struct {
+		Summary struct {
+			Sent   int64                `json:"sent"`
+			Shards *report.MergedShards `json:"shards"`
+		} `json:"summary"`
+		Performance struct {
+			Requests int64 `json:"requests"`
+		} `json:"performance"`
+		Thresholds []struct {
+			Expr   string `json:"expr"`
+			Passed bool   `json:"passed"`
+		} `json:"thresholds"`
+	}
+	decodeJSON(t, res.stdout, &merged)
+	if merged.Performance.Requests != requests || len(merged.Thresholds) != 1 || merged.Thresholds[0].Passed {
+		t.Errorf("merged: %d requests, thresholds %+v; want %d and requests<%d failed", merged.Performance.Requests, merged.Thresholds, requests, requests)
+	}
+	if s := merged.Summary.Shards; s == nil || s.Count != 3 || len(s.Merged) != 3 {
+		t.Errorf("summary.shards = %+v, want 3 of 3", s)
+	}
+	bodies := 0
+	for _, c := range srv.take() {
+		bodies += c
+	}
+	if int64(bodies) < requests {
+		t.Errorf("the server got %d POSTs, fewer than the %d requests", bodies, requests)
+	}
+
+	// Every shard alone passes the same threshold.
+	res = replayctl(t, append(args, "--shard", "1/3", "--threshold", fmt.Sprintf("requests<%d", requests))...)
+	if res.code != 0 {
+		t.Errorf("shard 1/3 alone with requests<%d: exit %d, want 0\n%s", requests, res.code, res.stderr)
+	}
+}
+
+var startedLine = regexp.MustCompile(`local shards: shard (\d+)/(\d+) started \(pid (\d+)\)`)
+
+// TestLocalShardsKilledShardIsNamed kills shard 1 of 3 as it starts: the
+// merged report names it, and the run fails.
+func TestLocalShardsKilledShardIsNamed(t *testing.T) {
+	srv := newCountingServer(t)
+	tapePath := testtape.Record(t, transport.HTTP{URL: srv.srv.URL}, "http", testtape.Conversation("echo", `{"text":"call %d"}`, 4))
+	cmd := exec.Command(binary, "run", tapePath, "--target", srv.srv.URL, "--sessions", "6", "--speed", "fixed:20ms", "--local-shards", "3", "-o", "json")
+	var out strings.Builder
+	cmd.Stdout = &out
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var errText strings.Builder
+	sc := bufio.NewScanner(stderr)
+	killed := false
+	for sc.Scan() {
+		errText.WriteString(sc.Text() + "\n")
+		if m := startedLine.FindStringSubmatch(sc.Text()); m != nil && m[1] == "1" && !killed {
+			pid, _ := strconv.Atoi(m[3])
+			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+				t.Fatalf("kill shard 1 (pid %d): %v", pid, err)
+			}
+			killed = true
+		}
+	}
+	err = cmd.Wait()
+	code := cmd.ProcessState.ExitCode()
+	if !killed || code != 1 {
+		t.Fatalf("killed %t, exit %d (%v), want 1\n%s", killed, code, err, errText.String())
+	}
+	var rep struct {
+		Summary struct {
+			Aborted  string               `json:"aborted"`
+			Shards   *report.MergedShards `json:"shards"`
+			Sessions int                  `json:"sessions"`
+		} `json:"summary"`
+	}
+	decodeJSON(t, out.String(), &rep)
+	if !strings.Contains(rep.Summary.Aborted, "shard 1/3 ended without a report") {
+		t.Errorf("summary.aborted = %q, want shard 1/3 named", rep.Summary.Aborted)
+	}
+	if s := rep.Summary.Shards; s == nil || !slices.Equal(s.Missing, []int{1}) || rep.Summary.Sessions != 4 {
+		t.Errorf("summary.shards = %+v with %d sessions, want shard 1 missing and 4 sessions of 6", s, rep.Summary.Sessions)
+	}
+}
+
+// decodeJSON decodes the binary's JSON output into v.
+func decodeJSON(t *testing.T, out string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatalf("decode the JSON output: %v\n%s", err, out)
+	}
+}
+
+// TestShardFlagErrors: a bad --shard or --local-shards is exit 2, saying
+// what to give.
+func TestShardFlagErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--shard", "4/4"}, "from 0 to N-1"},
+		{[]string{"--shard", "1"}, "want I/N"},
+		{[]string{"--shard", "0/0"}, "want I/N"},
+		{[]string{"--local-shards", "0"}, "want 1 to 256"},
+		{[]string{"--local-shards", "2", "--shard", "0/2"}, "leave out --shard"},
+		{[]string{"--local-shards", "2", "--out", "json=-"}, "--out is not supported"},
+		{[]string{"--shard-reports", "x"}, "give --local-shards N too"},
+	} {
+		res := replayctl(t, append([]string{"run", "examples/quickstart.jsonl", "--speed", "fast"}, tc.args...)...)
+		if res.code != 2 || !strings.Contains(res.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, res.code, res.stderr, tc.want)
+		}
+	}
+}
+
+// TestLocalShardsInterrupted: SIGINT to the runner once every shard is
+// replaying stops them all as one run: each writes what it replayed, the
+// merged report covers every shard and says it was interrupted, exit 130.
+func TestLocalShardsInterrupted(t *testing.T) {
+	srv := newCountingServer(t)
+	tapePath := testtape.Record(t, transport.HTTP{URL: srv.srv.URL}, "http", testtape.Conversation("echo", `{"text":"call %d"}`, 4))
+	srv.take()
+	for len(srv.posts) > 0 {
+		<-srv.posts
+	}
+	// 6 sessions × 6 messages at fixed:100ms: 3.6 s unless interrupted.
+	cmd := exec.Command(binary, "run", tapePath, "--target", srv.srv.URL, "--sessions", "6", "--speed", "fixed:100ms", "--local-shards", "3", "-o", "json")
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Every session's initialize has reached the server: every shard is
+	// replaying (its signal handling long set up).
+	inits := 0
+	timeout := time.After(30 * time.Second)
+	for inits < 6 {
+		select {
+		case b := <-srv.posts:
+			if strings.Contains(b, `"initialize"`) {
+				inits++
+			}
+		case <-timeout:
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("%d initialize requests in 30 s, want 6\n%s", inits, errb.String())
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Fatalf("exit %d, want %d\n%s", code, exitInterrupted, errb.String())
+	}
+	var rep struct {
+		Summary struct {
+			Aborted string               `json:"aborted"`
+			Sent    int64                `json:"sent"`
+			Shards  *report.MergedShards `json:"shards"`
+		} `json:"summary"`
+	}
+	decodeJSON(t, out.String(), &rep)
+	if s := rep.Summary.Shards; s == nil || len(s.Merged) != 3 || len(s.Missing) != 0 {
+		t.Errorf("summary.shards = %+v, want all 3 merged\n%s", s, errb.String())
+	}
+	if !strings.Contains(rep.Summary.Aborted, "interrupted") || rep.Summary.Sent >= 36 {
+		t.Errorf("aborted %q, %d sent; want interrupted, fewer than 36 sent", rep.Summary.Aborted, rep.Summary.Sent)
+	}
+}
