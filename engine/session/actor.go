@@ -179,7 +179,7 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 			}
 		case p := <-x.fx.chaosExpired:
 			if !p.answered() {
-				if err := x.rq.timeOut(ctx, p); err != nil {
+				if err := x.rq.timeOut(ctx, p, fmt.Sprintf("no answer within %s to a message with an injected fault (chaos)", min(chaosWait, x.env.Timeout))); err != nil {
 					return err
 				}
 			}

@@ -66,7 +66,7 @@ func (r *sender) sendEnded(ctx context.Context, res sendResult) error {
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTarget):
-		return x.rq.timeOut(ctx, p) // the answer's headers never came
+		return x.rq.timeOut(ctx, p, x.timedOutAfter()) // the answer's headers never came
 	case errors.As(err, &he):
 		// The target refused this request and lives on: its refusal is
 		// the answer, judged when the recorded one is known.

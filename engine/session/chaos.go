@@ -69,7 +69,7 @@ func (r *faults) faultedAnswer(ctx context.Context, p *pend, inc *transport.Inco
 	f := *p.req.Fault
 	switch f.Kind {
 	case chaos.Timeout: // withheld past the deadline: the request times out
-		return false, x.rq.timeOut(ctx, p)
+		return false, x.rq.timeOut(ctx, p, "an injected timeout (chaos): the answer was withheld")
 	case chaos.InvalidResponse, chaos.ErrorResponse:
 		m, err := chaos.MutateAnswer(f, inc.Msg)
 		if err != nil {

@@ -311,23 +311,25 @@ func TestActorInterrupted(t *testing.T) {
 // request out at once, one replaced by an error is judged as that error.
 func TestActorInboundFaults(t *testing.T) {
 	for _, tc := range []struct {
-		kind  chaos.Kind
-		check func(t *testing.T, o *Outcome)
+		kind   chaos.Kind
+		check  func(t *testing.T, o *Outcome)
+		reason string // of the notifications/cancelled sent, if one is
 	}{
 		{chaos.Timeout, func(t *testing.T, o *Outcome) {
 			if !o.Timeout {
 				t.Errorf("got %+v, want a timeout", o)
 			}
-		}},
+		}, "replayctl: an injected timeout (chaos): the answer was withheld"},
 		{chaos.ErrorResponse, func(t *testing.T, o *Outcome) {
 			if o.Actual == nil || !strings.Contains(string(o.Actual.Msg), `"error"`) {
 				t.Errorf("got %+v, want an error as the answer", o)
 			}
-		}},
+		}, ""},
 	} {
 		t.Run(string(tc.kind), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				e := env(t, &dialer{c: &scripted{in: make(chan transport.Incoming, 8), answer: echo}}, fast)
+				c := &scripted{in: make(chan transport.Incoming, 8), answer: echo}
+				e := env(t, &dialer{c: c}, fast)
 				e.Chaos = &chaos.Plan{}
 				its := msgs(t, "c2s", initReq, "s2c", initResp, "c2s", listReq, "s2c", listResp)
 				its[2].Fault = &chaos.Fault{Kind: tc.kind, Seq: 2, Session: "s1", MsgKind: "request"}
@@ -339,6 +341,18 @@ func TestActorInboundFaults(t *testing.T) {
 					t.Fatal("no outcome")
 				} else {
 					tc.check(t, o)
+				}
+				var reasons []string
+				for _, m := range c.sent() {
+					if strings.Contains(string(m), "notifications/cancelled") {
+						reasons = append(reasons, string(m))
+					}
+				}
+				switch {
+				case tc.reason == "" && len(reasons) > 0:
+					t.Errorf("sent %q, want no cancellation", reasons)
+				case tc.reason != "" && (len(reasons) != 1 || !strings.Contains(reasons[0], `"reason":"`+tc.reason+`"`)):
+					t.Errorf("sent %q, want one cancellation saying %q", reasons, tc.reason)
 				}
 			})
 		})

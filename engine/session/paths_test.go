@@ -73,6 +73,9 @@ func TestActorTimesOut(t *testing.T) {
 		for _, m := range c.sent() {
 			if strings.Contains(string(m), "notifications/cancelled") && strings.Contains(string(m), `"requestId":1`) {
 				cancelled = true
+				if !strings.Contains(string(m), `"reason":"replayctl: timed out after 1s"`) {
+					t.Errorf("cancelled %s: want the reason to say it timed out after 1s", m)
+				}
 			}
 		}
 		if !cancelled {

@@ -5,6 +5,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -38,7 +39,7 @@ func (r *requests) expire(ctx context.Context, now time.Time) error {
 			break
 		}
 		if !p.answered() {
-			if err := x.rq.timeOut(ctx, p); err != nil {
+			if err := x.rq.timeOut(ctx, p, x.timedOutAfter()); err != nil {
 				return err
 			}
 		}
@@ -47,21 +48,30 @@ func (r *requests) expire(ctx context.Context, now time.Time) error {
 }
 
 // timeOut gives up on a request: the server is told it is cancelled
-// (never initialize: MCP forbids cancelling it), and the request is
-// reported as timed out.
-func (r *requests) timeOut(ctx context.Context, p *pend) error {
+// (never initialize: MCP forbids cancelling it), with why (after
+// "replayctl: "), and the request is reported as timed out.
+func (r *requests) timeOut(ctx context.Context, p *pend, why string) error {
 	x := r.x
 	p.timedOut = true
 	p.sess.inflight--
 	p.sess.gaveUp(p.key)
 	x.anchorHandshake(p)
 	if conn := p.sess.conn; conn != nil && p.req.RPC.Method != mcp.MethodInitialize {
-		note := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"replayctl: timed out after %s"}}`, p.req.SentID, x.env.Timeout)
+		note := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":%s}}`, p.req.SentID, jsonString("replayctl: "+why))
 		if err := x.tx.sendBounded(ctx, conn, note); err != nil && ctx.Err() == nil {
 			x.env.Log.Warn().Err(err).Msg("could not send notifications/cancelled")
 		}
 	}
 	return x.rq.finishIfDone(ctx, p)
+}
+
+// timedOutAfter is why a request was given up at its deadline.
+func (x *Actor) timedOutAfter() string { return fmt.Sprintf("timed out after %s", x.env.Timeout) }
+
+// jsonString is s as a JSON string.
+func jsonString(s string) []byte {
+	b, _ := json.Marshal(s) // a string always marshals
+	return b
 }
 
 // finishIfDone reports an answered (or given up) request once its recorded
