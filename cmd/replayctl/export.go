@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -10,27 +12,75 @@ import (
 	"github.com/replayctl/replayctl/tape"
 )
 
+// exportFormat is one format export writes.
+type exportFormat struct {
+	flag, what string
+	encode     func(w io.Writer, r *tape.Reader, opts []tape.ExportOption) error
+}
+
+func exportFormats(creator string) []exportFormat {
+	return []exportFormat{
+		{"har", "HAR 1.2", func(w io.Writer, r *tape.Reader, _ []tape.ExportOption) error { return tape.EncodeHAR(w, r, creator) }},
+		{"k6", "k6 script", func(w io.Writer, r *tape.Reader, o []tape.ExportOption) error { return tape.EncodeK6(w, r, o...) }},
+	}
+}
+
 func (a *app) exportCommand() *cobra.Command {
 	var maxLine int
-	var har bool
+	var url string
+	formats := exportFormats(readVersion().Version)
+	chosen := make([]bool, len(formats))
+	var names []string
+	for _, f := range formats {
+		names = append(names, "--"+f.flag)
+	}
 	cmd := &cobra.Command{
-		Use:   "export --har TAPE OUT.har",
-		Short: "Export a tape as a HAR 1.2 file, to look at in a browser's network panel",
-		Long: `Export a tape (any format replayctl reads) as HAR 1.2: one entry per HTTP
-exchange rebuilt from the tape. Each client message is a POST with the
-message as its body, answered by the server messages that belong to it (a
-JSON body, or a text/event-stream body with the recorded SSE ids); server
-messages outside any request go to a GET stream entry per session. A stdio
-tape has no HTTP: its messages are shown as POSTs to ` + tape.StdioURL + `.
-The tape's header, session names, seqs and exact times go into
-"_replayctl" members, so that 'replayctl import' gets the same tape back.
-OUT is written atomically.`,
+		Use:   "export --har|--k6 TAPE OUT",
+		Short: "Export a tape as a HAR file or a k6 script",
+		Long: `Export a tape (any format replayctl reads) for another tool. OUT is written
+atomically; credentials are left out as the redaction policy says (headers
+and members named like secrets, passwords in URLs).
+
+--har writes HAR 1.2, to look at in a browser's network panel: one entry
+per HTTP exchange rebuilt from the tape. Each client message is a POST
+with the message as its body, answered by the server messages that belong
+to it (a JSON body, or a text/event-stream body with the recorded SSE ids);
+server messages outside any request go to a GET stream entry per session.
+A stdio tape has no HTTP: its messages are shown as POSTs to
+` + tape.StdioURL + `. The tape's header, session names, seqs and exact
+times go into "_replayctl" members, so that 'replayctl import' gets the
+same tape back.
+
+--k6 writes a k6 script that replays each session as plain HTTP POSTs to a
+Streamable HTTP endpoint at the recorded pacing (one scenario per session,
+started at its recorded offset), sends the Mcp-Session-Id the server gives
+on initialize with every later request, and checks each request's answer:
+a result where a result was recorded, an error where an error was. It
+sends to $MCP_URL, else --url, else the URL the tape was recorded from
+(` + tape.DefaultExportURL + ` for a stdio tape); $MCP_HEADERS (a JSON
+object) adds headers, such as a token. The server's GET streams are not
+replayed.`,
 		Example: `  replayctl export --har session.jsonl session.har
-  # then, in Chrome or Firefox DevTools: Network → Import HAR file`,
-		Args: exactArgs(2, "export --har TAPE OUT.har"),
+  # then, in Chrome or Firefox DevTools: Network → Import HAR file
+  replayctl export --k6 session.jsonl session.js
+  k6 run -e MCP_URL=http://127.0.0.1:3001/mcp session.js`,
+		Args: exactArgs(2, "export --har|--k6 TAPE OUT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !har {
-				return usageError("export: say which format: --har (the one export writes)")
+			var f *exportFormat
+			for i := range formats {
+				if !chosen[i] {
+					continue
+				}
+				if f != nil {
+					return usageError("export: --%s and --%s: say one format (export writes one file)", f.flag, formats[i].flag)
+				}
+				f = &formats[i]
+			}
+			if f == nil {
+				return usageError("export: say which format: %s", strings.Join(names, ", "))
+			}
+			if url != "" && f.flag == "har" {
+				return usageError("export: --url is for the formats that send to or describe an endpoint, not --har (a HAR keeps the recorded URL)")
 			}
 			in, out := args[0], args[1]
 			ctx := cmd.Context()
@@ -42,20 +92,24 @@ OUT is written atomically.`,
 				return err
 			}
 			defer r.Close()
-			f, err := atomicfile.Create(out)
+			w, err := atomicfile.Create(out)
 			if err != nil {
 				return usageError("export: %v", err)
 			}
-			bw := bufio.NewWriterSize(f, 256<<10)
-			err = tape.EncodeHAR(bw, r, readVersion().Version)
+			opts := []tape.ExportOption{tape.ExportCreator("replayctl " + readVersion().Version)}
+			if url != "" {
+				opts = append(opts, tape.ExportURL(url))
+			}
+			bw := bufio.NewWriterSize(w, 256<<10)
+			err = f.encode(bw, r, opts)
 			if err == nil {
 				err = bw.Flush()
 			}
 			if err == nil {
-				err = f.Commit()
+				err = w.Commit()
 			}
 			if err != nil {
-				f.Abort()
+				w.Abort()
 				if ctx.Err() != nil {
 					return interrupted(out + " was not written")
 				}
@@ -64,11 +118,14 @@ OUT is written atomically.`,
 			for _, w := range r.Warnings() {
 				a.log.Warn().Msg(w)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (HAR 1.2)\n", out)
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%s)\n", out, f.what)
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&har, "har", false, "write HAR 1.2")
+	for i, f := range formats {
+		cmd.Flags().BoolVar(&chosen[i], f.flag, false, "write "+f.what)
+	}
+	cmd.Flags().StringVar(&url, "url", "", "the MCP endpoint the export sends to or describes (default: the recorded URL, or "+tape.DefaultExportURL+" for a stdio tape)")
 	cmd.Flags().IntVar(&maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
 	return cmd
 }
