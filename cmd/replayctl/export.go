@@ -22,6 +22,7 @@ func exportFormats(creator string) []exportFormat {
 	return []exportFormat{
 		{"har", "HAR 1.2", func(w io.Writer, r *tape.Reader, _ []tape.ExportOption) error { return tape.EncodeHAR(w, r, creator) }},
 		{"k6", "k6 script", func(w io.Writer, r *tape.Reader, o []tape.ExportOption) error { return tape.EncodeK6(w, r, o...) }},
+		{"postman", "Postman Collection v2.1", func(w io.Writer, r *tape.Reader, o []tape.ExportOption) error { return tape.EncodePostman(w, r, o...) }},
 	}
 }
 
