@@ -23,6 +23,7 @@ func exportFormats(creator string) []exportFormat {
 		{"har", "HAR 1.2", func(w io.Writer, r *tape.Reader, _ []tape.ExportOption) error { return tape.EncodeHAR(w, r, creator) }},
 		{"k6", "k6 script", func(w io.Writer, r *tape.Reader, o []tape.ExportOption) error { return tape.EncodeK6(w, r, o...) }},
 		{"postman", "Postman Collection v2.1", func(w io.Writer, r *tape.Reader, o []tape.ExportOption) error { return tape.EncodePostman(w, r, o...) }},
+		{"openapi", "OpenAPI 3.1", func(w io.Writer, r *tape.Reader, o []tape.ExportOption) error { return tape.EncodeOpenAPI(w, r, o...) }},
 	}
 }
 
