@@ -2,6 +2,7 @@ package tape
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/replayctl/replayctl/internal/testserver"
 )
 
 // exportTapes are the tapes every exporter is tested on: the examples
@@ -134,5 +137,56 @@ func TestK6ExportSessionsChecksAndSecrets(t *testing.T) {
 	custom := string(exportK6(t, path, ExportURL("http://127.0.0.1:3001/other")))
 	if !strings.Contains(custom, `const URL = __ENV.MCP_URL || "http://127.0.0.1:3001/other";`) {
 		t.Errorf("ExportURL not used")
+	}
+}
+
+// k6Run runs a script with k6 against url and returns its checks' passes
+// and fails.
+func k6Run(t *testing.T, k6 string, script []byte, url string) (passes, fails int) {
+	t.Helper()
+	dir := t.TempDir()
+	js, summary := filepath.Join(dir, "script.js"), filepath.Join(dir, "summary.json")
+	if err := os.WriteFile(js, script, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(k6, "run", "--quiet", "--no-usage-report", "-e", "MCP_URL="+url, "--summary-export", summary, js)
+	out, _ := cmd.CombinedOutput() // failed checks do not fail the run: the summary says how many
+	raw, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatalf("k6 wrote no summary: %v\n%s", err, out)
+	}
+	var sum struct {
+		Metrics struct {
+			Checks struct{ Passes, Fails int }
+		}
+	}
+	if err := json.Unmarshal(raw, &sum); err != nil {
+		t.Fatalf("k6 summary: %v", err)
+	}
+	return sum.Metrics.Checks.Passes, sum.Metrics.Checks.Fails
+}
+
+// TestK6ExportRunsAgainstEverything runs the k6 export of a
+// server-everything tape with k6 against server-everything over
+// Streamable HTTP: every check passes; with one answer recorded as an
+// error, exactly one fails. k6 is not an npm or Debian package: it runs
+// when k6 is in PATH or $REPLAYCTL_K6 names it (go install go.k6.io/k6@v1.8.1).
+func TestK6ExportRunsAgainstEverything(t *testing.T) {
+	k6 := os.Getenv("REPLAYCTL_K6")
+	if k6 == "" {
+		var err error
+		if k6, err = exec.LookPath("k6"); err != nil {
+			t.Skip("k6 is not installed: set REPLAYCTL_K6 or put k6 in PATH (go install go.k6.io/k6@v1.8.1)")
+		}
+	}
+	testserver.NeedEverything(t)
+	url := testserver.EverythingHTTP(t)
+	path := "../examples/everything.jsonl"
+	n := len(clientMessages(t, path))
+	if passes, fails := k6Run(t, k6, exportK6(t, path), url); passes != n || fails != 0 {
+		t.Errorf("k6: %d checks passed, %d failed; want %d passed", passes, fails, n)
+	}
+	if passes, fails := k6Run(t, k6, exportK6(t, everythingWithOneError(t)), url); passes != n-1 || fails != 1 {
+		t.Errorf("k6 on a tape with one answer changed to an error: %d checks passed, %d failed; want %d passed, 1 failed", passes, fails, n-1)
 	}
 }

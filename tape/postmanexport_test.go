@@ -177,7 +177,18 @@ func TestPostmanExportNewman(t *testing.T) {
 		t.Errorf("newman: %d requests (%d failed), %d checks (%d failed); want %d, none failed", reqs, failedReqs, asserts, failed, n)
 	}
 
-	raw, err := os.ReadFile(path)
+	changed := everythingWithOneError(t)
+	_, _, asserts, failed = newmanRun(t, exportPostman(t, changed, ExportURL(url)), url)
+	if asserts != n || failed != 1 {
+		t.Errorf("newman on a tape with one answer changed to an error: %d checks, %d failed; want %d, 1 failed", asserts, failed, n)
+	}
+}
+
+// everythingWithOneError writes examples/everything.jsonl with the answer
+// to one tools/call (id 33) recorded as an error instead of its result.
+func everythingWithOneError(t *testing.T) string {
+	t.Helper()
+	raw, err := os.ReadFile("../examples/everything.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,9 +196,5 @@ func TestPostmanExportNewman(t *testing.T) {
 	if !bytes.Contains(raw, []byte(answer)) {
 		t.Fatalf("the tape no longer has the answer %s", answer)
 	}
-	changed := writeTemp(t, "changed.jsonl", strings.Replace(string(raw), answer, `{"jsonrpc":"2.0","id":33,"error":{"code":-32603,"message":"recorded as an error"}}`, 1))
-	_, _, asserts, failed = newmanRun(t, exportPostman(t, changed, ExportURL(url)), url)
-	if asserts != n || failed != 1 {
-		t.Errorf("newman on a tape with one answer changed to an error: %d checks, %d failed; want %d, 1 failed", asserts, failed, n)
-	}
+	return writeTemp(t, "changed.jsonl", strings.Replace(string(raw), answer, `{"jsonrpc":"2.0","id":33,"error":{"code":-32603,"message":"recorded as an error"}}`, 1))
 }
