@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	neturl "net/url"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -37,8 +38,8 @@ func (a *app) exportCommand() *cobra.Command {
 		names = append(names, "--"+f.flag)
 	}
 	cmd := &cobra.Command{
-		Use:   "export --har|--k6 TAPE OUT",
-		Short: "Export a tape as a HAR file or a k6 script",
+		Use:   "export --har|--k6|--postman|--openapi TAPE OUT",
+		Short: "Export a tape as HAR, a k6 script, a Postman collection or an OpenAPI description",
 		Long: `Export a tape (any format replayctl reads) for another tool. OUT is written
 atomically; credentials are left out as the redaction policy says (headers
 and members named like secrets, passwords in URLs).
@@ -61,12 +62,28 @@ a result where a result was recorded, an error where an error was. It
 sends to $MCP_URL, else --url, else the URL the tape was recorded from
 (` + tape.DefaultExportURL + ` for a stdio tape); $MCP_HEADERS (a JSON
 object) adds headers, such as a token. The server's GET streams are not
-replayed.`,
+replayed.
+
+--postman writes a Postman Collection v2.1: a folder per session, one
+request per client message in order, POSTed to the collection variable
+{{mcpUrl}} (--url, else as for --k6); initialize's test script keeps the
+session id in a collection variable that the next requests send; each
+request waits the recorded pause and checks its answer as --k6 does.
+Postman and newman run the sessions one after another.
+
+--openapi writes an OpenAPI 3.1 description of the recorded Streamable
+HTTP endpoint: a POST of a JSON-RPC message, with the session and
+protocol headers and the answers it may get; the tools of the recorded
+tools/list answers are components (their inputSchema and outputSchema,
+and the tools/call request of each).`,
 		Example: `  replayctl export --har session.jsonl session.har
   # then, in Chrome or Firefox DevTools: Network → Import HAR file
   replayctl export --k6 session.jsonl session.js
-  k6 run -e MCP_URL=http://127.0.0.1:3001/mcp session.js`,
-		Args: exactArgs(2, "export --har|--k6 TAPE OUT"),
+  k6 run -e MCP_URL=http://127.0.0.1:3001/mcp session.js
+  replayctl export --postman session.jsonl session.postman.json
+  newman run session.postman.json --env-var mcpUrl=http://127.0.0.1:3001/mcp
+  replayctl export --openapi --url http://127.0.0.1:3001/mcp session.jsonl openapi.json`,
+		Args: exactArgs(2, "export --har|--k6|--postman|--openapi TAPE OUT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var f *exportFormat
 			for i := range formats {
@@ -83,6 +100,11 @@ replayed.`,
 			}
 			if url != "" && f.flag == "har" {
 				return usageError("export: --url is for the formats that send to or describe an endpoint, not --har (a HAR keeps the recorded URL)")
+			}
+			if url != "" {
+				if u, err := neturl.Parse(url); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+					return usageError("export: --url %q is not an http:// or https:// URL: give the MCP endpoint, e.g. %s", url, tape.DefaultExportURL)
+				}
 			}
 			in, out := args[0], args[1]
 			ctx := cmd.Context()
