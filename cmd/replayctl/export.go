@@ -24,6 +24,9 @@ func exportFormats(creator string) []exportFormat {
 		{"har", "HAR 1.2", func(w io.Writer, r *tape.Reader, _ []tape.ExportOption) error { return tape.EncodeHAR(w, r, creator) }},
 		{"k6", "k6 script", func(w io.Writer, r *tape.Reader, o []tape.ExportOption) error { return tape.EncodeK6(w, r, o...) }},
 		{"postman", "Postman Collection v2.1", func(w io.Writer, r *tape.Reader, o []tape.ExportOption) error { return tape.EncodePostman(w, r, o...) }},
+		{"playwright", "Playwright Test spec", func(w io.Writer, r *tape.Reader, o []tape.ExportOption) error {
+			return tape.EncodePlaywright(w, r, o...)
+		}},
 		{"openapi", "OpenAPI 3.1", func(w io.Writer, r *tape.Reader, o []tape.ExportOption) error { return tape.EncodeOpenAPI(w, r, o...) }},
 	}
 }
@@ -38,8 +41,8 @@ func (a *app) exportCommand() *cobra.Command {
 		names = append(names, "--"+f.flag)
 	}
 	cmd := &cobra.Command{
-		Use:   "export --har|--k6|--postman|--openapi TAPE OUT",
-		Short: "Export a tape as HAR, a k6 script, a Postman collection or an OpenAPI description",
+		Use:   "export --har|--k6|--postman|--playwright|--openapi TAPE OUT",
+		Short: "Export a tape as HAR, a k6 script, a Postman collection, a Playwright test or an OpenAPI description",
 		Long: `Export a tape (any format replayctl reads) for another tool. OUT is written
 atomically; credentials are left out as the redaction policy says (headers
 and members named like secrets, passwords in URLs).
@@ -71,6 +74,15 @@ session id in a collection variable that the next requests send; each
 request waits the recorded pause and checks its answer as --k6 does.
 Postman and newman run the sessions one after another.
 
+--playwright writes a Playwright Test spec (name it NAME.spec.mjs): a test
+per session that connects the MCP TypeScript SDK's client as the recorded
+one (its clientInfo and capabilities) to $MCP_URL, else the URL as for
+--k6, sends each recorded request and notification (initialize as
+recorded, not the SDK's own) at its recorded time
+and expects each answer as recorded (a result, or an error). The
+project that runs it installs @playwright/test and
+@modelcontextprotocol/sdk.
+
 --openapi writes an OpenAPI 3.1 description of the recorded Streamable
 HTTP endpoint: a POST of a JSON-RPC message, with the session and
 protocol headers and the answers it may get; the tools of the recorded
@@ -82,8 +94,10 @@ and the tools/call request of each).`,
   k6 run -e MCP_URL=http://127.0.0.1:3001/mcp session.js
   replayctl export --postman session.jsonl session.postman.json
   newman run session.postman.json --env-var mcpUrl=http://127.0.0.1:3001/mcp
+  replayctl export --playwright session.jsonl replay.spec.mjs
+  MCP_URL=http://127.0.0.1:3001/mcp npx playwright test replay.spec.mjs
   replayctl export --openapi --url http://127.0.0.1:3001/mcp session.jsonl openapi.json`,
-		Args: exactArgs(2, "export --har|--k6|--postman|--openapi TAPE OUT"),
+		Args: exactArgs(2, "export --har|--k6|--postman|--playwright|--openapi TAPE OUT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var f *exportFormat
 			for i := range formats {
