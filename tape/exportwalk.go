@@ -25,6 +25,10 @@ type exportCall struct {
 	// Answer is the answer of a request (its result or error message),
 	// when Want is not "".
 	Answer Message
+	// AnswerID is the id the answer carries, as JSON text: ID, or "null"
+	// for an error the server could not tie to the request (a 400 to a
+	// message it refused).
+	AnswerID string
 	// Status is the HTTP status recorded with the answer, or 0.
 	Status int
 }
@@ -115,10 +119,17 @@ func (ex *harExport) call() exportCall {
 	c.ID = jsonrpc.IDKey(m.ID)
 	for _, a := range ex.answers {
 		am, err := jsonrpc.Parse(a.Msg)
-		if err != nil || !jsonrpc.IsResponseKind(am.Kind) || jsonrpc.IDKey(am.ID) != c.ID {
+		if err != nil || !jsonrpc.IsResponseKind(am.Kind) {
 			continue
 		}
-		c.Want, c.Answer = "result", a
+		id := jsonrpc.IDKey(am.ID)
+		if id != c.ID && (am.Kind != jsonrpc.KindError || (id != "null" && id != "")) {
+			continue
+		}
+		if id == "" {
+			id = "null"
+		}
+		c.Want, c.Answer, c.AnswerID = "result", a, id
 		if am.Kind == jsonrpc.KindError {
 			c.Want = "error"
 		}

@@ -17,6 +17,7 @@ import (
 // request of the session, and MCP-Protocol-Version once initialize agreed
 // on one. Each request gets a k6 check: a request recorded with a result
 // must get a result with its id, one recorded with an error an error
+// (with its id, or with a null id when that is what was recorded)
 // (in an application/json or a text/event-stream body); anything else
 // (notifications, responses to the server) a 2xx status.
 //
@@ -57,7 +58,7 @@ func EncodeK6(w io.Writer, r *Reader, opts ...ExportOption) error {
 			hdr = "{ " + strings.Join(parts, ", ") + " }"
 		}
 		fmt.Fprintf(bw, "  call(s, %s, %s, %s, %s, %s, %s, %s);\n", k6ms(c.Req.TUS-s.Start), jsString(fmt.Sprintf("seq %d %s", c.Req.Seq, callLabel(c))),
-			jsString(c.Method), jsString(c.ID), jsString(c.Want), hdr, jsString(string(c.Req.Msg)))
+			jsString(c.Method), jsString(c.AnswerID), jsString(c.Want), hdr, jsString(string(c.Req.Msg)))
 		return bw.Flush() // keeps what is buffered small, and reports w's errors as they happen
 	}
 	if err := walkCalls(r, begin, each); err != nil {
@@ -129,7 +130,8 @@ function begin() {
 }
 
 // answerOf returns the JSON-RPC response with the id idText (its JSON
-// text) in the body of res, an application/json or a text/event-stream
+// text: the request's, or "null" for an error the server did not tie to
+// it) in the body of res, an application/json or a text/event-stream
 // body, or null.
 function answerOf(res, idText) {
   const body = typeof res.body === "string" ? res.body : "";
@@ -165,7 +167,7 @@ function call(s, at, label, method, idText, want, recorded, body) {
   if (wait > 0) sleep(wait / 1000);
   const headers = Object.assign({ "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, recorded, EXTRA_HEADERS);
   if (s.sid) headers["Mcp-Session-Id"] = s.sid;
-  if (method !== "initialize" && !("MCP-Protocol-Version" in headers)) {
+  if (method !== "initialize" && !Object.keys(headers).some((k) => k.toLowerCase() === "mcp-protocol-version")) {
     const version = s.version || PROTOCOL_VERSION;
     if (version) headers["MCP-Protocol-Version"] = version;
   }

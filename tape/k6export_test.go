@@ -14,6 +14,12 @@ import (
 	"github.com/replayctl/replayctl/internal/testserver"
 )
 
+// serverEverythingTapes are the tapes of server-everything that the
+// exports replay against it: one session over stdio, and two at once over
+// Streamable HTTP (SSE answers, 400s with null ids to a 2026 client's
+// probes, notifications).
+var serverEverythingTapes = []string{"../examples/everything.jsonl", "testdata/everything-http.jsonl"}
+
 // exportTapes are the tapes every exporter is tested on: the examples
 // (stdio) and an HTTP recording of server-everything with SSE answers.
 var exportTapes = []string{"../examples/everything.jsonl", "../examples/go-sdk-2025.jsonl", "../examples/go-sdk-2026.jsonl",
@@ -181,11 +187,13 @@ func TestK6ExportRunsAgainstEverything(t *testing.T) {
 	}
 	testserver.NeedEverything(t)
 	url := testserver.EverythingHTTP(t)
-	path := "../examples/everything.jsonl"
-	n := len(clientMessages(t, path))
-	if passes, fails := k6Run(t, k6, exportK6(t, path), url); passes != n || fails != 0 {
-		t.Errorf("k6: %d checks passed, %d failed; want %d passed", passes, fails, n)
+	for _, path := range serverEverythingTapes {
+		n := len(clientMessages(t, path))
+		if passes, fails := k6Run(t, k6, exportK6(t, path), url); passes != n || fails != 0 {
+			t.Errorf("k6 %s: %d checks passed, %d failed; want %d passed", path, passes, fails, n)
+		}
 	}
+	n := len(clientMessages(t, "../examples/everything.jsonl"))
 	if passes, fails := k6Run(t, k6, exportK6(t, everythingWithOneError(t)), url); passes != n-1 || fails != 1 {
 		t.Errorf("k6 on a tape with one answer changed to an error: %d checks passed, %d failed; want %d passed, 1 failed", passes, fails, n-1)
 	}

@@ -12,7 +12,8 @@ import (
 // EncodePlaywright writes the tape r as a Playwright Test spec (an ES
 // module, e.g. replay.spec.mjs) that replays each session through the
 // MCP TypeScript SDK's client over Streamable HTTP: one test per session
-// (they may run in parallel), whose client has the clientInfo and
+// (Playwright runs a file's tests one after another unless told to run
+// them in parallel), whose client has the clientInfo and
 // capabilities of the recorded initialize and connects without sending
 // the SDK's own initialize, then sends each recorded request and
 // notification, initialize as recorded among them, at its recorded time
@@ -87,7 +88,14 @@ const MCP_URL = process.env.MCP_URL || %s;
 		case c.ID == "":
 			fmt.Fprintf(bw, "    await notify(s, %s, %s, %s);\n", at, jsString(c.Method), params)
 		default:
-			fmt.Fprintf(bw, "    await call(s, %s, %s, %s, %s, %s);\n", at, jsString(label), jsString(c.Method), params, jsString(c.Want))
+			want := c.Want
+			if c.AnswerID != c.ID {
+				// An error with a null id: the SDK client cannot tie it to
+				// the request, so it is sent and not awaited.
+				fmt.Fprintf(bw, "    // The next request was answered by an error with a null id (HTTP %d): sent, not awaited.\n", c.Status)
+				want = ""
+			}
+			fmt.Fprintf(bw, "    await call(s, %s, %s, %s, %s, %s);\n", at, jsString(label), jsString(c.Method), params, jsString(want))
 		}
 		return bw.Flush()
 	}

@@ -91,8 +91,11 @@ func TestPlaywrightExportRuns(t *testing.T) {
 	testserver.NeedEverything(t)
 	nodeTool(t, ".bin/playwright")
 	url := testserver.EverythingHTTP(t)
-	if ok, failed, report := playwrightRun(t, exportPlaywright(t, "../examples/everything.jsonl"), url); ok != 1 || failed != 0 {
-		t.Errorf("playwright: %d passed, %d failed; want 1 passed\n%s", ok, failed, report)
+	for _, path := range serverEverythingTapes {
+		sessions := len(sessionsOf(clientMessages(t, path)))
+		if ok, failed, report := playwrightRun(t, exportPlaywright(t, path), url); ok != sessions || failed != 0 {
+			t.Errorf("playwright %s: %d passed, %d failed; want %d passed\n%s", path, ok, failed, sessions, report)
+		}
 	}
 	ok, failed, report := playwrightRun(t, exportPlaywright(t, everythingWithOneError(t)), url)
 	if ok != 0 || failed != 1 || !strings.Contains(report, "seq 56 tools/call") {

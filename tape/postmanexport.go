@@ -153,7 +153,7 @@ func postmanItem(s exportSession, c exportCall, cfg exportConfig, gap int64, ver
 		pre = append(pre, fmt.Sprintf("setTimeout(function () {}, %d);", ms))
 	}
 	test := []string{
-		fmt.Sprintf("const want = %s, idText = %s;", jsString(c.Want), jsString(c.ID)),
+		fmt.Sprintf("const want = %s, idText = %s;", jsString(c.Want), jsString(c.AnswerID)),
 		`const sid = pm.response.headers.get("Mcp-Session-Id");`,
 		fmt.Sprintf(`if (sid) pm.collectionVariables.set("mcpSessionId_%s", sid);`, i),
 		"// answerOf returns the JSON-RPC response with the id idText in the body",

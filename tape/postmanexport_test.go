@@ -170,15 +170,17 @@ func TestPostmanExportNewman(t *testing.T) {
 	testserver.NeedEverything(t)
 	nodeTool(t, ".bin/newman")
 	url := testserver.EverythingHTTP(t)
-	path := "../examples/everything.jsonl"
-	n := len(clientMessages(t, path))
-	reqs, failedReqs, asserts, failed := newmanRun(t, exportPostman(t, path, ExportURL(url)), url)
-	if reqs != n || failedReqs != 0 || asserts != n || failed != 0 {
-		t.Errorf("newman: %d requests (%d failed), %d checks (%d failed); want %d, none failed", reqs, failedReqs, asserts, failed, n)
+	for _, path := range serverEverythingTapes {
+		n := len(clientMessages(t, path))
+		reqs, failedReqs, asserts, failed := newmanRun(t, exportPostman(t, path, ExportURL(url)), url)
+		if reqs != n || failedReqs != 0 || asserts != n || failed != 0 {
+			t.Errorf("newman %s: %d requests (%d failed), %d checks (%d failed); want %d, none failed", path, reqs, failedReqs, asserts, failed, n)
+		}
 	}
+	n := len(clientMessages(t, "../examples/everything.jsonl"))
 
 	changed := everythingWithOneError(t)
-	_, _, asserts, failed = newmanRun(t, exportPostman(t, changed, ExportURL(url)), url)
+	_, _, asserts, failed := newmanRun(t, exportPostman(t, changed, ExportURL(url)), url)
 	if asserts != n || failed != 1 {
 		t.Errorf("newman on a tape with one answer changed to an error: %d checks, %d failed; want %d, 1 failed", asserts, failed, n)
 	}
