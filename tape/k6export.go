@@ -113,9 +113,15 @@ const PROTOCOL_VERSION = %s;
 export const options = {
   scenarios: {
 `, oneLine(cfg.creator), jsString(r.Path()), len(sessions), calls, oneLine(cfg.url), jsString(cfg.url), jsString(r.Header().ProtocolVersion))
+	first := int64(0)
+	for i, s := range sessions {
+		if i == 0 || s.Start < first {
+			first = s.Start
+		}
+	}
 	for _, s := range sessions {
 		fmt.Fprintf(w, "    %s: { executor: \"per-vu-iterations\", vus: 1, iterations: 1, maxDuration: \"24h\", startTime: \"%sms\", exec: \"session%d\" },\n",
-			jsString(fmt.Sprintf("session%d", s.Index)), k6ms(s.Start-sessions[0].Start), s.Index)
+			jsString(fmt.Sprintf("session%d", s.Index)), k6ms(s.Start-first), s.Index)
 	}
 	w.WriteString(k6Helpers)
 }
