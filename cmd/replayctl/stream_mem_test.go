@@ -204,6 +204,16 @@ func TestExportHARMemoryFlat(t *testing.T) {
 	flatMemory(t, 32<<20, bigNativeTape, ".jsonl", ".har", "export", "--har")
 }
 
+// TestExportScriptsMemoryFlat: `export --k6`, `--postman` and `--openapi`
+// read the tape as export --har does and write each request as they go.
+func TestExportScriptsMemoryFlat(t *testing.T) {
+	for _, c := range []struct{ flag, out string }{{"--k6", ".js"}, {"--postman", ".json"}, {"--openapi", ".json"}} {
+		t.Run(c.flag, func(t *testing.T) {
+			flatMemory(t, 32<<20, bigNativeTape, ".jsonl", c.out, "export", c.flag)
+		})
+	}
+}
+
 // TestConvertPeakRSS measures, for BENCHMARKS.md, the peak RSS of the
 // conversions at the sizes issue 22 names: import of a 229 MB HAR (of
 // 2 KB messages, and of messages of ~100 bytes: what is kept per message

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExportFormats runs export in each format on an example tape: each
+// writes its file and says so; and each mistake exits 2 with what to do,
+// writing nothing.
+func TestExportFormats(t *testing.T) {
+	dir := t.TempDir()
+	tape := "examples/everything.jsonl"
+	for _, c := range []struct{ flag, file, what, has string }{
+		{"--har", "e.har", "HAR 1.2", `"entries": [`},
+		{"--k6", "e.js", "k6 script", `import http from "k6/http";`},
+		{"--postman", "e.postman.json", "Postman Collection v2.1", `"schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"`},
+		{"--playwright", "e.spec.mjs", "Playwright Test spec", `import { test, expect } from "@playwright/test";`},
+		{"--openapi", "e.openapi.json", "OpenAPI 3.1", `"openapi": "3.1.0"`},
+	} {
+		out := filepath.Join(dir, c.file)
+		res := replayctl(t, "export", c.flag, tape, out)
+		if res.code != 0 || res.stdout != "wrote "+out+" ("+c.what+")\n" {
+			t.Errorf("export %s: exit %d, stdout %q, stderr %q", c.flag, res.code, res.stdout, res.stderr)
+			continue
+		}
+		b, err := os.ReadFile(out)
+		if err != nil || !strings.Contains(string(b), c.has) {
+			t.Errorf("export %s wrote %d bytes (%v) without %s", c.flag, len(b), err, c.has)
+		}
+	}
+	out := filepath.Join(dir, "u.js")
+	if res := replayctl(t, "export", "--k6", "--url", "http://127.0.0.1:9/x", tape, out); res.code != 0 {
+		t.Errorf("export --k6 --url: exit %d, stderr %q", res.code, res.stderr)
+	} else if b, _ := os.ReadFile(out); !strings.Contains(string(b), `const URL = __ENV.MCP_URL || "http://127.0.0.1:9/x";`) {
+		t.Errorf("export --k6 --url did not use the URL")
+	}
+
+	bad := filepath.Join(dir, "bad.out")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"export", tape, bad}, "say which format: --har, --k6, --postman, --playwright, --openapi"},
+		{[]string{"export", "--k6", "--postman", tape, bad}, "--k6 and --postman: say one format"},
+		{[]string{"export", "--openapi", "--url", "127.0.0.1:3001/mcp", tape, bad}, "is not an http:// or https:// URL"},
+		{[]string{"export", "--har", "--url", "http://127.0.0.1:9/", tape, bad}, "--url is for the formats"},
+		{[]string{"export", "--k6", filepath.Join(dir, "missing.jsonl"), bad}, "missing.jsonl"},
+	} {
+		res := replayctl(t, c.args...)
+		if res.code != 2 || !strings.Contains(res.stderr, c.want) || strings.Contains(res.stderr, "goroutine") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, res.code, res.stderr, c.want)
+		}
+	}
+	if _, err := os.Stat(bad); !os.IsNotExist(err) {
+		t.Errorf("a failed export left %s: %v", bad, err)
+	}
+}
