@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"github.com/replayctl/replayctl/internal/jsonscan"
 	"io"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -253,7 +254,7 @@ func (r *Reader) detect() error {
 			return &Error{Path: r.path, Line: n, Seq: -1, Err: ErrUnknownFormat,
 				Msg: fmt.Sprintf(`the header is missing: the first line is a %s line; a tape starts with {"type":"header","format":%q,"version":%d}`, typ, FormatName, FormatVersion)}
 		case "":
-			if isLogLine(trimmed) {
+			if mayBeLogLine(&r.env) && isLogLine(trimmed) {
 				return r.importLog(line, last, start, n)
 			}
 			if !r.env.hasExtra("format_version") && !r.env.hasExtra("log") && !r.env.hasExtra("interactions") {
@@ -272,6 +273,26 @@ func (r *Reader) detect() error {
 		return e
 	}
 	return r.importDocument(line, last, n)
+}
+
+// mayBeLogLine reports whether a JSON object line, its members in env,
+// can be a line of a JSON-RPC log: a message (it has a member of one) or
+// one wrapped in a member named as logs name it. It spares a document
+// of megabytes (a cassette on one line) isLogLine's parse of it whole.
+func mayBeLogLine(env *envelope) bool {
+	if env.msg.ok() {
+		return true
+	}
+	for _, x := range env.extra {
+		switch x.key {
+		case "jsonrpc", "method", "id", "result", "error", "params":
+			return true
+		}
+		if slices.Contains(logMsgKeys, x.key) {
+			return true
+		}
+	}
+	return false
 }
 
 func (env *envelope) hasExtra(key string) bool {
