@@ -230,10 +230,11 @@ func (r *Reader) detect() error {
 	if trimmed[0] != '{' && isLogLine(trimmed) {
 		return r.importLog(line, last, start, n)
 	}
-	if _, bin := binaryAt(line); !bin && trimmed[0] != '{' && looksYAML(trimmed) {
+	_, bin := binaryAt(line)
+	if !bin && trimmed[0] != '{' && looksYAML(trimmed) {
 		return r.importYAML(line, last, n)
 	}
-	if _, bin := binaryAt(line); bin || trimmed[0] != '{' {
+	if bin || trimmed[0] != '{' {
 		e := r.notJSON(line, n)
 		if !bin && json.Valid(trimmed) {
 			e.Msg = fmt.Sprintf("the file starts with %s, not a tape header: this is neither a replayctl tape nor an Agent VCR cassette", kindOf(trimmed))

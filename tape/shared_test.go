@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -102,4 +103,21 @@ func TestSharedBadTape(t *testing.T) {
 			t.Fatal("a bad cassette opened")
 		}
 	}
+}
+
+// plainString reads what encoding/json reads, when it reads at all.
+func FuzzPlainString(f *testing.F) {
+	for _, s := range []string{`"abc"`, `"a\"b"`, `"\u00e9"`, `"é"`, "\"\xff\"", `""`, `"`, `"a` + "\t" + `"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, ok := plainString(b)
+		if !ok {
+			return
+		}
+		var want string
+		if err := json.Unmarshal(b, &want); err != nil || got != want {
+			t.Fatalf("plainString(%q) = %q; encoding/json: %q, %v", b, got, want, err)
+		}
+	})
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
 )
@@ -83,12 +85,34 @@ func (d *vcrDoc) array(v span, path string) ([]span, error) {
 }
 
 func (d *vcrDoc) str(v span, path string) (string, error) {
-	var s string
 	b := d.doc[v.start:v.end]
+	if s, ok := plainString(b); ok {
+		return s, nil
+	}
+	var s string
 	if b[0] != '"' || json.Unmarshal(b, &s) != nil {
 		return "", d.wrongType(v, path, "a string")
 	}
 	return s, nil
+}
+
+// plainString returns the JSON string b holds when it needs no decoding
+// (no escape, no control character, valid UTF-8): the common case, read
+// without encoding/json.
+func plainString(b []byte) (string, bool) {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return "", false
+	}
+	inner := b[1 : len(b)-1]
+	for _, c := range inner {
+		if c < 0x20 || c == '\\' || c == '"' {
+			return "", false
+		}
+	}
+	if !utf8.Valid(inner) {
+		return "", false
+	}
+	return string(inner), true
 }
 
 // optStr is str for a member that may be absent or null ("").
@@ -121,6 +145,13 @@ func (d *vcrDoc) optStrings(v span, path string) ([]string, error) {
 func (d *vcrDoc) number(v span, path string) (float64, error) {
 	var f float64
 	b := d.doc[v.start:v.end]
+	if kindOf(b) == "a number" && jsonscan.Valid(b) {
+		// A valid JSON number is a valid ParseFloat input; out of range
+		// fails both.
+		if f, err := strconv.ParseFloat(string(b), 64); err == nil {
+			return f, nil
+		}
+	}
 	if k := kindOf(b); k != "a number" || json.Unmarshal(b, &f) != nil {
 		return 0, d.wrongType(v, path, "a number")
 	}
