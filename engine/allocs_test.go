@@ -19,6 +19,9 @@ func TestPipelineAllocsPerRequest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays 3,000 requests")
 	}
+	if raceDetector {
+		t.Skip("the race detector allocates on its own: run without -race")
+	}
 	dir := t.TempDir()
 	allocs := func(n int) float64 {
 		path := writeTape(t, dir, n, 1000, nil)
