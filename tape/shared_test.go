@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/replayctl/replayctl/internal/jsonscan"
 )
 
 // countingSource counts how often its bytes are opened.
@@ -118,6 +121,22 @@ func FuzzPlainString(f *testing.F) {
 		var want string
 		if err := json.Unmarshal(b, &want); err != nil || got != want {
 			t.Fatalf("plainString(%q) = %q; encoding/json: %q, %v", b, got, want, err)
+		}
+	})
+}
+
+// What compact and jsonscan.Valid let through, json.Compact leaves as it is.
+func FuzzCompact(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `{"a": 1}`, `{"a":"x y"}`, `{"a":"\" "}`, `[1,2 ]`, `{"a":"\\"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !compact(b) || !jsonscan.Valid(b) {
+			return
+		}
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, b); err != nil || !bytes.Equal(buf.Bytes(), b) {
+			t.Fatalf("json.Compact(%q) = %q, %v; want it unchanged", b, buf.Bytes(), err)
 		}
 	})
 }

@@ -164,12 +164,32 @@ func (d *vcrDoc) rpc(v span, path string) (vcrMsg, error) {
 	if b[0] != '{' {
 		return vcrMsg{}, d.wrongType(v, path, "a JSON-RPC object")
 	}
+	if compact(b) && jsonscan.Valid(b) { // as json.Compact would leave it
+		return vcrMsg{msg: dropNulls(bytes.Clone(b)), line: d.lineAt(v.start)}, nil
+	}
 	var buf bytes.Buffer
 	buf.Grow(len(b))
 	if err := json.Compact(&buf, b); err != nil {
 		return vcrMsg{}, d.errf(v.start, "%s is not valid JSON (%v): fix the file", path, err)
 	}
 	return vcrMsg{msg: dropNulls(buf.Bytes()), line: d.lineAt(v.start)}, nil
+}
+
+// compact reports whether the JSON text b has no white space outside its
+// strings: what a recorder that writes compact JSON wrote, read as it is.
+func compact(b []byte) bool {
+	in := false // inside a string
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case in && c == '\\':
+			i++
+		case c == '"':
+			in = !in
+		case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return false
+		}
+	}
+	return true
 }
 
 // dropNulls removes the members of a compact JSON-RPC object that Agent
