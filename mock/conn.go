@@ -78,6 +78,12 @@ func (c *conn) Send(ctx context.Context, msg []byte) error {
 	return c.reply(append(notes, ans)...)
 }
 
+// SendsInstantly is true: Send answers from memory, without waiting on
+// its ctx (transport.InstantSender).
+func (c *conn) SendsInstantly() bool { return true }
+
+var _ transport.InstantSender = (*conn)(nil)
+
 // Rewind makes the connection answer as the recording did from seq on, as
 // if the messages before seq had not been asked yet: a debugger's seek
 // back gets the recorded answers again. Answers already sent stay sent.

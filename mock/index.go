@@ -98,7 +98,11 @@ func readIndexWith(src tape.Source, opts []tape.Option, sv *serveBuild) (*index,
 	}
 	defer r.Close()
 	b := builder{serve: sv}
-	if path, isFile := src.(tape.File); isFile && r.Format() == tape.FormatNative {
+	file := src
+	if sh, ok := src.(*tape.Shared); ok {
+		file = sh.Source()
+	}
+	if path, isFile := file.(tape.File); isFile && r.Format() == tape.FormatNative {
 		if b.file, err = os.Open(string(path)); err != nil {
 			return nil, fmt.Errorf("mock: %w", err)
 		}

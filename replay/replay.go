@@ -63,6 +63,12 @@ type Replay struct {
 // replay of src. Every error is about the input: an *OptionError, a
 // *ConfigError, a *config.Error (with the YAML line) or a *tape.Error.
 func New(src tape.Source, opts ...Option) (*Replay, error) {
+	// The run reads its tape several times (the environment to restore,
+	// each session's last seq, the replay, the mock's index): an imported
+	// format is decoded once, at the first.
+	if _, ok := src.(*tape.Shared); !ok {
+		src = tape.Share(src)
+	}
 	s := defaults()
 	for _, o := range opts {
 		o(s)

@@ -165,6 +165,7 @@ type spillStore struct {
 	env    envelope
 	slab   slab
 	closed bool
+	view   bool // a reader's view of a Shared's store: close leaves it open
 }
 
 func newSpillStore(path string) (*spillStore, error) {
@@ -225,7 +226,7 @@ func (s *spillStore) get(i int) (Message, error) {
 }
 
 func (s *spillStore) close() error {
-	if s.closed {
+	if s.closed || s.view {
 		return nil
 	}
 	s.closed = true

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"github.com/replayctl/replayctl/internal/jsonscan"
 	"io"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -229,10 +230,11 @@ func (r *Reader) detect() error {
 	if trimmed[0] != '{' && isLogLine(trimmed) {
 		return r.importLog(line, last, start, n)
 	}
-	if _, bin := binaryAt(line); !bin && trimmed[0] != '{' && looksYAML(trimmed) {
+	_, bin := binaryAt(line)
+	if !bin && trimmed[0] != '{' && looksYAML(trimmed) {
 		return r.importYAML(line, last, n)
 	}
-	if _, bin := binaryAt(line); bin || trimmed[0] != '{' {
+	if bin || trimmed[0] != '{' {
 		e := r.notJSON(line, n)
 		if !bin && json.Valid(trimmed) {
 			e.Msg = fmt.Sprintf("the file starts with %s, not a tape header: this is neither a replayctl tape nor an Agent VCR cassette", kindOf(trimmed))
@@ -253,7 +255,7 @@ func (r *Reader) detect() error {
 			return &Error{Path: r.path, Line: n, Seq: -1, Err: ErrUnknownFormat,
 				Msg: fmt.Sprintf(`the header is missing: the first line is a %s line; a tape starts with {"type":"header","format":%q,"version":%d}`, typ, FormatName, FormatVersion)}
 		case "":
-			if isLogLine(trimmed) {
+			if mayBeLogLine(&r.env) && isLogLine(trimmed) {
 				return r.importLog(line, last, start, n)
 			}
 			if !r.env.hasExtra("format_version") && !r.env.hasExtra("log") && !r.env.hasExtra("interactions") {
@@ -272,6 +274,26 @@ func (r *Reader) detect() error {
 		return e
 	}
 	return r.importDocument(line, last, n)
+}
+
+// mayBeLogLine reports whether a JSON object line, its members in env,
+// can be a line of a JSON-RPC log: a message (it has a member of one) or
+// one wrapped in a member named as logs name it. It spares a document
+// of megabytes (a cassette on one line) isLogLine's parse of it whole.
+func mayBeLogLine(env *envelope) bool {
+	if env.msg.ok() {
+		return true
+	}
+	for _, x := range env.extra {
+		switch x.key {
+		case "jsonrpc", "method", "id", "result", "error", "params":
+			return true
+		}
+		if slices.Contains(logMsgKeys, x.key) {
+			return true
+		}
+	}
+	return false
 }
 
 func (env *envelope) hasExtra(key string) bool {

@@ -68,6 +68,31 @@ var names = newNamePolicy()
 
 type namePolicy struct{ globs, except globSet }
 
+// plainNames are member names that JSON-RPC and MCP messages carry on
+// every line and that the default policy holds no secret, normalised: a
+// Redactor answers them with one map lookup instead of matching each
+// against every default pattern (most of the cost of masking a message).
+// Built through names itself, so it can never disagree with it.
+var plainNames = func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range []string{"jsonrpc", "id", "method", "params", "result", "error", "code", "message", "data",
+		"name", "arguments", "content", "type", "text", "isError", "structuredContent", "_meta", "meta",
+		"protocolVersion", "capabilities", "clientInfo", "serverInfo", "version", "title", "description",
+		"tools", "inputSchema", "outputSchema", "properties", "required", "items", "annotations",
+		"resources", "uri", "mimeType", "contents", "blob", "prompts", "messages", "role", "cursor", "nextCursor",
+		"level", "logger", "progress", "total", "requestId", "reason", "roots", "sampling", "elicitation",
+		"listChanged", "subscribe", "logging", "completions", "experimental", "instructions", "value", "values",
+		"hasMore", "argument", "ref", "model", "stopReason", "task", "taskId", "status", "ttl", "pollInterval",
+		"createdAt", "lastUpdatedAt", "statusMessage", "additionalProperties", "enum", "default", "format",
+		"minimum", "maximum", "size", "icons", "src", "sizes", "websiteUrl", "output", "input"} {
+		k := string(normalizeInto(nil, []byte(n)))
+		if !names.secret([]byte(k)) {
+			m[k] = true
+		}
+	}
+	return m
+}()
+
 func newNamePolicy() namePolicy {
 	var p namePolicy
 	for _, g := range DefaultKeyGlobs {

@@ -36,3 +36,15 @@ func BenchmarkRedact(b *testing.B) {
 		})
 	}
 }
+
+// maskMsg is an MCP answer with nothing to mask: what Mask sees for most
+// results.
+var maskMsg = []byte(`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"Echo: message 7"}],"isError":false,"structuredContent":{"progress":1,"total":2}}}`)
+
+// Mask of a message with nothing to mask allocates nothing: it comes
+// back as it is.
+func TestMaskAllocs(t *testing.T) {
+	if n := testing.AllocsPerRun(100, func() { Mask(maskMsg) }); n != 0 {
+		t.Errorf("Mask allocates %v times per message with nothing to mask, want 0", n)
+	}
+}

@@ -272,7 +272,7 @@ func (r *Redactor) secretKey(raw []byte) bool {
 	if r.globs.match(n) {
 		return true
 	}
-	return r.defaults && names.secret(n)
+	return r.defaults && !plainNames[string(n)] && names.secret(n)
 }
 
 // globSet is a set of normalised globs, sorted by shape so that a name

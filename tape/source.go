@@ -111,8 +111,16 @@ func sizeName(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// OpenSource opens a tape from src, detecting its format as Open does.
+// OpenSource opens a tape from src, detecting its format as Open does. A
+// Shared src decodes an imported tape once for all its readers.
 func OpenSource(src Source, opts ...Option) (*Reader, error) {
+	if s, ok := src.(*Shared); ok {
+		return s.open(opts)
+	}
+	return openSource(src, opts)
+}
+
+func openSource(src Source, opts []Option) (*Reader, error) {
 	name := src.Name()
 	f, err := src.Open()
 	if err != nil {

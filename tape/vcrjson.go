@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
 )
@@ -83,12 +85,34 @@ func (d *vcrDoc) array(v span, path string) ([]span, error) {
 }
 
 func (d *vcrDoc) str(v span, path string) (string, error) {
-	var s string
 	b := d.doc[v.start:v.end]
+	if s, ok := plainString(b); ok {
+		return s, nil
+	}
+	var s string
 	if b[0] != '"' || json.Unmarshal(b, &s) != nil {
 		return "", d.wrongType(v, path, "a string")
 	}
 	return s, nil
+}
+
+// plainString returns the JSON string b holds when it needs no decoding
+// (no escape, no control character, valid UTF-8): the common case, read
+// without encoding/json.
+func plainString(b []byte) (string, bool) {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return "", false
+	}
+	inner := b[1 : len(b)-1]
+	for _, c := range inner {
+		if c < 0x20 || c == '\\' || c == '"' {
+			return "", false
+		}
+	}
+	if !utf8.Valid(inner) {
+		return "", false
+	}
+	return string(inner), true
 }
 
 // optStr is str for a member that may be absent or null ("").
@@ -121,6 +145,13 @@ func (d *vcrDoc) optStrings(v span, path string) ([]string, error) {
 func (d *vcrDoc) number(v span, path string) (float64, error) {
 	var f float64
 	b := d.doc[v.start:v.end]
+	if kindOf(b) == "a number" && jsonscan.Valid(b) {
+		// A valid JSON number is a valid ParseFloat input; out of range
+		// fails both.
+		if f, err := strconv.ParseFloat(string(b), 64); err == nil {
+			return f, nil
+		}
+	}
 	if k := kindOf(b); k != "a number" || json.Unmarshal(b, &f) != nil {
 		return 0, d.wrongType(v, path, "a number")
 	}
@@ -133,12 +164,32 @@ func (d *vcrDoc) rpc(v span, path string) (vcrMsg, error) {
 	if b[0] != '{' {
 		return vcrMsg{}, d.wrongType(v, path, "a JSON-RPC object")
 	}
+	if compact(b) && jsonscan.Valid(b) { // as json.Compact would leave it
+		return vcrMsg{msg: dropNulls(bytes.Clone(b)), line: d.lineAt(v.start)}, nil
+	}
 	var buf bytes.Buffer
 	buf.Grow(len(b))
 	if err := json.Compact(&buf, b); err != nil {
 		return vcrMsg{}, d.errf(v.start, "%s is not valid JSON (%v): fix the file", path, err)
 	}
 	return vcrMsg{msg: dropNulls(buf.Bytes()), line: d.lineAt(v.start)}, nil
+}
+
+// compact reports whether the JSON text b has no white space outside its
+// strings: what a recorder that writes compact JSON wrote, read as it is.
+func compact(b []byte) bool {
+	in := false // inside a string
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case in && c == '\\':
+			i++
+		case c == '"':
+			in = !in
+		case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return false
+		}
+	}
+	return true
 }
 
 // dropNulls removes the members of a compact JSON-RPC object that Agent

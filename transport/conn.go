@@ -73,6 +73,21 @@ type Asker interface {
 	Asks() bool
 }
 
+// InstantSender is a connection whose Send returns at once whatever its
+// ctx, waiting on nothing outside the process (the built-in mock answers
+// from memory): a caller need not make a deadline to bound it, which
+// costs a timer and a context for each message.
+type InstantSender interface {
+	Conn
+	SendsInstantly() bool
+}
+
+// SendsInstantly reports whether c is an InstantSender that says so.
+func SendsInstantly(c Conn) bool {
+	s, ok := c.(InstantSender)
+	return ok && s.SendsInstantly()
+}
+
 // ConcurrentSender is a connection whose Send may be called from several
 // goroutines at once and holds its caller until the target has begun to
 // answer (Streamable HTTP: until the answer's status and headers). The

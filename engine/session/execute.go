@@ -109,9 +109,15 @@ func (r *sender) sendOne(ctx context.Context, ss *session, it *Item) error {
 		x.tx.sendAsync(ctx, ss, it, sent)
 		return nil
 	}
-	// No send outlives the time its request has to be answered.
-	sctx, cancel := context.WithDeadline(ctx, sent.Add(x.env.Timeout))
-	defer cancel()
+	// No send outlives the time its request has to be answered. A send
+	// that returns at once (the mock's) needs no deadline; a faulted one
+	// may be slowed down (chaos), and has one.
+	sctx := ctx
+	if (it.Fault != nil && it.Fault.Kind.Outbound()) || !transport.SendsInstantly(ss.conn) {
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithDeadline(ctx, sent.Add(x.env.Timeout))
+		defer cancel()
+	}
 	var err error
 	if it.Fault != nil && it.Fault.Kind.Outbound() {
 		var answerable bool
