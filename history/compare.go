@@ -21,8 +21,11 @@ const (
 	DefaultAlpha = 0.01
 	// DefaultMinEffect is the smallest shift of the median or p95, as a
 	// fraction of A's, that counts as a change: with thousands of
-	// latencies a test finds differences too small to matter.
-	DefaultMinEffect = 0.05
+	// latencies a test finds differences too small to matter, and runs
+	// differ by more than their latencies within (a loaded machine, a
+	// cold cache), which the test, taking latencies as independent,
+	// reads as significant.
+	DefaultMinEffect = 0.10
 )
 
 // CompareOptions are the margins of [Store.Compare].

@@ -81,7 +81,11 @@ func (a *app) keepHistory(ctx context.Context, cmd *cobra.Command, tapeArg strin
 		return
 	}
 	fail := func(what string, err error) {
-		fmt.Fprintf(a.errOut, "replayctl: history: %s: %v (the run's report and exit status are as without --history)\n", what, err)
+		if len(f.budgets) > 0 || f.newFailure {
+			fmt.Fprintf(a.errOut, "replayctl: history: %s: %v (the run's report is kept; its gates on earlier runs could not be judged and fail it)\n", what, err)
+		} else {
+			fmt.Fprintf(a.errOut, "replayctl: history: %s: %v (the run's report and exit status are as without --history)\n", what, err)
+		}
 		for _, b := range f.budgets {
 			rep.Thresholds = append(rep.Thresholds, report.ThresholdResult{Expr: b.Expr, Metric: b.Metric.Name, Filter: b.Metric.Filter.String(), Value: "no data", Detail: "the run store could not be read: " + err.Error()})
 		}
