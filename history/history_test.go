@@ -26,7 +26,7 @@ type fixture struct {
 	hash string
 }
 
-func newFixture(t *testing.T, rounds int, tools ...string) fixture {
+func newFixture(t testing.TB, rounds int, tools ...string) fixture {
 	t.Helper()
 	srv := moody.New()
 	hs := httptest.NewServer(srv) // 127.0.0.1
@@ -42,7 +42,7 @@ func newFixture(t *testing.T, rounds int, tools ...string) fixture {
 	return fixture{srv: srv, url: hs.URL + "/mcp", tape: path, hash: hash}
 }
 
-func (f fixture) run(t *testing.T, opts ...replay.Option) *report.Report {
+func (f fixture) run(t testing.TB, opts ...replay.Option) *report.Report {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -126,15 +126,17 @@ func TestFlakyNamesTheFlakyTool(t *testing.T) {
 }
 
 // TestSlowerMethodFoundAndGated: 20 runs, tools/call 30% slower from run
-// 11 on (40ms, then 52ms; ping stays at 40ms). compare finds tools/call
+// 11 on (200ms, then 260ms; ping stays at 200ms). The delays are long
+// so that a loaded machine's scheduling noise (tens of milliseconds at
+// the tail under -race beside other jobs) stays well inside the budgets. compare finds tools/call
 // changed and ping not; the regression gate fails run 11 on tools/call
 // only.
 func TestSlowerMethodFoundAndGated(t *testing.T) {
 	f := newFixture(t, 10, "echo")
 	s := openStore(t, t.TempDir())
 	ctx := context.Background()
-	f.srv.SetDelay("tools/call", 40*time.Millisecond)
-	f.srv.SetDelay("ping", 40*time.Millisecond)
+	f.srv.SetDelay("tools/call", 200*time.Millisecond)
+	f.srv.SetDelay("ping", 200*time.Millisecond)
 	budgets := []history.Budget{}
 	for _, e := range []string{"p99{method:tools/call}+20%", "p95{method:tools/call}+15%", "p99{method:ping}+20%", "p95{method:ping}+15%", "error_rate+0.5pt"} {
 		b, err := history.ParseBudget(e)
@@ -145,9 +147,9 @@ func TestSlowerMethodFoundAndGated(t *testing.T) {
 	}
 	for i := range 20 {
 		if i == 10 {
-			f.srv.SetDelay("tools/call", 52*time.Millisecond)
+			f.srv.SetDelay("tools/call", 260*time.Millisecond)
 		}
-		rep := f.run(t, replay.Sessions(5))
+		rep := f.run(t, replay.Sessions(2))
 		if !rep.Passed() {
 			t.Fatalf("run %d did not pass: %+v", i+1, rep.Summary)
 		}
@@ -190,8 +192,8 @@ func TestSlowerMethodFoundAndGated(t *testing.T) {
 			key += " " + c.Name
 		}
 		changed[key] = c.Changed
-		if c.Method == "tools/call" && (c.Effect.P50 < 8 || c.Effect.P50 > 16) {
-			t.Errorf("%s: p50 effect %.1fms, want about 12ms (A %+v, B %+v)", key, c.Effect.P50, c.A, c.B)
+		if c.Method == "tools/call" && (c.Effect.P50 < 40 || c.Effect.P50 > 80) {
+			t.Errorf("%s: p50 effect %.1fms, want about 60ms (A %+v, B %+v)", key, c.Effect.P50, c.A, c.B)
 		}
 	}
 	want := map[string]bool{"tools/call": true, "tools/call echo": true, "ping": false, "initialize": changed["initialize"]}

@@ -76,27 +76,25 @@ func TestHistoryFlakyNamesTheFlakyTool(t *testing.T) {
 	}
 }
 
-// TestHistoryRegressionGate: 5 runs with tools/call and ping at 40ms,
-// then tools/call at 52ms (30% slower): --fail-on-regression fails the
+// TestHistoryRegressionGate: 5 runs with tools/call and ping at 200ms,
+// then tools/call at 260ms (30% slower): --fail-on-regression fails the
 // run on tools/call only, and history compare finds tools/call changed
-// and ping not.
+// and ping not. The delays are long so that a loaded machine's
+// scheduling noise stays well inside the budgets.
 func TestHistoryRegressionGate(t *testing.T) {
 	srv, url, tape := moodyTape(t, 10, "echo")
 	dir := t.TempDir()
-	srv.SetDelay("tools/call", 40*time.Millisecond)
-	srv.SetDelay("ping", 40*time.Millisecond)
-	gate := []string{"--fail-on-regression", "p99{method:tools/call}+20%", "--fail-on-regression", "p99{method:ping}+20%", "--fail-on-regression", "error_rate+0.5pt"}
-	run := func() result {
-		args := append([]string{"run", tape, "--target", url, "--speed", "fast", "--sessions", "5", "--history", dir, "-o", "json"}, gate...)
-		return replayctl(t, args...)
-	}
+	srv.SetDelay("tools/call", 200*time.Millisecond)
+	srv.SetDelay("ping", 200*time.Millisecond)
+	run := []string{"run", tape, "--target", url, "--speed", "fast", "--sessions", "2", "--history", dir}
 	for i := range 5 {
-		if res := run(); res.code != 0 {
+		if res := replayctl(t, append(run, "-q")...); res.code != 0 {
 			t.Fatalf("baseline run %d: exit %d\n%s", i+1, res.code, res.stderr)
 		}
 	}
-	srv.SetDelay("tools/call", 52*time.Millisecond)
-	res := run()
+	srv.SetDelay("tools/call", 260*time.Millisecond)
+	res := replayctl(t, append(run, "-o", "json",
+		"--fail-on-regression", "p99{method:tools/call}+20%", "--fail-on-regression", "p99{method:ping}+20%", "--fail-on-regression", "error_rate+0.5pt")...)
 	if res.code != 1 {
 		t.Fatalf("slower run: exit %d, want 1\n%s", res.code, res.stderr)
 	}
@@ -122,7 +120,7 @@ func TestHistoryRegressionGate(t *testing.T) {
 		}
 	}
 	for range 4 { // more slower runs, for compare
-		if res := replayctl(t, "run", tape, "--target", url, "--speed", "fast", "--sessions", "5", "--history", dir, "-q"); res.code != 0 {
+		if res := replayctl(t, append(run, "-q")...); res.code != 0 {
 			t.Fatalf("slower run: exit %d\n%s", res.code, res.stderr)
 		}
 	}
