@@ -66,21 +66,23 @@ func BenchmarkQueries(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { s.Close() })
-		m, err := report.ParseMetric("p99{method:tools/call}")
-		if err != nil {
-			b.Fatal(err)
-		}
 		ctx := context.Background()
-		b.Run(fmt.Sprintf("trend/runs=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				pts, err := s.Trend(ctx, history.Query{Tape: hash}, m)
-				if err != nil || len(pts) != n {
-					b.Fatalf("%d points, %v", len(pts), err)
-				}
+		for _, metric := range []string{"p99{method:tools/call}", "p99{tool:flaky}", "p99", "error_rate"} {
+			m, err := report.ParseMetric(metric)
+			if err != nil {
+				b.Fatal(err)
 			}
-			b.ReportMetric(float64(size)/float64(n), "bytes/run")
-		})
+			b.Run(fmt.Sprintf("trend/metric=%s/runs=%d", metric, n), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					pts, err := s.Trend(ctx, history.Query{Tape: hash}, m)
+					if err != nil || len(pts) != n || !pts[n-1].Measured {
+						b.Fatalf("%d points, %v", len(pts), err)
+					}
+				}
+				b.ReportMetric(float64(size)/float64(n), "bytes/run")
+			})
+		}
 		b.Run(fmt.Sprintf("flaky/runs=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

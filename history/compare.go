@@ -142,7 +142,7 @@ func (s *Store) Histograms(ctx context.Context, runs []int64) (map[Group]*hdrhis
 	for i, r := range runs {
 		ids[i] = strconv.FormatInt(r, 10)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT run, method, name, latency FROM histograms WHERE run IN (`+strings.Join(ids, ",")+`)`)
+	rows, err := s.db.QueryContext(ctx, `SELECT run, method, name, latency FROM lines WHERE latency IS NOT NULL AND run IN (`+strings.Join(ids, ",")+`)`)
 	if err != nil {
 		return nil, fmt.Errorf("history: histograms in %s: %w", s.path, err)
 	}

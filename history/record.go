@@ -73,7 +73,7 @@ func (s *Store) Record(ctx context.Context, rep *report.Report, info Info) (int6
 	if err != nil {
 		return 0, err
 	}
-	slim, err := json.Marshal(slimmed(rep))
+	figures, err := figuresOf(rep)
 	if err != nil {
 		return 0, fmt.Errorf("history: record run %s: encode report: %w", rep.Summary.RunID, err)
 	}
@@ -94,11 +94,11 @@ func (s *Store) Record(ctx context.Context, rep *report.Report, info Info) (int6
 		return 0, fmt.Errorf("%w: %s", ErrDuplicate, rep.Summary.RunID)
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO runs
-		(run_id, started_at, recorded_at, tape_hash, tape_name, target, version, options, passed, exit_status, messages, failed, errors, duration_ms, report)
+		(run_id, started_at, recorded_at, tape_hash, tape_name, target, version, options, passed, exit_status, messages, failed, errors, duration_ms, figures)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		rep.Summary.RunID, started.UnixNano(), time.Now().UnixNano(), info.TapeHash, info.TapeName, rep.Summary.Target,
 		info.Version, string(opts), rep.Passed(), info.ExitStatus, rep.Summary.TotalMessages, rep.Validation.Failed,
-		rep.Performance.Errors+rep.Performance.Timeouts, rep.Summary.DurationMS, string(slim))
+		rep.Performance.Errors+rep.Performance.Timeouts, rep.Summary.DurationMS, figures)
 	if err != nil {
 		return 0, fmt.Errorf("history: record run %s in %s: %w", rep.Summary.RunID, s.path, err)
 	}
@@ -109,8 +109,8 @@ func (s *Store) Record(ctx context.Context, rep *report.Report, info Info) (int6
 	if err := insertMessages(ctx, tx, id, rep); err != nil {
 		return 0, fmt.Errorf("history: record run %s in %s: messages: %w", rep.Summary.RunID, s.path, err)
 	}
-	if err := insertHistograms(ctx, tx, id, rep); err != nil {
-		return 0, fmt.Errorf("history: record run %s in %s: histograms: %w", rep.Summary.RunID, s.path, err)
+	if err := insertLines(ctx, tx, id, rep); err != nil {
+		return 0, fmt.Errorf("history: record run %s in %s: lines by method: %w", rep.Summary.RunID, s.path, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("history: record run %s in %s: %w", rep.Summary.RunID, s.path, err)
@@ -155,20 +155,35 @@ func insertMessages(ctx context.Context, tx *sql.Tx, run int64, rep *report.Repo
 	return nil
 }
 
-// insertHistograms keeps the latency histogram of each method and name.
-func insertHistograms(ctx context.Context, tx *sql.Tx, run int64, rep *report.Report) error {
-	stmt, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO histograms (run, method, name, latency) VALUES (?, ?, ?, ?)`)
+// insertLines keeps the report's line of each method and name with its
+// latency histogram.
+func insertLines(ctx context.Context, tx *sql.Tx, run int64, rep *report.Report) error {
+	stmt, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO lines (run, method, name, summary, latency) VALUES (?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
+	hists := map[Group]report.EncodedHistogram{}
 	for _, list := range [][]report.GroupHistogram{rep.Histograms.PerMethod, rep.Histograms.PerName} {
 		for _, g := range list {
-			b, err := json.Marshal(g.Latency)
+			hists[Group{g.Method, g.Name}] = g.Latency
+		}
+	}
+	for _, list := range [][]report.MethodSummary{rep.PerMethod, rep.PerName} {
+		for _, line := range list {
+			sum, err := json.Marshal(line)
 			if err != nil {
 				return err
 			}
-			if _, err := stmt.ExecContext(ctx, run, g.Method, g.Name, string(b)); err != nil {
+			var latency any // NULL
+			if h, ok := hists[Group{line.Method, line.Name}]; ok {
+				b, err := json.Marshal(h)
+				if err != nil {
+					return err
+				}
+				latency = string(b)
+			}
+			if _, err := stmt.ExecContext(ctx, run, line.Method, line.Name, string(sum), latency); err != nil {
 				return err
 			}
 		}
@@ -176,18 +191,24 @@ func insertHistograms(ctx context.Context, tx *sql.Tx, run int64, rep *report.Re
 	return nil
 }
 
-// slimmed is rep without what the store keeps apart or not at all: the
-// timeline, failures, errors and faults (kept per message), and the
-// histograms (kept per method). The rest reads back as a report whose
-// metrics thresholds can name.
-func slimmed(rep *report.Report) report.Report {
+// figuresOf is rep's figures as the store keeps them: the report without
+// what is kept apart or not at all: the timeline, failures, errors and
+// faults (kept per message), the lines by method and name and their
+// histograms (kept per line), the latency buckets and the lines by
+// session. With its lines it reads back as a report whose metrics
+// thresholds can name ([Store.Report]).
+func figuresOf(rep *report.Report) (string, error) {
 	r := *rep
 	r.Timeline = nil
 	r.Validation.Failures = nil
 	r.Errors = nil
 	r.Chaos.Faults = nil
 	r.Histograms = report.Histograms{}
-	return r
+	r.Performance.LatencyHistogram = nil
+	r.PerSession = nil
+	r.PerMethod, r.PerName = nil, nil
+	b, err := json.Marshal(r)
+	return string(b), err
 }
 
 func nonNil(m map[string]string) map[string]string {

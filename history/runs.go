@@ -151,18 +151,39 @@ func (s *Store) Find(ctx context.Context, ref string) (Run, error) {
 }
 
 // Report reads back run's report as the store keeps it: without the
-// timeline, failures, errors, faults and histograms.
+// timeline, failures, errors, faults, histograms and lines by session.
 func (s *Store) Report(ctx context.Context, run int64) (*report.Report, error) {
-	var raw string
-	if err := s.db.QueryRowContext(ctx, `SELECT report FROM runs WHERE id = ?`, run).Scan(&raw); err != nil {
+	var figures []byte
+	if err := s.db.QueryRowContext(ctx, `SELECT figures FROM runs WHERE id = ?`, run).Scan(&figures); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("%w: %d", ErrNoRun, run)
 		}
 		return nil, err
 	}
 	var r report.Report
-	if err := json.Unmarshal([]byte(raw), &r); err != nil {
+	if err := json.Unmarshal(figures, &r); err != nil {
 		return nil, fmt.Errorf("history: run %d: report: %w", run, err)
 	}
-	return &r, nil
+	rows, err := s.db.QueryContext(ctx, `SELECT name, summary FROM lines WHERE run = ? ORDER BY method, name`, run)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var raw []byte
+		var line report.MethodSummary
+		if err := rows.Scan(&name, &raw); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(raw, &line); err != nil {
+			return nil, fmt.Errorf("history: run %d: line %s: %w", run, name, err)
+		}
+		if name == "" {
+			r.PerMethod = append(r.PerMethod, line)
+		} else {
+			r.PerName = append(r.PerName, line)
+		}
+	}
+	return &r, rows.Err()
 }

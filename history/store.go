@@ -101,7 +101,7 @@ var migrations = []string{
 		failed       INTEGER NOT NULL,
 		errors       INTEGER NOT NULL,
 		duration_ms  REAL NOT NULL,
-		report       TEXT NOT NULL    -- the report without its per-message lists (JSON)
+		figures      TEXT NOT NULL    -- the report's summary and figures, without its lists (JSON)
 	);
 	CREATE INDEX runs_by_tape ON runs(tape_hash, started_at);
 	CREATE INDEX runs_by_time ON runs(started_at);
@@ -114,11 +114,12 @@ var migrations = []string{
 		diffs    TEXT,                -- JSON array of differences, NULL when none
 		PRIMARY KEY (run, session, seq)
 	) WITHOUT ROWID;
-	CREATE TABLE histograms (
+	CREATE TABLE lines (
 		run      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
 		method   TEXT NOT NULL,
-		name     TEXT NOT NULL,       -- "" for the method's own line
-		latency  TEXT NOT NULL,       -- the report's encoded histogram (JSON)
+		name     TEXT NOT NULL,       -- "" for the method's own line (per_method), else per_name's
+		summary  TEXT NOT NULL,       -- the report's line (JSON)
+		latency  TEXT,                -- the report's encoded latency histogram (JSON), NULL when none
 		PRIMARY KEY (run, method, name)
 	) WITHOUT ROWID;`,
 }

@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -21,10 +22,18 @@ type Point struct {
 }
 
 // Trend is metric m in each run q selects, oldest first (q.Last keeps the
-// newest Last).
+// newest Last). Only the part of each kept report that m reads is
+// decoded: the one line of the method or name a filtered metric names,
+// the figures for the rest.
 func (s *Store) Trend(ctx context.Context, q Query, m report.Metric) ([]Point, error) {
 	where, args := q.where()
-	query := `SELECT id, started_at, version, report FROM runs` + where + ` ORDER BY started_at DESC, id DESC`
+	column, join := "r.figures", ""
+	g := filterGroup(m.Filter)
+	if m.Filter.Key != "" {
+		column, join = "l.summary", ` LEFT JOIN lines l ON l.run = r.id AND l.method = ? AND l.name = ?`
+		args = append([]any{g.Method, g.Name}, args...)
+	}
+	query := `SELECT r.id, r.started_at, r.version, ` + column + ` FROM runs r` + join + where + ` ORDER BY r.started_at DESC, r.id DESC`
 	if q.Last > 0 {
 		query += ` LIMIT ` + strconv.Itoa(q.Last)
 	}
@@ -34,7 +43,7 @@ func (s *Store) Trend(ctx context.Context, q Query, m report.Metric) ([]Point, e
 	}
 	defer rows.Close()
 	var out []Point
-	var raw []byte
+	var raw sql.RawBytes
 	for rows.Next() {
 		var p Point
 		var started int64
@@ -43,7 +52,19 @@ func (s *Store) Trend(ctx context.Context, q Query, m report.Metric) ([]Point, e
 		}
 		p.StartedAt = time.Unix(0, started).UTC()
 		var r report.Report
-		if err := json.Unmarshal(raw, &r); err != nil {
+		switch {
+		case m.Filter.Key == "":
+			err = json.Unmarshal(raw, &r)
+		case raw != nil:
+			var line report.MethodSummary
+			err = json.Unmarshal(raw, &line)
+			if g.Name == "" {
+				r.PerMethod = []report.MethodSummary{line}
+			} else {
+				r.PerName = []report.MethodSummary{line}
+			}
+		}
+		if err != nil {
 			return nil, fmt.Errorf("history: run %d: report: %w", p.Run, err)
 		}
 		p.Value, p.Measured = r.Value(m)
