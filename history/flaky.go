@@ -3,6 +3,7 @@ package history
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -134,59 +135,122 @@ func FlakyOf(obs []Observation, rule Rule) Flaky {
 // version: the rule's flaky ones first, then by flip rate.
 func (s *Store) Flaky(ctx context.Context, q Query, rule Rule) ([]Flaky, error) {
 	where, args := q.where()
-	runs := `SELECT id FROM runs` + where + ` ORDER BY started_at DESC, id DESC`
+	runsQuery := `SELECT id, started_at, tape_hash, tape_name, version FROM runs` + where + ` ORDER BY started_at DESC, id DESC`
 	if q.Last > 0 {
-		runs += ` LIMIT ` + strconv.Itoa(q.Last)
+		runsQuery += ` LIMIT ` + strconv.Itoa(q.Last)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT r.tape_hash, r.tape_name, r.id, r.version, m.session, m.seq, m.method, m.verdict, m.diffs
-		FROM messages m JOIN runs r ON r.id = m.run
-		WHERE m.run IN (`+runs+`)
-		ORDER BY r.tape_hash, m.session, m.seq, r.started_at, r.id`, args...)
+	runs, err := s.runInfos(ctx, runsQuery, args)
+	if err != nil {
+		return nil, fmt.Errorf("history: flaky messages in %s: %w", s.path, err)
+	}
+	if len(runs) == 0 {
+		return nil, nil
+	}
+	// The messages of those runs, in the table's order (by run): no sort
+	// in SQLite; each message's observations are put in run order here.
+	rows, err := s.db.QueryContext(ctx, `SELECT run, session, seq, method, verdict, diffs FROM messages WHERE run IN (SELECT id FROM (`+runsQuery+`))`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("history: flaky messages in %s: %w", s.path, err)
 	}
 	defer rows.Close()
-	var out []Flaky
-	var cur Flaky
-	var obs []Observation
-	flush := func() {
-		if len(obs) == 0 {
-			return
-		}
-		f := FlakyOf(obs, rule)
-		f.TapeHash, f.TapeName, f.Session, f.Seq, f.Method = cur.TapeHash, cur.TapeName, cur.Session, cur.Seq, cur.Method
-		if f.Flips > 0 || len(f.Inconsistent) > 0 {
-			out = append(out, f)
-		}
-		obs = obs[:0]
+	type key struct {
+		tape    int // index in tapes
+		session string
+		seq     int64
 	}
+	type obs struct {
+		run     int64
+		verdict string
+		diffs   int // index in diffTexts, -1 for none
+	}
+	type acc struct {
+		method string
+		obs    []obs
+	}
+	var (
+		tapes     []string
+		tapeIndex = map[string]int{}
+		interned  = map[string]string{}
+		diffIndex = map[string]int{}
+		diffTexts []string
+		msgs      = map[key]*acc{}
+		order     []key
+	)
+	intern := func(b []byte) string {
+		if v, ok := interned[string(b)]; ok {
+			return v
+		}
+		v := string(b)
+		interned[v] = v
+		return v
+	}
+	var session, method, verdict, diffs sql.RawBytes
 	for rows.Next() {
-		var k Flaky
-		var o Observation
-		var verdict string
-		var diffs *string
-		if err := rows.Scan(&k.TapeHash, &k.TapeName, &o.Run, &o.Version, &k.Session, &k.Seq, &k.Method, &verdict, &diffs); err != nil {
+		var run, seq int64
+		if err := rows.Scan(&run, &session, &seq, &method, &verdict, &diffs); err != nil {
 			return nil, err
 		}
-		if k.TapeHash != cur.TapeHash || k.Session != cur.Session || k.Seq != cur.Seq {
-			flush()
-			cur = k
+		ri := runs[run]
+		ti, ok := tapeIndex[ri.tapeHash]
+		if !ok {
+			ti = len(tapes)
+			tapes = append(tapes, ri.tapeHash)
+			tapeIndex[ri.tapeHash] = ti
 		}
-		if k.TapeName != "" {
-			cur.TapeName = k.TapeName // the newest name
+		k := key{ti, intern(session), seq}
+		a := msgs[k]
+		if a == nil {
+			a = &acc{method: intern(method)}
+			msgs[k] = a
+			order = append(order, k)
 		}
-		o.Verdict = report.Verdict(verdict)
+		o := obs{run: run, verdict: intern(verdict), diffs: -1}
 		if diffs != nil {
-			if err := json.Unmarshal([]byte(*diffs), &o.Differences); err != nil {
-				return nil, fmt.Errorf("history: run %d message %s/%d: differences: %w", o.Run, k.Session, k.Seq, err)
+			d, ok := diffIndex[string(diffs)]
+			if !ok {
+				d = len(diffTexts)
+				diffTexts = append(diffTexts, string(diffs))
+				diffIndex[diffTexts[d]] = d
 			}
+			o.diffs = d
 		}
-		obs = append(obs, o)
+		a.obs = append(a.obs, o)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	flush()
+	decoded := make([][]report.Difference, len(diffTexts))
+	for i, t := range diffTexts {
+		if err := json.Unmarshal([]byte(t), &decoded[i]); err != nil {
+			return nil, fmt.Errorf("history: differences of a message: %w", err)
+		}
+	}
+	var out []Flaky
+	var list []Observation
+	for _, k := range order {
+		a := msgs[k]
+		slices.SortFunc(a.obs, func(x, y obs) int {
+			if c := cmp.Compare(runs[x.run].started, runs[y.run].started); c != 0 {
+				return c
+			}
+			return cmp.Compare(x.run, y.run)
+		})
+		list = list[:0]
+		for _, o := range a.obs {
+			ob := Observation{Run: o.run, Version: runs[o.run].version, Verdict: report.Verdict(o.verdict)}
+			if o.diffs >= 0 {
+				ob.Differences = decoded[o.diffs]
+			}
+			list = append(list, ob)
+		}
+		f := FlakyOf(list, rule)
+		if f.Flips == 0 && len(f.Inconsistent) == 0 {
+			continue
+		}
+		newest := runs[a.obs[len(a.obs)-1].run]
+		f.TapeHash, f.TapeName, f.Session, f.Seq, f.Method = tapes[k.tape], newest.tapeName, k.session, k.seq, a.method
+		out = append(out, f)
+	}
 	slices.SortStableFunc(out, func(a, b Flaky) int {
 		if a.Flaky != b.Flaky {
 			if a.Flaky {
@@ -194,7 +258,40 @@ func (s *Store) Flaky(ctx context.Context, q Query, rule Rule) ([]Flaky, error) 
 			}
 			return 1
 		}
-		return cmp.Compare(b.FlipRate, a.FlipRate)
+		if c := cmp.Compare(b.FlipRate, a.FlipRate); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.TapeHash, b.TapeHash); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Session, b.Session); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Seq, b.Seq)
 	})
 	return out, nil
+}
+
+// runInfo is what Flaky needs of a run.
+type runInfo struct {
+	started                     int64
+	tapeHash, tapeName, version string
+}
+
+func (s *Store) runInfos(ctx context.Context, query string, args []any) (map[int64]runInfo, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]runInfo{}
+	for rows.Next() {
+		var id int64
+		var r runInfo
+		if err := rows.Scan(&id, &r.started, &r.tapeHash, &r.tapeName, &r.version); err != nil {
+			return nil, err
+		}
+		out[id] = r
+	}
+	return out, rows.Err()
 }

@@ -54,7 +54,21 @@ func (s *Store) Trend(ctx context.Context, q Query, m report.Metric) ([]Point, e
 		var r report.Report
 		switch {
 		case m.Filter.Key == "":
-			err = json.Unmarshal(raw, &r)
+			// The sections a metric without a filter reads, and no more.
+			var f struct {
+				Summary     *report.Summary     `json:"summary"`
+				Performance *report.Performance `json:"performance"`
+				Load        *report.Load        `json:"load"`
+				Validation  *report.Validation  `json:"validation"`
+				Chaos       *struct {
+					Injected int64 `json:"injected"`
+				} `json:"chaos"`
+			}
+			f.Summary, f.Performance, f.Load, f.Validation = &r.Summary, &r.Performance, &r.Load, &r.Validation
+			err = json.Unmarshal(raw, &f)
+			if f.Chaos != nil {
+				r.Chaos.Injected = f.Chaos.Injected
+			}
 		case raw != nil:
 			var line report.MethodSummary
 			err = json.Unmarshal(raw, &line)
