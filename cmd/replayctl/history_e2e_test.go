@@ -74,6 +74,20 @@ func TestHistoryFlakyNamesTheFlakyTool(t *testing.T) {
 	if n := strings.Count(list.stdout, "moody.jsonl"); n != 20 {
 		t.Errorf("history list shows %d runs, want 20:\n%s", n, list.stdout)
 	}
+
+	// Quarantined, the flaky tool's wrong answer warns; the steady one's
+	// still fails.
+	srv.SetWrong("flaky", true)
+	res = replayctl(t, "run", tape, "--target", url, "--speed", "fast", "--history", dir, "--quarantine-flaky")
+	if res.code != 0 || !strings.Contains(res.stdout, "quarantined (flaky: it warns instead of failing): s1 seq 4 tools/call, pass rate 67% over 21 runs") {
+		t.Errorf("quarantined run: exit %d, want 0 and the quarantine listed:\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	srv.SetWrong("flaky", false)
+	srv.SetWrong("steady", true)
+	res = replayctl(t, "run", tape, "--target", url, "--speed", "fast", "--history", dir, "--quarantine-flaky", "-q")
+	if res.code != 1 {
+		t.Errorf("steady tool wrong, with quarantine: exit %d, want 1", res.code)
+	}
 }
 
 // TestHistoryRegressionGate: 5 runs with tools/call and ping at 200ms,

@@ -29,6 +29,7 @@ type historyFlags struct {
 	regressions   []string // --fail-on-regression
 	baselineRuns  int      // --baseline-runs
 	newFailure    bool     // --fail-on-new-failure
+	quarantine    bool     // --quarantine-flaky
 	budgets       []history.Budget
 	historyDirSet bool
 }
@@ -39,6 +40,7 @@ func addHistoryFlags(fl *pflag.FlagSet, f *historyFlags) {
 	fl.StringArrayVar(&f.regressions, "fail-on-regression", nil, `fail when a metric moved past a budget against the median of the tape's last --baseline-runs runs in --history: "p99{method:tools/call}+20%", "p95+15%", "throughput-10%", "error_rate+0.5pt" (repeatable; a latency budget on a method also needs its distribution to have changed)`)
 	fl.IntVar(&f.baselineRuns, "baseline-runs", history.DefaultBaselineRuns, "earlier runs of the same tape --fail-on-regression compares with")
 	fl.BoolVar(&f.newFailure, "fail-on-new-failure", false, "fail when a message fails that failed in no earlier run of the tape in --history (listed as the new_failures threshold)")
+	fl.BoolVar(&f.quarantine, "quarantine-flaky", false, "a failed check of a message that is flaky over the tape's last 100 runs in --history (pass rate in (0.2, 0.8) over 5 or more) warns instead of failing; the report lists it")
 }
 
 // resolveHistory checks the history flags before the replay and finds the
@@ -65,8 +67,8 @@ func resolveHistory(cmd *cobra.Command, f *historyFlags, configFile string) erro
 	if f.baselineRuns < 1 {
 		return usageError("--baseline-runs %d: want 1 or more", f.baselineRuns)
 	}
-	if f.dir == "" && (len(f.budgets) > 0 || f.newFailure) {
-		return usageError("--fail-on-regression and --fail-on-new-failure compare with earlier runs: give the run store with --history DIR (or $%s)", envHistory)
+	if f.dir == "" && (len(f.budgets) > 0 || f.newFailure || f.quarantine) {
+		return usageError("--fail-on-regression, --fail-on-new-failure and --quarantine-flaky read earlier runs: give the run store with --history DIR (or $%s)", envHistory)
 	}
 	return nil
 }
@@ -135,7 +137,19 @@ func (a *app) keepHistory(ctx context.Context, cmd *cobra.Command, tapeArg strin
 	if _, err := s.Record(ctx, rep, info); err != nil {
 		fmt.Fprintf(a.errOut, "replayctl: history: run not kept: %v (the run's report and exit status are as without --history)\n", err)
 	}
+	if f.quarantine { // after Record: the store keeps the real verdicts
+		flaky, err := s.Flaky(ctx, history.Query{Tape: hash, Last: quarantineRuns}, history.DefaultRule)
+		if err != nil {
+			fmt.Fprintf(a.errOut, "replayctl: history: --quarantine-flaky: %v (nothing quarantined)\n", err)
+			return
+		}
+		history.Quarantine(rep, flaky)
+	}
 }
+
+// quarantineRuns is how many of the tape's last runs --quarantine-flaky
+// judges flakiness over, as history flaky does by default.
+const quarantineRuns = 100
 
 // runOptions are the flags the user gave, without those that may carry
 // secrets (headers, environment) or only say where things go.
