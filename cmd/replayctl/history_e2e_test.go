@@ -248,3 +248,33 @@ func TestHistoryTrendHTMLAndEnv(t *testing.T) {
 		t.Errorf("trend page is not a self-contained chart of 3 runs:\n%s", page)
 	}
 }
+
+// TestHistoryFolderPrecedence: the config's history key keeps runs; the
+// environment wins over it, and --history over both.
+func TestHistoryFolderPrecedence(t *testing.T) {
+	base := t.TempDir()
+	fromConfig, fromEnv, fromFlag := filepath.Join(base, "config"), filepath.Join(base, "env"), filepath.Join(base, "flag")
+	cfg := filepath.Join(base, "replay.yaml")
+	if err := os.WriteFile(cfg, []byte("history: "+fromConfig+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := []string{"run", "examples/quickstart.jsonl", "--speed", "fast", "--config", cfg, "-q"}
+	for _, tc := range []struct {
+		env  string
+		args []string
+	}{
+		{"", nil},
+		{fromEnv, nil},
+		{fromEnv, []string{"--history", fromFlag}},
+	} {
+		if res := replayctlEnv(t, []string{"REPLAYCTL_HISTORY=" + tc.env}, "", append(run, tc.args...)...); res.code != 0 {
+			t.Fatalf("run: exit %d\n%s", res.code, res.stderr)
+		}
+	}
+	for _, dir := range []string{fromConfig, fromEnv, fromFlag} {
+		res := replayctlEnv(t, []string{"REPLAYCTL_HISTORY="}, "", "history", "--history", dir)
+		if n := strings.Count(res.stdout, "quickstart.jsonl"); n != 1 {
+			t.Errorf("%s holds %d runs, want 1:\n%s%s", dir, n, res.stdout, res.stderr)
+		}
+	}
+}
