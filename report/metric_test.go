@@ -70,3 +70,34 @@ func mustMetric(t *testing.T, s string) Metric {
 	}
 	return m
 }
+
+// TestHTMLHistorySparkline: a report with a history section shows one
+// sparkline per method, escaping what it names; without one, no section.
+func TestHTMLHistorySparkline(t *testing.T) {
+	v1, v2 := 10.0, 12.5
+	r := Report{PerMethod: []MethodSummary{{Method: "tools/call"}}}
+	var plain strings.Builder
+	if err := r.WriteHTML(&plain); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), `id="history"`) {
+		t.Error("a report kept nowhere has a history section")
+	}
+	r.History = &HistoryLink{Store: "/tmp/<x>/history.db", Run: 7, Trends: []MethodTrend{
+		{Method: "tools/call", Runs: []int64{5, 6, 7}, P99MS: []*float64{&v1, nil, &v2}},
+		{Method: "ping", Runs: []int64{7}, P99MS: []*float64{nil}},
+	}}
+	var b strings.Builder
+	if err := r.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{`<section id="history">`, "Run 7 of the run store <code>/tmp/&lt;x&gt;/history.db</code>", "run 5: 10.0ms; run 6: no data; run 7: 12.5ms", "no data</td>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, "<polyline"); n != 1 {
+		t.Errorf("%d sparklines, want 1 (ping has no data)", n)
+	}
+}

@@ -229,10 +229,32 @@ func TestHistoryBadInput(t *testing.T) {
 func TestHistoryTrendHTMLAndEnv(t *testing.T) {
 	dir := t.TempDir()
 	env := []string{"REPLAYCTL_HISTORY=" + dir, "REPLAYCTL_VERSION_UNDER_TEST=abc123"}
+	reports := t.TempDir()
 	for range 3 {
-		if res := replayctlEnv(t, env, "", "run", "examples/quickstart.jsonl", "--speed", "fast", "-q"); res.code != 0 {
+		res := replayctlEnv(t, env, "", "run", "examples/quickstart.jsonl", "--speed", "fast", "-q",
+			"--report", filepath.Join(reports, "r.json"), "--report", filepath.Join(reports, "r.html"))
+		if res.code != 0 {
 			t.Fatalf("run: exit %d\n%s", res.code, res.stderr)
 		}
+	}
+	// The last run's reports link it to the store, with a sparkline per method.
+	var rep struct {
+		History struct {
+			Run    int64 `json:"run"`
+			Trends []struct {
+				Method string     `json:"method"`
+				P99MS  []*float64 `json:"p99_ms"`
+			} `json:"trends"`
+		} `json:"history"`
+	}
+	if b, err := os.ReadFile(filepath.Join(reports, "r.json")); err != nil || json.Unmarshal(b, &rep) != nil {
+		t.Fatalf("report: %v", err)
+	}
+	if rep.History.Run != 3 || len(rep.History.Trends) == 0 || len(rep.History.Trends[0].P99MS) != 3 {
+		t.Errorf("history section %+v, want run 3 with 3 points per method", rep.History)
+	}
+	if b, _ := os.ReadFile(filepath.Join(reports, "r.html")); !strings.Contains(string(b), `<section id="history">`) || strings.Count(string(b), "<polyline") != len(rep.History.Trends) {
+		t.Errorf("HTML report has no sparkline per method (%d methods)", len(rep.History.Trends))
 	}
 	html := filepath.Join(t.TempDir(), "trend.html")
 	res := replayctlEnv(t, env, "", "history", "trend", "p99{method:tools/call}", "--html", html)

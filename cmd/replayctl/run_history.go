@@ -134,8 +134,13 @@ func (a *app) keepHistory(ctx context.Context, cmd *cobra.Command, tapeArg strin
 	}
 	rep.Summary.Passed = rep.Passed()
 	info := history.Info{TapeHash: hash, TapeName: tapeArg, Version: f.version, Options: runOptions(cmd), ExitStatus: rep.ExitStatus()}
-	if _, err := s.Record(ctx, rep, info); err != nil {
+	run, err := s.Record(ctx, rep, info)
+	if err != nil {
 		fmt.Fprintf(a.errOut, "replayctl: history: run not kept: %v (the run's report and exit status are as without --history)\n", err)
+	} else if link, err := s.Link(ctx, run, hash, rep, history.DefaultLinkRuns); err != nil {
+		fmt.Fprintf(a.errOut, "replayctl: history: the report's history section: %v (the run is kept)\n", err)
+	} else {
+		rep.History = link
 	}
 	if f.quarantine { // after Record: the store keeps the real verdicts
 		flaky, err := s.Flaky(ctx, history.Query{Tape: hash, Last: quarantineRuns}, history.DefaultRule)
