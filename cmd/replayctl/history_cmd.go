@@ -46,7 +46,7 @@ default $` + envHistory + `).
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&f.dir, "history", "", "the run store's folder (default $"+envHistory+")")
 	pf.StringVar(&f.tape, "tape", "", "only the runs of this tape: as run named it, or its sha256 hash (or its first 8 hex digits)")
-	pf.IntVar(&f.last, "last", 0, "only the newest N runs (0: all; flaky: default 100)")
+	pf.IntVar(&f.last, "last", 0, fmt.Sprintf("only the newest N runs (0: all; flaky: default %d)", defaultFlakyRuns))
 	list := &cobra.Command{Use: "list", Short: "Runs, newest first", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return a.historyList(cmd, f) }}
 	var html string
@@ -180,7 +180,7 @@ func (a *app) historyFlaky(cmd *cobra.Command, f historyCmdFlags, rule history.R
 	defer s.Close()
 	q := f.query()
 	if !cmd.Flags().Changed("last") {
-		q.Last = 100
+		q.Last = defaultFlakyRuns
 	}
 	found, err := s.Flaky(cmd.Context(), q, rule)
 	if err != nil {

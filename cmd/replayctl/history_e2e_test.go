@@ -213,10 +213,29 @@ func TestHistoryBadInput(t *testing.T) {
 		{[]string{"run", "examples/quickstart.jsonl", "--fail-on-regression", "p99+20%"}, "--history DIR"},
 		{[]string{"run", "examples/quickstart.jsonl", "--history", dir, "--fail-on-regression", "p99*20%"}, "no + or -"},
 		{[]string{"run", "examples/quickstart.jsonl", "--history", dir, "--fail-on-regression", "throughput+1pt"}, "points (pt) are for rates"},
+		{[]string{"run", "examples/quickstart.jsonl", "--history", dir, "--flaky-runs", "0"}, "--flaky-runs 0: want 1 or more"},
+		{[]string{"run", "examples/quickstart.jsonl", "--history", dir, "--history-busy-timeout", "0s"}, "want a positive duration"},
+		{[]string{"run", "examples/quickstart.jsonl", "--quarantine-flaky"}, "--history DIR"},
 		{[]string{"history", "--history", dir}, "holds no run store"},
 		{[]string{"history", "trend", "p98", "--history", dir}, "unknown metric"},
 	} {
 		res := replayctlEnv(t, []string{"REPLAYCTL_HISTORY="}, "", tc.args...)
+		if res.code != 2 || !strings.Contains(res.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, res.code, res.stderr, tc.want)
+		}
+	}
+	if res := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "--history", dir, "-q"); res.code != 0 {
+		t.Fatalf("run: exit %d\n%s", res.code, res.stderr)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"history", "compare", "1", "x..y", "--history", dir}, "want FIRST..LAST"},
+		{[]string{"history", "compare", "1", "99", "--history", dir}, "holds no run 99"},
+		{[]string{"history", "compare", "1", "abc", "--history", dir}, "at least 8 characters"},
+	} {
+		res := replayctl(t, tc.args...)
 		if res.code != 2 || !strings.Contains(res.stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, res.code, res.stderr, tc.want)
 		}

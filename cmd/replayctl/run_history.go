@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -24,12 +25,14 @@ const (
 
 // historyFlags are run's flags about the run store.
 type historyFlags struct {
-	dir           string   // --history
-	version       string   // --version-under-test
-	regressions   []string // --fail-on-regression
-	baselineRuns  int      // --baseline-runs
-	newFailure    bool     // --fail-on-new-failure
-	quarantine    bool     // --quarantine-flaky
+	dir           string        // --history
+	version       string        // --version-under-test
+	regressions   []string      // --fail-on-regression
+	baselineRuns  int           // --baseline-runs
+	newFailure    bool          // --fail-on-new-failure
+	quarantine    bool          // --quarantine-flaky
+	flakyRuns     int           // --flaky-runs
+	busyTimeout   time.Duration // --history-busy-timeout
 	budgets       []history.Budget
 	historyDirSet bool
 }
@@ -40,7 +43,9 @@ func addHistoryFlags(fl *pflag.FlagSet, f *historyFlags) {
 	fl.StringArrayVar(&f.regressions, "fail-on-regression", nil, `fail when a metric moved past a budget against the median of the tape's last --baseline-runs runs in --history: "p99{method:tools/call}+20%", "p95+15%", "throughput-10%", "error_rate+0.5pt" (repeatable; a latency budget on a method also needs its distribution to have changed)`)
 	fl.IntVar(&f.baselineRuns, "baseline-runs", history.DefaultBaselineRuns, "earlier runs of the same tape --fail-on-regression compares with")
 	fl.BoolVar(&f.newFailure, "fail-on-new-failure", false, "fail when a message fails that failed in no earlier run of the tape in --history (listed as the new_failures threshold)")
-	fl.BoolVar(&f.quarantine, "quarantine-flaky", false, "a failed check of a message that is flaky over the tape's last 100 runs in --history (pass rate in (0.2, 0.8) over 5 or more) warns instead of failing; the report lists it")
+	fl.BoolVar(&f.quarantine, "quarantine-flaky", false, "a failed check of a message that is flaky over the tape's last --flaky-runs runs in --history (pass rate in (0.2, 0.8) over 5 or more) warns instead of failing; the report lists it")
+	fl.IntVar(&f.flakyRuns, "flaky-runs", defaultFlakyRuns, "the tape's last runs --quarantine-flaky judges a message's flakiness over")
+	fl.DurationVar(&f.busyTimeout, "history-busy-timeout", history.DefaultBusyTimeout, "how long keeping the run waits for another writer of the --history store (a parallel CI job)")
 }
 
 // resolveHistory checks the history flags before the replay and finds the
@@ -66,6 +71,12 @@ func resolveHistory(cmd *cobra.Command, f *historyFlags, configFile string) erro
 	}
 	if f.baselineRuns < 1 {
 		return usageError("--baseline-runs %d: want 1 or more", f.baselineRuns)
+	}
+	if f.flakyRuns < 1 {
+		return usageError("--flaky-runs %d: want 1 or more (5 at least for a message to be called flaky)", f.flakyRuns)
+	}
+	if f.busyTimeout <= 0 {
+		return usageError("--history-busy-timeout %s: want a positive duration such as 30s", f.busyTimeout)
 	}
 	if f.dir == "" && (len(f.budgets) > 0 || f.newFailure || f.quarantine) {
 		return usageError("--fail-on-regression, --fail-on-new-failure and --quarantine-flaky read earlier runs: give the run store with --history DIR (or $%s)", envHistory)
@@ -105,7 +116,7 @@ func (a *app) keepHistory(ctx context.Context, cmd *cobra.Command, tapeArg strin
 		fail("run not kept", err)
 		return
 	}
-	s, err := history.Open(ctx, f.dir)
+	s, err := history.Open(ctx, f.dir, history.BusyTimeout(f.busyTimeout))
 	if err != nil {
 		fail("run not kept", err)
 		return
@@ -143,7 +154,7 @@ func (a *app) keepHistory(ctx context.Context, cmd *cobra.Command, tapeArg strin
 		rep.History = link
 	}
 	if f.quarantine { // after Record: the store keeps the real verdicts
-		flaky, err := s.Flaky(ctx, history.Query{Tape: hash, Last: quarantineRuns}, history.DefaultRule)
+		flaky, err := s.Flaky(ctx, history.Query{Tape: hash, Last: f.flakyRuns}, history.DefaultRule)
 		if err != nil {
 			fmt.Fprintf(a.errOut, "replayctl: history: --quarantine-flaky: %v (nothing quarantined)\n", err)
 			return
@@ -152,9 +163,9 @@ func (a *app) keepHistory(ctx context.Context, cmd *cobra.Command, tapeArg strin
 	}
 }
 
-// quarantineRuns is how many of the tape's last runs --quarantine-flaky
-// judges flakiness over, as history flaky does by default.
-const quarantineRuns = 100
+// defaultFlakyRuns is how many of the tape's last runs --quarantine-flaky
+// and history flaky judge flakiness over.
+const defaultFlakyRuns = 100
 
 // runOptions are the flags the user gave, without those that may carry
 // secrets (headers, environment) or only say where things go.
