@@ -1,7 +1,9 @@
 package history
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -41,17 +43,8 @@ func bins(a, b *hdrhistogram.Histogram) []bin {
 	for _, v := range order {
 		out = append(out, *m[v])
 	}
-	sortBins(out)
+	slices.SortFunc(out, func(x, y bin) int { return cmp.Compare(x.value, y.value) })
 	return out
-}
-
-func sortBins(bs []bin) {
-	// insertion sort is enough: the two lists are each sorted already
-	for i := 1; i < len(bs); i++ {
-		for j := i; j > 0 && bs[j].value < bs[j-1].value; j-- {
-			bs[j], bs[j-1] = bs[j-1], bs[j]
-		}
-	}
 }
 
 // KS is the two-sample Kolmogorov–Smirnov test of a against b from their
