@@ -22,6 +22,14 @@ var ErrBudget = errors.New("history: bad regression budget")
 // gate compares a run with.
 const DefaultBaselineRuns = 5
 
+// DefaultGateAlpha is the significance level a latency budget's
+// distribution test must reach before the gate fails a run: stricter than
+// [DefaultAlpha], since a failed gate stops a pipeline, and one run's
+// latencies on a busy machine move together (a burst of load shifts them
+// all) more than independent samples would. A real 30% slowdown over a few
+// dozen latencies is far below it (p around 1e-6).
+const DefaultGateAlpha = 0.001
+
 // Budget is how far a metric may move from its baseline before a run
 // counts as a regression: "p99{method:tools/call}+20%" (may rise 20%),
 // "throughput-10%" (may fall 10%), "error_rate+0.5pt" (may rise half a
@@ -129,17 +137,17 @@ func Median(vs []float64) float64 {
 // Gate judges rep against the budgets, each against the median of its
 // metric over the last n runs of the tape (tapeHash) already in the
 // store. A latency budget on a method or name regresses only when its
-// distribution also changed (the KS test of [Compare] at alpha, against
-// the baseline runs' histograms merged), so that a percentile moved by
-// noise alone does not fail a run. The results are in the report's
-// threshold shape, to be appended to rep.Thresholds. With no earlier run
-// a budget passes and says so.
+// distribution also changed (the KS test of [Compare] with p below alpha,
+// 0 for [DefaultGateAlpha], against the baseline runs' histograms
+// merged), so that a percentile moved by noise alone does not fail a run.
+// The results are in the report's threshold shape, to be appended to
+// rep.Thresholds. With no earlier run a budget passes and says so.
 func (s *Store) Gate(ctx context.Context, rep *report.Report, tapeHash string, budgets []Budget, n int, alpha float64) ([]report.ThresholdResult, error) {
 	if n <= 0 {
 		n = DefaultBaselineRuns
 	}
 	if alpha <= 0 {
-		alpha = DefaultAlpha
+		alpha = DefaultGateAlpha
 	}
 	runs, err := s.Runs(ctx, Query{Tape: tapeHash, Last: n})
 	if err != nil {

@@ -29,6 +29,7 @@ type historyFlags struct {
 	version       string        // --version-under-test
 	regressions   []string      // --fail-on-regression
 	baselineRuns  int           // --baseline-runs
+	gateAlpha     float64       // --regression-alpha
 	newFailure    bool          // --fail-on-new-failure
 	quarantine    bool          // --quarantine-flaky
 	flakyRuns     int           // --flaky-runs
@@ -42,6 +43,7 @@ func addHistoryFlags(fl *pflag.FlagSet, f *historyFlags) {
 	fl.StringVar(&f.version, "version-under-test", "", "the version of the target this run tests (a commit, a tag), kept with the run; default $"+envVersion)
 	fl.StringArrayVar(&f.regressions, "fail-on-regression", nil, `fail when a metric moved past a budget against the median of the tape's last --baseline-runs runs in --history: "p99{method:tools/call}+20%", "p95+15%", "throughput-10%", "error_rate+0.5pt" (repeatable; a latency budget on a method also needs its distribution to have changed)`)
 	fl.IntVar(&f.baselineRuns, "baseline-runs", history.DefaultBaselineRuns, "earlier runs of the same tape --fail-on-regression compares with")
+	fl.Float64Var(&f.gateAlpha, "regression-alpha", history.DefaultGateAlpha, "significance level a latency budget's distribution test must reach to fail the run (KS p below it)")
 	fl.BoolVar(&f.newFailure, "fail-on-new-failure", false, "fail when a message fails that failed in no earlier run of the tape in --history (listed as the new_failures threshold)")
 	fl.BoolVar(&f.quarantine, "quarantine-flaky", false, "a failed check of a message that is flaky over the tape's last --flaky-runs runs in --history (pass rate in (0.2, 0.8) over 5 or more) warns instead of failing; the report lists it")
 	fl.IntVar(&f.flakyRuns, "flaky-runs", defaultFlakyRuns, "the tape's last runs --quarantine-flaky judges a message's flakiness over")
@@ -71,6 +73,9 @@ func resolveHistory(cmd *cobra.Command, f *historyFlags, configFile string) erro
 	}
 	if f.baselineRuns < 1 {
 		return usageError("--baseline-runs %d: want 1 or more", f.baselineRuns)
+	}
+	if f.gateAlpha <= 0 || f.gateAlpha >= 1 {
+		return usageError("--regression-alpha %g: want a probability between 0 and 1, such as 0.001", f.gateAlpha)
 	}
 	if f.flakyRuns < 1 {
 		return usageError("--flaky-runs %d: want 1 or more (5 at least for a message to be called flaky)", f.flakyRuns)
@@ -123,7 +128,7 @@ func (a *app) keepHistory(ctx context.Context, cmd *cobra.Command, tapeArg strin
 	}
 	defer s.Close()
 	if len(f.budgets) > 0 {
-		res, err := s.Gate(ctx, rep, hash, f.budgets, f.baselineRuns, 0)
+		res, err := s.Gate(ctx, rep, hash, f.budgets, f.baselineRuns, f.gateAlpha)
 		if err != nil {
 			fail("regression gate", err)
 			return
