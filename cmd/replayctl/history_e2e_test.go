@@ -216,6 +216,7 @@ func TestHistoryBadInput(t *testing.T) {
 		{[]string{"run", "examples/quickstart.jsonl", "--history", dir, "--flaky-runs", "0"}, "--flaky-runs 0: want 1 or more"},
 		{[]string{"run", "examples/quickstart.jsonl", "--history", dir, "--history-busy-timeout", "0s"}, "want a positive duration"},
 		{[]string{"run", "examples/quickstart.jsonl", "--quarantine-flaky"}, "--history DIR"},
+		{[]string{"run", "examples/quickstart.jsonl", "--history", dir, "--regression-alpha", "2"}, "want a probability between 0 and 1"},
 		{[]string{"history", "--history", dir}, "holds no run store"},
 		{[]string{"history", "trend", "p98", "--history", dir}, "unknown metric"},
 	} {
