@@ -139,4 +139,8 @@ chaos:
 # Pass/fail gates for CI (exit 1 when one fails): a metric, a comparison,
 # a value; a latency takes its unit (200ms, 1.5s).
 thresholds: ["p99<200ms", "error_rate<1%", "validation_failed==0"]
+
+# Keep every run in the run store in this folder (replayctl history reads
+# it); $REPLAYCTL_HISTORY and run --history override it.
+history: .replayctl-history
 `

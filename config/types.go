@@ -23,6 +23,10 @@ type File struct {
 	Performance       Performance      `yaml:"performance"`
 	Chaos             Chaos            `yaml:"chaos"`
 	Thresholds        []string         `yaml:"thresholds"`
+	// History is the folder of the run store every run is kept in
+	// (replayctl run --history; the REPLAYCTL_HISTORY environment
+	// variable and the flag override it).
+	History string `yaml:"history"`
 }
 
 // Transformation is one rule: a condition and an action.

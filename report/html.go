@@ -24,6 +24,7 @@ var htmlSource string
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"ms":        formatMS,
 	"breakable": breakablePath,
+	"sparkline": sparkline,
 }).Parse(htmlSource))
 
 // htmlSurvivalNotes is how many notes of a session's survival verdict the

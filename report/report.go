@@ -71,6 +71,9 @@ type Report struct {
 	// Histograms keeps the performance distributions without loss, so
 	// that reports merge exactly ([Merge]).
 	Histograms Histograms `json:"histograms"`
+	// History ties the run to the run store it was kept in (run
+	// --history); nil when it was not kept.
+	History *HistoryLink `json:"history,omitempty"`
 
 	source string // the file [Read] read it from, for errors
 }

@@ -59,6 +59,8 @@ type runFlags struct {
 
 	methodLimit      int  // --method-limit
 	includeHandshake bool // --include-handshake
+
+	history historyFlags // --history and its gates (run only)
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -107,6 +109,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line (it is drawn on stderr only when stdout and stderr are both a terminal)")
 	addTargetFlags(fl, &f)
 	addOutFlag(fl, &f.outs, &f.outBuffer)
+	addHistoryFlags(fl, &f.history)
 	registerValues(cmd, "speed", runSpeeds...)
 	registerValues(cmd, "order", runOrders...)
 	registerValues(cmd, "output", outputs...)
@@ -160,6 +163,10 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 			return err
 		}
 		opts = append(opts, replay.Shard(i, n))
+	}
+	cfgFile, _ := configPath(cmd, f.configPath) // replayOptions checked it
+	if err := resolveHistory(cmd, &f.history, cfgFile); err != nil {
+		return err
 	}
 	outs, outOpts, err := a.openOuts(f.outs, f.outBuffer, true)
 	if err != nil {
@@ -232,6 +239,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if rep == nil {
 		return runErr // nothing was replayed: a bad tape
 	}
+	a.keepHistory(context.WithoutCancel(cmd.Context()), cmd, args[0], f.history, rep)
 	// The summary first: a report file that cannot be written must not
 	// lose what a long replay found.
 	var buf bytes.Buffer // rendered whole: one Write, so that redaction sees every secret

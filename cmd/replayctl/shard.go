@@ -120,12 +120,12 @@ func (a *app) runLocalShards(cmd *cobra.Command, args []string, f runFlags, seed
 		}()
 	}
 	wg.Wait()
-	return a.mergeLocalShards(cmd, runs, f)
+	return a.mergeLocalShards(cmd, args, runs, f)
 }
 
 // mergeLocalShards merges the reports the shards wrote and shows the
 // result; shards without a report are named in it, and fail it.
-func (a *app) mergeLocalShards(cmd *cobra.Command, runs []*shardRun, f runFlags) error {
+func (a *app) mergeLocalShards(cmd *cobra.Command, args []string, runs []*shardRun, f runFlags) error {
 	n := len(runs)
 	var reports []*report.Report
 	var dead []string
@@ -157,6 +157,7 @@ func (a *app) mergeLocalShards(cmd *cobra.Command, runs []*shardRun, f runFlags)
 	if len(dead) > 0 {
 		rep.Abort(strings.Join(dead, "; ") + ": its sessions are not in this report")
 	}
+	a.keepHistory(context.WithoutCancel(cmd.Context()), cmd, args[0], f.history, rep)
 	if err := a.showReport(cmd.OutOrStdout(), rep, f.output, nil, f.reports); err != nil {
 		return err
 	}
@@ -171,9 +172,15 @@ func (a *app) mergeLocalShards(cmd *cobra.Command, runs []*shardRun, f runFlags)
 
 // shardArgs are the arguments a shard process gets: the command, the
 // flags given (but --local-shards, --report, --quiet and the output
-// format: the runner shows and writes the merged report) and the tape.
+// format: the runner shows and writes the merged report; and the run
+// store's flags: the runner keeps the merged run) and the tape.
 func shardArgs(cmd *cobra.Command, args []string) []string {
 	skip := map[string]bool{"local-shards": true, "shard-reports": true, "report": true, "quiet": true, "output": true}
+	// The run store and its gates are the runner's: it keeps the merged
+	// run once; a shard keeps none (--history none).
+	for _, name := range historyFlagNames {
+		skip[name] = true
+	}
 	argv := []string{"run"}
 	add := func(fl *pflag.Flag) {
 		if skip[fl.Name] {
@@ -188,7 +195,7 @@ func shardArgs(cmd *cobra.Command, args []string) []string {
 		argv = append(argv, "--"+fl.Name+"="+fl.Value.String())
 	}
 	cmd.Flags().Visit(add) // the command's own and the inherited ones
-	return append(argv, "--output=json", args[0])
+	return append(argv, "--history="+noHistory, "--output=json", args[0])
 }
 
 // shardTail is the server command after "--", as given.

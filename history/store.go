@@ -1,0 +1,157 @@
+package history
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	_ "modernc.org/sqlite" // the pure Go SQLite driver, as "sqlite"
+)
+
+// FileName is the store's file in its folder.
+const FileName = "history.db"
+
+// DefaultBusyTimeout is how long a writer waits for another writer of the
+// same store (another CI job) before it gives up.
+const DefaultBusyTimeout = 30 * time.Second
+
+// ErrStore is wrapped by the errors about the store itself: a folder that
+// cannot be made, a file that is not a run store, a schema newer than
+// this replayctl knows.
+var ErrStore = errors.New("history: bad run store")
+
+// Store is an open run store. Its methods are safe for concurrent use.
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+// Option configures [Open].
+type Option func(*config)
+
+type config struct {
+	busy time.Duration
+}
+
+// BusyTimeout sets how long a write waits for another writer (default
+// [DefaultBusyTimeout]).
+func BusyTimeout(d time.Duration) Option { return func(c *config) { c.busy = d } }
+
+// Open opens the run store in dir, making dir and the store when they do
+// not exist, and migrates its schema to the current version. It returns
+// when the store is ready or ctx is done.
+func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
+	c := config{busy: DefaultBusyTimeout}
+	for _, o := range opts {
+		o(&c)
+	}
+	if dir == "" {
+		return nil, fmt.Errorf("%w: no folder given", ErrStore)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("%w: make folder %s: %v", ErrStore, dir, err)
+	}
+	path := filepath.Join(dir, FileName)
+	q := url.Values{}
+	// The busy timeout first, so that the pragmas after it wait too.
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", c.busy.Milliseconds()))
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "foreign_keys(ON)")
+	q.Set("_txlock", "immediate") // a writer takes the lock at BEGIN: no upgrade deadlock
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("%w: open %s: %v", ErrStore, path, err)
+	}
+	s := &Store{db: db, path: path}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Path is the store's file.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the store.
+func (s *Store) Close() error { return s.db.Close() }
+
+// migrations are the schema's versions: migrations[i] takes the store
+// from version i to i+1. Append only; never change one that shipped.
+var migrations = []string{
+	`CREATE TABLE runs (
+		id           INTEGER PRIMARY KEY,
+		run_id       TEXT NOT NULL UNIQUE,
+		started_at   INTEGER NOT NULL, -- unix nanoseconds
+		recorded_at  INTEGER NOT NULL,
+		tape_hash    TEXT NOT NULL,
+		tape_name    TEXT NOT NULL,
+		target       TEXT NOT NULL,
+		version      TEXT NOT NULL,   -- the version under test, "" when not given
+		options      TEXT NOT NULL,   -- JSON object
+		passed       INTEGER NOT NULL,
+		exit_status  INTEGER NOT NULL,
+		messages     INTEGER NOT NULL,
+		failed       INTEGER NOT NULL,
+		errors       INTEGER NOT NULL,
+		duration_ms  REAL NOT NULL,
+		figures      TEXT NOT NULL    -- the report's summary and figures, without its lists (JSON)
+	);
+	CREATE INDEX runs_by_tape ON runs(tape_hash, started_at);
+	CREATE INDEX runs_by_time ON runs(started_at);
+	CREATE TABLE messages (
+		run      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+		session  TEXT NOT NULL,
+		seq      INTEGER NOT NULL,
+		method   TEXT NOT NULL,
+		verdict  TEXT NOT NULL,
+		diffs    TEXT,                -- JSON array of differences, NULL when none
+		PRIMARY KEY (run, session, seq)
+	) WITHOUT ROWID;
+	CREATE TABLE lines (
+		run      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+		method   TEXT NOT NULL,
+		name     TEXT NOT NULL,       -- "" for the method's own line (per_method), else per_name's
+		summary  TEXT NOT NULL,       -- the report's line (JSON)
+		latency  TEXT,                -- the report's encoded latency histogram (JSON), NULL when none
+		PRIMARY KEY (run, method, name)
+	) WITHOUT ROWID;`,
+}
+
+// SchemaVersion is the schema version this package writes.
+var SchemaVersion = len(migrations)
+
+// migrate brings the schema to SchemaVersion in one immediate
+// transaction, so that concurrent openers migrate once.
+func (s *Store) migrate(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrStore, s.path, err)
+	}
+	defer tx.Rollback()
+	var v int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return fmt.Errorf("%w: %s: read schema version: %v (is it a SQLite file?)", ErrStore, s.path, err)
+	}
+	if v > SchemaVersion {
+		return fmt.Errorf("%w: %s has schema version %d, newer than this replayctl's %d: use a newer replayctl", ErrStore, s.path, v, SchemaVersion)
+	}
+	for ; v < SchemaVersion; v++ {
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			return fmt.Errorf("%w: %s: migrate schema to version %d: %v", ErrStore, s.path, v+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrStore, s.path, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrStore, s.path, err)
+	}
+	return nil
+}
