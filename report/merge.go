@@ -139,8 +139,12 @@ func Merge(reports []*Report, opts ...MergeOption) (*Report, error) {
 	return &out, nil
 }
 
-// name is how errors name the i-th report: its file, or its place.
+// name is how errors name the i-th report: its shard, its file, or its
+// place.
 func (r *Report) name(i int) string {
+	if sh := r.Summary.Shard; sh != nil {
+		return fmt.Sprintf("shard %d/%d", sh.Index, sh.Count)
+	}
 	if r.source != "" {
 		return "report " + r.source
 	}

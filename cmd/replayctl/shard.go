@@ -164,6 +164,13 @@ func (a *app) mergeLocalShards(cmd *cobra.Command, args []string, runs []*shardR
 	if cmd.Context().Err() != nil {
 		return &exitError{code: exitInterrupted, err: context.Cause(cmd.Context())}
 	}
+	// A shard whose target failed (it said why on stderr) fails the run
+	// as one process would: exit 3.
+	for _, s := range runs {
+		if s.code == exitTarget {
+			return &exitError{code: exitTarget, err: fmt.Errorf("local shards: shard %d/%d: the target failed (its error is above)", s.index, n)}
+		}
+	}
 	if !rep.Passed() {
 		return errReported
 	}

@@ -424,3 +424,17 @@ func TestLocalShardsInterrupted(t *testing.T) {
 		t.Errorf("aborted %q, %d sent; want interrupted, fewer than 36 sent", rep.Summary.Aborted, rep.Summary.Sent)
 	}
 }
+
+// TestLocalShardsTargetFailed: a target that cannot be reached fails a
+// --local-shards run as it fails one process: exit 3, the shard named by
+// its index, not by the temporary file its report was in (exit 1 and a
+// deleted path before).
+func TestLocalShardsTargetFailed(t *testing.T) {
+	res := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "--target", "http://127.0.0.1:1/mcp", "--local-shards", "2")
+	if res.code != exitTarget {
+		t.Errorf("exit %d, want %d\n%s%s", res.code, exitTarget, res.stdout, res.stderr)
+	}
+	if !strings.Contains(res.stdout, "stopped early: shard 0/2: connect session s1") || strings.Contains(res.stdout+res.stderr, "replayctl-shards-") {
+		t.Errorf("want the failure named by its shard, and no temporary path:\n%s%s", res.stdout, res.stderr)
+	}
+}
