@@ -126,3 +126,46 @@ func TestStdioOnFaultNonJSON(t *testing.T) {
 		t.Fatal("the connection did not go on after the fault")
 	}
 }
+
+// TestHTTPAnswerToServerAccepted: the client's answers to the server's
+// requests (a result, an error) POSTed and accepted with 202 and no body,
+// as MCP says they are, are no lost answer: nothing is told to OnFault.
+// (Each was: "the answer to a request is lost … HTTP 202 with no body",
+// a warning per answer a replay sent.)
+func TestHTTPAnswerToServerAccepted(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, s seen) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		if strings.Contains(s.Body, `"method"`) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":7,"result":{}}`)
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+	})
+	faults := make(chan Fault, 4)
+	conn, err := HTTP{URL: f.srv.URL + "/mcp", OnFault: func(f Fault) { faults <- f }}.Dial(t.Context(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`,
+		`{"jsonrpc":"2.0","id":2,"error":{"code":-1,"message":"no"}}`,
+		`{"jsonrpc":"2.0","id":7,"method":"tools/list"}`,
+	} {
+		if err := conn.Send(t.Context(), []byte(msg)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select { // the request's answer: the answers' POSTs were read before it
+	case <-conn.Incoming():
+	case <-time.After(faultWait):
+		t.Fatal("no answer to the request")
+	}
+	conn.Close()
+	if len(faults) > 0 {
+		t.Errorf("got fault %v for an answer the server accepted", (<-faults).Err)
+	}
+}
