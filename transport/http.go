@@ -302,7 +302,10 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
 			c.mu.Unlock()
 		}
 	}
-	st := &stream{kind: "POST", init: mi.method == mcp.MethodInitialize, method: mi.method, reqID: mi.id}
+	st := &stream{kind: "POST", init: mi.method == mcp.MethodInitialize, method: mi.method}
+	if mi.method != "" {
+		st.reqID = mi.id // a request's; an answer to the server's request awaits none
+	}
 	if err := c.spawn(func() { defer reqCancel(); c.readAnswer(resp, st) }); err != nil {
 		_ = resp.Body.Close()
 		reqCancel()
