@@ -55,11 +55,22 @@ default $` + envHistory + `).
 	trend.Flags().StringVar(&html, "html", "", "also write the trend as a self-contained HTML chart (inline SVG) to FILE")
 	var rule history.Rule = history.DefaultRule
 	flaky := &cobra.Command{Use: "flaky", Short: "Messages whose verdict flips between runs", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return a.historyFlaky(cmd, f, rule) }}
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if rule.MinRuns < 1 {
+				return usageError("--min-runs %d: want 1 or more", rule.MinRuns)
+			}
+			return a.historyFlaky(cmd, f, rule)
+		}}
 	flaky.Flags().IntVar(&rule.MinRuns, "min-runs", history.DefaultRule.MinRuns, "runs that judged a message before it can be called flaky")
 	var copts history.CompareOptions
 	compare := &cobra.Command{Use: "compare A B", Short: "Per method, whether the latency distribution changed", Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case copts.Alpha <= 0 || copts.Alpha >= 1:
+				return usageError("--alpha %g: want a probability between 0 and 1, such as 0.01", copts.Alpha)
+			case copts.MinEffect < 0:
+				return usageError("--min-effect %g: want a fraction of 0 or more, such as 0.1 for 10%%", copts.MinEffect)
+			}
 			return a.historyCompare(cmd, f, args[0], args[1], copts)
 		}}
 	compare.Flags().Float64Var(&copts.Alpha, "alpha", history.DefaultAlpha, "significance level of the test: changed when p is below it")
@@ -70,6 +81,9 @@ default $` + envHistory + `).
 
 // openHistory opens the store f names, or says how to name one.
 func openHistory(ctx context.Context, f historyCmdFlags) (*history.Store, error) {
+	if f.last < 0 {
+		return nil, usageError("--last %d: want 0 (all runs) or more", f.last)
+	}
 	dir := f.dir
 	if dir == "" {
 		dir = os.Getenv(envHistory)

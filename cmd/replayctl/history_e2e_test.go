@@ -359,3 +359,26 @@ func TestLocalShardsKeepOneRun(t *testing.T) {
 		t.Errorf("historyFlagNames %v, want the run store's flags %v", names, all)
 	}
 }
+
+// TestHistoryBadNumbers: history's numbers that mean nothing exit 2
+// naming the flag (they were taken: "changed when p < 5", every row
+// changed).
+func TestHistoryBadNumbers(t *testing.T) {
+	dir := t.TempDir()
+	if res := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "--history", dir, "-q"); res.code != 0 {
+		t.Fatalf("run: exit %d\n%s", res.code, res.stderr)
+	}
+	for _, args := range [][]string{
+		{"compare", "1", "1", "--alpha", "5"},
+		{"compare", "1", "1", "--alpha", "0"},
+		{"compare", "1", "1", "--min-effect", "-1"},
+		{"list", "--last", "-5"},
+		{"flaky", "--min-runs", "-1"},
+	} {
+		res := replayctl(t, append(append([]string{"history"}, args...), "--history", dir)...)
+		flag := args[len(args)-2]
+		if res.code != 2 || !strings.Contains(res.stderr, flag) {
+			t.Errorf("history %v: exit %d, stderr %q; want 2 naming %s", args, res.code, res.stderr, flag)
+		}
+	}
+}
