@@ -297,7 +297,7 @@ func (s *Store) NewFailures(ctx context.Context, rep *report.Report, tapeHash st
 		switch e.Verdict {
 		case report.Failed, report.Error, report.Timeout:
 			if !seen[messageKey{e.Session, e.Seq}] {
-				out = append(out, fmt.Sprintf("%s/%d %s", e.Session, e.Seq, e.Method))
+				out = append(out, fmt.Sprintf("%s seq %d %s", e.Session, e.Seq, e.Method))
 			}
 		}
 	}

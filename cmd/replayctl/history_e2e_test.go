@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/replayctl/replayctl/history"
 	"github.com/replayctl/replayctl/internal/testserver/moody"
+	"github.com/replayctl/replayctl/report"
 )
 
 // moodyTape starts a moody server on loopback and writes its tape.
@@ -380,5 +382,39 @@ func TestHistoryBadNumbers(t *testing.T) {
 		if res.code != 2 || !strings.Contains(res.stderr, flag) {
 			t.Errorf("history %v: exit %d, stderr %q; want 2 naming %s", args, res.code, res.stderr, flag)
 		}
+	}
+}
+
+// TestHistoryNewFailure: --fail-on-new-failure's threshold fails the run
+// whose check fails for the first time on the tape, naming the message as
+// everything names one (s1 seq N), and passes once the failure is known.
+func TestHistoryNewFailure(t *testing.T) {
+	srv, url, tape := moodyTape(t, 1, "steady", "flaky")
+	dir := t.TempDir()
+	newFailures := func(wrong bool) report.ThresholdResult {
+		t.Helper()
+		srv.SetWrong("flaky", wrong)
+		res := replayctl(t, "run", tape, "--target", url, "--speed", "fast", "--history", dir, "--fail-on-new-failure", "-o", "json", "-q")
+		var rep report.Report
+		if err := json.Unmarshal([]byte(res.stdout), &rep); err != nil {
+			t.Fatalf("exit %d, stdout not a report: %v\n%s", res.code, err, res.stderr)
+		}
+		for _, th := range rep.Thresholds {
+			if th.Metric == "new_failures" {
+				return th
+			}
+		}
+		t.Fatalf("no new_failures threshold in %+v", rep.Thresholds)
+		return report.ThresholdResult{}
+	}
+	if th := newFailures(false); !th.Passed {
+		t.Errorf("a clean first run: %+v, want passed", th)
+	}
+	th := newFailures(true)
+	if th.Passed || !regexp.MustCompile(`failed for the first time on this tape: s1 seq \d+ tools/call`).MatchString(th.Detail) {
+		t.Errorf("the first failure: %+v, want failed, naming s1 seq N tools/call", th)
+	}
+	if th := newFailures(true); !th.Passed {
+		t.Errorf("the same failure again: %+v, want passed (not new)", th)
 	}
 }
