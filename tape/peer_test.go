@@ -272,16 +272,17 @@ func TestPeerCompactDocuments(t *testing.T) {
 	}
 }
 
-// TestPeerSamples imports the files the peers wrote themselves
-// (../shared/samples beside the repository, or REPLAYCTL_PEER_SAMPLES),
-// when they are there.
+// TestPeerSamples imports the files the peers wrote themselves, when
+// REPLAYCTL_PEER_SAMPLES names a folder of them (as the project's shared
+// samples/ folder is laid out); the fixtures in testdata/peers are what
+// every clone reads. Nothing outside the repository is read unless asked.
 func TestPeerSamples(t *testing.T) {
 	dir := os.Getenv("REPLAYCTL_PEER_SAMPLES")
 	if dir == "" {
-		dir = "../../shared/samples"
+		t.Skip("REPLAYCTL_PEER_SAMPLES is not set: the peers' own sample files are not read (the fixtures in testdata/peers are)")
 	}
 	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("the peers' own sample files are not beside the repository (%s) and REPLAYCTL_PEER_SAMPLES is not set: only the fixtures in testdata/peers are read", dir)
+		t.Fatalf("REPLAYCTL_PEER_SAMPLES=%s: %v", dir, err)
 	}
 	tests := []struct {
 		file    string
