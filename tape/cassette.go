@@ -97,14 +97,7 @@ func decodeCassette(path string, src io.Reader, lineBase int64, store msgStore) 
 			h.ProtocolVersion, err = d.optStr(sp, key)
 			return err
 		case "server_info":
-			var srv Server
-			if err := d.serverInfo(sp, key, &srv); err != nil {
-				return err
-			}
-			if srv.Name != "" || srv.Version != "" {
-				h.Server = serverOf(h.Server)
-				h.Server.Name, h.Server.Version = srv.Name, srv.Version
-			}
+			return d.headerServer(sp, key, &h)
 		}
 		return nil
 	}

@@ -53,25 +53,11 @@ func walkCalls(r *Reader, begin func([]exportSession) error, each func(s exportS
 	if err := r.Rewind(); err != nil {
 		return err
 	}
-	store, err := newSpillStore(r.Path())
+	store, g, err := spillAndGroup(r)
 	if err != nil {
 		return err
 	}
 	defer store.close()
-	var g grouper
-	for {
-		m, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if err := store.add(m); err != nil {
-			return fmt.Errorf("export seq %d: %w", m.Seq, err)
-		}
-		g.add(m)
-	}
 	bySession := make([][]*exGroup, len(g.names))
 	for _, ex := range g.exchanges() {
 		if !ex.get {
@@ -139,4 +125,32 @@ func (ex *harExport) call() exportCall {
 		break
 	}
 	return c
+}
+
+// spillAndGroup reads r from where it is to its end into a spill store
+// (close it) and groups its messages into exchanges: the one pass every
+// export makes before it writes.
+func spillAndGroup(r *Reader) (*spillStore, *grouper, error) {
+	store, err := newSpillStore(r.Path())
+	if err != nil {
+		return nil, nil, err
+	}
+	g := &grouper{}
+	for {
+		m, err := r.Next()
+		if err == io.EOF {
+			return store, g, nil
+		}
+		if err == nil {
+			err = store.add(m)
+			if err != nil {
+				err = fmt.Errorf("export seq %d: %w", m.Seq, err)
+			}
+		}
+		if err != nil {
+			store.close()
+			return nil, nil, err
+		}
+		g.add(m)
+	}
 }

@@ -58,25 +58,11 @@ func EncodeHAR(w io.Writer, r *Reader, creator string) error {
 	if h.Server != nil && h.Server.URL != "" {
 		url = MaskURL(h.Server.URL)
 	}
-	store, err := newSpillStore(r.Path())
+	store, g, err := spillAndGroup(r)
 	if err != nil {
 		return err
 	}
 	defer store.close()
-	var g grouper
-	for {
-		m, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if err := store.add(m); err != nil {
-			return fmt.Errorf("export seq %d: %w", m.Seq, err)
-		}
-		g.add(m)
-	}
 	exs := g.exchanges()
 	head, tail, err := harFrame(harRoot{Log: harLog{Version: "1.2", Creator: harCreator{Name: "replayctl", Version: creator}, Replayctl: exportHeader(h),
 		Entries: []harEntry{}}})

@@ -94,13 +94,8 @@ func decodeRecorder(path string, src io.Reader, lineBase int64, store msgStore) 
 			if h.ProtocolVersion, err = d.optStr(o["protocol_version"], "metadata.protocol_version"); err != nil {
 				return err
 			}
-			var srv Server
-			if err := d.serverInfo(o["server_info"], "metadata.server_info", &srv); err != nil {
+			if err := d.headerServer(o["server_info"], "metadata.server_info", &h); err != nil {
 				return err
-			}
-			if srv.Name != "" || srv.Version != "" {
-				h.Server = serverOf(h.Server)
-				h.Server.Name, h.Server.Version = srv.Name, srv.Version
 			}
 		}
 		return nil

@@ -171,6 +171,20 @@ func (d *vcrDoc) message(v span, path string) (vcrMsg, error) {
 	return vcrMsg{msg: buf.Bytes(), line: d.lineAt(v.start)}, nil
 }
 
+// headerServer reads a server_info object at v into h's server name and
+// version, when it names either.
+func (d *vcrDoc) headerServer(v span, path string, h *Header) error {
+	var srv Server
+	if err := d.serverInfo(v, path, &srv); err != nil {
+		return err
+	}
+	if srv.Name != "" || srv.Version != "" {
+		h.Server = serverOf(h.Server)
+		h.Server.Name, h.Server.Version = srv.Name, srv.Version
+	}
+	return nil
+}
+
 // serverInfo reads {"name", "version"} into srv.
 func (d *vcrDoc) serverInfo(v span, path string, srv *Server) error {
 	if !v.ok() || d.doc[v.start] == 'n' {
