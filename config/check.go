@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/replayctl/replayctl/internal/editdist"
 	"github.com/replayctl/replayctl/internal/match"
 	"github.com/replayctl/replayctl/scheduler"
 )
@@ -66,7 +67,7 @@ func (c *checker) enum(key, v, what string, allowed []string) error {
 		return nil
 	}
 	msg := fmt.Sprintf("%q is not a %s; want one of: %s", short(v), what, strings.Join(allowed, ", "))
-	if s := closest(v, allowed); s != "" {
+	if s := editdist.Closest(v, allowed); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return c.errorf(key, "%s", msg)

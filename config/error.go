@@ -3,8 +3,6 @@ package config
 import (
 	"fmt"
 	"strings"
-
-	"github.com/replayctl/replayctl/internal/editdist"
 )
 
 // Error is what Load and Parse return for a file that cannot be used: a
@@ -36,21 +34,4 @@ func (e *Error) Error() string {
 	}
 	b.WriteString(e.Msg)
 	return b.String()
-}
-
-// closest returns the candidate nearest to s by edit distance, when it is
-// near enough to be a likely typo ("validaton" → "validation"), or "".
-func closest(s string, candidates []string) string {
-	best, bestD := "", -1
-	for _, c := range candidates {
-		d := editdist.Distance(strings.ToLower(s), c)
-		if bestD < 0 || d < bestD {
-			best, bestD = c, d
-		}
-	}
-	limit := max(2, len(s)/3)
-	if bestD < 0 || bestD > limit || bestD >= len(s) {
-		return ""
-	}
-	return best
 }

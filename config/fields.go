@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/replayctl/replayctl/internal/editdist"
 )
 
 // fields is the yaml keys of a struct type.
@@ -72,7 +74,7 @@ var homes = sync.OnceValue(func() map[string][]string {
 // where name is a key, or else the keys that are allowed.
 func unknownKey(name, key string, known []string) string {
 	msg := fmt.Sprintf("unknown key %q", short(name))
-	if c := closest(name, known); c != "" {
+	if c := editdist.Closest(name, known); c != "" {
 		return msg + fmt.Sprintf(" (did you mean %q?)", c)
 	}
 	if where := homes()[name]; len(where) > 0 {

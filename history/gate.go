@@ -195,7 +195,11 @@ func (s *Store) Gate(ctx context.Context, rep *report.Report, tapeHash string, b
 			if !b.Up {
 				op = ">="
 			}
-			res.Limit = fmt.Sprintf("%s %s (median %s of %d runs %s)", op, b.Metric.Format(limit), b.Metric.Format(baseline), len(vals), budgetMove(b))
+			of := fmt.Sprintf("median %s of %d runs", b.Metric.Format(baseline), len(vals))
+			if len(vals) == 1 {
+				of = "the one earlier run's " + b.Metric.Format(baseline)
+			}
+			res.Limit = fmt.Sprintf("%s %s (%s %s)", op, b.Metric.Format(limit), of, budgetMove(b))
 			res.Passed = !b.Regressed(v, baseline)
 			if !res.Passed && b.Metric.IsDuration() && b.Metric.Filter.Key != "" {
 				if hists == nil {

@@ -59,7 +59,7 @@ func sparkline(t MethodTrend) template.HTML {
 			continue
 		}
 		pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(i), y(*v)))
-		titles = append(titles, fmt.Sprintf("run %d: %s", t.Runs[i], formatMS(*v)))
+		titles = append(titles, fmt.Sprintf("run %d: %s", t.Runs[i], FormatMS(*v)))
 		last = fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="2.5" fill="#c0392b"/>`, x(i), y(*v))
 	}
 	svg := fmt.Sprintf(`<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" viewBox="0 0 %g %g" role="img"><title>%s</title><polyline fill="none" stroke="#2a6fdb" stroke-width="1.5" points="%s"/>%s</svg>`,

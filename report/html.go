@@ -22,7 +22,7 @@ const htmlOpenFailures = 20
 var htmlSource string
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"ms":        formatMS,
+	"ms":        FormatMS,
 	"breakable": breakablePath,
 	"sparkline": sparkline,
 }).Parse(htmlSource))
@@ -97,7 +97,7 @@ func newHTMLPage(r Report) htmlPage {
 	}
 	page.Summary = []htmlItem{
 		{"messages", fmt.Sprintf("%d sent, %d received, %d skipped (%d on tape)", s.Sent, s.Received, s.Skipped, s.TotalMessages)},
-		{"duration", formatMS(s.DurationMS)},
+		{"duration", FormatMS(s.DurationMS)},
 		{"requests", fmt.Sprintf("%d sent, %d answered", p.Requests, p.Answered)},
 		{"validation", fmt.Sprintf("%d passed, %d failed, %s (%d checked)", r.Validation.Passed, r.Validation.Failed, plural(r.Validation.Warnings, "warning"), r.Validation.Checked)},
 		{"errors", fmt.Sprintf("%s, %s; error rate %.2f%%", plural(p.Errors, "error"), plural(p.Timeouts, "timeout"), p.ErrorRate*100)},

@@ -196,7 +196,7 @@ func junitDoc(r Report) junitSuites {
 		var out []string
 		if ps, ok := perSession[n]; ok {
 			out = append(out, fmt.Sprintf("session %s: %d sent, %d received, %d passed, %d failed, %d errors, %d timeouts, latency avg %s max %s",
-				ps.Session, ps.Sent, ps.Received, ps.Passed, ps.Failed, ps.Errors, ps.Timeouts, formatMS(ps.LatencyAvgMS), formatMS(ps.LatencyMaxMS)))
+				ps.Session, ps.Sent, ps.Received, ps.Passed, ps.Failed, ps.Errors, ps.Timeouts, FormatMS(ps.LatencyAvgMS), FormatMS(ps.LatencyMaxMS)))
 		}
 		s.SystemOut = strings.Join(append(out, notes...), "\n")
 		doc.add(s)

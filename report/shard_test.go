@@ -95,3 +95,17 @@ func TestEmptyShardPasses(t *testing.T) {
 		t.Error("a whole run that checked nothing passes")
 	}
 }
+
+// TestShardTextSaysTheShare: a shard's text report counts the messages of
+// its own share of the tape, and says so (not "on tape", which reads as
+// the whole tape's count).
+func TestShardTextSaysTheShare(t *testing.T) {
+	r := NewCollector().Report(Meta{Tape: "t.jsonl", TotalMessages: 6, Shard: &Shard{Index: 2, Count: 3}})
+	var b strings.Builder
+	if err := r.WriteText(&b, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "(6 on tape for this shard)") {
+		t.Errorf("shard text report:\n%s\nwant %q", b.String(), "(6 on tape for this shard)")
+	}
+}

@@ -205,7 +205,7 @@ func markTitle(e TimelineEntry) string {
 		v    *float64
 	}{{"due", e.DueMS}, {"sent", e.SentMS}, {"answered", e.AnsweredMS}, {"latency", e.LatencyMS}} {
 		if p.v != nil {
-			s += fmt.Sprintf("; %s %s", p.name, formatMS(*p.v))
+			s += fmt.Sprintf("; %s %s", p.name, FormatMS(*p.v))
 		}
 	}
 	return s

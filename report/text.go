@@ -124,7 +124,11 @@ func (t *textWriter) header(r Report) {
 
 func (t *textWriter) body(r Report) {
 	s, p, v := r.Summary, r.Performance, r.Validation
-	t.line("messages", "%d sent, %d received, %d skipped (%d on tape)", s.Sent, s.Received, s.Skipped, s.TotalMessages)
+	onTape := fmt.Sprintf("%d on tape", s.TotalMessages)
+	if s.Shard != nil {
+		onTape = fmt.Sprintf("%d on tape for this shard", s.TotalMessages)
+	}
+	t.line("messages", "%d sent, %d received, %d skipped (%s)", s.Sent, s.Received, s.Skipped, onTape)
 	// One rate: a paced replay's is the load line's achieved rate (of
 	// the schedule, after the handshake); the others' the throughput
 	// (requests answered over the whole run).

@@ -458,7 +458,7 @@ func numberIn(u unit, v float64) float64 {
 func formatValue(u unit, v float64) string {
 	switch u {
 	case unitDuration:
-		return formatMS(v)
+		return FormatMS(v)
 	case unitRate:
 		return strconv.FormatFloat(v*100, 'f', 2, 64) + "%"
 	case unitPerSecond:
@@ -470,10 +470,10 @@ func formatValue(u unit, v float64) string {
 	}
 }
 
-// formatMS shows milliseconds readably: "850µs", "182.4ms", "2.35s".
+// FormatMS shows milliseconds readably: "850µs", "182.4ms", "2.35s".
 // Values are kept to the microsecond, so that a value shown never hides
 // why a comparison went the way it did.
-func formatMS(ms float64) string {
+func FormatMS(ms float64) string {
 	ms = math.Round(ms*1000) / 1000
 	switch {
 	case ms != 0 && math.Abs(ms) < 1:

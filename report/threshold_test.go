@@ -257,8 +257,8 @@ func TestFormatMS(t *testing.T) {
 		{182.4, "182.4ms"}, {999.999, "999.999ms"}, {1000, "1.00s"}, {5040, "5.04s"}, {-2, "-2.0ms"},
 	}
 	for _, tt := range tests {
-		if got := formatMS(tt.ms); got != tt.want {
-			t.Errorf("formatMS(%v): got %q, want %q", tt.ms, got, tt.want)
+		if got := FormatMS(tt.ms); got != tt.want {
+			t.Errorf("FormatMS(%v): got %q, want %q", tt.ms, got, tt.want)
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/replayctl/replayctl/internal/editdist"
 )
 
 // Mode is a pacing strategy.
@@ -103,7 +105,11 @@ func Parse(s string) (Speed, error) {
 		}
 		return Speed{Mode: Scaled, Factor: f}, nil
 	}
-	return Speed{}, &SpeedError{Input: s, Reason: wantSpeed}
+	reason := wantSpeed
+	if c := editdist.Closest(in, []string{"realtime", "fast", "stepped"}); c != "" {
+		reason = fmt.Sprintf("did you mean %q? %s", c, wantSpeed)
+	}
+	return Speed{}, &SpeedError{Input: s, Reason: reason}
 }
 
 // positive parses a finite number above zero.

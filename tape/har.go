@@ -298,7 +298,7 @@ func (x *harImport) finish() (Header, []importRef) {
 		}
 	}
 	for _, r := range x.skips.reasons {
-		x.warnings = append(x.warnings, fmt.Sprintf("tape %s: %d HAR entries skipped (first: log.entries[%d]): %s", x.s.path, x.skips.count[r], x.skips.first[r], r))
+		x.warnings = append(x.warnings, fmt.Sprintf("tape %s: %s skipped (first: log.entries[%d]): %s", x.s.path, harEntries(x.skips.count[r]), x.skips.first[r], r))
 	}
 	var h Header
 	if x.hdr != nil {
@@ -344,4 +344,12 @@ func harTimes(e *harEntry) (ttfb, end int64) {
 		ttfb = end
 	}
 	return ttfb, end
+}
+
+// harEntries counts HAR entries in words: "1 HAR entry", "3 HAR entries".
+func harEntries(n int) string {
+	if n == 1 {
+		return "1 HAR entry"
+	}
+	return fmt.Sprintf("%d HAR entries", n)
 }

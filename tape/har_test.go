@@ -95,7 +95,7 @@ func TestHARFixtureSessionBased(t *testing.T) {
 		t.Error("the Authorization header's value was imported")
 	}
 	w := strings.Join(r.Warnings(), "\n")
-	for _, want := range []string{"1 HAR entries skipped (first: log.entries[0]): a GET whose answer is not a text/event-stream",
+	for _, want := range []string{"1 HAR entry skipped (first: log.entries[0]): a GET whose answer is not a text/event-stream",
 		"a GET stream that carried no JSON-RPC message", "a DELETE"} {
 		if !strings.Contains(w, want) {
 			t.Errorf("warnings %q lack %q", w, want)
@@ -228,9 +228,9 @@ func TestHARDecode(t *testing.T) {
 		t.Errorf("a credential was imported: %s", raw)
 	}
 	w := strings.Join(warnings, "\n")
-	for _, s := range []string{"1 HAR entries skipped (first: log.entries[0]): a GET whose answer",
-		"1 HAR entries skipped (first: log.entries[6]): a POST whose body is not a JSON-RPC message",
-		"1 HAR entries skipped (first: log.entries[7]): a DELETE"} {
+	for _, s := range []string{"1 HAR entry skipped (first: log.entries[0]): a GET whose answer",
+		"1 HAR entry skipped (first: log.entries[6]): a POST whose body is not a JSON-RPC message",
+		"1 HAR entry skipped (first: log.entries[7]): a DELETE"} {
 		if !strings.Contains(w, s) {
 			t.Errorf("warnings %q lack %q", w, s)
 		}

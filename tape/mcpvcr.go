@@ -41,6 +41,17 @@ func looksYAML(line []byte) bool {
 	return false
 }
 
+// hasTopKey says whether a line of doc starts with key and a colon, as a
+// top-level member of a YAML mapping does.
+func hasTopKey(doc []byte, key string) bool {
+	for line := range bytes.Lines(doc) {
+		if rest, ok := bytes.CutPrefix(line, []byte(key)); ok && bytes.HasPrefix(bytes.TrimLeft(rest, " \t"), []byte(":")) {
+			return true
+		}
+	}
+	return false
+}
+
 // importYAML imports the rest of the file, an mcp-vcr transcript, read
 // whole (a YAML document cannot be read in pieces).
 func (r *Reader) importYAML(first []byte, last bool, n int64) error {
@@ -75,8 +86,14 @@ func decodeMCPVCR(path string, doc []byte, lineBase int64) (Header, []Message, [
 		}
 		return &Error{Path: path, Line: line, Seq: -1, Msg: fmt.Sprintf(format, args...)}
 	}
+	notTranscript := &Error{Path: path, Line: lineBase + 1, Seq: -1, Err: ErrUnknownFormat,
+		Msg: `a YAML document without "meta" and "messages": this is not an mcp-vcr transcript, the only YAML replayctl reads`}
 	var root yaml.Node
 	if err := yaml.Unmarshal(doc, &root); err != nil {
+		if !hasTopKey(doc, "meta") && !hasTopKey(doc, "messages") {
+			// Markdown, a shell script: text that only starts like YAML.
+			return Header{}, nil, nil, notTranscript
+		}
 		return Header{}, nil, nil, yamlError(path, lineBase, err)
 	}
 	top := &root
@@ -85,8 +102,7 @@ func decodeMCPVCR(path string, doc []byte, lineBase int64) (Header, []Message, [
 	}
 	meta, messages := member(top, "meta"), member(top, "messages")
 	if top.Kind != yaml.MappingNode || meta == nil || messages == nil {
-		return Header{}, nil, nil, &Error{Path: path, Line: lineBase + 1, Seq: -1, Err: ErrUnknownFormat,
-			Msg: `a YAML document without "meta" and "messages": this is not an mcp-vcr transcript, the only YAML replayctl reads`}
+		return Header{}, nil, nil, notTranscript
 	}
 	h := peerHeader("mcp-vcr")
 	session := "s1"

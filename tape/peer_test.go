@@ -209,6 +209,7 @@ func TestPeerBadInput(t *testing.T) {
 		{"yaml syntax", "meta:\n  version: 1\nmessages:\n  - t: 0\n   dir: c2s\n", 3, "not valid YAML", nil},
 		{"yaml newer", "meta:\n  version: 2\nmessages: []\n", 2, "mcp-vcr transcript version 2 is newer", ErrNewerVersion},
 		{"yaml other", "# a config file\nname: x\n", 1, `without "meta" and "messages": this is not an mcp-vcr transcript`, ErrUnknownFormat},
+		{"markdown", "# A title\n\nSome prose: with a colon: and another\n", 1, `without "meta" and "messages": this is not an mcp-vcr transcript`, ErrUnknownFormat},
 		{"json other", "{\n\"version\": 3,\n\"items\": []\n}\n", 1, `"version" and "interactions" (mcp-recorder): this is not a tape replayctl can read`, ErrUnknownFormat},
 	}
 	for _, tt := range tests {

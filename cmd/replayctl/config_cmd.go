@@ -28,12 +28,8 @@ performance, chaos and thresholds. Flags override it.
   replayctl config example > replay.yaml    every key, commented
   replayctl config check replay.yaml        exit 2 and the file, line and key when run would refuse it
   replayctl config check --for debug F      the same, for replayctl debug`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usageError("unknown config command %q: want example or check (see replayctl config --help)", args[0])
-			}
-			return cmd.Help()
-		},
+		Args: subcommandArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "example",

@@ -43,7 +43,7 @@ func TestConfigCommand(t *testing.T) {
 			"type.yaml line 3: validation.tolerance.numeric: want a number, got \"lots\"\n"},
 		{"missing file", []string{"config", "check", filepath.Join(dir, "nope.yaml")}, 2, "", "nope.yaml: cannot read the config file"},
 		{"no file", []string{"config", "check"}, 2, "", "want: replayctl config check FILE"},
-		{"unknown subcommand", []string{"config", "lint"}, 2, "", `unknown config command "lint"`},
+		{"unknown subcommand", []string{"config", "lint"}, 2, "", `unknown command "lint" for "replayctl config": want one of check, example`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := replayctl(t, tc.args...)

@@ -12,6 +12,7 @@ import (
 
 func (a *app) convertCommand() *cobra.Command {
 	var maxLine int
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "convert IN OUT.jsonl",
 		Short: "Convert a tape (native, HAR, pcap, JSON-RPC log, Agent VCR, mcp-cassette, mcp-recorder, mcp-vcr) to a native tape",
@@ -23,6 +24,9 @@ at all, also when the conversion is interrupted (Ctrl-C, SIGTERM: exit 130).`,
 			in, out := args[0], args[1]
 			if filepath.Ext(out) != ".jsonl" {
 				return usageError("convert: %s: only the native format (.jsonl) can be written", out)
+			}
+			if err := refuseExisting("convert", out, force); err != nil {
+				return err
 			}
 			r, err := a.rewriteTape(cmd.Context(), in, out, maxLine, func(ctx context.Context, r *tape.Reader) error {
 				return tape.WriteFileContext(ctx, out, r)
@@ -39,5 +43,6 @@ at all, also when the conversion is interrupted (Ctrl-C, SIGTERM: exit 130).`,
 		},
 	}
 	cmd.Flags().IntVar(&maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite OUT if it exists")
 	return cmd
 }

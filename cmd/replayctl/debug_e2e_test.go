@@ -212,7 +212,7 @@ func TestDebugEndOfInputAndBadCommands(t *testing.T) {
 		name, stdin string
 		want        []string
 	}{
-		{"empty input", "", []string{"next: 3 c2s tools/list", "summary: 1 checked, 1 passed, 0 failed"}},
+		{"empty input", "", []string{"next: seq 3 c2s tools/list", "summary: 1 checked, 1 passed, 0 failed"}},
 		{"bad commands go on", "bogus\nstep x\ndelete 9\nseek\nspeed warp\ninject {nope\nstep\n", []string{
 			`error: unknown command "bogus"`,
 			`error: step "x": want a count of 1 or more`,

@@ -245,7 +245,7 @@ func breakAt(r []rune, width int) int {
 func verdictLine(p painter, r report.Result, width int) string {
 	latency := ""
 	if !r.Sent.IsZero() && !r.Answered.IsZero() {
-		latency = fmt.Sprintf(" (%.1fms)", float64(r.Answered.Sub(r.Sent).Microseconds())/1000)
+		latency = " (" + report.FormatMS(float64(r.Answered.Sub(r.Sent).Microseconds())/1000) + ")"
 	}
 	switch r.Verdict {
 	case report.Passed, report.Warned:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/replayctl/replayctl/controller"
+	"github.com/replayctl/replayctl/internal/editdist"
 	"github.com/replayctl/replayctl/scheduler"
 )
 
@@ -59,7 +60,32 @@ func parseCommand(line string) (*replCmd, string, error) {
 			return c, arg, nil
 		}
 	}
+	if meant := commandMeant(word); meant != "" {
+		return nil, "", fmt.Errorf("unknown command %q; did you mean %q? (type help for the list)", word, meant)
+	}
 	return nil, "", fmt.Errorf("unknown command %q; type help for the list", word)
+}
+
+// otherDebuggers are the words other debuggers (gdb, dlv, pdb) use for
+// what a command here does.
+var otherDebuggers = map[string]string{
+	"next": "step", "n": "step", "stepi": "step",
+	"run": "continue", "r": "continue", "cont": "continue", "go": "continue",
+	"stop": "pause", "exit": "quit", "info": "status", "where": "status",
+	"goto": "seek", "jump": "seek", "breakpoint": "break", "clear": "delete",
+}
+
+// commandMeant is the command a word that is none most likely meant: a
+// typo of one ("stp") or another debugger's word for it ("next"), or "".
+func commandMeant(word string) string {
+	if c, ok := otherDebuggers[word]; ok {
+		return c
+	}
+	names := make([]string, 0, len(replCmds))
+	for _, c := range replCmds {
+		names = append(names, c.name)
+	}
+	return editdist.Closest(word, names)
 }
 
 func (d *debugger) step(ctx context.Context, arg string) error {

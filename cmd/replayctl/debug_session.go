@@ -245,7 +245,7 @@ func (d *debugger) where(st controller.Status) {
 		d.printf("%s\n", d.p.bold("⏸ "+st.Reason))
 	}
 	if m, ok := d.current(st); ok {
-		d.printf("next: %s\n", strings.TrimSpace(msgLine(m, false, d.cols())))
+		d.printf("next: seq %s\n", strings.TrimSpace(msgLine(m, false, d.cols())))
 	} else {
 		d.printf("next: seq %d\n", st.Seq)
 	}

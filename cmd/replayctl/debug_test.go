@@ -32,6 +32,9 @@ func TestParseCommand(t *testing.T) {
 		{"q", "quit", "", ""},
 		{"bogus 1", "", "", `unknown command "bogus"`},
 		{"steps", "", "", `unknown command "steps"`},
+		{"stp", "", "", `unknown command "stp"; did you mean "step"?`},
+		{"next", "", "", `unknown command "next"; did you mean "step"?`},
+		{"run", "", "", `unknown command "run"; did you mean "continue"?`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.line, func(t *testing.T) {
@@ -99,6 +102,8 @@ func TestFormatting(t *testing.T) {
 		{"answer line", answerLine("← ", []byte(`{"jsonrpc":"2.0","id":3,"result":{"content":[]}}`), 120), `← {"content":[]}`},
 		{"answer line, error", answerLine("← ", []byte(`{"jsonrpc":"2.0","id":3,"error":{"code":-1,"message":"no"}}`), 120), `← error {"code":-1,"message":"no"}`},
 		{"passed", verdictLine(false, report.Result{Verdict: report.Passed}, 120), "✓ passed"},
+		{"passed in µs", verdictLine(false, report.Result{Verdict: report.Passed, Sent: time.Unix(5, 0), Answered: time.Unix(5, 42_000)}, 120), "✓ passed (42µs)"},
+		{"passed in ms", verdictLine(false, report.Result{Verdict: report.Passed, Sent: time.Unix(5, 0), Answered: time.Unix(5, 3_100_000)}, 120), "✓ passed (3.1ms)"},
 		{"failed", verdictLine(false, failed, 120), `✗ failed: result.content[0].text: "a" → "b" (+1 more, see diff)`},
 		{"timeout", verdictLine(false, report.Result{Verdict: report.Timeout, Err: "no answer in 1s"}, 120), "✗ timeout: no answer in 1s"},
 		{"absent", diffLine(failed.Differences[1]), "result.isError: (absent) → true"},

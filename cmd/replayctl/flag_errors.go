@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -79,4 +80,24 @@ func closestFlag(cmd *cobra.Command, name string) string {
 		best = prefixed[0]
 	}
 	return best
+}
+
+// subcommandArgs is the Args rule of a command that has subcommands and
+// takes no arguments of its own: a word that is not one of them is an
+// unknown command, with the one meant when it looks like a typo
+// ("unknown command "lst" for "replayctl history": did you mean "list"?").
+func subcommandArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	var names []string
+	for _, c := range cmd.Commands() {
+		if c.IsAvailableCommand() {
+			names = append(names, c.Name())
+		}
+	}
+	if meant := editdist.Closest(args[0], names); meant != "" {
+		return usageError("unknown command %q for %q: did you mean %q? (see %s --help)", args[0], cmd.CommandPath(), meant, cmd.CommandPath())
+	}
+	return usageError("unknown command %q for %q: want one of %s (see %s --help)", args[0], cmd.CommandPath(), strings.Join(names, ", "), cmd.CommandPath())
 }

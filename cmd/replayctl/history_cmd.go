@@ -40,7 +40,7 @@ default $` + envHistory + `).
   replayctl history trend 'p99{method:tools/call}' --tape smoke.jsonl --html trend.html
   replayctl history flaky --tape smoke.jsonl
   replayctl history compare 1..10 11..20`,
-		Args: cobra.NoArgs,
+		Args: subcommandArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return a.historyList(cmd, f) },
 	}
 	pf := cmd.PersistentFlags()
@@ -263,8 +263,8 @@ func (a *app) historyCompare(cmd *cobra.Command, f historyCmdFlags, refA, refB s
 		return err
 	}
 	out := cmd.OutOrStdout()
-	fmt.Fprintf(out, "A: %s (%d runs)  B: %s (%d runs); KS test, changed when p < %g and the median or p95 moved %g%% or more\n",
-		refA, len(ia), refB, len(ib), o.Alpha, o.MinEffect*100)
+	fmt.Fprintf(out, "A: %s (%s)  B: %s (%s); KS test, changed when p < %g and the median or p95 moved %g%% or more\n",
+		refA, runsWord(len(ia)), refB, runsWord(len(ib)), o.Alpha, o.MinEffect*100)
 	tw := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "METHOD\tNAME\tN A/B\tP50 A→B\tP95 A→B\tP99 A→B\tΔP50\tΔP95\tΔP99\tKS D\tp\tP(B>A)\tCHANGED")
 	for _, c := range history.Compare(ha, hb, o) {
@@ -276,9 +276,11 @@ func (a *app) historyCompare(cmd *cobra.Command, f historyCmdFlags, refA, refB s
 		if c.Changed {
 			changed = "YES"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%.2f→%.2f\t%.2f→%.2f\t%.2f→%.2f\t%+.2fms\t%+.2fms\t%+.2fms\t%.3f\t%.2g\t%.2f\t%s\n",
-			c.Method, dash(c.Name), c.NA, c.NB, c.A.P50, c.B.P50, c.A.P95, c.B.P95, c.A.P99, c.B.P99,
-			c.Effect.P50, c.Effect.P95, c.Effect.P99, c.D, c.P, c.ProbBGreater, changed)
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s→%s\t%s→%s\t%s→%s\t%s\t%s\t%s\t%.3f\t%.2g\t%.2f\t%s\n",
+			c.Method, dash(c.Name), c.NA, c.NB,
+			report.FormatMS(c.A.P50), report.FormatMS(c.B.P50), report.FormatMS(c.A.P95), report.FormatMS(c.B.P95),
+			report.FormatMS(c.A.P99), report.FormatMS(c.B.P99),
+			signedMS(c.Effect.P50), signedMS(c.Effect.P95), signedMS(c.Effect.P99), c.D, c.P, c.ProbBGreater, changed)
 	}
 	return tw.Flush()
 }
@@ -296,4 +298,20 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 		return err
 	}
 	return f.Commit()
+}
+
+// runsWord counts runs in words: "1 run", "10 runs".
+func runsWord(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("%d runs", n)
+}
+
+// signedMS shows a change in milliseconds with its sign: "+40µs", "-1.2ms".
+func signedMS(ms float64) string {
+	if ms < 0 {
+		return "-" + report.FormatMS(-ms)
+	}
+	return "+" + report.FormatMS(ms)
 }

@@ -225,6 +225,8 @@ func TestHistoryBadInput(t *testing.T) {
 		{[]string{"run", "examples/quickstart.jsonl", "--history", dir, "--regression-alpha", "2"}, "want a probability between 0 and 1"},
 		{[]string{"history", "--history", dir}, "holds no run store"},
 		{[]string{"history", "trend", "p98", "--history", dir}, "unknown metric"},
+		{[]string{"history", "lst", "--history", dir}, `did you mean "list"`},
+		{[]string{"run", "examples/quickstart.jsonl", "--speed", "fsat"}, `did you mean "fast"`},
 	} {
 		res := replayctlEnv(t, []string{"REPLAYCTL_HISTORY="}, "", tc.args...)
 		if res.code != 2 || !strings.Contains(res.stderr, tc.want) {
@@ -246,6 +248,18 @@ func TestHistoryBadInput(t *testing.T) {
 		if res.code != 2 || !strings.Contains(res.stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, res.code, res.stderr, tc.want)
 		}
+	}
+	// Latencies under a millisecond are shown in µs, not as 0.03 (ms),
+	// and one run is "1 run".
+	if res := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "--history", dir, "-q"); res.code != 0 {
+		t.Fatalf("run: exit %d\n%s", res.code, res.stderr)
+	}
+	cmp := replayctl(t, "history", "compare", "1", "2", "--history", dir)
+	if cmp.code != 0 {
+		t.Fatalf("history compare: exit %d\n%s", cmp.code, cmp.stderr)
+	}
+	if !strings.Contains(cmp.stdout, "A: 1 (1 run)  B: 2 (1 run)") || regexp.MustCompile(`(^|[^0-9.])[+-]?0\.00`).MatchString(cmp.stdout) {
+		t.Errorf("history compare: want \"(1 run)\" and no latency rounded to 0.00:\n%s", cmp.stdout)
 	}
 }
 

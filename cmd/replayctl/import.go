@@ -15,6 +15,7 @@ import (
 
 func (a *app) importCommand() *cobra.Command {
 	var maxLine int
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "import IN OUT.jsonl",
 		Short: "Import a HAR file, a packet capture, a JSON-RPC log or another recorder's file as a native tape",
@@ -52,6 +53,9 @@ then OUT is not written.`,
 			if filepath.Ext(out) != ".jsonl" {
 				return usageError("import: %s: a tape is written in the native format: name it .jsonl", out)
 			}
+			if err := refuseExisting("import", out, force); err != nil {
+				return err
+			}
 			r, err := a.rewriteTape(cmd.Context(), in, out, maxLine, func(ctx context.Context, r *tape.Reader) error {
 				if err := mcpTraffic(in, r); err != nil {
 					return err
@@ -79,6 +83,7 @@ then OUT is not written.`,
 		},
 	}
 	cmd.Flags().IntVar(&maxLine, "max-line", 8<<20, "longest line accepted, in bytes")
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite OUT if it exists")
 	return cmd
 }
 

@@ -145,3 +145,35 @@ func TestImportBadInput(t *testing.T) {
 		t.Errorf("a failed import left %s: %v", out, err)
 	}
 }
+
+// TestImportConvertKeepAnExistingTape: import and convert, like record,
+// refuse to write over a tape that exists unless --force, and leave it
+// as it was.
+func TestImportConvertKeepAnExistingTape(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.jsonl")
+	const kept = "a tape the user recorded\n"
+	for _, cmd := range []string{"import", "convert"} {
+		if err := os.WriteFile(out, []byte(kept), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		in := harFixtures + "gosdk-2025.har" // replayctl runs at the module root
+		res := replayctl(t, cmd, in, out)
+		if res.code != 2 || !strings.Contains(res.stderr, out+" exists; pass --force") {
+			t.Errorf("%s onto an existing tape: exit %d, stderr %q; want 2 and %q", cmd, res.code, res.stderr, "exists; pass --force")
+		}
+		if b, _ := os.ReadFile(out); string(b) != kept {
+			t.Errorf("%s changed the existing tape to %.60q", cmd, b)
+		}
+		res = replayctl(t, cmd, "--force", in, out)
+		if res.code != 0 {
+			t.Errorf("%s --force: exit %d, stderr %q", cmd, res.code, res.stderr)
+		}
+		if strings.Contains(res.stderr, " 1 HAR entries") {
+			t.Errorf("%s: one entry is %q:\n%s", cmd, "1 HAR entry", res.stderr)
+		}
+		if b, _ := os.ReadFile(out); string(b) == kept {
+			t.Errorf("%s --force left the old tape", cmd)
+		}
+	}
+}

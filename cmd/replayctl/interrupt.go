@@ -94,6 +94,18 @@ func (a *app) rewriteTape(ctx context.Context, in, out string, maxLine int, writ
 	return r, nil
 }
 
+// refuseExisting keeps a tape the user has: OUT is written only when it
+// does not exist yet, or with --force.
+func refuseExisting(command, out string, force bool) error {
+	if force {
+		return nil
+	}
+	if _, err := os.Lstat(out); err == nil {
+		return usageError("%s: %s exists; pass --force to overwrite it, or choose another OUT", command, out)
+	}
+	return nil
+}
+
 // forceOnSecondSignal arranges, for a command that may take a while to
 // stop (serve, record), that once ctx is done (the first SIGINT or
 // SIGTERM) a second one ends the process at once with exit 130, saying

@@ -68,7 +68,7 @@ func TestImportNoMCPTrafficWritesNothing(t *testing.T) {
 			if res.code != 2 || !strings.Contains(res.stderr, p+": no MCP message") {
 				t.Errorf("exit %d, stderr %q: want 2 and %q", res.code, res.stderr, p+": no MCP message")
 			}
-			if name == "web.har" && !strings.Contains(res.stderr, "1 HAR entries skipped") {
+			if name == "web.har" && !strings.Contains(res.stderr, "1 HAR entry skipped") {
 				t.Errorf("stderr %q: want what was skipped", res.stderr)
 			}
 			if _, err := os.Stat(out); !os.IsNotExist(err) {

@@ -410,7 +410,7 @@ func inputError(err error) error {
 }
 
 // stepLine is one judged message of a stepped run: "→ seq 5 tools/call
-// {…}  ✓ passed (0.1ms)"; a recorded server message not sent is
+// {…}  ✓ passed (41µs)"; a recorded server message not sent is
 // "← seq 8 notifications/message  · skipped: …".
 func stepLine(p painter, r report.Result) string {
 	head := sentLine(r.Seq, r.Method, r.Out, stepWidth)

@@ -3,6 +3,8 @@
 // files (unknown keys).
 package editdist
 
+import "strings"
+
 // Distance is the Levenshtein distance between a and b, bytewise: the
 // fewest single-byte insertions, deletions and substitutions that turn a
 // into b.
@@ -24,4 +26,22 @@ func Distance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// Closest returns the candidate nearest to s by edit distance (s taken in
+// lower case), when it is near enough to be a likely typo ("validaton" →
+// "validation"), or "".
+func Closest(s string, candidates []string) string {
+	best, bestD := "", -1
+	for _, c := range candidates {
+		d := Distance(strings.ToLower(s), c)
+		if bestD < 0 || d < bestD {
+			best, bestD = c, d
+		}
+	}
+	limit := max(2, len(s)/3)
+	if bestD < 0 || bestD > limit || bestD >= len(s) {
+		return ""
+	}
+	return best
 }
