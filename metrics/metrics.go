@@ -175,6 +175,10 @@ func (m *Metrics) Observe(e *event.Event) {
 	}
 }
 
+// Ended says whether the run's end (event.RunEnded) was observed: the
+// counts are final.
+func (m *Metrics) Ended() bool { return m.runEnded.Load() }
+
 func (m *Metrics) judged(e *event.Event) {
 	s := m.method(e.Method)
 	switch report.Verdict(e.Verdict) {
