@@ -30,7 +30,7 @@ func events() []event.Event {
 		{Type: event.Answered, TUS: 60, Session: "s1", Seq: 1, Method: "tools/call"},
 		{Type: event.Judged, TUS: 61, Session: "s1", Seq: 1, Method: "tools/call", Name: "echo", Kind: "request", Dir: "c2s", Verdict: "failed",
 			Differences: []event.Difference{{Path: "result.content[0].text", Kind: "changed"}},
-			HasLag: true, Lag: 10 * time.Microsecond, HasHeld: true, Held: 20 * time.Microsecond, HasLatency: true, Latency: 20 * time.Microsecond},
+			HasLag:      true, Lag: 10 * time.Microsecond, HasHeld: true, Held: 20 * time.Microsecond, HasLatency: true, Latency: 20 * time.Microsecond},
 		{Type: event.Judged, TUS: 55, Session: "s1", Seq: 7, Method: "notifications/message", Kind: "notification", Dir: "s2c", Verdict: "passed"},
 		{Type: event.Sent, TUS: 70, Session: "s1", Seq: 4, Method: "notifications/cancelled", Kind: "notification"},
 		{Type: event.Judged, TUS: 71, Session: "s1", Seq: 4, Method: "notifications/cancelled", Kind: "notification", Dir: "c2s", Verdict: "sent"},
