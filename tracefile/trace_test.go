@@ -127,3 +127,22 @@ func TestTraceStrings(t *testing.T) {
 		t.Errorf("detail not escaped as JSON:\n%s", b)
 	}
 }
+
+func TestNaturalCompare(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{
+		{"s1#2", "s1#10", -1},
+		{"s1#10", "s1#2", 1},
+		{"s2", "s10#1", -1},
+		{"s1", "s1#1", -1},
+		{"s01", "s1", 0},
+		{"a", "b", -1},
+		{"", "", 0},
+	} {
+		if got := naturalCompare(tc.a, tc.b); got != tc.want {
+			t.Errorf("naturalCompare(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}

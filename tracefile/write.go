@@ -2,9 +2,11 @@ package tracefile
 
 import (
 	"bufio"
+	"cmp"
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -53,7 +55,7 @@ func (a args) num(k string, v int64) args { return append(a, arg{k: k, n: v, isN
 // once, after the stream has ended.
 func (t *Trace) WriteTo(w io.Writer) (int64, error) {
 	t.closeOpen()
-	slices.SortStableFunc(t.recs, func(a, b rec) int { return compareInt(a.ts, b.ts) })
+	slices.SortStableFunc(t.recs, func(a, b rec) int { return cmp.Compare(a.ts, b.ts) })
 	cw := &countingWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 64<<10)
 	var b []byte
@@ -75,15 +77,27 @@ func (t *Trace) WriteTo(w io.Writer) (int64, error) {
 		b = appendString(b, name)
 		b = append(b, "}}"...)
 	}
+	// The sessions are numbered in their names' order (s1#2 before
+	// s1#10), not in the order they happened to start.
+	order := make([]int, len(t.names))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return naturalCompare(t.names[i], t.names[j]) })
+	pids := make([]int, runPID+1+len(t.names)) // the pid a rec has → the pid written
+	pids[runPID] = runPID
 	meta(runPID, "process_name", "replay")
 	meta(runPID, "thread_name", "run")
-	for i, s := range t.names {
-		meta(runPID+1+i, "process_name", "session "+s)
-		meta(runPID+1+i, "thread_name", s)
+	for n, i := range order {
+		pids[runPID+1+i] = runPID + 1 + n
+		meta(runPID+1+n, "process_name", "session "+t.names[i])
+		meta(runPID+1+n, "thread_name", t.names[i])
 	}
 	for i := range t.recs {
 		line()
-		b = t.recs[i].appendJSON(b)
+		r := t.recs[i]
+		r.pid = pids[r.pid]
+		b = r.appendJSON(b)
 		if len(b) >= 32<<10 {
 			if _, err := bw.Write(b); err != nil {
 				return cw.n, err
@@ -99,14 +113,37 @@ func (t *Trace) WriteTo(w io.Writer) (int64, error) {
 	return cw.n, err
 }
 
-func compareInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+// naturalCompare orders names with the runs of digits in them compared
+// as numbers: "s1#2" before "s1#10".
+func naturalCompare(a, b string) int {
+	for a != "" && b != "" {
+		da, db := digits(a), digits(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if c := cmp.Compare(len(na), len(nb)); c != 0 {
+				return c
+			}
+			if c := strings.Compare(na, nb); c != 0 {
+				return c
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		a, b = a[1:], b[1:]
 	}
-	return 0
+	return cmp.Compare(len(a), len(b))
+}
+
+// digits is the length of the run of ASCII digits s starts with.
+func digits(s string) int {
+	n := 0
+	for n < len(s) && '0' <= s[n] && s[n] <= '9' {
+		n++
+	}
+	return n
 }
 
 // appendJSON appends r as one trace event object.
