@@ -15,13 +15,32 @@ const runPID = 1
 // for concurrent use: Observe is called from one goroutine (Consumer's),
 // WriteTo after the stream has ended.
 type Trace struct {
-	sessions map[string]int // session → pid
-	names    []string       // pid-runPID-1 → session
-	due      map[key]int64  // a client message's due time, until it is sent
-	open     map[key]*request
-	recs     []rec
-	nextID   uint64
-	last     int64 // the latest time seen
+	sessions map[string]int32 // session → pid
+	names    []string         // pid-runPID-1 → session
+	pending  map[key]pending  // a client message due or held, until it is sent
+	open     map[key]int32    // a request sent, until judged: its index in reqs
+	reqs     [][]request      // every request sent, in the order sent, in chunks of chunk
+	nreqs    int32
+	marks    []mark           // the instants and their details
+	last     int64            // the latest time seen
+}
+
+// chunk is how many requests a chunk of Trace.reqs holds: growing by
+// chunks copies nothing.
+const chunk = 1024
+
+// req is request i.
+func (t *Trace) req(i int32) *request { return &t.reqs[i/chunk][i%chunk] }
+
+// add appends r and returns its index.
+func (t *Trace) add(r request) int32 {
+	if t.nreqs%chunk == 0 {
+		t.reqs = append(t.reqs, make([]request, 0, chunk))
+	}
+	last := &t.reqs[len(t.reqs)-1]
+	*last = append(*last, r)
+	t.nreqs++
+	return t.nreqs - 1
 }
 
 // key names a message of a session.
@@ -30,16 +49,48 @@ type key struct {
 	seq     int64
 }
 
-// request is a request sent and not yet judged.
+// pending is what is known of a client message before it is sent.
+type pending struct {
+	due  int64 // -1: not known
+	held string
+}
+
+// message is what a verdict says of a message, written as a slice's or
+// a marker's args.
+type message struct {
+	seq                         int64
+	method, name, kind, dir     string
+	verdict, detail, difference string // difference: the first one's path
+	differences                 int
+	lag, held, latency          time.Duration
+	hasLag, hasHeld, hasLatency bool
+	judged                      bool
+}
+
+// request is a request sent: its times (microseconds) and its verdict.
 type request struct {
-	method              string
-	due, sent, answered int64 // answered: -1 none
-	held                time.Duration
+	message
+	pid                      int32
+	due, sent, answered, end int64 // answered -1: none
+	heldFor                  time.Duration
+	heldWhy                  string
+}
+
+// mark is an instant on a session's (or the run's) thread.
+type mark struct {
+	ts   int64
+	pid  int32
+	cat  string
+	name string
+	msg  *message // nil: seq, method and detail only
+	seq  int64    // -1: none
+	method,
+	detail string
 }
 
 // New returns an empty Trace.
 func New() *Trace {
-	return &Trace{sessions: map[string]int{}, due: map[key]int64{}, open: map[key]*request{}}
+	return &Trace{sessions: map[string]int32{}, pending: map[key]pending{}, open: map[key]int32{}}
 }
 
 // Consumer is t as a lossless reader of the replay's event stream
@@ -54,48 +105,62 @@ func (t *Trace) Consumer(name string, buffer int) event.Consumer {
 	}}
 }
 
-// Events says how many trace events t holds (metadata left out).
-func (t *Trace) Events() int { return len(t.recs) }
+// Events says whether t has seen anything: the number of requests and
+// markers it holds.
+func (t *Trace) Events() int { return int(t.nreqs) + len(t.marks) }
 
 // Observe adds one event of the replay.
 func (t *Trace) Observe(e *event.Event) {
 	t.last = max(t.last, e.TUS)
 	if e.Type == event.RunEnded {
-		t.instant(runPID, e.TUS, "run ended", "run", args{}.str("detail", e.Detail))
+		t.mark(runPID, e, "run", "run ended")
 		return
 	}
 	pid := t.pid(e.Session)
 	k := key{e.Session, e.Seq}
 	switch e.Type {
 	case event.Dialled:
-		t.instant(pid, e.TUS, "dialled", "session", args{}.str("detail", e.Detail))
+		t.mark(pid, e, "session", "dialled")
 	case event.Anchored:
-		t.instant(pid, e.TUS, "clock anchored", "session", args{}.num("seq", e.Seq))
+		t.mark(pid, e, "session", "clock anchored")
 	case event.Reconnect:
-		t.instant(pid, e.TUS, "reconnect", "session", args{}.str("detail", e.Detail))
+		t.mark(pid, e, "session", "reconnect")
 	case event.SessionEnded:
-		t.instant(pid, e.TUS, "session ended", "session", args{}.str("detail", e.Detail))
-	case event.Due:
-		t.due[k] = e.TUS
-	case event.Held:
-		t.instant(pid, e.TUS, "held: "+e.Reason, "held", args{}.num("seq", e.Seq).str("method", e.Method))
+		t.mark(pid, e, "session", "session ended")
 	case event.Fault:
-		t.instant(pid, e.TUS, "fault: "+e.Reason, "fault", args{}.num("seq", e.Seq).str("method", e.Method).str("detail", e.Detail))
+		t.mark(pid, e, "fault", "fault: "+e.Reason)
 	case event.Retry:
-		t.instant(pid, e.TUS, "retry "+strconv.Itoa(e.Attempt)+": "+e.Reason, "retry",
-			args{}.num("seq", e.Seq).str("method", e.Method).str("detail", e.Detail))
+		t.mark(pid, e, "retry", "retry "+strconv.Itoa(e.Attempt)+": "+e.Reason)
+	case event.Due: // after Held, when it was held
+		p := t.pending[k]
+		p.due = e.TUS
+		t.pending[k] = p
+	case event.Held:
+		p, ok := t.pending[k]
+		if !ok {
+			p.due = -1
+		}
+		if p.held == "" { // the first reason it waited
+			p.held = e.Reason
+		}
+		t.pending[k] = p
 	case event.Sent:
-		due, ok := t.due[k]
-		delete(t.due, k)
-		if !ok || due > e.TUS {
-			due = e.TUS
+		p, ok := t.pending[k]
+		if ok {
+			delete(t.pending, k)
 		}
-		if e.Kind == report.KindRequest {
-			t.open[k] = &request{method: e.Method, due: due, sent: e.TUS, answered: -1, held: e.Held}
+		if e.Kind != report.KindRequest {
+			return
 		}
+		due := e.TUS
+		if ok && p.due >= 0 && p.due < due {
+			due = p.due
+		}
+		t.open[k] = t.add(request{message: message{seq: e.Seq, method: e.Method}, pid: pid,
+			due: due, sent: e.TUS, answered: -1, end: e.TUS, heldFor: e.Held, heldWhy: p.held})
 	case event.Answered:
-		if r := t.open[k]; r != nil && r.answered < 0 {
-			r.answered = e.TUS
+		if i, ok := t.open[k]; ok && t.req(i).answered < 0 {
+			t.req(i).answered = e.TUS
 		}
 	case event.Judged:
 		t.judged(pid, k, e)
@@ -103,110 +168,68 @@ func (t *Trace) Observe(e *event.Event) {
 }
 
 // pid is the process of a session, given the next number when new.
-func (t *Trace) pid(session string) int {
+func (t *Trace) pid(session string) int32 {
 	if pid, ok := t.sessions[session]; ok {
 		return pid
 	}
-	pid := runPID + 1 + len(t.names)
+	pid := int32(runPID + 1 + len(t.names))
 	t.sessions[session] = pid
 	t.names = append(t.names, session)
 	return pid
 }
 
-// judged closes a request sent: its slices, its answer's marker and the
-// flow from one to the other; any other message is a marker.
-func (t *Trace) judged(pid int, k key, e *event.Event) {
-	name := e.Method
-	if e.Name != "" {
-		name += " " + e.Name
-	}
-	a := args{}.num("seq", e.Seq).str("method", e.Method).str("name", e.Name).str("kind", e.Kind).
-		str("dir", e.Dir).str("verdict", e.Verdict).str("detail", e.Detail)
+func (t *Trace) mark(pid int32, e *event.Event, cat, name string) {
+	t.marks = append(t.marks, mark{ts: e.TUS, pid: pid, cat: cat, name: name, seq: e.Seq, method: e.Method, detail: e.Detail})
+}
+
+// judged ends a request sent, at its answer or else at its verdict; any
+// other message is a marker.
+func (t *Trace) judged(pid int32, k key, e *event.Event) {
+	m := message{seq: e.Seq, method: e.Method, name: e.Name, kind: e.Kind, dir: e.Dir, verdict: e.Verdict,
+		detail: e.Detail, differences: len(e.Differences),
+		lag: e.Lag, held: e.Held, latency: e.Latency, hasLag: e.HasLag, hasHeld: e.HasHeld, hasLatency: e.HasLatency, judged: true}
 	if len(e.Differences) > 0 {
-		a = a.num("differences", int64(len(e.Differences))).str("first_difference", e.Differences[0].Path)
+		m.difference = e.Differences[0].Path
 	}
-	if e.HasLag {
-		a = a.num("lag_us", e.Lag.Microseconds())
-	}
-	if e.HasHeld {
-		a = a.num("held_us", e.Held.Microseconds())
-	}
-	if e.HasLatency {
-		a = a.num("latency_us", e.Latency.Microseconds())
-	}
-	r := t.open[k]
-	if r == nil || e.Dir == report.DirS2C {
+	i, ok := t.open[k]
+	if !ok || e.Dir == report.DirS2C {
+		name := m.label()
 		if e.Dir == report.DirC2S && e.Verdict == string(report.Sent) {
 			name = "sent " + name
 		} else {
 			name += " (" + e.Verdict + ")"
 		}
-		t.instant(pid, e.TUS, name, "message", a)
+		t.marks = append(t.marks, mark{ts: e.TUS, pid: pid, cat: "message", name: name, msg: &m, seq: -1})
 		return
 	}
 	delete(t.open, k)
-	if e.HasLag {
-		t.recs = append(t.recs, rec{ph: 'C', ts: r.sent, pid: pid, name: "lag", args: args{}.num("us", e.Lag.Microseconds())})
-	}
-	t.request(pid, r, name, e.TUS, a)
-}
-
-// request writes a request's slices: from due (or sent) to its answer,
-// or to end when none came.
-func (t *Trace) request(pid int, r *request, name string, end int64, a args) {
-	t.nextID++
-	id := t.nextID
-	answered := r.answered >= 0
-	if answered {
-		end = r.answered
-	}
-	end = max(end, r.sent)
-	async := func(ph byte, ts int64, name string, a args, flow byte) {
-		t.recs = append(t.recs, rec{ph: ph, ts: ts, pid: pid, id: id, cat: "request", name: name, args: a, flow: flow})
-	}
-	async('b', r.due, name, a, 0)
-	heldEnd := min(r.due+r.held.Microseconds(), r.sent)
-	if heldEnd > r.due {
-		async('b', r.due, "held", nil, 0)
-		async('e', heldEnd, "held", nil, 0)
-	}
-	if r.sent > heldEnd {
-		async('b', heldEnd, "lag", nil, 0)
-		async('e', r.sent, "lag", nil, 0)
-	}
-	var flow byte
-	if answered {
-		flow = flowOut
-	}
-	async('b', r.sent, "awaiting answer", nil, flow)
-	async('e', end, "awaiting answer", nil, 0)
-	async('e', end, name, nil, 0)
-	if answered {
-		t.recs = append(t.recs, rec{ph: 'X', ts: r.answered, pid: pid, id: id, cat: "answer",
-			name: "answer " + name + verdictOf(a), args: a, flow: flowIn})
+	r := t.req(i)
+	r.message = m
+	r.end = max(e.TUS, r.sent)
+	if r.answered >= 0 {
+		r.end = max(r.answered, r.sent)
 	}
 }
 
-func verdictOf(a args) string {
-	for _, x := range a {
-		if x.k == "verdict" {
-			return " (" + x.s + ")"
-		}
+// label is what a message's slice is called: its method, and what it
+// acts on ("tools/call echo").
+func (m *message) label() string {
+	if m.name == "" {
+		return m.method
 	}
-	return ""
-}
-
-// instant is a marker on a process's thread.
-func (t *Trace) instant(pid int, ts int64, name, cat string, a args) {
-	t.recs = append(t.recs, rec{ph: 'i', ts: ts, pid: pid, cat: cat, name: name, args: a})
+	return m.method + " " + m.name
 }
 
 // closeOpen ends the requests never judged (a replay interrupted before
 // their verdict) at the latest time seen.
 func (t *Trace) closeOpen() {
-	for k, r := range t.open {
-		t.request(t.pid(k.session), r, r.method+" (no verdict)", t.last,
-			args{}.num("seq", k.seq).str("method", r.method).str("verdict", "none: the replay ended first"))
+	for k, i := range t.open {
+		r := t.req(i)
+		r.verdict = "none: the replay ended first"
+		r.end = max(t.last, r.sent)
+		if r.answered >= 0 {
+			r.end = max(r.answered, r.sent)
+		}
 		delete(t.open, k)
 	}
 }

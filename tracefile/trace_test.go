@@ -71,7 +71,7 @@ func TestTraceObeysTheFormat(t *testing.T) {
 	if s.Slices["request"] != 4 || s.Flows != 2 {
 		t.Errorf("%d request slices, %d flows; want 4 and 2", s.Slices["request"], s.Flows)
 	}
-	for name, n := range map[string]int{"fault": 1, "held": 1, "dialled": 2, "session ended": 2, "run ended": 1,
+	for name, n := range map[string]int{"fault": 1, "dialled": 2, "session ended": 2, "run ended": 1,
 		"sent notifications/cancelled": 1, "notifications/message (passed)": 1} {
 		if s.Instants[name] != n {
 			t.Errorf("%d instants %q, want %d (all: %v)", s.Instants[name], name, n, s.Instants)
@@ -79,19 +79,21 @@ func TestTraceObeysTheFormat(t *testing.T) {
 	}
 	text := string(b)
 	for _, want := range []string{
-		// tools/call: due at 10, held 20µs, late until sent at 40, its
+		// tools/call: due at 10, held 20µs (waiting for an earlier
+		// answer: the first Held event's reason), late until sent at 40, its
 		// answer at 60 with its verdict and difference.
-		`{"ph":"b","ts":10,"pid":2,"tid":2,"id":"0x2","cat":"request","name":"tools/call echo","args":{"seq":1,"method":"tools/call","name":"echo"`,
-		`{"ph":"b","ts":10,"pid":2,"tid":2,"id":"0x2","cat":"request","name":"held"}`,
-		`{"ph":"e","ts":30,"pid":2,"tid":2,"id":"0x2","cat":"request","name":"held"}`,
-		`{"ph":"b","ts":30,"pid":2,"tid":2,"id":"0x2","cat":"request","name":"lag"}`,
-		`{"ph":"e","ts":40,"pid":2,"tid":2,"id":"0x2","cat":"request","name":"lag"}`,
-		`{"ph":"b","ts":40,"pid":2,"tid":2,"id":"0x2","cat":"request","name":"awaiting answer","bind_id":"0x2","flow_out":true}`,
-		`{"ph":"X","ts":60,"pid":2,"tid":2,"dur":0,"cat":"answer","name":"answer tools/call echo (failed)","bind_id":"0x2","flow_in":true`,
+		`{"ph":"b","ts":10,"pid":2,"tid":2,"id":"0x1","cat":"request","name":"tools/call echo","args":{"seq":1,"method":"tools/call","name":"echo"`,
+		`{"ph":"b","ts":10,"pid":2,"tid":2,"id":"0x1","cat":"request","name":"held: order"}`,
+		`{"ph":"e","ts":30,"pid":2,"tid":2,"id":"0x1","cat":"request","name":"held: order"}`,
+		`{"ph":"b","ts":30,"pid":2,"tid":2,"id":"0x1","cat":"request","name":"lag"}`,
+		`{"ph":"e","ts":40,"pid":2,"tid":2,"id":"0x1","cat":"request","name":"lag"}`,
+		`{"ph":"b","ts":40,"pid":2,"tid":2,"id":"0x1","cat":"request","name":"awaiting answer","bind_id":"0x1","flow_out":true}`,
+		`{"ph":"X","ts":60,"pid":2,"tid":2,"dur":0,"cat":"answer","name":"answer tools/call echo (failed)","bind_id":"0x1","flow_in":true`,
 		`"differences":1,"first_difference":"result.content[0].text"`,
 		`{"ph":"C","ts":40,"pid":2,"tid":2,"name":"lag","args":{"us":10}}`,
 		// The timeout ends at its verdict, with no flow.
 		`{"ph":"e","ts":1000,"pid":2,"tid":2,"id":"0x3","cat":"request","name":"resources/read"}`,
+		`"verdict":"none: the replay ended first"`,
 		// s2's request is ended at the run's last time.
 		`{"ph":"e","ts":1200,"pid":3,"tid":3,"id":"0x4","cat":"request","name":"tools/list (no verdict)"}`,
 	} {
