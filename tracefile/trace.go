@@ -21,8 +21,8 @@ type Trace struct {
 	open     map[key]int32    // a request sent, until judged: its index in reqs
 	reqs     [][]request      // every request sent, in the order sent, in chunks of chunk
 	nreqs    int32
-	marks    []mark           // the instants and their details
-	last     int64            // the latest time seen
+	marks    []mark // the instants and their details
+	last     int64  // the latest time seen
 }
 
 // chunk is how many requests a chunk of Trace.reqs holds: growing by
