@@ -232,6 +232,7 @@ func TestMetricsFlagErrors(t *testing.T) {
 		{[]string{"--metrics", "nohost:port"}, "--metrics nohost:port:"},
 		{[]string{"--metrics-linger", "5s"}, "--metrics-linger 5s: it keeps --metrics up: give --metrics ADDR too"},
 		{[]string{"--metrics", "127.0.0.1:0", "--metrics-linger", "-1s"}, "--metrics-linger -1s: want a duration of 0 or more"},
+		{[]string{"--metrics", "127.0.0.1:0", "--local-shards", "2"}, "--metrics is not supported with --local-shards yet"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			res := replayctl(t, append([]string{"run", quickTape, "--speed", "fast"}, tc.args...)...)
