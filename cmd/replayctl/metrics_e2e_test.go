@@ -148,9 +148,10 @@ func TestMetricsPrometheus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusForbidden {
-		t.Errorf("GET %s with Host %s: %d, want 403", m[1], foreignHost, resp.StatusCode)
+	if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), "DNS rebinding") {
+		t.Errorf("GET %s with Host %s: %d %s, want 403 saying why", m[1], foreignHost, resp.StatusCode, body)
 	}
 
 	writeTargets(t, targets, []string{u.Host})
@@ -161,7 +162,7 @@ func TestMetricsPrometheus(t *testing.T) {
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("metrics:\n%s\nstderr:\n%s", dumpMetrics(t, m[1]), p.stderr)
+			t.Logf("metrics:\n%s\nstderr:\n%s", dumpMetrics(m[1]), p.stderr)
 		}
 	})
 	pollUntil(t, promWait, func() bool {
@@ -210,7 +211,8 @@ func TestMetricsPrometheus(t *testing.T) {
 	}
 }
 
-func dumpMetrics(t *testing.T, u string) string {
+// dumpMetrics is what the endpoint at u serves now, for a failure's log.
+func dumpMetrics(u string) string {
 	resp, err := http.Get(u)
 	if err != nil {
 		return err.Error()

@@ -68,8 +68,9 @@ func (a *app) startMetrics(f metricsFlags, opts ...metrics.Option) (*metricsServ
 	s.srv = &http.Server{Handler: guarded(mux), ReadHeaderTimeout: 10 * time.Second}
 	go func() { s.served <- s.srv.Serve(ln) }()
 	fmt.Fprintf(a.errOut, "metrics on http://%s%s (Prometheus text format)\n", ln.Addr(), metricsPath)
-	if w := beyondLoopbackWarning(ln.Addr()); w != "" {
-		fmt.Fprintln(a.errOut, w)
+	if !transport.IsLoopbackAddr(ln.Addr().String()) {
+		fmt.Fprintf(a.errOut, "warning: --metrics listening on %s, beyond loopback: other machines can scrape it. "+
+			"It answers only the Host names localhost, 127.0.0.1, [::1] and the address it is reached at; listen on 127.0.0.1 to keep it to this machine\n", ln.Addr())
 	}
 	return s, []replay.Option{replay.Events(s.m.Consumer())}, nil
 }
@@ -85,15 +86,18 @@ func (s *metricsServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // guarded refuses, with 403, a request whose Host or Origin is not this
-// machine's or the address it reached (transport.Guard), as serve does.
+// machine's or the address it reached (transport.Guard), as serve does,
+// with no names allowed beyond those.
 func guarded(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		local := ""
 		if addr, ok := r.Context().Value(http.LocalAddrContextKey).(interface{ String() string }); ok {
 			local = addr.String()
 		}
-		if err := (transport.Guard{}).Admit(local, r.Host, r.Header.Get("Origin")); err != nil {
-			http.Error(w, err.Error(), http.StatusForbidden)
+		var refused *transport.ForbiddenError
+		if err := (transport.Guard{}).Admit(local, r.Host, r.Header.Get("Origin")); errors.As(err, &refused) {
+			http.Error(w, fmt.Sprintf("Forbidden: %s %q may not reach --metrics (DNS rebinding protection): it answers the Host names localhost, 127.0.0.1, [::1] and the address it was reached at, and pages from those only",
+				refused.Header, refused.Value), http.StatusForbidden)
 			return
 		}
 		h.ServeHTTP(w, r)
