@@ -211,10 +211,15 @@ func (t *Trace) judged(pid int32, k key, e *event.Event) {
 	}
 }
 
-// label is what a message's slice is called: its method, and what it
-// acts on ("tools/call echo").
+// label is what a message's slice or marker is called: its method, and
+// what it acts on ("tools/call echo"); a message with no method, its kind.
 func (m *message) label() string {
-	if m.name == "" {
+	switch {
+	case m.method == "" && m.kind != "":
+		return m.kind // a response to a server request
+	case m.method == "":
+		return "message"
+	case m.name == "":
 		return m.method
 	}
 	return m.method + " " + m.name

@@ -35,6 +35,7 @@ func events() []event.Event {
 		{Type: event.Sent, TUS: 70, Session: "s1", Seq: 4, Method: "notifications/cancelled", Kind: "notification"},
 		{Type: event.Judged, TUS: 71, Session: "s1", Seq: 4, Method: "notifications/cancelled", Kind: "notification", Dir: "c2s", Verdict: "sent"},
 		{Type: event.Judged, TUS: 1000, Session: "s1", Seq: 3, Method: "resources/read", Kind: "request", Dir: "c2s", Verdict: "timeout"},
+		{Type: event.Judged, TUS: 1000, Session: "s1", Seq: 9, Kind: "response", Dir: "c2s", Verdict: "skipped"},
 		{Type: event.SessionEnded, TUS: 1001, Session: "s1", Seq: -1},
 		{Type: event.Dialled, TUS: 6, Session: "s2", Seq: -1},
 		{Type: event.Sent, TUS: 30, Session: "s2", Seq: 1, Method: "tools/list", Kind: "request"},
@@ -72,7 +73,7 @@ func TestTraceObeysTheFormat(t *testing.T) {
 		t.Errorf("%d request slices, %d flows; want 4 and 2", s.Slices["request"], s.Flows)
 	}
 	for name, n := range map[string]int{"fault": 1, "dialled": 2, "session ended": 2, "run ended": 1,
-		"sent notifications/cancelled": 1, "notifications/message (passed)": 1} {
+		"sent notifications/cancelled": 1, "notifications/message (passed)": 1, "response (skipped)": 1} {
 		if s.Instants[name] != n {
 			t.Errorf("%d instants %q, want %d (all: %v)", s.Instants[name], name, n, s.Instants)
 		}
