@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/replayctl/replayctl/internal/tracecheck"
 )
 
 // promWait bounds each wait on Prometheus: its start, a scrape, a query.
@@ -242,5 +244,49 @@ func TestMetricsFlagErrors(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q; want 2 and %q", res.code, res.stderr, tc.want)
 			}
 		})
+	}
+}
+
+// TestDebugMetricsAndTrace: debug serves --metrics while the debugger
+// waits for its next command (the tape's 8 requests counted after
+// continue), and writes --out trace=FILE when it quits.
+func TestDebugMetricsAndTrace(t *testing.T) {
+	tracePath := filepath.Join(t.TempDir(), "debug.trace.json")
+	p := startProc(t, binary, "debug", quickTape, "--metrics", "127.0.0.1:0", "--out", "trace="+tracePath)
+	p.waitOutput(p.stderr, "/metrics (Prometheus text format)", promWait)
+	m := metricsURL.FindStringSubmatch(p.stderr.String())
+	if m == nil {
+		t.Fatalf("no metrics URL on stderr:\n%s", p.stderr)
+	}
+	if _, err := p.stdin.Write([]byte("continue\n")); err != nil {
+		t.Fatal(err)
+	}
+	requests := func() int {
+		n := 0
+		for _, line := range strings.Split(dumpMetrics(m[1]), "\n") {
+			if rest, ok := strings.CutPrefix(line, "replayctl_requests_total{"); ok {
+				v, _ := strconv.Atoi(rest[strings.LastIndexByte(rest, ' ')+1:])
+				n += v
+			}
+		}
+		return n
+	}
+	pollUntil(t, promWait, func() bool { return requests() == 8 }, "the debugger's metrics to count the tape's 8 requests")
+	if _, err := p.stdin.Write([]byte("quit\n")); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(promWait); code != 0 {
+		t.Fatalf("exit %d\n%s", code, p.stderr)
+	}
+	b, err := os.ReadFile(tracePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := tracecheck.Check(b)
+	if err != nil {
+		t.Fatalf("the trace breaks the format's rules: %v", err)
+	}
+	if s.Slices["request"] != 8 || s.Flows != 8 {
+		t.Errorf("%d request slices, %d flows; want the tape's 8 requests, each answered", s.Slices["request"], s.Flows)
 	}
 }
