@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"go.uber.org/goleak"
 	"time"
 
 	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/internal/tracecheck"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // events: session s1 with two requests in flight at once (the first
 // held, then late), a timeout, a notification, a fault and a server

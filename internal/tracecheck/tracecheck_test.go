@@ -3,7 +3,11 @@ package tracecheck
 import (
 	"strings"
 	"testing"
+
+	"go.uber.org/goleak"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const meta = `{"ph":"M","pid":2,"tid":2,"name":"process_name","args":{"name":"session s1"}},
 {"ph":"M","pid":2,"tid":2,"name":"thread_name","args":{"name":"s1"}}`
