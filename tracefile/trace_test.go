@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
-	"time"
 
 	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/internal/tracecheck"
