@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -15,10 +16,12 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/replayctl/replayctl/engine/event"
+	"github.com/replayctl/replayctl/metrics"
 	"github.com/replayctl/replayctl/mock"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/tracefile"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -162,15 +165,14 @@ func TestChangedAnswersFailExactly(t *testing.T) {
 // BenchmarkPipeline replays a tape of n requests in fast mode against the
 // built-in mock, every answer validated. requests/s is the headline figure.
 // events=file writes the event stream to a file as JSON Lines (--out
-// json=FILE) besides; events=none makes none.
+// json=FILE) besides; events=metrics counts it for Prometheus (--metrics;
+// one scrape at the end); events=trace keeps it for a Perfetto trace and
+// writes the trace file at the end (--out trace=FILE); events=none
+// consumes nothing more.
 func BenchmarkPipeline(b *testing.B) {
 	for _, n := range []int{1000, 100_000} {
-		for _, file := range []bool{false, true} {
-			name := fmt.Sprintf("msgs=%d/events=none", n)
-			if file {
-				name = fmt.Sprintf("msgs=%d/events=file", n)
-			}
-			b.Run(name, func(b *testing.B) {
+		for _, sink := range []string{"none", "file", "metrics", "trace"} {
+			b.Run(fmt.Sprintf("msgs=%d/events=%s", n, sink), func(b *testing.B) {
 				dir := b.TempDir()
 				path := writeTape(b, dir, n, 1000, nil)
 				b.ReportAllocs()
@@ -180,7 +182,10 @@ func BenchmarkPipeline(b *testing.B) {
 				for b.Loop() {
 					cfg := Config{Tape: path, Speed: scheduler.Speed{Mode: scheduler.Fast}, Logger: zerolog.Nop()}
 					var f *os.File
-					if file {
+					var m *metrics.Metrics
+					var tr *tracefile.Trace
+					switch sink {
+					case "file":
 						var err error
 						if f, err = os.Create(filepath.Join(dir, "events.jsonl")); err != nil {
 							b.Fatal(err)
@@ -190,6 +195,12 @@ func BenchmarkPipeline(b *testing.B) {
 							lines += int64(len(batch))
 							return write(batch)
 						}}}
+					case "metrics":
+						m = metrics.New()
+						cfg.Events = []event.Consumer{m.Consumer()}
+					case "trace":
+						tr = tracefile.New()
+						cfg.Events = []event.Consumer{tr.Consumer("trace", 0)}
 					}
 					rep, err := replay(b, cfg)
 					if err != nil {
@@ -197,6 +208,25 @@ func BenchmarkPipeline(b *testing.B) {
 					}
 					if f != nil {
 						if err := f.Close(); err != nil {
+							b.Fatal(err)
+						}
+					}
+					if m != nil {
+						var text bytes.Buffer
+						m.WriteText(&text)
+						if !bytes.Contains(text.Bytes(), []byte(fmt.Sprintf("replayctl_requests_total{method=\"tools/call\"} %d\n", n))) {
+							b.Fatalf("the metrics do not count %d tools/call requests:\n%s", n, text.Bytes())
+						}
+					}
+					if tr != nil {
+						tf, err := os.Create(filepath.Join(dir, "trace.json"))
+						if err != nil {
+							b.Fatal(err)
+						}
+						if _, err := tr.WriteTo(tf); err != nil {
+							b.Fatal(err)
+						}
+						if err := tf.Close(); err != nil {
 							b.Fatal(err)
 						}
 					}
@@ -213,8 +243,10 @@ func BenchmarkPipeline(b *testing.B) {
 				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "requests/s")
 				// On a shared machine the CPU per request is the steadier figure.
 				b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N)/float64(n)/1000, "cpu-µs/request")
-				if file {
+				if sink == "file" {
 					b.ReportMetric(float64(lines)/float64(b.N)/float64(n), "events/request")
+				}
+				if sink != "none" {
 					b.ReportMetric(float64(stalls)/float64(b.N), "runs-that-waited/op")
 				}
 			})

@@ -75,6 +75,7 @@ for 5s is hung up on.`,
 	fl.StringVar(&f.configPath, "config", "", "a YAML replay config (transformations, validation, ...); flags override it (default: replayctl.yaml or .replayctl.yaml in the current folder; none: no file)")
 	addTargetFlags(fl, &f.runFlags)
 	addOutFlag(fl, &f.outs, &f.outBuffer)
+	addMetricsFlags(fl, &f.metrics)
 	registerValues(cmd, "speed", debugSpeeds...)
 	registerValues(cmd, "order", debugOrders...)
 	registerValues(cmd, "on-error", debugOnErrors...)
@@ -109,6 +110,12 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 			fmt.Fprintf(a.errOut, "replayctl: %v\n", err)
 		}
 	}()
+	served, metricsOpts, err := a.startMetrics(f.metrics, metricsInfo("debug", args[0], report.DefaultMethodLimit)...)
+	if err != nil {
+		return err
+	}
+	defer a.stopMetrics(cmd.Context(), served)
+	opts = append(opts, metricsOpts...)
 	// debug steps by itself and pauses at errors: a config's stepped speed
 	// or stop/retry strategy mean nothing here (replay.Controlled).
 	// The debugger reads the verdicts from the replay's event stream.

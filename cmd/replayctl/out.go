@@ -15,7 +15,7 @@ import (
 )
 
 // outUsage is the --out flag's help, and what a bad value is told.
-const outUsage = "write the replay's events as they happen: json=FILE (JSON Lines, one event a line, appended to FILE; json=- for stdout) (repeatable)"
+const outUsage = "write the replay's events: json=FILE (JSON Lines, one event a line, appended to FILE as they happen; json=- for stdout), trace=FILE (the run as a Chrome/Perfetto trace, written whole at the end; open it in ui.perfetto.dev) (repeatable)"
 
 func addOutFlag(fl *pflag.FlagSet, outs *[]string, buffer *int) {
 	fl.StringArrayVar(outs, "out", nil, outUsage)
@@ -25,6 +25,7 @@ func addOutFlag(fl *pflag.FlagSet, outs *[]string, buffer *int) {
 // eventOuts are the --out destinations of a replay, open.
 type eventOuts struct {
 	files  []*os.File
+	traces []traceOut
 	stdout bool // json=-: the summary goes to stderr
 	mu     sync.Mutex
 	err    error // the first write that failed
@@ -43,9 +44,18 @@ func (a *app) openOuts(specs []string, buffer int, stdoutOK bool) (*eventOuts, [
 	var opts []replay.Option
 	for _, spec := range specs {
 		kind, path, ok := strings.Cut(spec, "=")
-		if !ok || kind != "json" || path == "" {
+		if !ok || (kind != "json" && kind != "trace") || path == "" {
 			o.close()
-			return nil, nil, usageError("--out %q: want json=FILE: the events as JSON Lines, appended to FILE (json=- for stdout)", spec)
+			return nil, nil, usageError("--out %q: want json=FILE (the events as JSON Lines, appended to FILE; json=- for stdout) or trace=FILE (a Chrome/Perfetto trace)", spec)
+		}
+		if kind == "trace" {
+			opt, err := o.openTrace(spec, path, buffer)
+			if err != nil {
+				o.close()
+				return nil, nil, err
+			}
+			opts = append(opts, opt)
+			continue
 		}
 		var w io.Writer
 		if path == "-" {
@@ -100,6 +110,12 @@ func (o *eventOuts) close() error {
 		}
 	}
 	o.files = nil
+	for _, t := range o.traces {
+		if err := t.write(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	o.traces = nil
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return errors.Join(append([]error{o.err}, errs...)...)

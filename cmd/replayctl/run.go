@@ -61,6 +61,8 @@ type runFlags struct {
 	includeHandshake bool // --include-handshake
 
 	history historyFlags // --history and its gates (run only)
+
+	metrics metricsFlags // --metrics, --metrics-linger
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -109,6 +111,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line (it is drawn on stderr only when stdout and stderr are both a terminal)")
 	addTargetFlags(fl, &f)
 	addOutFlag(fl, &f.outs, &f.outBuffer)
+	addMetricsFlags(fl, &f.metrics)
 	addHistoryFlags(fl, &f.history)
 	registerValues(cmd, "speed", runSpeeds...)
 	registerValues(cmd, "order", runOrders...)
@@ -174,6 +177,12 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	}
 	defer outs.close()
 	opts = append(opts, outOpts...)
+	served, metricsOpts, err := a.startMetrics(f.metrics, metricsInfo("run", args[0], f.methodLimit)...)
+	if err != nil {
+		return err
+	}
+	defer a.stopMetrics(cmd.Context(), served)
+	opts = append(opts, metricsOpts...)
 	opts = append(opts, given(cmd, []flagOption{
 		{"sessions", func() replay.Option { return replay.Sessions(f.sessions) }},
 		{"ramp", func() replay.Option { return replay.Ramp(f.ramp) }},

@@ -53,6 +53,8 @@ func checkLocalShards(cmd *cobra.Command, args []string, f runFlags) error {
 		return usageError("--local-shards starts the shards itself: leave out --shard")
 	case len(f.outs) > 0:
 		return usageError("--out is not supported with --local-shards yet: give each shard its own stream by running them with --shard")
+	case f.metrics.addr != "":
+		return usageError("--metrics is not supported with --local-shards yet: run the shards with --shard I/N, each with its own --metrics ADDR")
 	case args[0] == "-":
 		return usageError("--local-shards: the tape cannot be read from stdin: every shard reads it; give a file")
 	}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/replayctl/replayctl/metrics"
+	"github.com/replayctl/replayctl/replay"
+	"github.com/replayctl/replayctl/transport"
+)
+
+// metricsPath is where --metrics serves the metrics.
+const metricsPath = "/metrics"
+
+// metricsFlags are --metrics and --metrics-linger.
+type metricsFlags struct {
+	addr   string
+	linger time.Duration
+}
+
+func addMetricsFlags(fl *pflag.FlagSet, f *metricsFlags) {
+	fl.StringVar(&f.addr, "metrics", "", "serve the replay's metrics to Prometheus at http://ADDR/metrics while it runs, e.g. 127.0.0.1:9464 (port 0 picks a free one; the URL is printed on stderr)")
+	fl.DurationVar(&f.linger, "metrics-linger", 0, "after the replay, keep --metrics up until it has been scraped once more (the final counts), at most this long (0: stop at once)")
+}
+
+// metricsServer is --metrics: the replay's metrics, served on their own
+// listener while the replay runs.
+type metricsServer struct {
+	m       *metrics.Metrics
+	srv     *http.Server
+	served  chan error
+	linger  time.Duration
+	final   chan struct{} // closed once the counts are final
+	scraped chan struct{} // closed once a scrape began after final
+	once    sync.Once
+}
+
+// startMetrics serves the metrics of a replay at f.addr, when given:
+// the listener follows --listen's rules (listenTCP); a request whose
+// Host or Origin is not this machine's (DNS rebinding) is refused, as
+// serve refuses it. It returns the replay option that feeds the
+// metrics, or nothing when --metrics was not given.
+func (a *app) startMetrics(f metricsFlags, opts ...metrics.Option) (*metricsServer, []replay.Option, error) {
+	if f.addr == "" {
+		if f.linger != 0 {
+			return nil, nil, usageError("--metrics-linger %s: it keeps --metrics up: give --metrics ADDR too", f.linger)
+		}
+		return nil, nil, nil
+	}
+	if f.linger < 0 {
+		return nil, nil, usageError("--metrics-linger %s: want a duration of 0 or more, e.g. 30s (default 0: stop at once)", f.linger)
+	}
+	ln, err := listenTCP("--metrics", f.addr)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := &metricsServer{m: metrics.New(opts...), served: make(chan error, 1), linger: f.linger,
+		final: make(chan struct{}), scraped: make(chan struct{})}
+	mux := http.NewServeMux()
+	mux.Handle(metricsPath, s)
+	s.srv = &http.Server{Handler: guarded(mux), ReadHeaderTimeout: 10 * time.Second}
+	go func() { s.served <- s.srv.Serve(ln) }()
+	fmt.Fprintf(a.errOut, "metrics on http://%s%s (Prometheus text format)\n", ln.Addr(), metricsPath)
+	if !transport.IsLoopbackAddr(ln.Addr().String()) {
+		fmt.Fprintf(a.errOut, "warning: --metrics listening on %s, beyond loopback: other machines can scrape it. "+
+			"It answers only the Host names localhost, 127.0.0.1, [::1] and the address it is reached at; listen on 127.0.0.1 to keep it to this machine\n", ln.Addr())
+	}
+	return s, []replay.Option{replay.Events(s.m.Consumer())}, nil
+}
+
+// ServeHTTP serves the metrics, and notes a scrape of the final counts.
+func (s *metricsServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	select {
+	case <-s.final:
+		defer s.once.Do(func() { close(s.scraped) })
+	default:
+	}
+	s.m.ServeHTTP(w, r)
+}
+
+// guarded refuses, with 403, a request whose Host or Origin is not this
+// machine's or the address it reached (transport.Guard), as serve does,
+// with no names allowed beyond those.
+func guarded(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		local := ""
+		if addr, ok := r.Context().Value(http.LocalAddrContextKey).(interface{ String() string }); ok {
+			local = addr.String()
+		}
+		var refused *transport.ForbiddenError
+		if err := (transport.Guard{}).Admit(local, r.Host, r.Header.Get("Origin")); errors.As(err, &refused) {
+			http.Error(w, fmt.Sprintf("Forbidden: %s %q may not reach --metrics (DNS rebinding protection): it answers the Host names localhost, 127.0.0.1, [::1] and the address it was reached at, and pages from those only",
+				refused.Header, refused.Value), http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// stop ends --metrics once the replay has ended: when it ran, it
+// waits (at most --metrics-linger, or until ctx is done) for one more
+// scrape, so that Prometheus has the final counts, then closes the
+// listener. stop on a nil server does nothing.
+func (s *metricsServer) stop(ctx context.Context, errOut io.Writer) error {
+	if s == nil {
+		return nil
+	}
+	if s.m.Ended() && s.linger > 0 {
+		close(s.final)
+		fmt.Fprintf(errOut, "metrics: waiting for a last scrape of the final counts (at most %s; Ctrl-C ends it)\n", s.linger)
+		t := time.NewTimer(s.linger)
+		select {
+		case <-s.scraped:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	defer cancel()
+	if err := s.srv.Shutdown(sctx); err != nil {
+		_ = s.srv.Close()
+	}
+	if err := <-s.served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("--metrics: %w", err)
+	}
+	return nil
+}
+
+// metricsInfo are the options of a replay's metrics: run info labels
+// (the command, the tape, replayctl's version) and the methods labelled
+// apart (--method-limit).
+func metricsInfo(command, tape string, methodLimit int) []metrics.Option {
+	return []metrics.Option{metrics.Info("command", command), metrics.Info("tape", tape),
+		metrics.Info("version", readVersion().Version), metrics.MethodLimit(methodLimit)}
+}
+
+// stopMetrics stops --metrics (metricsServer.stop), saying on stderr
+// why it failed, if it did: the replay's outcome stands.
+func (a *app) stopMetrics(ctx context.Context, s *metricsServer) {
+	if err := s.stop(ctx, a.errOut); err != nil {
+		fmt.Fprintf(a.errOut, "replayctl: %v\n", err)
+	}
+}
