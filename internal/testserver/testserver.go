@@ -281,3 +281,25 @@ func freePort() (int, error) {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
+
+// volatile is the test server whose answers change from call to call.
+var volatile struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// Volatile returns the argv of the volatile test server (./volatile,
+// package volatilemcp) over stdio, with args appended: -delay D answers
+// every tools/call after D, -lang L changes greet's language, -http ADDR
+// serves Streamable HTTP instead.
+func Volatile(t testing.TB, args ...string) []string {
+	t.Helper()
+	volatile.once.Do(func() {
+		volatile.path, volatile.err = build(Root(t), "github.com/replayctl/replayctl/internal/testserver/volatile", "volatile")
+	})
+	if volatile.err != nil {
+		t.Fatalf("testserver: %v", volatile.err)
+	}
+	return append([]string{volatile.path}, args...)
+}
