@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/replayctl/replayctl/internal/atomicfile"
 	"github.com/replayctl/replayctl/report"
 )
 
@@ -200,3 +203,48 @@ var htmlPage = template.Must(template.New("compare").Funcs(template.FuncMap{
 {{end}}</table>
 </body></html>
 `))
+
+// CheckPath says whether a report can be written at path: a name ending
+// in .json or .html, in a folder that exists and can be written to.
+// Check it before replaying: the runs take a while.
+func CheckPath(path string) error {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".json", ".html":
+	default:
+		return fmt.Errorf("report %s: name the file .json or .html", path)
+	}
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+		return fmt.Errorf("report %s: the folder %s does not exist; create it first", path, filepath.Dir(path))
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("report %s: is a directory; name a file", path)
+	}
+	if err := atomicfile.Probe(path); err != nil {
+		return fmt.Errorf("report %s: cannot write in the folder %s; choose a folder you can write to", path, filepath.Dir(path))
+	}
+	return nil
+}
+
+// WriteFile writes r to path, whole or not at all: JSON for a .json
+// name, the HTML page for .html (see CheckPath).
+func (r *Report) WriteFile(path string) error {
+	if err := CheckPath(path); err != nil {
+		return err
+	}
+	f, err := atomicfile.Create(path)
+	if err != nil {
+		return fmt.Errorf("report %s: %w", path, err)
+	}
+	defer f.Abort() // after Commit, nothing
+	write := r.WriteJSON
+	if strings.EqualFold(filepath.Ext(path), ".html") {
+		write = r.WriteHTML
+	}
+	if err := write(f); err != nil {
+		return fmt.Errorf("report %s: %w", path, err)
+	}
+	if err := f.Commit(); err != nil {
+		return fmt.Errorf("report %s: %w", path, err)
+	}
+	return nil
+}
