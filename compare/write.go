@@ -182,11 +182,11 @@ var htmlPage = template.Must(template.New("compare").Funcs(template.FuncMap{
 	"pct":      func(v float64) string { return fmt.Sprintf("%.3g%%", v) },
 }).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>replayctl compare: {{.R.Tape}}</title>
-<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse;margin-bottom:1.5em}td,th{padding:2px 8px;text-align:left;border-bottom:1px solid #ddd}td.n{text-align:right}.changed{color:#b00020;font-weight:600}.quiet{color:#666}code{font-size:90%}</style>
+<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse;margin-bottom:1.5em}td,th{padding:2px 8px;text-align:left;border-bottom:1px solid #ddd}td.n{text-align:right;white-space:nowrap}.changed{color:#b00020;font-weight:600}.quiet{color:#666}code{font-size:90%}</style>
 </head><body>
 <h1>compare {{.R.Tape}}</h1>
-<table><tr><th>run</th><th>target</th><th>answers</th><th>time</th><th>status</th></tr>
-{{range .R.Runs}}<tr><td>{{.Role}}</td><td><code>{{.Target}}</code>{{if .Again}} (the primary again){{end}}</td><td class="n">{{.Answers}}</td><td class="n">{{ms .DurationMS}}</td><td>{{.Status}}{{if .Error}}: {{.Error}}{{end}}</td></tr>
+<table><tr><th>run</th><th>target</th><th>answers</th><th>time</th><th>target</th></tr>
+{{range .R.Runs}}<tr><td>{{.Role}}</td><td><code>{{.Target}}</code>{{if .Again}} (the primary again){{end}}</td><td class="n">{{.Answers}}</td><td class="n">{{ms .DurationMS}}</td><td>{{if eq .Status 3}}<span class="changed">failed</span>{{else}}ok{{end}}{{if .Error}}: {{.Error}}{{end}}</td></tr>
 {{end}}</table>
 <p>{{.R.Summary.Compared}} answers paired over {{.R.Summary.Endpoints}} methods and names. A path is reported when it differs more often between primary and candidate (raw) than between two runs of the primary's code (noise): raw &gt; noise, relative margin &gt; {{.R.Margins.Relative}}%, absolute margin &gt; {{.R.Margins.Absolute}}%.</p>
 <h2 class="{{if .R.Changed}}changed{{end}}">Changed: {{len .R.Changed}}</h2>
