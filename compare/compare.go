@@ -45,7 +45,8 @@ func (e *RunError) Unwrap() error { return e.Err }
 // It returns when the three replays are over and compared, or when ctx
 // is done. The error is an *OptionError for a bad option, a *RunError
 // wrapping replay.New's error for a bad tape or target (nothing was
-// replayed then), or a *RunError wrapping ctx's error. A target that
+// replayed then) or the error of a bad tape line met while replaying (a
+// *tape.Error), or a *RunError wrapping ctx's error. A target that
 // fails while it replays is no error: its run says so (Run.Status 3 as
 // report.ExitTarget), and its answers that did not come differ at
 // "$".
@@ -103,7 +104,10 @@ func RunSource(ctx context.Context, src tape.Source, primary, candidate replay.T
 		if ctx.Err() != nil {
 			return nil, &RunError{Role: p.role, Err: ctx.Err()}
 		}
-		if r == nil { // nothing replayed: New let through what Run refused
+		if r == nil || r.ExitStatus() == report.ExitBadInput {
+			// Nothing replayed, or a bad tape line met on the way: every
+			// run would stop there, and nothing it compared would mean
+			// much.
 			return nil, &RunError{Role: p.role, Err: runErr}
 		}
 		reports[i] = r

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/replayctl/replayctl/internal/testserver/volatilemcp"
 	"github.com/replayctl/replayctl/internal/testtape"
 	"github.com/replayctl/replayctl/replay"
+	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
 
@@ -273,6 +276,25 @@ func TestBadInput(t *testing.T) {
 	}
 	if _, err := compare.Run(context.Background(), "no-such.jsonl", good, good); err == nil {
 		t.Error("a missing tape: got no error")
+	}
+	// A line torn in the middle of the tape stops the first run there:
+	// an error naming the line, no report.
+	b, err := os.ReadFile(tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	lines[3] = lines[3][:len(lines[3])/2] + "\n"
+	torn := filepath.Join(t.TempDir(), "torn.jsonl")
+	if err := os.WriteFile(torn, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t)
+	rep, err := compare.Run(context.Background(), torn, srv, srv, compare.ReplayOptions(replay.Speed("fast")))
+	var te *tape.Error
+	var re *compare.RunError
+	if rep != nil || !errors.As(err, &re) || re.Role != compare.RolePrimary || !errors.As(err, &te) || te.Line != 4 {
+		t.Errorf("a torn line 4: got %v, %v; want no report and the tape's error at line 4 in the primary's run", rep, err)
 	}
 }
 

@@ -232,3 +232,22 @@ func FuzzSplitWords(f *testing.F) {
 		}
 	})
 }
+
+// TestCompareTornTape: a line torn in the middle of the tape is bad
+// input: exit 2 naming the line, nothing compared.
+func TestCompareTornTape(t *testing.T) {
+	b, err := os.ReadFile(volatileCLITape(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	lines[5] = lines[5][:len(lines[5])/2] + "\n"
+	torn := filepath.Join(t.TempDir(), "torn.jsonl")
+	if err := os.WriteFile(torn, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := replayctl(t, "compare", torn, "--primary", cmdTarget(t), "--candidate", cmdTarget(t))
+	if res.code != 2 || !strings.Contains(res.stderr, "line 6") || res.stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 2, nothing on stdout, the torn line 6 named", res.code, res.stdout, res.stderr)
+	}
+}
