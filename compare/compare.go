@@ -76,6 +76,10 @@ func RunSource(ctx context.Context, src tape.Source, primary, candidate replay.T
 	if s.secondary != nil {
 		third, again = *s.secondary, false
 	}
+	base := slices.Clone(s.replay)
+	if s.notes {
+		base = append(base, replay.ValidateNotifications())
+	}
 	plan := []struct {
 		role Role
 		t    replay.Target
@@ -87,7 +91,7 @@ func RunSource(ctx context.Context, src tape.Source, primary, candidate replay.T
 	answers := make([]*answers, len(plan))
 	for i, p := range plan {
 		answers[i] = newAnswers()
-		ro := append(slices.Clone(s.replay), replay.Against(p.t), replay.OnResult(answers[i].add))
+		ro := append(slices.Clone(base), replay.Against(p.t), replay.OnResult(answers[i].add))
 		if replays[i], err = replay.New(src, ro...); err != nil {
 			return nil, &RunError{Role: p.role, Err: err}
 		}

@@ -17,7 +17,9 @@
 // The tape is replayed once per target, one target after another, with
 // the same options: the same schedule, sessions and request ids. The
 // answers of the runs are paired by session and seq (the request they
-// answer). Noise is what differs between two runs of the known-good code:
+// answer), and so are the server's notifications the tape has (each
+// recorded one paired with the live one of its method, in order; see
+// Notifications). Noise is what differs between two runs of the known-good code:
 // the primary and a secondary target (Secondary), or, without one, the
 // primary replayed a second time.
 //

@@ -31,6 +31,7 @@ type settings struct {
 	replay    []replay.Option
 	alpha     float64
 	minEffect float64
+	notes     bool
 }
 
 func defaults() settings {
@@ -39,6 +40,7 @@ func defaults() settings {
 		absolute:  DefaultAbsoluteMargin,
 		alpha:     history.DefaultAlpha,
 		minEffect: history.DefaultMinEffect,
+		notes:     true,
 	}
 }
 
@@ -77,6 +79,15 @@ func Normalize(names ...string) Option {
 func ReplayOptions(opts ...replay.Option) Option {
 	return func(s *settings) { s.replay = append(s.replay, opts...) }
 }
+
+// Notifications says whether the server's notifications are compared
+// too (the default): each recorded one is paired with the live one of
+// the same method, in order, per session (replay.ValidateNotifications),
+// and the live ones of the three runs are compared as answers are; a
+// recorded one that did not come differs at "$". Live notifications the
+// tape does not have are not compared. Notifications(false) compares
+// answers only.
+func Notifications(on bool) Option { return func(s *settings) { s.notes = on } }
 
 // LatencyAlpha is the significance level of the latency tests (default
 // history.DefaultAlpha, 0.01): a method's latency changed when the

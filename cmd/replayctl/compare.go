@@ -35,6 +35,7 @@ type compareFlags struct {
 	maxMessage                    byteSize
 	headers                       []string
 	configPath                    string
+	notifications                 bool
 }
 
 func (a *app) compareCommand() *cobra.Command {
@@ -54,6 +55,8 @@ compares an answer with its recording: never the id, a multi-round
 requestState or a task's id and times; params' _meta and requestState and
 progress tokens left out; timestamps and UUIDs normalised (--normalize adds
 more, --ignore leaves paths out). An answer that did not come differs at $.
+The server's notifications the tape has are compared too, each paired with
+the live one of its method in order (--notifications=false: answers only).
 
 For each path, raw counts the answers where primary and candidate differ
 and noise those where primary and secondary do. A path is reported as
@@ -114,6 +117,7 @@ failed (the report is printed first), 130 interrupted.`,
 	f.maxMessage = byteSize(transport.DefaultMaxMessage)
 	fl.Var(&f.maxMessage, "max-message", "longest message a target may send, e.g. 64MiB; a longer one fails the target")
 	fl.StringArrayVar(&f.headers, "header", nil, `an HTTP header "K:V" sent to every URL target; values may use ${ENV} (repeatable)`)
+	fl.BoolVar(&f.notifications, "notifications", true, "compare the server's notifications the tape has too, each paired with the live one of its method in order; --notifications=false compares answers only")
 	fl.StringVar(&f.configPath, "config", "", "a YAML replay config for each replay (transformations, filters, validation); default: replayctl.yaml or .replayctl.yaml in the current folder")
 	registerValues(cmd, "output", outputs...)
 	registerValues(cmd, "speed", runSpeeds...)
@@ -145,6 +149,7 @@ func (a *app) compare(cmd *cobra.Command, tapeArg string, f compareFlags) error 
 		compare.RelativeMargin(f.relative), compare.AbsoluteMargin(f.absolute),
 		compare.LatencyAlpha(f.alpha), compare.LatencyMinEffect(f.minEffect),
 		compare.Ignore(f.ignore...), compare.Normalize(f.normalize...),
+		compare.Notifications(f.notifications),
 	}
 	if f.secondary != "" {
 		t, err := compareTarget("--secondary", f.secondary, f.headers)
