@@ -89,17 +89,25 @@ func RunSource(ctx context.Context, src tape.Source, primary, candidate replay.T
 	// before a server has been started.
 	replays := make([]*replay.Replay, len(plan))
 	answers := make([]*answers, len(plan))
+	var seed *int64
 	for i, p := range plan {
 		answers[i] = newAnswers()
 		ro := append(slices.Clone(base), replay.Against(p.t), replay.OnResult(answers[i].add))
+		if seed != nil {
+			ro = append(ro, replay.Seed(*seed))
+		}
 		if replays[i], err = replay.New(src, ro...); err != nil {
 			return nil, &RunError{Role: p.role, Err: err}
+		}
+		if i == 0 {
+			seed = randomSeed(replays[0])
 		}
 	}
 	rep := &Report{
 		Tape:    src.Name(),
 		Margins: Margins{Relative: s.relative, Absolute: s.absolute},
 		Latency: []Latency{},
+		Seed:    seed,
 	}
 	reports := make([]*report.Report, len(plan))
 	for i, p := range plan {
@@ -139,6 +147,19 @@ func RunSource(ctx context.Context, src tape.Source, primary, candidate replay.T
 	}
 	rep.summarise()
 	return rep, nil
+}
+
+// randomSeed is the seed the primary's replay picked at random for its
+// chaos or its random order, nil when it picked none: the other runs are
+// given it, so that the three have the same schedule and faults.
+func randomSeed(r *replay.Replay) *int64 {
+	if seed, random, ok := r.ChaosSeed(); ok && random {
+		return &seed
+	}
+	if seed, random, ok := r.OrderSeed(); ok && random {
+		return &seed
+	}
+	return nil
 }
 
 // volatilePaths are the paths of a message left out beside the

@@ -132,6 +132,23 @@ func TestSameServerReportsNothing(t *testing.T) {
 	}
 }
 
+// TestRandomOrderOneSeed: with a random order and no seed, the primary
+// picks one and the other runs replay with it: the same schedule.
+func TestRandomOrderOneSeed(t *testing.T) {
+	tp := volatileTape(t, 3)
+	rep := run(t, tp, serve(t), serve(t), compare.ReplayOptions(replay.Order("random")))
+	if rep.Seed == nil {
+		t.Fatal("seed: got none, want the primary's random seed")
+	}
+	if len(rep.Changed) != 0 {
+		t.Errorf("changed: got %+v, want none", rep.Changed)
+	}
+	fixed := run(t, tp, serve(t), serve(t), compare.ReplayOptions(replay.Order("random"), replay.Seed(7)))
+	if fixed.Seed != nil {
+		t.Errorf("seed given: got %d picked, want none picked", *fixed.Seed)
+	}
+}
+
 // TestChangedFieldReported: a candidate whose greet answers another
 // language is reported at exactly that path of that tool.
 func TestChangedFieldReported(t *testing.T) {

@@ -17,6 +17,11 @@ type Report struct {
 	Paths     []Path     `json:"paths"`
 	Endpoints []Endpoint `json:"endpoints"`
 	Latency   []Latency  `json:"latency"`
+	// Seed is the seed the primary's replay picked at random for its
+	// chaos or random order (replay.Order("random")), which the other
+	// two were given; absent when none was picked (a seed given with
+	// replay.Seed applies to all three anyway).
+	Seed *int64 `json:"seed,omitempty"`
 }
 
 // RunInfo is one of the three replays.

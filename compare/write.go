@@ -52,8 +52,12 @@ func (r *Report) WriteText(w io.Writer) error {
 		b.WriteByte('\n')
 	}
 	s := r.Summary
-	fmt.Fprintf(&b, "%d answers paired over %d methods and names; margins: relative %g%%, absolute %g%%\n\n",
+	fmt.Fprintf(&b, "%d answers paired over %d methods and names; margins: relative %g%%, absolute %g%%\n",
 		s.Compared, s.Endpoints, r.Margins.Relative, r.Margins.Absolute)
+	if r.Seed != nil {
+		fmt.Fprintf(&b, "seed %d, picked by the primary's replay, given to the others (repeat with --seed %d)\n", *r.Seed, *r.Seed)
+	}
+	b.WriteByte('\n')
 
 	if len(r.Changed) == 0 {
 		b.WriteString("changed: none (no path differs more between primary and candidate than between two runs of the primary)\n")

@@ -36,6 +36,7 @@ type compareFlags struct {
 	headers                       []string
 	configPath                    string
 	notifications                 bool
+	seed                          int64
 }
 
 func (a *app) compareCommand() *cobra.Command {
@@ -110,7 +111,8 @@ failed (the report is printed first), 130 interrupted.`,
 	fl.StringArrayVar(&f.reports, "report", nil, "also write the comparison to FILE: .json or .html (repeatable)")
 	fl.BoolVar(&f.failOnDifference, "fail-on-difference", false, "exit 1 when a path changed")
 	fl.StringVar(&f.speed, "speed", "fast", "pacing of each replay: fast | realtime | Nx (10x) | fixed:50ms | rps:500")
-	fl.StringVar(&f.order, "order", "causal", "causal | sequential | none (as run)")
+	fl.StringVar(&f.order, "order", "causal", "causal | sequential | none | random (as run; the three runs share one seed)")
+	fl.Int64Var(&f.seed, "seed", 0, "the seed of --order random and of a config's chaos, for all three runs (default: the first run picks one and the others take it)")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "bound on every exchange with a target: each answer, write, dial and handshake")
 	fl.IntVar(&f.sessions, "sessions", 1, "virtual copies of each recorded session, each on its own connection")
 	fl.IntVar(&f.maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
@@ -171,6 +173,7 @@ func (a *app) compare(cmd *cobra.Command, tapeArg string, f compareFlags) error 
 		{"order", func() replay.Option { return replay.Order(f.order) }},
 		{"timeout", func() replay.Option { return replay.Timeout(f.timeout) }},
 		{"sessions", func() replay.Option { return replay.Sessions(f.sessions) }},
+		{"seed", func() replay.Option { return replay.Seed(f.seed) }},
 		{"max-line", func() replay.Option { return replay.MaxLine(f.maxLine) }},
 		{"max-message", func() replay.Option { return replay.MaxMessage(int(f.maxMessage)) }},
 	})...)
