@@ -251,3 +251,25 @@ func TestCompareTornTape(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 2, nothing on stdout, the torn line 6 named", res.code, res.stdout, res.stderr)
 	}
 }
+
+// TestCompareHTTP: URL targets, with a --header sent to each (the
+// servers refuse requests without it); the candidate answering greet in
+// French is reported.
+func TestCompareHTTP(t *testing.T) {
+	tp := volatileCLITape(t)
+	need := []string{"-require-header", "X-Compare:yes"}
+	primary, secondary := testserver.VolatileHTTP(t, need...), testserver.VolatileHTTP(t, need...)
+	candidate := testserver.VolatileHTTP(t, append(need, "-lang", "fr")...)
+	if res := replayctl(t, "compare", tp, "--primary", primary, "--candidate", candidate, "-o", "json"); res.code != 3 {
+		t.Errorf("without the header: exit %d, want 3 (the targets refuse)\n%s", res.code, res.stderr)
+	}
+	res := replayctl(t, "compare", tp, "--primary", primary, "--candidate", candidate,
+		"--secondary", secondary, "--header", "X-Compare:yes", "-o", "json")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	c := decodeCompare(t, res)
+	if len(c.Changed) != 1 || c.Changed[0].Path != "result.structuredContent.lang" || c.Runs[2].Role != "secondary" {
+		t.Errorf("got changed %+v, runs %+v; want greet's lang, three runs", c.Changed, c.Runs)
+	}
+}

@@ -292,7 +292,7 @@ var volatile struct {
 // Volatile returns the argv of the volatile test server (./volatile,
 // package volatilemcp) over stdio, with args appended: -delay D answers
 // every tools/call after D, -lang L changes greet's language, -http ADDR
-// serves Streamable HTTP instead.
+// serves Streamable HTTP instead (-require-header K:V: 401 without it).
 func Volatile(t testing.TB, args ...string) []string {
 	t.Helper()
 	volatile.once.Do(func() {
@@ -302,4 +302,16 @@ func Volatile(t testing.TB, args ...string) []string {
 		t.Fatalf("testserver: %v", volatile.err)
 	}
 	return append([]string{volatile.path}, args...)
+}
+
+// VolatileHTTP starts the volatile test server over Streamable HTTP on a
+// free loopback port, with args (see Volatile), and returns its
+// endpoint, http://127.0.0.1:N/mcp. It is stopped when the test ends.
+func VolatileHTTP(t testing.TB, args ...string) string {
+	t.Helper()
+	argv := Volatile(t, args...)
+	addr := start(t, func(port int) *exec.Cmd {
+		return exec.Command(argv[0], append([]string{"-http", net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}, argv[1:]...)...)
+	})
+	return "http://" + addr + "/mcp"
 }
