@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 
 	"github.com/replayctl/replayctl/compare"
@@ -48,7 +49,7 @@ func volatileTape(t testing.TB, n int) string {
 		}
 	}
 	d := transport.Pipe{Serve: func(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-		return volatilemcp.Server().Run(ctx, &mcpIO{in, out})
+		return volatilemcp.Server().Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
 	}}
 	return testtape.Record(t, d, testtape.TransportStdio, msgs)
 }
