@@ -126,11 +126,11 @@ func TestCompareChangedField(t *testing.T) {
 	}
 }
 
-// TestCompareSlowerCandidate: a candidate 20ms slower per call shows in
+// TestCompareSlowerCandidate: a candidate 50ms slower per call shows in
 // the latency of tools/call.
 func TestCompareSlowerCandidate(t *testing.T) {
 	tp := volatileCLITape(t)
-	res := replayctl(t, "compare", tp, "--primary", cmdTarget(t), "--candidate", cmdTarget(t, "-delay", "20ms"), "-o", "json")
+	res := replayctl(t, "compare", tp, "--primary", cmdTarget(t), "--candidate", cmdTarget(t, "-delay", "50ms"), "-o", "json")
 	if res.code != 0 {
 		t.Fatalf("exit %d, want 0\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
