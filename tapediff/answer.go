@@ -120,7 +120,7 @@ func withoutVolatile(params []byte) []byte {
 	if json.Unmarshal(params, &obj) != nil {
 		return params
 	}
-	for _, k := range volatileParams {
+	for _, k := range VolatileParams {
 		delete(obj, k)
 	}
 	b, _ := json.Marshal(obj)

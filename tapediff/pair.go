@@ -186,10 +186,11 @@ func sessionMap(a, b []string) map[string]string {
 	return m
 }
 
-// volatileParams are members of params that differ from run to run of
-// the same script: _meta (progress tokens, the 2026 client info), and a
-// multi-round retry's requestState.
-var volatileParams = []string{"_meta", "requestState"}
+// VolatileParams are the members of params that differ from run to run
+// of the same script: _meta (progress tokens, the 2026 client info), and
+// a multi-round retry's requestState. Package compare leaves them out
+// too.
+var VolatileParams = []string{"_meta", "requestState"}
 
 // canonicalParams is params as a comparable key: members sorted, white
 // space gone, the volatile members left out. Params that are not an
@@ -206,7 +207,7 @@ func canonicalParams(params []byte) string {
 		}
 		return buf.String()
 	}
-	for _, k := range volatileParams {
+	for _, k := range VolatileParams {
 		delete(obj, k)
 	}
 	return canonical(obj)

@@ -281,3 +281,37 @@ func freePort() (int, error) {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
+
+// volatile is the test server whose answers change from call to call.
+var volatile struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// Volatile returns the argv of the volatile test server (./volatile,
+// package volatilemcp) over stdio, with args appended: -delay D answers
+// every tools/call after D, -lang L changes greet's language, -http ADDR
+// serves Streamable HTTP instead (-require-header K:V: 401 without it).
+func Volatile(t testing.TB, args ...string) []string {
+	t.Helper()
+	volatile.once.Do(func() {
+		volatile.path, volatile.err = build(Root(t), "github.com/replayctl/replayctl/internal/testserver/volatile", "volatile")
+	})
+	if volatile.err != nil {
+		t.Fatalf("testserver: %v", volatile.err)
+	}
+	return append([]string{volatile.path}, args...)
+}
+
+// VolatileHTTP starts the volatile test server over Streamable HTTP on a
+// free loopback port, with args (see Volatile), and returns its
+// endpoint, http://127.0.0.1:N/mcp. It is stopped when the test ends.
+func VolatileHTTP(t testing.TB, args ...string) string {
+	t.Helper()
+	argv := Volatile(t, args...)
+	addr := start(t, func(port int) *exec.Cmd {
+		return exec.Command(argv[0], append([]string{"-http", net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}, argv[1:]...)...)
+	})
+	return "http://" + addr + "/mcp"
+}
