@@ -1,0 +1,111 @@
+package shrink_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/replayctl/replayctl/internal/testserver"
+	"github.com/replayctl/replayctl/replay"
+	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/shrink"
+	"github.com/replayctl/replayctl/tape"
+)
+
+// TestShrinkPlantedABC: a server that crashes when one session calls
+// tools a, then b, then c with mode "boom", among 500 other calls over 20
+// sessions, shrinks to that session's handshake and those three calls,
+// 1-minimal, and the result re-fails 10 of 10.
+func TestShrinkPlantedABC(t *testing.T) {
+	sessions, per := 20, 25
+	if testing.Short() {
+		sessions, per = 6, 25
+	}
+	argv := append(testserver.Planted(t), "-abc", "boom")
+	src := tape.Bytes("planted.jsonl", plantedTape(t, abcSessions(sessions, per, 6%sessions, 7)))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	target := replay.Against(replay.Command(argv[0], argv[1:]...))
+	res, err := shrink.Shrink(ctx, src, shrink.Replay(target), shrink.Logger(zerolog.New(zerolog.NewTestWriter(t))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	_ = res.WriteText(&out)
+	t.Logf("\n%s", out.String())
+	if res.Failure.Kind != shrink.KindCrash {
+		t.Fatalf("failure %s: want a crash", res.Failure)
+	}
+	var calls []string
+	handshakes := 0
+	for _, u := range res.Units {
+		if u.Handshake {
+			handshakes++
+			continue
+		}
+		calls = append(calls, u.Method+" "+u.Name)
+	}
+	if want := []string{"tools/call a", "tools/call b", "tools/call c"}; !slices.Equal(calls, want) {
+		t.Errorf("kept calls %q, want %q", calls, want)
+	}
+	if res.After.Sessions != 1 || handshakes != 2 {
+		t.Errorf("kept %d sessions and %d handshake units, want 1 and 2 (initialize, notifications/initialized)", res.After.Sessions, handshakes)
+	}
+	if res.Proof.Runs != 10 || res.Proof.Failed != 10 || !res.ProofHolds {
+		t.Errorf("proof %d of %d (holds %v), want 10 of 10", res.Proof.Failed, res.Proof.Runs, res.ProofHolds)
+	}
+	// 1-minimal, checked apart from the shrinker: the written tape
+	// crashes the server at the same message, and without any one of
+	// its calls it does not.
+	path := filepath.Join(t.TempDir(), "min.jsonl")
+	if err := res.WriteTape(path); err != nil {
+		t.Fatal(err)
+	}
+	min, err := shrink.Load(tape.File(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !crashesAt(t, ctx, tape.File(path), target, res.Failure) {
+		t.Fatalf("the written tape does not fail with %s", res.Failure)
+	}
+	for i, u := range min.Units {
+		if u.Handshake {
+			continue
+		}
+		c := shrink.Candidate{}
+		for j := range min.Units {
+			if j != i {
+				c.Units = append(c.Units, j)
+			}
+		}
+		b, err := min.Encode(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if crashesAt(t, ctx, tape.Bytes("less.jsonl", b), target, res.Failure) {
+			t.Errorf("without %s %s (seq %v) the tape still fails: not 1-minimal", u.Method, u.Name, u.Seqs)
+		}
+	}
+	_ = os.Remove(path)
+}
+
+// crashesAt replays src once and reports whether it fails as want.
+func crashesAt(t *testing.T, ctx context.Context, src tape.Source, target replay.Option, want shrink.Failure) bool {
+	t.Helper()
+	var got []shrink.Failure
+	rep, err := replay.RunSource(ctx, src, target, replay.Speed("fast"), replay.OnResult(func(r report.Result) {
+		if f, ok := shrink.FailureOf(r); ok {
+			got = append(got, f)
+		}
+	}))
+	if rep == nil {
+		t.Fatal(err)
+	}
+	return slices.ContainsFunc(got, want.Same)
+}
