@@ -78,7 +78,7 @@ type shrinker struct {
 	target Failure
 	runs   atomic.Int64
 	tries  atomic.Int64
-	n      int // runs per candidate
+	n      int        // runs per candidate
 	mu     sync.Mutex // serialises Reset and the runs when a reset hook is set
 }
 

@@ -103,7 +103,7 @@ func (n *node) encode(b *bytes.Buffer) {
 func writeString(b *bytes.Buffer, s string) {
 	e := json.NewEncoder(b)
 	e.SetEscapeHTML(false)
-	_ = e.Encode(s) // a string always encodes
+	_ = e.Encode(s)         // a string always encodes
 	b.Truncate(b.Len() - 1) // Encode's newline
 }
 

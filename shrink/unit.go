@@ -76,10 +76,10 @@ func Group(msgs []tape.Message) []Unit {
 		dir     tape.Dir // of the request
 		id      string
 	}
-	open := map[key]int{}          // a request awaiting its answer → its unit
-	chain := map[[2]string]int{}   // session, method → the unit of an MRTR chain awaiting its retry
-	tasks := map[[2]string]int{}   // session, taskId → the unit of the task
-	byID := map[key]int{}          // every client request seen → its unit (for cancellations)
+	open := map[key]int{}        // a request awaiting its answer → its unit
+	chain := map[[2]string]int{} // session, method → the unit of an MRTR chain awaiting its retry
+	tasks := map[[2]string]int{} // session, taskId → the unit of the task
+	byID := map[key]int{}        // every client request seen → its unit (for cancellations)
 	add := func(u Unit) int { units = append(units, u); return len(units) - 1 }
 	for _, m := range msgs {
 		rpc, err := jsonrpc.Parse(m.Msg)
