@@ -303,7 +303,9 @@ func (sh *shrinker) runOnce(ctx context.Context, c Candidate) ([]Failure, error)
 	if faults := sh.t.faultsOf(c, sh.s.faults); len(faults) > 0 {
 		opts = append(opts, replay.ChaosFaults(sh.s.seed, faults))
 	}
+	began := time.Now()
 	rep, err := replay.RunSource(ctx, tape.Bytes(sh.t.Name, b), opts...)
+	sh.s.logger.Debug().Dur("took", time.Since(began)).Int("units", len(c.Units)).Int("faults", len(c.Faults)).Msg("run")
 	if rep == nil {
 		return nil, fmt.Errorf("shrink: replay: %w", err)
 	}
