@@ -3,7 +3,6 @@ package shrink_test
 import (
 	"bytes"
 	"context"
-	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -30,15 +29,7 @@ const chaosSpec = "duplicate=0.1,cancel=0.05,burst=0.05,reorder=0.05"
 func TestShrinkChaosFault(t *testing.T) {
 	argv := append(testserver.Planted(t), "-dup", "pay")
 	target := replay.Against(replay.Command(argv[0], argv[1:]...))
-	r := rand.New(rand.NewPCG(3, 4))
-	tools := []string{"a", "b", "d", "pay"}
-	sessions := make([][]call, 4)
-	for i := range sessions {
-		for range 20 {
-			sessions[i] = append(sessions[i], call{tools[r.IntN(len(tools))], "x"})
-		}
-	}
-	src := tape.Bytes("pay.jsonl", plantedTape(t, sessions))
+	src := tape.Bytes("pay.jsonl", plantedTape(t, paySessions()))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	if rep, err := replay.RunSource(ctx, src, target, replay.Speed("fast")); err != nil || !rep.Passed() {

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/replayctl/replayctl/internal/testserver"
+	"github.com/replayctl/replayctl/tape"
+)
+
+// TestShrinkCommand: replayctl shrink writes the smallest tape (and chaos
+// plan) and its report, and exits 0 when the proof holds; the tape it
+// wrote fails a plain run the same way.
+func TestShrinkCommand(t *testing.T) {
+	root := testserver.Root(t)
+	planted := testserver.Planted(t)[0]
+	dir := t.TempDir()
+	t.Run("planted a-b-c crash", func(t *testing.T) {
+		min, rep := filepath.Join(dir, "abc.min.jsonl"), filepath.Join(dir, "abc.json")
+		res := replayctl(t, "shrink", filepath.Join(root, "shrink/testdata/planted-abc.jsonl"), "--tape-out", min, "--report", rep, "--", planted, "-abc", "boom")
+		if res.code != 0 {
+			t.Fatalf("exit %d, want 0\n%s\n%s", res.code, res.stdout, res.stderr)
+		}
+		if !strings.Contains(res.stdout, "proof:    10 of 10 runs failed the same way: holds") || !strings.Contains(res.stdout, "crash at s7 seq 872 (tools/call c)") {
+			t.Errorf("stdout:\n%s", res.stdout)
+		}
+		var s struct {
+			Before, After struct{ Sessions, Messages int }
+			Runs          int
+			Proof         struct{ Runs, Failed int }
+		}
+		b, err := os.ReadFile(rep)
+		if err != nil || json.Unmarshal(b, &s) != nil {
+			t.Fatalf("report: %v\n%s", err, b)
+		}
+		if s.Before.Sessions != 20 || s.After.Sessions != 1 || s.After.Messages != 9 || s.Proof.Failed != 10 || s.Runs == 0 {
+			t.Errorf("report: %+v, want 20 sessions before, 1 session of 9 messages after, 10 proof runs failed", s)
+		}
+		r, err := tape.Open(min)
+		if err != nil {
+			t.Fatalf("the written tape: %v", err)
+		}
+		r.Close()
+		run := replayctl(t, "run", min, "--speed", "fast", "--", planted, "-abc", "boom")
+		if run.code != 3 || !strings.Contains(run.stderr, `tools/call c with mode "boom" after a and b`) {
+			t.Errorf("run of the shrunk tape: exit %d, want 3 with the planted crash\n%s", run.code, run.stderr)
+		}
+	})
+	t.Run("chaos fault", func(t *testing.T) {
+		tp := filepath.Join(root, "shrink/testdata/pay.jsonl")
+		chaos := filepath.Join(dir, "chaos.json")
+		run := replayctl(t, "run", tp, "--speed", "fast", "--chaos", "duplicate=0.1,cancel=0.05,burst=0.05,reorder=0.05", "--seed", "1", "--report", chaos, "--", planted, "-dup", "pay")
+		if run.code != 1 || !strings.Contains(run.stderr, "the server died under chaos") {
+			t.Fatalf("the chaos run: exit %d, want 1 (the server died under chaos)\n%s", run.code, run.stderr)
+		}
+		min, plan := filepath.Join(dir, "pay.min.jsonl"), filepath.Join(dir, "pay.plan.json")
+		res := replayctl(t, "shrink", tp, "--chaos-from", chaos, "--tape-out", min, "--plan-out", plan, "-o", "json", "--", planted, "-dup", "pay")
+		if res.code != 0 {
+			t.Fatalf("exit %d, want 0\n%s\n%s", res.code, res.stdout, res.stderr)
+		}
+		var p struct {
+			Chaos struct {
+				Faults []struct{ Kind string }
+			}
+		}
+		b, _ := os.ReadFile(plan)
+		if err := json.Unmarshal(b, &p); err != nil || len(p.Chaos.Faults) != 1 || p.Chaos.Faults[0].Kind != "duplicate" {
+			t.Fatalf("plan %s: %v, want one duplicate fault", b, err)
+		}
+		again := replayctl(t, "run", min, "--speed", "fast", "--chaos-from", plan, "--", planted, "-dup", "pay")
+		if again.code != 1 || !strings.Contains(again.stderr, "the server died under chaos") {
+			t.Errorf("run of the shrunk tape with its plan: exit %d, want 1, the server dead under chaos\n%s", again.code, again.stderr)
+		}
+		if plain := replayctl(t, "run", min, "--speed", "fast", "--", planted, "-dup", "pay"); plain.code != 0 {
+			t.Errorf("run of the shrunk tape without its plan: exit %d, want 0\n%s", plain.code, plain.stderr)
+		}
+	})
+	t.Run("bad input and no failure", func(t *testing.T) {
+		tp := filepath.Join(root, "shrink/testdata/pay.jsonl")
+		for _, tc := range []struct {
+			args []string
+			code int
+			want string
+		}{
+			{[]string{"shrink", tp, "--runs", "2", "--need", "3", "--", planted}, 2, "--need 3 of --runs 2"},
+			{[]string{"shrink", tp, "--parallel", "0", "--", planted}, 2, "--parallel 0"},
+			{[]string{"shrink", tp, "--plan-out", "x.json", "--", planted}, 2, "--chaos-from"},
+			{[]string{"shrink", tp, "--chaos-from", filepath.Join(dir, "missing.json"), "--", planted}, 2, "--chaos-from"},
+			{[]string{"shrink", tp, "--tape-out", filepath.Join(dir, "no.jsonl"), "--baseline", "2", "--", planted}, 1, "replays without a failure"},
+		} {
+			res := replayctl(t, tc.args...)
+			if res.code != tc.code || !strings.Contains(res.stderr, tc.want) {
+				t.Errorf("%q: exit %d, want %d with %q\n%s", tc.args, res.code, tc.code, tc.want, res.stderr)
+			}
+		}
+	})
+}
