@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
 	"github.com/replayctl/replayctl/replay"
@@ -141,6 +142,12 @@ func (a *app) shrink(cmd *cobra.Command, args []string, f shrinkFlags) error {
 	}
 	if f.validNotes {
 		opts = append(opts, replay.ValidateNotifications())
+	}
+	// Hundreds of replays each warn of what they see (a server that died
+	// under chaos): the shrink's report says it once. --log-level debug
+	// shows them.
+	if a.log.GetLevel() > zerolog.DebugLevel {
+		opts = append(opts, replay.Logger(a.log.Level(zerolog.ErrorLevel)))
 	}
 	var shrinkOpts []shrink.Option
 	check := opts
