@@ -21,6 +21,10 @@ import (
 // tape failed: there is nothing to shrink.
 var ErrNoFailure = errors.New("shrink: the tape replays without a failure")
 
+// ErrReset is wrapped by the error of a Reset hook that failed: it
+// stops the shrink.
+var ErrReset = errors.New("shrink: the reset hook failed")
+
 // errBudget stops the search at MaxRuns.
 var errBudget = errors.New("shrink: the run budget is spent")
 
@@ -286,7 +290,7 @@ func (sh *shrinker) runOnce(ctx context.Context, c Candidate) ([]Failure, error)
 		sh.mu.Lock()
 		defer sh.mu.Unlock()
 		if err := sh.s.reset(ctx); err != nil {
-			return nil, fmt.Errorf("shrink: reset the target: %w", err)
+			return nil, fmt.Errorf("%w: %w", ErrReset, err)
 		}
 	}
 	var mu sync.Mutex // OnResult runs on the replay's goroutine

@@ -68,7 +68,8 @@ one at a time).
 
 Exit status: 0 when the result re-fails as the baseline did (every proof run
 for a failure every baseline run showed, --need of them for a flaky one); 1
-when it does not, or the tape did not fail at all; 2 bad input.`,
+when it does not, or the tape did not fail at all; 2 bad input; 3 when
+--reset-cmd fails.`,
 		Example: `  replayctl shrink failing.jsonl -- ./my-server --stdio
   replayctl shrink chaos.jsonl --chaos-from chaos-report.json -- node server.js
   replayctl shrink big.jsonl --target http://127.0.0.1:3000/mcp --reset-cmd './reset-db.sh'
@@ -178,11 +179,15 @@ func (a *app) shrink(cmd *cobra.Command, args []string, f shrinkFlags) error {
 		shrinkOpts = append(shrinkOpts, shrink.Reset(a.resetHook(f.resetCmd, f.timeout)))
 	}
 	res, err := shrink.Shrink(cmd.Context(), src, shrinkOpts...)
+	if errors.Is(err, shrink.ErrReset) { // the target could not be brought back
+		err = &exitError{code: exitTarget, err: err}
+	}
 	if res == nil {
 		if errors.Is(err, shrink.ErrNoFailure) {
 			return &exitError{code: exitFailed, err: err}
 		}
-		if cmd.Context().Err() != nil {
+		var ee *exitError
+		if cmd.Context().Err() != nil || errors.As(err, &ee) {
 			return err
 		}
 		return inputError(err)

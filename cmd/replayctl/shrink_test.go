@@ -78,6 +78,27 @@ func TestShrinkCommand(t *testing.T) {
 			t.Errorf("run of the shrunk tape without its plan: exit %d, want 0\n%s", plain.code, plain.stderr)
 		}
 	})
+	t.Run("reset command", func(t *testing.T) {
+		count := filepath.Join(dir, "resets")
+		res := replayctl(t, "shrink", filepath.Join(root, "shrink/testdata/pay.jsonl"), "--chaos-from", filepath.Join(dir, "chaos.json"),
+			"--tape-out", filepath.Join(dir, "r.min.jsonl"), "--reset-cmd", "echo reset >> "+count, "-o", "json", "--", planted, "-dup", "pay")
+		if res.code != 0 {
+			t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
+		}
+		var s struct{ Runs int }
+		if err := json.Unmarshal([]byte(res.stdout), &s); err != nil {
+			t.Fatalf("stdout: %v\n%s", err, res.stdout)
+		}
+		b, _ := os.ReadFile(count)
+		if got := strings.Count(string(b), "reset\n"); got != s.Runs || got == 0 {
+			t.Errorf("%d resets for %d runs, want one before each", got, s.Runs)
+		}
+		bad := replayctl(t, "shrink", filepath.Join(root, "shrink/testdata/pay.jsonl"), "--chaos-from", filepath.Join(dir, "chaos.json"),
+			"--tape-out", filepath.Join(dir, "r2.min.jsonl"), "--reset-cmd", "exit 4", "--", planted, "-dup", "pay")
+		if bad.code != 3 || !strings.Contains(bad.stderr, `--reset-cmd "exit 4"`) {
+			t.Errorf("a failing reset: exit %d, want 3 and an error naming it\n%s", bad.code, bad.stderr)
+		}
+	})
 	t.Run("bad input and no failure", func(t *testing.T) {
 		tp := filepath.Join(root, "shrink/testdata/pay.jsonl")
 		for _, tc := range []struct {
