@@ -88,9 +88,10 @@ func Need(k int) Option { return func(s *settings) { s.need = k } }
 // reports how many failed the same way.
 func Proof(n int) Option { return func(s *settings) { s.proof = n } }
 
-// MaxRuns bounds the replays of the whole shrink, baseline and proof
-// included (default DefaultMaxRuns); at the bound the shrink stops and
-// returns the smallest failing candidate found so far.
+// MaxRuns bounds the replays of the baseline and the search (default
+// DefaultMaxRuns); at the bound the search stops, and the smallest
+// failing candidate found so far is proved (the Proof runs come on top)
+// and returned, with Result.Exhausted set.
 func MaxRuns(n int) Option { return func(s *settings) { s.maxRuns = n } }
 
 // NoSimplify leaves the messages' parameters as recorded (no members

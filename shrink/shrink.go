@@ -82,8 +82,9 @@ type shrinker struct {
 	target Failure
 	runs   atomic.Int64
 	tries  atomic.Int64
-	n      int        // runs per candidate
-	mu     sync.Mutex // serialises Reset and the runs when a reset hook is set
+	n      int          // runs per candidate
+	budget atomic.Int64 // the runs allowed: MaxRuns, and the proof's on top
+	mu     sync.Mutex   // serialises Reset and the runs when a reset hook is set
 }
 
 // Shrink replays the tape src many times, each time with less of it, and
@@ -116,6 +117,7 @@ func Shrink(ctx context.Context, src tape.Source, opts ...Option) (*Result, erro
 		return nil, err
 	}
 	sh := &shrinker{s: s, t: t}
+	sh.budget.Store(int64(s.maxRuns))
 	all := Candidate{}
 	for i := range t.Units {
 		all.Units = append(all.Units, i)
@@ -278,7 +280,7 @@ func (sh *shrinker) runOnce(ctx context.Context, c Candidate) ([]Failure, error)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if sh.runs.Add(1) > int64(sh.s.maxRuns) {
+	if sh.runs.Add(1) > sh.budget.Load() {
 		sh.runs.Add(-1)
 		return nil, errBudget
 	}
@@ -324,6 +326,7 @@ func (sh *shrinker) runOnce(ctx context.Context, c Candidate) ([]Failure, error)
 // prove replays the result Proof times.
 func (sh *shrinker) prove(ctx context.Context, c Candidate, res *Result) error {
 	n := sh.s.proof
+	sh.budget.Store(sh.runs.Load() + int64(n)) // the proof runs, whatever the search spent
 	ok := make([]bool, n)
 	err := sh.batch(ctx, n, func(ctx context.Context, i int) error {
 		fs, err := sh.runOnce(ctx, c)

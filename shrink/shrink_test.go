@@ -109,3 +109,30 @@ func crashesAt(t *testing.T, ctx context.Context, src tape.Source, target replay
 	}
 	return slices.ContainsFunc(got, want.Same)
 }
+
+// TestShrinkBudget: at MaxRuns the search stops, and what it found so
+// far is proved and returned, marked Exhausted; bad options are refused.
+func TestShrinkBudget(t *testing.T) {
+	argv := append(testserver.Planted(t), "-abc", "boom")
+	target := replay.Against(replay.Command(argv[0], argv[1:]...))
+	src := tape.Bytes("planted.jsonl", plantedTape(t, abcSessions(4, 25, 1, 7)))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := shrink.Shrink(ctx, src, shrink.Replay(target), shrink.MaxRuns(12), shrink.Proof(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Exhausted || res.Runs != 12+3 || res.Proof != (shrink.Rate{Runs: 3, Failed: 3}) {
+		t.Errorf("exhausted %v, %d runs, proof %+v: want exhausted after 12 runs, then 3 proof runs all failing", res.Exhausted, res.Runs, res.Proof)
+	}
+	if res.After.Messages >= res.Before.Messages || res.After.Messages <= 9 {
+		t.Errorf("after %s: want smaller than before (%s), not yet minimal", res.After, res.Before)
+	}
+	for _, opts := range [][]shrink.Option{
+		{shrink.Parallel(0)}, {shrink.Baseline(0)}, {shrink.Runs(-1)}, {shrink.Runs(2), shrink.Need(3)}, {shrink.Proof(-1)}, {shrink.MaxRuns(0)},
+	} {
+		if res, err := shrink.Shrink(ctx, src, append(opts, shrink.Replay(target))...); err == nil || res != nil {
+			t.Errorf("%d options: got no error", len(opts))
+		}
+	}
+}
