@@ -11,11 +11,15 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the tapes in testdata from their generators")
 
+// fixtureABC is where the bug session of planted-abc.jsonl calls a, b
+// and c.
+var fixtureABC = [3]int{5, 12, 20}
+
 // fixtures are the tapes in testdata that README.md and BENCHMARKS.md
 // shrink, each with its generator.
 var fixtures = map[string]func(testing.TB) []byte{
 	// 20 sessions, 503 calls: the a-b-c crash of planted -abc boom in s7.
-	"planted-abc.jsonl": func(t testing.TB) []byte { return plantedTape(t, abcSessions(20, 25, 6, 7)) },
+	"planted-abc.jsonl": func(t testing.TB) []byte { return plantedTape(t, abcSessions(20, 25, 6, 7, fixtureABC)) },
 	// 4 sessions of 20 calls of a, b, d and pay, for planted -dup pay.
 	"pay.jsonl": func(t testing.TB) []byte { return plantedTape(t, paySessions()) },
 }

@@ -28,7 +28,7 @@ func TestShrinkPlantedABC(t *testing.T) {
 		sessions, per = 6, 25
 	}
 	argv := append(testserver.Planted(t), "-abc", "boom")
-	src := tape.Bytes("planted.jsonl", plantedTape(t, abcSessions(sessions, per, 6%sessions, 7)))
+	src := tape.Bytes("planted.jsonl", plantedTape(t, abcSessions(sessions, per, 6%sessions, 7, fixtureABC)))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	target := replay.Against(replay.Command(argv[0], argv[1:]...))
@@ -115,7 +115,7 @@ func crashesAt(t *testing.T, ctx context.Context, src tape.Source, target replay
 func TestShrinkBudget(t *testing.T) {
 	argv := append(testserver.Planted(t), "-abc", "boom")
 	target := replay.Against(replay.Command(argv[0], argv[1:]...))
-	src := tape.Bytes("planted.jsonl", plantedTape(t, abcSessions(4, 25, 1, 7)))
+	src := tape.Bytes("planted.jsonl", plantedTape(t, abcSessions(4, 25, 1, 7, fixtureABC)))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	res, err := shrink.Shrink(ctx, src, shrink.Replay(target), shrink.MaxRuns(12), shrink.Proof(3))

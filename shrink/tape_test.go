@@ -64,12 +64,12 @@ func plantedTape(t testing.TB, sessions [][]call) []byte {
 }
 
 // abcSessions are n sessions of perSession calls each, seeded; the
-// session bug (0-based) also calls a, b, then c with mode "boom", at
-// calls 5, 12 and 20 of its own, with no other a, b or c; the other
+// session bug (0-based) also calls a, b, then c with mode "boom", as its
+// calls at[0], at[1] and at[2], with no other a, b or c; the other
 // sessions call c with mode "boom" only first, before any a and b, so
 // that only the bug session's three calls, in that order, crash the
 // planted server.
-func abcSessions(n, perSession, bug int, seed uint64) [][]call {
+func abcSessions(n, perSession, bug int, seed uint64, at [3]int) [][]call {
 	r := rand.New(rand.NewPCG(seed, 1))
 	modes := []string{"x", "y"}
 	out := make([][]call, n)
@@ -89,7 +89,7 @@ func abcSessions(n, perSession, bug int, seed uint64) [][]call {
 			for _, p := range []struct {
 				at int
 				c  call
-			}{{5, call{"a", "x"}}, {12, call{"b", "y"}}, {20, call{"c", "boom"}}} {
+			}{{at[0], call{"a", "x"}}, {at[1], call{"b", "y"}}, {at[2], call{"c", "boom"}}} {
 				calls = append(calls[:p.at], append([]call{p.c}, calls[p.at:]...)...)
 			}
 		}
