@@ -20,12 +20,13 @@ type Candidate struct {
 	Edits  map[int64][]byte
 }
 
-// without returns c keeping only the units for which keep is true.
+// withUnits returns c with its units set to units.
 func (c Candidate) withUnits(units []int) Candidate {
 	c.Units = units
 	return c
 }
 
+// withFaults returns c with its faults set to faults.
 func (c Candidate) withFaults(faults []int) Candidate {
 	c.Faults = faults
 	return c

@@ -2,7 +2,9 @@ package shrink
 
 import (
 	"context"
+	"maps"
 	"slices"
+	"strconv"
 
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
@@ -47,21 +49,18 @@ func (sh *shrinker) search(ctx context.Context, c Candidate) (Candidate, error) 
 
 // fingerprint tells candidates apart for the search's fixpoint.
 func fingerprint(c Candidate) string {
-	b := []byte{}
+	var b []byte
 	for _, u := range c.Units {
-		b = append(b, byte(u), byte(u>>8), byte(u>>16), ',')
+		b = strconv.AppendInt(append(b, ','), int64(u), 10)
 	}
 	b = append(b, '|')
 	for _, f := range c.Faults {
-		b = append(b, byte(f), byte(f>>8), ',')
+		b = strconv.AppendInt(append(b, ','), int64(f), 10)
 	}
 	b = append(b, '|')
-	keys := make([]int64, 0, len(c.Edits))
-	for k := range c.Edits {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(c.Edits))
 	for _, k := range keys {
+		b = strconv.AppendInt(append(b, ','), k, 10)
 		b = append(b, c.Edits[k]...)
 	}
 	return string(b)
