@@ -8,6 +8,7 @@ import (
 
 	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/tape"
 )
 
 // Defaults of the options.
@@ -40,6 +41,7 @@ type settings struct {
 	simplify bool
 	reset    func(context.Context) error
 	logger   zerolog.Logger
+	tapeOpts []tape.Option
 }
 
 func defaults() *settings {
@@ -108,3 +110,10 @@ func Reset(f func(ctx context.Context) error) Option { return func(s *settings) 
 // Logger receives the shrink's progress: each step that kept the
 // failure (default: none).
 func Logger(l zerolog.Logger) Option { return func(s *settings) { s.logger = l } }
+
+// TapeOptions are the options the tape is read with (tape.WithMaxLine
+// for lines longer than the default); give the replays the same
+// (replay.MaxLine).
+func TapeOptions(opts ...tape.Option) Option {
+	return func(s *settings) { s.tapeOpts = append(s.tapeOpts, opts...) }
+}

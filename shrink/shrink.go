@@ -112,7 +112,7 @@ func Shrink(ctx context.Context, src tape.Source, opts ...Option) (*Result, erro
 		return nil, err
 	}
 	start := time.Now()
-	t, err := Load(src)
+	t, err := Load(src, s.tapeOpts...)
 	if err != nil {
 		return nil, err
 	}

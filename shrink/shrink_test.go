@@ -136,3 +136,35 @@ func TestShrinkBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestShrinkTimeout: a call the server never answers shrinks to itself:
+// the same timeout at the same message, not another failure.
+func TestShrinkTimeout(t *testing.T) {
+	argv := append(testserver.Planted(t), "-hang", "d")
+	target := replay.Against(replay.Command(argv[0], argv[1:]...))
+	calls := []call{{"a", "x"}, {"d", "x"}, {"b", "x"}, {"d", "slow"}, {"e", "x"}, {"d", "x"}, {"a", "y"}, {"d", "slow"}}
+	src := tape.Bytes("hang.jsonl", plantedTape(t, [][]call{calls, calls[:3]}))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := shrink.Shrink(ctx, src, shrink.Replay(target, replay.Timeout(200*time.Millisecond)), shrink.Baseline(2), shrink.Proof(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failure.Kind != shrink.KindTimeout || res.Failure.Name != "d" {
+		t.Fatalf("failure %s, want a timeout of d", res.Failure)
+	}
+	var kept []shrink.Unit
+	for _, u := range res.Units {
+		if !u.Handshake {
+			kept = append(kept, u)
+		}
+	}
+	// The first call of d with mode slow; its "slow" stays, the rest of
+	// its arguments go.
+	if len(kept) != 1 || !slices.Contains(kept[0].Seqs, res.Failure.Seq) || res.Proof.Failed != 3 {
+		t.Fatalf("kept %+v, proof %+v: want the call that timed out alone, 3 of 3", kept, res.Proof)
+	}
+	if !bytes.Contains(res.Tape, []byte(`"arguments":{"mode":"slow"}`)) || bytes.Contains(res.Tape, []byte(`"note"`)) {
+		t.Errorf("tape:\n%s\nwant the call's arguments simplified to mode slow", res.Tape)
+	}
+}

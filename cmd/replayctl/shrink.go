@@ -18,6 +18,7 @@ import (
 	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/shrink"
+	"github.com/replayctl/replayctl/tape"
 )
 
 // shrinkFlags are the flags of `replayctl shrink`: the run flags that
@@ -172,6 +173,9 @@ func (a *app) shrink(cmd *cobra.Command, args []string, f shrinkFlags) error {
 	a.redact(r.Secrets())
 	shrinkOpts = append(shrinkOpts, shrink.Replay(opts...), shrink.Parallel(f.parallel), shrink.Baseline(f.baseline),
 		shrink.Runs(f.runs), shrink.Need(f.need), shrink.Proof(f.proof), shrink.MaxRuns(f.maxRuns), shrink.Logger(a.log))
+	if cmd.Flags().Changed("max-line") {
+		shrinkOpts = append(shrinkOpts, shrink.TapeOptions(tape.WithMaxLine(f.maxLine)))
+	}
 	if f.noSimple {
 		shrinkOpts = append(shrinkOpts, shrink.NoSimplify())
 	}
