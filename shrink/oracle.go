@@ -87,7 +87,7 @@ func FailureOf(r report.Result) (Failure, bool) {
 		f.Kind = KindTimeout
 	case report.Error:
 		f.Kind = KindProtocol
-		if r.ErrKind == "target" || r.ErrKind == "transport" {
+		if (r.ErrKind == "target" || r.ErrKind == "transport") && !strings.HasPrefix(r.Err, notJSONRPC) {
 			f.Kind = KindCrash
 			// A target that fails stops the run, and the messages other
 			// sessions had in flight fail with its error: they are the
@@ -124,6 +124,10 @@ func first(fs []Failure) (Failure, bool) {
 func reproduces(target Failure, fs []Failure) bool {
 	return slices.ContainsFunc(fs, target.Same)
 }
+
+// notJSONRPC starts the error of a message from the target that is not
+// JSON-RPC (the engine's words): a protocol error, not a crash.
+const notJSONRPC = "target sent a message that is not JSON-RPC"
 
 // failedSession is the session a target failure names: the engine writes
 // "…target failed: session NAME: why".

@@ -157,6 +157,7 @@ func TestFailureSame(t *testing.T) {
 	}{
 		{report.Result{Session: "s1", Verdict: report.Error, ErrKind: "target", Err: "transport: target failed: session s1: exited"}, shrink.KindCrash},
 		{report.Result{Session: "s1", Verdict: report.Error, ErrKind: "no_answer"}, shrink.KindProtocol},
+		{report.Result{Seq: -1, Session: "s1", Verdict: report.Error, ErrKind: "target", Err: "target sent a message that is not JSON-RPC: jsonrpc: invalid message: missing method, result or error"}, shrink.KindProtocol},
 		{report.Result{Session: "s1", Verdict: report.Error, ErrKind: "invalid_answer"}, shrink.KindProtocol},
 		{report.Result{Session: "s1", Verdict: report.Timeout}, shrink.KindTimeout},
 		// Another session's crash, echoed at this session's message in flight.
