@@ -114,7 +114,7 @@ func writeString(b *bytes.Buffer, s string) {
 // them. The params' name (the tool, prompt) and uri stay: without them
 // the message names another call. Only the params' bytes change; the
 // rest of raw is kept byte for byte. None for a message with no params
-// object.
+// object, or with bytes in its params that are not UTF-8.
 func Simplifications(raw []byte) [][]byte {
 	rpc, err := jsonrpc.Parse(raw)
 	if err != nil || (rpc.Kind != jsonrpc.KindRequest && rpc.Kind != jsonrpc.KindNotification) {
@@ -132,6 +132,9 @@ func Simplifications(raw []byte) [][]byte {
 		return nil
 	}
 	params := raw[start:end]
+	if !utf8.Valid(params) { // re-encoded, its bad bytes would change: leave it as recorded
+		return nil
+	}
 	d := json.NewDecoder(bytes.NewReader(params))
 	d.UseNumber()
 	root, err := decodeNode(d)
