@@ -100,7 +100,7 @@ when it does not, or the tape did not fail at all; 2 bad input; 3 when
 	fl.IntVar(&f.runs, "runs", 0, "replays per candidate, k-of-n's n (0: 1 when every baseline run failed, else enough to see the failure at the baseline's rate, 99.9% sure)")
 	fl.IntVar(&f.need, "need", 1, "failing replays that keep a candidate, k-of-n's k")
 	fl.IntVar(&f.proof, "proof", shrink.DefaultProof, "replays of the result at the end, to show it re-fails")
-	fl.IntVar(&f.maxRuns, "max-runs", shrink.DefaultMaxRuns, "replays in all at most; then the smallest tape found so far is written")
+	fl.IntVar(&f.maxRuns, "max-runs", shrink.DefaultMaxRuns, "replays of the baseline and the search at most; then the smallest tape found so far is proved (--proof more) and written")
 	fl.BoolVar(&f.noSimple, "no-simplify", false, "keep the parameters of the calls as recorded")
 	fl.StringVar(&f.resetCmd, "reset-cmd", "", "a shell command run before every replay (sh -c) that brings the target's state back, e.g. for a --target; tries then run one at a time")
 	registerValues(cmd, "speed", runSpeeds...)
@@ -121,6 +121,9 @@ func (a *app) shrink(cmd *cobra.Command, args []string, f shrinkFlags) error {
 		if c.v < c.min {
 			return usageError("%s %d: want %d or more", c.flag, c.v, c.min)
 		}
+	}
+	if strings.TrimSpace(f.speed) == "stepped" {
+		return usageError("--speed stepped: shrink replays with no one to step them; use fast (the default), realtime, Nx, fixed: or rps:")
 	}
 	if f.runs > 0 && f.need > f.runs {
 		return usageError("--need %d of --runs %d: a candidate cannot fail more often than it is replayed", f.need, f.runs)

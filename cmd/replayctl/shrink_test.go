@@ -108,6 +108,8 @@ func TestShrinkCommand(t *testing.T) {
 		}{
 			{[]string{"shrink", tp, "--runs", "2", "--need", "3", "--", planted}, 2, "--need 3 of --runs 2"},
 			{[]string{"shrink", tp, "--parallel", "0", "--", planted}, 2, "--parallel 0"},
+			{[]string{"shrink", tp, "--speed", "stepped", "--", planted}, 2, "--speed stepped"},
+			{[]string{"shrink", tp, "--speed", "warp", "--", planted}, 2, "--speed"},
 			{[]string{"shrink", tp, "--plan-out", "x.json", "--", planted}, 2, "--chaos-from"},
 			{[]string{"shrink", tp, "--chaos-from", filepath.Join(dir, "missing.json"), "--", planted}, 2, "--chaos-from"},
 			{[]string{"shrink", tp, "--tape-out", filepath.Join(dir, "no.jsonl"), "--baseline", "2", "--", planted}, 1, "replays without a failure"},
