@@ -19,15 +19,16 @@ import (
 // message that belongs to nothing else (a notification, an answer
 // whose request is not on the tape) is a unit alone.
 type Unit struct {
-	Session string
+	Session string `json:"session"`
 	// Seqs are the unit's messages, in tape order.
-	Seqs []int64
+	Seqs []int64 `json:"seqs"`
 	// Method is the method of the unit's first message, "" for an answer
 	// alone; Name what it acts on (a tool's name), for the report.
-	Method, Name string
+	Method string `json:"method,omitempty"`
+	Name   string `json:"name,omitempty"`
 	// Handshake units (initialize and its answer, notifications/initialized,
 	// server/discover) stay: the shrinker never drops them alone.
-	Handshake bool
+	Handshake bool `json:"handshake,omitempty"`
 }
 
 // Tape is a tape loaded for shrinking: its header, its messages by seq,
