@@ -42,6 +42,7 @@ type settings struct {
 	reset    func(context.Context) error
 	logger   zerolog.Logger
 	tapeOpts []tape.Option
+	onStep   []func(Step)
 }
 
 func defaults() *settings {
@@ -117,3 +118,19 @@ func Logger(l zerolog.Logger) Option { return func(s *settings) { s.logger = l }
 func TapeOptions(opts ...tape.Option) Option {
 	return func(s *settings) { s.tapeOpts = append(s.tapeOpts, opts...) }
 }
+
+// Step is a step of the search that kept the failure with less: after
+// Phase ("sessions", "chunks", "units from the back", "faults",
+// "parameters") of Round, the candidate is Size, and Runs replays have
+// been run so far.
+type Step struct {
+	Round int
+	Phase string
+	Size  Size
+	Runs  int
+}
+
+// OnStep calls f after each phase that made the candidate smaller, from
+// the goroutine that called Shrink (progress for a person: a long shrink
+// is otherwise silent until it ends).
+func OnStep(f func(Step)) Option { return func(s *settings) { s.onStep = append(s.onStep, f) } }

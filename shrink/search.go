@@ -34,6 +34,9 @@ func (sh *shrinker) search(ctx context.Context, c Candidate) (Candidate, error) 
 			next, err := p.run(ctx, c)
 			if size := sh.t.size(next, sh.s.faults); fingerprint(next) != fingerprint(c) {
 				sh.s.logger.Info().Int("round", round).Str("phase", p.name).Int("units", size.Units).Int("messages", size.Messages).Int("faults", size.Faults).Int64("runs", sh.runs.Load()).Msg("smaller")
+				for _, f := range sh.s.onStep {
+					f(Step{Round: round, Phase: p.name, Size: size, Runs: int(sh.runs.Load())})
+				}
 			}
 			c = next
 			if err != nil {

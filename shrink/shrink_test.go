@@ -32,7 +32,9 @@ func TestShrinkPlantedABC(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	target := replay.Against(replay.Command(argv[0], argv[1:]...))
-	res, err := shrink.Shrink(ctx, src, shrink.Replay(target), shrink.Logger(zerolog.New(zerolog.NewTestWriter(t))))
+	var steps []shrink.Step
+	res, err := shrink.Shrink(ctx, src, shrink.Replay(target), shrink.Logger(zerolog.New(zerolog.NewTestWriter(t))),
+		shrink.OnStep(func(s shrink.Step) { steps = append(steps, s) }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,6 +43,15 @@ func TestShrinkPlantedABC(t *testing.T) {
 	t.Logf("\n%s", out.String())
 	if res.Failure.Kind != shrink.KindCrash {
 		t.Fatalf("failure %s: want a crash", res.Failure)
+	}
+	// Each step smaller than the one before, the first the sessions.
+	if len(steps) < 2 || steps[0].Phase != "sessions" || steps[0].Size.Sessions != 1 {
+		t.Errorf("steps %+v: want the sessions phase first, down to one session", steps)
+	}
+	for i := 1; i < len(steps); i++ {
+		if steps[i].Size.Bytes >= steps[i-1].Size.Bytes || steps[i].Runs <= steps[i-1].Runs {
+			t.Errorf("step %d %+v after %+v: want fewer bytes, more runs", i, steps[i], steps[i-1])
+		}
 	}
 	var calls []string
 	handshakes := 0

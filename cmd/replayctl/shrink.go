@@ -102,6 +102,7 @@ when it does not, or the tape did not fail at all; 2 bad input; 3 when
 	fl.IntVar(&f.proof, "proof", shrink.DefaultProof, "replays of the result at the end, to show it re-fails")
 	fl.IntVar(&f.maxRuns, "max-runs", shrink.DefaultMaxRuns, "replays of the baseline and the search at most; then the smallest tape found so far is proved (--proof more) and written")
 	fl.BoolVar(&f.noSimple, "no-simplify", false, "keep the parameters of the calls as recorded")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no line on stderr for each step that made the tape smaller")
 	fl.StringVar(&f.resetCmd, "reset-cmd", "", "a shell command run before every replay (sh -c) that brings the target's state back, e.g. for a --target; tries then run one at a time")
 	registerValues(cmd, "speed", runSpeeds...)
 	registerValues(cmd, "output", outputs...)
@@ -178,6 +179,12 @@ func (a *app) shrink(cmd *cobra.Command, args []string, f shrinkFlags) error {
 		shrink.Runs(f.runs), shrink.Need(f.need), shrink.Proof(f.proof), shrink.MaxRuns(f.maxRuns), shrink.Logger(a.log))
 	if cmd.Flags().Changed("max-line") {
 		shrinkOpts = append(shrinkOpts, shrink.TapeOptions(tape.WithMaxLine(f.maxLine)))
+	}
+	if !f.quiet {
+		shrinkOpts = append(shrinkOpts, shrink.OnStep(func(s shrink.Step) {
+			fmt.Fprintf(a.errOut, "shrink: round %d, %s: %d sessions, %d units, %d messages, %d faults (%d runs)\n",
+				s.Round, s.Phase, s.Size.Sessions, s.Size.Units, s.Size.Messages, s.Size.Faults, s.Runs)
+		}))
 	}
 	if f.noSimple {
 		shrinkOpts = append(shrinkOpts, shrink.NoSimplify())
