@@ -1,13 +1,19 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/replayctl/replayctl/internal/testserver"
+	"github.com/replayctl/replayctl/shrink"
 	"github.com/replayctl/replayctl/tape"
 )
 
@@ -123,4 +129,69 @@ func TestShrinkCommand(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestShrinkInterrupt: a shrink interrupted after its first step writes
+// the smallest tape found so far, and exits 130.
+func TestShrinkInterrupt(t *testing.T) {
+	planted := testserver.Planted(t)[0]
+	out := filepath.Join(t.TempDir(), "so-far.jsonl")
+	// 50 runs per rejected candidate: long enough to be stopped mid-way.
+	cmd := exec.Command(binary, "shrink", "shrink/testdata/planted-abc.jsonl", "--runs", "50", "--tape-out", out, "--", planted, "-abc", "boom")
+	cmd.Dir = "../.."
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stepped := make(chan struct{})
+	var lines []string
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines = append(lines, sc.Text())
+			if strings.HasPrefix(sc.Text(), "shrink: round 1, sessions:") {
+				close(stepped)
+			}
+		}
+	}()
+	select {
+	case <-stepped:
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Kill()
+		<-read
+		_ = cmd.Wait()
+		t.Fatalf("no step within 2 minutes:\n%s", strings.Join(lines, "\n"))
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { <-read; done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("still running 30s after SIGINT:\n%s", strings.Join(lines, "\n"))
+	}
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Errorf("exit %d, want 130\n%s", code, strings.Join(lines, "\n"))
+	}
+	m, err := shrink.Load(tape.File(out))
+	if err != nil {
+		t.Fatalf("the tape so far: %v", err)
+	}
+	if n := len(m.Messages); n >= 1066 || n < 9 {
+		t.Errorf("the tape so far has %d messages: want fewer than the 1066 it started with", n)
+	}
+	if !strings.Contains(stdout.String(), "after:") {
+		t.Errorf("stdout: want the summary of what was found\n%s", stdout.String())
+	}
 }
