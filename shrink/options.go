@@ -43,6 +43,13 @@ type settings struct {
 	logger   zerolog.Logger
 	tapeOpts []tape.Option
 	onStep   []func(Step)
+	at       *where // At
+}
+
+// where is a message named by At.
+type where struct {
+	session string
+	seq     int64
 }
 
 func defaults() *settings {
@@ -134,3 +141,13 @@ type Step struct {
 // the goroutine that called Shrink (progress for a person: a long shrink
 // is otherwise silent until it ends).
 func OnStep(f func(Step)) Option { return func(s *settings) { s.onStep = append(s.onStep, f) } }
+
+// At aims the shrink at the failure of the message at (session, seq):
+// of the failures the baseline runs show there, the first. Without it,
+// the shrink aims at the first failure of the first failing baseline run.
+// A seq of -1 names a session's failure with no message in flight (a
+// crash between two messages). When no baseline run fails there, Shrink
+// returns ErrNoFailure naming the failures it saw.
+func At(session string, seq int64) Option {
+	return func(s *settings) { s.at = &where{session, seq} }
+}

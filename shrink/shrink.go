@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -179,13 +180,25 @@ func (sh *shrinker) baseline(ctx context.Context, all Candidate, res *Result) er
 		return err
 	}
 	found := false
+	var seen []Failure
 	for _, fs := range runs {
+		if s.at != nil {
+			fs = slices.DeleteFunc(slices.Clone(fs), func(f Failure) bool { return f.Session != s.at.session || f.Seq != s.at.seq })
+		}
 		if f, ok := first(fs); ok {
 			sh.target, found = f, true
 			break
 		}
 	}
-	if !found {
+	switch {
+	case !found && s.at != nil:
+		for _, fs := range runs {
+			if f, ok := first(fs); ok && !slices.ContainsFunc(seen, f.Same) {
+				seen = append(seen, f)
+			}
+		}
+		return fmt.Errorf("%w at %s seq %d: %d runs of %s; the first failures they showed: %s", ErrNoFailure, s.at.session, s.at.seq, s.baseline, sh.t.Name, failureList(seen))
+	case !found:
 		return fmt.Errorf("%w: %d runs of %s, none failed; check the target and the run flags (a failure that comes only at realtime speed needs --speed realtime)", ErrNoFailure, s.baseline, sh.t.Name)
 	}
 	res.Failure = sh.target
@@ -372,4 +385,16 @@ func (r *Result) holds() bool {
 		return r.Proof.Failed == r.Proof.Runs
 	}
 	return r.Proof.Failed >= r.Need
+}
+
+// failureList names failures for an error: "none" when there are none.
+func failureList(fs []Failure) string {
+	if len(fs) == 0 {
+		return "none"
+	}
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = f.String()
+	}
+	return strings.Join(names, "; ")
 }

@@ -3,9 +3,11 @@ package shrink_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -177,5 +179,47 @@ func TestShrinkTimeout(t *testing.T) {
 	}
 	if !bytes.Contains(res.Tape, []byte(`"arguments":{"mode":"slow"}`)) || bytes.Contains(res.Tape, []byte(`"note"`)) {
 		t.Errorf("tape:\n%s\nwant the call's arguments simplified to mode slow", res.Tape)
+	}
+}
+
+// TestShrinkAt: of two calls that time out, At picks the second; a
+// message with no failure is refused naming the failures seen.
+func TestShrinkAt(t *testing.T) {
+	argv := append(testserver.Planted(t), "-hang", "d")
+	target := replay.Against(replay.Command(argv[0], argv[1:]...))
+	calls := []call{{"a", "x"}, {"d", "slow"}, {"b", "x"}, {"d", "slow"}, {"e", "x"}}
+	b := plantedTape(t, [][]call{calls})
+	tp, err := shrink.Load(tape.Bytes("at.jsonl", b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var second int64 = -1 // the seq of the second call of d
+	n := 0
+	for _, u := range tp.Units {
+		if u.Name == "d" {
+			if n++; n == 2 {
+				second = u.Seqs[0]
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	opts := []shrink.Option{shrink.Replay(target, replay.Timeout(200*time.Millisecond)), shrink.Baseline(1), shrink.Proof(2)}
+	res, err := shrink.Shrink(ctx, tape.Bytes("at.jsonl", b), append(opts, shrink.At("s1", second))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []int64 // the first seq of each unit kept
+	for _, u := range res.Units {
+		if !u.Handshake {
+			kept = append(kept, u.Seqs[0])
+		}
+	}
+	if res.Failure.Kind != shrink.KindTimeout || res.Failure.Seq != second || len(kept) != 1 || kept[0] != second {
+		t.Errorf("failure %s, kept seqs %v: want the timeout at seq %d alone", res.Failure, kept, second)
+	}
+	_, err = shrink.Shrink(ctx, tape.Bytes("at.jsonl", b), append(opts, shrink.At("s1", 1))...)
+	if !errors.Is(err, shrink.ErrNoFailure) || !strings.Contains(err.Error(), "timeout at s1 seq") {
+		t.Errorf("At a message that does not fail: %v, want ErrNoFailure naming the timeout seen", err)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -36,6 +38,7 @@ type shrinkFlags struct {
 	maxRuns  int
 	noSimple bool
 	resetCmd string
+	at       string // --at SESSION:SEQ
 }
 
 func (a *app) shrinkCommand() *cobra.Command {
@@ -102,6 +105,7 @@ when it does not, or the tape did not fail at all; 2 bad input; 3 when
 	fl.IntVar(&f.proof, "proof", shrink.DefaultProof, "replays of the result at the end, to show it re-fails")
 	fl.IntVar(&f.maxRuns, "max-runs", shrink.DefaultMaxRuns, "replays of the baseline and the search at most; then the smallest tape found so far is proved (--proof more) and written")
 	fl.BoolVar(&f.noSimple, "no-simplify", false, "keep the parameters of the calls as recorded")
+	fl.StringVar(&f.at, "at", "", "shrink the failure at this message, SESSION:SEQ (e.g. s3:128; SEQ alone in a tape of one session; -1 for a crash between messages), not the first one")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no line on stderr for each step that made the tape smaller")
 	fl.StringVar(&f.resetCmd, "reset-cmd", "", "a shell command run before every replay (sh -c) that brings the target's state back, e.g. for a --target; tries then run one at a time")
 	registerValues(cmd, "speed", runSpeeds...)
@@ -177,6 +181,13 @@ func (a *app) shrink(cmd *cobra.Command, args []string, f shrinkFlags) error {
 	a.redact(r.Secrets())
 	shrinkOpts = append(shrinkOpts, shrink.Replay(opts...), shrink.Parallel(f.parallel), shrink.Baseline(f.baseline),
 		shrink.Runs(f.runs), shrink.Need(f.need), shrink.Proof(f.proof), shrink.MaxRuns(f.maxRuns), shrink.Logger(a.log))
+	if f.at != "" {
+		session, seq, err := parseAt(f.at, src)
+		if err != nil {
+			return err
+		}
+		shrinkOpts = append(shrinkOpts, shrink.At(session, seq))
+	}
 	if cmd.Flags().Changed("max-line") {
 		shrinkOpts = append(shrinkOpts, shrink.TapeOptions(tape.WithMaxLine(f.maxLine)))
 	}
@@ -286,4 +297,34 @@ func (a *app) resetHook(command string, timeout time.Duration) func(context.Cont
 		}
 		return nil
 	}
+}
+
+// parseAt reads --at SESSION:SEQ; SEQ alone names a message of the
+// tape's one session.
+func parseAt(v string, src tape.Source) (string, int64, error) {
+	session, num, ok := strings.Cut(v, ":")
+	if !ok {
+		session, num = "", v
+	}
+	seq, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+	if err != nil || seq < -1 || (ok && session == "") {
+		return "", 0, usageError("--at %q: want SESSION:SEQ, e.g. --at s3:128 (replayctl inspect TAPE lists them)", v)
+	}
+	if ok {
+		return session, seq, nil
+	}
+	t, err := shrink.Load(src)
+	if err != nil {
+		return "", 0, err
+	}
+	var sessions []string
+	for _, u := range t.Units {
+		if !slices.Contains(sessions, u.Session) {
+			sessions = append(sessions, u.Session)
+		}
+	}
+	if len(sessions) != 1 {
+		return "", 0, usageError("--at %s: the tape has %d sessions (%s): name one, e.g. --at %s:%d", v, len(sessions), strings.Join(sessions[:min(len(sessions), 5)], ", "), sessions[0], seq)
+	}
+	return sessions[0], seq, nil
 }
