@@ -90,7 +90,7 @@ func TestShrinkCommand(t *testing.T) {
 	t.Run("reset command", func(t *testing.T) {
 		count := filepath.Join(dir, "resets")
 		res := replayctl(t, "shrink", filepath.Join(root, "shrink/testdata/pay.jsonl"), "--chaos-from", filepath.Join(dir, "chaos.json"),
-			"--tape-out", filepath.Join(dir, "r.min.jsonl"), "--reset-cmd", "echo reset >> "+count, "-o", "json", "--", planted, "-dup", "pay")
+			"--tape-out", filepath.Join(dir, "r.min.jsonl"), "--plan-out", filepath.Join(dir, "r.plan.json"), "--reset-cmd", "echo reset >> "+count, "-o", "json", "--", planted, "-dup", "pay")
 		if res.code != 0 {
 			t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
 		}
@@ -103,9 +103,19 @@ func TestShrinkCommand(t *testing.T) {
 			t.Errorf("%d resets for %d runs, want one before each", got, s.Runs)
 		}
 		bad := replayctl(t, "shrink", filepath.Join(root, "shrink/testdata/pay.jsonl"), "--chaos-from", filepath.Join(dir, "chaos.json"),
-			"--tape-out", filepath.Join(dir, "r2.min.jsonl"), "--reset-cmd", "exit 4", "--", planted, "-dup", "pay")
+			"--tape-out", filepath.Join(dir, "r2.min.jsonl"), "--plan-out", filepath.Join(dir, "r2.plan.json"), "--reset-cmd", "exit 4", "--", planted, "-dup", "pay")
 		if bad.code != 3 || !strings.Contains(bad.stderr, `--reset-cmd "exit 4"`) {
 			t.Errorf("a failing reset: exit %d, want 3 and an error naming it\n%s", bad.code, bad.stderr)
+		}
+	})
+	t.Cleanup(func() { // every output went to the test's folder, none beside the fixtures
+		entries, _ := os.ReadDir(filepath.Join(root, "shrink/testdata"))
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		if got := strings.Join(names, " "); got != "fuzz pay.jsonl planted-abc.jsonl" {
+			t.Errorf("shrink/testdata holds %s: a test wrote beside the fixtures", got)
 		}
 	})
 	t.Run("bad input and no failure", func(t *testing.T) {
