@@ -48,7 +48,7 @@ type Rate struct {
 // Result is what a shrink found.
 type Result struct {
 	// Failure is the failure kept: the first of the first failing
-	// baseline run.
+	// baseline run (or the one At named).
 	Failure Failure
 	// Tape is the smallest tape found that still fails so, in the native
 	// format; its messages keep their recorded seq.
@@ -59,20 +59,21 @@ type Result struct {
 	Seed   int64
 	Faults []report.Fault
 	// Units are the units kept, handshakes included.
-	Units          []Unit
-	Before, After  Size
-	Baseline       Rate
-	RunsPerTry     int // n of k-of-n
-	Need           int // k
-	Proof          Rate
-	Runs           int // replays in all: baseline, tries and proof
-	Tries          int // candidates tried
-	Duration       time.Duration
-	Exhausted      bool // MaxRuns stopped the search early
-	Deterministic  bool // every baseline run failed
-	ProofHolds     bool // see Result.Holds
-	Simplified     int  // messages whose parameters were simplified
-	originalFaults []report.Fault
+	Units         []Unit
+	Before, After Size
+	Baseline      Rate
+	RunsPerTry    int // n of k-of-n
+	Need          int // k
+	Proof         Rate
+	Runs          int // replays in all: baseline, tries and proof
+	Tries         int // candidates tried
+	Duration      time.Duration
+	Exhausted     bool // MaxRuns stopped the search early
+	Deterministic bool // every baseline run failed
+	// ProofHolds: every proof run failed, for a failure every baseline
+	// run showed; at least Need of them, for a flaky one.
+	ProofHolds bool
+	Simplified int // messages whose parameters were simplified
 }
 
 // shrinker is one shrink's state. The search runs on the caller's
@@ -126,7 +127,7 @@ func Shrink(ctx context.Context, src tape.Source, opts ...Option) (*Result, erro
 	for i := range s.faults {
 		all.Faults = append(all.Faults, i)
 	}
-	res := &Result{Before: t.size(all, s.faults), Seed: s.seed, Need: s.need, originalFaults: s.faults}
+	res := &Result{Before: t.size(all, s.faults), Seed: s.seed, Need: s.need}
 	if err := sh.baseline(ctx, all, res); err != nil {
 		return nil, err
 	}
