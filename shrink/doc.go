@@ -16,7 +16,7 @@
 // The shrinker keeps or drops what the protocol needs together (Group):
 // a request and its answer, a server request and the client's answer,
 // an MRTR round chain, a task and its polls, a request and its
-// cancellation. A session's handshake stays as long as the session does.
+// cancellation or its progress notifications. A session's handshake stays as long as the session does.
 // Messages keep their recorded seq, so that the faults (placed by session
 // and seq) and the failure still name the same messages.
 //

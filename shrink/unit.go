@@ -15,7 +15,8 @@ import (
 // server request and the client's answer, an MRTR round chain (the
 // request, each input_required answer and each retry), a task and its
 // polls (tasks/get, tasks/result, tasks/update, tasks/cancel of its
-// taskId), a request and the notifications/cancelled that names it. A
+// taskId), a request and the notifications/cancelled that names it, a
+// request and the server's notifications/progress for its progressToken. A
 // message that belongs to nothing else (a notification, an answer
 // whose request is not on the tape) is a unit alone.
 type Unit struct {
@@ -77,10 +78,11 @@ func Group(msgs []tape.Message) []Unit {
 		dir     tape.Dir // of the request
 		id      string
 	}
-	open := map[key]int{}        // a request awaiting its answer → its unit
-	chain := map[[2]string]int{} // session, method → the unit of an MRTR chain awaiting its retry
-	tasks := map[[2]string]int{} // session, taskId → the unit of the task
-	byID := map[key]int{}        // every client request seen → its unit (for cancellations)
+	open := map[key]int{}           // a request awaiting its answer → its unit
+	chain := map[[2]string]int{}    // session, method → the unit of an MRTR chain awaiting its retry
+	tasks := map[[2]string]int{}    // session, taskId → the unit of the task
+	byID := map[key]int{}           // every client request seen → its unit (for cancellations)
+	progress := map[[2]string]int{} // session, progressToken → the unit of the request that gave it
 	add := func(u Unit) int { units = append(units, u); return len(units) - 1 }
 	for _, m := range msgs {
 		rpc, err := jsonrpc.Parse(m.Msg)
@@ -102,10 +104,19 @@ func Group(msgs []tape.Message) []Unit {
 			open[key{m.Session, m.Dir, id}] = u
 			if m.Dir == tape.C2S {
 				byID[key{m.Session, m.Dir, id}] = u
+				if tok := progressToken(rpc.Params(), "_meta"); tok != "" {
+					progress[[2]string{m.Session, tok}] = u
+				}
 			}
 		case jsonrpc.KindNotification:
 			if rpc.Method == mcp.NotificationCancelled && m.Dir == tape.C2S {
 				if u, ok := byID[key{m.Session, tape.C2S, cancelledID(rpc.Params())}]; ok {
+					units[u].Seqs = append(units[u].Seqs, m.Seq)
+					continue
+				}
+			}
+			if rpc.Method == mcp.NotificationProgress && m.Dir == tape.S2C {
+				if u, ok := progress[[2]string{m.Session, progressToken(rpc.Params(), "")}]; ok {
 					units[u].Seqs = append(units[u].Seqs, m.Seq)
 					continue
 				}
@@ -176,4 +187,17 @@ func cancelledID(params []byte) string {
 		return ""
 	}
 	return jsonrpc.IDKey(id)
+}
+
+// progressToken is params[in].progressToken (params.progressToken when in
+// is ""), the raw JSON of a string or number, or "".
+func progressToken(params []byte, in string) string {
+	if in != "" {
+		var meta []byte
+		_ = jsonscanMember(params, in, &meta)
+		params = meta
+	}
+	var tok []byte
+	_ = jsonscanMember(params, "progressToken", &tok)
+	return string(tok)
 }

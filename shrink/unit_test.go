@@ -69,6 +69,13 @@ func TestGroup(t *testing.T) {
 			`c2s s1 {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r1"}}`,
 			`c2s s1 {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r9"}}`,
 		}, "[0 1] [2]"},
+		{"a request and its progress", []string{
+			`c2s s1 {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"p1"}}}`,
+			`s2c s1 {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":1}}`,
+			`s2c s1 {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p9","progress":1}}`,
+			`s2c s1 {"jsonrpc":"2.0","id":1,"result":{}}`,
+			`s2c s2 {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":2}}`,
+		}, "[0 1 3] [2] [4]"},
 		{"an answer with no request, and not JSON", []string{
 			`s2c s1 {"jsonrpc":"2.0","id":7,"result":{}}`,
 			`c2s s1 {not json`,
