@@ -27,6 +27,7 @@ const chaosSpec = "duplicate=0.1,cancel=0.05,burst=0.05,reorder=0.05"
 // with many faults over several sessions, to that fault alone and the
 // call it hit.
 func TestShrinkChaosFault(t *testing.T) {
+	t.Parallel()
 	argv := append(testserver.Planted(t), "-dup", "pay")
 	target := replay.Against(replay.Command(argv[0], argv[1:]...))
 	src := tape.Bytes("pay.jsonl", plantedTape(t, paySessions()))

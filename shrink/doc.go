@@ -25,8 +25,9 @@
 // A candidate keeps the failure when a replay of it fails the same way
 // as the whole tape did (Failure.Same): the same kind — a difference at
 // the same path, a crash of the target, a timeout, a protocol error — at
-// the same message; not any failure. The failure aimed at is the first
-// of the first failing baseline run. For a flaky failure, the baseline
+// the same message; not any failure. The failure aimed at is the one
+// the most baseline runs showed, and of those the first in tape order
+// (or the one At names). For a flaky failure, the baseline
 // (Baseline runs of the whole tape) gives its rate, and each candidate
 // is replayed up to n times and kept when k of them fail (Runs, Need).
 //

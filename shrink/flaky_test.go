@@ -21,6 +21,7 @@ import (
 // as recorded: every simplification that does not hold would cost 12
 // runs, and TestShrinkPlantedABC covers them.
 func TestShrinkFlaky(t *testing.T) {
+	t.Parallel()
 	argv := append(testserver.Planted(t), "-abc", "boom", "-flaky", filepath.Join(t.TempDir(), "draws"), "-seed", "5")
 	target := replay.Against(replay.Command(argv[0], argv[1:]...))
 	src := tape.Bytes("flaky.jsonl", plantedTape(t, abcSessions(3, 8, 1, 11, [3]int{2, 5, 8})))

@@ -78,8 +78,9 @@ func Faults(seed int64, faults []report.Fault) Option {
 func Parallel(n int) Option { return func(s *settings) { s.parallel = n } }
 
 // Baseline replays the whole tape n times first (default
-// DefaultBaseline): the failure to shrink is the first of the first
-// failing run, and how often it came sets the runs per candidate.
+// DefaultBaseline): the failure to shrink is the one the most runs
+// showed (of those, the first in tape order), and how often it came sets
+// the runs per candidate.
 func Baseline(n int) Option { return func(s *settings) { s.baseline = n } }
 
 // Runs replays each candidate up to n times (k-of-n with Need): a
@@ -143,8 +144,9 @@ type Step struct {
 func OnStep(f func(Step)) Option { return func(s *settings) { s.onStep = append(s.onStep, f) } }
 
 // At aims the shrink at the failure of the message at (session, seq):
-// of the failures the baseline runs show there, the first. Without it,
-// the shrink aims at the first failure of the first failing baseline run.
+// of the failures the baseline runs show there, the one the most runs
+// showed. Without it, the shrink aims at the failure the most baseline
+// runs showed, of those the first in tape order.
 // A seq of -1 names a session's failure with no message in flight (a
 // crash between two messages). When no baseline run fails there, Shrink
 // returns ErrNoFailure naming the failures it saw.

@@ -77,6 +77,7 @@ func (s *statefulServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // recorded), each replay after a reset and one at a time; the failure is
 // a difference at c's text.
 func TestShrinkReset(t *testing.T) {
+	t.Parallel()
 	srv := &statefulServer{}
 	ts := httptest.NewServer(srv)
 	defer ts.Close()

@@ -47,8 +47,8 @@ type Rate struct {
 
 // Result is what a shrink found.
 type Result struct {
-	// Failure is the failure kept: the first of the first failing
-	// baseline run (or the one At named).
+	// Failure is the failure kept: the one the most baseline runs showed,
+	// of those the first in tape order (or the one At named).
 	Failure Failure
 	// Tape is the smallest tape found that still fails so, in the native
 	// format; its messages keep their recorded seq.
@@ -180,19 +180,10 @@ func (sh *shrinker) baseline(ctx context.Context, all Candidate, res *Result) er
 	}); err != nil {
 		return err
 	}
-	found := false
-	var seen []Failure
-	for _, fs := range runs {
-		if s.at != nil {
-			fs = slices.DeleteFunc(slices.Clone(fs), func(f Failure) bool { return f.Session != s.at.session || f.Seq != s.at.seq })
-		}
-		if f, ok := first(fs); ok {
-			sh.target, found = f, true
-			break
-		}
-	}
+	target, found := pick(runs, s.at)
 	switch {
 	case !found && s.at != nil:
+		var seen []Failure
 		for _, fs := range runs {
 			if f, ok := first(fs); ok && !slices.ContainsFunc(seen, f.Same) {
 				seen = append(seen, f)
@@ -202,6 +193,7 @@ func (sh *shrinker) baseline(ctx context.Context, all Candidate, res *Result) er
 	case !found:
 		return fmt.Errorf("%w: %d runs of %s, none failed; check the target and the run flags (a failure that comes only at realtime speed needs --speed realtime)", ErrNoFailure, s.baseline, sh.t.Name)
 	}
+	sh.target = target
 	res.Failure = sh.target
 	res.Baseline = Rate{Runs: s.baseline}
 	for _, fs := range runs {
@@ -218,6 +210,42 @@ func (sh *shrinker) baseline(ctx context.Context, all Candidate, res *Result) er
 	res.RunsPerTry = sh.n
 	s.logger.Info().Str("failure", sh.target.String()).Int("baseline_failed", res.Baseline.Failed).Int("baseline_runs", res.Baseline.Runs).Int("runs_per_try", sh.n).Msg("shrinking")
 	return nil
+}
+
+// pick is the failure a shrink aims at, among the baseline runs'
+// failures (those at the message at names, when it is set): the one the
+// most runs showed, and of those the first in tape order (first). A
+// failure every run shows wins over one that came once, under load, in
+// a single run.
+func pick(runs [][]Failure, at *where) (Failure, bool) {
+	var all []Failure
+	for _, fs := range runs {
+		for _, f := range fs {
+			if at != nil && (f.Session != at.session || f.Seq != at.seq) {
+				continue
+			}
+			if !slices.ContainsFunc(all, f.Same) {
+				all = append(all, f)
+			}
+		}
+	}
+	best := 0
+	var top []Failure
+	for _, f := range all {
+		n := 0
+		for _, fs := range runs {
+			if reproduces(f, fs) {
+				n++
+			}
+		}
+		switch {
+		case n > best:
+			best, top = n, []Failure{f}
+		case n == best:
+			top = append(top, f)
+		}
+	}
+	return first(top)
 }
 
 // autoRuns is the runs per candidate that see a failure of the

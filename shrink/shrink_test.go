@@ -25,6 +25,7 @@ import (
 // sessions, shrinks to that session's handshake and those three calls,
 // 1-minimal, and the result re-fails 10 of 10.
 func TestShrinkPlantedABC(t *testing.T) {
+	t.Parallel()
 	sessions, per := 20, 25
 	if testing.Short() {
 		sessions, per = 6, 25
@@ -126,6 +127,7 @@ func crashesAt(t *testing.T, ctx context.Context, src tape.Source, target replay
 // TestShrinkBudget: at MaxRuns the search stops, and what it found so
 // far is proved and returned, marked Exhausted; bad options are refused.
 func TestShrinkBudget(t *testing.T) {
+	t.Parallel()
 	argv := append(testserver.Planted(t), "-abc", "boom")
 	target := replay.Against(replay.Command(argv[0], argv[1:]...))
 	src := tape.Bytes("planted.jsonl", plantedTape(t, abcSessions(4, 25, 1, 7, fixtureABC)))
@@ -153,13 +155,14 @@ func TestShrinkBudget(t *testing.T) {
 // TestShrinkTimeout: a call the server never answers shrinks to itself:
 // the same timeout at the same message, not another failure.
 func TestShrinkTimeout(t *testing.T) {
+	t.Parallel()
 	argv := append(testserver.Planted(t), "-hang", "d")
 	target := replay.Against(replay.Command(argv[0], argv[1:]...))
 	calls := []call{{"a", "x"}, {"d", "x"}, {"b", "x"}, {"d", "slow"}, {"e", "x"}, {"d", "x"}, {"a", "y"}, {"d", "slow"}}
 	src := tape.Bytes("hang.jsonl", plantedTape(t, [][]call{calls, calls[:3]}))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := shrink.Shrink(ctx, src, shrink.Replay(target, replay.Timeout(200*time.Millisecond)), shrink.Baseline(2), shrink.Proof(3))
+	res, err := shrink.Shrink(ctx, src, shrink.Replay(target, replay.Timeout(400*time.Millisecond)), shrink.Baseline(2), shrink.Proof(3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,6 +188,7 @@ func TestShrinkTimeout(t *testing.T) {
 // TestShrinkAt: of two calls that time out, At picks the second; a
 // message with no failure is refused naming the failures seen.
 func TestShrinkAt(t *testing.T) {
+	t.Parallel()
 	argv := append(testserver.Planted(t), "-hang", "d")
 	target := replay.Against(replay.Command(argv[0], argv[1:]...))
 	calls := []call{{"a", "x"}, {"d", "slow"}, {"b", "x"}, {"d", "slow"}, {"e", "x"}}

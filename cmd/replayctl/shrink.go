@@ -52,7 +52,8 @@ of failure (a difference at the same path, a crash of the target, a timeout,
 a protocol error) at the same message.
 
 The whole tape is replayed --baseline times first; the failure kept is the
-first of the first failing run. Then whole sessions go, then chunks of units
+one the most runs showed (of those, the first in tape order), or the one at
+--at SESSION:SEQ. Then whole sessions go, then chunks of units
 (delta debugging), then single units from the back, then the faults of
 --chaos-from, then the parameters of the calls left are simplified (members
 dropped, strings halved), round after round until nothing more can go. A
