@@ -217,6 +217,16 @@ func applyConfig(cfg *engine.Config, file *config.File, path string, ignore []st
 // the replay should know of a ChaosFrom report (another tape's). tapeName
 // is the name of the tape being replayed.
 func (s *settings) chaosPlan(file *config.File, path, tapeName string) (plan *chaos.Plan, random bool, warning string, err error) {
+	if s.chaosFaults != nil {
+		if s.chaos != "" || s.chaosFrom != "" {
+			return nil, false, "", bad("ChaosFaults", len(s.chaosFaults.faults), fmt.Errorf("replays a given list of faults: give it, ChaosFrom or a chaos spec, not two of them"))
+		}
+		plan, err := chaos.FromReport(s.chaosFaults.seed, chaosFaultsFromReport(s.chaosFaults.faults))
+		if err != nil {
+			return nil, false, "", bad("ChaosFaults", len(s.chaosFaults.faults), err)
+		}
+		return plan, false, "", nil
+	}
 	if s.chaosFrom != "" {
 		if s.chaos != "" {
 			return nil, false, "", bad("ChaosFrom", s.chaosFrom, fmt.Errorf("replays an earlier run's faults: give it or a chaos spec, not both"))

@@ -45,7 +45,7 @@
 // TimelineLimit, MethodLimit), errors (OnError, MaxRetries, RetryDelay),
 // validation (Validation, Ignore, ValidateNotifications, Thresholds), the
 // report's latency (IncludeHandshake), chaos (Chaos, Seed,
-// ChaosFrom), a YAML config (ConfigFile or Config: transformations,
+// ChaosFrom, ChaosFaults), a YAML config (ConfigFile or Config: transformations,
 // validation rules, filters, chaos, thresholds) and Logger. Options given
 // override the config file's values, which override the defaults (and
 // Defaults, which replaytest uses to replay fast). New checks them all

@@ -47,6 +47,7 @@ type settings struct {
 	chaos       string
 	seed        int64
 	chaosFrom   string
+	chaosFaults *fixedFaults // ChaosFaults
 	thresholds  []string
 	logger      zerolog.Logger
 	beforeSend  []func(*Message) bool

@@ -194,6 +194,7 @@ Exit status:
 	root.AddCommand(a.recordCommand(), a.diffCommand(), a.importCommand(), a.exportCommand(), a.redactCommand())
 	root.AddCommand(a.serveCommand(), a.mergeCommand(), a.reportCommand(), a.gendocsCommand(), a.historyCommand())
 	root.AddCommand(a.compareCommand())
+	root.AddCommand(a.shrinkCommand())
 	root.Version = readVersion().String()
 	root.SetVersionTemplate("replayctl {{.Version}}\n")
 	return root
