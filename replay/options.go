@@ -10,6 +10,7 @@ import (
 	"github.com/replayctl/replayctl/engine"
 	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
 
@@ -58,6 +59,11 @@ type settings struct {
 	controlled  bool
 	set         map[string]bool
 	fromFile    map[string]bool // options the config file may have set
+
+	// rerecord is the tape Rerecord writes ("": none), with its
+	// redaction's options.
+	rerecord       string
+	rerecordRedact []tape.RedactOption
 }
 
 func defaults() *settings {

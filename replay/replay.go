@@ -57,6 +57,7 @@ type Replay struct {
 	timeout    time.Duration
 	sessions   int
 	config     string // the config file read, for the report
+	rerecord   *rerecorder
 }
 
 // New checks the options (and the config they name) and prepares the
@@ -132,6 +133,12 @@ func New(src tape.Source, opts ...Option) (*Replay, error) {
 	}
 	s.wireHooks(&cfg)
 	cfg.Events = s.events
+	if s.set["Rerecord"] {
+		if r.rerecord, err = s.newRerecorder(src, cfg.TapeOptions); err != nil {
+			return nil, err
+		}
+		cfg.Dialer = r.rerecord.dialer(cfg.Dialer)
+	}
 	if r.e, err = engine.New(cfg); err != nil {
 		return nil, err
 	}
@@ -410,6 +417,16 @@ func (r *Replay) OrderSeed() (seed int64, random, ok bool) {
 	return *r.orderSeed, r.orderRand, true
 }
 
+// Rerecorded is what the Rerecord option wrote, once Run has returned:
+// the messages on the new tape and what its redaction replaced (zero
+// without Rerecord).
+func (r *Replay) Rerecorded() (messages int64, redacted tape.Counts) {
+	if r.rerecord == nil {
+		return 0, tape.Counts{}
+	}
+	return r.rerecord.tap.Messages(), r.rerecord.redactor.Counts()
+}
+
 // Speed is the pacing the replay runs at, options and config resolved.
 func (r *Replay) Speed() scheduler.Speed { return r.speed }
 
@@ -446,6 +463,15 @@ func (r *Replay) Run(ctx context.Context) (*report.Report, error) {
 	}
 	rep.Summary.Warnings = append(rep.Summary.Warnings, r.warnings...)
 	rep.Summary.Config = r.config
+	if r.rerecord != nil {
+		note, rerr := r.rerecord.finish(err)
+		if note != "" {
+			rep.Summary.Warnings = append(rep.Summary.Warnings, note)
+		}
+		if rerr != nil {
+			err = rerr
+		}
+	}
 	rep.Conclude(stopOf(ctx, err), r.thresholds)
 	report.RedactReport(r.redactor, &rep)
 	return &rep, r.redact(err)
@@ -479,6 +505,8 @@ func stopOf(ctx context.Context, err error) report.Stop {
 		return report.Stop{Kind: report.StopTarget, Why: err.Error()}
 	case errors.Is(err, engine.ErrStoppedOnError):
 		return report.Stop{Kind: report.StopFailure}
+	case errors.Is(err, ErrRerecord):
+		return report.Stop{Kind: report.StopFailure, Why: err.Error()}
 	case errors.Is(err, engine.ErrStepsEnded):
 		return report.Stop{Kind: report.StopFailure, Why: err.Error()}
 	}
