@@ -418,13 +418,13 @@ func (r *Replay) OrderSeed() (seed int64, random, ok bool) {
 }
 
 // Rerecorded is what the Rerecord option wrote, once Run has returned:
-// the messages on the new tape and what its redaction replaced (zero
-// without Rerecord).
-func (r *Replay) Rerecorded() (messages int64, redacted tape.Counts) {
+// whether the new tape is in place, its messages and what its redaction
+// replaced (zero without Rerecord).
+func (r *Replay) Rerecorded() (written bool, messages int64, redacted tape.Counts) {
 	if r.rerecord == nil {
-		return 0, tape.Counts{}
+		return false, 0, tape.Counts{}
 	}
-	return r.rerecord.tap.Messages(), r.rerecord.redactor.Counts()
+	return r.rerecord.written, r.rerecord.tap.Messages(), r.rerecord.redactor.Counts()
 }
 
 // Speed is the pacing the replay runs at, options and config resolved.

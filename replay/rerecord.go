@@ -64,6 +64,7 @@ type rerecorder struct {
 	redactor *tape.Redactor
 	tap      *record.Tap
 	file     *atomicfile.File // nil until the tap opens it
+	written  bool             // committed: the tape is at path
 	// header is the new tape's header, but for created_at and the
 	// protocol version, filled in when the file is made.
 	header tape.Header
@@ -185,6 +186,7 @@ func (rr *rerecorder) finish(runErr error) (note string, err error) {
 	if err := rr.file.Commit(); err != nil {
 		return "", fmt.Errorf("%w: write %s: %w", ErrRerecord, rr.path, err)
 	}
+	rr.written = true
 	return "", nil
 }
 

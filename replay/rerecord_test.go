@@ -297,8 +297,8 @@ func TestRerecordRedacts(t *testing.T) {
 			t.Errorf("the new tape holds %q:\n%s", secret, b)
 		}
 	}
-	n, counts := r.Rerecorded()
-	if n != 5 || counts.Total() != 3 {
+	written, n, counts := r.Rerecorded()
+	if !written || n != 5 || counts.Total() != 3 {
 		t.Errorf("Rerecorded: %d messages, %d values redacted (%+v); want 5 and 3", n, counts.Total(), counts)
 	}
 }

@@ -61,6 +61,8 @@ type runFlags struct {
 	includeHandshake bool // --include-handshake
 
 	history historyFlags // --history and its gates (run only)
+
+	rerecord rerecordFlags // --rerecord OUT and its flags (run only)
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -110,6 +112,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	addTargetFlags(fl, &f)
 	addOutFlag(fl, &f.outs, &f.outBuffer)
 	addHistoryFlags(fl, &f.history)
+	addRerecordFlags(cmd, &f.rerecord)
 	registerValues(cmd, "speed", runSpeeds...)
 	registerValues(cmd, "order", runOrders...)
 	registerValues(cmd, "output", outputs...)
@@ -156,6 +159,14 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	opts, err := a.replayOptions(cmd, args, f)
 	if err != nil {
 		return err
+	}
+	rerecord, err := f.rerecord.option(cmd, local)
+	if err != nil {
+		return err
+	}
+	defer f.rerecord.done()
+	if rerecord != nil {
+		opts = append(opts, rerecord)
 	}
 	if f.shard != "" {
 		i, n, err := parseShard(f.shard)
@@ -239,6 +250,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if rep == nil {
 		return runErr // nothing was replayed: a bad tape
 	}
+	a.rerecordSummary(r, &f.rerecord, f.quiet)
 	a.keepHistory(context.WithoutCancel(cmd.Context()), cmd, args[0], f.history, rep)
 	// The summary first: a report file that cannot be written must not
 	// lose what a long replay found.
@@ -388,7 +400,7 @@ var flagOf = map[string]string{
 	"Timeout": "--timeout", "MaxInflight": "--max-inflight", "MaxLine": "--max-line", "MaxMessage": "--max-message",
 	"TimelineLimit": "--timeline-limit", "OnError": "--on-error", "MaxRetries": "--max-retries",
 	"Ignore": "--ignore", "Validation": "--validation", "ConfigFile": "--config", "Chaos": "--chaos", "Seed": "--seed",
-	"ChaosFrom": "--chaos-from", "Thresholds": "--threshold", "WithEnv": "--env", "MethodLimit": "--method-limit",
+	"ChaosFrom": "--chaos-from", "Rerecord": "--rerecord", "Thresholds": "--threshold", "WithEnv": "--env", "MethodLimit": "--method-limit",
 	"WithDir": "--cwd", "WithHeader": "--header", "WithFollowRedirects": "--follow-redirects", "HTTP": "--target", "Command": "the server command",
 }
 
