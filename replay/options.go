@@ -7,6 +7,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/replayctl/replayctl/config"
+	"github.com/replayctl/replayctl/contract"
 	"github.com/replayctl/replayctl/engine"
 	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/report"
@@ -64,6 +65,7 @@ type settings struct {
 	// redaction's options.
 	rerecord       string
 	rerecordRedact []tape.RedactOption
+	contract       *contract.Contract // Contract; nil: none
 }
 
 func defaults() *settings {
@@ -359,4 +361,16 @@ func Defaults(opts ...Option) Option {
 		}
 		s.set = before
 	}
+}
+
+// Contract checks every live answer against c, a contract drawn from
+// recordings (contract.Draw, replayctl contract): the validation mode
+// becomes contract, whatever Validation or the config say. An answer to
+// tools/call, resources/read or prompts/get fails where its result is not
+// what the contract's output schema allows (a type, a member every sample
+// had, an enum, a format), or when what it called is not in the contract;
+// every answer is also held to what MCP requires of it (as mode schema).
+// The recorded answers are not compared.
+func Contract(c *contract.Contract) Option {
+	return func(s *settings) { s.contract = c; s.given("Contract") }
 }

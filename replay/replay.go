@@ -87,12 +87,16 @@ func New(src tape.Source, opts ...Option) (*Replay, error) {
 	if r.thresholds, err = parseThresholds(s.thresholds); err != nil {
 		return nil, err
 	}
+	var vopts []validator.Option
+	if s.contract != nil {
+		vopts = append(vopts, validator.WithContract(s.contract))
+	}
 	if file != nil {
-		if r.secrets, err = applyConfig(&cfg, s.withValidation(file), path, s.ignore); err != nil {
+		if r.secrets, err = applyConfig(&cfg, s.withValidation(file), path, s.ignore, vopts...); err != nil {
 			return nil, err
 		}
-	} else if s.validation != "" {
-		if cfg.Validator, err = validatorRules(config.Validation{Mode: s.validation}, s.ignore); err != nil {
+	} else if s.validation != "" || s.contract != nil {
+		if cfg.Validator, err = validatorRules(config.Validation{Mode: s.validation}, s.ignore, vopts...); err != nil {
 			return nil, bad("Validation", s.validation, err)
 		}
 	}

@@ -24,8 +24,10 @@ import (
 const sumServerEnv = "REPLAYCTL_TEST_SUM_SERVER"
 
 // sumServer serves over stdio the tools examples/everything.jsonl calls:
-// echo, and get-sum, which from version 2 on adds one to a sum over 10 —
-// a server whose one tool changed. It returns the exit status.
+// echo, and get-sum, which in version 2 adds one to a sum over 10 — a
+// server whose one tool changed —, in version 3 also gives the sum as
+// structured content ({"sum": 12}), and in version 4 gives it there as a
+// string ({"sum": "12"}). It returns the exit status.
 func sumServer(v string) int {
 	version, err := strconv.Atoi(v)
 	if err != nil {
@@ -49,7 +51,14 @@ func sumServer(v string) int {
 			sum++
 		}
 		text := fmt.Sprintf("The sum of %g and %g is %g.", in.A, in.B, sum)
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+		switch {
+		case version == 3:
+			res.StructuredContent = map[string]any{"sum": sum}
+		case version >= 4: // the sum's type changed
+			res.StructuredContent = map[string]any{"sum": fmt.Sprint(sum)}
+		}
+		return res, nil, nil
 	})
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil && !errors.Is(err, io.EOF) {
 		fmt.Fprintln(os.Stderr, "sum server:", err)

@@ -63,6 +63,7 @@ type runFlags struct {
 	history historyFlags // --history and its gates (run only)
 
 	rerecord rerecordFlags // --rerecord OUT and its flags (run only)
+	contract string        // --contract FILE (run only)
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -113,6 +114,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	addOutFlag(fl, &f.outs, &f.outBuffer)
 	addHistoryFlags(fl, &f.history)
 	addRerecordFlags(cmd, &f.rerecord)
+	fl.StringVar(&f.contract, "contract", "", "check each live answer against a contract drawn from recordings (replayctl contract TAPE... > FILE): validation mode contract, instead of comparing with the recorded answers")
 	registerValues(cmd, "speed", runSpeeds...)
 	registerValues(cmd, "order", runOrders...)
 	registerValues(cmd, "output", outputs...)
@@ -167,6 +169,16 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	defer f.rerecord.done()
 	if rerecord != nil {
 		opts = append(opts, rerecord)
+	}
+	if f.contract != "" {
+		if cmd.Flags().Changed("validation") && f.validation != "contract" {
+			return usageError("--contract checks answers in validation mode contract: leave out --validation %s", f.validation)
+		}
+		c, err := readContract("--contract", f.contract)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, replay.Contract(c))
 	}
 	if f.shard != "" {
 		i, n, err := parseShard(f.shard)
@@ -400,7 +412,7 @@ var flagOf = map[string]string{
 	"Timeout": "--timeout", "MaxInflight": "--max-inflight", "MaxLine": "--max-line", "MaxMessage": "--max-message",
 	"TimelineLimit": "--timeline-limit", "OnError": "--on-error", "MaxRetries": "--max-retries",
 	"Ignore": "--ignore", "Validation": "--validation", "ConfigFile": "--config", "Chaos": "--chaos", "Seed": "--seed",
-	"ChaosFrom": "--chaos-from", "Rerecord": "--rerecord", "Thresholds": "--threshold", "WithEnv": "--env", "MethodLimit": "--method-limit",
+	"ChaosFrom": "--chaos-from", "Rerecord": "--rerecord", "Contract": "--contract", "Thresholds": "--threshold", "WithEnv": "--env", "MethodLimit": "--method-limit",
 	"WithDir": "--cwd", "WithHeader": "--header", "WithFollowRedirects": "--follow-redirects", "HTTP": "--target", "Command": "the server command",
 }
 
