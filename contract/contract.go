@@ -241,8 +241,30 @@ func Read(r io.Reader) (*Contract, error) {
 		if *m == nil {
 			*m = map[string]*Entry{}
 		}
+		for k, e := range *m {
+			if e == nil { // null: nothing known of it
+				(*m)[k] = &Entry{}
+				continue
+			}
+			e.Output.fill()
+		}
 	}
 	return &c, nil
+}
+
+// fill replaces the null schemas below s (in a file read) by empty ones,
+// which allow any value.
+func (s *Schema) fill() {
+	if s == nil {
+		return
+	}
+	for k, p := range s.Properties {
+		if p == nil {
+			s.Properties[k] = &Schema{}
+		}
+		s.Properties[k].fill()
+	}
+	s.Items.fill()
 }
 
 // CheckAnswer checks the live answer to a tools/call, resources/read or

@@ -247,7 +247,11 @@ func (s *Schema) check(path []string, v any, ds []validator.Difference) []valida
 	case map[string]any:
 		for _, k := range s.Required {
 			if _, ok := x[k]; !ok {
-				ds = append(ds, diff(append(path, k), validator.DiffMissing, s.Properties[k].Type, nil))
+				var want Types
+				if p := s.Properties[k]; p != nil {
+					want = p.Type
+				}
+				ds = append(ds, diff(append(path, k), validator.DiffMissing, want, nil))
 			}
 		}
 		for _, k := range slices.Sorted(maps.Keys(x)) {
