@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/mcp"
@@ -268,11 +269,13 @@ func (s *Schema) fill() {
 }
 
 // CheckAnswer checks the live answer to a tools/call, resources/read or
-// prompts/get against the contract of what it called (the answers of
-// other methods pass): a tool, resource or prompt the contract does not
-// have is one difference at "$"; else each place where the result is not
-// what the output schema allows is one, its path from "result". It is
-// validator.AnswerChecker for mode contract and safe for concurrent use.
+// prompts/get against the contract of what it called: a tool, resource
+// or prompt the contract does not have is one difference at "$"; else
+// each place where the result is not what the output schema allows is
+// one, its path from "result". A tools/list answer is checked against
+// the tools' inputs (checkTools); the answers of other methods pass. It
+// is validator.AnswerChecker for mode contract and safe for concurrent
+// use.
 func (c *Contract) CheckAnswer(s validator.Subject, actual []byte) []validator.Difference {
 	req, err := jsonrpc.Parse(s.Request)
 	if err != nil {
@@ -288,6 +291,8 @@ func (c *Contract) CheckAnswer(s validator.Subject, actual []byte) []validator.D
 		m, what = c.Resources, "resource"
 	case mcp.MethodPromptsGet:
 		m, what = c.Prompts, "prompt"
+	case mcp.MethodToolsList:
+		return c.checkTools(actual)
 	default:
 		return nil
 	}
@@ -307,6 +312,53 @@ func (c *Contract) CheckAnswer(s validator.Subject, actual []byte) []validator.D
 		return nil
 	}
 	return e.Output.check([]string{"result"}, v, nil)
+}
+
+// checkTools checks a live tools/list answer: a tool of the contract it
+// lists must take what the contract's input schema says a client may
+// send (Diff's breaking input changes: a member removed, newly required
+// or of another type). Tools it does not list may be on another page.
+func (c *Contract) checkTools(actual []byte) []validator.Difference {
+	msg, err := jsonrpc.Parse(actual)
+	if err != nil || msg.Kind != jsonrpc.KindResponse {
+		return nil
+	}
+	var res struct {
+		Tools []struct {
+			Name        string          `json:"name"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(msg.Result(), &res) != nil {
+		return nil // schema mode says what is wrong with it
+	}
+	var ds []validator.Difference
+	for i, t := range res.Tools {
+		e := c.Tools[t.Name]
+		if e == nil || len(e.Input) == 0 {
+			continue
+		}
+		for _, ch := range diffInput(nil, "", e.Input, t.InputSchema) {
+			if !ch.Breaking {
+				continue
+			}
+			path := []string{"result", "tools", index + strconv.Itoa(i), "inputSchema"}
+			if ch.Kind == "required" {
+				path = append(path, "required")
+			} else {
+				path = append(path, "properties", ch.Path)
+			}
+			kind := validator.DiffType
+			switch ch.Kind {
+			case "removed":
+				kind = validator.DiffMissing
+			case "added", "required":
+				kind = validator.DiffAdded
+			}
+			ds = append(ds, validator.Difference{Path: render(path), Kind: kind, Expected: ch.A, Actual: ch.B})
+		}
+	}
+	return ds
 }
 
 // names lists the names of m, sorted, for a message.

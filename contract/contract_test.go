@@ -160,7 +160,10 @@ func TestCheckAnswer(t *testing.T) {
 		{"missing", sum, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text"}]}}`, []string{`result.content[0].text missing "string" `}},
 		{"enum", sum, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"image","text":"x"}]}}`, []string{`result.content[0].type enum ["text"] "image"`}},
 		{"unknown tool", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope"}}`, `{"jsonrpc":"2.0","id":1,"result":{}}`, []string{`$ added`}},
-		{"other method", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":1,"result":{"tools":3}}`, nil},
+		{"other method", `{"jsonrpc":"2.0","id":1,"method":"prompts/list"}`, `{"jsonrpc":"2.0","id":1,"result":{"prompts":3}}`, nil},
+		{"tools/list as recorded", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"get-sum","inputSchema":{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}},{"name":"elsewhere","inputSchema":{}}]}}`, nil},
+		{"tools/list input changed", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"x"},{"name":"get-sum","inputSchema":{"type":"object","properties":{"a":{"type":"string"},"c":{"type":"number"}},"required":["a","c"],"description":"new"}}]}}`,
+			[]string{`result.tools[1].inputSchema.properties.a type "number" "string"`, `result.tools[1].inputSchema.properties.b missing "number" `, `result.tools[1].inputSchema.properties.c added  "number"`}},
 		{"error", sum, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no"}}`, nil},
 	} {
 		got := check(c, tc.req, tc.answer)
