@@ -200,10 +200,10 @@ func ValidateNotifications() Option {
 }
 
 // Validation sets the default validation mode: "exact" (the default),
-// "structural", "partial" or "schema" (see package validator). It is the
-// mode of every answer no validation rule of the config matches, as the
-// config's validation.mode is, and overrides that; the rules keep their
-// own modes.
+// "structural", "partial" or "schema" (see package validator; "contract"
+// is Contract's). It is the mode of every answer no validation rule of
+// the config matches, as the config's validation.mode is, and overrides
+// that; the rules keep their own modes.
 func Validation(mode string) Option {
 	return func(s *settings) { s.validation = mode; s.given("Validation") }
 }

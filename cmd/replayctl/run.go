@@ -137,7 +137,7 @@ func addTargetFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringArrayVar(&f.env, "env", nil, "K=V added to the server command's environment (repeatable)")
 	fl.StringVar(&f.cwd, "cwd", "", "working directory of the server command")
 	fl.StringVar(&f.mockTape, "mock-tape", "", "the built-in mock answers from this tape instead of TAPE (e.g. a newer recording)")
-	fl.StringVar(&f.validation, "validation", "exact", "how answers are compared where no validation rule of the config says: exact | structural (same shape and types) | partial (a rule's required fields) | schema (the shape MCP requires); overrides the config's validation.mode")
+	fl.StringVar(&f.validation, "validation", "exact", "how answers are compared where no validation rule of the config says: exact | structural (same shape and types) | partial (a rule's required fields) | schema (the shape MCP requires) | contract (run --contract FILE); overrides the config's validation.mode")
 }
 
 func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
