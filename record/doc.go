@@ -18,6 +18,11 @@
 // or the _meta of a 2026-07-28 request), holding the few messages of the
 // handshake until then, so that the header can say it.
 //
+// Dialer records the other way round: it wraps the transport.Dialer of a
+// replay, so that every message the replayer sends and every message the
+// target answers goes into a Tap as it passes (replay.Rerecord, `replayctl
+// run --rerecord OUT`: a tape refreshed from a live server).
+//
 // Script plays a list of client messages to a server, as a simple client
 // would (each request waits for its answer), and writes every message seen
 // in either direction to a tape; tests use it to record the tapes they

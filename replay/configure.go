@@ -14,6 +14,7 @@ import (
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/transformer"
+	"github.com/replayctl/replayctl/validator"
 )
 
 // loadConfig reads the config the options name, if any, checks what its
@@ -187,7 +188,7 @@ func checkRules(path string, file *config.File) error {
 // applyConfig sets what the config says beyond the options: the replay
 // window and method filters, validation rules, transformations. It
 // returns the secrets the transformations took from the environment.
-func applyConfig(cfg *engine.Config, file *config.File, path string, ignore []string) ([]string, error) {
+func applyConfig(cfg *engine.Config, file *config.File, path string, ignore []string, vopts ...validator.Option) ([]string, error) {
 	cfg.Filter = engine.Filter{
 		StartOffset:       file.StartOffset.D(),
 		EndOffset:         file.EndOffset.D(),
@@ -195,7 +196,7 @@ func applyConfig(cfg *engine.Config, file *config.File, path string, ignore []st
 		ExcludeMethods:    file.ExcludeMethods,
 		SkipNotifications: file.SkipNotifications,
 	}
-	v, err := validatorRules(file.Validation, ignore)
+	v, err := validatorRules(file.Validation, ignore, vopts...)
 	if err != nil {
 		return nil, &ConfigError{Path: path, Err: err}
 	}

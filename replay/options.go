@@ -7,9 +7,11 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/replayctl/replayctl/config"
+	"github.com/replayctl/replayctl/contract"
 	"github.com/replayctl/replayctl/engine"
 	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
 
@@ -59,6 +61,12 @@ type settings struct {
 	controlled  bool
 	set         map[string]bool
 	fromFile    map[string]bool // options the config file may have set
+
+	// rerecord is the tape Rerecord writes ("": none), with its
+	// redaction's options.
+	rerecord       string
+	rerecordRedact []tape.RedactOption
+	contract       *contract.Contract // Contract; nil: none
 }
 
 func defaults() *settings {
@@ -193,10 +201,10 @@ func ValidateNotifications() Option {
 }
 
 // Validation sets the default validation mode: "exact" (the default),
-// "structural", "partial" or "schema" (see package validator). It is the
-// mode of every answer no validation rule of the config matches, as the
-// config's validation.mode is, and overrides that; the rules keep their
-// own modes.
+// "structural", "partial" or "schema" (see package validator; "contract"
+// is Contract's). It is the mode of every answer no validation rule of
+// the config matches, as the config's validation.mode is, and overrides
+// that; the rules keep their own modes.
 func Validation(mode string) Option {
 	return func(s *settings) { s.validation = mode; s.given("Validation") }
 }
@@ -354,4 +362,16 @@ func Defaults(opts ...Option) Option {
 		}
 		s.set = before
 	}
+}
+
+// Contract checks every live answer against c, a contract drawn from
+// recordings (contract.Draw, replayctl contract): the validation mode
+// becomes contract, whatever Validation or the config say. An answer to
+// tools/call, resources/read or prompts/get fails where its result is not
+// what the contract's output schema allows (a type, a member every sample
+// had, an enum, a format), or when what it called is not in the contract;
+// every answer is also held to what MCP requires of it (as mode schema).
+// The recorded answers are not compared.
+func Contract(c *contract.Contract) Option {
+	return func(s *settings) { s.contract = c; s.given("Contract") }
 }

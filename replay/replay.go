@@ -57,6 +57,7 @@ type Replay struct {
 	timeout    time.Duration
 	sessions   int
 	config     string // the config file read, for the report
+	rerecord   *rerecorder
 }
 
 // New checks the options (and the config they name) and prepares the
@@ -86,12 +87,16 @@ func New(src tape.Source, opts ...Option) (*Replay, error) {
 	if r.thresholds, err = parseThresholds(s.thresholds); err != nil {
 		return nil, err
 	}
+	var vopts []validator.Option
+	if s.contract != nil {
+		vopts = append(vopts, validator.WithContract(s.contract))
+	}
 	if file != nil {
-		if r.secrets, err = applyConfig(&cfg, s.withValidation(file), path, s.ignore); err != nil {
+		if r.secrets, err = applyConfig(&cfg, s.withValidation(file), path, s.ignore, vopts...); err != nil {
 			return nil, err
 		}
-	} else if s.validation != "" {
-		if cfg.Validator, err = validatorRules(config.Validation{Mode: s.validation}, s.ignore); err != nil {
+	} else if s.validation != "" || s.contract != nil {
+		if cfg.Validator, err = validatorRules(config.Validation{Mode: s.validation}, s.ignore, vopts...); err != nil {
 			return nil, bad("Validation", s.validation, err)
 		}
 	}
@@ -132,6 +137,12 @@ func New(src tape.Source, opts ...Option) (*Replay, error) {
 	}
 	s.wireHooks(&cfg)
 	cfg.Events = s.events
+	if s.set["Rerecord"] {
+		if r.rerecord, err = s.newRerecorder(src, cfg.TapeOptions); err != nil {
+			return nil, err
+		}
+		cfg.Dialer = r.rerecord.dialer(cfg.Dialer)
+	}
 	if r.e, err = engine.New(cfg); err != nil {
 		return nil, err
 	}
@@ -410,6 +421,16 @@ func (r *Replay) OrderSeed() (seed int64, random, ok bool) {
 	return *r.orderSeed, r.orderRand, true
 }
 
+// Rerecorded is what the Rerecord option wrote, once Run has returned:
+// whether the new tape is in place, its messages and what its redaction
+// replaced (zero without Rerecord).
+func (r *Replay) Rerecorded() (written bool, messages int64, redacted tape.Counts) {
+	if r.rerecord == nil {
+		return false, 0, tape.Counts{}
+	}
+	return r.rerecord.written, r.rerecord.tap.Messages(), r.rerecord.redactor.Counts()
+}
+
 // Speed is the pacing the replay runs at, options and config resolved.
 func (r *Replay) Speed() scheduler.Speed { return r.speed }
 
@@ -446,6 +467,15 @@ func (r *Replay) Run(ctx context.Context) (*report.Report, error) {
 	}
 	rep.Summary.Warnings = append(rep.Summary.Warnings, r.warnings...)
 	rep.Summary.Config = r.config
+	if r.rerecord != nil {
+		note, rerr := r.rerecord.finish(err)
+		if note != "" {
+			rep.Summary.Warnings = append(rep.Summary.Warnings, note)
+		}
+		if rerr != nil {
+			err = rerr
+		}
+	}
 	rep.Conclude(stopOf(ctx, err), r.thresholds)
 	report.RedactReport(r.redactor, &rep)
 	return &rep, r.redact(err)
@@ -479,6 +509,8 @@ func stopOf(ctx context.Context, err error) report.Stop {
 		return report.Stop{Kind: report.StopTarget, Why: err.Error()}
 	case errors.Is(err, engine.ErrStoppedOnError):
 		return report.Stop{Kind: report.StopFailure}
+	case errors.Is(err, ErrRerecord):
+		return report.Stop{Kind: report.StopFailure, Why: err.Error()}
 	case errors.Is(err, engine.ErrStepsEnded):
 		return report.Stop{Kind: report.StopFailure, Why: err.Error()}
 	}

@@ -19,12 +19,19 @@
 // A Go server needs no process and no port: replay against its HTTP
 // handler (replay.Handler) or run it over a pair of streams
 // (replay.Streams). See the examples.
+//
+// After an intended change of the server, refresh its tapes as go-vcr
+// users do, by running the tests once with REPLAYCTL_RERECORD=1
+// (RerecordEnv): each Run then rewrites the tape it replays with the live
+// exchange (replay.Rerecord) instead of failing where the answers
+// differ.
 package replaytest
 
 import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -36,26 +43,75 @@ import (
 	"github.com/replayctl/replayctl/tape"
 )
 
+// RerecordEnv is the environment variable that makes Run re-record:
+// set to 1 (or true), Run replays the tape at its path and rewrites it
+// with the live exchange — the same sessions and client messages, the
+// target's answers and times, secrets redacted as replayctl record does
+// (see replay.Rerecord). A message whose answer changed is then logged,
+// not an error; the test fails only when the replay stopped early (the
+// tape is then left as it was) or the tape could not be written. Unset,
+// empty, 0 or false: Run replays and checks. RunSource, whose tape is not
+// a file, replays and checks in any case, and logs that it did.
+const RerecordEnv = "REPLAYCTL_RERECORD"
+
+// rerecordOn reports whether RerecordEnv asks for re-recording.
+func rerecordOn(t testing.TB) bool {
+	t.Helper()
+	v := os.Getenv(RerecordEnv)
+	if v == "" {
+		return false
+	}
+	on, err := strconv.ParseBool(v)
+	if err != nil {
+		t.Fatalf("replaytest: %s=%q: want 1 to re-record the tapes, 0 (or unset) to replay them", RerecordEnv, v)
+	}
+	return on
+}
+
 // Run replays the tape at path and fails t for each message that did not
-// go as recorded (see the package doc). It returns the report, for more
-// checks of your own; nil when the replay could not start (then t has
-// failed with why: a bad option, config or tape).
+// go as recorded (see the package doc), or rewrites it when RerecordEnv
+// says so. It returns the report, for more checks of your own; nil when
+// the replay could not start (then t has failed with why: a bad option,
+// config or tape).
 func Run(t testing.TB, path string, opts ...replay.Option) *report.Report {
 	t.Helper()
-	return RunSource(t, tape.File(path), opts...)
+	if rerecordOn(t) {
+		return run(t, tape.File(path), path, opts)
+	}
+	return run(t, tape.File(path), "", opts)
 }
 
 // RunSource is Run for a tape that is not a file, e.g. one built in the
 // test (tape.Bytes).
 func RunSource(t testing.TB, src tape.Source, opts ...replay.Option) *report.Report {
 	t.Helper()
+	if rerecordOn(t) {
+		t.Logf("replaytest: %s is set, but %s is not a file to rewrite: replayed and checked", RerecordEnv, src.Name())
+	}
+	return run(t, src, "", opts)
+}
+
+// run replays src, re-recording it into rerecord if that is not "".
+func run(t testing.TB, src tape.Source, rerecord string, opts []replay.Option) *report.Report {
+	t.Helper()
 	var bad failures // every failed message, beyond the report's caps
 	opts = append([]replay.Option{replay.Defaults(replay.Speed("fast"))}, opts...)
 	opts = append(opts, replay.OnResult(bad.add))
-	rep, err := replay.RunSource(t.Context(), src, opts...)
+	if rerecord != "" {
+		opts = append(opts, replay.Rerecord(rerecord))
+	}
+	r, err := replay.New(src, opts...)
+	if err != nil {
+		t.Errorf("replaytest: %s: %v", src.Name(), err)
+		return nil
+	}
+	rep, err := r.Run(t.Context())
 	if rep == nil {
 		t.Errorf("replaytest: %s: %v", src.Name(), err)
 		return nil
+	}
+	if rerecord != "" {
+		return rerecorded(t, r, rep, err, &bad, rerecord)
 	}
 	for _, f := range bad.sorted() {
 		t.Error(f.describe())
@@ -78,6 +134,25 @@ func RunSource(t testing.TB, src tape.Source, opts ...replay.Option) *report.Rep
 		t.Errorf("replaytest: write the report: %v", err)
 	} else if t.Failed() {
 		t.Logf("replaytest: the report is %s (kept when go test runs with -artifacts)", file)
+	}
+	return rep
+}
+
+// rerecorded tells how the re-recording into path went: the changed
+// answers logged, an early stop or a failed write an error.
+func rerecorded(t testing.TB, r *replay.Replay, rep *report.Report, err error, bad *failures, path string) *report.Report {
+	t.Helper()
+	for _, f := range bad.sorted() {
+		t.Log("replaytest: re-recorded as it is now: " + f.describe())
+	}
+	written, n, _ := r.Rerecorded()
+	switch {
+	case err != nil:
+		t.Errorf("replaytest: %s=1: the replay of %s stopped early, the tape is left as it was: %v", RerecordEnv, path, err)
+	case !written:
+		t.Errorf("replaytest: %s=1: %s was not re-recorded", RerecordEnv, path)
+	default:
+		t.Logf("replaytest: %s=1: re-recorded %s: %d messages, %d answers changed", RerecordEnv, path, n, len(bad.list))
 	}
 	return rep
 }

@@ -47,7 +47,7 @@ func (v *Validator) Check(s Subject, expected, actual []byte) (Verdict, error) {
 	if (r.mode == Exact || r.mode == Structural) && (sameBody(expected, actual) || sameMembers(expected, actual)) {
 		return vd, nil
 	}
-	if r.mode == Schema && len(bytes.TrimSpace(expected)) == 0 {
+	if (r.mode == Schema || r.mode == Contract) && len(bytes.TrimSpace(expected)) == 0 {
 		expected = []byte("{}")
 	}
 	if err := valid(expected, actual); err != nil {
@@ -55,7 +55,7 @@ func (v *Validator) Check(s Subject, expected, actual []byte) (Verdict, error) {
 	}
 	e, a := bytes.TrimSpace(expected), bytes.TrimSpace(actual)
 	ignore := r.compared
-	if r.mode == Schema {
+	if r.mode == Schema || r.mode == Contract {
 		ignore = r.ignore
 	}
 	w := walker{ignore: ignore, structural: r.mode == Structural, norm: v.norm, tol: v.tol}
@@ -72,6 +72,13 @@ func (v *Validator) Check(s Subject, expected, actual []byte) (Verdict, error) {
 	switch {
 	case r.mode == Schema:
 		w.schema(s.Method, a)
+	case r.mode == Contract:
+		w.schema(s.Method, a)
+		if ak == 'r' {
+			for _, d := range v.contract.CheckAnswer(s, a) {
+				w.addAt(d.Path, d.Kind, d.Expected, d.Actual)
+			}
+		}
 	case vd.Transition != "":
 		// The rest of the two answers differ by nature.
 	case r.mode == Partial:

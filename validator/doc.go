@@ -44,6 +44,10 @@
 //     of strings). Other methods: only the JSON-RPC shape. Members not
 //     listed are allowed. Differences have kind missing or type, with
 //     what was required as Expected ("string", "integer", …).
+//   - contract: as schema, and a result is also held to a contract drawn
+//     beforehand from recordings (WithContract, an AnswerChecker; package
+//     contract): its differences are the checker's, at their paths.
+//     Without a contract the mode is refused (New's error).
 //
 // In every mode, a recorded result answered now by an error is one
 // difference of kind "success→error" at "$" (the reverse,

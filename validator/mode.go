@@ -12,6 +12,9 @@ const (
 	Structural Mode = "structural" // same shape and JSON types; values may differ
 	Partial    Mode = "partial"    // only the required fields
 	Schema     Mode = "schema"     // the live answer has the shape MCP requires
+	// Contract: the live answer has the shape MCP requires and the one a
+	// contract drawn from recordings says (WithContract).
+	Contract Mode = "contract"
 )
 
 // What a rule's on_failure says to do with a failed check.
@@ -31,10 +34,10 @@ func ParseMode(s string) (Mode, error) {
 	switch m := Mode(s); m {
 	case "":
 		return Exact, nil
-	case Exact, Structural, Partial, Schema:
+	case Exact, Structural, Partial, Schema, Contract:
 		return m, nil
 	}
-	return "", fmt.Errorf("%w: unknown mode %q; want exact, structural, partial or schema", ErrConfig, s)
+	return "", fmt.Errorf("%w: unknown mode %q; want exact, structural, partial, schema or contract", ErrConfig, s)
 }
 
 func parseOnFailure(s string) (string, error) {

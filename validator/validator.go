@@ -66,8 +66,29 @@ type Validator struct {
 	compileWhen func(string) (Predicate, error)
 	specs       []Rule // compiled into rules by New
 
-	rules []rule
-	def   rule // when no rule matches
+	rules    []rule
+	def      rule          // when no rule matches
+	contract AnswerChecker // mode contract's; nil without WithContract
+}
+
+// AnswerChecker judges a live answer alone against what was drawn
+// beforehand from recordings (a contract: package contract). It is what
+// the contract mode checks besides the shape MCP requires. It must be
+// safe for concurrent use.
+type AnswerChecker interface {
+	// CheckAnswer returns where the answer actual (a whole JSON-RPC
+	// message) to the request s differs from what the checker expects;
+	// nil when it does not.
+	CheckAnswer(s Subject, actual []byte) []Difference
+}
+
+// WithContract makes c the contract of mode contract, and that mode the
+// default. Without it, mode contract is refused.
+func WithContract(c AnswerChecker) Option {
+	return func(v *Validator) error {
+		v.contract, v.mode = c, Contract
+		return nil
+	}
 }
 
 // Option configures a Validator.
@@ -197,6 +218,9 @@ func New(opts ...Option) (*Validator, error) {
 		}
 	}
 	v.def = rule{mode: v.mode, ignore: v.ignore, onFailure: OnFailureError}
+	if v.contract == nil && (v.mode == Contract || slices.ContainsFunc(v.specs, func(r Rule) bool { return r.Mode == Contract })) {
+		return nil, fmt.Errorf("%w: mode contract needs a contract to check against (replayctl run --contract FILE)", ErrConfig)
+	}
 	v.def.compared = withOpaque(v.def.ignore)
 	for i, c := range v.specs {
 		r, err := v.compileRule(i, c)

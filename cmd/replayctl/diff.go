@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/replayctl/replayctl/config"
+	"github.com/replayctl/replayctl/contract"
 	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/tape"
@@ -31,7 +33,7 @@ func (a *app) diffCommand() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "diff A B",
-		Short: "Say what changed between two tapes of the same client script",
+		Short: "Say what changed between two tapes of the same client script, or two contracts",
 		Long: `Compare two tapes of the same client script — recorded, say, against version 1
 and version 2 of a server — and say what was added, removed or changed, per
 method and per tool, resource and prompt, breaking changes first.
@@ -64,6 +66,13 @@ detail, session, seq_a, seq_b}] (a and b absent on the side that has no
 value; seq -1 for none) and unpaired [{side, session, seq, line, dir,
 method, name}].
 
+Two contracts (replayctl contract) are compared too: tools, resources and
+prompts added or removed, their input schemas member by member, their
+inferred output schemas path by path (types, members, enums, formats).
+Breaking: something removed; in an output, a type A did not allow, a member
+A always had that B may lack, a string outside A's enum, a format lost or
+changed; in an input, a member removed, newly required or retyped.
+
 Exit status: 0 compared (whatever changed), 1 with --fail-on-breaking and a
 breaking change, 2 bad usage or a tape or config that cannot be read.`,
 		Example: `  replayctl diff v1.jsonl v2.jsonl
@@ -73,6 +82,23 @@ breaking change, 2 bad usage or a tape or config that cannot be read.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "text" && output != "json" {
 				return usageError("-o %q: want text or json", output)
+			}
+			contracts, err := contractsOf(args)
+			if err != nil {
+				return err
+			}
+			if contracts != nil {
+				if len(ignore) > 0 || configPath != "" {
+					return usageError("diff: --ignore and --config say how tapes' answers compare, not contracts: leave them out")
+				}
+				changes := contract.Diff(contracts[0], contracts[1])
+				if err := writeContractDiff(cmd.OutOrStdout(), args, changes, output); err != nil {
+					return err
+				}
+				if failOnBreaking && slices.ContainsFunc(changes, func(c contract.Change) bool { return c.Breaking }) {
+					return errBreaking
+				}
+				return nil
 			}
 			v, err := diffValidator(configPath, ignore)
 			if err != nil {

@@ -24,6 +24,7 @@ func exportFormats(creator string) []exportFormat {
 		{"har", "HAR 1.2", func(w io.Writer, r *tape.Reader, _ []tape.ExportOption) error { return tape.EncodeHAR(w, r, creator) }},
 		{"k6", "k6 script", func(w io.Writer, r *tape.Reader, o []tape.ExportOption) error { return tape.EncodeK6(w, r, o...) }},
 		{"postman", "Postman Collection v2.1", func(w io.Writer, r *tape.Reader, o []tape.ExportOption) error { return tape.EncodePostman(w, r, o...) }},
+		{"insomnia", "Insomnia v4 export", func(w io.Writer, r *tape.Reader, o []tape.ExportOption) error { return tape.EncodeInsomnia(w, r, o...) }},
 		{"playwright", "Playwright Test spec", func(w io.Writer, r *tape.Reader, o []tape.ExportOption) error {
 			return tape.EncodePlaywright(w, r, o...)
 		}},
@@ -41,8 +42,8 @@ func (a *app) exportCommand() *cobra.Command {
 		names = append(names, "--"+f.flag)
 	}
 	cmd := &cobra.Command{
-		Use:   "export --har|--k6|--postman|--playwright|--openapi TAPE OUT",
-		Short: "Export a tape as HAR, a k6 script, a Postman collection, a Playwright test or an OpenAPI description",
+		Use:   "export --har|--k6|--postman|--insomnia|--playwright|--openapi TAPE OUT",
+		Short: "Export a tape as HAR, a k6 script, a Postman or Insomnia collection, a Playwright test or an OpenAPI description",
 		Long: `Export a tape (any format replayctl reads) for another tool. OUT is written
 atomically; credentials are left out as the redaction policy says (headers
 and members named like secrets, passwords in URLs).
@@ -74,6 +75,13 @@ session id in a collection variable that the next requests send; each
 request waits the recorded pause and checks its answer as --k6 does.
 Postman and newman run the sessions one after another.
 
+--insomnia writes an Insomnia v4 export (Insomnia: Import → From File): a
+workspace with a base environment holding mcpUrl (--url, else as for
+--k6), a folder per session, one request per client message in order,
+POSTed to {{ _.mcpUrl }}; after initialize each request sends the session
+id its session's initialize was given (a response tag). Each request's
+description shows the recorded answer; Insomnia does not check it.
+
 --playwright writes a Playwright Test spec (name it NAME.spec.mjs): a test
 per session that connects the MCP TypeScript SDK's client as the recorded
 one (its clientInfo and capabilities) to $MCP_URL, else the URL as for
@@ -94,10 +102,11 @@ and the tools/call request of each).`,
   k6 run -e MCP_URL=http://127.0.0.1:3001/mcp session.js
   replayctl export --postman session.jsonl session.postman.json
   newman run session.postman.json --env-var mcpUrl=http://127.0.0.1:3001/mcp
+  replayctl export --insomnia session.jsonl session.insomnia.json
   replayctl export --playwright session.jsonl replay.spec.mjs
   MCP_URL=http://127.0.0.1:3001/mcp npx playwright test replay.spec.mjs
   replayctl export --openapi --url http://127.0.0.1:3001/mcp session.jsonl openapi.json`,
-		Args: exactArgs(2, "export --har|--k6|--postman|--playwright|--openapi TAPE OUT"),
+		Args: exactArgs(2, "export --har|--k6|--postman|--insomnia|--playwright|--openapi TAPE OUT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var f *exportFormat
 			for i := range formats {

@@ -17,6 +17,7 @@ func TestExportFormats(t *testing.T) {
 		{"--har", "e.har", "HAR 1.2", `"entries": [`},
 		{"--k6", "e.js", "k6 script", `import http from "k6/http";`},
 		{"--postman", "e.postman.json", "Postman Collection v2.1", `"schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"`},
+		{"--insomnia", "e.insomnia.json", "Insomnia v4 export", `"__export_format": 4,`},
 		{"--playwright", "e.spec.mjs", "Playwright Test spec", `import { test, expect } from "@playwright/test";`},
 		{"--openapi", "e.openapi.json", "OpenAPI 3.1", `"openapi": "3.1.0"`},
 	} {
@@ -43,7 +44,7 @@ func TestExportFormats(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"export", tape, bad}, "say which format: --har, --k6, --postman, --playwright, --openapi"},
+		{[]string{"export", tape, bad}, "say which format: --har, --k6, --postman, --insomnia, --playwright, --openapi"},
 		{[]string{"export", "--k6", "--postman", tape, bad}, "--k6 and --postman: say one format"},
 		{[]string{"export", "--openapi", "--url", "127.0.0.1:3001/mcp", tape, bad}, "is not an http:// or https:// URL"},
 		{[]string{"export", "--har", "--url", "http://127.0.0.1:9/", tape, bad}, "--url is for the formats"},

@@ -191,7 +191,7 @@ Exit status:
 	registerValues(root, "log-format", logFormatsNames...)
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(a.runCommand(), a.inspectCommand(), a.convertCommand(), a.debugCommand(), a.configCommand(), a.versionCommand())
-	root.AddCommand(a.recordCommand(), a.diffCommand(), a.importCommand(), a.exportCommand(), a.redactCommand())
+	root.AddCommand(a.recordCommand(), a.diffCommand(), a.importCommand(), a.exportCommand(), a.redactCommand(), a.contractCommand())
 	root.AddCommand(a.serveCommand(), a.mergeCommand(), a.reportCommand(), a.gendocsCommand(), a.historyCommand())
 	root.AddCommand(a.compareCommand())
 	root.AddCommand(a.shrinkCommand())

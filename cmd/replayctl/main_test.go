@@ -19,6 +19,9 @@ func TestMain(m *testing.M) {
 	if how := os.Getenv(fakeUpstreamEnv); how != "" { // the test binary as a stdio upstream
 		os.Exit(fakeStdioUpstream(how))
 	}
+	if v := os.Getenv(sumServerEnv); v != "" { // the test binary as a go-sdk stdio server
+		os.Exit(sumServer(v))
+	}
 	if out := os.Getenv(rssOutEnv); out != "" { // the test binary as the launcher of a measured command
 		os.Exit(launchMeasured(out))
 	}

@@ -78,6 +78,18 @@ stderr, by kind and name, never with a value.`,
 // name or glob, an environment variable unset or too short to be a
 // secret.
 func addRedactFlags(cmd *cobra.Command) func() (*tape.Redactor, error) {
+	options := addRedactOptions(cmd)
+	return func() (*tape.Redactor, error) {
+		_, r, err := options()
+		return r, err
+	}
+}
+
+// addRedactOptions is addRedactFlags for a caller that builds the
+// Redactor itself (run --rerecord, with more options of its own): what
+// it returns gives the flags' options, checked by building the Redactor
+// they ask for (returned too), with addRedactFlags's errors.
+func addRedactOptions(cmd *cobra.Command) func() ([]tape.RedactOption, *tape.Redactor, error) {
 	var env, keys, headers []string
 	keep := true
 	f := cmd.Flags()
@@ -85,15 +97,16 @@ func addRedactFlags(cmd *cobra.Command) func() (*tape.Redactor, error) {
 	f.StringArrayVar(&keys, "redact-key", nil, "a glob of member names whose values are secrets, e.g. '*_pin' (repeatable; added to the defaults)")
 	f.StringArrayVar(&headers, "redact-header", nil, "an HTTP header whose value is a secret (repeatable; added to the defaults)")
 	f.BoolVar(&keep, "keep-defaults", true, "keep the default key globs and headers (false: only those given)")
-	return func() (*tape.Redactor, error) {
-		r, err := tape.NewRedactor(tape.RedactEnv(env...), tape.RedactKeys(keys...), tape.RedactHeaders(headers...), tape.KeepDefaults(keep))
+	return func() ([]tape.RedactOption, *tape.Redactor, error) {
+		opts := []tape.RedactOption{tape.RedactEnv(env...), tape.RedactKeys(keys...), tape.RedactHeaders(headers...), tape.KeepDefaults(keep)}
+		r, err := tape.NewRedactor(opts...)
 		if err != nil {
-			return nil, usageError("%w", err)
+			return nil, nil, usageError("%w", err)
 		}
 		if m := r.Missing(); len(m) > 0 {
-			return nil, usageError("--redact-env %s: not set (or empty) in the environment: set it to the secret's value, or leave the flag out", strings.Join(m, ", "))
+			return nil, nil, usageError("--redact-env %s: not set (or empty) in the environment: set it to the secret's value, or leave the flag out", strings.Join(m, ", "))
 		}
-		return r, nil
+		return opts, r, nil
 	}
 }
 

@@ -62,7 +62,9 @@ type runFlags struct {
 
 	history historyFlags // --history and its gates (run only)
 
-	metrics metricsFlags // --metrics, --metrics-linger
+	metrics  metricsFlags  // --metrics, --metrics-linger
+	rerecord rerecordFlags // --rerecord OUT and its flags (run only)
+	contract string        // --contract FILE (run only)
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -113,6 +115,8 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	addOutFlag(fl, &f.outs, &f.outBuffer)
 	addMetricsFlags(fl, &f.metrics)
 	addHistoryFlags(fl, &f.history)
+	addRerecordFlags(cmd, &f.rerecord)
+	fl.StringVar(&f.contract, "contract", "", "check each live answer against a contract drawn from recordings (replayctl contract TAPE... > FILE): validation mode contract, instead of comparing with the recorded answers")
 	registerValues(cmd, "speed", runSpeeds...)
 	registerValues(cmd, "order", runOrders...)
 	registerValues(cmd, "output", outputs...)
@@ -135,7 +139,7 @@ func addTargetFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringArrayVar(&f.env, "env", nil, "K=V added to the server command's environment (repeatable)")
 	fl.StringVar(&f.cwd, "cwd", "", "working directory of the server command")
 	fl.StringVar(&f.mockTape, "mock-tape", "", "the built-in mock answers from this tape instead of TAPE (e.g. a newer recording)")
-	fl.StringVar(&f.validation, "validation", "exact", "how answers are compared where no validation rule of the config says: exact | structural (same shape and types) | partial (a rule's required fields) | schema (the shape MCP requires); overrides the config's validation.mode")
+	fl.StringVar(&f.validation, "validation", "exact", "how answers are compared where no validation rule of the config says: exact | structural (same shape and types) | partial (a rule's required fields) | schema (the shape MCP requires) | contract (run --contract FILE); overrides the config's validation.mode")
 }
 
 func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
@@ -159,6 +163,24 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	opts, err := a.replayOptions(cmd, args, f)
 	if err != nil {
 		return err
+	}
+	rerecord, err := f.rerecord.option(cmd, local)
+	if err != nil {
+		return err
+	}
+	defer f.rerecord.done()
+	if rerecord != nil {
+		opts = append(opts, rerecord)
+	}
+	if f.contract != "" {
+		if cmd.Flags().Changed("validation") && f.validation != "contract" {
+			return usageError("--contract checks answers in validation mode contract: leave out --validation %s", f.validation)
+		}
+		c, err := readContract("--contract", f.contract)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, replay.Contract(c))
 	}
 	if f.shard != "" {
 		i, n, err := parseShard(f.shard)
@@ -248,6 +270,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if rep == nil {
 		return runErr // nothing was replayed: a bad tape
 	}
+	a.rerecordSummary(r, &f.rerecord, f.quiet)
 	a.keepHistory(context.WithoutCancel(cmd.Context()), cmd, args[0], f.history, rep)
 	// The summary first: a report file that cannot be written must not
 	// lose what a long replay found.
@@ -397,7 +420,7 @@ var flagOf = map[string]string{
 	"Timeout": "--timeout", "MaxInflight": "--max-inflight", "MaxLine": "--max-line", "MaxMessage": "--max-message",
 	"TimelineLimit": "--timeline-limit", "OnError": "--on-error", "MaxRetries": "--max-retries",
 	"Ignore": "--ignore", "Validation": "--validation", "ConfigFile": "--config", "Chaos": "--chaos", "Seed": "--seed",
-	"ChaosFrom": "--chaos-from", "Thresholds": "--threshold", "WithEnv": "--env", "MethodLimit": "--method-limit",
+	"ChaosFrom": "--chaos-from", "Rerecord": "--rerecord", "Contract": "--contract", "Thresholds": "--threshold", "WithEnv": "--env", "MethodLimit": "--method-limit",
 	"WithDir": "--cwd", "WithHeader": "--header", "WithFollowRedirects": "--follow-redirects", "HTTP": "--target", "Command": "the server command",
 }
 
