@@ -265,7 +265,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		prog.start(cmd.Context(), a.errOut, src, r.Sessions())
 	}
 	rep, runErr := r.Run(runCtx)
-	prog.stop(rep) // the final line stays, above the summary
+	prog.stop(rep)     // the final line stays, above the summary
 	delivered := false // this shard's report is the coordinator's
 	if link != nil {
 		delivered = true

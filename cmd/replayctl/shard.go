@@ -37,9 +37,9 @@ func parseShard(s string) (i, n int, err error) {
 
 // shardRun is one shard process of a local run.
 type shardRun struct {
-	index  int
-	err    error  // how the process ended, nil for exit 0
-	code   int    // its exit status; -1 when a signal ended it
+	index int
+	err   error // how the process ended, nil for exit 0
+	code  int   // its exit status; -1 when a signal ended it
 }
 
 // checkLocalShards refuses what --local-shards cannot do, before anything

@@ -113,7 +113,7 @@ type shardLink struct {
 	cancel  context.CancelCauseFunc
 	end     chan struct{}
 	wg      sync.WaitGroup
-	sendErr error  // the last interval's send, once wg is done
+	sendErr error      // the last interval's send, once wg is done
 	mu      sync.Mutex // guards stopped
 	stopped string     // why the coordinator stopped the shard
 }
