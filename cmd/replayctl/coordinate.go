@@ -145,16 +145,18 @@ func (a *app) coordinate(cmd *cobra.Command, f coordinateFlags) error {
 		ts = append(ts, t)
 	}
 	token := os.Getenv(coord.EnvToken)
+	// Refused before anything listens: beyond loopback, anyone who can
+	// reach the port could join the run, or stop it.
+	if !transport.IsLoopbackAddr(f.listen) && token == "" {
+		return usageError("--listen %s is beyond loopback: set %s to a shared secret (on the shards too), so that only the shards can join", f.listen, coord.EnvToken)
+	}
 	ln, err := listenTCP("--listen", f.listen)
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
-	if !transport.IsLoopbackAddr(ln.Addr().String()) {
-		if token == "" {
-			return usageError("--listen %s is beyond loopback: set %s to a shared secret (on the shards too), so that only the shards can join", f.listen, coord.EnvToken)
-		}
-		fmt.Fprintln(a.errOut, beyondLoopbackWarning(ln.Addr()))
+	if w := beyondLoopbackWarning(ln.Addr()); w != "" {
+		fmt.Fprintln(a.errOut, w)
 	}
 	a.redact([]string{token})
 	srv, err := coord.New(f.shards, append(f.options(token, ts), coord.Logger(a.log))...)

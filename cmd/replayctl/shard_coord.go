@@ -91,8 +91,9 @@ func fingerprint(cmd *cobra.Command, args []string, cfgFile string) (string, err
 		fmt.Fprintf(h, "\x00")
 	}
 	var flags []string
-	cmd.NonInheritedFlags().Visit(func(fl *pflag.Flag) {
-		if shardOnlyFlags[fl.Name] || slices.Contains(historyFlagNames, fl.Name) {
+	inherited := cmd.InheritedFlags() // logging and colour: each process's own
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		if shardOnlyFlags[fl.Name] || slices.Contains(historyFlagNames, fl.Name) || inherited.Lookup(fl.Name) != nil {
 			return
 		}
 		v := fl.Value.String()
