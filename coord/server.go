@@ -308,6 +308,8 @@ func (s *Server) poll(ctx context.Context, h Hello, start bool) (Reply, int, err
 // poll) the start. Call with mu held.
 func (s *Server) news(sh shard, start bool) (Reply, bool) {
 	switch {
+	case sh.phase == done:
+		return Reply{Action: Stop, Reason: "its report is in"}, true
 	case sh.phase == dead:
 		return Reply{Action: Stop, Reason: "named lost: " + sh.why}, true
 	case s.stopped != "":

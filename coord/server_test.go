@@ -208,7 +208,7 @@ func TestOneStartAndTheRetryRule(t *testing.T) {
 // poll, no call) is named lost after the heartbeat, the run ends without
 // it, and the report names it and fails.
 func TestLostShardIsNamed(t *testing.T) {
-	_, url, wait := coordinator(t, 2, StartLead(0), Heartbeat(200*time.Millisecond), Every(50*time.Millisecond))
+	_, url, wait := coordinator(t, 2, StartLead(0), Heartbeat(500*time.Millisecond), Every(50*time.Millisecond))
 	ctx := t.Context()
 	a, b := NewClient(url, "", hello(0, 2, "a")), NewClient(url, "", hello(1, 2, "b"))
 	for _, c := range []*Client{a, b} {
@@ -219,8 +219,16 @@ func TestLostShardIsNamed(t *testing.T) {
 	if _, err := a.WaitStart(ctx); err != nil {
 		t.Fatal(err)
 	}
+	watched := make(chan string, 1)
+	go func() { // a keeps its control poll open, as a replaying shard does
+		why, _ := a.Watch(ctx)
+		watched <- why
+	}()
 	if err := a.Deliver(ctx, Final{Report: part("s0", &report.Shard{Index: 0, Count: 2}, 5)}); err != nil {
 		t.Fatal(err)
+	}
+	if why := <-watched; why != "its report is in" {
+		t.Errorf("shard 0's control poll after its report: %q, want stop: its report is in", why)
 	}
 	rep, err := wait() // b never polls nor calls again
 	if err != nil {
