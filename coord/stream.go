@@ -23,9 +23,13 @@ type Stream struct {
 }
 
 // NewStream returns an empty stream whose collectors have opts (give
-// report.IncludeHandshake when the replay counts the handshake).
+// report.IncludeHandshake when the replay counts the handshake). An
+// interval carries the totals, histograms and breakdowns by method that
+// thresholds judge, not the lists of a report (timeline, sessions,
+// failures, errors, faults): the shard's final report has those.
 func NewStream(opts ...report.Option) *Stream {
-	s := &Stream{opts: append(opts, report.WithTimelineLimit(0))}
+	s := &Stream{opts: append(opts, report.WithTimelineLimit(0), report.WithSessionLimit(0),
+		report.WithFailureLimit(0), report.WithErrorLimit(0), report.WithFaultLimit(0))}
 	s.col = report.NewCollector(s.opts...)
 	return s
 }
