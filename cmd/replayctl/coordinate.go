@@ -194,7 +194,11 @@ func (a *app) serveCoordinator(ctx context.Context, srv *coord.Server, ln net.Li
 	defer stop()
 	rep, err := srv.Run(context.WithoutCancel(ctx))
 	if errors.Is(err, coord.ErrNoReport) {
-		return nil, &exitError{code: exitFailed, err: err}
+		code := exitFailed
+		if ctx.Err() != nil {
+			code = exitInterrupted
+		}
+		return nil, &exitError{code: code, err: err}
 	}
 	return rep, err
 }

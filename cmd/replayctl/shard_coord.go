@@ -145,6 +145,8 @@ func (a *app) joinCoordinator(ctx context.Context, cmd *cobra.Command, args []st
 		reply, err = c.WaitStart(ctx)
 	}
 	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, nil, fmt.Errorf("shard %d/%d: interrupted while waiting for the coordinator: %w", i, n, ctx.Err()) // exit 130
 	case errors.Is(err, coord.ErrRefused):
 		return nil, nil, &exitError{code: exitBadInput, err: fmt.Errorf("shard %d/%d: %w", i, n, err)}
 	case err != nil:
