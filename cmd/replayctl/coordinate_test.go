@@ -325,3 +325,51 @@ func TestCoordinateErrors(t *testing.T) {
 		t.Errorf("a shard with other flags: exit %d, want 2 and the fingerprint refused\n%s", refused.code, refused.err.String())
 	}
 }
+
+// TestCoordinatorInterrupted: SIGINT to the coordinator once the shards
+// replay stops every shard through its control poll: each delivers what
+// it replayed and exits 0, and the coordinator shows the merged report of
+// both and exits 130.
+func TestCoordinatorInterrupted(t *testing.T) {
+	srv := newCountingServer(t)
+	tapePath := testtape.Record(t, transport.HTTP{URL: srv.srv.URL}, "http", testtape.Conversation("echo", `{"text":"call %d"}`, 4))
+	srv.take()
+	for len(srv.posts) > 0 {
+		<-srv.posts
+	}
+	c, url := startCoordinator(t, "tok", "--shards", "2", "-o", "json")
+	// 4 sessions × 6 messages at fixed:100ms: 2.4 s unless stopped.
+	args := []string{tapePath, "--target", srv.srv.URL, "--sessions", "4", "--speed", "fixed:100ms", "--shards", "2"}
+	shards := []*shardProc{startShard(t, url, "tok", 0, args...), startShard(t, url, "tok", 1, args...)}
+	inits := 0
+	timeout := time.After(30 * time.Second)
+	for inits < 4 {
+		select {
+		case b := <-srv.posts:
+			if strings.Contains(b, `"initialize"`) {
+				inits++
+			}
+		case <-timeout:
+			t.Fatalf("%d initialize requests in 30 s, want 4\n%s", inits, c.err.String())
+		}
+	}
+	if err := c.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range shards {
+		if code := s.wait(t); code != 0 {
+			t.Errorf("shard %d: exit %d, want 0\n%s", i, code, s.err.String())
+		}
+	}
+	if code := c.wait(t); code != exitInterrupted {
+		t.Fatalf("coordinate: exit %d, want %d\n%s", code, exitInterrupted, c.err.String())
+	}
+	var rep report.Report
+	decodeJSON(t, c.out.String(), &rep)
+	if s := rep.Summary.Shards; s == nil || len(s.Merged) != 2 || rep.Summary.Sent >= 24 {
+		t.Errorf("summary.shards %+v, %d sent; want both merged, fewer than 24 sent", s, rep.Summary.Sent)
+	}
+	if rep.Coordination == nil || !strings.Contains(rep.Coordination.Stopped, "interrupted") || !strings.Contains(rep.Summary.Aborted, "stopped by the coordinator") {
+		t.Errorf("coordination %+v, aborted %q; want every shard stopped: the coordinator was interrupted", rep.Coordination, rep.Summary.Aborted)
+	}
+}
