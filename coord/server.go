@@ -72,25 +72,25 @@ func Logger(l zerolog.Logger) Option { return func(s *Server) { s.log = l } }
 // (never while waiting); waiters wait on channels: changed is closed and
 // replaced at every change.
 type Server struct {
+	// Set by New, then read only.
 	count                     int
 	token                     string
 	thresholds                []report.Threshold
 	abortOnFail               bool
 	interval, heartbeat, lead time.Duration
 	registerTimeout           time.Duration
+	pollFor                   time.Duration // how long a long poll is held
 	log                       zerolog.Logger
-	created                   time.Time
-	pollFor                   time.Duration
-	mu                        sync.Mutex // guards the fields below
-	fingerprint               string
-	shardThresholds           []report.Threshold
-	shards                    []shard
-	start                     time.Time // zero until the barrier is met
-	stopped                   string    // why every shard was told to stop
-	finals                    map[int]*report.Report
-	live                      *report.Collector // the merged interval reports
-	liveFailed                string
-	changed                   chan struct{}
+
+	mu              sync.Mutex // guards the fields below
+	fingerprint     string     // the first registration's; every shard's must match
+	shardThresholds []report.Threshold
+	shards          []shard
+	start           time.Time // the common start; zero until the barrier is met
+	stopped         string    // why every shard was told to stop; "" while none was
+	finals          map[int]*report.Report
+	live            *report.Collector // the merged interval reports
+	changed         chan struct{}     // closed and replaced at every change
 }
 
 // New returns the coordinator of a run of count shards.
@@ -98,7 +98,7 @@ func New(count int, opts ...Option) (*Server, error) {
 	s := &Server{
 		count: count, interval: DefaultInterval, heartbeat: DefaultHeartbeat,
 		lead: DefaultStartLead, registerTimeout: DefaultRegisterTimeout,
-		log: zerolog.Nop(), created: time.Now(),
+		log:    zerolog.Nop(),
 		shards: make([]shard, count), finals: map[int]*report.Report{},
 		changed: make(chan struct{}),
 	}
