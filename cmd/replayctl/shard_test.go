@@ -280,7 +280,7 @@ func TestLocalShardsThresholdOnMergedData(t *testing.T) {
 	}
 	decodeJSON(t, res.stdout, &merged)
 	if merged.Performance.Requests != requests || len(merged.Thresholds) != 1 || merged.Thresholds[0].Passed {
-		t.Errorf("merged: %d requests, thresholds %+v; want %d and requests<%d failed", merged.Performance.Requests, merged.Thresholds, requests, requests)
+		t.Errorf("merged: %d requests, thresholds %+v; want %d and requests<%d failed\n%s\n%s", merged.Performance.Requests, merged.Thresholds, requests, requests, res.stdout, res.stderr)
 	}
 	if s := merged.Summary.Shards; s == nil || s.Count != 3 || len(s.Merged) != 3 {
 		t.Errorf("summary.shards = %+v, want 3 of 3", s)
