@@ -141,7 +141,9 @@ func (a *app) joinCoordinator(ctx context.Context, cmd *cobra.Command, args []st
 	a.redact(append(r.Secrets(), token))
 	c := coord.NewClient(f.coordinator, token, hello)
 	reply, err := c.Register(ctx)
-	if err == nil && reply.Action == coord.Run {
+	// Resume: a register retried after its answer was lost; the start may
+	// not be set yet.
+	if err == nil && (reply.Action == coord.Run || reply.Action == coord.Resume && reply.Start.IsZero()) {
 		reply, err = c.WaitStart(ctx)
 	}
 	switch {
