@@ -119,6 +119,11 @@ type Config struct {
 	// Shard replays only a deterministic share of the sessions (see
 	// Shard); the zero Shard replays them all.
 	Shard Shard
+	// StartAt, when not zero, is the common start of the shards of one run
+	// (a coordinator gives it): no session starts before it, the run's
+	// clock (speeds that pace by recorded time) is anchored to it, and the
+	// report starts at it. Zero: the replay starts when Run is called.
+	StartAt time.Time
 	// Step, in stepped mode, releases one message per value received.
 	Step   <-chan struct{}
 	Logger zerolog.Logger

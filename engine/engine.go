@@ -105,6 +105,10 @@ func New(cfg Config) (*Engine, error) {
 	return e, nil
 }
 
+// StartAt sets Config.StartAt, the common start of a sharded run; call
+// before Run.
+func (e *Engine) StartAt(t time.Time) { e.cfg.StartAt = t }
+
 // OnResult sets Hooks.OnResult: a function called with each result the
 // report counts, as it is judged, from the validate stage's goroutine; it
 // must not block. Call before Run.
@@ -165,6 +169,9 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	e.stopRun = stop
 	g, gctx := errgroup.WithContext(rctx)
 	start := time.Now()
+	if !e.cfg.StartAt.IsZero() {
+		start = e.cfg.StartAt
+	}
 	col.Start(start)
 	defer e.startEvents(ctx, start, col)() // col is the stream's until endEvents
 	var src source = r
@@ -196,6 +203,9 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	// One value, sent once: the scan need not wait for the router.
 	lasts := make(chan lastSeqs, 1)
 	rt := e.router()
+	if shard != nil {
+		rt.firstTUS = shard.firstTUS
+	}
 	if e.ctl == nil { // a seek may send any session back: none ends early
 		g.Go(func() error { return scanLasts(gctx, e.cfg.Source, e.cfg.TapeOptions, lasts) })
 	}

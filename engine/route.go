@@ -44,6 +44,14 @@ type router struct {
 	// the tape's first message (speeds that pace by recorded time).
 	runClock    scheduler.Clock
 	runClockSet bool
+	// startAt is Config.StartAt: no session starts before it, and the run
+	// clock is anchored to it (zero: to the first session's start).
+	startAt time.Time
+	// firstTUS, when not nil, is the recorded time of the run's first
+	// message, which a shard reads but may not replay (sharded.firstTUS):
+	// the run clock is anchored to it, so that a shard's sessions keep
+	// their offsets from the whole run's start.
+	firstTUS func() (int64, bool)
 	// queued counts the items read ahead and not yet replayed: in
 	// mailboxes, backlogs, runs; the router waits on room past the limit.
 	queued atomic.Int64
@@ -191,14 +199,25 @@ func (r *router) post(a *member, it *Item) {
 // At a speed that paces by recorded time, a recorded session starts at
 // its recorded offset from the tape's first message (÷ speed), so that
 // sessions start as far apart as they were recorded (and --ramp spreads
-// virtual copies); otherwise at once: the shared tickets pace.
+// virtual copies); otherwise at once: the shared tickets pace. With a
+// common start (Config.StartAt), nothing starts before it, and the run
+// clock's first message is due at it, however late this replay began.
 func (r *router) sessionStart(it *Item) time.Time {
 	now := time.Now()
+	if !r.startAt.IsZero() && (r.speed.ByTime() || r.startAt.After(now)) {
+		now = r.startAt
+	}
 	if !r.speed.ByTime() {
 		return now
 	}
 	if !r.runClockSet {
-		r.runClock = scheduler.NewClock(r.speed, now).Rebased(now, time.Duration(it.Rec.TUS)*time.Microsecond, 0)
+		first := it.Rec.TUS
+		if r.firstTUS != nil {
+			if t, ok := r.firstTUS(); ok {
+				first = t
+			}
+		}
+		r.runClock = scheduler.NewClock(r.speed, now).Rebased(now, time.Duration(first)*time.Microsecond, 0)
 		r.runClockSet = true
 	}
 	return r.runClock.Due(time.Duration(it.Rec.TUS)*time.Microsecond, 0)

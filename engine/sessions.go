@@ -78,7 +78,7 @@ func (s *sink) Ended(a *session.Actor) { s.e.actors.remove(a) }
 // router makes the route stage of a run.
 func (e *Engine) router() *router {
 	return &router{
-		env: e.env, sessions: e.cfg.Sessions, speed: e.cfg.Speed,
+		env: e.env, sessions: e.cfg.Sessions, speed: e.cfg.Speed, startAt: e.cfg.StartAt,
 		actors: &e.actors, ends: &e.ends, live: &e.actorsLive,
 		stale: e.stale, sent: e.sentOrDropped,
 		// One wake-up is enough: the router looks at the count again.

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/replayctl/replayctl/report"
@@ -76,6 +77,19 @@ type sharded struct {
 	order map[string]int // session → its place among the run's sessions
 	read  int64          // messages read, of every shard
 	mine  int            // sessions of this shard seen
+	// first is the recorded time of the run's first message, read by the
+	// router (firstTUS); firstSet says it has been read.
+	first    atomic.Int64
+	firstSet atomic.Bool
+}
+
+// firstTUS is the recorded time of the run's first message, of whichever
+// shard, once read.
+func (s *sharded) firstTUS() (int64, bool) {
+	if !s.firstSet.Load() {
+		return 0, false
+	}
+	return s.first.Load(), true
 }
 
 func newSharded(src source, s Shard) *sharded {
@@ -89,6 +103,10 @@ func (s *sharded) Next() (tape.Message, error) {
 			return m, err
 		}
 		s.read++
+		if !s.firstSet.Load() {
+			s.first.Store(m.TUS)
+			s.firstSet.Store(true)
+		}
 		k, ok := s.order[m.Session]
 		if !ok {
 			k = len(s.order)

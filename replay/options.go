@@ -30,6 +30,7 @@ type settings struct {
 	sessions    int
 	ramp        time.Duration
 	shard       engine.Shard
+	startAt     time.Time
 	order       string
 	timeout     time.Duration
 	maxInflight int
@@ -122,6 +123,15 @@ func Ramp(d time.Duration) Option { return func(s *settings) { s.ramp = d; s.giv
 // reports. The default is the whole run.
 func Shard(i, n int) Option {
 	return func(s *settings) { s.shard = engine.Shard{Index: i, Count: n}; s.given("Shard") }
+}
+
+// StartAt is the common start of the shards of one run, as a
+// coordinator gives it: no session starts before t, the run's clock
+// (realtime, Nx) is anchored to it — the tape's first message is due at
+// t, in every shard — and the report starts at it. The default (the zero
+// time) starts the replay when Run is called.
+func StartAt(t time.Time) Option {
+	return func(s *settings) { s.startAt = t; s.given("StartAt") }
 }
 
 // Order says what a client message waits for before it is sent: "causal"

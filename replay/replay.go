@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -305,6 +306,7 @@ func (s *settings) engineConfig(src tape.Source) (engine.Config, error) {
 		Sessions:              s.sessions,
 		Ramp:                  s.ramp,
 		Shard:                 s.shard,
+		StartAt:               s.startAt,
 		Step:                  s.step,
 		Logger:                s.logger,
 	}, nil
@@ -392,6 +394,10 @@ func parseThresholds(exprs []string) ([]report.Threshold, error) {
 // Engine is the replay's engine, for a controller to attach to before Run
 // (controller.New(r.Engine(), …); Engine.Attach).
 func (r *Replay) Engine() *engine.Engine { return r.e }
+
+// Thresholds are the replay's thresholds (the Thresholds option's, else
+// the config file's), as its report judges them.
+func (r *Replay) Thresholds() []report.Threshold { return slices.Clone(r.thresholds) }
 
 // Secrets are the values the user marked secret: those the config's
 // transformations took from the environment (${env.NAME}) and those the

@@ -113,6 +113,10 @@ func newHTMLPage(r Report) htmlPage {
 	if why := r.Unchecked(); why != "" {
 		page.Summary = append(page.Summary, htmlItem{"nothing checked", why})
 	}
+	if c := r.Coordination; c != nil {
+		line := strings.TrimSuffix(strings.TrimPrefix(c.text(), "Coordinated: "), "\n")
+		page.Summary = append(page.Summary, htmlItem{"coordinated", line})
+	}
 	if r.Load.Applicable {
 		page.Summary = append(page.Summary, htmlItem{"load", r.Load.Verdict})
 	}

@@ -74,6 +74,9 @@ type Report struct {
 	// History ties the run to the run store it was kept in (run
 	// --history); nil when it was not kept.
 	History *HistoryLink `json:"history,omitempty"`
+	// Coordination is how the shards of a coordinated run started and
+	// ended (replayctl coordinate); nil for any other run.
+	Coordination *Coordination `json:"coordination,omitempty"`
 
 	source string // the file [Read] read it from, for errors
 }

@@ -9,6 +9,12 @@ import (
 // rest are counted in sessions_omitted (totals stay exact).
 const DefaultSessionLimit = 1000
 
+// WithSessionLimit breaks at most n sessions down in per_session (default
+// DefaultSessionLimit); the rest are counted in sessions_omitted. n <= 0
+// breaks none down: for a report of totals only, such as the interval
+// reports a coordinated shard streams.
+func WithSessionLimit(n int) Option { return func(c *Collector) { c.sessionLimit = max(n, 0) } }
+
 // SessionSummary is one session's line of the report's per_session list.
 type SessionSummary struct {
 	Session      string  `json:"session"`

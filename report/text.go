@@ -48,6 +48,9 @@ func (r Report) WriteText(w io.Writer, color bool, opts ...TextOption) error {
 		o(&t)
 	}
 	t.header(r)
+	if r.Coordination != nil {
+		t.buf.WriteString(r.Coordination.text())
+	}
 	t.body(r)
 	t.methods(r)
 	t.failures(r)

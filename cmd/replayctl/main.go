@@ -192,7 +192,7 @@ Exit status:
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(a.runCommand(), a.inspectCommand(), a.convertCommand(), a.debugCommand(), a.configCommand(), a.versionCommand())
 	root.AddCommand(a.recordCommand(), a.diffCommand(), a.importCommand(), a.exportCommand(), a.redactCommand(), a.contractCommand())
-	root.AddCommand(a.serveCommand(), a.mergeCommand(), a.reportCommand(), a.gendocsCommand(), a.historyCommand())
+	root.AddCommand(a.serveCommand(), a.mergeCommand(), a.coordinateCommand(), a.reportCommand(), a.gendocsCommand(), a.historyCommand())
 	root.AddCommand(a.compareCommand())
 	root.AddCommand(a.shrinkCommand())
 	root.Version = readVersion().String()

@@ -57,6 +57,8 @@ func (f *rerecordFlags) option(cmd *cobra.Command, local bool) (replay.Option, e
 		return nil, usageError("--rerecord writes the whole run's tape: leave out --local-shards")
 	case cmd.Flags().Changed("shard"):
 		return nil, usageError("--rerecord writes the whole run's tape: leave out --shard")
+	case cmd.Flags().Changed("shards") || cmd.Flags().Changed("coordinator"):
+		return nil, usageError("--rerecord writes the whole run's tape: leave out --shards and --coordinator")
 	}
 	if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
 		return nil, usageError("--rerecord %s: the folder %s does not exist", out, filepath.Dir(out))

@@ -201,6 +201,7 @@ func TestRunRerecordRefusals(t *testing.T) {
 		{[]string{"--rerecord", filepath.Join(dir, "none", "out.jsonl")}, "does not exist"},
 		{[]string{"--rerecord", out, "--chaos", "drop=0.1"}, "--rerecord " + out + ": a chaos replay's faults would be on the new tape"},
 		{[]string{"--rerecord", out, "--shard", "0/2"}, "leave out --shard"},
+		{[]string{"--rerecord", out, "--shards", "2"}, "leave out --shards and --coordinator"},
 		{[]string{"--rerecord", out, "--local-shards", "2"}, "leave out --local-shards"},
 		{[]string{"--force"}, "--force is a flag of --rerecord"},
 		{[]string{"--redact-key", "pin"}, "--redact-key is a flag of --rerecord"},

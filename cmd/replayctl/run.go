@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/replayctl/replayctl/coord"
 	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
@@ -31,6 +32,9 @@ type runFlags struct {
 	sessions    int
 	ramp        time.Duration
 	shard       string // --shard I/N
+	shards      int    // --shards N (the index from the environment)
+	coordinator string // --coordinator URL
+	coord       coordFlags
 	localShards int    // --local-shards
 	shardDir    string // --shard-reports
 	maxLine     int
@@ -103,6 +107,8 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.IntVar(&f.sessions, "sessions", 1, "virtual copies of each recorded session, each on its own connection (load)")
 	fl.DurationVar(&f.ramp, "ramp", 0, "spread the virtual sessions' starts over this time (realtime and Nx)")
 	fl.StringVar(&f.shard, "shard", "", "replay shard I/N of the run (I from 0 to N-1): every N-th session, striped; the N shards together replay the whole run, and rps:/fixed: divide their rate by N (merge the reports with replayctl merge)")
+	fl.IntVar(&f.shards, "shards", 0, "replay shard I of N, I from $REPLAYCTL_SHARD_INDEX, else $JOB_COMPLETION_INDEX (a Kubernetes Indexed Job's pods): every pod gets the same arguments")
+	fl.StringVar(&f.coordinator, "coordinator", "", "replay the shard as part of one run coordinated at this URL (replayctl coordinate): one common start, live merged thresholds, one report; default $REPLAYCTL_COORDINATOR; its token is read from $REPLAYCTL_COORDINATOR_TOKEN")
 	fl.IntVar(&f.localShards, "local-shards", 0, "run the replay as this many shard processes on this machine (each with --shard i/N) and show their merged report (0: one process)")
 	fl.StringVar(&f.shardDir, "shard-reports", "", "with --local-shards: keep each shard's JSON report in this folder, as shard-I-of-N.json (default: a temporary folder, removed)")
 	fl.IntVar(&f.maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
@@ -112,6 +118,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.IntVar(&f.maxRetries, "max-retries", 3, "retries of a message the target asked to have again (HTTP 408, 429, 5xx; honours Retry-After)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line (it is drawn on stderr only when stdout and stderr are both a terminal)")
 	addTargetFlags(fl, &f)
+	addCoordFlags(cmd, &f.coord)
 	addOutFlag(fl, &f.outs, &f.outBuffer)
 	addMetricsFlags(fl, &f.metrics)
 	addHistoryFlags(fl, &f.history)
@@ -160,6 +167,9 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 			return err
 		}
 	}
+	if err := checkCoordinated(cmd, args, &f, local); err != nil {
+		return err
+	}
 	opts, err := a.replayOptions(cmd, args, f)
 	if err != nil {
 		return err
@@ -182,12 +192,21 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		}
 		opts = append(opts, replay.Contract(c))
 	}
-	if f.shard != "" {
-		i, n, err := parseShard(f.shard)
-		if err != nil {
-			return err
+	shardI, shardN, sharded, err := shardOf(cmd, f)
+	if err != nil {
+		return err
+	}
+	if sharded {
+		opts = append(opts, replay.Shard(shardI, shardN))
+	}
+	var stream *coord.Stream // what a coordinated shard streams
+	if f.coordinator != "" {
+		var sopts []report.Option
+		if f.includeHandshake {
+			sopts = append(sopts, report.IncludeHandshake())
 		}
-		opts = append(opts, replay.Shard(i, n))
+		stream = coord.NewStream(sopts...)
+		opts = append(opts, replay.Events(stream.Consumer()))
 	}
 	cfgFile, _ := configPath(cmd, f.configPath) // replayOptions checked it
 	if err := resolveHistory(cmd, &f.history, cfgFile); err != nil {
@@ -256,6 +275,17 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if local { // the options are good: the shards replay them
 		return a.runLocalShards(cmd, args, f, randomSeed(r))
 	}
+	runCtx := cmd.Context()
+	var link *shardLink
+	if stream != nil {
+		if seed := randomSeed(r); seed != nil {
+			return usageError("--coordinator: this shard picked its seed at random (%d): give every shard the same --seed, so that they decide the faults and the order as one run", *seed)
+		}
+		link, runCtx, err = a.joinCoordinator(cmd.Context(), cmd, args, f, r, stream, shardI, shardN)
+		if err != nil || link == nil {
+			return err
+		}
+	}
 	if r.Speed().Mode == scheduler.Stepped {
 		if err := refuseStdinTape("run --speed stepped", args[0], "stepped reads Enter there"); err != nil {
 			return err
@@ -265,8 +295,21 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	} else if showProgress {
 		prog.start(cmd.Context(), a.errOut, src, r.Sessions())
 	}
-	rep, runErr := r.Run(cmd.Context())
-	prog.stop(rep) // the final line stays, above the summary
+	rep, runErr := r.Run(runCtx)
+	prog.stop(rep)     // the final line stays, above the summary
+	delivered := false // this shard's report is the coordinator's
+	if link != nil {
+		delivered = true
+		if err := link.finish(cmd.Context(), rep, runErr); err != nil {
+			delivered = false
+			fmt.Fprintf(a.errOut, "shard %d/%d: deliver the report to the coordinator: %v\n", shardI, shardN, err)
+			if rep != nil {
+				rep.Abort("the coordinator did not get this shard's report: " + err.Error())
+			}
+		} else if rep != nil && rep.Summary.Stopped == report.StopFailure && strings.HasPrefix(rep.Summary.Aborted, "stopped by the coordinator") {
+			runErr = nil // the stop is the coordinator's: its report says why
+		}
+	}
 	if rep == nil {
 		return runErr // nothing was replayed: a bad tape
 	}
@@ -311,6 +354,10 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		return &exitError{code: code, err: errors.Join(runErr, writeErr)}
 	case writeErr != nil:
 		return fmt.Errorf("write report or events: %w", writeErr)
+	case delivered && code == report.ExitFailed:
+		// The coordinator judges the run on the merged data (and says
+		// why it stopped the shards); this shard's part was delivered.
+		return nil
 	case code != report.ExitPassed:
 		return errReported
 	}

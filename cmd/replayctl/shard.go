@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
-	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/replayctl/replayctl/coord"
 	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/report"
 )
@@ -36,10 +37,9 @@ func parseShard(s string) (i, n int, err error) {
 
 // shardRun is one shard process of a local run.
 type shardRun struct {
-	index  int
-	report string // the JSON report it writes
-	err    error  // how the process ended, nil for exit 0
-	code   int    // its exit status; -1 when a signal ended it
+	index int
+	err   error // how the process ended, nil for exit 0
+	code  int   // its exit status; -1 when a signal ended it
 }
 
 // checkLocalShards refuses what --local-shards cannot do, before anything
@@ -62,10 +62,14 @@ func checkLocalShards(cmd *cobra.Command, args []string, f runFlags) error {
 }
 
 // runLocalShards replays args as n shard processes of this replayctl on
-// this machine — the same arguments plus --shard i/n, each writing a JSON
-// report to a temporary folder — waits for them all, and shows the merged
-// report, its thresholds judged on the merged figures. A shard that ended
-// without a report is named, and fails the run.
+// this machine, coordinated as pods of a Kubernetes Indexed Job are: a
+// coordinator on loopback (an address of its own, a random token), and n
+// processes started with the same arguments (the flags given, plus
+// --shards N and --coordinator URL) and, in their environment, each its
+// index ($REPLAYCTL_SHARD_INDEX) and the token. It waits for them all and
+// shows the coordinator's merged report, its thresholds judged on the
+// merged figures. A shard that ended without a report is named, and fails
+// the run.
 //
 // seed, when not nil, is the seed this process picked at random (chaos, a
 // random order): every shard is given it, so that they decide the faults
@@ -76,41 +80,49 @@ func (a *app) runLocalShards(cmd *cobra.Command, args []string, f runFlags, seed
 	if err != nil {
 		return fmt.Errorf("local shards: find this replayctl: %w", err)
 	}
-	dir := f.shardDir
-	if dir == "" {
-		dir, err = os.MkdirTemp("", "replayctl-shards-")
-		if err != nil {
-			return fmt.Errorf("local shards: %w", err)
+	if f.shardDir != "" {
+		if err := os.MkdirAll(f.shardDir, 0o755); err != nil {
+			return usageError("--shard-reports %s: %v", f.shardDir, err)
 		}
-		defer os.RemoveAll(dir)
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usageError("--shard-reports %s: %v", dir, err)
 	}
-	base := shardArgs(cmd, args)
+	token := make([]byte, 16)
+	if _, err := rand.Read(token); err != nil {
+		return fmt.Errorf("local shards: %w", err)
+	}
+	secret := hex.EncodeToString(token)
+	a.redact([]string{secret})
+	srv, err := coord.New(n, append(f.coord.options(secret, nil), coord.Logger(a.log))...)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	ln, err := listenTCP("--local-shards", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	argv := shardArgs(cmd, args)
 	if seed != nil {
-		base = append(base, "--seed="+strconv.FormatInt(*seed, 10))
+		argv = append(argv, "--seed="+strconv.FormatInt(*seed, 10))
 	}
+	argv = append(argv, "--shards="+strconv.Itoa(n), "--coordinator=http://"+ln.Addr().String(), "--quiet")
+	argv = append(argv, shardTail(cmd, args)...)
 	runs := make([]*shardRun, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		s := &shardRun{index: i, report: filepath.Join(dir, fmt.Sprintf("shard-%d-of-%d.json", i, n))}
+		s := &shardRun{index: i}
 		runs[i] = s
-		// A report left by an earlier run must not stand in for this one's.
-		if err := os.Remove(s.report); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("local shards: %w", err)
-		}
-		argv := append(append([]string{}, base...), "--shard="+strconv.Itoa(i)+"/"+strconv.Itoa(n), "--report="+s.report, "--quiet")
-		argv = append(argv, shardTail(cmd, args)...)
 		c := exec.CommandContext(cmd.Context(), self, argv...)
+		c.Env = append(os.Environ(), coord.EnvIndex+"="+strconv.Itoa(i), coord.EnvToken+"="+secret)
 		c.Stdout = nil // the summary is the merged one
 		// Interrupted, a shard stops as replayctl does on Ctrl-C and
-		// writes the report of what it replayed; one that has not
+		// delivers the report of what it replayed; one that has not
 		// ended 10 s later is killed.
 		c.Cancel = func() error { return c.Process.Signal(os.Interrupt) }
 		c.WaitDelay = 10 * time.Second
 		c.Stderr = a.errOut
 		if err := c.Start(); err != nil {
 			s.err, s.code = err, -1
+			srv.Lost(i, err.Error())
 			continue
 		}
 		fmt.Fprintf(a.errOut, "local shards: shard %d/%d started (pid %d)\n", i, n, c.Process.Pid)
@@ -119,46 +131,35 @@ func (a *app) runLocalShards(cmd *cobra.Command, args []string, f runFlags, seed
 			defer wg.Done()
 			s.err = c.Wait()
 			s.code = c.ProcessState.ExitCode()
-		}()
-	}
-	wg.Wait()
-	return a.mergeLocalShards(cmd, args, runs, f)
-}
-
-// mergeLocalShards merges the reports the shards wrote and shows the
-// result; shards without a report are named in it, and fail it.
-func (a *app) mergeLocalShards(cmd *cobra.Command, args []string, runs []*shardRun, f runFlags) error {
-	n := len(runs)
-	var reports []*report.Report
-	var dead []string
-	badInput := false
-	for _, s := range runs {
-		r, err := report.Read(s.report)
-		if err != nil {
 			why := "exit status " + strconv.Itoa(s.code)
 			if s.err != nil {
 				why = s.err.Error()
 			}
-			dead = append(dead, fmt.Sprintf("shard %d/%d ended without a report (%s)", s.index, n, why))
-			badInput = badInput || s.code == exitBadInput
-			continue
-		}
-		reports = append(reports, r)
+			srv.Lost(i, why) // nothing to a shard whose report is in
+		}()
 	}
-	if len(reports) == 0 {
-		code := exitFailed
-		if badInput {
-			code = exitBadInput // each shard said why on stderr
-		}
-		return &exitError{code: code, err: errors.New(strings.Join(dead, "; "))}
-	}
-	rep, err := report.Merge(reports)
+	rep, err := a.serveCoordinator(cmd.Context(), srv, ln)
+	wg.Wait()
 	if err != nil {
-		return fmt.Errorf("local shards: merge: %w", err)
+		for _, s := range runs {
+			if s.code == exitBadInput {
+				return &exitError{code: exitBadInput, err: err} // each shard said why on stderr
+			}
+		}
+		return err
 	}
-	if len(dead) > 0 {
-		rep.Abort(strings.Join(dead, "; ") + ": its sessions are not in this report")
+	if f.shardDir != "" {
+		if err := writeShardReports(srv, n, f.shardDir); err != nil {
+			return err
+		}
 	}
+	return a.showLocalShards(cmd, args, runs, rep, f)
+}
+
+// showLocalShards keeps and shows the merged report of a local run, and
+// ends it as one process would have: exit 3 when a shard's target failed.
+func (a *app) showLocalShards(cmd *cobra.Command, args []string, runs []*shardRun, rep *report.Report, f runFlags) error {
+	n := len(runs)
 	a.keepHistory(context.WithoutCancel(cmd.Context()), cmd, args[0], f.history, rep)
 	if err := a.showReport(cmd.OutOrStdout(), rep, f.output, nil, f.reports); err != nil {
 		return err
@@ -180,11 +181,11 @@ func (a *app) mergeLocalShards(cmd *cobra.Command, args []string, runs []*shardR
 }
 
 // shardArgs are the arguments a shard process gets: the command, the
-// flags given (but --local-shards, --report, --quiet and the output
-// format: the runner shows and writes the merged report; and the run
-// store's flags: the runner keeps the merged run) and the tape.
+// flags given (but those of shardOnlyFlags: the runner shows and writes
+// the merged report, and coordinates; and the run store's flags: the
+// runner keeps the merged run) and the tape.
 func shardArgs(cmd *cobra.Command, args []string) []string {
-	skip := map[string]bool{"local-shards": true, "shard-reports": true, "report": true, "quiet": true, "output": true}
+	skip := maps.Clone(shardOnlyFlags)
 	// The run store and its gates are the runner's: it keeps the merged
 	// run once; a shard keeps none (--history none).
 	for _, name := range historyFlagNames {

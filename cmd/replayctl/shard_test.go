@@ -112,12 +112,13 @@ func decodeHDR(t *testing.T, e report.EncodedHistogram) *hdrhistogram.Histogram 
 }
 
 // TestShardsUnionIsTheRun replays a 50-session HTTP load with chaos whole,
-// then with --local-shards 1, 2, 3, 4 and 7: the server is sent every request of the
+// then with --local-shards 1, 2, 3, 4 and 7 (a coordinator and its shard
+// processes on loopback): the server is sent every request of the
 // whole run exactly once across the shards; each session is in one shard,
 // under its name, the shards at most one session apart; the chaos faults
 // of the shards are the whole run's; and the merged report (the runner's,
 // and `replayctl merge` of the shards' reports) has the summed counts and, bucket for bucket, the histogram of
-// every shard's latencies.
+// every shard's latencies; every shard started at the common start.
 func TestShardsUnionIsTheRun(t *testing.T) {
 	srv := newCountingServer(t)
 	tapePath := testtape.Record(t, transport.HTTP{URL: srv.srv.URL}, "http", testtape.Conversation("echo", `{"text":"call %d"}`, 4))
@@ -221,6 +222,17 @@ func TestShardsUnionIsTheRun(t *testing.T) {
 			if s := m.Summary.Shards; s == nil || s.Count != n || len(s.Missing) != 0 {
 				t.Errorf("merged summary.shards = %+v, want all %d", s, n)
 			}
+			// The local runner is a coordinated run: one start, no shard
+			// sending before it, the skew measured.
+			if co := m.Coordination; co == nil || len(co.Shards) != n || (n > 1) != (co.SkewMS != nil) {
+				t.Errorf("coordination = %+v, want %d shards and a skew when there are two or more", co, n)
+			} else {
+				for i, s := range co.Shards {
+					if s.State != "done" || s.FirstSentMS == nil || *s.FirstSentMS < 0 {
+						t.Errorf("shard %d: %+v; want done, its first request at or after the common start", i, s)
+					}
+				}
+			}
 			got := decodeHDR(t, m.Histograms.Latency)
 			if !slices.Equal(got.Distribution(), one.Distribution()) || got.TotalCount() != one.TotalCount() || m.Histograms.Latency.Count != one.TotalCount() {
 				t.Errorf("merged latency histogram (%d values) is not the histogram of every shard's latencies (%d)", got.TotalCount(), one.TotalCount())
@@ -268,7 +280,7 @@ func TestLocalShardsThresholdOnMergedData(t *testing.T) {
 	}
 	decodeJSON(t, res.stdout, &merged)
 	if merged.Performance.Requests != requests || len(merged.Thresholds) != 1 || merged.Thresholds[0].Passed {
-		t.Errorf("merged: %d requests, thresholds %+v; want %d and requests<%d failed", merged.Performance.Requests, merged.Thresholds, requests, requests)
+		t.Errorf("merged: %d requests, thresholds %+v; want %d and requests<%d failed\n%s\n%s", merged.Performance.Requests, merged.Thresholds, requests, requests, res.stdout, res.stderr)
 	}
 	if s := merged.Summary.Shards; s == nil || s.Count != 3 || len(s.Merged) != 3 {
 		t.Errorf("summary.shards = %+v, want 3 of 3", s)

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/replayctl/replayctl/coord"
+	"github.com/replayctl/replayctl/replay"
+	"github.com/replayctl/replayctl/report"
+)
+
+// shardIndexFromEnv is the shard's index for --shards N: $REPLAYCTL_SHARD_INDEX,
+// else $JOB_COMPLETION_INDEX (Kubernetes sets it in an Indexed Job's pods).
+func shardIndexFromEnv(n int) (int, error) {
+	name := coord.EnvIndex
+	v, ok := os.LookupEnv(name)
+	if !ok {
+		name = coord.EnvJobIndex
+		v, ok = os.LookupEnv(name)
+	}
+	if !ok {
+		return 0, usageError("--shards %d: the shard's index comes from $%s (or $%s in a Kubernetes Indexed Job), and neither is set; set one, or give --shard I/N", n, coord.EnvIndex, coord.EnvJobIndex)
+	}
+	i, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || i < 0 || i >= n {
+		return 0, usageError("$%s=%q with --shards %d: want an index from 0 to %d", name, v, n, n-1)
+	}
+	return i, nil
+}
+
+// shardOf is the shard --shard or --shards gives: index, count, and
+// whether the run is sharded at all.
+func shardOf(cmd *cobra.Command, f runFlags) (i, n int, sharded bool, err error) {
+	switch {
+	case f.shard != "" && cmd.Flags().Changed("shards"):
+		return 0, 0, false, usageError("give --shard I/N or --shards N (the index from $%s), not both", coord.EnvIndex)
+	case f.shard != "":
+		i, n, err = parseShard(f.shard)
+		return i, n, err == nil, err
+	case cmd.Flags().Changed("shards"):
+		if f.shards < 1 {
+			return 0, 0, false, usageError("--shards %d: want 1 or more", f.shards)
+		}
+		i, err = shardIndexFromEnv(f.shards)
+		return i, f.shards, err == nil, err
+	}
+	return 0, 0, false, nil
+}
+
+// shardOnlyFlags are the run flags that may differ between the shards of
+// one run (and their runner's): left out of the fingerprint, and of the
+// shards' arguments.
+var shardOnlyFlags = map[string]bool{
+	"shard": true, "shards": true, "coordinator": true, "local-shards": true, "shard-reports": true,
+	"report": true, "output": true, "quiet": true, "verbose": true, "out": true, "out-buffer": true,
+	"abort-on-fail": true, "interval": true, "heartbeat-timeout": true, "start-lead": true, "register-timeout": true,
+}
+
+// fingerprint is the digest of what every shard of a run must share: the
+// tape's bytes, the config file's, the run flags (but each shard's own)
+// and the server command.
+func fingerprint(cmd *cobra.Command, args []string, cfgFile string) (string, error) {
+	h := sha256.New()
+	for _, p := range []string{args[0], cfgFile} {
+		if p == "" {
+			fmt.Fprintf(h, "none\x00")
+			continue
+		}
+		fl, err := os.Open(p)
+		if err != nil {
+			return "", err
+		}
+		_, err = io.Copy(h, fl)
+		fl.Close()
+		if err != nil {
+			return "", fmt.Errorf("read %s: %w", p, err)
+		}
+		fmt.Fprintf(h, "\x00")
+	}
+	var flags []string
+	inherited := cmd.InheritedFlags() // logging and colour: each process's own
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		if shardOnlyFlags[fl.Name] || slices.Contains(historyFlagNames, fl.Name) || inherited.Lookup(fl.Name) != nil {
+			return
+		}
+		v := fl.Value.String()
+		if sv, ok := fl.Value.(pflag.SliceValue); ok {
+			v = strings.Join(sv.GetSlice(), "\x01")
+		}
+		flags = append(flags, fl.Name+"="+v)
+	})
+	slices.Sort(flags)
+	fmt.Fprintf(h, "%s\x00%s", strings.Join(flags, "\x00"), strings.Join(shardTail(cmd, args), "\x00"))
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// shardLink is a shard's connection to its coordinator during a run.
+type shardLink struct {
+	client  *coord.Client
+	stream  *coord.Stream
+	cancel  context.CancelCauseFunc
+	end     chan struct{}
+	wg      sync.WaitGroup
+	sendErr error      // the last interval's send, once wg is done
+	mu      sync.Mutex // guards stopped
+	stopped string     // why the coordinator stopped the shard
+}
+
+// errCoordinatorStop is the cause a shard's replay is stopped with when
+// the coordinator says so.
+var errCoordinatorStop = errors.New("stopped by the coordinator")
+
+// joinCoordinator registers the shard i/n of r with the coordinator at
+// url, waits for the common start, anchors r to it and starts streaming.
+// It returns the context to run r in, or a nil link when the coordinator
+// told the shard not to run (why is printed).
+func (a *app) joinCoordinator(ctx context.Context, cmd *cobra.Command, args []string, f runFlags, r *replay.Replay, stream *coord.Stream, i, n int) (*shardLink, context.Context, error) {
+	cfgFile, _ := configPath(cmd, f.configPath)
+	fp, err := fingerprint(cmd, args, cfgFile)
+	if err != nil {
+		return nil, nil, usageError("--coordinator: %v", err)
+	}
+	hello := coord.Hello{Index: i, Count: n, Fingerprint: fp, Attempt: uuid.NewString()}
+	for _, t := range r.Thresholds() {
+		hello.Thresholds = append(hello.Thresholds, t.Expr)
+	}
+	token := os.Getenv(coord.EnvToken)
+	a.redact(append(r.Secrets(), token))
+	c := coord.NewClient(f.coordinator, token, hello)
+	reply, err := c.Register(ctx)
+	// Resume: a register retried after its answer was lost; the start may
+	// not be set yet.
+	if err == nil && (reply.Action == coord.Run || reply.Action == coord.Resume && reply.Start.IsZero()) {
+		reply, err = c.WaitStart(ctx)
+	}
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, nil, fmt.Errorf("shard %d/%d: interrupted while waiting for the coordinator: %w", i, n, ctx.Err()) // exit 130
+	case errors.Is(err, coord.ErrRefused):
+		return nil, nil, &exitError{code: exitBadInput, err: fmt.Errorf("shard %d/%d: %w", i, n, err)}
+	case err != nil:
+		return nil, nil, &exitError{code: exitFailed, err: fmt.Errorf("shard %d/%d: reach the coordinator: %w", i, n, err)}
+	case reply.Action == coord.Stop:
+		fmt.Fprintf(a.errOut, "shard %d/%d: the coordinator says stop: %s\n", i, n, reply.Reason)
+		return nil, nil, nil
+	}
+	r.Engine().StartAt(reply.Start)
+	fmt.Fprintf(a.errOut, "shard %d/%d: the common start is %s\n", i, n, reply.Start.UTC().Format("15:04:05.000"))
+	runCtx, cancel := context.WithCancelCause(ctx)
+	l := &shardLink{client: c, stream: stream, cancel: cancel, end: make(chan struct{})}
+	calls := context.WithoutCancel(ctx) // the last interval and the report go out after an interrupt
+	l.wg.Add(2)
+	go func() {
+		defer l.wg.Done()
+		why, err := c.Watch(runCtx)
+		if err != nil && runCtx.Err() == nil {
+			why = "lost the coordinator: " + err.Error()
+		}
+		if why != "" {
+			l.stop(why)
+		}
+	}()
+	go func() {
+		defer l.wg.Done()
+		l.sendErr = c.Stream(calls, stream, l.stop, l.end)
+	}()
+	return l, runCtx, nil
+}
+
+// stop stops the shard's replay: the coordinator said so.
+func (l *shardLink) stop(why string) {
+	l.mu.Lock()
+	if l.stopped == "" {
+		l.stopped = why
+	}
+	l.mu.Unlock()
+	l.cancel(fmt.Errorf("%w: %s", errCoordinatorStop, why))
+}
+
+// finish sends the last interval and the shard's report. A replay the
+// coordinator stopped is reported as such, not as interrupted.
+func (l *shardLink) finish(ctx context.Context, rep *report.Report, runErr error) error {
+	l.mu.Lock()
+	stopped := l.stopped
+	l.mu.Unlock()
+	interrupted := ctx.Err() != nil
+	if rep != nil && stopped != "" && !interrupted {
+		rep.Summary.Stopped = report.StopFailure
+		rep.Summary.Aborted = "stopped by the coordinator: " + stopped
+		rep.Summary.Passed = false
+	}
+	close(l.end)
+	l.cancel(nil) // ends the control poll
+	l.wg.Wait()
+	f := coord.Final{Report: rep, FirstSent: l.stream.FirstSent()}
+	if rep == nil && runErr != nil {
+		f.Error = runErr.Error()
+	}
+	return errors.Join(l.sendErr, l.client.Deliver(context.WithoutCancel(ctx), f))
+}
+
+// checkCoordinated refuses what a coordinated shard cannot do, and fills
+// in --coordinator from $REPLAYCTL_COORDINATOR.
+func checkCoordinated(cmd *cobra.Command, args []string, f *runFlags, local bool) error {
+	if !cmd.Flags().Changed("coordinator") && !local {
+		f.coordinator = os.Getenv(coord.EnvURL)
+	}
+	for _, name := range []string{"abort-on-fail", "interval", "heartbeat-timeout", "start-lead", "register-timeout"} {
+		if cmd.Flags().Changed(name) && !local {
+			return usageError("--%s is the coordinator's: give it to replayctl coordinate (or with --local-shards)", name)
+		}
+	}
+	if local {
+		if cmd.Flags().Changed("coordinator") || cmd.Flags().Changed("shards") {
+			return usageError("--local-shards starts its own coordinator and shards: leave out --coordinator and --shards")
+		}
+		return f.coord.check()
+	}
+	if f.coordinator == "" {
+		return nil
+	}
+	switch {
+	case f.shard == "" && !cmd.Flags().Changed("shards"):
+		return usageError("--coordinator %s: give the shard: --shards N (the index from $%s) or --shard I/N", f.coordinator, coord.EnvIndex)
+	case !strings.HasPrefix(f.coordinator, "http://") && !strings.HasPrefix(f.coordinator, "https://"):
+		return usageError("--coordinator %q: want the coordinator's URL, e.g. http://127.0.0.1:7340", f.coordinator)
+	case args[0] == "-":
+		return usageError("--coordinator: the tape cannot be read from stdin: every shard must read the same file")
+	}
+	return nil
+}

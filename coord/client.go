@@ -1,0 +1,151 @@
+package coord
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+)
+
+// Client is a shard's side of the protocol: it registers, waits for the
+// start, streams interval reports, watches for a stop, and delivers the
+// final report. Its calls retry a failed connection for as long as the
+// coordinator waits for a shard it does not hear from (Reply.Heartbeat,
+// DefaultHeartbeat before the first reply). A Client is used by one
+// goroutine at a time, but Watch, which runs beside the others.
+type Client struct {
+	url, token string
+	hello      Hello
+	http       *http.Client
+	heartbeat  time.Duration // set from the first reply, then read only
+	interval   time.Duration
+}
+
+// NewClient returns the client of the shard hello to the coordinator at
+// url (http://host:port), sending token ("" for none).
+func NewClient(url, token string, hello Hello) *Client {
+	return &Client{url: strings.TrimRight(url, "/"), token: token, hello: hello, http: &http.Client{}, heartbeat: DefaultHeartbeat, interval: DefaultInterval}
+}
+
+// Interval is how often the coordinator wants an interval report (known
+// after Register).
+func (c *Client) Interval() time.Duration { return c.interval }
+
+// Register registers the shard and returns the coordinator's decision:
+// Run (wait for the start: WaitStart), Resume, or Stop with its reason.
+// An error wraps [ErrRefused] when the coordinator refused the shard.
+func (c *Client) Register(ctx context.Context) (Reply, error) {
+	r, err := c.call(ctx, PathRegister, c.hello, 0)
+	if err == nil && r.Heartbeat > 0 {
+		c.heartbeat, c.interval = r.Heartbeat, r.Interval
+	}
+	return r, err
+}
+
+// WaitStart waits for the common start: it returns Run with Start once
+// every shard has registered, or Stop. It returns when ctx is done.
+func (c *Client) WaitStart(ctx context.Context) (Reply, error) {
+	for {
+		r, err := c.call(ctx, PathStart, c.hello, c.heartbeat)
+		if err != nil || r.Action != Continue {
+			return r, err
+		}
+	}
+}
+
+// Watch waits for the coordinator to stop the shard and returns why. It
+// returns when ctx is done ("", ctx's error), or with an error when the
+// coordinator cannot be reached for the heartbeat.
+func (c *Client) Watch(ctx context.Context) (string, error) {
+	for {
+		r, err := c.call(ctx, PathControl, c.hello, c.heartbeat)
+		switch {
+		case err != nil:
+			return "", err
+		case r.Action == Stop:
+			return r.Reason, nil
+		}
+	}
+}
+
+// Send streams one interval report and returns the coordinator's answer:
+// Continue, or Stop with why.
+func (c *Client) Send(ctx context.Context, iv Interval) (Reply, error) {
+	iv.Index, iv.Attempt = c.hello.Index, c.hello.Attempt
+	return c.call(ctx, PathInterval, iv, 0)
+}
+
+// Deliver sends the final report (or why there is none).
+func (c *Client) Deliver(ctx context.Context, f Final) error {
+	f.Index, f.Attempt = c.hello.Index, c.hello.Attempt
+	_, err := c.call(ctx, PathFinal, f, 0)
+	return err
+}
+
+// call posts v to path and decodes the reply, retrying a failed
+// connection or a 5xx with exponential backoff for up to the heartbeat;
+// poll is how long the coordinator may hold the call (a long poll), 0
+// for none.
+func (c *Client) call(ctx context.Context, path string, v any, poll time.Duration) (Reply, error) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return Reply{}, fmt.Errorf("coord: %s: %w", path, err)
+	}
+	b := backoff.NewExponentialBackOff()
+	b.InitialInterval = 50 * time.Millisecond
+	b.MaxInterval = time.Second
+	b.MaxElapsedTime = c.heartbeat
+	var reply Reply
+	op := func() error {
+		cctx, cancel := context.WithTimeout(ctx, poll+c.heartbeat)
+		defer cancel()
+		req, err := http.NewRequestWithContext(cctx, http.MethodPost, c.url+path, bytes.NewReader(body))
+		if err != nil {
+			return backoff.Permanent(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if c.token != "" {
+			req.Header.Set("Authorization", "Bearer "+c.token)
+		}
+		resp, err := c.http.Do(req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return backoff.Permanent(ctx.Err())
+			}
+			return err
+		}
+		defer resp.Body.Close()
+		data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode != http.StatusOK {
+			var we wireError
+			_ = json.Unmarshal(data, &we)
+			err := fmt.Errorf("the coordinator answered %s: %s", resp.Status, we.Error)
+			if resp.StatusCode >= 500 {
+				return err
+			}
+			return backoff.Permanent(fmt.Errorf("%w: %w", ErrRefused, err))
+		}
+		reply = Reply{}
+		if err := json.Unmarshal(data, &reply); err != nil {
+			return backoff.Permanent(fmt.Errorf("the coordinator's answer is not the protocol's JSON: %v", err))
+		}
+		return nil
+	}
+	if err := backoff.Retry(op, backoff.WithContext(b, ctx)); err != nil {
+		if errors.Is(err, ErrRefused) || ctx.Err() != nil {
+			return Reply{}, err
+		}
+		return Reply{}, fmt.Errorf("coord: %s at %s: %w", path, c.url, err)
+	}
+	return reply, nil
+}
