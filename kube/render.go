@@ -81,7 +81,9 @@ func New(name, image string, shards int, tape File, runFlags, command []string, 
 	case image == "":
 		return nil, errors.New("no image: give the replayctl image the pods run, e.g. ghcr.io/you/replayctl:v1 (built from the Dockerfile)")
 	}
-	if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
+	// The coordinator's Service is NAME-coordinator: a DNS-1035 label
+	// (a letter first).
+	if errs := validation.IsDNS1035Label(name); len(errs) > 0 {
 		return nil, fmt.Errorf("name %q: %v", name, errs)
 	}
 	// A shard's pod host name is NAME-INDEX, and the coordinator's objects
