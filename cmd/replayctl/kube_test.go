@@ -70,12 +70,13 @@ func decodeRendered(t *testing.T, yaml []byte) rendered {
 // checks their wiring: the Indexed Job, each shard's index from the
 // completion index and its --shard, the coordinator's URL and token, the
 // Service selecting the coordinator's pod, the tape in the ConfigMap byte
-// for byte, the image's conventions; the file is written with mode 0600.
+// for byte and the --config file beside it, the image's conventions; the
+// file is written with mode 0600.
 func TestKubeRender(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "replay.yaml")
 	tapePath := "examples/quickstart.jsonl"
-	res := replayctl(t, "kube", "render", tapePath, "--speed", "fast", "--sessions", "20", "--threshold", "p99<500ms",
+	res := replayctl(t, "kube", "render", tapePath, "--speed", "fast", "--sessions", "20", "--threshold", "p99<500ms", "--config", "examples/load.yaml",
 		"--shards", "4", "--image", "registry.example/replayctl:v1", "--name", "load", "--namespace", "perf", "-o", out)
 	if res.code != 0 {
 		t.Fatalf("exit %d\n%s", res.code, res.stderr)
@@ -108,7 +109,7 @@ func TestKubeRender(t *testing.T) {
 		t.Errorf("the shards' Job: completionMode %s, completions %d, parallelism %d; want Indexed, 4, 4", *spec.CompletionMode, *spec.Completions, *spec.Parallelism)
 	}
 	c := spec.Template.Spec.Containers[0]
-	for _, want := range []string{"--shard=$(" + kube.EnvShardIndex + ")/4", "--coordinator=http://load-coordinator.perf.svc:8080", "--speed=fast", "--sessions=20", "--threshold=p99<500ms", "--history=none", "--output=json", kube.FilesDir + "/quickstart.jsonl"} {
+	for _, want := range []string{"--shard=$(" + kube.EnvShardIndex + ")/4", "--coordinator=http://load-coordinator.perf.svc:8080", "--speed=fast", "--sessions=20", "--threshold=p99<500ms", "--history=none", "--output=json", "--config=" + kube.FilesDir + "/config-load.yaml", kube.FilesDir + "/quickstart.jsonl"} {
 		if !slices.Contains(c.Args, want) {
 			t.Errorf("shard args %q lack %q", c.Args, want)
 		}
@@ -136,6 +137,13 @@ func TestKubeRender(t *testing.T) {
 	}
 	if got := r.configMap.Data["quickstart.jsonl"]; got != string(want) {
 		t.Errorf("the ConfigMap's tape (%d bytes) is not the tape's bytes (%d)", len(got), len(want))
+	}
+	cfg, err := os.ReadFile("../../examples/load.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.configMap.Data["config-load.yaml"]; got != string(cfg) {
+		t.Errorf("the ConfigMap's config is %q, want the --config file's bytes", got)
 	}
 	for _, pod := range []corev1.PodTemplateSpec{spec.Template, coord} {
 		c := pod.Spec.Containers[0]
