@@ -117,7 +117,7 @@ func TestKubeRender(t *testing.T) {
 	if c.Args[0] != "run" {
 		t.Errorf("shard args %q: want run first", c.Args)
 	}
-	env := podEnv(t, r, c, 3)
+	env := podEnv(t, r, c, map[string]string{batchv1.JobCompletionIndexAnnotation: "3"})
 	if env[kube.EnvShardIndex] != "3" || env[kube.EnvToken] != string(r.secret.Data[kube.TokenKey]) || len(env[kube.EnvToken]) != 64 {
 		t.Errorf("pod 3's env: %s=%q, %s=%q; want 3 and the Secret's token (64 hex digits)", kube.EnvShardIndex, env[kube.EnvShardIndex], kube.EnvToken, env[kube.EnvToken])
 	}
@@ -311,9 +311,35 @@ func TestKubeRenderedPodsUnionIsTheRun(t *testing.T) {
 
 // runPods runs pods 0..n-1 of the rendered shards' Job at once, as the
 // Job controller and a kubelet would, as local processes of the built
-// binary, and returns their JSON reports (their stdout) by index. The
-// server's bodies of this round are checked by the caller.
+// binary, and returns their JSON reports (their stdout) by index.
 func runPods(t *testing.T, r rendered, n int) []*report.Report {
+	t.Helper()
+	spec := r.shardJob.Spec.Template.Spec
+	if len(spec.Containers) != 1 {
+		t.Fatalf("%d containers, want one", len(spec.Containers))
+	}
+	c := spec.Containers[0]
+	procs := make([]podProc, n)
+	for i := range n {
+		env := podEnv(t, r, c, map[string]string{batchv1.JobCompletionIndexAnnotation: strconv.Itoa(i)})
+		env[kube.EnvJobCompletionIndex] = strconv.Itoa(i) // the Job controller's
+		procs[i] = podProc{command: c.Command, args: expandArgs(c.Args, env), env: env}
+	}
+	return runPodProcs(t, r, procs)
+}
+
+// podProc is one shard pod's container as the kubelet starts it: its
+// command, its args with $(VAR) expanded, its environment.
+type podProc struct {
+	command, args []string
+	env           map[string]string
+}
+
+// runPodProcs runs the pods' containers at once as local processes of
+// the built binary, the ConfigMap's files in a folder standing for its
+// mount, each in an empty working folder, and returns their JSON reports
+// (their stdout) in order.
+func runPodProcs(t *testing.T, r rendered, procs []podProc) []*report.Report {
 	t.Helper()
 	files := t.TempDir() // the ConfigMap's volume
 	if r.configMap != nil {
@@ -324,27 +350,22 @@ func runPods(t *testing.T, r rendered, n int) []*report.Report {
 			writeFile(t, filepath.Join(files, k), v)
 		}
 	}
-	spec := r.shardJob.Spec.Template.Spec
-	if len(spec.Containers) != 1 {
-		t.Fatalf("%d containers, want one", len(spec.Containers))
-	}
-	c := spec.Containers[0]
-	if c.Command[0] != kube.Entrypoint {
-		t.Fatalf("command %q, want the image's entrypoint", c.Command)
-	}
+	n := len(procs)
 	reports := make([]*report.Report, n)
 	outs := make([]bytes.Buffer, n)
 	errs := make([]bytes.Buffer, n)
 	cmds := make([]*exec.Cmd, n)
-	for i := range n {
-		env := podEnv(t, r, c, i)
-		args := expandArgs(c.Args, env)
+	for i, p := range procs {
+		if p.command[0] != kube.Entrypoint {
+			t.Fatalf("pod %d: command %q, want the image's entrypoint", i, p.command)
+		}
+		args := slices.Clone(p.args)
 		for j, a := range args { // the mount, here
 			args[j] = strings.ReplaceAll(a, kube.FilesDir, files)
 		}
-		cmd := exec.Command(binary, append(c.Command[1:], args...)...)
+		cmd := exec.Command(binary, append(p.command[1:], args...)...)
 		cmd.Dir = t.TempDir() // the image's empty working folder
-		for k, v := range env {
+		for k, v := range p.env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
 		cmd.Stdout, cmd.Stderr = &outs[i], &errs[i]
@@ -375,13 +396,11 @@ func runPods(t *testing.T, r rendered, n int) []*report.Report {
 	return reports
 }
 
-// podEnv is the environment the kubelet gives container c of pod index
-// i: the Job controller's JOB_COMPLETION_INDEX, then the container's env,
-// each value from its source.
-func podEnv(t *testing.T, r rendered, c corev1.Container, i int) map[string]string {
+// podEnv is the environment the kubelet gives container c of a pod with
+// these annotations: the container's env, each value from its source.
+func podEnv(t *testing.T, r rendered, c corev1.Container, annotations map[string]string) map[string]string {
 	t.Helper()
-	annotations := map[string]string{batchv1.JobCompletionIndexAnnotation: strconv.Itoa(i)}
-	env := map[string]string{kube.EnvJobCompletionIndex: strconv.Itoa(i)}
+	env := map[string]string{}
 	for _, e := range c.Env {
 		switch vf := e.ValueFrom; {
 		case vf == nil:
@@ -391,7 +410,7 @@ func podEnv(t *testing.T, r rendered, c corev1.Container, i int) map[string]stri
 			key, ok2 := strings.CutSuffix(key, "']")
 			v, ok3 := annotations[key]
 			if !ok || !ok2 || !ok3 {
-				t.Fatalf("env %s: field %s is not set on a pod of the Job", e.Name, vf.FieldRef.FieldPath)
+				t.Fatalf("env %s: field %s is not set on the pod", e.Name, vf.FieldRef.FieldPath)
 			}
 			env[e.Name] = v
 		case vf.SecretKeyRef != nil:
