@@ -125,9 +125,9 @@ func (a *app) kubeRender(cmd *cobra.Command, args []string, k kubeFlags, rf *run
 	case k.out == "text" || k.out == "json":
 		return usageError("-o %s: -o names the file the manifests are written to; a shard's report is JSON already", k.out)
 	}
-	for name, why := range renderRefused {
+	for _, name := range slices.Sorted(maps.Keys(renderRefused)) {
 		if cmd.Flags().Changed(name) {
-			return usageError("--%s: %s", name, why)
+			return usageError("--%s: %s", name, renderRefused[name])
 		}
 	}
 	for _, name := range historyFlagNames {
