@@ -293,3 +293,32 @@ func TestDecodeIsStrict(t *testing.T) {
 		})
 	}
 }
+
+// FuzzDecode: any input decodes or fails, without a panic; what decodes
+// writes back and decodes to the same objects.
+func FuzzDecode(f *testing.F) {
+	var buf bytes.Buffer
+	m, err := New("load", "img", 2, tape, []string{"--speed=fast"}, nil, Token("t"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	if err := WriteYAML(&buf, m.Objects()); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Add([]byte("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: b}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		objs, err := Decode(data)
+		if err != nil {
+			return
+		}
+		var out bytes.Buffer
+		if err := WriteYAML(&out, objs); err != nil {
+			return // a value the encoder refuses, as the API server would
+		}
+		again, err := Decode(out.Bytes())
+		if err != nil || len(again) != len(objs) {
+			t.Fatalf("what WriteYAML wrote does not decode back: %v", err)
+		}
+	})
+}
