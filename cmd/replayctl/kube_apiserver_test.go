@@ -57,6 +57,9 @@ func TestKubeRenderAppliesToAPIServer(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
+	for len(procExited) > 0 { // an earlier run's
+		<-procExited
+	}
 	cl := startAPIServer(ctx, t, apiserver, etcd)
 
 	srv := newCountingServer(t)
@@ -146,9 +149,15 @@ type apiClient struct {
 }
 
 func (c *apiClient) do(ctx context.Context, method, path, contentType string, body []byte) (int, []byte, error) {
+	code, b, _, err := c.doHeader(ctx, method, path, contentType, body)
+	return code, b, err
+}
+
+// doHeader is do with the answer's header.
+func (c *apiClient) doHeader(ctx context.Context, method, path, contentType string, body []byte) (int, []byte, http.Header, error) {
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(body))
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	if contentType != "" {
@@ -156,11 +165,11 @@ func (c *apiClient) do(ctx context.Context, method, path, contentType string, bo
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, b, err
+	return resp.StatusCode, b, resp.Header, err
 }
 
 // create POSTs o with strict field validation and wants status.
@@ -183,15 +192,15 @@ func (c *apiClient) create(t *testing.T, o runtime.Object, status int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, resp, err := c.do(context.Background(), http.MethodPost, fmt.Sprintf(coll, ns)+"?fieldValidation=Strict", "application/json", body)
+	code, resp, header, err := c.doHeader(context.Background(), http.MethodPost, fmt.Sprintf(coll, ns)+"?fieldValidation=Strict", "application/json", body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if code != status {
 		t.Fatalf("create %T %s: status %d, want %d\n%s", o, name, code, status, resp)
 	}
-	if code == http.StatusCreated && bytes.Contains(resp, []byte(`"warning"`)) {
-		t.Errorf("create %T %s: %s", o, name, resp)
+	if w := header.Values("Warning"); len(w) > 0 {
+		t.Errorf("create %T %s: the server warns %q", o, name, w)
 	}
 }
 
@@ -206,7 +215,12 @@ func (c *apiClient) get(t *testing.T, path string, v any) {
 	}
 }
 
-// poll calls check until it says done, or fails the test when ctx ends.
+// procExited is closed when a server process of the test has ended
+// (any of them: each is needed to the end).
+var procExited = make(chan string, 8)
+
+// poll calls check until it says done, or fails the test when ctx ends
+// or a server process has ended.
 func poll(ctx context.Context, t *testing.T, what string, check func() (bool, string)) {
 	t.Helper()
 	wait := 10 * time.Millisecond
@@ -218,6 +232,8 @@ func poll(ctx context.Context, t *testing.T, what string, check func() (bool, st
 		select {
 		case <-ctx.Done():
 			t.Fatalf("%s: not before the deadline; last: %s", what, state)
+		case name := <-procExited:
+			t.Fatalf("%s: %s ended (its log follows); last: %s", what, name, state)
 		case <-time.After(wait):
 		}
 		wait = min(2*wait, time.Second)
@@ -305,9 +321,20 @@ func startServerProc(t *testing.T, name string, argv ...string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", name, err)
 	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
+	waited := make(chan struct{})
+	stopping := make(chan struct{})
+	go func() {
 		_ = cmd.Wait()
+		close(waited)
+		select {
+		case <-stopping:
+		case procExited <- name:
+		}
+	}()
+	t.Cleanup(func() {
+		close(stopping)
+		_ = cmd.Process.Kill()
+		<-waited
 		logf.Close()
 		if t.Failed() {
 			b, _ := os.ReadFile(logPath)
@@ -351,7 +378,10 @@ func startAPIServer(ctx context.Context, t *testing.T, apiserver, etcd string) *
 		"--token-auth-file="+tokens, "--authorization-mode=RBAC",
 		"--service-account-issuer=https://kubernetes.default.svc", "--service-account-key-file="+keyPath,
 		"--service-account-signing-key-file="+keyPath,
-		"--service-cluster-ip-range=10.96.0.0/16", "--allow-privileged=false")
+		"--service-cluster-ip-range=10.96.0.0/16", "--allow-privileged=false",
+		// The endpoints of the kubernetes Service would be 127.0.0.1,
+		// which the reconciler refuses: no reconciler.
+		"--endpoint-reconciler-type=none")
 	cl := &apiClient{
 		base: "https://127.0.0.1:" + strconv.Itoa(secure), token: token, dir: dir,
 		// The server's own self-signed certificate, on loopback.
