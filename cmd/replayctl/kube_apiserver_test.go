@@ -106,6 +106,9 @@ func TestKubeRenderAppliesToAPIServer(t *testing.T) {
 	}
 	startControllerManager(ctx, t, kcm, cl)
 	pods := cl.waitPods(ctx, t, r.shardJob.Name, n)
+	for _, p := range pods {
+		t.Logf("the Job controller made pod %s (completion index %s)", p.Name, p.Annotations[batchv1.JobCompletionIndexAnnotation])
+	}
 	procs := make([]podProc, n)
 	for _, p := range pods {
 		i, err := strconv.Atoi(p.Annotations[batchv1.JobCompletionIndexAnnotation])
@@ -113,7 +116,7 @@ func TestKubeRenderAppliesToAPIServer(t *testing.T) {
 			t.Fatalf("pod %s: completion index %q", p.Name, p.Annotations[batchv1.JobCompletionIndexAnnotation])
 		}
 		c := p.Spec.Containers[0]
-		env := podEnv(t, r, c, p.Annotations)
+		env := podEnv(t, r, c, podFields(p.ObjectMeta))
 		if env[kube.EnvJobCompletionIndex] != strconv.Itoa(i) || env[kube.EnvShardIndex] != strconv.Itoa(i) {
 			t.Errorf("pod %s: %s=%q, %s=%q, want %d", p.Name, kube.EnvJobCompletionIndex, env[kube.EnvJobCompletionIndex], kube.EnvShardIndex, env[kube.EnvShardIndex], i)
 		}
@@ -138,6 +141,7 @@ func TestKubeRenderAppliesToAPIServer(t *testing.T) {
 		cl.podSucceeded(t, p)
 	}
 	cl.waitJobComplete(ctx, t, r.shardJob.Name, n)
+	t.Logf("the Job completed: %d pods ran as local processes and sent the unsharded run's %d distinct request bodies", n, len(gotBodies))
 }
 
 // apiClient speaks to the test's API server as its admin.

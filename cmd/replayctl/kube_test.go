@@ -17,6 +17,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -117,7 +118,7 @@ func TestKubeRender(t *testing.T) {
 	if c.Args[0] != "run" {
 		t.Errorf("shard args %q: want run first", c.Args)
 	}
-	env := podEnv(t, r, c, map[string]string{batchv1.JobCompletionIndexAnnotation: "3"})
+	env := podEnv(t, r, c, podFields(metav1.ObjectMeta{Annotations: map[string]string{batchv1.JobCompletionIndexAnnotation: "3"}}))
 	if env[kube.EnvShardIndex] != "3" || env[kube.EnvToken] != string(r.secret.Data[kube.TokenKey]) || len(env[kube.EnvToken]) != 64 {
 		t.Errorf("pod 3's env: %s=%q, %s=%q; want 3 and the Secret's token (64 hex digits)", kube.EnvShardIndex, env[kube.EnvShardIndex], kube.EnvToken, env[kube.EnvToken])
 	}
@@ -321,7 +322,7 @@ func runPods(t *testing.T, r rendered, n int) []*report.Report {
 	c := spec.Containers[0]
 	procs := make([]podProc, n)
 	for i := range n {
-		env := podEnv(t, r, c, map[string]string{batchv1.JobCompletionIndexAnnotation: strconv.Itoa(i)})
+		env := podEnv(t, r, c, podFields(metav1.ObjectMeta{Annotations: map[string]string{batchv1.JobCompletionIndexAnnotation: strconv.Itoa(i)}}))
 		env[kube.EnvJobCompletionIndex] = strconv.Itoa(i) // the Job controller's
 		procs[i] = podProc{command: c.Command, args: expandArgs(c.Args, env), env: env}
 	}
@@ -396,9 +397,23 @@ func runPodProcs(t *testing.T, r rendered, procs []podProc) []*report.Report {
 	return reports
 }
 
+// podFields are the field paths of a pod's labels and annotations, as an
+// env's fieldRef names them, and their values.
+func podFields(meta metav1.ObjectMeta) map[string]string {
+	fields := map[string]string{}
+	for k, v := range meta.Labels {
+		fields["metadata.labels['"+k+"']"] = v
+	}
+	for k, v := range meta.Annotations {
+		fields["metadata.annotations['"+k+"']"] = v
+	}
+	return fields
+}
+
 // podEnv is the environment the kubelet gives container c of a pod with
-// these annotations: the container's env, each value from its source.
-func podEnv(t *testing.T, r rendered, c corev1.Container, annotations map[string]string) map[string]string {
+// these fields (podFields): the container's env, each value from its
+// source.
+func podEnv(t *testing.T, r rendered, c corev1.Container, fields map[string]string) map[string]string {
 	t.Helper()
 	env := map[string]string{}
 	for _, e := range c.Env {
@@ -406,10 +421,8 @@ func podEnv(t *testing.T, r rendered, c corev1.Container, annotations map[string
 		case vf == nil:
 			env[e.Name] = expandArgs([]string{e.Value}, env)[0]
 		case vf.FieldRef != nil:
-			key, ok := strings.CutPrefix(vf.FieldRef.FieldPath, "metadata.annotations['")
-			key, ok2 := strings.CutSuffix(key, "']")
-			v, ok3 := annotations[key]
-			if !ok || !ok2 || !ok3 {
+			v, ok := fields[vf.FieldRef.FieldPath]
+			if !ok {
 				t.Fatalf("env %s: field %s is not set on the pod", e.Name, vf.FieldRef.FieldPath)
 			}
 			env[e.Name] = v
