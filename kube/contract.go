@@ -57,6 +57,11 @@ const (
 	ReportFile = "report.json"
 )
 
+// CoordinatorFlags are the flags of `replayctl coordinate` (shared with
+// run --local-shards, which runs a coordinator) that kube render gives the
+// coordinator rather than the shards.
+var CoordinatorFlags = []string{"abort-on-fail", "interval", "heartbeat-timeout", "start-lead", "register-timeout"}
+
 // Label keys of every object, and the component values that tell the
 // coordinator from the shards.
 const (

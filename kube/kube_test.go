@@ -51,7 +51,7 @@ func roundTrip(t *testing.T, m *Manifests) []runtime.Object {
 }
 
 func TestRenderIndexedJob(t *testing.T) {
-	m := render(t, 7, Token("s3cret"))
+	m := render(t, 7, Token("s3cret"), Thresholds("p99<1s"), CoordinatorArgs("--abort-on-fail=true"))
 	objs := roundTrip(t, m)
 	var kinds []string
 	for _, o := range objs {
@@ -69,7 +69,7 @@ func TestRenderIndexedJob(t *testing.T) {
 		t.Errorf("backoffLimitPerIndex %d, podReplacementPolicy %s, restartPolicy %s", *s.BackoffLimitPerIndex, *s.PodReplacementPolicy, s.Template.Spec.RestartPolicy)
 	}
 	c := s.Template.Spec.Containers[0]
-	wantArgs := []string{"run", "--shard=$(REPLAYCTL_SHARD_INDEX)/7", "--coordinator=http://load-coordinator:8080", "--speed=fast", "--sessions=20", FilesDir + "/t.jsonl"}
+	wantArgs := []string{"run", "--shard=$(REPLAYCTL_SHARD_INDEX)/7", "--coordinator=http://load-coordinator:7340", "--speed=fast", "--sessions=20", FilesDir + "/t.jsonl"}
 	if !slices.Equal(c.Args, wantArgs) {
 		t.Errorf("shard args\n got %q\nwant %q", c.Args, wantArgs)
 	}
@@ -100,7 +100,7 @@ func TestRenderIndexedJob(t *testing.T) {
 	if !sel.Matches(labels.Set(coord.Spec.Template.Labels)) || sel.Matches(labels.Set(job.Spec.Template.Labels)) {
 		t.Errorf("Service selector %v; coordinator pod labels %v, shard pod labels %v", svc.Spec.Selector, coord.Spec.Template.Labels, job.Spec.Template.Labels)
 	}
-	if ca := coord.Spec.Template.Spec.Containers[0].Args; !slices.Contains(ca, "--shards=7") || ca[0] != CoordinateCommand {
+	if ca := coord.Spec.Template.Spec.Containers[0].Args; !slices.Equal(ca, []string{CoordinateCommand, "--shards=7", "--listen=0.0.0.0:7340", "--report=" + ReportDir + "/" + ReportFile, "--output=json", "--threshold=p99<1s", "--abort-on-fail=true"}) {
 		t.Errorf("coordinator args %q", ca)
 	}
 	if got := svc.Spec.Ports[0].TargetPort.StrVal; got != coord.Spec.Template.Spec.Containers[0].Ports[0].Name {

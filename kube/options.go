@@ -10,7 +10,7 @@ const (
 	DefaultMemoryLimit       = "512Mi"
 	DefaultCoordinatorCPU    = "250m"
 	DefaultCoordinatorMemory = "256Mi"
-	DefaultPort              = 8080
+	DefaultPort              = 7340 // replayctl coordinate's
 	DefaultRetries           = 1
 	DefaultAntiAffinity      = "preferred"
 
@@ -49,6 +49,7 @@ type settings struct {
 	port          int
 	retries       int
 	thresholds    []string
+	coordArgs     []string
 	files         []File
 }
 
@@ -103,7 +104,7 @@ func Token(token string) Option { return func(s *settings) { s.token = token } }
 // volume, when given), for replayctl merge.
 func NoCoordinator() Option { return func(s *settings) { s.noCoordinator = true } }
 
-// Port is the coordinator's port (default 8080).
+// Port is the coordinator's port (default 7340).
 func Port(port int) Option { return func(s *settings) { s.port = port } }
 
 // Retries is how often a failed shard pod is replaced (the Job's
@@ -112,9 +113,16 @@ func Port(port int) Option { return func(s *settings) { s.port = port } }
 func Retries(n int) Option { return func(s *settings) { s.retries = n } }
 
 // Thresholds are given to the coordinator, which judges them on the
-// merged figures.
+// merged figures. (The shards' own --threshold flags are judged there
+// too: kube render gives them to the shards only.)
 func Thresholds(t ...string) Option {
 	return func(s *settings) { s.thresholds = append(s.thresholds, t...) }
+}
+
+// CoordinatorArgs adds arguments to the coordinator's (after its
+// --shards, --listen, --report and --output), e.g. "--abort-on-fail".
+func CoordinatorArgs(args ...string) Option {
+	return func(s *settings) { s.coordArgs = append(s.coordArgs, args...) }
 }
 
 // Files adds files to the ConfigMap beside the tape (a config, a mock

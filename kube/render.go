@@ -300,6 +300,7 @@ func (r *renderer) coordinator() *batchv1.Job {
 	for _, t := range r.s.thresholds {
 		args = append(args, FlagCoordThresholds+"="+t)
 	}
+	args = append(args, r.s.coordArgs...)
 	c := r.container(ComponentCoord, args, r.coordRes)
 	c.Env = append(c.Env, r.tokenEnv())
 	c.Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: int32(r.s.port), Protocol: corev1.ProtocolTCP}}

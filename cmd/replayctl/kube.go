@@ -166,6 +166,14 @@ func (a *app) kubeRender(cmd *cobra.Command, args []string, k kubeFlags, rf *run
 		return v
 	}
 	podFlags := renderRunFlags(cmd, inPod)
+	// The coordinator's flags go to the coordinator (--threshold goes to
+	// the shards: the coordinator judges theirs on the merged data).
+	var coordArgs []string
+	for _, name := range kube.CoordinatorFlags {
+		if fl := cmd.Flags().Lookup(name); fl != nil && fl.Changed {
+			coordArgs = append(coordArgs, "--"+name+"="+fl.Value.String())
+		}
+	}
 	// Check them as run does, with the files where they are here.
 	checkArgs := append([]string{"run"}, renderRunFlags(cmd, func(name, v string) string {
 		if p, ok := local[name]; ok {
@@ -195,7 +203,7 @@ func (a *app) kubeRender(cmd *cobra.Command, args []string, k kubeFlags, rf *run
 		kube.TokenSecret(k.tokenSecret),
 		kube.Port(k.port),
 		kube.Retries(k.retries),
-		kube.Thresholds(rf.thresholds...),
+		kube.CoordinatorArgs(coordArgs...),
 		kube.Files(files...),
 	}
 	if k.noCoordinator {
@@ -274,7 +282,7 @@ func renderRunFlags(cmd *cobra.Command, where func(name, value string) string) [
 	var argv []string
 	cfgGiven := cmd.Flags().Changed("config")
 	cmd.Flags().Visit(func(fl *pflag.Flag) {
-		if isKubeFlag(fl.Name) {
+		if isKubeFlag(fl.Name) || slices.Contains(kube.CoordinatorFlags, fl.Name) {
 			return
 		}
 		if sv, ok := fl.Value.(pflag.SliceValue); ok {

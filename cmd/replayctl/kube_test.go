@@ -110,7 +110,7 @@ func TestKubeRender(t *testing.T) {
 		t.Errorf("the shards' Job: completionMode %s, completions %d, parallelism %d; want Indexed, 4, 4", *spec.CompletionMode, *spec.Completions, *spec.Parallelism)
 	}
 	c := spec.Template.Spec.Containers[0]
-	for _, want := range []string{"--shard=$(" + kube.EnvShardIndex + ")/4", "--coordinator=http://load-coordinator.perf.svc:8080", "--speed=fast", "--sessions=20", "--threshold=p99<500ms", "--history=none", "--output=json", "--config=" + kube.FilesDir + "/config-load.yaml", kube.FilesDir + "/quickstart.jsonl"} {
+	for _, want := range []string{"--shard=$(" + kube.EnvShardIndex + ")/4", "--coordinator=http://load-coordinator.perf.svc:7340", "--speed=fast", "--sessions=20", "--threshold=p99<500ms", "--history=none", "--output=json", "--config=" + kube.FilesDir + "/config-load.yaml", kube.FilesDir + "/quickstart.jsonl"} {
 		if !slices.Contains(c.Args, want) {
 			t.Errorf("shard args %q lack %q", c.Args, want)
 		}
@@ -129,7 +129,7 @@ func TestKubeRender(t *testing.T) {
 	if !labels.SelectorFromSet(r.service.Spec.Selector).Matches(labels.Set(coord.Labels)) {
 		t.Errorf("Service selector %v does not select the coordinator's pod %v", r.service.Spec.Selector, coord.Labels)
 	}
-	if ca := coord.Spec.Containers[0].Args; !slices.Equal(ca[:2], []string{kube.CoordinateCommand, "--shards=4"}) || !slices.Contains(ca, "--threshold=p99<500ms") {
+	if ca := coord.Spec.Containers[0].Args; !slices.Equal(ca, []string{kube.CoordinateCommand, "--shards=4", "--listen=0.0.0.0:7340", "--report=" + kube.ReportDir + "/" + kube.ReportFile, "--output=json"}) {
 		t.Errorf("coordinator args %q", ca)
 	}
 	want, err := os.ReadFile(filepath.Join("../..", tapePath))
