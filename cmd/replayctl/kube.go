@@ -50,6 +50,7 @@ var renderRefused = map[string]string{
 	"report":        "a shard's report file would stay in its pod: the coordinator writes the merged report (kubectl logs; --report-claim keeps it on a volume)",
 	"out":           "a shard's event stream would stay in its pod: leave out --out",
 	"out-buffer":    "a shard's event stream would stay in its pod: leave out --out-buffer",
+	"coordinator":   "each pod is given the coordinator's Service: leave out --coordinator (--no-coordinator renders none)",
 }
 
 // renderFiles are the run flags that name a file the shards read: it is
@@ -85,11 +86,6 @@ them, and given to every shard. Apply with kubectl apply -f.`,
 		},
 	}
 	fl := cmd.Flags()
-	runCmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if f.Name != "output" { // -o is the manifest file here; a shard's stdout is JSON
-			fl.AddFlag(f)
-		}
-	})
 	fl.IntVar(&k.shards, "shards", 0, fmt.Sprintf("shard pods: the Job's completions and parallelism (1 to %d; required)", kube.MaxShards))
 	fl.StringVar(&k.image, "image", "", "the replayctl image the pods run (built from the Dockerfile; required)")
 	fl.StringVar(&k.name, "name", kube.DefaultName, "the shards' Job; the coordinator's objects are NAME-coordinator, the ConfigMap NAME-tape, the Secret NAME-token")
@@ -108,6 +104,19 @@ them, and given to every shard. Apply with kubectl apply -f.`,
 	fl.BoolVar(&k.noCoordinator, "no-coordinator", false, "render the shards alone: each starts when its pod does and prints its JSON report to its log, for replayctl merge")
 	fl.IntVar(&k.port, "port", kube.DefaultPort, "the coordinator's port")
 	fl.IntVar(&k.retries, "retries", kube.DefaultRetries, fmt.Sprintf("replacements of a failed shard pod (the Job's backoffLimitPerIndex, 0 to %d); exit status 1 or 2 is never retried", kube.MaxRetries))
+	// Then run's flags, but those render gives a meaning of its own
+	// (--shards, -o: a shard's stdout is JSON) or sets itself.
+	runCmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if fl.Lookup(f.Name) != nil {
+			return
+		}
+		if f.Shorthand != "" && fl.ShorthandLookup(f.Shorthand) != nil {
+			own := *f // the same value, without the shorthand render uses
+			own.Shorthand = ""
+			f = &own
+		}
+		fl.AddFlag(f)
+	})
 	registerValues(cmd, "anti-affinity", kube.AntiAffinities...)
 	return cmd
 }
