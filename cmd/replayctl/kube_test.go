@@ -310,6 +310,95 @@ func TestKubeRenderedPodsUnionIsTheRun(t *testing.T) {
 	}
 }
 
+// TestKubeRenderedCoordinatedPods runs the rendered coordinator's pod and
+// the shard pods as local processes, as TestKubeRenderedPodsUnionIsTheRun
+// does, the coordinator's Service name standing for its loopback address:
+// the shards meet at the coordinator, which prints the merged report to
+// its log (stdout) and writes it to its report volume; together they sent
+// exactly the unsharded run's requests. It needs replayctl coordinate
+// (issue 25's coordinator) in the build, and skips, saying so, without it.
+func TestKubeRenderedCoordinatedPods(t *testing.T) {
+	if res := replayctl(t, "coordinate", "--help"); res.code != 0 {
+		t.Skipf("replayctl coordinate is not in this build (exit %d): the coordinated manifests are checked when it is", res.code)
+	}
+	srv := newCountingServer(t)
+	tapePath := testtape.Record(t, transport.HTTP{URL: srv.srv.URL}, "http", testtape.Conversation("echo", `{"text":"call %d"}`, 3))
+	srv.take()
+	const n = 3
+	dir := t.TempDir()
+	out := filepath.Join(dir, "m.yaml")
+	common := []string{tapePath, "--target", srv.srv.URL, "--sessions", "12", "--speed", "fast", "--chaos", "bad-params=0.2"}
+	res := replayctl(t, append([]string{"kube", "render", "--shards", strconv.Itoa(n), "--image", "img", "-o", out}, common...)...)
+	if res.code != 0 {
+		t.Fatalf("render: exit %d\n%s", res.code, res.stderr)
+	}
+	seed := regexp.MustCompile(`seed (\d+), given to every shard`).FindStringSubmatch(res.stderr)
+	if seed == nil {
+		t.Fatalf("render picked no seed: %s", res.stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := decodeRendered(t, data)
+	if r.coordJob == nil || r.service == nil || r.secret == nil {
+		t.Fatalf("no coordinator in the manifests")
+	}
+	// The cluster's names, here: the Service's URL and the coordinator's
+	// listening address are a loopback port, its report volume a folder.
+	port := strconv.Itoa(freePort(t))
+	svcPort := strconv.Itoa(int(r.service.Spec.Ports[0].Port))
+	reports := t.TempDir()
+	outside := map[string]string{
+		"http://" + r.service.Name + ":" + svcPort: "http://127.0.0.1:" + port,
+		"0.0.0.0:" + svcPort:                       "127.0.0.1:" + port,
+		kube.ReportDir:                             reports,
+	}
+	cc := r.coordJob.Spec.Template.Spec.Containers[0]
+	coordEnv := podEnv(t, r, cc, podFields(metav1.ObjectMeta{}))
+	coord := startPodProcs(t, r, []podProc{{command: cc.Command, args: expandArgs(cc.Args, coordEnv), env: coordEnv}}, outside)
+	sc := r.shardJob.Spec.Template.Spec.Containers[0]
+	procs := make([]podProc, n)
+	for i := range n {
+		env := podEnv(t, r, sc, podFields(metav1.ObjectMeta{Annotations: map[string]string{batchv1.JobCompletionIndexAnnotation: strconv.Itoa(i)}}))
+		env[kube.EnvJobCompletionIndex] = strconv.Itoa(i)
+		procs[i] = podProc{command: sc.Command, args: expandArgs(sc.Args, env), env: env}
+	}
+	shards := startPodProcs(t, r, procs, outside).wait()
+	for i, res := range shards {
+		if res.code != 0 {
+			t.Errorf("shard pod %d: exit %d, want 0 (its report is with the coordinator)\n%s", i, res.code, res.stderr)
+		}
+	}
+	cres := coord.wait()[0]
+	if cres.code > 1 {
+		t.Fatalf("coordinator: exit %d\n%s", cres.code, cres.stderr)
+	}
+	merged := reportOf(t, "the coordinator", cres)
+	gotBodies := srv.take()
+	if file := readReport(t, filepath.Join(reports, kube.ReportFile)); file.Performance.Requests != merged.Performance.Requests {
+		t.Errorf("the report file has %d requests, the log's report %d", file.Performance.Requests, merged.Performance.Requests)
+	}
+	whole := filepath.Join(dir, "whole.json")
+	res = replayctl(t, append([]string{"run", "-q", "--seed", seed[1], "--report", whole}, common...)...)
+	if res.code > 1 {
+		t.Fatalf("the unsharded run: exit %d\n%s", res.code, res.stderr)
+	}
+	want := readReport(t, whole)
+	if wantBodies := srv.take(); len(wantBodies) == 0 || !maps.Equal(gotBodies, wantBodies) {
+		t.Errorf("the coordinated pods sent %d distinct bodies, the unsharded run %d (or not as many times each)", len(gotBodies), len(wantBodies))
+	}
+	if s := merged.Summary.Shards; s == nil || s.Count != n || len(s.Missing) != 0 {
+		t.Errorf("merged summary.shards %+v, want all %d", s, n)
+	}
+	if merged.Performance.Requests != want.Performance.Requests || merged.Summary.Sessions != want.Summary.Sessions {
+		t.Errorf("merged: %d requests of %d sessions; the unsharded run %d of %d", merged.Performance.Requests, merged.Summary.Sessions, want.Performance.Requests, want.Summary.Sessions)
+	}
+	if got, want := faultSet(merged), faultSet(want); !maps.Equal(got, want) {
+		t.Errorf("the merged chaos faults (%d) are not the unsharded run's (%d)", len(got), len(want))
+	}
+}
+
 // runPods runs pods 0..n-1 of the rendered shards' Job at once, as the
 // Job controller and a kubelet would, as local processes of the built
 // binary, and returns their JSON reports (their stdout) by index.
@@ -342,6 +431,40 @@ type podProc struct {
 // (their stdout) in order.
 func runPodProcs(t *testing.T, r rendered, procs []podProc) []*report.Report {
 	t.Helper()
+	results := startPodProcs(t, r, procs, nil).wait()
+	reports := make([]*report.Report, len(results))
+	for i, res := range results {
+		if res.code > 1 {
+			t.Fatalf("pod %d: exit %d\n%s", i, res.code, res.stderr)
+		}
+		reports[i] = reportOf(t, fmt.Sprintf("pod %d", i), res)
+	}
+	return reports
+}
+
+// reportOf is the JSON report a process printed.
+func reportOf(t *testing.T, who string, res result) *report.Report {
+	t.Helper()
+	var rep report.Report
+	if err := json.Unmarshal([]byte(res.stdout), &rep); err != nil {
+		t.Fatalf("%s's stdout is not its JSON report: %v\n%s\nstderr:\n%s", who, err, res.stdout, res.stderr)
+	}
+	return &rep
+}
+
+// podProcs are pod processes started together.
+type podProcs struct {
+	cmds     []*exec.Cmd
+	out, err []bytes.Buffer
+}
+
+// startPodProcs starts the pods' containers as local processes of the
+// built binary: each argument with the ConfigMap's mount (FilesDir)
+// replaced by a folder of its files, then each of outside's keys by its
+// value (what the cluster's names stand for here); each in an empty
+// working folder, with the pod's environment only.
+func startPodProcs(t *testing.T, r rendered, procs []podProc, outside map[string]string) *podProcs {
+	t.Helper()
 	files := t.TempDir() // the ConfigMap's volume
 	if r.configMap != nil {
 		for k, v := range r.configMap.Data {
@@ -351,50 +474,51 @@ func runPodProcs(t *testing.T, r rendered, procs []podProc) []*report.Report {
 			writeFile(t, filepath.Join(files, k), v)
 		}
 	}
-	n := len(procs)
-	reports := make([]*report.Report, n)
-	outs := make([]bytes.Buffer, n)
-	errs := make([]bytes.Buffer, n)
-	cmds := make([]*exec.Cmd, n)
+	pp := &podProcs{out: make([]bytes.Buffer, len(procs)), err: make([]bytes.Buffer, len(procs))}
 	for i, p := range procs {
 		if p.command[0] != kube.Entrypoint {
 			t.Fatalf("pod %d: command %q, want the image's entrypoint", i, p.command)
 		}
 		args := slices.Clone(p.args)
-		for j, a := range args { // the mount, here
-			args[j] = strings.ReplaceAll(a, kube.FilesDir, files)
+		for j, a := range args {
+			a = strings.ReplaceAll(a, kube.FilesDir, files)
+			for from, to := range outside {
+				a = strings.ReplaceAll(a, from, to)
+			}
+			args[j] = a
 		}
 		cmd := exec.Command(binary, append(p.command[1:], args...)...)
 		cmd.Dir = t.TempDir() // the image's empty working folder
 		for k, v := range p.env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
-		cmd.Stdout, cmd.Stderr = &outs[i], &errs[i]
+		cmd.Stdout, cmd.Stderr = &pp.out[i], &pp.err[i]
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		cmds[i] = cmd
+		pp.cmds = append(pp.cmds, cmd)
+		t.Cleanup(func() { // a test that failed early leaves none running
+			if cmd.ProcessState == nil {
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+			}
+		})
 	}
+	return pp
+}
+
+// wait waits for every process and returns what each did.
+func (pp *podProcs) wait() []result {
 	var wg sync.WaitGroup
-	codes := make([]int, n)
-	for i, cmd := range cmds {
+	out := make([]result, len(pp.cmds))
+	for i, cmd := range pp.cmds {
 		wg.Go(func() {
 			_ = cmd.Wait()
-			codes[i] = cmd.ProcessState.ExitCode()
+			out[i] = result{code: cmd.ProcessState.ExitCode(), stdout: pp.out[i].String(), stderr: pp.err[i].String()}
 		})
 	}
 	wg.Wait()
-	for i := range n {
-		if codes[i] > 1 {
-			t.Fatalf("pod %d: exit %d\n%s", i, codes[i], errs[i].String())
-		}
-		var rep report.Report
-		if err := json.Unmarshal(outs[i].Bytes(), &rep); err != nil {
-			t.Fatalf("pod %d's stdout is not its JSON report: %v\n%s", i, err, outs[i].String())
-		}
-		reports[i] = &rep
-	}
-	return reports
+	return out
 }
 
 // podFields are the field paths of a pod's labels and annotations, as an
