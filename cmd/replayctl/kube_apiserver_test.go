@@ -45,11 +45,12 @@ const (
 // real kube-apiserver (on loopback, over an etcd of its own) with strict
 // field validation: every object is created as written; a Job broken
 // on purpose is refused, so the server does validate. With a
-// kube-controller-manager, its Job controller creates the shard pods, and
-// they are run as local processes with the env and args the API server
-// stored: together they send the test server exactly the requests of the
-// unsharded run. Each process is told its end as a kubelet would, and the
-// Job completes.
+// kube-controller-manager, its Job controller creates the shard pods (and
+// the coordinator's, when replayctl coordinate is in the build), and they
+// are run as local processes with the env and args the API server stored:
+// together they send the test server exactly the requests of the
+// unsharded run. Each pod is told its end as a kubelet would, and the Jobs
+// complete.
 func TestKubeRenderAppliesToAPIServer(t *testing.T) {
 	apiserver, etcd := os.Getenv(envKubeAPIServer), os.Getenv(envEtcd)
 	if apiserver == "" || etcd == "" {
@@ -66,9 +67,16 @@ func TestKubeRenderAppliesToAPIServer(t *testing.T) {
 	tapePath := testtape.Record(t, transport.HTTP{URL: srv.srv.URL}, "http", testtape.Conversation("echo", `{"text":"call %d"}`, 3))
 	srv.take()
 	const n = 3
+	// With replayctl coordinate in the build, the pods run coordinated;
+	// without, on their own.
+	coordinated := hasCoordinate(t)
 	out := filepath.Join(t.TempDir(), "m.yaml")
 	common := []string{tapePath, "--target", srv.srv.URL, "--sessions", "12", "--speed", "fast", "--seed", "7", "--chaos", "bad-params=0.2"}
-	res := replayctl(t, append([]string{"kube", "render", "--shards", strconv.Itoa(n), "--image", "registry.example/replayctl:v1", "--no-coordinator", "--namespace", "default", "-o", out}, common...)...)
+	args := []string{"kube", "render", "--shards", strconv.Itoa(n), "--image", "registry.example/replayctl:v1", "--namespace", "default", "-o", out}
+	if !coordinated {
+		args = append(args, "--no-coordinator")
+	}
+	res := replayctl(t, append(args, common...)...)
 	if res.code != 0 {
 		t.Fatalf("render: exit %d\n%s", res.code, res.stderr)
 	}
@@ -80,7 +88,7 @@ func TestKubeRenderAppliesToAPIServer(t *testing.T) {
 	for _, o := range r.objectsRaw {
 		cl.create(t, o, http.StatusCreated)
 	}
-	// The coordinator's objects too (the shards above run without it).
+	// The coordinator's objects in any case.
 	res = replayctl(t, "kube", "render", "examples/quickstart.jsonl", "--shards", "4", "--image", "img", "--name", "coord", "--namespace", "default", "--threshold", "p99<1s")
 	if res.code != 0 {
 		t.Fatalf("render with a coordinator: exit %d\n%s", res.code, res.stderr)
@@ -122,7 +130,32 @@ func TestKubeRenderAppliesToAPIServer(t *testing.T) {
 		}
 		procs[i] = podProc{command: c.Command, args: expandArgs(c.Args, env), env: env}
 	}
-	reports := runPodProcs(t, r, procs)
+	var coordPods []corev1.Pod
+	if coordinated {
+		coordPods = cl.waitPods(ctx, t, r.coordJob.Name, 1)
+		c := coordPods[0].Spec.Containers[0]
+		env := podEnv(t, r, c, podFields(coordPods[0].ObjectMeta))
+		outside, _ := clusterHere(t, r)
+		coord := startPodProcs(t, r, []podProc{{command: c.Command, args: expandArgs(c.Args, env), env: env}}, outside)
+		for i, res := range startPodProcs(t, r, procs, outside).wait() {
+			if res.code != 0 {
+				t.Errorf("shard pod %d: exit %d\n%s", i, res.code, res.stderr)
+			}
+		}
+		cres := coord.wait()[0]
+		if cres.code > 1 {
+			t.Fatalf("the coordinator's pod: exit %d\n%s", cres.code, cres.stderr)
+		}
+		if s := reportOf(t, "the coordinator", cres).Summary.Shards; s == nil || s.Count != n || len(s.Missing) != 0 {
+			t.Errorf("the coordinator's report: summary.shards %+v, want all %d", s, n)
+		}
+	} else {
+		for i, rep := range runPodProcs(t, r, procs) {
+			if s := rep.Summary.Shard; s == nil || s.Index != i || s.Count != n {
+				t.Errorf("pod %d's report: summary.shard %+v", i, s)
+			}
+		}
+	}
 	gotBodies := srv.take()
 	res = replayctl(t, append([]string{"run", "-q"}, common...)...)
 	if res.code > 1 {
@@ -131,17 +164,15 @@ func TestKubeRenderAppliesToAPIServer(t *testing.T) {
 	if want := srv.take(); len(want) == 0 || !maps.Equal(gotBodies, want) {
 		t.Errorf("the pods the Job controller made sent %d distinct bodies, the unsharded run %d (or not as many times each)", len(gotBodies), len(want))
 	}
-	for i, rep := range reports {
-		if s := rep.Summary.Shard; s == nil || s.Index != i || s.Count != n {
-			t.Errorf("pod %d's report: summary.shard %+v", i, s)
-		}
-	}
-	// As a kubelet: each pod ended (exit 0); the Job completes.
-	for _, p := range pods {
+	// As a kubelet: each pod ended (exit 0); the Jobs complete.
+	for _, p := range append(pods, coordPods...) {
 		cl.podSucceeded(t, p)
 	}
-	cl.waitJobComplete(ctx, t, r.shardJob.Name, n)
-	t.Logf("the Job completed: %d pods ran as local processes and sent the unsharded run's %d distinct request bodies", n, len(gotBodies))
+	cl.waitJobComplete(ctx, t, r.shardJob.Name, n, true)
+	if coordinated {
+		cl.waitJobComplete(ctx, t, r.coordJob.Name, 1, false)
+	}
+	t.Logf("the Jobs completed (coordinated: %v): %d shard pods ran as local processes and sent the unsharded run's %d distinct request bodies", coordinated, n, len(gotBodies))
 }
 
 // apiClient speaks to the test's API server as its admin.
@@ -282,8 +313,8 @@ func (c *apiClient) podSucceeded(t *testing.T, p corev1.Pod) {
 }
 
 // waitJobComplete waits for the Job's Complete condition with n
-// succeeded indexes.
-func (c *apiClient) waitJobComplete(ctx context.Context, t *testing.T, job string, n int) {
+// succeeded pods (indexes 0 to n-1 of an Indexed Job).
+func (c *apiClient) waitJobComplete(ctx context.Context, t *testing.T, job string, n int, indexed bool) {
 	t.Helper()
 	poll(ctx, t, "the Job completes", func() (bool, string) {
 		var j batchv1.Job
@@ -293,7 +324,7 @@ func (c *apiClient) waitJobComplete(ctx context.Context, t *testing.T, job strin
 		}
 		for _, cond := range j.Status.Conditions {
 			if cond.Type == batchv1.JobComplete && cond.Status == corev1.ConditionTrue {
-				return j.Status.Succeeded == int32(n) && j.Status.CompletedIndexes == "0-"+strconv.Itoa(n-1), fmt.Sprintf("%+v", j.Status)
+				return j.Status.Succeeded == int32(n) && (!indexed || j.Status.CompletedIndexes == "0-"+strconv.Itoa(n-1)), fmt.Sprintf("%+v", j.Status)
 			}
 		}
 		return false, fmt.Sprintf("%+v", j.Status)

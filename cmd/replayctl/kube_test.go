@@ -318,8 +318,8 @@ func TestKubeRenderedPodsUnionIsTheRun(t *testing.T) {
 // exactly the unsharded run's requests. It needs replayctl coordinate
 // (issue 25's coordinator) in the build, and skips, saying so, without it.
 func TestKubeRenderedCoordinatedPods(t *testing.T) {
-	if res := replayctl(t, "coordinate", "--help"); res.code != 0 {
-		t.Skipf("replayctl coordinate is not in this build (exit %d): the coordinated manifests are checked when it is", res.code)
+	if !hasCoordinate(t) {
+		t.Skip("replayctl coordinate is not in this build: the coordinated manifests are run when it is")
 	}
 	srv := newCountingServer(t)
 	tapePath := testtape.Record(t, transport.HTTP{URL: srv.srv.URL}, "http", testtape.Conversation("echo", `{"text":"call %d"}`, 3))
@@ -344,16 +344,7 @@ func TestKubeRenderedCoordinatedPods(t *testing.T) {
 	if r.coordJob == nil || r.service == nil || r.secret == nil {
 		t.Fatalf("no coordinator in the manifests")
 	}
-	// The cluster's names, here: the Service's URL and the coordinator's
-	// listening address are a loopback port, its report volume a folder.
-	port := strconv.Itoa(freePort(t))
-	svcPort := strconv.Itoa(int(r.service.Spec.Ports[0].Port))
-	reports := t.TempDir()
-	outside := map[string]string{
-		"http://" + r.service.Name + ":" + svcPort: "http://127.0.0.1:" + port,
-		"0.0.0.0:" + svcPort:                       "127.0.0.1:" + port,
-		kube.ReportDir:                             reports,
-	}
+	outside, reports := clusterHere(t, r)
 	cc := r.coordJob.Spec.Template.Spec.Containers[0]
 	coordEnv := podEnv(t, r, cc, podFields(metav1.ObjectMeta{}))
 	coord := startPodProcs(t, r, []podProc{{command: cc.Command, args: expandArgs(cc.Args, coordEnv), env: coordEnv}}, outside)
@@ -397,6 +388,33 @@ func TestKubeRenderedCoordinatedPods(t *testing.T) {
 	if got, want := faultSet(merged), faultSet(want); !maps.Equal(got, want) {
 		t.Errorf("the merged chaos faults (%d) are not the unsharded run's (%d)", len(got), len(want))
 	}
+}
+
+// hasCoordinate says whether the built replayctl has the coordinate
+// command (issue 25's coordinator).
+func hasCoordinate(t *testing.T) bool {
+	t.Helper()
+	return replayctl(t, "coordinate", "--help").code == 0
+}
+
+// clusterHere maps the cluster's names in the rendered arguments to this
+// machine: the coordinator Service's URL and the coordinator's listening
+// address to a free loopback port, its report volume to a folder (also
+// returned).
+func clusterHere(t *testing.T, r rendered) (map[string]string, string) {
+	t.Helper()
+	port := strconv.Itoa(freePort(t))
+	svcPort := strconv.Itoa(int(r.service.Spec.Ports[0].Port))
+	host := r.service.Name
+	if r.service.Namespace != "" {
+		host += "." + r.service.Namespace + ".svc"
+	}
+	reports := t.TempDir()
+	return map[string]string{
+		"http://" + host + ":" + svcPort: "http://127.0.0.1:" + port,
+		"0.0.0.0:" + svcPort:             "127.0.0.1:" + port,
+		kube.ReportDir:                   reports,
+	}, reports
 }
 
 // runPods runs pods 0..n-1 of the rendered shards' Job at once, as the
