@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -232,6 +234,9 @@ func (a *app) kubeRender(cmd *cobra.Command, args []string, k kubeFlags, rf *run
 	if k.tapeClaim != "" {
 		fmt.Fprintf(a.errOut, "kube render: copy %s to the root of the claim %s as %s before applying\n", tapePath, k.tapeClaim, tapeKey)
 	}
+	if u, err := url.Parse(rf.target); err == nil && rf.target != "" && isLoopbackHost(u.Hostname()) {
+		fmt.Fprintf(a.errOut, "kube render: warning: --target %s is a loopback address: in a pod it is the pod itself; give the server's Service (e.g. http://mcp.NAMESPACE.svc:3000/mcp)\n", u.Redacted())
+	}
 	return nil
 }
 
@@ -350,6 +355,15 @@ func (a *app) checkShardRun(cmd *cobra.Command, argv []string) (*int64, error) {
 		return nil, fmt.Errorf("kube render: the shards' run flags were not checked (a bug in replayctl)")
 	}
 	return seed, nil
+}
+
+// isLoopbackHost says whether host names this machine.
+func isLoopbackHost(host string) bool {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // fileKey is a file's name in the ConfigMap: prefix and its base name,

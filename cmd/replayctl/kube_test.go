@@ -273,6 +273,9 @@ func TestKubeRenderedPodsUnionIsTheRun(t *testing.T) {
 			if seed == nil {
 				t.Fatalf("render picked no seed: %s", res.stderr)
 			}
+			if !strings.Contains(res.stderr, "is a loopback address: in a pod it is the pod itself") {
+				t.Errorf("render does not warn of the loopback --target: %s", res.stderr)
+			}
 			data, err := os.ReadFile(out)
 			if err != nil {
 				t.Fatal(err)
