@@ -17,6 +17,7 @@ import (
 
 	"github.com/replayctl/replayctl/engine"
 	"github.com/replayctl/replayctl/internal/termsafe"
+	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/tape"
 )
 
@@ -114,6 +115,10 @@ type app struct {
 	// redactor hides the secrets of the replay (replay.Replay.Secrets)
 	// from the moment they are known; nil before.
 	redactor atomic.Pointer[tape.Redactor]
+	// checkRun, when set, is called by run with the replay its flags
+	// built, instead of running it (kube render checks the shards' flags
+	// so).
+	checkRun func(*replay.Replay) error
 	// isMain is set in the process's own app (not in tests that call
 	// run): it may end the process on a second signal.
 	isMain bool
@@ -193,8 +198,7 @@ Exit status:
 	root.AddCommand(a.runCommand(), a.inspectCommand(), a.convertCommand(), a.debugCommand(), a.configCommand(), a.versionCommand())
 	root.AddCommand(a.recordCommand(), a.diffCommand(), a.importCommand(), a.exportCommand(), a.redactCommand(), a.contractCommand())
 	root.AddCommand(a.serveCommand(), a.mergeCommand(), a.coordinateCommand(), a.reportCommand(), a.gendocsCommand(), a.historyCommand())
-	root.AddCommand(a.compareCommand())
-	root.AddCommand(a.shrinkCommand())
+	root.AddCommand(a.compareCommand(), a.shrinkCommand(), a.kubeCommand())
 	root.Version = readVersion().String()
 	root.SetVersionTemplate("replayctl {{.Version}}\n")
 	return root

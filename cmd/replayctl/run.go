@@ -72,6 +72,13 @@ type runFlags struct {
 }
 
 func (a *app) runCommand() *cobra.Command {
+	cmd, _ := a.newRunCommand()
+	return cmd
+}
+
+// newRunCommand is the run command and the flags it parses into (kube
+// render takes them for the shards).
+func (a *app) newRunCommand() (*cobra.Command, *runFlags) {
 	var f runFlags
 	cmd := &cobra.Command{
 		Use:   "run TAPE [flags] [-- SERVER_COMMAND ARGS...]",
@@ -130,7 +137,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	registerValues(cmd, "on-error", runOnErrors...)
 	registerValues(cmd, "validation", validationModes...)
 	register(cmd, "chaos", completeChaos)
-	return cmd
+	return cmd, &f
 }
 
 // addTargetFlags registers the flags that choose the target and bound
@@ -264,6 +271,9 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		return inputError(err)
 	}
 	a.redact(r.Secrets())
+	if a.checkRun != nil { // the options are good: only checked, not run
+		return a.checkRun(r)
+	}
 	if seed, random, ok := r.ChaosSeed(); ok && random {
 		fmt.Fprintf(a.errOut, "chaos: seed %d (repeat this run with --seed %d)\n", seed, seed)
 	} else if ok && f.chaosFrom != "" {

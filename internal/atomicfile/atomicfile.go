@@ -38,7 +38,11 @@ func Create(path string) (*File, error) {
 // the rename survives a crash (where the system allows it). On error the
 // temporary file is removed and path is untouched. The error names the
 // step that failed.
-func (f *File) Commit() (err error) {
+func (f *File) Commit() error { return f.CommitMode(0o644) }
+
+// CommitMode is Commit with the file's mode set to mode (0o600 for a file
+// that holds a secret).
+func (f *File) CommitMode(mode os.FileMode) (err error) {
 	if f.done {
 		return fmt.Errorf("commit %s: already committed or aborted", f.path)
 	}
@@ -47,7 +51,7 @@ func (f *File) Commit() (err error) {
 			f.Abort()
 		}
 	}()
-	if err := f.Chmod(0o644); err != nil {
+	if err := f.Chmod(mode); err != nil {
 		return fmt.Errorf("chmod: %w", err)
 	}
 	if err := f.Sync(); err != nil {
