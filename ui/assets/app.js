@@ -282,7 +282,7 @@
       pct.forEach((p, k) => lat[k].push(b.n ? quant(b, p) / 1000 : null));
     }
     plot(q("clat"), lat, ["#2f9e44", "#f08c00", "#e03131"], ["p50", "p90", "p99"]);
-    plot(q("crate"), [due, sent], ["#adb5bd", "#4c6ef5"], ["intended", "achieved"]);
+    plot(q("crate"), [sent, due], ["#4c6ef5", "#495057"], ["achieved", "intended"]);
   }
   function quant(b, p) { let want = p * b.n, c = 0; for (let j = 0; j < NH; j++) { c += b.h[j]; if (c >= want) return hValue(j); } return hValue(NH - 1); }
   function plot(c, series, cols, lbl) {
@@ -291,14 +291,21 @@
     let max = 0, n = 0;
     for (const s of series) { n = Math.max(n, s.length); for (const v of s) if (v != null && v > max) max = v; }
     g.fillStyle = "#6b7480"; g.font = "10px system-ui";
-    g.fillText(max ? max.toPrecision(3) : "0", 2, 10); g.fillText("0", 2, h - 12);
+    g.fillText(fmtNum(max), 2, 10); g.fillText("0", 2, h - 12);
     g.fillText(fmtUs(n * bw), w - 40, h - 2);
     series.forEach((s, k) => {
-      g.strokeStyle = cols[k]; g.lineWidth = 1.5; g.beginPath(); let pen = false;
-      s.forEach((v, i) => { if (v == null) { pen = false; return; } const x = 30 + (i / Math.max(n - 1, 1)) * (w - 36), y = h - 14 - (max ? (v / max) * (h - 28) : 0); if (pen) g.lineTo(x, y); else g.moveTo(x, y); pen = true; });
-      g.stroke(); g.fillStyle = cols[k]; g.fillText(lbl[k], 40 + k * 55, 10);
+      g.strokeStyle = cols[k]; g.fillStyle = cols[k]; g.lineWidth = 1.5; g.setLineDash(k === 1 && series.length === 2 ? [4, 3] : []);
+      g.beginPath(); let pen = false;
+      s.forEach((v, i) => {
+        if (v == null) { pen = false; return; }
+        const x = 30 + (i / Math.max(n - 1, 1)) * (w - 36), y = h - 14 - (max ? (v / max) * (h - 28) : 0);
+        if (pen) g.lineTo(x, y); else g.moveTo(x, y);
+        g.fillRect(x - 1, y - 1, 2, 2); pen = true;
+      });
+      g.stroke(); g.setLineDash([]); g.fillText(lbl[k], 40 + k * 55, 10);
     });
   }
+  function fmtNum(v) { return v >= 1e6 ? (v / 1e6).toFixed(1) + "M" : v >= 1e3 ? (v / 1e3).toFixed(1) + "k" : v >= 10 ? v.toFixed(0) : v.toPrecision(2); }
 
   // The header, the filters' options, the debugger's state.
   let known = { m: 0, t: 0 };
