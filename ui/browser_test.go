@@ -80,7 +80,7 @@ func eval(t *testing.T, ctx context.Context, expr string, out any) {
 	t.Helper()
 	c, cancel := context.WithTimeout(ctx, browserWait)
 	defer cancel()
-	raw, err := chromedp.Run(c, chromedp.Evaluate[json.RawMessage]("JSON.stringify(" + expr + ")"))
+	raw, err := chromedp.Run(c, chromedp.Evaluate[json.RawMessage]("JSON.stringify("+expr+")"))
 	if err != nil {
 		t.Fatalf("evaluate %s: %v", expr, err)
 	}

@@ -225,6 +225,9 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	frames, names, lost := s.j.after(cursor)
 	h := hello{Names: names, Lost: lost, Title: s.title, Debug: s.ctl != nil, Thresholds: s.thresholds,
 		State: orNull(state), Result: orNull(result)}
+	if h.Names == nil {
+		h.Names = []string{}
+	}
 	if h.Thresholds == nil {
 		h.Thresholds = []string{}
 	}

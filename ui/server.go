@@ -134,6 +134,19 @@ func (s *Server) Handle(path string, h http.Handler) error {
 	return nil
 }
 
+// Control lets the page drive the replay through c, as WithController
+// does, for a controller made after the server (its replay takes the
+// server's Options). It must be called before Serve.
+func (s *Server) Control(c *controller.Controller) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.served {
+		return errors.New("ui: Control after Serve")
+	}
+	s.ctl = c
+	return nil
+}
+
 // Token is the token every request must carry.
 func (s *Server) Token() string { return s.token }
 

@@ -119,6 +119,8 @@
   function draw() {
     rows = visibleLanes();
     spacer.style.height = (AXIS + rows.length * ROW) + "px";
+    const fit = Math.max(120, Math.min(window.innerHeight * 0.56, AXIS + rows.length * ROW + 4)) + "px";
+    if (box.style.height !== fit) box.style.height = fit;
     const w = box.clientWidth, h = box.clientHeight;
     const dpr = window.devicePixelRatio || 1;
     if (cv.width !== w * dpr || cv.height !== h * dpr) { cv.width = w * dpr; cv.height = h * dpr; cv.style.width = w + "px"; cv.style.height = h + "px"; }
@@ -357,7 +359,7 @@
 
   // The feed.
   function hello(h) {
-    for (let i = 0; i < h.names.length; i++) names[i] = h.names[i];
+    (h.names || []).forEach((n, i) => { names[i] = n; });
     lost = h.lost; debug = h.debug; thresholds = h.thresholds || [];
     if (h.title) { q("title").textContent = h.title; document.title = "replayctl · " + h.title; }
     if (h.state) state = h.state;
