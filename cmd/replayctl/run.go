@@ -61,6 +61,7 @@ type runFlags struct {
 	includeHandshake bool // --include-handshake
 
 	history historyFlags // --history and its gates (run only)
+	ui      uiFlags      // --ui and its bounds
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -110,6 +111,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	addTargetFlags(fl, &f)
 	addOutFlag(fl, &f.outs, &f.outBuffer)
 	addHistoryFlags(fl, &f.history)
+	addUIFlags(fl, &f.ui)
 	registerValues(cmd, "speed", runSpeeds...)
 	registerValues(cmd, "order", runOrders...)
 	registerValues(cmd, "output", outputs...)
@@ -151,6 +153,9 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if local {
 		if err := checkLocalShards(cmd, args, f); err != nil {
 			return err
+		}
+		if f.ui.addr != "" {
+			return usageError("--ui watches the replay of one process: not with --local-shards (watch a shard: --shard I/N --ui ADDR)")
 		}
 	}
 	opts, err := a.replayOptions(cmd, args, f)
@@ -209,6 +214,12 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if err != nil {
 		return err
 	}
+	view, err := openUI(f.ui, args[0], f.thresholds)
+	if err != nil {
+		return err
+	}
+	defer view.stop()
+	opts = append(opts, view.options()...)
 	r, err := replay.New(src, opts...)
 	if err != nil {
 		return inputError(err)
@@ -234,8 +245,11 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	} else if showProgress {
 		prog.start(cmd.Context(), a.errOut, src, r.Sessions())
 	}
+	view.start(cmd.Context(), a.stderr, nil)
 	rep, runErr := r.Run(cmd.Context())
 	prog.stop(rep) // the final line stays, above the summary
+	view.finish(rep)
+	defer view.wait(cmd.Context(), a.stderr) // after the summary
 	if rep == nil {
 		return runErr // nothing was replayed: a bad tape
 	}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net/http"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// replayctl run --ui prints the page's address with its token on stderr;
+// the page needs the token; its feed carries the whole run from its start
+// and then its verdict; with --ui-hold the page stays until an interrupt,
+// and the run's own exit status stands.
+func TestRunUIServesThePage(t *testing.T) {
+	cmd := exec.Command(binary, "run", "examples/quickstart.jsonl", "--speed", "fast", "--ui", "127.0.0.1:0", "--ui-hold", "-q")
+	cmd.Dir = "../.."
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	defer func() {
+		cmd.Process.Kill()
+		<-done
+	}()
+	urls := make(chan string, 1)
+	var rest strings.Builder
+	var mu sync.Mutex
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		re := regexp.MustCompile(`^ui: (http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32})$`)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case urls <- m[1]:
+				default:
+				}
+			}
+			mu.Lock()
+			rest.WriteString(sc.Text() + "\n")
+			mu.Unlock()
+		}
+		done <- cmd.Wait()
+	}()
+	var page string
+	select {
+	case page = <-urls:
+	case err := <-done:
+		done <- err
+		t.Fatalf("replayctl ended before printing the page's address: %v\n%s", err, rest.String())
+	case <-time.After(time.Minute):
+		t.Fatal("no page address on stderr within a minute")
+	}
+	client := &http.Client{Timeout: time.Minute}
+	get := func(u string) (int, string) {
+		resp, err := client.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get(page); code != 200 || !strings.Contains(body, `id="lanes"`) {
+		t.Errorf("the page: %d %.100q, want 200 and the page", code, body)
+	}
+	if code, _ := get(strings.Split(page, "?")[0]); code != 401 {
+		t.Errorf("the page without its token: %d, want 401", code)
+	}
+	resp, err := client.Get(strings.Replace(page, "/?token=", "/events?token=", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 16<<20)
+	var sawEnd, sawResult bool
+	for sc.Scan() && !sawResult {
+		l := sc.Text()
+		sawEnd = sawEnd || strings.Contains(l, `["X",`)
+		sawResult = sawEnd && strings.HasPrefix(l, "data: ") && strings.Contains(l, `"passed":true`)
+	}
+	resp.Body.Close()
+	if !sawResult {
+		t.Fatalf("the feed ended without the run's end and its verdict: %v", sc.Err())
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err = <-done
+	done <- err
+	mu.Lock()
+	defer mu.Unlock()
+	if err != nil || !strings.Contains(out.String(), "PASSED") && !strings.Contains(out.String(), "passed") {
+		t.Errorf("exit %v, stdout %q, want 0 and the summary\nstderr: %s", err, out.String(), rest.String())
+	}
+	if !strings.Contains(rest.String(), "the page stays at") {
+		t.Errorf("stderr does not say the page stays (--ui-hold):\n%s", rest.String())
+	}
+}
+
+// Bad --ui flags exit 2 naming the flag, before anything is replayed.
+func TestRunUIFlagErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--ui", "0.0.0.0:0"}, "--ui 0.0.0.0:0: beyond loopback"},
+		{[]string{"--ui", ":0"}, "--ui :0: beyond loopback"},
+		{[]string{"--ui", "8080"}, "a port alone"},
+		{[]string{"--ui-hold"}, "give --ui ADDR too"},
+		{[]string{"--ui", "127.0.0.1:0", "--ui-journal", "0"}, "--ui-journal 0"},
+		{[]string{"--ui", "127.0.0.1:0", "--local-shards", "2"}, "not with --local-shards"},
+	} {
+		res := replayctl(t, append([]string{"run", "examples/quickstart.jsonl", "--speed", "fast"}, c.args...)...)
+		if res.code != 2 || !strings.Contains(res.stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, res.code, res.stderr, c.want)
+		}
+	}
+}
