@@ -10,24 +10,27 @@ import (
 )
 
 // bodies keeps what the detail view shows of each judged message: its
-// verdict, error and differences (always, for a message that did not
-// pass; they are bounded by the report's excerpts), and its bytes (as
-// sent, the live answer, the recorded answer) while the bytes kept stay
-// under max, a passed message's under half of it, so that the failures
-// of a long run keep room. Past the bound a message's bytes are not kept
+// verdict, error and differences (for a message that did not pass; they
+// are bounded by the report's excerpts), and its bytes (as sent, the live
+// answer, the recorded answer), while what is kept stays under max bytes
+// (each message counted as its bytes and entryCost), a passed message's
+// under an eighth of it, so that the failures of a long run keep room. Past
+// the bound a passed message is not kept, another one without its bytes,
 // and the page says so.
+//
+// Messages are kept in the order they were judged, in a slice: adding is
+// an append on the replay's validate goroutine (no hashing, no
+// allocation of its own), and a lookup, a person's click, scans it from
+// the newest.
 type bodies struct {
 	mu    sync.Mutex // guards what follows: the validate stage adds, viewers read
 	max   int64
 	bytes int64
-	m     map[msgKey]*kept
-	over  int64 // messages whose bytes were not kept
+	kept  []kept
 }
 
-type msgKey struct {
-	session string
-	seq     int64
-}
+// entryCost is what one kept message costs besides its bytes.
+const entryCost = 320
 
 // kept is one message's result, its bytes dropped when over the bound.
 type kept struct {
@@ -35,43 +38,42 @@ type kept struct {
 	noBytes bool
 }
 
-func newBodies(max int64) *bodies { return &bodies{max: max, m: map[msgKey]*kept{}} }
+func newBodies(max int64) *bodies { return &bodies{max: max} }
 
 // add keeps r (see bodies). The bytes are the engine's, never changed
 // after the result is made; they are kept, not copied.
 func (b *bodies) add(r report.Result) {
-	size := int64(len(r.Out) + len(r.Answer) + len(r.Recorded))
+	size := int64(len(r.Out)+len(r.Answer)+len(r.Recorded)) + entryCost
 	ok := r.Verdict == report.Passed || r.Verdict == report.Sent
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	limit := b.max
 	if ok {
-		limit /= 2
+		limit /= 8
 	}
-	k := &kept{r: r}
-	if b.bytes+size > limit {
-		k.r.Out, k.r.Answer, k.r.Recorded, k.noBytes = nil, nil, nil, size > 0
-		b.over++
-		if ok {
-			k.r.Differences = nil
-		}
-	} else {
+	if b.bytes+size <= limit {
 		b.bytes += size
+		b.kept = append(b.kept, kept{r: r})
+		return
 	}
-	if len(k.r.Differences) > 0 {
-		k.r.Differences = report.BoundDifferences(k.r.Differences)
+	if ok || b.bytes+entryCost > b.max {
+		return
 	}
-	b.m[msgKey{r.Session, r.Seq}] = k
+	b.bytes += entryCost
+	r.Out, r.Answer, r.Recorded = nil, nil, nil
+	r.Differences = report.BoundDifferences(r.Differences)
+	b.kept = append(b.kept, kept{r: r, noBytes: true})
 }
 
 func (b *bodies) get(session string, seq int64) (kept, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	k, ok := b.m[msgKey{session, seq}]
-	if !ok {
-		return kept{}, false
+	for i := len(b.kept) - 1; i >= 0; i-- {
+		if k := &b.kept[i]; k.r.Seq == seq && k.r.Session == session {
+			return *k, true
+		}
 	}
-	return *k, true
+	return kept{}, false
 }
 
 // detail is what GET /api/message answers.
@@ -104,7 +106,7 @@ func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	k, ok := s.bodies.get(q.Get("session"), seq)
 	if !ok {
-		http.Error(w, "no such message (yet): session "+q.Get("session")+" seq "+q.Get("seq"), http.StatusNotFound)
+		http.Error(w, "no such message kept: session "+q.Get("session")+" seq "+q.Get("seq")+" (not judged yet, or past the --ui-bodies bound)", http.StatusNotFound)
 		return
 	}
 	d := detail{Session: k.r.Session, Seq: k.r.Seq, Method: k.r.Method, Name: k.r.Name, Dir: k.r.Dir, Kind: k.r.Kind,

@@ -87,3 +87,6 @@ func serve(t *testing.T, s *Server) string {
 func tempTape(t *testing.T, name string, sessions, calls int, gap int64, answer func(s, i int) string) string {
 	return writeTape(t, filepath.Join(t.TempDir(), name), sessions, calls, gap, answer)
 }
+
+// listen listens on a free port of 127.0.0.1.
+func listen() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }

@@ -32,7 +32,7 @@ func addUIFlags(fl *pflag.FlagSet, f *uiFlags) {
 	fl.StringVar(&f.addr, "ui", "", "watch (and, in debug, steer) the replay in a browser: serve its page on HOST:PORT, e.g. 127.0.0.1:0 (port 0 picks a free one); the address, with its token, is printed on stderr")
 	fl.BoolVar(&f.remote, "ui-remote", false, "allow --ui on an address beyond loopback (other machines can reach the page; the token still guards it)")
 	fl.IntVar(&f.journal, "ui-journal", ui.DefaultJournal, "events the page's journal keeps for viewers who come late or reconnect; past it the oldest are dropped and the page says how many")
-	fl.Var(&f.bodies, "ui-bodies", "bytes of messages (as sent, the live and the recorded answer) kept for the page's detail view; past it a message's bytes are not kept (a passed message's past half of it)")
+	fl.Var(&f.bodies, "ui-bodies", "bytes of messages (as sent, the live and the recorded answer) kept for the page's detail view; past it a message's bytes are not kept (a passed message's past an eighth of it)")
 	fl.BoolVar(&f.hold, "ui-hold", false, "keep serving the page after the replay has ended, until interrupted (Ctrl-C)")
 }
 
