@@ -42,22 +42,32 @@ type breakpoint struct {
 	Err  string `json:"error,omitempty"`
 }
 
-// follow keeps the controller's last status for the viewers until ctx is
-// done or the controller stops; every status it publishes (a command of
-// the REPL, the control socket or the page) wakes them.
+// follow keeps the controller's status for the viewers until ctx is
+// done or the controller stops. A status the controller publishes (a
+// command of the REPL, the control socket or the page) or a command of the
+// page (refresh: breakpoints change no status) wakes it; it then asks the
+// controller for its status afresh, so that the last state it keeps is
+// never older than the last change, however updates were folded.
 func (s *Server) follow(ctx context.Context) {
 	ch, cancel := s.ctl.Subscribe(16)
 	defer cancel()
 	for {
+		var last controller.Status
 		select {
 		case <-ctx.Done():
 			return
+		case <-s.refresh:
 		case st, ok := <-ch:
 			if !ok {
 				return
 			}
-			s.setState(s.stateOf(ctx, st))
+			last = st
 		}
+		st, err := s.ctl.Status(ctx)
+		if err != nil { // stopped: the last status published says so
+			st = last
+		}
+		s.setState(s.stateOf(ctx, st))
 	}
 }
 
@@ -100,6 +110,10 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	err := s.run(r.Context(), c)
+	select { // the viewers are told, breakpoints included
+	case s.refresh <- struct{}{}:
+	default:
+	}
 	st, serr := s.ctl.Status(r.Context())
 	out := map[string]any{"ok": err == nil}
 	if err != nil {

@@ -97,12 +97,15 @@ type Server struct {
 	state  []byte     // the last controller status, JSON; nil: none
 	result []byte     // the run's verdict (Finish), JSON; nil: running
 	change chan struct{}
+
+	refresh chan struct{} // a command of the page was run: follow reads the state afresh
 }
 
 // New makes a server; Serve serves it.
 func New(opts ...Option) *Server {
 	s := &Server{frame: DefaultFrame, log: zerolog.Nop(), mux: http.NewServeMux(),
-		j: newJournal(DefaultJournal), bodies: newBodies(DefaultBodies), change: make(chan struct{})}
+		j: newJournal(DefaultJournal), bodies: newBodies(DefaultBodies), change: make(chan struct{}),
+		refresh: make(chan struct{}, 1)}
 	for _, o := range opts {
 		o(s)
 	}

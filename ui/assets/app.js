@@ -344,7 +344,8 @@
       const r = await fetch("api/control?token=" + encodeURIComponent(token), { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ cmd, arg: arg || "" }) });
       const j = await r.json();
       if (!j.ok) q("ctlerr").textContent = cmd + ": " + j.error;
-      if (j.state) { state = j.state; dirty = true; }
+      // The state shown is the feed's: a reply can arrive after a newer
+      // state event (resume, then a breakpoint), and must not undo it.
       return j;
     } catch (e) { q("ctlerr").textContent = cmd + ": " + e; }
   }
