@@ -109,6 +109,11 @@ func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such message kept: session "+q.Get("session")+" seq "+q.Get("seq")+" (not judged yet, or past the --ui-bodies bound)", http.StatusNotFound)
 		return
 	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(detailOf(k))
+}
+
+func detailOf(k kept) detail {
 	d := detail{Session: k.r.Session, Seq: k.r.Seq, Method: k.r.Method, Name: k.r.Name, Dir: k.r.Dir, Kind: k.r.Kind,
 		Verdict: string(k.r.Verdict), Error: k.r.Err, ErrKind: k.r.ErrKind,
 		Sent: rawJSON(k.r.Out), Answer: rawJSON(k.r.Answer), Recorded: rawJSON(k.r.Recorded),
@@ -116,8 +121,7 @@ func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request) {
 	if d.Differences == nil {
 		d.Differences = []report.Difference{}
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(d)
+	return d
 }
 
 // rawJSON is b when it is JSON, else b as a JSON string; null for none.

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -117,6 +118,23 @@ func TestBrowserLiveReplay(t *testing.T) {
 				if live != `"Echo: changed"` || recorded != `"Echo: message 4"` || !contains(sent, `"message 4"`) {
 					t.Errorf("the detail marks live %s and recorded %s, sent %.80q: want \"Echo: changed\", \"Echo: message 4\" and the request", live, recorded, sent)
 				}
+				shot(t, ctx, c.name+".png")
+
+				// The same page frozen into a file: every message, the
+				// verdict, and the failed message's differences, with no
+				// server.
+				frozen := filepath.Join(dir, "page.html")
+				if err := s.SaveFrozen(frozen); err != nil {
+					t.Fatal(err)
+				}
+				run(t, ctx, "open the frozen page", chromedp.Navigate("file://"+frozen))
+				until(t, ctx, "the frozen page has every message and the verdict",
+					fmt.Sprintf(`document.getElementById("verdict").textContent.startsWith("FAILED") && replayView.lanes().length === %d && replayView.messages().filter(m => m.verdict !== "").length >= %d`, sessions, len(want)))
+				click(t, ctx, failed.Session, failed.Seq)
+				until(t, ctx, "the frozen page shows the differences",
+					`document.querySelector('#danswer mark.diff') !== null && document.querySelector('#danswer mark.diff').textContent === '"Echo: changed"' && document.querySelector('#drecorded mark.diff').textContent === '"Echo: message 4"'`)
+				shot(t, ctx, "frozen.png")
+				return
 			case "chaos":
 				faults := map[string]string{}
 				for _, f := range rep.Chaos.Faults {

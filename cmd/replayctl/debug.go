@@ -237,7 +237,9 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 		return replErr
 	}
 	fmt.Fprintf(out, "%s\n", summaryLine(rep))
-	view.finish(&rep)
+	if err := view.finish(&rep); err != nil {
+		return err
+	}
 	defer view.wait(cmd.Context(), a.stderr) // after the summary
 	if !rep.Passed() {
 		return &exitError{code: exitFailed, err: errReported}

@@ -248,7 +248,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	view.start(cmd.Context(), a.stderr, nil)
 	rep, runErr := r.Run(cmd.Context())
 	prog.stop(rep) // the final line stays, above the summary
-	view.finish(rep)
+	saveErr := view.finish(rep)
 	defer view.wait(cmd.Context(), a.stderr) // after the summary
 	if rep == nil {
 		return runErr // nothing was replayed: a bad tape
@@ -280,7 +280,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if _, err := summary.Write(buf.Bytes()); err != nil {
 		return err
 	}
-	writeErr := outs.close()
+	writeErr := errors.Join(outs.close(), saveErr)
 	for _, p := range f.reports {
 		if err := report.WriteFile(p, *rep, a.redactor.Load()); err != nil {
 			writeErr = errors.Join(writeErr, err)

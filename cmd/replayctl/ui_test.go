@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -120,6 +122,8 @@ func TestRunUIFlagErrors(t *testing.T) {
 		{[]string{"--ui", ":0"}, "--ui :0: beyond loopback"},
 		{[]string{"--ui", "8080"}, "a port alone"},
 		{[]string{"--ui-hold"}, "give --ui ADDR too"},
+		{[]string{"--ui-journal", "10"}, "give one of them too"},
+		{[]string{"--ui-save", "/nonexistent-dir/page.html"}, "--ui-save /nonexistent-dir/page.html"},
 		{[]string{"--ui", "127.0.0.1:0", "--ui-journal", "0"}, "--ui-journal 0"},
 		{[]string{"--ui", "127.0.0.1:0", "--local-shards", "2"}, "not with --local-shards"},
 	} {
@@ -127,5 +131,28 @@ func TestRunUIFlagErrors(t *testing.T) {
 		if res.code != 2 || !strings.Contains(res.stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, res.code, res.stderr, c.want)
 		}
+	}
+}
+
+// --ui-save writes the page frozen with the run, with no --ui: one HTML
+// file with the run's events, its verdict and its messages' bytes.
+func TestRunUISave(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "page.html")
+	res := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "--ui-save", path)
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", res.code, res.stderr)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, want := range []string{"window.REPLAYCTL_FROZEN=", `["X",`, `"passed":true`, `"method":"tools/call"`, `id="lanes"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the saved page has no %q", want)
+		}
+	}
+	if strings.Count(page, "</script>") != 2 {
+		t.Errorf("the saved page has %d </script>, want 2 (its data's and its script's)", strings.Count(page, "</script>"))
 	}
 }
