@@ -155,3 +155,39 @@ func TestBrowserLiveReplay(t *testing.T) {
 		})
 	}
 }
+
+// A thousand sessions: every lane is there, but only the rows in view are
+// in the page (virtual scrolling); scrolled to the end, the last lanes
+// are drawn and a message there opens.
+func TestBrowserThousandLanes(t *testing.T) {
+	ctx := browser(t)
+	const sessions = 1000
+	path := tempTape(t, "tape.jsonl", sessions, 2, 1000, nil)
+	s := New()
+	page := serve(t, s)
+	rep, err := replay.Run(t.Context(), path, append(s.Options(), replay.Speed("fast"))...)
+	if err != nil || !rep.Passed() {
+		t.Fatalf("Run: %v, passed %v", err, rep != nil && rep.Passed())
+	}
+	s.Finish(rep)
+	run(t, ctx, "open the page", chromedp.Navigate(page))
+	until(t, ctx, "the page has every lane and the verdict",
+		fmt.Sprintf(`replayView.result() !== null && replayView.lanes().length === %d && replayView.shownLanes().length === %d`, sessions, sessions))
+	var labels int
+	eval(t, ctx, `document.querySelectorAll("#labels .lane-label").length`, &labels)
+	if labels == 0 || labels > 100 {
+		t.Errorf("%d lane labels in the page for %d lanes, want only the rows in view (1 to 100)", labels, sessions)
+	}
+	var last []string
+	eval(t, ctx, `replayView.lanes().slice(-1)`, &last)
+	var top int
+	eval(t, ctx, `(() => { const b = document.getElementById("lanes"); b.scrollTop = b.scrollHeight; return b.scrollTop })()`, &top)
+	until(t, ctx, "the last lane is drawn", fmt.Sprintf(`document.querySelector('#labels .lane-label[data-session=%q]') !== null`, last[0]))
+	var seq int64
+	eval(t, ctx, fmt.Sprintf(`replayView.messages().find(m => m.session === %q && m.method === "tools/call").seq`, last[0]), &seq)
+	click(t, ctx, last[0], seq)
+	// A fast run puts a session's messages within a few pixels: the click
+	// opens one of them, of this lane.
+	until(t, ctx, "a message of the last lane opens", fmt.Sprintf(`replayView.opened !== null && replayView.opened.session === %q`, last[0]))
+	shot(t, ctx, "thousand.png")
+}

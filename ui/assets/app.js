@@ -135,7 +135,7 @@
     for (let r = first; r < last; r++) {
       const l = rows[r], y = AXIS + r * ROW - top;
       if (r % 2) { g.fillStyle = "#f8f9fa"; g.fillRect(0, y, w, ROW); }
-      html += '<div class="lane-label' + (l.failed ? " failed" : "") + '" style="top:' + (AXIS + r * ROW) + 'px" data-session="' + esc(l.name) + '">' + esc(l.name) + "</div>";
+      if (r * ROW >= top - 2) html += '<div class="lane-label' + (l.failed ? " failed" : "") + '" style="top:' + (AXIS + r * ROW) + 'px" data-session="' + esc(l.name) + '">' + esc(l.name) + "</div>";
       for (const m of l.msgs) {
         if (!shown(m)) continue;
         drawn++;
