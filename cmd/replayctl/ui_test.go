@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -155,4 +157,111 @@ func TestRunUISave(t *testing.T) {
 	if strings.Count(page, "</script>") != 2 {
 		t.Errorf("the saved page has %d </script>, want 2 (its data's and its script's)", strings.Count(page, "</script>"))
 	}
+}
+
+// notifyBuffer is a buffer that says when it was written to.
+type notifyBuffer struct {
+	mu    sync.Mutex
+	b     bytes.Buffer
+	wrote chan struct{}
+}
+
+func (n *notifyBuffer) Write(p []byte) (int, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.b.Write(p)
+	select {
+	case n.wrote <- struct{}{}:
+	default:
+	}
+	return len(p), nil
+}
+
+func (n *notifyBuffer) String() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.b.String()
+}
+
+// waitFor waits until the buffer holds want, or fails after a minute.
+func (n *notifyBuffer) waitFor(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.After(time.Minute)
+	for !strings.Contains(n.String(), want) {
+		select {
+		case <-n.wrote:
+		case <-deadline:
+			t.Fatalf("no %q within a minute in:\n%s", want, n.String())
+		}
+	}
+}
+
+// replayctl debug --ui: a step from the page is what the REPL's status
+// shows, and a step typed at the REPL is pushed to the page's feed.
+func TestDebugUIAndTheREPLShareTheState(t *testing.T) {
+	cmd := exec.Command(binary, "debug", "examples/quickstart.jsonl", "--ui", "127.0.0.1:0")
+	cmd.Dir = "../.."
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &notifyBuffer{wrote: make(chan struct{}, 1)}
+	errb := &notifyBuffer{wrote: make(chan struct{}, 1)}
+	cmd.Stdout, cmd.Stderr = out, errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		stdin.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("replayctl debug: %v\n%s", err, errb.String())
+		}
+	}()
+	errb.waitFor(t, "?token=")
+	page := regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=[0-9a-f]+`).FindString(errb.String())
+	out.waitFor(t, "next: 3 c2s tools/list") // the REPL replayed the handshake
+	control := strings.Replace(page, "/?token=", "/api/control?token=", 1)
+	resp, err := http.Post(control, "application/json", strings.NewReader(`{"cmd":"step"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reply struct {
+		OK    bool
+		Error string
+		State struct {
+			State          string
+			Seq            int64
+			Released, Sent int64
+		}
+	}
+	err = json.NewDecoder(resp.Body).Decode(&reply)
+	resp.Body.Close()
+	if err != nil || !reply.OK || reply.State.State != "paused" {
+		t.Fatalf("step from the page: %v %+v", err, reply)
+	}
+	io.WriteString(stdin, "status\n")
+	// (The REPL names the next client message: seq is the tape's next.)
+	out.waitFor(t, fmt.Sprintf("(step); speed fast; released %d, sent %d,", reply.State.Released, reply.State.Sent))
+
+	feed, err := (&http.Client{Timeout: time.Minute}).Get(strings.Replace(page, "/?token=", "/events?token=", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer feed.Body.Close()
+	io.WriteString(stdin, "step\n")
+	want := fmt.Sprintf(`"sent":%d,`, reply.State.Sent+1)
+	sc := bufio.NewScanner(feed.Body)
+	sc.Buffer(nil, 16<<20)
+	state := false
+	for sc.Scan() {
+		l := sc.Text()
+		if state && strings.Contains(l, want) && strings.Contains(l, `"state":"paused"`) {
+			break
+		}
+		state = l == "event: state" || (state && l != "")
+	}
+	if sc.Err() != nil {
+		t.Fatal(sc.Err())
+	}
+	io.WriteString(stdin, "quit\n")
 }
