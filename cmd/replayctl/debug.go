@@ -76,6 +76,7 @@ for 5s is hung up on.`,
 	addTargetFlags(fl, &f.runFlags)
 	addOutFlag(fl, &f.outs, &f.outBuffer)
 	addMetricsFlags(fl, &f.metrics)
+	addUIFlags(fl, &f.ui)
 	registerValues(cmd, "speed", debugSpeeds...)
 	registerValues(cmd, "order", debugOrders...)
 	registerValues(cmd, "on-error", debugOnErrors...)
@@ -125,6 +126,12 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	if err != nil {
 		return err
 	}
+	view, err := openUI(f.ui, args[0], nil)
+	if err != nil {
+		return err
+	}
+	defer view.stop()
+	opts = append(opts, view.options()...)
 	r, err := replay.New(src, opts...)
 	if err != nil {
 		return inputError(err)
@@ -148,6 +155,7 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	e, speed := r.Engine(), r.Speed()
 	c := controller.New(e, controller.WithLogger(a.log), controller.WithOnError(onError), controller.WithSpeed(speed), controller.WithRedactor(a.redactor.Load()))
 	e.Attach(c)
+	view.start(cmd.Context(), a.stderr, c) // the page steers through the REPL's controller
 
 	in := newLineReader(a.stdin, a.stdout)
 	defer in.close()
@@ -236,6 +244,10 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 		return replErr
 	}
 	fmt.Fprintf(out, "%s\n", summaryLine(rep))
+	if err := view.finish(&rep); err != nil {
+		return err
+	}
+	defer view.wait(cmd.Context(), a.stderr) // after the summary
 	if !rep.Passed() {
 		return &exitError{code: exitFailed, err: errReported}
 	}

@@ -69,6 +69,7 @@ type runFlags struct {
 	metrics  metricsFlags  // --metrics, --metrics-linger
 	rerecord rerecordFlags // --rerecord OUT and its flags (run only)
 	contract string        // --contract FILE (run only)
+	ui       uiFlags       // --ui and its bounds
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -131,6 +132,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	addHistoryFlags(fl, &f.history)
 	addRerecordFlags(cmd, &f.rerecord)
 	fl.StringVar(&f.contract, "contract", "", "check each live answer against a contract drawn from recordings (replayctl contract TAPE... > FILE): validation mode contract, instead of comparing with the recorded answers")
+	addUIFlags(fl, &f.ui)
 	registerValues(cmd, "speed", runSpeeds...)
 	registerValues(cmd, "order", runOrders...)
 	registerValues(cmd, "output", outputs...)
@@ -172,6 +174,9 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if local {
 		if err := checkLocalShards(cmd, args, f); err != nil {
 			return err
+		}
+		if f.ui.addr != "" {
+			return usageError("--ui watches the replay of one process: not with --local-shards (watch a shard: --shard I/N --ui ADDR)")
 		}
 	}
 	if err := checkCoordinated(cmd, args, &f, local); err != nil {
@@ -266,6 +271,12 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if err != nil {
 		return err
 	}
+	view, err := openUI(f.ui, args[0], f.thresholds)
+	if err != nil {
+		return err
+	}
+	defer view.stop()
+	opts = append(opts, view.options()...)
 	r, err := replay.New(src, opts...)
 	if err != nil {
 		return inputError(err)
@@ -305,9 +316,12 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	} else if showProgress {
 		prog.start(cmd.Context(), a.errOut, src, r.Sessions())
 	}
+	view.start(cmd.Context(), a.stderr, nil)
 	rep, runErr := r.Run(runCtx)
-	prog.stop(rep)     // the final line stays, above the summary
-	delivered := false // this shard's report is the coordinator's
+	prog.stop(rep) // the final line stays, above the summary
+	saveErr := view.finish(rep)
+	defer view.wait(cmd.Context(), a.stderr) // after the summary
+	delivered := false                       // this shard's report is the coordinator's
 	if link != nil {
 		delivered = true
 		if err := link.finish(cmd.Context(), rep, runErr); err != nil {
@@ -351,7 +365,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if _, err := summary.Write(buf.Bytes()); err != nil {
 		return err
 	}
-	writeErr := outs.close()
+	writeErr := errors.Join(outs.close(), saveErr)
 	for _, p := range f.reports {
 		if err := report.WriteFile(p, *rep, a.redactor.Load()); err != nil {
 			writeErr = errors.Join(writeErr, err)

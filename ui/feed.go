@@ -1,0 +1,284 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/replayctl/replayctl/engine/event"
+)
+
+// The feed's wire format (GET /events, Server-Sent Events).
+//
+// On connect, one "hello" event:
+//
+//	event: hello
+//	data: {"names":[…],"lost":N,"title":"…","debug":bool,"thresholds":[…],"state":{…}|null,"result":{…}|null}
+//
+// names is the name table so far; lost counts the events the journal
+// dropped (its bound) that this viewer will not see. Then every frame
+// after Last-Event-ID (all of them for a new viewer), each as
+//
+//	id: 17
+//	data: {"id":17,"base":40,"names":["s3","tools/call"],"ev":[[…],[…]]}
+//
+// where names are the name table's entries from index base on, added in
+// this frame, and ev its events, each an array: [code, t_us, session,
+// seq, …], session (and every other name) an index into the name table
+// (-1: none), and after seq by code:
+//
+//	"D" dialled, "C" reconnect, "E" session ended, "X" run ended: detail
+//	"A" anchored:        method
+//	"H" held:            method, reason
+//	"S" sent:            method, held_us (-1: none)
+//	"F" fault:           method, kind, detail
+//	"R" retry:           method, attempt, reason, detail
+//	"J" judged:          method, kind, dir, verdict, lag_us, held_us,
+//	                     latency_us (-1: none), name, differences, detail,
+//	                     fault kind
+//
+// detail is a JSON string ("" none). While the run goes on, "state"
+// events carry the controller's status (debug) and a "result" event the
+// run's verdict when it ends.
+var feedTypes = []event.Type{event.Dialled, event.Anchored, event.Held, event.Sent, event.Judged,
+	event.Fault, event.Retry, event.Reconnect, event.SessionEnded, event.RunEnded}
+
+type eventT = event.Event
+
+// encode appends e to b as the feed's array. j.mu is held (names).
+func (j *journal) encode(b []byte, e *eventT) []byte {
+	b = append(b, '[', '"')
+	switch e.Type {
+	case event.Dialled:
+		b = append(b, 'D')
+	case event.Anchored:
+		b = append(b, 'A')
+	case event.Held:
+		b = append(b, 'H')
+	case event.Sent:
+		b = append(b, 'S')
+	case event.Judged:
+		b = append(b, 'J')
+	case event.Fault:
+		b = append(b, 'F')
+	case event.Retry:
+		b = append(b, 'R')
+	case event.Reconnect:
+		b = append(b, 'C')
+	case event.SessionEnded:
+		b = append(b, 'E')
+	default:
+		b = append(b, 'X')
+	}
+	b = append(b, '"', ',')
+	b = appendInt(b, e.TUS)
+	b = append(b, ',')
+	b = appendInt(b, int64(j.name(e.Session)))
+	b = append(b, ',')
+	b = appendInt(b, e.Seq)
+	switch e.Type {
+	case event.Anchored:
+		b = j.appendName(b, e.Method)
+	case event.Held:
+		b = j.appendName(b, e.Method)
+		b = j.appendName(b, e.Reason)
+	case event.Sent:
+		b = j.appendName(b, e.Method)
+		b = appendDur(b, e.Held, e.HasHeld)
+	case event.Fault:
+		b = j.appendName(b, e.Method)
+		b = j.appendName(b, e.Reason)
+		b = append(b, ',')
+		b = appendString(b, e.Detail)
+	case event.Retry:
+		b = j.appendName(b, e.Method)
+		b = append(b, ',')
+		b = appendInt(b, int64(e.Attempt))
+		b = j.appendName(b, e.Reason)
+		b = append(b, ',')
+		b = appendString(b, e.Detail)
+	case event.Judged:
+		b = j.appendName(b, e.Method)
+		b = j.appendName(b, e.Kind)
+		b = j.appendName(b, e.Dir)
+		b = j.appendName(b, e.Verdict)
+		b = appendDur(b, e.Lag, e.HasLag)
+		b = appendDur(b, e.Held, e.HasHeld)
+		b = appendDur(b, e.Latency, e.HasLatency)
+		b = j.appendName(b, e.Name)
+		b = append(b, ',')
+		b = appendInt(b, int64(len(e.Differences)))
+		b = append(b, ',')
+		b = appendString(b, e.Detail)
+		fault := ""
+		if e.Fault != nil {
+			fault = e.Fault.Kind
+		}
+		b = j.appendName(b, fault)
+	default: // dialled, reconnect, session and run ended
+		b = append(b, ',')
+		b = appendString(b, e.Detail)
+	}
+	return append(b, ']')
+}
+
+func (j *journal) appendName(b []byte, s string) []byte {
+	b = append(b, ',')
+	return appendInt(b, int64(j.name(s)))
+}
+
+func appendInt(b []byte, n int64) []byte { return strconv.AppendInt(b, n, 10) }
+
+// appendDur appends d in microseconds, or -1 when !ok.
+func appendDur(b []byte, d time.Duration, ok bool) []byte {
+	b = append(b, ',')
+	if !ok {
+		return append(b, '-', '1')
+	}
+	return appendInt(b, d.Microseconds())
+}
+
+// appendString appends s as a JSON string; bytes that are not UTF-8
+// become U+FFFD.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, `\u202`...)
+			b = append(b, hex[r&0xf])
+		default:
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return append(b, '"')
+}
+
+func appendStrings(b []byte, ss []string) []byte {
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, s)
+	}
+	return append(b, ']')
+}
+
+// hello is the first event a viewer is sent.
+type hello struct {
+	Names      []string        `json:"names"`
+	Lost       int64           `json:"lost"`
+	Title      string          `json:"title"`
+	Debug      bool            `json:"debug"`
+	Thresholds []string        `json:"thresholds"`
+	State      json.RawMessage `json:"state"`
+	Result     json.RawMessage `json:"result"`
+}
+
+// serveEvents streams the feed to one viewer until it goes or the server
+// stops: the frames after Last-Event-ID (or ?last=), then each frame as it
+// is sealed, the controller's status and the run's verdict as they change.
+func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
+	var cursor int64
+	last := r.Header.Get("Last-Event-ID")
+	if last == "" {
+		last = r.URL.Query().Get("last")
+	}
+	if last != "" {
+		n, err := strconv.ParseInt(last, 10, 64)
+		if err != nil || n < 0 {
+			http.Error(w, fmt.Sprintf("Last-Event-ID %q: want a frame number (0 or more)", last), http.StatusBadRequest)
+			return
+		}
+		cursor = n
+	}
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+
+	s.mu.Lock()
+	state, result, change := s.state, s.result, s.change
+	s.mu.Unlock()
+	frames, names, lost := s.j.after(cursor)
+	h := hello{Names: names, Lost: lost, Title: s.title, Debug: s.ctl != nil, Thresholds: s.thresholds,
+		State: orNull(state), Result: orNull(result)}
+	if h.Names == nil {
+		h.Names = []string{}
+	}
+	if h.Thresholds == nil {
+		h.Thresholds = []string{}
+	}
+	hb, _ := json.Marshal(h) // plain values: never fails
+	buf := append([]byte("retry: 1000\nevent: hello\ndata: "), hb...)
+	buf = append(buf, "\n\n"...)
+	resultSent := result != nil
+	for {
+		for _, f := range frames {
+			buf = append(buf, "id: "...)
+			buf = appendInt(buf, f.id)
+			buf = append(buf, "\ndata: "...)
+			buf = append(buf, f.data...)
+			buf = append(buf, "\n\n"...)
+			cursor = f.id
+		}
+		if result != nil && !resultSent { // after the run's last events
+			buf = append(append(append(buf, "event: result\ndata: "...), result...), "\n\n"...)
+			resultSent = true
+		}
+		if len(buf) > 0 {
+			_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+			if _, err := w.Write(buf); err != nil {
+				return
+			}
+			if err := rc.Flush(); err != nil {
+				return
+			}
+			buf = buf[:0]
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-change:
+		}
+		s.mu.Lock()
+		st, res := s.state, s.result
+		change = s.change
+		s.mu.Unlock()
+		frames, _, _ = s.j.after(cursor)
+		if st != nil && string(st) != string(state) {
+			state = st
+			buf = append(append(append(buf, "event: state\ndata: "...), st...), "\n\n"...)
+		}
+		result = res
+	}
+}
+
+func orNull(b []byte) json.RawMessage {
+	if b == nil {
+		return json.RawMessage("null")
+	}
+	return b
+}
