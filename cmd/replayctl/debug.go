@@ -126,7 +126,7 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	if err != nil {
 		return err
 	}
-	view, err := openUI(f.ui, args[0], nil)
+	view, err := openUI(f.ui, args[0], nil, served.metrics(), metricsInfo("debug", args[0], report.DefaultMethodLimit)...)
 	if err != nil {
 		return err
 	}

@@ -75,6 +75,14 @@ func (a *app) startMetrics(f metricsFlags, opts ...metrics.Option) (*metricsServ
 	return s, []replay.Option{replay.Events(s.m.Consumer())}, nil
 }
 
+// metrics is the instance --metrics counts into, nil when it is not given.
+func (s *metricsServer) metrics() *metrics.Metrics {
+	if s == nil {
+		return nil
+	}
+	return s.m
+}
+
 // ServeHTTP serves the metrics, and notes a scrape of the final counts.
 func (s *metricsServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	select {

@@ -271,7 +271,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if err != nil {
 		return err
 	}
-	view, err := openUI(f.ui, args[0], f.thresholds)
+	view, err := openUI(f.ui, args[0], f.thresholds, served.metrics(), metricsInfo("run", args[0], f.methodLimit)...)
 	if err != nil {
 		return err
 	}

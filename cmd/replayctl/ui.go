@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"strconv"
 
 	"github.com/spf13/pflag"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/replayctl/replayctl/controller"
 	"github.com/replayctl/replayctl/internal/atomicfile"
+	"github.com/replayctl/replayctl/metrics"
 	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/transport"
@@ -39,10 +39,6 @@ func addUIFlags(fl *pflag.FlagSet, f *uiFlags) {
 	fl.StringVar(&f.save, "ui-save", "", "write the page, frozen with the run's events and kept messages, to FILE when the replay ends: one HTML file that opens with no server (--ui not needed)")
 }
 
-// uiHandlers are served beside the page, behind its token (e.g.
-// "/metrics").
-var uiHandlers = map[string]http.Handler{}
-
 // browserView is a running --ui: its server, its listener and the
 // goroutine that serves it.
 type browserView struct {
@@ -50,14 +46,18 @@ type browserView struct {
 	ln     net.Listener // nil: not served (--ui-save alone)
 	hold   bool
 	save   string
+	own    []replay.Option // the view's own metrics, when --metrics counts none
 	cancel context.CancelFunc
 	g      errgroup.Group
 }
 
 // openUI checks the flags and listens, before anything is replayed; nil
 // when neither --ui nor --ui-save is given. The replay must take
-// view.options().
-func openUI(f uiFlags, title string, thresholds []string) (*browserView, error) {
+// view.options(). The page's server also serves the replay's metrics at
+// /metrics, behind its token (?token= or Authorization: Bearer): m, the
+// instance --metrics serves, or when nil one of the view's own, made
+// with mopts.
+func openUI(f uiFlags, title string, thresholds []string, m *metrics.Metrics, mopts ...metrics.Option) (*browserView, error) {
 	if f.addr == "" {
 		if f.remote || f.hold {
 			return nil, usageError("--ui-remote and --ui-hold set up --ui: give --ui ADDR too")
@@ -88,13 +88,16 @@ func openUI(f uiFlags, title string, thresholds []string) (*browserView, error) 
 	if err != nil {
 		return nil, err
 	}
-	for path, h := range uiHandlers {
-		if err := s.Handle(path, h); err != nil {
-			ln.Close()
-			return nil, err
-		}
+	v := &browserView{s: s, ln: ln, hold: f.hold, save: f.save}
+	if m == nil {
+		m = metrics.New(mopts...)
+		v.own = []replay.Option{replay.Events(m.Consumer())}
 	}
-	return &browserView{s: s, ln: ln, hold: f.hold, save: f.save}, nil
+	if err := s.Handle(metricsPath, m); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	return v, nil
 }
 
 // options are the replay options that feed the page.
@@ -102,7 +105,7 @@ func (v *browserView) options() []replay.Option {
 	if v == nil {
 		return nil
 	}
-	return v.s.Options()
+	return append(v.s.Options(), v.own...)
 }
 
 // start serves the page (with c, a debugger's controller, or nil) until

@@ -89,15 +89,34 @@ func TestRunUIServesThePage(t *testing.T) {
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(nil, 16<<20)
+	// The verdict comes after the run's end, or, for a visitor who comes
+	// after the end, first, in the hello; the end's frame follows either way.
 	var sawEnd, sawResult bool
-	for sc.Scan() && !sawResult {
+	for !(sawEnd && sawResult) && sc.Scan() {
 		l := sc.Text()
 		sawEnd = sawEnd || strings.Contains(l, `["X",`)
-		sawResult = sawEnd && strings.HasPrefix(l, "data: ") && strings.Contains(l, `"passed":true`)
+		sawResult = sawResult || strings.HasPrefix(l, "data: ") && strings.Contains(l, `"passed":true`)
 	}
 	resp.Body.Close()
-	if !sawResult {
+	if !sawEnd || !sawResult {
 		t.Fatalf("the feed ended without the run's end and its verdict: %v", sc.Err())
+	}
+	// The page's server serves the run's metrics too, behind the same
+	// token, given as Prometheus sends it.
+	base, token, _ := strings.Cut(page, "/?token=")
+	req, _ := http.NewRequest("GET", base+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	mresp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb, _ := io.ReadAll(mresp.Body)
+	mresp.Body.Close()
+	if mresp.StatusCode != 200 || !strings.Contains(string(mb), `replayctl_requests_total{method="tools/call"} 3`) || !strings.Contains(string(mb), "replayctl_run_ended 1") {
+		t.Errorf("/metrics with the token: %d\n%s\nwant 200, 3 tools/call requests and the run ended", mresp.StatusCode, mb)
+	}
+	if code, _ := get(base + "/metrics"); code != 401 {
+		t.Errorf("/metrics without the token: %d, want 401", code)
 	}
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
@@ -219,7 +238,7 @@ func TestDebugUIAndTheREPLShareTheState(t *testing.T) {
 	}()
 	errb.waitFor(t, "?token=")
 	page := regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=[0-9a-f]+`).FindString(errb.String())
-	out.waitFor(t, "next: 3 c2s tools/list") // the REPL replayed the handshake
+	out.waitFor(t, "next: seq 3 c2s tools/list") // the REPL replayed the handshake
 	control := strings.Replace(page, "/?token=", "/api/control?token=", 1)
 	resp, err := http.Post(control, "application/json", strings.NewReader(`{"cmd":"step"}`))
 	if err != nil {
