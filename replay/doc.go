@@ -5,7 +5,7 @@
 //
 //	rep, err := replay.Run(ctx, "examples/quickstart.jsonl",
 //		replay.Against(replay.Command("node", "server.js")),
-//		replay.Speed("fast"))
+//		replay.WithSpeed(replay.Fast()))
 //	if rep == nil {
 //		return err // nothing replayed: a bad option, config or tape
 //	}
@@ -40,7 +40,7 @@
 //
 // # Options
 //
-// Every knob of `replayctl run` is an option: pacing (Speed, Sessions,
+// Every knob of `replayctl run` is an option: pacing (WithSpeed, Sessions,
 // Ramp, Order, Steps), limits (Timeout, MaxInflight, MaxLine, MaxMessage,
 // TimelineLimit, MethodLimit), errors (OnError, MaxRetries, RetryDelay),
 // validation (Validation, Ignore, ValidateNotifications, Thresholds), the
@@ -51,6 +51,12 @@
 // Defaults, which replaytest uses to replay fast). New checks them all
 // before anything is replayed; a bad one is an *OptionError naming the
 // option, a bad config a *ConfigError or *config.Error (with its line).
+//
+// Speed (Realtime, Fast, Stepped, Times, Rate, Fixed), Ordering (Causal,
+// Sequential, Unordered, Shuffled), ErrorPolicy (Continue, Stop, Retry,
+// Pause) and validator.Mode are typed values; ParseSpeed, ParseOrdering,
+// ParseErrorPolicy and ParseValidation read the texts the CLI and the
+// config file take.
 //
 // # Hooks
 //

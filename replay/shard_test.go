@@ -12,14 +12,14 @@ import (
 // them all between them, each once, and report.Merge of their reports
 // counts what the whole run does.
 func TestShardOption(t *testing.T) {
-	whole, err := replay.Run(t.Context(), quickstart, replay.Speed("fast"), replay.Sessions(5))
+	whole, err := replay.Run(t.Context(), quickstart, replay.WithSpeed(replay.Fast()), replay.Sessions(5))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var parts []*report.Report
 	var names []string
 	for i := range 3 {
-		rep, err := replay.Run(t.Context(), quickstart, replay.Speed("fast"), replay.Sessions(5), replay.Shard(i, 3))
+		rep, err := replay.Run(t.Context(), quickstart, replay.WithSpeed(replay.Fast()), replay.Sessions(5), replay.Shard(i, 3))
 		if err != nil {
 			t.Fatal(err)
 		}
