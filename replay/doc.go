@@ -34,6 +34,10 @@
 //     go-sdk's mcp.NewStreamableHTTPHandler.
 //   - Streams: a server in this process over a pair of streams, e.g. a
 //     go-sdk server run over an mcp.IOTransport.
+//   - Via: a Transport of any package (Dialer and String), e.g. a new
+//     protocol: each target above is one, in a file of its own
+//     (target_mock.go, target_command.go, target_http.go,
+//     target_inprocess.go) beside the transport.Dialer it makes.
 //
 // Every session (and every virtual copy of one, see Sessions) has a
 // connection of its own: its own process, HTTP session or streams.
