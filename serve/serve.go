@@ -36,8 +36,8 @@ func New(path string, opts ...Option) (*Server, error) {
 }
 
 // Result is what a Run that served from the tape saw go wrong, and what
-// mode New added. It is the JSON of `replayctl serve --report` less the
-// tape and the chaos seed.
+// mode New added (`replayctl serve` prints it, and writes its misses and
+// faults to --report).
 type Result struct {
 	// Misses are the first misses (mock.WithMaxMisses), MissCount counts
 	// them all.

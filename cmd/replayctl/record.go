@@ -363,7 +363,7 @@ func (a *app) recordSummary(n int64, rec *recording, res record.StdioResult, err
 
 // relayEnds returns stdin and stdout for the relay: when they are pipes or
 // sockets, copies of them in non-blocking mode, which Close can interrupt
-// (see pollable); else as they are.
+// (see stdpipe.Pollable); else as they are.
 func relayEnds(in io.Reader, out io.Writer) (io.Reader, io.Writer) {
 	if f, ok := in.(*os.File); ok {
 		in = stdpipe.Pollable(f)
