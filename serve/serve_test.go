@@ -1,9 +1,11 @@
 package serve_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -204,5 +206,54 @@ func countMessages(t *testing.T, path string) int {
 			return n
 		}
 		n++
+	}
+}
+
+// TestStdioFromGo: without a listener Run serves one client over the
+// streams given with Stdio, and returns once the client closes its end,
+// with what it missed.
+func TestStdioFromGo(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var served []serve.Result
+	s, err := serve.New("../examples/quickstart.jsonl", serve.Stdio(inR, outW),
+		serve.OnServed(func(r serve.Result) { served = append(served, r) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type ran struct {
+		res *serve.Result
+		err error
+	}
+	done := make(chan ran, 1)
+	go func() {
+		res, err := s.Run(t.Context())
+		outW.Close()
+		done <- ran{res, err}
+	}()
+	lines := bufio.NewScanner(outR)
+	send := func(msg string) {
+		if _, err := io.WriteString(inW, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if !lines.Scan() || !strings.Contains(lines.Text(), `"serverInfo"`) {
+		t.Fatalf("initialize: got %q", lines.Text())
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"echo","arguments":{"message":"hello, replay"}}}`)
+	if !lines.Scan() || !strings.Contains(lines.Text(), `"id":"a"`) || !strings.Contains(lines.Text(), "Echo: hello, replay") {
+		t.Fatalf("tools/call: got %q", lines.Text())
+	}
+	send(`{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"echo","arguments":{"message":"never recorded"}}}`)
+	if !lines.Scan() || !strings.Contains(lines.Text(), `"id":"b"`) || !strings.Contains(lines.Text(), `"error"`) {
+		t.Fatalf("a miss: got %q", lines.Text())
+	}
+	inW.Close()
+	go func() { _, _ = io.Copy(io.Discard, outR) }() // drain whatever else comes
+	r := <-done
+	if r.err != nil || r.res == nil || r.res.MissCount != 1 || len(served) != 1 || served[0].MissCount != 1 {
+		t.Fatalf("Run: %+v, %v (served %d); want one miss, seen by OnServed", r.res, r.err, len(served))
 	}
 }
