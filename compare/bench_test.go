@@ -24,7 +24,7 @@ func BenchmarkCompare(b *testing.B) {
 	for _, rounds := range []int{100, 1000} {
 		tp := volatileTape(b, rounds)
 		calls := 3 * rounds
-		opts := []replay.Option{replay.Speed("fast"), replay.Timeout(30 * time.Second)}
+		opts := []replay.Option{replay.WithSpeed(replay.Fast()), replay.Timeout(30 * time.Second)}
 		b.Run(fmt.Sprintf("calls=%d/what=compare", calls), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -67,7 +67,7 @@ func run(t *testing.T, tapePath string, primary, candidate replay.Target, opts .
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	opts = append([]compare.Option{compare.ReplayOptions(replay.Speed("fast"), replay.Timeout(20*time.Second),
+	opts = append([]compare.Option{compare.ReplayOptions(replay.WithSpeed(replay.Fast()), replay.Timeout(20*time.Second),
 		replay.Logger(zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)))}, opts...)
 	rep, err := compare.Run(ctx, tapePath, primary, candidate, opts...)
 	if err != nil {
@@ -246,7 +246,7 @@ func TestCandidateDown(t *testing.T) {
 	srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	rep, err := compare.Run(ctx, tp, serve(t), down, compare.ReplayOptions(replay.Speed("fast"), replay.Timeout(10*time.Second)))
+	rep, err := compare.Run(ctx, tp, serve(t), down, compare.ReplayOptions(replay.WithSpeed(replay.Fast()), replay.Timeout(10*time.Second)))
 	if err != nil {
 		t.Fatalf("compare.Run: %v", err)
 	}
@@ -309,7 +309,7 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := serve(t)
-	rep, err := compare.Run(context.Background(), torn, srv, srv, compare.ReplayOptions(replay.Speed("fast")))
+	rep, err := compare.Run(context.Background(), torn, srv, srv, compare.ReplayOptions(replay.WithSpeed(replay.Fast())))
 	var te *tape.Error
 	var re *compare.RunError
 	if rep != nil || !errors.As(err, &re) || re.Role != compare.RolePrimary || !errors.As(err, &te) || te.Line != 4 {

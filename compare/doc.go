@@ -6,7 +6,7 @@
 //	rep, err := compare.Run(ctx, "recorded.jsonl",
 //		replay.HTTP("http://127.0.0.1:3000/mcp"),    // primary
 //		replay.Command("node", "server-v2.js"),       // candidate
-//		compare.ReplayOptions(replay.Speed("fast")))
+//		compare.ReplayOptions(replay.WithSpeed(replay.Fast())))
 //	if err != nil {
 //		return err
 //	}

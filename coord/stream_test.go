@@ -25,7 +25,7 @@ func TestStreamAddsUpToTheReport(t *testing.T) {
 	// An interval taken at every 50th result as the replay goes, so that
 	// there are many whatever the machine's speed.
 	results := 0
-	rep, err := replay.Run(t.Context(), "../examples/quickstart.jsonl", replay.Sessions(20), replay.Speed("fast"), replay.Events(st.Consumer()),
+	rep, err := replay.Run(t.Context(), "../examples/quickstart.jsonl", replay.Sessions(20), replay.SpeedText("fast"), replay.Events(st.Consumer()),
 		replay.OnResult(func(report.Result) {
 			if results++; results%50 == 0 {
 				take()

@@ -49,7 +49,7 @@ func (f fixture) run(t testing.TB, opts ...replay.Option) *report.Report {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	opts = append([]replay.Option{replay.Against(replay.HTTP(f.url)), replay.Speed("fast")}, opts...)
+	opts = append([]replay.Option{replay.Against(replay.HTTP(f.url)), replay.WithSpeed(replay.Fast())}, opts...)
 	rep, err := replay.Run(ctx, f.tape, opts...)
 	if err != nil && rep == nil {
 		t.Fatalf("replay: %v", err)

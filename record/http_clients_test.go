@@ -76,7 +76,7 @@ func TestHTTPProxySDKClients(t *testing.T) {
 			if len(sessions) != c.sessions {
 				t.Errorf("%d sessions on the tape, want %d", len(sessions), c.sessions)
 			}
-			rep, err := replay.Run(t.Context(), path, replay.Speed("fast"), replay.Against(replay.HTTP(upstream)))
+			rep, err := replay.Run(t.Context(), path, replay.WithSpeed(replay.Fast()), replay.Against(replay.HTTP(upstream)))
 			if rep == nil {
 				t.Fatal(err)
 			}

@@ -110,7 +110,7 @@ func TestHTTPProxyEverything(t *testing.T) {
 				}
 				return
 			}
-			rep, err := replay.Run(t.Context(), path, replay.Speed("fast"), replay.Against(replay.HTTP(upstream)))
+			rep, err := replay.Run(t.Context(), path, replay.WithSpeed(replay.Fast()), replay.Against(replay.HTTP(upstream)))
 			if rep == nil {
 				t.Fatal(err)
 			}

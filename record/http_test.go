@@ -184,7 +184,7 @@ func TestHTTPProxyGoSDK(t *testing.T) {
 			if p.Dropped() != 0 {
 				t.Errorf("%d messages not recorded", p.Dropped())
 			}
-			rep, err := replay.Run(t.Context(), path, replay.Speed("fast"), replay.Against(replay.HTTP(upstream)))
+			rep, err := replay.Run(t.Context(), path, replay.WithSpeed(replay.Fast()), replay.Against(replay.HTTP(upstream)))
 			if rep == nil {
 				t.Fatal(err)
 			}

@@ -86,7 +86,7 @@ func BenchmarkTargets(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				start := time.Now()
 				for b.Loop() {
-					rep, err := replay.RunSource(context.Background(), src, replay.Speed("fast"),
+					rep, err := replay.RunSource(context.Background(), src, replay.WithSpeed(replay.Fast()),
 						replay.Sessions(c.sessions), replay.Against(tg.t),
 						replay.Ignore("result.serverInfo", "result.capabilities"))
 					if err != nil || !rep.Passed() {
@@ -115,7 +115,7 @@ func BenchmarkRevisions(b *testing.B) {
 			var requests int64
 			start := time.Now()
 			for b.Loop() {
-				rep, err := replay.Run(context.Background(), path, replay.Speed("fast"), replay.Sessions(50), replay.Against(replay.HTTP(c.url)))
+				rep, err := replay.Run(context.Background(), path, replay.WithSpeed(replay.Fast()), replay.Sessions(50), replay.Against(replay.HTTP(c.url)))
 				if err != nil || !rep.Passed() {
 					b.Fatalf("err %v, passed %v", err, rep != nil && rep.Passed())
 				}

@@ -14,14 +14,14 @@ import (
 // refused naming ChaosFaults.
 func TestChaosFaults(t *testing.T) {
 	fault := report.Fault{Seq: 3, Session: "s1", Kind: "error-response", Detail: "-32603 internal error"}
-	rep, err := replay.Run(context.Background(), quickstart, replay.Speed("fast"), replay.ChaosFaults(42, []report.Fault{fault}))
+	rep, err := replay.Run(context.Background(), quickstart, replay.WithSpeed(replay.Fast()), replay.ChaosFaults(42, []report.Fault{fault}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Chaos.Faults) != 1 || rep.Chaos.Faults[0].Seq != 3 || rep.Chaos.Faults[0].Kind != "error-response" || rep.Chaos.Seed == nil || *rep.Chaos.Seed != 42 {
 		t.Errorf("chaos %+v, want the one fault at seq 3 and seed 42", rep.Chaos)
 	}
-	if rep, err := replay.Run(context.Background(), quickstart, replay.Speed("fast"), replay.ChaosFaults(42, nil)); err != nil || rep.Chaos.Injected != 0 {
+	if rep, err := replay.Run(context.Background(), quickstart, replay.WithSpeed(replay.Fast()), replay.ChaosFaults(42, nil)); err != nil || rep.Chaos.Injected != 0 {
 		t.Errorf("no faults: %v, %d injected; want none", err, rep.Chaos.Injected)
 	}
 	for name, opts := range map[string][]replay.Option{

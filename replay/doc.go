@@ -5,7 +5,7 @@
 //
 //	rep, err := replay.Run(ctx, "examples/quickstart.jsonl",
 //		replay.Against(replay.Command("node", "server.js")),
-//		replay.Speed("fast"))
+//		replay.WithSpeed(replay.Fast()))
 //	if rep == nil {
 //		return err // nothing replayed: a bad option, config or tape
 //	}
@@ -34,13 +34,17 @@
 //     go-sdk's mcp.NewStreamableHTTPHandler.
 //   - Streams: a server in this process over a pair of streams, e.g. a
 //     go-sdk server run over an mcp.IOTransport.
+//   - Via: a Transport of any package (Dialer and String), e.g. a new
+//     protocol: each target above is one, in a file of its own
+//     (target_mock.go, target_command.go, target_http.go,
+//     target_inprocess.go) beside the transport.Dialer it makes.
 //
 // Every session (and every virtual copy of one, see Sessions) has a
 // connection of its own: its own process, HTTP session or streams.
 //
 // # Options
 //
-// Every knob of `replayctl run` is an option: pacing (Speed, Sessions,
+// Every knob of `replayctl run` is an option: pacing (WithSpeed, Sessions,
 // Ramp, Order, Steps), limits (Timeout, MaxInflight, MaxLine, MaxMessage,
 // TimelineLimit, MethodLimit), errors (OnError, MaxRetries, RetryDelay),
 // validation (Validation, Ignore, ValidateNotifications, Thresholds), the
@@ -51,6 +55,12 @@
 // Defaults, which replaytest uses to replay fast). New checks them all
 // before anything is replayed; a bad one is an *OptionError naming the
 // option, a bad config a *ConfigError or *config.Error (with its line).
+//
+// Speed (Realtime, Fast, Stepped, Times, Rate, Fixed), Ordering (Causal,
+// Sequential, Unordered, Shuffled), ErrorPolicy (Continue, Stop, Retry,
+// Pause) and validator.Mode are typed values; ParseSpeed, ParseOrdering,
+// ParseErrorPolicy and ParseValidation read the texts the CLI and the
+// config file take.
 //
 // # Hooks
 //

@@ -25,7 +25,7 @@ import (
 func TestOnEvent(t *testing.T) {
 	var events []event.Event // OnEvent's goroutine only, until Run returns
 	var results []report.Result
-	rep, err := replay.Run(t.Context(), quickstart, replay.Speed("fast"), replay.Sessions(3),
+	rep, err := replay.Run(t.Context(), quickstart, replay.WithSpeed(replay.Fast()), replay.Sessions(3),
 		replay.OnEvent(func(e event.Event) { events = append(events, e) }),
 		replay.OnResult(func(r report.Result) { results = append(results, r) }))
 	if err != nil || !rep.Passed() {
@@ -82,7 +82,7 @@ func TestLiveViewerNeverBlocks(t *testing.T) {
 		seen = append(seen, batch...)
 		return nil
 	}}
-	rep, err := replay.Run(t.Context(), quickstart, replay.Speed("fast"), replay.Events(viewer),
+	rep, err := replay.Run(t.Context(), quickstart, replay.WithSpeed(replay.Fast()), replay.Events(viewer),
 		replay.OnSessionEnd(func(replay.SessionEnd) { once.Do(func() { close(release) }) }))
 	if err != nil || !rep.Passed() {
 		t.Fatalf("Run: %v, passed %v", err, rep != nil && rep.Passed())
@@ -103,7 +103,7 @@ func TestLiveViewerNeverBlocks(t *testing.T) {
 // injected, then the session's reconnect.
 func TestEventsOfChaos(t *testing.T) {
 	var events []event.Event
-	rep, err := replay.Run(t.Context(), quickstart, replay.Speed("fast"), replay.Sessions(4),
+	rep, err := replay.Run(t.Context(), quickstart, replay.WithSpeed(replay.Fast()), replay.Sessions(4),
 		replay.Chaos("disconnect=0.3"), replay.Seed(7),
 		replay.OnEvent(func(e event.Event) { events = append(events, e) }))
 	if rep == nil {
@@ -157,7 +157,7 @@ func TestEventsOfRetry(t *testing.T) {
 		inner.ServeHTTP(w, r)
 	})
 	var events []event.Event
-	rep, err := replay.Run(t.Context(), quickstart, replay.Speed("fast"), replay.Against(replay.Handler(h)),
+	rep, err := replay.Run(t.Context(), quickstart, replay.WithSpeed(replay.Fast()), replay.Against(replay.Handler(h)),
 		replay.RetryDelay(time.Millisecond), replay.Ignore("result.serverInfo"),
 		replay.OnEvent(func(e event.Event) { events = append(events, e) }))
 	if rep == nil {

@@ -16,7 +16,7 @@ import (
 
 // Replay a tape against the built-in mock, which answers from the tape.
 func Example() {
-	rep, err := replay.Run(context.Background(), "../examples/quickstart.jsonl", replay.Speed("fast"))
+	rep, err := replay.Run(context.Background(), "../examples/quickstart.jsonl", replay.WithSpeed(replay.Fast()))
 	if rep == nil {
 		fmt.Println(err)
 		return
@@ -51,7 +51,7 @@ func echoServer() *mcp.Server {
 func ExampleHandler() {
 	s := echoServer()
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
-	rep, err := replay.RunSource(context.Background(), echoTape, replay.Speed("fast"),
+	rep, err := replay.RunSource(context.Background(), echoTape, replay.WithSpeed(replay.Fast()),
 		replay.Against(replay.Handler(h)),
 		replay.Ignore("result.serverInfo", "result.capabilities"))
 	if rep == nil {
@@ -68,7 +68,7 @@ func ExampleStreams() {
 	serve := func(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
 		return echoServer().Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
 	}
-	rep, err := replay.RunSource(context.Background(), echoTape, replay.Speed("fast"), replay.Sessions(3),
+	rep, err := replay.RunSource(context.Background(), echoTape, replay.WithSpeed(replay.Fast()), replay.Sessions(3),
 		replay.Against(replay.Streams(serve)),
 		replay.Ignore("result.serverInfo", "result.capabilities"))
 	if rep == nil {
@@ -97,7 +97,7 @@ func ExampleConfigFile() {
 // Edit a message before it is sent: the server's answer then differs from
 // the recording, and the report says where.
 func ExampleBeforeSend() {
-	rep, err := replay.RunSource(context.Background(), echoTape, replay.Speed("fast"),
+	rep, err := replay.RunSource(context.Background(), echoTape, replay.WithSpeed(replay.Fast()),
 		replay.Against(replay.Streams(func(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
 			return echoServer().Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
 		})),

@@ -35,7 +35,7 @@ func callTape(t *testing.T) string {
 func TestMaxMessage(t *testing.T) {
 	tp := callTape(t)
 
-	rep, err := replay.Run(t.Context(), tp, replay.Speed("fast"), replay.MaxMessage(1<<20),
+	rep, err := replay.Run(t.Context(), tp, replay.WithSpeed(replay.Fast()), replay.MaxMessage(1<<20),
 		replay.Against(replay.Streams(slow(slowmcp.WithHang(slowmcp.HangEndless)))))
 	if _, ok := errors.AsType[*transport.TooLargeError](err); !ok || !errors.Is(err, transport.ErrTarget) {
 		t.Fatalf("endless answer: got error %v, want a *TooLargeError matching ErrTarget", err)
@@ -46,7 +46,7 @@ func TestMaxMessage(t *testing.T) {
 
 	// Under chaos too: the limit, not a fault, stopped the connection, so
 	// this is no survival verdict but a failed target.
-	rep, err = replay.Run(t.Context(), tp, replay.Speed("fast"), replay.MaxMessage(1<<20), replay.Chaos("timeout=0.01"), replay.Seed(1),
+	rep, err = replay.Run(t.Context(), tp, replay.WithSpeed(replay.Fast()), replay.MaxMessage(1<<20), replay.Chaos("timeout=0.01"), replay.Seed(1),
 		replay.Against(replay.Streams(slow(slowmcp.WithHang(slowmcp.HangEndless)))))
 	if _, ok := errors.AsType[*transport.TooLargeError](err); !ok || rep == nil || rep.ExitStatus() != report.ExitTarget {
 		t.Errorf("endless answer under chaos: got error %v, want a *TooLargeError and exit 3", err)
@@ -54,10 +54,10 @@ func TestMaxMessage(t *testing.T) {
 
 	const size = 50_000_000
 	big := replay.Against(replay.Streams(slow(slowmcp.WithAnswerSize(size))))
-	if _, err := replay.Run(t.Context(), tp, replay.Speed("fast"), big); !errors.Is(err, transport.ErrTarget) {
+	if _, err := replay.Run(t.Context(), tp, replay.WithSpeed(replay.Fast()), big); !errors.Is(err, transport.ErrTarget) {
 		t.Errorf("a 50 MB answer under the default limit: got %v, want a failed target", err)
 	}
-	rep, err = replay.Run(t.Context(), tp, replay.Speed("fast"), big, replay.MaxMessage(64<<20))
+	rep, err = replay.Run(t.Context(), tp, replay.WithSpeed(replay.Fast()), big, replay.MaxMessage(64<<20))
 	if err != nil || rep.Validation.Failed != 1 || rep.ExitStatus() != report.ExitFailed {
 		t.Fatalf("a 50 MB answer under a 64 MiB limit: got %v, %d failed; want it judged (and failed: it differs)", err, rep.Validation.Failed)
 	}

@@ -76,7 +76,7 @@ func TestMRTRLiveRequestState(t *testing.T) {
 		t.Fatalf("the recording itself sent %d bad states", n.bad)
 	}
 	for _, target := range []replay.Target{replay.Handler(h), replay.HTTP(srv.URL)} {
-		rep, err := replay.Run(t.Context(), path, replay.Speed("fast"), replay.Sessions(5), replay.Against(target))
+		rep, err := replay.Run(t.Context(), path, replay.WithSpeed(replay.Fast()), replay.Sessions(5), replay.Against(target))
 		if rep == nil || err != nil || !rep.Passed() {
 			t.Fatalf("%s: err %v; %+v %+v", target, err, rep.Validation, rep.Errors)
 		}
@@ -100,7 +100,7 @@ func TestMRTRRoundsDiffer(t *testing.T) {
 		return err
 	})
 	n.more = true
-	rep, _ := replay.Run(t.Context(), path, replay.Speed("fast"), replay.Timeout(5*time.Second), replay.Against(replay.HTTP(srv.URL)))
+	rep, _ := replay.Run(t.Context(), path, replay.WithSpeed(replay.Fast()), replay.Timeout(5*time.Second), replay.Against(replay.HTTP(srv.URL)))
 	if rep == nil || rep.Passed() || rep.Validation.Failed != 1 {
 		t.Fatalf("report %+v; want the second round to fail", rep.Validation)
 	}

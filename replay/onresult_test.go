@@ -26,7 +26,7 @@ func TestOnResultSeesWhatTheReportCounts(t *testing.T) {
 	}
 	var results []report.Result
 	judged := 0
-	rep, err := replay.Run(t.Context(), quickstart, replay.Speed("fast"), replay.ConfigFile(cfg),
+	rep, err := replay.Run(t.Context(), quickstart, replay.WithSpeed(replay.Fast()), replay.ConfigFile(cfg),
 		replay.BeforeSend(func(m *replay.Message) bool { // its recorded answer no longer fits: skipped by the rule
 			if m.Seq == 5 {
 				m.Raw = []byte(strings.Replace(string(m.Raw), "hello, replay", "edited", 1))

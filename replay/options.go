@@ -11,8 +11,10 @@ import (
 	"github.com/replayctl/replayctl/engine"
 	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
+	"github.com/replayctl/replayctl/validator"
 )
 
 // Option sets one knob of a replay. Options are checked by New (and Run):
@@ -24,6 +26,9 @@ type Option func(*settings)
 type settings struct {
 	target Target
 	speed  string
+	// speedValue is WithSpeed's value, taken when speed is its text (not
+	// parsed again).
+	speedValue *scheduler.Speed
 	// fileSpeed is the config file's speed as the config package read it,
 	// taken when speed is its text (not parsed again).
 	fileSpeed   *fileSpeed
@@ -97,12 +102,6 @@ func (s *settings) given(name string) { s.set[name] = true }
 // itself.
 func Against(t Target) Option { return func(s *settings) { s.target = t; s.given("Against") } }
 
-// Speed sets the pacing: "realtime" (the default), "fast", "stepped"
-// (one message per value sent on Steps), "Nx" (e.g. "10x", "0.5x"),
-// "fixed:D" (one message every D, e.g. "fixed:50ms") or "rps:N"
-// (N messages a second).
-func Speed(speed string) Option { return func(s *settings) { s.speed = speed; s.given("Speed") } }
-
 // Sessions runs n virtual copies of each recorded session, each on its own
 // connection with its own ids ("s1#1", "s1#2", …): a load replay. The
 // default is 1, the tape as recorded.
@@ -134,11 +133,15 @@ func StartAt(t time.Time) Option {
 	return func(s *settings) { s.startAt = t; s.given("StartAt") }
 }
 
-// Order says what a client message waits for before it is sent: "causal"
-// (the default: the answers recorded before it), "sequential" (every
-// answer), "none", or "random" (causal, each run of client messages in a
-// seeded random order; see Seed).
-func Order(order string) Option { return func(s *settings) { s.order = order; s.given("Order") } }
+// Order says what a client message waits for before it is sent: Causal
+// (the default: the answers recorded before it), Sequential (every
+// answer), Unordered ("none"), or Shuffled ("random": causal, each run of
+// client messages in a seeded random order; see Seed). A text a person
+// wrote is read by ParseOrdering; a value outside these is an
+// *OptionError of New.
+func Order(order Ordering) Option {
+	return func(s *settings) { s.order = string(order); s.given("Order") }
+}
 
 // Timeout bounds every exchange with the target: each answer (then the
 // request is cancelled), each write, the dial and the handshake. The
@@ -183,12 +186,14 @@ func IncludeHandshake() Option {
 	return func(s *settings) { s.handshake = true; s.given("IncludeHandshake") }
 }
 
-// OnError says what happens at a failed or unanswered message: "continue"
-// (the default: report it and go on), "stop" (end the replay there), or
-// "retry" (retry what the target asked to have again, up to MaxRetries,
-// then go on).
-func OnError(policy string) Option {
-	return func(s *settings) { s.onError = policy; s.given("OnError") }
+// OnError says what happens at a failed or unanswered message: Continue
+// (the default: report it and go on), Stop (end the replay there), or
+// Retry (retry what the target asked to have again, up to MaxRetries,
+// then go on); Pause only in a controlled replay. A text a person wrote
+// is read by ParseErrorPolicy; a value outside these is an *OptionError
+// of New.
+func OnError(policy ErrorPolicy) Option {
+	return func(s *settings) { s.onError = string(policy); s.given("OnError") }
 }
 
 // MaxRetries bounds the retries of a message the target asked to have
@@ -210,13 +215,13 @@ func ValidateNotifications() Option {
 	return func(s *settings) { s.validNotes = true; s.given("ValidateNotifications") }
 }
 
-// Validation sets the default validation mode: "exact" (the default),
-// "structural", "partial" or "schema" (see package validator; "contract"
-// is Contract's). It is the mode of every answer no validation rule of
+// Validation sets the default validation mode: validator.Exact (the
+// default), Structural, Partial or Schema (see package validator;
+// Contract is the Contract option's; ParseValidation reads the text). It is the mode of every answer no validation rule of
 // the config matches, as the config's validation.mode is, and overrides
 // that; the rules keep their own modes.
-func Validation(mode string) Option {
-	return func(s *settings) { s.validation = mode; s.given("Validation") }
+func Validation(mode validator.Mode) Option {
+	return func(s *settings) { s.validation = string(mode); s.given("Validation") }
 }
 
 // Ignore adds paths the validator does not compare, e.g.
@@ -266,7 +271,7 @@ func Thresholds(exprs ...string) Option {
 // Logger receives the replay's logs (default: none).
 func Logger(l zerolog.Logger) Option { return func(s *settings) { s.logger = l } }
 
-// Steps, at Speed("stepped"), releases one message per value received.
+// Steps, at WithSpeed(Stepped()), releases one message per value received.
 func Steps(ch <-chan struct{}) Option { return func(s *settings) { s.step = ch } }
 
 // Controlled prepares a replay for a controller (package controller, as

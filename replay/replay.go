@@ -184,11 +184,14 @@ type fileSpeed struct {
 }
 
 // parseSpeed is the speed to replay at: the config file's, as the config
-// package read it, when it is the one in force; else the option's text,
-// parsed here.
+// package read it, when it is the one in force; WithSpeed's value when it
+// is; else the option's text, parsed here.
 func (s *settings) parseSpeed() (scheduler.Speed, error) {
 	if f := s.fileSpeed; f != nil && f.text == s.speed {
 		return f.v, nil
+	}
+	if v := s.speedValue; v != nil && v.String() == s.speed {
+		return *v, v.Validate()
 	}
 	return scheduler.Parse(s.speed)
 }

@@ -23,7 +23,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 const quickstart = "../examples/quickstart.jsonl"
 
 func TestRunAgainstMock(t *testing.T) {
-	rep, err := replay.Run(t.Context(), quickstart, replay.Speed("fast"))
+	rep, err := replay.Run(t.Context(), quickstart, replay.WithSpeed(replay.Fast()))
 	if err != nil || rep == nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -40,7 +40,7 @@ func TestRunSourceInMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := replay.RunSource(t.Context(), tape.Bytes("built-in-test", b), replay.Speed("fast"))
+	rep, err := replay.RunSource(t.Context(), tape.Bytes("built-in-test", b), replay.WithSpeed(replay.Fast()))
 	if err != nil || !rep.Passed() || rep.Summary.Tape != "built-in-test" {
 		t.Fatalf("err %v; passed %v, tape %q", err, rep != nil && rep.Passed(), rep.Summary.Tape)
 	}
@@ -51,7 +51,7 @@ func TestOptionErrors(t *testing.T) {
 		opt    replay.Option
 		option string
 	}{
-		{replay.Speed("12q"), "Speed"},
+		{replay.SpeedText("12q"), "Speed"},
 		{replay.Sessions(0), "Sessions"},
 		{replay.Sessions(replay.MaxSessions + 1), "Sessions"},
 		{replay.Timeout(0), "Timeout"},
@@ -69,7 +69,7 @@ func TestOptionErrors(t *testing.T) {
 		{replay.Chaos("explode=0.5"), "Chaos"},
 		{replay.Thresholds("p99<<1"), "Thresholds"},
 		{replay.ChaosFrom("no/such/report.json"), "ChaosFrom"},
-		{replay.Speed("stepped"), "Speed"}, // without Steps
+		{replay.WithSpeed(replay.Stepped()), "Speed"}, // without Steps
 		{replay.Ignore("result[[["), "Ignore"},
 		{replay.Validation("loose"), "Validation"},
 		{replay.Against(replay.Command("")), "Command"},
@@ -112,7 +112,7 @@ func TestConfigErrors(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Section != "error_handling.strategy" || !strings.Contains(err.Error(), "debug.yaml") {
 		t.Errorf("got %v; want a *ConfigError naming debug.yaml's error_handling.strategy", err)
 	}
-	if _, err = replay.Run(t.Context(), quickstart, replay.ConfigFile("../examples/debug.yaml"), replay.OnError("continue"), replay.Speed("fast")); err != nil {
+	if _, err = replay.Run(t.Context(), quickstart, replay.ConfigFile("../examples/debug.yaml"), replay.OnError("continue"), replay.WithSpeed(replay.Fast())); err != nil {
 		t.Errorf("options given override the file: %v", err)
 	}
 	// Options override the file; thresholds add up.
@@ -120,7 +120,7 @@ func TestConfigErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := replay.Run(t.Context(), quickstart, replay.Config(file), replay.Speed("fast"), replay.Thresholds("throughput>0"))
+	rep, err := replay.Run(t.Context(), quickstart, replay.Config(file), replay.WithSpeed(replay.Fast()), replay.Thresholds("throughput>0"))
 	if err != nil || rep.Summary.Speed == nil || *rep.Summary.Speed != (scheduler.Speed{Mode: scheduler.Fast}) || len(rep.Thresholds) != 2 {
 		t.Errorf("err %v, speed %v, %d thresholds; want fast and 2", err, rep.Summary.Speed, len(rep.Thresholds))
 	}
@@ -130,7 +130,7 @@ func TestHooks(t *testing.T) {
 	var results, faults int
 	ends := map[string]replay.SessionEnd{}
 	var sent []string
-	rep, err := replay.Run(t.Context(), quickstart, replay.Speed("fast"), replay.Sessions(3),
+	rep, err := replay.Run(t.Context(), quickstart, replay.WithSpeed(replay.Fast()), replay.Sessions(3),
 		replay.Chaos("error-response=0.5"), replay.Seed(5),
 		replay.BeforeSend(func(m *replay.Message) bool {
 			sent = append(sent, m.Method)
@@ -170,7 +170,7 @@ func TestHooks(t *testing.T) {
 func TestBeforeSendEdits(t *testing.T) {
 	// The mock answers what was recorded for a request: an edited one is
 	// not on the tape, so its answer fails validation, exactly there.
-	rep, err := replay.Run(t.Context(), quickstart, replay.Speed("fast"),
+	rep, err := replay.Run(t.Context(), quickstart, replay.WithSpeed(replay.Fast()),
 		replay.BeforeSend(func(m *replay.Message) bool {
 			if m.Seq == 5 {
 				m.Raw = []byte(strings.Replace(string(m.Raw), "hello, replay", "edited", 1))
@@ -187,14 +187,14 @@ func TestBeforeSendEdits(t *testing.T) {
 
 func TestOutcome(t *testing.T) {
 	t.Run("stop at the first failure", func(t *testing.T) {
-		rep, err := replay.Run(t.Context(), quickstart, replay.Speed("fast"), replay.OnError("stop"),
+		rep, err := replay.Run(t.Context(), quickstart, replay.WithSpeed(replay.Fast()), replay.OnError("stop"),
 			replay.Against(replay.MockTape("../examples/everything.jsonl")))
 		if !errors.Is(err, engine.ErrStoppedOnError) || rep.ExitStatus() != report.ExitFailed {
 			t.Errorf("err %v, exit %d; want ErrStoppedOnError and 1", err, rep.ExitStatus())
 		}
 	})
 	t.Run("a failed target", func(t *testing.T) {
-		rep, err := replay.Run(t.Context(), quickstart, replay.Speed("fast"), replay.Timeout(5*time.Second),
+		rep, err := replay.Run(t.Context(), quickstart, replay.WithSpeed(replay.Fast()), replay.Timeout(5*time.Second),
 			replay.Against(replay.Command("sh", "-c", "exit 7")))
 		if !errors.Is(err, engine.ErrTarget) || rep.ExitStatus() != report.ExitTarget || rep.Summary.Aborted == "" {
 			t.Errorf("err %v, exit %d, aborted %q; want ErrTarget, 3 and why", err, rep.ExitStatus(), rep.Summary.Aborted)
@@ -203,13 +203,13 @@ func TestOutcome(t *testing.T) {
 	t.Run("interrupted", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 		defer cancel()
-		rep, err := replay.Run(ctx, quickstart, replay.Speed("0.01x"))
+		rep, err := replay.Run(ctx, quickstart, replay.WithSpeed(replay.Times(0.01)))
 		if err == nil || rep.ExitStatus() != report.ExitInterrupted || rep.Passed() {
 			t.Errorf("err %v, exit %d; want an error and 130", err, rep.ExitStatus())
 		}
 	})
 	t.Run("a failed threshold", func(t *testing.T) {
-		rep, err := replay.Run(t.Context(), quickstart, replay.Speed("fast"), replay.Thresholds("throughput>1000000000"))
+		rep, err := replay.Run(t.Context(), quickstart, replay.WithSpeed(replay.Fast()), replay.Thresholds("throughput>1000000000"))
 		if err != nil || rep.ExitStatus() != report.ExitFailed || len(rep.ThresholdsFailed()) != 1 {
 			t.Errorf("err %v, exit %d; want nil and 1 for the threshold", err, rep.ExitStatus())
 		}

@@ -105,27 +105,6 @@ func (s *settings) newRerecorder(src tape.Source, opts []tape.Option) (*rerecord
 	return rr, nil
 }
 
-// tapeHeader is the header of a tape re-recorded against t from a tape whose
-// header is old: old's tags, with the target's transport and server
-// (old's for a mock, which answers as old's server did).
-func (t Target) tapeHeader(old tape.Header) tape.Header {
-	h := tape.Header{Transport: old.Transport, Server: old.Server, Tags: old.Tags, ProtocolVersion: old.ProtocolVersion}
-	switch t.kind {
-	case kindCommand:
-		h.Transport, h.Server = "stdio", &tape.Server{Command: t.argv}
-	case kindHTTP:
-		h.Transport, h.Server = "streamable-http", &tape.Server{URL: tape.MaskURL(t.url)}
-		if t.legacySSE {
-			h.Transport = "http+sse"
-		}
-	case kindHandler:
-		h.Transport, h.Server = "streamable-http", nil
-	case kindStreams:
-		h.Transport, h.Server = "stdio", nil
-	}
-	return h
-}
-
 // dialer wraps d so that the sessions Rerecord keeps are recorded.
 func (rr *rerecorder) dialer(d transport.Dialer) transport.Dialer {
 	return record.Dialer(d, rr.tap, record.DialSessions(rr.name))

@@ -96,7 +96,7 @@ func TestRerecordEverything(t *testing.T) {
 	argv := testserver.Everything(t)
 	out := filepath.Join(t.TempDir(), "refreshed.jsonl")
 	against := replay.Against(replay.Command(argv[0], argv[1:]...))
-	rep, err := replay.Run(t.Context(), everythingTape, against, replay.Speed("fast"), replay.Rerecord(out))
+	rep, err := replay.Run(t.Context(), everythingTape, against, replay.WithSpeed(replay.Fast()), replay.Rerecord(out))
 	mustPass(t, "re-record", rep, err)
 
 	_, old := readTape(t, everythingTape)
@@ -116,7 +116,7 @@ func TestRerecordEverything(t *testing.T) {
 		}
 	}
 
-	rep, err = replay.Run(t.Context(), out, against, replay.Speed("fast"))
+	rep, err = replay.Run(t.Context(), out, against, replay.WithSpeed(replay.Fast()))
 	mustPass(t, "replay of the new tape", rep, err)
 	if rep.Validation.Checked != 28 {
 		t.Errorf("%d answers checked, want the 28 of the old tape", rep.Validation.Checked)
@@ -164,13 +164,13 @@ func TestRerecordChangedServer(t *testing.T) {
 	// What the Node server said of itself is not the Go server's.
 	describe := replay.Ignore("result.serverInfo", "result.capabilities", "result.instructions", "result.tools", "result.prompts", "result.cacheScope", "result.ttlMs")
 	before := filepath.Join(dir, "v1.jsonl")
-	rep, err := replay.Run(t.Context(), everythingTape, v1, describe, replay.Speed("fast"), replay.Rerecord(before))
+	rep, err := replay.Run(t.Context(), everythingTape, v1, describe, replay.WithSpeed(replay.Fast()), replay.Rerecord(before))
 	mustPass(t, "record of version 1", rep, err)
-	rep, err = replay.Run(t.Context(), before, v1, replay.Speed("fast"))
+	rep, err = replay.Run(t.Context(), before, v1, replay.WithSpeed(replay.Fast()))
 	mustPass(t, "version 1's tape against version 1", rep, err)
 
 	after := filepath.Join(dir, "v2.jsonl")
-	rep, err = replay.Run(t.Context(), before, v2, replay.Speed("fast"), replay.Rerecord(after))
+	rep, err = replay.Run(t.Context(), before, v2, replay.WithSpeed(replay.Fast()), replay.Rerecord(after))
 	if err != nil || rep == nil {
 		t.Fatalf("re-record against version 2: %v", err)
 	}
@@ -214,9 +214,9 @@ func TestRerecordChangedServer(t *testing.T) {
 		t.Errorf("the new tape differs from the old in:\n%s\nwant exactly the sums over 10:\n%s", strings.Join(changed, "\n"), strings.Join(want, "\n"))
 	}
 
-	rep, err = replay.Run(t.Context(), after, v2, replay.Speed("fast"))
+	rep, err = replay.Run(t.Context(), after, v2, replay.WithSpeed(replay.Fast()))
 	mustPass(t, "the new tape against version 2", rep, err)
-	rep, err = replay.Run(t.Context(), after, v1, replay.Speed("fast"))
+	rep, err = replay.Run(t.Context(), after, v1, replay.WithSpeed(replay.Fast()))
 	if err != nil || rep == nil || rep.Validation.Failed != 8 {
 		t.Errorf("the new tape against version 1: %v, %+v; want the 8 sums failed", err, rep.Validation)
 	}
@@ -232,7 +232,7 @@ func TestRerecordStoppedEarlyWritesNothing(t *testing.T) {
 	if err := os.WriteFile(out, []byte(before), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := replay.Run(t.Context(), quickstart, replay.Speed("fast"), replay.Rerecord(out),
+	rep, err := replay.Run(t.Context(), quickstart, replay.WithSpeed(replay.Fast()), replay.Rerecord(out),
 		replay.Against(replay.Command("sh", "-c", "read line; exit 3")))
 	if err == nil || rep == nil || rep.ExitStatus() != report.ExitTarget {
 		t.Fatalf("Run: %v; want the target's failure", err)
@@ -252,7 +252,7 @@ func TestRerecordStoppedEarlyWritesNothing(t *testing.T) {
 // session is recorded, under the recorded name.
 func TestRerecordSessionsKeepsFirstCopy(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out.jsonl")
-	rep, err := replay.Run(t.Context(), quickstart, replay.Speed("fast"), replay.Sessions(3), replay.Rerecord(out))
+	rep, err := replay.Run(t.Context(), quickstart, replay.WithSpeed(replay.Fast()), replay.Sessions(3), replay.Rerecord(out))
 	mustPass(t, "re-record of 3 sessions", rep, err)
 	_, old := readTape(t, quickstart)
 	_, fresh := readTape(t, out)
@@ -282,7 +282,7 @@ func TestRerecordRedacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out.jsonl")
-	r, err := replay.New(tape.File(in), replay.Speed("fast"), replay.Rerecord(out, tape.RedactKeys("shoe_*")))
+	r, err := replay.New(tape.File(in), replay.WithSpeed(replay.Fast()), replay.Rerecord(out, tape.RedactKeys("shoe_*")))
 	if err != nil {
 		t.Fatal(err)
 	}

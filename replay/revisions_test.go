@@ -57,7 +57,7 @@ func TestRevisions(t *testing.T) {
 			for _, speed := range []string{"fast", "10x"} {
 				for _, sessions := range []int{1, 50} {
 					t.Run(fmt.Sprintf("%s/%d", speed, sessions), func(t *testing.T) {
-						rep, err := replay.Run(t.Context(), path, replay.Speed(speed), replay.Sessions(sessions), replay.Against(c.target))
+						rep, err := replay.Run(t.Context(), path, replay.SpeedText(speed), replay.Sessions(sessions), replay.Against(c.target))
 						if rep == nil {
 							t.Fatal(err)
 						}
@@ -78,7 +78,7 @@ func TestRevisions(t *testing.T) {
 				// A stateless tape against a server that speaks only the
 				// session-based revisions: a warning names both.
 				t.Run("session-based server", func(t *testing.T) {
-					rep, _ := replay.Run(t.Context(), path, replay.Speed("fast"), replay.Against(replay.HTTP(stateful)))
+					rep, _ := replay.Run(t.Context(), path, replay.WithSpeed(replay.Fast()), replay.Against(replay.HTTP(stateful)))
 					want := "the tape speaks MCP 2026-07-28 (stateless); the server supports only 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05"
 					if rep == nil || rep.Passed() || len(rep.Summary.Warnings) == 0 || !strings.HasPrefix(rep.Summary.Warnings[0], want) {
 						t.Fatalf("report %+v; want a failure and the warning %q", rep.Summary, want)
@@ -86,7 +86,7 @@ func TestRevisions(t *testing.T) {
 				})
 			}
 			t.Run("mock", func(t *testing.T) {
-				rep, err := replay.Run(t.Context(), path, replay.Speed("fast"), replay.Sessions(3))
+				rep, err := replay.Run(t.Context(), path, replay.WithSpeed(replay.Fast()), replay.Sessions(3))
 				if rep == nil || err != nil || !rep.Passed() || rep.Validation.Checked != 3*checked {
 					t.Fatalf("err %v; report %+v", err, rep.Validation)
 				}
@@ -108,7 +108,7 @@ func TestSubscriptionsListen(t *testing.T) {
 `))
 	argv := testserver.GoSDK(t)
 	for _, target := range []replay.Target{replay.HTTP(testserver.GoSDKHTTPStateless(t)), replay.Command(argv[0], argv[1:]...)} {
-		rep, err := replay.RunSource(t.Context(), src, replay.Speed("fast"), replay.Timeout(20*time.Second), replay.Against(target))
+		rep, err := replay.RunSource(t.Context(), src, replay.WithSpeed(replay.Fast()), replay.Timeout(20*time.Second), replay.Against(target))
 		if rep == nil || err != nil || !rep.Passed() || rep.Validation.Checked != 1 || rep.Performance.Timeouts != 0 {
 			t.Fatalf("%s: err %v; %+v %+v", target, err, rep.Validation, rep.Errors)
 		}

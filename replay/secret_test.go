@@ -64,7 +64,7 @@ func TestHeaderValuesAreSecrets(t *testing.T) {
 		WithHeader("Authorization", "Bearer ${REPLAYCTL_TEST_TOKEN}").
 		WithHeader("X-Api-Key", "literal-key-77")
 	var hooked []report.Result
-	r, err := replay.New(headerTape(), replay.Speed("fast"), replay.Against(target),
+	r, err := replay.New(headerTape(), replay.WithSpeed(replay.Fast()), replay.Against(target),
 		replay.OnResult(func(res report.Result) { hooked = append(hooked, res) }))
 	if err != nil {
 		t.Fatal(err)

@@ -13,14 +13,14 @@ import (
 // them all between them, each once, and report.Merge of their reports
 // counts what the whole run does.
 func TestShardOption(t *testing.T) {
-	whole, err := replay.Run(t.Context(), quickstart, replay.Speed("fast"), replay.Sessions(5))
+	whole, err := replay.Run(t.Context(), quickstart, replay.WithSpeed(replay.Fast()), replay.Sessions(5))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var parts []*report.Report
 	var names []string
 	for i := range 3 {
-		rep, err := replay.Run(t.Context(), quickstart, replay.Speed("fast"), replay.Sessions(5), replay.Shard(i, 3))
+		rep, err := replay.Run(t.Context(), quickstart, replay.WithSpeed(replay.Fast()), replay.Sessions(5), replay.Shard(i, 3))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +72,7 @@ func firstDue(rep *report.Report) map[string]float64 {
 // ramped 200ms later) is due 200ms after it, not at once as if it were
 // the run's first — and the report starts at the common start.
 func TestStartAtAnchorsShards(t *testing.T) {
-	opts := []replay.Option{replay.Speed("20x"), replay.Sessions(2), replay.Ramp(200 * time.Millisecond)}
+	opts := []replay.Option{replay.SpeedText("20x"), replay.Sessions(2), replay.Ramp(200 * time.Millisecond)}
 	start := time.Now().Add(50 * time.Millisecond)
 	whole, err := replay.Run(t.Context(), quickstart, append(opts, replay.StartAt(start))...)
 	if err != nil {

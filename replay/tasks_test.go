@@ -185,7 +185,7 @@ func TestTasksByOutcome(t *testing.T) {
 	for _, stateless := range []bool{false, true} {
 		t.Run(map[bool]string{true: "2026-07-28", false: "2025-11-25"}[stateless], func(t *testing.T) {
 			s := &taskServer{tasks: map[string]int{}}
-			rep, err := replay.RunSource(t.Context(), taskTape(stateless), replay.Speed("fast"), replay.Sessions(20),
+			rep, err := replay.RunSource(t.Context(), taskTape(stateless), replay.WithSpeed(replay.Fast()), replay.Sessions(20),
 				replay.Against(replay.Streams(s.serve)))
 			if rep == nil || err != nil || !rep.Passed() {
 				t.Fatalf("err %v; %+v; errors %+v", err, rep.Validation, rep.Errors)
@@ -196,7 +196,7 @@ func TestTasksByOutcome(t *testing.T) {
 			if want := 20*3 + 4*1 + 4*2; s.polls != want {
 				t.Errorf("%d polls for 20 tasks, want %d", s.polls, want)
 			}
-			rep, err = replay.RunSource(t.Context(), taskTape(stateless), replay.Speed("fast"))
+			rep, err = replay.RunSource(t.Context(), taskTape(stateless), replay.WithSpeed(replay.Fast()))
 			if rep == nil || err != nil || !rep.Passed() {
 				t.Fatalf("against the mock: err %v; %+v", err, rep.Validation)
 			}

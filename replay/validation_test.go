@@ -47,7 +47,7 @@ func TestValidationMode(t *testing.T) {
 		{"a default without a file", []replay.Option{replay.Defaults(replay.Validation("structural"))}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := append([]replay.Option{replay.Speed("fast"), replay.Against(replay.MockTape(other))}, tc.opts...)
+			opts := append([]replay.Option{replay.WithSpeed(replay.Fast()), replay.Against(replay.MockTape(other))}, tc.opts...)
 			rep, err := replay.Run(t.Context(), quickstart, opts...)
 			if rep == nil {
 				t.Fatal(err)

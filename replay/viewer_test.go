@@ -23,7 +23,7 @@ func TestStuckLiveViewerLosesCountedAndReportHasAll(t *testing.T) {
 		seen.Add(int64(len(batch)))
 		return nil
 	}}
-	rep, err := replay.Run(t.Context(), quickstart, replay.Speed("fast"), replay.Sessions(50),
+	rep, err := replay.Run(t.Context(), quickstart, replay.WithSpeed(replay.Fast()), replay.Sessions(50),
 		replay.Events(viewer),
 		replay.OnEvent(func(e event.Event) {
 			all.Add(1)

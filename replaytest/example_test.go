@@ -65,7 +65,7 @@ func ExampleRun_config() {
 	defer t.end()
 	rep := replaytest.Run(t, "../examples/quickstart.jsonl",
 		replay.ConfigFile("../examples/debug.yaml"),
-		replay.Speed("fast"), replay.OnError("continue"),
+		replay.WithSpeed(replay.Fast()), replay.OnError("continue"),
 		replay.Thresholds("error_rate<1%"))
 	fmt.Println(rep.Passed(), rep.Validation.Failed, "failed")
 	// Output: true 0 failed

@@ -13,7 +13,7 @@
 // session, and each difference as path, expected and actual. It logs the
 // report's summary, and writes the whole report as JSON into t.TempDir
 // (the failure names the file). It replays fast (as fast as the target
-// answers, in recorded order) unless replay.Speed or a config says
+// answers, in recorded order) unless replay.WithSpeed or a config says
 // otherwise; every other option of package replay applies as given.
 //
 // A Go server needs no process and no port: replay against its HTTP
@@ -95,7 +95,7 @@ func RunSource(t testing.TB, src tape.Source, opts ...replay.Option) *report.Rep
 func run(t testing.TB, src tape.Source, rerecord string, opts []replay.Option) *report.Report {
 	t.Helper()
 	var bad failures // every failed message, beyond the report's caps
-	opts = append([]replay.Option{replay.Defaults(replay.Speed("fast"))}, opts...)
+	opts = append([]replay.Option{replay.Defaults(replay.WithSpeed(replay.Fast()))}, opts...)
 	opts = append(opts, replay.OnResult(bad.add))
 	if rerecord != "" {
 		opts = append(opts, replay.Rerecord(rerecord))

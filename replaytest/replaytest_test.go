@@ -97,7 +97,7 @@ func TestEditedTapeFailsPerMessage(t *testing.T) {
 
 func TestBadOptionFailsTheTest(t *testing.T) {
 	r := &recorder{TB: t}
-	if rep := replaytest.Run(r, everything, replay.Speed("warp")); rep != nil || len(r.errors) != 1 || !strings.Contains(r.errors[0], "Speed") {
+	if rep := replaytest.Run(r, everything, replay.SpeedText("warp")); rep != nil || len(r.errors) != 1 || !strings.Contains(r.errors[0], "Speed") {
 		t.Errorf("got %v and %q; want no report and one error naming Speed", rep, r.errors)
 	}
 }

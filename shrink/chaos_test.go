@@ -33,7 +33,7 @@ func TestShrinkChaosFault(t *testing.T) {
 	src := tape.Bytes("pay.jsonl", plantedTape(t, paySessions()))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if rep, err := replay.RunSource(ctx, src, target, replay.Speed("fast")); err != nil || !rep.Passed() {
+	if rep, err := replay.RunSource(ctx, src, target, replay.WithSpeed(replay.Fast())); err != nil || !rep.Passed() {
 		t.Fatalf("without chaos the tape should pass: %v", err)
 	}
 	// The failing run: the first seed (a pure function of the tape and
@@ -41,7 +41,7 @@ func TestShrinkChaosFault(t *testing.T) {
 	var seed int64
 	var faults []report.Fault
 	for s := int64(1); s <= 40 && faults == nil; s++ {
-		rep, _ := replay.RunSource(ctx, src, target, replay.Speed("fast"), replay.Chaos(chaosSpec), replay.Seed(s))
+		rep, _ := replay.RunSource(ctx, src, target, replay.WithSpeed(replay.Fast()), replay.Chaos(chaosSpec), replay.Seed(s))
 		if rep == nil {
 			t.Fatal("chaos run refused")
 		}
@@ -89,7 +89,7 @@ func TestShrinkChaosFault(t *testing.T) {
 	}
 	// Without its fault the small tape passes: the fault is the cause.
 	min := tape.Bytes("min.jsonl", res.Tape)
-	if rep, err := replay.RunSource(ctx, min, target, replay.Speed("fast")); err != nil || !rep.Passed() {
+	if rep, err := replay.RunSource(ctx, min, target, replay.WithSpeed(replay.Fast())); err != nil || !rep.Passed() {
 		t.Errorf("the shrunk tape without its fault should pass: %v", err)
 	}
 }

@@ -339,7 +339,7 @@ func (sh *shrinker) runOnce(ctx context.Context, c Candidate) ([]Failure, error)
 	}
 	var mu sync.Mutex // OnResult runs on the replay's goroutine
 	var fs []Failure
-	opts := []replay.Option{replay.Defaults(replay.Speed("fast"))}
+	opts := []replay.Option{replay.Defaults(replay.WithSpeed(replay.Fast()))}
 	opts = append(opts, sh.s.replay...)
 	opts = append(opts, replay.OnResult(func(r report.Result) {
 		if f, ok := FailureOf(r); ok {

@@ -113,7 +113,7 @@ func TestShrinkPlantedABC(t *testing.T) {
 func crashesAt(t *testing.T, ctx context.Context, src tape.Source, target replay.Option, want shrink.Failure) bool {
 	t.Helper()
 	var got []shrink.Failure
-	rep, err := replay.RunSource(ctx, src, target, replay.Speed("fast"), replay.OnResult(func(r report.Result) {
+	rep, err := replay.RunSource(ctx, src, target, replay.WithSpeed(replay.Fast()), replay.OnResult(func(r report.Result) {
 		if f, ok := shrink.FailureOf(r); ok {
 			got = append(got, f)
 		}

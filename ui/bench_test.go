@@ -48,7 +48,7 @@ func BenchmarkPipelineView(b *testing.B) {
 				cpu0 := cpuTime()
 				b.ResetTimer()
 				for b.Loop() {
-					opts := []replay.Option{replay.Speed(c.speed)}
+					opts := []replay.Option{replay.SpeedText(c.speed)}
 					var stop func()
 					if view {
 						var s *Server

@@ -107,7 +107,7 @@ func TestBrowserDebugDrivesTheReplay(t *testing.T) {
 	url, got := countingServer(t, path)
 
 	s := New(WithTitle("debug"))
-	r, err := replay.New(tape.File(path), append(s.Options(), replay.Against(replay.HTTP(url)), replay.Speed("fast"), replay.Controlled())...)
+	r, err := replay.New(tape.File(path), append(s.Options(), replay.Against(replay.HTTP(url)), replay.SpeedText("fast"), replay.Controlled())...)
 	if err != nil {
 		t.Fatal(err)
 	}

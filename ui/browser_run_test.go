@@ -44,7 +44,7 @@ func TestBrowserLiveReplay(t *testing.T) {
 			until(t, ctx, "the feed is open", `document.getElementById("conn").textContent === "live"`)
 
 			var got results
-			opts := append(s.Options(), replay.Speed("realtime"), replay.Against(replay.MockTape(mockPath)), replay.Thresholds("p99<5s"),
+			opts := append(s.Options(), replay.SpeedText("realtime"), replay.Against(replay.MockTape(mockPath)), replay.Thresholds("p99<5s"),
 				replay.OnResult(func(r report.Result) {
 					got.mu.Lock()
 					got.rs = append(got.rs, resultKey{Session: r.Session, Seq: r.Seq, Verdict: string(r.Verdict), Method: r.Method, Diffs: len(r.Differences)})
@@ -163,7 +163,7 @@ func TestBrowserThousandLanes(t *testing.T) {
 	path := tempTape(t, "tape.jsonl", sessions, 2, 1000, nil)
 	s := New()
 	page := serve(t, s)
-	rep, err := replay.Run(t.Context(), path, append(s.Options(), replay.Speed("fast"))...)
+	rep, err := replay.Run(t.Context(), path, append(s.Options(), replay.SpeedText("fast"))...)
 	if err != nil || !rep.Passed() {
 		t.Fatalf("Run: %v, passed %v", err, rep != nil && rep.Passed())
 	}

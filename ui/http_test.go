@@ -137,7 +137,7 @@ func TestFeedCatchesUpAndReconnects(t *testing.T) {
 		s := New(WithJournal(bound), WithFrame(5*time.Millisecond))
 		page := serve(t, s)
 		path := tempTape(t, "tape.jsonl", 5, 20, 20000, nil) // 400 ms: the stream hands its batches over every 50 ms
-		rep, err := replay.Run(t.Context(), path, append(s.Options(), replay.Speed("realtime"))...)
+		rep, err := replay.Run(t.Context(), path, append(s.Options(), replay.SpeedText("realtime"))...)
 		if err != nil || !rep.Passed() {
 			t.Fatalf("Run: %v, passed %v", err, rep != nil && rep.Passed())
 		}

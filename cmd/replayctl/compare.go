@@ -168,9 +168,9 @@ func (a *app) compare(cmd *cobra.Command, tapeArg string, f compareFlags) error 
 	if cfg != "" {
 		ropts = append(ropts, replay.ConfigFile(cfg))
 	}
-	ropts = append(ropts, replay.Speed(f.speed)) // fast unless given, whatever the config says
+	ropts = append(ropts, replay.SpeedText(f.speed)) // fast unless given, whatever the config says
 	ropts = append(ropts, given(cmd, []flagOption{
-		{"order", func() replay.Option { return replay.Order(f.order) }},
+		{"order", func() replay.Option { return replay.Order(replay.Ordering(f.order)) }},
 		{"timeout", func() replay.Option { return replay.Timeout(f.timeout) }},
 		{"sessions", func() replay.Option { return replay.Sessions(f.sessions) }},
 		{"seed", func() replay.Option { return replay.Seed(f.seed) }},

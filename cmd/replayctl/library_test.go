@@ -22,15 +22,15 @@ func TestRunMatchesLibrary(t *testing.T) {
 		opts []replay.Option
 	}{
 		{"mock", []string{"examples/quickstart.jsonl", "--speed", "fast"},
-			[]replay.Option{replay.Speed("fast")}},
+			[]replay.Option{replay.WithSpeed(replay.Fast())}},
 		{"sessions", []string{"examples/quickstart.jsonl", "--speed", "fast", "--sessions", "3", "--ignore", "result.content"},
-			[]replay.Option{replay.Speed("fast"), replay.Sessions(3), replay.Ignore("result.content")}},
+			[]replay.Option{replay.WithSpeed(replay.Fast()), replay.Sessions(3), replay.Ignore("result.content")}},
 		{"config with chaos", []string{"examples/quickstart.jsonl", "--config", "examples/chaos.yaml", "--threshold", "p99<1s"},
 			[]replay.Option{replay.ConfigFile("examples/chaos.yaml"), replay.Thresholds("p99<1s")}},
 		{"chaos seed", []string{"examples/quickstart.jsonl", "--speed", "fast", "--chaos", "malformed=0.3,error-response=0.2", "--seed", "7"},
-			[]replay.Option{replay.Speed("fast"), replay.Chaos("malformed=0.3,error-response=0.2"), replay.Seed(7)}},
+			[]replay.Option{replay.WithSpeed(replay.Fast()), replay.Chaos("malformed=0.3,error-response=0.2"), replay.Seed(7)}},
 		{"other mock tape", []string{"examples/quickstart.jsonl", "--speed", "fast", "--mock-tape", "examples/everything.jsonl"},
-			[]replay.Option{replay.Speed("fast"), replay.Against(replay.MockTape("examples/everything.jsonl"))}},
+			[]replay.Option{replay.WithSpeed(replay.Fast()), replay.Against(replay.MockTape("examples/everything.jsonl"))}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

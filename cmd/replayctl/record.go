@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/replayctl/replayctl/internal/filelock"
+	"github.com/replayctl/replayctl/internal/stdpipe"
 	"github.com/replayctl/replayctl/record"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
@@ -120,9 +122,9 @@ func (f *recordFlags) lockTape() error {
 		return nil
 	}
 	lock := journalOf(f.out) + ".lock"
-	release, err := lockFile(lock)
+	release, err := filelock.Lock(lock)
 	switch {
-	case errors.Is(err, errLocked):
+	case errors.Is(err, filelock.ErrLocked):
 		return usageError("record --force: a serve --mode new is adding to %s (it holds %s): stop it first (it merges what it recorded into the tape as it stops), or record to another -o", f.out, lock)
 	case err != nil:
 		return usageError("record --force: cannot lock %s: %v", lock, err)
@@ -279,7 +281,7 @@ interrupted.
 func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]string, argv []string) error {
 	rec := f.newRecording(tape.Header{Transport: "stdio", Server: &tape.Server{Command: argv}, Tags: tags})
 	stdin, stdout := relayEnds(a.stdin, a.stdout)
-	stopSIGPIPE := ignoreSIGPIPE()
+	stopSIGPIPE := stdpipe.IgnoreSIGPIPE()
 	defer stopSIGPIPE()
 	type outcome struct {
 		res record.StdioResult
@@ -361,13 +363,13 @@ func (a *app) recordSummary(n int64, rec *recording, res record.StdioResult, err
 
 // relayEnds returns stdin and stdout for the relay: when they are pipes or
 // sockets, copies of them in non-blocking mode, which Close can interrupt
-// (see pollable); else as they are.
+// (see stdpipe.Pollable); else as they are.
 func relayEnds(in io.Reader, out io.Writer) (io.Reader, io.Writer) {
 	if f, ok := in.(*os.File); ok {
-		in = pollable(f)
+		in = stdpipe.Pollable(f)
 	}
 	if f, ok := out.(*os.File); ok {
-		out = pollable(f)
+		out = stdpipe.Pollable(f)
 	}
 	return in, out
 }

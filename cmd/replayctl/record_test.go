@@ -164,7 +164,7 @@ func TestRecordRealClient(t *testing.T) {
 					t.Fatalf("message %d: seq %d session %s t_us %d: want seq %d, s1, times not going back", i, m.Seq, m.Session, m.TUS, i)
 				}
 			}
-			rep, err := replay.Run(t.Context(), proxied, replay.Speed("fast"), replay.Against(replay.Command(argv[0], argv[1:]...)))
+			rep, err := replay.Run(t.Context(), proxied, replay.WithSpeed(replay.Fast()), replay.Against(replay.Command(argv[0], argv[1:]...)))
 			if rep == nil {
 				t.Fatal(err)
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
+	"github.com/replayctl/replayctl/validator"
 )
 
 // runFlags are the flags of `replayctl run`.
@@ -239,7 +240,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	opts = append(opts, given(cmd, []flagOption{
 		{"sessions", func() replay.Option { return replay.Sessions(f.sessions) }},
 		{"ramp", func() replay.Option { return replay.Ramp(f.ramp) }},
-		{"on-error", func() replay.Option { return replay.OnError(f.onError) }},
+		{"on-error", func() replay.Option { return replay.OnError(replay.ErrorPolicy(f.onError)) }},
 		{"max-retries", func() replay.Option { return replay.MaxRetries(f.maxRetries) }},
 		{"timeline-limit", func() replay.Option { return replay.TimelineLimit(f.timeline) }},
 		{"chaos", func() replay.Option { return replay.Chaos(f.chaos) }},
@@ -401,14 +402,14 @@ func (a *app) replayOptions(cmd *cobra.Command, args []string, f runFlags) ([]re
 		opts = append(opts, replay.ConfigFile(cfg))
 	}
 	opts = append(opts, given(cmd, []flagOption{
-		{"speed", func() replay.Option { return replay.Speed(f.speed) }},
-		{"order", func() replay.Option { return replay.Order(f.order) }},
+		{"speed", func() replay.Option { return replay.SpeedText(f.speed) }},
+		{"order", func() replay.Option { return replay.Order(replay.Ordering(f.order)) }},
 		{"timeout", func() replay.Option { return replay.Timeout(f.timeout) }},
 		{"max-inflight", func() replay.Option { return replay.MaxInflight(f.maxInflight) }},
 		{"max-line", func() replay.Option { return replay.MaxLine(f.maxLine) }},
 		{"max-message", func() replay.Option { return replay.MaxMessage(int(f.maxMessage)) }},
 		{"ignore", func() replay.Option { return replay.Ignore(f.ignore...) }},
-		{"validation", func() replay.Option { return replay.Validation(f.validation) }},
+		{"validation", func() replay.Option { return replay.Validation(validator.Mode(f.validation)) }},
 	})...)
 	var command []string
 	if dash := cmd.ArgsLenAtDash(); dash >= 0 {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,9 +17,11 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
+	"github.com/replayctl/replayctl/forward"
 	"github.com/replayctl/replayctl/internal/atomicfile"
 	"github.com/replayctl/replayctl/internal/termsafe"
 	"github.com/replayctl/replayctl/mock"
+	"github.com/replayctl/replayctl/serve"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
@@ -107,70 +110,22 @@ miss; 2 bad usage or an unreadable tape.
 	fl.Var((*byteSize)(&f.maxMessage), "max-message", "longest message a client may send, e.g. 64MiB")
 	fl.Var((*byteSize)(&f.maxLine), "max-line", "longest tape line accepted, e.g. 16MiB")
 	f.addLimits(fl)
-	fl.StringVar(&f.mode, "mode", modeReplay, "replay (the tape only) | record (the upstream, writing TAPE) | once (record if TAPE does not exist, else replay) | new (the tape, misses forwarded to the upstream and added)")
+	fl.StringVar(&f.modeName, "mode", serve.ModeReplay.String(), "replay (the tape only) | record (the upstream, writing TAPE) | once (record if TAPE does not exist, else replay) | new (the tape, misses forwarded to the upstream and added)")
 	fl.StringVar(&f.upstream, "upstream", "", "the real server of --mode record, once, new: a Streamable HTTP URL (or give its command after --)")
 	fl.BoolVar(&f.force, "force", false, "--mode record: overwrite TAPE if it exists")
 	fl.DurationVar(&f.stopTimeout, "stop-timeout", 2*time.Second, "an upstream server command has this long to exit once its client is gone (then SIGTERM, then SIGKILL)")
 	f.redaction = addRedactFlags(cmd)
-	registerValues(cmd, "mode", modeReplay, modeRecord, modeOnce, modeNew)
+	registerValues(cmd, "mode", serve.Modes()...)
 	registerValues(cmd, "strategy", "exact", "method", "method_and_params", "subset", "sequential")
 	registerValues(cmd, "timing", "instant", "recorded", "2x", "0.5x")
 	return cmd
 }
 
-// serve is replayctl serve in the mode f asks for. A second signal while
+// serve is replayctl serve in the mode f asks for: serve.Server with
+// serve's flags, its summary (stderr) and report. A second signal while
 // it stops ends it at once.
 func (a *app) serve(ctx context.Context, path string, f serveFlags) error {
 	defer a.forceOnSecondSignal(ctx, func() string { return serveLeft(path, f) })()
-	switch f.mode {
-	case modeRecord:
-		return a.recordMode(ctx, path, f)
-	case modeOnce:
-		return a.onceMode(ctx, path, f)
-	case modeNew:
-		return a.newMode(ctx, path, f)
-	}
-	return a.replay(ctx, path, f)
-}
-
-// serveLeft says what a serve ended at once by a second signal leaves
-// undone.
-func serveLeft(path string, f serveFlags) string {
-	var left []string
-	switch f.mode {
-	case modeNew:
-		if _, err := os.Stat(journalOf(path)); err == nil {
-			left = append(left, journalOf(path)+" is kept: the next serve --mode new merges it into the tape")
-		} else {
-			left = append(left, "the journal is merged into "+path+"; upstream servers still stopping are left to end on their own")
-		}
-	case modeRecord, modeOnce:
-		left = append(left, "a tape being recorded keeps what was recorded so far, without its end line")
-	}
-	if f.report != "" {
-		left = append(left, "--report "+f.report+" was not written")
-	}
-	return strings.Join(left, "; ")
-}
-
-// replay is replayctl serve's replay mode: the tape as a mock.Server,
-// served until the client or a signal ends it, then the summary (stderr)
-// and the report.
-func (a *app) replay(ctx context.Context, path string, f serveFlags) error {
-	return a.serveFrom(ctx, path, f, nil)
-}
-
-// serveFrom serves the tape at path with serve's flags, and with
-// more's: its options for the mock.Server, and its stop, called once
-// the clients are gone, before the summary.
-func (a *app) serveFrom(ctx context.Context, path string, f serveFlags, more *serveMore) error {
-	opts, seed, err := serveOptions(f, a.log)
-	if err != nil {
-		return err
-	}
-	if more != nil {
-		opts = append(opts, more.opts...)
-	}
 	if f.report != "" {
 		if ext := strings.ToLower(filepath.Ext(f.report)); ext != ".json" {
 			return usageError("--report %s: serve writes a JSON report; name it .json", f.report)
@@ -179,45 +134,146 @@ func (a *app) serveFrom(ctx context.Context, path string, f serveFlags, more *se
 			return usageError("--report %s: %v", f.report, err)
 		}
 	}
-	srv, err := mock.NewServer(tape.File(path), opts...)
+	opts, seed, err := a.serveOptions(path, f)
 	if err != nil {
-		return &exitError{code: exitBadInput, err: fmt.Errorf("serve %s: %w", path, err)}
+		return err
 	}
-	if f.chaos != "" && f.seed == 0 {
-		fmt.Fprintf(a.errOut, "chaos: seed %d (repeat these faults with --seed %d)\n", seed, seed)
+	opts = append(opts,
+		serve.Stdio(a.stdin, a.stdout),
+		serve.Notices(a.errOut),
+		serve.OnLoaded(func() {
+			if f.chaos != "" && f.seed == 0 {
+				fmt.Fprintf(a.errOut, "chaos: seed %d (repeat these faults with --seed %d)\n", seed, seed)
+			}
+		}),
+		serve.OnServed(func(r serve.Result) { printServeSummary(a.errOut, r.Misses, r.MissCount, r.Injected) }),
+	)
+	if f.listen != "" {
+		opts = append(opts,
+			serve.WithListener(func() (net.Listener, error) { return listenTCP("--listen", f.listen) }),
+			serve.OnListening(func(addr net.Addr) {
+				base := "http://" + addr.String()
+				fmt.Fprintf(a.errOut, "serving on %s/mcp (Streamable HTTP; legacy HTTP+SSE: %s/sse); Ctrl-C stops\n", base, base)
+				if w := beyondLoopbackWarning(addr); w != "" {
+					fmt.Fprintln(a.errOut, w)
+				}
+			}))
 	}
-	serveErr := serveTape(ctx, srv, f, a.stdin, a.stdout, a.errOut, a.log)
-	if le := (*listenError)(nil); errors.As(serveErr, &le) {
-		return serveErr
+	srv, err := serve.New(path, opts...)
+	if err != nil {
+		return serveError(err)
 	}
-	misses, missed, injected := srv.Misses(), srv.MissCount(), srv.Injected()
-	printServeSummary(a.errOut, misses, missed, injected)
-	if more != nil && more.stop != nil {
-		serveErr = errors.Join(serveErr, more.stop())
+	res, serveErr := srv.Run(ctx)
+	if res == nil || res.Recorded {
+		return serveError(serveErr)
+	}
+	if res.Redacted != nil {
+		printCounts(a.errOut, path, *res.Redacted)
 	}
 	if f.report != "" {
-		if err := writeServeReport(f.report, path, seed, f.chaos != "", misses, missed, injected); err != nil {
+		if err := writeServeReport(f.report, path, seed, f.chaos != "", res.Misses, res.MissCount, res.Injected); err != nil {
 			return err
 		}
 	}
 	if serveErr != nil {
-		return serveErr
+		return serveError(serveErr)
 	}
-	if f.strict && missed > 0 {
-		return &exitError{code: exitFailed, err: fmt.Errorf("%d request(s) had no recorded answer (--strict)", missed)}
+	if f.strict && res.MissCount > 0 {
+		return &exitError{code: exitFailed, err: fmt.Errorf("%d request(s) had no recorded answer (--strict)", res.MissCount)}
 	}
 	return nil
 }
 
-// serveMore is what a mode adds to serving a tape.
-type serveMore struct {
-	opts []mock.ServerOption
-	stop func() error
+// serveError gives serve.Run's error its exit status: bad input and a
+// client's message over --max-message are 2; the recorder's and the
+// listener's come with their own.
+func serveError(err error) error {
+	var ie *serve.InputError
+	var tooLarge *transport.TooLargeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &tooLarge):
+		return usageError("the client sent a message longer than --max-message (%d bytes); raise it if such messages are right", tooLarge.Limit)
+	case errors.As(err, &ie):
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return err // a recorder's or a redaction flag's own status
+		}
+		return &exitError{code: exitBadInput, err: err}
+	}
+	return err
 }
 
-// serveOptions turns serve's flags into mock.Server options, and returns
+// serveLeft says what a serve ended at once by a second signal leaves
+// undone.
+func serveLeft(path string, f serveFlags) string {
+	var left []string
+	switch f.mode {
+	case serve.ModeNew:
+		if _, err := os.Stat(journalOf(path)); err == nil {
+			left = append(left, journalOf(path)+" is kept: the next serve --mode new merges it into the tape")
+		} else {
+			left = append(left, "the journal is merged into "+path+"; upstream servers still stopping are left to end on their own")
+		}
+	case serve.ModeRecord, serve.ModeOnce:
+		left = append(left, "a tape being recorded keeps what was recorded so far, without its end line")
+	}
+	if f.report != "" {
+		left = append(left, "--report "+f.report+" was not written")
+	}
+	return strings.Join(left, "; ")
+}
+
+// journalOf is the journal of serve --mode new next to the tape at path.
+func journalOf(path string) string { return serve.Journal(path) }
+
+// serveOptions turns serve's flags into serve.Server options, and
+// returns the chaos seed (drawn when --chaos is given without --seed).
+func (a *app) serveOptions(path string, f serveFlags) ([]serve.Option, int64, error) {
+	mopts, seed, err := mockOptions(f, a.log)
+	if err != nil {
+		return nil, 0, err
+	}
+	opts := []serve.Option{
+		serve.WithMode(f.mode),
+		serve.WithLogger(a.log),
+		serve.WithMock(mopts...),
+		serve.WithServer(
+			transport.ServerMaxMessage(f.maxMessage),
+			transport.AllowOrigins(f.origins...),
+			transport.AllowHosts(f.hosts...),
+			transport.IdleTimeout(f.idle),
+			transport.BodyReadTimeout(f.bodyTimeout),
+			transport.BodyBudget(int64(f.bodyBudget)),
+			transport.MaxBatch(f.maxBatch),
+		),
+		serve.MaxConns(f.maxConns),
+		serve.MaxLine(f.maxLine),
+		serve.WithRedaction(f.redaction),
+		serve.WithForward(forward.MaxUpstreams(f.maxUpstreams), forward.IdleTimeout(f.upstreamIdle), forward.AnswerTimeout(f.upstreamWait)),
+	}
+	switch f.mode {
+	case serve.ModeNew:
+		opts = append(opts, serve.Upstream(f.upstreamDialer(a)))
+	case serve.ModeRecord, serve.ModeOnce:
+		opts = append(opts, serve.WithRecorder(a.recorder(path, f)))
+	}
+	return opts, seed, nil
+}
+
+// upstreamDialer is the dialer of the modes' upstream: Streamable HTTP at
+// --upstream, else the server command after --.
+func (f serveFlags) upstreamDialer(a *app) transport.Dialer {
+	if f.upstream != "" {
+		return transport.HTTP{URL: f.upstream, Logger: a.log, MaxMessage: f.maxMessage}
+	}
+	return transport.Stdio{Command: f.argv, Logger: a.log, StopTimeout: f.stopTimeout, MaxMessage: f.maxMessage}
+}
+
+// mockOptions turns serve's flags into mock.Server options, and returns
 // the chaos seed (drawn when --chaos is given without --seed).
-func serveOptions(f serveFlags, log zerolog.Logger) ([]mock.ServerOption, int64, error) {
+func mockOptions(f serveFlags, log zerolog.Logger) ([]mock.ServerOption, int64, error) {
 	st, err := mock.ParseStrategy(f.strategy)
 	if err != nil {
 		return nil, 0, usageError("--strategy %q: %v", f.strategy, err)

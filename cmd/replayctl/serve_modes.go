@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
@@ -12,16 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/replayctl/replayctl/tape"
-)
-
-// The record-or-replay modes of replayctl serve, as go-vcr and
-// mcp-cassette users know them.
-const (
-	modeReplay = "replay" // answer from the tape only (the default)
-	modeRecord = "record" // pass through to the upstream and write the tape
-	modeOnce   = "once"   // record if the tape does not exist, else replay
-	modeNew    = "new"    // answer from the tape; forward misses and add them
+	"github.com/replayctl/replayctl/serve"
 )
 
 // serveModesHelp is the modes' part of `replayctl serve --help`.
@@ -46,7 +35,8 @@ or, over stdio, its command after -- (as record takes it).
 
 // modeFlags are serve's flags of the modes.
 type modeFlags struct {
-	mode     string
+	modeName string     // --mode
+	mode     serve.Mode // --mode, read by check
 	upstream string
 	force    bool
 	argv     []string // the upstream server command, after --
@@ -70,18 +60,18 @@ func serveArgs(cmd *cobra.Command, args []string) (path string, argv []string, e
 
 // check refuses a mode that does not exist or lacks its upstream.
 func (m *modeFlags) check(listen string) error {
-	switch m.mode {
-	case modeReplay, modeRecord, modeOnce, modeNew:
-	default:
-		return usageError("--mode %q: want replay, record, once or new", m.mode)
+	mode, err := serve.ParseMode(m.modeName)
+	if err != nil {
+		return usageError("--mode %q: want replay, record, once or new", m.modeName)
 	}
+	m.mode = mode
 	if m.upstream != "" {
 		u, err := url.Parse(m.upstream)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return usageError("--upstream %q is not an http:// or https:// URL", m.upstream)
 		}
 	}
-	if m.mode == modeReplay {
+	if m.mode == serve.ModeReplay {
 		if m.upstream != "" || len(m.argv) > 0 {
 			return usageError("serve: an upstream (--upstream or a command after --) is for --mode record, once or new; replay answers from the tape only")
 		}
@@ -93,7 +83,7 @@ func (m *modeFlags) check(listen string) error {
 	case m.upstream == "" && len(m.argv) == 0:
 		return usageError("serve --mode %s needs the real server: --upstream URL (Streamable HTTP) or its command after --, e.g. replayctl serve t.jsonl --mode %s -- go tool everything-server", m.mode, m.mode)
 	}
-	if m.mode == modeNew {
+	if m.mode == serve.ModeNew {
 		return nil // new forwards to either upstream over either listener
 	}
 	// record's proxies relay like to like.
@@ -114,10 +104,10 @@ var replayOnlyFlags = []string{"strategy", "timing", "chaos", "seed", "strict", 
 // replayOnly refuses, when serve records (--mode record, or once with
 // no tape at path), a flag that only a replay uses, rather than ignoring
 // it.
-func replayOnly(cmd *cobra.Command, mode, path string) error {
+func replayOnly(cmd *cobra.Command, mode serve.Mode, path string) error {
 	switch mode {
-	case modeRecord:
-	case modeOnce:
+	case serve.ModeRecord:
+	case serve.ModeOnce:
 		if _, err := os.Stat(path); err == nil {
 			return nil // once replays: it takes them
 		}
@@ -128,7 +118,7 @@ func replayOnly(cmd *cobra.Command, mode, path string) error {
 		if !cmd.Flags().Changed(name) {
 			continue
 		}
-		if mode == modeOnce {
+		if mode == serve.ModeOnce {
 			return usageError("serve --mode once: %s does not exist, so this run records it, passing everything through to the upstream, and --%s is for serving from the tape: leave it out of this run (once replays the tape from the next run on, and takes it then)", path, name)
 		}
 		return usageError("serve --mode record: --%s is for serving from the tape (modes replay, once, new); record passes everything through to the upstream: leave it out", name)
@@ -136,40 +126,46 @@ func replayOnly(cmd *cobra.Command, mode, path string) error {
 	return nil
 }
 
-// recordMode is serve --mode record (or once without the tape): record's
-// proxy writing path, with serve's flags. An HTTP upstream is reached
-// first: one that cannot be is exit 3, with no tape written. A recording
-// that got no message leaves no tape (a once run would replay it,
-// missing everything).
-func (a *app) recordMode(ctx context.Context, path string, f serveFlags) error {
-	rf := recordFlags{
+// serveRecorder is serve --mode record (or once without the tape) for
+// serve.Server: record's proxy writing the tape, with serve's flags. An
+// HTTP upstream is reached first: one that cannot be is exit 3, with no
+// tape written.
+type serveRecorder struct {
+	a    *app
+	f    serveFlags
+	rf   recordFlags
+	tags map[string]string
+}
+
+// recorder returns the recorder of serve's flags f.
+func (a *app) recorder(path string, f serveFlags) *serveRecorder {
+	return &serveRecorder{a: a, f: f, rf: recordFlags{
 		out: path, force: f.force, session: "s1", maxMessage: byteSize(f.maxMessage),
 		stopTimeout: f.stopTimeout, redaction: f.redaction,
+	}}
+}
+
+// Prepare refuses an existing tape without --force, checks record's flags
+// and locks the tape.
+func (r *serveRecorder) Prepare(path string) (func(), error) {
+	if st, err := os.Stat(path); err == nil && !st.IsDir() && !r.f.force {
+		return nil, usageError("serve --mode record: %s exists; pass --force to overwrite it, or --mode once to replay it", path)
 	}
-	if st, err := os.Stat(path); err == nil && !st.IsDir() && !f.force {
-		return usageError("serve --mode record: %s exists; pass --force to overwrite it, or --mode once to replay it", path)
-	}
-	tags, err := rf.check()
-	if err != nil {
-		return err
-	}
-	_, statErr := os.Stat(path)
-	existed := statErr == nil
-	defer rf.done()
+	tags, err := r.rf.check()
+	r.tags = tags
+	return r.rf.done, err
+}
+
+// Record records over HTTP with --listen, else over stdio.
+func (r *serveRecorder) Record(ctx context.Context, path string) error {
+	f := r.f
 	if f.listen != "" {
 		if err := reachable(ctx, f.upstream); err != nil {
 			return &exitError{code: exitTarget, err: fmt.Errorf("serve --mode %s: the upstream %s cannot be reached: %w; nothing was recorded (start it, or check --upstream)", f.mode, f.upstream, err)}
 		}
-		err = a.recordHTTP(ctx, &rf, tags, recordHTTPFlags{listen: f.listen, upstream: f.upstream, hosts: f.hosts, origins: f.origins})
-	} else {
-		err = a.recordStdio(ctx, &rf, tags, f.argv)
+		return r.a.recordHTTP(ctx, &r.rf, r.tags, recordHTTPFlags{listen: f.listen, upstream: f.upstream, hosts: f.hosts, origins: f.origins})
 	}
-	if !existed && noMessages(path) {
-		if os.Remove(path) == nil {
-			fmt.Fprintf(a.errOut, "%s: nothing was recorded, so no tape is left\n", path)
-		}
-	}
-	return err
+	return r.a.recordStdio(ctx, &r.rf, r.tags, f.argv)
 }
 
 // reachTimeout bounds the check that an upstream can be reached.
@@ -192,33 +188,4 @@ func reachable(ctx context.Context, u string) error {
 		return err
 	}
 	return conn.Close()
-}
-
-// noMessages reports whether path is a file holding no message: empty,
-// or a tape with none.
-func noMessages(path string) bool {
-	st, err := os.Stat(path)
-	if err != nil || st.IsDir() {
-		return false
-	}
-	if st.Size() == 0 {
-		return true
-	}
-	r, err := tape.Open(path)
-	if err != nil {
-		return false
-	}
-	defer r.Close()
-	_, err = r.Next()
-	return errors.Is(err, io.EOF)
-}
-
-// onceMode is serve --mode once: replay when path exists, else record.
-func (a *app) onceMode(ctx context.Context, path string, f serveFlags) error {
-	if _, err := os.Stat(path); err == nil {
-		fmt.Fprintf(a.errOut, "once: %s exists: replaying it (the upstream is not used)\n", path)
-		return a.replay(ctx, path, f)
-	}
-	fmt.Fprintf(a.errOut, "once: %s does not exist: recording it from the upstream\n", path)
-	return a.recordMode(ctx, path, f)
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package filelock
 
 import (
 	"errors"
@@ -8,15 +8,15 @@ import (
 	"syscall"
 )
 
-// errLocked is lockFile's error when another process holds the lock.
-var errLocked = errors.New("held by another process")
+// ErrLocked is Lock's error when another process holds the lock.
+var ErrLocked = errors.New("held by another process")
 
-// lockFile takes an exclusive lock on the file at path (created if need
-// be), without waiting: errLocked when another process holds it. The lock
+// Lock takes an exclusive lock on the file at path (created if need
+// be), without waiting: ErrLocked when another process holds it. The lock
 // goes with the process: release, or an exit (even kill -9), frees it. The
 // file stays: removing it would let two processes lock two files of one
 // name.
-func lockFile(path string) (release func(), err error) {
+func Lock(path string) (release func(), err error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
@@ -24,7 +24,7 @@ func lockFile(path string) (release func(), err error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, errLocked
+			return nil, ErrLocked
 		}
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"errors"
@@ -11,10 +11,12 @@ import (
 	"github.com/replayctl/replayctl/tape"
 )
 
-// journalOf is the journal of serve --mode new next to the tape at path:
-// the exchanges forwarded to the upstream, appended line by line while
-// serving (a tape of its own), merged into the tape when serve stops.
-func journalOf(path string) string { return path + ".journal" }
+// Journal is the journal of mode New next to the tape at path: the
+// exchanges forwarded to the upstream, appended line by line while
+// serving (a tape of its own), merged into the tape when Run returns.
+// Journal(path)+".lock" keeps a second Run in mode New (and a `replayctl
+// record` over the tape) out while one runs.
+func Journal(path string) string { return path + ".journal" }
 
 // tapeSessions returns the header and the session names of the native
 // tape at path.

@@ -1,0 +1,259 @@
+package serve_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/replayctl/replayctl/serve"
+	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
+)
+
+func TestParseMode(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want serve.Mode
+		ok   bool
+	}{
+		{"replay", serve.ModeReplay, true},
+		{"record", serve.ModeRecord, true},
+		{"once", serve.ModeOnce, true},
+		{"new", serve.ModeNew, true},
+		{"", 0, false},
+		{"New", 0, false},
+		{"replay ", 0, false},
+	} {
+		got, err := serve.ParseMode(tc.in)
+		if (err == nil) != tc.ok || (tc.ok && got != tc.want) {
+			t.Errorf("ParseMode(%q) = %v, %v; want %v (ok %v)", tc.in, got, err, tc.want, tc.ok)
+		}
+		if tc.ok && got.String() != tc.in {
+			t.Errorf("ParseMode(%q).String() = %q", tc.in, got.String())
+		}
+	}
+	if got := strings.Join(serve.Modes(), ","); got != "replay,record,once,new" {
+		t.Errorf("Modes() = %s", got)
+	}
+}
+
+// TestNewRefusesIncompleteModes: a mode without what it needs is an
+// *InputError from New, before anything is read or served.
+func TestNewRefusesIncompleteModes(t *testing.T) {
+	for _, tc := range []struct {
+		mode serve.Mode
+		want string
+	}{
+		{serve.ModeNew, "Upstream"},
+		{serve.ModeRecord, "WithRecorder"},
+		{serve.ModeOnce, "WithRecorder"},
+		{serve.Mode(9), "unknown mode"},
+	} {
+		_, err := serve.New("no-such.jsonl", serve.WithMode(tc.mode))
+		var ie *serve.InputError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("New(WithMode(%v)) = %v; want an *InputError naming %s", tc.mode, err, tc.want)
+		}
+	}
+}
+
+// TestRunBadTapeIsInputError: a tape that cannot be read is an
+// *InputError, with no Result, and nothing is listened on.
+func TestRunBadTapeIsInputError(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	if err := os.WriteFile(bad, []byte("not a tape\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	listened := false
+	s, err := serve.New(bad, serve.WithListener(func() (net.Listener, error) {
+		listened = true
+		return nil, errors.New("not reached")
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Run(t.Context())
+	var ie *serve.InputError
+	if res != nil || !errors.As(err, &ie) || listened {
+		t.Errorf("Run of a bad tape: %v, %v (listened %v); want no result, an *InputError, no listener", res, err, listened)
+	}
+}
+
+// TestModeNewFromGo: serve.ModeNew run from a program, no CLI: a request
+// the tape has no answer for goes to the upstream (a go-sdk server over
+// Streamable HTTP on loopback), its answer comes back to the client, and
+// once Run returns the exchange is in the tape, the journal gone; a
+// second Run answers it from the tape alone.
+func TestModeNewFromGo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "quickstart.jsonl")
+	b, err := os.ReadFile("../examples/quickstart.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	up := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return echoServer() }, nil))
+	defer up.Close()
+
+	before := countMessages(t, path)
+	var notices bytes.Buffer
+	res := callEcho(t, path, "new to the tape", &notices,
+		serve.WithMode(serve.ModeNew), serve.Upstream(transport.HTTP{URL: up.URL}))
+	if res.Forwarded != 1 || res.NotForwarded != 0 || res.MissCount != 0 {
+		t.Errorf("mode new: forwarded %d, not %d, misses %d; want 1, 0, 0 (a forwarded miss is answered)", res.Forwarded, res.NotForwarded, res.MissCount)
+	}
+	if !strings.Contains(notices.String(), "new: 1 miss(es) forwarded to the upstream and added to "+path) {
+		t.Errorf("notices:\n%s\nwant what was added", notices.String())
+	}
+	if _, err := os.Stat(serve.Journal(path)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the journal %s is left after Run: %v", serve.Journal(path), err)
+	}
+	up.Close() // the next run answers from the tape alone
+	res = callEcho(t, path, "new to the tape", nil)
+	if res.MissCount != 0 {
+		t.Errorf("replay of the added session: %d miss(es): %v", res.MissCount, res.Misses)
+	}
+	if n := countMessages(t, path); n <= before {
+		t.Errorf("the tape holds %d messages, %d before; want the added ones too", n, before)
+	}
+}
+
+// callEcho serves path with opts over HTTP, calls the echo tool with
+// msg, checks the answer, and returns Run's result.
+func callEcho(t *testing.T, path, msg string, notices *bytes.Buffer, opts ...serve.Option) *serve.Result {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	urls := make(chan string, 1)
+	opts = append(opts, serve.Listen("127.0.0.1:0"),
+		serve.OnListening(func(a net.Addr) { urls <- "http://" + a.String() + "/mcp" }))
+	if notices != nil {
+		opts = append(opts, serve.Notices(notices))
+	}
+	s, err := serve.New(path, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type ran struct {
+		res *serve.Result
+		err error
+	}
+	done := make(chan ran, 1)
+	go func() {
+		res, err := s.Run(ctx)
+		done <- ran{res, err}
+	}()
+	var url string
+	select {
+	case url = <-urls:
+	case r := <-done:
+		t.Fatalf("Run before listening: %v", r.err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "serve-test", Version: "1.0.0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": msg}})
+	if err != nil {
+		t.Fatalf("call echo: %v", err)
+	}
+	if got := out.Content[0].(*mcp.TextContent).Text; got != "Echo: "+msg {
+		t.Errorf("echo answered %q; want %q", got, "Echo: "+msg)
+	}
+	_ = cs.Close()
+	cancel()
+	r := <-done
+	if r.err != nil || r.res == nil {
+		t.Fatalf("Run: %v, %v", r.res, r.err)
+	}
+	return r.res
+}
+
+func echoServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "1.0.0"}, nil)
+	type in struct {
+		Message string `json:"message"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, a in) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "Echo: " + a.Message}}}, nil, nil
+	})
+	return s
+}
+
+func countMessages(t *testing.T, path string) int {
+	t.Helper()
+	r, err := tape.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	n := 0
+	for {
+		if _, err := r.Next(); err != nil {
+			return n
+		}
+		n++
+	}
+}
+
+// TestStdioFromGo: without a listener Run serves one client over the
+// streams given with Stdio, and returns once the client closes its end,
+// with what it missed.
+func TestStdioFromGo(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var served []serve.Result
+	s, err := serve.New("../examples/quickstart.jsonl", serve.Stdio(inR, outW),
+		serve.OnServed(func(r serve.Result) { served = append(served, r) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type ran struct {
+		res *serve.Result
+		err error
+	}
+	done := make(chan ran, 1)
+	go func() {
+		res, err := s.Run(t.Context())
+		outW.Close()
+		done <- ran{res, err}
+	}()
+	lines := bufio.NewScanner(outR)
+	send := func(msg string) {
+		if _, err := io.WriteString(inW, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if !lines.Scan() || !strings.Contains(lines.Text(), `"serverInfo"`) {
+		t.Fatalf("initialize: got %q", lines.Text())
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"echo","arguments":{"message":"hello, replay"}}}`)
+	if !lines.Scan() || !strings.Contains(lines.Text(), `"id":"a"`) || !strings.Contains(lines.Text(), "Echo: hello, replay") {
+		t.Fatalf("tools/call: got %q", lines.Text())
+	}
+	send(`{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"echo","arguments":{"message":"never recorded"}}}`)
+	if !lines.Scan() || !strings.Contains(lines.Text(), `"id":"b"`) || !strings.Contains(lines.Text(), `"error"`) {
+		t.Fatalf("a miss: got %q", lines.Text())
+	}
+	inW.Close()
+	go func() { _, _ = io.Copy(io.Discard, outR) }() // drain whatever else comes
+	r := <-done
+	if r.err != nil || r.res == nil || r.res.MissCount != 1 || len(served) != 1 || served[0].MissCount != 1 {
+		t.Fatalf("Run: %+v, %v (served %d); want one miss, seen by OnServed", r.res, r.err, len(served))
+	}
+}
