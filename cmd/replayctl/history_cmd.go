@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -308,8 +309,12 @@ func runsWord(n int) string {
 	return fmt.Sprintf("%d runs", n)
 }
 
-// signedMS shows a change in milliseconds with its sign: "+40µs", "-1.2ms".
+// signedMS shows a change in milliseconds with its sign: "+40µs", "-1.2ms",
+// "±0".
 func signedMS(ms float64) string {
+	if math.Round(ms*1000) == 0 { // FormatMS keeps the microsecond
+		return "±0"
+	}
 	if ms < 0 {
 		return "-" + report.FormatMS(-ms)
 	}
