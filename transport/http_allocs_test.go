@@ -1,0 +1,67 @@
+package transport
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/replayctl/replayctl/internal/testserver"
+)
+
+// maxHTTPAllocsPerCall bounds what one tools/call over Streamable HTTP
+// allocates on the client's side, sent and its JSON answer received:
+// the cost per request of the HTTP client path (issue 24), as a count.
+// It was 73 when written (77 before the shared header values and the
+// media type's fast path), net/http's own share included.
+const maxHTTPAllocsPerCall = 75
+
+func TestHTTPAllocsPerCall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the slow test server")
+	}
+	if raceDetector {
+		t.Skip("the race detector allocates on its own: run without -race")
+	}
+	url := testserver.SlowHTTP(t, "-delay", "0s")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := HTTP{URL: url}.Dial(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	call := func(msg string) {
+		if err := c.Send(ctx, []byte(msg)); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case in, ok := <-c.Incoming():
+			if !ok {
+				t.Fatalf("the connection ended: %v", c.Err())
+			}
+			if len(in.Msg) == 0 {
+				t.Fatal("an empty answer")
+			}
+		case <-ctx.Done():
+			t.Fatal("no answer")
+		}
+	}
+	call(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if err := c.Send(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); err != nil {
+		t.Fatal(err)
+	}
+	msgs := make([]string, 400)
+	for i := range msgs {
+		msgs[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`, i+1)
+	}
+	for _, m := range msgs[:50] { // warm: the connection pool, the buffers
+		call(m)
+	}
+	i := 50
+	per := testing.AllocsPerRun(300, func() { call(msgs[i%len(msgs)]); i++ })
+	t.Logf("%.1f allocations per tools/call", per)
+	if per > maxHTTPAllocsPerCall {
+		t.Errorf("%.1f allocations per tools/call, want at most %d", per, maxHTTPAllocsPerCall)
+	}
+}
