@@ -9,9 +9,11 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/replayctl/replayctl/jsonrpc"
@@ -150,6 +152,9 @@ type HTTPConn struct {
 	// sidValue and pvValue are sessionID and protocolVersion as header
 	// values, made once for every request that carries them.
 	sidValue, pvValue []string
+	// meta is the HTTPMeta of the last answer, given again to answers
+	// whose status and headers it shows alike (see metaOf).
+	meta atomic.Pointer[tape.HTTPMeta]
 	// tools are the x-mcp-header annotations of the tools the server
 	// listed on this connection, for the Mcp-Param-* headers.
 	tools mcp.ToolHeaders
@@ -437,7 +442,7 @@ func (c *HTTPConn) failed(resp *http.Response, id []byte, request bool) error {
 				c.log.Debug().Int("status", resp.StatusCode).Str("id", string(id)).
 					Msg("a JSON-RPC error with a null id answering a POST of one request: delivered as that request's answer")
 			}
-			in := Incoming{Msg: msg, At: time.Now(), HTTP: httpMeta(resp)}
+			in := Incoming{Msg: msg, At: time.Now(), HTTP: c.metaOf(resp)}
 			return c.spawn(func() { c.deliver(in) }) // as an answer stream is read: not on the sender's goroutine
 		}
 	}
@@ -577,6 +582,31 @@ func (c *HTTPConn) deleteSession() {
 }
 
 // httpMeta is what Incoming.HTTP keeps of an answer.
+// metaOf is httpMeta(resp), the last answer's when it is alike: the
+// answers of a session nearly always are (a status, a content type, one
+// session id), and an HTTPMeta is never changed once made.
+func (c *HTTPConn) metaOf(resp *http.Response) *tape.HTTPMeta {
+	if m := c.meta.Load(); m != nil && sameMeta(m, resp) {
+		return m
+	}
+	m := httpMeta(resp)
+	c.meta.Store(m)
+	return m
+}
+
+// sameMeta reports whether httpMeta(resp) would show what m shows.
+func sameMeta(m *tape.HTTPMeta, resp *http.Response) bool {
+	if m.Status != resp.StatusCode {
+		return false
+	}
+	for _, k := range metaHeaders {
+		if !slices.Equal(resp.Header.Values(k), m.Headers[k]) {
+			return false
+		}
+	}
+	return true
+}
+
 func httpMeta(resp *http.Response) *tape.HTTPMeta {
 	m := &tape.HTTPMeta{Status: resp.StatusCode}
 	for _, k := range metaHeaders {

@@ -3,18 +3,24 @@ package transport
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/replayctl/replayctl/internal/testserver"
+	"github.com/replayctl/replayctl/tape"
 )
 
 // maxHTTPAllocsPerCall bounds what one tools/call over Streamable HTTP
 // allocates on the client's side, sent and its JSON answer received:
 // the cost per request of the HTTP client path (issue 24), as a count.
-// It was 73 when written (77 before the shared header values and the
-// media type's fast path), net/http's own share included.
-const maxHTTPAllocsPerCall = 75
+// It was 70 when written (80 before the shared header values, the
+// media type's fast path, the method's name and the shared HTTPMeta),
+// net/http's own share included.
+const maxHTTPAllocsPerCall = 72
 
 func TestHTTPAllocsPerCall(t *testing.T) {
 	if testing.Short() {
@@ -86,4 +92,42 @@ func slowCaller(tb testing.TB) func(i int) {
 		call(m)
 	}
 	return func(i int) { call(msgs[(50+i)%len(msgs)]) }
+}
+
+// TestHTTPMetaOfAnswers: each answer's HTTPMeta shows its own status and
+// headers; alike answers share one (it is never changed once made).
+func TestHTTPMetaOfAnswers(t *testing.T) {
+	cts := []string{"application/json", "application/json", "application/json; charset=utf-8", "application/json"}
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		id := string(b[strings.Index(string(b), `"id":`)+5 : strings.Index(string(b), `,"method"`)])
+		w.Header().Set("Content-Type", cts[n%len(cts)])
+		n++
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":{}}`)
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := HTTP{URL: srv.URL}.Dial(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var metas []*tape.HTTPMeta
+	for i := range cts {
+		if err := c.Send(ctx, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i))); err != nil {
+			t.Fatal(err)
+		}
+		in := <-c.Incoming()
+		metas = append(metas, in.HTTP)
+	}
+	for i, m := range metas {
+		if got := m.Headers["Content-Type"]; m.Status != 200 || len(got) != 1 || got[0] != cts[i] {
+			t.Errorf("answer %d: status %d, Content-Type %q; want 200, %q", i, m.Status, got, cts[i])
+		}
+	}
+	if metas[0] != metas[1] {
+		t.Errorf("two alike answers have an HTTPMeta each")
+	}
 }
