@@ -207,7 +207,7 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 		rt.firstTUS = shard.firstTUS
 	}
 	if e.ctl == nil { // a seek may send any session back: none ends early
-		g.Go(func() error { return scanLasts(gctx, e.cfg.Source, e.cfg.TapeOptions, lasts) })
+		g.Go(func() error { return e.findLasts(gctx, lasts) })
 	}
 	g.Go(func() error { return rt.route(gctx, g, transformed, &sink{e: e, rt: rt, out: executed}, lasts) })
 	g.Go(func() error { return e.validate(gctx, executed, v) })

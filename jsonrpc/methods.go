@@ -79,3 +79,13 @@ func knownMethod(b []byte) (string, bool) {
 	}
 	return "", false
 }
+
+// KnownMethod returns the method value v (quoted, as in a message) as a
+// constant string when it is a common MCP method written plainly, so that
+// reading it does not allocate; ok is false for any other value.
+func KnownMethod(v []byte) (name string, ok bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	return knownMethod(v[1 : len(v)-1])
+}

@@ -34,6 +34,9 @@ type index struct {
 	info     map[string][]entryInfo
 	noteInfo []noteInfo
 	order    []string // the sessions, by the seq of their first request
+	// lasts is each session's last seq on the tape, any message counted
+	// (run's mock only: see Mock.LastSeqs).
+	lasts map[string]int64
 }
 
 // entry is one recorded client request and what the server recorded in
@@ -98,6 +101,10 @@ func readIndexWith(src tape.Source, opts []tape.Option, sv *serveBuild) (*index,
 	}
 	defer r.Close()
 	b := builder{serve: sv}
+	var lasts map[string]int64
+	if sv == nil {
+		lasts = map[string]int64{}
+	}
 	file := src
 	if sh, ok := src.(*tape.Shared); ok {
 		file = sh.Source()
@@ -114,13 +121,18 @@ func readIndexWith(src tape.Source, opts []tape.Option, sv *serveBuild) (*index,
 	for {
 		msg, err := r.Next()
 		if errors.Is(err, io.EOF) {
-			return b.index(), nil
+			idx := b.index()
+			idx.lasts = lasts
+			return idx, nil
 		}
 		if err != nil {
 			if b.file != nil {
 				b.file.Close()
 			}
 			return nil, fmt.Errorf("mock: %w", err)
+		}
+		if lasts != nil {
+			lasts[msg.Session] = msg.Seq
 		}
 		if b.file != nil {
 			off, n, ok := r.LineSpan()

@@ -82,6 +82,38 @@ func (m *Mock) index() (*index, error) {
 	return m.idx, m.err
 }
 
+// LastSeqs returns each recorded session's last seq on the tape (any
+// message of it, in either direction), read from the mock's index of its
+// tape, which it builds now if no Dial has: a replay against the mock
+// learns where each session ends without reading the tape once more. ok
+// is false when src is not the tape the mock answers from (the same
+// File, or the same Shared) or the tape cannot be read.
+func (m *Mock) LastSeqs(src tape.Source) (lasts map[string]int64, ok bool) {
+	if !sameSource(src, m.src) {
+		return nil, false
+	}
+	idx, err := m.index()
+	if err != nil || idx.lasts == nil {
+		return nil, false
+	}
+	return idx.lasts, true
+}
+
+// sameSource reports whether a and b are the same tape: the same file
+// path, or the same Shared. Other sources are never taken for the same
+// (some, like tape.Bytes, cannot be compared).
+func sameSource(a, b tape.Source) bool {
+	switch a := a.(type) {
+	case tape.File:
+		b, ok := b.(tape.File)
+		return ok && a == b
+	case *tape.Shared:
+		b, ok := b.(*tape.Shared)
+		return ok && a == b
+	}
+	return false
+}
+
 // recordedName strips a virtual copy's "#k" suffix.
 func recordedName(session string) string {
 	i := strings.LastIndexByte(session, '#')

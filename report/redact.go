@@ -1,8 +1,10 @@
 package report
 
 import (
+	"bytes"
 	"slices"
 
+	"github.com/replayctl/replayctl/internal/jsonscan"
 	"github.com/replayctl/replayctl/tape"
 )
 
@@ -17,7 +19,9 @@ const Redacted = tape.Masked
 // knows hidden from its error, differences and messages. r may be nil.
 // Judging is done before: Redact is for showing.
 func Redact(r *tape.Redactor, res Result) Result {
-	res.Out, res.Answer, res.Recorded = tape.Mask(res.Out), tape.Mask(res.Answer), tape.Mask(res.Recorded)
+	out, answer := tape.Mask(res.Out), tape.Mask(res.Answer)
+	res.Recorded = maskRecorded(res.Answer, answer, res.Recorded)
+	res.Out, res.Answer = out, answer
 	res.Differences = MaskDifferences(res.Differences)
 	if r == nil {
 		return res
@@ -26,6 +30,56 @@ func Redact(r *tape.Redactor, res Result) Result {
 	res.Differences = differences(r, res.Differences)
 	res.Out, res.Answer, res.Recorded = r.Bytes(res.Out), r.Bytes(res.Answer), r.Bytes(res.Recorded)
 	return res
+}
+
+// maskRecorded is tape.Mask(recorded), given answer and masked, its mask.
+// The common case of a pass is an answer as it was recorded, but for its
+// id (a number: the replay's own): then masking it again finds what
+// masking the answer found, and the answer's mask serves (issue 24).
+func maskRecorded(answer, masked, recorded []byte) []byte {
+	if len(answer) == 0 || len(recorded) == 0 {
+		return tape.Mask(recorded)
+	}
+	if bytes.Equal(answer, recorded) {
+		return masked
+	}
+	if unchanged(answer, masked) && sameButNumericID(answer, recorded) {
+		// Mask walks both alike: the only bytes that differ are a
+		// number's, never a name or in a string.
+		return recorded
+	}
+	return tape.Mask(recorded)
+}
+
+// unchanged reports whether masked is doc itself (Mask found nothing).
+func unchanged(doc, masked []byte) bool {
+	return len(doc) == len(masked) && &doc[0] == &masked[0]
+}
+
+// sameButNumericID reports whether a and b are JSON objects alike byte
+// for byte but for the values of their top-level "id" members, both
+// numbers.
+func sameButNumericID(a, b []byte) bool {
+	as, ae, ok := numericID(a)
+	if !ok {
+		return false
+	}
+	bs, be, ok := numericID(b)
+	return ok && bytes.Equal(a[:as], b[:bs]) && bytes.Equal(a[ae:], b[be:])
+}
+
+// numericID is where the value of doc's top-level "id" member is, when
+// it is a number (its name written plainly).
+func numericID(doc []byte) (start, end int, ok bool) {
+	_ = jsonscan.Members(doc, func(m jsonscan.Member) bool {
+		if m.KeyEscaped || string(m.Key) != "id" {
+			return true
+		}
+		c := doc[m.Start]
+		start, end, ok = m.Start, m.End, c == '-' || (c >= '0' && c <= '9')
+		return false
+	})
+	return start, end, ok
 }
 
 // RedactReport hides the secrets r knows from rep's texts that come from

@@ -323,3 +323,47 @@ func BenchmarkRedactor(b *testing.B) {
 		})
 	}
 }
+
+// TestRedactAnswerAsRecorded: an answer that came as it was recorded,
+// or so but for its numeric id, is masked once (issue 24); what Redact
+// shows is still, message by message, what masking and redacting each on
+// its own shows, and the caller's bytes are left as they were.
+func TestRedactAnswerAsRecorded(t *testing.T) {
+	const secret = "sk-live-42"
+	r := tape.RedactorOf([]string{secret})
+	msg := func(id, token, text string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"result":{"token":"` + token + `","text":"` + text + `"}}`
+	}
+	for _, tc := range []struct{ name, answer, recorded string }{
+		{"same", msg("1", "t0k", secret), msg("1", "t0k", secret)},
+		{"other id", msg("7", "t0k", secret), msg("1", "t0k", secret)},
+		{"other id, nothing to mask", msg("7", "", "a"), msg("-1", "", "a")},
+		{"other id, the recorded one to mask", msg("7", "", "a"), msg("1", "t0k", "a")},
+		{"other id, a string", msg(`"7"`, "", "a"), msg(`"1"`, "t0k", "a")},
+		{"different", msg("1", "t0k", secret), msg("1", "other", secret+" 2")},
+		{"a number in a string", `{"id":1,"result":{"text":"id 1"}}`, `{"id":1,"result":{"text":"id 2","token":"x"}}`},
+		{"a number in a name", `{"id":1,"result":{"k1":"x"}}`, `{"id":1,"result":{"k2":"x"}}`},
+		{"id nested", `{"result":{"id":1}}`, `{"result":{"id":2,"password":"p"}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, rd := range []*tape.Redactor{nil, r} {
+				answer, recorded := []byte(tc.answer), []byte(tc.recorded)
+				got := Redact(rd, Result{Answer: answer, Recorded: recorded})
+				if string(answer) != tc.answer || string(recorded) != tc.recorded {
+					t.Fatalf("Redact changed the caller's messages")
+				}
+				wantA, wantR := tape.Mask([]byte(tc.answer)), tape.Mask([]byte(tc.recorded))
+				if rd != nil {
+					wantA, wantR = rd.Bytes(wantA), rd.Bytes(wantR)
+				}
+				if string(got.Answer) != string(wantA) || string(got.Recorded) != string(wantR) {
+					t.Errorf("redactor %v:\nanswer   %s\nrecorded %s\nwant     %s\nand      %s", rd != nil, got.Answer, got.Recorded, wantA, wantR)
+				}
+			}
+		})
+	}
+	got := Redact(r, Result{Answer: []byte(msg("7", "t0k", secret)), Recorded: []byte(msg("1", "t0k", secret))})
+	if want := msg("1", Redacted, Redacted); string(got.Recorded) != want {
+		t.Errorf("recorded %s, want %s", got.Recorded, want)
+	}
+}

@@ -9,9 +9,11 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/replayctl/replayctl/jsonrpc"
@@ -147,6 +149,12 @@ type HTTPConn struct {
 	// stateless is the version of a stateless session (MCP 2026-07-28 on),
 	// from the _meta of its requests; "" for a session-based one.
 	stateless string
+	// sidValue and pvValue are sessionID and protocolVersion as header
+	// values, made once for every request that carries them.
+	sidValue, pvValue []string
+	// meta is the HTTPMeta of the last answer, given again to answers
+	// whose status and headers it shows alike (see metaOf).
+	meta atomic.Pointer[tape.HTTPMeta]
 	// tools are the x-mcp-header annotations of the tools the server
 	// listed on this connection, for the Mcp-Param-* headers.
 	tools mcp.ToolHeaders
@@ -269,8 +277,8 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
 		return err
 	}
 	req.ContentLength = int64(len(msg))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header["Content-Type"] = postContentType
+	req.Header["Accept"] = postAccept
 	c.setStandardHeaders(req.Header, msg)
 	if mi.method == mcp.NotificationInitialized {
 		c.awaitGET(ctx)
@@ -376,16 +384,40 @@ func (c *HTTPConn) newRequest(ctx context.Context, method string, body io.Reader
 	for k, vs := range c.header {
 		req.Header[k] = vs
 	}
-	c.mu.Lock()
-	sid, pv := c.sessionID, c.protocolVersion
-	c.mu.Unlock()
-	if sid != "" && !initialize {
-		req.Header.Set(HeaderSessionID, sid)
+	if initialize {
+		return req, nil
 	}
-	if pv != "" && !initialize {
-		req.Header.Set(HeaderProtocolVersion, pv)
+	c.mu.Lock()
+	sid, pv := headerValue(&c.sidValue, c.sessionID), headerValue(&c.pvValue, c.protocolVersion)
+	c.mu.Unlock()
+	if sid != nil {
+		req.Header[HeaderSessionID] = sid
+	}
+	if pv != nil {
+		req.Header[HeaderProtocolVersion] = pv
 	}
 	return req, nil
+}
+
+// The values of the headers every POST carries, shared by all requests:
+// net/http only reads them, and an Add to one (its capacity is its
+// length) makes a new slice.
+var (
+	postContentType = []string{"application/json"}
+	postAccept      = []string{"application/json, text/event-stream"}
+)
+
+// headerValue is v as a header's values, nil for "": *kept when it holds
+// v already, else a new slice kept in *kept. The caller holds c.mu.
+func headerValue(kept *[]string, v string) []string {
+	if v == "" {
+		return nil
+	}
+	if k := *kept; len(k) == 1 && k[0] == v {
+		return k
+	}
+	*kept = []string{v}
+	return *kept
 }
 
 // failed reads a 4xx or 5xx answer to the message with the given id (a
@@ -410,7 +442,7 @@ func (c *HTTPConn) failed(resp *http.Response, id []byte, request bool) error {
 				c.log.Debug().Int("status", resp.StatusCode).Str("id", string(id)).
 					Msg("a JSON-RPC error with a null id answering a POST of one request: delivered as that request's answer")
 			}
-			in := Incoming{Msg: msg, At: time.Now(), HTTP: httpMeta(resp)}
+			in := Incoming{Msg: msg, At: time.Now(), HTTP: c.metaOf(resp)}
 			return c.spawn(func() { c.deliver(in) }) // as an answer stream is read: not on the sender's goroutine
 		}
 	}
@@ -550,6 +582,31 @@ func (c *HTTPConn) deleteSession() {
 }
 
 // httpMeta is what Incoming.HTTP keeps of an answer.
+// metaOf is httpMeta(resp), the last answer's when it is alike: the
+// answers of a session nearly always are (a status, a content type, one
+// session id), and an HTTPMeta is never changed once made.
+func (c *HTTPConn) metaOf(resp *http.Response) *tape.HTTPMeta {
+	if m := c.meta.Load(); m != nil && sameMeta(m, resp) {
+		return m
+	}
+	m := httpMeta(resp)
+	c.meta.Store(m)
+	return m
+}
+
+// sameMeta reports whether httpMeta(resp) would show what m shows.
+func sameMeta(m *tape.HTTPMeta, resp *http.Response) bool {
+	if m.Status != resp.StatusCode {
+		return false
+	}
+	for _, k := range metaHeaders {
+		if !slices.Equal(resp.Header.Values(k), m.Headers[k]) {
+			return false
+		}
+	}
+	return true
+}
+
 func httpMeta(resp *http.Response) *tape.HTTPMeta {
 	m := &tape.HTTPMeta{Status: resp.StatusCode}
 	for _, k := range metaHeaders {
@@ -565,7 +622,12 @@ func httpMeta(resp *http.Response) *tape.HTTPMeta {
 
 // mediaType is the answer's content type without parameters, lower case.
 func mediaType(resp *http.Response) string {
-	mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	ct := resp.Header.Get("Content-Type")
+	switch ct {
+	case "application/json", "text/event-stream": // what servers send: nothing to parse
+		return ct
+	}
+	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
 		return ""
 	}

@@ -111,7 +111,7 @@ func (c *HTTPConn) readJSON(resp *http.Response, st *stream) {
 		st.why = fmt.Errorf("the answer is not JSON: %q", clip(body, 200))
 		return
 	}
-	meta := httpMeta(resp)
+	meta := c.metaOf(resp)
 	for _, m := range msgs {
 		c.note(st, m)
 		if !c.deliver(Incoming{Msg: m, At: at, HTTP: meta}) {
@@ -134,7 +134,7 @@ func (c *HTTPConn) readStream(resp *http.Response, st *stream) {
 // readEvents delivers the messages of one SSE response; false on Close.
 func (c *HTTPConn) readEvents(resp *http.Response, st *stream) bool {
 	defer resp.Body.Close()
-	meta := httpMeta(resp)
+	meta := c.metaOf(resp)
 	sr := NewSSEReader(resp.Body, MaxEventSize(c.limit))
 	for {
 		ev, err := sr.Next()

@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
+	"github.com/replayctl/replayctl/jsonrpc"
 )
 
 // msgInfo is what the HTTP transport needs to know of a message.
@@ -24,6 +25,10 @@ func inspect(msg []byte) msgInfo {
 		v := msg[m.Start:m.End]
 		switch string(m.Key) {
 		case "method":
+			if s, ok := jsonrpc.KnownMethod(v); ok {
+				mi.method = s
+				break
+			}
 			var s string
 			if json.Unmarshal(v, &s) == nil {
 				mi.method = s

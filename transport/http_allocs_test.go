@@ -1,0 +1,133 @@
+package transport
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/replayctl/replayctl/internal/testserver"
+	"github.com/replayctl/replayctl/tape"
+)
+
+// maxHTTPAllocsPerCall bounds what one tools/call over Streamable HTTP
+// allocates on the client's side, sent and its JSON answer received:
+// the cost per request of the HTTP client path (issue 24), as a count.
+// It was 70 when written (80 before the shared header values, the
+// media type's fast path, the method's name and the shared HTTPMeta),
+// net/http's own share included.
+const maxHTTPAllocsPerCall = 72
+
+func TestHTTPAllocsPerCall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the slow test server")
+	}
+	if raceDetector {
+		t.Skip("the race detector allocates on its own: run without -race")
+	}
+	call := slowCaller(t)
+	i := 0
+	per := testing.AllocsPerRun(300, func() { call(i); i++ })
+	t.Logf("%.1f allocations per tools/call", per)
+	if per > maxHTTPAllocsPerCall {
+		t.Errorf("%.1f allocations per tools/call, want at most %d", per, maxHTTPAllocsPerCall)
+	}
+}
+
+// BenchmarkHTTPCall sends tools/call after tools/call over one
+// Streamable HTTP connection to the slow test server answering at once
+// (JSON), each after the previous answer: the client's cost per request,
+// for allocations (-benchmem) and instruction counts (valgrind).
+func BenchmarkHTTPCall(b *testing.B) {
+	call := slowCaller(b)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		call(i)
+		i++
+	}
+}
+
+// slowCaller connects to the slow test server (no delay), makes the
+// handshake and 50 calls to warm the connection, and returns a function
+// that makes one more tools/call and waits for its answer.
+func slowCaller(tb testing.TB) func(i int) {
+	url := testserver.SlowHTTP(tb, "-delay", "0s")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	tb.Cleanup(cancel)
+	c, err := HTTP{URL: url}.Dial(ctx, "s1")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	call := func(msg string) {
+		if err := c.Send(ctx, []byte(msg)); err != nil {
+			tb.Fatal(err)
+		}
+		select {
+		case in, ok := <-c.Incoming():
+			if !ok {
+				tb.Fatalf("the connection ended: %v", c.Err())
+			}
+			if len(in.Msg) == 0 {
+				tb.Fatal("an empty answer")
+			}
+		case <-ctx.Done():
+			tb.Fatal("no answer")
+		}
+	}
+	call(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if err := c.Send(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); err != nil {
+		tb.Fatal(err)
+	}
+	msgs := make([]string, 400)
+	for i := range msgs {
+		msgs[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`, i+1)
+	}
+	for _, m := range msgs[:50] { // warm: the connection pool, the buffers
+		call(m)
+	}
+	return func(i int) { call(msgs[(50+i)%len(msgs)]) }
+}
+
+// TestHTTPMetaOfAnswers: each answer's HTTPMeta shows its own status and
+// headers; alike answers share one (it is never changed once made).
+func TestHTTPMetaOfAnswers(t *testing.T) {
+	cts := []string{"application/json", "application/json", "application/json; charset=utf-8", "application/json"}
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		id := string(b[strings.Index(string(b), `"id":`)+5 : strings.Index(string(b), `,"method"`)])
+		w.Header().Set("Content-Type", cts[n%len(cts)])
+		n++
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":{}}`)
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := HTTP{URL: srv.URL}.Dial(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var metas []*tape.HTTPMeta
+	for i := range cts {
+		if err := c.Send(ctx, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i))); err != nil {
+			t.Fatal(err)
+		}
+		in := <-c.Incoming()
+		metas = append(metas, in.HTTP)
+	}
+	for i, m := range metas {
+		if got := m.Headers["Content-Type"]; m.Status != 200 || len(got) != 1 || got[0] != cts[i] {
+			t.Errorf("answer %d: status %d, Content-Type %q; want 200, %q", i, m.Status, got, cts[i])
+		}
+	}
+	if metas[0] != metas[1] {
+		t.Errorf("two alike answers have an HTTPMeta each")
+	}
+}
