@@ -1,8 +1,9 @@
 package chaos
 
 import (
-	"encoding/json"
 	"fmt"
+
+	"github.com/replayctl/replayctl/jsonrpc"
 )
 
 // The error codes JSON-RPC 2.0 defines, and the ones error-response sends.
@@ -58,8 +59,7 @@ func MutateAnswer(f Fault, answer []byte) ([]byte, error) {
 		if f.Variant() == 1 {
 			code, text = CodeServerError, "Server error"
 		}
-		msg, _ := json.Marshal(text + " (injected by replayctl chaos)")
-		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, id, code, msg), nil
+		return jsonrpc.ErrorResponse(id, code, text+" (injected by replayctl chaos)", nil), nil
 	}
 	if !f.Kind.valid() {
 		return nil, fmt.Errorf("chaos seq %d (session %s): unknown fault kind %q; known kinds: %s", f.Seq, f.Session, string(f.Kind), knownList())

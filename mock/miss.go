@@ -94,12 +94,11 @@ func clip(v []byte) string {
 
 // answer is the JSON-RPC error the client gets for m, with id.
 func (m Miss) answer(id []byte) []byte {
-	msg, _ := json.Marshal("replayctl serve: no recorded answer: " + m.String())
 	data, err := json.Marshal(m)
 	if err != nil {
 		data = []byte("null")
 	}
-	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s,"data":%s}}`, id, CodeMiss, msg, data)
+	return jsonrpc.ErrorResponse(id, CodeMiss, "replayctl serve: no recorded answer: "+m.String(), data)
 }
 
 // masked returns v with its sensitive members masked, or nil for none.
