@@ -4,16 +4,18 @@ import (
 	"fmt"
 
 	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/mcp"
 )
 
-// The error codes JSON-RPC 2.0 defines, and the ones error-response sends.
+// The error codes JSON-RPC 2.0 defines (mcp's, where they are listed
+// once), and the ones error-response sends.
 const (
-	CodeParseError     = -32700
-	CodeInvalidRequest = -32600
-	CodeMethodNotFound = -32601
-	CodeInvalidParams  = -32602
-	CodeInternalError  = -32603
-	CodeServerError    = -32000
+	CodeParseError     = mcp.CodeParseError
+	CodeInvalidRequest = mcp.CodeInvalidRequest
+	CodeMethodNotFound = mcp.CodeMethodNotFound
+	CodeInvalidParams  = mcp.CodeInvalidParams
+	CodeInternalError  = mcp.CodeInternal
+	CodeServerError    = -32000 // the first of the codes JSON-RPC leaves to servers
 )
 
 // MutateAnswer returns what the client is given in place of answer (the
