@@ -1,18 +1,21 @@
 package chaos
 
 import (
-	"encoding/json"
 	"fmt"
+
+	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/mcp"
 )
 
-// The error codes JSON-RPC 2.0 defines, and the ones error-response sends.
+// The error codes JSON-RPC 2.0 defines (mcp's, where they are listed
+// once), and the ones error-response sends.
 const (
-	CodeParseError     = -32700
-	CodeInvalidRequest = -32600
-	CodeMethodNotFound = -32601
-	CodeInvalidParams  = -32602
-	CodeInternalError  = -32603
-	CodeServerError    = -32000
+	CodeParseError     = mcp.CodeParseError
+	CodeInvalidRequest = mcp.CodeInvalidRequest
+	CodeMethodNotFound = mcp.CodeMethodNotFound
+	CodeInvalidParams  = mcp.CodeInvalidParams
+	CodeInternalError  = mcp.CodeInternal
+	CodeServerError    = -32000 // the first of the codes JSON-RPC leaves to servers
 )
 
 // MutateAnswer returns what the client is given in place of answer (the
@@ -58,8 +61,7 @@ func MutateAnswer(f Fault, answer []byte) ([]byte, error) {
 		if f.Variant() == 1 {
 			code, text = CodeServerError, "Server error"
 		}
-		msg, _ := json.Marshal(text + " (injected by replayctl chaos)")
-		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, id, code, msg), nil
+		return jsonrpc.ErrorResponse(id, code, text+" (injected by replayctl chaos)", nil), nil
 	}
 	if !f.Kind.valid() {
 		return nil, fmt.Errorf("chaos seq %d (session %s): unknown fault kind %q; known kinds: %s", f.Seq, f.Session, string(f.Kind), knownList())

@@ -178,7 +178,7 @@ func differences(v *validator.Validator, a, b []byte) []report.Difference {
 		if string(a) == string(b) {
 			return nil
 		}
-		return report.BoundDifferences([]report.Difference{{Path: "$", Expected: a, Actual: b, Kind: string(validator.DiffChanged)}})
+		return report.BoundDifferences([]report.Difference{{Path: "$", Expected: a, Actual: b, Kind: validator.DiffChanged}})
 	}
 	seen := map[string]bool{}
 	var out []report.Difference
@@ -191,7 +191,8 @@ func differences(v *validator.Validator, a, b []byte) []report.Difference {
 			continue
 		}
 		seen[path] = true
-		out = append(out, report.Difference{Path: path, Expected: d.Expected, Actual: d.Actual, Kind: string(d.Kind)})
+		d.Path = path
+		out = append(out, report.Difference(d))
 	}
 	return report.BoundDifferences(out)
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/internal/editdist"
 	"github.com/replayctl/replayctl/internal/match"
 	"github.com/replayctl/replayctl/scheduler"
@@ -20,14 +21,19 @@ var (
 	strategies      = []string{"continue", "pause", "stop", "retry"}
 	messageKinds    = []string{"request", "notification", "response", "error"}
 	normalizers     = []string{"uuid", "timestamp", "ids"}
-	// faultKinds mirrors chaos.Kinds() (a test keeps the two lists equal).
-	faultKinds = []string{
-		"malformed", "invalid", "unknown-method", "bad-params", "duplicate-id", "duplicate", "drop",
-		"reorder", "cancel", "disconnect", "slow-write", "burst",
-		"timeout", "network-error", "invalid-response", "error-response",
-	}
+	// faultKinds are chaos.Kinds(), the one list of fault kinds, by name.
+	faultKinds = kindNames(chaos.Kinds())
 	actionKeys = []string{"set_param", "remove_param", "replace_param", "set_result", "inject_error", "rename_method", "add_delay", "regenerate_id", "drop"}
 )
+
+// kindNames is the names of fault kinds, in their order.
+func kindNames(ks []chaos.Kind) []string {
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = string(k)
+	}
+	return out
+}
 
 // threshold is the shape of a threshold: a metric (k6's p(99) too), a
 // filter in braces maybe, a comparison, a value ("p99<200ms",

@@ -109,7 +109,7 @@ func (e *Engine) judgedEvent(r report.Result, fault *report.Fault) {
 	if len(r.Differences) > 0 {
 		ev.Differences = make([]event.Difference, len(r.Differences))
 		for i, d := range r.Differences {
-			ev.Differences[i] = event.Difference{Path: d.Path, Expected: d.Expected, Actual: d.Actual, Kind: d.Kind}
+			ev.Differences[i] = event.Difference(d)
 		}
 	}
 	if e.ctl == nil {

@@ -177,11 +177,7 @@ func check(v *validator.Validator, it *Item, expected, actual []byte) (verdict r
 	// Each value is kept as the report keeps it (an excerpt of a huge
 	// one), in memory of its own: the controller, the debugger and the
 	// hooks see the same, and none of them keeps the answer alive.
-	diffs = make([]report.Difference, len(vd.Diffs))
-	for i, d := range vd.Diffs {
-		diffs[i] = report.Difference{Path: d.Path, Expected: d.Expected, Actual: d.Actual, Kind: string(d.Kind)}
-	}
-	diffs = report.BoundDifferences(diffs)
+	diffs = report.BoundDifferences(report.FromValidator(vd.Diffs))
 	switch vd.OnFailure {
 	case validator.OnFailureIgnore:
 		return report.Passed, nil, "", ""

@@ -3,7 +3,6 @@ package forward
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/mock"
 	"github.com/replayctl/replayctl/record"
 	"github.com/replayctl/replayctl/tape"
@@ -247,7 +247,7 @@ func (f *Forwarder) askID() []byte {
 
 // refusal is the answer to an upstream request no client stream can take.
 func refusal(id []byte) []byte {
-	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"replayctl serve --mode new: no client request in flight to relay this request on"}}`, id)
+	return jsonrpc.ErrorResponse(id, mcp.CodeInternal, "replayctl serve --mode new: no client request in flight to relay this request on", nil)
 }
 
 // parse reads a message of a peer, nil when it is not one JSON-RPC

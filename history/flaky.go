@@ -102,7 +102,7 @@ func FlakyOf(obs []Observation, rule Rule) Flaky {
 		}
 		f.LastFail = o.Run
 		for _, d := range o.Differences {
-			k := d.Path + "\x00" + string(d.Expected) + "\x00" + string(d.Actual) + "\x00" + d.Kind
+			k := d.Path + "\x00" + string(d.Expected) + "\x00" + string(d.Actual) + "\x00" + string(d.Kind)
 			if diffs[k] == nil {
 				diffs[k] = &SeenDifference{Difference: d}
 				order = append(order, k)

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"sync"
 
 	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/transport"
 )
 
@@ -130,13 +130,11 @@ func (m *matcher) use(i int) {
 // unreadable is the answer to req when its recorded answer cannot be read
 // back from the tape.
 func unreadable(req jsonrpc.Message, err error) []byte {
-	msg, _ := json.Marshal("replayctl mock: cannot read the answer to " + transport.Clip(req.Method) + " from the tape: " + err.Error())
-	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":%s}}`, req.ID, msg)
+	return jsonrpc.ErrorResponse(req.ID, mcp.CodeInternal, "replayctl mock: cannot read the answer to "+transport.Clip(req.Method)+" from the tape: "+err.Error(), nil)
 }
 
 func noAnswer(req jsonrpc.Message) []byte {
-	method, _ := json.Marshal("replayctl mock: the tape has no answer to " + transport.Clip(req.Method) + " with these params")
-	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":%s}}`, req.ID, method)
+	return jsonrpc.ErrorResponse(req.ID, mcp.CodeMethodNotFound, "replayctl mock: the tape has no answer to "+transport.Clip(req.Method)+" with these params", nil)
 }
 
 // badMessage is a good server's answer to a message that is not JSON-RPC:
@@ -144,7 +142,7 @@ func noAnswer(req jsonrpc.Message) []byte {
 // request; the id is null, as it cannot be read.
 func badMessage(msg []byte) []byte {
 	if !json.Valid(msg) {
-		return []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
+		return jsonrpc.ErrorResponse(nil, mcp.CodeParseError, "Parse error", nil)
 	}
-	return []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}`)
+	return jsonrpc.ErrorResponse(nil, mcp.CodeInvalidRequest, "Invalid Request", nil)
 }

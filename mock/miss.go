@@ -94,12 +94,11 @@ func clip(v []byte) string {
 
 // answer is the JSON-RPC error the client gets for m, with id.
 func (m Miss) answer(id []byte) []byte {
-	msg, _ := json.Marshal("replayctl serve: no recorded answer: " + m.String())
 	data, err := json.Marshal(m)
 	if err != nil {
 		data = []byte("null")
 	}
-	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s,"data":%s}}`, id, CodeMiss, msg, data)
+	return jsonrpc.ErrorResponse(id, CodeMiss, "replayctl serve: no recorded answer: "+m.String(), data)
 }
 
 // masked returns v with its sensitive members masked, or nil for none.
@@ -110,23 +109,24 @@ func masked(v []byte) json.RawMessage {
 	return tape.Mask(v)
 }
 
-// maskDifferences masks secrets in ds: the values at a path through a
-// sensitive member name, and sensitive members inside the values.
+// maskDifferences masks secrets in ds (tape.MaskDifference: the values
+// at a path through a sensitive member name, and sensitive members
+// inside the values) and clips long values.
 func maskDifferences(ds []validator.Difference) []validator.Difference {
 	for i := range ds {
 		d := &ds[i]
-		if tape.SecretPath(d.Path) {
-			if len(d.Expected) > 0 {
-				d.Expected = json.RawMessage(`"` + tape.Masked + `"`)
-			}
-			if len(d.Actual) > 0 {
-				d.Actual = json.RawMessage(`"` + tape.Masked + `"`)
-			}
-			continue
-		}
-		d.Expected, d.Actual = clipJSON(masked(d.Expected)), clipJSON(masked(d.Actual))
+		e, a := tape.MaskDifference(d.Path, d.Expected, d.Actual)
+		d.Expected, d.Actual = clipJSON(nonEmpty(e)), clipJSON(nonEmpty(a))
 	}
 	return ds
+}
+
+// nonEmpty is v, or nil for an empty value.
+func nonEmpty(v []byte) json.RawMessage {
+	if len(v) == 0 {
+		return nil
+	}
+	return v
 }
 
 // newMiss starts the Miss of req in a live session.

@@ -11,67 +11,44 @@ import (
 )
 
 // ChaosKind is a fault a Server injects toward its client, in the answer
-// to one request.
-type ChaosKind string
+// to one request: a chaos.ServeKind, which package chaos lists with the
+// fault of run's each is decided as (its carrier) and its other names.
+type ChaosKind = chaos.ServeKind
 
 // The faults toward the client.
 const (
 	// ChaosDelay: the answer sent late (a seeded delay of 100ms to 5s,
 	// see delays), after the notifications recorded before it.
-	ChaosDelay ChaosKind = "delay"
+	ChaosDelay = chaos.ServeDelay
 	// ChaosSlow: the answer written in pieces of 1 to 64 bytes with
 	// pauses of 1 to 50ms (chaos.Fault.SlowWrite), when the listener can
 	// (transport.SessionInfo.Paces); else sent whole after the time those
 	// pieces would have taken.
-	ChaosSlow ChaosKind = "slow"
+	ChaosSlow = chaos.ServeSlow
 	// ChaosMissing: no answer. The notifications recorded before it are
 	// sent; then the request's Handle waits for the client to go (ctx)
 	// or the session to close, as a server that never answers.
-	ChaosMissing ChaosKind = "missing"
+	ChaosMissing = chaos.ServeMissing
 	// ChaosError: a JSON-RPC error with the request's id in place of the
 	// answer (-32603 or -32000, chaos.MutateAnswer).
-	ChaosError ChaosKind = "error"
+	ChaosError = chaos.ServeError
 	// ChaosMalformed: bytes that are not a valid answer in its place: not
 	// JSON, truncated, a wrong id, or jsonrpc "1.0" (chaos.MutateAnswer).
-	ChaosMalformed ChaosKind = "malformed"
+	ChaosMalformed = chaos.ServeMalformed
 	// ChaosOutOfOrder: the notifications recorded before the answer sent
 	// after it; for an answer without notifications, the answer held
 	// until the live session's next answer has been sent (at most
 	// reorderHold), so that two concurrent requests are answered in the
 	// other order.
-	ChaosOutOfOrder ChaosKind = "out-of-order"
+	ChaosOutOfOrder = chaos.ServeOutOfOrder
 	// ChaosHangUp: the client's connection dropped (Handle returns
 	// transport.ErrHangUp), before anything is sent or after the
 	// notifications, before the answer.
-	ChaosHangUp ChaosKind = "hang-up"
+	ChaosHangUp = chaos.ServeHangUp
 )
 
 // ChaosKinds lists the faults toward the client, in a fixed order.
-func ChaosKinds() []ChaosKind {
-	return []ChaosKind{ChaosDelay, ChaosSlow, ChaosMissing, ChaosError, ChaosMalformed, ChaosOutOfOrder, ChaosHangUp}
-}
-
-// carrier is the fault of package chaos each serve fault is decided as:
-// Decide's seeded hash, thresholds and targets are used unchanged, and the
-// carrier's Param sizes the serve fault (and, for error and malformed,
-// chaos.MutateAnswer spoils the answer as it does for run).
-var carrier = map[ChaosKind]chaos.Kind{
-	ChaosDelay:      chaos.Burst,
-	ChaosSlow:       chaos.SlowWrite,
-	ChaosMissing:    chaos.Timeout,
-	ChaosError:      chaos.ErrorResponse,
-	ChaosMalformed:  chaos.InvalidResponse,
-	ChaosOutOfOrder: chaos.Reorder,
-	ChaosHangUp:     chaos.Disconnect,
-}
-
-// aliases are other names a serve fault is known by: run's names of the
-// same faults, and the words of the issue.
-var aliases = map[string]ChaosKind{
-	"delayed": ChaosDelay, "slow-write": ChaosSlow, "timeout": ChaosMissing,
-	"error-response": ChaosError, "invalid-response": ChaosMalformed,
-	"reorder": ChaosOutOfOrder, "disconnect": ChaosHangUp, "dropped-connection": ChaosHangUp,
-}
+func ChaosKinds() []ChaosKind { return chaos.ServeKinds() }
 
 // delays are ChaosDelay's delays, picked by the fault's Param.
 var delays = [...]time.Duration{100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second, 5 * time.Second}
@@ -86,12 +63,7 @@ const reorderHold = time.Second
 // disconnect) are accepted. The error lists the names.
 func ParseChaosKind(s string) (ChaosKind, error) {
 	name := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "_", "-")
-	for _, k := range ChaosKinds() {
-		if string(k) == name {
-			return k, nil
-		}
-	}
-	if k, ok := aliases[name]; ok {
+	if k, ok := chaos.ServeKindNamed(name); ok {
 		return k, nil
 	}
 	names := make([]string, 0, 7)
@@ -138,7 +110,7 @@ func ParseChaosSpec(spec string) (map[ChaosKind]float64, error) {
 func toCarriers(faults map[ChaosKind]float64) (map[chaos.Kind]float64, error) {
 	m := make(map[chaos.Kind]float64, len(faults))
 	for k, p := range faults {
-		c, ok := carrier[k]
+		c, ok := k.Carrier()
 		if !ok {
 			return nil, fmt.Errorf("unknown fault %q for serve", string(k))
 		}
@@ -189,7 +161,8 @@ func NewChaos(seed int64, faults map[ChaosKind]float64, targets ...ChaosTarget) 
 		if err != nil {
 			return nil, fmt.Errorf("serve chaos target %d (method %q): %w", i+1, t.Method, err)
 		}
-		ts[i] = chaos.Target{Method: t.Method, Nth: t.Nth, Fault: carrier[k], Probability: t.Probability}
+		c, _ := k.Carrier() // a parsed kind has one
+		ts[i] = chaos.Target{Method: t.Method, Nth: t.Nth, Fault: c, Probability: t.Probability}
 	}
 	p, err := chaos.NewPlan(seed, m, ts)
 	if err != nil {
@@ -218,12 +191,11 @@ func (c *Chaos) decide(copyName string, seq int64, method string, nth int) (faul
 	if !ok {
 		return fault{}, false
 	}
-	for k, ck := range carrier {
-		if ck == f.Kind {
-			return fault{kind: k, f: f}, true
-		}
+	k, ok := chaos.ServeKindOf(f.Kind)
+	if !ok {
+		return fault{}, false // a kind no serve fault carries: never planned
 	}
-	return fault{}, false // a kind no serve fault carries: never planned
+	return fault{kind: k, f: f}, true
 }
 
 // delay is ChaosDelay's delay.

@@ -44,7 +44,7 @@ func (s *Server) unrecorded(req jsonrpc.Message) []byte {
 }
 
 func notFound(id []byte) []byte {
-	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":"Method not found"}}`, id, mcp.CodeMethodNotFound)
+	return jsonrpc.ErrorResponse(id, mcp.CodeMethodNotFound, "Method not found", nil)
 }
 
 // discovery is what a recorded server/discover answer says of the server.

@@ -3,7 +3,6 @@ package record
 import (
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
@@ -86,15 +85,8 @@ const CodeUpstreamUnreachable = -32000
 // upstreamError is the body of the proxy's 502: a JSON-RPC error to id
 // (null when the request had none) naming the upstream.
 func upstreamError(id []byte, upstream string, err error) []byte {
-	if len(id) == 0 {
-		id = []byte("null")
-	}
-	b := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
-	b = append(b, `,"error":{"code":`...)
-	b = strconv.AppendInt(b, CodeUpstreamUnreachable, 10)
-	b = append(b, `,"message":`...)
-	b = jsonscan.AppendString(b, "replayctl record: the upstream server "+upstream+" cannot be reached: "+err.Error())
-	return append(b, "}}\n"...)
+	b := jsonrpc.ErrorResponse(id, CodeUpstreamUnreachable, "replayctl record: the upstream server "+upstream+" cannot be reached: "+err.Error(), nil)
+	return append(b, '\n')
 }
 
 // unreachable is the id of the request whose upstream could not be

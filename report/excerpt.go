@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/replayctl/replayctl/validator"
 )
 
 // MaxValueBytes bounds each value a report keeps: the expected and the
@@ -154,6 +156,19 @@ func BoundDifferences(diffs []Difference) []Difference {
 	for i, d := range diffs {
 		d.Expected, d.Actual = keptValue(d.Expected), keptValue(d.Actual)
 		out[i] = d
+	}
+	return out
+}
+
+// FromValidator is the validator's differences as a report's (the same
+// values: a conversion of each, no copy of their bytes).
+func FromValidator(ds []validator.Difference) []Difference {
+	if ds == nil {
+		return nil
+	}
+	out := make([]Difference, len(ds))
+	for i, d := range ds {
+		out[i] = Difference(d)
 	}
 	return out
 }

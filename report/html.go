@@ -146,7 +146,7 @@ func newHTMLPage(r Report) htmlPage {
 	for i, f := range r.Validation.Failures {
 		hf := htmlFailure{Failure: f, Open: i < htmlOpenFailures, Diffs: make([]htmlDiff, len(f.Differences))}
 		for j, d := range f.Differences {
-			hf.Diffs[j] = htmlDiff{Path: orDash(d.Path), Kind: d.Kind, Expected: displayN(d.Expected, htmlValueLimit), Actual: displayN(d.Actual, htmlValueLimit)}
+			hf.Diffs[j] = htmlDiff{Path: orDash(d.Path), Kind: string(d.Kind), Expected: displayN(d.Expected, htmlValueLimit), Actual: displayN(d.Actual, htmlValueLimit)}
 		}
 		page.Failures[i] = hf
 	}

@@ -324,7 +324,7 @@ func failureProblem(f Failure) *junitProblem {
 	for _, d := range f.Differences {
 		b.WriteString(diffLine(d, junitValueLimit))
 		if d.Kind != "" {
-			b.WriteString(" (" + d.Kind + ")")
+			b.WriteString(" (" + string(d.Kind) + ")")
 		}
 		b.WriteByte('\n')
 	}

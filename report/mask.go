@@ -1,23 +1,19 @@
 package report
 
 import (
-	"encoding/json"
 	"slices"
 
 	"github.com/replayctl/replayctl/tape"
 )
 
-// MaskDifferences masks the credentials in differences (see Redact); ds
-// itself when nothing is masked (the slice is copied otherwise).
+// MaskDifferences masks the credentials in differences (see Redact and
+// tape.MaskDifference); ds itself when nothing is masked (the slice is
+// copied otherwise).
 func MaskDifferences(ds []Difference) []Difference {
 	var out []Difference
 	for i, d := range ds {
 		x := d
-		if tape.SecretPath(d.Path) {
-			x.Expected, x.Actual = maskedValue(d.Expected), maskedValue(d.Actual)
-		} else {
-			x.Expected, x.Actual = tape.Mask(d.Expected), tape.Mask(d.Actual)
-		}
+		x.Expected, x.Actual = tape.MaskDifference(d.Path, d.Expected, d.Actual)
 		if !sameBytes(x.Expected, d.Expected) || !sameBytes(x.Actual, d.Actual) {
 			if out == nil {
 				out = slices.Clone(ds)
@@ -29,14 +25,4 @@ func MaskDifferences(ds []Difference) []Difference {
 		return ds
 	}
 	return out
-}
-
-var maskedJSON = json.RawMessage(`"` + tape.Masked + `"`)
-
-// maskedValue is "[redacted]" for a value, absent and null as they are.
-func maskedValue(v json.RawMessage) json.RawMessage {
-	if len(v) == 0 || string(v) == "null" {
-		return v
-	}
-	return maskedJSON
 }

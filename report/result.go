@@ -1,8 +1,11 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"time"
+
+	"github.com/replayctl/replayctl/validator"
 )
 
 // Verdict is the outcome of one replayed message.
@@ -85,15 +88,30 @@ type Result struct {
 }
 
 // Difference is one place where the actual message differs from the
-// recording, as the validator found it. Expected and Actual are JSON; nil
-// means absent. Bytes that are not valid JSON are reported as a JSON string.
-// In a report (and in the engine's results) a value longer than
+// recording, as the validator found it: a [validator.Difference], which a
+// conversion makes one. Expected and Actual are JSON; nil means absent.
+// Bytes that are not valid JSON are reported as a JSON string. In a
+// report (and in the engine's results) a value longer than
 // [MaxValueBytes] is an excerpt: a JSON string of its start and its size.
-type Difference struct {
-	Path     string          `json:"path"`
-	Expected json.RawMessage `json:"expected"`
-	Actual   json.RawMessage `json:"actual"`
-	Kind     string          `json:"kind"`
+//
+// It is a type of its own, not an alias, for its JSON only: a report
+// writes an absent value as null ("expected": null), as reports always
+// have, where the validator and the mock leave it out.
+type Difference validator.Difference
+
+// MarshalJSON writes d with absent values as null. The caller's encoder
+// escapes HTML or not, as it does the rest.
+func (d Difference) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(struct {
+		Path     string          `json:"path"`
+		Expected json.RawMessage `json:"expected"`
+		Actual   json.RawMessage `json:"actual"`
+		Kind     string          `json:"kind"`
+	}{d.Path, d.Expected, d.Actual, string(d.Kind)})
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
 }
 
 // String shows the difference on one line: its path, the expected and

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/replayctl/replayctl/internal/termsafe"
+	"github.com/replayctl/replayctl/validator"
 )
 
 // textListLimit is how many failures and errors WriteText shows.
@@ -289,13 +290,13 @@ func (t *textWriter) errors(r Report) {
 	fs := make([]Failure, len(r.Errors))
 	for i, e := range r.Errors {
 		fs[i] = Failure{Seq: e.Seq, Session: e.Session, Method: e.Method,
-			Differences: []Difference{{Path: e.Kind, Kind: e.Message}}}
+			Differences: []Difference{{Path: e.Kind, Kind: validator.DiffKind(e.Message)}}}
 	}
 	groups := groupFailures(fs)
 	shown, listed := min(len(groups), textListLimit), int64(0)
 	for _, g := range groups[:shown] {
 		e := g.first.Differences[0]
-		fmt.Fprintf(&t.buf, "  %s %s: %s\n", where(g.first.Seq, g.sessions, orDash(g.first.Method)), clean(e.Path), clean(e.Kind))
+		fmt.Fprintf(&t.buf, "  %s %s: %s\n", where(g.first.Seq, g.sessions, orDash(g.first.Method)), clean(e.Path), clean(string(e.Kind)))
 		listed += int64(len(g.sessions))
 	}
 	if more := total - listed; more > 0 {

@@ -183,3 +183,24 @@ func serverOf(srv *Server) *Server {
 	}
 	return srv
 }
+
+func init() { Register(cassetteImporter{}) }
+
+// cassetteImporter imports an mcp-cassette recording: streamed when its
+// first member is a numeric "format_version", else once read whole if it
+// has "messages" and a "format_version" that is no string.
+type cassetteImporter struct{}
+
+func (cassetteImporter) Format() Format { return FormatCassette }
+func (cassetteImporter) Stage() Stage   { return StageDocument }
+
+func (cassetteImporter) Detect(p *Probe) bool {
+	if p.Whole() != nil {
+		return documentKind(p.Whole()) == FormatCassette
+	}
+	return firstMember(p.First(), p.r.br) == `"format_version":number`
+}
+
+func (cassetteImporter) Import(p *Probe) (*Imported, error) {
+	return importDecoded(p, decodeCassette)
+}

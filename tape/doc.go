@@ -20,6 +20,14 @@
 // (DecodePcap: TCP reassembly, HTTP/1.1 and event streams, packet by
 // packet). What a file lacks (times, HTTP metadata) is said once, in the
 // Reader's warnings.
+//
+// Each foreign format is an Importer, in a file of its own: how it tells
+// its files by their content, and how it reads them into messages. Its
+// init Registers it; Open asks the importers of each Stage in turn (the
+// first bytes, the first line, a JSON document's first member, the
+// document read whole), and between the first line's and the document's
+// the native reader judges the line, so that a broken tape is told as
+// one. Adding a format is adding its file and its tests.
 // EncodeHAR writes a tape as HAR 1.2 for a browser's network panel, entry
 // by entry; what it cannot say in HAR rides in "_replayctl" members that
 // DecodeHAR reads back.

@@ -353,3 +353,22 @@ func harEntries(n int) string {
 	}
 	return fmt.Sprintf("%d HAR entries", n)
 }
+
+func init() { Register(harImporter{}) }
+
+// harImporter imports a HAR file: streamed when its first member is
+// "log", as every HAR writer puts it, else once read whole if it has a
+// top-level "log".
+type harImporter struct{}
+
+func (harImporter) Format() Format { return FormatHAR }
+func (harImporter) Stage() Stage   { return StageDocument }
+
+func (harImporter) Detect(p *Probe) bool {
+	if p.Whole() != nil {
+		return isHAR(p.Whole())
+	}
+	return startsWithKey(p.First(), p.r.br, "log")
+}
+
+func (harImporter) Import(p *Probe) (*Imported, error) { return importDecoded(p, decodeHAR) }

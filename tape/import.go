@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
@@ -44,106 +45,17 @@ func (r *Reader) rest(first []byte, last bool) io.Reader {
 	return io.MultiReader(bytes.NewReader(head), r.br)
 }
 
-// importDocument imports the rest of the file, one JSON document: a HAR
-// file (a "log" member) or an Agent VCR cassette. A HAR file whose first
-// member is "log", as every HAR writer puts it, or a cassette whose first
-// member is "format_version", as Agent VCR writes it, streams into a
-// spill file (see msgStore); any other document is read whole.
-func (r *Reader) importDocument(first []byte, last bool, n int64) error {
-	first = bytes.Clone(first) // it is in br's buffer, which reading on reuses
-	switch {
-	case startsWithKey(first, r.br, "log"):
-		store, err := newSpillStore(r.path)
-		if err != nil {
-			return err
-		}
-		h, im, warnings, err := decodeHAR(r.path, r.rest(first, last), n-1, store)
-		if err != nil {
-			store.close()
-			return err
-		}
-		r.warnings = append(r.warnings, warnings...)
-		r.setImported(FormatHAR, h, im)
-		return nil
-	case firstMember(first, r.br) == `"format_version":number`:
-		return r.importStream(FormatCassette, decodeCassette, first, last, n)
-	case firstMember(first, r.br) == `"version":string`:
-		return r.importStream(FormatRecorder, decodeRecorder, first, last, n)
-	case startsWithKey(first, r.br, "format_version"):
-		store, err := newSpillStore(r.path)
-		if err != nil {
-			return err
-		}
-		h, im, err := decodeVCRStream(r.path, r.rest(first, last), n-1, store)
-		if err != nil {
-			store.close()
-			return notATape(err)
-		}
-		r.setImported(FormatVCR, h, im)
-		return nil
-	}
-	doc, err := r.readRest(first, last, "a JSON document")
-	if err != nil {
-		return err
-	}
-	switch documentKind(doc) {
-	case FormatCassette:
-		return r.importWhole(FormatCassette, decodeCassette, doc, n)
-	case FormatRecorder:
-		return r.importWhole(FormatRecorder, decodeRecorder, doc, n)
-	}
-	if isHAR(doc) {
-		h, im, warnings, err := decodeHAR(r.path, bytes.NewReader(doc), n-1, &memStore{})
-		if err != nil {
-			return err
-		}
-		r.warnings = append(r.warnings, warnings...)
-		r.setImported(FormatHAR, h, im)
-		return nil
-	}
-	h, msgs, err := decodeVCR(r.path, doc, n-1)
-	if err != nil {
-		return notATape(err)
-	}
-	r.setImported(FormatVCR, h, inMemory(msgs))
-	return nil
-}
-
 // notATape says of a document that is neither a HAR file nor a cassette
 // what it is not.
 func notATape(err error) error {
 	var e *Error
 	if errors.As(err, &e) && errors.Is(e.Err, ErrUnknownFormat) {
-		e.Msg = `a JSON document without "log" (HAR), "format_version" and "session" (Agent VCR), "format_version" and "messages" (mcp-cassette), or "version" and "interactions" (mcp-recorder): this is not a tape replayctl can read`
+		e.Msg = notATapeMsg
 	}
 	return err
 }
 
-// importLog serves the rest of the file, a JSON-RPC log, from the file,
-// line by line (see logStream); start is where its first non-blank line
-// (first) begins. A file that cannot seek (a pipe) is copied to a
-// temporary file in TMPDIR first, to be read again from there.
-func (r *Reader) importLog(first []byte, last bool, start, n int64) error {
-	src := r.src
-	var tmp *os.File
-	if _, err := src.Seek(0, io.SeekCurrent); err != nil {
-		if tmp, err = copyToTemp(r.path, r.rest(first, last)); err != nil {
-			return err
-		}
-		src, start = tmp, 0
-	}
-	ls, err := openLog(r.path, src, start, n-1, r.opts.maxLine)
-	if err != nil {
-		if tmp != nil {
-			removeTemp(tmp)
-		}
-		return err
-	}
-	ls.tmp = tmp
-	r.warnings = append(r.warnings, ls.warnings...)
-	r.setImported(FormatLog, ls.h, ls)
-	return nil
-}
+const notATapeMsg = `a JSON document without "log" (HAR), "format_version" and "session" (Agent VCR), "format_version" and "messages" (mcp-cassette), or "version" and "interactions" (mcp-recorder): this is not a tape replayctl can read`
 
 // copyToTemp copies src into a temporary file, already removed on Unix
 // (the open file needs no name; elsewhere removeTemp removes it).
@@ -183,6 +95,25 @@ func (r *Reader) setImported(f Format, h Header, im importSource) {
 	r.end = &End{Messages: int64(im.count()), DurationUS: im.lastTUS()}
 }
 
+// nextImported is Next on an imported tape.
+func (r *Reader) nextImported() (Message, error) {
+	for r.next < r.imp.count() {
+		r.next++
+		m, err := r.imp.message(r.next - 1)
+		var e *Error
+		if errors.As(err, &e) {
+			return Message{}, err
+		}
+		if err != nil {
+			return Message{}, &Error{Path: r.path, Seq: r.imp.seqAt(r.next - 1), Err: err, Msg: fmt.Sprintf("cannot read an imported message back (%v): check the disk of the temporary folder (TMPDIR)", err)}
+		}
+		if r.opts.only == nil || string(r.opts.only) == strconv.Quote(m.Session) {
+			return m, nil
+		}
+	}
+	return Message{}, io.EOF
+}
+
 // startsWithKey reports whether the document that starts with the line
 // first, and goes on in br, has key as its first member.
 func startsWithKey(first []byte, br *bufio.Reader, key string) bool {
@@ -215,37 +146,6 @@ func isHAR(doc []byte) bool {
 		found = start < len(doc) && doc[start] == '{' && bytes.HasPrefix(doc[i:], []byte(`"log"`))
 	}
 	return found
-}
-
-// decodeFunc is an importer of a JSON document that streams it into a
-// store: decodeCassette, decodeRecorder.
-type decodeFunc func(path string, src io.Reader, lineBase int64, store msgStore) (Header, *imported, []string, error)
-
-// importStream imports the rest of the file, streamed into a spill file.
-func (r *Reader) importStream(f Format, decode decodeFunc, first []byte, last bool, n int64) error {
-	store, err := newSpillStore(r.path)
-	if err != nil {
-		return err
-	}
-	h, im, warnings, err := decode(r.path, r.rest(first, last), n-1, store)
-	if err != nil {
-		store.close()
-		return err
-	}
-	r.warnings = append(r.warnings, warnings...)
-	r.setImported(f, h, im)
-	return nil
-}
-
-// importWhole imports a document read whole.
-func (r *Reader) importWhole(f Format, decode decodeFunc, doc []byte, n int64) error {
-	h, im, warnings, err := decode(r.path, bytes.NewReader(doc), n-1, &memStore{})
-	if err != nil {
-		return err
-	}
-	r.warnings = append(r.warnings, warnings...)
-	r.setImported(f, h, im)
-	return nil
 }
 
 // firstMember says what the document that starts with the line first,

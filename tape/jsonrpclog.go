@@ -106,6 +106,51 @@ type logStream struct {
 	buf     []byte
 }
 
+func init() { Register(logImporter{}) }
+
+// logImporter imports a JSON-RPC log, told by a first line that holds a
+// JSON-RPC message (alone, in a logger's wrapper, or after a prefix),
+// served from the file line by line (see logStream). A file that cannot
+// seek (a pipe) is copied to a temporary file in TMPDIR first, to be read
+// again from there.
+type logImporter struct{}
+
+func (logImporter) Format() Format { return FormatLog }
+func (logImporter) Stage() Stage   { return StageLine }
+
+func (logImporter) Detect(p *Probe) bool {
+	t := bytes.TrimSpace(p.First())
+	if t[0] != '{' {
+		return isLogLine(t)
+	}
+	if _, bin := binaryAt(p.First()); bin {
+		return false // the native reader says what is wrong with it
+	}
+	env, ok := p.envelope()
+	return ok && lineType(p.First(), env) == "" && mayBeLogLine(env) && isLogLine(t)
+}
+
+func (logImporter) Import(p *Probe) (*Imported, error) {
+	r := p.r
+	src, start := r.src, p.start
+	var tmp *os.File
+	if _, err := src.Seek(0, io.SeekCurrent); err != nil {
+		if tmp, err = copyToTemp(r.path, p.Rest()); err != nil {
+			return nil, err
+		}
+		src, start = tmp, 0
+	}
+	ls, err := openLog(r.path, src, start, p.lineBase(), r.opts.maxLine)
+	if err != nil {
+		if tmp != nil {
+			removeTemp(tmp)
+		}
+		return nil, err
+	}
+	ls.tmp = tmp
+	return &Imported{Header: ls.h, Warnings: ls.warnings, src: ls}, nil
+}
+
 // openLog reads the log in src from start, where its line lineBase+1
 // begins, once through.
 func openLog(path string, src io.ReadSeeker, start, lineBase int64, maxLine int) (*logStream, error) {

@@ -214,3 +214,24 @@ func isNotification(msg []byte) bool {
 	rpc, err := jsonrpc.Parse(msg)
 	return err == nil && rpc.Kind == jsonrpc.KindNotification
 }
+
+func init() { Register(recorderImporter{}) }
+
+// recorderImporter imports an mcp-recorder cassette: streamed when its
+// first member is a string "version", else once read whole if it has
+// "interactions" and "version" but no "session".
+type recorderImporter struct{}
+
+func (recorderImporter) Format() Format { return FormatRecorder }
+func (recorderImporter) Stage() Stage   { return StageDocument }
+
+func (recorderImporter) Detect(p *Probe) bool {
+	if p.Whole() != nil {
+		return documentKind(p.Whole()) == FormatRecorder
+	}
+	return firstMember(p.First(), p.r.br) == `"version":string`
+}
+
+func (recorderImporter) Import(p *Probe) (*Imported, error) {
+	return importDecoded(p, decodeRecorder)
+}

@@ -52,20 +52,32 @@ func hasTopKey(doc []byte, key string) bool {
 	return false
 }
 
-// importYAML imports the rest of the file, an mcp-vcr transcript, read
-// whole (a YAML document cannot be read in pieces).
-func (r *Reader) importYAML(first []byte, last bool, n int64) error {
-	doc, err := r.readRest(first, last, "a YAML document")
+func init() { Register(mcpvcrImporter{}) }
+
+// mcpvcrImporter imports an mcp-vcr transcript, told by a first line that
+// looks like YAML (and is no line of a JSON-RPC log), read whole (a YAML
+// document cannot be read in pieces).
+type mcpvcrImporter struct{}
+
+func (mcpvcrImporter) Format() Format { return FormatMCPVCR }
+func (mcpvcrImporter) Stage() Stage   { return StageLine }
+
+func (mcpvcrImporter) Detect(p *Probe) bool {
+	t := bytes.TrimSpace(p.First())
+	_, bin := binaryAt(p.First())
+	return !bin && t[0] != '{' && looksYAML(t) && !isLogLine(t)
+}
+
+func (mcpvcrImporter) Import(p *Probe) (*Imported, error) {
+	doc, err := p.ReadRest("a YAML document")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	h, msgs, warnings, err := decodeMCPVCR(r.path, doc, n-1)
+	h, msgs, warnings, err := decodeMCPVCR(p.Path(), doc, p.lineBase())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	r.warnings = append(r.warnings, warnings...)
-	r.setImported(FormatMCPVCR, h, inMemory(msgs))
-	return nil
+	return ImportedMessages(h, msgs, warnings), nil
 }
 
 // DecodeMCPVCR imports an mcp-vcr YAML transcript into a synthesized

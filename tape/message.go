@@ -1,6 +1,10 @@
 package tape
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/replayctl/replayctl/internal/httpmeta"
+)
 
 // Dir is the direction of a recorded message.
 type Dir string
@@ -55,11 +59,10 @@ type Message struct {
 	Extra map[string]json.RawMessage
 }
 
-// HTTPMeta is what was seen of the HTTP exchange that carried a message.
-type HTTPMeta struct {
-	Status  int                 `json:"status,omitempty"`
-	Headers map[string][]string `json:"headers,omitempty"`
-}
+// HTTPMeta is what was seen of the HTTP exchange that carried a message
+// (defined in a leaf package, so that internal/match can carry it
+// without importing tape).
+type HTTPMeta = httpmeta.Meta
 
 // SSEMeta is the Server-Sent Events framing a message arrived in.
 type SSEMeta struct {

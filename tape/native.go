@@ -200,13 +200,18 @@ func isBlank(line []byte) bool {
 	return true
 }
 
-// detect reads the first line and decides the format: a native header;
-// a JSON-RPC message, alone or in a logger's wrapper or after a prefix (a
-// JSON-RPC log); or the start of one JSON document, an Agent VCR cassette
-// or a HAR file. Everything but a native tape is then imported whole.
+// detect decides the format: the importers registered for the first
+// bytes (a packet capture) are asked first; then, the first line read,
+// those registered for it (a JSON-RPC log, a YAML transcript); then the
+// line is judged as a native tape's header, and a line that is none says
+// why; what is left is the start of a JSON document, which the importers
+// of documents are asked about (see importDocument).
 func (r *Reader) detect() error {
-	if b, _ := r.br.Peek(4); isPcap(b) {
-		return r.importPcap()
+	p := &Probe{r: r}
+	magic, _ := r.br.Peek(magicLen)
+	p.magic = bytes.Clone(magic)
+	if done, err := r.importAt(StageMagic, p); done {
+		return err
 	}
 	var line []byte
 	var last bool
@@ -226,14 +231,12 @@ func (r *Reader) detect() error {
 		}
 	}
 	n := r.pos.line
+	p.first, p.last, p.start, p.line = line, last, start, n
+	if done, err := r.importAt(StageLine, p); done {
+		return err
+	}
 	trimmed := bytes.TrimSpace(line)
-	if trimmed[0] != '{' && isLogLine(trimmed) {
-		return r.importLog(line, last, start, n)
-	}
 	_, bin := binaryAt(line)
-	if !bin && trimmed[0] != '{' && looksYAML(trimmed) {
-		return r.importYAML(line, last, n)
-	}
 	if bin || trimmed[0] != '{' {
 		e := r.notJSON(line, n)
 		if !bin && json.Valid(trimmed) {
@@ -242,8 +245,8 @@ func (r *Reader) detect() error {
 		e.Err = ErrUnknownFormat
 		return e
 	}
-	if scanEnvelope(line, &r.env) == nil {
-		switch typ := lineType(line, &r.env); typ {
+	if env, ok := p.envelope(); ok {
+		switch typ := lineType(line, env); typ {
 		case "header":
 			h, bad := decodeHeader(line)
 			if bad != nil {
@@ -255,10 +258,7 @@ func (r *Reader) detect() error {
 			return &Error{Path: r.path, Line: n, Seq: -1, Err: ErrUnknownFormat,
 				Msg: fmt.Sprintf(`the header is missing: the first line is a %s line; a tape starts with {"type":"header","format":%q,"version":%d}`, typ, FormatName, FormatVersion)}
 		case "":
-			if mayBeLogLine(&r.env) && isLogLine(trimmed) {
-				return r.importLog(line, last, start, n)
-			}
-			if !r.env.hasExtra("format_version") && !r.env.hasExtra("log") && !r.env.hasExtra("interactions") {
+			if !env.hasExtra("format_version") && !env.hasExtra("log") && !env.hasExtra("interactions") {
 				return &Error{Path: r.path, Line: n, Seq: -1, Err: ErrUnknownFormat,
 					Msg: `the first line is a JSON object without "type", "format_version", "log", "interactions" or "jsonrpc": this is neither a replayctl tape, an Agent VCR cassette, an mcp-cassette or mcp-recorder file, a HAR file nor a JSON-RPC log`}
 			}
@@ -273,7 +273,7 @@ func (r *Reader) detect() error {
 		}
 		return e
 	}
-	return r.importDocument(line, last, n)
+	return r.importDocument(p)
 }
 
 // mayBeLogLine reports whether a JSON object line, its members in env,

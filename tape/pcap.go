@@ -46,20 +46,27 @@ type packetSource interface {
 	ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error)
 }
 
-// importPcap imports the file, a packet capture.
-func (r *Reader) importPcap() error {
-	store, err := newSpillStore(r.path)
+func init() { Register(pcapImporter{}) }
+
+// pcapImporter imports a packet capture, told by its magic number, into
+// a spill file.
+type pcapImporter struct{}
+
+func (pcapImporter) Format() Format       { return FormatPcap }
+func (pcapImporter) Stage() Stage         { return StageMagic }
+func (pcapImporter) Detect(p *Probe) bool { return isPcap(p.Magic()) }
+
+func (pcapImporter) Import(p *Probe) (*Imported, error) {
+	store, err := newSpillStore(p.Path())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	h, im, warnings, err := decodePcap(r.path, r.br, store)
+	h, im, warnings, err := decodePcap(p.Path(), p.Rest(), store)
 	if err != nil {
 		store.close()
-		return err
+		return nil, err
 	}
-	r.warnings = append(r.warnings, warnings...)
-	r.setImported(FormatPcap, h, im)
-	return nil
+	return &Imported{Header: h, Warnings: warnings, src: im}, nil
 }
 
 // DecodePcap imports a packet capture (pcap or pcapng) of MCP traffic

@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
-	"strconv"
 )
 
 // Format is a tape file format, as detected from the content.
@@ -73,16 +71,27 @@ func WithMaxLine(n int) Option {
 // reads it again from its start). A HAR file or an Agent VCR cassette is
 // streamed into a spill file when opened (Close removes it).
 //
+// A Reader is two readers behind one front: the native reader
+// (nativeState, native.go) and the reader of what an Importer read
+// (importState, import.go); format says which one its methods use.
+//
 // A Reader is not safe for concurrent use.
 type Reader struct {
-	path   string
-	format Format
-	header Header
-	opts   options
-	src    io.ReadSeeker
-	closer io.Closer // nil when the caller owns src
+	path     string
+	format   Format
+	header   Header
+	opts     options
+	src      io.ReadSeeker
+	closer   io.Closer // nil when the caller owns src
+	end      *End
+	warnings []string
 
-	// native streaming state
+	nativeState
+	importState
+}
+
+// nativeState is the native reader's: where it stands in the file.
+type nativeState struct {
 	br          *bufio.Reader
 	long        []byte // a line longer than br's buffer, assembled
 	env         envelope
@@ -93,17 +102,18 @@ type Reader struct {
 	seekMsg     Message  // what pending points to
 	err         error    // sticky until a SeekSeq repositions the reader
 	index       []indexEntry
-	end         *End
 	endLine     int64
 	eofDone     bool // end-of-tape warnings have been given
 	tornDropped bool // a torn last line was dropped
 	session     string
-	warnings    []string
 	// where the lines of messages lie: the one readMessage read last, the
 	// one SeekSeq left pending, and the one Next returned last (LineSpan)
 	readSpan, seekSpan, lastSpan lineSpan
+}
 
-	// imported tapes (Agent VCR, HAR, JSON-RPC logs)
+// importState is the imported reader's: the messages an Importer read
+// (Agent VCR, HAR, JSON-RPC logs, …) and the next one Next returns.
+type importState struct {
 	imp  importSource
 	next int
 }
@@ -193,21 +203,7 @@ func (r *Reader) Close() error {
 // Next keeps returning it until a SeekSeq moves the reader.
 func (r *Reader) Next() (Message, error) {
 	if r.imported() {
-		for r.next < r.imp.count() {
-			r.next++
-			m, err := r.imp.message(r.next - 1)
-			var e *Error
-			if errors.As(err, &e) {
-				return Message{}, err
-			}
-			if err != nil {
-				return Message{}, &Error{Path: r.path, Seq: r.imp.seqAt(r.next - 1), Err: err, Msg: fmt.Sprintf("cannot read an imported message back (%v): check the disk of the temporary folder (TMPDIR)", err)}
-			}
-			if r.opts.only == nil || string(r.opts.only) == strconv.Quote(m.Session) {
-				return m, nil
-			}
-		}
-		return Message{}, io.EOF
+		return r.nextImported()
 	}
 	if r.pending != nil {
 		m := *r.pending

@@ -40,3 +40,35 @@ func Mask(doc []byte) []byte {
 	out, _ := displayRedactor.redactJSON(doc)
 	return out
 }
+
+// maskedJSON is Masked as a JSON value.
+var maskedJSON = []byte(`"` + Masked + `"`)
+
+// MaskDifference returns the expected and the actual value of a
+// difference at path (JSON, as validator and diff write them), masked
+// for showing: at a SecretPath each value is Masked whole, saying that
+// the credential differs, never what it is (absent and null are kept: they
+// show no secret); elsewhere each is Masked where it holds a Sensitive
+// member (Mask). A value with nothing to mask comes back as it is (the
+// same slice). It is the one masker of differences: reports, the diff of
+// two tapes and a mock's misses show them through it.
+func MaskDifference(path string, expected, actual []byte) (e, a []byte) {
+	if SecretPath(path) {
+		return maskedValue(expected), maskedValue(actual)
+	}
+	return maskPresent(expected), maskPresent(actual)
+}
+
+func maskedValue(v []byte) []byte {
+	if len(v) == 0 || string(v) == "null" {
+		return v
+	}
+	return maskedJSON
+}
+
+func maskPresent(v []byte) []byte {
+	if len(v) == 0 {
+		return v
+	}
+	return Mask(v)
+}

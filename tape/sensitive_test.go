@@ -130,3 +130,32 @@ func BenchmarkMask(b *testing.B) {
 		Mask(msg)
 	}
 }
+
+func TestMaskDifference(t *testing.T) {
+	tests := []struct {
+		name, path, e, a string
+		wantE, wantA     string
+	}{
+		{"a secret value", `params.arguments["api_key"]`, `"old"`, `"new"`, `"[redacted]"`, `"[redacted]"`},
+		{"inside a secret", `result.headers.Authorization.scheme`, `1`, `2`, `"[redacted]"`, `"[redacted]"`},
+		{"a secret added", `params.token`, ``, `"x"`, ``, `"[redacted]"`},
+		{"a secret null", `params.token`, `null`, `"x"`, `null`, `"[redacted]"`},
+		{"a secret inside a value", `params`, `{"token":"a","n":1}`, `{"n":2}`, `{"token":"[redacted]","n":1}`, `{"n":2}`},
+		{"nothing secret", `result.n`, `1`, `2`, `1`, `2`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, a := []byte(tt.e), []byte(tt.a)
+			if tt.e == "" {
+				e = nil
+			}
+			gotE, gotA := MaskDifference(tt.path, e, a)
+			if string(gotE) != tt.wantE || string(gotA) != tt.wantA {
+				t.Errorf("got %s, %s, want %s, %s", gotE, gotA, tt.wantE, tt.wantA)
+			}
+			if tt.wantA == tt.a && len(a) > 0 && &gotA[0] != &a[0] {
+				t.Errorf("nothing masked, but the value was copied")
+			}
+		})
+	}
+}

@@ -318,3 +318,42 @@ func parseISO(s string) (time.Time, bool) {
 	}
 	return time.Time{}, false
 }
+
+func init() { Register(vcrImporter{}) }
+
+// vcrImporter imports an Agent VCR cassette: streamed into a spill file
+// when its first member is "format_version" (as Agent VCR writes it, and
+// not a number, which is an mcp-cassette's); read whole, it is what a
+// JSON document is when no other importer claims it, so its errors say
+// what the document is not.
+type vcrImporter struct{}
+
+func (vcrImporter) Format() Format { return FormatVCR }
+func (vcrImporter) Stage() Stage   { return StageDocument }
+
+func (vcrImporter) Detect(p *Probe) bool {
+	if p.Whole() != nil {
+		return documentKind(p.Whole()) == "" && !isHAR(p.Whole())
+	}
+	return startsWithKey(p.First(), p.r.br, "format_version") && firstMember(p.First(), p.r.br) != `"format_version":number`
+}
+
+func (vcrImporter) Import(p *Probe) (*Imported, error) {
+	if p.Whole() != nil {
+		h, msgs, err := decodeVCR(p.Path(), p.Whole(), p.lineBase())
+		if err != nil {
+			return nil, notATape(err)
+		}
+		return ImportedMessages(h, msgs, nil), nil
+	}
+	store, err := newSpillStore(p.Path())
+	if err != nil {
+		return nil, err
+	}
+	h, im, err := decodeVCRStream(p.Path(), p.Rest(), p.lineBase(), store)
+	if err != nil {
+		store.close()
+		return nil, notATape(err)
+	}
+	return &Imported{Header: h, src: im}, nil
+}

@@ -1,13 +1,12 @@
 package transport
 
 import (
-	"encoding/json"
 	"errors"
 	"mime"
 	"net/http"
-	"strconv"
 	"strings"
 
+	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/mcp"
 )
 
@@ -22,19 +21,7 @@ var (
 // errorBody is a JSON-RPC error answer to id (nil: null) with code and
 // message.
 func errorBody(id []byte, code int, message string) []byte {
-	if len(id) == 0 {
-		id = []byte("null")
-	}
-	msg, _ := json.Marshal(message) // a string always marshals
-	b := make([]byte, 0, 64+len(id)+len(msg))
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, id...)
-	b = append(b, `,"error":{"code":`...)
-	b = strconv.AppendInt(b, int64(code), 10)
-	b = append(b, `,"message":`...)
-	b = append(b, msg...)
-	b = append(b, "}}"...)
-	return b
+	return jsonrpc.ErrorResponse(id, code, message, nil)
 }
 
 // writeError answers an HTTP request with status and a JSON-RPC error

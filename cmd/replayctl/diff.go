@@ -13,7 +13,6 @@ import (
 	"github.com/replayctl/replayctl/config"
 	"github.com/replayctl/replayctl/contract"
 	"github.com/replayctl/replayctl/replay"
-	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/tapediff"
 	"github.com/replayctl/replayctl/validator"
@@ -199,13 +198,8 @@ func (a *app) readSide(ctx context.Context, path string, maxLine int) (tapediff.
 // does: a value under a sensitive name (tape.Sensitive), or a member of
 // one inside a value, is printed as [redacted].
 func maskChanges(cs []tapediff.Change) {
-	ds := make([]report.Difference, len(cs))
 	for i, c := range cs {
-		ds[i] = report.Difference{Path: c.Path, Expected: c.A, Actual: c.B}
-	}
-	masked := report.MaskDifferences(ds)
-	for i := range cs {
-		cs[i].A, cs[i].B = masked[i].Expected, masked[i].Actual
+		cs[i].A, cs[i].B = tape.MaskDifference(c.Path, c.A, c.B)
 	}
 }
 

@@ -1,10 +1,10 @@
 package event
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/validator"
 )
 
 // Type is what an event tells.
@@ -106,13 +106,9 @@ type Event struct {
 
 // Difference is one place where a live answer differs from the recorded
 // one: a JSON path, the expected and actual values (JSON; nil: absent)
-// and the kind of difference, as in the report.
-type Difference struct {
-	Path     string          `json:"path"`
-	Expected json.RawMessage `json:"expected,omitempty"`
-	Actual   json.RawMessage `json:"actual,omitempty"`
-	Kind     string          `json:"kind"`
-}
+// and the kind of difference, as in the report. It is the validator's
+// (an absent value is left out of its JSON).
+type Difference = validator.Difference
 
 // Stamp is t as an event time: microseconds since start, rounded.
 func Stamp(start, t time.Time) int64 { return micros(t.Sub(start)) }

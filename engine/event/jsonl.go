@@ -48,7 +48,7 @@ func (e Event) AppendJSON(b []byte) []byte {
 			b = appendString(b, d.Path)
 			b = appendRaw(b, "expected", d.Expected)
 			b = appendRaw(b, "actual", d.Actual)
-			b = appendField(b, "kind", d.Kind)
+			b = appendField(b, "kind", string(d.Kind))
 			b = append(b, '}')
 		}
 		b = append(b, ']')

@@ -10,6 +10,7 @@ import (
 
 	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transformer"
 	"github.com/replayctl/replayctl/transport"
@@ -260,7 +261,7 @@ func (r *receiver) refuse(ctx context.Context, ss *session, rpc jsonrpc.Message)
 		ev = x.env.Log.Warn()
 	}
 	ev.Str("session", ss.name).Str("method", rpc.Method).Msg("the server asked something the tape has no answer to (refused; counted in the report)")
-	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":%s}}`, rpc.ID, jsonQuote("replayctl: the tape has no answer to "+rpc.Method))
+	msg := jsonrpc.ErrorResponse(rpc.ID, mcp.CodeMethodNotFound, "replayctl: the tape has no answer to "+rpc.Method, nil)
 	if err := x.tx.sendBounded(ctx, ss.conn, msg); err != nil && ctx.Err() == nil {
 		return x.targetDied(ss, fmt.Errorf("answer server request %s: %w", rpc.Method, err))
 	}

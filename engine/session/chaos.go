@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
@@ -134,12 +134,11 @@ func tapeMessage(session string) tape.Message {
 func refusal(he *transport.HTTPError) *transport.Incoming {
 	body := []byte(he.Body)
 	if rpc, err := jsonrpc.Parse(body); err != nil || !jsonrpc.IsResponseKind(rpc.Kind) {
-		msg, _ := json.Marshal(fmt.Sprintf("HTTP %d", he.Status))
-		code := -32600
+		code := mcp.CodeInvalidRequest
 		if he.Status >= 500 {
-			code = -32603
+			code = mcp.CodeInternal
 		}
-		body = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":null,"error":{"code":%d,"message":%s}}`, code, msg)
+		body = jsonrpc.ErrorResponse(nil, code, fmt.Sprintf("HTTP %d", he.Status), nil)
 	}
 	return &transport.Incoming{Msg: body, At: time.Now(), HTTP: &tape.HTTPMeta{Status: he.Status}}
 }

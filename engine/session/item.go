@@ -1,7 +1,6 @@
 package session
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/replayctl/replayctl/chaos"
@@ -54,12 +53,6 @@ type Item struct {
 // Subject is what a validator rule is matched against for the message it.
 func Subject(it *Item) validator.Subject {
 	return validator.Subject{Seq: it.Rec.Seq, Session: it.Rec.Session, Method: it.RPC.Method, Kind: it.RPC.Kind.String(), Request: it.Rec.Msg}
-}
-
-// jsonQuote is s as a JSON string.
-func jsonQuote(s string) string {
-	b, _ := json.Marshal(s) // a string always marshals
-	return string(b)
 }
 
 // Paced reports whether the scheduler waits for the item: only what the

@@ -13,7 +13,7 @@ import (
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/vm"
 
-	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/internal/httpmeta"
 )
 
 // ErrBadCondition is wrapped by every error of Parse.
@@ -42,7 +42,7 @@ type Msg struct {
 	// HTTP is the recorded transport metadata of a tape's message, for
 	// a front end to show (the debugger's print); conditions do not see
 	// it, and it may be nil.
-	HTTP *tape.HTTPMeta
+	HTTP *httpmeta.Meta
 }
 
 // methodWord is what counts as a method name rather than an expression:
