@@ -192,6 +192,15 @@ func (s *Server) Finish(rep *report.Report) {
 	s.changed()
 }
 
+// Ended tells the page that what it shows is over, with no verdict to
+// give (serve: its clients are gone): the last events go out at once.
+// The page says "ended" on the run-ended event ([event.RunEnded]) the
+// feed carries.
+func (s *Server) Ended() {
+	s.j.seal()
+	s.changed()
+}
+
 // changed wakes every viewer.
 func (s *Server) changed() {
 	s.mu.Lock()

@@ -5,7 +5,9 @@
   const token = new URLSearchParams(location.search).get("token") || "";
   const FROZEN = window.REPLAYCTL_FROZEN || null; // a report's page: its events, no server
   const q = (id) => document.getElementById(id);
-  const COLORS = { passed: "#2f9e44", warned: "#c9a300", failed: "#e03131", error: "#9c36b5", timeout: "#f08c00", skipped: "#adb5bd", sent: "#4c6ef5" };
+  const COLORS = { passed: "#2f9e44", warned: "#c9a300", failed: "#e03131", error: "#9c36b5", timeout: "#f08c00", skipped: "#adb5bd", sent: "#4c6ef5",
+    // serve's verdicts (serve --ui)
+    served: "#2f9e44", miss: "#e03131", forwarded: "#1098ad", taken: "#868e96" };
   const ROW = 18, AXIS = 20, LABELW = 150;
 
   // The model, folded from the feed's events.
@@ -92,7 +94,7 @@
     judged++;
     if (bad(m.verdict)) { failedN++; m.lane.failed++; }
   }
-  const bad = (v) => v === "failed" || v === "error" || v === "timeout";
+  const bad = (v) => v === "failed" || v === "error" || v === "timeout" || v === "miss";
 
   // Filters.
   const F = { method: "", tool: "", session: "", verdict: "" };

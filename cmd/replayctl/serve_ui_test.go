@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/replayctl/replayctl/internal/testclient"
+	"github.com/replayctl/replayctl/internal/testserver"
+	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/tape"
+)
+
+// feedReader reads the page's feed (GET /events) as a viewer does: the
+// name table from the hello and each frame, and the events.
+type feedReader struct {
+	sc    *bufio.Scanner
+	names []string
+}
+
+// servedMessage is a judged event of the feed, names resolved.
+type servedMessage struct {
+	session, method, kind, verdict, detail string
+	seq                                    int64
+}
+
+// next returns the judged events of the next frame.
+func (f *feedReader) next(t *testing.T) []servedMessage {
+	t.Helper()
+	event := ""
+	for f.sc.Scan() {
+		l := f.sc.Text()
+		if e, ok := strings.CutPrefix(l, "event: "); ok {
+			event = e
+			continue
+		}
+		data, ok := strings.CutPrefix(l, "data: ")
+		if !ok {
+			continue
+		}
+		if event == "hello" {
+			var h struct{ Names []string }
+			if err := json.Unmarshal([]byte(data), &h); err != nil {
+				t.Fatalf("hello: %v: %s", err, data)
+			}
+			f.names = h.Names
+			event = ""
+			continue
+		}
+		if event != "" { // state, result
+			event = ""
+			continue
+		}
+		var fr struct {
+			Base  int
+			Names []string
+			Ev    [][]json.RawMessage
+		}
+		if err := json.Unmarshal([]byte(data), &fr); err != nil {
+			t.Fatalf("frame: %v: %s", err, data)
+		}
+		f.names = append(f.names[:fr.Base], fr.Names...)
+		var out []servedMessage
+		for _, ev := range fr.Ev {
+			var code string
+			_ = json.Unmarshal(ev[0], &code)
+			if code != "J" {
+				continue
+			}
+			name := func(i int) string {
+				var k int
+				_ = json.Unmarshal(ev[i], &k)
+				if k < 0 {
+					return ""
+				}
+				return f.names[k]
+			}
+			m := servedMessage{session: name(2), method: name(4), kind: name(5), verdict: name(7)}
+			_ = json.Unmarshal(ev[3], &m.seq)
+			_ = json.Unmarshal(ev[13], &m.detail)
+			out = append(out, m)
+		}
+		return out
+	}
+	t.Fatalf("the feed ended: %v", f.sc.Err())
+	return nil
+}
+
+// tapeRequests are the methods of the client's requests on the tape at
+// path, sorted.
+func tapeRequests(t *testing.T, path string) []string {
+	t.Helper()
+	r, err := tape.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var methods []string
+	for {
+		m, err := r.Next()
+		if err != nil {
+			break
+		}
+		if msg, err := jsonrpc.Parse(m.Msg); err == nil && m.Dir == tape.C2S && msg.Kind == jsonrpc.KindRequest {
+			methods = append(methods, msg.Method)
+		}
+	}
+	slices.Sort(methods)
+	return methods
+}
+
+// TestServeUIShowsTheTraffic: serve --ui's page feed carries each request
+// of a real client (the Go SDK's test client over Streamable HTTP) as a
+// judged message, verdict "served", in the client's session's lane, the
+// requests the same as the recorded run's; the changed script's requests
+// the tape lacks come as "miss", with the miss's message. The feed needs
+// the page's token.
+func TestServeUIShowsTheTraffic(t *testing.T) {
+	server := testserver.GoSDK(t)
+	opts := testclient.Options{Protocol: "2025-11-25"}
+	path := filepath.Join(t.TempDir(), "recorded.jsonl")
+	rec := testclient.RunClient(t, testclient.Go,
+		testclient.Stdio(append([]string{binary, "record", "--quiet", "-o", path, "--"}, server...)...), opts)
+	if rec.Status != 0 {
+		t.Fatalf("recording: the client's exit status %d:\n%s\n%s", rec.Status, rec.Stdout, rec.Stderr)
+	}
+	want := tapeRequests(t, path)
+	if len(want) < 3 {
+		t.Fatalf("the recorded run has %d requests: %v; want a script's worth", len(want), want)
+	}
+
+	p := startServe(t, "--ui", "127.0.0.1:0", path)
+	m := regexp.MustCompile(`(?m)^ui: (http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32})$`).FindStringSubmatch(p.stderr.String())
+	if m == nil {
+		t.Fatalf("serve --ui printed no page address before serving:\n%s", p.stderr.String())
+	}
+	page := m[1]
+	feedURL := strings.Replace(page, "/?token=", "/events?token=", 1)
+	hc := &http.Client{Timeout: 30 * time.Second}
+	if resp, err := hc.Get(strings.Split(feedURL, "?")[0]); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("the feed without the token: %v %v, want 401", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+
+	run := testclient.RunClient(t, testclient.Go, testclient.HTTP(p.url), opts)
+	if run.Status != 0 {
+		t.Fatalf("the client against serve: exit %d\n%s\n%s", run.Status, run.Stdout, run.Stderr)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, feedURL, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	f := &feedReader{sc: bufio.NewScanner(resp.Body)}
+	f.sc.Buffer(nil, 16<<20)
+	var got []string
+	sessions := map[string]bool{}
+	for len(got) < len(want) {
+		for _, s := range f.next(t) {
+			if s.kind != "request" {
+				continue
+			}
+			if s.verdict != "served" {
+				t.Errorf("%s seq %d %s: verdict %q (%s), want served", s.session, s.seq, s.method, s.verdict, s.detail)
+			}
+			got = append(got, s.method)
+			sessions[s.session] = true
+		}
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("the feed's requests:\n%v\nwant the recorded run's:\n%v", got, want)
+	}
+	if len(sessions) != 1 {
+		t.Errorf("the client's requests came in %d lanes (%v), want its one session's", len(sessions), sessions)
+	}
+
+	changed := opts
+	changed.Changed = true
+	if ch := testclient.RunClient(t, testclient.Go, testclient.HTTP(p.url), changed); ch.Status != 1 {
+		t.Fatalf("the changed script: exit %d, want 1 (misses)\n%s", ch.Status, ch.Stdout)
+	}
+	for missed := false; !missed; {
+		for _, s := range f.next(t) {
+			if s.verdict == "miss" {
+				missed = true
+				if !strings.Contains(s.detail, "closest recorded") {
+					t.Errorf("a miss's detail %q: want the miss's message, naming the closest recorded request", s.detail)
+				}
+			}
+		}
+	}
+	if code, stderr := p.stop(t); code != 0 {
+		t.Errorf("serve: exit %d\n%s", code, stderr)
+	}
+}
