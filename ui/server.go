@@ -98,6 +98,8 @@ type Server struct {
 	result []byte     // the run's verdict (Finish), JSON; nil: running
 	change chan struct{}
 
+	serveStart time.Time // ServeOptions' start: the serve's times count from it
+
 	refresh chan struct{} // a command of the page was run: follow reads the state afresh
 }
 
@@ -189,15 +191,6 @@ func (s *Server) Finish(rep *report.Report) {
 	s.result = b
 	s.mu.Unlock()
 	s.j.seal() // the last events first
-	s.changed()
-}
-
-// Ended tells the page that what it shows is over, with no verdict to
-// give (serve: its clients are gone): the last events go out at once.
-// The page says "ended" on the run-ended event ([event.RunEnded]) the
-// feed carries.
-func (s *Server) Ended() {
-	s.j.seal()
 	s.changed()
 }
 

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"strconv"
-	"time"
 
 	"github.com/spf13/pflag"
 	"golang.org/x/sync/errgroup"
@@ -50,8 +49,6 @@ type browserView struct {
 	own    []replay.Option // the view's own metrics, when --metrics counts none
 	cancel context.CancelFunc
 	g      errgroup.Group
-
-	started time.Time // serve: when its traffic began (serveOptions)
 }
 
 // openUI checks the flags and listens, before anything is replayed; nil
