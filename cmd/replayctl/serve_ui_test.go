@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -203,5 +205,19 @@ func TestServeUIShowsTheTraffic(t *testing.T) {
 	}
 	if code, stderr := p.stop(t); code != 0 {
 		t.Errorf("serve: exit %d\n%s", code, stderr)
+	}
+}
+
+// serve --mode record, a pass-through proxy, has no page: --ui is bad
+// usage (exit 2) naming the flag, before anything is recorded.
+func TestServeUIRefusedWhenRecording(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "new.jsonl")
+	for _, mode := range []string{"record", "once"} {
+		cmd := exec.Command(binary, "serve", path, "--mode", mode, "--ui", "127.0.0.1:0", "--", "true")
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "--ui") {
+			t.Errorf("serve --mode %s --ui: %v\n%s\nwant exit 2 naming --ui", mode, err, out)
+		}
 	}
 }
