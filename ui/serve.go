@@ -56,7 +56,7 @@ func exchangeEvents(start time.Time, x sv.Exchange) [2]event.Event {
 func (f *serveFeed) exchange(x sv.Exchange) {
 	ev := exchangeEvents(f.start, x)
 	f.s.j.add(ev[:])
-	f.s.bodies.add(report.Result{Seq: x.Seq, Session: x.Session, Method: x.Method, Dir: "c2s", Kind: x.Kind, Name: x.Name,
+	f.s.OnResult(report.Result{Seq: x.Seq, Session: x.Session, Method: x.Method, Dir: "c2s", Kind: x.Kind, Name: x.Name,
 		Sent: x.Start, Answered: x.End, Verdict: report.Verdict(x.Verdict), Err: x.Detail,
 		Out: bytes.Clone(x.Request), Answer: bytes.Clone(x.Answer)})
 }
