@@ -139,10 +139,12 @@ func TestServeUIShowsTheTraffic(t *testing.T) {
 	}
 
 	p := startServe(t, "--ui", "127.0.0.1:0", path)
-	m := regexp.MustCompile(`(?m)^ui: (http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32})$`).FindStringSubmatch(p.stderr.String())
-	if m == nil {
-		t.Fatalf("serve --ui printed no page address before serving:\n%s", p.stderr.String())
-	}
+	// The page's address is printed before serve's, maybe in the same
+	// read of its stderr, whose copy into p.stderr may not have happened
+	// yet.
+	re := regexp.MustCompile(`(?m)^ui: (http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32})$`)
+	var m []string
+	pollUntil(t, serveWait, func() bool { m = re.FindStringSubmatch(p.stderr.String()); return m != nil }, "the page's address on serve's stderr")
 	page := m[1]
 	feedURL := strings.Replace(page, "/?token=", "/events?token=", 1)
 	hc := &http.Client{Timeout: 30 * time.Second}
