@@ -67,6 +67,10 @@ a batch over --max-batch (1000) gets one error; the first --max-misses
 --upstream-idle-timeout (60s) without a miss, and a forwarded request
 waits --upstream-timeout (60s) for its answer.
 
+--ui 127.0.0.1:0 shows the traffic in a browser as it comes: each client
+session a lane, each request a bar coloured served, miss or forwarded (the
+address, with its token, is printed on stderr).
+
 Exit status: 0 served (misses or not); 1 with --strict when there was a
 miss; 2 bad usage or an unreadable tape.
 ` + serveModesHelp,
