@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -221,5 +222,72 @@ func TestServeUIRefusedWhenRecording(t *testing.T) {
 		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "--ui") {
 			t.Errorf("serve --mode %s --ui: %v\n%s\nwant exit 2 naming --ui", mode, err, out)
 		}
+	}
+}
+
+// serve --ui-save over stdio: once the client closes its end, the page is
+// written frozen with what serve saw — the client's session, its served
+// call and its miss, the serve's end.
+func TestServeUISaveStdio(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "serve.html")
+	cmd := exec.Command(binary, "serve", "examples/quickstart.jsonl", "--ui-save", out)
+	cmd.Dir = "../.."
+	cmd.Stdin = strings.NewReader(strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello, replay"}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"never recorded"}}}`,
+	}, "\n") + "\n")
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("serve --ui-save: %v\n%s", err, b)
+	}
+	page, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`window\.REPLAYCTL_FROZEN=(\{.*\});</script>`).FindSubmatch(page)
+	if m == nil {
+		t.Fatalf("%s holds no frozen run", out)
+	}
+	var frozen struct {
+		Hello  struct{ Names []string }
+		Frames []struct {
+			Base  int
+			Names []string
+			Ev    [][]json.RawMessage
+		}
+		Messages map[string]json.RawMessage
+	}
+	if err := json.Unmarshal(m[1], &frozen); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	var verdicts []string
+	ended := false
+	for _, f := range frozen.Frames {
+		names = append(names[:f.Base], f.Names...)
+		for _, ev := range f.Ev {
+			var code string
+			_ = json.Unmarshal(ev[0], &code)
+			switch code {
+			case "X":
+				ended = true
+			case "J":
+				var session, method, verdict int
+				_ = json.Unmarshal(ev[2], &session)
+				_ = json.Unmarshal(ev[4], &method)
+				_ = json.Unmarshal(ev[7], &verdict)
+				verdicts = append(verdicts, names[session]+" "+names[method]+" "+names[verdict])
+			}
+		}
+	}
+	slices.Sort(verdicts)
+	want := []string{"stdio initialize served", "stdio notifications/initialized taken", "stdio tools/call miss", "stdio tools/call served"}
+	if !slices.Equal(verdicts, want) || !ended {
+		t.Errorf("the frozen page's messages %v (ended %v), want %v and the serve's end", verdicts, ended, want)
+	}
+	if len(frozen.Messages) != 4 {
+		t.Errorf("the frozen page keeps %d messages for the detail view, want 4", len(frozen.Messages))
 	}
 }
