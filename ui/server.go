@@ -92,6 +92,7 @@ type Server struct {
 	j      *journal
 	bodies *bodies
 	groups *grouper
+	rec    *recordFeed
 
 	mu     sync.Mutex // guards what follows
 	served bool       // Serve was called: Handle is too late
@@ -107,7 +108,7 @@ type Server struct {
 // New makes a server; Serve serves it.
 func New(opts ...Option) *Server {
 	s := &Server{frame: DefaultFrame, log: zerolog.Nop(), mux: http.NewServeMux(),
-		j: newJournal(DefaultJournal), bodies: newBodies(DefaultBodies), groups: newGrouper(), change: make(chan struct{}),
+		j: newJournal(DefaultJournal), bodies: newBodies(DefaultBodies), groups: newGrouper(), rec: &recordFeed{pending: map[string]recordedRequest{}}, change: make(chan struct{}),
 		refresh: make(chan struct{}, 1)}
 	for _, o := range opts {
 		o(s)

@@ -23,3 +23,16 @@ func (v *browserView) serveFinish() error {
 	}
 	return nil
 }
+
+// recordFinish ends the page's feed once the recording is over, and
+// writes the frozen page (--ui-save).
+func (v *browserView) recordFinish() error {
+	if v == nil {
+		return nil
+	}
+	v.s.RecordEnded()
+	if v.save != "" {
+		return v.s.SaveFrozen(v.save)
+	}
+	return nil
+}

@@ -242,6 +242,22 @@ func TestServeUISaveStdio(t *testing.T) {
 	if err != nil {
 		t.Fatalf("serve --ui-save: %v\n%s", err, b)
 	}
+	verdicts, kept, ended := frozenRun(t, out)
+	slices.Sort(verdicts)
+	want := []string{"stdio initialize served", "stdio notifications/initialized taken", "stdio tools/call miss", "stdio tools/call served"}
+	if !slices.Equal(verdicts, want) || !ended {
+		t.Errorf("the frozen page's messages %v (ended %v), want %v and the serve's end", verdicts, ended, want)
+	}
+	if kept != 4 {
+		t.Errorf("the frozen page keeps %d messages for the detail view, want 4", kept)
+	}
+}
+
+// frozenRun reads the page --ui-save wrote to out: the client's judged
+// messages, each "session method verdict", how many messages it keeps for
+// the detail view, and whether it has the end.
+func frozenRun(t *testing.T, out string) (verdicts []string, kept int, ended bool) {
+	t.Helper()
 	page, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
@@ -263,8 +279,6 @@ func TestServeUISaveStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	var names []string
-	var verdicts []string
-	ended := false
 	for _, f := range frozen.Frames {
 		names = append(names[:f.Base], f.Names...)
 		for _, ev := range f.Ev {
@@ -275,19 +289,59 @@ func TestServeUISaveStdio(t *testing.T) {
 				ended = true
 			case "J":
 				var session, method, verdict int
+				var dir int
 				_ = json.Unmarshal(ev[2], &session)
 				_ = json.Unmarshal(ev[4], &method)
 				_ = json.Unmarshal(ev[7], &verdict)
+				_ = json.Unmarshal(ev[6], &dir)
+				if names[dir] != "c2s" {
+					continue
+				}
 				verdicts = append(verdicts, names[session]+" "+names[method]+" "+names[verdict])
 			}
 		}
 	}
-	slices.Sort(verdicts)
-	want := []string{"stdio initialize served", "stdio notifications/initialized taken", "stdio tools/call miss", "stdio tools/call served"}
-	if !slices.Equal(verdicts, want) || !ended {
-		t.Errorf("the frozen page's messages %v (ended %v), want %v and the serve's end", verdicts, ended, want)
+	return verdicts, len(frozen.Messages), ended
+}
+
+// record --ui-save: the frozen page of a recording (the Go SDK's test
+// client through record over stdio, against the go-sdk conformance
+// server) has each of the client's requests, answered, with the verdict
+// "recorded", as many as the tape holds, and the recording's end; what it
+// shows is redacted as the tape is (a secret the client passed, named by
+// --redact-env, is nowhere in it).
+func TestRecordUISave(t *testing.T) {
+	const secret = "s3cr3t-Zq81-replayctl-ui"
+	t.Setenv(e2eSecretVar, secret)
+	dir := t.TempDir()
+	path, out := filepath.Join(dir, "rec.jsonl"), filepath.Join(dir, "rec.html")
+	run := recordStdioClient(t, path, testclient.Go, testserver.GoSDK(t), testclient.Options{Protocol: "2025-11-25", SecretArg: secret},
+		"--redact-env", e2eSecretVar, "--ui-save", out)
+	mustSucceed(t, "through record --ui-save", run)
+	checkRedacted(t, path, secret, run) // the client sent it; the tape has a marker
+	verdicts, kept, ended := frozenRun(t, out)
+	var got []string
+	for _, v := range verdicts {
+		f := strings.Fields(v)
+		if f[2] != "recorded" {
+			t.Errorf("%s: want the verdict recorded", v)
+		}
+		if f[1] != "" && !strings.HasPrefix(f[1], "notifications/") {
+			got = append(got, f[1])
+		}
 	}
-	if len(frozen.Messages) != 4 {
-		t.Errorf("the frozen page keeps %d messages for the detail view, want 4", len(frozen.Messages))
+	slices.Sort(got)
+	if want := tapeRequests(t, path); !slices.Equal(got, want) || !ended {
+		t.Errorf("the frozen page's requests (ended %v):\n%v\nwant the tape's:\n%v", ended, got, want)
+	}
+	if kept < len(got) {
+		t.Errorf("the frozen page keeps %d messages, fewer than its %d requests", kept, len(got))
+	}
+	page, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(page), secret) {
+		t.Errorf("the frozen page holds the secret the tape has redacted")
 	}
 }

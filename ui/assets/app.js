@@ -7,7 +7,8 @@
   const q = (id) => document.getElementById(id);
   const COLORS = { passed: "#2f9e44", warned: "#c9a300", failed: "#e03131", error: "#9c36b5", timeout: "#f08c00", skipped: "#adb5bd", sent: "#4c6ef5",
     // serve's verdicts (serve --ui)
-    served: "#2f9e44", miss: "#e03131", forwarded: "#1098ad", taken: "#868e96" };
+    served: "#2f9e44", miss: "#e03131", forwarded: "#1098ad", taken: "#868e96",
+    recorded: "#3b5bdb" }; // record --ui
   const ROW = 18, AXIS = 20, LABELW = 150;
 
   // The model, folded from the feed's events.
