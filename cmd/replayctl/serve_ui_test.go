@@ -345,3 +345,58 @@ func TestRecordUISave(t *testing.T) {
 		t.Errorf("the frozen page holds the secret the tape has redacted")
 	}
 }
+
+// record --ui, live, over HTTP: the page's feed carries each request of
+// the Go SDK's test client, recorded through the proxy from the go-sdk
+// conformance server, answered, with the verdict "recorded", in one lane:
+// the same requests the tape holds once record stops.
+func TestRecordUILiveHTTP(t *testing.T) {
+	upstream := testserver.GoSDKHTTP(t)
+	path := filepath.Join(t.TempDir(), "rec.jsonl")
+	p := startCmd(t, exec.Command(binary, "record", "-o", path, "--listen", "127.0.0.1:0", "--upstream", upstream, "--ui", "127.0.0.1:0"))
+	re := regexp.MustCompile(`(?m)^ui: (http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32})$`)
+	var m []string
+	pollUntil(t, serveWait, func() bool { m = re.FindStringSubmatch(p.stderr.String()); return m != nil }, "the page's address on record's stderr")
+	run := testclient.RunClient(t, testclient.Go, testclient.HTTP(p.url), testclient.Options{Protocol: "2025-11-25"})
+	mustSucceed(t, "through record --ui", run)
+	// The client is done: every answer it got has been recorded, line by
+	// line, before it was relayed.
+	want := tapeRequests(t, path)
+	if len(want) < 3 {
+		t.Fatalf("the tape so far has %d requests: %v; want a script's worth", len(want), want)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, strings.Replace(m[1], "/?token=", "/events?token=", 1), nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	f := &feedReader{sc: bufio.NewScanner(resp.Body)}
+	f.sc.Buffer(nil, 16<<20)
+	var got []string
+	sessions := map[string]bool{}
+	for len(got) < len(want) {
+		for _, s := range f.next(t) {
+			if s.kind != "request" {
+				continue
+			}
+			if s.verdict != "recorded" {
+				t.Errorf("%s seq %d %s: verdict %q, want recorded", s.session, s.seq, s.method, s.verdict)
+			}
+			got = append(got, s.method)
+			sessions[s.session] = true
+		}
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) || len(sessions) != 1 {
+		t.Errorf("the feed's requests, in %d lanes:\n%v\nwant the tape's, in one:\n%v", len(sessions), got, want)
+	}
+	if code, stderr := p.stop(t); code != 0 {
+		t.Fatalf("record: exit %d\n%s", code, stderr)
+	}
+	if final := tapeRequests(t, path); !slices.Equal(final, want) {
+		t.Errorf("the tape's requests once record stopped: %v, want %v", final, want)
+	}
+}
