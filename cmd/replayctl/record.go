@@ -242,6 +242,9 @@ SIGKILL); Ctrl-C and SIGTERM stop the same way. The tape then gets its end line.
 Lines that are not JSON (a banner a server prints) are relayed but not
 recorded: a warning says so.
 
+--ui 127.0.0.1:0 shows the recording in a browser as it passes (redacted as
+the tape is); the address, with its token, is printed on stderr.
+
 Exit status: 0 the session ended (the client closed its input, or the server
 exited with status 0); 2 bad usage, the tape could not be written, or the
 client sent a line longer than --max-message; 3 the server could not start,
