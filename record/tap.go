@@ -40,6 +40,8 @@ type Tap struct {
 	lastUS    int64
 	err       error // the first write error; sticky
 	closed    bool
+
+	onMessage []func(tape.Message)
 }
 
 // TapOption configures a Tap.
@@ -52,6 +54,14 @@ func WithRedactor(r Redactor) TapOption { return func(t *Tap) { t.redact = r } }
 // Tap's making: a proxy that makes its Tap when the first message is
 // known starts the tape when that message was seen.
 func WithStart(start time.Time) TapOption { return func(t *Tap) { t.start = start } }
+
+// OnMessage adds a hook called with each message as it is recorded
+// (numbered, timed, redacted), in the tape's order, before it is written: a live view of
+// the recording (replayctl record --ui). It is called with the Tap's lock
+// held and must not block; m.Msg is valid during the call only.
+func OnMessage(f func(m tape.Message)) TapOption {
+	return func(t *Tap) { t.onMessage = append(t.onMessage, f) }
+}
 
 // withClock replaces time.Now (tests).
 func withClock(now func() time.Time) TapOption { return func(t *Tap) { t.now = now } }
@@ -123,6 +133,9 @@ func (t *Tap) RecordMessage(at time.Time, m tape.Message) error {
 	settled := t.w == nil && t.watch.observe(m.Session, m.Dir, m.Msg) // before redaction: it reads the wire
 	if t.redact != nil {
 		t.redact.Message(&m)
+	}
+	for _, f := range t.onMessage {
+		f(m)
 	}
 	if t.w == nil {
 		m.Msg = append(json.RawMessage(nil), m.Msg...) // msg is not the Tap's to keep

@@ -79,7 +79,7 @@ func (sv *Server) addNew(ctx context.Context) (*Result, error) {
 		}
 		return sv.mergeAtStop(jpath, res, red)
 	}
-	res, err := sv.serve(ctx, &more{opts: []mock.ServerOption{mock.WithMissHandler(fwd)}, stop: stop})
+	res, err := sv.serve(ctx, &more{opts: []mock.ServerOption{mock.WithMissHandler(marked{fwd})}, stop: stop})
 	if !stopped { // refused before serving (the tape, the listener): no journal left behind
 		_ = fwd.Close()
 		_ = errors.Join(tap.Close(), jfile.Close())

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -38,6 +39,8 @@ type settings struct {
 	onLoaded    []func()
 	onListening []func(net.Addr)
 	onServed    []func(Result)
+	onExchange  []func(Exchange)
+	onEnded     []func(string, time.Time)
 }
 
 func defaults() *settings {
@@ -155,4 +158,21 @@ func OnListening(f func(net.Addr)) Option {
 // missed and injected, before mode New merges its journal.
 func OnServed(f func(Result)) Option {
 	return func(s *settings) { s.onServed = append(s.onServed, f) }
+}
+
+// OnExchange adds a hook called for each message of a client served from
+// the tape (modes Replay, New, and Once when it replays), once its answer
+// is sent: the request, the answer and the verdict (Exchange). It is
+// called from the listener's goroutines, several at once, and holds up
+// the client's next message on that stream while it runs: it must not
+// block. Modes Record and Once when it records do not call it.
+func OnExchange(f func(Exchange)) Option {
+	return func(s *settings) { s.onExchange = append(s.onExchange, f) }
+}
+
+// OnSessionEnded adds a hook called when a client session served from the
+// tape ends, with its name (Exchange.Session) and the time. The same
+// rules as OnExchange's hold.
+func OnSessionEnded(f func(session string, at time.Time)) Option {
+	return func(s *settings) { s.onEnded = append(s.onEnded, f) }
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/replayctl/replayctl/mock"
 	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
 )
 
 // Server serves one tape in one mode. Make it with New; Run it once.
@@ -115,7 +116,11 @@ func (sv *Server) serve(ctx context.Context, m *more) (*Result, error) {
 	for _, f := range sv.s.onLoaded {
 		f()
 	}
-	serveErr := sv.listen(ctx, srv)
+	var sessions transport.Sessions = srv
+	if len(sv.s.onExchange) > 0 || len(sv.s.onEnded) > 0 {
+		sessions = &tap{inner: srv, onX: sv.s.onExchange, onEnded: sv.s.onEnded}
+	}
+	serveErr := sv.listen(ctx, sessions)
 	if le := (*listenError)(nil); errors.As(serveErr, &le) {
 		return nil, le.err
 	}

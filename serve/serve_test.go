@@ -11,8 +11,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -255,5 +258,114 @@ func TestStdioFromGo(t *testing.T) {
 	r := <-done
 	if r.err != nil || r.res == nil || r.res.MissCount != 1 || len(served) != 1 || served[0].MissCount != 1 {
 		t.Fatalf("Run: %+v, %v (served %d); want one miss, seen by OnServed", r.res, r.err, len(served))
+	}
+}
+
+// TestOnExchange: the OnExchange hook is told each message of a stdio
+// client with its verdict: the recorded call served, an unrecorded one a
+// miss with the miss's message, a notification taken; in mode New the
+// miss forwarded to the upstream. Seqs count each session's messages
+// from 1.
+func TestOnExchange(t *testing.T) {
+	var mu sync.Mutex
+	var seen []serve.Exchange
+	var ended []string
+	hook := serve.OnExchange(func(x serve.Exchange) {
+		mu.Lock()
+		defer mu.Unlock()
+		x.Request, x.Answer = bytes.Clone(x.Request), bytes.Clone(x.Answer)
+		seen = append(seen, x)
+	})
+	endHook := serve.OnSessionEnded(func(s string, _ time.Time) {
+		mu.Lock()
+		defer mu.Unlock()
+		ended = append(ended, s)
+	})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	s, err := serve.New("../examples/quickstart.jsonl", serve.Stdio(inR, outW), hook, endHook)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Run(t.Context())
+		outW.Close()
+		done <- err
+	}()
+	lines := bufio.NewScanner(outR)
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"echo","arguments":{"message":"hello, replay"}}}`,
+		`{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"echo","arguments":{"message":"never recorded"}}}`,
+	} {
+		if _, err := io.WriteString(inW, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(msg, `"id"`) && !lines.Scan() {
+			t.Fatalf("no answer to %s", msg)
+		}
+	}
+	inW.Close()
+	go func() { _, _ = io.Copy(io.Discard, outR) }()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	slices.SortFunc(seen, func(a, b serve.Exchange) int { return int(a.Seq - b.Seq) })
+	want := []struct {
+		kind, method, name string
+		verdict            serve.Verdict
+	}{
+		{"request", "initialize", "", serve.Served},
+		{"notification", "notifications/initialized", "", serve.Taken},
+		{"request", "tools/call", "echo", serve.Served},
+		{"request", "tools/call", "echo", serve.Missed},
+	}
+	if len(seen) != len(want) {
+		t.Fatalf("the hook saw %d exchanges: %+v; want %d", len(seen), seen, len(want))
+	}
+	for i, w := range want {
+		x := seen[i]
+		if x.Seq != int64(i+1) || x.Session != "stdio" || x.Kind != w.kind || x.Method != w.method || x.Name != w.name || x.Verdict != w.verdict {
+			t.Errorf("exchange %d: got seq %d session %q %s %s %q %s; want seq %d session stdio %s %s %q %s",
+				i, x.Seq, x.Session, x.Kind, x.Method, x.Name, x.Verdict, i+1, w.kind, w.method, w.name, w.verdict)
+		}
+		if x.End.Before(x.Start) || (w.kind == "request") != (x.Answer != nil) {
+			t.Errorf("exchange %d: start %v end %v answer %q", i, x.Start, x.End, x.Answer)
+		}
+	}
+	if d := seen[3].Detail; !strings.Contains(d, "closest recorded") {
+		t.Errorf("the miss's detail %q: want the miss's message", d)
+	}
+	if !slices.Equal(ended, []string{"stdio"}) {
+		t.Errorf("sessions ended: %v, want [stdio]", ended)
+	}
+
+	// Mode New: the miss goes to the upstream, and is told as forwarded.
+	path := filepath.Join(t.TempDir(), "quickstart.jsonl")
+	b, err := os.ReadFile("../examples/quickstart.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	up := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return echoServer() }, nil))
+	defer up.Close()
+	seen = nil
+	mu.Unlock()
+	callEcho(t, path, "new to the tape", nil, serve.WithMode(serve.ModeNew), serve.Upstream(transport.HTTP{URL: up.URL}), hook)
+	mu.Lock()
+	var verdicts []string
+	for _, x := range seen {
+		if x.Method == "tools/call" {
+			verdicts = append(verdicts, string(x.Verdict))
+		}
+	}
+	if !slices.Equal(verdicts, []string{"forwarded"}) {
+		t.Errorf("mode new's tools/call: verdicts %v, want [forwarded]", verdicts)
 	}
 }

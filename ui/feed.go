@@ -39,6 +39,8 @@ import (
 //	"J" judged:          method, kind, dir, verdict, lag_us, held_us,
 //	                     latency_us (-1: none), name, differences, detail,
 //	                     fault kind
+//	"G" grouped:         group, kind ("rounds": an MRTR chain; "task":
+//	                     a task's request and polls); t_us is 0
 //
 // detail is a JSON string ("" none). While the run goes on, "state"
 // events carry the controller's status (debug) and a "result" event the

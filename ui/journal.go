@@ -48,6 +48,26 @@ func (j *journal) add(batch []eventT) {
 	j.events += int64(len(batch))
 }
 
+// addGroup adds a group event to the pending frame: session's message seq
+// belongs to group id, of kind (see feed.go).
+func (j *journal) addGroup(session string, seq int64, id int, kind string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.npend > 0 {
+		j.pending = append(j.pending, ',')
+	}
+	j.pending = append(j.pending, `["G",0,`...)
+	j.pending = appendInt(j.pending, int64(j.name(session)))
+	j.pending = append(j.pending, ',')
+	j.pending = appendInt(j.pending, seq)
+	j.pending = append(j.pending, ',')
+	j.pending = appendInt(j.pending, int64(id))
+	j.pending = j.appendName(j.pending, kind)
+	j.pending = append(j.pending, ']')
+	j.npend++
+	j.events++
+}
+
 // name is s's index in the name table, added when new; -1 for "".
 // j.mu is held.
 func (j *journal) name(s string) int {

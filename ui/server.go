@@ -91,6 +91,8 @@ type Server struct {
 	mux    *http.ServeMux
 	j      *journal
 	bodies *bodies
+	groups *grouper
+	rec    *recordFeed
 
 	mu     sync.Mutex // guards what follows
 	served bool       // Serve was called: Handle is too late
@@ -98,13 +100,15 @@ type Server struct {
 	result []byte     // the run's verdict (Finish), JSON; nil: running
 	change chan struct{}
 
+	serveStart time.Time // ServeOptions' start: the serve's times count from it
+
 	refresh chan struct{} // a command of the page was run: follow reads the state afresh
 }
 
 // New makes a server; Serve serves it.
 func New(opts ...Option) *Server {
 	s := &Server{frame: DefaultFrame, log: zerolog.Nop(), mux: http.NewServeMux(),
-		j: newJournal(DefaultJournal), bodies: newBodies(DefaultBodies), change: make(chan struct{}),
+		j: newJournal(DefaultJournal), bodies: newBodies(DefaultBodies), groups: newGrouper(), rec: &recordFeed{pending: map[string]recordedRequest{}}, change: make(chan struct{}),
 		refresh: make(chan struct{}, 1)}
 	for _, o := range opts {
 		o(s)
@@ -173,8 +177,23 @@ func (s *Server) Consumer() event.Consumer {
 }
 
 // OnResult keeps the bytes of r for the detail view, within the bound
-// (WithBodies). It does not block; it is the replay's result hook.
-func (s *Server) OnResult(r report.Result) { s.bodies.add(r) }
+// (WithBodies), and tells the page the MRTR chain or the task r belongs
+// to. It does not block; it is the replay's result hook.
+func (s *Server) OnResult(r report.Result) {
+	s.bodies.add(r)
+	s.grouped(r)
+}
+
+// grouped tells the page the group of r (an MRTR chain, a task: see
+// grouper), if it belongs to one.
+func (s *Server) grouped(r report.Result) {
+	if r.Dir != "c2s" || r.Kind != "request" || !mayGroup(r.Out, r.Answer) {
+		return
+	}
+	if id, kind := s.groups.group(r.Session, r.Method, r.Name, r.Out, r.Answer); id != 0 {
+		s.j.addGroup(r.Session, r.Seq, id, kind)
+	}
+}
 
 // Options are the replay options that feed the server: its event
 // consumer and its result hook.

@@ -38,6 +38,9 @@ type recordFlags struct {
 	// unlock releases TAPE.journal.lock, taken by check when --force
 	// overwrites a tape (see serve --mode new); nil when none was taken.
 	unlock func()
+	// ui are --ui's flags; view the page they opened (nil: none).
+	ui   uiFlags
+	view *browserView
 }
 
 func (f *recordFlags) register(fl *pflag.FlagSet) {
@@ -179,12 +182,17 @@ func (f *recordFlags) newRecording(h tape.Header) *recording {
 	return r
 }
 
-// tapOptions are the options of the recording's Tap: its redaction.
+// tapOptions are the options of the recording's Tap: its redaction, and
+// the page of --ui (what it shows is redacted).
 func (f *recordFlags) tapOptions() []record.TapOption {
-	if f.redactor == nil {
-		return nil
+	var opts []record.TapOption
+	if f.redactor != nil {
+		opts = append(opts, record.WithRedactor(f.redactor))
 	}
-	return []record.TapOption{record.WithRedactor(f.redactor)}
+	if f.view != nil {
+		opts = append(opts, record.OnMessage(f.view.s.Recorded))
+	}
+	return opts
 }
 
 // redactionSummary says, on stderr, what the recording's redaction
@@ -234,6 +242,9 @@ SIGKILL); Ctrl-C and SIGTERM stop the same way. The tape then gets its end line.
 Lines that are not JSON (a banner a server prints) are relayed but not
 recorded: a warning says so.
 
+--ui 127.0.0.1:0 shows the recording in a browser as it passes (redacted as
+the tape is); the address, with its token, is printed on stderr.
+
 Exit status: 0 the session ended (the client closed its input, or the server
 exited with status 0); 2 bad usage, the tape could not be written, or the
 client sent a line longer than --max-message; 3 the server could not start,
@@ -264,13 +275,27 @@ interrupted.
 				return err
 			}
 			defer f.done()
-			if hf.given() {
-				return a.recordHTTP(cmd.Context(), &f, tags, hf)
+			view, err := openUI(f.ui, f.out, nil, nil)
+			if err != nil {
+				return err
 			}
-			return a.recordStdio(cmd.Context(), &f, tags, args)
+			defer view.stop()
+			f.view = view
+			view.start(cmd.Context(), a.stderr, nil)
+			if hf.given() {
+				err = a.recordHTTP(cmd.Context(), &f, tags, hf)
+			} else {
+				err = a.recordStdio(cmd.Context(), &f, tags, args)
+			}
+			if saveErr := view.recordFinish(); err == nil {
+				err = saveErr
+			}
+			view.wait(cmd.Context(), a.stderr)
+			return err
 		},
 	}
 	f.register(cmd.Flags())
+	addUIFlags(cmd.Flags(), &f.ui)
 	f.redaction = addRedactFlags(cmd)
 	hf.add(cmd.Flags())
 	return cmd

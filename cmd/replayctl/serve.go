@@ -67,6 +67,10 @@ a batch over --max-batch (1000) gets one error; the first --max-misses
 --upstream-idle-timeout (60s) without a miss, and a forwarded request
 waits --upstream-timeout (60s) for its answer.
 
+--ui 127.0.0.1:0 shows the traffic in a browser as it comes: each client
+session a lane, each request a bar coloured served, miss or forwarded (the
+address, with its token, is printed on stderr).
+
 Exit status: 0 served (misses or not); 1 with --strict when there was a
 miss; 2 bad usage or an unreadable tape.
 ` + serveModesHelp,
@@ -114,6 +118,7 @@ miss; 2 bad usage or an unreadable tape.
 	fl.StringVar(&f.upstream, "upstream", "", "the real server of --mode record, once, new: a Streamable HTTP URL (or give its command after --)")
 	fl.BoolVar(&f.force, "force", false, "--mode record: overwrite TAPE if it exists")
 	fl.DurationVar(&f.stopTimeout, "stop-timeout", 2*time.Second, "an upstream server command has this long to exit once its client is gone (then SIGTERM, then SIGKILL)")
+	addUIFlags(fl, &f.ui)
 	f.redaction = addRedactFlags(cmd)
 	registerValues(cmd, "mode", serve.Modes()...)
 	registerValues(cmd, "strategy", "exact", "method", "method_and_params", "subset", "sequential")
@@ -138,6 +143,12 @@ func (a *app) serve(ctx context.Context, path string, f serveFlags) error {
 	if err != nil {
 		return err
 	}
+	view, err := openUI(f.ui, path, nil, nil)
+	if err != nil {
+		return err
+	}
+	defer view.stop()
+	opts = append(opts, view.serveOptions()...)
 	opts = append(opts,
 		serve.Stdio(a.stdin, a.stdout),
 		serve.Notices(a.errOut),
@@ -163,10 +174,15 @@ func (a *app) serve(ctx context.Context, path string, f serveFlags) error {
 	if err != nil {
 		return serveError(err)
 	}
+	view.start(ctx, a.stderr, nil)
 	res, serveErr := srv.Run(ctx)
 	if res == nil || res.Recorded {
 		return serveError(serveErr)
 	}
+	if err := view.serveFinish(); err != nil {
+		return err
+	}
+	defer view.wait(ctx, a.stderr) // after the summary
 	if res.Redacted != nil {
 		printCounts(a.errOut, path, *res.Redacted)
 	}

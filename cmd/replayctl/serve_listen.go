@@ -25,6 +25,7 @@ type serveFlags struct {
 	maxMessage int
 	maxLine    int
 	idle       time.Duration
+	ui         uiFlags
 
 	path string // TAPE
 	modeFlags

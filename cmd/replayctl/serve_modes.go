@@ -99,7 +99,8 @@ func (m *modeFlags) check(listen string) error {
 // replayOnlyFlags are serve's flags for serving from a tape (how answers
 // are matched, timed, spoilt, reported; idle sessions), which
 // --mode record, record's pass-through proxy, does not take.
-var replayOnlyFlags = []string{"strategy", "timing", "chaos", "seed", "strict", "report", "volatile", "repeat", "idle-timeout"}
+var replayOnlyFlags = []string{"strategy", "timing", "chaos", "seed", "strict", "report", "volatile", "repeat", "idle-timeout",
+	"ui", "ui-remote", "ui-journal", "ui-bodies", "ui-hold", "ui-save"}
 
 // replayOnly refuses, when serve records (--mode record, or once with
 // no tape at path), a flag that only a replay uses, rather than ignoring

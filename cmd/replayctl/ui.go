@@ -56,7 +56,7 @@ type browserView struct {
 // view.options(). The page's server also serves the replay's metrics at
 // /metrics, behind its token (?token= or Authorization: Bearer): m, the
 // instance --metrics serves, or when nil one of the view's own, made
-// with mopts.
+// with mopts. With neither (serve), there is no /metrics.
 func openUI(f uiFlags, title string, thresholds []string, m *metrics.Metrics, mopts ...metrics.Option) (*browserView, error) {
 	if f.addr == "" {
 		if f.remote || f.hold {
@@ -89,6 +89,9 @@ func openUI(f uiFlags, title string, thresholds []string, m *metrics.Metrics, mo
 		return nil, err
 	}
 	v := &browserView{s: s, ln: ln, hold: f.hold, save: f.save}
+	if m == nil && mopts == nil { // serve: no replay to count
+		return v, nil
+	}
 	if m == nil {
 		m = metrics.New(mopts...)
 		v.own = []replay.Option{replay.Events(m.Consumer())}

@@ -5,7 +5,10 @@
   const token = new URLSearchParams(location.search).get("token") || "";
   const FROZEN = window.REPLAYCTL_FROZEN || null; // a report's page: its events, no server
   const q = (id) => document.getElementById(id);
-  const COLORS = { passed: "#2f9e44", warned: "#c9a300", failed: "#e03131", error: "#9c36b5", timeout: "#f08c00", skipped: "#adb5bd", sent: "#4c6ef5" };
+  const COLORS = { passed: "#2f9e44", warned: "#c9a300", failed: "#e03131", error: "#9c36b5", timeout: "#f08c00", skipped: "#adb5bd", sent: "#4c6ef5",
+    // serve's verdicts (serve --ui)
+    served: "#2f9e44", miss: "#e03131", forwarded: "#1098ad", taken: "#868e96",
+    recorded: "#3b5bdb" }; // record --ui
   const ROW = 18, AXIS = 20, LABELW = 150;
 
   // The model, folded from the feed's events.
@@ -73,8 +76,23 @@
       case "F": l = lane(si); l.marks.push({ t, k: "fault", d: nm(ev[5]) + (ev[6] ? ": " + ev[6] : ""), seq }); if (seq >= 0) msg(si, seq).fault = nm(ev[5]); break;
       case "R": l = lane(si); l.marks.push({ t, k: "retry", d: "attempt " + ev[5] + " " + nm(ev[6]) + " " + ev[7], seq }); break;
       case "J": judge(si, seq, t, ev); break;
+      case "G": m = msg(si, seq); m.group = ev[4]; m.groupKind = nm(ev[5]); m.lane.grouped = true; break;
     }
   }
+  // groupsOf is the groups of a lane's messages (an MRTR chain, a task's
+  // request and polls: the "G" events), those of two messages or more,
+  // each {kind, msgs} in the order of their first message.
+  function groupsOf(ms) {
+    const by = new Map();
+    for (const m of ms) {
+      if (!m.group) continue;
+      let g = by.get(m.group);
+      if (!g) { g = { id: m.group, kind: m.groupKind, msgs: [] }; by.set(m.group, g); }
+      g.msgs.push(m);
+    }
+    return [...by.values()].filter((g) => g.msgs.length > 1);
+  }
+  const groupLabel = (g) => g.kind === "task" ? g.msgs.length - 1 + " poll" + (g.msgs.length === 2 ? "" : "s") : g.msgs.length + " rounds";
   function judge(si, seq, t, ev) {
     const m = msg(si, seq);
     m.method = nm(ev[4]) || m.method; m.kind = nm(ev[5]); m.dir = nm(ev[6]); m.verdict = nm(ev[7]);
@@ -92,7 +110,7 @@
     judged++;
     if (bad(m.verdict)) { failedN++; m.lane.failed++; }
   }
-  const bad = (v) => v === "failed" || v === "error" || v === "timeout";
+  const bad = (v) => v === "failed" || v === "error" || v === "timeout" || v === "miss";
 
   // Filters.
   const F = { method: "", tool: "", session: "", verdict: "" };
@@ -141,6 +159,7 @@
         drawn++;
         drawMsg(g, m, y, w, now);
       }
+      if (l.grouped) for (const gr of groupsOf(l.msgs)) drawGroup(g, gr, y);
       for (const k of l.marks) drawMark(g, k, y, w);
       if (l.ended != null) { const x = xOf(l.ended, w); g.fillStyle = l.endDetail ? COLORS.failed : "#868e96"; g.fillRect(x, y + 3, 2, ROW - 6); }
     }
@@ -178,6 +197,17 @@
     g.fillRect(xs, y + 4, Math.max(xe - xs, 2), ROW - 8);
     if (m.ndiff) { g.fillStyle = "#000"; g.fillRect(xs, y + ROW - 5, Math.max(xe - xs, 2), 1); }
     m.x0 = Math.min(xs, m.due >= 0 ? xOf(m.due, w) : xs) - 1; m.x1 = Math.max(xe, xs + 2) + 1;
+  }
+  // drawGroup draws a bracket around the shown messages of a group, and
+  // its count.
+  function drawGroup(g, gr, y) {
+    let x0 = Infinity, x1 = -Infinity;
+    for (const m of gr.msgs) if (shown(m) && m.x0 !== undefined) { x0 = Math.min(x0, m.x0); x1 = Math.max(x1, m.x1); }
+    if (x0 === Infinity) return;
+    g.strokeStyle = gr.kind === "task" ? "#0c8599" : "#7048e8"; g.lineWidth = 1;
+    g.strokeRect(x0 - 1.5, y + 1.5, x1 - x0 + 3, ROW - 3);
+    g.fillStyle = g.strokeStyle; g.font = "9px system-ui";
+    g.fillText(groupLabel(gr), x1 + 4, y + ROW - 5);
   }
   function drawMark(g, k, y, w) {
     const x = xOf(k.t, w);
@@ -356,7 +386,8 @@
   q("break").onclick = () => control("break", q("breakarg").value);
   q("speed").onclick = () => control("speed", q("speedarg").value);
   q("bps").onclick = (e) => { const id = e.target.getAttribute("data-bp"); if (id) control("delete", id); };
-  q("legend").innerHTML = Object.entries(COLORS).map(([k, c]) => '<i style="background:' + c + '"></i>' + k).join("") + '<i style="background:#fd7e14"></i>lag<i style="background:#adb5bd"></i>held<i style="background:#e03131;clip-path:polygon(0 0,100% 0,50% 100%)"></i>fault';
+  q("legend").innerHTML = Object.entries(COLORS).map(([k, c]) => '<i style="background:' + c + '"></i>' + k).join("") + '<i style="background:#fd7e14"></i>lag<i style="background:#adb5bd"></i>held<i style="background:#e03131;clip-path:polygon(0 0,100% 0,50% 100%)"></i>fault' +
+    '<i style="border:1px solid #7048e8"></i>MRTR rounds<i style="border:1px solid #0c8599"></i>task polls';
 
   // The feed.
   function hello(h) {
@@ -397,6 +428,7 @@
     lanes: () => lanes.map((l) => l.name),
     shownLanes: () => rows.map((l) => l.name),
     messages: () => [...msgs.values()].map((m) => ({ session: m.lane.name, seq: m.seq, method: m.method, verdict: m.verdict, kind: m.kind, dir: m.dir, fault: m.fault })),
+    groups: () => lanes.flatMap((l) => groupsOf(l.msgs).map((g) => ({ session: l.name, kind: g.kind, seqs: g.msgs.map((m) => m.seq), label: groupLabel(g) }))),
     state: () => state, result: () => result, lastFrame: () => lastFrame, lost: () => lost, runEnded: () => runEnded,
     // point: where on the page the bar of a message is, scrolled into view.
     point(session, seq) {
