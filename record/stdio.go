@@ -16,6 +16,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/replayctl/replayctl/internal/orphan"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
@@ -374,7 +375,7 @@ func startServer(argv, env []string, stderr io.Writer, stopTimeout time.Duration
 	// Wait waits for: not forever, if a child of the server holds it.
 	cmd.WaitDelay = stopTimeout
 	transport.SetProcessGroup(cmd)
-	dieWithUs(cmd)
+	orphan.DieWithParent(cmd)
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()

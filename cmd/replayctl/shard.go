@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/replayctl/replayctl/coord"
+	"github.com/replayctl/replayctl/internal/orphan"
 	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/report"
 )
@@ -120,6 +121,7 @@ func (a *app) runLocalShards(cmd *cobra.Command, args []string, f runFlags, seed
 		c.Cancel = func() error { return c.Process.Signal(os.Interrupt) }
 		c.WaitDelay = 10 * time.Second
 		c.Stderr = a.errOut
+		orphan.DieWithParent(c) // a run killed with kill -9 takes its shards
 		if err := c.Start(); err != nil {
 			s.err, s.code = err, -1
 			srv.Lost(i, err.Error())
