@@ -22,6 +22,11 @@ import (
 // tape failed: there is nothing to shrink.
 var ErrNoFailure = errors.New("shrink: the tape replays without a failure")
 
+// ErrTarget is returned by Shrink when every baseline run stopped at the
+// target (it could not be reached, or died) and showed no failure: the
+// environment is broken, there is nothing to shrink.
+var ErrTarget = errors.New("shrink: the target failed every baseline run")
+
 // ErrReset is wrapped by the error of a Reset hook that failed: it
 // stops the shrink.
 var ErrReset = errors.New("shrink: the reset hook failed")
@@ -173,15 +178,20 @@ func (s *settings) check() error {
 func (sh *shrinker) baseline(ctx context.Context, all Candidate, res *Result) error {
 	s := sh.s
 	runs := make([][]Failure, s.baseline)
+	runErrs := make([]error, s.baseline)
 	if err := sh.batch(ctx, s.baseline, func(ctx context.Context, i int) error {
-		fs, err := sh.runOnce(ctx, all)
-		runs[i] = fs
+		fs, runErr, err := sh.run(ctx, all)
+		runs[i], runErrs[i] = fs, runErr
 		return err
 	}); err != nil {
 		return err
 	}
 	target, found := pick(runs, s.at)
 	switch {
+	case !found && !slices.Contains(runErrs, nil):
+		// Every run failed before a message could: the target is down,
+		// not a failure to shrink.
+		return fmt.Errorf("%w: %d runs of %s, none replayed: %w", ErrTarget, s.baseline, sh.t.Name, runErrs[0])
 	case !found && s.at != nil:
 		var seen []Failure
 		for _, fs := range runs {
@@ -319,22 +329,30 @@ func (sh *shrinker) batch(ctx context.Context, n int, f func(context.Context, in
 // is ctx's, the budget's, the reset hook's or a replay's input error:
 // each stops the shrink.
 func (sh *shrinker) runOnce(ctx context.Context, c Candidate) ([]Failure, error) {
+	fs, _, err := sh.run(ctx, c)
+	return fs, err
+}
+
+// run replays c once: the failures it showed, the replay's own error (a
+// target that could not be reached, that died), and an error that stops
+// the shrink.
+func (sh *shrinker) run(ctx context.Context, c Candidate) (_ []Failure, runErr, _ error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if sh.runs.Add(1) > sh.budget.Load() {
 		sh.runs.Add(-1)
-		return nil, errBudget
+		return nil, nil, errBudget
 	}
 	b, err := sh.t.Encode(c)
 	if err != nil {
-		return nil, fmt.Errorf("shrink: encode a candidate tape: %w", err)
+		return nil, nil, fmt.Errorf("shrink: encode a candidate tape: %w", err)
 	}
 	if sh.s.reset != nil {
 		sh.mu.Lock()
 		defer sh.mu.Unlock()
 		if err := sh.s.reset(ctx); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrReset, err)
+			return nil, nil, fmt.Errorf("%w: %w", ErrReset, err)
 		}
 	}
 	var mu sync.Mutex // OnResult runs on the replay's goroutine
@@ -355,14 +373,14 @@ func (sh *shrinker) runOnce(ctx context.Context, c Candidate) ([]Failure, error)
 	rep, err := replay.RunSource(ctx, tape.Bytes(sh.t.Name, b), opts...)
 	sh.s.logger.Debug().Dur("took", time.Since(began)).Int("units", len(c.Units)).Int("faults", len(c.Faults)).Msg("run")
 	if rep == nil {
-		return nil, fmt.Errorf("shrink: replay: %w", err)
+		return nil, nil, fmt.Errorf("shrink: replay: %w", err)
 	}
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	return fs, nil
+	return fs, err, nil
 }
 
 // prove replays the result Proof times.

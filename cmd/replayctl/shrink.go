@@ -134,6 +134,9 @@ func (a *app) shrink(cmd *cobra.Command, args []string, f shrinkFlags) error {
 	if f.runs > 0 && f.need > f.runs {
 		return usageError("--need %d of --runs %d: a candidate cannot fail more often than it is replayed", f.need, f.runs)
 	}
+	if cmd.ArgsLenAtDash() < 0 && f.target == "" && f.mockTape == "" {
+		return usageError("shrink: no server to shrink against: give the one that fails, -- SERVER ARGS… or --target URL (the built-in mock answers as TAPE recorded: nothing fails)")
+	}
 	tapeOut, planOut := f.tapeOut, f.planOut
 	if args[0] == "-" && tapeOut == "" {
 		return usageError("shrink: the tape is on stdin: name the output with --tape-out FILE")
@@ -205,7 +208,7 @@ func (a *app) shrink(cmd *cobra.Command, args []string, f shrinkFlags) error {
 		shrinkOpts = append(shrinkOpts, shrink.Reset(a.resetHook(f.resetCmd, f.timeout)))
 	}
 	res, err := shrink.Shrink(cmd.Context(), src, shrinkOpts...)
-	if errors.Is(err, shrink.ErrReset) { // the target could not be brought back
+	if errors.Is(err, shrink.ErrReset) || errors.Is(err, shrink.ErrTarget) { // the target could not be brought back, or reached
 		err = &exitError{code: exitTarget, err: err}
 	}
 	if res == nil {

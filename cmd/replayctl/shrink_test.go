@@ -208,3 +208,22 @@ func TestShrinkInterrupt(t *testing.T) {
 		t.Errorf("stdout: want the summary of what was found\n%s", stdout.String())
 	}
 }
+
+// TestShrinkNeedsATargetThatAnswers: shrink with no server (the mock
+// answers as recorded: nothing fails) is refused, exit 2; a target that
+// cannot be reached is the environment's failure, exit 3, not "the tape
+// replays without a failure".
+func TestShrinkNeedsATargetThatAnswers(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "min.jsonl")
+	res := replayctl(t, "shrink", "shrink/testdata/planted-abc.jsonl", "--tape-out", out)
+	if res.code != 2 || !strings.Contains(res.stderr, "no server to shrink against") {
+		t.Errorf("shrink with no server: exit %d, stderr %q; want 2 and %q", res.code, res.stderr, "no server to shrink against")
+	}
+	res = replayctl(t, "shrink", "shrink/testdata/planted-abc.jsonl", "-q", "--baseline", "2", "--tape-out", out, "--target", "http://127.0.0.1:1/mcp")
+	if res.code != 3 || !strings.Contains(res.stderr, "the target failed every baseline run") || !strings.Contains(res.stderr, "connection refused") {
+		t.Errorf("shrink against nothing listening: exit %d, stderr %q; want 3, the target failed and why", res.code, res.stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a shrink that found nothing wrote %s: %v", out, err)
+	}
+}
