@@ -1,11 +1,14 @@
 package atomicfile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -79,5 +82,15 @@ func TestAbortAndProbe(t *testing.T) {
 	}
 	if err := Probe(filepath.Join(dir, "missing", "out.json")); !os.IsNotExist(err) {
 		t.Errorf("Probe in a missing folder: got %v, want not-exist", err)
+	}
+}
+
+// TestCreateErrorNamesThePath: a file that cannot be created is named as
+// the caller gave it, not as the temporary file it would have been.
+func TestCreateErrorNamesThePath(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "none", "x.json")
+	_, err := Create(path)
+	if err == nil || !strings.Contains(err.Error(), path) || strings.Contains(err.Error(), "tmp-") || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Create(%s) = %v; want an error naming %s that is fs.ErrNotExist", path, err, path)
 	}
 }
