@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,6 +29,10 @@ func Create(path string) (*File, error) {
 	dir, base := split(path)
 	f, err := os.CreateTemp(dir, prefix(base, os.Getpid())+"*")
 	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) { // the name the caller knows, not the temporary one
+			return nil, &os.PathError{Op: "create", Path: path, Err: pe.Err}
+		}
 		return nil, err
 	}
 	return &File{File: f, path: path}, nil
