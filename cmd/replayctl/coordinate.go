@@ -123,6 +123,8 @@ a lost shard), 2 bad flags, 130 interrupted.`,
 
 func (a *app) coordinate(cmd *cobra.Command, f coordinateFlags) error {
 	switch {
+	case !cmd.Flags().Changed("shards"):
+		return usageError("--shards N: say how many shards will connect (1 to %d)", MaxLocalShards*16)
 	case f.shards < 1 || f.shards > MaxLocalShards*16:
 		return usageError("--shards %d: want 1 to %d shards", f.shards, MaxLocalShards*16)
 	case f.output != "text" && f.output != "json":

@@ -290,7 +290,7 @@ func TestCoordinateErrors(t *testing.T) {
 		{nil, []string{"run", "examples/quickstart.jsonl", "--shards", "2", "--coordinator", "127.0.0.1:7340"}, "want the coordinator's URL"},
 		{nil, []string{"run", "examples/quickstart.jsonl", "--abort-on-fail"}, "the coordinator's"},
 		{nil, []string{"run", "examples/quickstart.jsonl", "--local-shards", "2", "--interval", "0s"}, "--interval"},
-		{nil, []string{"coordinate"}, "--shards 0"},
+		{nil, []string{"coordinate"}, "--shards N: say how many shards will connect"},
 		{nil, []string{"coordinate", "--shards", "2", "--listen", "0.0.0.0:0"}, "beyond loopback"},
 		{nil, []string{"coordinate", "--shards", "2", "--heartbeat-timeout", "1s", "--interval", "2s"}, "want more than --interval"},
 	} {

@@ -127,6 +127,8 @@ them, and given to every shard. Apply with kubectl apply -f.`,
 // the manifests.
 func (a *app) kubeRender(cmd *cobra.Command, args []string, k kubeFlags, rf *runFlags) error {
 	switch {
+	case !cmd.Flags().Changed("shards"):
+		return usageError("--shards N: say how many shard pods to run (1 to %d)", kube.MaxShards)
 	case k.shards < 1 || k.shards > kube.MaxShards:
 		return usageError("--shards %d: want the number of shard pods, 1 to %d", k.shards, kube.MaxShards)
 	case k.image == "":

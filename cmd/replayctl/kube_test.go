@@ -196,7 +196,7 @@ func TestKubeRenderRefuses(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no shards", append([]string{tape}, image...), "--shards 0: want the number of shard pods, 1 to 1000"},
+		{"no shards", append([]string{tape}, image...), "--shards N: say how many shard pods to run (1 to 1000)"},
 		{"shards 0", append([]string{tape, "--shards", "0"}, image...), "--shards 0"},
 		{"too many shards", append([]string{tape, "--shards", "1001"}, image...), "--shards 1001"},
 		{"no image", []string{tape, "--shards", "2"}, "--image: give the replayctl image"},
