@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/replayctl/replayctl/internal/atomicfile"
+	"github.com/replayctl/replayctl/internal/english"
 	"github.com/replayctl/replayctl/report"
 )
 
@@ -120,7 +121,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	if r.Simplified > 0 {
 		fmt.Fprintf(&b, "simplified: the parameters of %d message(s)\n", r.Simplified)
 	}
-	fmt.Fprintf(&b, "baseline: %d of %d runs failed; %d of %d runs per try\n", r.Baseline.Failed, r.Baseline.Runs, r.Need, r.RunsPerTry)
+	fmt.Fprintf(&b, "baseline: %d of %s failed; %d of %s per try\n", r.Baseline.Failed, english.Count(int64(r.Baseline.Runs), "run"), r.Need, english.Count(int64(r.RunsPerTry), "run"))
 	fmt.Fprintf(&b, "runs:     %d (%d tries) in %s\n", r.Runs, r.Tries, r.Duration.Round(1e6))
 	verdict := "holds"
 	if !r.ProofHolds {
@@ -136,7 +137,8 @@ func (r *Result) WriteText(w io.Writer) error {
 
 // String is the size in one line: "20 sessions, 540 units, 1080 messages, 3 faults".
 func (s Size) String() string {
-	return fmt.Sprintf("%d sessions, %d units, %d messages (%d from the client, %d bytes), %d faults", s.Sessions, s.Units, s.Messages, s.ClientMessages, s.Bytes, s.Faults)
+	return fmt.Sprintf("%s, %s, %s (%d from the client, %s), %s", english.Count(int64(s.Sessions), "session"), english.Count(int64(s.Units), "unit"),
+		english.Count(int64(s.Messages), "message"), s.ClientMessages, english.Count(int64(s.Bytes), "byte"), english.Count(int64(s.Faults), "fault"))
 }
 
 func oneLine(s string, n int) string {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replayctl/replayctl/coord"
+	"github.com/replayctl/replayctl/internal/english"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/transport"
 )
@@ -165,7 +166,7 @@ func (a *app) coordinate(cmd *cobra.Command, f coordinateFlags) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	fmt.Fprintf(a.errOut, "coordinator: listening on http://%s for %d shards\n", ln.Addr(), f.shards)
+	fmt.Fprintf(a.errOut, "coordinator: listening on http://%s for %s\n", ln.Addr(), english.Count(int64(f.shards), "shard"))
 	rep, err := a.serveCoordinator(cmd.Context(), srv, ln)
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
+	"github.com/replayctl/replayctl/internal/english"
 	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/shrink"
@@ -197,8 +198,9 @@ func (a *app) shrink(cmd *cobra.Command, args []string, f shrinkFlags) error {
 	}
 	if !f.quiet {
 		shrinkOpts = append(shrinkOpts, shrink.OnStep(func(s shrink.Step) {
-			fmt.Fprintf(a.errOut, "shrink: round %d, %s: %d sessions, %d units, %d messages, %d faults (%d runs)\n",
-				s.Round, s.Phase, s.Size.Sessions, s.Size.Units, s.Size.Messages, s.Size.Faults, s.Runs)
+			fmt.Fprintf(a.errOut, "shrink: round %d, %s: %s, %s, %s, %s (%s)\n", s.Round, s.Phase,
+				english.Count(int64(s.Size.Sessions), "session"), english.Count(int64(s.Size.Units), "unit"),
+				english.Count(int64(s.Size.Messages), "message"), english.Count(int64(s.Size.Faults), "fault"), english.Count(int64(s.Runs), "run"))
 		}))
 	}
 	if f.noSimple {

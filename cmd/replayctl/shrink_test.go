@@ -33,7 +33,7 @@ func TestShrinkCommand(t *testing.T) {
 		if !strings.Contains(res.stdout, "proof:    10 of 10 runs failed the same way: holds") || !strings.Contains(res.stdout, "crash at s7 seq 872 (tools/call c)") {
 			t.Errorf("stdout:\n%s", res.stdout)
 		}
-		if !strings.Contains(res.stderr, "shrink: round 1, sessions: 1 sessions, 30 units, 59 messages, 0 faults (6 runs)") {
+		if !strings.Contains(res.stderr, "shrink: round 1, sessions: 1 session, 30 units, 59 messages, 0 faults (6 runs)") {
 			t.Errorf("stderr: want a line per step, the first the sessions phase\n%s", res.stderr)
 		}
 		var s struct {
