@@ -7,7 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/replayctl/replayctl/internal/jsonscan"
 )
 
 // The parts of a request, each one trace event, in the order they nest.
@@ -149,7 +150,7 @@ func (r *request) appendPart(b []byte, pid int32, id uint64, part int8) []byte {
 		b = append(b, `,"id":"0x`...)
 		b = strconv.AppendUint(b, id, 16)
 		b = append(b, `","cat":"request","name":`...)
-		return appendString(b, name)
+		return jsonscan.AppendString(b, name)
 	}
 	switch part {
 	case partBegin:
@@ -185,7 +186,7 @@ func (r *request) appendPart(b []byte, pid int32, id uint64, part int8) []byte {
 		if r.verdict != "" {
 			name += " (" + r.verdict + ")"
 		}
-		b = appendString(b, name)
+		b = jsonscan.AppendString(b, name)
 		b = appendFlow(b, id, "flow_in")
 		b = r.appendArgs(b)
 	case partLag:
@@ -202,9 +203,9 @@ func (r *request) appendPart(b []byte, pid int32, id uint64, part int8) []byte {
 func (m *mark) appendJSON(b []byte, pid int32) []byte {
 	b = appendHead(b, 'i', m.ts, pid)
 	b = append(b, `,"s":"t","cat":`...)
-	b = appendString(b, m.cat)
+	b = jsonscan.AppendString(b, m.cat)
 	b = append(b, `,"name":`...)
-	b = appendString(b, m.name)
+	b = jsonscan.AppendString(b, m.name)
 	if m.msg != nil {
 		b = m.msg.appendArgs(b)
 	} else if m.seq >= 0 || m.method != "" || m.detail != "" {
@@ -257,14 +258,14 @@ func (a *args) key(k string) {
 		a.b = append(a.b, ',')
 	}
 	a.more = true
-	a.b = appendString(a.b, k)
+	a.b = jsonscan.AppendString(a.b, k)
 	a.b = append(a.b, ':')
 }
 
 func (a *args) str(k, v string) {
 	if v != "" {
 		a.key(k)
-		a.b = appendString(a.b, v)
+		a.b = jsonscan.AppendString(a.b, v)
 	}
 }
 
@@ -300,7 +301,7 @@ func appendMeta(b []byte, pid int32, what, name string) []byte {
 	b = append(b, `,"tid":`...)
 	b = strconv.AppendInt(b, int64(pid), 10)
 	b = append(b, `,"name":"`+what+`","args":{"name":`...)
-	b = appendString(b, name)
+	b = jsonscan.AppendString(b, name)
 	return append(b, "}}"...)
 }
 
@@ -335,36 +336,6 @@ func digits(s string) int {
 		n++
 	}
 	return n
-}
-
-// appendString appends s as a JSON string: quotes, backslashes and
-// control characters escaped, invalid UTF-8 replaced by U+FFFD.
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c < 0x20:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b = append(b, `\ufffd`...)
-		} else {
-			b = append(b, s[i:i+n]...)
-		}
-		i += n
-	}
-	return append(b, '"')
 }
 
 // countingWriter counts what was written through it.

@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/replayctl/replayctl/engine/event"
+	"github.com/replayctl/replayctl/internal/jsonscan"
 )
 
 // The feed's wire format (GET /events, Server-Sent Events).
@@ -94,14 +94,14 @@ func (j *journal) encode(b []byte, e *eventT) []byte {
 		b = j.appendName(b, e.Method)
 		b = j.appendName(b, e.Reason)
 		b = append(b, ',')
-		b = appendString(b, e.Detail)
+		b = jsonscan.AppendHTMLString(b, e.Detail)
 	case event.Retry:
 		b = j.appendName(b, e.Method)
 		b = append(b, ',')
 		b = appendInt(b, int64(e.Attempt))
 		b = j.appendName(b, e.Reason)
 		b = append(b, ',')
-		b = appendString(b, e.Detail)
+		b = jsonscan.AppendHTMLString(b, e.Detail)
 	case event.Judged:
 		b = j.appendName(b, e.Method)
 		b = j.appendName(b, e.Kind)
@@ -114,7 +114,7 @@ func (j *journal) encode(b []byte, e *eventT) []byte {
 		b = append(b, ',')
 		b = appendInt(b, int64(len(e.Differences)))
 		b = append(b, ',')
-		b = appendString(b, e.Detail)
+		b = jsonscan.AppendHTMLString(b, e.Detail)
 		fault := ""
 		if e.Fault != nil {
 			fault = e.Fault.Kind
@@ -122,7 +122,7 @@ func (j *journal) encode(b []byte, e *eventT) []byte {
 		b = j.appendName(b, fault)
 	default: // dialled, reconnect, session and run ended
 		b = append(b, ',')
-		b = appendString(b, e.Detail)
+		b = jsonscan.AppendHTMLString(b, e.Detail)
 	}
 	return append(b, ']')
 }
@@ -143,47 +143,13 @@ func appendDur(b []byte, d time.Duration, ok bool) []byte {
 	return appendInt(b, d.Microseconds())
 }
 
-// appendString appends s as a JSON string; bytes that are not UTF-8
-// become U+FFFD.
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c < 0x20 || c == '<' || c == '>' || c == '&':
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, `\u202`...)
-			b = append(b, hex[r&0xf])
-		default:
-			b = append(b, s[i:i+n]...)
-		}
-		i += n
-	}
-	return append(b, '"')
-}
-
 func appendStrings(b []byte, ss []string) []byte {
 	b = append(b, '[')
 	for i, s := range ss {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, s)
+		b = jsonscan.AppendHTMLString(b, s)
 	}
 	return append(b, ']')
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/replayctl/replayctl/internal/atomicfile"
+	"github.com/replayctl/replayctl/internal/jsonscan"
 )
 
 // WriteFrozen writes the page, frozen with the run as the server has it:
@@ -51,7 +52,7 @@ func (s *Server) WriteFrozen(w io.Writer) error {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.Write(appendString(nil, k.r.Session+"\x00"+strconv.FormatInt(k.r.Seq, 10)))
+		b.Write(jsonscan.AppendHTMLString(nil, k.r.Session+"\x00"+strconv.FormatInt(k.r.Seq, 10)))
 		b.WriteByte(':')
 		d, err := json.Marshal(detailOf(k))
 		if err != nil {

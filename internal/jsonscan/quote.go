@@ -5,14 +5,21 @@ import "unicode/utf8"
 // AppendString appends s as a JSON string, as encoding/json writes it
 // without HTML escaping: invalid UTF-8 becomes U+FFFD, U+2028 and U+2029
 // are escaped.
-func AppendString(b []byte, s string) []byte {
+func AppendString(b []byte, s string) []byte { return appendString(b, s, false) }
+
+// AppendHTMLString is AppendString with <, > and & escaped too, as
+// encoding/json writes by default: the string can stand in an HTML page's
+// script.
+func AppendHTMLString(b []byte, s string) []byte { return appendString(b, s, true) }
+
+func appendString(b []byte, s string, html bool) []byte {
 	const hexDigits = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+			if c >= 0x20 && c != '"' && c != '\\' && !(html && (c == '<' || c == '>' || c == '&')) {
 				i++
 				continue
 			}

@@ -23,5 +23,12 @@ func FuzzAppendString(f *testing.F) {
 		if got := AppendString(nil, s); !bytes.Equal(got, want) {
 			t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
 		}
+		html, err := json.Marshal(s) // HTML escaping on: AppendHTMLString
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendHTMLString(nil, s); !bytes.Equal(got, html) {
+			t.Fatalf("AppendHTMLString(%q) = %s, want %s", s, got, html)
+		}
 	})
 }
