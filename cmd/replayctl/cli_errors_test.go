@@ -132,3 +132,18 @@ func TestTargetConnectionRefused(t *testing.T) {
 		t.Errorf("exit %d, want 3, \"connection refused\" once and \"is the server running?\"\n%s", res.code, all)
 	}
 }
+
+// TestFlagSwallowsTheDash: a flag given without its value before "--"
+// takes "--" as its value; it is named, not reported as a second TAPE.
+func TestFlagSwallowsTheDash(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "examples/quickstart.jsonl", "--ui", "--", "sh", "-c", "exit 0"},
+		{"run", "examples/quickstart.jsonl", "--rerecord", "--", "sh"},
+		{"run", "examples/quickstart.jsonl", "--header", "--", "sh"},
+	} {
+		res := replayctl(t, args...)
+		if res.code != 2 || !strings.Contains(res.stderr, "took \"--\" as its value") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 naming the flag that took \"--\"", args, res.code, res.stderr)
+		}
+	}
+}
