@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,6 +18,9 @@ import (
 // flag cannot parse says what the flag wants instead of strconv's or
 // time's words.
 func flagError(cmd *cobra.Command, err error) error {
+	if derr := dashValue(cmd); derr != nil { // the words after it were read as flags
+		return derr
+	}
 	var ne *pflag.NotExistError
 	var ive *pflag.InvalidValueError
 	switch {
@@ -100,4 +104,47 @@ func subcommandArgs(cmd *cobra.Command, args []string) error {
 		return usageError("unknown command %q for %q: did you mean %q? (see %s --help)", args[0], cmd.CommandPath(), meant, cmd.CommandPath())
 	}
 	return usageError("unknown command %q for %q: want one of %s (see %s --help)", args[0], cmd.CommandPath(), strings.Join(names, ", "), cmd.CommandPath())
+}
+
+// guardDashValues has every command of root refuse a flag whose value is
+// "--": a flag given without its value before the server command
+// ("run T --ui -- SERVER") takes the dash as its value, and the words
+// after it would be read as arguments ("one TAPE at a time"). The check
+// runs before each command's own argument rule.
+func guardDashValues(root *cobra.Command) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		// A command with no rule of its own keeps cobra's (the root's
+		// "unknown command" with its suggestions).
+		if args := c.Args; args != nil {
+			c.Args = func(cmd *cobra.Command, a []string) error {
+				if err := dashValue(cmd); err != nil {
+					return err
+				}
+				return args(cmd, a)
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+// dashValue names a flag of cmd that was given "--" as its value.
+func dashValue(cmd *cobra.Command) error {
+	var bad *pflag.Flag
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		vals := []string{fl.Value.String()}
+		if sv, ok := fl.Value.(pflag.SliceValue); ok {
+			vals = sv.GetSlice()
+		}
+		if bad == nil && slices.Contains(vals, "--") {
+			bad = fl
+		}
+	})
+	if bad == nil {
+		return nil
+	}
+	return usageError("--%s took \"--\" as its value: give --%s a value (%s), before the server command's --", bad.Name, bad.Name, bad.Usage)
 }

@@ -199,6 +199,7 @@ Exit status:
 	root.AddCommand(a.recordCommand(), a.diffCommand(), a.importCommand(), a.exportCommand(), a.redactCommand(), a.contractCommand())
 	root.AddCommand(a.serveCommand(), a.mergeCommand(), a.coordinateCommand(), a.reportCommand(), a.gendocsCommand(), a.historyCommand())
 	root.AddCommand(a.compareCommand(), a.shrinkCommand(), a.kubeCommand())
+	guardDashValues(root)
 	root.Version = readVersion().String()
 	root.SetVersionTemplate("replayctl {{.Version}}\n")
 	return root
