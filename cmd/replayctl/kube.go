@@ -172,6 +172,9 @@ func (a *app) kubeRender(cmd *cobra.Command, args []string, k kubeFlags, rf *run
 	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
 		command = args[dash:]
 	}
+	if len(command) == 0 && rf.target == "" {
+		fmt.Fprintf(a.errOut, "warning: kube render: no --target and no server command: the pods replay against the built-in mock, a load on nothing but themselves; give --target URL (a Service in the cluster) or -- SERVER ARGS…\n")
+	}
 	inPod := func(name, v string) string {
 		if _, ok := renderFiles[name]; ok {
 			return path.Join(kube.FilesDir, fileKey(renderFiles[name], v))

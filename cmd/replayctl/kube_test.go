@@ -85,6 +85,9 @@ func TestKubeRender(t *testing.T) {
 	if res.stdout != "" {
 		t.Errorf("stdout %q with -o FILE", res.stdout)
 	}
+	if !strings.Contains(res.stderr, "warning: kube render: no --target and no server command: the pods replay against the built-in mock") {
+		t.Errorf("no warning that the pods load only the mock:\n%s", res.stderr)
+	}
 	fi, err := os.Stat(out)
 	if err != nil {
 		t.Fatal(err)
