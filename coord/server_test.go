@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/rs/zerolog"
 
 	"github.com/replayctl/replayctl/report"
 )
@@ -81,7 +83,8 @@ func decodeHDR(t *testing.T, e report.EncodedHistogram) *hdrhistogram.Histogram 
 // TestRefusals: a wrong token, another count and another fingerprint are
 // refused for good (ErrRefused), naming what to fix.
 func TestRefusals(t *testing.T) {
-	_, url, _ := coordinator(t, 2, Token("secret"))
+	var logs lockedBuffer
+	_, url, _ := coordinator(t, 2, Token("secret"), Logger(zerolog.New(&logs)))
 	ctx := t.Context()
 	for _, tc := range []struct {
 		name  string
@@ -108,6 +111,30 @@ func TestRefusals(t *testing.T) {
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "same tape, config file and run flags") {
 		t.Errorf("another fingerprint: %v, want refused", err)
 	}
+	// The coordinator's side says so too: a shard refused is not left
+	// for its operator to find only when --register-timeout runs out.
+	if n := strings.Count(logs.String(), "coordinator: refused a shard's call"); n != 5 {
+		t.Errorf("%d refusals logged, want 5:\n%s", n, logs.String())
+	}
+}
+
+// lockedBuffer is a bytes.Buffer for a logger that the server's
+// goroutines write.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // TestOneStartAndTheRetryRule: shards that register at different times
