@@ -79,17 +79,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.token != "" {
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) != 1 {
-			refuse(w, http.StatusUnauthorized, "a missing or wrong token: give the shard the coordinator's token in "+EnvToken)
+			s.refuse(w, r, http.StatusUnauthorized, "a missing or wrong token: give the shard the coordinator's token in "+EnvToken)
 			return
 		}
 	}
 	if r.Method != http.MethodPost {
-		refuse(w, http.StatusMethodNotAllowed, "POST only")
+		s.refuse(w, r, http.StatusMethodNotAllowed, "POST only")
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
 	if err != nil {
-		refuse(w, http.StatusBadRequest, "read the body: "+err.Error())
+		s.refuse(w, r, http.StatusBadRequest, "read the body: "+err.Error())
 		return
 	}
 	var reply Reply
@@ -122,7 +122,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if code == http.StatusOK {
 			code = http.StatusBadRequest
 		}
-		refuse(w, code, err.Error())
+		s.refuse(w, r, code, err.Error())
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -136,7 +136,11 @@ func decode(body []byte, v any) error {
 	return nil
 }
 
-func refuse(w http.ResponseWriter, code int, msg string) {
+// refuse answers a call with code and why, and says so on the
+// coordinator's side: a shard's operator sees there what went wrong,
+// rather than a run that waits out --register-timeout.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, code int, msg string) {
+	s.log.Warn().Str("from", r.RemoteAddr).Str("call", r.URL.Path).Int("status", code).Msg("coordinator: refused a shard's call: " + msg)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(wireError{Error: msg})
