@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,5 +58,19 @@ func TestExportFormats(t *testing.T) {
 	}
 	if _, err := os.Stat(bad); !os.IsNotExist(err) {
 		t.Errorf("a failed export left %s: %v", bad, err)
+	}
+}
+
+// TestExportToStdout: OUT "-" is stdout, as --out json=- is, not a file
+// named "-".
+func TestExportToStdout(t *testing.T) {
+	dash := filepath.Join("..", "..", "-") // replayctl runs at the module root
+	t.Cleanup(func() { os.Remove(dash) })
+	res := replayctl(t, "export", "--postman", "examples/quickstart.jsonl", "-")
+	if res.code != 0 || !json.Valid([]byte(res.stdout)) || !strings.Contains(res.stdout, `"schema"`) {
+		t.Errorf("export --postman TAPE -: exit %d, stdout %.200q, stderr %q; want 0 and the collection on stdout", res.code, res.stdout, res.stderr)
+	}
+	if _, err := os.Stat(dash); !os.IsNotExist(err) {
+		t.Errorf("export wrote a file named -: %v", err)
 	}
 }
