@@ -45,7 +45,7 @@ func (a *app) exportCommand() *cobra.Command {
 		Use:   "export --har|--k6|--postman|--insomnia|--playwright|--openapi TAPE OUT",
 		Short: "Export a tape as HAR, a k6 script, a Postman or Insomnia collection, a Playwright test or an OpenAPI description",
 		Long: `Export a tape (any format replayctl reads) for another tool. OUT is written
-atomically; credentials are left out as the redaction policy says (headers
+atomically ("-" writes to stdout); credentials are left out as the redaction policy says (headers
 and members named like secrets, passwords in URLs).
 
 --har writes HAR 1.2, to look at in a browser's network panel: one entry
@@ -139,13 +139,23 @@ and the tools/call request of each).`,
 				return err
 			}
 			defer r.Close()
-			w, err := atomicfile.Create(out)
-			if err != nil {
-				return usageError("export: %v", err)
-			}
 			opts := []tape.ExportOption{tape.ExportCreator("replayctl " + readVersion().Version)}
 			if url != "" {
 				opts = append(opts, tape.ExportURL(url))
+			}
+			if out == "-" { // stdout, as --out json=- is
+				bw := bufio.NewWriterSize(cmd.OutOrStdout(), 256<<10)
+				if err := f.encode(bw, r, opts); err != nil {
+					return err
+				}
+				for _, w := range r.Warnings() {
+					a.log.Warn().Msg(w)
+				}
+				return bw.Flush()
+			}
+			w, err := atomicfile.Create(out)
+			if err != nil {
+				return usageError("export: %v", err)
 			}
 			bw := bufio.NewWriterSize(w, 256<<10)
 			err = f.encode(bw, r, opts)
