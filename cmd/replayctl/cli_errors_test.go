@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -145,5 +146,15 @@ func TestFlagSwallowsTheDash(t *testing.T) {
 		if res.code != 2 || !strings.Contains(res.stderr, "took \"--\" as its value") {
 			t.Errorf("%v: exit %d, stderr %q; want 2 naming the flag that took \"--\"", args, res.code, res.stderr)
 		}
+	}
+}
+
+// TestLogTimesAre24Hour: a warning's time reads as the rest of the
+// output's times do (18:22:04.37), not "6:22PM".
+func TestLogTimesAre24Hour(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	res := replayctl(t, "convert", harFixtures+"gosdk-2025.har", out)
+	if res.code != 0 || !regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d\.\d\d WRN `).MatchString(res.stderr) {
+		t.Errorf("convert: exit %d, stderr %q; want warnings stamped HH:MM:SS.hh", res.code, res.stderr)
 	}
 }
