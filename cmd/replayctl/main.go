@@ -227,7 +227,7 @@ func (a *app) setupLog() error {
 		// Messages may quote a client's or a tape's text (a method
 		// name): their control characters are escaped. Field values are
 		// quoted by zerolog when they hold any.
-		w = zerolog.ConsoleWriter{Out: a.errOut, NoColor: !colorOn(a.stderr),
+		w = zerolog.ConsoleWriter{Out: a.errOut, NoColor: !colorOn(a.stderr), TimeFormat: "15:04:05.00",
 			FormatMessage: func(i any) string {
 				if i == nil {
 					return ""
