@@ -161,6 +161,12 @@ func TestCompareTargetFails(t *testing.T) {
 	if !strings.Contains(res.stderr, "target failed") {
 		t.Errorf("stderr: got %q, want the failed target named", res.stderr)
 	}
+	// In text, what the tables count for the failed run is said before
+	// them: "0 answers" then "N answers paired" read as a contradiction.
+	text := replayctl(t, "compare", tp, "--primary", cmdTarget(t), "--candidate", "cmd:"+filepath.Join(t.TempDir(), "no-such-server"))
+	if text.code != 3 || !strings.Contains(text.stdout, "the candidate's target failed: each answer it did not give is a change at $, and its latency rows are empty") {
+		t.Errorf("text: exit %d, stdout:\n%s\nwant 3 and what the failed run means for the tables", text.code, text.stdout)
+	}
 }
 
 // TestCompareBadInput: bad usage exits 2 with a message naming the flag,
