@@ -51,6 +51,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		b.WriteByte('\n')
 	}
+	for _, run := range r.Runs {
+		if run.Status == report.ExitTarget {
+			fmt.Fprintf(&b, "the %s's target failed: each answer it did not give is a change at $, and its latency rows are empty\n", run.Role)
+		}
+	}
 	s := r.Summary
 	fmt.Fprintf(&b, "%d answers paired over %d methods and names; margins: relative %g%%, absolute %g%%\n",
 		s.Compared, s.Endpoints, r.Margins.Relative, r.Margins.Absolute)
