@@ -16,20 +16,7 @@ import (
 
 func exportInsomnia(t *testing.T, path string, opts ...ExportOption) string {
 	t.Helper()
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var b bytes.Buffer
-	if err := EncodeInsomnia(&b, r, opts...); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "insomnia.json")
-	if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return exportFile(t, path, "insomnia.json", EncodeInsomnia, opts...)
 }
 
 // insomniaResource is what the tests read of a resource.

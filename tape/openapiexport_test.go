@@ -15,20 +15,7 @@ import (
 
 func exportOpenAPI(t *testing.T, path string, opts ...ExportOption) string {
 	t.Helper()
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var b bytes.Buffer
-	if err := EncodeOpenAPI(&b, r, opts...); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "openapi.json")
-	if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return exportFile(t, path, "openapi.json", EncodeOpenAPI, opts...)
 }
 
 // validateOpenAPI validates documents with swagger-parser

@@ -3,6 +3,7 @@ package tape
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,20 +15,7 @@ import (
 
 func exportPostman(t *testing.T, path string, opts ...ExportOption) string {
 	t.Helper()
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var b bytes.Buffer
-	if err := EncodePostman(&b, r, opts...); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "collection.json")
-	if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return exportFile(t, path, "collection.json", EncodePostman, opts...)
 }
 
 // nodeTool returns the path of a tool testdata/package.json installs, or
@@ -199,4 +187,24 @@ func everythingWithOneError(t *testing.T) string {
 		t.Fatalf("the tape no longer has the answer %s", answer)
 	}
 	return writeTemp(t, "changed.jsonl", strings.Replace(string(raw), answer, `{"jsonrpc":"2.0","id":33,"error":{"code":-32603,"message":"recorded as an error"}}`, 1))
+}
+
+// exportFile writes the tape at path through encode into a file named
+// name in a temporary folder, and returns the file's path.
+func exportFile(t *testing.T, path, name string, encode func(io.Writer, *Reader, ...ExportOption) error, opts ...ExportOption) string {
+	t.Helper()
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var b bytes.Buffer
+	if err := encode(&b, r, opts...); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
