@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replayctl/replayctl/internal/english"
 	"github.com/replayctl/replayctl/scheduler"
 )
 
@@ -226,5 +227,5 @@ func pluralGrouped(n int64, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
-	return grouped(n) + " " + word + "s"
+	return grouped(n) + " " + english.Plural(n, word)
 }
