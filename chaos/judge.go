@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/replayctl/replayctl/internal/english"
 )
 
 // Observation is what happened after one fault, as the engine saw it.
@@ -58,7 +60,7 @@ func Judge(session string, obs []Observation) Verdict {
 		where := fmt.Sprintf("seq %d %s", f.Seq, f.Kind)
 		if o.Attributed > 0 {
 			v.Notes = append(v.Notes, fmt.Sprintf("%s: %d later %s differed, as they may when the server %s (put down to the fault, not the server)",
-				where, o.Attributed, plural(o.Attributed, "answer"), altered(f.Kind)))
+				where, o.Attributed, english.Plural(int64(o.Attributed), "answer"), altered(f.Kind)))
 		}
 		if (!o.ServerAlive || !o.LaterOK) && !f.Kind.Reaches() {
 			// The server never got this message: it cannot have broken it.
@@ -99,13 +101,6 @@ func altered(k Kind) string {
 		return "lost its connection (and, over stdio, its state)"
 	}
 	return "got the fault"
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
 
 // mismatch compares an answer with the expectation; ok is false when they

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/replayctl/replayctl/internal/atomicfile"
+	"github.com/replayctl/replayctl/internal/english"
 	"github.com/replayctl/replayctl/report"
 )
 
@@ -67,7 +68,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if len(r.Changed) == 0 {
 		b.WriteString("changed: none (no path differs more between primary and candidate than between two runs of the primary)\n")
 	} else {
-		fmt.Fprintf(&b, "changed: %d %s\n", len(r.Changed), plural(len(r.Changed), "path", "paths"))
+		fmt.Fprintf(&b, "changed: %d %s\n", len(r.Changed), english.Plural(int64(len(r.Changed)), "path"))
 		tw := tabwriter.NewWriter(&b, 2, 8, 2, ' ', 0)
 		for _, p := range r.Changed {
 			fmt.Fprintf(tw, "  %s\t%s\traw %d/%d\tnoise %d/%d\t%s\n", endpointName(p.Method, p.Name), p.Path, p.Raw, p.Total, p.Noise, p.Total, example(p.Example))
@@ -76,7 +77,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	noise := r.noise()
 	if len(noise) > 0 {
-		fmt.Fprintf(&b, "\nnoise: %d %s not reported (they differ as much between runs of the primary)\n", len(noise), plural(len(noise), "path", "paths"))
+		fmt.Fprintf(&b, "\nnoise: %d %s not reported (they differ as much between runs of the primary)\n", len(noise), english.Plural(int64(len(noise)), "path"))
 		tw := tabwriter.NewWriter(&b, 2, 8, 2, ' ', 0)
 		for i, p := range noise {
 			if i == textNoiseLimit {
@@ -163,13 +164,6 @@ func fmtMS(v float64) string {
 		return fmt.Sprintf("%.2fs", v/1000)
 	}
 	return fmt.Sprintf("%.0fms", v)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // WriteHTML writes r as a self-contained HTML page (no script, nothing

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/replayctl/replayctl/internal/english"
 )
 
 // Coordination is the report's "coordination" section: how the shards of
@@ -89,7 +91,7 @@ func (c *Coordination) text() string {
 		}
 		n++
 	}
-	line := fmt.Sprintf("Coordinated: %s", plural(int64(len(c.Shards)), "shard"))
+	line := fmt.Sprintf("Coordinated: %s", english.Count(int64(len(c.Shards)), "shard"))
 	if n > 0 {
 		line += fmt.Sprintf(", first requests %s to %s after the common start", FormatMS(lo), FormatMS(hi))
 	}

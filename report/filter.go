@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/replayctl/replayctl/internal/english"
 	"github.com/replayctl/replayctl/mcp"
 )
 
@@ -171,7 +172,7 @@ func (r *Report) line(f Filter) (MethodSummary, string) {
 	}
 	why := "the run has no " + f.describe()
 	if omitted > 0 {
-		why += fmt.Sprintf(" broken down (the report breaks down its first %d %s, and %s of others are left out: raise --method-limit)", len(lines), what, plural(omitted, "result"))
+		why += fmt.Sprintf(" broken down (the report breaks down its first %d %s, and %s of others are left out: raise --method-limit)", len(lines), what, english.Count(omitted, "result"))
 	}
 	if len(seen) > 0 {
 		const most = 10

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/replayctl/replayctl/internal/english"
 )
 
 // htmlValueLimit is how many runes of an expected or actual value the HTML
@@ -99,8 +101,8 @@ func newHTMLPage(r Report) htmlPage {
 		{"messages", fmt.Sprintf("%d sent, %d received, %d skipped (%d on tape)", s.Sent, s.Received, s.Skipped, s.TotalMessages)},
 		{"duration", FormatMS(s.DurationMS)},
 		{"requests", fmt.Sprintf("%d sent, %d answered", p.Requests, p.Answered)},
-		{"validation", fmt.Sprintf("%d passed, %d failed, %s (%d checked)", r.Validation.Passed, r.Validation.Failed, plural(r.Validation.Warnings, "warning"), r.Validation.Checked)},
-		{"errors", fmt.Sprintf("%s, %s; error rate %.2f%%", plural(p.Errors, "error"), plural(p.Timeouts, "timeout"), p.ErrorRate*100)},
+		{"validation", fmt.Sprintf("%d passed, %d failed, %s (%d checked)", r.Validation.Passed, r.Validation.Failed, english.Count(r.Validation.Warnings, "warning"), r.Validation.Checked)},
+		{"errors", fmt.Sprintf("%s, %s; error rate %.2f%%", english.Count(p.Errors, "error"), english.Count(p.Timeouts, "timeout"), p.ErrorRate*100)},
 		{"success rate", fmt.Sprintf("%.2f%%", s.SuccessRate*100)},
 	}
 	// One rate: a paced replay's is the load card's achieved rate.
@@ -125,7 +127,7 @@ func newHTMLPage(r Report) htmlPage {
 		if r.Chaos.Seed != nil {
 			seed = fmt.Sprintf("seed %d", *r.Chaos.Seed)
 		}
-		chaos := fmt.Sprintf("%s injected (%s)", plural(r.Chaos.Injected, "fault"), seed)
+		chaos := fmt.Sprintf("%s injected (%s)", english.Count(r.Chaos.Injected, "fault"), seed)
 		if n := len(r.Chaos.Survival); n > 0 {
 			chaos += fmt.Sprintf("; %d of %d sessions survived", survived(r.Chaos.Survival), n)
 		}

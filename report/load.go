@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replayctl/replayctl/internal/english"
 	"github.com/replayctl/replayctl/scheduler"
 )
 
@@ -41,7 +42,9 @@ type Load struct {
 	// IntendedRatePerS is the rate of client requests the schedule meant:
 	// the intervals between the first and the last due time (requests − 1)
 	// over that span, so that rps:500 intends 500/s; 0 for a single request
-	// or a zero span. AchievedRatePerS is the same over the send times.
+	// or a zero span. AchievedRatePerS is the same over the send times
+	// (over the due times' span when the sends took less: a late start
+	// caught up is not a faster rate).
 	IntendedRatePerS float64 `json:"intended_rate_per_s"`
 	AchievedRatePerS float64 `json:"achieved_rate_per_s"`
 	// AchievedRatio is AchievedRatePerS / IntendedRatePerS, 0 when no
@@ -96,12 +99,24 @@ func (s *timeSpan) merge(o timeSpan) {
 
 // rate is the intervals between the times over their span, per second; 0
 // with fewer than two times or a zero span.
-func (s timeSpan) rate() float64 {
-	d := s.last.Sub(s.first)
+func (s timeSpan) rate() float64 { return s.rateOver(s.last.Sub(s.first)) }
+
+// rateOver is the intervals between the times over d, per second; 0 with
+// fewer than two times or a zero d.
+func (s timeSpan) rateOver(d time.Duration) float64 {
 	if s.n < 2 || d <= 0 {
 		return 0
 	}
 	return float64(s.n-1) / d.Seconds()
+}
+
+// achievedRate is the rate of the sends over their span, or over the
+// schedule's when that is longer: a replayer never sends before a message
+// is due, so sends squeezed into less time than the schedule meant come
+// from a late start caught up, not from a faster load (2 requests due 2 ms
+// apart, the first sent 1.3 ms late, are 500/s, not 1,429/s).
+func achievedRate(sent, due timeSpan) float64 {
+	return sent.rateOver(max(sent.last.Sub(sent.first), due.last.Sub(due.first)))
 }
 
 // load builds the load section from what c collected, for a replay at
@@ -118,7 +133,7 @@ func (c *Collector) load(speed *scheduler.Speed, sessions int, lag, held Stats) 
 		Applicable:       true,
 		Requests:         c.requestsSent,
 		IntendedRatePerS: c.reqDue.rate(),
-		AchievedRatePerS: c.reqSent.rate(),
+		AchievedRatePerS: achievedRate(c.reqSent, c.reqDue),
 		Late:             c.late,
 		LateAfterMS:      durToMS(LateAfter),
 		LagP99MS:         lag.P99,
@@ -226,5 +241,5 @@ func pluralGrouped(n int64, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
-	return grouped(n) + " " + word + "s"
+	return grouped(n) + " " + english.Plural(n, word)
 }

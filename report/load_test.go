@@ -124,6 +124,20 @@ func TestLoad(t *testing.T) {
 			lagP99: 10, heldCount: 2,
 		},
 		{
+			// A first request sent late and the last on time squeeze the
+			// sends into less time than the schedule meant: that is not a
+			// rate above the intended one (it read 286% before).
+			name:  "a late start does not count as a faster rate",
+			speed: "10x",
+			results: []Result{
+				timed(0, KindRequest, 0, 0, 1300*time.Microsecond),
+				timed(1, KindRequest, 2*time.Millisecond, 0, 0),
+			},
+			want: Load{Applicable: true, Requests: 2, IntendedRatePerS: 500, AchievedRatePerS: 500, AchievedRatio: 1, LateAfterMS: 10, Delivered: true,
+				Verdict: "delivered: 2 requests at 500/s, 100% of the 500/s intended (lag p99 1.3 ms)"},
+			lagP99: 1.3, heldCount: 2,
+		},
+		{
 			name:    "nothing sent",
 			speed:   "realtime",
 			results: []Result{{Seq: 0, Dir: DirC2S, Kind: KindRequest, Verdict: Skipped}},

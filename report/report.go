@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/replayctl/replayctl/internal/english"
 	"github.com/replayctl/replayctl/scheduler"
 )
 
@@ -361,9 +362,9 @@ func (r Report) Unchecked() string {
 	case r.Summary.TotalMessages == 0:
 		return fmt.Sprintf("tape %s holds no MCP message to replay (is it the right file? see the warnings for what was skipped)", r.Summary.Tape)
 	case r.Performance.Requests == 0:
-		return fmt.Sprintf("tape %s: %s sent, none a request: no answer to check against the recording", r.Summary.Tape, plural(r.Summary.Sent, "message"))
+		return fmt.Sprintf("tape %s: %s sent, none a request: no answer to check against the recording", r.Summary.Tape, english.Count(r.Summary.Sent, "message"))
 	}
-	return fmt.Sprintf("%s sent and no answer checked against the recording of tape %s (see the warnings and the timeline for why)", plural(r.Performance.Requests, "request"), r.Summary.Tape)
+	return fmt.Sprintf("%s sent and no answer checked against the recording of tape %s (see the warnings and the timeline for why)", english.Count(r.Performance.Requests, "request"), r.Summary.Tape)
 }
 
 // span is the replay's start and finish: as given, or else the earliest

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/replayctl/replayctl/internal/english"
 	"github.com/replayctl/replayctl/internal/termsafe"
 	"github.com/replayctl/replayctl/validator"
 )
@@ -106,7 +107,7 @@ func (t *textWriter) header(r Report) {
 		extra = append(extra, s.Speed.String())
 	}
 	if s.Sessions > 0 {
-		extra = append(extra, plural(int64(s.Sessions), "session"))
+		extra = append(extra, english.Count(int64(s.Sessions), "session"))
 	}
 	if s.Shard != nil {
 		extra = append(extra, fmt.Sprintf("shard %d/%d", s.Shard.Index, s.Shard.Count))
@@ -165,13 +166,13 @@ func (t *textWriter) body(r Report) {
 	if v.Failed > 0 {
 		failed = t.paint(ansiRed, failed)
 	}
-	warned := plural(v.Warnings, "warning")
+	warned := english.Count(v.Warnings, "warning")
 	if v.Warnings > 0 {
 		warned = t.paint(ansiYellow, warned)
 	}
 	t.line("validation", "%d passed, %s, %s (%d checked)", v.Passed, failed, warned, v.Checked)
 	if n := p.Errors + p.Timeouts; n > 0 {
-		t.line("errors", "%s", t.paint(ansiRed, plural(p.Errors, "error")+", "+plural(p.Timeouts, "timeout")))
+		t.line("errors", "%s", t.paint(ansiRed, english.Count(p.Errors, "error")+", "+english.Count(p.Timeouts, "timeout")))
 	}
 	t.chaos(r.Chaos)
 	if n := len(r.Thresholds); n > 0 {
@@ -358,13 +359,6 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-func plural(n int64, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // msDuration renders milliseconds as a duration with sensible precision.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/replayctl/replayctl/internal/english"
 )
 
 // chaos writes the chaos lines of WriteText: the counts, then one line
@@ -26,13 +28,13 @@ func (t *textWriter) chaos(c Chaos) {
 			broken++
 		}
 	}
-	counts := fmt.Sprintf("%s injected (%s)", plural(c.Injected, "fault"), seed)
+	counts := fmt.Sprintf("%s injected (%s)", english.Count(c.Injected, "fault"), seed)
 	if len(c.Survival) > 0 {
 		verdict := fmt.Sprintf("%d did not", broken)
 		if broken > 0 {
 			verdict = t.paint(ansiRed, verdict)
 		}
-		counts += fmt.Sprintf(": %s survived, %s", plural(survived, "session"), verdict)
+		counts += fmt.Sprintf(": %s survived, %s", english.Count(survived, "session"), verdict)
 	}
 	if c.FaultsOmitted > 0 {
 		counts += fmt.Sprintf("; the report lists %d of them", c.Injected-c.FaultsOmitted)
@@ -60,7 +62,7 @@ func (t *textWriter) chaos(c Chaos) {
 	}
 	for _, sv := range shown {
 		listed := byKind[sv.Session]
-		line := fmt.Sprintf("%-*s  %s  %s", width, clean(sv.Session), t.survival(sv), plural(int64(sv.Faults), "fault"))
+		line := fmt.Sprintf("%-*s  %s  %s", width, clean(sv.Session), t.survival(sv), english.Count(int64(sv.Faults), "fault"))
 		if len(listed) == sv.Faults && sv.Faults > 0 {
 			line += " (" + kindCounts(listed) + ")"
 		}
@@ -85,7 +87,7 @@ func (t *textWriter) chaos(c Chaos) {
 	}
 	if n := len(sessions) - len(shown); n > 0 && len(shown) > 0 {
 		rest := survived - (int64(len(shown)) - countBroken(shown))
-		t.line("", "and %d more %s (%d survived, %d did not)", n, pluralWord(int64(n), "session"), rest, int64(n)-rest)
+		t.line("", "and %d more %s (%d survived, %d did not)", n, english.Plural(int64(n), "session"), rest, int64(n)-rest)
 	}
 	if details && !t.verbose {
 		t.line("", "(details: run -v, or see the report's chaos section)")
@@ -134,11 +136,4 @@ func kindCounts(faults []Fault) string {
 func faultDetail(detail string) string {
 	d, _, _ := strings.Cut(detail, " #p=")
 	return clean(d)
-}
-
-func pluralWord(n int64, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }

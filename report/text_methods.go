@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/replayctl/replayctl/internal/english"
 	"github.com/replayctl/replayctl/mcp"
 )
 
@@ -16,12 +17,12 @@ const textMethodLimit = 20
 // line counts it: "20 requests: p50 1.2s p99 3.61s max 3.79s; left out of
 // latency (--include-handshake counts it)".
 func handshakeLine(h Handshake) string {
-	s := plural(h.Requests, "request")
+	s := english.Count(h.Requests, "request")
 	if l := h.LatencyMS; l.Count > 0 {
 		s += fmt.Sprintf(": p50 %s  p99 %s  max %s", msDuration(l.P50), msDuration(l.P99), msDuration(l.Max))
 	}
 	if n := h.Errors + h.Timeouts; n > 0 {
-		s += fmt.Sprintf(", %s", plural(n, "error"))
+		s += fmt.Sprintf(", %s", english.Count(n, "error"))
 	}
 	if h.Included {
 		return s + "; counted in latency (--include-handshake)"
@@ -98,6 +99,6 @@ func (t *textWriter) methodTable(lines []MethodSummary, omitted int64, name func
 		fmt.Fprintf(&t.buf, "  and %d more (the JSON report lists them all)\n", more)
 	}
 	if omitted > 0 {
-		fmt.Fprintf(&t.buf, "  and %s not broken down (--method-limit)\n", plural(omitted, "result"))
+		fmt.Fprintf(&t.buf, "  and %s not broken down (--method-limit)\n", english.Count(omitted, "result"))
 	}
 }

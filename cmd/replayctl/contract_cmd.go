@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replayctl/replayctl/contract"
+	"github.com/replayctl/replayctl/internal/english"
 	"github.com/replayctl/replayctl/tape"
 )
 
@@ -71,19 +72,11 @@ contracts, breaking changes first.`,
 				}
 			}
 			fmt.Fprintf(a.errOut, "contract: %d tools (%d with an output schema), %d resources, %d prompts from %d %s\n",
-				len(c.Tools), outputs, len(c.Resources), len(c.Prompts), len(args), plural(len(args), "tape", "tapes"))
+				len(c.Tools), outputs, len(c.Resources), len(c.Prompts), len(args), english.Plural(int64(len(args)), "tape"))
 			return nil
 		},
 	}
 	return cmd
-}
-
-// plural is one or many, by n.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // readContract reads the contract file at path for flag (its errors are
@@ -177,7 +170,7 @@ func writeContractDiff(w io.Writer, names []string, cs []contract.Change, output
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Contracts %s → %s: %d %s, %d breaking\n", names[0], names[1], len(cs), plural(len(cs), "change", "changes"), breaking)
+	fmt.Fprintf(&b, "Contracts %s → %s: %d %s, %d breaking\n", names[0], names[1], len(cs), english.Plural(int64(len(cs)), "change"), breaking)
 	for _, c := range cs {
 		tag := "         "
 		if c.Breaking {

@@ -35,6 +35,7 @@ func exportFormats(creator string) []exportFormat {
 func (a *app) exportCommand() *cobra.Command {
 	var maxLine int
 	var url string
+	var force bool
 	formats := exportFormats(readVersion().Version)
 	chosen := make([]bool, len(formats))
 	var names []string
@@ -45,7 +46,8 @@ func (a *app) exportCommand() *cobra.Command {
 		Use:   "export --har|--k6|--postman|--insomnia|--playwright|--openapi TAPE OUT",
 		Short: "Export a tape as HAR, a k6 script, a Postman or Insomnia collection, a Playwright test or an OpenAPI description",
 		Long: `Export a tape (any format replayctl reads) for another tool. OUT is written
-atomically ("-" writes to stdout); credentials are left out as the redaction policy says (headers
+atomically and not over a file that exists unless --force ("-" writes to
+stdout); credentials are left out as the redaction policy says (headers
 and members named like secrets, passwords in URLs).
 
 --har writes HAR 1.2, to look at in a browser's network panel: one entry
@@ -130,6 +132,11 @@ and the tools/call request of each).`,
 				}
 			}
 			in, out := args[0], args[1]
+			if out != "-" {
+				if err := refuseExisting("export", out, force); err != nil {
+					return err
+				}
+			}
 			ctx := cmd.Context()
 			r, err := a.openTapeArg(ctx, in, tape.WithMaxLine(maxLine))
 			if err != nil {
@@ -183,6 +190,7 @@ and the tools/call request of each).`,
 		cmd.Flags().BoolVar(&chosen[i], f.flag, false, "write "+f.what)
 	}
 	cmd.Flags().StringVar(&url, "url", "", "the MCP endpoint the export sends to or describes (default: the recorded URL, or "+tape.DefaultExportURL+" for a stdio tape)")
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite OUT if it exists")
 	cmd.Flags().IntVar(&maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
 	return cmd
 }

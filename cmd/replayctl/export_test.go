@@ -74,3 +74,28 @@ func TestExportToStdout(t *testing.T) {
 		t.Errorf("export wrote a file named -: %v", err)
 	}
 }
+
+// TestExportKeepsAnExistingFile: export, like import and convert, refuses
+// to write over a file that exists unless --force, and leaves it as it was
+// (a k6 script or collection the user edited by hand is theirs).
+func TestExportKeepsAnExistingFile(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "load.js")
+	const kept = "// a script the user edited\n"
+	if err := os.WriteFile(out, []byte(kept), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := replayctl(t, "export", "--k6", "examples/quickstart.jsonl", out)
+	if res.code != 2 || !strings.Contains(res.stderr, out+" exists; pass --force") {
+		t.Errorf("export onto an existing file: exit %d, stderr %q; want 2 and %q", res.code, res.stderr, "exists; pass --force")
+	}
+	if b, _ := os.ReadFile(out); string(b) != kept {
+		t.Errorf("export changed the existing file to %.60q", b)
+	}
+	res = replayctl(t, "export", "--k6", "--force", "examples/quickstart.jsonl", out)
+	if res.code != 0 {
+		t.Errorf("export --force: exit %d, stderr %q", res.code, res.stderr)
+	}
+	if b, _ := os.ReadFile(out); !strings.Contains(string(b), `import http from "k6/http";`) {
+		t.Errorf("export --force left %.60q", b)
+	}
+}
