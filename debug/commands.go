@@ -105,12 +105,17 @@ type View struct {
 // View returns the expected-vs-actual view of the last request whose
 // result was shown, or ErrNothingJudged.
 func (s *Session) View() (View, error) {
-	r := s.last
-	if r == nil {
+	if s.last == nil {
 		return View{}, ErrNothingJudged
 	}
+	return ViewOf(*s.last), nil
+}
+
+// ViewOf is the expected-vs-actual view of a result (one OnShow is
+// handed, say).
+func ViewOf(r report.Result) View {
 	return View{Seq: r.Seq, Method: r.Method, Verdict: r.Verdict, Actual: r.Answer, Expected: r.Recorded,
-		Differences: slices.Clone(r.Differences), Err: r.Err}, nil
+		Differences: slices.Clone(r.Differences), Err: r.Err}
 }
 
 // Break adds a breakpoint before a message: a seq ("12"), a method

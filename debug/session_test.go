@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -27,12 +28,20 @@ const quickstart = "../examples/quickstart.jsonl"
 
 // shown collects what a session's OnShow hook is handed.
 type shown struct {
-	mu sync.Mutex
-	rs []report.Result
+	mu   sync.Mutex
+	rs   []report.Result
+	prev report.Result // the last one, kept by take
 }
 
 func (s *shown) hook() debug.Option {
-	return debug.OnShow(func(r report.Result) { s.mu.Lock(); s.rs = append(s.rs, r); s.mu.Unlock() })
+	return debug.OnShow(func(r report.Result) { s.mu.Lock(); s.rs = append(s.rs, r); s.prev = r; s.mu.Unlock() })
+}
+
+// last is the last result handed.
+func (s *shown) last() report.Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.prev
 }
 
 // take returns "seq method verdict" for each result handed since the
@@ -214,6 +223,9 @@ func TestFailedAnswerAgainstASubprocess(t *testing.T) {
 			if v.Seq != 3 || v.Method != "tools/list" || v.Verdict != report.Failed || len(v.Differences) == 0 ||
 				!strings.Contains(string(v.Actual), `"ok":true`) || !strings.Contains(string(v.Expected), `"tools":[`) {
 				t.Errorf("the view %+v\nactual %s\nexpected %s\nwant seq 3 tools/list failed, the server's answer against the recorded one", v, v.Actual, v.Expected)
+			}
+			if last := sh.last(); !reflect.DeepEqual(debug.ViewOf(last), v) {
+				t.Errorf("the view of the last result shown %+v, want the session's %+v", debug.ViewOf(last), v)
 			}
 			return nil
 		})
