@@ -275,3 +275,10 @@ func checkObject(msg []byte) error {
 	}
 	return nil
 }
+
+// Lookup returns the tape's message with that seq, as the replay reads it
+// (Replay.Lookup), for a front end's list and print: the bytes as
+// recorded, credentials and secrets included (hide them before showing
+// it). It does not go through Run's goroutine and may be called at any
+// time, from any goroutine.
+func (c *Controller) Lookup(seq int64) (Msg, bool) { return c.r.Lookup(seq) }

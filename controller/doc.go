@@ -1,7 +1,9 @@
 // Package controller is the command actor of a replay: pause, resume,
 // step, seek, breakpoints, speed, inject, modify-next and stop, with status
-// updates for any number of subscribers. It is what `replayctl debug` and
-// the `--control unix:/path.sock` socket drive.
+// updates for any number of subscribers. It is what package debug
+// (`replayctl debug`), the browser view and the `--control
+// unix:/path.sock` socket drive. A replay made with replay.Control has
+// one, attached to its engine (replay.Replay.Controller).
 //
 // # The actor
 //

@@ -43,7 +43,7 @@ func TestCheckConfigAgreesWithNew(t *testing.T) {
 			opts []replay.Option
 		}{
 			{"run", c.okRun, []replay.Option{replay.Steps(steps)}},
-			{"debug", c.okDebug, []replay.Option{replay.Controlled()}},
+			{"debug", c.okDebug, []replay.Option{replay.Control()}},
 		} {
 			t.Run(c.name+"/"+mode.name, func(t *testing.T) {
 				checkErr := replay.CheckConfig("c.yaml", file, mode.opts...)

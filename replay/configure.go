@@ -113,7 +113,7 @@ func (s *settings) blameFile(err error, path string) error {
 // unit), the chaos plan, and the values the options take from it (speed,
 // error_handling.strategy, performance.sessions…) — for a replay with
 // opts. With no opts that is `replayctl run`'s replay, which refuses the
-// strategy pause; with Controlled(), a debug session's, which takes it.
+// strategy pause; with Control(), a debug session's, which takes it.
 //
 // What New checks beyond the options and the file is not checked: the
 // tape, the target, and Steps at speed stepped. Environment values are not

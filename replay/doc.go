@@ -100,7 +100,8 @@
 //
 // # Controllers
 //
-// New prepares a replay without running it. A stepped debugger (package
-// controller, as `replayctl debug` does) attaches to Replay.Engine before
-// Run; the Controlled option sets a controlled replay's defaults.
+// New prepares a replay without running it. With the Control option it is
+// a controlled replay: New attaches a controller (package controller) to
+// it, handed out by Replay.Controller, which steps, seeks and pauses it.
+// Package debug runs a stepped debug session on one (`replayctl debug`).
 package replay

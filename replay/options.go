@@ -8,6 +8,7 @@ import (
 
 	"github.com/replayctl/replayctl/config"
 	"github.com/replayctl/replayctl/contract"
+	"github.com/replayctl/replayctl/controller"
 	"github.com/replayctl/replayctl/engine"
 	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/report"
@@ -65,6 +66,7 @@ type settings struct {
 	events      []event.Consumer
 	step        <-chan struct{}
 	controlled  bool
+	control     []controller.Option // Control's, for the controller New makes
 	set         map[string]bool
 	fromFile    map[string]bool // options the config file may have set
 
@@ -189,7 +191,8 @@ func IncludeHandshake() Option {
 // OnError says what happens at a failed or unanswered message: Continue
 // (the default: report it and go on), Stop (end the replay there), or
 // Retry (retry what the target asked to have again, up to MaxRetries,
-// then go on); Pause only in a controlled replay. A text a person wrote
+// then go on); Pause only in a controlled replay (Control), which takes
+// Pause or Continue only. A text a person wrote
 // is read by ParseErrorPolicy; a value outside these is an *OptionError
 // of New.
 func OnError(policy ErrorPolicy) Option {
@@ -274,12 +277,18 @@ func Logger(l zerolog.Logger) Option { return func(s *settings) { s.logger = l }
 // Steps, at WithSpeed(Stepped()), releases one message per value received.
 func Steps(ch <-chan struct{}) Option { return func(s *settings) { s.step = ch } }
 
-// Controlled prepares a replay for a controller (package controller, as
-// `replayctl debug` attaches one to Replay.Engine): it steps by itself and
-// pauses at errors: its speed is fast unless given, a config's stepped
+// Control makes the replay a controlled one: New makes a controller
+// (package controller) and attaches it to the replay's engine, and
+// Replay.Controller hands it out, to be run beside Replay.Run (package
+// debug does both). A controlled replay steps and pauses at the
+// controller's word: its speed is fast unless given, a config's stepped
 // speed becomes fast, and a config's stop or retry strategy is left to the
-// controller (OnErrorPolicy is then "pause").
-func Controlled() Option { return func(s *settings) { s.controlled = true } }
+// controller (OnErrorPolicy is then "pause"). The controller logs through
+// the replay's Logger, starts at its speed, pauses or goes on at an error
+// as OnErrorPolicy says, and hides its secrets; opts come after those.
+func Control(opts ...controller.Option) Option {
+	return func(s *settings) { s.controlled = true; s.control = append(s.control, opts...) }
+}
 
 // Message is a client message as BeforeSend sees it.
 type Message struct {

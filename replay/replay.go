@@ -10,6 +10,7 @@ import (
 
 	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/config"
+	"github.com/replayctl/replayctl/controller"
 	"github.com/replayctl/replayctl/engine"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
@@ -59,6 +60,7 @@ type Replay struct {
 	sessions   int
 	config     string // the config file read, for the report
 	rerecord   *rerecorder
+	ctl        *controller.Controller // Control's; nil otherwise
 }
 
 // New checks the options (and the config they name) and prepares the
@@ -147,6 +149,9 @@ func New(src tape.Source, opts ...Option) (*Replay, error) {
 	if r.e, err = engine.New(cfg); err != nil {
 		return nil, err
 	}
+	if s.controlled {
+		r.ctl = r.control(s)
+	}
 	return r, nil
 }
 
@@ -232,6 +237,9 @@ func (s *settings) check() (checked, error) {
 		onError = engine.OnErrorContinue
 	default:
 		return checked{}, bad("OnError", s.onError, errors.New("want continue, stop or retry"))
+	}
+	if s.controlled && s.onError != "pause" && s.onError != "continue" {
+		return checked{}, bad("OnError", s.onError, errors.New("a controlled replay pauses or goes on at an error: choose pause or continue"))
 	}
 	switch {
 	case s.timeout <= 0:
@@ -394,9 +402,30 @@ func parseThresholds(exprs []string) ([]report.Threshold, error) {
 	return ts, nil
 }
 
-// Engine is the replay's engine, for a controller to attach to before Run
-// (controller.New(r.Engine(), …); Engine.Attach).
-func (r *Replay) Engine() *engine.Engine { return r.e }
+// control makes the controller of a controlled replay and attaches it to
+// the engine: the replay's logger, speed, error policy (check has let
+// only pause and continue through) and redactor, then Control's options.
+func (r *Replay) control(s *settings) *controller.Controller {
+	onError := controller.OnErrorPause
+	if r.onError == string(Continue) {
+		onError = controller.OnErrorContinue
+	}
+	opts := append([]controller.Option{controller.WithLogger(s.logger), controller.WithSpeed(r.speed),
+		controller.WithOnError(onError), controller.WithRedactor(r.redactor)}, s.control...)
+	c := controller.New(r.e, opts...)
+	r.e.Attach(c)
+	return c
+}
+
+// Controller is the controller of a replay made with Control, nil for
+// another. Run it (Controller.Run) on a goroutine of its own beside Run,
+// and Start it: the replay sends nothing until then.
+func (r *Replay) Controller() *controller.Controller { return r.ctl }
+
+// StartAt sets the replay's start, the time its sessions' offsets count
+// from (by default, when Run starts): the common start a coordinator gives
+// shards. Call it before Run.
+func (r *Replay) StartAt(t time.Time) { r.e.StartAt(t) }
 
 // Thresholds are the replay's thresholds (the Thresholds option's, else
 // the config file's), as its report judges them.
@@ -468,11 +497,22 @@ func (r *Replay) Sessions() int { return r.sessions }
 // covers what was replayed. When nothing could be replayed (a tape that
 // cannot be read) the report is nil.
 //
+// A controlled replay (Control) runs until its owner ends it: ctx, or
+// Controller.Stop. That end is not an interruption: its report is the
+// engine's as far as it went, not concluded (package debug judges the
+// answers: Report.Passed), and the error is ctx's or the replay's own.
+//
 // Neither the report nor the error's message shows a secret (Secrets).
 func (r *Replay) Run(ctx context.Context) (*report.Report, error) {
 	rep, err := r.e.Run(ctx)
 	if err != nil && rep.Summary.Tape == "" {
 		return nil, r.redact(err) // nothing was replayed
+	}
+	if r.ctl != nil {
+		// The end of ctx is how its owner ends a controlled replay (or
+		// Controller.Stop): not an interruption. Its report is the
+		// engine's, as far as it went: not concluded.
+		return &rep, r.redact(err)
 	}
 	rep.Summary.Warnings = append(rep.Summary.Warnings, r.warnings...)
 	rep.Summary.Config = r.config

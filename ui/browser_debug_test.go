@@ -16,7 +16,6 @@ import (
 	"github.com/chromedp/chromedp"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/replayctl/replayctl/controller"
 	"github.com/replayctl/replayctl/mock"
 	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/tape"
@@ -107,13 +106,11 @@ func TestBrowserDebugDrivesTheReplay(t *testing.T) {
 	url, got := countingServer(t, path)
 
 	s := New(WithTitle("debug"))
-	r, err := replay.New(tape.File(path), append(s.Options(), replay.Against(replay.HTTP(url)), replay.SpeedText("fast"), replay.Controlled())...)
+	r, err := replay.New(tape.File(path), append(s.Options(), replay.Against(replay.HTTP(url)), replay.SpeedText("fast"), replay.Control())...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := r.Engine()
-	c := controller.New(e, controller.WithSpeed(r.Speed()))
-	e.Attach(c)
+	c := r.Controller()
 	if err := s.Control(c); err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +118,7 @@ func TestBrowserDebugDrivesTheReplay(t *testing.T) {
 	ctx2, cancel := context.WithCancel(t.Context())
 	g, gctx := errgroup.WithContext(ctx2)
 	g.Go(func() error { return c.Run(gctx) })
-	g.Go(func() error { _, err := e.Run(gctx); return err })
+	g.Go(func() error { _, err := r.Run(gctx); return err })
 	defer func() {
 		cancel()
 		_ = g.Wait()

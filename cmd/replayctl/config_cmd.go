@@ -74,7 +74,7 @@ with exit status 2.`,
 			switch forCmd {
 			case "run":
 			case "debug":
-				opts = append(opts, replay.Controlled())
+				opts = append(opts, replay.Control())
 			default:
 				return usageError("--for %q: want run or debug", forCmd)
 			}
@@ -185,7 +185,7 @@ func checkConfig(path, forCmd string, opts []replay.Option) (configCheck, error)
 		return fail(err)
 	}
 	if err := replay.CheckConfig(path, f, opts...); err != nil {
-		if forCmd == "run" && replay.CheckConfig(path, f, replay.Controlled()) == nil {
+		if forCmd == "run" && replay.CheckConfig(path, f, replay.Control()) == nil {
 			err = fmt.Errorf("%w; replayctl debug takes the file as it is (config check --for debug)", err)
 		}
 		return fail(err)

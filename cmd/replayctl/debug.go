@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -14,15 +13,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sync/errgroup"
 	"golang.org/x/term"
 
 	"github.com/replayctl/replayctl/controller"
-	"github.com/replayctl/replayctl/engine"
-	"github.com/replayctl/replayctl/mcp"
+	"github.com/replayctl/replayctl/debug"
 	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/report"
-	"github.com/replayctl/replayctl/tape"
 )
 
 // debugFlags are the flags of `replayctl debug`: run's target flags and
@@ -116,12 +112,15 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 		return err
 	}
 	defer a.stopMetrics(cmd.Context(), served)
-	opts = append(opts, metricsOpts...)
-	// debug steps by itself and pauses at errors: a config's stepped speed
-	// or stop/retry strategy mean nothing here (replay.Controlled).
-	// The debugger reads the verdicts from the replay's event stream.
-	j := newJournal()
-	opts = append(append(opts, outOpts...), replay.Controlled(), replay.Events(j.consumer()))
+	opts = append(append(opts, metricsOpts...), outOpts...)
+	// --on-error given overrides the config's strategy; else the config's
+	// continue holds, and pause is the default (debug.WithReplay).
+	if _, err := controller.ParseOnError(f.onError); err != nil {
+		return usageError("--on-error: %w", err)
+	}
+	if cmd.Flags().Changed("on-error") {
+		opts = append(opts, replay.OnError(replay.ErrorPolicy(f.onError)))
+	}
 	src, err := loadTape(cmd.Context(), args[0])
 	if err != nil {
 		return err
@@ -132,37 +131,35 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	}
 	defer view.stop()
 	opts = append(opts, view.options()...)
-	r, err := replay.New(src, opts...)
+	d := &debugger{}
+	dopts := []debug.Option{debug.WithReplay(opts...), debug.MaxLine(f.maxLine), debug.OnShow(d.show)}
+	if f.stepHandshake {
+		dopts = append(dopts, debug.StopAtStart())
+	}
+	if socket != "" {
+		// Made before anything is replayed: a socket that cannot be made
+		// is bad usage, and nothing has been sent.
+		ln, err := controller.ListenUnix(socket)
+		if err != nil {
+			return usageError("--control: %w", err)
+		}
+		defer ln.Close() // the session closes it too; the second close does nothing
+		dopts = append(dopts, debug.WithControl(ln))
+	}
+	s, err := debug.New(src, dopts...)
 	if err != nil {
 		return inputError(err)
 	}
-	a.redact(r.Secrets())
-	onErr := f.onError
-	if !cmd.Flags().Changed("on-error") && r.OnErrorPolicy() == "continue" {
-		onErr = "continue" // the config's
-	}
-	onError, err := controller.ParseOnError(onErr)
-	if err != nil {
-		return usageError("--on-error: %w", err)
-	}
-	// A tape that cannot be read is refused now, before the REPL: else the
-	// end of a short input could win the race with the engine's error.
-	tr, err := tape.OpenSource(src, tape.WithMaxLine(f.maxLine))
-	if err != nil {
-		return err
-	}
-	tr.Close()
-	e, speed := r.Engine(), r.Speed()
-	c := controller.New(e, controller.WithLogger(a.log), controller.WithOnError(onError), controller.WithSpeed(speed), controller.WithRedactor(a.redactor.Load()))
-	e.Attach(c)
+	a.redact(s.Replay().Secrets())
+	c := s.Controller()
 	view.start(cmd.Context(), a.stderr, c) // the page steers through the REPL's controller
 
 	in := newLineReader(a.stdin, a.stdout)
 	defer in.close()
 	// break's and seek's Tab: the tape's methods, found when first asked.
-	in.completeWith(sync.OnceValue(func() []string { return tapeMethods(e.Lookup) }))
+	in.completeWith(sync.OnceValue(s.Methods))
 	out := a.redacting(in.writer()) // the secrets never shown
-	d := &debugger{c: c, look: shown(e.Lookup, a.redactor.Load()), j: j, out: out, p: painter(in.terminal && !noColor()), timeout: r.Timeout(), width: outputWidth(a.stdout)}
+	d.s, d.out, d.p, d.width = s, out, painter(in.terminal && !noColor()), outputWidth(a.stdout)
 
 	// On a terminal Ctrl-C interrupts a running command instead of ending
 	// the session (quit, or Ctrl-D, ends it); from a pipe it ends the
@@ -173,78 +170,33 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	}
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
-	var ln net.Listener
 	if socket != "" {
-		// Made before anything is replayed: a socket that cannot be made
-		// is bad usage, and nothing has been sent.
-		if ln, err = controller.ListenUnix(socket); err != nil {
-			return usageError("--control: %w", err)
-		}
-		defer ln.Close() // Serve closes it too; the second close does nothing
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	// The engine runs until the debugger ends it (quit, end of input, or
-	// stop over the control socket): its stop is not an interrupt of the
-	// replay, so it is not concluded as one (replay.Run would).
-	var rep report.Report
-	stopped := false // by stop over the control socket; read after g.Wait
-	g.Go(func() error {
-		err := c.Run(gctx)
-		if err == nil { // Stop: nothing else calls it
-			stopped = true
-			return errControlStop // ends the REPL and the engine
-		}
-		return err
-	})
-	g.Go(func() error {
-		var err error
-		rep, err = e.Run(gctx)
-		return err
-	})
-	// ready starts serving the control socket, once the REPL has replayed
-	// the handshake: a command sent meanwhile waits in the socket (its
-	// client is connected, its line buffered) rather than racing the
-	// handshake's steps ("a step is already in progress").
-	ready := func() {}
-	if ln != nil {
 		fmt.Fprintf(a.errOut, "control socket: %s\n", socket)
-		ready = func() {
-			// Serve ends when the controller does, which every end of
-			// the session brings about, after the replies under way
-			// (the reply to a stop among them; each write is bounded by
-			// the write timeout); at once only on a signal. Not with
-			// gctx or ctx: their end would cut the reply to a stop.
-			g.Go(func() error { return controller.Serve(cmd.Context(), c, ln) })
-		}
 	}
 	if in.terminal {
-		g.Go(func() error { return interrupts(gctx, c, cancel) })
+		sigCtx, sigStop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_ = interrupts(sigCtx, c, cancel)
+		}()
+		defer func() { sigStop(); <-done }()
 	}
-
-	replErr := d.loop(gctx, in, f.stepHandshake, ready)
-	engineFirst := gctx.Err() != nil && ctx.Err() == nil
-	cancel()
-	runErr := g.Wait()
-	if stopped {
-		// stop over the control socket ends the session as quit does:
-		// the summary, and the replay's own exit status.
-		if errors.Is(runErr, errControlStop) || errors.Is(runErr, engine.ErrStopped) {
-			runErr, engineFirst = nil, false
-		}
-		if stopErr(replErr) != nil { // a command cut short by the stop
-			replErr = nil
-		}
-	}
+	rep, err := s.Run(ctx, func(ctx context.Context) error { return d.loop(ctx, in) })
+	var replayErr *debug.ReplayError
 	switch {
-	case engineFirst && runErr != nil:
-		return runErr // the target died, or a bad tape
+	case errors.As(err, &replayErr):
+		return replayErr.Err // the target died, or a bad tape
 	case cmd.Context().Err() != nil && !in.terminal:
 		return fmt.Errorf("interrupted: %w", cmd.Context().Err())
-	case replErr != nil:
-		return replErr
+	case err != nil:
+		return err
 	}
-	fmt.Fprintf(out, "%s\n", summaryLine(rep))
-	if err := view.finish(&rep); err != nil {
+	if rep == nil {
+		rep = &report.Report{}
+	}
+	fmt.Fprintf(out, "%s\n", summaryLine(*rep))
+	if err := view.finish(rep); err != nil {
 		return err
 	}
 	defer view.wait(cmd.Context(), a.stderr) // after the summary
@@ -254,38 +206,26 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	return nil
 }
 
-// errControlStop ends a debug session whose controller was stopped over
-// the control socket.
-var errControlStop = errors.New("stopped over the control socket")
-
-// loop runs the handshake, calls ready, and then runs the commands,
+// loop begins the session (the handshake), and then runs the commands,
 // until quit, end of input or the end of ctx. A command's error is shown
-// and the session goes on; only a stopped controller or ctx ends it
-// early (ready is then not called).
-func (d *debugger) loop(ctx context.Context, in *lineReader, stepHandshake bool, ready func()) error {
-	if err := d.c.Start(ctx); err != nil {
-		return stopErr(err)
+// and the session goes on; only the session's end (debug.Ended) ends it
+// early.
+func (d *debugger) loop(ctx context.Context, in *lineReader) error {
+	p, err := d.s.Begin(ctx)
+	switch {
+	case debug.Ended(err):
+		return err
+	case err != nil:
+		d.printf("error: %v\n", err)
+	default:
+		d.where(p)
 	}
-	if m, ok := d.look(0); ok {
-		d.defaultSession = m.Session
-	}
-	if !stepHandshake {
-		if err := d.handshake(ctx); err != nil {
-			if stop := stopErr(err); stop != nil {
-				return stop
-			}
-			d.printf("error: %v\n", err)
-		}
-	} else if st, err := d.c.Status(ctx); err == nil {
-		d.where(st)
-	}
-	ready()
 	for {
 		line, err := in.readLine(ctx)
 		if err != nil {
 			return nil // end of input, or ctx: quit
 		}
-		c, arg, err := parseCommand(line)
+		c, err := debug.Parse(line)
 		if err != nil {
 			d.printf("error: %v\n", err)
 			continue
@@ -293,60 +233,15 @@ func (d *debugger) loop(ctx context.Context, in *lineReader, stepHandshake bool,
 		if c == nil {
 			continue
 		}
-		err = c.run(d, ctx, arg)
+		err = d.run(ctx, c)
 		if errors.Is(err, errQuit) {
 			return nil
 		}
-		if stop := stopErr(err); stop != nil {
-			return stop
+		if debug.Ended(err) {
+			return err
 		}
 		if err != nil {
 			d.printf("error: %v\n", err)
-		}
-	}
-}
-
-// stopErr keeps the errors that end the session: the controller or the
-// replay is gone (the engine's own error then says why).
-func stopErr(err error) error {
-	if errors.Is(err, controller.ErrStopped) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	return nil
-}
-
-// handshake steps through the initialize request and the initialized
-// notification of the tape's first session, and stops before the message
-// after them. A tape without them stops before its first message.
-func (d *debugger) handshake(ctx context.Context) error {
-	last := int64(-1)
-	for s := int64(0); s < 10000; s++ {
-		m, ok := d.look(s)
-		if !ok {
-			break
-		}
-		if m.Dir == report.DirC2S && m.Method == mcp.NotificationInitialized {
-			last = s
-			break
-		}
-	}
-	var shown []report.Result
-	for {
-		st, err := d.c.Status(ctx)
-		if err != nil {
-			return err
-		}
-		m, ok := d.current(st)
-		if !ok || m.Seq > last || st.State != controller.Paused || strings.HasPrefix(st.Reason, "error") {
-			return d.settle(ctx, shown)
-		}
-		rs, err := d.c.Step(ctx, 1)
-		for _, r := range rs {
-			d.show(r)
-		}
-		shown = append(shown, rs...)
-		if err != nil {
-			return err
 		}
 	}
 }
@@ -370,23 +265,6 @@ func interrupts(ctx context.Context, c *controller.Controller, cancel func()) er
 			}
 			_ = c.Interrupt(ctx) // continue's WaitStop and step's Step then return
 		}
-	}
-}
-
-// shown is lookup with what no one may see hidden, for the debugger's
-// list and print: the values of credential members and headers masked
-// (tape.Mask, tape.MaskHeaders), the secrets redacted. The results the
-// engine gives have had the same done already.
-func shown(lookup func(int64) (controller.Msg, bool), rd *tape.Redactor) func(int64) (controller.Msg, bool) {
-	return func(seq int64) (controller.Msg, bool) {
-		m, ok := lookup(seq)
-		m.Raw = rd.Bytes(tape.Mask(m.Raw))
-		if m.HTTP != nil {
-			h := *m.HTTP
-			h.Headers = tape.MaskHeaders(h.Headers)
-			m.HTTP = &h
-		}
-		return m, ok
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"github.com/peterh/liner"
+
+	"github.com/replayctl/replayctl/debug"
 )
 
 // prompt is the debugger's prompt, and the prefix of each command echoed
@@ -55,7 +57,7 @@ func newLineReader(in io.Reader, out io.Writer) *lineReader {
 		r.ln = liner.NewLiner()
 		r.ln.SetTabCompletionStyle(liner.TabCircular) // Tab again: the next candidate
 		r.ln.SetWordCompleter(func(line string, pos int) (string, []string, string) {
-			return completeLine(line, pos, nil)
+			return debug.Complete(line, pos, nil)
 		})
 		return r
 	}
@@ -70,7 +72,7 @@ func (r *lineReader) completeWith(methods func() []string) {
 		return
 	}
 	r.ln.SetWordCompleter(func(line string, pos int) (string, []string, string) {
-		return completeLine(line, pos, methods)
+		return debug.Complete(line, pos, methods)
 	})
 }
 

@@ -8,84 +8,8 @@ import (
 	"time"
 
 	"github.com/replayctl/replayctl/controller"
-	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/report"
 )
-
-func TestParseCommand(t *testing.T) {
-	tests := []struct {
-		line, name, arg, err string
-	}{
-		{"", "", "", ""},
-		{"   ", "", "", ""},
-		{"# a comment", "", "", ""},
-		{"step", "step", "", ""},
-		{"s 3", "step", "3", ""},
-		{"  c  ", "continue", "", ""},
-		{"b tools/call", "break", "tools/call", ""},
-		{`break method == "ping" && seq > 3`, "break", `method == "ping" && seq > 3`, ""},
-		{"bl", "breakpoints", "", ""},
-		{"d 2", "delete", "2", ""},
-		{"l", "list", "", ""},
-		{"p 4", "print", "4", ""},
-		{`inject {"jsonrpc":"2.0","id":1,"method":"ping"}`, "inject", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, ""},
-		{"q", "quit", "", ""},
-		{"bogus 1", "", "", `unknown command "bogus"`},
-		{"steps", "", "", `unknown command "steps"`},
-		{"stp", "", "", `unknown command "stp"; did you mean "step"?`},
-		{"next", "", "", `unknown command "next"; did you mean "step"?`},
-		{"run", "", "", `unknown command "run"; did you mean "continue"?`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.line, func(t *testing.T) {
-			c, arg, err := parseCommand(tt.line)
-			gotErr := ""
-			if err != nil {
-				gotErr = err.Error()
-			}
-			if tt.err != "" {
-				if !strings.Contains(gotErr, tt.err) {
-					t.Fatalf("error %q, want one with %q", gotErr, tt.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("error %v, want none", err)
-			}
-			name := ""
-			if c != nil {
-				name = c.name
-			}
-			if name != tt.name || arg != tt.arg {
-				t.Errorf("got %q %q, want %q %q", name, arg, tt.name, tt.arg)
-			}
-		})
-	}
-}
-
-// Every command has help, and names and aliases are unique.
-func TestCommandTable(t *testing.T) {
-	seen := map[string]bool{}
-	for _, c := range replCmds {
-		for _, n := range []string{c.name, c.alias} {
-			if n == "" {
-				continue
-			}
-			if seen[n] {
-				t.Errorf("%q names two commands", n)
-			}
-			seen[n] = true
-		}
-		if c.help == "" || c.run == nil {
-			t.Errorf("command %q has no help or no function", c.name)
-		}
-	}
-	for _, want := range []string{"step", "s", "continue", "c", "pause", "seek", "break", "b", "delete", "d", "breakpoints", "bl", "list", "l", "print", "p", "diff", "speed", "status", "inject", "modify", "quit", "q", "help"} {
-		if !seen[want] {
-			t.Errorf("no command %q", want)
-		}
-	}
-}
 
 func TestFormatting(t *testing.T) {
 	long := `{"name":"echo","arguments":{"message":"` + strings.Repeat("x", 300) + `"}}`
@@ -189,41 +113,5 @@ func TestWrap(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// The debugger's journal reads the event stream, losslessly, and catchUp
-// waits until it holds as many verdicts on gated messages (client
-// messages of the tape) as the controller has judged.
-func TestJournalReadsTheStream(t *testing.T) {
-	j := newJournal()
-	c := j.consumer()
-	if c.Live {
-		t.Fatal("the debugger's consumer is live: want lossless (it must show every verdict)")
-	}
-	s := event.New(time.Now(), []event.Consumer{c})
-	results := []report.Result{
-		{Seq: 3, Dir: report.DirC2S, Kind: report.KindRequest, Verdict: report.Passed, Answer: []byte(`{}`)},
-		{Seq: 4, Dir: report.DirS2C, Kind: report.KindNotification, Verdict: report.Passed}, // not gated
-		{Seq: -1, Dir: report.DirC2S, Kind: report.KindRequest, Verdict: report.Passed},     // injected: not gated
-		{Seq: 6, Dir: report.DirC2S, Kind: report.KindResponse, Verdict: report.Sent},       // an answer to the server
-		{Seq: 7, Dir: report.DirC2S, Kind: report.KindNotification, Verdict: report.Sent},
-	}
-	for i := range results {
-		s.Emit(time.Now(), event.Event{Type: event.Sent, Seq: results[i].Seq})
-		s.Emit(time.Now(), event.Event{Type: event.Judged, Seq: results[i].Seq, Result: &results[i]})
-	}
-	if err := j.catchUp(t.Context(), 2, time.Minute); err != nil { // seq 3 and 7; within a flush
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	got := j.take()
-	if len(got) != len(results) || string(got[0].Answer) != `{}` {
-		t.Errorf("the journal holds %d results (first answer %q), want all %d with their bytes", len(got), got[0].Answer, len(results))
-	}
-	if j.paced != 2 {
-		t.Errorf("gated verdicts %d, want 2 (seq 3 and 7)", j.paced)
 	}
 }

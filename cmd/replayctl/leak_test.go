@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/replayctl/replayctl/controller"
+	"github.com/replayctl/replayctl/debug"
 	"github.com/replayctl/replayctl/internal/leakcheck"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/tape"
@@ -51,11 +52,8 @@ func FuzzDebuggerRedaction(f *testing.F) {
 				Actual: json.RawMessage(quoteJSON(value))}},
 		}
 		res := report.Redact(rd, raw) // as the engine hands results on
-		look := shown(func(int64) (controller.Msg, bool) {
-			return controller.Msg{Seq: 3, Dir: "c2s", Method: "tools/call", Raw: raw.Out,
-				HTTP: &tape.HTTPMeta{Headers: map[string][]string{"X-Echo": {value}}}}, true
-		}, rd)
-		m, _ := look(3)
+		m := debug.Shown(controller.Msg{Seq: 3, Dir: "c2s", Method: "tools/call", Raw: raw.Out,
+			HTTP: &tape.HTTPMeta{Headers: map[string][]string{"X-Echo": {value}}}}, rd)
 		for _, r := range []report.Result{res, raw} { // raw: the writer alone must hide it
 			fmt.Fprintln(w, sentLine(r.Seq, r.Method, r.Out, defaultWidth))
 			fmt.Fprintln(w, answerLine("← ", r.Answer, defaultWidth))

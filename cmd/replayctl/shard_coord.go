@@ -157,7 +157,7 @@ func (a *app) joinCoordinator(ctx context.Context, cmd *cobra.Command, args []st
 		fmt.Fprintf(a.errOut, "shard %d/%d: the coordinator says stop: %s\n", i, n, reply.Reason)
 		return nil, nil, nil
 	}
-	r.Engine().StartAt(reply.Start)
+	r.StartAt(reply.Start)
 	fmt.Fprintf(a.errOut, "shard %d/%d: the common start is %s\n", i, n, reply.Start.UTC().Format("15:04:05.000"))
 	runCtx, cancel := context.WithCancelCause(ctx)
 	l := &shardLink{client: c, stream: stream, cancel: cancel, end: make(chan struct{})}

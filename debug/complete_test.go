@@ -1,4 +1,4 @@
-package main
+package debug
 
 import (
 	"slices"
@@ -29,11 +29,11 @@ func TestCompleteLine(t *testing.T) {
 		t.Run(tc.line, func(t *testing.T) {
 			want := tc.want
 			if tc.line == "" {
-				for _, c := range replCmds {
-					want = append(want, c.name)
+				for _, c := range Commands() {
+					want = append(want, c.Name)
 				}
 			}
-			head, got, tail := completeLine(tc.line, tc.pos, methods)
+			head, got, tail := Complete(tc.line, tc.pos, methods)
 			if head != tc.head || tail != tc.tail || !slices.Equal(got, want) {
 				t.Errorf("got %q %q %q, want %q %q %q", head, got, tail, tc.head, want, tc.tail)
 			}
