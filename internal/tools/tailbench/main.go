@@ -186,7 +186,7 @@ func deviations(at []time.Duration, gap time.Duration) (dev, gaps []time.Duratio
 	for i, o := range offs {
 		dev = append(dev, (o - anchor).Abs())
 		if i > 0 {
-			gaps = append(gaps, (at[i]-at[i-1]-gap).Abs())
+			gaps = append(gaps, (at[i] - at[i-1] - gap).Abs())
 		}
 	}
 	slices.Sort(dev)
