@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
@@ -62,4 +63,24 @@ func numGC() uint32 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.NumGC
+}
+
+// TestSpinOption checks what Config.Spin gives the sessions: the default
+// for 0, none for a negative value, else itself.
+func TestSpinOption(t *testing.T) {
+	for _, tc := range []struct {
+		spin, want time.Duration
+	}{
+		{0, scheduler.DefaultSpin},
+		{-1, 0},
+		{250 * time.Microsecond, 250 * time.Microsecond},
+	} {
+		e, err := New(withMock(Config{Tape: "../examples/quickstart.jsonl", Spin: tc.spin}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := e.sessionEnv().Spin; got != tc.want {
+			t.Errorf("Spin %s: the sessions got %s, want %s", tc.spin, got, tc.want)
+		}
+	}
 }

@@ -33,7 +33,7 @@ func (x *Actor) due(ctx context.Context, ss *session, it *Item) (bool, error) {
 	if d := frozen - ss.pacing.frozen; d > 0 && !it.Timing.Due.IsZero() {
 		it.Timing.Due = it.Timing.Due.Add(d) // it waited while replay time stood still
 	}
-	spin := spinFor(x.env.Live())
+	spin := spinFor(x.env.Spin, x.env.Live())
 	if it.Timing.Due.IsZero() {
 		now := time.Now()
 		m := pacedOf(it)
@@ -68,14 +68,14 @@ func (x *Actor) due(ctx context.Context, ss *session, it *Item) (bool, error) {
 
 // spinFor is how long before a due time an actor stops sleeping on a
 // timer and yields in a loop instead (timers can fire up to a millisecond
-// late), with live sessions connected. Only while there are no more
-// sessions than processors: beyond that the spinning would take the time
-// other sessions need.
-func spinFor(live int64) time.Duration {
+// late): spin (Env.Spin), with live sessions connected. Only while there
+// are no more sessions than processors: beyond that the spinning would
+// take the time other sessions need.
+func spinFor(spin time.Duration, live int64) time.Duration {
 	if live > int64(runtime.GOMAXPROCS(0)) {
 		return 0
 	}
-	return scheduler.DefaultSpin
+	return spin
 }
 
 // alarm is a timer pointed at a time, set again only when the time moves

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -153,5 +154,24 @@ func TestPacingSpeedChange(t *testing.T) {
 				t.Errorf("the next message due at +%s, want +%s", got.Sub(t0), tt.nextAt)
 			}
 		})
+	}
+}
+
+func TestSpinFor(t *testing.T) {
+	procs := int64(runtime.GOMAXPROCS(0))
+	for _, tc := range []struct {
+		spin time.Duration
+		live int64
+		want time.Duration
+	}{
+		{time.Millisecond, 1, time.Millisecond},
+		{time.Millisecond, procs, time.Millisecond},
+		{time.Millisecond, procs + 1, 0}, // more sessions than processors: no spinning
+		{0, 1, 0},
+		{300 * time.Microsecond, 1, 300 * time.Microsecond},
+	} {
+		if got := spinFor(tc.spin, tc.live); got != tc.want {
+			t.Errorf("spinFor(%s, %d) = %s, want %s", tc.spin, tc.live, got, tc.want)
+		}
 	}
 }
