@@ -160,18 +160,20 @@ func TestPacingSpeedChange(t *testing.T) {
 func TestSpinFor(t *testing.T) {
 	procs := int64(runtime.GOMAXPROCS(0))
 	for _, tc := range []struct {
-		spin time.Duration
-		live int64
-		want time.Duration
+		spin     time.Duration
+		live     int64
+		awaiting bool
+		want     time.Duration
 	}{
-		{time.Millisecond, 1, time.Millisecond},
-		{time.Millisecond, procs, time.Millisecond},
-		{time.Millisecond, procs + 1, 0}, // more sessions than processors: no spinning
-		{0, 1, 0},
-		{300 * time.Microsecond, 1, 300 * time.Microsecond},
+		{time.Millisecond, 1, false, time.Millisecond},
+		{time.Millisecond, procs, false, time.Millisecond},
+		{time.Millisecond, procs + 1, false, 0}, // more sessions than processors: no spinning
+		{time.Millisecond, 1, true, 0},          // answers awaited from the network poller
+		{0, 1, false, 0},
+		{300 * time.Microsecond, 1, false, 300 * time.Microsecond},
 	} {
-		if got := spinFor(tc.spin, tc.live); got != tc.want {
-			t.Errorf("spinFor(%s, %d) = %s, want %s", tc.spin, tc.live, got, tc.want)
+		if got := spinFor(tc.spin, tc.live, tc.awaiting); got != tc.want {
+			t.Errorf("spinFor(%s, %d, %t) = %s, want %s", tc.spin, tc.live, tc.awaiting, got, tc.want)
 		}
 	}
 }
