@@ -9,6 +9,7 @@
 # deviation of each arrival from the ideal schedule.
 #
 #   RUNS=3 BEFORE=/path/to/old/replayctl VEGETA=vegeta GOR=goreplay scripts/bench-tail.sh
+#   REPLAYCTL_FLAGS="--order none" RUNS=3 BEFORE=… scripts/bench-tail.sh   # both replayctl runs get the flags
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${OUT:-$(mktemp -d)}
@@ -59,7 +60,7 @@ measure() {
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 for run in $(seq "$runs"); do
   if [[ -n ${BEFORE:-} ]]; then
-    measure "before-$run" "$BEFORE" run "$dir/t.jsonl" --speed 10x --target "http://127.0.0.1:$port/mcp"
+    measure "before-$run" "$BEFORE" run "$dir/t.jsonl" --speed 10x --target "http://127.0.0.1:$port/mcp" ${REPLAYCTL_FLAGS:-}
   fi
   measure "replayctl-$run" "$dir/replayctl" run "$dir/t.jsonl" --speed 10x --target "http://127.0.0.1:$port/mcp" ${REPLAYCTL_FLAGS:-}
   if [[ -n $vegeta ]]; then
