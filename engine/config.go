@@ -96,6 +96,14 @@ type Config struct {
 	ValidateNotifications bool
 	// OnError is what happens at a failed or unanswered message.
 	OnError OnError
+	// Spin is how long before a message's due time its session stops
+	// sleeping on a timer and yields in a loop (timers can fire up to a
+	// millisecond late); 0 means scheduler.DefaultSpin (1ms), negative
+	// means never. Spinning keeps a core busy for up to Spin before every
+	// paced message (all the time when they are due less than Spin
+	// apart); sessions spin only while no more are connected than
+	// processors.
+	Spin time.Duration
 	// MaxRetries bounds the retries of a message the target asked to have
 	// again (HTTP 408, 429, 5xx); 0 means 3, negative means none.
 	MaxRetries int
@@ -174,6 +182,12 @@ func (c *Config) withDefaults() error {
 	}
 	if c.MaxInflight <= 0 {
 		c.MaxInflight = 1000
+	}
+	switch {
+	case c.Spin == 0:
+		c.Spin = scheduler.DefaultSpin
+	case c.Spin < 0:
+		c.Spin = 0
 	}
 	switch {
 	case c.MaxRetries == 0:

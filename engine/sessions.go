@@ -16,6 +16,7 @@ func (e *Engine) sessionEnv() *session.Env {
 		Dialer:                e.dialer,
 		Timeout:               e.cfg.Timeout,
 		MaxInflight:           e.cfg.MaxInflight,
+		Spin:                  e.cfg.Spin,
 		MaxRetries:            e.cfg.MaxRetries,
 		RetryDelay:            e.cfg.RetryDelay,
 		Order:                 e.cfg.Order,

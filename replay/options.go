@@ -40,6 +40,7 @@ type settings struct {
 	order       string
 	timeout     time.Duration
 	maxInflight int
+	spin        time.Duration
 	maxLine     int
 	maxMessage  int
 	timeline    int
@@ -85,6 +86,7 @@ func defaults() *settings {
 		order:       "causal",
 		timeout:     30 * time.Second,
 		maxInflight: 1000,
+		spin:        scheduler.DefaultSpin,
 		maxLine:     8 << 20,
 		maxMessage:  transport.DefaultMaxMessage,
 		timeline:    report.DefaultTimelineLimit,
@@ -154,6 +156,15 @@ func Timeout(d time.Duration) Option { return func(s *settings) { s.timeout = d;
 func MaxInflight(n int) Option {
 	return func(s *settings) { s.maxInflight = n; s.given("MaxInflight") }
 }
+
+// Spin is how long before a message's due time its session stops
+// sleeping on a timer and yields in a loop (default
+// scheduler.DefaultSpin, 1ms; 0: never). Go's timers can fire up to a
+// millisecond late; the spin sends within microseconds of the due time,
+// at the cost of a busy core for up to d before every paced message (all
+// the time when messages are due less than d apart). Sessions spin only
+// while no more are connected than processors.
+func Spin(d time.Duration) Option { return func(s *settings) { s.spin = d; s.given("Spin") } }
 
 // MaxLine is the longest tape line accepted, in bytes (default 8 MiB).
 func MaxLine(n int) Option { return func(s *settings) { s.maxLine = n; s.given("MaxLine") } }

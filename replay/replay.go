@@ -260,6 +260,8 @@ func (s *settings) check() (checked, error) {
 		return checked{}, bad("Shard", s.shard.String(), errors.New("want shard i of n with n ≥ 1 and i from 0 to n-1, e.g. Shard(0, 4) … Shard(3, 4)"))
 	case s.controlled && s.shard.Sharded():
 		return checked{}, bad("Shard", s.shard.String(), errors.New("a controlled replay is not sharded"))
+	case s.spin < 0:
+		return checked{}, bad("Spin", s.spin, errors.New("want 0 (never spin) or more, e.g. 1ms"))
 	case s.maxInflight < 1:
 		return checked{}, bad("MaxInflight", s.maxInflight, errors.New("want 1 or more"))
 	case s.maxRetries < 0:
@@ -307,6 +309,7 @@ func (s *settings) engineConfig(src tape.Source) (engine.Config, error) {
 		Ignore:                s.ignore,
 		Order:                 c.order,
 		MaxInflight:           s.maxInflight,
+		Spin:                  engineSpin(s.spin),
 		Timeout:               s.timeout,
 		ValidateNotifications: s.validNotes,
 		OnError:               c.onError,
@@ -566,4 +569,13 @@ func stopOf(ctx context.Context, err error) report.Stop {
 	// A bad line further down the tape (*tape.Error), a rule that cannot
 	// be applied to a message: the input.
 	return report.Stop{Kind: report.StopBadInput, Why: err.Error()}
+}
+
+// engineSpin is the Spin option as engine.Config takes it: 0 there is the
+// default, and never spinning is negative.
+func engineSpin(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }

@@ -158,3 +158,11 @@ func TestLogTimesAre24Hour(t *testing.T) {
 		t.Errorf("convert: exit %d, stderr %q; want warnings stamped HH:MM:SS.hh", res.code, res.stderr)
 	}
 }
+
+// TestSpinFlagNegative: --spin below 0 is bad input: exit 2, naming the flag.
+func TestSpinFlagNegative(t *testing.T) {
+	res := replayctl(t, "run", "examples/quickstart.jsonl", "--spin", "-1ms")
+	if res.code != 2 || !strings.Contains(res.stderr, "--spin") {
+		t.Errorf("exit %d, want 2 and a message naming --spin\nstderr: %s", res.code, res.stderr)
+	}
+}

@@ -30,6 +30,7 @@ type runFlags struct {
 	order       string
 	timeout     time.Duration
 	maxInflight int
+	spin        time.Duration
 	sessions    int
 	ramp        time.Duration
 	shard       string // --shard I/N
@@ -113,6 +114,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.StringVar(&f.order, "order", "causal", "causal (wait for the answers recorded before each message) | sequential | none | random (causal, each run of client messages shuffled by --seed)")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "bound on every exchange with the target: each answer (then it is cancelled), each write, dial and handshake")
 	fl.IntVar(&f.maxInflight, "max-inflight", 1000, "requests in flight at most, per session")
+	fl.DurationVar(&f.spin, "spin", scheduler.DefaultSpin, "how long before each paced message's due time its session stops sleeping and yields in a loop (timers fire up to ~1ms late): sends within microseconds, keeps a core busy that long before each message; 0: never")
 	fl.IntVar(&f.sessions, "sessions", 1, "virtual copies of each recorded session, each on its own connection (load)")
 	fl.DurationVar(&f.ramp, "ramp", 0, "spread the virtual sessions' starts over this time (realtime and Nx)")
 	fl.StringVar(&f.shard, "shard", "", "replay shard I/N of the run (I from 0 to N-1): every N-th session, striped; the N shards together replay the whole run, and rps:/fixed: divide their rate by N (merge the reports with replayctl merge)")
@@ -406,6 +408,7 @@ func (a *app) replayOptions(cmd *cobra.Command, args []string, f runFlags) ([]re
 		{"order", func() replay.Option { return replay.Order(replay.Ordering(f.order)) }},
 		{"timeout", func() replay.Option { return replay.Timeout(f.timeout) }},
 		{"max-inflight", func() replay.Option { return replay.MaxInflight(f.maxInflight) }},
+		{"spin", func() replay.Option { return replay.Spin(f.spin) }},
 		{"max-line", func() replay.Option { return replay.MaxLine(f.maxLine) }},
 		{"max-message", func() replay.Option { return replay.MaxMessage(int(f.maxMessage)) }},
 		{"ignore", func() replay.Option { return replay.Ignore(f.ignore...) }},
@@ -489,7 +492,7 @@ func chooseTarget(f runFlags, command []string) (replay.Target, error) {
 // flagOf names the flag behind each replay option, for errors.
 var flagOf = map[string]string{
 	"Speed": "--speed", "Sessions": "--sessions", "Ramp": "--ramp", "Shard": "--shard", "Order": "--order",
-	"Timeout": "--timeout", "MaxInflight": "--max-inflight", "MaxLine": "--max-line", "MaxMessage": "--max-message",
+	"Timeout": "--timeout", "MaxInflight": "--max-inflight", "Spin": "--spin", "MaxLine": "--max-line", "MaxMessage": "--max-message",
 	"TimelineLimit": "--timeline-limit", "OnError": "--on-error", "MaxRetries": "--max-retries",
 	"Ignore": "--ignore", "Validation": "--validation", "ConfigFile": "--config", "Chaos": "--chaos", "Seed": "--seed",
 	"ChaosFrom": "--chaos-from", "Rerecord": "--rerecord", "Contract": "--contract", "Thresholds": "--threshold", "WithEnv": "--env", "MethodLimit": "--method-limit",

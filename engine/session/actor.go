@@ -285,7 +285,7 @@ func (x *Actor) firstGo(ctx context.Context) (mail, error) {
 		default:
 			if sp := x.env.Speed(); (sp.Mode == scheduler.Fixed || sp.Mode == scheduler.Rate) && it.Timing.Due.IsZero() {
 				now := time.Now()
-				due, ok := x.env.Timing.Take(now, spinFor(x.env.Live()), it.Epoch)
+				due, ok := x.env.Timing.Take(now, x.spin(ss), it.Epoch)
 				if !ok {
 					t.Reset(due.Sub(now))
 					break

@@ -11,6 +11,7 @@ import (
 	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/scheduler"
+	"github.com/replayctl/replayctl/transport"
 )
 
 // due reports whether a paced message may go now by its session's
@@ -33,7 +34,7 @@ func (x *Actor) due(ctx context.Context, ss *session, it *Item) (bool, error) {
 	if d := frozen - ss.pacing.frozen; d > 0 && !it.Timing.Due.IsZero() {
 		it.Timing.Due = it.Timing.Due.Add(d) // it waited while replay time stood still
 	}
-	spin := spinFor(x.env.Live())
+	spin := x.spin(ss)
 	if it.Timing.Due.IsZero() {
 		now := time.Now()
 		m := pacedOf(it)
@@ -66,16 +67,32 @@ func (x *Actor) due(ctx context.Context, ss *session, it *Item) (bool, error) {
 	return true, nil
 }
 
+// spin is how long before its next due time the actor spins (spinFor).
+func (x *Actor) spin(ss *session) time.Duration {
+	awaiting := ss.inflight > 0 && ss.conn != nil && !transport.SendsInstantly(ss.conn)
+	return spinFor(x.env.Spin, x.env.Live(), awaiting)
+}
+
 // spinFor is how long before a due time an actor stops sleeping on a
 // timer and yields in a loop instead (timers can fire up to a millisecond
-// late), with live sessions connected. Only while there are no more
-// sessions than processors: beyond that the spinning would take the time
-// other sessions need.
-func spinFor(live int64) time.Duration {
-	if live > int64(runtime.GOMAXPROCS(0)) {
+// late): spin (Env.Spin), with live sessions connected, and awaiting
+// whether the session waits for answers the runtime's network poller
+// brings (HTTP, a pipe: every target but the in-process mock).
+//
+// Only while there are no more sessions than processors: beyond that the
+// spinning would take the time other sessions need. And not while
+// awaiting: a goroutine that yields in a loop is always runnable, and a
+// processor with a runnable goroutine does not poll the network, so with
+// every processor busy (one, for a client pinned to a core) an answer, or
+// a connection being made, waited for the runtime's monitor to poll, up
+// to 10 ms: calls sent on time at 10x arrived 42 ms late (BENCHMARKS.md,
+// issue 24, third round). Sleeping on the timer instead lets the network
+// in, at the timer's precision (up to 1 ms late).
+func spinFor(spin time.Duration, live int64, awaiting bool) time.Duration {
+	if awaiting || live > int64(runtime.GOMAXPROCS(0)) {
 		return 0
 	}
-	return scheduler.DefaultSpin
+	return spin
 }
 
 // alarm is a timer pointed at a time, set again only when the time moves

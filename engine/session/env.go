@@ -27,6 +27,9 @@ type Env struct {
 	// Timeout bounds every dial, every write and the wait for each answer.
 	Timeout     time.Duration
 	MaxInflight int // requests sent and not answered, per session
+	// Spin is how long before a due time the actor stops sleeping on a
+	// timer and yields in a loop (see spinFor); 0: never.
+	Spin time.Duration
 	// MaxRetries bounds the retries of a message the target asked to have
 	// again (HTTP 408, 429, 5xx); 0: none. RetryDelay is the first wait.
 	MaxRetries int

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -153,5 +154,26 @@ func TestPacingSpeedChange(t *testing.T) {
 				t.Errorf("the next message due at +%s, want +%s", got.Sub(t0), tt.nextAt)
 			}
 		})
+	}
+}
+
+func TestSpinFor(t *testing.T) {
+	procs := int64(runtime.GOMAXPROCS(0))
+	for _, tc := range []struct {
+		spin     time.Duration
+		live     int64
+		awaiting bool
+		want     time.Duration
+	}{
+		{time.Millisecond, 1, false, time.Millisecond},
+		{time.Millisecond, procs, false, time.Millisecond},
+		{time.Millisecond, procs + 1, false, 0}, // more sessions than processors: no spinning
+		{time.Millisecond, 1, true, 0},          // answers awaited from the network poller
+		{0, 1, false, 0},
+		{300 * time.Microsecond, 1, false, 300 * time.Microsecond},
+	} {
+		if got := spinFor(tc.spin, tc.live, tc.awaiting); got != tc.want {
+			t.Errorf("spinFor(%s, %d, %t) = %s, want %s", tc.spin, tc.live, tc.awaiting, got, tc.want)
+		}
 	}
 }

@@ -1,0 +1,230 @@
+// Command tailbench measures a paced schedule where the requests arrive:
+// it writes the inputs of the three clients compared (a replayctl tape, a
+// GoReplay file, a vegeta target) and reads the arrival log of the slow
+// test server (slow -arrivals FILE) into the deviation of each call's
+// arrival from the ideal schedule. scripts/bench-tail.sh runs it.
+//
+//	tailbench tape  -calls 200 -gap 2ms -o t.jsonl
+//	tailbench gor   -calls 200 -gap 2ms -host 127.0.0.1:18941 -o t.gor
+//	tailbench body  -o body.json
+//	tailbench stats -gap 200us arrivals.log...
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/replayctl/replayctl/tape"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+	}
+	var err error
+	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
+	case "tape":
+		err = tapeCmd(args)
+	case "gor":
+		err = gorCmd(args)
+	case "body":
+		err = bodyCmd(args)
+	case "stats":
+		err = statsCmd(args, os.Stdout)
+	default:
+		usage()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tailbench:", err)
+		os.Exit(2)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: tailbench tape|gor|body|stats [flags] (see the package doc)")
+	os.Exit(2)
+}
+
+// call is the body of the i-th tools/call, as every client sends it; the
+// slow server answers it with its text.
+func call(i int) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"%d"}}}`, i, i)
+}
+
+// start is when the first call was recorded: after the handshake.
+const start = 10 * time.Millisecond
+
+// tapeCmd writes one session recorded against the slow server: the
+// handshake, then calls tools/call gap apart, each answered 0.1ms later.
+func tapeCmd(args []string) error {
+	fs := flag.NewFlagSet("tape", flag.ExitOnError)
+	calls := fs.Int("calls", 200, "tools/call requests")
+	gap := fs.Duration("gap", 2*time.Millisecond, "recorded time between two calls")
+	out := fs.String("o", "", "the tape to write")
+	_ = fs.Parse(args)
+	if *out == "" || *calls < 1 || *gap <= 0 {
+		return fmt.Errorf("tape: want -o FILE, -calls >= 1, -gap > 0")
+	}
+	w, err := tape.Create(*out, tape.Header{Format: tape.FormatName, Version: tape.FormatVersion, Transport: "http"})
+	if err != nil {
+		return err
+	}
+	var seq int64
+	put := func(at time.Duration, dir tape.Dir, msg string) {
+		if err == nil {
+			err = w.Write(tape.Message{Seq: seq, TUS: at.Microseconds(), Session: "s1", Dir: dir, Msg: []byte(msg)})
+		}
+		seq++
+	}
+	put(0, tape.C2S, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	put(time.Millisecond, tape.S2C, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"slow","version":"1"}}}`)
+	put(2*time.Millisecond, tape.C2S, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for i := 1; i <= *calls; i++ {
+		at := start + time.Duration(i-1)**gap
+		put(at, tape.C2S, call(i))
+		put(at+100*time.Microsecond, tape.S2C, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"%d"}]}}`, i, i))
+	}
+	if err != nil {
+		return err
+	}
+	return w.Close()
+}
+
+// gorCmd writes the same calls as GoReplay's input file: each request
+// with the time it was recorded at, gap apart.
+func gorCmd(args []string) error {
+	fs := flag.NewFlagSet("gor", flag.ExitOnError)
+	calls := fs.Int("calls", 200, "tools/call requests")
+	gap := fs.Duration("gap", 2*time.Millisecond, "recorded time between two calls")
+	host := fs.String("host", "127.0.0.1:18941", "the Host header")
+	out := fs.String("o", "", "the file to write")
+	_ = fs.Parse(args)
+	if *out == "" || *calls < 1 || *gap <= 0 {
+		return fmt.Errorf("gor: want -o FILE, -calls >= 1, -gap > 0")
+	}
+	var b strings.Builder
+	t0 := time.Now().Add(-time.Hour).UnixNano()
+	for i := 1; i <= *calls; i++ {
+		body := call(i)
+		// GoReplay's payload: a header line (type 1 = request, an id,
+		// the time in ns, the latency), the raw request, the separator.
+		fmt.Fprintf(&b, "1 %024x %d 0\n", i, t0+int64(time.Duration(i-1)**gap))
+		fmt.Fprintf(&b, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s", *host, len(body), body)
+		b.WriteString("\n\U0001F435\U0001F648\U0001F649\n")
+	}
+	return writeFile(*out, b.String())
+}
+
+// bodyCmd writes the body of one call, for vegeta's target file.
+func bodyCmd(args []string) error {
+	fs := flag.NewFlagSet("body", flag.ExitOnError)
+	out := fs.String("o", "", "the file to write")
+	_ = fs.Parse(args)
+	if *out == "" {
+		return fmt.Errorf("body: want -o FILE")
+	}
+	return writeFile(*out, call(1))
+}
+
+func writeFile(path, s string) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(s), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// statsCmd prints, for each arrival log, the deviation of each tools/call's
+// arrival from the ideal schedule (call i at anchor + i×gap, the anchor the
+// median of arrival_i − i×gap, so that neither the first call nor a late
+// start sets it), and the deviation of each gap between two arrivals
+// from gap.
+func statsCmd(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("stats", flag.ExitOnError)
+	gap := fs.Duration("gap", 200*time.Microsecond, "the ideal time between two arrivals")
+	calls := fs.Int("calls", 0, "count the first `N` calls only (vegeta sends by duration, not count); 0: all")
+	_ = fs.Parse(args)
+	if fs.NArg() == 0 {
+		return fmt.Errorf("stats: want one or more arrival logs")
+	}
+	for _, path := range fs.Args() {
+		at, err := arrivals(path)
+		if err != nil {
+			return err
+		}
+		if *calls > 0 && len(at) > *calls {
+			at = at[:*calls]
+		}
+		if len(at) < 2 {
+			return fmt.Errorf("stats: %s: %d tools/call arrivals, want at least 2", path, len(at))
+		}
+		dev, gaps := deviations(at, *gap)
+		fmt.Fprintf(w, "%s: %d calls; arrival vs schedule p50 %.3f p99 %.3f max %.3f ms; gaps p50 %.3f p99 %.3f max %.3f ms; span %.2f ms (ideal %.2f)\n",
+			path, len(at), q(dev, 0.5), q(dev, 0.99), q(dev, 1), q(gaps, 0.5), q(gaps, 0.99), q(gaps, 1),
+			ms(at[len(at)-1]-at[0]), ms(time.Duration(len(at)-1)**gap))
+	}
+	return nil
+}
+
+// deviations returns how far each arrival is from the ideal schedule,
+// and how far each gap between two arrivals is from gap.
+func deviations(at []time.Duration, gap time.Duration) (dev, gaps []time.Duration) {
+	offs := make([]time.Duration, len(at))
+	for i, a := range at {
+		offs[i] = a - time.Duration(i)*gap
+	}
+	sorted := slices.Sorted(slices.Values(offs))
+	anchor := sorted[len(sorted)/2]
+	for i, o := range offs {
+		dev = append(dev, (o - anchor).Abs())
+		if i > 0 {
+			gaps = append(gaps, (at[i] - at[i-1] - gap).Abs())
+		}
+	}
+	slices.Sort(dev)
+	slices.Sort(gaps)
+	return dev, gaps
+}
+
+// q is the p-quantile of sorted (nearest rank), in milliseconds.
+func q(sorted []time.Duration, p float64) float64 {
+	return ms(sorted[max(int(math.Ceil(p*float64(len(sorted))))-1, 0)])
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// arrivals reads the slow server's arrival log: when each tools/call came
+// in, in order.
+func arrivals(path string) ([]time.Duration, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var at []time.Duration
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 2 || fields[1] != "tools/call" {
+			continue
+		}
+		ns, err := strconv.ParseInt(fields[0], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s line %d: %q: not an arrival line: %w", path, n, sc.Text(), err)
+		}
+		at = append(at, time.Duration(ns))
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	slices.Sort(at)
+	return at, nil
+}
