@@ -43,8 +43,8 @@ func SetPath(raw []byte, p Path, value []byte) ([]byte, error) {
 			s, e = ms, me
 			continue
 		}
-		if st.index >= 0 {
-			return nil, fmt.Errorf("%w %s: index %d is out of range at %s (%d elements)", ErrPath, p, st.index, p.prefix(i), countElements(raw[s:e]))
+		if st.IsIndex {
+			return nil, fmt.Errorf("%w %s: index %d is out of range at %s (%d elements)", ErrPath, p, st.Index, p.prefix(i), countElements(raw[s:e]))
 		}
 		return insertMember(raw, s, e, p, i, value)
 	}
@@ -88,9 +88,9 @@ func RemovePath(raw []byte, p Path) ([]byte, error) {
 		return true
 	}
 	switch {
-	case last.index < 0 && raw[s] == '{':
+	case !last.IsIndex && raw[s] == '{':
 		err = objectEntries(raw, s, e, visit)
-	case last.index >= 0 && raw[s] == '[':
+	case last.IsIndex && raw[s] == '[':
 		err = arrayEntries(raw, s, e, visit)
 	default:
 		return raw, nil
@@ -112,7 +112,7 @@ func locate(raw []byte, p Path) (int, int, bool, error) {
 		return 0, 0, false, err
 	}
 	for i, st := range p.steps {
-		if (st.index < 0 && raw[s] != '{') || (st.index >= 0 && raw[s] != '[') {
+		if (!st.IsIndex && raw[s] != '{') || (st.IsIndex && raw[s] != '[') {
 			return 0, 0, false, nil
 		}
 		ms, me, found, err := child(raw, s, e, st, p, i)
@@ -153,12 +153,12 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // type; not finding it is not.
 func child(raw []byte, s, e int, st step, p Path, i int) (int, int, bool, error) {
 	want := byte('{')
-	if st.index >= 0 {
+	if st.IsIndex {
 		want = '['
 	}
 	if raw[s] != want {
 		what := "an object"
-		if st.index >= 0 {
+		if st.IsIndex {
 			what = "an array"
 		}
 		return 0, 0, false, fmt.Errorf("%w %s: %s is %s, not %s", ErrPath, p, p.prefix(i), typeName(raw[s]), what)
@@ -175,7 +175,7 @@ func child(raw []byte, s, e int, st step, p Path, i int) (int, int, bool, error)
 		return true
 	}
 	var err error
-	if st.index >= 0 {
+	if st.IsIndex {
 		err = arrayEntries(raw, s, e, visit)
 	} else {
 		err = objectEntries(raw, s, e, visit)
@@ -189,16 +189,16 @@ func child(raw []byte, s, e int, st step, p Path, i int) (int, int, bool, error)
 // matches reports whether en, the entry at position idx, is the one st
 // names.
 func matches(en entry, st step, idx int) bool {
-	if st.index >= 0 {
-		return idx == st.index
+	if st.IsIndex {
+		return idx == st.Index
 	}
 	if !en.escaped {
-		return string(en.key) == st.key
+		return string(en.key) == st.Key
 	}
 	q := make([]byte, 0, len(en.key)+2)
 	q = append(append(append(q, '"'), en.key...), '"')
 	var name string
-	return json.Unmarshal(q, &name) == nil && name == st.key
+	return json.Unmarshal(q, &name) == nil && name == st.Key
 }
 
 // entry is one member of an object, from the opening quote of its name
@@ -262,8 +262,8 @@ func arrayEntries(raw []byte, s, e int, fn func(en entry) bool) error {
 func insertMember(raw []byte, s, e int, p Path, i int, value []byte) ([]byte, error) {
 	var b []byte
 	for _, st := range p.steps[i:] {
-		if st.index >= 0 {
-			return nil, fmt.Errorf("%w %s: %s is missing, so index %d cannot be set; only objects are created", ErrPath, p, p.prefix(i+1), st.index)
+		if st.IsIndex {
+			return nil, fmt.Errorf("%w %s: %s is missing, so index %d cannot be set; only objects are created", ErrPath, p, p.prefix(i+1), st.Index)
 		}
 	}
 	last := -1
@@ -279,7 +279,7 @@ func insertMember(raw []byte, s, e int, p Path, i int, value []byte) ([]byte, er
 		if j > 0 {
 			b = append(b, '{')
 		}
-		b = jsonscan.AppendString(b, st.key)
+		b = jsonscan.AppendString(b, st.Key)
 		b = append(b, ':')
 	}
 	b = append(b, value...)
