@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"sort"
+
+	"github.com/replayctl/replayctl/internal/jsonpath"
 )
 
 // maxSchemaDepth bounds the recursion into nested schemas (properties,
@@ -164,18 +166,6 @@ func join(path, name string) string {
 }
 
 // pathName is a member name as the validator writes it in a path:
-// ".name" when plain (letters, digits, '_', '-'), else `["a.b"]`.
-func pathName(name string) string {
-	plain := name != ""
-	for _, r := range name {
-		if !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return "." + name
-	}
-	q, _ := json.Marshal(name)
-	return "[" + string(q) + "]"
-}
+// ".name" when plain (letters, digits, '_', '-'), else `["a.b"]` (the one
+// path language, internal/jsonpath).
+func pathName(name string) string { return jsonpath.RenderMember(name) }
