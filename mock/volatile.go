@@ -77,8 +77,11 @@ func parseVolatile(specs []string) (*volatile, error) {
 			method, path = spec[:i], spec[i+1:]
 		}
 		segs, err := parsePath(path)
+		if err != nil && method != "" {
+			return nil, fmt.Errorf("volatile path of %s %w", method, err)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("volatile path %q: %w", spec, err)
+			return nil, fmt.Errorf("volatile path %w", err) // the error quotes the path
 		}
 		if len(segs) < 2 || segs[0] != "params" {
 			return nil, fmt.Errorf("volatile path %q: want a path inside params, such as params._meta.progressToken (matching looks at params only)", spec)
@@ -182,7 +185,7 @@ func parsePath(p string) ([]string, error) {
 		case jsonpath.AnyElement:
 			segs = append(segs, anyElement)
 		case jsonpath.AnyDepth:
-			return nil, fmt.Errorf("** is not supported in volatile paths; name the path (params._meta.traceparent)")
+			return nil, fmt.Errorf("%q: ** is not supported in volatile paths; name the path (params._meta.traceparent)", p)
 		}
 	}
 	return segs, nil
