@@ -157,12 +157,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// join appends a plain member name to path.
+// join appends a member name to path as the validator writes it: after a
+// dot when plain, quoted in brackets when not (internal/jsonpath).
 func join(path, name string) string {
 	if path == "" {
-		return name
+		return jsonpath.Render([]jsonpath.Seg{jsonpath.Key(name)})
 	}
-	return path + "." + name
+	return path + jsonpath.RenderMember(name)
 }
 
 // pathName is a member name as the validator writes it in a path:
