@@ -34,7 +34,8 @@ func SetPath(raw []byte, p Path, value []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, st := range p.steps {
+	for i := range p.steps {
+		st := &p.steps[i]
 		ms, me, found, err := child(raw, s, e, st, p, i)
 		if err != nil {
 			return nil, err
@@ -63,7 +64,7 @@ func RemovePath(raw []byte, p Path) ([]byte, error) {
 	if err != nil || !ok {
 		return raw, err
 	}
-	last := p.steps[len(p.steps)-1]
+	last := &p.steps[len(p.steps)-1]
 	// Walk the parent's entries; prev is the end of the entry before the
 	// current one.
 	var from, to int
@@ -111,7 +112,8 @@ func locate(raw []byte, p Path) (int, int, bool, error) {
 	if err != nil {
 		return 0, 0, false, err
 	}
-	for i, st := range p.steps {
+	for i := range p.steps {
+		st := &p.steps[i]
 		if (!st.IsIndex && raw[s] != '{') || (st.IsIndex && raw[s] != '[') {
 			return 0, 0, false, nil
 		}
@@ -151,7 +153,7 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // child finds step st (p.steps[i]) in the value raw[s:e]: the member's
 // value or the element. It is an error for the value to be of the wrong
 // type; not finding it is not.
-func child(raw []byte, s, e int, st step, p Path, i int) (int, int, bool, error) {
+func child(raw []byte, s, e int, st *step, p Path, i int) (int, int, bool, error) {
 	want := byte('{')
 	if st.IsIndex {
 		want = '['
@@ -188,7 +190,7 @@ func child(raw []byte, s, e int, st step, p Path, i int) (int, int, bool, error)
 
 // matches reports whether en, the entry at position idx, is the one st
 // names.
-func matches(en entry, st step, idx int) bool {
+func matches(en entry, st *step, idx int) bool {
 	if st.IsIndex {
 		return idx == st.Index
 	}
