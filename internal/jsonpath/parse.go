@@ -18,8 +18,12 @@ type SyntaxError struct {
 	Fix string // what to write instead
 }
 
-// Hint is what every SyntaxError's message ends with: how to write a path.
-const Hint = `write names as a.b, indices as [0], odd names as ["a.b"], wildcards as *, [*], **`
+// Hint and PathHint are what a SyntaxError of Parse and of ParsePath
+// says to write when nothing more precise can be said.
+const (
+	Hint     = `write names as a.b, indices as [0], odd names as ["a.b"], wildcards as *, [*], **`
+	PathHint = `write names as a.b, indices as [0], odd names as ["a.b"]`
+)
 
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("%q: column %d: %s; %s", e.Src, e.Col, e.Why, e.Fix)
@@ -73,8 +77,12 @@ func ParsePath(src string) ([]Seg, error) {
 func parse(src string, wild bool) (Pattern, error) {
 	p := Pattern{Src: src}
 	fail := func(i int, fix, why string) (Pattern, error) {
-		if fix == "" {
+		switch {
+		case fix != "":
+		case wild:
 			fix = Hint
+		default:
+			fix = PathHint
 		}
 		return Pattern{}, &SyntaxError{Src: src, Col: i + 1, Why: why, Fix: fix}
 	}

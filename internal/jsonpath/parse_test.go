@@ -90,6 +90,11 @@ func TestParsePathRefusesWildcards(t *testing.T) {
 			t.Errorf("%q: got %v, want a wildcard error", src, err)
 		}
 	}
+	_, err := ParsePath("a[0]b")
+	var se *SyntaxError
+	if !errors.As(err, &se) || se.Fix != PathHint {
+		t.Errorf("a[0]b: got %v, want the fix %q (no wildcards for a path)", err, PathHint)
+	}
 	got, err := ParsePath(`$.params["a.b"][3]`)
 	want := []Seg{Key("params"), Key("a.b"), Index(3)}
 	if err != nil || !slices.Equal(got, want) {
