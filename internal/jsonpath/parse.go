@@ -100,7 +100,8 @@ func parse(src string, wild bool) (Pattern, error) {
 		case s == "$.":
 			return fail(2, "write $ for the whole document or $.name for a member", "a member name is missing after $. (empty pattern)")
 		case s[1] != '.' && s[1] != '[':
-			return fail(1, fmt.Sprintf("write $.%s, or [%s] for a member whose name starts with $", s[1:], quote(s)), fmt.Sprintf("unexpected %q after $", s[1]))
+			end := nameEnd(s, 1)
+			return fail(1, fmt.Sprintf("write $.%s, or [%s]%s for a member whose name starts with $", s[1:], quote(s[:end]), s[end:]), fmt.Sprintf("unexpected %q after $", firstRune(s[1:])))
 		case s[1] == '.':
 			i = 2
 		default:
@@ -124,7 +125,7 @@ func parse(src string, wild bool) (Pattern, error) {
 		}
 		if !first {
 			if s[i] != '.' {
-				return fail(i, "", fmt.Sprintf("expected '.' or '[' before %q", s[i]))
+				return fail(i, "", fmt.Sprintf("expected '.' or '[' before %q", firstRune(s[i:])))
 			}
 			i++
 		}
@@ -168,6 +169,11 @@ func nameEnd(s string, j int) int {
 		j++
 	}
 	return j
+}
+
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
 }
 
 func quote(s string) string { return string(AppendQuoted(nil, s)) }

@@ -61,6 +61,8 @@ func TestParseErrors(t *testing.T) {
 		{"$.", "a member name is missing", "$.name", 3},
 		{"a..b", "a member name is missing", `[""]`, 3},
 		{"$x", "unexpected 'x' after $", `["$x"]`, 2},
+		{"$ref.a", "unexpected 'r' after $", `write $.ref.a, or ["$ref"].a`, 2},
+		{"a[0]é", "expected '.' or '[' before 'é'", Hint, 5},
 		{"a b", "unexpected ' ' in a bare name", `["a b"]`, 2},
 		{"a[x]", "not an array index", "[0]", 2},
 		{`a["x"`, "expected ']'", "want ]", 2},
