@@ -7,7 +7,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"strconv"
 
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/mcp"
@@ -311,7 +310,7 @@ func (c *Contract) CheckAnswer(s validator.Subject, actual []byte) []validator.D
 	if err != nil {
 		return nil
 	}
-	return e.Output.check([]string{"result"}, v, nil)
+	return e.Output.check(elems{member("result")}, v, nil)
 }
 
 // checkTools checks a live tools/list answer: a tool of the contract it
@@ -342,11 +341,11 @@ func (c *Contract) checkTools(actual []byte) []validator.Difference {
 			if !ch.Breaking {
 				continue
 			}
-			path := []string{"result", "tools", index + strconv.Itoa(i), "inputSchema"}
+			path := elems{member("result"), member("tools"), element(i), member("inputSchema")}
 			if ch.Kind == "required" {
-				path = append(path, "required")
+				path = append(path, member("required"))
 			} else {
-				path = append(path, "properties", ch.Path)
+				path = append(path, member("properties"), member(ch.Path))
 			}
 			kind := validator.DiffType
 			switch ch.Kind {

@@ -44,7 +44,7 @@ func Diff(a, b *Contract) []Change {
 			ea := k.a[name]
 			cs = diffInput(cs, what, ea.Input, eb.Input)
 			if ea.Output != nil && eb.Output != nil {
-				cs = diffOutput(cs, what, []string{"result"}, ea.Output, eb.Output)
+				cs = diffOutput(cs, what, elems{member("result")}, ea.Output, eb.Output)
 			}
 		}
 		for _, name := range slices.Sorted(maps.Keys(k.b)) {
@@ -71,7 +71,7 @@ func raw(v any) json.RawMessage {
 }
 
 // diffOutput compares two inferred output schemas at path.
-func diffOutput(cs []Change, what string, path []string, a, b *Schema) []Change {
+func diffOutput(cs []Change, what string, path elems, a, b *Schema) []Change {
 	at := Change{What: what, Part: "output", Path: render(path)}
 	if !slices.Equal(a.Type, b.Type) {
 		c := at
@@ -87,26 +87,26 @@ func diffOutput(cs []Change, what string, path []string, a, b *Schema) []Change 
 		switch {
 		case !ok:
 			c := at
-			c.Kind, c.Breaking, c.Path, c.A = "removed", required, render(append(path, k)), raw(a.Properties[k].Type)
+			c.Kind, c.Breaking, c.Path, c.A = "removed", required, render(append(path, member(k))), raw(a.Properties[k].Type)
 			cs = append(cs, c)
 		case required && !slices.Contains(b.Required, k):
 			c := at
-			c.Kind, c.Breaking, c.Path, c.A, c.B = "optional", true, render(append(path, k)), raw("required"), raw("optional")
+			c.Kind, c.Breaking, c.Path, c.A, c.B = "optional", true, render(append(path, member(k))), raw("required"), raw("optional")
 			cs = append(cs, c)
 			fallthrough
 		default:
-			cs = diffOutput(cs, what, append(path, k), a.Properties[k], pb)
+			cs = diffOutput(cs, what, append(path, member(k)), a.Properties[k], pb)
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(b.Properties)) {
 		if _, ok := a.Properties[k]; !ok {
 			c := at
-			c.Kind, c.Path, c.B = "added", render(append(path, k)), raw(b.Properties[k].Type)
+			c.Kind, c.Path, c.B = "added", render(append(path, member(k))), raw(b.Properties[k].Type)
 			cs = append(cs, c)
 		}
 	}
 	if a.Items != nil && b.Items != nil {
-		cs = diffOutput(cs, what, append(path, index+"*"), a.Items, b.Items)
+		cs = diffOutput(cs, what, append(path, anyElement), a.Items, b.Items)
 	}
 	if !slices.Equal(a.Enum, b.Enum) && (len(a.Enum) > 0 || len(b.Enum) > 0) {
 		c := at

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replayctl/replayctl/internal/jsonpath"
 	"github.com/replayctl/replayctl/validator"
 )
 
@@ -235,7 +236,7 @@ const (
 
 // check appends to ds where v, at path, is not what s allows. Members s
 // does not know are allowed (a server may add to its answers).
-func (s *Schema) check(path []string, v any, ds []validator.Difference) []validator.Difference {
+func (s *Schema) check(path elems, v any, ds []validator.Difference) []validator.Difference {
 	if s == nil {
 		return ds
 	}
@@ -251,15 +252,15 @@ func (s *Schema) check(path []string, v any, ds []validator.Difference) []valida
 				if p := s.Properties[k]; p != nil {
 					want = p.Type
 				}
-				ds = append(ds, diff(append(path, k), validator.DiffMissing, want, nil))
+				ds = append(ds, diff(append(path, member(k)), validator.DiffMissing, want, nil))
 			}
 		}
 		for _, k := range slices.Sorted(maps.Keys(x)) {
-			ds = s.Properties[k].check(append(path, k), x[k], ds)
+			ds = s.Properties[k].check(append(path, member(k)), x[k], ds)
 		}
 	case []any:
 		for i, e := range x {
-			ds = s.Items.check(append(path, index+strconv.Itoa(i)), e, ds)
+			ds = s.Items.check(append(path, element(i)), e, ds)
 		}
 	case string:
 		if len(s.Enum) > 0 && !slices.Contains(s.Enum, x) {
@@ -274,7 +275,7 @@ func (s *Schema) check(path []string, v any, ds []validator.Difference) []valida
 
 // diff is one difference at path: what the contract expects, and the
 // value (nil: absent).
-func diff(path []string, kind validator.DiffKind, expected, actual any) validator.Difference {
+func diff(path elems, kind validator.DiffKind, expected, actual any) validator.Difference {
 	e, _ := json.Marshal(expected)
 	d := validator.Difference{Path: render(path), Expected: e, Kind: kind}
 	if actual != nil || kind != validator.DiffMissing {
@@ -283,42 +284,16 @@ func diff(path []string, kind validator.DiffKind, expected, actual any) validato
 	return d
 }
 
-// index marks a path segment that is an array index.
-const index = "\x00"
+// elems is where a value sits in a message: members, array indexes, and
+// any index ([*], in a contract diff), as internal/jsonpath elements.
+type elems = []jsonpath.Elem
 
-// render writes a path as the validator does: members after dots
-// (bracketed and quoted when not plain), indexes in brackets.
-func render(path []string) string {
-	var b []byte
-	for i, p := range path {
-		switch {
-		case len(p) > 1 && p[0] == index[0]:
-			b = append(append(append(b, '['), p[1:]...), ']')
-		case plain(p):
-			if i > 0 {
-				b = append(b, '.')
-			}
-			b = append(b, p...)
-		default:
-			q, _ := json.Marshal(p)
-			b = append(append(append(b, '['), q...), ']')
-		}
-	}
-	if len(b) == 0 {
-		return "$"
-	}
-	return string(b)
-}
+func member(name string) jsonpath.Elem { return jsonpath.Elem{Key: name} }
+func element(i int) jsonpath.Elem      { return jsonpath.Elem{Kind: jsonpath.Element, Index: i} }
 
-func plain(k string) bool {
-	if k == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
+var anyElement = jsonpath.Elem{Kind: jsonpath.AnyElement}
+
+// render writes a path as the validator does (the one path language,
+// internal/jsonpath): members after dots, bracketed and quoted when not
+// plain, indexes in brackets, "$" for the root.
+func render(path elems) string { return jsonpath.Pattern{Elems: path}.String() }

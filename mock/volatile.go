@@ -1,9 +1,10 @@
 package mock
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/replayctl/replayctl/internal/jsonpath"
 )
 
 // DefaultVolatile lists the request members a Server leaves out of
@@ -62,9 +63,10 @@ const (
 
 func elementKey(i int) string { return fmt.Sprintf("\x00[%d]", i) }
 
-// parseVolatile reads volatile path specs: "[method:]params.a.b", with
-// the validator's path syntax — members as .name or ["quoted"], "*" for
-// any member, "[*]" any element, "[n]" one; a leading "$." is allowed.
+// parseVolatile reads volatile path specs: "[method:]params.a.b", in the
+// one path language (internal/jsonpath, README "Paths") — members as
+// .name or ["quoted"], "*" for any member, "[*]" any element, "[n]" one;
+// a leading "$" is allowed; "**" is refused.
 // A path must start at params: matching looks only at a request's method
 // and params. An error names the spec and what to write.
 func parseVolatile(specs []string) (*volatile, error) {
@@ -75,8 +77,11 @@ func parseVolatile(specs []string) (*volatile, error) {
 			method, path = spec[:i], spec[i+1:]
 		}
 		segs, err := parsePath(path)
+		if err != nil && method != "" {
+			return nil, fmt.Errorf("volatile path of %s %w", method, err)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("volatile path %q: %w", spec, err)
+			return nil, fmt.Errorf("volatile path %w", err) // the error quotes the path
 		}
 		if len(segs) < 2 || segs[0] != "params" {
 			return nil, fmt.Errorf("volatile path %q: want a path inside params, such as params._meta.progressToken (matching looks at params only)", spec)
@@ -160,67 +165,28 @@ func (t *trie) element(i int) *trie {
 	return t.children[elementKey(i)]
 }
 
-// parsePath splits a path into its segments: member names as they are,
-// and anyMember, anyElement or elementKey(n).
+// parsePath splits a path (the one path language, internal/jsonpath)
+// into its segments: member names as they are, and anyMember, anyElement
+// or elementKey(n).
 func parsePath(p string) ([]string, error) {
-	p = strings.TrimPrefix(p, "$.")
-	var segs []string
-	for i := 0; i < len(p); {
-		switch {
-		case p[i] == '.':
-			if i == 0 || i+1 >= len(p) || p[i+1] == '.' || p[i+1] == '[' {
-				return nil, fmt.Errorf("empty member name at offset %d", i)
-			}
-			i++
-		case p[i] == '[':
-			end := strings.IndexByte(p[i:], ']')
-			if i+1 < len(p) && p[i+1] == '"' {
-				var name string
-				dec := json.NewDecoder(strings.NewReader(p[i+1:]))
-				if err := dec.Decode(&name); err != nil {
-					return nil, fmt.Errorf(`bad quoted member at offset %d: write ["name"] with the name as a JSON string`, i)
-				}
-				j := i + 1 + int(dec.InputOffset())
-				if j >= len(p) || p[j] != ']' {
-					return nil, fmt.Errorf(`no ] after the quoted member at offset %d`, i)
-				}
-				segs = append(segs, name)
-				i = j + 1
-				continue
-			}
-			if end < 0 {
-				return nil, fmt.Errorf("no ] after [ at offset %d", i)
-			}
-			inner := p[i+1 : i+end]
-			if inner == "*" {
-				segs = append(segs, anyElement)
-			} else {
-				var n int
-				if _, err := fmt.Sscanf(inner, "%d", &n); err != nil || n < 0 || fmt.Sprint(n) != inner {
-					return nil, fmt.Errorf("[%s] at offset %d: want [*], [n] or [\"name\"]", inner, i)
-				}
-				segs = append(segs, elementKey(n))
-			}
-			i += end + 1
-		default:
-			j := i
-			for j < len(p) && p[j] != '.' && p[j] != '[' {
-				j++
-			}
-			name := p[i:j]
-			switch name {
-			case "**":
-				return nil, fmt.Errorf("** is not supported in volatile paths; name the path (params._meta.traceparent)")
-			case "*":
-				segs = append(segs, anyMember)
-			default:
-				segs = append(segs, name)
-			}
-			i = j
-		}
+	pat, err := jsonpath.Parse(p)
+	if err != nil {
+		return nil, err
 	}
-	if len(segs) == 0 {
-		return nil, fmt.Errorf("empty path")
+	segs := make([]string, 0, len(pat.Elems))
+	for _, e := range pat.Elems {
+		switch e.Kind {
+		case jsonpath.Member:
+			segs = append(segs, e.Key)
+		case jsonpath.Element:
+			segs = append(segs, elementKey(e.Index))
+		case jsonpath.AnyMember:
+			segs = append(segs, anyMember)
+		case jsonpath.AnyElement:
+			segs = append(segs, anyElement)
+		case jsonpath.AnyDepth:
+			return nil, fmt.Errorf("%q: ** is not supported in volatile paths; name the path (params._meta.traceparent)", p)
+		}
 	}
 	return segs, nil
 }

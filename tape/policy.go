@@ -2,10 +2,11 @@ package tape
 
 import (
 	"bytes"
-	"encoding/json"
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/replayctl/replayctl/internal/jsonpath"
 )
 
 // The redaction policy: the one place that says which names hold
@@ -344,44 +345,22 @@ func MaskHeader(h Header) Header {
 
 // SecretPath reports whether a path to a value in a message
 // (result.content[0].text, params["api-key"], headers.Authorization, as
-// validator and diff write them) goes through a member whose name is
-// Sensitive: the value is a secret, or inside one.
+// validator and diff write them, in the path language of
+// internal/jsonpath) goes through a member whose name is Sensitive: the
+// value is a secret, or inside one. Text that is not a path (none that
+// replayctl writes) counts as secret, so that its values are masked
+// rather than shown; "" and "$" do not.
 func SecretPath(path string) bool {
-	for i := 0; i < len(path); {
-		switch path[i] {
-		case '.', '$':
-			i++
-		case '[':
-			if i+1 < len(path) && path[i+1] == '"' {
-				j := i + 2
-				for j < len(path) && path[j] != '"' {
-					if path[j] == '\\' {
-						j++
-					}
-					j++
-				}
-				var key string
-				if j < len(path) && json.Unmarshal([]byte(path[i+1:j+1]), &key) == nil && Sensitive(key) {
-					return true
-				}
-				i = j + 1
-				continue
-			}
-			for i < len(path) && path[i] != ']' {
-				i++
-			}
-			i++
-		case ']':
-			i++
-		default:
-			j := i
-			for j < len(path) && path[j] != '.' && path[j] != '[' {
-				j++
-			}
-			if Sensitive(path[i:j]) {
-				return true
-			}
-			i = j
+	if path == "" || path == "$" {
+		return false
+	}
+	p, err := jsonpath.Parse(path)
+	if err != nil {
+		return true
+	}
+	for _, e := range p.Elems {
+		if e.Kind == jsonpath.Member && Sensitive(e.Key) {
+			return true
 		}
 	}
 	return false

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/replayctl/replayctl/internal/jsonpath"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/validator"
 )
@@ -156,18 +157,25 @@ func (d *differ) values(prefix, strip string, a, b []byte) []validator.Differenc
 }
 
 // wrap puts v at path inside a JSON object: "result.tools[0]" gives
-// {"result":{"tools":[v]}}. path is made of plain member names, each
-// maybe followed by [0].
+// {"result":{"tools":[v]}}; an index n puts n nulls before v. path is
+// written in code (a constant prefix), in the one path language.
 func wrap(path string, v []byte) []byte {
+	steps, err := jsonpath.ParsePath(path)
+	if err != nil {
+		panic("tapediff: prefix " + err.Error())
+	}
 	var open, close []byte
-	for _, seg := range strings.Split(path, ".") {
-		name, arr := strings.CutSuffix(seg, "[0]")
-		open = append(append(append(open, '{', '"'), name...), '"', ':')
-		close = append([]byte{'}'}, close...)
-		if arr {
+	for _, s := range steps {
+		if s.IsIndex {
 			open = append(open, '[')
+			for range s.Index {
+				open = append(open, "null,"...)
+			}
 			close = append([]byte{']'}, close...)
+			continue
 		}
+		open = append(jsonpath.AppendQuoted(append(open, '{'), s.Key), ':')
+		close = append([]byte{'}'}, close...)
 	}
 	return append(append(open, v...), close...)
 }

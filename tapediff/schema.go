@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"sort"
+
+	"github.com/replayctl/replayctl/internal/jsonpath"
 )
 
 // maxSchemaDepth bounds the recursion into nested schemas (properties,
@@ -155,27 +157,16 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// join appends a plain member name to path.
+// join appends a member name to path as the validator writes it: after a
+// dot when plain, quoted in brackets when not (internal/jsonpath).
 func join(path, name string) string {
 	if path == "" {
-		return name
+		return jsonpath.Render([]jsonpath.Seg{jsonpath.Key(name)})
 	}
-	return path + "." + name
+	return path + jsonpath.RenderMember(name)
 }
 
 // pathName is a member name as the validator writes it in a path:
-// ".name" when plain (letters, digits, '_', '-'), else `["a.b"]`.
-func pathName(name string) string {
-	plain := name != ""
-	for _, r := range name {
-		if !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return "." + name
-	}
-	q, _ := json.Marshal(name)
-	return "[" + string(q) + "]"
-}
+// ".name" when plain (letters, digits, '_', '-'), else `["a.b"]` (the one
+// path language, internal/jsonpath).
+func pathName(name string) string { return jsonpath.RenderMember(name) }

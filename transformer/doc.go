@@ -32,8 +32,9 @@
 //	regenerate_id true            Outcome.RegenerateID; the engine takes a fresh id from IDs
 //	drop          true            do not send it
 //
-// Paths are JSONPath-style: "$.params.arguments.city", "params.items[0]",
-// `$["odd.name"]`. The paths of the *_param actions lie under params, and
+// Paths are in the one path language of replayctl (internal/jsonpath;
+// README.md, section "Paths"), without wildcards:
+// "$.params.arguments.city", "params.items[0]", `$["odd.name"]`. The paths of the *_param actions lie under params, and
 // those of set_result under result (or error): "arguments.city" is read as
 // "$.params.arguments.city", "content[0].text" as "$.result.content[0].text".
 //

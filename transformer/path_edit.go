@@ -34,7 +34,8 @@ func SetPath(raw []byte, p Path, value []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, st := range p.steps {
+	for i := range p.steps {
+		st := &p.steps[i]
 		ms, me, found, err := child(raw, s, e, st, p, i)
 		if err != nil {
 			return nil, err
@@ -43,8 +44,8 @@ func SetPath(raw []byte, p Path, value []byte) ([]byte, error) {
 			s, e = ms, me
 			continue
 		}
-		if st.index >= 0 {
-			return nil, fmt.Errorf("%w %s: index %d is out of range at %s (%d elements)", ErrPath, p, st.index, p.prefix(i), countElements(raw[s:e]))
+		if st.IsIndex {
+			return nil, fmt.Errorf("%w %s: index %d is out of range at %s (%d elements)", ErrPath, p, st.Index, p.prefix(i), countElements(raw[s:e]))
 		}
 		return insertMember(raw, s, e, p, i, value)
 	}
@@ -63,7 +64,7 @@ func RemovePath(raw []byte, p Path) ([]byte, error) {
 	if err != nil || !ok {
 		return raw, err
 	}
-	last := p.steps[len(p.steps)-1]
+	last := &p.steps[len(p.steps)-1]
 	// Walk the parent's entries; prev is the end of the entry before the
 	// current one.
 	var from, to int
@@ -88,9 +89,9 @@ func RemovePath(raw []byte, p Path) ([]byte, error) {
 		return true
 	}
 	switch {
-	case last.index < 0 && raw[s] == '{':
+	case !last.IsIndex && raw[s] == '{':
 		err = objectEntries(raw, s, e, visit)
-	case last.index >= 0 && raw[s] == '[':
+	case last.IsIndex && raw[s] == '[':
 		err = arrayEntries(raw, s, e, visit)
 	default:
 		return raw, nil
@@ -111,8 +112,9 @@ func locate(raw []byte, p Path) (int, int, bool, error) {
 	if err != nil {
 		return 0, 0, false, err
 	}
-	for i, st := range p.steps {
-		if (st.index < 0 && raw[s] != '{') || (st.index >= 0 && raw[s] != '[') {
+	for i := range p.steps {
+		st := &p.steps[i]
+		if (!st.IsIndex && raw[s] != '{') || (st.IsIndex && raw[s] != '[') {
 			return 0, 0, false, nil
 		}
 		ms, me, found, err := child(raw, s, e, st, p, i)
@@ -151,14 +153,14 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // child finds step st (p.steps[i]) in the value raw[s:e]: the member's
 // value or the element. It is an error for the value to be of the wrong
 // type; not finding it is not.
-func child(raw []byte, s, e int, st step, p Path, i int) (int, int, bool, error) {
+func child(raw []byte, s, e int, st *step, p Path, i int) (int, int, bool, error) {
 	want := byte('{')
-	if st.index >= 0 {
+	if st.IsIndex {
 		want = '['
 	}
 	if raw[s] != want {
 		what := "an object"
-		if st.index >= 0 {
+		if st.IsIndex {
 			what = "an array"
 		}
 		return 0, 0, false, fmt.Errorf("%w %s: %s is %s, not %s", ErrPath, p, p.prefix(i), typeName(raw[s]), what)
@@ -175,7 +177,7 @@ func child(raw []byte, s, e int, st step, p Path, i int) (int, int, bool, error)
 		return true
 	}
 	var err error
-	if st.index >= 0 {
+	if st.IsIndex {
 		err = arrayEntries(raw, s, e, visit)
 	} else {
 		err = objectEntries(raw, s, e, visit)
@@ -188,17 +190,17 @@ func child(raw []byte, s, e int, st step, p Path, i int) (int, int, bool, error)
 
 // matches reports whether en, the entry at position idx, is the one st
 // names.
-func matches(en entry, st step, idx int) bool {
-	if st.index >= 0 {
-		return idx == st.index
+func matches(en entry, st *step, idx int) bool {
+	if st.IsIndex {
+		return idx == st.Index
 	}
 	if !en.escaped {
-		return string(en.key) == st.key
+		return string(en.key) == st.Key
 	}
 	q := make([]byte, 0, len(en.key)+2)
 	q = append(append(append(q, '"'), en.key...), '"')
 	var name string
-	return json.Unmarshal(q, &name) == nil && name == st.key
+	return json.Unmarshal(q, &name) == nil && name == st.Key
 }
 
 // entry is one member of an object, from the opening quote of its name
@@ -262,8 +264,8 @@ func arrayEntries(raw []byte, s, e int, fn func(en entry) bool) error {
 func insertMember(raw []byte, s, e int, p Path, i int, value []byte) ([]byte, error) {
 	var b []byte
 	for _, st := range p.steps[i:] {
-		if st.index >= 0 {
-			return nil, fmt.Errorf("%w %s: %s is missing, so index %d cannot be set; only objects are created", ErrPath, p, p.prefix(i+1), st.index)
+		if st.IsIndex {
+			return nil, fmt.Errorf("%w %s: %s is missing, so index %d cannot be set; only objects are created", ErrPath, p, p.prefix(i+1), st.Index)
 		}
 	}
 	last := -1
@@ -279,7 +281,7 @@ func insertMember(raw []byte, s, e int, p Path, i int, value []byte) ([]byte, er
 		if j > 0 {
 			b = append(b, '{')
 		}
-		b = jsonscan.AppendString(b, st.key)
+		b = jsonscan.AppendString(b, st.Key)
 		b = append(b, ':')
 	}
 	b = append(b, value...)

@@ -19,7 +19,7 @@ func TestParsePath(t *testing.T) {
 		{"$.result.content[0].text", "$.result.content[0].text", ""},
 		{"$[2][10]", "$[2][10]", ""},
 		{`$["odd.key"].x`, `$["odd.key"].x`, ""},
-		{`$['a b']`, `$.a b`, ""},
+		{`$['a b']`, `$["a b"]`, ""}, // was $.a b: a space in a bare name is refused by the one path language (validator's rule)
 		{`$["q\"uote"]`, `$["q\"uote"]`, ""},
 		{"$.tools/call", "$.tools/call", ""},
 		{"", "", "empty"},

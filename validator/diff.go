@@ -49,7 +49,7 @@ func (w *walker) root(e, a []byte) {
 
 func (w *walker) ignored() bool {
 	for _, p := range w.ignore {
-		if p.match(w.path) {
+		if p.Match(w.path) {
 			return true
 		}
 	}
@@ -204,17 +204,17 @@ func (w *walker) object(e, a []byte, skipEnvelope bool) {
 		}
 		switch {
 		case c == 0:
-			w.path = append(w.path, seg{key: em[i].key})
+			w.path = append(w.path, seg{Key: em[i].key})
 			w.value(em[i].val, am[j].val)
 			i, j = i+1, j+1
 		case c < 0:
-			w.path = append(w.path, seg{key: em[i].key})
+			w.path = append(w.path, seg{Key: em[i].key})
 			if !w.ignored() {
 				w.add(DiffRemoved, em[i].val, nil)
 			}
 			i++
 		default:
-			w.path = append(w.path, seg{key: am[j].key})
+			w.path = append(w.path, seg{Key: am[j].key})
 			if !w.ignored() {
 				w.add(DiffAdded, nil, am[j].val)
 			}
@@ -245,7 +245,7 @@ func elements(arr []byte) [][]byte {
 func (w *walker) array(e, a []byte) {
 	ee, ae := elements(e), elements(a)
 	for k := 0; k < max(len(ee), len(ae)); k++ {
-		w.path = append(w.path, seg{index: k, isIndex: true})
+		w.path = append(w.path, seg{Index: k, IsIndex: true})
 		switch {
 		case k < len(ee) && k < len(ae):
 			w.value(ee[k], ae[k])

@@ -110,6 +110,10 @@
 //
 // # Paths
 //
+// Paths and patterns are the one path language of replayctl
+// (internal/jsonpath; README.md, section "Paths"), shared with the
+// transformer's paths and the mock's volatile paths.
+//
 // A Difference names where it is with a path: `result.content[0].text`.
 // Members whose names are not plain (letters, digits, '_' and '-') are
 // written as quoted JSON strings in brackets: `result["a.b"]`. The root is
@@ -118,7 +122,8 @@
 // Ignore patterns (WithIgnore) and required fields use the same syntax
 // plus wildcards: `*` matches one member name, `[*]` any array index,
 // `**` any run of zero or more segments (names or indices). A leading
-// `$.` is accepted and ignored. A pattern ignores the whole subtree it
+// `$` is accepted and ignored (`$.a`, `$[0]`); a member whose name starts
+// with `$` is quoted when first: `["$schema"]`. A pattern ignores the whole subtree it
 // matches: "error.data", "result.content[*].annotations", "**.timestamp".
 //
 // # Order and limits

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+
+	"github.com/replayctl/replayctl/internal/jsonpath"
 )
 
 func FuzzCompare(f *testing.F) {
@@ -71,7 +73,7 @@ func FuzzParsePattern(f *testing.F) {
 		if q.String() != canon {
 			t.Fatalf("canonical form not stable: %q -> %q", canon, q.String())
 		}
-		p.match([]seg{{key: "a"}, {index: 1, isIndex: true}, {key: "b"}})
+		p.Match([]seg{{Key: "a"}, {Index: 1, IsIndex: true}, {Key: "b"}})
 	})
 }
 
@@ -149,13 +151,13 @@ func FuzzRequiredPath(f *testing.F) {
 		}
 		got := collect(bytes.TrimSpace(doc), p)
 		for i, m := range got {
-			if !p.match(m.path) {
+			if !p.Match(m.path) {
 				t.Fatalf("collected %s, which %q does not match", renderPath(m.path), p.String())
 			}
 			if !json.Valid(m.val) {
 				t.Fatalf("collected value %q is not JSON", m.val)
 			}
-			if i > 0 && comparePaths(got[i-1].path, m.path) >= 0 {
+			if i > 0 && jsonpath.Compare(got[i-1].path, m.path) >= 0 {
 				t.Fatalf("out of order: %s then %s", renderPath(got[i-1].path), renderPath(m.path))
 			}
 		}

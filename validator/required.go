@@ -1,8 +1,9 @@
 package validator
 
 import (
-	"cmp"
 	"slices"
+
+	"github.com/replayctl/replayctl/internal/jsonpath"
 )
 
 // found is a value whose path a required-field pattern matches.
@@ -20,23 +21,23 @@ func collect(doc []byte, p pattern) []found {
 	var path []seg
 	var walk func(v []byte, root bool)
 	walk = func(v []byte, root bool) {
-		if !root && p.match(path) {
+		if !root && p.Match(path) {
 			out = append(out, found{slices.Clone(path), v})
 			return
 		}
-		if !p.mayExtend(path) {
+		if !p.MayExtend(path) {
 			return
 		}
 		switch jsonType(v) {
 		case '{':
 			for _, m := range members(v, root) {
-				path = append(path, seg{key: m.key})
+				path = append(path, seg{Key: m.key})
 				walk(m.val, false)
 				path = path[:len(path)-1]
 			}
 		case '[':
 			for k, e := range elements(v) {
-				path = append(path, seg{index: k, isIndex: true})
+				path = append(path, seg{Index: k, IsIndex: true})
 				walk(e, false)
 				path = path[:len(path)-1]
 			}
@@ -50,56 +51,6 @@ func collect(doc []byte, p pattern) []found {
 	return out
 }
 
-// mayExtend reports whether some longer path starting with path could
-// match p.
-func (p pattern) mayExtend(path []seg) bool {
-	for i, s := range path {
-		if i >= len(p.elems) {
-			return false
-		}
-		e := p.elems[i]
-		if e.kind == elemAnyDepth {
-			return true
-		}
-		if !e.matches(s) {
-			return false
-		}
-	}
-	return len(path) < len(p.elems)
-}
-
-// hasWildcard reports whether p holds *, [*] or **.
-func (p pattern) hasWildcard() bool {
-	for _, e := range p.elems {
-		if e.kind == elemAnyKey || e.kind == elemAnyIndex || e.kind == elemAnyDepth {
-			return true
-		}
-	}
-	return false
-}
-
-// comparePaths orders paths as differences are listed: segment by
-// segment, names bytewise, indices numerically (names before indices,
-// where a string held JSON), a prefix first.
-func comparePaths(x, y []seg) int {
-	for i := range min(len(x), len(y)) {
-		a, b := x[i], y[i]
-		if a.isIndex != b.isIndex {
-			if a.isIndex {
-				return 1
-			}
-			return -1
-		}
-		if c := cmp.Compare(a.index, b.index); a.isIndex && c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.key, b.key); c != 0 {
-			return c
-		}
-	}
-	return cmp.Compare(len(x), len(y))
-}
-
 // required compares the values the patterns match: those on both sides
 // must be equal (in exact mode), the others are removed or added. A
 // pattern without wildcards that matches on neither side is missing; a
@@ -109,7 +60,7 @@ func (w *walker) required(ps []pattern, e, a []byte) {
 	for _, p := range ps {
 		ef, af := collect(e, p), collect(a, p)
 		if len(ef) == 0 && len(af) == 0 {
-			if !p.hasWildcard() {
+			if !p.HasWildcard() {
 				w.addAt(p.String(), DiffMissing, []byte(`"required"`), nil)
 			}
 			continue
@@ -123,7 +74,7 @@ func (w *walker) required(ps []pattern, e, a []byte) {
 			case j == len(af):
 				c = -1
 			default:
-				c = comparePaths(ef[i].path, af[j].path)
+				c = jsonpath.Compare(ef[i].path, af[j].path)
 			}
 			switch {
 			case c == 0:

@@ -78,7 +78,7 @@ func (v *Validator) compileRule(i int, c Rule) (rule, error) {
 		if err != nil {
 			return fail(fmt.Errorf("required_fields: %w", err))
 		}
-		if len(p.elems) == 0 {
+		if p.IsRoot() {
 			return fail(fmt.Errorf("%w: required field %q is the whole message; name fields (result.tools[*].name) or use mode exact", ErrConfig, s))
 		}
 		r.required = append(r.required, p)

@@ -145,7 +145,7 @@ func (w *walker) schema(method string, a []byte) {
 		return nil
 	}
 	if v := get("jsonrpc"); v != nil && jsonType(v) == '"' && !stringsEqual(v, []byte(`"2.0"`)) {
-		w.path = append(w.path, seg{key: "jsonrpc"})
+		w.path = append(w.path, seg{Key: "jsonrpc"})
 		w.add(DiffChanged, []byte(`"2.0"`), v)
 		w.path = w.path[:0]
 	}
@@ -158,11 +158,11 @@ func (w *walker) schema(method string, a []byte) {
 	case res == nil && e == nil:
 		w.add(DiffMissing, []byte(`"result or error"`), nil)
 	case res != nil && e != nil:
-		w.path = append(w.path, seg{key: "error"})
+		w.path = append(w.path, seg{Key: "error"})
 		w.add(DiffAdded, []byte(`"result or error, not both"`), e)
 		w.path = w.path[:0]
 	case e != nil:
-		w.path = append(w.path, seg{key: "error"})
+		w.path = append(w.path, seg{Key: "error"})
 		w.shape(errorShape, e)
 		w.path = w.path[:0]
 	default:
@@ -173,7 +173,7 @@ func (w *walker) schema(method string, a []byte) {
 		if !ok {
 			return // any result: only the JSON-RPC shape
 		}
-		w.path = append(w.path, seg{key: "result"})
+		w.path = append(w.path, seg{Key: "result"})
 		w.shape(s, res)
 		w.path = w.path[:0]
 	}
@@ -204,7 +204,7 @@ func (w *walker) shape(s shape, v []byte) {
 		}
 		for _, m := range s.members {
 			mv := find(m.name)
-			w.path = append(w.path, seg{key: m.name})
+			w.path = append(w.path, seg{Key: m.name})
 			switch {
 			case mv != nil:
 				w.shape(m.s, mv)
@@ -231,7 +231,7 @@ func (w *walker) shape(s shape, v []byte) {
 		}
 	case tArray:
 		for k, e := range elements(v) {
-			w.path = append(w.path, seg{index: k, isIndex: true})
+			w.path = append(w.path, seg{Index: k, IsIndex: true})
 			w.shape(*s.elem, e)
 			w.path = w.path[:len(w.path)-1]
 		}
