@@ -486,15 +486,13 @@ func chooseTarget(f runFlags, command []string) (replay.Target, error) {
 	return replay.Mock(), nil
 }
 
-// flagOf names the flag behind each replay option, for errors.
-var flagOf = map[string]string{
-	"Speed": "--speed", "Sessions": "--sessions", "Ramp": "--ramp", "Shard": "--shard", "Order": "--order",
-	"Timeout": "--timeout", "MaxInflight": "--max-inflight", "MaxLine": "--max-line", "MaxMessage": "--max-message",
-	"TimelineLimit": "--timeline-limit", "OnError": "--on-error", "MaxRetries": "--max-retries",
-	"Ignore": "--ignore", "Validation": "--validation", "ConfigFile": "--config", "Chaos": "--chaos", "Seed": "--seed",
-	"ChaosFrom": "--chaos-from", "Rerecord": "--rerecord", "Contract": "--contract", "Thresholds": "--threshold", "WithEnv": "--env", "MethodLimit": "--method-limit",
-	"WithDir": "--cwd", "WithHeader": "--header", "WithFollowRedirects": "--follow-redirects", "HTTP": "--target", "Command": "the server command",
-}
+// flagOf names the flag behind each replay option, for errors: the
+// knobs' (package knobs) and the others run maps to an option.
+var flagOf = knobFlagOf(map[string]string{
+	"Speed": "--speed", "Shard": "--shard", "Rerecord": "--rerecord", "Contract": "--contract",
+	"WithEnv": "--env", "WithDir": "--cwd", "WithHeader": "--header", "WithFollowRedirects": "--follow-redirects",
+	"HTTP": "--target", "Command": "the server command",
+})
 
 // inputError turns an error of replay.New into the CLI's words (flag
 // names) and exit status 2.
