@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -198,10 +199,11 @@ func exampleLine(lines []string, key string) string {
 }
 
 // saysAny reports whether text starts with one of the ways the default is
-// said.
+// said, as a whole word ("1000" is not said by "10000").
 func saysAny(text string, said []string) bool {
 	for _, s := range said {
-		if strings.HasPrefix(text, s) {
+		rest, ok := strings.CutPrefix(text, s)
+		if ok && (rest == "" || !unicode.IsLetter(rune(rest[0])) && !unicode.IsDigit(rune(rest[0]))) {
 			return true
 		}
 	}
