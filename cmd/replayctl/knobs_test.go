@@ -16,8 +16,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/config"
 	"github.com/replayctl/replayctl/internal/knobs"
+	"github.com/replayctl/replayctl/validator"
 )
 
 // commandFlags is every command's own flags, by path under replayctl
@@ -363,4 +365,38 @@ func TestDocsKnobReadme(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFlagKnobValues: the usage of a knob whose values are a package's
+// one list names each of them: --validation every validator.Modes(),
+// --chaos every chaos.Kinds() (serve's: every chaos.ServeKinds()).
+func TestFlagKnobValues(t *testing.T) {
+	lists := []struct {
+		knob, command string
+		values        []string
+	}{
+		{"validation", "run", names(validator.Modes())},
+		{"chaos", "run", names(chaos.Kinds())},
+		{"chaos", "serve", names(chaos.ServeKinds())},
+	}
+	for _, l := range lists {
+		_, doc, ok := knobs.Get(l.knob).For(l.command)
+		if !ok {
+			t.Fatalf("the knobs table has no --%s for %s", l.knob, l.command)
+		}
+		for _, v := range l.values {
+			if !regexp.MustCompile(`\b` + regexp.QuoteMeta(v) + `\b`).MatchString(doc) {
+				t.Errorf("replayctl %s --%s: the usage does not name %s:\n%s", l.command, l.knob, v, doc)
+			}
+		}
+	}
+}
+
+// names is the values of a list of string kinds.
+func names[K ~string](ks []K) []string {
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = string(k)
+	}
+	return out
 }
