@@ -16,8 +16,8 @@ func TestTable(t *testing.T) {
 		seen[k.Name] = true
 		_ = Kind(k.Default) // panics on a type no flag takes
 		for _, v := range k.Variants {
-			if v.Default != nil && Kind(v.Default) == "" {
-				t.Errorf("knob %s: variant %s", k.Name, v.Command)
+			if v.Default != nil {
+				_ = Kind(v.Default)
 			}
 		}
 	}
