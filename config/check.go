@@ -12,11 +12,14 @@ import (
 	"github.com/replayctl/replayctl/internal/editdist"
 	"github.com/replayctl/replayctl/internal/match"
 	"github.com/replayctl/replayctl/scheduler"
+	"github.com/replayctl/replayctl/validator"
 )
 
 // The values enum keys allow.
 var (
-	validationModes = []string{"exact", "structural", "partial", "schema"}
+	// validationModes are validator.Modes() but contract, which needs a
+	// contract file (run --contract) that the config cannot name.
+	validationModes = modeNames(validator.Modes(), validator.Contract)
 	onFailures      = []string{"ignore", "warn", "error", "retry", "skip"}
 	strategies      = []string{"continue", "pause", "stop", "retry"}
 	messageKinds    = []string{"request", "notification", "response", "error"}
@@ -25,6 +28,17 @@ var (
 	faultKinds = kindNames(chaos.Kinds())
 	actionKeys = []string{"set_param", "remove_param", "replace_param", "set_result", "inject_error", "rename_method", "add_delay", "regenerate_id", "drop"}
 )
+
+// modeNames is the names of modes but those left out, in their order.
+func modeNames(ms []validator.Mode, without ...validator.Mode) []string {
+	var out []string
+	for _, m := range ms {
+		if !slices.Contains(without, m) {
+			out = append(out, string(m))
+		}
+	}
+	return out
+}
 
 // kindNames is the names of fault kinds, in their order.
 func kindNames(ks []chaos.Kind) []string {
@@ -390,6 +404,12 @@ func (c *checker) performance(p *Performance) error {
 		func() error { return c.count("performance.sessions", p.Sessions) },
 		func() error { return c.nonNegative("performance.ramp", p.Ramp) },
 		func() error { return c.nonNegative("performance.timeout", p.Timeout) },
+		func() error {
+			if p.Spin == nil {
+				return nil
+			}
+			return c.nonNegative("performance.spin", *p.Spin)
+		},
 	)
 }
 

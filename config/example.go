@@ -120,6 +120,7 @@ performance:
   sessions: 4                       # virtual copies of each recorded session (default 1)
   ramp: 2s                          # spread the sessions' starts over this time
   timeout: 30s                      # an answer not there by then is cancelled (default 30s)
+  spin: 1ms                         # paced speeds: yield this long before each due time, not sleep (default 1ms; 0: never)
 
 # Chaos replays: seeded faults; the same seed gives the same faults.
 chaos:

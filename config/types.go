@@ -153,6 +153,10 @@ type Performance struct {
 	Sessions    int      `yaml:"sessions"`
 	Ramp        Duration `yaml:"ramp"`
 	Timeout     Duration `yaml:"timeout"`
+	// Spin is how long before a paced message's due time its session
+	// yields in a loop instead of sleeping (nil: the default, 1ms; 0:
+	// never).
+	Spin *Duration `yaml:"spin"`
 }
 
 // Chaos is the chaos section.

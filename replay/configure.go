@@ -74,6 +74,9 @@ func (s *settings) useConfig(path string, file *config.File) error {
 	if p.Timeout > 0 && unset("Timeout") {
 		s.timeout = p.Timeout.D()
 	}
+	if p.Spin != nil && unset("Spin") {
+		s.spin = p.Spin.D()
+	}
 	eh := file.ErrorHandling
 	// A controlled replay pauses at errors, or goes on: a config's stop or
 	// retry is the controller's to decide.
@@ -93,7 +96,7 @@ func (s *settings) useConfig(path string, file *config.File) error {
 // configKey is the config file's key of each option it can set.
 var configKey = map[string]string{
 	"Speed": "speed", "MaxInflight": "performance.max_inflight", "Sessions": "performance.sessions",
-	"Ramp": "performance.ramp", "Timeout": "performance.timeout", "OnError": "error_handling.strategy",
+	"Ramp": "performance.ramp", "Timeout": "performance.timeout", "Spin": "performance.spin", "OnError": "error_handling.strategy",
 	"MaxRetries": "error_handling.max_retries", "RetryDelay": "error_handling.retry_delay",
 }
 

@@ -11,10 +11,10 @@ import (
 	"github.com/replayctl/replayctl/controller"
 	"github.com/replayctl/replayctl/engine"
 	"github.com/replayctl/replayctl/engine/event"
+	"github.com/replayctl/replayctl/internal/knobs"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
-	"github.com/replayctl/replayctl/transport"
 	"github.com/replayctl/replayctl/validator"
 )
 
@@ -23,7 +23,8 @@ import (
 type Option func(*settings)
 
 // settings is what the options set; set records which were given, so
-// that a config file fills in only the others.
+// that a config file fills in only the others. The defaults of the knobs
+// are the knobs table's (package knobs), as the CLI's flags are.
 type settings struct {
 	target Target
 	speed  string
@@ -81,18 +82,18 @@ type settings struct {
 func defaults() *settings {
 	return &settings{
 		target:      Mock(),
-		speed:       "realtime",
-		sessions:    1,
-		order:       "causal",
-		timeout:     30 * time.Second,
-		maxInflight: 1000,
-		spin:        scheduler.DefaultSpin,
-		maxLine:     8 << 20,
-		maxMessage:  transport.DefaultMaxMessage,
-		timeline:    report.DefaultTimelineLimit,
-		methodLimit: report.DefaultMethodLimit,
-		onError:     "continue",
-		maxRetries:  3,
+		speed:       knobs.Get("speed").Text(),
+		sessions:    knobs.Get("sessions").Int(),
+		order:       knobs.Get("order").Text(),
+		timeout:     knobs.Get("timeout").Duration(),
+		maxInflight: knobs.Get("max-inflight").Int(),
+		spin:        knobs.Get("spin").Duration(),
+		maxLine:     knobs.Get("max-line").Int(),
+		maxMessage:  int(knobs.Get("max-message").Default.(knobs.Size)),
+		timeline:    knobs.Get("timeline-limit").Int(),
+		methodLimit: knobs.Get("method-limit").Int(),
+		onError:     knobs.Get("on-error").Text(),
+		maxRetries:  knobs.Get("max-retries").Int(),
 		logger:      zerolog.Nop(),
 		set:         map[string]bool{},
 		fromFile:    map[string]bool{},

@@ -62,7 +62,7 @@ func WithSpeed(sp Speed) Option {
 
 // SpeedText sets the pacing from its text, as ParseSpeed reads it, for a
 // speed a person wrote (a flag, a setting); a bad one is an *OptionError
-// of New. A program gives WithSpeed a Speed.
+// of New. Realtime by default. A program gives WithSpeed a Speed.
 func SpeedText(speed string) Option {
 	return func(s *settings) { s.speed, s.speedValue = speed, nil; s.given("Speed") }
 }

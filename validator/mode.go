@@ -17,6 +17,17 @@ const (
 	Contract Mode = "contract"
 )
 
+// modes is every Mode, in the order errors and help list them.
+var modes = [...]Mode{Exact, Structural, Partial, Schema, Contract}
+
+// Modes returns every validation mode, in a fixed order: the one list
+// the config file's checks, the CLI's --validation and its completion
+// read.
+func Modes() []Mode {
+	out := modes
+	return out[:]
+}
+
 // What a rule's on_failure says to do with a failed check.
 const (
 	OnFailureIgnore = "ignore" // not counted
@@ -31,11 +42,13 @@ const DefaultRetries = 3
 
 // ParseMode reads a mode name; "" is Exact.
 func ParseMode(s string) (Mode, error) {
-	switch m := Mode(s); m {
-	case "":
+	if s == "" {
 		return Exact, nil
-	case Exact, Structural, Partial, Schema, Contract:
-		return m, nil
+	}
+	for _, m := range modes {
+		if Mode(s) == m {
+			return m, nil
+		}
 	}
 	return "", fmt.Errorf("%w: unknown mode %q; want exact, structural, partial, schema or contract", ErrConfig, s)
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/replayctl/replayctl/compare"
 	"github.com/replayctl/replayctl/history"
 	"github.com/replayctl/replayctl/replay"
-	"github.com/replayctl/replayctl/transport"
 )
 
 // errDifferent is compare --fail-on-difference finding a changed path:
@@ -105,22 +104,21 @@ failed (the report is printed first), 130 interrupted.`,
 	fl.Float64Var(&f.absolute, "absolute-margin", compare.DefaultAbsoluteMargin, "percent: a path is reported when |raw − noise| / answers × 100 is above it")
 	fl.Float64Var(&f.alpha, "latency-alpha", history.DefaultAlpha, "significance level of the latency test: changed when its p is below it")
 	fl.Float64Var(&f.minEffect, "latency-min-effect", history.DefaultMinEffect, "smallest move of the median or p95, as a fraction of the primary's, that counts as a latency change")
-	fl.StringArrayVar(&f.ignore, "ignore", nil, "a path not compared, e.g. result.content[*].annotations or **.timestamp (repeatable)")
+	addKnob(fl, "compare", "ignore", &f.ignore)
 	fl.StringArrayVar(&f.normalize, "normalize", nil, "a normaliser beside uuid and timestamp: ids (repeatable)")
 	fl.StringVarP(&f.output, "output", "o", "text", "what goes to stdout: text or json")
 	fl.StringArrayVar(&f.reports, "report", nil, "also write the comparison to FILE: .json or .html (repeatable)")
 	fl.BoolVar(&f.failOnDifference, "fail-on-difference", false, "exit 1 when a path changed")
-	fl.StringVar(&f.speed, "speed", "fast", "pacing of each replay: fast | realtime | Nx (10x) | fixed:50ms | rps:500")
-	fl.StringVar(&f.order, "order", "causal", "causal | sequential | none | random (as run; the three runs share one seed)")
-	fl.Int64Var(&f.seed, "seed", 0, "the seed of --order random and of a config's chaos, for all three runs (default: the first run picks one and the others take it)")
-	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "bound on every exchange with a target: each answer, write, dial and handshake")
-	fl.IntVar(&f.sessions, "sessions", 1, "virtual copies of each recorded session, each on its own connection")
-	fl.IntVar(&f.maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
-	f.maxMessage = byteSize(transport.DefaultMaxMessage)
-	fl.Var(&f.maxMessage, "max-message", "longest message a target may send, e.g. 64MiB; a longer one fails the target")
+	addKnob(fl, "compare", "speed", &f.speed)
+	addKnob(fl, "compare", "order", &f.order)
+	addKnob(fl, "compare", "seed", &f.seed)
+	addKnob(fl, "compare", "timeout", &f.timeout)
+	addKnob(fl, "compare", "sessions", &f.sessions)
+	addKnob(fl, "compare", "max-line", &f.maxLine)
+	addKnob(fl, "compare", "max-message", &f.maxMessage)
 	fl.StringArrayVar(&f.headers, "header", nil, `an HTTP header "K:V" sent to every URL target; values may use ${ENV} (repeatable)`)
 	fl.BoolVar(&f.notifications, "notifications", true, "compare the server's notifications the tape has too, each paired with the live one of its method in order; --notifications=false compares answers only")
-	fl.StringVar(&f.configPath, "config", "", "a YAML replay config for each replay (transformations, filters, validation); default: replayctl.yaml or .replayctl.yaml in the current folder")
+	addKnob(fl, "compare", "config", &f.configPath)
 	registerValues(cmd, "output", outputs...)
 	registerValues(cmd, "speed", runSpeeds...)
 	registerValues(cmd, "order", runOrders...)

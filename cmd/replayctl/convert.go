@@ -42,7 +42,7 @@ at all, also when the conversion is interrupted (Ctrl-C, SIGTERM: exit 130).`,
 			return nil
 		},
 	}
-	cmd.Flags().IntVar(&maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
+	addKnob(cmd.Flags(), "convert", "max-line", &maxLine)
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite OUT if it exists")
 	return cmd
 }

@@ -82,7 +82,7 @@ then OUT is not written.`,
 			return nil
 		},
 	}
-	cmd.Flags().IntVar(&maxLine, "max-line", 8<<20, "longest line accepted, in bytes")
+	addKnob(cmd.Flags(), "import", "max-line", &maxLine)
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite OUT if it exists")
 	return cmd
 }

@@ -57,7 +57,7 @@ then "type":"end" with the count and the tape's warnings.`,
 			return nil
 		},
 	}
-	cmd.Flags().IntVar(&maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
+	addKnob(cmd.Flags(), "inspect", "max-line", &maxLine)
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "text (a table) or json (JSON Lines: the header, each message, the end)")
 	registerValues(cmd, "output", outputs...)
 	return cmd

@@ -49,9 +49,8 @@ func (f *recordFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print no summary on stderr")
 	fl.StringVar(&f.session, "session", "s1", "the name of the recorded session in the tape")
 	fl.StringArrayVar(&f.tags, "tag", nil, "a tag k=v for the tape's header (repeatable)")
-	f.maxMessage = byteSize(transport.DefaultMaxMessage)
-	fl.Var(&f.maxMessage, "max-message", "longest message either side may send, e.g. 64MiB; over stdio a longer one ends the recording, over HTTP it is relayed but not recorded")
-	fl.DurationVar(&f.stopTimeout, "stop-timeout", 2*time.Second, "how long the server has to exit once the client is gone (then SIGTERM, then SIGKILL)")
+	addKnob(fl, "record", "max-message", &f.maxMessage)
+	addKnob(fl, "record", "stop-timeout", &f.stopTimeout)
 }
 
 // check validates the shared flags before anything starts, and returns

@@ -68,7 +68,7 @@ stderr, by kind and name, never with a value.`,
 		printCounts(cmd.ErrOrStderr(), out, red.Counts())
 		return nil
 	}
-	cmd.Flags().IntVar(&maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
+	addKnob(cmd.Flags(), "redact", "max-line", &maxLine)
 	return cmd
 }
 

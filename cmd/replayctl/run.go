@@ -17,7 +17,6 @@ import (
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
-	"github.com/replayctl/replayctl/transport"
 	"github.com/replayctl/replayctl/validator"
 )
 
@@ -99,34 +98,34 @@ With no target, the built-in mock answers each request from the tape itself.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.speed, "speed", "realtime", "realtime | fast | stepped | Nx (10x) | fixed:50ms | rps:500")
-	fl.StringArrayVar(&f.ignore, "ignore", nil, "a path not compared, e.g. result.content[*].annotations or **.timestamp (repeatable)")
+	addKnob(fl, "run", "speed", &f.speed)
+	addKnob(fl, "run", "ignore", &f.ignore)
 	fl.StringArrayVar(&f.reports, "report", nil, "write the report to FILE; format by extension: .json, .xml (JUnit), .html (repeatable)")
-	fl.StringVar(&f.chaos, "chaos", "", "inject seeded faults, kind=probability,…: e.g. malformed=0.05,timeout=0.02 (kinds: malformed, invalid, unknown-method, bad-params, duplicate-id, duplicate, drop, reorder, cancel, disconnect, slow-write, burst, timeout, network-error, invalid-response, error-response)")
-	fl.Int64Var(&f.seed, "seed", 0, "the chaos seed: the same seed gives the same faults (random, and printed, when not given)")
-	fl.StringVar(&f.chaosFrom, "chaos-from", "", "replay exactly the faults of an earlier run's JSON report")
-	fl.StringVar(&f.configPath, "config", "", "a YAML replay config (replayctl config example); flags override it (default: replayctl.yaml or .replayctl.yaml in the current folder; none: no file)")
-	fl.StringArrayVar(&f.thresholds, "threshold", nil, `a condition the run must meet, k6-style: "p99<200ms", "error_rate<1%", "validation_failed==0", "throughput>500", "achieved_ratio>=0.95"; on one method or tool with a filter: "p99{method:tools/call}<200ms", "error_rate{tool:search}<1%" (repeatable; exit 1 if one fails)`)
-	fl.BoolVar(&f.includeHandshake, "include-handshake", false, "count the handshake (initialize, server/discover), which waits for the server to start, in the headline latency and its thresholds; without it, it is reported apart")
-	fl.IntVar(&f.methodLimit, "method-limit", report.DefaultMethodLimit, "methods, and tools, prompts and resources, the report breaks its results down by (each); the rest are counted as not broken down")
+	addKnob(fl, "run", "chaos", &f.chaos)
+	addKnob(fl, "run", "seed", &f.seed)
+	addKnob(fl, "run", "chaos-from", &f.chaosFrom)
+	addKnob(fl, "run", "config", &f.configPath)
+	addKnob(fl, "run", "threshold", &f.thresholds)
+	addKnob(fl, "run", "include-handshake", &f.includeHandshake)
+	addKnob(fl, "run", "method-limit", &f.methodLimit)
 	fl.StringVarP(&f.output, "output", "o", "text", "what goes to stdout: text or json")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "the text summary lists the details: each chaos session's faults and notes")
-	fl.StringVar(&f.order, "order", "causal", "causal (wait for the answers recorded before each message) | sequential | none | random (causal, each run of client messages shuffled by --seed)")
-	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "bound on every exchange with the target: each answer (then it is cancelled), each write, dial and handshake")
-	fl.IntVar(&f.maxInflight, "max-inflight", 1000, "requests in flight at most, per session")
-	fl.DurationVar(&f.spin, "spin", scheduler.DefaultSpin, "how long before each paced message's due time its session stops sleeping and yields in a loop (timers fire up to ~1ms late): sends within microseconds, keeps a core busy that long before each message; 0: never")
-	fl.IntVar(&f.sessions, "sessions", 1, "virtual copies of each recorded session, each on its own connection (load)")
-	fl.DurationVar(&f.ramp, "ramp", 0, "spread the virtual sessions' starts over this time (realtime and Nx)")
+	addKnob(fl, "run", "order", &f.order)
+	addKnob(fl, "run", "timeout", &f.timeout)
+	addKnob(fl, "run", "max-inflight", &f.maxInflight)
+	addKnob(fl, "run", "spin", &f.spin)
+	addKnob(fl, "run", "sessions", &f.sessions)
+	addKnob(fl, "run", "ramp", &f.ramp)
 	fl.StringVar(&f.shard, "shard", "", "replay shard I/N of the run (I from 0 to N-1): every N-th session, striped; the N shards together replay the whole run, and rps:/fixed: divide their rate by N (merge the reports with replayctl merge)")
 	fl.IntVar(&f.shards, "shards", 0, "replay shard I of N, I from $REPLAYCTL_SHARD_INDEX, else $JOB_COMPLETION_INDEX (a Kubernetes Indexed Job's pods): every pod gets the same arguments")
 	fl.StringVar(&f.coordinator, "coordinator", "", "replay the shard as part of one run coordinated at this URL (replayctl coordinate): one common start, live merged thresholds, one report; default $REPLAYCTL_COORDINATOR; its token is read from $REPLAYCTL_COORDINATOR_TOKEN")
 	fl.IntVar(&f.localShards, "local-shards", 0, "run the replay as this many shard processes on this machine (each with --shard i/N) and show their merged report (0: one process)")
 	fl.StringVar(&f.shardDir, "shard-reports", "", "with --local-shards: keep each shard's JSON report in this folder, as shard-I-of-N.json (default: a temporary folder, removed)")
-	fl.IntVar(&f.maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
-	fl.IntVar(&f.timeline, "timeline-limit", 10000, "messages kept in the report's timeline")
-	fl.StringVar(&f.onError, "on-error", "continue", "at a failed or unanswered message: continue, stop the replay there, or retry (transient target errors, up to --max-retries, then continue); pause: replayctl debug")
-	fl.BoolVar(&f.validNotes, "validate-notifications", false, "compare the server's notifications with the recorded ones (by method, in order)")
-	fl.IntVar(&f.maxRetries, "max-retries", 3, "retries of a message the target asked to have again (HTTP 408, 429, 5xx; honours Retry-After)")
+	addKnob(fl, "run", "max-line", &f.maxLine)
+	addKnob(fl, "run", "timeline-limit", &f.timeline)
+	addKnob(fl, "run", "on-error", &f.onError)
+	addKnob(fl, "run", "validate-notifications", &f.validNotes)
+	addKnob(fl, "run", "max-retries", &f.maxRetries)
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line (it is drawn on stderr only when stdout and stderr are both a terminal)")
 	addTargetFlags(fl, &f)
 	addCoordFlags(cmd, &f.coord)
@@ -149,8 +148,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 // what it may send; `run` and `debug` share them (and replayOptions reads
 // them).
 func addTargetFlags(fl *pflag.FlagSet, f *runFlags) {
-	f.maxMessage = byteSize(transport.DefaultMaxMessage)
-	fl.Var(&f.maxMessage, "max-message", "longest message the target may send (a stdout line, an HTTP body after decompression, an SSE event), e.g. 64MiB; a longer one fails the target (exit 3)")
+	addKnob(fl, "", "max-message", &f.maxMessage)
 	fl.StringVar(&f.target, "target", "", "a Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp")
 	fl.StringArrayVar(&f.headers, "header", nil, `an HTTP header "K:V" sent on every request; values may use ${ENV}, which no output shows (repeatable)`)
 	fl.BoolVar(&f.follow, "follow-redirects", false, "follow a redirect of the --target to another origin (another scheme, host or port), sending it none of the --header values; without it such a redirect fails the request")
@@ -158,7 +156,7 @@ func addTargetFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringArrayVar(&f.env, "env", nil, "K=V added to the server command's environment (repeatable)")
 	fl.StringVar(&f.cwd, "cwd", "", "working directory of the server command")
 	fl.StringVar(&f.mockTape, "mock-tape", "", "the built-in mock answers from this tape instead of TAPE (e.g. a newer recording)")
-	fl.StringVar(&f.validation, "validation", "exact", "how answers are compared where no validation rule of the config says: exact | structural (same shape and types) | partial (a rule's required fields) | schema (the shape MCP requires) | contract (run --contract FILE); overrides the config's validation.mode")
+	addKnob(fl, "", "validation", &f.validation)
 }
 
 func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
@@ -489,15 +487,13 @@ func chooseTarget(f runFlags, command []string) (replay.Target, error) {
 	return replay.Mock(), nil
 }
 
-// flagOf names the flag behind each replay option, for errors.
-var flagOf = map[string]string{
-	"Speed": "--speed", "Sessions": "--sessions", "Ramp": "--ramp", "Shard": "--shard", "Order": "--order",
-	"Timeout": "--timeout", "MaxInflight": "--max-inflight", "Spin": "--spin", "MaxLine": "--max-line", "MaxMessage": "--max-message",
-	"TimelineLimit": "--timeline-limit", "OnError": "--on-error", "MaxRetries": "--max-retries",
-	"Ignore": "--ignore", "Validation": "--validation", "ConfigFile": "--config", "Chaos": "--chaos", "Seed": "--seed",
-	"ChaosFrom": "--chaos-from", "Rerecord": "--rerecord", "Contract": "--contract", "Thresholds": "--threshold", "WithEnv": "--env", "MethodLimit": "--method-limit",
-	"WithDir": "--cwd", "WithHeader": "--header", "WithFollowRedirects": "--follow-redirects", "HTTP": "--target", "Command": "the server command",
-}
+// flagOf names the flag behind each replay option, for errors: the
+// knobs' (package knobs) and the others run maps to an option.
+var flagOf = knobFlagOf(map[string]string{
+	"Speed": "--speed", "Shard": "--shard", "Rerecord": "--rerecord", "Contract": "--contract",
+	"WithEnv": "--env", "WithDir": "--cwd", "WithHeader": "--header", "WithFollowRedirects": "--follow-redirects",
+	"HTTP": "--target", "Command": "the server command",
+})
 
 // inputError turns an error of replay.New into the CLI's words (flag
 // names) and exit status 2.

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
@@ -102,22 +101,21 @@ miss; 2 bad usage or an unreadable tape.
 	fl.StringVar(&f.listen, "listen", "", "serve Streamable HTTP (and legacy HTTP+SSE) on this address, e.g. 127.0.0.1:8080 (port 0: any free port); without it, stdio")
 	fl.StringVar(&f.strategy, "strategy", "method_and_params", "how requests are matched to recorded ones: exact | method | method_and_params | subset | sequential")
 	fl.StringVar(&f.timing, "timing", "instant", "when answers go: instant | recorded (the recorded latency) | Nx (the recorded latency × N, e.g. 0.5x, 2x)")
-	fl.StringVar(&f.chaos, "chaos", "", "inject seeded faults toward the client, kind=probability,…: e.g. delay=0.1,error=0.05 (kinds: delay, slow, missing, error, malformed, out-of-order, hang-up)")
-	fl.Int64Var(&f.seed, "seed", 0, "the chaos seed: the same seed gives the same faults (random, and printed, when not given)")
+	addKnob(fl, "serve", "chaos", &f.chaos)
+	addKnob(fl, "serve", "seed", &f.seed)
 	fl.BoolVar(&f.strict, "strict", false, "exit 1 when any request missed")
 	fl.StringVar(&f.report, "report", "", "write the misses and the injected faults to this JSON file when serve stops")
 	addAllowFlags(fl, &f.hosts, &f.origins)
 	fl.StringSliceVar(&f.volatile, "volatile", nil, "a request field left out of matching, besides the defaults, e.g. params.arguments.requestId or tools/call:params.arguments.ts (repeatable)")
 	fl.BoolVar(&f.repeat, "repeat", false, "answer a request asked more often than recorded again, in recorded order (else it is a miss)")
-	fl.DurationVar(&f.idle, "idle-timeout", 0, "over HTTP, close a session idle this long (no request, no GET stream), as a client that left without DELETE; 0: never")
-	f.maxMessage, f.maxLine = transport.DefaultMaxMessage, 8<<20
-	fl.Var((*byteSize)(&f.maxMessage), "max-message", "longest message a client may send, e.g. 64MiB")
-	fl.Var((*byteSize)(&f.maxLine), "max-line", "longest tape line accepted, e.g. 16MiB")
+	addKnob(fl, "serve", "idle-timeout", &f.idle)
+	addKnob(fl, "serve", "max-message", (*byteSize)(&f.maxMessage))
+	addKnob(fl, "serve", "max-line", (*byteSize)(&f.maxLine))
 	f.addLimits(fl)
 	fl.StringVar(&f.modeName, "mode", serve.ModeReplay.String(), "replay (the tape only) | record (the upstream, writing TAPE) | once (record if TAPE does not exist, else replay) | new (the tape, misses forwarded to the upstream and added)")
 	fl.StringVar(&f.upstream, "upstream", "", "the real server of --mode record, once, new: a Streamable HTTP URL (or give its command after --)")
 	fl.BoolVar(&f.force, "force", false, "--mode record: overwrite TAPE if it exists")
-	fl.DurationVar(&f.stopTimeout, "stop-timeout", 2*time.Second, "an upstream server command has this long to exit once its client is gone (then SIGTERM, then SIGKILL)")
+	addKnob(fl, "serve", "stop-timeout", &f.stopTimeout)
 	addUIFlags(fl, &f.ui)
 	f.redaction = addRedactFlags(cmd)
 	registerValues(cmd, "mode", serve.Modes()...)

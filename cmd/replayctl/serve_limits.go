@@ -8,8 +8,6 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/pflag"
 
-	"github.com/replayctl/replayctl/forward"
-	"github.com/replayctl/replayctl/mock"
 	"github.com/replayctl/replayctl/transport"
 )
 
@@ -24,10 +22,9 @@ type listenLimits struct {
 
 // add declares the flags.
 func (l *listenLimits) add(fl *pflag.FlagSet) {
-	fl.DurationVar(&l.bodyTimeout, "body-timeout", transport.DefaultBodyTimeout, "over HTTP, the time a client has to send a request's whole body; a body still arriving then is cut with 408")
-	l.bodyBudget = byteSize(transport.DefaultBodyBudget)
-	fl.Var(&l.bodyBudget, "body-budget", "over HTTP, the request body bytes held at once over all connections, e.g. 64MiB; a body that would take more is refused with 503 and Retry-After")
-	fl.IntVar(&l.maxConns, "max-conns", transport.DefaultMaxConns, "over HTTP, the connections held at once (lowered to what the open-file limit leaves room for); at it, the connection waiting on its client longest is closed for a new one")
+	addKnob(fl, "", "body-timeout", &l.bodyTimeout)
+	addKnob(fl, "", "body-budget", &l.bodyBudget)
+	addKnob(fl, "", "max-conns", &l.maxConns)
 }
 
 // conns is the connection cap: --max-conns, lowered to what the file
@@ -62,11 +59,11 @@ type serveLimits struct {
 // addLimits declares serve's limit flags.
 func (f *serveFlags) addLimits(fl *pflag.FlagSet) {
 	f.listenLimits.add(fl)
-	fl.IntVar(&f.maxBatch, "max-batch", transport.DefaultMaxBatch, "the most messages in one JSON-RPC batch; a longer batch is answered with one error")
-	fl.IntVar(&f.maxMisses, "max-misses", mock.DefaultMaxMisses, "the misses kept in detail (listed, in --report); later ones are only counted")
-	fl.IntVar(&f.maxUpstreams, "max-upstreams", forward.DefaultMaxUpstreams, "--mode new: the upstream connections (server processes, with a command) open at once, one per client session with a miss; at it, the one idle longest is stopped")
-	fl.DurationVar(&f.upstreamIdle, "upstream-idle-timeout", forward.DefaultIdleTimeout, "--mode new: stop a client session's upstream connection (its server process) after this long without a forwarded request; its next miss starts a new one")
-	fl.DurationVar(&f.upstreamWait, "upstream-timeout", forward.DefaultAnswerTimeout, "--mode new: how long to wait for the upstream's answer to a forwarded request; then the client gets an error and the upstream notifications/cancelled")
+	addKnob(fl, "serve", "max-batch", &f.maxBatch)
+	addKnob(fl, "serve", "max-misses", &f.maxMisses)
+	addKnob(fl, "serve", "max-upstreams", &f.maxUpstreams)
+	addKnob(fl, "serve", "upstream-idle-timeout", &f.upstreamIdle)
+	addKnob(fl, "serve", "upstream-timeout", &f.upstreamWait)
 }
 
 // check refuses a limit that is no limit: a count or a duration under 1.
