@@ -198,7 +198,7 @@ func (cassetteImporter) Detect(p *Probe) bool {
 	if p.Whole() != nil {
 		return documentKind(p.Whole()) == FormatCassette
 	}
-	return firstMember(p.First(), p.r.br) == `"format_version":number`
+	return firstMember(p.First(), p.n.br) == `"format_version":number`
 }
 
 func (cassetteImporter) Import(p *Probe) (*Imported, error) {

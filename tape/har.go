@@ -368,7 +368,7 @@ func (harImporter) Detect(p *Probe) bool {
 	if p.Whole() != nil {
 		return isHAR(p.Whole())
 	}
-	return startsWithKey(p.First(), p.r.br, "log")
+	return startsWithKey(p.First(), p.n.br, "log")
 }
 
 func (harImporter) Import(p *Probe) (*Imported, error) { return importDecoded(p, decodeHAR) }

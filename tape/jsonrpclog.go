@@ -131,16 +131,15 @@ func (logImporter) Detect(p *Probe) bool {
 }
 
 func (logImporter) Import(p *Probe) (*Imported, error) {
-	r := p.r
-	src, start := r.src, p.start
+	src, start := p.n.src, p.start
 	var tmp *os.File
 	if _, err := src.Seek(0, io.SeekCurrent); err != nil {
-		if tmp, err = copyToTemp(r.path, p.Rest()); err != nil {
+		if tmp, err = copyToTemp(p.Path(), p.Rest()); err != nil {
 			return nil, err
 		}
 		src, start = tmp, 0
 	}
-	ls, err := openLog(r.path, src, start, p.lineBase(), r.opts.maxLine)
+	ls, err := openLog(p.Path(), src, start, p.lineBase(), p.n.r.opts.maxLine)
 	if err != nil {
 		if tmp != nil {
 			removeTemp(tmp)

@@ -229,7 +229,7 @@ func (recorderImporter) Detect(p *Probe) bool {
 	if p.Whole() != nil {
 		return documentKind(p.Whole()) == FormatRecorder
 	}
-	return firstMember(p.First(), p.r.br) == `"version":string`
+	return firstMember(p.First(), p.n.br) == `"version":string`
 }
 
 func (recorderImporter) Import(p *Probe) (*Imported, error) {

@@ -335,7 +335,7 @@ func (vcrImporter) Detect(p *Probe) bool {
 	if p.Whole() != nil {
 		return documentKind(p.Whole()) == "" && !isHAR(p.Whole())
 	}
-	return startsWithKey(p.First(), p.r.br, "format_version") && firstMember(p.First(), p.r.br) != `"format_version":number`
+	return startsWithKey(p.First(), p.n.br, "format_version") && firstMember(p.First(), p.n.br) != `"format_version":number`
 }
 
 func (vcrImporter) Import(p *Probe) (*Imported, error) {
