@@ -24,7 +24,8 @@ import (
 //     importers of documents are asked by its first member (streamed),
 //     and, if none claims it, again once it is read whole (importDocument).
 //     A document on one line without a member that one of the built-in
-//     formats needs ("format_version", "log", "interactions") is refused.
+//     formats needs ("format_version", "log", "interactions") is asked
+//     about only by its first member, not read whole.
 //
 // Within a stage the importers tell files apart, so their order does not
 // matter (Importer).
@@ -82,6 +83,10 @@ func (r *Reader) detect(nr *nativeReader) error {
 				Msg: fmt.Sprintf(`the header is missing: the first line is a %s line; a tape starts with {"type":"header","format":%q,"version":%d}`, typ, FormatName, FormatVersion)}
 		case "":
 			if !env.hasExtra("format_version") && !env.hasExtra("log") && !env.hasExtra("interactions") {
+				p.first = bytes.Clone(p.first) // it is in br's buffer, which reading on reuses
+				if done, err := r.importAt(StageDocument, p); done {
+					return err
+				}
 				return &Error{Path: r.path, Line: n, Seq: -1, Err: ErrUnknownFormat,
 					Msg: `the first line is a JSON object without "type", "format_version", "log", "interactions" or "jsonrpc": this is neither a replayctl tape, an Agent VCR cassette, an mcp-cassette or mcp-recorder file, a HAR file nor a JSON-RPC log`}
 			}
