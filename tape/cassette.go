@@ -184,6 +184,9 @@ func serverOf(srv *Server) *Server {
 	return srv
 }
 
+// FormatCassette is mcp-cassette's JSON recording.
+const FormatCassette Format = "mcp-cassette"
+
 func init() { Register(cassetteImporter{}) }
 
 // cassetteImporter imports an mcp-cassette recording: streamed when its

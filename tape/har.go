@@ -354,6 +354,9 @@ func harEntries(n int) string {
 	return fmt.Sprintf("%d HAR entries", n)
 }
 
+// FormatHAR is an HTTP Archive 1.2 of Streamable HTTP traffic.
+const FormatHAR Format = "har"
+
 func init() { Register(harImporter{}) }
 
 // harImporter imports a HAR file: streamed when its first member is

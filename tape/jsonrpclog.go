@@ -106,6 +106,9 @@ type logStream struct {
 	buf     []byte
 }
 
+// FormatLog is one JSON-RPC message per line.
+const FormatLog Format = "jsonrpc-log"
+
 func init() { Register(logImporter{}) }
 
 // logImporter imports a JSON-RPC log, told by a first line that holds a

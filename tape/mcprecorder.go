@@ -215,6 +215,9 @@ func isNotification(msg []byte) bool {
 	return err == nil && rpc.Kind == jsonrpc.KindNotification
 }
 
+// FormatRecorder is mcp-recorder's JSON cassette.
+const FormatRecorder Format = "mcp-recorder"
+
 func init() { Register(recorderImporter{}) }
 
 // recorderImporter imports an mcp-recorder cassette: streamed when its

@@ -11,18 +11,9 @@ import (
 // Format is a tape file format, as detected from the content.
 type Format string
 
-// The formats Open reads.
-const (
-	FormatNative Format = FormatName    // replayctl JSON Lines
-	FormatVCR    Format = "agent-vcr"   // Agent VCR cassette (.vcr)
-	FormatHAR    Format = "har"         // HTTP Archive 1.2 of Streamable HTTP traffic
-	FormatLog    Format = "jsonrpc-log" // one JSON-RPC message per line
-	// The files of other MCP recorders.
-	FormatCassette Format = "mcp-cassette" // mcp-cassette's JSON recording
-	FormatRecorder Format = "mcp-recorder" // mcp-recorder's JSON cassette
-	FormatMCPVCR   Format = "mcp-vcr"      // mcp-vcr's YAML transcript
-	FormatPcap     Format = "pcap"         // a packet capture (pcap or pcapng) of Streamable HTTP traffic
-)
+// FormatNative is replayctl's JSON Lines. Each foreign format names its
+// Format in its importer's file (FormatVCR, FormatHAR, …).
+const FormatNative Format = FormatName
 
 const (
 	defaultMaxLine = 8 << 20   // WithMaxLine's default

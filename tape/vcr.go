@@ -319,6 +319,9 @@ func parseISO(s string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
+// FormatVCR is an Agent VCR cassette (.vcr).
+const FormatVCR Format = "agent-vcr"
+
 func init() { Register(vcrImporter{}) }
 
 // vcrImporter imports an Agent VCR cassette: streamed into a spill file
