@@ -77,8 +77,9 @@ type Reader struct {
 }
 
 // body is what a Reader reads messages from. Its methods are the
-// Reader's of the same name, the session filter (WithSession) applied by
-// the front where a body does not apply it itself.
+// Reader's of the same name; each body applies the session filter
+// (WithSession) as it reads, and the front refuses to seek a filtered
+// reader.
 type body interface {
 	next() (Message, error)
 	seekSeq(seq int64) error
@@ -93,8 +94,8 @@ var (
 )
 
 // Open opens the tape at path, detecting its format from the content: a
-// native header line, or an Agent VCR JSON document (one with
-// "format_version" and "session"). Errors about the content are *Error.
+// native header line, or a file a registered Importer claims (in the
+// order detect.go says). Errors about the content are *Error.
 func Open(path string, opts ...Option) (*Reader, error) {
 	return OpenSource(File(path), opts...)
 }
