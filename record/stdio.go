@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/replayctl/replayctl/internal/orphan"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
@@ -150,7 +148,8 @@ func Stdio(ctx context.Context, tap *Tap, clientIn io.Reader, clientOut io.Write
 	if err := ctx.Err(); err != nil {
 		return StdioResult{}, err
 	}
-	srv, err := startServer(argv, o.env, o.stderr, o.stopTimeout)
+	srv, err := transport.StartProcess(argv, transport.ProcessOptions{Env: o.env, Stderr: o.stderr,
+		StopTimeout: o.stopTimeout, DieWithParent: true, Logger: zerolog.Nop()})
 	if err != nil {
 		return StdioResult{}, err
 	}
@@ -158,10 +157,10 @@ func Stdio(ctx context.Context, tap *Tap, clientIn io.Reader, clientOut io.Write
 	p := &stdioProxy{
 		tap:     tap,
 		session: o.session,
-		log:     o.log.With().Str("component", "record").Int("pid", srv.cmd.Process.Pid).Logger(),
+		log:     o.log.With().Str("component", "record").Int("pid", srv.PID()).Logger(),
 		client: transport.NewLineConn(clientIn, clientOut, transport.LineMaxMessage(o.maxMessage),
 			transport.LineName("a line of the client's input")),
-		server: transport.NewLineConn(srv.stdout, srv.stdin, transport.LineMaxMessage(o.maxMessage),
+		server: transport.NewLineConn(srv.Stdout(), srv.Stdin(), transport.LineMaxMessage(o.maxMessage),
 			transport.LineName(fmt.Sprintf("a stdout line of server %q", name))),
 	}
 	return p.run(ctx, srv)
@@ -187,7 +186,7 @@ type stdioProxy struct {
 }
 
 // run relays until the recording ends (see Stdio) and tidies up.
-func (p *stdioProxy) run(ctx context.Context, srv *server) (StdioResult, error) {
+func (p *stdioProxy) run(ctx context.Context, srv *transport.Process) (StdioResult, error) {
 	var wg sync.WaitGroup
 	upDone, downDone := make(chan struct{}), make(chan struct{})
 	clientEOF := make(chan struct{})
@@ -207,33 +206,33 @@ func (p *stdioProxy) run(ctx context.Context, srv *server) (StdioResult, error) 
 	// Until the server has exited: an end of the client's input, a failed
 	// relay or ctx closes its stdin and stops it; its own exit ends it.
 	select {
-	case <-srv.exited:
+	case <-srv.Exited():
 	case <-clientEOF:
 		res.ClientClosed = true
-		res.Stopped = srv.stop()
+		res.Stopped = srv.Stop()
 	case <-upDone: // the server no longer reads, or a line too long, or the tape failed
-		res.Stopped = srv.stop()
+		res.Stopped = srv.Stop()
 	case <-downDone: // the server closed its stdout, or the client is gone
-		res.Stopped = srv.stop()
+		res.Stopped = srv.Stop()
 	case <-ctx.Done():
 		ctxErr = ctx.Err()
-		res.Stopped = srv.stop()
+		res.Stopped = srv.Stop()
 	}
-	<-srv.exited
+	<-srv.Exited()
 	// What the server wrote before it exited is still relayed; a child it
 	// left behind may hold its stdout open: not for long.
 	select {
 	case <-downDone:
 	case <-time.After(stdoutGrace):
 	}
-	_ = srv.stdout.Close()
-	_ = srv.stdin.Close()
+	_ = srv.Stdout().Close()
+	_ = srv.Stdin().Close()
 	// The client's input is no longer read (and a client that does not
 	// read its own input any more does not hold the relay up).
 	_ = p.client.Close()
 	wg.Wait()
 
-	res.ExitCode, res.Signal = exitStatus(srv.cmd.ProcessState)
+	res.ExitCode, res.Signal, _ = srv.Status() // -1 and no signal when unknown
 	res.NonJSONFromClient, res.NonJSONFromServer = p.nonJSON[0].Load(), p.nonJSON[1].Load()
 	p.log.Debug().Int("status", res.ExitCode).Str("signal", res.Signal).Bool("client_closed", res.ClientClosed).Bool("stopped", res.Stopped).Msg("server ended")
 	switch {
@@ -242,7 +241,7 @@ func (p *stdioProxy) run(ctx context.Context, srv *server) (StdioResult, error) 
 	case ctxErr != nil:
 		return res, ctxErr
 	case !res.ClientClosed && !res.Stopped && (res.ExitCode != 0 || res.Signal != ""):
-		return res, &transport.ExitError{Command: srv.argv, Status: res.ExitCode, Signal: res.Signal, Stderr: "see its stderr above"}
+		return res, &transport.ExitError{Command: srv.Argv(), Status: res.ExitCode, Signal: res.Signal, Stderr: "see its stderr above"}
 	}
 	return res, nil
 }
@@ -328,98 +327,4 @@ func clip(b []byte, n int) string {
 		return string(b)
 	}
 	return string(b[:n]) + "…"
-}
-
-// exitStatus reads a finished process's status: its exit code, or -1 and
-// the signal's name.
-func exitStatus(ps *os.ProcessState) (int, string) {
-	if ps == nil {
-		return -1, ""
-	}
-	if sig := signalOf(ps); sig != "" {
-		return -1, sig
-	}
-	return ps.ExitCode(), ""
-}
-
-// server is the real server's process and the parent's ends of its pipes.
-type server struct {
-	cmd         *exec.Cmd
-	argv        []string
-	stdin       *os.File // its stdin, the write end
-	stdout      *os.File // its stdout, the read end
-	stopTimeout time.Duration
-	exited      chan struct{} // closed once the process has been waited for
-	stopOnce    sync.Once
-	stopped     bool
-}
-
-// startServer starts argv with its stdin and stdout on pipes and its
-// stderr on stderr, and waits for it in a goroutine that ends with it.
-func startServer(argv, env []string, stderr io.Writer, stopTimeout time.Duration) (*server, error) {
-	name := strings.Join(argv, " ")
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("start server %q: make pipe: %w", name, err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		return nil, fmt.Errorf("start server %q: make pipe: %w", name, err)
-	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, stderr
-	// A stderr that is not a file is copied by a goroutine of cmd, which
-	// Wait waits for: not forever, if a child of the server holds it.
-	cmd.WaitDelay = stopTimeout
-	transport.SetProcessGroup(cmd)
-	orphan.DieWithParent(cmd)
-	err = cmd.Start()
-	inR.Close()
-	outW.Close()
-	if err != nil {
-		inW.Close()
-		outR.Close()
-		hint := "check that the command exists and is executable"
-		if errors.Is(err, exec.ErrNotFound) {
-			hint = "no such program in PATH; install it or give its full path"
-		}
-		return nil, fmt.Errorf("%w: start server %q: %w (%s)", transport.ErrTarget, name, err, hint)
-	}
-	s := &server{cmd: cmd, argv: argv, stdin: inW, stdout: outR, stopTimeout: stopTimeout, exited: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(s.exited) }()
-	return s, nil
-}
-
-// stop closes the server's stdin, waits up to stopTimeout for it to exit,
-// then sends SIGTERM, waits again, then SIGKILL, to its process group. It
-// returns once the process has exited: true if it had to be signalled.
-// Later calls wait for the exit and return the first call's answer.
-func (s *server) stop() bool {
-	s.stopOnce.Do(func() {
-		_ = s.stdin.Close()
-		if s.waitExit(s.stopTimeout) {
-			return
-		}
-		s.stopped = true
-		_ = transport.SignalGroup(s.cmd.Process, false)
-		if !s.waitExit(s.stopTimeout) {
-			_ = transport.SignalGroup(s.cmd.Process, true)
-		}
-	})
-	<-s.exited
-	return s.stopped
-}
-
-func (s *server) waitExit(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-s.exited:
-		return true
-	case <-t.C:
-		return false
-	}
 }

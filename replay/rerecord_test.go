@@ -123,34 +123,11 @@ func TestRerecordEverything(t *testing.T) {
 	}
 }
 
-// sumServer is a small go-sdk server with the tools examples/everything
-// calls: echo, and get-sum, which from version 2 on adds one to a sum
-// over 10 (the change a re-recording must capture).
+// sumServer runs testserver.Sum of a version on the streams a
+// replay.Streams target gives it.
 func sumServer(version int) func(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
 	return func(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-		s := mcp.NewServer(&mcp.Implementation{Name: "sum", Version: "1.0.0"}, nil)
-		type echoIn struct {
-			Message string `json:"message"`
-		}
-		mcp.AddTool(s, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "Echo: " + in.Message}}}, nil, nil
-		})
-		type sumIn struct {
-			A float64 `json:"a"`
-			B float64 `json:"b"`
-		}
-		mcp.AddTool(s, &mcp.Tool{Name: "get-sum"}, func(_ context.Context, _ *mcp.CallToolRequest, in sumIn) (*mcp.CallToolResult, any, error) {
-			sum := in.A + in.B
-			if version >= 2 && sum > 10 {
-				sum++
-			}
-			text := fmt.Sprintf("The sum of %g and %g is %g.", in.A, in.B, sum)
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
-		})
-		s.AddPrompt(&mcp.Prompt{Name: "simple-prompt"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-			return &mcp.GetPromptResult{}, nil
-		})
-		return s.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+		return testserver.Sum(version).Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
 	}
 }
 

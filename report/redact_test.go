@@ -16,7 +16,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/replayctl/replayctl/internal/leakcheck"
+	"github.com/replayctl/replayctl/internal/testleak"
 	"github.com/replayctl/replayctl/tape"
 )
 
@@ -114,13 +114,13 @@ func TestRedactorEncodings(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.name != "URL query" && tc.name != "URL path" {
-				if _, ok := leakcheck.Find(tc.out, secret); !ok {
+				if _, ok := testleak.Find(tc.out, secret); !ok {
 					t.Fatalf("the test is wrong: no secret in %s", tc.out)
 				}
 			}
 			out := "keep<" + tc.out + ">keep"
 			got := string(r.Bytes([]byte(out)))
-			if how, ok := leakcheck.Find(got, secret); ok {
+			if how, ok := testleak.Find(got, secret); ok {
 				t.Errorf("the secret is still there (%s):\n%s\nfrom\n%s", how, got, out)
 			}
 			if !strings.Contains(got, Redacted) || !strings.HasPrefix(got, "keep<") || !strings.HasSuffix(got, ">keep") {
@@ -272,7 +272,7 @@ func secretReport(secret string, serverForm string) Report {
 // FuzzRedactEveryOutput is the property of redaction: for any secret, in
 // any form a server or an error gives it, through every writer — text,
 // JSON, JUnit, HTML, the logs, the error line — the redacted output holds
-// the secret in no form a reader could recover (leakcheck), and says
+// the secret in no form a reader could recover (testleak), and says
 // [redacted] where it was.
 func FuzzRedactEveryOutput(f *testing.F) {
 	for _, s := range []string{"", "+", "a+b/c", `"quoted"`, `back\slash`, "é😀", "<script>&amp;", "100%", " spaced out ",
@@ -292,7 +292,7 @@ func FuzzRedactEveryOutput(f *testing.F) {
 		r := tape.RedactorOf([]string{secret})
 		for name, out := range outputs(t, secretReport(secret, serverForm), secret) {
 			got := r.Bytes(out)
-			if how, ok := leakcheck.Find(string(got), secret); ok {
+			if how, ok := testleak.Find(string(got), secret); ok {
 				t.Errorf("%s: the secret %q is readable (%s) after redaction:\n%s", name, secret, how, got)
 			}
 			if !bytes.Contains(got, []byte(Redacted)) {

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 go build -o "$dir/replayctl" ./cmd/replayctl
-go build -o "$dir/gentape" ./internal/tools/gentape
+go build -o "$dir/gentape" ./internal/testtools/gentape
 
 echo "== peak memory, fast, against the built-in mock =="
 for requests in 50000 500000; do

@@ -21,7 +21,7 @@ vegeta=${VEGETA:-$(command -v vegeta || true)}
 gor=${GOR:-$(command -v goreplay || command -v gor || true)}
 go build -o "$dir/replayctl" ./cmd/replayctl
 go build -o "$dir/slow" ./internal/testserver/slow
-go build -o "$dir/tailbench" ./internal/tools/tailbench
+go build -o "$dir/tailbench" ./internal/testtools/tailbench
 "$dir/tailbench" tape -calls 200 -gap 2ms -o "$dir/t.jsonl"
 "$dir/tailbench" gor -calls 200 -gap 2ms -host "127.0.0.1:$port" -o "$dir/t.gor"
 "$dir/tailbench" body -o "$dir/body.json"

@@ -32,7 +32,7 @@ func BenchmarkReader(b *testing.B) {
 				if got != n {
 					b.Fatalf("read %d messages, want %d", got, n)
 				}
-				size = r.pos.off
+				size = r.native().pos.off
 				r.Close()
 			}
 			b.SetBytes(size)

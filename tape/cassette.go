@@ -184,6 +184,9 @@ func serverOf(srv *Server) *Server {
 	return srv
 }
 
+// FormatCassette is mcp-cassette's JSON recording.
+const FormatCassette Format = "mcp-cassette"
+
 func init() { Register(cassetteImporter{}) }
 
 // cassetteImporter imports an mcp-cassette recording: streamed when its
@@ -198,7 +201,7 @@ func (cassetteImporter) Detect(p *Probe) bool {
 	if p.Whole() != nil {
 		return documentKind(p.Whole()) == FormatCassette
 	}
-	return firstMember(p.First(), p.r.br) == `"format_version":number`
+	return firstMember(p.First(), p.n.br) == `"format_version":number`
 }
 
 func (cassetteImporter) Import(p *Probe) (*Imported, error) {

@@ -21,13 +21,16 @@
 // packet). What a file lacks (times, HTTP metadata) is said once, in the
 // Reader's warnings.
 //
-// Each foreign format is an Importer, in a file of its own: how it tells
-// its files by their content, and how it reads them into messages. Its
-// init Registers it; Open asks the importers of each Stage in turn (the
-// first bytes, the first line, a JSON document's first member, the
-// document read whole), and between the first line's and the document's
-// the native reader judges the line, so that a broken tape is told as
-// one. Adding a format is adding its file and its tests.
+// A Reader is a front over one of two readers: the native reader
+// (native.go), which streams and seeks a replayctl tape, and the reader of
+// the messages an Importer read (import.go). Each foreign format is an
+// Importer, in a file of its own: how it tells its files by their
+// content, and how it reads them into messages. Its init Registers it;
+// Open asks the importers of each Stage in turn (the first bytes, the
+// first line, a JSON document's first member, the document read whole),
+// and between the first line's and the document's the native reader
+// judges the line, so that a broken tape is told as one (detect.go says
+// the order). Adding a format is adding its file and its tests.
 // EncodeHAR writes a tape as HAR 1.2 for a browser's network panel, entry
 // by entry; what it cannot say in HAR rides in "_replayctl" members that
 // DecodeHAR reads back.

@@ -354,6 +354,9 @@ func harEntries(n int) string {
 	return fmt.Sprintf("%d HAR entries", n)
 }
 
+// FormatHAR is an HTTP Archive 1.2 of Streamable HTTP traffic.
+const FormatHAR Format = "har"
+
 func init() { Register(harImporter{}) }
 
 // harImporter imports a HAR file: streamed when its first member is
@@ -368,7 +371,7 @@ func (harImporter) Detect(p *Probe) bool {
 	if p.Whole() != nil {
 		return isHAR(p.Whole())
 	}
-	return startsWithKey(p.First(), p.r.br, "log")
+	return startsWithKey(p.First(), p.n.br, "log")
 }
 
 func (harImporter) Import(p *Probe) (*Imported, error) { return importDecoded(p, decodeHAR) }

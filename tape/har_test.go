@@ -13,7 +13,7 @@ import (
 
 // The fixtures gosdk-*.har are HTTP traffic of the go-sdk client running
 // testtape.ScriptAll against the go-sdk conformance server, captured by
-// internal/tools/genhar (see its doc for the commands).
+// internal/testtools/genhar (see its doc for the commands).
 
 func openHAR(t *testing.T, path string) (*Reader, []Message) {
 	t.Helper()

@@ -83,3 +83,7 @@ func asError(t testing.TB, err error) *Error {
 	}
 	return e
 }
+
+// native is the native reader behind r, for tests that look at where it
+// stands (its offset, its Seek index).
+func (r *Reader) native() *nativeReader { return r.body.(*nativeReader) }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -20,29 +21,29 @@ const maxImport = 512 << 20
 
 // readRest returns the first line and everything after it: the whole
 // file from the first non-blank line on, bounded by maxImport.
-func (r *Reader) readRest(first []byte, last bool, what string) ([]byte, error) {
-	doc := make([]byte, 0, len(first)+1+r.br.Buffered())
+func (nr *nativeReader) readRest(first []byte, last bool, what string) ([]byte, error) {
+	doc := make([]byte, 0, len(first)+1+nr.br.Buffered())
 	doc = append(doc, first...)
 	if !last {
 		doc = append(doc, '\n')
 	}
-	rest, err := io.ReadAll(io.LimitReader(r.br, maxImport))
+	rest, err := io.ReadAll(io.LimitReader(nr.br, maxImport))
 	if err != nil {
-		return nil, &Error{Path: r.path, Seq: -1, Err: err, Msg: fmt.Sprintf("cannot read it (%v): check the file and the disk", err)}
+		return nil, &Error{Path: nr.r.path, Seq: -1, Err: err, Msg: fmt.Sprintf("cannot read it (%v): check the file and the disk", err)}
 	}
 	if len(rest) >= maxImport {
-		return nil, &Error{Path: r.path, Seq: -1, Msg: fmt.Sprintf("%s larger than %d MiB: split the recording", what, maxImport>>20)}
+		return nil, &Error{Path: nr.r.path, Seq: -1, Msg: fmt.Sprintf("%s larger than %d MiB: split the recording", what, maxImport>>20)}
 	}
 	return append(doc, rest...), nil
 }
 
 // rest reads the file from the first non-blank line on, as it streams.
-func (r *Reader) rest(first []byte, last bool) io.Reader {
+func (nr *nativeReader) rest(first []byte, last bool) io.Reader {
 	head := bytes.Clone(first) // first may be in br's buffer, which reading on reuses
 	if !last {
 		head = append(head, '\n')
 	}
-	return io.MultiReader(bytes.NewReader(head), r.br)
+	return io.MultiReader(bytes.NewReader(head), nr.br)
 }
 
 // notATape says of a document that is neither a HAR file nor a cassette
@@ -90,28 +91,76 @@ func inMemory(msgs []Message) *imported {
 	return &imported{store: &store, refs: refs}
 }
 
+// importedReader reads the messages an Importer read (Agent VCR, HAR,
+// JSON-RPC logs, …): a Reader's body for every format but the native one.
+type importedReader struct {
+	r   *Reader // the front: the name and session filter it reads by
+	imp importSource
+	at  int // the message Next returns next
+}
+
+// setImported makes r a reader of what an importer of format f read.
 func (r *Reader) setImported(f Format, h Header, im importSource) {
-	r.header, r.imp, r.format = h, im, f
+	r.header, r.format = h, f
+	r.body = &importedReader{r: r, imp: im}
 	r.end = &End{Messages: int64(im.count()), DurationUS: im.lastTUS()}
 }
 
-// nextImported is Next on an imported tape.
-func (r *Reader) nextImported() (Message, error) {
-	for r.next < r.imp.count() {
-		r.next++
-		m, err := r.imp.message(r.next - 1)
+// next is Reader.Next on an imported tape.
+func (ir *importedReader) next() (Message, error) {
+	for ir.at < ir.imp.count() {
+		ir.at++
+		m, err := ir.imp.message(ir.at - 1)
 		var e *Error
 		if errors.As(err, &e) {
 			return Message{}, err
 		}
 		if err != nil {
-			return Message{}, &Error{Path: r.path, Seq: r.imp.seqAt(r.next - 1), Err: err, Msg: fmt.Sprintf("cannot read an imported message back (%v): check the disk of the temporary folder (TMPDIR)", err)}
+			return Message{}, &Error{Path: ir.r.path, Seq: ir.imp.seqAt(ir.at - 1), Err: err, Msg: fmt.Sprintf("cannot read an imported message back (%v): check the disk of the temporary folder (TMPDIR)", err)}
 		}
-		if r.opts.only == nil || string(r.opts.only) == strconv.Quote(m.Session) {
+		if ir.r.opts.only == nil || string(ir.r.opts.only) == strconv.Quote(m.Session) {
 			return m, nil
 		}
 	}
 	return Message{}, io.EOF
+}
+
+// seekSeq is Reader.SeekSeq on an imported tape.
+func (ir *importedReader) seekSeq(seq int64) error {
+	n := ir.imp.count()
+	i := sort.Search(n, func(i int) bool { return ir.imp.seqAt(i) >= seq })
+	switch {
+	case n == 0:
+		return ir.r.pastLast(seq, -1)
+	case i == n:
+		return ir.r.pastLast(seq, ir.imp.seqAt(n-1))
+	case i == 0 && ir.imp.seqAt(0) != seq:
+		return ir.r.beforeFirst(seq, ir.imp.seqAt(0))
+	}
+	ir.at = i
+	return nil
+}
+
+// rewind is Reader.Rewind on an imported tape.
+func (ir *importedReader) rewind() error {
+	ir.at = 0
+	return nil
+}
+
+// lineSpan is Reader.LineSpan on an imported tape: its messages have no
+// line of their own.
+func (ir *importedReader) lineSpan() (int64, int, bool) { return 0, 0, false }
+
+// close releases what the import kept (a spill file, a copy of a pipe).
+func (ir *importedReader) close() { ir.imp.close() }
+
+// importSource is what an imported tape's reader reads, nil for a
+// native tape.
+func (r *Reader) importSource() importSource {
+	if ir, ok := r.body.(*importedReader); ok {
+		return ir.imp
+	}
+	return nil
 }
 
 // startsWithKey reports whether the document that starts with the line

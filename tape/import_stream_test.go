@@ -77,8 +77,8 @@ func TestImportedHARSpill(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if _, ok := r.imp.(*imported).store.(*spillStore); !ok {
-		t.Fatalf("the HAR was not streamed into a spill file (store %T)", r.imp.(*imported).store)
+	if _, ok := r.importSource().(*imported).store.(*spillStore); !ok {
+		t.Fatalf("the HAR was not streamed into a spill file (store %T)", r.importSource().(*imported).store)
 	}
 	for pass := range 2 {
 		if got := readAll(t, r); !reflect.DeepEqual(got, want) {

@@ -91,7 +91,7 @@ func Importers() []Importer {
 // Probe is a file being opened, as far as it has been read: what an
 // Importer tells its format by and reads the file from.
 type Probe struct {
-	r     *Reader
+	n     *nativeReader // the file, as far as detection read it
 	magic []byte
 	stage Stage
 
@@ -109,7 +109,7 @@ type Probe struct {
 const magicLen = 16
 
 // Path is the name the file is opened by, for errors.
-func (p *Probe) Path() string { return p.r.path }
+func (p *Probe) Path() string { return p.n.r.path }
 
 // Magic is the file's first bytes (fewer in a shorter file), after a UTF-8
 // byte order mark.
@@ -129,7 +129,7 @@ func (p *Probe) Whole() []byte { return p.whole }
 // Head is what follows First in the file, as far as 4 KiB of it are read
 // already or can be peeked; it is not consumed.
 func (p *Probe) Head() []byte {
-	b, _ := p.r.br.Peek(4096) // what there is: less at the end of the file
+	b, _ := p.n.br.Peek(4096) // what there is: less at the end of the file
 	return b
 }
 
@@ -137,12 +137,12 @@ func (p *Probe) Head() []byte {
 // First on later. Once read, the file is the importer's.
 func (p *Probe) Rest() io.Reader {
 	if p.stage == StageMagic {
-		return p.r.br
+		return p.n.br
 	}
 	if p.whole != nil {
 		return bytes.NewReader(p.whole)
 	}
-	return p.r.rest(p.first, p.last)
+	return p.n.rest(p.first, p.last)
 }
 
 // ReadRest returns the file from First on, read whole; what names the
@@ -151,7 +151,7 @@ func (p *Probe) ReadRest(what string) ([]byte, error) {
 	if p.whole != nil {
 		return p.whole, nil
 	}
-	return p.r.readRest(p.first, p.last, what)
+	return p.n.readRest(p.first, p.last, what)
 }
 
 // lineBase is the number of the line before First, which importers add
@@ -195,7 +195,7 @@ func (r *Reader) importDocument(p *Probe) error {
 	if done, err := r.importAt(StageDocument, p); done {
 		return err
 	}
-	doc, err := r.readRest(p.first, p.last, "a JSON document")
+	doc, err := p.n.readRest(p.first, p.last, "a JSON document")
 	if err != nil {
 		return err
 	}

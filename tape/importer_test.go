@@ -217,3 +217,68 @@ func TestRegisterNewFormat(t *testing.T) {
 		t.Errorf("error path: got %s, want b.csv", e.Path)
 	}
 }
+
+// docImporter is a JSON document format of the test's own,
+// {"doc-test":[message, …]}, told by its first member: what a new
+// document format is, whether its writer puts it on one line or many.
+type docImporter struct{}
+
+func (docImporter) Format() Format { return "doc-test" }
+func (docImporter) Stage() Stage   { return StageDocument }
+func (docImporter) Detect(p *Probe) bool {
+	head := append(bytes.TrimSpace(p.First()), p.Head()...)
+	return bytes.HasPrefix(bytes.Join(bytes.Fields(head), nil), []byte(`{"doc-test":`))
+}
+
+func (docImporter) Import(p *Probe) (*Imported, error) {
+	doc, err := p.ReadRest("a doc-test document")
+	if err != nil {
+		return nil, err
+	}
+	var d struct {
+		Msgs []json.RawMessage `json:"doc-test"`
+	}
+	if err := json.Unmarshal(doc, &d); err != nil {
+		return nil, &Error{Path: p.Path(), Line: p.Line(), Seq: -1, Msg: "not a doc-test document: " + err.Error()}
+	}
+	msgs := make([]Message, len(d.Msgs))
+	for i, m := range d.Msgs {
+		msgs[i] = Message{Seq: int64(i), Session: "s1", Dir: []Dir{C2S, S2C}[i%2], Msg: m}
+	}
+	return ImportedMessages(Header{Format: FormatName, Version: FormatVersion}, msgs, nil), nil
+}
+
+var registerDoc = sync.OnceFunc(func() { Register(docImporter{}) })
+
+// TestRegisterDocumentFormat registers a JSON document format of its
+// own and reads a file of it through Open, written on many lines and on
+// one; a one-line object of no format still says what it is not.
+func TestRegisterDocumentFormat(t *testing.T) {
+	registerDoc()
+	ping, pong := `{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`
+	for _, tt := range []struct{ name, content string }{
+		{"many lines", "{\n  \"doc-test\": [\n    " + ping + ",\n    " + pong + "\n  ]\n}\n"},
+		{"one line", `{"doc-test":[` + ping + "," + pong + "]}\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Open(writeTemp(t, "d.json", tt.content))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if r.Format() != "doc-test" {
+				t.Errorf("format: got %s, want doc-test", r.Format())
+			}
+			msgs := readAll(t, r)
+			if len(msgs) != 2 || msgs[1].Dir != S2C || string(msgs[0].Msg) != ping {
+				t.Errorf("got %+v, want the two messages", msgs)
+			}
+		})
+	}
+
+	_, err := Open(writeTemp(t, "x.json", `{"version":"1.0","name":"x"}`+"\n"))
+	var e *Error
+	if !errors.As(err, &e) || !errors.Is(err, ErrUnknownFormat) || e.Line != 1 || !strings.HasPrefix(e.Msg, `the first line is a JSON object without "type"`) {
+		t.Errorf("a one-line object of no format: got %v, want ErrUnknownFormat saying what it lacks", err)
+	}
+}

@@ -106,6 +106,9 @@ type logStream struct {
 	buf     []byte
 }
 
+// FormatLog is one JSON-RPC message per line.
+const FormatLog Format = "jsonrpc-log"
+
 func init() { Register(logImporter{}) }
 
 // logImporter imports a JSON-RPC log, told by a first line that holds a
@@ -131,16 +134,15 @@ func (logImporter) Detect(p *Probe) bool {
 }
 
 func (logImporter) Import(p *Probe) (*Imported, error) {
-	r := p.r
-	src, start := r.src, p.start
+	src, start := p.n.src, p.start
 	var tmp *os.File
 	if _, err := src.Seek(0, io.SeekCurrent); err != nil {
-		if tmp, err = copyToTemp(r.path, p.Rest()); err != nil {
+		if tmp, err = copyToTemp(p.Path(), p.Rest()); err != nil {
 			return nil, err
 		}
 		src, start = tmp, 0
 	}
-	ls, err := openLog(r.path, src, start, p.lineBase(), r.opts.maxLine)
+	ls, err := openLog(p.Path(), src, start, p.lineBase(), p.n.r.opts.maxLine)
 	if err != nil {
 		if tmp != nil {
 			removeTemp(tmp)

@@ -14,12 +14,7 @@ type lineSpan struct {
 // DecodeLine yields the message again. ok is false before the first
 // message and on an imported (Agent VCR) tape, whose messages have no line
 // of their own.
-func (r *Reader) LineSpan() (off int64, n int, ok bool) {
-	if r.format != FormatNative || r.lastSpan.n == 0 {
-		return 0, 0, false
-	}
-	return r.lastSpan.off, r.lastSpan.n, true
-}
+func (r *Reader) LineSpan() (off int64, n int, ok bool) { return r.body.lineSpan() }
 
 // DecodeLine decodes one message line of a native tape, as Next does (Line
 // is left 0). Unlike Next's, the Msg it returns is part of line, not a

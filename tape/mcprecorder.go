@@ -215,6 +215,9 @@ func isNotification(msg []byte) bool {
 	return err == nil && rpc.Kind == jsonrpc.KindNotification
 }
 
+// FormatRecorder is mcp-recorder's JSON cassette.
+const FormatRecorder Format = "mcp-recorder"
+
 func init() { Register(recorderImporter{}) }
 
 // recorderImporter imports an mcp-recorder cassette: streamed when its
@@ -229,7 +232,14 @@ func (recorderImporter) Detect(p *Probe) bool {
 	if p.Whole() != nil {
 		return documentKind(p.Whole()) == FormatRecorder
 	}
-	return firstMember(p.First(), p.r.br) == `"version":string`
+	if env, ok := p.envelope(); ok && !env.hasExtra("interactions") && !env.hasExtra("format_version") && !env.hasExtra("log") {
+		// A document on one line with none of these members is asked
+		// about for the document formats of others; its first member
+		// alone does not make it a recording (it never did: detection
+		// refused such a line before asking).
+		return false
+	}
+	return firstMember(p.First(), p.n.br) == `"version":string`
 }
 
 func (recorderImporter) Import(p *Probe) (*Imported, error) {

@@ -52,6 +52,9 @@ func hasTopKey(doc []byte, key string) bool {
 	return false
 }
 
+// FormatMCPVCR is mcp-vcr's YAML transcript.
+const FormatMCPVCR Format = "mcp-vcr"
+
 func init() { Register(mcpvcrImporter{}) }
 
 // mcpvcrImporter imports an mcp-vcr transcript, told by a first line that

@@ -77,7 +77,7 @@ func TestReaderMemoryFlat(t *testing.T) {
 	if heap1 > heap0+1<<20 {
 		t.Errorf("live heap grew from %d to %d bytes over %d messages, want flat", heap0, heap1, n-10_000)
 	}
-	if got, want := len(r.index), (n+indexEvery-1)/indexEvery; got != want {
+	if got, want := len(r.native().index), (n+indexEvery-1)/indexEvery; got != want {
 		t.Errorf("index has %d entries, want %d", got, want)
 	}
 	t.Logf("%.3f allocs/message, heap %d → %d", perMsg, heap0, heap1)

@@ -12,141 +12,215 @@ import (
 	"unicode/utf8"
 )
 
+// nativeReader reads a replayctl tape as it streams from its file: a
+// Reader's body for FormatNative. Detection reads the first line through
+// it before the format is known (detect.go).
+type nativeReader struct {
+	r   *Reader // the front: the name and options it reads by, the end and warnings it fills in
+	src io.ReadSeeker
+	br  *bufio.Reader
+
+	long        []byte // a line longer than br's buffer, assembled
+	env         envelope
+	slab        slab // where Msg copies come from
+	pos         position
+	dataStart   position // just after the header line
+	pending     *Message // read by SeekSeq, returned by the next Next
+	seekMsg     Message  // what pending points to
+	err         error    // sticky until a SeekSeq repositions the reader
+	index       []indexEntry
+	endLine     int64
+	eofDone     bool // end-of-tape warnings have been given
+	tornDropped bool // a torn last line was dropped
+	session     string
+	// where the lines of messages lie: the one readMessage read last, the
+	// one SeekSeq left pending, and the one Next returned last (LineSpan)
+	readSpan, seekSpan, lastSpan lineSpan
+}
+
+// position is where the native reader stands: the next line to read.
+type position struct {
+	off     int64 // byte offset of the next line
+	line    int64 // lines read so far
+	ord     int64 // messages read so far
+	lastSeq int64 // seq of the last message read, -1 before the first
+	pastEnd bool  // the end line has been read
+}
+
+// newNativeReader starts reading src for r, past a UTF-8 byte order mark.
+func newNativeReader(r *Reader, src io.ReadSeeker) *nativeReader {
+	nr := &nativeReader{r: r, src: src, br: bufio.NewReaderSize(src, bufferSize)}
+	nr.pos.lastSeq = -1
+	if b, _ := nr.br.Peek(3); string(b) == "\xef\xbb\xbf" { // UTF-8 byte order mark
+		nr.br.Discard(3)
+		nr.pos.off = 3
+	}
+	return nr
+}
+
+// next is Reader.Next on a native tape.
+func (nr *nativeReader) next() (Message, error) {
+	if nr.pending != nil {
+		m := *nr.pending
+		nr.pending = nil
+		nr.lastSpan = nr.seekSpan
+		return m, nil
+	}
+	if nr.err != nil {
+		return Message{}, nr.err
+	}
+	m, err := nr.readMessage()
+	if err != nil && err != io.EOF {
+		nr.err = err
+	}
+	if err == nil {
+		nr.lastSpan = nr.readSpan
+	}
+	return m, err
+}
+
+// lineSpan is Reader.LineSpan on a native tape.
+func (nr *nativeReader) lineSpan() (off int64, n int, ok bool) {
+	if nr.lastSpan.n == 0 {
+		return 0, 0, false
+	}
+	return nr.lastSpan.off, nr.lastSpan.n, true
+}
+
+// close does nothing: the front closes the file.
+func (nr *nativeReader) close() {}
+
 // readLine reads the next line without its newline. last is true when the
 // line ends at the end of the file rather than with a newline. With nothing
 // left it returns io.EOF.
-func (r *Reader) readLine() (line []byte, last bool, err error) {
-	b, err := r.br.ReadSlice('\n')
+func (nr *nativeReader) readLine() (line []byte, last bool, err error) {
+	b, err := nr.br.ReadSlice('\n')
 	if err == bufio.ErrBufferFull {
-		r.long = append(r.long[:0], b...)
+		nr.long = append(nr.long[:0], b...)
 		for err == bufio.ErrBufferFull {
-			if len(r.long) > r.opts.maxLine+1 {
-				return nil, false, r.tooLong(r.pos.line + 1)
+			if len(nr.long) > nr.r.opts.maxLine+1 {
+				return nil, false, nr.tooLong(nr.pos.line + 1)
 			}
-			b, err = r.br.ReadSlice('\n')
-			r.long = append(r.long, b...)
+			b, err = nr.br.ReadSlice('\n')
+			nr.long = append(nr.long, b...)
 		}
-		b = r.long
+		b = nr.long
 	}
 	switch err {
 	case nil:
-		r.pos.off += int64(len(b))
-		r.pos.line++
+		nr.pos.off += int64(len(b))
+		nr.pos.line++
 		b = b[:len(b)-1]
 	case io.EOF:
 		if len(b) == 0 {
 			return nil, false, io.EOF
 		}
-		r.pos.off += int64(len(b))
-		r.pos.line++
+		nr.pos.off += int64(len(b))
+		nr.pos.line++
 		last = true
 	default:
-		return nil, false, &Error{Path: r.path, Line: r.pos.line + 1, Seq: -1,
+		return nil, false, &Error{Path: nr.r.path, Line: nr.pos.line + 1, Seq: -1,
 			Msg: fmt.Sprintf("cannot read it (%v): check the file and the disk", err), Err: err}
 	}
-	if len(b) > r.opts.maxLine {
-		return nil, false, r.tooLong(r.pos.line)
+	if len(b) > nr.r.opts.maxLine {
+		return nil, false, nr.tooLong(nr.pos.line)
 	}
 	return b, last, nil
 }
 
-func (r *Reader) tooLong(line int64) *Error {
-	return &Error{Path: r.path, Line: line, Seq: -1, Err: ErrLineTooLong,
-		Msg: fmt.Sprintf("the line is longer than the limit of %d bytes: if the tape is right, raise the limit (--max-line; replay.MaxLine)", r.opts.maxLine)}
+func (nr *nativeReader) tooLong(line int64) *Error {
+	return &Error{Path: nr.r.path, Line: line, Seq: -1, Err: ErrLineTooLong,
+		Msg: fmt.Sprintf("the line is longer than the limit of %d bytes: if the tape is right, raise the limit (--max-line; replay.MaxLine)", nr.r.opts.maxLine)}
 }
 
 // readMessage reads lines up to the next message line and decodes it.
-func (r *Reader) readMessage() (Message, error) {
+func (nr *nativeReader) readMessage() (Message, error) {
 	for {
-		start := r.pos.off
-		line, last, err := r.readLine()
+		start := nr.pos.off
+		line, last, err := nr.readLine()
 		if err == io.EOF {
-			return Message{}, r.atEOF()
+			return Message{}, nr.atEOF()
 		}
 		if err != nil {
 			return Message{}, err
 		}
-		n := r.pos.line
-		if isBlank(line) || (r.opts.only != nil && otherSession(line, r.opts.only)) {
+		n := nr.pos.line
+		if isBlank(line) || (nr.r.opts.only != nil && otherSession(line, nr.r.opts.only)) {
 			continue
 		}
-		if err := scanEnvelope(line, &r.env); err != nil {
+		if err := scanEnvelope(line, &nr.env); err != nil {
 			if last {
-				if !r.eofDone {
-					r.tornDropped = true
-					r.warnf("tape %s line %d: torn last line (%d bytes) dropped; the tape was cut short; %d messages kept", r.path, n, len(line), r.pos.ord)
+				if !nr.eofDone {
+					nr.tornDropped = true
+					nr.r.warnf("tape %s line %d: torn last line (%d bytes) dropped; the tape was cut short; %d messages kept", nr.r.path, n, len(line), nr.pos.ord)
 				}
-				return Message{}, r.atEOF()
+				return Message{}, nr.atEOF()
 			}
-			return Message{}, r.notJSON(line, n)
+			return Message{}, nr.notJSON(line, n)
 		}
-		if r.pos.pastEnd {
-			return Message{}, &Error{Path: r.path, Line: n, Seq: -1,
-				Msg: fmt.Sprintf("a line after the end line (line %d): remove it, or the end line if the tape goes on", r.endLine)}
+		if nr.pos.pastEnd {
+			return Message{}, &Error{Path: nr.r.path, Line: n, Seq: -1,
+				Msg: fmt.Sprintf("a line after the end line (line %d): remove it, or the end line if the tape goes on", nr.endLine)}
 		}
-		switch typ := lineType(line, &r.env); typ {
+		switch typ := lineType(line, &nr.env); typ {
 		case "message":
 			var m Message
-			if e := decodeMessage(line, &r.env, &m, r.session, &r.slab); e != nil {
-				return Message{}, r.errAt(e, n)
+			if e := decodeMessage(line, &nr.env, &m, nr.session, &nr.slab); e != nil {
+				return Message{}, nr.r.errAt(e, n)
 			}
-			if m.Seq <= r.pos.lastSeq {
-				return Message{}, &Error{Path: r.path, Line: n, Seq: m.Seq,
-					Msg: fmt.Sprintf("seq %d does not follow the previous message's seq %d: seqs must increase; renumber the messages or convert the tape again", m.Seq, r.pos.lastSeq)}
+			if m.Seq <= nr.pos.lastSeq {
+				return Message{}, &Error{Path: nr.r.path, Line: n, Seq: m.Seq,
+					Msg: fmt.Sprintf("seq %d does not follow the previous message's seq %d: seqs must increase; renumber the messages or convert the tape again", m.Seq, nr.pos.lastSeq)}
 			}
 			m.Line = n
-			if r.pos.ord == int64(len(r.index))*indexEvery {
-				r.index = append(r.index, indexEntry{seq: m.Seq, prevSeq: r.pos.lastSeq, off: start, line: n - 1, ord: r.pos.ord})
+			if nr.pos.ord == int64(len(nr.index))*indexEvery {
+				nr.index = append(nr.index, indexEntry{seq: m.Seq, prevSeq: nr.pos.lastSeq, off: start, line: n - 1, ord: nr.pos.ord})
 			}
-			r.pos.ord++
-			r.pos.lastSeq = m.Seq
-			r.readSpan = lineSpan{off: start, n: len(line)}
-			r.session = m.Session
+			nr.pos.ord++
+			nr.pos.lastSeq = m.Seq
+			nr.readSpan = lineSpan{off: start, n: len(line)}
+			nr.session = m.Session
 			return m, nil
 		case "end":
 			e, bad := decodeEnd(line)
 			if bad != nil {
-				return Message{}, r.errAt(bad, n)
+				return Message{}, nr.r.errAt(bad, n)
 			}
-			r.pos.pastEnd = true
-			r.end, r.endLine = &e, n
+			nr.pos.pastEnd = true
+			nr.r.end, nr.endLine = &e, n
 		case "header":
-			return Message{}, &Error{Path: r.path, Line: n, Seq: -1,
+			return Message{}, &Error{Path: nr.r.path, Line: n, Seq: -1,
 				Msg: "a second header line: a tape has one header, on its first line; remove this one (were two tapes joined?)"}
 		case "":
-			return Message{}, &Error{Path: r.path, Line: n, Seq: -1,
+			return Message{}, &Error{Path: nr.r.path, Line: n, Seq: -1,
 				Msg: `the line has no "type": want {"type":"message",...} or {"type":"end",...}; fix or remove the line`}
 		default:
-			return Message{}, &Error{Path: r.path, Line: n, Seq: -1,
+			return Message{}, &Error{Path: nr.r.path, Line: n, Seq: -1,
 				Msg: fmt.Sprintf(`unknown line type %q: want "message" or "end"; fix or remove the line`, typ)}
 		}
 	}
 }
 
 // atEOF gives the end-of-tape warnings once and returns io.EOF.
-func (r *Reader) atEOF() error {
-	if r.eofDone {
+func (nr *nativeReader) atEOF() error {
+	if nr.eofDone {
 		return io.EOF
 	}
-	r.eofDone = true
+	nr.eofDone = true
 	switch {
-	case r.end == nil:
-		if !r.tornDropped {
-			r.warnf("tape %s: no end line; the recording was cut short or is still going on; %d messages kept", r.path, r.pos.ord)
+	case nr.r.end == nil:
+		if !nr.tornDropped {
+			nr.r.warnf("tape %s: no end line; the recording was cut short or is still going on; %d messages kept", nr.r.path, nr.pos.ord)
 		}
-	case r.end.Messages != r.pos.ord:
-		r.warnf("tape %s line %d: the end line says %d messages but the tape has %d", r.path, r.endLine, r.end.Messages, r.pos.ord)
+	case nr.r.end.Messages != nr.pos.ord:
+		nr.r.warnf("tape %s line %d: the end line says %d messages but the tape has %d", nr.r.path, nr.endLine, nr.r.end.Messages, nr.pos.ord)
 	}
 	return io.EOF
 }
 
-func (r *Reader) warnf(format string, args ...any) {
-	r.warnings = append(r.warnings, fmt.Sprintf(format, args...))
-}
-
 // notJSON explains why a line is not a JSON object.
-func (r *Reader) notJSON(line []byte, n int64) *Error {
-	e := &Error{Path: r.path, Line: n, Seq: -1}
+func (nr *nativeReader) notJSON(line []byte, n int64) *Error {
+	e := &Error{Path: nr.r.path, Line: n, Seq: -1}
 	if i, ok := binaryAt(line); ok {
 		e.Msg = fmt.Sprintf("binary content (byte 0x%02x at column %d): this is not a text tape; is it compressed, or the wrong file?", line[i], i+1)
 		if bytes.HasPrefix(line, []byte{0x1f, 0x8b}) {
@@ -198,82 +272,6 @@ func isBlank(line []byte) bool {
 		}
 	}
 	return true
-}
-
-// detect decides the format: the importers registered for the first
-// bytes (a packet capture) are asked first; then, the first line read,
-// those registered for it (a JSON-RPC log, a YAML transcript); then the
-// line is judged as a native tape's header, and a line that is none says
-// why; what is left is the start of a JSON document, which the importers
-// of documents are asked about (see importDocument).
-func (r *Reader) detect() error {
-	p := &Probe{r: r}
-	magic, _ := r.br.Peek(magicLen)
-	p.magic = bytes.Clone(magic)
-	if done, err := r.importAt(StageMagic, p); done {
-		return err
-	}
-	var line []byte
-	var last bool
-	var start int64 // where line starts
-	for {
-		start = r.pos.off
-		l, la, err := r.readLine()
-		if err == io.EOF {
-			return &Error{Path: r.path, Seq: -1, Err: ErrEmpty, Msg: "the file is empty: record a session first, or pick another file"}
-		}
-		if err != nil {
-			return err
-		}
-		if !isBlank(l) {
-			line, last = l, la
-			break
-		}
-	}
-	n := r.pos.line
-	p.first, p.last, p.start, p.line = line, last, start, n
-	if done, err := r.importAt(StageLine, p); done {
-		return err
-	}
-	trimmed := bytes.TrimSpace(line)
-	_, bin := binaryAt(line)
-	if bin || trimmed[0] != '{' {
-		e := r.notJSON(line, n)
-		if !bin && json.Valid(trimmed) {
-			e.Msg = fmt.Sprintf("the file starts with %s, not a tape header: this is neither a replayctl tape nor an Agent VCR cassette", kindOf(trimmed))
-		}
-		e.Err = ErrUnknownFormat
-		return e
-	}
-	if env, ok := p.envelope(); ok {
-		switch typ := lineType(line, env); typ {
-		case "header":
-			h, bad := decodeHeader(line)
-			if bad != nil {
-				return r.errAt(bad, n)
-			}
-			r.header, r.format, r.dataStart = h, FormatNative, r.pos
-			return nil
-		case "message", "end":
-			return &Error{Path: r.path, Line: n, Seq: -1, Err: ErrUnknownFormat,
-				Msg: fmt.Sprintf(`the header is missing: the first line is a %s line; a tape starts with {"type":"header","format":%q,"version":%d}`, typ, FormatName, FormatVersion)}
-		case "":
-			if !env.hasExtra("format_version") && !env.hasExtra("log") && !env.hasExtra("interactions") {
-				return &Error{Path: r.path, Line: n, Seq: -1, Err: ErrUnknownFormat,
-					Msg: `the first line is a JSON object without "type", "format_version", "log", "interactions" or "jsonrpc": this is neither a replayctl tape, an Agent VCR cassette, an mcp-cassette or mcp-recorder file, a HAR file nor a JSON-RPC log`}
-			}
-		default:
-			return &Error{Path: r.path, Line: n, Seq: -1, Err: ErrUnknownFormat,
-				Msg: fmt.Sprintf(`the first line has type %q, want "header": this is not a replayctl tape`, typ)}
-		}
-	} else if firstKey(trimmed) == "type" { // a broken header line
-		e := r.notJSON(line, n)
-		if last {
-			e.Msg = "the header line is cut short and there is nothing after it: the recording stopped at once; record it again"
-		}
-		return e
-	}
-	return r.importDocument(p)
 }
 
 // mayBeLogLine reports whether a JSON object line, its members in env,

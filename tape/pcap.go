@@ -46,6 +46,9 @@ type packetSource interface {
 	ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error)
 }
 
+// FormatPcap is a packet capture (pcap or pcapng) of Streamable HTTP traffic.
+const FormatPcap Format = "pcap"
+
 func init() { Register(pcapImporter{}) }
 
 // pcapImporter imports a packet capture, told by its magic number, into

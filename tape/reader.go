@@ -1,9 +1,9 @@
 package tape
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 )
@@ -11,22 +11,9 @@ import (
 // Format is a tape file format, as detected from the content.
 type Format string
 
-// The formats Open reads.
-const (
-	FormatNative Format = FormatName    // replayctl JSON Lines
-	FormatVCR    Format = "agent-vcr"   // Agent VCR cassette (.vcr)
-	FormatHAR    Format = "har"         // HTTP Archive 1.2 of Streamable HTTP traffic
-	FormatLog    Format = "jsonrpc-log" // one JSON-RPC message per line
-	// The files of other MCP recorders.
-	FormatCassette Format = "mcp-cassette" // mcp-cassette's JSON recording
-	FormatRecorder Format = "mcp-recorder" // mcp-recorder's JSON cassette
-	FormatMCPVCR   Format = "mcp-vcr"      // mcp-vcr's YAML transcript
-	FormatPcap     Format = "pcap"         // a packet capture (pcap or pcapng) of Streamable HTTP traffic
-)
-
-// imported reports whether the tape was imported (every format but the
-// native one): its messages come from r.imp.
-func (r *Reader) imported() bool { return r.format != FormatNative }
+// FormatNative is replayctl's JSON Lines. Each foreign format names its
+// Format in its importer's file (FormatVCR, FormatHAR, …).
+const FormatNative Format = FormatName
 
 const (
 	defaultMaxLine = 8 << 20   // WithMaxLine's default
@@ -71,9 +58,11 @@ func WithMaxLine(n int) Option {
 // reads it again from its start). A HAR file or an Agent VCR cassette is
 // streamed into a spill file when opened (Close removes it).
 //
-// A Reader is two readers behind one front: the native reader
-// (nativeState, native.go) and the reader of what an Importer read
-// (importState, import.go); format says which one its methods use.
+// A Reader is a front over one of two readers, its body: the native
+// reader of a replayctl tape (nativeReader, native.go), or the reader of
+// the messages an Importer read from a foreign format (importedReader,
+// import.go). Opening decides which (detect.go); the front holds what
+// both have: the name, the options, the header, the end and the warnings.
 //
 // A Reader is not safe for concurrent use.
 type Reader struct {
@@ -81,55 +70,32 @@ type Reader struct {
 	format   Format
 	header   Header
 	opts     options
-	src      io.ReadSeeker
-	closer   io.Closer // nil when the caller owns src
+	closer   io.Closer // nil when the caller owns the source
 	end      *End
 	warnings []string
-
-	nativeState
-	importState
+	body     body
 }
 
-// nativeState is the native reader's: where it stands in the file.
-type nativeState struct {
-	br          *bufio.Reader
-	long        []byte // a line longer than br's buffer, assembled
-	env         envelope
-	slab        slab // where Msg copies come from
-	pos         position
-	dataStart   position // just after the header line
-	pending     *Message // read by SeekSeq, returned by the next Next
-	seekMsg     Message  // what pending points to
-	err         error    // sticky until a SeekSeq repositions the reader
-	index       []indexEntry
-	endLine     int64
-	eofDone     bool // end-of-tape warnings have been given
-	tornDropped bool // a torn last line was dropped
-	session     string
-	// where the lines of messages lie: the one readMessage read last, the
-	// one SeekSeq left pending, and the one Next returned last (LineSpan)
-	readSpan, seekSpan, lastSpan lineSpan
+// body is what a Reader reads messages from. Its methods are the
+// Reader's of the same name; each body applies the session filter
+// (WithSession) as it reads, and the front refuses to seek a filtered
+// reader.
+type body interface {
+	next() (Message, error)
+	seekSeq(seq int64) error
+	rewind() error
+	lineSpan() (off int64, n int, ok bool)
+	close()
 }
 
-// importState is the imported reader's: the messages an Importer read
-// (Agent VCR, HAR, JSON-RPC logs, …) and the next one Next returns.
-type importState struct {
-	imp  importSource
-	next int
-}
-
-// position is where the native reader stands: the next line to read.
-type position struct {
-	off     int64 // byte offset of the next line
-	line    int64 // lines read so far
-	ord     int64 // messages read so far
-	lastSeq int64 // seq of the last message read, -1 before the first
-	pastEnd bool  // the end line has been read
-}
+var (
+	_ body = (*nativeReader)(nil)
+	_ body = (*importedReader)(nil)
+)
 
 // Open opens the tape at path, detecting its format from the content: a
-// native header line, or an Agent VCR JSON document (one with
-// "format_version" and "session"). Errors about the content are *Error.
+// native header line, or a file a registered Importer claims (in the
+// order detect.go says). Errors about the content are *Error.
 func Open(path string, opts ...Option) (*Reader, error) {
 	return OpenSource(File(path), opts...)
 }
@@ -149,20 +115,21 @@ func unwrapPath(err error) error {
 }
 
 func newReader(path string, src io.ReadSeeker, opts []Option) (*Reader, error) {
-	r := &Reader{path: path, src: src, opts: options{maxLine: defaultMaxLine}}
-	for _, o := range opts {
-		o(&r.opts)
-	}
-	r.pos.lastSeq = -1
-	r.br = bufio.NewReaderSize(src, bufferSize)
-	if b, _ := r.br.Peek(3); string(b) == "\xef\xbb\xbf" { // UTF-8 byte order mark
-		r.br.Discard(3)
-		r.pos.off = 3
-	}
-	if err := r.detect(); err != nil {
+	r := newFront(path, opts)
+	nr := newNativeReader(r, src)
+	if err := r.detect(nr); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// newFront returns a Reader without a body yet.
+func newFront(path string, opts []Option) *Reader {
+	r := &Reader{path: path, opts: options{maxLine: defaultMaxLine}}
+	for _, o := range opts {
+		o(&r.opts)
+	}
+	return r
 }
 
 // Format is the tape's format as detected.
@@ -185,8 +152,8 @@ func (r *Reader) Warnings() []string { return r.warnings }
 
 // Close releases the file. It does not close a source given to NewReader.
 func (r *Reader) Close() error {
-	if r.imp != nil {
-		r.imp.close()
+	if r.body != nil {
+		r.body.close()
 	}
 	if r.closer == nil {
 		return nil
@@ -201,34 +168,17 @@ func (r *Reader) Close() error {
 // reader (small Msg copies share 32 KiB blocks, so a kept message keeps its
 // block alive; copy it to keep a few messages out of a long tape). Bad input is an *Error, and
 // Next keeps returning it until a SeekSeq moves the reader.
-func (r *Reader) Next() (Message, error) {
-	if r.imported() {
-		return r.nextImported()
-	}
-	if r.pending != nil {
-		m := *r.pending
-		r.pending = nil
-		r.lastSpan = r.seekSpan
-		return m, nil
-	}
-	if r.err != nil {
-		return Message{}, r.err
-	}
-	m, err := r.readMessage()
-	if err != nil && err != io.EOF {
-		r.err = err
-	}
-	if err == nil {
-		r.lastSpan = r.readSpan
-	}
-	return m, err
-}
+func (r *Reader) Next() (Message, error) { return r.body.next() }
 
 // cloneMessage copies the byte slices of an in-memory message so that the
 // caller may modify what it gets.
 func cloneMessage(m Message) Message {
 	m.Msg = append([]byte(nil), m.Msg...)
 	return m
+}
+
+func (r *Reader) warnf(format string, args ...any) {
+	r.warnings = append(r.warnings, fmt.Sprintf(format, args...))
 }
 
 // errAt fills in where a line error happened.

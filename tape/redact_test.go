@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/replayctl/replayctl/internal/leakcheck"
+	"github.com/replayctl/replayctl/internal/testleak"
 )
 
 const testSecret = "ghp_S3cr3t/Value+42"
@@ -193,7 +193,7 @@ func TestRedactRestoreRoundTrip(t *testing.T) {
 	r := mustRedactor(t, testEnv(vals), RedactEnv("GH"))
 	in := `{"params":{"arguments":{"q":"` + testSecret + `","r":"x\/` + strings.ReplaceAll(testSecret, "/", `\/`) + `"}}}`
 	red := r.JSON([]byte(in))
-	if how, found := leakcheck.Find(string(red), testSecret); found {
+	if how, found := testleak.Find(string(red), testSecret); found {
 		t.Fatalf("secret left (%s): %s", how, red)
 	}
 	back, missing := RestoreEnv(red, vals)

@@ -28,67 +28,58 @@ func (r *Reader) SeekSeq(seq int64) error {
 	if r.opts.only != nil {
 		return fmt.Errorf("tape %s: a reader filtered to one session (WithSession) cannot seek", r.path)
 	}
-	if r.imported() {
-		n := r.imp.count()
-		i := sort.Search(n, func(i int) bool { return r.imp.seqAt(i) >= seq })
-		switch {
-		case n == 0:
-			return r.pastLast(seq, -1)
-		case i == n:
-			return r.pastLast(seq, r.imp.seqAt(n-1))
-		case i == 0 && r.imp.seqAt(0) != seq:
-			return r.beforeFirst(seq, r.imp.seqAt(0))
-		}
-		r.next = i
-		return nil
-	}
+	return r.body.seekSeq(seq)
+}
+
+// seekSeq is Reader.SeekSeq on a native tape.
+func (nr *nativeReader) seekSeq(seq int64) error {
 	if seq < 0 {
 		return &rangeError{fmt.Sprintf("seq %d is negative: a seq is 0 or more", seq)}
 	}
-	savedPos, savedPending, savedErr := r.pos, r.pending, r.err
-	k := sort.Search(len(r.index), func(i int) bool { return r.index[i].seq > seq }) - 1
+	savedPos, savedPending, savedErr := nr.pos, nr.pending, nr.err
+	k := sort.Search(len(nr.index), func(i int) bool { return nr.index[i].seq > seq }) - 1
 	var err error
 	switch {
-	case k < 0 && len(r.index) > 0:
-		return r.beforeFirst(seq, r.index[0].seq)
-	case r.pending != nil && r.pending.Seq == seq:
+	case k < 0 && len(nr.index) > 0:
+		return nr.r.beforeFirst(seq, nr.index[0].seq)
+	case nr.pending != nil && nr.pending.Seq == seq:
 		return nil
-	case r.err == nil && r.pending != nil && r.pending.Seq < seq && (k < 0 || r.pos.ord-1 >= r.index[k].ord):
-		r.pending = nil // read on from here
-	case r.err == nil && r.pending == nil && r.pos.lastSeq < seq && (k < 0 || r.pos.ord > r.index[k].ord):
+	case nr.err == nil && nr.pending != nil && nr.pending.Seq < seq && (k < 0 || nr.pos.ord-1 >= nr.index[k].ord):
+		nr.pending = nil // read on from here
+	case nr.err == nil && nr.pending == nil && nr.pos.lastSeq < seq && (k < 0 || nr.pos.ord > nr.index[k].ord):
 		// read on from here
 	case k < 0:
-		err = r.reposition(r.dataStart)
+		err = nr.reposition(nr.dataStart)
 	default:
-		e := r.index[k]
-		err = r.reposition(position{off: e.off, line: e.line, ord: e.ord, lastSeq: e.prevSeq})
+		e := nr.index[k]
+		err = nr.reposition(position{off: e.off, line: e.line, ord: e.ord, lastSeq: e.prevSeq})
 	}
 	if err != nil {
-		r.restore(savedPos, savedPending, savedErr)
+		nr.restore(savedPos, savedPending, savedErr)
 		return err
 	}
-	r.slab.borrow = true
-	defer func() { r.slab.borrow = false }()
+	nr.slab.borrow = true
+	defer func() { nr.slab.borrow = false }()
 	for {
-		m, err := r.readMessage()
+		m, err := nr.readMessage()
 		if err != nil {
-			last := r.pos.lastSeq
-			r.restore(savedPos, savedPending, savedErr)
+			last := nr.pos.lastSeq
+			nr.restore(savedPos, savedPending, savedErr)
 			if err == io.EOF {
-				return r.pastLast(seq, last)
+				return nr.r.pastLast(seq, last)
 			}
 			return err
 		}
 		if m.Seq >= seq {
-			if m.Seq > seq && r.pos.ord == 1 {
-				r.restore(savedPos, savedPending, savedErr)
-				return r.beforeFirst(seq, m.Seq)
+			if m.Seq > seq && nr.pos.ord == 1 {
+				nr.restore(savedPos, savedPending, savedErr)
+				return nr.r.beforeFirst(seq, m.Seq)
 			}
-			r.slab.borrow = false
-			m.Msg = r.slab.clone(m.Msg) // still in the read buffer
-			r.seekMsg = m
-			r.seekSpan = r.readSpan
-			r.pending = &r.seekMsg
+			nr.slab.borrow = false
+			m.Msg = nr.slab.clone(m.Msg) // still in the read buffer
+			nr.seekMsg = m
+			nr.seekSpan = nr.readSpan
+			nr.pending = &nr.seekMsg
 			return nil
 		}
 	}
@@ -97,34 +88,33 @@ func (r *Reader) SeekSeq(seq int64) error {
 // Rewind positions the reader before the first message. A reader that
 // has read nothing yet is there already: it does not seek, so that a tape
 // read from a pipe can be rewound before it is read.
-func (r *Reader) Rewind() error {
-	if r.imported() {
-		r.next = 0
+func (r *Reader) Rewind() error { return r.body.rewind() }
+
+// rewind is Reader.Rewind on a native tape.
+func (nr *nativeReader) rewind() error {
+	if nr.pos == nr.dataStart && nr.pending == nil && nr.err == nil {
 		return nil
 	}
-	if r.pos == r.dataStart && r.pending == nil && r.err == nil {
-		return nil
-	}
-	return r.reposition(r.dataStart)
+	return nr.reposition(nr.dataStart)
 }
 
 // reposition moves the native reader to p, clearing what it had read ahead.
-func (r *Reader) reposition(p position) error {
-	if _, err := r.src.Seek(p.off, io.SeekStart); err != nil {
-		return &Error{Path: r.path, Seq: -1, Err: err, Msg: fmt.Sprintf("cannot seek in it (%v): is it a pipe? copy it to a file first", err)}
+func (nr *nativeReader) reposition(p position) error {
+	if _, err := nr.src.Seek(p.off, io.SeekStart); err != nil {
+		return &Error{Path: nr.r.path, Seq: -1, Err: err, Msg: fmt.Sprintf("cannot seek in it (%v): is it a pipe? copy it to a file first", err)}
 	}
-	r.br.Reset(r.src)
-	r.pos, r.pending, r.err = p, nil, nil
+	nr.br.Reset(nr.src)
+	nr.pos, nr.pending, nr.err = p, nil, nil
 	return nil
 }
 
 // restore puts the reader back where it was before a failed Seek.
-func (r *Reader) restore(p position, pending *Message, err error) {
-	if e := r.reposition(p); e != nil {
-		r.err = e
+func (nr *nativeReader) restore(p position, pending *Message, err error) {
+	if e := nr.reposition(p); e != nil {
+		nr.err = e
 		return
 	}
-	r.pending, r.err = pending, err
+	nr.pending, nr.err = pending, err
 }
 
 func (r *Reader) beforeFirst(seq, first int64) error {

@@ -55,7 +55,7 @@ func TestSeek(t *testing.T) {
 			}
 		})
 	}
-	if got, want := len(r.index), (n+indexEvery-1)/indexEvery; got != want {
+	if got, want := len(r.native().index), (n+indexEvery-1)/indexEvery; got != want {
 		t.Errorf("index has %d entries, want %d (one per %d messages)", got, want, indexEvery)
 	}
 }

@@ -77,7 +77,7 @@ func (s *Shared) open(opts []Option) (*Reader, error) {
 		return r, err // a native tape, or an import that cannot be kept
 	}
 	s.decoded = true
-	im, ok := r.imp.(*imported)
+	im, ok := r.importSource().(*imported)
 	if !ok {
 		return r, nil // native, or a log streamed from its file
 	}
@@ -89,7 +89,7 @@ func (s *Shared) open(opts []Option) (*Reader, error) {
 		im: &imported{store: base, refs: im.refs, session: im.session, rename: im.rename}}
 	// The first reader reads a view too: the base is closed by Close, or
 	// once s is garbage, never by a reader.
-	r.imp = s.kept.view()
+	r.setImported(r.format, r.header, s.kept.view())
 	runtime.AddCleanup(s, func(st msgStore) { st.close() }, msgStore(base))
 	return r, nil
 }
@@ -126,11 +126,8 @@ func (k *keptImport) view() *imported {
 // reader returns a reader of k's messages, as OpenSource returned the
 // first one.
 func (k *keptImport) reader(name string, opts []Option) *Reader {
-	r := &Reader{path: name, opts: options{maxLine: defaultMaxLine}, warnings: slices.Clone(k.warnings)}
-	for _, o := range opts {
-		o(&r.opts)
-	}
-	r.pos.lastSeq = -1
+	r := newFront(name, opts)
+	r.warnings = slices.Clone(k.warnings)
 	r.setImported(k.format, k.header, k.view())
 	return r
 }

@@ -319,6 +319,9 @@ func parseISO(s string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
+// FormatVCR is an Agent VCR cassette (.vcr).
+const FormatVCR Format = "agent-vcr"
+
 func init() { Register(vcrImporter{}) }
 
 // vcrImporter imports an Agent VCR cassette: streamed into a spill file
@@ -335,7 +338,7 @@ func (vcrImporter) Detect(p *Probe) bool {
 	if p.Whole() != nil {
 		return documentKind(p.Whole()) == "" && !isHAR(p.Whole())
 	}
-	return startsWithKey(p.First(), p.r.br, "format_version") && firstMember(p.First(), p.r.br) != `"format_version":number`
+	return startsWithKey(p.First(), p.n.br, "format_version") && firstMember(p.First(), p.n.br) != `"format_version":number`
 }
 
 func (vcrImporter) Import(p *Probe) (*Imported, error) {

@@ -10,7 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/replayctl/replayctl/engine/event"
-	"github.com/replayctl/replayctl/internal/tracecheck"
+	"github.com/replayctl/replayctl/internal/testtrace"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -64,7 +64,7 @@ func write(t *testing.T, evs []event.Event) []byte {
 
 func TestTraceObeysTheFormat(t *testing.T) {
 	b := write(t, events())
-	s, err := tracecheck.Check(b)
+	s, err := testtrace.Check(b)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
@@ -124,7 +124,7 @@ func TestTraceStrings(t *testing.T) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
-	if _, err := tracecheck.Check(b); err != nil {
+	if _, err := testtrace.Check(b); err != nil {
 		t.Fatal(err)
 	}
 	if got := doc.TraceEvents[2]["args"].(map[string]any)["name"]; got != "session s\"1\n" {

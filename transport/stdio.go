@@ -5,11 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -56,68 +53,27 @@ func (s Stdio) Dial(ctx context.Context, session string) (Conn, error) {
 		return nil, err
 	}
 	name := strings.Join(s.Command, " ")
-	cmd := exec.Command(s.Command[0], s.Command[1:]...)
-	cmd.Env = append(os.Environ(), s.Env...)
-	cmd.Dir = s.Dir
-	SetProcessGroup(cmd)
-
-	var parent, child []*os.File
-	closeAll := func(fs []*os.File) {
-		for _, f := range fs {
-			_ = f.Close()
-		}
-	}
-	for range 3 {
-		r, w, err := os.Pipe()
-		if err != nil {
-			closeAll(parent)
-			closeAll(child)
-			return nil, fmt.Errorf("start server %q: make pipe: %w", name, err)
-		}
-		parent, child = append(parent, r, w), append(child, w, r)
-	}
-	// parent: stdinR, stdinW, stdoutR, stdoutW, stderrR, stderrW; the
-	// child keeps stdinR, stdoutW, stderrW, the parent the other ends.
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = parent[0], parent[3], parent[5]
-	err := cmd.Start()
-	_ = parent[0].Close()
-	_ = parent[3].Close()
-	_ = parent[5].Close()
+	log := s.Logger.With().Str("transport", "stdio").Str("session", session).Logger()
+	proc, err := StartProcess(s.Command, ProcessOptions{Env: s.Env, Dir: s.Dir, StopTimeout: s.StopTimeout, Logger: log})
 	if err != nil {
-		closeAll([]*os.File{parent[1], parent[2], parent[4]})
-		hint := "check that the command exists and is executable"
-		if errors.Is(err, exec.ErrNotFound) {
-			hint = "no such program in PATH; install it or give its full path"
-		}
-		return nil, fmt.Errorf("%w: start server %q: %w (%s)", ErrTarget, name, err, hint)
-	}
-
-	stop := s.StopTimeout
-	if stop <= 0 {
-		stop = defaultStopTimeout
+		return nil, err
 	}
 	c := &StdioConn{
-		cmd:         cmd,
-		argv:        append([]string(nil), s.Command...),
-		log:         s.Logger.With().Str("transport", "stdio").Str("session", session).Int("pid", cmd.Process.Pid).Logger(),
-		stopTimeout: stop,
-		stdout:      parent[2],
-		stderr:      parent[4],
-		in:          make(chan Incoming),
-		closing:     make(chan struct{}),
-		exited:      make(chan struct{}),
-		stderrTail:  newTail(stderrTailBytes),
+		proc:       proc,
+		log:        proc.log, // with its pid
+		in:         make(chan Incoming),
+		closing:    make(chan struct{}),
+		stderrTail: newTail(stderrTailBytes),
 	}
-	c.w = ndjsonWriter{f: parent[1], name: fmt.Sprintf("server %q", name), input: "stdin", closing: c.closing}
+	c.w = ndjsonWriter{f: proc.Stdin(), name: fmt.Sprintf("server %q", name), input: "stdin", closing: c.closing}
 	c.out = newNDJSONReader(c.log, "stdout", "a stdout line of "+c.w.name, s.MaxMessage, c.closing)
 	c.out.onFault = s.OnFault
 	c.log.Debug().Str("command", name).Msg("server started")
 	stdoutDone, stderrDone := make(chan struct{}), make(chan struct{})
-	c.wg.Add(5)
-	go func() { defer c.wg.Done(); c.out.read(c.stdout) }()
+	c.wg.Add(4)
+	go func() { defer c.wg.Done(); c.out.read(proc.Stdout()) }()
 	go func() { defer c.wg.Done(); defer close(stdoutDone); c.out.inbox.pump(c.in, c.closing) }()
 	go func() { defer c.wg.Done(); defer close(stderrDone); c.readStderr() }()
-	go func() { defer c.wg.Done(); c.waitErr = cmd.Wait(); close(c.exited) }()
 	go func() { defer c.wg.Done(); c.supervise(stdoutDone, stderrDone) }()
 	return c, nil
 }
@@ -125,19 +81,14 @@ func (s Stdio) Dial(ctx context.Context, session string) (Conn, error) {
 // StdioConn is a connection to a server subprocess. Dial returns one as a
 // Conn; its extra methods tell about the process.
 type StdioConn struct {
-	cmd         *exec.Cmd
-	argv        []string
-	log         zerolog.Logger
-	stopTimeout time.Duration
+	proc *Process
+	log  zerolog.Logger
 
-	w              ndjsonWriter  // to stdin
-	out            *ndjsonReader // from stdout: its inbox holds what is not yet taken from in
-	stdout, stderr *os.File
+	w   ndjsonWriter  // to stdin
+	out *ndjsonReader // from stdout: its inbox holds what is not yet taken from in
 
 	in      chan Incoming
 	closing chan struct{} // closed by Close
-	exited  chan struct{} // closed once the process has been waited for
-	waitErr error         // cmd.Wait's result; read after exited
 
 	stderrTail *tail
 
@@ -151,7 +102,7 @@ type StdioConn struct {
 var _ Conn = (*StdioConn)(nil)
 
 // PID is the server's process id.
-func (c *StdioConn) PID() int { return c.cmd.Process.Pid }
+func (c *StdioConn) PID() int { return c.proc.PID() }
 
 // NonJSONLines is how many stdout lines were not JSON and were dropped.
 func (c *StdioConn) NonJSONLines() int64 { return c.out.nonJSON.Load() }
@@ -184,35 +135,14 @@ func (c *StdioConn) Send(ctx context.Context, msg []byte) error { return c.w.sen
 func (c *StdioConn) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.closing)
-		_ = c.w.f.Close()
-		if !c.waitExit(c.stopTimeout) {
-			c.log.Debug().Dur("after", c.stopTimeout).Msg("server still running after stdin closed; sending SIGTERM")
-			_ = SignalGroup(c.cmd.Process, false)
-			if !c.waitExit(c.stopTimeout) {
-				c.log.Warn().Dur("after", c.stopTimeout).Msg("server ignored SIGTERM; killing it")
-				_ = SignalGroup(c.cmd.Process, true)
-				<-c.exited
-			}
-		}
+		c.proc.Stop()
 		// Children it left behind could keep our pipes open.
-		_ = SignalGroup(c.cmd.Process, true)
-		_ = c.stdout.Close()
-		_ = c.stderr.Close()
+		c.proc.KillGroup()
+		_ = c.proc.Stdout().Close()
+		_ = c.proc.Stderr().Close()
 		c.wg.Wait()
 	})
 	return nil
-}
-
-// waitExit reports whether the process exited within d.
-func (c *StdioConn) waitExit(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-c.exited:
-		return true
-	case <-t.C:
-		return false
-	}
 }
 
 // supervise closes Incoming once stdout is done and the process has
@@ -229,7 +159,7 @@ func (c *StdioConn) supervise(stdoutDone, stderrDone <-chan struct{}) {
 		}
 		return
 	}
-	<-c.exited
+	<-c.proc.Exited()
 	select {
 	case <-c.closing:
 		return
@@ -244,17 +174,14 @@ func (c *StdioConn) supervise(stdoutDone, stderrDone <-chan struct{}) {
 	case <-c.closing:
 	}
 	t.Stop()
-	e := &ExitError{Command: c.argv, Stderr: c.stderrTail.String()}
+	e := &ExitError{Command: c.proc.Argv(), Stderr: c.stderrTail.String()}
 	if c.out.nonJSON.Load() > 0 {
 		e.Stdout = c.out.tail.String()
 	}
-	if ps := c.cmd.ProcessState; ps != nil {
-		e.Status = ps.ExitCode()
-		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			e.Signal = ws.Signal().String()
-		}
-	} else {
-		e.Status, e.Signal = -1, "unknown ("+c.waitErr.Error()+")"
+	var err error
+	e.Status, e.Signal, err = c.proc.Status()
+	if err != nil {
+		e.Signal = "unknown (" + err.Error() + ")"
 	}
 	c.log.Debug().Err(e).Msg("server ended")
 	c.setErr(e)
@@ -284,7 +211,7 @@ func (c *StdioConn) SendSlow(ctx context.Context, msg []byte, chunk int, pause t
 // Of a line longer than stderrLineBytes it keeps the start.
 func (c *StdioConn) readStderr() {
 	log := c.log.With().Str("stream", "stderr").Logger()
-	r := bufio.NewReaderSize(c.stderr, readBufSize)
+	r := bufio.NewReaderSize(c.proc.Stderr(), readBufSize)
 	var buf []byte
 	for {
 		line, keep, err := readLine(r, buf, stderrLineBytes)

@@ -130,7 +130,7 @@ func TestStdioCloseKillsStubbornServer(t *testing.T) {
 	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
 		t.Errorf("signal 0 to pid %d after Close: got %v, want ESRCH (process gone)", pid, err)
 	}
-	if ps := c.cmd.ProcessState; ps == nil || ps.String() != "signal: killed" {
+	if ps := c.proc.cmd.ProcessState; ps == nil || ps.String() != "signal: killed" {
 		t.Errorf("got process state %v, want signal: killed", ps)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/replayctl/replayctl/internal/leakcheck"
+	"github.com/replayctl/replayctl/internal/testleak"
 )
 
 const diffExample = "examples/go-sdk-2025.jsonl"
@@ -262,7 +262,7 @@ func TestDiffMasksSecrets(t *testing.T) {
 			t.Errorf("-o %s: exit %d, want 0 and [redacted]:\n%s", o, res.code, res.stdout)
 		}
 		for _, s := range []string{"sk-live-AAAA1111", "sk-live-BBBB2222"} {
-			if how, found := leakcheck.Find(res.stdout+res.stderr, s); found {
+			if how, found := testleak.Find(res.stdout+res.stderr, s); found {
 				t.Errorf("-o %s: secret %s in the output (%s):\n%s", o, s, how, res.stdout)
 			}
 		}

@@ -299,7 +299,7 @@ func TestPcapMatchesHARLive(t *testing.T) {
 	if err != nil {
 		t.Skip("tcpdump is not installed (apt-get install tcpdump): the live capture is not tested")
 	}
-	genhar, err := testserver.Build(testserver.Root(t), "./internal/tools/genhar", "genhar")
+	genhar, err := testserver.Build(testserver.Root(t), "./internal/testtools/genhar", "genhar")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // The HAR fixtures of package tape: real go-sdk client traffic against
-// the go-sdk conformance server (see internal/tools/genhar).
+// the go-sdk conformance server (see internal/testtools/genhar).
 const harFixtures = "tape/testdata/"
 
 // TestImportHARThenReplay imports the session-based HAR, says what it

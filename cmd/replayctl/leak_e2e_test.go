@@ -15,13 +15,13 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/replayctl/replayctl/internal/leakcheck"
+	"github.com/replayctl/replayctl/internal/testleak"
 )
 
 // The end-to-end tests of issue 15's "Secrets": the built binary against
 // real loopback HTTP servers and real processes; every output — stdout,
 // stderr (logs, the final error line), the JSON, JUnit and HTML reports,
-// the debugger — is searched for the secrets in every form (leakcheck).
+// the debugger — is searched for the secrets in every form (testleak).
 
 // replayctlEnv runs the built binary from the repository root with extra
 // environment variables and stdin.
@@ -169,7 +169,7 @@ func noLeak(t *testing.T, outputs map[string]string, secrets ...string) {
 	t.Helper()
 	for name, out := range outputs {
 		for _, s := range secrets {
-			if how, ok := leakcheck.Find(out, s); ok {
+			if how, ok := testleak.Find(out, s); ok {
 				t.Errorf("%s shows the secret %q (%s):\n%s", name, s, how, out)
 			}
 		}

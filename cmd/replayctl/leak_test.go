@@ -11,7 +11,7 @@ import (
 
 	"github.com/replayctl/replayctl/controller"
 	"github.com/replayctl/replayctl/debug"
-	"github.com/replayctl/replayctl/internal/leakcheck"
+	"github.com/replayctl/replayctl/internal/testleak"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/tape"
 )
@@ -65,7 +65,7 @@ func FuzzDebuggerRedaction(f *testing.F) {
 		}
 		fmt.Fprintln(w, msgLine(m, true, defaultWidth))
 		fmt.Fprintf(w, "%s\n%s\n", wrap(httpLine(m.HTTP), defaultWidth), wrap(pretty(m.Raw), defaultWidth))
-		if how, ok := leakcheck.Find(out.String(), secret); ok {
+		if how, ok := testleak.Find(out.String(), secret); ok {
 			t.Errorf("the debugger shows %q (%s):\n%s", secret, how, out.String())
 		}
 		if !strings.Contains(out.String(), report.Redacted) {

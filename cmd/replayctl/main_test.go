@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/uuid"
 	"go.uber.org/goleak"
+
+	"github.com/replayctl/replayctl/internal/testserver"
 )
 
 // binary is the replayctl built once for the end-to-end tests.
@@ -20,7 +22,7 @@ func TestMain(m *testing.M) {
 		os.Exit(fakeStdioUpstream(how))
 	}
 	if v := os.Getenv(sumServerEnv); v != "" { // the test binary as a go-sdk stdio server
-		os.Exit(sumServer(v))
+		os.Exit(testserver.SumMain(v))
 	}
 	if out := os.Getenv(rssOutEnv); out != "" { // the test binary as the launcher of a measured command
 		os.Exit(launchMeasured(out))

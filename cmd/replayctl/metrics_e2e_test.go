@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/replayctl/replayctl/internal/tracecheck"
+	"github.com/replayctl/replayctl/internal/testtrace"
 )
 
 // promWait bounds each wait on Prometheus: its start, a scrape, a query.
@@ -282,7 +282,7 @@ func TestDebugMetricsAndTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := tracecheck.Check(b)
+	s, err := testtrace.Check(b)
 	if err != nil {
 		t.Fatalf("the trace breaks the format's rules: %v", err)
 	}

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/replayctl/replayctl/internal/tracecheck"
+	"github.com/replayctl/replayctl/internal/testtrace"
 )
 
 // TestOutTrace: the trace of a 50-session chaos run obeys the Trace
-// Event Format's rules (tracecheck: named processes and threads, time
+// Event Format's rules (testtrace: named processes and threads, time
 // never going back on a track, slices nested, begins ended, flows
 // closed) and holds the run: a process per session in the sessions'
 // order, a request slice per request the report counts, a fault marker
@@ -30,7 +30,7 @@ func TestOutTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := tracecheck.Check(b)
+	s, err := testtrace.Check(b)
 	if err != nil {
 		t.Fatalf("the trace breaks the format's rules: %v", err)
 	}

@@ -13,13 +13,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/replayctl/replayctl/internal/leakcheck"
+	"github.com/replayctl/replayctl/internal/testleak"
 	"github.com/replayctl/replayctl/internal/testserver"
 )
 
 // The end-to-end tests of issue 22's "Secrets that get through" and
 // "Terminal injection": the built binary, real servers on loopback, and
-// every output searched for the secrets (leakcheck) or for raw control
+// every output searched for the secrets (testleak) or for raw control
 // characters.
 
 // Secrets in an upstream URL: the userinfo's password and a credential
@@ -40,7 +40,7 @@ func noURLSecret(t *testing.T, outputs map[string]string) {
 	t.Helper()
 	for name, out := range outputs {
 		for _, s := range []string{urlPassword, urlAPIKey} {
-			if how, found := leakcheck.Find(out, s); found {
+			if how, found := testleak.Find(out, s); found {
 				t.Errorf("%s holds the URL's secret %q (%s):\n%s", name, s, how, clip(out, 4000))
 			}
 		}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/replayctl/replayctl/internal/leakcheck"
 	"github.com/replayctl/replayctl/internal/testclient"
+	"github.com/replayctl/replayctl/internal/testleak"
 	"github.com/replayctl/replayctl/internal/testserver"
 )
 
@@ -19,7 +19,7 @@ const e2eSecretVar = "REPLAYCTL_E2E_SECRET"
 // with the secret as its text and as api_key), through `replayctl record
 // --redact-env`, over Streamable HTTP and over stdio in front of
 // server-everything (whose echo sends the secret back): the secret is
-// nowhere in the tape, in any form leakcheck knows (raw, JSON or URL
+// nowhere in the tape, in any form testleak knows (raw, JSON or URL
 // escaped, base64, …), and the tape replays against the same server with
 // zero failures, the secret put back from the environment.
 func TestRecordRedactsSecrets(t *testing.T) {
@@ -65,7 +65,7 @@ func checkRedacted(t *testing.T, path, secret string, run testclient.Run) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if how, found := leakcheck.Find(string(b), secret); found {
+	if how, found := testleak.Find(string(b), secret); found {
 		t.Fatalf("the secret is in the tape %s (%s)", path, how)
 	}
 	if !strings.Contains(run.Stdout, secret) {

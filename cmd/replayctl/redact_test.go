@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
-	"github.com/replayctl/replayctl/internal/leakcheck"
+	"github.com/replayctl/replayctl/internal/testleak"
 	"github.com/replayctl/replayctl/internal/testserver"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
@@ -54,7 +54,7 @@ func TestRedactTapeCLI(t *testing.T) {
 	t.Setenv("REDACT_TEST_SECRET", redactSecret)
 	in := secretTape(t)
 	raw, _ := os.ReadFile(in)
-	if _, found := leakcheck.Find(string(raw), redactSecret); !found {
+	if _, found := testleak.Find(string(raw), redactSecret); !found {
 		t.Fatal("the fixture does not hold the secret")
 	}
 	out := filepath.Join(t.TempDir(), "clean.jsonl")
@@ -66,7 +66,7 @@ func TestRedactTapeCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if how, found := leakcheck.Find(string(got), redactSecret); found {
+	if how, found := testleak.Find(string(got), redactSecret); found {
 		t.Fatalf("the secret is still in the tape (%s):\n%s", how, got)
 	}
 	for _, s := range []string{redactSecret, quoted(redactSecret), base64.StdEncoding.EncodeToString([]byte(redactSecret)), "user:" + redactSecret} {
@@ -128,7 +128,7 @@ func TestRedactInPlaceAndBadInput(t *testing.T) {
 		t.Fatalf("in place: exit %d\n%s", res.code, res.stderr)
 	}
 	got, _ := os.ReadFile(in)
-	if how, found := leakcheck.Find(string(got), redactSecret); found {
+	if how, found := testleak.Find(string(got), redactSecret); found {
 		t.Fatalf("in place: the secret is still there (%s)", how)
 	}
 	// Twice: nothing more to replace, the same bytes.
@@ -180,7 +180,7 @@ func TestRedactRestoreAgainstRealServer(t *testing.T) {
 		t.Fatalf("redact: exit %d\n%s", res.code, res.stderr)
 	}
 	clean, _ := os.ReadFile(out)
-	if how, found := leakcheck.Find(string(clean), redactSecret); found {
+	if how, found := testleak.Find(string(clean), redactSecret); found {
 		t.Fatalf("the secret is in the redacted tape (%s)", how)
 	}
 	h := readHeader(t, out)
@@ -211,7 +211,7 @@ func TestRedactRestoreAgainstRealServer(t *testing.T) {
 	if strings.Contains(string(sent), "[redacted:") {
 		t.Errorf("a marker was sent:\n%s", sent)
 	}
-	if how, found := leakcheck.Find(stdout.String()+stderr.String(), redactSecret); found {
+	if how, found := testleak.Find(stdout.String()+stderr.String(), redactSecret); found {
 		t.Errorf("the secret is in replayctl's output (%s)", how)
 	}
 }

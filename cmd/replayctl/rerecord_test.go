@@ -1,10 +1,7 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,62 +9,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/replayctl/replayctl/internal/testserver"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/validator"
 )
 
 // sumServerEnv, set to a version, makes the test binary a stdio go-sdk
-// server of that version (sumServer).
+// server of that version (testserver.SumMain).
 const sumServerEnv = "REPLAYCTL_TEST_SUM_SERVER"
 
-// sumServer serves over stdio the tools examples/everything.jsonl calls:
-// echo, and get-sum, which in version 2 adds one to a sum over 10 — a
-// server whose one tool changed —, in version 3 also gives the sum as
-// structured content ({"sum": 12}), and in version 4 gives it there as a
-// string ({"sum": "12"}). It returns the exit status.
-func sumServer(v string) int {
-	version, err := strconv.Atoi(v)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "sum server: bad version", v)
-		return 2
-	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "sum", Version: "1.0.0"}, nil)
-	type echoIn struct {
-		Message string `json:"message"`
-	}
-	mcp.AddTool(s, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "Echo: " + in.Message}}}, nil, nil
-	})
-	type sumIn struct {
-		A float64 `json:"a"`
-		B float64 `json:"b"`
-	}
-	mcp.AddTool(s, &mcp.Tool{Name: "get-sum"}, func(_ context.Context, _ *mcp.CallToolRequest, in sumIn) (*mcp.CallToolResult, any, error) {
-		sum := in.A + in.B
-		if version >= 2 && sum > 10 {
-			sum++
-		}
-		text := fmt.Sprintf("The sum of %g and %g is %g.", in.A, in.B, sum)
-		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-		switch {
-		case version == 3:
-			res.StructuredContent = map[string]any{"sum": sum}
-		case version >= 4: // the sum's type changed
-			res.StructuredContent = map[string]any{"sum": fmt.Sprint(sum)}
-		}
-		return res, nil, nil
-	})
-	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil && !errors.Is(err, io.EOF) {
-		fmt.Fprintln(os.Stderr, "sum server:", err)
-		return 1
-	}
-	return 0
-}
-
-// sumCommand is the test binary as sumServer of version v.
+// sumCommand is the test binary as testserver.Sum of version v.
 func sumCommand(t *testing.T, v int) []string {
 	t.Helper()
 	exe, err := os.Executable()

@@ -2,7 +2,7 @@
 // sessions of an initialize handshake followed by tools/call requests at a
 // fixed gap, each answered after half the gap.
 //
-//	go run ./internal/tools/gentape -requests 500000 -gap 1ms -o big.jsonl
+//	go run ./internal/testtools/gentape -requests 500000 -gap 1ms -o big.jsonl
 package main
 
 import (

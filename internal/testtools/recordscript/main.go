@@ -1,7 +1,7 @@
 // Command recordscript records a scripted client conversation with a stdio
 // MCP server into a native tape; it made examples/everything.jsonl:
 //
-//	go run ./internal/tools/recordscript -o examples/everything.jsonl -- testdata/node_modules/.bin/mcp-server-everything stdio
+//	go run ./internal/testtools/recordscript -o examples/everything.jsonl -- testdata/node_modules/.bin/mcp-server-everything stdio
 //
 // The script: the handshake, tools/list, ping, then calls of the echo and
 // get-sum tools, prompts/list and resources/read (one per line of -script

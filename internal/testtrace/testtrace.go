@@ -1,4 +1,4 @@
-// Package tracecheck checks a trace file in the Trace Event Format
+// Package testtrace checks a trace file in the Trace Event Format
 // against the format's rules, as Perfetto's importer applies them, for
 // the tests of `replayctl run --out trace=FILE`. It is an oracle written
 // apart from package tracefile: it reads the JSON generically.
@@ -11,7 +11,7 @@
 // never go back; a thread's complete slices nest, never overlap; async
 // begins and ends pair up, nested, by name; every flow that starts
 // (bind_id with flow_out) ends once (flow_in), at or after its start.
-package tracecheck
+package testtrace
 
 import (
 	"encoding/json"

@@ -3,7 +3,7 @@
 // binary, runs one scenario against it on loopback, stops it with
 // SIGTERM and prints its peak resident memory and what the clients got.
 //
-//	go run ./internal/tools/limitsbench -bin BINARY -mode serve|record -scenario bodies|batch [-upstream URL]
+//	go run ./internal/testtools/limitsbench -bin BINARY -mode serve|record -scenario bodies|batch [-upstream URL]
 //
 // bodies: 100 connections each announce a 15 MB body and send 14 MB of
 // it, and hold. batch: one session, then one POST batch of 100,000

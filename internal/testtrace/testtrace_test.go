@@ -1,4 +1,4 @@
-package tracecheck
+package testtrace
 
 import (
 	"strings"

@@ -13,9 +13,9 @@
 // server (the one pinned by the tool directive in go.mod):
 //
 //	go tool everything-server -http 127.0.0.1:8931 &
-//	go run ./internal/tools/genhar -url http://127.0.0.1:8931/ -version 2025-11-25 -o tape/testdata/gosdk-2025.har
+//	go run ./internal/testtools/genhar -url http://127.0.0.1:8931/ -version 2025-11-25 -o tape/testdata/gosdk-2025.har
 //	go tool everything-server -http 127.0.0.1:8932 -stateless &
-//	go run ./internal/tools/genhar -url http://127.0.0.1:8932/ -base64 -o tape/testdata/gosdk-2026.har
+//	go run ./internal/testtools/genhar -url http://127.0.0.1:8932/ -base64 -o tape/testdata/gosdk-2026.har
 package main
 
 import (
@@ -207,7 +207,7 @@ func (r *recorder) write(path string) error {
 	sort.SliceStable(r.entries, func(i, j int) bool { return r.entries[i].start.Before(r.entries[j].start) })
 	doc := map[string]any{"log": map[string]any{
 		"version": "1.2",
-		"creator": map[string]string{"name": "genhar (replayctl internal/tools)", "version": "1"},
+		"creator": map[string]string{"name": "genhar (replayctl internal/testtools)", "version": "1"},
 		"pages":   []any{},
 		"entries": r.entries,
 	}}

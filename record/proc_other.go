@@ -1,7 +1,0 @@
-//go:build !unix
-
-package record
-
-import "os"
-
-func signalOf(*os.ProcessState) string { return "" }
