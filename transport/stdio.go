@@ -54,7 +54,7 @@ func (s Stdio) Dial(ctx context.Context, session string) (Conn, error) {
 	}
 	name := strings.Join(s.Command, " ")
 	log := s.Logger.With().Str("transport", "stdio").Str("session", session).Logger()
-	proc, err := StartProcess(s.Command, ProcessOptions{Env: s.Env, Dir: s.Dir, StopTimeout: s.StopTimeout, Logger: log})
+	proc, err := StartProcess(s.Command, ProcessOptions{Env: s.Env, Dir: s.Dir, StopTimeout: s.StopTimeout, DieWithParent: true, Logger: log})
 	if err != nil {
 		return nil, err
 	}
