@@ -18,7 +18,6 @@ import (
 	"github.com/replayctl/replayctl/engine/session"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
-	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 	"github.com/replayctl/replayctl/validator"
 )
@@ -137,7 +136,7 @@ func (e *Engine) SetSpeed(s scheduler.Speed) {
 // report is filled in either case; the error says why the replay stopped
 // early: a bad tape (*tape.Error), the target (wrapping ErrTarget), or ctx.
 func (e *Engine) Run(ctx context.Context) (report.Report, error) {
-	r, err := tape.OpenSource(e.cfg.Source, e.cfg.TapeOptions...)
+	r, err := e.openTape()
 	if err != nil {
 		return report.Report{}, err
 	}

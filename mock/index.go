@@ -90,14 +90,31 @@ func (idx *index) span(l loc) span {
 // The index of a native tape keeps the file open to read answers from; it
 // is closed when the index is garbage.
 func readIndex(src tape.Source, opts []tape.Option) (*index, error) {
-	return readIndexWith(src, opts, nil)
+	idx, _, err := readIndexWith(src, opts, nil, false)
+	return idx, err
 }
 
-// readIndexWith is readIndex, for a Server when sv is not nil.
-func readIndexWith(src tape.Source, opts []tape.Option, sv *serveBuild) (*index, error) {
+// keptTape is every message of a tape as its reader gave them, and the
+// reader's warnings: what the mock read, for the replay (see
+// Mock.TakeTape).
+type keptTape struct {
+	msgs     []tape.Message
+	warnings []string
+}
+
+// keepUpTo bounds the tape whose messages the mock keeps for the replay:
+// a larger one is read by each (a native tape of more than readBackOver
+// is then read back from its file, which costs less memory).
+var keepUpTo int64 = 256 << 20
+
+// readIndexWith is readIndex, for a Server when sv is not nil. With keep
+// (run's mock only) it also keeps every message it reads, and its
+// reader's warnings, unless the tape is larger than keepUpTo: the index
+// then has every answer in memory, none to read back from the file.
+func readIndexWith(src tape.Source, opts []tape.Option, sv *serveBuild, keep bool) (*index, *keptTape, error) {
 	r, err := tape.OpenSource(src, opts...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer r.Close()
 	b := builder{serve: sv}
@@ -109,11 +126,20 @@ func readIndexWith(src tape.Source, opts []tape.Option, sv *serveBuild) (*index,
 	if sh, ok := src.(*tape.Shared); ok {
 		file = sh.Source()
 	}
+	var kept *keptTape
+	var keptBytes int64
+	if keep {
+		kept = &keptTape{}
+	}
 	if path, isFile := file.(tape.File); isFile && r.Format() == tape.FormatNative {
 		if b.file, err = os.Open(string(path)); err != nil {
-			return nil, fmt.Errorf("mock: %w", err)
+			return nil, nil, fmt.Errorf("mock: %w", err)
 		}
-		if fi, err := b.file.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() <= readBackOver {
+		fi, err := b.file.Stat()
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() > keepUpTo {
+			kept = nil
+		}
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() <= readBackOver || kept != nil {
 			b.file.Close()
 			b.file = nil
 		}
@@ -123,22 +149,32 @@ func readIndexWith(src tape.Source, opts []tape.Option, sv *serveBuild) (*index,
 		if errors.Is(err, io.EOF) {
 			idx := b.index()
 			idx.lasts = lasts
-			return idx, nil
+			if kept != nil {
+				kept.warnings = r.Warnings()
+			}
+			return idx, kept, nil
 		}
 		if err != nil {
 			if b.file != nil {
 				b.file.Close()
 			}
-			return nil, fmt.Errorf("mock: %w", err)
+			return nil, nil, fmt.Errorf("mock: %w", err)
 		}
 		if lasts != nil {
 			lasts[msg.Session] = msg.Seq
+		}
+		if kept != nil { // a source of no known size is bounded as it is read
+			if keptBytes += int64(len(msg.Msg)); keptBytes > keepUpTo {
+				kept = nil
+			} else {
+				kept.msgs = append(kept.msgs, msg)
+			}
 		}
 		if b.file != nil {
 			off, n, ok := r.LineSpan()
 			if !ok {
 				b.file.Close()
-				return nil, fmt.Errorf("mock: tape %s: message seq %d: no line to read it back from", src.Name(), msg.Seq)
+				return nil, nil, fmt.Errorf("mock: tape %s: message seq %d: no line to read it back from", src.Name(), msg.Seq)
 			}
 			b.addAt(msg, off, n)
 		} else {
