@@ -114,6 +114,11 @@ func (e *Engine) StartAt(t time.Time) { e.cfg.StartAt = t }
 func (e *Engine) OnResult(f func(report.Result)) { e.cfg.Hooks.OnResult = f }
 
 func (e *Engine) publish(r report.Result) {
+	if e.cfg.Hooks.OnVerdict != nil {
+		v := r
+		v.Out, v.Answer, v.Recorded = nil, nil, nil
+		e.cfg.Hooks.OnVerdict(v)
+	}
 	if e.cfg.Hooks.OnResult != nil {
 		e.cfg.Hooks.OnResult(r)
 	}
