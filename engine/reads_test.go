@@ -31,7 +31,8 @@ func (f countedFile) Open() (io.ReadSeekCloser, error) {
 // the run ends. With several copies of each session the tape is read
 // once too.
 func TestMockTapeReadOnce(t *testing.T) {
-	path := writeTape(t, t.TempDir(), 50, 1000, nil)
+	const n = 5000 // 10,003 messages: more than one chunk of the mock's
+	path := writeTape(t, t.TempDir(), n, 1000, nil)
 	var opens atomic.Int64
 	src := tape.Share(countedFile{File: tape.File(path), opens: &opens})
 	rep, err := replay(t, Config{Source: src, Speed: scheduler.Speed{Mode: scheduler.Fast}, Logger: zerolog.Nop(),
@@ -39,8 +40,8 @@ func TestMockTapeReadOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Validation.Passed != 51 || rep.Validation.Failed != 0 {
-		t.Fatalf("passed %d failed %d, want 51 and 0", rep.Validation.Passed, rep.Validation.Failed)
+	if rep.Validation.Passed != n+1 || rep.Validation.Failed != 0 {
+		t.Fatalf("passed %d failed %d, want %d and 0", rep.Validation.Passed, rep.Validation.Failed, n+1)
 	}
 	if n := opens.Load(); n != 1 {
 		t.Errorf("the tape was opened %d times, want 1 (the mock's index, which the replay reads from)", n)
@@ -53,8 +54,8 @@ func TestMockTapeReadOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Validation.Passed != 3*51 || rep.Validation.Failed != 0 {
-		t.Fatalf("3 copies: passed %d failed %d, want %d and 0", rep.Validation.Passed, rep.Validation.Failed, 3*51)
+	if rep.Validation.Passed != 3*(n+1) || rep.Validation.Failed != 0 {
+		t.Fatalf("3 copies: passed %d failed %d, want %d and 0", rep.Validation.Passed, rep.Validation.Failed, 3*(n+1))
 	}
 	if n := opens.Load(); n != 1 {
 		t.Errorf("3 copies: the tape was opened %d times, want 1", n)

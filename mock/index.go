@@ -96,10 +96,41 @@ func readIndex(src tape.Source, opts []tape.Option) (*index, error) {
 
 // keptTape is every message of a tape as its reader gave them, and the
 // reader's warnings: what the mock read, for the replay (see
-// Mock.TakeTape).
+// Mock.TakeTape). The messages are kept in chunks of keptChunk, never
+// copied as they grow.
 type keptTape struct {
-	msgs     []tape.Message
+	chunks   [][]tape.Message
 	warnings []string
+}
+
+const keptChunk = 4096
+
+func (k *keptTape) add(m tape.Message) {
+	if n := len(k.chunks); n == 0 || len(k.chunks[n-1]) == keptChunk {
+		k.chunks = append(k.chunks, make([]tape.Message, 0, keptChunk))
+	}
+	last := &k.chunks[len(k.chunks)-1]
+	*last = append(*last, m)
+}
+
+// next returns a function that gives k's messages in order, once each,
+// then false; each is let go of as it is given.
+func (k *keptTape) next() func() (tape.Message, bool) {
+	chunks := k.chunks
+	k.chunks = nil
+	i := 0
+	return func() (tape.Message, bool) {
+		for len(chunks) > 0 && i == len(chunks[0]) {
+			chunks[0], chunks, i = nil, chunks[1:], 0
+		}
+		if len(chunks) == 0 {
+			return tape.Message{}, false
+		}
+		m := chunks[0][i]
+		chunks[0][i] = tape.Message{}
+		i++
+		return m, true
+	}
 }
 
 // keepUpTo bounds the tape whose messages the mock keeps for the replay:
@@ -167,7 +198,7 @@ func readIndexWith(src tape.Source, opts []tape.Option, sv *serveBuild, keep boo
 			if keptBytes += int64(len(msg.Msg)); keptBytes > keepUpTo {
 				kept = nil
 			} else {
-				kept.msgs = append(kept.msgs, msg)
+				kept.add(msg)
 			}
 		}
 		if b.file != nil {

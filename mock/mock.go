@@ -96,17 +96,18 @@ func (m *Mock) indexKeeping(keep bool) (*index, error) {
 // TakeTape returns every message of the tape src, in tape order, as the
 // mock's own reading of it found them (with the reader's warnings): a
 // replay against the mock answering from the tape it replays reads it
-// once, not once for itself and once for the mock. It builds the mock's
-// index now, unless a Dial or LastSeqs has; the messages are kept only
-// by that first read, and given once: ok is false when src is not the
-// tape the mock answers from (the same File, or the same Shared), when
-// the mock read it before TakeTape was called, when it was taken
-// already, when the tape is larger than the mock keeps (256 MiB), or when
-// it cannot be read (the caller reads it itself and finds why). The
-// messages are the caller's: the mock keeps none of them. The caller must
-// read src with the mock's tape options (WithTapeOptions), as package
-// replay does.
-func (m *Mock) TakeTape(src tape.Source) (msgs []tape.Message, warnings []string, ok bool) {
+// once, not once for itself and once for the mock. next gives the
+// messages one by one, then false; it is for one goroutine. TakeTape
+// builds the mock's index now, unless a Dial or LastSeqs has; the
+// messages are kept only by that first read, and given once: ok is false
+// when src is not the tape the mock answers from (the same File, or the
+// same Shared), when the mock read it before TakeTape was called, when
+// they were taken already, when the tape is larger than the mock keeps
+// (256 MiB), or when it cannot be read (the caller reads it itself and
+// finds why). The messages are the caller's: the mock keeps none of them.
+// The caller must read src with the mock's tape options
+// (WithTapeOptions), as package replay does.
+func (m *Mock) TakeTape(src tape.Source) (next func() (tape.Message, bool), warnings []string, ok bool) {
 	if !sameSource(src, m.src) {
 		return nil, nil, false
 	}
@@ -120,7 +121,7 @@ func (m *Mock) TakeTape(src tape.Source) (msgs []tape.Message, warnings []string
 	if k == nil {
 		return nil, nil, false
 	}
-	return k.msgs, k.warnings, true
+	return k.next(), k.warnings, true
 }
 
 // LastSeqs returns each recorded session's last seq on the tape (any

@@ -41,9 +41,13 @@ func TestTakeTape(t *testing.T) {
 	for name, src := range map[string]tape.Source{"file": tape.File(path), "shared": tape.Share(tape.File(path))} {
 		t.Run(name, func(t *testing.T) {
 			m := FromSource(src)
-			msgs, warnings, ok := m.TakeTape(src)
+			next, warnings, ok := m.TakeTape(src)
 			if !ok {
 				t.Fatal("TakeTape: not ok, want the tape's messages")
+			}
+			var msgs []tape.Message
+			for m, ok := next(); ok; m, ok = next() {
+				msgs = append(msgs, m)
 			}
 			want, wantWarnings := readAll(t, src)
 			if !reflect.DeepEqual(msgs, want) || !reflect.DeepEqual(warnings, wantWarnings) {
