@@ -19,7 +19,6 @@ import (
 	"github.com/replayctl/replayctl/engine/session"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
-	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 	"github.com/replayctl/replayctl/validator"
 )
@@ -116,6 +115,11 @@ func (e *Engine) StartAt(t time.Time) { e.cfg.StartAt = t }
 func (e *Engine) OnResult(f func(report.Result)) { e.cfg.Hooks.OnResult = f }
 
 func (e *Engine) publish(r report.Result) {
+	if e.cfg.Hooks.OnVerdict != nil {
+		v := r
+		v.Out, v.Answer, v.Recorded = nil, nil, nil
+		e.cfg.Hooks.OnVerdict(v)
+	}
 	if e.cfg.Hooks.OnResult != nil {
 		e.cfg.Hooks.OnResult(r)
 	}
@@ -138,7 +142,7 @@ func (e *Engine) SetSpeed(s scheduler.Speed) {
 // report is filled in either case; the error says why the replay stopped
 // early: a bad tape (*tape.Error), the target (wrapping ErrTarget), or ctx.
 func (e *Engine) Run(ctx context.Context) (report.Report, error) {
-	r, err := tape.OpenSource(e.cfg.Source, e.cfg.TapeOptions...)
+	r, err := e.openTape()
 	if err != nil {
 		return report.Report{}, err
 	}

@@ -23,7 +23,7 @@ type source interface {
 // keeps only the window of the tape between the slowest and the fastest
 // copy: about ramp's worth of messages, one message when ramp is 0.
 type fanout struct {
-	r       *tape.Reader
+	r       source
 	n       int
 	shiftUS []int64
 	window  []tape.Message // window[0] is the tape's message number base
@@ -34,7 +34,7 @@ type fanout struct {
 	names   map[string][]string
 }
 
-func newFanout(r *tape.Reader, n int, ramp time.Duration) *fanout {
+func newFanout(r source, n int, ramp time.Duration) *fanout {
 	f := &fanout{r: r, n: n, shiftUS: make([]int64, n), names: make(map[string][]string)}
 	for k := range n {
 		f.shiftUS[k] = ramp.Microseconds() * int64(k) / int64(n)

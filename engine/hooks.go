@@ -25,6 +25,12 @@ type Hooks struct {
 	// and they see the bytes, which the stream carries only in a
 	// controlled replay.
 	OnResult func(report.Result)
+	// OnVerdict is called as OnResult is (before it), with the result
+	// without its bytes (Out, Answer and Recorded are nil): for what needs
+	// the verdict, the figures and the differences only. A replay with no
+	// OnResult hook and no controller does not mask the bytes for display
+	// at all: nothing would show them.
+	OnVerdict func(report.Result)
 	// OnFault is called with each injected chaos fault as its message is
 	// judged, from the validate stage's goroutine.
 	OnFault func(report.Fault)

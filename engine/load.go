@@ -98,7 +98,7 @@ func (e *Engine) noteInvalid(r source, m tape.Message) {
 	}
 	_, err := jsonrpc.Parse(m.Msg)
 	where := fmt.Sprintf("line %d (seq %d)", m.Line, m.Seq)
-	if tr, ok := r.(*tape.Reader); ok {
+	if tr, ok := r.(interface{ Path() string }); ok {
 		where = tr.Path() + " " + where
 	}
 	note := fmt.Sprintf("%s: the recorded %s message is not valid JSON-RPC (%v); ", where, m.Dir, err)

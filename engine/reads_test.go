@@ -23,13 +23,16 @@ func (f countedFile) Open() (io.ReadSeekCloser, error) {
 	return f.File.Open()
 }
 
-// TestMockTapeReadTwice: a replay against the built-in mock answering
-// from the replayed tape reads that tape twice, the replay's reader and
-// the mock's index; where each session ends comes from the mock's index,
-// not from a third read (issue 24). Sessions still end at their last
-// message: every answer is judged, and the run ends.
-func TestMockTapeReadTwice(t *testing.T) {
-	path := writeTape(t, t.TempDir(), 50, 1000, nil)
+// TestMockTapeReadOnce: a replay against the built-in mock answering
+// from the replayed tape reads that tape once: the mock's index reads it
+// and hands its messages to the replay, which does not open it again;
+// where each session ends comes from the mock's index too (issue 24).
+// Sessions still end at their last message: every answer is judged, and
+// the run ends. With several copies of each session the tape is read
+// once too.
+func TestMockTapeReadOnce(t *testing.T) {
+	const n = 5000 // 10,003 messages: more than one chunk of the mock's
+	path := writeTape(t, t.TempDir(), n, 1000, nil)
 	var opens atomic.Int64
 	src := tape.Share(countedFile{File: tape.File(path), opens: &opens})
 	rep, err := replay(t, Config{Source: src, Speed: scheduler.Speed{Mode: scheduler.Fast}, Logger: zerolog.Nop(),
@@ -37,10 +40,24 @@ func TestMockTapeReadTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Validation.Passed != 51 || rep.Validation.Failed != 0 {
-		t.Fatalf("passed %d failed %d, want 51 and 0", rep.Validation.Passed, rep.Validation.Failed)
+	if rep.Validation.Passed != n+1 || rep.Validation.Failed != 0 {
+		t.Fatalf("passed %d failed %d, want %d and 0", rep.Validation.Passed, rep.Validation.Failed, n+1)
 	}
-	if n := opens.Load(); n != 2 {
-		t.Errorf("the tape was opened %d times, want 2 (the replay, the mock's index)", n)
+	if n := opens.Load(); n != 1 {
+		t.Errorf("the tape was opened %d times, want 1 (the mock's index, which the replay reads from)", n)
+	}
+
+	opens.Store(0)
+	src = tape.Share(countedFile{File: tape.File(path), opens: &opens})
+	rep, err = replay(t, Config{Source: src, Speed: scheduler.Speed{Mode: scheduler.Fast}, Logger: zerolog.Nop(),
+		Dialer: mock.FromSource(src), Target: "mock", Sessions: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Validation.Passed != 3*(n+1) || rep.Validation.Failed != 0 {
+		t.Fatalf("3 copies: passed %d failed %d, want %d and 0", rep.Validation.Passed, rep.Validation.Failed, 3*(n+1))
+	}
+	if n := opens.Load(); n != 1 {
+		t.Errorf("3 copies: the tape was opened %d times, want 1", n)
 	}
 }

@@ -121,10 +121,22 @@ type lastsKnower interface {
 	LastSeqs(src tape.Source) (map[string]int64, bool)
 }
 
-// findLasts is scanLasts, from the target when it knows them.
+// keptLasts is a tape that knows each session's last seq without being
+// read again (a tape.Shared that decoded a one-session import).
+type keptLasts interface {
+	LastSeqs() (map[string]int64, bool)
+}
+
+// findLasts is scanLasts, from the target or the tape when they know
+// them.
 func (e *Engine) findLasts(ctx context.Context, out chan<- lastSeqs) error {
 	if k, ok := e.cfg.Dialer.(lastsKnower); ok {
 		if l, ok := k.LastSeqs(e.cfg.Source); ok {
+			return sendLasts(ctx, l, out)
+		}
+	}
+	if k, ok := e.cfg.Source.(keptLasts); ok {
+		if l, ok := k.LastSeqs(); ok {
 			return sendLasts(ctx, l, out)
 		}
 	}

@@ -90,14 +90,62 @@ func (idx *index) span(l loc) span {
 // The index of a native tape keeps the file open to read answers from; it
 // is closed when the index is garbage.
 func readIndex(src tape.Source, opts []tape.Option) (*index, error) {
-	return readIndexWith(src, opts, nil)
+	idx, _, err := readIndexWith(src, opts, nil, false)
+	return idx, err
 }
 
-// readIndexWith is readIndex, for a Server when sv is not nil.
-func readIndexWith(src tape.Source, opts []tape.Option, sv *serveBuild) (*index, error) {
+// keptTape is every message of a tape as its reader gave them, and the
+// reader's warnings: what the mock read, for the replay (see
+// Mock.TakeTape). The messages are kept in chunks of keptChunk, never
+// copied as they grow.
+type keptTape struct {
+	chunks   [][]tape.Message
+	warnings []string
+}
+
+const keptChunk = 4096
+
+func (k *keptTape) add(m tape.Message) {
+	if n := len(k.chunks); n == 0 || len(k.chunks[n-1]) == keptChunk {
+		k.chunks = append(k.chunks, make([]tape.Message, 0, keptChunk))
+	}
+	last := &k.chunks[len(k.chunks)-1]
+	*last = append(*last, m)
+}
+
+// next returns a function that gives k's messages in order, once each,
+// then false; each is let go of as it is given.
+func (k *keptTape) next() func() (tape.Message, bool) {
+	chunks := k.chunks
+	k.chunks = nil
+	i := 0
+	return func() (tape.Message, bool) {
+		for len(chunks) > 0 && i == len(chunks[0]) {
+			chunks[0], chunks, i = nil, chunks[1:], 0
+		}
+		if len(chunks) == 0 {
+			return tape.Message{}, false
+		}
+		m := chunks[0][i]
+		chunks[0][i] = tape.Message{}
+		i++
+		return m, true
+	}
+}
+
+// keepUpTo bounds the tape whose messages the mock keeps for the replay:
+// a larger one is read by each (a native tape of more than readBackOver
+// is then read back from its file, which costs less memory).
+var keepUpTo int64 = 256 << 20
+
+// readIndexWith is readIndex, for a Server when sv is not nil. With keep
+// (run's mock only) it also keeps every message it reads, and its
+// reader's warnings, unless the tape is larger than keepUpTo: the index
+// then has every answer in memory, none to read back from the file.
+func readIndexWith(src tape.Source, opts []tape.Option, sv *serveBuild, keep bool) (*index, *keptTape, error) {
 	r, err := tape.OpenSource(src, opts...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer r.Close()
 	b := builder{serve: sv}
@@ -109,11 +157,20 @@ func readIndexWith(src tape.Source, opts []tape.Option, sv *serveBuild) (*index,
 	if sh, ok := src.(*tape.Shared); ok {
 		file = sh.Source()
 	}
+	var kept *keptTape
+	var keptBytes int64
+	if keep {
+		kept = &keptTape{}
+	}
 	if path, isFile := file.(tape.File); isFile && r.Format() == tape.FormatNative {
 		if b.file, err = os.Open(string(path)); err != nil {
-			return nil, fmt.Errorf("mock: %w", err)
+			return nil, nil, fmt.Errorf("mock: %w", err)
 		}
-		if fi, err := b.file.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() <= readBackOver {
+		fi, err := b.file.Stat()
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() > keepUpTo {
+			kept = nil
+		}
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() <= readBackOver || kept != nil {
 			b.file.Close()
 			b.file = nil
 		}
@@ -123,22 +180,32 @@ func readIndexWith(src tape.Source, opts []tape.Option, sv *serveBuild) (*index,
 		if errors.Is(err, io.EOF) {
 			idx := b.index()
 			idx.lasts = lasts
-			return idx, nil
+			if kept != nil {
+				kept.warnings = r.Warnings()
+			}
+			return idx, kept, nil
 		}
 		if err != nil {
 			if b.file != nil {
 				b.file.Close()
 			}
-			return nil, fmt.Errorf("mock: %w", err)
+			return nil, nil, fmt.Errorf("mock: %w", err)
 		}
 		if lasts != nil {
 			lasts[msg.Session] = msg.Seq
+		}
+		if kept != nil { // a source of no known size is bounded as it is read
+			if keptBytes += int64(len(msg.Msg)); keptBytes > keepUpTo {
+				kept = nil
+			} else {
+				kept.add(msg)
+			}
 		}
 		if b.file != nil {
 			off, n, ok := r.LineSpan()
 			if !ok {
 				b.file.Close()
-				return nil, fmt.Errorf("mock: tape %s: message seq %d: no line to read it back from", src.Name(), msg.Seq)
+				return nil, nil, fmt.Errorf("mock: tape %s: message seq %d: no line to read it back from", src.Name(), msg.Seq)
 			}
 			b.addAt(msg, off, n)
 		} else {

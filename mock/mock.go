@@ -25,6 +25,9 @@ type Mock struct {
 	idx   *index
 	err   error
 	reads int // times the tape has been indexed, for tests; set in once
+
+	mu   sync.Mutex // guards kept
+	kept *keptTape  // the tape's messages, until TakeTape takes them
 }
 
 // Option configures a Mock.
@@ -74,12 +77,51 @@ func (m *Mock) Dial(ctx context.Context, session string) (transport.Conn, error)
 }
 
 // index returns the tape's index, reading the tape the first time.
-func (m *Mock) index() (*index, error) {
+func (m *Mock) index() (*index, error) { return m.indexKeeping(false) }
+
+// indexKeeping is index; with keep, a first read keeps the tape's
+// messages for TakeTape.
+func (m *Mock) indexKeeping(keep bool) (*index, error) {
 	m.once.Do(func() {
 		m.reads++
-		m.idx, m.err = readIndex(m.src, m.tapeOpts)
+		var kept *keptTape
+		m.idx, kept, m.err = readIndexWith(m.src, m.tapeOpts, nil, keep)
+		m.mu.Lock()
+		m.kept = kept
+		m.mu.Unlock()
 	})
 	return m.idx, m.err
+}
+
+// TakeTape returns every message of the tape src, in tape order, as the
+// mock's own reading of it found them (with the reader's warnings): a
+// replay against the mock answering from the tape it replays reads it
+// once, not once for itself and once for the mock. next gives the
+// messages one by one, then false; it is for one goroutine. TakeTape
+// builds the mock's index now, unless a Dial or LastSeqs has; the
+// messages are kept only by that first read, and given once: ok is false
+// when src is not the tape the mock answers from (the same File, or the
+// same Shared), when the mock read it before TakeTape was called, when
+// they were taken already, when the tape is larger than the mock keeps
+// (256 MiB), or when it cannot be read (the caller reads it itself and
+// finds why). The messages are the caller's: the mock keeps none of them.
+// The caller must read src with the mock's tape options
+// (WithTapeOptions), as package replay does.
+func (m *Mock) TakeTape(src tape.Source) (next func() (tape.Message, bool), warnings []string, ok bool) {
+	if !sameSource(src, m.src) {
+		return nil, nil, false
+	}
+	if _, err := m.indexKeeping(true); err != nil {
+		return nil, nil, false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := m.kept
+	m.kept = nil
+	if k == nil {
+		return nil, nil, false
+	}
+	return k.next(), k.warnings, true
 }
 
 // LastSeqs returns each recorded session's last seq on the tape (any

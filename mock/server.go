@@ -163,7 +163,7 @@ func NewServer(src tape.Source, opts ...ServerOption) (*Server, error) {
 	if st != Exact {
 		sv.volatile = vol
 	}
-	idx, err := readIndexWith(src, cfg.tapeOpts, sv)
+	idx, _, err := readIndexWith(src, cfg.tapeOpts, sv, false)
 	if err != nil {
 		return nil, err
 	}

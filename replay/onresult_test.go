@@ -67,3 +67,50 @@ func TestOnResultSeesWhatTheReportCounts(t *testing.T) {
 			verdicts[2], verdicts[5], verdicts[3])
 	}
 }
+
+// TestOnStepOnlyWhenStepped: OnStep sees each result, with the bytes
+// sent, in a stepped replay, and is never called at another speed; the
+// results OnSessionEnd counts (without their bytes) are the same in both.
+func TestOnStepOnlyWhenStepped(t *testing.T) {
+	var stepped, fast []report.Result
+	var ends []replay.SessionEnd
+	steps := make(chan struct{})
+	go func() { // releases every message; the replay stops reading when done
+		for {
+			select {
+			case steps <- struct{}{}:
+			case <-t.Context().Done():
+				return
+			}
+		}
+	}()
+	rep, err := replay.Run(t.Context(), quickstart, replay.WithSpeed(replay.Stepped()), replay.Steps(steps),
+		replay.OnStep(func(r report.Result) { stepped = append(stepped, r) }),
+		replay.OnSessionEnd(func(e replay.SessionEnd) { ends = append(ends, e) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stepped) == 0 || len(stepped) != len(rep.Timeline) {
+		t.Fatalf("stepped: OnStep saw %d results, want the timeline's %d", len(stepped), len(rep.Timeline))
+	}
+	for _, r := range stepped {
+		if r.Dir == report.DirC2S && len(r.Out) == 0 {
+			t.Errorf("stepped: seq %d: no bytes sent, want them", r.Seq)
+		}
+	}
+	if len(ends) != 1 || ends[0].Results != len(stepped) {
+		t.Errorf("stepped: session ends %+v, want one of %d results", ends, len(stepped))
+	}
+	ends = nil
+	if _, err := replay.Run(t.Context(), quickstart, replay.WithSpeed(replay.Fast()),
+		replay.OnStep(func(r report.Result) { fast = append(fast, r) }),
+		replay.OnSessionEnd(func(e replay.SessionEnd) { ends = append(ends, e) })); err != nil {
+		t.Fatal(err)
+	}
+	if len(fast) != 0 {
+		t.Errorf("fast: OnStep saw %d results, want none", len(fast))
+	}
+	if len(ends) != 1 || ends[0].Results != len(stepped) {
+		t.Errorf("fast: session ends %+v, want one of %d results", ends, len(stepped))
+	}
+}

@@ -63,6 +63,7 @@ type settings struct {
 	logger      zerolog.Logger
 	beforeSend  []func(*Message) bool
 	onResult    []func(report.Result)
+	onStep      []func(report.Result)
 	onFault     []func(report.Fault)
 	sessionEnd  []func(SessionEnd)
 	events      []event.Consumer
@@ -338,6 +339,15 @@ func BeforeSend(f func(m *Message) bool) Option {
 // read its event stream (OnEvent, Events) instead.
 func OnResult(f func(report.Result)) Option {
 	return func(s *settings) { s.onResult = append(s.onResult, f) }
+}
+
+// OnStep is OnResult for a stepped replay (Stepped speed, given here or
+// by the config file): f sees each result, with its bytes, after the
+// OnResult hooks; a replay at another speed never calls it. A replay
+// whose results no hook shows with their bytes does not mask them for
+// display, which costs as much as judging them.
+func OnStep(f func(report.Result)) Option {
+	return func(s *settings) { s.onStep = append(s.onStep, f) }
 }
 
 // OnFault calls f with each injected chaos fault as its message is judged,

@@ -357,10 +357,11 @@ func (s *settings) wireHooks(cfg *engine.Config) {
 			}
 		}
 	}
-	results := s.onResult
 	if len(s.sessionEnd) > 0 {
-		counts := map[string]*SessionEnd{} // only the validate goroutine touches it
-		results = append([]func(report.Result){func(r report.Result) {
+		// Only the validate goroutine touches counts. The count needs no
+		// bytes: none are masked for it (see engine.Hooks.OnVerdict).
+		counts := map[string]*SessionEnd{}
+		cfg.Hooks.OnVerdict = func(r report.Result) {
 			c := counts[r.Session]
 			if c == nil {
 				c = &SessionEnd{Session: r.Session}
@@ -370,7 +371,7 @@ func (s *settings) wireHooks(cfg *engine.Config) {
 			if r.Verdict == report.Failed || r.Verdict == report.Error || r.Verdict == report.Timeout {
 				c.Failed++
 			}
-		}}, results...)
+		}
 		ends := s.sessionEnd
 		cfg.Hooks.OnSessionEnd = func(session string, err error) {
 			c := counts[session]
@@ -383,6 +384,10 @@ func (s *settings) wireHooks(cfg *engine.Config) {
 				h(*c)
 			}
 		}
+	}
+	results := s.onResult
+	if cfg.Speed.Mode == scheduler.Stepped {
+		results = append(slices.Clip(results), s.onStep...)
 	}
 	if len(results) > 0 {
 		cfg.Hooks.OnResult = func(r report.Result) {

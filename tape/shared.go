@@ -138,3 +138,21 @@ type memView struct{ s *memStore }
 func (v memView) add(m Message) error        { return v.s.add(m) }
 func (v memView) get(i int) (Message, error) { return v.s.get(i) }
 func (v memView) close() error               { return nil }
+
+// LastSeqs returns each session's last seq on the tape when the first
+// decode kept an import whose messages are all of one session (an Agent
+// VCR cassette): the last message's, known without reading any. ok is
+// false otherwise (nothing decoded or kept yet, a native tape, an import
+// of several sessions): the caller reads the tape for them.
+func (s *Shared) LastSeqs() (lasts map[string]int64, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.kept == nil {
+		return nil, false
+	}
+	im := s.kept.im
+	if im.session == "" || im.rename != nil || len(im.refs) == 0 {
+		return nil, false
+	}
+	return map[string]int64{im.session: im.refs[len(im.refs)-1].seq}, true
+}

@@ -140,3 +140,35 @@ func FuzzCompact(f *testing.F) {
 		}
 	})
 }
+
+// TestSharedLastSeqs: a Shared that decoded a one-session import (an
+// Agent VCR cassette) knows each session's last seq, as a read of every
+// message finds it; a native tape, an import of several sessions or a
+// Shared that decoded nothing yet leaves it to the caller.
+func TestSharedLastSeqs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ok   bool
+	}{{"edge.vcr", true}, {"compact.vcr", true}, {"gosdk-2025.har", false}, {"everything-stdio.jsonl", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join("testdata", tc.name)
+			shared := Share(File(path))
+			defer shared.Close()
+			if _, ok := shared.LastSeqs(); ok {
+				t.Fatal("before any decode: ok, want not")
+			}
+			_, _, _, msgs := readThrough(t, shared)
+			want := map[string]int64{}
+			for _, m := range msgs {
+				want[m.Session] = m.Seq
+			}
+			got, ok := shared.LastSeqs()
+			if ok != tc.ok {
+				t.Fatalf("ok %v, want %v", ok, tc.ok)
+			}
+			if ok && !reflect.DeepEqual(got, want) {
+				t.Errorf("last seqs %v, want %v (a read of every message)", got, want)
+			}
+		})
+	}
+}

@@ -262,11 +262,11 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if showProgress { // a live reader of the event stream
 		opts = append(opts, replay.Events(prog.consumer()))
 	}
-	stepped := false // set before the replay starts, read by its hook
-	opts = append(opts, replay.OnResult(func(r report.Result) {
-		if stepped { // the hook, for the bytes sent (the stream carries none in a run)
-			fmt.Fprintln(a.errOut, stepLine(painter(isTerminal(a.stderr)), r))
-		}
+	// The hook of a stepped run, for the bytes sent (the stream carries
+	// none in a run); at any other speed no hook asks for the bytes, and
+	// the replay does not mask them for display.
+	opts = append(opts, replay.OnStep(func(r report.Result) {
+		fmt.Fprintln(a.errOut, stepLine(painter(isTerminal(a.stderr)), r))
 	}))
 	src, err := a.loadTapeArg(cmd.Context(), args[0])
 	if err != nil {
@@ -312,7 +312,6 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		if err := refuseStdinTape("run --speed stepped", args[0], "stepped reads Enter there"); err != nil {
 			return err
 		}
-		stepped = true
 		a.stepTokens(steps)
 	} else if showProgress {
 		prog.start(cmd.Context(), a.errOut, src, r.Sessions())
