@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,6 +41,44 @@ type HTTP struct {
 	// OnFault, when set, is told of each request whose answer is lost
 	// (see Fault), from the connection's reading goroutine.
 	OnFault func(Fault)
+	// Poster is the client that POSTs the messages of an http:// URL:
+	// PosterLean (what "" means) or PosterStd. See Poster.
+	Poster Poster
+}
+
+// Poster names the HTTP client that posts a Streamable HTTP session's
+// messages.
+type Poster string
+
+const (
+	// PosterLean posts through a lean HTTP/1.1 client of the
+	// connection's own: keep-alive connections, the request written and
+	// the answer's head read with nothing but what MCP needs. It costs
+	// about half the client CPU per request of PosterStd. It applies to
+	// an http:// URL when the Client's transport is a plain
+	// *http.Transport that uses no proxy for it; https, a proxy, the
+	// standalone GET stream, the session's DELETE, a slowed-down send
+	// (SendSlow) and every POST after the target's first redirect go
+	// through the Client, as with PosterStd.
+	PosterLean Poster = "lean"
+	// PosterStd posts through the Client (net/http).
+	PosterStd Poster = "std"
+)
+
+// defaultPoster is what an HTTP with no Poster uses (a variable for the
+// package's tests, which run with either: -http-client).
+var defaultPoster = PosterLean
+
+// ParsePoster reads a poster's name ("std" or "lean"; "" for the
+// default, lean).
+func ParsePoster(s string) (Poster, error) {
+	switch p := Poster(s); p {
+	case "":
+		return defaultPoster, nil
+	case PosterLean, PosterStd:
+		return p, nil
+	}
+	return "", fmt.Errorf("HTTP client %q: want std (net/http) or lean", s)
 }
 
 var _ Dialer = HTTP{}
@@ -72,6 +111,10 @@ func (h HTTP) Dial(ctx context.Context, session string) (Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	pu, err := url.Parse(u)
+	if err != nil {
+		return nil, fmt.Errorf("target URL %q: %w", h.URL, err)
+	}
 	header, err := expandHeaders(h.Header)
 	if err != nil {
 		return nil, err
@@ -90,9 +133,19 @@ func (h HTTP) Dial(ctx context.Context, session string) (Conn, error) {
 		in:      make(chan Incoming),
 		done:    make(chan struct{}),
 	}
+	poster, err := ParsePoster(string(h.Poster))
+	if err != nil {
+		return nil, err
+	}
+	if poster == PosterLean {
+		c.lean = newLeanClient(pu, client, header)
+	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	go func() {
 		<-c.ctx.Done()
+		if c.lean != nil {
+			c.lean.close() // the answers it is reading end
+		}
 		c.wg.Wait() // no Add after ctx is cancelled: see spawn
 		close(c.in)
 		close(c.done)
@@ -130,8 +183,17 @@ type HTTPConn struct {
 	url    string
 	header http.Header
 	client *http.Client
-	limit  int // the longest message the server may send
-	log    zerolog.Logger
+	// lean posts messages when not nil and not redirected (see
+	// PosterLean); closed when the connection ends.
+	lean *leanClient
+	// redirected is set by the first redirect lean met: every POST goes
+	// through client from then on, which follows redirects.
+	redirected atomic.Bool
+	// leanReq is the Request of the answers lean gives (they are read
+	// as net/http's, which carry theirs), for the last session id.
+	leanReq atomic.Pointer[http.Request]
+	limit   int // the longest message the server may send
+	log     zerolog.Logger
 	// onFault is told of each request whose answer is lost; may be nil.
 	onFault func(Fault)
 
@@ -270,34 +332,9 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
 		return err
 	}
 	mi := inspect(msg)
-	reqCtx, reqCancel := context.WithCancel(c.ctx)
-	req, err := c.newRequest(reqCtx, http.MethodPost, body, mi.method == mcp.MethodInitialize)
+	resp, reqCancel, err := c.post(ctx, msg, body, mi)
 	if err != nil {
-		reqCancel()
 		return err
-	}
-	req.ContentLength = int64(len(msg))
-	req.Header["Content-Type"] = postContentType
-	req.Header["Accept"] = postAccept
-	c.setStandardHeaders(req.Header, msg)
-	if mi.method == mcp.NotificationInitialized {
-		c.awaitGET(ctx)
-	}
-	stop := context.AfterFunc(ctx, reqCancel)
-	resp, err := c.client.Do(req)
-	if !stop() { // ctx ended before the headers came
-		if err == nil {
-			_ = resp.Body.Close()
-		}
-		reqCancel()
-		return fmt.Errorf("POST %s: %w", c.url, ctx.Err())
-	}
-	if err != nil {
-		reqCancel()
-		if c.isClosing() {
-			return ErrClosed
-		}
-		return requestFailed(http.MethodPost, c.url, err)
 	}
 	if resp.StatusCode >= 400 {
 		defer reqCancel()
@@ -322,22 +359,131 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
 	return nil
 }
 
-// setStandardHeaders adds what a message of a stateless session (MCP
-// 2026-07-28 on) must carry: Mcp-Protocol-Version from its _meta (or the
+// post POSTs msg (its bytes read from body) and returns the answer once
+// its status and headers have come, with the func that ends its request
+// after its body is read, and errors as Send returns them.
+func (c *HTTPConn) post(ctx context.Context, msg []byte, body io.Reader, mi msgInfo) (*http.Response, context.CancelFunc, error) {
+	if _, plain := body.(*bytes.Reader); plain && c.lean != nil && !c.redirected.Load() {
+		resp, err := c.postLean(ctx, msg, mi)
+		if err != nil || !isRedirect(resp.StatusCode) {
+			return resp, noCancel, err
+		}
+		discard(resp)
+		c.redirected.Store(true)
+		c.log.Debug().Int("status", resp.StatusCode).Msg("the target redirects: its POSTs go through net/http from here on")
+		body = bytes.NewReader(msg)
+	}
+	reqCtx, reqCancel := context.WithCancel(c.ctx)
+	req, err := c.newRequest(reqCtx, http.MethodPost, body, mi.method == mcp.MethodInitialize)
+	if err != nil {
+		reqCancel()
+		return nil, nil, err
+	}
+	req.ContentLength = int64(len(msg))
+	req.Header["Content-Type"] = postContentType
+	req.Header["Accept"] = postAccept
+	for k, vs := range c.standardHeaders(msg) {
+		req.Header[k] = vs
+	}
+	if mi.method == mcp.NotificationInitialized {
+		c.awaitGET(ctx)
+	}
+	stop := context.AfterFunc(ctx, reqCancel)
+	resp, err := c.client.Do(req)
+	if !stop() { // ctx ended before the headers came
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+		reqCancel()
+		return nil, nil, fmt.Errorf("POST %s: %w", c.url, ctx.Err())
+	}
+	if err != nil {
+		reqCancel()
+		if c.isClosing() {
+			return nil, nil, ErrClosed
+		}
+		return nil, nil, requestFailed(http.MethodPost, c.url, err)
+	}
+	return resp, reqCancel, nil
+}
+
+// postLean is post through c.lean.
+func (c *HTTPConn) postLean(ctx context.Context, msg []byte, mi msgInfo) (*http.Response, error) {
+	var sid, pv string
+	if mi.method != mcp.MethodInitialize {
+		c.mu.Lock()
+		sid, pv = c.sessionID, c.protocolVersion
+		c.mu.Unlock()
+	}
+	std := c.standardHeaders(msg)
+	if mi.method == mcp.NotificationInitialized {
+		c.awaitGET(ctx)
+	}
+	resp, err := c.lean.post(ctx, msg, sid, pv, std)
+	switch {
+	case err == nil:
+		resp.Request = c.leanRequest(sid)
+		return resp, nil
+	case ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded):
+		// The connection's deadline is ctx's: either way ctx ended
+		// before the headers came.
+		cause := ctx.Err()
+		if cause == nil {
+			cause = context.DeadlineExceeded
+		}
+		return nil, fmt.Errorf("POST %s: %w", c.url, cause)
+	case c.isClosing():
+		return nil, ErrClosed
+	}
+	return nil, requestFailed(http.MethodPost, c.url, err)
+}
+
+// leanRequest is the Request of an answer lean gave to a POST that
+// carried the session id sid ("" for none): what an error about the
+// answer reads (its method, URL and session id).
+func (c *HTTPConn) leanRequest(sid string) *http.Request {
+	if r := c.leanReq.Load(); r != nil && r.Header.Get(HeaderSessionID) == sid {
+		return r
+	}
+	r := &http.Request{Method: http.MethodPost, Header: http.Header{}, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}
+	r.URL, _ = url.Parse(c.url)
+	if r.URL != nil {
+		r.Host = r.URL.Host
+	}
+	if sid != "" {
+		r.Header[HeaderSessionID] = []string{sid}
+	}
+	c.leanReq.Store(r)
+	return r
+}
+
+// noCancel ends nothing: lean answers' requests have no context.
+func noCancel() {}
+
+func isRedirect(status int) bool {
+	switch status {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return false
+}
+
+// standardHeaders are the headers a message of a stateless session (MCP
+// 2026-07-28 on) must carry, nil for none: Mcp-Protocol-Version from its _meta (or the
 // session's, for a message without one), Mcp-Method, Mcp-Name and the
 // Mcp-Param-* of the tool's x-mcp-header arguments, as the server listed
 // its tools on this connection. A session-based message gets none, and
 // neither does initialize or notifications/initialized.
-func (c *HTTPConn) setStandardHeaders(h http.Header, msg []byte) {
+func (c *HTTPConn) standardHeaders(msg []byte) http.Header {
 	c.mu.Lock()
 	sessionBased := c.protocolVersion != "" && c.stateless == ""
 	c.mu.Unlock()
 	if sessionBased { // an initialize was answered: nothing to derive
-		return
+		return nil
 	}
 	m, err := jsonrpc.Parse(msg)
 	if err != nil {
-		return
+		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -346,7 +492,7 @@ func (c *HTTPConn) setStandardHeaders(h http.Header, msg []byte) {
 		// server answered without the probe's revision, or refused):
 		// session-based, so it carries no 2026 headers.
 		c.stateless = ""
-		return
+		return nil
 	}
 	v := mcp.MetaVersion(m.Params())
 	switch {
@@ -356,12 +502,13 @@ func (c *HTTPConn) setStandardHeaders(h http.Header, msg []byte) {
 		c.stateless = v
 	}
 	if mcp.EraOf(v) != mcp.EraStateless {
-		return
+		return nil
 	}
-	h.Set(HeaderProtocolVersion, v)
+	h := http.Header{HeaderProtocolVersion: {v}}
 	for k, vs := range mcp.StandardHeaders(v, m, &c.tools) {
 		h[k] = vs
 	}
+	return h
 }
 
 // learnTools keeps the x-mcp-header annotations of a tools/list result.
