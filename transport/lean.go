@@ -303,7 +303,9 @@ func (c *leanConn) exchange(msg []byte, sid, pv string, std http.Header) (*http.
 		if resp.StatusCode >= 100 && resp.StatusCode < 200 { // 100 Continue and the like: the answer follows
 			continue
 		}
-		resp.Body = newLeanBody(c, resp)
+		b := newLeanBody(c, resp)
+		b.release() // an answer with no body (202) gives the connection back now
+		resp.Body = b
 		return resp, nil
 	}
 }
@@ -446,6 +448,7 @@ type leanBody struct {
 	eof       bool
 	err       error
 	closed    bool
+	released  bool // the connection is given back (see release)
 	plain     plainBody
 }
 
@@ -569,6 +572,7 @@ func (b *leanBody) readRaw(p []byte) (int, error) {
 				return 0, err
 			}
 			b.eof = true
+			b.release()
 			return 0, io.EOF
 		}
 		b.left = n
@@ -593,9 +597,20 @@ func (b *leanBody) readRaw(p []byte) (int, error) {
 			}
 		} else {
 			b.eof = true
+			b.release()
 		}
 	}
 	return n, nil
+}
+
+// release gives the connection back for the next request once the body
+// has been read to its end (as net/http does, before Close), when the
+// answer lets it be kept alive.
+func (b *leanBody) release() {
+	if !b.released && b.eof && b.err == nil && b.keepAlive {
+		b.released = true
+		b.c.lc.put(b.c)
+	}
 }
 
 // Close gives the connection back when the body was read to its end,
@@ -605,11 +620,11 @@ func (b *leanBody) Close() error {
 		return nil
 	}
 	b.closed = true
-	if b.eof && b.err == nil && b.keepAlive {
-		b.c.lc.put(b.c)
-		return nil
+	b.release()
+	if !b.released {
+		b.released = true
+		b.c.close()
 	}
-	b.c.close()
 	return nil
 }
 
