@@ -150,6 +150,12 @@ func (h HTTP) Dial(ctx context.Context, session string) (Conn, error) {
 		close(c.in)
 		close(c.done)
 	}()
+	if c.lean != nil {
+		c.outWake = make(chan struct{}, 1)
+		c.enqueueF = c.enqueue
+		c.wg.Add(1) // before ctx can end: see spawn
+		go func() { defer c.wg.Done(); c.drainOut() }()
+	}
 	return c, nil
 }
 
@@ -189,6 +195,13 @@ type HTTPConn struct {
 	// redirected is set by the first redirect lean met: every POST goes
 	// through client from then on, which follows redirects.
 	redirected atomic.Bool
+	// outq holds the answers read on the sender's goroutine (see
+	// answerNow) for drainOut to deliver, in order; outWake tells it of
+	// new ones. enqueueF is enqueue, made once.
+	outMu    sync.Mutex // guards outq
+	outq     []Incoming
+	outWake  chan struct{}
+	enqueueF func(Incoming) bool
 	// leanReq is the Request of the answers lean gives (they are read
 	// as net/http's, which carry theirs), for the last session id.
 	leanReq atomic.Pointer[http.Request]
@@ -350,6 +363,9 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
 	st := &stream{kind: "POST", init: mi.method == mcp.MethodInitialize, method: mi.method}
 	if mi.method != "" {
 		st.reqID = mi.id // a request's; an answer to the server's request awaits none
+	}
+	if c.answerNow(resp, st) {
+		return nil
 	}
 	if err := c.spawn(func() { defer reqCancel(); c.readAnswer(resp, st) }); err != nil {
 		_ = resp.Body.Close()

@@ -603,6 +603,20 @@ func (b *leanBody) readRaw(p []byte) (int, error) {
 	return n, nil
 }
 
+// inHand reports whether the whole body is read from the connection
+// already (none, or all of a Content-Length body in the buffer, not
+// compressed): reading it needs no wait.
+func (b *leanBody) inHand() bool {
+	if b.err != nil || b.closed {
+		return false
+	}
+	if b.eof {
+		return true
+	}
+	_, plain := b.r.(plainBody)
+	return plain && !b.chunked && !b.toClose && int64(b.c.br.Buffered()) >= b.left
+}
+
 // release gives the connection back for the next request once the body
 // has been read to its end (as net/http does, before Close), when the
 // answer lets it be kept alive.
