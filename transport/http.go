@@ -389,6 +389,11 @@ func (c *HTTPConn) post(ctx context.Context, msg []byte, body io.Reader, mi msgI
 		c.log.Debug().Int("status", resp.StatusCode).Msg("the target redirects: its POSTs go through net/http from here on")
 		body = bytes.NewReader(msg)
 	}
+	return c.postStd(ctx, msg, body, mi)
+}
+
+// postStd is post through c.client (net/http).
+func (c *HTTPConn) postStd(ctx context.Context, msg []byte, body io.Reader, mi msgInfo) (*http.Response, context.CancelFunc, error) {
 	reqCtx, reqCancel := context.WithCancel(c.ctx)
 	req, err := c.newRequest(reqCtx, http.MethodPost, body, mi.method == mcp.MethodInitialize)
 	if err != nil {
@@ -425,13 +430,17 @@ func (c *HTTPConn) post(ctx context.Context, msg []byte, body io.Reader, mi msgI
 
 // postLean is post through c.lean.
 func (c *HTTPConn) postLean(ctx context.Context, msg []byte, mi msgInfo) (*http.Response, error) {
-	var sid, pv string
-	if mi.method != mcp.MethodInitialize {
-		c.mu.Lock()
-		sid, pv = c.sessionID, c.protocolVersion
-		c.mu.Unlock()
+	c.mu.Lock()
+	sid, pv := c.sessionID, c.protocolVersion
+	sessionBased := pv != "" && c.stateless == ""
+	c.mu.Unlock()
+	if mi.method == mcp.MethodInitialize {
+		sid, pv = "", ""
 	}
-	std := c.standardHeaders(msg)
+	var std http.Header
+	if !sessionBased { // else nothing to derive (see standardHeaders)
+		std = c.derivedHeaders(msg)
+	}
 	if mi.method == mcp.NotificationInitialized {
 		c.awaitGET(ctx)
 	}
@@ -497,6 +506,12 @@ func (c *HTTPConn) standardHeaders(msg []byte) http.Header {
 	if sessionBased { // an initialize was answered: nothing to derive
 		return nil
 	}
+	return c.derivedHeaders(msg)
+}
+
+// derivedHeaders is standardHeaders for a session not known to be
+// session-based.
+func (c *HTTPConn) derivedHeaders(msg []byte) http.Header {
 	m, err := jsonrpc.Parse(msg)
 	if err != nil {
 		return nil
