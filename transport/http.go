@@ -151,6 +151,7 @@ func (h HTTP) Dial(ctx context.Context, session string) (Conn, error) {
 		close(c.done)
 	}()
 	if c.lean != nil {
+		c.lean.onHead = c.answerNow
 		c.outWake = make(chan struct{}, 1)
 		c.enqueueF = c.enqueue
 		c.wg.Add(1) // before ctx can end: see spawn
@@ -345,8 +346,12 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
 		return err
 	}
 	mi := inspect(msg)
-	resp, reqCancel, err := c.post(ctx, msg, body, mi)
-	if err != nil {
+	st := &stream{kind: "POST", init: mi.method == mcp.MethodInitialize, method: mi.method}
+	if mi.method != "" {
+		st.reqID = mi.id // a request's; an answer to the server's request awaits none
+	}
+	resp, reqCancel, err := c.post(ctx, msg, body, mi, st)
+	if err != nil || resp == nil { // resp nil: its answer is read already
 		return err
 	}
 	if resp.StatusCode >= 400 {
@@ -360,13 +365,6 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
 			c.mu.Unlock()
 		}
 	}
-	st := &stream{kind: "POST", init: mi.method == mcp.MethodInitialize, method: mi.method}
-	if mi.method != "" {
-		st.reqID = mi.id // a request's; an answer to the server's request awaits none
-	}
-	if c.answerNow(resp, st) {
-		return nil
-	}
 	if err := c.spawn(func() { defer reqCancel(); c.readAnswer(resp, st) }); err != nil {
 		_ = resp.Body.Close()
 		reqCancel()
@@ -377,10 +375,14 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
 
 // post POSTs msg (its bytes read from body) and returns the answer once
 // its status and headers have come, with the func that ends its request
-// after its body is read, and errors as Send returns them.
-func (c *HTTPConn) post(ctx context.Context, msg []byte, body io.Reader, mi msgInfo) (*http.Response, context.CancelFunc, error) {
+// after its body is read, and errors as Send returns them. A nil answer
+// and error: the lean client has read the answer whole, to st.
+func (c *HTTPConn) post(ctx context.Context, msg []byte, body io.Reader, mi msgInfo, st *stream) (*http.Response, context.CancelFunc, error) {
 	if _, plain := body.(*bytes.Reader); plain && c.lean != nil && !c.redirected.Load() {
-		resp, err := c.postLean(ctx, msg, mi)
+		resp, handled, err := c.postLean(ctx, msg, mi, st)
+		if handled {
+			return nil, noCancel, nil
+		}
 		if err != nil || !isRedirect(resp.StatusCode) {
 			return resp, noCancel, err
 		}
@@ -428,8 +430,10 @@ func (c *HTTPConn) postStd(ctx context.Context, msg []byte, body io.Reader, mi m
 	return resp, reqCancel, nil
 }
 
-// postLean is post through c.lean.
-func (c *HTTPConn) postLean(ctx context.Context, msg []byte, mi msgInfo) (*http.Response, error) {
+// postLean is post through c.lean. The answer to all but initialize
+// (whose session id is to be kept first) may be read whole on the
+// connection's goroutine: then it reports true.
+func (c *HTTPConn) postLean(ctx context.Context, msg []byte, mi msgInfo, st *stream) (*http.Response, bool, error) {
 	c.mu.Lock()
 	sid, pv := c.sessionID, c.protocolVersion
 	sessionBased := pv != "" && c.stateless == ""
@@ -444,11 +448,16 @@ func (c *HTTPConn) postLean(ctx context.Context, msg []byte, mi msgInfo) (*http.
 	if mi.method == mcp.NotificationInitialized {
 		c.awaitGET(ctx)
 	}
-	resp, err := c.lean.post(ctx, msg, sid, pv, std)
+	if st.init {
+		st = nil
+	}
+	resp, handled, err := c.lean.post(ctx, msg, sid, pv, std, st)
 	switch {
+	case handled:
+		return nil, true, nil
 	case err == nil:
 		resp.Request = c.leanRequest(sid)
-		return resp, nil
+		return resp, false, nil
 	case ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded):
 		// The connection's deadline is ctx's: either way ctx ended
 		// before the headers came.
@@ -456,11 +465,11 @@ func (c *HTTPConn) postLean(ctx context.Context, msg []byte, mi msgInfo) (*http.
 		if cause == nil {
 			cause = context.DeadlineExceeded
 		}
-		return nil, fmt.Errorf("POST %s: %w", c.url, cause)
+		return nil, false, fmt.Errorf("POST %s: %w", c.url, cause)
 	case c.isClosing():
-		return nil, ErrClosed
+		return nil, false, ErrClosed
 	}
-	return nil, requestFailed(http.MethodPost, c.url, err)
+	return nil, false, requestFailed(http.MethodPost, c.url, err)
 }
 
 // leanRequest is the Request of an answer lean gave to a POST that

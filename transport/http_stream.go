@@ -120,13 +120,14 @@ func (c *HTTPConn) readJSON(resp *http.Response, st *stream, deliver func(Incomi
 	}
 }
 
-// answerNow reads a lean answer on the sender's goroutine when it is
-// all in hand already — no body (202), or a JSON body the connection
-// has read whole — and gives its messages to drainOut: no goroutine per
-// answer. It reports whether it did; else the answer is for readAnswer.
+// answerNow reads a lean 2xx answer on its connection's goroutine when
+// it is all in hand already — no body (202), or a JSON body the
+// connection has read whole — and gives its messages to drainOut: no
+// goroutine per answer. It reports whether it did; else the answer is
+// for readAnswer.
 func (c *HTTPConn) answerNow(resp *http.Response, st *stream) bool {
 	b, ok := resp.Body.(*leanBody)
-	if !ok || !b.inHand() {
+	if !ok || resp.StatusCode < 200 || resp.StatusCode >= 300 || !b.inHand() {
 		return false
 	}
 	switch {
@@ -139,7 +140,7 @@ func (c *HTTPConn) answerNow(resp *http.Response, st *stream) bool {
 		return false
 	}
 	if st.reqID != nil && !st.answered && !c.isClosing() {
-		_ = c.spawn(func() { c.lost(st) }) // onFault is not called on the sender's goroutine
+		_ = c.spawn(func() { c.lost(st) }) // onFault is called on a reading goroutine
 	}
 	return true
 }

@@ -36,6 +36,12 @@ type leanClient struct {
 	// User-Agent, Content-Type, Accept and the user's headers.
 	head []byte
 
+	// onHead, when set, is given each answer on its connection's
+	// goroutine, with the stream it answers: true when it has read the
+	// answer whole (see HTTPConn.answerNow).
+	onHead func(*http.Response, *stream) bool
+	wg     sync.WaitGroup // the connections' goroutines
+
 	mu     sync.Mutex // guards the fields below
 	idle   []*leanConn
 	open   map[*leanConn]struct{} // every connection not yet closed
@@ -123,7 +129,10 @@ func bytesAny(s, chars string) bool {
 }
 
 // leanConn is one connection of a leanClient. It carries one request at
-// a time: from get until its answer's body is closed.
+// a time: from get until its answer's body is closed. Its own goroutine
+// (serve) writes each request and reads its answer's head, so that the
+// sender's goroutine — often new for each request — does not grow its
+// stack through the network calls each time.
 type leanConn struct {
 	lc     *leanClient
 	nc     net.Conn
@@ -132,6 +141,32 @@ type leanConn struct {
 	reused bool
 	prev   []headerLine // the last answer's header lines, for their values
 	abortF func()       // abort as a func value, made once
+
+	call leanCall        // the request serve is to make: written before work
+	work chan struct{}   // tells serve of call
+	done chan leanResult // serve's answer to each work
+	quit chan struct{}   // closed by close: serve returns
+	once sync.Once       // closes quit
+	// inCall is set while a sender waits for serve: a body ended
+	// meanwhile (a 202, a JSON answer read on serve's goroutine) sets
+	// putLater rather than giving the connection back, which the sender
+	// does once it is done with it (see roundTrip).
+	inCall, putLater bool
+}
+
+// leanCall is one request for a leanConn's goroutine to make.
+type leanCall struct {
+	msg     []byte
+	sid, pv string
+	std     http.Header
+	st      *stream // what the answer answers, for onHead; nil for none
+}
+
+// leanResult is what serve made of a leanCall.
+type leanResult struct {
+	resp    *http.Response
+	handled bool // onHead read it whole
+	err     error
 }
 
 // get is an idle connection, or a new one dialed under ctx.
@@ -153,7 +188,8 @@ func (lc *leanClient) get(ctx context.Context) (*leanConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &leanConn{lc: lc, nc: nc, br: bufio.NewReaderSize(nc, 4<<10), bw: bufio.NewWriterSize(nc, 4<<10)}
+	c := &leanConn{lc: lc, nc: nc, br: bufio.NewReaderSize(nc, 4<<10), bw: bufio.NewWriterSize(nc, 4<<10),
+		work: make(chan struct{}), done: make(chan leanResult), quit: make(chan struct{})}
 	c.abortF = c.abort
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
@@ -162,6 +198,8 @@ func (lc *leanClient) get(ctx context.Context) (*leanConn, error) {
 		return nil, ErrClosed
 	}
 	lc.open[c] = struct{}{}
+	lc.wg.Add(1)
+	go func() { defer lc.wg.Done(); c.serve() }()
 	return c, nil
 }
 
@@ -187,14 +225,44 @@ func (lc *leanClient) close() {
 	lc.mu.Unlock()
 	for c := range open {
 		c.nc.Close()
+		c.once.Do(func() { close(c.quit) })
 	}
+	lc.wg.Wait()
 }
 
 func (c *leanConn) close() {
 	c.nc.Close()
+	c.once.Do(func() { close(c.quit) })
 	c.lc.mu.Lock()
 	delete(c.lc.open, c)
 	c.lc.mu.Unlock()
+}
+
+// giveBack is put, or, while a sender waits for serve, putLater.
+func (c *leanConn) giveBack() {
+	if c.inCall {
+		c.putLater = true
+		return
+	}
+	c.lc.put(c)
+}
+
+// serve makes each request it is told of, until quit.
+func (c *leanConn) serve() {
+	for {
+		select {
+		case <-c.work:
+		case <-c.quit:
+			return
+		}
+		k := c.call
+		var r leanResult
+		r.resp, r.err = c.exchange(k.msg, k.sid, k.pv, k.std)
+		if r.err == nil && k.st != nil && c.lc.onHead != nil && !isRedirect(r.resp.StatusCode) {
+			r.handled = c.lc.onHead(r.resp, k.st)
+		}
+		c.done <- r // the sender waits for it
+	}
 }
 
 // abort makes c's pending read or write fail at once (ctx ended).
@@ -205,25 +273,26 @@ var aLongTimeAgo = time.Unix(1, 0)
 // post sends one POST with msg as its body, the session id sid and
 // protocol version pv (each unless "") and std (the standard headers of
 // a stateless session; nil for none) as its own headers, and returns the answer
-// once its status line and headers are read. Its body is read after, on
+// once its status line and headers are read, or true when onHead read
+// it whole (given st, what it answers; nil for none). Its body is read after, on
 // any goroutine; closing it gives the connection back. ctx bounds the
 // wait for the headers (its deadline is the connection's; its end fails
 // the request). A connection kept alive from an earlier request that the
 // server closed before answering (it sees nothing of it) is retried once
 // on a new connection.
-func (lc *leanClient) post(ctx context.Context, msg []byte, sid, pv string, std http.Header) (*http.Response, error) {
+func (lc *leanClient) post(ctx context.Context, msg []byte, sid, pv string, std http.Header, st *stream) (*http.Response, bool, error) {
 	for {
 		c, err := lc.get(ctx)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		resp, err := c.roundTrip(ctx, msg, sid, pv, std)
+		resp, handled, err := c.roundTrip(ctx, leanCall{msg: msg, sid: sid, pv: pv, std: std, st: st})
 		if err == nil {
-			return resp, nil
+			return resp, handled, nil
 		}
 		c.close()
 		if !c.reused || !closedUnanswered(err) || ctx.Err() != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 }
@@ -247,23 +316,40 @@ func (e *noAnswerError) Error() string {
 }
 func (e *noAnswerError) Unwrap() error { return e.err }
 
-func (c *leanConn) roundTrip(ctx context.Context, msg []byte, sid, pv string, std http.Header) (*http.Response, error) {
-	if d, ok := ctx.Deadline(); ok {
-		_ = c.nc.SetDeadline(d)
-	}
+// roundTrip has serve make k and waits for it. ctx's deadline is the
+// connection's and its end aborts the wait (see abort). On an error the
+// caller closes c.
+func (c *leanConn) roundTrip(ctx context.Context, k leanCall) (*http.Response, bool, error) {
+	d, _ := ctx.Deadline() // none: the zero time, no deadline
+	_ = c.nc.SetDeadline(d)
 	var stop func() bool
 	if ctx.Done() != nil {
 		stop = context.AfterFunc(ctx, c.abortF)
 	}
-	resp, err := c.exchange(msg, sid, pv, std)
-	if stop != nil && !stop() {
-		err = ctx.Err()
+	c.call, c.inCall = k, true
+	var r leanResult
+	select {
+	case c.work <- struct{}{}:
+		r = <-c.done
+	case <-c.quit:
+		r.err = ErrClosed
 	}
-	if err != nil {
-		return nil, err
+	c.call = leanCall{}
+	if stop != nil && !stop() && !r.handled {
+		r.err = ctx.Err()
 	}
-	_ = c.nc.SetDeadline(time.Time{}) // the body is read for as long as it lasts (close ends it)
-	return resp, nil
+	c.inCall = false
+	if r.err != nil {
+		c.putLater = false // closed by the caller
+		return nil, false, r.err
+	}
+	if c.putLater { // the answer ended on serve's goroutine
+		c.putLater = false
+		c.lc.put(c)
+	} else {
+		_ = c.nc.SetDeadline(time.Time{}) // the body is read for as long as it lasts (close ends it)
+	}
+	return r.resp, r.handled, nil
 }
 
 // exchange writes the request and reads the answer's head.
@@ -623,7 +709,7 @@ func (b *leanBody) inHand() bool {
 func (b *leanBody) release() {
 	if !b.released && b.eof && b.err == nil && b.keepAlive {
 		b.released = true
-		b.c.lc.put(b.c)
+		b.c.giveBack()
 	}
 }
 
