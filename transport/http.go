@@ -293,7 +293,20 @@ func (c *HTTPConn) ProtocolVersion() string {
 // server to answer that GET (2s at most), so that what the server sends as
 // it handles initialized reaches the stream.
 func (c *HTTPConn) Send(ctx context.Context, msg []byte) error {
-	return c.send(ctx, msg, bytes.NewReader(msg))
+	return c.send(ctx, msg, bytes.NewReader(msg), time.Time{})
+}
+
+var _ DeadlineSender = (*HTTPConn)(nil)
+
+// SendBy is Send bounded by deadline too. The lean client gives the
+// deadline to its connection; net/http gets a context with it.
+func (c *HTTPConn) SendBy(ctx context.Context, msg []byte, deadline time.Time) error {
+	if c.lean == nil || c.redirected.Load() {
+		ctx, cancel := context.WithDeadline(ctx, deadline)
+		defer cancel()
+		return c.Send(ctx, msg)
+	}
+	return c.send(ctx, msg, bytes.NewReader(msg), deadline)
 }
 
 var (
@@ -308,7 +321,7 @@ func (c *HTTPConn) SendsConcurrently() bool { return true }
 // SendSlow posts msg with its body trickled in pieces of chunk bytes with
 // pause between them, as a slow client would.
 func (c *HTTPConn) SendSlow(ctx context.Context, msg []byte, chunk int, pause time.Duration) error {
-	return c.send(ctx, msg, &trickle{ctx: ctx, rest: msg, chunk: max(chunk, 1), pause: pause})
+	return c.send(ctx, msg, &trickle{ctx: ctx, rest: msg, chunk: max(chunk, 1), pause: pause}, time.Time{})
 }
 
 // trickle reads its bytes out a chunk at a time, pausing before each
@@ -338,7 +351,9 @@ func (t *trickle) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
+// send posts msg, its bytes read from body, under ctx and before
+// deadline (the zero time: none but ctx's).
+func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader, deadline time.Time) error {
 	if c.isClosing() {
 		return ErrClosed
 	}
@@ -350,7 +365,7 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
 	if mi.method != "" {
 		st.reqID = mi.id // a request's; an answer to the server's request awaits none
 	}
-	resp, reqCancel, err := c.post(ctx, msg, body, mi, st)
+	resp, reqCancel, err := c.post(ctx, msg, body, mi, st, deadline)
 	if err != nil || resp == nil { // resp nil: its answer is read already
 		return err
 	}
@@ -377,9 +392,9 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
 // its status and headers have come, with the func that ends its request
 // after its body is read, and errors as Send returns them. A nil answer
 // and error: the lean client has read the answer whole, to st.
-func (c *HTTPConn) post(ctx context.Context, msg []byte, body io.Reader, mi msgInfo, st *stream) (*http.Response, context.CancelFunc, error) {
+func (c *HTTPConn) post(ctx context.Context, msg []byte, body io.Reader, mi msgInfo, st *stream, deadline time.Time) (*http.Response, context.CancelFunc, error) {
 	if _, plain := body.(*bytes.Reader); plain && c.lean != nil && !c.redirected.Load() {
-		resp, handled, err := c.postLean(ctx, msg, mi, st)
+		resp, handled, err := c.postLean(ctx, msg, mi, st, deadline)
 		if handled {
 			return nil, noCancel, nil
 		}
@@ -390,6 +405,11 @@ func (c *HTTPConn) post(ctx context.Context, msg []byte, body io.Reader, mi msgI
 		c.redirected.Store(true)
 		c.log.Debug().Int("status", resp.StatusCode).Msg("the target redirects: its POSTs go through net/http from here on")
 		body = bytes.NewReader(msg)
+	}
+	if !deadline.IsZero() { // bounds the wait for the headers only (see postStd)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
 	}
 	return c.postStd(ctx, msg, body, mi)
 }
@@ -433,7 +453,7 @@ func (c *HTTPConn) postStd(ctx context.Context, msg []byte, body io.Reader, mi m
 // postLean is post through c.lean. The answer to all but initialize
 // (whose session id is to be kept first) may be read whole on the
 // connection's goroutine: then it reports true.
-func (c *HTTPConn) postLean(ctx context.Context, msg []byte, mi msgInfo, st *stream) (*http.Response, bool, error) {
+func (c *HTTPConn) postLean(ctx context.Context, msg []byte, mi msgInfo, st *stream, deadline time.Time) (*http.Response, bool, error) {
 	c.mu.Lock()
 	sid, pv := c.sessionID, c.protocolVersion
 	sessionBased := pv != "" && c.stateless == ""
@@ -451,7 +471,7 @@ func (c *HTTPConn) postLean(ctx context.Context, msg []byte, mi msgInfo, st *str
 	if st.init {
 		st = nil
 	}
-	resp, handled, err := c.lean.post(ctx, msg, sid, pv, std, st)
+	resp, handled, err := c.lean.post(ctx, msg, sid, pv, std, st, deadline)
 	switch {
 	case handled:
 		return nil, true, nil

@@ -277,16 +277,16 @@ var aLongTimeAgo = time.Unix(1, 0)
 // it whole (given st, what it answers; nil for none). Its body is read after, on
 // any goroutine; closing it gives the connection back. ctx bounds the
 // wait for the headers (its deadline is the connection's; its end fails
-// the request). A connection kept alive from an earlier request that the
+// the request), and so does deadline (the zero time: none). A connection kept alive from an earlier request that the
 // server closed before answering (it sees nothing of it) is retried once
 // on a new connection.
-func (lc *leanClient) post(ctx context.Context, msg []byte, sid, pv string, std http.Header, st *stream) (*http.Response, bool, error) {
+func (lc *leanClient) post(ctx context.Context, msg []byte, sid, pv string, std http.Header, st *stream, deadline time.Time) (*http.Response, bool, error) {
 	for {
 		c, err := lc.get(ctx)
 		if err != nil {
 			return nil, false, err
 		}
-		resp, handled, err := c.roundTrip(ctx, leanCall{msg: msg, sid: sid, pv: pv, std: std, st: st})
+		resp, handled, err := c.roundTrip(ctx, leanCall{msg: msg, sid: sid, pv: pv, std: std, st: st}, deadline)
 		if err == nil {
 			return resp, handled, nil
 		}
@@ -316,12 +316,14 @@ func (e *noAnswerError) Error() string {
 }
 func (e *noAnswerError) Unwrap() error { return e.err }
 
-// roundTrip has serve make k and waits for it. ctx's deadline is the
-// connection's and its end aborts the wait (see abort). On an error the
-// caller closes c.
-func (c *leanConn) roundTrip(ctx context.Context, k leanCall) (*http.Response, bool, error) {
-	d, _ := ctx.Deadline() // none: the zero time, no deadline
-	_ = c.nc.SetDeadline(d)
+// roundTrip has serve make k and waits for it. The earlier of deadline
+// and ctx's is the connection's, and ctx's end aborts the wait (see
+// abort). On an error the caller closes c.
+func (c *leanConn) roundTrip(ctx context.Context, k leanCall, deadline time.Time) (*http.Response, bool, error) {
+	if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
+		deadline = d
+	}
+	_ = c.nc.SetDeadline(deadline) // the zero time: none
 	var stop func() bool
 	if ctx.Done() != nil {
 		stop = context.AfterFunc(ctx, c.abortF)

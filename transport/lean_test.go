@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -450,6 +451,33 @@ func TestLeanRealServers(t *testing.T) {
 			// read: the next request may find its connection busy.
 			if open < 1 || open > 6 || c.redirected.Load() {
 				t.Errorf("%d lean connections open after 12 requests one after another, want 1 to 6 (kept alive)", open)
+			}
+		})
+	}
+}
+
+// TestSendByDeadline: SendBy's deadline ends a send whose answer's
+// headers do not come, with an error wrapping context.DeadlineExceeded,
+// through either poster.
+func TestSendByDeadline(t *testing.T) {
+	for _, poster := range []Poster{PosterStd, PosterLean} {
+		t.Run(string(poster), func(t *testing.T) {
+			release := make(chan struct{})
+			srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+				<-release // never answers until the test ends
+				return "", true
+			})
+			defer close(release)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			conn, err := HTTP{URL: srv.url, Poster: poster}.Dial(ctx, "s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			err = conn.(DeadlineSender).SendBy(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), time.Now().Add(100*time.Millisecond))
+			if !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+				t.Fatalf("got %v, want an error wrapping context.DeadlineExceeded before the test's own timeout", err)
 			}
 		})
 	}
