@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -105,7 +106,7 @@ func writeHeader(w *bytes.Buffer, h http.Header) {
 // headerSafe is v with the bytes that would end a header line (CR, LF)
 // replaced by spaces, as net/http's header writer does.
 func headerSafe(v string) string {
-	if !bytesAny(v, "\r\n") {
+	if !strings.ContainsAny(v, "\r\n") {
 		return v
 	}
 	b := []byte(v)
@@ -115,17 +116,6 @@ func headerSafe(v string) string {
 		}
 	}
 	return string(b)
-}
-
-func bytesAny(s, chars string) bool {
-	for i := 0; i < len(s); i++ {
-		for j := 0; j < len(chars); j++ {
-			if s[i] == chars[j] {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // leanConn is one connection of a leanClient. It carries one request at
@@ -516,7 +506,7 @@ func statusText(code int, line []byte) string {
 // parseHeaderLine reads "Name: value".
 func parseHeaderLine(line []byte) (headerLine, error) {
 	i := bytes.IndexByte(line, ':')
-	if i <= 0 || bytesAny(string(line[:i]), " \t") {
+	if i <= 0 || bytes.ContainsAny(line[:i], " \t") {
 		return headerLine{}, fmt.Errorf("malformed HTTP answer: header line %q, want \"Name: value\"", clip(line, 100))
 	}
 	v := string(bytes.Trim(line[i+1:], " \t"))
@@ -586,20 +576,13 @@ func hasToken(vs []string, tok string) bool {
 	for _, v := range vs {
 		for len(v) > 0 {
 			var t string
-			t, v, _ = cut(v, ',')
+			t, v, _ = strings.Cut(v, ",")
 			if equalFoldTrim(t, tok) {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-func cut(s string, sep byte) (before, after string, found bool) {
-	if i := bytes.IndexByte([]byte(s), sep); i >= 0 {
-		return s[:i], s[i+1:], true
-	}
-	return s, "", false
 }
 
 func equalFoldTrim(s, t string) bool {
