@@ -143,6 +143,25 @@ func (t Target) WithFollowRedirects() Target {
 	return t
 }
 
+// WithHTTPClient chooses the client that POSTs an HTTP target's
+// messages: "lean" (the default; a lean HTTP/1.1 client, about half the
+// client CPU per request) or "std" (Go's net/http). https, a proxy
+// (HTTP_PROXY), the standalone GET stream and a target that redirects
+// go through net/http with either (see transport.PosterLean).
+func (t Target) WithHTTPClient(name string) Target {
+	c, ok := t.impl.(httpTarget)
+	if !ok {
+		return t.wrong("WithHTTPClient is for an HTTP target")
+	}
+	p, err := transport.ParsePoster(name)
+	if err != nil {
+		return t.wrong(err.Error())
+	}
+	c.poster = p
+	t.impl = c
+	return t
+}
+
 // String names the target as reports do: "mock", a command line, a URL,
 // the credentials of any URL masked (tape.MaskURL).
 func (t Target) String() string { return t.transport().String() }

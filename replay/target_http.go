@@ -22,6 +22,7 @@ type httpTarget struct {
 	header    http.Header
 	legacySSE bool
 	follow    bool // follow redirects to another origin
+	poster    transport.Poster
 }
 
 func (h httpTarget) String() string { return tape.MaskURL(h.url) } // its credentials are no one's to see
@@ -41,7 +42,7 @@ func (h httpTarget) Dialer(env DialEnv) (transport.Dialer, error) {
 	if h.legacySSE {
 		return transport.LegacySSE{URL: h.url, Header: h.header, Client: client, Logger: env.Logger, FollowRedirects: h.follow, MaxMessage: env.MaxMessage}, nil
 	}
-	return &transport.Auto{URL: h.url, Header: h.header, Client: client, Logger: env.Logger, FollowRedirects: h.follow, MaxMessage: env.MaxMessage}, nil
+	return &transport.Auto{URL: h.url, Header: h.header, Client: client, Logger: env.Logger, FollowRedirects: h.follow, MaxMessage: env.MaxMessage, Poster: h.poster}, nil
 }
 
 func (h httpTarget) tapeHeader(t tape.Header) tape.Header {

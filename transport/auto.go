@@ -32,6 +32,8 @@ type Auto struct {
 	// MaxMessage is the dialed transport's (see HTTP and LegacySSE); it
 	// bounds the probe's first event too.
 	MaxMessage int
+	// Poster is the Streamable HTTP sessions' (see HTTP).
+	Poster Poster
 
 	once   sync.Once
 	legacy bool
@@ -49,7 +51,7 @@ func (a *Auto) Dial(ctx context.Context, session string) (Conn, error) {
 	if a.legacy {
 		return LegacySSE{URL: a.URL, Header: a.Header, Client: a.Client, Logger: a.Logger, FollowRedirects: a.FollowRedirects, MaxMessage: a.MaxMessage}.Dial(ctx, session)
 	}
-	return HTTP{URL: a.URL, Header: a.Header, Client: a.Client, Logger: a.Logger, MaxMessage: a.MaxMessage}.Dial(ctx, session)
+	return HTTP{URL: a.URL, Header: a.Header, Client: a.Client, Logger: a.Logger, MaxMessage: a.MaxMessage, Poster: a.Poster}.Dial(ctx, session)
 }
 
 // Legacy reports what the probe found (valid after the first Dial).

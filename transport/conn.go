@@ -88,6 +88,17 @@ func SendsInstantly(c Conn) bool {
 	return ok && s.SendsInstantly()
 }
 
+// DeadlineSender is a connection that takes a send's deadline apart from
+// its ctx: SendBy(ctx, msg, deadline) is Send under ctx with that
+// deadline, without the context and timer a caller would make for it
+// when the connection can bound the wait itself (the lean HTTP client
+// gives the deadline to its socket). An error of the deadline wraps
+// context.DeadlineExceeded, as Send's would.
+type DeadlineSender interface {
+	Conn
+	SendBy(ctx context.Context, msg []byte, deadline time.Time) error
+}
+
 // ConcurrentSender is a connection whose Send may be called from several
 // goroutines at once and holds its caller until the target has begun to
 // answer (Streamable HTTP: until the answer's status and headers). The

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,6 +41,44 @@ type HTTP struct {
 	// OnFault, when set, is told of each request whose answer is lost
 	// (see Fault), from the connection's reading goroutine.
 	OnFault func(Fault)
+	// Poster is the client that POSTs the messages of an http:// URL:
+	// PosterLean (what "" means) or PosterStd. See Poster.
+	Poster Poster
+}
+
+// Poster names the HTTP client that posts a Streamable HTTP session's
+// messages.
+type Poster string
+
+const (
+	// PosterLean posts through a lean HTTP/1.1 client of the
+	// connection's own: keep-alive connections, the request written and
+	// the answer's head read with nothing but what MCP needs. It costs
+	// about half the client CPU per request of PosterStd. It applies to
+	// an http:// URL when the Client's transport is a plain
+	// *http.Transport that uses no proxy for it; https, a proxy, the
+	// standalone GET stream, the session's DELETE, a slowed-down send
+	// (SendSlow) and every POST after the target's first redirect go
+	// through the Client, as with PosterStd.
+	PosterLean Poster = "lean"
+	// PosterStd posts through the Client (net/http).
+	PosterStd Poster = "std"
+)
+
+// defaultPoster is what an HTTP with no Poster uses (a variable for the
+// package's tests, which run with either: -http-client).
+var defaultPoster = PosterLean
+
+// ParsePoster reads a poster's name ("std" or "lean"; "" for the
+// default, lean).
+func ParsePoster(s string) (Poster, error) {
+	switch p := Poster(s); p {
+	case "":
+		return defaultPoster, nil
+	case PosterLean, PosterStd:
+		return p, nil
+	}
+	return "", fmt.Errorf("HTTP client %q: want std (net/http) or lean", s)
 }
 
 var _ Dialer = HTTP{}
@@ -72,6 +111,10 @@ func (h HTTP) Dial(ctx context.Context, session string) (Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	pu, err := url.Parse(u)
+	if err != nil {
+		return nil, fmt.Errorf("target URL %q: %w", h.URL, err)
+	}
 	header, err := expandHeaders(h.Header)
 	if err != nil {
 		return nil, err
@@ -90,13 +133,30 @@ func (h HTTP) Dial(ctx context.Context, session string) (Conn, error) {
 		in:      make(chan Incoming),
 		done:    make(chan struct{}),
 	}
+	poster, err := ParsePoster(string(h.Poster))
+	if err != nil {
+		return nil, err
+	}
+	if poster == PosterLean {
+		c.lean = newLeanClient(pu, client, header)
+	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	go func() {
 		<-c.ctx.Done()
+		if c.lean != nil {
+			c.lean.close() // the answers it is reading end
+		}
 		c.wg.Wait() // no Add after ctx is cancelled: see spawn
 		close(c.in)
 		close(c.done)
 	}()
+	if c.lean != nil {
+		c.lean.onHead = c.answerNow
+		c.outWake = make(chan struct{}, 1)
+		c.enqueueF = c.enqueue
+		c.wg.Add(1) // before ctx can end: see spawn
+		go func() { defer c.wg.Done(); c.drainOut() }()
+	}
 	return c, nil
 }
 
@@ -130,8 +190,24 @@ type HTTPConn struct {
 	url    string
 	header http.Header
 	client *http.Client
-	limit  int // the longest message the server may send
-	log    zerolog.Logger
+	// lean posts messages when not nil and not redirected (see
+	// PosterLean); closed when the connection ends.
+	lean *leanClient
+	// redirected is set by the first redirect lean met: every POST goes
+	// through client from then on, which follows redirects.
+	redirected atomic.Bool
+	// outq holds the answers read on the sender's goroutine (see
+	// answerNow) for drainOut to deliver, in order; outWake tells it of
+	// new ones. enqueueF is enqueue, made once.
+	outMu    sync.Mutex // guards outq
+	outq     []Incoming
+	outWake  chan struct{}
+	enqueueF func(Incoming) bool
+	// leanReq is the Request of the answers lean gives (they are read
+	// as net/http's, which carry theirs), for the last session id.
+	leanReq atomic.Pointer[http.Request]
+	limit   int // the longest message the server may send
+	log     zerolog.Logger
 	// onFault is told of each request whose answer is lost; may be nil.
 	onFault func(Fault)
 
@@ -217,7 +293,20 @@ func (c *HTTPConn) ProtocolVersion() string {
 // server to answer that GET (2s at most), so that what the server sends as
 // it handles initialized reaches the stream.
 func (c *HTTPConn) Send(ctx context.Context, msg []byte) error {
-	return c.send(ctx, msg, bytes.NewReader(msg))
+	return c.send(ctx, msg, bytes.NewReader(msg), time.Time{})
+}
+
+var _ DeadlineSender = (*HTTPConn)(nil)
+
+// SendBy is Send bounded by deadline too. The lean client gives the
+// deadline to its connection; net/http gets a context with it.
+func (c *HTTPConn) SendBy(ctx context.Context, msg []byte, deadline time.Time) error {
+	if c.lean == nil || c.redirected.Load() {
+		ctx, cancel := context.WithDeadline(ctx, deadline)
+		defer cancel()
+		return c.Send(ctx, msg)
+	}
+	return c.send(ctx, msg, bytes.NewReader(msg), deadline)
 }
 
 var (
@@ -232,7 +321,7 @@ func (c *HTTPConn) SendsConcurrently() bool { return true }
 // SendSlow posts msg with its body trickled in pieces of chunk bytes with
 // pause between them, as a slow client would.
 func (c *HTTPConn) SendSlow(ctx context.Context, msg []byte, chunk int, pause time.Duration) error {
-	return c.send(ctx, msg, &trickle{ctx: ctx, rest: msg, chunk: max(chunk, 1), pause: pause})
+	return c.send(ctx, msg, &trickle{ctx: ctx, rest: msg, chunk: max(chunk, 1), pause: pause}, time.Time{})
 }
 
 // trickle reads its bytes out a chunk at a time, pausing before each
@@ -262,7 +351,9 @@ func (t *trickle) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
+// send posts msg, its bytes read from body, under ctx and before
+// deadline (the zero time: none but ctx's).
+func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader, deadline time.Time) error {
 	if c.isClosing() {
 		return ErrClosed
 	}
@@ -270,34 +361,13 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
 		return err
 	}
 	mi := inspect(msg)
-	reqCtx, reqCancel := context.WithCancel(c.ctx)
-	req, err := c.newRequest(reqCtx, http.MethodPost, body, mi.method == mcp.MethodInitialize)
-	if err != nil {
-		reqCancel()
+	st := &stream{kind: "POST", init: mi.method == mcp.MethodInitialize, method: mi.method}
+	if mi.method != "" {
+		st.reqID = mi.id // a request's; an answer to the server's request awaits none
+	}
+	resp, reqCancel, err := c.post(ctx, msg, body, mi, st, deadline)
+	if err != nil || resp == nil { // resp nil: its answer is read already
 		return err
-	}
-	req.ContentLength = int64(len(msg))
-	req.Header["Content-Type"] = postContentType
-	req.Header["Accept"] = postAccept
-	c.setStandardHeaders(req.Header, msg)
-	if mi.method == mcp.NotificationInitialized {
-		c.awaitGET(ctx)
-	}
-	stop := context.AfterFunc(ctx, reqCancel)
-	resp, err := c.client.Do(req)
-	if !stop() { // ctx ended before the headers came
-		if err == nil {
-			_ = resp.Body.Close()
-		}
-		reqCancel()
-		return fmt.Errorf("POST %s: %w", c.url, ctx.Err())
-	}
-	if err != nil {
-		reqCancel()
-		if c.isClosing() {
-			return ErrClosed
-		}
-		return requestFailed(http.MethodPost, c.url, err)
 	}
 	if resp.StatusCode >= 400 {
 		defer reqCancel()
@@ -310,10 +380,6 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
 			c.mu.Unlock()
 		}
 	}
-	st := &stream{kind: "POST", init: mi.method == mcp.MethodInitialize, method: mi.method}
-	if mi.method != "" {
-		st.reqID = mi.id // a request's; an answer to the server's request awaits none
-	}
 	if err := c.spawn(func() { defer reqCancel(); c.readAnswer(resp, st) }); err != nil {
 		_ = resp.Body.Close()
 		reqCancel()
@@ -322,22 +388,162 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader) error {
 	return nil
 }
 
-// setStandardHeaders adds what a message of a stateless session (MCP
-// 2026-07-28 on) must carry: Mcp-Protocol-Version from its _meta (or the
+// post POSTs msg (its bytes read from body) and returns the answer once
+// its status and headers have come, with the func that ends its request
+// after its body is read, and errors as Send returns them. A nil answer
+// and error: the lean client has read the answer whole, to st.
+func (c *HTTPConn) post(ctx context.Context, msg []byte, body io.Reader, mi msgInfo, st *stream, deadline time.Time) (*http.Response, context.CancelFunc, error) {
+	if _, plain := body.(*bytes.Reader); plain && c.lean != nil && !c.redirected.Load() {
+		resp, handled, err := c.postLean(ctx, msg, mi, st, deadline)
+		if handled {
+			return nil, noCancel, nil
+		}
+		if err != nil || !isRedirect(resp.StatusCode) {
+			return resp, noCancel, err
+		}
+		discard(resp)
+		c.redirected.Store(true)
+		c.log.Debug().Int("status", resp.StatusCode).Msg("the target redirects: its POSTs go through net/http from here on")
+		body = bytes.NewReader(msg)
+	}
+	if !deadline.IsZero() { // bounds the wait for the headers only (see postStd)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	return c.postStd(ctx, msg, body, mi)
+}
+
+// postStd is post through c.client (net/http).
+func (c *HTTPConn) postStd(ctx context.Context, msg []byte, body io.Reader, mi msgInfo) (*http.Response, context.CancelFunc, error) {
+	reqCtx, reqCancel := context.WithCancel(c.ctx)
+	req, err := c.newRequest(reqCtx, http.MethodPost, body, mi.method == mcp.MethodInitialize)
+	if err != nil {
+		reqCancel()
+		return nil, nil, err
+	}
+	req.ContentLength = int64(len(msg))
+	req.Header["Content-Type"] = postContentType
+	req.Header["Accept"] = postAccept
+	for k, vs := range c.standardHeaders(msg) {
+		req.Header[k] = vs
+	}
+	if mi.method == mcp.NotificationInitialized {
+		c.awaitGET(ctx)
+	}
+	stop := context.AfterFunc(ctx, reqCancel)
+	resp, err := c.client.Do(req)
+	if !stop() { // ctx ended before the headers came
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+		reqCancel()
+		return nil, nil, fmt.Errorf("POST %s: %w", c.url, ctx.Err())
+	}
+	if err != nil {
+		reqCancel()
+		if c.isClosing() {
+			return nil, nil, ErrClosed
+		}
+		return nil, nil, requestFailed(http.MethodPost, c.url, err)
+	}
+	return resp, reqCancel, nil
+}
+
+// postLean is post through c.lean. The answer to all but initialize
+// (whose session id is to be kept first) may be read whole on the
+// connection's goroutine: then it reports true.
+func (c *HTTPConn) postLean(ctx context.Context, msg []byte, mi msgInfo, st *stream, deadline time.Time) (*http.Response, bool, error) {
+	c.mu.Lock()
+	sid, pv := c.sessionID, c.protocolVersion
+	sessionBased := pv != "" && c.stateless == ""
+	c.mu.Unlock()
+	if mi.method == mcp.MethodInitialize {
+		sid, pv = "", ""
+	}
+	var std http.Header
+	if !sessionBased { // else nothing to derive (see standardHeaders)
+		std = c.derivedHeaders(msg)
+	}
+	if mi.method == mcp.NotificationInitialized {
+		c.awaitGET(ctx)
+	}
+	if st.init {
+		st = nil
+	}
+	resp, handled, err := c.lean.post(ctx, msg, sid, pv, std, st, deadline)
+	switch {
+	case handled:
+		return nil, true, nil
+	case err == nil:
+		resp.Request = c.leanRequest(sid)
+		return resp, false, nil
+	case ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded):
+		// The connection's deadline is ctx's: either way ctx ended
+		// before the headers came.
+		cause := ctx.Err()
+		if cause == nil {
+			cause = context.DeadlineExceeded
+		}
+		return nil, false, fmt.Errorf("POST %s: %w", c.url, cause)
+	case c.isClosing():
+		return nil, false, ErrClosed
+	}
+	return nil, false, requestFailed(http.MethodPost, c.url, err)
+}
+
+// leanRequest is the Request of an answer lean gave to a POST that
+// carried the session id sid ("" for none): what an error about the
+// answer reads (its method, URL and session id).
+func (c *HTTPConn) leanRequest(sid string) *http.Request {
+	if r := c.leanReq.Load(); r != nil && r.Header.Get(HeaderSessionID) == sid {
+		return r
+	}
+	r := &http.Request{Method: http.MethodPost, Header: http.Header{}, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}
+	r.URL, _ = url.Parse(c.url)
+	if r.URL != nil {
+		r.Host = r.URL.Host
+	}
+	if sid != "" {
+		r.Header[HeaderSessionID] = []string{sid}
+	}
+	c.leanReq.Store(r)
+	return r
+}
+
+// noCancel ends nothing: lean answers' requests have no context.
+func noCancel() {}
+
+func isRedirect(status int) bool {
+	switch status {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return false
+}
+
+// standardHeaders are the headers a message of a stateless session (MCP
+// 2026-07-28 on) must carry, nil for none: Mcp-Protocol-Version from its _meta (or the
 // session's, for a message without one), Mcp-Method, Mcp-Name and the
 // Mcp-Param-* of the tool's x-mcp-header arguments, as the server listed
 // its tools on this connection. A session-based message gets none, and
 // neither does initialize or notifications/initialized.
-func (c *HTTPConn) setStandardHeaders(h http.Header, msg []byte) {
+func (c *HTTPConn) standardHeaders(msg []byte) http.Header {
 	c.mu.Lock()
 	sessionBased := c.protocolVersion != "" && c.stateless == ""
 	c.mu.Unlock()
 	if sessionBased { // an initialize was answered: nothing to derive
-		return
+		return nil
 	}
+	return c.derivedHeaders(msg)
+}
+
+// derivedHeaders is standardHeaders for a session not known to be
+// session-based.
+func (c *HTTPConn) derivedHeaders(msg []byte) http.Header {
 	m, err := jsonrpc.Parse(msg)
 	if err != nil {
-		return
+		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -346,7 +552,7 @@ func (c *HTTPConn) setStandardHeaders(h http.Header, msg []byte) {
 		// server answered without the probe's revision, or refused):
 		// session-based, so it carries no 2026 headers.
 		c.stateless = ""
-		return
+		return nil
 	}
 	v := mcp.MetaVersion(m.Params())
 	switch {
@@ -356,12 +562,13 @@ func (c *HTTPConn) setStandardHeaders(h http.Header, msg []byte) {
 		c.stateless = v
 	}
 	if mcp.EraOf(v) != mcp.EraStateless {
-		return
+		return nil
 	}
-	h.Set(HeaderProtocolVersion, v)
+	h := http.Header{HeaderProtocolVersion: {v}}
 	for k, vs := range mcp.StandardHeaders(v, m, &c.tools) {
 		h[k] = vs
 	}
+	return h
 }
 
 // learnTools keeps the x-mcp-header annotations of a tools/list result.

@@ -19,8 +19,14 @@ import (
 // the cost per request of the HTTP client path (issue 24), as a count.
 // It was 70 when written (80 before the shared header values, the
 // media type's fast path, the method's name and the shared HTTPMeta),
-// net/http's own share included.
+// net/http's own share included: PosterStd's bound. PosterLean's is
+// maxLeanAllocsPerCall.
 const maxHTTPAllocsPerCall = 72
+
+// maxLeanAllocsPerCall is maxHTTPAllocsPerCall for PosterLean: 12 when
+// written (14 before a JSON answer in hand was read on the sender's
+// goroutine).
+const maxLeanAllocsPerCall = 12
 
 func TestHTTPAllocsPerCall(t *testing.T) {
 	if testing.Short() {
@@ -29,37 +35,49 @@ func TestHTTPAllocsPerCall(t *testing.T) {
 	if raceDetector {
 		t.Skip("the race detector allocates on its own: run without -race")
 	}
-	call := slowCaller(t)
-	i := 0
-	per := testing.AllocsPerRun(300, func() { call(i); i++ })
-	t.Logf("%.1f allocations per tools/call", per)
-	if per > maxHTTPAllocsPerCall {
-		t.Errorf("%.1f allocations per tools/call, want at most %d", per, maxHTTPAllocsPerCall)
+	for _, tc := range []struct {
+		poster Poster
+		max    int
+	}{{PosterStd, maxHTTPAllocsPerCall}, {PosterLean, maxLeanAllocsPerCall}} {
+		t.Run(string(tc.poster), func(t *testing.T) {
+			call := slowCaller(t, tc.poster)
+			i := 0
+			per := testing.AllocsPerRun(300, func() { call(i); i++ })
+			t.Logf("%.1f allocations per tools/call", per)
+			if per > float64(tc.max) {
+				t.Errorf("%.1f allocations per tools/call, want at most %d", per, tc.max)
+			}
+		})
 	}
 }
 
 // BenchmarkHTTPCall sends tools/call after tools/call over one
 // Streamable HTTP connection to the slow test server answering at once
-// (JSON), each after the previous answer: the client's cost per request,
+// (JSON), each after the previous answer, through each poster: the
+// client's cost per request,
 // for allocations (-benchmem) and instruction counts (valgrind).
 func BenchmarkHTTPCall(b *testing.B) {
-	call := slowCaller(b)
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		call(i)
-		i++
+	for _, poster := range []Poster{PosterStd, PosterLean} {
+		b.Run("poster="+string(poster), func(b *testing.B) {
+			call := slowCaller(b, poster)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				call(i)
+				i++
+			}
+		})
 	}
 }
 
-// slowCaller connects to the slow test server (no delay), makes the
+// slowCaller connects through poster to the slow test server (no delay), makes the
 // handshake and 50 calls to warm the connection, and returns a function
 // that makes one more tools/call and waits for its answer.
-func slowCaller(tb testing.TB) func(i int) {
+func slowCaller(tb testing.TB, poster Poster) func(i int) {
 	url := testserver.SlowHTTP(tb, "-delay", "0s")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	tb.Cleanup(cancel)
-	c, err := HTTP{URL: url}.Dial(ctx, "s1")
+	c, err := HTTP{URL: url, Poster: poster}.Dial(ctx, "s1")
 	if err != nil {
 		tb.Fatal(err)
 	}

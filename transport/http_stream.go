@@ -42,7 +42,7 @@ func (c *HTTPConn) readAnswer(resp *http.Response, st *stream) {
 		st.why = fmt.Errorf("HTTP %d with no body", resp.StatusCode)
 		discard(resp)
 	case mt == "application/json":
-		c.readJSON(resp, st)
+		c.readJSON(resp, st, c.deliver)
 	case mt == "text/event-stream":
 		c.readStream(resp, st)
 	default:
@@ -85,7 +85,7 @@ func discard(resp *http.Response) {
 // readJSON delivers the message, or each message of a batch, of a JSON
 // body. A body longer than the limit (after decompression), or announced
 // so by its Content-Length, fails the connection unread.
-func (c *HTTPConn) readJSON(resp *http.Response, st *stream) {
+func (c *HTTPConn) readJSON(resp *http.Response, st *stream, deliver func(Incoming) bool) {
 	defer resp.Body.Close()
 	over := resp.ContentLength > int64(c.limit) // said so before a byte is read
 	var body []byte
@@ -114,8 +114,66 @@ func (c *HTTPConn) readJSON(resp *http.Response, st *stream) {
 	meta := c.metaOf(resp)
 	for _, m := range msgs {
 		c.note(st, m)
-		if !c.deliver(Incoming{Msg: m, At: at, HTTP: meta}) {
+		if !deliver(Incoming{Msg: m, At: at, HTTP: meta}) {
 			return
+		}
+	}
+}
+
+// answerNow reads a lean 2xx answer on its connection's goroutine when
+// it is all in hand already — no body (202), or a JSON body the
+// connection has read whole — and gives its messages to drainOut: no
+// goroutine per answer. It reports whether it did; else the answer is
+// for readAnswer.
+func (c *HTTPConn) answerNow(resp *http.Response, st *stream) bool {
+	b, ok := resp.Body.(*leanBody)
+	if !ok || resp.StatusCode < 200 || resp.StatusCode >= 300 || !b.inHand() {
+		return false
+	}
+	switch {
+	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent || resp.ContentLength == 0:
+		st.why = fmt.Errorf("HTTP %d with no body", resp.StatusCode)
+		_ = resp.Body.Close()
+	case mediaType(resp) == "application/json" && resp.ContentLength <= int64(c.limit):
+		c.readJSON(resp, st, c.enqueueF)
+	default:
+		return false
+	}
+	if st.reqID != nil && !st.answered && !c.isClosing() {
+		_ = c.spawn(func() { c.lost(st) }) // onFault is called on a reading goroutine
+	}
+	return true
+}
+
+// enqueue gives in to drainOut; true (it never waits).
+func (c *HTTPConn) enqueue(in Incoming) bool {
+	c.outMu.Lock()
+	c.outq = append(c.outq, in)
+	c.outMu.Unlock()
+	select {
+	case c.outWake <- struct{}{}:
+	default: // drainOut has been told already
+	}
+	return true
+}
+
+// drainOut delivers what enqueue gave it, in order, until Close.
+func (c *HTTPConn) drainOut() {
+	var batch []Incoming
+	for {
+		select {
+		case <-c.outWake:
+		case <-c.ctx.Done():
+			return
+		}
+		c.outMu.Lock()
+		batch, c.outq = c.outq, batch[:0]
+		c.outMu.Unlock()
+		for i, in := range batch {
+			if !c.deliver(in) {
+				return
+			}
+			batch[i] = Incoming{}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,7 +18,18 @@ import (
 // helperEnv makes the test binary act as a tiny stdio server (see helper).
 const helperEnv = "REPLAYCTL_TRANSPORT_HELPER"
 
+// httpClient runs the package's tests with the given poster as HTTP's
+// default: go test ./transport/ -args -http-client=std.
+var httpClient = flag.String("http-client", "lean", "the HTTP poster of the tests: std or lean")
+
 func TestMain(m *testing.M) {
+	flag.Parse()
+	p, err := ParsePoster(*httpClient)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	defaultPoster = p
 	if mode := os.Getenv(helperEnv); mode != "" {
 		os.Exit(helper(mode))
 	}

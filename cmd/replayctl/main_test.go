@@ -481,7 +481,9 @@ func TestBadArgumentsRefusedBeforeReplaying(t *testing.T) {
 		{"--timeout", "0s"},
 		{"--max-line", "0"},
 		{"--cwd", filepath.Join(dir, "nope"), "--", "cat"},
-		{"--follow-redirects"}, // only for an HTTP --target
+		{"--follow-redirects"},   // only for an HTTP --target
+		{"--http-client", "std"}, // the same
+		{"--target", "http://127.0.0.1:1/mcp", "--http-client", "fast"},
 	} {
 		res := replayctl(t, append([]string{"run", "examples/quickstart.jsonl", "--speed", "fast"}, args...)...)
 		if res.code != 2 || res.stdout != "" {

@@ -17,6 +17,7 @@ import (
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
 	"github.com/replayctl/replayctl/validator"
 )
 
@@ -48,6 +49,7 @@ type runFlags struct {
 	cwd         string
 	legacySSE   bool
 	follow      bool
+	httpClient  string
 	onError     string
 	validation  string
 	maxRetries  int
@@ -152,6 +154,7 @@ func addTargetFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVar(&f.target, "target", "", "a Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp")
 	fl.StringArrayVar(&f.headers, "header", nil, `an HTTP header "K:V" sent on every request; values may use ${ENV}, which no output shows (repeatable)`)
 	fl.BoolVar(&f.follow, "follow-redirects", false, "follow a redirect of the --target to another origin (another scheme, host or port), sending it none of the --header values; without it such a redirect fails the request")
+	fl.StringVar(&f.httpClient, "http-client", "lean", "the client that POSTs to an http:// --target: lean (an HTTP/1.1 client of replayctl's own, about half the CPU per request) or std (Go's net/http); https, a proxy (HTTP_PROXY) and a --target that redirects use net/http with either")
 	fl.BoolVar(&f.legacySSE, "legacy-sse", false, "the --target speaks the 2024-11-05 HTTP+SSE transport (without it, replayctl asks the endpoint)")
 	fl.StringArrayVar(&f.env, "env", nil, "K=V added to the server command's environment (repeatable)")
 	fl.StringVar(&f.cwd, "cwd", "", "working directory of the server command")
@@ -454,8 +457,8 @@ func chooseTarget(f runFlags, command []string) (replay.Target, error) {
 		return replay.Target{}, usageError("give one target: a server command after --, --target URL, or --mock-tape FILE")
 	case (len(f.env) > 0 || f.cwd != "") && len(command) == 0:
 		return replay.Target{}, usageError("--env and --cwd are for a server command (after --)")
-	case (len(f.headers) > 0 || f.legacySSE || f.follow) && f.target == "":
-		return replay.Target{}, usageError("--header, --legacy-sse and --follow-redirects are for an HTTP --target")
+	case (len(f.headers) > 0 || f.legacySSE || f.follow || (f.httpClient != "" && f.httpClient != "lean")) && f.target == "":
+		return replay.Target{}, usageError("--header, --legacy-sse, --follow-redirects and --http-client are for an HTTP --target")
 	}
 	switch {
 	case len(command) > 0:
@@ -479,6 +482,10 @@ func chooseTarget(f runFlags, command []string) (replay.Target, error) {
 		if f.follow {
 			t = t.WithFollowRedirects()
 		}
+		if _, err := transport.ParsePoster(f.httpClient); err != nil {
+			return replay.Target{}, usageError("--http-client: %v", err)
+		}
+		t = t.WithHTTPClient(f.httpClient)
 		return t, nil
 	case f.mockTape != "":
 		return replay.MockTape(f.mockTape), nil
@@ -491,7 +498,8 @@ func chooseTarget(f runFlags, command []string) (replay.Target, error) {
 var flagOf = knobFlagOf(map[string]string{
 	"Speed": "--speed", "Shard": "--shard", "Rerecord": "--rerecord", "Contract": "--contract",
 	"WithEnv": "--env", "WithDir": "--cwd", "WithHeader": "--header", "WithFollowRedirects": "--follow-redirects",
-	"HTTP": "--target", "Command": "the server command",
+	"WithHTTPClient": "--http-client",
+	"HTTP":           "--target", "Command": "the server command",
 })
 
 // inputError turns an error of replay.New into the CLI's words (flag

@@ -42,9 +42,7 @@ func (r *sender) sendAsync(ctx context.Context, ss *session, it *Item, sent time
 	conn, msg := ss.conn, it.Out
 	x.sends.Go(func() {
 		// No send outlives the time its request has to be answered.
-		sctx, cancel := context.WithDeadline(x.ctx, p.deadline)
-		err := x.tx.sendRetry(sctx, conn, msg, it)
-		cancel()
+		err := x.tx.sendBy(x.ctx, conn, msg, it, p.deadline)
 		select {
 		case x.sendDone <- sendResult{p: p, err: err}:
 		case <-x.ctx.Done():

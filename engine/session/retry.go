@@ -17,8 +17,31 @@ import (
 // it reads only what never changes (its seq, session and method, for the
 // retry events).
 func (r *sender) sendRetry(ctx context.Context, conn transport.Conn, msg []byte, it *Item) error {
+	return r.retry(ctx, conn, msg, it, conn.Send(ctx, msg))
+}
+
+// sendBy is sendRetry under ctx bounded by deadline. A
+// transport.DeadlineSender's first attempt is made with no context of
+// its own (a context and a timer per request); a retry gets one.
+func (r *sender) sendBy(ctx context.Context, conn transport.Conn, msg []byte, it *Item, deadline time.Time) error {
+	ds, ok := conn.(transport.DeadlineSender)
+	if !ok {
+		sctx, cancel := context.WithDeadline(ctx, deadline)
+		defer cancel()
+		return r.sendRetry(sctx, conn, msg, it)
+	}
+	err := ds.SendBy(ctx, msg, deadline)
+	if !temporary(err) {
+		return err
+	}
+	sctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	return r.retry(sctx, conn, msg, it, err)
+}
+
+// retry is sendRetry after the first attempt, which ended in err.
+func (r *sender) retry(ctx context.Context, conn transport.Conn, msg []byte, it *Item, err error) error {
 	x := r.x
-	err := conn.Send(ctx, msg)
 	if !temporary(err) {
 		return err // the hot path: no backoff state is made
 	}

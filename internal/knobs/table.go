@@ -389,6 +389,7 @@ var OptionOnly = map[string]string{
 	"OnResult":     "a hook",
 	"OnFault":      "a hook",
 	"OnSessionEnd": "a hook",
+	"OnStep":       "a hook (stepped replays)",
 	"OnEvent":      "a hook",
 	"Events":       "consumers of the event stream: run's --out, --metrics and --ui add them",
 	"Defaults":     "applies other options as defaults",

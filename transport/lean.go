@@ -1,0 +1,815 @@
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// leanClient posts an HTTPConn's messages to a plain http:// target over
+// HTTP/1.1 keep-alive connections of its own: the request's bytes are
+// written straight to the connection and the answer's status line and
+// headers parsed with what replayctl needs and nothing more. It costs
+// less per request than net/http's client (no request or header copies,
+// no per-request goroutine hand-offs, one context hook per send), which
+// is most of the client's CPU against a fast server (issue 24).
+//
+// It is used for POSTs only, of one HTTPConn: the standalone GET stream,
+// the session's DELETE, a slowed-down send, https, a proxy and a
+// redirect go through net/http (see HTTPConn.roundTrip). Its connections
+// belong to the HTTPConn; close ends them all, idle or in use.
+type leanClient struct {
+	addr string // host:port, as dialed
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// head is the start of every POST: the request line, Host,
+	// User-Agent, Content-Type, Accept and the user's headers.
+	head []byte
+
+	// onHead, when set, is given each answer on its connection's
+	// goroutine, with the stream it answers: true when it has read the
+	// answer whole (see HTTPConn.answerNow).
+	onHead func(*http.Response, *stream) bool
+	wg     sync.WaitGroup // the connections' goroutines
+
+	mu     sync.Mutex // guards the fields below
+	idle   []*leanConn
+	open   map[*leanConn]struct{} // every connection not yet closed
+	closed bool
+}
+
+// leanIdle bounds the idle connections a leanClient keeps: as many as
+// the requests of its session in flight at once, within reason.
+const leanIdle = 16
+
+// leanUserAgent is what net/http's client sends, so that a server sees
+// the same client whichever is used.
+const leanUserAgent = "Go-http-client/1.1"
+
+// newLeanClient returns a lean client for u when a POST to it can take
+// the lean path: an http:// URL, client's transport a plain
+// *http.Transport that sends it through no proxy. nil otherwise.
+func newLeanClient(u *url.URL, client *http.Client, header http.Header) *leanClient {
+	t, ok := client.Transport.(*http.Transport)
+	if client.Transport == nil {
+		t, ok = http.DefaultTransport.(*http.Transport)
+	}
+	if !ok || u.Scheme != "http" || u.User != nil {
+		return nil
+	}
+	if t.Proxy != nil {
+		if p, err := t.Proxy(&http.Request{Method: http.MethodPost, URL: u, Header: http.Header{}}); err != nil || p != nil {
+			return nil
+		}
+	}
+	dial := t.DialContext
+	if dial == nil {
+		dial = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	}
+	addr := u.Host
+	if u.Port() == "" {
+		addr = net.JoinHostPort(u.Hostname(), "80")
+	}
+	var h bytes.Buffer
+	fmt.Fprintf(&h, "POST %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: %s\r\n", u.RequestURI(), u.Host, leanUserAgent)
+	h.WriteString("Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n")
+	writeHeader(&h, header)
+	return &leanClient{addr: addr, dial: dial, head: h.Bytes(), open: map[*leanConn]struct{}{}}
+}
+
+// writeHeader writes h as header lines, but for those the lean client
+// writes itself (as with net/http, the POST's own Content-Type and
+// Accept win over the user's).
+func writeHeader(w *bytes.Buffer, h http.Header) {
+	for k, vs := range h {
+		switch http.CanonicalHeaderKey(k) {
+		case "Host", "Content-Length", "Transfer-Encoding", "Connection", "Content-Type", "Accept":
+			continue
+		}
+		for _, v := range vs {
+			fmt.Fprintf(w, "%s: %s\r\n", k, headerSafe(v))
+		}
+	}
+}
+
+// headerSafe is v with the bytes that would end a header line (CR, LF)
+// replaced by spaces, as net/http's header writer does.
+func headerSafe(v string) string {
+	if !strings.ContainsAny(v, "\r\n") {
+		return v
+	}
+	b := []byte(v)
+	for i, c := range b {
+		if c == '\r' || c == '\n' {
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
+
+// leanConn is one connection of a leanClient. It carries one request at
+// a time: from get until its answer's body is closed. Its own goroutine
+// (serve) writes each request and reads its answer's head, so that the
+// sender's goroutine — often new for each request — does not grow its
+// stack through the network calls each time.
+type leanConn struct {
+	lc     *leanClient
+	nc     net.Conn
+	br     *bufio.Reader
+	bw     *bufio.Writer
+	reused bool
+	prev   []headerLine // the last answer's header lines, for their values
+	abortF func()       // abort as a func value, made once
+
+	call leanCall        // the request serve is to make: written before work
+	work chan struct{}   // tells serve of call
+	done chan leanResult // serve's answer to each work
+	quit chan struct{}   // closed by close: serve returns
+	once sync.Once       // closes quit
+	// inCall is set while a sender waits for serve: a body ended
+	// meanwhile (a 202, a JSON answer read on serve's goroutine) sets
+	// putLater rather than giving the connection back, which the sender
+	// does once it is done with it (see roundTrip).
+	inCall, putLater bool
+}
+
+// leanCall is one request for a leanConn's goroutine to make.
+type leanCall struct {
+	msg     []byte
+	sid, pv string
+	std     http.Header
+	st      *stream // what the answer answers, for onHead; nil for none
+}
+
+// leanResult is what serve made of a leanCall.
+type leanResult struct {
+	resp    *http.Response
+	handled bool // onHead read it whole
+	err     error
+}
+
+// get is an idle connection, or a new one dialed under ctx.
+func (lc *leanClient) get(ctx context.Context) (*leanConn, error) {
+	lc.mu.Lock()
+	if lc.closed {
+		lc.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if n := len(lc.idle); n > 0 {
+		c := lc.idle[n-1]
+		lc.idle = lc.idle[:n-1]
+		lc.mu.Unlock()
+		c.reused = true
+		return c, nil
+	}
+	lc.mu.Unlock()
+	nc, err := lc.dial(ctx, "tcp", lc.addr)
+	if err != nil {
+		return nil, err
+	}
+	c := &leanConn{lc: lc, nc: nc, br: bufio.NewReaderSize(nc, 4<<10), bw: bufio.NewWriterSize(nc, 4<<10),
+		work: make(chan struct{}), done: make(chan leanResult), quit: make(chan struct{})}
+	c.abortF = c.abort
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	if lc.closed {
+		nc.Close()
+		return nil, ErrClosed
+	}
+	lc.open[c] = struct{}{}
+	lc.wg.Add(1)
+	go func() { defer lc.wg.Done(); c.serve() }()
+	return c, nil
+}
+
+// put keeps c for the next request, or closes it.
+func (lc *leanClient) put(c *leanConn) {
+	lc.mu.Lock()
+	if !lc.closed && len(lc.idle) < leanIdle {
+		lc.idle = append(lc.idle, c)
+		lc.mu.Unlock()
+		return
+	}
+	lc.mu.Unlock()
+	c.close()
+}
+
+// close ends every connection, idle or in use: an answer being read
+// ends with an error.
+func (lc *leanClient) close() {
+	lc.mu.Lock()
+	lc.closed = true
+	open := lc.open
+	lc.open, lc.idle = map[*leanConn]struct{}{}, nil
+	lc.mu.Unlock()
+	for c := range open {
+		c.nc.Close()
+		c.once.Do(func() { close(c.quit) })
+	}
+	lc.wg.Wait()
+}
+
+func (c *leanConn) close() {
+	c.nc.Close()
+	c.once.Do(func() { close(c.quit) })
+	c.lc.mu.Lock()
+	delete(c.lc.open, c)
+	c.lc.mu.Unlock()
+}
+
+// giveBack is put, or, while a sender waits for serve, putLater.
+func (c *leanConn) giveBack() {
+	if c.inCall {
+		c.putLater = true
+		return
+	}
+	c.lc.put(c)
+}
+
+// serve makes each request it is told of, until quit.
+func (c *leanConn) serve() {
+	for {
+		select {
+		case <-c.work:
+		case <-c.quit:
+			return
+		}
+		k := c.call
+		var r leanResult
+		r.resp, r.err = c.exchange(k.msg, k.sid, k.pv, k.std)
+		if r.err == nil && k.st != nil && c.lc.onHead != nil && !isRedirect(r.resp.StatusCode) {
+			r.handled = c.lc.onHead(r.resp, k.st)
+		}
+		c.done <- r // the sender waits for it
+	}
+}
+
+// abort makes c's pending read or write fail at once (ctx ended).
+func (c *leanConn) abort() { _ = c.nc.SetDeadline(aLongTimeAgo) }
+
+var aLongTimeAgo = time.Unix(1, 0)
+
+// post sends one POST with msg as its body, the session id sid and
+// protocol version pv (each unless "") and std (the standard headers of
+// a stateless session; nil for none) as its own headers, and returns the answer
+// once its status line and headers are read, or true when onHead read
+// it whole (given st, what it answers; nil for none). Its body is read after, on
+// any goroutine; closing it gives the connection back. ctx bounds the
+// wait for the headers (its deadline is the connection's; its end fails
+// the request), and so does deadline (the zero time: none). A connection kept alive from an earlier request that the
+// server closed before answering (it sees nothing of it) is retried once
+// on a new connection.
+func (lc *leanClient) post(ctx context.Context, msg []byte, sid, pv string, std http.Header, st *stream, deadline time.Time) (*http.Response, bool, error) {
+	for {
+		c, err := lc.get(ctx)
+		if err != nil {
+			return nil, false, err
+		}
+		resp, handled, err := c.roundTrip(ctx, leanCall{msg: msg, sid: sid, pv: pv, std: std, st: st}, deadline)
+		if err == nil {
+			return resp, handled, nil
+		}
+		c.close()
+		if !c.reused || !closedUnanswered(err) || ctx.Err() != nil {
+			return nil, false, err
+		}
+	}
+}
+
+// closedUnanswered reports whether err is a kept-alive connection closed
+// by the server before a byte of the answer: the end of the stream, or a
+// reset.
+func closedUnanswered(err error) bool {
+	var ne *noAnswerError
+	return errors.As(err, &ne) && (errors.Is(ne.err, io.EOF) || errors.Is(ne.err, syscall.ECONNRESET) || errors.Is(ne.err, syscall.EPIPE))
+}
+
+// noAnswerError is a failure before the first byte of the answer.
+type noAnswerError struct{ err error }
+
+func (e *noAnswerError) Error() string {
+	if errors.Is(e.err, io.EOF) {
+		return "the server closed the connection before answering"
+	}
+	return e.err.Error()
+}
+func (e *noAnswerError) Unwrap() error { return e.err }
+
+// roundTrip has serve make k and waits for it. The earlier of deadline
+// and ctx's is the connection's, and ctx's end aborts the wait (see
+// abort). On an error the caller closes c.
+func (c *leanConn) roundTrip(ctx context.Context, k leanCall, deadline time.Time) (*http.Response, bool, error) {
+	if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
+		deadline = d
+	}
+	_ = c.nc.SetDeadline(deadline) // the zero time: none
+	var stop func() bool
+	if ctx.Done() != nil {
+		stop = context.AfterFunc(ctx, c.abortF)
+	}
+	c.call, c.inCall = k, true
+	var r leanResult
+	select {
+	case c.work <- struct{}{}:
+		r = <-c.done
+	case <-c.quit:
+		r.err = ErrClosed
+	}
+	c.call = leanCall{}
+	if stop != nil && !stop() && !r.handled {
+		r.err = ctx.Err()
+	}
+	c.inCall = false
+	if r.err != nil {
+		c.putLater = false // closed by the caller
+		return nil, false, r.err
+	}
+	if c.putLater { // the answer ended on serve's goroutine
+		c.putLater = false
+		c.lc.put(c)
+	} else {
+		_ = c.nc.SetDeadline(time.Time{}) // the body is read for as long as it lasts (close ends it)
+	}
+	return r.resp, r.handled, nil
+}
+
+// exchange writes the request and reads the answer's head.
+func (c *leanConn) exchange(msg []byte, sid, pv string, std http.Header) (*http.Response, error) {
+	w := c.bw
+	w.Write(c.lc.head)
+	line := func(k, v string) {
+		w.WriteString(k)
+		w.WriteString(": ")
+		w.WriteString(headerSafe(v))
+		w.WriteString("\r\n")
+	}
+	if sid != "" {
+		line(HeaderSessionID, sid)
+	}
+	if pv != "" && std[HeaderProtocolVersion] == nil {
+		line(HeaderProtocolVersion, pv)
+	}
+	for k, vs := range std {
+		for _, v := range vs {
+			line(k, v)
+		}
+	}
+	w.WriteString("Content-Length: ")
+	var num [20]byte
+	w.Write(strconv.AppendInt(num[:0], int64(len(msg)), 10))
+	w.WriteString("\r\n\r\n")
+	w.Write(msg)
+	if err := w.Flush(); err != nil {
+		return nil, &noAnswerError{err}
+	}
+	for {
+		resp, err := readHead(c.br, &c.prev)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode >= 100 && resp.StatusCode < 200 { // 100 Continue and the like: the answer follows
+			continue
+		}
+		b := newLeanBody(c, resp)
+		b.release() // an answer with no body (202) gives the connection back now
+		resp.Body = b
+		return resp, nil
+	}
+}
+
+// maxHeadBytes bounds the status line and headers of an answer, as
+// net/http's default MaxResponseHeaderBytes does.
+const maxHeadBytes = 1 << 20
+
+// headerLine is one header line of an answer, kept for the next answer
+// of the connection to share its key and values when its line is the
+// same bytes (a session's answers nearly always are, but for Date).
+type headerLine struct {
+	raw string
+	key string
+	val []string
+}
+
+// readHead reads an answer's status line and headers from br. prev holds
+// the header lines of the connection's last answer; it becomes this
+// one's. Errors say what was wrong; a failure before the first byte is a
+// *noAnswerError.
+func readHead(br *bufio.Reader, prev *[]headerLine) (*http.Response, error) {
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		if len(line) == 0 {
+			return nil, &noAnswerError{err}
+		}
+		return nil, headErr(err, "the status line")
+	}
+	resp := &http.Response{}
+	if err := parseStatus(trimEOL(line), resp); err != nil {
+		return nil, err
+	}
+	size := len(line)
+	old := *prev
+	kept := old[:0] // kept[n] is written after old[n] is read
+	n := 0
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return nil, headErr(err, "the headers")
+		}
+		size += len(line)
+		if size > maxHeadBytes {
+			return nil, fmt.Errorf("malformed HTTP answer: its headers are longer than %d bytes", maxHeadBytes)
+		}
+		line = trimEOL(line)
+		if len(line) == 0 {
+			break
+		}
+		var hl headerLine
+		if n < len(old) && old[n].raw == string(line) { // no allocation: the comparison of a []byte conversion
+			hl = old[n]
+		} else if hl, err = parseHeaderLine(line); err != nil {
+			return nil, err
+		}
+		n++
+		kept = append(kept, hl)
+	}
+	resp.Header = make(http.Header, len(kept))
+	for _, hl := range kept {
+		if vs, ok := resp.Header[hl.key]; ok {
+			resp.Header[hl.key] = append(vs[:len(vs):len(vs)], hl.val...)
+		} else {
+			resp.Header[hl.key] = hl.val
+		}
+	}
+	*prev = kept
+	return resp, nil
+}
+
+// headErr describes a failure to read part of an answer's head.
+func headErr(err error, part string) error {
+	if errors.Is(err, bufio.ErrBufferFull) {
+		return fmt.Errorf("malformed HTTP answer: a line of %s is longer than %d bytes", part, 4<<10)
+	}
+	if errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	return fmt.Errorf("reading %s of the HTTP answer: %w", part, err)
+}
+
+// parseStatus reads "HTTP/1.1 200 OK" into resp.
+func parseStatus(line []byte, resp *http.Response) error {
+	bad := func() error {
+		return fmt.Errorf("malformed HTTP answer: status line %q, want e.g. \"HTTP/1.1 200 OK\"", clip(line, 100))
+	}
+	if len(line) < 12 || string(line[:7]) != "HTTP/1." || (line[7] != '0' && line[7] != '1') || line[8] != ' ' {
+		return bad()
+	}
+	code := line[9:12]
+	if code[0] < '1' || code[0] > '5' || code[1] < '0' || code[1] > '9' || code[2] < '0' || code[2] > '9' || (len(line) > 12 && line[12] != ' ') {
+		return bad()
+	}
+	resp.StatusCode = int(code[0]-'0')*100 + int(code[1]-'0')*10 + int(code[2]-'0')
+	resp.Proto, resp.ProtoMajor, resp.ProtoMinor = "HTTP/1.1", 1, 1
+	if line[7] == '0' {
+		resp.Proto, resp.ProtoMinor = "HTTP/1.0", 0
+	}
+	resp.Status = statusText(resp.StatusCode, line)
+	return nil
+}
+
+// statusText is the Status of an answer: the common ones without an
+// allocation.
+func statusText(code int, line []byte) string {
+	switch code {
+	case http.StatusOK:
+		if string(line[9:]) == "200 OK" {
+			return "200 OK"
+		}
+	case http.StatusAccepted:
+		if string(line[9:]) == "202 Accepted" {
+			return "202 Accepted"
+		}
+	}
+	return string(bytes.TrimSpace(line[9:]))
+}
+
+// parseHeaderLine reads "Name: value".
+func parseHeaderLine(line []byte) (headerLine, error) {
+	i := bytes.IndexByte(line, ':')
+	if i <= 0 || bytes.ContainsAny(line[:i], " \t") {
+		return headerLine{}, fmt.Errorf("malformed HTTP answer: header line %q, want \"Name: value\"", clip(line, 100))
+	}
+	v := string(bytes.Trim(line[i+1:], " \t"))
+	return headerLine{raw: string(line), key: http.CanonicalHeaderKey(string(line[:i])), val: []string{v}}, nil
+}
+
+// leanBody is an answer's body on a leanConn: by Content-Length, chunked,
+// or to the end of the connection. Closing it after its end gives the
+// connection back for the next request; before, closes the connection.
+type leanBody struct {
+	c         *leanConn
+	r         io.Reader // what Read reads: the connection, or a gzip reader over it
+	chunked   bool
+	left      int64 // bytes left of a Content-Length body or of the current chunk
+	toClose   bool  // read to the end of the connection
+	keepAlive bool
+	eof       bool
+	err       error
+	closed    bool
+	released  bool // the connection is given back (see release)
+	plain     plainBody
+}
+
+// plainBody is the body's bytes before any Content-Encoding.
+type plainBody struct{ b *leanBody }
+
+func (p plainBody) Read(buf []byte) (int, error) { return p.b.readRaw(buf) }
+
+// newLeanBody is the body of resp, an answer read from c.
+func newLeanBody(c *leanConn, resp *http.Response) *leanBody {
+	b := &leanBody{c: c}
+	b.plain = plainBody{b}
+	b.r = b.plain
+	h := resp.Header
+	b.keepAlive = resp.ProtoMinor == 1 && !hasToken(h["Connection"], "close") ||
+		resp.ProtoMinor == 0 && hasToken(h["Connection"], "keep-alive")
+	resp.ContentLength = -1
+	switch {
+	case resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusNotModified:
+		resp.ContentLength = 0
+		b.eof = true
+	case hasToken(h["Transfer-Encoding"], "chunked"):
+		b.chunked = true
+		delete(h, "Content-Length")
+	case len(h["Content-Length"]) > 0:
+		n, err := strconv.ParseInt(h["Content-Length"][0], 10, 64)
+		if err != nil || n < 0 {
+			b.err = fmt.Errorf("malformed HTTP answer: Content-Length %q is not a length", h["Content-Length"][0])
+			b.keepAlive = false
+			break
+		}
+		resp.ContentLength, b.left, b.eof = n, n, n == 0
+	default:
+		b.toClose, b.keepAlive = true, false
+	}
+	if hasToken(h["Content-Encoding"], "gzip") {
+		b.r = &lazyGzip{src: b.plain}
+		resp.ContentLength = -1
+		delete(h, "Content-Encoding")
+		delete(h, "Content-Length")
+		resp.Uncompressed = true
+	}
+	return b
+}
+
+func hasToken(vs []string, tok string) bool {
+	for _, v := range vs {
+		for len(v) > 0 {
+			var t string
+			t, v, _ = strings.Cut(v, ",")
+			if equalFoldTrim(t, tok) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func equalFoldTrim(s, t string) bool {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	if len(s) != len(t) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		a, b := s[i]|0x20, t[i]|0x20
+		if a != b {
+			return false
+		}
+	}
+	return true
+}
+
+func (b *leanBody) Read(p []byte) (int, error) {
+	if b.closed {
+		return 0, http.ErrBodyReadAfterClose
+	}
+	return b.r.Read(p)
+}
+
+// readRaw reads the body's bytes as they came (but for chunking).
+func (b *leanBody) readRaw(p []byte) (int, error) {
+	switch {
+	case b.err != nil:
+		return 0, b.err
+	case b.eof:
+		return 0, io.EOF
+	case len(p) == 0:
+		return 0, nil
+	}
+	br := b.c.br
+	if b.toClose {
+		n, err := br.Read(p)
+		if errors.Is(err, io.EOF) {
+			b.eof = true
+		} else if err != nil {
+			b.err = err
+		}
+		return n, err
+	}
+	if b.chunked && b.left == 0 {
+		n, err := readChunkSize(br)
+		if err != nil {
+			b.err, b.keepAlive = err, false
+			return 0, err
+		}
+		if n == 0 {
+			if err := skipTrailer(br); err != nil {
+				b.err, b.keepAlive = err, false
+				return 0, err
+			}
+			b.eof = true
+			b.release()
+			return 0, io.EOF
+		}
+		b.left = n
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := br.Read(p)
+	b.left -= int64(n)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF // the connection ended inside the body
+		}
+		b.err, b.keepAlive = err, false
+		return n, err
+	}
+	if b.left == 0 {
+		if b.chunked {
+			if err := readCRLF(br); err != nil {
+				b.err, b.keepAlive = err, false
+				return n, err
+			}
+		} else {
+			b.eof = true
+			b.release()
+		}
+	}
+	return n, nil
+}
+
+// inHand reports whether the whole body is read from the connection
+// already (none, or all of a Content-Length body in the buffer, not
+// compressed): reading it needs no wait.
+func (b *leanBody) inHand() bool {
+	if b.err != nil || b.closed {
+		return false
+	}
+	if b.eof {
+		return true
+	}
+	_, plain := b.r.(plainBody)
+	return plain && !b.chunked && !b.toClose && int64(b.c.br.Buffered()) >= b.left
+}
+
+// release gives the connection back for the next request once the body
+// has been read to its end (as net/http does, before Close), when the
+// answer lets it be kept alive.
+func (b *leanBody) release() {
+	if !b.released && b.eof && b.err == nil && b.keepAlive {
+		b.released = true
+		b.c.giveBack()
+	}
+}
+
+// Close gives the connection back when the body was read to its end,
+// and closes it otherwise (what is left of the answer is not read).
+func (b *leanBody) Close() error {
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	b.release()
+	if !b.released {
+		b.released = true
+		b.c.close()
+	}
+	return nil
+}
+
+// maxChunkLine bounds the line giving a chunk's size.
+const maxChunkLine = 4 << 10
+
+// readChunkSize reads a chunk's size line: hex digits, and extensions
+// after ';' (ignored).
+func readChunkSize(br *bufio.Reader) (int64, error) {
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		if errors.Is(err, bufio.ErrBufferFull) {
+			return 0, fmt.Errorf("malformed chunked body: a chunk size line longer than %d bytes", maxChunkLine)
+		}
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return 0, fmt.Errorf("reading a chunk size: %w", err)
+	}
+	line = trimEOL(line)
+	if i := bytes.IndexByte(line, ';'); i >= 0 {
+		line = line[:i]
+	}
+	line = bytes.TrimRight(line, " \t")
+	if len(line) == 0 || len(line) > 15 {
+		return 0, fmt.Errorf("malformed chunked body: chunk size %q, want hex digits", clip(line, 40))
+	}
+	var n int64
+	for _, c := range line {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, fmt.Errorf("malformed chunked body: chunk size %q, want hex digits", clip(line, 40))
+		}
+		n = n<<4 | int64(d)
+	}
+	return n, nil
+}
+
+// skipTrailer reads the trailer after the last chunk, to its empty line.
+func skipTrailer(br *bufio.Reader) error {
+	for size := 0; ; {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return fmt.Errorf("reading the trailer of a chunked body: %w", err)
+		}
+		if size += len(line); size > maxHeadBytes {
+			return fmt.Errorf("malformed chunked body: a trailer longer than %d bytes", maxHeadBytes)
+		}
+		if len(trimEOL(line)) == 0 {
+			return nil
+		}
+	}
+}
+
+// readCRLF reads the line end after a chunk's data.
+func readCRLF(br *bufio.Reader) error {
+	b, err := br.ReadByte()
+	if err == nil && b == '\r' {
+		b, err = br.ReadByte()
+	}
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return fmt.Errorf("reading the end of a chunk: %w", err)
+	}
+	if b != '\n' {
+		return errors.New("malformed chunked body: a chunk's data is not followed by CRLF")
+	}
+	return nil
+}
+
+// lazyGzip unpacks a gzip body, its header read at the first Read.
+type lazyGzip struct {
+	src io.Reader
+	zr  *gzip.Reader
+	err error
+}
+
+func (z *lazyGzip) Read(p []byte) (int, error) {
+	if z.err != nil {
+		return 0, z.err
+	}
+	if z.zr == nil {
+		zr, err := gzip.NewReader(z.src)
+		if err != nil {
+			z.err = fmt.Errorf("unpacking the gzip body: %w", err)
+			return 0, z.err
+		}
+		z.zr = zr
+	}
+	return z.zr.Read(p)
+}

@@ -1,0 +1,484 @@
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/replayctl/replayctl/internal/testserver"
+)
+
+// rawServer is an HTTP/1.1 server on loopback whose answers are the
+// bytes answer returns, written as they are: the lean client's input,
+// malformed or not. Each request is read with net/http's parser (so a
+// request the lean client writes wrong fails the test).
+type rawServer struct {
+	url   string
+	conns atomic.Int32 // connections accepted
+	reqs  atomic.Int32 // requests read
+	mu    sync.Mutex
+	got   []*http.Request
+}
+
+// answerFunc is the answer to the n-th request (from 0), and whether to
+// close the connection after it.
+type answerFunc func(n int, req *http.Request, body []byte) (raw string, closeAfter bool)
+
+func newRawServer(t *testing.T, answer answerFunc) *rawServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &rawServer{url: "http://" + ln.Addr().String() + "/mcp"}
+	var wg sync.WaitGroup
+	var open sync.Map
+	t.Cleanup(func() {
+		ln.Close()
+		open.Range(func(k, _ any) bool { k.(net.Conn).Close(); return true })
+		wg.Wait()
+	})
+	wg.Go(func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.conns.Add(1)
+			open.Store(nc, true)
+			wg.Go(func() {
+				defer nc.Close()
+				br := bufio.NewReader(nc)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					body, err := io.ReadAll(req.Body)
+					if err != nil {
+						t.Errorf("the request's body: %v", err)
+						return
+					}
+					n := int(s.reqs.Add(1)) - 1
+					s.mu.Lock()
+					s.got = append(s.got, req)
+					s.mu.Unlock()
+					raw, closeAfter := answer(n, req, body)
+					if _, err := io.WriteString(nc, raw); err != nil || closeAfter {
+						return
+					}
+				}
+			})
+		}
+	})
+	return s
+}
+
+// idOf is the id of a JSON-RPC request's body, as its bytes.
+func idOf(body []byte) string {
+	return string(inspect(body).id)
+}
+
+func jsonAnswer(id string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"result":{"ok":true}}`
+}
+
+func chunk(s string) string { return fmt.Sprintf("%x\r\n%s\r\n", len(s), s) }
+
+// TestLeanAnswers: the lean client reads each shape of answer a server
+// may give — by Content-Length, chunked (with extensions and a trailer),
+// an event stream, to the end of an HTTP/1.0 connection, gzip, after a
+// 100 Continue, 202 to a notification — and keeps the connection alive
+// when the answer lets it (one connection for all), and not when it does
+// not (Connection: close, the end of the connection).
+func TestLeanAnswers(t *testing.T) {
+	cases := []struct {
+		name   string
+		answer func(id string) (string, bool)
+		conns  int32 // connections for 3 calls and a notification
+		// atMost: conns is a bound. An event stream's answer is
+		// delivered before its end is read, so the next call may find
+		// the connection still busy and open a second.
+		atMost bool
+	}{
+		{"content-length", func(id string) (string, bool) {
+			b := jsonAnswer(id)
+			return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
+		}, 1, false},
+		{"chunked", func(id string) (string, bool) {
+			b := jsonAnswer(id)
+			return "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" +
+				fmt.Sprintf("%x;ext=1\r\n%s\r\n", 7, b[:7]) + chunk(b[7:]) + "0\r\nX-Trailer: t\r\n\r\n", false
+		}, 1, false},
+		{"event stream", func(id string) (string, bool) {
+			return "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n" +
+				chunk("id: 1\n\n") + chunk("event: message\ndata: "+jsonAnswer(id)+"\n\n") + "0\r\n\r\n", false
+		}, 2, true},
+		{"gzip", func(id string) (string, bool) {
+			b := string(gzipped(jsonAnswer(id), 0))
+			return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
+		}, 1, false},
+		{"100 continue first", func(id string) (string, bool) {
+			b := jsonAnswer(id)
+			return fmt.Sprintf("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
+		}, 1, false},
+		{"connection close", func(id string) (string, bool) {
+			b := jsonAnswer(id)
+			return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(b), b), true
+		}, 3, false},
+		{"HTTP/1.0 to the end of the connection", func(id string) (string, bool) {
+			return "HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n" + jsonAnswer(id), true
+		}, 3, false},
+		{"closed after each answer, unannounced", func(id string) (string, bool) {
+			b := jsonAnswer(id)
+			return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), true
+		}, 3, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+				if inspect(body).method == "notifications/initialized" || idOf(body) == "" {
+					return "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n", false
+				}
+				return tc.answer(idOf(body))
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			conn, err := HTTP{URL: srv.url, Poster: PosterLean}.Dial(ctx, "s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			c := conn.(*HTTPConn)
+			if c.lean == nil {
+				t.Fatal("the lean client is not used")
+			}
+			for i := range 3 {
+				if i == 1 {
+					if err := c.Send(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}`)); err != nil {
+						t.Fatalf("the notification: %v", err)
+					}
+				}
+				if err := c.Send(ctx, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i+1))); err != nil {
+					t.Fatalf("call %d: %v", i+1, err)
+				}
+				select {
+				case in := <-c.Incoming():
+					if want := jsonAnswer(fmt.Sprint(i + 1)); string(in.Msg) != want {
+						t.Fatalf("call %d: got %s, want %s", i+1, in.Msg, want)
+					}
+				case <-ctx.Done():
+					t.Fatalf("call %d: no answer", i+1)
+				}
+			}
+			if got := srv.conns.Load(); got > tc.conns || (!tc.atMost && got != tc.conns) {
+				t.Errorf("%d connections for 4 requests, want %d (one kept alive, or one more after each answer that ends its connection: the notification's 202 keeps it)", got, tc.conns)
+			}
+		})
+	}
+}
+
+// TestLeanRequests: what the lean client writes is what net/http's
+// client writes for a POST, as a server reads it: the method, path and
+// query, Host, the user's headers (and not its Content-Type), the
+// session id after initialize, Content-Length and the body.
+func TestLeanRequests(t *testing.T) {
+	for _, poster := range []Poster{PosterStd, PosterLean} {
+		t.Run(string(poster), func(t *testing.T) {
+			srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+				b := `{"jsonrpc":"2.0","id":` + idOf(body) + `,"result":{"protocolVersion":"2025-06-18"}}`
+				return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: abc\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			h := http.Header{"X-Api-Key": {"k1"}, "Content-Type": {"text/plain"}}
+			conn, err := HTTP{URL: srv.url + "?a=1", Header: h, Poster: poster}.Dial(ctx, "s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs := []string{
+				`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+				`{"jsonrpc":"2.0","id":2,"method":"ping"}`,
+			}
+			for _, m := range msgs {
+				if err := conn.Send(ctx, []byte(m)); err != nil {
+					t.Fatal(err)
+				}
+				<-conn.Incoming()
+			}
+			srv.mu.Lock()
+			got := srv.got
+			srv.mu.Unlock()
+			conn.Close() // its DELETE is not looked at
+			for i, req := range got[:2] {
+				if req.Method != "POST" || req.URL.String() != "/mcp?a=1" || req.Host != strings.TrimPrefix(srv.url[:strings.LastIndex(srv.url, "/")], "http://") {
+					t.Errorf("request %d: %s %s Host %s", i, req.Method, req.URL, req.Host)
+				}
+				for k, want := range map[string]string{"X-Api-Key": "k1", "Content-Type": "application/json", "Accept": "application/json, text/event-stream"} {
+					if v := req.Header.Get(k); v != want {
+						t.Errorf("request %d: %s %q, want %q", i, k, v, want)
+					}
+				}
+				if req.ContentLength != int64(len(msgs[i])) {
+					t.Errorf("request %d: Content-Length %d, want %d", i, req.ContentLength, len(msgs[i]))
+				}
+			}
+			if sid := got[0].Header.Get(HeaderSessionID); sid != "" {
+				t.Errorf("initialize carried session id %q", sid)
+			}
+			if sid, pv := got[1].Header.Get(HeaderSessionID), got[1].Header.Get(HeaderProtocolVersion); sid != "abc" || pv != "2025-06-18" {
+				t.Errorf("the request after initialize: session id %q, protocol version %q; want abc, 2025-06-18", sid, pv)
+			}
+		})
+	}
+}
+
+// TestLeanServerClosedIdle: a kept-alive connection the server closed
+// while it was idle (its keep-alive timeout) is found out when the next
+// request is answered by nothing, and that request is sent again on a
+// new connection, once.
+func TestLeanServerClosedIdle(t *testing.T) {
+	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+		b := jsonAnswer(idOf(body))
+		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), true
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := HTTP{URL: srv.url, Poster: PosterLean}.Dial(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for i := range 5 {
+		if err := conn.Send(ctx, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i))); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if in := <-conn.Incoming(); string(in.Msg) != jsonAnswer(fmt.Sprint(i)) {
+			t.Fatalf("call %d: got %s", i, in.Msg)
+		}
+	}
+	if got := srv.reqs.Load(); got != 5 {
+		t.Errorf("the server read %d requests for 5 calls, want 5 (a retry only of requests it never read)", got)
+	}
+}
+
+// TestLeanMalformedAnswer: an answer that is not HTTP fails its Send with
+// an error that says so; the connection is not kept.
+func TestLeanMalformedAnswer(t *testing.T) {
+	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+		return "HTTP/1.1 abc what\r\n\r\n", true
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := HTTP{URL: srv.url, Poster: PosterLean}.Dial(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	err = conn.Send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err == nil || !strings.Contains(err.Error(), `malformed HTTP answer: status line "HTTP/1.1 abc what"`) || !strings.Contains(err.Error(), "POST "+srv.url) {
+		t.Fatalf("got %v, want a malformed status line error naming the POST", err)
+	}
+}
+
+// TestLeanReadHead: each malformed head or body is an error saying what
+// was wrong, never a panic; well-formed ones read as net/http reads them.
+func TestLeanReadHead(t *testing.T) {
+	cases := []struct {
+		name, in string
+		wantErr  string // "" for none; else a part of the error
+		body     string
+	}{
+		{"nothing", "", "closed the connection before answering", ""},
+		{"not HTTP", "SSH-2.0-OpenSSH\r\n\r\n", "malformed HTTP answer: status line", ""},
+		{"status not a number", "HTTP/1.1 2x0 OK\r\n\r\n", "malformed HTTP answer: status line", ""},
+		{"HTTP/2 status line", "HTTP/2 200\r\n\r\n", "malformed HTTP answer: status line", ""},
+		{"header without colon", "HTTP/1.1 200 OK\r\nNoColon\r\n\r\n", `header line "NoColon"`, ""},
+		{"space before colon", "HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n", "want \"Name: value\"", ""},
+		{"headers cut", "HTTP/1.1 200 OK\r\nContent-Type: appl", "unexpected EOF", ""},
+		{"line too long", "HTTP/1.1 200 OK\r\nX: " + strings.Repeat("a", 5000) + "\r\n\r\n", "longer than 4096 bytes", ""},
+		{"bad length", "HTTP/1.1 200 OK\r\nContent-Length: abc\r\n\r\n", `Content-Length "abc" is not a length`, ""},
+		{"negative length", "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", `is not a length`, ""},
+		{"body cut", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", "unexpected EOF", ""},
+		{"chunk size not hex", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", `chunk size "zz"`, ""},
+		{"chunk size huge", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + strings.Repeat("f", 20) + "\r\n", "want hex digits", ""},
+		{"chunk cut", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab", "unexpected EOF", ""},
+		{"chunk without CRLF", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabXY", "not followed by CRLF", ""},
+		{"no last chunk", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n", "unexpected EOF", ""},
+		{"bad gzip", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 3\r\n\r\nabc", "unpacking the gzip body", ""},
+		{"content length", "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabcdef", "", "abc"},
+		{"chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n1;x\r\nc\r\n0\r\n\r\n", "", "abc"},
+		{"to the end", "HTTP/1.0 200 OK\r\n\r\nabc", "", "abc"},
+		{"no content", "HTTP/1.1 204 No Content\r\n\r\n", "", ""},
+		{"LF only", "HTTP/1.1 200 OK\nContent-Length: 3\n\nabc", "", "abc"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			body, err := readLean([]byte(tc.in))
+			if tc.wantErr == "" {
+				if err != nil || body != tc.body {
+					t.Fatalf("got %q, %v; want %q, no error", body, err, tc.body)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("got error %v, want one saying %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// readLean reads one answer from in as the lean client does: its head,
+// then its body to the end (1 MB at most).
+func readLean(in []byte) (string, error) {
+	c := &leanConn{lc: &leanClient{open: map[*leanConn]struct{}{}}, br: bufio.NewReaderSize(bytes.NewReader(in), 4<<10)}
+	var prev []headerLine
+	for {
+		resp, err := readHead(c.br, &prev)
+		if err != nil {
+			return "", err
+		}
+		if resp.StatusCode >= 200 {
+			b, err := io.ReadAll(io.LimitReader(newLeanBody(c, resp), 1<<20))
+			return string(b), err
+		}
+	}
+}
+
+func FuzzLeanAnswer(f *testing.F) {
+	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"))
+	f.Add([]byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n0\r\nT: 1\r\n\r\n"))
+	f.Add([]byte("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.0 200 OK\r\nContent-Encoding: gzip\r\n\r\n\x1f\x8b"))
+	f.Add([]byte("HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		_, _ = readLean(in)
+		// Twice over one connection's reader: the second answer shares
+		// the first's header lines where they are the same bytes.
+		c := &leanConn{lc: &leanClient{open: map[*leanConn]struct{}{}}, br: bufio.NewReaderSize(bytes.NewReader(append(append([]byte{}, in...), in...)), 4<<10)}
+		var prev []headerLine
+		for range 2 {
+			resp, err := readHead(c.br, &prev)
+			if err != nil {
+				return
+			}
+			if _, err := io.ReadAll(io.LimitReader(newLeanBody(c, resp), 1<<20)); err != nil {
+				return
+			}
+		}
+	})
+}
+
+// TestLeanRealServers: the lean client against the real servers
+// (server-everything's Streamable HTTP, which answers with event
+// streams, and the go-sdk conformance server): the handshake, a call,
+// notifications (202), and the session's connection kept alive.
+func TestLeanRealServers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real servers")
+	}
+	for _, tc := range []struct {
+		name string
+		url  func(testing.TB) string
+		tool string
+		args string
+		want string
+	}{
+		{"server-everything", testserver.EverythingHTTP, "echo", `{"message":"lean"}`, "Echo: lean"},
+		{"go-sdk conformance", testserver.GoSDKHTTP, "test_simple_text", `{}`, "simple text response"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "server-everything" {
+				testserver.NeedEverything(t)
+			}
+			url := tc.url(t)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			conn, err := HTTP{URL: url, Poster: PosterLean}.Dial(ctx, "s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			c := conn.(*HTTPConn)
+			answer := func(id int) string {
+				for {
+					select {
+					case in, ok := <-c.Incoming():
+						if !ok {
+							t.Fatalf("the connection ended: %v", c.Err())
+						}
+						if idOf(in.Msg) == fmt.Sprint(id) {
+							return string(in.Msg)
+						}
+					case <-ctx.Done():
+						t.Fatalf("no answer to %d", id)
+					}
+				}
+			}
+			send := func(m string) {
+				t.Helper()
+				if err := c.Send(ctx, []byte(m)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+			if a := answer(1); !strings.Contains(a, `"protocolVersion"`) {
+				t.Fatalf("initialize answered %s", a)
+			}
+			send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			for i := 2; i < 12; i++ {
+				send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, i, tc.tool, tc.args))
+				if a := answer(i); !strings.Contains(a, tc.want) {
+					t.Fatalf("call %d answered %s, want %q in it", i, a, tc.want)
+				}
+			}
+			if c.SessionID() == "" {
+				t.Error("no session id kept")
+			}
+			c.lean.mu.Lock()
+			open := len(c.lean.open)
+			c.lean.mu.Unlock()
+			// An event stream's answer is delivered before its end is
+			// read: the next request may find its connection busy.
+			if open < 1 || open > 6 || c.redirected.Load() {
+				t.Errorf("%d lean connections open after 12 requests one after another, want 1 to 6 (kept alive)", open)
+			}
+		})
+	}
+}
+
+// TestSendByDeadline: SendBy's deadline ends a send whose answer's
+// headers do not come, with an error wrapping context.DeadlineExceeded,
+// through either poster.
+func TestSendByDeadline(t *testing.T) {
+	for _, poster := range []Poster{PosterStd, PosterLean} {
+		t.Run(string(poster), func(t *testing.T) {
+			release := make(chan struct{})
+			srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+				<-release // never answers until the test ends
+				return "", true
+			})
+			defer close(release)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			conn, err := HTTP{URL: srv.url, Poster: poster}.Dial(ctx, "s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			err = conn.(DeadlineSender).SendBy(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), time.Now().Add(100*time.Millisecond))
+			if !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+				t.Fatalf("got %v, want an error wrapping context.DeadlineExceeded before the test's own timeout", err)
+			}
+		})
+	}
+}
