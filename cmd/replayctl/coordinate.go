@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -182,20 +181,11 @@ func (a *app) coordinate(cmd *cobra.Command, f coordinateFlags) error {
 	return coordinatedExit(cmd.Context(), rep)
 }
 
-// serveCoordinator serves srv on ln until the run is over, and returns
-// its merged report. Interrupted (ctx), it tells every shard to stop and
-// waits for their reports (or for them to be lost) all the same.
+// serveCoordinator serves srv on ln until the run is over
+// (coord.Server.Serve), and returns its merged report; a run with none
+// fails (exit 1), or was interrupted (130).
 func (a *app) serveCoordinator(ctx context.Context, srv *coord.Server, ln net.Listener) (*report.Report, error) {
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
-	defer func() {
-		_ = hs.Close() // the long polls too
-		<-served
-	}()
-	stop := context.AfterFunc(ctx, func() { srv.Stop("the coordinator was interrupted") })
-	defer stop()
-	rep, err := srv.Run(context.WithoutCancel(ctx))
+	rep, err := srv.Serve(ctx, ln)
 	if errors.Is(err, coord.ErrNoReport) {
 		code := exitFailed
 		if ctx.Err() != nil {
