@@ -422,3 +422,27 @@ func (r *Recorder) conns() int {
 	}
 	return n
 }
+
+// reachTimeout bounds Reachable's dial.
+const reachTimeout = 5 * time.Second
+
+// Reachable checks that a TCP connection to the host of the URL u (its
+// port, else the scheme's) can be opened within 5 seconds, so that a
+// recording can refuse an upstream that is not there before it starts.
+// It returns when ctx is done.
+func Reachable(ctx context.Context, u string) error {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return err
+	}
+	port := pu.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[pu.Scheme]
+	}
+	d := net.Dialer{Timeout: reachTimeout}
+	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(pu.Hostname(), port))
+	if err != nil {
+		return err
+	}
+	return conn.Close()
+}

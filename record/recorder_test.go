@@ -145,3 +145,20 @@ func pipePair(t *testing.T) (*os.File, *os.File) {
 type discard struct{}
 
 func (*discard) Write(b []byte) (int, error) { return len(b), nil }
+
+// TestReachable: a port that listens is reachable; the same port once
+// closed is not.
+func TestReachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String() + "/mcp"
+	if err := record.Reachable(t.Context(), url); err != nil {
+		t.Errorf("Reachable(%s) while it listens: %v", url, err)
+	}
+	ln.Close()
+	if err := record.Reachable(t.Context(), url); err == nil {
+		t.Errorf("Reachable(%s) once closed: nil, want an error", url)
+	}
+}
