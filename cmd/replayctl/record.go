@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/replayctl/replayctl/internal/filelock"
 	"github.com/replayctl/replayctl/record"
+	"github.com/replayctl/replayctl/serve"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
@@ -123,9 +123,9 @@ func (f *recordFlags) lockTape() error {
 		return nil
 	}
 	lock := journalOf(f.out) + ".lock"
-	release, err := filelock.Lock(lock)
+	release, err := serve.LockTape(f.out)
 	switch {
-	case errors.Is(err, filelock.ErrLocked):
+	case errors.Is(err, serve.ErrTapeBusy):
 		return usageError("record --force: a serve --mode new is adding to %s (it holds %s): stop it first (it merges what it recorded into the tape as it stops), or record to another -o", f.out, lock)
 	case err != nil:
 		return usageError("record --force: cannot lock %s: %v", lock, err)
