@@ -182,18 +182,23 @@ func (a *app) coordinate(cmd *cobra.Command, f coordinateFlags) error {
 }
 
 // serveCoordinator serves srv on ln until the run is over
-// (coord.Server.Serve), and returns its merged report; a run with none
-// fails (exit 1), or was interrupted (130).
+// (coord.Server.Serve), and returns its merged report (see coordError).
 func (a *app) serveCoordinator(ctx context.Context, srv *coord.Server, ln net.Listener) (*report.Report, error) {
 	rep, err := srv.Serve(ctx, ln)
+	return rep, coordError(ctx, err)
+}
+
+// coordError gives a coordinated run's error its exit status: a run
+// with no report fails (exit 1), or was interrupted (130).
+func coordError(ctx context.Context, err error) error {
 	if errors.Is(err, coord.ErrNoReport) {
 		code := exitFailed
 		if ctx.Err() != nil {
 			code = exitInterrupted
 		}
-		return nil, &exitError{code: code, err: err}
+		return &exitError{code: code, err: err}
 	}
-	return rep, err
+	return err
 }
 
 // coordinatedExit is the exit of a coordinated run by its merged report.
