@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/replayctl/replayctl/internal/atomicfile"
+	"github.com/replayctl/replayctl/internal/filelock"
 	"github.com/replayctl/replayctl/tape"
 )
 
@@ -17,6 +18,23 @@ import (
 // Journal(path)+".lock" keeps a second Run in mode New (and a `replayctl
 // record` over the tape) out while one runs.
 func Journal(path string) string { return path + ".journal" }
+
+// ErrTapeBusy is matched by LockTape's error when a Run in mode New of
+// the tape holds its lock (in this process or another).
+var ErrTapeBusy = filelock.ErrLocked
+
+// LockTape takes the lock a Run in mode New holds while it adds to the
+// tape at path (Journal(path)+".lock"), for another writer of the tape
+// (`replayctl record --force`, `run --rerecord --force`): taken, no Run
+// in mode New merges a journal into the tape under its feet. It returns
+// at once; while such a Run holds the lock the error matches
+// ErrTapeBusy. release gives the lock back.
+func LockTape(path string) (release func(), err error) {
+	return filelock.Lock(lockOf(path))
+}
+
+// lockOf is the lock of mode New's journal of the tape at path.
+func lockOf(path string) string { return Journal(path) + ".lock" }
 
 // tapeSessions returns the header and the session names of the native
 // tape at path.

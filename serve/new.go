@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/replayctl/replayctl/forward"
-	"github.com/replayctl/replayctl/internal/filelock"
 	"github.com/replayctl/replayctl/mock"
 	"github.com/replayctl/replayctl/record"
 	"github.com/replayctl/replayctl/tape"
@@ -28,9 +27,9 @@ func (sv *Server) addNew(ctx context.Context) (*Result, error) {
 	jpath := Journal(path)
 	// One serve adds to a tape at a time: a second would take the first's
 	// live journal for a crash's leftover and merge it under its feet.
-	release, err := filelock.Lock(jpath + ".lock")
+	release, err := LockTape(path)
 	switch {
-	case errors.Is(err, filelock.ErrLocked):
+	case errors.Is(err, ErrTapeBusy):
 		return nil, inputError("serve --mode new: another serve --mode new is adding to %s (it holds %s.lock): stop it first, or serve the tape without --mode new", path, jpath)
 	case err != nil:
 		return nil, inputError("serve --mode new: cannot lock %s.lock: %v", jpath, err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -182,28 +181,24 @@ func (a *app) coordinate(cmd *cobra.Command, f coordinateFlags) error {
 	return coordinatedExit(cmd.Context(), rep)
 }
 
-// serveCoordinator serves srv on ln until the run is over, and returns
-// its merged report. Interrupted (ctx), it tells every shard to stop and
-// waits for their reports (or for them to be lost) all the same.
+// serveCoordinator serves srv on ln until the run is over
+// (coord.Server.Serve), and returns its merged report (see coordError).
 func (a *app) serveCoordinator(ctx context.Context, srv *coord.Server, ln net.Listener) (*report.Report, error) {
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
-	defer func() {
-		_ = hs.Close() // the long polls too
-		<-served
-	}()
-	stop := context.AfterFunc(ctx, func() { srv.Stop("the coordinator was interrupted") })
-	defer stop()
-	rep, err := srv.Run(context.WithoutCancel(ctx))
+	rep, err := srv.Serve(ctx, ln)
+	return rep, coordError(ctx, err)
+}
+
+// coordError gives a coordinated run's error its exit status: a run
+// with no report fails (exit 1), or was interrupted (130).
+func coordError(ctx context.Context, err error) error {
 	if errors.Is(err, coord.ErrNoReport) {
 		code := exitFailed
 		if ctx.Err() != nil {
 			code = exitInterrupted
 		}
-		return nil, &exitError{code: code, err: err}
+		return &exitError{code: code, err: err}
 	}
-	return rep, err
+	return err
 }
 
 // coordinatedExit is the exit of a coordinated run by its merged report.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,9 +13,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/replayctl/replayctl/internal/filelock"
-	"github.com/replayctl/replayctl/internal/stdpipe"
 	"github.com/replayctl/replayctl/record"
+	"github.com/replayctl/replayctl/serve"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
@@ -124,9 +122,9 @@ func (f *recordFlags) lockTape() error {
 		return nil
 	}
 	lock := journalOf(f.out) + ".lock"
-	release, err := filelock.Lock(lock)
+	release, err := serve.LockTape(f.out)
 	switch {
-	case errors.Is(err, filelock.ErrLocked):
+	case errors.Is(err, serve.ErrTapeBusy):
 		return usageError("record --force: a serve --mode new is adding to %s (it holds %s): stop it first (it merges what it recorded into the tape as it stops), or record to another -o", f.out, lock)
 	case err != nil:
 		return usageError("record --force: cannot lock %s: %v", lock, err)
@@ -143,53 +141,16 @@ func (f *recordFlags) done() {
 	}
 }
 
-// recording is a tape being recorded: a lazy Tap that creates -o once the
-// protocol version is known (see record.NewLazyTap), appending line by
-// line, so that a killed replayctl leaves every whole line.
-type recording struct {
-	path string
-	tap  *record.Tap
-	file *os.File // nil until the tape is created
-}
-
-// newRecording returns the recording of f with the header h (its
-// created_at and protocol_version are filled in).
-func (f *recordFlags) newRecording(h tape.Header) *recording {
-	r := &recording{path: f.out}
-	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+// recorderOptions are the options of the recording f asks for: the
+// tape's tags, overwriting, its redaction, and the page of --ui (what it
+// shows is redacted).
+func (a *app) recorderOptions(f *recordFlags, tags map[string]string) []record.RecorderOption {
+	opts := []record.RecorderOption{record.Tags(tags), record.Redact(f.redactor), record.Logger(a.log)}
 	if f.force {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	}
-	r.tap = record.NewLazyTap(func(version string) (*tape.Writer, error) {
-		file, err := os.OpenFile(r.path, flags, 0o644)
-		if err != nil {
-			return nil, err
-		}
-		h.ProtocolVersion = version
-		h.CreatedAt = r.tap.Start().UTC().Format(time.RFC3339Nano)
-		if f.redactor != nil {
-			f.redactor.Header(&h)
-		}
-		w, err := tape.NewWriter(file, h)
-		if err != nil {
-			file.Close()
-			return nil, err
-		}
-		r.file = file
-		return w, nil
-	}, f.tapOptions()...)
-	return r
-}
-
-// tapOptions are the options of the recording's Tap: its redaction, and
-// the page of --ui (what it shows is redacted).
-func (f *recordFlags) tapOptions() []record.TapOption {
-	var opts []record.TapOption
-	if f.redactor != nil {
-		opts = append(opts, record.WithRedactor(f.redactor))
+		opts = append(opts, record.Overwrite())
 	}
 	if f.view != nil {
-		opts = append(opts, record.OnMessage(f.view.s.Recorded))
+		opts = append(opts, record.WithTap(record.OnMessage(f.view.s.Recorded)))
 	}
 	return opts
 }
@@ -203,18 +164,6 @@ func (a *app) redactionSummary(f *recordFlags) {
 	if c := f.redactor.Counts(); c.Total() > 0 {
 		printCounts(a.errOut, f.out, c)
 	}
-}
-
-// close writes the end line, syncs the file and closes it.
-func (r *recording) close() error {
-	err := r.tap.Close()
-	if r.file != nil {
-		err = errors.Join(err, r.file.Sync(), r.file.Close())
-	}
-	if err != nil {
-		return &exitError{code: exitBadInput, err: fmt.Errorf("record: write %s: %w", r.path, err)}
-	}
-	return nil
 }
 
 func (a *app) recordCommand() *cobra.Command {
@@ -303,64 +252,37 @@ interrupted.
 // recordStdio runs the stdio recording proxy on this process's stdin and
 // stdout.
 func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]string, argv []string) error {
-	rec := f.newRecording(tape.Header{Transport: "stdio", Server: &tape.Server{Command: argv}, Tags: tags})
-	stdin, stdout := relayEnds(a.stdin, a.stdout)
-	stopSIGPIPE := stdpipe.IgnoreSIGPIPE()
-	defer stopSIGPIPE()
-	type outcome struct {
-		res record.StdioResult
-		err error
+	r, err := record.New(f.out, append(a.recorderOptions(f, tags),
+		record.Command(argv...), record.Client(a.stdin, a.stdout), record.StopTimeout(f.stopTimeout),
+		record.WithStdio(record.StdioSession(f.session), record.StdioMaxMessage(int(f.maxMessage)), record.StdioStderr(a.stderr)))...)
+	if err != nil {
+		return usageError("%v", err)
 	}
-	done := make(chan outcome, 1)
-	go func() {
-		res, err := record.Stdio(ctx, rec.tap, stdin, stdout, argv,
-			record.StdioSession(f.session), record.StdioMaxMessage(int(f.maxMessage)),
-			record.StdioStopTimeout(f.stopTimeout), record.StdioStderr(a.stderr),
-			record.StdioLogger(a.log))
-		done <- outcome{res, err}
-	}()
-	var o outcome
-	select {
-	case o = <-done:
-	case <-ctx.Done():
-		// A read of a terminal's stdin cannot be interrupted: give the
-		// proxy the time to stop the server, then finish without it.
-		t := time.NewTimer(2*f.stopTimeout + time.Second)
-		select {
-		case o = <-done:
-		case <-t.C:
-			o.err = ctx.Err()
-		}
-		t.Stop()
-	}
+	res, err := r.Run(ctx)
 	// A server that could not start leaves no tape, so that the next try
 	// needs no --force.
-	noServer := !o.res.Started && errors.Is(o.err, transport.ErrTarget)
-	var closeErr error
-	if !noServer {
-		closeErr = rec.close()
-	}
-	n := rec.tap.Messages()
+	noServer := !res.Stdio.Started && errors.Is(err, transport.ErrTarget)
 	if !f.quiet && !noServer {
-		a.recordSummary(n, rec, o.res, o.err)
+		a.recordSummary(res, err)
 		a.redactionSummary(f)
 	}
 	switch {
-	case ctx.Err() != nil && errors.Is(o.err, ctx.Err()):
-		return interrupted(fmt.Sprintf("%d messages recorded to %s, with its end line", n, rec.path))
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		return interrupted(fmt.Sprintf("%d messages recorded to %s, with its end line", res.Messages, res.Path))
 	case noServer:
-		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w; no tape was written", o.err)}
-	case o.err != nil && errors.Is(o.err, transport.ErrTarget):
-		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w (%d messages recorded to %s)", o.err, n, rec.path)}
-	case o.err != nil:
-		return &exitError{code: exitBadInput, err: fmt.Errorf("record: %w", o.err)}
+		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w; no tape was written", err)}
+	case err != nil && errors.Is(err, transport.ErrTarget):
+		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w (%d messages recorded to %s)", err, res.Messages, res.Path)}
+	case err != nil:
+		return &exitError{code: exitBadInput, err: fmt.Errorf("record: %w", err)}
 	}
-	return closeErr
+	return nil
 }
 
 // recordSummary prints what was recorded, on stderr (stdout is the
 // protocol).
-func (a *app) recordSummary(n int64, rec *recording, res record.StdioResult, err error) {
+func (a *app) recordSummary(rec record.Result, err error) {
+	res := rec.Stdio
 	how := "the client closed its input"
 	switch {
 	case errors.Is(err, record.ErrClientTooLarge):
@@ -376,24 +298,11 @@ func (a *app) recordSummary(n int64, rec *recording, res record.StdioResult, err
 	default:
 		how += fmt.Sprintf("; server exit status %d", res.ExitCode)
 	}
-	if rec.file == nil && err == nil {
+	if !rec.Created && err == nil {
 		how += "; nothing was recorded, so no tape was written"
 	}
-	fmt.Fprintf(a.errOut, "recorded %d messages to %s (%s)\n", n, rec.path, how)
+	fmt.Fprintf(a.errOut, "recorded %d messages to %s (%s)\n", rec.Messages, rec.Path, how)
 	if res.NonJSONFromClient+res.NonJSONFromServer > 0 {
 		fmt.Fprintf(a.errOut, "relayed but not recorded: %d non-JSON lines from the client, %d from the server\n", res.NonJSONFromClient, res.NonJSONFromServer)
 	}
-}
-
-// relayEnds returns stdin and stdout for the relay: when they are pipes or
-// sockets, copies of them in non-blocking mode, which Close can interrupt
-// (see stdpipe.Pollable); else as they are.
-func relayEnds(in io.Reader, out io.Writer) (io.Reader, io.Writer) {
-	if f, ok := in.(*os.File); ok {
-		in = stdpipe.Pollable(f)
-	}
-	if f, ok := out.(*os.File); ok {
-		out = stdpipe.Pollable(f)
-	}
-	return in, out
 }

@@ -5,16 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
-	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/replayctl/replayctl/record"
-	"github.com/replayctl/replayctl/tape"
 )
 
 // recordHTTPHelp is the HTTP mode's part of `replayctl record --help`.
@@ -104,94 +100,42 @@ func (f *recordHTTPFlags) check(cmd *cobra.Command, serverArgs []string) error {
 	return f.listenLimits.check()
 }
 
-// recordHTTP runs the HTTP recording proxy until ctx is done (SIGINT,
-// SIGTERM): then it ends every stream in flight, writes the tape's end
-// line and returns nil. It prints the URL clients should use on stderr.
-// The tape file is created at once, so that a path that cannot be written
-// fails now rather than at the first message; its header line is written
-// with the first message (it says the protocol version learned by then).
+// recordHTTP runs the HTTP recording proxy (record.Recorder) until ctx
+// is done (SIGINT, SIGTERM), and prints the URL clients should use and,
+// at the end, what was recorded on stderr.
 func (a *app) recordHTTP(ctx context.Context, f *recordFlags, tags map[string]string, hf recordHTTPFlags) error {
-	// With --force an existing tape is emptied only when the new one is
-	// written: a recording refused before it starts leaves it as it was.
-	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	_, statErr := os.Stat(f.out)
-	existed := statErr == nil
-	if f.force {
-		flags = os.O_WRONLY | os.O_CREATE
-	}
-	file, err := os.OpenFile(f.out, flags, 0o644)
-	if err != nil {
-		return usageError("record: cannot write the tape: %v", err)
-	}
-	abandon := func() {
-		file.Close()
-		if !existed {
-			_ = os.Remove(f.out)
-		}
-	}
-	p, err := record.NewHTTP(hf.upstream, func(h tape.Header) (*tape.Writer, error) {
-		h.Tags = tags
-		if f.redactor != nil {
-			f.redactor.Header(&h)
-		}
-		if f.force {
-			if err := file.Truncate(0); err != nil {
-				return nil, err
+	r, err := record.New(f.out, append(a.recorderOptions(f, tags),
+		record.Upstream(hf.upstream),
+		record.WithListener(func() (net.Listener, error) { return listenTCP("record: --listen", hf.listen) }),
+		record.MaxConns(hf.maxConns),
+		record.WithHTTP(record.WithMaxMessage(int(f.maxMessage)),
+			record.WithBodyReadTimeout(hf.bodyTimeout), record.WithBodyBudget(int64(hf.bodyBudget)),
+			record.WithAllowHosts(hf.hosts...), record.WithAllowOrigins(hf.origins...)),
+		record.OnListening(func(addr net.Addr, url string) {
+			fmt.Fprintf(a.errOut, "recording %s → %s (tape %s; Ctrl-C to stop)\n", url, hf.upstream, f.out)
+			if w := beyondLoopbackWarning(addr); w != "" {
+				fmt.Fprintln(a.errOut, w)
 			}
-		}
-		return tape.NewWriter(file, h)
-	}, record.WithLogger(a.log), record.WithMaxMessage(int(f.maxMessage)), record.WithTapOptions(f.tapOptions()...),
-		record.WithBodyReadTimeout(hf.bodyTimeout), record.WithBodyBudget(int64(hf.bodyBudget)),
-		record.WithAllowHosts(hf.hosts...), record.WithAllowOrigins(hf.origins...))
+		}))...)
 	if err != nil {
-		abandon()
 		return usageError("%v", err)
 	}
-	l, err := listenTCP("record: --listen", hf.listen)
-	if err != nil {
-		abandon()
-		return err
-	}
-	srv := &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
-	l = hf.limitConns(srv, l, a.log)
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(l) }()
-	fmt.Fprintf(a.errOut, "recording %s → %s (tape %s; Ctrl-C to stop)\n", listenURL(l.Addr(), p.Upstream()), hf.upstream, f.out)
-	if w := beyondLoopbackWarning(l.Addr()); w != "" {
-		fmt.Fprintln(a.errOut, w)
-	}
-
-	var serveErr error
-	select {
-	case <-ctx.Done():
-	case serveErr = <-served:
-	}
-	p.Stop() // open streams end, so that Shutdown need not wait for them
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		_ = srv.Close()
-	}
-	closeErr := errors.Join(p.Close(), file.Sync(), file.Close())
-	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
-		return &exitError{code: exitBadInput, err: fmt.Errorf("record: serve on %s: %w", l.Addr(), serveErr)}
-	}
-	if closeErr != nil {
-		return &exitError{code: exitBadInput, err: fmt.Errorf("record: write %s: %w", f.out, closeErr)}
+	res, err := r.Run(ctx)
+	var ie *record.InputError
+	switch {
+	case errors.As(err, &ie):
+		return usageError("%v", err)
+	case err != nil && !res.Created:
+		return err // the listener's, with its exit status
+	case err != nil:
+		return &exitError{code: exitBadInput, err: fmt.Errorf("record: %w", err)}
 	}
 	if !f.quiet {
-		fmt.Fprintf(a.errOut, "recorded %d messages in %d sessions to %s\n", p.Messages(), p.Sessions(), f.out)
+		fmt.Fprintf(a.errOut, "recorded %d messages in %d sessions to %s\n", res.Messages, res.Sessions, f.out)
 		a.redactionSummary(f)
-		if n := p.Dropped(); n > 0 {
-			fmt.Fprintf(a.errOut, "relayed but not recorded: %d messages (over --max-message, not JSON-RPC, or in a Content-Encoding the proxy cannot read; see the warnings above)\n", n)
+		if res.Dropped > 0 {
+			fmt.Fprintf(a.errOut, "relayed but not recorded: %d messages (over --max-message, not JSON-RPC, or in a Content-Encoding the proxy cannot read; see the warnings above)\n", res.Dropped)
 		}
 	}
 	return nil
-}
-
-// listenURL is the URL clients use: the proxy's address with the
-// upstream's path.
-func listenURL(addr net.Addr, upstream *url.URL) string {
-	u := url.URL{Scheme: "http", Host: addr.String(), Path: upstream.Path, RawQuery: upstream.RawQuery}
-	return u.String()
 }

@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/replayctl/replayctl/internal/filelock"
 	"github.com/replayctl/replayctl/replay"
+	"github.com/replayctl/replayctl/serve"
 	"github.com/replayctl/replayctl/tape"
 )
 
@@ -72,9 +72,9 @@ func (f *rerecordFlags) option(cmd *cobra.Command, local bool) (replay.Option, e
 			return nil, usageError("--rerecord %s exists; pass --force to overwrite it, or choose another name", out)
 		}
 		lock := journalOf(out) + ".lock"
-		release, err := filelock.Lock(lock)
+		release, err := serve.LockTape(out)
 		switch {
-		case errors.Is(err, filelock.ErrLocked):
+		case errors.Is(err, serve.ErrTapeBusy):
 			return nil, usageError("--rerecord %s --force: a serve --mode new is adding to it (it holds %s): stop it first, or re-record to another name", out, lock)
 		case err != nil:
 			return nil, usageError("--rerecord %s --force: cannot lock %s: %v", out, lock, err)

@@ -301,15 +301,16 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		return a.runLocalShards(cmd, args, f, randomSeed(r))
 	}
 	runCtx := cmd.Context()
-	var link *shardLink
+	var link *coord.Shard
 	if stream != nil {
 		if seed := randomSeed(r); seed != nil {
 			return usageError("--coordinator: this shard picked its seed at random (%d): give every shard the same --seed, so that they decide the faults and the order as one run", *seed)
 		}
-		link, runCtx, err = a.joinCoordinator(cmd.Context(), cmd, args, f, r, stream, shardI, shardN)
+		link, err = a.joinCoordinator(cmd.Context(), cmd, args, f, r, stream, shardI, shardN)
 		if err != nil || link == nil {
 			return err
 		}
+		runCtx = link.Context()
 	}
 	if r.Speed().Mode == scheduler.Stepped {
 		if err := refuseStdinTape("run --speed stepped", args[0], "stepped reads Enter there"); err != nil {
@@ -327,7 +328,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	delivered := false                       // this shard's report is the coordinator's
 	if link != nil {
 		delivered = true
-		if err := link.finish(cmd.Context(), rep, runErr); err != nil {
+		if err := link.Finish(cmd.Context(), rep, runErr); err != nil {
 			delivered = false
 			fmt.Fprintf(a.errOut, "shard %d/%d: deliver the report to the coordinator: %v\n", shardI, shardN, err)
 			if rep != nil {

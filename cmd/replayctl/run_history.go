@@ -101,88 +101,59 @@ func resolveHistory(cmd *cobra.Command, f *historyFlags, configFile string) erro
 	return nil
 }
 
-// keepHistory judges rep against the earlier runs of its tape (the
-// gates), adds the results to its thresholds, and keeps it in the store.
-// A store that cannot be read or written loses nothing of the run: it is
-// said on stderr, the report is written as without --history, and a gate
-// that could not be judged fails (and says why in the report).
+// keepHistory keeps rep in the run store of --history (history.Keep):
+// judged against the earlier runs of its tape (the gates), its results
+// added to the thresholds. A store that cannot be read or written loses
+// nothing of the run: it is said on stderr, the report is written as
+// without --history, and a gate that could not be judged fails (and says
+// why in the report).
 func (a *app) keepHistory(ctx context.Context, cmd *cobra.Command, tapeArg string, f historyFlags, rep *report.Report) {
 	if f.dir == "" {
 		return
 	}
-	fail := func(what string, err error) {
-		if len(f.budgets) > 0 || f.newFailure {
-			fmt.Fprintf(a.errOut, "replayctl: history: %s: %v (the run's report is kept; its gates on earlier runs could not be judged and fail it)\n", what, err)
-		} else {
-			fmt.Fprintf(a.errOut, "replayctl: history: %s: %v (the run's report and exit status are as without --history)\n", what, err)
-		}
-		for _, b := range f.budgets {
-			rep.Thresholds = append(rep.Thresholds, report.ThresholdResult{Expr: b.Expr, Metric: b.Metric.Name, Filter: b.Metric.Filter.String(), Value: "no data", Detail: "the run store could not be read: " + err.Error()})
-		}
-		if f.newFailure {
-			rep.Thresholds = append(rep.Thresholds, report.ThresholdResult{Expr: "new_failures==0", Metric: "new_failures", Value: "no data", Detail: "the run store could not be read: " + err.Error()})
-		}
-		rep.Summary.Passed = rep.Passed()
-	}
-	if tapeArg == "-" {
-		fail("run not kept", errors.New("a tape read from stdin has no file to identify it by: give the tape as a file"))
-		return
-	}
-	hash, err := history.HashFile(tapeArg)
-	if err != nil {
-		fail("run not kept", err)
-		return
-	}
-	s, err := history.Open(ctx, f.dir, history.BusyTimeout(f.busyTimeout))
-	if err != nil {
-		fail("run not kept", err)
-		return
-	}
-	defer s.Close()
+	opts := []history.KeepOption{history.StoreBusyTimeout(f.busyTimeout), history.RunInfo(f.version, runOptions(cmd))}
 	if len(f.budgets) > 0 {
-		res, err := s.Gate(ctx, rep, hash, f.budgets, f.baselineRuns, f.gateAlpha)
-		if err != nil {
-			fail("regression gate", err)
-			return
-		}
-		rep.Thresholds = append(rep.Thresholds, res...)
+		opts = append(opts, history.Budgets(f.baselineRuns, f.gateAlpha, f.budgets...))
 	}
 	if f.newFailure {
-		news, err := s.NewFailures(ctx, rep, hash)
-		if err != nil {
-			fail("new failures", err)
-			return
-		}
-		n := float64(len(news))
-		res := report.ThresholdResult{Expr: "new_failures==0", Metric: "new_failures", Value: fmt.Sprint(len(news)), Limit: "0", Actual: &n, Passed: len(news) == 0}
-		if len(news) > 0 {
-			res.Detail = "failed for the first time on this tape: " + strings.Join(news, ", ")
-		}
-		rep.Thresholds = append(rep.Thresholds, res)
+		opts = append(opts, history.GateNewFailures())
 	}
-	rep.Summary.Passed = rep.Passed()
-	info := history.Info{TapeHash: hash, TapeName: tapeArg, Version: f.version, Options: runOptions(cmd), ExitStatus: rep.ExitStatus()}
-	run, err := s.Record(ctx, rep, info)
-	if err != nil {
-		fmt.Fprintf(a.errOut, "replayctl: history: run not kept: %v (the run's report and exit status are as without --history)\n", err)
-	} else if link, err := s.Link(ctx, run, hash, rep, history.DefaultLinkRuns); err != nil {
-		fmt.Fprintf(a.errOut, "replayctl: history: the report's history section: %v (the run is kept)\n", err)
-	} else {
-		rep.History = link
+	if f.quarantine {
+		opts = append(opts, history.QuarantineFlaky(f.flakyRuns))
 	}
-	if f.quarantine { // after Record: the store keeps the real verdicts
-		flaky, err := s.Flaky(ctx, history.Query{Tape: hash, Last: f.flakyRuns}, history.DefaultRule)
-		if err != nil {
-			fmt.Fprintf(a.errOut, "replayctl: history: --quarantine-flaky: %v (nothing quarantined)\n", err)
-			return
+	err := history.Keep(ctx, f.dir, tapeArg, rep, opts...)
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	gates := len(f.budgets) > 0 || f.newFailure
+	for _, err := range errs {
+		var ke *history.KeepError
+		if !errors.As(err, &ke) {
+			continue
 		}
-		history.Quarantine(rep, flaky)
+		const asWithout = "(the run's report and exit status are as without --history)"
+		switch ke.Stage {
+		case history.StageOpen, history.StageGate, history.StageNewFailures:
+			what := map[history.Stage]string{history.StageOpen: "run not kept", history.StageGate: "regression gate", history.StageNewFailures: "new failures"}[ke.Stage]
+			if gates {
+				fmt.Fprintf(a.errOut, "replayctl: history: %s: %v (the run's report is kept; its gates on earlier runs could not be judged and fail it)\n", what, ke.Err)
+			} else {
+				fmt.Fprintf(a.errOut, "replayctl: history: %s: %v %s\n", what, ke.Err, asWithout)
+			}
+		case history.StageRecord:
+			fmt.Fprintf(a.errOut, "replayctl: history: run not kept: %v %s\n", ke.Err, asWithout)
+		case history.StageLink:
+			fmt.Fprintf(a.errOut, "replayctl: history: the report's history section: %v (the run is kept)\n", ke.Err)
+		case history.StageQuarantine:
+			fmt.Fprintf(a.errOut, "replayctl: history: --quarantine-flaky: %v (nothing quarantined)\n", ke.Err)
+		}
 	}
 }
 
 // defaultFlakyRuns is how many of the tape's last runs --quarantine-flaky
 // and history flaky judge flakiness over.
-const defaultFlakyRuns = 100
+const defaultFlakyRuns = history.DefaultFlakyRuns
 
 // runOptions are the flags the user gave, without those that may carry
 // secrets (headers, environment) or only say where things go.

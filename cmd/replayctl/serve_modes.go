@@ -3,13 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/replayctl/replayctl/record"
 	"github.com/replayctl/replayctl/serve"
 )
 
@@ -161,32 +160,10 @@ func (r *serveRecorder) Prepare(path string) (func(), error) {
 func (r *serveRecorder) Record(ctx context.Context, path string) error {
 	f := r.f
 	if f.listen != "" {
-		if err := reachable(ctx, f.upstream); err != nil {
+		if err := record.Reachable(ctx, f.upstream); err != nil {
 			return &exitError{code: exitTarget, err: fmt.Errorf("serve --mode %s: the upstream %s cannot be reached: %w; nothing was recorded (start it, or check --upstream)", f.mode, f.upstream, err)}
 		}
 		return r.a.recordHTTP(ctx, &r.rf, r.tags, recordHTTPFlags{listen: f.listen, upstream: f.upstream, hosts: f.hosts, origins: f.origins})
 	}
 	return r.a.recordStdio(ctx, &r.rf, r.tags, f.argv)
-}
-
-// reachTimeout bounds the check that an upstream can be reached.
-const reachTimeout = 5 * time.Second
-
-// reachable checks that a TCP connection to the host of the URL u can be
-// opened.
-func reachable(ctx context.Context, u string) error {
-	pu, err := url.Parse(u)
-	if err != nil {
-		return err
-	}
-	port := pu.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[pu.Scheme]
-	}
-	d := net.Dialer{Timeout: reachTimeout}
-	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(pu.Hostname(), port))
-	if err != nil {
-		return err
-	}
-	return conn.Close()
 }

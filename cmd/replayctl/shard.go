@@ -7,17 +7,13 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/replayctl/replayctl/coord"
-	"github.com/replayctl/replayctl/internal/orphan"
 	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/report"
 )
@@ -34,13 +30,6 @@ func parseShard(s string) (i, n int, err error) {
 		return 0, 0, usageError("--shard %q: want I/N, shard I (from 0 to N-1) of N, e.g. --shard 0/4 … --shard 3/4", s)
 	}
 	return i, n, nil
-}
-
-// shardRun is one shard process of a local run.
-type shardRun struct {
-	index int
-	err   error // how the process ended, nil for exit 0
-	code  int   // its exit status; -1 when a signal ended it
 }
 
 // checkLocalShards refuses what --local-shards cannot do, before anything
@@ -107,48 +96,16 @@ func (a *app) runLocalShards(cmd *cobra.Command, args []string, f runFlags, seed
 	}
 	argv = append(argv, "--shards="+strconv.Itoa(n), "--coordinator=http://"+ln.Addr().String(), "--quiet")
 	argv = append(argv, shardTail(cmd, args)...)
-	runs := make([]*shardRun, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		s := &shardRun{index: i}
-		runs[i] = s
-		c := exec.CommandContext(cmd.Context(), self, argv...)
-		c.Env = append(os.Environ(), coord.EnvIndex+"="+strconv.Itoa(i), coord.EnvToken+"="+secret)
-		c.Stdout = nil // the summary is the merged one
-		// Interrupted, a shard stops as replayctl does on Ctrl-C and
-		// delivers the report of what it replayed; one that has not
-		// ended 10 s later is killed.
-		c.Cancel = func() error { return c.Process.Signal(os.Interrupt) }
-		c.WaitDelay = 10 * time.Second
-		c.Stderr = a.errOut
-		orphan.DieWithParent(c) // a run killed with kill -9 takes its shards
-		if err := c.Start(); err != nil {
-			s.err, s.code = err, -1
-			srv.Lost(i, err.Error())
-			continue
-		}
-		fmt.Fprintf(a.errOut, "local shards: shard %d/%d started (pid %d)\n", i, n, c.Process.Pid)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.err = c.Wait()
-			s.code = c.ProcessState.ExitCode()
-			why := "exit status " + strconv.Itoa(s.code)
-			if s.err != nil {
-				why = s.err.Error()
-			}
-			srv.Lost(i, why) // nothing to a shard whose report is in
-		}()
-	}
-	rep, err := a.serveCoordinator(cmd.Context(), srv, ln)
-	wg.Wait()
+	rep, runs, err := srv.RunLocal(cmd.Context(), ln, self, argv,
+		coord.LocalToken(secret), coord.LocalStderr(a.errOut),
+		coord.OnStarted(func(i, pid int) { fmt.Fprintf(a.errOut, "local shards: shard %d/%d started (pid %d)\n", i, n, pid) }))
 	if err != nil {
 		for _, s := range runs {
-			if s.code == exitBadInput {
-				return &exitError{code: exitBadInput, err: err} // each shard said why on stderr
+			if s.Code == exitBadInput {
+				return &exitError{code: exitBadInput, err: coordError(cmd.Context(), err)} // each shard said why on stderr
 			}
 		}
-		return err
+		return coordError(cmd.Context(), err)
 	}
 	if f.shardDir != "" {
 		if err := writeShardReports(srv, n, f.shardDir); err != nil {
@@ -160,7 +117,7 @@ func (a *app) runLocalShards(cmd *cobra.Command, args []string, f runFlags, seed
 
 // showLocalShards keeps and shows the merged report of a local run, and
 // ends it as one process would have: exit 3 when a shard's target failed.
-func (a *app) showLocalShards(cmd *cobra.Command, args []string, runs []*shardRun, rep *report.Report, f runFlags) error {
+func (a *app) showLocalShards(cmd *cobra.Command, args []string, runs []coord.Process, rep *report.Report, f runFlags) error {
 	n := len(runs)
 	a.keepHistory(context.WithoutCancel(cmd.Context()), cmd, args[0], f.history, rep)
 	if err := a.showReport(cmd.OutOrStdout(), rep, f.output, nil, f.reports); err != nil {
@@ -172,8 +129,8 @@ func (a *app) showLocalShards(cmd *cobra.Command, args []string, runs []*shardRu
 	// A shard whose target failed (it said why on stderr) fails the run
 	// as one process would: exit 3.
 	for _, s := range runs {
-		if s.code == exitTarget {
-			return &exitError{code: exitTarget, err: fmt.Errorf("local shards: shard %d/%d: the target failed (its error is above)", s.index, n)}
+		if s.Code == exitTarget {
+			return &exitError{code: exitTarget, err: fmt.Errorf("local shards: shard %d/%d: the target failed (its error is above)", s.Index, n)}
 		}
 	}
 	if !rep.Passed() {

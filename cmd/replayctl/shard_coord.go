@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
@@ -19,7 +18,6 @@ import (
 
 	"github.com/replayctl/replayctl/coord"
 	"github.com/replayctl/replayctl/replay"
-	"github.com/replayctl/replayctl/report"
 )
 
 // shardIndexFromEnv is the shard's index for --shards N: $REPLAYCTL_SHARD_INDEX,
@@ -107,31 +105,16 @@ func fingerprint(cmd *cobra.Command, args []string, cfgFile string) (string, err
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// shardLink is a shard's connection to its coordinator during a run.
-type shardLink struct {
-	client  *coord.Client
-	stream  *coord.Stream
-	cancel  context.CancelCauseFunc
-	end     chan struct{}
-	wg      sync.WaitGroup
-	sendErr error      // the last interval's send, once wg is done
-	mu      sync.Mutex // guards stopped
-	stopped string     // why the coordinator stopped the shard
-}
-
-// errCoordinatorStop is the cause a shard's replay is stopped with when
-// the coordinator says so.
-var errCoordinatorStop = errors.New("stopped by the coordinator")
-
 // joinCoordinator registers the shard i/n of r with the coordinator at
-// url, waits for the common start, anchors r to it and starts streaming.
-// It returns the context to run r in, or a nil link when the coordinator
-// told the shard not to run (why is printed).
-func (a *app) joinCoordinator(ctx context.Context, cmd *cobra.Command, args []string, f runFlags, r *replay.Replay, stream *coord.Stream, i, n int) (*shardLink, context.Context, error) {
+// --coordinator (coord.Join), waits for the common start and anchors r
+// to it. It returns the joined shard (its Context is the one to run r
+// in), or nil when the coordinator told the shard not to run (why is
+// printed).
+func (a *app) joinCoordinator(ctx context.Context, cmd *cobra.Command, args []string, f runFlags, r *replay.Replay, stream *coord.Stream, i, n int) (*coord.Shard, error) {
 	cfgFile, _ := configPath(cmd, f.configPath)
 	fp, err := fingerprint(cmd, args, cfgFile)
 	if err != nil {
-		return nil, nil, usageError("--coordinator: %v", err)
+		return nil, usageError("--coordinator: %v", err)
 	}
 	hello := coord.Hello{Index: i, Count: n, Fingerprint: fp, Attempt: uuid.NewString()}
 	for _, t := range r.Thresholds() {
@@ -139,77 +122,21 @@ func (a *app) joinCoordinator(ctx context.Context, cmd *cobra.Command, args []st
 	}
 	token := os.Getenv(coord.EnvToken)
 	a.redact(append(r.Secrets(), token))
-	c := coord.NewClient(f.coordinator, token, hello)
-	reply, err := c.Register(ctx)
-	// Resume: a register retried after its answer was lost; the start may
-	// not be set yet.
-	if err == nil && (reply.Action == coord.Run || reply.Action == coord.Resume && reply.Start.IsZero()) {
-		reply, err = c.WaitStart(ctx)
-	}
+	shard, reply, err := coord.Join(ctx, f.coordinator, token, hello, stream)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return nil, nil, fmt.Errorf("shard %d/%d: interrupted while waiting for the coordinator: %w", i, n, ctx.Err()) // exit 130
+		return nil, fmt.Errorf("shard %d/%d: %w", i, n, err) // exit 130
 	case errors.Is(err, coord.ErrRefused):
-		return nil, nil, &exitError{code: exitBadInput, err: fmt.Errorf("shard %d/%d: %w", i, n, err)}
+		return nil, &exitError{code: exitBadInput, err: fmt.Errorf("shard %d/%d: %w", i, n, err)}
 	case err != nil:
-		return nil, nil, &exitError{code: exitFailed, err: fmt.Errorf("shard %d/%d: reach the coordinator: %w", i, n, err)}
-	case reply.Action == coord.Stop:
+		return nil, &exitError{code: exitFailed, err: fmt.Errorf("shard %d/%d: reach the coordinator: %w", i, n, err)}
+	case shard == nil:
 		fmt.Fprintf(a.errOut, "shard %d/%d: the coordinator says stop: %s\n", i, n, reply.Reason)
-		return nil, nil, nil
+		return nil, nil
 	}
-	r.StartAt(reply.Start)
-	fmt.Fprintf(a.errOut, "shard %d/%d: the common start is %s\n", i, n, reply.Start.UTC().Format("15:04:05.000"))
-	runCtx, cancel := context.WithCancelCause(ctx)
-	l := &shardLink{client: c, stream: stream, cancel: cancel, end: make(chan struct{})}
-	calls := context.WithoutCancel(ctx) // the last interval and the report go out after an interrupt
-	l.wg.Add(2)
-	go func() {
-		defer l.wg.Done()
-		why, err := c.Watch(runCtx)
-		if err != nil && runCtx.Err() == nil {
-			why = "lost the coordinator: " + err.Error()
-		}
-		if why != "" {
-			l.stop(why)
-		}
-	}()
-	go func() {
-		defer l.wg.Done()
-		l.sendErr = c.Stream(calls, stream, l.stop, l.end)
-	}()
-	return l, runCtx, nil
-}
-
-// stop stops the shard's replay: the coordinator said so.
-func (l *shardLink) stop(why string) {
-	l.mu.Lock()
-	if l.stopped == "" {
-		l.stopped = why
-	}
-	l.mu.Unlock()
-	l.cancel(fmt.Errorf("%w: %s", errCoordinatorStop, why))
-}
-
-// finish sends the last interval and the shard's report. A replay the
-// coordinator stopped is reported as such, not as interrupted.
-func (l *shardLink) finish(ctx context.Context, rep *report.Report, runErr error) error {
-	l.mu.Lock()
-	stopped := l.stopped
-	l.mu.Unlock()
-	interrupted := ctx.Err() != nil
-	if rep != nil && stopped != "" && !interrupted {
-		rep.Summary.Stopped = report.StopFailure
-		rep.Summary.Aborted = "stopped by the coordinator: " + stopped
-		rep.Summary.Passed = false
-	}
-	close(l.end)
-	l.cancel(nil) // ends the control poll
-	l.wg.Wait()
-	f := coord.Final{Report: rep, FirstSent: l.stream.FirstSent()}
-	if rep == nil && runErr != nil {
-		f.Error = runErr.Error()
-	}
-	return errors.Join(l.sendErr, l.client.Deliver(context.WithoutCancel(ctx), f))
+	r.StartAt(shard.Start())
+	fmt.Fprintf(a.errOut, "shard %d/%d: the common start is %s\n", i, n, shard.Start().UTC().Format("15:04:05.000"))
+	return shard, nil
 }
 
 // checkCoordinated refuses what a coordinated shard cannot do, and fills

@@ -1,0 +1,448 @@
+package record
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/replayctl/replayctl/internal/stdpipe"
+	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
+)
+
+// Recorder records a real client and server talking into a tape file:
+// the library entry point of `replayctl record` (and of `replayctl serve
+// --mode record`). It assembles a proxy of this package (Stdio, or HTTP on
+// a listener), the tape file it writes and its end, so that a Go program
+// records as the CLI does:
+//
+//	r, err := record.New("session.jsonl",
+//		record.Upstream("http://127.0.0.1:3000/mcp"),
+//		record.Listen("127.0.0.1:0"),
+//		record.OnListening(func(_ net.Addr, url string) { fmt.Println("point clients at", url) }))
+//	if err != nil {
+//		return err
+//	}
+//	res, err := r.Run(ctx) // until ctx is done
+//
+// Over stdio (Command) the client is this process's standard streams (or
+// Client's); the tape is created once the protocol version is known (see
+// NewLazyTap), so a server that could not start, or a session with no
+// message, leaves no tape. Over HTTP (Upstream and Listen) the tape file
+// is created when Run starts, so that a path that cannot be written fails
+// at once; its header is written with the first message.
+type Recorder struct {
+	path string
+	s    recorderSettings
+}
+
+// RecorderOption configures a Recorder.
+type RecorderOption func(*recorderSettings)
+
+type recorderSettings struct {
+	argv        []string // stdio: the server command
+	in          io.Reader
+	out         io.Writer
+	stdio       []StdioOption
+	stopTimeout time.Duration
+
+	upstream string // HTTP: the server's URL
+	listen   func() (net.Listener, error)
+	http     []HTTPOption
+	maxConns int
+
+	overwrite   bool
+	tags        map[string]string
+	redactor    *tape.Redactor
+	tap         []TapOption
+	log         zerolog.Logger
+	onListening []func(addr net.Addr, url string)
+}
+
+// Command records over stdio: the server is started as argv (no shell)
+// and the client is Client's ends (this process's stdin and stdout by
+// default).
+func Command(argv ...string) RecorderOption {
+	return func(s *recorderSettings) { s.argv = argv }
+}
+
+// Client sets the client's ends of a stdio recording: what it sends is
+// read from in, what the server answers is written to out. An *os.File
+// that is a pipe or a socket is read and written through a copy that
+// Run's end can interrupt (see stdpipe.Pollable).
+func Client(in io.Reader, out io.Writer) RecorderOption {
+	return func(s *recorderSettings) { s.in, s.out = in, out }
+}
+
+// WithStdio adds options of the stdio proxy (see Stdio): StdioSession,
+// StdioMaxMessage, StdioStderr, StdioEnv.
+func WithStdio(opts ...StdioOption) RecorderOption {
+	return func(s *recorderSettings) { s.stdio = append(s.stdio, opts...) }
+}
+
+// StopTimeout is how long a stdio server has to exit once its client is
+// gone, and again after SIGTERM, before it is killed (2s by default); see
+// StdioStopTimeout.
+func StopTimeout(d time.Duration) RecorderOption {
+	return func(s *recorderSettings) { s.stopTimeout = d }
+}
+
+// Upstream records over HTTP: the recording proxy relays to the MCP
+// server at url (a Streamable HTTP endpoint, or a legacy HTTP+SSE one).
+// It needs Listen or WithListener.
+func Upstream(url string) RecorderOption {
+	return func(s *recorderSettings) { s.upstream = url }
+}
+
+// Listen has the HTTP proxy listen on the TCP address addr (port 0: any
+// free port).
+func Listen(addr string) RecorderOption {
+	return WithListener(func() (net.Listener, error) { return net.Listen("tcp", addr) })
+}
+
+// WithListener has the HTTP proxy listen on what listen returns, called
+// when Run starts; its error is Run's, unchanged.
+func WithListener(listen func() (net.Listener, error)) RecorderOption {
+	return func(s *recorderSettings) { s.listen = listen }
+}
+
+// WithHTTP adds options of the HTTP proxy (see NewHTTP): WithMaxMessage,
+// WithBodyReadTimeout, WithBodyBudget, WithAllowHosts, WithAllowOrigins.
+func WithHTTP(opts ...HTTPOption) RecorderOption {
+	return func(s *recorderSettings) { s.http = append(s.http, opts...) }
+}
+
+// MaxConns caps the HTTP proxy's connections held at once
+// (transport.DefaultMaxConns by default, and lowered to what the open-file
+// limit leaves room for); at it, the connection waiting longest on its
+// client is closed for a new one (see transport.ConnLimiter).
+func MaxConns(n int) RecorderOption { return func(s *recorderSettings) { s.maxConns = n } }
+
+// Overwrite replaces the tape file when it exists (else Run refuses to
+// touch it). Over HTTP the old tape is emptied only once the first
+// message is written, so a recording that fails before it starts leaves
+// it as it was.
+func Overwrite() RecorderOption { return func(s *recorderSettings) { s.overwrite = true } }
+
+// Tags are the tags of the tape's header.
+func Tags(tags map[string]string) RecorderOption {
+	return func(s *recorderSettings) { s.tags = tags }
+}
+
+// Redact redacts the tape with r: its header (the server command, the
+// upstream URL) and every message (WithRedactor). r counts what it
+// replaced (r.Counts) once Run returns. A nil r redacts nothing.
+func Redact(r *tape.Redactor) RecorderOption {
+	return func(s *recorderSettings) { s.redactor = r }
+}
+
+// WithTap adds options of the recording's Tap, such as OnMessage: it sees
+// each message as it is written, redacted.
+func WithTap(opts ...TapOption) RecorderOption {
+	return func(s *recorderSettings) { s.tap = append(s.tap, opts...) }
+}
+
+// Logger logs what the proxy notices (lines that are not JSON, how a
+// server ended, connections closed at the limit).
+func Logger(l zerolog.Logger) RecorderOption { return func(s *recorderSettings) { s.log = l } }
+
+// OnListening adds a hook called once the HTTP proxy listens, with its
+// address and the URL clients use (the address with the upstream's path).
+func OnListening(f func(addr net.Addr, url string)) RecorderOption {
+	return func(s *recorderSettings) { s.onListening = append(s.onListening, f) }
+}
+
+// Result is what a recording did.
+type Result struct {
+	// Path is the tape file; Created says whether it was written (a stdio
+	// recording with no message, or whose server could not start, leaves
+	// none).
+	Path    string
+	Created bool
+	// Messages is the count of messages recorded.
+	Messages int64
+	// Stdio is how a stdio recording ended.
+	Stdio StdioResult
+	// Sessions and Dropped are an HTTP recording's sessions and the
+	// messages it relayed but did not record (over the size limit, not
+	// JSON-RPC, or in a Content-Encoding it cannot read).
+	Sessions int
+	Dropped  int64
+}
+
+// InputError is a recording refused before anything was relayed: the
+// tape file cannot be created, or the upstream URL is not one. Nothing
+// was recorded, and an existing tape is as it was.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// New returns the recorder of the tape file at path. It needs either
+// Command (stdio) or Upstream with a listener (HTTP).
+func New(path string, opts ...RecorderOption) (*Recorder, error) {
+	s := recorderSettings{in: os.Stdin, out: os.Stdout, log: zerolog.Nop()}
+	for _, opt := range opts {
+		opt(&s)
+	}
+	switch {
+	case path == "":
+		return nil, errors.New("record: no tape path given")
+	case len(s.argv) > 0 && s.upstream != "":
+		return nil, errors.New("record: give a server command (stdio) or an upstream URL (HTTP), not both")
+	case len(s.argv) == 0 && s.upstream == "":
+		return nil, errors.New("record: give a server command (stdio) or an upstream URL (HTTP)")
+	case s.upstream != "" && s.listen == nil:
+		return nil, errors.New("record: an HTTP recording needs a listener (Listen or WithListener)")
+	}
+	return &Recorder{path: path, s: s}, nil
+}
+
+// Run records until the session ends: over stdio, when the client closes
+// its input or the server exits (see Stdio); over HTTP, when ctx is done
+// (then the streams in flight are ended, the server shut down, and the
+// tape gets its end line). A cancelled ctx is the HTTP recording's normal
+// end (nil error) and a stdio recording's interruption (ctx's error).
+//
+// Errors: an *InputError when nothing could start; a stdio server that
+// could not start or failed wraps transport.ErrTarget; the listener's
+// error unchanged; a tape that could not be written, "write PATH: …".
+func (r *Recorder) Run(ctx context.Context) (Result, error) {
+	if r.s.upstream != "" {
+		return r.runHTTP(ctx)
+	}
+	return r.runStdio(ctx)
+}
+
+// tapOptions are the options of the recording's Tap: its redaction, then
+// the caller's.
+func (r *Recorder) tapOptions() []TapOption {
+	var opts []TapOption
+	if r.s.redactor != nil {
+		opts = append(opts, WithRedactor(r.s.redactor))
+	}
+	return append(opts, r.s.tap...)
+}
+
+// runStdio is the stdio recording: a lazy Tap that creates the tape once
+// the protocol version is known, appending line by line, so that a killed
+// process leaves every whole line.
+func (r *Recorder) runStdio(ctx context.Context) (Result, error) {
+	res := Result{Path: r.path}
+	h := tape.Header{Transport: "stdio", Server: &tape.Server{Command: r.s.argv}, Tags: r.s.tags}
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if r.s.overwrite {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	var file *os.File // nil until the tape is created
+	var tap *Tap
+	tap = NewLazyTap(func(version string) (*tape.Writer, error) {
+		f, err := os.OpenFile(r.path, flags, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		h.ProtocolVersion = version
+		h.CreatedAt = tap.Start().UTC().Format(time.RFC3339Nano)
+		if r.s.redactor != nil {
+			r.s.redactor.Header(&h)
+		}
+		w, err := tape.NewWriter(f, h)
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		file = f
+		return w, nil
+	}, r.tapOptions()...)
+
+	in, out := pollable(r.s.in, r.s.out)
+	defer stdpipe.IgnoreSIGPIPE()()
+	stopTimeout := r.s.stopTimeout
+	if stopTimeout <= 0 {
+		stopTimeout = defaultStopTimeout
+	}
+	opts := append([]StdioOption{StdioLogger(r.s.log), StdioStopTimeout(stopTimeout)}, r.s.stdio...)
+	type outcome struct {
+		res StdioResult
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := Stdio(ctx, tap, in, out, r.s.argv, opts...)
+		done <- outcome{res, err}
+	}()
+	var o outcome
+	select {
+	case o = <-done:
+	case <-ctx.Done():
+		// A read of a terminal's stdin cannot be interrupted: give the
+		// proxy the time to stop the server, then finish without it.
+		t := time.NewTimer(2*stopTimeout + time.Second)
+		select {
+		case o = <-done:
+		case <-t.C:
+			o.err = ctx.Err()
+		}
+		t.Stop()
+	}
+	res.Stdio = o.res
+	// A server that could not start leaves no tape, so that the next try
+	// needs no overwrite.
+	if !o.res.Started && errors.Is(o.err, transport.ErrTarget) {
+		return res, o.err
+	}
+	closeErr := tap.Close()
+	if file != nil {
+		closeErr = errors.Join(closeErr, file.Sync(), file.Close())
+	}
+	res.Created = file != nil
+	res.Messages = tap.Messages()
+	if o.err != nil {
+		return res, o.err
+	}
+	if closeErr != nil {
+		return res, fmt.Errorf("write %s: %w", r.path, closeErr)
+	}
+	return res, nil
+}
+
+// pollable returns the client's ends for the relay: when they are pipes
+// or sockets, copies of them in non-blocking mode, which Close can
+// interrupt (see stdpipe.Pollable); else as they are.
+func pollable(in io.Reader, out io.Writer) (io.Reader, io.Writer) {
+	if f, ok := in.(*os.File); ok {
+		in = stdpipe.Pollable(f)
+	}
+	if f, ok := out.(*os.File); ok {
+		out = stdpipe.Pollable(f)
+	}
+	return in, out
+}
+
+// readHeaderTimeout bounds how long the HTTP proxy waits for a request's
+// headers; shutdownTimeout, once stopped, for the requests in progress.
+const (
+	readHeaderTimeout = 30 * time.Second
+	shutdownTimeout   = 5 * time.Second
+)
+
+// runHTTP is the HTTP recording: the proxy on the listener until ctx is
+// done.
+func (r *Recorder) runHTTP(ctx context.Context) (Result, error) {
+	res := Result{Path: r.path}
+	// With Overwrite an existing tape is emptied only when the new one is
+	// written: a recording refused before it starts leaves it as it was.
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	_, statErr := os.Stat(r.path)
+	existed := statErr == nil
+	if r.s.overwrite {
+		flags = os.O_WRONLY | os.O_CREATE
+	}
+	file, err := os.OpenFile(r.path, flags, 0o644)
+	if err != nil {
+		return res, &InputError{fmt.Errorf("record: cannot write the tape: %w", err)}
+	}
+	abandon := func() {
+		file.Close()
+		if !existed {
+			_ = os.Remove(r.path)
+		}
+	}
+	opts := append([]HTTPOption{WithLogger(r.s.log), WithTapOptions(r.tapOptions()...)}, r.s.http...)
+	p, err := NewHTTP(r.s.upstream, func(h tape.Header) (*tape.Writer, error) {
+		h.Tags = r.s.tags
+		if r.s.redactor != nil {
+			r.s.redactor.Header(&h)
+		}
+		if r.s.overwrite {
+			if err := file.Truncate(0); err != nil {
+				return nil, err
+			}
+		}
+		return tape.NewWriter(file, h)
+	}, opts...)
+	if err != nil {
+		abandon()
+		return res, &InputError{err}
+	}
+	l, err := r.s.listen()
+	if err != nil {
+		abandon()
+		return res, err
+	}
+	res.Created = true
+	srv := &http.Server{Handler: p, ReadHeaderTimeout: readHeaderTimeout}
+	l = transport.NewConnLimiter(r.conns(), r.s.log).Listen(srv, l)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	clientURL := (&url.URL{Scheme: "http", Host: l.Addr().String(), Path: p.Upstream().Path, RawQuery: p.Upstream().RawQuery}).String()
+	for _, f := range r.s.onListening {
+		f(l.Addr(), clientURL)
+	}
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-served:
+	}
+	p.Stop() // open streams end, so that Shutdown need not wait for them
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		_ = srv.Close()
+	}
+	closeErr := errors.Join(p.Close(), file.Sync(), file.Close())
+	res.Messages, res.Sessions, res.Dropped = p.Messages(), p.Sessions(), p.Dropped()
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return res, fmt.Errorf("serve on %s: %w", l.Addr(), serveErr)
+	}
+	if closeErr != nil {
+		return res, fmt.Errorf("write %s: %w", r.path, closeErr)
+	}
+	return res, nil
+}
+
+// conns is the connection cap: MaxConns, lowered to what the file
+// descriptor limit leaves room for.
+func (r *Recorder) conns() int {
+	n := r.s.maxConns
+	if n <= 0 {
+		n = transport.DefaultMaxConns
+	}
+	if room := transport.ConnRoom(); room > 0 {
+		n = min(n, room)
+	}
+	return n
+}
+
+// reachTimeout bounds Reachable's dial.
+const reachTimeout = 5 * time.Second
+
+// Reachable checks that a TCP connection to the host of the URL u (its
+// port, else the scheme's) can be opened within 5 seconds, so that a
+// recording can refuse an upstream that is not there before it starts.
+// It returns when ctx is done.
+func Reachable(ctx context.Context, u string) error {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return err
+	}
+	port := pu.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[pu.Scheme]
+	}
+	d := net.Dialer{Timeout: reachTimeout}
+	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(pu.Hostname(), port))
+	if err != nil {
+		return err
+	}
+	return conn.Close()
+}
