@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/replayctl/replayctl/internal/testserver/slowmcp"
 	"github.com/replayctl/replayctl/internal/testtape"
@@ -57,9 +58,11 @@ func TestMaxMessage(t *testing.T) {
 	if _, err := replay.Run(t.Context(), tp, replay.WithSpeed(replay.Fast()), big); !errors.Is(err, transport.ErrTarget) {
 		t.Errorf("a 50 MB answer under the default limit: got %v, want a failed target", err)
 	}
-	rep, err = replay.Run(t.Context(), tp, replay.WithSpeed(replay.Fast()), big, replay.MaxMessage(64<<20))
+	// The timeout is no part of this test: under -race on a loaded machine
+	// 50 MB takes longer to write, read and judge than the default 30s.
+	rep, err = replay.Run(t.Context(), tp, replay.WithSpeed(replay.Fast()), big, replay.MaxMessage(64<<20), replay.Timeout(10*time.Minute))
 	if err != nil || rep.Validation.Failed != 1 || rep.ExitStatus() != report.ExitFailed {
-		t.Fatalf("a 50 MB answer under a 64 MiB limit: got %v, %d failed; want it judged (and failed: it differs)", err, rep.Validation.Failed)
+		t.Fatalf("a 50 MB answer under a 64 MiB limit: got %v, %d failed, %d timeouts; want it judged (and failed: it differs)", err, rep.Validation.Failed, rep.Performance.Timeouts)
 	}
 	var b bytes.Buffer
 	if err := rep.WriteJSON(&b); err != nil {
