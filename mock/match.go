@@ -44,7 +44,14 @@ func (s *Server) query(req jsonrpc.Message) query {
 // matches reports whether entry i of recorded session name can answer q,
 // whether or not it has been answered already.
 func (s *Server) matches(name string, i int, q query) bool {
-	e := &s.idx.sessions[name][i]
+	return s.matchesIn(s.idx.sessions[name], name, i, q)
+}
+
+// matchesIn is matches with recorded session name's entries es at hand:
+// choose asks it of every entry of a session, where a lookup of the
+// session by name for each took most of a miss's time.
+func (s *Server) matchesIn(es []entry, name string, i int, q query) bool {
+	e := &es[i]
 	if !q.known || e.method != q.method {
 		return false
 	}
@@ -68,7 +75,8 @@ func (s *Server) choose(cur *cursor, name string, q query, again bool) pick {
 		}
 		return p
 	}
-	return cur.choose(func(i int) bool { return s.matches(name, i, q) }, again)
+	es := s.idx.sessions[name]
+	return cur.choose(func(i int) bool { return s.matchesIn(es, name, i, q) }, again)
 }
 
 // bind picks the recorded session a new live session is bound to, by its
@@ -244,6 +252,9 @@ func (s *Server) closest(names []string, cur *cursor, req jsonrpc.Message) *Clos
 			c := cand{name: name, i: i, diffs: len(ds), used: cur != nil && name == names[0] && cur.uses(i) > 0}
 			if best == nil || c.diffs < best.diffs || c.diffs == best.diffs && best.used && !c.used {
 				best = &c
+			}
+			if best.diffs <= 1 && !best.used { // none can be closer: a request that differs nowhere matched
+				return s.closestOf(best.name, best.i, req)
 			}
 		}
 	}
