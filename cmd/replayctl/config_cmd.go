@@ -99,6 +99,9 @@ with exit status 2.`,
 			if output == "json" {
 				return nil
 			}
+			for _, w := range res.Warnings {
+				fmt.Fprintf(a.stderr, "warning: %s\n", w.Error)
+			}
 			for _, name := range res.MissingEnv {
 				fmt.Fprintf(a.stderr, "note: ${env.%s} is not set here; %s refuses the file where it is not\n", name, forCmd)
 			}
@@ -157,10 +160,11 @@ func eachError(err error) []error {
 // ConfigCounts is what a file that checks holds (exported, as encoding/json
 // fills in an embedded pointer only to an exported type).
 type ConfigCounts struct {
-	Transformations int      `json:"transformations"`
-	ValidationRules int      `json:"validation_rules"`
-	Thresholds      int      `json:"thresholds"`
-	MissingEnv      []string `json:"missing_env,omitempty"`
+	Transformations int           `json:"transformations"`
+	ValidationRules int           `json:"validation_rules"`
+	Thresholds      int           `json:"thresholds"`
+	MissingEnv      []string      `json:"missing_env,omitempty"`
+	Warnings        []configError `json:"warnings,omitempty"` // what the file allows but doubts (ignore_fields "$")
 }
 
 // checkConfig loads and checks the config file at path as the command
@@ -194,6 +198,9 @@ func checkConfig(path, forCmd string, opts []replay.Option) (configCheck, error)
 	res.ConfigCounts = &ConfigCounts{
 		Transformations: len(f.Transformations), ValidationRules: len(f.Validation.Rules), Thresholds: len(f.Thresholds),
 		MissingEnv: replay.MissingEnv(f),
+	}
+	for _, w := range f.Warnings {
+		res.Warnings = append(res.Warnings, configError{Line: w.Line, Key: w.Key, Error: w.Error()})
 	}
 	return res, nil
 }
