@@ -39,6 +39,9 @@ type Load struct {
 	Applicable bool `json:"applicable"`
 	// Requests is the number of client requests sent.
 	Requests int64 `json:"requests"`
+	// Notifications and Handshakes: see the fix that follows.
+	Notifications int64 `json:"notifications,omitempty"`
+	Handshakes    int64 `json:"handshakes,omitempty"`
 	// IntendedRatePerS is the rate of client requests the schedule meant:
 	// the intervals between the first and the last due time (requests − 1)
 	// over that span, so that rps:500 intends 500/s; 0 for a single request
