@@ -61,8 +61,12 @@ Environment variables the transformations read (${env.NAME}) need not be
 set here; those that are not are listed, as run refuses the file without
 them.
 
+What the file allows but doubts (an ignore path "$" or "**", which
+ignores every answer whole) is printed as a warning, exit 0.
+
 -o json prints one JSON object: {"ok":true, "file", "for",
-"transformations", "validation_rules", "thresholds", "missing_env"}, or
+"transformations", "validation_rules", "thresholds", "missing_env",
+"warnings"}, or
 {"ok":false, "file", "line", "key", "error"} (line and key when known)
 with exit status 2.`,
 		Args: exactArgs(1, "config check FILE"),
