@@ -10,6 +10,7 @@ import (
 
 	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/internal/editdist"
+	"github.com/replayctl/replayctl/internal/jsonpath"
 	"github.com/replayctl/replayctl/internal/match"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/validator"
@@ -58,8 +59,9 @@ var threshold = regexp.MustCompile(`^\s*[A-Za-z][A-Za-z0-9_().]*\s*(\{[^{}]*\})?
 // checker checks the values of a decoded file: what the YAML types alone
 // do not say. lines holds the line of each key path, from the decoder.
 type checker struct {
-	file  string
-	lines map[string]int
+	file     string
+	lines    map[string]int
+	warnings []*Error
 }
 
 // errorf is an *Error at key; its line is the key's, or the nearest
@@ -125,6 +127,37 @@ func (c *checker) strings(key string, list []string, what string) error {
 		}
 	}
 	return nil
+}
+
+// paths checks a list of paths (ignore_fields, required_fields): each
+// parses (internal/jsonpath, README "Paths"). The error joins every bad
+// entry's, each at its own line and index. With ignore, a path that
+// matches the whole answer ("$", "**") is a warning: it turns comparison
+// off.
+func (c *checker) paths(key string, list []string, ignore bool) error {
+	var errs []error
+	for i, s := range list {
+		at := fmt.Sprintf("%s[%d]", key, i)
+		if strings.TrimSpace(s) == "" {
+			errs = append(errs, c.errorf(at, "an empty path; remove it or write one, such as result.content[*].annotations"))
+			continue
+		}
+		p, err := jsonpath.Parse(s)
+		if err != nil {
+			errs = append(errs, c.errorf(at, "bad path %v", err))
+			continue
+		}
+		if ignore && wholeAnswer(p) {
+			c.warnings = append(c.warnings, c.errorf(at, "%q ignores the whole answer: every message matched passes unseen, and comparison is off; name the fields that change (result.serverInfo.version, **.timestamp), or set validation.enabled: false to turn validation off", short(s)))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// wholeAnswer reports a pattern that matches the root of an answer,
+// and so every path in it: "$", or "**" alone.
+func wholeAnswer(p jsonpath.Pattern) bool {
+	return p.IsRoot() || len(p.Elems) == 1 && p.Elems[0].Kind == jsonpath.AnyDepth
 }
 
 // check runs every check on f: the error joins each section's first
@@ -332,20 +365,24 @@ func (c *checker) normalizer(key string, n Normalizer) error {
 }
 
 func (c *checker) validation(v *Validation) error {
+	// Every bad path is listed, here and in the rules, with the
+	// section's or the rule's first failure of another kind.
+	var errs []error
+	if err := c.paths("validation.ignore_fields", v.IgnoreFields, true); err != nil {
+		errs = append(errs, err)
+	}
 	if err := firstOf(
 		func() error { return c.enum("validation.mode", v.Mode, "validation mode", validationModes) },
-		func() error { return c.strings("validation.ignore_fields", v.IgnoreFields, "path") },
 		func() error { return c.fraction("validation.tolerance.numeric", v.Tolerance.Numeric, math.Inf(1)) },
 		func() error { return c.fraction("validation.tolerance.relative", v.Tolerance.Relative, math.Inf(1)) },
 	); err != nil {
-		return err
+		return errors.Join(append(errs, err)...)
 	}
 	for i, n := range v.Normalize {
 		if err := c.normalizer(fmt.Sprintf("validation.normalize[%d]", i), n); err != nil {
-			return err
+			return errors.Join(append(errs, err)...)
 		}
 	}
-	var errs []error
 	for i := range v.Rules {
 		if err := c.rule(i, &v.Rules[i], v.Mode); err != nil {
 			errs = append(errs, err)
@@ -358,15 +395,20 @@ func (c *checker) validation(v *Validation) error {
 func (c *checker) rule(i int, r *ValidationRule, defaultMode string) error {
 	key := fmt.Sprintf("validation.rules[%d]", i)
 	r.Line = c.line(key)
+	paths := errors.Join(
+		c.paths(key+".required_fields", r.RequiredFields, false),
+		c.paths(key+".ignore_fields", r.IgnoreFields, true),
+	)
 	if err := firstOf(
 		func() error { return c.condition(key+".scope", &r.Scope) },
 		func() error { return c.enum(key+".mode", r.Mode, "validation mode", validationModes) },
-		func() error { return c.strings(key+".required_fields", r.RequiredFields, "path") },
-		func() error { return c.strings(key+".ignore_fields", r.IgnoreFields, "path") },
 		func() error { return c.enum(key+".on_failure", r.OnFailure, "failure action", onFailures) },
 		func() error { return c.count(key+".max_retries", r.MaxRetries) },
 	); err != nil {
-		return err
+		return errors.Join(paths, err)
+	}
+	if paths != nil {
+		return paths
 	}
 	// The validator's rule: required_fields without a mode means
 	// partial; no mode otherwise is validation.mode's.

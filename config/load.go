@@ -80,6 +80,7 @@ func Parse(name string, data []byte) (*File, error) {
 	if err := c.check(f); err != nil {
 		return nil, err
 	}
+	f.Warnings = c.warnings
 	return f, nil
 }
 

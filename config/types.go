@@ -11,7 +11,11 @@ type File struct {
 	// SpeedValue is Speed as Load and Parse read it (once, as they check
 	// the file), for callers that take the typed value; the zero Speed
 	// (realtime) when Speed is "".
-	SpeedValue        scheduler.Speed  `yaml:"-"`
+	SpeedValue scheduler.Speed `yaml:"-"`
+	// Warnings are what Load and Parse accept but doubt, each at its
+	// file, line and key: an ignore path that ignores every answer whole
+	// ("$", "**"). config check prints them; a replay logs them.
+	Warnings          []*Error         `yaml:"-"`
 	StartOffset       Duration         `yaml:"start_offset"`
 	EndOffset         Duration         `yaml:"end_offset"`
 	IncludeMethods    []string         `yaml:"include_methods"`

@@ -29,7 +29,7 @@ func TestCheckConfigAgreesWithNew(t *testing.T) {
 		{"stepped", "speed: stepped\n", true, true},
 		{"10x ramped", "speed: 10x\nperformance:\n  sessions: 2\n  ramp: 1s\n", true, false},
 		{"a targeted fault", "chaos:\n  targets:\n    - {method: tools/call, fault: drop, nth: 2}\n", true, true},
-		{"a bad path in a rule", "validation:\n  rules:\n    - scope: { method: tools/call }\n      required_fields: [\"result.[[\"]\n", false, false},
+		{"a bad path in a rule", "validation:\n  rules:\n    - scope: { method: tools/call }\n      required_fields: [\"$\"]\n", false, false},
 	}
 	steps := make(chan struct{}) // run gives stepped replays their steps
 	for _, c := range configs {

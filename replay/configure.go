@@ -46,6 +46,9 @@ func (s *settings) useConfig(path string, file *config.File) error {
 	if err := checkRules(path, file); err != nil {
 		return err
 	}
+	for _, w := range file.Warnings { // what the file allows but doubts
+		s.logger.Warn().Str("config", path).Msg(w.Error())
+	}
 	unset := func(name string) bool {
 		if s.set[name] {
 			return false

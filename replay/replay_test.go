@@ -99,7 +99,7 @@ func TestConfigErrors(t *testing.T) {
 		t.Error("a missing config file was accepted")
 	}
 	// A pattern only the validator can judge, not the YAML decoding.
-	file, err := config.Parse("bad.yaml", []byte("validation:\n  rules:\n    - scope: { method: tools/call }\n      required_fields: [\"result.[[\"]\n"))
+	file, err := config.Parse("bad.yaml", []byte("validation:\n  rules:\n    - scope: { method: tools/call }\n      required_fields: [\"$\"]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,7 +80,8 @@ type Collector struct {
 
 	latency, intended, lag, held hist
 	late                         int64    // client messages sent more than LateAfter late (lag)
-	reqDue, reqSent              timeSpan // client requests sent: their due and send times
+	reqDue, reqSent              timeSpan // client requests sent after the handshake: their due and send times
+	msgDue, msgSent              timeSpan // client requests and notifications sent, the handshake's too
 
 	timeline        []timelineItem
 	timelineOmitted int64
@@ -160,6 +161,13 @@ func (c *Collector) Add(r Result) {
 	answered := !r.Answered.IsZero()
 	isRequest := r.Kind == KindRequest && sent
 	f := r.Figures()
+	if sent && (r.Kind == KindRequest || r.Kind == KindNotification) {
+		// At fixed: and rps: each takes a ticket: the rates are theirs.
+		c.msgSent.add(r.Sent)
+		if !r.Due.IsZero() {
+			c.msgDue.add(r.Due)
+		}
+	}
 	if sent {
 		c.sent++
 		c.lag.record(f.Lag)
@@ -321,6 +329,8 @@ func (c *Collector) Merge(o *Collector) error {
 	c.late += o.late
 	c.reqDue.merge(o.reqDue)
 	c.reqSent.merge(o.reqSent)
+	c.msgDue.merge(o.msgDue)
+	c.msgSent.merge(o.msgSent)
 
 	c.timeline, c.timelineOmitted = appendCapped(c.timeline, o.timeline, c.timelineLimit, c.timelineOmitted+o.timelineOmitted)
 	c.failures, c.failuresOmitted = appendCapped(c.failures, o.failures, c.failureLimit, c.failuresOmitted+o.failuresOmitted)

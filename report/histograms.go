@@ -67,6 +67,12 @@ type Histograms struct {
 	// client requests after the handshake: the load section's rates.
 	RequestsDue  TimeSpan `json:"requests_due"`
 	RequestsSent TimeSpan `json:"requests_sent"`
+	// MessagesDue and MessagesSent are those of every client request and
+	// notification sent, the handshake's too: the load section's rates
+	// at the speeds that pace by count (fixed:, rps:), where each takes a
+	// ticket. Absent from reports of older versions (count 0).
+	MessagesDue  TimeSpan `json:"messages_due,omitzero"`
+	MessagesSent TimeSpan `json:"messages_sent,omitzero"`
 	// PerMethod and PerName are the latency histograms of the report's
 	// per_method and per_name lines that have one (a request answered),
 	// in the same order.
@@ -115,6 +121,8 @@ func (c *Collector) histograms() Histograms {
 		Late:                c.late,
 		RequestsDue:         c.reqDue.export(),
 		RequestsSent:        c.reqSent.export(),
+		MessagesDue:         c.msgDue.export(),
+		MessagesSent:        c.msgSent.export(),
 		PerMethod:           groupHistograms(c.methods),
 		PerName:             groupHistograms(c.names),
 	}

@@ -37,14 +37,24 @@ const DeliveredRatio = 0.95
 // delivery.
 type Load struct {
 	Applicable bool `json:"applicable"`
-	// Requests is the number of client requests sent.
-	Requests int64 `json:"requests"`
-	// IntendedRatePerS is the rate of client requests the schedule meant:
-	// the intervals between the first and the last due time (requests − 1)
-	// over that span, so that rps:500 intends 500/s; 0 for a single request
-	// or a zero span. AchievedRatePerS is the same over the send times
-	// (over the due times' span when the sends took less: a late start
-	// caught up is not a faster rate).
+	// Requests, Notifications and Handshakes count the client messages
+	// sent, as the rates below see them. At realtime and Nx the rates are
+	// over the requests after the handshake (which waits for the target
+	// to start, and is not paced): Requests counts those, Handshakes the
+	// handshake's requests (initialize), Notifications is 0. At fixed:
+	// and rps: every client message takes a ticket, the handshake's and
+	// the notifications too, and the rates are over them all: Requests
+	// counts every request, Notifications every notification, Handshakes
+	// is 0.
+	Requests      int64 `json:"requests"`
+	Notifications int64 `json:"notifications,omitempty"`
+	Handshakes    int64 `json:"handshakes,omitempty"`
+	// IntendedRatePerS is the rate the schedule meant of the messages
+	// counted above: the intervals between the first and the last due
+	// time (messages − 1) over that span, so that rps:500 intends 500/s;
+	// 0 for a single message or a zero span. AchievedRatePerS is the same
+	// over the send times (over the due times' span when the sends took
+	// less: a late start caught up is not a faster rate).
 	IntendedRatePerS float64 `json:"intended_rate_per_s"`
 	AchievedRatePerS float64 `json:"achieved_rate_per_s"`
 	// AchievedRatio is AchievedRatePerS / IntendedRatePerS, 0 when no
@@ -130,15 +140,21 @@ func (c *Collector) load(speed *scheduler.Speed, sessions int, lag, held Stats) 
 		return Load{Verdict: "not applicable: speed " + speed.String() + " follows no schedule"}
 	}
 	l := Load{
-		Applicable:       true,
-		Requests:         c.requestsSent,
-		IntendedRatePerS: c.reqDue.rate(),
-		AchievedRatePerS: achievedRate(c.reqSent, c.reqDue),
-		Late:             c.late,
-		LateAfterMS:      durToMS(LateAfter),
-		LagP99MS:         lag.P99,
-		HeldP99MS:        held.P99,
+		Applicable:  true,
+		Late:        c.late,
+		LateAfterMS: durToMS(LateAfter),
+		LagP99MS:    lag.P99,
+		HeldP99MS:   held.P99,
 	}
+	// The messages the rates are over, and their count (Load.Requests).
+	due, sent := c.reqDue, c.reqSent
+	l.Requests, l.Handshakes = c.reqSent.n, c.requestsSent-c.reqSent.n
+	if !speed.ByTime() { // fixed:, rps: every client message takes a ticket
+		due, sent = c.msgDue, c.msgSent
+		l.Requests, l.Notifications, l.Handshakes = c.requestsSent, c.msgSent.n-c.requestsSent, 0
+	}
+	l.IntendedRatePerS = due.rate()
+	l.AchievedRatePerS = achievedRate(sent, due)
 	if l.IntendedRatePerS > 0 {
 		l.AchievedRatio = math.Round(l.AchievedRatePerS/l.IntendedRatePerS*1e6) / 1e6
 	}
@@ -166,12 +182,26 @@ func loadVerdict(l Load, sent int64, sessions int) string {
 	} else {
 		b.WriteString("NOT delivered: ")
 	}
-	b.WriteString(pluralGrouped(l.Requests, "request"))
+	// What the rate is over, as counted (Load.Requests).
+	var what, aside string
+	switch {
+	case l.Notifications > 0:
+		what = pluralGrouped(l.Requests+l.Notifications, "message")
+		aside = fmt.Sprintf(" (%s, %s; each takes a ticket)", pluralGrouped(l.Requests, "request"), pluralGrouped(l.Notifications, "notification"))
+	case l.Handshakes > 0:
+		what = pluralGrouped(l.Requests, "request")
+		aside = fmt.Sprintf(" (+%s, not paced)", pluralGrouped(l.Handshakes, "handshake"))
+	default:
+		what = pluralGrouped(l.Requests, "request")
+	}
+	b.WriteString(what)
 	if l.IntendedRatePerS > 0 {
-		fmt.Fprintf(&b, " at %s, %s of the %s intended", formatRate(l.AchievedRatePerS), formatPercent(l.AchievedRatio), formatRate(l.IntendedRatePerS))
+		fmt.Fprintf(&b, " at %s%s, %s of the %s intended", formatRate(l.AchievedRatePerS), aside, formatPercent(l.AchievedRatio), formatRate(l.IntendedRatePerS))
 		if !l.rateKept() {
 			fmt.Fprintf(&b, " (%s needed)", formatPercent(DeliveredRatio))
 		}
+	} else {
+		b.WriteString(aside)
 	}
 	lagKept := l.LagP99MS <= l.LateAfterMS
 	fmt.Fprintf(&b, " (lag p99 %s)", loadMS(l.LagP99MS))

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -344,6 +345,63 @@ func TestWriteTextLoad(t *testing.T) {
 				if strings.Contains(buf.String(), a) {
 					t.Errorf("got:\n%s\nwant it not to contain %q", buf.String(), a)
 				}
+			}
+		})
+	}
+}
+
+// TestLoadCountsWhatItRates: the load line's count is of the messages its
+// rates are over. At rps: every client message takes a ticket (the
+// handshake's and the notifications too), so the rate is over them all:
+// 20 sessions of initialize, notifications/initialized and 7 calls at
+// rps:200 are 180 messages at 200/s, not "160 requests" at the 157/s that
+// the 140 calls' span gives. At realtime the handshake is not paced: the
+// rate is over the calls, and the count too, the handshake said apart.
+func TestLoadCountsWhatItRates(t *testing.T) {
+	// session is one session's messages, from ticket (or 10ms slot) i0.
+	session := func(name string, i0 int, gap time.Duration) []Result {
+		var rs []Result
+		add := func(method, kind string) {
+			r := timed(int64(len(rs)), kind, time.Duration(i0+len(rs))*gap, 0, 50*time.Microsecond)
+			r.Session, r.Method = name, method
+			rs = append(rs, r)
+		}
+		add("initialize", KindRequest)
+		add("notifications/initialized", KindNotification)
+		for range 7 {
+			add("tools/call", KindRequest)
+		}
+		return rs
+	}
+	tests := []struct {
+		name     string
+		speed    string
+		sessions int
+		gap      time.Duration
+		want     Load
+	}{
+		{"rps:200, 20 sessions", "rps:200", 20, 5 * time.Millisecond,
+			Load{Applicable: true, Requests: 160, Notifications: 20, IntendedRatePerS: 200, AchievedRatePerS: 200, AchievedRatio: 1, LateAfterMS: 10, Delivered: true,
+				Verdict: "delivered: 180 messages at 200/s (160 requests, 20 notifications; each takes a ticket), 100% of the 200/s intended (lag p99 0.05 ms)"}},
+		{"realtime, 1 session", "realtime", 1, 10 * time.Millisecond,
+			Load{Applicable: true, Requests: 7, Handshakes: 1, IntendedRatePerS: 100, AchievedRatePerS: 100, AchievedRatio: 1, LateAfterMS: 10, Delivered: true,
+				Verdict: "delivered: 7 requests at 100/s (+1 handshake, not paced), 100% of the 100/s intended (lag p99 0.05 ms)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := NewCollector()
+			for k := range tt.sessions {
+				for _, r := range session(fmt.Sprintf("s%d", k), 9*k, tt.gap) {
+					c.Add(r)
+				}
+			}
+			got := c.Report(Meta{Speed: speedOf(tt.speed)}).Load
+			if !near(got.IntendedRatePerS, tt.want.IntendedRatePerS) || !near(got.AchievedRatePerS, tt.want.AchievedRatePerS) {
+				t.Errorf("rates: got intended %v achieved %v, want %v %v", got.IntendedRatePerS, got.AchievedRatePerS, tt.want.IntendedRatePerS, tt.want.AchievedRatePerS)
+			}
+			got.IntendedRatePerS, got.AchievedRatePerS, got.LagP99MS = tt.want.IntendedRatePerS, tt.want.AchievedRatePerS, tt.want.LagP99MS
+			if got != tt.want {
+				t.Errorf("load:\ngot  %+v\nwant %+v", got, tt.want)
 			}
 		})
 	}

@@ -197,6 +197,12 @@ func (r *Report) collector() (*Collector, error) {
 	if c.reqSent, err = h.RequestsSent.span(); err != nil {
 		return nil, errorf(ErrBadReport, "histograms.requests_sent: %v", err)
 	}
+	if c.msgDue, err = h.MessagesDue.span(); err != nil {
+		return nil, errorf(ErrBadReport, "histograms.messages_due: %v", err)
+	}
+	if c.msgSent, err = h.MessagesSent.span(); err != nil {
+		return nil, errorf(ErrBadReport, "histograms.messages_sent: %v", err)
+	}
 	c.late = h.Late
 	c.start, c.finish = r.Summary.StartedAt, r.Summary.FinishedAt
 	c.first, c.last = c.start, c.finish

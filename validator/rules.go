@@ -73,10 +73,10 @@ func (v *Validator) compileRule(i int, c Rule) (rule, error) {
 	if r.mode != Partial && len(c.RequiredFields) > 0 {
 		return fail(fmt.Errorf("%w: required_fields only apply in mode partial, this rule's mode is %s", ErrConfig, r.mode))
 	}
-	for _, s := range c.RequiredFields {
-		p, err := parsePattern(s)
+	for j, s := range c.RequiredFields {
+		p, err := parseKeyed(indexed("required_fields", j), s)
 		if err != nil {
-			return fail(fmt.Errorf("required_fields: %w", err))
+			return fail(err)
 		}
 		if p.IsRoot() {
 			return fail(fmt.Errorf("%w: required field %q is the whole message; name fields (result.tools[*].name) or use mode exact", ErrConfig, s))
@@ -84,10 +84,10 @@ func (v *Validator) compileRule(i int, c Rule) (rule, error) {
 		r.required = append(r.required, p)
 	}
 	r.ignore = slices.Clip(slices.Clone(v.ignore))
-	for _, s := range c.IgnoreFields {
-		p, err := parsePattern(s)
+	for j, s := range c.IgnoreFields {
+		p, err := parseKeyed(indexed("ignore_fields", j), s)
 		if err != nil {
-			return fail(fmt.Errorf("ignore_fields: %w", err))
+			return fail(err)
 		}
 		r.ignore = append(r.ignore, p)
 	}

@@ -216,3 +216,27 @@ func TestWhenCompileError(t *testing.T) {
 		t.Fatalf("got %v, want the compiler's error naming line 3", err)
 	}
 }
+
+// TestPathErrorNamesKey: a path that does not parse is named by the key
+// it came from (required_fields[1], ignore_fields[0]), as a bad path, not
+// as an "ignore pattern" whatever its key.
+func TestPathErrorNamesKey(t *testing.T) {
+	always := Scope{Always: true}
+	tests := []struct {
+		name string
+		opt  Option
+		want string
+	}{
+		{"required", WithRules(Rule{Scope: always, RequiredFields: []string{"a", "$.a b"}}), `required_fields[1]: bad path "$.a b": column 4`},
+		{"rule ignore", WithRules(Rule{Scope: always, IgnoreFields: []string{"x["}}), `ignore_fields[0]: bad path "x[": column`},
+		{"ignore", WithIgnore("ok", "a..b"), `bad path "a..b": column`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New(tt.opt)
+			if err == nil || !errors.Is(err, ErrPattern) || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "ignore pattern") {
+				t.Errorf("got %v, want ErrPattern containing %q and not \"ignore pattern\"", err, tt.want)
+			}
+		})
+	}
+}

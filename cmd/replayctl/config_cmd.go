@@ -61,8 +61,12 @@ Environment variables the transformations read (${env.NAME}) need not be
 set here; those that are not are listed, as run refuses the file without
 them.
 
+What the file allows but doubts (an ignore path "$" or "**", which
+ignores every answer whole) is printed as a warning, exit 0.
+
 -o json prints one JSON object: {"ok":true, "file", "for",
-"transformations", "validation_rules", "thresholds", "missing_env"}, or
+"transformations", "validation_rules", "thresholds", "missing_env",
+"warnings"}, or
 {"ok":false, "file", "line", "key", "error"} (line and key when known)
 with exit status 2.`,
 		Args: exactArgs(1, "config check FILE"),
@@ -98,6 +102,9 @@ with exit status 2.`,
 			}
 			if output == "json" {
 				return nil
+			}
+			for _, w := range res.Warnings {
+				fmt.Fprintf(a.stderr, "warning: %s\n", w.Error)
 			}
 			for _, name := range res.MissingEnv {
 				fmt.Fprintf(a.stderr, "note: ${env.%s} is not set here; %s refuses the file where it is not\n", name, forCmd)
@@ -157,10 +164,11 @@ func eachError(err error) []error {
 // ConfigCounts is what a file that checks holds (exported, as encoding/json
 // fills in an embedded pointer only to an exported type).
 type ConfigCounts struct {
-	Transformations int      `json:"transformations"`
-	ValidationRules int      `json:"validation_rules"`
-	Thresholds      int      `json:"thresholds"`
-	MissingEnv      []string `json:"missing_env,omitempty"`
+	Transformations int           `json:"transformations"`
+	ValidationRules int           `json:"validation_rules"`
+	Thresholds      int           `json:"thresholds"`
+	MissingEnv      []string      `json:"missing_env,omitempty"`
+	Warnings        []configError `json:"warnings,omitempty"` // what the file allows but doubts (ignore_fields "$")
 }
 
 // checkConfig loads and checks the config file at path as the command
@@ -194,6 +202,9 @@ func checkConfig(path, forCmd string, opts []replay.Option) (configCheck, error)
 	res.ConfigCounts = &ConfigCounts{
 		Transformations: len(f.Transformations), ValidationRules: len(f.Validation.Rules), Thresholds: len(f.Thresholds),
 		MissingEnv: replay.MissingEnv(f),
+	}
+	for _, w := range f.Warnings {
+		res.Warnings = append(res.Warnings, configError{Line: w.Line, Key: w.Key, Error: w.Error()})
 	}
 	return res, nil
 }
