@@ -552,3 +552,27 @@ func TestDebugControlDuringHandshake(t *testing.T) {
 		t.Errorf("stdout says a step was in progress:\n%s", p.stdout)
 	}
 }
+
+// An injected request is answered without using up the tape: a later
+// tape message with the same method and params still gets its recorded
+// answer from the built-in mock, as it does from the real server.
+func TestDebugInjectKeepsTheTapesAnswers(t *testing.T) {
+	tapePath, target, _ := everythingTee(t)
+	script := "inject {\"jsonrpc\":\"2.0\",\"id\":50,\"method\":\"ping\"}\n" +
+		"inject {\"jsonrpc\":\"2.0\",\"id\":51,\"method\":\"tools/list\"}\n" +
+		"continue\n"
+	for _, tt := range []struct {
+		name   string
+		target []string
+	}{{"mock", nil}, {"server", target}} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := replayctlIn(t, script, append([]string{"debug", tapePath}, tt.target...)...)
+			if res.code != 0 || !strings.Contains(res.stdout, " 0 failed") || strings.Contains(res.stdout, "✗") {
+				t.Fatalf("exit %d, want 0 and nothing failed\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+			}
+			if n := strings.Count(res.stdout, "· injected: not on the tape"); n != 2 {
+				t.Errorf("%d injected answers shown, want 2:\n%s", n, res.stdout)
+			}
+		})
+	}
+}
