@@ -18,6 +18,9 @@ import (
 // retry events).
 func (r *sender) sendRetry(ctx context.Context, conn transport.Conn, msg []byte, it *Item) error {
 	x := r.x
+	if as, ok := conn.(transport.AsideSender); ok && it.Injected {
+		return as.SendAside(ctx, msg) // not on the tape: uses none of its answers
+	}
 	err := conn.Send(ctx, msg)
 	if !temporary(err) {
 		return err // the hot path: no backoff state is made
