@@ -576,3 +576,25 @@ func TestDebugInjectKeepsTheTapesAnswers(t *testing.T) {
 		})
 	}
 }
+
+// After modify, step labels the message with the method sent, not the
+// tape's; a success turned error differs as a whole answer, said so.
+func TestDebugModifyShowsWhatWasSent(t *testing.T) {
+	script := `modify {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"x"}}}` + "\nstep\ndiff\n"
+	res := replayctlIn(t, script, "debug", "examples/quickstart.jsonl")
+	if res.code != 1 {
+		t.Fatalf("exit %d, want 1 (the answer differs)\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	for _, want := range []string{
+		`→ seq 3 tools/call (tape: tools/list) {"name":"echo"`,
+		"✗ failed: $ (the whole answer, success→error): ",
+		"  $ (the whole answer, success→error): ",
+	} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, res.stdout)
+		}
+	}
+	if strings.Contains(res.stdout, "→ seq 3 tools/list {\"name\"") {
+		t.Errorf("the step is labelled with the tape's method:\n%s", res.stdout)
+	}
+}
