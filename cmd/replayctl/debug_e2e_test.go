@@ -598,3 +598,26 @@ func TestDebugModifyShowsWhatWasSent(t *testing.T) {
 		t.Errorf("the step is labelled with the tape's method:\n%s", res.stdout)
 	}
 }
+
+// A breakpoint that no message of the tape can hit is kept (it may be
+// meant for injected messages) with a warning saying why: a method the
+// tape lacks (and the one meant, for a typo), a seq past its end.
+func TestDebugBreakWarnsOfNothingToStopAt(t *testing.T) {
+	res := replayctlIn(t, "break tools/lst\nbreak 99\nbreak tools/list\nbreak 17\nbreakpoints\n", "debug", "examples/quickstart.jsonl")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	for _, want := range []string{
+		"breakpoint 1: method tools/lst\nwarning: no message of the tape has method tools/lst (did you mean tools/list?)\n",
+		"breakpoint 2: seq 99\nwarning: the tape has 18 messages: breakpoint 99 is past its end\n",
+		"breakpoint 3: method tools/list\n(replayctl)",
+		"breakpoint 4: seq 17\n(replayctl)",
+	} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, res.stdout)
+		}
+	}
+	if n := strings.Count(res.stdout, "warning:"); n != 2 {
+		t.Errorf("%d warnings, want 2:\n%s", n, res.stdout)
+	}
+}
