@@ -166,3 +166,12 @@ func TestSpinFlagNegative(t *testing.T) {
 		t.Errorf("exit %d, want 2 and a message naming --spin\nstderr: %s", res.code, res.stderr)
 	}
 }
+
+// TestSpinFlagTooLong: a spin above scheduler.MaxSpin (1s) keeps a core
+// busy that long before each message: refused, exit 2, saying so.
+func TestSpinFlagTooLong(t *testing.T) {
+	res := replayctl(t, "run", "examples/quickstart.jsonl", "--spin", "1h")
+	if res.code != 2 || !strings.Contains(res.stderr, "--spin") || !strings.Contains(res.stderr, "at most 1s") || !strings.Contains(res.stderr, "core busy") {
+		t.Errorf("exit %d, want 2 and a message naming --spin, its bound and its cost\nstderr: %s", res.code, res.stderr)
+	}
+}
