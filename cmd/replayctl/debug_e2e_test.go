@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replayctl/replayctl/debug"
 	"github.com/replayctl/replayctl/internal/testserver"
 	"github.com/replayctl/replayctl/transport"
 )
@@ -619,5 +620,35 @@ func TestDebugBreakWarnsOfNothingToStopAt(t *testing.T) {
 	}
 	if n := strings.Count(res.stdout, "warning:"); n != 2 {
 		t.Errorf("%d warnings, want 2:\n%s", n, res.stdout)
+	}
+}
+
+// help through a pipe fits 80 columns, breaking between words, each
+// description going on under its own column, whole.
+func TestDebugHelpWrapsInItsColumn(t *testing.T) {
+	res := replayctlIn(t, "help\n", "debug", "examples/quickstart.jsonl")
+	if res.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	_, after, _ := strings.Cut(res.stdout, prompt+"help\n")
+	body, _, _ := strings.Cut(after, "summary:")
+	const col = 35 // "  " + 32 columns of name + " "
+	descs := map[string]string{}
+	var name string
+	for _, l := range strings.Split(strings.TrimSuffix(body, "\n"), "\n") {
+		if n := len([]rune(l)); n > defaultWidth {
+			t.Errorf("line of %d columns, want %d at most: %q", n, defaultWidth, l)
+		}
+		if !strings.HasPrefix(l, strings.Repeat(" ", col)) {
+			name = strings.Fields(l)[0]
+			descs[name] = strings.Join(strings.Fields(string([]rune(l)[min(col, len([]rune(l))):])), " ")
+			continue
+		}
+		descs[name] += " " + strings.Join(strings.Fields(l), " ")
+	}
+	for _, c := range debug.Commands() {
+		if got := strings.TrimSpace(descs[c.Name]); got != c.Help {
+			t.Errorf("help of %s reads %q, want %q, each line under column %d\n%s", c.Name, got, c.Help, col, body)
+		}
 	}
 }
