@@ -322,3 +322,39 @@ func statusLine(st controller.Status, next, checked int64) string {
 	}
 	return s + fmt.Sprintf("; speed %s; released %d, sent %d, checked %d", st.Speed, st.Released, st.Sent, checked)
 }
+
+// helpEntry is a command's line of help: "  name  description", the
+// description broken between words into lines of width runes at most,
+// each under the column where it starts (on a narrow width, under the
+// name, indented). The width is the terminal's, or 80 columns when the
+// output is not a terminal (debugger.cols).
+func helpEntry(name, help string, width int) string {
+	head := fmt.Sprintf("  %-32s ", name)
+	col := utf8.RuneCountInString(head)
+	if width-col < 24 { // too narrow for the column: the description goes under the name
+		return strings.TrimRight(head, " ") + "\n" + wordWrap(help, "      ", width)
+	}
+	return head + strings.TrimLeft(wordWrap(help, strings.Repeat(" ", col), width), " ")
+}
+
+// wordWrap breaks s between words into lines of width runes at most, each
+// starting with indent; a word longer than a line has one to itself.
+func wordWrap(s, indent string, width int) string {
+	var b strings.Builder
+	n := 0 // runes on the current line
+	for _, w := range strings.Fields(s) {
+		wn := utf8.RuneCountInString(w)
+		switch {
+		case n == 0:
+			b.WriteString(indent + w)
+			n = utf8.RuneCountInString(indent) + wn
+		case n+1+wn > width:
+			b.WriteString("\n" + indent + w)
+			n = utf8.RuneCountInString(indent) + wn
+		default:
+			b.WriteString(" " + w)
+			n += 1 + wn
+		}
+	}
+	return b.String()
+}

@@ -171,7 +171,7 @@ func (d *debugger) run(ctx context.Context, c debug.Command) error {
 			if c.Args != "" {
 				name += " " + c.Args
 			}
-			d.printWrapped(fmt.Sprintf("  %-32s %s", name, c.Help))
+			d.printf("%s\n", helpEntry(name, c.Help, d.cols()))
 		}
 	case debug.Quit:
 		return errQuit
