@@ -450,6 +450,9 @@ func (c *checker) performance(p *Performance) error {
 			if p.Spin == nil {
 				return nil
 			}
+			if *p.Spin > Duration(scheduler.MaxSpin) {
+				return c.errorf("performance.spin", "want at most %s (e.g. 1ms), got %s: a session keeps a core busy that long before each message", scheduler.MaxSpin, p.Spin.D())
+			}
 			return c.nonNegative("performance.spin", *p.Spin)
 		},
 	)

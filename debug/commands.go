@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/replayctl/replayctl/controller"
+	"github.com/replayctl/replayctl/internal/editdist"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 )
@@ -122,6 +124,50 @@ func ViewOf(r report.Result) View {
 // ("tools/call") or an expression (`params.name == "echo"`).
 func (s *Session) Break(ctx context.Context, spec string) (controller.Breakpoint, error) {
 	return s.c.AddBreakpoint(ctx, spec)
+}
+
+// BreakWarning says why no message of the tape can stop the replay at
+// bp: no client message has its method (the closest method is named, for
+// a typo), or its seq is past the tape's end; "" when one may, and for
+// an expression. Break keeps such a breakpoint (it may be meant for
+// injected messages): a front end shows the warning beside it. It reads
+// the tape (Lookup) and may be called from any goroutine.
+func (s *Session) BreakWarning(bp controller.Breakpoint) string {
+	switch bp.Kind {
+	case controller.KindMethod:
+		ms := s.Methods()
+		if slices.Contains(ms, bp.Spec) {
+			return ""
+		}
+		w := "no message of the tape has method " + bp.Spec
+		if c := editdist.Closest(bp.Spec, ms); c != "" {
+			w += " (did you mean " + c + "?)"
+		}
+		return w
+	case controller.KindSeq:
+		seq, err := strconv.ParseInt(bp.Spec, 10, 64)
+		if err != nil {
+			return ""
+		}
+		if _, ok := s.c.Lookup(seq); ok {
+			return ""
+		}
+		n := int64(0) // the tape's seqs run from 0 up, as Methods reads them
+		for ; ; n++ {
+			if _, ok := s.c.Lookup(n); !ok {
+				break
+			}
+		}
+		if seq < n {
+			return ""
+		}
+		msgs := "messages"
+		if n == 1 {
+			msgs = "message"
+		}
+		return fmt.Sprintf("the tape has %d %s: breakpoint %d is past its end", n, msgs, seq)
+	}
+	return ""
 }
 
 // Delete removes the breakpoint with that id.

@@ -64,7 +64,17 @@ func newConn(idx *index, entries []entry, lookahead int) *conn {
 // notifications recorded before it) or an error saying the tape has none;
 // a notification or an answer gets nothing. It never blocks: it returns
 // ErrClosed after Close, else nil.
-func (c *conn) Send(ctx context.Context, msg []byte) error {
+func (c *conn) Send(ctx context.Context, msg []byte) error { return c.send(msg, false) }
+
+// SendAside answers msg, a message that is not on the tape (a debugger's
+// inject), as Send does, but leaves the recorded answer it gives for the
+// tape's own request: it answers with the first recorded request like it
+// not asked yet, or else the last one asked. It never blocks.
+func (c *conn) SendAside(ctx context.Context, msg []byte) error { return c.send(msg, true) }
+
+var _ transport.AsideSender = (*conn)(nil)
+
+func (c *conn) send(msg []byte, aside bool) error {
 	req, err := jsonrpc.Parse(msg)
 	if err != nil { // answered as a good server does: parse error or invalid request
 		return c.reply(badMessage(msg))
@@ -73,7 +83,7 @@ func (c *conn) Send(ctx context.Context, msg []byte) error {
 		return c.checkOpen() // notifications and answers need no reply
 	}
 	c.sendMu.Lock()
-	notes, ans := c.m.answer(req)
+	notes, ans := c.m.answer(req, aside)
 	c.sendMu.Unlock()
 	return c.reply(append(notes, ans)...)
 }

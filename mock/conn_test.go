@@ -226,3 +226,44 @@ func TestCloseEndsIncoming(t *testing.T) {
 		})
 	}
 }
+
+// SendAside answers like Send but uses up no recorded answer: the tape's
+// own request still gets it; once it has, SendAside answers with it again.
+func TestSendAsideKeepsTheAnswer(t *testing.T) {
+	path := writeTape(t, []line{
+		{"s1", tape.C2S, req1}, {"s1", tape.S2C, ans1}, {"s1", tape.C2S, req2}, {"s1", tape.S2C, ans2},
+	})
+	c, err := New(path).Dial(context.Background(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	as := c.(transport.AsideSender)
+	const call = `{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"a"}}`
+	const other = `{"jsonrpc":"2.0","id":"o","method":"tools/call","params":{"name":"zzz"}}`
+	wantCall := `{"jsonrpc":"2.0","id":"c","result":{"r":1}}`
+	steps := []struct {
+		aside      bool
+		send, want string
+	}{
+		{true, call, wantCall},
+		{true, call, wantCall},
+		{false, call, wantCall}, // the tape's own: still there
+		{true, call, wantCall},  // asked already: the last one asked
+		{false, call, `"code":-32601`},
+		{true, other, `"code":-32601`}, // nothing like it recorded
+	}
+	for i, st := range steps {
+		send := c.Send
+		if st.aside {
+			send = as.SendAside
+		}
+		if err := send(context.Background(), []byte(st.send)); err != nil {
+			t.Fatal(err)
+		}
+		got := string((<-c.Incoming()).Msg)
+		if got != st.want && !(strings.HasPrefix(st.want, `"`) && strings.Contains(got, st.want)) {
+			t.Errorf("step %d (aside %v): got %s, want %s", i, st.aside, got, st.want)
+		}
+	}
+}

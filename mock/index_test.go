@@ -182,7 +182,7 @@ func TestMatcherFindsWithinLookahead(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				_, ans := m.answer(req)
+				_, ans := m.answer(req, false)
 				got := string(ans)
 				if strings.Contains(got, `"code":-32601`) {
 					got = none

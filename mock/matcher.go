@@ -46,8 +46,9 @@ func newMatcher(idx *index, entries []entry, lookahead int, from int64) matcher 
 
 // answer returns the recorded answer to req with req's id, or a JSON-RPC
 // error saying that the tape has none, and the server notifications
-// recorded before that answer, to be sent first.
-func (m *matcher) answer(req jsonrpc.Message) (notes [][]byte, ans []byte) {
+// recorded before that answer, to be sent first. With aside (a message
+// not on the tape) it counts no entry as asked.
+func (m *matcher) answer(req jsonrpc.Message, aside bool) (notes [][]byte, ans []byte) {
 	method, ok := m.idx.methods[req.Method]
 	if !ok {
 		return nil, noAnswer(req)
@@ -59,7 +60,12 @@ func (m *matcher) answer(req jsonrpc.Message) (notes [][]byte, ans []byte) {
 		}
 		scratchPool.Put(sc)
 	}()
-	e := m.find(method, sc.canon.hash(req.Params()))
+	var e *entry
+	if aside {
+		e = m.peek(method, sc.canon.hash(req.Params()))
+	} else {
+		e = m.find(method, sc.canon.hash(req.Params()))
+	}
 	if e == nil || e.ans == 0 {
 		return nil, noAnswer(req)
 	}
@@ -91,6 +97,33 @@ func (m *matcher) answer(req jsonrpc.Message) (notes [][]byte, ans []byte) {
 // this method and params hash, looking no further than lookahead entries
 // past the first one not asked; nil if there is none.
 func (m *matcher) find(method uint32, params uint64) *entry {
+	i := m.unasked(method, params)
+	if i < 0 {
+		return nil
+	}
+	m.use(i)
+	return &m.entries[i]
+}
+
+// peek returns, without marking it asked, the entry find would, or when
+// there is none the last entry asked with this method and params hash;
+// nil if the session has none.
+func (m *matcher) peek(method uint32, params uint64) *entry {
+	if i := m.unasked(method, params); i >= 0 {
+		return &m.entries[i]
+	}
+	for i := len(m.entries) - 1; i >= 0; i-- {
+		if e := &m.entries[i]; e.method == method && (e.params == params || e.params == anyParams) {
+			return e
+		}
+	}
+	return nil
+}
+
+// unasked is the index of the first entry not asked yet with this method
+// and params hash, within lookahead entries past the first one not
+// asked; -1 if there is none.
+func (m *matcher) unasked(method uint32, params uint64) int {
 	end := len(m.entries)
 	if m.lookahead < end-m.next {
 		end = m.next + m.lookahead + 1
@@ -103,10 +136,9 @@ func (m *matcher) find(method uint32, params uint64) *entry {
 		if _, used := m.used[i]; used {
 			continue
 		}
-		m.use(i)
-		return e
+		return i
 	}
-	return nil
+	return -1
 }
 
 // use marks entry i as asked. The entries asked in recorded order move

@@ -165,7 +165,8 @@ func MaxInflight(n int) Option {
 // millisecond late; the spin sends within microseconds of the due time,
 // at the cost of a busy core for up to d before every paced message (all
 // the time when messages are due less than d apart). Sessions spin only
-// while no more are connected than processors.
+// while no more are connected than processors. A d above
+// scheduler.MaxSpin (1s) is an *OptionError.
 func Spin(d time.Duration) Option { return func(s *settings) { s.spin = d; s.given("Spin") } }
 
 // MaxLine is the longest tape line accepted, in bytes (default 8 MiB).

@@ -262,6 +262,8 @@ func (s *settings) check() (checked, error) {
 		return checked{}, bad("Shard", s.shard.String(), errors.New("a controlled replay is not sharded"))
 	case s.spin < 0:
 		return checked{}, bad("Spin", s.spin, errors.New("want 0 (never spin) or more, e.g. 1ms"))
+	case s.spin > scheduler.MaxSpin:
+		return checked{}, bad("Spin", s.spin, fmt.Errorf("want at most %s (e.g. 1ms): a session keeps a core busy that long before each message", scheduler.MaxSpin))
 	case s.maxInflight < 1:
 		return checked{}, bad("MaxInflight", s.maxInflight, errors.New("want 1 or more"))
 	case s.maxRetries < 0:

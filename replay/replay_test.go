@@ -64,6 +64,7 @@ func TestOptionErrors(t *testing.T) {
 		{replay.Shard(-1, 2), "Shard"},
 		{replay.MaxInflight(0), "MaxInflight"},
 		{replay.Spin(-time.Millisecond), "Spin"},
+		{replay.Spin(time.Hour), "Spin"},
 		{replay.MaxRetries(-1), "MaxRetries"},
 		{replay.MaxMessage(0), "MaxMessage"},
 		{replay.Seed(1), "Seed"},

@@ -11,6 +11,11 @@ import (
 // shorter spin left most of that oversleep in the lag.
 const DefaultSpin = time.Millisecond
 
+// MaxSpin is the longest spin threshold replay, its config file and the
+// CLI accept: a session keeps a core busy that long before each message,
+// and beyond a second that buys nothing a timer does not.
+const MaxSpin = time.Second
+
 // Option configures a Pacer.
 type Option func(*Pacer)
 

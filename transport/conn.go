@@ -47,6 +47,15 @@ type Rewinder interface {
 	Rewind(seq int64) error
 }
 
+// AsideSender is a connection that can answer a message that is not on
+// the tape without counting it as one of the tape's: the built-in mock
+// answers it as it would the recorded request like it, and keeps that
+// recorded answer for the tape's own request. The engine sends the
+// messages a debugger injects with SendAside on connections that have it.
+type AsideSender interface {
+	SendAside(ctx context.Context, msg []byte) error
+}
+
 // RawWriter is a connection that can write bytes that are not a whole
 // message: a message in pieces, or cut short. Chaos faults use it
 // (slow-write, disconnect mid-message); stdio connections have it.

@@ -166,3 +166,25 @@ func TestSpinFlagNegative(t *testing.T) {
 		t.Errorf("exit %d, want 2 and a message naming --spin\nstderr: %s", res.code, res.stderr)
 	}
 }
+
+// TestSpinFlagTooLong: a spin above scheduler.MaxSpin (1s) keeps a core
+// busy that long before each message: refused, exit 2, saying so.
+func TestSpinFlagTooLong(t *testing.T) {
+	res := replayctl(t, "run", "examples/quickstart.jsonl", "--spin", "1h")
+	if res.code != 2 || !strings.Contains(res.stderr, "--spin") || !strings.Contains(res.stderr, "at most 1s") || !strings.Contains(res.stderr, "core busy") {
+		t.Errorf("exit %d, want 2 and a message naming --spin, its bound and its cost\nstderr: %s", res.code, res.stderr)
+	}
+}
+
+// TestDebugSpinFlag: debug takes --spin and hands it to the replay, whose
+// check refuses one above 1s as run's does.
+func TestDebugSpinFlag(t *testing.T) {
+	res := replayctlIn(t, "", "debug", "examples/quickstart.jsonl", "--spin", "1h")
+	if res.code != 2 || !strings.Contains(res.stderr, "--spin") || !strings.Contains(res.stderr, "at most 1s") {
+		t.Errorf("--spin 1h: exit %d, want 2 and a message naming --spin and its bound\nstderr: %s", res.code, res.stderr)
+	}
+	res = replayctlIn(t, "continue\n", "debug", "examples/quickstart.jsonl", "--spin", "0", "--speed", "10x")
+	if res.code != 0 || !strings.Contains(res.stdout, "0 failed") {
+		t.Errorf("--spin 0: exit %d, want 0\nstdout: %s\nstderr: %s", res.code, res.stdout, res.stderr)
+	}
+}

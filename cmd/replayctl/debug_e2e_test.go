@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replayctl/replayctl/debug"
 	"github.com/replayctl/replayctl/internal/testserver"
 	"github.com/replayctl/replayctl/transport"
 )
@@ -550,5 +551,104 @@ func TestDebugControlDuringHandshake(t *testing.T) {
 	p.wait(30 * time.Second)
 	if strings.Contains(p.stdout.String(), "already in progress") {
 		t.Errorf("stdout says a step was in progress:\n%s", p.stdout)
+	}
+}
+
+// An injected request is answered without using up the tape: a later
+// tape message with the same method and params still gets its recorded
+// answer from the built-in mock, as it does from the real server.
+func TestDebugInjectKeepsTheTapesAnswers(t *testing.T) {
+	tapePath, target, _ := everythingTee(t)
+	script := "inject {\"jsonrpc\":\"2.0\",\"id\":50,\"method\":\"ping\"}\n" +
+		"inject {\"jsonrpc\":\"2.0\",\"id\":51,\"method\":\"tools/list\"}\n" +
+		"continue\n"
+	for _, tt := range []struct {
+		name   string
+		target []string
+	}{{"mock", nil}, {"server", target}} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := replayctlIn(t, script, append([]string{"debug", tapePath}, tt.target...)...)
+			if res.code != 0 || !strings.Contains(res.stdout, " 0 failed") || strings.Contains(res.stdout, "✗") {
+				t.Fatalf("exit %d, want 0 and nothing failed\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+			}
+			if n := strings.Count(res.stdout, "· injected: not on the tape"); n != 2 {
+				t.Errorf("%d injected answers shown, want 2:\n%s", n, res.stdout)
+			}
+		})
+	}
+}
+
+// After modify, step labels the message with the method sent, not the
+// tape's; a success turned error differs as a whole answer, said so.
+func TestDebugModifyShowsWhatWasSent(t *testing.T) {
+	script := `modify {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"x"}}}` + "\nstep\ndiff\n"
+	res := replayctlIn(t, script, "debug", "examples/quickstart.jsonl")
+	if res.code != 1 {
+		t.Fatalf("exit %d, want 1 (the answer differs)\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	for _, want := range []string{
+		`→ seq 3 tools/call (tape: tools/list) {"name":"echo"`,
+		"✗ failed: $ (the whole answer, success→error): ",
+		"  $ (the whole answer, success→error): ",
+	} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, res.stdout)
+		}
+	}
+	if strings.Contains(res.stdout, "→ seq 3 tools/list {\"name\"") {
+		t.Errorf("the step is labelled with the tape's method:\n%s", res.stdout)
+	}
+}
+
+// A breakpoint that no message of the tape can hit is kept (it may be
+// meant for injected messages) with a warning saying why: a method the
+// tape lacks (and the one meant, for a typo), a seq past its end.
+func TestDebugBreakWarnsOfNothingToStopAt(t *testing.T) {
+	res := replayctlIn(t, "break tools/lst\nbreak 99\nbreak tools/list\nbreak 17\nbreakpoints\n", "debug", "examples/quickstart.jsonl")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	for _, want := range []string{
+		"breakpoint 1: method tools/lst\nwarning: no message of the tape has method tools/lst (did you mean tools/list?)\n",
+		"breakpoint 2: seq 99\nwarning: the tape has 18 messages: breakpoint 99 is past its end\n",
+		"breakpoint 3: method tools/list\n(replayctl)",
+		"breakpoint 4: seq 17\n(replayctl)",
+	} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, res.stdout)
+		}
+	}
+	if n := strings.Count(res.stdout, "warning:"); n != 2 {
+		t.Errorf("%d warnings, want 2:\n%s", n, res.stdout)
+	}
+}
+
+// help through a pipe fits 80 columns, breaking between words, each
+// description going on under its own column, whole.
+func TestDebugHelpWrapsInItsColumn(t *testing.T) {
+	res := replayctlIn(t, "help\n", "debug", "examples/quickstart.jsonl")
+	if res.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	_, after, _ := strings.Cut(res.stdout, prompt+"help\n")
+	body, _, _ := strings.Cut(after, "summary:")
+	const col = 35 // "  " + 32 columns of name + " "
+	descs := map[string]string{}
+	var name string
+	for _, l := range strings.Split(strings.TrimSuffix(body, "\n"), "\n") {
+		if n := len([]rune(l)); n > defaultWidth {
+			t.Errorf("line of %d columns, want %d at most: %q", n, defaultWidth, l)
+		}
+		if !strings.HasPrefix(l, strings.Repeat(" ", col)) {
+			name = strings.Fields(l)[0]
+			descs[name] = strings.Join(strings.Fields(string([]rune(l)[min(col, len([]rune(l))):])), " ")
+			continue
+		}
+		descs[name] += " " + strings.Join(strings.Fields(l), " ")
+	}
+	for _, c := range debug.Commands() {
+		if got := strings.TrimSpace(descs[c.Name]); got != c.Help {
+			t.Errorf("help of %s reads %q, want %q, each line under column %d\n%s", c.Name, got, c.Help, col, body)
+		}
 	}
 }

@@ -138,10 +138,19 @@ func httpLine(h *tape.HTTPMeta) string {
 }
 
 // sentLine is "→ seq 5 tools/call {"name":"echo",…}", width runes at most.
+// The method is the one msg has, as sent; when that is not the tape's
+// (a modify), "→ seq 3 tools/call (tape: tools/list) {…}".
 func sentLine(seq int64, method string, msg []byte, width int) string {
-	head := fmt.Sprintf("→ seq %d %s", seq, method)
+	label := method
+	if rpc, err := jsonrpc.Parse(msg); err == nil && rpc.Method != "" && rpc.Method != method {
+		label = rpc.Method
+		if method != "" {
+			label += " (tape: " + method + ")"
+		}
+	}
+	head := fmt.Sprintf("→ seq %d %s", seq, label)
 	if seq < 0 {
-		head = "→ injected " + method
+		head = "→ injected " + label
 	}
 	p := payload(msg)
 	if len(p) == 0 {
@@ -173,7 +182,19 @@ func fitLine(head string, msg []byte, width int) string {
 // diffFull is a difference with its whole values: "path: expected →
 // actual", for diff (wrap fits it to the width).
 func diffFull(d report.Difference) string {
-	return fmt.Sprintf("%s: %s → %s", d.Path, jsonFull(d.Expected), jsonFull(d.Actual))
+	return fmt.Sprintf("%s: %s → %s", diffPath(d), jsonFull(d.Expected), jsonFull(d.Actual))
+}
+
+// diffPath is d's path, "$ (the whole answer, success→error)" when the
+// whole answer differs: the kind says how.
+func diffPath(d report.Difference) string {
+	if d.Path != "" && d.Path != "$" {
+		return d.Path
+	}
+	if d.Kind == "" {
+		return "$ (the whole answer)"
+	}
+	return "$ (the whole answer, " + string(d.Kind) + ")"
 }
 
 func jsonFull(b json.RawMessage) string {
@@ -214,7 +235,7 @@ func wrap(s string, width int) string {
 
 // diffLine is "result.content[0].text: "a" → "b"".
 func diffLine(d report.Difference) string {
-	return fmt.Sprintf("%s: %s → %s", d.Path, jsonOrAbsent(d.Expected), jsonOrAbsent(d.Actual))
+	return fmt.Sprintf("%s: %s → %s", diffPath(d), jsonOrAbsent(d.Expected), jsonOrAbsent(d.Actual))
 }
 
 func jsonOrAbsent(b json.RawMessage) string {
@@ -300,4 +321,40 @@ func statusLine(st controller.Status, next, checked int64) string {
 		s += " (" + st.Reason + ")"
 	}
 	return s + fmt.Sprintf("; speed %s; released %d, sent %d, checked %d", st.Speed, st.Released, st.Sent, checked)
+}
+
+// helpEntry is a command's line of help: "  name  description", the
+// description broken between words into lines of width runes at most,
+// each under the column where it starts (on a narrow width, under the
+// name, indented). The width is the terminal's, or 80 columns when the
+// output is not a terminal (debugger.cols).
+func helpEntry(name, help string, width int) string {
+	head := fmt.Sprintf("  %-32s ", name)
+	col := utf8.RuneCountInString(head)
+	if width-col < 24 { // too narrow for the column: the description goes under the name
+		return strings.TrimRight(head, " ") + "\n" + wordWrap(help, "      ", width)
+	}
+	return head + strings.TrimLeft(wordWrap(help, strings.Repeat(" ", col), width), " ")
+}
+
+// wordWrap breaks s between words into lines of width runes at most, each
+// starting with indent; a word longer than a line has one to itself.
+func wordWrap(s, indent string, width int) string {
+	var b strings.Builder
+	n := 0 // runes on the current line
+	for _, w := range strings.Fields(s) {
+		wn := utf8.RuneCountInString(w)
+		switch {
+		case n == 0:
+			b.WriteString(indent + w)
+			n = utf8.RuneCountInString(indent) + wn
+		case n+1+wn > width:
+			b.WriteString("\n" + indent + w)
+			n = utf8.RuneCountInString(indent) + wn
+		default:
+			b.WriteString(" " + w)
+			n += 1 + wn
+		}
+	}
+	return b.String()
 }

@@ -113,6 +113,9 @@ func (d *debugger) run(ctx context.Context, c debug.Command) error {
 			return err
 		}
 		d.printf("breakpoint %d: %s %s\n", bp.ID, bp.Kind, bp.Spec)
+		if w := d.s.BreakWarning(bp); w != "" {
+			d.printf("%s\n", d.p.yellow("warning: "+w))
+		}
 	case debug.Delete:
 		if err := d.s.Delete(ctx, c.ID); err != nil {
 			return err
@@ -168,7 +171,7 @@ func (d *debugger) run(ctx context.Context, c debug.Command) error {
 			if c.Args != "" {
 				name += " " + c.Args
 			}
-			d.printWrapped(fmt.Sprintf("  %-32s %s", name, c.Help))
+			d.printf("%s\n", helpEntry(name, c.Help, d.cols()))
 		}
 	case debug.Quit:
 		return errQuit

@@ -17,6 +17,9 @@ import (
 // it reads only what never changes (its seq, session and method, for the
 // retry events).
 func (r *sender) sendRetry(ctx context.Context, conn transport.Conn, msg []byte, it *Item) error {
+	if as, ok := conn.(transport.AsideSender); ok && it.Injected {
+		return as.SendAside(ctx, msg) // not on the tape: uses none of its answers
+	}
 	return r.retry(ctx, conn, msg, it, conn.Send(ctx, msg))
 }
 
@@ -25,7 +28,7 @@ func (r *sender) sendRetry(ctx context.Context, conn transport.Conn, msg []byte,
 // its own (a context and a timer per request); a retry gets one.
 func (r *sender) sendBy(ctx context.Context, conn transport.Conn, msg []byte, it *Item, deadline time.Time) error {
 	ds, ok := conn.(transport.DeadlineSender)
-	if !ok {
+	if !ok || it.Injected { // an injected message may be sent aside (sendRetry)
 		sctx, cancel := context.WithDeadline(ctx, deadline)
 		defer cancel()
 		return r.sendRetry(sctx, conn, msg, it)

@@ -156,7 +156,7 @@ var Table = []Knob{
 		Name:      "spin",
 		Doc:       "how long before each paced message's due time its session stops sleeping and yields in a loop (timers fire up to ~1ms late): sends within microseconds, keeps a core busy that long before each message; 0: never",
 		Default:   time.Millisecond,
-		Commands:  replays,
+		Commands:  []string{"run", "kube render", "debug"}, // debug: what continue paces
 		ConfigKey: "performance.spin",
 		Options:   []string{"replay.Spin"},
 		Said:      []string{"1ms"},
