@@ -34,8 +34,8 @@ func TestShortSecretKeepsReport(t *testing.T) {
 		if !strings.Contains(res.stdout, want) || strings.Contains(res.stdout, "e[redacted]amples") {
 			t.Errorf("-o %s: got stdout\n%s\nwant it to say %q, no text cut by [redacted]", output, res.stdout, want)
 		}
-		if n := strings.Count(res.stderr, "AUTH_TOKEN"); n != 1 || !strings.Contains(res.stderr, "shorter than 6 bytes") {
-			t.Errorf("-o %s: got stderr %q, want one warning naming AUTH_TOKEN (shorter than 6 bytes)", output, res.stderr)
+		if n := strings.Count(res.stderr, "AUTH_TOKEN"); n != 1 || !strings.Contains(res.stderr, "shorter than 3 bytes") {
+			t.Errorf("-o %s: got stderr %q, want one warning naming AUTH_TOKEN (shorter than 3 bytes)", output, res.stderr)
 		}
 	}
 }
