@@ -25,3 +25,12 @@ func TestServeInitializeVersionMiss(t *testing.T) {
 		t.Errorf("serve --volatile initialize:params.protocolVersion: got stdout %q, stderr %q, want the recorded 2025-06-18 answer and no miss", res.stdout, res.stderr)
 	}
 }
+
+// TestServeMissingTapeSaidOnce: "serve x: tape x: cannot open it" named
+// the tape twice; it is named once.
+func TestServeMissingTapeSaidOnce(t *testing.T) {
+	res := replayctl(t, "serve", "nope.jsonl")
+	if res.code != 2 || strings.Count(res.stderr, "nope.jsonl") != 1 || !strings.Contains(res.stderr, "cannot open it") {
+		t.Errorf("serve nope.jsonl: got exit %d, stderr %q, want exit 2 and the tape named once", res.code, res.stderr)
+	}
+}
