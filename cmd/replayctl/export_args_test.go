@@ -46,3 +46,33 @@ func TestExportArgsChecked(t *testing.T) {
 		})
 	}
 }
+
+// TestRedactArgsChecked: redact names a missing IN before it writes, and
+// refuses an OUT that is a directory as one (it failed with "rename into
+// place: … file exists").
+func TestRedactArgsChecked(t *testing.T) {
+	dir := t.TempDir()
+	tapePath, err := filepath.Abs("../../examples/quickstart.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "d.jsonl")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"out is a directory", []string{"redact", tapePath, sub}, "is a directory: give a file name"},
+		{"swapped", []string{"redact", filepath.Join(dir, "none.jsonl"), tapePath}, "look swapped"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := replayctl(t, tc.args...)
+			if res.code != 2 || !strings.Contains(res.stderr, tc.want) {
+				t.Errorf("%v: got exit %d, stderr %q, want exit 2 and %q", tc.args, res.code, res.stderr, tc.want)
+			}
+		})
+	}
+}
