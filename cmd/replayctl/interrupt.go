@@ -122,7 +122,7 @@ func swappedArgs(command, in, out string, err error) error {
 		return err
 	}
 	r.Close()
-	return usageError("%s: %v; %s is a tape: the arguments look swapped: give the tape first, OUT second", command, err, out)
+	return usageError("%v; %s is a tape: the arguments look swapped: %s takes the tape first, OUT second", err, out, command)
 }
 
 // forceOnSecondSignal arranges, for a command that may take a while to
