@@ -139,7 +139,7 @@ func (s *Server) missUnbound(live string, req jsonrpc.Message, q query) *Miss {
 		return newMiss(live, "", req, s.noMethod(transport.Clip(req.Method)))
 	}
 	if s.strategy == Sequential {
-		m := newMiss(live, "", req, fmt.Sprintf("sequential: no recorded session starts with a %s request", transport.Clip(req.Method)))
+		m := newMiss(live, "", req, fmt.Sprintf("sequential: no recorded session starts with %s request", article(transport.Clip(req.Method))))
 		if len(s.idx.order) > 0 && len(s.idx.sessions[s.idx.order[0]]) > 0 {
 			name := s.idx.order[0]
 			e := s.idx.sessions[name][0]
@@ -148,7 +148,7 @@ func (s *Server) missUnbound(live string, req jsonrpc.Message, q query) *Miss {
 		}
 		return m
 	}
-	m := newMiss(live, "", req, fmt.Sprintf("no recorded session has a %s request like this one (strategy %s)", transport.Clip(req.Method), s.strategy))
+	m := newMiss(live, "", req, fmt.Sprintf("no recorded session has %s request like this one (strategy %s)", article(transport.Clip(req.Method)), s.strategy))
 	m.Closest = s.closest(s.idx.order, nil, req)
 	return m
 }
@@ -360,4 +360,13 @@ func (s *Server) recordedParams(name string, i int) ([]byte, error) {
 		return nil, err
 	}
 	return r.Params(), nil
+}
+
+// article is word after "a" or "an", as it is read: "an initialize",
+// "a tools/call".
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiouAEIOU", rune(word[0])) {
+		return "an " + word
+	}
+	return "a " + word
 }

@@ -3,6 +3,7 @@ package mock
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/replayctl/replayctl/jsonrpc"
@@ -68,6 +69,9 @@ func (m Miss) String() string {
 				sep = " differs at "
 			}
 			b.WriteString(sep + describe(d))
+		}
+		if m.Method == "initialize" && slices.ContainsFunc(c.Differences, func(d validator.Difference) bool { return d.Path == "params.protocolVersion" }) {
+			b.WriteString("; to answer a client of another revision with the recorded one, as MCP's version negotiation lets a server do, pass --volatile initialize:params.protocolVersion")
 		}
 	}
 	return b.String()

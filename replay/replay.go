@@ -114,6 +114,10 @@ func New(src tape.Source, opts ...Option) (*Replay, error) {
 	}
 	r.redactor = tape.RedactorOf(r.secrets)
 	cfg.Redactor = r.redactor
+	for _, w := range shortSecretWarnings(cfg.Rules, restore, s.target.secrets()) {
+		r.warnings = append(r.warnings, w)
+		s.logger.Warn().Msg(w)
+	}
 	var random bool
 	var warning string
 	if cfg.Chaos, random, warning, err = s.chaosPlan(file, path, src.Name()); err != nil {

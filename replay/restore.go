@@ -1,9 +1,13 @@
 package replay
 
 import (
+	"fmt"
+	"maps"
 	"os"
+	"slices"
 
 	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transformer"
 )
 
 // restoreEnv reads which environment variables a redaction took out of
@@ -32,4 +36,31 @@ func restoreEnv(src tape.Source, opts []tape.Option) (map[string]string, error) 
 		values[name] = v
 	}
 	return values, nil
+}
+
+// shortSecretWarnings say, once for each, which secrets are too short to
+// be looked for inside other text (tape.ShortSecret): those of the
+// config's ${env.NAME} and of the tape's restored variables by name,
+// those of the target's headers and URL together; never a value.
+func shortSecretWarnings(rules *transformer.Rules, restored map[string]string, target []string) []string {
+	vars := map[string]string{}
+	if rules != nil {
+		vars = rules.SecretVars()
+	}
+	maps.Copy(vars, restored)
+	var names []string
+	for name, v := range vars {
+		if tape.ShortSecret(v) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	var out []string
+	for _, name := range names {
+		out = append(out, fmt.Sprintf("$%s is shorter than %d bytes: it is hidden only where it is a whole value, not inside other text (which it would wipe out); use a longer secret", name, tape.MinTextSecretLen))
+	}
+	if slices.ContainsFunc(target, tape.ShortSecret) {
+		out = append(out, fmt.Sprintf("a credential of the target (a header or the URL) is shorter than %d bytes: it is hidden only where it is a whole value, not inside other text", tape.MinTextSecretLen))
+	}
+	return out
 }

@@ -45,7 +45,7 @@ func (sv *Server) addNew(ctx context.Context) (*Result, error) {
 	}
 	header, taken, err := tapeSessions(path, sv.s.maxLine)
 	if err != nil {
-		return nil, &InputError{fmt.Errorf("serve %s: %w", path, err)}
+		return nil, &InputError{tapeNamedOnce(path, err)}
 	}
 	red, err := sv.redactor()
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/replayctl/replayctl/mock"
 	"github.com/replayctl/replayctl/tape"
@@ -111,7 +112,7 @@ func (sv *Server) serve(ctx context.Context, m *more) (*Result, error) {
 	}
 	srv, err := mock.NewServer(tape.File(sv.path), opts...)
 	if err != nil {
-		return nil, &InputError{fmt.Errorf("serve %s: %w", sv.path, err)}
+		return nil, &InputError{tapeNamedOnce(sv.path, err)}
 	}
 	for _, f := range sv.s.onLoaded {
 		f()
@@ -132,4 +133,13 @@ func (sv *Server) serve(ctx context.Context, m *more) (*Result, error) {
 		serveErr = errors.Join(serveErr, m.stop(res))
 	}
 	return res, serveErr
+}
+
+// tapeNamedOnce is err, an error reading the tape at path, said as
+// serve's: the tape named once (a tape error names it already).
+func tapeNamedOnce(path string, err error) error {
+	if strings.Contains(err.Error(), path) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return fmt.Errorf("serve %s: %w", path, err)
 }

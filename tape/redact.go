@@ -57,6 +57,7 @@ type Redactor struct {
 	// Of RedactorOf: read-only, so that Bytes, String and Writer are
 	// safe for concurrent use.
 	forms    [][]byte // every secret and its lossy and base64 forms, deduplicated
+	whole    [][]byte // short secrets (ShortSecret): found only as a whole quoted string
 	families []*family
 }
 

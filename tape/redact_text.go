@@ -18,6 +18,20 @@ const minCut = 4
 // minBase64 is the shortest base64 core of a secret that is looked for.
 const minBase64 = 6
 
+// MinTextSecretLen is the shortest secret RedactorOf looks for inside
+// other text. A shorter one ("x", "ab") would be found in every other
+// word of a report, so it is hidden only where it is a whole quoted
+// string ("x" in JSON, at any depth of escaping); its base64 forms and
+// cut starts are not looked for. Callers say so (ShortSecret), naming
+// the variable, never the value. Three bytes, not more: a secret of
+// three bytes or more ("tok") is still hidden inside any text, as the
+// outputs' tests ask.
+const MinTextSecretLen = 3
+
+// ShortSecret reports whether RedactorOf hides s only as a whole quoted
+// string (shorter than MinTextSecretLen).
+func ShortSecret(s string) bool { return s != "" && len(s) < MinTextSecretLen }
+
 // ellipsis marks a value cut short in every output.
 var ellipsis = []byte("…")
 
@@ -45,16 +59,23 @@ var ellipsis = []byte("…")
 //   - cut short: at least 4 leading bytes of a secret right before the "…"
 //     that marks a cut value.
 //
+// A secret shorter than MinTextSecretLen is hidden only as a whole quoted
+// string, in each of those escapings.
+//
 // Its JSON redaction (JSON, Message) uses the policy's names. It is nil
 // when there are no secrets; a nil Redactor's Bytes, String and Writer
 // change nothing.
 func RedactorOf(secrets []string) *Redactor {
-	var forms []string
+	var forms, whole []string
 	for _, s := range secrets {
 		if s == "" {
 			continue
 		}
 		valid := perByteValid(s)
+		if ShortSecret(s) {
+			whole = append(whole, s, valid)
+			continue
+		}
 		forms = append(forms, s, valid,
 			strings.Map(func(r rune) rune { // the debugger's one-line form
 				if r < 0x20 {
@@ -72,7 +93,9 @@ func RedactorOf(secrets []string) *Redactor {
 	}
 	slices.Sort(forms)
 	forms = slices.Compact(forms)
-	if len(forms) == 0 {
+	slices.Sort(whole)
+	whole = slices.Compact(whole)
+	if len(forms) == 0 && len(whole) == 0 {
 		return nil
 	}
 	r := &Redactor{defaults: true, families: []*family{&backslashEscapes, &entityEscapes, &percentEscapes}}
@@ -82,6 +105,10 @@ func RedactorOf(secrets []string) *Redactor {
 			r.forms = append(r.forms, []byte(f))
 			spaced = spaced || strings.Contains(f, " ")
 		}
+	}
+	for _, f := range whole {
+		r.whole = append(r.whole, []byte(f))
+		spaced = spaced || strings.Contains(f, " ")
 	}
 	if spaced {
 		r.families = append(r.families, &queryEscapes)
@@ -234,8 +261,9 @@ func (r *Redactor) find(b []byte) []textSpan {
 	return merged
 }
 
-// search reports each place in v's text where a form of a secret is, and
-// where the start of one stands right before a "…".
+// search reports each place in v's text where a form of a secret is,
+// where a short secret is a whole quoted string, and where the start of
+// a secret stands right before a "…".
 func (r *Redactor) search(v *view, found func(from, to int)) {
 	text := v.text
 	for _, f := range r.forms {
@@ -246,6 +274,19 @@ func (r *Redactor) search(v *view, found func(from, to int)) {
 			}
 			found(i+k, i+k+len(f))
 			i += k + 1
+		}
+	}
+	for _, f := range r.whole {
+		for i := 0; ; {
+			k := bytes.Index(text[i:], f)
+			if k < 0 {
+				break
+			}
+			from, to := i+k, i+k+len(f)
+			if from > 0 && to < len(text) && text[from-1] == '"' && text[to] == '"' {
+				found(from, to)
+			}
+			i = from + 1
 		}
 	}
 	for i := 0; ; {

@@ -2,6 +2,7 @@ package transformer
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"time"
@@ -43,6 +44,7 @@ type Outcome struct {
 type Rules struct {
 	rules   []rule
 	secrets []string
+	vars    map[string]string // the variables secrets came from: name → value
 	now     func() time.Time
 	uuid    func() string
 }
@@ -84,8 +86,18 @@ func Compile(specs []RuleSpec, opts ...Option) (*Rules, error) {
 		opt(&o)
 	}
 	r := &Rules{now: o.now, uuid: o.uuid}
+	env := func(name string) (string, bool) { // remembers what Secrets came from
+		v, ok := o.env(name)
+		if ok && v != "" {
+			if r.vars == nil {
+				r.vars = map[string]string{}
+			}
+			r.vars[name] = v
+		}
+		return v, ok
+	}
 	for i, spec := range specs {
-		ru, err := compileRule(i, spec, o.env, &r.secrets)
+		ru, err := compileRule(i, spec, env, &r.secrets)
 		if err != nil {
 			return nil, err
 		}
@@ -100,6 +112,10 @@ func (r *Rules) Len() int { return len(r.rules) }
 // Secrets returns every value that came from ${env.…}, so that the
 // engine can redact them from reports and logs.
 func (r *Rules) Secrets() []string { return slices.Clone(r.secrets) }
+
+// SecretVars are the variables the Secrets came from (${env.NAME}), by
+// name, so that a warning about a secret can name its variable.
+func (r *Rules) SecretVars() map[string]string { return maps.Clone(r.vars) }
 
 // Apply runs the rules over m, in order, each on the bytes the one before
 // left, and returns what they ask for. Conditions are checked against m

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -24,6 +26,9 @@ at all, also when the conversion is interrupted (Ctrl-C, SIGTERM: exit 130).`,
 			in, out := args[0], args[1]
 			if filepath.Ext(out) != ".jsonl" {
 				return usageError("convert: %s: only the native format (.jsonl) can be written", out)
+			}
+			if _, err := os.Stat(in); err != nil && in != "-" { // before OUT: a missing IN is named as such
+				return swappedArgs("convert", in, out, usageError("convert: IN %s: %v", in, errors.Unwrap(err)))
 			}
 			if err := refuseExisting("convert", out, force); err != nil {
 				return err

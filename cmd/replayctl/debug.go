@@ -117,7 +117,7 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	// --on-error given overrides the config's strategy; else the config's
 	// continue holds, and pause is the default (debug.WithReplay).
 	if _, err := controller.ParseOnError(f.onError); err != nil {
-		return usageError("--on-error: %w", err)
+		return usageError("--%w", err) // "on-error \"stop\": want …"
 	}
 	if cmd.Flags().Changed("on-error") {
 		opts = append(opts, replay.OnError(replay.ErrorPolicy(f.onError)))

@@ -132,20 +132,20 @@ and the tools/call request of each).`,
 				}
 			}
 			in, out := args[0], args[1]
+			ctx := cmd.Context()
+			r, err := a.openTapeArg(ctx, in, tape.WithMaxLine(maxLine)) // before OUT: a bad TAPE is named as such
+			if err != nil {
+				if ctx.Err() != nil {
+					return interrupted(out + " was not written")
+				}
+				return swappedArgs("export", in, out, err)
+			}
+			defer r.Close()
 			if out != "-" {
 				if err := refuseExisting("export", out, force); err != nil {
 					return err
 				}
 			}
-			ctx := cmd.Context()
-			r, err := a.openTapeArg(ctx, in, tape.WithMaxLine(maxLine))
-			if err != nil {
-				if ctx.Err() != nil {
-					return interrupted(out + " was not written")
-				}
-				return err
-			}
-			defer r.Close()
 			opts := []tape.ExportOption{tape.ExportCreator("replayctl " + readVersion().Version)}
 			if url != "" {
 				opts = append(opts, tape.ExportURL(url))

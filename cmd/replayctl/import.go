@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -52,6 +54,9 @@ then OUT is not written.`,
 			in, out := args[0], args[1]
 			if filepath.Ext(out) != ".jsonl" {
 				return usageError("import: %s: a tape is written in the native format: name it .jsonl", out)
+			}
+			if _, err := os.Stat(in); err != nil && in != "-" { // before OUT: a missing IN is named as such
+				return swappedArgs("import", in, out, usageError("import: IN %s: %v", in, errors.Unwrap(err)))
 			}
 			if err := refuseExisting("import", out, force); err != nil {
 				return err

@@ -95,8 +95,12 @@ func (a *app) rewriteTape(ctx context.Context, in, out string, maxLine int, writ
 }
 
 // refuseExisting keeps a tape the user has: OUT is written only when it
-// does not exist yet, or with --force.
+// does not exist yet, or with --force; never over a directory.
 func refuseExisting(command, out string, force bool) error {
+	fi, err := os.Stat(out)
+	if err == nil && fi.IsDir() {
+		return usageError("%s: OUT %s is a directory: give a file name", command, out)
+	}
 	if force {
 		return nil
 	}
@@ -104,6 +108,21 @@ func refuseExisting(command, out string, force bool) error {
 		return usageError("%s: %s exists; pass --force to overwrite it, or choose another OUT", command, out)
 	}
 	return nil
+}
+
+// swappedArgs is err, the failure to read the input in, or, when OUT
+// is a tape replayctl can read, a usage error that says the arguments
+// look swapped.
+func swappedArgs(command, in, out string, err error) error {
+	if out == "-" || in == out {
+		return err
+	}
+	r, oerr := tape.Open(out)
+	if oerr != nil {
+		return err
+	}
+	r.Close()
+	return usageError("%v; %s is a tape: the arguments look swapped: %s takes the tape first, OUT second", err, out, command)
 }
 
 // forceOnSecondSignal arranges, for a command that may take a while to

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -50,6 +52,12 @@ stderr, by kind and name, never with a value.`,
 		in, out := args[0], args[1]
 		if filepath.Ext(out) != ".jsonl" {
 			return usageError("redact: %s: only the native format (.jsonl) can be written", out)
+		}
+		if _, err := os.Stat(in); err != nil && in != "-" { // before OUT: a missing IN is named as such
+			return swappedArgs("redact", in, out, usageError("redact: IN %s: %v", in, errors.Unwrap(err)))
+		}
+		if err := refuseExisting("redact", out, true); err != nil { // a directory; redact overwrites a file
+			return err
 		}
 		red, err := redactor()
 		if err != nil {

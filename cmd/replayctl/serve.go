@@ -18,6 +18,7 @@ import (
 
 	"github.com/replayctl/replayctl/forward"
 	"github.com/replayctl/replayctl/internal/atomicfile"
+	"github.com/replayctl/replayctl/internal/english"
 	"github.com/replayctl/replayctl/internal/termsafe"
 	"github.com/replayctl/replayctl/mock"
 	"github.com/replayctl/replayctl/serve"
@@ -346,12 +347,12 @@ func parseTiming(s string) (float64, error) {
 // printServeSummary says on stderr what serve saw go wrong.
 // Of missed misses, the first ones (misses) are listed, the rest counted.
 func printServeSummary(w io.Writer, misses []mock.Miss, missed int, injected []mock.Injected) {
-	fmt.Fprintf(w, "served: %d miss(es), %d fault(s) injected\n", missed, len(injected))
+	fmt.Fprintf(w, "served: %s, %s injected\n", english.Count(int64(missed), "miss"), english.Count(int64(len(injected)), "fault"))
 	for _, m := range misses {
 		fmt.Fprintf(w, "  miss: session %s: %s\n", termsafe.String(m.Session), termsafe.String(m.String()))
 	}
 	if more := missed - len(misses); more > 0 {
-		fmt.Fprintf(w, "  … and %d more miss(es), counted, not kept (--max-misses %d)\n", more, len(misses))
+		fmt.Fprintf(w, "  … and %d more %s, counted, not kept (--max-misses %d)\n", more, english.Plural(int64(more), "miss"), len(misses))
 	}
 	for _, i := range injected {
 		esc := termsafe.String

@@ -54,7 +54,7 @@ func TestServeHTTPConcurrentClients(t *testing.T) {
 				t.Errorf("%d of %d clients failed", failed, clients)
 			}
 			code, stderr := p.stop(t)
-			if code != 0 || !strings.Contains(stderr, "served: 0 miss(es)") {
+			if code != 0 || !strings.Contains(stderr, "served: 0 misses") {
 				t.Errorf("serve: exit %d, stderr:\n%s", code, clip(stderr, 2000))
 			}
 		})
@@ -121,7 +121,7 @@ func TestServeLegacySSE(t *testing.T) {
 		t.Errorf("close: %v", err)
 	}
 	code, stderr := p.stop(t)
-	if code != 0 || !strings.Contains(stderr, "served: 0 miss(es)") {
+	if code != 0 || !strings.Contains(stderr, "served: 0 misses") {
 		t.Errorf("serve: exit %d; stderr:\n%s", code, stderr)
 	}
 }

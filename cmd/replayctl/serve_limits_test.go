@@ -329,7 +329,7 @@ func TestMissesKeptThenCounted(t *testing.T) {
 		t.Errorf("exit %d, want 1 (--strict, 1500 misses)", code)
 	}
 	listed := strings.Count(stderr, "  miss: ")
-	if !strings.Contains(stderr, "served: 1500 miss(es)") || listed != 1000 || !strings.Contains(stderr, "500 more") {
+	if !strings.Contains(stderr, "served: 1500 misses") || listed != 1000 || !strings.Contains(stderr, "500 more") {
 		t.Errorf("stderr: %d misses listed, want the first 1000 and \"500 more\" counted:\n%s", listed, clip(stderr, 2000))
 	}
 }

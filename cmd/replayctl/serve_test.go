@@ -201,7 +201,7 @@ func TestServeHTTPAnswersAsRecorded(t *testing.T) {
 			served := testtape.RecordClient(t, testtape.HTTP(p.url), version, testtape.ScriptAll)
 			sameAnswers(t, recorded, served)
 			code, stderr := p.stop(t)
-			if code != 0 || !strings.Contains(stderr, "served: 0 miss(es)") {
+			if code != 0 || !strings.Contains(stderr, "served: 0 misses") {
 				t.Errorf("serve: exit %d, stderr:\n%s", code, stderr)
 			}
 		})
@@ -251,7 +251,7 @@ func TestServeMissIsLoud(t *testing.T) {
 			t.Errorf("stdout has a line that is not JSON: %q", line)
 		}
 	}
-	if !strings.Contains(res.stderr, "served: 1 miss(es)") || !strings.Contains(res.stderr, "params.arguments.changed") {
+	if !strings.Contains(res.stderr, "served: 1 miss,") || !strings.Contains(res.stderr, "params.arguments.changed") {
 		t.Errorf("stderr does not list the miss:\n%s", res.stderr)
 	}
 	var rep serveReport
