@@ -290,7 +290,25 @@ func TestLocalShardsThresholdOnMergedData(t *testing.T) {
 	requests := whole.Performance.Requests
 	srv.take()
 
-	res = replayctl(t, append(args, "--local-shards", "3", "--threshold", fmt.Sprintf("requests<%d", requests))...)
+	shardDir := t.TempDir()
+	res = replayctl(t, append(args, "--local-shards", "3", "--shard-reports", shardDir, "--threshold", fmt.Sprintf("requests<%d", requests))...)
+	// On a failure, what each shard says it did: which one sent fewer
+	// requests, and why (its errors, an abort).
+	defer func() {
+		if !t.Failed() {
+			return
+		}
+		for i := range 3 {
+			r, err := report.Read(filepath.Join(shardDir, fmt.Sprintf("shard-%d-of-3.json", i)))
+			if err != nil {
+				t.Logf("shard %d: no report: %v", i, err)
+				continue
+			}
+			t.Logf("shard %d: %d sessions, %d requests, %d sent, %d received, %d skipped, errors %d, timeouts %d, aborted %q, error entries %+v",
+				i, r.Summary.Sessions, r.Performance.Requests, r.Summary.Sent, r.Summary.Received, r.Summary.Skipped,
+				r.Performance.Errors, r.Performance.Timeouts, r.Summary.Aborted, r.Errors)
+		}
+	}()
 	if res.code != 1 {
 		t.Fatalf("--local-shards 3 with requests<%d: exit %d, want 1\n%s", requests, res.code, res.stderr)
 	}
