@@ -173,6 +173,13 @@ func TestCoordinatedStaggeredStart(t *testing.T) {
 // fewer than K requests and the two together more: --abort-on-fail stops
 // every shard when the merged intervals pass K, before the end; each
 // shard's report says the coordinator stopped it; the run fails.
+//
+// "Before the end" is a condition, not a race against the pace: the
+// server answers K requests and holds every later one unanswered, so the
+// shards cannot reach the end of the tape (each session waits for its
+// answer, at most one request each in flight: fewer than the whole run's
+// requests are sent); only the coordinator's stop ends them. (With the
+// pace alone the shards finished before the stop on a loaded machine.)
 func TestCoordinatedAbortOnFail(t *testing.T) {
 	srv := newCountingServer(t)
 	tapePath := testtape.Record(t, transport.HTTP{URL: srv.srv.URL}, "http", testtape.Conversation("echo", `{"text":"call %d"}`, 4))
@@ -186,10 +193,15 @@ func TestCoordinatedAbortOnFail(t *testing.T) {
 	total := whole.Performance.Requests
 	limit := total * 3 / 4 // each shard sends total/2
 	srv.take()
+	if sessions, most := int64(50), total-limit; sessions >= most {
+		t.Fatalf("%d requests in the whole run: the %d sessions held after the limit %d could send them all", total, sessions, limit)
+	}
+	srv.holdAfter(limit)
 
 	dir := t.TempDir()
 	// rps:100 paces the ~300 messages over ~3 s: the merged count passes
-	// the limit at three quarters of the run.
+	// the limit at three quarters of the run, and the server holds what
+	// comes after.
 	res = replayctl(t, append(args, "--speed", "rps:100", "--local-shards", "2", "--abort-on-fail", "--interval", "100ms",
 		"--threshold", fmt.Sprintf("requests<%d", limit), "--shard-reports", dir, "-o", "json")...)
 	if res.code != 1 {

@@ -204,6 +204,11 @@ var innerSecrets = []string{"v-inner-pw-9e1", "v-inner-key-0f0"}
 // bearer, jwt, auth, access_key, db_password, session_secret, and JSON
 // text in a string with a password inside: none of them is on the tape,
 // the JSON text's other members are as sent, and the tape replays.
+//
+// The client closes its input only once the answer to its tools/call has
+// come back, as a real client does: closed at once, the server (node,
+// slow to start on a loaded machine) gets --stop-timeout to answer and
+// exit, and is stopped before it answered anything.
 func TestRecordMasksExtraNamesAndJSONInStrings(t *testing.T) {
 	argv := testserver.Everything(t)
 	path := filepath.Join(t.TempDir(), "rec.jsonl")
@@ -212,13 +217,18 @@ func TestRecordMasksExtraNamesAndJSONInStrings(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":` + secretArguments() + `}}`,
 	}, "\n") + "\n"
-	res := replayctlIn(t, in, append([]string{"record", "-o", path, "--"}, argv...)...)
-	if res.code != 0 {
-		t.Fatalf("record: %d %s", res.code, res.stderr)
+	rec := startProc(t, append([]string{binary, "record", "-o", path, "--"}, argv...)...)
+	if _, err := io.WriteString(rec.stdin, in); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitOutput(rec.stdout, `"id":2`, 2*time.Minute)
+	rec.stdin.Close()
+	if code := rec.wait(time.Minute); code != 0 {
+		t.Fatalf("record: %d %s", code, rec.stderr)
 	}
 	got := readString(t, path)
-	if !strings.Contains(got, `tools/call`) {
-		t.Fatalf("the tape has no tools/call: the test proves nothing\n%s", got)
+	if !strings.Contains(got, `tools/call`) || !strings.Contains(got, `Echo: hi`) {
+		t.Fatalf("the tape has no tools/call or not its answer: the test proves nothing\n%s", got)
 	}
 	for name, v := range nameSecrets {
 		if strings.Contains(got, v) {

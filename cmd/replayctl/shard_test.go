@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -34,10 +35,23 @@ type countingServer struct {
 	mu     sync.Mutex // guards bodies
 	bodies map[string]int
 	posts  chan string // every body counted, as long as it has room
+
+	// requests counts the JSON-RPC requests received since the last
+	// holdAfter; once it passes that, every further request is held
+	// unanswered until its client gives it up or the test ends.
+	requests, hold atomic.Int64
+	release        chan struct{} // closed when the test ends
+}
+
+// holdAfter answers the next n requests and holds every one after them
+// (see countingServer.requests).
+func (c *countingServer) holdAfter(n int64) {
+	c.requests.Store(0)
+	c.hold.Store(n)
 }
 
 func newCountingServer(t *testing.T) *countingServer {
-	c := &countingServer{bodies: map[string]int{}, posts: make(chan string, 4096)}
+	c := &countingServer{bodies: map[string]int{}, posts: make(chan string, 4096), release: make(chan struct{})}
 	inner := testserver.SlowHandler(0)
 	c.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
@@ -45,6 +59,20 @@ func newCountingServer(t *testing.T) *countingServer {
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusBadRequest)
 				return
+			}
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if json.Unmarshal(b, &m) == nil && m.ID != nil && m.Method != "" {
+				if h := c.hold.Load(); c.requests.Add(1) > h && h > 0 {
+					select {
+					case <-r.Context().Done():
+					case <-c.release:
+						http.Error(w, "the test ended", http.StatusServiceUnavailable)
+					}
+					return
+				}
 			}
 			// The replayer's own cancellations of requests still
 			// unanswered when the run ends depend on timing, not on
@@ -63,6 +91,7 @@ func newCountingServer(t *testing.T) *countingServer {
 		inner.ServeHTTP(w, r)
 	}))
 	t.Cleanup(c.srv.Close)
+	t.Cleanup(func() { close(c.release) }) // before Close, which waits for the held
 	return c
 }
 
@@ -261,7 +290,25 @@ func TestLocalShardsThresholdOnMergedData(t *testing.T) {
 	requests := whole.Performance.Requests
 	srv.take()
 
-	res = replayctl(t, append(args, "--local-shards", "3", "--threshold", fmt.Sprintf("requests<%d", requests))...)
+	shardDir := t.TempDir()
+	res = replayctl(t, append(args, "--local-shards", "3", "--shard-reports", shardDir, "--threshold", fmt.Sprintf("requests<%d", requests))...)
+	// On a failure, what each shard says it did: which one sent fewer
+	// requests, and why (its errors, an abort).
+	defer func() {
+		if !t.Failed() {
+			return
+		}
+		for i := range 3 {
+			r, err := report.Read(filepath.Join(shardDir, fmt.Sprintf("shard-%d-of-3.json", i)))
+			if err != nil {
+				t.Logf("shard %d: no report: %v", i, err)
+				continue
+			}
+			t.Logf("shard %d: %d sessions, %d requests, %d sent, %d received, %d skipped, errors %d, timeouts %d, aborted %q, error entries %+v",
+				i, r.Summary.Sessions, r.Performance.Requests, r.Summary.Sent, r.Summary.Received, r.Summary.Skipped,
+				r.Performance.Errors, r.Performance.Timeouts, r.Summary.Aborted, r.Errors)
+		}
+	}()
 	if res.code != 1 {
 		t.Fatalf("--local-shards 3 with requests<%d: exit %d, want 1\n%s", requests, res.code, res.stderr)
 	}
