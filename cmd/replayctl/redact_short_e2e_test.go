@@ -23,7 +23,9 @@ func TestShortSecretKeepsReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, output := range []string{"text", "json"} {
-		res := replayctlEnv(t, []string{"AUTH_TOKEN=x"}, "", "run", "examples/quickstart.jsonl", "--config", cfg, "-o", output)
+		// The example keeps every run in .replayctl-history: not in the module.
+		env := []string{"AUTH_TOKEN=x", "REPLAYCTL_HISTORY=" + filepath.Join(t.TempDir(), "history")}
+		res := replayctlEnv(t, env, "", "run", "examples/quickstart.jsonl", "--config", cfg, "-o", output)
 		if res.code != 0 {
 			t.Fatalf("-o %s: exit %d, stderr %s", output, res.code, res.stderr)
 		}
