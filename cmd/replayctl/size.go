@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/replayctl/replayctl/internal/knobs"
 )
 
 // byteSize is a flag of a number of bytes: "16777216", or with a unit,
@@ -21,19 +23,9 @@ var sizeUnits = []struct {
 	{"gb", 1e9}, {"mb", 1e6}, {"kb", 1e3}, {"b", 1},
 }
 
-// String is the size in the largest binary unit it is a whole number of.
-func (b *byteSize) String() string {
-	n := int(*b)
-	for _, u := range []struct {
-		name string
-		size int
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if n >= u.size && n%u.size == 0 {
-			return strconv.Itoa(n/u.size) + u.name
-		}
-	}
-	return strconv.Itoa(n)
-}
+// String is the size in the largest binary unit it is a whole number of,
+// as the knobs' table shows a default.
+func (b *byteSize) String() string { return knobs.Size(*b).String() }
 
 // Set reads a size; it must be at least one byte.
 func (b *byteSize) Set(s string) error {
