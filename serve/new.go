@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/replayctl/replayctl/forward"
+	"github.com/replayctl/replayctl/internal/english"
 	"github.com/replayctl/replayctl/mock"
 	"github.com/replayctl/replayctl/record"
 	"github.com/replayctl/replayctl/tape"
@@ -102,17 +103,17 @@ func (sv *Server) redactor() (*tape.Redactor, error) {
 func (sv *Server) mergeAtStop(jpath string, res *Result, red *tape.Redactor) error {
 	path := sv.path
 	if res.Forwarded == 0 {
-		fmt.Fprintf(sv.s.notices, "new: nothing was forwarded (%d miss(es) could not be); %s unchanged\n", res.NotForwarded, path)
+		fmt.Fprintf(sv.s.notices, "new: nothing was forwarded (%s could not be); %s unchanged\n", english.Count(int64(res.NotForwarded), "miss"), path)
 		return os.Remove(jpath)
 	}
 	n, added, err := mergeJournal(path, jpath, sv.s.maxLine)
 	if err != nil {
 		return &InputError{fmt.Errorf("serve --mode new: %w (%s is kept; the next serve --mode new merges it)", err, jpath)}
 	}
-	fmt.Fprintf(sv.s.notices, "new: %d miss(es) forwarded to the upstream and added to %s: %d messages in %d session(s) (%s)\n",
-		res.Forwarded, path, n, len(added), strings.Join(added, ", "))
+	fmt.Fprintf(sv.s.notices, "new: %s forwarded to the upstream and added to %s: %s in %s (%s)\n",
+		english.Count(int64(res.Forwarded), "miss"), path, english.Count(int64(n), "message"), english.Count(int64(len(added)), "session"), strings.Join(added, ", "))
 	if k := res.NotForwarded; k > 0 {
-		fmt.Fprintf(sv.s.notices, "new: %d miss(es) could not be forwarded (listed above as misses)\n", k)
+		fmt.Fprintf(sv.s.notices, "new: %s could not be forwarded (listed above as misses)\n", english.Count(int64(k), "miss"))
 	}
 	if k := res.Refused; k > 0 {
 		fmt.Fprintf(sv.s.notices, "new: %d request(s) of the upstream came with no client request in flight and were answered with an error\n", k)

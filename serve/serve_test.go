@@ -117,7 +117,7 @@ func TestModeNewFromGo(t *testing.T) {
 	if res.Forwarded != 1 || res.NotForwarded != 0 || res.MissCount != 0 {
 		t.Errorf("mode new: forwarded %d, not %d, misses %d; want 1, 0, 0 (a forwarded miss is answered)", res.Forwarded, res.NotForwarded, res.MissCount)
 	}
-	if !strings.Contains(notices.String(), "new: 1 miss(es) forwarded to the upstream and added to "+path) {
+	if !strings.Contains(notices.String(), "new: 1 miss forwarded to the upstream and added to "+path) {
 		t.Errorf("notices:\n%s\nwant what was added", notices.String())
 	}
 	if _, err := os.Stat(serve.Journal(path)); !errors.Is(err, os.ErrNotExist) {
