@@ -1,6 +1,6 @@
 test:
 	npm ci --prefix testdata --no-audit --no-fund
-	go test -race -timeout 20m ./...
+	go test -race -timeout 40m ./...
 
 .PHONY: test
 
