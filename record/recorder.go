@@ -412,16 +412,7 @@ func (r *Recorder) runHTTP(ctx context.Context) (Result, error) {
 
 // conns is the connection cap: MaxConns, lowered to what the file
 // descriptor limit leaves room for.
-func (r *Recorder) conns() int {
-	n := r.s.maxConns
-	if n <= 0 {
-		n = transport.DefaultMaxConns
-	}
-	if room := transport.ConnRoom(); room > 0 {
-		n = min(n, room)
-	}
-	return n
-}
+func (r *Recorder) conns() int { return transport.MaxConns(r.s.maxConns) }
 
 // reachTimeout bounds Reachable's dial.
 const reachTimeout = 5 * time.Second

@@ -63,16 +63,7 @@ func (sv *Server) listen(ctx context.Context, sessions transport.Sessions) error
 
 // conns is the connection cap: MaxConns, lowered to what the file
 // descriptor limit leaves room for.
-func (sv *Server) conns() int {
-	n := sv.s.maxConns
-	if n <= 0 {
-		n = transport.DefaultMaxConns
-	}
-	if room := transport.ConnRoom(); room > 0 {
-		n = min(n, room)
-	}
-	return n
-}
+func (sv *Server) conns() int { return transport.MaxConns(sv.s.maxConns) }
 
 // listenError is a failure to listen: nothing was served, so there is
 // no Result.

@@ -16,6 +16,19 @@ import (
 // process's file descriptor limit leaves room for (ConnRoom).
 const DefaultMaxConns = 256
 
+// MaxConns is the connection cap of a listener asked for n: n
+// (DefaultMaxConns when 0 or less), lowered to what the file descriptor
+// limit leaves room for (ConnRoom).
+func MaxConns(n int) int {
+	if n <= 0 {
+		n = DefaultMaxConns
+	}
+	if room := ConnRoom(); room > 0 {
+		n = min(n, room)
+	}
+	return n
+}
+
 // ConnLimiter caps the connections an http.Server holds at once. At the
 // cap, a new connection is not kept waiting and does not lock clients
 // out: it takes the place of the connection that has been waiting on

@@ -29,16 +29,7 @@ func (l *listenLimits) add(fl *pflag.FlagSet) {
 
 // conns is the connection cap: --max-conns, lowered to what the file
 // descriptor limit leaves room for.
-func (l *listenLimits) conns() int {
-	n := l.maxConns
-	if n <= 0 {
-		n = transport.DefaultMaxConns
-	}
-	if room := transport.ConnRoom(); room > 0 {
-		n = min(n, room)
-	}
-	return n
-}
+func (l *listenLimits) conns() int { return transport.MaxConns(l.maxConns) }
 
 // limitConns wraps ln in the connection limit and sets srv's hooks for it.
 func (l *listenLimits) limitConns(srv *http.Server, ln net.Listener, log zerolog.Logger) net.Listener {
