@@ -1,14 +1,9 @@
 package main
 
 import (
-	"net"
-	"net/http"
 	"time"
 
-	"github.com/rs/zerolog"
 	"github.com/spf13/pflag"
-
-	"github.com/replayctl/replayctl/transport"
 )
 
 // listenLimits are the limits of a listener against its clients, flags
@@ -25,15 +20,6 @@ func (l *listenLimits) add(fl *pflag.FlagSet) {
 	addKnob(fl, "", "body-timeout", &l.bodyTimeout)
 	addKnob(fl, "", "body-budget", &l.bodyBudget)
 	addKnob(fl, "", "max-conns", &l.maxConns)
-}
-
-// conns is the connection cap: --max-conns, lowered to what the file
-// descriptor limit leaves room for.
-func (l *listenLimits) conns() int { return transport.MaxConns(l.maxConns) }
-
-// limitConns wraps ln in the connection limit and sets srv's hooks for it.
-func (l *listenLimits) limitConns(srv *http.Server, ln net.Listener, log zerolog.Logger) net.Listener {
-	return transport.NewConnLimiter(l.conns(), log).Listen(srv, ln)
 }
 
 // serveLimits are serve's limits: the listener's, the batch size, the
