@@ -211,7 +211,7 @@ func TestRegisterNewFormat(t *testing.T) {
 	_, err = Open(writeTemp(t, "b.csv", "#csv-tape\n0,c2s\n"))
 	var e *Error
 	if !errors.As(err, &e) || e.Line != 2 || e.Msg != "want seq,dir,message" {
-		t.Errorf("got %v, want the importer's error at line 2", err)
+		t.Fatalf("got %v, want the importer's error at line 2", err)
 	}
 	if !strings.HasSuffix(filepath.Base(e.Path), "b.csv") {
 		t.Errorf("error path: got %s, want b.csv", e.Path)

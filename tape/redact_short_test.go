@@ -2,7 +2,7 @@ package tape
 
 import "testing"
 
-// A secret shorter than MinTextSecretLen ("x", "test") is hidden only
+// A secret shorter than MinTextSecretLen ("x", "ab") is hidden only
 // where it is a whole JSON string value, never as a part of other text:
 // masked as a substring, AUTH_TOKEN=x wiped every "x" out of a report
 // ("e[redacted]amples/quickstart.jsonl").
