@@ -77,7 +77,12 @@ func Command(argv ...string) RecorderOption {
 // Client sets the client's ends of a stdio recording: what it sends is
 // read from in, what the server answers is written to out. An *os.File
 // that is a pipe or a socket is read and written through a copy that
-// Run's end can interrupt (see stdpipe.Pollable).
+// Run's end can interrupt (see stdpipe.Pollable); another in should be an
+// io.Closer whose Close ends a Read in progress (as io.Pipe's does). Run
+// returns once every goroutine it started has ended, with one exception:
+// when ctx is done while in is a terminal, or has no Close, Run returns
+// at most 2*StopTimeout+1s later, and its read of in ends only with the
+// next line or EOF.
 func Client(in io.Reader, out io.Writer) RecorderOption {
 	return func(s *recorderSettings) { s.in, s.out = in, out }
 }
@@ -283,8 +288,16 @@ func (r *Recorder) runStdio(ctx context.Context) (Result, error) {
 	select {
 	case o = <-done:
 	case <-ctx.Done():
-		// A read of a terminal's stdin cannot be interrupted: give the
-		// proxy the time to stop the server, then finish without it.
+		if stdpipe.Interruptible(in) {
+			// The proxy's stop is bounded: it kills the server if it
+			// must and closes every pipe, the client's too.
+			o = <-done
+			break
+		}
+		// A read of a terminal's stdin (or of a reader without Close)
+		// cannot be interrupted: give the proxy the time to stop the
+		// server, then finish without it; its read of the client ends
+		// with the next line or EOF.
 		t := time.NewTimer(2*stopTimeout + time.Second)
 		select {
 		case o = <-done:
