@@ -268,7 +268,7 @@ func (r *Recorder) runStdio(ctx context.Context) (Result, error) {
 		return w, nil
 	}, r.tapOptions()...)
 
-	in, out := pollable(r.s.in, r.s.out)
+	in, out := stdpipe.Ends(r.s.in, r.s.out)
 	defer stdpipe.IgnoreSIGPIPE()()
 	stopTimeout := r.s.stopTimeout
 	if stopTimeout <= 0 {
@@ -325,19 +325,6 @@ func (r *Recorder) runStdio(ctx context.Context) (Result, error) {
 		return res, fmt.Errorf("write %s: %w", r.path, closeErr)
 	}
 	return res, nil
-}
-
-// pollable returns the client's ends for the relay: when they are pipes
-// or sockets, copies of them in non-blocking mode, which Close can
-// interrupt (see stdpipe.Pollable); else as they are.
-func pollable(in io.Reader, out io.Writer) (io.Reader, io.Writer) {
-	if f, ok := in.(*os.File); ok {
-		in = stdpipe.Pollable(f)
-	}
-	if f, ok := out.(*os.File); ok {
-		out = stdpipe.Pollable(f)
-	}
-	return in, out
 }
 
 // readHeaderTimeout bounds how long the HTTP proxy waits for a request's

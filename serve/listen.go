@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/replayctl/replayctl/internal/stdpipe"
@@ -73,15 +72,10 @@ func (e *listenError) Error() string { return e.err.Error() }
 func (e *listenError) Unwrap() error { return e.err }
 
 // serveStdio serves one client on stdin and stdout. When they are pipes
-// it serves copies the poller can interrupt (see stdpipe.Pollable), so
-// that a cancelled ctx stops it at once.
+// it serves copies the poller can interrupt (see stdpipe.Ends), so that
+// a cancelled ctx stops it at once.
 func serveStdio(ctx context.Context, sessions transport.Sessions, stdin io.Reader, stdout io.Writer, opts []transport.ServerOption) error {
-	if f, ok := stdin.(*os.File); ok {
-		stdin = stdpipe.Pollable(f)
-	}
-	if f, ok := stdout.(*os.File); ok {
-		stdout = stdpipe.Pollable(f)
-	}
+	stdin, stdout = stdpipe.Ends(stdin, stdout)
 	defer stdpipe.IgnoreSIGPIPE()()
 	err := transport.ServeStdio(ctx, stdin, stdout, sessions, opts...)
 	switch {

@@ -1,0 +1,19 @@
+package stdpipe
+
+import (
+	"io"
+	"os"
+)
+
+// Ends returns a client's ends for a relay or a server: each that is an
+// *os.File through Pollable (a pipe or a socket: a copy in non-blocking
+// mode, which closing interrupts), the others as they are.
+func Ends(in io.Reader, out io.Writer) (io.Reader, io.Writer) {
+	if f, ok := in.(*os.File); ok {
+		in = Pollable(f)
+	}
+	if f, ok := out.(*os.File); ok {
+		out = Pollable(f)
+	}
+	return in, out
+}
