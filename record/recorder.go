@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"time"
@@ -328,11 +327,8 @@ func (r *Recorder) runStdio(ctx context.Context) (Result, error) {
 }
 
 // readHeaderTimeout bounds how long the HTTP proxy waits for a request's
-// headers; shutdownTimeout, once stopped, for the requests in progress.
-const (
-	readHeaderTimeout = 30 * time.Second
-	shutdownTimeout   = 5 * time.Second
-)
+// headers.
+const readHeaderTimeout = 30 * time.Second
 
 // runHTTP is the HTTP recording: the proxy on the listener until ctx is
 // done.
@@ -379,29 +375,18 @@ func (r *Recorder) runHTTP(ctx context.Context) (Result, error) {
 		return res, err
 	}
 	res.Created = true
-	srv := &http.Server{Handler: p, ReadHeaderTimeout: readHeaderTimeout}
-	l = transport.NewConnLimiter(r.conns(), r.s.log).Listen(srv, l)
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(l) }()
-	clientURL := (&url.URL{Scheme: "http", Host: l.Addr().String(), Path: p.Upstream().Path, RawQuery: p.Upstream().RawQuery}).String()
-	for _, f := range r.s.onListening {
-		f(l.Addr(), clientURL)
-	}
-
-	var serveErr error
-	select {
-	case <-ctx.Done():
-	case serveErr = <-served:
-	}
-	p.Stop() // open streams end, so that Shutdown need not wait for them
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		_ = srv.Close()
-	}
+	serveErr := transport.ServeUntil(ctx, l, p,
+		transport.LimitConns(r.s.maxConns, r.s.log), transport.ReadHeaderTimeout(readHeaderTimeout),
+		transport.OnServing(func(addr net.Addr) {
+			clientURL := (&url.URL{Scheme: "http", Host: addr.String(), Path: p.Upstream().Path, RawQuery: p.Upstream().RawQuery}).String()
+			for _, f := range r.s.onListening {
+				f(addr, clientURL)
+			}
+		}),
+		transport.BeforeShutdown(p.Stop)) // open streams end, so that the shutdown need not wait for them
 	closeErr := errors.Join(p.Close(), file.Sync(), file.Close())
 	res.Messages, res.Sessions, res.Dropped = p.Messages(), p.Sessions(), p.Dropped()
-	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+	if serveErr != nil {
 		return res, fmt.Errorf("serve on %s: %w", l.Addr(), serveErr)
 	}
 	if closeErr != nil {
@@ -409,10 +394,6 @@ func (r *Recorder) runHTTP(ctx context.Context) (Result, error) {
 	}
 	return res, nil
 }
-
-// conns is the connection cap: MaxConns, lowered to what the file
-// descriptor limit leaves room for.
-func (r *Recorder) conns() int { return transport.MaxConns(r.s.maxConns) }
 
 // reachTimeout bounds Reachable's dial.
 const reachTimeout = 5 * time.Second

@@ -5,16 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"time"
 
 	"github.com/replayctl/replayctl/internal/stdpipe"
 	"github.com/replayctl/replayctl/transport"
 )
-
-// shutdownTimeout bounds how long serve waits, once told to stop, for
-// the HTTP requests in progress to end.
-const shutdownTimeout = 5 * time.Second
 
 // listen serves sessions to clients: over stdio without a listener, else
 // over HTTP on it. It returns nil when the client ends the stdio session
@@ -33,36 +27,18 @@ func (sv *Server) listen(ctx context.Context, sessions transport.Sessions) error
 		return &listenError{err}
 	}
 	mux := transport.NewMux(sessions, opts...)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	ln = transport.NewConnLimiter(sv.conns(), sv.s.log).Listen(srv, ln)
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	serving := []transport.ListenOption{transport.LimitConns(sv.s.maxConns, sv.s.log),
+		// Sessions first: their GET streams end, so the shutdown does
+		// not wait for clients that would hold them open.
+		transport.BeforeShutdown(func() { _ = mux.Close() })}
 	for _, f := range sv.s.onListening {
-		f(ln.Addr())
+		serving = append(serving, transport.OnServing(f))
 	}
-
-	var serveErr error
-	select {
-	case <-ctx.Done():
-	case serveErr = <-served:
-	}
-	// Sessions first: their GET streams end, so the shutdown does not
-	// wait for clients that would hold them open.
-	_ = mux.Close()
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		_ = srv.Close()
-	}
-	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
-		return fmt.Errorf("serve HTTP on %s: %w", ln.Addr(), serveErr)
+	if err := transport.ServeUntil(ctx, ln, mux, serving...); err != nil {
+		return fmt.Errorf("serve HTTP on %s: %w", ln.Addr(), err)
 	}
 	return nil
 }
-
-// conns is the connection cap: MaxConns, lowered to what the file
-// descriptor limit leaves room for.
-func (sv *Server) conns() int { return transport.MaxConns(sv.s.maxConns) }
 
 // listenError is a failure to listen: nothing was served, so there is
 // no Result.
