@@ -2,6 +2,7 @@ package coord
 
 import (
 	"context"
+	"errors"
 	"net"
 	"os"
 	"syscall"
@@ -72,4 +73,46 @@ type testWriter struct{ t *testing.T }
 func (w *testWriter) Write(p []byte) (int, error) {
 	w.t.Logf("%s", p)
 	return len(p), nil
+}
+
+// failingListener fails every Accept, as a listener closed under the
+// server does.
+type failingListener struct{ net.Listener }
+
+var errAccept = errors.New("accept failed for good")
+
+func (failingListener) Accept() (net.Conn, error) { return nil, errAccept }
+
+// TestServeListenerFails: a coordinator whose listener fails cannot be
+// reached by any shard: Serve stops the run and returns the listener's
+// error, rather than waiting out the register timeout.
+func TestServeListenerFails(t *testing.T) {
+	srv, err := New(2, RegisterTimeout(10*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := srv.Serve(ctx, failingListener{ln})
+		done <- err
+	}()
+	t.Cleanup(func() {
+		cancel() // ends Serve if the test failed
+		<-done
+		ln.Close()
+	})
+	select {
+	case err := <-done:
+		done <- err // for the cleanup
+		if !errors.Is(err, errAccept) {
+			t.Fatalf("got %v, want the listener's error", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("Serve still runs 60s after its listener failed")
+	}
 }
