@@ -75,13 +75,14 @@ func Command(argv ...string) RecorderOption {
 
 // Client sets the client's ends of a stdio recording: what it sends is
 // read from in, what the server answers is written to out. An *os.File
-// that is a pipe or a socket is read and written through a copy that
-// Run's end can interrupt (see stdpipe.Pollable); another in should be an
-// io.Closer whose Close ends a Read in progress (as io.Pipe's does). Run
-// returns once every goroutine it started has ended, with one exception:
-// when ctx is done while in is a terminal, or has no Close, Run returns
-// at most 2*StopTimeout+1s later, and its read of in ends only with the
-// next line or EOF.
+// that is a pipe, a socket or a terminal is read (and a pipe or socket
+// written) in a way Run's end can interrupt (see stdpipe.Ends); another
+// in should be an io.Closer whose Close ends a Read in progress (as
+// io.Pipe's does). Run returns once every goroutine it started has
+// ended, with one exception: when ctx is done while in has no Close (or
+// is a terminal on a system without poll(2)), Run returns at most
+// 2*StopTimeout+1s later, and its read of in ends only with the next
+// line or EOF.
 func Client(in io.Reader, out io.Writer) RecorderOption {
 	return func(s *recorderSettings) { s.in, s.out = in, out }
 }
@@ -293,10 +294,10 @@ func (r *Recorder) runStdio(ctx context.Context) (Result, error) {
 			o = <-done
 			break
 		}
-		// A read of a terminal's stdin (or of a reader without Close)
-		// cannot be interrupted: give the proxy the time to stop the
-		// server, then finish without it; its read of the client ends
-		// with the next line or EOF.
+		// A read of a reader without Close (or of a terminal where
+		// stdpipe.Ends cannot poll it) cannot be interrupted: give the
+		// proxy the time to stop the server, then finish without it;
+		// its read of the client ends with the next line or EOF.
 		t := time.NewTimer(2*stopTimeout + time.Second)
 		select {
 		case o = <-done:

@@ -36,7 +36,7 @@ func TestInterruptible(t *testing.T) {
 		{"strings.Reader (no Close)", strings.NewReader("x"), false},
 		{"a reader hiding its Close", struct{ io.Reader }{ipr}, false},
 	}
-	if term := terminal(t); term != nil {
+	if term, _ := terminal(t); term != nil {
 		cases = append(cases, struct {
 			name string
 			r    io.Reader
