@@ -63,8 +63,11 @@ const localWaitDelay = 10 * time.Second
 // When ctx is done every process is sent os.Interrupt (a shard then
 // stops and delivers what it replayed) and killed if it has not ended
 // 10 s later; the coordinator tells the shards to stop and still waits
-// for their reports. A killed parent takes its shard processes with it
-// where the system allows (see internal/orphan).
+// for their reports. Once the run is over (Serve returned), a process
+// whose shard delivered no report (one that hangs before it registers,
+// say) is stopped the same way at once, and one that did has 10 s to
+// exit before it is too. A killed parent takes its shard processes with
+// it where the system allows (see internal/orphan).
 func (s *Server) RunLocal(ctx context.Context, ln net.Listener, name string, args []string, opts ...LocalOption) (*report.Report, []Process, error) {
 	st := localSettings{stderr: os.Stderr}
 	for _, opt := range opts {
@@ -72,11 +75,14 @@ func (s *Server) RunLocal(ctx context.Context, ln net.Listener, name string, arg
 	}
 	n := s.count
 	procs := make([]Process, n)
+	stops := make([]context.CancelFunc, n) // stop process i (os.Interrupt)
 	var wg sync.WaitGroup
 	for i := range n {
 		p := &procs[i]
 		p.Index = i
-		c := exec.CommandContext(ctx, name, args...)
+		pctx, stop := context.WithCancel(ctx)
+		stops[i] = stop
+		c := exec.CommandContext(pctx, name, args...)
 		c.Env = append(os.Environ(), EnvIndex+"="+strconv.Itoa(i), EnvToken+"="+st.token)
 		// Interrupted, a shard stops as replayctl does on Ctrl-C and
 		// delivers the report of what it replayed.
@@ -105,6 +111,29 @@ func (s *Server) RunLocal(ctx context.Context, ln net.Listener, name string, arg
 		}()
 	}
 	rep, err := s.Serve(ctx, ln)
+	// The run is over: no one waits for the shards that did not report.
+	for i, stop := range stops {
+		if !s.reported(i) {
+			stop()
+		}
+	}
+	late := time.AfterFunc(localWaitDelay, func() {
+		for _, stop := range stops {
+			stop()
+		}
+	})
 	wg.Wait()
+	late.Stop()
+	for _, stop := range stops {
+		stop()
+	}
 	return rep, procs, err
+}
+
+// reported reports whether shard i delivered its final word: its report,
+// or why it has none.
+func (s *Server) reported(i int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.shards[i].phase == done
 }

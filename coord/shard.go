@@ -135,17 +135,26 @@ const serveReadHeaderTimeout = 10 * time.Second
 // Serve serves the coordinator on ln until the run is over (see Run),
 // and returns its merged report. When ctx is done it tells every shard
 // to stop (Stop) and still waits for their reports, or for them to be
-// lost. It closes the HTTP server it started, long polls and all, before
-// it returns; ln is closed with it.
+// lost. When ln fails, no shard can reach the coordinator any more: it
+// stops the run the same way, and its error joins Run's. It closes the
+// HTTP server it started, long polls and all, before it returns; ln is
+// closed with it.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) (*report.Report, error) {
 	hs := &http.Server{Handler: s, ReadHeaderTimeout: serveReadHeaderTimeout}
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
-	defer func() {
-		_ = hs.Close() // the long polls too
-		<-served
+	go func() {
+		err := hs.Serve(ln)
+		if !errors.Is(err, http.ErrServerClosed) {
+			s.Stop(fmt.Sprintf("the coordinator stopped serving on %s: %v", ln.Addr(), err))
+		}
+		served <- err
 	}()
 	stop := context.AfterFunc(ctx, func() { s.Stop("the coordinator was interrupted") })
 	defer stop()
-	return s.Run(context.WithoutCancel(ctx))
+	rep, err := s.Run(context.WithoutCancel(ctx))
+	_ = hs.Close() // the long polls too
+	if serveErr := <-served; !errors.Is(serveErr, http.ErrServerClosed) {
+		err = errors.Join(err, fmt.Errorf("serve the coordinator on %s: %w", ln.Addr(), serveErr))
+	}
+	return rep, err
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"time"
@@ -76,8 +75,14 @@ func Command(argv ...string) RecorderOption {
 
 // Client sets the client's ends of a stdio recording: what it sends is
 // read from in, what the server answers is written to out. An *os.File
-// that is a pipe or a socket is read and written through a copy that
-// Run's end can interrupt (see stdpipe.Pollable).
+// that is a pipe, a socket or a terminal is read (and a pipe or socket
+// written) in a way Run's end can interrupt (see stdpipe.Ends); another
+// in should be an io.Closer whose Close ends a Read in progress (as
+// io.Pipe's does). Run returns once every goroutine it started has
+// ended, with one exception: when ctx is done while in has no Close (or
+// is a terminal on a system without poll(2)), Run returns at most
+// 2*StopTimeout+1s later, and its read of in ends only with the next
+// line or EOF.
 func Client(in io.Reader, out io.Writer) RecorderOption {
 	return func(s *recorderSettings) { s.in, s.out = in, out }
 }
@@ -263,7 +268,7 @@ func (r *Recorder) runStdio(ctx context.Context) (Result, error) {
 		return w, nil
 	}, r.tapOptions()...)
 
-	in, out := pollable(r.s.in, r.s.out)
+	in, out := stdpipe.Ends(r.s.in, r.s.out)
 	defer stdpipe.IgnoreSIGPIPE()()
 	stopTimeout := r.s.stopTimeout
 	if stopTimeout <= 0 {
@@ -283,8 +288,16 @@ func (r *Recorder) runStdio(ctx context.Context) (Result, error) {
 	select {
 	case o = <-done:
 	case <-ctx.Done():
-		// A read of a terminal's stdin cannot be interrupted: give the
-		// proxy the time to stop the server, then finish without it.
+		if stdpipe.Interruptible(in) {
+			// The proxy's stop is bounded: it kills the server if it
+			// must and closes every pipe, the client's too.
+			o = <-done
+			break
+		}
+		// A read of a reader without Close (or of a terminal where
+		// stdpipe.Ends cannot poll it) cannot be interrupted: give the
+		// proxy the time to stop the server, then finish without it;
+		// its read of the client ends with the next line or EOF.
 		t := time.NewTimer(2*stopTimeout + time.Second)
 		select {
 		case o = <-done:
@@ -314,25 +327,9 @@ func (r *Recorder) runStdio(ctx context.Context) (Result, error) {
 	return res, nil
 }
 
-// pollable returns the client's ends for the relay: when they are pipes
-// or sockets, copies of them in non-blocking mode, which Close can
-// interrupt (see stdpipe.Pollable); else as they are.
-func pollable(in io.Reader, out io.Writer) (io.Reader, io.Writer) {
-	if f, ok := in.(*os.File); ok {
-		in = stdpipe.Pollable(f)
-	}
-	if f, ok := out.(*os.File); ok {
-		out = stdpipe.Pollable(f)
-	}
-	return in, out
-}
-
 // readHeaderTimeout bounds how long the HTTP proxy waits for a request's
-// headers; shutdownTimeout, once stopped, for the requests in progress.
-const (
-	readHeaderTimeout = 30 * time.Second
-	shutdownTimeout   = 5 * time.Second
-)
+// headers.
+const readHeaderTimeout = 30 * time.Second
 
 // runHTTP is the HTTP recording: the proxy on the listener until ctx is
 // done.
@@ -379,29 +376,18 @@ func (r *Recorder) runHTTP(ctx context.Context) (Result, error) {
 		return res, err
 	}
 	res.Created = true
-	srv := &http.Server{Handler: p, ReadHeaderTimeout: readHeaderTimeout}
-	l = transport.NewConnLimiter(r.conns(), r.s.log).Listen(srv, l)
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(l) }()
-	clientURL := (&url.URL{Scheme: "http", Host: l.Addr().String(), Path: p.Upstream().Path, RawQuery: p.Upstream().RawQuery}).String()
-	for _, f := range r.s.onListening {
-		f(l.Addr(), clientURL)
-	}
-
-	var serveErr error
-	select {
-	case <-ctx.Done():
-	case serveErr = <-served:
-	}
-	p.Stop() // open streams end, so that Shutdown need not wait for them
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		_ = srv.Close()
-	}
+	serveErr := transport.ServeUntil(ctx, l, p,
+		transport.LimitConns(r.s.maxConns, r.s.log), transport.ReadHeaderTimeout(readHeaderTimeout),
+		transport.OnServing(func(addr net.Addr) {
+			clientURL := (&url.URL{Scheme: "http", Host: addr.String(), Path: p.Upstream().Path, RawQuery: p.Upstream().RawQuery}).String()
+			for _, f := range r.s.onListening {
+				f(addr, clientURL)
+			}
+		}),
+		transport.BeforeShutdown(p.Stop)) // open streams end, so that the shutdown need not wait for them
 	closeErr := errors.Join(p.Close(), file.Sync(), file.Close())
 	res.Messages, res.Sessions, res.Dropped = p.Messages(), p.Sessions(), p.Dropped()
-	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+	if serveErr != nil {
 		return res, fmt.Errorf("serve on %s: %w", l.Addr(), serveErr)
 	}
 	if closeErr != nil {
@@ -409,10 +395,6 @@ func (r *Recorder) runHTTP(ctx context.Context) (Result, error) {
 	}
 	return res, nil
 }
-
-// conns is the connection cap: MaxConns, lowered to what the file
-// descriptor limit leaves room for.
-func (r *Recorder) conns() int { return transport.MaxConns(r.s.maxConns) }
 
 // reachTimeout bounds Reachable's dial.
 const reachTimeout = 5 * time.Second

@@ -5,17 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"os"
-	"time"
 
 	"github.com/replayctl/replayctl/internal/stdpipe"
 	"github.com/replayctl/replayctl/transport"
 )
-
-// shutdownTimeout bounds how long serve waits, once told to stop, for
-// the HTTP requests in progress to end.
-const shutdownTimeout = 5 * time.Second
 
 // listen serves sessions to clients: over stdio without a listener, else
 // over HTTP on it. It returns nil when the client ends the stdio session
@@ -34,36 +27,18 @@ func (sv *Server) listen(ctx context.Context, sessions transport.Sessions) error
 		return &listenError{err}
 	}
 	mux := transport.NewMux(sessions, opts...)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	ln = transport.NewConnLimiter(sv.conns(), sv.s.log).Listen(srv, ln)
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	serving := []transport.ListenOption{transport.LimitConns(sv.s.maxConns, sv.s.log),
+		// Sessions first: their GET streams end, so the shutdown does
+		// not wait for clients that would hold them open.
+		transport.BeforeShutdown(func() { _ = mux.Close() })}
 	for _, f := range sv.s.onListening {
-		f(ln.Addr())
+		serving = append(serving, transport.OnServing(f))
 	}
-
-	var serveErr error
-	select {
-	case <-ctx.Done():
-	case serveErr = <-served:
-	}
-	// Sessions first: their GET streams end, so the shutdown does not
-	// wait for clients that would hold them open.
-	_ = mux.Close()
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		_ = srv.Close()
-	}
-	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
-		return fmt.Errorf("serve HTTP on %s: %w", ln.Addr(), serveErr)
+	if err := transport.ServeUntil(ctx, ln, mux, serving...); err != nil {
+		return fmt.Errorf("serve HTTP on %s: %w", ln.Addr(), err)
 	}
 	return nil
 }
-
-// conns is the connection cap: MaxConns, lowered to what the file
-// descriptor limit leaves room for.
-func (sv *Server) conns() int { return transport.MaxConns(sv.s.maxConns) }
 
 // listenError is a failure to listen: nothing was served, so there is
 // no Result.
@@ -73,15 +48,10 @@ func (e *listenError) Error() string { return e.err.Error() }
 func (e *listenError) Unwrap() error { return e.err }
 
 // serveStdio serves one client on stdin and stdout. When they are pipes
-// it serves copies the poller can interrupt (see stdpipe.Pollable), so
-// that a cancelled ctx stops it at once.
+// it serves copies the poller can interrupt (see stdpipe.Ends), so that
+// a cancelled ctx stops it at once.
 func serveStdio(ctx context.Context, sessions transport.Sessions, stdin io.Reader, stdout io.Writer, opts []transport.ServerOption) error {
-	if f, ok := stdin.(*os.File); ok {
-		stdin = stdpipe.Pollable(f)
-	}
-	if f, ok := stdout.(*os.File); ok {
-		stdout = stdpipe.Pollable(f)
-	}
+	stdin, stdout = stdpipe.Ends(stdin, stdout)
 	defer stdpipe.IgnoreSIGPIPE()()
 	err := transport.ServeStdio(ctx, stdin, stdout, sessions, opts...)
 	switch {

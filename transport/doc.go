@@ -57,6 +57,11 @@
 // SessionInfo.Paces: a message sent with a WithPace ctx goes out in
 // pieces (a stdio line, a JSON body, an SSE event). SSEWriter writes
 // their event streams. `replayctl serve` and replaytest.Server use them.
+// ServeUntil serves an HTTP handler on a listener until a context is
+// done, then shuts it down in one order (BeforeShutdown hooks, at most
+// ShutdownTimeout for the requests in progress), capping its connections
+// with a ConnLimiter (LimitConns): serve's listener, record's proxy and
+// the CLI's --metrics use it.
 //
 // Limits: nothing a target sends is read without a bound. A message (a
 // stdout line, a JSON body counted after decompression, an SSE event's

@@ -34,8 +34,8 @@ func addMetricsFlags(fl *pflag.FlagSet, f *metricsFlags) {
 // listener while the replay runs.
 type metricsServer struct {
 	m       *metrics.Metrics
-	srv     *http.Server
-	served  chan error
+	cancel  context.CancelFunc // stops serving
+	served  chan error         // ServeUntil's outcome
 	linger  time.Duration
 	final   chan struct{} // closed once the counts are final
 	scraped chan struct{} // closed once a scrape began after final
@@ -61,12 +61,12 @@ func (a *app) startMetrics(f metricsFlags, opts ...metrics.Option) (*metricsServ
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &metricsServer{m: metrics.New(opts...), served: make(chan error, 1), linger: f.linger,
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &metricsServer{m: metrics.New(opts...), cancel: cancel, served: make(chan error, 1), linger: f.linger,
 		final: make(chan struct{}), scraped: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.Handle(metricsPath, s)
-	s.srv = &http.Server{Handler: guarded(mux), ReadHeaderTimeout: 10 * time.Second}
-	go func() { s.served <- s.srv.Serve(ln) }()
+	go func() { s.served <- transport.ServeUntil(ctx, ln, guarded(mux)) }()
 	fmt.Fprintf(a.errOut, "metrics on http://%s%s (Prometheus text format)\n", ln.Addr(), metricsPath)
 	if !transport.IsLoopbackAddr(ln.Addr().String()) {
 		fmt.Fprintf(a.errOut, "warning: --metrics listening on %s, beyond loopback: other machines can scrape it. "+
@@ -131,12 +131,8 @@ func (s *metricsServer) stop(ctx context.Context, errOut io.Writer) error {
 		}
 		t.Stop()
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
-	defer cancel()
-	if err := s.srv.Shutdown(sctx); err != nil {
-		_ = s.srv.Close()
-	}
-	if err := <-s.served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+	s.cancel()
+	if err := <-s.served; err != nil {
 		return fmt.Errorf("--metrics: %w", err)
 	}
 	return nil

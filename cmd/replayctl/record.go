@@ -17,6 +17,7 @@ import (
 	"github.com/replayctl/replayctl/serve"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
+	"github.com/replayctl/replayctl/ui"
 )
 
 // recordFlags are the flags every recording mode shares (stdio here; the
@@ -235,7 +236,7 @@ interrupted.
 			} else {
 				err = a.recordStdio(cmd.Context(), &f, tags, args)
 			}
-			if saveErr := view.recordFinish(); err == nil {
+			if saveErr := view.finishWith((*ui.Server).RecordEnded); err == nil {
 				err = saveErr
 			}
 			view.wait(cmd.Context(), a.stderr)

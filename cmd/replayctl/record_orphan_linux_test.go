@@ -27,37 +27,41 @@ func TestRecordKill9TakesTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Not p.wait: the server holds record's stderr, and so its Wait.
-	deadline := time.Now().Add(10 * time.Second)
-	for alive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the server (pid %d) still runs 10s after record was killed", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	pollUntil(t, 10*time.Second, func() bool { return !alive(pid) },
+		fmt.Sprintf("the server (pid %d) to end after record was killed", pid))
 }
 
-// waitPID waits for the file at path to hold a pid, written whole by the
-// server record started, and returns it.
+// waitPID waits (at most 30s) for the file at path to hold a pid, written
+// whole by the server or shard p started, and returns it; it fails the
+// test at once when p exits first.
 func waitPID(t *testing.T, p *proc, path string) int {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	logStderrOnFailure(t, p)
+	var pid int
+	pollUntil(t, 30*time.Second, func() bool {
 		if b, err := os.ReadFile(path); err == nil {
-			pid, err := strconv.Atoi(string(bytes.TrimSpace(b)))
-			if err != nil {
+			if pid, err = strconv.Atoi(string(bytes.TrimSpace(b))); err != nil {
 				t.Fatalf("%s: %v", path, err)
 			}
-			return pid
+			return true
 		}
 		select {
 		case <-p.done:
-			t.Fatalf("record exited (%d) before its server started\nstderr:\n%s", p.code, p.stderr)
-		case <-time.After(20 * time.Millisecond):
+			t.Fatalf("the process exited (%d) before its server wrote its pid", p.code)
+		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server wrote no pid within 10s\nstderr:\n%s", p.stderr)
+		return false
+	}, "the server to write its pid to "+path)
+	return pid
+}
+
+// logStderrOnFailure logs p's stderr at the end of t, if t failed.
+func logStderrOnFailure(t *testing.T, p *proc) {
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("stderr:\n%s", p.stderr)
 		}
-	}
+	})
 }
 
 // alive reports whether the process pid runs: it exists and is not a

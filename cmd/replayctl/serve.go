@@ -24,6 +24,7 @@ import (
 	"github.com/replayctl/replayctl/serve"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
+	"github.com/replayctl/replayctl/ui"
 )
 
 func (a *app) serveCommand() *cobra.Command {
@@ -178,7 +179,7 @@ func (a *app) serve(ctx context.Context, path string, f serveFlags) error {
 	if res == nil || res.Recorded {
 		return serveError(serveErr)
 	}
-	if err := view.serveFinish(); err != nil {
+	if err := view.finishWith((*ui.Server).ServeEnded); err != nil {
 		return err
 	}
 	defer view.wait(ctx, a.stderr) // after the summary

@@ -35,10 +35,6 @@ type serveFlags struct {
 	redaction func() (*tape.Redactor, error)
 }
 
-// shutdownTimeout bounds how long a listener waits, once told to stop,
-// for the HTTP requests in progress to end.
-const shutdownTimeout = 5 * time.Second
-
 // beyondLoopbackWarning is the warning for a listener bound to addr that
 // other machines can reach (every interface, or an address that is not
 // loopback), or "" for a loopback one.

@@ -1,6 +1,9 @@
 package main
 
-import "github.com/replayctl/replayctl/serve"
+import (
+	"github.com/replayctl/replayctl/serve"
+	"github.com/replayctl/replayctl/ui"
+)
 
 // serveOptions are the serve options that feed the page of serve --ui
 // (ui.Server.ServeOptions); none without --ui or --ui-save.
@@ -11,26 +14,14 @@ func (v *browserView) serveOptions() []serve.Option {
 	return v.s.ServeOptions()
 }
 
-// serveFinish ends the page's feed once serve's clients are gone, and
-// writes the frozen page (--ui-save).
-func (v *browserView) serveFinish() error {
+// finishWith ends the page's feed once the run is over, with end (the
+// page server's ServeEnded, RecordEnded, or Finish with the run's
+// report), and writes the frozen page (--ui-save).
+func (v *browserView) finishWith(end func(*ui.Server)) error {
 	if v == nil {
 		return nil
 	}
-	v.s.ServeEnded()
-	if v.save != "" {
-		return v.s.SaveFrozen(v.save)
-	}
-	return nil
-}
-
-// recordFinish ends the page's feed once the recording is over, and
-// writes the frozen page (--ui-save).
-func (v *browserView) recordFinish() error {
-	if v == nil {
-		return nil
-	}
-	v.s.RecordEnded()
+	end(v.s)
 	if v.save != "" {
 		return v.s.SaveFrozen(v.save)
 	}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"syscall"
 	"testing"
@@ -14,36 +16,27 @@ import (
 func TestLocalShardsDieWithTheRun(t *testing.T) {
 	p := startProc(t, binary, "run", "examples/quickstart.jsonl", "--local-shards", "2", "--sessions", "4", "--speed", "0.01x")
 	started := regexp.MustCompile(`shard \d+/2 started \(pid (\d+)\)`)
+	logStderrOnFailure(t, p)
 	var pids []int
-	deadline := time.Now().Add(30 * time.Second)
-	for len(pids) < 2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("no two shards started within 30s\nstderr:\n%s", p.stderr)
-		}
+	pollUntil(t, 30*time.Second, func() bool {
 		select {
 		case <-p.done:
-			t.Fatalf("run exited (%d) before its shards started\nstderr:\n%s", p.code, p.stderr)
-		case <-time.After(20 * time.Millisecond):
+			t.Fatalf("run exited (%d) before its shards started", p.code)
+		default:
 		}
 		pids = pids[:0]
 		for _, m := range started.FindAllStringSubmatch(p.stderr.String(), -1) {
 			pid, _ := strconv.Atoi(m[1])
 			pids = append(pids, pid)
 		}
-	}
+		return len(pids) >= 2
+	}, "two shards to start")
 	for _, pid := range pids {
 		t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
 	}
 	if err := p.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	deadline = time.Now().Add(5 * time.Second)
-	for _, pid := range pids {
-		for alive(pid) {
-			if time.Now().After(deadline) {
-				t.Fatalf("shard pid %d still runs 5s after its run was killed", pid)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
+	pollUntil(t, 5*time.Second, func() bool { return !slices.ContainsFunc(pids, alive) },
+		fmt.Sprintf("shard pids %v to end after their run was killed", pids))
 }

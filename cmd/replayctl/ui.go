@@ -129,14 +129,7 @@ func (v *browserView) start(ctx context.Context, w io.Writer, c *controller.Cont
 // finish shows the run's verdict on the page, and writes the frozen page
 // (--ui-save).
 func (v *browserView) finish(rep *report.Report) error {
-	if v == nil {
-		return nil
-	}
-	v.s.Finish(rep)
-	if v.save != "" {
-		return v.s.SaveFrozen(v.save)
-	}
-	return nil
+	return v.finishWith(func(s *ui.Server) { s.Finish(rep) })
 }
 
 // wait keeps the page, with --ui-hold, until ctx is done (an interrupt);

@@ -1,0 +1,84 @@
+package record_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/replayctl/replayctl/record"
+)
+
+// TestRecorderStdioRunWaitsForItsProxy: a stdio recording cancelled
+// while its client never closes its input, against a server that ignores
+// its stdin's end and SIGTERM and left a child of its own (in a session
+// of its own, so the group's SIGKILL misses it) holding its stdout and
+// stderr, returns only once the proxy is over: the result has how the
+// server ended, and no goroutine Run started is left running. The
+// proxy's stop takes its longest here: StopTimeout after stdin's end,
+// again after SIGTERM, again for the stderr copy the orphan holds, and
+// the grace of the stdout it holds.
+func TestRecorderStdioRunWaitsForItsProxy(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("needs setsid (util-linux)")
+	}
+	leaks := goleak.IgnoreCurrent()
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "orphan.pid")
+	script := `trap "" TERM; setsid sleep 3600 & echo $! > "$0.tmp" && mv "$0.tmp" "$0"; exec sleep 3600`
+	in, w := pipePair(t) // the client's input, never closed while Run runs
+	defer w.Close()
+	const stop = 2 * time.Second
+	r, err := record.New(filepath.Join(dir, "rec.jsonl"), record.Command("sh", "-c", script, pidFile),
+		record.Client(in, &discard{}), record.StopTimeout(stop),
+		record.WithStdio(record.StdioStderr(&discard{})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type outcome struct {
+		res record.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := r.Run(ctx)
+		done <- outcome{res, err}
+	}()
+	var orphan int
+	for deadline := time.Now().Add(30 * time.Second); orphan == 0; {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			if orphan, err = strconv.Atoi(string(bytes.TrimSpace(b))); err != nil {
+				t.Fatalf("%s: %v", pidFile, err)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server did not start within 30s")
+		}
+		select {
+		case o := <-done:
+			t.Fatalf("Run returned before the server started: %+v, %v", o.res, o.err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Cleanup(func() { _ = syscall.Kill(orphan, syscall.SIGKILL) })
+	cancel()
+	o := <-done
+	if !errors.Is(o.err, context.Canceled) {
+		t.Errorf("got error %v, want context.Canceled", o.err)
+	}
+	if !o.res.Stdio.Started || !o.res.Stdio.Stopped || o.res.Stdio.Signal != "killed" {
+		t.Errorf("got stdio result %+v, want the proxy's: started, stopped, the server killed", o.res.Stdio)
+	}
+	goleak.VerifyNone(t, leaks)
+}
