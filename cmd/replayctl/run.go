@@ -141,7 +141,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	registerValues(cmd, "order", runOrders...)
 	registerValues(cmd, "output", outputs...)
 	registerValues(cmd, "on-error", runOnErrors...)
-	registerValues(cmd, "validation", validationModes...)
+	registerValues(cmd, "validation", validationModes(true)...)
 	register(cmd, "chaos", completeChaos)
 	return cmd, &f
 }
