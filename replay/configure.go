@@ -57,11 +57,9 @@ func (s *settings) useConfig(path string, file *config.File) error {
 		return true
 	}
 	if file.Speed != "" && unset("Speed") {
-		s.speed = file.Speed
-		s.fileSpeed = &fileSpeed{text: file.Speed, v: file.SpeedValue}
+		s.speed = speedValue(file.SpeedValue, file.Speed)
 		if s.controlled && file.SpeedValue.Mode == scheduler.Stepped { // a controller steps by itself
-			s.speed = "fast"
-			s.fileSpeed = &fileSpeed{text: s.speed, v: scheduler.Speed{Mode: scheduler.Fast}}
+			s.speed = speedText("fast")
 		}
 	}
 	p := file.Performance

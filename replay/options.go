@@ -13,7 +13,6 @@ import (
 	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/internal/knobs"
 	"github.com/replayctl/replayctl/report"
-	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/validator"
 )
@@ -26,14 +25,8 @@ type Option func(*settings)
 // that a config file fills in only the others. The defaults of the knobs
 // are the knobs table's (package knobs), as the CLI's flags are.
 type settings struct {
-	target Target
-	speed  string
-	// speedValue is WithSpeed's value, taken when speed is its text (not
-	// parsed again).
-	speedValue *scheduler.Speed
-	// fileSpeed is the config file's speed as the config package read it,
-	// taken when speed is its text (not parsed again).
-	fileSpeed   *fileSpeed
+	target      Target
+	speed       speedSetting
 	sessions    int
 	ramp        time.Duration
 	shard       engine.Shard
@@ -83,7 +76,7 @@ type settings struct {
 func defaults() *settings {
 	return &settings{
 		target:      Mock(),
-		speed:       knobs.Get("speed").Text(),
+		speed:       speedText(knobs.Get("speed").Text()),
 		sessions:    knobs.Get("sessions").Int(),
 		order:       knobs.Get("order").Text(),
 		timeout:     knobs.Get("timeout").Duration(),

@@ -178,31 +178,34 @@ func (s *settings) controlDefaults() {
 		return
 	}
 	if !s.set["Speed"] {
-		s.speed = "fast"
+		s.speed = speedText("fast")
 	}
 	if !s.set["OnError"] {
 		s.onError = "pause"
 	}
 }
 
-// fileSpeed is a config file's speed: its text, and the value the config
-// package read from it.
-type fileSpeed struct {
-	text string
-	v    scheduler.Speed
+// speedSetting is the speed in force, as it was given: a person's text
+// (SpeedText, the knobs table's default), parsed by check; or a value
+// (WithSpeed's, the config file's as the config package read it), with
+// its text for errors.
+type speedSetting struct {
+	text  string
+	value *scheduler.Speed // nil: text, not parsed yet
 }
 
-// parseSpeed is the speed to replay at: the config file's, as the config
-// package read it, when it is the one in force; WithSpeed's value when it
-// is; else the option's text, parsed here.
-func (s *settings) parseSpeed() (scheduler.Speed, error) {
-	if f := s.fileSpeed; f != nil && f.text == s.speed {
-		return f.v, nil
+func speedText(text string) speedSetting { return speedSetting{text: text} }
+
+func speedValue(v scheduler.Speed, text string) speedSetting {
+	return speedSetting{text: text, value: &v}
+}
+
+// parse is the speed to replay at: the value given, or the text parsed.
+func (sp speedSetting) parse() (scheduler.Speed, error) {
+	if sp.value != nil {
+		return *sp.value, sp.value.Validate()
 	}
-	if v := s.speedValue; v != nil && v.String() == s.speed {
-		return *v, v.Validate()
-	}
-	return scheduler.Parse(s.speed)
+	return scheduler.Parse(sp.text)
 }
 
 // checked is what check makes of the settings for the engine.
@@ -217,12 +220,12 @@ type checked struct {
 // will take them: everything but the target, the tape and Steps. A bad
 // value is an *OptionError.
 func (s *settings) check() (checked, error) {
-	speed, err := s.parseSpeed()
+	speed, err := s.speed.parse()
 	if err != nil {
-		return checked{}, bad("Speed", s.speed, err)
+		return checked{}, bad("Speed", s.speed.text, err)
 	}
 	if s.controlled && speed.Mode == scheduler.Stepped {
-		return checked{}, bad("Speed", s.speed, errors.New("a controlled replay steps by itself: choose fast, realtime, Nx, fixed:D or rps:N"))
+		return checked{}, bad("Speed", s.speed.text, errors.New("a controlled replay steps by itself: choose fast, realtime, Nx, fixed:D or rps:N"))
 	}
 	order, err := engine.ParseOrder(s.order)
 	if err != nil {
@@ -299,7 +302,7 @@ func (s *settings) engineConfig(src tape.Source) (engine.Config, error) {
 		return engine.Config{}, err
 	}
 	if c.speed.Mode == scheduler.Stepped && s.step == nil {
-		return engine.Config{}, bad("Speed", s.speed, errors.New("stepped needs Steps: a channel that releases each message"))
+		return engine.Config{}, bad("Speed", s.speed.text, errors.New("stepped needs Steps: a channel that releases each message"))
 	}
 	tapeOpts := []tape.Option{tape.WithMaxLine(s.maxLine)}
 	dialer, err := s.target.dialer(s, src, tapeOpts)

@@ -54,8 +54,7 @@ func (s Speed) String() string { return s.v.String() }
 // WithSpeed sets the pacing (Realtime by default).
 func WithSpeed(sp Speed) Option {
 	return func(s *settings) {
-		v := sp.v
-		s.speed, s.speedValue = v.String(), &v
+		s.speed = speedValue(sp.v, sp.v.String())
 		s.given("Speed")
 	}
 }
@@ -64,5 +63,5 @@ func WithSpeed(sp Speed) Option {
 // speed a person wrote (a flag, a setting); a bad one is an *OptionError
 // of New. Realtime by default. A program gives WithSpeed a Speed.
 func SpeedText(speed string) Option {
-	return func(s *settings) { s.speed, s.speedValue = speed, nil; s.given("Speed") }
+	return func(s *settings) { s.speed = speedText(speed); s.given("Speed") }
 }

@@ -79,8 +79,8 @@ func Group(msgs []tape.Message) []Unit {
 		id      string
 	}
 	open := map[key]int{}           // a request awaiting its answer → its unit
-	chain := map[[2]string]int{}    // session, method → the unit of an MRTR chain awaiting its retry
-	tasks := map[[2]string]int{}    // session, taskId → the unit of the task
+	chain := map[mcp.Thread]int{}   // an MRTR chain awaiting its retry → its unit
+	tasks := map[mcp.Thread]int{}   // a task → its unit
 	byID := map[key]int{}           // every client request seen → its unit (for cancellations)
 	progress := map[[2]string]int{} // session, progressToken → the unit of the request that gave it
 	add := func(u Unit) int { units = append(units, u); return len(units) - 1 }
@@ -147,18 +147,19 @@ func Group(msgs []tape.Message) []Unit {
 
 // joinedUnit is the unit a client request belongs to when it continues
 // one: an MRTR retry (its params carry inputResponses or requestState)
-// joins the chain of its method, a request on a task (tasks/get …) the
+// joins the chain of its method and name, a request on a task (tasks/get …) the
 // task's unit; -1 otherwise.
-func joinedUnit(rpc jsonrpc.Message, session string, chain, tasks map[[2]string]int) int {
+func joinedUnit(rpc jsonrpc.Message, session string, chain, tasks map[mcp.Thread]int) int {
 	if mcp.HasMRTR(rpc.Method) && mcp.IsRetryOf(rpc.Params()) {
-		if u, ok := chain[[2]string{session, rpc.Method}]; ok {
-			delete(chain, [2]string{session, rpc.Method})
+		k := mcp.ChainThread(session, rpc.Method, mcp.RequestName(rpc.Method, rpc.Params()))
+		if u, ok := chain[k]; ok {
+			delete(chain, k)
 			return u
 		}
 	}
 	if mcp.OnTask(rpc.Method) {
 		if id, ok := mcp.ParamTaskID(rpc.Params()); ok {
-			if u, ok := tasks[[2]string{session, id}]; ok {
+			if u, ok := tasks[mcp.TaskThread(session, id)]; ok {
 				return u
 			}
 		}
@@ -168,13 +169,13 @@ func joinedUnit(rpc jsonrpc.Message, session string, chain, tasks map[[2]string]
 
 // noteFollowUps records what a result opens: an input_required answer an
 // MRTR chain its retry continues, a task result the task its polls name.
-func noteFollowUps(u Unit, idx int, result []byte, session string, chain, tasks map[[2]string]int) {
+func noteFollowUps(u Unit, idx int, result []byte, session string, chain, tasks map[mcp.Thread]int) {
 	if mcp.ResultType(result) == mcp.ResultInputRequired && u.Method != "" {
-		chain[[2]string{session, u.Method}] = idx
+		chain[mcp.ChainThread(session, u.Method, u.Name)] = idx
 	}
 	id, ok := mcp.TaskID(result)
 	if ok && id != "" {
-		tasks[[2]string{session, id}] = idx
+		tasks[mcp.TaskThread(session, id)] = idx
 	}
 }
 

@@ -55,6 +55,16 @@ func TestGroup(t *testing.T) {
 			`s2c s1 {"jsonrpc":"2.0","id":2,"result":{}}`,
 			`s2c s1 {"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","content":[]}}`,
 		}, "[0 1 3 5] [2 4]"},
+		{"two MRTR chains of one method open at once", []string{
+			`c2s s1 {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`,
+			`s2c s1 {"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"a":{}},"requestState":"sx"}}`,
+			`c2s s1 {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"y"}}`,
+			`s2c s1 {"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required","inputRequests":{"b":{}},"requestState":"sy"}}`,
+			`c2s s1 {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x","inputResponses":{"a":{}},"requestState":"sx"}}`,
+			`c2s s1 {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"y","inputResponses":{"b":{}},"requestState":"sy"}}`,
+			`s2c s1 {"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","content":[]}}`,
+			`s2c s1 {"jsonrpc":"2.0","id":4,"result":{"resultType":"complete","content":[]}}`,
+		}, "[0 1 4 6] [2 3 5 7]"},
 		{"a task and its polls", []string{
 			`c2s s1 {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","task":{"ttl":1000}}}`,
 			`s2c s1 {"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":"T1","status":"working"}}}`,

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/replayctl/replayctl/internal/jsonpath"
+	"github.com/replayctl/replayctl/internal/jsonscan"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/validator"
 )
@@ -174,7 +175,7 @@ func wrap(path string, v []byte) []byte {
 			close = append([]byte{']'}, close...)
 			continue
 		}
-		open = append(jsonpath.AppendQuoted(append(open, '{'), s.Key), ':')
+		open = append(jsonscan.AppendString(append(open, '{'), s.Key), ':')
 		close = append([]byte{'}'}, close...)
 	}
 	return append(append(open, v...), close...)

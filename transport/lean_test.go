@@ -26,8 +26,11 @@ type rawServer struct {
 	url   string
 	conns atomic.Int32 // connections accepted
 	reqs  atomic.Int32 // requests read
-	mu    sync.Mutex
-	got   []*http.Request
+	// dropped counts the kept-alive connections a closeKept server
+	// closed as a request arrived on them, unread.
+	dropped atomic.Int32
+	mu      sync.Mutex
+	got     []*http.Request
 }
 
 // answerFunc is the answer to the n-th request (from 0), and whether to
@@ -35,6 +38,16 @@ type rawServer struct {
 type answerFunc func(n int, req *http.Request, body []byte) (raw string, closeAfter bool)
 
 func newRawServer(t *testing.T, answer answerFunc) *rawServer {
+	t.Helper()
+	return startRawServer(t, answer, false)
+}
+
+// startRawServer is newRawServer; with closeKept, each connection
+// answers its first request only, and closes when the next request's
+// first bytes arrive, without reading it: a keep-alive timeout that ends
+// the connection just as the client sends on it, which no check of the
+// connection before the send can see.
+func startRawServer(t *testing.T, answer answerFunc, closeKept bool) *rawServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -59,7 +72,13 @@ func newRawServer(t *testing.T, answer answerFunc) *rawServer {
 			wg.Go(func() {
 				defer nc.Close()
 				br := bufio.NewReader(nc)
-				for {
+				for k := 0; ; k++ {
+					if closeKept && k > 0 {
+						if _, err := br.Peek(1); err == nil {
+							s.dropped.Add(1)
+						}
+						return
+					}
 					req, err := http.ReadRequest(br)
 					if err != nil {
 						return
@@ -246,29 +265,46 @@ func TestLeanRequests(t *testing.T) {
 // TestLeanServerClosedIdle: a kept-alive connection the server closed
 // while it was idle (its keep-alive timeout) is found out when the next
 // request is answered by nothing, and that request is sent again on a
-// new connection, once.
+// new connection, once. "as the request arrives": the server closes
+// each kept connection only when the next request's bytes reach it,
+// so every call after the first is sent on a live kept connection, lost,
+// and only the retry answers it; dropped counts those retries.
 func TestLeanServerClosedIdle(t *testing.T) {
-	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
-		b := jsonAnswer(idOf(body))
-		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), true
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	conn, err := HTTP{URL: srv.url, Poster: PosterLean}.Dial(ctx, "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	for i := range 5 {
-		if err := conn.Send(ctx, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i))); err != nil {
-			t.Fatalf("call %d: %v", i, err)
-		}
-		if in := <-conn.Incoming(); string(in.Msg) != jsonAnswer(fmt.Sprint(i)) {
-			t.Fatalf("call %d: got %s", i, in.Msg)
-		}
-	}
-	if got := srv.reqs.Load(); got != 5 {
-		t.Errorf("the server read %d requests for 5 calls, want 5 (a retry only of requests it never read)", got)
+	for _, tc := range []struct {
+		name        string
+		closeKept   bool  // close as the next request arrives, else after each answer
+		wantDropped int32 // requests lost on a kept connection, each sent again
+	}{
+		{"after its answer", false, 0},
+		{"as the request arrives", true, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := startRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+				b := jsonAnswer(idOf(body))
+				return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), !tc.closeKept
+			}, tc.closeKept)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			conn, err := HTTP{URL: srv.url, Poster: PosterLean}.Dial(ctx, "s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			for i := range 5 {
+				if err := conn.Send(ctx, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i))); err != nil {
+					t.Fatalf("call %d: %v", i, err)
+				}
+				if in := <-conn.Incoming(); string(in.Msg) != jsonAnswer(fmt.Sprint(i)) {
+					t.Fatalf("call %d: got %s", i, in.Msg)
+				}
+			}
+			if got := srv.reqs.Load(); got != 5 {
+				t.Errorf("the server read %d requests for 5 calls, want 5 (a retry only of requests it never read)", got)
+			}
+			if got := srv.dropped.Load(); got != tc.wantDropped {
+				t.Errorf("%d requests lost on a kept connection and sent again, want %d (each call after the first sent on the kept connection)", got, tc.wantDropped)
+			}
+		})
 	}
 }
 

@@ -31,16 +31,16 @@ const (
 type grouper struct {
 	mu     sync.Mutex // guards what follows: results of many sessions at once (serve)
 	next   int
-	chains map[string]int // session, method, name → the open chain's id
-	tasks  map[string]int // session, task id → its group's id
-	order  []string       // tasks' keys, oldest first (for the bound)
+	chains map[mcp.Thread]int // the open chains → their ids
+	tasks  map[mcp.Thread]int // the tasks → their groups' ids
+	order  []mcp.Thread       // tasks' keys, oldest first (for the bound)
 }
 
 // maxOpen bounds the open chains and tasks the grouper remembers.
 const maxOpen = 100_000
 
 func newGrouper() *grouper {
-	return &grouper{chains: map[string]int{}, tasks: map[string]int{}}
+	return &grouper{chains: map[mcp.Thread]int{}, tasks: map[mcp.Thread]int{}}
 }
 
 // group returns the group of a client's request of method in session,
@@ -63,7 +63,7 @@ func (g *grouper) group(session, method, name string, out, answer []byte) (int, 
 		if !ok {
 			return 0, ""
 		}
-		key := session + "\x00" + id
+		key := mcp.TaskThread(session, id)
 		gid := g.task(key)
 		// tasks/result and tasks/cancel end what a client does with a
 		// task; a terminal status does not (tasks/result follows it).
@@ -73,9 +73,9 @@ func (g *grouper) group(session, method, name string, out, answer []byte) (int, 
 		return gid, groupTask
 	}
 	if id, ok := mcp.TaskID(result); ok {
-		return g.task(session + "\x00" + id), groupTask
+		return g.task(mcp.TaskThread(session, id)), groupTask
 	}
-	key := session + "\x00" + method + "\x00" + name
+	key := mcp.ChainThread(session, method, name)
 	gid, open := g.chains[key]
 	retry := mcp.IsRetryOf(params)
 	asks := mcp.ResultType(result) == mcp.ResultInputRequired
@@ -98,7 +98,7 @@ func (g *grouper) group(session, method, name string, out, answer []byte) (int, 
 }
 
 // task is the group of the task at key, made when new.
-func (g *grouper) task(key string) int {
+func (g *grouper) task(key mcp.Thread) int {
 	if gid, ok := g.tasks[key]; ok {
 		return gid
 	}
@@ -110,7 +110,7 @@ func (g *grouper) task(key string) int {
 	g.tasks[key] = g.next
 	g.order = append(g.order, key)
 	if len(g.order) > 2*maxOpen { // drop the keys of tasks over
-		g.order = slices.DeleteFunc(g.order, func(k string) bool { _, ok := g.tasks[k]; return !ok })
+		g.order = slices.DeleteFunc(g.order, func(k mcp.Thread) bool { _, ok := g.tasks[k]; return !ok })
 	}
 	return g.next
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replayctl/replayctl/chaos"
+	"github.com/replayctl/replayctl/validator"
 )
 
 // The values the shell completes for the flags that take a word; a
@@ -27,10 +28,33 @@ var (
 	outputs         = []string{"text", "json"}
 	runOnErrors     = []string{"continue", "stop", "retry"}
 	debugOnErrors   = []string{"pause", "continue"}
-	validationModes = []string{"exact", "structural\tsame shape and types", "partial\ta rule's required fields", "schema\tthe shape MCP requires"}
 	logLevelNames   = []string{"debug", "info", "warn", "error"}
 	logFormatsNames = []string{"console", "json"}
 )
+
+// validationModes are the --validation values, validator.Modes() with
+// what each compares: contract only where a contract can be given
+// (run --contract FILE); a mode with no description here has none.
+func validationModes(withContract bool) []string {
+	what := map[validator.Mode]string{
+		validator.Structural: "same shape and types",
+		validator.Partial:    "a rule's required fields",
+		validator.Schema:     "the shape MCP requires",
+		validator.Contract:   "the shape a contract says (--contract FILE)",
+	}
+	var out []string
+	for _, m := range validator.Modes() {
+		if m == validator.Contract && !withContract {
+			continue
+		}
+		if d := what[m]; d != "" {
+			out = append(out, string(m)+"\t"+d)
+		} else {
+			out = append(out, string(m))
+		}
+	}
+	return out
+}
 
 // registerValues makes the shell complete the flag's values from values.
 func registerValues(cmd *cobra.Command, flag string, values ...string) {

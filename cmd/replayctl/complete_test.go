@@ -37,13 +37,14 @@ func TestCompleteFlagValues(t *testing.T) {
 		{[]string{"run", "--order", ""}, []string{"causal", "sequential", "none", "random"}},
 		{[]string{"run", "-o", ""}, []string{"text", "json"}},
 		{[]string{"run", "--on-error", ""}, []string{"continue", "stop", "retry"}},
-		{[]string{"run", "--validation", ""}, []string{"exact", "structural", "partial", "schema"}},
+		{[]string{"run", "--validation", ""}, []string{"exact", "structural", "partial", "schema", "contract"}}, // contract with --contract FILE
 		{[]string{"run", "--log-level", ""}, []string{"debug", "info", "warn", "error"}},
 		{[]string{"--log-format", ""}, []string{"console", "json"}},
 		{[]string{"debug", "x.jsonl", "--speed", ""}, []string{"fast", "realtime", "10x", "fixed:50ms", "rps:5"}},
 		{[]string{"debug", "--order", ""}, []string{"causal", "sequential", "none"}},
 		{[]string{"debug", "--on-error", ""}, []string{"pause", "continue"}},
 		{[]string{"debug", "--validation", ""}, []string{"exact", "structural", "partial", "schema"}},
+		{[]string{"shrink", "--validation", ""}, []string{"exact", "structural", "partial", "schema"}}, // no --contract to check against
 		{[]string{"inspect", "-o", ""}, []string{"text", "json"}},
 		{[]string{"config", "check", "-o", ""}, []string{"text", "json"}},
 		{[]string{"config", "check", "--for", ""}, []string{"run", "debug"}},

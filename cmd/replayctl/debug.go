@@ -77,7 +77,7 @@ for 5s is hung up on.`,
 	registerValues(cmd, "speed", debugSpeeds...)
 	registerValues(cmd, "order", debugOrders...)
 	registerValues(cmd, "on-error", debugOnErrors...)
-	registerValues(cmd, "validation", validationModes...)
+	registerValues(cmd, "validation", validationModes(false)...)
 	return cmd
 }
 

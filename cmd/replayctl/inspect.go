@@ -193,13 +193,13 @@ func inspect(ctx context.Context, out io.Writer, r *tape.Reader, asJSON bool) er
 // noter says what a message is in a multi-round request or a task: the
 // requests of each session are followed to name the answers.
 type noter struct {
-	asked  map[string]string // session + id → method of the request
-	rounds map[string]int    // session + method + name → rounds seen
-	polls  map[string]int    // session + task id → polls seen
+	asked  map[string]string  // session + id → method of the request
+	rounds map[mcp.Thread]int // an MRTR chain → rounds seen
+	polls  map[mcp.Thread]int // a task → polls seen
 }
 
 func newNoter() *noter {
-	return &noter{asked: map[string]string{}, rounds: map[string]int{}, polls: map[string]int{}}
+	return &noter{asked: map[string]string{}, rounds: map[mcp.Thread]int{}, polls: map[mcp.Thread]int{}}
 }
 
 func (n *noter) note(m tape.Message, rpc jsonrpc.Message) string {
@@ -210,8 +210,7 @@ func (n *noter) note(m tape.Message, rpc jsonrpc.Message) string {
 		params := rpc.Params()
 		switch {
 		case mcp.HasMRTR(rpc.Method):
-			name, _ := jsonString(params, "name", "uri")
-			round := m.Session + "\x00" + rpc.Method + "\x00" + name
+			round := mcp.ChainThread(m.Session, rpc.Method, mcp.RequestName(rpc.Method, params))
 			if !mcp.IsRetryOf(params) {
 				n.rounds[round] = 1
 				return ""
@@ -223,8 +222,9 @@ func (n *noter) note(m tape.Message, rpc jsonrpc.Message) string {
 			if rpc.Method != mcp.MethodTasksGet {
 				return "task " + task
 			}
-			n.polls[m.Session+"\x00"+task]++
-			return fmt.Sprintf("poll %d of task %s", n.polls[m.Session+"\x00"+task], task)
+			poll := mcp.TaskThread(m.Session, task)
+			n.polls[poll]++
+			return fmt.Sprintf("poll %d of task %s", n.polls[poll], task)
 		}
 	case jsonrpc.KindResponse:
 		res := rpc.Result()
@@ -240,21 +240,6 @@ func (n *noter) note(m tape.Message, rpc jsonrpc.Message) string {
 		}
 	}
 	return ""
-}
-
-// jsonString is the first of the string members keys of the object obj.
-func jsonString(obj []byte, keys ...string) (string, bool) {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(obj, &m) != nil {
-		return "", false
-	}
-	for _, k := range keys {
-		var s string
-		if json.Unmarshal(m[k], &s) == nil {
-			return s, true
-		}
-	}
-	return "", false
 }
 
 // fmtUS shows microseconds as seconds with millisecond precision.

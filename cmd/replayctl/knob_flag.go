@@ -46,12 +46,13 @@ func addKnob(fl *pflag.FlagSet, command, name string, p any) {
 }
 
 // knobFlagOf is names (option → flag) with each knob's replay options
-// named after its flag.
+// named after its flag; a method option (replay.Target.WithHTTPClient)
+// by its method's name, as an *OptionError names it.
 func knobFlagOf(names map[string]string) map[string]string {
 	for _, k := range knobs.Table {
 		for _, opt := range k.Options {
 			if fn, ok := strings.CutPrefix(opt, "replay."); ok && k.NoFlag == "" {
-				names[fn] = "--" + k.Name
+				names[fn[strings.LastIndexByte(fn, '.')+1:]] = "--" + k.Name
 			}
 		}
 	}

@@ -213,8 +213,9 @@ func saysAny(text string, said []string) bool {
 }
 
 // funcDocs is the doc comments of the exported functions of the package
-// in dir (its non-test files), by name, and the names of those that
-// return the type named result.
+// in dir (its non-test files), by name, and of the exported methods of
+// its exported types, by "Type.Method"; and the names of the functions
+// that return the type named result.
 func funcDocs(t *testing.T, dir, result string) (docs map[string]string, returning []string) {
 	t.Helper()
 	fset := token.NewFileSet()
@@ -233,7 +234,13 @@ func funcDocs(t *testing.T, dir, result string) (docs map[string]string, returni
 		}
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
-			if !ok || fd.Recv != nil || !fd.Name.IsExported() {
+			if !ok || !fd.Name.IsExported() {
+				continue
+			}
+			if fd.Recv != nil { // a method option: "Target.WithHTTPClient"
+				if id, ok := fd.Recv.List[0].Type.(*ast.Ident); ok && id.IsExported() {
+					docs[id.Name+"."+fd.Name.Name] = fd.Doc.Text()
+				}
 				continue
 			}
 			docs[fd.Name.Name] = fd.Doc.Text()

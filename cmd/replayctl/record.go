@@ -122,7 +122,7 @@ func (f *recordFlags) lockTape() error {
 	if _, err := os.Stat(f.out); err != nil || !f.force {
 		return nil
 	}
-	lock := journalOf(f.out) + ".lock"
+	lock := serve.Journal(f.out) + ".lock"
 	release, err := serve.LockTape(f.out)
 	switch {
 	case errors.Is(err, serve.ErrTapeBusy):

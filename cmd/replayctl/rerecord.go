@@ -71,7 +71,7 @@ func (f *rerecordFlags) option(cmd *cobra.Command, local bool) (replay.Option, e
 		if !f.force {
 			return nil, usageError("--rerecord %s exists; pass --force to overwrite it, or choose another name", out)
 		}
-		lock := journalOf(out) + ".lock"
+		lock := serve.Journal(out) + ".lock"
 		release, err := serve.LockTape(out)
 		switch {
 		case errors.Is(err, serve.ErrTapeBusy):

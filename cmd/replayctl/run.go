@@ -141,7 +141,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	registerValues(cmd, "order", runOrders...)
 	registerValues(cmd, "output", outputs...)
 	registerValues(cmd, "on-error", runOnErrors...)
-	registerValues(cmd, "validation", validationModes...)
+	registerValues(cmd, "validation", validationModes(true)...)
 	register(cmd, "chaos", completeChaos)
 	return cmd, &f
 }
@@ -154,7 +154,7 @@ func addTargetFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVar(&f.target, "target", "", "a Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp")
 	fl.StringArrayVar(&f.headers, "header", nil, `an HTTP header "K:V" sent on every request; values may use ${ENV}, which no output shows (repeatable)`)
 	fl.BoolVar(&f.follow, "follow-redirects", false, "follow a redirect of the --target to another origin (another scheme, host or port), sending it none of the --header values; without it such a redirect fails the request")
-	fl.StringVar(&f.httpClient, "http-client", "lean", "the client that POSTs to an http:// --target: lean (an HTTP/1.1 client of replayctl's own, about half the CPU per request) or std (Go's net/http); https, a proxy (HTTP_PROXY) and a --target that redirects use net/http with either")
+	addKnob(fl, "", "http-client", &f.httpClient)
 	fl.BoolVar(&f.legacySSE, "legacy-sse", false, "the --target speaks the 2024-11-05 HTTP+SSE transport (without it, replayctl asks the endpoint)")
 	fl.StringArrayVar(&f.env, "env", nil, "K=V added to the server command's environment (repeatable)")
 	fl.StringVar(&f.cwd, "cwd", "", "working directory of the server command")
@@ -499,8 +499,7 @@ func chooseTarget(f runFlags, command []string) (replay.Target, error) {
 var flagOf = knobFlagOf(map[string]string{
 	"Speed": "--speed", "Shard": "--shard", "Rerecord": "--rerecord", "Contract": "--contract",
 	"WithEnv": "--env", "WithDir": "--cwd", "WithHeader": "--header", "WithFollowRedirects": "--follow-redirects",
-	"WithHTTPClient": "--http-client",
-	"HTTP":           "--target", "Command": "the server command",
+	"HTTP": "--target", "Command": "the server command",
 })
 
 // inputError turns an error of replay.New into the CLI's words (flag

@@ -133,19 +133,19 @@ func (a *app) keepHistory(ctx context.Context, cmd *cobra.Command, tapeArg strin
 			continue
 		}
 		const asWithout = "(the run's report and exit status are as without --history)"
-		switch ke.Stage {
-		case history.StageOpen, history.StageGate, history.StageNewFailures:
+		switch {
+		case ke.GatesFail():
 			what := map[history.Stage]string{history.StageOpen: "run not kept", history.StageGate: "regression gate", history.StageNewFailures: "new failures"}[ke.Stage]
 			if gates {
 				fmt.Fprintf(a.errOut, "replayctl: history: %s: %v (the run's report is kept; its gates on earlier runs could not be judged and fail it)\n", what, ke.Err)
 			} else {
 				fmt.Fprintf(a.errOut, "replayctl: history: %s: %v %s\n", what, ke.Err, asWithout)
 			}
-		case history.StageRecord:
+		case ke.Stage == history.StageRecord:
 			fmt.Fprintf(a.errOut, "replayctl: history: run not kept: %v %s\n", ke.Err, asWithout)
-		case history.StageLink:
+		case ke.Stage == history.StageLink:
 			fmt.Fprintf(a.errOut, "replayctl: history: the report's history section: %v (the run is kept)\n", ke.Err)
-		case history.StageQuarantine:
+		case ke.Stage == history.StageQuarantine:
 			fmt.Fprintf(a.errOut, "replayctl: history: --quarantine-flaky: %v (nothing quarantined)\n", ke.Err)
 		}
 	}

@@ -227,8 +227,8 @@ func serveLeft(path string, f serveFlags) string {
 	var left []string
 	switch f.mode {
 	case serve.ModeNew:
-		if _, err := os.Stat(journalOf(path)); err == nil {
-			left = append(left, journalOf(path)+" is kept: the next serve --mode new merges it into the tape")
+		if _, err := os.Stat(serve.Journal(path)); err == nil {
+			left = append(left, serve.Journal(path)+" is kept: the next serve --mode new merges it into the tape")
 		} else {
 			left = append(left, "the journal is merged into "+path+"; upstream servers still stopping are left to end on their own")
 		}
@@ -240,9 +240,6 @@ func serveLeft(path string, f serveFlags) string {
 	}
 	return strings.Join(left, "; ")
 }
-
-// journalOf is the journal of serve --mode new next to the tape at path.
-func journalOf(path string) string { return serve.Journal(path) }
 
 // serveOptions turns serve's flags into serve.Server options, and
 // returns the chaos seed (drawn when --chaos is given without --seed).

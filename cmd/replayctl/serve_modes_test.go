@@ -12,6 +12,8 @@ import (
 
 	"github.com/replayctl/replayctl/internal/testclient"
 	"github.com/replayctl/replayctl/internal/testserver"
+
+	"github.com/replayctl/replayctl/serve"
 )
 
 // sameSteps fails the test when run's steps are not want's, or the
@@ -208,8 +210,8 @@ func TestServeModeNew(t *testing.T) {
 // messages than before, or its journal is left.
 func checkExtended(t *testing.T, path string, before int) {
 	t.Helper()
-	if _, err := os.Stat(journalOf(path)); err == nil {
-		t.Errorf("the journal %s is left after a clean stop", journalOf(path))
+	if _, err := os.Stat(serve.Journal(path)); err == nil {
+		t.Errorf("the journal %s is left after a clean stop", serve.Journal(path))
 	}
 	if after := len(serverMessages(t, path)); after <= before {
 		t.Errorf("the tape has %d server messages after serve --mode new, %d before: nothing was added", after, before)
@@ -241,7 +243,7 @@ func TestServeModeNewKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	q.done <- <-q.done // for Cleanup
-	if _, err := os.Stat(journalOf(path)); err != nil {
+	if _, err := os.Stat(serve.Journal(path)); err != nil {
 		t.Fatalf("serve --mode new killed: no journal: %v", err)
 	}
 	if n := len(serverMessages(t, path)); n != before {
@@ -337,8 +339,8 @@ func TestServeModeNewBadFlagsLeaveNoJournal(t *testing.T) {
 			if res.code != 2 || !strings.Contains(res.stderr, tc.want) {
 				t.Errorf("exit %d, stderr %q; want 2 and an error naming %s", res.code, res.stderr, tc.want)
 			}
-			if _, err := os.Stat(journalOf(path)); err == nil {
-				t.Errorf("%s is left behind", journalOf(path))
+			if _, err := os.Stat(serve.Journal(path)); err == nil {
+				t.Errorf("%s is left behind", serve.Journal(path))
 			}
 		})
 	}
@@ -366,7 +368,7 @@ func TestServeModeNewOneAtATime(t *testing.T) {
 	if code := second.ProcessState.ExitCode(); err == nil || code != 2 || !strings.Contains(string(out), "another serve --mode new is adding to") {
 		t.Errorf("a second serve --mode new of the tape: exit %d (%v), output %q; want 2, refused while the first runs", code, err, out)
 	}
-	if _, err := os.Stat(journalOf(path)); err != nil {
+	if _, err := os.Stat(serve.Journal(path)); err != nil {
 		t.Errorf("the first serve's journal is gone while it runs: %v", err)
 	}
 	if code, stderr := first.stop(t); code != 0 {
@@ -399,8 +401,8 @@ func TestRecordForceWhileServeModeNew(t *testing.T) {
 	rec := exec.CommandContext(ctx, binary, append([]string{"record", "-o", path, "--force", "--"}, testserver.Slow(t)...)...)
 	rec.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
 	out, err := rec.CombinedOutput()
-	if code := rec.ProcessState.ExitCode(); err == nil || code != 2 || !strings.Contains(string(out), "serve --mode new") || !strings.Contains(string(out), journalOf(path)+".lock") {
-		t.Errorf("record --force of the tape a serve --mode new adds to: exit %d (%v), output %q; want 2, naming the serve and %s.lock", code, err, out, journalOf(path))
+	if code := rec.ProcessState.ExitCode(); err == nil || code != 2 || !strings.Contains(string(out), "serve --mode new") || !strings.Contains(string(out), serve.Journal(path)+".lock") {
+		t.Errorf("record --force of the tape a serve --mode new adds to: exit %d (%v), output %q; want 2, naming the serve and %s.lock", code, err, out, serve.Journal(path))
 	}
 	if now, err := os.ReadFile(path); err != nil || !bytes.Equal(now, data) {
 		t.Errorf("the tape after the refused record --force: %d bytes (%v), want the %d it had", len(now), err, len(data))

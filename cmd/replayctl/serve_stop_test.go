@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/replayctl/replayctl/serve"
 )
 
 // bigText is the size of the answer the stuck clients never read: more
@@ -207,7 +209,7 @@ func TestServeStopsWithAnswerUnread(t *testing.T) {
 	if code != 0 {
 		t.Errorf("serve --mode new: exit %d, want 0; stderr:\n%s", code, clip(stderr, 3000))
 	}
-	if _, err := os.Stat(journalOf(path)); err == nil {
+	if _, err := os.Stat(serve.Journal(path)); err == nil {
 		t.Errorf("serve --mode new left its journal unmerged; stderr:\n%s", clip(stderr, 3000))
 	}
 	data, err := os.ReadFile(path)
@@ -274,7 +276,7 @@ func TestServeSecondSignalForces(t *testing.T) {
 	if code != exitInterrupted || !strings.Contains(stderr, "stopped at once") || !strings.Contains(stderr, "the journal is merged") {
 		t.Errorf("exit %d, want 130 saying it stopped at once, the journal merged; stderr:\n%s", code, clip(stderr, 3000))
 	}
-	if _, err := os.Stat(journalOf(path)); err == nil {
+	if _, err := os.Stat(serve.Journal(path)); err == nil {
 		t.Errorf("the journal is left unmerged")
 	}
 	if data, err := os.ReadFile(path); err != nil || !bytes.Contains(data, []byte("fake-answer")) {

@@ -112,7 +112,7 @@ when it does not, or the tape did not fail at all; 2 bad input; 3 when
 	fl.StringVar(&f.resetCmd, "reset-cmd", "", "a shell command run before every replay (sh -c) that brings the target's state back, e.g. for a --target; tries then run one at a time")
 	registerValues(cmd, "speed", runSpeeds...)
 	registerValues(cmd, "output", outputs...)
-	registerValues(cmd, "validation", validationModes...)
+	registerValues(cmd, "validation", validationModes(false)...)
 	return cmd
 }
 

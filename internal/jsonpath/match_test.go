@@ -1,9 +1,14 @@
 package jsonpath
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
 // TestPatternMatch and TestRender moved here from validator/pattern_test.go
-// with the code they test; their tables are unchanged.
+// with the code they test; TestRender's quoted names have since been
+// written as jsonscan.AppendString writes them ("\n", "\ufffd").
 
 func TestPatternMatch(t *testing.T) {
 	k := Key
@@ -56,14 +61,24 @@ func TestRender(t *testing.T) {
 		{nil, "$"},
 		{[]Seg{{Key: "result"}, {Key: "content"}, {Index: 0, IsIndex: true}, {Key: "text"}}, "result.content[0].text"},
 		{[]Seg{{Key: "result"}, {Key: "a.b"}}, `result["a.b"]`},
-		{[]Seg{{Key: "a\"b\n"}}, `["a\"b\u000a"]`},
+		{[]Seg{{Key: "a\"b\n"}}, `["a\"b\n"]`},
+		{[]Seg{{Key: "a\tb\x01\u2028"}}, `["a\tb\u0001\u2028"]`},
 		{[]Seg{{Index: 2, IsIndex: true}}, `[2]`},
-		{[]Seg{{Key: "\xff"}}, `["�"]`},
+		{[]Seg{{Key: "\xff"}}, `["\ufffd"]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
 			if got := Render(tt.path); got != tt.want {
 				t.Errorf("got %s, want %s", got, tt.want)
+			}
+			// The rendered path reads back as the same path (invalid
+			// UTF-8 as U+FFFD).
+			want := slices.Clone(tt.path)
+			for i := range want {
+				want[i].Key = strings.ToValidUTF8(want[i].Key, "\uFFFD")
+			}
+			if back, err := ParsePath(tt.want); err != nil || !slices.Equal(back, want) {
+				t.Errorf("ParsePath(%s) = %+v, %v; want %+v", tt.want, back, err, want)
 			}
 		})
 	}

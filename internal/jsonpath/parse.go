@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/replayctl/replayctl/internal/jsonscan"
 )
 
 // SyntaxError is the error of Parse and ParsePath: where in Src (Col,
@@ -176,7 +178,7 @@ func firstRune(s string) rune {
 	return r
 }
 
-func quote(s string) string { return string(AppendQuoted(nil, s)) }
+func quote(s string) string { return string(jsonscan.AppendString(nil, s)) }
 
 // bracket reads "[*]", "[n]", `["name"]` or "['name']" at the start of s
 // and returns how many bytes it took, or why it is malformed and what to

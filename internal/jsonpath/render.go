@@ -3,6 +3,8 @@ package jsonpath
 import (
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/replayctl/replayctl/internal/jsonscan"
 )
 
 // Render writes path in the difference form: `result.content[0].text`,
@@ -130,29 +132,6 @@ func appendIndex(b []byte, i int) []byte {
 
 func appendBracketed(b []byte, k string) []byte {
 	b = append(b, '[')
-	b = AppendQuoted(b, k)
+	b = jsonscan.AppendString(b, k)
 	return append(b, ']')
-}
-
-// AppendQuoted appends s as a JSON string, escaping only what JSON
-// requires ('"', '\\', control characters); invalid UTF-8 becomes U+FFFD,
-// as when encoding/json decodes it.
-func AppendQuoted(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == '"' || r == '\\':
-			b = append(b, '\\', byte(r))
-		case r < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hex[r>>4], hex[r&0xf])
-		case r == utf8.RuneError && size == 1:
-			b = append(b, "\uFFFD"...)
-		default:
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(b, '"')
 }

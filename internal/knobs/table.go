@@ -251,6 +251,15 @@ var Table = []Knob{
 		Said:     []string{"16 MiB", "DefaultMaxMessage"},
 	},
 	{
+		Name:    "http-client",
+		Doc:     "the client that POSTs to an http:// --target: lean (an HTTP/1.1 client of replayctl's own, about half the CPU per request) or std (Go's net/http); https, a proxy (HTTP_PROXY) and a --target that redirects use net/http with either",
+		Default: string(transport.PosterLean), Commands: []string{"run", "kube render", "debug", "shrink"},
+		NoConfig: "the config file does not name the target, whose client this is",
+		Options:  []string{"replay.Target.WithHTTPClient"},
+		Said:     []string{`"lean" (the default`},
+		Renamed:  "its option is a method of the HTTP target (replay.Target), as the target's other settings are, and Go writes the initialism HTTP",
+	},
+	{
 		Name:    "validation",
 		Doc:     "how answers are compared where no validation rule of the config says: exact | structural (same shape and types) | partial (a rule's required fields) | schema (the shape MCP requires) | contract (run --contract FILE); overrides the config's validation.mode",
 		Default: "exact", Commands: []string{"run", "kube render", "debug", "shrink"},
