@@ -31,8 +31,9 @@ import (
 // redirect go through net/http (see HTTPConn.roundTrip). Its connections
 // belong to the HTTPConn; close ends them all, idle or in use.
 type leanClient struct {
-	addr string // host:port, as dialed
-	dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	addr  string // host:port, as dialed
+	dial  func(ctx context.Context, network, addr string) (net.Conn, error)
+	spare int // idle connections kept dialed ahead (HTTP.Spare)
 	// head is the start of every POST: the request line, Host,
 	// User-Agent, Content-Type, Accept and the user's headers.
 	head []byte
