@@ -16,6 +16,7 @@ import (
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -80,6 +81,9 @@ func TestOptionErrors(t *testing.T) {
 		{replay.Against(replay.Command("x").WithEnv("novalue")), "WithEnv"},
 		{replay.Against(replay.Command("x").WithDir("no/such/dir")), "WithDir"},
 		{replay.Against(replay.HTTP("http://127.0.0.1:1/mcp").WithHeader("X", "${UNSET_FOR_TEST")), "WithHeader"},
+		{replay.Against(replay.HTTP("http://127.0.0.1:1/mcp").WithHTTPSpare(transport.MaxSpare + 1)), "Against"},
+		{replay.Against(replay.HTTP("http://127.0.0.1:1/mcp").WithHTTPSpare(-1)), "Against"},
+		{replay.Against(replay.Mock().WithHTTPSpare(1)), "Against"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.option, func(t *testing.T) {

@@ -50,6 +50,7 @@ type runFlags struct {
 	legacySSE   bool
 	follow      bool
 	httpClient  string
+	httpSpare   int
 	onError     string
 	validation  string
 	maxRetries  int
@@ -155,6 +156,7 @@ func addTargetFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringArrayVar(&f.headers, "header", nil, `an HTTP header "K:V" sent on every request; values may use ${ENV}, which no output shows (repeatable)`)
 	fl.BoolVar(&f.follow, "follow-redirects", false, "follow a redirect of the --target to another origin (another scheme, host or port), sending it none of the --header values; without it such a redirect fails the request")
 	fl.StringVar(&f.httpClient, "http-client", "lean", "the client that POSTs to an http:// --target: lean (an HTTP/1.1 client of replayctl's own, about half the CPU per request) or std (Go's net/http); https, a proxy (HTTP_PROXY) and a --target that redirects use net/http with either")
+	fl.IntVar(&f.httpSpare, "http-spare", replay.DefaultHTTPSpare, "idle connections each session of an http:// --target keeps dialed ahead with --http-client lean, so that a request sent while earlier ones await their answers (--order none) does not wait for a dial; 0: none")
 	fl.BoolVar(&f.legacySSE, "legacy-sse", false, "the --target speaks the 2024-11-05 HTTP+SSE transport (without it, replayctl asks the endpoint)")
 	fl.StringArrayVar(&f.env, "env", nil, "K=V added to the server command's environment (repeatable)")
 	fl.StringVar(&f.cwd, "cwd", "", "working directory of the server command")
@@ -458,8 +460,8 @@ func chooseTarget(f runFlags, command []string) (replay.Target, error) {
 		return replay.Target{}, usageError("give one target: a server command after --, --target URL, or --mock-tape FILE")
 	case (len(f.env) > 0 || f.cwd != "") && len(command) == 0:
 		return replay.Target{}, usageError("--env and --cwd are for a server command (after --)")
-	case (len(f.headers) > 0 || f.legacySSE || f.follow || (f.httpClient != "" && f.httpClient != "lean")) && f.target == "":
-		return replay.Target{}, usageError("--header, --legacy-sse, --follow-redirects and --http-client are for an HTTP --target")
+	case (len(f.headers) > 0 || f.legacySSE || f.follow || (f.httpClient != "" && f.httpClient != "lean") || f.httpSpare != replay.DefaultHTTPSpare) && f.target == "":
+		return replay.Target{}, usageError("--header, --legacy-sse, --follow-redirects, --http-client and --http-spare are for an HTTP --target")
 	}
 	switch {
 	case len(command) > 0:
@@ -487,6 +489,10 @@ func chooseTarget(f runFlags, command []string) (replay.Target, error) {
 			return replay.Target{}, usageError("--http-client: %v", err)
 		}
 		t = t.WithHTTPClient(f.httpClient)
+		if f.httpSpare < 0 || f.httpSpare > transport.MaxSpare {
+			return replay.Target{}, usageError("--http-spare %d: want 0 to %d", f.httpSpare, transport.MaxSpare)
+		}
+		t = t.WithHTTPSpare(f.httpSpare)
 		return t, nil
 	case f.mockTape != "":
 		return replay.MockTape(f.mockTape), nil
