@@ -66,6 +66,7 @@ func TestOptionErrors(t *testing.T) {
 		{replay.MaxInflight(0), "MaxInflight"},
 		{replay.Spin(-time.Millisecond), "Spin"},
 		{replay.Spin(time.Hour), "Spin"},
+		{replay.GCHeadroom(-1), "GCHeadroom"},
 		{replay.MaxRetries(-1), "MaxRetries"},
 		{replay.MaxMessage(0), "MaxMessage"},
 		{replay.Seed(1), "Seed"},

@@ -31,6 +31,7 @@ type runFlags struct {
 	timeout     time.Duration
 	maxInflight int
 	spin        time.Duration
+	gcHeadroom  byteSize
 	sessions    int
 	ramp        time.Duration
 	shard       string // --shard I/N
@@ -117,6 +118,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	addKnob(fl, "run", "timeout", &f.timeout)
 	addKnob(fl, "run", "max-inflight", &f.maxInflight)
 	addKnob(fl, "run", "spin", &f.spin)
+	addKnob(fl, "run", "gc-headroom", &f.gcHeadroom)
 	addKnob(fl, "run", "sessions", &f.sessions)
 	addKnob(fl, "run", "ramp", &f.ramp)
 	fl.StringVar(&f.shard, "shard", "", "replay shard I/N of the run (I from 0 to N-1): every N-th session, striped; the N shards together replay the whole run, and rps:/fixed: divide their rate by N (merge the reports with replayctl merge)")
@@ -412,6 +414,7 @@ func (a *app) replayOptions(cmd *cobra.Command, args []string, f runFlags) ([]re
 		{"timeout", func() replay.Option { return replay.Timeout(f.timeout) }},
 		{"max-inflight", func() replay.Option { return replay.MaxInflight(f.maxInflight) }},
 		{"spin", func() replay.Option { return replay.Spin(f.spin) }},
+		{"gc-headroom", func() replay.Option { return replay.GCHeadroom(int64(f.gcHeadroom)) }},
 		{"max-line", func() replay.Option { return replay.MaxLine(f.maxLine) }},
 		{"max-message", func() replay.Option { return replay.MaxMessage(int(f.maxMessage)) }},
 		{"ignore", func() replay.Option { return replay.Ignore(f.ignore...) }},
@@ -506,6 +509,7 @@ var flagOf = knobFlagOf(map[string]string{
 	"Speed": "--speed", "Shard": "--shard", "Rerecord": "--rerecord", "Contract": "--contract",
 	"WithEnv": "--env", "WithDir": "--cwd", "WithHeader": "--header", "WithFollowRedirects": "--follow-redirects",
 	"WithHTTPClient": "--http-client",
+	"GCHeadroom":     "--gc-headroom",
 	"HTTP":           "--target", "Command": "the server command",
 })
 

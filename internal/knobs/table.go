@@ -162,6 +162,16 @@ var Table = []Knob{
 		Said:      []string{"1ms"},
 	},
 	{
+		Name:     "gc-headroom",
+		Doc:      "garbage a paced replay (realtime, Nx, fixed, rps) may make between two of the Go collector's runs while its schedule runs, e.g. 64MiB (a collection holds answers, and the calls waiting for them, for milliseconds on one core); 0: Go's own pace (GOGC)",
+		Default:  Size(64 << 20),
+		Commands: []string{"run", "kube render"},
+		NoConfig: "a setting of the Go runtime of the replaying process, not of the replay's plan: the command line's or the library caller's",
+		Options:  []string{"replay.GCHeadroom"},
+		Said:     []string{"64 MiB"},
+		Renamed:  "GC is written in capitals in Go names (runtime.GC, debug.SetGCPercent)",
+	},
+	{
 		Name:    "sessions",
 		Doc:     "virtual copies of each recorded session, each on its own connection (load)",
 		Default: 1, Commands: replays,
