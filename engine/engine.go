@@ -174,6 +174,7 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	e.stopRun = stop
 	g, gctx := errgroup.WithContext(rctx)
 	collectBeforeSchedule(e.cfg.Speed)
+	defer holdCollections(e.cfg.Speed, e.cfg.GCHeadroom)()
 	start := time.Now()
 	if !e.cfg.StartAt.IsZero() {
 		start = e.cfg.StartAt

@@ -14,6 +14,7 @@ import (
 	"github.com/replayctl/replayctl/config"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/transformer"
+	"github.com/replayctl/replayctl/transport"
 	"github.com/replayctl/replayctl/validator"
 )
 
@@ -508,5 +509,26 @@ func TestExamplesTranslate(t *testing.T) {
 				t.Errorf("chaos.NewPlan: got %v, want no error", err)
 			}
 		})
+	}
+}
+
+// TestHTTPSpare: an HTTP target's sessions keep DefaultHTTPSpare spare
+// connections unless WithHTTPSpare says otherwise (0: none).
+func TestHTTPSpare(t *testing.T) {
+	for _, tc := range []struct {
+		target Target
+		want   int
+	}{
+		{HTTP("http://127.0.0.1:1/mcp"), DefaultHTTPSpare},
+		{HTTP("http://127.0.0.1:1/mcp").WithHTTPSpare(0), 0},
+		{HTTP("http://127.0.0.1:1/mcp").WithHTTPSpare(3), 3},
+	} {
+		d, err := tc.target.dialer(&settings{}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.(*transport.Auto).Spare; got != tc.want {
+			t.Errorf("%v: Spare %d, want %d", tc.target.impl, got, tc.want)
+		}
 	}
 }

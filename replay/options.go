@@ -35,6 +35,7 @@ type settings struct {
 	timeout     time.Duration
 	maxInflight int
 	spin        time.Duration
+	gcHeadroom  int64
 	maxLine     int
 	maxMessage  int
 	timeline    int
@@ -82,6 +83,7 @@ func defaults() *settings {
 		timeout:     knobs.Get("timeout").Duration(),
 		maxInflight: knobs.Get("max-inflight").Int(),
 		spin:        knobs.Get("spin").Duration(),
+		gcHeadroom:  int64(knobs.Get("gc-headroom").Default.(knobs.Size)),
 		maxLine:     knobs.Get("max-line").Int(),
 		maxMessage:  int(knobs.Get("max-message").Default.(knobs.Size)),
 		timeline:    knobs.Get("timeline-limit").Int(),
@@ -161,6 +163,16 @@ func MaxInflight(n int) Option {
 // while no more are connected than processors. A d above
 // scheduler.MaxSpin (1s) is an *OptionError.
 func Spin(d time.Duration) Option { return func(s *settings) { s.spin = d; s.given("Spin") } }
+
+// GCHeadroom is how much garbage, in bytes, a paced replay (realtime,
+// Nx, fixed, rps) may make between two runs of Go's collector while its
+// schedule runs (default 64 MiB): GOGC is raised for the process while
+// the replay runs, so that the next collection comes that much after
+// the live heap, and set back at its end. A collection's marking takes
+// the replay's goroutines for assists, which holds answers, and the
+// calls waiting for them, for milliseconds on one core. 0 leaves the
+// collector's pace to GOGC; a negative n is an *OptionError.
+func GCHeadroom(n int64) Option { return func(s *settings) { s.gcHeadroom = n; s.given("GCHeadroom") } }
 
 // MaxLine is the longest tape line accepted, in bytes (default 8 MiB).
 func MaxLine(n int) Option { return func(s *settings) { s.maxLine = n; s.given("MaxLine") } }

@@ -271,6 +271,8 @@ func (s *settings) check() (checked, error) {
 		return checked{}, bad("Spin", s.spin, errors.New("want 0 (never spin) or more, e.g. 1ms"))
 	case s.spin > scheduler.MaxSpin:
 		return checked{}, bad("Spin", s.spin, fmt.Errorf("want at most %s (e.g. 1ms): a session keeps a core busy that long before each message", scheduler.MaxSpin))
+	case s.gcHeadroom < 0:
+		return checked{}, bad("GCHeadroom", s.gcHeadroom, errors.New("want 0 (Go's own pace) or more, e.g. 64MiB"))
 	case s.maxInflight < 1:
 		return checked{}, bad("MaxInflight", s.maxInflight, errors.New("want 1 or more"))
 	case s.maxRetries < 0:
@@ -319,6 +321,7 @@ func (s *settings) engineConfig(src tape.Source) (engine.Config, error) {
 		Order:                 c.order,
 		MaxInflight:           s.maxInflight,
 		Spin:                  engineSpin(s.spin),
+		GCHeadroom:            engineGCHeadroom(s.gcHeadroom),
 		Timeout:               s.timeout,
 		ValidateNotifications: s.validNotes,
 		OnError:               c.onError,
@@ -585,7 +588,16 @@ func stopOf(ctx context.Context, err error) report.Stop {
 	return report.Stop{Kind: report.StopBadInput, Why: err.Error()}
 }
 
-// engineSpin is the Spin option as engine.Config takes it: 0 there is the
+// engineGCHeadroom is the GCHeadroom option as engine.Config takes it: 0
+// there is the default, and Go's own pace is negative.
+func engineGCHeadroom(n int64) int64 {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
+// engineSpin is d as engine.Config.Spin takes it: 0 there is the
 // default, and never spinning is negative.
 func engineSpin(d time.Duration) time.Duration {
 	if d == 0 {

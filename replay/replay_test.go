@@ -16,6 +16,7 @@ import (
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -65,6 +66,7 @@ func TestOptionErrors(t *testing.T) {
 		{replay.MaxInflight(0), "MaxInflight"},
 		{replay.Spin(-time.Millisecond), "Spin"},
 		{replay.Spin(time.Hour), "Spin"},
+		{replay.GCHeadroom(-1), "GCHeadroom"},
 		{replay.MaxRetries(-1), "MaxRetries"},
 		{replay.MaxMessage(0), "MaxMessage"},
 		{replay.Seed(1), "Seed"},
@@ -80,6 +82,9 @@ func TestOptionErrors(t *testing.T) {
 		{replay.Against(replay.Command("x").WithEnv("novalue")), "WithEnv"},
 		{replay.Against(replay.Command("x").WithDir("no/such/dir")), "WithDir"},
 		{replay.Against(replay.HTTP("http://127.0.0.1:1/mcp").WithHeader("X", "${UNSET_FOR_TEST")), "WithHeader"},
+		{replay.Against(replay.HTTP("http://127.0.0.1:1/mcp").WithHTTPSpare(transport.MaxSpare + 1)), "Against"},
+		{replay.Against(replay.HTTP("http://127.0.0.1:1/mcp").WithHTTPSpare(-1)), "Against"},
+		{replay.Against(replay.Mock().WithHTTPSpare(1)), "Against"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.option, func(t *testing.T) {

@@ -162,6 +162,34 @@ func (t Target) WithHTTPClient(name string) Target {
 	return t
 }
 
+// DefaultHTTPSpare is the spare connections an HTTP target's sessions
+// keep (see Target.WithHTTPSpare).
+const DefaultHTTPSpare = 1
+
+// WithHTTPSpare sets how many idle connections each session of an HTTP
+// target keeps dialed ahead, beside those carrying requests, when the
+// lean client posts (see WithHTTPClient): a request sent while the
+// session's earlier ones still wait for their answers (--order none, a
+// slow answer) takes one rather than wait for a new connection's dial,
+// and another is dialed on a goroutine of its own. The default is
+// DefaultHTTPSpare (1), 0 none, at most transport.MaxSpare; each costs a
+// connection the server holds open idle.
+func (t Target) WithHTTPSpare(n int) Target {
+	c, ok := t.impl.(httpTarget)
+	if !ok {
+		return t.wrong("WithHTTPSpare is for an HTTP target")
+	}
+	if n < 0 || n > transport.MaxSpare {
+		return t.wrong(fmt.Sprintf("spare connections %d: want 0 to %d", n, transport.MaxSpare))
+	}
+	c.spare = n
+	if n == 0 {
+		c.spare = -1
+	}
+	t.impl = c
+	return t
+}
+
 // String names the target as reports do: "mock", a command line, a URL,
 // the credentials of any URL masked (tape.MaskURL).
 func (t Target) String() string { return t.transport().String() }

@@ -23,6 +23,7 @@ type httpTarget struct {
 	legacySSE bool
 	follow    bool // follow redirects to another origin
 	poster    transport.Poster
+	spare     int // see Target.WithHTTPSpare; -1: none
 }
 
 func (h httpTarget) String() string { return tape.MaskURL(h.url) } // its credentials are no one's to see
@@ -42,7 +43,18 @@ func (h httpTarget) Dialer(env DialEnv) (transport.Dialer, error) {
 	if h.legacySSE {
 		return transport.LegacySSE{URL: h.url, Header: h.header, Client: client, Logger: env.Logger, FollowRedirects: h.follow, MaxMessage: env.MaxMessage}, nil
 	}
-	return &transport.Auto{URL: h.url, Header: h.header, Client: client, Logger: env.Logger, FollowRedirects: h.follow, MaxMessage: env.MaxMessage, Poster: h.poster}, nil
+	return &transport.Auto{URL: h.url, Header: h.header, Client: client, Logger: env.Logger, FollowRedirects: h.follow, MaxMessage: env.MaxMessage, Poster: h.poster, Spare: h.spareConns()}, nil
+}
+
+// spareConns is transport.HTTP.Spare: DefaultHTTPSpare unless set.
+func (h httpTarget) spareConns() int {
+	switch {
+	case h.spare == 0:
+		return DefaultHTTPSpare
+	case h.spare < 0:
+		return 0
+	}
+	return h.spare
 }
 
 func (h httpTarget) tapeHeader(t tape.Header) tape.Header {

@@ -10,10 +10,16 @@
 #
 #   RUNS=3 BEFORE=/path/to/old/replayctl VEGETA=vegeta GOR=goreplay scripts/bench-tail.sh
 #   REPLAYCTL_FLAGS="--order none" RUNS=3 BEFORE=… scripts/bench-tail.sh   # both replayctl runs get the flags
+#   CALLS=2000 GODEBUG=gctrace=1 scripts/bench-tail.sh   # a longer run; each client's collections in $OUT/NAME.out
+#
+# QUIET is how many tenths of a second to wait for other real-time jobs
+# before each run (600). For a run's late calls, way up and way back:
+#   replayctl run … --report r.json; tailbench split -report r.json $OUT/replayctl-1.log
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${OUT:-$(mktemp -d)}
 runs=${RUNS:-3}
+calls=${CALLS:-200}
 port=${PORT:-18941}
 client=${CLIENT-chrt -f 50 taskset -c 0}
 server=${SERVER-chrt -f 50 taskset -c 1}
@@ -22,8 +28,8 @@ gor=${GOR:-$(command -v goreplay || command -v gor || true)}
 go build -o "$dir/replayctl" ./cmd/replayctl
 go build -o "$dir/slow" ./internal/testserver/slow
 go build -o "$dir/tailbench" ./internal/testtools/tailbench
-"$dir/tailbench" tape -calls 200 -gap 2ms -o "$dir/t.jsonl"
-"$dir/tailbench" gor -calls 200 -gap 2ms -host "127.0.0.1:$port" -o "$dir/t.gor"
+"$dir/tailbench" tape -calls "$calls" -gap 2ms -o "$dir/t.jsonl"
+"$dir/tailbench" gor -calls "$calls" -gap 2ms -host "127.0.0.1:$port" -o "$dir/t.gor"
 "$dir/tailbench" body -o "$dir/body.json"
 printf 'POST http://127.0.0.1:%s/mcp\nContent-Type: application/json\nAccept: application/json, text/event-stream\n@%s\n' "$port" "$dir/body.json" > "$dir/targets.txt"
 
@@ -32,7 +38,7 @@ printf 'POST http://127.0.0.1:%s/mcp\nContent-Type: application/json\nAccept: ap
 # until it blocks, which shows here as stalls of tens of milliseconds.
 quiet() {
   local i
-  for i in $(seq 600); do
+  for i in $(seq "${QUIET:-600}"); do
     if ! ps -eo pid=,ppid=,cls= | awk '($3=="FF"||$3=="RR") && $2!=2 && $1!=2 {found=1} END {exit !found}'; then
       return 0
     fi
@@ -54,7 +60,7 @@ measure() {
   timeout -k 2 ${LIMIT:-10} $client "$@" > "$dir/$name.out" 2>&1 || echo "$name: exit $?" >&2
   kill "$pid"
   wait "$pid" 2>/dev/null || true
-  "$dir/tailbench" stats -gap 200us -calls 200 "$log"
+  "$dir/tailbench" stats -gap 200us -calls "$calls" "$log"
 }
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -64,7 +70,7 @@ for run in $(seq "$runs"); do
   fi
   measure "replayctl-$run" "$dir/replayctl" run "$dir/t.jsonl" --speed 10x --target "http://127.0.0.1:$port/mcp" ${REPLAYCTL_FLAGS:-}
   if [[ -n $vegeta ]]; then
-    measure "vegeta-$run" "$vegeta" attack -rate 5000/s -duration 41ms -targets "$dir/targets.txt" -output /dev/null
+    measure "vegeta-$run" "$vegeta" attack -rate 5000/s -duration "$((calls / 5 + 1))ms" -targets "$dir/targets.txt" -output /dev/null
   fi
   if [[ -n $gor ]]; then
     measure "goreplay-$run" "$gor" --input-file "$dir/t.gor|1000%" --output-http "http://127.0.0.1:$port" --exit-after 2s

@@ -34,6 +34,8 @@ type Auto struct {
 	MaxMessage int
 	// Poster is the Streamable HTTP sessions' (see HTTP).
 	Poster Poster
+	// Spare is the Streamable HTTP sessions' (see HTTP).
+	Spare int
 
 	once   sync.Once
 	legacy bool
@@ -51,7 +53,7 @@ func (a *Auto) Dial(ctx context.Context, session string) (Conn, error) {
 	if a.legacy {
 		return LegacySSE{URL: a.URL, Header: a.Header, Client: a.Client, Logger: a.Logger, FollowRedirects: a.FollowRedirects, MaxMessage: a.MaxMessage}.Dial(ctx, session)
 	}
-	return HTTP{URL: a.URL, Header: a.Header, Client: a.Client, Logger: a.Logger, MaxMessage: a.MaxMessage, Poster: a.Poster}.Dial(ctx, session)
+	return HTTP{URL: a.URL, Header: a.Header, Client: a.Client, Logger: a.Logger, MaxMessage: a.MaxMessage, Poster: a.Poster, Spare: a.Spare}.Dial(ctx, session)
 }
 
 // Legacy reports what the probe found (valid after the first Dial).

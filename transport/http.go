@@ -44,7 +44,16 @@ type HTTP struct {
 	// Poster is the client that POSTs the messages of an http:// URL:
 	// PosterLean (what "" means) or PosterStd. See Poster.
 	Poster Poster
+	// Spare is how many idle connections the lean client keeps dialed
+	// ahead while every other one carries a request, so that a request
+	// sent while the earlier ones still wait for their answers (the
+	// open model, --order none) does not wait for a new connection's
+	// dial: 0 (the default) none, at most MaxSpare.
+	Spare int
 }
+
+// MaxSpare bounds HTTP.Spare.
+const MaxSpare = 16
 
 // Poster names the HTTP client that posts a Streamable HTTP session's
 // messages.
@@ -139,6 +148,9 @@ func (h HTTP) Dial(ctx context.Context, session string) (Conn, error) {
 	}
 	if poster == PosterLean {
 		c.lean = newLeanClient(pu, client, header)
+		if c.lean != nil {
+			c.lean.spare = min(max(h.Spare, 0), MaxSpare)
+		}
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	go func() {

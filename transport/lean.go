@@ -31,8 +31,9 @@ import (
 // redirect go through net/http (see HTTPConn.roundTrip). Its connections
 // belong to the HTTPConn; close ends them all, idle or in use.
 type leanClient struct {
-	addr string // host:port, as dialed
-	dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	addr  string // host:port, as dialed
+	dial  func(ctx context.Context, network, addr string) (net.Conn, error)
+	spare int // idle connections kept dialed ahead (HTTP.Spare)
 	// head is the start of every POST: the request line, Host,
 	// User-Agent, Content-Type, Accept and the user's headers.
 	head []byte
@@ -43,10 +44,15 @@ type leanClient struct {
 	onHead func(*http.Response, *stream) bool
 	wg     sync.WaitGroup // the connections' goroutines
 
-	mu     sync.Mutex // guards the fields below
-	idle   []*leanConn
-	open   map[*leanConn]struct{} // every connection not yet closed
-	closed bool
+	ctx    context.Context // the dials ahead's; close ends it
+	cancel context.CancelFunc
+
+	mu      sync.Mutex // guards the fields below
+	idle    []*leanConn
+	dialing int                    // dials ahead under way
+	dialed  chan struct{}          // closed when the last of them ends
+	open    map[*leanConn]struct{} // every connection not yet closed
+	closed  bool
 }
 
 // leanIdle bounds the idle connections a leanClient keeps: as many as
@@ -85,7 +91,8 @@ func newLeanClient(u *url.URL, client *http.Client, header http.Header) *leanCli
 	fmt.Fprintf(&h, "POST %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: %s\r\n", u.RequestURI(), u.Host, leanUserAgent)
 	h.WriteString("Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n")
 	writeHeader(&h, header)
-	return &leanClient{addr: addr, dial: dial, head: h.Bytes(), open: map[*leanConn]struct{}{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &leanClient{addr: addr, dial: dial, head: h.Bytes(), open: map[*leanConn]struct{}{}, ctx: ctx, cancel: cancel}
 }
 
 // writeHeader writes h as header lines, but for those the lean client
@@ -159,9 +166,22 @@ type leanResult struct {
 	err     error
 }
 
-// get is an idle connection, or a new one dialed under ctx.
+// get is an idle connection, or a new one dialed under ctx. When a
+// dial ahead is under way it waits for that connection rather than dial
+// another; taking the last idle one starts the dials ahead that keep
+// spare connections idle (see ahead).
 func (lc *leanClient) get(ctx context.Context) (*leanConn, error) {
 	lc.mu.Lock()
+	for lc.dialing > 0 && len(lc.idle) == 0 && !lc.closed {
+		dialed := lc.dialed
+		lc.mu.Unlock()
+		select {
+		case <-dialed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		lc.mu.Lock()
+	}
 	if lc.closed {
 		lc.mu.Unlock()
 		return nil, ErrClosed
@@ -169,6 +189,7 @@ func (lc *leanClient) get(ctx context.Context) (*leanConn, error) {
 	if n := len(lc.idle); n > 0 {
 		c := lc.idle[n-1]
 		lc.idle = lc.idle[:n-1]
+		lc.ahead()
 		lc.mu.Unlock()
 		c.reused = true
 		return c, nil
@@ -178,19 +199,63 @@ func (lc *leanClient) get(ctx context.Context) (*leanConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &leanConn{lc: lc, nc: nc, br: bufio.NewReaderSize(nc, 4<<10), bw: bufio.NewWriterSize(nc, 4<<10),
-		work: make(chan struct{}), done: make(chan leanResult), quit: make(chan struct{})}
-	c.abortF = c.abort
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	if lc.closed {
 		nc.Close()
 		return nil, ErrClosed
 	}
+	c := lc.adopt(nc)
+	lc.ahead()
+	return c, nil
+}
+
+// adopt makes nc one of lc's connections and starts its goroutine. lc.mu
+// is held and lc is not closed.
+func (lc *leanClient) adopt(nc net.Conn) *leanConn {
+	c := &leanConn{lc: lc, nc: nc, br: bufio.NewReaderSize(nc, 4<<10), bw: bufio.NewWriterSize(nc, 4<<10),
+		work: make(chan struct{}), done: make(chan leanResult), quit: make(chan struct{})}
+	c.abortF = c.abort
 	lc.open[c] = struct{}{}
 	lc.wg.Add(1)
 	go func() { defer lc.wg.Done(); c.serve() }()
-	return c, nil
+	return c
+}
+
+// ahead starts dials on their own goroutines until spare connections
+// are idle or being dialed, within leanIdle connections in all: a request
+// sent while every other connection carries one then finds one ready,
+// and its send does not wait for a dial (issue 24: a new connection
+// sometimes took ~40 ms on a loaded machine). lc.mu is held.
+func (lc *leanClient) ahead() {
+	for !lc.closed && len(lc.idle)+lc.dialing < lc.spare && len(lc.open)+lc.dialing < leanIdle {
+		if lc.dialing == 0 {
+			lc.dialed = make(chan struct{})
+		}
+		lc.dialing++
+		lc.wg.Add(1)
+		go func() { defer lc.wg.Done(); lc.dialAhead() }()
+	}
+}
+
+// dialAhead dials a spare connection and keeps it idle. A failure is
+// not reported here: the next request that finds no connection dials
+// on its own path and reports it.
+func (lc *leanClient) dialAhead() {
+	nc, err := lc.dial(lc.ctx, "tcp", lc.addr)
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	if lc.dialing--; lc.dialing == 0 {
+		close(lc.dialed) // those waiting in get look again
+	}
+	if err != nil {
+		return
+	}
+	if lc.closed {
+		nc.Close()
+		return
+	}
+	lc.idle = append(lc.idle, lc.adopt(nc))
 }
 
 // put keeps c for the next request, or closes it.
@@ -208,6 +273,7 @@ func (lc *leanClient) put(c *leanConn) {
 // close ends every connection, idle or in use: an answer being read
 // ends with an error.
 func (lc *leanClient) close() {
+	lc.cancel() // the dials ahead
 	lc.mu.Lock()
 	lc.closed = true
 	open := lc.open

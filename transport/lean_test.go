@@ -518,3 +518,156 @@ func TestSendByDeadline(t *testing.T) {
 		})
 	}
 }
+
+// sendKey marks the context of a test's send, to tell the dials made
+// on its path from those made ahead.
+type sendKey struct{}
+
+// TestLeanSpareConn: with HTTP.Spare, a request sent while the one
+// before it still waits for its answer (the open model, --order none)
+// takes a connection dialed ahead: no dial is made on its send's path.
+// Without a spare the lean client dialed a new connection there, which
+// took ~40 ms in 1 of 3 runs at 10x (BENCHMARKS.md, issue 24).
+func TestLeanSpareConn(t *testing.T) {
+	held := make(chan struct{})    // the second call's answer waits for it
+	reached := make(chan struct{}) // the server has the second call
+	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+		if n == 1 {
+			close(reached)
+			<-held
+		}
+		b := jsonAnswer(idOf(body))
+		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
+	})
+	var once sync.Once
+	release := func() { once.Do(func() { close(held) }) }
+	t.Cleanup(release) // before the server's cleanup (LIFO)
+	var onPath, dials atomic.Int32
+	d := &net.Dialer{}
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials.Add(1)
+		if ctx.Value(sendKey{}) != nil {
+			onPath.Add(1)
+		}
+		return d.DialContext(ctx, network, addr)
+	}}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := HTTP{URL: srv.url, Poster: PosterLean, Client: client, Spare: 1}.Dial(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	answer := func(id int) {
+		t.Helper()
+		select {
+		case in := <-conn.Incoming():
+			if got := idOf(in.Msg); got != fmt.Sprint(id) {
+				t.Fatalf("got the answer to %s, want %d's", got, id)
+			}
+		case <-ctx.Done():
+			t.Fatalf("no answer to %d", id)
+		}
+	}
+	call := func(id int) []byte { return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id)) }
+	// Warm-up: the first call dials (on its path: nothing is open yet).
+	if err := conn.Send(ctx, call(1)); err != nil {
+		t.Fatal(err)
+	}
+	answer(1)
+	second := make(chan error, 1)
+	go func() { second <- conn.Send(ctx, call(2)) }()
+	<-reached
+	// The second call is in flight, its answer held: the third is sent
+	// beside it, with a context that marks its path's dials.
+	if err := conn.Send(context.WithValue(ctx, sendKey{}, true), call(3)); err != nil {
+		t.Fatal(err)
+	}
+	answer(3)
+	release()
+	if err := <-second; err != nil {
+		t.Fatal(err)
+	}
+	answer(2)
+	if n := onPath.Load(); n != 0 {
+		t.Errorf("%d dials on the path of a send made beside one in flight (of %d dials), want 0: it takes the spare", n, dials.Load())
+	}
+}
+
+// TestLeanSpareDialUnderWay: a send that finds every connection busy
+// while the spare is still being dialed waits for that dial rather than
+// dial one more on its own path (the third call may find the spare
+// dialed already or wait for it: no dial on its path either way); and a
+// dial ahead that never completes ends when the connection is closed
+// (goleak checks its goroutine).
+func TestLeanSpareDialUnderWay(t *testing.T) {
+	held := make(chan struct{})
+	reached := make(chan struct{})
+	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+		if n == 1 {
+			close(reached)
+			<-held
+		}
+		b := jsonAnswer(idOf(body))
+		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
+	})
+	var once sync.Once
+	release := func() { once.Do(func() { close(held) }) }
+	t.Cleanup(release)
+	var onPath, dials atomic.Int32
+	ahead := make(chan struct{}) // the first dial ahead waits for it
+	started := make(chan struct{}, 4)
+	d := &net.Dialer{}
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		n := dials.Add(1)
+		if ctx.Value(sendKey{}) != nil {
+			onPath.Add(1)
+		}
+		if n == 2 { // the first dial ahead
+			started <- struct{}{}
+			select {
+			case <-ahead:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		if n >= 3 { // later dials ahead never complete
+			started <- struct{}{}
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		return d.DialContext(ctx, network, addr)
+	}}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := HTTP{URL: srv.url, Poster: PosterLean, Client: client, Spare: 1}.Dial(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(id int) []byte { return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id)) }
+	if err := conn.Send(ctx, call(1)); err != nil {
+		t.Fatal(err)
+	}
+	<-conn.Incoming()
+	<-started // the spare's dial is under way, held by the test
+	second := make(chan error, 1)
+	go func() { second <- conn.Send(ctx, call(2)) }()
+	<-reached
+	third := make(chan error, 1)
+	go func() { third <- conn.Send(context.WithValue(ctx, sendKey{}, true), call(3)) }()
+	close(ahead) // the spare is dialed: the third call takes it
+	if err := <-third; err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if err := <-second; err != nil {
+		t.Fatal(err)
+	}
+	if n := onPath.Load(); n != 0 {
+		t.Errorf("%d dials on the third call's path while the spare was being dialed, want 0", n)
+	}
+	<-started // the next spare's dial, which never completes
+	if err := conn.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

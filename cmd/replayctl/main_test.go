@@ -484,6 +484,9 @@ func TestBadArgumentsRefusedBeforeReplaying(t *testing.T) {
 		{"--follow-redirects"},   // only for an HTTP --target
 		{"--http-client", "std"}, // the same
 		{"--target", "http://127.0.0.1:1/mcp", "--http-client", "fast"},
+		{"--http-spare", "2"}, // only for an HTTP --target
+		{"--target", "http://127.0.0.1:1/mcp", "--http-spare", "17"},
+		{"--target", "http://127.0.0.1:1/mcp", "--http-spare", "-1"},
 	} {
 		res := replayctl(t, append([]string{"run", "examples/quickstart.jsonl", "--speed", "fast"}, args...)...)
 		if res.code != 2 || res.stdout != "" {

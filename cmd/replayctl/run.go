@@ -31,6 +31,7 @@ type runFlags struct {
 	timeout     time.Duration
 	maxInflight int
 	spin        time.Duration
+	gcHeadroom  byteSize
 	sessions    int
 	ramp        time.Duration
 	shard       string // --shard I/N
@@ -50,6 +51,7 @@ type runFlags struct {
 	legacySSE   bool
 	follow      bool
 	httpClient  string
+	httpSpare   int
 	onError     string
 	validation  string
 	maxRetries  int
@@ -116,6 +118,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	addKnob(fl, "run", "timeout", &f.timeout)
 	addKnob(fl, "run", "max-inflight", &f.maxInflight)
 	addKnob(fl, "run", "spin", &f.spin)
+	addKnob(fl, "run", "gc-headroom", &f.gcHeadroom)
 	addKnob(fl, "run", "sessions", &f.sessions)
 	addKnob(fl, "run", "ramp", &f.ramp)
 	fl.StringVar(&f.shard, "shard", "", "replay shard I/N of the run (I from 0 to N-1): every N-th session, striped; the N shards together replay the whole run, and rps:/fixed: divide their rate by N (merge the reports with replayctl merge)")
@@ -155,6 +158,7 @@ func addTargetFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringArrayVar(&f.headers, "header", nil, `an HTTP header "K:V" sent on every request; values may use ${ENV}, which no output shows (repeatable)`)
 	fl.BoolVar(&f.follow, "follow-redirects", false, "follow a redirect of the --target to another origin (another scheme, host or port), sending it none of the --header values; without it such a redirect fails the request")
 	addKnob(fl, "", "http-client", &f.httpClient)
+	addKnob(fl, "", "http-spare", &f.httpSpare)
 	fl.BoolVar(&f.legacySSE, "legacy-sse", false, "the --target speaks the 2024-11-05 HTTP+SSE transport (without it, replayctl asks the endpoint)")
 	fl.StringArrayVar(&f.env, "env", nil, "K=V added to the server command's environment (repeatable)")
 	fl.StringVar(&f.cwd, "cwd", "", "working directory of the server command")
@@ -410,6 +414,7 @@ func (a *app) replayOptions(cmd *cobra.Command, args []string, f runFlags) ([]re
 		{"timeout", func() replay.Option { return replay.Timeout(f.timeout) }},
 		{"max-inflight", func() replay.Option { return replay.MaxInflight(f.maxInflight) }},
 		{"spin", func() replay.Option { return replay.Spin(f.spin) }},
+		{"gc-headroom", func() replay.Option { return replay.GCHeadroom(int64(f.gcHeadroom)) }},
 		{"max-line", func() replay.Option { return replay.MaxLine(f.maxLine) }},
 		{"max-message", func() replay.Option { return replay.MaxMessage(int(f.maxMessage)) }},
 		{"ignore", func() replay.Option { return replay.Ignore(f.ignore...) }},
@@ -458,8 +463,8 @@ func chooseTarget(f runFlags, command []string) (replay.Target, error) {
 		return replay.Target{}, usageError("give one target: a server command after --, --target URL, or --mock-tape FILE")
 	case (len(f.env) > 0 || f.cwd != "") && len(command) == 0:
 		return replay.Target{}, usageError("--env and --cwd are for a server command (after --)")
-	case (len(f.headers) > 0 || f.legacySSE || f.follow || (f.httpClient != "" && f.httpClient != "lean")) && f.target == "":
-		return replay.Target{}, usageError("--header, --legacy-sse, --follow-redirects and --http-client are for an HTTP --target")
+	case (len(f.headers) > 0 || f.legacySSE || f.follow || (f.httpClient != "" && f.httpClient != "lean") || f.httpSpare != replay.DefaultHTTPSpare) && f.target == "":
+		return replay.Target{}, usageError("--header, --legacy-sse, --follow-redirects, --http-client and --http-spare are for an HTTP --target")
 	}
 	switch {
 	case len(command) > 0:
@@ -487,6 +492,10 @@ func chooseTarget(f runFlags, command []string) (replay.Target, error) {
 			return replay.Target{}, usageError("--http-client: %v", err)
 		}
 		t = t.WithHTTPClient(f.httpClient)
+		if f.httpSpare < 0 || f.httpSpare > transport.MaxSpare {
+			return replay.Target{}, usageError("--http-spare %d: want 0 to %d", f.httpSpare, transport.MaxSpare)
+		}
+		t = t.WithHTTPSpare(f.httpSpare)
 		return t, nil
 	case f.mockTape != "":
 		return replay.MockTape(f.mockTape), nil

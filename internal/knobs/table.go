@@ -162,6 +162,16 @@ var Table = []Knob{
 		Said:      []string{"1ms"},
 	},
 	{
+		Name:     "gc-headroom",
+		Doc:      "garbage a paced replay (realtime, Nx, fixed, rps) may make between two of the Go collector's runs while its schedule runs, e.g. 64MiB (a collection holds answers, and the calls waiting for them, for milliseconds on one core); 0: Go's own pace (GOGC)",
+		Default:  Size(64 << 20),
+		Commands: []string{"run", "kube render"},
+		NoConfig: "a setting of the Go runtime of the replaying process, not of the replay's plan: the command line's or the library caller's",
+		Options:  []string{"replay.GCHeadroom"},
+		Said:     []string{"64 MiB", "64MiB"},
+		Renamed:  "GC is written in capitals in Go names (runtime.GC, debug.SetGCPercent)",
+	},
+	{
 		Name:    "sessions",
 		Doc:     "virtual copies of each recorded session, each on its own connection (load)",
 		Default: 1, Commands: replays,
@@ -257,6 +267,15 @@ var Table = []Knob{
 		NoConfig: "the config file does not name the target, whose client this is",
 		Options:  []string{"replay.Target.WithHTTPClient"},
 		Said:     []string{`"lean" (the default`},
+		Renamed:  "its option is a method of the HTTP target (replay.Target), as the target's other settings are, and Go writes the initialism HTTP",
+	},
+	{
+		Name:    "http-spare",
+		Doc:     "idle connections each session of an http:// --target keeps dialed ahead with --http-client lean, so that a request sent while earlier ones await their answers (--order none) does not wait for a dial; 0: none",
+		Default: 1, Commands: []string{"run", "kube render", "debug", "shrink"},
+		NoConfig: "the config file does not name the target, whose client this is",
+		Options:  []string{"replay.Target.WithHTTPSpare"},
+		Said:     []string{"DefaultHTTPSpare (1)", "1"},
 		Renamed:  "its option is a method of the HTTP target (replay.Target), as the target's other settings are, and Go writes the initialism HTTP",
 	},
 	{

@@ -8,10 +8,12 @@
 //	tailbench gor   -calls 200 -gap 2ms -host 127.0.0.1:18941 -o t.gor
 //	tailbench body  -o body.json
 //	tailbench stats -gap 200us arrivals.log...
+//	tailbench split -report r.json arrivals.log
 package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -39,6 +41,8 @@ func main() {
 		err = bodyCmd(args)
 	case "stats":
 		err = statsCmd(args, os.Stdout)
+	case "split":
+		err = splitCmd(args, os.Stdout)
 	default:
 		usage()
 	}
@@ -49,7 +53,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: tailbench tape|gor|body|stats [flags] (see the package doc)")
+	fmt.Fprintln(os.Stderr, "usage: tailbench tape|gor|body|stats|split [flags] (see the package doc)")
 	os.Exit(2)
 }
 
@@ -171,6 +175,76 @@ func statsCmd(args []string, w io.Writer) error {
 			path, len(at), q(dev, 0.5), q(dev, 0.99), q(dev, 1), q(gaps, 0.5), q(gaps, 0.99), q(gaps, 1),
 			ms(at[len(at)-1]-at[0]), ms(time.Duration(len(at)-1)**gap))
 	}
+	return nil
+}
+
+// splitCmd splits each tools/call's round trip in a replayctl run into
+// its way up (sent, by the report's timeline, to read at the server, by
+// its arrival log) and its way back (read at the server to answered at
+// the client), joined by order, and prints their medians and the calls
+// where either took longer than -over: whether a late stretch was the
+// client's send, the way to the server or the way back.
+func splitCmd(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("split", flag.ExitOnError)
+	path := fs.String("report", "", "the run's JSON report (replayctl run --report FILE)")
+	over := fs.Duration("over", 300*time.Microsecond, "list the calls whose way up or back took longer")
+	_ = fs.Parse(args)
+	if *path == "" || fs.NArg() != 1 {
+		return fmt.Errorf("split: want -report FILE and one arrival log")
+	}
+	b, err := os.ReadFile(*path)
+	if err != nil {
+		return err
+	}
+	var r struct {
+		Summary struct {
+			StartedAt time.Time `json:"started_at"`
+		} `json:"summary"`
+		Timeline []struct {
+			Method     string   `json:"method"`
+			DueMS      float64  `json:"due_ms"`
+			SentMS     float64  `json:"sent_ms"`
+			AnsweredMS *float64 `json:"answered_ms"`
+		} `json:"timeline"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return fmt.Errorf("split: %s: %w", *path, err)
+	}
+	at, err := arrivals(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	start := time.Duration(r.Summary.StartedAt.UnixNano())
+	fromMS := func(v float64) time.Duration { return start + time.Duration(v*float64(time.Millisecond)) }
+	var ups, backs []time.Duration
+	var late []string
+	i := 0
+	for _, t := range r.Timeline {
+		if t.Method != "tools/call" || i >= len(at) {
+			continue
+		}
+		up := at[i] - fromMS(t.SentMS)
+		back := time.Duration(-1)
+		if t.AnsweredMS != nil {
+			back = fromMS(*t.AnsweredMS) - at[i]
+			backs = append(backs, back)
+		}
+		ups = append(ups, up)
+		if up > *over || back > *over {
+			late = append(late, fmt.Sprintf("%d (held %.3f, up %.3f, back %.3f)", i, ms(fromMS(t.SentMS)-fromMS(t.DueMS)), ms(up), ms(back)))
+		}
+		i++
+	}
+	if len(ups) == 0 || len(backs) == 0 {
+		return fmt.Errorf("split: no tools/call to join")
+	}
+	slices.Sort(ups)
+	slices.Sort(backs)
+	fmt.Fprintf(w, "%d calls; way up p50 %.3f ms, way back p50 %.3f ms; %d over %s", len(ups), q(ups, 0.5), q(backs, 0.5), len(late), *over)
+	if len(late) > 0 {
+		fmt.Fprintf(w, ", first: %s", strings.Join(late[:min(len(late), 8)], "; "))
+	}
+	fmt.Fprintln(w)
 	return nil
 }
 

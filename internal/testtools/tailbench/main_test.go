@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -60,5 +61,35 @@ func TestStatsReadsOnlyCalls(t *testing.T) {
 	}
 	if err := statsCmd([]string{path}, &out); err == nil || !strings.Contains(err.Error(), "line 1") {
 		t.Errorf("a bad line: got %v, want an error naming line 1", err)
+	}
+}
+
+// TestSplit: split joins the report's calls to the arrivals in order and
+// lists the one whose way up (sent → read) took longer than -over.
+func TestSplit(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	report := `{"summary":{"started_at":"2026-01-02T03:04:05Z"},"timeline":[
+{"method":"initialize","due_ms":0,"sent_ms":0,"answered_ms":0.5},
+{"method":"tools/call","due_ms":1,"sent_ms":1,"answered_ms":1.1},
+{"method":"tools/call","due_ms":1.2,"sent_ms":1.2,"answered_ms":1.9}]}`
+	at := func(ms float64) string {
+		return strconv.FormatInt(start.Add(time.Duration(ms*float64(time.Millisecond))).UnixNano(), 10)
+	}
+	log := at(0.2) + " initialize 0\n" + at(1.05) + " tools/call 1\n" + at(1.7) + " tools/call 2\n"
+	rp, lp := filepath.Join(dir, "r.json"), filepath.Join(dir, "a.log")
+	if err := os.WriteFile(rp, []byte(report), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lp, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := splitCmd([]string{"-report", rp, lp}, &out); err != nil {
+		t.Fatal(err)
+	}
+	want := "2 calls; way up p50 0.050 ms, way back p50 0.050 ms; 1 over 300µs, first: 1 (held 0.000, up 0.500, back 0.200)\n"
+	if out.String() != want {
+		t.Errorf("got\n%swant\n%s", out.String(), want)
 	}
 }

@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+
+	"github.com/replayctl/replayctl/scheduler"
+)
+
+// DefaultGCHeadroom is Config.GCHeadroom's default: 64 MiB.
+const DefaultGCHeadroom = 64 << 20
+
+// The collector's pace while paced replays run. A collection's mark
+// phase takes the replay's goroutines for assists, and on one processor
+// (a client pinned to a core) that held answers, and the calls waiting
+// for them, for milliseconds: 2,000 calls at 10x over HTTP had a
+// collection 30 ms in (the heap grows from 4 to 9 MB as the tape is read
+// ahead and the report fills) and p99 tails of 20–26 ms in 2 of 3 runs
+// (BENCHMARKS.md, issue 24, fourth round). GOGC's pace (a collection
+// each time the heap doubles) is meant for a program whose live heap is
+// large; a replay's is a few MB, so it collected every few MB of
+// garbage. holdCollections spaces the collections by the headroom
+// instead: GOGC is raised so that the next collection comes after
+// headroom bytes more than the live heap, and set again after each
+// collection for the heap it left (a finalizer tells of it). The memory
+// held is at most the live heap plus headroom (plus GOGC's own share
+// once the live heap is larger than headroom × 100 / GOGC).
+type gcHolder struct {
+	mu       sync.Mutex
+	holds    int   // paced replays running
+	gen      int   // the hold's generation: a finalizer of an ended one does nothing
+	percent  int   // GOGC as it was before the first hold
+	headroom int64 // the largest of the running replays'
+}
+
+var gcHold gcHolder
+
+// holdCollections spaces the collections by headroom bytes (see
+// gcHold) while a replay at speed s runs, and returns what undoes it
+// when the replay ends; the last replay to end sets GOGC back. Nothing
+// for a speed that is not paced, a headroom of 0, or GOGC off.
+func holdCollections(s scheduler.Speed, headroom int64) func() {
+	if !s.Paced() || headroom <= 0 {
+		return func() {}
+	}
+	h := &gcHold
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.holds == 0 {
+		h.percent = debug.SetGCPercent(100)
+		debug.SetGCPercent(h.percent)
+		if h.percent < 0 { // off: nothing to space
+			return func() {}
+		}
+		h.gen++
+		h.headroom = headroom
+		h.pace()
+		h.arm(h.gen)
+	}
+	h.holds++
+	h.headroom = max(h.headroom, headroom)
+	return func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.holds--; h.holds == 0 {
+			h.gen++
+			debug.SetGCPercent(h.percent)
+		}
+	}
+}
+
+// pace sets GOGC for the next collection to come headroom bytes after
+// the live heap the last one left, or by the user's GOGC if that is
+// later. h.mu is held.
+func (h *gcHolder) pace() {
+	live := liveHeap()
+	p := h.percent
+	if live > 0 {
+		p = max(p, int(min(h.headroom*100/int64(live), math.MaxInt32)))
+	}
+	debug.SetGCPercent(p)
+}
+
+// arm has the next collection call pace again (a finalizer runs after
+// the collection that found its object unreachable).
+func (h *gcHolder) arm(gen int) {
+	runtime.SetFinalizer(&gcSentinel{}, func(*gcSentinel) {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.holds > 0 && h.gen == gen {
+			h.pace()
+			h.arm(gen)
+		}
+	})
+}
+
+// gcSentinel is an object only a finalizer refers to: it is freed, and
+// the finalizer run, by the next collection. Not of size 0 (those are
+// not allocated) nor small enough for the tiny allocator (whose objects
+// share a block).
+type gcSentinel struct {
+	_ [32]byte
+	p *int
+}
+
+// liveHeap is the bytes the last collection left live.
+func liveHeap() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
