@@ -59,7 +59,7 @@ func (r *Reader) detect(nr *nativeReader) error {
 		return err
 	}
 	trimmed := bytes.TrimSpace(line)
-	_, bin := binaryAt(line)
+	bin := p.binary()
 	if bin || trimmed[0] != '{' {
 		e := nr.notJSON(line, n)
 		if !bin && json.Valid(trimmed) {

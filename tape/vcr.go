@@ -39,6 +39,7 @@ type vcrDoc struct {
 	doc      []byte
 	lineBase int64
 	nl       []int // offsets of the newlines in doc
+	valid    bool  // doc is valid JSON, checked whole (decodeVCRLine)
 }
 
 // vcrMsg is a JSON-RPC object from the document and the line it starts on.
@@ -61,7 +62,14 @@ type vcrInteraction struct {
 
 func decodeVCR(path string, doc []byte, lineBase int64) (Header, []Message, error) {
 	var store memStore
-	h, im, err := decodeVCRStream(path, bytes.NewReader(doc), lineBase, &store)
+	var h Header
+	var im *imported
+	var err error
+	if oneLineDoc(doc, true, nil) {
+		h, im, err = decodeVCRLine(path, doc, lineBase, &store)
+	} else {
+		h, im, err = decodeVCRStream(path, bytes.NewReader(doc), lineBase, &store)
+	}
 	if err != nil {
 		return Header{}, nil, err
 	}
@@ -167,11 +175,16 @@ func (d *vcrDoc) metadata(v span, h *Header) (session string, at time.Time, hasA
 
 // interaction decodes one element of session.interactions, at path p.
 func (d *vcrDoc) interaction(item span, p string) (vcrInteraction, error) {
-	var in vcrInteraction
 	o, err := d.object(item, p)
 	if err != nil {
-		return in, err
+		return vcrInteraction{}, err
 	}
+	return d.interactionOf(item, o, p)
+}
+
+// interactionOf is interaction for the members o of the object at item.
+func (d *vcrDoc) interactionOf(item span, o map[string]span, p string) (vcrInteraction, error) {
+	var in vcrInteraction
 	if sq := o["sequence"]; sq.ok() && d.doc[sq.start] != 'n' {
 		if _, err := d.number(sq, p+".sequence"); err != nil {
 			return in, err
@@ -349,11 +362,34 @@ func (vcrImporter) Import(p *Probe) (*Imported, error) {
 		}
 		return ImportedMessages(h, msgs, nil), nil
 	}
+	if oneLineDoc(p.First(), p.last, p.Head()) {
+		return importVCRLine(p)
+	}
 	store, err := newSpillStore(p.Path())
 	if err != nil {
 		return nil, err
 	}
 	h, im, err := decodeVCRStream(p.Path(), p.Rest(), p.lineBase(), store)
+	if err != nil {
+		store.close()
+		return nil, notATape(err)
+	}
+	return &Imported{Header: h, src: im}, nil
+}
+
+// importVCRLine imports a cassette on one line, First (oneLineDoc): its
+// messages are kept in memory, or in a spill file when the line is
+// longer than maxLineInMemory.
+func importVCRLine(p *Probe) (*Imported, error) {
+	var store msgStore = &memStore{}
+	if len(p.First()) > maxLineInMemory {
+		st, err := newSpillStore(p.Path())
+		if err != nil {
+			return nil, err
+		}
+		store = st
+	}
+	h, im, err := decodeVCRLine(p.Path(), p.First(), p.lineBase(), store)
 	if err != nil {
 		store.close()
 		return nil, notATape(err)
