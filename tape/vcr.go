@@ -324,13 +324,26 @@ func pick(doc []byte, keys ...string) []byte {
 
 // parseISO parses an ISO 8601 time; one without a zone is UTC.
 func parseISO(s string) (time.Time, bool) {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999"} {
+	layouts := isoLayouts[:]
+	if len(s) > len("2006-01-02T15:04:05") && !strings.ContainsAny(s[len("2006-01-02T15:04:05"):], "Z+-") {
+		// No zone: the layouts without one first (at most one layout
+		// matches a time, so their order changes only the cost).
+		layouts = isoLayoutsNoZone[:]
+	}
+	for _, layout := range layouts {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t, true
 		}
 	}
 	return time.Time{}, false
 }
+
+// The layouts parseISO tries, in order; with no zone, those without one
+// first.
+var (
+	isoLayouts       = [...]string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999"}
+	isoLayoutsNoZone = [...]string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", time.RFC3339Nano, "2006-01-02 15:04:05.999999999Z07:00"}
+)
 
 // FormatVCR is an Agent VCR cassette (.vcr).
 const FormatVCR Format = "agent-vcr"

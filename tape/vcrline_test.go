@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 )
 
 // compact reports whether the JSON text b has no white space outside its
@@ -166,4 +167,26 @@ func TestOneLineDoc(t *testing.T) {
 			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
 		}
 	}
+}
+
+// parseISO tries its layouts in another order when the time has no zone:
+// it parses what trying them in the first order parses, to the same time.
+func FuzzParseISO(f *testing.F) {
+	for _, s := range []string{"2026-03-14T13:40:00.000", "2026-03-14T13:40:00Z", "2026-03-14T13:40:00.5+02:00", "2026-03-14 13:40:00", "2026-03-14 13:40:00-07:00", "2026-03-14T13:40:00", "2026-03-14T13:40:00.000-", "yesterday", "2026-03-14T13:40:00.123456789+01:00", "2026-03-14T13:40:00 Z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var want time.Time
+		wantOK := false
+		for _, layout := range isoLayouts {
+			if tm, err := time.Parse(layout, s); err == nil {
+				want, wantOK = tm, true
+				break
+			}
+		}
+		got, ok := parseISO(s)
+		if ok != wantOK || !got.Equal(want) || got.Location().String() != want.Location().String() {
+			t.Fatalf("parseISO(%q) = %v, %v; want %v, %v", s, got, ok, want, wantOK)
+		}
+	})
 }
