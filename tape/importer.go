@@ -171,6 +171,18 @@ func (p *Probe) envelope() (*envelope, bool) {
 	return &p.env, p.envOK
 }
 
+// wholeWithoutDocument reports whether First is a whole JSON object
+// without any of the members the built-in document formats need
+// ("format_version": Agent VCR, mcp-cassette; "log": HAR;
+// "interactions": mcp-recorder). Such a line is asked about by its first
+// member only (StageDocument's first round), never read whole as a
+// document: detection refuses it, and no importer of a document claims
+// it.
+func (p *Probe) wholeWithoutDocument() bool {
+	env, ok := p.envelope()
+	return ok && !env.hasExtra("format_version") && !env.hasExtra("log") && !env.hasExtra("interactions")
+}
+
 // binary reports whether First holds a byte that no text tape holds
 // (binaryAt), looked for once.
 func (p *Probe) binary() bool {
