@@ -177,7 +177,7 @@ func (d *vcrDoc) rpc(v span, path string) (vcrMsg, error) {
 
 // appendCompact appends the valid JSON text b to dst without the white
 // space outside its strings: what json.Compact makes of it
-// (TestAppendCompact), without its state machine. Each string is copied
+// (FuzzAppendCompact), without its state machine. Each string is copied
 // whole, found by jsonscan.SkipValue.
 func appendCompact(dst, b []byte) []byte {
 	for i := 0; i < len(b); {
