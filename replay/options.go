@@ -72,6 +72,10 @@ type settings struct {
 	rerecord       string
 	rerecordRedact []tape.RedactOption
 	contract       *contract.Contract // Contract; nil: none
+
+	// startFirst: New dials a stdio target's first connection before it
+	// reads the tape (StartTargetFirst)
+	startFirst bool
 }
 
 func defaults() *settings {

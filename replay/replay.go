@@ -16,6 +16,7 @@ import (
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transformer"
+	"github.com/replayctl/replayctl/transport"
 	"github.com/replayctl/replayctl/validator"
 )
 
@@ -61,12 +62,13 @@ type Replay struct {
 	config     string // the config file read, for the report
 	rerecord   *rerecorder
 	ctl        *controller.Controller // Control's; nil otherwise
+	early      *earlyDialer           // StartTargetFirst's; nil otherwise
 }
 
 // New checks the options (and the config they name) and prepares the
 // replay of src. Every error is about the input: an *OptionError, a
 // *ConfigError, a *config.Error (with the YAML line) or a *tape.Error.
-func New(src tape.Source, opts ...Option) (*Replay, error) {
+func New(src tape.Source, opts ...Option) (_ *Replay, err error) {
 	// The run reads its tape several times (the environment to restore,
 	// each session's last seq, the replay, the mock's index): an imported
 	// format is decoded once, at the first.
@@ -87,6 +89,16 @@ func New(src tape.Source, opts ...Option) (*Replay, error) {
 		return nil, s.blameFile(err, path)
 	}
 	r := &Replay{target: s.target, speed: cfg.Speed, onError: s.onError, timeout: cfg.Timeout, sessions: max(cfg.Sessions, 1), config: path}
+	if _, stdio := cfg.Dialer.(transport.Stdio); stdio && s.startFirst {
+		// The server starts while the tape is read, below.
+		r.early = dialEarly(cfg.Dialer)
+		cfg.Dialer = r.early
+		defer func() {
+			if err != nil {
+				r.early.close()
+			}
+		}()
+	}
 	if r.thresholds, err = parseThresholds(s.thresholds); err != nil {
 		return nil, err
 	}
@@ -525,6 +537,7 @@ func (r *Replay) Sessions() int { return r.sessions }
 // Neither the report nor the error's message shows a secret (Secrets).
 func (r *Replay) Run(ctx context.Context) (*report.Report, error) {
 	rep, err := r.e.Run(ctx)
+	r.Close() // the process started early, if no session took it
 	if err != nil && rep.Summary.Tape == "" {
 		return nil, r.redact(err) // nothing was replayed
 	}
@@ -548,6 +561,16 @@ func (r *Replay) Run(ctx context.Context) (*report.Report, error) {
 	rep.Conclude(stopOf(ctx, err), r.thresholds)
 	report.RedactReport(r.redactor, &rep)
 	return &rep, r.redact(err)
+}
+
+// Close stops what New started and Run did not use: the server process
+// of StartTargetFirst. Run calls it; call it for a Replay that is not
+// run. It is idempotent.
+func (r *Replay) Close() error {
+	if r.early == nil {
+		return nil
+	}
+	return r.early.close()
 }
 
 // redact returns err with the secrets hidden from its message; errors.Is

@@ -59,7 +59,7 @@ func (r *Reader) detect(nr *nativeReader) error {
 		return err
 	}
 	trimmed := bytes.TrimSpace(line)
-	_, bin := binaryAt(line)
+	bin := p.binary()
 	if bin || trimmed[0] != '{' {
 		e := nr.notJSON(line, n)
 		if !bin && json.Valid(trimmed) {
@@ -82,7 +82,7 @@ func (r *Reader) detect(nr *nativeReader) error {
 			return &Error{Path: r.path, Line: n, Seq: -1, Err: ErrUnknownFormat,
 				Msg: fmt.Sprintf(`the header is missing: the first line is a %s line; a tape starts with {"type":"header","format":%q,"version":%d}`, typ, FormatName, FormatVersion)}
 		case "":
-			if !env.hasExtra("format_version") && !env.hasExtra("log") && !env.hasExtra("interactions") {
+			if p.wholeWithoutDocument() {
 				p.first = bytes.Clone(p.first) // it is in br's buffer, which reading on reuses
 				if done, err := r.importAt(StageDocument, p); done {
 					return err

@@ -103,6 +103,9 @@ type Probe struct {
 	env   envelope // first's members, scanned once (envOK)
 	envAt bool     // env has been scanned
 	envOK bool
+
+	binAt bool // bin has been looked for
+	isBin bool // first holds a byte no text holds (binaryAt)
 }
 
 // magicLen is how many of the first bytes Probe.Magic holds.
@@ -166,6 +169,28 @@ func (p *Probe) envelope() (*envelope, bool) {
 		p.envOK = scanEnvelope(p.first, &p.env) == nil
 	}
 	return &p.env, p.envOK
+}
+
+// wholeWithoutDocument reports whether First is a whole JSON object
+// without any of the members the built-in document formats need
+// ("format_version": Agent VCR, mcp-cassette; "log": HAR;
+// "interactions": mcp-recorder). Such a line is asked about by its first
+// member only (StageDocument's first round), never read whole as a
+// document: detection refuses it, and no importer of a document claims
+// it.
+func (p *Probe) wholeWithoutDocument() bool {
+	env, ok := p.envelope()
+	return ok && !env.hasExtra("format_version") && !env.hasExtra("log") && !env.hasExtra("interactions")
+}
+
+// binary reports whether First holds a byte that no text tape holds
+// (binaryAt), looked for once.
+func (p *Probe) binary() bool {
+	if !p.binAt {
+		p.binAt = true
+		_, p.isBin = binaryAt(p.first)
+	}
+	return p.isBin
 }
 
 // importAt asks the importers of stage about the file; done is true when

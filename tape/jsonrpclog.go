@@ -126,7 +126,7 @@ func (logImporter) Detect(p *Probe) bool {
 	if t[0] != '{' {
 		return isLogLine(t)
 	}
-	if _, bin := binaryAt(p.First()); bin {
+	if p.binary() {
 		return false // the native reader says what is wrong with it
 	}
 	env, ok := p.envelope()

@@ -232,7 +232,7 @@ func (recorderImporter) Detect(p *Probe) bool {
 	if p.Whole() != nil {
 		return documentKind(p.Whole()) == FormatRecorder
 	}
-	if env, ok := p.envelope(); ok && !env.hasExtra("interactions") && !env.hasExtra("format_version") && !env.hasExtra("log") {
+	if p.wholeWithoutDocument() {
 		// A document on one line with none of these members is asked
 		// about for the document formats of others; its first member
 		// alone does not make it a recording (it never did: detection

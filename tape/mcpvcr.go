@@ -67,8 +67,7 @@ func (mcpvcrImporter) Stage() Stage   { return StageLine }
 
 func (mcpvcrImporter) Detect(p *Probe) bool {
 	t := bytes.TrimSpace(p.First())
-	_, bin := binaryAt(p.First())
-	return !bin && t[0] != '{' && looksYAML(t) && !isLogLine(t)
+	return t[0] != '{' && !p.binary() && looksYAML(t) && !isLogLine(t)
 }
 
 func (mcpvcrImporter) Import(p *Probe) (*Imported, error) {

@@ -3,6 +3,7 @@ package tape
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -248,6 +249,19 @@ func (nr *nativeReader) notJSON(line []byte, n int64) *Error {
 // character than tab/CR, or invalid UTF-8.
 func binaryAt(line []byte) (int, bool) {
 	for i := 0; i < len(line); {
+		// Eight bytes at a time while they are all printable ASCII (no
+		// byte ≥ 0x80, none < 0x20): a one-line document of megabytes is
+		// mostly that.
+		for i+8 <= len(line) {
+			v := binary.LittleEndian.Uint64(line[i:])
+			if (v|(v-0x2020202020202020))&0x8080808080808080 != 0 {
+				break
+			}
+			i += 8
+		}
+		if i >= len(line) {
+			break
+		}
 		c := line[i]
 		if c < 0x20 && c != '\t' && c != '\r' {
 			return i, true

@@ -39,6 +39,7 @@ type vcrDoc struct {
 	doc      []byte
 	lineBase int64
 	nl       []int // offsets of the newlines in doc
+	valid    bool  // doc is valid JSON, checked whole (decodeVCRLine)
 }
 
 // vcrMsg is a JSON-RPC object from the document and the line it starts on.
@@ -61,7 +62,14 @@ type vcrInteraction struct {
 
 func decodeVCR(path string, doc []byte, lineBase int64) (Header, []Message, error) {
 	var store memStore
-	h, im, err := decodeVCRStream(path, bytes.NewReader(doc), lineBase, &store)
+	var h Header
+	var im *imported
+	var err error
+	if oneLineDoc(doc, true, nil) {
+		h, im, err = decodeVCRLine(path, doc, lineBase, &store)
+	} else {
+		h, im, err = decodeVCRStream(path, bytes.NewReader(doc), lineBase, &store)
+	}
 	if err != nil {
 		return Header{}, nil, err
 	}
@@ -167,11 +175,16 @@ func (d *vcrDoc) metadata(v span, h *Header) (session string, at time.Time, hasA
 
 // interaction decodes one element of session.interactions, at path p.
 func (d *vcrDoc) interaction(item span, p string) (vcrInteraction, error) {
-	var in vcrInteraction
 	o, err := d.object(item, p)
 	if err != nil {
-		return in, err
+		return vcrInteraction{}, err
 	}
+	return d.interactionOf(item, o, p)
+}
+
+// interactionOf is interaction for the members o of the object at item.
+func (d *vcrDoc) interactionOf(item span, o map[string]span, p string) (vcrInteraction, error) {
+	var in vcrInteraction
 	if sq := o["sequence"]; sq.ok() && d.doc[sq.start] != 'n' {
 		if _, err := d.number(sq, p+".sequence"); err != nil {
 			return in, err
@@ -311,13 +324,26 @@ func pick(doc []byte, keys ...string) []byte {
 
 // parseISO parses an ISO 8601 time; one without a zone is UTC.
 func parseISO(s string) (time.Time, bool) {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999"} {
+	layouts := isoLayouts[:]
+	if len(s) > len("2006-01-02T15:04:05") && !strings.ContainsAny(s[len("2006-01-02T15:04:05"):], "Z+-") {
+		// No zone: the layouts without one first (at most one layout
+		// matches a time, so their order changes only the cost).
+		layouts = isoLayoutsNoZone[:]
+	}
+	for _, layout := range layouts {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t, true
 		}
 	}
 	return time.Time{}, false
 }
+
+// The layouts parseISO tries, in order; with no zone, those without one
+// first.
+var (
+	isoLayouts       = [...]string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999"}
+	isoLayoutsNoZone = [...]string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", time.RFC3339Nano, "2006-01-02 15:04:05.999999999Z07:00"}
+)
 
 // FormatVCR is an Agent VCR cassette (.vcr).
 const FormatVCR Format = "agent-vcr"
@@ -349,11 +375,34 @@ func (vcrImporter) Import(p *Probe) (*Imported, error) {
 		}
 		return ImportedMessages(h, msgs, nil), nil
 	}
+	if oneLineDoc(p.First(), p.last, p.Head()) {
+		return importVCRLine(p)
+	}
 	store, err := newSpillStore(p.Path())
 	if err != nil {
 		return nil, err
 	}
 	h, im, err := decodeVCRStream(p.Path(), p.Rest(), p.lineBase(), store)
+	if err != nil {
+		store.close()
+		return nil, notATape(err)
+	}
+	return &Imported{Header: h, src: im}, nil
+}
+
+// importVCRLine imports a cassette on one line, First (oneLineDoc): its
+// messages are kept in memory, or in a spill file when the line is
+// longer than maxLineInMemory.
+func importVCRLine(p *Probe) (*Imported, error) {
+	var store msgStore = &memStore{}
+	if len(p.First()) > maxLineInMemory {
+		st, err := newSpillStore(p.Path())
+		if err != nil {
+			return nil, err
+		}
+		store = st
+	}
+	h, im, err := decodeVCRLine(p.Path(), p.First(), p.lineBase(), store)
 	if err != nil {
 		store.close()
 		return nil, notATape(err)

@@ -164,8 +164,8 @@ func (d *vcrDoc) rpc(v span, path string) (vcrMsg, error) {
 	if b[0] != '{' {
 		return vcrMsg{}, d.wrongType(v, path, "a JSON-RPC object")
 	}
-	if compact(b) && jsonscan.Valid(b) { // as json.Compact would leave it
-		return vcrMsg{msg: dropNulls(bytes.Clone(b)), line: d.lineAt(v.start)}, nil
+	if d.valid || jsonscan.Valid(b) { // json.Compact would only take out white space
+		return vcrMsg{msg: dropNulls(appendCompact(make([]byte, 0, len(b)), b)), line: d.lineAt(v.start)}, nil
 	}
 	var buf bytes.Buffer
 	buf.Grow(len(b))
@@ -175,21 +175,36 @@ func (d *vcrDoc) rpc(v span, path string) (vcrMsg, error) {
 	return vcrMsg{msg: dropNulls(buf.Bytes()), line: d.lineAt(v.start)}, nil
 }
 
-// compact reports whether the JSON text b has no white space outside its
-// strings: what a recorder that writes compact JSON wrote, read as it is.
-func compact(b []byte) bool {
-	in := false // inside a string
-	for i := 0; i < len(b); i++ {
-		switch c := b[i]; {
-		case in && c == '\\':
+// appendCompact appends the valid JSON text b to dst without the white
+// space outside its strings: what json.Compact makes of it
+// (FuzzAppendCompact), without its state machine. Each string is copied
+// whole, found by jsonscan.SkipValue.
+func appendCompact(dst, b []byte) []byte {
+	for i := 0; i < len(b); {
+		switch c := b[i]; c {
+		case ' ', '\t', '\n', '\r':
 			i++
-		case c == '"':
-			in = !in
-		case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
-			return false
+		case '"':
+			end, err := jsonscan.SkipValue(b, i)
+			if err != nil { // not valid after all: the rest as it is
+				return append(dst, b[i:]...)
+			}
+			dst = append(dst, b[i:end]...)
+			i = end
+		default:
+			j := i + 1
+			for j < len(b) && !isSpaceOrQuote(b[j]) {
+				j++
+			}
+			dst = append(dst, b[i:j]...)
+			i = j
 		}
 	}
-	return true
+	return dst
+}
+
+func isSpaceOrQuote(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"'
 }
 
 // dropNulls removes the members of a compact JSON-RPC object that Agent
@@ -201,13 +216,25 @@ func compact(b []byte) bool {
 // params or a result is the peer's own and is kept; so is a lone
 // "result": null (a response without either would not be one).
 func dropNulls(msg []byte) []byte {
-	hasErr := false // a non-null error
+	hasErr := false         // a non-null error
+	var nulls, errData bool // a null params, error or result; an error's null data
 	_ = jsonscan.Members(msg, func(m jsonscan.Member) bool {
-		if string(m.Key) == "error" && msg[m.Start] != 'n' {
-			hasErr = true
+		switch string(m.Key) {
+		case "error":
+			if msg[m.Start] != 'n' {
+				hasErr = true
+				errData = errData || string(pick(msg[m.Start:m.End], "data")) == "null"
+			} else {
+				nulls = true
+			}
+		case "params", "result":
+			nulls = nulls || msg[m.Start] == 'n'
 		}
 		return true
 	})
+	if !nulls && !errData { // nothing to drop: msg as it is
+		return msg
+	}
 	return rebuild(msg, func(key string, v []byte) ([]byte, bool) {
 		isNull := string(v) == "null"
 		switch {

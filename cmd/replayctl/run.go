@@ -285,10 +285,17 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	}
 	defer view.stop()
 	opts = append(opts, view.options()...)
+	if !local && stream == nil && a.checkRun == nil {
+		// A stdio server starts while the tape is read (a cassette's
+		// decode); a coordinated shard may wait long for its start, and
+		// local shards start their own.
+		opts = append(opts, replay.StartTargetFirst())
+	}
 	r, err := replay.New(src, opts...)
 	if err != nil {
 		return inputError(err)
 	}
+	defer r.Close()
 	a.redact(r.Secrets())
 	if a.checkRun != nil { // the options are good: only checked, not run
 		return a.checkRun(r)
