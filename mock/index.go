@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sync/atomic"
 
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
@@ -37,6 +38,11 @@ type index struct {
 	// lasts is each session's last seq on the tape, any message counted
 	// (run's mock only: see Mock.LastSeqs).
 	lasts map[string]int64
+	// examined counts the entries looked at to match a request that
+	// missed, and to name the closest recorded one (a Server counts
+	// those of every request): for tests, which assert that a miss
+	// costs the same however long the session is.
+	examined atomic.Int64
 }
 
 // entry is one recorded client request and what the server recorded in

@@ -44,6 +44,7 @@ func (s *Server) query(req jsonrpc.Message) query {
 // matches reports whether entry i of recorded session name can answer q,
 // whether or not it has been answered already.
 func (s *Server) matches(name string, i int, q query) bool {
+	s.idx.examined.Add(1)
 	return s.matchesIn(s.idx.sessions[name], name, i, q)
 }
 
@@ -76,7 +77,10 @@ func (s *Server) choose(cur *cursor, name string, q query, again bool) pick {
 		return p
 	}
 	es := s.idx.sessions[name]
-	return cur.choose(func(i int) bool { return s.matchesIn(es, name, i, q) }, again)
+	examined := 0
+	p := cur.choose(func(i int) bool { examined++; return s.matchesIn(es, name, i, q) }, again)
+	s.idx.examined.Add(int64(examined))
+	return p
 }
 
 // bind picks the recorded session a new live session is bound to, by its
@@ -235,6 +239,7 @@ func (s *Server) closest(names []string, cur *cursor, req jsonrpc.Message) *Clos
 	checked := 0
 	for _, name := range names {
 		for i, e := range s.idx.sessions[name] {
+			s.idx.examined.Add(1)
 			if e.method != method {
 				continue
 			}
