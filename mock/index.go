@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/replayctl/replayctl/jsonrpc"
@@ -43,6 +44,9 @@ type index struct {
 	// those of every request): for tests, which assert that a miss
 	// costs the same however long the session is.
 	examined atomic.Int64
+
+	keysOnce sync.Once
+	keys     map[*entry]*keys // by the session's first entry: see keysOf
 }
 
 // entry is one recorded client request and what the server recorded in

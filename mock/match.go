@@ -77,8 +77,17 @@ func (s *Server) choose(cur *cursor, name string, q query, again bool) pick {
 		return p
 	}
 	es := s.idx.sessions[name]
+	var a, b []uint32 // the entries that can match q
+	if q.known {
+		k := s.idx.keysOf(es)
+		if s.strategy.usesHash() {
+			a, b = k.matching(es, q.method, q.hash)
+		} else {
+			a = k.ofMethod(es, q.method)
+		}
+	}
 	examined := 0
-	p := cur.choose(func(i int) bool { examined++; return s.matchesIn(es, name, i, q) }, again)
+	p := cur.chooseAmong(a, b, func(i int) bool { examined++; return s.matchesIn(es, name, i, q) }, again)
 	s.idx.examined.Add(int64(examined))
 	return p
 }
@@ -237,14 +246,14 @@ func (s *Server) closest(names []string, cur *cursor, req jsonrpc.Message) *Clos
 	}
 	var best *cand
 	checked := 0
+sessions:
 	for _, name := range names {
-		for i, e := range s.idx.sessions[name] {
+		es := s.idx.sessions[name]
+		for _, at := range s.idx.keysOf(es).ofMethod(es, method) {
+			i := int(at)
 			s.idx.examined.Add(1)
-			if e.method != method {
-				continue
-			}
 			if checked++; checked > closestLimit {
-				break
+				break sessions
 			}
 			rec, err := s.recordedRequest(name, i)
 			if err != nil {

@@ -21,6 +21,8 @@ const DefaultLookahead = 100_000
 // connection and never written.
 type matcher struct {
 	idx       *index
+	all       []entry // the session's
+	base      int     // where entries start in all
 	entries   []entry // the session's, from the rewind point on
 	from      int64   // notifications recorded before seq from are not sent
 	lookahead int
@@ -41,7 +43,7 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 // the recording did from seq from on.
 func newMatcher(idx *index, entries []entry, lookahead int, from int64) matcher {
 	i, _ := slices.BinarySearchFunc(entries, from, func(e entry, seq int64) int { return cmp.Compare(e.seq, seq) })
-	return matcher{idx: idx, entries: entries[i:], from: from, lookahead: max(lookahead, 0)}
+	return matcher{idx: idx, all: entries, base: i, entries: entries[i:], from: from, lookahead: max(lookahead, 0)}
 }
 
 // answer returns the recorded answer to req with req's id, or a JSON-RPC
@@ -112,36 +114,68 @@ func (m *matcher) peek(method uint32, params uint64) *entry {
 	if i := m.unasked(method, params); i >= 0 {
 		return &m.entries[i]
 	}
-	for i := len(m.entries) - 1; i >= 0; i-- {
-		if e := &m.entries[i]; e.method == method && (e.params == params || e.params == anyParams) {
-			return e
+	last := -1
+	a, b := m.idx.keysOf(m.all).matching(m.all, method, params)
+	for _, r := range [][]uint32{a, b} {
+		if len(r) > 0 {
+			last = max(last, int(r[len(r)-1])-m.base)
 		}
 	}
-	return nil
+	if last < 0 {
+		return nil
+	}
+	return &m.entries[last]
 }
+
+// nearby is how many entries past the first one not asked unasked looks
+// at one by one before it asks the keys: a replay asks in recorded
+// order, mostly, and finds its entry among them.
+const nearby = 8
 
 // unasked is the index of the first entry not asked yet with this method
 // and params hash, within lookahead entries past the first one not
-// asked; -1 if there is none.
+// asked; -1 if there is none. Past the nearby entries it looks only at
+// those with the method and params hash (see keys), so that a request
+// the session does not have costs the same however long the session is.
 func (m *matcher) unasked(method uint32, params uint64) int {
 	end := len(m.entries)
 	if m.lookahead < end-m.next {
 		end = m.next + m.lookahead + 1
 	}
-	for i := m.next; i < end; i++ {
-		e := &m.entries[i]
-		if i == end-1 {
-			m.idx.examined.Add(int64(end - m.next)) // every one looked at, for tests
+	near := min(end, m.next+nearby)
+	for i := m.next; i < near; i++ {
+		if m.fits(i, method, params) {
+			return i
 		}
-		if e.method != method || (e.params != params && e.params != anyParams) {
-			continue
+	}
+	examined := near - m.next
+	defer func() { m.idx.examined.Add(int64(examined)) }() // for tests
+	if near == end {
+		return -1
+	}
+	a, b := m.idx.keysOf(m.all).matching(m.all, method, params)
+	for k := range merged(from(a, m.base+near), from(b, m.base+near)) {
+		i := k - m.base
+		if i >= end {
+			break
 		}
-		if _, used := m.used[i]; used {
-			continue
+		examined++
+		if _, used := m.used[i]; !used {
+			return i
 		}
-		return i
 	}
 	return -1
+}
+
+// fits reports whether entry i, not asked yet, has this method and params
+// hash (or was recorded redacted).
+func (m *matcher) fits(i int, method uint32, params uint64) bool {
+	e := &m.entries[i]
+	if e.method != method || (e.params != params && e.params != anyParams) {
+		return false
+	}
+	_, used := m.used[i]
+	return !used
 }
 
 // use marks entry i as asked. The entries asked in recorded order move
