@@ -83,6 +83,15 @@ func (c *canon) hashSkip(p []byte, skip *trie) uint64 {
 	return h
 }
 
+// rawHash is the hash of params' bytes as they are, 0 for none: equal
+// hashes stand for the same bytes (and so for equal canonical forms).
+func rawHash(p []byte) uint64 {
+	if len(p) == 0 {
+		return 0
+	}
+	return maphash.Bytes(hashSeed, p) | 1
+}
+
 // value writes the canonical form of the value at p[i] and returns the
 // offset past it; false if p is not JSON there. skip is the value's node
 // of the paths left out (nil: none).

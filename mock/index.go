@@ -1,9 +1,12 @@
 package mock
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"sync"
@@ -54,10 +57,18 @@ type index struct {
 type entry struct {
 	seq    int64
 	params uint64 // the params' hash (canon), noParams for none
-	ans    loc    // the answer, with its recorded id; 0: none recorded
+	// raw is the hash of the params' bytes as recorded (run's mock
+	// only; 0 for none, or redacted): a request with the very same bytes
+	// is matched without canonicalizing them (see matcher.inOrder).
+	raw    uint64
+	ans    loc // the answer, with its recorded id; 0: none recorded
 	method uint32
 	notes  uint32 // 0, or 1 + the index in noteRuns of the server
 	// notifications recorded before the answer
+	// idAt and idEnd are where the id is in the answer held in memory
+	// (run's mock only; idEnd 0: not known), so that the answer takes
+	// the live id without being parsed again.
+	idAt, idEnd uint32
 }
 
 // noteRun is where an entry's notes are in index.notes.
@@ -233,8 +244,8 @@ var readBackOver int64 = 32 << 20
 type builder struct {
 	sessions map[string]*building
 	// unanswered holds, by session and request id, the indexes of the
-	// requests still waiting for an answer, latest last.
-	unanswered map[waitKey][]int
+	// requests still waiting for an answer.
+	unanswered map[waitKey]waiting
 	methods    map[string]uint32
 	notes      []note
 	noteRuns   []noteRun
@@ -256,7 +267,29 @@ type building struct {
 	noteInfos []noteInfo
 }
 
-type waitKey struct{ session, id string }
+// waitKey is a session and a request id: the id as the hash of its
+// jsonrpc.IDKey, so that indexing a request and its answer allocates no
+// key.
+type waitKey struct {
+	session string
+	id      uint64
+}
+
+func newWaitKey(session string, id []byte) waitKey {
+	id = bytes.TrimSpace(id)
+	if len(id) >= 2 && id[0] == '"' && bytes.IndexByte(id, '\\') >= 0 { // escapes: resolved as IDKey does
+		return waitKey{session, maphash.String(hashSeed, jsonrpc.IDKey(id))}
+	}
+	return waitKey{session, maphash.Bytes(hashSeed, id)} // IDKey's bytes
+}
+
+// waiting is the indexes of the requests with one id waiting for an
+// answer: the latest, and those before it (rarely any: a slice only
+// then).
+type waiting struct {
+	latest  int
+	earlier []int
+}
 
 // add indexes one message of a tape read into memory, keeping a copy of
 // what it needs.
@@ -277,7 +310,7 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 	}
 	if b.sessions == nil {
 		b.sessions = map[string]*building{}
-		b.unanswered = map[waitKey][]int{}
+		b.unanswered = map[waitKey]waiting{}
 		b.methods = map[string]uint32{}
 	}
 	switch {
@@ -295,8 +328,10 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 	}
 	if (msg.Dir == tape.S2C || b.serve != nil) && b.file == nil {
 		off, n = int64(len(b.mem)), len(msg.Msg)
-		if msg.Dir == tape.S2C && jsonrpc.IsResponseKind(rpc.Kind) && len(b.unanswered[waitKey{msg.Session, jsonrpc.IDKey(rpc.ID)}]) == 0 {
-			return // an answer to no request of the session: dropped, not copied
+		if msg.Dir == tape.S2C && jsonrpc.IsResponseKind(rpc.Kind) {
+			if _, ok := b.unanswered[newWaitKey(msg.Session, rpc.ID)]; !ok {
+				return // an answer to no request of the session: dropped, not copied
+			}
 		}
 		b.mem = append(b.mem, msg.Msg...)
 	}
@@ -307,8 +342,12 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 			method = uint32(len(b.methods))
 			b.methods[rpc.Method] = method
 		}
-		k := waitKey{msg.Session, jsonrpc.IDKey(rpc.ID)}
-		b.unanswered[k] = append(b.unanswered[k], len(s.entries))
+		k := newWaitKey(msg.Session, rpc.ID)
+		if w, ok := b.unanswered[k]; ok {
+			b.unanswered[k] = waiting{len(s.entries), append(w.earlier, w.latest)}
+		} else {
+			b.unanswered[k] = waiting{latest: len(s.entries)}
+		}
 		var params uint64
 		switch {
 		case tape.HasMarker(rpc.Params()): // a redacted request: any params of its method
@@ -318,25 +357,32 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 		default:
 			params = b.canon.hash(rpc.Params())
 		}
-		s.entries = append(s.entries, entry{seq: msg.Seq, method: method, params: params})
+		var raw uint64
+		if b.serve == nil && params != anyParams {
+			raw = rawHash(rpc.Params())
+		}
+		s.entries = append(s.entries, entry{seq: msg.Seq, method: method, params: params, raw: raw})
 		if b.serve != nil {
 			s.info = append(s.info, entryInfo{req: b.loc(off, n), t: msg.TUS})
 		}
 		b.entries++
 	case rpc.Kind == jsonrpc.KindResponse || rpc.Kind == jsonrpc.KindError:
-		k := waitKey{msg.Session, jsonrpc.IDKey(rpc.ID)}
-		waiting := b.unanswered[k]
-		if len(waiting) == 0 {
+		k := newWaitKey(msg.Session, rpc.ID)
+		w, ok := b.unanswered[k]
+		if !ok {
 			return // an answer to no request of the session: dropped
 		}
-		at := waiting[len(waiting)-1]
+		at := w.latest
 		e := &s.entries[at]
-		if waiting = waiting[:len(waiting)-1]; len(waiting) == 0 {
+		if n := len(w.earlier); n == 0 {
 			delete(b.unanswered, k)
 		} else {
-			b.unanswered[k] = waiting
+			b.unanswered[k] = waiting{w.earlier[n-1], w.earlier[:n-1]}
 		}
 		e.ans = b.loc(off, n)
+		if start, end, ok := rpc.IDSpan(); ok && b.file == nil && b.serve == nil && end <= math.MaxUint32 {
+			e.idAt, e.idEnd = uint32(start), uint32(end) // in b.mem, the message is a copy of msg.Msg
+		}
 		if b.serve != nil {
 			s.info[at].tAns = msg.TUS
 		}
