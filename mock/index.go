@@ -50,6 +50,26 @@ type index struct {
 
 	keysOnce sync.Once
 	keys     map[*entry]*keys // by the session's first entry: see keysOf
+
+	canonOnce sync.Once // hashes the params left unhashed: see canonical
+}
+
+// canonical hashes the params of every entry whose hash a lazy builder
+// left out (entry.req), the first time it is called: a replay that asks
+// in recorded order matches by the params' bytes (matcher.inOrder) and
+// never needs them. Every reader of entry.params calls it first.
+func (idx *index) canonical() {
+	idx.canonOnce.Do(func() {
+		var c canon
+		for _, es := range idx.sessions {
+			for i := range es {
+				if e := &es[i]; e.req != 0 {
+					sp := idx.span(e.req)
+					e.params, e.req = c.hash(idx.mem[sp.off:sp.off+int64(sp.n)]), 0
+				}
+			}
+		}
+	})
 }
 
 // entry is one recorded client request and what the server recorded in
@@ -60,8 +80,11 @@ type entry struct {
 	// raw is the hash of the params' bytes as recorded (run's mock
 	// only; 0 for none, or redacted): a request with the very same bytes
 	// is matched without canonicalizing them (see matcher.inOrder).
-	raw    uint64
-	ans    loc // the answer, with its recorded id; 0: none recorded
+	raw uint64
+	ans loc // the answer, with its recorded id; 0: none recorded
+	// req is where the params are in mem while params is not hashed yet
+	// (see index.canonical); 0 once it is, or when it never was left.
+	req    loc
 	method uint32
 	notes  uint32 // 0, or 1 + the index in noteRuns of the server
 	// notifications recorded before the answer
@@ -169,7 +192,7 @@ func readIndexWith(src tape.Source, opts []tape.Option, sv *serveBuild, keep boo
 		return nil, nil, err
 	}
 	defer r.Close()
-	b := builder{serve: sv}
+	b := builder{serve: sv, lazy: sv == nil}
 	var lasts map[string]int64
 	if sv == nil {
 		lasts = map[string]int64{}
@@ -255,8 +278,12 @@ type builder struct {
 	canon      canon
 	entries    int
 	serve      *serveBuild // nil: run's mock
-	noteInfo   []noteInfo
-	order      []string
+	// lazy leaves the params of requests unhashed (run's mock, the tape
+	// in memory): they are copied into mem, and hashed the first time a
+	// request is not matched by its bytes (see index.canonical).
+	lazy     bool
+	noteInfo []noteInfo
+	order    []string
 }
 
 // building is a session's part of the index while it is built.
@@ -349,19 +376,23 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 			b.unanswered[k] = waiting{latest: len(s.entries)}
 		}
 		var params uint64
-		switch {
-		case tape.HasMarker(rpc.Params()): // a redacted request: any params of its method
+		var req loc
+		switch p := rpc.Params(); {
+		case tape.HasMarker(p): // a redacted request: any params of its method
 			params = anyParams
 		case b.serve != nil:
-			params = b.serve.hash(&b.canon, rpc.Method, rpc.Params())
+			params = b.serve.hash(&b.canon, rpc.Method, p)
+		case b.lazy && b.file == nil && len(p) > 0:
+			req = b.loc(int64(len(b.mem)), len(p))
+			b.mem = append(b.mem, p...)
 		default:
-			params = b.canon.hash(rpc.Params())
+			params = b.canon.hash(p)
 		}
 		var raw uint64
 		if b.serve == nil && params != anyParams {
 			raw = rawHash(rpc.Params())
 		}
-		s.entries = append(s.entries, entry{seq: msg.Seq, method: method, params: params, raw: raw})
+		s.entries = append(s.entries, entry{seq: msg.Seq, method: method, params: params, raw: raw, req: req})
 		if b.serve != nil {
 			s.info = append(s.info, entryInfo{req: b.loc(off, n), t: msg.TUS})
 		}

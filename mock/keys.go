@@ -109,6 +109,7 @@ func (idx *index) keysOf(es []entry) *keys {
 	if len(es) == 0 {
 		return nil
 	}
+	idx.canonical()
 	idx.keysOnce.Do(func() {
 		idx.keys = make(map[*entry]*keys, len(idx.sessions))
 		for _, s := range idx.sessions {

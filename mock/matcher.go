@@ -2,9 +2,8 @@ package mock
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
-	"slices"
+	"sort"
 	"sync"
 
 	"github.com/replayctl/replayctl/jsonrpc"
@@ -42,7 +41,8 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 // newMatcher returns a matcher over a session's entries that answers as
 // the recording did from seq from on.
 func newMatcher(idx *index, entries []entry, lookahead int, from int64) matcher {
-	i, _ := slices.BinarySearchFunc(entries, from, func(e entry, seq int64) int { return cmp.Compare(e.seq, seq) })
+	// By index, reading only seq: the index may be hashing params meanwhile (see index.canonical).
+	i := sort.Search(len(entries), func(j int) bool { return entries[j].seq >= from })
 	return matcher{idx: idx, all: entries, base: i, entries: entries[i:], from: from, lookahead: max(lookahead, 0)}
 }
 
@@ -63,10 +63,14 @@ func (m *matcher) answer(req jsonrpc.Message, aside bool) (notes [][]byte, ans [
 		scratchPool.Put(sc)
 	}()
 	var e *entry
+	inOrder := !aside && m.inOrder(method, req.Params())
+	if !inOrder {
+		m.idx.canonical()
+	}
 	switch {
 	case aside:
 		e = m.peek(method, sc.canon.hash(req.Params()))
-	case m.inOrder(method, req.Params()):
+	case inOrder:
 		e = &m.entries[m.next]
 		m.use(m.next)
 	default:
