@@ -243,6 +243,7 @@ func (s *Server) closest(names []string, cur *cursor, req jsonrpc.Message) *Clos
 		i     int
 		diffs int
 		used  bool
+		ds    []validator.Difference // what differs, kept for the report
 	}
 	var best *cand
 	checked := 0
@@ -263,24 +264,30 @@ sessions:
 			if err != nil {
 				continue
 			}
-			c := cand{name: name, i: i, diffs: len(ds), used: cur != nil && name == names[0] && cur.uses(i) > 0}
+			c := cand{name: name, i: i, diffs: len(ds), used: cur != nil && name == names[0] && cur.uses(i) > 0, ds: ds}
 			if best == nil || c.diffs < best.diffs || c.diffs == best.diffs && best.used && !c.used {
 				best = &c
 			}
 			if best.diffs <= 1 && !best.used { // none can be closer: a request that differs nowhere matched
-				return s.closestOf(best.name, best.i, req)
+				return s.closestWith(best.name, best.i, req, best.ds)
 			}
 		}
 	}
 	if best == nil {
 		return nil
 	}
-	return s.closestOf(best.name, best.i, req)
+	return s.closestWith(best.name, best.i, req, best.ds)
 }
 
 // closestOf describes entry i of recorded session name as the closest
 // request to req.
 func (s *Server) closestOf(name string, i int, req jsonrpc.Message) *Closest {
+	return s.closestWith(name, i, req, nil)
+}
+
+// closestWith is closestOf with ds, when not nil, the differences of
+// req from entry i's request, found already (see closest).
+func (s *Server) closestWith(name string, i int, req jsonrpc.Message, ds []validator.Difference) *Closest {
 	e := s.idx.sessions[name][i]
 	c := &Closest{Session: name, Seq: e.seq, Method: s.methodName(e.method)}
 	rec, err := s.recordedRequest(name, i)
@@ -290,9 +297,12 @@ func (s *Server) closestOf(name string, i int, req jsonrpc.Message) *Closest {
 	if r, err := jsonrpc.Parse(rec); err == nil {
 		c.Params = masked(bytes.Clone(r.Params()))
 	}
-	if ds, err := s.differences(rec, req); err == nil {
-		c.Differences = maskDifferences(ds)
+	if ds == nil {
+		if ds, err = s.differences(rec, req); err != nil {
+			return c
+		}
 	}
+	c.Differences = maskDifferences(ds)
 	return c
 }
 
