@@ -274,7 +274,7 @@ type builder struct {
 	noteRuns   []noteRun
 	big        []span
 	file       *os.File
-	mem        []byte
+	mem        chunks // the messages kept, while the tape is read
 	canon      canon
 	entries    int
 	serve      *serveBuild // nil: run's mock
@@ -354,13 +354,13 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 		b.order = append(b.order, msg.Session)
 	}
 	if (msg.Dir == tape.S2C || b.serve != nil) && b.file == nil {
-		off, n = int64(len(b.mem)), len(msg.Msg)
+		off, n = int64(b.mem.len()), len(msg.Msg)
 		if msg.Dir == tape.S2C && jsonrpc.IsResponseKind(rpc.Kind) {
 			if _, ok := b.unanswered[newWaitKey(msg.Session, rpc.ID)]; !ok {
 				return // an answer to no request of the session: dropped, not copied
 			}
 		}
-		b.mem = append(b.mem, msg.Msg...)
+		b.mem.add(msg.Msg)
 	}
 	switch {
 	case msg.Dir == tape.C2S:
@@ -383,8 +383,8 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 		case b.serve != nil:
 			params = b.serve.hash(&b.canon, rpc.Method, p)
 		case b.lazy && b.file == nil && len(p) > 0:
-			req = b.loc(int64(len(b.mem)), len(p))
-			b.mem = append(b.mem, p...)
+			req = b.loc(int64(b.mem.len()), len(p))
+			b.mem.add(p)
 		default:
 			params = b.canon.hash(p)
 		}
@@ -446,7 +446,7 @@ func (b *builder) loc(off int64, n int) loc {
 // array of the exact size (a tape of one session keeps its own).
 func (b *builder) index() *index {
 	idx := &index{sessions: make(map[string][]entry, len(b.sessions)), methods: b.methods,
-		notes: slices.Clip(b.notes), noteRuns: slices.Clip(b.noteRuns), big: b.big, file: b.file, mem: slices.Clip(b.mem)}
+		notes: slices.Clip(b.notes), noteRuns: slices.Clip(b.noteRuns), big: b.big, file: b.file, mem: b.mem.bytes()}
 	if b.serve != nil {
 		idx.info = make(map[string][]entryInfo, len(b.sessions))
 		for name, s := range b.sessions {
