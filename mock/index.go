@@ -78,7 +78,7 @@ type entry struct {
 	seq    int64
 	params uint64 // the params' hash (canon), noParams for none
 	// raw is the hash of the params' bytes as recorded (run's mock
-	// only; 0 for none, or redacted): a request with the very same bytes
+	// only; 0 for redacted): a request with the very same bytes (or none)
 	// is matched without canonicalizing them (see matcher.inOrder).
 	raw uint64
 	ans loc // the answer, with its recorded id; 0: none recorded
