@@ -83,6 +83,19 @@ func (c *canon) hashSkip(p []byte, skip *trie) uint64 {
 	return h
 }
 
+// rawHash is the hash of params' bytes as they are (odd), or noRaw for
+// none: equal hashes stand for the same bytes (and so for equal
+// canonical forms). It is never 0, which an entry keeps for "unknown".
+func rawHash(p []byte) uint64 {
+	if len(p) == 0 {
+		return noRaw
+	}
+	return maphash.Bytes(hashSeed, p) | 1
+}
+
+// noRaw is rawHash's of no params.
+const noRaw = 2
+
 // value writes the canonical form of the value at p[i] and returns the
 // offset past it; false if p is not JSON there. skip is the value's node
 // of the paths left out (nil: none).

@@ -79,6 +79,28 @@ func (c *cursor) choose(match func(i int) bool, again bool) pick {
 	return best
 }
 
+// chooseAmong is choose when the entries match can accept are all among
+// the runs a and b (indexes in ascending order, see keys): it looks at
+// those only.
+func (c *cursor) chooseAmong(a, b []uint32, match func(i int) bool, again bool) pick {
+	for i := range merged(from(a, c.next), from(b, c.next)) {
+		if c.uses(i) == 0 && match(i) {
+			return pick{i: i, fresh: true}
+		}
+	}
+	best := pick{i: -1}
+	for i := range merged(a, b) {
+		if !match(i) {
+			continue
+		}
+		best.matches++
+		if u := c.uses(i); best.i < 0 || u < best.uses {
+			best.i, best.uses = i, u
+		}
+	}
+	return best
+}
+
 // first returns the first entry never answered (sequential), or with
 // again the first of those answered the fewest times; -1 when there is
 // none (the recorded session is used up and again is false).

@@ -1,11 +1,16 @@
 package mock
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
+	"math"
 	"os"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
@@ -37,6 +42,34 @@ type index struct {
 	// lasts is each session's last seq on the tape, any message counted
 	// (run's mock only: see Mock.LastSeqs).
 	lasts map[string]int64
+	// examined counts the entries looked at to match a request that
+	// missed, and to name the closest recorded one (a Server counts
+	// those of every request): for tests, which assert that a miss
+	// costs the same however long the session is.
+	examined atomic.Int64
+
+	keysOnce sync.Once
+	keys     map[*entry]*keys // by the session's first entry: see keysOf
+
+	canonOnce sync.Once // hashes the params left unhashed: see canonical
+}
+
+// canonical hashes the params of every entry whose hash a lazy builder
+// left out (entry.req), the first time it is called: a replay that asks
+// in recorded order matches by the params' bytes (matcher.inOrder) and
+// never needs them. Every reader of entry.params calls it first.
+func (idx *index) canonical() {
+	idx.canonOnce.Do(func() {
+		var c canon
+		for _, es := range idx.sessions {
+			for i := range es {
+				if e := &es[i]; e.req != 0 {
+					sp := idx.span(e.req)
+					e.params, e.req = c.hash(idx.mem[sp.off:sp.off+int64(sp.n)]), 0
+				}
+			}
+		}
+	})
 }
 
 // entry is one recorded client request and what the server recorded in
@@ -44,10 +77,21 @@ type index struct {
 type entry struct {
 	seq    int64
 	params uint64 // the params' hash (canon), noParams for none
-	ans    loc    // the answer, with its recorded id; 0: none recorded
+	// raw is the hash of the params' bytes as recorded (run's mock
+	// only; 0 for redacted): a request with the very same bytes (or none)
+	// is matched without canonicalizing them (see matcher.inOrder).
+	raw uint64
+	ans loc // the answer, with its recorded id; 0: none recorded
+	// req is where the params are in mem while params is not hashed yet
+	// (see index.canonical); 0 once it is, or when it never was left.
+	req    loc
 	method uint32
 	notes  uint32 // 0, or 1 + the index in noteRuns of the server
 	// notifications recorded before the answer
+	// idAt and idEnd are where the id is in the answer held in memory
+	// (run's mock only; idEnd 0: not known), so that the answer takes
+	// the live id without being parsed again.
+	idAt, idEnd uint32
 }
 
 // noteRun is where an entry's notes are in index.notes.
@@ -148,7 +192,7 @@ func readIndexWith(src tape.Source, opts []tape.Option, sv *serveBuild, keep boo
 		return nil, nil, err
 	}
 	defer r.Close()
-	b := builder{serve: sv}
+	b := builder{serve: sv, lazy: sv == nil}
 	var lasts map[string]int64
 	if sv == nil {
 		lasts = map[string]int64{}
@@ -223,19 +267,23 @@ var readBackOver int64 = 32 << 20
 type builder struct {
 	sessions map[string]*building
 	// unanswered holds, by session and request id, the indexes of the
-	// requests still waiting for an answer, latest last.
-	unanswered map[waitKey][]int
+	// requests still waiting for an answer.
+	unanswered map[waitKey]waiting
 	methods    map[string]uint32
 	notes      []note
 	noteRuns   []noteRun
 	big        []span
 	file       *os.File
-	mem        []byte
+	mem        chunks // the messages kept, while the tape is read
 	canon      canon
 	entries    int
 	serve      *serveBuild // nil: run's mock
-	noteInfo   []noteInfo
-	order      []string
+	// lazy leaves the params of requests unhashed (run's mock, the tape
+	// in memory): they are copied into mem, and hashed the first time a
+	// request is not matched by its bytes (see index.canonical).
+	lazy     bool
+	noteInfo []noteInfo
+	order    []string
 }
 
 // building is a session's part of the index while it is built.
@@ -246,7 +294,29 @@ type building struct {
 	noteInfos []noteInfo
 }
 
-type waitKey struct{ session, id string }
+// waitKey is a session and a request id: the id as the hash of its
+// jsonrpc.IDKey, so that indexing a request and its answer allocates no
+// key.
+type waitKey struct {
+	session string
+	id      uint64
+}
+
+func newWaitKey(session string, id []byte) waitKey {
+	id = bytes.TrimSpace(id)
+	if len(id) >= 2 && id[0] == '"' && bytes.IndexByte(id, '\\') >= 0 { // escapes: resolved as IDKey does
+		return waitKey{session, maphash.String(hashSeed, jsonrpc.IDKey(id))}
+	}
+	return waitKey{session, maphash.Bytes(hashSeed, id)} // IDKey's bytes
+}
+
+// waiting is the indexes of the requests with one id waiting for an
+// answer: the latest, and those before it (rarely any: a slice only
+// then).
+type waiting struct {
+	latest  int
+	earlier []int
+}
 
 // add indexes one message of a tape read into memory, keeping a copy of
 // what it needs.
@@ -267,7 +337,7 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 	}
 	if b.sessions == nil {
 		b.sessions = map[string]*building{}
-		b.unanswered = map[waitKey][]int{}
+		b.unanswered = map[waitKey]waiting{}
 		b.methods = map[string]uint32{}
 	}
 	switch {
@@ -284,11 +354,13 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 		b.order = append(b.order, msg.Session)
 	}
 	if (msg.Dir == tape.S2C || b.serve != nil) && b.file == nil {
-		off, n = int64(len(b.mem)), len(msg.Msg)
-		if msg.Dir == tape.S2C && jsonrpc.IsResponseKind(rpc.Kind) && len(b.unanswered[waitKey{msg.Session, jsonrpc.IDKey(rpc.ID)}]) == 0 {
-			return // an answer to no request of the session: dropped, not copied
+		off, n = int64(b.mem.len()), len(msg.Msg)
+		if msg.Dir == tape.S2C && jsonrpc.IsResponseKind(rpc.Kind) {
+			if _, ok := b.unanswered[newWaitKey(msg.Session, rpc.ID)]; !ok {
+				return // an answer to no request of the session: dropped, not copied
+			}
 		}
-		b.mem = append(b.mem, msg.Msg...)
+		b.mem.add(msg.Msg)
 	}
 	switch {
 	case msg.Dir == tape.C2S:
@@ -297,36 +369,51 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 			method = uint32(len(b.methods))
 			b.methods[rpc.Method] = method
 		}
-		k := waitKey{msg.Session, jsonrpc.IDKey(rpc.ID)}
-		b.unanswered[k] = append(b.unanswered[k], len(s.entries))
+		k := newWaitKey(msg.Session, rpc.ID)
+		if w, ok := b.unanswered[k]; ok {
+			b.unanswered[k] = waiting{len(s.entries), append(w.earlier, w.latest)}
+		} else {
+			b.unanswered[k] = waiting{latest: len(s.entries)}
+		}
 		var params uint64
-		switch {
-		case tape.HasMarker(rpc.Params()): // a redacted request: any params of its method
+		var req loc
+		switch p := rpc.Params(); {
+		case tape.HasMarker(p): // a redacted request: any params of its method
 			params = anyParams
 		case b.serve != nil:
-			params = b.serve.hash(&b.canon, rpc.Method, rpc.Params())
+			params = b.serve.hash(&b.canon, rpc.Method, p)
+		case b.lazy && b.file == nil && len(p) > 0:
+			req = b.loc(int64(b.mem.len()), len(p))
+			b.mem.add(p)
 		default:
-			params = b.canon.hash(rpc.Params())
+			params = b.canon.hash(p)
 		}
-		s.entries = append(s.entries, entry{seq: msg.Seq, method: method, params: params})
+		var raw uint64
+		if b.serve == nil && params != anyParams {
+			raw = rawHash(rpc.Params())
+		}
+		s.entries = append(s.entries, entry{seq: msg.Seq, method: method, params: params, raw: raw, req: req})
 		if b.serve != nil {
 			s.info = append(s.info, entryInfo{req: b.loc(off, n), t: msg.TUS})
 		}
 		b.entries++
 	case rpc.Kind == jsonrpc.KindResponse || rpc.Kind == jsonrpc.KindError:
-		k := waitKey{msg.Session, jsonrpc.IDKey(rpc.ID)}
-		waiting := b.unanswered[k]
-		if len(waiting) == 0 {
+		k := newWaitKey(msg.Session, rpc.ID)
+		w, ok := b.unanswered[k]
+		if !ok {
 			return // an answer to no request of the session: dropped
 		}
-		at := waiting[len(waiting)-1]
+		at := w.latest
 		e := &s.entries[at]
-		if waiting = waiting[:len(waiting)-1]; len(waiting) == 0 {
+		if n := len(w.earlier); n == 0 {
 			delete(b.unanswered, k)
 		} else {
-			b.unanswered[k] = waiting
+			b.unanswered[k] = waiting{w.earlier[n-1], w.earlier[:n-1]}
 		}
 		e.ans = b.loc(off, n)
+		if start, end, ok := rpc.IDSpan(); ok && b.file == nil && b.serve == nil && end <= math.MaxUint32 {
+			e.idAt, e.idEnd = uint32(start), uint32(end) // in b.mem, the message is a copy of msg.Msg
+		}
 		if b.serve != nil {
 			s.info[at].tAns = msg.TUS
 		}
@@ -359,7 +446,7 @@ func (b *builder) loc(off int64, n int) loc {
 // array of the exact size (a tape of one session keeps its own).
 func (b *builder) index() *index {
 	idx := &index{sessions: make(map[string][]entry, len(b.sessions)), methods: b.methods,
-		notes: slices.Clip(b.notes), noteRuns: slices.Clip(b.noteRuns), big: b.big, file: b.file, mem: slices.Clip(b.mem)}
+		notes: slices.Clip(b.notes), noteRuns: slices.Clip(b.noteRuns), big: b.big, file: b.file, mem: b.mem.bytes()}
 	if b.serve != nil {
 		idx.info = make(map[string][]entryInfo, len(b.sessions))
 		for name, s := range b.sessions {

@@ -44,6 +44,7 @@ func (s *Server) query(req jsonrpc.Message) query {
 // matches reports whether entry i of recorded session name can answer q,
 // whether or not it has been answered already.
 func (s *Server) matches(name string, i int, q query) bool {
+	s.idx.examined.Add(1)
 	return s.matchesIn(s.idx.sessions[name], name, i, q)
 }
 
@@ -76,7 +77,19 @@ func (s *Server) choose(cur *cursor, name string, q query, again bool) pick {
 		return p
 	}
 	es := s.idx.sessions[name]
-	return cur.choose(func(i int) bool { return s.matchesIn(es, name, i, q) }, again)
+	var a, b []uint32 // the entries that can match q
+	if q.known {
+		k := s.idx.keysOf(es)
+		if s.strategy.usesHash() {
+			a, b = k.matching(es, q.method, q.hash)
+		} else {
+			a = k.ofMethod(es, q.method)
+		}
+	}
+	examined := 0
+	p := cur.chooseAmong(a, b, func(i int) bool { examined++; return s.matchesIn(es, name, i, q) }, again)
+	s.idx.examined.Add(int64(examined))
+	return p
 }
 
 // bind picks the recorded session a new live session is bound to, by its
@@ -230,16 +243,18 @@ func (s *Server) closest(names []string, cur *cursor, req jsonrpc.Message) *Clos
 		i     int
 		diffs int
 		used  bool
+		ds    []validator.Difference // what differs, kept for the report
 	}
 	var best *cand
 	checked := 0
+sessions:
 	for _, name := range names {
-		for i, e := range s.idx.sessions[name] {
-			if e.method != method {
-				continue
-			}
+		es := s.idx.sessions[name]
+		for _, at := range s.idx.keysOf(es).ofMethod(es, method) {
+			i := int(at)
+			s.idx.examined.Add(1)
 			if checked++; checked > closestLimit {
-				break
+				break sessions
 			}
 			rec, err := s.recordedRequest(name, i)
 			if err != nil {
@@ -249,24 +264,30 @@ func (s *Server) closest(names []string, cur *cursor, req jsonrpc.Message) *Clos
 			if err != nil {
 				continue
 			}
-			c := cand{name: name, i: i, diffs: len(ds), used: cur != nil && name == names[0] && cur.uses(i) > 0}
+			c := cand{name: name, i: i, diffs: len(ds), used: cur != nil && name == names[0] && cur.uses(i) > 0, ds: ds}
 			if best == nil || c.diffs < best.diffs || c.diffs == best.diffs && best.used && !c.used {
 				best = &c
 			}
 			if best.diffs <= 1 && !best.used { // none can be closer: a request that differs nowhere matched
-				return s.closestOf(best.name, best.i, req)
+				return s.closestWith(best.name, best.i, req, best.ds)
 			}
 		}
 	}
 	if best == nil {
 		return nil
 	}
-	return s.closestOf(best.name, best.i, req)
+	return s.closestWith(best.name, best.i, req, best.ds)
 }
 
 // closestOf describes entry i of recorded session name as the closest
 // request to req.
 func (s *Server) closestOf(name string, i int, req jsonrpc.Message) *Closest {
+	return s.closestWith(name, i, req, nil)
+}
+
+// closestWith is closestOf with ds, when not nil, the differences of
+// req from entry i's request, found already (see closest).
+func (s *Server) closestWith(name string, i int, req jsonrpc.Message, ds []validator.Difference) *Closest {
 	e := s.idx.sessions[name][i]
 	c := &Closest{Session: name, Seq: e.seq, Method: s.methodName(e.method)}
 	rec, err := s.recordedRequest(name, i)
@@ -276,9 +297,12 @@ func (s *Server) closestOf(name string, i int, req jsonrpc.Message) *Closest {
 	if r, err := jsonrpc.Parse(rec); err == nil {
 		c.Params = masked(bytes.Clone(r.Params()))
 	}
-	if ds, err := s.differences(rec, req); err == nil {
-		c.Differences = maskDifferences(ds)
+	if ds == nil {
+		if ds, err = s.differences(rec, req); err != nil {
+			return c
+		}
 	}
+	c.Differences = maskDifferences(ds)
 	return c
 }
 

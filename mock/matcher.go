@@ -2,9 +2,8 @@ package mock
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
-	"slices"
+	"sort"
 	"sync"
 
 	"github.com/replayctl/replayctl/jsonrpc"
@@ -21,6 +20,8 @@ const DefaultLookahead = 100_000
 // connection and never written.
 type matcher struct {
 	idx       *index
+	all       []entry // the session's
+	base      int     // where entries start in all
 	entries   []entry // the session's, from the rewind point on
 	from      int64   // notifications recorded before seq from are not sent
 	lookahead int
@@ -40,8 +41,9 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 // newMatcher returns a matcher over a session's entries that answers as
 // the recording did from seq from on.
 func newMatcher(idx *index, entries []entry, lookahead int, from int64) matcher {
-	i, _ := slices.BinarySearchFunc(entries, from, func(e entry, seq int64) int { return cmp.Compare(e.seq, seq) })
-	return matcher{idx: idx, entries: entries[i:], from: from, lookahead: max(lookahead, 0)}
+	// By index, reading only seq: the index may be hashing params meanwhile (see index.canonical).
+	i := sort.Search(len(entries), func(j int) bool { return entries[j].seq >= from })
+	return matcher{idx: idx, all: entries, base: i, entries: entries[i:], from: from, lookahead: max(lookahead, 0)}
 }
 
 // answer returns the recorded answer to req with req's id, or a JSON-RPC
@@ -61,9 +63,17 @@ func (m *matcher) answer(req jsonrpc.Message, aside bool) (notes [][]byte, ans [
 		scratchPool.Put(sc)
 	}()
 	var e *entry
-	if aside {
+	inOrder := !aside && m.inOrder(method, req.Params())
+	if !inOrder {
+		m.idx.canonical()
+	}
+	switch {
+	case aside:
 		e = m.peek(method, sc.canon.hash(req.Params()))
-	} else {
+	case inOrder:
+		e = &m.entries[m.next]
+		m.use(m.next)
+	default:
 		e = m.find(method, sc.canon.hash(req.Params()))
 	}
 	if e == nil || e.ans == 0 {
@@ -86,11 +96,32 @@ func (m *matcher) answer(req jsonrpc.Message, aside bool) (notes [][]byte, ans [
 	if err != nil {
 		return nil, unreadable(req, err)
 	}
+	if e.idEnd > 0 { // in memory, its id where the index found it
+		id := msg[e.idAt:e.idEnd]
+		if bytes.Equal(id, req.ID) {
+			return notes, msg // the index's own bytes, which no one writes
+		}
+		out := make([]byte, 0, len(msg)-len(id)+len(req.ID))
+		out = append(append(append(out, msg[:e.idAt]...), req.ID...), msg[e.idEnd:]...)
+		return notes, out
+	}
 	rec, err := jsonrpc.Parse(msg)
 	if err != nil { // parsed once already, when the tape was indexed
 		return nil, unreadable(req, errRead)
 	}
 	return notes, rec.WithID(req.ID) // a copy, out of buf
+}
+
+// inOrder reports whether the first entry not asked yet is a request of
+// method with these very params bytes: the request a replay of the tape
+// asks next, matched without canonicalizing its params (the entry find
+// would pick, as no entry comes before it).
+func (m *matcher) inOrder(method uint32, params []byte) bool {
+	if m.next >= len(m.entries) {
+		return false
+	}
+	e := &m.entries[m.next]
+	return e.method == method && e.raw != 0 && e.raw == rawHash(params)
 }
 
 // find marks as asked, and returns, the first entry not asked yet with
@@ -112,33 +143,69 @@ func (m *matcher) peek(method uint32, params uint64) *entry {
 	if i := m.unasked(method, params); i >= 0 {
 		return &m.entries[i]
 	}
-	for i := len(m.entries) - 1; i >= 0; i-- {
-		if e := &m.entries[i]; e.method == method && (e.params == params || e.params == anyParams) {
-			return e
+	last := -1
+	a, b := m.idx.keysOf(m.all).matching(m.all, method, params)
+	for _, r := range [][]uint32{a, b} {
+		if len(r) > 0 {
+			last = max(last, int(r[len(r)-1])-m.base)
 		}
 	}
-	return nil
+	if last < 0 {
+		return nil
+	}
+	return &m.entries[last]
 }
+
+// nearby is how many entries past the first one not asked unasked looks
+// at one by one before it asks the keys: a replay asks in recorded
+// order, mostly, and finds its entry among them.
+const nearby = 8
 
 // unasked is the index of the first entry not asked yet with this method
 // and params hash, within lookahead entries past the first one not
-// asked; -1 if there is none.
+// asked; -1 if there is none. Past the nearby entries it looks only at
+// those with the method and params hash (see keys), so that a request
+// the session does not have costs the same however long the session is.
 func (m *matcher) unasked(method uint32, params uint64) int {
 	end := len(m.entries)
 	if m.lookahead < end-m.next {
 		end = m.next + m.lookahead + 1
 	}
-	for i := m.next; i < end; i++ {
-		e := &m.entries[i]
-		if e.method != method || (e.params != params && e.params != anyParams) {
-			continue
+	near := min(end, m.next+nearby)
+	for i := m.next; i < near; i++ {
+		if m.fits(i, method, params) {
+			return i
 		}
-		if _, used := m.used[i]; used {
-			continue
-		}
-		return i
 	}
+	examined := near - m.next
+	if near == end {
+		m.idx.examined.Add(int64(examined)) // a miss: for tests
+		return -1
+	}
+	a, b := m.idx.keysOf(m.all).matching(m.all, method, params)
+	for k := range merged(from(a, m.base+near), from(b, m.base+near)) {
+		i := k - m.base
+		if i >= end {
+			break
+		}
+		examined++
+		if _, used := m.used[i]; !used {
+			return i
+		}
+	}
+	m.idx.examined.Add(int64(examined)) // a miss: for tests
 	return -1
+}
+
+// fits reports whether entry i, not asked yet, has this method and params
+// hash (or was recorded redacted).
+func (m *matcher) fits(i int, method uint32, params uint64) bool {
+	e := &m.entries[i]
+	if e.method != method || (e.params != params && e.params != anyParams) {
+		return false
+	}
+	_, used := m.used[i]
+	return !used
 }
 
 // use marks entry i as asked. The entries asked in recorded order move
