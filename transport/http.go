@@ -299,13 +299,8 @@ func (c *HTTPConn) Send(ctx context.Context, msg []byte) error {
 var _ DeadlineSender = (*HTTPConn)(nil)
 
 // SendBy is Send bounded by deadline too. The lean client gives the
-// deadline to its connection; net/http gets a context with it.
+// deadline to its connection; net/http gets a context with it (see post).
 func (c *HTTPConn) SendBy(ctx context.Context, msg []byte, deadline time.Time) error {
-	if c.lean == nil || c.redirected.Load() {
-		ctx, cancel := context.WithDeadline(ctx, deadline)
-		defer cancel()
-		return c.Send(ctx, msg)
-	}
 	return c.send(ctx, msg, bytes.NewReader(msg), deadline)
 }
 
