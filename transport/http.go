@@ -341,6 +341,12 @@ func (c *HTTPConn) started(k leanCall, r leanResult) {
 		k.done(c.leanErr(k.ctx, r.err))
 		return
 	}
+	c.startedLater(k, r)
+}
+
+// startedLater calls k.done with startedAnswer's error, on a goroutine
+// of its own.
+func (c *HTTPConn) startedLater(k leanCall, r leanResult) {
 	if err := c.spawn(func() { k.done(c.startedAnswer(k, r)) }); err != nil {
 		if r.resp != nil {
 			_ = r.resp.Body.Close()

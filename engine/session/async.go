@@ -60,20 +60,24 @@ func (r *sender) sendAsync(ctx context.Context, ss *session, it *Item, sent time
 // to it ended. It must not wait: a failure that may be retried, or is to
 // be told to the actor, goes on a goroutine of the actor's.
 func (r *sender) handedEnded(conn transport.Conn, it *Item, p *pend, err error) {
-	x := r.x
 	if err == nil {
-		x.sends.Done()
+		r.x.sends.Done()
 		return
 	}
-	go func() {
-		defer x.sends.Done()
-		if temporary(err) { // as sendBy retries
-			sctx, cancel := context.WithDeadline(x.ctx, p.deadline)
-			err = r.retry(sctx, conn, it.Out, it, err)
-			cancel()
-		}
-		r.sendEndedAsync(p, err)
-	}()
+	go r.handedFailed(conn, it, p, err)
+}
+
+// handedFailed retries a send handed to the connection that failed, as
+// sendBy retries, and tells the actor how it ended.
+func (r *sender) handedFailed(conn transport.Conn, it *Item, p *pend, err error) {
+	x := r.x
+	defer x.sends.Done()
+	if temporary(err) {
+		sctx, cancel := context.WithDeadline(x.ctx, p.deadline)
+		err = r.retry(sctx, conn, it.Out, it, err)
+		cancel()
+	}
+	r.sendEndedAsync(p, err)
 }
 
 // sendEndedAsync tells the actor how a send made without waiting
