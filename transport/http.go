@@ -199,9 +199,11 @@ type HTTPConn struct {
 	redirected atomic.Bool
 	// outq holds the answers read on the sender's goroutine (see
 	// answerNow) for drainOut to deliver, in order; outWake tells it of
-	// new ones. enqueueF is enqueue, made once.
-	outMu    sync.Mutex // guards outq
+	// new ones; outBusy counts those queued and those drainOut is
+	// delivering. enqueueF is enqueue, made once.
+	outMu    sync.Mutex // guards outq and outBusy
 	outq     []Incoming
+	outBusy  int
 	outWake  chan struct{}
 	enqueueF func(Incoming) bool
 	// leanReq is the Request of the answers lean gives (they are read
