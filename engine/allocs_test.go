@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -47,10 +48,9 @@ func TestPipelineAllocsPerRequest(t *testing.T) {
 // one more request over Streamable HTTP (a tools/call and its answer,
 // fast, the lean client, every answer validated) against the slow test
 // server in its own process: the engine's and the transport's share of
-// the client CPU per request (issue 24), as a count. 55.1 when it was
-// written, from 57.1 before the engine handed its requests to the
-// connection (transport.AsyncSender): one allocation more per request
-// fails it.
+// the client CPU per request (issue 24), as a count. 54.4–55.2 when it
+// was written, from 56.5 (main at b804010) before the engine handed its requests to
+// the connection (transport.AsyncSender), which fails it.
 const maxHTTPAllocsPerRequest = 56
 
 func TestHTTPAllocsPerRequest(t *testing.T) {
@@ -70,9 +70,16 @@ func TestHTTPAllocsPerRequest(t *testing.T) {
 			}
 		})
 	}
-	small, large := allocs(1000), allocs(2000)
-	per := (large - small) / 1000
-	t.Logf("%.1f allocations per request (%.0f for 1,000 requests, %.0f for 2,000)", per, small, large)
+	// How the goroutines of the client and the sessions meet varies from
+	// run to run (a request that finds no connection idle dials one, on
+	// a goroutine of its own), and only ever adds allocations: the
+	// fewest of three measurements is the cost per request.
+	per := math.Inf(1)
+	for range 3 {
+		small, large := allocs(1000), allocs(2000)
+		t.Logf("%.1f allocations per request (%.0f for 1,000 requests, %.0f for 2,000)", (large-small)/1000, small, large)
+		per = min(per, (large-small)/1000)
+	}
 	if per > maxHTTPAllocsPerRequest {
 		t.Errorf("%.1f allocations per request, want at most %d", per, maxHTTPAllocsPerRequest)
 	}
