@@ -331,9 +331,10 @@ func (c *HTTPConn) SendAsync(ctx context.Context, msg []byte, deadline time.Time
 
 // started takes the result of a call SendAsync handed to the lean
 // client, on its connection's goroutine: done is called here when the
-// answer was read whole or the POST failed; an answer still to read, a
-// redirect and a kept-alive connection to try again are taken on a
-// goroutine of their own, as send would.
+// answer was read whole, the POST failed, or a 2xx answer is left to
+// read (an event stream: readAnswer's goroutine reads it, as after
+// send); a refusal (its body to read), a redirect and a kept-alive
+// connection to try again are taken on a goroutine of their own.
 func (c *HTTPConn) started(k leanCall, r leanResult) {
 	switch {
 	case r.handled:
@@ -341,6 +342,10 @@ func (c *HTTPConn) started(k leanCall, r leanResult) {
 		return
 	case r.err != nil && !r.again:
 		k.done(c.leanErr(k.ctx, r.err))
+		return
+	case r.resp != nil && r.resp.StatusCode < 300:
+		r.resp.Request = c.leanRequest(k.sid)
+		k.done(c.answered(r.resp, noCancel, msgInfo{method: k.st.method, id: k.st.reqID}, k.st))
 		return
 	}
 	c.startedLater(k, r)
