@@ -108,6 +108,17 @@ type DeadlineSender interface {
 	SendBy(ctx context.Context, msg []byte, deadline time.Time) error
 }
 
+// AsyncSender is a connection that can send a request without holding
+// its caller: SendAsync(ctx, msg, deadline, done) returns at once and
+// calls done, on a goroutine of its own, with what SendBy(ctx, msg,
+// deadline) would have returned; done must not wait. false when it
+// cannot (done is never called): the caller sends as before. The engine
+// sends a request so without a goroutine of its own for each (issue 24).
+type AsyncSender interface {
+	Conn
+	SendAsync(ctx context.Context, msg []byte, deadline time.Time, done func(error)) bool
+}
+
 // ConcurrentSender is a connection whose Send may be called from several
 // goroutines at once and holds its caller until the target has begun to
 // answer (Streamable HTTP: until the answer's status and headers). The

@@ -164,6 +164,7 @@ func (h HTTP) Dial(ctx context.Context, session string) (Conn, error) {
 	}()
 	if c.lean != nil {
 		c.lean.onHead = c.answerNow
+		c.lean.onStarted = c.started
 		c.outWake = make(chan struct{}, 1)
 		c.enqueueF = c.enqueue
 		c.wg.Add(1) // before ctx can end: see spawn
@@ -210,9 +211,11 @@ type HTTPConn struct {
 	redirected atomic.Bool
 	// outq holds the answers read on the sender's goroutine (see
 	// answerNow) for drainOut to deliver, in order; outWake tells it of
-	// new ones. enqueueF is enqueue, made once.
-	outMu    sync.Mutex // guards outq
+	// new ones; outBusy counts those queued and those drainOut is
+	// delivering. enqueueF is enqueue, made once.
+	outMu    sync.Mutex // guards outq and outBusy
 	outq     []Incoming
+	outBusy  int
 	outWake  chan struct{}
 	enqueueF func(Incoming) bool
 	// leanReq is the Request of the answers lean gives (they are read
@@ -311,14 +314,77 @@ func (c *HTTPConn) Send(ctx context.Context, msg []byte) error {
 var _ DeadlineSender = (*HTTPConn)(nil)
 
 // SendBy is Send bounded by deadline too. The lean client gives the
-// deadline to its connection; net/http gets a context with it.
+// deadline to its connection; net/http gets a context with it (see post).
 func (c *HTTPConn) SendBy(ctx context.Context, msg []byte, deadline time.Time) error {
-	if c.lean == nil || c.redirected.Load() {
-		ctx, cancel := context.WithDeadline(ctx, deadline)
-		defer cancel()
-		return c.Send(ctx, msg)
-	}
 	return c.send(ctx, msg, bytes.NewReader(msg), deadline)
+}
+
+var _ AsyncSender = (*HTTPConn)(nil)
+
+// SendAsync is SendBy without holding its caller, for a request (not
+// initialize) that the lean client can post at once on a connection it
+// keeps idle: the connection's own goroutine writes it, reads the
+// answer's head (and a JSON answer whole) and calls done with what
+// SendBy would have returned. false, and done is never called, when it
+// cannot: use SendBy.
+func (c *HTTPConn) SendAsync(ctx context.Context, msg []byte, deadline time.Time, done func(error)) bool {
+	if c.lean == nil || c.redirected.Load() || ctx.Err() != nil || c.isClosing() {
+		return false
+	}
+	mi := inspect(msg)
+	if mi.method == "" || mi.id == nil || mi.method == mcp.MethodInitialize {
+		return false
+	}
+	k := c.leanCall(msg, mi)
+	k.st = &stream{kind: "POST", method: mi.method, reqID: mi.id}
+	k.done = done
+	return c.lean.start(ctx, k, deadline)
+}
+
+// started takes the result of a call SendAsync handed to the lean
+// client, on its connection's goroutine: done is called here when the
+// answer was read whole, the POST failed, or a 2xx answer is left to
+// read (an event stream: readAnswer's goroutine reads it, as after
+// send); a refusal (its body to read), a redirect and a kept-alive
+// connection to try again are taken on a goroutine of their own.
+func (c *HTTPConn) started(k leanCall, r leanResult) {
+	switch {
+	case r.handled:
+		k.done(nil)
+		return
+	case r.err != nil && !r.again:
+		k.done(c.leanErr(k.ctx, r.err))
+		return
+	case r.resp != nil && r.resp.StatusCode < 300:
+		r.resp.Request = c.leanRequest(k.sid)
+		k.done(c.answered(r.resp, noCancel, msgInfo{method: k.st.method, id: k.st.reqID}, k.st))
+		return
+	}
+	c.startedLater(k, r)
+}
+
+// startedLater calls k.done with startedAnswer's error, on a goroutine
+// of its own.
+func (c *HTTPConn) startedLater(k leanCall, r leanResult) {
+	if err := c.spawn(func() { k.done(c.startedAnswer(k, r)) }); err != nil {
+		if r.resp != nil {
+			_ = r.resp.Body.Close()
+		}
+		k.done(err)
+	}
+}
+
+// startedAnswer is what send makes of a started call's answer (or, for
+// again, of posting it once more).
+func (c *HTTPConn) startedAnswer(k leanCall, r leanResult) error {
+	if r.resp != nil && isRedirect(r.resp.StatusCode) {
+		c.redirect(r.resp)
+	}
+	if r.resp == nil || c.redirected.Load() {
+		return c.send(k.ctx, k.msg, bytes.NewReader(k.msg), k.deadline)
+	}
+	r.resp.Request = c.leanRequest(k.sid)
+	return c.answered(r.resp, noCancel, msgInfo{method: k.st.method, id: k.st.reqID}, k.st)
 }
 
 var (
@@ -381,6 +447,14 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader, deadlin
 	if err != nil || resp == nil { // resp nil: its answer is read already
 		return err
 	}
+	return c.answered(resp, reqCancel, mi, st)
+}
+
+// answered takes the answer to a POST of a message (mi) once its status
+// and headers have come: a refusal is returned as Send returns it, else
+// its body is read on a goroutine of its own and delivered. reqCancel
+// ends its request after its body is read.
+func (c *HTTPConn) answered(resp *http.Response, reqCancel context.CancelFunc, mi msgInfo, st *stream) error {
 	if resp.StatusCode >= 400 {
 		defer reqCancel()
 		return c.failed(resp, mi.id, mi.method != "")
@@ -413,9 +487,7 @@ func (c *HTTPConn) post(ctx context.Context, msg []byte, body io.Reader, mi msgI
 		if err != nil || !isRedirect(resp.StatusCode) {
 			return resp, noCancel, err
 		}
-		discard(resp)
-		c.redirected.Store(true)
-		c.log.Debug().Int("status", resp.StatusCode).Msg("the target redirects: its POSTs go through net/http from here on")
+		c.redirect(resp)
 		body = bytes.NewReader(msg)
 	}
 	if !deadline.IsZero() { // bounds the wait for the headers only (see postStd)
@@ -424,6 +496,14 @@ func (c *HTTPConn) post(ctx context.Context, msg []byte, body io.Reader, mi msgI
 		defer cancel()
 	}
 	return c.postStd(ctx, msg, body, mi)
+}
+
+// redirect takes a redirect the lean client was answered: every POST
+// goes through net/http from now on, which follows it.
+func (c *HTTPConn) redirect(resp *http.Response) {
+	discard(resp)
+	c.redirected.Store(true)
+	c.log.Debug().Int("status", resp.StatusCode).Msg("the target redirects: its POSTs go through net/http from here on")
 }
 
 // postStd is post through c.client (net/http).
@@ -466,6 +546,26 @@ func (c *HTTPConn) postStd(ctx context.Context, msg []byte, body io.Reader, mi m
 // (whose session id is to be kept first) may be read whole on the
 // connection's goroutine: then it reports true.
 func (c *HTTPConn) postLean(ctx context.Context, msg []byte, mi msgInfo, st *stream, deadline time.Time) (*http.Response, bool, error) {
+	k := c.leanCall(msg, mi)
+	if mi.method == mcp.NotificationInitialized {
+		c.awaitGET(ctx)
+	}
+	if !st.init {
+		k.st = st
+	}
+	resp, handled, err := c.lean.post(ctx, k, deadline)
+	switch {
+	case handled:
+		return nil, true, nil
+	case err == nil:
+		resp.Request = c.leanRequest(k.sid)
+		return resp, false, nil
+	}
+	return nil, false, c.leanErr(ctx, err)
+}
+
+// leanCall is the lean client's call that posts msg (mi): its headers.
+func (c *HTTPConn) leanCall(msg []byte, mi msgInfo) leanCall {
 	c.mu.Lock()
 	sid, pv := c.sessionID, c.protocolVersion
 	sessionBased := pv != "" && c.stateless == ""
@@ -477,19 +577,12 @@ func (c *HTTPConn) postLean(ctx context.Context, msg []byte, mi msgInfo, st *str
 	if !sessionBased { // else nothing to derive (see standardHeaders)
 		std = c.derivedHeaders(msg)
 	}
-	if mi.method == mcp.NotificationInitialized {
-		c.awaitGET(ctx)
-	}
-	if st.init {
-		st = nil
-	}
-	resp, handled, err := c.lean.post(ctx, msg, sid, pv, std, st, deadline)
+	return leanCall{msg: msg, sid: sid, pv: pv, std: std}
+}
+
+// leanErr is a failure of the lean client to post, as Send returns it.
+func (c *HTTPConn) leanErr(ctx context.Context, err error) error {
 	switch {
-	case handled:
-		return nil, true, nil
-	case err == nil:
-		resp.Request = c.leanRequest(sid)
-		return resp, false, nil
 	case ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded):
 		// The connection's deadline is ctx's: either way ctx ended
 		// before the headers came.
@@ -497,11 +590,11 @@ func (c *HTTPConn) postLean(ctx context.Context, msg []byte, mi msgInfo, st *str
 		if cause == nil {
 			cause = context.DeadlineExceeded
 		}
-		return nil, false, fmt.Errorf("POST %s: %w", c.url, cause)
+		return fmt.Errorf("POST %s: %w", c.url, cause)
 	case c.isClosing():
-		return nil, false, ErrClosed
+		return ErrClosed
 	}
-	return nil, false, requestFailed(http.MethodPost, c.url, err)
+	return requestFailed(http.MethodPost, c.url, err)
 }
 
 // leanRequest is the Request of an answer lean gave to a POST that

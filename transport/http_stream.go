@@ -145,10 +145,21 @@ func (c *HTTPConn) answerNow(resp *http.Response, st *stream) bool {
 	return true
 }
 
-// enqueue gives in to drainOut; true (it never waits).
+// enqueue delivers in at once when the session is waiting for it and
+// nothing delivered earlier is still on its way (then no goroutine
+// hand-off is made), else gives it to drainOut; true (it never waits).
 func (c *HTTPConn) enqueue(in Incoming) bool {
 	c.outMu.Lock()
+	if c.outBusy == 0 {
+		select {
+		case c.in <- in: // in is closed only after the lean client's goroutines are gone
+			c.outMu.Unlock()
+			return true
+		default:
+		}
+	}
 	c.outq = append(c.outq, in)
+	c.outBusy++
 	c.outMu.Unlock()
 	select {
 	case c.outWake <- struct{}{}:
@@ -175,6 +186,9 @@ func (c *HTTPConn) drainOut() {
 			}
 			batch[i] = Incoming{}
 		}
+		c.outMu.Lock()
+		c.outBusy -= len(batch)
+		c.outMu.Unlock()
 	}
 }
 

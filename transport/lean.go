@@ -42,7 +42,10 @@ type leanClient struct {
 	// goroutine, with the stream it answers: true when it has read the
 	// answer whole (see HTTPConn.answerNow).
 	onHead func(*http.Response, *stream) bool
-	wg     sync.WaitGroup // the connections' goroutines
+	// onStarted, when set, is given the result of each call that start
+	// handed over, on its connection's goroutine (see start).
+	onStarted func(k leanCall, r leanResult)
+	wg        sync.WaitGroup // the connections' goroutines
 
 	ctx    context.Context // the dials ahead's; close ends it
 	cancel context.CancelFunc
@@ -157,6 +160,14 @@ type leanCall struct {
 	sid, pv string
 	std     http.Header
 	st      *stream // what the answer answers, for onHead; nil for none
+
+	// A call that start handed over without waiting: its context and
+	// deadline, the hook that stops ctx's abort, and done, for onStarted.
+	started  bool
+	ctx      context.Context
+	deadline time.Time
+	stop     func() bool
+	done     func(error)
 }
 
 // leanResult is what serve made of a leanCall.
@@ -164,6 +175,10 @@ type leanResult struct {
 	resp    *http.Response
 	handled bool // onHead read it whole
 	err     error
+	// again: the call failed on a kept-alive connection that the server
+	// had closed before answering (it saw nothing of it): post would try
+	// once more on a new connection (a started call only).
+	again bool
 }
 
 // get is an idle connection, or a new one dialed under ctx. When a
@@ -317,8 +332,70 @@ func (c *leanConn) serve() {
 		if r.err == nil && k.st != nil && c.lc.onHead != nil && !isRedirect(r.resp.StatusCode) {
 			r.handled = c.lc.onHead(r.resp, k.st)
 		}
+		if k.started {
+			c.finish(k, r)
+			continue
+		}
 		c.done <- r // the sender waits for it
 	}
+}
+
+// start hands k to the goroutine of an idle connection and returns at
+// once: the request is made as post makes it, bounded by ctx and
+// deadline alike, and onStarted is given its result on that goroutine.
+// false when no connection is idle or the client is closed: nothing was
+// sent (post dials, and waits).
+func (lc *leanClient) start(ctx context.Context, k leanCall, deadline time.Time) bool {
+	lc.mu.Lock()
+	n := len(lc.idle)
+	if lc.closed || n == 0 {
+		lc.mu.Unlock()
+		return false
+	}
+	c := lc.idle[n-1]
+	lc.idle = lc.idle[:n-1]
+	lc.mu.Unlock()
+	c.reused = true
+	if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
+		deadline = d
+	}
+	_ = c.nc.SetDeadline(deadline) // the zero time: none
+	k.started, k.ctx, k.deadline = true, ctx, deadline
+	if ctx.Done() != nil {
+		k.stop = context.AfterFunc(ctx, c.abortF)
+	}
+	c.call, c.inCall = k, true
+	select {
+	case c.work <- struct{}{}: // serve is idle: it takes the call at once
+		return true
+	case <-c.quit: // closed meanwhile
+		if k.stop != nil {
+			k.stop()
+		}
+		c.call, c.inCall = leanCall{}, false
+		return false
+	}
+}
+
+// finish ends a started call on serve's goroutine as roundTrip and post
+// end one, and gives its result to onStarted.
+func (c *leanConn) finish(k leanCall, r leanResult) {
+	if k.stop != nil && !k.stop() && !r.handled {
+		r.err = k.ctx.Err()
+	}
+	c.call, c.inCall = leanCall{}, false
+	if r.err != nil {
+		c.putLater = false
+		c.close()
+		r.again = c.reused && closedUnanswered(r.err) && k.ctx.Err() == nil
+	} else if c.putLater { // the answer ended here: c is free
+		c.putLater = false
+		c.lc.put(c)
+	} else {
+		_ = c.nc.SetDeadline(time.Time{}) // the body is read for as long as it lasts (close ends it)
+	}
+	// c may be another sender's from here on: only k and r are used.
+	c.lc.onStarted(k, r)
 }
 
 // abort makes c's pending read or write fail at once (ctx ended).
@@ -326,23 +403,23 @@ func (c *leanConn) abort() { _ = c.nc.SetDeadline(aLongTimeAgo) }
 
 var aLongTimeAgo = time.Unix(1, 0)
 
-// post sends one POST with msg as its body, the session id sid and
-// protocol version pv (each unless "") and std (the standard headers of
+// post sends one POST, k: k.msg as its body, the session id k.sid and
+// protocol version k.pv (each unless "") and k.std (the standard headers of
 // a stateless session; nil for none) as its own headers, and returns the answer
 // once its status line and headers are read, or true when onHead read
-// it whole (given st, what it answers; nil for none). Its body is read after, on
+// it whole (given k.st, what it answers; nil for none). Its body is read after, on
 // any goroutine; closing it gives the connection back. ctx bounds the
 // wait for the headers (its deadline is the connection's; its end fails
 // the request), and so does deadline (the zero time: none). A connection kept alive from an earlier request that the
 // server closed before answering (it sees nothing of it) is retried once
 // on a new connection.
-func (lc *leanClient) post(ctx context.Context, msg []byte, sid, pv string, std http.Header, st *stream, deadline time.Time) (*http.Response, bool, error) {
+func (lc *leanClient) post(ctx context.Context, k leanCall, deadline time.Time) (*http.Response, bool, error) {
 	for {
 		c, err := lc.get(ctx)
 		if err != nil {
 			return nil, false, err
 		}
-		resp, handled, err := c.roundTrip(ctx, leanCall{msg: msg, sid: sid, pv: pv, std: std, st: st}, deadline)
+		resp, handled, err := c.roundTrip(ctx, k, deadline)
 		if err == nil {
 			return resp, handled, nil
 		}

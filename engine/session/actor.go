@@ -78,7 +78,9 @@ func New(env *Env, sink Sink, name string, startAt time.Time) *Actor {
 		pace:     newAlarm(),
 		startAt:  startAt,
 	}
-	x.rq = &requests{x: x, timer: stoppedTimer(), polls: make(chan *pend)}
+	x.rq = &requests{x: x, polls: make(chan *pend)}
+	x.rq.timer = time.AfterFunc(time.Hour, x.rq.fire)
+	x.rq.timer.Stop()
 	x.tx = &sender{x: x}
 	x.rx = &receiver{x: x, askTimer: stoppedTimer()}
 	x.fx = &faults{x: x, chaosExpired: make(chan *pend)}
@@ -146,10 +148,34 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 		}
 		x.rq.armTimer()
 		x.account()
+		// Each case of the select costs every time the actor waits, and
+		// most of the sources below are idle in most runs: those that
+		// cannot fire now are nil channels, which the select leaves out.
+		var pace, asked <-chan time.Time
+		var polls, chaosExpired <-chan *pend
+		var gateDone <-chan gated
+		if !x.pace.at.IsZero() {
+			pace = x.pace.t.C
+		}
+		if x.ss.awaiting != nil {
+			asked = x.rx.askTimer.C
+		}
+		if len(x.fx.chaosTimers) > 0 { // their senders (chaosDeadline, poll)
+			polls, chaosExpired = x.rq.polls, x.fx.chaosExpired
+		}
+		if x.env.Gate != nil {
+			gateDone = x.gateDone
+		}
 		select {
 		case <-x.mb.wake:
 			if err := x.takeMail(ctx); err != nil {
 				return err
+			}
+			if x.rq.due.Swap(false) { // the deadline timer fired (see fire)
+				x.rq.armedAt = time.Time{}
+				if err := x.rq.expire(ctx, time.Now()); err != nil {
+					return err
+				}
 			}
 		case inc, ok := <-x.direct:
 			a := arrival{inc: inc}
@@ -169,31 +195,26 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 			if err := x.drain(ctx, x.ss); err != nil {
 				return err
 			}
-		case a := <-x.gateDone:
+		case a := <-gateDone:
 			if err := x.tx.gateAnswered(ctx, a); err != nil {
 				return err
 			}
-		case p := <-x.rq.polls:
+		case p := <-polls:
 			if err := x.rq.resend(ctx, p); err != nil {
 				return err
 			}
-		case p := <-x.fx.chaosExpired:
+		case p := <-chaosExpired:
 			if !p.answered() {
 				if err := x.rq.timeOut(ctx, p, fmt.Sprintf("no answer within %s to a message with an injected fault (chaos)", min(chaosWait, x.env.Timeout))); err != nil {
 					return err
 				}
 			}
-		case now := <-x.rq.timer.C:
-			x.rq.armed = nil
-			if err := x.rq.expire(ctx, now); err != nil {
-				return err
-			}
-		case <-x.pace.t.C:
+		case <-pace:
 			x.pace.fired()
 			if err := x.drain(ctx, x.ss); err != nil {
 				return err
 			}
-		case <-x.rx.askTimer.C:
+		case <-asked:
 			if err := x.rx.askExpired(ctx); err != nil {
 				return err
 			}
@@ -519,27 +540,34 @@ func (x *Actor) close() {
 	x.sends.Wait()
 }
 
-// armTimer points the timer at the oldest unanswered request's deadline.
-// Deadlines are in send order, so only a change of the oldest one moves
-// the timer; the runtime's timer lock is not taken on every message.
+// armTimer sets the timer for the oldest unanswered request's deadline
+// unless it is set already for that time or an earlier one. Deadlines are
+// in send order, so the timer is left as it is while requests are
+// answered: it fires at most once a timeout (early, and expire finds
+// nothing due) rather than being moved on every answer; the runtime's
+// timer lock is not taken on every message.
 func (r *requests) armTimer() {
-	x := r.x
-	for len(x.rq.fifo) > 0 && x.rq.fifo[0].answered() {
-		x.rq.fifo[0] = nil
-		x.rq.fifo = x.rq.fifo[1:]
+	for len(r.fifo) > 0 && r.fifo[0].answered() {
+		r.fifo[0] = nil
+		r.fifo = r.fifo[1:]
 	}
-	var head *pend
-	if len(x.rq.fifo) > 0 {
-		head = x.rq.fifo[0]
-	}
-	if head == x.rq.armed {
+	if len(r.fifo) == 0 {
 		return
 	}
-	x.rq.armed = head
-	x.rq.timer.Stop()
-	if head != nil {
-		x.rq.timer.Reset(time.Until(head.deadline))
+	d := r.fifo[0].deadline
+	if !r.armedAt.IsZero() && !d.Before(r.armedAt) {
+		return
 	}
+	r.armedAt = d
+	r.timer.Reset(time.Until(d))
+}
+
+// fire is the timer's: it tells the actor through its mailbox's wake,
+// which the actor waits on anyway, rather than a channel of its own in
+// the actor's select.
+func (r *requests) fire() {
+	r.due.Store(true)
+	r.x.mb.signal()
 }
 
 // sendBounded sends a message that is not a recorded request of its own

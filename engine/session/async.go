@@ -33,21 +33,64 @@ func (r *sender) async(ss *session, it *Item) bool {
 	return ok && c.SendsConcurrently()
 }
 
-// sendAsync registers the request as in flight and sends it on a
-// goroutine of the actor's; sendDone tells the actor how the send ended.
+// sendAsync registers the request as in flight and sends it without
+// waiting: handed to the connection (transport.AsyncSender) when it
+// can, else on a goroutine of the actor's. sendDone tells the actor of a
+// send that failed; one that went through needs nothing more (its
+// answer comes on the connection).
 func (r *sender) sendAsync(ctx context.Context, ss *session, it *Item, sent time.Time) {
 	x := r.x
 	x.sentOrDropped(it)
 	p := x.rq.inFlight(ss, it, sent)
 	conn, msg := ss.conn, it.Out
-	x.sends.Go(func() {
-		// No send outlives the time its request has to be answered.
-		err := x.tx.sendBy(x.ctx, conn, msg, it, p.deadline)
-		select {
-		case x.sendDone <- sendResult{p: p, err: err}:
-		case <-x.ctx.Done():
+	// No send outlives the time its request has to be answered.
+	if as, ok := conn.(transport.AsyncSender); ok && !it.Injected { // an injected message may be sent aside (sendBy)
+		x.sends.Add(1)
+		if as.SendAsync(x.ctx, msg, p.deadline, func(err error) { x.tx.handedEnded(conn, it, p, err) }) {
+			return
 		}
+		x.sends.Done()
+	}
+	x.sends.Go(func() {
+		x.tx.sendEndedAsync(p, x.tx.sendBy(x.ctx, conn, msg, it, p.deadline))
 	})
+}
+
+// handedEnded is told, on the connection's goroutine, how a send handed
+// to it ended. It must not wait: a failure that may be retried, or is to
+// be told to the actor, goes on a goroutine of the actor's.
+func (r *sender) handedEnded(conn transport.Conn, it *Item, p *pend, err error) {
+	if err == nil {
+		r.x.sends.Done()
+		return
+	}
+	go r.handedFailed(conn, it, p, err)
+}
+
+// handedFailed retries a send handed to the connection that failed, as
+// sendBy retries, and tells the actor how it ended.
+func (r *sender) handedFailed(conn transport.Conn, it *Item, p *pend, err error) {
+	x := r.x
+	defer x.sends.Done()
+	if temporary(err) {
+		sctx, cancel := context.WithDeadline(x.ctx, p.deadline)
+		err = r.retry(sctx, conn, it.Out, it, err)
+		cancel()
+	}
+	r.sendEndedAsync(p, err)
+}
+
+// sendEndedAsync tells the actor how a send made without waiting
+// ended, unless it went through.
+func (r *sender) sendEndedAsync(p *pend, err error) {
+	if err == nil {
+		return
+	}
+	x := r.x
+	select {
+	case x.sendDone <- sendResult{p: p, err: err}:
+	case <-x.ctx.Done():
+	}
 }
 
 // sendEnded handles the end of a send made without waiting: nothing to do

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/replayctl/replayctl/jsonrpc"
@@ -24,8 +25,9 @@ type requests struct {
 	x        *Actor
 	live     int         // pends not yet reported
 	fifo     []*pend     // send order; deadlines are in the same order
-	timer    *time.Timer // the oldest request's deadline
-	armed    *pend       // the request the timer is set for
+	timer    *time.Timer // the oldest request's deadline, or an earlier one (see armTimer)
+	armedAt  time.Time   // when the timer is set to fire; zero: not set
+	due      atomic.Bool // the timer has fired (fire): expire
 	retryIDs int64       // ids made for retries and reconnects
 	polls    chan *pend  // a task poll's interval is over: send it again
 }

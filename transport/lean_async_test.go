@@ -1,0 +1,230 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSendAsync: a request handed to the lean client with SendAsync
+// ends as SendBy's would — its answer on Incoming, a refusal as an
+// *HTTPError, an event stream read to its answer, a redirect followed, a
+// kept-alive connection the server had closed tried again on a new one,
+// a deadline that passes as context.DeadlineExceeded — and done is
+// called once with that, while SendAsync itself returns at once.
+func TestSendAsync(t *testing.T) {
+	ok := func(b string) string {
+		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b)
+	}
+	cases := []struct {
+		name string
+		// answer is the server's answer to the second request (the
+		// first, sent with Send, leaves the connection idle).
+		answer     func(id string, req *http.Request) (string, bool)
+		closeFirst bool // the server closes the connection after the first answer
+		wantErr    func(error) bool
+		wantMsg    bool  // the answer is delivered
+		reqs       int32 // requests the server reads in all
+	}{
+		{name: "json", answer: func(id string, _ *http.Request) (string, bool) { return ok(jsonAnswer(id)), false },
+			wantErr: func(err error) bool { return err == nil }, wantMsg: true, reqs: 2},
+		{name: "refused", answer: func(id string, _ *http.Request) (string, bool) {
+			return "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 4\r\n\r\nbusy", false
+		}, wantErr: func(err error) bool {
+			var he *HTTPError
+			return errors.As(err, &he) && he.Status == http.StatusServiceUnavailable
+		}, reqs: 2},
+		{name: "event stream", answer: func(id string, _ *http.Request) (string, bool) {
+			ev := "event: message\ndata: " + jsonAnswer(id) + "\n\n"
+			return "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n" + chunk(ev) + "0\r\n\r\n", false
+		}, wantErr: func(err error) bool { return err == nil }, wantMsg: true, reqs: 2},
+		{name: "redirect", answer: func(id string, req *http.Request) (string, bool) {
+			if req.URL.Path == "/mcp" {
+				return "HTTP/1.1 307 Temporary Redirect\r\nLocation: /moved\r\nContent-Length: 0\r\n\r\n", false
+			}
+			return ok(jsonAnswer(id)), false
+		}, wantErr: func(err error) bool { return err == nil }, wantMsg: true, reqs: 4}, // as Send: net/http posts it again, and follows
+		{name: "closed while idle", closeFirst: true, answer: func(id string, _ *http.Request) (string, bool) { return ok(jsonAnswer(id)), false },
+			wantErr: func(err error) bool { return err == nil }, wantMsg: true, reqs: 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+				if n == 0 {
+					return ok(jsonAnswer(idOf(body))), c.closeFirst
+				}
+				return c.answer(idOf(body), req)
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			conn, err := HTTP{URL: srv.url, Poster: PosterLean}.Dial(ctx, "s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if err := conn.Send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err != nil {
+				t.Fatal(err)
+			}
+			<-conn.Incoming()
+			done := make(chan error, 2)
+			if !conn.(AsyncSender).SendAsync(ctx, []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`), time.Now().Add(time.Minute), func(err error) { done <- err }) {
+				t.Fatal("SendAsync did not take the request with a connection idle")
+			}
+			if err := <-done; !c.wantErr(err) {
+				t.Fatalf("done got %v", err)
+			}
+			if c.wantMsg {
+				if in := <-conn.Incoming(); string(in.Msg) != jsonAnswer("2") {
+					t.Fatalf("got %s, want the answer to id 2", in.Msg)
+				}
+			}
+			if got := srv.reqs.Load(); got != c.reqs {
+				t.Errorf("the server read %d requests, want %d", got, c.reqs)
+			}
+			select {
+			case err := <-done:
+				t.Fatalf("done called twice (then with %v)", err)
+			default:
+			}
+		})
+	}
+}
+
+// TestSendAsyncDeadline: a request handed over whose answer's headers
+// do not come ends at its deadline with an error wrapping
+// context.DeadlineExceeded, as SendBy's.
+func TestSendAsyncDeadline(t *testing.T) {
+	release := make(chan struct{})
+	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+		if n == 0 {
+			b := jsonAnswer(idOf(body))
+			return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
+		}
+		<-release // never answers until the test ends
+		return "", true
+	})
+	defer close(release)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := HTTP{URL: srv.url, Poster: PosterLean}.Dial(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.Send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err != nil {
+		t.Fatal(err)
+	}
+	<-conn.Incoming()
+	done := make(chan error, 1)
+	if !conn.(AsyncSender).SendAsync(ctx, []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`), time.Now().Add(100*time.Millisecond), func(err error) { done <- err }) {
+		t.Fatal("SendAsync did not take the request with a connection idle")
+	}
+	if err := <-done; !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+		t.Fatalf("got %v, want an error wrapping context.DeadlineExceeded before the test's own timeout", err)
+	}
+}
+
+// TestSendAsyncDeclines: SendAsync takes nothing it cannot post at once
+// — no connection idle yet, a notification, initialize, net/http's
+// poster, a closed connection — and then never calls done.
+func TestSendAsyncDeclines(t *testing.T) {
+	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+		b := jsonAnswer(idOf(body))
+		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	called := make(chan error, 10)
+	done := func(err error) { called <- err }
+	ping := []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	deadline := time.Now().Add(time.Minute)
+	std, err := HTTP{URL: srv.url, Poster: PosterStd}.Dial(ctx, "s0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer std.Close()
+	if std.(AsyncSender).SendAsync(ctx, ping, deadline, done) {
+		t.Error("net/http's poster took a request")
+	}
+	conn, err := HTTP{URL: srv.url, Poster: PosterLean}.Dial(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := conn.(AsyncSender)
+	if as.SendAsync(ctx, ping, deadline, done) {
+		t.Error("took a request with no connection idle")
+	}
+	if err := conn.Send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err != nil {
+		t.Fatal(err)
+	}
+	<-conn.Incoming()
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{}}`,
+	} {
+		if as.SendAsync(ctx, []byte(msg), deadline, done) {
+			t.Errorf("took %s", msg)
+		}
+	}
+	if err := conn.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if as.SendAsync(ctx, ping, deadline, done) {
+		t.Error("took a request after Close")
+	}
+	select {
+	case err := <-called:
+		t.Fatalf("done was called (%v) for a request SendAsync did not take", err)
+	default:
+	}
+	if got := srv.reqs.Load(); got != 1 {
+		t.Errorf("the server read %d requests, want 1 (the Send)", got)
+	}
+}
+
+// TestSendAsyncClose: Close while a handed-over request waits for its
+// answer ends it: done is called with an error, before Close returns.
+func TestSendAsyncClose(t *testing.T) {
+	release := make(chan struct{})
+	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+		if n == 0 {
+			b := jsonAnswer(idOf(body))
+			return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
+		}
+		<-release
+		return "", true
+	})
+	defer close(release)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := HTTP{URL: srv.url, Poster: PosterLean}.Dial(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err != nil {
+		t.Fatal(err)
+	}
+	<-conn.Incoming()
+	done := make(chan error, 1)
+	if !conn.(AsyncSender).SendAsync(ctx, []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`), time.Now().Add(time.Minute), func(err error) { done <- err }) {
+		t.Fatal("SendAsync did not take the request with a connection idle")
+	}
+	if !waitFor(func() bool { return srv.reqs.Load() == 2 }) {
+		t.Fatal("the server never read the request")
+	}
+	if err := conn.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "closed") {
+			t.Fatalf("done got %v, want the connection's close", err)
+		}
+	default:
+		t.Fatal("Close returned before done was called")
+	}
+}
