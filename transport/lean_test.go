@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -669,5 +670,100 @@ func TestLeanSpareDialUnderWay(t *testing.T) {
 	<-started // the next spare's dial, which never completes
 	if err := conn.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLeanSpareConnAsync: a request handed to an idle connection
+// (SendAsync, the engine's path for a request it does not wait for)
+// keeps the spare as a send does: taking the last idle connection starts
+// a dial ahead, so that a send made while every connection carries a
+// held answer does not dial on its own path.
+func TestLeanSpareConnAsync(t *testing.T) {
+	held := make(chan struct{})  // the answers to calls 2 and 3 wait for it
+	reached := make(chan int, 2) // the server has call 2 or 3
+	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+		if n == 1 || n == 2 {
+			reached <- n
+			<-held
+		}
+		b := jsonAnswer(idOf(body))
+		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
+	})
+	var once sync.Once
+	release := func() { once.Do(func() { close(held) }) }
+	t.Cleanup(release) // before the server's cleanup (LIFO)
+	var onPath, dials atomic.Int32
+	d := &net.Dialer{}
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials.Add(1)
+		if ctx.Value(sendKey{}) != nil {
+			onPath.Add(1)
+		}
+		return d.DialContext(ctx, network, addr)
+	}}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := HTTP{URL: srv.url, Poster: PosterLean, Client: client, Spare: 1}.Dial(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	hc := conn.(*HTTPConn)
+	answer := func(id int) {
+		t.Helper()
+		select {
+		case in := <-conn.Incoming():
+			if got := idOf(in.Msg); got != fmt.Sprint(id) {
+				t.Fatalf("got the answer to %s, want %d's", got, id)
+			}
+		case <-ctx.Done():
+			t.Fatalf("no answer to %d", id)
+		}
+	}
+	call := func(id int) []byte { return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id)) }
+	// Warm-up: the first call dials on its path and starts the spare's
+	// dial; its answer puts its connection back beside the spare.
+	if err := conn.Send(ctx, call(1)); err != nil {
+		t.Fatal(err)
+	}
+	answer(1)
+	done := make(chan error, 2)
+	for id := 2; id <= 3; id++ {
+		// Each takes an idle connection (waiting for the spare's dial
+		// if it is still under way) and holds it with its answer.
+		for !hc.SendAsync(ctx, call(id), time.Time{}, func(err error) { done <- err }) {
+			if ctx.Err() != nil {
+				t.Fatalf("call %d was never taken by an idle connection", id)
+			}
+			runtime.Gosched()
+		}
+		<-reached
+	}
+	// Both connections carry a held answer: the fourth is sent beside
+	// them, with a context that marks its path's dials.
+	if err := conn.Send(context.WithValue(ctx, sendKey{}, true), call(4)); err != nil {
+		t.Fatal(err)
+	}
+	answer(4)
+	release()
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := map[string]bool{}
+	for range 2 {
+		select {
+		case in := <-conn.Incoming():
+			got[idOf(in.Msg)] = true
+		case <-ctx.Done():
+			t.Fatal("no answers to 2 and 3")
+		}
+	}
+	if !got["2"] || !got["3"] {
+		t.Fatalf("answers %v, want 2 and 3", got)
+	}
+	if n := onPath.Load(); n != 0 {
+		t.Errorf("%d dials on the path of a send made beside two handed-over calls (of %d dials), want 0: taking the last idle connection dials a spare ahead", n, dials.Load())
 	}
 }
