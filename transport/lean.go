@@ -354,6 +354,7 @@ func (lc *leanClient) start(ctx context.Context, k leanCall, deadline time.Time)
 	}
 	c := lc.idle[n-1]
 	lc.idle = lc.idle[:n-1]
+	lc.ahead() // as get does: the spare is kept whichever way a connection is taken
 	lc.mu.Unlock()
 	c.reused = true
 	if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
