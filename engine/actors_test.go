@@ -11,6 +11,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -246,9 +248,15 @@ func TestFailedTargetReportsOthersInFlight(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real servers")
 	}
-	good := transport.HTTP{URL: testserver.SlowHTTP(t, "-delay", "3s")}
+	// The good server holds every answer far longer than the test runs,
+	// and the fourth session's dead target is dialed only once the good
+	// server has the other three sessions' tools/call (its arrivals
+	// log): their calls are in flight when the target fails, however
+	// slowly the machine brings them there.
+	arrivals := filepath.Join(t.TempDir(), "arrivals")
+	good := transport.HTTP{URL: testserver.SlowHTTP(t, "-delay", "5m", "-arrivals", arrivals)}
 	tp := testtape.Record(t, transport.HTTP{URL: testserver.SlowHTTP(t)}, "http", callScript(1))
-	dead := transport.Stdio{Command: []string{"sh", "-c", "exit 7"}}
+	dead := afterCalls{path: arrivals, n: 3, d: transport.Stdio{Command: []string{"sh", "-c", "exit 7"}}}
 	e, err := New(Config{
 		Tape: tp, Dialer: routeDialer{session: "s1#4", stuck: dead, rest: good},
 		Speed: scheduler.Speed{Mode: scheduler.Scaled, Factor: 10}, Sessions: 4, Ramp: 400 * time.Millisecond, Timeout: 10 * time.Second,
@@ -269,6 +277,28 @@ func TestFailedTargetReportsOthersInFlight(t *testing.T) {
 	for _, s := range []string{"s1#1", "s1#2", "s1#3"} {
 		if !lost[s] {
 			t.Errorf("session %s: its tools/call in flight is not reported (errors: %+v)", s, rep.Errors)
+		}
+	}
+}
+
+// afterCalls dials d once the slow server's arrivals log at path has n
+// tools/call.
+type afterCalls struct {
+	path string
+	n    int
+	d    transport.Dialer
+}
+
+func (a afterCalls) Dial(ctx context.Context, session string) (transport.Conn, error) {
+	for {
+		b, _ := os.ReadFile(a.path) // not there yet: no call arrived
+		if bytes.Count(b, []byte(" tools/call ")) >= a.n {
+			return a.d.Dial(ctx, session)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(5 * time.Millisecond):
 		}
 	}
 }
