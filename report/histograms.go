@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"sync"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -142,13 +144,113 @@ func groupHistograms(m map[groupKey]*group) []GroupHistogram {
 
 // encode writes h without loss.
 func (h *hist) encode() EncodedHistogram {
-	b, err := h.h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	if err != nil {
-		// Encoding into memory fails only for an encoding this package
-		// does not ask for.
-		panic(fmt.Sprintf("report: encode histogram: %v", err))
+	return EncodedHistogram{Count: h.count, SumUS: h.sumUS, MinUS: h.minUS, MaxUS: h.maxUS, Clamped: h.clamped, HDR: encodeHDR(h.h)}
+}
+
+// encodeHDR writes h in [HistogramEncoding], byte for byte as
+// hdrhistogram-go's Encode does (TestEncodeHDRAsTheLibrary), with a zlib
+// writer taken from a pool where Encode makes one per histogram: at
+// BestCompression a writer is about 800 KB, more than all else a replay of
+// a thousand requests allocates for its report.
+func encodeHDR(h *hdrhistogram.Histogram) string { return encodeCounts(h.Export()) }
+
+// HdrHistogram's V2 encoding: the cookies of the compressed whole and of
+// the uncompressed header before the counts.
+const (
+	hdrCompressedCookie = hdrhistogram.V2CompressedEncodingCookieBase | 0x10
+	hdrCookie           = hdrhistogram.V2EncodingCookieBase | 0x10
+)
+
+// hdrEncoder is what encoding one histogram needs, pooled.
+type hdrEncoder struct {
+	raw  []byte // the uncompressed header and counts
+	out  bytes.Buffer
+	zlib *zlib.Writer
+}
+
+var hdrEncoders = sync.Pool{New: func() any {
+	e := &hdrEncoder{}
+	// Cannot fail: BestCompression is a valid level.
+	e.zlib, _ = zlib.NewWriterLevel(&e.out, zlib.BestCompression)
+	return e
+}}
+
+// encodeCounts writes the histogram s holds: its header, then its counts
+// up to the highest one recorded, each a ZigZag LEB128 number and each run
+// of zeros one negative number, compressed with zlib; the compressed length
+// and data after the cookie, in base64.
+func encodeCounts(s *hdrhistogram.Snapshot) string {
+	e := hdrEncoders.Get().(*hdrEncoder)
+	defer hdrEncoders.Put(e)
+	limit := 1 // the library writes counts[0] of an empty histogram
+	for i := len(s.Counts) - 1; i > 0; i-- {
+		if s.Counts[i] != 0 {
+			limit = i + 1
+			break
+		}
 	}
-	return EncodedHistogram{Count: h.count, SumUS: h.sumUS, MinUS: h.minUS, MaxUS: h.maxUS, Clamped: h.clamped, HDR: string(b)}
+	counts := e.raw[:0]
+	for i := 0; i < limit; {
+		c := s.Counts[i]
+		i++
+		if c != 0 {
+			counts = appendZigZag(counts, c)
+			continue
+		}
+		zeros := int64(1)
+		for i < limit && s.Counts[i] == 0 {
+			zeros++
+			i++
+		}
+		if zeros > 1 {
+			counts = appendZigZag(counts, -zeros)
+		} else {
+			counts = appendZigZag(counts, 0)
+		}
+	}
+	// The header goes before the counts: make room for it, then move them.
+	const header = 40
+	n := len(counts)
+	raw := append(counts, make([]byte, header)...)
+	copy(raw[header:], raw[:n])
+	ratio := s.IntegerToDoubleConversionRatio
+	if ratio == 0 {
+		ratio = 1
+	}
+	binary.BigEndian.PutUint32(raw[0:], uint32(hdrCookie))
+	binary.BigEndian.PutUint32(raw[4:], uint32(n))
+	binary.BigEndian.PutUint32(raw[8:], 0) // the normalizing index offset: none
+	binary.BigEndian.PutUint32(raw[12:], uint32(s.SignificantFigures))
+	binary.BigEndian.PutUint64(raw[16:], uint64(s.LowestTrackableValue))
+	binary.BigEndian.PutUint64(raw[24:], uint64(s.HighestTrackableValue))
+	binary.BigEndian.PutUint64(raw[32:], math.Float64bits(ratio))
+	e.raw = raw
+
+	e.out.Reset()
+	var lead [8]byte
+	e.out.Write(lead[:]) // the cookie and the compressed length, below
+	e.zlib.Reset(&e.out)
+	// Writing into memory cannot fail.
+	_, _ = e.zlib.Write(raw)
+	_ = e.zlib.Close()
+	b := e.out.Bytes()
+	binary.BigEndian.PutUint32(b[0:], uint32(hdrCompressedCookie))
+	binary.BigEndian.PutUint32(b[4:], uint32(len(b)-8))
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// appendZigZag appends v as HdrHistogram writes a count: ZigZag, then
+// LEB128 of at most 9 bytes, the ninth holding 8 bits.
+func appendZigZag(b []byte, v int64) []byte {
+	u := uint64((v << 1) ^ (v >> 63))
+	for i := 0; i < 8; i++ {
+		if u>>7 == 0 {
+			return append(b, byte(u))
+		}
+		b = append(b, byte(u&0x7f|0x80))
+		u >>= 7
+	}
+	return append(b, byte(u))
 }
 
 // decode reads e back into a histogram, checking that it has the one

@@ -24,6 +24,12 @@ const FlushEvery = 50 * time.Millisecond
 
 const maxWakeAt = 256
 
+// firstRing is how many events a consumer's ring holds at first; it
+// doubles when full, up to the consumer's Buffer. A replay whose
+// consumers keep up never allocates the rest: at DefaultBuffer, 16,384
+// events of ~230 bytes each would be 3.8 MB per consumer per replay.
+const firstRing = 64
+
 // Consumer is one reader of the stream.
 type Consumer struct {
 	// Name says who it is in warnings, e.g. "--out json=events.jsonl".
@@ -99,7 +105,7 @@ func New(start time.Time, consumers []Consumer, opts ...Option) *Stream {
 				n = DefaultLiveBuffer
 			}
 		}
-		q := &queue{c: c, ring: make([]Event, n), wake: make(chan struct{}, 1), behind: s.behind,
+		q := &queue{c: c, size: n, ring: make([]Event, min(n, firstRing)), wake: make(chan struct{}, 1), behind: s.behind,
 			wakeAt: min(max(n/8, 1), maxWakeAt)}
 		q.cond = sync.NewCond(&q.mu)
 		s.queues = append(s.queues, q)
@@ -199,6 +205,9 @@ type queue struct {
 	// than the event.
 	wakeAt int
 
+	// size is the consumer's Buffer: the most ring grows to.
+	size int
+
 	mu        sync.Mutex // guards what follows
 	cond      *sync.Cond // signalled when there is room, or no more waiting
 	ring      []Event
@@ -221,6 +230,9 @@ func (q *queue) put(e *Event) {
 		return
 	}
 	q.mu.Lock()
+	if q.n == len(q.ring) && len(q.ring) < q.size && !q.dead && !q.closed {
+		q.grow()
+	}
 	if q.n == len(q.ring) && !q.dead && !q.abandoned {
 		if q.c.Live {
 			q.ring[q.head] = Event{}
@@ -243,6 +255,17 @@ func (q *queue) put(e *Event) {
 	if wake {
 		q.signal()
 	}
+}
+
+// grow doubles the full ring, with q.mu held, up to q.size: the events
+// in order from index 0. A lossless consumer's batch in flight (the
+// oldest events, still counted in n) is in the old ring, and its copy at
+// the start of the new one, where run frees it.
+func (q *queue) grow() {
+	ring := make([]Event, min(2*len(q.ring), q.size))
+	k := copy(ring, q.ring[q.head:])
+	copy(ring[k:], q.ring[:q.head])
+	q.ring, q.head = ring, 0
 }
 
 // stall waits, with q.mu held, until a full lossless ring has room, or
@@ -294,7 +317,9 @@ func (q *queue) run() error {
 			err := q.c.Handle(batch)
 			q.mu.Lock()
 			if !q.c.Live { // the slots Handle read are free now
-				clear(batch) // and keep nothing alive (a result's bytes)
+				// and keep nothing alive (a result's bytes): they are
+				// batch, or their copies at the start of a grown ring.
+				clear(q.ring[q.head : q.head+len(batch)])
 				q.head = (q.head + len(batch)) % len(q.ring)
 				q.n -= len(batch)
 				q.cond.Broadcast()

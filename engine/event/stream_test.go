@@ -346,3 +346,59 @@ func TestKeptIsNotAbandoned(t *testing.T) {
 		}
 	})
 }
+
+// TestRingGrowsWhileABatchIsInFlight: a consumer's ring starts small and
+// grows up to its Buffer while Handle holds the oldest events: nothing is
+// lost, nothing stalls before the Buffer is full, every event comes once
+// and in order, and then the full Buffer makes the emitter wait.
+func TestRingGrowsWhileABatchIsInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const buffer = 5 * firstRing // grows 64, 128, 256, 320
+		file := recorder{gate: make(chan struct{})}
+		s := New(time.Now(), []Consumer{{Name: "file", Handle: file.handle, Buffer: buffer}})
+		if n := len(s.queues[0].ring); n != firstRing {
+			t.Fatalf("a new ring holds %d events, want %d", n, firstRing)
+		}
+		for i := range 40 { // woken at 40 (an eighth): Handle holds 0..39
+			s.Emit(time.Now(), ev(int64(i)))
+		}
+		synctest.Wait()
+		for i := 40; i < buffer; i++ {
+			s.Emit(time.Now(), ev(int64(i)))
+		}
+		if n := len(s.queues[0].ring); n != buffer {
+			t.Fatalf("the full ring holds %d events, want %d", n, buffer)
+		}
+		if st := s.Stats()[0]; st.Stalls != 0 || st.Lost != 0 {
+			t.Fatalf("with %d of %d events held: stalls %d, lost %d; want none", buffer, buffer, st.Stalls, st.Lost)
+		}
+		emitted := make(chan struct{})
+		go func() {
+			s.Emit(time.Now(), ev(buffer))
+			close(emitted)
+		}()
+		synctest.Wait()
+		select {
+		case <-emitted:
+			t.Fatal("Emit returned with the buffer full, want it to wait")
+		default:
+		}
+		close(file.gate)
+		<-emitted
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		seqs := file.seqs()
+		if len(seqs) != buffer+1 {
+			t.Fatalf("got %d events, want %d", len(seqs), buffer+1)
+		}
+		for i, seq := range seqs {
+			if seq != int64(i) {
+				t.Fatalf("event %d has seq %d: %v", i, seq, seqs)
+			}
+		}
+		if st := s.Stats()[0]; st.Stalls != 1 || st.Lost != 0 || st.Delivered != buffer+1 {
+			t.Errorf("got %+v, want 1 stall, none lost, %d delivered", st, buffer+1)
+		}
+	})
+}
