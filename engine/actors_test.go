@@ -273,22 +273,47 @@ func TestFailedTargetReportsOthersInFlight(t *testing.T) {
 	}
 }
 
-// TestInterruptReportsInFlight: a replay interrupted while requests are
-// in flight reports them, as sent and failed.
+// TestInterruptReportsInFlight: a replay interrupted (its context
+// cancelled, as Ctrl-C does) while requests are in flight reports them, as
+// sent and failed. The server holds each tools/call until the client goes
+// away; the replay is interrupted once all three have arrived.
 func TestInterruptReportsInFlight(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real servers")
 	}
-	d := transport.HTTP{URL: testserver.SlowHTTP(t, "-delay", "5s")}
+	const sessions = 3
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var (
+		mu      sync.Mutex
+		arrived int
+	)
+	slow := testserver.SlowHandler(0)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return
+		}
+		if bytes.Contains(body, []byte(`"tools/call"`)) {
+			mu.Lock()
+			if arrived++; arrived == sessions {
+				cancel()
+			}
+			mu.Unlock()
+			<-r.Context().Done()
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		slow.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
 	tp := testtape.Record(t, transport.HTTP{URL: testserver.SlowHTTP(t)}, "http", callScript(1))
-	e, err := New(Config{Tape: tp, Dialer: d, Speed: scheduler.Speed{Mode: scheduler.Fast}, Sessions: 3})
+	e, err := New(Config{Tape: tp, Dialer: transport.HTTP{URL: srv.URL + "/mcp"}, Speed: scheduler.Speed{Mode: scheduler.Fast}, Sessions: sessions})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
-	defer cancel()
 	rep, err := e.Run(ctx)
-	if !errors.Is(err, context.DeadlineExceeded) {
+	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want the run's context", err)
 	}
 	n := 0
@@ -297,8 +322,8 @@ func TestInterruptReportsInFlight(t *testing.T) {
 			n++
 		}
 	}
-	if n != 3 {
-		t.Errorf("%d tools/call reported as interrupted, want 3: %+v", n, rep.Errors)
+	if n != sessions {
+		t.Errorf("%d tools/call reported as interrupted, want %d: %+v", n, sessions, rep.Errors)
 	}
 }
 
