@@ -303,22 +303,47 @@ func (a afterCalls) Dial(ctx context.Context, session string) (transport.Conn, e
 	}
 }
 
-// TestInterruptReportsInFlight: a replay interrupted while requests are
-// in flight reports them, as sent and failed.
+// TestInterruptReportsInFlight: a replay interrupted (its context
+// cancelled, as Ctrl-C does) while requests are in flight reports them, as
+// sent and failed. The server holds each tools/call until the client goes
+// away; the replay is interrupted once all three have arrived.
 func TestInterruptReportsInFlight(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real servers")
 	}
-	d := transport.HTTP{URL: testserver.SlowHTTP(t, "-delay", "5s")}
+	const sessions = 3
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var (
+		mu      sync.Mutex
+		arrived int
+	)
+	slow := testserver.SlowHandler(0)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return
+		}
+		if bytes.Contains(body, []byte(`"tools/call"`)) {
+			mu.Lock()
+			if arrived++; arrived == sessions {
+				cancel()
+			}
+			mu.Unlock()
+			<-r.Context().Done()
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		slow.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
 	tp := testtape.Record(t, transport.HTTP{URL: testserver.SlowHTTP(t)}, "http", callScript(1))
-	e, err := New(Config{Tape: tp, Dialer: d, Speed: scheduler.Speed{Mode: scheduler.Fast}, Sessions: 3})
+	e, err := New(Config{Tape: tp, Dialer: transport.HTTP{URL: srv.URL + "/mcp"}, Speed: scheduler.Speed{Mode: scheduler.Fast}, Sessions: sessions})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
-	defer cancel()
 	rep, err := e.Run(ctx)
-	if !errors.Is(err, context.DeadlineExceeded) {
+	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want the run's context", err)
 	}
 	n := 0
@@ -327,7 +352,94 @@ func TestInterruptReportsInFlight(t *testing.T) {
 			n++
 		}
 	}
-	if n != 3 {
-		t.Errorf("%d tools/call reported as interrupted, want 3: %+v", n, rep.Errors)
+	if n != sessions {
+		t.Errorf("%d tools/call reported as interrupted, want %d: %+v", n, sessions, rep.Errors)
+	}
+}
+
+// lateCtx is a run's context whose deadline has passed before it is done:
+// as a context.WithDeadline is, under load, for the moment between its
+// deadline and its timer firing; here until expire is called. A socket
+// deadline taken from Deadline fires in that moment.
+type lateCtx struct {
+	deadline time.Time
+	done     chan struct{}
+	once     sync.Once
+}
+
+func newLateCtx(deadline time.Time) *lateCtx {
+	return &lateCtx{deadline: deadline, done: make(chan struct{})}
+}
+
+func (c *lateCtx) Deadline() (time.Time, bool) { return c.deadline, true }
+func (c *lateCtx) Done() <-chan struct{}       { return c.done }
+func (c *lateCtx) Value(any) any               { return nil }
+func (c *lateCtx) expire()                     { c.once.Do(func() { close(c.done) }) }
+
+func (c *lateCtx) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+// TestInterruptAtDeadlineReportsInFlight: a replay whose context's
+// deadline passes while requests are in flight reports them as
+// interrupted, also when the sends fail by that deadline (the HTTP
+// connection's, taken from the context) before the context is done: the
+// requests did not time out by the replay's own timeout (30s), and the
+// replay ends with the context's error.
+func TestInterruptAtDeadlineReportsInFlight(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real servers")
+	}
+	const sessions = 3
+	// The deadline is a bound on reaching the tools/call (the sessions'
+	// handshakes), not a wait: the context is done only once the client
+	// has given up all three, which the sends failing by it does.
+	ctx := newLateCtx(time.Now().Add(3 * time.Second))
+	defer time.AfterFunc(time.Minute, ctx.expire).Stop() // never hang
+	var (
+		mu        sync.Mutex
+		abandoned int
+	)
+	slow := testserver.SlowHandler(0)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return
+		}
+		if bytes.Contains(body, []byte(`"tools/call"`)) {
+			<-r.Context().Done() // held until the client gives up on it
+			mu.Lock()
+			if abandoned++; abandoned == sessions {
+				ctx.expire()
+			}
+			mu.Unlock()
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		slow.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	tp := testtape.Record(t, transport.HTTP{URL: testserver.SlowHTTP(t)}, "http", callScript(1))
+	e, err := New(Config{Tape: tp, Dialer: transport.HTTP{URL: srv.URL + "/mcp"}, Speed: scheduler.Speed{Mode: scheduler.Fast}, Sessions: sessions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := e.Run(ctx)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want the run's context", err)
+	}
+	n := 0
+	for _, x := range rep.Errors {
+		if x.Method == "tools/call" && strings.Contains(x.Message, "interrupted") {
+			n++
+		}
+	}
+	if n != sessions {
+		t.Errorf("%d tools/call reported as interrupted, want %d: %+v", n, sessions, rep.Errors)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -108,7 +109,8 @@ func TestVirtualCopiesAnswerAsTheRecordedSession(t *testing.T) {
 		{"s1", tape.C2S, req1}, {"s1", tape.S2C, ans1}, {"s1", tape.C2S, req2}, {"s1", tape.S2C, ans2},
 		{"s1#x", tape.C2S, req2}, {"s1#x", tape.S2C, `{"jsonrpc":"2.0","id":2,"result":"s1#x"}`},
 	})
-	m := New(path)
+	var opens atomic.Int64
+	m := FromSource(countedFile{File: tape.File(path), opens: &opens})
 	const copies = 1000
 	var wg sync.WaitGroup
 	errs := make(chan error, copies)
@@ -142,8 +144,8 @@ func TestVirtualCopiesAnswerAsTheRecordedSession(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if m.reads != 1 {
-		t.Errorf("the tape was read %d times, want once", m.reads)
+	if n := opens.Load(); n != 1 {
+		t.Errorf("the tape was opened %d times for %d copies, want once", n, copies)
 	}
 	// Not copies: "s1#x" is a session of its own, "s1#" and "s2" are not on the tape.
 	tests := []struct{ session, want string }{
@@ -173,7 +175,8 @@ func TestEveryDialGetsTheTapeError(t *testing.T) {
 	// read, so it counts.
 	fmt.Fprintln(f, `{"type":"message","seq":1,"t_us":0,"session":"s2","dir":"c2s","msg":{}}`)
 	f.Close()
-	m := New(path)
+	var opens atomic.Int64
+	m := FromSource(countedFile{File: tape.File(path), opens: &opens})
 	for i := range 3 {
 		c, err := m.Dial(context.Background(), "s1")
 		var te *tape.Error
@@ -184,8 +187,8 @@ func TestEveryDialGetsTheTapeError(t *testing.T) {
 			c.Close()
 		}
 	}
-	if m.reads != 1 {
-		t.Errorf("the tape was read %d times, want once", m.reads)
+	if n := opens.Load(); n != 1 {
+		t.Errorf("the tape was opened %d times for 3 dials, want once (its error kept)", n)
 	}
 	if _, err := New(filepath.Join(t.TempDir(), "missing.jsonl")).Dial(context.Background(), "s1"); err == nil {
 		t.Error("dial with a missing tape: got no error")

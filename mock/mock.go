@@ -21,10 +21,9 @@ type Mock struct {
 	tapeOpts  []tape.Option
 	lookahead int
 
-	once  sync.Once // builds idx, or sets err, on the first Dial
-	idx   *index
-	err   error
-	reads int // times the tape has been indexed, for tests; set in once
+	once sync.Once // builds idx, or sets err, on the first Dial
+	idx  *index
+	err  error
 
 	mu   sync.Mutex // guards kept
 	kept *keptTape  // the tape's messages, until TakeTape takes them
@@ -83,7 +82,6 @@ func (m *Mock) index() (*index, error) { return m.indexKeeping(false) }
 // messages for TakeTape.
 func (m *Mock) indexKeeping(keep bool) (*index, error) {
 	m.once.Do(func() {
-		m.reads++
 		var kept *keptTape
 		m.idx, kept, m.err = readIndexWith(m.src, m.tapeOpts, nil, keep)
 		m.mu.Lock()

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -134,15 +135,16 @@ func benchSessions(b *testing.B, open bool) {
 func TestManySessionsReadTheTapeOnce(t *testing.T) {
 	const n = 20_000
 	path := sessionsTape(t, n)
-	m := New(path)
+	var opens atomic.Int64
+	m := FromSource(countedFile{File: tape.File(path), opens: &opens})
 	askEach(t, m, 1, false)
 	// Once the first Dial has indexed the tape the mock needs it no more.
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
 	askEach(t, m, n, false)
-	if m.reads != 1 {
-		t.Errorf("the tape was read %d times for %d sessions, want once", m.reads, n)
+	if got := opens.Load(); got != 1 {
+		t.Errorf("the tape was opened %d times for %d sessions, want once", got, n)
 	}
 }
 

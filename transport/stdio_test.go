@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -135,6 +137,13 @@ func TestStdioCloseKillsStubbornServer(t *testing.T) {
 	}
 }
 
+// TestStdioSendCancelled: a Send whose ctx is done returns its error; one
+// whose deadline passes while its message is part written fails by the
+// deadline and leaves the connection unusable (the server would read a
+// torn message). The deadline passes once the pipe holds part of the
+// message, not after an amount of time: under load a 300ms deadline
+// passed before the write began, nothing was torn, and the connection
+// rightly stayed usable.
 func TestStdioSendCancelled(t *testing.T) {
 	argv, env := helperCommand(t, "noread")
 	c := dialStdio(t, Stdio{Command: argv, Env: env, StopTimeout: 50 * time.Millisecond})
@@ -145,13 +154,71 @@ func TestStdioSendCancelled(t *testing.T) {
 	if err := c.Send(ctx, big); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Send with a cancelled ctx: got %v, want context.Canceled", err)
 	}
-	ctx, cancel = context.WithTimeout(t.Context(), 300*time.Millisecond) // the write can never finish
-	defer cancel()
-	if err := c.Send(ctx, big); !errors.Is(err, context.DeadlineExceeded) {
+	dl := newExpiringCtx(time.Now().Add(time.Minute)) // the write can never finish
+	sent := make(chan error, 1)
+	go func() { sent <- c.Send(dl, big) }()
+	waitPipeHolds(t, c.w.f, dl.bound)
+	dl.expire()
+	if err := <-sent; !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Send to a server that does not read: got %v, want context.DeadlineExceeded", err)
 	}
-	if err := c.Send(t.Context(), []byte(`{}`)); err == nil || !strings.Contains(err.Error(), "cancelled mid-message") {
+	after, cancel := context.WithTimeout(t.Context(), 10*time.Second) // the pipe is full: a send that writes waits
+	defer cancel()
+	if err := c.Send(after, []byte(`{}`)); err == nil || !strings.Contains(err.Error(), "cancelled mid-message") {
 		t.Fatalf("Send after a torn write: got %v, want the torn-write error", err)
+	}
+}
+
+// expiringCtx is a context whose deadline passes when expire is called;
+// Deadline reports bound, when it passes at the latest.
+type expiringCtx struct {
+	bound time.Time
+	done  chan struct{}
+	once  sync.Once
+}
+
+func newExpiringCtx(bound time.Time) *expiringCtx {
+	return &expiringCtx{bound: bound, done: make(chan struct{})}
+}
+
+func (c *expiringCtx) Deadline() (time.Time, bool) { return c.bound, true }
+func (c *expiringCtx) Done() <-chan struct{}       { return c.done }
+func (c *expiringCtx) Value(any) any               { return nil }
+func (c *expiringCtx) expire()                     { c.once.Do(func() { close(c.done) }) }
+
+func (c *expiringCtx) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+// waitPipeHolds waits until the pipe whose write end is f holds bytes not
+// yet read, failing the test at bound.
+func waitPipeHolds(t *testing.T, f *os.File, bound time.Time) {
+	t.Helper()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		var n int
+		var ierr error
+		if err := rc.Control(func(fd uintptr) { n, ierr = pipeBytes(int(fd)) }); err != nil {
+			t.Fatal(err)
+		}
+		if ierr != nil {
+			t.Fatalf("unread bytes of the pipe to the server's stdin: %v", ierr)
+		}
+		if n > 0 {
+			return
+		}
+		if time.Now().After(bound) {
+			t.Fatalf("the pipe to the server's stdin is still empty at %s", bound.Format(time.TimeOnly))
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 

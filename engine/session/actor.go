@@ -591,3 +591,19 @@ func isRequest(it *Item) bool { return it.RPC.Kind == jsonrpc.KindRequest }
 // errInterrupted is the fate of a request in flight when the replay was
 // interrupted.
 var errInterrupted = errors.New("the replay was interrupted before the answer came")
+
+// interruptedBy reports whether a send failed by err because the run's
+// deadline (ctx's) passed, and if so waits until ctx is done. A send's
+// connection takes its deadline from ctx (see transport's HTTP and stdio
+// connections), and can fail by it a moment before ctx's own timer ends
+// ctx, longer under load: such a request did not time out by the
+// replay's timeout, the replay was interrupted while it was in flight.
+// ctx's deadline has passed, so the wait is short.
+func interruptedBy(ctx context.Context, err error) bool {
+	d, ok := ctx.Deadline()
+	if !ok || time.Now().Before(d) || !errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	<-ctx.Done()
+	return true
+}

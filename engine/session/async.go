@@ -106,6 +106,8 @@ func (r *sender) sendEnded(ctx context.Context, res sendResult) error {
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
+	case interruptedBy(ctx, err):
+		return ctx.Err()
 	case errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTarget):
 		return x.rq.timeOut(ctx, p, x.timedOutAfter()) // the answer's headers never came
 	case errors.As(err, &he):

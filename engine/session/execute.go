@@ -178,6 +178,8 @@ func (r *sender) sendFailed(ctx context.Context, ss *session, it *Item, sent tim
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
+	case interruptedBy(ctx, err):
+		return ctx.Err()
 	case errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTarget):
 		// The target did not take the message (an HTTP answer's headers
 		// never came) within the time its answer had.
