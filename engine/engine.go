@@ -174,11 +174,7 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	e.stopRun = stop
 	g, gctx := errgroup.WithContext(rctx)
 	collectBeforeSchedule(e.cfg.Speed)
-	if e.cfg.Speed.Paced() {
-		defer holdCollections(e.cfg.Speed, e.cfg.GCHeadroom)()
-	} else {
-		defer holdLoadCollections(e.cfg.Sessions, e.cfg.GCHeadroom)()
-	}
+	defer holdCollections(e.cfg.Speed, e.cfg.GCHeadroom)()
 	start := time.Now()
 	if !e.cfg.StartAt.IsZero() {
 		start = e.cfg.StartAt
