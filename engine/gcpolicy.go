@@ -27,10 +27,12 @@ const DefaultGCHeadroom = 64 << 20
 // headroom bytes more than the live heap, and set again after each
 // collection for the heap it left (a finalizer tells of it). The memory
 // held is at most the live heap plus headroom (plus GOGC's own share
-// once the live heap is larger than headroom × 100 / GOGC).
+// once the live heap is larger than headroom × 100 / GOGC). Fast loads
+// are held too (holdLoadCollections): there the marking was CPU, ≈ 14%
+// of the client's instructions, rather than a held schedule.
 type gcHolder struct {
 	mu       sync.Mutex
-	holds    int   // paced replays running
+	holds    int   // held replays running
 	gen      int   // the hold's generation: a finalizer of an ended one does nothing
 	percent  int   // GOGC as it was before the first hold
 	headroom int64 // the largest of the running replays'
