@@ -174,7 +174,11 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	e.stopRun = stop
 	g, gctx := errgroup.WithContext(rctx)
 	collectBeforeSchedule(e.cfg.Speed)
-	defer holdCollections(e.cfg.Speed, e.cfg.GCHeadroom)()
+	if e.cfg.Speed.Paced() {
+		defer holdCollections(e.cfg.Speed, e.cfg.GCHeadroom)()
+	} else {
+		defer holdLoadCollections(e.cfg.Sessions, e.cfg.GCHeadroom)()
+	}
 	start := time.Now()
 	if !e.cfg.StartAt.IsZero() {
 		start = e.cfg.StartAt

@@ -27,10 +27,12 @@ const DefaultGCHeadroom = 64 << 20
 // headroom bytes more than the live heap, and set again after each
 // collection for the heap it left (a finalizer tells of it). The memory
 // held is at most the live heap plus headroom (plus GOGC's own share
-// once the live heap is larger than headroom × 100 / GOGC).
+// once the live heap is larger than headroom × 100 / GOGC). Fast loads
+// are held too (holdLoadCollections): there the marking was CPU, ≈ 14%
+// of the client's instructions, rather than a held schedule.
 type gcHolder struct {
 	mu       sync.Mutex
-	holds    int   // paced replays running
+	holds    int   // held replays running
 	gen      int   // the hold's generation: a finalizer of an ended one does nothing
 	percent  int   // GOGC as it was before the first hold
 	headroom int64 // the largest of the running replays'
@@ -43,10 +45,30 @@ var gcHold gcHolder
 // when the replay ends; the last replay to end sets GOGC back. Nothing
 // for a speed that is not paced, a headroom of 0, or GOGC off.
 func holdCollections(s scheduler.Speed, headroom int64) func() {
-	if !s.Paced() || headroom <= 0 {
+	if !s.Paced() {
 		return func() {}
 	}
-	h := &gcHold
+	return gcHold.hold(headroom)
+}
+
+// holdLoadCollections is holdCollections for a replay at fast speed of
+// sessions virtual copies of each recorded session: held for a load
+// (2 or more), where the collector's own pace took ≈ 14% of the client's
+// instructions (BENCHMARKS.md, issue 24, fourth round: the collector's
+// share). A single fast session keeps the collector's own pace.
+func holdLoadCollections(sessions int, headroom int64) func() {
+	if sessions < 2 {
+		return func() {}
+	}
+	return gcHold.hold(headroom)
+}
+
+// hold starts a hold of headroom bytes, or joins the running one, and
+// returns what ends it. Nothing for a headroom of 0 or GOGC off.
+func (h *gcHolder) hold(headroom int64) func() {
+	if headroom <= 0 {
+		return func() {}
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.holds == 0 {
