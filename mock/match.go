@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/replayctl/replayctl/internal/editdist"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
@@ -213,10 +214,14 @@ func (s *Server) noMethod(method string) string {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	meant := ""
+	if c := editdist.Closest(method, names); c != "" {
+		meant = ": did you mean " + c + "?"
+	}
 	if len(names) > 12 {
 		names = append(names[:12], "…")
 	}
-	return fmt.Sprintf("the tape has no %s request (it has %s)", method, strings.Join(names, ", "))
+	return fmt.Sprintf("the tape has no %s request%s (it has %s)", method, meant, strings.Join(names, ", "))
 }
 
 func (s *Server) methodName(id uint32) string {

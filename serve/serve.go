@@ -135,9 +135,14 @@ func (sv *Server) serve(ctx context.Context, m *more) (*Result, error) {
 	return res, serveErr
 }
 
-// tapeNamedOnce is err, an error reading the tape at path, said as
-// serve's: the tape named once (a tape error names it already).
+// tapeNamedOnce is err, an error reading the tape at path, said as the
+// other commands say it: a *tape.Error (what, where, what to do) alone,
+// without the packages it came through; another error with the tape
+// named once.
 func tapeNamedOnce(path string, err error) error {
+	if te := (*tape.Error)(nil); errors.As(err, &te) {
+		return te
+	}
 	if strings.Contains(err.Error(), path) {
 		return fmt.Errorf("serve: %w", err)
 	}

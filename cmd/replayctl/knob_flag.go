@@ -14,7 +14,8 @@ import (
 // and usage the knobs table gives it for command (a path under replayctl:
 // "run", "kube render"; "" for the table's own, where several commands
 // share one registration). p's type is the flag's: *int, *int64,
-// *time.Duration, *string, *bool, *[]string (repeatable) or *byteSize.
+// *time.Duration, *string, *bool, *[]string (repeatable), *byteSize or *byteSizeOrZero (a size
+// whose flag documents 0).
 func addKnob(fl *pflag.FlagSet, command, name string, p any) {
 	k := knobs.Get(name)
 	def, doc, ok := k.Default, k.Doc, true
@@ -39,6 +40,9 @@ func addKnob(fl *pflag.FlagSet, command, name string, p any) {
 		fl.StringArrayVar(p, name, def.([]string), doc)
 	case *byteSize:
 		*p = byteSize(def.(knobs.Size))
+		fl.Var(p, name, doc)
+	case *byteSizeOrZero:
+		*p = byteSizeOrZero(def.(knobs.Size))
 		fl.Var(p, name, doc)
 	default:
 		panic(fmt.Sprintf("addKnob: --%s into a %T", name, p))

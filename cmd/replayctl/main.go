@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
@@ -237,8 +238,25 @@ func (a *app) setupLog() error {
 	default:
 		return usageError("--log-format %q: want console or json", a.logFormat)
 	}
-	a.log = zerolog.New(w).Level(level).With().Timestamp().Logger()
+	a.log = zerolog.New(w).Level(level)
+	if a.logFormat == "console" {
+		// The console shows hundredths of a second: the time field
+		// carries them (zerolog's own format, RFC 3339, has whole
+		// seconds, which the console would show as .00).
+		a.log = a.log.Hook(fineTime{})
+	} else {
+		a.log = a.log.With().Timestamp().Logger()
+	}
 	return nil
+}
+
+// fineTime writes an event's time with its fraction of a second, in the
+// layout zerolog's console reads it back with (RFC 3339 readers take a
+// fraction after the seconds).
+type fineTime struct{}
+
+func (fineTime) Run(e *zerolog.Event, _ zerolog.Level, _ string) {
+	e.Str(zerolog.TimestampFieldName, zerolog.TimestampFunc().Format(time.RFC3339Nano))
 }
 
 // colorOn says whether output to w may be coloured: w is a terminal and

@@ -31,7 +31,7 @@ type runFlags struct {
 	timeout     time.Duration
 	maxInflight int
 	spin        time.Duration
-	gcHeadroom  byteSize
+	gcHeadroom  byteSizeOrZero
 	sessions    int
 	ramp        time.Duration
 	shard       string // --shard I/N
@@ -499,6 +499,9 @@ func chooseTarget(f runFlags, command []string) (replay.Target, error) {
 			return replay.Target{}, usageError("--http-client: %v", err)
 		}
 		t = t.WithHTTPClient(f.httpClient)
+		if f.httpClient == string(transport.PosterStd) && f.httpSpare != replay.DefaultHTTPSpare {
+			return replay.Target{}, usageError("--http-spare sets the lean client's spare connections: leave it out with --http-client std")
+		}
 		if f.httpSpare < 0 || f.httpSpare > transport.MaxSpare {
 			return replay.Target{}, usageError("--http-spare %d: want 0 to %d", f.httpSpare, transport.MaxSpare)
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -40,7 +39,30 @@ func (b *byteSize) Set(s string) error {
 // Type names the value in --help.
 func (b *byteSize) Type() string { return "size" }
 
-func parseSize(s string) (int, error) {
+// byteSizeOrZero is a byteSize whose flag documents 0 as a setting of its
+// own (--gc-headroom 0: Go's own pace).
+type byteSizeOrZero byteSize
+
+func (b *byteSizeOrZero) String() string { return (*byteSize)(b).String() }
+
+// Set reads a size; 0 (with or without a unit) is allowed.
+func (b *byteSizeOrZero) Set(s string) error {
+	n, err := parseSizeFrom(s, 0)
+	if err != nil {
+		return err
+	}
+	*b = byteSizeOrZero(n)
+	return nil
+}
+
+// Type names the value in --help.
+func (b *byteSizeOrZero) Type() string { return "size" }
+
+// parseSize reads a size of at least one byte.
+func parseSize(s string) (int, error) { return parseSizeFrom(s, 1) }
+
+// parseSizeFrom reads a size of at least least bytes (0 or 1).
+func parseSizeFrom(s string, least int64) (int, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	unit := 1
 	for _, u := range sizeUnits {
@@ -53,8 +75,8 @@ func parseSize(s string) (int, error) {
 	switch {
 	case err != nil:
 		return 0, fmt.Errorf("%q is not a size: want bytes, e.g. 16777216, or a number with a unit: 16MiB, 512KiB, 20MB", s)
-	case n < 1:
-		return 0, errors.New("want at least 1 byte")
+	case n < least:
+		return 0, fmt.Errorf("want at least %d byte", least)
 	case n > math.MaxInt/int64(unit):
 		return 0, fmt.Errorf("%q is too large", s)
 	}
