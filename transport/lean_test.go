@@ -524,74 +524,101 @@ func TestSendByDeadline(t *testing.T) {
 // on its path from those made ahead.
 type sendKey struct{}
 
-// TestLeanSpareConn: with HTTP.Spare, a request sent while the one
-// before it still waits for its answer (the open model, --order none)
-// takes a connection dialed ahead: no dial is made on its send's path.
-// Without a spare the lean client dialed a new connection there, which
-// took ~40 ms in 1 of 3 runs at 10x (BENCHMARKS.md, issue 24).
-func TestLeanSpareConn(t *testing.T) {
-	held := make(chan struct{})    // the second call's answer waits for it
-	reached := make(chan struct{}) // the server has the second call
+// spareRig is a lean HTTP connection with one spare (HTTP.Spare: 1) to
+// a loopback server that holds the answers to the calls hold picks (by
+// their order n, from 0) until release, and tells of each on reached;
+// the client's dials are counted, and those made on a send's path (its
+// context marked with sendKey) too.
+type spareRig struct {
+	ctx           context.Context
+	conn          Conn
+	reached       chan int
+	release       func()
+	onPath, dials atomic.Int32
+}
+
+func newSpareRig(t *testing.T, hold func(n int) bool) *spareRig {
+	t.Helper()
+	r := &spareRig{reached: make(chan int, 8)}
+	held := make(chan struct{})
 	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
-		if n == 1 {
-			close(reached)
+		if hold(n) {
+			r.reached <- n
 			<-held
 		}
 		b := jsonAnswer(idOf(body))
 		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
 	})
 	var once sync.Once
-	release := func() { once.Do(func() { close(held) }) }
-	t.Cleanup(release) // before the server's cleanup (LIFO)
-	var onPath, dials atomic.Int32
+	r.release = func() { once.Do(func() { close(held) }) }
+	t.Cleanup(r.release) // before the server's cleanup (LIFO)
 	d := &net.Dialer{}
 	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		dials.Add(1)
+		r.dials.Add(1)
 		if ctx.Value(sendKey{}) != nil {
-			onPath.Add(1)
+			r.onPath.Add(1)
 		}
 		return d.DialContext(ctx, network, addr)
 	}}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
+	r.ctx = ctx
 	conn, err := HTTP{URL: srv.url, Poster: PosterLean, Client: client, Spare: 1}.Dial(ctx, "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	answer := func(id int) {
-		t.Helper()
-		select {
-		case in := <-conn.Incoming():
-			if got := idOf(in.Msg); got != fmt.Sprint(id) {
-				t.Fatalf("got the answer to %s, want %d's", got, id)
-			}
-		case <-ctx.Done():
-			t.Fatalf("no answer to %d", id)
+	t.Cleanup(func() { conn.Close() })
+	r.conn = conn
+	return r
+}
+
+// call is a ping with id.
+func (r *spareRig) call(id int) []byte {
+	return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id))
+}
+
+// answer takes the next answer, which must be id's.
+func (r *spareRig) answer(t *testing.T, id int) {
+	t.Helper()
+	select {
+	case in := <-r.conn.Incoming():
+		if got := idOf(in.Msg); got != fmt.Sprint(id) {
+			t.Fatalf("got the answer to %s, want %d's", got, id)
 		}
+	case <-r.ctx.Done():
+		t.Fatalf("no answer to %d", id)
 	}
-	call := func(id int) []byte { return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id)) }
+}
+
+// TestLeanSpareConn: with HTTP.Spare, a request sent while the one
+// before it still waits for its answer (the open model, --order none)
+// takes a connection dialed ahead: no dial is made on its send's path.
+// Without a spare the lean client dialed a new connection there, which
+// took ~40 ms in 1 of 3 runs at 10x (BENCHMARKS.md, issue 24).
+func TestLeanSpareConn(t *testing.T) {
+	r := newSpareRig(t, func(n int) bool { return n == 1 }) // the second call's answer is held
+	ctx, conn := r.ctx, r.conn
 	// Warm-up: the first call dials (on its path: nothing is open yet).
-	if err := conn.Send(ctx, call(1)); err != nil {
+	if err := conn.Send(ctx, r.call(1)); err != nil {
 		t.Fatal(err)
 	}
-	answer(1)
+	r.answer(t, 1)
 	second := make(chan error, 1)
-	go func() { second <- conn.Send(ctx, call(2)) }()
-	<-reached
+	go func() { second <- conn.Send(ctx, r.call(2)) }()
+	<-r.reached
 	// The second call is in flight, its answer held: the third is sent
 	// beside it, with a context that marks its path's dials.
-	if err := conn.Send(context.WithValue(ctx, sendKey{}, true), call(3)); err != nil {
+	if err := conn.Send(context.WithValue(ctx, sendKey{}, true), r.call(3)); err != nil {
 		t.Fatal(err)
 	}
-	answer(3)
-	release()
+	r.answer(t, 3)
+	r.release()
 	if err := <-second; err != nil {
 		t.Fatal(err)
 	}
-	answer(2)
-	if n := onPath.Load(); n != 0 {
-		t.Errorf("%d dials on the path of a send made beside one in flight (of %d dials), want 0: it takes the spare", n, dials.Load())
+	r.answer(t, 2)
+	if n := r.onPath.Load(); n != 0 {
+		t.Errorf("%d dials on the path of a send made beside one in flight (of %d dials), want 0: it takes the spare", n, r.dials.Load())
 	}
 }
 
@@ -679,73 +706,34 @@ func TestLeanSpareDialUnderWay(t *testing.T) {
 // a dial ahead, so that a send made while every connection carries a
 // held answer does not dial on its own path.
 func TestLeanSpareConnAsync(t *testing.T) {
-	held := make(chan struct{})  // the answers to calls 2 and 3 wait for it
-	reached := make(chan int, 2) // the server has call 2 or 3
-	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
-		if n == 1 || n == 2 {
-			reached <- n
-			<-held
-		}
-		b := jsonAnswer(idOf(body))
-		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
-	})
-	var once sync.Once
-	release := func() { once.Do(func() { close(held) }) }
-	t.Cleanup(release) // before the server's cleanup (LIFO)
-	var onPath, dials atomic.Int32
-	d := &net.Dialer{}
-	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		dials.Add(1)
-		if ctx.Value(sendKey{}) != nil {
-			onPath.Add(1)
-		}
-		return d.DialContext(ctx, network, addr)
-	}}}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	conn, err := HTTP{URL: srv.url, Poster: PosterLean, Client: client, Spare: 1}.Dial(ctx, "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	r := newSpareRig(t, func(n int) bool { return n == 1 || n == 2 }) // calls 2 and 3 are held
+	ctx, conn := r.ctx, r.conn
 	hc := conn.(*HTTPConn)
-	answer := func(id int) {
-		t.Helper()
-		select {
-		case in := <-conn.Incoming():
-			if got := idOf(in.Msg); got != fmt.Sprint(id) {
-				t.Fatalf("got the answer to %s, want %d's", got, id)
-			}
-		case <-ctx.Done():
-			t.Fatalf("no answer to %d", id)
-		}
-	}
-	call := func(id int) []byte { return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id)) }
 	// Warm-up: the first call dials on its path and starts the spare's
 	// dial; its answer puts its connection back beside the spare.
-	if err := conn.Send(ctx, call(1)); err != nil {
+	if err := conn.Send(ctx, r.call(1)); err != nil {
 		t.Fatal(err)
 	}
-	answer(1)
+	r.answer(t, 1)
 	done := make(chan error, 2)
 	for id := 2; id <= 3; id++ {
 		// Each takes an idle connection (waiting for the spare's dial
 		// if it is still under way) and holds it with its answer.
-		for !hc.SendAsync(ctx, call(id), time.Time{}, func(err error) { done <- err }) {
+		for !hc.SendAsync(ctx, r.call(id), time.Time{}, func(err error) { done <- err }) {
 			if ctx.Err() != nil {
 				t.Fatalf("call %d was never taken by an idle connection", id)
 			}
 			runtime.Gosched()
 		}
-		<-reached
+		<-r.reached
 	}
 	// Both connections carry a held answer: the fourth is sent beside
 	// them, with a context that marks its path's dials.
-	if err := conn.Send(context.WithValue(ctx, sendKey{}, true), call(4)); err != nil {
+	if err := conn.Send(context.WithValue(ctx, sendKey{}, true), r.call(4)); err != nil {
 		t.Fatal(err)
 	}
-	answer(4)
-	release()
+	r.answer(t, 4)
+	r.release()
 	for range 2 {
 		if err := <-done; err != nil {
 			t.Fatal(err)
@@ -763,7 +751,7 @@ func TestLeanSpareConnAsync(t *testing.T) {
 	if !got["2"] || !got["3"] {
 		t.Fatalf("answers %v, want 2 and 3", got)
 	}
-	if n := onPath.Load(); n != 0 {
-		t.Errorf("%d dials on the path of a send made beside two handed-over calls (of %d dials), want 0: taking the last idle connection dials a spare ahead", n, dials.Load())
+	if n := r.onPath.Load(); n != 0 {
+		t.Errorf("%d dials on the path of a send made beside two handed-over calls (of %d dials), want 0: taking the last idle connection dials a spare ahead", n, r.dials.Load())
 	}
 }
