@@ -131,6 +131,9 @@ func (r *sender) sendOne(ctx context.Context, ss *session, it *Item) error {
 		}
 	} else {
 		err = x.tx.sendRetry(sctx, ss.conn, it.Out, it)
+		if !transport.SendsInstantly(ss.conn) {
+			ss.sendFrom, ss.sendTo = sent, time.Now()
+		}
 	}
 	x.sentOrDropped(it)
 	if err != nil {
@@ -212,8 +215,24 @@ func heldFor(ss *session, it *Item, sent time.Time) time.Duration {
 	if ready.IsZero() || (it.Timing.Due.After(ready)) {
 		ready = it.Timing.Due
 	}
-	if ready.IsZero() || ss.freeAt.IsZero() || !ss.freeAt.After(ready) {
+	if ready.IsZero() {
 		return 0
 	}
-	return min(ss.freeAt.Sub(ready), sent.Sub(ready))
+	var held time.Duration
+	if !ss.freeAt.IsZero() && ss.freeAt.After(ready) {
+		held = min(ss.freeAt.Sub(ready), sent.Sub(ready))
+	}
+	// The part of the last send that waited for the target after this
+	// message was due: the target held it, the replayer did not lag.
+	from, to := ss.sendFrom, ss.sendTo
+	if from.Before(ready) {
+		from = ready
+	}
+	if to.After(sent) {
+		to = sent
+	}
+	if to.After(from) {
+		held = max(held, to.Sub(from))
+	}
+	return held
 }
