@@ -132,7 +132,11 @@ func (r *sender) sendOne(ctx context.Context, ss *session, it *Item) error {
 	} else {
 		err = x.tx.sendRetry(sctx, ss.conn, it.Out, it)
 		if !transport.SendsInstantly(ss.conn) {
-			ss.sendFrom, ss.sendTo = sent, time.Now()
+			from := sent
+			if !ss.sendTo.IsZero() && !readyAt(it).After(ss.sendTo) {
+				from = ss.sendFrom // it waited through the send before too: one wait
+			}
+			ss.sendFrom, ss.sendTo = from, time.Now()
 		}
 	}
 	x.sentOrDropped(it)
@@ -207,14 +211,20 @@ func (r *sender) sendFailed(ctx context.Context, ss *session, it *Item, sent tim
 // not retried (--max-retries 0).
 var ErrNetworkFault = errors.New("injected network error (chaos): the connection failed as the request was written, so the server never got it; not retried (--max-retries 0)")
 
-// heldFor is how long a message waited, past the time it was free to go
-// by the schedule, for the target: the order rule, the in-flight limit or
-// the connection. The rest of its lateness is the replayer's own (lag).
-func heldFor(ss *session, it *Item, sent time.Time) time.Duration {
+// readyAt is when it was free to go by the schedule: due and released.
+func readyAt(it *Item) time.Time {
 	ready := it.Timing.Released
 	if ready.IsZero() || (it.Timing.Due.After(ready)) {
 		ready = it.Timing.Due
 	}
+	return ready
+}
+
+// heldFor is how long a message waited, past the time it was free to go
+// by the schedule, for the target: the order rule, the in-flight limit or
+// the connection. The rest of its lateness is the replayer's own (lag).
+func heldFor(ss *session, it *Item, sent time.Time) time.Duration {
+	ready := readyAt(it)
 	if ready.IsZero() {
 		return 0
 	}

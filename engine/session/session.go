@@ -58,9 +58,10 @@ type session struct {
 	// due before freeAt was held for that long.
 	blocked bool
 	freeAt  time.Time
-	// sendFrom, sendTo: the last send that waited for the target (a
-	// POST held until its answer's headers): a message due in it was
-	// held by the target for the part of it after its due time.
+	// sendFrom, sendTo: the last sends that waited for the target (a
+	// POST held until its answer's headers), one after another while a
+	// message waited through them: a message due in them was held by the
+	// target for the part after its due time.
 	sendFrom, sendTo time.Time
 
 	// With ValidateNotifications: the server notifications recorded and
