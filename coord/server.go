@@ -105,6 +105,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if err = decode(body, &h); err == nil {
 			reply, code, err = s.poll(r.Context(), h, r.URL.Path == PathStart)
 		}
+		if err != nil && r.Context().Err() != nil {
+			// The shard hung up its long poll (its run ended, or it was
+			// stopped): nobody to answer, and nothing refused.
+			s.log.Debug().Str("from", r.RemoteAddr).Str("call", r.URL.Path).Msg("coordinator: a shard ended its long poll")
+			return
+		}
 	case PathInterval:
 		var iv Interval
 		if err = decode(body, &iv); err == nil {

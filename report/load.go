@@ -214,7 +214,7 @@ func loadVerdict(l Load, sent int64, sessions int) string {
 			pluralGrouped(l.Late, "message"), loadMS(l.LateAfterMS), advice)
 	}
 	if l.HeldP99MS > l.LateAfterMS {
-		fmt.Fprintf(&b, "; held p99 %s: the target's answers set the pace (causal order / --max-inflight)", loadMS(l.HeldP99MS))
+		fmt.Fprintf(&b, "; held p99 %s: the target set the pace (its answers awaited: causal order / --max-inflight; or a send it held until it answered)", loadMS(l.HeldP99MS))
 	}
 	return b.String()
 }

@@ -68,7 +68,7 @@ func TestLoad(t *testing.T) {
 			// Held 0, 50, …, 450ms: sends 150ms apart where 100ms was meant.
 			results: every(10, 100*time.Millisecond, func(i int) time.Duration { return time.Duration(i) * 50 * time.Millisecond }, constant(200*time.Microsecond)),
 			want: Load{Applicable: true, Requests: 10, IntendedRatePerS: 10, AchievedRatePerS: 9 / 1.35, AchievedRatio: 0.666667, LateAfterMS: 10,
-				Verdict: "NOT delivered: 10 requests at 6.67/s, 66.7% of the 10/s intended (95% needed) (lag p99 0.2 ms); held p99 450 ms: the target's answers set the pace (causal order / --max-inflight)"},
+				Verdict: "NOT delivered: 10 requests at 6.67/s, 66.7% of the 10/s intended (95% needed) (lag p99 0.2 ms); held p99 450 ms: the target set the pace (its answers awaited: causal order / --max-inflight; or a send it held until it answered)"},
 			lagP99: 0.2, heldP99: 450, heldCount: 10,
 		},
 		{
@@ -79,7 +79,7 @@ func TestLoad(t *testing.T) {
 				timed(1, KindRequest, 50*time.Millisecond, 20*time.Millisecond, 30*time.Millisecond),
 			},
 			want: Load{Applicable: true, Requests: 2, IntendedRatePerS: 20, AchievedRatePerS: 20, AchievedRatio: 1, Late: 2, LateAfterMS: 10,
-				Verdict: "NOT delivered: 2 requests at 20/s, 100% of the 20/s intended (lag p99 30 ms); the replayer fell behind its schedule (2 messages more than 10 ms late): the machine or the replayer could not keep up — lower the speed (--speed), or replay on a machine less busy; held p99 20 ms: the target's answers set the pace (causal order / --max-inflight)"},
+				Verdict: "NOT delivered: 2 requests at 20/s, 100% of the 20/s intended (lag p99 30 ms); the replayer fell behind its schedule (2 messages more than 10 ms late): the machine or the replayer could not keep up — lower the speed (--speed), or replay on a machine less busy; held p99 20 ms: the target set the pace (its answers awaited: causal order / --max-inflight; or a send it held until it answered)"},
 			lagP99: 30, heldP99: 20, heldCount: 2,
 		},
 		{
@@ -308,7 +308,7 @@ func TestWriteTextLoad(t *testing.T) {
 			want: []string{
 				"held p50 20ms p99 20ms",
 				"  load        NOT delivered: 100 requests at 90.9/s, 90.9% of the 100/s intended (95% needed) (lag p99 98 ms); the replayer fell behind its schedule (89 messages more than 10 ms late)",
-				"; held p99 20 ms: the target's answers set the pace",
+				"; held p99 20 ms: the target set the pace",
 			},
 		},
 		{

@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"strconv"
@@ -16,6 +18,7 @@ import (
 	"github.com/replayctl/replayctl/coord"
 	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/tape"
 )
 
 // MaxLocalShards bounds --local-shards: each shard is a process.
@@ -49,6 +52,25 @@ func checkLocalShards(cmd *cobra.Command, args []string, f runFlags) error {
 		return usageError("--local-shards: the tape cannot be read from stdin: every shard reads it; give a file")
 	}
 	return nil
+}
+
+// readWholeTape reads src to its end, and returns the first error in it:
+// a tape every local shard would refuse is refused once, by the runner,
+// before any shard starts.
+func readWholeTape(ctx context.Context, src tape.Source) error {
+	r, err := tape.OpenSource(src)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	for ctx.Err() == nil {
+		if _, err := r.Next(); errors.Is(err, io.EOF) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
 }
 
 // runLocalShards replays args as n shard processes of this replayctl on

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -495,5 +496,44 @@ func TestLocalShardsTargetFailed(t *testing.T) {
 	}
 	if !strings.Contains(res.stdout, "stopped early: shard 0/2: connect session s1") || strings.Contains(res.stdout+res.stderr, "replayctl-shards-") {
 		t.Errorf("want the failure named by its shard, and no temporary path:\n%s%s", res.stdout, res.stderr)
+	}
+}
+
+// TestLocalShardsBadTape: a tape torn in the middle fails --local-shards
+// as it fails one process: exit 2, the tape's error said once, and no
+// warning that a shard had nothing to replay (exit 1, the error three
+// times and that warning before).
+func TestLocalShardsBadTape(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "quickstart.jsonl")) // the tests run in cmd/replayctl
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	lines[5] = lines[5][:len(lines[5])/2] // line 6 cut short
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	if err := os.WriteFile(bad, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := replayctl(t, "run", bad, "--local-shards", "2", "-q")
+	const want = "line 6: the line is cut short (torn)"
+	if res.code != exitBadInput || strings.Count(res.stdout+res.stderr, want) != 1 {
+		t.Errorf("exit %d, %q said %d times; want exit %d, said once\n%s%s", res.code, want, strings.Count(res.stdout+res.stderr, want), exitBadInput, res.stdout, res.stderr)
+	}
+	if strings.Contains(res.stdout+res.stderr, "has no session to replay") {
+		t.Errorf("a warning that a shard had nothing to replay:\n%s%s", res.stdout, res.stderr)
+	}
+}
+
+// TestLocalShardsCleanRunNoWarning: a clean --local-shards run warns of
+// nothing: a shard's control long-poll ended by the run's end is not a
+// refused call (one "WRN coordinator: refused a shard's call: context
+// canceled" per shard before).
+func TestLocalShardsCleanRunNoWarning(t *testing.T) {
+	res := replayctl(t, "run", "examples/quickstart.jsonl", "--sessions", "50", "--speed", "fast", "--local-shards", "2")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	if strings.Contains(res.stderr, "WRN") {
+		t.Errorf("a clean run warned:\n%s", res.stderr)
 	}
 }

@@ -131,6 +131,13 @@ func (r *sender) sendOne(ctx context.Context, ss *session, it *Item) error {
 		}
 	} else {
 		err = x.tx.sendRetry(sctx, ss.conn, it.Out, it)
+		if !transport.SendsInstantly(ss.conn) {
+			from := sent
+			if !ss.sendTo.IsZero() && !readyAt(it).After(ss.sendTo) {
+				from = ss.sendFrom // it waited through the send before too: one wait
+			}
+			ss.sendFrom, ss.sendTo = from, time.Now()
+		}
 	}
 	x.sentOrDropped(it)
 	if err != nil {
@@ -206,16 +213,38 @@ func (r *sender) sendFailed(ctx context.Context, ss *session, it *Item, sent tim
 // not retried (--max-retries 0).
 var ErrNetworkFault = errors.New("injected network error (chaos): the connection failed as the request was written, so the server never got it; not retried (--max-retries 0)")
 
-// heldFor is how long a message waited, past the time it was free to go
-// by the schedule, for the target: the order rule, the in-flight limit or
-// the connection. The rest of its lateness is the replayer's own (lag).
-func heldFor(ss *session, it *Item, sent time.Time) time.Duration {
+// readyAt is when it was free to go by the schedule: due and released.
+func readyAt(it *Item) time.Time {
 	ready := it.Timing.Released
 	if ready.IsZero() || (it.Timing.Due.After(ready)) {
 		ready = it.Timing.Due
 	}
-	if ready.IsZero() || ss.freeAt.IsZero() || !ss.freeAt.After(ready) {
+	return ready
+}
+
+// heldFor is how long a message waited, past the time it was free to go
+// by the schedule, for the target: the order rule, the in-flight limit or
+// the connection. The rest of its lateness is the replayer's own (lag).
+func heldFor(ss *session, it *Item, sent time.Time) time.Duration {
+	ready := readyAt(it)
+	if ready.IsZero() {
 		return 0
 	}
-	return min(ss.freeAt.Sub(ready), sent.Sub(ready))
+	var held time.Duration
+	if !ss.freeAt.IsZero() && ss.freeAt.After(ready) {
+		held = min(ss.freeAt.Sub(ready), sent.Sub(ready))
+	}
+	// The part of the last send that waited for the target after this
+	// message was due: the target held it, the replayer did not lag.
+	from, to := ss.sendFrom, ss.sendTo
+	if from.Before(ready) {
+		from = ready
+	}
+	if to.After(sent) {
+		to = sent
+	}
+	if to.After(from) {
+		held = max(held, to.Sub(from))
+	}
+	return held
 }

@@ -58,6 +58,11 @@ type session struct {
 	// due before freeAt was held for that long.
 	blocked bool
 	freeAt  time.Time
+	// sendFrom, sendTo: the last sends that waited for the target (a
+	// POST held until its answer's headers), one after another while a
+	// message waited through them: a message due in them was held by the
+	// target for the part after its due time.
+	sendFrom, sendTo time.Time
 
 	// With ValidateNotifications: the server notifications recorded and
 	// received, compared once the session is settled.
