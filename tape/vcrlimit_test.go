@@ -65,3 +65,16 @@ func TestOneLineCassetteOverLineLimit(t *testing.T) {
 		t.Fatalf("read %d tools/call requests, want %d", calls, n)
 	}
 }
+
+// A one-line cassette longer than the document limit is refused with an
+// error that names the limit and how to raise it.
+func TestOneLineCassetteOverDocumentLimit(t *testing.T) {
+	path, _ := writeOneLineCassette(t, 3<<20)
+	_, err := tape.Open(path, tape.WithMaxLine(1<<20), tape.WithMaxDocument(2<<20))
+	if err == nil || !errors.Is(err, tape.ErrLineTooLong) || !strings.Contains(err.Error(), "--max-document") {
+		t.Fatalf("Open: %v, want the document limit's error", err)
+	}
+	if _, err := tape.Open(path, tape.WithMaxLine(1<<20), tape.WithMaxDocument(4<<20)); err != nil {
+		t.Fatalf("Open with the document limit raised: %v", err)
+	}
+}
