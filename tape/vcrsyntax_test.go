@@ -17,6 +17,7 @@ func TestVCRSyntaxErrorPosition(t *testing.T) {
 		{"cut", one[:100], "line 1: not valid JSON at column 100 (unexpected end of JSON input)"},
 		{"two", one + "\n" + one + "\n", "line 2: a second JSON document starts at line 2 column 1: one cassette per file"},
 		{"two-indented", one + "\n\n   " + one + "\n", "line 3: a second JSON document starts at line 3 column 4: one cassette per file"},
+		{"trailing-number", one + "\n 12\n", "line 2: not valid JSON at column 2 (12 after the top-level value)"},
 		{"trailing", one + " xyz\n", "line 1: not valid JSON at column 246 (invalid character 'x' looking for beginning of value)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
