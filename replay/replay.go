@@ -95,7 +95,7 @@ func New(src tape.Source, opts ...Option) (_ *Replay, err error) {
 		cfg.Dialer = r.early
 		defer func() {
 			if err != nil {
-				r.early.close()
+				r.early.kill()
 			}
 		}()
 	}
