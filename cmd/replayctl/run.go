@@ -354,6 +354,10 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if rep == nil {
 		return runErr // nothing was replayed: a bad tape
 	}
+	var tapeErr *tape.Error
+	if link == nil && rep.Summary.Sent == 0 && errors.As(runErr, &tapeErr) {
+		return runErr // a tape that cannot be read, before anything was sent: its error alone, as above
+	}
 	a.rerecordSummary(r, &f.rerecord, f.quiet)
 	a.keepHistory(context.WithoutCancel(cmd.Context()), cmd, args[0], f.history, rep)
 	// The summary first: a report file that cannot be written must not
