@@ -430,6 +430,9 @@ var OptionOnly = map[string]string{
 	"Defaults":     "applies other options as defaults",
 	"Contract":     "run's --contract reads the file into it",
 	"Rerecord":     "run's --rerecord and its redaction flags",
+
+	// The early start is run's own choice (a stdio target, not a shard).
+	"StartTargetFirst": "run always starts a stdio server while it reads the tape; a program chooses, no person needs to",
 }
 
 // kindList is the kinds' names, comma separated.
