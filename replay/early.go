@@ -74,12 +74,33 @@ func (e *earlyDialer) Dial(ctx context.Context, session string) (transport.Conn,
 // close stops the connection dialled early if no session took it. It is
 // idempotent; a Dial after it dials anew.
 func (e *earlyDialer) close() error {
-	e.mu.Lock()
-	conn := e.conn
-	e.conn, e.taken = nil, true
-	e.mu.Unlock()
+	conn := e.untaken()
 	if conn == nil {
 		return nil
 	}
 	return conn.Close()
+}
+
+// kill is close for a replay that failed before it began (New's error):
+// the server was sent nothing, so it is killed at once rather than given
+// the graceful stop (stdin closed, then a wait, then SIGTERM) meant for a
+// server that served a session.
+func (e *earlyDialer) kill() error {
+	conn := e.untaken()
+	if k, ok := conn.(interface{ Kill() error }); ok {
+		return k.Kill()
+	}
+	if conn == nil {
+		return nil
+	}
+	return conn.Close()
+}
+
+// untaken takes the connection dialled early, if no session took it.
+func (e *earlyDialer) untaken() transport.Conn {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	conn := e.conn
+	e.conn, e.taken = nil, true
+	return conn
 }

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/rs/zerolog"
+
 	"github.com/replayctl/replayctl/internal/testserver"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
@@ -244,5 +246,54 @@ func TestEarlyDialer(t *testing.T) {
 	dc := done.conn.(*fakeConn)
 	if _, err := done.Dial(ctx, "s1"); !errors.Is(err, context.Canceled) || dc.closed != 1 {
 		t.Errorf("Dial with ctx done: %v, closed %d; want context.Canceled and the early connection closed", err, dc.closed)
+	}
+}
+
+// syncBuffer is a log sink written from several goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// A bad tape against a server that neither exits when its stdin closes
+// nor on SIGTERM: the server, sent nothing, is killed at once, not
+// stopped gracefully (stdin closed, a wait, SIGTERM, a wait), and the
+// log names no empty session.
+func TestStartTargetFirstBadTapeKills(t *testing.T) {
+	ev := &events{}
+	conns := hookEarly(t, ev)
+	var logs syncBuffer
+	src := tape.Bytes("bad.vcr", pingCassette(50, 40, "sideways"))
+	_, err := New(src, Against(Command("sh", "-c", `trap "" TERM; exec sleep 300`)), WithSpeed(Fast()), StartTargetFirst(),
+		Logger(zerolog.New(&logs).Level(zerolog.DebugLevel)))
+	var te *tape.Error
+	if !errors.As(err, &te) {
+		t.Fatalf("got %v, want a *tape.Error", err)
+	}
+	if len(*conns) != 1 {
+		t.Fatalf("%d connections started early, want 1", len(*conns))
+	}
+	pid := (*conns)[0].(*transport.StdioConn).PID()
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the server (pid %d) after New failed: kill -0 says %v, want no such process", pid, err)
+	}
+	out := logs.String()
+	if strings.Contains(out, "SIGTERM") {
+		t.Errorf("the server was stopped gracefully (stdin closed, then SIGTERM), want it killed at once:\n%s", out)
+	}
+	if strings.Contains(out, `"session":""`) {
+		t.Errorf("the log has an empty session field:\n%s", out)
 	}
 }

@@ -38,6 +38,7 @@ type settings struct {
 	gcHeadroom  int64
 	maxLine     int
 	maxMessage  int
+	maxDoc      int
 	timeline    int
 	methodLimit int
 	handshake   bool
@@ -88,7 +89,8 @@ func defaults() *settings {
 		maxInflight: knobs.Get("max-inflight").Int(),
 		spin:        knobs.Get("spin").Duration(),
 		gcHeadroom:  int64(knobs.Get("gc-headroom").Default.(knobs.Size)),
-		maxLine:     knobs.Get("max-line").Int(),
+		maxLine:     int(knobs.Get("max-line").Default.(knobs.Size)),
+		maxDoc:      int(knobs.Get("max-document").Default.(knobs.Size)),
 		maxMessage:  int(knobs.Get("max-message").Default.(knobs.Size)),
 		timeline:    knobs.Get("timeline-limit").Int(),
 		methodLimit: knobs.Get("method-limit").Int(),
@@ -183,6 +185,11 @@ func GCHeadroom(n int64) Option { return func(s *settings) { s.gcHeadroom = n; s
 
 // MaxLine is the longest tape line accepted, in bytes (default 8 MiB).
 func MaxLine(n int) Option { return func(s *settings) { s.maxLine = n; s.given("MaxLine") } }
+
+// MaxDocument is the longest JSON document on one line (an Agent VCR
+// cassette) accepted as a tape, in bytes (default 64 MiB,
+// tape.DefaultMaxDocument); such a document is not held to MaxLine.
+func MaxDocument(n int) Option { return func(s *settings) { s.maxDoc = n; s.given("MaxDocument") } }
 
 // MaxMessage is the longest message the target may send, in bytes
 // (default transport.DefaultMaxMessage, 16 MiB): a stdout line, an HTTP

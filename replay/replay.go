@@ -95,7 +95,7 @@ func New(src tape.Source, opts ...Option) (_ *Replay, err error) {
 		cfg.Dialer = r.early
 		defer func() {
 			if err != nil {
-				r.early.close()
+				r.early.kill()
 			}
 		}()
 	}
@@ -265,6 +265,8 @@ func (s *settings) check() (checked, error) {
 		return checked{}, bad("Timeout", s.timeout, errors.New("want a positive duration, e.g. 30s"))
 	case s.maxLine <= 0:
 		return checked{}, bad("MaxLine", s.maxLine, errors.New("want a positive number of bytes"))
+	case s.maxDoc <= 0:
+		return checked{}, bad("MaxDocument", s.maxDoc, errors.New("want a positive number of bytes"))
 	case s.maxMessage <= 0:
 		return checked{}, bad("MaxMessage", s.maxMessage, errors.New("want a positive number of bytes, e.g. 16<<20"))
 	case s.timeline < 0:
@@ -318,7 +320,7 @@ func (s *settings) engineConfig(src tape.Source) (engine.Config, error) {
 	if c.speed.Mode == scheduler.Stepped && s.step == nil {
 		return engine.Config{}, bad("Speed", s.speed.text, errors.New("stepped needs Steps: a channel that releases each message"))
 	}
-	tapeOpts := []tape.Option{tape.WithMaxLine(s.maxLine)}
+	tapeOpts := []tape.Option{tape.WithMaxLine(s.maxLine), tape.WithMaxDocument(s.maxDoc)}
 	dialer, err := s.target.dialer(s, src, tapeOpts)
 	if err != nil {
 		return engine.Config{}, err

@@ -39,9 +39,11 @@ func (r *Reader) detect(nr *nativeReader) error {
 	var line []byte
 	var last bool
 	var start int64 // where line starts
+	nr.detecting = true
 	for {
 		start = nr.pos.off
 		l, la, err := nr.readLine()
+		nr.detecting = false
 		if err == io.EOF {
 			return &Error{Path: r.path, Seq: -1, Err: ErrEmpty, Msg: "the file is empty: record a session first, or pick another file"}
 		}
@@ -52,11 +54,28 @@ func (r *Reader) detect(nr *nativeReader) error {
 			line, last = l, la
 			break
 		}
+		nr.detecting = true
 	}
 	n := nr.pos.line
 	p.first, p.last, p.start, p.line = line, last, start, n
-	if done, err := r.importAt(StageLine, p); done {
-		return err
+	// A first line longer than the line limit is read only as a JSON
+	// document on one line (WithMaxDocument); a line of a JSONL tape or
+	// log is held to the line limit.
+	if len(line) > min(r.opts.maxLine, r.opts.maxDoc) {
+		env, ok := p.envelope()
+		switch {
+		case ok && (lineType(line, env) != "" || pick(line, "jsonrpc") != nil):
+			if len(line) > r.opts.maxLine {
+				return nr.lineTooLong(n)
+			}
+		case len(line) > r.opts.maxDoc:
+			return nr.docTooLong(n)
+		}
+	}
+	if len(line) <= r.opts.maxLine { // a longer one is no line of a JSONL tape or log
+		if done, err := r.importAt(StageLine, p); done {
+			return err
+		}
 	}
 	trimmed := bytes.TrimSpace(line)
 	bin := p.binary()

@@ -39,6 +39,8 @@ type lineCounter struct {
 	base int64   // lines before the document, and those forgotten
 	nl   []int64 // offsets of the newlines not forgotten
 	n    int64   // bytes read
+	// start is where the line of the first newline not forgotten starts.
+	start int64
 }
 
 func (c *lineCounter) Read(p []byte) (int, error) {
@@ -57,9 +59,21 @@ func (c *lineCounter) lineAt(off int64) int64 {
 	return c.base + int64(sort.Search(len(c.nl), func(i int) bool { return c.nl[i] >= off })) + 1
 }
 
+// colAt is the 1-based column, in bytes, of the byte at off.
+func (c *lineCounter) colAt(off int64) int64 {
+	k := sort.Search(len(c.nl), func(i int) bool { return c.nl[i] >= off })
+	if k == 0 {
+		return off - c.start + 1
+	}
+	return off - c.nl[k-1]
+}
+
 // forget drops the newlines before off.
 func (c *lineCounter) forget(off int64) {
 	k := sort.Search(len(c.nl), func(i int) bool { return c.nl[i] >= off })
+	if k > 0 {
+		c.start = c.nl[k-1] + 1
+	}
 	c.base += int64(k)
 	c.nl = append(c.nl[:0], c.nl[k:]...)
 }
@@ -99,13 +113,13 @@ func (s *jsonStream) syntax(err error, value bool) error {
 	}
 	switch {
 	case (errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF) && s.what == "":
-		return s.errf(s.lc.n-1, "not valid JSON (unexpected end of JSON input): fix the file or export it again")
+		return s.errf(s.lc.n-1, "not valid JSON at column %d (unexpected end of JSON input): the file is cut short; fix it or export it again", s.lc.colAt(s.lc.n-1))
 	case errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF:
 		return s.errf(s.lc.n-1, "the %s is cut short (torn) at its end (line %d): export it again, and let the export finish", s.what, s.lc.lineAt(s.lc.n-1))
 	case errors.As(err, &se) && s.what == "":
-		return s.errf(off, "not valid JSON (%s): fix the file or export it again", msg)
+		return s.errf(off, "not valid JSON at column %d (%s): fix the file or export it again", s.lc.colAt(off), msg)
 	case errors.As(err, &se):
-		return s.errf(off, "the %s is not valid JSON (%s): fix the file or export it again", s.what, msg)
+		return s.errf(off, "the %s is not valid JSON at column %d (%s): fix the file or export it again", s.what, s.lc.colAt(off), msg)
 	}
 	var e *Error
 	if errors.As(err, &e) {
@@ -210,6 +224,7 @@ func (s *jsonStream) skip() error {
 
 // end reads what follows the document's value: only white space.
 func (s *jsonStream) end() error {
+	s.dec.More() // skips white space: the offset is of what follows
 	off := s.dec.InputOffset()
 	t, err := s.dec.Token()
 	if err == io.EOF {
@@ -218,10 +233,16 @@ func (s *jsonStream) end() error {
 	if err != nil {
 		return s.syntax(err, false)
 	}
-	if s.what == "" {
-		return s.errf(off, "not valid JSON (%v after the top-level value): fix the file or export it again", t)
+	if d, ok := t.(json.Delim); ok && d == '{' {
+		if s.what == "" {
+			return s.errf(off, "a second JSON document starts at line %d column %d: one cassette per file; split the file", s.lc.lineAt(off), s.lc.colAt(off))
+		}
+		return s.errf(off, "a second JSON document starts at line %d column %d: one %s per file; split the file", s.lc.lineAt(off), s.lc.colAt(off), s.what)
 	}
-	return s.errf(off, "the %s is not valid JSON (%v after the top-level value): fix the file or export it again", s.what, t)
+	if s.what == "" {
+		return s.errf(off, "not valid JSON at column %d (%v after the top-level value): fix the file or export it again", s.lc.colAt(off), t)
+	}
+	return s.errf(off, "the %s is not valid JSON at column %d (%v after the top-level value): fix the file or export it again", s.what, s.lc.colAt(off), t)
 }
 
 // sub is the value raw, read at off, as a document of its own whose

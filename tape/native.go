@@ -22,6 +22,7 @@ type nativeReader struct {
 	br  *bufio.Reader
 
 	long        []byte // a line longer than br's buffer, assembled
+	detecting   bool   // detect is reading the first line: limit
 	env         envelope
 	slab        slab // where Msg copies come from
 	pos         position
@@ -99,7 +100,7 @@ func (nr *nativeReader) readLine() (line []byte, last bool, err error) {
 	if err == bufio.ErrBufferFull {
 		nr.long = append(nr.long[:0], b...)
 		for err == bufio.ErrBufferFull {
-			if len(nr.long) > nr.r.opts.maxLine+1 {
+			if len(nr.long) > nr.limit()+1 {
 				return nil, false, nr.tooLong(nr.pos.line + 1)
 			}
 			b, err = nr.br.ReadSlice('\n')
@@ -123,13 +124,39 @@ func (nr *nativeReader) readLine() (line []byte, last bool, err error) {
 		return nil, false, &Error{Path: nr.r.path, Line: nr.pos.line + 1, Seq: -1,
 			Msg: fmt.Sprintf("cannot read it (%v): check the file and the disk", err), Err: err}
 	}
-	if len(b) > nr.r.opts.maxLine {
+	if len(b) > nr.limit() {
 		return nil, false, nr.tooLong(nr.pos.line)
 	}
 	return b, last, nil
 }
 
+// limit is the longest line readLine reads: the line limit, or while
+// detect reads the first line (which may be a JSON document on one
+// line), the larger of it and the document limit.
+func (nr *nativeReader) limit() int {
+	if nr.detecting {
+		return max(nr.r.opts.maxLine, nr.r.opts.maxDoc)
+	}
+	return nr.r.opts.maxLine
+}
+
 func (nr *nativeReader) tooLong(line int64) *Error {
+	if nr.detecting {
+		return &Error{Path: nr.r.path, Line: line, Seq: -1, Err: ErrLineTooLong,
+			Msg: fmt.Sprintf("the line is longer than %d bytes, the limit of a tape line (--max-line; replay.MaxLine) and of a JSON document on one line such as a cassette (--max-document; replay.MaxDocument): if the file is right, raise the one for it", nr.limit())}
+	}
+	return nr.lineTooLong(line)
+}
+
+// docTooLong is the error of a JSON document on one line longer than the
+// document limit.
+func (nr *nativeReader) docTooLong(line int64) *Error {
+	return &Error{Path: nr.r.path, Line: line, Seq: -1, Err: ErrLineTooLong,
+		Msg: fmt.Sprintf("the JSON document on this line is longer than the limit of %d bytes: if the file is right, raise the limit (--max-document; replay.MaxDocument)", nr.r.opts.maxDoc)}
+}
+
+// lineTooLong is the error of a tape line longer than the line limit.
+func (nr *nativeReader) lineTooLong(line int64) *Error {
 	return &Error{Path: nr.r.path, Line: line, Seq: -1, Err: ErrLineTooLong,
 		Msg: fmt.Sprintf("the line is longer than the limit of %d bytes: if the tape is right, raise the limit (--max-line; replay.MaxLine)", nr.r.opts.maxLine)}
 }

@@ -21,8 +21,14 @@ const (
 	indexEvery     = 1024      // messages between two Seek index entries
 )
 
+// DefaultMaxDocument is WithMaxDocument's default: the longest JSON
+// document on one line (an Agent VCR cassette, a HAR file written
+// without line breaks) a Reader accepts.
+const DefaultMaxDocument = 64 << 20
+
 type options struct {
 	maxLine int
+	maxDoc  int    // the longest first line that is a JSON document
 	only    []byte // WithSession: the session name as a JSON string
 }
 
@@ -48,6 +54,20 @@ func WithMaxLine(n int) Option {
 	return func(o *options) {
 		if n > 0 {
 			o.maxLine = n
+		}
+	}
+}
+
+// WithMaxDocument sets the longest JSON document written on one line (an
+// Agent VCR cassette, a HAR file) that the reader accepts, in bytes
+// without the newline (default DefaultMaxDocument, 64 MiB). Such a
+// document is not held to WithMaxLine, the limit of one line of a JSONL
+// tape or log; a document on several lines is read as a stream and is
+// not held to either. n ≤ 0 keeps the default.
+func WithMaxDocument(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.maxDoc = n
 		}
 	}
 }
@@ -125,7 +145,7 @@ func newReader(path string, src io.ReadSeeker, opts []Option) (*Reader, error) {
 
 // newFront returns a Reader without a body yet.
 func newFront(path string, opts []Option) *Reader {
-	r := &Reader{path: path, opts: options{maxLine: defaultMaxLine}}
+	r := &Reader{path: path, opts: options{maxLine: defaultMaxLine, maxDoc: DefaultMaxDocument}}
 	for _, o := range opts {
 		o(&r.opts)
 	}

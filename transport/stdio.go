@@ -53,7 +53,11 @@ func (s Stdio) Dial(ctx context.Context, session string) (Conn, error) {
 		return nil, err
 	}
 	name := strings.Join(s.Command, " ")
-	log := s.Logger.With().Str("transport", "stdio").Str("session", session).Logger()
+	lc := s.Logger.With().Str("transport", "stdio")
+	if session != "" { // a server started before its session is known has none
+		lc = lc.Str("session", session)
+	}
+	log := lc.Logger()
 	proc, err := StartProcess(s.Command, ProcessOptions{Env: s.Env, Dir: s.Dir, StopTimeout: s.StopTimeout, DieWithParent: true, Logger: log})
 	if err != nil {
 		return nil, err
@@ -138,6 +142,23 @@ func (c *StdioConn) Close() error {
 		c.proc.Stop()
 		// Children it left behind could keep our pipes open.
 		c.proc.KillGroup()
+		_ = c.proc.Stdout().Close()
+		_ = c.proc.Stderr().Close()
+		c.wg.Wait()
+	})
+	return nil
+}
+
+// Kill stops the server at once: SIGKILL to its process group, without
+// Close's wait for it to exit on its own (for a server that was sent
+// nothing, as when the replay it was started for fails before it
+// begins). It returns once the process has exited. Close after it, or
+// Kill again, does nothing.
+func (c *StdioConn) Kill() error {
+	c.closeOnce.Do(func() {
+		close(c.closing)
+		c.proc.KillGroup()
+		c.proc.Stop() // closes stdin; the process is gone or going
 		_ = c.proc.Stdout().Close()
 		_ = c.proc.Stderr().Close()
 		c.wg.Wait()

@@ -31,6 +31,7 @@ type compareFlags struct {
 	timeout                       time.Duration
 	sessions                      int
 	maxLine                       int
+	maxDoc                        int
 	maxMessage                    byteSize
 	headers                       []string
 	configPath                    string
@@ -114,7 +115,8 @@ failed (the report is printed first), 130 interrupted.`,
 	addKnob(fl, "compare", "seed", &f.seed)
 	addKnob(fl, "compare", "timeout", &f.timeout)
 	addKnob(fl, "compare", "sessions", &f.sessions)
-	addKnob(fl, "compare", "max-line", &f.maxLine)
+	addKnob(fl, "compare", "max-line", (*byteSize)(&f.maxLine))
+	addKnob(fl, "compare", "max-document", (*byteSize)(&f.maxDoc))
 	addKnob(fl, "compare", "max-message", &f.maxMessage)
 	fl.StringArrayVar(&f.headers, "header", nil, `an HTTP header "K:V" sent to every URL target; values may use ${ENV} (repeatable)`)
 	fl.BoolVar(&f.notifications, "notifications", true, "compare the server's notifications the tape has too, each paired with the live one of its method in order; --notifications=false compares answers only")
@@ -173,6 +175,7 @@ func (a *app) compare(cmd *cobra.Command, tapeArg string, f compareFlags) error 
 		{"sessions", func() replay.Option { return replay.Sessions(f.sessions) }},
 		{"seed", func() replay.Option { return replay.Seed(f.seed) }},
 		{"max-line", func() replay.Option { return replay.MaxLine(f.maxLine) }},
+		{"max-document", func() replay.Option { return replay.MaxDocument(f.maxDoc) }},
 		{"max-message", func() replay.Option { return replay.MaxMessage(int(f.maxMessage)) }},
 	})...)
 	opts = append(opts, compare.ReplayOptions(ropts...))

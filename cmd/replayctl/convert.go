@@ -13,7 +13,7 @@ import (
 )
 
 func (a *app) convertCommand() *cobra.Command {
-	var maxLine int
+	var maxLine, maxDoc int
 	var force bool
 	cmd := &cobra.Command{
 		Use:   "convert IN OUT.jsonl",
@@ -33,7 +33,7 @@ at all, also when the conversion is interrupted (Ctrl-C, SIGTERM: exit 130).`,
 			if err := refuseExisting("convert", out, force); err != nil {
 				return err
 			}
-			r, err := a.rewriteTape(cmd.Context(), in, out, maxLine, func(ctx context.Context, r *tape.Reader) error {
+			r, err := a.rewriteTape(cmd.Context(), in, out, []tape.Option{tape.WithMaxLine(maxLine), tape.WithMaxDocument(maxDoc)}, func(ctx context.Context, r *tape.Reader) error {
 				return tape.WriteFileContext(ctx, out, r)
 			})
 			if err != nil {
@@ -47,7 +47,8 @@ at all, also when the conversion is interrupted (Ctrl-C, SIGTERM: exit 130).`,
 			return nil
 		},
 	}
-	addKnob(cmd.Flags(), "convert", "max-line", &maxLine)
+	addKnob(cmd.Flags(), "convert", "max-line", (*byteSize)(&maxLine))
+	addKnob(cmd.Flags(), "convert", "max-document", (*byteSize)(&maxDoc))
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite OUT if it exists")
 	return cmd
 }

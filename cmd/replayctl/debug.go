@@ -64,7 +64,8 @@ for 5s is hung up on.`,
 	fl.StringArrayVar(&f.ignore, "ignore", nil, "a path not compared, e.g. result.content[*].annotations (repeatable)")
 	fl.StringVar(&f.order, "order", "causal", "causal | sequential | none")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "bound on every exchange with the target: each answer, each write, dial and handshake")
-	fl.IntVar(&f.maxLine, "max-line", 8<<20, "longest tape line accepted, in bytes")
+	f.maxLine = 8 << 20
+	fl.Var((*byteSize)(&f.maxLine), "max-line", "longest tape line accepted, e.g. 16MiB")
 	addKnob(fl, "debug", "spin", &f.spin)
 	fl.BoolVar(&f.stepHandshake, "step-handshake", false, "stop before the very first message instead of after the initialize handshake")
 	fl.StringVar(&f.onError, "on-error", "pause", "a failed, error or timeout answer: pause (stop there) or continue")

@@ -135,7 +135,7 @@ breaking change, 2 bad usage or a tape or config that cannot be read.`,
 		},
 	}
 	fl := cmd.Flags()
-	addKnob(fl, "diff", "max-line", &maxLine)
+	addKnob(fl, "diff", "max-line", (*byteSize)(&maxLine))
 	fl.StringVarP(&output, "output", "o", "text", "text (grouped, breaking first) or json (one object)")
 	fl.BoolVar(&failOnBreaking, "fail-on-breaking", false, "exit 1 when a breaking change is found")
 	fl.StringArrayVar(&ignore, "ignore", nil, "a path not compared, e.g. result.content[*].annotations or **.timestamp (repeatable)")

@@ -191,6 +191,6 @@ and the tools/call request of each).`,
 	}
 	cmd.Flags().StringVar(&url, "url", "", "the MCP endpoint the export sends to or describes (default: the recorded URL, or "+tape.DefaultExportURL+" for a stdio tape)")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite OUT if it exists")
-	addKnob(cmd.Flags(), "export", "max-line", &maxLine)
+	addKnob(cmd.Flags(), "export", "max-line", (*byteSize)(&maxLine))
 	return cmd
 }

@@ -16,7 +16,7 @@ import (
 )
 
 func (a *app) importCommand() *cobra.Command {
-	var maxLine int
+	var maxLine, maxDoc int
 	var force bool
 	cmd := &cobra.Command{
 		Use:   "import IN OUT.jsonl",
@@ -61,7 +61,7 @@ then OUT is not written.`,
 			if err := refuseExisting("import", out, force); err != nil {
 				return err
 			}
-			r, err := a.rewriteTape(cmd.Context(), in, out, maxLine, func(ctx context.Context, r *tape.Reader) error {
+			r, err := a.rewriteTape(cmd.Context(), in, out, []tape.Option{tape.WithMaxLine(maxLine), tape.WithMaxDocument(maxDoc)}, func(ctx context.Context, r *tape.Reader) error {
 				if err := mcpTraffic(in, r); err != nil {
 					return err
 				}
@@ -87,7 +87,8 @@ then OUT is not written.`,
 			return nil
 		},
 	}
-	addKnob(cmd.Flags(), "import", "max-line", &maxLine)
+	addKnob(cmd.Flags(), "import", "max-line", (*byteSize)(&maxLine))
+	addKnob(cmd.Flags(), "import", "max-document", (*byteSize)(&maxDoc))
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite OUT if it exists")
 	return cmd
 }

@@ -18,7 +18,7 @@ import (
 )
 
 func (a *app) inspectCommand() *cobra.Command {
-	var maxLine int
+	var maxLine, maxDoc int
 	var output string
 	cmd := &cobra.Command{
 		Use:   "inspect TAPE",
@@ -40,7 +40,7 @@ then "type":"end" with the count and the tape's warnings.`,
 				return usageError("-o %q: want text or json", output)
 			}
 			ctx := cmd.Context()
-			r, err := a.openTapeArg(ctx, args[0], tape.WithMaxLine(maxLine))
+			r, err := a.openTapeArg(ctx, args[0], tape.WithMaxLine(maxLine), tape.WithMaxDocument(maxDoc))
 			if err != nil {
 				if ctx.Err() != nil {
 					return interrupted("")
@@ -57,7 +57,8 @@ then "type":"end" with the count and the tape's warnings.`,
 			return nil
 		},
 	}
-	addKnob(cmd.Flags(), "inspect", "max-line", &maxLine)
+	addKnob(cmd.Flags(), "inspect", "max-line", (*byteSize)(&maxLine))
+	addKnob(cmd.Flags(), "inspect", "max-document", (*byteSize)(&maxDoc))
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "text (a table) or json (JSON Lines: the header, each message, the end)")
 	registerValues(cmd, "output", outputs...)
 	return cmd

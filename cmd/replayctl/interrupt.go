@@ -69,7 +69,7 @@ func interrupted(what string) error {
 // progress, and an interrupted rewrite is exit 130 saying out was not
 // written (write must write out atomically). It returns the reader, for
 // its format and warnings; the caller closes it.
-func (a *app) rewriteTape(ctx context.Context, in, out string, maxLine int, write func(context.Context, *tape.Reader) error) (*tape.Reader, error) {
+func (a *app) rewriteTape(ctx context.Context, in, out string, tapeOpts []tape.Option, write func(context.Context, *tape.Reader) error) (*tape.Reader, error) {
 	notWritten := func(err error) error {
 		if ctx.Err() != nil {
 			return interrupted(out + " was not written")
@@ -83,7 +83,7 @@ func (a *app) rewriteTape(ctx context.Context, in, out string, maxLine int, writ
 	if f, ok := src.(tape.File); ok {
 		src = closedOnDone{ctx: ctx, File: f}
 	}
-	r, err := tape.OpenSource(src, tape.WithMaxLine(maxLine))
+	r, err := tape.OpenSource(src, tapeOpts...)
 	if err != nil {
 		return nil, notWritten(err)
 	}

@@ -63,7 +63,7 @@ stderr, by kind and name, never with a value.`,
 		if err != nil {
 			return err
 		}
-		r, err := a.rewriteTape(cmd.Context(), in, out, maxLine, func(ctx context.Context, r *tape.Reader) error {
+		r, err := a.rewriteTape(cmd.Context(), in, out, []tape.Option{tape.WithMaxLine(maxLine)}, func(ctx context.Context, r *tape.Reader) error {
 			return tape.RedactFile(ctx, out, r, red)
 		})
 		if err != nil {
@@ -76,7 +76,7 @@ stderr, by kind and name, never with a value.`,
 		printCounts(cmd.ErrOrStderr(), out, red.Counts())
 		return nil
 	}
-	addKnob(cmd.Flags(), "redact", "max-line", &maxLine)
+	addKnob(cmd.Flags(), "redact", "max-line", (*byteSize)(&maxLine))
 	return cmd
 }
 

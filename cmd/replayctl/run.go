@@ -41,6 +41,7 @@ type runFlags struct {
 	localShards int    // --local-shards
 	shardDir    string // --shard-reports
 	maxLine     int
+	maxDoc      int
 	maxMessage  byteSize
 	timeline    int
 	mockTape    string
@@ -126,7 +127,8 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.StringVar(&f.coordinator, "coordinator", "", "replay the shard as part of one run coordinated at this URL (replayctl coordinate): one common start, live merged thresholds, one report; default $REPLAYCTL_COORDINATOR; its token is read from $REPLAYCTL_COORDINATOR_TOKEN")
 	fl.IntVar(&f.localShards, "local-shards", 0, "run the replay as this many shard processes on this machine (each with --shard i/N) and show their merged report (0: one process)")
 	fl.StringVar(&f.shardDir, "shard-reports", "", "with --local-shards: keep each shard's JSON report in this folder, as shard-I-of-N.json (default: a temporary folder, removed)")
-	addKnob(fl, "run", "max-line", &f.maxLine)
+	addKnob(fl, "run", "max-line", (*byteSize)(&f.maxLine))
+	addKnob(fl, "run", "max-document", (*byteSize)(&f.maxDoc))
 	addKnob(fl, "run", "timeline-limit", &f.timeline)
 	addKnob(fl, "run", "on-error", &f.onError)
 	addKnob(fl, "run", "validate-notifications", &f.validNotes)
@@ -355,6 +357,10 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if rep == nil {
 		return runErr // nothing was replayed: a bad tape
 	}
+	var tapeErr *tape.Error
+	if link == nil && rep.Summary.Sent == 0 && errors.As(runErr, &tapeErr) {
+		return runErr // a tape that cannot be read, before anything was sent: its error alone, as above
+	}
 	a.rerecordSummary(r, &f.rerecord, f.quiet)
 	a.keepHistory(context.WithoutCancel(cmd.Context()), cmd, args[0], f.history, rep)
 	// The summary first: a report file that cannot be written must not
@@ -426,6 +432,7 @@ func (a *app) replayOptions(cmd *cobra.Command, args []string, f runFlags) ([]re
 		{"spin", func() replay.Option { return replay.Spin(f.spin) }},
 		{"gc-headroom", func() replay.Option { return replay.GCHeadroom(int64(f.gcHeadroom)) }},
 		{"max-line", func() replay.Option { return replay.MaxLine(f.maxLine) }},
+		{"max-document", func() replay.Option { return replay.MaxDocument(f.maxDoc) }},
 		{"max-message", func() replay.Option { return replay.MaxMessage(int(f.maxMessage)) }},
 		{"ignore", func() replay.Option { return replay.Ignore(f.ignore...) }},
 		{"validation", func() replay.Option { return replay.Validation(validator.Mode(f.validation)) }},

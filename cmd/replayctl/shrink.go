@@ -91,7 +91,7 @@ when it does not, or the tape did not fail at all; 2 bad input; 3 when
 	addKnob(fl, "shrink", "order", &f.order)
 	addKnob(fl, "shrink", "timeout", &f.timeout)
 	addKnob(fl, "shrink", "max-inflight", &f.maxInflight)
-	addKnob(fl, "shrink", "max-line", &f.maxLine)
+	addKnob(fl, "shrink", "max-line", (*byteSize)(&f.maxLine))
 	addKnob(fl, "shrink", "config", &f.configPath)
 	addKnob(fl, "shrink", "validate-notifications", &f.validNotes)
 	addKnob(fl, "shrink", "chaos-from", &f.chaosFrom)

@@ -5,6 +5,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -32,6 +33,7 @@ func (r *receiver) recorded(ctx context.Context, ss *session, it *Item) error {
 	case jsonrpc.KindResponse, jsonrpc.KindError:
 	case jsonrpc.KindRequest:
 		ss.serverMethods[jsonrpc.IDKey(it.RPC.ID)] = it.RPC.Method
+		delete(ss.unreadAsks, jsonrpc.IDKey(it.RPC.ID))
 		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server request; the live server's own is answered from the tape"})
 	case jsonrpc.KindNotification:
 		if x.env.ValidateNotifications {
@@ -40,6 +42,9 @@ func (r *receiver) recorded(ctx context.Context, ss *session, it *Item) error {
 		}
 		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server notification (compared when notifications are validated)"})
 	default:
+		if id, method, ok := unreadRequest(it.Rec.Msg); ok && it.RPC.Kind == jsonrpc.KindInvalid {
+			ss.unreadAsks[jsonrpc.IDKey(id)] = method
+		}
 		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server " + it.RPC.Kind.String()})
 	}
 	p := pairRecorded(ss, it)
@@ -80,6 +85,18 @@ func (r *receiver) recorded(ctx context.Context, ss *session, it *Item) error {
 // the server asks.
 func (r *receiver) clientAnswer(ctx context.Context, ss *session, it *Item) error {
 	x := r.x
+	if method, ok := ss.unreadAsks[jsonrpc.IDKey(it.RPC.ID)]; ok {
+		// The request it answers was not read: no live request is
+		// matched to it, and none is waited for.
+		delete(ss.unreadAsks, jsonrpc.IDKey(it.RPC.ID))
+		what := "a server request"
+		if method != "" {
+			what = "the server request " + method
+		}
+		x.env.Log.Warn().Str("session", ss.name).Int64("seq", it.Rec.Seq).Str("method", method).
+			Msgf("the client's recorded answer at seq %d answers %s that the tape could not read (not valid JSON-RPC): it is not sent, and the live server's asking is not waited for", it.Rec.Seq, what)
+		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "answer to " + what + " the tape could not read"})
+	}
 	method := ss.serverMethods[jsonrpc.IDKey(it.RPC.ID)]
 	if q := ss.asked[method]; len(q) > 0 {
 		ss.asked[method] = q[1:]
@@ -266,4 +283,19 @@ func (r *receiver) refuse(ctx context.Context, ss *session, rpc jsonrpc.Message)
 		return x.targetDied(ss, fmt.Errorf("answer server request %s: %w", rpc.Method, err))
 	}
 	return nil
+}
+
+// unreadRequest reads the id and method of a recorded message that is
+// not valid JSON-RPC, as far as they can be read: ok when it has an id
+// and a method (a request), method "" when that is not a string.
+func unreadRequest(msg []byte) (id json.RawMessage, method string, ok bool) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
+	}
+	if json.Unmarshal(msg, &m) != nil || len(m.ID) == 0 || string(m.ID) == "null" || len(m.Method) == 0 {
+		return nil, "", false
+	}
+	_ = json.Unmarshal(m.Method, &method) // not a string: ""
+	return m.ID, method, true
 }

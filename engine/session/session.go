@@ -72,6 +72,7 @@ type session struct {
 	// Requests the live server sent, and the client's recorded answers to
 	// requests the recorded server sent, matched by method in order.
 	serverMethods map[string]string            // recorded server request id → method
+	unreadAsks    map[string]string            // id → method ("" unknown) of recorded server requests not valid JSON-RPC
 	answers       map[string][]*Item           // method → recorded client answers, in order
 	asked         map[string][]jsonrpc.Message // method → live server requests not answered yet
 	warned        map[string]bool              // methods refused and warned about once
@@ -88,6 +89,7 @@ func newSession(name string, conn transport.Conn) *session {
 		sent:          make(map[string]*pend),
 		byRec:         make(map[string]*pend),
 		serverMethods: make(map[string]string),
+		unreadAsks:    make(map[string]string),
 		answers:       make(map[string][]*Item),
 		asked:         make(map[string][]jsonrpc.Message),
 	}

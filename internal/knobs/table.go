@@ -191,15 +191,22 @@ var Table = []Knob{
 	},
 	{
 		Name:    "max-line",
-		Doc:     "longest tape line accepted, in bytes",
-		Default: 8 << 20, Commands: tapeReaders,
+		Doc:     "longest tape line accepted, e.g. 16MiB",
+		Default: Size(8 << 20), Commands: append([]string{"serve"}, tapeReaders...),
 		Variants: []Variant{
-			{Command: "import", Doc: "longest line accepted, in bytes", Why: "import reads foreign files, not tapes"},
-			{Command: "serve", Default: Size(8 << 20), Doc: "longest tape line accepted, e.g. 16MiB", Why: "serve's size flags take units (the others take bytes, as before)"},
+			{Command: "import", Doc: "longest line accepted, e.g. 16MiB", Why: "import reads foreign files, not tapes"},
 		},
 		NoConfig: "a bound on reading the tape, before any config applies",
 		Options:  []string{"replay.MaxLine", "serve.MaxLine"},
 		Said:     []string{"8 MiB", "DefaultMaxLine"},
+	},
+	{
+		Name:    "max-document",
+		Doc:     "longest JSON document on one line accepted (an Agent VCR cassette), e.g. 128MiB",
+		Default: Size(64 << 20), Commands: []string{"run", "kube render", "compare", "inspect", "convert", "import"},
+		NoConfig: "a bound on reading the tape, before any config applies",
+		Options:  []string{"replay.MaxDocument", "tape.WithMaxDocument"},
+		Said:     []string{"64 MiB", "DefaultMaxDocument"},
 	},
 	{
 		Name:    "timeline-limit",
