@@ -68,7 +68,7 @@ func (r *Reader) detect(nr *nativeReader) error {
 			if len(line) > r.opts.maxLine {
 				return nr.lineTooLong(n)
 			}
-		case len(line) > r.opts.maxDoc:
+		case len(line) > max(r.opts.maxDoc, r.opts.maxLine): // a command without --max-document raises it with --max-line
 			return nr.docTooLong(n)
 		}
 	}

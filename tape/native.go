@@ -152,7 +152,7 @@ func (nr *nativeReader) tooLong(line int64) *Error {
 // document limit.
 func (nr *nativeReader) docTooLong(line int64) *Error {
 	return &Error{Path: nr.r.path, Line: line, Seq: -1, Err: ErrLineTooLong,
-		Msg: fmt.Sprintf("the JSON document on this line is longer than the limit of %d bytes: if the file is right, raise the limit (--max-document; replay.MaxDocument)", nr.r.opts.maxDoc)}
+		Msg: fmt.Sprintf("the JSON document on this line is longer than the limit of %d bytes: if the file is right, raise the limit (--max-document, or --max-line where a command has no --max-document; replay.MaxDocument)", max(nr.r.opts.maxDoc, nr.r.opts.maxLine))}
 }
 
 // lineTooLong is the error of a tape line longer than the line limit.

@@ -78,3 +78,18 @@ func TestOneLineCassetteOverDocumentLimit(t *testing.T) {
 		t.Fatalf("Open with the document limit raised: %v", err)
 	}
 }
+
+// TestOneLineCassetteUnderLineLimit: a command without --max-document
+// (serve, debug, shrink) reads a one-line cassette longer than the
+// document limit when its line limit is raised, as it did before the
+// document limit existed.
+func TestOneLineCassetteUnderLineLimit(t *testing.T) {
+	path, _ := writeOneLineCassette(t, 3<<20)
+	if _, err := tape.Open(path, tape.WithMaxLine(4<<20), tape.WithMaxDocument(2<<20)); err != nil {
+		t.Fatalf("Open with the line limit above the cassette: %v", err)
+	}
+	_, err := tape.Open(path, tape.WithMaxLine(1<<20), tape.WithMaxDocument(2<<20))
+	if err == nil || !strings.Contains(err.Error(), "--max-line") || !strings.Contains(err.Error(), "--max-document") {
+		t.Fatalf("Open: %v, want the limit's error naming both flags", err)
+	}
+}

@@ -311,7 +311,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		fmt.Fprintf(a.errOut, "order: seed %d (repeat this order with --seed %d)\n", seed, seed)
 	}
 	if local { // the options are good: the shards replay them
-		if err := readWholeTape(cmd.Context(), src); err != nil {
+		if err := readWholeTape(cmd.Context(), src, tape.WithMaxLine(f.maxLine), tape.WithMaxDocument(f.maxDoc)); err != nil {
 			return inputError(err)
 		}
 		return a.runLocalShards(cmd, args, f, randomSeed(r))

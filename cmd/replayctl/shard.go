@@ -56,9 +56,10 @@ func checkLocalShards(cmd *cobra.Command, args []string, f runFlags) error {
 
 // readWholeTape reads src to its end, and returns the first error in it:
 // a tape every local shard would refuse is refused once, by the runner,
-// before any shard starts.
-func readWholeTape(ctx context.Context, src tape.Source) error {
-	r, err := tape.OpenSource(src)
+// before any shard starts. opts are the run's bounds (--max-line,
+// --max-document), as each shard applies them.
+func readWholeTape(ctx context.Context, src tape.Source, opts ...tape.Option) error {
+	r, err := tape.OpenSource(src, opts...)
 	if err != nil {
 		return err
 	}
