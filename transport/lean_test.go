@@ -755,3 +755,87 @@ func TestLeanSpareConnAsync(t *testing.T) {
 		t.Errorf("%d dials on the path of a send made beside two handed-over calls (of %d dials), want 0: taking the last idle connection dials a spare ahead", n, r.dials.Load())
 	}
 }
+
+// TestLeanSendsDialBesideOneDialAhead: sends that find no idle connection
+// while one spare is being dialed do not all wait for that one dial:
+// one waits for it, the others dial on their own paths at once, so that K
+// sends needing a connection take one dial's time, not K (a remote
+// target's round trip each).
+func TestLeanSendsDialBesideOneDialAhead(t *testing.T) {
+	held := make(chan struct{})
+	reached := make(chan struct{})
+	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+		if n == 1 {
+			close(reached)
+			<-held
+		}
+		b := jsonAnswer(idOf(body))
+		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
+	})
+	var once sync.Once
+	release := func() { once.Do(func() { close(held) }) }
+	t.Cleanup(release)
+	var onPath, dials atomic.Int32
+	ahead := make(chan struct{}) // the first dial ahead waits for it
+	var aheadOnce sync.Once
+	unblock := func() { aheadOnce.Do(func() { close(ahead) }) }
+	t.Cleanup(unblock)
+	started := make(chan struct{}, 1)
+	d := &net.Dialer{}
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if ctx.Value(sendKey{}) != nil {
+			onPath.Add(1)
+		}
+		if dials.Add(1) == 2 { // the first dial ahead
+			started <- struct{}{}
+			select {
+			case <-ahead:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		return d.DialContext(ctx, network, addr)
+	}}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := HTTP{URL: srv.url, Poster: PosterLean, Client: client, Spare: 1}.Dial(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	call := func(id int) []byte { return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id)) }
+	if err := conn.Send(ctx, call(1)); err != nil {
+		t.Fatal(err)
+	}
+	<-conn.Incoming()
+	<-started // the spare's dial is under way, held by the test
+	second := make(chan error, 1)
+	go func() { second <- conn.Send(ctx, call(2)) }()
+	<-reached // the only open connection carries call 2, its answer held
+	const k = 3
+	sent := make(chan error, k)
+	marked := context.WithValue(ctx, sendKey{}, true)
+	for id := 3; id < 3+k; id++ {
+		go func() { sent <- conn.Send(marked, call(id)) }()
+	}
+	// k-1 of them dial on their paths while the one dial ahead is held.
+	bound := time.Now().Add(10 * time.Second)
+	for onPath.Load() < k-1 && time.Now().Before(bound) {
+		runtime.Gosched()
+		time.Sleep(time.Millisecond)
+	}
+	got := onPath.Load()
+	unblock()
+	for range k {
+		if err := <-sent; err != nil {
+			t.Fatal(err)
+		}
+	}
+	release()
+	if err := <-second; err != nil {
+		t.Fatal(err)
+	}
+	if got != k-1 {
+		t.Errorf("%d of %d sends dialed on their paths while one dial ahead was under way, want %d: the others queued behind that one dial", got, k, k-1)
+	}
+}
