@@ -53,6 +53,7 @@ type leanClient struct {
 	mu      sync.Mutex // guards the fields below
 	idle    []*leanConn
 	dialing int                    // dials ahead under way
+	waiting int                    // sends in get waiting for one of them
 	dialed  chan struct{}          // closed when the last of them ends
 	open    map[*leanConn]struct{} // every connection not yet closed
 	closed  bool
@@ -182,20 +183,29 @@ type leanResult struct {
 }
 
 // get is an idle connection, or a new one dialed under ctx. When a
-// dial ahead is under way it waits for that connection rather than dial
-// another; taking the last idle one starts the dials ahead that keep
-// spare connections idle (see ahead).
+// dial ahead is under way that no other send waits for, it waits for
+// that connection rather than dial another (one waiter per dial: the
+// others dial at once, so that k sends needing a connection take one
+// dial's time, not k); taking the last idle one starts the dials ahead
+// that keep spare connections idle (see ahead).
 func (lc *leanClient) get(ctx context.Context) (*leanConn, error) {
 	lc.mu.Lock()
-	for lc.dialing > 0 && len(lc.idle) == 0 && !lc.closed {
+	for lc.dialing > lc.waiting && len(lc.idle) == 0 && !lc.closed {
 		dialed := lc.dialed
+		lc.waiting++
 		lc.mu.Unlock()
+		var err error
 		select {
 		case <-dialed:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			err = ctx.Err()
 		}
 		lc.mu.Lock()
+		lc.waiting--
+		if err != nil {
+			lc.mu.Unlock()
+			return nil, err
+		}
 	}
 	if lc.closed {
 		lc.mu.Unlock()

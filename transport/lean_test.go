@@ -818,15 +818,25 @@ func TestLeanSendsDialBesideOneDialAhead(t *testing.T) {
 	for id := 3; id < 3+k; id++ {
 		go func() { sent <- conn.Send(marked, call(id)) }()
 	}
-	// k-1 of them dial on their paths while the one dial ahead is held.
-	bound := time.Now().Add(10 * time.Second)
-	for onPath.Load() < k-1 && time.Now().Before(bound) {
-		runtime.Gosched()
-		time.Sleep(time.Millisecond)
+	// k-1 of them are answered while the one dial ahead is held (each
+	// dialed on its path, or took a connection one of those put back).
+	bound := time.NewTimer(10 * time.Second)
+	defer bound.Stop()
+	got := 0
+wait:
+	for got < k-1 {
+		select {
+		case err := <-sent:
+			if err != nil {
+				t.Fatal(err)
+			}
+			got++
+		case <-bound.C:
+			break wait
+		}
 	}
-	got := onPath.Load()
 	unblock()
-	for range k {
+	for range k - got {
 		if err := <-sent; err != nil {
 			t.Fatal(err)
 		}
@@ -836,6 +846,6 @@ func TestLeanSendsDialBesideOneDialAhead(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got != k-1 {
-		t.Errorf("%d of %d sends dialed on their paths while one dial ahead was under way, want %d: the others queued behind that one dial", got, k, k-1)
+		t.Errorf("%d of %d sends were answered while one dial ahead was under way, want %d: the others queued behind that one dial", got, k, k-1)
 	}
 }
