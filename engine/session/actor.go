@@ -598,10 +598,11 @@ var errInterrupted = errors.New("the replay was interrupted before the answer ca
 // connections), and can fail by it a moment before ctx's own timer ends
 // ctx, longer under load: such a request did not time out by the
 // replay's timeout, the replay was interrupted while it was in flight.
-// ctx's deadline has passed, so the wait is short.
-func interruptedBy(ctx context.Context, err error) bool {
+// ctx's deadline has passed, so the wait is short. own is the request's
+// own deadline (zero: none): one that came before ctx's is a timeout.
+func interruptedBy(ctx context.Context, err error, own time.Time) bool {
 	d, ok := ctx.Deadline()
-	if !ok || time.Now().Before(d) || !errors.Is(err, context.DeadlineExceeded) {
+	if !ok || time.Now().Before(d) || !errors.Is(err, context.DeadlineExceeded) || !own.IsZero() && own.Before(d) {
 		return false
 	}
 	<-ctx.Done()

@@ -106,7 +106,7 @@ func (r *sender) sendEnded(ctx context.Context, res sendResult) error {
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
-	case interruptedBy(ctx, err):
+	case interruptedBy(ctx, err, p.deadline):
 		return ctx.Err()
 	case errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTarget):
 		return x.rq.timeOut(ctx, p, x.timedOutAfter()) // the answer's headers never came

@@ -176,6 +176,15 @@ func (r *requests) inFlight(ss *session, it *Item, sent time.Time) *pend {
 	return p
 }
 
+// ownDeadline is the deadline of a message sent at sent under timeout
+// (zero: none).
+func ownDeadline(sent time.Time, timeout time.Duration) time.Time {
+	if timeout <= 0 {
+		return time.Time{}
+	}
+	return sent.Add(timeout)
+}
+
 // sendFailed handles a message the target did not take: an HTTP refusal
 // (an answer of a kind, for a faulted message; an error verdict else), a
 // server that died under chaos, or a target that failed.
@@ -185,7 +194,7 @@ func (r *sender) sendFailed(ctx context.Context, ss *session, it *Item, sent tim
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
-	case interruptedBy(ctx, err):
+	case interruptedBy(ctx, err, ownDeadline(sent, x.env.Timeout)):
 		return ctx.Err()
 	case errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTarget):
 		// The target did not take the message (an HTTP answer's headers
