@@ -35,7 +35,7 @@ type gcHolder struct {
 	holds    int   // held replays running
 	gen      int   // the hold's generation: a finalizer of an ended one does nothing
 	percent  int   // GOGC as it was before the first hold
-	headroom int64 // the largest of the running replays'
+	headroom int64 // the largest asked since the first hold (it applies from the next collection)
 }
 
 var gcHold gcHolder
@@ -72,8 +72,7 @@ func (h *gcHolder) hold(headroom int64) func() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.holds == 0 {
-		h.percent = debug.SetGCPercent(100)
-		debug.SetGCPercent(h.percent)
+		h.percent = gogc() // read, not set and set back: GOGC=off is never turned on
 		if h.percent < 0 { // off: nothing to space
 			return func() {}
 		}
@@ -136,4 +135,17 @@ func liveHeap() uint64 {
 		return 0
 	}
 	return s[0].Value.Uint64()
+}
+
+// gogc is the collector's GOGC percentage as set now (negative: off).
+func gogc() int {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 100
+	}
+	if p := s[0].Value.Uint64(); p <= math.MaxInt32 {
+		return int(p)
+	}
+	return -1
 }

@@ -102,6 +102,7 @@ func TestGCDuringPacedSchedule(t *testing.T) {
 // at a speed that is not paced, or with no headroom.
 func TestHoldCollectionsRestores(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(150))
+	runtime.GC() // a live heap to pace by: run alone, no collection had run yet and GOGC stayed 150
 	tenX := scheduler.Speed{Mode: scheduler.Scaled, Factor: 10}
 	a := holdCollections(tenX, DefaultGCHeadroom)
 	b := holdCollections(scheduler.Speed{Mode: scheduler.Rate, RPS: 100}, 1<<20)
@@ -129,5 +130,19 @@ func TestHoldCollectionsRestores(t *testing.T) {
 			t.Errorf("%s: GOGC %d while the replay runs, want %d", tc.name, got, tc.percent)
 		}
 		undo()
+	}
+}
+
+// TestGOGCRead: gogc reads the percentage as set, off included, without
+// setting it.
+func TestGOGCRead(t *testing.T) {
+	was := debug.SetGCPercent(250)
+	defer debug.SetGCPercent(was)
+	if got := gogc(); got != 250 {
+		t.Errorf("gogc() = %d after SetGCPercent(250)", got)
+	}
+	debug.SetGCPercent(-1)
+	if got := gogc(); got >= 0 {
+		t.Errorf("gogc() = %d with the collector off, want negative", got)
 	}
 }
