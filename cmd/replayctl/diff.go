@@ -25,6 +25,7 @@ var errBreaking = fmt.Errorf("breaking changes found: %w", errReported)
 func (a *app) diffCommand() *cobra.Command {
 	var (
 		maxLine        int
+		maxDoc         int
 		output         string
 		failOnBreaking bool
 		ignore         []string
@@ -109,7 +110,7 @@ breaking change, 2 bad usage or a tape or config that cannot be read.`,
 			ctx := cmd.Context()
 			sides := make([]tapediff.Side, 2)
 			for i, path := range args {
-				if sides[i], err = a.readSide(ctx, path, maxLine); err != nil {
+				if sides[i], err = a.readSide(ctx, path, tape.WithMaxLine(maxLine), tape.WithMaxDocument(maxDoc)); err != nil {
 					if ctx.Err() != nil {
 						return interrupted("")
 					}
@@ -136,6 +137,7 @@ breaking change, 2 bad usage or a tape or config that cannot be read.`,
 	}
 	fl := cmd.Flags()
 	addKnob(fl, "diff", "max-line", (*byteSize)(&maxLine))
+	addKnob(fl, "diff", "max-document", (*byteSize)(&maxDoc))
 	fl.StringVarP(&output, "output", "o", "text", "text (grouped, breaking first) or json (one object)")
 	fl.BoolVar(&failOnBreaking, "fail-on-breaking", false, "exit 1 when a breaking change is found")
 	fl.StringArrayVar(&ignore, "ignore", nil, "a path not compared, e.g. result.content[*].annotations or **.timestamp (repeatable)")
@@ -172,8 +174,8 @@ func diffValidator(path string, ignore []string) (*validator.Validator, error) {
 
 // readSide reads the whole tape at path. It returns early, with ctx's
 // error, when ctx is done.
-func (a *app) readSide(ctx context.Context, path string, maxLine int) (tapediff.Side, error) {
-	r, err := a.openTapeArg(ctx, path, tape.WithMaxLine(maxLine))
+func (a *app) readSide(ctx context.Context, path string, opts ...tape.Option) (tapediff.Side, error) {
+	r, err := a.openTapeArg(ctx, path, opts...)
 	if err != nil {
 		return tapediff.Side{}, err
 	}

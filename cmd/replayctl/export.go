@@ -33,7 +33,7 @@ func exportFormats(creator string) []exportFormat {
 }
 
 func (a *app) exportCommand() *cobra.Command {
-	var maxLine int
+	var maxLine, maxDoc int
 	var url string
 	var force bool
 	formats := exportFormats(readVersion().Version)
@@ -133,7 +133,7 @@ and the tools/call request of each).`,
 			}
 			in, out := args[0], args[1]
 			ctx := cmd.Context()
-			r, err := a.openTapeArg(ctx, in, tape.WithMaxLine(maxLine)) // before OUT: a bad TAPE is named as such
+			r, err := a.openTapeArg(ctx, in, tape.WithMaxLine(maxLine), tape.WithMaxDocument(maxDoc)) // before OUT: a bad TAPE is named as such
 			if err != nil {
 				if ctx.Err() != nil {
 					return interrupted(out + " was not written")
@@ -192,5 +192,6 @@ and the tools/call request of each).`,
 	cmd.Flags().StringVar(&url, "url", "", "the MCP endpoint the export sends to or describes (default: the recorded URL, or "+tape.DefaultExportURL+" for a stdio tape)")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite OUT if it exists")
 	addKnob(cmd.Flags(), "export", "max-line", (*byteSize)(&maxLine))
+	addKnob(cmd.Flags(), "export", "max-document", (*byteSize)(&maxDoc))
 	return cmd
 }

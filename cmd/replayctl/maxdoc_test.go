@@ -49,4 +49,16 @@ func TestOneLineCassetteLimits(t *testing.T) {
 	if res.code != 2 || !strings.Contains(res.stderr, "--max-document") {
 		t.Errorf("inspect --max-document 4MiB: exit %d, want 2 and an error naming --max-document\n%s", res.code, res.stderr)
 	}
+	// diff and redact read it by the default and take the flag too.
+	if res := replayctl(t, "diff", vcr, vcr); res.code != 0 {
+		t.Errorf("diff: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	for _, args := range [][]string{
+		{"diff", "--max-document", "4MiB", vcr, vcr},
+		{"redact", "--max-document", "4MiB", vcr, filepath.Join(t.TempDir(), "r.jsonl")},
+	} {
+		if res := replayctl(t, args...); res.code != 2 || !strings.Contains(res.stderr, "longer than") || !strings.Contains(res.stderr, "--max-document") {
+			t.Errorf("%s: exit %d, want 2 and the limit's error naming --max-document\n%s", strings.Join(args[:3], " "), res.code, res.stderr)
+		}
+	}
 }

@@ -16,7 +16,7 @@ import (
 )
 
 func (a *app) redactCommand() *cobra.Command {
-	var maxLine int
+	var maxLine, maxDoc int
 	cmd := &cobra.Command{
 		Use:   "redact IN OUT.jsonl",
 		Short: "Take secrets out of a tape",
@@ -63,7 +63,7 @@ stderr, by kind and name, never with a value.`,
 		if err != nil {
 			return err
 		}
-		r, err := a.rewriteTape(cmd.Context(), in, out, []tape.Option{tape.WithMaxLine(maxLine)}, func(ctx context.Context, r *tape.Reader) error {
+		r, err := a.rewriteTape(cmd.Context(), in, out, []tape.Option{tape.WithMaxLine(maxLine), tape.WithMaxDocument(maxDoc)}, func(ctx context.Context, r *tape.Reader) error {
 			return tape.RedactFile(ctx, out, r, red)
 		})
 		if err != nil {
@@ -77,6 +77,7 @@ stderr, by kind and name, never with a value.`,
 		return nil
 	}
 	addKnob(cmd.Flags(), "redact", "max-line", (*byteSize)(&maxLine))
+	addKnob(cmd.Flags(), "redact", "max-document", (*byteSize)(&maxDoc))
 	return cmd
 }
 

@@ -203,7 +203,7 @@ var Table = []Knob{
 	{
 		Name:    "max-document",
 		Doc:     "longest JSON document on one line accepted (an Agent VCR cassette), e.g. 128MiB",
-		Default: Size(64 << 20), Commands: []string{"run", "kube render", "compare", "inspect", "convert", "import"},
+		Default: Size(64 << 20), Commands: []string{"run", "kube render", "compare", "inspect", "convert", "import", "diff", "export", "redact"},
 		NoConfig: "a bound on reading the tape, before any config applies",
 		Options:  []string{"replay.MaxDocument", "tape.WithMaxDocument"},
 		Said:     []string{"64 MiB", "DefaultMaxDocument"},
