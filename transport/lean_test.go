@@ -535,11 +535,17 @@ type spareRig struct {
 	reached       chan int
 	release       func()
 	onPath, dials atomic.Int32
+	// dialing, when set, is called before each dial with its number
+	// (from 1): an error fails the dial.
+	dialing func(ctx context.Context, n int32) error
 }
 
-func newSpareRig(t *testing.T, hold func(n int) bool) *spareRig {
+func newSpareRig(t *testing.T, hold func(n int) bool, opts ...func(*spareRig)) *spareRig {
 	t.Helper()
 	r := &spareRig{reached: make(chan int, 8)}
+	for _, o := range opts {
+		o(r)
+	}
 	held := make(chan struct{})
 	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
 		if hold(n) {
@@ -554,9 +560,14 @@ func newSpareRig(t *testing.T, hold func(n int) bool) *spareRig {
 	t.Cleanup(r.release) // before the server's cleanup (LIFO)
 	d := &net.Dialer{}
 	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		r.dials.Add(1)
+		n := r.dials.Add(1)
 		if ctx.Value(sendKey{}) != nil {
 			r.onPath.Add(1)
+		}
+		if r.dialing != nil {
+			if err := r.dialing(ctx, n); err != nil {
+				return nil, err
+			}
 		}
 		return d.DialContext(ctx, network, addr)
 	}}}
@@ -629,69 +640,46 @@ func TestLeanSpareConn(t *testing.T) {
 // dial ahead that never completes ends when the connection is closed
 // (goleak checks its goroutine).
 func TestLeanSpareDialUnderWay(t *testing.T) {
-	held := make(chan struct{})
-	reached := make(chan struct{})
-	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
-		if n == 1 {
-			close(reached)
-			<-held
-		}
-		b := jsonAnswer(idOf(body))
-		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
-	})
-	var once sync.Once
-	release := func() { once.Do(func() { close(held) }) }
-	t.Cleanup(release)
-	var onPath, dials atomic.Int32
 	ahead := make(chan struct{}) // the first dial ahead waits for it
 	started := make(chan struct{}, 4)
-	d := &net.Dialer{}
-	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		n := dials.Add(1)
-		if ctx.Value(sendKey{}) != nil {
-			onPath.Add(1)
-		}
-		if n == 2 { // the first dial ahead
-			started <- struct{}{}
-			select {
-			case <-ahead:
-			case <-ctx.Done():
-				return nil, ctx.Err()
+	r := newSpareRig(t, func(n int) bool { return n == 1 }, func(r *spareRig) {
+		r.dialing = func(ctx context.Context, n int32) error {
+			switch {
+			case n == 2: // the first dial ahead
+				started <- struct{}{}
+				select {
+				case <-ahead:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			case n >= 3: // later dials ahead never complete
+				started <- struct{}{}
+				<-ctx.Done()
+				return ctx.Err()
 			}
+			return nil
 		}
-		if n >= 3 { // later dials ahead never complete
-			started <- struct{}{}
-			<-ctx.Done()
-			return nil, ctx.Err()
-		}
-		return d.DialContext(ctx, network, addr)
-	}}}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	conn, err := HTTP{URL: srv.url, Poster: PosterLean, Client: client, Spare: 1}.Dial(ctx, "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	call := func(id int) []byte { return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id)) }
-	if err := conn.Send(ctx, call(1)); err != nil {
+	})
+	ctx, conn := r.ctx, r.conn
+	if err := conn.Send(ctx, r.call(1)); err != nil {
 		t.Fatal(err)
 	}
 	<-conn.Incoming()
 	<-started // the spare's dial is under way, held by the test
 	second := make(chan error, 1)
-	go func() { second <- conn.Send(ctx, call(2)) }()
-	<-reached
+	go func() { second <- conn.Send(ctx, r.call(2)) }()
+	<-r.reached
 	third := make(chan error, 1)
-	go func() { third <- conn.Send(context.WithValue(ctx, sendKey{}, true), call(3)) }()
+	go func() { third <- conn.Send(context.WithValue(ctx, sendKey{}, true), r.call(3)) }()
 	close(ahead) // the spare is dialed: the third call takes it
 	if err := <-third; err != nil {
 		t.Fatal(err)
 	}
-	release()
+	r.release()
 	if err := <-second; err != nil {
 		t.Fatal(err)
 	}
-	if n := onPath.Load(); n != 0 {
+	if n := r.onPath.Load(); n != 0 {
 		t.Errorf("%d dials on the third call's path while the spare was being dialed, want 0", n)
 	}
 	<-started // the next spare's dial, which never completes
@@ -762,48 +750,28 @@ func TestLeanSpareConnAsync(t *testing.T) {
 // sends needing a connection take one dial's time, not K (a remote
 // target's round trip each).
 func TestLeanSendsDialBesideOneDialAhead(t *testing.T) {
-	held := make(chan struct{})
-	reached := make(chan struct{})
-	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
-		if n == 1 {
-			close(reached)
-			<-held
-		}
-		b := jsonAnswer(idOf(body))
-		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
-	})
-	var once sync.Once
-	release := func() { once.Do(func() { close(held) }) }
-	t.Cleanup(release)
-	var onPath, dials atomic.Int32
 	ahead := make(chan struct{}) // the first dial ahead waits for it
 	var aheadOnce sync.Once
 	unblock := func() { aheadOnce.Do(func() { close(ahead) }) }
 	t.Cleanup(unblock)
 	started := make(chan struct{}, 1)
-	d := &net.Dialer{}
-	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if ctx.Value(sendKey{}) != nil {
-			onPath.Add(1)
-		}
-		if dials.Add(1) == 2 { // the first dial ahead
+	r := newSpareRig(t, func(n int) bool { return n == 1 }, func(r *spareRig) {
+		r.dialing = func(ctx context.Context, n int32) error {
+			if n != 2 { // the first dial ahead
+				return nil
+			}
 			started <- struct{}{}
 			select {
 			case <-ahead:
+				return nil
 			case <-ctx.Done():
-				return nil, ctx.Err()
+				return ctx.Err()
 			}
 		}
-		return d.DialContext(ctx, network, addr)
-	}}}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	conn, err := HTTP{URL: srv.url, Poster: PosterLean, Client: client, Spare: 1}.Dial(ctx, "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	call := func(id int) []byte { return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id)) }
+	})
+	ctx, conn := r.ctx, r.conn
+	call := r.call
+	release := r.release
 	if err := conn.Send(ctx, call(1)); err != nil {
 		t.Fatal(err)
 	}
@@ -811,7 +779,7 @@ func TestLeanSendsDialBesideOneDialAhead(t *testing.T) {
 	<-started // the spare's dial is under way, held by the test
 	second := make(chan error, 1)
 	go func() { second <- conn.Send(ctx, call(2)) }()
-	<-reached // the only open connection carries call 2, its answer held
+	<-r.reached // the only open connection carries call 2, its answer held
 	const k = 3
 	sent := make(chan error, k)
 	marked := context.WithValue(ctx, sendKey{}, true)
