@@ -303,6 +303,28 @@ func (a afterCalls) Dial(ctx context.Context, session string) (transport.Conn, e
 	}
 }
 
+// holdingCalls is the slow test server's endpoint in process, except
+// that each tools/call is given to held and gets no answer: its request
+// ends when held returns.
+func holdingCalls(t *testing.T, held func(r *http.Request)) *httptest.Server {
+	t.Helper()
+	slow := testserver.SlowHandler(0)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return
+		}
+		if bytes.Contains(body, []byte(`"tools/call"`)) {
+			held(r)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		slow.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 // TestInterruptReportsInFlight: a replay interrupted (its context
 // cancelled, as Ctrl-C does) while requests are in flight reports them, as
 // sent and failed. The server holds each tools/call until the client goes
@@ -318,25 +340,14 @@ func TestInterruptReportsInFlight(t *testing.T) {
 		mu      sync.Mutex
 		arrived int
 	)
-	slow := testserver.SlowHandler(0)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			return
+	srv := holdingCalls(t, func(r *http.Request) {
+		mu.Lock()
+		if arrived++; arrived == sessions {
+			cancel()
 		}
-		if bytes.Contains(body, []byte(`"tools/call"`)) {
-			mu.Lock()
-			if arrived++; arrived == sessions {
-				cancel()
-			}
-			mu.Unlock()
-			<-r.Context().Done()
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		slow.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
+		mu.Unlock()
+		<-r.Context().Done()
+	})
 	tp := testtape.Record(t, transport.HTTP{URL: testserver.SlowHTTP(t)}, "http", callScript(1))
 	e, err := New(Config{Tape: tp, Dialer: transport.HTTP{URL: srv.URL + "/mcp"}, Speed: scheduler.Speed{Mode: scheduler.Fast}, Sessions: sessions})
 	if err != nil {
@@ -405,25 +416,14 @@ func TestInterruptAtDeadlineReportsInFlight(t *testing.T) {
 		mu        sync.Mutex
 		abandoned int
 	)
-	slow := testserver.SlowHandler(0)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			return
+	srv := holdingCalls(t, func(r *http.Request) {
+		<-r.Context().Done() // held until the client gives up on it
+		mu.Lock()
+		if abandoned++; abandoned == sessions {
+			ctx.expire()
 		}
-		if bytes.Contains(body, []byte(`"tools/call"`)) {
-			<-r.Context().Done() // held until the client gives up on it
-			mu.Lock()
-			if abandoned++; abandoned == sessions {
-				ctx.expire()
-			}
-			mu.Unlock()
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		slow.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
+		mu.Unlock()
+	})
 	tp := testtape.Record(t, transport.HTTP{URL: testserver.SlowHTTP(t)}, "http", callScript(1))
 	e, err := New(Config{Tape: tp, Dialer: transport.HTTP{URL: srv.URL + "/mcp"}, Speed: scheduler.Speed{Mode: scheduler.Fast}, Sessions: sessions})
 	if err != nil {
