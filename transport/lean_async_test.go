@@ -85,6 +85,7 @@ func TestSendAsync(t *testing.T) {
 			if got := srv.reqs.Load(); got != c.reqs {
 				t.Errorf("the server read %d requests, want %d", got, c.reqs)
 			}
+			conn.Close() // its goroutines are gone: a second call of done would be in done now
 			select {
 			case err := <-done:
 				t.Fatalf("done called twice (then with %v)", err)
