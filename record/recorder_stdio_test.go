@@ -45,31 +45,15 @@ func TestRecorderStdioRunWaitsForItsProxy(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	type outcome struct {
-		res record.Result
-		err error
+	done := startRun(ctx, r)
+	waitForFile(t, pidFile, done)
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
 	}
-	done := make(chan outcome, 1)
-	go func() {
-		res, err := r.Run(ctx)
-		done <- outcome{res, err}
-	}()
-	var orphan int
-	for deadline := time.Now().Add(30 * time.Second); orphan == 0; {
-		if b, err := os.ReadFile(pidFile); err == nil {
-			if orphan, err = strconv.Atoi(string(bytes.TrimSpace(b))); err != nil {
-				t.Fatalf("%s: %v", pidFile, err)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the server did not start within 30s")
-		}
-		select {
-		case o := <-done:
-			t.Fatalf("Run returned before the server started: %+v, %v", o.res, o.err)
-		case <-time.After(20 * time.Millisecond):
-		}
+	orphan, err := strconv.Atoi(string(bytes.TrimSpace(b)))
+	if err != nil {
+		t.Fatalf("%s: %v", pidFile, err)
 	}
 	t.Cleanup(func() { _ = syscall.Kill(orphan, syscall.SIGKILL) })
 	cancel()
@@ -81,4 +65,40 @@ func TestRecorderStdioRunWaitsForItsProxy(t *testing.T) {
 		t.Errorf("got stdio result %+v, want the proxy's: started, stopped, the server killed", o.res.Stdio)
 	}
 	goleak.VerifyNone(t, leaks)
+}
+
+// runOutcome is what Recorder.Run returned.
+type runOutcome struct {
+	res record.Result
+	err error
+}
+
+// startRun runs r on a goroutine of its own; its outcome comes on the
+// channel.
+func startRun(ctx context.Context, r *record.Recorder) <-chan runOutcome {
+	done := make(chan runOutcome, 1)
+	go func() {
+		res, err := r.Run(ctx)
+		done <- runOutcome{res, err}
+	}()
+	return done
+}
+
+// waitForFile waits until path exists (the server wrote it once it
+// started), failing if Run returns first or 30 s pass.
+func waitForFile(t *testing.T, path string, done <-chan runOutcome) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server did not start within 30s")
+		}
+		select {
+		case o := <-done:
+			t.Fatalf("Run returned before the server started: %+v, %v", o.res, o.err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }

@@ -51,28 +51,8 @@ func TestRecorderStdioTerminalClient(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	type outcome struct {
-		res record.Result
-		err error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		res, err := r.Run(ctx)
-		done <- outcome{res, err}
-	}()
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		if _, err := os.Stat(started); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the server did not start within 30s")
-		}
-		select {
-		case o := <-done:
-			t.Fatalf("Run returned before the server started: %+v, %v", o.res, o.err)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	done := startRun(ctx, r)
+	waitForFile(t, started, done)
 	cancel()
 	o := <-done
 	if !errors.Is(o.err, context.Canceled) {
