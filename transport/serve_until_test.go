@@ -124,11 +124,24 @@ func TestServeUntilLimitConns(t *testing.T) {
 	if _, err := first.Read(buf); err != nil {
 		t.Fatalf("no answer on the first connection: %v", err)
 	}
-	second, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
+	// The server marks the first idle a moment after its answer: a
+	// second that comes before is refused (closed unanswered, the first
+	// being answered). Dial again until one is admitted and answered.
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		second, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer second.Close()
+		if _, err := io.WriteString(second, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"); err == nil {
+			if _, err := second.Read(buf); err == nil {
+				break // admitted: the first made room
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no second connection was admitted within 30s")
+		}
 	}
-	defer second.Close()
 	if err := first.SetReadDeadline(time.Now().Add(30 * time.Second)); err != nil {
 		t.Fatal(err)
 	}
