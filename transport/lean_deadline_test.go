@@ -10,6 +10,33 @@ import (
 	"time"
 )
 
+// TestSocketDeadline: the lean connection's deadline is the request's
+// own when it comes before its context's, else none (the context's end
+// aborts the call).
+func TestSocketDeadline(t *testing.T) {
+	now := time.Now()
+	ctx, cancel := context.WithDeadline(context.Background(), now)
+	defer cancel()
+	cases := []struct {
+		name string
+		ctx  context.Context
+		own  time.Time
+		want time.Time
+	}{
+		{"neither", context.Background(), time.Time{}, time.Time{}},
+		{"its own only", context.Background(), now, now},
+		{"the context's only", ctx, time.Time{}, time.Time{}},
+		{"its own first", ctx, now.Add(-time.Second), now.Add(-time.Second)},
+		{"the context's first", ctx, now.Add(time.Second), time.Time{}},
+		{"both at once", ctx, now, time.Time{}},
+	}
+	for _, c := range cases {
+		if got := socketDeadline(c.ctx, c.own); !got.Equal(c.want) {
+			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
 // overdueCtx is a context whose deadline has passed before it is done
 // (as a context.WithDeadline is, under load, between its deadline and
 // its timer firing), here until end is called.
