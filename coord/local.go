@@ -55,7 +55,8 @@ const localWaitDelay = 10 * time.Second
 // as the pods of a Kubernetes Indexed Job would: it serves s on ln
 // (Serve) and starts one process of name with args per shard, each with
 // its index in EnvIndex and the token in EnvToken in its environment
-// (args must make it a shard of s: its count and ln's URL). A process
+// (args must make it a shard of s: its count and ln's URL), and EnvLocal
+// set. A process
 // that ends, or cannot start, without a report is lost to s (Lost). It
 // returns once the run is over and every process is gone: the merged
 // report and how each process ended, by index.
@@ -83,7 +84,7 @@ func (s *Server) RunLocal(ctx context.Context, ln net.Listener, name string, arg
 		pctx, stop := context.WithCancel(ctx)
 		stops[i] = stop
 		c := exec.CommandContext(pctx, name, args...)
-		c.Env = append(os.Environ(), EnvIndex+"="+strconv.Itoa(i), EnvToken+"="+st.token)
+		c.Env = append(os.Environ(), EnvIndex+"="+strconv.Itoa(i), EnvToken+"="+st.token, EnvLocal+"=1")
 		// Interrupted, a shard stops as replayctl does on Ctrl-C and
 		// delivers the report of what it replayed.
 		c.Cancel = func() error { return c.Process.Signal(os.Interrupt) }

@@ -25,6 +25,10 @@ const (
 	// Kubernetes in an Indexed Job's pods) is read.
 	EnvIndex    = "REPLAYCTL_SHARD_INDEX"
 	EnvJobIndex = "JOB_COMPLETION_INDEX"
+	// EnvLocal is set ("1") in the shard processes of RunLocal: their
+	// stderr is their runner's, which says once what every shard would
+	// say alike (a bad tape's error).
+	EnvLocal = "REPLAYCTL_SHARD_LOCAL"
 )
 
 // Action is what the coordinator tells a shard to do.

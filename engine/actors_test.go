@@ -371,7 +371,7 @@ func TestInterruptReportsInFlight(t *testing.T) {
 // lateCtx is a run's context whose deadline has passed before it is done:
 // as a context.WithDeadline is, under load, for the moment between its
 // deadline and its timer firing; here until expire is called. A socket
-// deadline taken from Deadline fires in that moment.
+// deadline taken from Deadline would fire in that moment.
 type lateCtx struct {
 	deadline time.Time
 	done     chan struct{}
@@ -398,31 +398,32 @@ func (c *lateCtx) Err() error {
 
 // TestInterruptAtDeadlineReportsInFlight: a replay whose context's
 // deadline passes while requests are in flight reports them as
-// interrupted, also when the sends fail by that deadline (the HTTP
-// connection's, taken from the context) before the context is done: the
-// requests did not time out by the replay's own timeout (30s), and the
-// replay ends with the context's error.
+// interrupted, and ends with the context's error. The context's deadline
+// has passed from the start, but it is done only once all three
+// tools/call have arrived (as a context.WithDeadline is, under load, for
+// the moment between its deadline and its timer): a send never fails by
+// the run's deadline before the run's context is done (the HTTP
+// connection takes no socket deadline from it), so the handshakes go
+// through and the calls are interrupted, not timed out by the replay's
+// own timeout (30s).
 func TestInterruptAtDeadlineReportsInFlight(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real servers")
 	}
 	const sessions = 3
-	// The deadline is a bound on reaching the tools/call (the sessions'
-	// handshakes), not a wait: the context is done only once the client
-	// has given up all three, which the sends failing by it does.
-	ctx := newLateCtx(time.Now().Add(3 * time.Second))
-	defer time.AfterFunc(time.Minute, ctx.expire).Stop() // never hang
+	ctx := newLateCtx(time.Now().Add(-time.Millisecond))
+	defer time.AfterFunc(30*time.Second, ctx.expire).Stop() // never hang
 	var (
-		mu        sync.Mutex
-		abandoned int
+		mu      sync.Mutex
+		arrived int
 	)
 	srv := holdingCalls(t, func(r *http.Request) {
-		<-r.Context().Done() // held until the client gives up on it
 		mu.Lock()
-		if abandoned++; abandoned == sessions {
+		if arrived++; arrived == sessions {
 			ctx.expire()
 		}
 		mu.Unlock()
+		<-r.Context().Done() // held until the client gives up on it
 	})
 	tp := testtape.Record(t, transport.HTTP{URL: testserver.SlowHTTP(t)}, "http", callScript(1))
 	e, err := New(Config{Tape: tp, Dialer: transport.HTTP{URL: srv.URL + "/mcp"}, Speed: scheduler.Speed{Mode: scheduler.Fast}, Sessions: sessions})

@@ -78,10 +78,12 @@ func Command(argv ...string) RecorderOption {
 // that is a pipe, a socket or a terminal is read (and a pipe or socket
 // written) in a way Run's end can interrupt (see stdpipe.Ends); another
 // in should be an io.Closer whose Close ends a Read in progress (as
-// io.Pipe's does). Run returns once every goroutine it started has
-// ended, with one exception: when ctx is done while in has no Close (or
-// is a terminal on a system without poll(2)), Run returns at most
-// 2*StopTimeout+1s later, and its read of in ends only with the next
+// io.Pipe's and a net.Conn's do). Run returns once every goroutine it
+// started has ended, with one exception: when ctx is done while in is
+// not one of those known to end a read at Close (stdpipe.Interruptible:
+// a reader without Close, an io.Closer of another type, a terminal on a
+// system without poll(2)), Run returns at most 2*StopTimeout+1s later,
+// and if Close did not end it, its read of in ends only with the next
 // line or EOF.
 func Client(in io.Reader, out io.Writer) RecorderOption {
 	return func(s *recorderSettings) { s.in, s.out = in, out }
@@ -294,10 +296,11 @@ func (r *Recorder) runStdio(ctx context.Context) (Result, error) {
 			o = <-done
 			break
 		}
-		// A read of a reader without Close (or of a terminal where
-		// stdpipe.Ends cannot poll it) cannot be interrupted: give the
-		// proxy the time to stop the server, then finish without it;
-		// its read of the client ends with the next line or EOF.
+		// A read of a reader without Close, of a terminal where
+		// stdpipe.Ends cannot poll it, or of a Closer whose Close may
+		// not end it, may go on: give the proxy the time to stop the
+		// server, then finish without it; its read of the client ends
+		// with the next line or EOF.
 		t := time.NewTimer(2*stopTimeout + time.Second)
 		select {
 		case o = <-done:

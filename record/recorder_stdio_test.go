@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -102,3 +104,50 @@ func waitForFile(t *testing.T, path string, done <-chan runOutcome) {
 		}
 	}
 }
+
+// TestRecorderStdioRunBoundedForAnyCloser: a stdio recording whose
+// client's input is an io.Closer of the caller's, whose Close does not
+// end a Read in progress, returns once ctx is done (within the give-up
+// Client documents, 2*StopTimeout+1s), not when the input ends.
+func TestRecorderStdioRunBoundedForAnyCloser(t *testing.T) {
+	dir := t.TempDir()
+	started := filepath.Join(dir, "started")
+	in := &stubbornReader{release: make(chan struct{})}
+	defer in.unblock() // the proxy's read of in ends, and with it its goroutine
+	r, err := record.New(filepath.Join(dir, "rec.jsonl"),
+		record.Command("sh", "-c", `: > "$0" && exec sleep 3600`, started),
+		record.Client(in, &discard{}), record.StopTimeout(100*time.Millisecond),
+		record.WithStdio(record.StdioStderr(&discard{})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := startRun(ctx, r)
+	waitForFile(t, started, done)
+	cancel()
+	select {
+	case o := <-done:
+		if !errors.Is(o.err, context.Canceled) {
+			t.Errorf("got error %v, want context.Canceled", o.err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return within 30s of ctx's end: it waits for a read Close does not end")
+	}
+}
+
+// stubbornReader is a client's input whose Read waits until the test
+// releases it, and whose Close does not end a Read in progress.
+type stubbornReader struct {
+	release chan struct{}
+	once    sync.Once
+}
+
+func (r *stubbornReader) Read([]byte) (int, error) {
+	<-r.release
+	return 0, io.EOF
+}
+
+func (r *stubbornReader) Close() error { return nil }
+
+func (r *stubbornReader) unblock() { r.once.Do(func() { close(r.release) }) }

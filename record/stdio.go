@@ -131,8 +131,9 @@ type StdioResult struct {
 //     stopped, and that error is returned.
 //
 // clientIn and clientOut are closed at the end when they are io.Closers.
-// A read of clientIn that closing cannot interrupt (a terminal) delays
-// the return until the next line or EOF. tap is not closed: the caller
+// A read of clientIn that closing cannot interrupt (a terminal, a Closer
+// whose Close does not end a Read) delays the return until the next line
+// or EOF; Recorder.Run gives up on it once its ctx is done (see Client). tap is not closed: the caller
 // writes the end line with tap.Close.
 func Stdio(ctx context.Context, tap *Tap, clientIn io.Reader, clientOut io.Writer, argv []string, opts ...StdioOption) (StdioResult, error) {
 	o := stdioOptions{session: "s1", stopTimeout: defaultStopTimeout, stderr: os.Stderr, log: zerolog.Nop()}

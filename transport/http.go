@@ -584,8 +584,8 @@ func (c *HTTPConn) leanCall(msg []byte, mi msgInfo) leanCall {
 func (c *HTTPConn) leanErr(ctx context.Context, err error) error {
 	switch {
 	case ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded):
-		// The connection's deadline is ctx's: either way ctx ended
-		// before the headers came.
+		// ctx ended, or the request's own deadline passed (the
+		// connection's, see socketDeadline), before the headers came.
 		cause := ctx.Err()
 		if cause == nil {
 			cause = context.DeadlineExceeded

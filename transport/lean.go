@@ -220,7 +220,7 @@ func (lc *leanClient) get(ctx context.Context) (*leanConn, error) {
 		return c, nil
 	}
 	lc.mu.Unlock()
-	nc, err := lc.dial(ctx, "tcp", lc.addr)
+	nc, err := lc.dial(noDeadline{ctx}, "tcp", lc.addr)
 	if err != nil {
 		return nil, err
 	}
@@ -367,10 +367,7 @@ func (lc *leanClient) start(ctx context.Context, k leanCall, deadline time.Time)
 	lc.ahead() // as get does: the spare is kept whichever way a connection is taken
 	lc.mu.Unlock()
 	c.reused = true
-	if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
-		deadline = d
-	}
-	_ = c.nc.SetDeadline(deadline) // the zero time: none
+	_ = c.nc.SetDeadline(socketDeadline(ctx, deadline))
 	k.started, k.ctx, k.deadline = true, ctx, deadline
 	if ctx.Done() != nil {
 		k.stop = context.AfterFunc(ctx, c.abortF)
@@ -412,6 +409,25 @@ func (c *leanConn) finish(k leanCall, r leanResult) {
 // abort makes c's pending read or write fail at once (ctx ended).
 func (c *leanConn) abort() { _ = c.nc.SetDeadline(aLongTimeAgo) }
 
+// socketDeadline is the connection's deadline for a call bounded by ctx
+// and by deadline (the zero time: none): deadline when it comes before
+// ctx's, else none. ctx's end aborts the call (see abort), so that a
+// call fails by ctx only once ctx is done, never by its deadline a moment
+// before ctx's timer ends it.
+func socketDeadline(ctx context.Context, deadline time.Time) time.Time {
+	if d, ok := ctx.Deadline(); ok && !deadline.Before(d) {
+		return time.Time{}
+	}
+	return deadline
+}
+
+// noDeadline is a context without the deadline of its own: a dial under
+// it ends when that context is done, not by its deadline a moment before
+// (as socketDeadline has it).
+type noDeadline struct{ context.Context }
+
+func (noDeadline) Deadline() (time.Time, bool) { return time.Time{}, false }
+
 var aLongTimeAgo = time.Unix(1, 0)
 
 // post sends one POST, k: k.msg as its body, the session id k.sid and
@@ -420,8 +436,8 @@ var aLongTimeAgo = time.Unix(1, 0)
 // once its status line and headers are read, or true when onHead read
 // it whole (given k.st, what it answers; nil for none). Its body is read after, on
 // any goroutine; closing it gives the connection back. ctx bounds the
-// wait for the headers (its deadline is the connection's; its end fails
-// the request), and so does deadline (the zero time: none). A connection kept alive from an earlier request that the
+// wait for the headers (its end fails the request), and so does deadline
+// (the zero time: none; see socketDeadline). A connection kept alive from an earlier request that the
 // server closed before answering (it sees nothing of it) is retried once
 // on a new connection.
 func (lc *leanClient) post(ctx context.Context, k leanCall, deadline time.Time) (*http.Response, bool, error) {
@@ -460,14 +476,11 @@ func (e *noAnswerError) Error() string {
 }
 func (e *noAnswerError) Unwrap() error { return e.err }
 
-// roundTrip has serve make k and waits for it. The earlier of deadline
-// and ctx's is the connection's, and ctx's end aborts the wait (see
+// roundTrip has serve make k and waits for it. deadline, when it comes
+// before ctx's, is the connection's, and ctx's end aborts the wait (see
 // abort). On an error the caller closes c.
 func (c *leanConn) roundTrip(ctx context.Context, k leanCall, deadline time.Time) (*http.Response, bool, error) {
-	if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
-		deadline = d
-	}
-	_ = c.nc.SetDeadline(deadline) // the zero time: none
+	_ = c.nc.SetDeadline(socketDeadline(ctx, deadline))
 	var stop func() bool
 	if ctx.Done() != nil {
 		stop = context.AfterFunc(ctx, c.abortF)

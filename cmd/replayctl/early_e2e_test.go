@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -12,7 +13,10 @@ import (
 
 // run starts a stdio server before it reads the tape; a cassette that
 // turns out bad exits 2 with the tape's error (its file and line), and
-// the server started for it is gone.
+// the server started for it is gone. That the server started, and its
+// pid, the test reads from run's own debug line "server started" (logged
+// once the process runs, before the tape is read), so the check does not
+// hang on how far the server got before it was killed.
 func TestRunBadCassetteStopsEarlyServer(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.vcr")
@@ -24,23 +28,26 @@ func TestRunBadCassetteStopsEarlyServer(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pidFile := filepath.Join(dir, "pid")
-	res := replayctl(t, "run", bad, "--speed", "fast", "-q", "--", "sh", "-c", "echo $$ > "+pidFile+"; exec cat")
+	res := replayctl(t, "run", bad, "--speed", "fast", "-q", "--log-level", "debug", "--", "cat")
 	if res.code != 2 {
 		t.Fatalf("exit %d, want 2; stderr:\n%s", res.code, res.stderr)
 	}
 	if want := bad + " line 6: session.interactions[3].direction"; !strings.Contains(res.stderr, want) {
 		t.Errorf("stderr %q, want it to name %q", res.stderr, want)
 	}
-	b, err := os.ReadFile(pidFile)
-	if err != nil {
-		return // stopped before its shell wrote its pid: nothing left to look for
+	m := serverStarted.FindStringSubmatch(res.stderr)
+	if m == nil {
+		t.Fatalf("stderr %q, want the debug line of the server started before the tape was read", res.stderr)
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	pid, err := strconv.Atoi(m[1])
 	if err != nil {
-		t.Fatalf("pid file %q: %v", b, err)
+		t.Fatalf("pid %q: %v", m[1], err)
 	}
 	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
 		t.Errorf("the server (pid %d) after run exited: kill -0 says %v, want no such process", pid, err)
 	}
 }
+
+// serverStarted is run's debug line of a stdio server it started; its
+// pid is the submatch.
+var serverStarted = regexp.MustCompile(`DBG server started command=cat pid=(\d+) `)

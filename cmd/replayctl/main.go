@@ -75,7 +75,7 @@ func runApp(ctx context.Context, app *app, args []string) int {
 		return exitOK
 	}
 	code := exitCode(ctx, err)
-	if code != exitFailed || !errors.Is(err, errReported) {
+	if (code != exitFailed || !errors.Is(err, errReported)) && !errors.Is(err, errSaidByRunner) {
 		fmt.Fprintf(app.errOut, "replayctl: %v\n", err)
 	}
 	return code
@@ -83,6 +83,11 @@ func runApp(ctx context.Context, app *app, args []string) int {
 
 // errReported is a failure already shown in the report (validation).
 var errReported = errors.New("the replay did not pass")
+
+// errSaidByRunner is the failure of a shard of --local-shards that its
+// runner says once for all the shards (a bad tape), from their reports:
+// the shard says nothing.
+var errSaidByRunner = errors.New("a local shard's bad input: its runner says why")
 
 func exitCode(ctx context.Context, err error) int {
 	var ee *exitError

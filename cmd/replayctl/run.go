@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -310,10 +311,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if seed, random, ok := r.OrderSeed(); ok && random {
 		fmt.Fprintf(a.errOut, "order: seed %d (repeat this order with --seed %d)\n", seed, seed)
 	}
-	if local { // the options are good: the shards replay them
-		if err := readWholeTape(cmd.Context(), src, tape.WithMaxLine(f.maxLine), tape.WithMaxDocument(f.maxDoc)); err != nil {
-			return inputError(err)
-		}
+	if local { // the options are good: the shards replay them (a bad tape's error is said once, see runLocalShards)
 		return a.runLocalShards(cmd, args, f, randomSeed(r))
 	}
 	runCtx := cmd.Context()
@@ -398,6 +396,10 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	switch code := rep.ExitStatus(); {
 	case code == report.ExitInterrupted:
 		return &exitError{code: code, err: errors.New("interrupted; the report covers what was replayed")}
+	case runErr != nil && code == report.ExitBadInput && delivered && writeErr == nil && os.Getenv(coord.EnvLocal) != "":
+		// Every local shard reads the same tape: its runner says the
+		// error once, from this shard's report (see runLocalShards).
+		return &exitError{code: code, err: errSaidByRunner}
 	case runErr != nil:
 		return &exitError{code: code, err: errors.Join(runErr, writeErr)}
 	case writeErr != nil:

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"strconv"
@@ -18,7 +17,6 @@ import (
 	"github.com/replayctl/replayctl/coord"
 	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/report"
-	"github.com/replayctl/replayctl/tape"
 )
 
 // MaxLocalShards bounds --local-shards: each shard is a process.
@@ -52,26 +50,6 @@ func checkLocalShards(cmd *cobra.Command, args []string, f runFlags) error {
 		return usageError("--local-shards: the tape cannot be read from stdin: every shard reads it; give a file")
 	}
 	return nil
-}
-
-// readWholeTape reads src to its end, and returns the first error in it:
-// a tape every local shard would refuse is refused once, by the runner,
-// before any shard starts. opts are the run's bounds (--max-line,
-// --max-document), as each shard applies them.
-func readWholeTape(ctx context.Context, src tape.Source, opts ...tape.Option) error {
-	r, err := tape.OpenSource(src, opts...)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	for ctx.Err() == nil {
-		if _, err := r.Next(); errors.Is(err, io.EOF) {
-			return nil
-		} else if err != nil {
-			return err
-		}
-	}
-	return ctx.Err()
 }
 
 // runLocalShards replays args as n shard processes of this replayctl on
@@ -135,12 +113,30 @@ func (a *app) runLocalShards(cmd *cobra.Command, args []string, f runFlags, seed
 			return err
 		}
 	}
-	return a.showLocalShards(cmd, args, runs, rep, f)
+	bad := badInput(srv, n)
+	if bad != nil && rep.Summary.Sent == 0 {
+		return bad // nothing was replayed (a bad tape): its error alone, as one process
+	}
+	return a.showLocalShards(cmd, args, runs, rep, f, bad)
+}
+
+// badInput is the bad input a local shard met in its run (every shard
+// reads the same tape: a bad line stops them alike), from the first
+// such shard's report, to be said once (each kept quiet, see
+// errSaidByRunner); nil when none did.
+func badInput(srv *coord.Server, n int) error {
+	for i := range n {
+		if r := srv.Final(i); r != nil && r.Summary.Stopped == report.StopBadInput {
+			return &exitError{code: exitBadInput, err: errors.New(r.Summary.Aborted)}
+		}
+	}
+	return nil
 }
 
 // showLocalShards keeps and shows the merged report of a local run, and
-// ends it as one process would have: exit 3 when a shard's target failed.
-func (a *app) showLocalShards(cmd *cobra.Command, args []string, runs []coord.Process, rep *report.Report, f runFlags) error {
+// ends it as one process would have: exit 3 when a shard's target
+// failed, exit 2 with bad, the bad input a shard met, when not nil.
+func (a *app) showLocalShards(cmd *cobra.Command, args []string, runs []coord.Process, rep *report.Report, f runFlags, bad error) error {
 	n := len(runs)
 	a.keepHistory(context.WithoutCancel(cmd.Context()), cmd, args[0], f.history, rep)
 	if err := a.showReport(cmd.OutOrStdout(), rep, f.output, nil, f.reports); err != nil {
@@ -155,6 +151,9 @@ func (a *app) showLocalShards(cmd *cobra.Command, args []string, runs []coord.Pr
 		if s.Code == exitTarget {
 			return &exitError{code: exitTarget, err: fmt.Errorf("local shards: shard %d/%d: the target failed (its error is above)", s.Index, n)}
 		}
+	}
+	if bad != nil {
+		return bad
 	}
 	if !rep.Passed() {
 		return errReported

@@ -593,10 +593,11 @@ func isRequest(it *Item) bool { return it.RPC.Kind == jsonrpc.KindRequest }
 var errInterrupted = errors.New("the replay was interrupted before the answer came")
 
 // interruptedBy reports whether a send failed by err because the run's
-// deadline (ctx's) passed, and if so waits until ctx is done. A send's
-// connection takes its deadline from ctx (see transport's HTTP and stdio
-// connections), and can fail by it a moment before ctx's own timer ends
-// ctx, longer under load: such a request did not time out by the
+// deadline (ctx's) passed, and if so waits until ctx is done. A stdio
+// connection's write, and a dial of net/http, take their deadline from
+// ctx, and can fail by it a moment before ctx's own timer ends ctx,
+// longer under load (the lean HTTP connection does not: it fails by ctx
+// only once ctx is done): such a request did not time out by the
 // replay's timeout, the replay was interrupted while it was in flight.
 // ctx's deadline has passed, so the wait is short. own is the request's
 // own deadline (zero: none): one that came before ctx's is a timeout.

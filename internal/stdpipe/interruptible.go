@@ -2,25 +2,36 @@ package stdpipe
 
 import (
 	"io"
+	"net"
 	"os"
 	"time"
 )
 
-// Interruptible reports whether a read of r in progress ends when r is
-// closed, or ends by itself: r is an io.Closer, and when it is an
-// *os.File, one Go's poller serves (a Pollable pipe or socket) or a
-// regular file. A terminal is not: its read holds on until a line or
-// EOF comes, closed or not.
+// Interruptible reports whether a read of r in progress is known to end
+// when r is closed, or to end by itself: r is an *os.File Go's poller
+// serves (a Pollable pipe or socket) or a regular file, an io.Pipe's
+// reader, a net.Conn, or the terminal reader of Ends. A terminal as a
+// process inherits it is not: its read holds on until a line or EOF
+// comes, closed or not. Of any other io.Closer the contract of Close
+// says nothing about a read in progress: false.
 func Interruptible(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		_, ok := r.(io.Closer)
-		return ok
-	}
-	// Only a file the poller serves has deadlines.
-	if f.SetReadDeadline(time.Time{}) == nil {
+	switch r := r.(type) {
+	case *os.File:
+		// Only a file the poller serves has deadlines.
+		if r.SetReadDeadline(time.Time{}) == nil {
+			return true
+		}
+		st, err := r.Stat()
+		return err == nil && st.Mode().IsRegular()
+	case *io.PipeReader, net.Conn, closeInterrupts:
 		return true
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode().IsRegular()
+	return false
+}
+
+// closeInterrupts is a reader of this package whose Close ends a Read in
+// progress.
+type closeInterrupts interface {
+	io.ReadCloser
+	closeInterruptsRead()
 }

@@ -2,15 +2,17 @@ package stdpipe
 
 import (
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// TestInterruptible: pipes, io.Pipe and regular files can be
-// interrupted; a terminal as a process inherits it (blocking) and a
-// reader without Close cannot.
+// TestInterruptible: pipes, io.Pipe, a net.Conn and regular files can be
+// interrupted; a terminal as a process inherits it (blocking), a reader
+// without Close and a Closer of unknown type (its Close may not end a
+// read in progress) cannot.
 func TestInterruptible(t *testing.T) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -25,6 +27,9 @@ func TestInterruptible(t *testing.T) {
 	defer reg.Close()
 	ipr, ipw := io.Pipe()
 	defer ipw.Close()
+	c1, c2 := net.Pipe()
+	defer c1.Close()
+	defer c2.Close()
 	cases := []struct {
 		name string
 		r    io.Reader
@@ -35,6 +40,8 @@ func TestInterruptible(t *testing.T) {
 		{"io.Pipe", ipr, true},
 		{"strings.Reader (no Close)", strings.NewReader("x"), false},
 		{"a reader hiding its Close", struct{ io.Reader }{ipr}, false},
+		{"net.Conn", c1, true},
+		{"a Closer of unknown type", io.NopCloser(strings.NewReader("x")), false},
 	}
 	if term, _ := terminal(t); term != nil {
 		cases = append(cases, struct {

@@ -91,3 +91,5 @@ func (r *pollReader) Close() error {
 	})
 	return nil
 }
+
+func (*pollReader) closeInterruptsRead() {}
