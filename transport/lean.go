@@ -141,7 +141,14 @@ type leanConn struct {
 	bw     *bufio.Writer
 	reused bool
 	prev   []headerLine // the last answer's header lines, for their values
-	abortF func()       // abort as a func value, made once
+
+	// The context hook (see watch): the end of the context whose Done
+	// channel is hookDone aborts the call in flight when that call's
+	// context has the same channel (live).
+	hookMu   sync.Mutex
+	hookDone <-chan struct{} // nil: no hook
+	hookStop func() bool     // removes the hook
+	live     <-chan struct{} // the Done of the call in flight; nil between calls
 
 	call leanCall        // the request serve is to make: written before work
 	work chan struct{}   // tells serve of call
@@ -163,11 +170,10 @@ type leanCall struct {
 	st      *stream // what the answer answers, for onHead; nil for none
 
 	// A call that start handed over without waiting: its context and
-	// deadline, the hook that stops ctx's abort, and done, for onStarted.
+	// deadline, and done, for onStarted.
 	started  bool
 	ctx      context.Context
 	deadline time.Time
-	stop     func() bool
 	done     func(error)
 }
 
@@ -240,7 +246,6 @@ func (lc *leanClient) get(ctx context.Context) (*leanConn, error) {
 func (lc *leanClient) adopt(nc net.Conn) *leanConn {
 	c := &leanConn{lc: lc, nc: nc, br: bufio.NewReaderSize(nc, 4<<10), bw: bufio.NewWriterSize(nc, 4<<10),
 		work: make(chan struct{}), done: make(chan leanResult), quit: make(chan struct{})}
-	c.abortF = c.abort
 	lc.open[c] = struct{}{}
 	lc.wg.Add(1)
 	go func() { defer lc.wg.Done(); c.serve() }()
@@ -305,6 +310,7 @@ func (lc *leanClient) close() {
 	lc.open, lc.idle = map[*leanConn]struct{}{}, nil
 	lc.mu.Unlock()
 	for c := range open {
+		c.unhook()
 		c.nc.Close()
 		c.once.Do(func() { close(c.quit) })
 	}
@@ -312,6 +318,7 @@ func (lc *leanClient) close() {
 }
 
 func (c *leanConn) close() {
+	c.unhook()
 	c.nc.Close()
 	c.once.Do(func() { close(c.quit) })
 	c.lc.mu.Lock()
@@ -370,19 +377,14 @@ func (lc *leanClient) start(ctx context.Context, k leanCall, deadline time.Time)
 	if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
 		deadline = d
 	}
-	_ = c.nc.SetDeadline(deadline) // the zero time: none
+	c.watch(ctx, deadline)
 	k.started, k.ctx, k.deadline = true, ctx, deadline
-	if ctx.Done() != nil {
-		k.stop = context.AfterFunc(ctx, c.abortF)
-	}
 	c.call, c.inCall = k, true
 	select {
 	case c.work <- struct{}{}: // serve is idle: it takes the call at once
 		return true
 	case <-c.quit: // closed meanwhile
-		if k.stop != nil {
-			k.stop()
-		}
+		c.unwatch(ctx)
 		c.call, c.inCall = leanCall{}, false
 		return false
 	}
@@ -391,7 +393,7 @@ func (lc *leanClient) start(ctx context.Context, k leanCall, deadline time.Time)
 // finish ends a started call on serve's goroutine as roundTrip and post
 // end one, and gives its result to onStarted.
 func (c *leanConn) finish(k leanCall, r leanResult) {
-	if k.stop != nil && !k.stop() && !r.handled {
+	if c.unwatch(k.ctx) && !r.handled {
 		r.err = k.ctx.Err()
 	}
 	c.call, c.inCall = leanCall{}, false
@@ -411,6 +413,56 @@ func (c *leanConn) finish(k leanCall, r leanResult) {
 
 // abort makes c's pending read or write fail at once (ctx ended).
 func (c *leanConn) abort() { _ = c.nc.SetDeadline(aLongTimeAgo) }
+
+// watch makes deadline c's (the zero time: none) and the end of ctx
+// abort the call c is about to make, until unwatch. The hook on ctx is
+// made once per context rather than per call — a session's calls share
+// theirs, and context.AfterFunc per call cost two allocations and a lock
+// of the parent context each (issue 24) — and it aborts a call only
+// while one under a context that ends with ctx is in flight.
+func (c *leanConn) watch(ctx context.Context, deadline time.Time) {
+	done := ctx.Done()
+	c.hookMu.Lock()
+	defer c.hookMu.Unlock()
+	if done != nil && done != c.hookDone {
+		if c.hookStop != nil {
+			c.hookStop()
+		}
+		c.hookDone = done
+		c.hookStop = context.AfterFunc(ctx, func() {
+			c.hookMu.Lock()
+			defer c.hookMu.Unlock()
+			if c.live == done {
+				c.abort()
+			}
+		})
+	}
+	c.live = done
+	_ = c.nc.SetDeadline(deadline)
+	if done != nil && ctx.Err() != nil { // ended before: its hook ran with no call to abort
+		c.abort()
+	}
+}
+
+// unwatch ends watch: the hook leaves c alone from here on. It reports
+// whether ctx has ended.
+func (c *leanConn) unwatch(ctx context.Context) bool {
+	c.hookMu.Lock()
+	c.live = nil
+	c.hookMu.Unlock()
+	return ctx.Err() != nil
+}
+
+// unhook removes the context hook: c is closed.
+func (c *leanConn) unhook() {
+	c.hookMu.Lock()
+	stop := c.hookStop
+	c.hookDone, c.hookStop = nil, nil
+	c.hookMu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
 
 var aLongTimeAgo = time.Unix(1, 0)
 
@@ -467,11 +519,7 @@ func (c *leanConn) roundTrip(ctx context.Context, k leanCall, deadline time.Time
 	if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
 		deadline = d
 	}
-	_ = c.nc.SetDeadline(deadline) // the zero time: none
-	var stop func() bool
-	if ctx.Done() != nil {
-		stop = context.AfterFunc(ctx, c.abortF)
-	}
+	c.watch(ctx, deadline)
 	c.call, c.inCall = k, true
 	var r leanResult
 	select {
@@ -481,7 +529,7 @@ func (c *leanConn) roundTrip(ctx context.Context, k leanCall, deadline time.Time
 		r.err = ErrClosed
 	}
 	c.call = leanCall{}
-	if stop != nil && !stop() && !r.handled {
+	if c.unwatch(ctx) && !r.handled {
 		r.err = ctx.Err()
 	}
 	c.inCall = false
@@ -520,8 +568,7 @@ func (c *leanConn) exchange(msg []byte, sid, pv string, std http.Header) (*http.
 		}
 	}
 	w.WriteString("Content-Length: ")
-	var num [20]byte
-	w.Write(strconv.AppendInt(num[:0], int64(len(msg)), 10))
+	w.Write(strconv.AppendInt(w.AvailableBuffer(), int64(len(msg)), 10)) // no buffer of its own to allocate
 	w.WriteString("\r\n\r\n")
 	w.Write(msg)
 	if err := w.Flush(); err != nil {
