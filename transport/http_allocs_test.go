@@ -25,10 +25,11 @@ const maxHTTPAllocsPerCall = 72
 
 // maxLeanAllocsPerCall is maxHTTPAllocsPerCall for PosterLean: 12 when
 // written (14 before a JSON answer in hand was read on the sender's
-// goroutine), 8 since the fifth round of issue 24 (the batch slice of a
+// goroutine), 4 since the fifth round of issue 24 (the batch slice of a
 // one-message body, the Content-Length digits, the per-call context
-// hook's two).
-const maxLeanAllocsPerCall = 8
+// hook's two, and the answer's Response, Header map and body, read into
+// the last answer's when that one was read whole).
+const maxLeanAllocsPerCall = 4
 
 func TestHTTPAllocsPerCall(t *testing.T) {
 	if testing.Short() {
@@ -155,10 +156,9 @@ func TestHTTPMetaOfAnswers(t *testing.T) {
 // maxAsyncAllocsPerCall is maxLeanAllocsPerCall for a request handed
 // over with SendAsync (how the engine sends): the request posted on the
 // connection's goroutine, its JSON answer read there and delivered. It
-// was 10 when written, 6 since (as maxLeanAllocsPerCall's four): the
-// stream, the answer's Response, its Header and the map's slots, its
-// body, the body's bytes.
-const maxAsyncAllocsPerCall = 6
+// was 10 when written; 2 since (as maxLeanAllocsPerCall's): the stream
+// the answer is for, and the answer's bytes.
+const maxAsyncAllocsPerCall = 2
 
 func TestHTTPAllocsPerAsyncCall(t *testing.T) {
 	if testing.Short() {

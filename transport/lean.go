@@ -141,6 +141,10 @@ type leanConn struct {
 	bw     *bufio.Writer
 	reused bool
 	prev   []headerLine // the last answer's header lines, for their values
+	// spare is the last answer, with its Header map and body, when
+	// onHead read it whole (no one holds it after): the next answer is
+	// read into it rather than into new ones. Used on serve's goroutine.
+	spare *http.Response
 
 	// The context hook (see begin): the end of the context whose Done
 	// channel is hookDone aborts the call in flight when that call's
@@ -342,6 +346,9 @@ func (c *leanConn) serve() {
 		r.resp, r.err = c.exchange(k.msg, k.sid, k.pv, k.std)
 		if r.err == nil && k.st != nil && c.lc.onHead != nil && !isRedirect(r.resp.StatusCode) {
 			r.handled = c.lc.onHead(r.resp, k.st)
+		}
+		if r.handled { // read whole: neither the sender nor onStarted reads it
+			c.spare, r.resp = r.resp, nil
 		}
 		if k.started {
 			c.finish(k, r)
@@ -573,15 +580,21 @@ func (c *leanConn) exchange(msg []byte, sid, pv string, std http.Header) (*http.
 	if err := w.Flush(); err != nil {
 		return nil, &noAnswerError{err}
 	}
+	into := c.spare
+	c.spare = nil
+	var body *leanBody
+	if into != nil {
+		body, _ = into.Body.(*leanBody)
+	}
 	for {
-		resp, err := readHead(c.br, &c.prev)
+		resp, err := readHeadInto(c.br, &c.prev, into)
 		if err != nil {
 			return nil, err
 		}
 		if resp.StatusCode >= 100 && resp.StatusCode < 200 { // 100 Continue and the like: the answer follows
 			continue
 		}
-		b := newLeanBody(c, resp)
+		b := newLeanBodyIn(c, resp, body)
 		b.release() // an answer with no body (202) gives the connection back now
 		resp.Body = b
 		return resp, nil
@@ -606,6 +619,12 @@ type headerLine struct {
 // one's. Errors say what was wrong; a failure before the first byte is a
 // *noAnswerError.
 func readHead(br *bufio.Reader, prev *[]headerLine) (*http.Response, error) {
+	return readHeadInto(br, prev, nil)
+}
+
+// readHeadInto is readHead reading into resp, an earlier answer no one
+// holds any more (its Header map emptied and kept); nil for a new one.
+func readHeadInto(br *bufio.Reader, prev *[]headerLine, resp *http.Response) (*http.Response, error) {
 	line, err := br.ReadSlice('\n')
 	if err != nil {
 		if len(line) == 0 {
@@ -613,7 +632,13 @@ func readHead(br *bufio.Reader, prev *[]headerLine) (*http.Response, error) {
 		}
 		return nil, headErr(err, "the status line")
 	}
-	resp := &http.Response{}
+	if resp == nil {
+		resp = &http.Response{}
+	} else {
+		h := resp.Header
+		clear(h)
+		*resp = http.Response{Header: h}
+	}
 	if err := parseStatus(trimEOL(line), resp); err != nil {
 		return nil, err
 	}
@@ -643,7 +668,9 @@ func readHead(br *bufio.Reader, prev *[]headerLine) (*http.Response, error) {
 		n++
 		kept = append(kept, hl)
 	}
-	resp.Header = make(http.Header, len(kept))
+	if resp.Header == nil {
+		resp.Header = make(http.Header, len(kept))
+	}
 	for _, hl := range kept {
 		if vs, ok := resp.Header[hl.key]; ok {
 			resp.Header[hl.key] = append(vs[:len(vs):len(vs)], hl.val...)
@@ -737,7 +764,17 @@ func (p plainBody) Read(buf []byte) (int, error) { return p.b.readRaw(buf) }
 
 // newLeanBody is the body of resp, an answer read from c.
 func newLeanBody(c *leanConn, resp *http.Response) *leanBody {
-	b := &leanBody{c: c}
+	return newLeanBodyIn(c, resp, nil)
+}
+
+// newLeanBodyIn is newLeanBody made in b, an earlier answer's body no
+// one holds any more; nil for a new one.
+func newLeanBodyIn(c *leanConn, resp *http.Response, b *leanBody) *leanBody {
+	if b == nil {
+		b = &leanBody{c: c}
+	} else {
+		*b = leanBody{c: c}
+	}
 	b.plain = plainBody{b}
 	b.r = b.plain
 	h := resp.Header
