@@ -99,7 +99,10 @@ const (
 	HeaderLastEventID     = mcp.HeaderLastEventID
 )
 
-// metaHeaders are the answer headers kept in Incoming.HTTP.
+// metaHeaders are the answer headers kept in Incoming.HTTP. They are
+// canonical (http.CanonicalHeaderKey), as an answer's keys are, so they
+// are looked up in its Header as they are, without Values' canonicalizing
+// of each per answer (TestMetaHeadersCanonical).
 var metaHeaders = []string{"Content-Type", HeaderSessionID, "Retry-After"}
 
 const (
@@ -601,7 +604,7 @@ func (c *HTTPConn) leanErr(ctx context.Context, err error) error {
 // carried the session id sid ("" for none): what an error about the
 // answer reads (its method, URL and session id).
 func (c *HTTPConn) leanRequest(sid string) *http.Request {
-	if r := c.leanReq.Load(); r != nil && r.Header.Get(HeaderSessionID) == sid {
+	if r := c.leanReq.Load(); r != nil && headerFirst(r.Header, HeaderSessionID) == sid {
 		return r
 	}
 	r := &http.Request{Method: http.MethodPost, Header: http.Header{}, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}
@@ -614,6 +617,15 @@ func (c *HTTPConn) leanRequest(sid string) *http.Request {
 	}
 	c.leanReq.Store(r)
 	return r
+}
+
+// headerFirst is h.Get(key) for a canonical key, without Get's
+// canonicalizing of it on each call.
+func headerFirst(h http.Header, key string) string {
+	if vs := h[key]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
 }
 
 // noCancel ends nothing: lean answers' requests have no context.
@@ -912,7 +924,7 @@ func sameMeta(m *tape.HTTPMeta, resp *http.Response) bool {
 		return false
 	}
 	for _, k := range metaHeaders {
-		if !slices.Equal(resp.Header.Values(k), m.Headers[k]) {
+		if !slices.Equal(resp.Header[k], m.Headers[k]) {
 			return false
 		}
 	}
@@ -922,7 +934,7 @@ func sameMeta(m *tape.HTTPMeta, resp *http.Response) bool {
 func httpMeta(resp *http.Response) *tape.HTTPMeta {
 	m := &tape.HTTPMeta{Status: resp.StatusCode}
 	for _, k := range metaHeaders {
-		if vs := resp.Header.Values(k); len(vs) > 0 {
+		if vs := resp.Header[k]; len(vs) > 0 {
 			if m.Headers == nil {
 				m.Headers = make(map[string][]string, len(metaHeaders))
 			}
@@ -934,7 +946,10 @@ func httpMeta(resp *http.Response) *tape.HTTPMeta {
 
 // mediaType is the answer's content type without parameters, lower case.
 func mediaType(resp *http.Response) string {
-	ct := resp.Header.Get("Content-Type")
+	var ct string
+	if vs := resp.Header["Content-Type"]; len(vs) > 0 { // Get, without canonicalizing its key
+		ct = vs[0]
+	}
 	switch ct {
 	case "application/json", "text/event-stream": // what servers send: nothing to parse
 		return ct

@@ -105,7 +105,8 @@ func (c *HTTPConn) readJSON(resp *http.Response, st *stream, deliver func(Incomi
 		st.why = fmt.Errorf("reading the JSON answer: %w", err)
 		return
 	}
-	msgs, err := splitBody(body)
+	var one [1][]byte // a body of one message: no slice of them made
+	msgs, err := appendMessages(one[:0], body)
 	if err != nil {
 		c.log.Warn().Str("body", clip(body, 200)).Msg("JSON answer is not valid JSON; dropped")
 		st.why = fmt.Errorf("the answer is not JSON: %q", clip(body, 200))

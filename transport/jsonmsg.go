@@ -62,17 +62,19 @@ func protocolVersion(result []byte) string {
 
 var errNotJSON = errors.New("body is not JSON")
 
-// splitBody returns the messages of an application/json body: the object
-// itself, or each element of a batch array. Slices alias body.
-func splitBody(body []byte) ([][]byte, error) {
+// splitBody returns the messages of an application/json body: the
+// object itself, or each element of a batch array. Slices alias body.
+func splitBody(body []byte) ([][]byte, error) { return appendMessages(nil, body) }
+
+// appendMessages is splitBody appending to out.
+func appendMessages(out [][]byte, body []byte) ([][]byte, error) {
 	body = bytes.TrimSpace(body)
-	if !json.Valid(body) {
+	if !jsonscan.Valid(body) { // json.Valid's verdict, at several times its speed
 		return nil, errNotJSON
 	}
 	if len(body) == 0 || body[0] != '[' {
-		return [][]byte{body}, nil
+		return append(out, body), nil
 	}
-	var out [][]byte
 	i := jsonscan.SkipSpace(body, 1)
 	for i < len(body) && body[i] != ']' {
 		end, err := jsonscan.SkipValue(body, i)

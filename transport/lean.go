@@ -141,13 +141,23 @@ type leanConn struct {
 	bw     *bufio.Writer
 	reused bool
 	prev   []headerLine // the last answer's header lines, for their values
-	abortF func()       // abort as a func value, made once
+	// spare is the last answer, with its Header map and body, when
+	// onHead read it whole (no one holds it after): the next answer is
+	// read into it rather than into new ones. Used on serve's goroutine.
+	spare *http.Response
+
+	// The context hook (see begin): the end of the context whose Done
+	// channel is hookDone aborts the call in flight when that call's
+	// context has the same channel (live). mu guards these and shut.
+	mu       sync.Mutex
+	shut     bool            // work is closed: serve returns
+	hookDone <-chan struct{} // nil: no hook
+	hookStop func() bool     // removes the hook
+	live     <-chan struct{} // the Done of the call in flight; nil between calls
 
 	call leanCall        // the request serve is to make: written before work
-	work chan struct{}   // tells serve of call
-	done chan leanResult // serve's answer to each work
-	quit chan struct{}   // closed by close: serve returns
-	once sync.Once       // closes quit
+	work chan struct{}   // tells serve of call (one slot: a send never waits); closed by shutDown
+	done chan leanResult // serve's answer to each work of a call not started
 	// inCall is set while a sender waits for serve: a body ended
 	// meanwhile (a 202, a JSON answer read on serve's goroutine) sets
 	// putLater rather than giving the connection back, which the sender
@@ -163,11 +173,10 @@ type leanCall struct {
 	st      *stream // what the answer answers, for onHead; nil for none
 
 	// A call that start handed over without waiting: its context and
-	// deadline, the hook that stops ctx's abort, and done, for onStarted.
+	// deadline, and done, for onStarted.
 	started  bool
 	ctx      context.Context
 	deadline time.Time
-	stop     func() bool
 	done     func(error)
 }
 
@@ -239,8 +248,7 @@ func (lc *leanClient) get(ctx context.Context) (*leanConn, error) {
 // is held and lc is not closed.
 func (lc *leanClient) adopt(nc net.Conn) *leanConn {
 	c := &leanConn{lc: lc, nc: nc, br: bufio.NewReaderSize(nc, 4<<10), bw: bufio.NewWriterSize(nc, 4<<10),
-		work: make(chan struct{}), done: make(chan leanResult), quit: make(chan struct{})}
-	c.abortF = c.abort
+		work: make(chan struct{}, 1), done: make(chan leanResult)}
 	lc.open[c] = struct{}{}
 	lc.wg.Add(1)
 	go func() { defer lc.wg.Done(); c.serve() }()
@@ -305,15 +313,15 @@ func (lc *leanClient) close() {
 	lc.open, lc.idle = map[*leanConn]struct{}{}, nil
 	lc.mu.Unlock()
 	for c := range open {
+		c.shutDown()
 		c.nc.Close()
-		c.once.Do(func() { close(c.quit) })
 	}
 	lc.wg.Wait()
 }
 
 func (c *leanConn) close() {
+	c.shutDown()
 	c.nc.Close()
-	c.once.Do(func() { close(c.quit) })
 	c.lc.mu.Lock()
 	delete(c.lc.open, c)
 	c.lc.mu.Unlock()
@@ -328,19 +336,19 @@ func (c *leanConn) giveBack() {
 	c.lc.put(c)
 }
 
-// serve makes each request it is told of, until quit.
+// serve makes each request it is told of, until shutDown. It waits on
+// one channel, not a select of two: a select's locks and wake-ups per
+// request were ≈ 1% of a load replay's CPU (issue 24).
 func (c *leanConn) serve() {
-	for {
-		select {
-		case <-c.work:
-		case <-c.quit:
-			return
-		}
+	for range c.work {
 		k := c.call
 		var r leanResult
 		r.resp, r.err = c.exchange(k.msg, k.sid, k.pv, k.std)
 		if r.err == nil && k.st != nil && c.lc.onHead != nil && !isRedirect(r.resp.StatusCode) {
 			r.handled = c.lc.onHead(r.resp, k.st)
+		}
+		if r.handled { // read whole: neither the sender nor onStarted reads it
+			c.spare, r.resp = r.resp, nil
 		}
 		if k.started {
 			c.finish(k, r)
@@ -367,28 +375,19 @@ func (lc *leanClient) start(ctx context.Context, k leanCall, deadline time.Time)
 	lc.ahead() // as get does: the spare is kept whichever way a connection is taken
 	lc.mu.Unlock()
 	c.reused = true
-	_ = c.nc.SetDeadline(socketDeadline(ctx, deadline))
 	k.started, k.ctx, k.deadline = true, ctx, deadline
-	if ctx.Done() != nil {
-		k.stop = context.AfterFunc(ctx, c.abortF)
-	}
 	c.call, c.inCall = k, true
-	select {
-	case c.work <- struct{}{}: // serve is idle: it takes the call at once
-		return true
-	case <-c.quit: // closed meanwhile
-		if k.stop != nil {
-			k.stop()
-		}
+	if !c.begin(ctx, socketDeadline(ctx, deadline)) { // closed meanwhile
 		c.call, c.inCall = leanCall{}, false
 		return false
 	}
+	return true
 }
 
 // finish ends a started call on serve's goroutine as roundTrip and post
 // end one, and gives its result to onStarted.
 func (c *leanConn) finish(k leanCall, r leanResult) {
-	if k.stop != nil && !k.stop() && !r.handled {
+	if c.unwatch(k.ctx) && !r.handled {
 		r.err = k.ctx.Err()
 	}
 	c.call, c.inCall = leanCall{}, false
@@ -427,6 +426,67 @@ func socketDeadline(ctx context.Context, deadline time.Time) time.Time {
 type noDeadline struct{ context.Context }
 
 func (noDeadline) Deadline() (time.Time, bool) { return time.Time{}, false }
+
+// begin hands serve the call in c.call: deadline becomes c's (the zero
+// time: none), and the end of ctx aborts the call until unwatch. false
+// when c is closed: nothing is handed over. The hook on ctx is made once
+// per context rather than per call — a session's calls share theirs,
+// and context.AfterFunc per call cost two allocations and a lock of the
+// parent context each (issue 24) — and it aborts a call only while one
+// under a context that ends with ctx is in flight.
+func (c *leanConn) begin(ctx context.Context, deadline time.Time) bool {
+	done := ctx.Done()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.shut {
+		return false
+	}
+	if done != nil && done != c.hookDone {
+		if c.hookStop != nil {
+			c.hookStop()
+		}
+		c.hookDone = done
+		c.hookStop = context.AfterFunc(ctx, func() {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			if c.live == done {
+				c.abort()
+			}
+		})
+	}
+	c.live = done
+	_ = c.nc.SetDeadline(deadline)
+	if done != nil && ctx.Err() != nil { // ended before: its hook ran with no call to abort
+		c.abort()
+	}
+	c.work <- struct{}{} // never waits: a call is made only once serve has taken the one before
+	return true
+}
+
+// unwatch ends begin's hold on the call: the hook leaves c alone from
+// here on. It reports whether ctx has ended.
+func (c *leanConn) unwatch(ctx context.Context) bool {
+	c.mu.Lock()
+	c.live = nil
+	c.mu.Unlock()
+	return ctx.Err() != nil
+}
+
+// shutDown ends serve, once it has made the call handed to it if any,
+// and removes the context hook: c is closed.
+func (c *leanConn) shutDown() {
+	c.mu.Lock()
+	stop := c.hookStop
+	c.hookDone, c.hookStop = nil, nil
+	if !c.shut {
+		c.shut = true
+		close(c.work)
+	}
+	c.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
 
 var aLongTimeAgo = time.Unix(1, 0)
 
@@ -480,21 +540,15 @@ func (e *noAnswerError) Unwrap() error { return e.err }
 // before ctx's, is the connection's, and ctx's end aborts the wait (see
 // abort). On an error the caller closes c.
 func (c *leanConn) roundTrip(ctx context.Context, k leanCall, deadline time.Time) (*http.Response, bool, error) {
-	_ = c.nc.SetDeadline(socketDeadline(ctx, deadline))
-	var stop func() bool
-	if ctx.Done() != nil {
-		stop = context.AfterFunc(ctx, c.abortF)
-	}
 	c.call, c.inCall = k, true
 	var r leanResult
-	select {
-	case c.work <- struct{}{}:
+	if c.begin(ctx, socketDeadline(ctx, deadline)) {
 		r = <-c.done
-	case <-c.quit:
+	} else {
 		r.err = ErrClosed
 	}
 	c.call = leanCall{}
-	if stop != nil && !stop() && !r.handled {
+	if c.unwatch(ctx) && !r.handled {
 		r.err = ctx.Err()
 	}
 	c.inCall = false
@@ -533,22 +587,27 @@ func (c *leanConn) exchange(msg []byte, sid, pv string, std http.Header) (*http.
 		}
 	}
 	w.WriteString("Content-Length: ")
-	var num [20]byte
-	w.Write(strconv.AppendInt(num[:0], int64(len(msg)), 10))
+	w.Write(strconv.AppendInt(w.AvailableBuffer(), int64(len(msg)), 10)) // no buffer of its own to allocate
 	w.WriteString("\r\n\r\n")
 	w.Write(msg)
 	if err := w.Flush(); err != nil {
 		return nil, &noAnswerError{err}
 	}
+	into := c.spare
+	c.spare = nil
+	var body *leanBody
+	if into != nil {
+		body, _ = into.Body.(*leanBody)
+	}
 	for {
-		resp, err := readHead(c.br, &c.prev)
+		resp, err := readHeadInto(c.br, &c.prev, into)
 		if err != nil {
 			return nil, err
 		}
 		if resp.StatusCode >= 100 && resp.StatusCode < 200 { // 100 Continue and the like: the answer follows
 			continue
 		}
-		b := newLeanBody(c, resp)
+		b := newLeanBodyIn(c, resp, body)
 		b.release() // an answer with no body (202) gives the connection back now
 		resp.Body = b
 		return resp, nil
@@ -573,6 +632,12 @@ type headerLine struct {
 // one's. Errors say what was wrong; a failure before the first byte is a
 // *noAnswerError.
 func readHead(br *bufio.Reader, prev *[]headerLine) (*http.Response, error) {
+	return readHeadInto(br, prev, nil)
+}
+
+// readHeadInto is readHead reading into resp, an earlier answer no one
+// holds any more (its Header map emptied and kept); nil for a new one.
+func readHeadInto(br *bufio.Reader, prev *[]headerLine, resp *http.Response) (*http.Response, error) {
 	line, err := br.ReadSlice('\n')
 	if err != nil {
 		if len(line) == 0 {
@@ -580,7 +645,13 @@ func readHead(br *bufio.Reader, prev *[]headerLine) (*http.Response, error) {
 		}
 		return nil, headErr(err, "the status line")
 	}
-	resp := &http.Response{}
+	if resp == nil {
+		resp = &http.Response{}
+	} else {
+		h := resp.Header
+		clear(h)
+		*resp = http.Response{Header: h}
+	}
 	if err := parseStatus(trimEOL(line), resp); err != nil {
 		return nil, err
 	}
@@ -610,7 +681,9 @@ func readHead(br *bufio.Reader, prev *[]headerLine) (*http.Response, error) {
 		n++
 		kept = append(kept, hl)
 	}
-	resp.Header = make(http.Header, len(kept))
+	if resp.Header == nil {
+		resp.Header = make(http.Header, len(kept))
+	}
 	for _, hl := range kept {
 		if vs, ok := resp.Header[hl.key]; ok {
 			resp.Header[hl.key] = append(vs[:len(vs):len(vs)], hl.val...)
@@ -704,7 +777,17 @@ func (p plainBody) Read(buf []byte) (int, error) { return p.b.readRaw(buf) }
 
 // newLeanBody is the body of resp, an answer read from c.
 func newLeanBody(c *leanConn, resp *http.Response) *leanBody {
-	b := &leanBody{c: c}
+	return newLeanBodyIn(c, resp, nil)
+}
+
+// newLeanBodyIn is newLeanBody made in b, an earlier answer's body no
+// one holds any more; nil for a new one.
+func newLeanBodyIn(c *leanConn, resp *http.Response, b *leanBody) *leanBody {
+	if b == nil {
+		b = &leanBody{c: c}
+	} else {
+		*b = leanBody{c: c}
+	}
 	b.plain = plainBody{b}
 	b.r = b.plain
 	h := resp.Header

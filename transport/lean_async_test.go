@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -227,5 +228,157 @@ func TestSendAsyncClose(t *testing.T) {
 		}
 	default:
 		t.Fatal("Close returned before done was called")
+	}
+}
+
+// TestLeanContextHook: the lean connection's hook on a send's context,
+// made once per context rather than per call, aborts a call only under
+// a context that ended: a context that ends while its connection idles
+// leaves the next call (under another) alone, and a context used for
+// several calls still aborts the one in flight when it ends.
+func TestLeanContextHook(t *testing.T) {
+	release := make(chan struct{})
+	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+		if idOf(body) == "4" {
+			<-release // held until the test ends
+			return "", true
+		}
+		b := jsonAnswer(idOf(body))
+		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
+	})
+	defer close(release)
+	base, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := HTTP{URL: srv.url, Poster: PosterLean}.Dial(base, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ping := func(id int) []byte { return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id) }
+	answer := func(id int) {
+		t.Helper()
+		select {
+		case in := <-conn.Incoming():
+			if got := idOf(in.Msg); got != fmt.Sprint(id) {
+				t.Fatalf("got the answer to %s, want %d's", got, id)
+			}
+		case <-base.Done():
+			t.Fatalf("no answer to %d", id)
+		}
+	}
+	async := func(ctx context.Context, id int) chan error {
+		t.Helper()
+		done := make(chan error, 1)
+		if !conn.(AsyncSender).SendAsync(ctx, ping(id), time.Time{}, func(err error) { done <- err }) {
+			t.Fatalf("SendAsync did not take request %d with a connection idle", id)
+		}
+		return done
+	}
+
+	// A context that ends with its connection idle.
+	first, endFirst := context.WithCancel(base)
+	if err := conn.Send(first, ping(1)); err != nil {
+		t.Fatal(err)
+	}
+	answer(1)
+	endFirst()
+	// The next calls, under another context, go through.
+	if err := conn.Send(base, ping(2)); err != nil {
+		t.Fatalf("a call after another call's context ended: %v", err)
+	}
+	answer(2)
+	// A context of several calls: the second, held, ends with it.
+	many, endMany := context.WithCancel(base)
+	if err := <-async(many, 3); err != nil {
+		t.Fatal(err)
+	}
+	answer(3)
+	held := async(many, 4)
+	endMany()
+	select {
+	case err := <-held:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("the held call ended with %v, want context.Canceled", err)
+		}
+	case <-base.Done():
+		t.Fatal("the held call was not aborted when its context ended")
+	}
+	if err := conn.Send(base, ping(5)); err != nil { // on a new connection, or the spare
+		t.Fatalf("a call after an aborted one: %v", err)
+	}
+	answer(5)
+}
+
+// TestLeanReusedAnswer: an answer read whole on its connection's
+// goroutine is read into the one before it (its Response, Header map
+// and body), so each answer's Incoming.HTTP must show its own headers
+// and nothing of the one before, and an answer that is not read whole
+// there (an event stream, read on a goroutine of its own) is not
+// written over by the next.
+func TestLeanReusedAnswer(t *testing.T) {
+	answers := []struct{ head, body string }{
+		{"Content-Type: application/json\r\nRetry-After: 5\r\n", ""},
+		{"Content-Type: application/json\r\n", ""},
+		{"Content-Type: application/json; charset=utf-8\r\nX-Other: 1\r\n", ""},
+		{"Content-Type: text/event-stream\r\n", "sse"},
+		{"Content-Type: application/json\r\nRetry-After: 7\r\n", ""},
+		{"Content-Type: application/json\r\n", ""},
+	}
+	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+		a := answers[n]
+		b := jsonAnswer(idOf(body))
+		if a.body == "sse" {
+			b = "event: message\ndata: " + b + "\n\n"
+		}
+		return fmt.Sprintf("HTTP/1.1 200 OK\r\n%sContent-Length: %d\r\n\r\n%s", a.head, len(b), b), false
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := HTTP{URL: srv.url, Poster: PosterLean}.Dial(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.Send(ctx, []byte(`{"jsonrpc":"2.0","id":0,"method":"ping"}`)); err != nil {
+		t.Fatal(err)
+	}
+	want := func(n int) (ct, retry string) {
+		h, _ := http.ReadResponse(bufio.NewReader(strings.NewReader("HTTP/1.1 200 OK\r\n"+answers[n].head+"\r\n")), nil)
+		return h.Header.Get("Content-Type"), h.Header.Get("Retry-After")
+	}
+	for n := range answers {
+		if n > 0 {
+			msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, n)
+			done := make(chan error, 1)
+			if !conn.(AsyncSender).SendAsync(ctx, msg, time.Time{}, func(err error) { done <- err }) {
+				// The event stream's connection is given back once
+				// its body is read, which may be after its message:
+				// the next goes as the engine sends it then.
+				done <- conn.(DeadlineSender).SendBy(ctx, msg, time.Time{})
+			}
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
+		var in Incoming
+		select {
+		case in = <-conn.Incoming():
+		case <-ctx.Done():
+			t.Fatalf("no answer to %d", n)
+		}
+		if got := idOf(in.Msg); got != fmt.Sprint(n) {
+			t.Fatalf("got the answer to %s, want %d's", got, n)
+		}
+		ct, retry := want(n)
+		var gotCT, gotRetry string
+		if vs := in.HTTP.Headers["Content-Type"]; len(vs) == 1 {
+			gotCT = vs[0]
+		}
+		if vs := in.HTTP.Headers["Retry-After"]; len(vs) == 1 {
+			gotRetry = vs[0]
+		}
+		if gotCT != ct || gotRetry != retry || len(in.HTTP.Headers["Retry-After"]) > 1 {
+			t.Errorf("answer %d: Content-Type %q, Retry-After %q; want %q, %q", n, in.HTTP.Headers["Content-Type"], in.HTTP.Headers["Retry-After"], ct, retry)
+		}
 	}
 }
