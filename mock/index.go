@@ -34,6 +34,7 @@ type index struct {
 	big      []span            // where the messages too long for a loc are
 	file     *os.File          // the native tape, or nil: messages are in mem
 	mem      []byte
+	live     *chunks // while the tape is read (see reading): mem is not made yet
 	// A Server's index (see serveIndex) also has, parallel to sessions'
 	// entries and to notes, what only it needs; nil for run's mock.
 	info     map[string][]entryInfo
@@ -492,6 +493,9 @@ func (idx *index) at(l loc, seq int64, buf *[]byte) ([]byte, error) {
 // atDir is at for a message recorded in direction dir.
 func (idx *index) atDir(l loc, seq int64, dir tape.Dir, buf *[]byte) ([]byte, error) {
 	sp := idx.span(l)
+	if idx.live != nil {
+		return idx.live.at(sp.off, sp.n), nil
+	}
 	if idx.file == nil {
 		return idx.mem[sp.off : sp.off+int64(sp.n) : sp.off+int64(sp.n)], nil
 	}
