@@ -28,7 +28,8 @@ type reading struct {
 	view    index         // b's, as matching reads it: see viewOf
 	grown   chan struct{} // closed, and replaced, when waiting and b grows
 	waiting bool          // a connection waits on grown
-	waiters int           // connections waiting, on grown or done
+	waits   int64         // waits begun, on grown or done (for tests)
+	onDone  int           // connections waiting on done (for tests)
 
 	// The messages read, for the replay, in batches.
 	qmu      sync.Mutex // guards the fields below
@@ -257,11 +258,16 @@ func (c *conn) answerLive(req jsonrpc.Message, aside bool) (notes [][]byte, ans 
 		if wait == r.grown {
 			r.waiting = true
 		}
-		r.waiters++
+		r.waits++
+		if wait == r.done {
+			r.onDone++
+		}
 		r.mu.Unlock()
 		<-wait
 		r.mu.Lock()
-		r.waiters--
+		if wait == r.done {
+			r.onDone--
+		}
 	}
 	r.mu.Unlock()
 	<-r.done

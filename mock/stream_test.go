@@ -157,12 +157,16 @@ func streamTape() ([]byte, [][]tape.Message) {
 	return []byte(b.String()), reqs
 }
 
-// script is what a replay asks of session s, as a message of the tape
-// with seq reaches it: the recorded request, and around some of them
-// requests out of order, again, reworded (the same params, other bytes)
-// or that the tape does not have.
+// script is what a replay asks as it reaches the k-th recorded request
+// of a session: the recorded request, and from the 40th on, around some
+// of them, requests out of order, again, reworded (the same params,
+// other bytes) or that the tape does not have. The first of those makes
+// a streamed mock wait for the tape's end.
 func script(reqs []tape.Message, k int) [][]byte {
 	msg := reqs[k].Msg
+	if k < 40 { // in order: each answered while the tape is read
+		return [][]byte{msg}
+	}
 	switch k % 11 {
 	case 3: // the next one first, then this
 		if k+1 < len(reqs) {
@@ -194,17 +198,20 @@ func TestStreamAnswersAsTheIndex(t *testing.T) {
 	for _, batch := range []int{1, 3, 64} {
 		t.Run(fmt.Sprint("batch=", batch), func(t *testing.T) {
 			savedBatch, savedHook := streamBatch, streamed
-			// The read goes on when the replay has taken what it
-			// read, or a connection waits for it.
+			// The read goes on a batch when the replay has taken
+			// what it read, or a connection waits for it to grow; to
+			// the end when one waits for the end.
+			var waits int64
 			streamBatch, streamed = batch, func(r *reading) {
 				for {
 					r.qmu.Lock()
 					taken := len(r.queue) == 0
 					r.qmu.Unlock()
 					r.mu.Lock()
-					waiters := r.waiters
+					grow, end := r.waits > waits, r.onDone > 0
+					waits = r.waits
 					r.mu.Unlock()
-					if taken || waiters > 0 {
+					if taken || grow || end {
 						return
 					}
 					runtime.Gosched()
@@ -264,12 +271,13 @@ func askAll(t *testing.T, m *Mock, reqs [][]tape.Message, next func() (tape.Mess
 		conns[s] = c
 	}
 	seen := map[string]int{}
-	ask := func(session string) {
+	ask := func(session string, last bool) {
 		k := seen[session]
 		seen[session]++
 		n, _ := strconv.Atoi(session[1:])
 		for _, s := range askSessions {
-			if askRecorded[s] != session {
+			// s4 is asked last: it waits for the tape's end
+			if askRecorded[s] != session || (s == "s4") != last {
 				continue
 			}
 			for _, msg := range script(reqs[n-1], k) {
@@ -293,22 +301,27 @@ func askAll(t *testing.T, m *Mock, reqs [][]tape.Message, next func() (tape.Mess
 		}
 		slices.SortFunc(all, func(a, b tape.Message) int { return cmp.Compare(a.Seq, b.Seq) })
 		for _, msg := range all {
-			ask(msg.Session)
+			ask(msg.Session, false)
 		}
-		return got
+	} else {
+		for {
+			msg, err := next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msg.Dir == tape.C2S {
+				ask(msg.Session, false)
+			}
+		}
 	}
-	for {
-		msg, err := next()
-		if errors.Is(err, io.EOF) {
-			return got
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if msg.Dir == tape.C2S {
-			ask(msg.Session)
-		}
+	seen = map[string]int{}
+	for range reqs[0] {
+		ask("s1", true)
 	}
+	return got
 }
 
 
@@ -316,4 +329,116 @@ func askAll(t *testing.T, m *Mock, reqs [][]tape.Message, next func() (tape.Mess
 func readAllWarnings(t *testing.T, path string) []string {
 	_, w := readAll(t, tape.File(path))
 	return w
+}
+
+// TestStreamTapeError: a tape with a bad line in its middle, streamed:
+// the replay gets the messages before it, then the reader's own error
+// (its file and line), as a plain reader gives them; a connection
+// waiting for an answer past it answers with that error, and a Dial
+// after it fails with it, as a Dial of a mock that read the tape first
+// does.
+func TestStreamTapeError(t *testing.T) {
+	lines := strings.SplitAfter(string(callsTape(100)), "\n")
+	bad := 120 // a line number, 1-based: a call's answer
+	lines = slices.Insert(lines, bad-1, "{\"type\":\"message\",\"seq\":\n")
+	path := tapeFile(t, []byte(strings.Join(lines, "")))
+	var want []tape.Message
+	r, err := tape.OpenSource(tape.File(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantErr error
+	for {
+		m, err := r.Next()
+		if err != nil {
+			wantErr = err
+			break
+		}
+		want = append(want, m)
+	}
+	r.Close()
+	var te *tape.Error
+	if !errors.As(wantErr, &te) || te.Line != int64(bad) {
+		t.Fatalf("a plain reader's error %v, want one at line %d", wantErr, bad)
+	}
+
+	release := holdStream(t, 4)
+	m := New(path)
+	next, end, ok := m.StreamTape(tape.File(path))
+	if !ok {
+		t.Fatal("StreamTape: not ok")
+	}
+	c, err := m.Dial(t.Context(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var got []tape.Message
+	for range 3 { // initialize, its answer, initialized
+		msg, err := next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, msg)
+	}
+	// Asked while the read is held: answered once it has failed.
+	initialize, initialized := got[0].Msg, got[2].Msg
+	asked := make(chan string)
+	go func() {
+		c.Send(t.Context(), initialize) // in order: answered
+		<-c.Incoming()
+		c.Send(t.Context(), initialized) // a notification: nothing
+		c.Send(t.Context(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"call 99"}}}`))
+		in := <-c.Incoming()
+		asked <- string(in.Msg)
+	}()
+	release()
+	for {
+		msg, err := next()
+		if err != nil {
+			if err.Error() != wantErr.Error() || !errors.As(err, &te) || te.Line != int64(bad) {
+				t.Errorf("error %v, want a plain reader's %v", err, wantErr)
+			}
+			break
+		}
+		got = append(got, msg)
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d messages before the error, a plain reader's %d", len(got), len(want))
+	}
+	end()
+	if a := <-asked; !strings.Contains(a, wantErr.Error()) || !strings.Contains(a, `"error"`) {
+		t.Errorf("a request past the bad line answered %s, want an error saying %v", a, wantErr)
+	}
+	if _, err := m.Dial(t.Context(), "s1"); err == nil || !strings.Contains(err.Error(), wantErr.Error()) {
+		t.Errorf("Dial after the read failed: %v, want %v", err, wantErr)
+	}
+	if _, err := New(path).Dial(t.Context(), "s1"); err == nil || !strings.Contains(err.Error(), wantErr.Error()) {
+		t.Errorf("Dial of a mock that read first: %v, want %v", err, wantErr)
+	}
+}
+
+// TestStreamLeftEarly: a replay that stops taking the messages (it was
+// cancelled) and calls end finds the read ended: no goroutine is left
+// (goleak, in TestMain), and the mock's index is whole.
+func TestStreamLeftEarly(t *testing.T) {
+	path := tapeFile(t, callsTape(2000))
+	m := New(path)
+	next, end, ok := m.StreamTape(tape.File(path))
+	if !ok {
+		t.Fatal("StreamTape: not ok")
+	}
+	if _, err := next(); err != nil {
+		t.Fatal(err)
+	}
+	end()
+	select {
+	case <-m.r.finished:
+	default:
+		t.Error("end returned before the read's goroutine did")
+	}
+	idx, err := m.index()
+	if err != nil || len(idx.sessions["s1"]) != 2001 {
+		t.Errorf("index: %v, %d entries of s1; want 2001", err, len(idx.sessions["s1"]))
+	}
 }
