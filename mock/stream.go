@@ -48,7 +48,7 @@ type reading struct {
 var streamBatch = 64
 
 // streamed, when not nil (tests), is called by a streaming read after
-// it hands each batch over.
+// it hands a batch over.
 var streamed func(*reading)
 
 // read reads and indexes the whole tape now (keep: keeping its messages
@@ -89,16 +89,19 @@ func stream(rd *tape.Reader) *reading {
 }
 
 // run reads rd to its end or first error: it indexes each message, then
-// hands it to the replay, a batch at a time.
+// hands it to the replay, a batch at a time, one batch behind the index:
+// a request's answer, recorded soon after it, is most often indexed by
+// the time the replay asks it, and its connection need not wait.
 func (r *reading) run(rd *tape.Reader) {
 	defer close(r.finished)
 	defer rd.Close()
 	lasts := map[string]int64{}
+	var behind []tape.Message // indexed, handed once batch is
 	batch := make([]tape.Message, 0, streamBatch)
 	for {
 		msg, err := rd.Next()
 		if err != nil {
-			r.end(lasts, batch, err, rd.Warnings())
+			r.end(lasts, append(behind, batch...), err, rd.Warnings())
 			return
 		}
 		lasts[msg.Session] = msg.Seq
@@ -109,9 +112,12 @@ func (r *reading) run(rd *tape.Reader) {
 			r.mu.Lock()
 			r.wake()
 			r.mu.Unlock()
-			r.hand(batch, false, nil, nil)
-			batch = make([]tape.Message, 0, streamBatch)
-			if streamed != nil {
+			handed := behind != nil
+			if handed {
+				r.hand(behind, false, nil, nil)
+			}
+			behind, batch = batch, make([]tape.Message, 0, streamBatch)
+			if handed && streamed != nil {
 				streamed(r)
 			}
 		}
