@@ -19,7 +19,7 @@ import (
 )
 
 // tapeFile writes a tape to a file and returns its path.
-func tapeFile(t *testing.T, body []byte) string {
+func tapeFile(t testing.TB, body []byte) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "t.jsonl")
 	if err := os.WriteFile(path, body, 0o644); err != nil {
