@@ -1,7 +1,5 @@
 package mock
 
-import "iter"
-
 // cursor counts how many times each recorded request of one recorded
 // session has been answered: a live session's own (session-based
 // clients), or one shared by all the stateless traffic bound to that
@@ -63,26 +61,13 @@ type pick struct {
 // order). Without again such an entry is returned with fresh false, for
 // the miss to name. It does not count the answer: the caller calls use.
 func (c *cursor) choose(match func(i int) bool, again bool) pick {
-	return c.chooseIn(indexes(c.next, c.n), indexes(0, c.n), match)
-}
-
-// chooseAmong is choose when the entries match can accept are all among
-// the runs a and b (indexes in ascending order, see keys): it looks at
-// those only.
-func (c *cursor) chooseAmong(a, b []uint32, match func(i int) bool, again bool) pick {
-	return c.chooseIn(merged(from(a, c.next), from(b, c.next)), merged(a, b), match)
-}
-
-// chooseIn is choose over the entries of all (ascending), fresh being
-// those of them at or after next.
-func (c *cursor) chooseIn(fresh, all iter.Seq[int], match func(i int) bool) pick {
-	for i := range fresh {
+	for i := c.next; i < c.n; i++ {
 		if c.uses(i) == 0 && match(i) {
 			return pick{i: i, fresh: true}
 		}
 	}
 	best := pick{i: -1}
-	for i := range all {
+	for i := 0; i < c.n; i++ {
 		if !match(i) {
 			continue
 		}
@@ -94,15 +79,26 @@ func (c *cursor) chooseIn(fresh, all iter.Seq[int], match func(i int) bool) pick
 	return best
 }
 
-// indexes gives the indexes from lo up to hi, hi left out.
-func indexes(lo, hi int) iter.Seq[int] {
-	return func(yield func(int) bool) {
-		for i := lo; i < hi; i++ {
-			if !yield(i) {
-				return
-			}
+// chooseAmong is choose when the entries match can accept are all among
+// the runs a and b (indexes in ascending order, see keys): it looks at
+// those only.
+func (c *cursor) chooseAmong(a, b []uint32, match func(i int) bool, again bool) pick {
+	for i := range merged(from(a, c.next), from(b, c.next)) {
+		if c.uses(i) == 0 && match(i) {
+			return pick{i: i, fresh: true}
 		}
 	}
+	best := pick{i: -1}
+	for i := range merged(a, b) {
+		if !match(i) {
+			continue
+		}
+		best.matches++
+		if u := c.uses(i); best.i < 0 || u < best.uses {
+			best.i, best.uses = i, u
+		}
+	}
+	return best
 }
 
 // first returns the first entry never answered (sequential), or with
