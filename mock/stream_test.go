@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-		"runtime"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -323,7 +323,6 @@ func askAll(t *testing.T, m *Mock, reqs [][]tape.Message, next func() (tape.Mess
 	}
 	return got
 }
-
 
 // readAllWarnings returns a plain reader's warnings of the tape at path.
 func readAllWarnings(t *testing.T, path string) []string {
