@@ -141,8 +141,9 @@ func readIndex(src tape.Source, opts []tape.Option) (*index, error) {
 
 // keptTape is every message of a tape as its reader gave them, and the
 // reader's warnings: what the mock read, for the replay (see
-// Mock.TakeTape). The messages are kept in chunks of keptChunk, never
-// copied as they grow.
+// Mock.StreamTape, of a tape it reads whole first, and Mock.TakeTape).
+// The messages are kept in chunks of keptChunk, never copied as they
+// grow.
 type keptTape struct {
 	chunks   [][]tape.Message
 	warnings []string

@@ -23,7 +23,7 @@ type reading struct {
 	kept *keptTape // a read at once's messages, for StreamTape
 
 	// While the tape is streamed: the index so far.
-	mu      sync.Mutex    // guards b, view, grown and waiting
+	mu      sync.Mutex    // guards b, view, grown, waiting, waits and onDone
 	b       *builder      // nil once the read has ended
 	view    index         // b's, as matching reads it: see viewOf
 	grown   chan struct{} // closed, and replaced, when waiting and b grows
