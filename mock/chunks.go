@@ -1,14 +1,17 @@
 package mock
 
+import "sort"
+
 // chunks collects the bytes the index keeps as the tape is read: in
 // chunks that are never copied as they grow (a slice appended to grows
 // by a quarter at a time past a few hundred KB, allocating about five
 // times its final size on the way), then into one slice of the exact
 // size (bytes). Offsets (len) are those of that slice.
 type chunks struct {
-	full [][]byte // filled, in order
-	cur  []byte   // being filled
-	n    int      // bytes in full
+	full   [][]byte // filled, in order
+	starts []int    // where each of full starts
+	cur    []byte   // being filled
+	n      int      // bytes in full
 }
 
 // maxChunk bounds a chunk, but for a message longer than it.
@@ -22,6 +25,7 @@ func (c *chunks) add(p []byte) {
 	if len(c.cur)+len(p) > cap(c.cur) {
 		if len(c.cur) > 0 {
 			c.full = append(c.full, c.cur)
+			c.starts = append(c.starts, c.n)
 			c.n += len(c.cur)
 			c.cur = nil
 		}
@@ -48,4 +52,16 @@ func (c *chunks) bytes() []byte {
 	b = append(b, c.cur...)
 	*c = chunks{}
 	return b
+}
+
+// at returns the n bytes added at off (one add's, or part of one: never
+// across two), before bytes is called; they are never written again.
+func (c *chunks) at(off int64, n int) []byte {
+	if off >= int64(c.n) {
+		i := int(off) - c.n
+		return c.cur[i : i+n : i+n]
+	}
+	k := sort.SearchInts(c.starts, int(off)+1) - 1
+	i := int(off) - c.starts[k]
+	return c.full[k][i : i+n : i+n]
 }

@@ -17,6 +17,11 @@ type conn struct {
 	idx       *index
 	entries   []entry // the session's, all of them: what Rewind starts from
 	lookahead int
+	// live is the read under way while the tape is streamed (idx is nil
+	// until it ends, see answerLive); failed is its error, if it failed.
+	live   *reading
+	name   string // the recorded session's
+	failed error
 
 	sendMu sync.Mutex // one Send (or Rewind) at a time: guards m
 	m      matcher
@@ -60,6 +65,14 @@ func newConn(idx *index, entries []entry, lookahead int) *conn {
 	}
 }
 
+// newLiveConn returns a connection answering from the index r builds
+// as the tape is read, as recorded session name did.
+func newLiveConn(r *reading, name string, lookahead int) *conn {
+	c := newConn(nil, nil, lookahead)
+	c.live, c.name = r, name
+	return c
+}
+
 // Send answers msg at once, with the recorded answer (after the server
 // notifications recorded before it) or an error saying the tape has none;
 // a notification or an answer gets nothing. It never blocks: it returns
@@ -83,7 +96,19 @@ func (c *conn) send(msg []byte, aside bool) error {
 		return c.checkOpen() // notifications and answers need no reply
 	}
 	c.sendMu.Lock()
-	notes, ans := c.m.answer(req, aside)
+	if c.live != nil {
+		if notes, ans, ok := c.answerLive(req, aside); ok {
+			c.sendMu.Unlock()
+			return c.reply(append(notes, ans)...)
+		}
+	}
+	var notes [][]byte
+	var ans []byte
+	if c.failed != nil {
+		ans = unreadable(req, c.failed)
+	} else {
+		notes, ans = c.m.answer(req, aside)
+	}
 	c.sendMu.Unlock()
 	return c.reply(append(notes, ans)...)
 }
@@ -103,6 +128,13 @@ func (c *conn) Rewind(seq int64) error {
 	defer c.sendMu.Unlock()
 	if err := c.checkOpen(); err != nil {
 		return err
+	}
+	if c.live != nil {
+		<-c.live.done
+		c.adopt()
+	}
+	if c.failed != nil {
+		return nil
 	}
 	c.m = newMatcher(c.idx, c.entries, c.lookahead, seq)
 	return nil

@@ -44,7 +44,7 @@ func (c *cursor) use(i int) {
 	}
 }
 
-// pick is what choose found.
+// pick is what chooseAmong found.
 type pick struct {
 	i     int    // the entry to answer with; -1: none matches
 	uses  uint32 // how many times it had been answered before
@@ -54,34 +54,14 @@ type pick struct {
 	matches int
 }
 
-// choose picks, among the entries match accepts, the first in recorded
-// order never answered; with again, when every matching entry has been
-// answered, the first of those answered the fewest times (so that
-// identical repeated calls cycle through their recorded answers in
+// chooseAmong picks, among the entries match accepts, the first in
+// recorded order never answered; with again, when every matching entry
+// has been answered, the first of those answered the fewest times (so
+// that identical repeated calls cycle through their recorded answers in
 // order). Without again such an entry is returned with fresh false, for
 // the miss to name. It does not count the answer: the caller calls use.
-func (c *cursor) choose(match func(i int) bool, again bool) pick {
-	for i := c.next; i < c.n; i++ {
-		if c.uses(i) == 0 && match(i) {
-			return pick{i: i, fresh: true}
-		}
-	}
-	best := pick{i: -1}
-	for i := 0; i < c.n; i++ {
-		if !match(i) {
-			continue
-		}
-		best.matches++
-		if u := c.uses(i); best.i < 0 || u < best.uses {
-			best.i, best.uses = i, u
-		}
-	}
-	return best
-}
-
-// chooseAmong is choose when the entries match can accept are all among
-// the runs a and b (indexes in ascending order, see keys): it looks at
-// those only.
+// The entries match can accept are all among the runs a and b (indexes
+// in ascending order, see keys): it looks at those only.
 func (c *cursor) chooseAmong(a, b []uint32, match func(i int) bool, again bool) pick {
 	for i := range merged(from(a, c.next), from(b, c.next)) {
 		if c.uses(i) == 0 && match(i) {

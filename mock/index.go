@@ -34,6 +34,7 @@ type index struct {
 	big      []span            // where the messages too long for a loc are
 	file     *os.File          // the native tape, or nil: messages are in mem
 	mem      []byte
+	live     *chunks // while the tape is read (see reading): mem is not made yet
 	// A Server's index (see serveIndex) also has, parallel to sessions'
 	// entries and to notes, what only it needs; nil for run's mock.
 	info     map[string][]entryInfo
@@ -140,8 +141,9 @@ func readIndex(src tape.Source, opts []tape.Option) (*index, error) {
 
 // keptTape is every message of a tape as its reader gave them, and the
 // reader's warnings: what the mock read, for the replay (see
-// Mock.TakeTape). The messages are kept in chunks of keptChunk, never
-// copied as they grow.
+// Mock.StreamTape, of a tape it reads whole first, and Mock.TakeTape).
+// The messages are kept in chunks of keptChunk, never copied as they
+// grow.
 type keptTape struct {
 	chunks   [][]tape.Message
 	warnings []string
@@ -492,6 +494,9 @@ func (idx *index) at(l loc, seq int64, buf *[]byte) ([]byte, error) {
 // atDir is at for a message recorded in direction dir.
 func (idx *index) atDir(l loc, seq int64, dir tape.Dir, buf *[]byte) ([]byte, error) {
 	sp := idx.span(l)
+	if idx.live != nil {
+		return idx.live.at(sp.off, sp.n), nil
+	}
 	if idx.file == nil {
 		return idx.mem[sp.off : sp.off+int64(sp.n) : sp.off+int64(sp.n)], nil
 	}

@@ -68,7 +68,7 @@ func (s *Server) matchesIn(es []entry, name string, i int, q query) bool {
 }
 
 // choose picks the entry of recorded session name to answer q with (see
-// cursor.choose); for Sequential the next one, if its method is q's.
+// cursor.chooseAmong); for Sequential the next one, if its method is q's.
 func (s *Server) choose(cur *cursor, name string, q query, again bool) pick {
 	if s.strategy == Sequential {
 		p := cur.first(again)

@@ -38,6 +38,14 @@ type scratch struct {
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
+// putScratch returns sc to the pool.
+func putScratch(sc *scratch) {
+	if cap(sc.buf) > 64<<10 { // do not keep a huge answer's buffer
+		sc.buf = nil
+	}
+	scratchPool.Put(sc)
+}
+
 // newMatcher returns a matcher over a session's entries that answers as
 // the recording did from seq from on.
 func newMatcher(idx *index, entries []entry, lookahead int, from int64) matcher {
@@ -56,12 +64,7 @@ func (m *matcher) answer(req jsonrpc.Message, aside bool) (notes [][]byte, ans [
 		return nil, noAnswer(req)
 	}
 	sc := scratchPool.Get().(*scratch)
-	defer func() {
-		if cap(sc.buf) > 64<<10 { // do not keep a huge answer's buffer
-			sc.buf = nil
-		}
-		scratchPool.Put(sc)
-	}()
+	defer putScratch(sc)
 	var e *entry
 	inOrder := !aside && m.inOrder(method, req.Params())
 	if !inOrder {
@@ -79,20 +82,26 @@ func (m *matcher) answer(req jsonrpc.Message, aside bool) (notes [][]byte, ans [
 	if e == nil || e.ans == 0 {
 		return nil, noAnswer(req)
 	}
-	for _, n := range m.idx.notesOf(e) {
-		if n.seq < m.from {
+	return idxReply(m.idx, e, req, m.from, sc)
+}
+
+// idxReply returns e's recorded answer, with req's id, and the server
+// notifications recorded before it from seq from on; e has an answer.
+func idxReply(idx *index, e *entry, req jsonrpc.Message, from int64, sc *scratch) (notes [][]byte, ans []byte) {
+	for _, n := range idx.notesOf(e) {
+		if n.seq < from {
 			continue
 		}
-		msg, err := m.idx.at(n.at, n.seq, &sc.buf)
+		msg, err := idx.at(n.at, n.seq, &sc.buf)
 		if err != nil {
 			return nil, unreadable(req, err)
 		}
-		if m.idx.file != nil {
+		if idx.file != nil {
 			msg = bytes.Clone(msg) // out of buf, which the next read reuses
 		}
 		notes = append(notes, msg)
 	}
-	msg, err := m.idx.at(e.ans, -1, &sc.buf)
+	msg, err := idx.at(e.ans, -1, &sc.buf)
 	if err != nil {
 		return nil, unreadable(req, err)
 	}

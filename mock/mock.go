@@ -3,6 +3,7 @@ package mock
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"sync"
 
@@ -14,19 +15,16 @@ import (
 var ErrClosed = errors.New("mock: connection closed")
 
 // Mock is a transport.Dialer whose sessions answer from a tape. It reads
-// the tape once, on the first Dial, into an index that every connection
-// shares; it is safe for concurrent use.
+// the tape once, on the first Dial (or StreamTape), into an index that
+// every connection shares; it is safe for concurrent use.
 type Mock struct {
 	src       tape.Source
 	tapeOpts  []tape.Option
 	lookahead int
 
-	once sync.Once // builds idx, or sets err, on the first Dial
-	idx  *index
-	err  error
-
-	mu   sync.Mutex // guards kept
-	kept *keptTape  // the tape's messages, until TakeTape takes them
+	mu    sync.Mutex // guards r and taken; held while a read at once is under way
+	r     *reading   // the read of the tape, once begun
+	taken bool       // StreamTape has handed the messages over
 }
 
 // Option configures a Mock.
@@ -66,68 +64,131 @@ var _ transport.Dialer = (*Mock)(nil)
 // have answers every request with an error saying so. The first Dial reads
 // and indexes the whole tape, and does not watch ctx while it does; every
 // Dial, concurrent ones included, waits for that and returns its error if
-// the tape could not be read. Later Dials return at once.
+// the tape could not be read. Later Dials return at once. While a replay
+// that took the tape (StreamTape) reads it, a Dial returns at once, and
+// its connection answers each request as soon as the part of the tape
+// that decides its answer is indexed.
 func (m *Mock) Dial(ctx context.Context, session string) (transport.Conn, error) {
-	idx, err := m.index()
-	if err != nil {
-		return nil, err
+	r := m.reading()
+	select {
+	case <-r.done:
+	default:
+		return newLiveConn(r, recordedName(session), m.lookahead), nil
 	}
-	return newConn(idx, idx.sessions[recordedName(session)], m.lookahead), nil
+	if r.err != nil {
+		return nil, r.err
+	}
+	return newConn(r.idx, r.idx.sessions[recordedName(session)], m.lookahead), nil
 }
 
-// index returns the tape's index, reading the tape the first time.
-func (m *Mock) index() (*index, error) { return m.indexKeeping(false) }
-
-// indexKeeping is index; with keep, a first read keeps the tape's
-// messages for TakeTape.
-func (m *Mock) indexKeeping(keep bool) (*index, error) {
-	m.once.Do(func() {
-		var kept *keptTape
-		m.idx, kept, m.err = readIndexWith(m.src, m.tapeOpts, nil, keep)
-		m.mu.Lock()
-		m.kept = kept
-		m.mu.Unlock()
-	})
-	return m.idx, m.err
+// reading returns the read of the tape, reading it now the first time.
+func (m *Mock) reading() *reading {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.r == nil {
+		m.r = read(m.src, m.tapeOpts, false)
+	}
+	return m.r
 }
 
-// TakeTape returns every message of the tape src, in tape order, as the
-// mock's own reading of it found them (with the reader's warnings): a
-// replay against the mock answering from the tape it replays reads it
-// once, not once for itself and once for the mock. next gives the
-// messages one by one, then false; it is for one goroutine. TakeTape
-// builds the mock's index now, unless a Dial or LastSeqs has; the
-// messages are kept only by that first read, and given once: ok is false
-// when src is not the tape the mock answers from (the same File, or the
-// same Shared), when the mock read it before TakeTape was called, when
-// they were taken already, when the tape is larger than the mock keeps
-// (256 MiB), or when it cannot be read (the caller reads it itself and
-// finds why). The messages are the caller's: the mock keeps none of them.
-// The caller must read src with the mock's tape options
+// index returns the tape's index, reading the tape the first time, or
+// waiting for the end of a streamed read.
+func (m *Mock) index() (*index, error) {
+	r := m.reading()
+	<-r.done
+	return r.idx, r.err
+}
+
+// StreamTape hands the messages of the tape src over to a replay as the
+// mock reads them, in tape order, as the mock's own reading finds them:
+// a replay against the mock answering from the tape it replays reads it
+// once, not once for itself and once for the mock, and starts at once,
+// while the mock indexes the rest (see Dial). next gives the messages one
+// by one, then the reader's error: io.EOF at the end, or the tape's own
+// error (a *tape.Error, with its file and line); it is for one
+// goroutine. end waits for the mock's read to end (it returns at once
+// after next gave its error) and returns the reader's warnings; call it
+// once the replay is done with next. The messages are the caller's: the
+// mock keeps none of them.
+//
+// The messages are given once: ok is false when src is not the tape the
+// mock answers from (the same File, or the same Shared), when the mock
+// read it before StreamTape was called, when they were taken already,
+// when the tape is larger than the mock keeps (256 MiB), or when it
+// cannot be opened (the caller reads it itself and finds why). A tape
+// that is not a regular file is read whole first, as the first Dial
+// does. The caller must read src with the mock's tape options
 // (WithTapeOptions), as package replay does.
-func (m *Mock) TakeTape(src tape.Source) (next func() (tape.Message, bool), warnings []string, ok bool) {
+func (m *Mock) StreamTape(src tape.Source) (next func() (tape.Message, error), end func() []string, ok bool) {
 	if !sameSource(src, m.src) {
-		return nil, nil, false
-	}
-	if _, err := m.indexKeeping(true); err != nil {
 		return nil, nil, false
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	k := m.kept
-	m.kept = nil
-	if k == nil {
+	if m.taken || m.r != nil {
 		return nil, nil, false
 	}
-	return k.next(), k.warnings, true
+	m.taken = true
+	if !streamable(src) {
+		if m.r = read(m.src, m.tapeOpts, true); m.r.kept == nil {
+			return nil, nil, false
+		}
+		k := m.r.kept
+		m.r.kept = nil
+		next, warnings := k.next(), k.warnings
+		return func() (tape.Message, error) {
+				if msg, ok := next(); ok {
+					return msg, nil
+				}
+				return tape.Message{}, io.EOF
+			}, func() []string {
+				return warnings
+			}, true
+	}
+	rd, err := tape.OpenSource(src, m.tapeOpts...)
+	if err != nil {
+		m.r = &reading{done: make(chan struct{}), err: err}
+		close(m.r.done)
+		return nil, nil, false
+	}
+	m.r = stream(rd)
+	next, end = m.r.messages()
+	return next, end, true
+}
+
+// TakeTape is StreamTape, the messages all read first: next gives them
+// one by one, then false; warnings are the reader's. ok is false also
+// when the tape cannot be read to its end.
+func (m *Mock) TakeTape(src tape.Source) (next func() (tape.Message, bool), warnings []string, ok bool) {
+	nextMsg, end, ok := m.StreamTape(src)
+	if !ok {
+		return nil, nil, false
+	}
+	k := &keptTape{}
+	var n int64
+	for {
+		msg, err := nextMsg()
+		if err != nil {
+			warnings = end()
+			if !errors.Is(err, io.EOF) || n > keepUpTo {
+				return nil, nil, false
+			}
+			k.warnings = warnings
+			return k.next(), warnings, true
+		}
+		if n += int64(len(msg.Msg)); n <= keepUpTo {
+			k.add(msg)
+		}
+	}
 }
 
 // LastSeqs returns each recorded session's last seq on the tape (any
 // message of it, in either direction), read from the mock's index of its
-// tape, which it builds now if no Dial has: a replay against the mock
-// learns where each session ends without reading the tape once more. ok
-// is false when src is not the tape the mock answers from (the same
-// File, or the same Shared) or the tape cannot be read.
+// tape, which it builds now if no Dial has (or waits for, while a
+// replay streams it): a replay against the mock learns where each
+// session ends without reading the tape once more. ok is false when src
+// is not the tape the mock answers from (the same File, or the same
+// Shared) or the tape cannot be read.
 func (m *Mock) LastSeqs(src tape.Source) (lasts map[string]int64, ok bool) {
 	if !sameSource(src, m.src) {
 		return nil, false

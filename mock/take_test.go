@@ -80,7 +80,7 @@ func TestTakeTape(t *testing.T) {
 			if !reflect.DeepEqual(msgs, want) || !reflect.DeepEqual(warnings, wantWarnings) {
 				t.Errorf("TakeTape gave\n%+v %q\nwant (a plain reader's)\n%+v %q", msgs, warnings, want, wantWarnings)
 			}
-			if m.idx.file != nil {
+			if m.r.idx.file != nil {
 				t.Error("the index reads its answers back from the file, want them in memory (the tape was read whole)")
 			}
 			if _, _, ok := m.TakeTape(src); ok {

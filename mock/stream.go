@@ -1,0 +1,297 @@
+package mock
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/tape"
+)
+
+// reading is the mock's one read of its tape, and the index it builds:
+// either at once, before the first Dial returns (read), or, when a
+// replay takes the tape's messages (Mock.StreamTape), on a goroutine of
+// its own while the replay goes on (stream). Its connections answer
+// meanwhile from the part indexed so far (see conn.answerLive).
+type reading struct {
+	done chan struct{} // closed once idx or err is set
+	idx  *index
+	err  error
+	kept *keptTape // a read at once's messages, for StreamTape
+
+	// While the tape is streamed: the index so far.
+	mu      sync.Mutex    // guards b, view, grown, waiting, waits and onDone
+	b       *builder      // nil once the read has ended
+	view    index         // b's, as matching reads it: see viewOf
+	grown   chan struct{} // closed, and replaced, when waiting and b grows
+	waiting bool          // a connection waits on grown
+	waits   int64         // waits begun, on grown or done (for tests)
+	onDone  int           // connections waiting on done (for tests)
+
+	// The messages read, for the replay, in batches.
+	qmu      sync.Mutex // guards the fields below
+	queue    [][]tape.Message
+	ended    bool
+	readErr  error // the reader's own error (io.EOF at the end)
+	warnings []string
+	more     chan struct{} // a batch or the end is queued (capacity 1)
+	finished chan struct{} // closed when the streaming goroutine returns
+}
+
+// streamBatch is how many messages the streaming read indexes before it
+// hands them to the replay (and wakes connections waiting for an
+// answer): hand-offs cost less in batches, and a batch is indexed in a
+// few dozen microseconds.
+var streamBatch = 64
+
+// streamed, when not nil (tests), is called by a streaming read after
+// it hands a batch over.
+var streamed func(*reading)
+
+// read reads and indexes the whole tape now (keep: keeping its messages
+// for StreamTape, see readIndexWith).
+func read(src tape.Source, opts []tape.Option, keep bool) *reading {
+	r := &reading{done: make(chan struct{})}
+	r.idx, r.kept, r.err = readIndexWith(src, opts, nil, keep)
+	close(r.done)
+	return r
+}
+
+// streamable reports whether src is a regular file (or a Shared reading
+// one) of at most keepUpTo bytes: its messages can be handed to a replay
+// as they are read, without bound on how far the replay lags behind.
+func streamable(src tape.Source) bool {
+	if sh, ok := src.(*tape.Shared); ok {
+		src = sh.Source()
+	}
+	path, ok := src.(tape.File)
+	if !ok {
+		return false
+	}
+	fi, err := os.Stat(string(path))
+	return err == nil && fi.Mode().IsRegular() && fi.Size() <= keepUpTo
+}
+
+// stream starts reading and indexing rd on a goroutine of its own.
+func stream(rd *tape.Reader) *reading {
+	r := &reading{
+		done:     make(chan struct{}),
+		b:        &builder{lazy: true},
+		grown:    make(chan struct{}),
+		more:     make(chan struct{}, 1),
+		finished: make(chan struct{}),
+	}
+	go r.run(rd)
+	return r
+}
+
+// run reads rd to its end or first error: it indexes each message, then
+// hands it to the replay, a batch at a time, one batch behind the index:
+// a request's answer, recorded soon after it, is most often indexed by
+// the time the replay asks it, and its connection need not wait.
+func (r *reading) run(rd *tape.Reader) {
+	defer close(r.finished)
+	defer rd.Close()
+	lasts := map[string]int64{}
+	var behind []tape.Message // indexed, handed once batch is
+	batch := make([]tape.Message, 0, streamBatch)
+	for {
+		msg, err := rd.Next()
+		if err != nil {
+			r.end(lasts, append(behind, batch...), err, rd.Warnings())
+			return
+		}
+		lasts[msg.Session] = msg.Seq
+		r.mu.Lock()
+		r.b.add(msg)
+		r.mu.Unlock()
+		if batch = append(batch, msg); len(batch) == streamBatch {
+			r.mu.Lock()
+			r.wake()
+			r.mu.Unlock()
+			handed := behind != nil
+			if handed {
+				r.hand(behind, false, nil, nil)
+			}
+			behind, batch = batch, make([]tape.Message, 0, streamBatch)
+			if handed && streamed != nil {
+				streamed(r)
+			}
+		}
+	}
+}
+
+// wake wakes the connections waiting for the index to grow. Called with
+// mu held.
+func (r *reading) wake() {
+	if r.waiting {
+		close(r.grown)
+		r.grown, r.waiting = make(chan struct{}), false
+	}
+}
+
+// end ends the read: the index is made (or the read failed), then the
+// last batch and the end are handed to the replay.
+func (r *reading) end(lasts map[string]int64, batch []tape.Message, err error, warnings []string) {
+	r.mu.Lock()
+	if errors.Is(err, io.EOF) {
+		r.idx = r.b.index()
+		r.idx.lasts = lasts
+	} else {
+		r.err = fmt.Errorf("mock: %w", err)
+	}
+	r.b, r.view = nil, index{}
+	close(r.grown)
+	r.mu.Unlock()
+	close(r.done)
+	r.hand(batch, true, err, warnings)
+}
+
+// hand queues a batch of messages for the replay, and with end the
+// read's end.
+func (r *reading) hand(batch []tape.Message, end bool, err error, warnings []string) {
+	r.qmu.Lock()
+	if len(batch) > 0 {
+		r.queue = append(r.queue, batch)
+	}
+	if end {
+		r.ended, r.readErr, r.warnings = true, err, warnings
+	}
+	r.qmu.Unlock()
+	select {
+	case r.more <- struct{}{}:
+	default:
+	}
+}
+
+// messages returns the replay's side of a streamed read: next gives the
+// messages in tape order, then the reader's error (io.EOF at the end,
+// else the tape's own error, as tape.Reader.Next returns it); end waits
+// for the read to end and returns the reader's warnings. next is for
+// one goroutine.
+func (r *reading) messages() (next func() (tape.Message, error), end func() []string) {
+	var cur []tape.Message
+	var pending [][]tape.Message
+	next = func() (tape.Message, error) {
+		for len(cur) == 0 {
+			if len(pending) > 0 {
+				cur, pending[0], pending = pending[0], nil, pending[1:]
+				continue
+			}
+			r.qmu.Lock()
+			pending, r.queue = r.queue, nil
+			ended, err := r.ended, r.readErr
+			r.qmu.Unlock()
+			if len(pending) > 0 {
+				continue
+			}
+			if ended {
+				<-r.finished
+				return tape.Message{}, err
+			}
+			<-r.more
+		}
+		m := cur[0]
+		cur[0], cur = tape.Message{}, cur[1:]
+		return m, nil
+	}
+	end = func() []string {
+		<-r.finished
+		r.qmu.Lock()
+		defer r.qmu.Unlock()
+		r.queue = nil // not taken: let go of
+		return r.warnings
+	}
+	return next, end
+}
+
+// viewOf returns the index built so far, as matching reads it: its
+// methods, notes and messages. Called with mu held, b not nil; valid
+// until mu is unlocked.
+func (r *reading) viewOf() *index {
+	v, b := &r.view, r.b
+	v.methods, v.notes, v.noteRuns, v.big, v.live = b.methods, b.notes, b.noteRuns, b.big, &b.mem
+	return v
+}
+
+// entriesOf returns the session's entries indexed so far. Called with
+// mu held, b not nil.
+func (r *reading) entriesOf(session string) []entry {
+	if s := r.b.sessions[session]; s != nil {
+		return s.entries
+	}
+	return nil
+}
+
+// answerLive answers req while the tape is still read: the request a
+// replay of the tape asks next (see matcher.inOrder) as soon as its
+// recorded answer is indexed, any other once the whole tape is (a miss
+// is a miss only then), so that every answer is the one the whole
+// index gives. It returns ok false, having waited, once the read has
+// ended: c then answers from the index (adopt).
+func (c *conn) answerLive(req jsonrpc.Message, aside bool) (notes [][]byte, ans []byte, ok bool) {
+	r := c.live
+	params := req.Params()
+	var raw uint64
+	r.mu.Lock()
+	for r.b != nil {
+		wait := r.done
+		if method, known := r.b.methods[req.Method]; known && !aside {
+			es := r.entriesOf(c.name)
+			if next := c.m.next; next >= len(es) {
+				wait = r.grown // the request may be indexed next
+			} else if e := &es[next]; e.method == method && e.raw != 0 {
+				if raw == 0 {
+					raw = rawHash(params)
+				}
+				if e.raw == raw {
+					if e.ans == 0 {
+						wait = r.grown // its answer is not read yet
+					} else {
+						c.m.use(next)
+						sc := scratchPool.Get().(*scratch)
+						notes, ans = idxReply(r.viewOf(), e, req, 0, sc)
+						r.mu.Unlock()
+						putScratch(sc)
+						return notes, ans, true
+					}
+				}
+			}
+		}
+		if wait == r.grown {
+			r.waiting = true
+		}
+		r.waits++
+		if wait == r.done {
+			r.onDone++
+		}
+		r.mu.Unlock()
+		<-wait
+		r.mu.Lock()
+		if wait == r.done {
+			r.onDone--
+		}
+	}
+	r.mu.Unlock()
+	<-r.done
+	c.adopt()
+	return nil, nil, false
+}
+
+// adopt makes c answer from the index the read made, once it has ended;
+// the requests asked so far stay asked.
+func (c *conn) adopt() {
+	r := c.live
+	c.live = nil
+	if r.err != nil {
+		c.failed = r.err
+		return
+	}
+	c.idx = r.idx
+	c.entries = r.idx.sessions[c.name]
+	c.m.idx, c.m.all = c.idx, c.entries
+	c.m.entries = c.entries[c.m.base:]
+}
