@@ -62,6 +62,10 @@ type Actor struct {
 	// run's clock (speeds that pace by recorded time), else at once.
 	startAt time.Time
 	live0   bool // connected: counted (Sink.Count, Connected)
+	// sendAt, while drain hands a message on, is the clock read drain
+	// made for it (zero: none): the first send takes it as its send time
+	// rather than reading the clock again (sender.now).
+	sendAt time.Time
 }
 
 // New returns the actor of the session name, which may connect at
@@ -487,14 +491,19 @@ func (x *Actor) drain(ctx context.Context, ss *session) error {
 			ss.blocked = true
 			break
 		}
+		// One clock read for the message: when the session was let go
+		// on, when the message was found due, and when it is sent, all
+		// a moment apart (see sendAt).
+		var now time.Time
 		if ss.blocked { // the target's answers let the session go on now
-			ss.blocked, ss.freeAt = false, time.Now()
+			now = time.Now()
+			ss.blocked, ss.freeAt = false, now
 		}
 		if it.Paced() && !it.admitted {
 			if ss.gating == it {
 				break // at the gate
 			}
-			due, err := x.due(ctx, ss, it)
+			due, err := x.due(ctx, ss, it, &now)
 			if err != nil {
 				return err
 			}
@@ -507,7 +516,10 @@ func (x *Actor) drain(ctx context.Context, ss *session) error {
 			}
 		}
 		x.pop(ss)
-		if err := x.tx.process(ctx, ss, it); err != nil {
+		x.sendAt = now
+		err := x.tx.process(ctx, ss, it)
+		x.sendAt = time.Time{}
+		if err != nil {
 			return err
 		}
 	}

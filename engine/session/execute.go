@@ -102,7 +102,7 @@ func (r *sender) sendOne(ctx context.Context, ss *session, it *Item) error {
 	}
 	// With retries, the attempt the network error spoiled never reached
 	// the server: what goes out now is the retry, which it gets once.
-	sent := time.Now()
+	sent := x.tx.now()
 	it.Held = heldFor(ss, it, sent)
 	if x.tx.async(ss, it) {
 		x.ev.sent(it, sent)
@@ -149,6 +149,17 @@ func (r *sender) sendOne(ctx context.Context, ss *session, it *Item) error {
 	}
 	x.rq.inFlight(ss, it, sent)
 	return nil
+}
+
+// now is the send time of the message being sent: the clock read drain
+// made for it a moment ago, taken once, or the clock.
+func (r *sender) now() time.Time {
+	x := r.x
+	if t := x.sendAt; !t.IsZero() {
+		x.sendAt = time.Time{}
+		return t
+	}
+	return time.Now()
 }
 
 // inFlight registers a request sent at sent as waiting for its answer.
