@@ -77,26 +77,60 @@ func (r *router) route(ctx context.Context, g *errgroup.Group, in <-chan *Item, 
 		close(out)
 	}()
 	defer r.actors.closeAll()
+	done := ctx.Done()
 	for {
 		if err := r.waitRoom(ctx); err != nil {
 			return err
 		}
+		// The loader reads ahead: an item is most often there already,
+		// and a receive that does not wait (after a look at done, which
+		// does not lock it) costs a fraction of the select below.
 		select {
-		case it, ok := <-in:
-			if !ok {
-				return nil
-			}
-			if err := r.routeItem(ctx, g, &wg, it, sk); err != nil {
-				return err
-			}
-		case l := <-lasts:
-			lasts, r.lasts = nil, l
-			for _, a := range r.actors.all() { // sessions already past their end
-				r.closeIfLast(a)
-			}
-		case <-ctx.Done():
+		case <-done:
 			return ctx.Err()
+		default:
 		}
+		if lasts != nil {
+			select {
+			case l := <-lasts:
+				lasts = nil
+				r.setLasts(l)
+			default:
+			}
+		}
+		var it *Item
+		ok, got := false, false
+		select {
+		case it, ok = <-in:
+			got = true
+		default:
+		}
+		if !got {
+			select {
+			case it, ok = <-in:
+			case l := <-lasts:
+				lasts = nil
+				r.setLasts(l)
+				continue
+			case <-done:
+				return ctx.Err()
+			}
+		}
+		if !ok {
+			return nil
+		}
+		if err := r.routeItem(ctx, g, &wg, it, sk); err != nil {
+			return err
+		}
+	}
+}
+
+// setLasts takes each session's last seq, and closes the mailboxes of
+// the sessions already past their end.
+func (r *router) setLasts(l lastSeqs) {
+	r.lasts = l
+	for _, a := range r.actors.all() {
+		r.closeIfLast(a)
 	}
 }
 
@@ -202,7 +236,7 @@ func (r *router) routeItem(ctx context.Context, g *errgroup.Group, wg *sync.Wait
 	if it.End {
 		all := r.actors.all()
 		if !r.ends.begin(it.Epoch, len(all)) {
-			return send(ctx, out, &outcome{Epoch: it.Epoch, Req: it, End: true})
+			return send(ctx, out, outcomes{one: &outcome{Epoch: it.Epoch, Req: it, End: true}})
 		}
 		for _, a := range all {
 			r.post(a, it)
@@ -212,7 +246,7 @@ func (r *router) routeItem(ctx context.Context, g *errgroup.Group, wg *sync.Wait
 	a := r.actors.get(it.Rec.Session)
 	if a == nil {
 		if it.Rec.Dir == tape.S2C {
-			return send(ctx, out, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server message before its session's first client message"})
+			return send(ctx, out, outcomes{one: &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server message before its session's first client message"}})
 		}
 		a = &member{Actor: session.New(r.env, sk, it.Rec.Session, r.sessionStart(it)), routed: -1}
 		r.actors.add(a)

@@ -77,6 +77,9 @@ func (x *Actor) due(ctx context.Context, ss *session, it *Item, now *time.Time) 
 		return false, nil
 	}
 	*now = time.Time{} // stale once spun
+	if err := x.flush(ctx); err != nil {
+		return false, err
+	}
 	if err := scheduler.SpinUntil(ctx, it.Timing.Due); err != nil {
 		return false, err
 	}

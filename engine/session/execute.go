@@ -113,6 +113,11 @@ func (r *sender) sendOne(ctx context.Context, ss *session, it *Item) error {
 	// that returns at once (the mock's) needs no deadline; a faulted one
 	// may be slowed down (chaos), and has one.
 	sctx := ctx
+	if holdsSender(ss.conn) {
+		if err := x.flush(ctx); err != nil {
+			return err
+		}
+	}
 	if (it.Fault != nil && it.Fault.Kind.Outbound()) || !transport.SendsInstantly(ss.conn) {
 		var cancel context.CancelFunc
 		sctx, cancel = context.WithDeadline(ctx, sent.Add(x.env.Timeout))

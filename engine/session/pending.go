@@ -169,7 +169,49 @@ func (r *requests) finish(ctx context.Context, p *pend) error {
 	return x.rq.notesIfQuiet(ctx, p.sess)
 }
 
-func (x *Actor) emit(ctx context.Context, o *Outcome) error { return x.sink.Outcome(ctx, o) }
+// emit hands an outcome on to the sink, to be judged.
+//
+// With a sink that takes batches (BatchSink) the outcome waits with the
+// actor's others until the actor is about to wait, or holds maxBatch
+// (flush): validate is then handed an actor's outcomes in one send, not
+// one by one (a channel hand-off, and on an idle processor a wake-up,
+// each). The error is then flush's, maybe at a later emit.
+func (x *Actor) emit(ctx context.Context, o *Outcome) error {
+	if x.batch == nil {
+		return x.sink.Outcome(ctx, o)
+	}
+	if x.outs == nil {
+		x.outs = make([]*Outcome, 0, maxBatch)
+	}
+	x.outs = append(x.outs, o)
+	if len(x.outs) < maxBatch {
+		return nil
+	}
+	return x.flush(ctx)
+}
+
+// maxBatch bounds the outcomes an actor keeps before it hands them on.
+const maxBatch = 64
+
+// flush hands the outcomes the actor keeps on to the sink, in order: one
+// alone as it is (the actor keeps its slice), more in a batch (the sink's
+// from now on). The actor calls it before it waits for anything: the
+// select of its loop, a spin, a send that may wait for the target, a
+// controller's request done, its return.
+func (x *Actor) flush(ctx context.Context) error {
+	switch len(x.outs) {
+	case 0:
+		return nil
+	case 1:
+		o := x.outs[0]
+		x.outs[0] = nil
+		x.outs = x.outs[:0]
+		return x.sink.Outcome(ctx, o)
+	}
+	b := x.outs
+	x.outs = nil
+	return x.batch.Outcomes(ctx, b)
+}
 
 // retry sends a request again when its answer failed a validation rule
 // whose on_failure is retry and retries are left: with a new id, the same
