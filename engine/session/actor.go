@@ -607,19 +607,35 @@ func (x *Actor) close() {
 // nothing due) rather than being moved on every answer; the runtime's
 // timer lock is not taken on every message.
 func (r *requests) armTimer() {
-	for len(r.fifo) > 0 && r.fifo[0].answered() {
-		r.fifo[0] = nil
-		r.fifo = r.fifo[1:]
-	}
+	r.trim()
 	if len(r.fifo) == 0 {
 		return
 	}
-	d := r.fifo[0].deadline
+	d := r.fifo[r.head].deadline
 	if !r.armedAt.IsZero() && !d.Before(r.armedAt) {
 		return
 	}
 	r.armedAt = d
 	r.timer.Reset(time.Until(d))
+}
+
+// trim drops the answered requests at the head of fifo. The slice's
+// memory is reused from its start when it has emptied (or its dropped
+// head is most of it), where slicing the head off had append allocate
+// anew for every request of a session that waits for each answer.
+func (r *requests) trim() {
+	for r.head < len(r.fifo) && r.fifo[r.head].answered() {
+		r.fifo[r.head] = nil
+		r.head++
+	}
+	switch {
+	case r.head == len(r.fifo):
+		r.fifo, r.head = r.fifo[:0], 0
+	case r.head >= 64 && 2*r.head >= len(r.fifo):
+		n := copy(r.fifo, r.fifo[r.head:])
+		clear(r.fifo[n:])
+		r.fifo, r.head = r.fifo[:n], 0
+	}
 }
 
 // fire is the timer's: it tells the actor through its mailbox's wake,

@@ -23,6 +23,7 @@ type pend struct {
 	deadline time.Time
 	expected *Item
 	actual   *transport.Incoming
+	live     transport.Incoming // what actual points to once answered
 	timedOut bool
 	sendErr  error
 	attempts int    // retries sent (on_failure: retry)

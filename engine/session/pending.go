@@ -24,7 +24,8 @@ import (
 type requests struct {
 	x        *Actor
 	live     int         // pends not yet reported
-	fifo     []*pend     // send order; deadlines are in the same order
+	fifo     []*pend     // send order from head on; deadlines are in the same order
+	head     int         // fifo[:head] is done with (trim)
 	timer    *time.Timer // the oldest request's deadline, or an earlier one (see armTimer)
 	armedAt  time.Time   // when the timer is set to fire; zero: not set
 	due      atomic.Bool // the timer has fired (fire): expire
@@ -36,7 +37,7 @@ type requests struct {
 // server they are cancelled.
 func (r *requests) expire(ctx context.Context, now time.Time) error {
 	x := r.x
-	for _, p := range x.rq.fifo {
+	for _, p := range x.rq.fifo[x.rq.head:] {
 		if p.deadline.After(now) {
 			break
 		}
