@@ -24,6 +24,7 @@ type pend struct {
 	expected *Item
 	actual   *transport.Incoming
 	live     transport.Incoming // what actual points to once answered
+	out      Outcome            // what finish reports, once
 	timedOut bool
 	sendErr  error
 	attempts int    // retries sent (on_failure: retry)

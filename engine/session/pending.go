@@ -157,7 +157,10 @@ func (r *requests) finish(ctx context.Context, p *pend) error {
 	if p.sess.waitFor == p {
 		p.sess.waitFor = nil
 	}
-	o := &Outcome{Epoch: p.req.Epoch, Req: p.req, Expected: p.expected, Edited: p.edited, Actual: p.actual, Sent: p.sent, Timeout: p.timedOut, Stream: p.listenEnded}
+	// In the pend's own memory (a request is finished once): no
+	// allocation of its own.
+	p.out = Outcome{Epoch: p.req.Epoch, Req: p.req, Expected: p.expected, Edited: p.edited, Actual: p.actual, Sent: p.sent, Timeout: p.timedOut, Stream: p.listenEnded}
+	o := &p.out
 	switch {
 	case p.timedOut:
 		o.Err = fmt.Errorf("no answer within %s; cancelled", x.env.Timeout)
