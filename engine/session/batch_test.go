@@ -147,3 +147,59 @@ func TestOutcomesHandedOnBeforeTheActorWaits(t *testing.T) {
 		}
 	})
 }
+
+// refusingSink is a batchSink that takes nothing while its caller's ctx
+// may still be cancelled: it waits for ctx to be done and refuses. A ctx
+// that cannot be cancelled (the actor's last flush) it takes.
+type refusingSink struct {
+	batchSink
+	refused chan struct{} // closed at the first refusal
+	once    sync.Once
+}
+
+func (s *refusingSink) refuse(ctx context.Context) error {
+	if ctx.Done() == nil {
+		return nil
+	}
+	<-ctx.Done()
+	s.once.Do(func() { close(s.refused) })
+	return ctx.Err()
+}
+
+func (s *refusingSink) Outcome(ctx context.Context, o *Outcome) error {
+	if err := s.refuse(ctx); err != nil {
+		return err
+	}
+	return s.batchSink.Outcome(ctx, o)
+}
+
+func (s *refusingSink) Outcomes(ctx context.Context, b []*Outcome) error {
+	if err := s.refuse(ctx); err != nil {
+		return err
+	}
+	return s.batchSink.Outcomes(ctx, b)
+}
+
+// TestOutcomesKeptWhenTheSinkRefuses: outcomes the sink did not take
+// before the replay was interrupted are handed on at the actor's return,
+// every one, in order: a verdict reached before an interrupt is not lost.
+func TestOutcomesKeptWhenTheSinkRefuses(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := &scripted{in: make(chan transport.Incoming, 8), answer: echo}
+		s := &refusingSink{refused: make(chan struct{})}
+		a := New(env(t, &dialer{c: c}, fast), s, "s1", time.Now())
+		for _, it := range calls(t, 3) {
+			a.Put(it)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- a.Run(ctx) }()
+		synctest.Wait() // the actor waits for the sink to take its outcomes
+		cancel()
+		<-s.refused
+		<-done
+		if got, want := s.seqs(), []int64{0, 2, 4, 6}; !slices.Equal(got, want) {
+			t.Errorf("outcomes after the interrupt: seqs %v, want %v", got, want)
+		}
+	})
+}
