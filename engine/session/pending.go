@@ -199,22 +199,29 @@ const maxBatch = 64
 
 // flush hands the outcomes the actor keeps on to the sink, in order: one
 // alone as it is (the actor keeps its slice), more in a batch (the sink's
-// from now on). The actor calls it before it waits for anything: the
+// once taken). The actor calls it before it waits for anything: the
 // select of its loop, a spin, a send that may wait for the target, a
-// controller's request done, its return.
+// controller's request done, its return. What the sink did not take (ctx
+// done first) stays kept, for the flush at the actor's return, which
+// does not give up (see Run): a verdict reached before an interrupt is
+// in the report.
 func (x *Actor) flush(ctx context.Context) error {
 	switch len(x.outs) {
 	case 0:
 		return nil
 	case 1:
-		o := x.outs[0]
+		if err := x.sink.Outcome(ctx, x.outs[0]); err != nil {
+			return err
+		}
 		x.outs[0] = nil
 		x.outs = x.outs[:0]
-		return x.sink.Outcome(ctx, o)
+		return nil
 	}
-	b := x.outs
+	if err := x.batch.Outcomes(ctx, x.outs); err != nil {
+		return err
+	}
 	x.outs = nil
-	return x.batch.Outcomes(ctx, b)
+	return nil
 }
 
 // retry sends a request again when its answer failed a validation rule
