@@ -298,18 +298,32 @@ func (r *router) sessionStart(it *Item) time.Time {
 }
 
 // release takes n items off the queued count (n < 0 adds them) and lets
-// the router read on when there is room again.
+// the router read on when there is room again: room for a run of items
+// (roomSlack), not for one, so that a router held at the limit routes a
+// run per wake-up rather than one item per item the sessions take.
 func (r *router) release(n int) {
-	if n == 0 {
+	if n <= 0 {
+		if n < 0 {
+			r.queued.Add(-int64(n))
+		}
 		return
 	}
-	if left := r.queued.Add(-int64(n)); left < r.queueLimit() {
+	limit := r.queueLimit()
+	if left := r.queued.Add(-int64(n)); left < limit-roomSlack(limit) {
 		select {
 		case r.room <- struct{}{}:
 		default:
 		}
 	}
 }
+
+// roomSlack is how far below the read-ahead limit the sessions must take
+// the queued count before the router, held at the limit, is woken: an
+// eighth of the limit, at most 256 items. Items that wait for more input
+// to be released (a shuffled run, held-back messages: a few per session)
+// are far fewer than the limit less the slack, so the router is always
+// woken again.
+func roomSlack(limit int64) int64 { return min(limit/8, 256) }
 
 func (r *router) queueLimit() int64 {
 	return maxQueued + perActorQueued*r.live.Load()
