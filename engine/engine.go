@@ -47,6 +47,7 @@ type Engine struct {
 	v        *validator.Validator // set by Run before the stages start
 	retries  bool                 // v has a rule that retries on failure
 	finished time.Time            // set by validate when it has judged everything
+	judgedAt time.Time            // validate's: when it took the outcomes it judges
 	notes    []string             // warnings found by validate, for the report
 	survival survival             // chaos: owned by validate until Run reads it
 	// Recorded messages that are not JSON-RPC: owned by load until Run
@@ -168,7 +169,7 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	loaded := make(chan *Item, 256)
 	transformed := make(chan *Item, 256)
 	// Judging never holds up sending: answers queue for validate.
-	executed := make(chan *outcome, 256)
+	executed := make(chan outcomes, 256)
 	rctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	e.stopRun = stop

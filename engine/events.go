@@ -116,5 +116,9 @@ func (e *Engine) judgedEvent(r report.Result, fault *report.Fault) {
 		r.Out, r.Answer, r.Recorded = nil, nil, nil
 	}
 	ev.Result = &r
-	e.ev.Emit(time.Now(), ev)
+	at := e.judgedAt // validate's clock read for the batch r came in
+	if at.IsZero() {
+		at = time.Now()
+	}
+	e.ev.Emit(at, ev)
 }

@@ -77,26 +77,60 @@ func (r *router) route(ctx context.Context, g *errgroup.Group, in <-chan *Item, 
 		close(out)
 	}()
 	defer r.actors.closeAll()
+	done := ctx.Done()
 	for {
 		if err := r.waitRoom(ctx); err != nil {
 			return err
 		}
+		// The loader reads ahead: an item is most often there already,
+		// and a receive that does not wait (after a look at done, which
+		// does not lock it) costs a fraction of the select below.
 		select {
-		case it, ok := <-in:
-			if !ok {
-				return nil
-			}
-			if err := r.routeItem(ctx, g, &wg, it, sk); err != nil {
-				return err
-			}
-		case l := <-lasts:
-			lasts, r.lasts = nil, l
-			for _, a := range r.actors.all() { // sessions already past their end
-				r.closeIfLast(a)
-			}
-		case <-ctx.Done():
+		case <-done:
 			return ctx.Err()
+		default:
 		}
+		if lasts != nil {
+			select {
+			case l := <-lasts:
+				lasts = nil
+				r.setLasts(l)
+			default:
+			}
+		}
+		var it *Item
+		ok, got := false, false
+		select {
+		case it, ok = <-in:
+			got = true
+		default:
+		}
+		if !got {
+			select {
+			case it, ok = <-in:
+			case l := <-lasts:
+				lasts = nil
+				r.setLasts(l)
+				continue
+			case <-done:
+				return ctx.Err()
+			}
+		}
+		if !ok {
+			return nil
+		}
+		if err := r.routeItem(ctx, g, &wg, it, sk); err != nil {
+			return err
+		}
+	}
+}
+
+// setLasts takes each session's last seq, and closes the mailboxes of
+// the sessions already past their end.
+func (r *router) setLasts(l lastSeqs) {
+	r.lasts = l
+	for _, a := range r.actors.all() {
+		r.closeIfLast(a)
 	}
 }
 
@@ -202,7 +236,7 @@ func (r *router) routeItem(ctx context.Context, g *errgroup.Group, wg *sync.Wait
 	if it.End {
 		all := r.actors.all()
 		if !r.ends.begin(it.Epoch, len(all)) {
-			return send(ctx, out, &outcome{Epoch: it.Epoch, Req: it, End: true})
+			return send(ctx, out, outcomes{one: &outcome{Epoch: it.Epoch, Req: it, End: true}})
 		}
 		for _, a := range all {
 			r.post(a, it)
@@ -212,7 +246,7 @@ func (r *router) routeItem(ctx context.Context, g *errgroup.Group, wg *sync.Wait
 	a := r.actors.get(it.Rec.Session)
 	if a == nil {
 		if it.Rec.Dir == tape.S2C {
-			return send(ctx, out, &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server message before its session's first client message"})
+			return send(ctx, out, outcomes{one: &outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server message before its session's first client message"}})
 		}
 		a = &member{Actor: session.New(r.env, sk, it.Rec.Session, r.sessionStart(it)), routed: -1}
 		r.actors.add(a)
@@ -264,18 +298,32 @@ func (r *router) sessionStart(it *Item) time.Time {
 }
 
 // release takes n items off the queued count (n < 0 adds them) and lets
-// the router read on when there is room again.
+// the router read on when there is room again: room for a run of items
+// (roomSlack), not for one, so that a router held at the limit routes a
+// run per wake-up rather than one item per item the sessions take.
 func (r *router) release(n int) {
-	if n == 0 {
+	if n <= 0 {
+		if n < 0 {
+			r.queued.Add(-int64(n))
+		}
 		return
 	}
-	if left := r.queued.Add(-int64(n)); left < r.queueLimit() {
+	limit := r.queueLimit()
+	if left := r.queued.Add(-int64(n)); left < limit-roomSlack(limit) {
 		select {
 		case r.room <- struct{}{}:
 		default:
 		}
 	}
 }
+
+// roomSlack is how far below the read-ahead limit the sessions must take
+// the queued count before the router, held at the limit, is woken: an
+// eighth of the limit, at most 256 items. Items that wait for more input
+// to be released (a shuffled run, held-back messages: a few per session)
+// are far fewer than the limit less the slack, so the router is always
+// woken again.
+func roomSlack(limit int64) int64 { return min(limit/8, 256) }
 
 func (r *router) queueLimit() int64 {
 	return maxQueued + perActorQueued*r.live.Load()

@@ -41,16 +41,30 @@ func (e *Engine) sessionEnv() *session.Env {
 }
 
 // sink is what the actors report to (session.Sink): outcomes go to
-// validate on out; the rest is the engine's bookkeeping.
+// validate on out, one alone or an actor's batch in one send; the rest is
+// the engine's bookkeeping.
 type sink struct {
 	e   *Engine
 	rt  *router
-	out chan<- *outcome
+	out chan<- outcomes
 }
 
-var _ session.Sink = (*sink)(nil)
+var _ session.BatchSink = (*sink)(nil)
 
-func (s *sink) Outcome(ctx context.Context, o *outcome) error { return send(ctx, s.out, o) }
+func (s *sink) Outcome(ctx context.Context, o *outcome) error {
+	return send(ctx, s.out, outcomes{one: o})
+}
+
+func (s *sink) Outcomes(ctx context.Context, b []*outcome) error {
+	return send(ctx, s.out, outcomes{many: b})
+}
+
+// outcomes is what validate takes in one receive: one outcome (one), or
+// a session's batch of them in order (many).
+type outcomes struct {
+	one  *outcome
+	many []*outcome
+}
 
 func (s *sink) Release(n int) { s.rt.release(n) }
 

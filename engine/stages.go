@@ -9,8 +9,15 @@ import (
 	"github.com/replayctl/replayctl/transformer"
 )
 
-// send delivers v on out unless ctx is done first.
+// send delivers v on out unless ctx is done first. While out has room
+// it takes a send that does not wait, a fraction of the cost of the
+// select (which locks ctx's channel too).
 func send[T any](ctx context.Context, out chan<- T, v T) error {
+	select {
+	case out <- v:
+		return nil
+	default:
+	}
 	select {
 	case out <- v:
 		return nil

@@ -24,15 +24,26 @@ import (
 // has returned), even after ctx is done or it has decided to stop the run:
 // what the sessions report while they stop (requests lost with a failed
 // target) is in the report, and no session waits on it for ever.
-func (e *Engine) validate(ctx context.Context, in <-chan *outcome, v *validator.Validator) error {
+func (e *Engine) validate(ctx context.Context, in <-chan outcomes, v *validator.Validator) error {
 	var stopped error // OnErrorStop: the run was told to stop; the rest is drained
-	for o := range in {
+	take := func(o *outcome) {
 		if o.SessionEnd { // even after a stop: every session ends
 			e.cfg.Hooks.OnSessionEnd(o.Req.Rec.Session, o.Err)
-			continue
+			return
 		}
 		if stopped == nil {
 			stopped = e.add(o, v)
+		}
+	}
+	for b := range in {
+		// One clock read for what one receive brought: a session's batch
+		// is judged within moments, after every answer in it came.
+		e.judgedAt = time.Now()
+		if b.one != nil {
+			take(b.one)
+		}
+		for _, o := range b.many {
+			take(o)
 		}
 	}
 	if stopped != nil {

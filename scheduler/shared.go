@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -18,8 +19,11 @@ import (
 //     still in all; a session moves its clock by what it has not yet
 //     counted, and Paused gives a channel to wait on for the resume.
 //
-// Shared is safe for use by many goroutines: every method takes its
-// mutex, held only to compute a value (no waiting under it).
+// Shared is safe for use by many goroutines: every method that changes
+// it takes its mutex, held only to compute a value (no waiting under it).
+// What every session asks for each message (Paused, Frozen, and Take at a
+// speed that does not pace by count) is read without the mutex, from
+// copies it keeps: a replay of many sessions does not queue on it.
 type Shared struct {
 	mu sync.Mutex // guards the fields below
 	t  tickets
@@ -28,7 +32,15 @@ type Shared struct {
 	paused   bool
 	pausedAt time.Time
 	resumed  chan struct{}
+
+	// Written under mu, read without it:
+	byCount atomic.Bool             // t.speed paces by count (Take needs mu)
+	frozen  atomic.Int64            // t.frozen
+	pause   atomic.Pointer[pausing] // nil while replay time runs
 }
+
+// pausing is a pause going on: resumed is closed by Resume.
+type pausing struct{ resumed chan struct{} }
 
 // tickets is the state of Shared's tickets, and its rules as methods on a value
 // (table-tested without goroutines).
@@ -44,7 +56,25 @@ type tickets struct {
 
 // NewShared returns the shared timing of a replay at speed s. The tickets
 // start at the first Take: the first ticket is due then.
-func NewShared(s Speed) *Shared { return &Shared{t: tickets{speed: s}} }
+func NewShared(s Speed) *Shared {
+	tk := &Shared{t: tickets{speed: s}}
+	tk.byCount.Store(s.byCount())
+	return tk
+}
+
+// byCount reports whether s paces by count: by the shared tickets.
+func (s Speed) byCount() bool { return s.Mode == Fixed || s.Mode == Rate }
+
+// publish copies what is read without the mutex; called with mu held.
+func (tk *Shared) publish() {
+	tk.byCount.Store(tk.t.speed.byCount())
+	tk.frozen.Store(int64(tk.t.frozen))
+	if tk.paused {
+		tk.pause.Store(&pausing{resumed: tk.resumed})
+	} else {
+		tk.pause.Store(nil)
+	}
+}
 
 // Take takes the next ticket if it is due by now+within, and returns its
 // due time and true; else it returns the time the next ticket falls due,
@@ -52,6 +82,12 @@ func NewShared(s Speed) *Shared { return &Shared{t: tickets{speed: s}} }
 // seek) is due at now, with later ones following the speed from it. Speeds
 // that do not pace by count always give a ticket due at now.
 func (tk *Shared) Take(now time.Time, within time.Duration, epoch uint64) (time.Time, bool) {
+	if !tk.byCount.Load() {
+		// Due at once, as take says; the count of tickets taken matters
+		// only from a change to a speed by count, which counts from its
+		// own next ticket (withSpeed, take's first ticket).
+		return now, true
+	}
 	tk.mu.Lock()
 	defer tk.mu.Unlock()
 	var due time.Time
@@ -66,6 +102,7 @@ func (tk *Shared) SetSpeed(s Speed, now time.Time) {
 	tk.mu.Lock()
 	defer tk.mu.Unlock()
 	tk.t = tk.t.withSpeed(s, now)
+	tk.publish()
 }
 
 // Hold stops replay time for the part of [from, until] that an earlier
@@ -79,6 +116,7 @@ func (tk *Shared) Hold(from, until time.Time) {
 		until = tk.pausedAt
 	}
 	tk.t = tk.t.held(from, until)
+	tk.publish()
 }
 
 // Pause stops replay time at now, until Resume. Pausing a paused replay
@@ -90,6 +128,7 @@ func (tk *Shared) Pause(now time.Time) {
 		return
 	}
 	tk.paused, tk.pausedAt, tk.resumed = true, now, make(chan struct{})
+	tk.publish()
 }
 
 // Resume starts replay time again at now: the pause counts as a Hold.
@@ -102,27 +141,23 @@ func (tk *Shared) Resume(now time.Time) {
 	}
 	tk.t = tk.t.held(tk.pausedAt, now)
 	tk.paused = false
+	tk.publish()
 	close(tk.resumed)
 }
 
 // Paused returns nil while replay time runs, and while it is paused a
 // channel that Resume closes.
 func (tk *Shared) Paused() <-chan struct{} {
-	tk.mu.Lock()
-	defer tk.mu.Unlock()
-	if !tk.paused {
+	p := tk.pause.Load()
+	if p == nil {
 		return nil
 	}
-	return tk.resumed
+	return p.resumed
 }
 
 // Frozen is how long replay time has stood still so far (pauses and
 // holds, overlaps counted once; a pause still going on not yet).
-func (tk *Shared) Frozen() time.Duration {
-	tk.mu.Lock()
-	defer tk.mu.Unlock()
-	return tk.t.frozen
-}
+func (tk *Shared) Frozen() time.Duration { return time.Duration(tk.frozen.Load()) }
 
 // take is Take's rule.
 func (t tickets) take(now time.Time, within time.Duration, epoch uint64) (tickets, time.Time, bool) {

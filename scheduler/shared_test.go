@@ -187,3 +187,52 @@ func TestSharedPause(t *testing.T) {
 		t.Errorf("next ticket due at +%s, want +150ms (100ms moved by the 50ms pause)", due.Sub(t0))
 	}
 }
+
+// TestSharedReadsTakeNoLock: what every session asks for each message
+// (Paused, Frozen, and Take at a speed that does not pace by count) is
+// answered while the mutex is held elsewhere, and says what the last
+// change under it set: a pause, its resume, a hold.
+func TestSharedReadsTakeNoLock(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	tk := NewShared(Speed{Mode: Fast})
+	tk.Pause(t0)
+	tk.Hold(t0.Add(-time.Second), t0) // a gate held a message for 1s before
+	paused := tk.Paused()
+	tk.mu.Lock() // another goroutine's change under way
+	answered := make(chan struct{})
+	var frozen time.Duration
+	var due time.Time
+	var ok bool
+	go func() {
+		defer close(answered)
+		if tk.Paused() != paused {
+			t.Errorf("Paused while held: not the pause's channel")
+		}
+		frozen = tk.Frozen()
+		due, ok = tk.Take(t0.Add(time.Minute), 0, 0)
+	}()
+	select {
+	case <-answered:
+	case <-time.After(10 * time.Second): // a bound, not a measure: it waits on the mutex
+		tk.mu.Unlock()
+		<-answered
+		t.Fatal("Paused, Frozen or Take waited for the mutex")
+	}
+	tk.mu.Unlock()
+	if paused == nil || frozen != time.Second || !ok || !due.Equal(t0.Add(time.Minute)) {
+		t.Errorf("paused %v, frozen %s, take %v %v; want a pause, 1s, due at once", paused != nil, frozen, due, ok)
+	}
+	tk.Resume(t0.Add(2 * time.Second))
+	select {
+	case <-paused:
+	default:
+		t.Error("the pause's channel is open after Resume")
+	}
+	if tk.Paused() != nil || tk.Frozen() != 3*time.Second {
+		t.Errorf("after the resume: paused %v, frozen %s; want none, 3s", tk.Paused() != nil, tk.Frozen())
+	}
+	tk.SetSpeed(Speed{Mode: Rate, RPS: 10}, t0.Add(3*time.Second)) // by count: Take needs the mutex again
+	if !tk.byCount.Load() {
+		t.Error("a speed by count is not published")
+	}
+}

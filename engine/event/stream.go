@@ -88,6 +88,10 @@ type Stream struct {
 	g      errgroup.Group
 	close  sync.Once
 	err    error // Close's, set once
+	// wanted is the union of the consumers' Types, or nil when one of
+	// them takes every type (all): see Wants. Set by New.
+	all    bool
+	wanted []Type
 }
 
 // New starts a stream whose events count time from start, and one
@@ -110,8 +114,29 @@ func New(start time.Time, consumers []Consumer, opts ...Option) *Stream {
 		q.cond = sync.NewCond(&q.mu)
 		s.queues = append(s.queues, q)
 		s.g.Go(q.run)
+		if len(c.Types) == 0 {
+			s.all = true
+		}
+		for _, t := range c.Types {
+			if !slices.Contains(s.wanted, t) {
+				s.wanted = append(s.wanted, t)
+			}
+		}
+	}
+	if s.all {
+		s.wanted = nil
 	}
 	return s
+}
+
+// Wants reports whether any consumer is given events of type t: an
+// emitter may leave out an event no one reads (and the clock read and
+// the building that go with it). A nil *Stream wants none.
+func (s *Stream) Wants(t Type) bool {
+	if s == nil {
+		return false
+	}
+	return s.all || slices.Contains(s.wanted, t)
 }
 
 // Start is the time events count from.

@@ -402,3 +402,39 @@ func TestRingGrowsWhileABatchIsInFlight(t *testing.T) {
 		}
 	})
 }
+
+// Wants is the union of the consumers' Types; one consumer with none
+// wants every type; a nil stream wants nothing.
+func TestWants(t *testing.T) {
+	var r recorder
+	tests := []struct {
+		name      string
+		consumers []Consumer
+		want      map[Type]bool
+	}{
+		{"no consumer", nil, map[Type]bool{Sent: false, Judged: false}},
+		{"judged only", []Consumer{{Name: "report", Handle: r.handle, Types: []Type{Judged}}},
+			map[Type]bool{Sent: false, Held: false, Judged: true}},
+		{"two filters", []Consumer{{Name: "a", Handle: r.handle, Types: []Type{Judged}}, {Name: "b", Handle: r.handle, Types: []Type{Sent, Judged}}},
+			map[Type]bool{Sent: true, Held: false, Judged: true}},
+		{"one takes all", []Consumer{{Name: "report", Handle: r.handle, Types: []Type{Judged}}, {Name: "file", Handle: r.handle}},
+			map[Type]bool{Sent: true, Held: true, Due: true, Judged: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(time.Now(), tt.consumers)
+			for typ, want := range tt.want {
+				if got := s.Wants(typ); got != want {
+					t.Errorf("Wants(%s) = %v, want %v", typ, got, want)
+				}
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	var nilStream *Stream
+	if nilStream.Wants(Judged) {
+		t.Error("a nil stream wants judged events")
+	}
+}

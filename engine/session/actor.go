@@ -62,6 +62,14 @@ type Actor struct {
 	// run's clock (speeds that pace by recorded time), else at once.
 	startAt time.Time
 	live0   bool // connected: counted (Sink.Count, Connected)
+	// sendAt, while drain hands a message on, is the clock read drain
+	// made for it (zero: none): the first send takes it as its send time
+	// rather than reading the clock again (sender.now).
+	sendAt time.Time
+	// batch is the sink when it takes batches (nil: one by one), outs the
+	// outcomes not yet handed to it (emit, flush).
+	batch BatchSink
+	outs  []*Outcome
 }
 
 // New returns the actor of the session name, which may connect at
@@ -77,6 +85,9 @@ func New(env *Env, sink Sink, name string, startAt time.Time) *Actor {
 		gateDone: make(chan gated),
 		pace:     newAlarm(),
 		startAt:  startAt,
+	}
+	if b, ok := sink.(BatchSink); ok {
+		x.batch = b
 	}
 	x.rq = &requests{x: x, polls: make(chan *pend)}
 	x.rq.timer = time.AfterFunc(time.Hour, x.rq.fire)
@@ -107,6 +118,11 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 		defer func() { x.emitEnd(ctx, err) }()
 	}
 	defer x.sink.Ended(x)
+	// What was judged, and what abandon reports, goes on before the sink
+	// hears that the actor has ended; validate reads until every actor
+	// has returned (see validate), so this goes through although ctx is
+	// done.
+	defer func() { _ = x.flush(context.WithoutCancel(ctx)) }()
 	defer x.close()
 	defer func() { x.sink.Release(x.held + x.mb.shut()) }()
 	defer func() { // a failed target or an interrupt: what was in flight is reported, not lost
@@ -139,6 +155,7 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 	if err := x.handleMail(ctx, early); err != nil {
 		return err
 	}
+	quick := 0 // answers taken in a row without the select
 	for !x.inputDone || x.rq.live > 0 || len(x.ss.backlog) > 0 || x.end != nil {
 		if err := x.passEnd(ctx); err != nil {
 			return err
@@ -148,6 +165,27 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 		}
 		x.rq.armTimer()
 		x.account()
+		// An answer waiting on the connection is the most common thing
+		// to do next (the mock's is there before its Send returns): it is
+		// taken with a receive that does not wait, which costs a fraction
+		// of the select below over every source. At most maxQuick in a
+		// row, so that the mailbox and the timers are looked at too.
+		if x.direct != nil && quick < maxQuick {
+			select {
+			case inc, ok := <-x.direct:
+				quick++
+				if err := x.arriveDirect(ctx, inc, ok); err != nil {
+					return err
+				}
+				continue
+			default:
+			}
+		}
+		quick = 0
+		// About to wait: what the actor has judged so far goes on first.
+		if err := x.flush(ctx); err != nil {
+			return err
+		}
 		// Each case of the select costs every time the actor waits, and
 		// most of the sources below are idle in most runs: those that
 		// cannot fire now are nil channels, which the select leaves out.
@@ -178,12 +216,7 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 				}
 			}
 		case inc, ok := <-x.direct:
-			a := arrival{inc: inc}
-			if !ok {
-				a = arrival{closed: true, err: x.ss.conn.Err()}
-				x.direct = nil
-			}
-			if err := x.rx.arrive(ctx, a); err != nil {
+			if err := x.arriveDirect(ctx, inc, ok); err != nil {
 				return err
 			}
 		case r := <-x.sendDone:
@@ -223,6 +256,22 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 		}
 	}
 	return nil
+}
+
+// maxQuick bounds the answers the actor takes in a row without looking
+// at its other sources (Run); as many as a batch of outcomes holds, since
+// the actor hands its outcomes on before it looks (flush).
+const maxQuick = maxBatch
+
+// arriveDirect handles what a receive from the connection's stream gave:
+// a message, or (ok false) the news that the stream ended.
+func (x *Actor) arriveDirect(ctx context.Context, inc transport.Incoming, ok bool) error {
+	a := arrival{inc: inc}
+	if !ok {
+		a = arrival{closed: true, err: x.ss.conn.Err()}
+		x.direct = nil
+	}
+	return x.rx.arrive(ctx, a)
 }
 
 // arrival is a message from the session's connection, or (closed) the
@@ -404,6 +453,9 @@ func (x *Actor) handleMail(ctx context.Context, m mail) error {
 	}
 	for _, r := range reqs {
 		err := r.fn(ctx, x)
+		if ferr := x.flush(ctx); err == nil {
+			err = ferr
+		}
 		r.done <- err
 		if err != nil {
 			return err
@@ -487,14 +539,19 @@ func (x *Actor) drain(ctx context.Context, ss *session) error {
 			ss.blocked = true
 			break
 		}
+		// One clock read for the message: when the session was let go
+		// on, when the message was found due, and when it is sent, all
+		// a moment apart (see sendAt).
+		var now time.Time
 		if ss.blocked { // the target's answers let the session go on now
-			ss.blocked, ss.freeAt = false, time.Now()
+			now = time.Now()
+			ss.blocked, ss.freeAt = false, now
 		}
 		if it.Paced() && !it.admitted {
 			if ss.gating == it {
 				break // at the gate
 			}
-			due, err := x.due(ctx, ss, it)
+			due, err := x.due(ctx, ss, it, &now)
 			if err != nil {
 				return err
 			}
@@ -507,7 +564,10 @@ func (x *Actor) drain(ctx context.Context, ss *session) error {
 			}
 		}
 		x.pop(ss)
-		if err := x.tx.process(ctx, ss, it); err != nil {
+		x.sendAt = now
+		err := x.tx.process(ctx, ss, it)
+		x.sendAt = time.Time{}
+		if err != nil {
 			return err
 		}
 	}
@@ -547,19 +607,35 @@ func (x *Actor) close() {
 // nothing due) rather than being moved on every answer; the runtime's
 // timer lock is not taken on every message.
 func (r *requests) armTimer() {
-	for len(r.fifo) > 0 && r.fifo[0].answered() {
-		r.fifo[0] = nil
-		r.fifo = r.fifo[1:]
-	}
+	r.trim()
 	if len(r.fifo) == 0 {
 		return
 	}
-	d := r.fifo[0].deadline
+	d := r.fifo[r.head].deadline
 	if !r.armedAt.IsZero() && !d.Before(r.armedAt) {
 		return
 	}
 	r.armedAt = d
 	r.timer.Reset(time.Until(d))
+}
+
+// trim drops the answered requests at the head of fifo. The slice's
+// memory is reused from its start when it has emptied (or its dropped
+// head is most of it), where slicing the head off had append allocate
+// anew for every request of a session that waits for each answer.
+func (r *requests) trim() {
+	for r.head < len(r.fifo) && r.fifo[r.head].answered() {
+		r.fifo[r.head] = nil
+		r.head++
+	}
+	switch {
+	case r.head == len(r.fifo):
+		r.fifo, r.head = r.fifo[:0], 0
+	case r.head >= 64 && 2*r.head >= len(r.fifo):
+		n := copy(r.fifo, r.fifo[r.head:])
+		clear(r.fifo[n:])
+		r.fifo, r.head = r.fifo[:n], 0
+	}
 }
 
 // fire is the timer's: it tells the actor through its mailbox's wake,
@@ -575,6 +651,11 @@ func (r *requests) fire() {
 // timeout: no write to the target waits longer than a request would.
 func (r *sender) sendBounded(ctx context.Context, c transport.Conn, msg []byte) error {
 	x := r.x
+	if holdsSender(c) {
+		if err := x.flush(ctx); err != nil {
+			return err
+		}
+	}
 	return x.tx.bounded(ctx, func(ctx context.Context) error { return c.Send(ctx, msg) })
 }
 

@@ -215,7 +215,8 @@ func (r *receiver) arrive(ctx context.Context, a arrival) error {
 			return err
 		}
 	}
-	p.actual = &inc
+	p.live = inc
+	p.actual = &p.live // no allocation of its own: the pend's
 	x.ev.message(inc.At, event.Answered, p.req)
 	ss.inflight--
 	x.anchorHandshake(p)

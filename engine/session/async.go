@@ -33,6 +33,15 @@ func (r *sender) async(ss *session, it *Item) bool {
 	return ok && c.SendsConcurrently()
 }
 
+// holdsSender reports whether a Send on c holds its caller until the
+// target begins to answer (Streamable HTTP): the actor hands on the
+// outcomes it keeps (flush) before such a send, as before any wait. A
+// write to a pipe or the mock does not wait for the target to answer.
+func holdsSender(c transport.Conn) bool {
+	cs, ok := c.(transport.ConcurrentSender)
+	return ok && cs.SendsConcurrently()
+}
+
 // sendAsync registers the request as in flight and sends it without
 // waiting: handed to the connection (transport.AsyncSender) when it
 // can, else on a goroutine of the actor's. sendDone tells the actor of a

@@ -23,7 +23,11 @@ import (
 // share when it falls due; fast and stepped do not wait (a stepped
 // message waits at the gate instead). While replay time stands still (a
 // controller paused) nothing is due; the actor looks again at the resume.
-func (x *Actor) due(ctx context.Context, ss *session, it *Item) (bool, error) {
+//
+// now is a clock read the caller shares (zero: none yet): due reads the
+// clock into it if it has not, and zeroes it after a spin, when it is
+// stale.
+func (x *Actor) due(ctx context.Context, ss *session, it *Item, now *time.Time) (bool, error) {
 	timing := x.env.Timing
 	if resumed := timing.Paused(); resumed != nil {
 		x.resumed = resumed
@@ -34,14 +38,20 @@ func (x *Actor) due(ctx context.Context, ss *session, it *Item) (bool, error) {
 	if d := frozen - ss.pacing.frozen; d > 0 && !it.Timing.Due.IsZero() {
 		it.Timing.Due = it.Timing.Due.Add(d) // it waited while replay time stood still
 	}
-	spin := x.spin(ss)
+	if now.IsZero() {
+		*now = time.Now()
+	}
 	if it.Timing.Due.IsZero() {
-		now := time.Now()
 		m := pacedOf(it)
-		p, due, v := ss.pacing.due(m, x.env.Speed(), now, frozen)
+		sp := x.env.Speed()
+		p, due, v := ss.pacing.due(m, sp, *now, frozen)
 		if v == dueTicket {
+			var spin time.Duration // only speeds by count take a ticket ahead of time
+			if sp.Mode == scheduler.Fixed || sp.Mode == scheduler.Rate {
+				spin = x.spin(ss)
+			}
 			var ok bool
-			if due, ok = timing.Take(now, spin, it.Epoch); !ok {
+			if due, ok = timing.Take(*now, spin, it.Epoch); !ok {
 				// No ticket yet: look again when the next one falls due.
 				ss.pacing = p
 				x.pace.set(due.Add(-spin))
@@ -53,13 +63,22 @@ func (x *Actor) due(ctx context.Context, ss *session, it *Item) (bool, error) {
 	} else {
 		ss.pacing = ss.pacing.thawed(frozen)
 	}
-	wait := time.Until(it.Timing.Due)
+	// One clock read per message: the due time just computed from now
+	// is compared with the same now.
+	wait := it.Timing.Due.Sub(*now)
 	if wait <= 0 {
 		return true, nil
 	}
+	// Rarely here at the speeds that do not wait (fast, stepped): the
+	// spin, which reads GOMAXPROCS under the runtime's lock, only now.
+	spin := x.spin(ss)
 	if wait > spin {
 		x.pace.set(it.Timing.Due.Add(-spin))
 		return false, nil
+	}
+	*now = time.Time{} // stale once spun
+	if err := x.flush(ctx); err != nil {
+		return false, err
 	}
 	if err := scheduler.SpinUntil(ctx, it.Timing.Due); err != nil {
 		return false, err

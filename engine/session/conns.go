@@ -141,4 +141,5 @@ func (x *Actor) emitEnd(ctx context.Context, err error) {
 	}
 	end := &Item{Rec: tape.Message{Seq: -1, Session: x.ss.name}}
 	x.emit(context.WithoutCancel(ctx), &Outcome{Epoch: x.env.Epoch(), Req: end, SessionEnd: true, Err: err})
+	_ = x.flush(context.WithoutCancel(ctx))
 }

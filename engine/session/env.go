@@ -91,6 +91,15 @@ type Sink interface {
 	Ended(a *Actor)
 }
 
+// BatchSink is a Sink that also takes outcomes in batches: the actor then
+// keeps its outcomes until it is about to wait and hands them on in one
+// call (see Actor.emit). Outcomes waits until the batch is taken or ctx
+// is done; the slice is the sink's from then on.
+type BatchSink interface {
+	Sink
+	Outcomes(ctx context.Context, batch []*Outcome) error
+}
+
 // Counter names what Sink.Count counts.
 type Counter int
 

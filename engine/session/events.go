@@ -13,7 +13,8 @@ import (
 )
 
 // emitter emits a session's events; with no stream every method does
-// nothing.
+// nothing, and an event of a type no consumer is given is not built (nor
+// the clock read for it): see event.Stream.Wants.
 type emitter struct {
 	ev   *event.Stream // nil: no events
 	red  *tape.Redactor
@@ -22,7 +23,7 @@ type emitter struct {
 
 // message gives an event about the session's message it to the stream.
 func (m emitter) message(at time.Time, typ event.Type, it *Item) {
-	if m.ev == nil {
+	if !m.ev.Wants(typ) {
 		return
 	}
 	m.ev.Emit(at, event.Event{Type: typ, Session: it.Rec.Session, Seq: it.Rec.Seq, Method: it.RPC.Method})
@@ -30,7 +31,7 @@ func (m emitter) message(at time.Time, typ event.Type, it *Item) {
 
 // about is an event of the session, of no message.
 func (m emitter) about(at time.Time, typ event.Type, detail string) {
-	if m.ev == nil {
+	if !m.ev.Wants(typ) {
 		return
 	}
 	m.ev.Emit(at, event.Event{Type: typ, Session: m.name, Seq: -1, Detail: m.red.String(detail)})
@@ -42,12 +43,15 @@ func (m emitter) sent(it *Item, sent time.Time) {
 	if m.ev == nil {
 		return
 	}
-	if it.Paced() {
+	if it.Paced() && m.ev.Wants(event.Due) {
 		due := it.Timing.Due
 		if due.IsZero() {
 			due = sent
 		}
 		m.message(due, event.Due, it)
+	}
+	if !m.ev.Wants(event.Sent) {
+		return
 	}
 	m.ev.Emit(sent, event.Event{Type: event.Sent, Session: it.Rec.Session, Seq: it.Rec.Seq, Method: it.RPC.Method,
 		Kind: it.RPC.Kind.String(), Held: it.Held})
@@ -56,7 +60,7 @@ func (m emitter) sent(it *Item, sent time.Time) {
 // held tells that the session's next message waits for the target, and
 // why (session.holdReason).
 func (m emitter) held(it *Item, reason string) {
-	if m.ev == nil {
+	if !m.ev.Wants(event.Held) {
 		return
 	}
 	m.ev.Emit(time.Now(), event.Event{Type: event.Held, Session: it.Rec.Session, Seq: it.Rec.Seq, Method: it.RPC.Method,
@@ -65,7 +69,7 @@ func (m emitter) held(it *Item, reason string) {
 
 // fault tells that the chaos fault of it was injected.
 func (m emitter) fault(it *Item) {
-	if m.ev == nil || it.Fault == nil {
+	if it.Fault == nil || !m.ev.Wants(event.Fault) {
 		return
 	}
 	m.ev.Emit(time.Now(), event.Event{Type: event.Fault, Session: it.Rec.Session, Seq: it.Rec.Seq, Method: it.RPC.Method,
@@ -74,7 +78,7 @@ func (m emitter) fault(it *Item) {
 
 // retry tells that it is sent again: attempt n, for reason.
 func (m emitter) retry(it *Item, n int, reason string, cause error) {
-	if m.ev == nil {
+	if !m.ev.Wants(event.Retry) {
 		return
 	}
 	ev := event.Event{Type: event.Retry, Session: it.Rec.Session, Seq: it.Rec.Seq, Method: it.RPC.Method, Attempt: n, Reason: reason}

@@ -23,6 +23,8 @@ type pend struct {
 	deadline time.Time
 	expected *Item
 	actual   *transport.Incoming
+	live     transport.Incoming // what actual points to once answered
+	out      Outcome            // what finish reports, once
 	timedOut bool
 	sendErr  error
 	attempts int    // retries sent (on_failure: retry)
@@ -102,7 +104,7 @@ func (r *sender) sendOne(ctx context.Context, ss *session, it *Item) error {
 	}
 	// With retries, the attempt the network error spoiled never reached
 	// the server: what goes out now is the retry, which it gets once.
-	sent := time.Now()
+	sent := x.tx.now()
 	it.Held = heldFor(ss, it, sent)
 	if x.tx.async(ss, it) {
 		x.ev.sent(it, sent)
@@ -113,6 +115,11 @@ func (r *sender) sendOne(ctx context.Context, ss *session, it *Item) error {
 	// that returns at once (the mock's) needs no deadline; a faulted one
 	// may be slowed down (chaos), and has one.
 	sctx := ctx
+	if holdsSender(ss.conn) {
+		if err := x.flush(ctx); err != nil {
+			return err
+		}
+	}
 	if (it.Fault != nil && it.Fault.Kind.Outbound()) || !transport.SendsInstantly(ss.conn) {
 		var cancel context.CancelFunc
 		sctx, cancel = context.WithDeadline(ctx, sent.Add(x.env.Timeout))
@@ -149,6 +156,17 @@ func (r *sender) sendOne(ctx context.Context, ss *session, it *Item) error {
 	}
 	x.rq.inFlight(ss, it, sent)
 	return nil
+}
+
+// now is the send time of the message being sent: the clock read drain
+// made for it a moment ago, taken once, or the clock.
+func (r *sender) now() time.Time {
+	x := r.x
+	if t := x.sendAt; !t.IsZero() {
+		x.sendAt = time.Time{}
+		return t
+	}
+	return time.Now()
 }
 
 // inFlight registers a request sent at sent as waiting for its answer.

@@ -24,7 +24,8 @@ import (
 type requests struct {
 	x        *Actor
 	live     int         // pends not yet reported
-	fifo     []*pend     // send order; deadlines are in the same order
+	fifo     []*pend     // send order from head on; deadlines are in the same order
+	head     int         // fifo[:head] is done with (trim)
 	timer    *time.Timer // the oldest request's deadline, or an earlier one (see armTimer)
 	armedAt  time.Time   // when the timer is set to fire; zero: not set
 	due      atomic.Bool // the timer has fired (fire): expire
@@ -36,7 +37,7 @@ type requests struct {
 // server they are cancelled.
 func (r *requests) expire(ctx context.Context, now time.Time) error {
 	x := r.x
-	for _, p := range x.rq.fifo {
+	for _, p := range x.rq.fifo[x.rq.head:] {
 		if p.deadline.After(now) {
 			break
 		}
@@ -156,7 +157,10 @@ func (r *requests) finish(ctx context.Context, p *pend) error {
 	if p.sess.waitFor == p {
 		p.sess.waitFor = nil
 	}
-	o := &Outcome{Epoch: p.req.Epoch, Req: p.req, Expected: p.expected, Edited: p.edited, Actual: p.actual, Sent: p.sent, Timeout: p.timedOut, Stream: p.listenEnded}
+	// In the pend's own memory (a request is finished once): no
+	// allocation of its own.
+	p.out = Outcome{Epoch: p.req.Epoch, Req: p.req, Expected: p.expected, Edited: p.edited, Actual: p.actual, Sent: p.sent, Timeout: p.timedOut, Stream: p.listenEnded}
+	o := &p.out
 	switch {
 	case p.timedOut:
 		o.Err = fmt.Errorf("no answer within %s; cancelled", x.env.Timeout)
@@ -169,7 +173,56 @@ func (r *requests) finish(ctx context.Context, p *pend) error {
 	return x.rq.notesIfQuiet(ctx, p.sess)
 }
 
-func (x *Actor) emit(ctx context.Context, o *Outcome) error { return x.sink.Outcome(ctx, o) }
+// emit hands an outcome on to the sink, to be judged.
+//
+// With a sink that takes batches (BatchSink) the outcome waits with the
+// actor's others until the actor is about to wait, or holds maxBatch
+// (flush): validate is then handed an actor's outcomes in one send, not
+// one by one (a channel hand-off, and on an idle processor a wake-up,
+// each). The error is then flush's, maybe at a later emit.
+func (x *Actor) emit(ctx context.Context, o *Outcome) error {
+	if x.batch == nil {
+		return x.sink.Outcome(ctx, o)
+	}
+	if x.outs == nil {
+		x.outs = make([]*Outcome, 0, maxBatch)
+	}
+	x.outs = append(x.outs, o)
+	if len(x.outs) < maxBatch {
+		return nil
+	}
+	return x.flush(ctx)
+}
+
+// maxBatch bounds the outcomes an actor keeps before it hands them on.
+const maxBatch = 64
+
+// flush hands the outcomes the actor keeps on to the sink, in order: one
+// alone as it is (the actor keeps its slice), more in a batch (the sink's
+// once taken). The actor calls it before it waits for anything: the
+// select of its loop, a spin, a send that may wait for the target, a
+// controller's request done, its return. What the sink did not take (ctx
+// done first) stays kept, for the flush at the actor's return, which
+// does not give up (see Run): a verdict reached before an interrupt is
+// in the report.
+func (x *Actor) flush(ctx context.Context) error {
+	switch len(x.outs) {
+	case 0:
+		return nil
+	case 1:
+		if err := x.sink.Outcome(ctx, x.outs[0]); err != nil {
+			return err
+		}
+		x.outs[0] = nil
+		x.outs = x.outs[:0]
+		return nil
+	}
+	if err := x.batch.Outcomes(ctx, x.outs); err != nil {
+		return err
+	}
+	x.outs = nil
+	return nil
+}
 
 // retry sends a request again when its answer failed a validation rule
 // whose on_failure is retry and retries are left: with a new id, the same
