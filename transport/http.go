@@ -862,5 +862,3 @@ func mediaType(resp *http.Response) string {
 	}
 	return mt
 }
-
-var errNoGET = errors.New("server offers no GET stream")
