@@ -139,7 +139,6 @@ func headerValue(kept *[]string, v string) []string {
 	return *kept
 }
 
-// httpMeta is what Incoming.HTTP keeps of an answer.
 // metaOf is httpMeta(resp), the last answer's when it is alike: the
 // answers of a session nearly always are (a status, a content type, one
 // session id), and an HTTPMeta is never changed once made.
@@ -165,6 +164,7 @@ func sameMeta(m *tape.HTTPMeta, resp *http.Response) bool {
 	return true
 }
 
+// httpMeta is what Incoming.HTTP keeps of an answer.
 func httpMeta(resp *http.Response) *tape.HTTPMeta {
 	m := &tape.HTTPMeta{Status: resp.StatusCode}
 	for _, k := range metaHeaders {

@@ -27,7 +27,7 @@ import (
 //
 // It is used for POSTs only, of one HTTPConn: the standalone GET stream,
 // the session's DELETE, a slowed-down send, https, a proxy and a
-// redirect go through net/http (see HTTPConn.roundTrip). Its connections
+// redirect go through net/http (see HTTPConn.post). Its connections
 // belong to the HTTPConn; close ends them all, idle or in use.
 type leanClient struct {
 	addr  string // host:port, as dialed
