@@ -105,21 +105,13 @@ func (h HTTP) Dial(ctx context.Context, session string) (Conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	u, err := checkURL(h.URL)
+	u, header, client, err := target(h.URL, h.Header, h.Client)
 	if err != nil {
 		return nil, err
 	}
 	pu, err := url.Parse(u)
 	if err != nil {
 		return nil, fmt.Errorf("target URL %q: %w", h.URL, err)
-	}
-	header, err := expandHeaders(h.Header)
-	if err != nil {
-		return nil, err
-	}
-	client := h.Client
-	if client == nil {
-		client = DefaultClient()
 	}
 	c := &HTTPConn{
 		url:     u,
@@ -160,6 +152,24 @@ func (h HTTP) Dial(ctx context.Context, session string) (Conn, error) {
 		go func() { defer c.wg.Done(); c.drainOut() }()
 	}
 	return c, nil
+}
+
+// target is what each HTTP dialer checks and makes first: the URL (see
+// checkURL), the headers with their ${NAME}s expanded (see ExpandHeader),
+// and client, or DefaultClient() for nil. Errors are about the arguments.
+func target(raw string, header http.Header, client *http.Client) (string, http.Header, *http.Client, error) {
+	u, err := checkURL(raw)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	h, err := expandHeaders(header)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if client == nil {
+		client = DefaultClient()
+	}
+	return u, h, client, nil
 }
 
 func checkURL(raw string) (string, error) {
