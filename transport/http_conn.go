@@ -7,7 +7,6 @@ package transport
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -176,8 +175,7 @@ func (c *HTTPConn) deleteSession() {
 		c.log.Debug().Err(err).Msg("DELETE session")
 		return
 	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, errorBodyBytes))
-	_ = resp.Body.Close()
+	discard(resp)
 	if resp.StatusCode >= 400 && resp.StatusCode != http.StatusMethodNotAllowed {
 		c.log.Debug().Int("status", resp.StatusCode).Msg("DELETE session refused")
 	}
