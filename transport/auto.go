@@ -60,17 +60,9 @@ func (a *Auto) Dial(ctx context.Context, session string) (Conn, error) {
 func (a *Auto) Legacy() bool { return a.legacy }
 
 func (a *Auto) probe(ctx context.Context) (bool, error) {
-	raw, err := checkURL(a.URL)
+	raw, header, client, err := target(a.URL, a.Header, a.Client)
 	if err != nil {
 		return false, err
-	}
-	header, err := expandHeaders(a.Header)
-	if err != nil {
-		return false, err
-	}
-	client := a.Client
-	if client == nil {
-		client = DefaultClient()
 	}
 	timeout := a.ProbeTimeout
 	if timeout <= 0 {

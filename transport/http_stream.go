@@ -405,3 +405,5 @@ func (c *HTTPConn) get(lastID string) (*http.Response, error) {
 	}
 	return resp, nil
 }
+
+var errNoGET = errors.New("server offers no GET stream")

@@ -44,17 +44,9 @@ func (l LegacySSE) Dial(ctx context.Context, session string) (Conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	raw, err := checkURL(l.URL)
+	raw, header, client, err := target(l.URL, l.Header, l.Client)
 	if err != nil {
 		return nil, err
-	}
-	header, err := expandHeaders(l.Header)
-	if err != nil {
-		return nil, err
-	}
-	client := l.Client
-	if client == nil {
-		client = DefaultClient()
 	}
 	c := &LegacyConn{
 		header: header,

@@ -260,26 +260,16 @@ func (w *ndjsonWriter) writeRaw(ctx context.Context, p []byte) error {
 // between them.
 func (w *ndjsonWriter) sendSlow(ctx context.Context, msg []byte, chunk int, pause time.Duration) error {
 	line := append(append(make([]byte, 0, len(msg)+1), msg...), '\n')
-	chunk = max(chunk, 1)
-	for len(line) > 0 {
-		n := min(chunk, len(line))
-		if err := w.writeRaw(ctx, line[:n]); err != nil {
-			return err
-		}
-		line = line[n:]
-		if len(line) == 0 {
-			break
-		}
-		t := time.NewTimer(pause)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			w.broken.Store(true) // part of a line is out
-			return ctx.Err()
-		}
+	writeFailed := false
+	err := inPieces(ctx, line, max(chunk, 1), pause, func(p []byte) error {
+		err := w.writeRaw(ctx, p)
+		writeFailed = err != nil
+		return err
+	})
+	if err != nil && !writeFailed { // ctx ended during a pause
+		w.broken.Store(true) // part of a line is out
 	}
-	return nil
+	return err
 }
 
 // clip returns b as a string of at most n bytes, marked when cut.

@@ -1,0 +1,84 @@
+// An HTTPConn's POSTs through net/http (its Client): those the lean
+// client does not take (PosterStd, https, a proxy, after a redirect) and
+// a slowed-down send, whose body trickles in pieces (SendSlow).
+
+package transport
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/replayctl/replayctl/mcp"
+)
+
+// SendSlow posts msg with its body trickled in pieces of chunk bytes with
+// pause between them, as a slow client would.
+func (c *HTTPConn) SendSlow(ctx context.Context, msg []byte, chunk int, pause time.Duration) error {
+	return c.send(ctx, msg, &trickle{ctx: ctx, rest: msg, chunk: max(chunk, 1), pause: pause}, time.Time{})
+}
+
+// trickle reads its bytes out a chunk at a time, pausing before each
+// chunk but the first.
+type trickle struct {
+	ctx     context.Context
+	rest    []byte
+	chunk   int
+	pause   time.Duration
+	started bool
+}
+
+func (t *trickle) Read(p []byte) (int, error) {
+	if len(t.rest) == 0 {
+		return 0, io.EOF
+	}
+	if t.started {
+		select {
+		case <-time.After(t.pause):
+		case <-t.ctx.Done():
+			return 0, t.ctx.Err()
+		}
+	}
+	t.started = true
+	n := copy(p, t.rest[:min(t.chunk, len(t.rest))])
+	t.rest = t.rest[n:]
+	return n, nil
+}
+
+// postStd is post through c.client (net/http).
+func (c *HTTPConn) postStd(ctx context.Context, msg []byte, body io.Reader, mi msgInfo) (*http.Response, context.CancelFunc, error) {
+	reqCtx, reqCancel := context.WithCancel(c.ctx)
+	req, err := c.newRequest(reqCtx, http.MethodPost, body, mi.method == mcp.MethodInitialize)
+	if err != nil {
+		reqCancel()
+		return nil, nil, err
+	}
+	req.ContentLength = int64(len(msg))
+	req.Header["Content-Type"] = postContentType
+	req.Header["Accept"] = postAccept
+	for k, vs := range c.standardHeaders(msg) {
+		req.Header[k] = vs
+	}
+	if mi.method == mcp.NotificationInitialized {
+		c.awaitGET(ctx)
+	}
+	stop := context.AfterFunc(ctx, reqCancel)
+	resp, err := c.client.Do(req)
+	if !stop() { // ctx ended before the headers came
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+		reqCancel()
+		return nil, nil, fmt.Errorf("POST %s: %w", c.url, ctx.Err())
+	}
+	if err != nil {
+		reqCancel()
+		if c.isClosing() {
+			return nil, nil, ErrClosed
+		}
+		return nil, nil, requestFailed(http.MethodPost, c.url, err)
+	}
+	return resp, reqCancel, nil
+}
