@@ -25,6 +25,21 @@ func FuzzParse(f *testing.F) {
 		if serr == nil && (err != nil || s.Kind != m.Kind || s.Method != m.Method || !bytes.Equal(s.ID, m.ID)) {
 			t.Fatalf("ParseStrict ok (%s) but Parse gave %s, %v", s.Kind, m.Kind, err)
 		}
+		// ParseStrict is json.Valid, then Parse, as it was before it
+		// checked and parsed an object in one pass.
+		switch {
+		case !json.Valid(raw):
+			if serr == nil || serr.Error() != "jsonrpc: invalid message: not valid JSON" {
+				t.Fatalf("ParseStrict(%q) = %v, want not valid JSON", raw, serr)
+			}
+		case err != nil:
+			if serr == nil || serr.Error() != err.Error() || s.Kind != KindInvalid {
+				t.Fatalf("ParseStrict(%q) = %s, %v; want Parse's %v", raw, s.Kind, serr, err)
+			}
+		case serr != nil:
+			t.Fatalf("ParseStrict(%q) = %v, want nil", raw, serr)
+		}
+		checkKept(t, raw, m, err)
 		if err != nil {
 			if m.Kind != KindInvalid {
 				t.Fatalf("error %v with kind %s", err, m.Kind)

@@ -51,13 +51,20 @@ func (m Message) member(s span) []byte {
 }
 
 // ParseStrict is Parse for bytes from outside (the network, a user): it
-// first checks that raw is well-formed JSON.
+// also checks that raw is well-formed JSON (as encoding/json.Valid does),
+// and says "not valid JSON" when it is not, whatever else is wrong. An
+// object is checked and parsed in one pass.
 func ParseStrict(raw []byte) (Message, error) {
-	if !json.Valid(raw) {
-		return Message{Raw: raw}, fmt.Errorf("%w: not valid JSON", ErrInvalid)
+	if i := jsonscan.SkipSpace(raw, 0); i < len(raw) && raw[i] == '{' {
+		return parse(raw, true)
 	}
-	return Parse(raw)
+	if !jsonscan.Valid(raw) {
+		return Message{Raw: raw}, errNotJSON
+	}
+	return parse(raw, false)
 }
+
+var errNotJSON = fmt.Errorf("%w: not valid JSON", ErrInvalid)
 
 // Parse classifies raw as a JSON-RPC 2.0 message and finds its members.
 // It checks the structure of the top-level object and the members it
@@ -65,7 +72,11 @@ func ParseStrict(raw []byte) (Message, error) {
 // array) has Kind KindBatch; Batch returns its parts. On error the
 // returned Message has Kind KindInvalid and Raw set, and the error wraps
 // ErrInvalid and says what is wrong.
-func Parse(raw []byte) (Message, error) {
+func Parse(raw []byte) (Message, error) { return parse(raw, false) }
+
+// parse is Parse; strict (an object only) also checks the grammar of all
+// of raw in the same pass.
+func parse(raw []byte, strict bool) (Message, error) {
 	m := Message{Raw: raw}
 	if i := jsonscan.SkipSpace(raw, 0); i < len(raw) && raw[i] == '[' {
 		if err := checkBatch(raw, i); err != nil {
@@ -77,7 +88,11 @@ func Parse(raw []byte) (Message, error) {
 	var version, method span
 	var dup string
 	var seen uint8
-	err := jsonscan.Members(raw, func(mb jsonscan.Member) bool {
+	members := jsonscan.Members
+	if strict {
+		members = jsonscan.MembersValid
+	}
+	err := members(raw, func(mb jsonscan.Member) bool {
 		key := mb.Key
 		if mb.KeyEscaped {
 			key = unescapeKey(key)
@@ -109,6 +124,9 @@ func Parse(raw []byte) (Message, error) {
 		*dst = span{mb.Start, mb.End}
 		return true
 	})
+	if err != nil && strict {
+		return m, errNotJSON
+	}
 	if err != nil {
 		return m, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}

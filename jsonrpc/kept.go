@@ -1,0 +1,53 @@
+package jsonrpc
+
+import (
+	"math"
+	"unsafe"
+)
+
+// Kept is a Message without its bytes: what Parse found, small enough to
+// travel beside the bytes it was parsed from (tape.Message carries one),
+// so that their users do not parse them again. Keep makes one; Of gives
+// the Message back for those same bytes, and for no others. The zero Kept
+// holds nothing.
+type Kept struct {
+	at     *byte  // the first byte of the Raw parsed: Of is given those bytes or none
+	n      uint32 // len(Raw)
+	kind   Kind
+	method string
+	id, params, result, errv span32
+}
+
+// span32 is a span in 32 bits a side.
+type span32 struct{ start, end uint32 }
+
+// Keep returns m without its bytes. A message that is not valid, empty,
+// or of 4 GiB or more is not kept: Of then reports false.
+func Keep(m Message) Kept {
+	if m.Kind == KindInvalid || len(m.Raw) == 0 || len(m.Raw) > math.MaxUint32 {
+		return Kept{}
+	}
+	return Kept{
+		at: unsafe.SliceData(m.Raw), n: uint32(len(m.Raw)), kind: m.Kind, method: m.Method,
+		id: narrow(m.id), params: narrow(m.params), result: narrow(m.result), errv: narrow(m.errv),
+	}
+}
+
+// Of returns the Message k was kept from, if raw is its bytes: the same
+// slice of the same memory, not an equal copy (bytes changed in place
+// since are not noticed: the caller owns that). It reports false for any
+// other raw and for the zero Kept; parse raw then.
+func (k Kept) Of(raw []byte) (Message, bool) {
+	if k.at == nil || len(raw) != int(k.n) || unsafe.SliceData(raw) != k.at {
+		return Message{}, false
+	}
+	m := Message{Raw: raw, Kind: k.kind, Method: k.method,
+		id: widen(k.id), params: widen(k.params), result: widen(k.result), errv: widen(k.errv)}
+	if m.id.ok() {
+		m.ID = raw[m.id.start:m.id.end:m.id.end]
+	}
+	return m, true
+}
+
+func narrow(s span) span32 { return span32{uint32(s.start), uint32(s.end)} }
+func widen(s span32) span   { return span{int(s.start), int(s.end)} }
