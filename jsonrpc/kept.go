@@ -11,10 +11,10 @@ import (
 // the Message back for those same bytes, and for no others. The zero Kept
 // holds nothing.
 type Kept struct {
-	at     *byte  // the first byte of the Raw parsed: Of is given those bytes or none
-	n      uint32 // len(Raw)
-	kind   Kind
-	method string
+	at                       *byte  // the first byte of the Raw parsed: Of is given those bytes or none
+	n                        uint32 // len(Raw)
+	kind                     Kind
+	method                   string
 	id, params, result, errv span32
 }
 
@@ -50,4 +50,4 @@ func (k Kept) Of(raw []byte) (Message, bool) {
 }
 
 func narrow(s span) span32 { return span32{uint32(s.start), uint32(s.end)} }
-func widen(s span32) span   { return span{int(s.start), int(s.end)} }
+func widen(s span32) span  { return span{int(s.start), int(s.end)} }
