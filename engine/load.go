@@ -81,7 +81,7 @@ func (e *Engine) load(ctx context.Context, r source, out chan<- *Item) error {
 // is kept as it is: a client message is sent as recorded (tapes of faulty
 // clients are worth replaying), a server one is only counted.
 func newItem(epoch uint64, m tape.Message) *Item {
-	rpc, err := jsonrpc.Parse(m.Msg)
+	rpc, err := m.RPC() // the tape reader's parse, where it has one
 	if err != nil {
 		rpc = jsonrpc.Message{Raw: m.Msg, Kind: jsonrpc.KindInvalid}
 	}

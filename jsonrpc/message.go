@@ -88,11 +88,7 @@ func parse(raw []byte, strict bool) (Message, error) {
 	var version, method span
 	var dup string
 	var seen uint8
-	members := jsonscan.Members
-	if strict {
-		members = jsonscan.MembersValid
-	}
-	err := members(raw, func(mb jsonscan.Member) bool {
+	member := func(mb jsonscan.Member) bool {
 		key := mb.Key
 		if mb.KeyEscaped {
 			key = unescapeKey(key)
@@ -123,7 +119,13 @@ func parse(raw []byte, strict bool) (Message, error) {
 		seen |= bit
 		*dst = span{mb.Start, mb.End}
 		return true
-	})
+	}
+	var err error
+	if strict {
+		err = jsonscan.MembersValid(raw, member)
+	} else {
+		err = jsonscan.Members(raw, member)
+	}
 	if err != nil && strict {
 		return m, errNotJSON
 	}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
+	"github.com/replayctl/replayctl/jsonrpc"
 )
 
 // span is a value's place in a line; a present value is never empty.
@@ -150,10 +151,15 @@ func decodeMessage(line []byte, env *envelope, m *Message, session string, slab 
 	if raw[0] != '{' && raw[0] != '[' {
 		return lineErr(seq, wrongField("msg", "is "+kindOf(raw), "a JSON-RPC message (an object) or a batch (an array)"))
 	}
-	if !jsonscan.Valid(raw) {
+	// One pass checks the JSON and finds the JSON-RPC members; the view
+	// travels with the message (Message.RPC), so that its users do not
+	// parse it again.
+	m.Msg = slab.clone(raw)
+	if rpc, err := jsonrpc.ParseStrict(m.Msg); err == nil {
+		m.rpc = jsonrpc.Keep(rpc)
+	} else if !jsonscan.Valid(raw) {
 		return lineErr(seq, `field "msg" is not valid JSON: fix or remove the line`)
 	}
-	m.Msg = slab.clone(raw)
 	if env.http.ok() && env.http.of(line)[0] != 'n' {
 		v := env.http.of(line)
 		m.HTTP = new(HTTPMeta)
