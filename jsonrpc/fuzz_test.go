@@ -15,6 +15,7 @@ func FuzzParse(f *testing.F) {
 		`[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"b"}]`,
 		`{"json\u0072pc":"2.0","id":1,"method":"\u0061"}`,
 		`{"jsonrpc":"2.0","id":{},"method":"m"}`,
+		`{"jsonrpc":"2.0","id":1,"result":{},"params":{}}`,
 		`[`, `{`, ``,
 	} {
 		f.Add([]byte(s), []byte(`"new-id"`))

@@ -11,26 +11,42 @@ import (
 // the Message back for those same bytes, and for no others. The zero Kept
 // holds nothing.
 type Kept struct {
-	at                       *byte  // the first byte of the Raw parsed: Of is given those bytes or none
-	n                        uint32 // len(Raw)
-	kind                     Kind
-	method                   string
-	id, params, result, errv span32
+	at     *byte  // the first byte of the Raw parsed: Of is given those bytes or none
+	n      uint32 // len(Raw)
+	kind   Kind
+	method string
+	// id, and params (a request, a notification), result (a response) or
+	// error (an error): a message has one of the three.
+	id, body span32
 }
 
 // span32 is a span in 32 bits a side.
 type span32 struct{ start, end uint32 }
 
 // Keep returns m without its bytes. A message that is not valid, empty,
-// or of 4 GiB or more is not kept: Of then reports false.
+// of 4 GiB or more, or with a member of another kind than its own (the
+// params of a response) is not kept: Of then reports false.
 func Keep(m Message) Kept {
 	if m.Kind == KindInvalid || len(m.Raw) == 0 || len(m.Raw) > math.MaxUint32 {
 		return Kept{}
 	}
-	return Kept{
-		at: unsafe.SliceData(m.Raw), n: uint32(len(m.Raw)), kind: m.Kind, method: m.Method,
-		id: narrow(m.id), params: narrow(m.params), result: narrow(m.result), errv: narrow(m.errv),
+	body := m.body()
+	if m.params != *body && m.params.ok() || m.result != *body && m.result.ok() || m.errv != *body && m.errv.ok() {
+		return Kept{}
 	}
+	return Kept{at: unsafe.SliceData(m.Raw), n: uint32(len(m.Raw)), kind: m.Kind, method: m.Method,
+		id: narrow(m.id), body: narrow(*body)}
+}
+
+// body is the member a message of m's kind has besides its id.
+func (m *Message) body() *span {
+	switch m.Kind {
+	case KindResponse:
+		return &m.result
+	case KindError:
+		return &m.errv
+	}
+	return &m.params
 }
 
 // Of returns the Message k was kept from, if raw is its bytes: the same
@@ -41,8 +57,8 @@ func (k Kept) Of(raw []byte) (Message, bool) {
 	if k.at == nil || len(raw) != int(k.n) || unsafe.SliceData(raw) != k.at {
 		return Message{}, false
 	}
-	m := Message{Raw: raw, Kind: k.kind, Method: k.method,
-		id: widen(k.id), params: widen(k.params), result: widen(k.result), errv: widen(k.errv)}
+	m := Message{Raw: raw, Kind: k.kind, Method: k.method, id: widen(k.id)}
+	*m.body() = widen(k.body)
 	if m.id.ok() {
 		m.ID = raw[m.id.start:m.id.end:m.id.end]
 	}

@@ -12,7 +12,9 @@ func checkKept(t *testing.T, raw []byte, m Message, err error) {
 	t.Helper()
 	k := Keep(m)
 	got, ok := k.Of(raw)
-	if err != nil || len(raw) == 0 {
+	body := m.body()
+	foreign := m.params != *body && m.params.ok() || m.result != *body && m.result.ok() || m.errv != *body && m.errv.ok()
+	if err != nil || len(raw) == 0 || foreign {
 		if ok {
 			t.Fatalf("Keep of an invalid message (%v) gave %+v back", err, got)
 		}
@@ -61,5 +63,23 @@ func TestKeptParamsAndID(t *testing.T) {
 	}
 	if out := got.WithID([]byte(`"x"`)); string(out) != `{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"a":1}}` {
 		t.Fatalf("WithID: %s", out)
+	}
+}
+
+// TestKeptNotAMemberOfAnotherKind: a response with params (Parse finds
+// both) is not kept, as Kept holds one of params, result and error.
+func TestKeptNotAMemberOfAnotherKind(t *testing.T) {
+	for _, raw := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{},"params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"},"params":[]}`,
+	} {
+		b := []byte(raw)
+		m, err := Parse(b)
+		if err != nil || !m.params.ok() {
+			t.Fatalf("Parse(%s) = %+v, %v; want a valid message with params", raw, m, err)
+		}
+		if _, ok := Keep(m).Of(b); ok {
+			t.Errorf("Keep(%s).Of: ok, want not kept", raw)
+		}
 	}
 }
