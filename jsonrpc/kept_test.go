@@ -14,7 +14,8 @@ func checkKept(t *testing.T, raw []byte, m Message, err error) {
 	got, ok := k.Of(raw)
 	body := m.body()
 	foreign := m.params != *body && m.params.ok() || m.result != *body && m.result.ok() || m.errv != *body && m.errv.ok()
-	if err != nil || len(raw) == 0 || foreign {
+	_, known := methodIndex[m.Method]
+	if err != nil || len(raw) == 0 || foreign || m.Method != "" && !known {
 		if ok {
 			t.Fatalf("Keep of an invalid message (%v) gave %+v back", err, got)
 		}
@@ -80,6 +81,25 @@ func TestKeptNotAMemberOfAnotherKind(t *testing.T) {
 		}
 		if _, ok := Keep(m).Of(b); ok {
 			t.Errorf("Keep(%s).Of: ok, want not kept", raw)
+		}
+	}
+}
+
+// TestKeptMethods: a message of any of MCP's methods is kept, and gives
+// its method back; one of another method is not (Kept holds no string).
+func TestKeptMethods(t *testing.T) {
+	if len(knownMethods) > 255 {
+		t.Fatalf("%d known methods: more than a Kept's uint8 names", len(knownMethods))
+	}
+	for _, name := range append(knownMethods[:], "x/custom") {
+		b := []byte(`{"jsonrpc":"2.0","id":1,"method":"` + name + `"}`)
+		m, err := Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := Keep(m).Of(b)
+		if _, known := knownMethod([]byte(name)); ok != known || ok && got.Method != name {
+			t.Errorf("%s: kept %v (method %q), want kept %v", name, ok, got.Method, known)
 		}
 	}
 }
