@@ -41,6 +41,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("ParseStrict(%q) = %v, want nil", raw, serr)
 		}
 		checkKept(t, raw, m, err)
+		checkParseStrictAt(t, raw)
 		if err != nil {
 			if m.Kind != KindInvalid {
 				t.Fatalf("error %v with kind %s", err, m.Kind)
@@ -89,5 +90,35 @@ func checkWithID(t *testing.T, m Message, newID []byte) {
 	}
 	if !bytes.Equal(out[:start], m.Raw[:start]) || !bytes.Equal(out[start+len(newID):], m.Raw[end:]) {
 		t.Fatalf("bytes outside the id changed: %q -> %q", m.Raw, out)
+	}
+}
+
+// checkParseStrictAt: ParseStrictAt of raw inside a larger document finds
+// the end of the object raw starts with, and says of it what ParseStrict
+// says of those bytes alone.
+func checkParseStrictAt(t *testing.T, raw []byte) {
+	t.Helper()
+	doc := append(append([]byte(`{"msg":`), raw...), `,"x":1}`...)
+	i := 7
+	if i >= len(doc) || doc[i] != '{' {
+		return
+	}
+	m, end, err := ParseStrictAt(doc, i)
+	if end < 0 {
+		if err == nil || err.Error() != "jsonrpc: invalid message: not valid JSON" {
+			t.Fatalf("ParseStrictAt(%q) = end -1, %v; want not valid JSON", raw, err)
+		}
+		return
+	}
+	whole, werr := ParseStrict(doc[i:end])
+	if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() ||
+		m.Kind != whole.Kind || m.Method != whole.Method || !bytes.Equal(m.ID, whole.ID) || !bytes.Equal(m.Raw, doc[i:end]) ||
+		!bytes.Equal(m.Params(), whole.Params()) || !bytes.Equal(m.Result(), whole.Result()) || !bytes.Equal(m.Error(), whole.Error()) {
+		t.Fatalf("ParseStrictAt(%q) = %+v, %d, %v; ParseStrict of its %q: %+v, %v", raw, m, end, err, doc[i:end], whole, werr)
+	}
+	if werr == nil {
+		if k, ok := Keep(m).Of(m.Raw); ok && !bytes.Equal(k.Params(), whole.Params()) {
+			t.Fatalf("kept params %q, want %q", k.Params(), whole.Params())
+		}
 	}
 }

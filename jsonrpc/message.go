@@ -74,6 +74,16 @@ var errNotJSON = fmt.Errorf("%w: not valid JSON", ErrInvalid)
 // ErrInvalid and says what is wrong.
 func Parse(raw []byte) (Message, error) { return parse(raw, false) }
 
+// ParseStrictAt is ParseStrict for the object that starts at doc[i] (its
+// '{'), with anything after it: a message inside a larger document, read
+// in the pass that finds it. It returns the message, its Raw doc[i:end],
+// and end. When the object is not well-formed JSON, end is -1 and the
+// error says so as ParseStrict's does; when it is, but not a valid
+// JSON-RPC message, end is still its end.
+func ParseStrictAt(doc []byte, i int) (Message, int, error) {
+	return parseAt(doc, i)
+}
+
 // parse is Parse; strict (an object only) also checks the grammar of all
 // of raw in the same pass.
 func parse(raw []byte, strict bool) (Message, error) {
@@ -85,6 +95,20 @@ func parse(raw []byte, strict bool) (Message, error) {
 		m.Kind = KindBatch
 		return m, nil
 	}
+	m, _, err := parseObject(raw, 0, strict, false)
+	return m, err
+}
+
+// parseAt is ParseStrictAt.
+func parseAt(doc []byte, i int) (Message, int, error) {
+	return parseObject(doc, i, true, true)
+}
+
+// parseObject parses the object in doc: all of doc, or with at the one
+// that starts at doc[base] (strict only), and returns its end (-1 when it
+// is not well-formed JSON).
+func parseObject(doc []byte, base int, strict, at bool) (Message, int, error) {
+	m := Message{Raw: doc}
 	var version, method span
 	var dup string
 	var seen uint8
@@ -117,28 +141,37 @@ func parse(raw []byte, strict bool) (Message, error) {
 			return false
 		}
 		seen |= bit
-		*dst = span{mb.Start, mb.End}
+		*dst = span{mb.Start - base, mb.End - base}
 		return true
 	}
 	var err error
-	if strict {
-		err = jsonscan.MembersValid(raw, member)
-	} else {
-		err = jsonscan.Members(raw, member)
+	end := len(doc)
+	switch {
+	case at:
+		if end, err = jsonscan.MembersValidAt(doc, base, member); err == nil {
+			m.Raw = doc[base:end:end]
+		} else {
+			m.Raw = doc[base:]
+		}
+	case strict:
+		err = jsonscan.MembersValid(doc, member)
+	default:
+		err = jsonscan.Members(doc, member)
 	}
 	if err != nil && strict {
-		return m, errNotJSON
+		return Message{Raw: m.Raw}, -1, errNotJSON
 	}
 	if err != nil {
-		return m, fmt.Errorf("%w: %w", ErrInvalid, err)
+		return m, -1, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	if dup != "" {
-		return invalid(m, "member %q appears twice", dup)
+		m, err := invalid(m, "member %q appears twice", dup)
+		return m, end, err
 	}
 	if err := m.classify(version, method); err != nil {
-		return Message{Raw: raw}, err
+		return Message{Raw: m.Raw}, end, err
 	}
-	return m, nil
+	return m, end, nil
 }
 
 func invalid(m Message, format string, args ...any) (Message, error) {

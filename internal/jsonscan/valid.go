@@ -192,45 +192,55 @@ func validNumber(b []byte, i int) (int, bool) {
 // returns false: fn is then not called again, but the rest is still
 // checked.
 func MembersValid(doc []byte, fn func(m Member) bool) error {
-	i := SkipSpace(doc, 0)
+	end, err := MembersValidAt(doc, SkipSpace(doc, 0), fn)
+	if err != nil {
+		return err
+	}
+	return trailing(doc, end)
+}
+
+// MembersValidAt is MembersValid for the object that starts at doc[i]
+// (its '{'), with anything after it: it returns the offset just past the
+// object.
+func MembersValidAt(doc []byte, i int, fn func(m Member) bool) (int, error) {
 	if i >= len(doc) || doc[i] != '{' {
-		return fmt.Errorf("%w: not a JSON object", ErrSyntax)
+		return i, fmt.Errorf("%w: not a JSON object", ErrSyntax)
 	}
 	i = SkipSpace(doc, i+1)
 	if i < len(doc) && doc[i] == '}' {
-		return trailing(doc, i+1)
+		return i + 1, nil
 	}
 	call := true
 	for {
 		if i >= len(doc) || doc[i] != '"' {
-			return fmt.Errorf("%w: expected a member name at offset %d", ErrSyntax, i)
+			return i, fmt.Errorf("%w: expected a member name at offset %d", ErrSyntax, i)
 		}
 		kend, ok := validString(doc, i)
 		if !ok {
-			return fmt.Errorf("%w: bad member name at offset %d", ErrSyntax, i)
+			return i, fmt.Errorf("%w: bad member name at offset %d", ErrSyntax, i)
 		}
 		key := doc[i+1 : kend-1]
 		if i = SkipSpace(doc, kend); i >= len(doc) || doc[i] != ':' {
-			return fmt.Errorf("%w: expected ':' at offset %d", ErrSyntax, i)
+			return i, fmt.Errorf("%w: expected ':' at offset %d", ErrSyntax, i)
 		}
 		start := SkipSpace(doc, i+1)
 		vend, ok := validValue(doc, start, 1)
 		if !ok {
-			return fmt.Errorf("%w: bad value at offset %d", ErrSyntax, start)
+			return i, fmt.Errorf("%w: bad value at offset %d", ErrSyntax, start)
 		}
 		if call {
 			call = fn(Member{Key: key, KeyEscaped: bytes.IndexByte(key, '\\') >= 0, Start: start, End: vend})
 		}
 		if i = SkipSpace(doc, vend); i >= len(doc) {
-			return fmt.Errorf("%w: object not closed", ErrSyntax)
+			return i, fmt.Errorf("%w: object not closed", ErrSyntax)
 		}
 		switch doc[i] {
 		case ',':
 			i = SkipSpace(doc, i+1)
 		case '}':
-			return trailing(doc, i+1)
+			return i + 1, nil
 		default:
-			return fmt.Errorf("%w: expected ',' or '}' at offset %d", ErrSyntax, i)
+			return i, fmt.Errorf("%w: expected ',' or '}' at offset %d", ErrSyntax, i)
 		}
 	}
 }
