@@ -91,3 +91,13 @@ type End struct {
 	Messages   int64 `json:"messages"`
 	DurationUS int64 `json:"duration_us"`
 }
+
+// rekeep returns the parse k of old for now, a copy of old's bytes.
+func rekeep(k jsonrpc.Kept, old, now []byte) jsonrpc.Kept {
+	rpc, ok := k.Of(old)
+	if !ok {
+		return jsonrpc.Kept{}
+	}
+	rpc.Raw = now
+	return jsonrpc.Keep(rpc)
+}

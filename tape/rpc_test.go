@@ -76,3 +76,25 @@ func TestReaderRefusesBadMsgJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestSeekCarriesRPC: the message a seek stops at (read in the read
+// buffer, then copied) carries the parse of its copy.
+func TestSeekCarriesRPC(t *testing.T) {
+	r, err := Open(writeTemp(t, "t.jsonl", tapeOf(50, 10, true)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.SeekSeq(20); err != nil {
+		t.Fatal(err)
+	}
+	m, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, werr := jsonrpc.Parse(m.Msg)
+	got, ok := m.rpc.Of(m.Msg)
+	if m.Seq != 20 || werr != nil || !ok || !reflect.DeepEqual(got, want) {
+		t.Fatalf("seq %d: carried %v %+v, want %+v (%v)", m.Seq, ok, got, want, werr)
+	}
+}

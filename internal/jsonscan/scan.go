@@ -28,8 +28,8 @@ func Members(doc []byte, fn func(m Member) bool) error {
 
 // MembersSkip is Members where skip, when not nil, may find the end of a
 // value itself (and do with it what it came for: parse it, say): it is
-// called with each member's raw key and the offset its value starts at,
-// and returns the offset just past the value and true, or false to leave
+// called with each member's raw key and the offset its value starts at
+// (len(doc) when the document ends there), and returns the offset just past the value and true, or false to leave
 // the value to SkipValue. It is how a caller reads a value in the same
 // pass that finds the members.
 func MembersSkip(doc []byte, skip func(key []byte, start int) (int, bool), fn func(m Member) bool) error {
