@@ -97,12 +97,13 @@ func (e *Engine) applyRules(it *Item) (bool, error) {
 // fresh id from blocks of outBlockSize, where each was an allocation of
 // its own (and its id another). Each is capped at its length: appending
 // to one never writes into the next. A block lives as long as any message
-// in it.
+// in it: small, so that a result kept for its bytes (the browser view
+// keeps some, counting their length) holds little more than its own.
 type outBlock []byte
 
 const (
-	outBlockSize = 32 << 10
-	outMax       = 2 << 10 // longer messages get their own allocation
+	outBlockSize = 8 << 10
+	outMax       = 1 << 10 // longer messages get their own allocation
 )
 
 // withID returns the message to send with the fresh id (the recorded
