@@ -27,6 +27,7 @@ func (e *Engine) load(ctx context.Context, r source, out chan<- *Item) error {
 		eof   bool
 		// sessions seen, for the report; small (one entry per session)
 		sessions = make(map[string]struct{})
+		items    itemBlock
 	)
 	for {
 		if next == nil && !eof {
@@ -40,7 +41,7 @@ func (e *Engine) load(ctx context.Context, r source, out chan<- *Item) error {
 			case err != nil:
 				return err
 			default:
-				next = newItem(epoch, m)
+				next = items.newItem(epoch, m)
 				if next.RPC.Kind == jsonrpc.KindInvalid {
 					e.noteInvalid(r, m)
 				}
@@ -81,11 +82,35 @@ func (e *Engine) load(ctx context.Context, r source, out chan<- *Item) error {
 // is kept as it is: a client message is sent as recorded (tapes of faulty
 // clients are worth replaying), a server one is only counted.
 func newItem(epoch uint64, m tape.Message) *Item {
-	rpc, err := jsonrpc.Parse(m.Msg)
+	it := new(Item)
+	fillItem(it, epoch, m)
+	return it
+}
+
+func fillItem(it *Item, epoch uint64, m tape.Message) {
+	rpc, err := m.RPC() // the tape reader's parse, where it has one
 	if err != nil {
 		rpc = jsonrpc.Message{Raw: m.Msg, Kind: jsonrpc.KindInvalid}
 	}
-	return &Item{Epoch: epoch, Rec: m, RPC: rpc, Out: m.Msg}
+	*it = Item{Epoch: epoch, Rec: m, RPC: rpc, Out: m.Msg}
+}
+
+// itemBlock hands out the loader's items from blocks of itemsPerBlock,
+// one allocation per block where there was one per message. A block
+// lives as long as any of its items; an item is never reused.
+type itemBlock []Item
+
+const itemsPerBlock = 32
+
+// newItem is newItem, from the block.
+func (b *itemBlock) newItem(epoch uint64, m tape.Message) *Item {
+	if len(*b) == 0 {
+		*b = make([]Item, itemsPerBlock)
+	}
+	it := &(*b)[0]
+	*b = (*b)[1:]
+	fillItem(it, epoch, m)
+	return it
 }
 
 // noteInvalid warns, for the report, of a recorded message that is not

@@ -34,6 +34,7 @@ func (e *Engine) stale(it *Item) bool { return it.Epoch < e.epoch.Load() }
 func (e *Engine) transform(ctx context.Context, in <-chan *Item, out chan<- *Item) error {
 	defer close(out)
 	ids := transformer.NewIDs()
+	var sent outBlock           // the bytes of the messages with fresh ids
 	nth := make(map[string]int) // chaos: calls of each method per session so far
 	for {
 		select {
@@ -69,8 +70,8 @@ func (e *Engine) transform(ctx context.Context, in <-chan *Item, out chan<- *Ite
 				e.faultFor(it, nth)
 			}
 			if it.Rec.Dir == tape.C2S && it.RPC.Kind == jsonrpc.KindRequest {
-				it.SentID = ids.Fresh(it.Rec.Session)
-				it.Out = withID(it, it.SentID)
+				var fresh [20]byte
+				it.Out, it.SentID = sent.withID(it, ids.AppendFresh(fresh[:0], it.Rec.Session))
 			}
 			if err := send(ctx, out, it); err != nil {
 				return err
@@ -99,15 +100,50 @@ func (e *Engine) applyRules(it *Item) (bool, error) {
 	return true, nil
 }
 
-// withID is the message to send with the fresh id: the recorded bytes, or
-// what the rules made of them, with only the id changed.
-func withID(it *Item, id []byte) []byte {
-	if !it.Rewritten { // the parsed view of the recorded bytes applies
-		return it.RPC.WithID(id)
+// outBlock hands out the bytes of the messages transform sends with a
+// fresh id from blocks of outBlockSize, where each was an allocation of
+// its own (and its id another). Each is capped at its length: appending
+// to one never writes into the next. A block lives as long as any message
+// in it: small, so that a result kept for its bytes (the browser view
+// keeps some, counting their length) holds little more than its own.
+type outBlock []byte
+
+const (
+	outBlockSize = 8 << 10
+	outMax       = 1 << 10 // longer messages get their own allocation
+)
+
+// withID returns the message to send with the fresh id (the recorded
+// bytes, or what the rules made of them, with only the id changed), and
+// the id: its bytes inside the message, or, when the message has no id
+// to change, on their own.
+func (b *outBlock) withID(it *Item, id []byte) (out, sentID []byte) {
+	rpc := it.RPC // the parsed view of the recorded bytes applies
+	if it.Rewritten {
+		var err error
+		if rpc, err = jsonrpc.Parse(it.Out); err != nil || rpc.ID == nil {
+			return it.Out, b.take(id)
+		}
 	}
-	rpc, err := jsonrpc.Parse(it.Out)
-	if err != nil || rpc.ID == nil {
-		return it.Out
+	start, end, _ := rpc.IDSpan()
+	n := len(rpc.Raw) - (end - start) + len(id)
+	if n > outMax {
+		out = rpc.WithID(id)
+	} else {
+		out = rpc.AppendWithID(b.space(n), id)
 	}
-	return rpc.WithID(id)
+	return out, out[start : start+len(id) : start+len(id)]
+}
+
+// take returns a copy of p from the block.
+func (b *outBlock) take(p []byte) []byte { return append(b.space(len(p)), p...) }
+
+// space returns an empty slice of capacity n from the block.
+func (b *outBlock) space(n int) []byte {
+	if len(*b) < n {
+		*b = make([]byte, outBlockSize)
+	}
+	s := (*b)[:0:n]
+	*b = (*b)[n:]
+	return s
 }

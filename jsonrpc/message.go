@@ -51,13 +51,20 @@ func (m Message) member(s span) []byte {
 }
 
 // ParseStrict is Parse for bytes from outside (the network, a user): it
-// first checks that raw is well-formed JSON.
+// also checks that raw is well-formed JSON (as encoding/json.Valid does),
+// and says "not valid JSON" when it is not, whatever else is wrong. An
+// object is checked and parsed in one pass.
 func ParseStrict(raw []byte) (Message, error) {
-	if !json.Valid(raw) {
-		return Message{Raw: raw}, fmt.Errorf("%w: not valid JSON", ErrInvalid)
+	if i := jsonscan.SkipSpace(raw, 0); i < len(raw) && raw[i] == '{' {
+		return parse(raw, true)
 	}
-	return Parse(raw)
+	if !jsonscan.Valid(raw) {
+		return Message{Raw: raw}, errNotJSON
+	}
+	return parse(raw, false)
 }
+
+var errNotJSON = fmt.Errorf("%w: not valid JSON", ErrInvalid)
 
 // Parse classifies raw as a JSON-RPC 2.0 message and finds its members.
 // It checks the structure of the top-level object and the members it
@@ -65,7 +72,21 @@ func ParseStrict(raw []byte) (Message, error) {
 // array) has Kind KindBatch; Batch returns its parts. On error the
 // returned Message has Kind KindInvalid and Raw set, and the error wraps
 // ErrInvalid and says what is wrong.
-func Parse(raw []byte) (Message, error) {
+func Parse(raw []byte) (Message, error) { return parse(raw, false) }
+
+// ParseStrictAt is ParseStrict for the object that starts at doc[i] (its
+// '{'), with anything after it: a message inside a larger document, read
+// in the pass that finds it. It returns the message, its Raw doc[i:end],
+// and end. When the object is not well-formed JSON, end is -1 and the
+// error says so as ParseStrict's does; when it is, but not a valid
+// JSON-RPC message, end is still its end.
+func ParseStrictAt(doc []byte, i int) (Message, int, error) {
+	return parseAt(doc, i)
+}
+
+// parse is Parse; strict (an object only) also checks the grammar of all
+// of raw in the same pass.
+func parse(raw []byte, strict bool) (Message, error) {
 	m := Message{Raw: raw}
 	if i := jsonscan.SkipSpace(raw, 0); i < len(raw) && raw[i] == '[' {
 		if err := checkBatch(raw, i); err != nil {
@@ -74,10 +95,24 @@ func Parse(raw []byte) (Message, error) {
 		m.Kind = KindBatch
 		return m, nil
 	}
+	m, _, err := parseObject(raw, 0, strict, false)
+	return m, err
+}
+
+// parseAt is ParseStrictAt.
+func parseAt(doc []byte, i int) (Message, int, error) {
+	return parseObject(doc, i, true, true)
+}
+
+// parseObject parses the object in doc: all of doc, or with at the one
+// that starts at doc[base] (strict only), and returns its end (-1 when it
+// is not well-formed JSON).
+func parseObject(doc []byte, base int, strict, at bool) (Message, int, error) {
+	m := Message{Raw: doc}
 	var version, method span
 	var dup string
 	var seen uint8
-	err := jsonscan.Members(raw, func(mb jsonscan.Member) bool {
+	member := func(mb jsonscan.Member) bool {
 		key := mb.Key
 		if mb.KeyEscaped {
 			key = unescapeKey(key)
@@ -106,19 +141,37 @@ func Parse(raw []byte) (Message, error) {
 			return false
 		}
 		seen |= bit
-		*dst = span{mb.Start, mb.End}
+		*dst = span{mb.Start - base, mb.End - base}
 		return true
-	})
+	}
+	var err error
+	end := len(doc)
+	switch {
+	case at:
+		if end, err = jsonscan.MembersValidAt(doc, base, member); err == nil {
+			m.Raw = doc[base:end:end]
+		} else {
+			m.Raw = doc[base:]
+		}
+	case strict:
+		err = jsonscan.MembersValid(doc, member)
+	default:
+		err = jsonscan.Members(doc, member)
+	}
+	if err != nil && strict {
+		return Message{Raw: m.Raw}, -1, errNotJSON
+	}
 	if err != nil {
-		return m, fmt.Errorf("%w: %w", ErrInvalid, err)
+		return m, -1, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	if dup != "" {
-		return invalid(m, "member %q appears twice", dup)
+		m, err := invalid(m, "member %q appears twice", dup)
+		return m, end, err
 	}
 	if err := m.classify(version, method); err != nil {
-		return Message{Raw: raw}, err
+		return Message{Raw: m.Raw}, end, err
 	}
-	return m, nil
+	return m, end, nil
 }
 
 func invalid(m Message, format string, args ...any) (Message, error) {

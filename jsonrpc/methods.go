@@ -89,3 +89,52 @@ func KnownMethod(v []byte) (name string, ok bool) {
 	}
 	return knownMethod(v[1 : len(v)-1])
 }
+
+// knownMethods are the methods knownMethod knows, for Kept to name by
+// their index (methodIndex) rather than hold a string.
+var knownMethods = [...]string{
+	"initialize",
+	"ping",
+	"notifications/initialized",
+	"notifications/cancelled",
+	"notifications/progress",
+	"notifications/message",
+	"notifications/resources/updated",
+	"notifications/resources/list_changed",
+	"notifications/tools/list_changed",
+	"notifications/prompts/list_changed",
+	"notifications/roots/list_changed",
+	"tools/list",
+	"tools/call",
+	"resources/list",
+	"resources/read",
+	"resources/templates/list",
+	"resources/subscribe",
+	"resources/unsubscribe",
+	"prompts/list",
+	"prompts/get",
+	"completion/complete",
+	"logging/setLevel",
+	"sampling/createMessage",
+	"roots/list",
+	"elicitation/create",
+	"server/discover",
+	"subscriptions/listen",
+	"notifications/subscriptions/acknowledged",
+	"tasks/get",
+	"tasks/result",
+	"tasks/list",
+	"tasks/cancel",
+	"tasks/update",
+	"notifications/tasks",
+	"notifications/tasks/status",
+	"notifications/elicitation/complete",
+}
+
+var methodIndex = func() map[string]uint8 {
+	m := make(map[string]uint8, len(knownMethods))
+	for i, name := range knownMethods {
+		m[name] = uint8(i)
+	}
+	return m
+}()

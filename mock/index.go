@@ -333,7 +333,7 @@ func (b *builder) add(msg tape.Message) {
 // JSON-RPC. off and n say where msg's line is in b.file; without a file
 // they are not used, and the messages kept are copied into b.mem.
 func (b *builder) addAt(msg tape.Message, off int64, n int) {
-	rpc, err := jsonrpc.Parse(msg.Msg)
+	rpc, err := msg.RPC() // the reader's parse
 	if err != nil {
 		return
 	}

@@ -6,8 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/replayctl/replayctl/jsonrpc"
 )
 
 const hdr = `{"type":"header","format":"replayctl-tape","version":1}` + "\n"
@@ -41,6 +44,23 @@ func readAll(t testing.TB, r *Reader) []Message {
 		}
 		out = append(out, m)
 	}
+}
+
+// withoutRPC returns msgs without the parse a reader carries with each
+// (Message.RPC), after checking that it is Parse's answer.
+func withoutRPC(t testing.TB, msgs []Message) []Message {
+	t.Helper()
+	out := make([]Message, len(msgs))
+	for i, m := range msgs {
+		got, gerr := m.RPC()
+		want, werr := jsonrpc.Parse(m.Msg)
+		if !reflect.DeepEqual(got, want) || (gerr == nil) != (werr == nil) {
+			t.Fatalf("message %d: RPC() = %+v, %v; jsonrpc.Parse: %+v, %v", i, got, gerr, want, werr)
+		}
+		m.rpc = jsonrpc.Kept{}
+		out[i] = m
+	}
+	return out
 }
 
 // drain reads r to its end and returns the error that stopped it (nil at EOF).

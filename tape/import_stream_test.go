@@ -81,7 +81,10 @@ func TestImportedHARSpill(t *testing.T) {
 		t.Fatalf("the HAR was not streamed into a spill file (store %T)", r.importSource().(*imported).store)
 	}
 	for pass := range 2 {
-		if got := readAll(t, r); !reflect.DeepEqual(got, want) {
+		// The spill file is a native tape: its reader's messages carry
+		// the parse it found (Message.RPC), DecodeHAR's do not; the views
+		// must agree, and everything else be equal.
+		if got := readAll(t, r); !reflect.DeepEqual(withoutRPC(t, got), withoutRPC(t, want)) {
 			t.Errorf("pass %d: got %d messages, want %d as DecodeHAR", pass, len(got), len(want))
 		}
 		if err := r.Rewind(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
+	"github.com/replayctl/replayctl/jsonrpc"
 )
 
 // span is a value's place in a line; a present value is never empty.
@@ -21,6 +22,13 @@ func (s span) of(line []byte) []byte { return line[s.start:s.end] }
 type envelope struct {
 	typ, seq, tus, session, dir, msg, http, sse span
 	extra                                       []extraMember
+	// rpc is the last "msg" object as the scan parsed it (ParseStrictAt),
+	// at rpcAt in the line; rpcErr is what is wrong with it as JSON-RPC
+	// (nil: rpc is valid). decodeMessage uses it when env.msg starts at
+	// rpcAt (0: none parsed), and parses msg itself otherwise.
+	rpc    jsonrpc.Message
+	rpcErr error
+	rpcAt  int
 }
 
 // extraMember is a member the envelope does not know.
@@ -35,7 +43,20 @@ func scanEnvelope(line []byte, env *envelope) error {
 	extra := env.extra[:0]
 	*env = envelope{}
 	var keyErr error
-	err := jsonscan.Members(line, func(m jsonscan.Member) bool {
+	// The message is checked and parsed as the scan passes it, where it
+	// was skipped, then checked, then parsed.
+	parseMsg := func(key []byte, start int) (int, bool) {
+		if string(key) != "msg" || start >= len(line) || line[start] != '{' {
+			return 0, false
+		}
+		rpc, end, err := jsonrpc.ParseStrictAt(line, start)
+		if end < 0 { // not valid JSON: skipped, and decodeMessage says so
+			return 0, false
+		}
+		env.rpc, env.rpcErr, env.rpcAt = rpc, err, start
+		return end, true
+	}
+	err := jsonscan.MembersSkip(line, parseMsg, func(m jsonscan.Member) bool {
 		v := span{m.Start, m.End}
 		key := m.Key
 		if m.KeyEscaped {
@@ -150,10 +171,20 @@ func decodeMessage(line []byte, env *envelope, m *Message, session string, slab 
 	if raw[0] != '{' && raw[0] != '[' {
 		return lineErr(seq, wrongField("msg", "is "+kindOf(raw), "a JSON-RPC message (an object) or a batch (an array)"))
 	}
-	if !jsonscan.Valid(raw) {
-		return lineErr(seq, `field "msg" is not valid JSON: fix or remove the line`)
-	}
+	// The scan checked the JSON and found the JSON-RPC members (or, for
+	// a batch, one pass does it now); the view travels with the message
+	// (Message.RPC), so that its users do not parse it again.
 	m.Msg = slab.clone(raw)
+	rpc, err := env.rpc, env.rpcErr
+	if env.rpcAt == 0 || env.rpcAt != env.msg.start {
+		if rpc, err = jsonrpc.ParseStrict(m.Msg); err != nil && !jsonscan.Valid(raw) {
+			return lineErr(seq, `field "msg" is not valid JSON: fix or remove the line`)
+		}
+	}
+	if err == nil {
+		rpc.Raw = m.Msg // the same bytes, copied
+		m.rpc = jsonrpc.Keep(rpc)
+	}
 	if env.http.ok() && env.http.of(line)[0] != 'n' {
 		v := env.http.of(line)
 		m.HTTP = new(HTTPMeta)

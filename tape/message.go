@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/replayctl/replayctl/internal/httpmeta"
+	"github.com/replayctl/replayctl/jsonrpc"
 )
 
 // Dir is the direction of a recorded message.
@@ -57,6 +58,20 @@ type Message struct {
 	Line int64
 	// Extra holds members this version does not know, kept as they were.
 	Extra map[string]json.RawMessage
+
+	rpc jsonrpc.Kept // the reader's view of Msg (see RPC)
+}
+
+// RPC returns the JSON-RPC view of Msg (jsonrpc.Parse's answer): the one
+// the tape reader found as it read the message, without parsing Msg
+// again, or a fresh parse when Msg was not read so, or was replaced
+// since. Bytes of Msg changed in place are not noticed: the reader's
+// copies are shared by several messages, and are not to be written.
+func (m *Message) RPC() (jsonrpc.Message, error) {
+	if rpc, ok := m.rpc.Of(m.Msg); ok {
+		return rpc, nil
+	}
+	return jsonrpc.Parse(m.Msg)
 }
 
 // HTTPMeta is what was seen of the HTTP exchange that carried a message
@@ -75,4 +90,14 @@ type SSEMeta struct {
 type End struct {
 	Messages   int64 `json:"messages"`
 	DurationUS int64 `json:"duration_us"`
+}
+
+// rekeep returns the parse k of old for now, a copy of old's bytes.
+func rekeep(k jsonrpc.Kept, old, now []byte) jsonrpc.Kept {
+	rpc, ok := k.Of(old)
+	if !ok {
+		return jsonrpc.Kept{}
+	}
+	rpc.Raw = now
+	return jsonrpc.Keep(rpc)
 }

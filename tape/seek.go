@@ -76,7 +76,9 @@ func (nr *nativeReader) seekSeq(seq int64) error {
 				return nr.r.beforeFirst(seq, m.Seq)
 			}
 			nr.slab.borrow = false
-			m.Msg = nr.slab.clone(m.Msg) // still in the read buffer
+			inBuffer := m.Msg // still in the read buffer
+			m.Msg = nr.slab.clone(inBuffer)
+			m.rpc = rekeep(m.rpc, inBuffer, m.Msg)
 			nr.seekMsg = m
 			nr.seekSpan = nr.readSpan
 			nr.pending = &nr.seekMsg

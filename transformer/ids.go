@@ -13,8 +13,11 @@ type IDs struct {
 func NewIDs() *IDs { return &IDs{next: make(map[string]int64)} }
 
 // Fresh returns the next unused id of session, as JSON bytes.
-func (x *IDs) Fresh(session string) []byte {
+func (x *IDs) Fresh(session string) []byte { return x.AppendFresh(nil, session) }
+
+// AppendFresh is Fresh appending to dst, for callers that reuse buffers.
+func (x *IDs) AppendFresh(dst []byte, session string) []byte {
 	n := x.next[session] + 1
 	x.next[session] = n
-	return strconv.AppendInt(nil, n, 10)
+	return strconv.AppendInt(dst, n, 10)
 }

@@ -23,6 +23,16 @@ type Member struct {
 // ErrSyntax when doc is not an object or its structure is broken; it does
 // not check string escapes or number grammar (use json.Valid for that).
 func Members(doc []byte, fn func(m Member) bool) error {
+	return MembersSkip(doc, nil, fn)
+}
+
+// MembersSkip is Members where skip, when not nil, may find the end of a
+// value itself (and do with it what it came for: parse it, say): it is
+// called with each member's raw key and the offset its value starts at
+// (len(doc) when the document ends there), and returns the offset just past the value and true, or false to leave
+// the value to SkipValue. It is how a caller reads a value in the same
+// pass that finds the members.
+func MembersSkip(doc []byte, skip func(key []byte, start int) (int, bool), fn func(m Member) bool) error {
 	i := SkipSpace(doc, 0)
 	if i >= len(doc) || doc[i] != '{' {
 		return fmt.Errorf("%w: not a JSON object", ErrSyntax)
@@ -45,9 +55,14 @@ func Members(doc []byte, fn func(m Member) bool) error {
 			return fmt.Errorf("%w: expected ':' at offset %d", ErrSyntax, i)
 		}
 		i = SkipSpace(doc, i+1)
-		vend, err := SkipValue(doc, i)
-		if err != nil {
-			return err
+		vend, skipped := 0, false
+		if skip != nil {
+			vend, skipped = skip(key, i)
+		}
+		if !skipped {
+			if vend, err = SkipValue(doc, i); err != nil {
+				return err
+			}
 		}
 		if !fn(Member{Key: key, KeyEscaped: esc, Start: i, End: vend}) {
 			return nil

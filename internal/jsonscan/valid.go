@@ -1,5 +1,10 @@
 package jsonscan
 
+import (
+	"bytes"
+	"fmt"
+)
+
 // Valid reports whether b is one well-formed JSON value, exactly as
 // encoding/json.Valid does (FuzzValid checks that they agree), at several
 // times its speed: it is the hot path of the tape reader, which validates
@@ -177,4 +182,65 @@ func validNumber(b []byte, i int) (int, bool) {
 		}
 	}
 	return i, true
+}
+
+// MembersValid is Members for a document that must also be well formed:
+// it calls fn for each top-level member as Members does, and checks the
+// whole document as Valid does, in one pass. It returns an error wrapping
+// ErrSyntax exactly when Valid(doc) is false or doc is not an object
+// (FuzzMembersValid checks both). Unlike Members it does not stop when fn
+// returns false: fn is then not called again, but the rest is still
+// checked.
+func MembersValid(doc []byte, fn func(m Member) bool) error {
+	end, err := MembersValidAt(doc, SkipSpace(doc, 0), fn)
+	if err != nil {
+		return err
+	}
+	return trailing(doc, end)
+}
+
+// MembersValidAt is MembersValid for the object that starts at doc[i]
+// (its '{'), with anything after it: it returns the offset just past the
+// object.
+func MembersValidAt(doc []byte, i int, fn func(m Member) bool) (int, error) {
+	if i >= len(doc) || doc[i] != '{' {
+		return i, fmt.Errorf("%w: not a JSON object", ErrSyntax)
+	}
+	i = SkipSpace(doc, i+1)
+	if i < len(doc) && doc[i] == '}' {
+		return i + 1, nil
+	}
+	call := true
+	for {
+		if i >= len(doc) || doc[i] != '"' {
+			return i, fmt.Errorf("%w: expected a member name at offset %d", ErrSyntax, i)
+		}
+		kend, ok := validString(doc, i)
+		if !ok {
+			return i, fmt.Errorf("%w: bad member name at offset %d", ErrSyntax, i)
+		}
+		key := doc[i+1 : kend-1]
+		if i = SkipSpace(doc, kend); i >= len(doc) || doc[i] != ':' {
+			return i, fmt.Errorf("%w: expected ':' at offset %d", ErrSyntax, i)
+		}
+		start := SkipSpace(doc, i+1)
+		vend, ok := validValue(doc, start, 1)
+		if !ok {
+			return i, fmt.Errorf("%w: bad value at offset %d", ErrSyntax, start)
+		}
+		if call {
+			call = fn(Member{Key: key, KeyEscaped: bytes.IndexByte(key, '\\') >= 0, Start: start, End: vend})
+		}
+		if i = SkipSpace(doc, vend); i >= len(doc) {
+			return i, fmt.Errorf("%w: object not closed", ErrSyntax)
+		}
+		switch doc[i] {
+		case ',':
+			i = SkipSpace(doc, i+1)
+		case '}':
+			return i + 1, nil
+		default:
+			return i, fmt.Errorf("%w: expected ',' or '}' at offset %d", ErrSyntax, i)
+		}
+	}
 }

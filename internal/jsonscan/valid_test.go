@@ -2,6 +2,8 @@ package jsonscan
 
 import (
 	"encoding/json"
+	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -37,4 +39,55 @@ func FuzzValid(f *testing.F) {
 			t.Fatalf("Valid(%q) = %v, want %v (json.Valid)", doc, got, want)
 		}
 	})
+}
+
+var membersValidCases = append([]string{
+	`{"a":1,"b":[1,{"c":"}"}],"c\"d":"x\\","e":null}`, ` { "a" : 1 } `, `{"a":1,"a":2}`, `{"a":01}`, `{"a":"\q"}`,
+	`{"a\q":1}`, `{"a":1} x`, `{"a":[1,]}`, `{"a":{"b":tru}}`, `{"a":"x`, `{"a" 1}`, `{"a":1,}`,
+}, validCases...)
+
+func TestMembersValid(t *testing.T) {
+	for _, s := range membersValidCases {
+		checkMembersValid(t, []byte(s))
+	}
+	for _, depth := range []int{MaxDepth - 1, MaxDepth} { // the object is one level
+		doc := []byte(`{"a":` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}`)
+		checkMembersValid(t, doc)
+	}
+}
+
+// FuzzMembersValid checks that MembersValid fails exactly when Valid does
+// (or the document is not an object), and finds what Members finds.
+func FuzzMembersValid(f *testing.F) {
+	for _, s := range membersValidCases {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkMembersValid)
+}
+
+func checkMembersValid(t *testing.T, doc []byte) {
+	t.Helper()
+	var got, want []Member
+	err := MembersValid(doc, func(m Member) bool { got = append(got, m); return true })
+	object := SkipSpace(doc, 0) < len(doc) && doc[SkipSpace(doc, 0)] == '{'
+	if valid := Valid(doc) && object; (err == nil) != valid {
+		t.Fatalf("MembersValid(%q) = %v, want an error: %v", doc, err, !valid)
+	}
+	if err != nil {
+		if !errors.Is(err, ErrSyntax) {
+			t.Fatalf("MembersValid(%q) = %v, want ErrSyntax", doc, err)
+		}
+		return
+	}
+	if merr := Members(doc, func(m Member) bool { want = append(want, m); return true }); merr != nil {
+		t.Fatalf("Members(%q) = %v where MembersValid found it valid", doc, merr)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("MembersValid(%q) found %+v, Members %+v", doc, got, want)
+	}
+	// Stopping early still checks the rest.
+	n := 0
+	if err := MembersValid(doc, func(Member) bool { n++; return false }); err != nil || n > 1 {
+		t.Fatalf("MembersValid(%q) stopped after the first member: %v, %d calls", doc, err, n)
+	}
 }
