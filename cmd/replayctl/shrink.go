@@ -221,11 +221,14 @@ func (a *app) shrink(cmd *cobra.Command, args []string, f shrinkFlags) error {
 		err = &exitError{code: exitTarget, err: err}
 	}
 	if res == nil {
+		if cmd.Context().Err() != nil {
+			return interrupted("in the baseline, before any failure was kept: nothing was found, no tape was written")
+		}
 		if errors.Is(err, shrink.ErrNoFailure) {
 			return &exitError{code: exitFailed, err: err}
 		}
 		var ee *exitError
-		if cmd.Context().Err() != nil || errors.As(err, &ee) {
+		if errors.As(err, &ee) {
 			return err
 		}
 		return inputError(err)
@@ -259,8 +262,10 @@ func (a *app) shrink(cmd *cobra.Command, args []string, f shrinkFlags) error {
 		return werr
 	}
 	switch {
-	case err != nil && cmd.Context().Err() != nil:
-		return &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted; wrote the smallest tape found so far: %w", err)}
+	case res.Interrupted && writeErr != nil:
+		return &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted; the smallest tape found so far could not be written: %w", writeErr)}
+	case res.Interrupted:
+		return interrupted("wrote the smallest tape found so far to " + tapeOut + " (not proved)")
 	case err != nil:
 		return err
 	case writeErr != nil:
