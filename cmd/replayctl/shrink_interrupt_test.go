@@ -15,11 +15,11 @@ import (
 	"github.com/replayctl/replayctl/internal/testserver"
 )
 
-// interruptShrink starts replayctl shrink with args, waits until ready
+// interruptWhen starts replayctl with args, waits until ready
 // says (given each stderr line, or polled when a line is "") that it is
 // where the test wants it, sends SIGINT, and returns the exit status,
 // stdout and stderr.
-func interruptShrink(t *testing.T, ready func(line string) bool, args ...string) (int, string, string) {
+func interruptWhen(t *testing.T, ready func(line string) bool, args ...string) (int, string, string) {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = "../.."
@@ -90,7 +90,7 @@ func TestShrinkInterruptSaysSo(t *testing.T) {
 	dir := t.TempDir()
 	t.Run("mid-way", func(t *testing.T) {
 		out, rep := filepath.Join(dir, "so-far.jsonl"), filepath.Join(dir, "so-far.json")
-		code, stdout, stderr := interruptShrink(t, func(line string) bool { return strings.HasPrefix(line, "shrink: round 1, sessions:") },
+		code, stdout, stderr := interruptWhen(t, func(line string) bool { return strings.HasPrefix(line, "shrink: round 1, sessions:") },
 			"shrink", "shrink/testdata/planted-abc.jsonl", "--runs", "50", "--tape-out", out, "--report", rep, "--", planted, "-abc", "boom")
 		if code != exitInterrupted {
 			t.Errorf("exit %d, want 130\n%s", code, stderr)
@@ -123,7 +123,7 @@ func TestShrinkInterruptSaysSo(t *testing.T) {
 		marker := filepath.Join(dir, "started")
 		out := filepath.Join(dir, "none.jsonl")
 		server := "touch " + marker + "; exec " + planted + " -abc boom"
-		code, stdout, stderr := interruptShrink(t, func(string) bool { _, err := os.Stat(marker); return err == nil },
+		code, stdout, stderr := interruptWhen(t, func(string) bool { _, err := os.Stat(marker); return err == nil },
 			"shrink", "shrink/testdata/planted-abc.jsonl", "--baseline", "1000", "--max-runs", "5000", "--tape-out", out, "--", "sh", "-c", server)
 		if code != exitInterrupted {
 			t.Errorf("exit %d, want 130\n%s", code, stderr)
