@@ -1,0 +1,16 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCountsInTheSingular: a count of one is said in the singular ("1
+// message", not "1 messages").
+func TestCountsInTheSingular(t *testing.T) {
+	res := replayctlIn(t, initializeLine+"\n", "record", "-o", filepath.Join(t.TempDir(), "one.jsonl"), "--", "false")
+	if !strings.Contains(res.stderr, "recorded 1 message to") || strings.Contains(res.stderr, "1 messages") {
+		t.Errorf("stderr %q: want \"recorded 1 message to\"", res.stderr)
+	}
+}
