@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/replayctl/replayctl/internal/english"
 	"github.com/replayctl/replayctl/record"
 	"github.com/replayctl/replayctl/serve"
 	"github.com/replayctl/replayctl/tape"
@@ -277,11 +278,11 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 	case silent:
 		return &exitError{code: exitTarget, err: fmt.Errorf("record: the server answered nothing (not even initialize), so no tape was written: is %s an MCP server over stdio?", argv[0])}
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
-		return interrupted(fmt.Sprintf("%d messages recorded to %s, with its end line", res.Messages, res.Path))
+		return interrupted(fmt.Sprintf("%s recorded to %s, with its end line", english.Count(res.Messages, "message"), res.Path))
 	case noServer:
 		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w; no tape was written", err)}
 	case err != nil && errors.Is(err, transport.ErrTarget):
-		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w (%d messages recorded to %s)", err, res.Messages, res.Path)}
+		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w (%s recorded to %s)", err, english.Count(res.Messages, "message"), res.Path)}
 	case err != nil:
 		return &exitError{code: exitBadInput, err: fmt.Errorf("record: %w", err)}
 	}
@@ -338,7 +339,7 @@ func (a *app) recordSummary(rec record.Result, err error) {
 	if !rec.Created {
 		how += "; nothing of the server's was recorded, so no tape was written"
 	}
-	fmt.Fprintf(a.errOut, "recorded %d messages to %s (%s)\n", rec.Messages, rec.Path, how)
+	fmt.Fprintf(a.errOut, "recorded %s to %s (%s)\n", english.Count(rec.Messages, "message"), rec.Path, how)
 	if res.NonJSONFromClient+res.NonJSONFromServer > 0 {
 		fmt.Fprintf(a.errOut, "relayed but not recorded: %d non-JSON lines from the client, %d from the server\n", res.NonJSONFromClient, res.NonJSONFromServer)
 	}

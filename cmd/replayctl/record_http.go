@@ -144,10 +144,10 @@ func (a *app) recordHTTP(ctx context.Context, f *recordFlags, tags map[string]st
 		return &exitError{code: exitTarget, err: fmt.Errorf("record: the upstream %s answered nothing (%s from clients), so no tape was written", hf.upstream, english.Count(res.Messages, "message"))}
 	}
 	if !f.quiet {
-		fmt.Fprintf(a.errOut, "recorded %d messages in %d sessions to %s\n", res.Messages, res.Sessions, f.out)
+		fmt.Fprintf(a.errOut, "recorded %s in %s to %s\n", english.Count(res.Messages, "message"), english.Count(int64(res.Sessions), "session"), f.out)
 		a.redactionSummary(f)
 		if res.Dropped > 0 {
-			fmt.Fprintf(a.errOut, "relayed but not recorded: %d messages (over --max-message, not JSON-RPC, or in a Content-Encoding the proxy cannot read; see the warnings above)\n", res.Dropped)
+			fmt.Fprintf(a.errOut, "relayed but not recorded: %s (over --max-message, not JSON-RPC, or in a Content-Encoding the proxy cannot read; see the warnings above)\n", english.Count(res.Dropped, "message"))
 		}
 	}
 	return nil
