@@ -290,9 +290,11 @@ func Seed(seed int64) Option { return func(s *settings) { s.seed = seed; s.given
 
 // ChaosFrom replays exactly the faults listed in an earlier run's JSON
 // report, with that run's seed (Replay.ChaosSeed, the report's
-// chaos.seed). A report that left faults out (faults_omitted) is refused;
-// one of another tape (by file name) is warned about in the report, as its
-// faults are placed by session and seq.
+// chaos.seed). A report that left faults out (faults_omitted) is refused,
+// and so is one with faults in sessions this replay does not have (a run
+// with Sessions(3) places them in s1#1…s1#3: give the same Sessions),
+// except in a Shard; one of another tape (by file name) is warned about
+// in the report, as its faults are placed by session and seq.
 func ChaosFrom(reportPath string) Option {
 	return func(s *settings) { s.chaosFrom = reportPath; s.given("ChaosFrom") }
 }

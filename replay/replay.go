@@ -139,6 +139,11 @@ func New(src tape.Source, opts ...Option) (_ *Replay, err error) {
 		r.warnings = append(r.warnings, warning)
 		s.logger.Warn().Msg(warning)
 	}
+	if s.chaosFrom != "" && !cfg.Shard.Sharded() {
+		if err := checkChaosSessions(s.chaosFrom, src, cfg.TapeOptions, cfg.Sessions); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Chaos != nil {
 		seed := cfg.Chaos.Seed()
 		r.chaosSeed, r.seedRandom = &seed, random

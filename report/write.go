@@ -58,7 +58,10 @@ func checkName(path string) error {
 		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 			return fmt.Errorf("report %s: is a directory; name a file", path)
 		}
-		if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+		switch fi, err := os.Stat(filepath.Dir(path)); {
+		case err == nil && !fi.IsDir():
+			return fmt.Errorf("report %s: %s is a file, not a folder; name a file in a folder", path, filepath.Dir(path))
+		case err != nil:
 			return fmt.Errorf("report %s: the folder %s does not exist; create it first", path, filepath.Dir(path))
 		}
 		return nil

@@ -74,9 +74,13 @@ type Result struct {
 	Tries         int // candidates tried
 	Duration      time.Duration
 	Exhausted     bool // MaxRuns stopped the search early
+	// Interrupted: ctx ended the search or the proof; the tape is the
+	// smallest found so far, and no proof is claimed.
+	Interrupted   bool
 	Deterministic bool // every baseline run failed
 	// ProofHolds: every proof run failed, for a failure every baseline
-	// run showed; at least Need of them, for a flaky one.
+	// run showed; at least Need of them, for a flaky one. Never for an
+	// interrupted shrink.
 	ProofHolds bool
 	Simplified int // messages whose parameters were simplified
 }
@@ -109,7 +113,8 @@ type shrinker struct {
 // The error is nil when a result was found; ErrNoFailure when the
 // baseline saw no failure; a replay's input error (a bad option) as the
 // replay gave it. When ctx is done or MaxRuns is reached mid-way, the
-// result so far is returned (with ctx's error, or Exhausted set).
+// result so far is returned (with ctx's error and Interrupted set, or
+// Exhausted set).
 func Shrink(ctx context.Context, src tape.Source, opts ...Option) (*Result, error) {
 	s := defaults()
 	for _, o := range opts {
@@ -146,6 +151,7 @@ func Shrink(ctx context.Context, src tape.Source, opts ...Option) (*Result, erro
 			res.Exhausted, err = true, nil
 		}
 	}
+	res.Interrupted = err != nil && ctx.Err() != nil
 	if fin := sh.finish(best, res, start); fin != nil {
 		return nil, fin
 	}
@@ -418,7 +424,7 @@ func (sh *shrinker) finish(best Candidate, res *Result, start time.Time) error {
 	res.Runs = int(sh.runs.Load())
 	res.Tries = int(sh.tries.Load())
 	res.Duration = time.Since(start)
-	res.ProofHolds = res.holds()
+	res.ProofHolds = !res.Interrupted && res.holds()
 	return nil
 }
 

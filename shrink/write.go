@@ -64,6 +64,7 @@ type Summary struct {
 	Proof         Rate           `json:"proof"`
 	ProofHolds    bool           `json:"proof_holds"`
 	Exhausted     bool           `json:"exhausted"`
+	Interrupted   bool           `json:"interrupted"`
 	Simplified    int            `json:"simplified"`
 	Units         []Unit         `json:"units"`
 	Faults        []report.Fault `json:"faults"`
@@ -81,7 +82,7 @@ func (r *Result) Summary(tapeName string) Summary {
 		Tape: tapeName, Failure: r.Failure, Before: r.Before, After: r.After,
 		Baseline: r.Baseline, Deterministic: r.Deterministic, RunsPerTry: r.RunsPerTry, Need: r.Need,
 		Runs: r.Runs, Tries: r.Tries, DurationMS: float64(r.Duration.Microseconds()) / 1000,
-		Proof: r.Proof, ProofHolds: r.ProofHolds, Exhausted: r.Exhausted, Simplified: r.Simplified,
+		Proof: r.Proof, ProofHolds: r.ProofHolds, Exhausted: r.Exhausted, Interrupted: r.Interrupted, Simplified: r.Simplified,
 		Units: r.Units, Faults: faults, Seed: r.Seed,
 	}
 }
@@ -127,7 +128,12 @@ func (r *Result) WriteText(w io.Writer) error {
 	if !r.ProofHolds {
 		verdict = "does NOT hold"
 	}
-	fmt.Fprintf(&b, "proof:    %d of %d runs failed the same way: %s\n", r.Proof.Failed, r.Proof.Runs, verdict)
+	if r.Interrupted {
+		b.WriteString("proof:    not made: the shrink was interrupted\n")
+		b.WriteString("note:     interrupted: this is the smallest tape found so far, not proved to fail the same way\n")
+	} else {
+		fmt.Fprintf(&b, "proof:    %d of %d runs failed the same way: %s\n", r.Proof.Failed, r.Proof.Runs, verdict)
+	}
 	if r.Exhausted {
 		b.WriteString("note:     the run budget (--max-runs) ran out: the tape may shrink further\n")
 	}

@@ -71,8 +71,8 @@ contracts, breaking changes first.`,
 					outputs++
 				}
 			}
-			fmt.Fprintf(a.errOut, "contract: %d tools (%d with an output schema), %d resources, %d prompts from %d %s\n",
-				len(c.Tools), outputs, len(c.Resources), len(c.Prompts), len(args), english.Plural(int64(len(args)), "tape"))
+			fmt.Fprintf(a.errOut, "contract: %s (%d with an output schema), %s, %s from %d %s\n",
+				english.Count(int64(len(c.Tools)), "tool"), outputs, english.Count(int64(len(c.Resources)), "resource"), english.Count(int64(len(c.Prompts)), "prompt"), len(args), english.Plural(int64(len(args)), "tape"))
 			return nil
 		},
 	}

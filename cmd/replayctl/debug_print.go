@@ -201,7 +201,22 @@ func jsonFull(b json.RawMessage) string {
 	if b == nil {
 		return "(absent)"
 	}
+	b = excerptText(b)
 	return oneLine(b, len(b)+1)
+}
+
+// excerptText is b, or, when b is a report's excerpt of an object or an
+// array (report.Excerpt: a JSON string of the start of its JSON text,
+// ending "… (N bytes)"), that text itself, so that it reads as JSON.
+func excerptText(b json.RawMessage) json.RawMessage {
+	if len(b) < 2 || b[0] != '"' || !bytes.HasSuffix(b, []byte(` bytes)"`)) || (b[1] != '{' && b[1] != '[') {
+		return b
+	}
+	var s string
+	if json.Unmarshal(b, &s) != nil || !strings.Contains(s, "… (") {
+		return b
+	}
+	return json.RawMessage(s)
 }
 
 // wrap fits each line of s into width runes: a longer line goes on over
@@ -242,7 +257,7 @@ func jsonOrAbsent(b json.RawMessage) string {
 	if b == nil {
 		return "(absent)"
 	}
-	return oneLine(b, 50)
+	return oneLine(excerptText(b), 50)
 }
 
 // breakAt is how many runes of r go on a line of width: all when they

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/replayctl/replayctl/internal/english"
 	"github.com/replayctl/replayctl/internal/termsafe"
 	"github.com/replayctl/replayctl/tapediff"
 )
@@ -56,10 +57,10 @@ func writeDiffText(out io.Writer, sides []tapediff.Side, res tapediff.Result, p 
 	s := res.Summary
 	verdict := p.green("no changes")
 	if s.Changes > 0 || s.UnpairedA+s.UnpairedB > 0 {
-		verdict = fmt.Sprintf("%s, %d other changes, %d unpaired requests",
-			paintIf(s.Breaking > 0, p.red, fmt.Sprintf("%d breaking", s.Breaking)), s.NonBreaking, s.UnpairedA+s.UnpairedB)
+		verdict = fmt.Sprintf("%s, %s, %s",
+			paintIf(s.Breaking > 0, p.red, fmt.Sprintf("%d breaking", s.Breaking)), english.Count(int64(s.NonBreaking), "other change"), english.Count(int64(s.UnpairedA+s.UnpairedB), "unpaired request"))
 	}
-	fmt.Fprintf(w, "\n%s; %d requests paired of %d in A and %d in B\n", verdict, s.Paired, s.RequestsA, s.RequestsB)
+	fmt.Fprintf(w, "\n%s; %s paired of %d in A and %d in B\n", verdict, english.Count(int64(s.Paired), "request"), s.RequestsA, s.RequestsB)
 	return w.Flush()
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/replayctl/replayctl/internal/english"
 	"github.com/replayctl/replayctl/internal/termsafe"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/mcp"
@@ -126,7 +127,7 @@ func (t tableWriter) row(r inspectRow) {
 }
 
 func (t tableWriter) end(e inspectEnd) {
-	fmt.Fprintf(t.w, "# %d messages\n", e.Messages)
+	fmt.Fprintf(t.w, "# %s\n", english.Count(int64(e.Messages), "message"))
 	for _, warn := range e.Warnings {
 		fmt.Fprintf(t.w, "# warning: %s\n", termsafe.String(warn))
 	}

@@ -110,6 +110,16 @@ func refuseExisting(command, out string, force bool) error {
 	return nil
 }
 
+// sameFile reports whether the paths a and b name one existing file.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
 // swappedArgs is err, the failure to read the input in, or, when OUT
 // is a tape replayctl can read, a usage error that says the arguments
 // look swapped.

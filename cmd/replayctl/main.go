@@ -189,7 +189,11 @@ Exit status:
        promptly; run still prints and writes the report of what was
        replayed, convert leaves OUT untouched (in debug on a terminal,
        Ctrl-C interrupts a continue or a step and never ends the session;
-       SIGTERM does)`,
+       SIGTERM does). The servers, serve and record --listen, are the
+       exception: a signal is their normal end, exit 0 (1 with serve
+       --strict after a miss; a second signal while they stop: 130); and
+       run --ui-hold, whose replay is over when Ctrl-C closes the page,
+       exits with the replay's verdict`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {

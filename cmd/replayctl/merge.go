@@ -30,6 +30,9 @@ failures, errors and timeline are appended (within the limits one report
 keeps). The reports' thresholds, and those given with --threshold, are judged
 on the merged figures.
 
+A run given twice (the same file, or a copy: one run_id) is refused, as is
+a shard given twice.
+
 Exit status: 0 the merged report passes, 1 it does not (a failure, an error,
 a threshold), 2 a report cannot be read or merged (the file and field are
 named).`,
@@ -86,6 +89,19 @@ func (a *app) merge(cmd *cobra.Command, args []string, f mergeFlags) error {
 	rep, err := report.Merge(reports, opts...)
 	if err != nil {
 		return &exitError{code: exitBadInput, err: fmt.Errorf("merge: %w", err)}
+	}
+	// Every replayctl run has its own run_id: a whole run's report met
+	// twice (the same file, a copy) would count each result twice. Shards
+	// of a run share one; a shard twice is refused by Merge. (Merge itself
+	// takes parts of one collector's run, which share its run_id.)
+	runs := map[string]string{} // a whole run's run_id → its file
+	for i, r := range reports {
+		if id := r.Summary.RunID; id != "" && r.Summary.Shard == nil {
+			if first, dup := runs[id]; dup {
+				return usageError("merge: %s and %s are the same run (run_id %s): give each run once", first, args[i], id)
+			}
+			runs[id] = args[i]
+		}
 	}
 	if err := a.showReport(cmd.OutOrStdout(), rep, f.output, nil, f.reports); err != nil {
 		return err

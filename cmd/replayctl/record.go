@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/replayctl/replayctl/internal/english"
 	"github.com/replayctl/replayctl/record"
 	"github.com/replayctl/replayctl/serve"
 	"github.com/replayctl/replayctl/tape"
@@ -261,23 +262,59 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 	}
 	res, err := r.Run(ctx)
 	// A server that could not start leaves no tape, so that the next try
-	// needs no --force.
+	// needs no --force; so does one that answered nothing.
 	noServer := !res.Stdio.Started && errors.Is(err, transport.ErrTarget)
+	silent := !noServer && res.Created && (err == nil || errors.Is(err, transport.ErrTarget) || ctx.Err() != nil) && dropSilentTape(res.Path)
+	if silent {
+		res.Created = false
+	}
 	if !f.quiet && !noServer {
 		a.recordSummary(res, err)
 		a.redactionSummary(f)
 	}
 	switch {
+	case silent && ctx.Err() != nil:
+		return interrupted("the server answered nothing, so no tape was written")
+	case silent:
+		return &exitError{code: exitTarget, err: fmt.Errorf("record: the server answered nothing (not even initialize), so no tape was written: is %s an MCP server over stdio?", argv[0])}
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
-		return interrupted(fmt.Sprintf("%d messages recorded to %s, with its end line", res.Messages, res.Path))
+		return interrupted(fmt.Sprintf("%s recorded to %s, with its end line", english.Count(res.Messages, "message"), res.Path))
 	case noServer:
 		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w; no tape was written", err)}
 	case err != nil && errors.Is(err, transport.ErrTarget):
-		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w (%d messages recorded to %s)", err, res.Messages, res.Path)}
+		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w (%s recorded to %s)", err, english.Count(res.Messages, "message"), res.Path)}
 	case err != nil:
 		return &exitError{code: exitBadInput, err: fmt.Errorf("record: %w", err)}
 	}
 	return nil
+}
+
+// dropSilentTape removes the tape at path, just recorded, when it holds
+// nothing of the server's: no protocol version (the server never
+// answered initialize) and no message from it. There is no exchange to
+// replay on it, and the tape is created once the protocol version is
+// known (README). It reports whether it removed it.
+func dropSilentTape(path string) bool {
+	r, err := tape.Open(path)
+	if err != nil {
+		return false
+	}
+	if r.Header().ProtocolVersion != "" {
+		r.Close()
+		return false
+	}
+	for {
+		m, err := r.Next()
+		if err != nil {
+			break // the end, or a line it cannot read: nothing from the server before it
+		}
+		if m.Dir == tape.S2C {
+			r.Close()
+			return false
+		}
+	}
+	r.Close()
+	return os.Remove(path) == nil
 }
 
 // recordSummary prints what was recorded, on stderr (stdout is the
@@ -299,10 +336,10 @@ func (a *app) recordSummary(rec record.Result, err error) {
 	default:
 		how += fmt.Sprintf("; server exit status %d", res.ExitCode)
 	}
-	if !rec.Created && err == nil {
-		how += "; nothing was recorded, so no tape was written"
+	if !rec.Created {
+		how += "; nothing of the server's was recorded, so no tape was written"
 	}
-	fmt.Fprintf(a.errOut, "recorded %d messages to %s (%s)\n", rec.Messages, rec.Path, how)
+	fmt.Fprintf(a.errOut, "recorded %s to %s (%s)\n", english.Count(rec.Messages, "message"), rec.Path, how)
 	if res.NonJSONFromClient+res.NonJSONFromServer > 0 {
 		fmt.Fprintf(a.errOut, "relayed but not recorded: %d non-JSON lines from the client, %d from the server\n", res.NonJSONFromClient, res.NonJSONFromServer)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/replayctl/replayctl/internal/english"
 	"github.com/replayctl/replayctl/record"
 )
 
@@ -46,6 +47,7 @@ type recordHTTPFlags struct {
 	listen   string
 	upstream string
 	listenLimits
+	checked bool     // the upstream was reached already (serve --mode record)
 	hosts   []string // --allow-host
 	origins []string // --allow-origin
 }
@@ -104,6 +106,12 @@ func (f *recordHTTPFlags) check(cmd *cobra.Command, serverArgs []string) error {
 // is done (SIGINT, SIGTERM), and prints the URL clients should use and,
 // at the end, what was recorded on stderr.
 func (a *app) recordHTTP(ctx context.Context, f *recordFlags, tags map[string]string, hf recordHTTPFlags) error {
+	// An upstream not there yet may come up while the proxy listens: said
+	// at once, under the URL line.
+	var down error
+	if !hf.checked {
+		down = record.Reachable(ctx, hf.upstream)
+	}
 	r, err := record.New(f.out, append(a.recorderOptions(f, tags),
 		record.Upstream(hf.upstream),
 		record.WithListener(func() (net.Listener, error) { return listenTCP("record: --listen", hf.listen) }),
@@ -115,6 +123,9 @@ func (a *app) recordHTTP(ctx context.Context, f *recordFlags, tags map[string]st
 			fmt.Fprintf(a.errOut, "recording %s → %s (tape %s; Ctrl-C to stop)\n", url, hf.upstream, f.out)
 			if w := beyondLoopbackWarning(addr); w != "" {
 				fmt.Fprintln(a.errOut, w)
+			}
+			if down != nil {
+				fmt.Fprintf(a.errOut, "warning: the upstream %s cannot be reached now (%v): clients get 502 until it is up, and if it answers nothing no tape is written\n", hf.upstream, down)
 			}
 		}))...)
 	if err != nil {
@@ -129,12 +140,14 @@ func (a *app) recordHTTP(ctx context.Context, f *recordFlags, tags map[string]st
 		return err // the listener's, with its exit status
 	case err != nil:
 		return &exitError{code: exitBadInput, err: fmt.Errorf("record: %w", err)}
+	case res.Messages > 0 && dropSilentTape(res.Path): // with none, the tape is the header and the end line
+		return &exitError{code: exitTarget, err: fmt.Errorf("record: the upstream %s answered nothing (%s from clients), so no tape was written", hf.upstream, english.Count(res.Messages, "message"))}
 	}
 	if !f.quiet {
-		fmt.Fprintf(a.errOut, "recorded %d messages in %d sessions to %s\n", res.Messages, res.Sessions, f.out)
+		fmt.Fprintf(a.errOut, "recorded %s in %s to %s\n", english.Count(res.Messages, "message"), english.Count(int64(res.Sessions), "session"), f.out)
 		a.redactionSummary(f)
 		if res.Dropped > 0 {
-			fmt.Fprintf(a.errOut, "relayed but not recorded: %d messages (over --max-message, not JSON-RPC, or in a Content-Encoding the proxy cannot read; see the warnings above)\n", res.Dropped)
+			fmt.Fprintf(a.errOut, "relayed but not recorded: %s (over --max-message, not JSON-RPC, or in a Content-Encoding the proxy cannot read; see the warnings above)\n", english.Count(res.Dropped, "message"))
 		}
 	}
 	return nil

@@ -17,6 +17,7 @@ import (
 
 func (a *app) redactCommand() *cobra.Command {
 	var maxLine, maxDoc int
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "redact IN OUT.jsonl",
 		Short: "Take secrets out of a tape",
@@ -41,7 +42,8 @@ not ` + strings.Join(tape.DefaultKeyExceptions, ", ") + ` (not secrets). Headers
 names, and every header the key globs match.
 
 Only the replaced values change: every other byte of a message is kept. OUT
-is written atomically and may be IN itself. What was replaced is counted on
+is written atomically and may be IN itself (replaced once it has been read);
+another file that exists is refused unless --force. What was replaced is counted on
 stderr, by kind and name, never with a value.`,
 		Example: `  GITHUB_TOKEN=ghp_… replayctl redact session.jsonl clean.jsonl --redact-env GITHUB_TOKEN
   replayctl redact session.jsonl session.jsonl --redact-key '*_pin'`,
@@ -56,7 +58,8 @@ stderr, by kind and name, never with a value.`,
 		if _, err := os.Stat(in); err != nil && in != "-" { // before OUT: a missing IN is named as such
 			return swappedArgs("redact", in, out, usageError("redact: IN %s: %v", in, errors.Unwrap(err)))
 		}
-		if err := refuseExisting("redact", out, true); err != nil { // a directory; redact overwrites a file
+		// OUT may be IN: OUT replaces it atomically once it has been read through.
+		if err := refuseExisting("redact", out, force || sameFile(in, out)); err != nil {
 			return err
 		}
 		red, err := redactor()
@@ -78,6 +81,7 @@ stderr, by kind and name, never with a value.`,
 	}
 	addKnob(cmd.Flags(), "redact", "max-line", (*byteSize)(&maxLine))
 	addKnob(cmd.Flags(), "redact", "max-document", (*byteSize)(&maxDoc))
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite OUT if it exists (IN itself needs no --force)")
 	return cmd
 }
 

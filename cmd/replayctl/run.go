@@ -409,7 +409,9 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		// why it stopped the shards); this shard's part was delivered.
 		return nil
 	case code != report.ExitPassed:
-		return errReported
+		// The verdict's status, also when --ui-hold's page is then
+		// closed by Ctrl-C: the replay was over.
+		return &exitError{code: exitFailed, err: errReported}
 	}
 	return nil
 }

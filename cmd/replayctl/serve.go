@@ -210,7 +210,7 @@ func serveError(err error) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &tooLarge):
-		return usageError("the client sent a message longer than --max-message (%d bytes); raise it if such messages are right", tooLarge.Limit)
+		return usageError("the client sent a message longer than --max-message (%s); raise it if such messages are right", english.Count(int64(tooLarge.Limit), "byte"))
 	case errors.As(err, &ie):
 		var ee *exitError
 		if errors.As(err, &ee) {

@@ -163,7 +163,7 @@ func (r *serveRecorder) Record(ctx context.Context, path string) error {
 		if err := record.Reachable(ctx, f.upstream); err != nil {
 			return &exitError{code: exitTarget, err: fmt.Errorf("serve --mode %s: the upstream %s cannot be reached: %w; nothing was recorded (start it, or check --upstream)", f.mode, f.upstream, err)}
 		}
-		return r.a.recordHTTP(ctx, &r.rf, r.tags, recordHTTPFlags{listen: f.listen, upstream: f.upstream, hosts: f.hosts, origins: f.origins})
+		return r.a.recordHTTP(ctx, &r.rf, r.tags, recordHTTPFlags{listen: f.listen, upstream: f.upstream, checked: true, hosts: f.hosts, origins: f.origins})
 	}
 	return r.a.recordStdio(ctx, &r.rf, r.tags, f.argv)
 }

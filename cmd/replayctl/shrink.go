@@ -38,6 +38,7 @@ type shrinkFlags struct {
 	proof    int
 	maxRuns  int
 	noSimple bool
+	force    bool
 	resetCmd string
 	at       string // --at SESSION:SEQ
 }
@@ -106,6 +107,7 @@ when it does not, or the tape did not fail at all; 2 bad input; 3 when
 	fl.IntVar(&f.need, "need", 1, "failing replays that keep a candidate, k-of-n's k")
 	fl.IntVar(&f.proof, "proof", shrink.DefaultProof, "replays of the result at the end, to show it re-fails")
 	fl.IntVar(&f.maxRuns, "max-runs", shrink.DefaultMaxRuns, "replays of the baseline and the search at most; then the smallest tape found so far is proved (--proof more) and written")
+	fl.BoolVar(&f.force, "force", false, "overwrite the files --tape-out, --plan-out and --report name if they exist (TAPE itself too: it is replaced once the shrink has read it)")
 	fl.BoolVar(&f.noSimple, "no-simplify", false, "keep the parameters of the calls as recorded")
 	fl.StringVar(&f.at, "at", "", "shrink the failure at this message, SESSION:SEQ (e.g. s3:128; SEQ alone in a tape of one session; -1 for a crash between messages), not the first one")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no line on stderr for each step that made the tape smaller")
@@ -150,6 +152,11 @@ func (a *app) shrink(cmd *cobra.Command, args []string, f shrinkFlags) error {
 	}
 	if f.chaosFrom == "" && f.planOut != "" {
 		return usageError("--plan-out writes the faults of --chaos-from: give --chaos-from REPORT too")
+	}
+	for _, o := range []struct{ flag, path string }{{"--tape-out", tapeOut}, {"--plan-out", planOut}, {"--report", f.report}} {
+		if err := refuseOutput(o.flag, o.path, args[0], f.force); err != nil {
+			return err
+		}
 	}
 	opts, err := a.replayOptions(cmd, args, f.runFlags)
 	if err != nil {
@@ -214,11 +221,14 @@ func (a *app) shrink(cmd *cobra.Command, args []string, f shrinkFlags) error {
 		err = &exitError{code: exitTarget, err: err}
 	}
 	if res == nil {
+		if cmd.Context().Err() != nil {
+			return interrupted("in the baseline, before any failure was kept: nothing was found, no tape was written")
+		}
 		if errors.Is(err, shrink.ErrNoFailure) {
 			return &exitError{code: exitFailed, err: err}
 		}
 		var ee *exitError
-		if cmd.Context().Err() != nil || errors.As(err, &ee) {
+		if errors.As(err, &ee) {
 			return err
 		}
 		return inputError(err)
@@ -252,8 +262,10 @@ func (a *app) shrink(cmd *cobra.Command, args []string, f shrinkFlags) error {
 		return werr
 	}
 	switch {
-	case err != nil && cmd.Context().Err() != nil:
-		return &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted; wrote the smallest tape found so far: %w", err)}
+	case res.Interrupted && writeErr != nil:
+		return &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted; the smallest tape found so far could not be written: %w", writeErr)}
+	case res.Interrupted:
+		return interrupted("wrote the smallest tape found so far to " + tapeOut + " (not proved)")
 	case err != nil:
 		return err
 	case writeErr != nil:
@@ -262,6 +274,27 @@ func (a *app) shrink(cmd *cobra.Command, args []string, f shrinkFlags) error {
 		return &exitError{code: exitFailed, err: fmt.Errorf("the proof does not hold: the result failed %d of %d proof runs (baseline %d of %d); try more --runs or a higher --need", res.Proof.Failed, res.Proof.Runs, res.Baseline.Failed, res.Baseline.Runs)}
 	}
 	return nil
+}
+
+// refuseOutput keeps a file the user has from being overwritten by the
+// output flag names, before any replay: path is written only when it
+// does not exist yet, or with --force; never over a directory. TAPE
+// named as an output is said so.
+func refuseOutput(flag, path, tapePath string, force bool) error {
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usageError("shrink: %s %s is a directory: give a file name", flag, path)
+	}
+	if _, err := os.Lstat(path); err != nil || force {
+		return nil
+	}
+	what := path
+	if sameFile(path, tapePath) {
+		what += " (TAPE itself: the failing tape)"
+	}
+	return usageError("shrink: %s %s exists; pass --force to overwrite it, or choose another %s", flag, what, flag)
 }
 
 // sibling is path with its extension replaced by ext.
