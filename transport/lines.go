@@ -234,7 +234,7 @@ func (w *ndjsonWriter) send(ctx context.Context, msg []byte) error {
 	case errors.Is(err, os.ErrClosed):
 		return ErrClosed
 	case errors.Is(err, syscall.EPIPE):
-		return fmt.Errorf("%w: send to %s: it no longer reads its %s: it has probably exited (its exit status follows when known)", ErrTarget, w.name, w.input)
+		return fmt.Errorf("%w: send to %s: it no longer reads its %s: it has probably exited", ErrTarget, w.name, w.input)
 	}
 	return fmt.Errorf("send to %s: %w", w.name, err)
 }
