@@ -247,8 +247,8 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 		warnings = append(warnings, shardNote)
 	}
 	totalMessages := e.counters.loaded.Load() / int64(max(e.cfg.Sessions, 1)) // the tape's own, not its copies'
-	if shard != nil {                                                         // this shard's part of the tape's own, so that the shards' add up
-		totalMessages = e.cfg.Shard.share(shard.read / int64(max(e.cfg.Sessions, 1)))
+	if shard != nil {                                                         // the tape's own too: a shard reads every message of it
+		totalMessages = shard.read / int64(max(e.cfg.Sessions, 1))
 	}
 	var seed *int64
 	if e.cfg.Chaos != nil {

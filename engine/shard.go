@@ -55,20 +55,6 @@ func (s Shard) Pace(sp scheduler.Speed) scheduler.Speed {
 	return sp
 }
 
-// share is this shard's part of n things counted over the whole run:
-// n/Count, plus one for the first n mod Count shards, so that the parts
-// add up to n.
-func (s Shard) share(n int64) int64 {
-	if s.Count <= 1 {
-		return n
-	}
-	part := n / int64(s.Count)
-	if int64(s.Index) < n%int64(s.Count) {
-		part++
-	}
-	return part
-}
-
 // sharded reads every message of a source and gives those of the
 // shard's sessions. It is read by the loader only.
 type sharded struct {

@@ -121,21 +121,6 @@ func TestShardPace(t *testing.T) {
 	}
 }
 
-// TestShardShareAddsUp: the shards' parts of a count add up to it.
-func TestShardShareAddsUp(t *testing.T) {
-	for _, n := range []int{1, 2, 3, 4, 7} {
-		for _, total := range []int64{0, 1, 5, 18, 101} {
-			var sum int64
-			for i := range n {
-				sum += Shard{Index: i, Count: n}.share(total)
-			}
-			if sum != total {
-				t.Errorf("%d shards' parts of %d add up to %d", n, total, sum)
-			}
-		}
-	}
-}
-
 // TestShardValidate refuses an index outside 0..count-1.
 func TestShardValidate(t *testing.T) {
 	for _, tc := range []struct {

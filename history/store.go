@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -42,9 +43,10 @@ type config struct {
 // [DefaultBusyTimeout]).
 func BusyTimeout(d time.Duration) Option { return func(c *config) { c.busy = d } }
 
-// Open opens the run store in dir, making dir and the store when they do
-// not exist, and migrates its schema to the current version. It returns
-// when the store is ready or ctx is done.
+// Open opens the run store in dir, making dir (not the folders above it,
+// which must exist) and the store when they do not exist, and migrates
+// its schema to the current version. It returns when the store is ready
+// or ctx is done.
 func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
 	c := config{busy: DefaultBusyTimeout}
 	for _, o := range opts {
@@ -53,7 +55,10 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("%w: no folder given", ErrStore)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		if fi, serr := os.Stat(filepath.Dir(dir)); serr != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("%w: the folder %s does not exist; create it first (the store makes %s in it, not the folders above)", ErrStore, filepath.Dir(dir), filepath.Base(dir))
+		}
 		return nil, fmt.Errorf("%w: make folder %s: %v", ErrStore, dir, err)
 	}
 	path := filepath.Join(dir, FileName)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/replayctl/replayctl/chaos"
+	"github.com/replayctl/replayctl/mcp"
 )
 
 // ChaosKind is a fault a Server injects toward its client, in the answer
@@ -143,8 +144,12 @@ type ChaosTarget struct {
 // "s1#2" the second), never the listener's session id nor the time or
 // order of arrival. So the same client script against the same tape and
 // seed gets the same faults, run after run.
+//
+// The handshake's answer (initialize) is not faulted, as run never
+// faults the handshake, unless a ChaosTarget aims at its method.
 type Chaos struct {
-	plan *chaos.Plan
+	plan  *chaos.Plan
+	aimed map[string]bool // the methods of the targets
 }
 
 // NewChaos returns the plan for seed: each answer gets fault k with
@@ -156,7 +161,9 @@ func NewChaos(seed int64, faults map[ChaosKind]float64, targets ...ChaosTarget) 
 		return nil, fmt.Errorf("serve chaos: %w", err)
 	}
 	ts := make([]chaos.Target, len(targets))
+	aimed := make(map[string]bool, len(targets))
 	for i, t := range targets {
+		aimed[t.Method] = true
 		k, err := ParseChaosKind(string(t.Fault))
 		if err != nil {
 			return nil, fmt.Errorf("serve chaos target %d (method %q): %w", i+1, t.Method, err)
@@ -168,7 +175,7 @@ func NewChaos(seed int64, faults map[ChaosKind]float64, targets ...ChaosTarget) 
 	if err != nil {
 		return nil, fmt.Errorf("serve %w", err)
 	}
-	return &Chaos{plan: p}, nil
+	return &Chaos{plan: p, aimed: aimed}, nil
 }
 
 // Seed returns the plan's seed.
@@ -184,7 +191,7 @@ type fault struct {
 // method, the nth of its method in its recorded session, for the live
 // copy named copyName. A nil Chaos gives none.
 func (c *Chaos) decide(copyName string, seq int64, method string, nth int) (fault, bool) {
-	if c == nil {
+	if c == nil || (mcp.IsHandshake(method) && !c.aimed[method]) {
 		return fault{}, false
 	}
 	f, ok := c.plan.Decide(chaos.Msg{Session: copyName, Seq: seq, Method: method, Kind: "request", Nth: nth})

@@ -121,6 +121,14 @@ func New(src tape.Source, opts ...Option) (_ *Replay, err error) {
 		return nil, err
 	}
 	cfg.RestoreEnv = restore
+	if !s.target.mocksItsTape() {
+		// A line the reader refuses is refused now, before anything is
+		// sent, not midway (the mock of the tape reads it whole before
+		// its first answer, and says it then).
+		if err := tape.CheckLines(src, cfg.TapeOptions...); err != nil {
+			return nil, err
+		}
+	}
 	for _, v := range restore {
 		r.secrets = append(r.secrets, v)
 	}
@@ -545,6 +553,9 @@ func (r *Replay) Sessions() int { return r.sessions }
 func (r *Replay) Run(ctx context.Context) (*report.Report, error) {
 	rep, err := r.e.Run(ctx)
 	r.Close() // the process started early, if no session took it
+	if r.target.isMock() {
+		err = tapeNotTarget(err)
+	}
 	if err != nil && rep.Summary.Tape == "" {
 		return nil, r.redact(err) // nothing was replayed
 	}
@@ -596,6 +607,17 @@ type redactedError struct {
 
 func (e redactedError) Error() string { return e.msg }
 func (e redactedError) Unwrap() error { return e.err }
+
+// tapeNotTarget is err, or the *tape.Error in it when the built-in mock
+// failed as a target because its tape cannot be read (its Dial reads it
+// whole): that is bad input, the tape's error, not the target's.
+func tapeNotTarget(err error) error {
+	var te *tape.Error
+	if errors.Is(err, engine.ErrTarget) && errors.As(err, &te) {
+		return te
+	}
+	return err
+}
 
 // stopOf classifies why a replay stopped early.
 func stopOf(ctx context.Context, err error) report.Stop {

@@ -40,3 +40,16 @@ func (m mockTapeTarget) Dialer(env DialEnv) (transport.Dialer, error) {
 	r.Close()
 	return mock.FromSource(msrc, mock.WithTapeOptions(env.TapeOptions...)), nil
 }
+
+// mocksItsTape is true when t is the built-in mock answering from the
+// tape replayed (Mock, the default).
+func (t Target) mocksItsTape() bool {
+	_, ok := t.impl.(mockTarget)
+	return t.impl == nil || ok
+}
+
+// isMock is true when t is the built-in mock (Mock or MockTape).
+func (t Target) isMock() bool {
+	_, ok := t.impl.(mockTapeTarget)
+	return ok || t.mocksItsTape()
+}

@@ -47,7 +47,8 @@ func MergeThresholds(ts ...Threshold) MergeOption {
 
 // Merge combines the reports of replays — shards of one run, or runs of
 // one tape — into the report of them all, as if one collector had seen
-// every result: counts add up; the histograms of the "histograms" section
+// every result: counts add up (but for the messages on the tape, which
+// each shard of a run counts whole: the merge counts them once); the histograms of the "histograms" section
 // are added bucket by bucket, so the merged percentiles are exactly those
 // of one histogram fed every sample; rates and the load section are
 // recomputed over the merged span (the earliest start to the latest
@@ -298,6 +299,7 @@ func mergedMeta(reports []*Report, cfg mergeConfig) (Meta, error) {
 	var m Meta
 	var tapes, targets, speeds, warnings []string
 	seedsAgree := true
+	onTape := map[string]int64{} // tape → its messages, of shards
 	for i, r := range reports {
 		s := r.Summary
 		if !slices.Contains(tapes, s.Tape) {
@@ -322,11 +324,18 @@ func mergedMeta(reports []*Report, cfg mergeConfig) (Meta, error) {
 			seedsAgree = false
 		}
 		m.Sessions += s.Sessions
-		m.TotalMessages += s.TotalMessages
+		if s.Shard != nil { // each shard reads the whole tape: its count once
+			onTape[s.Tape] = max(onTape[s.Tape], s.TotalMessages)
+		} else {
+			m.TotalMessages += s.TotalMessages
+		}
 		m.Skipped += s.Skipped
 		m.Server.Notifications += s.Server.Notifications
 		m.Server.RequestsAnswered += s.Server.RequestsAnswered
 		m.Server.RequestsRefused += s.Server.RequestsRefused
+	}
+	for _, n := range onTape {
+		m.TotalMessages += n
 	}
 	m.Tape = strings.Join(tapes, ", ")
 	m.Target = strings.Join(targets, ", ")

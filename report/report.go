@@ -14,7 +14,8 @@ type Meta struct {
 	Tape     string
 	Sessions int
 	// TotalMessages is the number of messages on the tape (or in the
-	// replayed window); 0 means "use the number of results".
+	// replayed window), a shard's too (it reads the whole tape); 0 means
+	// "use the number of results".
 	TotalMessages int64
 	// Skipped counts messages left out before the replay (filters, window)
 	// that never became a Result; skipped results are added to it.

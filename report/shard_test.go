@@ -96,16 +96,25 @@ func TestEmptyShardPasses(t *testing.T) {
 	}
 }
 
-// TestShardTextSaysTheShare: a shard's text report counts the messages of
-// its own share of the tape, and says so (not "on tape", which reads as
-// the whole tape's count).
-func TestShardTextSaysTheShare(t *testing.T) {
+// TestShardTextSaysTheTape: a shard's text report counts the tape's
+// messages, as a whole run's does (a shard reads the whole tape), and a
+// merge that misses shards names them above its figures.
+func TestShardTextSaysTheTape(t *testing.T) {
 	r := NewCollector().Report(Meta{Tape: "t.jsonl", TotalMessages: 6, Shard: &Shard{Index: 2, Count: 3}})
 	var b strings.Builder
 	if err := r.WriteText(&b, false); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "(6 on tape for this shard)") {
-		t.Errorf("shard text report:\n%s\nwant %q", b.String(), "(6 on tape for this shard)")
+	if !strings.Contains(b.String(), "(6 on tape)") {
+		t.Errorf("shard text report:\n%s\nwant %q", b.String(), "(6 on tape)")
+	}
+	r.Summary.Shard, r.Summary.Shards = nil, &MergedShards{Count: 3, Merged: []int{1}, Missing: []int{0, 2}}
+	b.Reset()
+	if err := r.WriteText(&b, false); err != nil {
+		t.Fatal(err)
+	}
+	want := "shards      1 of 3 merged, missing 0/3, 2/3: "
+	if at := strings.Index(b.String(), want); at < 0 || at > strings.Index(b.String(), "messages") {
+		t.Errorf("merged text report:\n%s\nwant %q above the messages", b.String(), want)
 	}
 }

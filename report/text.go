@@ -129,11 +129,15 @@ func (t *textWriter) header(r Report) {
 
 func (t *textWriter) body(r Report) {
 	s, p, v := r.Summary, r.Performance, r.Validation
-	onTape := fmt.Sprintf("%d on tape", s.TotalMessages)
-	if s.Shard != nil {
-		onTape = fmt.Sprintf("%d on tape for this shard", s.TotalMessages)
+	if m := s.Shards; m != nil && len(m.Missing) > 0 { // above the figures, which are not the run's
+		missing := make([]string, len(m.Missing))
+		for i, k := range m.Missing {
+			missing[i] = fmt.Sprintf("%d/%d", k, m.Count)
+		}
+		t.line("shards", "%d of %d merged, missing %s: the figures below are of the shards merged, not of the whole run",
+			len(m.Merged), m.Count, strings.Join(missing, ", "))
 	}
-	t.line("messages", "%d sent, %d received, %d skipped (%s)", s.Sent, s.Received, s.Skipped, onTape)
+	t.line("messages", "%d sent, %d received, %d skipped (%d on tape)", s.Sent, s.Received, s.Skipped, s.TotalMessages)
 	// One rate: a paced replay's is the load line's achieved rate (of
 	// the schedule, after the handshake); the others' the throughput
 	// (requests answered over the whole run).

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/replayctl/replayctl/scheduler"
 )
 
 // ErrThreshold is wrapped by every error [ParseThreshold] returns.
@@ -55,9 +57,9 @@ type ThresholdResult struct {
 	// and "" for counts and for true or false (1 or 0).
 	Unit   string `json:"unit"`
 	Passed bool   `json:"passed"`
-	// Detail says why a filtered threshold has no data: the run has no
-	// such method or name (and which it has), or none of it was broken
-	// down.
+	// Detail says why a filtered or load threshold has no data: the run has
+	// no such method or name (and which it has), or none of it was broken
+	// down; or it has no intended rate (speed fast).
 	Detail string `json:"detail,omitempty"`
 }
 
@@ -207,7 +209,8 @@ func knownMetrics() string {
 // more than [LateAfter] late), "achieved_rate>=450", "intended_rate" and
 // "achieved_ratio>=0.95" (achieved over intended rate; "95%" too). A
 // replay at speed fast or stepped has no load section: its load thresholds
-// show "no data" and fail.
+// show "no data", with a detail saying why and what to use instead, and
+// fail.
 //
 // A filter in braces after the metric, as k6 writes a tag, narrows it to
 // one method, tool, prompt or resource: "p99{method:tools/call}<200ms",
@@ -359,6 +362,9 @@ func (r Report) Evaluate(ts []Threshold) []ThresholdResult {
 		v, measured := m.value(&r)
 		if !measured {
 			res.Value = "no data"
+			if res.Detail == "" {
+				res.Detail = r.noLoad(t.Metric)
+			}
 		} else {
 			res.Value = formatValue(m.unit, v)
 			if finite(v) { // JSON has no NaN or infinity
@@ -370,6 +376,24 @@ func (r Report) Evaluate(ts []Threshold) []ThresholdResult {
 		out = append(out, res)
 	}
 	return out
+}
+
+// loadMetrics are the metrics of the report's load section.
+var loadMetrics = []string{"load_delivered", "late", "achieved_rate", "intended_rate", "achieved_ratio"}
+
+// noLoad says why the load metric name has no data in r ("" for another
+// metric): the replay had no intended rate, and what to judge instead.
+func (r *Report) noLoad(name string) string {
+	if !slices.Contains(loadMetrics, name) {
+		return ""
+	}
+	switch sp := r.Summary.Speed; {
+	case sp != nil && (sp.Mode == scheduler.Fast || sp.Mode == scheduler.Stepped):
+		return fmt.Sprintf("speed %s has no intended rate, so no load section: pace the replay (--speed rps:R, Nx or realtime) to judge the load, or judge speed %s by throughput (throughput>=N)", sp, sp)
+	case !r.Load.Applicable:
+		return "the report has no load section: its speed is not known, or it merges replays of different speeds"
+	}
+	return "the replay paced no request, so it had no intended rate"
 }
 
 // filtered is the metric name narrowed to f's line of r; when r has no

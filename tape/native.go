@@ -157,8 +157,7 @@ func (nr *nativeReader) docTooLong(line int64) *Error {
 
 // lineTooLong is the error of a tape line longer than the line limit.
 func (nr *nativeReader) lineTooLong(line int64) *Error {
-	return &Error{Path: nr.r.path, Line: line, Seq: -1, Err: ErrLineTooLong,
-		Msg: fmt.Sprintf("the line is longer than the limit of %d bytes: if the tape is right, raise the limit (--max-line; replay.MaxLine)", nr.r.opts.maxLine)}
+	return lineTooLong(nr.r.path, line, nr.r.opts.maxLine)
 }
 
 // readMessage reads lines up to the next message line and decodes it.

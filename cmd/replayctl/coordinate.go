@@ -138,6 +138,11 @@ func (a *app) coordinate(cmd *cobra.Command, f coordinateFlags) error {
 			return usageError("--report: %w", err)
 		}
 	}
+	if f.shardDir != "" {
+		if err := a.makeOutDir("--shard-reports", f.shardDir); err != nil {
+			return err
+		}
+	}
 	var ts []report.Threshold
 	for _, x := range f.thresholds {
 		t, err := report.ParseThreshold(x)

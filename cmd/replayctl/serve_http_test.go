@@ -80,8 +80,9 @@ func runScript(ctx context.Context, hc *http.Client, url, version string, i int)
 	return cs.Close()
 }
 
-// TestServeHTTPHangUp: chaos hang-up=1 drops every connection; the client
-// sees its request fail, and serve lists the faults when it stops.
+// TestServeHTTPHangUp: chaos hang-up=1 drops the connection of every
+// answer but the handshake's (never faulted); the client connects, sees
+// its next request fail, and serve lists the faults when it stops.
 func TestServeHTTPHangUp(t *testing.T) {
 	p := startServe(t, "--chaos", "hang-up=1", "--seed", "3", recordedTape(t, "2025-11-25"))
 	ctx, cancel := context.WithTimeout(t.Context(), serveWait)
@@ -90,13 +91,16 @@ func TestServeHTTPHangUp(t *testing.T) {
 	defer hc.CloseIdleConnections()
 	c := sdk.NewClient(&sdk.Implementation{Name: "replayctl-testtape", Version: "1"}, nil)
 	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: p.url, HTTPClient: hc, MaxRetries: -1}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err == nil {
-		cs.Close()
-		t.Fatal("connect succeeded; want the connection dropped")
+	if err != nil {
+		t.Fatalf("connect: %v; want the handshake spared", err)
 	}
+	if _, err := cs.ListTools(ctx, nil); err == nil {
+		t.Error("tools/list succeeded; want the connection dropped")
+	}
+	cs.Close()
 	code, stderr := p.stop(t)
-	if code != 0 || !strings.Contains(stderr, "fault: hang-up to initialize") {
-		t.Errorf("serve: exit %d, want 0 and the hang-up listed; stderr:\n%s", code, stderr)
+	if code != 0 || !strings.Contains(stderr, "fault: hang-up to tools/list") || strings.Contains(stderr, "to initialize") {
+		t.Errorf("serve: exit %d, want 0 and the hang-up to tools/list listed, none to initialize; stderr:\n%s", code, stderr)
 	}
 }
 

@@ -270,12 +270,12 @@ func TestServeSameSeedSameFaults(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{},"elicitation":{"form":{}},"roots":{"listChanged":true}},"clientInfo":{"name":"replayctl-testtape","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`)
 	for i := range 6 {
-		lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"test_simple_text"}}`, 10+i))
+		lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"test_simple_text","arguments":{}}}`, 10+i))
 	}
 	in := strings.Join(lines, "\n") + "\n"
 	faults := func(seed string) string {
 		report := filepath.Join(t.TempDir(), "serve.json")
-		res := replayctlIn(t, in, "serve", "--repeat", "--chaos", "error=0.5", "--seed", seed, "--report", report, recorded)
+		res := replayctlIn(t, in, "serve", "--repeat", "--chaos", "error=0.9", "--seed", seed, "--report", report, recorded)
 		if res.code != 0 {
 			t.Fatalf("exit %d: %s", res.code, res.stderr)
 		}

@@ -72,8 +72,8 @@ func (a *app) runLocalShards(cmd *cobra.Command, args []string, f runFlags, seed
 		return fmt.Errorf("local shards: find this replayctl: %w", err)
 	}
 	if f.shardDir != "" {
-		if err := os.MkdirAll(f.shardDir, 0o755); err != nil {
-			return usageError("--shard-reports %s: %v", f.shardDir, err)
+		if err := a.makeOutDir("--shard-reports", f.shardDir); err != nil {
+			return err
 		}
 	}
 	token := make([]byte, 16)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/transport"
 )
@@ -494,7 +495,8 @@ func (x *Actor) handle(ctx context.Context, it *Item) error {
 	}
 	ss := x.ss
 	if x.env.Order == OrderRandom {
-		if it.Paced() && !it.Injected {
+		// The handshake is never shuffled: it opens the conversation.
+		if it.Paced() && !it.Injected && !mcp.IsHandshake(it.RPC.Method) {
 			ss.run = append(ss.run, it) // shuffled when the run ends
 			if len(ss.run) < maxRun {
 				return nil

@@ -21,7 +21,8 @@ const (
 	// come (bounded by MaxInflight).
 	OrderNone Order = "none"
 	// OrderRandom: causal, and each run of client messages with no recorded
-	// answer between them goes out in a seeded random order (OrderSeed).
+	// answer between them goes out in a seeded random order (OrderSeed);
+	// the handshake (mcp.IsHandshake) is in no run: it goes out as recorded.
 	OrderRandom Order = "random"
 )
 

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// makeOutDir makes dir, the folder that flag names itself (--history DIR,
+// --shard-reports DIR), when it does not exist, and says so on stderr.
+// The folder it goes in must exist, as --report FILE's folder must: a
+// mistyped path is refused (exit 2), not made with its parents.
+func (a *app) makeOutDir(flag, dir string) error {
+	if fi, err := os.Stat(dir); err == nil {
+		if !fi.IsDir() {
+			return usageError("%s %s: is a file; name a folder", flag, dir)
+		}
+		return nil
+	}
+	parent := filepath.Dir(dir)
+	if fi, err := os.Stat(parent); err != nil || !fi.IsDir() {
+		return usageError("%s %s: the folder %s does not exist; create it first (replayctl makes %s in it, not the folders above)", flag, dir, parent, filepath.Base(dir))
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		if errors.Is(err, fs.ErrExist) { // made meanwhile, by another replayctl
+			return nil
+		}
+		return usageError("%s %s: %v; choose a folder you can write to", flag, dir, unwrapPathErr(err))
+	}
+	fmt.Fprintf(a.errOut, "%s: created the folder %s\n", flag, dir)
+	return nil
+}
+
+// unwrapPathErr is the error of a *fs.PathError without its path (the
+// message names it already).
+func unwrapPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
