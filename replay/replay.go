@@ -121,13 +121,11 @@ func New(src tape.Source, opts ...Option) (_ *Replay, err error) {
 		return nil, err
 	}
 	cfg.RestoreEnv = restore
-	if !s.target.mocksItsTape() {
-		// A line the reader refuses is refused now, before anything is
-		// sent, not midway (the mock of the tape reads it whole before
-		// its first answer, and says it then).
-		if err := tape.CheckLines(src, cfg.TapeOptions...); err != nil {
-			return nil, err
-		}
+	// A line the reader refuses is refused now, before anything is sent,
+	// not midway: against the mock of the tape too, whose index streams
+	// the tape beside the replay.
+	if err := tape.CheckLines(src, cfg.TapeOptions...); err != nil {
+		return nil, err
 	}
 	for _, v := range restore {
 		r.secrets = append(r.secrets, v)
