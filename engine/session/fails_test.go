@@ -7,7 +7,9 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/replayctl/replayctl/transport"
@@ -69,4 +71,86 @@ func TestTargetFailureKeepsOutcomeOrder(t *testing.T) {
 	if last == nil || !errors.Is(last.Err, ErrTarget) {
 		t.Errorf("the abandoned ping's outcome %+v, want its error to wrap ErrTarget", last)
 	}
+}
+
+// heldConn is a scripted connection whose Send holds its caller until
+// the target answers (Streamable HTTP's: transport.ConcurrentSender), and
+// fails as such a Send does once its ctx is done. It records when each
+// message was sent.
+type heldConn struct {
+	*scripted
+	mu    sync.Mutex
+	times []time.Time
+}
+
+func (c *heldConn) SendsConcurrently() bool { return true }
+
+func (c *heldConn) Send(ctx context.Context, msg []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.times = append(c.times, time.Now())
+	c.mu.Unlock()
+	return c.scripted.Send(ctx, msg)
+}
+
+// slowSink takes each outcome handed on alone after a while, as a
+// validate stage backed up behind a lossless event consumer does.
+type slowSink struct {
+	batchSink
+	delay time.Duration
+}
+
+func (s *slowSink) Outcome(ctx context.Context, o *Outcome) error {
+	time.Sleep(s.delay)
+	return s.batchSink.Outcome(ctx, o)
+}
+
+const initializedNote = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+
+// TestBlockedFlushIsNotSendTime: before a Send that holds it, the actor
+// hands on what it kept, which may wait for the sink; that wait is not
+// the message's send time and does not eat into its deadline. The
+// outcome says the message was sent when the connection got it, and the
+// Send got its whole time.
+func TestBlockedFlushIsNotSendTime(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		delay time.Duration // the sink's, in the flush before the note
+	}{
+		{"within the timeout", 2 * time.Second},
+		{"beyond the timeout", 6 * time.Second}, // env's Timeout is 5s
+	} {
+		t.Run(tc.name, func(t *testing.T) { blockedFlush(t, tc.delay) })
+	}
+}
+
+func blockedFlush(t *testing.T, delay time.Duration) {
+	synctest.Test(t, func(t *testing.T) {
+		c := &heldConn{scripted: &scripted{in: make(chan transport.Incoming, 8), answer: echo}}
+		e := env(t, &dialer{c: c}, fast)
+		s := &slowSink{delay: delay}
+		a := New(e, s, "s1", time.Now())
+		for _, it := range msgs(t, "c2s", initReq, "s2c", initResp, "c2s", initializedNote) {
+			a.Put(it)
+		}
+		a.Close()
+		if err := a.Run(context.Background()); err != nil {
+			t.Fatalf("Run = %v, want nil", err)
+		}
+		note := s.bySeq()[2]
+		if note == nil {
+			t.Fatalf("no outcome for the note; outcomes %v", s.seqs())
+		}
+		if note.Err != nil {
+			t.Errorf("the note's outcome: error %v, want none", note.Err)
+		}
+		if len(c.times) != 2 {
+			t.Fatalf("the connection got %d messages, want 2", len(c.times))
+		}
+		if !note.Sent.Equal(c.times[1]) {
+			t.Errorf("the note's outcome says sent at %v, the connection got it at %v", note.Sent, c.times[1])
+		}
+	})
 }
