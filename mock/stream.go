@@ -1,6 +1,7 @@
 package mock
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -231,8 +232,9 @@ func (r *reading) entriesOf(session string) []entry {
 // recorded answer is indexed, any other once the whole tape is (a miss
 // is a miss only then), so that every answer is the one the whole
 // index gives. It returns ok false, having waited, once the read has
-// ended: c then answers from the index (adopt).
-func (c *conn) answerLive(req jsonrpc.Message, aside bool) (notes [][]byte, ans []byte, ok bool) {
+// ended: c then answers from the index (adopt); or, without waiting
+// longer, ctx's error once ctx is done, ErrClosed once c is closed.
+func (c *conn) answerLive(ctx context.Context, req jsonrpc.Message, aside bool) (notes [][]byte, ans []byte, ok bool, err error) {
 	r := c.live
 	params := req.Params()
 	var raw uint64
@@ -256,7 +258,7 @@ func (c *conn) answerLive(req jsonrpc.Message, aside bool) (notes [][]byte, ans 
 						notes, ans = idxReply(r.viewOf(), e, req, 0, sc)
 						r.mu.Unlock()
 						putScratch(sc)
-						return notes, ans, true
+						return notes, ans, true, nil
 					}
 				}
 			}
@@ -269,16 +271,26 @@ func (c *conn) answerLive(req jsonrpc.Message, aside bool) (notes [][]byte, ans 
 			r.onDone++
 		}
 		r.mu.Unlock()
-		<-wait
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			err = fmt.Errorf("mock: waiting for the tape to be read: %w", ctx.Err())
+		case <-c.done:
+			err = ErrClosed
+		}
 		r.mu.Lock()
 		if wait == r.done {
 			r.onDone--
 		}
+		if err != nil {
+			r.mu.Unlock()
+			return nil, nil, false, err
+		}
 	}
 	r.mu.Unlock()
-	<-r.done
+	<-r.done // closed right after b is let go of (see end)
 	c.adopt()
-	return nil, nil, false
+	return nil, nil, false, nil
 }
 
 // adopt makes c answer from the index the read made, once it has ended;
