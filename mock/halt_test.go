@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,4 +72,56 @@ func waitsForEnd(r *reading) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.onDone > 0
+}
+
+// TestStreamEndHalts: a replay done before the mock's read of the tape
+// it streams (an interrupt) stops the read with end, which returns while
+// the read is still held, not once the tape is read. The mock's
+// connections then fail their requests; a later Dial reads the tape
+// afresh and answers from it.
+func TestStreamEndHalts(t *testing.T) {
+	const calls = 1000
+	path := tapeFile(t, callsTape(calls))
+	holdStream(t, 8) // the read holds after 16 messages, until halted
+	m := New(path)
+	next, end, ok := m.StreamTape(tape.File(path))
+	if !ok {
+		t.Fatal("StreamTape: not ok")
+	}
+	if _, err := next(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := m.Dial(t.Context(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ended := make(chan struct{})
+	go func() {
+		end()
+		close(ended)
+	}()
+	select {
+	case <-ended:
+	case <-time.After(30 * time.Second): // a bound, not a wait: end returns at once or never
+		t.Fatal("end still waits for the held read, want it to stop the read")
+	}
+	late := `{"jsonrpc":"2.0","id":900,"method":"tools/call","params":{"name":"echo","arguments":{"text":"call 899"}}}`
+	if err := c.Send(t.Context(), []byte(late)); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-c.Incoming(); !strings.Contains(string(got.Msg), `"error"`) {
+		t.Errorf("answer %s on the halted read's connection, want an error", got.Msg)
+	}
+	again, err := m.Dial(t.Context(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if err := again.Send(t.Context(), []byte(late)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string((<-again.Incoming()).Msg), `{"jsonrpc":"2.0","id":900,"result":{"content":[{"type":"text","text":"Echo: call 899"}]}}`; got != want {
+		t.Errorf("a later Dial's answer %s, want %s (the tape read afresh)", got, want)
+	}
 }
