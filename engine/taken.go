@@ -36,8 +36,9 @@ func (e *Engine) openTape() (replayed, error) {
 }
 
 // taken is a tape read by the target, given in tape order once (the
-// target lets go of each message as it gives it). Warnings and Close
-// wait for the target's read to end.
+// target lets go of each message as it gives it). Close (and Warnings,
+// which closes) stops the target's read if the replay ended before it
+// (an interrupt, a replay stopped early), and waits for it to end.
 type taken struct {
 	path     string
 	next     func() (tape.Message, error)

@@ -73,21 +73,25 @@ func newLiveConn(r *reading, name string, lookahead int) *conn {
 	return c
 }
 
-// Send answers msg at once, with the recorded answer (after the server
+// Send answers msg with the recorded answer (after the server
 // notifications recorded before it) or an error saying the tape has none;
-// a notification or an answer gets nothing. It never blocks: it returns
-// ErrClosed after Close, else nil.
-func (c *conn) Send(ctx context.Context, msg []byte) error { return c.send(msg, false) }
+// a notification or an answer gets nothing. It answers at once from a
+// tape read whole. While a replay streams the tape (Mock.StreamTape) a
+// request the index so far cannot answer waits for its answer to be read,
+// or for the whole index (one out of order, reworded or not on the tape):
+// until then, or until ctx is done (its error) or the connection is
+// closed (ErrClosed). It returns ErrClosed after Close, else nil.
+func (c *conn) Send(ctx context.Context, msg []byte) error { return c.send(ctx, msg, false) }
 
 // SendAside answers msg, a message that is not on the tape (a debugger's
 // inject), as Send does, but leaves the recorded answer it gives for the
 // tape's own request: it answers with the first recorded request like it
-// not asked yet, or else the last one asked. It never blocks.
-func (c *conn) SendAside(ctx context.Context, msg []byte) error { return c.send(msg, true) }
+// not asked yet, or else the last one asked. It waits as Send does.
+func (c *conn) SendAside(ctx context.Context, msg []byte) error { return c.send(ctx, msg, true) }
 
 var _ transport.AsideSender = (*conn)(nil)
 
-func (c *conn) send(msg []byte, aside bool) error {
+func (c *conn) send(ctx context.Context, msg []byte, aside bool) error {
 	req, err := jsonrpc.Parse(msg)
 	if err != nil { // answered as a good server does: parse error or invalid request
 		return c.reply(badMessage(msg))
@@ -97,7 +101,12 @@ func (c *conn) send(msg []byte, aside bool) error {
 	}
 	c.sendMu.Lock()
 	if c.live != nil {
-		if notes, ans, ok := c.answerLive(req, aside); ok {
+		notes, ans, ok, err := c.answerLive(ctx, req, aside)
+		if err != nil {
+			c.sendMu.Unlock()
+			return err
+		}
+		if ok {
 			c.sendMu.Unlock()
 			return c.reply(append(notes, ans)...)
 		}
@@ -113,8 +122,11 @@ func (c *conn) send(msg []byte, aside bool) error {
 	return c.reply(append(notes, ans)...)
 }
 
-// SendsInstantly is true: Send answers from memory, without waiting on
-// its ctx (transport.InstantSender).
+// SendsInstantly is true: Send answers from memory (transport.
+// InstantSender), and needs no deadline of its own. While the tape is
+// streamed it may wait for the mock's own read of it (see Send), which
+// is not the target's time to answer and ends with the read of a local
+// file of bounded size (keepUpTo), or with ctx or Close.
 func (c *conn) SendsInstantly() bool { return true }
 
 var _ transport.InstantSender = (*conn)(nil)
@@ -122,7 +134,8 @@ var _ transport.InstantSender = (*conn)(nil)
 // Rewind makes the connection answer as the recording did from seq on, as
 // if the messages before seq had not been asked yet: a debugger's seek
 // back gets the recorded answers again. Answers already sent stay sent.
-// It returns at once: ErrClosed after Close, else nil.
+// While the tape is streamed it waits for the whole index, or for Close.
+// It returns ErrClosed after Close, else nil.
 func (c *conn) Rewind(seq int64) error {
 	c.sendMu.Lock()
 	defer c.sendMu.Unlock()
@@ -130,7 +143,11 @@ func (c *conn) Rewind(seq int64) error {
 		return err
 	}
 	if c.live != nil {
-		<-c.live.done
+		select {
+		case <-c.live.done:
+		case <-c.done:
+			return ErrClosed
+		}
 		c.adopt()
 	}
 	if c.failed != nil {

@@ -81,11 +81,12 @@ func (m *Mock) Dial(ctx context.Context, session string) (transport.Conn, error)
 	return newConn(r.idx, r.idx.sessions[recordedName(session)], m.lookahead), nil
 }
 
-// reading returns the read of the tape, reading it now the first time.
+// reading returns the read of the tape, reading it now the first time,
+// or again after a streamed read was halted (its replay ended first).
 func (m *Mock) reading() *reading {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.r == nil {
+	if m.r == nil || m.r.haltedEarly() {
 		m.r = read(m.src, m.tapeOpts, false)
 	}
 	return m.r
@@ -106,9 +107,12 @@ func (m *Mock) index() (*index, error) {
 // while the mock indexes the rest (see Dial). next gives the messages one
 // by one, then the reader's error: io.EOF at the end, or the tape's own
 // error (a *tape.Error, with its file and line); it is for one
-// goroutine. end waits for the mock's read to end (it returns at once
-// after next gave its error) and returns the reader's warnings; call it
-// once the replay is done with next. The messages are the caller's: the
+// goroutine. end stops the mock's read if it has not ended (the replay
+// is done with the tape: an interrupt, or a replay stopped early), waits
+// for it to end (at once after next gave its error, else within a
+// batch of messages) and returns the reader's warnings; call it once the
+// replay is done with next and with the mock's connections. A Dial after
+// a read stopped so reads the tape afresh. The messages are the caller's: the
 // mock keeps none of them.
 //
 // The messages are given once: ok is false when src is not the tape the

@@ -1,6 +1,7 @@
 package mock
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -39,7 +40,13 @@ type reading struct {
 	warnings []string
 	more     chan struct{} // a batch or the end is queued (capacity 1)
 	finished chan struct{} // closed when the streaming goroutine returns
+	stop     chan struct{} // closed (halt) when the replay is done before the read
+	stopOnce sync.Once
 }
+
+// errHalted is a streamed read's error when the replay it streamed to
+// was done before it reached the tape's end (see halt).
+var errHalted = errors.New("the replay ended before the tape was read to its end")
 
 // streamBatch is how many messages the streaming read indexes before it
 // hands them to the replay (and wakes connections waiting for an
@@ -83,6 +90,7 @@ func stream(rd *tape.Reader) *reading {
 		grown:    make(chan struct{}),
 		more:     make(chan struct{}, 1),
 		finished: make(chan struct{}),
+		stop:     make(chan struct{}),
 	}
 	go r.run(rd)
 	return r
@@ -120,7 +128,37 @@ func (r *reading) run(rd *tape.Reader) {
 			if handed && streamed != nil {
 				streamed(r)
 			}
+			if r.halted() {
+				r.end(lasts, nil, errHalted, rd.Warnings())
+				return
+			}
 		}
+	}
+}
+
+// halt stops a streamed read before its end, at its next batch: the
+// replay is done with it. Its connections then answer as from a tape
+// that cannot be read (errHalted); the mock's next Dial reads the tape
+// afresh (see Mock.reading).
+func (r *reading) halt() { r.stopOnce.Do(func() { close(r.stop) }) }
+
+// halted reports whether halt has been called (on a read that streams).
+func (r *reading) halted() bool {
+	select {
+	case <-r.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// haltedEarly reports whether r is a streamed read that ended halted.
+func (r *reading) haltedEarly() bool {
+	select {
+	case <-r.done:
+		return errors.Is(r.err, errHalted)
+	default:
+		return false
 	}
 }
 
@@ -169,9 +207,9 @@ func (r *reading) hand(batch []tape.Message, end bool, err error, warnings []str
 
 // messages returns the replay's side of a streamed read: next gives the
 // messages in tape order, then the reader's error (io.EOF at the end,
-// else the tape's own error, as tape.Reader.Next returns it); end waits
-// for the read to end and returns the reader's warnings. next is for
-// one goroutine.
+// else the tape's own error, as tape.Reader.Next returns it); end stops
+// the read if it has not ended (halt: the replay is done), waits for it
+// to end and returns the reader's warnings. next is for one goroutine.
 func (r *reading) messages() (next func() (tape.Message, error), end func() []string) {
 	var cur []tape.Message
 	var pending [][]tape.Message
@@ -199,6 +237,7 @@ func (r *reading) messages() (next func() (tape.Message, error), end func() []st
 		return m, nil
 	}
 	end = func() []string {
+		r.halt()
 		<-r.finished
 		r.qmu.Lock()
 		defer r.qmu.Unlock()
@@ -231,8 +270,9 @@ func (r *reading) entriesOf(session string) []entry {
 // recorded answer is indexed, any other once the whole tape is (a miss
 // is a miss only then), so that every answer is the one the whole
 // index gives. It returns ok false, having waited, once the read has
-// ended: c then answers from the index (adopt).
-func (c *conn) answerLive(req jsonrpc.Message, aside bool) (notes [][]byte, ans []byte, ok bool) {
+// ended: c then answers from the index (adopt); or, without waiting
+// longer, ctx's error once ctx is done, ErrClosed once c is closed.
+func (c *conn) answerLive(ctx context.Context, req jsonrpc.Message, aside bool) (notes [][]byte, ans []byte, ok bool, err error) {
 	r := c.live
 	params := req.Params()
 	var raw uint64
@@ -256,7 +296,7 @@ func (c *conn) answerLive(req jsonrpc.Message, aside bool) (notes [][]byte, ans 
 						notes, ans = idxReply(r.viewOf(), e, req, 0, sc)
 						r.mu.Unlock()
 						putScratch(sc)
-						return notes, ans, true
+						return notes, ans, true, nil
 					}
 				}
 			}
@@ -269,16 +309,26 @@ func (c *conn) answerLive(req jsonrpc.Message, aside bool) (notes [][]byte, ans 
 			r.onDone++
 		}
 		r.mu.Unlock()
-		<-wait
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			err = fmt.Errorf("mock: waiting for the tape to be read: %w", ctx.Err())
+		case <-c.done:
+			err = ErrClosed
+		}
 		r.mu.Lock()
 		if wait == r.done {
 			r.onDone--
 		}
+		if err != nil {
+			r.mu.Unlock()
+			return nil, nil, false, err
+		}
 	}
 	r.mu.Unlock()
-	<-r.done
+	<-r.done // closed right after b is let go of (see end)
 	c.adopt()
-	return nil, nil, false
+	return nil, nil, false, nil
 }
 
 // adopt makes c answer from the index the read made, once it has ended;

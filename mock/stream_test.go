@@ -30,11 +30,16 @@ func tapeFile(t testing.TB, body []byte) string {
 
 // holdStream makes streaming reads hand over one batch of n messages,
 // then wait until the returned release is called (by the test's
-// cleanup at the latest).
+// cleanup at the latest) or the read is halted.
 func holdStream(t *testing.T, n int) (release func()) {
 	savedBatch, savedHook := streamBatch, streamed
 	gate := make(chan struct{})
-	streamBatch, streamed = n, func(*reading) { <-gate }
+	streamBatch, streamed = n, func(r *reading) {
+		select {
+		case <-gate:
+		case <-r.stop:
+		}
+	}
 	var released bool
 	release = func() {
 		if !released {

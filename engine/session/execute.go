@@ -104,9 +104,20 @@ func (r *sender) sendOne(ctx context.Context, ss *session, it *Item) error {
 	}
 	// With retries, the attempt the network error spoiled never reached
 	// the server: what goes out now is the retry, which it gets once.
+	async := x.tx.async(ss, it)
+	if !async && holdsSender(ss.conn) && len(x.outs) > 0 {
+		// A Send that holds the actor: what it kept goes on first. The
+		// flush may wait for the sink (validate backed up); that wait is
+		// not the message's send time, nor part of its deadline, so the
+		// send time is read after it (as due does for its spin).
+		if err := x.flush(ctx); err != nil {
+			return err
+		}
+		x.sendAt = time.Time{} // stale once waited
+	}
 	sent := x.tx.now()
 	it.Held = heldFor(ss, it, sent)
-	if x.tx.async(ss, it) {
+	if async {
 		x.ev.sent(it, sent)
 		x.tx.sendAsync(ctx, ss, it, sent)
 		return nil
@@ -115,11 +126,6 @@ func (r *sender) sendOne(ctx context.Context, ss *session, it *Item) error {
 	// that returns at once (the mock's) needs no deadline; a faulted one
 	// may be slowed down (chaos), and has one.
 	sctx := ctx
-	if holdsSender(ss.conn) {
-		if err := x.flush(ctx); err != nil {
-			return err
-		}
-	}
 	if (it.Fault != nil && it.Fault.Kind.Outbound()) || !transport.SendsInstantly(ss.conn) {
 		var cancel context.CancelFunc
 		sctx, cancel = context.WithDeadline(ctx, sent.Add(x.env.Timeout))

@@ -301,7 +301,9 @@ func (r *requests) injectError(ss *session, it *Item) error {
 }
 
 // abandon reports every request still in flight as failed with cause, when
-// the replay stops because the target failed: they were sent.
+// the replay stops because the target failed: they were sent. They go
+// through emit, after the outcomes the actor keeps (judged before), and
+// are handed on with them by the flush at Run's return.
 func (r *requests) abandon(ctx context.Context, cause error) {
 	x := r.x
 	var left []*pend
@@ -313,7 +315,7 @@ func (r *requests) abandon(ctx context.Context, cause error) {
 	slices.SortFunc(left, func(a, b *pend) int { return a.sent.Compare(b.sent) })
 	for _, p := range left {
 		o := &Outcome{Epoch: p.req.Epoch, Req: p.req, Sent: p.sent, Err: cause}
-		if x.sink.Outcome(ctx, o) != nil {
+		if x.emit(ctx, o) != nil {
 			return
 		}
 	}
