@@ -63,7 +63,7 @@ func (r *sender) process(ctx context.Context, ss *session, it *Item) error {
 		return x.rq.injectError(ss, it)
 	}
 	if !it.Injected && (it.RPC.Method == mcp.MethodInitialize || it.RPC.Method == mcp.NotificationInitialized) {
-		ss.handshake = append(ss.handshake, it) // replayed after a reconnect
+		ss.handshake = append(ss.handshake, it.detached()) // replayed after a reconnect
 	}
 	if ss.dead {
 		return x.tx.sendOne(ctx, ss, it) // reported as skipped: its server died
@@ -191,7 +191,7 @@ func (r *requests) inFlight(ss *session, it *Item, sent time.Time) *pend {
 	if x.env.Order.waitsForOwn() {
 		ss.waitFor = p
 	}
-	ss.prevID = it.SentID
+	ss.prevID = append(ss.prevID[:0], it.SentID...) // a copy: SentID is in a shared block
 	if f := it.Fault; f != nil && f.Kind.Outbound() && chaos.Expect(*f).Want != chaos.WantRecorded {
 		// The server may rightly not answer: wait a short while only.
 		ss.faulted = append(ss.faulted, p)

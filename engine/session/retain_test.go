@@ -66,7 +66,9 @@ func TestSessionKeepsNoLoadedBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	inArena := func(p []byte) bool { return len(p) > 0 && within(unsafe.Pointer(unsafe.SliceData(p)), unsafe.Pointer(unsafe.SliceData(arena)), uintptr(cap(arena))) }
+	inArena := func(p []byte) bool {
+		return len(p) > 0 && within(unsafe.Pointer(unsafe.SliceData(p)), unsafe.Pointer(unsafe.SliceData(arena)), uintptr(cap(arena)))
+	}
 	blockStart, blockLen := unsafe.Pointer(unsafe.SliceData(block)), uintptr(len(block))*unsafe.Sizeof(Item{})
 	ss := a.ss
 	if len(ss.handshake) != handshakes {
