@@ -114,7 +114,7 @@ func TestStreamAnswersBeforeTheEnd(t *testing.T) {
 	if w, want := end(), readAllWarnings(t, path); !slices.Equal(w, want) {
 		t.Errorf("warnings %q, want a plain reader's %q", w, want)
 	}
-	lasts, ok := m.LastSeqs(tape.File(path))
+	lasts, ok := m.LastSeqs(t.Context(), tape.File(path))
 	if !ok || lasts["s1"] != 2+2*calls {
 		t.Errorf("LastSeqs = %v, %v; want s1: %d", lasts, ok, 2+2*calls)
 	}
