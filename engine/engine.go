@@ -174,6 +174,11 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	defer stop(nil)
 	e.stopRun = stop
 	g, gctx := errgroup.WithContext(rctx)
+	if t, ok := r.(*taken); ok {
+		// The run stopped: the loader may wait for the target's read of
+		// the tape (the next batch); stopping the read ends that wait.
+		defer context.AfterFunc(gctx, func() { t.Close() })()
+	}
 	collectBeforeSchedule(e.cfg.Speed)
 	if e.cfg.Speed.Paced() {
 		defer holdCollections(e.cfg.Speed, e.cfg.GCHeadroom)()

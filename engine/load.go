@@ -39,6 +39,9 @@ func (e *Engine) load(ctx context.Context, r source, out chan<- *Item) error {
 					next = &Item{Epoch: epoch, End: true, Rec: tape.Message{Seq: -1}}
 				}
 			case err != nil:
+				if ctx.Err() != nil {
+					return ctx.Err() // the read was stopped with the run (taken)
+				}
 				return err
 			default:
 				next = items.newItem(epoch, m)

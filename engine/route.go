@@ -151,8 +151,9 @@ func scanLasts(ctx context.Context, src tape.Source, opts []tape.Option, out cha
 // lastsKnower is a target that knows each session's last seq on a tape
 // it has read already (the built-in mock answering from the replayed
 // tape): the scan asks it rather than reading the tape once more.
+// LastSeqs returns when it knows them, or when ctx is done (not ok).
 type lastsKnower interface {
-	LastSeqs(src tape.Source) (map[string]int64, bool)
+	LastSeqs(ctx context.Context, src tape.Source) (map[string]int64, bool)
 }
 
 // keptLasts is a tape that knows each session's last seq without being
@@ -165,8 +166,11 @@ type keptLasts interface {
 // them.
 func (e *Engine) findLasts(ctx context.Context, out chan<- lastSeqs) error {
 	if k, ok := e.cfg.Dialer.(lastsKnower); ok {
-		if l, ok := k.LastSeqs(e.cfg.Source); ok {
+		if l, ok := k.LastSeqs(ctx, e.cfg.Source); ok {
 			return sendLasts(ctx, l, out)
+		}
+		if ctx.Err() != nil {
+			return nil // the run has stopped: nothing to scan for
 		}
 	}
 	if k, ok := e.cfg.Source.(keptLasts); ok {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"sync"
 
 	"github.com/replayctl/replayctl/tape"
 )
@@ -38,12 +39,14 @@ func (e *Engine) openTape() (replayed, error) {
 // taken is a tape read by the target, given in tape order once (the
 // target lets go of each message as it gives it). Close (and Warnings,
 // which closes) stops the target's read if the replay ended before it
-// (an interrupt, a replay stopped early), and waits for it to end.
+// (an interrupt, a replay stopped early), and waits for it to end; a
+// Next waiting for the read then returns. Close may be called from any
+// goroutine, more than once.
 type taken struct {
 	path     string
 	next     func() (tape.Message, error)
 	end      func() []string
-	ended    bool
+	once     sync.Once
 	warnings []string
 }
 
@@ -61,8 +64,6 @@ func (t *taken) Warnings() []string {
 }
 
 func (t *taken) Close() error {
-	if !t.ended {
-		t.warnings, t.ended = t.end(), true
-	}
+	t.once.Do(func() { t.warnings = t.end() })
 	return nil
 }

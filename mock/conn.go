@@ -2,10 +2,12 @@ package mock
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
 	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
 
@@ -80,7 +82,10 @@ func newLiveConn(r *reading, name string, lookahead int) *conn {
 // request the index so far cannot answer waits for its answer to be read,
 // or for the whole index (one out of order, reworded or not on the tape):
 // until then, or until ctx is done (its error) or the connection is
-// closed (ErrClosed). It returns ErrClosed after Close, else nil.
+// closed (ErrClosed). If that read fails (a bad line in the tape), Send
+// returns its error (a *tape.Error, the same the replay's reader gives)
+// rather than an answer, for this request and every one after it. It
+// returns ErrClosed after Close, else nil.
 func (c *conn) Send(ctx context.Context, msg []byte) error { return c.send(ctx, msg, false) }
 
 // SendAside answers msg, a message that is not on the tape (a debugger's
@@ -114,12 +119,28 @@ func (c *conn) send(ctx context.Context, msg []byte, aside bool) error {
 	var notes [][]byte
 	var ans []byte
 	if c.failed != nil {
+		if !errors.Is(c.failed, errHalted) {
+			// Its answer cannot be known: not the target's wrong answer,
+			// but the tape's error, which ends the replay.
+			c.sendMu.Unlock()
+			return readFailed(c.failed)
+		}
 		ans = unreadable(req, c.failed)
 	} else {
 		notes, ans = c.m.answer(req, aside)
 	}
 	c.sendMu.Unlock()
 	return c.reply(append(notes, ans)...)
+}
+
+// readFailed is the error of a Send whose answer a failed read of the
+// tape (err, as the read ended with it) cannot give: the tape's own
+// error when it is one.
+func readFailed(err error) error {
+	if te, ok := errors.AsType[*tape.Error](err); ok {
+		return te
+	}
+	return err
 }
 
 // SendsInstantly is true: Send answers from memory (transport.

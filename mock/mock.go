@@ -189,19 +189,25 @@ func (m *Mock) TakeTape(src tape.Source) (next func() (tape.Message, bool), warn
 // LastSeqs returns each recorded session's last seq on the tape (any
 // message of it, in either direction), read from the mock's index of its
 // tape, which it builds now if no Dial has (or waits for, while a
-// replay streams it): a replay against the mock learns where each
-// session ends without reading the tape once more. ok is false when src
-// is not the tape the mock answers from (the same File, or the same
-// Shared) or the tape cannot be read.
-func (m *Mock) LastSeqs(src tape.Source) (lasts map[string]int64, ok bool) {
+// replay streams it, until ctx is done): a replay against the mock
+// learns where each session ends without reading the tape once more. ok
+// is false when src is not the tape the mock answers from (the same
+// File, or the same Shared), when the tape cannot be read, or when ctx
+// is done first.
+func (m *Mock) LastSeqs(ctx context.Context, src tape.Source) (lasts map[string]int64, ok bool) {
 	if !sameSource(src, m.src) {
 		return nil, false
 	}
-	idx, err := m.index()
-	if err != nil || idx.lasts == nil {
+	r := m.reading()
+	select {
+	case <-r.done:
+	case <-ctx.Done():
 		return nil, false
 	}
-	return idx.lasts, true
+	if r.err != nil || r.idx.lasts == nil {
+		return nil, false
+	}
+	return r.idx.lasts, true
 }
 
 // sameSource reports whether a and b are the same tape: the same file

@@ -8,6 +8,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/replayctl/replayctl/internal/streamhold"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
 )
@@ -127,6 +128,9 @@ func (r *reading) run(rd *tape.Reader) {
 			behind, batch = batch, make([]tape.Message, 0, streamBatch)
 			if handed && streamed != nil {
 				streamed(r)
+			}
+			if handed && streamhold.Batch != nil {
+				streamhold.Batch(r.stop)
 			}
 			if r.halted() {
 				r.end(lasts, nil, errHalted, rd.Warnings())

@@ -114,7 +114,7 @@ func TestStreamAnswersBeforeTheEnd(t *testing.T) {
 	if w, want := end(), readAllWarnings(t, path); !slices.Equal(w, want) {
 		t.Errorf("warnings %q, want a plain reader's %q", w, want)
 	}
-	lasts, ok := m.LastSeqs(tape.File(path))
+	lasts, ok := m.LastSeqs(t.Context(), tape.File(path))
 	if !ok || lasts["s1"] != 2+2*calls {
 		t.Errorf("LastSeqs = %v, %v; want s1: %d", lasts, ok, 2+2*calls)
 	}
@@ -385,16 +385,16 @@ func TestStreamTapeError(t *testing.T) {
 		}
 		got = append(got, msg)
 	}
-	// Asked while the read is held: answered once it has failed.
+	// Asked while the read is held: once it has failed, the request past
+	// the bad line is not answered (an answer would be blamed on the
+	// target): its Send returns the tape's error.
 	initialize, initialized := got[0].Msg, got[2].Msg
-	asked := make(chan string)
+	asked := make(chan error)
 	go func() {
 		c.Send(t.Context(), initialize) // in order: answered
 		<-c.Incoming()
 		c.Send(t.Context(), initialized) // a notification: nothing
-		c.Send(t.Context(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"call 99"}}}`))
-		in := <-c.Incoming()
-		asked <- string(in.Msg)
+		asked <- c.Send(t.Context(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"call 99"}}}`))
 	}()
 	release()
 	for {
@@ -411,8 +411,13 @@ func TestStreamTapeError(t *testing.T) {
 		t.Errorf("%d messages before the error, a plain reader's %d", len(got), len(want))
 	}
 	end()
-	if a := <-asked; !strings.Contains(a, wantErr.Error()) || !strings.Contains(a, `"error"`) {
-		t.Errorf("a request past the bad line answered %s, want an error saying %v", a, wantErr)
+	if err := <-asked; !errors.As(err, &te) || te.Line != int64(bad) || err.Error() != wantErr.Error() {
+		t.Errorf("Send of a request past the bad line = %v, want the tape's error %v", err, wantErr)
+	}
+	select {
+	case in := <-c.Incoming():
+		t.Errorf("a request past the bad line answered %s, want no answer", in.Msg)
+	default:
 	}
 	if _, err := m.Dial(t.Context(), "s1"); err == nil || !strings.Contains(err.Error(), wantErr.Error()) {
 		t.Errorf("Dial after the read failed: %v, want %v", err, wantErr)

@@ -119,6 +119,8 @@ func (r *sender) sendEnded(ctx context.Context, res sendResult) error {
 		return ctx.Err()
 	case errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTarget):
 		return x.rq.timeOut(ctx, p, x.timedOutAfter()) // the answer's headers never came
+	case isTapeErr(err):
+		return err // see sendFailed
 	case errors.As(err, &he):
 		// The target refused this request and lives on: its refusal is
 		// the answer, judged when the recorded one is known.

@@ -63,7 +63,7 @@ func (r *sender) process(ctx context.Context, ss *session, it *Item) error {
 		return x.rq.injectError(ss, it)
 	}
 	if !it.Injected && (it.RPC.Method == mcp.MethodInitialize || it.RPC.Method == mcp.NotificationInitialized) {
-		ss.handshake = append(ss.handshake, it) // replayed after a reconnect
+		ss.handshake = append(ss.handshake, it.detached()) // replayed after a reconnect
 	}
 	if ss.dead {
 		return x.tx.sendOne(ctx, ss, it) // reported as skipped: its server died
@@ -191,7 +191,7 @@ func (r *requests) inFlight(ss *session, it *Item, sent time.Time) *pend {
 	if x.env.Order.waitsForOwn() {
 		ss.waitFor = p
 	}
-	ss.prevID = it.SentID
+	ss.prevID = append(ss.prevID[:0], it.SentID...) // a copy: SentID is in a shared block
 	if f := it.Fault; f != nil && f.Kind.Outbound() && chaos.Expect(*f).Want != chaos.WantRecorded {
 		// The server may rightly not answer: wait a short while only.
 		ss.faulted = append(ss.faulted, p)
@@ -233,6 +233,8 @@ func (r *sender) sendFailed(ctx context.Context, ss *session, it *Item, sent tim
 	case errors.As(err, &he):
 		// The target refused this message and lives on.
 		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Sent: sent, Err: err})
+	case isTapeErr(err):
+		return err // the built-in mock cannot read the tape: the run ends with the tape's error
 	case x.env.Chaos != nil && !overLimit(ss, err):
 		if err := x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Sent: sent, Err: err}); err != nil {
 			return err
@@ -240,6 +242,15 @@ func (r *sender) sendFailed(ctx context.Context, ss *session, it *Item, sent tim
 		return x.fx.died(ctx, ss, err)
 	}
 	return x.targetDied(ss, fmt.Errorf("send seq %d: %w", it.Rec.Seq, err))
+}
+
+// isTapeErr reports whether a send failed on a bad tape (a *tape.Error):
+// the built-in mock, answering from the tape the replay streams, could
+// not read the answer. Not the target's failure: the run stops with the
+// tape's error, as the loader reports it.
+func isTapeErr(err error) bool {
+	_, ok := errors.AsType[*tape.Error](err)
+	return ok
 }
 
 // ErrNetworkFault is the fate of a request whose network-error fault is

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"time"
 
 	"github.com/replayctl/replayctl/chaos"
@@ -48,6 +49,23 @@ type Item struct {
 	reordered bool // a reorder fault already held it back
 	burst     bool // a burst fault made it due at once
 	admitted  bool // the gate let it through (gate.go)
+}
+
+// detached returns a copy of it that shares no memory with it: items and
+// their bytes come in shared blocks (the loader's, transform's, the tape
+// reader's), and an item a session keeps for its whole life (its
+// handshake) would keep its blocks alive with it.
+func (it *Item) detached() *Item {
+	h := *it
+	h.Rec.Msg = bytes.Clone(it.Rec.Msg)
+	if rpc, err := jsonrpc.Parse(h.Rec.Msg); err == nil {
+		h.RPC = rpc
+	} else {
+		h.RPC = jsonrpc.Message{}
+	}
+	h.Out = bytes.Clone(it.Out)
+	h.SentID = bytes.Clone(it.SentID)
+	return &h
 }
 
 // Subject is what a validator rule is matched against for the message it.
