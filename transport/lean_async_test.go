@@ -18,9 +18,6 @@ import (
 // a deadline that passes as context.DeadlineExceeded — and done is
 // called once with that, while SendAsync itself returns at once.
 func TestSendAsync(t *testing.T) {
-	ok := func(b string) string {
-		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b)
-	}
 	cases := []struct {
 		name string
 		// answer is the server's answer to the second request (the
@@ -31,7 +28,7 @@ func TestSendAsync(t *testing.T) {
 		wantMsg    bool  // the answer is delivered
 		reqs       int32 // requests the server reads in all
 	}{
-		{name: "json", answer: func(id string, _ *http.Request) (string, bool) { return ok(jsonAnswer(id)), false },
+		{name: "json", answer: func(id string, _ *http.Request) (string, bool) { return jsonOK(jsonAnswer(id)), false },
 			wantErr: func(err error) bool { return err == nil }, wantMsg: true, reqs: 2},
 		{name: "refused", answer: func(id string, _ *http.Request) (string, bool) {
 			return "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 4\r\n\r\nbusy", false
@@ -47,16 +44,16 @@ func TestSendAsync(t *testing.T) {
 			if req.URL.Path == "/mcp" {
 				return "HTTP/1.1 307 Temporary Redirect\r\nLocation: /moved\r\nContent-Length: 0\r\n\r\n", false
 			}
-			return ok(jsonAnswer(id)), false
+			return jsonOK(jsonAnswer(id)), false
 		}, wantErr: func(err error) bool { return err == nil }, wantMsg: true, reqs: 4}, // as Send: net/http posts it again, and follows
-		{name: "closed while idle", closeFirst: true, answer: func(id string, _ *http.Request) (string, bool) { return ok(jsonAnswer(id)), false },
+		{name: "closed while idle", closeFirst: true, answer: func(id string, _ *http.Request) (string, bool) { return jsonOK(jsonAnswer(id)), false },
 			wantErr: func(err error) bool { return err == nil }, wantMsg: true, reqs: 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
 				if n == 0 {
-					return ok(jsonAnswer(idOf(body))), c.closeFirst
+					return jsonOK(jsonAnswer(idOf(body))), c.closeFirst
 				}
 				return c.answer(idOf(body), req)
 			})
@@ -104,7 +101,7 @@ func TestSendAsyncDeadline(t *testing.T) {
 	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
 		if n == 0 {
 			b := jsonAnswer(idOf(body))
-			return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
+			return jsonOK(b), false
 		}
 		<-release // never answers until the test ends
 		return "", true
@@ -136,7 +133,7 @@ func TestSendAsyncDeadline(t *testing.T) {
 func TestSendAsyncDeclines(t *testing.T) {
 	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
 		b := jsonAnswer(idOf(body))
-		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
+		return jsonOK(b), false
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -195,7 +192,7 @@ func TestSendAsyncClose(t *testing.T) {
 	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
 		if n == 0 {
 			b := jsonAnswer(idOf(body))
-			return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
+			return jsonOK(b), false
 		}
 		<-release
 		return "", true
@@ -244,7 +241,7 @@ func TestLeanContextHook(t *testing.T) {
 			return "", true
 		}
 		b := jsonAnswer(idOf(body))
-		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
+		return jsonOK(b), false
 	})
 	defer close(release)
 	base, cancel := context.WithTimeout(context.Background(), time.Minute)

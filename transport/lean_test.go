@@ -113,6 +113,12 @@ func jsonAnswer(id string) string {
 	return `{"jsonrpc":"2.0","id":` + id + `,"result":{"ok":true}}`
 }
 
+// jsonOK is a 200 answer with body b as application/json, sized by
+// Content-Length.
+func jsonOK(b string) string {
+	return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b)
+}
+
 func chunk(s string) string { return fmt.Sprintf("%x\r\n%s\r\n", len(s), s) }
 
 // TestLeanAnswers: the lean client reads each shape of answer a server
@@ -133,7 +139,7 @@ func TestLeanAnswers(t *testing.T) {
 	}{
 		{"content-length", func(id string) (string, bool) {
 			b := jsonAnswer(id)
-			return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
+			return jsonOK(b), false
 		}, 1, false},
 		{"chunked", func(id string) (string, bool) {
 			b := jsonAnswer(id)
@@ -150,7 +156,7 @@ func TestLeanAnswers(t *testing.T) {
 		}, 1, false},
 		{"100 continue first", func(id string) (string, bool) {
 			b := jsonAnswer(id)
-			return fmt.Sprintf("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
+			return "HTTP/1.1 100 Continue\r\n\r\n" + jsonOK(b), false
 		}, 1, false},
 		{"connection close", func(id string) (string, bool) {
 			b := jsonAnswer(id)
@@ -161,7 +167,7 @@ func TestLeanAnswers(t *testing.T) {
 		}, 3, false},
 		{"closed after each answer, unannounced", func(id string) (string, bool) {
 			b := jsonAnswer(id)
-			return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), true
+			return jsonOK(b), true
 		}, 3, false},
 	}
 	for _, tc := range cases {
@@ -282,7 +288,7 @@ func TestLeanServerClosedIdle(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := startRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
 				b := jsonAnswer(idOf(body))
-				return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), !tc.closeKept
+				return jsonOK(b), !tc.closeKept
 			}, tc.closeKept)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
@@ -553,7 +559,7 @@ func newSpareRig(t *testing.T, hold func(n int) bool, opts ...func(*spareRig)) *
 			<-held
 		}
 		b := jsonAnswer(idOf(body))
-		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
+		return jsonOK(b), false
 	})
 	var once sync.Once
 	r.release = func() { once.Do(func() { close(held) }) }
