@@ -59,15 +59,7 @@ func TestSendAsync(t *testing.T) {
 			})
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			conn, err := HTTP{URL: srv.url, Poster: PosterLean}.Dial(ctx, "s1")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			if err := conn.Send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err != nil {
-				t.Fatal(err)
-			}
-			<-conn.Incoming()
+			conn := dialIdle(t, ctx, srv.url)
 			done := make(chan error, 2)
 			if !conn.(AsyncSender).SendAsync(ctx, []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`), time.Now().Add(time.Minute), func(err error) { done <- err }) {
 				t.Fatal("SendAsync did not take the request with a connection idle")
@@ -93,6 +85,27 @@ func TestSendAsync(t *testing.T) {
 	}
 }
 
+// dialIdle dials a lean connection to url and leaves one kept-alive
+// connection of it idle: it sends a ping (id 1) and takes its answer,
+// under ctx. The connection is closed when the test ends.
+func dialIdle(t *testing.T, ctx context.Context, url string) Conn {
+	t.Helper()
+	conn, err := HTTP{URL: url, Poster: PosterLean}.Dial(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if err := conn.Send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-conn.Incoming():
+	case <-ctx.Done():
+		t.Fatal("no answer to the first ping")
+	}
+	return conn
+}
+
 // TestSendAsyncDeadline: a request handed over whose answer's headers
 // do not come ends at its deadline with an error wrapping
 // context.DeadlineExceeded, as SendBy's.
@@ -109,15 +122,7 @@ func TestSendAsyncDeadline(t *testing.T) {
 	defer close(release)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	conn, err := HTTP{URL: srv.url, Poster: PosterLean}.Dial(ctx, "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if err := conn.Send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err != nil {
-		t.Fatal(err)
-	}
-	<-conn.Incoming()
+	conn := dialIdle(t, ctx, srv.url)
 	done := make(chan error, 1)
 	if !conn.(AsyncSender).SendAsync(ctx, []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`), time.Now().Add(100*time.Millisecond), func(err error) { done <- err }) {
 		t.Fatal("SendAsync did not take the request with a connection idle")
@@ -200,14 +205,7 @@ func TestSendAsyncClose(t *testing.T) {
 	defer close(release)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	conn, err := HTTP{URL: srv.url, Poster: PosterLean}.Dial(ctx, "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := conn.Send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err != nil {
-		t.Fatal(err)
-	}
-	<-conn.Incoming()
+	conn := dialIdle(t, ctx, srv.url)
 	done := make(chan error, 1)
 	if !conn.(AsyncSender).SendAsync(ctx, []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`), time.Now().Add(time.Minute), func(err error) { done <- err }) {
 		t.Fatal("SendAsync did not take the request with a connection idle")
