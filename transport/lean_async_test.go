@@ -252,14 +252,7 @@ func TestLeanContextHook(t *testing.T) {
 	ping := func(id int) []byte { return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id) }
 	answer := func(id int) {
 		t.Helper()
-		select {
-		case in := <-conn.Incoming():
-			if got := idOf(in.Msg); got != fmt.Sprint(id) {
-				t.Fatalf("got the answer to %s, want %d's", got, id)
-			}
-		case <-base.Done():
-			t.Fatalf("no answer to %d", id)
-		}
+		takeAnswer(t, base, conn, id)
 	}
 	async := func(ctx context.Context, id int) chan error {
 		t.Helper()

@@ -597,12 +597,19 @@ func (r *spareRig) call(id int) []byte {
 // answer takes the next answer, which must be id's.
 func (r *spareRig) answer(t *testing.T, id int) {
 	t.Helper()
+	takeAnswer(t, r.ctx, r.conn, id)
+}
+
+// takeAnswer takes conn's next answer, which must be id's, failing t if
+// none comes before ctx is done.
+func takeAnswer(t *testing.T, ctx context.Context, conn Conn, id int) {
+	t.Helper()
 	select {
-	case in := <-r.conn.Incoming():
+	case in := <-conn.Incoming():
 		if got := idOf(in.Msg); got != fmt.Sprint(id) {
 			t.Fatalf("got the answer to %s, want %d's", got, id)
 		}
-	case <-r.ctx.Done():
+	case <-ctx.Done():
 		t.Fatalf("no answer to %d", id)
 	}
 }
