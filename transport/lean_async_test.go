@@ -110,16 +110,7 @@ func dialIdle(t *testing.T, ctx context.Context, url string) Conn {
 // do not come ends at its deadline with an error wrapping
 // context.DeadlineExceeded, as SendBy's.
 func TestSendAsyncDeadline(t *testing.T) {
-	release := make(chan struct{})
-	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
-		if n == 0 {
-			b := jsonAnswer(idOf(body))
-			return jsonOK(b), false
-		}
-		<-release // never answers until the test ends
-		return "", true
-	})
-	defer close(release)
+	srv := newHoldingServer(t, func(n int, _ []byte) bool { return n > 0 }) // the first answers, the rest never
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	conn := dialIdle(t, ctx, srv.url)
@@ -193,16 +184,7 @@ func TestSendAsyncDeclines(t *testing.T) {
 // TestSendAsyncClose: Close while a handed-over request waits for its
 // answer ends it: done is called with an error, before Close returns.
 func TestSendAsyncClose(t *testing.T) {
-	release := make(chan struct{})
-	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
-		if n == 0 {
-			b := jsonAnswer(idOf(body))
-			return jsonOK(b), false
-		}
-		<-release
-		return "", true
-	})
-	defer close(release)
+	srv := newHoldingServer(t, func(n int, _ []byte) bool { return n > 0 })
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	conn := dialIdle(t, ctx, srv.url)
@@ -232,16 +214,7 @@ func TestSendAsyncClose(t *testing.T) {
 // leaves the next call (under another) alone, and a context used for
 // several calls still aborts the one in flight when it ends.
 func TestLeanContextHook(t *testing.T) {
-	release := make(chan struct{})
-	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
-		if idOf(body) == "4" {
-			<-release // held until the test ends
-			return "", true
-		}
-		b := jsonAnswer(idOf(body))
-		return jsonOK(b), false
-	})
-	defer close(release)
+	srv := newHoldingServer(t, func(_ int, body []byte) bool { return idOf(body) == "4" })
 	base, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	conn, err := HTTP{URL: srv.url, Poster: PosterLean}.Dial(base, "s1")

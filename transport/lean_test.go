@@ -104,6 +104,23 @@ func startRawServer(t *testing.T, answer answerFunc, closeKept bool) *rawServer 
 	return s
 }
 
+// newHoldingServer is a raw server that answers each request at once
+// with jsonOK, except those hold picks (by their order n, from 0, and
+// body): those it never answers, and it closes their connections when
+// the test ends.
+func newHoldingServer(t *testing.T, hold func(n int, body []byte) bool) *rawServer {
+	release := make(chan struct{})
+	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+		if hold(n, body) {
+			<-release
+			return "", true
+		}
+		return jsonOK(jsonAnswer(idOf(body))), false
+	})
+	t.Cleanup(func() { close(release) }) // before the server's cleanup (LIFO)
+	return srv
+}
+
 // idOf is the id of a JSON-RPC request's body, as its bytes.
 func idOf(body []byte) string {
 	return string(inspect(body).id)
@@ -505,12 +522,7 @@ func TestLeanRealServers(t *testing.T) {
 func TestSendByDeadline(t *testing.T) {
 	for _, poster := range []Poster{PosterStd, PosterLean} {
 		t.Run(string(poster), func(t *testing.T) {
-			release := make(chan struct{})
-			srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
-				<-release // never answers until the test ends
-				return "", true
-			})
-			defer close(release)
+			srv := newHoldingServer(t, func(int, []byte) bool { return true }) // never answers
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			conn, err := HTTP{URL: srv.url, Poster: poster}.Dial(ctx, "s1")
