@@ -77,6 +77,28 @@ func BenchmarkHTTPCall(b *testing.B) {
 // handshake and 50 calls to warm the connection, and returns a function
 // that makes one more tools/call and waits for its answer.
 func slowCaller(tb testing.TB, poster Poster) func(i int) {
+	ctx, c, wait := slowSession(tb, poster)
+	call := func(msg string) {
+		if err := c.Send(ctx, []byte(msg)); err != nil {
+			tb.Fatal(err)
+		}
+		wait()
+	}
+	msgs := make([]string, 400)
+	for i := range msgs {
+		msgs[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`, i+1)
+	}
+	for _, m := range msgs[:50] { // warm: the connection pool, the buffers
+		call(m)
+	}
+	return func(i int) { call(msgs[(50+i)%len(msgs)]) }
+}
+
+// slowSession connects through poster to the slow test server (no
+// delay) and makes the handshake; it returns the connection, the
+// context its calls are made under, and a function that waits for the
+// next answer (failing tb if none comes, or it is empty).
+func slowSession(tb testing.TB, poster Poster) (context.Context, Conn, func()) {
 	url := testserver.SlowHTTP(tb, "-delay", "0s")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	tb.Cleanup(cancel)
@@ -85,10 +107,7 @@ func slowCaller(tb testing.TB, poster Poster) func(i int) {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { c.Close() })
-	call := func(msg string) {
-		if err := c.Send(ctx, []byte(msg)); err != nil {
-			tb.Fatal(err)
-		}
+	wait := func() {
 		select {
 		case in, ok := <-c.Incoming():
 			if !ok {
@@ -101,18 +120,14 @@ func slowCaller(tb testing.TB, poster Poster) func(i int) {
 			tb.Fatal("no answer")
 		}
 	}
-	call(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if err := c.Send(ctx, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)); err != nil {
+		tb.Fatal(err)
+	}
+	wait()
 	if err := c.Send(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); err != nil {
 		tb.Fatal(err)
 	}
-	msgs := make([]string, 400)
-	for i := range msgs {
-		msgs[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`, i+1)
-	}
-	for _, m := range msgs[:50] { // warm: the connection pool, the buffers
-		call(m)
-	}
-	return func(i int) { call(msgs[(50+i)%len(msgs)]) }
+	return ctx, c, wait
 }
 
 // TestHTTPMetaOfAnswers: each answer's HTTPMeta shows its own status and
@@ -192,37 +207,10 @@ func BenchmarkHTTPAsyncCall(b *testing.B) {
 // each tools/call over with SendAsync and waits for its done and its
 // answer. The done function is made once, as the engine makes it.
 func slowAsyncCaller(tb testing.TB) func(i int) {
-	url := testserver.SlowHTTP(tb, "-delay", "0s")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	tb.Cleanup(cancel)
-	c, err := HTTP{URL: url, Poster: PosterLean}.Dial(ctx, "s1")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { c.Close() })
+	ctx, c, wait := slowSession(tb, PosterLean)
 	hc := c.(*HTTPConn)
 	sent := make(chan error, 1)
 	done := func(err error) { sent <- err }
-	wait := func() {
-		select {
-		case in, ok := <-c.Incoming():
-			if !ok {
-				tb.Fatalf("the connection ended: %v", c.Err())
-			}
-			if len(in.Msg) == 0 {
-				tb.Fatal("an empty answer")
-			}
-		case <-ctx.Done():
-			tb.Fatal("no answer")
-		}
-	}
-	if err := c.Send(ctx, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)); err != nil {
-		tb.Fatal(err)
-	}
-	wait()
-	if err := c.Send(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); err != nil {
-		tb.Fatal(err)
-	}
 	msgs := make([][]byte, 400)
 	for i := range msgs {
 		msgs[i] = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`, i+1)

@@ -18,9 +18,6 @@ import (
 // a deadline that passes as context.DeadlineExceeded — and done is
 // called once with that, while SendAsync itself returns at once.
 func TestSendAsync(t *testing.T) {
-	ok := func(b string) string {
-		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b)
-	}
 	cases := []struct {
 		name string
 		// answer is the server's answer to the second request (the
@@ -31,7 +28,7 @@ func TestSendAsync(t *testing.T) {
 		wantMsg    bool  // the answer is delivered
 		reqs       int32 // requests the server reads in all
 	}{
-		{name: "json", answer: func(id string, _ *http.Request) (string, bool) { return ok(jsonAnswer(id)), false },
+		{name: "json", answer: func(id string, _ *http.Request) (string, bool) { return jsonOK(jsonAnswer(id)), false },
 			wantErr: func(err error) bool { return err == nil }, wantMsg: true, reqs: 2},
 		{name: "refused", answer: func(id string, _ *http.Request) (string, bool) {
 			return "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 4\r\n\r\nbusy", false
@@ -47,30 +44,22 @@ func TestSendAsync(t *testing.T) {
 			if req.URL.Path == "/mcp" {
 				return "HTTP/1.1 307 Temporary Redirect\r\nLocation: /moved\r\nContent-Length: 0\r\n\r\n", false
 			}
-			return ok(jsonAnswer(id)), false
+			return jsonOK(jsonAnswer(id)), false
 		}, wantErr: func(err error) bool { return err == nil }, wantMsg: true, reqs: 4}, // as Send: net/http posts it again, and follows
-		{name: "closed while idle", closeFirst: true, answer: func(id string, _ *http.Request) (string, bool) { return ok(jsonAnswer(id)), false },
+		{name: "closed while idle", closeFirst: true, answer: func(id string, _ *http.Request) (string, bool) { return jsonOK(jsonAnswer(id)), false },
 			wantErr: func(err error) bool { return err == nil }, wantMsg: true, reqs: 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
 				if n == 0 {
-					return ok(jsonAnswer(idOf(body))), c.closeFirst
+					return jsonOK(jsonAnswer(idOf(body))), c.closeFirst
 				}
 				return c.answer(idOf(body), req)
 			})
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			conn, err := HTTP{URL: srv.url, Poster: PosterLean}.Dial(ctx, "s1")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			if err := conn.Send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err != nil {
-				t.Fatal(err)
-			}
-			<-conn.Incoming()
+			conn := dialIdle(t, ctx, srv.url)
 			done := make(chan error, 2)
 			if !conn.(AsyncSender).SendAsync(ctx, []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`), time.Now().Add(time.Minute), func(err error) { done <- err }) {
 				t.Fatal("SendAsync did not take the request with a connection idle")
@@ -96,31 +85,35 @@ func TestSendAsync(t *testing.T) {
 	}
 }
 
+// dialIdle dials a lean connection to url and leaves one kept-alive
+// connection of it idle: it sends a ping (id 1) and takes its answer,
+// under ctx. The connection is closed when the test ends.
+func dialIdle(t *testing.T, ctx context.Context, url string) Conn {
+	t.Helper()
+	conn, err := HTTP{URL: url, Poster: PosterLean}.Dial(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if err := conn.Send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-conn.Incoming():
+	case <-ctx.Done():
+		t.Fatal("no answer to the first ping")
+	}
+	return conn
+}
+
 // TestSendAsyncDeadline: a request handed over whose answer's headers
 // do not come ends at its deadline with an error wrapping
 // context.DeadlineExceeded, as SendBy's.
 func TestSendAsyncDeadline(t *testing.T) {
-	release := make(chan struct{})
-	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
-		if n == 0 {
-			b := jsonAnswer(idOf(body))
-			return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
-		}
-		<-release // never answers until the test ends
-		return "", true
-	})
-	defer close(release)
+	srv := newHoldingServer(t, func(n int, _ []byte) bool { return n > 0 }) // the first answers, the rest never
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	conn, err := HTTP{URL: srv.url, Poster: PosterLean}.Dial(ctx, "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if err := conn.Send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err != nil {
-		t.Fatal(err)
-	}
-	<-conn.Incoming()
+	conn := dialIdle(t, ctx, srv.url)
 	done := make(chan error, 1)
 	if !conn.(AsyncSender).SendAsync(ctx, []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`), time.Now().Add(100*time.Millisecond), func(err error) { done <- err }) {
 		t.Fatal("SendAsync did not take the request with a connection idle")
@@ -136,7 +129,7 @@ func TestSendAsyncDeadline(t *testing.T) {
 func TestSendAsyncDeclines(t *testing.T) {
 	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
 		b := jsonAnswer(idOf(body))
-		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
+		return jsonOK(b), false
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -191,26 +184,10 @@ func TestSendAsyncDeclines(t *testing.T) {
 // TestSendAsyncClose: Close while a handed-over request waits for its
 // answer ends it: done is called with an error, before Close returns.
 func TestSendAsyncClose(t *testing.T) {
-	release := make(chan struct{})
-	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
-		if n == 0 {
-			b := jsonAnswer(idOf(body))
-			return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
-		}
-		<-release
-		return "", true
-	})
-	defer close(release)
+	srv := newHoldingServer(t, func(n int, _ []byte) bool { return n > 0 })
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	conn, err := HTTP{URL: srv.url, Poster: PosterLean}.Dial(ctx, "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := conn.Send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err != nil {
-		t.Fatal(err)
-	}
-	<-conn.Incoming()
+	conn := dialIdle(t, ctx, srv.url)
 	done := make(chan error, 1)
 	if !conn.(AsyncSender).SendAsync(ctx, []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`), time.Now().Add(time.Minute), func(err error) { done <- err }) {
 		t.Fatal("SendAsync did not take the request with a connection idle")
@@ -237,16 +214,7 @@ func TestSendAsyncClose(t *testing.T) {
 // leaves the next call (under another) alone, and a context used for
 // several calls still aborts the one in flight when it ends.
 func TestLeanContextHook(t *testing.T) {
-	release := make(chan struct{})
-	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
-		if idOf(body) == "4" {
-			<-release // held until the test ends
-			return "", true
-		}
-		b := jsonAnswer(idOf(body))
-		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
-	})
-	defer close(release)
+	srv := newHoldingServer(t, func(_ int, body []byte) bool { return idOf(body) == "4" })
 	base, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	conn, err := HTTP{URL: srv.url, Poster: PosterLean}.Dial(base, "s1")
@@ -257,14 +225,7 @@ func TestLeanContextHook(t *testing.T) {
 	ping := func(id int) []byte { return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id) }
 	answer := func(id int) {
 		t.Helper()
-		select {
-		case in := <-conn.Incoming():
-			if got := idOf(in.Msg); got != fmt.Sprint(id) {
-				t.Fatalf("got the answer to %s, want %d's", got, id)
-			}
-		case <-base.Done():
-			t.Fatalf("no answer to %d", id)
-		}
+		takeAnswer(t, base, conn, id)
 	}
 	async := func(ctx context.Context, id int) chan error {
 		t.Helper()

@@ -3,7 +3,6 @@ package transport
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"sync"
 	"testing"
@@ -71,7 +70,7 @@ func TestLeanFailsByContextOnceDone(t *testing.T) {
 	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
 		if n == 0 { // the first answers at once, so that the second finds the connection idle
 			b := jsonAnswer(idOf(body))
-			return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
+			return jsonOK(b), false
 		}
 		reached <- n
 		<-release // held until the test ends

@@ -104,6 +104,23 @@ func startRawServer(t *testing.T, answer answerFunc, closeKept bool) *rawServer 
 	return s
 }
 
+// newHoldingServer is a raw server that answers each request at once
+// with jsonOK, except those hold picks (by their order n, from 0, and
+// body): those it never answers, and it closes their connections when
+// the test ends.
+func newHoldingServer(t *testing.T, hold func(n int, body []byte) bool) *rawServer {
+	release := make(chan struct{})
+	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+		if hold(n, body) {
+			<-release
+			return "", true
+		}
+		return jsonOK(jsonAnswer(idOf(body))), false
+	})
+	t.Cleanup(func() { close(release) }) // before the server's cleanup (LIFO)
+	return srv
+}
+
 // idOf is the id of a JSON-RPC request's body, as its bytes.
 func idOf(body []byte) string {
 	return string(inspect(body).id)
@@ -111,6 +128,12 @@ func idOf(body []byte) string {
 
 func jsonAnswer(id string) string {
 	return `{"jsonrpc":"2.0","id":` + id + `,"result":{"ok":true}}`
+}
+
+// jsonOK is a 200 answer with body b as application/json, sized by
+// Content-Length.
+func jsonOK(b string) string {
+	return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b)
 }
 
 func chunk(s string) string { return fmt.Sprintf("%x\r\n%s\r\n", len(s), s) }
@@ -133,7 +156,7 @@ func TestLeanAnswers(t *testing.T) {
 	}{
 		{"content-length", func(id string) (string, bool) {
 			b := jsonAnswer(id)
-			return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
+			return jsonOK(b), false
 		}, 1, false},
 		{"chunked", func(id string) (string, bool) {
 			b := jsonAnswer(id)
@@ -150,7 +173,7 @@ func TestLeanAnswers(t *testing.T) {
 		}, 1, false},
 		{"100 continue first", func(id string) (string, bool) {
 			b := jsonAnswer(id)
-			return fmt.Sprintf("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
+			return "HTTP/1.1 100 Continue\r\n\r\n" + jsonOK(b), false
 		}, 1, false},
 		{"connection close", func(id string) (string, bool) {
 			b := jsonAnswer(id)
@@ -161,7 +184,7 @@ func TestLeanAnswers(t *testing.T) {
 		}, 3, false},
 		{"closed after each answer, unannounced", func(id string) (string, bool) {
 			b := jsonAnswer(id)
-			return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), true
+			return jsonOK(b), true
 		}, 3, false},
 	}
 	for _, tc := range cases {
@@ -282,7 +305,7 @@ func TestLeanServerClosedIdle(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := startRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
 				b := jsonAnswer(idOf(body))
-				return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), !tc.closeKept
+				return jsonOK(b), !tc.closeKept
 			}, tc.closeKept)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
@@ -499,12 +522,7 @@ func TestLeanRealServers(t *testing.T) {
 func TestSendByDeadline(t *testing.T) {
 	for _, poster := range []Poster{PosterStd, PosterLean} {
 		t.Run(string(poster), func(t *testing.T) {
-			release := make(chan struct{})
-			srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
-				<-release // never answers until the test ends
-				return "", true
-			})
-			defer close(release)
+			srv := newHoldingServer(t, func(int, []byte) bool { return true }) // never answers
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			conn, err := HTTP{URL: srv.url, Poster: poster}.Dial(ctx, "s1")
@@ -553,7 +571,7 @@ func newSpareRig(t *testing.T, hold func(n int) bool, opts ...func(*spareRig)) *
 			<-held
 		}
 		b := jsonAnswer(idOf(body))
-		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(b), b), false
+		return jsonOK(b), false
 	})
 	var once sync.Once
 	r.release = func() { once.Do(func() { close(held) }) }
@@ -591,12 +609,19 @@ func (r *spareRig) call(id int) []byte {
 // answer takes the next answer, which must be id's.
 func (r *spareRig) answer(t *testing.T, id int) {
 	t.Helper()
+	takeAnswer(t, r.ctx, r.conn, id)
+}
+
+// takeAnswer takes conn's next answer, which must be id's, failing t if
+// none comes before ctx is done.
+func takeAnswer(t *testing.T, ctx context.Context, conn Conn, id int) {
+	t.Helper()
 	select {
-	case in := <-r.conn.Incoming():
+	case in := <-conn.Incoming():
 		if got := idOf(in.Msg); got != fmt.Sprint(id) {
 			t.Fatalf("got the answer to %s, want %d's", got, id)
 		}
-	case <-r.ctx.Done():
+	case <-ctx.Done():
 		t.Fatalf("no answer to %d", id)
 	}
 }
