@@ -30,7 +30,7 @@ at all, also when the conversion is interrupted (Ctrl-C, SIGTERM: exit 130).`,
 			if _, err := os.Stat(in); err != nil && in != "-" { // before OUT: a missing IN is named as such
 				return swappedArgs("convert", in, out, usageError("convert: IN %s: %v", in, errors.Unwrap(err)))
 			}
-			if err := refuseExisting("convert", out, force); err != nil {
+			if err := refuseExisting("convert", "OUT", out, force); err != nil {
 				return err
 			}
 			r, err := a.rewriteTape(cmd.Context(), in, out, []tape.Option{tape.WithMaxLine(maxLine), tape.WithMaxDocument(maxDoc)}, func(ctx context.Context, r *tape.Reader) error {

@@ -142,7 +142,7 @@ and the tools/call request of each).`,
 			}
 			defer r.Close()
 			if out != "-" {
-				if err := refuseExisting("export", out, force); err != nil {
+				if err := refuseExisting("export", "OUT", out, force); err != nil {
 					return err
 				}
 			}

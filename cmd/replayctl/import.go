@@ -58,7 +58,7 @@ then OUT is not written.`,
 			if _, err := os.Stat(in); err != nil && in != "-" { // before OUT: a missing IN is named as such
 				return swappedArgs("import", in, out, usageError("import: IN %s: %v", in, errors.Unwrap(err)))
 			}
-			if err := refuseExisting("import", out, force); err != nil {
+			if err := refuseExisting("import", "OUT", out, force); err != nil {
 				return err
 			}
 			r, err := a.rewriteTape(cmd.Context(), in, out, []tape.Option{tape.WithMaxLine(maxLine), tape.WithMaxDocument(maxDoc)}, func(ctx context.Context, r *tape.Reader) error {

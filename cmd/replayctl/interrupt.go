@@ -94,18 +94,19 @@ func (a *app) rewriteTape(ctx context.Context, in, out string, tapeOpts []tape.O
 	return r, nil
 }
 
-// refuseExisting keeps a tape the user has: OUT is written only when it
-// does not exist yet, or with --force; never over a directory.
-func refuseExisting(command, out string, force bool) error {
+// refuseExisting keeps a file the user has: out, the output name names
+// (OUT, or the flag that gives it), is written only when it does not
+// exist yet, or with --force; never over a directory.
+func refuseExisting(command, name, out string, force bool) error {
 	fi, err := os.Stat(out)
 	if err == nil && fi.IsDir() {
-		return usageError("%s: OUT %s is a directory: give a file name", command, out)
+		return usageError("%s: %s %s is a directory: give a file name", command, name, out)
 	}
 	if force {
 		return nil
 	}
 	if _, err := os.Lstat(out); err == nil {
-		return usageError("%s: %s exists; pass --force to overwrite it, or choose another OUT", command, out)
+		return usageError("%s: %s %s exists; pass --force to overwrite it, or choose another %s", command, name, out, name)
 	}
 	return nil
 }

@@ -295,26 +295,30 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 // replay on it, and the tape is created once the protocol version is
 // known (README). It reports whether it removed it.
 func dropSilentTape(path string) bool {
+	return !heardServer(path) && os.Remove(path) == nil
+}
+
+// heardServer reports whether the tape at path holds anything of the
+// server's (a protocol version or a message from it), or cannot be
+// opened: such a tape is kept.
+func heardServer(path string) bool {
 	r, err := tape.Open(path)
 	if err != nil {
-		return false
+		return true
 	}
+	defer r.Close()
 	if r.Header().ProtocolVersion != "" {
-		r.Close()
-		return false
+		return true
 	}
 	for {
 		m, err := r.Next()
 		if err != nil {
-			break // the end, or a line it cannot read: nothing from the server before it
+			return false // the end, or a line it cannot read: nothing from the server before it
 		}
 		if m.Dir == tape.S2C {
-			r.Close()
-			return false
+			return true
 		}
 	}
-	r.Close()
-	return os.Remove(path) == nil
 }
 
 // recordSummary prints what was recorded, on stderr (stdout is the

@@ -59,7 +59,7 @@ stderr, by kind and name, never with a value.`,
 			return swappedArgs("redact", in, out, usageError("redact: IN %s: %v", in, errors.Unwrap(err)))
 		}
 		// OUT may be IN: OUT replaces it atomically once it has been read through.
-		if err := refuseExisting("redact", out, force || sameFile(in, out)); err != nil {
+		if err := refuseExisting("redact", "OUT", out, force || sameFile(in, out)); err != nil {
 			return err
 		}
 		red, err := redactor()

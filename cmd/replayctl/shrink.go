@@ -154,7 +154,13 @@ func (a *app) shrink(cmd *cobra.Command, args []string, f shrinkFlags) error {
 		return usageError("--plan-out writes the faults of --chaos-from: give --chaos-from REPORT too")
 	}
 	for _, o := range []struct{ flag, path string }{{"--tape-out", tapeOut}, {"--plan-out", planOut}, {"--report", f.report}} {
-		if err := refuseOutput(o.flag, o.path, args[0], f.force); err != nil {
+		if o.path == "" {
+			continue
+		}
+		if err := refuseExisting("shrink", o.flag, o.path, f.force); err != nil {
+			if sameFile(o.path, args[0]) {
+				return usageError("%v (%s is TAPE itself: the failing tape)", err, o.path)
+			}
 			return err
 		}
 	}
@@ -274,27 +280,6 @@ func (a *app) shrink(cmd *cobra.Command, args []string, f shrinkFlags) error {
 		return &exitError{code: exitFailed, err: fmt.Errorf("the proof does not hold: the result failed %d of %d proof runs (baseline %d of %d); try more --runs or a higher --need", res.Proof.Failed, res.Proof.Runs, res.Baseline.Failed, res.Baseline.Runs)}
 	}
 	return nil
-}
-
-// refuseOutput keeps a file the user has from being overwritten by the
-// output flag names, before any replay: path is written only when it
-// does not exist yet, or with --force; never over a directory. TAPE
-// named as an output is said so.
-func refuseOutput(flag, path, tapePath string, force bool) error {
-	if path == "" {
-		return nil
-	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return usageError("shrink: %s %s is a directory: give a file name", flag, path)
-	}
-	if _, err := os.Lstat(path); err != nil || force {
-		return nil
-	}
-	what := path
-	if sameFile(path, tapePath) {
-		what += " (TAPE itself: the failing tape)"
-	}
-	return usageError("shrink: %s %s exists; pass --force to overwrite it, or choose another %s", flag, what, flag)
 }
 
 // sibling is path with its extension replaced by ext.
