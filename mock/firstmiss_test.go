@@ -5,18 +5,12 @@ import (
 	"fmt"
 	"io"
 	"testing"
-
-	"github.com/replayctl/replayctl/tape"
 )
 
 // streamWhole streams the tape at path as a replay takes it, to its end,
 // and returns the mock.
 func streamWhole(tb testing.TB, path string) *Mock {
-	m := New(path)
-	next, end, ok := m.StreamTape(tape.File(path))
-	if !ok {
-		tb.Fatal("StreamTape: not ok")
-	}
+	m, next, end := startStream(tb, path)
 	for {
 		if _, err := next(); errors.Is(err, io.EOF) {
 			break

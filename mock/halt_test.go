@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
 
@@ -28,11 +27,7 @@ func TestStreamedSendStops(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := tapeFile(t, callsTape(1000))
 			release := holdStream(t, 8) // the read holds after 16 messages
-			m := New(path)
-			_, end, ok := m.StreamTape(tape.File(path))
-			if !ok {
-				t.Fatal("StreamTape: not ok")
-			}
+			m, _, end := startStream(t, path)
 			c, err := m.Dial(t.Context(), "s1")
 			if err != nil {
 				t.Fatal(err)
@@ -83,11 +78,7 @@ func TestStreamEndHalts(t *testing.T) {
 	const calls = 1000
 	path := tapeFile(t, callsTape(calls))
 	holdStream(t, 8) // the read holds after 16 messages, until halted
-	m := New(path)
-	next, end, ok := m.StreamTape(tape.File(path))
-	if !ok {
-		t.Fatal("StreamTape: not ok")
-	}
+	m, next, end := startStream(t, path)
 	if _, err := next(); err != nil {
 		t.Fatal(err)
 	}

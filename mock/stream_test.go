@@ -28,6 +28,18 @@ func tapeFile(t testing.TB, body []byte) string {
 	return path
 }
 
+// startStream makes a mock of the tape path and starts its streamed read
+// of it, as a replay against it does (Mock.StreamTape).
+func startStream(tb testing.TB, path string) (m *Mock, next func() (tape.Message, error), end func() []string) {
+	tb.Helper()
+	m = New(path)
+	next, end, ok := m.StreamTape(tape.File(path))
+	if !ok {
+		tb.Fatal("StreamTape: not ok")
+	}
+	return m, next, end
+}
+
 // holdStream makes streaming reads hand over one batch of n messages,
 // then wait until the returned release is called (by the test's
 // cleanup at the latest) or the read is halted.
@@ -61,11 +73,7 @@ func TestStreamAnswersBeforeTheEnd(t *testing.T) {
 	const calls = 1000
 	path := tapeFile(t, callsTape(calls))
 	release := holdStream(t, 8) // the read holds after 8 messages
-	m := New(path)
-	next, end, ok := m.StreamTape(tape.File(path))
-	if !ok {
-		t.Fatal("StreamTape: not ok")
-	}
+	m, next, end := startStream(t, path)
 	var first []tape.Message
 	for range 5 { // initialize, its answer, initialized, call 0, its answer
 		msg, err := next()
@@ -223,11 +231,7 @@ func TestStreamAnswersAsTheIndex(t *testing.T) {
 				}
 			}
 			t.Cleanup(func() { streamBatch, streamed = savedBatch, savedHook })
-			m := New(path)
-			next, end, ok := m.StreamTape(tape.File(path))
-			if !ok {
-				t.Fatal("StreamTape: not ok")
-			}
+			m, next, end := startStream(t, path)
 			got := askAll(t, m, reqs, next)
 			end()
 			if len(got["s1"]) < len(reqs[0]) || len(got["s4"]) < len(reqs[0]) {
@@ -367,11 +371,7 @@ func TestStreamTapeError(t *testing.T) {
 	}
 
 	release := holdStream(t, 4)
-	m := New(path)
-	next, end, ok := m.StreamTape(tape.File(path))
-	if !ok {
-		t.Fatal("StreamTape: not ok")
-	}
+	m, next, end := startStream(t, path)
 	c, err := m.Dial(t.Context(), "s1")
 	if err != nil {
 		t.Fatal(err)
@@ -432,11 +432,7 @@ func TestStreamTapeError(t *testing.T) {
 // (goleak, in TestMain), and the mock's index is whole.
 func TestStreamLeftEarly(t *testing.T) {
 	path := tapeFile(t, callsTape(2000))
-	m := New(path)
-	next, end, ok := m.StreamTape(tape.File(path))
-	if !ok {
-		t.Fatal("StreamTape: not ok")
-	}
+	m, next, end := startStream(t, path)
 	if _, err := next(); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package tape
 import (
 	"bytes"
 	"fmt"
+	"io"
 )
 
 // CheckLines reads the native tape src to its end for a line longer than
@@ -11,7 +12,8 @@ import (
 // checks first refuses such a tape before it sends anything, rather than
 // midway. It opens src as OpenSource does, with opts, and returns that
 // error if it cannot; it decodes nothing past the header, only finds the
-// ends of lines, so it costs a read of the file. A tape of another
+// ends of lines, so it costs a read of the file, and not even that when
+// the whole file is no longer than the limit. A tape of another
 // format (an import, held to the document limit) is not checked: nil. A
 // read error is left to the reader, which says it where it happens.
 func CheckLines(src Source, opts ...Option) error {
@@ -29,6 +31,12 @@ func CheckLines(src Source, opts ...Option) error {
 		return nil
 	}
 	defer f.Close()
+	if size, err := f.Seek(0, io.SeekEnd); err == nil && size <= int64(limit) {
+		return nil // no line can be longer than the file
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil
+	}
 	var (
 		buf  = make([]byte, 256<<10)
 		line = int64(1) // the header, read above, may be longer
