@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
@@ -385,15 +386,27 @@ func TestStreamTapeError(t *testing.T) {
 		}
 		got = append(got, msg)
 	}
-	// Asked while the read is held: once it has failed, the request past
-	// the bad line is not answered (an answer would be blamed on the
-	// target): its Send returns the tape's error.
+	// Asked while the read is held, in order: answered from the index so
+	// far. (Asked once the read has failed, it would get the tape's
+	// error, and no answer: so it is asked here, not on the goroutine.)
 	initialize, initialized := got[0].Msg, got[2].Msg
-	asked := make(chan error)
+	if err := c.Send(t.Context(), initialize); err != nil {
+		t.Fatalf("Send of initialize while the read is held: %v", err)
+	}
+	select {
+	case <-c.Incoming():
+	case <-time.After(30 * time.Second): // a bound, not a wait: indexed, it is answered at once
+		t.Fatal("initialize, indexed before the hold, not answered in 30 s")
+	}
+	if err := c.Send(t.Context(), initialized); err != nil { // a notification: nothing
+		t.Fatal(err)
+	}
+	// Once the read has failed, the request past the bad line is not
+	// answered (an answer would be blamed on the target): its Send returns
+	// the tape's error, whether it was asked before the failure (it waits)
+	// or after it.
+	asked := make(chan error, 1)
 	go func() {
-		c.Send(t.Context(), initialize) // in order: answered
-		<-c.Incoming()
-		c.Send(t.Context(), initialized) // a notification: nothing
 		asked <- c.Send(t.Context(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"call 99"}}}`))
 	}()
 	release()
@@ -411,8 +424,13 @@ func TestStreamTapeError(t *testing.T) {
 		t.Errorf("%d messages before the error, a plain reader's %d", len(got), len(want))
 	}
 	end()
-	if err := <-asked; !errors.As(err, &te) || te.Line != int64(bad) || err.Error() != wantErr.Error() {
-		t.Errorf("Send of a request past the bad line = %v, want the tape's error %v", err, wantErr)
+	select {
+	case err := <-asked:
+		if !errors.As(err, &te) || te.Line != int64(bad) || err.Error() != wantErr.Error() {
+			t.Errorf("Send of a request past the bad line = %v, want the tape's error %v", err, wantErr)
+		}
+	case <-time.After(30 * time.Second): // a bound, not a wait: the read has ended, the Send returns at once
+		t.Fatal("Send of a request past the bad line did not return within 30 s of the read's end")
 	}
 	select {
 	case in := <-c.Incoming():
