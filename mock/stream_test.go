@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replayctl/replayctl/internal/streamhold"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
@@ -45,12 +46,12 @@ func startStream(tb testing.TB, path string) (m *Mock, next func() (tape.Message
 // then wait until the returned release is called (by the test's
 // cleanup at the latest) or the read is halted.
 func holdStream(t *testing.T, n int) (release func()) {
-	savedBatch, savedHook := streamBatch, streamed
+	savedBatch, savedHook := streamBatch, streamhold.Batch
 	gate := make(chan struct{})
-	streamBatch, streamed = n, func(r *reading) {
+	streamBatch, streamhold.Batch = n, func(halted <-chan struct{}) {
 		select {
 		case <-gate:
-		case <-r.stop:
+		case <-halted:
 		}
 	}
 	var released bool
@@ -62,7 +63,7 @@ func holdStream(t *testing.T, n int) (release func()) {
 	}
 	t.Cleanup(func() {
 		release()
-		streamBatch, streamed = savedBatch, savedHook
+		streamBatch, streamhold.Batch = savedBatch, savedHook
 	})
 	return release
 }
@@ -211,12 +212,19 @@ func TestStreamAnswersAsTheIndex(t *testing.T) {
 	want := askAll(t, New(path), reqs, nil)
 	for _, batch := range []int{1, 3, 64} {
 		t.Run(fmt.Sprint("batch=", batch), func(t *testing.T) {
-			savedBatch, savedHook := streamBatch, streamed
+			savedBatch, savedHook := streamBatch, streamhold.Batch
 			// The read goes on a batch when the replay has taken
 			// what it read, or a connection waits for it to grow; to
-			// the end when one waits for the end.
+			// the end when one waits for the end. The hook learns
+			// which read it holds (the mock's) from reading, once the
+			// read has started.
 			var waits int64
-			streamBatch, streamed = batch, func(r *reading) {
+			var r *reading // the hook's: the read's goroutine's
+			reading := make(chan *reading, 1)
+			streamBatch, streamhold.Batch = batch, func(<-chan struct{}) {
+				if r == nil {
+					r = <-reading
+				}
 				for {
 					r.qmu.Lock()
 					taken := len(r.queue) == 0
@@ -231,8 +239,9 @@ func TestStreamAnswersAsTheIndex(t *testing.T) {
 					runtime.Gosched()
 				}
 			}
-			t.Cleanup(func() { streamBatch, streamed = savedBatch, savedHook })
+			t.Cleanup(func() { streamBatch, streamhold.Batch = savedBatch, savedHook })
 			m, next, end := startStream(t, path)
+			reading <- m.r
 			got := askAll(t, m, reqs, next)
 			end()
 			if len(got["s1"]) < len(reqs[0]) || len(got["s4"]) < len(reqs[0]) {
