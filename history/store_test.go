@@ -68,3 +68,21 @@ func TestRecordTwiceRefused(t *testing.T) {
 		t.Errorf("second Record: got %v, want ErrDuplicate", err)
 	}
 }
+
+// TestOpenNamesAFileAsTheFolder: a folder named that is a file is
+// refused saying so (a folder is wanted), not with SQLite's error about
+// the store's file inside it.
+func TestOpenNamesAFileAsTheFolder(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "runs")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := history.Open(context.Background(), file)
+	if err == nil {
+		s.Close()
+		t.Fatal("Open of a file: no error")
+	}
+	if !errors.Is(err, history.ErrStore) || !strings.Contains(err.Error(), file+": is a file; name a folder") {
+		t.Errorf("Open of a file: %v, want an ErrStore saying %s is a file", err, file)
+	}
+}
