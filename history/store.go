@@ -55,7 +55,11 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("%w: no folder given", ErrStore)
 	}
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := os.Mkdir(dir, 0o755); errors.Is(err, fs.ErrExist) {
+		if fi, serr := os.Stat(dir); serr == nil && !fi.IsDir() {
+			return nil, fmt.Errorf("%w: %s: is a file; name a folder", ErrStore, dir)
+		}
+	} else if err != nil {
 		if fi, serr := os.Stat(filepath.Dir(dir)); serr != nil || !fi.IsDir() {
 			return nil, fmt.Errorf("%w: the folder %s does not exist; create it first (the store makes %s in it, not the folders above)", ErrStore, filepath.Dir(dir), filepath.Base(dir))
 		}
