@@ -23,6 +23,11 @@ var (
 	// ErrDifferentTapes is wrapped when the reports replayed different
 	// tapes and [AllowDifferentTapes] was not given.
 	ErrDifferentTapes = errors.New("report: the reports replayed different tapes")
+	// ErrSameRun is wrapped when two whole runs' reports share a run_id:
+	// the same run given twice (the same report, or a copy of its file),
+	// whose every result would count twice. (Shards of one run share its
+	// run_id; a shard given twice is an ErrBadReport.)
+	ErrSameRun = errors.New("report: the same run given twice")
 )
 
 // MergeOption configures [Merge].
