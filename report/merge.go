@@ -70,9 +70,10 @@ func MergeThresholds(ts ...Threshold) MergeOption {
 // Merge does not change the reports. It returns an error wrapping
 // [ErrBadReport] for a report it cannot merge (no histograms section,
 // another version or configuration, a corrupt histogram), naming the
-// report ([Read]'s path, else "report N") and the field, and one wrapping
-// [ErrDifferentTapes] for reports of different tapes unless
-// [AllowDifferentTapes] is given.
+// report ([Read]'s path, else "report N") and the field, one wrapping
+// [ErrSameRun] for two whole runs of one run_id (the same run given
+// twice), naming both, and one wrapping [ErrDifferentTapes] for reports
+// of different tapes unless [AllowDifferentTapes] is given.
 func Merge(reports []*Report, opts ...MergeOption) (*Report, error) {
 	var cfg mergeConfig
 	for _, o := range opts {
@@ -98,6 +99,9 @@ func Merge(reports []*Report, opts ...MergeOption) (*Report, error) {
 	}
 	meta, err := mergedMeta(reports, cfg)
 	if err != nil {
+		return nil, err
+	}
+	if err := sameRunTwice(reports); err != nil {
 		return nil, err
 	}
 	if missing != "" {
@@ -147,6 +151,27 @@ func Merge(reports []*Report, opts ...MergeOption) (*Report, error) {
 
 // name is how errors name the i-th report: its shard, its file, or its
 // place.
+// sameRunTwice returns an error wrapping ErrSameRun when two whole runs'
+// reports of one tape share a run_id. Every replay has a run_id of its
+// own, which its shards share: a whole run met twice (the same report, a
+// copy of its file) would count each result twice. (A shard twice:
+// mergedShards.)
+func sameRunTwice(reports []*Report) error {
+	type run struct{ id, tape string }
+	runs := map[run]int{} // a whole run → its report
+	for i, r := range reports {
+		id := run{r.Summary.RunID, r.Summary.Tape}
+		if id.id == "" || r.Summary.Shard != nil {
+			continue
+		}
+		if j, dup := runs[id]; dup {
+			return errorf(ErrSameRun, "%s and %s are the same run (run_id %s): give each run once", reports[j].name(j), r.name(i), id.id)
+		}
+		runs[id] = i
+	}
+	return nil
+}
+
 func (r *Report) name(i int) string {
 	if sh := r.Summary.Shard; sh != nil {
 		return fmt.Sprintf("shard %d/%d", sh.Index, sh.Count)
