@@ -53,7 +53,7 @@ func MergeThresholds(ts ...Threshold) MergeOption {
 // Merge combines the reports of replays — shards of one run, or runs of
 // one tape — into the report of them all, as if one collector had seen
 // every result: counts add up (but for the messages on the tape, which
-// each shard of a run counts whole: the merge counts them once); the histograms of the "histograms" section
+// each shard and each run counts whole: the merge counts them once); the histograms of the "histograms" section
 // are added bucket by bucket, so the merged percentiles are exactly those
 // of one histogram fed every sample; rates and the load section are
 // recomputed over the merged span (the earliest start to the latest
@@ -329,7 +329,7 @@ func mergedMeta(reports []*Report, cfg mergeConfig) (Meta, error) {
 	var m Meta
 	var tapes, targets, speeds, warnings []string
 	seedsAgree := true
-	onTape := map[string]int64{} // tape → its messages, of shards
+	onTape := map[string]int64{} // tape → its messages
 	for i, r := range reports {
 		s := r.Summary
 		if !slices.Contains(tapes, s.Tape) {
@@ -354,11 +354,8 @@ func mergedMeta(reports []*Report, cfg mergeConfig) (Meta, error) {
 			seedsAgree = false
 		}
 		m.Sessions += s.Sessions
-		if s.Shard != nil { // each shard reads the whole tape: its count once
-			onTape[s.Tape] = max(onTape[s.Tape], s.TotalMessages)
-		} else {
-			m.TotalMessages += s.TotalMessages
-		}
+		// Each run, and each shard, reads the whole tape: its count once.
+		onTape[s.Tape] = max(onTape[s.Tape], s.TotalMessages)
 		m.Skipped += s.Skipped
 		m.Server.Notifications += s.Server.Notifications
 		m.Server.RequestsAnswered += s.Server.RequestsAnswered

@@ -70,7 +70,8 @@ func TestMergeReportsIsOneCollector(t *testing.T) {
 
 	reports := make([]*Report, len(parts))
 	for i, p := range parts {
-		reports[i] = throughJSON(t, p.Report(Meta{Tape: "t.jsonl", Sessions: 1, Speed: speedOf("realtime")}))
+		// Each part, a run of the tape, counts the whole tape's messages.
+		reports[i] = throughJSON(t, p.Report(Meta{Tape: "t.jsonl", Sessions: 1, Speed: speedOf("realtime"), TotalMessages: int64(len(rs))}))
 	}
 	merged, err := Merge(reports)
 	if err != nil {

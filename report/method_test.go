@@ -264,7 +264,7 @@ func TestMergePerMethodExact(t *testing.T) {
 				one.Add(r)
 				parts[min(i/(len(rs)/2), 1)].Add(r)
 			}
-			meta := Meta{Tape: "t.jsonl", Sessions: 6}
+			meta := Meta{Tape: "t.jsonl", Sessions: 6, TotalMessages: int64(len(rs))} // each part, a run of the tape, counts all of it
 			reports := []*Report{throughJSON(t, parts[0].Report(meta)), throughJSON(t, parts[1].Report(meta))}
 			merged, err := Merge(reports)
 			if err != nil {
