@@ -1,7 +1,6 @@
 package coord
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/rs/zerolog"
 
+	"github.com/replayctl/replayctl/internal/testbuf"
 	"github.com/replayctl/replayctl/report"
 )
 
@@ -83,7 +83,7 @@ func decodeHDR(t *testing.T, e report.EncodedHistogram) *hdrhistogram.Histogram 
 // TestRefusals: a wrong token, another count and another fingerprint are
 // refused for good (ErrRefused), naming what to fix.
 func TestRefusals(t *testing.T) {
-	var logs lockedBuffer
+	var logs testbuf.Buffer
 	_, url, _ := coordinator(t, 2, Token("secret"), Logger(zerolog.New(&logs)))
 	ctx := t.Context()
 	for _, tc := range []struct {
@@ -116,25 +116,6 @@ func TestRefusals(t *testing.T) {
 	if n := strings.Count(logs.String(), "coordinator: refused a shard's call"); n != 5 {
 		t.Errorf("%d refusals logged, want 5:\n%s", n, logs.String())
 	}
-}
-
-// lockedBuffer is a bytes.Buffer for a logger that the server's
-// goroutines write.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // TestOneStartAndTheRetryRule: shards that register at different times

@@ -25,6 +25,7 @@ type keepSettings struct {
 	quarantine   bool
 	flakyRuns    int
 	busy         time.Duration
+	made         func(dir string)
 	version      string
 	options      map[string]string
 }
@@ -51,6 +52,10 @@ func QuarantineFlaky(runs int) KeepOption {
 // StoreBusyTimeout is how long the store waits for another writer
 // (DefaultBusyTimeout by default); see BusyTimeout.
 func StoreBusyTimeout(d time.Duration) KeepOption { return func(s *keepSettings) { s.busy = d } }
+
+// StoreFolderMade has fn called with the store's folder when Keep makes
+// it; see FolderMade.
+func StoreFolderMade(fn func(dir string)) KeepOption { return func(s *keepSettings) { s.made = fn } }
 
 // RunInfo sets what is kept with the run: the version under test and the
 // options it ran with.
@@ -135,6 +140,9 @@ func Keep(ctx context.Context, dir, tapePath string, rep *report.Report, opts ..
 	var storeOpts []Option
 	if s.busy > 0 {
 		storeOpts = append(storeOpts, BusyTimeout(s.busy))
+	}
+	if s.made != nil {
+		storeOpts = append(storeOpts, FolderMade(s.made))
 	}
 	st, err := Open(ctx, dir, storeOpts...)
 	if err != nil {

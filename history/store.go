@@ -37,11 +37,17 @@ type Option func(*config)
 
 type config struct {
 	busy time.Duration
+	made func(dir string)
 }
 
 // BusyTimeout sets how long a write waits for another writer (default
 // [DefaultBusyTimeout]).
 func BusyTimeout(d time.Duration) Option { return func(c *config) { c.busy = d } }
+
+// FolderMade has Open call fn with the store's folder when it makes it
+// (the folder did not exist), before it opens the store: a command can
+// say so.
+func FolderMade(fn func(dir string)) Option { return func(c *config) { c.made = fn } }
 
 // Open opens the run store in dir, making dir (not the folders above it,
 // which must exist) and the store when they do not exist, and migrates
@@ -55,11 +61,17 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("%w: no folder given", ErrStore)
 	}
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := os.Mkdir(dir, 0o755); errors.Is(err, fs.ErrExist) {
+		if fi, serr := os.Stat(dir); serr == nil && !fi.IsDir() {
+			return nil, fmt.Errorf("%w: %s: is a file; name a folder", ErrStore, dir)
+		}
+	} else if err != nil {
 		if fi, serr := os.Stat(filepath.Dir(dir)); serr != nil || !fi.IsDir() {
 			return nil, fmt.Errorf("%w: the folder %s does not exist; create it first (the store makes %s in it, not the folders above)", ErrStore, filepath.Dir(dir), filepath.Base(dir))
 		}
 		return nil, fmt.Errorf("%w: make folder %s: %v", ErrStore, dir, err)
+	} else if c.made != nil {
+		c.made(dir)
 	}
 	path := filepath.Join(dir, FileName)
 	q := url.Values{}

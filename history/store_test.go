@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,5 +67,56 @@ func TestRecordTwiceRefused(t *testing.T) {
 	}
 	if _, err := s.Record(context.Background(), rep, history.Info{TapeHash: f.hash}); !errors.Is(err, history.ErrDuplicate) {
 		t.Errorf("second Record: got %v, want ErrDuplicate", err)
+	}
+}
+
+// TestOpenNamesAFileAsTheFolder: a folder named that is a file is
+// refused saying so (a folder is wanted), not with SQLite's error about
+// the store's file inside it.
+func TestOpenNamesAFileAsTheFolder(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "runs")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := history.Open(context.Background(), file)
+	if err == nil {
+		s.Close()
+		t.Fatal("Open of a file: no error")
+	}
+	if !errors.Is(err, history.ErrStore) || !strings.Contains(err.Error(), file+": is a file; name a folder") {
+		t.Errorf("Open of a file: %v, want an ErrStore saying %s is a file", err, file)
+	}
+}
+
+// TestOpenMakesItsFolder: Open makes a missing folder (not the folders
+// above it) and says so through FolderMade, once; a folder that exists
+// is not said to be made.
+func TestOpenMakesItsFolder(t *testing.T) {
+	base := t.TempDir()
+	for _, c := range []struct {
+		name, dir string
+		made      []string
+		err       string
+	}{
+		{"missing", filepath.Join(base, "runs"), []string{filepath.Join(base, "runs")}, ""},
+		{"again", filepath.Join(base, "runs"), nil, ""},
+		{"parent missing", filepath.Join(base, "no", "runs"), nil, filepath.Join(base, "no") + " does not exist; create it first"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var made []string
+			s, err := history.Open(context.Background(), c.dir, history.FolderMade(func(dir string) { made = append(made, dir) }))
+			if err == nil {
+				s.Close()
+			}
+			if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+				t.Fatalf("Open: %v, want error %q", err, c.err)
+			}
+			if !slices.Equal(made, c.made) {
+				t.Errorf("FolderMade called with %q, want %q", made, c.made)
+			}
+			if fi, err := os.Stat(c.dir); (c.err == "") != (err == nil && fi.IsDir()) {
+				t.Errorf("folder %s: %v, want made: %v", c.dir, err, c.err == "")
+			}
+		})
 	}
 }

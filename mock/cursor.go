@@ -55,14 +55,15 @@ type pick struct {
 }
 
 // chooseAmong picks, among the entries match accepts, the first in
-// recorded order never answered; with again, when every matching entry
-// has been answered, the first of those answered the fewest times (so
-// that identical repeated calls cycle through their recorded answers in
-// order). Without again such an entry is returned with fresh false, for
-// the miss to name. It does not count the answer: the caller calls use.
+// recorded order never answered; when every matching entry has been
+// answered, the first of those answered the fewest times, with fresh
+// false: a caller answering again answers with it (so that identical
+// repeated calls cycle through their recorded answers in order), one
+// that does not names it in the miss. It does not count the answer: the
+// caller calls use.
 // The entries match can accept are all among the runs a and b (indexes
 // in ascending order, see keys): it looks at those only.
-func (c *cursor) chooseAmong(a, b []uint32, match func(i int) bool, again bool) pick {
+func (c *cursor) chooseAmong(a, b []uint32, match func(i int) bool) pick {
 	for i := range merged(from(a, c.next), from(b, c.next)) {
 		if c.uses(i) == 0 && match(i) {
 			return pick{i: i, fresh: true}

@@ -3,7 +3,7 @@ package mock
 // choose is chooseAmong over every entry of the session, in recorded
 // order: the model the tests check chooseAmong against (keys_test), and
 // the cursor's rules stated plainly (strategy_test).
-func (c *cursor) choose(match func(i int) bool, again bool) pick {
+func (c *cursor) choose(match func(i int) bool) pick {
 	for i := c.next; i < c.n; i++ {
 		if c.uses(i) == 0 && match(i) {
 			return pick{i: i, fresh: true}

@@ -34,13 +34,11 @@ func TestChooseAmongKeysAsChoose(t *testing.T) {
 				return es[i].method == method && (es[i].params == params || es[i].params == anyParams)
 			}
 			a, b := k.matching(es, method, params)
-			for _, again := range []bool{false, true} {
-				if got, want := c.chooseAmong(a, b, match, again), c.choose(match, again); got != want {
-					t.Fatalf("round %d: method %d params %d again %v: chooseAmong %+v, choose %+v", round, method, params, again, got, want)
-				}
+			if got, want := c.chooseAmong(a, b, match), c.choose(match); got != want {
+				t.Fatalf("round %d: method %d params %d: chooseAmong %+v, choose %+v", round, method, params, got, want)
 			}
 			anyMethod := func(i int) bool { return es[i].method == method }
-			if got, want := c.chooseAmong(k.ofMethod(es, method), nil, anyMethod, false), c.choose(anyMethod, false); got != want {
+			if got, want := c.chooseAmong(k.ofMethod(es, method), nil, anyMethod), c.choose(anyMethod); got != want {
 				t.Fatalf("round %d: method %d: chooseAmong %+v, choose %+v", round, method, got, want)
 			}
 

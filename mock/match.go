@@ -88,7 +88,7 @@ func (s *Server) choose(cur *cursor, name string, q query, again bool) pick {
 		}
 	}
 	examined := 0
-	p := cur.chooseAmong(a, b, func(i int) bool { examined++; return s.matchesIn(es, name, i, q) }, again)
+	p := cur.chooseAmong(a, b, func(i int) bool { examined++; return s.matchesIn(es, name, i, q) })
 	s.idx.examined.Add(int64(examined))
 	return p
 }

@@ -227,7 +227,7 @@ func TestCursor(t *testing.T) {
 	even := func(i int) bool { return i%2 == 0 }
 	var got []string
 	for range 5 {
-		p := c.choose(even, false)
+		p := c.choose(even)
 		got = append(got, fmt.Sprintf("%d/%v/%d", p.i, p.fresh, p.matches))
 		if p.fresh {
 			c.use(p.i)
@@ -238,7 +238,7 @@ func TestCursor(t *testing.T) {
 	}
 	got = nil
 	for range 4 {
-		p := c.choose(even, true)
+		p := c.choose(even)
 		got = append(got, fmt.Sprint(p.i))
 		c.use(p.i)
 	}

@@ -55,10 +55,6 @@ var errHalted = errors.New("the replay ended before the tape was read to its end
 // few dozen microseconds.
 var streamBatch = 64
 
-// streamed, when not nil (tests), is called by a streaming read after
-// it hands a batch over.
-var streamed func(*reading)
-
 // read reads and indexes the whole tape now (keep: keeping its messages
 // for StreamTape, see readIndexWith).
 func read(src tape.Source, opts []tape.Option, keep bool) *reading {
@@ -126,9 +122,6 @@ func (r *reading) run(rd *tape.Reader) {
 				r.hand(behind, false, nil, nil)
 			}
 			behind, batch = batch, make([]tape.Message, 0, streamBatch)
-			if handed && streamed != nil {
-				streamed(r)
-			}
 			if handed && streamhold.Batch != nil {
 				streamhold.Batch(r.stop)
 			}

@@ -12,7 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/replayctl/replayctl/internal/streamhold"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
@@ -44,12 +46,12 @@ func startStream(tb testing.TB, path string) (m *Mock, next func() (tape.Message
 // then wait until the returned release is called (by the test's
 // cleanup at the latest) or the read is halted.
 func holdStream(t *testing.T, n int) (release func()) {
-	savedBatch, savedHook := streamBatch, streamed
+	savedBatch, savedHook := streamBatch, streamhold.Batch
 	gate := make(chan struct{})
-	streamBatch, streamed = n, func(r *reading) {
+	streamBatch, streamhold.Batch = n, func(halted <-chan struct{}) {
 		select {
 		case <-gate:
-		case <-r.stop:
+		case <-halted:
 		}
 	}
 	var released bool
@@ -61,7 +63,7 @@ func holdStream(t *testing.T, n int) (release func()) {
 	}
 	t.Cleanup(func() {
 		release()
-		streamBatch, streamed = savedBatch, savedHook
+		streamBatch, streamhold.Batch = savedBatch, savedHook
 	})
 	return release
 }
@@ -210,12 +212,19 @@ func TestStreamAnswersAsTheIndex(t *testing.T) {
 	want := askAll(t, New(path), reqs, nil)
 	for _, batch := range []int{1, 3, 64} {
 		t.Run(fmt.Sprint("batch=", batch), func(t *testing.T) {
-			savedBatch, savedHook := streamBatch, streamed
+			savedBatch, savedHook := streamBatch, streamhold.Batch
 			// The read goes on a batch when the replay has taken
 			// what it read, or a connection waits for it to grow; to
-			// the end when one waits for the end.
+			// the end when one waits for the end. The hook learns
+			// which read it holds (the mock's) from reading, once the
+			// read has started.
 			var waits int64
-			streamBatch, streamed = batch, func(r *reading) {
+			var r *reading // the hook's: the read's goroutine's
+			reading := make(chan *reading, 1)
+			streamBatch, streamhold.Batch = batch, func(<-chan struct{}) {
+				if r == nil {
+					r = <-reading
+				}
 				for {
 					r.qmu.Lock()
 					taken := len(r.queue) == 0
@@ -230,8 +239,9 @@ func TestStreamAnswersAsTheIndex(t *testing.T) {
 					runtime.Gosched()
 				}
 			}
-			t.Cleanup(func() { streamBatch, streamed = savedBatch, savedHook })
+			t.Cleanup(func() { streamBatch, streamhold.Batch = savedBatch, savedHook })
 			m, next, end := startStream(t, path)
+			reading <- m.r
 			got := askAll(t, m, reqs, next)
 			end()
 			if len(got["s1"]) < len(reqs[0]) || len(got["s4"]) < len(reqs[0]) {
@@ -385,15 +395,27 @@ func TestStreamTapeError(t *testing.T) {
 		}
 		got = append(got, msg)
 	}
-	// Asked while the read is held: once it has failed, the request past
-	// the bad line is not answered (an answer would be blamed on the
-	// target): its Send returns the tape's error.
+	// Asked while the read is held, in order: answered from the index so
+	// far. (Asked once the read has failed, it would get the tape's
+	// error, and no answer: so it is asked here, not on the goroutine.)
 	initialize, initialized := got[0].Msg, got[2].Msg
-	asked := make(chan error)
+	if err := c.Send(t.Context(), initialize); err != nil {
+		t.Fatalf("Send of initialize while the read is held: %v", err)
+	}
+	select {
+	case <-c.Incoming():
+	case <-time.After(30 * time.Second): // a bound, not a wait: indexed, it is answered at once
+		t.Fatal("initialize, indexed before the hold, not answered in 30 s")
+	}
+	if err := c.Send(t.Context(), initialized); err != nil { // a notification: nothing
+		t.Fatal(err)
+	}
+	// Once the read has failed, the request past the bad line is not
+	// answered (an answer would be blamed on the target): its Send returns
+	// the tape's error, whether it was asked before the failure (it waits)
+	// or after it.
+	asked := make(chan error, 1)
 	go func() {
-		c.Send(t.Context(), initialize) // in order: answered
-		<-c.Incoming()
-		c.Send(t.Context(), initialized) // a notification: nothing
 		asked <- c.Send(t.Context(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"call 99"}}}`))
 	}()
 	release()
@@ -411,8 +433,13 @@ func TestStreamTapeError(t *testing.T) {
 		t.Errorf("%d messages before the error, a plain reader's %d", len(got), len(want))
 	}
 	end()
-	if err := <-asked; !errors.As(err, &te) || te.Line != int64(bad) || err.Error() != wantErr.Error() {
-		t.Errorf("Send of a request past the bad line = %v, want the tape's error %v", err, wantErr)
+	select {
+	case err := <-asked:
+		if !errors.As(err, &te) || te.Line != int64(bad) || err.Error() != wantErr.Error() {
+			t.Errorf("Send of a request past the bad line = %v, want the tape's error %v", err, wantErr)
+		}
+	case <-time.After(30 * time.Second): // a bound, not a wait: the read has ended, the Send returns at once
+		t.Fatal("Send of a request past the bad line did not return within 30 s of the read's end")
 	}
 	select {
 	case in := <-c.Incoming():

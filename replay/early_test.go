@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/replayctl/replayctl/internal/testbuf"
 	"github.com/replayctl/replayctl/internal/testserver"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
@@ -249,24 +250,6 @@ func TestEarlyDialer(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log sink written from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // A bad tape against a server that neither exits when its stdin closes
 // nor on SIGTERM: the server, sent nothing, is killed at once, not
 // stopped gracefully (stdin closed, a wait, SIGTERM, a wait), and the
@@ -274,7 +257,7 @@ func (s *syncBuffer) String() string {
 func TestStartTargetFirstBadTapeKills(t *testing.T) {
 	ev := &events{}
 	conns := hookEarly(t, ev)
-	var logs syncBuffer
+	var logs testbuf.Buffer
 	src := tape.Bytes("bad.vcr", pingCassette(50, 40, "sideways"))
 	_, err := New(src, Against(Command("sh", "-c", `trap "" TERM; exec sleep 300`)), WithSpeed(Fast()), StartTargetFirst(),
 		Logger(zerolog.New(&logs).Level(zerolog.DebugLevel)))

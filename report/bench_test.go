@@ -148,9 +148,11 @@ func BenchmarkReportHistograms(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		other := *r
+		other.Summary.RunID += " again" // another run: one run_id is the same run twice
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := Merge([]*Report{r, r}); err != nil {
+			if _, err := Merge([]*Report{r, &other}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -23,6 +23,11 @@ var (
 	// ErrDifferentTapes is wrapped when the reports replayed different
 	// tapes and [AllowDifferentTapes] was not given.
 	ErrDifferentTapes = errors.New("report: the reports replayed different tapes")
+	// ErrSameRun is wrapped when two whole runs' reports share a run_id:
+	// the same run given twice (the same report, or a copy of its file),
+	// whose every result would count twice. (Shards of one run share its
+	// run_id; a shard given twice is an ErrBadReport.)
+	ErrSameRun = errors.New("report: the same run given twice")
 )
 
 // MergeOption configures [Merge].
@@ -48,7 +53,7 @@ func MergeThresholds(ts ...Threshold) MergeOption {
 // Merge combines the reports of replays — shards of one run, or runs of
 // one tape — into the report of them all, as if one collector had seen
 // every result: counts add up (but for the messages on the tape, which
-// each shard of a run counts whole: the merge counts them once); the histograms of the "histograms" section
+// each shard and each run counts whole: the merge counts them once); the histograms of the "histograms" section
 // are added bucket by bucket, so the merged percentiles are exactly those
 // of one histogram fed every sample; rates and the load section are
 // recomputed over the merged span (the earliest start to the latest
@@ -65,9 +70,10 @@ func MergeThresholds(ts ...Threshold) MergeOption {
 // Merge does not change the reports. It returns an error wrapping
 // [ErrBadReport] for a report it cannot merge (no histograms section,
 // another version or configuration, a corrupt histogram), naming the
-// report ([Read]'s path, else "report N") and the field, and one wrapping
-// [ErrDifferentTapes] for reports of different tapes unless
-// [AllowDifferentTapes] is given.
+// report ([Read]'s path, else "report N") and the field, one wrapping
+// [ErrSameRun] for two whole runs of one run_id (the same run given
+// twice), naming both, and one wrapping [ErrDifferentTapes] for reports
+// of different tapes unless [AllowDifferentTapes] is given.
 func Merge(reports []*Report, opts ...MergeOption) (*Report, error) {
 	var cfg mergeConfig
 	for _, o := range opts {
@@ -93,6 +99,9 @@ func Merge(reports []*Report, opts ...MergeOption) (*Report, error) {
 	}
 	meta, err := mergedMeta(reports, cfg)
 	if err != nil {
+		return nil, err
+	}
+	if err := sameRunTwice(reports); err != nil {
 		return nil, err
 	}
 	if missing != "" {
@@ -142,6 +151,27 @@ func Merge(reports []*Report, opts ...MergeOption) (*Report, error) {
 
 // name is how errors name the i-th report: its shard, its file, or its
 // place.
+// sameRunTwice returns an error wrapping ErrSameRun when two whole runs'
+// reports of one tape share a run_id. Every replay has a run_id of its
+// own, which its shards share: a whole run met twice (the same report, a
+// copy of its file) would count each result twice. (A shard twice:
+// mergedShards.)
+func sameRunTwice(reports []*Report) error {
+	type run struct{ id, tape string }
+	runs := map[run]int{} // a whole run → its report
+	for i, r := range reports {
+		id := run{r.Summary.RunID, r.Summary.Tape}
+		if id.id == "" || r.Summary.Shard != nil {
+			continue
+		}
+		if j, dup := runs[id]; dup {
+			return errorf(ErrSameRun, "%s and %s are the same run (run_id %s): give each run once", reports[j].name(j), r.name(i), id.id)
+		}
+		runs[id] = i
+	}
+	return nil
+}
+
 func (r *Report) name(i int) string {
 	if sh := r.Summary.Shard; sh != nil {
 		return fmt.Sprintf("shard %d/%d", sh.Index, sh.Count)
@@ -299,7 +329,7 @@ func mergedMeta(reports []*Report, cfg mergeConfig) (Meta, error) {
 	var m Meta
 	var tapes, targets, speeds, warnings []string
 	seedsAgree := true
-	onTape := map[string]int64{} // tape → its messages, of shards
+	onTape := map[string]int64{} // tape → its messages
 	for i, r := range reports {
 		s := r.Summary
 		if !slices.Contains(tapes, s.Tape) {
@@ -324,11 +354,8 @@ func mergedMeta(reports []*Report, cfg mergeConfig) (Meta, error) {
 			seedsAgree = false
 		}
 		m.Sessions += s.Sessions
-		if s.Shard != nil { // each shard reads the whole tape: its count once
-			onTape[s.Tape] = max(onTape[s.Tape], s.TotalMessages)
-		} else {
-			m.TotalMessages += s.TotalMessages
-		}
+		// Each run, and each shard, reads the whole tape: its count once.
+		onTape[s.Tape] = max(onTape[s.Tape], s.TotalMessages)
 		m.Skipped += s.Skipped
 		m.Server.Notifications += s.Server.Notifications
 		m.Server.RequestsAnswered += s.Server.RequestsAnswered

@@ -44,12 +44,14 @@ func throughJSON(t testing.TB, r Report) *Report {
 // writes each part's report as JSON, reads them back and merges them: the
 // merged report is, byte for byte, the report of one collector fed every
 // result — the histograms bucket for bucket, so the percentiles are
-// exactly those of one histogram of all the samples.
+// exactly those of one histogram of all the samples — but for its
+// run_id: the parts are runs of their own (one run_id would be the same
+// run given twice), and the merge's is a fresh one.
 func TestMergeReportsIsOneCollector(t *testing.T) {
 	rs := microResults(3000)
 	one := NewCollector(WithRunID("run"))
 	one.Start(at(-time.Second))
-	parts := []*Collector{NewCollector(WithRunID("run")), NewCollector(WithRunID("run")), NewCollector(WithRunID("run"))}
+	parts := []*Collector{NewCollector(WithRunID("part 1")), NewCollector(WithRunID("part 2")), NewCollector(WithRunID("part 3"))}
 	parts[0].Start(at(-time.Second))
 	bounds := []int{0, 1000, 1200, 3000}
 	for p := range parts {
@@ -68,12 +70,15 @@ func TestMergeReportsIsOneCollector(t *testing.T) {
 
 	reports := make([]*Report, len(parts))
 	for i, p := range parts {
-		reports[i] = throughJSON(t, p.Report(Meta{Tape: "t.jsonl", Sessions: 1, Speed: speedOf("realtime")}))
+		// Each part, a run of the tape, counts the whole tape's messages.
+		reports[i] = throughJSON(t, p.Report(Meta{Tape: "t.jsonl", Sessions: 1, Speed: speedOf("realtime"), TotalMessages: int64(len(rs))}))
 	}
 	merged, err := Merge(reports)
 	if err != nil {
 		t.Fatalf("Merge: %v", err)
 	}
+	freshRunID(t, merged, reports)
+	merged.Summary.RunID = "run"
 	want := one.Report(Meta{Tape: "t.jsonl", Sessions: 3, Speed: speedOf("realtime")})
 	for _, h := range []struct {
 		name      string
@@ -108,6 +113,17 @@ func TestMergeReportsIsOneCollector(t *testing.T) {
 	}
 	if !bytes.Equal(got.Bytes(), wantJSON.Bytes()) {
 		t.Errorf("merged report differs from one collector's:\n%s", firstDifference(got.String(), wantJSON.String()))
+	}
+}
+
+// freshRunID checks that merged, a merge of whole runs, has a run_id
+// of its own, none of theirs.
+func freshRunID(t *testing.T, merged *Report, runs []*Report) {
+	t.Helper()
+	for _, r := range runs {
+		if merged.Summary.RunID == r.Summary.RunID || merged.Summary.RunID == "" {
+			t.Errorf("merged run_id %q, want a fresh one (a run's is %q)", merged.Summary.RunID, r.Summary.RunID)
+		}
 	}
 }
 
@@ -400,6 +416,7 @@ func TestMergeKeepsAborts(t *testing.T) {
 	c := NewCollector()
 	c.Add(request(0, 0, 0, time.Millisecond, Passed))
 	ok, cut := c.Report(Meta{Tape: "t"}), c.Report(Meta{Tape: "t"})
+	cut.Summary.RunID += " cut" // another run: one run_id is the same run twice
 	cut.Conclude(Stop{Kind: StopTarget, Why: "the target died"}, nil)
 	m, err := Merge([]*Report{throughJSON(t, ok), throughJSON(t, cut)})
 	if err != nil {

@@ -257,17 +257,21 @@ func TestMergePerMethodExact(t *testing.T) {
 	for _, limit := range []int{DefaultMethodLimit, 2} {
 		t.Run(fmt.Sprint("limit ", limit), func(t *testing.T) {
 			one := NewCollector(WithRunID("run"), WithMethodLimit(limit))
-			parts := []*Collector{NewCollector(WithRunID("run"), WithMethodLimit(limit)), NewCollector(WithRunID("run"), WithMethodLimit(limit))}
+			// Runs of their own (one run_id would be the same run
+			// twice): the merge's run_id is a fresh one.
+			parts := []*Collector{NewCollector(WithRunID("part 1"), WithMethodLimit(limit)), NewCollector(WithRunID("part 2"), WithMethodLimit(limit))}
 			for i, r := range rs {
 				one.Add(r)
 				parts[min(i/(len(rs)/2), 1)].Add(r)
 			}
-			meta := Meta{Tape: "t.jsonl", Sessions: 6}
+			meta := Meta{Tape: "t.jsonl", Sessions: 6, TotalMessages: int64(len(rs))} // each part, a run of the tape, counts all of it
 			reports := []*Report{throughJSON(t, parts[0].Report(meta)), throughJSON(t, parts[1].Report(meta))}
 			merged, err := Merge(reports)
 			if err != nil {
 				t.Fatal(err)
 			}
+			freshRunID(t, merged, reports)
+			merged.Summary.RunID = "run"
 			want := one.Report(Meta{Tape: "t.jsonl", Sessions: 12})
 			if limit == DefaultMethodLimit {
 				var got, w bytes.Buffer

@@ -42,8 +42,12 @@ func TestMergeShards(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var reports []*Report
-			for _, s := range tc.shards {
-				reports = append(reports, shardReport(t, s))
+			for i, s := range tc.shards {
+				r := shardReport(t, s)
+				if s == nil { // whole runs have run_ids of their own
+					r.Summary.RunID = fmt.Sprint("run ", i)
+				}
+				reports = append(reports, r)
 			}
 			got, err := Merge(reports)
 			if tc.err != "" {

@@ -231,7 +231,7 @@ func (ls *logStream) nextLine() (logLine, error) {
 		ls.line++
 		if err == ErrLineTooLong {
 			return logLine{}, &Error{Path: ls.path, Line: ls.line, Seq: -1, Err: ErrLineTooLong,
-				Msg: fmt.Sprintf("the line is longer than the limit of %d bytes: if the log is right, raise the limit (--max-line)", ls.maxLine)}
+				Msg: fmt.Sprintf("the line is longer than the limit of %s: if the log is right, raise the limit (--max-line)", sizeName(int64(ls.maxLine)))}
 		}
 		if err != nil && err != io.EOF {
 			return logLine{}, &Error{Path: ls.path, Line: ls.line, Seq: -1, Err: err, Msg: fmt.Sprintf("cannot read it (%v): check the file and the disk", err)}

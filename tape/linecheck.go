@@ -67,5 +67,5 @@ func CheckLines(src Source, opts ...Option) error {
 // lineTooLong is the error of line, longer than limit, in the tape path.
 func lineTooLong(path string, line int64, limit int) *Error {
 	return &Error{Path: path, Line: line, Seq: -1, Err: ErrLineTooLong,
-		Msg: fmt.Sprintf("the line is longer than the limit of %d bytes: if the tape is right, raise the limit (--max-line; replay.MaxLine)", limit)}
+		Msg: fmt.Sprintf("the line is longer than the limit of %s: if the tape is right, raise the limit (--max-line; replay.MaxLine)", sizeName(int64(limit)))}
 }

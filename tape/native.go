@@ -143,7 +143,7 @@ func (nr *nativeReader) limit() int {
 func (nr *nativeReader) tooLong(line int64) *Error {
 	if nr.detecting {
 		return &Error{Path: nr.r.path, Line: line, Seq: -1, Err: ErrLineTooLong,
-			Msg: fmt.Sprintf("the line is longer than %d bytes, the limit of a tape line (--max-line; replay.MaxLine) and of a JSON document on one line such as a cassette (--max-document; replay.MaxDocument): if the file is right, raise the one for it", nr.limit())}
+			Msg: fmt.Sprintf("the line is longer than %s, the limit of a tape line (--max-line; replay.MaxLine) and of a JSON document on one line such as a cassette (--max-document; replay.MaxDocument): if the file is right, raise the one for it", sizeName(int64(nr.limit())))}
 	}
 	return nr.lineTooLong(line)
 }
@@ -152,7 +152,7 @@ func (nr *nativeReader) tooLong(line int64) *Error {
 // document limit.
 func (nr *nativeReader) docTooLong(line int64) *Error {
 	return &Error{Path: nr.r.path, Line: line, Seq: -1, Err: ErrLineTooLong,
-		Msg: fmt.Sprintf("the JSON document on this line is longer than the limit of %d bytes: if the file is right, raise the limit (--max-document, or --max-line where a command has no --max-document; replay.MaxDocument)", max(nr.r.opts.maxDoc, nr.r.opts.maxLine))}
+		Msg: fmt.Sprintf("the JSON document on this line is longer than the limit of %s: if the file is right, raise the limit (--max-document, or --max-line where a command has no --max-document; replay.MaxDocument)", sizeName(int64(max(nr.r.opts.maxDoc, nr.r.opts.maxLine))))}
 }
 
 // lineTooLong is the error of a tape line longer than the line limit.

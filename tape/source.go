@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/replayctl/replayctl/internal/english"
 )
 
 // Source is where a tape's bytes come from: a file (File) or bytes held
@@ -100,7 +102,8 @@ func readSource(name string, r io.Reader, limit int64) (Source, error) {
 	return Bytes(name, b), nil
 }
 
-// sizeName says n bytes in the largest whole unit: "256 MiB", "10 bytes".
+// sizeName says n bytes in the largest whole unit: "256 MiB", "10 bytes",
+// "1 byte".
 func sizeName(n int64) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
@@ -108,7 +111,7 @@ func sizeName(n int64) string {
 	case n >= 1<<10 && n%(1<<10) == 0:
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
-	return fmt.Sprintf("%d bytes", n)
+	return english.Count(n, "byte")
 }
 
 // OpenSource opens a tape from src, detecting its format as Open does. A

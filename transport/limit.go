@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/replayctl/replayctl/internal/english"
 )
 
 // DefaultMaxMessage is the longest message a target may send, in bytes,
@@ -34,7 +36,8 @@ func (e *TooLargeError) Error() string {
 func (e *TooLargeError) Is(target error) bool { return target == ErrTarget }
 
 // SizeString writes a number of bytes for people: "16 MiB (16777216
-// bytes)" when it is a whole number of KiB, MiB or GiB, else "1000 bytes".
+// bytes)" when it is a whole number of KiB, MiB or GiB, else "1000 bytes"
+// ("1 byte").
 func SizeString(n int) string {
 	for _, u := range []struct {
 		size int
@@ -44,7 +47,7 @@ func SizeString(n int) string {
 			return fmt.Sprintf("%d %s (%d bytes)", n/u.size, u.name, n)
 		}
 	}
-	return fmt.Sprintf("%d bytes", n)
+	return english.Count(int64(n), "byte")
 }
 
 // limitOf is a dialer's MaxMessage, or DefaultMaxMessage for 0 or less.

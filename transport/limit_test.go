@@ -416,3 +416,15 @@ func TestSSEReaderLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestSizeStringOne: one byte is "1 byte", not "1 bytes".
+func TestSizeStringOne(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{1, "1 byte"}, {2, "2 bytes"}, {1000, "1000 bytes"}, {16 << 20, "16 MiB (16777216 bytes)"}} {
+		if got := SizeString(tc.n); got != tc.want {
+			t.Errorf("SizeString(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}

@@ -9,44 +9,21 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/replayctl/replayctl/coord"
+	"github.com/replayctl/replayctl/internal/testbuf"
 	"github.com/replayctl/replayctl/internal/testtape"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/transport"
 )
 
-// lockedBuffer is an output a process writes while a test reads it.
-type lockedBuffer struct {
-	mu    sync.Mutex // guards b
-	b     strings.Builder
-	wrote chan struct{} // a value after a write, if none is waiting
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	select {
-	case l.wrote <- struct{}{}:
-	default:
-	}
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // shardProc is a replayctl process a test started.
 type shardProc struct {
 	cmd      *exec.Cmd
-	out, err lockedBuffer
+	out, err testbuf.Buffer
 	done     chan struct{}
 	code     int
 }
@@ -56,7 +33,6 @@ type shardProc struct {
 func start(t *testing.T, env []string, args ...string) *shardProc {
 	t.Helper()
 	p := &shardProc{cmd: exec.Command(binary, args...), done: make(chan struct{})}
-	p.out.wrote, p.err.wrote = make(chan struct{}, 1), make(chan struct{}, 1)
 	p.cmd.Dir = "../.."
 	p.cmd.Env = append(os.Environ(), env...)
 	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.err
@@ -104,7 +80,7 @@ func startCoordinator(t *testing.T, token string, args ...string) (*shardProc, s
 			t.Fatalf("coordinate ended (exit %d) before it listened:\n%s", p.code, p.err.String())
 		case <-deadline:
 			t.Fatalf("coordinate did not listen in 30 s:\n%s", p.err.String())
-		case <-p.err.wrote:
+		case <-p.err.Wrote():
 		}
 	}
 }

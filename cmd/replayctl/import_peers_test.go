@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/replayctl/replayctl/internal/testbuf"
 	"github.com/replayctl/replayctl/internal/testclient"
 	"github.com/replayctl/replayctl/internal/testserver"
 	"github.com/replayctl/replayctl/tape"
@@ -155,7 +156,7 @@ func tcpdumpOn(t *testing.T, tcpdump, srv string) (pcap string, stop func()) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	cmd := exec.CommandContext(ctx, tcpdump, args...)
-	stderr := &syncBuffer{}
+	stderr := &testbuf.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		cancel()

@@ -118,6 +118,15 @@ func TestParseSize(t *testing.T) {
 			t.Errorf("parseSize(%q): got %d, %v; want %d", tc.in, got, err, tc.want)
 		}
 	}
+	for _, tc := range []struct {
+		in    string
+		least int64
+		want  string
+	}{{"0", 1, "want at least 1 byte"}, {"-1", 0, "want at least 0 bytes"}} {
+		if _, err := parseSizeFrom(tc.in, tc.least); err == nil || err.Error() != tc.want {
+			t.Errorf("parseSizeFrom(%q, %d): %v, want %q", tc.in, tc.least, err, tc.want)
+		}
+	}
 	b := byteSize(16 << 20)
 	if s := b.String(); s != "16MiB" {
 		t.Errorf("String: got %q, want 16MiB", s)

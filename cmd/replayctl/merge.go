@@ -90,19 +90,6 @@ func (a *app) merge(cmd *cobra.Command, args []string, f mergeFlags) error {
 	if err != nil {
 		return &exitError{code: exitBadInput, err: fmt.Errorf("merge: %w", err)}
 	}
-	// Every replayctl run has its own run_id: a whole run's report met
-	// twice (the same file, a copy) would count each result twice. Shards
-	// of a run share one; a shard twice is refused by Merge. (Merge itself
-	// takes parts of one collector's run, which share its run_id.)
-	runs := map[string]string{} // a whole run's run_id → its file
-	for i, r := range reports {
-		if id := r.Summary.RunID; id != "" && r.Summary.Shard == nil {
-			if first, dup := runs[id]; dup {
-				return usageError("merge: %s and %s are the same run (run_id %s): give each run once", first, args[i], id)
-			}
-			runs[id] = args[i]
-		}
-	}
 	if err := a.showReport(cmd.OutOrStdout(), rep, f.output, nil, f.reports); err != nil {
 		return err
 	}

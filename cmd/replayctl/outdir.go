@@ -8,8 +8,9 @@ import (
 	"path/filepath"
 )
 
-// makeOutDir makes dir, the folder that flag names itself (--history DIR,
-// --shard-reports DIR), when it does not exist, and says so on stderr.
+// makeOutDir makes dir, the folder that flag names itself (--shard-reports
+// DIR), when it does not exist, and says so on stderr (--history's store
+// makes its own: history.Open).
 // The folder it goes in must exist, as --report FILE's folder must: a
 // mistyped path is refused (exit 2), not made with its parents.
 func (a *app) makeOutDir(flag, dir string) error {

@@ -1,36 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"io"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/replayctl/replayctl/internal/testbuf"
 )
 
 // quickTape is the tape these tests replay against the built-in mock.
 const quickTape = "examples/quickstart.jsonl"
-
-// syncBuffer is a bytes.Buffer that a process's output goroutine writes
-// while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex // guards b
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // proc is a replayctl process the test drives: its stdin stays open until
 // closed, its output is collected.
@@ -38,7 +19,7 @@ type proc struct {
 	t              *testing.T
 	cmd            *exec.Cmd
 	stdin          io.WriteCloser
-	stdout, stderr *syncBuffer
+	stdout, stderr *testbuf.Buffer
 	done           chan struct{} // closed when it has exited
 	code           int
 }
@@ -47,7 +28,7 @@ type proc struct {
 // killed if it is still running when the test ends.
 func startProc(t *testing.T, argv ...string) *proc {
 	t.Helper()
-	p := &proc{t: t, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+	p := &proc{t: t, stdout: &testbuf.Buffer{}, stderr: &testbuf.Buffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(argv[0], argv[1:]...)
 	p.cmd.Dir = "../.."
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
@@ -78,7 +59,7 @@ func startProc(t *testing.T, argv ...string) *proc {
 }
 
 // waitOutput waits until buf holds want, or fails.
-func (p *proc) waitOutput(buf *syncBuffer, want string, limit time.Duration) {
+func (p *proc) waitOutput(buf *testbuf.Buffer, want string, limit time.Duration) {
 	p.t.Helper()
 	deadline := time.Now().Add(limit)
 	for !strings.Contains(buf.String(), want) {

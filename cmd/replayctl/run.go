@@ -235,11 +235,6 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	if err := resolveHistory(cmd, &f.history, cfgFile); err != nil {
 		return err
 	}
-	if f.history.dir != "" {
-		// The store never costs a run: a folder it cannot make is said
-		// when the run is kept (history: run not kept), not here.
-		_ = a.makeOutDir("--history", f.history.dir)
-	}
 	outs, outOpts, err := a.openOuts(f.outs, f.outBuffer, true)
 	if err != nil {
 		return err

@@ -111,7 +111,11 @@ func (a *app) keepHistory(ctx context.Context, cmd *cobra.Command, tapeArg strin
 	if f.dir == "" {
 		return
 	}
-	opts := []history.KeepOption{history.StoreBusyTimeout(f.busyTimeout), history.RunInfo(f.version, runOptions(cmd))}
+	// The store makes its folder (not the folders above it) when the run
+	// is kept; one it cannot make is said then (history: run not kept):
+	// the store never costs a run.
+	made := func(dir string) { fmt.Fprintf(a.errOut, "--history: created the folder %s\n", dir) }
+	opts := []history.KeepOption{history.StoreBusyTimeout(f.busyTimeout), history.StoreFolderMade(made), history.RunInfo(f.version, runOptions(cmd))}
 	if len(f.budgets) > 0 {
 		opts = append(opts, history.Budgets(f.baselineRuns, f.gateAlpha, f.budgets...))
 	}

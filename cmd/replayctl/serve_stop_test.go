@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replayctl/replayctl/internal/testbuf"
 	"github.com/replayctl/replayctl/serve"
 )
 
@@ -311,7 +312,7 @@ func TestServeStdioStopsWithAnswerUnread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr syncBuffer
+	var stderr testbuf.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replayctl/replayctl/internal/testbuf"
 	"github.com/replayctl/replayctl/internal/testserver"
 	"github.com/replayctl/replayctl/internal/testtape"
 	"github.com/replayctl/replayctl/tape"
@@ -116,7 +117,7 @@ func TestServeStdioAnswersAsRecorded(t *testing.T) {
 type servingProcess struct {
 	cmd    *exec.Cmd
 	url    string // the Streamable HTTP endpoint
-	stderr *syncBuffer
+	stderr *testbuf.Buffer
 	done   chan error
 }
 
@@ -133,7 +134,7 @@ func startCmd(t *testing.T, cmd *exec.Cmd) *servingProcess {
 	t.Helper()
 	cmd.Dir = "../.."
 	pr, pw := io.Pipe()
-	stderr := &syncBuffer{}
+	stderr := &testbuf.Buffer{}
 	cmd.Stderr = io.MultiWriter(pw, stderr)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

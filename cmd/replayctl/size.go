@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/replayctl/replayctl/internal/english"
 	"github.com/replayctl/replayctl/internal/knobs"
 )
 
@@ -76,7 +77,7 @@ func parseSizeFrom(s string, least int64) (int, error) {
 	case err != nil:
 		return 0, fmt.Errorf("%q is not a size: want bytes, e.g. 16777216, or a number with a unit: 16MiB, 512KiB, 20MB", s)
 	case n < least:
-		return 0, fmt.Errorf("want at least %d byte", least)
+		return 0, fmt.Errorf("want at least %s", english.Count(least, "byte"))
 	case n > math.MaxInt/int64(unit):
 		return 0, fmt.Errorf("%q is too large", s)
 	}

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/replayctl/replayctl/internal/testbuf"
 )
 
 // replayctl run --ui prints the page's address with its token on stderr;
@@ -178,37 +180,13 @@ func TestRunUISave(t *testing.T) {
 	}
 }
 
-// notifyBuffer is a buffer that says when it was written to.
-type notifyBuffer struct {
-	mu    sync.Mutex
-	b     bytes.Buffer
-	wrote chan struct{}
-}
-
-func (n *notifyBuffer) Write(p []byte) (int, error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.b.Write(p)
-	select {
-	case n.wrote <- struct{}{}:
-	default:
-	}
-	return len(p), nil
-}
-
-func (n *notifyBuffer) String() string {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.b.String()
-}
-
-// waitFor waits until the buffer holds want, or fails after a minute.
-func (n *notifyBuffer) waitFor(t *testing.T, want string) {
+// waitFor waits until n holds want, or fails after a minute.
+func waitFor(t *testing.T, n *testbuf.Buffer, want string) {
 	t.Helper()
 	deadline := time.After(time.Minute)
 	for !strings.Contains(n.String(), want) {
 		select {
-		case <-n.wrote:
+		case <-n.Wrote():
 		case <-deadline:
 			t.Fatalf("no %q within a minute in:\n%s", want, n.String())
 		}
@@ -224,8 +202,7 @@ func TestDebugUIAndTheREPLShareTheState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := &notifyBuffer{wrote: make(chan struct{}, 1)}
-	errb := &notifyBuffer{wrote: make(chan struct{}, 1)}
+	out, errb := &testbuf.Buffer{}, &testbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -236,9 +213,9 @@ func TestDebugUIAndTheREPLShareTheState(t *testing.T) {
 			t.Errorf("replayctl debug: %v\n%s", err, errb.String())
 		}
 	}()
-	errb.waitFor(t, "?token=")
+	waitFor(t, errb, "?token=")
 	page := regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=[0-9a-f]+`).FindString(errb.String())
-	out.waitFor(t, "next: seq 3 c2s tools/list") // the REPL replayed the handshake
+	waitFor(t, out, "next: seq 3 c2s tools/list") // the REPL replayed the handshake
 	control := strings.Replace(page, "/?token=", "/api/control?token=", 1)
 	resp, err := http.Post(control, "application/json", strings.NewReader(`{"cmd":"step"}`))
 	if err != nil {
@@ -260,7 +237,7 @@ func TestDebugUIAndTheREPLShareTheState(t *testing.T) {
 	}
 	io.WriteString(stdin, "status\n")
 	// (The REPL names the next client message: seq is the tape's next.)
-	out.waitFor(t, fmt.Sprintf("(step); speed fast; released %d, sent %d,", reply.State.Released, reply.State.Sent))
+	waitFor(t, out, fmt.Sprintf("(step); speed fast; released %d, sent %d,", reply.State.Released, reply.State.Sent))
 
 	feed, err := (&http.Client{Timeout: time.Minute}).Get(strings.Replace(page, "/?token=", "/events?token=", 1))
 	if err != nil {

@@ -1,7 +1,9 @@
-// Package streamhold lets tests outside package mock hold the built-in
-// mock's streamed read of a tape (mock.Mock.StreamTape) after it hands a
-// batch of messages over, as the mock's own tests do: an interrupted
-// replay can then be checked to return while the read is still under way.
+// Package streamhold lets tests hold the built-in mock's streamed read
+// of a tape (mock.Mock.StreamTape) after it hands a batch of messages
+// over: the mock's own tests drive the read a batch at a time behind a
+// replay, and an interrupted replay (package engine's tests) can be
+// checked to return while the read is still under way. It is the read's
+// one test hook.
 package streamhold
 
 // Batch, when not nil (tests only: set it before the read starts, and

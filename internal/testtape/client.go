@@ -1,19 +1,17 @@
 package testtape
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/replayctl/replayctl/internal/testbuf"
 	"github.com/replayctl/replayctl/tape"
 )
 
@@ -107,7 +105,7 @@ func RecordClient(tb testing.TB, t Target, version string, script Script) string
 		done()
 		path := writeClientTape(tb, t, "", seen)
 		tb.Fatalf("testtape: connect a go-sdk client to %s (protocol %q): %v\ntape so far: %s\nserver stderr:\n%s",
-			t.Transport(), version, err, path, stderr)
+			t.Transport(), version, err, path, orNone(stderr))
 	}
 	negotiated := cs.InitializeResult().ProtocolVersion
 	runErr := script(ctx, cs)
@@ -123,18 +121,18 @@ func RecordClient(tb testing.TB, t Target, version string, script Script) string
 	switch {
 	case runErr != nil:
 		tb.Fatalf("testtape: client script (protocol %s over %s): %v\ntape so far: %s\nserver stderr:\n%s",
-			negotiated, t.Transport(), runErr, path, stderr)
+			negotiated, t.Transport(), runErr, path, orNone(stderr))
 	case closeErr != nil:
 		tb.Fatalf("testtape: close the client session (protocol %s over %s): %v\ntape: %s\nserver stderr:\n%s",
-			negotiated, t.Transport(), closeErr, path, stderr)
+			negotiated, t.Transport(), closeErr, path, orNone(stderr))
 	}
 	return path
 }
 
 // transport returns the Go SDK transport to t, the stderr of the server it
 // starts (stdio), and a function to call once the session is closed.
-func (t Target) transport(ctx context.Context) (mcp.Transport, *lockedBuffer, func()) {
-	stderr := &lockedBuffer{}
+func (t Target) transport(ctx context.Context) (mcp.Transport, *testbuf.Buffer, func()) {
+	stderr := &testbuf.Buffer{}
 	if t.url != "" {
 		hc := &http.Client{Transport: &http.Transport{}}
 		tr := &mcp.StreamableClientTransport{
@@ -203,29 +201,13 @@ func writeClientTape(tb testing.TB, t Target, protocolVersion string, seen *tran
 	return path
 }
 
-// lockedBuffer collects a server's stderr, written by exec's copying
-// goroutine and read when a recording fails.
-type lockedBuffer struct {
-	mu sync.Mutex // guards b
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.b.Len() == 0 {
-		return "(none)"
+// orNone is a server's stderr as a failure message shows it.
+func orNone(stderr *testbuf.Buffer) string {
+	if s := stderr.String(); s != "" {
+		return s
 	}
-	return b.b.String()
+	return "(none)"
 }
-
-var _ fmt.Stringer = (*lockedBuffer)(nil)
 
 // terminatedAfterClose reports whether err is a stdio server's exit by
 // SIGTERM, which the SDK sends when the server does not exit on its own
