@@ -184,7 +184,7 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	if e.cfg.Speed.Paced() {
 		defer holdCollections(e.cfg.Speed, e.cfg.GCHeadroom)()
 	} else {
-		defer holdLoadCollections(e.cfg.Sessions, e.cfg.GCHeadroom)()
+		defer holdFastCollections(e.cfg.GCHeadroom)()
 	}
 	start := time.Now()
 	if !e.cfg.StartAt.IsZero() {
