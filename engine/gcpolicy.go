@@ -56,9 +56,9 @@ func holdCollections(s scheduler.Speed, headroom int64) func() {
 // was CPU rather than a held schedule. For a load of 50 sessions it took
 // ≈ 14% of the client's instructions (BENCHMARKS.md, issue 24, fourth
 // round: the collector's share); for one session of 100,000 requests
-// against the mock, 15% (843 M instructions of 5.67 G a replay), 7%
-// held, and 8% fewer instructions in all (sixth round: the collector
-// and one fast session).
+// against the mock, 14% (761 M instructions of 5.55 G a replay), 7%
+// held (351 M of 5.13 G: 7.5% fewer in all; BENCHMARKS.md, sixth
+// round: the overlap of the stages, and the collector).
 func holdFastCollections(headroom int64) func() {
 	return gcHold.hold(headroom)
 }
