@@ -104,14 +104,14 @@ type Config struct {
 	// apart); sessions spin only while no more are connected than
 	// processors.
 	Spin time.Duration
-	// GCHeadroom is how much garbage a paced replay, or a fast one of 2
-	// or more Sessions (a load), may make between two collections, in
+	// GCHeadroom is how much garbage a paced replay, or a fast one (one
+	// session or a load of Sessions), may make between two collections, in
 	// bytes, while it runs: the collector's pace is set so that the next
 	// collection comes after that much more heap than the last one left
 	// live (or sooner, by GOGC, once the live heap is larger). 0 means
 	// DefaultGCHeadroom (64 MiB), negative means the collector's own pace
 	// (GOGC). It applies to the whole process while such replays run
-	// (see holdCollections and holdLoadCollections).
+	// (see holdCollections and holdFastCollections).
 	GCHeadroom int64
 	// MaxRetries bounds the retries of a message the target asked to have
 	// again (HTTP 408, 429, 5xx); 0 means 3, negative means none.

@@ -48,6 +48,7 @@ type Engine struct {
 	retries  bool                 // v has a rule that retries on failure
 	finished time.Time            // set by validate when it has judged everything
 	judgedAt time.Time            // validate's: when it took the outcomes it judges
+	results  []report.Result      // validate's: the judged events' results yet to give (judgedEvent)
 	notes    []string             // warnings found by validate, for the report
 	survival survival             // chaos: owned by validate until Run reads it
 	// Recorded messages that are not JSON-RPC: owned by load until Run
@@ -183,7 +184,7 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	if e.cfg.Speed.Paced() {
 		defer holdCollections(e.cfg.Speed, e.cfg.GCHeadroom)()
 	} else {
-		defer holdLoadCollections(e.cfg.Sessions, e.cfg.GCHeadroom)()
+		defer holdFastCollections(e.cfg.GCHeadroom)()
 	}
 	start := time.Now()
 	if !e.cfg.StartAt.IsZero() {

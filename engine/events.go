@@ -96,6 +96,12 @@ func (e *Engine) endEvents(runErr error) []string {
 	return notes
 }
 
+// resultBlock is how many judged results judgedEvent takes from one
+// allocation: the results the events point to are never written again
+// once emitted, so a block lives while any of its events is buffered
+// (at most resultBlock × 320 bytes more than one result each).
+const resultBlock = 64
+
 // judgedEvent tells the verdict on r (scrubbed: see Engine.scrub), with
 // the figures the report counts of it, the result itself and the fault
 // injected into its message (nil: none). The result's bytes go only to a
@@ -115,7 +121,11 @@ func (e *Engine) judgedEvent(r report.Result, fault *report.Fault) {
 	if e.ctl == nil {
 		r.Out, r.Answer, r.Recorded = nil, nil, nil
 	}
-	ev.Result = &r
+	if len(e.results) == 0 {
+		e.results = make([]report.Result, resultBlock)
+	}
+	ev.Result, e.results = &e.results[0], e.results[1:]
+	*ev.Result = r
 	at := e.judgedAt // validate's clock read for the batch r came in
 	if at.IsZero() {
 		at = time.Now()

@@ -171,15 +171,15 @@ func MaxInflight(n int) Option {
 func Spin(d time.Duration) Option { return func(s *settings) { s.spin = d; s.given("Spin") } }
 
 // GCHeadroom is how much garbage, in bytes, a paced replay (realtime,
-// Nx, fixed, rps), or a fast one of 2 or more Sessions (a load), may
+// Nx, fixed, rps), or a fast one (one session or a load), may
 // make between two runs of Go's collector while it runs (default
 // 64 MiB): GOGC is raised for the process while the replay runs, so that
 // the next collection comes that much after the live heap, and set back
 // at its end. A collection's marking takes the replay's goroutines for
 // assists, which holds answers, and the calls waiting for them, for
 // milliseconds on one core; at fast, collecting at GOGC's pace took
-// ≈ 1/6 of a load's instructions. A single fast session keeps GOGC's
-// pace. 0 leaves the collector's pace to GOGC; a negative n is an
+// ≈ 1/6 of a load's instructions, and of a single session's against
+// the built-in mock. 0 leaves the collector's pace to GOGC; a negative n is an
 // *OptionError.
 func GCHeadroom(n int64) Option { return func(s *settings) { s.gcHeadroom = n; s.given("GCHeadroom") } }
 

@@ -222,16 +222,22 @@ type TimelineEntry struct {
 // replay's); with a zero start the times are null, the latency is still
 // given.
 func (r Result) Entry(start time.Time) TimelineEntry {
+	return r.entryIn(start, new([4]float64))
+}
+
+// entryIn is Entry with its times kept in ms (one allocation for an
+// entry's four, or one for a whole timeline's: Collector.Report).
+func (r Result) entryIn(start time.Time, ms *[4]float64) TimelineEntry {
 	e := TimelineEntry{
 		Seq: r.Seq, Session: r.Session, Method: r.Method, Dir: r.Dir, Kind: r.Kind,
 		Verdict: r.Verdict, Error: r.Err, Differences: r.Differences,
 	}
 	if !start.IsZero() {
-		e.DueMS, e.SentMS, e.AnsweredMS = sinceMS(start, r.Due), sinceMS(start, r.Sent), sinceMS(start, r.Answered)
+		e.DueMS, e.SentMS, e.AnsweredMS = sinceMS(start, r.Due, &ms[0]), sinceMS(start, r.Sent, &ms[1]), sinceMS(start, r.Answered, &ms[2])
 	}
 	if !r.Sent.IsZero() && !r.Answered.IsZero() {
-		ms := durToMS(r.Answered.Sub(r.Sent))
-		e.LatencyMS = &ms
+		ms[3] = durToMS(r.Answered.Sub(r.Sent))
+		e.LatencyMS = &ms[3]
 	}
 	return e
 }
@@ -316,11 +322,12 @@ func (c *Collector) Report(meta Meta) Report {
 	for i, f := range c.failures {
 		r.Validation.Failures[i] = failureForReport(f)
 	}
+	ms := make([][4]float64, len(c.timeline)) // the entries' times: one allocation, not four an entry
 	for i, it := range c.timeline {
 		r.Timeline[i] = Result{
 			Seq: it.seq, Session: it.session, Method: it.method, Dir: it.dir, Kind: it.kind, Verdict: it.verdict,
 			Due: it.due, Sent: it.sent, Answered: it.answered,
-		}.Entry(start)
+		}.entryIn(start, &ms[i])
 	}
 	r.Summary.NothingChecked = r.Unchecked()
 	r.Summary.Passed = r.Passed()
@@ -405,12 +412,13 @@ func validJSON(raw json.RawMessage) json.RawMessage {
 	return b
 }
 
-func sinceMS(start, t time.Time) *float64 {
+// sinceMS is t in ms since start, kept in *ms; nil for a zero t.
+func sinceMS(start, t time.Time, ms *float64) *float64 {
 	if t.IsZero() {
 		return nil
 	}
-	ms := durToMS(t.Sub(start))
-	return &ms
+	*ms = durToMS(t.Sub(start))
+	return ms
 }
 
 // ratio is n/d, or ifZero when d is 0.

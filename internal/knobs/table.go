@@ -163,7 +163,7 @@ var Table = []Knob{
 	},
 	{
 		Name:     "gc-headroom",
-		Doc:      "garbage a paced replay (realtime, Nx, fixed, rps), or a fast one of --sessions 2 or more (a load), may make between two of the Go collector's runs while it runs, e.g. 64MiB (a collection holds answers, and the calls waiting for them, for milliseconds on one core; at fast, GOGC's pace took 1/6 of a load's instructions); 0: Go's own pace (GOGC)",
+		Doc:      "garbage a paced replay (realtime, Nx, fixed, rps), or a fast one (one session or a load), may make between two of the Go collector's runs while it runs, e.g. 64MiB (a collection holds answers, and the calls waiting for them, for milliseconds on one core; at fast, GOGC's pace took 1/6 of the instructions); 0: Go's own pace (GOGC)",
 		Default:  Size(64 << 20),
 		Commands: []string{"run", "kube render"},
 		NoConfig: "a setting of the Go runtime of the replaying process, not of the replay's plan: the command line's or the library caller's",
