@@ -173,7 +173,7 @@ func (r *receiver) arrive(ctx context.Context, a arrival) error {
 		}
 		return nil
 	}
-	rpc, err := jsonrpc.Parse(a.inc.Msg)
+	rpc, err := x.rx.parseLive(a.inc.Msg)
 	if err != nil {
 		x.env.Log.Warn().Str("session", ss.name).Err(err).Msg("target sent a message that is not JSON-RPC")
 		return x.emit(ctx, &Outcome{Req: &Item{Rec: tape.Message{Seq: -1, Session: ss.name, Dir: tape.S2C}}, Err: fmt.Errorf("target sent a message that is not JSON-RPC: %w", err)})
