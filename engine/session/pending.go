@@ -31,6 +31,7 @@ type requests struct {
 	due      atomic.Bool // the timer has fired (fire): expire
 	retryIDs int64       // ids made for retries and reconnects
 	polls    chan *pend  // a task poll's interval is over: send it again
+	block    []pend      // where newPend takes pends from
 }
 
 // expire times out the requests whose deadline has passed and tells the
