@@ -32,6 +32,10 @@ type pend struct {
 	replaced bool   // sent again as another pend (resend)
 	edited   []byte // the recorded answer after set_result rules
 	anchored bool   // initialize: the session's clock was anchored on it
+	// asRecorded: the live answer is the recorded one but for its id,
+	// byte for byte (parseLive), so no live value differs from its
+	// recorded one (learnLive).
+	asRecorded bool
 	// pollingSince is when a tasks/get first went out, while it is sent
 	// again until the live task ends (live.go).
 	pollingSince time.Time

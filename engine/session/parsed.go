@@ -35,15 +35,21 @@ func sendFirst(ctx context.Context, conn transport.Conn, msg []byte, it *Item) e
 // parseLive is the parse of a live message from the target: when it is
 // the recorded answer of the oldest request in flight with only its id
 // changed (a target that answers as recorded, the built-in mock), that
-// answer's parse gives it without parsing msg (jsonrpc.Message.Rebase);
-// else msg is parsed.
-func (r *receiver) parseLive(msg []byte) (jsonrpc.Message, error) {
+// answer's parse gives it without parsing msg (jsonrpc.Message.Rebase),
+// and as is that request; else msg is parsed, and as is nil.
+func (r *receiver) parseLive(msg []byte) (m jsonrpc.Message, as *pend, err error) {
 	if p := r.x.rq.oldest(); p != nil && p.expected != nil {
 		if m, ok := p.expected.RPC.Rebase(msg); ok {
-			return m, nil
+			return m, p, nil
 		}
 	}
-	return jsonrpc.Parse(msg)
+	m, err = jsonrpc.Parse(msg)
+	return m, nil, err
+}
+
+// sameBytes reports whether a and b are the same bytes in memory.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // oldest is the request sent first of those not answered yet, nil if

@@ -94,10 +94,12 @@ func TestParseLiveAsParse(t *testing.T) {
 		"s2c", `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi"}]}}`)
 	answered := &pend{req: its[0], actual: &transport.Incoming{}}
 	a.rq.fifo = []*pend{answered, {req: its[0], expected: its[1]}}
-	for _, msg := range []string{
+	for i, msg := range []string{
+		// The recorded answer with a plain id: taken as recorded.
 		`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi"}]}}`,
 		`{"jsonrpc":"2.0","id":1000007,"result":{"content":[{"type":"text","text":"hi"}]}}`,
 		`{"jsonrpc":"2.0","id":"s1-7","result":{"content":[{"type":"text","text":"hi"}]}}`,
+		// Parsed.
 		`{"jsonrpc":"2.0","id":"s\u0031","result":{"content":[{"type":"text","text":"hi"}]}}`,
 		`{"jsonrpc":"2.0","id":1.5,"result":{"content":[{"type":"text","text":"hi"}]}}`,
 		`{"jsonrpc":"2.0","id":null,"result":{"content":[{"type":"text","text":"hi"}]}}`,
@@ -109,10 +111,13 @@ func TestParseLiveAsParse(t *testing.T) {
 		`{"jsonrpc":"2.0","id":3,"method":"roots/list"}`,
 		``, `[]`,
 	} {
-		got, gerr := a.rx.parseLive([]byte(msg))
+		got, as, gerr := a.rx.parseLive([]byte(msg))
 		want, werr := jsonrpc.Parse([]byte(msg))
 		if !reflect.DeepEqual(got, want) || fmt.Sprint(gerr) != fmt.Sprint(werr) {
 			t.Errorf("parseLive(%s) = %+v, %v; Parse: %+v, %v", msg, got, gerr, want, werr)
+		}
+		if wantAs := i < 3; (as == a.rq.fifo[1]) != wantAs || as != nil && !wantAs {
+			t.Errorf("parseLive(%s): as recorded by %v, want %v", msg, as != nil, wantAs)
 		}
 	}
 }

@@ -263,7 +263,7 @@ func (r *requests) resend(ctx context.Context, p *pend) error {
 	p.replaced = true
 	np.attempts++
 	np.req.Out, np.req.SentID = rpc.WithID(id), id
-	np.key, np.actual, np.timedOut, np.sendErr = jsonrpc.IDKey(id), nil, false, nil
+	np.key, np.actual, np.timedOut, np.sendErr, np.asRecorded = jsonrpc.IDKey(id), nil, false, nil, false
 	np.sent = time.Now()
 	np.deadline = np.sent.Add(x.env.Timeout)
 	ss := p.sess
