@@ -27,8 +27,11 @@ import (
 // results from blocks (10.2 before); 5.2 once the report's timeline
 // kept each entry's times in one block for all (four allocations an
 // entry before: up to report.DefaultTimelineLimit entries, so the count
-// per request of a replay longer than that is lower).
-const maxAllocsPerRequest = 6
+// per request of a replay longer than that is lower); 7.2–7.3 (alone,
+// from 10.1) once the session's actor took its requests in flight from
+// blocks and keyed each request's two ids in one string, and the mock
+// made its answers with the live id in blocks; 2.3 with both.
+const maxAllocsPerRequest = 3
 
 func TestPipelineAllocsPerRequest(t *testing.T) {
 	if testing.Short() {
@@ -65,8 +68,10 @@ func TestPipelineAllocsPerRequest(t *testing.T) {
 // once the session's actor reused its queue of requests in flight and
 // kept the live answer and the outcome in the request's own memory
 // (55.0 before); 40.1 with the fifth round's transport (reused answers,
-// one context hook per connection) and the tape parsed once as well.
-const maxHTTPAllocsPerRequest = 41
+// one context hook per connection) and the tape parsed once as well;
+// 33.2 with the sixth round's blocks (the actor's requests in flight,
+// judged events, the timeline's entries).
+const maxHTTPAllocsPerRequest = 34
 
 func TestHTTPAllocsPerRequest(t *testing.T) {
 	if testing.Short() {

@@ -61,6 +61,7 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		checkWithID(t, m, newID)
+		checkRebase(t, m, newID)
 	})
 }
 

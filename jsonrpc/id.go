@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -51,6 +52,27 @@ func IDKey(id []byte) string {
 		return string(id)
 	}
 	return canonicalQuote(s)
+}
+
+// IDKeys returns IDKey(a) and IDKey(b), in one allocation where both are
+// their own bytes (numbers, strings without escapes): a request's sent
+// and recorded ids, keyed together.
+func IDKeys(a, b []byte) (string, string) {
+	a, b = bytes.TrimSpace(a), bytes.TrimSpace(b)
+	if !ownKey(a) || !ownKey(b) {
+		return IDKey(a), IDKey(b)
+	}
+	var sb strings.Builder
+	sb.Grow(len(a) + len(b))
+	sb.Write(a)
+	sb.Write(b)
+	both := sb.String()
+	return both[:len(a)], both[len(a):]
+}
+
+// ownKey reports whether IDKey of id, trimmed, is id's own bytes.
+func ownKey(id []byte) bool {
+	return len(id) < 2 || id[0] != '"' || bytes.IndexByte(id, '\\') < 0
 }
 
 // canonicalQuote quotes s the way an escape-free JSON string would look:

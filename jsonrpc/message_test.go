@@ -203,7 +203,17 @@ func TestIDKey(t *testing.T) {
 			if got := IDKey([]byte(tt.id)); got != tt.want {
 				t.Errorf("got %s, want %s", got, tt.want)
 			}
+			for _, other := range tests { // IDKeys is IDKey of each
+				a, b := IDKeys([]byte(tt.id), []byte(other.id))
+				if a != tt.want || b != other.want {
+					t.Errorf("IDKeys(%s, %s) = %s, %s; want %s, %s", tt.id, other.id, a, b, tt.want, other.want)
+				}
+			}
 		})
+	}
+	sent, rec := []byte(`1000041`), []byte(`41`)
+	if n := testing.AllocsPerRun(100, func() { IDKeys(sent, rec) }); n != 1 {
+		t.Errorf("IDKeys of two numbers: %.0f allocations, want 1", n)
 	}
 	if IDKey([]byte(`"1"`)) == IDKey([]byte(`1`)) {
 		t.Errorf(`got "1" and 1 the same key, want different`)

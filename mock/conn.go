@@ -96,11 +96,24 @@ func (c *conn) SendAside(ctx context.Context, msg []byte) error { return c.send(
 
 var _ transport.AsideSender = (*conn)(nil)
 
+// SendParsed is Send of req.Raw, which its caller has parsed already: req
+// must be what jsonrpc.Parse(req.Raw) gives (a replay's request with its
+// fresh id, jsonrpc.Message.Rebase of the recorded one's parse), so that
+// the mock need not parse it again.
+func (c *conn) SendParsed(ctx context.Context, req jsonrpc.Message) error {
+	return c.answer(ctx, req, false)
+}
+
 func (c *conn) send(ctx context.Context, msg []byte, aside bool) error {
 	req, err := jsonrpc.Parse(msg)
 	if err != nil { // answered as a good server does: parse error or invalid request
 		return c.reply(badMessage(msg))
 	}
+	return c.answer(ctx, req, aside)
+}
+
+// answer answers req, a valid message, as send says.
+func (c *conn) answer(ctx context.Context, req jsonrpc.Message, aside bool) error {
 	if req.Kind != jsonrpc.KindRequest {
 		return c.checkOpen() // notifications and answers need no reply
 	}

@@ -27,6 +27,34 @@ type matcher struct {
 	lookahead int
 	next      int              // entries before next have all been asked
 	used      map[int]struct{} // entries after next that have been asked
+	blk       answerBlock      // where the answers with a live id are made
+}
+
+// answerBlock hands out the bytes of answers made with the live id
+// (idxReply) from blocks of answerBlockSize, where each was an
+// allocation of its own; each capped at its length, so that appending
+// to one never writes into the next. A block lives as long as any answer
+// in it: small, so that an answer kept (a report's failure, the browser
+// view) holds little more than its own.
+type answerBlock []byte
+
+const (
+	answerBlockSize = 8 << 10
+	answerMax       = 1 << 10 // longer answers get their own allocation
+)
+
+// space returns an empty slice of capacity n: from the block when n is
+// small, else of its own. A nil block gives its own.
+func (b *answerBlock) space(n int) []byte {
+	if b == nil || n > answerMax {
+		return make([]byte, 0, n)
+	}
+	if len(*b) < n {
+		*b = make([]byte, answerBlockSize)
+	}
+	s := (*b)[:0:n]
+	*b = (*b)[n:]
+	return s
 }
 
 // scratch is what answering one request needs for a moment: pooled, so
@@ -82,12 +110,13 @@ func (m *matcher) answer(req jsonrpc.Message, aside bool) (notes [][]byte, ans [
 	if e == nil || e.ans == 0 {
 		return nil, noAnswer(req)
 	}
-	return idxReply(m.idx, e, req, m.from, sc)
+	return idxReply(m.idx, e, req, m.from, sc, &m.blk)
 }
 
 // idxReply returns e's recorded answer, with req's id, and the server
 // notifications recorded before it from seq from on; e has an answer.
-func idxReply(idx *index, e *entry, req jsonrpc.Message, from int64, sc *scratch) (notes [][]byte, ans []byte) {
+// An answer made anew with req's id takes its bytes from blk.
+func idxReply(idx *index, e *entry, req jsonrpc.Message, from int64, sc *scratch, blk *answerBlock) (notes [][]byte, ans []byte) {
 	for _, n := range idx.notesOf(e) {
 		if n.seq < from {
 			continue
@@ -110,7 +139,7 @@ func idxReply(idx *index, e *entry, req jsonrpc.Message, from int64, sc *scratch
 		if bytes.Equal(id, req.ID) {
 			return notes, msg // the index's own bytes, which no one writes
 		}
-		out := make([]byte, 0, len(msg)-len(id)+len(req.ID))
+		out := blk.space(len(msg) - len(id) + len(req.ID))
 		out = append(append(append(out, msg[:e.idAt]...), req.ID...), msg[e.idEnd:]...)
 		return notes, out
 	}

@@ -290,7 +290,7 @@ func (c *conn) answerLive(ctx context.Context, req jsonrpc.Message, aside bool) 
 					} else {
 						c.m.use(next)
 						sc := scratchPool.Get().(*scratch)
-						notes, ans = idxReply(r.viewOf(), e, req, 0, sc)
+						notes, ans = idxReply(r.viewOf(), e, req, 0, sc, &c.m.blk)
 						r.mu.Unlock()
 						putScratch(sc)
 						return notes, ans, true, nil

@@ -173,7 +173,7 @@ func (r *receiver) arrive(ctx context.Context, a arrival) error {
 		}
 		return nil
 	}
-	rpc, err := jsonrpc.Parse(a.inc.Msg)
+	rpc, as, err := x.rx.parseLive(a.inc.Msg)
 	if err != nil {
 		x.env.Log.Warn().Str("session", ss.name).Err(err).Msg("target sent a message that is not JSON-RPC")
 		return x.emit(ctx, &Outcome{Req: &Item{Rec: tape.Message{Seq: -1, Session: ss.name, Dir: tape.S2C}}, Err: fmt.Errorf("target sent a message that is not JSON-RPC: %w", err)})
@@ -217,6 +217,7 @@ func (r *receiver) arrive(ctx context.Context, a arrival) error {
 	}
 	p.live = inc
 	p.actual = &p.live // no allocation of its own: the pend's
+	p.asRecorded = as == p && sameBytes(inc.Msg, a.inc.Msg)
 	x.ev.message(inc.At, event.Answered, p.req)
 	ss.inflight--
 	x.anchorHandshake(p)

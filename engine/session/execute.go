@@ -32,6 +32,10 @@ type pend struct {
 	replaced bool   // sent again as another pend (resend)
 	edited   []byte // the recorded answer after set_result rules
 	anchored bool   // initialize: the session's clock was anchored on it
+	// asRecorded: the live answer is the recorded one but for its id,
+	// byte for byte (parseLive), so no live value differs from its
+	// recorded one (learnLive).
+	asRecorded bool
 	// pollingSince is when a tasks/get first went out, while it is sent
 	// again until the live task ends (live.go).
 	pollingSince time.Time
@@ -178,11 +182,9 @@ func (r *sender) now() time.Time {
 // inFlight registers a request sent at sent as waiting for its answer.
 func (r *requests) inFlight(ss *session, it *Item, sent time.Time) *pend {
 	x := r.x
-	p := &pend{
-		req: it, sess: ss, sent: sent, deadline: sent.Add(x.env.Timeout),
-		key:    jsonrpc.IDKey(it.SentID),
-		recKey: jsonrpc.IDKey(it.RPC.ID),
-	}
+	p := r.newPend()
+	*p = pend{req: it, sess: ss, sent: sent, deadline: sent.Add(x.env.Timeout)}
+	p.key, p.recKey = jsonrpc.IDKeys(it.SentID, it.RPC.ID)
 	ss.sent[p.key] = p
 	ss.byRec[p.recKey] = p
 	ss.inflight++
@@ -199,6 +201,21 @@ func (r *requests) inFlight(ss *session, it *Item, sent time.Time) *pend {
 	}
 	return p
 }
+
+// newPend returns a new pend for a request sent, from a block of
+// pendBlock where each was an allocation of its own. A block lives as
+// long as any of its pends (an outcome handed on is in its pend's
+// memory): a few kilobytes.
+func (r *requests) newPend() *pend {
+	if len(r.block) == 0 {
+		r.block = make([]pend, pendBlock)
+	}
+	p := &r.block[0]
+	r.block = r.block[1:]
+	return p
+}
+
+const pendBlock = 16
 
 // ownDeadline is the deadline of a message sent at sent under timeout
 // (zero: none).

@@ -26,7 +26,7 @@ import (
 // learnLive notes the live requestState or taskId given where the
 // recording had another, from a request's recorded and live answers.
 func (r *requests) learnLive(ss *session, p *pend) {
-	if p.actual == nil || p.expected == nil {
+	if p.actual == nil || p.expected == nil || p.asRecorded {
 		return
 	}
 	switch {

@@ -31,6 +31,7 @@ type requests struct {
 	due      atomic.Bool // the timer has fired (fire): expire
 	retryIDs int64       // ids made for retries and reconnects
 	polls    chan *pend  // a task poll's interval is over: send it again
+	block    []pend      // where newPend takes pends from
 }
 
 // expire times out the requests whose deadline has passed and tells the
@@ -262,7 +263,7 @@ func (r *requests) resend(ctx context.Context, p *pend) error {
 	p.replaced = true
 	np.attempts++
 	np.req.Out, np.req.SentID = rpc.WithID(id), id
-	np.key, np.actual, np.timedOut, np.sendErr = jsonrpc.IDKey(id), nil, false, nil
+	np.key, np.actual, np.timedOut, np.sendErr, np.asRecorded = jsonrpc.IDKey(id), nil, false, nil, false
 	np.sent = time.Now()
 	np.deadline = np.sent.Add(x.env.Timeout)
 	ss := p.sess

@@ -20,7 +20,7 @@ func (r *sender) sendRetry(ctx context.Context, conn transport.Conn, msg []byte,
 	if as, ok := conn.(transport.AsideSender); ok && it.Injected {
 		return as.SendAside(ctx, msg) // not on the tape: uses none of its answers
 	}
-	return r.retry(ctx, conn, msg, it, conn.Send(ctx, msg))
+	return r.retry(ctx, conn, msg, it, sendFirst(ctx, conn, msg, it))
 }
 
 // sendBy is sendRetry under ctx bounded by deadline. A
