@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/replayctl/replayctl/chaos"
+	"github.com/replayctl/replayctl/internal/english"
 	"github.com/replayctl/replayctl/mcp"
 )
 
@@ -222,9 +223,9 @@ func (f fault) detail(hasNotes, paces bool) string {
 	case ChaosSlow:
 		chunk, pause := f.f.SlowWrite()
 		if !paces {
-			return fmt.Sprintf("answer held as if written %d bytes at a time with %v pauses (the listener writes whole messages)", chunk, pause)
+			return fmt.Sprintf("answer held as if written %s at a time with %v pauses (the listener writes whole messages)", english.Count(int64(chunk), "byte"), pause)
 		}
-		return fmt.Sprintf("answer written %d bytes at a time, %v pauses", chunk, pause)
+		return fmt.Sprintf("answer written %s at a time, %v pauses", english.Count(int64(chunk), "byte"), pause)
 	case ChaosMissing:
 		return "no answer"
 	case ChaosError:

@@ -149,8 +149,6 @@ func Merge(reports []*Report, opts ...MergeOption) (*Report, error) {
 	return &out, nil
 }
 
-// name is how errors name the i-th report: its shard, its file, or its
-// place.
 // sameRunTwice returns an error wrapping ErrSameRun when two whole runs'
 // reports of one tape share a run_id. Every replay has a run_id of its
 // own, which its shards share: a whole run met twice (the same report, a
@@ -172,6 +170,8 @@ func sameRunTwice(reports []*Report) error {
 	return nil
 }
 
+// name is how errors name the i-th report: its shard, its file, or its
+// place.
 func (r *Report) name(i int) string {
 	if sh := r.Summary.Shard; sh != nil {
 		return fmt.Sprintf("shard %d/%d", sh.Index, sh.Count)
