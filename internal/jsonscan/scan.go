@@ -144,19 +144,18 @@ func literal(doc []byte, i int, lit string) (int, error) {
 }
 
 // stringEnd returns the offset just past the string starting at doc[i]
-// (which is a quote), and whether it holds an escape. The common string
-// without escapes is found with one bytes.IndexByte (vectorised).
+// (which is a quote), and whether it holds an escape. Its first 32 bytes
+// are looked at eight at a time (most strings of a JSON-RPC envelope are
+// shorter); a longer string's end is found with bytes.IndexByte
+// (vectorised).
 func stringEnd(doc []byte, i int) (int, bool, error) {
-	// Most strings of a JSON-RPC envelope are short: a plain loop beats
-	// the call into IndexByte there; long ones go to IndexByte.
-	j := i + 1
-	for end := min(len(doc), j+32); j < end; j++ {
-		switch doc[j] {
-		case '"':
+	end := min(len(doc), i+33)
+	j := firstQuoteOrBackslash(doc, i+1, end)
+	if j < end {
+		if doc[j] == '"' {
 			return j + 1, false, nil
-		case '\\':
-			return stringEndSlow(doc, i, j)
 		}
+		return stringEndSlow(doc, i, j)
 	}
 	if q := bytes.IndexByte(doc[j:], '"'); q >= 0 {
 		if bytes.IndexByte(doc[j:j+q], '\\') < 0 {

@@ -104,14 +104,14 @@ func validLiteral(b []byte, i int, lit string) (int, bool) {
 	return i + len(lit), true
 }
 
-// validString checks the string starting at b[i] (a quote).
+// validString checks the string starting at b[i] (a quote). The bytes
+// between escapes are passed eight at a time (firstSpecial).
 func validString(b []byte, i int) (int, bool) {
-	for i++; i < len(b); i++ {
-		c := b[i]
-		if !plainByte[c] {
-			continue
+	for i++; ; i++ {
+		if i = firstSpecial(b, i); i >= len(b) {
+			return i, false
 		}
-		switch {
+		switch c := b[i]; {
 		case c == '"':
 			return i + 1, true
 		case c < 0x20:
@@ -132,11 +132,10 @@ func validString(b []byte, i int) (int, bool) {
 			return i, false
 		}
 	}
-	return i, false
 }
 
 // plainByte marks the bytes validString must look at: quote, backslash and
-// control characters.
+// control characters (the name says what the others are).
 var plainByte = func() (t [256]bool) {
 	for c := range 0x20 {
 		t[c] = true
