@@ -2,8 +2,10 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 )
 
 // ErrSyntax is wrapped by every error this package returns.
@@ -93,12 +95,12 @@ func trailing(doc []byte, i int) error {
 // JSON white space.
 func SkipSpace(doc []byte, i int) int {
 	for i < len(doc) {
-		switch doc[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
+		// One comparison for the common byte, past ' ' (every white
+		// space byte is at most ' ').
+		if c := doc[i]; c > ' ' || (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
 			return i
 		}
+		i++
 	}
 	return i
 }
@@ -149,6 +151,14 @@ func literal(doc []byte, i int, lit string) (int, error) {
 // shorter); a longer string's end is found with bytes.IndexByte
 // (vectorised).
 func stringEnd(doc []byte, i int) (int, bool, error) {
+	if j := i + 1; j+8 <= len(doc) { // the first word here, without a call
+		if m := quoteOrBackslash(binary.LittleEndian.Uint64(doc[j:])); m != 0 {
+			if j += bits.TrailingZeros64(m) >> 3; doc[j] == '"' {
+				return j + 1, false, nil
+			}
+			return stringEndSlow(doc, i, j)
+		}
+	}
 	end := min(len(doc), i+33)
 	j := firstQuoteOrBackslash(doc, i+1, end)
 	if j < end {

@@ -2,7 +2,9 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 )
 
 // Valid reports whether b is one well-formed JSON value, exactly as
@@ -108,7 +110,16 @@ func validLiteral(b []byte, i int, lit string) (int, bool) {
 // between escapes are passed eight at a time (firstSpecial).
 func validString(b []byte, i int) (int, bool) {
 	for i++; ; i++ {
-		if i = firstSpecial(b, i); i >= len(b) {
+		if i+8 <= len(b) { // the first word here, without a call
+			if m := specialBytes(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+			} else {
+				i = firstSpecial(b, i+8)
+			}
+		} else {
+			i = firstSpecial(b, i)
+		}
+		if i >= len(b) {
 			return i, false
 		}
 		switch c := b[i]; {
