@@ -36,7 +36,6 @@ type reading struct {
 	// The messages read, for the replay, in batches.
 	qmu      sync.Mutex // guards the fields below
 	queue    [][]tape.Message
-	spare    [][]tape.Message // batches the replay took every message of, emptied
 	ended    bool
 	readErr  error // the reader's own error (io.EOF at the end)
 	warnings []string
@@ -107,7 +106,7 @@ func (r *reading) run(rd *tape.Reader) {
 	defer rd.Close()
 	var lasts lastSeqs
 	var behind []tape.Message // indexed, handed once batch is
-	batch := r.newBatch()
+	batch := make([]tape.Message, 0, streamBatch)
 	for {
 		msg, err := rd.Next()
 		if err != nil {
@@ -126,7 +125,7 @@ func (r *reading) run(rd *tape.Reader) {
 			if handed {
 				r.hand(behind, false, nil, nil)
 			}
-			behind, batch = batch, r.newBatch()
+			behind, batch = batch, make([]tape.Message, 0, streamBatch)
 			if handed && streamed != nil {
 				streamed(r)
 			}
@@ -139,33 +138,6 @@ func (r *reading) run(rd *tape.Reader) {
 			}
 		}
 	}
-}
-
-// maxSpare bounds the emptied batches kept for the read to fill again.
-const maxSpare = 4
-
-// newBatch returns an empty batch for the read to fill: one the replay
-// emptied, or a new one (a replay that keeps up reuses a few, where one
-// per batch was garbage).
-func (r *reading) newBatch() []tape.Message {
-	r.qmu.Lock()
-	defer r.qmu.Unlock()
-	if n := len(r.spare); n > 0 {
-		b := r.spare[n-1]
-		r.spare[n-1], r.spare = nil, r.spare[:n-1]
-		return b
-	}
-	return make([]tape.Message, 0, streamBatch)
-}
-
-// reuse gives back a batch whose messages the replay has all taken (each
-// zeroed as it was).
-func (r *reading) reuse(b []tape.Message) {
-	r.qmu.Lock()
-	if len(r.spare) < maxSpare && cap(b) == streamBatch {
-		r.spare = append(r.spare, b[:0])
-	}
-	r.qmu.Unlock()
 }
 
 // halt stops a streamed read before its end, at its next batch: the
@@ -243,17 +215,12 @@ func (r *reading) hand(batch []tape.Message, end bool, err error, warnings []str
 // the read if it has not ended (halt: the replay is done), waits for it
 // to end and returns the reader's warnings. next is for one goroutine.
 func (r *reading) messages() (next func() (tape.Message, error), end func() []string) {
-	var cur, whole []tape.Message // whole: the batch cur is the rest of
+	var cur []tape.Message
 	var pending [][]tape.Message
 	next = func() (tape.Message, error) {
 		for len(cur) == 0 {
-			if whole != nil {
-				r.reuse(whole)
-				whole = nil
-			}
 			if len(pending) > 0 {
 				cur, pending[0], pending = pending[0], nil, pending[1:]
-				whole = cur
 				continue
 			}
 			r.qmu.Lock()
