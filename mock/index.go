@@ -195,9 +195,9 @@ func readIndexWith(src tape.Source, opts []tape.Option, sv *serveBuild, keep boo
 	}
 	defer r.Close()
 	b := builder{serve: sv, lazy: sv == nil}
-	var lasts map[string]int64
+	var lasts *lastSeqs
 	if sv == nil {
-		lasts = map[string]int64{}
+		lasts = &lastSeqs{}
 	}
 	file := src
 	if sh, ok := src.(*tape.Shared); ok {
@@ -225,7 +225,7 @@ func readIndexWith(src tape.Source, opts []tape.Option, sv *serveBuild, keep boo
 		msg, err := r.Next()
 		if errors.Is(err, io.EOF) {
 			idx := b.index()
-			idx.lasts = lasts
+			idx.lasts = lasts.done()
 			if kept != nil {
 				kept.warnings = r.Warnings()
 			}
@@ -238,7 +238,7 @@ func readIndexWith(src tape.Source, opts []tape.Option, sv *serveBuild, keep boo
 			return nil, nil, fmt.Errorf("mock: %w", err)
 		}
 		if lasts != nil {
-			lasts[msg.Session] = msg.Seq
+			lasts.note(msg.Session, msg.Seq)
 		}
 		if kept != nil { // a source of no known size is bounded as it is read
 			if keptBytes += int64(len(msg.Msg)); keptBytes > keepUpTo {
@@ -265,13 +265,55 @@ func readIndexWith(src tape.Source, opts []tape.Option, sv *serveBuild, keep boo
 // costs less than its size and answers faster (no read, no decoding).
 var readBackOver int64 = 32 << 20
 
+// lastSeqs is each session's last seq on a tape, noted message by
+// message: the map is written when the session changes (and at the
+// end), not for every message.
+type lastSeqs struct {
+	m    map[string]int64
+	name string // the session of the messages noted last
+	seq  int64
+	any  bool
+}
+
+// note notes that the message seq of session was read.
+func (l *lastSeqs) note(session string, seq int64) {
+	if l.any && session != l.name {
+		l.flush()
+	}
+	l.name, l.seq, l.any = session, seq, true
+}
+
+func (l *lastSeqs) flush() {
+	if l.m == nil {
+		l.m = map[string]int64{}
+	}
+	l.m[l.name] = l.seq
+}
+
+// done returns every session's last seq (an empty map for a tape of no
+// message; nil from a nil l: none noted).
+func (l *lastSeqs) done() map[string]int64 {
+	if l == nil {
+		return nil
+	}
+	if l.any {
+		l.flush()
+	} else if l.m == nil {
+		l.m = map[string]int64{}
+	}
+	return l.m
+}
+
 // builder indexes a tape's messages, given in tape order.
 type builder struct {
 	sessions map[string]*building
-	// unanswered holds, by session and request id, the indexes of the
-	// requests still waiting for an answer.
-	unanswered map[waitKey]waiting
+	// cur is the session of the message indexed last (most messages are
+	// of the same session as the one before them), and curName its name.
+	cur        *building
+	curName    string
 	methods    map[string]uint32
+	lastMethod string // the method of the request indexed last …
+	lastIndex  uint32 // … and its entry.method
 	notes      []note
 	noteRuns   []noteRun
 	big        []span
@@ -290,26 +332,66 @@ type builder struct {
 
 // building is a session's part of the index while it is built.
 type building struct {
-	entries   []entry
-	notes     []note // server notifications since the session's last answer
-	info      []entryInfo
-	noteInfos []noteInfo
+	// unanswered holds, by request id (idKey), the indexes of the
+	// session's requests still waiting for an answer.
+	unanswered map[uint64]waiting
+	entries    []entry
+	notes      []note // server notifications since the session's last answer
+	info       []entryInfo
+	noteInfos  []noteInfo
 }
 
-// waitKey is a session and a request id: the id as the hash of its
-// jsonrpc.IDKey, so that indexing a request and its answer allocates no
-// key.
-type waitKey struct {
-	session string
-	id      uint64
-}
-
-func newWaitKey(session string, id []byte) waitKey {
-	id = bytes.TrimSpace(id)
-	if len(id) >= 2 && id[0] == '"' && bytes.IndexByte(id, '\\') >= 0 { // escapes: resolved as IDKey does
-		return waitKey{session, maphash.String(hashSeed, jsonrpc.IDKey(id))}
+// idKey is a request id as a map key: its jsonrpc.IDKey, so that
+// indexing a request and its answer allocates no key. An id of at most
+// 7 bytes without escapes (most ids: `12`, `"a1"`) is its bytes and
+// their count, exactly; a longer one the hash of its IDKey.
+func idKey(id []byte) uint64 {
+	if n := len(id); n > 0 && (isSpace(id[0]) || isSpace(id[n-1])) {
+		id = bytes.TrimSpace(id)
 	}
-	return waitKey{session, maphash.Bytes(hashSeed, id)} // IDKey's bytes
+	if len(id) >= 2 && id[0] == '"' && bytes.IndexByte(id, '\\') >= 0 { // escapes: resolved as IDKey does
+		id = []byte(jsonrpc.IDKey(id))
+	}
+	if len(id) <= 7 {
+		k := uint64(len(id)) << 56
+		for i, c := range id {
+			k |= uint64(c) << (8 * i)
+		}
+		return k
+	}
+	return maphash.Bytes(hashSeed, id) // IDKey's bytes
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// session returns the part of the index of the session named name,
+// started if it is new.
+func (b *builder) session(name string) *building {
+	if b.cur != nil && name == b.curName {
+		return b.cur
+	}
+	s := b.sessions[name]
+	if s == nil {
+		s = &building{unanswered: map[uint64]waiting{}}
+		b.sessions[name] = s
+		b.order = append(b.order, name)
+	}
+	b.cur, b.curName = s, name
+	return s
+}
+
+// method returns the entry.method of a request's method name.
+func (b *builder) method(name string) uint32 {
+	if name == b.lastMethod && len(b.methods) > 0 {
+		return b.lastIndex
+	}
+	method, ok := b.methods[name]
+	if !ok {
+		method = uint32(len(b.methods))
+		b.methods[name] = method
+	}
+	b.lastMethod, b.lastIndex = name, method
+	return method
 }
 
 // waiting is the indexes of the requests with one id waiting for an
@@ -339,7 +421,6 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 	}
 	if b.sessions == nil {
 		b.sessions = map[string]*building{}
-		b.unanswered = map[waitKey]waiting{}
 		b.methods = map[string]uint32{}
 	}
 	switch {
@@ -349,33 +430,28 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 	default:
 		return // a client's notification or answer, a server's request, a batch: never matched
 	}
-	s := b.sessions[msg.Session]
-	if s == nil {
-		s = &building{}
-		b.sessions[msg.Session] = s
-		b.order = append(b.order, msg.Session)
+	s := b.session(msg.Session)
+	answer := msg.Dir == tape.S2C && jsonrpc.IsResponseKind(rpc.Kind)
+	var k uint64
+	var w waiting
+	var waits bool // a request of the session with this id waits for its answer
+	if answer || msg.Dir == tape.C2S {
+		k = idKey(rpc.ID)
+		if w, waits = s.unanswered[k]; !waits && answer {
+			return // an answer to no request of the session: dropped, not copied
+		}
 	}
 	if (msg.Dir == tape.S2C || b.serve != nil) && b.file == nil {
 		off, n = int64(b.mem.len()), len(msg.Msg)
-		if msg.Dir == tape.S2C && jsonrpc.IsResponseKind(rpc.Kind) {
-			if _, ok := b.unanswered[newWaitKey(msg.Session, rpc.ID)]; !ok {
-				return // an answer to no request of the session: dropped, not copied
-			}
-		}
 		b.mem.add(msg.Msg)
 	}
 	switch {
 	case msg.Dir == tape.C2S:
-		method, ok := b.methods[rpc.Method]
-		if !ok {
-			method = uint32(len(b.methods))
-			b.methods[rpc.Method] = method
-		}
-		k := newWaitKey(msg.Session, rpc.ID)
-		if w, ok := b.unanswered[k]; ok {
-			b.unanswered[k] = waiting{len(s.entries), append(w.earlier, w.latest)}
+		method := b.method(rpc.Method)
+		if waits {
+			s.unanswered[k] = waiting{len(s.entries), append(w.earlier, w.latest)}
 		} else {
-			b.unanswered[k] = waiting{latest: len(s.entries)}
+			s.unanswered[k] = waiting{latest: len(s.entries)}
 		}
 		var params uint64
 		var req loc
@@ -394,23 +470,24 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 		if b.serve == nil && params != anyParams {
 			raw = rawHash(rpc.Params())
 		}
+		if len(s.entries) == cap(s.entries) {
+			// Twice as large at each step: append grows a large slice by a
+			// quarter, allocating about five times its final size on the
+			// way (twice here), each step copied.
+			s.entries = slices.Grow(s.entries, max(len(s.entries), 16))
+		}
 		s.entries = append(s.entries, entry{seq: msg.Seq, method: method, params: params, raw: raw, req: req})
 		if b.serve != nil {
 			s.info = append(s.info, entryInfo{req: b.loc(off, n), t: msg.TUS})
 		}
 		b.entries++
-	case rpc.Kind == jsonrpc.KindResponse || rpc.Kind == jsonrpc.KindError:
-		k := newWaitKey(msg.Session, rpc.ID)
-		w, ok := b.unanswered[k]
-		if !ok {
-			return // an answer to no request of the session: dropped
-		}
+	case answer: // one the session waits for (see above)
 		at := w.latest
 		e := &s.entries[at]
 		if n := len(w.earlier); n == 0 {
-			delete(b.unanswered, k)
+			delete(s.unanswered, k)
 		} else {
-			b.unanswered[k] = waiting{w.earlier[n-1], w.earlier[:n-1]}
+			s.unanswered[k] = waiting{w.earlier[n-1], w.earlier[:n-1]}
 		}
 		e.ans = b.loc(off, n)
 		if start, end, ok := rpc.IDSpan(); ok && b.file == nil && b.serve == nil && end <= math.MaxUint32 {
@@ -459,7 +536,11 @@ func (b *builder) index() *index {
 	}
 	if len(b.sessions) == 1 {
 		for name, s := range b.sessions {
-			idx.sessions[name] = s.entries[:len(s.entries):len(s.entries)]
+			es := s.entries
+			if cap(es) > len(es)+len(es)/4 { // not to keep up to twice its size
+				es = slices.Clone(es)
+			}
+			idx.sessions[name] = es[:len(es):len(es)]
 		}
 		return idx
 	}

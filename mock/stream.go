@@ -100,16 +100,16 @@ func stream(rd *tape.Reader) *reading {
 func (r *reading) run(rd *tape.Reader) {
 	defer close(r.finished)
 	defer rd.Close()
-	lasts := map[string]int64{}
+	var lasts lastSeqs
 	var behind []tape.Message // indexed, handed once batch is
 	batch := make([]tape.Message, 0, streamBatch)
 	for {
 		msg, err := rd.Next()
 		if err != nil {
-			r.end(lasts, append(behind, batch...), err, rd.Warnings())
+			r.end(&lasts, append(behind, batch...), err, rd.Warnings())
 			return
 		}
-		lasts[msg.Session] = msg.Seq
+		lasts.note(msg.Session, msg.Seq)
 		r.mu.Lock()
 		r.b.add(msg)
 		r.mu.Unlock()
@@ -126,7 +126,7 @@ func (r *reading) run(rd *tape.Reader) {
 				streamhold.Batch(r.stop)
 			}
 			if r.halted() {
-				r.end(lasts, nil, errHalted, rd.Warnings())
+				r.end(&lasts, nil, errHalted, rd.Warnings())
 				return
 			}
 		}
@@ -170,11 +170,11 @@ func (r *reading) wake() {
 
 // end ends the read: the index is made (or the read failed), then the
 // last batch and the end are handed to the replay.
-func (r *reading) end(lasts map[string]int64, batch []tape.Message, err error, warnings []string) {
+func (r *reading) end(lasts *lastSeqs, batch []tape.Message, err error, warnings []string) {
 	r.mu.Lock()
 	if errors.Is(err, io.EOF) {
 		r.idx = r.b.index()
-		r.idx.lasts = lasts
+		r.idx.lasts = lasts.done()
 	} else {
 		r.err = fmt.Errorf("mock: %w", err)
 	}

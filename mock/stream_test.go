@@ -418,6 +418,9 @@ func TestStreamTapeError(t *testing.T) {
 	go func() {
 		asked <- c.Send(t.Context(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"call 99"}}}`))
 	}()
+	for !waitsForEnd(m.r) { // initialize answered, the last request waits: let the read fail
+		runtime.Gosched()
+	}
 	release()
 	for {
 		msg, err := next()

@@ -175,6 +175,13 @@ func (nr *nativeReader) readMessage() (Message, error) {
 		if isBlank(line) || (nr.r.opts.only != nil && otherSession(line, nr.r.opts.only)) {
 			continue
 		}
+		var m Message
+		if !nr.pos.pastEnd && decodeWritten(line, &m, nr.session, &nr.slab) {
+			if err := nr.took(&m, start, len(line), n); err != nil {
+				return Message{}, err
+			}
+			return m, nil
+		}
 		if err := scanEnvelope(line, &nr.env); err != nil {
 			if last {
 				if !nr.eofDone {
@@ -191,22 +198,12 @@ func (nr *nativeReader) readMessage() (Message, error) {
 		}
 		switch typ := lineType(line, &nr.env); typ {
 		case "message":
-			var m Message
 			if e := decodeMessage(line, &nr.env, &m, nr.session, &nr.slab); e != nil {
 				return Message{}, nr.r.errAt(e, n)
 			}
-			if m.Seq <= nr.pos.lastSeq {
-				return Message{}, &Error{Path: nr.r.path, Line: n, Seq: m.Seq,
-					Msg: fmt.Sprintf("seq %d does not follow the previous message's seq %d: seqs must increase; renumber the messages or convert the tape again", m.Seq, nr.pos.lastSeq)}
+			if err := nr.took(&m, start, len(line), n); err != nil {
+				return Message{}, err
 			}
-			m.Line = n
-			if nr.pos.ord == int64(len(nr.index))*indexEvery {
-				nr.index = append(nr.index, indexEntry{seq: m.Seq, prevSeq: nr.pos.lastSeq, off: start, line: n - 1, ord: nr.pos.ord})
-			}
-			nr.pos.ord++
-			nr.pos.lastSeq = m.Seq
-			nr.readSpan = lineSpan{off: start, n: len(line)}
-			nr.session = m.Session
 			return m, nil
 		case "end":
 			e, bad := decodeEnd(line)
@@ -226,6 +223,24 @@ func (nr *nativeReader) readMessage() (Message, error) {
 				Msg: fmt.Sprintf(`unknown line type %q: want "message" or "end"; fix or remove the line`, typ)}
 		}
 	}
+}
+
+// took checks the seq of m, decoded from the line of size bytes at off,
+// line n, and moves the reader past it.
+func (nr *nativeReader) took(m *Message, off int64, size int, n int64) error {
+	if m.Seq <= nr.pos.lastSeq {
+		return &Error{Path: nr.r.path, Line: n, Seq: m.Seq,
+			Msg: fmt.Sprintf("seq %d does not follow the previous message's seq %d: seqs must increase; renumber the messages or convert the tape again", m.Seq, nr.pos.lastSeq)}
+	}
+	m.Line = n
+	if nr.pos.ord == int64(len(nr.index))*indexEvery {
+		nr.index = append(nr.index, indexEntry{seq: m.Seq, prevSeq: nr.pos.lastSeq, off: off, line: n - 1, ord: nr.pos.ord})
+	}
+	nr.pos.ord++
+	nr.pos.lastSeq = m.Seq
+	nr.readSpan = lineSpan{off: off, n: size}
+	nr.session = m.Session
+	return nil
 }
 
 // atEOF gives the end-of-tape warnings once and returns io.EOF.

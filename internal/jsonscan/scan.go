@@ -2,8 +2,10 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 )
 
 // ErrSyntax is wrapped by every error this package returns.
@@ -93,12 +95,12 @@ func trailing(doc []byte, i int) error {
 // JSON white space.
 func SkipSpace(doc []byte, i int) int {
 	for i < len(doc) {
-		switch doc[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
+		// One comparison for the common byte, past ' ' (every white
+		// space byte is at most ' ').
+		if c := doc[i]; c > ' ' || (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
 			return i
 		}
+		i++
 	}
 	return i
 }
@@ -144,19 +146,26 @@ func literal(doc []byte, i int, lit string) (int, error) {
 }
 
 // stringEnd returns the offset just past the string starting at doc[i]
-// (which is a quote), and whether it holds an escape. The common string
-// without escapes is found with one bytes.IndexByte (vectorised).
+// (which is a quote), and whether it holds an escape. Its first 32 bytes
+// are looked at eight at a time (most strings of a JSON-RPC envelope are
+// shorter); a longer string's end is found with bytes.IndexByte
+// (vectorised).
 func stringEnd(doc []byte, i int) (int, bool, error) {
-	// Most strings of a JSON-RPC envelope are short: a plain loop beats
-	// the call into IndexByte there; long ones go to IndexByte.
-	j := i + 1
-	for end := min(len(doc), j+32); j < end; j++ {
-		switch doc[j] {
-		case '"':
-			return j + 1, false, nil
-		case '\\':
+	if j := i + 1; j+8 <= len(doc) { // the first word here, without a call
+		if m := quoteOrBackslash(binary.LittleEndian.Uint64(doc[j:])); m != 0 {
+			if j += bits.TrailingZeros64(m) >> 3; doc[j] == '"' {
+				return j + 1, false, nil
+			}
 			return stringEndSlow(doc, i, j)
 		}
+	}
+	end := min(len(doc), i+33)
+	j := firstQuoteOrBackslash(doc, i+1, end)
+	if j < end {
+		if doc[j] == '"' {
+			return j + 1, false, nil
+		}
+		return stringEndSlow(doc, i, j)
 	}
 	if q := bytes.IndexByte(doc[j:], '"'); q >= 0 {
 		if bytes.IndexByte(doc[j:j+q], '\\') < 0 {

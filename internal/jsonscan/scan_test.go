@@ -1,8 +1,10 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -80,4 +82,68 @@ func FuzzMembers(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestEightAtATime checks the word-at-a-time masks against a byte loop,
+// at every offset of a quote, a backslash or a control character among
+// plain bytes (also bytes ≥ 0x80, whose high bit the masks use).
+func TestEightAtATime(t *testing.T) {
+	for _, filler := range []byte{'a', ' ', 0x7f, 0x80, 0xff, 0x21, 0x5d, 0x1f + 1} {
+		for _, stop := range []byte{'"', '\\', 0x00, 0x1f, 0x0a} {
+			for n := range 20 {
+				for at := 0; at <= n; at++ {
+					b := bytes.Repeat([]byte{filler}, n)
+					if at < n {
+						b[at] = stop
+					}
+					wantSpecial, wantQB := n, n
+					for k, c := range b {
+						if c == '"' || c == '\\' || c < 0x20 {
+							wantSpecial = min(wantSpecial, k)
+						}
+						if c == '"' || c == '\\' {
+							wantQB = min(wantQB, k)
+						}
+					}
+					if got := firstSpecial(b, 0); got != wantSpecial {
+						t.Fatalf("firstSpecial(%q) = %d, want %d", b, got, wantSpecial)
+					}
+					if got := firstQuoteOrBackslash(b, 0, len(b)); got != wantQB {
+						t.Fatalf("firstQuoteOrBackslash(%q) = %d, want %d", b, got, wantQB)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestEightAtATimeRandom compares the masks with a byte loop on random
+// words of bytes next to the ones they look for (several stops a word:
+// a borrow marks bytes above the first falsely).
+func TestEightAtATimeRandom(t *testing.T) {
+	alphabet := []byte{'"', '\\', 0x00, 0x01, 0x1f, 0x20, 0x21, 0x22 + 1, 0x5b, 0x5c + 1, 0x7f, 0x80, 0xa2, 0xdc, 0xff}
+	rng := rand.New(rand.NewPCG(1, 2))
+	b := make([]byte, 24)
+	for range 200_000 {
+		n := rng.IntN(len(b) + 1)
+		for k := range n {
+			b[k] = alphabet[rng.IntN(len(alphabet))]
+		}
+		doc := b[:n]
+		wantSpecial, wantQB := n, n
+		for k := n - 1; k >= 0; k-- {
+			if c := doc[k]; c == '"' || c == '\\' || c < 0x20 {
+				wantSpecial = k
+			}
+			if c := doc[k]; c == '"' || c == '\\' {
+				wantQB = k
+			}
+		}
+		if got := firstSpecial(doc, 0); got != wantSpecial {
+			t.Fatalf("firstSpecial(%q) = %d, want %d", doc, got, wantSpecial)
+		}
+		if got := firstQuoteOrBackslash(doc, 0, n); got != wantQB {
+			t.Fatalf("firstQuoteOrBackslash(%q) = %d, want %d", doc, got, wantQB)
+		}
+	}
 }
