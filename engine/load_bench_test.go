@@ -60,9 +60,9 @@ func wrkRate(b *testing.B, url, tool, args string, conns int, d time.Duration) f
 // BenchmarkHTTPLoadVsWrk replays 50 concurrent sessions of tools/call
 // (fast, causal order: each call waits for the previous answer, as a wrk
 // connection does) against a Streamable HTTP server, and runs wrk with 50
-// connections against the same endpoint in the same run: for half its
-// time before the replay and half after, so that a change of the
-// machine's load during the run weighs on both alike. ratio is
+// connections against the same endpoint in the same run: for 3 s before
+// the replay and 3 s after, so that a change of the machine's load
+// during the run weighs on both alike (wrk takes whole seconds). ratio is
 // replayctl's requests/s ÷ wrk's (the mean of its two rates);
 // wrk-spread is the later wrk rate ÷ the earlier, how far the machine
 // moved meanwhile.
@@ -91,7 +91,7 @@ func BenchmarkHTTPLoadVsWrk(b *testing.B) {
 			var ours, theirs, spread float64
 			var cpu time.Duration
 			for b.Loop() {
-				before := wrkRate(b, url, tg.tool, tg.args, sessions, 2500*time.Millisecond)
+				before := wrkRate(b, url, tg.tool, tg.args, sessions, 3*time.Second)
 				gc := debug.SetGCPercent(gcPercent())
 				cpu0 := cpuTime()
 				start := time.Now()
@@ -109,7 +109,7 @@ func BenchmarkHTTPLoadVsWrk(b *testing.B) {
 				ours += float64(sessions*calls) / elapsed.Seconds()
 				cpu += cpuTime() - cpu0
 				debug.SetGCPercent(gc)
-				after := wrkRate(b, url, tg.tool, tg.args, sessions, 2500*time.Millisecond)
+				after := wrkRate(b, url, tg.tool, tg.args, sessions, 3*time.Second)
 				theirs += (before + after) / 2
 				spread += after / before
 			}
