@@ -68,9 +68,9 @@ func wrkRate(b *testing.B, url, tool, args string, conns int, d time.Duration) f
 // moved meanwhile.
 //
 // Against the go-sdk server a session makes 1,000 calls: its handshake
-// (initialize, the GET stream, initialized: ≈ 0.2 s for 50 sessions),
-// which wrk does not make, is then ≈ 1% of the replay's time rather
-// than 4–8% with 200 (issue 24).
+// (initialize, the GET stream, initialized: 0.2–0.4 s for 50 sessions),
+// which wrk does not make, is then 1–3% of the replay's time rather
+// than 3–7% with 200 (issue 24).
 func BenchmarkHTTPLoadVsWrk(b *testing.B) {
 	const sessions = 50
 	targets := []struct {
