@@ -3,7 +3,6 @@ package transport
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
+	"github.com/replayctl/replayctl/internal/jsonscan"
 	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/tape"
 )
@@ -266,7 +266,7 @@ func (c *HTTPConn) readEvents(resp *http.Response, st *stream) bool {
 		if len(bytes.TrimSpace(ev.Data)) == 0 {
 			continue // a priming event: an id for resumption, no message
 		}
-		if !json.Valid(ev.Data) {
+		if !jsonscan.Valid(ev.Data) { // json.Valid's verdict, at several times its speed
 			c.log.Warn().Str("data", clip(ev.Data, 200)).Msg("SSE event data is not JSON; dropped")
 			st.why = fmt.Errorf("an event of the stream is not JSON: %q", clip(ev.Data, 200))
 			continue
