@@ -1,11 +1,13 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -208,16 +210,100 @@ func BenchmarkHTTPAsyncCall(b *testing.B) {
 // answer. The done function is made once, as the engine makes it.
 func slowAsyncCaller(tb testing.TB) func(i int) {
 	ctx, c, wait := slowSession(tb, PosterLean)
+	return asyncCaller(tb, ctx, c, wait, "echo", `{"text":"hi"}`)
+}
+
+// maxAsyncStreamAllocsPerCall is maxAsyncAllocsPerCall for a server
+// that answers each request with an event stream (the go-sdk's): 8 when
+// written, 12 before the stream was read on its connection's goroutine
+// (a goroutine per answer: its closures) and an event's data handed
+// over rather than copied, its type "message" not made a string. The
+// rest: the stream and its reader, the answer's Response, Header and
+// body (an answer not read whole lends them to no other), the event's
+// data and its SSE metadata.
+const maxAsyncStreamAllocsPerCall = 8
+
+// TestHTTPAllocsPerAsyncStream is TestHTTPAllocsPerAsyncCall against
+// the go-sdk conformance server, whose answers are event streams.
+func TestHTTPAllocsPerAsyncStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the go-sdk conformance server")
+	}
+	if raceDetector {
+		t.Skip("the race detector allocates on its own: run without -race")
+	}
+	call := goSDKAsyncCaller(t)
+	i := 0
+	per := testing.AllocsPerRun(300, func() { call(i); i++ })
+	t.Logf("%.1f allocations per tools/call", per)
+	if per > maxAsyncStreamAllocsPerCall {
+		t.Errorf("%.1f allocations per tools/call, want at most %d", per, maxAsyncStreamAllocsPerCall)
+	}
+}
+
+// BenchmarkHTTPAsyncStream is BenchmarkHTTPAsyncCall against the go-sdk
+// conformance server (stateless), whose answers are event streams.
+func BenchmarkHTTPAsyncStream(b *testing.B) {
+	call := goSDKAsyncCaller(b)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		call(i)
+		i++
+	}
+}
+
+// goSDKAsyncCaller is slowAsyncCaller against the go-sdk conformance
+// server (stateless): its tool test_simple_text answers each call with
+// an event stream.
+func goSDKAsyncCaller(tb testing.TB) func(i int) {
+	url := testserver.GoSDKHTTPStateless(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	tb.Cleanup(cancel)
+	c, err := HTTP{URL: url, Poster: PosterLean}.Dial(ctx, "s1")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	wait := func() {
+		select {
+		case in, ok := <-c.Incoming():
+			if !ok {
+				tb.Fatalf("the connection ended: %v", c.Err())
+			}
+			if !bytes.Contains(in.Msg, []byte(`"result"`)) {
+				tb.Fatalf("got %s, want an answer with a result", in.Msg)
+			}
+		case <-ctx.Done():
+			tb.Fatal("no answer")
+		}
+	}
+	if err := c.Send(ctx, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)); err != nil {
+		tb.Fatal(err)
+	}
+	wait()
+	return asyncCaller(tb, ctx, c, wait, "test_simple_text", `{}`)
+}
+
+// asyncCaller is a function that hands a tools/call of tool (with args)
+// to c with SendAsync and waits for its done, then for its answer
+// (wait), after 50 such calls to warm the connections and buffers.
+func asyncCaller(tb testing.TB, ctx context.Context, c Conn, wait func(), tool, args string) func(i int) {
 	hc := c.(*HTTPConn)
 	sent := make(chan error, 1)
 	done := func(err error) { sent <- err }
 	msgs := make([][]byte, 400)
 	for i := range msgs {
-		msgs[i] = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`, i+1)
+		msgs[i] = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, i+1, tool, args)
 	}
 	call := func(msg []byte) {
-		// The connection of the last call was given back before its
-		// done was called, and the spare is idle too: SendAsync takes one.
+		// The connection of the last call is given back when its answer
+		// ends: before its done was called (a JSON answer read whole), or
+		// just after its answer was delivered (an event stream, read to
+		// its end after). Then SendAsync takes it.
+		for !hc.lean.allIdle() {
+			runtime.Gosched()
+		}
 		if !hc.SendAsync(ctx, msg, time.Time{}, done) {
 			tb.Fatal("SendAsync declined a tools/call with connections idle")
 		}
@@ -240,4 +326,12 @@ func TestMetaHeadersCanonical(t *testing.T) {
 			t.Errorf("%q is looked up as it is, but an answer's key is %q", k, c)
 		}
 	}
+}
+
+// allIdle reports whether every connection of lc is idle, and none is
+// being dialed.
+func (lc *leanClient) allIdle() bool {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	return len(lc.idle) == len(lc.open) && lc.dialing == 0
 }

@@ -44,9 +44,10 @@ func (c *HTTPConn) SendAsync(ctx context.Context, msg []byte, deadline time.Time
 // started takes the result of a call SendAsync handed to the lean
 // client, on its connection's goroutine: done is called here when the
 // answer was read whole, the POST failed, or a 2xx answer is left to
-// read (an event stream: readAnswer's goroutine reads it, as after
-// send); a refusal (its body to read), a redirect and a kept-alive
-// connection to try again are taken on a goroutine of their own.
+// read; an event stream is then read here too (readEventsHere), other
+// bodies by readAnswer's goroutine, as after send. A refusal (its body
+// to read), a redirect and a kept-alive connection to try again are
+// taken on a goroutine of their own.
 func (c *HTTPConn) started(k leanCall, r leanResult) {
 	switch {
 	case r.handled:
@@ -57,6 +58,11 @@ func (c *HTTPConn) started(k leanCall, r leanResult) {
 		return
 	case r.resp != nil && r.resp.StatusCode < 300:
 		r.resp.Request = c.leanRequest(k.sid)
+		if hasEvents(r.resp) && !c.isClosing() {
+			k.done(nil)
+			c.readEventsHere(r.resp, k.st)
+			return
+		}
 		k.done(c.answered(r.resp, noCancel, msgInfo{method: k.st.method, id: k.st.reqID}, k.st))
 		return
 	}

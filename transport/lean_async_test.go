@@ -343,3 +343,90 @@ func TestLeanReusedAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestSendAsyncStreamResumed: an event stream that answers a request
+// handed over with SendAsync is read on its connection's goroutine; one
+// that ends cleanly before its answer is resumed (GET with
+// Last-Event-ID) on a goroutine of its own, so that the connection,
+// given back at the stream's end, carries the next request meanwhile:
+// the next request's answer comes while the resumed stream is held, and
+// the first answer after it.
+func TestSendAsyncStreamResumed(t *testing.T) {
+	release := make(chan struct{})
+	resumed := make(chan struct{})
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, s seen) {
+		switch {
+		case s.Method == http.MethodGet && r.Header.Get(HeaderLastEventID) == "e1":
+			close(resumed)
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+			writeSSE(w, "id: e2\ndata: "+jsonAnswer("2")+"\n\n")
+		case s.Method == http.MethodGet:
+			w.WriteHeader(http.StatusMethodNotAllowed)
+		case strings.Contains(s.Body, `"id":2`): // a stream that ends, cleanly, before the answer
+			writeSSE(w, "retry: 1\nid: e1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\n")
+		default:
+			writeJSON(w, http.StatusOK, jsonAnswer(idOf([]byte(s.Body))))
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn := dialIdle(t, ctx, f.srv.URL+"/mcp")
+	as := conn.(AsyncSender)
+	done := make(chan error, 2*leanIdle)
+	if !as.SendAsync(ctx, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{}}`), time.Now().Add(time.Minute), func(err error) { done <- err }) {
+		t.Fatal("SendAsync did not take the request with a connection idle")
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("done got %v for a 200 event stream", err)
+	}
+	next := func() Incoming {
+		t.Helper()
+		select {
+		case in := <-conn.Incoming():
+			return in
+		case <-ctx.Done():
+			t.Fatal("no message")
+			return Incoming{}
+		}
+	}
+	if in := next(); !strings.Contains(string(in.Msg), "notifications/progress") || in.SSE == nil || in.SSE.ID != "e1" {
+		t.Fatalf("got %s (SSE %+v), want the stream's progress event e1", in.Msg, in.SSE)
+	}
+	select {
+	case <-resumed:
+	case <-ctx.Done():
+		t.Fatal("the stream was never resumed")
+	}
+	// Every connection is idle again, the stream's own given back at its
+	// end, before the resumption: one request on each is answered while
+	// the resumed stream is held.
+	lc := conn.(*HTTPConn).lean
+	if !waitFor(lc.allIdle) {
+		t.Fatal("the stream's connection was not given back")
+	}
+	lc.mu.Lock()
+	n := len(lc.idle)
+	lc.mu.Unlock()
+	for i := range n {
+		msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, 10+i)
+		if !as.SendAsync(ctx, msg, time.Now().Add(time.Minute), func(err error) { done <- err }) {
+			t.Fatalf("SendAsync did not take request %d of %d with connections idle", i+1, n)
+		}
+	}
+	for range n {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if in := next(); strings.Contains(string(in.Msg), `"id":2`) {
+			t.Fatalf("got %s before the resumed stream was let go", in.Msg)
+		}
+	}
+	close(release)
+	if in := next(); string(in.Msg) != jsonAnswer("2") || in.SSE == nil || in.SSE.ID != "e2" {
+		t.Fatalf("got %s (SSE %+v), want the answer to id 2 from the resumed stream", in.Msg, in.SSE)
+	}
+}

@@ -184,7 +184,11 @@ func (s *SSEReader) field(line []byte) error {
 		s.data = append(s.data, value...)
 		s.hasData = true
 	case "event":
-		s.event = string(value)
+		if string(value) == "message" { // what servers send: no string made
+			s.event = "message"
+		} else {
+			s.event = string(value)
+		}
 	case "id":
 		if bytes.IndexByte(value, 0) < 0 {
 			s.id, s.hasID = string(value), true
@@ -204,10 +208,15 @@ func (s *SSEReader) dispatch() (SSEEvent, bool) {
 	ev := SSEEvent{ID: s.id, HasID: s.hasID, Event: s.event, Retry: s.blockRT}
 	ok := s.hasData
 	if ok {
-		ev.Data = bytes.Clone(s.data)
+		// The caller owns the data: the block's buffer is handed over
+		// rather than copied (one allocation per event, not two, for a
+		// stream of one event, as most answers are), and the next block
+		// starts a new one.
+		ev.Data = s.data
 		if ev.Data == nil {
 			ev.Data = []byte{}
 		}
+		s.data = nil
 	}
 	s.data, s.hasData = s.data[:0], false
 	s.event, s.id, s.hasID, s.blockRT = "", "", false, 0
