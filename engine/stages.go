@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/replayctl/replayctl/engine/session"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transformer"
@@ -96,7 +97,10 @@ func (e *Engine) applyRules(it *Item) (bool, error) {
 	if oc.Out != nil {
 		it.Out, it.Rewritten = oc.Out, true
 	}
-	it.Delay, it.InjectError, it.ExpectEdits = oc.Delay, oc.Error, oc.ExpectEdits
+	it.Delay = oc.Delay
+	if oc.Error != nil || oc.ExpectEdits != nil {
+		it.Rules = &session.Ruled{InjectError: oc.Error, ExpectEdits: oc.ExpectEdits}
+	}
 	return true, nil
 }
 
