@@ -27,6 +27,7 @@ func (e *Engine) load(ctx context.Context, r source, out chan<- *Item) error {
 		eof   bool
 		// sessions seen, for the report; small (one entry per session)
 		sessions = make(map[string]struct{})
+		last     string // the session of the message before, in sessions
 		items    itemBlock
 	)
 	for {
@@ -49,9 +50,12 @@ func (e *Engine) load(ctx context.Context, r source, out chan<- *Item) error {
 					e.noteInvalid(r, m)
 				}
 				e.counters.loaded.Add(1)
-				if _, seen := sessions[m.Session]; !seen {
-					sessions[m.Session] = struct{}{}
-					e.counters.sessions.Store(int64(len(sessions)))
+				if m.Session != last || len(sessions) == 0 { // most come after one of their session
+					last = m.Session
+					if _, seen := sessions[m.Session]; !seen {
+						sessions[m.Session] = struct{}{}
+						e.counters.sessions.Store(int64(len(sessions)))
+					}
 				}
 			}
 		}
