@@ -46,7 +46,7 @@ func (e *Engine) transform(ctx context.Context, in <-chan *Item, out chan<- *Ite
 			if e.stale(it) {
 				continue
 			}
-			if ok, _ := e.cfg.Filter.keep(it.Rec, it.RPC); !ok && !it.End {
+			if ok, _ := e.cfg.Filter.keep(&it.Rec, &it.RPC); !ok && !it.End {
 				e.counters.filtered.Add(1)
 				continue
 			}
