@@ -116,14 +116,14 @@ func (e *Engine) StartAt(t time.Time) { e.cfg.StartAt = t }
 // must not block. Call before Run.
 func (e *Engine) OnResult(f func(report.Result)) { e.cfg.Hooks.OnResult = f }
 
-func (e *Engine) publish(r *report.Result) {
+func (e *Engine) publish(r report.Result) {
 	if e.cfg.Hooks.OnVerdict != nil {
-		v := *r
+		v := r
 		v.Out, v.Answer, v.Recorded = nil, nil, nil
 		e.cfg.Hooks.OnVerdict(v)
 	}
 	if e.cfg.Hooks.OnResult != nil {
-		e.cfg.Hooks.OnResult(*r)
+		e.cfg.Hooks.OnResult(r)
 	}
 }
 

@@ -106,7 +106,7 @@ const resultBlock = 64
 // the figures the report counts of it, the result itself and the fault
 // injected into its message (nil: none). The result's bytes go only to a
 // controller's replay (the debugger shows them; see event.Event.Result).
-func (e *Engine) judgedEvent(r *report.Result, fault *report.Fault) {
+func (e *Engine) judgedEvent(r report.Result, fault *report.Fault) {
 	f := r.Figures()
 	ev := event.Event{Type: event.Judged, Session: r.Session, Seq: r.Seq, Method: r.Method, Name: r.Name, Kind: r.Kind, Dir: r.Dir,
 		Verdict: string(r.Verdict), Detail: r.Err,
@@ -118,14 +118,14 @@ func (e *Engine) judgedEvent(r *report.Result, fault *report.Fault) {
 			ev.Differences[i] = event.Difference(d)
 		}
 	}
+	if e.ctl == nil {
+		r.Out, r.Answer, r.Recorded = nil, nil, nil
+	}
 	if len(e.results) == 0 {
 		e.results = make([]report.Result, resultBlock)
 	}
 	ev.Result, e.results = &e.results[0], e.results[1:]
-	*ev.Result = *r
-	if e.ctl == nil {
-		ev.Result.Out, ev.Result.Answer, ev.Result.Recorded = nil, nil, nil
-	}
+	*ev.Result = r
 	at := e.judgedAt // validate's clock read for the batch r came in
 	if at.IsZero() {
 		at = time.Now()

@@ -71,7 +71,7 @@ func (e *Engine) add(o *outcome, v *validator.Validator) error {
 		e.survival.died(o.Req.Rec.Session, o.Err, o.Req.Fault)
 		r := report.Result{Seq: -1, Session: o.Req.Rec.Session, Dir: report.DirS2C, Verdict: report.Error, ErrKind: "target", Err: o.Err.Error()}
 		e.scrub(&r)
-		e.judgedEvent(&r, nil)
+		e.judgedEvent(r, nil)
 		return nil
 	}
 	r := judge(o, v)
@@ -80,11 +80,11 @@ func (e *Engine) add(o *outcome, v *validator.Validator) error {
 		fault = e.survival.observe(&r, o)
 	}
 	e.scrub(&r)
-	e.judgedEvent(&r, fault)
+	e.judgedEvent(r, fault)
 	if fault != nil && e.cfg.Hooks.OnFault != nil {
 		e.cfg.Hooks.OnFault(*fault)
 	}
-	e.publish(&r)
+	e.publish(r)
 	if o.Req.RPC.Method == mcp.MethodInitialize {
 		e.checkProtocol(o)
 	}
