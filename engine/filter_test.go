@@ -45,7 +45,7 @@ func TestFilterKeep(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m, rpc := msg(tt.us, tt.raw)
-			if got, why := tt.f.keep(m, rpc); got != tt.want {
+			if got, why := tt.f.keep(&m, &rpc); got != tt.want {
 				t.Errorf("keep = %v (%s), want %v", got, why, tt.want)
 			}
 		})

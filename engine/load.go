@@ -27,6 +27,7 @@ func (e *Engine) load(ctx context.Context, r source, out chan<- *Item) error {
 		eof   bool
 		// sessions seen, for the report; small (one entry per session)
 		sessions = make(map[string]struct{})
+		last     string // the session of the message before, in sessions
 		items    itemBlock
 	)
 	for {
@@ -49,9 +50,12 @@ func (e *Engine) load(ctx context.Context, r source, out chan<- *Item) error {
 					e.noteInvalid(r, m)
 				}
 				e.counters.loaded.Add(1)
-				if _, seen := sessions[m.Session]; !seen {
-					sessions[m.Session] = struct{}{}
-					e.counters.sessions.Store(int64(len(sessions)))
+				if m.Session != last || len(sessions) == 0 { // most come after one of their session
+					last = m.Session
+					if _, seen := sessions[m.Session]; !seen {
+						sessions[m.Session] = struct{}{}
+						e.counters.sessions.Store(int64(len(sessions)))
+					}
 				}
 			}
 		}
@@ -86,16 +90,22 @@ func (e *Engine) load(ctx context.Context, r source, out chan<- *Item) error {
 // clients are worth replaying), a server one is only counted.
 func newItem(epoch uint64, m tape.Message) *Item {
 	it := new(Item)
-	fillItem(it, epoch, m)
+	fillItem(it, epoch, &m)
 	return it
 }
 
-func fillItem(it *Item, epoch uint64, m tape.Message) {
+// fillItem fills a zero item (fresh from new or from a fresh block) field
+// by field: assigning a whole Item literal wrote all its bytes again,
+// a third of the loader's item building in a CPU profile.
+func fillItem(it *Item, epoch uint64, m *tape.Message) {
+	it.Epoch = epoch
+	it.Rec = *m
+	it.Out = m.Msg
 	rpc, err := m.RPC() // the tape reader's parse, where it has one
 	if err != nil {
 		rpc = jsonrpc.Message{Raw: m.Msg, Kind: jsonrpc.KindInvalid}
 	}
-	*it = Item{Epoch: epoch, Rec: m, RPC: rpc, Out: m.Msg}
+	it.RPC = rpc
 }
 
 // itemBlock hands out the loader's items from blocks of itemsPerBlock,
@@ -112,7 +122,7 @@ func (b *itemBlock) newItem(epoch uint64, m tape.Message) *Item {
 	}
 	it := &(*b)[0]
 	*b = (*b)[1:]
-	fillItem(it, epoch, m)
+	fillItem(it, epoch, &m)
 	return it
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/replayctl/replayctl/engine/session"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transformer"
@@ -45,7 +46,7 @@ func (e *Engine) transform(ctx context.Context, in <-chan *Item, out chan<- *Ite
 			if e.stale(it) {
 				continue
 			}
-			if ok, _ := e.cfg.Filter.keep(it.Rec, it.RPC); !ok && !it.End {
+			if ok, _ := e.cfg.Filter.keep(&it.Rec, &it.RPC); !ok && !it.End {
 				e.counters.filtered.Add(1)
 				continue
 			}
@@ -96,7 +97,10 @@ func (e *Engine) applyRules(it *Item) (bool, error) {
 	if oc.Out != nil {
 		it.Out, it.Rewritten = oc.Out, true
 	}
-	it.Delay, it.InjectError, it.ExpectEdits = oc.Delay, oc.Error, oc.ExpectEdits
+	it.Delay = oc.Delay
+	if oc.Error != nil || oc.ExpectEdits != nil {
+		it.Rules = &session.Ruled{InjectError: oc.Error, ExpectEdits: oc.ExpectEdits}
+	}
 	return true, nil
 }
 

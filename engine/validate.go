@@ -69,7 +69,8 @@ func (e *Engine) add(o *outcome, v *validator.Validator) error {
 	}
 	if o.Died {
 		e.survival.died(o.Req.Rec.Session, o.Err, o.Req.Fault)
-		r := e.scrub(report.Result{Seq: -1, Session: o.Req.Rec.Session, Dir: report.DirS2C, Verdict: report.Error, ErrKind: "target", Err: o.Err.Error()})
+		r := report.Result{Seq: -1, Session: o.Req.Rec.Session, Dir: report.DirS2C, Verdict: report.Error, ErrKind: "target", Err: o.Err.Error()}
+		e.scrub(&r)
 		e.judgedEvent(r, nil)
 		return nil
 	}
@@ -78,7 +79,7 @@ func (e *Engine) add(o *outcome, v *validator.Validator) error {
 	if e.cfg.Chaos != nil {
 		fault = e.survival.observe(&r, o)
 	}
-	r = e.scrub(r)
+	e.scrub(&r)
 	e.judgedEvent(r, fault)
 	if fault != nil && e.cfg.Hooks.OnFault != nil {
 		e.cfg.Hooks.OnFault(*fault)
@@ -107,12 +108,17 @@ func (e *Engine) add(o *outcome, v *validator.Validator) error {
 // before the result leaves the engine. The bytes (Out, Answer, Recorded)
 // are masked only for what shows them, a result hook or a controller;
 // with neither they leave the engine with no one (issue 24: masking them
-// cost more than a tenth of a replay against the mock).
-func (e *Engine) scrub(r report.Result) report.Result {
+// cost more than a tenth of a replay against the mock). Without the bytes,
+// differences or a user's redactor there is nothing to mask, and r is
+// left as it is (report.Redact would copy it back unchanged).
+func (e *Engine) scrub(r *report.Result) {
 	if e.ctl == nil && e.cfg.Hooks.OnResult == nil {
 		r.Out, r.Answer, r.Recorded = nil, nil, nil
+		if e.cfg.Redactor == nil && len(r.Differences) == 0 {
+			return
+		}
 	}
-	return report.Redact(e.cfg.Redactor, r)
+	*r = report.Redact(e.cfg.Redactor, *r)
 }
 
 // judge turns an outcome into a report result: a pure function.

@@ -61,8 +61,8 @@ func (r *receiver) recorded(ctx context.Context, ss *session, it *Item) error {
 	delete(ss.byRec, p.recKey)
 	p.expected = it
 	x.anchorHandshake(p)
-	if len(p.req.ExpectEdits) > 0 { // set_result: expect what the rules say
-		edited, err := transformer.ApplyEdits(it.Rec.Msg, p.req.ExpectEdits)
+	if edits := p.req.expectEdits(); len(edits) > 0 { // set_result: expect what the rules say
+		edited, err := transformer.ApplyEdits(it.Rec.Msg, edits)
 		if err != nil {
 			return fmt.Errorf("set_result on the recorded answer to seq %d: %w", p.req.Rec.Seq, err)
 		}

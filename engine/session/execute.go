@@ -63,7 +63,7 @@ func (r *sender) process(ctx context.Context, ss *session, it *Item) error {
 		x.sentOrDropped(it)
 		return x.rx.clientAnswer(ctx, ss, it)
 	}
-	if it.InjectError != nil && it.RPC.Kind == jsonrpc.KindRequest {
+	if it.injectError() != nil && it.RPC.Kind == jsonrpc.KindRequest {
 		return x.rq.injectError(ss, it)
 	}
 	if !it.Injected && (it.RPC.Method == mcp.MethodInitialize || it.RPC.Method == mcp.NotificationInitialized) {

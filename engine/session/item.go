@@ -26,29 +26,55 @@ type Item struct {
 	// Held is how long it waited, past its due time, for the target (the
 	// order rule, the in-flight limit, the connection): set when sent.
 	Held time.Duration
-	// Injected: not from the tape (a controller's inject); its answer is
-	// reported as it comes.
-	Injected bool
-	// End marks the end of the tape in its epoch: the router gives it to
-	// every session's actor, and the last actor to be done with what came
-	// before it passes it on to validate (actor.passEnd).
-	End bool
 
 	// What transformation rules decided (Config.Rules).
-	Delay       time.Duration      // add_delay: sent this much after it is due
-	InjectError []byte             // inject_error: answered with this error object, not sent
-	ExpectEdits []transformer.Edit // set_result: edits of the recorded answer
-	Rewritten   bool               // Out is not the recorded bytes
+	Delay time.Duration // add_delay: sent this much after it is due
+	// Rules is what inject_error and set_result rules decided, nil when
+	// none did (kept out of line: two items are built per request, and
+	// most replays have no such rules).
+	Rules *Ruled
 
 	// Fault is the chaos fault the message carries (Config.Chaos), or nil.
 	Fault *chaos.Fault
 	// After is the last fault of its session, sent before it, that
 	// altered what the server got (chaos.Kind.Alters): a wrong answer to
 	// this message is put down to that fault.
-	After     *chaos.Fault
+	After *chaos.Fault
+
+	// Injected: not from the tape (a controller's inject); its answer is
+	// reported as it comes.
+	Injected bool
+	// End marks the end of the tape in its epoch: the router gives it to
+	// every session's actor, and the last actor to be done with what came
+	// before it passes it on to validate (actor.passEnd).
+	End       bool
+	Rewritten bool // Out is not the recorded bytes (Config.Rules)
 	reordered bool // a reorder fault already held it back
 	burst     bool // a burst fault made it due at once
 	admitted  bool // the gate let it through (gate.go)
+}
+
+// Ruled is what inject_error and set_result rules decided for an item.
+type Ruled struct {
+	InjectError []byte             // inject_error: answered with this error object, not sent
+	ExpectEdits []transformer.Edit // set_result: edits of the recorded answer
+}
+
+// injectError is the error object an inject_error rule answers it with,
+// or nil.
+func (it *Item) injectError() []byte {
+	if it.Rules == nil {
+		return nil
+	}
+	return it.Rules.InjectError
+}
+
+// expectEdits is what set_result rules change in its recorded answer.
+func (it *Item) expectEdits() []transformer.Edit {
+	if it.Rules == nil {
+		return nil
+	}
+	return it.Rules.ExpectEdits
 }
 
 // detached returns a copy of it that shares no memory with it: items and

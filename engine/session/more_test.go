@@ -237,7 +237,7 @@ func TestActorSendsWithoutWaiting(t *testing.T) {
 func TestActorInjectError(t *testing.T) {
 	c := &scripted{in: make(chan transport.Incoming, 8), answer: echo}
 	its := msgs(t, "c2s", initReq, "s2c", initResp, "c2s", listReq, "s2c", listResp)
-	its[2].InjectError = []byte(`{"code":-32000,"message":"injected"}`)
+	its[2].Rules = &Ruled{InjectError: []byte(`{"code":-32000,"message":"injected"}`)}
 	s, err := replay(t, env(t, &dialer{c: c}, fast), its)
 	if err != nil {
 		t.Fatal(err)

@@ -289,7 +289,7 @@ func (r *requests) injectError(ss *session, it *Item) error {
 	x := r.x
 	x.sentOrDropped(it)
 	now := time.Now()
-	answer := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, it.RPC.ID, it.InjectError)
+	answer := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, it.RPC.ID, it.injectError())
 	p := &pend{
 		req: it, sess: ss, sent: now, deadline: now.Add(x.env.Timeout),
 		key: jsonrpc.IDKey(it.SentID), recKey: jsonrpc.IDKey(it.RPC.ID),
