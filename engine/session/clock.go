@@ -162,7 +162,25 @@ func (x *Actor) anchorHandshake(p *pend) {
 	x.ev.message(at, event.Anchored, p.req)
 	if speed.ByTime() {
 		x.ss.pacing = x.ss.pacing.anchored(speed, at, p.expected.Rec.TUS, p.req.Epoch, x.env.Timing.Frozen())
+		// A message already due by the clock before it was anchored again
+		// (with --order none the handshake's answer may come after the
+		// next message's due time was set) is due again by the new anchor,
+		// as every later one is.
+		if it := x.movableHead(); it != nil && !it.Timing.Due.IsZero() {
+			it.Timing.Due = time.Time{}
+			x.pace.stop()
+		}
 	}
+}
+
+// movableHead is the session's next message if its due time may still
+// move: not a burst, not let through by the gate, not waiting at it.
+func (x *Actor) movableHead() *Item {
+	ss := x.ss
+	if it := ss.head(); it != nil && !it.burst && !it.admitted && ss.gating != it {
+		return it
+	}
+	return nil
 }
 
 // setSpeed changes the pace of the session at now (pacing.speedChange).
@@ -170,9 +188,7 @@ func (x *Actor) setSpeed(s scheduler.Speed, now time.Time) {
 	ss := x.ss
 	var head *paced
 	var due time.Time
-	// The head's due time may still move: not a burst, not let through
-	// by the gate, not waiting at it.
-	if it := ss.head(); it != nil && !it.burst && !it.admitted && ss.gating != it {
+	if it := x.movableHead(); it != nil {
 		m := pacedOf(it)
 		head, due = &m, it.Timing.Due
 	}
