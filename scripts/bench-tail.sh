@@ -49,6 +49,13 @@ quiet() {
   echo "another real-time process is running: measuring anyway" >&2
 }
 
+# oncpu PID: the nanoseconds PID's threads have run (schedstat): the
+# server's time per call shows when its core was slow for a run (a
+# stretch of slow round trips, which causal order waits for).
+oncpu() {
+  cat /proc/"$1"/task/*/schedstat | awk '{s += $1} END {printf "%d", s}'
+}
+
 # measure NAME CMD...: one run of CMD against a fresh server.
 measure() {
   local name=$1 log="$dir/$1.log"
@@ -58,8 +65,11 @@ measure() {
   $server "$dir/slow" -http "127.0.0.1:$port" -arrivals "$log" -delay "${DELAY:-0}" &
   local pid=$!
   until curl -s -o /dev/null "http://127.0.0.1:$port/mcp"; do sleep 0.05; done
+  local cpu0
+  cpu0=$(oncpu "$pid")
   # Bounded: GoReplay 1.3 spins at the end of its file until killed.
   timeout -k 2 ${LIMIT:-10} $client "$@" > "$dir/$name.out" 2>&1 || echo "$name: exit $?" >&2
+  echo "$name: the server on its core $(( ($(oncpu "$pid") - cpu0) / calls / 1000 )) µs per call"
   kill "$pid"
   wait "$pid" 2>/dev/null || true
   "$dir/tailbench" stats -gap 200us -calls "$calls" "$log"
