@@ -73,6 +73,18 @@ func (x *Actor) due(ctx context.Context, ss *session, it *Item, now *time.Time) 
 	// spin, which reads GOMAXPROCS under the runtime's lock, only now.
 	spin := x.spin(ss)
 	if wait > spin {
+		if spin == 0 && x.env.Spin > 0 && spinFor(x.env.Spin, x.env.Live(), false) > 0 {
+			// It would spin but for the answers it awaits over the
+			// network: the timer until the spin's stretch, then a
+			// wake-up the kernel times, to the microsecond, with the
+			// processor free for the answers.
+			if wait > x.env.Spin {
+				x.pace.set(it.Timing.Due.Add(-x.env.Spin))
+			} else {
+				x.pace.setKernel(it.Timing.Due)
+			}
+			return false, nil
+		}
 		x.pace.set(it.Timing.Due.Add(-spin))
 		return false, nil
 	}
@@ -115,22 +127,68 @@ func spinFor(spin time.Duration, live int64, awaiting bool) time.Duration {
 }
 
 // alarm is a timer pointed at a time, set again only when the time moves
-// (the runtime's timer lock is not taken on every look).
+// (the runtime's timer lock is not taken on every look). setKernel
+// points it at a time by a wake-up the kernel times (kernelWake) where
+// one can be made: for a session that would spin but for the answers it
+// awaits over the network.
 type alarm struct {
-	t  *time.Timer
-	at time.Time // zero: not set
+	t      *time.Timer
+	at     time.Time // zero: not set
+	kernel bool      // at is kept by w, not t
+	w      *kernelWake
+	tried  bool      // newKernelWake was called
+	last   time.Time // the clock when w was last set
 }
 
 func newAlarm() alarm { return alarm{t: stoppedTimer()} }
 
+// C is the channel that ticks when the alarm's time comes.
+func (a *alarm) C() <-chan time.Time {
+	if a.kernel {
+		return a.w.c
+	}
+	return a.t.C
+}
+
 // set points the alarm at t.
-func (a *alarm) set(t time.Time) {
-	if a.at.Equal(t) {
+func (a *alarm) set(t time.Time) { a.point(t, false) }
+
+// setKernel points the alarm at t by the kernel's wake-up, or by the
+// timer where there is none, or where time stands still between two
+// settings (testing/synctest's fake clock, which the kernel does not
+// keep; as scheduler.SpinUntil does).
+func (a *alarm) setKernel(t time.Time) {
+	if !a.tried {
+		a.tried, a.w = true, newKernelWake()
+	}
+	now := time.Now()
+	kernel := a.w != nil && now.After(a.last)
+	if kernel {
+		a.last = now
+	}
+	a.point(t, kernel)
+}
+
+func (a *alarm) point(t time.Time, kernel bool) {
+	if a.at.Equal(t) && a.kernel == kernel {
+		return
+	}
+	a.disarm()
+	a.at, a.kernel = t, kernel
+	if kernel {
+		a.w.arm(time.Until(t))
+		return
+	}
+	a.t.Reset(time.Until(t))
+}
+
+func (a *alarm) disarm() {
+	if a.kernel {
+		a.w.stop()
+		a.kernel = false
 		return
 	}
 	a.t.Stop()
-	a.at = t
-	a.t.Reset(time.Until(t))
 }
 
 // fired is called when the alarm's channel gave a tick.
@@ -138,8 +196,16 @@ func (a *alarm) fired() { a.at = time.Time{} }
 
 // stop stops the alarm.
 func (a *alarm) stop() {
+	a.disarm()
 	a.at = time.Time{}
-	a.t.Stop()
+}
+
+// close stops the alarm for good.
+func (a *alarm) close() {
+	a.stop()
+	if a.w != nil {
+		a.w.close()
+	}
 }
 
 // anchorHandshake starts the session's clock again when its live
