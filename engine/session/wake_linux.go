@@ -21,9 +21,8 @@ type kernelWake struct {
 	c  chan time.Time // ticks once per arming that comes
 
 	mu      sync.Mutex
-	gen     uint64 // counts armings and stops
-	armed   bool   // the latest of them was an arming
-	reading bool   // a goroutine reads (wg counts it)
+	armed   bool // set, not stopped
+	reading bool // a goroutine reads (wg counts it)
 	wg      sync.WaitGroup
 }
 
@@ -45,13 +44,12 @@ func (w *kernelWake) arm(d time.Duration) {
 	case <-w.c:
 	default:
 	}
-	w.gen++
 	w.armed = true
 	w.settime(max(d, 1))
 	if !w.reading {
 		w.reading = true
 		w.wg.Add(1)
-		go w.read(w.gen)
+		go w.read()
 	}
 }
 
@@ -60,7 +58,6 @@ func (w *kernelWake) arm(d time.Duration) {
 func (w *kernelWake) stop() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.gen++
 	w.armed = false
 	w.settime(1)
 }
@@ -89,24 +86,18 @@ func (w *kernelWake) tick() {
 	}
 }
 
-// read waits for the expiry of arming gen, or of a later one if the
-// wake-up was armed again meanwhile, ticks, and ends; it ends without a
-// tick when the wake-up was stopped.
-func (w *kernelWake) read(gen uint64) {
+// read waits for an expiry and ends, ticking if the wake-up is armed.
+// An expiry it reads may be of an earlier setting (it cannot tell): the
+// tick is then early, and the actor, finding nothing due, sets the alarm
+// again; a tick is never lost.
+func (w *kernelWake) read() {
 	defer w.wg.Done()
 	var buf [8]byte
-	for {
-		_, err := w.f.Read(buf[:])
-		w.mu.Lock()
-		if err != nil || !w.armed || w.gen == gen {
-			w.reading = false
-			if err == nil && w.armed {
-				w.tick()
-			}
-			w.mu.Unlock()
-			return
-		}
-		gen = w.gen // set again since: wait for that expiry
-		w.mu.Unlock()
+	_, err := w.f.Read(buf[:])
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.reading = false
+	if err == nil && w.armed {
+		w.tick()
 	}
 }
