@@ -2,12 +2,17 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
+	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/transport"
 )
 
 // TestPacingUnderFakeTime replays the example tape through the whole
@@ -152,4 +157,209 @@ func TestCountSpeedsShareOneRate(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestScheduleHoldsAfterLateAnswers (issue 24, the schedule's tail): the
+// recorded send times are the schedule. A tape of 40 tools/call recorded
+// 2 ms apart, each answered 0.1 ms after it, replayed at 10x (0.2 ms
+// apart) on synctest's fake clock against a target whose answers take
+// 0.01 ms, except for late ones. In causal order (the default) a call
+// whose recorded answer came before it waits for the live one: after one
+// late answer the calls it held go as soon as their answers come, and
+// every later call goes exactly at its own due time (the clock does not
+// re-base on a late send); when every answer is later than the gap, every
+// call is held and the whole run slides — the tape's order demands it,
+// and the report says held, not lag. With --order none every call goes at
+// its due time whatever the answers do.
+func TestScheduleHoldsAfterLateAnswers(t *testing.T) {
+	const calls = 40
+	gap := 200 * time.Microsecond // 2 ms at 10x
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	writeCallsTape(t, path, calls, 2*time.Millisecond)
+	for _, tc := range []struct {
+		name  string
+		order Order
+		late  func(n int) time.Duration // how late the target answers call n (0: initialize)
+		held  []int                     // the calls held past their due time
+	}{
+		// Answer 10 comes 0.5 ms after its call: call 11 (due 0.2 ms after
+		// call 10) goes at 0.5 ms, call 12 (due 0.4) when answer 11 comes
+		// (0.51); call 13 is due at 0.6 and goes then.
+		{"causal/one late", OrderCausal, lateOne(10, 500*time.Microsecond), []int{11, 12}},
+		// Every answer 0.3 ms late: each call waits for the one before it.
+		{"causal/all late", OrderCausal, lateAll(300 * time.Microsecond), rangeInts(2, calls)},
+		{"none/one late", OrderNone, lateOne(10, 500*time.Microsecond), nil},
+		{"none/all late", OrderNone, lateAll(300 * time.Microsecond), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				cfg := withMock(Config{Tape: path, Speed: scheduler.Speed{Mode: scheduler.Scaled, Factor: 10}, Order: tc.order})
+				cfg.Dialer = lateDialer{inner: cfg.Dialer, late: tc.late}
+				e, err := New(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sent := map[int]report.Result{}
+				e.OnResult(func(r report.Result) {
+					if r.Dir == "c2s" && r.Method == "tools/call" {
+						sent[int(r.Seq-3)/2+1] = r // seq 3, 5, …: calls 1, 2, …
+					}
+				})
+				rep, err := e.Run(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rep.Validation.Passed != calls+1 {
+					t.Errorf("passed %d, want %d", rep.Validation.Passed, calls+1)
+				}
+				if len(sent) != calls {
+					t.Fatalf("%d calls judged, want %d", len(sent), calls)
+				}
+				first := sent[1].Due
+				held := map[int]bool{}
+				for _, i := range tc.held {
+					held[i] = true
+				}
+				var onTime, wantOnTime int
+				for i := 1; i <= calls; i++ {
+					r := sent[i]
+					// The schedule itself never moves: call i is due at
+					// call 1's due time plus (i−1) gaps.
+					if want := first.Add(time.Duration(i-1) * gap); !r.Due.Equal(want) {
+						t.Errorf("call %d due at +%s, want +%s: the clock moved", i, r.Due.Sub(first), want.Sub(first))
+					}
+					if r.Lag != 0 {
+						t.Errorf("call %d lag %s, want none (fake time)", i, r.Lag)
+					}
+					if !held[i] {
+						wantOnTime++
+					}
+					if r.Sent.Equal(r.Due) {
+						onTime++
+					} else if !held[i] {
+						t.Errorf("call %d sent at +%s (held %s), want at its due time +%s", i, r.Sent.Sub(first), r.Held, r.Due.Sub(first))
+					}
+					if held[i] && (r.Held <= 0 || !r.Sent.Equal(r.Due.Add(r.Held))) {
+						t.Errorf("call %d sent at +%s, due +%s, held %s: want held until its answer came", i, r.Sent.Sub(first), r.Due.Sub(first), r.Held)
+					}
+				}
+				if onTime != wantOnTime {
+					t.Errorf("%d of %d calls sent at their due time, want %d", onTime, calls, wantOnTime)
+				}
+			})
+		})
+	}
+}
+
+func lateOne(n int, d time.Duration) func(int) time.Duration {
+	return func(i int) time.Duration {
+		if i == n {
+			return d
+		}
+		return 10 * time.Microsecond
+	}
+}
+
+func lateAll(d time.Duration) func(int) time.Duration {
+	return func(int) time.Duration { return d }
+}
+
+func rangeInts(from, to int) []int {
+	var s []int
+	for i := from; i <= to; i++ {
+		s = append(s, i)
+	}
+	return s
+}
+
+// writeCallsTape writes one session: the handshake, then calls
+// tools/call gap apart, each answered 0.1 ms after it (as tailbench tape).
+func writeCallsTape(tb testing.TB, path string, calls int, gap time.Duration) {
+	tb.Helper()
+	w, err := tape.Create(path, tape.Header{Format: tape.FormatName, Version: tape.FormatVersion, Transport: "http"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var seq int64
+	put := func(at time.Duration, dir tape.Dir, msg string) {
+		if err == nil {
+			err = w.Write(tape.Message{Seq: seq, TUS: at.Microseconds(), Session: "s1", Dir: dir, Msg: []byte(msg)})
+		}
+		seq++
+	}
+	put(0, tape.C2S, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	put(time.Millisecond, tape.S2C, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"slow","version":"1"}}}`)
+	put(2*time.Millisecond, tape.C2S, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for i := 1; i <= calls; i++ {
+		at := 10*time.Millisecond + time.Duration(i-1)*gap
+		put(at, tape.C2S, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"%d"}}}`, i, i))
+		put(at+100*time.Microsecond, tape.S2C, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"%d"}]}}`, i, i))
+	}
+	if err == nil {
+		err = w.Close()
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// lateDialer is a target whose answers come late: the mock's n-th answer
+// (0: initialize's) is passed on late(n) after the mock gave it.
+// Its connections are not the mock's own (they do not send instantly),
+// so the session paces them as a network target's.
+type lateDialer struct {
+	inner transport.Dialer
+	late  func(n int) time.Duration
+}
+
+func (d lateDialer) Dial(ctx context.Context, session string) (transport.Conn, error) {
+	c, err := d.inner.Dial(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	lc := &lateConn{Conn: c, late: d.late, out: make(chan transport.Incoming), done: make(chan struct{})}
+	go lc.forward()
+	return lc, nil
+}
+
+type lateConn struct {
+	transport.Conn
+	late func(n int) time.Duration
+	out  chan transport.Incoming
+	done chan struct{}
+}
+
+// forward passes each answer on at its time, in order; an answer is
+// stamped when it is passed on (when the client would read it). Answers
+// are counted as they come: 0 is initialize's, n the n-th call's.
+func (c *lateConn) forward() {
+	defer close(c.out)
+	n := 0
+	for in := range c.Conn.Incoming() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(in.Msg, &m) == nil && m.ID != nil && m.Method == "" {
+			time.Sleep(time.Until(in.At.Add(c.late(n))))
+			in.At = time.Now()
+			n++
+		}
+		select {
+		case c.out <- in:
+		case <-c.done:
+			return
+		}
+	}
+}
+
+func (c *lateConn) Incoming() <-chan transport.Incoming { return c.out }
+
+func (c *lateConn) Close() error {
+	select {
+	case <-c.done:
+	default:
+		close(c.done)
+	}
+	return c.Conn.Close()
 }

@@ -11,10 +11,12 @@
 #   RUNS=3 BEFORE=/path/to/old/replayctl VEGETA=vegeta GOR=goreplay scripts/bench-tail.sh
 #   REPLAYCTL_FLAGS="--order none" RUNS=3 BEFORE=… scripts/bench-tail.sh   # both replayctl runs get the flags
 #   CALLS=2000 GODEBUG=gctrace=1 scripts/bench-tail.sh   # a longer run; each client's collections in $OUT/NAME.out
+#   DELAY=250us RUNS=3 scripts/bench-tail.sh   # the server answers each call this late
 #
 # QUIET is how many tenths of a second to wait for other real-time jobs
-# before each run (600). For a run's late calls, way up and way back:
-#   replayctl run … --report r.json; tailbench split -report r.json $OUT/replayctl-1.log
+# before each run (600). Each replayctl run writes its report beside its
+# log ($OUT/replayctl-1.json), and tailbench split prints its calls' way
+# up, way back and held (the time a call waited for an answer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${OUT:-$(mktemp -d)}
@@ -47,28 +49,41 @@ quiet() {
   echo "another real-time process is running: measuring anyway" >&2
 }
 
+# oncpu PID: the nanoseconds PID's threads have run (schedstat): the
+# server's time per call shows when its core was slow for a run (a
+# stretch of slow round trips, which causal order waits for).
+oncpu() {
+  cat /proc/"$1"/task/*/schedstat | awk '{s += $1} END {printf "%d", s}'
+}
+
 # measure NAME CMD...: one run of CMD against a fresh server.
 measure() {
   local name=$1 log="$dir/$1.log"
   shift
   quiet
   rm -f "$log"
-  $server "$dir/slow" -http "127.0.0.1:$port" -arrivals "$log" &
+  $server "$dir/slow" -http "127.0.0.1:$port" -arrivals "$log" -delay "${DELAY:-0}" &
   local pid=$!
   until curl -s -o /dev/null "http://127.0.0.1:$port/mcp"; do sleep 0.05; done
+  local cpu0
+  cpu0=$(oncpu "$pid")
   # Bounded: GoReplay 1.3 spins at the end of its file until killed.
   timeout -k 2 ${LIMIT:-10} $client "$@" > "$dir/$name.out" 2>&1 || echo "$name: exit $?" >&2
+  echo "$name: the server on its core $(( ($(oncpu "$pid") - cpu0) / calls / 1000 )) µs per call"
   kill "$pid"
   wait "$pid" 2>/dev/null || true
   "$dir/tailbench" stats -gap 200us -calls "$calls" "$log"
+  if [[ -f $dir/$name.json ]]; then
+    "$dir/tailbench" split -report "$dir/$name.json" "$log"
+  fi
 }
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 for run in $(seq "$runs"); do
   if [[ -n ${BEFORE:-} ]]; then
-    measure "before-$run" "$BEFORE" run "$dir/t.jsonl" --speed 10x --target "http://127.0.0.1:$port/mcp" ${REPLAYCTL_FLAGS:-}
+    measure "before-$run" "$BEFORE" run "$dir/t.jsonl" --speed 10x --target "http://127.0.0.1:$port/mcp" --report "$dir/before-$run.json" ${REPLAYCTL_FLAGS:-}
   fi
-  measure "replayctl-$run" "$dir/replayctl" run "$dir/t.jsonl" --speed 10x --target "http://127.0.0.1:$port/mcp" ${REPLAYCTL_FLAGS:-}
+  measure "replayctl-$run" "$dir/replayctl" run "$dir/t.jsonl" --speed 10x --target "http://127.0.0.1:$port/mcp" --report "$dir/replayctl-$run.json" ${REPLAYCTL_FLAGS:-}
   if [[ -n $vegeta ]]; then
     measure "vegeta-$run" "$vegeta" attack -rate 5000/s -duration "$((calls / 5 + 1))ms" -targets "$dir/targets.txt" -output /dev/null
   fi

@@ -194,7 +194,7 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 		var polls, chaosExpired <-chan *pend
 		var gateDone <-chan gated
 		if !x.pace.at.IsZero() {
-			pace = x.pace.t.C
+			pace = x.pace.C()
 		}
 		if x.ss.awaiting != nil {
 			asked = x.rx.askTimer.C
@@ -589,7 +589,7 @@ func (x *Actor) close() {
 	close(x.done)
 	x.cancel()
 	x.rq.timer.Stop()
-	x.pace.stop()
+	x.pace.close()
 	x.rx.askTimer.Stop()
 	for _, t := range x.fx.chaosTimers {
 		t.Stop()

@@ -73,6 +73,18 @@ func (x *Actor) due(ctx context.Context, ss *session, it *Item, now *time.Time) 
 	// spin, which reads GOMAXPROCS under the runtime's lock, only now.
 	spin := x.spin(ss)
 	if wait > spin {
+		if spin == 0 && x.env.Spin > 0 && spinFor(x.env.Spin, x.env.Live(), false) > 0 {
+			// It would spin but for the answers it awaits over the
+			// network: the timer until the spin's stretch, then a
+			// wake-up the kernel times, to the microsecond, with the
+			// processor free for the answers.
+			if wait > x.env.Spin {
+				x.pace.set(it.Timing.Due.Add(-x.env.Spin))
+			} else {
+				x.pace.setKernel(it.Timing.Due)
+			}
+			return false, nil
+		}
 		x.pace.set(it.Timing.Due.Add(-spin))
 		return false, nil
 	}
@@ -115,22 +127,68 @@ func spinFor(spin time.Duration, live int64, awaiting bool) time.Duration {
 }
 
 // alarm is a timer pointed at a time, set again only when the time moves
-// (the runtime's timer lock is not taken on every look).
+// (the runtime's timer lock is not taken on every look). setKernel
+// points it at a time by a wake-up the kernel times (kernelWake) where
+// one can be made: for a session that would spin but for the answers it
+// awaits over the network.
 type alarm struct {
-	t  *time.Timer
-	at time.Time // zero: not set
+	t      *time.Timer
+	at     time.Time // zero: not set
+	kernel bool      // at is kept by w, not t
+	w      *kernelWake
+	tried  bool      // newKernelWake was called
+	last   time.Time // the clock when w was last set
 }
 
 func newAlarm() alarm { return alarm{t: stoppedTimer()} }
 
+// C is the channel that ticks when the alarm's time comes.
+func (a *alarm) C() <-chan time.Time {
+	if a.kernel {
+		return a.w.c
+	}
+	return a.t.C
+}
+
 // set points the alarm at t.
-func (a *alarm) set(t time.Time) {
-	if a.at.Equal(t) {
+func (a *alarm) set(t time.Time) { a.point(t, false) }
+
+// setKernel points the alarm at t by the kernel's wake-up, or by the
+// timer where there is none, or where time stands still between two
+// settings (testing/synctest's fake clock, which the kernel does not
+// keep; as scheduler.SpinUntil does).
+func (a *alarm) setKernel(t time.Time) {
+	if !a.tried {
+		a.tried, a.w = true, newKernelWake()
+	}
+	now := time.Now()
+	kernel := a.w != nil && now.After(a.last)
+	if kernel {
+		a.last = now
+	}
+	a.point(t, kernel)
+}
+
+func (a *alarm) point(t time.Time, kernel bool) {
+	if a.at.Equal(t) && a.kernel == kernel {
+		return
+	}
+	a.disarm()
+	a.at, a.kernel = t, kernel
+	if kernel {
+		a.w.arm(time.Until(t))
+		return
+	}
+	a.t.Reset(time.Until(t))
+}
+
+func (a *alarm) disarm() {
+	if a.kernel {
+		a.w.stop()
+		a.kernel = false
 		return
 	}
 	a.t.Stop()
-	a.at = t
-	a.t.Reset(time.Until(t))
 }
 
 // fired is called when the alarm's channel gave a tick.
@@ -138,8 +196,16 @@ func (a *alarm) fired() { a.at = time.Time{} }
 
 // stop stops the alarm.
 func (a *alarm) stop() {
+	a.disarm()
 	a.at = time.Time{}
-	a.t.Stop()
+}
+
+// close stops the alarm for good.
+func (a *alarm) close() {
+	a.stop()
+	if a.w != nil {
+		a.w.close()
+	}
 }
 
 // anchorHandshake starts the session's clock again when its live
@@ -162,7 +228,25 @@ func (x *Actor) anchorHandshake(p *pend) {
 	x.ev.message(at, event.Anchored, p.req)
 	if speed.ByTime() {
 		x.ss.pacing = x.ss.pacing.anchored(speed, at, p.expected.Rec.TUS, p.req.Epoch, x.env.Timing.Frozen())
+		// A message already due by the clock before it was anchored again
+		// (with --order none the handshake's answer may come after the
+		// next message's due time was set) is due again by the new anchor,
+		// as every later one is.
+		if it := x.movableHead(); it != nil && !it.Timing.Due.IsZero() {
+			it.Timing.Due = time.Time{}
+			x.pace.stop()
+		}
 	}
+}
+
+// movableHead is the session's next message if its due time may still
+// move: not a burst, not let through by the gate, not waiting at it.
+func (x *Actor) movableHead() *Item {
+	ss := x.ss
+	if it := ss.head(); it != nil && !it.burst && !it.admitted && ss.gating != it {
+		return it
+	}
+	return nil
 }
 
 // setSpeed changes the pace of the session at now (pacing.speedChange).
@@ -170,9 +254,7 @@ func (x *Actor) setSpeed(s scheduler.Speed, now time.Time) {
 	ss := x.ss
 	var head *paced
 	var due time.Time
-	// The head's due time may still move: not a burst, not let through
-	// by the gate, not waiting at it.
-	if it := ss.head(); it != nil && !it.burst && !it.admitted && ss.gating != it {
+	if it := x.movableHead(); it != nil {
 		m := pacedOf(it)
 		head, due = &m, it.Timing.Due
 	}

@@ -3,6 +3,7 @@ package session
 import (
 	"runtime"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/replayctl/replayctl/scheduler"
@@ -176,4 +177,65 @@ func TestSpinFor(t *testing.T) {
 			t.Errorf("spinFor(%s, %d, %t) = %s, want %s", tc.spin, tc.live, tc.awaiting, got, tc.want)
 		}
 	}
+}
+
+// TestKernelWake: the kernel-timed wake-up ticks once armed, again when
+// armed again, and close ends its reading goroutine (goleak checks).
+func TestKernelWake(t *testing.T) {
+	w := newKernelWake()
+	if w == nil {
+		if runtime.GOOS == "linux" {
+			t.Fatal("no timerfd on Linux")
+		}
+		t.Skip("no kernel-timed wake-up on", runtime.GOOS)
+	}
+	defer w.close()
+	for i := range 3 {
+		start := time.Now()
+		w.arm(200 * time.Microsecond)
+		select {
+		case at := <-w.c:
+			if at.Sub(start) < 200*time.Microsecond {
+				t.Fatalf("tick %d %s after arming, before its time", i, at.Sub(start))
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no tick %d in 30s", i)
+		}
+	}
+	w.arm(time.Hour)
+	w.stop() // the reading goroutine ends at once
+}
+
+// TestAlarmKernelUnderFakeClock: under testing/synctest's fake clock,
+// which the kernel does not keep, the alarm's kernel wake-up gives way to
+// its timer once time stands still between two settings, so the fake
+// clock moves and the alarm fires at its time.
+func TestAlarmKernelUnderFakeClock(t *testing.T) {
+	w := newKernelWake()
+	if w == nil {
+		t.Skip("no kernel-timed wake-up on", runtime.GOOS)
+	}
+	w.close()
+	synctest.Test(t, func(t *testing.T) {
+		a := newAlarm()
+		defer a.close()
+		due := time.Now().Add(500 * time.Microsecond)
+		a.setKernel(due)
+		if !a.kernel {
+			t.Fatal("first setting: not the kernel's wake-up")
+		}
+		<-a.C() // in real time: the fake clock has not moved
+		a.fired()
+		if !time.Now().Before(due) {
+			t.Fatal("the fake clock moved while the kernel's wake-up waited")
+		}
+		a.setKernel(due)
+		if a.kernel {
+			t.Fatal("time stood still, and the alarm kept the kernel's wake-up")
+		}
+		<-a.C()
+		if now := time.Now(); !now.Equal(due) {
+			t.Errorf("fired at %s, want at its time (%s)", now, due)
+		}
+	})
 }
