@@ -26,8 +26,10 @@ const DefaultGCHeadroom = 64 << 20
 // instead: GOGC is raised so that the next collection comes after
 // headroom bytes more than the live heap, and set again after each
 // collection for the heap it left (a finalizer tells of it). The memory
-// held is at most the live heap plus headroom (plus GOGC's own share
-// once the live heap is larger than headroom × 100 / GOGC). Fast
+// held is at most the live heap plus headroom: GOGC's percentage is set
+// for the live heap, stacks and globals together (see pace). A headroom
+// smaller than GOGC's own share (at GOGC=100: the live heap, stacks and
+// globals) keeps GOGC's pace. Fast
 // replays are held too (holdFastCollections): there the marking was
 // CPU, ≈ 14% of the client's instructions, rather than a held schedule.
 type gcHolder struct {
@@ -96,14 +98,25 @@ func (h *gcHolder) hold(headroom int64) func() {
 // pace sets GOGC for the next collection to come headroom bytes after
 // the live heap the last one left, or by the user's GOGC if that is
 // later. h.mu is held.
+//
+// The collector's goal is live + (live + stacks + globals) × GOGC/100,
+// and never below its minimum heap, 4 MiB × GOGC/100: GOGC is the
+// headroom over all three (replayctl's globals are ≈ 5 MB, gopacket's
+// tables; a live heap of 8 MB paced by the live heap alone had a goal of
+// 113 MB for a headroom of 64 MB), over at least 4 MiB.
 func (h *gcHolder) pace() {
-	live := liveHeap()
+	live, roots := liveHeap()
 	p := h.percent
 	if live > 0 {
-		p = max(p, int(min(h.headroom*100/int64(live), math.MaxInt32)))
+		scanned := max(int64(live+roots), minHeap)
+		p = max(p, int(min(h.headroom*100/scanned, math.MaxInt32)))
 	}
 	debug.SetGCPercent(p)
 }
+
+// minHeap is the runtime's smallest heap goal at GOGC=100 (its
+// defaultHeapMinimum; the goal's floor is it × GOGC/100).
+const minHeap = 4 << 20
 
 // arm has the next collection call pace again (a finalizer runs after
 // the collection that found its object unreachable).
@@ -127,14 +140,23 @@ type gcSentinel struct {
 	p *int
 }
 
-// liveHeap is the bytes the last collection left live.
-func liveHeap() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+// liveHeap is the bytes the last collection left live, and the roots
+// GOGC's percentage applies to besides: the stacks it scanned and the
+// globals.
+func liveHeap() (live, roots uint64) {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/stack:bytes"}, {Name: "/gc/scan/globals:bytes"}}
 	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
+	for i, x := range s {
+		if x.Value.Kind() != metrics.KindUint64 {
+			continue
+		}
+		if i == 0 {
+			live = x.Value.Uint64()
+		} else {
+			roots += x.Value.Uint64()
+		}
 	}
-	return s[0].Value.Uint64()
+	return live, roots
 }
 
 // gogc is the collector's GOGC percentage as set now (negative: off).

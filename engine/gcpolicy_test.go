@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -143,3 +144,63 @@ func TestGOGCRead(t *testing.T) {
 		t.Errorf("gogc() = %d with the collector off, want negative", got)
 	}
 }
+
+// gcTestRoots are 8 MiB of globals: the collector's goal counts the
+// globals (and the stacks) in GOGC's share, as replayctl's ≈ 5 MB of
+// gopacket's tables are, and here they outweigh the test's live heap.
+// Pointers: the collector counts the sections it scans, not the
+// pointer-free ones.
+var gcTestRoots [1 << 20]*byte
+
+// gcGoal reads the heap goal and what it is made of, as the collector
+// has them now.
+func gcGoal() (goal, live, roots uint64) {
+	s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}, {Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/globals:bytes"}, {Name: "/gc/scan/stack:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64(), s[1].Value.Uint64(), s[2].Value.Uint64() + s[3].Value.Uint64()
+}
+
+// TestGCHoldGoalIsLiveHeapPlusHeadroom: while held, the next collection
+// is due at the live heap plus the headroom, globals and stacks
+// notwithstanding (GOGC's percentage applies to them too), after the
+// hold starts and after each collection; a headroom smaller than GOGC's
+// own share of the heap and roots keeps GOGC's pace. Within 1% of the
+// heap and roots (GOGC is a whole percentage).
+func TestGCHoldGoalIsLiveHeapPlusHeadroom(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	if gcTestRoots[len(gcTestRoots)-1] != nil { // kept by the linker: read
+		t.Fatal("gcTestRoots written")
+	}
+	const headroom = 64 << 20
+	check := func(when string, want func(live, roots uint64) uint64) {
+		t.Helper()
+		goal, live, roots := gcGoal()
+		if roots < 8<<20 {
+			t.Fatalf("%s: globals and stacks %d bytes, want at least gcTestRoots' 8 MiB", when, roots)
+		}
+		w := want(live, roots)
+		slack := (live+roots)/100 + 1<<10
+		if goal > w+slack || goal+slack < w {
+			t.Errorf("%s: heap goal %.1f MiB, want %.1f MiB ± %.1f MiB (live %.1f MiB, globals and stacks %.1f MiB)",
+				when, mib(goal), mib(w), mib(slack), mib(live), mib(roots))
+		}
+	}
+	plusHeadroom := func(live, _ uint64) uint64 { return live + headroom }
+	var h gcHolder
+	runtime.GC()
+	release := h.hold(headroom)
+	check("held", plusHeadroom)
+	runtime.GC()
+	h.mu.Lock()
+	h.pace() // what the finalizer does after the collection
+	h.mu.Unlock()
+	check("held, after a collection", plusHeadroom)
+	release()
+
+	runtime.GC()
+	release = h.hold(1 << 20) // smaller than GOGC=100's share: the live heap and roots
+	check("a headroom of 1 MiB", func(live, roots uint64) uint64 { return live + live + roots })
+	release()
+}
+
+func mib(b uint64) float64 { return float64(b) / (1 << 20) }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"testing"
 	"testing/synctest"
@@ -267,4 +268,66 @@ func TestServerOutOfOrderSwap(t *testing.T) {
 			t.Errorf("answers in order %s, %s; want B, then A", a, b)
 		}
 	})
+}
+
+// TestServerChaosDroppedAnswerNotUsedUp: an answer a fault kept from the
+// client — a hang-up, or a missing answer the client stopped waiting
+// for — is not used up: the request sent again gets the recorded answer,
+// without the fault, and is no miss; session-based and stateless alike.
+func TestServerChaosDroppedAnswerNotUsedUp(t *testing.T) {
+	b, err := os.ReadFile("../examples/quickstart.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []ChaosKind{ChaosHangUp, ChaosMissing} {
+		for _, stateless := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/stateless=%t", kind, stateless), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					plan, err := NewChaos(1, nil, ChaosTarget{Method: "tools/list", Nth: 1, Fault: kind})
+					if err != nil {
+						t.Fatal(err)
+					}
+					srv, err := NewServer(tape.Bytes("quickstart", b), WithChaos(plan))
+					if err != nil {
+						t.Fatal(err)
+					}
+					sess, err := srv.Open(t.Context(), transport.SessionInfo{ID: "live", Stateless: stateless})
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer sess.Close()
+					var got [][]byte
+					keep := func(_ context.Context, m []byte) error { got = append(got, bytes.Clone(m)); return nil }
+					for _, m := range []string{
+						`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{"listChanged":true},"sampling":{}},"clientInfo":{"name":"example-client","version":"1.0.0"}}}`,
+						`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+					} {
+						if err := sess.Handle(t.Context(), []byte(m), keep); err != nil {
+							t.Fatal(err)
+						}
+					}
+					list := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)
+					ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+					err = sess.Handle(ctx, list, keep)
+					cancel()
+					if want := map[ChaosKind]error{ChaosHangUp: transport.ErrHangUp, ChaosMissing: context.DeadlineExceeded}[kind]; !errors.Is(err, want) {
+						t.Fatalf("first tools/list: %v, want %v", err, want)
+					}
+					got = nil
+					if err := sess.Handle(t.Context(), list, keep); err != nil {
+						t.Fatalf("tools/list again: %v", err)
+					}
+					if len(got) != 1 || !bytes.Contains(got[0], []byte(`"tools"`)) {
+						t.Errorf("tools/list again got %q, want the recorded answer", got)
+					}
+					if m := srv.Misses(); len(m) != 0 {
+						t.Errorf("misses %+v, want none", m)
+					}
+					if inj := srv.Injected(); len(inj) != 1 || inj[0].Kind != kind {
+						t.Errorf("Injected() = %+v, want the one %s", inj, kind)
+					}
+				})
+			})
+		}
+	}
 }

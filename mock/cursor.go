@@ -44,6 +44,38 @@ func (c *cursor) use(i int) {
 	}
 }
 
+// unuse takes back an answer of entry i that use counted but the client
+// never got (serve's chaos dropped it), so that the request sent again is
+// answered with it. An entry never answered is left as it is.
+func (c *cursor) unuse(i int) {
+	k := c.uses(i)
+	if k == 0 {
+		return
+	}
+	if i >= c.next || k > 1 {
+		if c.count == nil {
+			c.count = map[int]uint32{}
+		}
+		c.count[i] = k - 1
+		if k-1 == 0 || i < c.next && k-1 == 1 {
+			delete(c.count, i)
+		}
+		return
+	}
+	// i < next, answered once: next moves back to i, and the entries
+	// between, answered once by default so far, get their count kept.
+	if c.count == nil {
+		c.count = map[int]uint32{}
+	}
+	for j := i + 1; j < c.next; j++ {
+		if _, ok := c.count[j]; !ok {
+			c.count[j] = 1
+		}
+	}
+	delete(c.count, i)
+	c.next = i
+}
+
 // pick is what chooseAmong found.
 type pick struct {
 	i     int    // the entry to answer with; -1: none matches

@@ -74,12 +74,15 @@ func (ss *session) play(ctx context.Context, req jsonrpc.Message, f found, send 
 	}
 	e := srv.idx.sessions[f.name][f.i]
 	flt, faulty := srv.chaos.decide(f.copy, e.seq, req.Method, srv.nth(f.name, f.i))
+	if faulty && srv.takeSpared(f.copy, e.seq) {
+		faulty = false // the request sent again after its answer was dropped
+	}
 	notes, answer := steps[:len(steps)-1], steps[len(steps)-1]
 	if faulty {
 		srv.addInjected(Injected{Seq: e.seq, Session: f.copy, Live: ss.info.ID, Method: transport.Clip(req.Method),
 			Kind: flt.kind, Detail: flt.detail(hasNotifications(notes), ss.info.Paces)})
 		if flt.kind == ChaosHangUp && flt.hangUpFirst() {
-			return transport.ErrHangUp
+			return ss.dropped(f, e.seq, transport.ErrHangUp)
 		}
 	}
 	var after []step // notifications out-of-order chaos sends after the answer
@@ -107,7 +110,35 @@ func (ss *session) play(ctx context.Context, req jsonrpc.Message, f found, send 
 	if !faulty {
 		return ss.sent(send(ctx, answer.msg))
 	}
-	return ss.faulty(ctx, flt, answer.msg, after, send)
+	err = ss.faulty(ctx, flt, answer.msg, after, send)
+	if flt.kind == ChaosHangUp || flt.kind == ChaosMissing && ctx.Err() != nil {
+		return ss.dropped(f, e.seq, err)
+	}
+	return err
+}
+
+// dropped gives back the answer to entry f.i that chaos kept from the
+// client (a hang-up, or a missing answer the client stopped waiting
+// for): it is not used up, and the request sent again gets it, without
+// the fault. It passes err through.
+func (ss *session) dropped(f found, seq int64, err error) error {
+	srv := ss.srv
+	if ss.info.Stateless {
+		sc := srv.shared[f.name]
+		sc.mu.Lock()
+		sc.cur.unuse(f.i)
+		sc.mu.Unlock()
+	} else {
+		ss.mu.Lock()
+		if f.name == ss.bound {
+			ss.cur.unuse(f.i)
+		} else if k := ss.kin[f.name]; k != nil {
+			k.cur.unuse(f.i)
+		}
+		ss.mu.Unlock()
+	}
+	srv.spare(f.copy, seq)
+	return err
 }
 
 // faulty sends the answer as fault flt has it.

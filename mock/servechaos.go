@@ -46,6 +46,10 @@ const (
 	// ChaosHangUp: the client's connection dropped (Handle returns
 	// transport.ErrHangUp), before anything is sent or after the
 	// notifications, before the answer.
+	//
+	// An answer a hang-up kept from the client, or a missing one the
+	// client stopped waiting for (ctx done), is not used up: the
+	// request sent again gets it, without the fault, and is no miss.
 	ChaosHangUp = chaos.ServeHangUp
 )
 

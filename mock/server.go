@@ -44,6 +44,7 @@ type Server struct {
 	misses   []Miss                 // the first maxMisses
 	missed   int                    // every miss, kept or not
 	injected []Injected
+	spared   map[sparedAnswer]bool           // answers a fault kept from the client: the next goes unfaulted
 	checkers map[string]*validator.Validator // by method: volatile fields ignored
 
 	discoverOnce sync.Once
@@ -247,6 +248,37 @@ func (s *Server) MissCount() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.missed
+}
+
+// spare notes that the answer to recorded request seq of copy was kept
+// from the client by a fault: the next time it is answered, it goes
+// without one.
+func (s *Server) spare(copyName string, seq int64) {
+	s.mu.Lock()
+	if s.spared == nil {
+		s.spared = map[sparedAnswer]bool{}
+	}
+	s.spared[sparedAnswer{copyName, seq}] = true
+	s.mu.Unlock()
+}
+
+// takeSpared reports whether the answer to seq of copy is spared its
+// fault this time (see spare), and takes the note.
+func (s *Server) takeSpared(copyName string, seq int64) bool {
+	k := sparedAnswer{copyName, seq}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.spared[k] {
+		return false
+	}
+	delete(s.spared, k)
+	return true
+}
+
+// sparedAnswer names an answer a fault kept from the client.
+type sparedAnswer struct {
+	copy string
+	seq  int64
 }
 
 func (s *Server) addInjected(in Injected) {

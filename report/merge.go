@@ -34,9 +34,17 @@ var (
 type MergeOption func(*mergeConfig)
 
 type mergeConfig struct {
-	allowTapes bool
-	thresholds []Threshold
+	allowTapes   bool
+	allowPartial bool
+	thresholds   []Threshold
 }
+
+// AllowPartial accepts a merge of shards that lacks some of the run's:
+// the merged report is judged on the shards it has, and
+// summary.shards.partial says so. Without it such a merge does not pass
+// ([Report.Incomplete]): a CI job whose shard upload failed must not pass
+// on the rest.
+func AllowPartial() MergeOption { return func(c *mergeConfig) { c.allowPartial = true } }
 
 // AllowDifferentTapes lets [Merge] combine reports of different tapes.
 // Without it, Merge refuses them: percentiles over two workloads answer no
@@ -125,6 +133,9 @@ func Merge(reports []*Report, opts ...MergeOption) (*Report, error) {
 	}
 	out := merged.Report(meta)
 	out.Timeline, out.TimelineOmitted = mergeTimelines(reports, out.Summary.StartedAt)
+	if shards != nil && len(shards.Missing) > 0 {
+		shards.Partial = cfg.allowPartial
+	}
 	out.Summary.Shards = shards
 	out.SessionsOmitted = len(merged.sessionsOmitted)
 	var aborted []string

@@ -338,7 +338,7 @@ func (c *Collector) Report(meta Meta) Report {
 // was no error or timeout, no threshold failed, and some answer was
 // checked (see Unchecked).
 func (r Report) Passed() bool {
-	if r.Summary.Aborted != "" || r.Unchecked() != "" {
+	if r.Summary.Aborted != "" || r.Unchecked() != "" || r.Incomplete() != "" {
 		return false
 	}
 	for _, t := range r.Thresholds {

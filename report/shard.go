@@ -17,11 +17,35 @@ type Shard struct {
 }
 
 // MergedShards is what a merge of shards covered: Merged the indexes of
-// the shards merged, Missing those of Count that were not.
+// the shards merged, Missing those of Count that were not. A merge with
+// shards missing is not the run's verdict and does not pass
+// ([Report.Incomplete]), unless Partial: [AllowPartial] accepted it, and
+// it is judged on the shards it has.
 type MergedShards struct {
 	Count   int   `json:"count"`
 	Merged  []int `json:"merged"`
 	Missing []int `json:"missing,omitempty"`
+	Partial bool  `json:"partial,omitempty"`
+}
+
+// Incomplete says which shards of the run a merge lacks ("shards 1/4,
+// 3/4 missing"), or "" when it has them all, is no merge of shards, or
+// its partial merge was accepted ([AllowPartial]). Such a report does
+// not pass: its figures are not the run's.
+func (r Report) Incomplete() string {
+	m := r.Summary.Shards
+	if m == nil || len(m.Missing) == 0 || m.Partial {
+		return ""
+	}
+	missing := make([]string, len(m.Missing))
+	for i, k := range m.Missing {
+		missing[i] = fmt.Sprintf("%d/%d", k, m.Count)
+	}
+	word := "shard"
+	if len(missing) > 1 {
+		word = "shards"
+	}
+	return fmt.Sprintf("%s %s missing", word, strings.Join(missing, ", "))
 }
 
 // mergedShards checks that the reports are shards of one run, each once,

@@ -195,6 +195,8 @@ func (t *textWriter) body(r Report) {
 		t.line("result", "%s", t.paint(ansiBold+ansiRed, "FAIL (stopped early: "+why+")"))
 	} else if why := r.Unchecked(); why != "" {
 		t.line("result", "%s", t.paint(ansiBold+ansiRed, "FAIL (nothing checked: "+clean(why)+")"))
+	} else if why := r.Incomplete(); why != "" {
+		t.line("result", "%s", t.paint(ansiBold+ansiRed, "FAIL (incomplete: "+why+"; merge every shard, or accept a partial merge with --allow-partial)"))
 	} else if r.Passed() {
 		t.line("result", "%s", t.paint(ansiBold+ansiGreen, "PASS"))
 	} else {

@@ -14,6 +14,7 @@ type mergeFlags struct {
 	reports    []string
 	thresholds []string
 	allowTapes bool
+	partial    bool
 }
 
 func (a *app) mergeCommand() *cobra.Command {
@@ -31,10 +32,11 @@ keeps). The reports' thresholds, and those given with --threshold, are judged
 on the merged figures.
 
 A run given twice (the same file, or a copy: one run_id) is refused, as is
-a shard given twice.
+a shard given twice. A merge that lacks shards of the run does not pass (its
+result says incomplete, naming them) unless --allow-partial accepts it.
 
 Exit status: 0 the merged report passes, 1 it does not (a failure, an error,
-a threshold), 2 a report cannot be read or merged (the file and field are
+a threshold, shards missing), 2 a report cannot be read or merged (the file and field are
 named).`,
 		Example: `  replayctl run tape.jsonl --sessions 50 --report a.json
   replayctl run tape.jsonl --sessions 50 --report b.json
@@ -53,6 +55,7 @@ named).`,
 	fl.StringVarP(&f.output, "output", "o", "text", "what goes to stdout: text or json")
 	fl.StringArrayVar(&f.reports, "report", nil, "write the merged report to FILE; format by extension: .json, .xml (JUnit), .html (repeatable)")
 	fl.StringArrayVar(&f.thresholds, "threshold", nil, `a condition the merged figures must meet, as run's: "p99<200ms", "error_rate<1%" (repeatable; exit 1 if one fails); the reports' own thresholds are judged again too`)
+	fl.BoolVar(&f.partial, "allow-partial", false, "pass a merge of shards that lacks some of the run's, judged on the shards it has (without it such a merge fails: exit 1, result incomplete)")
 	fl.BoolVar(&f.allowTapes, "allow-different-tapes", false, "merge reports of different tapes (refused without it: such percentiles mix two workloads)")
 	registerValues(cmd, "output", outputs...)
 	return cmd
@@ -77,6 +80,9 @@ func (a *app) merge(cmd *cobra.Command, args []string, f mergeFlags) error {
 	}
 	if f.allowTapes {
 		opts = append(opts, report.AllowDifferentTapes())
+	}
+	if f.partial {
+		opts = append(opts, report.AllowPartial())
 	}
 	reports := make([]*report.Report, len(args))
 	for i, p := range args {

@@ -129,3 +129,19 @@ func TestServeLegacySSE(t *testing.T) {
 		t.Errorf("serve: exit %d; stderr:\n%s", code, stderr)
 	}
 }
+
+// TestServeHangUpAnswersTheRepeat: an answer serve's hang-up kept from
+// the client is not used up. run sends the request again on a new
+// connection and gets the recorded answer; serve lists the faults and no
+// misses, so --strict does not fail because of serve's own chaos.
+func TestServeHangUpAnswersTheRepeat(t *testing.T) {
+	p := startServe(t, "--strict", "--chaos", "hang-up=1", "--seed", "3", "examples/quickstart.jsonl")
+	r := replayctl(t, "run", "examples/quickstart.jsonl", "--target", p.url, "--speed", "fast")
+	code, stderr := p.stop(t)
+	if r.code != 0 || !strings.Contains(r.stdout, "result      PASS") {
+		t.Errorf("run: exit %d, want 0 and PASS (every request answered on its repeat); stdout:\n%s\nstderr:\n%s", r.code, clip(r.stdout, 3000), clip(r.stderr, 2000))
+	}
+	if code != 0 || !strings.Contains(stderr, "served: 0 misses") || !strings.Contains(stderr, "fault: hang-up to tools/list") {
+		t.Errorf("serve --strict: exit %d, want 0, no misses and the hang-ups listed; stderr:\n%s", code, clip(stderr, 4000))
+	}
+}
