@@ -361,14 +361,15 @@ func printServeSummary(w io.Writer, misses []mock.Miss, missed int, injected []m
 // servedSession names a live session the one way in serve's summary, a
 // miss's and a fault's alike: the recorded session it was bound to and
 // the client's session ("session s1 (client 3f2a…)"; over stdio the
-// client is "stdio").
+// client is "stdio"; "session (client 3f2a…, bound to no recorded
+// session)" when none could be bound).
 func servedSession(recorded, live string) string {
 	esc := termsafe.String
 	switch {
 	case recorded == "" && live == "":
 		return "no session"
 	case recorded == "":
-		return "no recorded session (client " + esc(live) + ")"
+		return "session (client " + esc(live) + ", bound to no recorded session)"
 	case live == "":
 		return "session " + esc(recorded)
 	}
