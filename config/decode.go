@@ -65,6 +65,7 @@ func (d *decoder) err() error {
 
 var (
 	durationType   = reflect.TypeFor[Duration]()
+	sizeType       = reflect.TypeFor[Size]()
 	anyType        = reflect.TypeFor[any]()
 	normalizerType = reflect.TypeFor[Normalizer]()
 )
@@ -105,6 +106,16 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, key string) error {
 	switch v.Type() {
 	case durationType:
 		return d.duration(n, v, key)
+	case sizeType:
+		if n.Kind != yaml.ScalarNode {
+			return d.wrongType(n, key, "a size of 0 or more, e.g. 64MiB")
+		}
+		size, ok := parseSize(n.Value)
+		if !ok {
+			return d.wrongType(n, key, "a size of 0 or more, e.g. 64MiB")
+		}
+		v.SetInt(int64(size))
+		return nil
 	case normalizerType: // a name, or a mapping {regex, placeholder}
 		switch n.Kind {
 		case yaml.ScalarNode:

@@ -121,6 +121,7 @@ performance:
   ramp: 2s                          # spread the sessions' starts over this time
   timeout: 30s                      # an answer not there by then is cancelled (default 30s)
   spin: 1ms                         # paced speeds: yield this long before each due time, not sleep (default 1ms; 0: never)
+  gc_headroom: 64MiB                # garbage made between two of Go's collections (default 64MiB; 0: Go's own pace)
 
 # Chaos replays: seeded faults; the same seed gives the same faults.
 chaos:

@@ -96,6 +96,8 @@ func TestParseErrors(t *testing.T) {
 		{"negative timeout", "performance:\n  timeout: -1s\n", 2, "performance.timeout", "0 or more"},
 		{"negative spin", "performance:\n  spin: -1ms\n", 2, "performance.spin", "0 or more"},
 		{"spin of an hour", "performance:\n  spin: 1h\n", 2, "performance.spin", "want at most 1s"},
+		{"negative gc_headroom", "performance:\n  gc_headroom: -1MiB\n", 2, "performance.gc_headroom", `want a size of 0 or more, e.g. 64MiB, got "-1MiB"`},
+		{"gc_headroom of words", "performance:\n  gc_headroom: lots\n", 2, "performance.gc_headroom", `want a size of 0 or more`},
 		{"unknown fault", "chaos:\n  faults: {timeout: 0.1, timout: 0.2}\n", 2, "chaos.faults", `unknown key "timout" (did you mean "timeout"?)`},
 		{"fault spelled twice", "chaos:\n  faults: {unknown_method: 0.1, unknown-method: 0.2}\n", 2, "chaos.faults.unknown_method", `"unknown-method" and "unknown_method" are the same fault`},
 		{"faults above 1 in all", "chaos:\n  faults: {timeout: 0.6, drop: 0.5}\n", 2, "chaos.faults", "add up to 1.1, more than 1"},

@@ -161,6 +161,10 @@ type Performance struct {
 	// yields in a loop instead of sleeping (nil: the default, 1ms; 0:
 	// never).
 	Spin *Duration `yaml:"spin"`
+	// GCHeadroom is how much garbage a replay may make between two of Go's
+	// collections while it runs (nil: the default, 64 MiB; 0: Go's own
+	// pace, GOGC).
+	GCHeadroom *Size `yaml:"gc_headroom"`
 }
 
 // Chaos is the chaos section.

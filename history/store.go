@@ -67,7 +67,7 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
 		}
 	} else if err != nil {
 		if fi, serr := os.Stat(filepath.Dir(dir)); serr != nil || !fi.IsDir() {
-			return nil, fmt.Errorf("%w: the folder %s does not exist; create it first (the store makes %s in it, not the folders above)", ErrStore, filepath.Dir(dir), filepath.Base(dir))
+			return nil, fmt.Errorf("%w: the folder %s does not exist; create it first (the store makes the folder %s, not the folders above it)", ErrStore, filepath.Dir(dir), filepath.Base(dir))
 		}
 		return nil, fmt.Errorf("%w: make folder %s: %v", ErrStore, dir, err)
 	} else if c.made != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/replayctl/replayctl/internal/editdist"
+	"github.com/replayctl/replayctl/internal/english"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
@@ -186,7 +187,10 @@ func (s *Server) missIn(live, name string, cur *cursor, req jsonrpc.Message, q q
 		m.Closest = s.closestOf(name, next.i, req)
 		return m
 	case p.i >= 0 && !p.fresh:
-		m.Reason = fmt.Sprintf("the %d recorded %s request(s) like this one in session %s were all answered already (repeat answers them again)", p.matches, m.Method, name)
+		m.Reason = fmt.Sprintf("the recorded %s request like this one in session %s was answered already (repeat answers it again)", m.Method, name)
+		if p.matches != 1 {
+			m.Reason = fmt.Sprintf("the %s like this one in session %s were all answered already (repeat answers them again)", english.Count(int64(p.matches), "recorded "+m.Method+" request"), name)
+		}
 		m.Closest = s.closestOf(name, p.i, req)
 		return m
 	}

@@ -264,6 +264,9 @@ type Injected struct {
 	Detail string    `json:"detail"`
 }
 
+// Recorded is the recorded session of the fault's copy: "s1" of "s1#2".
+func (i Injected) Recorded() string { return recordedName(i.Session) }
+
 // sortInjected orders faults by session copy, then seq: the order of a
 // report, whatever the order the answers went out in.
 func sortInjected(in []Injected) {

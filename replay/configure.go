@@ -78,6 +78,9 @@ func (s *settings) useConfig(path string, file *config.File) error {
 	if p.Spin != nil && unset("Spin") {
 		s.spin = p.Spin.D()
 	}
+	if p.GCHeadroom != nil && unset("GCHeadroom") {
+		s.gcHeadroom = int64(*p.GCHeadroom)
+	}
 	eh := file.ErrorHandling
 	// A controlled replay pauses at errors, or goes on: a config's stop or
 	// retry is the controller's to decide.
@@ -97,7 +100,7 @@ func (s *settings) useConfig(path string, file *config.File) error {
 // configKey is the config file's key of each option it can set.
 var configKey = map[string]string{
 	"Speed": "speed", "MaxInflight": "performance.max_inflight", "Sessions": "performance.sessions",
-	"Ramp": "performance.ramp", "Timeout": "performance.timeout", "Spin": "performance.spin", "OnError": "error_handling.strategy",
+	"Ramp": "performance.ramp", "Timeout": "performance.timeout", "Spin": "performance.spin", "GCHeadroom": "performance.gc_headroom", "OnError": "error_handling.strategy",
 	"MaxRetries": "error_handling.max_retries", "RetryDelay": "error_handling.retry_delay",
 }
 

@@ -181,12 +181,23 @@ func sameRunTwice(reports []*Report) error {
 	return nil
 }
 
-// name is how errors name the i-th report: its shard, its file, or its
-// place.
+// name is how errors name the i-th report: its file and its shard
+// ("report a.json (shard 0/4)"), its shard alone when it was not read
+// from a file, or its place.
 func (r *Report) name(i int) string {
-	if sh := r.Summary.Shard; sh != nil {
+	sh := r.Summary.Shard
+	switch {
+	case sh != nil && r.source != "":
+		return fmt.Sprintf("report %s (shard %d/%d)", r.source, sh.Index, sh.Count)
+	case sh != nil:
 		return fmt.Sprintf("shard %d/%d", sh.Index, sh.Count)
 	}
+	return r.file(i)
+}
+
+// file is how errors that say the shard themselves name the i-th report:
+// its file, or its place.
+func (r *Report) file(i int) string {
 	if r.source != "" {
 		return "report " + r.source
 	}

@@ -64,18 +64,18 @@ func mergedShards(reports []*Report) (*MergedShards, string, error) {
 			if s != nil {
 				whole, shard = 0, i
 			}
-			return nil, "", errorf(ErrBadReport, "%s is a whole run and %s a shard (%d/%d); merge the shards of one run, or whole runs, not both",
-				reports[whole].name(whole), reports[shard].name(shard), reports[shard].Summary.Shard.Index, reports[shard].Summary.Shard.Count)
+			return nil, "", errorf(ErrBadReport, "%s is a whole run and %s shard %d/%d; merge the shards of one run, or whole runs, not both",
+				reports[whole].file(whole), reports[shard].file(shard), reports[shard].Summary.Shard.Index, reports[shard].Summary.Shard.Count)
 		case s == nil:
 			continue
 		case s.Count != first.Count:
 			return nil, "", errorf(ErrBadReport, "%s is shard %d/%d and %s shard %d/%d: shards of different counts split the sessions differently; merge the shards of one --shard count",
-				reports[0].name(0), first.Index, first.Count, r.name(i), s.Index, s.Count)
+				reports[0].file(0), first.Index, first.Count, r.file(i), s.Index, s.Count)
 		case s.Index < 0 || s.Index >= s.Count:
-			return nil, "", errorf(ErrBadReport, "%s: summary.shard %d/%d: the index must be from 0 to %d", r.name(i), s.Index, s.Count, s.Count-1)
+			return nil, "", errorf(ErrBadReport, "%s: summary.shard %d/%d: the index must be from 0 to %d", r.file(i), s.Index, s.Count, s.Count-1)
 		}
 		if j, dup := seen[s.Index]; dup {
-			return nil, "", errorf(ErrBadReport, "%s and %s are both shard %d/%d: merge each shard once", reports[j].name(j), r.name(i), s.Index, s.Count)
+			return nil, "", errorf(ErrBadReport, "%s and %s are both shard %d/%d: merge each shard once", reports[j].file(j), r.file(i), s.Index, s.Count)
 		}
 		seen[s.Index] = i
 	}

@@ -41,8 +41,8 @@ func (sv *Server) addNew(ctx context.Context) (*Result, error) {
 		if err != nil {
 			return nil, &InputError{fmt.Errorf("serve --mode new: a journal a previous serve left: %w", err)}
 		}
-		fmt.Fprintf(sv.s.notices, "new: merged %s, left by a serve that did not stop cleanly: %d messages in %d session(s) (%s) added to %s\n",
-			jpath, n, len(added), strings.Join(added, ", "), path)
+		fmt.Fprintf(sv.s.notices, "new: merged %s, left by a serve that did not stop cleanly: %s in %s (%s) added to %s\n",
+			jpath, english.Count(int64(n), "message"), english.Count(int64(len(added)), "session"), strings.Join(added, ", "), path)
 	}
 	header, taken, err := tapeSessions(path, sv.s.maxLine)
 	if err != nil {
@@ -116,7 +116,11 @@ func (sv *Server) mergeAtStop(jpath string, res *Result, red *tape.Redactor) err
 		fmt.Fprintf(sv.s.notices, "new: %s could not be forwarded (listed above as misses)\n", english.Count(int64(k), "miss"))
 	}
 	if k := res.Refused; k > 0 {
-		fmt.Fprintf(sv.s.notices, "new: %d request(s) of the upstream came with no client request in flight and were answered with an error\n", k)
+		were := "were"
+		if k == 1 {
+			were = "was"
+		}
+		fmt.Fprintf(sv.s.notices, "new: %s of the upstream came with no client request in flight and %s answered with an error\n", english.Count(int64(k), "request"), were)
 	}
 	if c := red.Counts(); c.Total() > 0 {
 		res.Redacted = &c

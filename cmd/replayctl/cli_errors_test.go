@@ -188,3 +188,28 @@ func TestDebugSpinFlag(t *testing.T) {
 		t.Errorf("--spin 0: exit %d, want 0\nstdout: %s\nstderr: %s", res.code, res.stdout, res.stderr)
 	}
 }
+
+// TestGCHeadroomEverywhere: --gc-headroom is a flag, a config key
+// (performance.gc_headroom) and a library option, as spin is; debug paces
+// what continue sends, so it takes the flag too.
+func TestGCHeadroomEverywhere(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "replayctl.yaml")
+	if err := os.WriteFile(cfg, []byte("performance:\n  gc_headroom: 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := replayctl(t, "run", "examples/quickstart.jsonl", "--config", cfg, "--speed", "fast")
+	if res.code != 0 {
+		t.Errorf("run with performance.gc_headroom: 0: exit %d, want 0\nstderr: %s", res.code, res.stderr)
+	}
+	if err := os.WriteFile(cfg, []byte("performance:\n  gc_headroom: -1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = replayctl(t, "run", "examples/quickstart.jsonl", "--config", cfg, "--speed", "fast")
+	if res.code != 2 || !strings.Contains(res.stderr, "performance.gc_headroom") {
+		t.Errorf("run with performance.gc_headroom: -1: exit %d, want 2 and a message naming the key\nstderr: %s", res.code, res.stderr)
+	}
+	res = replayctlIn(t, "continue\n", "debug", "examples/quickstart.jsonl", "--gc-headroom", "0", "--speed", "10x")
+	if res.code != 0 || !strings.Contains(res.stdout, "0 failed") {
+		t.Errorf("debug --gc-headroom 0: exit %d, want 0\nstdout: %s\nstderr: %s", res.code, res.stdout, res.stderr)
+	}
+}

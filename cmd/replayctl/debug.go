@@ -67,6 +67,7 @@ for 5s is hung up on.`,
 	f.maxLine = 8 << 20
 	fl.Var((*byteSize)(&f.maxLine), "max-line", "longest tape line accepted, e.g. 16MiB")
 	addKnob(fl, "debug", "spin", &f.spin)
+	addKnob(fl, "debug", "gc-headroom", &f.gcHeadroom)
 	fl.BoolVar(&f.stepHandshake, "step-handshake", false, "stop before the very first message instead of after the initialize handshake")
 	fl.StringVar(&f.onError, "on-error", "pause", "a failed, error or timeout answer: pause (stop there) or continue")
 	fl.StringVar(&f.control, "control", "", "serve the control protocol (JSON lines) on unix:/path.sock as well")

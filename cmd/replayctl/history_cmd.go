@@ -92,6 +92,9 @@ func openHistory(ctx context.Context, f historyCmdFlags) (*history.Store, error)
 	if dir == "" {
 		return nil, usageError("no run store: give --history DIR (the folder run --history kept runs in) or set $%s", envHistory)
 	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, usageError("--history %s is a file: name the folder replayctl run --history kept runs in (it holds %s)", dir, history.FileName)
+	}
 	if _, err := os.Stat(dir + "/" + history.FileName); err != nil {
 		return nil, usageError("%s holds no run store (%s): keep runs there with replayctl run --history %s", dir, history.FileName, dir)
 	}

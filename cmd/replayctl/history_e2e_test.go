@@ -475,3 +475,17 @@ func TestHistoryNewFailure(t *testing.T) {
 		t.Errorf("the same failure again: %+v, want passed (not new)", th)
 	}
 }
+
+// TestHistoryCommandOnAFile: history --history FILE says it is a file and
+// names a folder, not "keep runs there with run --history FILE", which
+// run would refuse.
+func TestHistoryCommandOnAFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := replayctl(t, "history", "--history", file)
+	if res.code != 2 || !strings.Contains(res.stderr, file+" is a file") || strings.Contains(res.stderr, "run --history "+file) {
+		t.Errorf("history --history FILE: exit %d, want 2, a message that it is a file and no advice to keep runs in it\nstderr: %s", res.code, res.stderr)
+	}
+}

@@ -20,9 +20,8 @@ func (a *app) makeOutDir(flag, dir string) error {
 		}
 		return nil
 	}
-	parent := filepath.Dir(dir)
-	if fi, err := os.Stat(parent); err != nil || !fi.IsDir() {
-		return usageError("%s %s: the folder %s does not exist; create it first (replayctl makes %s in it, not the folders above)", flag, dir, parent, filepath.Base(dir))
+	if err := checkOutParent(flag, dir); err != nil {
+		return err
 	}
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		if errors.Is(err, fs.ErrExist) { // made meanwhile, by another replayctl
@@ -31,6 +30,16 @@ func (a *app) makeOutDir(flag, dir string) error {
 		return usageError("%s %s: %v; choose a folder you can write to", flag, dir, unwrapPathErr(err))
 	}
 	fmt.Fprintf(a.errOut, "%s: created the folder %s\n", flag, dir)
+	return nil
+}
+
+// checkOutParent refuses dir, a folder flag names, when the folder it
+// goes in does not exist: replayctl makes dir, not the folders above it.
+func checkOutParent(flag, dir string) error {
+	parent := filepath.Dir(dir)
+	if fi, err := os.Stat(parent); err != nil || !fi.IsDir() {
+		return usageError("%s %s: the folder %s does not exist; create it first (replayctl makes the folder %s, not the folders above it)", flag, dir, parent, filepath.Base(dir))
+	}
 	return nil
 }
 

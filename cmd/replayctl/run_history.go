@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"sort"
 	"strings"
@@ -61,8 +62,9 @@ func addHistoryFlags(fl *pflag.FlagSet, f *historyFlags) {
 // resolveHistory checks the history flags before the replay and finds the
 // store's folder: the flag, the environment, then the config file.
 func resolveHistory(cmd *cobra.Command, f *historyFlags, configFile string) error {
+	from := "--history"
 	if !cmd.Flags().Changed("history") {
-		f.dir = os.Getenv(envHistory)
+		f.dir, from = os.Getenv(envHistory), "$"+envHistory
 	}
 	none := f.dir == noHistory // no store, whatever the environment and the config say
 	if none {
@@ -70,7 +72,15 @@ func resolveHistory(cmd *cobra.Command, f *historyFlags, configFile string) erro
 	}
 	if f.dir == "" && configFile != "" && !none {
 		if c, err := config.Load(configFile); err == nil {
-			f.dir = c.History
+			f.dir, from = c.History, configFile+": history:"
+		}
+	}
+	// The store makes its folder when the run is kept, not the folders
+	// above it: a missing one is refused now, as --report's is, before
+	// anything is sent.
+	if _, err := os.Stat(f.dir); f.dir != "" && errors.Is(err, fs.ErrNotExist) {
+		if err := checkOutParent(from, f.dir); err != nil {
+			return err
 		}
 	}
 	if !cmd.Flags().Changed("version-under-test") {

@@ -195,7 +195,7 @@ func (a *app) serve(ctx context.Context, path string, f serveFlags) error {
 		return serveError(serveErr)
 	}
 	if f.strict && res.MissCount > 0 {
-		return &exitError{code: exitFailed, err: fmt.Errorf("%d request(s) had no recorded answer (--strict)", res.MissCount)}
+		return &exitError{code: exitFailed, err: fmt.Errorf("%s had no recorded answer (--strict)", english.Count(int64(res.MissCount), "request"))}
 	}
 	return nil
 }
@@ -347,15 +347,33 @@ func parseTiming(s string) (float64, error) {
 func printServeSummary(w io.Writer, misses []mock.Miss, missed int, injected []mock.Injected) {
 	fmt.Fprintf(w, "served: %s, %s injected\n", english.Count(int64(missed), "miss"), english.Count(int64(len(injected)), "fault"))
 	for _, m := range misses {
-		fmt.Fprintf(w, "  miss: session %s: %s\n", termsafe.String(m.Session), termsafe.String(m.String()))
+		fmt.Fprintf(w, "  miss: %s: %s\n", servedSession(m.Recorded, m.Session), termsafe.String(m.String()))
 	}
 	if more := missed - len(misses); more > 0 {
 		fmt.Fprintf(w, "  … and %d more %s, counted, not kept (--max-misses %d)\n", more, english.Plural(int64(more), "miss"), len(misses))
 	}
 	for _, i := range injected {
 		esc := termsafe.String
-		fmt.Fprintf(w, "  fault: %s to %s (recorded seq %d, session %s): %s\n", i.Kind, esc(i.Method), i.Seq, esc(i.Session), esc(i.Detail))
+		fmt.Fprintf(w, "  fault: %s to %s, recorded seq %d, %s: %s\n", i.Kind, esc(i.Method), i.Seq, servedSession(i.Recorded(), i.Live), esc(i.Detail))
 	}
+}
+
+// servedSession names a live session the one way in serve's summary, a
+// miss's and a fault's alike: the recorded session it was bound to and
+// the client's session ("session s1 (client 3f2a…)"; over stdio the
+// client is "stdio"; "session (client 3f2a…, bound to no recorded
+// session)" when none could be bound).
+func servedSession(recorded, live string) string {
+	esc := termsafe.String
+	switch {
+	case recorded == "" && live == "":
+		return "no session"
+	case recorded == "":
+		return "session (client " + esc(live) + ", bound to no recorded session)"
+	case live == "":
+		return "session " + esc(recorded)
+	}
+	return "session " + esc(recorded) + " (client " + esc(live) + ")"
 }
 
 // serveReport is serve's --report file.

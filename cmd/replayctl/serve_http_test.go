@@ -145,3 +145,51 @@ func TestServeHangUpAnswersTheRepeat(t *testing.T) {
 		t.Errorf("serve --strict: exit %d, want 0, no misses and the hang-ups listed; stderr:\n%s", code, clip(stderr, 4000))
 	}
 }
+
+// TestServeSummaryNamesSessionsOneWay: serve's summary names the session
+// of a fault and of a miss the same way, the recorded session and the
+// client's, so that a fault and a miss of one client can be told apart
+// from another's; and its counts are in English, not "request(s)".
+func TestServeSummaryNamesSessionsOneWay(t *testing.T) {
+	p := startServe(t, "--strict", "--chaos", "error=1", "--seed", "3", recordedTape(t, "2025-11-25"))
+	ctx, cancel := context.WithTimeout(t.Context(), serveWait)
+	defer cancel()
+	hc := &http.Client{Transport: &http.Transport{}}
+	defer hc.CloseIdleConnections()
+	c := sdk.NewClient(&sdk.Implementation{Name: "replayctl-testtape", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: p.url, HTTPClient: hc, MaxRetries: -1}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	live := cs.ID()
+	for range 3 { // the first is answered, with an error fault; later ones outrun the recording
+		_, _ = cs.ListTools(ctx, nil)
+	}
+	cs.Close()
+	code, stderr := p.stop(t)
+	if code != 1 {
+		t.Errorf("serve --strict: exit %d, want 1; stderr:\n%s", code, stderr)
+	}
+	if strings.Contains(stderr, "(s)") {
+		t.Errorf("stderr says a count as \"(s)\"; want singular or plural:\n%s", stderr)
+	}
+	want := "session s1 (client " + live + ")"
+	var faults, misses int
+	for _, line := range strings.Split(stderr, "\n") {
+		kind, _, _ := strings.Cut(strings.TrimSpace(line), ":")
+		if kind != "miss" && kind != "fault" {
+			continue
+		}
+		if kind == "miss" {
+			misses++
+		} else {
+			faults++
+		}
+		if !strings.Contains(line, want) {
+			t.Errorf("%s line does not name the session as %q:\n%s", kind, want, line)
+		}
+	}
+	if faults == 0 || misses == 0 {
+		t.Errorf("%d faults and %d misses listed, want some of each; stderr:\n%s", faults, misses, stderr)
+	}
+}

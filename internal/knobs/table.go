@@ -162,14 +162,14 @@ var Table = []Knob{
 		Said:      []string{"1ms"},
 	},
 	{
-		Name:     "gc-headroom",
-		Doc:      "garbage a paced replay (realtime, Nx, fixed, rps), or a fast one (one session or a load), may make between two of the Go collector's runs while it runs, e.g. 64MiB (a collection holds answers, and the calls waiting for them, for milliseconds on one core; at fast, GOGC's pace took 1/6 of the instructions); 0: Go's own pace (GOGC)",
-		Default:  Size(64 << 20),
-		Commands: []string{"run", "kube render"},
-		NoConfig: "a setting of the Go runtime of the replaying process, not of the replay's plan: the command line's or the library caller's",
-		Options:  []string{"replay.GCHeadroom"},
-		Said:     []string{"64 MiB", "64MiB"},
-		Renamed:  "GC is written in capitals in Go names (runtime.GC, debug.SetGCPercent)",
+		Name:      "gc-headroom",
+		Doc:       "garbage a paced replay (realtime, Nx, fixed, rps), or a fast one (one session or a load), may make between two of the Go collector's runs while it runs, e.g. 64MiB (a collection holds answers, and the calls waiting for them, for milliseconds on one core; at fast, GOGC's pace took 1/6 of the instructions); 0: Go's own pace (GOGC)",
+		Default:   Size(64 << 20),
+		Commands:  []string{"run", "kube render", "debug"}, // debug: what continue paces
+		ConfigKey: "performance.gc_headroom",
+		Options:   []string{"replay.GCHeadroom"},
+		Said:      []string{"64 MiB", "64MiB"},
+		Renamed:   "GC is written in capitals in Go names (runtime.GC, debug.SetGCPercent)",
 	},
 	{
 		Name:    "sessions",
