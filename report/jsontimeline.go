@@ -122,6 +122,9 @@ func appendJSONTime(b []byte, p *float64) []byte {
 		return append(b, "null"...)
 	}
 	f := *p
+	if us := math.Round(f * 1000); f != 0 && math.Abs(us) < 1e15 && us/1000 == f {
+		return appendMicros(b, int64(us))
+	}
 	format := byte('f')
 	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
 		format = 'e'
@@ -131,6 +134,31 @@ func appendJSONTime(b []byte, p *float64) []byte {
 		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
 			b[n-2] = b[n-1]
 			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// appendMicros appends us/1000 in decimal, its fraction's trailing zeros
+// dropped: the report's times are whole microseconds (durToMS), and for a
+// float64 equal to us/1000 with |us| < 1e15 that decimal is the shortest
+// that reads back as it (at most 15 significant digits, so no other
+// decimal as short is the same float64), which is what strconv writes.
+func appendMicros(b []byte, us int64) []byte {
+	if us < 0 {
+		b = append(b, '-')
+		us = -us
+	}
+	b = strconv.AppendInt(b, us/1000, 10)
+	frac := us % 1000
+	if frac == 0 {
+		return b
+	}
+	b = append(b, '.', byte('0'+frac/100))
+	if frac%100 != 0 {
+		b = append(b, byte('0'+frac/10%10))
+		if frac%10 != 0 {
+			b = append(b, byte('0'+frac%10))
 		}
 	}
 	return b

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -166,4 +167,31 @@ func TestWriteJSONTimelineMerges(t *testing.T) {
 		}
 	}
 	check(*merged)
+}
+
+// TestAppendJSONTimeAsEncodingJSON: a time in ms is written as
+// encoding/json writes the float64, for whole microseconds (the fast
+// path) at both ends of its range and past them, negatives, and values
+// a hair off a whole microsecond.
+func TestAppendJSONTimeAsEncodingJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 11))
+	vs := []float64{0, math.Copysign(0, -1), 0.001, -0.001, 0.01, 0.1, 1, 10, 0.5, 1.25, 2.125, 1e-6, 1e-7, 999999999999.999, -999999999999.999,
+		1e12, 1e15, 1e20, 1e21, 1e300, 0.0015, 1.0 / 3, math.Nextafter(0.001, 1), math.Nextafter(2.5, 0), math.MaxFloat64}
+	for range 20000 {
+		us := rng.Int64N(1 << uint(rng.IntN(54)))
+		if rng.IntN(4) == 0 {
+			us = -us
+		}
+		f := float64(us) / 1000
+		vs = append(vs, f, math.Nextafter(f, math.Inf(1)), math.Nextafter(f, math.Inf(-1)), durToMS(time.Duration(rng.Int64())))
+	}
+	for _, v := range vs {
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendJSONTime(nil, &v); string(got) != string(want) {
+			t.Fatalf("%v (bits %#x): got %s, want %s", v, math.Float64bits(v), got, want)
+		}
+	}
 }
