@@ -20,11 +20,16 @@ const timelineNull = "\n  \"timeline\": null,\n"
 // empty timeline, and the entries (one per replayed message, up to
 // 10,000) are appended into one buffer in the same bytes encoding/json
 // would give them, without reflection or the indenter's second pass over
-// them. It returns false, having written nothing, when the timeline holds
-// a value it leaves to encoding/json (a float that is not finite).
+// them, and written to w in pieces as they are made. It returns false,
+// having written nothing, when the timeline holds what it leaves to
+// encoding/json ([byHand]). Only w's errors can stop it midway (w then
+// holds part of the report).
 func (r Report) writeJSONSpliced(w io.Writer) (bool, error) {
+	if len(r.Timeline) == 0 {
+		return false, nil // [] or null: encoding/json's
+	}
 	for i := range r.Timeline {
-		if !finiteTimes(&r.Timeline[i]) {
+		if !byHand(&r.Timeline[i]) {
 			return false, nil
 		}
 	}
@@ -41,16 +46,21 @@ func (r Report) writeJSONSpliced(w io.Writer) (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	b := make([]byte, 0, len(head)+len(tail)+len(entries)*256+64)
-	b = append(b, head...)
+	if _, err := w.Write(head); err != nil {
+		return true, err
+	}
+	b := make([]byte, 0, timelineChunk+1024)
 	b = append(b, "\n  \"timeline\": ["...)
 	for i := range entries {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		var err error
-		if b, err = appendTimelineEntry(b, &entries[i]); err != nil {
-			return true, err
+		b = appendTimelineEntry(b, &entries[i])
+		if len(b) >= timelineChunk {
+			if _, err := w.Write(b); err != nil {
+				return true, err
+			}
+			b = b[:0]
 		}
 	}
 	b = append(b, "\n  ],\n"...)
@@ -59,8 +69,19 @@ func (r Report) writeJSONSpliced(w io.Writer) (bool, error) {
 	return true, err
 }
 
-// finiteTimes reports whether e's times can be written as JSON numbers.
-func finiteTimes(e *TimelineEntry) bool {
+// timelineChunk is how many bytes of timeline writeJSONSpliced gathers
+// before it writes them: the timeline streams to the writer in pieces of
+// about this size through one buffer.
+const timelineChunk = 32 << 10
+
+// byHand reports whether writeJSONSpliced writes e itself: its times can
+// be written as JSON numbers, and it has no differences (which the
+// report's timeline leaves out; a report built otherwise is left to
+// encoding/json, their MarshalJSON and its errors).
+func byHand(e *TimelineEntry) bool {
+	if len(e.Differences) > 0 {
+		return false
+	}
 	for _, p := range [...]*float64{e.DueMS, e.SentMS, e.AnsweredMS, e.LatencyMS} {
 		if p != nil && (math.IsInf(*p, 0) || math.IsNaN(*p)) {
 			return false
@@ -69,11 +90,10 @@ func finiteTimes(e *TimelineEntry) bool {
 	return true
 }
 
-// appendTimelineEntry appends e as an element of the report's timeline
-// array, indented as WriteJSON indents it (the element at four spaces, its
-// fields at six). Differences, which the report's timeline leaves out, are
-// encoded by encoding/json when an entry has them.
-func appendTimelineEntry(b []byte, e *TimelineEntry) ([]byte, error) {
+// appendTimelineEntry appends e, which has no differences, as an element
+// of the report's timeline array, indented as WriteJSON indents it (the
+// element at four spaces, its fields at six).
+func appendTimelineEntry(b []byte, e *TimelineEntry) []byte {
 	b = append(b, "\n    {\n      \"seq\": "...)
 	b = strconv.AppendInt(b, e.Seq, 10)
 	b = append(b, ",\n      \"session\": "...)
@@ -100,18 +120,7 @@ func appendTimelineEntry(b []byte, e *TimelineEntry) ([]byte, error) {
 		b = append(b, ",\n      \"error\": "...)
 		b = appendJSONString(b, e.Error)
 	}
-	if len(e.Differences) > 0 {
-		var d bytes.Buffer
-		enc := json.NewEncoder(&d)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("      ", "  ")
-		if err := enc.Encode(e.Differences); err != nil {
-			return b, err
-		}
-		b = append(b, ",\n      \"differences\": "...)
-		b = append(b, bytes.TrimSuffix(d.Bytes(), []byte("\n"))...)
-	}
-	return append(b, "\n    }"...), nil
+	return append(b, "\n    }"...)
 }
 
 // appendJSONTime appends a time in ms as encoding/json writes a *float64:

@@ -19,13 +19,11 @@ import (
 // of a long replay's report, is written without reflection, in the bytes
 // encoding/json gives it.
 func (r Report) WriteJSON(w io.Writer) error {
-	if len(r.Timeline) > 0 {
-		if done, err := r.writeJSONSpliced(w); done {
-			if err != nil {
-				return fmt.Errorf("report: write JSON: %w", err)
-			}
-			return nil
+	if done, err := r.writeJSONSpliced(w); done {
+		if err != nil {
+			return fmt.Errorf("report: write JSON: %w", err)
 		}
+		return nil
 	}
 	return r.writeJSONReflect(w)
 }
