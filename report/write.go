@@ -15,8 +15,21 @@ import (
 )
 
 // WriteJSON writes r as indented JSON followed by a newline. The output is
-// stable: the same report always gives the same bytes.
+// stable: the same report always gives the same bytes. The timeline, most
+// of a long replay's report, is written without reflection, in the bytes
+// encoding/json gives it.
 func (r Report) WriteJSON(w io.Writer) error {
+	if done, err := r.writeJSONSpliced(w); done {
+		if err != nil {
+			return fmt.Errorf("report: write JSON: %w", err)
+		}
+		return nil
+	}
+	return r.writeJSONReflect(w)
+}
+
+// writeJSONReflect is WriteJSON by encoding/json alone.
+func (r Report) writeJSONReflect(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
