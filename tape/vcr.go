@@ -40,6 +40,9 @@ type vcrDoc struct {
 	lineBase int64
 	nl       []int // offsets of the newlines in doc
 	valid    bool  // doc is valid JSON, checked whole (decodeVCRLine)
+	// block is where rpc writes the compact copies of a valid doc's
+	// messages, many to an allocation (see compactCopy).
+	block []byte
 }
 
 // vcrMsg is a JSON-RPC object from the document and the line it starts on.

@@ -165,7 +165,7 @@ func (d *vcrDoc) rpc(v span, path string) (vcrMsg, error) {
 		return vcrMsg{}, d.wrongType(v, path, "a JSON-RPC object")
 	}
 	if d.valid || jsonscan.Valid(b) { // json.Compact would only take out white space
-		return vcrMsg{msg: dropNulls(appendCompact(make([]byte, 0, len(b)), b)), line: d.lineAt(v.start)}, nil
+		return vcrMsg{msg: dropNulls(d.compactCopy(b)), line: d.lineAt(v.start)}, nil
 	}
 	var buf bytes.Buffer
 	buf.Grow(len(b))
@@ -203,6 +203,26 @@ func appendCompact(dst, b []byte) []byte {
 	return dst
 }
 
+// compactCopy is appendCompact of the valid JSON text b into a copy of
+// its own: the copies share blocks of compactBlock bytes (larger ones get
+// their own), capped at their length so that an append to one cannot
+// reach the next. One allocation per block rather than per message: a
+// cassette's import allocated twice per interaction for these alone.
+func (d *vcrDoc) compactCopy(b []byte) []byte {
+	if cap(d.block)-len(d.block) < len(b) {
+		if len(b) > compactBlock/4 {
+			return appendCompact(make([]byte, 0, len(b)), b)
+		}
+		d.block = make([]byte, 0, compactBlock)
+	}
+	start := len(d.block)
+	d.block = appendCompact(d.block, b) // no more than len(b): it stays in the block
+	return d.block[start:len(d.block):len(d.block)]
+}
+
+// compactBlock is the size of compactCopy's blocks.
+const compactBlock = 32 << 10
+
 func isSpaceOrQuote(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"'
 }
@@ -216,6 +236,9 @@ func isSpaceOrQuote(c byte) bool {
 // params or a result is the peer's own and is kept; so is a lone
 // "result": null (a response without either would not be one).
 func dropNulls(msg []byte) []byte {
+	if bytes.Index(msg, nullText) < 0 { // the common case: no null anywhere
+		return msg
+	}
 	hasErr := false         // a non-null error
 	var nulls, errData bool // a null params, error or result; an error's null data
 	_ = jsonscan.Members(msg, func(m jsonscan.Member) bool {
@@ -248,6 +271,8 @@ func dropNulls(msg []byte) []byte {
 		return v, true
 	})
 }
+
+var nullText = []byte("null")
 
 // rebuild writes the compact object obj again with each member's value
 // as keep returns it, leaving out those it says no to; key order is kept.
