@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,6 +41,9 @@ type vcrDoc struct {
 	lineBase int64
 	nl       []int // offsets of the newlines in doc
 	valid    bool  // doc is valid JSON, checked whole (decodeVCRLine)
+	// block is where rpc writes the compact copies of a valid doc's
+	// messages, many to an allocation (see compactCopy).
+	block []byte
 }
 
 // vcrMsg is a JSON-RPC object from the document and the line it starts on.
@@ -173,33 +177,73 @@ func (d *vcrDoc) metadata(v span, h *Header) (session string, at time.Time, hasA
 	return session, at, hasAt, nil
 }
 
-// interaction decodes one element of session.interactions, at path p.
-func (d *vcrDoc) interaction(item span, p string) (vcrInteraction, error) {
-	o, err := d.object(item, p)
+// interaction decodes element n of session.interactions.
+func (d *vcrDoc) interaction(item span, n int) (vcrInteraction, error) {
+	p := interPath(n)
+	o, err := d.object(item, p.String())
 	if err != nil {
 		return vcrInteraction{}, err
 	}
-	return d.interactionOf(item, o, p)
+	var m vcrMembers
+	for k, v := range o {
+		m.set(k, v)
+	}
+	return d.interactionOf(item, &m, p)
+}
+
+// interPath is the JSON path of session.interactions[n], written out only
+// for an error: a cassette's import built six strings per interaction for
+// paths it never showed.
+type interPath int
+
+func (p interPath) String() string { return "session.interactions[" + strconv.Itoa(int(p)) + "]" }
+
+// vcrMembers are the members of an interaction that interactionOf reads
+// (the last one of a name wins, as in vcrDoc.object); the others are
+// ignored.
+type vcrMembers struct {
+	sequence, timestamp, direction, request, response, notifications, latencyMS span
+}
+
+func (m *vcrMembers) set(key string, v span) {
+	switch key {
+	case "sequence":
+		m.sequence = v
+	case "timestamp":
+		m.timestamp = v
+	case "direction":
+		m.direction = v
+	case "request":
+		m.request = v
+	case "response":
+		m.response = v
+	case "notifications":
+		m.notifications = v
+	case "latency_ms":
+		m.latencyMS = v
+	}
 }
 
 // interactionOf is interaction for the members o of the object at item.
-func (d *vcrDoc) interactionOf(item span, o map[string]span, p string) (vcrInteraction, error) {
+func (d *vcrDoc) interactionOf(item span, o *vcrMembers, p interPath) (vcrInteraction, error) {
 	var in vcrInteraction
-	if sq := o["sequence"]; sq.ok() && d.doc[sq.start] != 'n' {
-		if _, err := d.number(sq, p+".sequence"); err != nil {
-			return in, err
+	if sq := o.sequence; sq.ok() && d.doc[sq.start] != 'n' {
+		if _, ok := plainNumber(d.doc[sq.start:sq.end]); !ok {
+			if _, err := d.number(sq, p.String()+".sequence"); err != nil {
+				return in, err
+			}
 		}
 	}
-	ts, err := d.optStr(o["timestamp"], p+".timestamp")
+	ts, err := d.optStrIn(o.timestamp, p, ".timestamp")
 	if err != nil {
 		return in, err
 	}
 	if ts != "" {
 		if in.at, in.hasAt = parseISO(ts); !in.hasAt {
-			return in, d.errf(o["timestamp"].start, "%s.timestamp %q is not an ISO 8601 time like 2026-02-08T10:30:01.050: fix it", p, ts)
+			return in, d.errf(o.timestamp.start, "%s.timestamp %q is not an ISO 8601 time like 2026-02-08T10:30:01.050: fix it", p, ts)
 		}
 	}
-	dir, err := d.optStr(o["direction"], p+".direction")
+	dir, err := d.optStrIn(o.direction, p, ".direction")
 	if err != nil {
 		return in, err
 	}
@@ -209,9 +253,9 @@ func (d *vcrDoc) interactionOf(item span, o map[string]span, p string) (vcrInter
 	case "server_to_client":
 		in.label = S2C
 	default:
-		return in, d.errf(o["direction"].start, `%s.direction is %q, want "client_to_server" or "server_to_client": fix it`, p, dir)
+		return in, d.errf(o.direction.start, `%s.direction is %q, want "client_to_server" or "server_to_client": fix it`, p, dir)
 	}
-	req, err := d.optRPC(o["request"], p+".request")
+	req, err := d.optRPCIn(o.request, p, ".request")
 	if err != nil {
 		return in, err
 	}
@@ -220,11 +264,11 @@ func (d *vcrDoc) interactionOf(item span, o map[string]span, p string) (vcrInter
 	}
 	in.req = *req
 	in.isInit = string(pick(req.msg, "method")) == `"notifications/initialized"`
-	if in.resp, err = d.optRPC(o["response"], p+".response"); err != nil {
+	if in.resp, err = d.optRPCIn(o.response, p, ".response"); err != nil {
 		return in, err
 	}
-	if n := o["notifications"]; n.ok() && d.doc[n.start] != 'n' {
-		notes, err := d.array(n, p+".notifications")
+	if n := o.notifications; n.ok() && d.doc[n.start] != 'n' {
+		notes, err := d.array(n, p.String()+".notifications")
 		if err != nil {
 			return in, err
 		}
@@ -236,8 +280,8 @@ func (d *vcrDoc) interactionOf(item span, o map[string]span, p string) (vcrInter
 			in.notes = append(in.notes, m)
 		}
 	}
-	if l := o["latency_ms"]; l.ok() && d.doc[l.start] != 'n' {
-		ms, err := d.number(l, p+".latency_ms")
+	if l := o.latencyMS; l.ok() && d.doc[l.start] != 'n' {
+		ms, err := d.number(l, p.String()+".latency_ms")
 		if err != nil {
 			return in, err
 		}
@@ -247,6 +291,30 @@ func (d *vcrDoc) interactionOf(item span, o map[string]span, p string) (vcrInter
 		in.latUS = int64(math.Round(ms * 1000))
 	}
 	return in, nil
+}
+
+// optStrIn is optStr for member of the interaction at p, its path written
+// out only for an error.
+func (d *vcrDoc) optStrIn(v span, p interPath, member string) (string, error) {
+	if !v.ok() || d.doc[v.start] == 'n' {
+		return "", nil
+	}
+	if s, ok := plainString(d.doc[v.start:v.end]); ok {
+		return s, nil
+	}
+	return d.str(v, p.String()+member)
+}
+
+// optRPCIn is optRPC for member of the interaction at p, its path written
+// out only for an error.
+func (d *vcrDoc) optRPCIn(v span, p interPath, member string) (*vcrMsg, error) {
+	if !v.ok() || d.doc[v.start] == 'n' {
+		return nil, nil
+	}
+	if m, ok := d.validRPC(v); ok {
+		return &m, nil
+	}
+	return d.optRPC(v, p.String()+member)
 }
 
 // senders decides who sent each interaction's request from the request
@@ -324,6 +392,9 @@ func pick(doc []byte, keys ...string) []byte {
 
 // parseISO parses an ISO 8601 time; one without a zone is UTC.
 func parseISO(s string) (time.Time, bool) {
+	if t, ok := plainISO(s); ok {
+		return t, true
+	}
 	layouts := isoLayouts[:]
 	if len(s) > len("2006-01-02T15:04:05") && !strings.ContainsAny(s[len("2006-01-02T15:04:05"):], "Z+-") {
 		// No zone: the layouts without one first (at most one layout
@@ -336,6 +407,61 @@ func parseISO(s string) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// plainISO reads the common shape of a cassette's time,
+// 2006-01-02T15:04:05 with 'T' or ' ' and from none to nine digits of a
+// second, no zone (UTC), without time.Parse's walk over its layouts; it
+// reports false for anything else, and for a field out of range (that
+// time.Date would carry over), which parseISO then reads (or refuses)
+// with time.Parse.
+func plainISO(s string) (time.Time, bool) {
+	const base = len("2006-01-02T15:04:05")
+	if len(s) < base || len(s) == base+1 || len(s) > base+10 ||
+		s[4] != '-' || s[7] != '-' || s[10] != 'T' && s[10] != ' ' || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, false
+	}
+	num := func(b string) (int, bool) {
+		n := 0
+		for i := 0; i < len(b); i++ {
+			if b[i] < '0' || b[i] > '9' {
+				return 0, false
+			}
+			n = n*10 + int(b[i]-'0')
+		}
+		return n, true
+	}
+	var f [6]int
+	for i, r := range [6][2]int{{0, 4}, {5, 7}, {8, 10}, {11, 13}, {14, 16}, {17, 19}} {
+		v, ok := num(s[r[0]:r[1]])
+		if !ok {
+			return time.Time{}, false
+		}
+		f[i] = v
+	}
+	ns := 0
+	if len(s) > base {
+		if s[base] != '.' {
+			return time.Time{}, false
+		}
+		frac := s[base+1:]
+		v, ok := num(frac)
+		if !ok {
+			return time.Time{}, false
+		}
+		for range 9 - len(frac) {
+			v *= 10
+		}
+		ns = v
+	}
+	if f[1] < 1 || f[1] > 12 || f[3] > 23 || f[4] > 59 || f[5] > 59 {
+		return time.Time{}, false
+	}
+	t := time.Date(f[0], time.Month(f[1]), f[2], f[3], f[4], f[5], ns, time.UTC)
+	if t.Day() != f[2] { // day 0, or past the month's end
+		return time.Time{}, false
+	}
+	return t, true
 }
 
 // The layouts parseISO tries, in order; with no zone, those without one

@@ -2,7 +2,6 @@ package tape
 
 import (
 	"bytes"
-	"strconv"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
 )
@@ -121,27 +120,26 @@ func (x *vcrImport) interactionAt(d *vcrDoc, at, n int) (int, error) {
 		v, err := d.valueAt(at)
 		return v.end, err
 	}
-	path := "session.interactions[" + strconv.Itoa(n) + "]"
 	var item span
 	var in vcrInteraction
 	var err error
 	if d.doc[at] == '{' {
-		o := make(map[string]span, 8)
+		var o vcrMembers
 		item.start = at
 		item.end, err = d.walkObject(at, func(key string, at int) (int, error) {
 			v, err := d.valueAt(at)
-			o[key] = v
+			o.set(key, v)
 			return v.end, err
 		})
 		if err != nil {
 			return item.end, err
 		}
-		in, err = d.interactionOf(item, o, path)
+		in, err = d.interactionOf(item, &o, interPath(n))
 	} else {
 		if item, err = d.valueAt(at); err != nil {
 			return item.end, err
 		}
-		in, err = d.interaction(item, path)
+		in, err = d.interaction(item, n)
 	}
 	if err != nil {
 		x.interErr = err

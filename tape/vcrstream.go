@@ -181,7 +181,7 @@ func (x *vcrImport) interactions() error {
 		}
 		x.s.lc.forget(off)
 		d, sp := x.s.sub(raw, off)
-		in, err := d.interaction(sp, fmt.Sprintf("session.interactions[%d]", i))
+		in, err := d.interaction(sp, i)
 		if err != nil {
 			x.interErr = err
 			continue
