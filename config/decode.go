@@ -105,17 +105,9 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, key string) error {
 	}
 	switch v.Type() {
 	case durationType:
-		return d.duration(n, v, key)
+		return scalarInt(d, n, v, key, "a duration like 50ms or 1s", parseDuration)
 	case sizeType:
-		if n.Kind != yaml.ScalarNode {
-			return d.wrongType(n, key, "a size of 0 or more, e.g. 64MiB")
-		}
-		size, ok := parseSize(n.Value)
-		if !ok {
-			return d.wrongType(n, key, "a size of 0 or more, e.g. 64MiB")
-		}
-		v.SetInt(int64(size))
-		return nil
+		return scalarInt(d, n, v, key, "a size of 0 or more, e.g. 64MiB", parseSize)
 	case normalizerType: // a name, or a mapping {regex, placeholder}
 		switch n.Kind {
 		case yaml.ScalarNode:
@@ -205,15 +197,17 @@ func short(s string) string {
 	return s[:limit] + "…"
 }
 
-func (d *decoder) duration(n *yaml.Node, v reflect.Value, key string) error {
+// scalarInt sets v, a Duration or a Size, to the scalar n read by parse;
+// anything else is the wrong type, described by want.
+func scalarInt[T Duration | Size](d *decoder, n *yaml.Node, v reflect.Value, key, want string, parse func(string) (T, bool)) error {
 	if n.Kind != yaml.ScalarNode {
-		return d.wrongType(n, key, "a duration like 50ms or 1s")
+		return d.wrongType(n, key, want)
 	}
-	dur, ok := parseDuration(n.Value)
+	x, ok := parse(n.Value)
 	if !ok {
-		return d.wrongType(n, key, "a duration like 50ms or 1s")
+		return d.wrongType(n, key, want)
 	}
-	v.SetInt(int64(dur))
+	v.SetInt(int64(x))
 	return nil
 }
 

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"github.com/replayctl/replayctl/internal/english"
 )
 
 // Shard is the share of a run one replay was (replayctl run --shard
@@ -41,11 +43,7 @@ func (r Report) Incomplete() string {
 	for i, k := range m.Missing {
 		missing[i] = fmt.Sprintf("%d/%d", k, m.Count)
 	}
-	word := "shard"
-	if len(missing) > 1 {
-		word = "shards"
-	}
-	return fmt.Sprintf("%s %s missing", word, strings.Join(missing, ", "))
+	return fmt.Sprintf("%s %s missing", english.Plural(int64(len(missing)), "shard"), strings.Join(missing, ", "))
 }
 
 // mergedShards checks that the reports are shards of one run, each once,

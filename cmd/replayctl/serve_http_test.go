@@ -87,10 +87,7 @@ func TestServeHTTPHangUp(t *testing.T) {
 	p := startServe(t, "--chaos", "hang-up=1", "--seed", "3", recordedTape(t, "2025-11-25"))
 	ctx, cancel := context.WithTimeout(t.Context(), serveWait)
 	defer cancel()
-	hc := &http.Client{Transport: &http.Transport{}}
-	defer hc.CloseIdleConnections()
-	c := sdk.NewClient(&sdk.Implementation{Name: "replayctl-testtape", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: p.url, HTTPClient: hc, MaxRetries: -1}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	cs, err := connectNoRetries(t, ctx, p.url)
 	if err != nil {
 		t.Fatalf("connect: %v; want the handshake spared", err)
 	}
@@ -154,10 +151,7 @@ func TestServeSummaryNamesSessionsOneWay(t *testing.T) {
 	p := startServe(t, "--strict", "--chaos", "error=1", "--seed", "3", recordedTape(t, "2025-11-25"))
 	ctx, cancel := context.WithTimeout(t.Context(), serveWait)
 	defer cancel()
-	hc := &http.Client{Transport: &http.Transport{}}
-	defer hc.CloseIdleConnections()
-	c := sdk.NewClient(&sdk.Implementation{Name: "replayctl-testtape", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: p.url, HTTPClient: hc, MaxRetries: -1}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	cs, err := connectNoRetries(t, ctx, p.url)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
@@ -192,4 +186,14 @@ func TestServeSummaryNamesSessionsOneWay(t *testing.T) {
 	if faults == 0 || misses == 0 {
 		t.Errorf("%d faults and %d misses listed, want some of each; stderr:\n%s", faults, misses, stderr)
 	}
+}
+
+// connectNoRetries connects a plain go-sdk client (no roots, no handlers)
+// to serve's streamable endpoint url with protocol 2025-11-25, its
+// transport not retrying, so that a dropped connection fails the request.
+func connectNoRetries(t *testing.T, ctx context.Context, url string) (*sdk.ClientSession, error) {
+	hc := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(hc.CloseIdleConnections)
+	c := sdk.NewClient(&sdk.Implementation{Name: "replayctl-testtape", Version: "1"}, nil)
+	return c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: hc, MaxRetries: -1}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 }
