@@ -29,10 +29,8 @@ func TestSendParsedAnswersAsSend(t *testing.T) {
 	answers := func(parsed, streamed bool) []string {
 		m := New(path)
 		if streamed {
-			next, end, ok := m.StreamTape(tape.File(path))
-			if !ok {
-				t.Fatal("StreamTape: not ok")
-			}
+			sm, next, end := startStream(t, path)
+			m = sm
 			defer end()
 			go func() {
 				for {

@@ -18,16 +18,9 @@ func BenchmarkReader(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				got := 0
-				for {
-					_, err := r.Next()
-					if err == io.EOF {
-						break
-					}
-					if err != nil {
-						b.Fatal(err)
-					}
-					got++
+				got, err := drain(r)
+				if err != nil {
+					b.Fatal(err)
 				}
 				if got != n {
 					b.Fatalf("read %d messages, want %d", got, n)

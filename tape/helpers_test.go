@@ -64,15 +64,25 @@ func withoutRPC(t testing.TB, msgs []Message) []Message {
 }
 
 // drain reads r to its end and returns the error that stopped it (nil at EOF).
-func drain(r *Reader) (int, error) {
+func drain(r *Reader) (int, error) { return drainEach(r, nil) }
+
+// drainEach reads r to its end, calling each (when not nil) on every
+// message, and returns how many it read and the error that stopped it
+// (nil at EOF).
+func drainEach(r *Reader, each func(Message) error) (int, error) {
 	n := 0
 	for {
-		_, err := r.Next()
+		m, err := r.Next()
 		if err == io.EOF {
 			return n, nil
 		}
 		if err != nil {
 			return n, err
+		}
+		if each != nil {
+			if err := each(m); err != nil {
+				return n, err
+			}
 		}
 		n++
 	}

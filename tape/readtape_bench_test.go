@@ -3,7 +3,6 @@ package tape
 import (
 	"bufio"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -57,19 +56,12 @@ func BenchmarkReadTape(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		got := 0
-		for {
-			m, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := m.RPC(); err != nil {
-				b.Fatal(err)
-			}
-			got++
+		got, err := drainEach(r, func(m Message) error {
+			_, err := m.RPC()
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
 		}
 		if got != 2*n+3 {
 			b.Fatalf("read %d messages, want %d", got, 2*n+3)
