@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"sort"
 	"strings"
@@ -78,7 +77,7 @@ func resolveHistory(cmd *cobra.Command, f *historyFlags, configFile string) erro
 	// The store makes its folder when the run is kept, not the folders
 	// above it: a missing one is refused now, as --report's is, before
 	// anything is sent.
-	if _, err := os.Stat(f.dir); f.dir != "" && errors.Is(err, fs.ErrNotExist) {
+	if f.dir != "" {
 		if err := checkOutParent(from, f.dir); err != nil {
 			return err
 		}
