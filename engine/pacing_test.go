@@ -3,15 +3,12 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"path/filepath"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
-	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
 
@@ -174,8 +171,7 @@ func TestCountSpeedsShareOneRate(t *testing.T) {
 func TestScheduleHoldsAfterLateAnswers(t *testing.T) {
 	const calls = 40
 	gap := 200 * time.Microsecond // 2 ms at 10x
-	path := filepath.Join(t.TempDir(), "t.jsonl")
-	writeCallsTape(t, path, calls, 2*time.Millisecond)
+	path := callsTape(t, calls, 2*time.Millisecond)
 	for _, tc := range []struct {
 		name  string
 		order Order
@@ -270,37 +266,6 @@ func rangeInts(from, to int) []int {
 		s = append(s, i)
 	}
 	return s
-}
-
-// writeCallsTape writes one session: the handshake, then calls
-// tools/call gap apart, each answered 0.1 ms after it (as tailbench tape).
-func writeCallsTape(tb testing.TB, path string, calls int, gap time.Duration) {
-	tb.Helper()
-	w, err := tape.Create(path, tape.Header{Format: tape.FormatName, Version: tape.FormatVersion, Transport: "http"})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var seq int64
-	put := func(at time.Duration, dir tape.Dir, msg string) {
-		if err == nil {
-			err = w.Write(tape.Message{Seq: seq, TUS: at.Microseconds(), Session: "s1", Dir: dir, Msg: []byte(msg)})
-		}
-		seq++
-	}
-	put(0, tape.C2S, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
-	put(time.Millisecond, tape.S2C, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"slow","version":"1"}}}`)
-	put(2*time.Millisecond, tape.C2S, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	for i := 1; i <= calls; i++ {
-		at := 10*time.Millisecond + time.Duration(i-1)*gap
-		put(at, tape.C2S, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"%d"}}}`, i, i))
-		put(at+100*time.Microsecond, tape.S2C, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"%d"}]}}`, i, i))
-	}
-	if err == nil {
-		err = w.Close()
-	}
-	if err != nil {
-		tb.Fatal(err)
-	}
 }
 
 // lateDialer is a target whose answers come late: the mock's n-th answer

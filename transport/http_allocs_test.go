@@ -45,14 +45,30 @@ func TestHTTPAllocsPerCall(t *testing.T) {
 		max    int
 	}{{PosterStd, maxHTTPAllocsPerCall}, {PosterLean, maxLeanAllocsPerCall}} {
 		t.Run(string(tc.poster), func(t *testing.T) {
-			call := slowCaller(t, tc.poster)
-			i := 0
-			per := testing.AllocsPerRun(300, func() { call(i); i++ })
-			t.Logf("%.1f allocations per tools/call", per)
-			if per > float64(tc.max) {
-				t.Errorf("%.1f allocations per tools/call, want at most %d", per, tc.max)
-			}
+			checkAllocsPerCall(t, slowCaller(t, tc.poster), tc.max)
 		})
+	}
+}
+
+// checkAllocsPerCall fails t when call, given 0, 1, 2, ..., allocates
+// more than max times per call on average over 300 calls.
+func checkAllocsPerCall(t *testing.T, call func(i int), max int) {
+	t.Helper()
+	i := 0
+	per := testing.AllocsPerRun(300, func() { call(i); i++ })
+	t.Logf("%.1f allocations per tools/call", per)
+	if per > float64(max) {
+		t.Errorf("%.1f allocations per tools/call, want at most %d", per, max)
+	}
+}
+
+// benchCalls times call, given 0, 1, 2, ..., reporting allocations.
+func benchCalls(b *testing.B, call func(i int)) {
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		call(i)
+		i++
 	}
 }
 
@@ -64,13 +80,7 @@ func TestHTTPAllocsPerCall(t *testing.T) {
 func BenchmarkHTTPCall(b *testing.B) {
 	for _, poster := range []Poster{PosterStd, PosterLean} {
 		b.Run("poster="+string(poster), func(b *testing.B) {
-			call := slowCaller(b, poster)
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				call(i)
-				i++
-			}
+			benchCalls(b, slowCaller(b, poster))
 		})
 	}
 }
@@ -184,25 +194,13 @@ func TestHTTPAllocsPerAsyncCall(t *testing.T) {
 	if raceDetector {
 		t.Skip("the race detector allocates on its own: run without -race")
 	}
-	call := slowAsyncCaller(t)
-	i := 0
-	per := testing.AllocsPerRun(300, func() { call(i); i++ })
-	t.Logf("%.1f allocations per tools/call", per)
-	if per > maxAsyncAllocsPerCall {
-		t.Errorf("%.1f allocations per tools/call, want at most %d", per, maxAsyncAllocsPerCall)
-	}
+	checkAllocsPerCall(t, slowAsyncCaller(t), maxAsyncAllocsPerCall)
 }
 
 // BenchmarkHTTPAsyncCall is BenchmarkHTTPCall's lean poster through
 // SendAsync.
 func BenchmarkHTTPAsyncCall(b *testing.B) {
-	call := slowAsyncCaller(b)
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		call(i)
-		i++
-	}
+	benchCalls(b, slowAsyncCaller(b))
 }
 
 // slowAsyncCaller is slowCaller's lean connection, whose function hands
@@ -232,25 +230,13 @@ func TestHTTPAllocsPerAsyncStream(t *testing.T) {
 	if raceDetector {
 		t.Skip("the race detector allocates on its own: run without -race")
 	}
-	call := goSDKAsyncCaller(t)
-	i := 0
-	per := testing.AllocsPerRun(300, func() { call(i); i++ })
-	t.Logf("%.1f allocations per tools/call", per)
-	if per > maxAsyncStreamAllocsPerCall {
-		t.Errorf("%.1f allocations per tools/call, want at most %d", per, maxAsyncStreamAllocsPerCall)
-	}
+	checkAllocsPerCall(t, goSDKAsyncCaller(t), maxAsyncStreamAllocsPerCall)
 }
 
 // BenchmarkHTTPAsyncStream is BenchmarkHTTPAsyncCall against the go-sdk
 // conformance server (stateless), whose answers are event streams.
 func BenchmarkHTTPAsyncStream(b *testing.B) {
-	call := goSDKAsyncCaller(b)
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		call(i)
-		i++
-	}
+	benchCalls(b, goSDKAsyncCaller(b))
 }
 
 // goSDKAsyncCaller is slowAsyncCaller against the go-sdk conformance
