@@ -280,3 +280,44 @@ func TestParallelWritersLoseNoRun(t *testing.T) {
 		t.Fatalf("%d runs stored, want 100", len(runs))
 	}
 }
+
+// TestParallelOpenersOfANewStore: writers that open a store that does
+// not exist yet, all at once (CI jobs sharing a fresh folder), each keep
+// their run: the store's creation and its switch to WAL are waited for,
+// never an error.
+func TestParallelOpenersOfANewStore(t *testing.T) {
+	f := newFixture(t, 1, "echo")
+	base := f.run(t)
+	const rounds, writers = 10, 6
+	for r := range rounds {
+		dir := filepath.Join(t.TempDir(), "runs")
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		errs := make(chan error, writers)
+		for w := range writers {
+			wg.Go(func() {
+				<-start
+				s, err := history.Open(context.Background(), dir)
+				if err != nil {
+					errs <- fmt.Errorf("round %d, writer %d: open: %w", r, w, err)
+					return
+				}
+				defer s.Close()
+				rep := *base
+				rep.Summary.RunID = fmt.Sprintf("round-%d-writer-%d", r, w)
+				if _, err := s.Record(context.Background(), &rep, history.Info{TapeHash: f.hash}); err != nil {
+					errs <- fmt.Errorf("round %d, writer %d: record: %w", r, w, err)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		if t.Failed() {
+			return
+		}
+	}
+}
