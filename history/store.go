@@ -11,7 +11,8 @@ import (
 	"path/filepath"
 	"time"
 
-	_ "modernc.org/sqlite" // the pure Go SQLite driver, as "sqlite"
+	"modernc.org/sqlite" // the pure Go SQLite driver, as "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // FileName is the store's file in its folder.
@@ -86,11 +87,41 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("%w: open %s: %v", ErrStore, path, err)
 	}
 	s := &Store{db: db, path: path}
-	if err := s.migrate(ctx); err != nil {
+	if err := s.migrateWaiting(ctx, c.busy); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// migrateWaiting migrates, trying again while the store is busy, up to
+// the busy timeout. SQLite's own wait does not cover a new store's first
+// connections: switching the file to WAL, and a lock SQLite will not wait
+// for because waiting could deadlock, fail at once with SQLITE_BUSY when
+// several writers open the store together.
+func (s *Store) migrateWaiting(ctx context.Context, busy time.Duration) error {
+	deadline := time.Now().Add(busy)
+	wait := time.Millisecond
+	for {
+		err := s.migrate(ctx)
+		if err == nil || !isBusy(err) || !time.Now().Add(wait).Before(deadline) {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("%w: %s: %w", ErrStore, s.path, ctx.Err())
+		case <-t.C:
+		}
+		wait = min(2*wait, 50*time.Millisecond)
+	}
+}
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY (any extended code).
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
 // Path is the store's file.
@@ -149,12 +180,12 @@ var SchemaVersion = len(migrations)
 func (s *Store) migrate(ctx context.Context) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrStore, s.path, err)
+		return fmt.Errorf("%w: %s: %w", ErrStore, s.path, err)
 	}
 	defer tx.Rollback()
 	var v int
 	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
-		return fmt.Errorf("%w: %s: read schema version: %v (is it a SQLite file?)", ErrStore, s.path, err)
+		return fmt.Errorf("%w: %s: read schema version: %w (is it a SQLite file?)", ErrStore, s.path, err)
 	}
 	if v > SchemaVersion {
 		return fmt.Errorf("%w: %s has schema version %d, newer than this replayctl's %d: use a newer replayctl", ErrStore, s.path, v, SchemaVersion)
@@ -168,7 +199,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrStore, s.path, err)
+		return fmt.Errorf("%w: %s: %w", ErrStore, s.path, err)
 	}
 	return nil
 }
