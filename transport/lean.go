@@ -169,7 +169,8 @@ func (lc *leanClient) get(ctx context.Context) (*leanConn, error) {
 // adopt makes nc one of lc's connections and starts its goroutine. lc.mu
 // is held and lc is not closed.
 func (lc *leanClient) adopt(nc net.Conn) *leanConn {
-	c := &leanConn{lc: lc, nc: nc, br: bufio.NewReaderSize(nc, 4<<10), bw: bufio.NewWriterSize(nc, 4<<10),
+	r, w := rawIO(nc)
+	c := &leanConn{lc: lc, nc: nc, br: bufio.NewReaderSize(r, 4<<10), bw: bufio.NewWriterSize(w, 4<<10),
 		work: make(chan struct{}, 1), done: make(chan leanResult)}
 	lc.open[c] = struct{}{}
 	lc.wg.Add(1)

@@ -1,0 +1,153 @@
+package transport
+
+// A lean connection's reads and writes as raw system calls through the
+// network poller (issue 24): no runtime syscall entry, so no wake-up of
+// the runtime's monitor thread (sysmon) per burst of work.
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"syscall"
+	"unsafe"
+)
+
+// rawIO returns a reader and a writer of nc that make their read and
+// write system calls without the runtime's syscall entry, when nc is a
+// TCP connection of the net package; else nc itself for both.
+//
+// Why: a Go program whose processors all went idle — a load client
+// waiting for its server's answers — has its monitor thread (sysmon) in
+// a deep sleep, and the first system call entered the usual way
+// (syscall.Syscall: entersyscall) after the network poller wakes the
+// program wakes sysmon too, which then polls every 20 µs until the
+// program is idle again. Against a server that answers every ≈ 300 µs
+// (the go-sdk conformance server) that was two of the client's 3.2
+// voluntary context switches per request (perf record -e
+// context-switches: sysmon's futex sleep and nanosleep, 64% of them).
+// A read or write of a non-blocking socket never blocks, so it needs
+// no syscall entry: the runtime uses raw calls for such itself. When
+// one would block (EAGAIN), RawConn.Read/Write park the goroutine on
+// the poller as net.Conn does; deadlines and Close end the wait as
+// they end a net.Conn's.
+func rawIO(nc net.Conn) (io.Reader, io.Writer) {
+	tc, ok := nc.(*net.TCPConn)
+	if !ok {
+		return nc, nc
+	}
+	rc, err := tc.SyscallConn()
+	if err != nil {
+		return nc, nc
+	}
+	r := &rawConn{nc: nc, rc: rc}
+	r.readFn, r.writeFn = r.read, r.write // made once: a method value per call would allocate
+	return rawReader{r}, rawWriter{r}
+}
+
+// rawConn holds one call's buffer and result between Read or Write and
+// the function the poller calls (readFn, writeFn). A lean connection
+// reads on one goroutine at a time and writes on one at a time; a read
+// and a write use their own fields.
+type rawConn struct {
+	nc net.Conn
+	rc syscall.RawConn
+
+	readFn, writeFn func(fd uintptr) bool
+
+	rp   []byte
+	rn   int
+	rerr error
+	wp   []byte
+	wn   int
+	werr error
+}
+
+type rawReader struct{ c *rawConn }
+type rawWriter struct{ c *rawConn }
+
+// Read is nc.Read.
+func (r rawReader) Read(p []byte) (int, error) {
+	c := r.c
+	if len(p) == 0 {
+		return 0, nil
+	}
+	c.rp, c.rn, c.rerr = p, 0, nil
+	err := c.rc.Read(c.readFn)
+	n, rerr := c.rn, c.rerr
+	c.rp = nil
+	switch {
+	case err != nil:
+		return 0, c.opErr("read", err)
+	case rerr != nil:
+		return 0, c.opErr("read", os.NewSyscallError("read", rerr))
+	case n == 0:
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+func (c *rawConn) read(fd uintptr) bool {
+	for {
+		n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.rp[0])), uintptr(len(c.rp)))
+		switch e {
+		case 0:
+			c.rn = int(n)
+			return true
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false // RawConn.Read waits until fd is readable, and calls again
+		}
+		c.rerr = e
+		return true
+	}
+}
+
+// Write is nc.Write: all of p, or an error.
+func (w rawWriter) Write(p []byte) (int, error) {
+	c := w.c
+	c.wp, c.wn, c.werr = p, 0, nil
+	var err error
+	if len(p) > 0 {
+		err = c.rc.Write(c.writeFn)
+	}
+	n, werr := c.wn, c.werr
+	c.wp = nil
+	switch {
+	case err != nil:
+		return n, c.opErr("write", err)
+	case werr != nil:
+		return n, c.opErr("write", os.NewSyscallError("write", werr))
+	}
+	return n, nil
+}
+
+func (c *rawConn) write(fd uintptr) bool {
+	for c.wn < len(c.wp) {
+		rest := c.wp[c.wn:]
+		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&rest[0])), uintptr(len(rest)))
+		switch e {
+		case 0:
+			c.wn += int(n)
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return false // RawConn.Write waits until fd is writable, and calls again
+		default:
+			c.werr = e
+			return true
+		}
+	}
+	return true
+}
+
+// opErr is err as net.Conn's Read and Write return it: a *net.OpError
+// of op, whose cause is what errors.Is finds (io.EOF is returned bare,
+// as net.Conn returns it).
+func (c *rawConn) opErr(op string, err error) error {
+	var oe *net.OpError
+	if errors.As(err, &oe) { // RawConn's: "raw-read"; its cause kept
+		err = oe.Err
+	}
+	return &net.OpError{Op: op, Net: "tcp", Source: c.nc.LocalAddr(), Addr: c.nc.RemoteAddr(), Err: err}
+}

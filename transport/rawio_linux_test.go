@@ -1,0 +1,172 @@
+package transport
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// tcpPair is a connected pair of loopback TCP connections: ours (read
+// and written through rawIO in the tests) and the peer's.
+func tcpPair(t *testing.T) (ours, peer *net.TCPConn) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			c = nil
+		}
+		accepted <- c
+	}()
+	c, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := <-accepted
+	if p == nil {
+		t.Fatal("accept failed")
+	}
+	t.Cleanup(func() { c.Close(); p.Close() })
+	return c.(*net.TCPConn), p.(*net.TCPConn)
+}
+
+// TestRawIOBytes: what is written through rawIO arrives whole and in
+// order, and what the peer writes is read whole up to io.EOF, through a
+// socket buffer much smaller than the data (the writer and the reader
+// wait on the poller, EAGAIN, many times).
+func TestRawIOBytes(t *testing.T) {
+	ours, peer := tcpPair(t)
+	r, w := rawIO(ours)
+	if r == io.Reader(ours) || w == io.Writer(ours) {
+		t.Fatal("rawIO of a TCP connection returned the connection itself")
+	}
+	_ = ours.SetWriteBuffer(16 << 10)
+	_ = peer.SetReadBuffer(16 << 10)
+	data := make([]byte, 4<<20)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(peer, int64(len(data))))
+		got <- b
+	}()
+	if n, err := w.Write(data); n != len(data) || err != nil {
+		t.Fatalf("Write: got %d, %v, want %d, nil", n, err, len(data))
+	}
+	if b := <-got; !bytes.Equal(b, data) {
+		t.Fatalf("the peer read %d bytes, not the %d written (or not in order)", len(b), len(data))
+	}
+
+	go func() {
+		_, _ = peer.Write(data)
+		_ = peer.CloseWrite()
+	}()
+	b, err := io.ReadAll(r)
+	if err != nil || !bytes.Equal(b, data) {
+		t.Fatalf("ReadAll: got %d bytes, %v, want the %d written and io.EOF", len(b), err, len(data))
+	}
+	if n, err := r.Read(make([]byte, 10)); n != 0 || err != io.EOF {
+		t.Fatalf("Read after the end: got %d, %v, want 0, io.EOF", n, err)
+	}
+}
+
+// TestRawIOErrors: a deadline, a reset by the peer and Close end a read
+// through rawIO with the errors net.Conn's Read returns — the same
+// text, and the causes errors.Is finds (closedUnanswered and leanErr
+// rely on them).
+func TestRawIOErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		// set up ours and peer so that the next read fails
+		prep func(ours, peer *net.TCPConn)
+		want error
+	}{
+		{"deadline", func(ours, _ *net.TCPConn) { _ = ours.SetReadDeadline(aLongTimeAgo) }, os.ErrDeadlineExceeded},
+		{"reset", func(_, peer *net.TCPConn) { _ = peer.SetLinger(0); _ = peer.Close() }, syscall.ECONNRESET},
+		{"closed", func(ours, _ *net.TCPConn) { _ = ours.Close() }, net.ErrClosed},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			read := func(raw bool) error {
+				ours, peer := tcpPair(t)
+				tc.prep(ours, peer)
+				var rd io.Reader = ours
+				if raw {
+					rd, _ = rawIO(ours)
+				}
+				deadline := time.Now().Add(time.Minute) // a bound on a broken test, not a timing
+				for time.Now().Before(deadline) {
+					_, err := rd.Read(make([]byte, 64))
+					if err != nil {
+						return err
+					}
+				}
+				return errors.New("no error")
+			}
+			got, plain := read(true), read(false)
+			if !errors.Is(got, tc.want) {
+				t.Errorf("got %v, want an error that is %v", got, tc.want)
+			}
+			var oe *net.OpError
+			if !errors.As(got, &oe) || oe.Op != "read" {
+				t.Errorf("got %#v, want a *net.OpError of read", got)
+			}
+			// The addresses differ from pair to pair: compare the rest.
+			if g, p := errTail(got), errTail(plain); g != p {
+				t.Errorf("got %q, want net.Conn's %q", g, p)
+			}
+		})
+	}
+}
+
+// errTail is an error's text after its addresses.
+func errTail(err error) string {
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		return oe.Op + " " + oe.Net + ": " + oe.Err.Error()
+	}
+	return err.Error()
+}
+
+// TestRawIOWriteAfterReset: a write to a connection the peer reset fails
+// as net.Conn's does (EPIPE or ECONNRESET: closedUnanswered's causes).
+func TestRawIOWriteAfterReset(t *testing.T) {
+	ours, peer := tcpPair(t)
+	_, w := rawIO(ours)
+	_ = peer.SetLinger(0)
+	_ = peer.Close()
+	var err error
+	deadline := time.Now().Add(time.Minute) // a bound on a broken test, not a timing
+	for err == nil && time.Now().Before(deadline) {
+		_, err = w.Write([]byte("POST / HTTP/1.1\r\n\r\n"))
+	}
+	if !errors.Is(err, syscall.EPIPE) && !errors.Is(err, syscall.ECONNRESET) {
+		t.Fatalf("got %v, want EPIPE or ECONNRESET", err)
+	}
+	if !closedUnanswered(&noAnswerError{err}) {
+		t.Errorf("closedUnanswered(%v) = false, want true: the lean client would not try again", err)
+	}
+}
+
+// TestRawIOOther: a connection that is not the net package's TCP
+// connection is read and written as it is.
+func TestRawIOOther(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	r, w := rawIO(a)
+	if r != io.Reader(a) || w != io.Writer(a) {
+		t.Fatalf("rawIO(net.Pipe) = %T, %T, want the pipe itself", r, w)
+	}
+}
