@@ -1,0 +1,65 @@
+package mock
+
+import "maps"
+
+// stagedAnswer is what indexing an answer writes into its request's entry.
+// A streamed read's builder (staged) keeps these until it publishes,
+// so that the entries its connections read change only then.
+type stagedAnswer struct {
+	s           *building
+	at          int // the entry's index in s.entries
+	ans         loc
+	notes       uint32
+	idAt, idEnd uint32
+}
+
+// write writes a into its entry.
+func (a *stagedAnswer) write() {
+	e := &a.s.entries[a.at]
+	e.ans, e.notes, e.idAt, e.idEnd = a.ans, a.notes, a.idAt, a.idEnd
+}
+
+// writeAnswered writes the answers kept since it was last called.
+func (b *builder) writeAnswered() {
+	for i := range b.answered {
+		b.answered[i].write()
+	}
+	clear(b.answered) // let go of the sessions
+	b.answered = b.answered[:0]
+}
+
+// published is the part of a streamed read's index its connections
+// read (see reading.viewOf, reading.entriesOf): a copy of the builder's
+// slice headers, maps and chunks as they were at the builder's last
+// publish. The builder goes on adding past them without a lock: slices
+// and chunks only ever grow (a grown slice is a new array, the old one
+// left as it was), a new method or session makes a new map, and the
+// entries' answers are written in publish.
+type published struct {
+	methods  map[string]uint32
+	sessions map[string][]entry
+	notes    []note
+	noteRuns []noteRun
+	big      []span
+	mem      chunks
+}
+
+// publish makes everything b indexed so far what p's readers see. It is
+// called with the lock p's readers hold; the rest of b is written
+// without it, by b's one goroutine.
+func (b *builder) publish(p *published) {
+	b.writeAnswered()
+	if len(p.methods) != len(b.methods) {
+		p.methods = maps.Clone(b.methods)
+	}
+	if p.sessions == nil {
+		p.sessions = map[string][]entry{}
+	}
+	for _, s := range b.dirty {
+		p.sessions[s.name] = s.entries
+		s.dirty = false
+	}
+	clear(b.dirty)
+	b.dirty = b.dirty[:0]
+	p.notes, p.noteRuns, p.big, p.mem = b.notes, b.noteRuns, b.big, b.mem
+}
