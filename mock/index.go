@@ -328,12 +328,11 @@ type builder struct {
 	lazy     bool
 	noteInfo []noteInfo
 	order    []string
-	// staged (a streamed read's builder) keeps answers in answered, and
-	// the sessions whose entries grew in dirty, until publish: the
-	// entries its connections read are written only then.
-	staged   bool
-	answered []stagedAnswer
-	dirty    []*building
+	// staged (a streamed read's builder) keeps answers in their
+	// session's answered, and the sessions changed in dirty, until
+	// publish: the entries its connections read are written only then.
+	staged bool
+	dirty  []*building
 }
 
 // building is a session's part of the index while it is built.
@@ -345,8 +344,9 @@ type building struct {
 	notes      []note // server notifications since the session's last answer
 	info       []entryInfo
 	noteInfos  []noteInfo
-	name       string // the session's (for publish)
-	dirty      bool   // in builder.dirty
+	name       string         // the session's (for publish)
+	dirty      bool           // in builder.dirty
+	answered   []stagedAnswer // not written yet (see builder.stage)
 }
 
 // idKey is a request id as a map key: its jsonrpc.IDKey, so that
@@ -485,9 +485,8 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 			s.entries = slices.Grow(s.entries, max(len(s.entries), 16))
 		}
 		s.entries = append(s.entries, entry{seq: msg.Seq, method: method, params: params, raw: raw, req: req})
-		if b.staged && !s.dirty {
-			s.dirty = true
-			b.dirty = append(b.dirty, s)
+		if b.staged {
+			b.touch(s)
 		}
 		if b.serve != nil {
 			s.info = append(s.info, entryInfo{req: b.loc(off, n), t: msg.TUS})
@@ -500,7 +499,7 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 		} else {
 			s.unanswered[k] = waiting{w.earlier[n-1], w.earlier[:n-1]}
 		}
-		a := stagedAnswer{s: s, at: at, ans: b.loc(off, n)}
+		a := stagedAnswer{at: at, ans: b.loc(off, n)}
 		if start, end, ok := rpc.IDSpan(); ok && b.file == nil && b.serve == nil && end <= math.MaxUint32 {
 			a.idAt, a.idEnd = uint32(start), uint32(end) // in b.mem, the message is a copy of msg.Msg
 		}
@@ -515,11 +514,7 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 			s.notes = s.notes[:0]
 			s.noteInfos = s.noteInfos[:0]
 		}
-		if b.staged {
-			b.answered = append(b.answered, a)
-		} else {
-			a.write()
-		}
+		b.stage(s, a)
 	default: // a notification, or (for a Server) a request to the client
 		s.notes = append(s.notes, note{seq: msg.Seq, at: b.loc(off, n)})
 		if b.serve != nil {
@@ -540,7 +535,7 @@ func (b *builder) loc(off int64, n int) loc {
 // index returns what was built, each session's entries carved from one
 // array of the exact size (a tape of one session keeps its own).
 func (b *builder) index() *index {
-	b.writeAnswered()
+	b.writeAnswered() // a staged builder's since its last publish
 	idx := &index{sessions: make(map[string][]entry, len(b.sessions)), methods: b.methods,
 		notes: slices.Clip(b.notes), noteRuns: slices.Clip(b.noteRuns), big: b.big, file: b.file, mem: b.mem.bytes()}
 	if b.serve != nil {

@@ -2,30 +2,49 @@ package mock
 
 import "maps"
 
-// stagedAnswer is what indexing an answer writes into its request's entry.
-// A streamed read's builder (staged) keeps these until it publishes,
-// so that the entries its connections read change only then.
+// stagedAnswer is what indexing an answer writes into its request's
+// entry. A streamed read's builder (staged) keeps these, in the
+// answer's session, until it publishes, so that the entries its
+// connections read change only then.
 type stagedAnswer struct {
-	s           *building
-	at          int // the entry's index in s.entries
+	at          int // the entry's index in the session's entries
 	ans         loc
 	notes       uint32
 	idAt, idEnd uint32
 }
 
-// write writes a into its entry.
-func (a *stagedAnswer) write() {
-	e := &a.s.entries[a.at]
+// write writes a into its entry, of es.
+func (a *stagedAnswer) write(es []entry) {
+	e := &es[a.at]
 	e.ans, e.notes, e.idAt, e.idEnd = a.ans, a.notes, a.idAt, a.idEnd
 }
 
-// writeAnswered writes the answers kept since it was last called.
-func (b *builder) writeAnswered() {
-	for i := range b.answered {
-		b.answered[i].write()
+// stage keeps a for publish, or writes it now if b is not staged.
+func (b *builder) stage(s *building, a stagedAnswer) {
+	if !b.staged {
+		a.write(s.entries)
+		return
 	}
-	clear(b.answered) // let go of the sessions
-	b.answered = b.answered[:0]
+	s.answered = append(s.answered, a)
+	b.touch(s)
+}
+
+// touch notes that s changed since the last publish.
+func (b *builder) touch(s *building) {
+	if !s.dirty {
+		s.dirty = true
+		b.dirty = append(b.dirty, s)
+	}
+}
+
+// writeAnswered writes the answers kept since the last publish.
+func (b *builder) writeAnswered() {
+	for _, s := range b.dirty {
+		for i := range s.answered {
+			s.answered[i].write(s.entries)
+		}
+		s.answered = s.answered[:0]
+	}
 }
 
 // published is the part of a streamed read's index its connections
