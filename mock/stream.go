@@ -31,7 +31,7 @@ type reading struct {
 	b       *builder      // nil once the read has ended
 	pub     published     // b's index as of its last publish
 	view    index         // pub, as matching reads it: see viewOf
-	grown   chan struct{} // closed, and replaced, when waiting and b grows
+	grown   chan struct{} // closed, and replaced, when waiting and b publishes
 	waiting bool          // a connection waits on grown
 	waits   int64         // waits begun, on grown or done (for tests)
 	onDone  int           // connections waiting on done (for tests)
@@ -173,8 +173,8 @@ func (r *reading) wake() {
 }
 
 // end ends the read: the index is made (or the read failed), then the
-// last batch and the end are handed to the replay.
-// Connections wait for done, not for the lock, while the index is made.
+// last batch and the end are handed to the replay. Connections wait for
+// done, not for the lock, while the index is made.
 func (r *reading) end(lasts *lastSeqs, batch []tape.Message, err error, warnings []string) {
 	r.mu.Lock()
 	b := r.b
