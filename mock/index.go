@@ -328,6 +328,11 @@ type builder struct {
 	lazy     bool
 	noteInfo []noteInfo
 	order    []string
+	// staged (a streamed read's builder) keeps answers in their
+	// session's answered, and the sessions changed in dirty, until
+	// publish: the entries its connections read are written only then.
+	staged bool
+	dirty  []*building
 }
 
 // building is a session's part of the index while it is built.
@@ -339,6 +344,9 @@ type building struct {
 	notes      []note // server notifications since the session's last answer
 	info       []entryInfo
 	noteInfos  []noteInfo
+	name       string         // the session's (for publish)
+	dirty      bool           // in builder.dirty
+	answered   []stagedAnswer // not written yet (see builder.stage)
 }
 
 // idKey is a request id as a map key: its jsonrpc.IDKey, so that
@@ -372,7 +380,7 @@ func (b *builder) session(name string) *building {
 	}
 	s := b.sessions[name]
 	if s == nil {
-		s = &building{unanswered: map[uint64]waiting{}}
+		s = &building{unanswered: map[uint64]waiting{}, name: name}
 		b.sessions[name] = s
 		b.order = append(b.order, name)
 	}
@@ -477,33 +485,36 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 			s.entries = slices.Grow(s.entries, max(len(s.entries), 16))
 		}
 		s.entries = append(s.entries, entry{seq: msg.Seq, method: method, params: params, raw: raw, req: req})
+		if b.staged {
+			b.touch(s)
+		}
 		if b.serve != nil {
 			s.info = append(s.info, entryInfo{req: b.loc(off, n), t: msg.TUS})
 		}
 		b.entries++
 	case answer: // one the session waits for (see above)
 		at := w.latest
-		e := &s.entries[at]
 		if n := len(w.earlier); n == 0 {
 			delete(s.unanswered, k)
 		} else {
 			s.unanswered[k] = waiting{w.earlier[n-1], w.earlier[:n-1]}
 		}
-		e.ans = b.loc(off, n)
+		a := stagedAnswer{at: at, ans: b.loc(off, n)}
 		if start, end, ok := rpc.IDSpan(); ok && b.file == nil && b.serve == nil && end <= math.MaxUint32 {
-			e.idAt, e.idEnd = uint32(start), uint32(end) // in b.mem, the message is a copy of msg.Msg
+			a.idAt, a.idEnd = uint32(start), uint32(end) // in b.mem, the message is a copy of msg.Msg
 		}
 		if b.serve != nil {
 			s.info[at].tAns = msg.TUS
 		}
 		if len(s.notes) > 0 {
 			b.noteRuns = append(b.noteRuns, noteRun{uint32(len(b.notes)), uint32(len(s.notes))})
-			e.notes = uint32(len(b.noteRuns))
+			a.notes = uint32(len(b.noteRuns))
 			b.notes = append(b.notes, s.notes...)
 			b.noteInfo = append(b.noteInfo, s.noteInfos...)
 			s.notes = s.notes[:0]
 			s.noteInfos = s.noteInfos[:0]
 		}
+		b.stage(s, a)
 	default: // a notification, or (for a Server) a request to the client
 		s.notes = append(s.notes, note{seq: msg.Seq, at: b.loc(off, n)})
 		if b.serve != nil {
@@ -524,6 +535,7 @@ func (b *builder) loc(off int64, n int) loc {
 // index returns what was built, each session's entries carved from one
 // array of the exact size (a tape of one session keeps its own).
 func (b *builder) index() *index {
+	b.writeAnswered() // a staged builder's since its last publish
 	idx := &index{sessions: make(map[string][]entry, len(b.sessions)), methods: b.methods,
 		notes: slices.Clip(b.notes), noteRuns: slices.Clip(b.noteRuns), big: b.big, file: b.file, mem: b.mem.bytes()}
 	if b.serve != nil {

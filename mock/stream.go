@@ -24,11 +24,14 @@ type reading struct {
 	err  error
 	kept *keptTape // a read at once's messages, for StreamTape
 
-	// While the tape is streamed: the index so far.
-	mu      sync.Mutex    // guards b, view, grown, waiting, waits and onDone
+	// While the tape is streamed: the index so far. b is the read's own
+	// (its goroutine's, without mu); connections read pub, which the
+	// read publishes once a batch (see builder.publish).
+	mu      sync.Mutex    // guards the pointer b, pub, view, grown, waiting, waits and onDone
 	b       *builder      // nil once the read has ended
-	view    index         // b's, as matching reads it: see viewOf
-	grown   chan struct{} // closed, and replaced, when waiting and b grows
+	pub     published     // b's index as of its last publish
+	view    index         // pub, as matching reads it: see viewOf
+	grown   chan struct{} // closed, and replaced, when waiting and b publishes
 	waiting bool          // a connection waits on grown
 	waits   int64         // waits begun, on grown or done (for tests)
 	onDone  int           // connections waiting on done (for tests)
@@ -83,7 +86,7 @@ func streamable(src tape.Source) bool {
 func stream(rd *tape.Reader) *reading {
 	r := &reading{
 		done:     make(chan struct{}),
-		b:        &builder{lazy: true},
+		b:        &builder{lazy: true, staged: true},
 		grown:    make(chan struct{}),
 		more:     make(chan struct{}, 1),
 		finished: make(chan struct{}),
@@ -93,8 +96,10 @@ func stream(rd *tape.Reader) *reading {
 	return r
 }
 
-// run reads rd to its end or first error: it indexes each message, then
-// hands it to the replay, a batch at a time, one batch behind the index:
+// run reads rd to its end or first error: it indexes each message,
+// publishes the index to the connections a batch at a time (taking
+// their lock once a batch, not once a message), then hands the
+// messages to the replay, one batch behind the index:
 // a request's answer, recorded soon after it, is most often indexed by
 // the time the replay asks it, and its connection need not wait.
 func (r *reading) run(rd *tape.Reader) {
@@ -110,11 +115,10 @@ func (r *reading) run(rd *tape.Reader) {
 			return
 		}
 		lasts.note(msg.Session, msg.Seq)
-		r.mu.Lock()
 		r.b.add(msg)
-		r.mu.Unlock()
 		if batch = append(batch, msg); len(batch) == streamBatch {
 			r.mu.Lock()
+			r.b.publish(&r.pub)
 			r.wake()
 			r.mu.Unlock()
 			handed := behind != nil
@@ -169,18 +173,20 @@ func (r *reading) wake() {
 }
 
 // end ends the read: the index is made (or the read failed), then the
-// last batch and the end are handed to the replay.
+// last batch and the end are handed to the replay. Connections wait for
+// done, not for the lock, while the index is made.
 func (r *reading) end(lasts *lastSeqs, batch []tape.Message, err error, warnings []string) {
 	r.mu.Lock()
+	b := r.b
+	r.b, r.pub, r.view = nil, published{}, index{}
+	close(r.grown)
+	r.mu.Unlock()
 	if errors.Is(err, io.EOF) {
-		r.idx = r.b.index()
+		r.idx = b.index()
 		r.idx.lasts = lasts.done()
 	} else {
 		r.err = fmt.Errorf("mock: %w", err)
 	}
-	r.b, r.view = nil, index{}
-	close(r.grown)
-	r.mu.Unlock()
 	close(r.done)
 	r.hand(batch, true, err, warnings)
 }
@@ -248,18 +254,15 @@ func (r *reading) messages() (next func() (tape.Message, error), end func() []st
 // methods, notes and messages. Called with mu held, b not nil; valid
 // until mu is unlocked.
 func (r *reading) viewOf() *index {
-	v, b := &r.view, r.b
-	v.methods, v.notes, v.noteRuns, v.big, v.live = b.methods, b.notes, b.noteRuns, b.big, &b.mem
+	v, p := &r.view, &r.pub
+	v.methods, v.notes, v.noteRuns, v.big, v.live = p.methods, p.notes, p.noteRuns, p.big, &p.mem
 	return v
 }
 
 // entriesOf returns the session's entries indexed so far. Called with
 // mu held, b not nil.
 func (r *reading) entriesOf(session string) []entry {
-	if s := r.b.sessions[session]; s != nil {
-		return s.entries
-	}
-	return nil
+	return r.pub.sessions[session]
 }
 
 // answerLive answers req while the tape is still read: the request a
@@ -276,7 +279,7 @@ func (c *conn) answerLive(ctx context.Context, req jsonrpc.Message, aside bool) 
 	r.mu.Lock()
 	for r.b != nil {
 		wait := r.done
-		if method, known := r.b.methods[req.Method]; known && !aside {
+		if method, known := r.pub.methods[req.Method]; known && !aside {
 			es := r.entriesOf(c.name)
 			if next := c.m.next; next >= len(es) {
 				wait = r.grown // the request may be indexed next
