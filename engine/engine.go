@@ -65,8 +65,15 @@ type Engine struct {
 	ctl  *controller.Controller
 	look lookup
 
-	// The session actors and what they share (see route.go).
+	// The session actors and what they share (see route.go). The
+	// registry's lock, which the router takes for every item it routes,
+	// has cache lines of its own (the padding): the fields that were
+	// beside it (ctl) are read for every request by the session's actor
+	// and by validate, each on its own core, and a line written on one
+	// core is fetched anew by the others after each write.
+	_          cacheLinePad
 	actors     registry
+	_          cacheLinePad
 	ends       ends
 	actorsLive atomic.Int64 // actors running, for the pacing's spin
 	// timing is what the sessions share of the pacing: the tickets of the
@@ -85,6 +92,10 @@ type Engine struct {
 	// stages start (sessions.go).
 	env *session.Env
 }
+
+// cacheLinePad keeps what is written often by one stage off the cache
+// lines of what the others read (see Engine.actors).
+type cacheLinePad [64]byte
 
 // speed is the current speed.
 func (e *Engine) speed() scheduler.Speed {
