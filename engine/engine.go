@@ -50,6 +50,7 @@ type Engine struct {
 	finished time.Time            // set by validate when it has judged everything
 	judgedAt time.Time            // validate's: when it took the outcomes it judges
 	results  []report.Result      // validate's: the judged events' results yet to give (judgedEvent)
+	judged   []event.Event        // validate's: the judged events of a receive, to emit (emitJudged)
 	notes    []string             // warnings found by validate, for the report
 	survival survival             // chaos: owned by validate until Run reads it
 	// Recorded messages that are not JSON-RPC: owned by load until Run

@@ -45,6 +45,7 @@ func (e *Engine) validate(ctx context.Context, in <-chan outcomes, v *validator.
 		for _, o := range b.many {
 			take(o)
 		}
+		e.emitJudged()
 	}
 	if stopped != nil {
 		return stopped
