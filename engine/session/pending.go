@@ -160,7 +160,8 @@ func (r *requests) finish(ctx context.Context, p *pend) error {
 	}
 	// In the pend's own memory (a request is finished once): no
 	// allocation of its own.
-	p.out = Outcome{Epoch: p.req.Epoch, Req: p.req, Expected: p.expected, Edited: p.edited, Actual: p.actual, Sent: p.sent, Timeout: p.timedOut, Stream: p.listenEnded}
+	p.out = Outcome{Epoch: p.req.Epoch, Req: p.req, Expected: p.expected, Edited: p.edited, Actual: p.actual, Sent: p.sent, Timeout: p.timedOut, Stream: p.listenEnded,
+		AsRecorded: p.asRecorded && p.actual != nil && p.expected != nil && p.edited == nil}
 	o := &p.out
 	switch {
 	case p.timedOut:
