@@ -50,6 +50,7 @@ type Engine struct {
 	finished time.Time            // set by validate when it has judged everything
 	judgedAt time.Time            // validate's: when it took the outcomes it judges
 	results  []report.Result      // validate's: the judged events' results yet to give (judgedEvent)
+	judged   []event.Event        // validate's: the judged events of a receive, to emit (emitJudged)
 	notes    []string             // warnings found by validate, for the report
 	survival survival             // chaos: owned by validate until Run reads it
 	// Recorded messages that are not JSON-RPC: owned by load until Run
@@ -65,8 +66,15 @@ type Engine struct {
 	ctl  *controller.Controller
 	look lookup
 
-	// The session actors and what they share (see route.go).
+	// The session actors and what they share (see route.go). The
+	// registry's lock, which the router takes for every item it routes,
+	// has cache lines of its own (the padding): the fields that were
+	// beside it (ctl) are read for every request by the session's actor
+	// and by validate, each on its own core, and a line written on one
+	// core is fetched anew by the others after each write.
+	_          cacheLinePad
 	actors     registry
+	_          cacheLinePad
 	ends       ends
 	actorsLive atomic.Int64 // actors running, for the pacing's spin
 	// timing is what the sessions share of the pacing: the tickets of the
@@ -85,6 +93,10 @@ type Engine struct {
 	// stages start (sessions.go).
 	env *session.Env
 }
+
+// cacheLinePad keeps what is written often by one stage off the cache
+// lines of what the others read (see Engine.actors).
+type cacheLinePad [64]byte
 
 // speed is the current speed.
 func (e *Engine) speed() scheduler.Speed {

@@ -126,9 +126,24 @@ func (e *Engine) judgedEvent(r report.Result, fault *report.Fault) {
 	}
 	ev.Result, e.results = &e.results[0], e.results[1:]
 	*ev.Result = r
+	if e.ctl == nil && !e.judgedAt.IsZero() {
+		// Emitted with the rest of the receive's verdicts (emitJudged).
+		// A controller is told of each verdict (Judged) after its event.
+		e.judged = append(e.judged, ev)
+		return
+	}
 	at := e.judgedAt // validate's clock read for the batch r came in
 	if at.IsZero() {
 		at = time.Now()
 	}
 	e.ev.Emit(at, ev)
+}
+
+// emitJudged emits the judged events of one receive's outcomes, kept by
+// judgedEvent, in one EmitAll: each consumer's lock is taken once for
+// them, not once a verdict.
+func (e *Engine) emitJudged() {
+	e.ev.EmitAll(e.judgedAt, e.judged)
+	clear(e.judged) // the results they point to are the consumers' now
+	e.judged = e.judged[:0]
 }

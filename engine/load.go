@@ -65,6 +65,16 @@ func (e *Engine) load(ctx context.Context, r source, out chan<- *Item) error {
 		} else if e.seeks == nil {
 			return nil // nobody can send us back: the tape is done
 		}
+		if next != nil && e.seeks == nil {
+			// Nobody can send us back: while out has room, a send that
+			// does not wait (a fraction of the select's cost) will do.
+			select {
+			case out <- next:
+				next = nil
+				continue
+			default:
+			}
+		}
 		select {
 		case outCh <- next:
 			next = nil

@@ -45,6 +45,7 @@ func (e *Engine) validate(ctx context.Context, in <-chan outcomes, v *validator.
 		for _, o := range b.many {
 			take(o)
 		}
+		e.emitJudged()
 	}
 	if stopped != nil {
 		return stopped
@@ -169,7 +170,7 @@ func judge(o *outcome, v *validator.Validator) report.Result {
 		}
 		r.Verdict, r.Differences, r.Err = report.Failed, report.BoundDifferences([]report.Difference{d}), o.Err.Error()
 	case o.Note:
-		r.Verdict, r.Differences, r.ErrKind, r.Err = check(v, it, o.Expected.Rec.Msg, o.Actual.Msg)
+		r.Verdict, r.Differences, r.ErrKind, r.Err = check(v, it, o.Expected.Rec.Msg, o.Actual.Msg, false)
 	case it.RPC.Kind != jsonrpc.KindRequest:
 		r.Verdict = report.Sent
 	case o.Stream:
@@ -181,7 +182,7 @@ func judge(o *outcome, v *validator.Validator) report.Result {
 	case session.IsPoll(o):
 		r.Verdict = report.Passed // a task poll: judged by the task's end
 	default:
-		r.Verdict, r.Differences, r.ErrKind, r.Err = check(v, it, o.ExpectedMsg(), o.Actual.Msg)
+		r.Verdict, r.Differences, r.ErrKind, r.Err = check(v, it, o.ExpectedMsg(), o.Actual.Msg, o.AsRecorded)
 	}
 	return r
 }
@@ -189,8 +190,15 @@ func judge(o *outcome, v *validator.Validator) report.Result {
 // check judges a live message against the recorded one, by the
 // validation rule that applies to it; the rule's on_failure decides what
 // a difference means (a retry rule that got here has no retries left).
-func check(v *validator.Validator, it *Item, expected, actual []byte) (verdict report.Verdict, diffs []report.Difference, errKind, errMsg string) {
-	vd, err := v.Check(subject(it), expected, actual)
+// same: actual is expected with only its id changed (Outcome.AsRecorded).
+func check(v *validator.Validator, it *Item, expected, actual []byte, same bool) (verdict report.Verdict, diffs []report.Difference, errKind, errMsg string) {
+	var vd validator.Verdict
+	var err error
+	if same {
+		vd, err = v.CheckSame(subject(it), expected, actual)
+	} else {
+		vd, err = v.Check(subject(it), expected, actual)
+	}
 	if err != nil {
 		return report.Error, nil, "invalid_answer", err.Error()
 	}

@@ -160,7 +160,7 @@ func (c *Collector) Add(r Result) {
 	sent := !r.Sent.IsZero() && r.Dir != DirS2C
 	answered := !r.Answered.IsZero()
 	isRequest := r.Kind == KindRequest && sent
-	f := r.Figures()
+	f := r.figures()
 	if sent && (r.Kind == KindRequest || r.Kind == KindNotification) {
 		// At fixed: and rps: each takes a ticket: the rates are theirs.
 		c.msgSent.add(r.Sent)
@@ -182,9 +182,9 @@ func (c *Collector) Add(r Result) {
 		c.received++
 	}
 	if r.Session != "" && r.Seq >= 0 {
-		c.addSession(r, sent, answered)
+		c.addSession(&r, sent, answered)
 	}
-	c.addGroups(r, sent, isRequest, f)
+	c.addGroups(&r, sent, isRequest, f)
 	if isRequest {
 		c.requestsSent++
 		// The rates are those of the schedule: the handshake, which waits

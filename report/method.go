@@ -88,7 +88,7 @@ type group struct {
 
 // addGroups counts r in its method's group and, when it has a name, in
 // its name's.
-func (c *Collector) addGroups(r Result, sent, isRequest bool, f Figures) {
+func (c *Collector) addGroups(r *Result, sent, isRequest bool, f Figures) {
 	if r.Method == "" {
 		return
 	}
@@ -138,7 +138,7 @@ func (c *Collector) nameGroup(k groupKey) *group {
 	return g
 }
 
-func (g *group) add(r Result, sent, isRequest bool, f Figures) {
+func (g *group) add(r *Result, sent, isRequest bool, f Figures) {
 	g.Results++
 	if sent {
 		g.Sent++

@@ -38,7 +38,7 @@ type sessionStats struct {
 	latencySumUS, latencyN int64
 }
 
-func (c *Collector) addSession(r Result, sent, answered bool) {
+func (c *Collector) addSession(r *Result, sent, answered bool) {
 	s, ok := c.sessions[r.Session]
 	if !ok {
 		if len(c.sessions) >= c.sessionLimit {

@@ -2,6 +2,7 @@ package validator
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -245,5 +246,47 @@ func TestCheckFastPathDoesNotAllocate(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("got %v allocations, want 0", allocs)
+	}
+}
+
+// CheckSame gives Check's verdict for an answer that is the recorded one
+// with only its id changed, in every mode and under rules, without
+// comparing the two in the modes that compare them.
+func TestCheckSameAsCheck(t *testing.T) {
+	answers := []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"echo","description":"Echo","inputSchema":{"type":"object"}}]}}`,
+		`{"jsonrpc":"2.0","id":"a","result":{"content":[{"type":"text","text":"{\"temp\":18}"}],"isError":false}}`,
+		`{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"no such method"}}`,
+		`{"id":3,"jsonrpc":"2.0","result":{}}`,
+		`{"jsonrpc":"2.0","result":{"a":1},"id":12}`,
+	}
+	liveID := func(s string) string { // the same answer with another id
+		for _, id := range []string{`"id":1,`, `"id":"a",`, `"id":7,`, `"id":3,`, `"id":12}`} {
+			if strings.Contains(s, id) {
+				return strings.Replace(s, id, strings.Replace(id, id[5:len(id)-1], "100042", 1), 1)
+			}
+		}
+		t.Fatalf("no id in %s", s)
+		return ""
+	}
+	validators := map[string][]Option{
+		"exact":      {WithMode(Exact)},
+		"structural": {WithMode(Structural)},
+		"schema":     {WithMode(Schema)},
+		"partial":    {WithRules(Rule{Scope: Scope{Always: true}, Mode: Partial, RequiredFields: []string{"result.tools[*].name", "id"}})},
+		"warn rule":  {WithRules(Rule{Scope: Scope{Always: true}, Mode: Exact, OnFailure: OnFailureRetry, MaxRetries: 2})},
+		"disabled":   {WithMode(Exact), WithDisabled()},
+	}
+	for name, opts := range validators {
+		v := mustNew(t, opts...)
+		for _, exp := range answers {
+			act := liveID(exp)
+			s := Subject{Method: "tools/call", Kind: "request"}
+			want, werr := v.Check(s, []byte(exp), []byte(act))
+			got, gerr := v.CheckSame(s, []byte(exp), []byte(act))
+			if fmt.Sprint(got, gerr) != fmt.Sprint(want, werr) {
+				t.Errorf("%s, %s: CheckSame gave %+v, %v; Check %+v, %v", name, act, got, gerr, want, werr)
+			}
+		}
 	}
 }

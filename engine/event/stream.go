@@ -155,6 +155,24 @@ func (s *Stream) Emit(at time.Time, e Event) {
 	}
 }
 
+// EmitAll stamps each of es with at and gives them, in order, to every
+// consumer, as an Emit of each would, taking each consumer's lock once
+// for all of them rather than once an event (validate emits the verdicts
+// on one receive's outcomes so). It may wait as Emit does. es is read
+// only: the caller may reuse it once EmitAll returns.
+func (s *Stream) EmitAll(at time.Time, es []Event) {
+	if s == nil || len(es) == 0 {
+		return
+	}
+	tus := Stamp(s.start, at)
+	for i := range es {
+		es[i].TUS = tus
+	}
+	for _, q := range s.queues {
+		q.putAll(es)
+	}
+}
+
 // Abandon stops lossless consumers from holding up the replay: from now
 // on an event that finds a full buffer is dropped (counted in Lost), and
 // emitters waiting for room go on. For a replay interrupted while a
@@ -255,6 +273,34 @@ func (q *queue) put(e *Event) {
 		return
 	}
 	q.mu.Lock()
+	wake := q.add(e)
+	q.mu.Unlock()
+	if wake {
+		q.signal()
+	}
+}
+
+// putAll adds each of es to the ring, as put does, under one lock. The
+// consumer is woken as soon as it has wakeAt events, before a wait for
+// room (stall) that only its run can end.
+func (q *queue) putAll(es []Event) {
+	q.mu.Lock()
+	for i := range es {
+		e := &es[i]
+		if len(q.c.Types) > 0 && !slices.Contains(q.c.Types, e.Type) {
+			continue
+		}
+		if q.add(e) {
+			q.signal() // does not wait: a wake-up pending is enough
+		}
+	}
+	q.mu.Unlock()
+}
+
+// add adds e to the ring, with q.mu held (stall may let go of it while
+// it waits): waiting for room (lossless), or over the oldest (live). It
+// reports whether the consumer is to be woken.
+func (q *queue) add(e *Event) (wake bool) {
 	if q.n == len(q.ring) && len(q.ring) < q.size && !q.dead && !q.closed {
 		q.grow()
 	}
@@ -270,16 +316,11 @@ func (q *queue) put(e *Event) {
 	}
 	if q.dead || q.closed || q.n == len(q.ring) { // failed, closed, or full and abandoned
 		q.lost++
-		q.mu.Unlock()
-		return
+		return false
 	}
 	q.ring[(q.head+q.n)%len(q.ring)] = *e
 	q.n++
-	wake := q.n == q.wakeAt
-	q.mu.Unlock()
-	if wake {
-		q.signal()
-	}
+	return q.n == q.wakeAt
 }
 
 // grow doubles the full ring, with q.mu held, up to q.size: the events

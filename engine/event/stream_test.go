@@ -438,3 +438,72 @@ func TestWants(t *testing.T) {
 		t.Error("a nil stream wants judged events")
 	}
 }
+
+// EmitAll gives its events, in order and stamped alike, to each consumer
+// as Emits of each would: a lossless consumer whose buffer is smaller
+// than the batch is woken to make room (no flush waited for: synctest
+// would see the emitter stuck), a live one keeps the newest, and a
+// consumer of some types gets only those.
+func TestEmitAllAsEmitEach(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var file, viewer, judged recorder
+		start := time.Now()
+		s := New(start, []Consumer{
+			{Name: "file", Handle: file.handle, Buffer: 8},
+			{Name: "viewer", Handle: viewer.handle, Live: true, Buffer: 1000},
+			{Name: "judged", Handle: judged.handle, Types: []Type{Judged}},
+		})
+		var batch []Event
+		for i := range int64(100) {
+			e := ev(i)
+			if i%3 == 0 {
+				e.Type = Judged
+			}
+			batch = append(batch, e)
+		}
+		at := start.Add(1500 * time.Microsecond)
+		done := make(chan struct{})
+		go func() {
+			s.EmitAll(at, batch)
+			close(done)
+		}()
+		synctest.Wait()
+		select {
+		case <-done:
+		default:
+			t.Fatal("EmitAll still waits for room with the consumer idle: it was not woken")
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		var all, every3 []int64
+		for i := range int64(100) {
+			all = append(all, i)
+			if i%3 == 0 {
+				every3 = append(every3, i)
+			}
+		}
+		for _, c := range []struct {
+			name string
+			r    *recorder
+			want []int64
+		}{{"file", &file, all}, {"viewer", &viewer, all}, {"judged", &judged, every3}} {
+			if got := c.r.seqs(); fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("%s got seqs %v, want %v", c.name, got, c.want)
+			}
+			for _, e := range c.r.got {
+				if e.TUS != 1500 {
+					t.Fatalf("%s: got t_us %d, want 1500", c.name, e.TUS)
+				}
+			}
+		}
+		for _, st := range s.Stats() {
+			if st.Lost != 0 {
+				t.Errorf("%s lost %d, want 0", st.Name, st.Lost)
+			}
+		}
+		if st := s.Stats()[0]; st.Stalls == 0 {
+			t.Errorf("file: 0 stalls, want some (100 events, a buffer of 8)")
+		}
+	})
+}

@@ -58,7 +58,7 @@ func (r *receiver) recorded(ctx context.Context, ss *session, it *Item) error {
 	if p == nil {
 		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded answer to a request that was not replayed"})
 	}
-	delete(ss.byRec, p.recKey)
+	ss.byRec.del(p.recKey)
 	p.expected = it
 	x.anchorHandshake(p)
 	if edits := p.req.expectEdits(); len(edits) > 0 { // set_result: expect what the rules say
@@ -194,7 +194,7 @@ func (r *receiver) arrive(ctx context.Context, a arrival) error {
 	if string(rpc.ID) == "null" {
 		faulted = ss.oldestFaulted() // a parse or invalid-request error to a fault
 	}
-	p, pr := pairLive(rpc.ID, inFlight{sent: ss.sent, faulted: faulted, faultsSent: ss.faultsSent(), late: ss.late})
+	p, pr := pairLive(rpc.ID, inFlight{sent: &ss.sent, faulted: faulted, faultsSent: ss.faultsSent(), late: ss.late})
 	switch pr {
 	case pairDuplicate, pairTolerated:
 		return nil

@@ -96,7 +96,7 @@ func (r *faults) died(ctx context.Context, ss *session, cause error) error {
 		return err
 	}
 	var lost []*pend
-	for _, p := range ss.sent {
+	for p := range ss.sent.all() {
 		if !p.answered() {
 			lost = append(lost, p)
 		}
@@ -178,7 +178,7 @@ func (r *faults) disconnect(ctx context.Context, ss *session, it *Item) error {
 	x.sentOrDropped(it)
 	x.ev.sent(it, sent)
 	var lost []*pend
-	for _, p := range ss.sent {
+	for p := range ss.sent.all() {
 		if !p.answered() {
 			lost = append(lost, p)
 		}
@@ -219,7 +219,7 @@ func (r *faults) disconnect(ctx context.Context, ss *session, it *Item) error {
 		if err := x.tx.process(ctx, ss, &again); err != nil {
 			return err
 		}
-		if p := find(ss.sent, again.SentID); p != nil && !p.answered() {
+		if p := ss.sent.get(again.SentID); p != nil && !p.answered() {
 			ss.waitFor = p // the session is held until the answer (see drain)
 		}
 	}

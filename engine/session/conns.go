@@ -73,11 +73,11 @@ func (r *requests) settleAtEnd(ctx context.Context) error {
 	x := r.x
 	ss := x.ss
 	var done []*pend
-	for _, p := range ss.sent {
+	for p := range ss.sent.all() {
 		switch {
 		case x.env.stale(p.req):
-			delete(ss.sent, p.key)
-			delete(ss.byRec, p.recKey)
+			ss.sent.del(p.key)
+			ss.byRec.del(p.recKey)
 			if !p.answered() {
 				ss.inflight--
 			}

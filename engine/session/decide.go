@@ -29,10 +29,10 @@ const (
 
 // inFlight is what pairLive reads of a session's requests in flight.
 type inFlight struct {
-	sent       map[string]*pend // by the id sent
-	faulted    *pend            // the oldest faulted request not yet answered, or nil
-	faultsSent bool             // an outbound fault was sent in the session
-	late       map[string]bool  // ids given up on (timed out)
+	sent       *pends          // by the id sent
+	faulted    *pend           // the oldest faulted request not yet answered, or nil
+	faultsSent bool            // an outbound fault was sent in the session
+	late       map[string]bool // ids given up on (timed out)
 }
 
 // pairLive decides which request in flight the live answer with id
@@ -41,7 +41,7 @@ type inFlight struct {
 // comes after its request timed out, and what matches nothing are told
 // apart.
 func pairLive(id []byte, f inFlight) (*pend, pairing) {
-	p := find(f.sent, id)
+	p := f.sent.get(id)
 	if p == nil && string(id) == "null" {
 		p = f.faulted
 	}
@@ -62,7 +62,7 @@ func pairLive(id []byte, f inFlight) (*pend, pairing) {
 // answer of: by its recorded id, or (an HTTP refusal with a null id) the
 // session's latest request whose recorded answer has not come; nil if none.
 func pairRecorded(s *session, it *Item) *pend {
-	if p := find(s.byRec, it.RPC.ID); p != nil {
+	if p := s.byRec.get(it.RPC.ID); p != nil {
 		return p
 	}
 	return s.refusedOver(it)

@@ -27,7 +27,16 @@ func request(seq int64, rec, sent string) *Item {
 }
 
 func pendOf(it *Item) *pend {
-	return &pend{req: it, key: jsonrpc.IDKey(it.SentID), recKey: jsonrpc.IDKey(it.RPC.ID)}
+	return &pend{req: it, key: keyOf(it.SentID), recKey: keyOf(it.RPC.ID)}
+}
+
+// pendsOf keys each pend by its sent id, as inFlight does.
+func pendsOf(ps ...*pend) *pends {
+	m := newPends()
+	for _, p := range ps {
+		m.put(p.key, p)
+	}
+	return &m
 }
 
 func TestPairLive(t *testing.T) {
@@ -39,7 +48,8 @@ func TestPairLive(t *testing.T) {
 	faulted.actual = &transport.Incoming{}
 	timedOut := pendOf(request(7, "4", "104"))
 	timedOut.timedOut = true
-	sent := map[string]*pend{"101": waiting, "102": answered, "103": faulted, "104": timedOut}
+	sent := pendsOf(waiting, answered, faulted, timedOut)
+	quoted := pendOf(request(1, "1", `"101"`))
 	tests := []struct {
 		name string
 		id   string
@@ -48,7 +58,9 @@ func TestPairLive(t *testing.T) {
 		pr   pairing
 	}{
 		{"the request sent with its id", "101", inFlight{sent: sent}, waiting, pairWith},
-		{"a string id of the same key", `"101"`, inFlight{sent: map[string]*pend{jsonrpc.IDKey([]byte(`"101"`)): waiting}}, waiting, pairWith},
+		{"a string id of the same key", `"101"`, inFlight{sent: pendsOf(quoted)}, quoted, pairWith},
+		{"a string id is not the number", `"101"`, inFlight{sent: sent}, nil, pairStray},
+		{"a number is not the string id", "101", inFlight{sent: pendsOf(quoted)}, nil, pairStray},
 		{"a null id is the oldest faulted request's", "null", inFlight{sent: sent, faulted: waiting}, waiting, pairWith},
 		{"a null id with no faulted request is a stray", "null", inFlight{sent: sent}, nil, pairStray},
 		{"the second answer of a faulted message", "103", inFlight{sent: sent}, faulted, pairDuplicate},
@@ -72,7 +84,8 @@ func TestPairRecorded(t *testing.T) {
 	first := pendOf(request(1, "1", "101"))
 	later := pendOf(request(3, "2", "102"))
 	s := newSession("s1", nil)
-	s.byRec[first.recKey], s.byRec[later.recKey] = first, later
+	s.byRec.put(first.recKey, first)
+	s.byRec.put(later.recKey, later)
 	answer := func(id string, overHTTP bool) *Item {
 		msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32700,"message":"x"}}`, id)
 		rpc, _ := jsonrpc.Parse([]byte(msg))

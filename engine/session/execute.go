@@ -17,8 +17,8 @@ import (
 type pend struct {
 	req      *Item
 	sess     *session
-	key      string // the sent id
-	recKey   string // the recorded id
+	key      idKey // the sent id
+	recKey   idKey // the recorded id
 	sent     time.Time
 	deadline time.Time
 	expected *Item
@@ -184,9 +184,9 @@ func (r *requests) inFlight(ss *session, it *Item, sent time.Time) *pend {
 	x := r.x
 	p := r.newPend()
 	*p = pend{req: it, sess: ss, sent: sent, deadline: sent.Add(x.env.Timeout)}
-	p.key, p.recKey = jsonrpc.IDKeys(it.SentID, it.RPC.ID)
-	ss.sent[p.key] = p
-	ss.byRec[p.recKey] = p
+	p.key, p.recKey = keysOf(it.SentID, it.RPC.ID)
+	ss.sent.put(p.key, p)
+	ss.byRec.put(p.recKey, p)
 	ss.inflight++
 	x.rq.live++
 	x.rq.fifo = append(x.rq.fifo, p)

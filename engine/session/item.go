@@ -128,6 +128,11 @@ type Outcome struct {
 	// Edited is the recorded answer as set_result rules changed it; nil:
 	// as recorded.
 	Edited []byte
+	// AsRecorded: Actual is Expected's recorded bytes (not Edited: there
+	// is none) with only the id changed, as the actor found when it
+	// parsed it (jsonrpc.Message.Rebase); validate need not compare them
+	// again (validator.Validator.CheckSame).
+	AsRecorded bool
 }
 
 // ExpectedMsg is the recorded answer the live one is compared with.

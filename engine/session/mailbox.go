@@ -36,16 +36,22 @@ func (m *mailbox) put(it *Item) bool { return m.add(func() { m.items = append(m.
 func (m *mailbox) ask(r actorReq) bool { return m.add(func() { m.reqs = append(m.reqs, r) }) }
 
 // add runs appendTo under the lock, unless the actor has returned, and
-// wakes the actor.
+// wakes the actor if the mailbox was empty. If it was not, the put that
+// filled it woke the actor, which has not taken yet: its take, after that
+// wake-up, takes this too. (A wake-up per item cost the router a channel
+// send for each.)
 func (m *mailbox) add(appendTo func()) bool {
 	m.mu.Lock()
 	if m.gone {
 		m.mu.Unlock()
 		return false
 	}
+	empty := len(m.items) == 0 && len(m.reqs) == 0
 	appendTo()
 	m.mu.Unlock()
-	m.signal()
+	if empty {
+		m.signal()
+	}
 	return true
 }
 

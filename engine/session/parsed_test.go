@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/transformer"
 	"github.com/replayctl/replayctl/transport"
 )
 
@@ -118,6 +119,60 @@ func TestParseLiveAsParse(t *testing.T) {
 		}
 		if wantAs := i < 3; (as == a.rq.fifo[1]) != wantAs || as != nil && !wantAs {
 			t.Errorf("parseLive(%s): as recorded by %v, want %v", msg, as != nil, wantAs)
+		}
+	}
+}
+
+// An outcome is AsRecorded exactly when its live answer is the recorded
+// one with only the id changed and no set_result rule edited what is
+// expected: validate then need not compare them.
+func TestOutcomeAsRecorded(t *testing.T) {
+	const n = 20
+	its := calls(t, n)
+	path, err := transformer.ParsePath("$.result.x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var differs, edited *Item
+	for i, it := range its {
+		if !isRequest(it) {
+			continue
+		}
+		id := fmt.Appendf(nil, "%d", 1_000_000+i)
+		it.Out, it.SentID = it.RPC.WithID(id), id
+		switch i {
+		case 10:
+			differs = it
+		case 14:
+			edited = it
+			it.Rules = &Ruled{ExpectEdits: []transformer.Edit{{Path: path, Value: []byte("1")}}}
+		}
+	}
+	answer := func(msg []byte) [][]byte {
+		if bytes.Equal(msg, differs.Out) {
+			rpc, _ := jsonrpc.Parse(msg)
+			return [][]byte{[]byte(`{"jsonrpc":"2.0","id":` + string(rpc.ID) + `,"result":{"x":2}}`)}
+		}
+		return echo(msg)
+	}
+	c := &scripted{in: make(chan transport.Incoming, 8), answer: answer}
+	s, err := replay(t, env(t, &dialer{c: c}, fast), its)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs := s.bySeq()
+	for _, it := range its {
+		if !isRequest(it) {
+			continue
+		}
+		o := outs[it.Rec.Seq]
+		if o == nil || o.Actual == nil || o.Expected == nil {
+			t.Fatalf("seq %d: outcome %+v", it.Rec.Seq, o)
+		}
+		// initialize: echo's answer is not the recorded one.
+		want := it != differs && it != edited && it.RPC.Method != "initialize"
+		if o.AsRecorded != want {
+			t.Errorf("seq %d %s: AsRecorded %v, want %v (answer %s, recorded %s)", it.Rec.Seq, it.RPC.Method, o.AsRecorded, want, o.Actual.Msg, o.Expected.Rec.Msg)
 		}
 	}
 }

@@ -58,7 +58,7 @@ func (r *requests) timeOut(ctx context.Context, p *pend, why string) error {
 	x := r.x
 	p.timedOut = true
 	p.sess.inflight--
-	p.sess.gaveUp(p.key)
+	p.sess.gaveUp(p.key.String())
 	x.anchorHandshake(p)
 	if conn := p.sess.conn; conn != nil && p.req.RPC.Method != mcp.MethodInitialize {
 		note := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":%s}}`, p.req.SentID, jsonString("replayctl: "+why))
@@ -103,7 +103,7 @@ func (r *requests) settle(ctx context.Context, ss *session) error {
 	}
 	ss.settled = true
 	var orphans []*pend
-	for _, p := range ss.sent {
+	for p := range ss.sent.all() {
 		if p.answered() && p.expected == nil || x.rq.endListen(p) {
 			orphans = append(orphans, p)
 		}
@@ -134,7 +134,7 @@ func (r *requests) settle(ctx context.Context, ss *session) error {
 // answer.
 func (r *requests) notesIfQuiet(ctx context.Context, ss *session) error {
 	x := r.x
-	if !ss.settled || len(ss.sent) > 0 || ss.notesCompared {
+	if !ss.settled || ss.sent.len() > 0 || ss.notesCompared {
 		return nil
 	}
 	ss.notesCompared = true
@@ -151,8 +151,8 @@ func (r *requests) finish(ctx context.Context, p *pend) error {
 	if retried, err := x.rq.retry(ctx, p); retried || err != nil {
 		return err
 	}
-	delete(p.sess.sent, p.key)
-	delete(p.sess.byRec, p.recKey)
+	p.sess.sent.del(p.key)
+	p.sess.byRec.del(p.recKey)
 	x.rq.live--
 	x.rq.learnLive(p.sess, p)
 	if p.sess.waitFor == p {
@@ -160,7 +160,8 @@ func (r *requests) finish(ctx context.Context, p *pend) error {
 	}
 	// In the pend's own memory (a request is finished once): no
 	// allocation of its own.
-	p.out = Outcome{Epoch: p.req.Epoch, Req: p.req, Expected: p.expected, Edited: p.edited, Actual: p.actual, Sent: p.sent, Timeout: p.timedOut, Stream: p.listenEnded}
+	p.out = Outcome{Epoch: p.req.Epoch, Req: p.req, Expected: p.expected, Edited: p.edited, Actual: p.actual, Sent: p.sent, Timeout: p.timedOut, Stream: p.listenEnded,
+		AsRecorded: p.asRecorded && p.actual != nil && p.expected != nil && p.edited == nil}
 	o := &p.out
 	switch {
 	case p.timedOut:
@@ -263,14 +264,14 @@ func (r *requests) resend(ctx context.Context, p *pend) error {
 	p.replaced = true
 	np.attempts++
 	np.req.Out, np.req.SentID = rpc.WithID(id), id
-	np.key, np.actual, np.timedOut, np.sendErr, np.asRecorded = jsonrpc.IDKey(id), nil, false, nil, false
+	np.key, np.actual, np.timedOut, np.sendErr, np.asRecorded = keyOf(id), nil, false, nil, false
 	np.sent = time.Now()
 	np.deadline = np.sent.Add(x.env.Timeout)
 	ss := p.sess
-	delete(ss.sent, p.key)
-	ss.sent[np.key] = &np
-	if ss.byRec[p.recKey] == p {
-		ss.byRec[p.recKey] = &np
+	ss.sent.del(p.key)
+	ss.sent.put(np.key, &np)
+	if ss.byRec.at(p.recKey) == p {
+		ss.byRec.put(p.recKey, &np)
 	}
 	if ss.waitFor == p {
 		ss.waitFor = &np
@@ -292,11 +293,11 @@ func (r *requests) injectError(ss *session, it *Item) error {
 	answer := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, it.RPC.ID, it.injectError())
 	p := &pend{
 		req: it, sess: ss, sent: now, deadline: now.Add(x.env.Timeout),
-		key: jsonrpc.IDKey(it.SentID), recKey: jsonrpc.IDKey(it.RPC.ID),
+		key: keyOf(it.SentID), recKey: keyOf(it.RPC.ID),
 		actual: &transport.Incoming{Msg: answer, At: now},
 	}
-	ss.sent[p.key] = p
-	ss.byRec[p.recKey] = p
+	ss.sent.put(p.key, p)
+	ss.byRec.put(p.recKey, p)
 	x.rq.live++
 	return nil
 }
@@ -308,7 +309,7 @@ func (r *requests) injectError(ss *session, it *Item) error {
 func (r *requests) abandon(ctx context.Context, cause error) {
 	x := r.x
 	var left []*pend
-	for _, p := range x.ss.sent {
+	for p := range x.ss.sent.all() {
 		if !p.answered() {
 			left = append(left, p)
 		}

@@ -16,8 +16,8 @@ import (
 type session struct {
 	name  string
 	conn  transport.Conn // nil while it is being dialled
-	sent  map[string]*pend
-	byRec map[string]*pend
+	sent  pends          // by the id sent
+	byRec pends          // by the id recorded
 
 	inflight int   // requests sent and not answered
 	waitFor  *pend // the order rule holds the session until this is answered
@@ -86,8 +86,8 @@ type session struct {
 func newSession(name string, conn transport.Conn) *session {
 	return &session{
 		name: name, conn: conn,
-		sent:          make(map[string]*pend),
-		byRec:         make(map[string]*pend),
+		sent:          newPends(),
+		byRec:         newPends(),
 		serverMethods: make(map[string]string),
 		unreadAsks:    make(map[string]string),
 		answers:       make(map[string][]*Item),
@@ -124,15 +124,6 @@ func (s *session) holdReason(maxInflight int) string {
 	return ""
 }
 
-// find looks a pend up by raw id bytes: the bytes as they are first (no
-// allocation), then the canonical key.
-func find(m map[string]*pend, id []byte) *pend {
-	if p, ok := m[string(id)]; ok {
-		return p
-	}
-	return m[jsonrpc.IDKey(id)]
-}
-
 // refusedOver returns the request a recorded error with a null id
 // answers, when it came over HTTP (it carries HTTP metadata): a server
 // that refused a POST before reading its id (an HTTP 400 whose JSON-RPC
@@ -144,7 +135,7 @@ func (s *session) refusedOver(it *Item) *pend {
 		return nil
 	}
 	var latest *pend
-	for _, p := range s.byRec {
+	for p := range s.byRec.all() {
 		if latest == nil || p.req.Rec.Seq > latest.req.Rec.Seq {
 			latest = p
 		}
