@@ -128,9 +128,12 @@ func TestConfigCheckNotesMissingEnv(t *testing.T) {
 	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res := replayctl(t, "config", "check", path)
+	res := replayctl(t, "config", "check", "--allow-missing-env", path)
 	if res.code != exitOK || !strings.Contains(res.stderr, "note: ${env.REPLAYCTL_TEST_NOT_SET} is not set here; run refuses the file where it is not") {
-		t.Errorf("got exit %d, stderr %q; want 0 and a note naming the variable", res.code, res.stderr)
+		t.Errorf("--allow-missing-env: got exit %d, stderr %q; want 0 and a note naming the variable", res.code, res.stderr)
+	}
+	if res := replayctl(t, "config", "check", path); res.code != exitBadInput || !strings.Contains(res.stderr, "${env.REPLAYCTL_TEST_NOT_SET} is not set") {
+		t.Errorf("without --allow-missing-env: got exit %d, stderr %q; want 2 naming the variable", res.code, res.stderr)
 	}
 	if run := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "--config", path); run.code != exitBadInput || !strings.Contains(run.stderr, "REPLAYCTL_TEST_NOT_SET") {
 		t.Errorf("run: got exit %d, stderr %q; want 2 naming the variable", run.code, run.stderr)
