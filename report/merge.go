@@ -152,6 +152,7 @@ func Merge(reports []*Report, opts ...MergeOption) (*Report, error) {
 	if len(aborted) > 0 {
 		out.Abort(strings.Join(aborted, "; "))
 	}
+	out.Load = out.Load.cutShort(out.Summary.Stopped)
 	ts, err := mergedThresholds(reports, cfg.thresholds)
 	if err != nil {
 		return nil, err
