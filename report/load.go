@@ -177,8 +177,12 @@ func (l Load) cutShort(stop StopKind) Load {
 	if stop != StopInterrupted {
 		why = "the replay stopped early (" + string(stop) + ")"
 	}
+	sent := pluralGrouped(l.Requests+l.Handshakes, "request") // at realtime and Nx the notifications are not counted
+	if l.Notifications > 0 {
+		sent = pluralGrouped(l.Requests+l.Notifications, "client message")
+	}
 	l.Verdict = fmt.Sprintf("not judged: %s; a schedule cut short has no rate to judge (%s sent before the stop, lag p99 %s)",
-		why, pluralGrouped(l.Requests+l.Notifications+l.Handshakes, "client message"), loadMS(l.LagP99MS))
+		why, sent, loadMS(l.LagP99MS))
 	return l
 }
 
