@@ -276,6 +276,16 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	if shard != nil {                                                         // the tape's own too: a shard reads every message of it
 		totalMessages = shard.read / int64(max(e.cfg.Sessions, 1))
 	}
+	sessions, sessionsAsked := int(e.counters.sessions.Load()), 0
+	if err != nil { // stopped early: the loader's counts are of what it read
+		sessions = col.Dialled() // those it began to read may not have started
+		if n, recorded, ok := e.countTape(); ok {
+			totalMessages = n
+			if shard == nil { // a shard's share of the sessions is its own
+				sessionsAsked = recorded * max(e.cfg.Sessions, 1)
+			}
+		}
+	}
 	var seed *int64
 	if e.cfg.Chaos != nil {
 		s := e.cfg.Chaos.Seed()
@@ -285,7 +295,8 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	rep := col.Report(report.Meta{
 		Seed:          seed,
 		Tape:          e.cfg.Source.Name(),
-		Sessions:      int(e.counters.sessions.Load()),
+		Sessions:      sessions,
+		SessionsAsked: sessionsAsked,
 		TotalMessages: totalMessages,
 		Shard:         shardMeta,
 		Target:        e.cfg.Target,

@@ -47,10 +47,14 @@ func (e *Engine) startEvents(ctx context.Context, start time.Time, col *report.C
 // owns until the stream is closed.
 func collectorConsumer(col *report.Collector) event.Consumer {
 	return event.Consumer{
-		Name: collectorName, Types: []event.Type{event.Judged}, Kept: true,
+		Name: collectorName, Types: []event.Type{event.Judged, event.Dialled}, Kept: true,
 		Handle: func(batch []event.Event) error {
 			for i := range batch {
 				ev := &batch[i]
+				if ev.Type == event.Dialled {
+					col.AddDialled(ev.Session)
+					continue
+				}
 				if ev.Fault != nil {
 					col.AddFault(*ev.Fault)
 				}

@@ -149,7 +149,7 @@ func CheckConfig(path string, file *config.File, opts ...Option) error {
 // MissingEnv lists the environment variables that file's transformations
 // read (${env.NAME}) and that are not set: New refuses the file while one
 // of them is missing. CheckConfig does not, since a file is often checked
-// where its secrets are not.
+// where its secrets are not; CheckEnv does.
 func MissingEnv(file *config.File) []string {
 	var missing []string
 	lookup := transformer.WithEnv(func(name string) (string, bool) {
@@ -160,6 +160,17 @@ func MissingEnv(file *config.File) []string {
 	})
 	_, _ = transformRules(file.Transformations, lookup) // their errors are CheckConfig's
 	return missing
+}
+
+// CheckEnv returns the error New returns for a file whose transformations
+// read an environment variable (${env.NAME}) that is not set: a
+// *ConfigError naming path, the rule, its line and the variable; nil when
+// every one is set. It assumes CheckConfig passed the file.
+func CheckEnv(path string, file *config.File) error {
+	if _, err := transformRules(file.Transformations); err != nil {
+		return &ConfigError{Path: path, Err: err}
+	}
+	return nil
 }
 
 // checkRules checks what a config's YAML decoding cannot: transformation

@@ -83,6 +83,8 @@ type Collector struct {
 	reqDue, reqSent              timeSpan // client requests sent after the handshake: their due and send times
 	msgDue, msgSent              timeSpan // client requests and notifications sent, the handshake's too
 
+	dialled map[string]struct{} // sessions whose connection opened (AddDialled)
+
 	timeline        []timelineItem
 	timelineOmitted int64
 	failures        []Failure
@@ -148,6 +150,18 @@ func (c *Collector) Start(t time.Time) { c.start = t }
 // Finish records when the replay ended. Without Finish, the latest time
 // seen in a result is used.
 func (c *Collector) Finish(t time.Time) { c.finish = t }
+
+// AddDialled counts session as started: its connection opened (once
+// for each session, however often it reconnects).
+func (c *Collector) AddDialled(session string) {
+	if c.dialled == nil {
+		c.dialled = make(map[string]struct{})
+	}
+	c.dialled[session] = struct{}{}
+}
+
+// Dialled is how many sessions AddDialled counted.
+func (c *Collector) Dialled() int { return len(c.dialled) }
 
 // Add counts one result. It does not allocate for a passing result once the
 // timeline is full.

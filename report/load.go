@@ -163,6 +163,29 @@ func (c *Collector) load(speed *scheduler.Speed, sessions int, lag, held Stats) 
 	return l
 }
 
+// cutShort is l of a paced replay that stopped before the end of its
+// tape (stop, "" for none): not judged. The messages sent before the stop
+// are kept, but their rate is not one of the schedule — the sends of a
+// run stopped at start-up span a moment, and a rate over that moment is
+// noise (29,244/s at 0.05x) — so the rates are 0 and Delivered false.
+func (l Load) cutShort(stop StopKind) Load {
+	if !l.Applicable || stop == "" {
+		return l
+	}
+	l.IntendedRatePerS, l.AchievedRatePerS, l.AchievedRatio, l.Delivered = 0, 0, 0, false
+	why := "the replay was interrupted"
+	if stop != StopInterrupted {
+		why = "the replay stopped early (" + string(stop) + ")"
+	}
+	sent := pluralGrouped(l.Requests+l.Handshakes, "request") // at realtime and Nx the notifications are not counted
+	if l.Notifications > 0 {
+		sent = pluralGrouped(l.Requests+l.Notifications, "client message")
+	}
+	l.Verdict = fmt.Sprintf("not judged: %s; a schedule cut short has no rate to judge (%s sent before the stop, lag p99 %s)",
+		why, sent, loadMS(l.LagP99MS))
+	return l
+}
+
 // rateKept reports whether the achieved rate is at least DeliveredRatio
 // of the intended one, or no rate was intended.
 func (l Load) rateKept() bool {

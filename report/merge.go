@@ -152,6 +152,7 @@ func Merge(reports []*Report, opts ...MergeOption) (*Report, error) {
 	if len(aborted) > 0 {
 		out.Abort(strings.Join(aborted, "; "))
 	}
+	out.Load = out.Load.cutShort(out.Summary.Stopped)
 	ts, err := mergedThresholds(reports, cfg.thresholds)
 	if err != nil {
 		return nil, err
@@ -376,6 +377,7 @@ func mergedMeta(reports []*Report, cfg mergeConfig) (Meta, error) {
 			seedsAgree = false
 		}
 		m.Sessions += s.Sessions
+		m.SessionsAsked += max(s.SessionsAsked, s.Sessions) // a whole run's asked are its sessions
 		// Each run, and each shard, reads the whole tape: its count once.
 		onTape[s.Tape] = max(onTape[s.Tape], s.TotalMessages)
 		m.Skipped += s.Skipped
@@ -385,6 +387,9 @@ func mergedMeta(reports []*Report, cfg mergeConfig) (Meta, error) {
 	}
 	for _, n := range onTape {
 		m.TotalMessages += n
+	}
+	if m.SessionsAsked <= m.Sessions { // every session asked started
+		m.SessionsAsked = 0
 	}
 	m.Tape = strings.Join(tapes, ", ")
 	m.Target = strings.Join(targets, ", ")

@@ -39,6 +39,7 @@ type Stop struct {
 // and judges the thresholds. Call it once, when the replay has returned.
 func (r *Report) Conclude(stop Stop, ts []Threshold) {
 	r.Summary.Stopped = stop.Kind
+	r.Load = r.Load.cutShort(stop.Kind)
 	if stop.Why != "" {
 		r.Abort(stop.Why)
 	}

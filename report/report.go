@@ -11,8 +11,12 @@ import (
 
 // Meta is what the engine knows about the run as a whole.
 type Meta struct {
-	Tape     string
-	Sessions int
+	Tape string
+	// Sessions is how many sessions started; SessionsAsked, when the
+	// replay stopped before they all did, how many it was to run (the
+	// tape's sessions times the copies of each), 0 when not known.
+	Sessions      int
+	SessionsAsked int
 	// TotalMessages is the number of messages on the tape (or in the
 	// replayed window), a shard's too (it reads the whole tape); 0 means
 	// "use the number of results".
@@ -94,13 +98,16 @@ type Summary struct {
 	Config string `json:"config,omitempty"`
 	// Speed is written as the command line takes it ("10x", "fast",
 	// "rps:500"), and left out when not known.
-	Speed         *scheduler.Speed `json:"speed,omitempty"`
-	Sessions      int              `json:"sessions"`
-	TotalMessages int64            `json:"total_messages"`
-	Sent          int64            `json:"sent"`
-	Received      int64            `json:"received"`
-	Skipped       int64            `json:"skipped"`
-	DurationMS    float64          `json:"duration_ms"`
+	Speed    *scheduler.Speed `json:"speed,omitempty"`
+	Sessions int              `json:"sessions"`
+	// SessionsAsked is how many sessions a replay stopped early was to
+	// run, when it is known (Sessions is how many started); 0 otherwise.
+	SessionsAsked int     `json:"sessions_asked,omitempty"`
+	TotalMessages int64   `json:"total_messages"`
+	Sent          int64   `json:"sent"`
+	Received      int64   `json:"received"`
+	Skipped       int64   `json:"skipped"`
+	DurationMS    float64 `json:"duration_ms"`
 	// StartedAt and FinishedAt are when the replay started and ended
 	// (timeline times count from StartedAt).
 	StartedAt   time.Time `json:"started_at,omitzero"`
@@ -262,6 +269,7 @@ func (c *Collector) Report(meta Meta) Report {
 			Target:        meta.Target,
 			Speed:         meta.Speed,
 			Sessions:      meta.Sessions,
+			SessionsAsked: meta.SessionsAsked,
 			TotalMessages: total,
 			Sent:          c.sent,
 			Received:      c.received,

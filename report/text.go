@@ -106,7 +106,10 @@ func (t *textWriter) header(r Report) {
 	if s.Speed != nil {
 		extra = append(extra, s.Speed.String())
 	}
-	if s.Sessions > 0 {
+	switch {
+	case s.SessionsAsked > s.Sessions:
+		extra = append(extra, fmt.Sprintf("%d of %s started", s.Sessions, english.Count(int64(s.SessionsAsked), "session")))
+	case s.Sessions > 0:
 		extra = append(extra, english.Count(int64(s.Sessions), "session"))
 	}
 	if s.Shard != nil {

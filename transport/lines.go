@@ -178,6 +178,11 @@ type ndjsonWriter struct {
 	broken  atomic.Bool     // a cancelled write left part of a line
 }
 
+// errInputClosed is wrapped by send's error when the reader closed its end
+// of the pipe (EPIPE): the server has probably exited, and its exit status
+// says more than the send.
+var errInputClosed = errors.New("it has probably exited")
+
 // send writes msg and a newline in one Write. It returns when the bytes
 // are in the pipe, or when ctx is done; a send cut short in the middle of
 // a line leaves the writer unusable (later sends fail), since the server
@@ -234,7 +239,7 @@ func (w *ndjsonWriter) send(ctx context.Context, msg []byte) error {
 	case errors.Is(err, os.ErrClosed):
 		return ErrClosed
 	case errors.Is(err, syscall.EPIPE):
-		return fmt.Errorf("%w: send to %s: it no longer reads its %s: it has probably exited", ErrTarget, w.name, w.input)
+		return fmt.Errorf("%w: send to %s: it no longer reads its %s: %w", ErrTarget, w.name, w.input, errInputClosed)
 	}
 	return fmt.Errorf("send to %s: %w", w.name, err)
 }

@@ -68,17 +68,18 @@ func (s Stdio) Dial(ctx context.Context, session string) (Conn, error) {
 		in:         make(chan Incoming),
 		closing:    make(chan struct{}),
 		stderrTail: newTail(stderrTailBytes),
+		stderrDone: make(chan struct{}),
 	}
 	c.w = ndjsonWriter{f: proc.Stdin(), name: fmt.Sprintf("server %q", name), input: "stdin", closing: c.closing}
 	c.out = newNDJSONReader(c.log, "stdout", "a stdout line of "+c.w.name, s.MaxMessage, c.closing)
 	c.out.onFault = s.OnFault
 	c.log.Debug().Str("command", name).Msg("server started")
-	stdoutDone, stderrDone := make(chan struct{}), make(chan struct{})
+	stdoutDone := make(chan struct{})
 	c.wg.Add(4)
 	go func() { defer c.wg.Done(); c.out.read(proc.Stdout()) }()
 	go func() { defer c.wg.Done(); defer close(stdoutDone); c.out.inbox.pump(c.in, c.closing) }()
-	go func() { defer c.wg.Done(); defer close(stderrDone); c.readStderr() }()
-	go func() { defer c.wg.Done(); c.supervise(stdoutDone, stderrDone) }()
+	go func() { defer c.wg.Done(); defer close(c.stderrDone); c.readStderr() }()
+	go func() { defer c.wg.Done(); c.supervise(stdoutDone) }()
 	return c, nil
 }
 
@@ -95,6 +96,7 @@ type StdioConn struct {
 	closing chan struct{} // closed by Close
 
 	stderrTail *tail
+	stderrDone chan struct{} // closed when the server's stderr is read to its end
 
 	errMu sync.Mutex // guards err
 	err   error
@@ -131,7 +133,40 @@ func (c *StdioConn) Err() error {
 // returns when the bytes are in the pipe, or when ctx is done; a Send cut
 // short in the middle of a line leaves the connection unusable (later
 // Sends fail), since the server would read a torn message.
-func (c *StdioConn) Send(ctx context.Context, msg []byte) error { return c.w.send(ctx, msg) }
+// When the write fails because the server closed its stdin, Send waits
+// (up to exitWait, or until ctx is done) for the server to exit and
+// returns its *ExitError, with status and stderr tail.
+func (c *StdioConn) Send(ctx context.Context, msg []byte) error {
+	err := c.w.send(ctx, msg)
+	if errors.Is(err, errInputClosed) {
+		if exit := c.awaitExit(ctx); exit != nil {
+			return exit
+		}
+	}
+	return err
+}
+
+// exitWait is how long a Send that found the server's stdin closed waits
+// for the server to exit, to say why it stopped.
+const exitWait = 2 * time.Second
+
+// awaitExit waits up to exitWait for the server to exit, then up to
+// stderrGrace for its last stderr lines, and returns its *ExitError; nil
+// when it did not exit in time, or ctx is done, or the connection closed.
+func (c *StdioConn) awaitExit(ctx context.Context) *ExitError {
+	t := time.NewTimer(exitWait)
+	defer t.Stop()
+	select {
+	case <-c.proc.Exited():
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return nil
+	case <-c.closing:
+		return nil
+	}
+	return c.exitError()
+}
 
 // Close closes the server's stdin, waits up to StopTimeout for it to exit,
 // then sends SIGTERM, waits again, then SIGKILL. It returns when the
@@ -169,7 +204,7 @@ func (c *StdioConn) Kill() error {
 // supervise closes Incoming once stdout is done and the process has
 // exited, after setting Err; or, when a stdout line was too long, once the
 // lines before it are delivered (the process is left to Close).
-func (c *StdioConn) supervise(stdoutDone, stderrDone <-chan struct{}) {
+func (c *StdioConn) supervise(stdoutDone <-chan struct{}) {
 	defer close(c.in)
 	<-stdoutDone
 	if err := c.out.failure(); err != nil {
@@ -186,11 +221,18 @@ func (c *StdioConn) supervise(stdoutDone, stderrDone <-chan struct{}) {
 		return
 	default:
 	}
-	// Let the stderr reader catch the last words, but not forever: a
-	// child of the server may hold stderr open.
+	e := c.exitError()
+	c.log.Debug().Err(e).Msg("server ended")
+	c.setErr(e)
+}
+
+// exitError is the *ExitError of the exited server. It lets the stderr
+// reader catch the last words first, but not forever (stderrGrace): a
+// child of the server may hold stderr open.
+func (c *StdioConn) exitError() *ExitError {
 	t := time.NewTimer(stderrGrace)
 	select {
-	case <-stderrDone:
+	case <-c.stderrDone:
 	case <-t.C:
 	case <-c.closing:
 	}
@@ -204,8 +246,7 @@ func (c *StdioConn) supervise(stdoutDone, stderrDone <-chan struct{}) {
 	if err != nil {
 		e.Signal = "unknown (" + err.Error() + ")"
 	}
-	c.log.Debug().Err(e).Msg("server ended")
-	c.setErr(e)
+	return e
 }
 
 func (c *StdioConn) setErr(err error) {

@@ -245,3 +245,34 @@ func TestStdioDialErrors(t *testing.T) {
 		})
 	}
 }
+
+// A server that closes its stdin and exits on its own a moment later (as
+// one that checks its configuration first): the Send that finds the pipe
+// closed says the exit status and the last stderr lines, not only that the
+// server stopped reading. The server waits on a FIFO between closing stdin
+// and exiting, so the write always fails before the exit.
+func TestStdioSendToExitingServerSaysStatus(t *testing.T) {
+	fifo := t.TempDir() + "/release"
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatalf("mkfifo: %v", err)
+	}
+	script := `exec 0<&-; echo "Error: missing API_KEY" >&2; read x < "$1"; exit 1`
+	c := dialStdio(t, Stdio{Command: []string{"sh", "-c", script, "sh", fifo}})
+	// Opening the write end returns once the server has closed its stdin
+	// and opened the read end; closing it lets the server exit.
+	release, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatalf("open fifo: %v", err)
+	}
+	sent := make(chan error, 1)
+	go func() { sent <- c.Send(t.Context(), []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize"}`)) }()
+	_ = release.Close()
+	err = <-sent
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Status != 1 || !strings.Contains(ee.Stderr, "Error: missing API_KEY") {
+		t.Fatalf("Send: got %v, want the *ExitError with status 1 and the stderr line", err)
+	}
+	if !errors.Is(err, ErrTarget) {
+		t.Errorf("errors.Is(Send's error, ErrTarget): got false, want true")
+	}
+}

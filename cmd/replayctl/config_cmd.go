@@ -48,6 +48,7 @@ performance, chaos and thresholds. Flags override it.
 // accepts the command accepts too.
 func (a *app) configCheckCommand() *cobra.Command {
 	var forCmd, output string
+	var allowMissingEnv bool
 	cmd := &cobra.Command{
 		Use:   "check FILE",
 		Short: "Check a config file as run (or debug) would: exit 0 and a summary, or exit 2 and what is wrong",
@@ -57,9 +58,10 @@ what the command would refuse. The two differ: run refuses
 error_handling.strategy pause, which only a debug session can resume, and
 debug refuses performance.sessions above 1.
 
-Environment variables the transformations read (${env.NAME}) need not be
-set here; those that are not are listed, as run refuses the file without
-them.
+Environment variables the transformations read (${env.NAME}) must be set,
+as the command refuses the file without them: an unset one is an error,
+exit 2. With --allow-missing-env (to check a file where its secrets are
+not set) those that are not set are listed instead, exit 0.
 
 What the file allows but doubts (an ignore path "$" or "**", which
 ignores every answer whole) is printed as a warning, exit 0.
@@ -83,7 +85,7 @@ with exit status 2.`,
 				return usageError("--for %q: want run or debug", forCmd)
 			}
 			path := args[0]
-			res, err := checkConfig(path, forCmd, opts)
+			res, err := checkConfig(path, forCmd, allowMissingEnv, opts)
 			if output == "json" {
 				if err := writeJSON(cmd.OutOrStdout(), res); err != nil {
 					return err
@@ -115,6 +117,7 @@ with exit status 2.`,
 		},
 	}
 	cmd.Flags().StringVar(&forCmd, "for", "run", "check the file as this command reads it: run or debug")
+	cmd.Flags().BoolVar(&allowMissingEnv, "allow-missing-env", false, "take a file whose ${env.NAME} are not set here, listing them (as where its secrets are not)")
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "text or json")
 	registerValues(cmd, "for", "run", "debug")
 	registerValues(cmd, "output", outputs...)
@@ -173,8 +176,9 @@ type ConfigCounts struct {
 
 // checkConfig loads and checks the config file at path as the command
 // forCmd reads it (with opts), and says what it found; the error is
-// also in the result, with its line and key when known.
-func checkConfig(path, forCmd string, opts []replay.Option) (configCheck, error) {
+// also in the result, with its line and key when known. An unset
+// ${env.NAME} is an error, as for the command, unless allowMissingEnv.
+func checkConfig(path, forCmd string, allowMissingEnv bool, opts []replay.Option) (configCheck, error) {
 	res := configCheck{File: path, For: forCmd}
 	fail := func(err error) (configCheck, error) {
 		for _, e := range eachError(err) {
@@ -197,6 +201,11 @@ func checkConfig(path, forCmd string, opts []replay.Option) (configCheck, error)
 			err = fmt.Errorf("%w; replayctl debug takes the file as it is (config check --for debug)", err)
 		}
 		return fail(err)
+	}
+	if !allowMissingEnv {
+		if err := replay.CheckEnv(path, f); err != nil {
+			return fail(err)
+		}
 	}
 	res.OK = true
 	res.ConfigCounts = &ConfigCounts{

@@ -8,6 +8,9 @@ import (
 )
 
 func TestConfigCommand(t *testing.T) {
+	// The example's transformations read ${env.AUTH_TOKEN}: it checks
+	// where that is set, as run takes it there.
+	t.Setenv("AUTH_TOKEN", "token-of-the-check")
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		path := filepath.Join(dir, name)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,12 +128,51 @@ func TestConfigCheckNotesMissingEnv(t *testing.T) {
 	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res := replayctl(t, "config", "check", path)
+	res := replayctl(t, "config", "check", "--allow-missing-env", path)
 	if res.code != exitOK || !strings.Contains(res.stderr, "note: ${env.REPLAYCTL_TEST_NOT_SET} is not set here; run refuses the file where it is not") {
-		t.Errorf("got exit %d, stderr %q; want 0 and a note naming the variable", res.code, res.stderr)
+		t.Errorf("--allow-missing-env: got exit %d, stderr %q; want 0 and a note naming the variable", res.code, res.stderr)
+	}
+	if res := replayctl(t, "config", "check", path); res.code != exitBadInput || !strings.Contains(res.stderr, "${env.REPLAYCTL_TEST_NOT_SET} is not set") {
+		t.Errorf("without --allow-missing-env: got exit %d, stderr %q; want 2 naming the variable", res.code, res.stderr)
 	}
 	if run := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "--config", path); run.code != exitBadInput || !strings.Contains(run.stderr, "REPLAYCTL_TEST_NOT_SET") {
 		t.Errorf("run: got exit %d, stderr %q; want 2 naming the variable", run.code, run.stderr)
+	}
+}
+
+// TestConfigCheckRefusesMissingEnvAsRunDoes: the file `config example`
+// prints reads ${env.AUTH_TOKEN}; where it is not set, run refuses the
+// file, so config check does too, with run's error and exit status.
+func TestConfigCheckRefusesMissingEnvAsRunDoes(t *testing.T) {
+	t.Setenv("AUTH_TOKEN", "") // restored after the test
+	if err := os.Unsetenv("AUTH_TOKEN"); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	example := replayctl(t, "config", "example")
+	if err := os.WriteFile(path, []byte(example.stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "-q", "--config", path)
+	if run.code != exitBadInput || !strings.Contains(run.stderr, "${env.AUTH_TOKEN} is not set") {
+		t.Fatalf("run: got exit %d, stderr %q; want 2 naming AUTH_TOKEN", run.code, run.stderr)
+	}
+	check := replayctl(t, "config", "check", path)
+	if check.code != run.code || strings.TrimSpace(check.stderr) != strings.TrimSpace(run.stderr) {
+		t.Errorf("config check: got exit %d, stderr %q; want run's: exit %d, %q", check.code, check.stderr, run.code, run.stderr)
+	}
+	var res struct {
+		OK    bool   `json:"ok"`
+		Line  int    `json:"line"`
+		Key   string `json:"key"`
+		Error string `json:"error"`
+	}
+	asJSON := replayctl(t, "config", "check", "-o", "json", path)
+	if err := json.Unmarshal([]byte(asJSON.stdout), &res); err != nil {
+		t.Fatalf("config check -o json: %v\n%s", err, asJSON.stdout)
+	}
+	if asJSON.code != exitBadInput || res.OK || res.Line == 0 || !strings.HasPrefix(res.Key, "transformations[") || !strings.Contains(res.Error, "${env.AUTH_TOKEN} is not set") {
+		t.Errorf("config check -o json: got exit %d, %+v; want 2, ok false, the rule's line and key, the error naming AUTH_TOKEN", asJSON.code, res)
 	}
 }
 

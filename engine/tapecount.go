@@ -1,0 +1,42 @@
+package engine
+
+import (
+	"errors"
+	"io"
+	"time"
+
+	"github.com/replayctl/replayctl/tape"
+)
+
+// tapeCountFor bounds countTape: a run stopped early reports the tape's
+// figures only when they can be had about at once.
+const tapeCountFor = 2 * time.Second
+
+// countTape reads the replayed tape (its window and filters applied) once
+// more, from a fresh reader, and counts its messages and recorded
+// sessions: the figures of a run stopped before its loader read the
+// tape through are of what it read, not of the tape. ok is false when
+// the tape cannot be read again, or not within tapeCountFor.
+func (e *Engine) countTape() (messages int64, sessions int, ok bool) {
+	r, err := tape.OpenSource(e.cfg.Source, e.cfg.TapeOptions...)
+	if err != nil {
+		return 0, 0, false
+	}
+	defer r.Close()
+	deadline := time.Now().Add(tapeCountFor)
+	seen := make(map[string]struct{})
+	for {
+		m, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return messages, len(seen), true
+		}
+		if err != nil {
+			return 0, 0, false
+		}
+		messages++
+		seen[m.Session] = struct{}{}
+		if messages%1024 == 0 && time.Now().After(deadline) {
+			return 0, 0, false
+		}
+	}
+}
