@@ -39,7 +39,7 @@ type progress struct {
 	// known. Until they are all connected the line says how many are: a
 	// run of many sessions spends its start connecting them.
 	connected, sessions atomic.Int64
-	latency latencyCounts
+	latency             latencyCounts
 
 	w        io.Writer // each Write is one whole redraw (redaction sees it whole)
 	began    time.Time
