@@ -3,6 +3,8 @@ package chaos
 import (
 	"fmt"
 	"strings"
+
+	"github.com/replayctl/replayctl/internal/editdist"
 )
 
 // Kind names a fault. The names are the ones users write in --chaos, in the
@@ -107,17 +109,24 @@ func (k Kind) index() int {
 func ParseKind(s string) (Kind, error) {
 	k := Kind(strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "_", "-"))
 	if !k.valid() {
-		return "", fmt.Errorf("unknown fault kind %q; known kinds: %s", s, knownList())
+		meant := ""
+		if c := editdist.Closest(string(k), knownKinds()); c != "" {
+			meant = fmt.Sprintf("did you mean %q? ", c)
+		}
+		return "", fmt.Errorf("unknown fault kind %q; %sknown kinds: %s", s, meant, knownList())
 	}
 	return k, nil
 }
 
-func knownList() string {
+func knownList() string { return strings.Join(knownKinds(), ", ") }
+
+// knownKinds is the names of the kinds, in the order the list gives them.
+func knownKinds() []string {
 	names := make([]string, len(kinds))
 	for i, k := range kinds {
 		names[i] = string(k)
 	}
-	return strings.Join(names, ", ")
+	return names
 }
 
 // applies reports whether k makes sense for a message of class c: a fault

@@ -45,7 +45,7 @@ func TestParseErrors(t *testing.T) {
 		{"alias bomb in a value", valueBomb(), 7, "transformations[0].action.set_param.value", "excessive aliasing"},
 
 		// Values.
-		{"bad speed", "speed: 11\n", 1, "speed", `"11": want realtime, fast`},
+		{"bad speed", "speed: 11\n", 1, "speed", `"11": did you mean "11x"? want realtime, fast`},
 		{"negative offset", "start_offset: -1s\n", 1, "start_offset", "want a duration of 0 or more, got -1s"},
 		{"empty window", "start_offset: 5s\nend_offset: 2s\n", 2, "end_offset", "is not after start_offset"},
 		{"empty method", "include_methods: ['']\n", 1, "include_methods[0]", "an empty method"},

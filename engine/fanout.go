@@ -27,11 +27,15 @@ type fanout struct {
 	n       int
 	shiftUS []int64
 	window  []tape.Message // window[0] is the tape's message number base
+	at      []int          // at[i]: how many copies have window[i] next
 	base    int            // how many messages were dropped before window[0]
 	eof     bool
 	started bool
 	cursors copies // per copy: the next message index, ordered by due time
 	names   map[string][]string
+	// looked counts what trim looked at, over the whole read: a
+	// message's cost at many copies, as a count (tests).
+	looked int
 }
 
 func newFanout(r source, n int, ramp time.Duration) *fanout {
@@ -80,6 +84,7 @@ func (f *fanout) load(i int) (bool, error) {
 			return false, err
 		}
 		f.window = append(f.window, m)
+		f.at = append(f.at, 0)
 	}
 	return i < f.base+len(f.window), nil
 }
@@ -98,12 +103,14 @@ func (f *fanout) Next() (tape.Message, error) {
 	m := f.window[c.next-f.base]
 	m.Session = f.name(m.Session, c.k)
 	m.TUS += f.shiftUS[c.k]
+	f.at[c.next-f.base]--
 	c.next++
 	ok, err := f.load(c.next)
 	if err != nil {
 		return tape.Message{}, err
 	}
 	if ok {
+		f.at[c.next-f.base]++
 		c.due = f.window[c.next-f.base].TUS + f.shiftUS[c.k]
 		heap.Fix(&f.cursors, 0)
 	} else {
@@ -123,20 +130,25 @@ func (f *fanout) start() error {
 	for _, c := range f.cursors {
 		c.due = f.window[0].TUS + f.shiftUS[c.k]
 	}
+	f.at[0] = len(f.cursors)
 	heap.Init(&f.cursors)
 	return nil
 }
 
-// trim drops the messages every copy has passed.
+// trim drops the messages every copy has passed: those before the first
+// one some copy has next. It looks at the counts, not at every copy, so a
+// message costs the same at any number of copies.
 func (f *fanout) trim() {
-	lowest := f.base + len(f.window)
-	for _, c := range f.cursors {
-		lowest = min(lowest, c.next)
+	drop := 0
+	for drop < len(f.at) && f.at[drop] == 0 {
+		drop++
 	}
-	if drop := lowest - f.base; drop > 0 {
+	f.looked += drop + 1
+	if drop > 0 {
 		clear(f.window[:drop])
 		f.window = f.window[drop:]
-		f.base = lowest
+		f.at = f.at[drop:]
+		f.base += drop
 	}
 }
 

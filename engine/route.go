@@ -3,8 +3,8 @@ package engine
 // The router: each recorded message to its session's actor.
 
 import (
+	"container/list"
 	"context"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -358,9 +358,13 @@ type member struct {
 // registry is the engine's actors by session name. The router adds to it;
 // a controller's seek and inject read it from their own goroutines.
 type registry struct {
-	mu     sync.Mutex // guards byName and order
+	mu     sync.Mutex // guards byName, order and at
 	byName map[string]*member
-	order  []*member // in the order the sessions started
+	order  list.List                        // of *member, in the order the sessions started
+	at     map[*session.Actor]*list.Element // each actor's place in order
+	// looked counts the members remove looked at, over the run: an
+	// ended session's cost at many sessions, as a count (tests).
+	looked int
 }
 
 func (r *registry) get(name string) *member {
@@ -374,38 +378,47 @@ func (r *registry) add(a *member) {
 	defer r.mu.Unlock()
 	if r.byName == nil {
 		r.byName = make(map[string]*member)
+		r.at = make(map[*session.Actor]*list.Element)
 	}
 	r.byName[a.Name()] = a
-	r.order = append(r.order, a)
+	r.at[a.Actor] = r.order.PushBack(a)
 }
 
 // remove forgets an actor whose session has ended; a later message of
-// the same session (none should come) would start a new one.
+// the same session (none should come) would start a new one. It costs
+// the same at any number of sessions: when thousands end at once (on
+// Ctrl-C), forgetting them is not a search through all the others.
 func (r *registry) remove(a *session.Actor) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if m := r.byName[a.Name()]; m != nil && m.Actor == a {
 		delete(r.byName, a.Name())
 	}
-	if i := slices.IndexFunc(r.order, func(m *member) bool { return m.Actor == a }); i >= 0 {
-		r.order = slices.Delete(r.order, i, i+1)
+	if el, ok := r.at[a]; ok {
+		r.looked++
+		r.order.Remove(el)
+		delete(r.at, a)
 	}
 }
 
 func (r *registry) all() []*member {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]*member(nil), r.order...)
+	all := make([]*member, 0, r.order.Len())
+	for el := r.order.Front(); el != nil; el = el.Next() {
+		all = append(all, el.Value.(*member))
+	}
+	return all
 }
 
 // first is the actor of the session that started first, or nil.
 func (r *registry) first() *member {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.order) == 0 {
-		return nil
+	if el := r.order.Front(); el != nil {
+		return el.Value.(*member)
 	}
-	return r.order[0]
+	return nil
 }
 
 // closeAll tells every actor that no more items will come.

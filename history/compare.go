@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -26,12 +27,20 @@ const (
 	// cold cache), which the test, taking latencies as independent,
 	// reads as significant.
 	DefaultMinEffect = 0.10
+	// DefaultMinShift is the smallest move of the median or p95, as a
+	// duration, that counts as a change: against a target that answers in
+	// microseconds (the mock), a 1µs→2µs move is 100% and significant,
+	// but it is the jitter of the clock and the scheduler, not a change
+	// of the target. 100µs is well above that jitter on a loaded machine
+	// and a tenth of the millisecond the table shows.
+	DefaultMinShift = 100 * time.Microsecond
 )
 
 // CompareOptions are the margins of [Store.Compare].
 type CompareOptions struct {
-	Alpha     float64 // default DefaultAlpha
-	MinEffect float64 // default DefaultMinEffect; negative: none
+	Alpha     float64       // default DefaultAlpha
+	MinEffect float64       // default DefaultMinEffect; negative: none
+	MinShift  time.Duration // default DefaultMinShift; negative: none
 }
 
 func (o CompareOptions) withDefaults() CompareOptions {
@@ -40,6 +49,9 @@ func (o CompareOptions) withDefaults() CompareOptions {
 	}
 	if o.MinEffect == 0 {
 		o.MinEffect = DefaultMinEffect
+	}
+	if o.MinShift == 0 {
+		o.MinShift = DefaultMinShift
 	}
 	return o
 }
@@ -61,7 +73,8 @@ type Change struct {
 	ProbBGreater float64
 	MWP          float64
 	// Changed: P below the significance level and the median or p95 moved
-	// by at least the minimum effect. Missing: one side has no latency.
+	// by at least the minimum effect (a fraction of A's) and the minimum
+	// shift (a duration). Missing: one side has no latency.
 	Changed bool
 	Missing string
 }
@@ -115,7 +128,8 @@ func Compare(a, b map[Group]*hdrhistogram.Histogram, o CompareOptions) []Change 
 		c.D, c.P = KS(ha, hb)
 		c.ProbBGreater, c.MWP = MannWhitney(ha, hb)
 		shift := math.Max(relative(c.Effect.P50, c.A.P50), relative(c.Effect.P95, c.A.P95))
-		c.Changed = c.P < o.Alpha && (o.MinEffect < 0 || shift >= o.MinEffect)
+		moved := time.Duration(math.Max(math.Abs(c.Effect.P50), math.Abs(c.Effect.P95)) * float64(time.Millisecond))
+		c.Changed = c.P < o.Alpha && (o.MinEffect < 0 || shift >= o.MinEffect) && (o.MinShift < 0 || moved >= o.MinShift)
 		out = append(out, c)
 	}
 	return out

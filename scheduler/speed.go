@@ -106,7 +106,9 @@ func Parse(s string) (Speed, error) {
 		return Speed{Mode: Scaled, Factor: f}, nil
 	}
 	reason := wantSpeed
-	if c := editdist.Closest(in, []string{"realtime", "fast", "stepped"}); c != "" {
+	if _, ok := positive(in); ok { // a factor without its x
+		reason = fmt.Sprintf("did you mean %q? %s", in+"x", wantSpeed)
+	} else if c := editdist.Closest(in, []string{"realtime", "fast", "stepped"}); c != "" {
 		reason = fmt.Sprintf("did you mean %q? %s", c, wantSpeed)
 	}
 	return Speed{}, &SpeedError{Input: s, Reason: reason}

@@ -37,7 +37,7 @@ func TestParse(t *testing.T) {
 		{in: "10y", reason: wantSpeed},
 		{in: "", reason: wantSpeed},
 		{in: "x", reason: wantSpeed},
-		{in: "10", reason: wantSpeed},
+		{in: "10", reason: `did you mean "10x"? ` + wantSpeed},
 		{in: "slow", reason: wantSpeed},
 		{in: "0x", reason: wantFactor},
 		{in: "-2x", reason: wantFactor},

@@ -71,11 +71,16 @@ default $` + envHistory + `).
 				return usageError("--alpha %g: want a probability between 0 and 1, such as 0.01", copts.Alpha)
 			case copts.MinEffect < 0:
 				return usageError("--min-effect %g: want a fraction of 0 or more, such as 0.1 for 10%%", copts.MinEffect)
+			case copts.MinShift < 0:
+				return usageError("--min-shift %s: want a duration of 0 or more, such as 100µs", copts.MinShift)
+			case copts.MinShift == 0:
+				copts.MinShift = -1 // none (the library's zero is its default)
 			}
 			return a.historyCompare(cmd, f, args[0], args[1], copts)
 		}}
 	compare.Flags().Float64Var(&copts.Alpha, "alpha", history.DefaultAlpha, "significance level of the test: changed when p is below it")
 	compare.Flags().Float64Var(&copts.MinEffect, "min-effect", history.DefaultMinEffect, "smallest move of the median or p95, as a fraction of A's, that counts as a change")
+	compare.Flags().DurationVar(&copts.MinShift, "min-shift", history.DefaultMinShift, "smallest move of the median or p95, as a duration, that counts as a change (a few µs on a fast target is clock jitter)")
 	cmd.AddCommand(list, trend, flaky, compare)
 	return cmd
 }
@@ -267,8 +272,8 @@ func (a *app) historyCompare(cmd *cobra.Command, f historyCmdFlags, refA, refB s
 		return err
 	}
 	out := cmd.OutOrStdout()
-	fmt.Fprintf(out, "A: %s (%s)  B: %s (%s); KS test, changed when p < %g and the median or p95 moved %g%% or more\n",
-		refA, runsWord(len(ia)), refB, runsWord(len(ib)), o.Alpha, o.MinEffect*100)
+	fmt.Fprintf(out, "A: %s (%s)  B: %s (%s); KS test, changed when p < %g and the median or p95 moved %g%% or more and %s or more\n",
+		refA, runsWord(len(ia)), refB, runsWord(len(ib)), o.Alpha, o.MinEffect*100, o.MinShift)
 	tw := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "METHOD\tNAME\tN A/B\tP50 A→B\tP95 A→B\tP99 A→B\tΔP50\tΔP95\tΔP99\tKS D\tp\tP(B>A)\tCHANGED")
 	for _, c := range history.Compare(ha, hb, o) {

@@ -286,6 +286,7 @@ func TestHistoryBadInput(t *testing.T) {
 		{[]string{"history", "compare", "1", "x..y", "--history", dir}, "want FIRST..LAST"},
 		{[]string{"history", "compare", "1", "99", "--history", dir}, "holds no run 99"},
 		{[]string{"history", "compare", "1", "abc", "--history", dir}, "at least 8 characters"},
+		{[]string{"history", "compare", "1", "1", "--min-shift", "-5ms", "--history", dir}, "--min-shift -5ms: want a duration of 0 or more"},
 	} {
 		res := replayctl(t, tc.args...)
 		if res.code != 2 || !strings.Contains(res.stderr, tc.want) {

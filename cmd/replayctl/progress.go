@@ -33,8 +33,13 @@ type progress struct {
 	// them: each sent message, each answer received, each skip.
 	done, failed, errs atomic.Int64
 	// total is the tape's messages times the sessions; 0 until known.
-	total   atomic.Int64
-	latency latencyCounts
+	total atomic.Int64
+	// connected counts the sessions that have connected (dialled
+	// events); sessions is the tape's sessions times --sessions, 0 until
+	// known. Until they are all connected the line says how many are: a
+	// run of many sessions spends its start connecting them.
+	connected, sessions atomic.Int64
+	latency             latencyCounts
 
 	w        io.Writer // each Write is one whole redraw (redaction sees it whole)
 	began    time.Time
@@ -44,12 +49,14 @@ type progress struct {
 }
 
 // consumer is the progress line's reader of the event stream: live, for
-// judged events only.
+// judged and dialled events only.
 func (p *progress) consumer() event.Consumer {
-	return event.Consumer{Name: "the progress line", Live: true, Types: []event.Type{event.Judged},
+	return event.Consumer{Name: "the progress line", Live: true, Types: []event.Type{event.Judged, event.Dialled},
 		Handle: func(batch []event.Event) error {
 			for i := range batch {
-				if r := batch[i].Result; r != nil {
+				if batch[i].Type == event.Dialled {
+					p.connected.Add(1)
+				} else if r := batch[i].Result; r != nil {
 					p.observe(*r)
 				}
 			}
@@ -91,8 +98,9 @@ func (p *progress) start(ctx context.Context, w io.Writer, src tape.Source, sess
 	p.wg.Add(2)
 	go func() {
 		defer p.wg.Done()
-		if n := countMessages(ctx, src); n > 0 {
+		if n, ss := countMessages(ctx, src); n > 0 {
 			p.total.Store(n * int64(max(sessions, 1)))
+			p.sessions.Store(ss * int64(max(sessions, 1)))
 		}
 	}()
 	go func() {
@@ -139,30 +147,35 @@ func (p *progress) stop(rep *report.Report) {
 func (p *progress) snapshot() progressState {
 	return progressState{
 		done: p.done.Load(), total: p.total.Load(),
+		connected: p.connected.Load(), sessions: p.sessions.Load(),
 		failed: p.failed.Load(), errs: p.errs.Load(),
 		p99: p.latency.quantile(0.99), elapsed: time.Since(p.began),
 	}
 }
 
-// countMessages counts the messages of src, giving up (0) when ctx ends or
-// the tape cannot be read again.
-func countMessages(ctx context.Context, src tape.Source) int64 {
+// countMessages counts the messages and the sessions of src, giving up
+// (0, 0) when ctx ends or the tape cannot be read again.
+func countMessages(ctx context.Context, src tape.Source) (msgs, sessions int64) {
 	r, err := tape.OpenSource(src)
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	defer r.Close()
-	var n int64
+	seen := make(map[string]struct{})
 	for ctx.Err() == nil {
-		if _, err := r.Next(); err != nil {
+		m, err := r.Next()
+		if err != nil {
 			break
 		}
-		n++
+		msgs++
+		if _, ok := seen[m.Session]; !ok {
+			seen[m.Session] = struct{}{}
+		}
 	}
 	if ctx.Err() != nil {
-		return 0
+		return 0, 0
 	}
-	return n
+	return msgs, int64(len(seen))
 }
 
 // stoppedWhy says why the replay of rep stopped before the end of its
@@ -187,6 +200,8 @@ func stoppedWhy(rep *report.Report) string {
 type progressState struct {
 	done, total, failed, errs int64
 	p99, elapsed              time.Duration
+	// connected of sessions (0: not known) have connected.
+	connected, sessions int64
 	// stopped, on the final line: why the replay stopped before the end
 	// of its tape ("interrupted"); "" when it went to the end.
 	stopped string
@@ -227,6 +242,9 @@ func progressLine(s progressState, final bool) string {
 	if !final && s.total > 0 && s.done > 0 && s.done < s.total {
 		left := time.Duration(float64(s.elapsed) * float64(s.total-s.done) / float64(s.done))
 		fmt.Fprintf(&b, ", %s left", clock(left))
+	}
+	if !final && s.connected < s.sessions {
+		fmt.Fprintf(&b, "  %d/%d sessions connected", s.connected, s.sessions)
 	}
 	if final && s.stopped != "" {
 		fmt.Fprintf(&b, " (%s)", s.stopped)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +31,10 @@ func TestProgressLine(t *testing.T) {
 			"running 40 msgs  20/s  p99 850µs  2 failed  1 errors  2.0s"},
 		{"nothing yet", progressState{total: 3600, elapsed: 200 * time.Millisecond}, false,
 			"running [>                   ]   0%  0/3600 msgs  0/s  p99 0s  0 failed  0 errors  0.2s"},
+		{"connecting", progressState{total: 720000, sessions: 40000, connected: 12000, elapsed: 3 * time.Second}, false,
+			"running [>                   ]   0%  0/720000 msgs  0/s  p99 0s  0 failed  0 errors  3.0s  12000/40000 sessions connected"},
+		{"all connected", progressState{done: 9, total: 18, sessions: 1, connected: 1, p99: 1200 * time.Microsecond, elapsed: time.Second}, false,
+			"running [==========>         ]  50%  9/18 msgs  9/s  p99 1.2ms  0 failed  0 errors  1.0s, 1.0s left"},
 		{"final", progressState{done: 3600, total: 3600, p99: 20 * time.Microsecond, elapsed: 90 * time.Second}, true,
 			"done    [====================] 100%  3600/3600 msgs  40/s  p99 20µs  0 failed  0 errors  1m30s"},
 	} {
@@ -255,6 +260,24 @@ func TestProgressReadsTheStream(t *testing.T) {
 	}
 	if got := p.snapshot(); got.done != 101*2 || got.failed != 1 {
 		t.Errorf("done %d failed %d, want 202 and 1", got.done, got.failed)
+	}
+}
+
+// The progress line counts the sessions that have connected (dialled
+// events), which is what a run of many sessions does first.
+func TestProgressCountsConnectedSessions(t *testing.T) {
+	var p progress
+	s := event.New(time.Now(), []event.Consumer{p.consumer()})
+	t0 := time.Now()
+	for i := range 30 {
+		s.Emit(t0, event.Event{Type: event.Dialled, Session: "s1#" + strconv.Itoa(i+1)})
+		s.Emit(t0, event.Event{Type: event.Sent, Session: "s1#" + strconv.Itoa(i+1)})
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.snapshot(); got.connected != 30 || got.done != 0 {
+		t.Errorf("connected %d done %d, want 30 and 0", got.connected, got.done)
 	}
 }
 

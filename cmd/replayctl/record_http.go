@@ -142,6 +142,10 @@ func (a *app) recordHTTP(ctx context.Context, f *recordFlags, tags map[string]st
 		return &exitError{code: exitBadInput, err: fmt.Errorf("record: %w", err)}
 	case res.Messages > 0 && dropSilentTape(res.Path): // with none, the tape is the header and the end line
 		return &exitError{code: exitTarget, err: fmt.Errorf("record: the upstream %s answered nothing (%s from clients), so no tape was written", hf.upstream, english.Count(res.Messages, "message"))}
+	case res.Messages == 0 && down != nil && dropSilentTape(res.Path):
+		// As warned at the start: an upstream that could not be reached
+		// and never answered leaves no tape, used by a client or not.
+		return &exitError{code: exitTarget, err: fmt.Errorf("record: the upstream %s could not be reached when the recording started and answered nothing (no client sent a message), so no tape was written", hf.upstream)}
 	}
 	if !f.quiet {
 		fmt.Fprintf(a.errOut, "recorded %s in %s to %s\n", english.Count(res.Messages, "message"), english.Count(int64(res.Sessions), "session"), f.out)

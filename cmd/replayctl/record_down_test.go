@@ -1,0 +1,35 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestRecordListenUpstreamDownLeavesNoTape: record --listen with an
+// upstream that cannot be reached warns that if it answers nothing no
+// tape is written; stopped with no client having used it, it does as it
+// said: no tape, exit 3, saying why; and the next record of the same
+// tape starts without --force.
+func TestRecordListenUpstreamDownLeavesNoTape(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "h2.jsonl")
+	up := deadURL(t)
+	p := startCmd(t, exec.Command(binary, "record", "-o", out, "--listen", "127.0.0.1:0", "--upstream", up))
+	code, stderr := p.signalAndWait(t, syscall.SIGINT)
+	if !strings.Contains(stderr, "if it answers nothing no tape is written") {
+		t.Fatalf("no warning that the upstream is down:\n%s", clip(stderr, 2000))
+	}
+	if code != exitTarget || !strings.Contains(stderr, "no tape was written") {
+		t.Errorf("exit %d, want %d and a line saying no tape was written:\n%s", code, exitTarget, clip(stderr, 2000))
+	}
+	if b, err := os.ReadFile(out); err == nil {
+		t.Fatalf("a tape was written though the upstream answered nothing:\n%s", b)
+	}
+	again := startCmd(t, exec.Command(binary, "record", "-o", out, "--listen", "127.0.0.1:0", "--upstream", up))
+	if code, stderr := again.signalAndWait(t, syscall.SIGINT); strings.Contains(stderr, "--force") {
+		t.Errorf("the next record was refused (exit %d):\n%s", code, clip(stderr, 2000))
+	}
+}
