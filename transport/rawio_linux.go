@@ -11,6 +11,8 @@ import (
 	"os"
 	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // rawIO returns a reader and a writer of nc that make their read and
@@ -31,18 +33,35 @@ import (
 // one would block (EAGAIN), RawConn.Read/Write park the goroutine on
 // the poller as net.Conn does; deadlines and Close end the wait as
 // they end a net.Conn's.
+//
+// A socket in blocking mode is read and written through nc: a raw call
+// that blocks holds its thread's processor, unseen by the runtime, and
+// the garbage collector's stop of the world waits for it — the whole
+// program would stall until the peer writes. A dialer leaves one so
+// when it set an option through the connection's File().Fd(), which
+// clears O_NONBLOCK on the socket the two share.
 func rawIO(nc net.Conn) (io.Reader, io.Writer) {
 	tc, ok := nc.(*net.TCPConn)
 	if !ok {
 		return nc, nc
 	}
 	rc, err := tc.SyscallConn()
-	if err != nil {
+	if err != nil || !nonBlocking(rc) {
 		return nc, nc
 	}
 	r := &rawConn{nc: nc, rc: rc}
 	r.readFn, r.writeFn = r.read, r.write // made once: a method value per call would allocate
 	return rawReader{r}, rawWriter{r}
+}
+
+// nonBlocking reports whether rc's socket is in non-blocking mode.
+func nonBlocking(rc syscall.RawConn) bool {
+	var fl int
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { fl, ferr = unix.FcntlInt(fd, unix.F_GETFL, 0) }); err != nil || ferr != nil {
+		return false
+	}
+	return fl&unix.O_NONBLOCK != 0
 }
 
 // rawConn holds one call's buffer and result between Read or Write and
