@@ -253,3 +253,39 @@ func inRead(t *testing.T, fd int) bool {
 	}
 	return false
 }
+
+// TestRawIORaceHappensBefore: under the race detector, what a goroutine
+// wrote before its write to a socket happens before what the reader of
+// the other end reads after its read, as with net.Conn (syscall's Read
+// and Write tell the detector so): an in-process server's handler and
+// the test that replays against it share memory that way. Run with
+// -race: without the detector there is nothing to see.
+func TestRawIORaceHappensBefore(t *testing.T) {
+	ours, peer := tcpPair(t)
+	r, w := rawIO(ours)
+	var theirs, mine int // written before a write, read after the read at the other end
+
+	go func() {
+		theirs = 1
+		_, _ = peer.Write([]byte("x"))
+	}()
+	if _, err := io.ReadFull(r, make([]byte, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if theirs != 1 {
+		t.Fatalf("read %d, want 1", theirs)
+	}
+
+	got := make(chan int, 1)
+	go func() {
+		_, _ = io.ReadFull(peer, make([]byte, 1))
+		got <- mine
+	}()
+	mine = 2
+	if _, err := w.Write([]byte("y")); err != nil {
+		t.Fatal(err)
+	}
+	if g := <-got; g != 2 {
+		t.Fatalf("read %d, want 2", g)
+	}
+}
