@@ -10,7 +10,6 @@ import (
 	"net"
 	"os"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -40,6 +39,10 @@ import (
 // program would stall until the peer writes. A dialer leaves one so
 // when it set an option through the connection's File().Fd(), which
 // clears O_NONBLOCK on the socket the two share.
+//
+// Under the race detector the calls are syscall.Read and Write, made
+// in the same place (rawio_race_linux.go): they tell the detector what
+// the socket carries, as net.Conn's do.
 func rawIO(nc net.Conn) (io.Reader, io.Writer) {
 	tc, ok := nc.(*net.TCPConn)
 	if !ok {
@@ -108,10 +111,10 @@ func (r rawReader) Read(p []byte) (int, error) {
 
 func (c *rawConn) read(fd uintptr) bool {
 	for {
-		n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.rp[0])), uintptr(len(c.rp)))
+		n, e := sysRead(fd, c.rp)
 		switch e {
 		case 0:
-			c.rn = int(n)
+			c.rn = n
 			return true
 		case syscall.EINTR:
 			continue
@@ -145,10 +148,10 @@ func (w rawWriter) Write(p []byte) (int, error) {
 func (c *rawConn) write(fd uintptr) bool {
 	for c.wn < len(c.wp) {
 		rest := c.wp[c.wn:]
-		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&rest[0])), uintptr(len(rest)))
+		n, e := sysWrite(fd, rest)
 		switch e {
 		case 0:
-			c.wn += int(n)
+			c.wn += n
 		case syscall.EINTR:
 		case syscall.EAGAIN:
 			return false // RawConn.Write waits until fd is writable, and calls again
