@@ -1,6 +1,8 @@
 test:
 	npm ci --prefix testdata --no-audit --no-fund
 	go test -race -timeout 40m ./...
+	# The lean client's raw system calls are built only without -race.
+	go test -count=1 -run 'TestRawIO|TestLean' ./transport/
 
 .PHONY: test
 

@@ -10,7 +10,8 @@ import (
 	"net"
 	"os"
 	"syscall"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // rawIO returns a reader and a writer of nc that make their read and
@@ -31,18 +32,39 @@ import (
 // one would block (EAGAIN), RawConn.Read/Write park the goroutine on
 // the poller as net.Conn does; deadlines and Close end the wait as
 // they end a net.Conn's.
+//
+// A socket in blocking mode is read and written through nc: a raw call
+// that blocks holds its thread's processor, unseen by the runtime, and
+// the garbage collector's stop of the world waits for it — the whole
+// program would stall until the peer writes. A dialer leaves one so
+// when it set an option through the connection's File().Fd(), which
+// clears O_NONBLOCK on the socket the two share.
+//
+// Under the race detector the calls are syscall.Read and Write, made
+// in the same place (rawio_race_linux.go): they tell the detector what
+// the socket carries, as net.Conn's do.
 func rawIO(nc net.Conn) (io.Reader, io.Writer) {
 	tc, ok := nc.(*net.TCPConn)
 	if !ok {
 		return nc, nc
 	}
 	rc, err := tc.SyscallConn()
-	if err != nil {
+	if err != nil || !nonBlocking(rc) {
 		return nc, nc
 	}
 	r := &rawConn{nc: nc, rc: rc}
 	r.readFn, r.writeFn = r.read, r.write // made once: a method value per call would allocate
 	return rawReader{r}, rawWriter{r}
+}
+
+// nonBlocking reports whether rc's socket is in non-blocking mode.
+func nonBlocking(rc syscall.RawConn) bool {
+	var fl int
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { fl, ferr = unix.FcntlInt(fd, unix.F_GETFL, 0) }); err != nil || ferr != nil {
+		return false
+	}
+	return fl&unix.O_NONBLOCK != 0
 }
 
 // rawConn holds one call's buffer and result between Read or Write and
@@ -89,10 +111,10 @@ func (r rawReader) Read(p []byte) (int, error) {
 
 func (c *rawConn) read(fd uintptr) bool {
 	for {
-		n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.rp[0])), uintptr(len(c.rp)))
+		n, e := sysRead(fd, c.rp)
 		switch e {
 		case 0:
-			c.rn = int(n)
+			c.rn = n
 			return true
 		case syscall.EINTR:
 			continue
@@ -126,10 +148,10 @@ func (w rawWriter) Write(p []byte) (int, error) {
 func (c *rawConn) write(fd uintptr) bool {
 	for c.wn < len(c.wp) {
 		rest := c.wp[c.wn:]
-		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&rest[0])), uintptr(len(rest)))
+		n, e := sysWrite(fd, rest)
 		switch e {
 		case 0:
-			c.wn += int(n)
+			c.wn += n
 		case syscall.EINTR:
 		case syscall.EAGAIN:
 			return false // RawConn.Write waits until fd is writable, and calls again

@@ -2,13 +2,20 @@ package transport
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
+	"os/exec"
+	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // tcpPair is a connected pair of loopback TCP connections: ours (read
@@ -168,5 +175,117 @@ func TestRawIOOther(t *testing.T) {
 	r, w := rawIO(a)
 	if r != io.Reader(a) || w != io.Writer(a) {
 		t.Fatalf("rawIO(net.Pipe) = %T, %T, want the pipe itself", r, w)
+	}
+}
+
+// TestRawIOBlockingFD: a TCP connection whose socket a custom dialer
+// left in blocking mode (File().Fd() clears O_NONBLOCK on the socket
+// the connection shares with the file) must not be read with a raw
+// system call: one that blocks holds its thread's processor, and the
+// garbage collector's stop of the world waits for it — the whole
+// program stalls until the peer writes. The child process
+// (rawIOBlockingChild) reads such a connection on one goroutine and,
+// once that goroutine is in read(2), collects garbage before the peer
+// writes; the parent bounds the child, which on a stall never ends.
+func TestRawIOBlockingFD(t *testing.T) {
+	if os.Getenv("RAWIO_BLOCKING_CHILD") == "1" {
+		rawIOBlockingChild(t)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a bound on a stalled child, not a timing
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestRawIOBlockingFD$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "RAWIO_BLOCKING_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("the child stalled (a raw read on a blocking socket held the runtime: the GC could not stop the world):\n%s", out)
+	}
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+}
+
+func rawIOBlockingChild(t *testing.T) {
+	ours, peer := tcpPair(t)
+	f, err := ours.File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = f.Fd() // sets the shared socket blocking, as a dialer setting an option this way does
+	f.Close()
+	var fd int
+	rc, _ := ours.SyscallConn()
+	_ = rc.Control(func(s uintptr) { fd = int(s) })
+	if fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0); err != nil || fl&unix.O_NONBLOCK != 0 {
+		t.Fatalf("the socket is not blocking (flags %#x, %v): the test tests nothing", fl, err)
+	}
+	r, _ := rawIO(ours)
+	read := make(chan error, 1)
+	go func() {
+		_, err := io.ReadFull(r, make([]byte, 5))
+		read <- err
+	}()
+	for !inRead(t, fd) {
+		runtime.Gosched()
+	}
+	runtime.GC()
+	if _, err := peer.Write([]byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-read; err != nil {
+		t.Fatalf("read: %v", err)
+	}
+}
+
+// inRead reports whether a thread of this process is in read(2) of fd
+// (/proc/self/task/*/syscall: the call's number, then its arguments).
+func inRead(t *testing.T, fd int) bool {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%d %#x ", unix.SYS_READ, fd)
+	for _, task := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/syscall")
+		if err == nil && strings.HasPrefix(string(b), want) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRawIORaceHappensBefore: under the race detector, what a goroutine
+// wrote before its write to a socket happens before what the reader of
+// the other end reads after its read, as with net.Conn (syscall's Read
+// and Write tell the detector so): an in-process server's handler and
+// the test that replays against it share memory that way. Run with
+// -race: without the detector there is nothing to see.
+func TestRawIORaceHappensBefore(t *testing.T) {
+	ours, peer := tcpPair(t)
+	r, w := rawIO(ours)
+	var theirs, mine int // written before a write, read after the read at the other end
+
+	go func() {
+		theirs = 1
+		_, _ = peer.Write([]byte("x"))
+	}()
+	if _, err := io.ReadFull(r, make([]byte, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if theirs != 1 {
+		t.Fatalf("read %d, want 1", theirs)
+	}
+
+	got := make(chan int, 1)
+	go func() {
+		_, _ = io.ReadFull(peer, make([]byte, 1))
+		got <- mine
+	}()
+	mine = 2
+	if _, err := w.Write([]byte("y")); err != nil {
+		t.Fatal(err)
+	}
+	if g := <-got; g != 2 {
+		t.Fatalf("read %d, want 2", g)
 	}
 }
