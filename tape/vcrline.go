@@ -20,7 +20,7 @@ const maxLineInMemory = 64 << 20
 func decodeVCRLine(path string, doc []byte, lineBase int64, store msgStore) (Header, *imported, error) {
 	d := &vcrDoc{path: path, doc: doc, lineBase: lineBase, valid: true}
 	s := &jsonStream{path: path, lc: &lineCounter{base: lineBase}}
-	x := &vcrImport{s: s, store: store, rootLine: lineBase + 1}
+	x := &vcrImport{s: s, store: store, rootLine: lineBase + 1, keepRPC: keepsRPC(store)}
 	at := jsonscan.SkipSpace(doc, 0)
 	if doc[at] != '{' {
 		return Header{}, nil, d.errf(at, "the document is %s, want an object: fix the file", kindOf(doc[at:]))
