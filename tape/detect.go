@@ -102,7 +102,7 @@ func (r *Reader) detect(nr *nativeReader) error {
 				Msg: fmt.Sprintf(`the header is missing: the first line is a %s line; a tape starts with {"type":"header","format":%q,"version":%d}`, typ, FormatName, FormatVersion)}
 		case "":
 			if p.wholeWithoutDocument() {
-				p.first = bytes.Clone(p.first) // it is in br's buffer, which reading on reuses
+				p.first = nr.keepLine(p.first)
 				if done, err := r.importAt(StageDocument, p); done {
 					return err
 				}

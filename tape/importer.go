@@ -216,7 +216,7 @@ func (r *Reader) importAt(stage Stage, p *Probe) (done bool, err error) {
 // streamed, if an importer knows it by its first member (as every HAR
 // writer and Agent VCR write them), else read whole.
 func (r *Reader) importDocument(p *Probe) error {
-	p.first = bytes.Clone(p.first) // it is in br's buffer, which reading on reuses
+	p.first = p.n.keepLine(p.first)
 	if done, err := r.importAt(StageDocument, p); done {
 		return err
 	}
