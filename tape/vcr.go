@@ -13,6 +13,10 @@ import (
 	"github.com/replayctl/replayctl/jsonrpc"
 )
 
+// initializedMethod is notifications/initialized as a message names it:
+// a request without it needs no scan of its members for it.
+var initializedMethod = []byte(`"notifications/initialized"`)
+
 // initializedMsg is the notification Agent VCR does not store and the
 // importer puts back after the handshake.
 var initializedMsg = []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -263,7 +267,7 @@ func (d *vcrDoc) interactionOf(item span, o *vcrMembers, p interPath) (vcrIntera
 		return in, d.errf(item.start, "%s has no request: each interaction needs its JSON-RPC request; fix or remove it", p)
 	}
 	in.req = *req
-	in.isInit = string(pick(req.msg, "method")) == `"notifications/initialized"`
+	in.isInit = bytes.Contains(req.msg, initializedMethod) && string(pick(req.msg, "method")) == string(initializedMethod)
 	if in.resp, err = d.optRPCIn(o.response, p, ".response"); err != nil {
 		return in, err
 	}
@@ -501,7 +505,7 @@ func (vcrImporter) Import(p *Probe) (*Imported, error) {
 		}
 		return ImportedMessages(h, msgs, nil), nil
 	}
-	if oneLineDoc(p.First(), p.last, p.Head()) {
+	if p.oneLineDoc() {
 		return importVCRLine(p)
 	}
 	store, err := newSpillStore(p.Path())
