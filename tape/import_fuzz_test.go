@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
+	"github.com/replayctl/replayctl/jsonrpc"
 )
 
 // FuzzDecodeHAR: any input is imported or refused with an *Error, never
@@ -124,6 +125,33 @@ func FuzzScanEnvelopeValid(f *testing.F) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("scanEnvelopeValid(%q):\n%+v\nwant scanEnvelope's\n%+v", line, got, want)
+		}
+	})
+}
+
+// FuzzIsInitialized: a cassette's request is notifications/initialized
+// exactly when its "method" member says so, as written (what pick alone
+// decided, for every request, before the parse let it skip the others).
+func FuzzIsInitialized(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"notifications/initialized"}`,
+		`{"method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","method":"notifications\/initialized"}`,
+		`{"jsonrpc":"2.0","method":"tools/list","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"method":"notifications/initialized"}}`,
+		`[{"jsonrpc":"2.0","method":"notifications/initialized"}]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		rpc, err := jsonrpc.Parse(msg)
+		if err != nil {
+			rpc = jsonrpc.Message{Kind: jsonrpc.KindInvalid}
+		}
+		want := string(pick(msg, "method")) == `"notifications/initialized"`
+		if got := isInitialized(rpc, msg); got != want {
+			t.Fatalf("isInitialized(%q) = %v, want %v (its method member as written)", msg, got, want)
 		}
 	})
 }

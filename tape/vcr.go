@@ -13,9 +13,17 @@ import (
 	"github.com/replayctl/replayctl/jsonrpc"
 )
 
-// initializedMethod is notifications/initialized as a message names it:
-// a request without it needs no scan of its members for it.
-var initializedMethod = []byte(`"notifications/initialized"`)
+// isInitialized reports whether the request msg, parsed as rpc, has
+// "notifications/initialized" as its "method" member, written so. A
+// valid message of another method has not (its method is the member,
+// decoded): only the others are scanned for it.
+func isInitialized(rpc jsonrpc.Message, msg []byte) bool {
+	const method = "notifications/initialized"
+	if rpc.Kind != jsonrpc.KindInvalid && rpc.Method != method {
+		return false
+	}
+	return string(pick(msg, "method")) == `"`+method+`"`
+}
 
 // initializedMsg is the notification Agent VCR does not store and the
 // importer puts back after the handshake.
@@ -65,7 +73,6 @@ type vcrInteraction struct {
 	resp   *vcrMsg
 	notes  []vcrMsg
 	latUS  int64
-	isInit bool // the request is notifications/initialized
 }
 
 func decodeVCR(path string, doc []byte, lineBase int64) (Header, []Message, error) {
@@ -267,7 +274,6 @@ func (d *vcrDoc) interactionOf(item span, o *vcrMembers, p interPath) (vcrIntera
 		return in, d.errf(item.start, "%s has no request: each interaction needs its JSON-RPC request; fix or remove it", p)
 	}
 	in.req = *req
-	in.isInit = bytes.Contains(req.msg, initializedMethod) && string(pick(req.msg, "method")) == string(initializedMethod)
 	if in.resp, err = d.optRPCIn(o.response, p, ".response"); err != nil {
 		return in, err
 	}

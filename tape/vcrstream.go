@@ -200,7 +200,7 @@ func (x *vcrImport) interactions() error {
 
 // keep puts an interaction's messages into the store.
 func (x *vcrImport) keep(in vcrInteraction) error {
-	sl := vcrSlim{at: in.at, hasAt: in.hasAt, label: in.label, isInit: in.isInit,
+	sl := vcrSlim{at: in.at, hasAt: in.hasAt, label: in.label,
 		latUS: in.latUS, first: x.stored, notes: len(in.notes), resp: in.resp != nil}
 	for _, n := range in.notes {
 		if _, err := x.add(n, false); err != nil {
@@ -211,6 +211,7 @@ func (x *vcrImport) keep(in vcrInteraction) error {
 	if err != nil {
 		return err
 	}
+	sl.isInit = isInitialized(rpc, in.req.msg)
 	if rpc.Kind == jsonrpc.KindRequest {
 		sl.method = rpc.Method // a constant or a string of its own: it keeps no message alive
 	}
