@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/replayctl/replayctl/internal/jsonscan"
+	"github.com/replayctl/replayctl/jsonrpc"
 )
 
 // detect decides the format of the file nr reads and gives r its body:
@@ -102,7 +105,7 @@ func (r *Reader) detect(nr *nativeReader) error {
 				Msg: fmt.Sprintf(`the header is missing: the first line is a %s line; a tape starts with {"type":"header","format":%q,"version":%d}`, typ, FormatName, FormatVersion)}
 		case "":
 			if p.wholeWithoutDocument() {
-				p.first = bytes.Clone(p.first) // it is in br's buffer, which reading on reuses
+				p.first = nr.keepLine(p.first)
 				if done, err := r.importAt(StageDocument, p); done {
 					return err
 				}
@@ -121,4 +124,60 @@ func (r *Reader) detect(nr *nativeReader) error {
 		return e
 	}
 	return r.importDocument(p)
+}
+
+// scanEnvelopeValid is scanEnvelope of a line that is valid JSON, in the
+// pass that checks its grammar (jsonscan.MembersValid): the same
+// envelope, the same message parsed (FuzzScanEnvelopeValid). It returns
+// an error wrapping jsonscan.ErrSyntax when the line is not a valid JSON
+// object, and env is then not to be used: scanEnvelope says what the
+// line holds.
+func scanEnvelopeValid(line []byte, env *envelope) error {
+	extra := env.extra[:0]
+	*env = envelope{}
+	msgAt := -1 // the last "msg" that is an object, as scanEnvelope parses it
+	err := jsonscan.MembersValid(line, func(m jsonscan.Member) bool {
+		v := span{m.Start, m.End}
+		key := m.Key
+		if m.KeyEscaped {
+			k, ok := unescapeKey(m.Key)
+			if !ok { // a valid JSON name decodes: this does not happen
+				return false
+			}
+			key = []byte(k)
+		}
+		switch string(key) {
+		case "type":
+			env.typ = v
+		case "seq":
+			env.seq = v
+		case "t_us":
+			env.tus = v
+		case "session":
+			env.session = v
+		case "dir":
+			env.dir = v
+		case "msg":
+			env.msg = v
+			if line[m.Start] == '{' {
+				msgAt = m.Start
+			}
+		case "http":
+			env.http = v
+		case "sse":
+			env.sse = v
+		default:
+			extra = append(extra, extraMember{string(key), v})
+		}
+		return true
+	})
+	env.extra = extra
+	if err != nil {
+		return err
+	}
+	if msgAt >= 0 {
+		rpc, _, rpcErr := jsonrpc.ParseStrictAt(line, msgAt)
+		env.rpc, env.rpcErr, env.rpcAt = rpc, rpcErr, msgAt
+	}
+	return nil
 }

@@ -87,8 +87,7 @@ func inMemory(msgs []Message) *imported {
 	for i, m := range msgs {
 		refs[i] = importRef{i: int32(i), seq: m.Seq, tus: m.TUS}
 	}
-	store := memStore(msgs)
-	return &imported{store: &store, refs: refs}
+	return &imported{store: memStoreOf(msgs), refs: refs}
 }
 
 // importedReader reads the messages an Importer read (Agent VCR, HAR,
@@ -111,18 +110,26 @@ func (ir *importedReader) next() (Message, error) {
 	for ir.at < ir.imp.count() {
 		ir.at++
 		m, err := ir.imp.message(ir.at - 1)
-		var e *Error
-		if errors.As(err, &e) {
-			return Message{}, err
-		}
 		if err != nil {
-			return Message{}, &Error{Path: ir.r.path, Seq: ir.imp.seqAt(ir.at - 1), Err: err, Msg: fmt.Sprintf("cannot read an imported message back (%v): check the disk of the temporary folder (TMPDIR)", err)}
+			return Message{}, ir.readBackErr(err)
 		}
 		if ir.r.opts.only == nil || string(ir.r.opts.only) == strconv.Quote(m.Session) {
 			return m, nil
 		}
 	}
 	return Message{}, io.EOF
+}
+
+// readBackErr is the error of a message that could not be read back
+// from the import's store: an *Error as it is, else one that says where.
+// (Apart from next, whose every call allocated the *Error that errors.As
+// looked for.)
+func (ir *importedReader) readBackErr(err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return &Error{Path: ir.r.path, Seq: ir.imp.seqAt(ir.at - 1), Err: err, Msg: fmt.Sprintf("cannot read an imported message back (%v): check the disk of the temporary folder (TMPDIR)", err)}
 }
 
 // seekSeq is Reader.SeekSeq on an imported tape.

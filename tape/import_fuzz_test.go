@@ -5,7 +5,11 @@ import (
 	"errors"
 	"io"
 	"os"
+	"reflect"
 	"testing"
+
+	"github.com/replayctl/replayctl/internal/jsonscan"
+	"github.com/replayctl/replayctl/jsonrpc"
 )
 
 // FuzzDecodeHAR: any input is imported or refused with an *Error, never
@@ -85,5 +89,69 @@ func FuzzOpenPeers(f *testing.F) {
 			return // read as they are: checked by their own fuzz targets
 		}
 		checkImport(t, msgs, nil)
+	})
+}
+
+// FuzzScanEnvelopeValid: detection's one pass over a first line
+// (scanEnvelopeValid) succeeds exactly on a valid JSON object, and then
+// finds the envelope scanEnvelope finds, its message parsed the same;
+// so oneLineDoc's grammar check needs no pass of its own.
+func FuzzScanEnvelopeValid(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"header","format":"replayctl-tape","version":1}`,
+		`{"type":"message","seq":0,"t_us":0,"session":"s1","dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"ping"}}`,
+		`{"msg":{"jsonrpc":"2.0","id":1,"method":"ping"},"msg":3}`,
+		`{"msg":{"jsonrpc":"2.0","id":1},"msg":{"jsonrpc":"2.0","method":"x"},"x\u0079z":[1,{"a":null}]}`,
+		` {"format_version": "1.0.0", "session": {"interactions": []}} ` + "\r",
+		`{"jsonrpc":"2.0","id":1,"result":{}}`,
+		`{"ts":"2026-05-01T10:00:00Z","message":{"jsonrpc":"2.0","id":1,"method":"ping"}}`,
+		`{"type":"header"`, `{"a":1,}`, `[1,2]`, `{"msg":{"id":1,}}`, `{"\ud800":1}`, "{\"a\":\"\xff\"}", `{} {}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var got, want envelope
+		err := scanEnvelopeValid(line, &got)
+		i := jsonscan.SkipSpace(line, 0)
+		validObject := jsonscan.Valid(line) && i < len(line) && line[i] == '{'
+		if (err == nil) != validObject {
+			t.Fatalf("scanEnvelopeValid(%q): %v; valid JSON object %v", line, err, validObject)
+		}
+		if err != nil {
+			return
+		}
+		if err := scanEnvelope(line, &want); err != nil {
+			t.Fatalf("scanEnvelope(%q) of a valid object: %v", line, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("scanEnvelopeValid(%q):\n%+v\nwant scanEnvelope's\n%+v", line, got, want)
+		}
+	})
+}
+
+// FuzzIsInitialized: a cassette's request is notifications/initialized
+// exactly when its "method" member says so, as written (what pick alone
+// decided, for every request, before the parse let it skip the others).
+func FuzzIsInitialized(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"notifications/initialized"}`,
+		`{"method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","method":"notifications\/initialized"}`,
+		`{"jsonrpc":"2.0","method":"tools/list","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"method":"notifications/initialized"}}`,
+		`[{"jsonrpc":"2.0","method":"notifications/initialized"}]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		rpc, err := jsonrpc.Parse(msg)
+		if err != nil {
+			rpc = jsonrpc.Message{Kind: jsonrpc.KindInvalid}
+		}
+		want := string(pick(msg, "method")) == `"notifications/initialized"`
+		if got := isInitialized(rpc, msg); got != want {
+			t.Fatalf("isInitialized(%q) = %v, want %v (its method member as written)", msg, got, want)
+		}
 	})
 }

@@ -103,6 +103,7 @@ type Probe struct {
 	env   envelope // first's members, scanned once (envOK)
 	envAt bool     // env has been scanned
 	envOK bool
+	valid bool // first is valid JSON, known once env has been scanned
 
 	binAt bool // bin has been looked for
 	isBin bool // first holds a byte no text holds (binaryAt)
@@ -162,13 +163,26 @@ func (p *Probe) ReadRest(what string) ([]byte, error) {
 func (p *Probe) lineBase() int64 { return p.line - 1 }
 
 // envelope scans First's members once; ok is false when First is not a
-// whole JSON object.
+// whole JSON object. The pass also checks First's grammar (valid), so
+// that a document on one line is not read again for that (oneLineDoc);
+// only a line that is not valid JSON is scanned twice.
 func (p *Probe) envelope() (*envelope, bool) {
 	if !p.envAt {
 		p.envAt = true
-		p.envOK = scanEnvelope(p.first, &p.env) == nil
+		if scanEnvelopeValid(p.first, &p.env) == nil {
+			p.envOK, p.valid = true, true
+		} else {
+			p.envOK = scanEnvelope(p.first, &p.env) == nil
+		}
 	}
 	return &p.env, p.envOK
+}
+
+// oneLineDoc is oneLineDoc of First and what follows it, First's grammar
+// known from the envelope's pass.
+func (p *Probe) oneLineDoc() bool {
+	p.envelope()
+	return p.valid && nothingAfter(p.last, p.Head())
 }
 
 // wholeWithoutDocument reports whether First is a whole JSON object
@@ -216,7 +230,7 @@ func (r *Reader) importAt(stage Stage, p *Probe) (done bool, err error) {
 // streamed, if an importer knows it by its first member (as every HAR
 // writer and Agent VCR write them), else read whole.
 func (r *Reader) importDocument(p *Probe) error {
-	p.first = bytes.Clone(p.first) // it is in br's buffer, which reading on reuses
+	p.first = p.n.keepLine(p.first)
 	if done, err := r.importAt(StageDocument, p); done {
 		return err
 	}

@@ -138,15 +138,47 @@ func (ls *logStream) close() error {
 }
 func (ls *logStream) lastTUS() int64 { return ls.last }
 
-// memStore keeps the messages in memory.
-type memStore []Message
+// memStore keeps the messages in memory, memChunk to a chunk: every
+// chunk but the last holds memChunk. A slice grown by append copied all
+// the messages kept so far at each growth (five times the store's size in
+// all, for a store of tens of thousands), and left the copies to the
+// garbage collector.
+type memStore struct {
+	chunks [][]Message
+	n      int
+}
+
+// memChunk is how many messages a memStore's chunk holds.
+const memChunk = 1024
+
+// memStoreOf is a memStore of msgs, which it keeps, not a copy.
+func memStoreOf(msgs []Message) *memStore {
+	s := &memStore{n: len(msgs)}
+	for i := 0; i < len(msgs); i += memChunk {
+		end := min(i+memChunk, len(msgs))
+		s.chunks = append(s.chunks, msgs[i:end:end])
+	}
+	return s
+}
 
 func (s *memStore) add(m Message) error {
-	*s = append(*s, m)
+	if k := len(s.chunks); k == 0 || len(s.chunks[k-1]) == memChunk {
+		s.chunks = append(s.chunks, make([]Message, 0, memChunk))
+	}
+	last := &s.chunks[len(s.chunks)-1]
+	*last = append(*last, m)
+	s.n++
 	return nil
 }
 
-func (s *memStore) get(i int) (Message, error) { return cloneMessage((*s)[i]), nil }
+// get returns message i as the store keeps it: its Msg is shared by the
+// store's readers (a Shared's), which do not write it (Message.RPC), as
+// a native tape's reader shares its blocks; so its parse, kept with it,
+// still holds.
+func (s *memStore) get(i int) (Message, error) { return s.chunks[i/memChunk][i%memChunk], nil }
+
+// len is how many messages s keeps.
+func (s *memStore) len() int { return s.n }
 
 func (s *memStore) close() error { return nil }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"github.com/replayctl/replayctl/internal/jsonscan"
 	"io"
+	"io/fs"
 	"slices"
 	"unicode/utf8"
 )
@@ -98,7 +99,7 @@ func (nr *nativeReader) close() {}
 func (nr *nativeReader) readLine() (line []byte, last bool, err error) {
 	b, err := nr.br.ReadSlice('\n')
 	if err == bufio.ErrBufferFull {
-		nr.long = append(nr.long[:0], b...)
+		nr.long = append(nr.startLong(), b...)
 		for err == bufio.ErrBufferFull {
 			if len(nr.long) > nr.limit()+1 {
 				return nil, false, nr.tooLong(nr.pos.line + 1)
@@ -128,6 +129,50 @@ func (nr *nativeReader) readLine() (line []byte, last bool, err error) {
 		return nil, false, nr.tooLong(nr.pos.line)
 	}
 	return b, last, nil
+}
+
+// startLong returns the buffer readLine assembles a line longer than
+// br's buffer in: long, emptied; or, for the first line (detect's: often
+// a JSON document on one line, of megabytes), one made to the size of
+// what is left of the file, when that is known and within the limit, so
+// that it is not grown by doubling, which copied it again at each step.
+func (nr *nativeReader) startLong() []byte {
+	if !nr.detecting {
+		return nr.long[:0]
+	}
+	rest, ok := sizeOf(nr.src)
+	rest -= nr.pos.off // the line starts here
+	if !ok || rest <= int64(cap(nr.long)) || rest > int64(nr.limit())+1 {
+		return nr.long[:0]
+	}
+	return make([]byte, 0, rest)
+}
+
+// sizeOf is the size of a regular file or of bytes in memory (File,
+// Bytes); ok is false for anything else.
+func sizeOf(src io.Reader) (size int64, ok bool) {
+	switch f := src.(type) {
+	case interface{ Stat() (fs.FileInfo, error) }: // *os.File
+		fi, err := f.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			return 0, false
+		}
+		return fi.Size(), true
+	case interface{ Size() int64 }: // *bytes.Reader
+		return f.Size(), true
+	}
+	return 0, false
+}
+
+// keepLine returns line, as readLine returned it, as the caller's to
+// keep: a long line itself, which readLine then no longer reuses, or a
+// copy of one in br's buffer, which reading on reuses.
+func (nr *nativeReader) keepLine(line []byte) []byte {
+	if len(line) > 0 && len(nr.long) > 0 && &line[0] == &nr.long[0] {
+		nr.long = nil
+		return line
+	}
+	return bytes.Clone(line)
 }
 
 // limit is the longest line readLine reads: the line limit, or while

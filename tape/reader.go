@@ -190,13 +190,6 @@ func (r *Reader) Close() error {
 // Next keeps returning it until a SeekSeq moves the reader.
 func (r *Reader) Next() (Message, error) { return r.body.next() }
 
-// cloneMessage copies the byte slices of an in-memory message so that the
-// caller may modify what it gets.
-func cloneMessage(m Message) Message {
-	m.Msg = append([]byte(nil), m.Msg...)
-	return m
-}
-
 func (r *Reader) warnf(format string, args ...any) {
 	r.warnings = append(r.warnings, fmt.Sprintf(format, args...))
 }

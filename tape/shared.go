@@ -98,7 +98,7 @@ func (s *Shared) open(opts []Option) (*Reader, error) {
 // whether it is one.
 func keepable(st msgStore) (msgStore, bool) {
 	switch st := st.(type) {
-	case *memStore: // get copies each message: readers share it as it is
+	case *memStore: // readers share its messages, which they do not write
 		return st, true
 	case *spillStore:
 		if st.bw.Flush() != nil {

@@ -13,6 +13,18 @@ import (
 	"github.com/replayctl/replayctl/jsonrpc"
 )
 
+// isInitialized reports whether the request msg, parsed as rpc, has
+// "notifications/initialized" as its "method" member, written so. A
+// valid message of another method has not (its method is the member,
+// decoded): only the others are scanned for it.
+func isInitialized(rpc jsonrpc.Message, msg []byte) bool {
+	const method = "notifications/initialized"
+	if rpc.Kind != jsonrpc.KindInvalid && rpc.Method != method {
+		return false
+	}
+	return string(pick(msg, "method")) == `"`+method+`"`
+}
+
 // initializedMsg is the notification Agent VCR does not store and the
 // importer puts back after the handshake.
 var initializedMsg = []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -61,7 +73,6 @@ type vcrInteraction struct {
 	resp   *vcrMsg
 	notes  []vcrMsg
 	latUS  int64
-	isInit bool // the request is notifications/initialized
 }
 
 func decodeVCR(path string, doc []byte, lineBase int64) (Header, []Message, error) {
@@ -263,7 +274,6 @@ func (d *vcrDoc) interactionOf(item span, o *vcrMembers, p interPath) (vcrIntera
 		return in, d.errf(item.start, "%s has no request: each interaction needs its JSON-RPC request; fix or remove it", p)
 	}
 	in.req = *req
-	in.isInit = string(pick(req.msg, "method")) == `"notifications/initialized"`
 	if in.resp, err = d.optRPCIn(o.response, p, ".response"); err != nil {
 		return in, err
 	}
@@ -501,7 +511,7 @@ func (vcrImporter) Import(p *Probe) (*Imported, error) {
 		}
 		return ImportedMessages(h, msgs, nil), nil
 	}
-	if oneLineDoc(p.First(), p.last, p.Head()) {
+	if p.oneLineDoc() {
 		return importVCRLine(p)
 	}
 	store, err := newSpillStore(p.Path())

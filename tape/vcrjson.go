@@ -198,30 +198,30 @@ func (d *vcrDoc) validRPC(v span) (vcrMsg, bool) {
 
 // appendCompact appends the valid JSON text b to dst without the white
 // space outside its strings: what json.Compact makes of it
-// (FuzzAppendCompact), without its state machine. Each string is copied
-// whole, found by jsonscan.SkipValue.
+// (FuzzAppendCompact), without its state machine. Each string is passed
+// whole, found by jsonscan.SkipValue; what lies between two runs of white
+// space is copied in one append (all of b, when it is compact already:
+// a message of a compact cassette was copied a token at a time).
 func appendCompact(dst, b []byte) []byte {
+	from := 0 // b[from:i] is copied as it is
 	for i := 0; i < len(b); {
-		switch c := b[i]; c {
+		switch b[i] {
 		case ' ', '\t', '\n', '\r':
-			i++
+			dst = append(dst, b[from:i]...)
+			for i++; i < len(b) && isSpace(b[i]); i++ {
+			}
+			from = i
 		case '"':
 			end, err := jsonscan.SkipValue(b, i)
 			if err != nil { // not valid after all: the rest as it is
-				return append(dst, b[i:]...)
+				return append(dst, b[from:]...)
 			}
-			dst = append(dst, b[i:end]...)
 			i = end
 		default:
-			j := i + 1
-			for j < len(b) && !isSpaceOrQuote(b[j]) {
-				j++
-			}
-			dst = append(dst, b[i:j]...)
-			i = j
+			i++
 		}
 	}
-	return dst
+	return append(dst, b[from:]...)
 }
 
 // compactCopy is appendCompact of the valid JSON text b into a copy of
@@ -244,8 +244,8 @@ func (d *vcrDoc) compactCopy(b []byte) []byte {
 // compactBlock is the size of compactCopy's blocks.
 const compactBlock = 32 << 10
 
-func isSpaceOrQuote(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"'
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r'
 }
 
 // dropNulls removes the members of a compact JSON-RPC object that Agent

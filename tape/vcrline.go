@@ -20,7 +20,7 @@ const maxLineInMemory = 64 << 20
 func decodeVCRLine(path string, doc []byte, lineBase int64, store msgStore) (Header, *imported, error) {
 	d := &vcrDoc{path: path, doc: doc, lineBase: lineBase, valid: true}
 	s := &jsonStream{path: path, lc: &lineCounter{base: lineBase}}
-	x := &vcrImport{s: s, store: store, rootLine: lineBase + 1}
+	x := &vcrImport{s: s, store: store, rootLine: lineBase + 1, keepRPC: keepsRPC(store)}
 	at := jsonscan.SkipSpace(doc, 0)
 	if doc[at] != '{' {
 		return Header{}, nil, d.errf(at, "the document is %s, want an object: fix the file", kindOf(doc[at:]))
@@ -52,10 +52,14 @@ func decodeVCRLine(path string, doc []byte, lineBase int64, store msgStore) (Hea
 // nothing but white space follows it in the file (rest, read ahead;
 // last says first ends the file).
 func oneLineDoc(first []byte, last bool, rest []byte) bool {
-	if !last && (len(rest) >= 4096 || len(bytes.TrimLeft(rest, " \t\r\n")) > 0) {
-		return false
-	}
-	return bytes.IndexByte(first, '\n') < 0 && jsonscan.Valid(first)
+	return nothingAfter(last, rest) && bytes.IndexByte(first, '\n') < 0 && jsonscan.Valid(first)
+}
+
+// nothingAfter reports whether only white space follows a line in the
+// file: it is the last (last), or the rest, read ahead, is blank and
+// shorter than the 4 KiB read ahead.
+func nothingAfter(last bool, rest []byte) bool {
+	return last || len(rest) < 4096 && len(bytes.TrimLeft(rest, " \t\r\n")) == 0
 }
 
 // sessionAt is vcrImport.session for the value at doc[at]; it returns

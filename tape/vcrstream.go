@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
+	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/mcp"
 )
 
@@ -23,6 +23,10 @@ type vcrImport struct {
 	store    msgStore
 	stored   int // messages in store
 	rootLine int64
+	// keepRPC: the store keeps each message as it is given (memStore), so
+	// its parse goes with it (Message.RPC): the replay's loader and the
+	// mock then need not parse it again
+	keepRPC bool
 
 	fv, meta, initReq, initResp *vcrValue
 	hasSession                  bool
@@ -44,7 +48,7 @@ type vcrSlim struct {
 	at     time.Time
 	hasAt  bool
 	label  Dir
-	method string // of the request, "" if not a request (see requestMethod)
+	method string // of the request, "" if not a request (as requestMethod says)
 	isInit bool
 	latUS  int64
 	first  int
@@ -59,7 +63,7 @@ type vcrSlim struct {
 func decodeVCRStream(path string, src io.Reader, lineBase int64, store msgStore) (Header, *imported, error) {
 	s := newJSONStream(path, src, lineBase)
 	s.what = ""
-	x := &vcrImport{s: s, store: store}
+	x := &vcrImport{s: s, store: store, keepRPC: keepsRPC(store)}
 	if err := x.read(); err != nil {
 		return Header{}, nil, err
 	}
@@ -196,18 +200,23 @@ func (x *vcrImport) interactions() error {
 
 // keep puts an interaction's messages into the store.
 func (x *vcrImport) keep(in vcrInteraction) error {
-	sl := vcrSlim{at: in.at, hasAt: in.hasAt, label: in.label, method: strings.Clone(requestMethod(in.req.msg)), isInit: in.isInit,
+	sl := vcrSlim{at: in.at, hasAt: in.hasAt, label: in.label,
 		latUS: in.latUS, first: x.stored, notes: len(in.notes), resp: in.resp != nil}
 	for _, n := range in.notes {
-		if err := x.add(n); err != nil {
+		if _, err := x.add(n, false); err != nil {
 			return err
 		}
 	}
-	if err := x.add(in.req); err != nil {
+	rpc, err := x.add(in.req, true)
+	if err != nil {
 		return err
 	}
+	sl.isInit = isInitialized(rpc, in.req.msg)
+	if rpc.Kind == jsonrpc.KindRequest {
+		sl.method = rpc.Method // a constant or a string of its own: it keeps no message alive
+	}
 	if in.resp != nil {
-		if err := x.add(*in.resp); err != nil {
+		if _, err := x.add(*in.resp, false); err != nil {
 			return err
 		}
 	}
@@ -216,13 +225,33 @@ func (x *vcrImport) keep(in vcrInteraction) error {
 }
 
 // add puts a message into the store; its direction, session and time
-// are decided at the end.
-func (x *vcrImport) add(m vcrMsg) error {
-	if err := x.store.add(Message{Dir: C2S, Msg: m.msg, Line: m.line}); err != nil {
-		return &Error{Path: x.s.path, Line: m.line, Seq: -1, Err: err, Msg: fmt.Sprintf("cannot keep the message (%v)", err)}
+// are decided at the end. With keepRPC its parse goes into the store with
+// it; with need (or keepRPC) add returns the parse (KindInvalid for a
+// message that is not JSON-RPC).
+func (x *vcrImport) add(m vcrMsg, need bool) (jsonrpc.Message, error) {
+	var rpc jsonrpc.Message
+	if need || x.keepRPC {
+		var err error
+		if rpc, err = jsonrpc.Parse(m.msg); err != nil {
+			rpc = jsonrpc.Message{Kind: jsonrpc.KindInvalid}
+		}
+	}
+	msg := Message{Dir: C2S, Msg: m.msg, Line: m.line}
+	if x.keepRPC {
+		msg.rpc = jsonrpc.Keep(rpc)
+	}
+	if err := x.store.add(msg); err != nil {
+		return rpc, &Error{Path: x.s.path, Line: m.line, Seq: -1, Err: err, Msg: fmt.Sprintf("cannot keep the message (%v)", err)}
 	}
 	x.stored++
-	return nil
+	return rpc, nil
+}
+
+// keepsRPC reports whether store keeps each message as it is given, its
+// parse with it (a spill file keeps the bytes).
+func keepsRPC(store msgStore) bool {
+	_, ok := store.(*memStore)
+	return ok
 }
 
 // finish checks what the cassette says in the order DecodeVCR has always
@@ -277,7 +306,7 @@ func (x *vcrImport) finish() (Header, *imported, error) {
 		}
 		hasInit = hasInit || in.isInit
 	}
-	var refs []importRef
+	refs := make([]importRef, 0, x.stored+3) // and the handshake's three
 	var now int64
 	add := func(i int, dir Dir, at int64) {
 		now = max(now, at)
@@ -285,7 +314,8 @@ func (x *vcrImport) finish() (Header, *imported, error) {
 	}
 	handshake := func(m *vcrMsg) (int, error) {
 		i := x.stored
-		return i, x.add(*m)
+		_, err := x.add(*m, false)
+		return i, err
 	}
 	var initAt int64
 	if hasRecordedAt {
