@@ -15,7 +15,9 @@ import (
 // that does not exist (the search's result was lost: "no such file or
 // directory" at the end), two outputs naming one file (the report
 // overwrote the shrunk tape, exit 0), and --at naming a session or a
-// message the tape does not have (the baseline ran, then exit 3 or 1).
+// message the tape does not have (the baseline ran, then exit 3 or 1),
+// and a --max-runs the baseline alone spends (exit 2 after replays, "the
+// run budget is spent", saying neither which flag nor what to do).
 func TestShrinkRefusesBadArgsUpFront(t *testing.T) {
 	planted := testserver.Planted(t)[0]
 	tp := "shrink/testdata/planted-abc.jsonl"
@@ -56,6 +58,11 @@ func TestShrinkRefusesBadArgsUpFront(t *testing.T) {
 				return []string{"--tape-out", filepath.Join(dir, "c.jsonl"), "--at", "s7:99999"}
 			},
 			func(string) string { return "--at s7:99999: session s7 has no message seq 99999" }},
+		{"max-runs below the baseline",
+			func(dir string) []string {
+				return []string{"--tape-out", filepath.Join(dir, "d.jsonl"), "--max-runs", "3", "--baseline", "5"}
+			},
+			func(string) string { return "--max-runs 3: the baseline alone replays the tape 5 times (--baseline)" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
