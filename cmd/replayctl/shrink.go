@@ -134,6 +134,9 @@ func (a *app) shrink(cmd *cobra.Command, args []string, f shrinkFlags) error {
 	if strings.TrimSpace(f.speed) == "stepped" {
 		return usageError("--speed stepped: shrink replays with no one to step them; use fast (the default), realtime, Nx, fixed: or rps:")
 	}
+	if f.maxRuns < f.baseline {
+		return usageError("--max-runs %d: the baseline alone replays the tape %d times (--baseline): give --max-runs %d or more, or a smaller --baseline", f.maxRuns, f.baseline, f.baseline)
+	}
 	if f.runs > 0 && f.need > f.runs {
 		return usageError("--need %d of --runs %d: a candidate cannot fail more often than it is replayed", f.need, f.runs)
 	}
