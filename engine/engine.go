@@ -19,7 +19,6 @@ import (
 	"github.com/replayctl/replayctl/engine/session"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
-	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 	"github.com/replayctl/replayctl/validator"
 )
@@ -249,13 +248,6 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 		if cause := context.Cause(rctx); cause != nil && !errors.Is(cause, context.Canceled) {
 			err = cause
 		}
-	}
-	var te *tape.Error
-	if _, ok := r.(*taken); ok && errors.Is(err, ErrTarget) && errors.As(err, &te) {
-		// The target reads the replayed tape (the built-in mock): its
-		// bad line is the tape's error, whether the loader met it first or
-		// a session's connect to the mock did.
-		err = te
 	}
 	finished := e.finished
 	if finished.IsZero() { // cut short: the report ends now

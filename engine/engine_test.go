@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/replayctl/replayctl/engine/event"
+	"github.com/replayctl/replayctl/internal/testtape/calls"
 	"github.com/replayctl/replayctl/metrics"
 	"github.com/replayctl/replayctl/mock"
 	"github.com/replayctl/replayctl/report"
@@ -32,34 +32,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func writeTape(tb testing.TB, dir string, n int, gapUS int64, answer func(i int) string) string {
 	tb.Helper()
 	path := filepath.Join(dir, fmt.Sprintf("tape-%d.jsonl", n))
-	f, err := os.Create(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	seq := 0
-	line := func(tUS int64, dir, msg string) {
-		fmt.Fprintf(w, `{"type":"message","seq":%d,"t_us":%d,"session":"s1","dir":"%s","msg":%s}`+"\n", seq, tUS, dir, msg)
-		seq++
-	}
-	fmt.Fprintln(w, `{"type":"header","format":"replayctl-tape","version":1,"protocol_version":"2025-06-18","transport":"stdio"}`)
-	line(0, "c2s", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
-	line(50, "s2c", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"bench","version":"1"}}}`)
-	line(60, "c2s", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	for i := 1; i <= n; i++ {
-		t := int64(i) * gapUS
-		text := fmt.Sprintf("Echo: message %d", i)
-		if answer != nil {
-			text = answer(i)
-		}
-		line(t, "c2s", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"message":"message %d"}}}`, i, i))
-		line(t+100, "s2c", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":%q}]}}`, i, text))
-	}
-	fmt.Fprintf(w, `{"type":"end","messages":%d,"duration_us":%d}`+"\n", seq, int64(n)*gapUS+100)
-	if err := w.Flush(); err != nil {
-		tb.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
+	if err := (calls.Tape{N: n, Gap: time.Duration(gapUS) * time.Microsecond, Answer: answer}).Write(path); err != nil {
 		tb.Fatal(err)
 	}
 	return path

@@ -7,43 +7,29 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"strconv"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/replayctl/replayctl/internal/testtape/calls"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
-	"github.com/replayctl/replayctl/tape"
 )
 
 // callsTape writes a tape of one session: the handshake, then n
-// tools/call recorded gap apart, each answered 0.1ms later.
+// tools/call recorded gap apart from 10 ms on, each answered 0.1ms later.
 func callsTape(t *testing.T, n int, gap time.Duration) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "calls.jsonl")
-	w, err := tape.Create(path, tape.Header{Format: tape.FormatName, Version: tape.FormatVersion, Transport: "http"})
+	err := calls.Tape{
+		N: n, Gap: gap, Start: 10 * time.Millisecond, Transport: "http", Server: "t",
+		Call: func(i int) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"%d"}}}`, i, i)
+		},
+		Answer: strconv.Itoa,
+	}.Write(path)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var seq int64
-	put := func(at time.Duration, dir tape.Dir, msg string) {
-		if err == nil {
-			err = w.Write(tape.Message{Seq: seq, TUS: at.Microseconds(), Session: "s1", Dir: dir, Msg: []byte(msg)})
-		}
-		seq++
-	}
-	put(0, tape.C2S, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	put(time.Millisecond, tape.S2C, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"t","version":"1"}}}`)
-	put(2*time.Millisecond, tape.C2S, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	for i := 1; i <= n; i++ {
-		at := 10*time.Millisecond + time.Duration(i-1)*gap
-		put(at, tape.C2S, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"%d"}}}`, i, i))
-		put(at+100*time.Microsecond, tape.S2C, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"%d"}]}}`, i, i))
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
 	return path

@@ -67,7 +67,9 @@ var _ transport.Dialer = (*Mock)(nil)
 // the tape could not be read. Later Dials return at once. While a replay
 // that took the tape (StreamTape) reads it, a Dial returns at once, and
 // its connection answers each request as soon as the part of the tape
-// that decides its answer is indexed.
+// that decides its answer is indexed; once that read has met a bad line
+// (a *tape.Error), a Dial still returns a connection, whose requests fail
+// with the tape's error (see Send).
 func (m *Mock) Dial(ctx context.Context, session string) (transport.Conn, error) {
 	r := m.reading()
 	select {
@@ -76,6 +78,13 @@ func (m *Mock) Dial(ctx context.Context, session string) (transport.Conn, error)
 		return newLiveConn(r, recordedName(session), m.lookahead), nil
 	}
 	if r.err != nil {
+		if _, bad := errors.AsType[*tape.Error](r.err); bad && r.finished != nil {
+			// A streamed read met a bad line: the replay's reader gives
+			// the same error. The connection's requests fail with it (see
+			// Send), as they do on a connection dialled before the read
+			// failed: not a failed connect, which is the target's failure.
+			return newLiveConn(r, recordedName(session), m.lookahead), nil
+		}
 		return nil, r.err
 	}
 	return newConn(r.idx, r.idx.sessions[recordedName(session)], m.lookahead), nil

@@ -352,9 +352,10 @@ func readAllWarnings(t *testing.T, path string) []string {
 // TestStreamTapeError: a tape with a bad line in its middle, streamed:
 // the replay gets the messages before it, then the reader's own error
 // (its file and line), as a plain reader gives them; a connection
-// waiting for an answer past it answers with that error, and a Dial
-// after it fails with it, as a Dial of a mock that read the tape first
-// does.
+// waiting for an answer past it answers with that error, and so does
+// every request of a connection dialled after it (the Dial itself does
+// not fail: the replay would blame the target), while a Dial of a mock
+// that read the tape first fails with it.
 func TestStreamTapeError(t *testing.T) {
 	lines := strings.SplitAfter(string(callsTape(100)), "\n")
 	bad := 120 // a line number, 1-based: a call's answer
@@ -449,8 +450,14 @@ func TestStreamTapeError(t *testing.T) {
 		t.Errorf("a request past the bad line answered %s, want no answer", in.Msg)
 	default:
 	}
-	if _, err := m.Dial(t.Context(), "s1"); err == nil || !strings.Contains(err.Error(), wantErr.Error()) {
-		t.Errorf("Dial after the read failed: %v, want %v", err, wantErr)
+	after, err := m.Dial(t.Context(), "s1")
+	if err != nil {
+		t.Fatalf("Dial after the read failed: %v, want a connection whose requests fail with %v", err, wantErr)
+	}
+	err = after.Send(t.Context(), initialize)
+	after.Close()
+	if !errors.As(err, &te) || te.Line != int64(bad) || err.Error() != wantErr.Error() {
+		t.Errorf("Send of initialize on a connection dialled after the read failed = %v, want the tape's error %v", err, wantErr)
 	}
 	if _, err := New(path).Dial(t.Context(), "s1"); err == nil || !strings.Contains(err.Error(), wantErr.Error()) {
 		t.Errorf("Dial of a mock that read first: %v, want %v", err, wantErr)

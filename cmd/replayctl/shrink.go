@@ -134,6 +134,9 @@ func (a *app) shrink(cmd *cobra.Command, args []string, f shrinkFlags) error {
 	if strings.TrimSpace(f.speed) == "stepped" {
 		return usageError("--speed stepped: shrink replays with no one to step them; use fast (the default), realtime, Nx, fixed: or rps:")
 	}
+	if f.maxRuns < f.baseline {
+		return usageError("--max-runs %d: the baseline alone replays the tape %d times (--baseline): give --max-runs %d or more, or a smaller --baseline", f.maxRuns, f.baseline, f.baseline)
+	}
 	if f.runs > 0 && f.need > f.runs {
 		return usageError("--need %d of --runs %d: a candidate cannot fail more often than it is replayed", f.need, f.runs)
 	}
@@ -153,7 +156,8 @@ func (a *app) shrink(cmd *cobra.Command, args []string, f shrinkFlags) error {
 	if f.chaosFrom == "" && f.planOut != "" {
 		return usageError("--plan-out writes the faults of --chaos-from: give --chaos-from REPORT too")
 	}
-	for _, o := range []struct{ flag, path string }{{"--tape-out", tapeOut}, {"--plan-out", planOut}, {"--report", f.report}} {
+	outs := []output{{"--tape-out", tapeOut}, {"--plan-out", planOut}, {"--report", f.report}}
+	for _, o := range outs {
 		if o.path == "" {
 			continue
 		}
@@ -163,6 +167,9 @@ func (a *app) shrink(cmd *cobra.Command, args []string, f shrinkFlags) error {
 			}
 			return err
 		}
+	}
+	if err := checkOutputs(outs); err != nil {
+		return err
 	}
 	opts, err := a.replayOptions(cmd, args, f.runFlags)
 	if err != nil {
@@ -282,6 +289,39 @@ func (a *app) shrink(cmd *cobra.Command, args []string, f shrinkFlags) error {
 	return nil
 }
 
+// output is a file the shrink writes, and the flag that names it.
+type output struct{ flag, path string }
+
+// checkOutputs refuses, before the first replay, outputs the shrink could
+// not write at its end (their folder does not exist) or that would
+// overwrite one another: a search can take hours, and its result would
+// be lost, or the report written over the tape.
+func checkOutputs(outs []output) error {
+	for i, o := range outs {
+		if o.path == "" {
+			continue
+		}
+		dir := filepath.Dir(o.path)
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return usageError("shrink: %s %s: the folder %s does not exist; create it first, or choose another %s", o.flag, o.path, dir, o.flag)
+		}
+		for _, p := range outs[:i] {
+			if p.path != "" && samePath(p.path, o.path) {
+				return usageError("shrink: %s and %s both name %s: give each its own file", p.flag, o.flag, o.path)
+			}
+		}
+	}
+	return nil
+}
+
+// samePath reports whether a and b name one file: the same path once
+// made absolute and clean, or one existing file (a link to it).
+func samePath(a, b string) bool {
+	aa, errA := filepath.Abs(a)
+	ab, errB := filepath.Abs(b)
+	return (errA == nil && errB == nil && aa == ab) || sameFile(a, b)
+}
+
 // sibling is path with its extension replaced by ext.
 func sibling(path, ext string) string {
 	return strings.TrimSuffix(path, filepath.Ext(path)) + ext
@@ -324,22 +364,20 @@ func (a *app) resetHook(command string, timeout time.Duration) func(context.Cont
 }
 
 // parseAt reads --at SESSION:SEQ; SEQ alone names a message of the
-// tape's one session.
+// tape's one session. The session must be on the tape, and SEQ (unless
+// -1, a crash between messages) one of its messages.
 func parseAt(v string, src tape.Source) (string, int64, error) {
-	session, num, ok := strings.Cut(v, ":")
-	if !ok {
-		session, num = "", v
-	}
+	session, num, named := strings.Cut(v, ":")
 	seq, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
-	if err != nil || seq < -1 || (ok && session == "") {
-		return "", 0, usageError("--at %q: want SESSION:SEQ, e.g. --at s3:128 (replayctl inspect TAPE lists them)", v)
+	if !named {
+		seq, err = strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 	}
-	if ok {
-		return session, seq, nil
+	if err != nil || seq < -1 || (named && session == "") {
+		return "", 0, usageError("--at %q: want SESSION:SEQ, e.g. --at s3:128 (replayctl inspect TAPE lists them)", v)
 	}
 	t, err := shrink.Load(src)
 	if err != nil {
-		return "", 0, err
+		return "", 0, inputError(err)
 	}
 	var sessions []string
 	for _, u := range t.Units {
@@ -347,8 +385,22 @@ func parseAt(v string, src tape.Source) (string, int64, error) {
 			sessions = append(sessions, u.Session)
 		}
 	}
-	if len(sessions) != 1 {
-		return "", 0, usageError("--at %s: the tape has %d sessions (%s): name one, e.g. --at %s:%d", v, len(sessions), strings.Join(sessions[:min(len(sessions), 5)], ", "), sessions[0], seq)
+	some := strings.Join(sessions[:min(len(sessions), 5)], ", ")
+	if len(sessions) > 5 {
+		some += ", …"
 	}
-	return sessions[0], seq, nil
+	switch {
+	case len(sessions) == 0:
+		return "", 0, usageError("--at %s: the tape has no session", v)
+	case !named && len(sessions) != 1:
+		return "", 0, usageError("--at %s: the tape has %d sessions (%s): name one, e.g. --at %s:%d", v, len(sessions), some, sessions[0], seq)
+	case !named:
+		session = sessions[0]
+	case !slices.Contains(sessions, session):
+		return "", 0, usageError("--at %s: the tape has no session %s; it has %s (replayctl inspect TAPE lists them)", v, session, some)
+	}
+	if seq >= 0 && !slices.ContainsFunc(t.Messages, func(m tape.Message) bool { return m.Session == session && m.Seq == seq }) {
+		return "", 0, usageError("--at %s: session %s has no message seq %d (replayctl inspect TAPE lists them)", v, session, seq)
+	}
+	return session, seq, nil
 }

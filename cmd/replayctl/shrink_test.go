@@ -130,7 +130,7 @@ func TestShrinkCommand(t *testing.T) {
 			{[]string{"shrink", tp, "--speed", "stepped", "--", planted}, 2, "--speed stepped"},
 			{[]string{"shrink", tp, "--at", "s1:x", "--", planted}, 2, `--at "s1:x": want SESSION:SEQ`},
 			{[]string{"shrink", tp, "--at", "12", "--", planted}, 2, "--at 12: the tape has 4 sessions (s1, s2, s3, s4)"},
-			{[]string{"shrink", tp, "--tape-out", filepath.Join(dir, "no2.jsonl"), "--baseline", "1", "--at", "s1:3", "--", planted}, 1, "at s1 seq 3"},
+			{[]string{"shrink", tp, "--tape-out", filepath.Join(dir, "no2.jsonl"), "--baseline", "1", "--at", "s1:2", "--", planted}, 1, "at s1 seq 2"},
 			{[]string{"shrink", tp, "--speed", "warp", "--", planted}, 2, "--speed"},
 			{[]string{"shrink", tp, "--plan-out", "x.json", "--", planted}, 2, "--chaos-from"},
 			{[]string{"shrink", tp, "--chaos-from", filepath.Join(dir, "missing.json"), "--", planted}, 2, "--chaos-from"},

@@ -66,15 +66,17 @@ func main() {
 	rangeN := map[string]int{}
 	open := map[string]trace.Time{}
 	var window0, last trace.Time
+	events := 0
 	for {
 		ev, err := r.ReadEvent()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "tracestat:", err)
+			fmt.Fprintf(os.Stderr, "tracestat: %s: the trace is cut short or damaged after %d events (%v): trace it again, and let the traced process end (a test binary writes -test.trace as it exits)\n", os.Args[1], events, err)
 			os.Exit(2)
 		}
+		events++
 		t := ev.Time()
 		last = t
 		switch ev.Kind() {
@@ -164,7 +166,7 @@ func main() {
 		}
 	}
 	if window0 == 0 {
-		fmt.Fprintln(os.Stderr, "tracestat: no goroutine of engine/ or mock/ in the trace")
+		fmt.Fprintf(os.Stderr, "tracestat: %s: no goroutine of engine/ or mock/ in the trace, so no replay to summarise: trace a replay, e.g. go test -run '^$' -bench 'Pipeline/^msgs=100000$/^events=none$' -benchtime 5x -trace T ./engine/\n", os.Args[1])
 		os.Exit(2)
 	}
 	win := last - window0

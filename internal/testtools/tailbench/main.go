@@ -24,7 +24,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/replayctl/replayctl/tape"
+	"github.com/replayctl/replayctl/internal/testtape/calls"
 )
 
 func main() {
@@ -70,36 +70,17 @@ const start = 10 * time.Millisecond
 // handshake, then calls tools/call gap apart, each answered 0.1ms later.
 func tapeCmd(args []string) error {
 	fs := flag.NewFlagSet("tape", flag.ExitOnError)
-	calls := fs.Int("calls", 200, "tools/call requests")
+	n := fs.Int("calls", 200, "tools/call requests")
 	gap := fs.Duration("gap", 2*time.Millisecond, "recorded time between two calls")
 	out := fs.String("o", "", "the tape to write")
 	_ = fs.Parse(args)
-	if *out == "" || *calls < 1 || *gap <= 0 {
+	if *out == "" || *n < 1 || *gap <= 0 {
 		return fmt.Errorf("tape: want -o FILE, -calls >= 1, -gap > 0")
 	}
-	w, err := tape.Create(*out, tape.Header{Format: tape.FormatName, Version: tape.FormatVersion, Transport: "http"})
-	if err != nil {
-		return err
-	}
-	var seq int64
-	put := func(at time.Duration, dir tape.Dir, msg string) {
-		if err == nil {
-			err = w.Write(tape.Message{Seq: seq, TUS: at.Microseconds(), Session: "s1", Dir: dir, Msg: []byte(msg)})
-		}
-		seq++
-	}
-	put(0, tape.C2S, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
-	put(time.Millisecond, tape.S2C, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"slow","version":"1"}}}`)
-	put(2*time.Millisecond, tape.C2S, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	for i := 1; i <= *calls; i++ {
-		at := start + time.Duration(i-1)**gap
-		put(at, tape.C2S, call(i))
-		put(at+100*time.Microsecond, tape.S2C, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"%d"}]}}`, i, i))
-	}
-	if err != nil {
-		return err
-	}
-	return w.Close()
+	return calls.Tape{
+		N: *n, Gap: *gap, Start: start, Transport: "http", Server: "slow",
+		Call: call, Answer: strconv.Itoa,
+	}.Write(*out)
 }
 
 // gorCmd writes the same calls as GoReplay's input file: each request
