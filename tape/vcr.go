@@ -3,6 +3,7 @@ package tape
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -65,14 +66,14 @@ type vcrMsg struct {
 }
 
 type vcrInteraction struct {
-	at     time.Time
-	hasAt  bool
-	label  Dir // the interaction's "direction", as written
-	dir    Dir // who sent the request (see senders)
-	req    vcrMsg
-	resp   *vcrMsg
-	notes  []vcrMsg
-	latUS  int64
+	at    time.Time
+	hasAt bool
+	label Dir // the interaction's "direction", as written
+	dir   Dir // who sent the request (see senders)
+	req   vcrMsg
+	resp  *vcrMsg
+	notes []vcrMsg
+	latUS int64
 }
 
 func decodeVCR(path string, doc []byte, lineBase int64) (Header, []Message, error) {
@@ -159,10 +160,12 @@ func (d *vcrDoc) metadata(v span, h *Header) (session string, at time.Time, hasA
 	}
 	if cmd != "" {
 		// Agent VCR writes the command line as one string ("node srv.js")
-		// when it has no args: split it on spaces, as its shell would.
+		// when it has no args: split it as a shell would, quotes and all.
 		argv := []string{cmd}
 		if len(args) == 0 {
-			argv = strings.Fields(cmd)
+			if argv, err = shellWords(cmd); err != nil {
+				return session, at, hasAt, d.errf(meta["server_command"].start, "metadata.server_command %q: %v: fix the quoting, or give the arguments as server_args", cmd, err)
+			}
 		}
 		srv.Command = append(argv, args...)
 	}
@@ -544,4 +547,63 @@ func importVCRLine(p *Probe) (*Imported, error) {
 		return nil, notATape(err)
 	}
 	return &Imported{Header: h, src: im}, nil
+}
+
+// shellWords splits a command line as a POSIX shell splits words, without
+// expanding anything: blanks separate words; single quotes keep what they
+// hold as it is; double quotes keep it too, but a backslash in them before
+// $, `, ", \ or a newline keeps only that character; a backslash outside
+// quotes keeps the next character. It fails on an unterminated quote or a
+// trailing backslash.
+func shellWords(line string) ([]string, error) {
+	var (
+		words []string
+		w     strings.Builder
+		in    bool // a word is open (it may be empty: "")
+	)
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if in {
+				words = append(words, w.String())
+				w.Reset()
+				in = false
+			}
+		case c == '\'':
+			end := strings.IndexByte(line[i+1:], '\'')
+			if end < 0 {
+				return nil, errors.New("a single quote is not closed")
+			}
+			w.WriteString(line[i+1 : i+1+end])
+			i += end + 1
+			in = true
+		case c == '"':
+			i++
+			for ; i < len(line) && line[i] != '"'; i++ {
+				if line[i] == '\\' && i+1 < len(line) && strings.IndexByte("$`\"\\\n", line[i+1]) >= 0 {
+					i++
+				}
+				w.WriteByte(line[i])
+			}
+			if i == len(line) {
+				return nil, errors.New("a double quote is not closed")
+			}
+			in = true
+		case c == '\\':
+			if i+1 == len(line) {
+				return nil, errors.New("it ends with a backslash")
+			}
+			i++
+			w.WriteByte(line[i])
+			in = true
+		default:
+			w.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, w.String())
+	}
+	return words, nil
 }
