@@ -311,7 +311,11 @@ func TestProgressInterruptedOnATerminal(t *testing.T) {
 			n, err := ptmx.Read(buf)
 			mu.Lock()
 			screen.Write(buf[:n])
-			if !said && strings.Contains(screen.String(), "msgs") && !strings.Contains(screen.String(), " 0/18 msgs") {
+			// The line last drawn (after its \r), not the whole screen: a
+			// first line drawn before any message was done stays on it.
+			last := screen.String()
+			last = last[strings.LastIndexByte(last, '\r')+1:]
+			if !said && strings.Contains(last, "msgs") && !strings.Contains(last, " 0/18 msgs") {
 				said = true
 				close(drawn)
 			}
