@@ -310,7 +310,7 @@ func TestServeEndsWithCtxWhileAWriteIsBlocked(t *testing.T) {
 		if err != nil {
 			t.Errorf("Serve: got %v, want nil when ctx is done", err)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Serve has not returned 5s after its ctx was done: a blocked write holds it")
+	case <-time.After(30 * time.Second): // a bound, not a wait: Serve returns at once, or is held by the blocked write
+		t.Fatal("Serve has not returned 30s after its ctx was done: a blocked write holds it")
 	}
 }

@@ -56,7 +56,11 @@ type Options struct {
 }
 
 const (
-	defaultTimeout = time.Minute
+	// A bound, not a wait (a script ends as soon as its steps are
+	// answered): beside two CPU burners at load 38 the go-sdk client's
+	// initialize of server-everything over stdio (a node start) did not
+	// end within 1m, once in 16 runs.
+	defaultTimeout = 3 * time.Minute
 	killMargin     = 15 * time.Second // past the client's own -timeout, before it is killed
 	buildTimeout   = 5 * time.Minute
 )

@@ -27,6 +27,7 @@ var slow struct {
 //	-ask M:D       send a request of method M (ids "ask-1"…) D after each notifications/initialized (stdio)
 //	-start D       sleep D before reading stdin (a server slow to start)
 //	-arrivals FILE append "<unix ns> <method|response|invalid> <id|->" per message received, before any delay
+//	-gate N        hold every tools/call until the -arrivals FILE holds N tools/call lines (servers sharing it count together)
 //	-hang noread   after answering initialize, write 2,000 ~1 KB
 //	               sampling/createMessage requests (ids "srv-1"…) and never read stdin again
 //	-hang endless  answer tools/call with a line that never ends (4 GiB of text, no newline)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"hash/fnv"
 	"net"
 	"os"
 	"os/exec"
@@ -123,14 +124,20 @@ func Crashy(t testing.TB) []string {
 }
 
 // Build compiles the Go main package pkg of the module at root into a
-// per-user temporary folder as name: into a private temporary file first,
-// renamed into place, so that concurrent test binaries neither race nor
-// leave one copy each behind. Callers build once per test binary.
+// temporary folder of the user's and of that checkout as name: into a
+// private temporary file first, renamed into place, so that concurrent
+// test binaries neither race nor leave one copy each behind. Callers
+// build once per test binary. The folder is the checkout's (named by a
+// hash of root): tests of two checkouts run at once each run their own
+// servers, not the other's build of them.
 func Build(root, pkg, name string) (string, error) { return build(root, pkg, name) }
 
-// build compiles a Go main package once into a per-user temporary folder.
+// build compiles a Go main package once into the user's and checkout's
+// temporary folder.
 func build(root, pkg, name string) (string, error) {
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("replayctl-testserver-%d", os.Getuid()))
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(root))
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("replayctl-testserver-%d-%08x", os.Getuid(), h.Sum32()))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}

@@ -6,7 +6,7 @@
 // or, with -http, a stateless Streamable HTTP endpoint at /mcp. The
 // protocol lives in ../slowmcp.
 //
-//	slow [-delay D] [-start D] [-init-delay D] [-ask METHOD:D] [-arrivals FILE] [-hang MODE] [-size N] [-http ADDR]
+//	slow [-delay D] [-start D] [-init-delay D] [-ask METHOD:D] [-arrivals FILE [-gate N]] [-hang MODE] [-size N] [-http ADDR]
 //
 // Interrupt or SIGTERM stops it at once with status 0, dropping answers
 // still delayed.
@@ -41,6 +41,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	arrivalsPath := fs.String("arrivals", "", "append `FILE` one line per message received: <unix ns> <method|response> <id|->")
 	hangFlag := fs.String("hang", "none", "misbehave: none, headers (HTTP: no answer headers for tools/call), noread (stdio: stop reading after initialize), 429 (HTTP: tools/call gets 429), endless (tools/call answer without end), gzip-bomb (HTTP: 1 MiB of gzip, 1 GiB unpacked), sse-endless (HTTP: an SSE data line without end)")
 	answerSize := fs.Int("size", 0, "answer every tools/call with a text of this many bytes")
+	gateN := fs.Int("gate", 0, "hold every tools/call until the -arrivals `FILE` holds N tools/call lines (servers sharing it count together), then -delay")
 	httpAddr := fs.String("http", "", "serve stateless Streamable HTTP at `ADDR`/mcp instead of stdio")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -71,6 +72,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		defer f.Close()
 		opts = append(opts, slowmcp.WithArrivals(f))
+	}
+
+	if *gateN != 0 {
+		if *gateN < 0 || *arrivalsPath == "" {
+			fmt.Fprintf(stderr, "slow: -gate %d: want a count of 1 or more, with -arrivals FILE (the log it counts)\n", *gateN)
+			return 2
+		}
+		opts = append(opts, slowmcp.WithGate(*arrivalsPath, *gateN))
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -71,7 +71,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			serveHuge(w, m, h.c.hang)
 			return
 		}
-		if !sleep(r.Context(), h.c.delay) {
+		if !h.c.pass(r.Context(), m) || !sleep(r.Context(), h.c.delay) {
 			return
 		}
 	}

@@ -1,6 +1,7 @@
 package slowmcp
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"time"
@@ -96,6 +97,20 @@ func WithArrivals(w io.Writer) Option {
 	return func(c *config) { c.arrivals = &arrivals{w: w} }
 }
 
+// WithGate holds every tools/call until the file at path holds n or more
+// tools/call arrival lines (see WithArrivals; servers that append to the
+// same file count together), then delays it as usual. No call is answered
+// before the nth arrives, so a client that waits for one answer before it
+// sends another call on any other session never gets one: a test of
+// concurrent sessions asserts they were all in flight at once by giving
+// each server the same file, n the number of sessions, and a generous
+// timeout. The file is polled every GatePoll until the gate opens; it
+// stays open. Over stdio a held call is dropped when the input ends. The
+// gate holds what the delay holds (WithDelay).
+func WithGate(path string, n int) Option {
+	return func(c *config) { c.gate = &gate{path: path, n: n} }
+}
+
 // WithAnswerSize makes every tools/call answer a text of n bytes ("x"
 // repeated) instead of arguments.text: a valid answer, as large as asked.
 // 0 leaves the answers as they are.
@@ -109,6 +124,7 @@ type config struct {
 	hang       Hang
 	answerSize int       // 0: answer arguments.text
 	arrivals   *arrivals // nil: not recorded
+	gate       *gate     // nil: calls are not held
 }
 
 // delayFor is how long the answer to m waits.
@@ -120,6 +136,15 @@ func (c config) delayFor(m Message) time.Duration {
 		return c.initDelay
 	}
 	return 0
+}
+
+// held reports whether m waits for the gate (WithGate).
+func (c *config) held(m Message) bool { return c.gate != nil && Delayed(m) }
+
+// pass waits for the gate if m is held by it, and reports false if ctx
+// ended first.
+func (c *config) pass(ctx context.Context, m Message) bool {
+	return !c.held(m) || c.gate.wait(ctx)
 }
 
 // sized reports whether the answer to m is the text of answerSize bytes

@@ -32,6 +32,10 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts ...Option) error 
 	out := &lineWriter{w: w}
 	var delayed sync.WaitGroup
 	defer delayed.Wait()
+	// A call held by the gate is dropped once the input ends: its client
+	// has gone.
+	reading, endReading := context.WithCancel(ctx)
+	defer endReading()
 	asked := 0
 	for {
 		line, rerr := in.ReadBytes('\n')
@@ -45,9 +49,9 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts ...Option) error 
 			case c.sized(m):
 				out.sized(m.ID, c.answerSize)
 			case answer == nil:
-			case d > 0:
+			case d > 0 || c.held(m):
 				delayed.Go(func() {
-					if sleep(ctx, d) {
+					if c.pass(reading, m) && sleep(ctx, d) {
 						out.write(answer)
 					}
 				})
