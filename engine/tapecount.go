@@ -16,14 +16,15 @@ const tapeCountFor = 2 * time.Second
 // more, from a fresh reader, and counts its messages and recorded
 // sessions: the figures of a run stopped before its loader read the
 // tape through are of what it read, not of the tape. ok is false when
-// the tape cannot be read again, or not within tapeCountFor.
-func (e *Engine) countTape() (messages int64, sessions int, ok bool) {
+// the tape cannot be read again, or not within the time given
+// (tapeCountFor).
+func (e *Engine) countTape(within time.Duration) (messages int64, sessions int, ok bool) {
 	r, err := tape.OpenSource(e.cfg.Source, e.cfg.TapeOptions...)
 	if err != nil {
 		return 0, 0, false
 	}
 	defer r.Close()
-	deadline := time.Now().Add(tapeCountFor)
+	deadline := time.Now().Add(within)
 	seen := make(map[string]struct{})
 	for {
 		m, err := r.Next()
