@@ -26,6 +26,7 @@ func (e *Engine) countTape(within time.Duration) (messages int64, sessions int, 
 	defer r.Close()
 	deadline := time.Now().Add(within)
 	seen := make(map[string]struct{})
+	var since int // messages and bytes read since the clock was last read
 	for {
 		m, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -36,8 +37,18 @@ func (e *Engine) countTape(within time.Duration) (messages int64, sessions int, 
 		}
 		messages++
 		seen[m.Session] = struct{}{}
-		if messages%1024 == 0 && time.Now().After(deadline) {
-			return 0, 0, false
+		// The clock is read every countCheckEvery messages or bytes,
+		// whichever comes first: a thousand large messages (images, files)
+		// take seconds to read.
+		if since += 1 + len(m.Msg); since >= countCheckEvery {
+			since = 0
+			if time.Now().After(deadline) {
+				return 0, 0, false
+			}
 		}
 	}
 }
+
+// countCheckEvery is how much countTape reads between two readings of
+// the clock: messages plus bytes.
+const countCheckEvery = 64 << 10
