@@ -271,7 +271,7 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	sessions, sessionsAsked := int(e.counters.sessions.Load()), 0
 	if err != nil { // stopped early: the loader's counts are of what it read
 		sessions = col.Dialled() // those it began to read may not have started
-		if n, recorded, ok := e.countTape(); ok {
+		if n, recorded, ok := e.countTape(tapeCountFor); ok {
 			totalMessages = n
 			if shard == nil { // a shard's share of the sessions is its own
 				sessionsAsked = recorded * max(e.cfg.Sessions, 1)

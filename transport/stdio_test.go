@@ -276,3 +276,33 @@ func TestStdioSendToExitingServerSaysStatus(t *testing.T) {
 		t.Errorf("errors.Is(Send's error, ErrTarget): got false, want true")
 	}
 }
+
+// A server that closes its stdin and goes on running: the Send that finds
+// the pipe closed waits for it to exit no longer than its bound (or its
+// ctx), then gives the send's own error, wrapping ErrTarget; Close stops
+// the server (goleak checks that no goroutine is left).
+func TestStdioSendToServerThatClosedStdinAndRuns(t *testing.T) {
+	fifo := t.TempDir() + "/closed"
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatalf("mkfifo: %v", err)
+	}
+	script := `exec 0<&-; echo closed > "$1"; exec sleep 600`
+	c := dialStdio(t, Stdio{Command: []string{"sh", "-c", script, "sh", fifo}, StopTimeout: 100 * time.Millisecond})
+	// The write end opens once the server has closed its stdin.
+	closed, err := os.ReadFile(fifo)
+	if err != nil || strings.TrimSpace(string(closed)) != "closed" {
+		t.Fatalf("read fifo: %q, %v", closed, err)
+	}
+	msg := []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize"}`)
+	err = c.Send(t.Context(), msg)
+	var ee *ExitError
+	if err == nil || !errors.Is(err, ErrTarget) || errors.As(err, &ee) || !strings.Contains(err.Error(), "no longer reads its stdin") {
+		t.Fatalf("Send: got %v, want the send's error wrapping ErrTarget (no exit to report)", err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := c.Send(ctx, msg); err == nil {
+		t.Fatalf("Send with its ctx done: got nil, want an error")
+	}
+	_ = c.Close() // the server is stopped: SIGTERM after StopTimeout
+}

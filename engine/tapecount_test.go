@@ -1,0 +1,65 @@
+package engine
+
+import (
+	"io"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/replayctl/replayctl/tape"
+)
+
+// readCounted is a tape file that counts the bytes read from it.
+type readCounted struct {
+	tape.File
+	read *atomic.Int64
+}
+
+func (f readCounted) Open() (io.ReadSeekCloser, error) {
+	r, err := f.File.Open()
+	if err != nil {
+		return nil, err
+	}
+	return countingReader{r, f.read}, nil
+}
+
+type countingReader struct {
+	io.ReadSeekCloser
+	read *atomic.Int64
+}
+
+func (r countingReader) Read(p []byte) (int, error) {
+	n, err := r.ReadSeekCloser.Read(p)
+	r.read.Add(int64(n))
+	return n, err
+}
+
+// The count of a stopped run's tape keeps to its bound whatever the size
+// of the tape's messages: once the time is up it reads no further than
+// the message it is at (and its reader's buffer), where it read on to
+// the next thousand messages (a tape of large answers, an image or a
+// file's contents, is read for seconds past the bound).
+func TestCountTapeStopsAtItsBound(t *testing.T) {
+	const n, size = 600, 8 << 10 // 1,203 messages, 5 MB
+	big := strings.Repeat("x", size)
+	path := writeTape(t, t.TempDir(), n, 1000, func(int) string { return big })
+	var read atomic.Int64
+	src := readCounted{File: tape.File(path), read: &read}
+	e, err := New(withMock(Config{Source: src, Logger: zerolog.Nop()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, ok := e.countTape(time.Hour); !ok || got != 2*n+3 {
+		t.Fatalf("within an hour: %d messages, ok %v; want %d, true", got, ok, 2*n+3)
+	}
+	read.Store(0)
+	if got, _, ok := e.countTape(0); ok {
+		t.Fatalf("with no time: %d messages, ok; want not ok", got)
+	}
+	if got, most := read.Load(), int64(1<<20); got > most {
+		t.Errorf("with no time: read %d bytes of the tape, want at most %d (a message and a buffer)", got, most)
+	}
+}
