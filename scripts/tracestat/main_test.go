@@ -199,7 +199,7 @@ func TestTraceStartedMidRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, want 0\n%s", code, stderr)
 	}
-	for _, want := range []string{"stage engine.(*Engine).validate", "stage engine.(*Engine).transform"} {
+	for _, want := range []string{"stage engine.(*Engine).validate", "stage engine/session.(*Actor).Run"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
