@@ -260,7 +260,9 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	if e.invalid > 20 {
 		warnings = append(warnings, fmt.Sprintf("… and %d more recorded messages that are not valid JSON-RPC", e.invalid-20))
 	}
-	shardMeta, shardNote := shard.shardMeta()
+	// Stopped before the common start: nothing replayed, whatever was read.
+	beforeStart := err != nil && finished.Before(e.cfg.StartAt)
+	shardMeta, shardNote := shard.shardMeta(err != nil, beforeStart)
 	if shardNote != "" {
 		warnings = append(warnings, shardNote)
 	}

@@ -113,14 +113,25 @@ func (s *sharded) SeekSeq(int64) error {
 }
 
 // shardMeta is the report's record of the shard, and a note when it had
-// nothing to do; nil when the run is not sharded.
-func (s *sharded) shardMeta() (*report.Shard, string) {
+// nothing to do or was stopped before it came to a session of its own;
+// nil when the run is not sharded. stopped says the run was cut short,
+// beforeStart that it was so before the common start (interrupted while
+// it waited for it): nothing was replayed then, whatever the shard had
+// read. A shard cut short has not read the tape to its end — its reader
+// may end early — so it does not know it had no session, and is not
+// empty.
+func (s *sharded) shardMeta(stopped, beforeStart bool) (*report.Shard, string) {
 	if s == nil {
 		return nil, ""
 	}
 	r := &report.Shard{Index: s.shard.Index, Count: s.shard.Count}
-	if s.mine > 0 {
+	switch {
+	case beforeStart:
+		return r, fmt.Sprintf("shard %s was stopped before its start: it replayed none of its sessions", s.shard)
+	case s.mine > 0:
 		return r, ""
+	case stopped:
+		return r, fmt.Sprintf("shard %s was stopped before it came to a session of its own (after %d of the run's sessions)", s.shard, len(s.order))
 	}
 	r.Empty = true
 	return r, fmt.Sprintf("shard %s has no session to replay: the run has %d session(s) and %d shards; nothing to do", s.shard, len(s.order), s.shard.Count)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,7 +77,7 @@ func TestShardsPartitionTheRun(t *testing.T) {
 					least = len(sessions)
 				}
 				most = max(most, len(sessions))
-				meta, note := sh.shardMeta()
+				meta, note := sh.shardMeta(false, false)
 				if meta.Empty != (len(sessions) == 0) || (note != "") != meta.Empty {
 					t.Errorf("shard %d/%d with %d sessions: empty %t, note %q", i, n, len(sessions), meta.Empty, note)
 				}
@@ -88,6 +89,47 @@ func TestShardsPartitionTheRun(t *testing.T) {
 			}
 			if most-least > 1 {
 				t.Errorf("shards hold %d to %d sessions, want at most one apart", least, most)
+			}
+		})
+	}
+}
+
+// TestShardMetaStopped: a shard cut short is never empty — it did not
+// read the tape to its end — and its note says it was stopped: before
+// its start (whatever it had read), or before it came to a session of
+// its own. Only a shard that read the whole tape and found none of its
+// sessions is empty.
+func TestShardMetaStopped(t *testing.T) {
+	all := interleaved(4, 2) // s1#1 … s1#4; shard 1/2 holds s1#2 and s1#4
+	for _, tc := range []struct {
+		name                 string
+		read                 int // messages of the tape read (all: to its end)
+		index, count         int
+		stopped, beforeStart bool
+		empty                bool
+		note                 string // in the note; "" for none
+	}{
+		{"before the start, nothing read", 0, 1, 2, true, true, false, "shard 1/2 was stopped before its start: it replayed none of its sessions"},
+		{"before the start, its sessions read", len(all), 1, 2, true, true, false, "shard 1/2 was stopped before its start"},
+		{"cut short before its sessions", 1, 1, 2, true, false, false, "shard 1/2 was stopped before it came to a session of its own (after 1 of the run's sessions)"},
+		{"cut short in its sessions", 3, 1, 2, true, false, false, ""},
+		{"whole run, its sessions", len(all), 1, 2, false, false, false, ""},
+		{"whole run, no session of its own", len(all), 4, 5, false, false, true, "shard 4/5 has no session to replay"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The source ends where the shard stopped reading.
+			sh := newSharded(&slice{msgs: all[:tc.read]}, Shard{Index: tc.index, Count: tc.count})
+			for {
+				if _, err := sh.Next(); err != nil {
+					break
+				}
+			}
+			meta, note := sh.shardMeta(tc.stopped, tc.beforeStart)
+			if meta.Empty != tc.empty {
+				t.Errorf("empty: got %t, want %t", meta.Empty, tc.empty)
+			}
+			if (tc.note == "") != (note == "") || !strings.Contains(note, tc.note) {
+				t.Errorf("note: got %q, want %q", note, tc.note)
 			}
 		})
 	}

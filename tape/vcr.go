@@ -68,8 +68,9 @@ type vcrMsg struct {
 type vcrInteraction struct {
 	at    time.Time
 	hasAt bool
-	label Dir // the interaction's "direction", as written
-	dir   Dir // who sent the request (see senders)
+	zoned bool // at was written with a zone (see inZoneOf)
+	label Dir  // the interaction's "direction", as written
+	dir   Dir  // who sent the request (see senders)
 	req   vcrMsg
 	resp  *vcrMsg
 	notes []vcrMsg
@@ -112,6 +113,8 @@ func checkVCRVersion(d *vcrDoc, v span, version string) error {
 
 // metadata fills the header from "metadata" and returns the session name
 // and the recording time.
+// A zoned recording time (isoZoned) is returned in its zone (see
+// inZoneOf).
 func (d *vcrDoc) metadata(v span, h *Header) (session string, at time.Time, hasAt bool, err error) {
 	session = "s1"
 	if !v.ok() || d.doc[v.start] == 'n' {
@@ -256,6 +259,7 @@ func (d *vcrDoc) interactionOf(item span, o *vcrMembers, p interPath) (vcrIntera
 		if in.at, in.hasAt = parseISO(ts); !in.hasAt {
 			return in, d.errf(o.timestamp.start, "%s.timestamp %q is not an ISO 8601 time like 2026-02-08T10:30:01.050: fix it", p, ts)
 		}
+		in.zoned = isoZoned(ts)
 	}
 	dir, err := d.optStrIn(o.direction, p, ".direction")
 	if err != nil {
@@ -403,13 +407,14 @@ func pick(doc []byte, keys ...string) []byte {
 	return doc
 }
 
-// parseISO parses an ISO 8601 time; one without a zone is UTC.
+// parseISO parses an ISO 8601 time; one without a zone is UTC (inZoneOf
+// moves it into another).
 func parseISO(s string) (time.Time, bool) {
 	if t, ok := plainISO(s); ok {
 		return t, true
 	}
 	layouts := isoLayouts[:]
-	if len(s) > len("2006-01-02T15:04:05") && !strings.ContainsAny(s[len("2006-01-02T15:04:05"):], "Z+-") {
+	if len(s) > len("2006-01-02T15:04:05") && !isoZoned(s) {
 		// No zone: the layouts without one first (at most one layout
 		// matches a time, so their order changes only the cost).
 		layouts = isoLayoutsNoZone[:]
@@ -420,6 +425,23 @@ func parseISO(s string) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// isoZoned reports whether the ISO 8601 time s ends in a zone (Z or an
+// offset).
+func isoZoned(s string) bool {
+	const base = len("2006-01-02T15:04:05")
+	return len(s) > base && strings.ContainsAny(s[base:], "Z+-")
+}
+
+// inZoneOf is t, a zone-less time parseISO read as UTC, read on the
+// clock of zone's location instead: the same date and time of day there.
+// Agent VCR's recorder writes its times without a zone, on the recording
+// machine's local clock; a cassette whose metadata.recorded_at carries a
+// zone says which clock that is, and its zone-less interaction times are
+// on it too — read as UTC they would be hours away from the handshake.
+func inZoneOf(t, zone time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), zone.Location())
 }
 
 // plainISO reads the common shape of a cassette's time,

@@ -47,6 +47,7 @@ type vcrValue struct {
 type vcrSlim struct {
 	at     time.Time
 	hasAt  bool
+	zoned  bool
 	label  Dir
 	method string // of the request, "" if not a request (as requestMethod says)
 	isInit bool
@@ -200,7 +201,7 @@ func (x *vcrImport) interactions() error {
 
 // keep puts an interaction's messages into the store.
 func (x *vcrImport) keep(in vcrInteraction) error {
-	sl := vcrSlim{at: in.at, hasAt: in.hasAt, label: in.label,
+	sl := vcrSlim{at: in.at, hasAt: in.hasAt, zoned: in.zoned, label: in.label,
 		latUS: in.latUS, first: x.stored, notes: len(in.notes), resp: in.resp != nil}
 	for _, n := range in.notes {
 		if _, err := x.add(n, false); err != nil {
@@ -300,7 +301,12 @@ func (x *vcrImport) finish() (Header, *imported, error) {
 	if hasRecordedAt {
 		base, hasBase = recordedAt, true
 	}
-	for _, in := range x.inters {
+	for i, in := range x.inters {
+		if in.hasAt && !in.zoned && hasRecordedAt && recordedAt.Location() != time.UTC {
+			// On recorded_at's clock (a zone-less one is UTC already).
+			in.at = inZoneOf(in.at, recordedAt)
+			x.inters[i].at = in.at
+		}
 		if in.hasAt && (!hasBase || in.at.Before(base)) {
 			base, hasBase = in.at, true
 		}

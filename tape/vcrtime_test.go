@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -35,5 +36,51 @@ func TestPlainISOAgreesWithTimeParse(t *testing.T) {
 		if _, ok := plainISO(s); !ok {
 			t.Errorf("plainISO(%q) did not read it", s)
 		}
+	}
+}
+
+// TestVCRZoneLessBesideZonedRecordedAt: an interaction's zone-less
+// timestamp is read in the zone of a zoned metadata.recorded_at (the
+// recorder's wall clock), so the handshake and the calls are as far
+// apart as recorded — not hours apart (+05:30 read as UTC). A zoned
+// timestamp keeps its own zone.
+func TestVCRZoneLessBesideZonedRecordedAt(t *testing.T) {
+	doc := `{"format_version": "1.0.0",
+ "metadata": {"recorded_at": "2026-03-01T10:00:00.000+05:30"},
+ "session": {
+  "initialize_request": {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}}},
+  "initialize_response": {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-06-18", "capabilities": {}}},
+  "interactions": [
+   {"timestamp": "2026-03-01T10:00:01.000", "request": {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, "response": {"jsonrpc": "2.0", "id": 1, "result": {"tools": []}}, "latency_ms": 20},
+   {"timestamp": "2026-03-01 10:00:03.5", "request": {"jsonrpc": "2.0", "id": 2, "method": "ping"}, "response": {"jsonrpc": "2.0", "id": 2, "result": {}}, "latency_ms": 5},
+   {"timestamp": "2026-03-01T04:30:04Z", "request": {"jsonrpc": "2.0", "id": 3, "method": "ping"}, "response": {"jsonrpc": "2.0", "id": 3, "result": {}}}
+  ]}}`
+	for _, form := range []struct {
+		name string
+		doc  string
+	}{
+		{"indented", doc},
+		{"one line", strings.ReplaceAll(doc, "\n", "")},
+	} {
+		t.Run(form.name, func(t *testing.T) {
+			h, msgs, err := DecodeVCR("zoned.vcr", []byte(form.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := "2026-03-01T04:30:00Z"; h.CreatedAt != want {
+				t.Errorf("created_at: got %s, want %s", h.CreatedAt, want)
+			}
+			// initialize, its answer, notifications/initialized, then
+			// each interaction's request and answer.
+			want := []int64{0, 0, 0, 1_000_000, 1_020_000, 3_500_000, 3_505_000, 4_000_000, 4_000_000}
+			if len(msgs) != len(want) {
+				t.Fatalf("got %d messages, want %d", len(msgs), len(want))
+			}
+			for i, m := range msgs {
+				if m.TUS != want[i] {
+					t.Errorf("message %d (%s): got t=%dµs, want %dµs", i, m.Msg, m.TUS, want[i])
+				}
+			}
+		})
 	}
 }

@@ -92,6 +92,11 @@ type rawWriter struct{ c *rawConn }
 func (r rawReader) Read(p []byte) (int, error) {
 	c := r.c
 	if len(p) == 0 {
+		// As net.Conn's: nil on an open connection, whatever its
+		// deadline; net.ErrClosed once it is closed.
+		if err := c.rc.Control(noControl); err != nil {
+			return 0, c.opErr("read", err)
+		}
 		return 0, nil
 	}
 	c.rp, c.rn, c.rerr = p, 0, nil
@@ -126,14 +131,17 @@ func (c *rawConn) read(fd uintptr) bool {
 	}
 }
 
-// Write is nc.Write: all of p, or an error.
+// noControl is a function for RawConn.Control that does nothing: the
+// call only finds out whether the connection is closed.
+func noControl(uintptr) {}
+
+// Write is nc.Write: all of p, or an error. An empty p is written as
+// net.Conn writes it: net.ErrClosed once the connection is closed, the
+// deadline's error once a deadline has passed (c.write returns at once).
 func (w rawWriter) Write(p []byte) (int, error) {
 	c := w.c
 	c.wp, c.wn, c.werr = p, 0, nil
-	var err error
-	if len(p) > 0 {
-		err = c.rc.Write(c.writeFn)
-	}
+	err := c.rc.Write(c.writeFn)
 	n, werr := c.wn, c.werr
 	c.wp = nil
 	switch {

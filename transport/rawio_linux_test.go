@@ -289,3 +289,68 @@ func TestRawIORaceHappensBefore(t *testing.T) {
 		t.Fatalf("read %d, want 2", g)
 	}
 }
+
+// TestRawIOZeroLength: a zero-length Read or Write through rawIO returns
+// what net.Conn's returns for it — 0 and nil on an open connection,
+// net.ErrClosed once the connection is closed, and for a write the
+// deadline's error once a deadline has passed — with the same text.
+func TestRawIOZeroLength(t *testing.T) {
+	cases := []struct {
+		name string
+		prep func(ours *net.TCPConn) // the state ours is in for the call
+		// what net.Conn returns (nil: no error)
+		wantRead, wantWrite error
+	}{
+		{"open", func(*net.TCPConn) {}, nil, nil},
+		{"closed", func(ours *net.TCPConn) { _ = ours.Close() }, net.ErrClosed, net.ErrClosed},
+		{"deadline", func(ours *net.TCPConn) { _ = ours.SetDeadline(aLongTimeAgo) }, nil, os.ErrDeadlineExceeded},
+	}
+	for _, tc := range cases {
+		for _, op := range []string{"read", "write"} {
+			t.Run(tc.name+"/"+op, func(t *testing.T) {
+				want := tc.wantRead
+				if op == "write" {
+					want = tc.wantWrite
+				}
+				call := func(raw bool) (int, error) {
+					ours, _ := tcpPair(t)
+					var r io.Reader = ours
+					var w io.Writer = ours
+					if raw {
+						r, w = rawIO(ours)
+						if r == io.Reader(ours) {
+							t.Fatal("rawIO of a TCP connection returned the connection itself")
+						}
+					}
+					tc.prep(ours)
+					if op == "read" {
+						return r.Read(nil)
+					}
+					return w.Write([]byte{})
+				}
+				n, got := call(true)
+				pn, plain := call(false)
+				if n != 0 || pn != 0 {
+					t.Errorf("got n %d (net.Conn's %d), want 0", n, pn)
+				}
+				if (want == nil) != (plain == nil) || (want != nil && !errors.Is(plain, want)) {
+					t.Fatalf("net.Conn's %s: got %v, want %v (the test's premise)", op, plain, want)
+				}
+				if want == nil {
+					if got != nil {
+						t.Errorf("got %v, want nil as net.Conn's", got)
+					}
+					return
+				}
+				if !errors.Is(got, want) {
+					t.Errorf("got %v, want an error that is %v", got, want)
+				}
+				if got != nil {
+					if g, p := errTail(got), errTail(plain); g != p {
+						t.Errorf("got %q, want net.Conn's %q", g, p)
+					}
+				}
+			})
+		}
+	}
+}

@@ -524,6 +524,39 @@ func TestLocalShardsBadTape(t *testing.T) {
 	}
 }
 
+// TestLocalShardsInterruptedBeforeStart: shards interrupted while they
+// wait for a common start far ahead say they were stopped before their
+// start, exit 130, and do not warn that they had no session to replay
+// ("the run has 0 session(s)" before: they had not read the tape yet).
+func TestLocalShardsInterruptedBeforeStart(t *testing.T) {
+	p := start(t, nil, "run", "examples/quickstart.jsonl", "--local-shards", "2", "--sessions", "4", "--speed", "0.05x", "--start-lead", "10m")
+	deadline := time.After(60 * time.Second)
+	for strings.Count(p.err.String(), "the common start is") < 2 {
+		select {
+		case <-p.done:
+			t.Fatalf("the run ended (exit %d) before both shards heard of the start:\n%s%s", p.code, p.out.String(), p.err.String())
+		case <-deadline:
+			t.Fatalf("the shards did not hear of the common start in 60 s:\n%s", p.err.String())
+		case <-p.err.Wrote():
+		}
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(t); code != exitInterrupted {
+		t.Errorf("exit %d, want %d", code, exitInterrupted)
+	}
+	out := p.out.String() + p.err.String()
+	if strings.Contains(out, "has no session to replay") {
+		t.Errorf("a shard stopped before its start warned that it had no session:\n%s", out)
+	}
+	for _, shard := range []string{"0/2", "1/2"} {
+		if want := "shard " + shard + " was stopped before its start"; !strings.Contains(out, want) {
+			t.Errorf("want %q in the report:\n%s", want, out)
+		}
+	}
+}
+
 // TestLocalShardsCleanRunNoWarning: a clean --local-shards run warns of
 // nothing: a shard's control long-poll ended by the run's end is not a
 // refused call (one "WRN coordinator: refused a shard's call: context

@@ -4,7 +4,9 @@
 // ran, the time it waited runnable for a processor, and how often it
 // blocked and why; who woke whom (goroutine hand-offs); the blocks on a
 // mutex and where; and the collector's phases. The window starts at the
-// first goroutine of engine/ or mock/ (after a benchmark's set-up).
+// first goroutine of engine/ or mock/ (after a benchmark's set-up). A
+// goroutine there before the trace began (a trace started mid-run) is
+// named by the first stack of its own the trace gives.
 //
 //	cd scripts/tracestat && go run . /path/to/trace.out
 //
@@ -25,11 +27,15 @@ import (
 )
 
 type gstat struct {
-	name          string
-	run, runq     trace.Time
-	lastRun       trace.Time
-	lastRunnable  trace.Time
-	running       bool
+	name         string
+	run, runq    trace.Time
+	lastRun      trace.Time
+	lastRunnable trace.Time
+	running      bool
+	seen         bool // an event of it was read
+	// existing: the goroutine was there when the trace began, named
+	// by the first stack of its own the trace gives (see nameByStack).
+	existing      bool
 	blocks        map[string]int
 	starts        int
 	wokenByOthers int
@@ -87,14 +93,23 @@ func main() {
 			}
 			g := get(st.Resource.Goroutine())
 			from, to := st.Goroutine()
-			if from == trace.GoNotExist && to == trace.GoRunnable {
+			named := false
+			switch {
+			case from == trace.GoNotExist && to == trace.GoRunnable:
 				for fr := range st.Stack.Frames() {
 					g.name = short(fr.Func)
 				}
-				if window0 == 0 && (strings.HasPrefix(g.name, "engine") || strings.HasPrefix(g.name, "mock.")) {
-					window0 = t
-				}
+				named = true
+			case from == trace.GoUndetermined && !g.seen:
+				// There before the trace began (started mid-run): named
+				// by the stack the trace gives with its state, if any
+				// (the runtime's goroutines), else by its own first one.
+				g.existing = true
+				named = nameByStack(g, st.Stack)
+			case g.existing && from == trace.GoRunning:
+				named = nameByStack(g, ev.Stack())
 			}
+			g.seen = true
 			if from == trace.GoRunning && strings.Contains(g.name, "errgroup") {
 				// Name it by the stage it runs: the outermost frame that
 				// is neither the errgroup's nor a closure calling it.
@@ -108,6 +123,9 @@ func main() {
 						break
 					}
 				}
+			}
+			if named && window0 == 0 && replayName(g.name) {
+				window0 = t
 			}
 			if to == trace.GoRunning {
 				g.running, g.lastRun = true, t
@@ -240,6 +258,31 @@ func main() {
 	for _, k := range names {
 		fmt.Printf("  %-40s %6d  %.3f s\n", k, rangeN[k], sec(ranges[k]))
 	}
+}
+
+// replayName reports whether a goroutine so named is the replay's: of
+// engine/ or mock/, or a stage of theirs (a goroutine there before the
+// trace began is named by its stage at once).
+func replayName(name string) bool {
+	name = strings.TrimPrefix(name, "stage ")
+	return strings.HasPrefix(name, "engine") || strings.HasPrefix(name, "mock.")
+}
+
+// nameByStack names g, a goroutine there before the trace began, by the
+// outermost function of stk (its goroutine's own stack): the function it
+// was started with. It reports false when stk has none.
+func nameByStack(g *gstat, stk trace.Stack) bool {
+	outer := ""
+	for fr := range stk.Frames() {
+		if fr.Func != "runtime.goexit" {
+			outer = fr.Func
+		}
+	}
+	if outer == "" {
+		return false
+	}
+	g.name, g.existing = short(outer), false
+	return true
 }
 
 // closure matches a closure's name (Run.func2).

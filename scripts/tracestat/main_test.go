@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -159,6 +160,48 @@ func TestNoStages(t *testing.T) {
 	for _, w := range []string{path, "no goroutine of engine/ or mock/", "trace a replay"} {
 		if !strings.Contains(stderr, w) {
 			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
+	}
+}
+
+// TestTraceStartedMidRun: a trace started while a replay runs (after its
+// stages began: runtime/trace.Start at the first session's dial) names the
+// stages that existed before it by their stacks, and is summarised (exit
+// 0), not refused for want of a goroutine of engine/ or mock/.
+func TestTraceStartedMidRun(t *testing.T) {
+	dir := t.TempDir()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := filepath.Abs("testdata/midrun/main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	overlay, err := json.Marshal(map[string]map[string]string{"Replace": {filepath.Join(root, "cmd", "tracestat-midrun", "main.go"): src}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "overlay.json"), overlay, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	midrun := filepath.Join(dir, "midrun")
+	build := exec.Command("go", "build", "-overlay", filepath.Join(dir, "overlay.json"), "-o", midrun, "./cmd/tracestat-midrun")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the mid-run tracer: %v\n%s", err, out)
+	}
+	path := filepath.Join(dir, "midrun.trace")
+	if out, err := exec.Command(midrun, filepath.Join(root, "examples", "quickstart.jsonl"), path).CombinedOutput(); err != nil {
+		t.Fatalf("replay and trace: %v\n%s", err, out)
+	}
+	code, stdout, stderr := tracestat(t, path)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", code, stderr)
+	}
+	for _, want := range []string{"stage engine.(*Engine).validate", "stage engine/session.(*Actor).Run"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
 	}
 }
