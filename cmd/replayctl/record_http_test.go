@@ -215,7 +215,13 @@ func TestRecordHTTPForceReplacesTheTape(t *testing.T) {
 	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(binary, "record", "-o", path, "--force", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1/mcp")
+	// An upstream that is up: one that cannot be reached and answers
+	// nothing leaves no tape at all (TestRecordListenUpstreamDownLeavesNoTape).
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+	}))
+	defer upstream.Close()
+	cmd := exec.Command(binary, "record", "-o", path, "--force", "--listen", "127.0.0.1:0", "--upstream", upstream.URL+"/mcp")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
