@@ -13,7 +13,7 @@ import (
 // byte of an answer came is sent again, until it fails on a new
 // connection or is answered (each failed connection is gone from the
 // pool, so it ends). An HTTP server closes a connection idle for its
-// keep-alive timeout (Node's: 5 s, and 1 s of grace) whether or not a
+// keep-alive timeout (Node 20's: about 6 s) whether or not a
 // request is on its way; one sent as it closes is never read, and many
 // idle connections may be closing at once. Go's http.Transport sends
 // again only requests it deems idempotent, never a client's POST. A
