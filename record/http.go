@@ -150,6 +150,7 @@ func NewHTTP(upstream string, open OpenTape, opts ...HTTPOption) (*HTTP, error) 
 	for _, opt := range opts {
 		opt(p)
 	}
+	p.rp.Transport = retryReused{p.rp.Transport}
 	p.limit = transportLimit(p.limit)
 	p.guard = transport.NewBodyGuard(http.HandlerFunc(p.serve), p.limit, p.bodyTimeout, p.bodyBudget)
 	// ReverseProxy's own complaints (a stream cut by Stop or by the
@@ -305,6 +306,9 @@ func (p *HTTP) rewrite(pr *httputil.ProxyRequest) {
 	pr.Out.URL.Scheme = p.upstream.Scheme
 	pr.Out.URL.Host = p.upstream.Host
 	pr.Out.Host = p.upstream.Host
+	if ex := exchangeOf(pr.In); ex != nil && ex.body != nil && !ex.over {
+		pr.Out.GetBody = bodyAgain(ex.body) // sent again: retryReused
+	}
 	if origin := pr.In.Header.Get("Origin"); origin != "" && strings.EqualFold(origin, ownOrigin(pr.In)) {
 		pr.Out.Header.Set("Origin", p.upstream.Scheme+"://"+p.upstream.Host)
 	}
