@@ -137,37 +137,13 @@ func scanEnvelopeValid(line []byte, env *envelope) error {
 	*env = envelope{}
 	msgAt := -1 // the last "msg" that is an object, as scanEnvelope parses it
 	err := jsonscan.MembersValid(line, func(m jsonscan.Member) bool {
-		v := span{m.Start, m.End}
-		key := m.Key
-		if m.KeyEscaped {
-			k, ok := unescapeKey(m.Key)
-			if !ok { // a valid JSON name decodes: this does not happen
-				return false
-			}
-			key = []byte(k)
+		key, ok := memberName(m)
+		if !ok { // a valid JSON name decodes: this does not happen
+			return false
 		}
-		switch string(key) {
-		case "type":
-			env.typ = v
-		case "seq":
-			env.seq = v
-		case "t_us":
-			env.tus = v
-		case "session":
-			env.session = v
-		case "dir":
-			env.dir = v
-		case "msg":
-			env.msg = v
-			if line[m.Start] == '{' {
-				msgAt = m.Start
-			}
-		case "http":
-			env.http = v
-		case "sse":
-			env.sse = v
-		default:
-			extra = append(extra, extraMember{string(key), v})
+		extra = env.add(key, span{m.Start, m.End}, extra)
+		if string(key) == "msg" && line[m.Start] == '{' {
+			msgAt = m.Start
 		}
 		return true
 	})

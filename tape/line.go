@@ -57,36 +57,12 @@ func scanEnvelope(line []byte, env *envelope) error {
 		return end, true
 	}
 	err := jsonscan.MembersSkip(line, parseMsg, func(m jsonscan.Member) bool {
-		v := span{m.Start, m.End}
-		key := m.Key
-		if m.KeyEscaped {
-			k, ok := unescapeKey(m.Key)
-			if !ok {
-				keyErr = fmt.Errorf("%w: bad member name", jsonscan.ErrSyntax)
-				return false
-			}
-			key = []byte(k)
+		key, ok := memberName(m)
+		if !ok {
+			keyErr = fmt.Errorf("%w: bad member name", jsonscan.ErrSyntax)
+			return false
 		}
-		switch string(key) {
-		case "type":
-			env.typ = v
-		case "seq":
-			env.seq = v
-		case "t_us":
-			env.tus = v
-		case "session":
-			env.session = v
-		case "dir":
-			env.dir = v
-		case "msg":
-			env.msg = v
-		case "http":
-			env.http = v
-		case "sse":
-			env.sse = v
-		default:
-			extra = append(extra, extraMember{string(key), v})
-		}
+		extra = env.add(key, span{m.Start, m.End}, extra)
 		return true
 	})
 	env.extra = extra
@@ -94,6 +70,42 @@ func scanEnvelope(line []byte, env *envelope) error {
 		err = keyErr
 	}
 	return err
+}
+
+// add keeps the member named key, at v, in env: one of the envelope's
+// own, or else one of extra, which it returns.
+func (env *envelope) add(key []byte, v span, extra []extraMember) []extraMember {
+	switch string(key) {
+	case "type":
+		env.typ = v
+	case "seq":
+		env.seq = v
+	case "t_us":
+		env.tus = v
+	case "session":
+		env.session = v
+	case "dir":
+		env.dir = v
+	case "msg":
+		env.msg = v
+	case "http":
+		env.http = v
+	case "sse":
+		env.sse = v
+	default:
+		extra = append(extra, extraMember{string(key), v})
+	}
+	return extra
+}
+
+// memberName is m's name with its escapes decoded; ok is false for a
+// name that does not decode.
+func memberName(m jsonscan.Member) (name []byte, ok bool) {
+	if !m.KeyEscaped {
+		return m.Key, true
+	}
+	k, ok := unescapeKey(m.Key)
+	return []byte(k), ok
 }
 
 // unescapeKey decodes a member name that holds backslash escapes.
