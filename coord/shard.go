@@ -150,8 +150,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) (*report.Report, er
 		served <- err
 	}()
 	stop := context.AfterFunc(ctx, func() { s.Stop("the coordinator was interrupted") })
-	defer stop()
 	rep, err := s.Run(context.WithoutCancel(ctx))
+	if interrupted := !stop(); interrupted && rep != nil && rep.Summary.Stopped != "" {
+		// The shards say the coordinator stopped them (a failure of
+		// theirs); the run they make up was interrupted.
+		rep.Interrupted()
+	}
 	_ = hs.Close() // the long polls too
 	if serveErr := <-served; !errors.Is(serveErr, http.ErrServerClosed) {
 		err = errors.Join(err, fmt.Errorf("serve the coordinator on %s: %w", ln.Addr(), serveErr))

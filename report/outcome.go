@@ -46,6 +46,14 @@ func (r *Report) Conclude(stop Stop, ts []Threshold) {
 	r.ApplyThresholds(ts)
 }
 
+// Interrupted marks a report that stopped early as interrupted (Ctrl-C):
+// a merge of shards that their coordinator stopped when it was itself
+// interrupted. Its load, cut short, says so.
+func (r *Report) Interrupted() {
+	r.Summary.Stopped = StopInterrupted
+	r.Load = r.Load.cutShort(StopInterrupted)
+}
+
 // ExitStatus is the exit status the outcome calls for: ExitInterrupted
 // or ExitTarget for those stops, ExitBadInput for a bad tape line met on
 // the way, else ExitPassed when the report passed and ExitFailed when not.
