@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,16 +18,7 @@ func TestInterruptedStartUpFigures(t *testing.T) {
 	p := startProc(t, binary, "run", "examples/quickstart.jsonl", "--sessions", "40000", "--speed", "fast",
 		"--report", rep, "--out", "json=-", "-q")
 	p.waitOutput(p.stdout, `"session"`, time.Minute) // under way
-	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	if code := p.wait(stopBound); code != 130 {
-		t.Fatalf("exit %d, want 130\nstderr:\n%s", code, p.stderr)
-	}
-	raw, err := os.ReadFile(rep)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := interruptFor130(t, p, rep)
 	var got struct {
 		Summary struct {
 			Sessions      int    `json:"sessions"`
@@ -38,9 +28,7 @@ func TestInterruptedStartUpFigures(t *testing.T) {
 			Stopped       string `json:"stopped"`
 		} `json:"summary"`
 	}
-	if err := json.Unmarshal(raw, &got); err != nil {
-		t.Fatalf("report: %v", err)
-	}
+	decodeJSON(t, raw, &got)
 	s := got.Summary
 	if s.TotalMessages != 18 {
 		t.Errorf("total_messages: got %d, want 18 (the tape's)", s.TotalMessages)
@@ -82,16 +70,7 @@ func TestInterruptedLoadNotJudged(t *testing.T) {
 			args := append([]string{binary, "run", "examples/quickstart.jsonl", "--sessions", "20", "--speed", "0.05x", "--report", rep}, tc.extra...)
 			p := startProc(t, args...)
 			tc.underWay(p)
-			if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
-				t.Fatal(err)
-			}
-			if code := p.wait(stopBound); code != 130 {
-				t.Fatalf("exit %d, want 130\nstderr:\n%s", code, p.stderr)
-			}
-			raw, err := os.ReadFile(rep)
-			if err != nil {
-				t.Fatal(err)
-			}
+			raw := interruptFor130(t, p, rep)
 			var got struct {
 				Load struct {
 					Applicable bool    `json:"applicable"`
@@ -102,9 +81,7 @@ func TestInterruptedLoadNotJudged(t *testing.T) {
 					Verdict    string  `json:"verdict"`
 				} `json:"load"`
 			}
-			if err := json.Unmarshal(raw, &got); err != nil {
-				t.Fatalf("report: %v", err)
-			}
+			decodeJSON(t, raw, &got)
 			l := got.Load
 			if !strings.HasPrefix(l.Verdict, "not judged: the replay was interrupted") || l.Delivered || l.Intended != 0 || l.Achieved != 0 || l.Ratio != 0 {
 				t.Errorf("load: got %+v, want not judged (interrupted), no rate, not delivered", l)
@@ -133,4 +110,21 @@ func waitFileHolds(p *proc, path, want string) {
 			p.t.Fatalf("%s did not hold %q within a minute", path, want)
 		}
 	}
+}
+
+// interruptFor130 sends p SIGINT, waits for it to exit 130 (interrupted)
+// and returns the report it wrote at rep.
+func interruptFor130(t *testing.T, p *proc, rep string) string {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(stopBound); code != 130 {
+		t.Fatalf("exit %d, want 130\nstderr:\n%s", code, p.stderr)
+	}
+	raw, err := os.ReadFile(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
 }
