@@ -69,6 +69,11 @@ func (r *receiver) recorded(ctx context.Context, ss *session, it *Item) error {
 		p.edited = edited
 	}
 	if p.answered() {
+		if p.actual != nil && !p.asRecorded {
+			// The live answer came before its recorded one was read: it
+			// is compared now, bytes against bytes, as receive would have.
+			_, p.asRecorded = it.RPC.Rebase(p.actual.Msg)
+		}
 		return x.rq.finish(ctx, p)
 	}
 	if x.env.Order.waitsForRecorded() {
