@@ -269,7 +269,7 @@ func holdingProxy(t *testing.T, target, match string, hold time.Duration) string
 
 // TestRecordE2EHTTPKill9 kills the HTTP recording proxy (SIGKILL) while
 // four go-sdk clients are going through it: the tape loads, with every
-// whole line the proxy wrote, and says it has no end line.
+// whole line the proxy wrote, and says it was cut short.
 func TestRecordE2EHTTPKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records a real client and server")
@@ -312,7 +312,11 @@ func TestRecordE2EHTTPKill9(t *testing.T) {
 	if end != nil || len(msgs) != whole-1 || len(msgs) < 19 || h.Transport != "streamable-http" {
 		t.Errorf("got %d messages of %d whole lines (header first), end %+v, transport %q; want every whole line, no end, streamable-http", len(msgs), whole, end, h.Transport)
 	}
-	if !strings.Contains(strings.Join(warnings, "\n"), "end") {
-		t.Errorf("warnings %q: want one about the missing end line", warnings)
+	// The kill lands between two lines (no end line) or inside one: a
+	// write to a file can be cut short by SIGKILL, and the reader then
+	// drops the torn line. Either way the reader says the tape was cut
+	// short (CI saw the second: a 4,444-byte line torn).
+	if w := strings.Join(warnings, "\n"); !strings.Contains(w, "no end line") && !strings.Contains(w, "torn last line") || !strings.Contains(w, "cut short") {
+		t.Errorf("warnings %q: want one saying the tape was cut short (no end line, or a torn last line dropped)", warnings)
 	}
 }
