@@ -520,7 +520,7 @@ func TestEmitAllAsEmitEach(t *testing.T) {
 func TestHandleYieldsBetweenChunks(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	const events = maxWakeAt
-	const most = 32 // events per Handle call: ~30 µs of the report's collector
+	const most = 32        // events per Handle call: ~30 µs of the report's collector
 	var turns atomic.Int64 // the spinner's
 	var stop atomic.Bool
 	spun := make(chan struct{})
@@ -554,12 +554,18 @@ func TestHandleYieldsBetweenChunks(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
+	yielded := 0 // boundaries between two calls where the spinner ran
 	for i, c := range calls {
 		if c.n > most {
 			t.Fatalf("Handle call %d got %d events at once, want at most %d (calls: %v)", i, c.n, most, calls)
 		}
-		if i > 0 && c.turns == calls[i-1].turns {
-			t.Fatalf("Handle calls %d and %d ran with no turn of the spinning goroutine between them, want a yield between chunks (calls: %v)", i-1, i, calls)
+		if i > 0 && c.turns > calls[i-1].turns {
+			yielded++
 		}
+	}
+	// Most, not all: the race detector's scheduler picks the next
+	// goroutine at random now and then.
+	if boundaries := len(calls) - 1; yielded < boundaries/2 {
+		t.Errorf("the spinning goroutine ran between %d of %d pairs of Handle calls, want a yield between chunks (calls: %v)", yielded, boundaries, calls)
 	}
 }
