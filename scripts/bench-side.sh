@@ -6,7 +6,14 @@
 # core 0 and the server to core 1, both SCHED_FIFO (root; set CLIENT=
 # SERVER= to run without). Per client and round it prints requests/s and
 # the client's CPU per request: the whole process's user + system time
-# (/usr/bin/time) over the requests it made.
+# (/usr/bin/time) over the requests it made; then the client's busy share
+# (that CPU over its wall time), the server's CPU per request during that
+# client's run (its threads' time on core, /proc/PID/task/*/schedstat)
+# and the server's busy share over the same wall time. A client whose
+# busy share is well below 95% while the server's is near it waits for
+# the server: its requests/s is the server's, not its own. 95% is the
+# most either gets: the kernel throttles real-time processes to
+# sched_rt_runtime_us (950,000) of every second.
 #
 # replayctl replays 50 sessions of one recorded session (initialize,
 # initialized, 2,000 tools/call echo {"text":"hi"}): 100,050 requests,
@@ -22,6 +29,10 @@
 # OUT is the folder for the tape, the binaries and each run's output
 # (a new temporary one by default). FIRST=before runs the before binary
 # first in each round (the default alternates: now first in odd rounds).
+# QUIET is how many tenths of a second to wait, before each client's run,
+# for other real-time jobs to end (600; as bench-tail.sh does): another
+# job pinned under SCHED_FIFO at the same priority holds a core until it
+# blocks, and a round it overlaps measures that job.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
@@ -70,17 +81,39 @@ spid=$!
 trap 'kill $spid 2>/dev/null || true' EXIT
 until curl -s -o /dev/null "$target"; do sleep 0.05; done
 
-# rate NAME REQUESTS TIMEFILE: one line of the table.
+# quiet waits (up to a minute) until no real-time process but the server
+# runs (the kernel's own threads aside).
+quiet() {
+  local i
+  for i in $(seq "${QUIET:-600}"); do
+    if ! ps -eo pid=,ppid=,cls= | awk -v s="$spid" '($3=="FF"||$3=="RR") && $2!=2 && $1!=2 && $1!=s {found=1} END {exit !found}'; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  echo "  another real-time process is running: measuring anyway" >&2
+}
+
+# oncpu: the nanoseconds the server's threads have run.
+oncpu() {
+  cat /proc/"$spid"/task/*/schedstat | awk '{s += $1} END {printf "%.0f", s}'
+}
+
+# rate NAME REQUESTS TIMEFILE: one line of the table, and the busy
+# shares (server0: the server's oncpu before the client ran).
 rate() {
   local u s e
   read -r u s e < "$3"
-  awk -v n="$1" -v r="$2" -v u="$u" -v s="$s" -v e="$e" 'BEGIN {
-    printf "  %-16s %8d requests %9.0f requests/s %6.1f cpu-us/request (user %.2f s, sys %.2f s, %.2f s)\n", n, r, r/e, (u+s)/r*1e6, u, s, e }'
+  awk -v n="$1" -v r="$2" -v u="$u" -v s="$s" -v e="$e" -v sv="$(( $(oncpu) - server0 ))" 'BEGIN {
+    printf "  %-16s %8d requests %9.0f requests/s %6.1f cpu-us/request (user %.2f s, sys %.2f s, %.2f s)\n", n, r, r/e, (u+s)/r*1e6, u, s, e
+    printf "                   client busy %.0f%%; server %.1f cpu-us/request, busy %.0f%%\n", (u+s)/e*100, sv/r/1e3, sv/(e*1e9)*100 }'
 }
 
 # one NAME BINARY: a replayctl run.
 one() {
   local name=$1 bin=$2 out="$dir/$1.json"
+  quiet
+  server0=$(oncpu)
   /usr/bin/time -f "%U %S %e" -o "$dir/$name.time" $client "$bin" run "$dir/http.jsonl" --speed fast --sessions "$sessions" \
     -q -o json --target "$target" ${REPLAYCTL_FLAGS:-} > "$out" 2> "$dir/$name.err" || echo "  $name: exit $? (see $dir/$name.err)"
   local n
@@ -101,6 +134,8 @@ for r in $(seq "$runs"); do
     [[ -z ${BEFORE:-} ]] || one before "$BEFORE"
   fi
   if [[ -n $vegeta ]]; then
+    quiet
+    server0=$(oncpu)
     /usr/bin/time -f "%U %S %e" -o "$dir/vegeta.time" $client "$vegeta" attack -rate 0 -max-workers 50 -workers 50 \
       -duration "$duration" -targets "$dir/targets.txt" -output "$dir/v.bin" 2> "$dir/vegeta.err"
     n=$("$vegeta" report -type json "$dir/v.bin" | python3 -c "import json,sys; r=json.load(sys.stdin); print(r['requests'], r['status_codes'].get('200', 0))")
@@ -109,6 +144,8 @@ for r in $(seq "$runs"); do
     echo "                   status 200: $2"
   fi
   if [[ -n $wrk ]]; then
+    quiet
+    server0=$(oncpu)
     /usr/bin/time -f "%U %S %e" -o "$dir/wrk.time" $client "$wrk" -t1 -c50 -d"$duration" -s "$src/scripts/wrk-tools-call.lua" "$target" > "$dir/wrk.out" 2>&1
     n=$(grep -o '[0-9]* requests in' "$dir/wrk.out" | cut -d' ' -f1)
     rate wrk "$n" "$dir/wrk.time"

@@ -14,7 +14,12 @@
 #   DELAY=250us RUNS=3 scripts/bench-tail.sh   # the server answers each call this late
 #
 # QUIET is how many tenths of a second to wait for other real-time jobs
-# before each run (600). Each replayctl run writes its report beside its
+# before each run (600). BURN=0 keeps a CPU burner (yes, an ordinary
+# process) on core 0, the client's, for the whole script, BURN=1 on the
+# server's: a disturbed minute made on purpose. Both clients and the
+# server are real-time, so the burner never holds their core; what it
+# changes is the machine around them (the other core's speed, the
+# kernel's deferred network work, which runs at ordinary priority). Each replayctl run writes its report beside its
 # log ($OUT/replayctl-1.json), and tailbench split prints its calls' way
 # up, way back and held (the time a call waited for an answer).
 set -euo pipefail
@@ -56,6 +61,20 @@ oncpu() {
   cat /proc/"$1"/task/*/schedstat | awk '{s += $1} END {printf "%d", s}'
 }
 
+# others PID: the nanoseconds the real-time processes but PID (and the
+# kernel's threads) have run, and ksoftirqd/0's and ksoftirqd/1's (the
+# kernel's network work deferred to ordinary priority): "RT KS0 KS1".
+# Taken before and after a run, the difference says whether another
+# job's real-time process, or deferred network work, took a core while
+# the calls were due.
+others() {
+  local rt=0 p
+  for p in $(ps -eo pid=,ppid=,cls= | awk -v s="$1" '($3=="FF"||$3=="RR") && $2!=2 && $1!=2 && $1!=s {print $1}'); do
+    rt=$((rt + $(cat /proc/"$p"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {printf "%.0f", s}')))
+  done
+  echo "$rt $(awk '{printf "%s", $1}' /proc/"$(pgrep -x ksoftirqd/0)"/schedstat) $(awk '{printf "%s", $1}' /proc/"$(pgrep -x ksoftirqd/1)"/schedstat)"
+}
+
 # measure NAME CMD...: one run of CMD against a fresh server.
 measure() {
   local name=$1 log="$dir/$1.log"
@@ -65,11 +84,14 @@ measure() {
   $server "$dir/slow" -http "127.0.0.1:$port" -arrivals "$log" -delay "${DELAY:-0}" &
   local pid=$!
   until curl -s -o /dev/null "http://127.0.0.1:$port/mcp"; do sleep 0.05; done
-  local cpu0
+  local cpu0 o0 o1
   cpu0=$(oncpu "$pid")
+  o0=$(others "$pid")
   # Bounded: GoReplay 1.3 spins at the end of its file until killed.
   timeout -k 2 ${LIMIT:-10} $client "$@" > "$dir/$name.out" 2>&1 || echo "$name: exit $?" >&2
+  o1=$(others "$pid")
   echo "$name: the server on its core $(( ($(oncpu "$pid") - cpu0) / calls / 1000 )) µs per call"
+  echo "$o0 $o1" | awk '{printf "  meanwhile: other real-time processes ran %.1f ms, ksoftirqd/0 %.1f ms, ksoftirqd/1 %.1f ms\n", ($4-$1)/1e6, ($5-$2)/1e6, ($6-$3)/1e6}'
   kill "$pid"
   wait "$pid" 2>/dev/null || true
   "$dir/tailbench" stats -gap 200us -calls "$calls" "$log"
@@ -78,6 +100,12 @@ measure() {
   fi
 }
 
+if [[ -n ${BURN:-} ]]; then
+  taskset -c "$BURN" yes > /dev/null &
+  burner=$!
+  trap 'kill $burner' EXIT
+  echo "a burner on core $BURN"
+fi
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 for run in $(seq "$runs"); do
   if [[ -n ${BEFORE:-} ]]; then

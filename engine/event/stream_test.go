@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -506,4 +508,64 @@ func TestEmitAllAsEmitEach(t *testing.T) {
 			t.Errorf("file: 0 stalls, want some (100 events, a buffer of 8)")
 		}
 	})
+}
+
+// A consumer handed a full batch (wakeAt events, 256) gives them to
+// Handle a few at a time and yields the processor between two: on one
+// processor a session that spins for its due time (yielding in a loop)
+// runs between any two, where it waited for the whole batch — the
+// report's collector, woken by the flush every 50 ms, held a session
+// paced 0.2 ms apart for 0.1–0.3 ms (BENCHMARKS.md, issue 24, eighth
+// round).
+func TestHandleYieldsBetweenChunks(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	const events = maxWakeAt
+	const most = 32        // events per Handle call: ~30 µs of the report's collector
+	var turns atomic.Int64 // the spinner's
+	var stop atomic.Bool
+	spun := make(chan struct{})
+	go func() {
+		defer close(spun)
+		for !stop.Load() {
+			turns.Add(1)
+			runtime.Gosched()
+		}
+	}()
+	type call struct {
+		n     int
+		turns int64
+	}
+	var calls []call
+	handled := 0
+	done := make(chan struct{})
+	s := New(time.Now(), []Consumer{{Name: "report", Handle: func(batch []Event) error {
+		calls = append(calls, call{len(batch), turns.Load()})
+		if handled += len(batch); handled == events {
+			close(done)
+		}
+		return nil
+	}}})
+	for i := range int64(events) {
+		s.Emit(time.Now(), ev(i))
+	}
+	<-done
+	stop.Store(true)
+	<-spun
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	yielded := 0 // boundaries between two calls where the spinner ran
+	for i, c := range calls {
+		if c.n > most {
+			t.Fatalf("Handle call %d got %d events at once, want at most %d (calls: %v)", i, c.n, most, calls)
+		}
+		if i > 0 && c.turns > calls[i-1].turns {
+			yielded++
+		}
+	}
+	// Most, not all: the race detector's scheduler picks the next
+	// goroutine at random now and then.
+	if boundaries := len(calls) - 1; yielded < boundaries/2 {
+		t.Errorf("the spinning goroutine ran between %d of %d pairs of Handle calls, want a yield between chunks (calls: %v)", yielded, boundaries, calls)
+	}
 }
