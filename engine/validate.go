@@ -75,7 +75,7 @@ func (e *Engine) add(o *outcome, v *validator.Validator) error {
 		e.judgedEvent(r, nil)
 		return nil
 	}
-	r := judge(o, v)
+	r := judge(o, v, &e.names)
 	var fault *report.Fault
 	if e.cfg.Chaos != nil {
 		fault = e.survival.observe(&r, o)
@@ -122,14 +122,15 @@ func (e *Engine) scrub(r *report.Result) {
 	*r = report.Redact(e.cfg.Redactor, *r)
 }
 
-// judge turns an outcome into a report result: a pure function.
-func judge(o *outcome, v *validator.Validator) report.Result {
+// judge turns an outcome into a report result: a pure function but for
+// names, which keeps the strings of the names it has made.
+func judge(o *outcome, v *validator.Validator, names *mcp.Names) report.Result {
 	it := o.Req
 	r := report.Result{
 		Seq:     it.Rec.Seq,
 		Session: it.Rec.Session,
 		Method:  it.RPC.Method,
-		Name:    mcp.RequestName(it.RPC.Method, it.RPC.Params()),
+		Name:    names.RequestName(it.RPC.Method, it.RPC.Params()),
 		Dir:     string(it.Rec.Dir),
 		Kind:    it.RPC.Kind.String(),
 		Due:     it.Timing.Due,
