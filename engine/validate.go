@@ -70,22 +70,31 @@ func (e *Engine) add(o *outcome, v *validator.Validator) error {
 	}
 	if o.Died {
 		e.survival.died(o.Req.Rec.Session, o.Err, o.Req.Fault)
-		r := report.Result{Seq: -1, Session: o.Req.Rec.Session, Dir: report.DirS2C, Verdict: report.Error, ErrKind: "target", Err: o.Err.Error()}
-		e.scrub(&r)
+		r := e.newResult()
+		*r = report.Result{Seq: -1, Session: o.Req.Rec.Session, Dir: report.DirS2C, Verdict: report.Error, ErrKind: "target", Err: o.Err.Error()}
+		e.scrub(r)
 		e.judgedEvent(r, nil)
 		return nil
 	}
-	r := judge(o, v, &e.names)
+	r := e.newResult()
+	judge(r, o, v, &e.names)
 	var fault *report.Fault
 	if e.cfg.Chaos != nil {
-		fault = e.survival.observe(&r, o)
+		fault = e.survival.observe(r, o)
 	}
-	e.scrub(&r)
+	e.scrub(r)
+	var hooked report.Result // what the hooks get: r before judgedEvent clears its bytes
+	hooks := e.cfg.Hooks.OnVerdict != nil || e.cfg.Hooks.OnResult != nil
+	if hooks {
+		hooked = *r
+	}
 	e.judgedEvent(r, fault)
 	if fault != nil && e.cfg.Hooks.OnFault != nil {
 		e.cfg.Hooks.OnFault(*fault)
 	}
-	e.publish(r)
+	if hooks {
+		e.publish(hooked)
+	}
 	if o.Req.RPC.Method == mcp.MethodInitialize {
 		e.checkProtocol(o)
 	}
@@ -94,7 +103,7 @@ func (e *Engine) add(o *outcome, v *validator.Validator) error {
 		e.checkRounds(o)
 	}
 	if e.ctl != nil && o.Req.Paced() && !o.Req.Injected {
-		e.ctl.Judged(r)
+		e.ctl.Judged(*r)
 	}
 	if e.cfg.OnError == OnErrorStop && bad(r.Verdict) {
 		err := fmt.Errorf("%w: seq %d (%s) %s", ErrStoppedOnError, r.Seq, r.Method, r.Verdict)
@@ -122,11 +131,12 @@ func (e *Engine) scrub(r *report.Result) {
 	*r = report.Redact(e.cfg.Redactor, *r)
 }
 
-// judge turns an outcome into a report result: a pure function but for
-// names, which keeps the strings of the names it has made.
-func judge(o *outcome, v *validator.Validator, names *mcp.Names) report.Result {
+// judge turns an outcome into a report result, in r (a zero one): a pure
+// function but for names, which keeps the strings of the names it has
+// made.
+func judge(r *report.Result, o *outcome, v *validator.Validator, names *mcp.Names) {
 	it := o.Req
-	r := report.Result{
+	*r = report.Result{
 		Seq:     it.Rec.Seq,
 		Session: it.Rec.Session,
 		Method:  it.RPC.Method,
@@ -185,7 +195,6 @@ func judge(o *outcome, v *validator.Validator, names *mcp.Names) report.Result {
 	default:
 		r.Verdict, r.Differences, r.ErrKind, r.Err = check(v, it, o.ExpectedMsg(), o.Actual.Msg, o.AsRecorded)
 	}
-	return r
 }
 
 // check judges a live message against the recorded one, by the
