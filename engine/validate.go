@@ -83,17 +83,11 @@ func (e *Engine) add(o *outcome, v *validator.Validator) error {
 		fault = e.survival.observe(r, o)
 	}
 	e.scrub(r)
-	var hooked report.Result // what the hooks get: r before judgedEvent clears its bytes
-	hooks := e.cfg.Hooks.OnVerdict != nil || e.cfg.Hooks.OnResult != nil
-	if hooks {
-		hooked = *r
-	}
-	e.judgedEvent(r, fault)
-	if fault != nil && e.cfg.Hooks.OnFault != nil {
-		e.cfg.Hooks.OnFault(*fault)
-	}
-	if hooks {
-		e.publish(hooked)
+	if e.cfg.Hooks.OnVerdict != nil || e.cfg.Hooks.OnResult != nil {
+		e.judgedPublished(r, fault)
+	} else {
+		e.judgedEvent(r, fault)
+		e.onFault(fault)
 	}
 	if o.Req.RPC.Method == mcp.MethodInitialize {
 		e.checkProtocol(o)
@@ -111,6 +105,27 @@ func (e *Engine) add(o *outcome, v *validator.Validator) error {
 		return err
 	}
 	return nil
+}
+
+// judgedPublished is judgedEvent, onFault, then the hooks told of r as it
+// was before judgedEvent cleared its bytes: a copy of its own, made only
+// when there are hooks (not inlined: add's frame would hold, and zero,
+// the 320 bytes of the copy for every result).
+//
+//go:noinline
+func (e *Engine) judgedPublished(r *report.Result, fault *report.Fault) {
+	hooked := *r
+	e.judgedEvent(r, fault)
+	e.onFault(fault)
+	e.publish(hooked)
+}
+
+// onFault tells the OnFault hook of the fault injected into a judged
+// message (nil: none).
+func (e *Engine) onFault(fault *report.Fault) {
+	if fault != nil && e.cfg.Hooks.OnFault != nil {
+		e.cfg.Hooks.OnFault(*fault)
+	}
 }
 
 // scrub hides what no one may see of a judged result: the user's secrets
@@ -136,17 +151,12 @@ func (e *Engine) scrub(r *report.Result) {
 // made.
 func judge(r *report.Result, o *outcome, v *validator.Validator, names *mcp.Names) {
 	it := o.Req
-	*r = report.Result{
-		Seq:     it.Rec.Seq,
-		Session: it.Rec.Session,
-		Method:  it.RPC.Method,
-		Name:    names.RequestName(it.RPC.Method, it.RPC.Params()),
-		Dir:     string(it.Rec.Dir),
-		Kind:    it.RPC.Kind.String(),
-		Due:     it.Timing.Due,
-		Sent:    o.Sent,
-		Lag:     it.Timing.Lag,
-	}
+	// Field by field into the zero r: a whole literal was built aside and
+	// copied in (r might alias what it is built of).
+	r.Seq, r.Session, r.Method = it.Rec.Seq, it.Rec.Session, it.RPC.Method
+	r.Name = names.RequestName(it.RPC.Method, it.RPC.Params())
+	r.Dir, r.Kind = string(it.Rec.Dir), it.RPC.Kind.String()
+	r.Due, r.Sent, r.Lag = it.Timing.Due, o.Sent, it.Timing.Lag
 	if r.Due.IsZero() {
 		r.Due = o.Sent
 	}
