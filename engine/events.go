@@ -59,7 +59,7 @@ func collectorConsumer(col *report.Collector) event.Consumer {
 					col.AddFault(*ev.Fault)
 				}
 				if ev.Result != nil {
-					col.Add(*ev.Result)
+					col.AddResult(ev.Result)
 				}
 			}
 			return nil
