@@ -59,7 +59,7 @@ func collectorConsumer(col *report.Collector) event.Consumer {
 					col.AddFault(*ev.Fault)
 				}
 				if ev.Result != nil {
-					col.AddResult(ev.Result)
+					col.AddFigured(ev.Result, report.Figures{Lag: ev.Lag, Held: ev.Held, Latency: ev.Latency, HasLag: ev.HasLag, HasHeld: ev.HasHeld, HasLatency: ev.HasLatency})
 				}
 			}
 			return nil

@@ -167,9 +167,13 @@ func (c *Collector) Dialled() int { return len(c.dialled) }
 // timeline is full.
 func (c *Collector) Add(r Result) { c.AddResult(&r) }
 
-// AddResult is Add without a copy of r (320 bytes): the engine's
-// collector, for every result. It does not keep r.
-func (c *Collector) AddResult(r *Result) {
+// AddResult is Add without a copy of r (320 bytes). It does not keep r.
+func (c *Collector) AddResult(r *Result) { c.AddFigured(r, r.figures()) }
+
+// AddFigured is AddResult with r's figures (Result.Figures) taken
+// already: the engine's judged events carry them, and its collector
+// counts each result so.
+func (c *Collector) AddFigured(r *Result, f Figures) {
 	c.results++
 	c.see(r.Due)
 	c.see(r.Sent)
@@ -178,7 +182,6 @@ func (c *Collector) AddResult(r *Result) {
 	sent := !r.Sent.IsZero() && r.Dir != DirS2C
 	answered := !r.Answered.IsZero()
 	isRequest := r.Kind == KindRequest && sent
-	f := r.figures()
 	if sent && (r.Kind == KindRequest || r.Kind == KindNotification) {
 		// At fixed: and rps: each takes a ticket: the rates are theirs.
 		c.msgSent.add(r.Sent)
