@@ -17,6 +17,7 @@ import (
 	"github.com/replayctl/replayctl/controller"
 	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/engine/session"
+	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/transport"
@@ -50,6 +51,7 @@ type Engine struct {
 	judgedAt time.Time            // validate's: when it took the outcomes it judges
 	results  []report.Result      // validate's: the judged events' results yet to give (judgedEvent)
 	judged   []event.Event        // validate's: the judged events of a receive, to emit (emitJudged)
+	names    mcp.Names            // validate's: the names of what requests act on (judge)
 	notes    []string             // warnings found by validate, for the report
 	survival survival             // chaos: owned by validate until Run reads it
 	// Recorded messages that are not JSON-RPC: owned by load until Run

@@ -59,7 +59,7 @@ func collectorConsumer(col *report.Collector) event.Consumer {
 					col.AddFault(*ev.Fault)
 				}
 				if ev.Result != nil {
-					col.Add(*ev.Result)
+					col.AddFigured(ev.Result, report.Figures{Lag: ev.Lag, Held: ev.Held, Latency: ev.Latency, HasLag: ev.HasLag, HasHeld: ev.HasHeld, HasLatency: ev.HasLatency})
 				}
 			}
 			return nil
@@ -106,16 +106,31 @@ func (e *Engine) endEvents(runErr error) []string {
 // (at most resultBlock × 320 bytes more than one result each).
 const resultBlock = 64
 
-// judgedEvent tells the verdict on r (scrubbed: see Engine.scrub), with
-// the figures the report counts of it, the result itself and the fault
-// injected into its message (nil: none). The result's bytes go only to a
-// controller's replay (the debugger shows them; see event.Event.Result).
-func (e *Engine) judgedEvent(r report.Result, fault *report.Fault) {
+// newResult is where validate judges a result: the next of a block,
+// which the result's judged event then points to (judgedEvent), so that
+// the 320 bytes of a result are written once, not copied from judge to
+// the event.
+func (e *Engine) newResult() *report.Result {
+	if len(e.results) == 0 {
+		e.results = make([]report.Result, resultBlock)
+	}
+	r := &e.results[0]
+	e.results = e.results[1:]
+	return r
+}
+
+// judgedEvent tells the verdict on r (scrubbed: see Engine.scrub; from
+// newResult), with the figures the report counts of it, the result itself
+// and the fault injected into its message (nil: none). The result's bytes
+// go only to a controller's replay (the debugger shows them; see
+// event.Event.Result): without one they are cleared in r. r is the
+// event's once emitted: not to be written after.
+func (e *Engine) judgedEvent(r *report.Result, fault *report.Fault) {
 	f := r.Figures()
 	ev := event.Event{Type: event.Judged, Session: r.Session, Seq: r.Seq, Method: r.Method, Name: r.Name, Kind: r.Kind, Dir: r.Dir,
 		Verdict: string(r.Verdict), Detail: r.Err,
 		Lag: f.Lag, Held: f.Held, Latency: f.Latency, HasLag: f.HasLag, HasHeld: f.HasHeld, HasLatency: f.HasLatency,
-		Fault: fault}
+		Fault: fault, Result: r}
 	if len(r.Differences) > 0 {
 		ev.Differences = make([]event.Difference, len(r.Differences))
 		for i, d := range r.Differences {
@@ -125,11 +140,6 @@ func (e *Engine) judgedEvent(r report.Result, fault *report.Fault) {
 	if e.ctl == nil {
 		r.Out, r.Answer, r.Recorded = nil, nil, nil
 	}
-	if len(e.results) == 0 {
-		e.results = make([]report.Result, resultBlock)
-	}
-	ev.Result, e.results = &e.results[0], e.results[1:]
-	*ev.Result = r
 	if e.ctl == nil && !e.judgedAt.IsZero() {
 		// Emitted with the rest of the receive's verdicts (emitJudged).
 		// A controller is told of each verdict (Judged) after its event.

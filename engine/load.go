@@ -45,7 +45,7 @@ func (e *Engine) load(ctx context.Context, r source, out chan<- *Item) error {
 				}
 				return err
 			default:
-				next = items.newItem(epoch, m)
+				next = items.newItem(epoch, &m)
 				if next.RPC.Kind == jsonrpc.KindInvalid {
 					e.noteInvalid(r, m)
 				}
@@ -111,11 +111,11 @@ func fillItem(it *Item, epoch uint64, m *tape.Message) {
 	it.Epoch = epoch
 	it.Rec = *m
 	it.Out = m.Msg
-	rpc, err := m.RPC() // the tape reader's parse, where it has one
+	var err error
+	it.RPC, err = m.RPC() // the tape reader's parse, where it has one
 	if err != nil {
-		rpc = jsonrpc.Message{Raw: m.Msg, Kind: jsonrpc.KindInvalid}
+		it.RPC = jsonrpc.Message{Raw: m.Msg, Kind: jsonrpc.KindInvalid}
 	}
-	it.RPC = rpc
 }
 
 // itemBlock hands out the loader's items from blocks of itemsPerBlock,
@@ -125,14 +125,14 @@ type itemBlock []Item
 
 const itemsPerBlock = 32
 
-// newItem is newItem, from the block.
-func (b *itemBlock) newItem(epoch uint64, m tape.Message) *Item {
+// newItem is newItem, from the block (m is copied, not kept).
+func (b *itemBlock) newItem(epoch uint64, m *tape.Message) *Item {
 	if len(*b) == 0 {
 		*b = make([]Item, itemsPerBlock)
 	}
 	it := &(*b)[0]
 	*b = (*b)[1:]
-	fillItem(it, epoch, &m)
+	fillItem(it, epoch, m)
 	return it
 }
 

@@ -70,22 +70,25 @@ func (e *Engine) add(o *outcome, v *validator.Validator) error {
 	}
 	if o.Died {
 		e.survival.died(o.Req.Rec.Session, o.Err, o.Req.Fault)
-		r := report.Result{Seq: -1, Session: o.Req.Rec.Session, Dir: report.DirS2C, Verdict: report.Error, ErrKind: "target", Err: o.Err.Error()}
-		e.scrub(&r)
+		r := e.newResult()
+		*r = report.Result{Seq: -1, Session: o.Req.Rec.Session, Dir: report.DirS2C, Verdict: report.Error, ErrKind: "target", Err: o.Err.Error()}
+		e.scrub(r)
 		e.judgedEvent(r, nil)
 		return nil
 	}
-	r := judge(o, v)
+	r := e.newResult()
+	judge(r, o, v, &e.names)
 	var fault *report.Fault
 	if e.cfg.Chaos != nil {
-		fault = e.survival.observe(&r, o)
+		fault = e.survival.observe(r, o)
 	}
-	e.scrub(&r)
-	e.judgedEvent(r, fault)
-	if fault != nil && e.cfg.Hooks.OnFault != nil {
-		e.cfg.Hooks.OnFault(*fault)
+	e.scrub(r)
+	if e.cfg.Hooks.OnVerdict != nil || e.cfg.Hooks.OnResult != nil {
+		e.judgedPublished(r, fault)
+	} else {
+		e.judgedEvent(r, fault)
+		e.onFault(fault)
 	}
-	e.publish(r)
 	if o.Req.RPC.Method == mcp.MethodInitialize {
 		e.checkProtocol(o)
 	}
@@ -94,7 +97,7 @@ func (e *Engine) add(o *outcome, v *validator.Validator) error {
 		e.checkRounds(o)
 	}
 	if e.ctl != nil && o.Req.Paced() && !o.Req.Injected {
-		e.ctl.Judged(r)
+		e.ctl.Judged(*r)
 	}
 	if e.cfg.OnError == OnErrorStop && bad(r.Verdict) {
 		err := fmt.Errorf("%w: seq %d (%s) %s", ErrStoppedOnError, r.Seq, r.Method, r.Verdict)
@@ -102,6 +105,27 @@ func (e *Engine) add(o *outcome, v *validator.Validator) error {
 		return err
 	}
 	return nil
+}
+
+// judgedPublished is judgedEvent, onFault, then the hooks told of r as it
+// was before judgedEvent cleared its bytes: a copy of its own, made only
+// when there are hooks (not inlined: add's frame would hold, and zero,
+// the 320 bytes of the copy for every result).
+//
+//go:noinline
+func (e *Engine) judgedPublished(r *report.Result, fault *report.Fault) {
+	hooked := *r
+	e.judgedEvent(r, fault)
+	e.onFault(fault)
+	e.publish(hooked)
+}
+
+// onFault tells the OnFault hook of the fault injected into a judged
+// message (nil: none).
+func (e *Engine) onFault(fault *report.Fault) {
+	if fault != nil && e.cfg.Hooks.OnFault != nil {
+		e.cfg.Hooks.OnFault(*fault)
+	}
 }
 
 // scrub hides what no one may see of a judged result: the user's secrets
@@ -122,20 +146,17 @@ func (e *Engine) scrub(r *report.Result) {
 	*r = report.Redact(e.cfg.Redactor, *r)
 }
 
-// judge turns an outcome into a report result: a pure function.
-func judge(o *outcome, v *validator.Validator) report.Result {
+// judge turns an outcome into a report result, in r (a zero one): a pure
+// function but for names, which keeps the strings of the names it has
+// made.
+func judge(r *report.Result, o *outcome, v *validator.Validator, names *mcp.Names) {
 	it := o.Req
-	r := report.Result{
-		Seq:     it.Rec.Seq,
-		Session: it.Rec.Session,
-		Method:  it.RPC.Method,
-		Name:    mcp.RequestName(it.RPC.Method, it.RPC.Params()),
-		Dir:     string(it.Rec.Dir),
-		Kind:    it.RPC.Kind.String(),
-		Due:     it.Timing.Due,
-		Sent:    o.Sent,
-		Lag:     it.Timing.Lag,
-	}
+	// Field by field into the zero r: a whole literal was built aside and
+	// copied in (r might alias what it is built of).
+	r.Seq, r.Session, r.Method = it.Rec.Seq, it.Rec.Session, it.RPC.Method
+	r.Name = names.RequestName(it.RPC.Method, it.RPC.Params())
+	r.Dir, r.Kind = string(it.Rec.Dir), it.RPC.Kind.String()
+	r.Due, r.Sent, r.Lag = it.Timing.Due, o.Sent, it.Timing.Lag
 	if r.Due.IsZero() {
 		r.Due = o.Sent
 	}
@@ -184,7 +205,6 @@ func judge(o *outcome, v *validator.Validator) report.Result {
 	default:
 		r.Verdict, r.Differences, r.ErrKind, r.Err = check(v, it, o.ExpectedMsg(), o.Actual.Msg, o.AsRecorded)
 	}
-	return r
 }
 
 // check judges a live message against the recorded one, by the

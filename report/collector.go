@@ -165,7 +165,15 @@ func (c *Collector) Dialled() int { return len(c.dialled) }
 
 // Add counts one result. It does not allocate for a passing result once the
 // timeline is full.
-func (c *Collector) Add(r Result) {
+func (c *Collector) Add(r Result) { c.AddResult(&r) }
+
+// AddResult is Add without a copy of r (320 bytes). It does not keep r.
+func (c *Collector) AddResult(r *Result) { c.AddFigured(r, r.figures()) }
+
+// AddFigured is AddResult with r's figures (Result.Figures) taken
+// already: the engine's judged events carry them, and its collector
+// counts each result so.
+func (c *Collector) AddFigured(r *Result, f Figures) {
 	c.results++
 	c.see(r.Due)
 	c.see(r.Sent)
@@ -174,7 +182,6 @@ func (c *Collector) Add(r Result) {
 	sent := !r.Sent.IsZero() && r.Dir != DirS2C
 	answered := !r.Answered.IsZero()
 	isRequest := r.Kind == KindRequest && sent
-	f := r.figures()
 	if sent && (r.Kind == KindRequest || r.Kind == KindNotification) {
 		// At fixed: and rps: each takes a ticket: the rates are theirs.
 		c.msgSent.add(r.Sent)
@@ -196,9 +203,9 @@ func (c *Collector) Add(r Result) {
 		c.received++
 	}
 	if r.Session != "" && r.Seq >= 0 {
-		c.addSession(&r, sent, answered)
+		c.addSession(r, sent, answered)
 	}
-	c.addGroups(&r, sent, isRequest, f)
+	c.addGroups(r, sent, isRequest, f)
 	if isRequest {
 		c.requestsSent++
 		// The rates are those of the schedule: the handshake, which waits
@@ -233,19 +240,19 @@ func (c *Collector) Add(r Result) {
 		c.warned++
 	case Failed:
 		c.failed++
-		c.addFailure(r)
+		c.addFailure(*r)
 	case Skipped:
 		c.skipped++
 	case Sent:
 	case Timeout:
 		c.timedOut++
-		c.addError(r, "timeout", r.Err)
+		c.addError(*r, "timeout", r.Err)
 	case Error:
 		c.errored++
-		c.addError(r, "error", r.Err)
+		c.addError(*r, "error", r.Err)
 	default:
 		c.errored++
-		c.addError(r, "unknown_verdict", fmt.Sprintf("the engine gave verdict %q, which the report does not know", r.Verdict))
+		c.addError(*r, "unknown_verdict", fmt.Sprintf("the engine gave verdict %q, which the report does not know", r.Verdict))
 	}
 
 	if len(c.timeline) < c.timelineLimit {

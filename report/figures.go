@@ -12,7 +12,7 @@ type Figures struct {
 }
 
 // Figures are the durations of r the collector adds to its histograms.
-func (r Result) Figures() Figures { return r.figures() }
+func (r *Result) Figures() Figures { return r.figures() }
 
 // figures is Figures without a copy of r (320 bytes) per call: the
 // collector's, for every result.
