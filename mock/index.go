@@ -33,8 +33,7 @@ type index struct {
 	noteRuns []noteRun         // entry.notes-1 → its notes
 	big      []span            // where the messages too long for a loc are
 	file     *os.File          // the native tape, or nil: messages are in mem
-	mem      []byte
-	live     *chunks // while the tape is read (see reading): mem is not made yet
+	mem      chunks            // the messages kept (none when they are read back from file)
 	// A Server's index (see serveIndex) also has, parallel to sessions'
 	// entries and to notes, what only it needs; nil for run's mock.
 	info     map[string][]entryInfo
@@ -66,7 +65,7 @@ func (idx *index) canonical() {
 			for i := range es {
 				if e := &es[i]; e.req != 0 {
 					sp := idx.span(e.req)
-					e.params, e.req = c.hash(idx.mem[sp.off:sp.off+int64(sp.n)]), 0
+					e.params, e.req = c.hash(idx.mem.at(sp.off, sp.n)), 0
 				}
 			}
 		}
@@ -450,8 +449,7 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 		}
 	}
 	if (msg.Dir == tape.S2C || b.serve != nil) && b.file == nil {
-		off, n = int64(b.mem.len()), len(msg.Msg)
-		b.mem.add(msg.Msg)
+		off, n = b.mem.add(msg.Msg), len(msg.Msg)
 	}
 	switch {
 	case msg.Dir == tape.C2S:
@@ -469,8 +467,7 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 		case b.serve != nil:
 			params = b.serve.hash(&b.canon, rpc.Method, p)
 		case b.lazy && b.file == nil && len(p) > 0:
-			req = b.loc(int64(b.mem.len()), len(p))
-			b.mem.add(p)
+			req = b.loc(b.mem.add(p), len(p))
 		default:
 			params = b.canon.hash(p)
 		}
@@ -537,7 +534,7 @@ func (b *builder) loc(off int64, n int) loc {
 func (b *builder) index() *index {
 	b.writeAnswered() // a staged builder's since its last publish
 	idx := &index{sessions: make(map[string][]entry, len(b.sessions)), methods: b.methods,
-		notes: slices.Clip(b.notes), noteRuns: slices.Clip(b.noteRuns), big: b.big, file: b.file, mem: b.mem.bytes()}
+		notes: slices.Clip(b.notes), noteRuns: slices.Clip(b.noteRuns), big: b.big, file: b.file, mem: b.mem}
 	if b.serve != nil {
 		idx.info = make(map[string][]entryInfo, len(b.sessions))
 		for name, s := range b.sessions {
@@ -587,11 +584,8 @@ func (idx *index) at(l loc, seq int64, buf *[]byte) ([]byte, error) {
 // atDir is at for a message recorded in direction dir.
 func (idx *index) atDir(l loc, seq int64, dir tape.Dir, buf *[]byte) ([]byte, error) {
 	sp := idx.span(l)
-	if idx.live != nil {
-		return idx.live.at(sp.off, sp.n), nil
-	}
 	if idx.file == nil {
-		return idx.mem[sp.off : sp.off+int64(sp.n) : sp.off+int64(sp.n)], nil
+		return idx.mem.at(sp.off, sp.n), nil
 	}
 	if cap(*buf) < sp.n {
 		*buf = make([]byte, sp.n)

@@ -255,7 +255,7 @@ func (r *reading) messages() (next func() (tape.Message, error), end func() []st
 // until mu is unlocked.
 func (r *reading) viewOf() *index {
 	v, p := &r.view, &r.pub
-	v.methods, v.notes, v.noteRuns, v.big, v.live = p.methods, p.notes, p.noteRuns, p.big, &p.mem
+	v.methods, v.notes, v.noteRuns, v.big, v.mem = p.methods, p.notes, p.noteRuns, p.big, p.mem
 	return v
 }
 
