@@ -538,7 +538,9 @@ func (b *builder) growEntries(s *building) {
 			more = min(max(int(float64(n)/f*1.05)-n, n/4), 8*n)
 		}
 	}
-	s.entries = slices.Grow(s.entries, more)
+	grown := make([]entry, n, n+more) // not slices.Grow: append's growth would round more up by a quarter
+	copy(grown, s.entries)
+	s.entries = grown
 }
 
 // loc returns the loc of the message of n bytes at off.
