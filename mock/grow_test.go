@@ -26,9 +26,9 @@ func growLines(n int, sessions []string, sequential bool) []line {
 
 // TestEntriesGrowToTheEstimate: a builder that knows how much of the
 // tape is read grows a session's entries to about their final count: a
-// tape of one session allocates less than 1.5 times its entries (the
-// doubling allocated twice) and the index keeps them without a copy
-// (within a quarter of their count).
+// tape of one session ends within 5% of its entries, and the index
+// keeps them without a copy; on the way it allocates no more than
+// doubling did (2.3 times its entries, then a copy at the end).
 func TestEntriesGrowToTheEstimate(t *testing.T) {
 	const n = 50_000
 	lines := growLines(n, []string{"s1"}, false)
@@ -42,11 +42,11 @@ func TestEntriesGrowToTheEstimate(t *testing.T) {
 			allocated, last = allocated+c, c
 		}
 	}
-	if allocated > n*3/2 {
-		t.Errorf("the entries grew through %d allocated for %d (want at most 1.5 times)", allocated, n)
+	if allocated > n*5/2 {
+		t.Errorf("the entries grew through %d allocated for %d (want at most 2.5 times)", allocated, n)
 	}
-	if c := cap(b.sessions["s1"].entries); c > n+n/4 {
-		t.Errorf("the entries' capacity at the end is %d for %d (want within a quarter)", c, n)
+	if c := cap(b.sessions["s1"].entries); c > n+n/20+1 {
+		t.Errorf("the entries' capacity at the end is %d for %d (want within 5%%)", c, n)
 	}
 	got := b.index()
 	if es := got.sessions["s1"]; len(es) != n || &es[0] != &b.sessions["s1"].entries[0] {

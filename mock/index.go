@@ -522,20 +522,20 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 }
 
 // growEntries makes room in s.entries for more entries: twice as many
-// at each step (append grows a large slice by a quarter, allocating about
-// five times its final size on the way, each step copied); or, when b
-// knows how much of the tape is read, as many as the session will have
-// at the end if the rest of the tape is like what was read (5% more),
-// by a quarter to eight times as many: a tape of one session read to its
-// end allocates about 1.3 times its entries' final size, where doubling
-// allocated about twice, and index copied them once more (their final
-// size is then within a quarter of it).
+// (append grows a large slice by a quarter, allocating about five times
+// its final size on the way, each step copied); or, when b knows how
+// much of the tape is read and that many would be more than the session
+// will have at the end if the rest of the tape is like what was read
+// (5% more), that many, but at least half as many again. So a session
+// never grows past what doubling would give it, and one spread evenly
+// over the tape ends within 5% of its count, which index then keeps as
+// it is (it copied them when doubling left more than a quarter unused).
 func (b *builder) growEntries(s *building) {
 	n := len(s.entries)
 	more := max(n, 16)
-	if f := 0.0; b.read != nil && n >= 1024 {
-		if f = b.read(); f > 0 && f < 1 {
-			more = min(max(int(float64(n)/f*1.05)-n, n/4), 8*n)
+	if b.read != nil && n >= 1024 {
+		if f := b.read(); f > 0 && f < 1 {
+			more = min(max(int(float64(n)/f*1.05)-n, n/2), n)
 		}
 	}
 	grown := make([]entry, n, n+more) // not slices.Grow: append's growth would round more up by a quarter
