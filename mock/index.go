@@ -33,8 +33,7 @@ type index struct {
 	noteRuns []noteRun         // entry.notes-1 → its notes
 	big      []span            // where the messages too long for a loc are
 	file     *os.File          // the native tape, or nil: messages are in mem
-	mem      []byte
-	live     *chunks // while the tape is read (see reading): mem is not made yet
+	mem      chunks            // the messages kept (none when they are read back from file)
 	// A Server's index (see serveIndex) also has, parallel to sessions'
 	// entries and to notes, what only it needs; nil for run's mock.
 	info     map[string][]entryInfo
@@ -66,7 +65,7 @@ func (idx *index) canonical() {
 			for i := range es {
 				if e := &es[i]; e.req != 0 {
 					sp := idx.span(e.req)
-					e.params, e.req = c.hash(idx.mem[sp.off:sp.off+int64(sp.n)]), 0
+					e.params, e.req = c.hash(idx.mem.at(sp.off, sp.n)), 0
 				}
 			}
 		}
@@ -333,6 +332,10 @@ type builder struct {
 	// publish: the entries its connections read are written only then.
 	staged bool
 	dirty  []*building
+	// read, when not nil, says how much of the tape is read, from 0 to
+	// 1 (a streamed read's: see stream): a session's entries then grow
+	// to about their final count (see growEntries).
+	read func() float64
 }
 
 // building is a session's part of the index while it is built.
@@ -450,8 +453,7 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 		}
 	}
 	if (msg.Dir == tape.S2C || b.serve != nil) && b.file == nil {
-		off, n = int64(b.mem.len()), len(msg.Msg)
-		b.mem.add(msg.Msg)
+		off, n = b.mem.add(msg.Msg), len(msg.Msg)
 	}
 	switch {
 	case msg.Dir == tape.C2S:
@@ -469,8 +471,7 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 		case b.serve != nil:
 			params = b.serve.hash(&b.canon, rpc.Method, p)
 		case b.lazy && b.file == nil && len(p) > 0:
-			req = b.loc(int64(b.mem.len()), len(p))
-			b.mem.add(p)
+			req = b.loc(b.mem.add(p), len(p))
 		default:
 			params = b.canon.hash(p)
 		}
@@ -479,10 +480,7 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 			raw = rawHash(rpc.Params())
 		}
 		if len(s.entries) == cap(s.entries) {
-			// Twice as large at each step: append grows a large slice by a
-			// quarter, allocating about five times its final size on the
-			// way (twice here), each step copied.
-			s.entries = slices.Grow(s.entries, max(len(s.entries), 16))
+			b.growEntries(s)
 		}
 		s.entries = append(s.entries, entry{seq: msg.Seq, method: method, params: params, raw: raw, req: req})
 		if b.staged {
@@ -523,6 +521,28 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 	}
 }
 
+// growEntries makes room in s.entries for more entries: twice as many
+// (append grows a large slice by a quarter, allocating about five times
+// its final size on the way, each step copied); or, when b knows how
+// much of the tape is read and that many would be more than the session
+// will have at the end if the rest of the tape is like what was read
+// (5% more), that many, but at least half as many again. So a session
+// never grows past what doubling would give it, and one spread evenly
+// over the tape ends within 5% of its count, which index then keeps as
+// it is (it copied them when doubling left more than a quarter unused).
+func (b *builder) growEntries(s *building) {
+	n := len(s.entries)
+	more := max(n, 16)
+	if b.read != nil && n >= 1024 {
+		if f := b.read(); f > 0 && f < 1 {
+			more = min(max(int(float64(n)/f*1.05)-n, n/2), n)
+		}
+	}
+	grown := make([]entry, n, n+more) // not slices.Grow: append's growth would round more up by a quarter
+	copy(grown, s.entries)
+	s.entries = grown
+}
+
 // loc returns the loc of the message of n bytes at off.
 func (b *builder) loc(off int64, n int) loc {
 	if n < locBig && off < 1<<(64-locBits) {
@@ -537,7 +557,7 @@ func (b *builder) loc(off int64, n int) loc {
 func (b *builder) index() *index {
 	b.writeAnswered() // a staged builder's since its last publish
 	idx := &index{sessions: make(map[string][]entry, len(b.sessions)), methods: b.methods,
-		notes: slices.Clip(b.notes), noteRuns: slices.Clip(b.noteRuns), big: b.big, file: b.file, mem: b.mem.bytes()}
+		notes: slices.Clip(b.notes), noteRuns: slices.Clip(b.noteRuns), big: b.big, file: b.file, mem: b.mem}
 	if b.serve != nil {
 		idx.info = make(map[string][]entryInfo, len(b.sessions))
 		for name, s := range b.sessions {
@@ -587,11 +607,8 @@ func (idx *index) at(l loc, seq int64, buf *[]byte) ([]byte, error) {
 // atDir is at for a message recorded in direction dir.
 func (idx *index) atDir(l loc, seq int64, dir tape.Dir, buf *[]byte) ([]byte, error) {
 	sp := idx.span(l)
-	if idx.live != nil {
-		return idx.live.at(sp.off, sp.n), nil
-	}
 	if idx.file == nil {
-		return idx.mem[sp.off : sp.off+int64(sp.n) : sp.off+int64(sp.n)], nil
+		return idx.mem.at(sp.off, sp.n), nil
 	}
 	if cap(*buf) < sp.n {
 		*buf = make([]byte, sp.n)

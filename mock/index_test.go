@@ -48,11 +48,11 @@ func show(idx *index, es []entry) []shown {
 		}
 		if e.ans != 0 {
 			sp := idx.span(e.ans)
-			s.answer = string(idx.mem[sp.off : sp.off+int64(sp.n)])
+			s.answer = string(idx.mem.at(sp.off, sp.n))
 		}
 		for _, n := range idx.notesOf(&e) {
 			sp := idx.span(n.at)
-			s.notes = append(s.notes, string(idx.mem[sp.off:sp.off+int64(sp.n)]))
+			s.notes = append(s.notes, string(idx.mem.at(sp.off, sp.n)))
 		}
 		out = append(out, s)
 	}

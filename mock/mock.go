@@ -142,7 +142,8 @@ func (m *Mock) StreamTape(src tape.Source) (next func() (tape.Message, error), e
 		return nil, nil, false
 	}
 	m.taken = true
-	if !streamable(src) {
+	size, ok := streamable(src)
+	if !ok {
 		if m.r = read(m.src, m.tapeOpts, true); m.r.kept == nil {
 			return nil, nil, false
 		}
@@ -164,7 +165,7 @@ func (m *Mock) StreamTape(src tape.Source) (next func() (tape.Message, error), e
 		close(m.r.done)
 		return nil, nil, false
 	}
-	m.r = stream(rd)
+	m.r = stream(rd, size)
 	next, end = m.r.messages()
 	return next, end, true
 }

@@ -71,7 +71,7 @@ func TestPublishWhileAdding(t *testing.T) {
 							continue
 						}
 						n++
-						v := index{notes: p.notes, noteRuns: p.noteRuns, big: p.big, live: &p.mem}
+						v := index{notes: p.notes, noteRuns: p.noteRuns, big: p.big, mem: p.mem}
 						ans, _ := v.at(e.ans, -1, nil)
 						var note string
 						if ns := v.notesOf(e); len(ns) == 1 {

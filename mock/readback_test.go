@@ -20,7 +20,7 @@ func TestReadBackFromTheFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if idx.file == nil || idx.mem != nil {
+	if idx.file == nil || idx.mem.len() != 0 {
 		t.Fatal("the index keeps the answers in memory, want them read back from the file")
 	}
 	idx.file.Close()

@@ -70,23 +70,35 @@ func read(src tape.Source, opts []tape.Option, keep bool) *reading {
 // streamable reports whether src is a regular file (or a Shared reading
 // one) of at most keepUpTo bytes: its messages can be handed to a replay
 // as they are read, without bound on how far the replay lags behind.
-func streamable(src tape.Source) bool {
+// size is its size.
+func streamable(src tape.Source) (size int64, ok bool) {
 	if sh, ok := src.(*tape.Shared); ok {
 		src = sh.Source()
 	}
 	path, ok := src.(tape.File)
 	if !ok {
-		return false
+		return 0, false
 	}
 	fi, err := os.Stat(string(path))
-	return err == nil && fi.Mode().IsRegular() && fi.Size() <= keepUpTo
+	if err != nil {
+		return 0, false
+	}
+	return fi.Size(), fi.Mode().IsRegular() && fi.Size() <= keepUpTo
 }
 
-// stream starts reading and indexing rd on a goroutine of its own.
-func stream(rd *tape.Reader) *reading {
+// stream starts reading and indexing rd, a tape of size bytes, on a
+// goroutine of its own.
+func stream(rd *tape.Reader, size int64) *reading {
+	read := func() float64 { // the builder's, on the read's goroutine
+		off, _, ok := rd.LineSpan()
+		if !ok || size <= 0 {
+			return 0
+		}
+		return float64(off) / float64(size)
+	}
 	r := &reading{
 		done:     make(chan struct{}),
-		b:        &builder{lazy: true, staged: true},
+		b:        &builder{lazy: true, staged: true, read: read},
 		grown:    make(chan struct{}),
 		more:     make(chan struct{}, 1),
 		finished: make(chan struct{}),
@@ -255,7 +267,7 @@ func (r *reading) messages() (next func() (tape.Message, error), end func() []st
 // until mu is unlocked.
 func (r *reading) viewOf() *index {
 	v, p := &r.view, &r.pub
-	v.methods, v.notes, v.noteRuns, v.big, v.live = p.methods, p.notes, p.noteRuns, p.big, &p.mem
+	v.methods, v.notes, v.noteRuns, v.big, v.mem = p.methods, p.notes, p.noteRuns, p.big, p.mem
 	return v
 }
 

@@ -1,6 +1,9 @@
 package tape
 
 import (
+	"encoding/binary"
+	"math/bits"
+
 	"github.com/replayctl/replayctl/internal/jsonscan"
 	"github.com/replayctl/replayctl/jsonrpc"
 )
@@ -83,13 +86,47 @@ func hasAt(line []byte, i int, s string) bool {
 // writtenCount reads the integer at line[i:] as parseCount accepts it (1
 // to 18 digits, no leading zero) and strconv.AppendInt writes it, and
 // returns it and the offset after it; ok is false for anything else.
+// The digits are read eight at a time (digitsAt).
 func writtenCount(line []byte, i int) (n int64, end int, ok bool) {
 	start := i
-	for ; i < len(line) && line[i] >= '0' && line[i] <= '9'; i++ {
-		n = n*10 + int64(line[i]-'0')
+	for i+8 <= len(line) {
+		v, d := digitsAt(line, i)
+		n = n*pow10[d] + int64(v)
+		if i += d; d < 8 || i-start > 18 {
+			break
+		}
+	}
+	if i+8 > len(line) { // the line's last bytes, one at a time
+		for ; i < len(line) && line[i] >= '0' && line[i] <= '9' && i-start <= 18; i++ {
+			n = n*10 + int64(line[i]-'0')
+		}
 	}
 	if d := i - start; d == 0 || d > 18 || (d > 1 && line[start] == '0') {
 		return 0, i, false
 	}
 	return n, i, true
+}
+
+// pow10 is 10 to the power of its index.
+var pow10 = [...]int64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000}
+
+// digitsAt returns how many of the eight bytes at line[i:] are decimal
+// digits before the first that is not (d), and their value, from one
+// 64-bit word: a byte c is a digit when c^'0' is at most 9, that is
+// when neither it nor it plus 6 reaches 0x10 (a carry out of a byte
+// that is not a digit can only mark bytes after it: the first mark is
+// exact). The d digits, moved to the word's top, are then summed in
+// pairs, fours and eights (each step one multiply).
+func digitsAt(line []byte, i int) (v uint64, d int) {
+	const ones = 0x0101010101010101
+	t := binary.LittleEndian.Uint64(line[i:]) ^ '0'*ones
+	d = bits.TrailingZeros64((t|(t+6*ones))&(0xf0*ones)) >> 3
+	if d == 0 {
+		return 0, 0
+	}
+	t <<= 8 * (8 - d) // the first digit the lowest byte, zeros before it
+	t = (t * (10<<8 + 1)) >> 8 & 0x00ff00ff00ff00ff
+	t = (t * (100<<16 + 1)) >> 16 & 0x0000ffff0000ffff
+	t = (t * (10000<<32 + 1)) >> 32
+	return t, d
 }

@@ -1,7 +1,9 @@
 package tape
 
 import (
+	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/replayctl/replayctl/jsonrpc"
@@ -94,5 +96,49 @@ func TestWriterLinesTakeTheShortPath(t *testing.T) {
 			continue
 		}
 		checkWritten(t, line)
+	}
+}
+
+// TestWrittenCountEightAtATime: writtenCount, which reads eight digits
+// at a time, gives the byte-at-a-time reading's verdict, value and end
+// (the end on success) for random runs of digits and other bytes at
+// every length and offset, and for every count of 0 to 20 digits.
+func TestWrittenCountEightAtATime(t *testing.T) {
+	byteAtATime := func(line []byte, i int) (int64, int, bool) {
+		start := i
+		var n int64
+		for ; i < len(line) && line[i] >= '0' && line[i] <= '9'; i++ {
+			n = n*10 + int64(line[i]-'0')
+		}
+		if d := i - start; d == 0 || d > 18 || (d > 1 && line[start] == '0') {
+			return 0, i, false
+		}
+		return n, i, true
+	}
+	check := func(line []byte, i int) {
+		n, end, ok := writtenCount(line, i)
+		wn, wend, wok := byteAtATime(line, i)
+		if ok != wok || n != wn || (ok && end != wend) {
+			t.Fatalf("writtenCount(%q, %d) = %d, %d, %v; want %d, %d, %v", line, i, n, end, ok, wn, wend, wok)
+		}
+	}
+	alphabet := []byte("0123456789012345678901234567890123456789/:,}\"a\x00\xff\xfa\x3a\x2f")
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 500_000 {
+		line := make([]byte, rng.IntN(40))
+		for k := range line {
+			line[k] = alphabet[rng.IntN(len(alphabet))]
+		}
+		check(line, rng.IntN(len(line)+1))
+	}
+	for d := range 21 {
+		for _, tail := range []string{"", ",", `,"t_us":1}`, "0123456789"} {
+			line := []byte("x" + strings.Repeat("9", d) + tail)
+			check(line, 1)
+			if d > 0 {
+				line[1] = '1'
+				check(line, 1)
+			}
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package jsonscan
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math/bits"
@@ -145,6 +144,30 @@ func validString(b []byte, i int) (int, bool) {
 	}
 }
 
+// validKey is validString for a member's name, which also reports
+// whether the name holds an escape: the first byte past the quote that
+// the scan stops at is then a backslash (a name without one, most
+// names, is scanned once, with no search for a backslash after it).
+func validKey(b []byte, i int) (end int, esc, ok bool) {
+	j := i + 1
+	if j+8 <= len(b) {
+		if m := specialBytes(binary.LittleEndian.Uint64(b[j:])); m != 0 {
+			j += bits.TrailingZeros64(m) >> 3
+		} else {
+			j = firstSpecial(b, j+8)
+		}
+	} else {
+		j = firstSpecial(b, j)
+	}
+	if j < len(b) && b[j] == '"' {
+		return j + 1, false, true
+	}
+	// A backslash (the name is valid only then), a control character or
+	// the end.
+	end, ok = validString(b, i)
+	return end, true, ok
+}
+
 // plainByte marks the bytes validString must look at: quote, backslash and
 // control characters (the name says what the others are).
 var plainByte = func() (t [256]bool) {
@@ -225,7 +248,7 @@ func MembersValidAt(doc []byte, i int, fn func(m Member) bool) (int, error) {
 		if i >= len(doc) || doc[i] != '"' {
 			return i, fmt.Errorf("%w: expected a member name at offset %d", ErrSyntax, i)
 		}
-		kend, ok := validString(doc, i)
+		kend, esc, ok := validKey(doc, i)
 		if !ok {
 			return i, fmt.Errorf("%w: bad member name at offset %d", ErrSyntax, i)
 		}
@@ -239,7 +262,7 @@ func MembersValidAt(doc []byte, i int, fn func(m Member) bool) (int, error) {
 			return i, fmt.Errorf("%w: bad value at offset %d", ErrSyntax, start)
 		}
 		if call {
-			call = fn(Member{Key: key, KeyEscaped: bytes.IndexByte(key, '\\') >= 0, Start: start, End: vend})
+			call = fn(Member{Key: key, KeyEscaped: esc, Start: start, End: vend})
 		}
 		if i = SkipSpace(doc, vend); i >= len(doc) {
 			return i, fmt.Errorf("%w: object not closed", ErrSyntax)

@@ -1,8 +1,10 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -89,5 +91,36 @@ func checkMembersValid(t *testing.T, doc []byte) {
 	n := 0
 	if err := MembersValid(doc, func(Member) bool { n++; return false }); err != nil || n > 1 {
 		t.Fatalf("MembersValid(%q) stopped after the first member: %v, %d calls", doc, err, n)
+	}
+}
+
+// TestValidKeyAsValidString: validKey, the member name's scan, gives
+// validString's verdict and end on every string, and says it is escaped
+// exactly when its name holds a backslash (what MembersValidAt reported
+// before, by a search of the name): random names over an alphabet of
+// the bytes the scans stop at, their neighbours and escapes, at every
+// offset of the eight-byte word, with and without bytes after them.
+func TestValidKeyAsValidString(t *testing.T) {
+	alphabet := []string{`"`, `\`, `\"`, `\\`, `\n`, `\u00e9`, `\u12`, `\x`, "\x00", "\x1f", " ", "!", "#", "[", "]", "a", "\x7f", "\xc3\xa9", "\xff"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 300_000 {
+		doc := []byte(strings.Repeat(" ", rng.IntN(9)))
+		at := len(doc)
+		doc = append(doc, '"')
+		for range rng.IntN(20) {
+			doc = append(doc, alphabet[rng.IntN(len(alphabet))]...)
+		}
+		if rng.IntN(4) > 0 {
+			doc = append(doc, '"')
+		}
+		doc = append(doc, strings.Repeat(":1}", rng.IntN(3))...)
+		wantEnd, wantOK := validString(doc, at)
+		end, esc, ok := validKey(doc, at)
+		if end != wantEnd || ok != wantOK {
+			t.Fatalf("validKey(%q, %d) = %d, %v; validString %d, %v", doc, at, end, ok, wantEnd, wantOK)
+		}
+		if wantEsc := bytes.IndexByte(doc[at+1:max(end-1, at+1)], '\\') >= 0; ok && esc != wantEsc {
+			t.Fatalf("validKey(%q, %d): escaped %v, want %v", doc, at, esc, wantEsc)
+		}
 	}
 }
