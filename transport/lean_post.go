@@ -84,7 +84,14 @@ func (c *leanConn) roundTrip(ctx context.Context, k leanCall, deadline time.Time
 	c.call, c.inCall = k, true
 	var r leanResult
 	if c.begin(ctx, socketDeadline(ctx, deadline)) {
-		r = <-c.done
+		if !c.direct {
+			r = <-c.done
+		} else if err := c.writeCall(k, false); err != nil {
+			c.endWrite()
+			r.err = &noAnswerError{err}
+		} else {
+			r = <-c.done
+		}
 	} else {
 		r.err = ErrClosed
 	}
@@ -102,6 +109,7 @@ func (c *leanConn) roundTrip(ctx context.Context, k leanCall, deadline time.Time
 		c.lc.put(c)
 	} else {
 		_ = c.nc.SetDeadline(time.Time{}) // the body is read for as long as it lasts (close ends it)
+		c.deadlineSet = false
 	}
 	return r.resp, r.handled, nil
 }
@@ -134,6 +142,12 @@ func (c *leanConn) exchange(msg []byte, sid, pv string, std http.Header) (*http.
 	if err := w.Flush(); err != nil {
 		return nil, &noAnswerError{err}
 	}
+	return c.readAnswerHead()
+}
+
+// readAnswerHead reads the answer's head (after any 1xx), into the
+// last answer read whole if there is one (c.spare), and makes its body.
+func (c *leanConn) readAnswerHead() (*http.Response, error) {
 	into := c.spare
 	c.spare = nil
 	var body *leanBody
