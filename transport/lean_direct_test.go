@@ -191,3 +191,50 @@ func writing(lc *leanClient) bool {
 	}
 	return false
 }
+
+// TestLeanIdleBytes: bytes a server writes on a kept-alive connection
+// while it is idle (an answer to no request) are not taken for the next
+// request's answer: that request goes on a new connection and gets its
+// own answer.
+func TestLeanIdleBytes(t *testing.T) {
+	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+		if n == 0 {
+			return jsonOK(jsonAnswer(idOf(body))) + jsonOK(jsonAnswer("99")), false
+		}
+		return jsonOK(jsonAnswer(idOf(body))), false
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn := dialIdle(t, ctx, srv.url)
+	lc := conn.(*HTTPConn).lean
+	idleDead := func() bool {
+		lc.mu.Lock()
+		defer lc.mu.Unlock()
+		for _, c := range lc.idle {
+			c.mu.Lock()
+			dead := c.dead
+			c.mu.Unlock()
+			if dead != nil {
+				return true
+			}
+		}
+		return false
+	}
+	if !waitFor(idleDead) {
+		if !lc.idle[0].direct {
+			t.Skip("the connection is not read while idle here (not Linux, or not a TCP socket of the net package)")
+		}
+		t.Fatal("the idle connection's reader did not find the bytes its server wrote")
+	}
+	done := make(chan error, 1)
+	if !conn.(AsyncSender).SendAsync(ctx, []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`), time.Now().Add(time.Minute), func(err error) { done <- err }) {
+		t.Fatal("SendAsync did not take the request with a connection idle")
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("done got %v, want the request sent again on a new connection", err)
+	}
+	takeAnswer(t, ctx, conn, 2)
+	if got := srv.conns.Load(); got != 2 {
+		t.Errorf("the server accepted %d connections, want 2", got)
+	}
+}

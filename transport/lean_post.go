@@ -60,10 +60,12 @@ func (lc *leanClient) post(ctx context.Context, k leanCall, deadline time.Time) 
 
 // closedUnanswered reports whether err is a kept-alive connection closed
 // by the server before a byte of the answer: the end of the stream, or a
-// reset.
+// reset; or one its server wrote to while it was idle, which the
+// request was not written to (errIdleBytes).
 func closedUnanswered(err error) bool {
 	var ne *noAnswerError
-	return errors.As(err, &ne) && (errors.Is(ne.err, io.EOF) || errors.Is(ne.err, syscall.ECONNRESET) || errors.Is(ne.err, syscall.EPIPE))
+	return errors.As(err, &ne) && (errors.Is(ne.err, io.EOF) || errors.Is(ne.err, syscall.ECONNRESET) || errors.Is(ne.err, syscall.EPIPE) ||
+		errors.Is(ne.err, errIdleBytes))
 }
 
 // noAnswerError is a failure before the first byte of the answer.
