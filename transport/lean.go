@@ -170,12 +170,30 @@ func (lc *leanClient) get(ctx context.Context) (*leanConn, error) {
 // is held and lc is not closed.
 func (lc *leanClient) adopt(nc net.Conn) *leanConn {
 	r, w := rawIO(nc)
-	c := &leanConn{lc: lc, nc: nc, br: bufio.NewReaderSize(r, 4<<10), bw: bufio.NewWriterSize(w, 4<<10),
-		work: make(chan struct{}, 1), done: make(chan leanResult)}
+	c := &leanConn{lc: lc, nc: nc, br: bufio.NewReaderSize(r, 4<<10), work: make(chan struct{}, 1), done: make(chan leanResult)}
+	serve := c.serve
+	if nw, ok := w.(nowWriter); ok {
+		c.nw, c.direct, serve = nw, true, c.serveDirect
+		c.wake = sync.NewCond(&c.mu)
+	} else {
+		c.bw = bufio.NewWriterSize(w, 4<<10)
+	}
 	lc.open[c] = struct{}{}
 	lc.wg.Add(1)
-	go func() { defer lc.wg.Done(); c.serve() }()
+	go func() { defer lc.wg.Done(); serve() }()
 	return c
+}
+
+// spawn runs fn on a goroutine that close waits for; false once lc is
+// closed (fn does not run).
+func (lc *leanClient) spawn(fn func()) bool {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	if lc.closed {
+		return false
+	}
+	lc.wg.Go(fn)
+	return true
 }
 
 // ahead starts dials on their own goroutines until spare connections
@@ -216,6 +234,9 @@ func (lc *leanClient) dialAhead() {
 
 // put keeps c for the next request, or closes it.
 func (lc *leanClient) put(c *leanConn) {
+	if c.direct {
+		c.clearDeadline()
+	}
 	lc.mu.Lock()
 	if !lc.closed && len(lc.idle) < leanIdle {
 		lc.idle = append(lc.idle, c)
@@ -252,6 +273,9 @@ func (c *leanConn) close() {
 
 // giveBack is put, or, while a sender waits for serve, putLater.
 func (c *leanConn) giveBack() {
+	if c.direct {
+		c.bodyEnded()
+	}
 	if c.inCall {
 		c.putLater = true
 		return

@@ -48,6 +48,24 @@ type leanConn struct {
 	// putLater rather than giving the connection back, which the sender
 	// does once it is done with it (see roundTrip).
 	inCall, putLater bool
+
+	// direct: each call's sender writes its request (see lean_direct.go)
+	// through nw, from wbuf; serve (serveDirect) only reads. Else serve
+	// writes it through bw.
+	direct bool
+	nw     nowWriter
+	wbuf   []byte
+	// deadlineSet: nc has a deadline, which clearDeadline removes before
+	// a direct connection goes idle. Set by begin and abort (mu held).
+	deadlineSet bool
+	// A direct connection's state between its senders, serve and the
+	// bodies read elsewhere; guarded by mu. wake (on mu) tells serve of
+	// the end of writing or held, and of shut.
+	wake    *sync.Cond
+	busy    bool  // a call is in flight whose answer serve is to read (see await)
+	writing bool  // its sender is writing it still
+	held    bool  // the last answer's body is read on another goroutine: serve waits for its end
+	dead    error // what serve read while c was idle: its next call fails with it
 }
 
 // leanCall is one request for a leanConn's goroutine to make.
@@ -121,6 +139,11 @@ func (lc *leanClient) start(ctx context.Context, k leanCall, deadline time.Time)
 		c.call, c.inCall = leanCall{}, false
 		return false
 	}
+	if c.direct {
+		if err := c.writeCall(k, true); err != nil {
+			c.failWrite(k, err)
+		}
+	}
 	return true
 }
 
@@ -140,13 +163,17 @@ func (c *leanConn) finish(k leanCall, r leanResult) {
 		c.lc.put(c)
 	} else {
 		_ = c.nc.SetDeadline(time.Time{}) // the body is read for as long as it lasts (close ends it)
+		c.deadlineSet = false
 	}
 	// c may be another sender's from here on: only k and r are used.
 	c.lc.onStarted(k, r)
 }
 
 // abort makes c's pending read or write fail at once (ctx ended).
-func (c *leanConn) abort() { _ = c.nc.SetDeadline(aLongTimeAgo) }
+func (c *leanConn) abort() {
+	_ = c.nc.SetDeadline(aLongTimeAgo)
+	c.deadlineSet = true
+}
 
 // socketDeadline is the connection's deadline for a call bounded by ctx
 // and by deadline (the zero time: none): deadline when it comes before
@@ -196,8 +223,13 @@ func (c *leanConn) begin(ctx context.Context, deadline time.Time) bool {
 	}
 	c.live = done
 	_ = c.nc.SetDeadline(deadline)
+	c.deadlineSet = !deadline.IsZero()
 	if done != nil && ctx.Err() != nil { // ended before: its hook ran with no call to abort
 		c.abort()
+	}
+	if c.direct { // its sender writes it (writeCall)
+		c.busy, c.writing = true, true
+		return true
 	}
 	c.work <- struct{}{} // never waits: a call is made only once serve has taken the one before
 	return true
@@ -221,6 +253,9 @@ func (c *leanConn) shutDown() {
 	if !c.shut {
 		c.shut = true
 		close(c.work)
+		if c.wake != nil {
+			c.wake.Signal()
+		}
 	}
 	c.mu.Unlock()
 	if stop != nil {

@@ -60,10 +60,12 @@ func (lc *leanClient) post(ctx context.Context, k leanCall, deadline time.Time) 
 
 // closedUnanswered reports whether err is a kept-alive connection closed
 // by the server before a byte of the answer: the end of the stream, or a
-// reset.
+// reset; or one its server wrote to while it was idle, which the
+// request was not written to (errIdleBytes).
 func closedUnanswered(err error) bool {
 	var ne *noAnswerError
-	return errors.As(err, &ne) && (errors.Is(ne.err, io.EOF) || errors.Is(ne.err, syscall.ECONNRESET) || errors.Is(ne.err, syscall.EPIPE))
+	return errors.As(err, &ne) && (errors.Is(ne.err, io.EOF) || errors.Is(ne.err, syscall.ECONNRESET) || errors.Is(ne.err, syscall.EPIPE) ||
+		errors.Is(ne.err, errIdleBytes))
 }
 
 // noAnswerError is a failure before the first byte of the answer.
@@ -84,7 +86,14 @@ func (c *leanConn) roundTrip(ctx context.Context, k leanCall, deadline time.Time
 	c.call, c.inCall = k, true
 	var r leanResult
 	if c.begin(ctx, socketDeadline(ctx, deadline)) {
-		r = <-c.done
+		if !c.direct {
+			r = <-c.done
+		} else if err := c.writeCall(k, false); err != nil {
+			c.endWrite()
+			r.err = &noAnswerError{err}
+		} else {
+			r = <-c.done
+		}
 	} else {
 		r.err = ErrClosed
 	}
@@ -102,6 +111,7 @@ func (c *leanConn) roundTrip(ctx context.Context, k leanCall, deadline time.Time
 		c.lc.put(c)
 	} else {
 		_ = c.nc.SetDeadline(time.Time{}) // the body is read for as long as it lasts (close ends it)
+		c.deadlineSet = false
 	}
 	return r.resp, r.handled, nil
 }
@@ -134,6 +144,12 @@ func (c *leanConn) exchange(msg []byte, sid, pv string, std http.Header) (*http.
 	if err := w.Flush(); err != nil {
 		return nil, &noAnswerError{err}
 	}
+	return c.readAnswerHead()
+}
+
+// readAnswerHead reads the answer's head (after any 1xx), into the
+// last answer read whole if there is one (c.spare), and makes its body.
+func (c *leanConn) readAnswerHead() (*http.Response, error) {
 	into := c.spare
 	c.spare = nil
 	var body *leanBody

@@ -54,6 +54,7 @@ func rawIO(nc net.Conn) (io.Reader, io.Writer) {
 	}
 	r := &rawConn{nc: nc, rc: rc}
 	r.readFn, r.writeFn = r.read, r.write // made once: a method value per call would allocate
+	r.writeNowFn = r.writeNow
 	return rawReader{r}, rawWriter{r}
 }
 
@@ -75,7 +76,7 @@ type rawConn struct {
 	nc net.Conn
 	rc syscall.RawConn
 
-	readFn, writeFn func(fd uintptr) bool
+	readFn, writeFn, writeNowFn func(fd uintptr) bool
 
 	rp   []byte
 	rn   int
@@ -168,6 +169,31 @@ func (c *rawConn) write(fd uintptr) bool {
 			return true
 		}
 	}
+	return true
+}
+
+// WriteNow writes what of p the socket takes without waiting for it to
+// take more: fewer bytes than p with a nil error when the rest would
+// wait. Errors are Write's (a passed deadline, a closed connection, a
+// reset). It never parks its goroutine (see nowWriter).
+func (w rawWriter) WriteNow(p []byte) (int, error) {
+	c := w.c
+	c.wp, c.wn, c.werr = p, 0, nil
+	err := c.rc.Write(c.writeNowFn)
+	n, werr := c.wn, c.werr
+	c.wp = nil
+	switch {
+	case err != nil:
+		return n, c.opErr("write", err)
+	case werr != nil:
+		return n, c.opErr("write", os.NewSyscallError("write", werr))
+	}
+	return n, nil
+}
+
+// writeNow is write, done after one try however much the socket took.
+func (c *rawConn) writeNow(fd uintptr) bool {
+	c.write(fd)
 	return true
 }
 

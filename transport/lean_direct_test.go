@@ -1,0 +1,240 @@
+package transport
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// smallBuffers is a socket option for a dialer or listener: 4 KiB to
+// send and to receive (the kernel's least, about), so that a request of
+// a few MiB fills the sockets long before it is written.
+func smallBuffers(_, _ string, rc syscall.RawConn) error {
+	var serr error
+	err := rc.Control(func(fd uintptr) {
+		serr = errors.Join(syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_SNDBUF, 4096),
+			syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096))
+	})
+	return errors.Join(err, serr)
+}
+
+// newUnreadServer is a server on loopback, with small socket buffers,
+// that answers each request of up to 64 KiB and reads nothing of a
+// longer one, or after it: a slow server whose socket buffer a long
+// request fills. Its connections stay open until the test ends.
+func newUnreadServer(t *testing.T) string {
+	t.Helper()
+	lc := net.ListenConfig{Control: smallBuffers}
+	ln, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := make(chan struct{})
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		close(end)
+		ln.Close()
+		wg.Wait()
+	})
+	wg.Go(func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Go(func() {
+				defer nc.Close()
+				br := bufio.NewReader(nc)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					if req.ContentLength > 64<<10 {
+						<-end // reads nothing more
+						return
+					}
+					body, _ := io.ReadAll(req.Body)
+					if _, err := io.WriteString(nc, jsonOK(jsonAnswer(idOf(body)))); err != nil {
+						return
+					}
+				}
+			})
+		}
+	})
+	return "http://" + ln.Addr().String() + "/mcp"
+}
+
+// TestSendAsyncServerNotReading: a request handed over with SendAsync
+// to a server that does not read it, longer than the sockets' buffers
+// take, does not hold its sender: SendAsync returns while the request
+// is still being written, the session's other requests go out and are
+// answered meanwhile, and the stuck request ends at its deadline with
+// an error wrapping context.DeadlineExceeded (or, with no deadline, at
+// Close, before Close returns) — done called after SendAsync returned,
+// once.
+func TestSendAsyncServerNotReading(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		deadline time.Duration // 0: none, the request ends at Close
+	}{{"deadline", time.Second}, {"close", 0}} {
+		t.Run(c.name, func(t *testing.T) {
+			url := newUnreadServer(t)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			tr := &http.Transport{DialContext: (&net.Dialer{Control: smallBuffers}).DialContext}
+			defer tr.CloseIdleConnections()
+			conn, err := HTTP{URL: url, Poster: PosterLean, Spare: 1, Client: &http.Client{Transport: tr}}.Dial(ctx, "s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if err := conn.Send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err != nil {
+				t.Fatal(err)
+			}
+			takeAnswer(t, ctx, conn, 1)
+			hc := conn.(*HTTPConn)
+			if !waitFor(func() bool { hc.lean.mu.Lock(); defer hc.lean.mu.Unlock(); return len(hc.lean.idle) == 2 }) {
+				t.Fatal("the first connection and the spare are not idle")
+			}
+
+			big := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":%q}}}`, strings.Repeat("x", 4<<20))
+			var deadline time.Time
+			if c.deadline > 0 {
+				deadline = time.Now().Add(c.deadline)
+			}
+			var returned atomic.Bool
+			done := make(chan error, 2)
+			if !hc.SendAsync(ctx, big, deadline, func(err error) {
+				if !returned.Load() {
+					err = fmt.Errorf("done called before SendAsync returned (%v)", err)
+				}
+				done <- err
+			}) {
+				t.Fatal("SendAsync did not take the request with connections idle")
+			}
+			returned.Store(true)
+			if !writing(hc.lean) {
+				t.Skip("no connection writes without waiting here (not Linux, or not a TCP socket of the net package)")
+			}
+
+			// The session's next request goes out on the spare and is
+			// answered while the long one is still being written.
+			sent := make(chan error, 1)
+			if !hc.SendAsync(ctx, []byte(`{"jsonrpc":"2.0","id":3,"method":"ping"}`), time.Now().Add(time.Minute), func(err error) { sent <- err }) {
+				t.Fatal("SendAsync did not take the next request on the spare connection")
+			}
+			if err := <-sent; err != nil {
+				t.Fatalf("the next request: %v", err)
+			}
+			takeAnswer(t, ctx, conn, 3)
+			if c.deadline == 0 && !writing(hc.lean) {
+				t.Fatal("the long request is not being written any more, with its server reading nothing")
+			}
+
+			if c.deadline == 0 {
+				conn.Close()
+				select {
+				case err := <-done:
+					if err == nil || !strings.Contains(err.Error(), "closed") || strings.Contains(err.Error(), "before SendAsync") {
+						t.Fatalf("done got %v, want the connection's close", err)
+					}
+				default:
+					t.Fatal("Close returned before done was called")
+				}
+			} else {
+				select {
+				case err := <-done:
+					if !errors.Is(err, context.DeadlineExceeded) {
+						t.Fatalf("done got %v, want an error wrapping context.DeadlineExceeded", err)
+					}
+				case <-ctx.Done():
+					t.Fatal("the request did not end at its deadline")
+				}
+				conn.Close()
+			}
+			select {
+			case err := <-done:
+				t.Fatalf("done called twice (then with %v)", err)
+			default:
+			}
+		})
+	}
+}
+
+// writing reports whether a connection of lc is writing a request on a
+// goroutine of its own (the socket took only part of it).
+func writing(lc *leanClient) bool {
+	lc.mu.Lock()
+	open := make([]*leanConn, 0, len(lc.open))
+	for c := range lc.open {
+		open = append(open, c)
+	}
+	lc.mu.Unlock()
+	for _, c := range open {
+		c.mu.Lock()
+		w := c.writing
+		c.mu.Unlock()
+		if w {
+			return true
+		}
+	}
+	return false
+}
+
+// TestLeanIdleBytes: bytes a server writes on a kept-alive connection
+// while it is idle (an answer to no request) are not taken for the next
+// request's answer: that request goes on a new connection and gets its
+// own answer.
+func TestLeanIdleBytes(t *testing.T) {
+	srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+		if n == 0 {
+			return jsonOK(jsonAnswer(idOf(body))) + jsonOK(jsonAnswer("99")), false
+		}
+		return jsonOK(jsonAnswer(idOf(body))), false
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn := dialIdle(t, ctx, srv.url)
+	lc := conn.(*HTTPConn).lean
+	idleDead := func() bool {
+		lc.mu.Lock()
+		defer lc.mu.Unlock()
+		for _, c := range lc.idle {
+			c.mu.Lock()
+			dead := c.dead
+			c.mu.Unlock()
+			if dead != nil {
+				return true
+			}
+		}
+		return false
+	}
+	if !waitFor(idleDead) {
+		if !lc.idle[0].direct {
+			t.Skip("the connection is not read while idle here (not Linux, or not a TCP socket of the net package)")
+		}
+		t.Fatal("the idle connection's reader did not find the bytes its server wrote")
+	}
+	done := make(chan error, 1)
+	if !conn.(AsyncSender).SendAsync(ctx, []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`), time.Now().Add(time.Minute), func(err error) { done <- err }) {
+		t.Fatal("SendAsync did not take the request with a connection idle")
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("done got %v, want the request sent again on a new connection", err)
+	}
+	takeAnswer(t, ctx, conn, 2)
+	if got := srv.conns.Load(); got != 2 {
+		t.Errorf("the server accepted %d connections, want 2", got)
+	}
+}
