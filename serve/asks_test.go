@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/serve"
 )
@@ -108,7 +110,7 @@ func serveAndReplay(t *testing.T, tapeText string, sent int64) {
 	}
 	// The timeout bounds the wait for the ask when serve does not ask;
 	// it is not a measure of anything.
-	rep, err := replay.Run(ctx, path, replay.Against(replay.HTTP(url)), replay.WithSpeed(replay.Fast()), replay.Timeout(5*time.Second))
+	rep, err := replay.Run(ctx, path, replay.Against(replay.HTTP(url)), replay.WithSpeed(replay.Fast()), replay.Timeout(5*time.Second), replay.Logger(zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,6 +33,7 @@ func (r *receiver) recorded(ctx context.Context, ss *session, it *Item) error {
 	case jsonrpc.KindResponse, jsonrpc.KindError:
 	case jsonrpc.KindRequest:
 		ss.serverMethods[jsonrpc.IDKey(it.RPC.ID)] = it.RPC.Method
+		ss.openAsks[it.RPC.Method]++
 		delete(ss.unreadAsks, jsonrpc.IDKey(it.RPC.ID))
 		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server request; the live server's own is answered from the tape"})
 	case jsonrpc.KindNotification:
@@ -103,6 +104,9 @@ func (r *receiver) clientAnswer(ctx context.Context, ss *session, it *Item) erro
 		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "answer to " + what + " the tape could not read"})
 	}
 	method := ss.serverMethods[jsonrpc.IDKey(it.RPC.ID)]
+	if ss.openAsks[method] > 0 {
+		ss.openAsks[method]--
+	}
 	if q := ss.asked[method]; len(q) > 0 {
 		ss.asked[method] = q[1:]
 		return x.rx.answerServer(ctx, ss, q[0], it)
@@ -250,23 +254,37 @@ func (r *receiver) serverAsks(ctx context.Context, rpc jsonrpc.Message) error {
 		x.rx.endAwait(ss) // what was recorded after the answer may go now
 		return x.drain(ctx, ss)
 	}
-	if x.final(ss) || ss.held(x.env.MaxInflight) {
+	// A held session sends nothing until what it waits for comes: refused,
+	// unless the tape has the server asking it, read with its client
+	// answer still to come (see refuseAsked) or further on (a server
+	// asking on its own stream may come a moment before the answer the
+	// session waits for).
+	if x.final(ss) || ss.held(x.env.MaxInflight) && ss.openAsks[rpc.Method] <= len(ss.asked[rpc.Method]) && !ss.asksAhead(rpc.Method) {
 		return x.rx.refuse(ctx, ss, rpc)
 	}
 	ss.asked[rpc.Method] = append(ss.asked[rpc.Method], rpc)
 	return nil
 }
 
-// refuseAsked refuses every live server request still waiting.
+// refuseAsked refuses every live server request still waiting, but as
+// many of each method as the tape has recorded server requests of it
+// whose client answer is not read yet: those the client's recorded
+// answer, read later, answers (a client may answer after the next
+// answer it gets, as a busy one did).
 func (r *receiver) refuseAsked(ctx context.Context, ss *session) error {
 	x := r.x
 	for m, q := range ss.asked {
-		for _, rpc := range q {
+		keep := min(ss.openAsks[m], len(q))
+		for _, rpc := range q[keep:] {
 			if err := x.rx.refuse(ctx, ss, rpc); err != nil {
 				return err
 			}
 		}
-		delete(ss.asked, m)
+		if keep == 0 {
+			delete(ss.asked, m)
+		} else {
+			ss.asked[m] = q[:keep]
+		}
 	}
 	return nil
 }

@@ -75,6 +75,7 @@ type session struct {
 	unreadAsks    map[string]string            // id → method ("" unknown) of recorded server requests not valid JSON-RPC
 	answers       map[string][]*Item           // method → recorded client answers, in order
 	asked         map[string][]jsonrpc.Message // method → live server requests not answered yet
+	openAsks      map[string]int               // method → recorded server requests whose client answer is not read yet
 	warned        map[string]bool              // methods refused and warned about once
 	// awaiting is the client's recorded answer to a server request that
 	// the live server has not asked yet: the messages recorded after it
@@ -92,6 +93,7 @@ func newSession(name string, conn transport.Conn) *session {
 		unreadAsks:    make(map[string]string),
 		answers:       make(map[string][]*Item),
 		asked:         make(map[string][]jsonrpc.Message),
+		openAsks:      make(map[string]int),
 	}
 }
 
@@ -153,10 +155,24 @@ func (s *session) takeAnswer(method string) *Item {
 	for i, it := range s.backlog {
 		if isAnswer(it.RPC.Kind) && it.Rec.Dir == tape.C2S && s.serverMethods[jsonrpc.IDKey(it.RPC.ID)] == method {
 			s.backlog = append(s.backlog[:i:i], s.backlog[i+1:]...)
+			if s.openAsks[method] > 0 {
+				s.openAsks[method]-- // read now: answered here, not by clientAnswer
+			}
 			return it
 		}
 	}
 	return nil
+}
+
+// asksAhead reports whether the backlog holds a recorded request of the
+// server of method: the tape has the server asking it further on.
+func (s *session) asksAhead(method string) bool {
+	for _, it := range s.backlog {
+		if it.Rec.Dir == tape.S2C && it.RPC.Kind == jsonrpc.KindRequest && it.RPC.Method == method {
+			return true
+		}
+	}
+	return false
 }
 
 func isAnswer(k jsonrpc.Kind) bool { return k == jsonrpc.KindResponse || k == jsonrpc.KindError }
