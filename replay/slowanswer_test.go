@@ -111,3 +111,55 @@ func TestSlowAnswerToServerRequestIsTheSessionsError(t *testing.T) {
 		t.Errorf("aborted: %s", rep.Summary.Aborted)
 	}
 }
+
+// TestNotificationNotTakenIsNoTimeout: a notification whose POST the
+// target does not take within the timeout is that message's error, not a
+// timeout: timeouts count requests that got no answer, so that they never
+// outnumber the requests (the handshake said "200 requests … 262
+// errors", the JSON timeouts 261 against requests 200: each session's
+// initialized was counted as a timeout beside its initialize).
+func TestNotificationNotTakenIsNoTimeout(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ask.jsonl")
+	if err := os.WriteFile(path, []byte(askTape), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodDelete:
+			return
+		case http.MethodGet:
+			w.WriteHeader(http.StatusMethodNotAllowed) // no GET stream: the server asks nothing
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.Unmarshal(body, &m)
+		w.Header().Set("Mcp-Session-Id", "sess-1")
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case m.ID == nil:
+			<-r.Context().Done() // initialized: never taken
+		case m.Method == "initialize":
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`, m.ID)
+		default:
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[]}}`, m.ID)
+		}
+	}))
+	defer srv.Close()
+	const sessions = 3
+	rep, err := replay.Run(t.Context(), path, replay.Against(replay.HTTP(srv.URL)), replay.WithSpeed(replay.Fast()),
+		replay.Timeout(time.Second), replay.Sessions(sessions))
+	if err != nil || rep == nil {
+		t.Fatalf("replay: %v", err)
+	}
+	h, p := rep.Handshake, rep.Performance
+	if h.Requests != sessions || h.Timeouts != 0 || h.Errors != sessions {
+		t.Errorf("handshake: %d requests, %d timeouts, %d errors; want %d, 0, %d (each initialized not taken)", h.Requests, h.Timeouts, h.Errors, sessions, sessions)
+	}
+	if p.Requests != 2*sessions || p.Timeouts != 0 || p.Errors != sessions {
+		t.Errorf("performance: %d requests, %d timeouts, %d errors; want %d, 0, %d", p.Requests, p.Timeouts, p.Errors, 2*sessions, sessions)
+	}
+}
