@@ -6,6 +6,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -163,7 +164,7 @@ func (r *receiver) answerServer(ctx context.Context, ss *session, req jsonrpc.Me
 	x.sink.Count(ServerRequest)
 	sent := time.Now()
 	if err := x.tx.sendBounded(ctx, ss.conn, it.RPC.WithID(req.ID)); err != nil && ctx.Err() == nil {
-		return x.targetDied(ss, fmt.Errorf("answer server request %s: %w", req.Method, err))
+		return x.rx.answerFailed(ctx, ss, it, sent, req.Method, err)
 	}
 	x.ev.sent(it, sent)
 	return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Sent: sent})
@@ -305,9 +306,30 @@ func (r *receiver) refuse(ctx context.Context, ss *session, rpc jsonrpc.Message)
 	ev.Str("session", ss.name).Str("method", rpc.Method).Msg("the server asked something the tape has no answer to (refused; counted in the report)")
 	msg := jsonrpc.ErrorResponse(rpc.ID, mcp.CodeMethodNotFound, "replayctl: the tape has no answer to "+rpc.Method, nil)
 	if err := x.tx.sendBounded(ctx, ss.conn, msg); err != nil && ctx.Err() == nil {
-		return x.targetDied(ss, fmt.Errorf("answer server request %s: %w", rpc.Method, err))
+		return x.rx.answerFailed(ctx, ss, nil, time.Now(), rpc.Method, err)
 	}
 	return nil
+}
+
+// answerFailed handles an answer to a live server request (it, the
+// client's recorded one; nil: a refusal) that the target did not take:
+// not within the timeout, or refused over HTTP, it is the session's
+// error, reported and counted, and the replay goes on; else (the
+// connection is gone) the target failed.
+func (r *receiver) answerFailed(ctx context.Context, ss *session, it *Item, sent time.Time, method string, err error) error {
+	x := r.x
+	var he *transport.HTTPError
+	if ss.conn.Err() != nil || !(errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTarget) || errors.As(err, &he)) {
+		return x.targetDied(ss, fmt.Errorf("answer server request %s: %w", method, err))
+	}
+	if interruptedBy(ctx, err, sent.Add(x.env.Timeout)) {
+		return ctx.Err()
+	}
+	if it == nil {
+		it = &Item{Rec: tape.Message{Seq: -1, Session: ss.name, Dir: tape.C2S}}
+	}
+	return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Sent: sent,
+		Err: fmt.Errorf("answer server request %s: the target did not take it: %w", method, err)})
 }
 
 // unreadRequest reads the id and method of a recorded message that is
