@@ -34,7 +34,11 @@ func (r *receiver) recorded(ctx context.Context, ss *session, it *Item) error {
 	case jsonrpc.KindResponse, jsonrpc.KindError:
 	case jsonrpc.KindRequest:
 		ss.serverMethods[jsonrpc.IDKey(it.RPC.ID)] = it.RPC.Method
-		ss.openAsks[it.RPC.Method]++
+		if id := jsonrpc.IDKey(it.RPC.ID); ss.takenAhead[id] {
+			delete(ss.takenAhead, id) // its client answer went to the live server already
+		} else {
+			ss.openAsks[it.RPC.Method]++
+		}
 		delete(ss.unreadAsks, jsonrpc.IDKey(it.RPC.ID))
 		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server request; the live server's own is answered from the tape"})
 	case jsonrpc.KindNotification:
@@ -111,6 +115,12 @@ func (r *receiver) clientAnswer(ctx context.Context, ss *session, it *Item) erro
 	if q := ss.asked[method]; len(q) > 0 {
 		ss.asked[method] = q[1:]
 		return x.rx.answerServer(ctx, ss, q[0], it)
+	}
+	if ss.refused[method] > 0 {
+		// The live server asked it before the replay got here, and was
+		// refused then (the session was held): it will not ask again.
+		ss.refused[method]--
+		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "answer to a server request the live server asked before the replay reached it (refused then, counted in the report)"})
 	}
 	ss.answers[method] = append(ss.answers[method], it)
 	if x.env.Order.waitsForServer() && asks(ss.conn) {
@@ -295,6 +305,7 @@ func (r *receiver) refuseAsked(ctx context.Context, ss *session) error {
 func (r *receiver) refuse(ctx context.Context, ss *session, rpc jsonrpc.Message) error {
 	x := r.x
 	x.sink.Count(ServerRefused)
+	ss.refused[rpc.Method]++
 	ev := x.env.Log.Debug()
 	if !ss.warned[rpc.Method] { // once per method and session: a server may ask thousands of times
 		if ss.warned == nil {
