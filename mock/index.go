@@ -39,6 +39,7 @@ type index struct {
 	info     map[string][]entryInfo
 	noteInfo []noteInfo
 	order    []string // the sessions, by the seq of their first request
+	asides   map[string][]aside
 	// lasts is each session's last seq on the tape, any message counted
 	// (run's mock only: see Mock.LastSeqs).
 	lasts map[string]int64
@@ -347,6 +348,8 @@ type building struct {
 	notes      []note // server notifications since the session's last answer
 	info       []entryInfo
 	noteInfos  []noteInfo
+	asides     []aside        // a Server's: see aside
+	heard      int            // a Server's: the client's messages so far
 	name       string         // the session's (for publish)
 	dirty      bool           // in builder.dirty
 	answered   []stagedAnswer // not written yet (see builder.stage)
@@ -434,6 +437,9 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 		b.sessions = map[string]*building{}
 		b.methods = map[string]uint32{}
 	}
+	if s := b.sessions[msg.Session]; s != nil && b.serve != nil && msg.Dir == tape.C2S && rpc.Kind != jsonrpc.KindRequest {
+		s.heard++ // a notification or an answer: counted, not indexed
+	}
 	switch {
 	case msg.Dir == tape.C2S && rpc.Kind == jsonrpc.KindRequest:
 	case msg.Dir == tape.S2C && (rpc.Kind == jsonrpc.KindResponse || rpc.Kind == jsonrpc.KindError || rpc.Kind == jsonrpc.KindNotification):
@@ -442,6 +448,9 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 		return // a client's notification or answer, a server's request, a batch: never matched
 	}
 	s := b.session(msg.Session)
+	if b.serve != nil && msg.Dir == tape.C2S {
+		s.heard++
+	}
 	answer := msg.Dir == tape.S2C && jsonrpc.IsResponseKind(rpc.Kind)
 	var k uint64
 	var w waiting
@@ -513,6 +522,8 @@ func (b *builder) addAt(msg tape.Message, off int64, n int) {
 			s.noteInfos = s.noteInfos[:0]
 		}
 		b.stage(s, a)
+	case b.serve != nil && rpc.Kind == jsonrpc.KindRequest && len(s.unanswered) == 0:
+		s.asides = append(s.asides, aside{after: s.heard, seq: msg.Seq, at: b.loc(off, n)})
 	default: // a notification, or (for a Server) a request to the client
 		s.notes = append(s.notes, note{seq: msg.Seq, at: b.loc(off, n)})
 		if b.serve != nil {
@@ -565,6 +576,14 @@ func (b *builder) index() *index {
 		}
 		idx.noteInfo = slices.Clip(b.noteInfo)
 		idx.order = b.order
+		for name, s := range b.sessions {
+			if len(s.asides) > 0 {
+				if idx.asides == nil {
+					idx.asides = map[string][]aside{}
+				}
+				idx.asides[name] = slices.Clip(s.asides)
+			}
+		}
 	}
 	if len(b.sessions) == 1 {
 		for name, s := range b.sessions {

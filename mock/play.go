@@ -3,6 +3,7 @@ package mock
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -234,6 +235,69 @@ func (ss *session) askClient(ctx context.Context, req jsonrpc.Message, msg []byt
 		ss.srv.forget(id)
 		return errSessionClosed
 	}
+}
+
+// heardOne counts a message of the client handled, and sends the
+// requests its recorded session's server asked between requests (see
+// aside) that are due: the live client has sent as many messages as the
+// recorded one had before them.
+func (ss *session) heardOne(ctx context.Context) {
+	if ss.info.Stateless {
+		return
+	}
+	ss.mu.Lock()
+	ss.heard++
+	var due []aside
+	if as := ss.srv.idx.asides[ss.bound]; ss.unsol != nil {
+		for ss.asided < len(as) && as[ss.asided].after <= ss.heard {
+			due = append(due, as[ss.asided])
+			ss.asided++
+		}
+	}
+	send := ss.unsol
+	ss.mu.Unlock()
+	for _, a := range due {
+		ss.askAside(ctx, a, send)
+	}
+}
+
+// askAside sends the recorded server request a on the session's own
+// stream with a fresh id, and waits, on a goroutine of its own, for the
+// client's answer: for the server's ask timeout at most (then it records
+// a Miss), or until the session is closed.
+func (ss *session) askAside(ctx context.Context, a aside, send transport.Send) {
+	var buf []byte
+	msg, err := ss.srv.idx.at(a.at, a.seq, &buf)
+	if err != nil {
+		ss.srv.log.Warn().Err(err).Int64("seq", a.seq).Msg("the server's request recorded between the client's requests could not be read back: not sent")
+		return
+	}
+	rec, err := jsonrpc.Parse(msg)
+	if err != nil {
+		return // indexed as a request: it parsed then
+	}
+	id, answered := ss.srv.ask()
+	if err := send(ctx, rec.WithID([]byte(id))); err != nil {
+		ss.srv.forget(id)
+		ss.srv.log.Debug().Err(err).Str("session", ss.info.ID).Str("method", rec.Method).Msg("could not send the server's request on the session's own stream")
+		return
+	}
+	go func() {
+		t := time.NewTimer(ss.srv.askTimeout)
+		defer t.Stop()
+		select {
+		case <-answered:
+		case <-t.C:
+			ss.srv.forget(id)
+			ss.mu.Lock()
+			bound := ss.bound
+			ss.mu.Unlock()
+			ss.srv.addMiss(&Miss{Session: ss.info.ID, Recorded: bound, Method: transport.Clip(rec.Method), ID: json.RawMessage(id),
+				Reason: fmt.Sprintf("the client did not answer the server's %s (sent with id %s on the session's own stream, where it was recorded between the client's requests) within %v", rec.Method, id, ss.srv.askTimeout)})
+		case <-ss.done:
+			ss.srv.forget(id)
+		}
+	}()
 }
 
 // waitUntil waits until t, or returns ctx's error or errSessionClosed.

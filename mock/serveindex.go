@@ -33,6 +33,18 @@ type noteInfo struct {
 	ask bool
 }
 
+// aside is a request the server sent its client while none of the
+// client's requests was in flight (on the Streamable HTTP GET stream:
+// server-everything's roots/list after initialized): a Server sends it
+// on the session's own stream once the live client has sent as many
+// messages as the recorded one had (after), not with the next answer,
+// which the client may not ask before it has answered this.
+type aside struct {
+	after int // the recorded client's messages before it
+	seq   int64
+	at    loc
+}
+
 // infoOf returns the sidecar of entry i of session name.
 func (idx *index) infoOf(name string, i int) entryInfo { return idx.info[name][i] }
 

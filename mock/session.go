@@ -30,6 +30,8 @@ type session struct {
 	held   []chan struct{}
 	unsol  transport.Send
 	closed bool
+	heard  int // the client's messages handled
+	asided int // the bound session's asides sent
 
 	done      chan struct{} // closed by Close: ends every wait
 	closeOnce sync.Once
@@ -41,9 +43,10 @@ func newSession(s *Server, info transport.SessionInfo) *session {
 	return &session{srv: s, info: info, live: &Live{Info: info}, done: make(chan struct{})}
 }
 
-// SetUnsolicited keeps where to send what belongs to no request. The
-// Server sends nothing there: every recorded server message is sent
-// around the answer it was recorded before.
+// SetUnsolicited keeps where to send what belongs to no request: the
+// requests the server recorded asking while none of the client's was in
+// flight (see aside). Every other recorded server message is sent around
+// the answer it was recorded before.
 func (ss *session) SetUnsolicited(send transport.Send) {
 	ss.mu.Lock()
 	ss.unsol = send
@@ -78,8 +81,16 @@ func (ss *session) Close() error {
 // error (-32600), as a good server answers. Handle returns when the
 // answer is sent, with ctx's error when ctx is done first, with
 // transport.ErrHangUp when chaos drops the connection, or with send's
-// error.
+// error. Once the client has sent as many messages as the recorded one
+// had before a request its server asked between requests, that request
+// goes on the session's own stream (see aside).
 func (ss *session) Handle(ctx context.Context, msg []byte, send transport.Send) error {
+	err := ss.handle(ctx, msg, send)
+	ss.heardOne(ctx)
+	return err
+}
+
+func (ss *session) handle(ctx context.Context, msg []byte, send transport.Send) error {
 	req, err := jsonrpc.ParseStrict(msg)
 	if err != nil || req.Kind == jsonrpc.KindBatch || req.Kind == jsonrpc.KindInvalid {
 		return send(ctx, badMessage(msg))

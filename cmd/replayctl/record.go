@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -41,6 +43,9 @@ type recordFlags struct {
 	// ui are --ui's flags; view the page they opened (nil: none).
 	ui   uiFlags
 	view *browserView
+	// upstreamDown is set by recordHTTP when the upstream could not be
+	// reached at the start; read by a second signal's exit (recordLeft).
+	upstreamDown atomic.Bool
 }
 
 func (f *recordFlags) register(fl *pflag.FlagSet) {
@@ -218,7 +223,7 @@ interrupted.
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			defer a.forceOnSecondSignal(cmd.Context(), func() string {
-				return f.out + " keeps what was recorded so far, without its end line"
+				return recordLeft(f.out, hf.given(), f.upstreamDown.Load())
 			})()
 			tags, err := f.check()
 			if err != nil {
@@ -296,6 +301,51 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 // known (README). It reports whether it removed it.
 func dropSilentTape(path string) bool {
 	return !heardServer(path) && os.Remove(path) == nil
+}
+
+// recordLeft does, at a second signal's exit, what the ordinary stop
+// does with a tape that holds nothing of the server's (removes it, see
+// recordStdio and recordHTTP), so that two signals at once (GNU timeout
+// signals the process and then its group) leave what one leaves, and
+// says what is on disk: no tape, the tape with its end line, or the tape
+// without it. overHTTP and upstreamDown say which of the ordinary stop's
+// cases apply.
+func recordLeft(path string, overHTTP, upstreamDown bool) string {
+	const none = "nothing of the server's was recorded, so no tape was written"
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "no tape was written"
+	}
+	if fi.Size() == 0 { // created, nothing written yet
+		if os.Remove(path) == nil {
+			return none
+		}
+	}
+	messages, ended := tapeOnDisk(path)
+	drop := !overHTTP || messages > 0 || upstreamDown // over HTTP, a working upstream's empty tape is kept
+	if drop && dropSilentTape(path) {
+		return none
+	}
+	if ended {
+		return path + " holds what was recorded, with its end line"
+	}
+	return path + " keeps what was recorded so far, without its end line"
+}
+
+// tapeOnDisk counts the messages of the tape at path as far as they can
+// be read, and reports whether it has its end line.
+func tapeOnDisk(path string) (messages int, ended bool) {
+	r, err := tape.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer r.Close()
+	for {
+		if _, err := r.Next(); err != nil {
+			return messages, errors.Is(err, io.EOF) && r.End() != nil
+		}
+		messages++
+	}
 }
 
 // heardServer reports whether the tape at path holds anything of the

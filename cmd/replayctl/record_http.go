@@ -111,6 +111,7 @@ func (a *app) recordHTTP(ctx context.Context, f *recordFlags, tags map[string]st
 	var down error
 	if !hf.checked {
 		down = record.Reachable(ctx, hf.upstream)
+		f.upstreamDown.Store(down != nil)
 	}
 	r, err := record.New(f.out, append(a.recorderOptions(f, tags),
 		record.Upstream(hf.upstream),

@@ -6,6 +6,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -33,6 +34,11 @@ func (r *receiver) recorded(ctx context.Context, ss *session, it *Item) error {
 	case jsonrpc.KindResponse, jsonrpc.KindError:
 	case jsonrpc.KindRequest:
 		ss.serverMethods[jsonrpc.IDKey(it.RPC.ID)] = it.RPC.Method
+		if id := jsonrpc.IDKey(it.RPC.ID); ss.takenAhead[id] {
+			delete(ss.takenAhead, id) // its client answer went to the live server already
+		} else {
+			ss.openAsks[it.RPC.Method]++
+		}
 		delete(ss.unreadAsks, jsonrpc.IDKey(it.RPC.ID))
 		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "recorded server request; the live server's own is answered from the tape"})
 	case jsonrpc.KindNotification:
@@ -103,9 +109,18 @@ func (r *receiver) clientAnswer(ctx context.Context, ss *session, it *Item) erro
 		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "answer to " + what + " the tape could not read"})
 	}
 	method := ss.serverMethods[jsonrpc.IDKey(it.RPC.ID)]
+	if ss.openAsks[method] > 0 {
+		ss.openAsks[method]--
+	}
 	if q := ss.asked[method]; len(q) > 0 {
 		ss.asked[method] = q[1:]
 		return x.rx.answerServer(ctx, ss, q[0], it)
+	}
+	if ss.refused[method] > 0 {
+		// The live server asked it before the replay got here, and was
+		// refused then (the session was held): it will not ask again.
+		ss.refused[method]--
+		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "answer to a server request the live server asked before the replay reached it (refused then, counted in the report)"})
 	}
 	ss.answers[method] = append(ss.answers[method], it)
 	if x.env.Order.waitsForServer() && asks(ss.conn) {
@@ -159,7 +174,7 @@ func (r *receiver) answerServer(ctx context.Context, ss *session, req jsonrpc.Me
 	x.sink.Count(ServerRequest)
 	sent := time.Now()
 	if err := x.tx.sendBounded(ctx, ss.conn, it.RPC.WithID(req.ID)); err != nil && ctx.Err() == nil {
-		return x.targetDied(ss, fmt.Errorf("answer server request %s: %w", req.Method, err))
+		return x.rx.answerFailed(ctx, ss, it, sent, req.Method, err)
 	}
 	x.ev.sent(it, sent)
 	return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Sent: sent})
@@ -250,23 +265,37 @@ func (r *receiver) serverAsks(ctx context.Context, rpc jsonrpc.Message) error {
 		x.rx.endAwait(ss) // what was recorded after the answer may go now
 		return x.drain(ctx, ss)
 	}
-	if x.final(ss) || ss.held(x.env.MaxInflight) {
+	// A held session sends nothing until what it waits for comes: refused,
+	// unless the tape has the server asking it, read with its client
+	// answer still to come (see refuseAsked) or further on (a server
+	// asking on its own stream may come a moment before the answer the
+	// session waits for).
+	if x.final(ss) || ss.held(x.env.MaxInflight) && ss.openAsks[rpc.Method] <= len(ss.asked[rpc.Method]) && !ss.asksAhead(rpc.Method) {
 		return x.rx.refuse(ctx, ss, rpc)
 	}
 	ss.asked[rpc.Method] = append(ss.asked[rpc.Method], rpc)
 	return nil
 }
 
-// refuseAsked refuses every live server request still waiting.
+// refuseAsked refuses every live server request still waiting, but as
+// many of each method as the tape has recorded server requests of it
+// whose client answer is not read yet: those the client's recorded
+// answer, read later, answers (a client may answer after the next
+// answer it gets, as a busy one did).
 func (r *receiver) refuseAsked(ctx context.Context, ss *session) error {
 	x := r.x
 	for m, q := range ss.asked {
-		for _, rpc := range q {
+		keep := min(ss.openAsks[m], len(q))
+		for _, rpc := range q[keep:] {
 			if err := x.rx.refuse(ctx, ss, rpc); err != nil {
 				return err
 			}
 		}
-		delete(ss.asked, m)
+		if keep == 0 {
+			delete(ss.asked, m)
+		} else {
+			ss.asked[m] = q[:keep]
+		}
 	}
 	return nil
 }
@@ -276,6 +305,7 @@ func (r *receiver) refuseAsked(ctx context.Context, ss *session) error {
 func (r *receiver) refuse(ctx context.Context, ss *session, rpc jsonrpc.Message) error {
 	x := r.x
 	x.sink.Count(ServerRefused)
+	ss.refused[rpc.Method]++
 	ev := x.env.Log.Debug()
 	if !ss.warned[rpc.Method] { // once per method and session: a server may ask thousands of times
 		if ss.warned == nil {
@@ -287,9 +317,30 @@ func (r *receiver) refuse(ctx context.Context, ss *session, rpc jsonrpc.Message)
 	ev.Str("session", ss.name).Str("method", rpc.Method).Msg("the server asked something the tape has no answer to (refused; counted in the report)")
 	msg := jsonrpc.ErrorResponse(rpc.ID, mcp.CodeMethodNotFound, "replayctl: the tape has no answer to "+rpc.Method, nil)
 	if err := x.tx.sendBounded(ctx, ss.conn, msg); err != nil && ctx.Err() == nil {
-		return x.targetDied(ss, fmt.Errorf("answer server request %s: %w", rpc.Method, err))
+		return x.rx.answerFailed(ctx, ss, nil, time.Now(), rpc.Method, err)
 	}
 	return nil
+}
+
+// answerFailed handles an answer to a live server request (it, the
+// client's recorded one; nil: a refusal) that the target did not take:
+// not within the timeout, or refused over HTTP, it is the session's
+// error, reported and counted, and the replay goes on; else (the
+// connection is gone) the target failed.
+func (r *receiver) answerFailed(ctx context.Context, ss *session, it *Item, sent time.Time, method string, err error) error {
+	x := r.x
+	var he *transport.HTTPError
+	if ss.conn.Err() != nil || !(errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTarget) || errors.As(err, &he)) {
+		return x.targetDied(ss, fmt.Errorf("answer server request %s: %w", method, err))
+	}
+	if interruptedBy(ctx, err, sent.Add(x.env.Timeout)) {
+		return ctx.Err()
+	}
+	if it == nil {
+		it = &Item{Rec: tape.Message{Seq: -1, Session: ss.name, Dir: tape.C2S}}
+	}
+	return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Sent: sent,
+		Err: fmt.Errorf("answer server request %s: the target did not take it: %w", method, err)})
 }
 
 // unreadRequest reads the id and method of a recorded message that is

@@ -237,6 +237,11 @@ func (r *sender) sendFailed(ctx context.Context, ss *session, it *Item, sent tim
 		return ctx.Err()
 	case interruptedBy(ctx, err, ownDeadline(sent, x.env.Timeout)):
 		return ctx.Err()
+	case errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTarget) && !isRequest(it):
+		// A notification or an answer the target did not take: an error
+		// of the message, not a timeout (timeouts count requests).
+		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Sent: sent,
+			Err: fmt.Errorf("the target did not take the message within %s (the timeout): %w", x.env.Timeout, err)})
 	case errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTarget):
 		// The target did not take the message (an HTTP answer's headers
 		// never came) within the time its answer had.

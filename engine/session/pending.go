@@ -122,6 +122,7 @@ func (r *requests) settle(ctx context.Context, ss *session) error {
 		}
 	}
 	clear(ss.answers)
+	clear(ss.openAsks) // the tape has no more answers: every ask left is refused
 	x.rx.endAwait(ss)
 	if err := x.rq.notesIfQuiet(ctx, ss); err != nil {
 		return err

@@ -75,6 +75,9 @@ type session struct {
 	unreadAsks    map[string]string            // id → method ("" unknown) of recorded server requests not valid JSON-RPC
 	answers       map[string][]*Item           // method → recorded client answers, in order
 	asked         map[string][]jsonrpc.Message // method → live server requests not answered yet
+	openAsks      map[string]int               // method → recorded server requests whose client answer is not read yet
+	refused       map[string]int               // method → live server requests refused, not yet matched to a recorded answer
+	takenAhead    map[string]bool              // recorded server request ids whose client answer was taken before they were read
 	warned        map[string]bool              // methods refused and warned about once
 	// awaiting is the client's recorded answer to a server request that
 	// the live server has not asked yet: the messages recorded after it
@@ -92,6 +95,9 @@ func newSession(name string, conn transport.Conn) *session {
 		unreadAsks:    make(map[string]string),
 		answers:       make(map[string][]*Item),
 		asked:         make(map[string][]jsonrpc.Message),
+		openAsks:      make(map[string]int),
+		refused:       make(map[string]int),
+		takenAhead:    make(map[string]bool),
 	}
 }
 
@@ -144,19 +150,52 @@ func (s *session) refusedOver(it *Item) *pend {
 }
 
 // takeAnswer returns the oldest recorded client answer to a server request
-// of method, looking in the queue and then in the backlog.
+// of method, looking in the queue and then in the backlog: an answer to a
+// recorded request read already, or to one further on in the backlog (a
+// live server that asks before the replay gets there).
 func (s *session) takeAnswer(method string) *Item {
 	if q := s.answers[method]; len(q) > 0 {
 		s.answers[method] = q[1:]
 		return q[0]
 	}
+	var ahead map[string]bool // ids of the recorded requests of method in the backlog
 	for i, it := range s.backlog {
-		if isAnswer(it.RPC.Kind) && it.Rec.Dir == tape.C2S && s.serverMethods[jsonrpc.IDKey(it.RPC.ID)] == method {
-			s.backlog = append(s.backlog[:i:i], s.backlog[i+1:]...)
-			return it
+		if it.Rec.Dir == tape.S2C && it.RPC.Kind == jsonrpc.KindRequest && it.RPC.Method == method {
+			if ahead == nil {
+				ahead = map[string]bool{}
+			}
+			ahead[jsonrpc.IDKey(it.RPC.ID)] = true
+			continue
 		}
+		if !isAnswer(it.RPC.Kind) || it.Rec.Dir != tape.C2S {
+			continue
+		}
+		id := jsonrpc.IDKey(it.RPC.ID)
+		switch {
+		case ahead[id]:
+			s.takenAhead[id] = true // see receiver.recorded
+		case s.serverMethods[id] == method:
+			if s.openAsks[method] > 0 {
+				s.openAsks[method]-- // read now: answered here, not by clientAnswer
+			}
+		default:
+			continue
+		}
+		s.backlog = append(s.backlog[:i:i], s.backlog[i+1:]...)
+		return it
 	}
 	return nil
+}
+
+// asksAhead reports whether the backlog holds a recorded request of the
+// server of method: the tape has the server asking it further on.
+func (s *session) asksAhead(method string) bool {
+	for _, it := range s.backlog {
+		if it.Rec.Dir == tape.S2C && it.RPC.Kind == jsonrpc.KindRequest && it.RPC.Method == method {
+			return true
+		}
+	}
+	return false
 }
 
 func isAnswer(k jsonrpc.Kind) bool { return k == jsonrpc.KindResponse || k == jsonrpc.KindError }
