@@ -22,6 +22,7 @@ type queued struct {
 
 	mu      sync.Mutex
 	q       []transport.Incoming
+	arrived uint64
 	wake    chan struct{}
 	in      chan transport.Incoming
 	closing chan struct{}
@@ -46,6 +47,7 @@ func (c *queued) Send(ctx context.Context, msg []byte) error {
 	c.mu.Lock()
 	for _, a := range echo(msg) {
 		c.q = append(c.q, transport.Incoming{Msg: a, At: time.Now()})
+		c.arrived++
 	}
 	c.mu.Unlock()
 	select {
@@ -55,12 +57,12 @@ func (c *queued) Send(ctx context.Context, msg []byte) error {
 	return nil
 }
 
-// Queued: the connection holds a message it has read and not yet handed
-// on (the one being handed on stays at the queue's head until taken).
-func (c *queued) Queued() bool {
+// Arrived is how many messages the connection has queued
+// (transport.ArrivalCounter), as stdio's counts what it read.
+func (c *queued) Arrived() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.q) > 0
+	return c.arrived
 }
 
 func (c *queued) pump() {
