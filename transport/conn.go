@@ -119,6 +119,17 @@ type AsyncSender interface {
 	SendAsync(ctx context.Context, msg []byte, deadline time.Time, done func(error)) bool
 }
 
+// ArrivalCounter is a connection that counts the messages it has read
+// from its target and queued for Incoming (stdio's and the in-process
+// pipe's queue between their reader and Incoming, which one goroutine
+// hands on a message at a time): Arrived is how many since it was made.
+// A caller that has taken fewer from Incoming knows that more are
+// coming (or Incoming is closed): one that must take everything that
+// arrived before it judges a deadline receives until it has them all.
+type ArrivalCounter interface {
+	Arrived() uint64
+}
+
 // ConcurrentSender is a connection whose Send may be called from several
 // goroutines at once and holds its caller until the target has begun to
 // answer (Streamable HTTP: until the answer's status and headers). The

@@ -1,6 +1,9 @@
 package transport
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // maxInboxBytes bounds what a connection holds for a caller that is not
 // reading Incoming at the moment: past it the connection's reader waits.
@@ -18,6 +21,9 @@ type inbox struct {
 	done  bool          // the reader has finished: nothing more is pushed
 	wake  chan struct{} // the pump has something to deliver
 	space chan struct{} // the reader may push again
+	// pushed counts the messages queued (ArrivalCounter), each before
+	// the pump may hand it on.
+	pushed atomic.Uint64
 }
 
 func newInbox() *inbox {
@@ -32,6 +38,7 @@ func (b *inbox) push(in Incoming, closing <-chan struct{}) bool {
 		if b.bytes < maxInboxBytes || len(b.q) == 0 {
 			b.q = append(b.q, in)
 			b.bytes += len(in.Msg)
+			b.pushed.Add(1)
 			b.mu.Unlock()
 			notify(b.wake)
 			return true

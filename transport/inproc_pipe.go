@@ -151,6 +151,10 @@ func (c *PipeConn) serve(ctx context.Context, serve func(context.Context, io.Rea
 // after Close.
 func (c *PipeConn) Incoming() <-chan Incoming { return c.in }
 
+// Arrived is how many messages have been read from the server's output
+// and queued for Incoming (ArrivalCounter).
+func (c *PipeConn) Arrived() uint64 { return c.out.inbox.pushed.Load() }
+
 // Err is nil while Incoming is open and after Close; when Serve returned
 // on its own it is a *ServeError wrapping ErrTarget and Serve's error, and
 // when it wrote a line longer than MaxMessage a *TooLargeError.

@@ -120,6 +120,10 @@ func (c *StdioConn) StderrTail() string { return c.stderrTail.String() }
 // after Close.
 func (c *StdioConn) Incoming() <-chan Incoming { return c.in }
 
+// Arrived is how many messages have been read from stdout and queued
+// for Incoming (ArrivalCounter).
+func (c *StdioConn) Arrived() uint64 { return c.out.inbox.pushed.Load() }
+
 // Err is nil while Incoming is open and after Close; when the server ended
 // on its own it is an *ExitError (status, stderr tail) wrapping ErrTarget,
 // and when it wrote a line longer than MaxMessage a *TooLargeError.

@@ -44,6 +44,7 @@ type Actor struct {
 	// direct is the connection's stream of messages, read in the actor's
 	// own select: nil while dialling and once the connection has ended.
 	direct <-chan transport.Incoming
+	taken  uint64        // messages taken from direct since its connection was made
 	pace   alarm         // the head of the backlog falls due
 	done   chan struct{} // closed when the actor returns
 	// Sends made without waiting (async.go): their goroutines, how each
@@ -212,7 +213,11 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 			}
 			if x.rq.due.Swap(false) { // the deadline timer fired (see fire)
 				x.rq.armedAt = time.Time{}
-				if err := x.rq.expire(ctx, time.Now()); err != nil {
+				now := time.Now()
+				if err := x.takeArrived(ctx, now); err != nil {
+					return err
+				}
+				if err := x.rq.expire(ctx, now); err != nil {
 					return err
 				}
 			}
@@ -259,6 +264,41 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 	return nil
 }
 
+// takeArrived takes what the connection had read by now before the
+// deadlines are judged at now: an answer that came in time is no timeout
+// because the actor was busy when it came (a Send the target was slow to
+// take), nor because the timer won the select against it. From a
+// connection that counts what it read (transport.ArrivalCounter) the
+// actor receives until it has taken as many; from others, what waits on
+// Incoming is taken. It stops at the first message read after now: what
+// follows came later still.
+func (x *Actor) takeArrived(ctx context.Context, now time.Time) error {
+	q, _ := x.ss.conn.(transport.ArrivalCounter)
+	for x.direct != nil {
+		var inc transport.Incoming
+		var ok bool
+		select {
+		case inc, ok = <-x.direct:
+		default:
+			if q == nil || q.Arrived() <= x.taken {
+				return nil
+			}
+			select { // its reader's queue hands it on
+			case inc, ok = <-x.direct:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		if err := x.arriveDirect(ctx, inc, ok); err != nil {
+			return err
+		}
+		if ok && inc.At.After(now) {
+			return nil
+		}
+	}
+	return nil
+}
+
 // maxQuick bounds the answers the actor takes in a row without looking
 // at its other sources (Run); as many as a batch of outcomes holds, since
 // the actor hands its outcomes on before it looks (flush).
@@ -268,7 +308,9 @@ const maxQuick = maxBatch
 // a message, or (ok false) the news that the stream ended.
 func (x *Actor) arriveDirect(ctx context.Context, inc transport.Incoming, ok bool) error {
 	a := arrival{inc: inc}
-	if !ok {
+	if ok {
+		x.taken++
+	} else {
 		a = arrival{closed: true, err: x.ss.conn.Err()}
 		x.direct = nil
 	}
@@ -294,7 +336,7 @@ func (x *Actor) connect(ctx context.Context) error {
 	x.ev.about(now, event.Dialled, "in "+now.Sub(began).String())
 	x.sink.Count(Connected) // from now on it replays: see queueLimit and spin
 	x.live0 = true
-	x.ss.conn, x.direct = c, c.Incoming()
+	x.ss.conn, x.direct, x.taken = c, c.Incoming(), 0
 	// Messages released while the connection was being made were held by
 	// the target's start-up (global pacing counts it as held, not lag).
 	x.ss.freeAt = now
