@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -38,6 +39,9 @@ type recordFlags struct {
 	// unlock releases TAPE.journal.lock, taken by check when --force
 	// overwrites a tape (see serve --mode new); nil when none was taken.
 	unlock func()
+	// rec is the recorder once made, for the words of a second Ctrl-C
+	// (which file holds what was recorded so far).
+	rec atomic.Pointer[record.Recorder]
 	// ui are --ui's flags; view the page they opened (nil: none).
 	ui   uiFlags
 	view *browserView
@@ -144,10 +148,10 @@ func (f *recordFlags) done() {
 }
 
 // recorderOptions are the options of the recording f asks for: the
-// tape's tags, overwriting, its redaction, and the page of --ui (what it
-// shows is redacted).
-func (a *app) recorderOptions(f *recordFlags, tags map[string]string) []record.RecorderOption {
-	opts := []record.RecorderOption{record.Tags(tags), record.Redact(f.redactor), record.Logger(a.log)}
+// tape's tags, overwriting, what is kept (keep, see record.KeepIf), its
+// redaction, and the page of --ui (what it shows is redacted).
+func (a *app) recorderOptions(f *recordFlags, tags map[string]string, keep func(record.Result, error) bool) []record.RecorderOption {
+	opts := []record.RecorderOption{record.Tags(tags), record.Redact(f.redactor), record.Logger(a.log), record.KeepIf(keep)}
 	if f.force {
 		opts = append(opts, record.Overwrite())
 	}
@@ -155,6 +159,40 @@ func (a *app) recorderOptions(f *recordFlags, tags map[string]string) []record.R
 		opts = append(opts, record.WithTap(record.OnMessage(f.view.s.Recorded)))
 	}
 	return opts
+}
+
+// newRecorder makes the recorder of f's tape with opts, and keeps it in
+// f.rec.
+func newRecorder(f *recordFlags, opts []record.RecorderOption) (*record.Recorder, error) {
+	r, err := record.New(f.out, opts...)
+	if err != nil {
+		return nil, usageError("%v", err)
+	}
+	f.rec.Store(r)
+	return r, nil
+}
+
+// leftAtOnce says, for a second Ctrl-C, where what was recorded so far
+// is: the tape, or with --force the new file beside it (the old tape is
+// as it was).
+func (f *recordFlags) leftAtOnce() string {
+	r := f.rec.Load()
+	if r == nil || r.File() == "" {
+		return "nothing was recorded"
+	}
+	if file := r.File(); file != f.out {
+		return fmt.Sprintf("%s is as it was; what was recorded so far is in %s, without its end line", f.out, file)
+	}
+	return f.out + " keeps what was recorded so far, without its end line"
+}
+
+// noTape is how the end of a recording with nothing kept says so: no
+// tape was written, and with --force over a tape, that one is as it was.
+func (f *recordFlags) noTape() string {
+	if f.unlock != nil {
+		return fmt.Sprintf("no tape was written (%s is as it was)", f.out)
+	}
+	return "no tape was written"
 }
 
 // redactionSummary says, on stderr, what the recording's redaction
@@ -217,9 +255,7 @@ interrupted.
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			defer a.forceOnSecondSignal(cmd.Context(), func() string {
-				return f.out + " keeps what was recorded so far, without its end line"
-			})()
+			defer a.forceOnSecondSignal(cmd.Context(), f.leftAtOnce)()
 			tags, err := f.check()
 			if err != nil {
 				return err
@@ -254,33 +290,36 @@ interrupted.
 // recordStdio runs the stdio recording proxy on this process's stdin and
 // stdout.
 func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]string, argv []string) error {
-	r, err := record.New(f.out, append(a.recorderOptions(f, tags),
+	// A server that could not start leaves no tape, so that the next try
+	// needs no --force; so does one that answered nothing (keep), and
+	// with --force the old tape is then as it was.
+	silent := false
+	keep := func(res record.Result, err error) bool {
+		ended := err == nil || errors.Is(err, transport.ErrTarget) || ctx.Err() != nil
+		silent = ended && !heardServer(res.Path)
+		return !silent
+	}
+	r, err := newRecorder(f, append(a.recorderOptions(f, tags, keep),
 		record.Command(argv...), record.Client(a.stdin, a.stdout), record.StopTimeout(f.stopTimeout),
-		record.WithStdio(record.StdioSession(f.session), record.StdioMaxMessage(int(f.maxMessage)), record.StdioStderr(a.stderr)))...)
+		record.WithStdio(record.StdioSession(f.session), record.StdioMaxMessage(int(f.maxMessage)), record.StdioStderr(a.stderr))))
 	if err != nil {
-		return usageError("%v", err)
+		return err
 	}
 	res, err := r.Run(ctx)
-	// A server that could not start leaves no tape, so that the next try
-	// needs no --force; so does one that answered nothing.
 	noServer := !res.Stdio.Started && errors.Is(err, transport.ErrTarget)
-	silent := !noServer && res.Created && (err == nil || errors.Is(err, transport.ErrTarget) || ctx.Err() != nil) && dropSilentTape(res.Path)
-	if silent {
-		res.Created = false
-	}
 	if !f.quiet && !noServer {
 		a.recordSummary(res, err)
 		a.redactionSummary(f)
 	}
 	switch {
 	case silent && ctx.Err() != nil:
-		return interrupted("the server answered nothing, so no tape was written")
+		return interrupted("the server answered nothing, so " + f.noTape())
 	case silent:
-		return &exitError{code: exitTarget, err: fmt.Errorf("record: the server answered nothing (not even initialize), so no tape was written: is %s an MCP server over stdio?", argv[0])}
+		return &exitError{code: exitTarget, err: fmt.Errorf("record: the server answered nothing (not even initialize), so %s: is %s an MCP server over stdio?", f.noTape(), argv[0])}
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		return interrupted(fmt.Sprintf("%s recorded to %s, with its end line", english.Count(res.Messages, "message"), res.Path))
 	case noServer:
-		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w; no tape was written", err)}
+		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w; %s", err, f.noTape())}
 	case err != nil && errors.Is(err, transport.ErrTarget):
 		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w (%s recorded to %s)", err, english.Count(res.Messages, "message"), res.Path)}
 	case err != nil:
@@ -289,18 +328,11 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 	return nil
 }
 
-// dropSilentTape removes the tape at path, just recorded, when it holds
-// nothing of the server's: no protocol version (the server never
-// answered initialize) and no message from it. There is no exchange to
-// replay on it, and the tape is created once the protocol version is
-// known (README). It reports whether it removed it.
-func dropSilentTape(path string) bool {
-	return !heardServer(path) && os.Remove(path) == nil
-}
-
-// heardServer reports whether the tape at path holds anything of the
-// server's (a protocol version or a message from it), or cannot be
-// opened: such a tape is kept.
+// heardServer reports whether the tape at path, just recorded, holds
+// anything of the server's (a protocol version or a message from it), or
+// cannot be opened: such a tape is kept. One that holds nothing of the
+// server's (it never answered initialize) has no exchange to replay, and
+// the tape is created once the protocol version is known (README).
 func heardServer(path string) bool {
 	r, err := tape.Open(path)
 	if err != nil {
