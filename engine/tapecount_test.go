@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -95,5 +96,45 @@ func TestInterruptedRunCountsFromMock(t *testing.T) {
 	}
 	if got := opens.Load(); got != 1 {
 		t.Errorf("the tape was opened %d times, want 1 (the mock's read, which has the count)", got)
+	}
+}
+
+// TestInterruptedRunCountsFromMockStream: the same when the mock streams
+// the tape to the replay (a tape file): once the mock's read has met the
+// tape's end, a run stopped while its loader is far from it reports the
+// tape's count from that read. The tape file is removed before the stop,
+// so that a count read again could not be had (it would be the loader's
+// partial one).
+func TestInterruptedRunCountsFromMockStream(t *testing.T) {
+	const n = 20000 // 40,003 messages, 1 ms apart: 40 s at the recorded speed
+	path := writeTape(t, t.TempDir(), n, 1000, nil)
+	src := tape.File(path)
+	m := mock.FromSource(src)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var removed atomic.Bool
+	e, err := New(Config{Source: src, Logger: zerolog.Nop(), Dialer: m, Target: "mock",
+		Hooks: Hooks{OnResult: func(report.Result) {
+			// Stopped at the first answer judged once the mock has read
+			// the tape through.
+			if _, _, ok := m.TapeCount(src); ok && !removed.Swap(true) {
+				if err := os.Remove(path); err != nil {
+					t.Error(err)
+				}
+				cancel()
+			}
+		}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := e.Run(ctx)
+	if !errors.Is(err, context.Canceled) || !removed.Load() {
+		t.Fatalf("run: %v (stopped by the test: %v), want it stopped once the mock read the tape", err, removed.Load())
+	}
+	if e.counters.loadedAll.Load() {
+		t.Fatal("the loader read the whole tape before the stop: make the tape longer")
+	}
+	if rep.Summary.TotalMessages != 2*n+3 || rep.Summary.SessionsAsked != 1 {
+		t.Errorf("on tape: %d messages, %d sessions asked; want %d and 1", rep.Summary.TotalMessages, rep.Summary.SessionsAsked, 2*n+3)
 	}
 }
