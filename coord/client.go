@@ -64,13 +64,20 @@ func (c *Client) WaitStart(ctx context.Context) (Reply, error) {
 // returns when ctx is done ("", ctx's error), or with an error when the
 // coordinator cannot be reached for the heartbeat.
 func (c *Client) Watch(ctx context.Context) (string, error) {
+	r, err := c.WatchStop(ctx)
+	return r.Reason, err
+}
+
+// WatchStop is Watch returning the Stop reply itself: why (Reason) and
+// the stop's kind (Kind).
+func (c *Client) WatchStop(ctx context.Context) (Reply, error) {
 	for {
 		r, err := c.call(ctx, PathControl, c.hello, c.heartbeat)
 		switch {
 		case err != nil:
-			return "", err
+			return Reply{}, err
 		case r.Action == Stop:
-			return r.Reason, nil
+			return r, nil
 		}
 	}
 }

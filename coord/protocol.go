@@ -69,6 +69,11 @@ type Hello struct {
 type Reply struct {
 	Action Action `json:"action"`
 	Reason string `json:"reason,omitempty"`
+	// Kind is, with Stop, the stop's kind: report.StopInterrupted when
+	// the coordinator was interrupted (its run is then interrupted, and
+	// so is each shard's report), else report.StopFailure ("" from a
+	// coordinator that does not say: a failure).
+	Kind report.StopKind `json:"stop_kind,omitempty"`
 	// Start is the common start (Run, Resume, and the start poll once the
 	// barrier is met).
 	Start time.Time `json:"start,omitzero"`

@@ -91,7 +91,7 @@ func (s *Server) Run(ctx context.Context) (*report.Report, error) {
 						miss = append(miss, fmt.Sprintf("%d/%d", i, s.count))
 					}
 				}
-				s.stopAll(fmt.Sprintf("shards %s did not register within %s (--register-timeout)", strings.Join(miss, ", "), s.registerTimeout))
+				s.stopAll(fmt.Sprintf("shards %s did not register within %s (--register-timeout)", strings.Join(miss, ", "), s.registerTimeout), report.StopFailure)
 			}
 			s.mu.Unlock()
 		case <-ctx.Done():

@@ -39,8 +39,9 @@ type Server struct {
 	fingerprint     string     // the first registration's; every shard's must match
 	shardThresholds []report.Threshold
 	shards          []shard
-	start           time.Time // the common start; zero until the barrier is met
-	stopped         string    // why every shard was told to stop; "" while none was
+	start           time.Time       // the common start; zero until the barrier is met
+	stopped         string          // why every shard was told to stop; "" while none was
+	stopKind        report.StopKind // the kind of that stop: interrupted, or a failure
 	finals          map[int]*report.Report
 	live            *report.Collector // the merged interval reports
 	changed         chan struct{}     // closed and replaced at every change
@@ -185,7 +186,7 @@ func (s *Server) register(h Hello) (Reply, int, error) {
 		return Reply{}, http.StatusConflict, fmt.Errorf("shard %d/%d replays another tape, config or flags than the shards before it (fingerprint %.12s, theirs %.12s): give every shard the same tape, config file and run flags", h.Index, h.Count, h.Fingerprint, s.fingerprint)
 	}
 	if s.stopped != "" && s.start.IsZero() {
-		return Reply{Action: Stop, Reason: s.stopped}, http.StatusOK, nil
+		return Reply{Action: Stop, Reason: s.stopped, Kind: s.stopKind}, http.StatusOK, nil
 	}
 	sh := &s.shards[h.Index]
 	action, why, takes := admit(*sh, h.Attempt, !s.start.IsZero(), h.Index, h.Count)
@@ -276,7 +277,7 @@ func (s *Server) news(sh shard, start bool) (Reply, bool) {
 	case sh.phase == dead:
 		return Reply{Action: Stop, Reason: "named lost: " + sh.why}, true
 	case s.stopped != "":
-		return Reply{Action: Stop, Reason: s.stopped, Start: s.start}, true
+		return Reply{Action: Stop, Reason: s.stopped, Kind: s.stopKind, Start: s.start}, true
 	case start && !s.start.IsZero():
 		return Reply{Action: Run, Start: s.start}, true
 	}
@@ -318,7 +319,7 @@ func (s *Server) addInterval(iv Interval, size int64) (Reply, int, error) {
 	}
 	if s.abortOnFail && s.stopped == "" {
 		if why := s.judgeLive(); why != "" {
-			s.stopAll(why)
+			s.stopAll(why, report.StopFailure)
 		}
 	}
 	return s.timing(s.controlReply()), http.StatusOK, nil
@@ -326,14 +327,15 @@ func (s *Server) addInterval(iv Interval, size int64) (Reply, int, error) {
 
 func (s *Server) controlReply() Reply {
 	if s.stopped != "" {
-		return Reply{Action: Stop, Reason: s.stopped}
+		return Reply{Action: Stop, Reason: s.stopped, Kind: s.stopKind}
 	}
 	return Reply{Action: Continue}
 }
 
-// stopAll tells every shard to stop; call with mu held.
-func (s *Server) stopAll(why string) {
-	s.stopped = why
+// stopAll tells every shard to stop, a stop of kind (interrupted, or a
+// failure); call with mu held.
+func (s *Server) stopAll(why string, kind report.StopKind) {
+	s.stopped, s.stopKind = why, kind
 	s.log.Warn().Str("why", why).Msg("coordinator: stopping every shard")
 	s.notify()
 }
@@ -398,13 +400,22 @@ func (s *Server) Lost(i int, why string) {
 	s.barrier()
 }
 
-// Stop tells every shard to stop (an interrupted coordinator): each sends
-// the report of what it replayed.
-func (s *Server) Stop(why string) {
+// Stop tells every shard to stop for a failure (why): each sends the
+// report of what it replayed, which says it failed, stopped by the
+// coordinator. A stop told already stays as it was.
+func (s *Server) Stop(why string) { s.stop(why, report.StopFailure) }
+
+// Interrupt tells every shard to stop because the coordinator was
+// interrupted (why): each sends the report of what it replayed, which
+// says it was interrupted, and exits as a stopped shard does (replayctl:
+// 0). A stop told already stays as it was.
+func (s *Server) Interrupt(why string) { s.stop(why, report.StopInterrupted) }
+
+func (s *Server) stop(why string, kind report.StopKind) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped == "" {
-		s.stopAll(why)
+		s.stopAll(why, kind)
 	}
 }
 

@@ -29,9 +29,10 @@ type Shard struct {
 	end    chan struct{}
 	wg     sync.WaitGroup
 	// sendErr is the last interval's send, read once wg is done.
-	sendErr error
-	mu      sync.Mutex // guards stopped
-	stopped string     // why the coordinator stopped the shard
+	sendErr  error
+	mu       sync.Mutex      // guards stopped and stopKind
+	stopped  string          // why the coordinator stopped the shard
+	stopKind report.StopKind // and the stop's kind: interrupted, or a failure
 }
 
 // Join registers the shard hello with the coordinator at url (sending
@@ -67,12 +68,12 @@ func Join(ctx context.Context, url, token string, hello Hello, st *Stream) (*Sha
 	s.wg.Add(2)
 	go func() {
 		defer s.wg.Done()
-		why, err := c.Watch(s.ctx)
+		r, err := c.WatchStop(s.ctx)
 		if err != nil && s.ctx.Err() == nil {
-			why = "lost the coordinator: " + err.Error()
+			r = Reply{Reason: "lost the coordinator: " + err.Error(), Kind: report.StopFailure}
 		}
-		if why != "" {
-			s.stop(why)
+		if r.Reason != "" {
+			s.stop(r.Reason, r.Kind)
 		}
 	}()
 	go func() {
@@ -91,11 +92,12 @@ func (s *Shard) Start() time.Time { return s.start }
 // shard, and with Join's context.
 func (s *Shard) Context() context.Context { return s.ctx }
 
-// stop stops the shard's replay: the coordinator said so (why).
-func (s *Shard) stop(why string) {
+// stop stops the shard's replay: the coordinator said so (why), a stop
+// of kind ("" is a failure).
+func (s *Shard) stop(why string, kind report.StopKind) {
 	s.mu.Lock()
 	if s.stopped == "" {
-		s.stopped = why
+		s.stopped, s.stopKind = why, kind
 	}
 	s.mu.Unlock()
 	s.cancel(fmt.Errorf("%w: %s", ErrStopped, why))
@@ -106,15 +108,17 @@ func (s *Shard) stop(why string) {
 // runErr as why there is none), and returns when both are sent; ctx's
 // end does not cut them short (an interrupted shard still reports). A
 // replay the coordinator stopped (and ctx was not done) is reported as
-// such: failed, stopped by the coordinator, not as interrupted. Call it
-// once.
+// such: stopped by the coordinator, failed, or interrupted when the
+// coordinator was (the stop's kind, see StoppedBy). Call it once.
 func (s *Shard) Finish(ctx context.Context, rep *report.Report, runErr error) error {
-	s.mu.Lock()
-	stopped := s.stopped
-	s.mu.Unlock()
+	stopped, kind := s.StoppedBy()
 	interrupted := ctx.Err() != nil
 	if rep != nil && stopped != "" && !interrupted {
-		rep.Summary.Stopped = report.StopFailure
+		if kind == report.StopInterrupted {
+			rep.Interrupted()
+		} else {
+			rep.Summary.Stopped = report.StopFailure
+		}
 		rep.Summary.Aborted = "stopped by the coordinator: " + stopped
 		rep.Summary.Passed = false
 	}
@@ -126,6 +130,18 @@ func (s *Shard) Finish(ctx context.Context, rep *report.Report, runErr error) er
 		f.Error = runErr.Error()
 	}
 	return errors.Join(s.sendErr, s.client.Deliver(context.WithoutCancel(ctx), f))
+}
+
+// StoppedBy returns why the coordinator stopped the shard ("" when it did
+// not) and the stop's kind: report.StopInterrupted when the coordinator
+// was interrupted, else report.StopFailure.
+func (s *Shard) StoppedBy() (why string, kind report.StopKind) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped != "" && s.stopKind == "" {
+		return s.stopped, report.StopFailure
+	}
+	return s.stopped, s.stopKind
 }
 
 // serveReadHeaderTimeout bounds how long Serve waits for a request's
@@ -149,11 +165,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) (*report.Report, er
 		}
 		served <- err
 	}()
-	stop := context.AfterFunc(ctx, func() { s.Stop("the coordinator was interrupted") })
+	stop := context.AfterFunc(ctx, func() { s.Interrupt("the coordinator was interrupted") })
 	rep, err := s.Run(context.WithoutCancel(ctx))
 	if interrupted := !stop(); interrupted && rep != nil && rep.Summary.Stopped != "" {
-		// The shards say the coordinator stopped them (a failure of
-		// theirs); the run they make up was interrupted.
+		// The shards say they were interrupted (the stop's kind); one
+		// that does not know it (an older replayctl) says it failed: the
+		// run they make up was interrupted.
 		rep.Interrupted()
 	}
 	_ = hs.Close() // the long polls too

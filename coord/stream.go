@@ -84,7 +84,7 @@ func (s *Stream) Take() Interval {
 // then the last one, and returns the error of that last send. It calls
 // stop with why (once) when the coordinator answers Stop, or cannot be
 // reached for the heartbeat. ctx bounds every send.
-func (c *Client) Stream(ctx context.Context, st *Stream, stop func(why string), end <-chan struct{}) error {
+func (c *Client) Stream(ctx context.Context, st *Stream, stop func(why string, kind report.StopKind), end <-chan struct{}) error {
 	t := time.NewTicker(c.interval)
 	defer t.Stop()
 	var once sync.Once
@@ -100,9 +100,9 @@ func (c *Client) Stream(ctx context.Context, st *Stream, stop func(why string), 
 		r, err := c.Send(ctx, st.Take())
 		switch {
 		case err != nil && ctx.Err() == nil:
-			once.Do(func() { stop("lost the coordinator: " + err.Error()) })
+			once.Do(func() { stop("lost the coordinator: "+err.Error(), report.StopFailure) })
 		case err == nil && r.Action == Stop:
-			once.Do(func() { stop(r.Reason) })
+			once.Do(func() { stop(r.Reason, r.Kind) })
 		}
 	}
 }

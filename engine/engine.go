@@ -44,6 +44,9 @@ type Engine struct {
 		serverRequests atomic.Int64
 		serverRefused  atomic.Int64
 		filtered       atomic.Int64 // left out by the Filter
+		// loadedAll says the loader met the end of what it reads: loaded
+		// and sessions are then the whole tape's (see tapeCount).
+		loadedAll atomic.Bool
 	}
 	v        *validator.Validator // set by Run before the stages start
 	retries  bool                 // v has a rule that retries on failure
@@ -275,7 +278,7 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	sessions, sessionsAsked := int(e.counters.sessions.Load()), 0
 	if err != nil { // stopped early: the loader's counts are of what it read
 		sessions = col.Dialled() // those it began to read may not have started
-		if n, recorded, ok := e.countTape(tapeCountFor); ok {
+		if n, recorded, ok := e.tapeCount(r, shard); ok {
 			totalMessages = n
 			if shard == nil { // a shard's share of the sessions is its own
 				sessionsAsked = recorded * max(e.cfg.Sessions, 1)

@@ -36,6 +36,7 @@ func (e *Engine) load(ctx context.Context, r source, out chan<- *Item) error {
 			switch {
 			case errors.Is(err, io.EOF):
 				eof = true
+				e.counters.loadedAll.Store(true)
 				if e.ctl != nil { // tell the controller once all is judged
 					next = &Item{Epoch: epoch, End: true, Rec: tape.Message{Seq: -1}}
 				}

@@ -8,6 +8,39 @@ import (
 	"github.com/replayctl/replayctl/tape"
 )
 
+// tapeCounter is a target that may have counted the replayed tape: the
+// built-in mock, once its read of the tape has ended (mock.Mock.TapeCount).
+type tapeCounter interface {
+	TapeCount(src tape.Source) (messages int64, sessions int, ok bool)
+}
+
+// tapeCount returns the count of the replayed tape's messages and
+// recorded sessions for a run stopped early (r is what it replayed from,
+// shard its shard or nil), from what has it already: the loader, when it
+// met the tape's end (through the shard, which reads every message, when
+// sharded); else the target that read the tape for the replay (taken),
+// when its read met the tape's end. Only when neither has it is the tape
+// read again (countTape, bounded by tapeCountFor). ok is false when the
+// count cannot be had.
+func (e *Engine) tapeCount(r replayed, shard *sharded) (messages int64, sessions int, ok bool) {
+	copies := int64(max(e.cfg.Sessions, 1)) // the loader counts each copy of a session
+	switch {
+	case e.ctl != nil: // a seek sends the loader back: its counts are of what it read
+	case e.counters.loadedAll.Load() && shard != nil:
+		return shard.read / copies, len(shard.order) / int(copies), true
+	case e.counters.loadedAll.Load():
+		return e.counters.loaded.Load() / copies, int(e.counters.sessions.Load() / copies), true
+	}
+	if _, ok := r.(*taken); ok {
+		if c, ok := e.cfg.Dialer.(tapeCounter); ok {
+			if messages, sessions, ok := c.TapeCount(e.cfg.Source); ok {
+				return messages, sessions, true
+			}
+		}
+	}
+	return e.countTape(tapeCountFor)
+}
+
 // tapeCountFor bounds countTape: a run stopped early reports the tape's
 // figures only when they can be had about at once.
 const tapeCountFor = 2 * time.Second

@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"io"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -9,6 +12,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/replayctl/replayctl/mock"
+	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/tape"
 )
 
@@ -61,5 +66,75 @@ func TestCountTapeStopsAtItsBound(t *testing.T) {
 	}
 	if got, most := read.Load(), int64(1<<20); got > most {
 		t.Errorf("with no time: read %d bytes of the tape, want at most %d (a message and a buffer)", got, most)
+	}
+}
+
+// TestInterruptedRunCountsFromMock: a run stopped early reports the
+// tape's count (its "on tape" figure) from what already has it, here the
+// built-in mock's read of the tape, done before the replay started
+// (a Shared source: read whole at once), without reading the tape again
+// (the bounded re-count took up to 2 s after Ctrl-C). Reads are counted
+// as opens of the tape.
+func TestInterruptedRunCountsFromMock(t *testing.T) {
+	const n = 5000 // 10,003 messages, 1 ms apart: 10 s at the recorded speed
+	path := writeTape(t, t.TempDir(), n, 1000, nil)
+	var opens atomic.Int64
+	src := tape.Share(countedFile{File: tape.File(path), opens: &opens})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	e, err := New(Config{Source: src, Logger: zerolog.Nop(), Dialer: mock.FromSource(src), Target: "mock",
+		Hooks: Hooks{OnResult: func(report.Result) { cancel() }}}) // stopped at the first answer judged
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := e.Run(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("run: %v, want it stopped (context canceled)", err)
+	}
+	if rep.Summary.TotalMessages != 2*n+3 || rep.Summary.SessionsAsked != 1 {
+		t.Errorf("on tape: %d messages, %d sessions asked; want %d and 1", rep.Summary.TotalMessages, rep.Summary.SessionsAsked, 2*n+3)
+	}
+	if got := opens.Load(); got != 1 {
+		t.Errorf("the tape was opened %d times, want 1 (the mock's read, which has the count)", got)
+	}
+}
+
+// TestInterruptedRunCountsFromMockStream: the same when the mock streams
+// the tape to the replay (a tape file): once the mock's read has met the
+// tape's end, a run stopped while its loader is far from it reports the
+// tape's count from that read. The tape file is removed before the stop,
+// so that a count read again could not be had (it would be the loader's
+// partial one).
+func TestInterruptedRunCountsFromMockStream(t *testing.T) {
+	const n = 20000 // 40,003 messages, 1 ms apart: 40 s at the recorded speed
+	path := writeTape(t, t.TempDir(), n, 1000, nil)
+	src := tape.File(path)
+	m := mock.FromSource(src)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var removed atomic.Bool
+	e, err := New(Config{Source: src, Logger: zerolog.Nop(), Dialer: m, Target: "mock",
+		Hooks: Hooks{OnResult: func(report.Result) {
+			// Stopped at the first answer judged once the mock has read
+			// the tape through.
+			if _, _, ok := m.TapeCount(src); ok && !removed.Swap(true) {
+				if err := os.Remove(path); err != nil {
+					t.Error(err)
+				}
+				cancel()
+			}
+		}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := e.Run(ctx)
+	if !errors.Is(err, context.Canceled) || !removed.Load() {
+		t.Fatalf("run: %v (stopped by the test: %v), want it stopped once the mock read the tape", err, removed.Load())
+	}
+	if e.counters.loadedAll.Load() {
+		t.Fatal("the loader read the whole tape before the stop: make the tape longer")
+	}
+	if rep.Summary.TotalMessages != 2*n+3 || rep.Summary.SessionsAsked != 1 {
+		t.Errorf("on tape: %d messages, %d sessions asked; want %d and 1", rep.Summary.TotalMessages, rep.Summary.SessionsAsked, 2*n+3)
 	}
 }

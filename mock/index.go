@@ -40,9 +40,11 @@ type index struct {
 	noteInfo []noteInfo
 	order    []string // the sessions, by the seq of their first request
 	asides   map[string][]aside
-	// lasts is each session's last seq on the tape, any message counted
-	// (run's mock only: see Mock.LastSeqs).
-	lasts map[string]int64
+	// lasts is each session's last seq on the tape, any message counted,
+	// and messages the count of the tape's messages (run's mock only: see
+	// Mock.LastSeqs, Mock.TapeCount).
+	lasts    map[string]int64
+	messages int64
 	// examined counts the entries looked at to match a request that
 	// missed, and to name the closest recorded one (a Server counts
 	// those of every request): for tests, which assert that a miss
@@ -225,7 +227,7 @@ func readIndexWith(src tape.Source, opts []tape.Option, sv *serveBuild, keep boo
 		msg, err := r.Next()
 		if errors.Is(err, io.EOF) {
 			idx := b.index()
-			idx.lasts = lasts.done()
+			idx.lasts, idx.messages = lasts.done(), lasts.count()
 			if kept != nil {
 				kept.warnings = r.Warnings()
 			}
@@ -273,6 +275,7 @@ type lastSeqs struct {
 	name string // the session of the messages noted last
 	seq  int64
 	any  bool
+	n    int64 // messages noted
 }
 
 // note notes that the message seq of session was read.
@@ -281,6 +284,15 @@ func (l *lastSeqs) note(session string, seq int64) {
 		l.flush()
 	}
 	l.name, l.seq, l.any = session, seq, true
+	l.n++
+}
+
+// count is how many messages were noted (0 from a nil l).
+func (l *lastSeqs) count() int64 {
+	if l == nil {
+		return 0
+	}
+	return l.n
 }
 
 func (l *lastSeqs) flush() {

@@ -220,6 +220,34 @@ func (m *Mock) LastSeqs(ctx context.Context, src tape.Source) (lasts map[string]
 	return r.idx.lasts, true
 }
 
+// TapeCount returns the count of the messages of the tape src and of its
+// sessions, when the mock's read of it has ended at the tape's end: a
+// replay against the mock stopped before it read the tape through (an
+// interrupt) reports the tape's figures without reading it once more.
+// It never waits and never reads: ok is false when src is not the tape
+// the mock answers from, when no read of it has ended, or when the read
+// ended before the tape's end (a bad line, a replay done first).
+func (m *Mock) TapeCount(src tape.Source) (messages int64, sessions int, ok bool) {
+	if !sameSource(src, m.src) {
+		return 0, 0, false
+	}
+	m.mu.Lock()
+	r := m.r
+	m.mu.Unlock()
+	if r == nil {
+		return 0, 0, false
+	}
+	select {
+	case <-r.done:
+	default:
+		return 0, 0, false
+	}
+	if r.err != nil || r.idx.lasts == nil {
+		return 0, 0, false
+	}
+	return r.idx.messages, len(r.idx.lasts), true
+}
+
 // sameSource reports whether a and b are the same tape: the same file
 // path, or the same Shared. Other sources are never taken for the same
 // (some, like tape.Bytes, cannot be compared).

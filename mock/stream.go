@@ -195,7 +195,7 @@ func (r *reading) end(lasts *lastSeqs, batch []tape.Message, err error, warnings
 	r.mu.Unlock()
 	if errors.Is(err, io.EOF) {
 		r.idx = b.index()
-		r.idx.lasts = lasts.done()
+		r.idx.lasts, r.idx.messages = lasts.done(), lasts.count()
 	} else {
 		r.err = fmt.Errorf("mock: %w", err)
 	}

@@ -41,6 +41,7 @@ import (
 type Recorder struct {
 	path string
 	s    recorderSettings
+	t    target
 }
 
 // RecorderOption configures a Recorder.
@@ -59,6 +60,7 @@ type recorderSettings struct {
 	maxConns int
 
 	overwrite   bool
+	keep        func(Result, error) bool
 	tags        map[string]string
 	redactor    *tape.Redactor
 	tap         []TapOption
@@ -134,10 +136,24 @@ func WithHTTP(opts ...HTTPOption) RecorderOption {
 func MaxConns(n int) RecorderOption { return func(s *recorderSettings) { s.maxConns = n } }
 
 // Overwrite replaces the tape file when it exists (else Run refuses to
-// touch it). Over HTTP the old tape is emptied only once the first
-// message is written, so a recording that fails before it starts leaves
-// it as it was.
+// touch it). The new recording is written beside it, as
+// NAME.recording-*.EXT in the same folder (see File), and renamed over it
+// only once the recording has ended, its file is complete (the end line
+// written and synced) and kept (see KeepIf): a recording that could not
+// be written, that KeepIf refuses, or that is stopped before its end (a
+// process killed) leaves the old tape as it was. A recording refused or
+// not kept leaves nothing beside it; one killed leaves its new file.
 func Overwrite() RecorderOption { return func(s *recorderSettings) { s.overwrite = true } }
+
+// KeepIf sets the test a recording's tape must pass to be kept: keep is
+// called once the recording has ended and its file is complete, with the
+// Result (Path: the file written, with Overwrite the new one beside the
+// tape) and Run's error. A tape it refuses is removed (the Result then
+// says Created false, Discarded true), and with Overwrite the existing
+// tape is left as it was. By default every tape is kept.
+func KeepIf(keep func(res Result, err error) bool) RecorderOption {
+	return func(s *recorderSettings) { s.keep = keep }
+}
 
 // Tags are the tags of the tape's header.
 func Tags(tags map[string]string) RecorderOption {
@@ -171,9 +187,12 @@ func OnListening(f func(addr net.Addr, url string)) RecorderOption {
 type Result struct {
 	// Path is the tape file; Created says whether it was written (a stdio
 	// recording with no message, or whose server could not start, leaves
-	// none).
-	Path    string
-	Created bool
+	// none), and Discarded whether it was written and then removed: KeepIf
+	// refused it, or with Overwrite it could not be written whole (the
+	// existing tape is then as it was).
+	Path      string
+	Created   bool
+	Discarded bool
 	// Messages is the count of messages recorded.
 	Messages int64
 	// Stdio is how a stdio recording ended.
@@ -210,7 +229,35 @@ func New(path string, opts ...RecorderOption) (*Recorder, error) {
 	case s.upstream != "" && s.listen == nil:
 		return nil, errors.New("record: an HTTP recording needs a listener (Listen or WithListener)")
 	}
-	return &Recorder{path: path, s: s}, nil
+	return &Recorder{path: path, s: s, t: target{path: path, overwrite: s.overwrite}}, nil
+}
+
+// File is the file the recording writes into now: the tape, or with
+// Overwrite the new file beside it until Run renames it over the tape;
+// "" before it is created. It may be called while Run runs (to say where
+// a recording stopped at once left what it recorded).
+func (r *Recorder) File() string { return r.t.written() }
+
+// finish decides, once the recording has ended, what becomes of its file
+// (closed, written whole when closeErr is nil): a file that could not be
+// written whole with Overwrite, or one KeepIf refuses, is removed; one
+// kept with Overwrite is renamed over the tape. It sets res's Path,
+// Created and Discarded, and returns an error of the removal or rename.
+func (r *Recorder) finish(res *Result, runErr, closeErr error) error {
+	res.Path = r.t.written()
+	keep := true
+	switch {
+	case closeErr != nil:
+		keep = !r.s.overwrite // the old tape rather than a cut new one
+	case r.s.keep != nil:
+		keep = r.s.keep(*res, runErr)
+	}
+	err := r.t.finish(keep)
+	if !keep {
+		res.Created, res.Discarded = false, true
+	}
+	res.Path = r.path
+	return err
 }
 
 // Run records until the session ends: over stdio, when the client closes
@@ -245,14 +292,10 @@ func (r *Recorder) tapOptions() []TapOption {
 func (r *Recorder) runStdio(ctx context.Context) (Result, error) {
 	res := Result{Path: r.path}
 	h := tape.Header{Transport: "stdio", Server: &tape.Server{Command: r.s.argv}, Tags: r.s.tags}
-	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	if r.s.overwrite {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	}
 	var file *os.File // nil until the tape is created
 	var tap *Tap
 	tap = NewLazyTap(func(version string) (*tape.Writer, error) {
-		f, err := os.OpenFile(r.path, flags, 0o644)
+		f, err := r.t.create()
 		if err != nil {
 			return nil, err
 		}
@@ -316,18 +359,20 @@ func (r *Recorder) runStdio(ctx context.Context) (Result, error) {
 		return res, o.err
 	}
 	closeErr := tap.Close()
+	var finishErr error
+	res.Messages = tap.Messages()
 	if file != nil {
 		closeErr = errors.Join(closeErr, file.Sync(), file.Close())
+		res.Created = true
+		if closeErr != nil {
+			closeErr = fmt.Errorf("write %s: %w", file.Name(), closeErr)
+		}
+		finishErr = r.finish(&res, o.err, closeErr)
 	}
-	res.Created = file != nil
-	res.Messages = tap.Messages()
 	if o.err != nil {
 		return res, o.err
 	}
-	if closeErr != nil {
-		return res, fmt.Errorf("write %s: %w", r.path, closeErr)
-	}
-	return res, nil
+	return res, errors.Join(closeErr, finishErr)
 }
 
 // readHeaderTimeout bounds how long the HTTP proxy waits for a request's
@@ -338,34 +383,22 @@ const readHeaderTimeout = 30 * time.Second
 // done.
 func (r *Recorder) runHTTP(ctx context.Context) (Result, error) {
 	res := Result{Path: r.path}
-	// With Overwrite an existing tape is emptied only when the new one is
-	// written: a recording refused before it starts leaves it as it was.
-	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	_, statErr := os.Stat(r.path)
-	existed := statErr == nil
-	if r.s.overwrite {
-		flags = os.O_WRONLY | os.O_CREATE
-	}
-	file, err := os.OpenFile(r.path, flags, 0o644)
+	// The file is created now, so that a path that cannot be written
+	// fails at once; with Overwrite it is the new one beside the tape,
+	// which a recording refused before it starts leaves as it was.
+	file, err := r.t.create()
 	if err != nil {
 		return res, &InputError{fmt.Errorf("record: cannot write the tape: %w", err)}
 	}
 	abandon := func() {
 		file.Close()
-		if !existed {
-			_ = os.Remove(r.path)
-		}
+		_ = os.Remove(file.Name())
 	}
 	opts := append([]HTTPOption{WithLogger(r.s.log), WithTapOptions(r.tapOptions()...)}, r.s.http...)
 	p, err := NewHTTP(r.s.upstream, func(h tape.Header) (*tape.Writer, error) {
 		h.Tags = r.s.tags
 		if r.s.redactor != nil {
 			r.s.redactor.Header(&h)
-		}
-		if r.s.overwrite {
-			if err := file.Truncate(0); err != nil {
-				return nil, err
-			}
 		}
 		return tape.NewWriter(file, h)
 	}, opts...)
@@ -389,14 +422,18 @@ func (r *Recorder) runHTTP(ctx context.Context) (Result, error) {
 		}),
 		transport.BeforeShutdown(p.Stop)) // open streams end, so that the shutdown need not wait for them
 	closeErr := errors.Join(p.Close(), file.Sync(), file.Close())
+	if closeErr != nil {
+		closeErr = fmt.Errorf("write %s: %w", file.Name(), closeErr)
+	}
 	res.Messages, res.Sessions, res.Dropped = p.Messages(), p.Sessions(), p.Dropped()
 	if serveErr != nil {
-		return res, fmt.Errorf("serve on %s: %w", l.Addr(), serveErr)
+		serveErr = fmt.Errorf("serve on %s: %w", l.Addr(), serveErr)
 	}
-	if closeErr != nil {
-		return res, fmt.Errorf("write %s: %w", r.path, closeErr)
+	finishErr := r.finish(&res, serveErr, closeErr)
+	if serveErr != nil {
+		return res, serveErr
 	}
-	return res, nil
+	return res, errors.Join(closeErr, finishErr)
 }
 
 // reachTimeout bounds Reachable's dial.

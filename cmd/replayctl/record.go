@@ -40,6 +40,9 @@ type recordFlags struct {
 	// unlock releases TAPE.journal.lock, taken by check when --force
 	// overwrites a tape (see serve --mode new); nil when none was taken.
 	unlock func()
+	// rec is the recorder once made, for the words of a second Ctrl-C
+	// (which file holds what was recorded so far).
+	rec atomic.Pointer[record.Recorder]
 	// ui are --ui's flags; view the page they opened (nil: none).
 	ui   uiFlags
 	view *browserView
@@ -149,10 +152,10 @@ func (f *recordFlags) done() {
 }
 
 // recorderOptions are the options of the recording f asks for: the
-// tape's tags, overwriting, its redaction, and the page of --ui (what it
-// shows is redacted).
-func (a *app) recorderOptions(f *recordFlags, tags map[string]string) []record.RecorderOption {
-	opts := []record.RecorderOption{record.Tags(tags), record.Redact(f.redactor), record.Logger(a.log)}
+// tape's tags, overwriting, what is kept (keep, see record.KeepIf), its
+// redaction, and the page of --ui (what it shows is redacted).
+func (a *app) recorderOptions(f *recordFlags, tags map[string]string, keep func(record.Result, error) bool) []record.RecorderOption {
+	opts := []record.RecorderOption{record.Tags(tags), record.Redact(f.redactor), record.Logger(a.log), record.KeepIf(keep)}
 	if f.force {
 		opts = append(opts, record.Overwrite())
 	}
@@ -160,6 +163,44 @@ func (a *app) recorderOptions(f *recordFlags, tags map[string]string) []record.R
 		opts = append(opts, record.WithTap(record.OnMessage(f.view.s.Recorded)))
 	}
 	return opts
+}
+
+// newRecorder makes the recorder of f's tape with opts, and keeps it in
+// f.rec.
+func newRecorder(f *recordFlags, opts []record.RecorderOption) (*record.Recorder, error) {
+	r, err := record.New(f.out, opts...)
+	if err != nil {
+		return nil, usageError("%v", err)
+	}
+	f.rec.Store(r)
+	return r, nil
+}
+
+// leftAtOnce says, for a second Ctrl-C, where what was recorded so far
+// is, and does to it what the ordinary stop does with a recording that
+// holds nothing of the server's (recordLeft): the tape, or with --force
+// the new file beside it (the old tape is as it was). overHTTP and
+// upstreamDown are recordLeft's.
+func (f *recordFlags) leftAtOnce(overHTTP, upstreamDown bool) string {
+	r := f.rec.Load()
+	if r == nil || r.File() == "" {
+		return f.noTape()
+	}
+	file := r.File()
+	left := recordLeft(file, overHTTP, upstreamDown)
+	if file != f.out {
+		return fmt.Sprintf("%s is as it was; %s", f.out, left)
+	}
+	return left
+}
+
+// noTape is how the end of a recording with nothing kept says so: no
+// tape was written, and with --force over a tape, that one is as it was.
+func (f *recordFlags) noTape() string {
+	if f.unlock != nil {
+		return fmt.Sprintf("no tape was written (%s is as it was)", f.out)
+	}
+	return "no tape was written"
 }
 
 // redactionSummary says, on stderr, what the recording's redaction
@@ -223,7 +264,7 @@ interrupted.
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			defer a.forceOnSecondSignal(cmd.Context(), func() string {
-				return recordLeft(f.out, hf.given(), f.upstreamDown.Load())
+				return f.leftAtOnce(hf.given(), f.upstreamDown.Load())
 			})()
 			tags, err := f.check()
 			if err != nil {
@@ -259,33 +300,36 @@ interrupted.
 // recordStdio runs the stdio recording proxy on this process's stdin and
 // stdout.
 func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]string, argv []string) error {
-	r, err := record.New(f.out, append(a.recorderOptions(f, tags),
+	// A server that could not start leaves no tape, so that the next try
+	// needs no --force; so does one that answered nothing (keep), and
+	// with --force the old tape is then as it was.
+	silent := false
+	keep := func(res record.Result, err error) bool {
+		ended := err == nil || errors.Is(err, transport.ErrTarget) || ctx.Err() != nil
+		silent = ended && !heardServer(res.Path)
+		return !silent
+	}
+	r, err := newRecorder(f, append(a.recorderOptions(f, tags, keep),
 		record.Command(argv...), record.Client(a.stdin, a.stdout), record.StopTimeout(f.stopTimeout),
-		record.WithStdio(record.StdioSession(f.session), record.StdioMaxMessage(int(f.maxMessage)), record.StdioStderr(a.stderr)))...)
+		record.WithStdio(record.StdioSession(f.session), record.StdioMaxMessage(int(f.maxMessage)), record.StdioStderr(a.stderr))))
 	if err != nil {
-		return usageError("%v", err)
+		return err
 	}
 	res, err := r.Run(ctx)
-	// A server that could not start leaves no tape, so that the next try
-	// needs no --force; so does one that answered nothing.
 	noServer := !res.Stdio.Started && errors.Is(err, transport.ErrTarget)
-	silent := !noServer && res.Created && (err == nil || errors.Is(err, transport.ErrTarget) || ctx.Err() != nil) && dropSilentTape(res.Path)
-	if silent {
-		res.Created = false
-	}
 	if !f.quiet && !noServer {
 		a.recordSummary(res, err)
 		a.redactionSummary(f)
 	}
 	switch {
 	case silent && ctx.Err() != nil:
-		return interrupted("the server answered nothing, so no tape was written")
+		return interrupted("the server answered nothing, so " + f.noTape())
 	case silent:
-		return &exitError{code: exitTarget, err: fmt.Errorf("record: the server answered nothing (not even initialize), so no tape was written: is %s an MCP server over stdio?", argv[0])}
+		return &exitError{code: exitTarget, err: fmt.Errorf("record: the server answered nothing (not even initialize), so %s: is %s an MCP server over stdio?", f.noTape(), argv[0])}
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		return interrupted(fmt.Sprintf("%s recorded to %s, with its end line", english.Count(res.Messages, "message"), res.Path))
 	case noServer:
-		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w; no tape was written", err)}
+		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w; %s", err, f.noTape())}
 	case err != nil && errors.Is(err, transport.ErrTarget):
 		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w (%s recorded to %s)", err, english.Count(res.Messages, "message"), res.Path)}
 	case err != nil:

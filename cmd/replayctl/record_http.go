@@ -113,7 +113,22 @@ func (a *app) recordHTTP(ctx context.Context, f *recordFlags, tags map[string]st
 		down = record.Reachable(ctx, hf.upstream)
 		f.upstreamDown.Store(down != nil)
 	}
-	r, err := record.New(f.out, append(a.recorderOptions(f, tags),
+	// Kept unless the upstream answered nothing to clients' messages, or
+	// could not be reached at the start (as warned) and answered nothing;
+	// with --force, one that failed is not kept either: the old tape is
+	// then as it was.
+	silent := false
+	keep := func(res record.Result, err error) bool {
+		switch {
+		case err != nil:
+			return !f.force
+		case heardServer(res.Path):
+			return true
+		}
+		silent = res.Messages > 0 || down != nil // else the tape is the header and the end line
+		return !silent
+	}
+	r, err := newRecorder(f, append(a.recorderOptions(f, tags, keep),
 		record.Upstream(hf.upstream),
 		record.WithListener(func() (net.Listener, error) { return listenTCP("record: --listen", hf.listen) }),
 		record.MaxConns(hf.maxConns),
@@ -128,25 +143,27 @@ func (a *app) recordHTTP(ctx context.Context, f *recordFlags, tags map[string]st
 			if down != nil {
 				fmt.Fprintf(a.errOut, "warning: the upstream %s cannot be reached now (%v): clients get 502 until it is up, and if it answers nothing no tape is written\n", hf.upstream, down)
 			}
-		}))...)
+		})))
 	if err != nil {
-		return usageError("%v", err)
+		return err
 	}
 	res, err := r.Run(ctx)
 	var ie *record.InputError
 	switch {
 	case errors.As(err, &ie):
 		return usageError("%v", err)
+	case err != nil && res.Discarded:
+		return &exitError{code: exitBadInput, err: fmt.Errorf("record: %w; %s", err, f.noTape())}
 	case err != nil && !res.Created:
 		return err // the listener's, with its exit status
 	case err != nil:
 		return &exitError{code: exitBadInput, err: fmt.Errorf("record: %w", err)}
-	case res.Messages > 0 && dropSilentTape(res.Path): // with none, the tape is the header and the end line
-		return &exitError{code: exitTarget, err: fmt.Errorf("record: the upstream %s answered nothing (%s from clients), so no tape was written", hf.upstream, english.Count(res.Messages, "message"))}
-	case res.Messages == 0 && down != nil && dropSilentTape(res.Path):
+	case silent && res.Messages > 0:
+		return &exitError{code: exitTarget, err: fmt.Errorf("record: the upstream %s answered nothing (%s from clients), so %s", hf.upstream, english.Count(res.Messages, "message"), f.noTape())}
+	case silent:
 		// As warned at the start: an upstream that could not be reached
 		// and never answered leaves no tape, used by a client or not.
-		return &exitError{code: exitTarget, err: fmt.Errorf("record: the upstream %s could not be reached when the recording started and answered nothing (no client sent a message), so no tape was written", hf.upstream)}
+		return &exitError{code: exitTarget, err: fmt.Errorf("record: the upstream %s could not be reached when the recording started and answered nothing (no client sent a message), so %s", hf.upstream, f.noTape())}
 	}
 	if !f.quiet {
 		fmt.Fprintf(a.errOut, "recorded %s in %s to %s\n", english.Count(res.Messages, "message"), english.Count(int64(res.Sessions), "session"), f.out)

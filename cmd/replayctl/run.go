@@ -340,6 +340,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	saveErr := view.finish(rep)
 	defer view.wait(cmd.Context(), a.stderr) // after the summary
 	delivered := false                       // this shard's report is the coordinator's
+	byCoordinator := false                   // its report says the coordinator stopped it (see coord.Shard.Finish)
 	if link != nil {
 		delivered = true
 		if err := link.Finish(cmd.Context(), rep, runErr); err != nil {
@@ -348,7 +349,8 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 			if rep != nil {
 				rep.Abort("the coordinator did not get this shard's report: " + err.Error())
 			}
-		} else if rep != nil && rep.Summary.Stopped == report.StopFailure && strings.HasPrefix(rep.Summary.Aborted, "stopped by the coordinator") {
+		} else if rep != nil && (rep.Summary.Stopped == report.StopFailure || rep.Summary.Stopped == report.StopInterrupted) && strings.HasPrefix(rep.Summary.Aborted, "stopped by the coordinator") {
+			byCoordinator = true
 			runErr = nil // the stop is the coordinator's: its report says why
 		}
 	}
@@ -394,7 +396,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		}
 	}
 	switch code := rep.ExitStatus(); {
-	case code == report.ExitInterrupted:
+	case code == report.ExitInterrupted && !(delivered && byCoordinator):
 		return &exitError{code: code, err: errors.New("interrupted; the report covers what was replayed")}
 	case runErr != nil && code == report.ExitBadInput && delivered && writeErr == nil && os.Getenv(coord.EnvLocal) != "":
 		// Every local shard reads the same tape: its runner says the
@@ -404,9 +406,10 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 		return &exitError{code: code, err: errors.Join(runErr, writeErr)}
 	case writeErr != nil:
 		return fmt.Errorf("write report or events: %w", writeErr)
-	case delivered && code == report.ExitFailed:
+	case delivered && (code == report.ExitFailed || byCoordinator && code == report.ExitInterrupted):
 		// The coordinator judges the run on the merged data (and says
-		// why it stopped the shards); this shard's part was delivered.
+		// why it stopped the shards, an interrupt of its own included);
+		// this shard's part was delivered.
 		return nil
 	case code != report.ExitPassed:
 		// The verdict's status, also when --ui-hold's page is then
