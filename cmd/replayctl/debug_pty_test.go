@@ -69,6 +69,13 @@ func startPTYEnv(t *testing.T, env []string, args ...string) *ptySession {
 	return s
 }
 
+// ptyWait bounds expect's wait for output that comes (a prompt, a step's
+// line): a bound on a wait for a condition, not a check of how fast debug
+// answers, so it is generous for a loaded machine. The one expect whose
+// bound matters (Ctrl-C's "interrupted" before the server's answer at
+// 20 s) keeps its own.
+const ptyWait = 30 * time.Second
+
 // expect waits, within d, for want in what was printed since the last
 // expect, and returns the time it took.
 func (s *ptySession) expect(want string, d time.Duration) time.Duration {
@@ -112,7 +119,7 @@ func (s *ptySession) ctrlD() {
 func (s *ptySession) end(keys, what string) {
 	s.t.Helper()
 	s.send(keys)
-	s.expect("summary:", 30*time.Second)
+	s.expect("summary:", ptyWait)
 	done := make(chan error, 1)
 	go func() { done <- s.cmd.Wait() }()
 	select {
@@ -129,9 +136,9 @@ func (s *ptySession) end(keys, what string) {
 // terminal's mode, where it is lost and debug waits on.
 func TestNoColorDebug(t *testing.T) {
 	s := startPTYEnv(t, []string{"NO_COLOR=1"}, "examples/quickstart.jsonl")
-	s.expect(prompt, 15*time.Second)
+	s.expect(prompt, ptyWait)
 	s.send("step\r")
-	s.expect(prompt, 10*time.Second)
+	s.expect(prompt, ptyWait)
 	s.ctrlD()
 	for b := range s.chunks { // the rest of what it printed
 		s.seen.Write(b)
@@ -149,13 +156,13 @@ func TestDebugTerminalCtrlC(t *testing.T) {
 	arrivals := filepath.Join(t.TempDir(), "arrivals")
 	args := append([]string{"examples/quickstart.jsonl", "--on-error", "continue", "--"}, testserver.Slow(t, "-delay", "20s", "-arrivals", arrivals)...)
 	s := startPTY(t, args...)
-	s.expect(prompt, 15*time.Second)
+	s.expect(prompt, ptyWait)
 	s.send("break tools/call\r")
-	s.expect("breakpoint 1", 5*time.Second)
-	s.expect(prompt, 5*time.Second)
+	s.expect("breakpoint 1", ptyWait)
+	s.expect(prompt, ptyWait)
 	s.send("continue\r")
-	s.expect("⏸ breakpoint 1", 10*time.Second)
-	s.expect(prompt, 5*time.Second)
+	s.expect("⏸ breakpoint 1", ptyWait)
+	s.expect(prompt, ptyWait)
 	s.send("step\r")
 	// The step waits for the answer once the server has the call.
 	tick := time.NewTicker(20 * time.Millisecond)
@@ -170,15 +177,15 @@ func TestDebugTerminalCtrlC(t *testing.T) {
 	}
 	s.send("\x03")
 	s.expect("interrupted", 15*time.Second) // the server answers after 20s
-	s.expect(prompt, 5*time.Second)
+	s.expect(prompt, ptyWait)
 
 	// At the prompt: Ctrl-C drops "bogus" and the session goes on.
 	s.send("bogus\x03status\r")
-	s.expect("before seq", 5*time.Second)
+	s.expect("before seq", ptyWait)
 	if strings.Contains(s.seen.String(), "unknown command") {
 		t.Errorf("the line Ctrl-C dropped was run:\n%s", s.seen.String())
 	}
-	s.expect(prompt, 5*time.Second)
+	s.expect(prompt, ptyWait)
 	s.ctrlD()
 }
 
@@ -187,20 +194,20 @@ func TestDebugTerminalCtrlC(t *testing.T) {
 // runs; Up recalls the previous line.
 func TestDebugTerminalLineEditing(t *testing.T) {
 	s := startPTY(t, append([]string{"examples/quickstart.jsonl", "--on-error", "continue", "--"}, testserver.Slow(t)...)...)
-	s.expect(prompt, 15*time.Second)
+	s.expect(prompt, ptyWait)
 	s.send("st\t")
-	s.expect(prompt+"step", 5*time.Second) // the line redrawn, completed
+	s.expect(prompt+"step", ptyWait) // the line redrawn, completed
 	s.send("\r")
-	s.expect("→ seq 3", 10*time.Second) // the step ran
-	s.expect(prompt, 5*time.Second)
+	s.expect("→ seq 3", ptyWait) // the step ran
+	s.expect(prompt, ptyWait)
 	s.send("status\r")
-	s.expect("before seq", 5*time.Second)
-	s.expect(prompt, 5*time.Second)
+	s.expect("before seq", ptyWait)
+	s.expect(prompt, ptyWait)
 	s.send("\x1b[A") // Up: status again
-	s.expect(prompt+"status", 5*time.Second)
+	s.expect(prompt+"status", ptyWait)
 	s.send("\r")
-	s.expect("before seq", 5*time.Second)
-	s.expect(prompt, 5*time.Second)
+	s.expect("before seq", ptyWait)
+	s.expect(prompt, ptyWait)
 	if got := strings.Count(s.seen.String(), "unknown command"); got != 0 {
 		t.Errorf("got %d unknown commands, want 0:\n%s", got, s.seen.String())
 	}
