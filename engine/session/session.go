@@ -76,7 +76,7 @@ type session struct {
 	answers       map[string][]*Item           // method → recorded client answers, in order
 	asked         map[string][]jsonrpc.Message // method → live server requests not answered yet
 	openAsks      map[string]int               // method → recorded server requests whose client answer is not read yet
-	refused       map[string]int               // method → live server requests refused, not yet matched to a recorded answer
+	refused       map[string]int               // method → live server requests refused while the backlog had no ask of method, not yet matched to a recorded answer
 	takenAhead    map[string]bool              // recorded server request ids whose client answer was taken before they were read
 	warned        map[string]bool              // methods refused and warned about once
 	// awaiting is the client's recorded answer to a server request that
@@ -151,16 +151,19 @@ func (s *session) refusedOver(it *Item) *pend {
 
 // takeAnswer returns the oldest recorded client answer to a server request
 // of method, looking in the queue and then in the backlog: an answer to a
-// recorded request read already, or to one further on in the backlog (a
-// live server that asks before the replay gets there).
+// recorded request read already, or to one further on in the backlog
+// before the client's next request (a live server that asks before the
+// replay gets there; see asksAhead).
 func (s *session) takeAnswer(method string) *Item {
 	if q := s.answers[method]; len(q) > 0 {
 		s.answers[method] = q[1:]
 		return q[0]
 	}
-	var ahead map[string]bool // ids of the recorded requests of method in the backlog
+	var ahead map[string]bool // ids of the recorded requests of method in the backlog, before the client's next request
+	client := false           // a request of the client was passed
 	for i, it := range s.backlog {
-		if it.Rec.Dir == tape.S2C && it.RPC.Kind == jsonrpc.KindRequest && it.RPC.Method == method {
+		client = client || it.Rec.Dir == tape.C2S && it.RPC.Kind == jsonrpc.KindRequest
+		if !client && it.Rec.Dir == tape.S2C && it.RPC.Kind == jsonrpc.KindRequest && it.RPC.Method == method {
 			if ahead == nil {
 				ahead = map[string]bool{}
 			}
@@ -187,10 +190,28 @@ func (s *session) takeAnswer(method string) *Item {
 	return nil
 }
 
+// asksLater reports whether the backlog holds a recorded request of the
+// server of method, anywhere.
+func (s *session) asksLater(method string) bool {
+	for _, it := range s.backlog {
+		if it.Rec.Dir == tape.S2C && it.RPC.Kind == jsonrpc.KindRequest && it.RPC.Method == method {
+			return true
+		}
+	}
+	return false
+}
+
 // asksAhead reports whether the backlog holds a recorded request of the
-// server of method: the tape has the server asking it further on.
+// server of method before the client's next request: the tape has the
+// server asking it further on, before the client sends anything the
+// server could be answering it for. One recorded past a request of the
+// client is another ask (the server asks roots/list again when told the
+// roots changed): the live server's is not that one.
 func (s *session) asksAhead(method string) bool {
 	for _, it := range s.backlog {
+		if it.Rec.Dir == tape.C2S && it.RPC.Kind == jsonrpc.KindRequest {
+			return false
+		}
 		if it.Rec.Dir == tape.S2C && it.RPC.Kind == jsonrpc.KindRequest && it.RPC.Method == method {
 			return true
 		}
