@@ -238,3 +238,108 @@ func TestLeanIdleBytes(t *testing.T) {
 		t.Errorf("the server accepted %d connections, want 2", got)
 	}
 }
+
+// newRefusingServer is a server on loopback, with small socket buffers,
+// that answers each request of up to 64 KiB, and a longer one, once its
+// head is read, with 413 and a close that leaves the body unread (the
+// kernel resets the connection): net/http's server does so with a body
+// over its limit. heads counts the heads of long requests it read.
+func newRefusingServer(t *testing.T, heads *atomic.Int32) string {
+	t.Helper()
+	lc := net.ListenConfig{Control: smallBuffers}
+	ln, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		ln.Close()
+		wg.Wait()
+	})
+	wg.Go(func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Go(func() {
+				defer nc.Close()
+				br := bufio.NewReader(nc)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					if req.ContentLength > 64<<10 {
+						heads.Add(1)
+						_, _ = io.WriteString(nc, "HTTP/1.1 413 Request Entity Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+						return // unread: the close resets the connection
+					}
+					body, _ := io.ReadAll(req.Body)
+					if _, err := io.WriteString(nc, jsonOK(jsonAnswer(idOf(body)))); err != nil {
+						return
+					}
+				}
+			})
+		}
+	})
+	return "http://" + ln.Addr().String() + "/mcp"
+}
+
+// TestLeanAnsweredWhileWriting: a long request on a kept-alive
+// connection that its server answers (413) and resets before reading it
+// all fails with that answer, and is not sent again on a new connection:
+// the server read it and answered. Both ways of sending: SendAsync (the
+// write goes on without its sender) and Send (its sender writes it all).
+func TestLeanAnsweredWhileWriting(t *testing.T) {
+	for _, async := range []bool{true, false} {
+		t.Run(map[bool]string{true: "async", false: "send"}[async], func(t *testing.T) {
+			var heads atomic.Int32
+			url := newRefusingServer(t, &heads)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			tr := &http.Transport{DialContext: (&net.Dialer{Control: smallBuffers}).DialContext}
+			defer tr.CloseIdleConnections()
+			conn, err := HTTP{URL: url, Poster: PosterLean, Spare: 1, Client: &http.Client{Transport: tr}}.Dial(ctx, "s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if err := conn.Send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err != nil {
+				t.Fatal(err)
+			}
+			takeAnswer(t, ctx, conn, 1)
+			hc := conn.(*HTTPConn)
+			if !waitFor(func() bool { hc.lean.mu.Lock(); defer hc.lean.mu.Unlock(); return len(hc.lean.idle) == 2 }) {
+				t.Fatal("the first connection and the spare are not idle")
+			}
+			hc.lean.mu.Lock()
+			direct := hc.lean.idle[0].direct
+			hc.lean.mu.Unlock()
+			if !direct {
+				t.Skip("no connection writes without waiting here (not Linux, or not a TCP socket of the net package)")
+			}
+
+			big := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":%q}}}`, strings.Repeat("x", 4<<20))
+			deadline := time.Now().Add(30 * time.Second)
+			if async {
+				done := make(chan error, 1)
+				if !hc.SendAsync(ctx, big, deadline, func(err error) { done <- err }) {
+					t.Fatal("SendAsync did not take the request with connections idle")
+				}
+				err = <-done
+			} else {
+				sctx, scancel := context.WithDeadline(ctx, deadline)
+				err = conn.Send(sctx, big)
+				scancel()
+			}
+			var he *HTTPError
+			if !errors.As(err, &he) || he.Status != http.StatusRequestEntityTooLarge {
+				t.Errorf("the long request ended with %v, want its answer, 413", err)
+			}
+			if n := heads.Load(); n != 1 {
+				t.Errorf("the server read the long request %d times, want once (it answered the first)", n)
+			}
+		})
+	}
+}
