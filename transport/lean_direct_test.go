@@ -343,3 +343,58 @@ func TestLeanAnsweredWhileWriting(t *testing.T) {
 		})
 	}
 }
+
+// TestLeanUnansweredSentOnceMore: a request whose server closes the
+// connection without answering it, every time, is sent once more on a
+// new connection (it may have been an idle close), not again and again
+// on every spare connection dialed meanwhile (each was taken for a
+// kept-alive one): twice on the wire in all, and the request fails. Both
+// ways of sending.
+func TestLeanUnansweredSentOnceMore(t *testing.T) {
+	for _, async := range []bool{true, false} {
+		t.Run(map[bool]string{true: "async", false: "send"}[async], func(t *testing.T) {
+			var twos atomic.Int32
+			srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+				if idOf(body) == "2" {
+					twos.Add(1)
+					return "", true // read, and closed unanswered
+				}
+				return jsonOK(jsonAnswer(idOf(body))), false
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			conn, err := HTTP{URL: srv.url, Poster: PosterLean, Spare: 1}.Dial(ctx, "s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if err := conn.Send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err != nil {
+				t.Fatal(err)
+			}
+			takeAnswer(t, ctx, conn, 1)
+			lc := conn.(*HTTPConn).lean
+			if !waitFor(func() bool { lc.mu.Lock(); defer lc.mu.Unlock(); return len(lc.idle) == 2 }) {
+				t.Fatal("the first connection and the spare are not idle")
+			}
+			msg := []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+			deadline := time.Now().Add(10 * time.Second)
+			if async {
+				done := make(chan error, 1)
+				if !conn.(AsyncSender).SendAsync(ctx, msg, deadline, func(err error) { done <- err }) {
+					t.Fatal("SendAsync did not take the request with a connection idle")
+				}
+				err = <-done
+			} else {
+				sctx, scancel := context.WithDeadline(ctx, deadline)
+				err = conn.Send(sctx, msg)
+				scancel()
+			}
+			if err == nil || errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("the request ended with %v, want the server's close", err)
+			}
+			if n := twos.Load(); n > 2 {
+				t.Errorf("the server read the request %d times, want at most twice", n)
+			}
+		})
+	}
+}
