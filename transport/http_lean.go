@@ -86,7 +86,10 @@ func (c *HTTPConn) startedAnswer(k leanCall, r leanResult) error {
 	if r.resp != nil && isRedirect(r.resp.StatusCode) {
 		c.redirect(r.resp)
 	}
-	if r.resp == nil || c.redirected.Load() {
+	if r.resp == nil { // again: this is the once more, and the last
+		return c.send(context.WithValue(k.ctx, sentOnceMore{}, true), k.msg, bytes.NewReader(k.msg), k.deadline)
+	}
+	if c.redirected.Load() {
 		return c.send(k.ctx, k.msg, bytes.NewReader(k.msg), k.deadline)
 	}
 	r.resp.Request = c.leanRequest(k.sid)

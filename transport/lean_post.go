@@ -40,8 +40,9 @@ func headerSafe(v string) string {
 // wait for the headers (its end fails the request), and so does deadline
 // (the zero time: none; see socketDeadline). A connection kept alive from an earlier request that the
 // server closed before answering (it sees nothing of it) is retried once
-// on a new connection.
+// on a new connection (not at all when ctx carries sentOnceMore).
 func (lc *leanClient) post(ctx context.Context, k leanCall, deadline time.Time) (*http.Response, bool, error) {
+	again := ctx.Value(sentOnceMore{}) == nil
 	for {
 		c, err := lc.get(ctx)
 		if err != nil {
@@ -52,11 +53,20 @@ func (lc *leanClient) post(ctx context.Context, k leanCall, deadline time.Time) 
 			return resp, handled, nil
 		}
 		c.close()
-		if !c.reused || !closedUnanswered(err) || ctx.Err() != nil {
+		// Once: the next connection may be a spare the server closes
+		// likewise, and a server that closes on reading this request
+		// would be sent it again on every one.
+		if !again || !c.reused || !closedUnanswered(err) || ctx.Err() != nil {
 			return nil, false, err
 		}
+		again = false
 	}
 }
+
+// sentOnceMore is the key of a context value that marks a call sent
+// once more after a kept-alive connection closed unanswered (a started
+// call's, see startedAnswer): post does not send it again.
+type sentOnceMore struct{}
 
 // closedUnanswered reports whether err is a kept-alive connection closed
 // by the server before a byte of the answer: the end of the stream, or a
