@@ -398,3 +398,58 @@ func TestLeanUnansweredSentOnceMore(t *testing.T) {
 		})
 	}
 }
+
+// TestLeanIdleTimedOut: a kept-alive connection whose read while idle
+// ended by a deadline — the last call's, passed between its answer and
+// the connection's return to the idle ones, or its context's abort —
+// fails its next request before a byte of it is written: that request
+// goes on a new connection and gets its answer, rather than failing as
+// timed out. Both ways of sending.
+func TestLeanIdleTimedOut(t *testing.T) {
+	for _, async := range []bool{true, false} {
+		t.Run(map[bool]string{true: "async", false: "send"}[async], func(t *testing.T) {
+			srv := newRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+				return jsonOK(jsonAnswer(idOf(body))), false
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			conn, err := HTTP{URL: srv.url, Poster: PosterLean, Spare: 1}.Dial(ctx, "s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if err := conn.Send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err != nil {
+				t.Fatal(err)
+			}
+			takeAnswer(t, ctx, conn, 1)
+			lc := conn.(*HTTPConn).lean
+			if !waitFor(func() bool { lc.mu.Lock(); defer lc.mu.Unlock(); return len(lc.idle) == 2 }) {
+				t.Fatal("the first connection and the spare are not idle")
+			}
+			lc.mu.Lock()
+			c := lc.idle[len(lc.idle)-1] // the one the next request takes
+			lc.mu.Unlock()
+			if !c.direct {
+				t.Skip("the connection is not read while idle here (not Linux, or not a TCP socket of the net package)")
+			}
+			_ = c.nc.SetReadDeadline(aLongTimeAgo) // as a deadline left from the last call
+			if !waitFor(func() bool { c.mu.Lock(); defer c.mu.Unlock(); return c.dead != nil }) {
+				t.Fatal("the idle connection's read did not end at its deadline")
+			}
+			msg := []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+			if async {
+				done := make(chan error, 1)
+				if !conn.(AsyncSender).SendAsync(ctx, msg, time.Now().Add(time.Minute), func(err error) { done <- err }) {
+					t.Fatal("SendAsync did not take the request with connections idle")
+				}
+				err = <-done
+			} else {
+				err = conn.Send(ctx, msg)
+			}
+			if err != nil {
+				t.Fatalf("the request ended with %v, want it sent on another connection and answered", err)
+			}
+			takeAnswer(t, ctx, conn, 2)
+		})
+	}
+}
