@@ -16,6 +16,7 @@ package transport
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"syscall"
@@ -34,6 +35,14 @@ type nowWriter interface {
 // errIdleBytes is what a connection is left with when its server wrote
 // to it while no request was in flight: its next call fails.
 var errIdleBytes = errors.New("the server sent bytes on an idle connection")
+
+// errIdleEnded wraps what ended a connection's read while it was idle
+// (c.dead): the next call fails with it before a byte of it is written,
+// so it may go on a new connection whatever ended the read — a server's
+// close, a reset, unasked bytes, or a deadline left from the last call,
+// which passed between its answer and the connection's return to the
+// idle ones (put clears it).
+var errIdleEnded = errors.New("the connection ended while idle")
 
 // directInline bounds the body copied into the request's buffer with its
 // head, so that the request goes out in one write; a longer one is
@@ -101,7 +110,7 @@ func (c *leanConn) await(err error) (leanCall, bool) {
 	if err == nil {
 		err = errIdleBytes
 	}
-	c.dead = err
+	c.dead = fmt.Errorf("%w: %w", errIdleEnded, err)
 	return leanCall{}, false
 }
 

@@ -70,12 +70,12 @@ type sentOnceMore struct{}
 
 // closedUnanswered reports whether err is a kept-alive connection closed
 // by the server before a byte of the answer: the end of the stream, or a
-// reset; or one its server wrote to while it was idle, which the
-// request was not written to (errIdleBytes).
+// reset; or one whose read ended while it was idle, which the request
+// was not written to (errIdleEnded).
 func closedUnanswered(err error) bool {
 	var ne *noAnswerError
 	return errors.As(err, &ne) && (errors.Is(ne.err, io.EOF) || errors.Is(ne.err, syscall.ECONNRESET) || errors.Is(ne.err, syscall.EPIPE) ||
-		errors.Is(ne.err, errIdleBytes))
+		errors.Is(ne.err, errIdleEnded))
 }
 
 // noAnswerError is a failure before the first byte of the answer.
