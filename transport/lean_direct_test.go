@@ -453,3 +453,106 @@ func TestLeanIdleTimedOut(t *testing.T) {
 		})
 	}
 }
+
+// TestLeanAllIdleClosed: a server that closes every idle connection at
+// once (its keep-alive timeout) — the one a request would take and the
+// spare — does not fail the next request: each connection found closed
+// before the request was written to it is passed over, however many.
+// Both ways of sending.
+func TestLeanAllIdleClosed(t *testing.T) {
+	for _, async := range []bool{true, false} {
+		t.Run(map[bool]string{true: "async", false: "send"}[async], func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var (
+				wg   sync.WaitGroup
+				mu   sync.Mutex
+				open []net.Conn
+			)
+			closeAll := func() {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, nc := range open {
+					nc.Close()
+				}
+				open = nil
+			}
+			t.Cleanup(func() { ln.Close(); closeAll(); wg.Wait() })
+			wg.Go(func() {
+				for {
+					nc, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					mu.Lock()
+					open = append(open, nc)
+					mu.Unlock()
+					wg.Go(func() {
+						br := bufio.NewReader(nc)
+						for {
+							req, err := http.ReadRequest(br)
+							if err != nil {
+								return
+							}
+							body, _ := io.ReadAll(req.Body)
+							if _, err := io.WriteString(nc, jsonOK(jsonAnswer(idOf(body)))); err != nil {
+								return
+							}
+						}
+					})
+				}
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			conn, err := HTTP{URL: "http://" + ln.Addr().String() + "/mcp", Poster: PosterLean, Spare: 1}.Dial(ctx, "s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if err := conn.Send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err != nil {
+				t.Fatal(err)
+			}
+			takeAnswer(t, ctx, conn, 1)
+			lc := conn.(*HTTPConn).lean
+			if !waitFor(func() bool { lc.mu.Lock(); defer lc.mu.Unlock(); return len(lc.idle) == 2 }) {
+				t.Fatal("the first connection and the spare are not idle")
+			}
+			lc.mu.Lock()
+			idle := append([]*leanConn(nil), lc.idle...)
+			lc.mu.Unlock()
+			if !idle[0].direct {
+				t.Skip("the connection is not read while idle here (not Linux, or not a TCP socket of the net package)")
+			}
+			closeAll()
+			if !waitFor(func() bool {
+				for _, c := range idle {
+					c.mu.Lock()
+					dead := c.dead
+					c.mu.Unlock()
+					if dead == nil {
+						return false
+					}
+				}
+				return true
+			}) {
+				t.Fatal("the idle connections' reads did not see their server's close")
+			}
+			msg := []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+			if async {
+				done := make(chan error, 1)
+				if !conn.(AsyncSender).SendAsync(ctx, msg, time.Now().Add(time.Minute), func(err error) { done <- err }) {
+					t.Fatal("SendAsync did not take the request with connections idle")
+				}
+				err = <-done
+			} else {
+				err = conn.Send(ctx, msg)
+			}
+			if err != nil {
+				t.Fatalf("the request ended with %v, want it sent on a new connection and answered", err)
+			}
+			takeAnswer(t, ctx, conn, 2)
+		})
+	}
+}
