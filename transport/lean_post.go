@@ -43,7 +43,7 @@ func headerSafe(v string) string {
 // on a new connection (not at all when ctx carries sentOnceMore).
 func (lc *leanClient) post(ctx context.Context, k leanCall, deadline time.Time) (*http.Response, bool, error) {
 	again := ctx.Value(sentOnceMore{}) == nil
-	for {
+	for tries := 0; ; tries++ {
 		c, err := lc.get(ctx)
 		if err != nil {
 			return nil, false, err
@@ -53,13 +53,21 @@ func (lc *leanClient) post(ctx context.Context, k leanCall, deadline time.Time) 
 			return resp, handled, nil
 		}
 		c.close()
-		// Once: the next connection may be a spare the server closes
-		// likewise, and a server that closes on reading this request
-		// would be sent it again on every one.
-		if !again || !c.reused || !closedUnanswered(err) || ctx.Err() != nil {
+		if !c.reused || !closedUnanswered(err) || ctx.Err() != nil || tries == leanIdle {
 			return nil, false, err
 		}
-		again = false
+		// Written once more at most: the next connection may be a
+		// spare the server closes likewise, and a server that closes on
+		// reading this request would be sent it again on every one. A
+		// connection found closed before the request was written to it
+		// (errIdleEnded) is passed over: a keep-alive timeout closes
+		// every idle one at once.
+		if !errors.Is(err, errIdleEnded) {
+			if !again {
+				return nil, false, err
+			}
+			again = false
+		}
 	}
 }
 
