@@ -86,7 +86,14 @@ func (c *HTTPConn) startedAnswer(k leanCall, r leanResult) error {
 	if r.resp != nil && isRedirect(r.resp.StatusCode) {
 		c.redirect(r.resp)
 	}
-	if r.resp == nil || c.redirected.Load() {
+	if r.resp == nil { // again: once more, and the last if the server saw it
+		ctx := k.ctx
+		if !errors.Is(r.err, errIdleEnded) {
+			ctx = context.WithValue(ctx, sentOnceMore{}, true)
+		}
+		return c.send(ctx, k.msg, bytes.NewReader(k.msg), k.deadline)
+	}
+	if c.redirected.Load() {
 		return c.send(k.ctx, k.msg, bytes.NewReader(k.msg), k.deadline)
 	}
 	r.resp.Request = c.leanRequest(k.sid)

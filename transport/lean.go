@@ -235,6 +235,10 @@ func (lc *leanClient) dialAhead() {
 // put keeps c for the next request, or closes it.
 func (lc *leanClient) put(c *leanConn) {
 	if c.direct {
+		if c.isBroken() {
+			c.close()
+			return
+		}
 		c.clearDeadline()
 	}
 	lc.mu.Lock()

@@ -66,6 +66,7 @@ type leanConn struct {
 	writing bool  // its sender is writing it still
 	held    bool  // the last answer's body is read on another goroutine: serve waits for its end
 	dead    error // what serve read while c was idle: its next call fails with it
+	broken  bool  // the server reset c while a request was written: c is not kept
 }
 
 // leanCall is one request for a leanConn's goroutine to make.

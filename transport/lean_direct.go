@@ -16,8 +16,10 @@ package transport
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -33,6 +35,14 @@ type nowWriter interface {
 // errIdleBytes is what a connection is left with when its server wrote
 // to it while no request was in flight: its next call fails.
 var errIdleBytes = errors.New("the server sent bytes on an idle connection")
+
+// errIdleEnded wraps what ended a connection's read while it was idle
+// (c.dead): the next call fails with it before a byte of it is written,
+// so it may go on a new connection whatever ended the read — a server's
+// close, a reset, unasked bytes, or a deadline left from the last call,
+// which passed between its answer and the connection's return to the
+// idle ones (put clears it).
+var errIdleEnded = errors.New("the connection ended while idle")
 
 // directInline bounds the body copied into the request's buffer with its
 // head, so that the request goes out in one write; a longer one is
@@ -100,7 +110,7 @@ func (c *leanConn) await(err error) (leanCall, bool) {
 	if err == nil {
 		err = errIdleBytes
 	}
-	c.dead = err
+	c.dead = fmt.Errorf("%w: %w", errIdleEnded, err)
 	return leanCall{}, false
 }
 
@@ -146,7 +156,7 @@ func (c *leanConn) writeCall(k leanCall, now bool) error {
 		c.wbuf = append(c.wbuf, k.msg...)
 	}
 	if !now {
-		if err := c.writeAll(c.wbuf, body); err != nil {
+		if err := c.writeAll(c.wbuf, body); err != nil && !c.resetWhileWriting(err) {
 			return err
 		}
 		c.wrote()
@@ -159,9 +169,9 @@ func (c *leanConn) writeCall(k leanCall, now bool) error {
 		body = body[n:]
 	}
 	switch {
-	case err != nil:
+	case err != nil && !c.resetWhileWriting(err):
 		return err
-	case len(head) == 0 && len(body) == 0:
+	case err != nil || len(head) == 0 && len(body) == 0:
 		c.wrote()
 		return nil
 	}
@@ -189,11 +199,36 @@ func (c *leanConn) writeAll(head, body []byte) error {
 // call (head, then body), waiting as long as the call's deadline lets
 // it, and ends the call when that fails.
 func (c *leanConn) writeRest(k leanCall, head, body []byte) {
-	if err := c.writeAll(head, body); err != nil {
+	if err := c.writeAll(head, body); err != nil && !c.resetWhileWriting(err) {
 		c.failWrite(k, err)
 		return
 	}
 	c.wrote()
+}
+
+// resetWhileWriting reports whether err, a failed write of the call in
+// flight, is the server's reset of the connection (ECONNRESET, EPIPE).
+// Then the call's end is serve's to tell, as for a request written
+// whole: the server may have answered before it reset — a refusal of a
+// long request (413) it did not read — and a request answered is not
+// sent again; a reset with no answer before it ends the call as
+// unanswered, which may be sent again. c is not kept after that answer
+// (see put): its writes fail.
+func (c *leanConn) resetWhileWriting(err error) bool {
+	if !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, syscall.EPIPE) {
+		return false
+	}
+	c.mu.Lock()
+	c.broken = true
+	c.mu.Unlock()
+	return true
+}
+
+// isBroken reports whether a write to c failed (resetWhileWriting).
+func (c *leanConn) isBroken() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.broken
 }
 
 // wrote tells serve that the call in flight is written: its answer is

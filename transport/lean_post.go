@@ -40,9 +40,10 @@ func headerSafe(v string) string {
 // wait for the headers (its end fails the request), and so does deadline
 // (the zero time: none; see socketDeadline). A connection kept alive from an earlier request that the
 // server closed before answering (it sees nothing of it) is retried once
-// on a new connection.
+// on a new connection (not at all when ctx carries sentOnceMore).
 func (lc *leanClient) post(ctx context.Context, k leanCall, deadline time.Time) (*http.Response, bool, error) {
-	for {
+	again := ctx.Value(sentOnceMore{}) == nil
+	for tries := 0; ; tries++ {
 		c, err := lc.get(ctx)
 		if err != nil {
 			return nil, false, err
@@ -52,20 +53,37 @@ func (lc *leanClient) post(ctx context.Context, k leanCall, deadline time.Time) 
 			return resp, handled, nil
 		}
 		c.close()
-		if !c.reused || !closedUnanswered(err) || ctx.Err() != nil {
+		if !c.reused || !closedUnanswered(err) || ctx.Err() != nil || tries == leanIdle {
 			return nil, false, err
+		}
+		// Written once more at most: the next connection may be a
+		// spare the server closes likewise, and a server that closes on
+		// reading this request would be sent it again on every one. A
+		// connection found closed before the request was written to it
+		// (errIdleEnded) is passed over: a keep-alive timeout closes
+		// every idle one at once.
+		if !errors.Is(err, errIdleEnded) {
+			if !again {
+				return nil, false, err
+			}
+			again = false
 		}
 	}
 }
 
+// sentOnceMore is the key of a context value that marks a call sent
+// once more after a kept-alive connection closed unanswered (a started
+// call's, see startedAnswer): post does not send it again.
+type sentOnceMore struct{}
+
 // closedUnanswered reports whether err is a kept-alive connection closed
 // by the server before a byte of the answer: the end of the stream, or a
-// reset; or one its server wrote to while it was idle, which the
-// request was not written to (errIdleBytes).
+// reset; or one whose read ended while it was idle, which the request
+// was not written to (errIdleEnded).
 func closedUnanswered(err error) bool {
 	var ne *noAnswerError
 	return errors.As(err, &ne) && (errors.Is(ne.err, io.EOF) || errors.Is(ne.err, syscall.ECONNRESET) || errors.Is(ne.err, syscall.EPIPE) ||
-		errors.Is(ne.err, errIdleBytes))
+		errors.Is(ne.err, errIdleEnded))
 }
 
 // noAnswerError is a failure before the first byte of the answer.
