@@ -324,11 +324,13 @@ func TestRecordE2EHTTPKill9(t *testing.T) {
 // TestRecordE2EHTTPRootsAsked is TestRecordE2EHTTP's go-sdk client against
 // server-everything as under load, when every client session outlasts the
 // 350ms after initialized at which server-everything asks the client for
-// its roots: a proxy in front of record holds each ping (a session's last
-// request) until the tape has every session's roots/list, the client's
-// answer and the server's "Roots updated" log after it. The replay waits
-// for the live server's ask to send the recorded answer, and for the log
-// it sends a moment later to compare it: the tape replays clean.
+// its roots: a proxy in front of record holds each client's DELETE (the
+// session's end, after its last request) until the tape has every
+// session's roots/list, the client's answer and the server's "Roots
+// updated" log after it, as CI's tape under load had. The replay waits for
+// the live server's ask to send the recorded answer, the session's last
+// message, and for the log the server sends a moment later to compare it:
+// the tape replays clean.
 func TestRecordE2EHTTPRootsAsked(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records a real client and server")
@@ -341,7 +343,7 @@ func TestRecordE2EHTTPRootsAsked(t *testing.T) {
 		b, _ := os.ReadFile(path)
 		return bytes.Count(b, rootsUpdated) >= e2eHTTPClients
 	}
-	gated := gatingProxy(t, rec.url, `"method":"ping"`, allAsked)
+	gated := gatingProxy(t, rec.url, http.MethodDelete, allAsked)
 	run := testclient.RunClient(t, testclient.Go, testclient.HTTP(gated), e2eHTTPOptions(testclient.Go, "everything", ""))
 	rec.stop(t)
 	mustSucceed(t, "through a gating proxy and record", run)
@@ -359,10 +361,10 @@ func TestRecordE2EHTTPRootsAsked(t *testing.T) {
 }
 
 // gatingProxy is a reverse proxy on loopback in front of target (a URL)
-// that holds each POST whose body contains match until ready reports true
-// (looked at every 10ms, 60s at most), and returns the URL to use instead
-// of target. It is closed when the test ends.
-func gatingProxy(t *testing.T, target, match string, ready func() bool) string {
+// that holds each request of the HTTP method hold until ready reports
+// true (looked at every 10ms, 60s at most), and returns the URL to use
+// instead of target. It is closed when the test ends.
+func gatingProxy(t *testing.T, target, hold string, ready func() bool) string {
 	t.Helper()
 	u, err := url.Parse(target)
 	if err != nil {
@@ -373,25 +375,17 @@ func gatingProxy(t *testing.T, target, match string, ready func() bool) string {
 		FlushInterval: -1,
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost {
-			body, err := io.ReadAll(r.Body)
-			if err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
-				return
-			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			if bytes.Contains(body, []byte(match)) {
-				bound := time.After(60 * time.Second)
-				for !ready() {
-					select {
-					case <-time.After(10 * time.Millisecond):
-					case <-bound:
-						t.Errorf("the condition to let %s through did not hold within 60s", match)
-						http.Error(w, "not ready", http.StatusServiceUnavailable)
-						return
-					case <-r.Context().Done():
-						return
-					}
+		if r.Method == hold {
+			bound := time.After(60 * time.Second)
+			for !ready() {
+				select {
+				case <-time.After(10 * time.Millisecond):
+				case <-bound:
+					t.Errorf("the condition to let a %s through did not hold within 60s", hold)
+					http.Error(w, "not ready", http.StatusServiceUnavailable)
+					return
+				case <-r.Context().Done():
+					return
 				}
 			}
 		}
