@@ -320,3 +320,77 @@ func TestRecordE2EHTTPKill9(t *testing.T) {
 		t.Errorf("warnings %q: want one saying the tape was cut short (no end line, or a torn last line dropped)", warnings)
 	}
 }
+
+// TestRecordE2EHTTPRootsAsked is TestRecordE2EHTTP's go-sdk client against
+// server-everything as under load, when every client session outlasts the
+// 350ms after initialized at which server-everything asks the client for
+// its roots: a proxy in front of record holds each client's DELETE (the
+// session's end, after its last request) until the tape has every
+// session's roots/list, the client's answer and the server's "Roots
+// updated" log after it, as CI's tape under load had. The replay waits for
+// the live server's ask to send the recorded answer, the session's last
+// message, and for the log the server sends a moment later to compare it:
+// the tape replays clean.
+func TestRecordE2EHTTPRootsAsked(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a real client and server")
+	}
+	upstream := testserver.EverythingHTTP(t)
+	path := filepath.Join(t.TempDir(), "rec.jsonl")
+	rec := startHTTPRecorder(t, upstream, path)
+	rootsUpdated := []byte("Roots updated")
+	allAsked := func() bool {
+		b, _ := os.ReadFile(path)
+		return bytes.Count(b, rootsUpdated) >= e2eHTTPClients
+	}
+	gated := gatingProxy(t, rec.url, http.MethodDelete, allAsked)
+	run := testclient.RunClient(t, testclient.Go, testclient.HTTP(gated), e2eHTTPOptions(testclient.Go, "everything", ""))
+	rec.stop(t)
+	mustSucceed(t, "through a gating proxy and record", run)
+	_, msgs := loadWholeTape(t, path)
+	asked := 0
+	for _, m := range msgs {
+		if m.Dir == tape.S2C && bytes.Contains(m.Msg, []byte(`"method":"roots/list"`)) {
+			asked++
+		}
+	}
+	if asked != e2eHTTPClients {
+		t.Fatalf("tape %s has %d roots/list from the server, want %d, one per session", path, asked, e2eHTTPClients)
+	}
+	replayClean(t, path, msgs, true, "--target", upstream)
+}
+
+// gatingProxy is a reverse proxy on loopback in front of target (a URL)
+// that holds each request of the HTTP method hold until ready reports
+// true (looked at every 10ms, 60s at most), and returns the URL to use
+// instead of target. It is closed when the test ends.
+func gatingProxy(t *testing.T, target, hold string, ready func() bool) string {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := &httputil.ReverseProxy{
+		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(u); r.Out.URL.Path = u.Path; r.Out.Host = r.In.Host },
+		FlushInterval: -1,
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == hold {
+			bound := time.After(60 * time.Second)
+			for !ready() {
+				select {
+				case <-time.After(10 * time.Millisecond):
+				case <-bound:
+					t.Errorf("the condition to let a %s through did not hold within 60s", hold)
+					http.Error(w, "not ready", http.StatusServiceUnavailable)
+					return
+				case <-r.Context().Done():
+					return
+				}
+			}
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + u.Path
+}

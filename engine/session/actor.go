@@ -158,11 +158,11 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 		return err
 	}
 	quick := 0 // answers taken in a row without the select
-	for !x.inputDone || x.rq.live > 0 || len(x.ss.backlog) > 0 || x.end != nil {
+	for !x.inputDone || x.rq.live > 0 || len(x.ss.backlog) > 0 || x.end != nil || x.ss.notesWait {
 		if err := x.passEnd(ctx); err != nil {
 			return err
 		}
-		if x.inputDone && x.rq.live == 0 && len(x.ss.backlog) == 0 && x.end == nil {
+		if x.inputDone && x.rq.live == 0 && len(x.ss.backlog) == 0 && x.end == nil && !x.ss.notesWait {
 			break
 		}
 		x.rq.armTimer()
@@ -197,7 +197,7 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 		if !x.pace.at.IsZero() {
 			pace = x.pace.C()
 		}
-		if x.ss.awaiting != nil {
+		if x.ss.awaiting != nil || x.ss.notesWait {
 			asked = x.rx.askTimer.C
 		}
 		if len(x.fx.chaosTimers) > 0 { // their senders (chaosDeadline, poll)

@@ -154,9 +154,14 @@ func (r *receiver) endAwait(ss *session) {
 // askExpired lets the session go on when the live server has not asked,
 // within the timeout, what the recorded server asked; the recorded answer
 // is kept for a later ask, and reported as not asked for if none comes.
+// For a settled session waiting for its notifications (notesIfQuiet) it
+// compares them now.
 func (r *receiver) askExpired(ctx context.Context) error {
 	x := r.x
 	ss := x.ss
+	if ss.notesWait {
+		return x.rq.notesNow(ctx, ss) // the live server did not send them all in time
+	}
 	it := ss.awaiting
 	if it == nil {
 		return nil
@@ -191,6 +196,9 @@ func (r *receiver) arrive(ctx context.Context, a arrival) error {
 		if a.err != nil {
 			return fmt.Errorf("%w: session %s: %w", ErrTarget, ss.name, a.err)
 		}
+		if ss.notesWait { // nothing more will come
+			return x.rq.notesNow(ctx, ss)
+		}
 		return nil
 	}
 	rpc, as, err := x.rx.parseLive(a.inc.Msg)
@@ -207,6 +215,9 @@ func (r *receiver) arrive(ctx context.Context, a arrival) error {
 		if x.env.ValidateNotifications && rpc.Kind == jsonrpc.KindNotification {
 			inc := a.inc
 			ss.liveNotes = append(ss.liveNotes, liveNote{method: rpc.Method, inc: &inc})
+			if ss.notesWait { // maybe the one the settled session waits for
+				return x.rq.notesIfQuiet(ctx, ss)
+			}
 		}
 		return nil
 	}

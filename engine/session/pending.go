@@ -132,14 +132,59 @@ func (r *requests) settle(ctx context.Context, ss *session) error {
 
 // notesIfQuiet compares the session's notifications once it is settled and
 // nothing is in flight any more: a notification may come with the last
-// answer.
+// answer. While a recorded notification has no live one of its method
+// yet, the session waits for it, Env.Timeout at most (askTimer): a
+// server may notify a moment after a message that has no answer (the
+// client's answer to its request, a client notification).
 func (r *requests) notesIfQuiet(ctx context.Context, ss *session) error {
 	x := r.x
 	if !ss.settled || ss.sent.len() > 0 || ss.notesCompared {
 		return nil
 	}
+	if !notesCame(ss) && !ss.notesWait && x.direct != nil && !ss.dead {
+		ss.notesWait = true
+		x.rx.askTimer.Stop()
+		x.rx.askTimer.Reset(x.env.Timeout)
+		return nil
+	}
+	if ss.notesWait && !notesCame(ss) {
+		return nil // still waiting: notesExpired ends it
+	}
+	return x.rq.notesNow(ctx, ss)
+}
+
+// notesNow compares the session's notifications, ending a wait for them
+// (the live server has not sent, within the timeout, every one recorded:
+// askExpired; or its connection ended: arrive).
+func (r *requests) notesNow(ctx context.Context, ss *session) error {
+	x := r.x
+	if ss.notesWait {
+		ss.notesWait = false
+		x.rx.askTimer.Stop()
+	}
 	ss.notesCompared = true
 	return x.rq.compareNotes(ctx, ss)
+}
+
+// notesCame reports whether each of the session's recorded notifications
+// has a live one of its method.
+func notesCame(ss *session) bool {
+	if len(ss.recNotes) == 0 {
+		return true
+	}
+	left := make(map[string]int, len(ss.recNotes))
+	for _, rec := range ss.recNotes {
+		left[rec.RPC.Method]++
+	}
+	for _, l := range ss.liveNotes {
+		left[l.method]--
+	}
+	for _, n := range left {
+		if n > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // finish reports a request whose answer (or timeout) and recorded answer

@@ -26,6 +26,10 @@ type session struct {
 	backlog       []*Item
 	settled       bool // nothing more can be recorded for it: see actor.settle
 	notesCompared bool // its notifications have been compared
+	// notesWait: settled and quiet, the session waits (Env.Timeout at
+	// most, askTimer) for a recorded notification the live server has
+	// not sent yet (see notesIfQuiet).
+	notesWait bool
 
 	// late holds the ids of requests given up on (timed out), so that an
 	// answer that comes after all is counted once, not as a stray.
