@@ -30,7 +30,6 @@ type decodedPacket struct {
 	ipPayload        int
 }
 
-
 // ownPackets decodes a capture with replayctl's readers and decoders.
 func ownPackets(t *testing.T, b []byte) []decodedPacket {
 	t.Helper()
