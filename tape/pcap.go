@@ -9,10 +9,6 @@ import (
 	"sort"
 	"strconv"
 	"time"
-
-	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
-	"github.com/google/gopacket/pcapgo"
 )
 
 // Packet captures (pcap, pcapng; tcpdump, Wireshark) of MCP over HTTP/1.1:
@@ -37,13 +33,6 @@ func isPcap(b []byte) bool {
 		return true
 	}
 	return false
-}
-
-// packetSource is a pcap or pcapng reader. The data of a packet it
-// returns is valid until the next read: the TCP streams copy what they
-// keep.
-type packetSource interface {
-	ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error)
 }
 
 // FormatPcap is a packet capture (pcap or pcapng) of Streamable HTTP traffic.
@@ -103,43 +92,23 @@ func decodePcap(path string, src io.Reader, store msgStore) (Header, *imported, 
 	full := io.MultiReader(bytesReader(head[:n]), src)
 	var ps packetSource
 	sll2 := false
-	var link func(ci gopacket.CaptureInfo) layers.LinkType
 	if binary.LittleEndian.Uint32(magic[:]) == 0x0A0D0D0A {
-		ng, err := pcapgo.NewNgReader(full, pcapgo.NgReaderOptions{WantMixedLinkType: true})
+		ng, err := newPcapngReader(full)
 		if err != nil {
 			return Header{}, nil, nil, &Error{Path: path, Seq: -1, Err: err, Msg: fmt.Sprintf("not a pcapng file replayctl can read (%v): capture again, or save it as pcap", err)}
 		}
 		ps = ng
-		link = func(ci gopacket.CaptureInfo) layers.LinkType {
-			if len(ci.AncillaryData) > 0 {
-				if lt, ok := ci.AncillaryData[0].(layers.LinkType); ok {
-					return lt
-				}
-			}
-			return ng.LinkType()
-		}
 	} else {
-		pr, err := pcapgo.NewReader(full)
+		pr, err := newPcapReader(full)
 		if err != nil {
 			return Header{}, nil, nil, &Error{Path: path, Seq: -1, Err: err, Msg: fmt.Sprintf("not a pcap file replayctl can read (%v): capture again", err)}
 		}
-		if pr.Snaplen() > maxPacket { // a damaged header: a packet is never this long
-			pr.SetSnaplen(maxPacket)
-		}
 		ps = pr
-		lt := pr.LinkType()
-		order := binary.ByteOrder(binary.LittleEndian)
-		if m := binary.LittleEndian.Uint32(magic); m == 0xD4C3B2A1 || m == 0x4D3CB2A1 {
-			order = binary.BigEndian
-		}
-		if order.Uint32(head[20:24])&0xFFFF == linkSLL2 {
-			sll2 = true
-		}
-		link = func(gopacket.CaptureInfo) layers.LinkType { return lt }
+		sll2 = pr.link == linkSLL2
 	}
 	x := newPcapImport(path, store)
 	for n := 1; ; n++ {
-		data, ci, err := ps.ZeroCopyReadPacketData()
+		data, at, lt, err := ps.next()
 		if err == io.EOF {
 			break
 		}
@@ -150,11 +119,11 @@ func decodePcap(path string, src io.Reader, store msgStore) (Header, *imported, 
 			}
 			return Header{}, nil, nil, &Error{Path: path, Seq: -1, Err: err, Msg: fmt.Sprintf("packet %d cannot be read (%v): the capture is damaged; capture again", n, err)}
 		}
-		lt, off := link(ci), 0
+		off := 0
 		if sll2 {
-			lt, off = layers.LinkTypeRaw, 20
+			lt, off = linkRaw, 20
 		}
-		if err := x.packet(data, off, ci, lt); err != nil {
+		if err := x.packet(data, off, at, lt); err != nil {
 			return Header{}, nil, nil, err
 		}
 		if x.err != nil {
@@ -189,37 +158,24 @@ func (r *byteReader) Read(p []byte) (int, error) {
 const maxPacket = 1 << 20
 
 // linkSLL2 is the link type of Linux "cooked" captures v2 (tcpdump -i
-// any since 4.99), which gopacket neither decodes nor names: its
-// LinkType is a byte, so pcapgo reports 276 as 20. The importer reads a
-// pcap file's link type from the header itself.
+// any since 4.99): a 20-byte header before the IP packet.
 const linkSLL2 = 276
 
 // pcapImport is a capture being imported.
 type pcapImport struct {
-	path     string
-	store    msgStore
-	stored   int
-	refs     []importRef // tus: absolute µs until finish
-	keys     []string    // each stored message's session key
-	conns    map[connKey]*pcapConn
-	nconn    int
-	sess     pcapSessions
-	skips    harSkips
-	lost     harSkips
-	warnings []string
-	parsers  map[gopacket.LayerType]*gopacket.DecodingLayerParser
-	layers   struct {
-		eth  layers.Ethernet
-		lo   layers.Loopback
-		sll  layers.LinuxSLL
-		ip4  layers.IPv4
-		ip6  layers.IPv6
-		tcp  layers.TCP
-		d1q  layers.Dot1Q
-		skip gopacket.Payload
-	}
-	decoded   []gopacket.LayerType
-	unknown   map[layers.LinkType]int
+	path      string
+	store     msgStore
+	stored    int
+	refs      []importRef // tus: absolute µs until finish
+	keys      []string    // each stored message's session key
+	conns     map[connKey]*pcapConn
+	nconn     int
+	sess      pcapSessions
+	skips     harSkips
+	lost      harSkips
+	warnings  []string
+	seg       tcpSegment
+	unknown   map[linkType]int
 	snapCut   int
 	endpoint  string
 	version   string
@@ -232,143 +188,83 @@ type pcapImport struct {
 
 func newPcapImport(path string, store msgStore) *pcapImport {
 	return &pcapImport{path: path, store: store, conns: map[connKey]*pcapConn{},
-		sess:    newPcapSessions(),
-		parsers: map[gopacket.LayerType]*gopacket.DecodingLayerParser{}, unknown: map[layers.LinkType]int{}}
+		sess: newPcapSessions(), unknown: map[linkType]int{}}
 }
 
 // connKey names a TCP connection by its two ends, the lower first.
 type connKey struct{ a, b string }
 
-func endpointOf(ip net.IP, port layers.TCPPort) string {
+func endpointOf(ip net.IP, port uint16) string {
 	return net.JoinHostPort(ip.String(), strconv.Itoa(int(port)))
 }
 
-// packet takes one packet, its link header skip bytes in (Linux cooked
-// v2's, which gopacket does not decode).
-func (x *pcapImport) packet(data []byte, skip int, ci gopacket.CaptureInfo, lt layers.LinkType) error {
+// packet takes one packet of link type lt, its link header skip bytes
+// in (Linux cooked v2's).
+func (x *pcapImport) packet(data []byte, skip int, at time.Time, lt linkType) error {
 	if len(data) < skip {
 		return nil
 	}
 	data = data[skip:]
-	first, off, ok := x.linkLayer(data, lt)
+	first, ok := firstLayer(data, lt)
 	if !ok {
+		x.unknown[lt]++
 		return nil
 	}
-	p := x.parsers[first]
-	if p == nil {
-		l := &x.layers
-		p = gopacket.NewDecodingLayerParser(first, &l.eth, &l.lo, &l.sll, &l.ip4, &l.ip6, &l.tcp, &l.d1q)
-		p.IgnoreUnsupported = true
-		x.parsers[first] = p
-	}
-	x.decoded = x.decoded[:0]
-	_ = p.DecodeLayers(data[off:], &x.decoded) // what it cannot decode is not TCP over IP
-	var src, dst net.IP
-	hasTCP, payloadLen := false, -1
-	tcp := &x.layers.tcp
-	for _, t := range x.decoded {
-		switch t {
-		case layers.LayerTypeIPv4:
-			ip := &x.layers.ip4
-			if ip.Flags&layers.IPv4MoreFragments != 0 || ip.FragOffset != 0 {
-				return nil // a fragment: loopback and TCP send none
-			}
-			src, dst = ip.SrcIP, ip.DstIP
-			if ip.Length > 0 {
-				payloadLen = int(ip.Length) - int(ip.IHL)*4
-			}
-		case layers.LayerTypeIPv6:
-			ip := &x.layers.ip6
-			src, dst = ip.SrcIP, ip.DstIP
-			if ip.Length > 0 && ip.NextHeader == layers.IPProtocolTCP {
-				payloadLen = int(ip.Length)
-			}
-		case layers.LayerTypeTCP:
-			hasTCP = true
-		}
-	}
-	if !hasTCP || src == nil {
+	tcp := &x.seg
+	if !decodeTCP(data, first, tcp) { // not TCP over IP, or a fragment: loopback and TCP send none
 		return nil
 	}
-	from, to := endpointOf(src, tcp.SrcPort), endpointOf(dst, tcp.DstPort)
+	src, dst, payloadLen := net.IP(tcp.src), net.IP(tcp.dst), tcp.ipPayload
+	from, to := endpointOf(src, tcp.srcPort), endpointOf(dst, tcp.dstPort)
 	key := connKey{from, to}
 	if to < from {
 		key = connKey{to, from}
 	}
 	c := x.conns[key]
-	if c != nil && tcp.SYN && !tcp.ACK && c.reopened(from, tcp.Seq) {
-		c.closeAll(ci.Timestamp) // the ports were used again: a new connection
+	if c != nil && tcp.syn && !tcp.ackf && c.reopened(from, tcp.seq) {
+		c.closeAll(at) // the ports were used again: a new connection
 		delete(x.conns, key)
 		c = nil
 	}
 	if c == nil {
-		if tcp.RST || (tcp.FIN && len(tcp.Payload) == 0) {
+		if tcp.rst || (tcp.fin && len(tcp.payload) == 0) {
 			return nil // the end of a connection seen without its start
 		}
 		x.nconn++
 		c = newPcapConn(x, x.nconn)
 		x.conns[key] = c
 	}
-	h := c.half(from, tcp.SYN && !tcp.ACK)
-	if tcp.SYN {
-		h.tcp.syn(tcp.Seq)
+	h := c.half(from, tcp.syn && !tcp.ackf)
+	if tcp.syn {
+		h.tcp.syn(tcp.seq)
 	}
-	if tcp.ACK {
-		c.half(to, false).tcp.acked(tcp.Ack)
+	if tcp.ackf {
+		c.half(to, false).tcp.acked(tcp.ack)
 	}
-	payload := tcp.Payload
-	h.tcp.add(tcp.Seq, payload, ci.Timestamp)
-	if want := payloadLen - int(tcp.DataOffset)*4; payloadLen >= 0 && want > len(payload) && !tcp.SYN {
+	payload := tcp.payload
+	h.tcp.add(tcp.seq, payload, at)
+	if want := payloadLen - int(tcp.dataOffset)*4; payloadLen >= 0 && want > len(payload) && !tcp.syn {
 		// cut by the capture's snapshot length: the rest is lost
 		x.snapCut++
-		h.tcp.skipTo(tcp.Seq + uint32(want))
+		h.tcp.skipTo(tcp.seq + uint32(want))
 	}
-	if tcp.FIN || tcp.RST {
+	if tcp.fin || tcp.rst {
 		h.tcp.finish()
-		h.http.close(ci.Timestamp)
-		if tcp.RST { // both directions end
+		h.http.close(at)
+		if tcp.rst { // both directions end
 			for _, o := range c.halves {
 				if o != nil && !o.tcp.closed {
 					o.tcp.finish()
-					o.http.close(ci.Timestamp)
+					o.http.close(at)
 				}
 			}
 		}
 		if c.done() {
-			c.endAll(ci.Timestamp)
+			c.endAll(at)
 			delete(x.conns, key)
 		}
 	}
 	return nil
-}
-
-// linkLayer returns the first layer to decode packet data of link type
-// lt with, and where it starts.
-func (x *pcapImport) linkLayer(data []byte, lt layers.LinkType) (gopacket.LayerType, int, bool) {
-	byVersion := func(off int) (gopacket.LayerType, int, bool) {
-		if len(data) <= off {
-			return 0, 0, false
-		}
-		switch data[off] >> 4 {
-		case 4:
-			return layers.LayerTypeIPv4, off, true
-		case 6:
-			return layers.LayerTypeIPv6, off, true
-		}
-		return 0, 0, false
-	}
-	switch lt {
-	case layers.LinkTypeEthernet:
-		return layers.LayerTypeEthernet, 0, true
-	case layers.LinkTypeNull, layers.LinkTypeLoop:
-		return layers.LayerTypeLoopback, 0, true
-	case layers.LinkTypeLinuxSLL:
-		return layers.LayerTypeLinuxSLL, 0, true
-	case layers.LinkTypeRaw, layers.LinkTypeIPv4, layers.LinkTypeIPv6, 12: // 12: raw IP on some systems
-		return byVersion(0)
-	}
-	x.unknown[lt]++
-	return 0, 0, false
 }
 
 // add keeps a message found at an absolute time.
@@ -446,7 +342,7 @@ func (x *pcapImport) finish() (Header, []importRef, map[string]string) {
 	}
 	sort.Ints(lts)
 	for _, lt := range lts {
-		say("%d packets of link type %d are skipped: replayctl reads Ethernet, loopback, Linux cooked (v1, v2) and raw IP captures", x.unknown[layers.LinkType(lt)], lt)
+		say("%d packets of link type %d are skipped: replayctl reads Ethernet, loopback, Linux cooked (v1, v2) and raw IP captures", x.unknown[linkType(lt)], lt)
 	}
 	h := Header{Format: FormatName, Version: FormatVersion, ProtocolVersion: x.version, Transport: "streamable-http",
 		Tags: map[string]string{"imported_from": "pcap"}}
