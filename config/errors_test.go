@@ -29,3 +29,19 @@ func TestParseListsEveryError(t *testing.T) {
 		t.Errorf("%d unknown keys listed, want %d and \"and 7 more errors\"", n, maxErrors)
 	}
 }
+
+// TestThresholdValueErrorHasLine: a threshold of the right shape whose
+// value is wrong (a latency with no unit, a rate as a bare number) is
+// refused by the config check with the line it is on, as other keys are.
+func TestThresholdValueErrorHasLine(t *testing.T) {
+	for _, tt := range []struct{ value, want string }{
+		{`"p99<200"`, "p99<200ms"},
+		{`"error_rate<1"`, "error_rate<1%"},
+	} {
+		_, err := Parse("c.yaml", []byte("speed: fast\nthresholds: [\"p99<1s\", "+tt.value+"]\n"))
+		var e *Error
+		if !errors.As(err, &e) || e.Line != 2 || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("thresholds [%s]: got %v, want an *Error at line 2 that says %s", tt.value, err, tt.want)
+		}
+	}
+}
