@@ -12,6 +12,7 @@ import (
 	"github.com/replayctl/replayctl/internal/editdist"
 	"github.com/replayctl/replayctl/internal/jsonpath"
 	"github.com/replayctl/replayctl/internal/match"
+	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/validator"
 )
@@ -516,6 +517,9 @@ func (c *checker) thresholds(ts []string) error {
 	for i, t := range ts {
 		if !threshold.MatchString(t) {
 			return c.errorf(fmt.Sprintf("thresholds[%d]", i), "%q is not a threshold; want a metric, a comparison and a value, such as p99<200ms, error_rate<1%% or validation_failed==0", short(t))
+		}
+		if _, err := report.ParseThreshold(t); err != nil {
+			return c.errorf(fmt.Sprintf("thresholds[%d]", i), "%s", strings.TrimPrefix(strings.TrimPrefix(err.Error(), report.ErrThreshold.Error()), " "))
 		}
 	}
 	return nil
