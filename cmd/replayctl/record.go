@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -268,7 +269,8 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 	if silent {
 		res.Created = false
 	}
-	if !f.quiet && !noServer {
+	madeMeanwhile := errors.Is(err, fs.ErrExist) // by another recorder, after check
+	if !f.quiet && !noServer && !madeMeanwhile {
 		a.recordSummary(res, err)
 		a.redactionSummary(f)
 	}
@@ -283,6 +285,8 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w; no tape was written", err)}
 	case err != nil && errors.Is(err, transport.ErrTarget):
 		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w (%s recorded to %s)", err, english.Count(res.Messages, "message"), res.Path)}
+	case madeMeanwhile:
+		return usageError("record: %s was created by another process while this one recorded, so nothing of this session was written: each server process needs its own -o (a client that starts its server more than once starts one replayctl record each; give each its own tape name, e.g. from a wrapper script), or record over HTTP (--listen/--upstream), where each client session is a session of one tape", f.out)
 	case err != nil:
 		return &exitError{code: exitBadInput, err: fmt.Errorf("record: %w", err)}
 	}
