@@ -1,8 +1,13 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
+	"os/exec"
 	"slices"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -28,5 +33,48 @@ func TestDebugSeekOntoBreakpointContinues(t *testing.T) {
 	}
 	if methods, _ := received(t, logPath); !slices.Contains(methods, "tools/call") {
 		t.Errorf("server received %v, want the tools/call among them", methods)
+	}
+}
+
+// TestDebugPipedInterruptSaysInterrupted: SIGINT to a piped debug
+// session waiting for its next command ends it with exit 130 and a plain
+// "interrupted", not Go's "context canceled".
+func TestDebugPipedInterruptSaysInterrupted(t *testing.T) {
+	tapePath, target, _ := everythingTee(t)
+	cmd := exec.Command(binary, append([]string{"debug", tapePath}, target...)...)
+	stdin, err := cmd.StdinPipe() // kept open: the session waits for a command
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	var out strings.Builder
+	for sc.Scan() { // the handshake done, it waits for a command
+		out.WriteString(sc.Text() + "\n")
+		if strings.HasPrefix(sc.Text(), "next: seq") {
+			break
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	for sc.Scan() {
+		out.WriteString(sc.Text() + "\n")
+	}
+	_ = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitInterrupted, out.String(), stderr.String())
+	}
+	if got := stderr.String(); !strings.Contains(got, "interrupted") || strings.Contains(got, "context canceled") {
+		t.Errorf("stderr %q; want it to say interrupted, without \"context canceled\"", got)
 	}
 }
