@@ -45,3 +45,18 @@ func TestThresholdValueErrorHasLine(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionsRangeHasLine: performance.sessions follows --sessions' rule
+// (1 to 100000; 0 or absent: not set), said with its line.
+func TestSessionsRangeHasLine(t *testing.T) {
+	for _, n := range []string{"-4", "200000"} {
+		_, err := Parse("c.yaml", []byte("speed: fast\nperformance:\n  sessions: "+n+"\n"))
+		var e *Error
+		if !errors.As(err, &e) || e.Line != 3 || !strings.Contains(err.Error(), "want 1 to 100000") {
+			t.Errorf("sessions: %s: got %v, want an *Error at line 3 that says want 1 to 100000", n, err)
+		}
+	}
+	if _, err := Parse("c.yaml", []byte("performance:\n  sessions: 100000\n")); err != nil {
+		t.Errorf("sessions: 100000: %v, want no error", err)
+	}
+}
