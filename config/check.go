@@ -441,10 +441,19 @@ func (c *checker) errorHandling(e *ErrorHandling) error {
 	return c.nonNegative("error_handling.retry_delay", e.RetryDelay)
 }
 
+// MaxSessions bounds performance.sessions, as replay.MaxSessions bounds
+// --sessions: each virtual session has a connection.
+const MaxSessions = 100_000
+
 func (c *checker) performance(p *Performance) error {
 	return firstOf(
 		func() error { return c.count("performance.max_inflight", p.MaxInflight) },
-		func() error { return c.count("performance.sessions", p.Sessions) },
+		func() error {
+			if p.Sessions != 0 && (p.Sessions < 1 || p.Sessions > MaxSessions) {
+				return c.errorf("performance.sessions", "want 1 to %d virtual sessions (as --sessions), got %d", MaxSessions, p.Sessions)
+			}
+			return nil
+		},
 		func() error { return c.nonNegative("performance.ramp", p.Ramp) },
 		func() error { return c.nonNegative("performance.timeout", p.Timeout) },
 		func() error {

@@ -21,7 +21,7 @@ import (
 )
 
 // MaxSessions bounds Sessions: each virtual session has a connection.
-const MaxSessions = 100_000
+const MaxSessions = config.MaxSessions
 
 // Run replays the tape at path with the options and returns its report.
 // See Replay.Run for what the report and the error say. A path that is not
