@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -42,6 +44,8 @@ type recordFlags struct {
 	// ui are --ui's flags; view the page they opened (nil: none).
 	ui   uiFlags
 	view *browserView
+	// client is the stdio client's input (stdin), which says when it ended.
+	client *endReader
 }
 
 func (f *recordFlags) register(fl *pflag.FlagSet) {
@@ -218,7 +222,14 @@ interrupted.
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			defer a.forceOnSecondSignal(cmd.Context(), func() string {
+			f.client = &endReader{r: a.stdin}
+			clientEnded := func() string {
+				if f.client.ended.Load() { // a stdio client closes its input, then may send SIGTERM
+					return "the client ended; stopping the server and finishing the tape"
+				}
+				return ""
+			}
+			defer a.forceOnSecondSignalSaying(cmd.Context(), clientEnded, func() string {
 				return f.out + " keeps what was recorded so far, without its end line"
 			})()
 			tags, err := f.check()
@@ -256,7 +267,7 @@ interrupted.
 // stdout.
 func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]string, argv []string) error {
 	r, err := record.New(f.out, append(a.recorderOptions(f, tags),
-		record.Command(argv...), record.Client(a.stdin, a.stdout), record.StopTimeout(f.stopTimeout),
+		record.Command(argv...), record.Client(f.client, a.stdout), record.StopTimeout(f.stopTimeout),
 		record.WithStdio(record.StdioSession(f.session), record.StdioMaxMessage(int(f.maxMessage)), record.StdioStderr(a.stderr)))...)
 	if err != nil {
 		return usageError("%v", err)
@@ -351,4 +362,18 @@ func (a *app) recordSummary(rec record.Result, err error) {
 	if res.NonJSONFromClient+res.NonJSONFromServer > 0 {
 		fmt.Fprintf(a.errOut, "relayed but not recorded: %d non-JSON lines from the client, %d from the server\n", res.NonJSONFromClient, res.NonJSONFromServer)
 	}
+}
+
+// endReader is the stdio client's input; ended says it reached its end.
+type endReader struct {
+	r     io.Reader
+	ended atomic.Bool
+}
+
+func (e *endReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err == io.EOF {
+		e.ended.Store(true)
+	}
+	return n, err
 }
