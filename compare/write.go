@@ -89,7 +89,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		tw.Flush()
 	}
 	if len(r.Latency) > 0 {
-		b.WriteString("\nlatency, primary → candidate (secondary), ms:\n")
+		b.WriteString("\nlatency, primary → candidate (secondary):\n")
 		tw := tabwriter.NewWriter(&b, 2, 8, 2, ' ', 0)
 		fmt.Fprintf(tw, "  \tn\tp50\tp90\tp99\tKS p\t\n")
 		for _, l := range r.Latency {
@@ -155,9 +155,10 @@ func shown(v json.RawMessage) string {
 	return s
 }
 
-func arrow(p, c, s float64) string { return fmt.Sprintf("%s → %s (%s)", num(p), num(c), num(s)) }
-
-func num(v float64) string { return fmt.Sprintf("%.3g", v) }
+// arrow shows three latencies in milliseconds as durations: "1.51s → 1.62s (1.50s)".
+func arrow(p, c, s float64) string {
+	return fmt.Sprintf("%s → %s (%s)", report.FormatMS(p), report.FormatMS(c), report.FormatMS(s))
+}
 
 func fmtMS(v float64) string {
 	if v >= 1000 {
@@ -179,7 +180,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 var htmlPage = template.Must(template.New("compare").Funcs(template.FuncMap{
 	"endpoint": endpointName,
 	"shown":    shown,
-	"num":      num,
+	"arrow":    arrow,
 	"ms":       fmtMS,
 	"p":        func(v float64) string { return fmt.Sprintf("%.2g", v) },
 	"pct":      func(v float64) string { return fmt.Sprintf("%.3g%%", v) },
@@ -200,9 +201,9 @@ var htmlPage = template.Must(template.New("compare").Funcs(template.FuncMap{
 {{if .Noise}}<table class="quiet"><tr><th>method</th><th>path</th><th>raw</th><th>noise</th></tr>
 {{range .Noise}}<tr><td>{{endpoint .Method .Name}}</td><td><code>{{.Path}}</code></td><td class="n">{{.Raw}}/{{.Total}}</td><td class="n">{{.Noise}}/{{.Total}}</td></tr>
 {{end}}</table>{{end}}
-<h2>Latency (ms)</h2>
+<h2>Latency</h2>
 <table><tr><th>method</th><th>n</th><th>p50 primary → candidate (secondary)</th><th>p90</th><th>p99</th><th>KS p</th><th>P(candidate slower)</th><th></th></tr>
-{{range .R.Latency}}<tr><td>{{endpoint .Method .Name}}</td><td class="n">{{.Candidate.N}}</td><td class="n">{{num .Primary.P50}} → {{num .Candidate.P50}} ({{num .Secondary.P50}})</td><td class="n">{{num .Primary.P90}} → {{num .Candidate.P90}} ({{num .Secondary.P90}})</td><td class="n">{{num .Primary.P99}} → {{num .Candidate.P99}} ({{num .Secondary.P99}})</td><td class="n">{{p .KSP}}</td><td class="n">{{p .ProbSlower}}</td><td>{{if .Missing}}{{.Missing}}{{else if .Changed}}<span class="changed">changed</span>{{if .NoiseChanged}} (so did the secondary: noisy){{end}}{{end}}</td></tr>
+{{range .R.Latency}}<tr><td>{{endpoint .Method .Name}}</td><td class="n">{{.Candidate.N}}</td><td class="n">{{arrow .Primary.P50 .Candidate.P50 .Secondary.P50}}</td><td class="n">{{arrow .Primary.P90 .Candidate.P90 .Secondary.P90}}</td><td class="n">{{arrow .Primary.P99 .Candidate.P99 .Secondary.P99}}</td><td class="n">{{p .KSP}}</td><td class="n">{{p .ProbSlower}}</td><td>{{if .Missing}}{{.Missing}}{{else if .Changed}}<span class="changed">changed</span>{{if .NoiseChanged}} (so did the secondary: noisy){{end}}{{end}}</td></tr>
 {{end}}</table>
 </body></html>
 `))

@@ -12,6 +12,7 @@ import (
 	"github.com/replayctl/replayctl/internal/editdist"
 	"github.com/replayctl/replayctl/internal/jsonpath"
 	"github.com/replayctl/replayctl/internal/match"
+	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/validator"
 )
@@ -440,10 +441,19 @@ func (c *checker) errorHandling(e *ErrorHandling) error {
 	return c.nonNegative("error_handling.retry_delay", e.RetryDelay)
 }
 
+// MaxSessions bounds performance.sessions, as replay.MaxSessions bounds
+// --sessions: each virtual session has a connection.
+const MaxSessions = 100_000
+
 func (c *checker) performance(p *Performance) error {
 	return firstOf(
 		func() error { return c.count("performance.max_inflight", p.MaxInflight) },
-		func() error { return c.count("performance.sessions", p.Sessions) },
+		func() error {
+			if p.Sessions != 0 && (p.Sessions < 1 || p.Sessions > MaxSessions) {
+				return c.errorf("performance.sessions", "want 1 to %d virtual sessions (as --sessions), got %d", MaxSessions, p.Sessions)
+			}
+			return nil
+		},
 		func() error { return c.nonNegative("performance.ramp", p.Ramp) },
 		func() error { return c.nonNegative("performance.timeout", p.Timeout) },
 		func() error {
@@ -516,6 +526,9 @@ func (c *checker) thresholds(ts []string) error {
 	for i, t := range ts {
 		if !threshold.MatchString(t) {
 			return c.errorf(fmt.Sprintf("thresholds[%d]", i), "%q is not a threshold; want a metric, a comparison and a value, such as p99<200ms, error_rate<1%% or validation_failed==0", short(t))
+		}
+		if _, err := report.ParseThreshold(t); err != nil {
+			return c.errorf(fmt.Sprintf("thresholds[%d]", i), "%s", strings.TrimPrefix(strings.TrimPrefix(err.Error(), report.ErrThreshold.Error()), " "))
 		}
 	}
 	return nil

@@ -92,7 +92,7 @@ func TestParseErrors(t *testing.T) {
 		{"negative rule retries", "validation:\n  rules:\n    - on_failure: retry\n      max_retries: -2\n", 4, "validation.rules[0].max_retries", "want 0 or more, got -2"},
 		{"strategy", "error_handling:\n  strategy: abort\n", 2, "error_handling.strategy", `"abort" is not a strategy; want one of: continue, pause, stop, retry`},
 		{"negative retries", "error_handling:\n  max_retries: -1\n", 2, "error_handling.max_retries", "want 0 or more"},
-		{"negative sessions", "performance:\n  sessions: -3\n", 2, "performance.sessions", "want 0 or more, got -3"},
+		{"negative sessions", "performance:\n  sessions: -3\n", 2, "performance.sessions", "want 1 to 100000 virtual sessions (as --sessions), got -3"},
 		{"negative timeout", "performance:\n  timeout: -1s\n", 2, "performance.timeout", "0 or more"},
 		{"negative spin", "performance:\n  spin: -1ms\n", 2, "performance.spin", "0 or more"},
 		{"spin of an hour", "performance:\n  spin: 1h\n", 2, "performance.spin", "want at most 1s"},

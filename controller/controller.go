@@ -80,6 +80,7 @@ type Controller struct {
 	modify    []byte
 	speed     scheduler.Speed
 	next      int64
+	standOn   int64 // the seq a seek paused before, until a release; -1: none
 	last      *report.Result
 	released  int64
 	sent      int64
@@ -95,6 +96,7 @@ type Controller struct {
 func New(r Replay, opts ...Option) *Controller {
 	c := &Controller{
 		r:        r,
+		standOn:  -1,
 		log:      zerolog.Nop(),
 		cmds:     make(chan command),
 		gates:    make(chan *gateReq),

@@ -177,6 +177,9 @@ func (c *Controller) pump() {
 			}
 			return
 		case actCheck:
+			if g.m.Seq == c.standOn {
+				break // a seek stood on it: it was reached, not hit
+			}
 			if bp := c.hit(g.m); bp != nil {
 				bp.Hits++
 				c.pause(fmt.Sprintf("breakpoint %d (%s %s)", bp.ID, bp.Kind, bp.Spec))
@@ -207,6 +210,7 @@ func (c *Controller) release(g *gateReq) {
 		adm.HeldFrom, adm.HeldUntil = g.heldAt, now()
 	}
 	c.next = seq + 1
+	c.standOn = -1
 	if c.budget > 0 {
 		if c.step != nil {
 			c.step.pending.add(seq)

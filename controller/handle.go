@@ -136,8 +136,10 @@ func (c *Controller) seekDone(cmd command) {
 	c.unsent.reset()
 	c.unjudged.reset()
 	c.next = cmd.seq
+	c.standOn = -1
 	switch c.state {
 	case Ended, Idle, Paused:
 		c.pause(fmt.Sprintf("seek %d", cmd.seq))
+		c.standOn = cmd.seq // continue sends it, as from a breakpoint stop
 	}
 }

@@ -29,7 +29,10 @@ type Run struct {
 	Options    map[string]string
 	Passed     bool
 	ExitStatus int
-	Messages   int64
+	Messages   int64  // the tape's messages (report summary.total_messages)
+	Sent       int64  // messages sent, every session's (summary.sent)
+	Sessions   int    // sessions run, virtual copies included
+	Speed      string // as the command line takes it ("fast", "10x"); "" if unknown
 	Failed     int64
 	Errors     int64 // errors and timeouts
 	DurationMS float64
@@ -74,7 +77,8 @@ func (q Query) where() (string, []any) {
 	return " WHERE " + strings.Join(conds, " AND "), args
 }
 
-const runColumns = `id, run_id, started_at, tape_hash, tape_name, target, version, options, passed, exit_status, messages, failed, errors, duration_ms`
+const runColumns = `id, run_id, started_at, tape_hash, tape_name, target, version, options, passed, exit_status, messages, failed, errors, duration_ms,
+	coalesce(json_extract(figures, '$.summary.sent'), 0), coalesce(json_extract(figures, '$.summary.sessions'), 0), coalesce(json_extract(figures, '$.summary.speed'), '')`
 
 // Runs lists the runs q selects, newest first.
 func (s *Store) Runs(ctx context.Context, q Query) ([]Run, error) {
@@ -104,7 +108,7 @@ func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	var started int64
 	var opts string
 	if err := row.Scan(&r.ID, &r.RunID, &started, &r.TapeHash, &r.TapeName, &r.Target, &r.Version, &opts,
-		&r.Passed, &r.ExitStatus, &r.Messages, &r.Failed, &r.Errors, &r.DurationMS); err != nil {
+		&r.Passed, &r.ExitStatus, &r.Messages, &r.Failed, &r.Errors, &r.DurationMS, &r.Sent, &r.Sessions, &r.Speed); err != nil {
 		return Run{}, err
 	}
 	r.StartedAt = time.Unix(0, started).UTC()

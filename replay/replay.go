@@ -21,7 +21,7 @@ import (
 )
 
 // MaxSessions bounds Sessions: each virtual session has a connection.
-const MaxSessions = 100_000
+const MaxSessions = config.MaxSessions
 
 // Run replays the tape at path with the options and returns its report.
 // See Replay.Run for what the report and the error say. A path that is not
@@ -59,6 +59,7 @@ type Replay struct {
 	onError    string
 	timeout    time.Duration
 	sessions   int
+	ramp       time.Duration
 	config     string // the config file read, for the report
 	rerecord   *rerecorder
 	ctl        *controller.Controller // Control's; nil otherwise
@@ -88,7 +89,7 @@ func New(src tape.Source, opts ...Option) (_ *Replay, err error) {
 	if err != nil {
 		return nil, s.blameFile(err, path)
 	}
-	r := &Replay{target: s.target, speed: cfg.Speed, onError: s.onError, timeout: cfg.Timeout, sessions: max(cfg.Sessions, 1), config: path}
+	r := &Replay{target: s.target, speed: cfg.Speed, onError: s.onError, timeout: cfg.Timeout, sessions: max(cfg.Sessions, 1), ramp: cfg.Ramp, config: path}
 	if _, stdio := cfg.Dialer.(transport.Stdio); stdio && s.startFirst {
 		// The server starts while the tape is read, below.
 		r.early = dialEarly(cfg.Dialer)
@@ -529,6 +530,25 @@ func (r *Replay) Timeout() time.Duration { return r.timeout }
 // runs (Sessions), options and config resolved: 1 replays the tape as
 // recorded.
 func (r *Replay) Sessions() int { return r.sessions }
+
+// Ramp is the Ramp option, options and config resolved.
+func (r *Replay) Ramp() time.Duration { return r.ramp }
+
+// RampUnused says why the Ramp option, options and config resolved, does
+// nothing in this replay ("" when it is used or zero): the ramp shifts
+// the copies' recorded times, which only realtime and Nx speeds follow,
+// and there are copies only with Sessions above 1.
+func (r *Replay) RampUnused() string {
+	switch {
+	case r.ramp <= 0:
+		return ""
+	case r.speed.Mode != scheduler.Realtime && r.speed.Mode != scheduler.Scaled:
+		return fmt.Sprintf("at speed %s, which does not follow recorded times, the sessions start as the pacing sends them; ramp up with realtime or Nx speeds (e.g. 10x)", r.speed)
+	case r.sessions <= 1:
+		return "with one session: it spreads the starts of --sessions copies"
+	}
+	return ""
+}
 
 // Run replays the tape and returns the report, concluded by the outcome
 // policy (Report.Conclude): how the replay ended and its thresholds, so

@@ -200,7 +200,9 @@ func knownMetrics() string {
 // "validation_failed==0", "lag_p99<1ms" or "held_p99<50ms". Durations
 // need a unit (ns, us, µs, ms, s, m): a bare number other than 0 is
 // refused, since "p99<200" could mean milliseconds or seconds; rates are a
-// percentage ("1%") or a fraction ("0.01"); throughput, achieved_rate and
+// percentage ("1%") or a fraction below 1 ("0.01", as k6 writes it): a
+// bare 1 or more is refused, since "error_rate<1" could mean 1% or 100%;
+// throughput, achieved_rate and
 // intended_rate are per second ("500" or "500/s"). "p(99)" is read as
 // "p99", as k6 writes it. Spaces are allowed around the operator.
 //
@@ -276,6 +278,14 @@ func ParseThreshold(s string) (Threshold, error) {
 	}
 	if f, err := strconv.ParseFloat(raw, 64); err == nil && finite(f) && f != 0 && m.unit == unitDuration {
 		return bad("%s is a duration and %s has no unit: write %s%s%sms for milliseconds (or s, us)", name, raw, name, op, raw)
+	}
+	if f, err := strconv.ParseFloat(raw, 64); err == nil && finite(f) && f >= 1 && m.unit == unitRate {
+		shown := name
+		if filtered {
+			shown += "{" + filter.String() + "}"
+		}
+		return bad("%s is a rate and %s has no unit: write %s%s%s%% for a percentage, or the fraction %s%s%s (a bare number is a fraction, so it must be below 1)",
+			name, raw, shown, op, raw, shown, op, strconv.FormatFloat(f/100, 'f', -1, 64))
 	}
 	limit, err := parseLimit(m.unit, raw)
 	if err != nil {

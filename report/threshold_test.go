@@ -107,6 +107,11 @@ func TestParseThresholdErrors(t *testing.T) {
 		{"p(99) < 1.5", []string{"write p99<1.5ms"}},
 		{"duration<60", []string{"duration is a duration and 60 has no unit"}},
 		{"lag_max>=-1", []string{"write lag_max>=-1ms"}},
+		// A rate's bare number of 1 or more is a percentage to a k6 user
+		// ("1" for 1%), a fraction to the parser (1 = 100%): refused.
+		{"error_rate<1", []string{"error_rate is a rate and 1 has no unit: write error_rate<1% for a percentage, or the fraction error_rate<0.01"}},
+		{"success_rate>=99.5", []string{"write success_rate>=99.5% for a percentage, or the fraction success_rate>=0.995"}},
+		{"error_rate{tool:search}<5", []string{"write error_rate{tool:search}<5%"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

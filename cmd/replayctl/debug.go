@@ -191,7 +191,7 @@ func (a *app) debug(cmd *cobra.Command, args []string, f debugFlags) error {
 	case errors.As(err, &replayErr):
 		return replayErr.Err // the target died, or a bad tape
 	case cmd.Context().Err() != nil && !in.terminal:
-		return fmt.Errorf("interrupted: %w", cmd.Context().Err())
+		return interrupted("")
 	case err != nil:
 		return err
 	}

@@ -128,14 +128,14 @@ func (a *app) historyList(cmd *cobra.Command, f historyCmdFlags) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tSTARTED (UTC)\tTAPE\tHASH\tVERSION\tRESULT\tMESSAGES\tFAILED\tERRORS\tDURATION")
+	fmt.Fprintln(tw, "RUN\tSTARTED (UTC)\tTAPE\tHASH\tVERSION\tRESULT\tSESSIONS\tSPEED\tSENT\tFAILED\tERRORS\tDURATION")
 	for _, r := range runs {
 		result := "passed"
 		if !r.Passed {
 			result = fmt.Sprintf("failed (exit %d)", r.ExitStatus)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%.0fms\n", r.ID, r.StartedAt.Format("2006-01-02 15:04:05"), r.TapeName,
-			shortHash(r.TapeHash), dash(r.Version), result, r.Messages, r.Failed, r.Errors, r.DurationMS)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%.0fms\n", r.ID, r.StartedAt.Format("2006-01-02 15:04:05"), r.TapeName,
+			shortHash(r.TapeHash), dash(r.Version), result, max(r.Sessions, 1), dash(r.Speed), r.Sent, r.Failed, r.Errors, r.DurationMS)
 	}
 	return tw.Flush()
 }

@@ -143,6 +143,13 @@ func swappedArgs(command, in, out string, err error) error {
 // the function to call once the command has stopped. Only the process's
 // own app does this (see app.isMain).
 func (a *app) forceOnSecondSignal(ctx context.Context, left func() string) (stopped func()) {
+	return a.forceOnSecondSignalSaying(ctx, nil, left)
+}
+
+// forceOnSecondSignalSaying is forceOnSecondSignal with what is said at
+// the first signal: first's text when it returns one ("the client
+// ended"), else "stopping".
+func (a *app) forceOnSecondSignalSaying(ctx context.Context, first, left func() string) (stopped func()) {
 	if !a.isMain {
 		return func() {}
 	}
@@ -156,7 +163,13 @@ func (a *app) forceOnSecondSignal(ctx context.Context, left func() string) (stop
 		sig := make(chan os.Signal, 1)
 		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 		defer signal.Stop(sig)
-		fmt.Fprintln(a.errOut, "stopping (a second Ctrl-C or SIGTERM stops at once)")
+		what := "stopping (a second Ctrl-C or SIGTERM stops at once)"
+		if first != nil {
+			if w := first(); w != "" {
+				what = w + " (another signal stops at once)"
+			}
+		}
+		fmt.Fprintln(a.errOut, what)
 		select {
 		case <-done:
 		case s := <-sig:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,6 +50,8 @@ type recordFlags struct {
 	// upstreamDown is set by recordHTTP when the upstream could not be
 	// reached at the start; read by a second signal's exit (recordLeft).
 	upstreamDown atomic.Bool
+	// client is the stdio client's input (stdin), which says when it ended.
+	client *endReader
 }
 
 func (f *recordFlags) register(fl *pflag.FlagSet) {
@@ -263,7 +266,14 @@ interrupted.
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			defer a.forceOnSecondSignal(cmd.Context(), func() string {
+			f.client = &endReader{r: a.stdin}
+			clientEnded := func() string {
+				if f.client.ended.Load() { // a stdio client closes its input, then may send SIGTERM
+					return "the client ended; stopping the server and finishing the tape"
+				}
+				return ""
+			}
+			defer a.forceOnSecondSignalSaying(cmd.Context(), clientEnded, func() string {
 				return f.leftAtOnce(hf.given(), f.upstreamDown.Load())
 			})()
 			tags, err := f.check()
@@ -310,14 +320,15 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 		return !silent
 	}
 	r, err := newRecorder(f, append(a.recorderOptions(f, tags, keep),
-		record.Command(argv...), record.Client(a.stdin, a.stdout), record.StopTimeout(f.stopTimeout),
+		record.Command(argv...), record.Client(f.client, a.stdout), record.StopTimeout(f.stopTimeout),
 		record.WithStdio(record.StdioSession(f.session), record.StdioMaxMessage(int(f.maxMessage)), record.StdioStderr(a.stderr))))
 	if err != nil {
 		return err
 	}
 	res, err := r.Run(ctx)
 	noServer := !res.Stdio.Started && errors.Is(err, transport.ErrTarget)
-	if !f.quiet && !noServer {
+	madeMeanwhile := errors.Is(err, fs.ErrExist) // by another recorder, after check
+	if !f.quiet && !noServer && !madeMeanwhile {
 		a.recordSummary(res, err)
 		a.redactionSummary(f)
 	}
@@ -332,6 +343,8 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w; %s", err, f.noTape())}
 	case err != nil && errors.Is(err, transport.ErrTarget):
 		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w (%s recorded to %s)", err, english.Count(res.Messages, "message"), res.Path)}
+	case madeMeanwhile:
+		return usageError("record: %s was created by another process while this one recorded, so nothing of this session was written: each server process needs its own -o (a client that starts its server more than once starts one replayctl record each; give each its own tape name, e.g. from a wrapper script), or record over HTTP (--listen/--upstream), where each client session is a session of one tape", f.out)
 	case err != nil:
 		return &exitError{code: exitBadInput, err: fmt.Errorf("record: %w", err)}
 	}
@@ -441,4 +454,18 @@ func (a *app) recordSummary(rec record.Result, err error) {
 	if res.NonJSONFromClient+res.NonJSONFromServer > 0 {
 		fmt.Fprintf(a.errOut, "relayed but not recorded: %d non-JSON lines from the client, %d from the server\n", res.NonJSONFromClient, res.NonJSONFromServer)
 	}
+}
+
+// endReader is the stdio client's input; ended says it reached its end.
+type endReader struct {
+	r     io.Reader
+	ended atomic.Bool
+}
+
+func (e *endReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err == io.EOF {
+		e.ended.Store(true)
+	}
+	return n, err
 }

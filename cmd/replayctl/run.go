@@ -308,6 +308,9 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	} else if ok && f.chaosFrom != "" {
 		fmt.Fprintf(a.errOut, "chaos: the faults of %s, seed %d (the run it repeats)\n", f.chaosFrom, seed)
 	}
+	if why := r.RampUnused(); why != "" {
+		fmt.Fprintf(a.errOut, "warning: --ramp %s does nothing %s\n", r.Ramp(), why)
+	}
 	if seed, random, ok := r.OrderSeed(); ok && random {
 		fmt.Fprintf(a.errOut, "order: seed %d (repeat this order with --seed %d)\n", seed, seed)
 	}
