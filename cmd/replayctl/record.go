@@ -310,6 +310,9 @@ interrupted.
 // recordStdio runs the stdio recording proxy on this process's stdin and
 // stdout.
 func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]string, argv []string) error {
+	if f.client == nil { // serve --mode record: no second signal's note to tell
+		f.client = &endReader{r: a.stdin}
+	}
 	// A server that could not start leaves no tape, so that the next try
 	// needs no --force; so does one that answered nothing (keep), and
 	// with --force the old tape is then as it was.

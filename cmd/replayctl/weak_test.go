@@ -28,7 +28,7 @@ func TestValuesRefusedBeforeReplay(t *testing.T) {
 		{"log level a number", []string{"inspect", "examples/quickstart.jsonl", "--log-level", "-1"}, `--log-level "-1": want debug`},
 		{"latency without a unit", append(run, "--threshold", "p99<200"), "p99 is a duration and 200 has no unit: write p99<200ms for milliseconds"},
 		{"run time without a unit", append(run, "--threshold", "duration < 60"), "write duration<60ms"},
-		{"latency without a unit in a config", append(run, "--config", cfg), "bare.yaml: thresholds: report: bad threshold \"p99<200\""},
+		{"latency without a unit in a config", append(run, "--config", cfg), "bare.yaml line 1: thresholds[0]: \"p99<200\": p99 is a duration"},
 		{"the same, config check", []string{"config", "check", cfg}, "write p99<200ms"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
