@@ -164,6 +164,9 @@ func TestMetricsPrometheus(t *testing.T) {
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
+			// Scrapes Prometheus dropped (up 0, e.g. past its timeout) and the slowest kept.
+			t.Logf("scrapes: %s, failed: %s, slowest: %ss", promQuery(t, api, `count_over_time(up[5m])`),
+				promQuery(t, api, `count_over_time(up[5m]) - sum_over_time(up[5m])`), promQuery(t, api, `max_over_time(scrape_duration_seconds[5m])`))
 			t.Logf("metrics:\n%s\nstderr:\n%s", dumpMetrics(m[1]), p.stderr)
 		}
 	})
@@ -200,6 +203,17 @@ func TestMetricsPrometheus(t *testing.T) {
 	}
 	if want != 5*8 {
 		t.Fatalf("the report counts %d requests, want 40 (5 sessions of 8): the test's premise is gone", want)
+	}
+	// replayctl exits once Prometheus has read the last answer; Prometheus
+	// stores it a moment later (at load, after the exit): wait for the
+	// run's end to be stored before the figures are asked for.
+	polls := 0
+	pollUntil(t, promWait, func() bool {
+		polls++
+		return promQuery(t, api, `last_over_time(replayctl_run_ended[5m])`) == "1"
+	}, "prometheus to store the last scrape, of the run ended")
+	if polls > 1 {
+		t.Logf("prometheus stored the last scrape %d polls after replayctl exited", polls)
 	}
 	got := promQuery(t, api, `sum(last_over_time(replayctl_requests_total[5m]))`)
 	if got != strconv.FormatInt(want, 10) {

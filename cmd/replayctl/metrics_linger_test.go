@@ -93,3 +93,37 @@ func TestMetricsLingerScrapeGivenUp(t *testing.T) {
 		t.Fatalf("--metrics still up 10s after a scrape answered in time:\n%s", errOut)
 	}
 }
+
+// TestFinalScrapeKept: which scrapes of the final counts --metrics-linger
+// counts as kept by their scraper.
+func TestFinalScrapeKept(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		header  string
+		took    time.Duration
+		err     error
+		want    bool
+		wantWhy string
+	}{
+		{"no timeout said", "", time.Minute, nil, true, ""},
+		{"well within", "0.2", 50 * time.Millisecond, nil, true, ""},
+		{"exactly half", "0.2", 100 * time.Millisecond, nil, true, ""},
+		{"past half", "0.2", 101 * time.Millisecond, nil, false, "more than half the 200ms the scraper waits"},
+		{"past all", "1", 2 * time.Second, nil, false, "more than half the 1s the scraper waits"},
+		{"not a number", "soon", time.Minute, nil, true, ""},
+		{"zero", "0", time.Minute, nil, true, ""},
+		{"negative", "-1", time.Minute, nil, true, ""},
+		{"not written", "10", time.Millisecond, io.ErrClosedPipe, false, "not written in full: io: read/write on closed pipe"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{}
+			if tc.header != "" {
+				h.Set(scrapeTimeoutHeader, tc.header)
+			}
+			ok, why := finalScrape{took: tc.took, timeout: scrapeTimeout(h), err: tc.err}.kept()
+			if ok != tc.want || !strings.Contains(why, tc.wantWhy) || (ok && why != "") {
+				t.Fatalf("kept() = %v %q, want %v %q", ok, why, tc.want, tc.wantWhy)
+			}
+		})
+	}
+}
