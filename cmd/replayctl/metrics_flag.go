@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sync"
+	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -37,9 +37,49 @@ type metricsServer struct {
 	cancel  context.CancelFunc // stops serving
 	served  chan error         // ServeUntil's outcome
 	linger  time.Duration
-	final   chan struct{} // closed once the counts are final
-	scraped chan struct{} // closed once a scrape began after final
-	once    sync.Once
+	final   chan struct{}    // closed once the counts are final
+	scrapes chan finalScrape // the scrapes that began after final, for stop
+	done    <-chan struct{}  // closed once serving stops
+}
+
+// finalScrape is a scrape that began after the counts were final: how
+// long its answer took to write, how long its scraper said it would
+// wait (X-Prometheus-Scrape-Timeout-Seconds; 0 when it did not say),
+// and why the answer was not written in full, if it was not.
+type finalScrape struct {
+	took, timeout time.Duration
+	err           error
+}
+
+// scrapeTimeoutHeader is where Prometheus says how long it waits for an
+// answer before it drops it.
+const scrapeTimeoutHeader = "X-Prometheus-Scrape-Timeout-Seconds"
+
+// scrapeTimeout is the timeout a scraper says in h (scrapeTimeoutHeader),
+// 0 when it says none or nothing that reads as a positive number of
+// seconds.
+func scrapeTimeout(h http.Header) time.Duration {
+	secs, err := strconv.ParseFloat(h.Get(scrapeTimeoutHeader), 64)
+	if err != nil || !(secs > 0) || secs > 1e9 {
+		return 0
+	}
+	return time.Duration(secs * float64(time.Second))
+}
+
+// kept says whether the scraper has, in all likelihood, kept the answer:
+// it was written in full, and, when the scraper said its timeout, in at
+// most half of it (the other half is the scraper's own part of the
+// exchange, which the server cannot see: sending the request, reading
+// the answer). When not, why says so.
+func (f finalScrape) kept() (ok bool, why string) {
+	switch {
+	case f.err != nil:
+		return false, fmt.Sprintf("its answer was not written in full: %v", f.err)
+	case f.timeout > 0 && f.took > f.timeout/2:
+		return false, fmt.Sprintf("its answer took %s, more than half the %s the scraper waits (%s): it may have dropped it",
+			f.took.Round(time.Microsecond), f.timeout, scrapeTimeoutHeader)
+	}
+	return true, ""
 }
 
 // startMetrics serves the metrics of a replay at f.addr, when given:
@@ -63,7 +103,7 @@ func (a *app) startMetrics(f metricsFlags, opts ...metrics.Option) (*metricsServ
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &metricsServer{m: metrics.New(opts...), cancel: cancel, served: make(chan error, 1), linger: f.linger,
-		final: make(chan struct{}), scraped: make(chan struct{})}
+		final: make(chan struct{}), scrapes: make(chan finalScrape), done: ctx.Done()}
 	mux := http.NewServeMux()
 	mux.Handle(metricsPath, s)
 	go func() { s.served <- transport.ServeUntil(ctx, ln, guarded(mux)) }()
@@ -83,14 +123,27 @@ func (s *metricsServer) metrics() *metrics.Metrics {
 	return s.m
 }
 
-// ServeHTTP serves the metrics, and notes a scrape of the final counts.
+// ServeHTTP serves the metrics. A scrape that began once the counts
+// were final is handed to stop (finalScrape) when its answer has been
+// written and flushed, or when serving stops.
 func (s *metricsServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	select {
 	case <-s.final:
-		defer s.once.Do(func() { close(s.scraped) })
 	default:
+		s.m.ServeHTTP(w, r)
+		return
 	}
+	began := time.Now()
 	s.m.ServeHTTP(w, r)
+	f := finalScrape{timeout: scrapeTimeout(r.Header), err: http.NewResponseController(w).Flush()}
+	f.took = time.Since(began)
+	if f.err == nil && r.Context().Err() != nil {
+		f.err = errors.New("the scraper closed the connection")
+	}
+	select {
+	case s.scrapes <- f:
+	case <-s.done:
+	}
 }
 
 // guarded refuses, with 403, a request whose Host or Origin is not this
@@ -114,8 +167,9 @@ func guarded(h http.Handler) http.Handler {
 
 // stop ends --metrics once the replay has ended: when it ran, it
 // waits (at most --metrics-linger, or until ctx is done) for one more
-// scrape, so that Prometheus has the final counts, then closes the
-// listener. stop on a nil server does nothing.
+// scrape that the scraper kept (finalScrape.kept), so that Prometheus
+// has the final counts, then closes the listener. A scrape not counted
+// is noted on errOut. stop on a nil server does nothing.
 func (s *metricsServer) stop(ctx context.Context, errOut io.Writer) error {
 	if s == nil {
 		return nil
@@ -124,10 +178,21 @@ func (s *metricsServer) stop(ctx context.Context, errOut io.Writer) error {
 		close(s.final)
 		fmt.Fprintf(errOut, "metrics: waiting for a last scrape of the final counts (at most %s; Ctrl-C ends it)\n", s.linger)
 		t := time.NewTimer(s.linger)
-		select {
-		case <-s.scraped:
-		case <-t.C:
-		case <-ctx.Done():
+	wait:
+		for {
+			select {
+			case f := <-s.scrapes:
+				ok, why := f.kept()
+				if ok {
+					break wait
+				}
+				fmt.Fprintf(errOut, "metrics: a scrape of the final counts not counted (%s): waiting for another\n", why)
+			case <-t.C:
+				fmt.Fprintf(errOut, "metrics: no scrape of the final counts kept within --metrics-linger %s: stopping\n", s.linger)
+				break wait
+			case <-ctx.Done():
+				break wait
+			}
 		}
 		t.Stop()
 	}
