@@ -525,6 +525,12 @@ func TestLeanAllIdleClosed(t *testing.T) {
 			if !idle[0].direct {
 				t.Skip("the connection is not read while idle here (not Linux, or not a TCP socket of the net package)")
 			}
+			// The client's dial of the spare completes before the server's
+			// Accept returns it: close both only once both are accepted
+			// (CI saw the spare accepted after closeAll, never closed).
+			if !waitFor(func() bool { mu.Lock(); defer mu.Unlock(); return len(open) == 2 }) {
+				t.Fatal("the server did not accept the first connection and the spare")
+			}
 			closeAll()
 			if !waitFor(func() bool {
 				for _, c := range idle {
