@@ -141,13 +141,14 @@ func (r *requests) notesIfQuiet(ctx context.Context, ss *session) error {
 	if !ss.settled || ss.sent.len() > 0 || ss.notesCompared {
 		return nil
 	}
-	if !notesCame(ss) && !ss.notesWait && x.direct != nil && !ss.dead {
+	came := notesCame(ss)
+	if !came && !ss.notesWait && x.direct != nil && !ss.dead {
 		ss.notesWait = true
 		x.rx.askTimer.Stop()
 		x.rx.askTimer.Reset(x.env.Timeout)
 		return nil
 	}
-	if ss.notesWait && !notesCame(ss) {
+	if ss.notesWait && !came {
 		return nil // still waiting: notesExpired ends it
 	}
 	return x.rq.notesNow(ctx, ss)

@@ -167,7 +167,7 @@ func (s *session) takeAnswer(method string) *Item {
 	client := false           // a request of the client was passed
 	for i, it := range s.backlog {
 		client = client || it.Rec.Dir == tape.C2S && it.RPC.Kind == jsonrpc.KindRequest
-		if !client && it.Rec.Dir == tape.S2C && it.RPC.Kind == jsonrpc.KindRequest && it.RPC.Method == method {
+		if !client && asksFor(it, method) {
 			if ahead == nil {
 				ahead = map[string]bool{}
 			}
@@ -198,7 +198,7 @@ func (s *session) takeAnswer(method string) *Item {
 // server of method, anywhere.
 func (s *session) asksLater(method string) bool {
 	for _, it := range s.backlog {
-		if it.Rec.Dir == tape.S2C && it.RPC.Kind == jsonrpc.KindRequest && it.RPC.Method == method {
+		if asksFor(it, method) {
 			return true
 		}
 	}
@@ -216,7 +216,7 @@ func (s *session) asksAhead(method string) bool {
 		if it.Rec.Dir == tape.C2S && it.RPC.Kind == jsonrpc.KindRequest {
 			return false
 		}
-		if it.Rec.Dir == tape.S2C && it.RPC.Kind == jsonrpc.KindRequest && it.RPC.Method == method {
+		if asksFor(it, method) {
 			return true
 		}
 	}
@@ -253,4 +253,9 @@ func (s *session) gaveUp(key string) {
 		s.late = make(map[string]bool)
 	}
 	s.late[key] = true
+}
+
+// asksFor reports whether it is a recorded server request of method.
+func asksFor(it *Item, method string) bool {
+	return it.Rec.Dir == tape.S2C && it.RPC.Kind == jsonrpc.KindRequest && it.RPC.Method == method
 }
