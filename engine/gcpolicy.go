@@ -101,9 +101,10 @@ func (h *gcHolder) hold(headroom int64) func() {
 //
 // The collector's goal is live + (live + stacks + globals) × GOGC/100,
 // and never below its minimum heap, 4 MiB × GOGC/100: GOGC is the
-// headroom over all three (replayctl's globals are ≈ 5 MB, gopacket's
-// tables; a live heap of 8 MB paced by the live heap alone had a goal of
-// 113 MB for a headroom of 64 MB), over at least 4 MiB.
+// headroom over all three (a live heap of 8 MB paced by the live heap
+// alone had a goal of 113 MB for a headroom of 64 MB, measured while
+// replayctl still linked gopacket's ≈ 5 MB of tables as globals; it now
+// has ≈ 0.2 MB), over at least 4 MiB.
 func (h *gcHolder) pace() {
 	live, roots := liveHeap()
 	p := h.percent

@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -89,7 +90,7 @@ func decodePcap(path string, src io.Reader, store msgStore) (Header, *imported, 
 		return Header{}, nil, nil, &Error{Path: path, Seq: -1, Msg: "the packet capture is cut short in its file header: capture again"}
 	}
 	magic := head[:4]
-	full := io.MultiReader(bytesReader(head[:n]), src)
+	full := io.MultiReader(bytes.NewReader(head[:n]), src)
 	var ps packetSource
 	sll2 := false
 	if binary.LittleEndian.Uint32(magic[:]) == 0x0A0D0D0A {
@@ -136,20 +137,6 @@ func decodePcap(path string, src io.Reader, store msgStore) (Header, *imported, 
 	}
 	h, refs, rename := x.finish()
 	return h, &imported{store: store, refs: refs, rename: rename}, x.warnings, nil
-}
-
-// bytesReader is a reader of b.
-func bytesReader(b []byte) io.Reader { return &byteReader{b: b} }
-
-type byteReader struct{ b []byte }
-
-func (r *byteReader) Read(p []byte) (int, error) {
-	if len(r.b) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(p, r.b)
-	r.b = r.b[n:]
-	return n, nil
 }
 
 // maxPacket bounds one packet of a pcap file (an IP packet is at most

@@ -520,8 +520,8 @@ func TestEmitAllAsEmitEach(t *testing.T) {
 func TestHandleYieldsBetweenChunks(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	const events = maxWakeAt
-	const most = 32        // events per Handle call: ~30 µs of the report's collector
-	var turns atomic.Int64 // the spinner's
+	const most = handleChunk // events per Handle call: ~30 µs of the report's collector
+	var turns atomic.Int64   // the spinner's
 	var stop atomic.Bool
 	spun := make(chan struct{})
 	go func() {
