@@ -247,6 +247,55 @@ func TestScheduleHoldsAfterLateAnswers(t *testing.T) {
 	}
 }
 
+// TestHeldEndsWhenTheAnswerCame (issue 24): a call held by the answer
+// before it is held until that answer came — when it was read — and not
+// until the session took it: the time between is the replayer's (lag).
+// The target answers each call at once, but each answer reaches the
+// session 0.3 ms after it was read (stamped 0.1 ms after its call, passed
+// on 0.2 ms later), as when the session's processor was busy. At 10x
+// (0.2 ms apart) in causal order every call from the second on waits for
+// the answer before it; its lateness is split at that answer's read:
+// held until it, lag after it. Before, the whole wait was held and the
+// lag 0.
+func TestHeldEndsWhenTheAnswerCame(t *testing.T) {
+	const calls = 20
+	stale := 200 * time.Microsecond
+	path := callsTape(t, calls, 2*time.Millisecond)
+	synctest.Test(t, func(t *testing.T) {
+		cfg := withMock(Config{Tape: path, Speed: scheduler.Speed{Mode: scheduler.Scaled, Factor: 10}})
+		cfg.Dialer = lateDialer{inner: cfg.Dialer, late: lateAll(stale + 100*time.Microsecond), stale: stale}
+		e, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent := map[int]report.Result{}
+		e.OnResult(func(r report.Result) {
+			if r.Dir == "c2s" && r.Method == "tools/call" {
+				sent[int(r.Seq-3)/2+1] = r
+			}
+		})
+		if _, err := e.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if len(sent) != calls {
+			t.Fatalf("%d calls judged, want %d", len(sent), calls)
+		}
+		for i := 2; i <= calls; i++ {
+			r := sent[i]
+			late := r.Sent.Sub(r.Due)
+			if late <= 0 {
+				t.Fatalf("call %d sent %s before its due time, want it held by the answer before it", i, -late)
+			}
+			// The answer before it was read stale before it was taken,
+			// and the call went when it was taken.
+			wantLag := min(stale, late)
+			if r.Lag != wantLag || r.Held != late-wantLag {
+				t.Errorf("call %d %s late: held %s, lag %s; want held %s, lag %s", i, late, r.Held, r.Lag, late-wantLag, wantLag)
+			}
+		}
+	})
+}
+
 func lateOne(n int, d time.Duration) func(int) time.Duration {
 	return func(i int) time.Duration {
 		if i == n {
@@ -275,6 +324,7 @@ func rangeInts(from, to int) []int {
 type lateDialer struct {
 	inner transport.Dialer
 	late  func(n int) time.Duration
+	stale time.Duration // each answer is stamped this long before it is passed on
 }
 
 func (d lateDialer) Dial(ctx context.Context, session string) (transport.Conn, error) {
@@ -282,21 +332,23 @@ func (d lateDialer) Dial(ctx context.Context, session string) (transport.Conn, e
 	if err != nil {
 		return nil, err
 	}
-	lc := &lateConn{Conn: c, late: d.late, out: make(chan transport.Incoming), done: make(chan struct{})}
+	lc := &lateConn{Conn: c, late: d.late, stale: d.stale, out: make(chan transport.Incoming), done: make(chan struct{})}
 	go lc.forward()
 	return lc, nil
 }
 
 type lateConn struct {
 	transport.Conn
-	late func(n int) time.Duration
-	out  chan transport.Incoming
-	done chan struct{}
+	late  func(n int) time.Duration
+	stale time.Duration
+	out   chan transport.Incoming
+	done  chan struct{}
 }
 
 // forward passes each answer on at its time, in order; an answer is
-// stamped when it is passed on (when the client would read it). Answers
-// are counted as they come: 0 is initialize's, n the n-th call's.
+// stamped when it is passed on (when the client would read it), or stale
+// before that (read, then handed to the session late). Answers are
+// counted as they come: 0 is initialize's, n the n-th call's.
 func (c *lateConn) forward() {
 	defer close(c.out)
 	n := 0
@@ -307,7 +359,7 @@ func (c *lateConn) forward() {
 		}
 		if json.Unmarshal(in.Msg, &m) == nil && m.ID != nil && m.Method == "" {
 			time.Sleep(time.Until(in.At.Add(c.late(n))))
-			in.At = time.Now()
+			in.At = time.Now().Add(-c.stale)
 			n++
 		}
 		select {

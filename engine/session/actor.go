@@ -590,6 +590,9 @@ func (x *Actor) drain(ctx context.Context, ss *session) error {
 		if ss.blocked { // the target's answers let the session go on now
 			now = time.Now()
 			ss.blocked, ss.freeAt = false, now
+			if at := ss.answerAt; !at.IsZero() && at.Before(now) {
+				ss.freeAt = at // the answer came then: free since
+			}
 		}
 		if it.Paced() && !it.admitted {
 			if ss.gating == it {

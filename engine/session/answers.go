@@ -257,7 +257,10 @@ func (r *receiver) arrive(ctx context.Context, a arrival) error {
 			return err
 		}
 	}
-	return x.drain(ctx, ss)
+	ss.answerAt = inc.At // the messages it lets go were free from then
+	err = x.drain(ctx, ss)
+	ss.answerAt = time.Time{}
+	return err
 }
 
 // final reports whether nothing more can be recorded for the session.

@@ -62,6 +62,12 @@ type session struct {
 	// due before freeAt was held for that long.
 	blocked bool
 	freeAt  time.Time
+	// answerAt is when the answer being taken was read (its
+	// transport.Incoming.At), while the session drains after it: a
+	// session that answer lets go on was free from then, not from when
+	// it took it — the time between is the replayer's (lag), not the
+	// target's (held).
+	answerAt time.Time
 	// sendFrom, sendTo: the last sends that waited for the target (a
 	// POST held until its answer's headers), one after another while a
 	// message waited through them: a message due in them was held by the

@@ -199,11 +199,19 @@ func splitCmd(args []string, w io.Writer) error {
 	fromMS := func(v float64) time.Duration { return start + time.Duration(v*float64(time.Millisecond)) }
 	var ups, backs []time.Duration
 	var late []string
+	var turn turnarounds
 	i := 0
-	for _, t := range r.Timeline {
+	prev := -1 // the timeline's previous tools/call
+	for k, t := range r.Timeline {
 		if t.Method != "tools/call" || i >= len(at) {
 			continue
 		}
+		if prev >= 0 {
+			if a := r.Timeline[prev].AnsweredMS; a != nil && *a > t.DueMS && t.SentMS >= *a {
+				turn.add(i, fromMS(t.SentMS)-fromMS(*a))
+			}
+		}
+		prev = k
 		up := at[i] - fromMS(t.SentMS)
 		back := time.Duration(-1)
 		if t.AnsweredMS != nil {
@@ -226,7 +234,37 @@ func splitCmd(args []string, w io.Writer) error {
 		fmt.Fprintf(w, ", first: %s", strings.Join(late[:min(len(late), 8)], "; "))
 	}
 	fmt.Fprintln(w)
+	if len(turn.all) > 0 {
+		fmt.Fprintln(w, turn.String())
+	}
 	return nil
+}
+
+// turnarounds are the replayer's share of a run held by its answers: for
+// each call sent after its due time because the answer before it came
+// after that time (causal order, as the tape's calls are), how long the
+// replayer took from that answer to the call. Its sum beside the last
+// call's lateness says how much of a held run was the replayer's and how
+// much the target's round trips.
+type turnarounds struct {
+	all   []time.Duration
+	sum   time.Duration
+	max   time.Duration
+	worst int // the call whose turnaround is max
+}
+
+func (t *turnarounds) add(call int, d time.Duration) {
+	if len(t.all) == 0 || d > t.max {
+		t.max, t.worst = d, call
+	}
+	t.all = append(t.all, d)
+	t.sum += d
+}
+
+func (t *turnarounds) String() string {
+	s := slices.Sorted(slices.Values(t.all))
+	return fmt.Sprintf("%d calls held by the answer before them; the replayer's turnaround (answer → call) p50 %.3f ms, max %.3f ms (call %d), sum %.3f ms",
+		len(s), q(s, 0.5), ms(t.max), t.worst, ms(t.sum))
 }
 
 // deviations returns how far each arrival is from the ideal schedule,

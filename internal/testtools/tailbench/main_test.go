@@ -72,11 +72,15 @@ func TestSplit(t *testing.T) {
 	report := `{"summary":{"started_at":"2026-01-02T03:04:05Z"},"timeline":[
 {"method":"initialize","due_ms":0,"sent_ms":0,"answered_ms":0.5},
 {"method":"tools/call","due_ms":1,"sent_ms":1,"answered_ms":1.1},
-{"method":"tools/call","due_ms":1.2,"sent_ms":1.2,"answered_ms":1.9}]}`
+{"method":"tools/call","due_ms":1.2,"sent_ms":1.2,"answered_ms":1.9},
+{"method":"tools/call","due_ms":1.4,"sent_ms":1.95,"answered_ms":2.0},
+{"method":"tools/call","due_ms":1.6,"sent_ms":2.01,"answered_ms":2.1},
+{"method":"tools/call","due_ms":3,"sent_ms":3,"answered_ms":3.1}]}`
 	at := func(ms float64) string {
 		return strconv.FormatInt(start.Add(time.Duration(ms*float64(time.Millisecond))).UnixNano(), 10)
 	}
-	log := at(0.2) + " initialize 0\n" + at(1.05) + " tools/call 1\n" + at(1.7) + " tools/call 2\n"
+	log := at(0.2) + " initialize 0\n" + at(1.05) + " tools/call 1\n" + at(1.7) + " tools/call 2\n" +
+		at(1.96) + " tools/call 3\n" + at(2.02) + " tools/call 4\n" + at(3.01) + " tools/call 5\n"
 	rp, lp := filepath.Join(dir, "r.json"), filepath.Join(dir, "a.log")
 	if err := os.WriteFile(rp, []byte(report), 0o644); err != nil {
 		t.Fatal(err)
@@ -88,7 +92,11 @@ func TestSplit(t *testing.T) {
 	if err := splitCmd([]string{"-report", rp, lp}, &out); err != nil {
 		t.Fatal(err)
 	}
-	want := "2 calls; way up p50 0.050 ms, way back p50 0.050 ms; 1 over 300µs, first: 1 (held 0.000, up 0.500, back 0.200)\n"
+	// Calls 2 and 3 waited for the answer before them (1.9, 2.0 ms: after
+	// their due times) and went 0.05 and 0.01 ms after it; call 4 was
+	// due after its predecessor's answer: not held.
+	want := "5 calls; way up p50 0.010 ms, way back p50 0.080 ms; 1 over 300µs, first: 1 (held 0.000, up 0.500, back 0.200)\n" +
+		"2 calls held by the answer before them; the replayer's turnaround (answer → call) p50 0.010 ms, max 0.050 ms (call 2), sum 0.060 ms\n"
 	if out.String() != want {
 		t.Errorf("got\n%swant\n%s", out.String(), want)
 	}
