@@ -56,7 +56,14 @@ func (m Message) member(s span) []byte {
 // object is checked and parsed in one pass.
 func ParseStrict(raw []byte) (Message, error) {
 	if i := jsonscan.SkipSpace(raw, 0); i < len(raw) && raw[i] == '{' {
-		return parse(raw, true)
+		s := scanStrict(raw, i, 0)
+		switch {
+		case s.escaped:
+			return parse(raw, true)
+		case s.end < 0 || jsonscan.SkipSpace(raw, s.end) != len(raw):
+			return Message{Raw: raw}, errNotJSON
+		}
+		return s.message(raw)
 	}
 	if !jsonscan.Valid(raw) {
 		return Message{Raw: raw}, errNotJSON
@@ -99,9 +106,21 @@ func parse(raw []byte, strict bool) (Message, error) {
 	return m, err
 }
 
-// parseAt is ParseStrictAt.
+// parseAt is ParseStrictAt: one pass (scanStrict), or parseObject's
+// general one for an object with an escaped member name.
 func parseAt(doc []byte, i int) (Message, int, error) {
-	return parseObject(doc, i, true, true)
+	if i >= len(doc) || doc[i] != '{' {
+		return Message{Raw: doc[i:]}, -1, errNotJSON
+	}
+	s := scanStrict(doc, i, i)
+	switch {
+	case s.escaped:
+		return parseObject(doc, i, true, true)
+	case s.end < 0:
+		return Message{Raw: doc[i:]}, -1, errNotJSON
+	}
+	m, err := s.message(doc[i:s.end:s.end])
+	return m, s.end, err
 }
 
 // parseObject parses the object in doc: all of doc, or with at the one
