@@ -56,14 +56,17 @@ func (m Message) member(s span) []byte {
 // object is checked and parsed in one pass.
 func ParseStrict(raw []byte) (Message, error) {
 	if i := jsonscan.SkipSpace(raw, 0); i < len(raw) && raw[i] == '{' {
-		s := scanStrict(raw, i, 0)
+		var s strictScan
+		s.scan(raw, i, 0)
 		switch {
 		case s.escaped:
 			return parse(raw, true)
 		case s.end < 0 || jsonscan.SkipSpace(raw, s.end) != len(raw):
 			return Message{Raw: raw}, errNotJSON
 		}
-		return s.message(raw)
+		var m Message
+		err := s.message(&m, raw)
+		return m, err
 	}
 	if !jsonscan.Valid(raw) {
 		return Message{Raw: raw}, errNotJSON
@@ -87,8 +90,20 @@ func Parse(raw []byte) (Message, error) { return parse(raw, false) }
 // and end. When the object is not well-formed JSON, end is -1 and the
 // error says so as ParseStrict's does; when it is, but not a valid
 // JSON-RPC message, end is still its end.
-func ParseStrictAt(doc []byte, i int) (Message, int, error) {
-	return parseAt(doc, i)
+func ParseStrictAt(doc []byte, i int) (m Message, end int, err error) {
+	if i >= len(doc) || doc[i] != '{' {
+		return Message{Raw: doc[i:]}, -1, errNotJSON
+	}
+	var s strictScan
+	s.scan(doc, i, i)
+	switch {
+	case s.escaped:
+		return parseObject(doc, i, true, true)
+	case s.end < 0:
+		return Message{Raw: doc[i:]}, -1, errNotJSON
+	}
+	err = s.message(&m, doc[i:s.end:s.end])
+	return m, s.end, err
 }
 
 // parse is Parse; strict (an object only) also checks the grammar of all
@@ -104,23 +119,6 @@ func parse(raw []byte, strict bool) (Message, error) {
 	}
 	m, _, err := parseObject(raw, 0, strict, false)
 	return m, err
-}
-
-// parseAt is ParseStrictAt: one pass (scanStrict), or parseObject's
-// general one for an object with an escaped member name.
-func parseAt(doc []byte, i int) (Message, int, error) {
-	if i >= len(doc) || doc[i] != '{' {
-		return Message{Raw: doc[i:]}, -1, errNotJSON
-	}
-	s := scanStrict(doc, i, i)
-	switch {
-	case s.escaped:
-		return parseObject(doc, i, true, true)
-	case s.end < 0:
-		return Message{Raw: doc[i:]}, -1, errNotJSON
-	}
-	m, err := s.message(doc[i:s.end:s.end])
-	return m, s.end, err
 }
 
 // parseObject parses the object in doc: all of doc, or with at the one

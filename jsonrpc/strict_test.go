@@ -4,12 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/replayctl/replayctl/internal/jsonscan"
 )
 
-// strictCases are objects for scanStrict's tests and FuzzStrictScan's
+// strictCases are objects for strictScan.scan's tests and FuzzStrictScan's
 // seeds: messages of each kind, every error classify and the grammar
 // give, escaped names, white space, duplicates.
 var strictCases = []string{
@@ -82,7 +83,7 @@ func TestStrictScanRecognisesOnlyItsNames(t *testing.T) {
 	}
 }
 
-// FuzzStrictScan compares the one-pass parse (scanStrict, behind
+// FuzzStrictScan compares the one-pass parse (strictScan.scan, behind
 // ParseStrict and ParseStrictAt) with the member callback's
 // (parseObject over jsonscan.MembersValidAt) on any input: the same
 // message, to its unexported spans, the same end, the same error.
@@ -123,4 +124,26 @@ func sameParse(a, b Message, aerr, berr error) bool {
 		return false
 	}
 	return reflect.DeepEqual(a, b) && len(a.Raw) == len(b.Raw) && (len(a.Raw) == 0 || &a.Raw[0] == &b.Raw[0])
+}
+
+// TestKnownMember: each name the parse records is recognised, whatever
+// follows it (the word compare and the short one), and names that only
+// start or end like one are not.
+func TestKnownMember(t *testing.T) {
+	for which := memVersion; which < memCount; which++ {
+		name := memberNames[which]
+		for pad := range 12 {
+			tail := strings.Repeat(" ", pad)
+			doc := []byte(`"` + name + `"` + tail)
+			if got, end := knownMember(doc, 0); got != which || end != len(name)+2 {
+				t.Errorf("knownMember(%q) = %d, %d; want %d, %d", doc, got, end, which, len(name)+2)
+			}
+			for _, other := range []string{name + "x", name[:len(name)-1], "x" + name, name[:1] + "\\" + name[1:], strings.ToUpper(name)} {
+				doc := []byte(`"` + other + `"` + tail)
+				if got, end := knownMember(doc, 0); got != memOther || end != 0 {
+					t.Errorf("knownMember(%q) = %d, %d; want any other, 0", doc, got, end)
+				}
+			}
+		}
+	}
 }
