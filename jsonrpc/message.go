@@ -53,7 +53,9 @@ func (m Message) member(s span) []byte {
 // ParseStrict is Parse for bytes from outside (the network, a user): it
 // also checks that raw is well-formed JSON (as encoding/json.Valid does),
 // and says "not valid JSON" when it is not, whatever else is wrong. An
-// object is checked and parsed in one pass.
+// object is checked and parsed in one pass that recognises the members
+// it records as it meets them (strictScan.scan); one with an escaped
+// member name (rare) is parsed the general way, which decodes names.
 func ParseStrict(raw []byte) (Message, error) {
 	if i := jsonscan.SkipSpace(raw, 0); i < len(raw) && raw[i] == '{' {
 		var s strictScan
