@@ -53,10 +53,22 @@ func (m Message) member(s span) []byte {
 // ParseStrict is Parse for bytes from outside (the network, a user): it
 // also checks that raw is well-formed JSON (as encoding/json.Valid does),
 // and says "not valid JSON" when it is not, whatever else is wrong. An
-// object is checked and parsed in one pass.
+// object is checked and parsed in one pass that recognises the members
+// it records as it meets them (strictScan.scan); one with an escaped
+// member name (rare) is parsed the general way, which decodes names.
 func ParseStrict(raw []byte) (Message, error) {
 	if i := jsonscan.SkipSpace(raw, 0); i < len(raw) && raw[i] == '{' {
-		return parse(raw, true)
+		var s strictScan
+		s.scan(raw, i, 0)
+		switch {
+		case s.escaped:
+			return parse(raw, true)
+		case s.end < 0 || jsonscan.SkipSpace(raw, s.end) != len(raw):
+			return Message{Raw: raw}, errNotJSON
+		}
+		var m Message
+		err := s.message(&m, raw)
+		return m, err
 	}
 	if !jsonscan.Valid(raw) {
 		return Message{Raw: raw}, errNotJSON
@@ -80,8 +92,20 @@ func Parse(raw []byte) (Message, error) { return parse(raw, false) }
 // and end. When the object is not well-formed JSON, end is -1 and the
 // error says so as ParseStrict's does; when it is, but not a valid
 // JSON-RPC message, end is still its end.
-func ParseStrictAt(doc []byte, i int) (Message, int, error) {
-	return parseAt(doc, i)
+func ParseStrictAt(doc []byte, i int) (m Message, end int, err error) {
+	if i >= len(doc) || doc[i] != '{' {
+		return Message{Raw: doc[i:]}, -1, errNotJSON
+	}
+	var s strictScan
+	s.scan(doc, i, i)
+	switch {
+	case s.escaped:
+		return parseObject(doc, i, true, true)
+	case s.end < 0:
+		return Message{Raw: doc[i:]}, -1, errNotJSON
+	}
+	err = s.message(&m, doc[i:s.end:s.end])
+	return m, s.end, err
 }
 
 // parse is Parse; strict (an object only) also checks the grammar of all
@@ -97,11 +121,6 @@ func parse(raw []byte, strict bool) (Message, error) {
 	}
 	m, _, err := parseObject(raw, 0, strict, false)
 	return m, err
-}
-
-// parseAt is ParseStrictAt.
-func parseAt(doc []byte, i int) (Message, int, error) {
-	return parseObject(doc, i, true, true)
 }
 
 // parseObject parses the object in doc: all of doc, or with at the one

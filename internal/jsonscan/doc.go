@@ -9,4 +9,7 @@
 // or MembersValid (MembersValidAt), which finds the members and checks the
 // grammar in one pass; MembersSkip lets a caller read one member's value
 // (the tape reader parses a line's message) in the pass that finds it.
+// KeyEnd and ValueEnd are MembersValidAt's two halves, for a caller that
+// walks an object's members itself (jsonrpc's strict parse, which
+// recognises the names it wants where it meets them).
 package jsonscan

@@ -277,3 +277,20 @@ func MembersValidAt(doc []byte, i int, fn func(m Member) bool) (int, error) {
 		}
 	}
 }
+
+// ValueEnd checks the value that starts at doc[i], a member's value of a
+// top-level object (at depth 1, as MembersValidAt checks it), and returns
+// the offset just past it; ok is false when it is not well-formed JSON.
+// It is the value half of MembersValidAt for a caller that walks the
+// object's members itself.
+func ValueEnd(doc []byte, i int) (end int, ok bool) {
+	return validValue(doc, i, 1)
+}
+
+// KeyEnd checks the member name that starts at doc[i] (a quote) and
+// returns the offset just past it, and whether the name holds a
+// backslash escape; ok is false when it is not a valid JSON string. It
+// is the name half of MembersValidAt.
+func KeyEnd(doc []byte, i int) (end int, esc, ok bool) {
+	return validKey(doc, i)
+}
