@@ -6,7 +6,6 @@ import (
 
 	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/jsonrpc"
-	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transformer"
 	"github.com/replayctl/replayctl/transport"
@@ -22,7 +21,10 @@ type Item struct {
 	// fresh id, or as recorded.
 	Out    []byte
 	SentID []byte // the id on the wire, for requests
-	Timing scheduler.Timing
+	// Due is when it falls due by the schedule, zero until its session's
+	// actor works it out (or for what is not paced). An item carried the
+	// pacer's whole scheduler.Timing once; only Due was ever set.
+	Due time.Time
 	// Held is how long it waited, past its due time, for the target (the
 	// order rule, the in-flight limit, the connection): set when sent.
 	Held time.Duration
