@@ -112,9 +112,8 @@ func fillItem(it *Item, epoch uint64, m *tape.Message) {
 	it.Epoch = epoch
 	it.Rec = *m
 	it.Out = m.Msg
-	var err error
-	it.RPC, err = m.RPC() // the tape reader's parse, where it has one
-	if err != nil {
+	// The tape reader's parse, where it has one, written in place.
+	if err := m.RPCTo(&it.RPC); err != nil {
 		it.RPC = jsonrpc.Message{Raw: m.Msg, Kind: jsonrpc.KindInvalid}
 	}
 }
