@@ -78,15 +78,20 @@ func (k Kept) Into(raw []byte, m *Message) bool {
 	if k.at == nil || len(raw) != int(k.n) || unsafe.SliceData(raw) != k.at {
 		return false
 	}
-	m.Raw, m.Kind, m.Method, m.ID = raw, k.kind, "", nil
+	// Each field once: a pointer stored into a heap Message (an item's)
+	// goes through the write barrier's check.
+	var method string
 	if k.method != 0 {
-		m.Method = knownMethods[k.method-1]
+		method = knownMethods[k.method-1]
 	}
-	m.id, m.params, m.result, m.errv = widen(k.id), span{}, span{}, span{}
+	id := widen(k.id)
+	var idv []byte
+	if id.ok() {
+		idv = raw[id.start:id.end:id.end]
+	}
+	m.Raw, m.Kind, m.Method, m.ID = raw, k.kind, method, idv
+	m.id, m.params, m.result, m.errv = id, span{}, span{}, span{}
 	*m.body() = widen(k.body)
-	if m.id.ok() {
-		m.ID = raw[m.id.start:m.id.end:m.id.end]
-	}
 	return true
 }
 
