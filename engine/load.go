@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unsafe"
 
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
@@ -112,9 +113,8 @@ func fillItem(it *Item, epoch uint64, m *tape.Message) {
 	it.Epoch = epoch
 	it.Rec = *m
 	it.Out = m.Msg
-	var err error
-	it.RPC, err = m.RPC() // the tape reader's parse, where it has one
-	if err != nil {
+	// The tape reader's parse, where it has one, written in place.
+	if err := m.RPCTo(&it.RPC); err != nil {
 		it.RPC = jsonrpc.Message{Raw: m.Msg, Kind: jsonrpc.KindInvalid}
 	}
 }
@@ -124,7 +124,14 @@ func fillItem(it *Item, epoch uint64, m *tape.Message) {
 // lives as long as any of its items; an item is never reused.
 type itemBlock []Item
 
-const itemsPerBlock = 32
+// itemsPerBlock is as many items as fit in itemBlockBytes, one of the
+// runtime's size classes (runtime/sizeclasses.go: 12,288 bytes, three
+// pages, none left over): a block of a round count of items (32 of 432
+// bytes) was rounded up to the next class, 4% of it unused.
+const (
+	itemBlockBytes = 12 << 10
+	itemsPerBlock  = itemBlockBytes / int(unsafe.Sizeof(Item{}))
+)
 
 // newItem is newItem, from the block (m is copied, not kept).
 func (b *itemBlock) newItem(epoch uint64, m *tape.Message) *Item {

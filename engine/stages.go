@@ -113,9 +113,8 @@ func (e *Engine) applyRules(it *Item) (bool, error) {
 	if oc.Out != nil {
 		it.Out, it.Rewritten = oc.Out, true
 	}
-	it.Delay = oc.Delay
-	if oc.Error != nil || oc.ExpectEdits != nil {
-		it.Rules = &session.Ruled{InjectError: oc.Error, ExpectEdits: oc.ExpectEdits}
+	if oc.Delay != 0 || oc.Error != nil || oc.ExpectEdits != nil {
+		it.Rules = &session.Ruled{Delay: oc.Delay, InjectError: oc.Error, ExpectEdits: oc.ExpectEdits}
 	}
 	return true, nil
 }

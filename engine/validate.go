@@ -156,7 +156,7 @@ func judge(r *report.Result, o *outcome, v *validator.Validator, names *mcp.Name
 	r.Seq, r.Session, r.Method = it.Rec.Seq, it.Rec.Session, it.RPC.Method
 	r.Name = names.RequestName(it.RPC.Method, it.RPC.Params())
 	r.Dir, r.Kind = string(it.Rec.Dir), it.RPC.Kind.String()
-	r.Due, r.Sent, r.Lag = it.Timing.Due, o.Sent, it.Timing.Lag
+	r.Due, r.Sent = it.Due, o.Sent
 	if r.Due.IsZero() {
 		r.Due = o.Sent
 	}

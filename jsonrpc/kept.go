@@ -65,19 +65,34 @@ func (m *Message) body() *span {
 // slice of the same memory, not an equal copy (bytes changed in place
 // since are not noticed: the caller owns that). It reports false for any
 // other raw and for the zero Kept; parse raw then.
-func (k Kept) Of(raw []byte) (Message, bool) {
+func (k Kept) Of(raw []byte) (m Message, ok bool) {
+	ok = k.Into(raw, &m)
+	return m, ok
+}
+
+// Into is Of, written into *m (every field of it), where the caller keeps
+// the Message: a Message built, returned and copied again into its place
+// cost more than the rest of Of (it is 136 bytes). When it reports false,
+// *m is as it was.
+func (k Kept) Into(raw []byte, m *Message) bool {
 	if k.at == nil || len(raw) != int(k.n) || unsafe.SliceData(raw) != k.at {
-		return Message{}, false
+		return false
 	}
-	m := Message{Raw: raw, Kind: k.kind, id: widen(k.id)}
+	// Each field once: a pointer stored into a heap Message (an item's)
+	// goes through the write barrier's check.
+	var method string
 	if k.method != 0 {
-		m.Method = knownMethods[k.method-1]
+		method = knownMethods[k.method-1]
 	}
+	id := widen(k.id)
+	var idv []byte
+	if id.ok() {
+		idv = raw[id.start:id.end:id.end]
+	}
+	m.Raw, m.Kind, m.Method, m.ID = raw, k.kind, method, idv
+	m.id, m.params, m.result, m.errv = id, span{}, span{}, span{}
 	*m.body() = widen(k.body)
-	if m.id.ok() {
-		m.ID = raw[m.id.start:m.id.end:m.id.end]
-	}
-	return m, true
+	return true
 }
 
 func narrow(s span) span32 { return span32{uint32(s.start), uint32(s.end)} }

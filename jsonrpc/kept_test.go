@@ -24,6 +24,16 @@ func checkKept(t *testing.T, raw []byte, m Message, err error) {
 	if !ok || !reflect.DeepEqual(got, m) {
 		t.Fatalf("Keep(%q).Of = %+v, %v; want %+v", raw, got, ok, m)
 	}
+	// Into writes every field: over a message with all of them set (and a
+	// span of each member), what is left is m.
+	into := dirty()
+	if !k.Into(raw, &into) || !reflect.DeepEqual(into, m) {
+		t.Fatalf("Keep(%q).Into a used Message = %+v; want %+v", raw, into, m)
+	}
+	into = dirty()
+	if k.Into(bytes.Clone(raw), &into) || !reflect.DeepEqual(into, dirty()) {
+		t.Fatalf("Keep(%q).Into of a copy: true or *m changed (%+v)", raw, into)
+	}
 	if _, ok := k.Of(bytes.Clone(raw)); ok {
 		t.Fatalf("Keep(%q).Of a copy: ok, want false", raw)
 	}
@@ -33,6 +43,17 @@ func checkKept(t *testing.T, raw []byte, m Message, err error) {
 	if _, ok := (Kept{}).Of(raw); ok {
 		t.Fatal("the zero Kept gave a message")
 	}
+}
+
+// dirty is a Message with every field set, for Into to write over.
+func dirty() Message {
+	raw := []byte(`{"jsonrpc":"2.0","id":99,"method":"x/y","params":{}}`)
+	m, err := Parse(raw)
+	if err != nil {
+		panic(err)
+	}
+	m.result, m.errv = span{1, 2}, span{3, 4}
+	return m
 }
 
 func TestKept(t *testing.T) {

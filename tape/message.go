@@ -67,11 +67,20 @@ type Message struct {
 // again, or a fresh parse when Msg was not read so, or was replaced
 // since. Bytes of Msg changed in place are not noticed: the reader's
 // copies are shared by several messages, and are not to be written.
-func (m *Message) RPC() (jsonrpc.Message, error) {
-	if rpc, ok := m.rpc.Of(m.Msg); ok {
-		return rpc, nil
+func (m *Message) RPC() (rpc jsonrpc.Message, err error) {
+	err = m.RPCTo(&rpc)
+	return rpc, err
+}
+
+// RPCTo is RPC, written into *dst, where the caller keeps it (the
+// engine's item): not built, returned and copied again, which cost more
+// than finding it (a jsonrpc.Message is 136 bytes).
+func (m *Message) RPCTo(dst *jsonrpc.Message) (err error) {
+	if m.rpc.Into(m.Msg, dst) {
+		return nil
 	}
-	return jsonrpc.Parse(m.Msg)
+	*dst, err = jsonrpc.Parse(m.Msg)
+	return err
 }
 
 // HTTPMeta is what was seen of the HTTP exchange that carried a message

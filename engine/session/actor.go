@@ -396,14 +396,14 @@ func (x *Actor) firstGo(ctx context.Context) (mail, error) {
 		case time.Until(x.startAt) > 0:
 			t.Reset(time.Until(x.startAt))
 		default:
-			if sp := x.env.Speed(); (sp.Mode == scheduler.Fixed || sp.Mode == scheduler.Rate) && it.Timing.Due.IsZero() {
+			if sp := x.env.Speed(); (sp.Mode == scheduler.Fixed || sp.Mode == scheduler.Rate) && it.Due.IsZero() {
 				now := time.Now()
 				due, ok := x.env.Timing.Take(now, x.spin(ss), it.Epoch)
 				if !ok {
 					t.Reset(due.Sub(now))
 					break
 				}
-				ss.pacing, it.Timing.Due = ss.pacing.ticketed(pacedOf(it), due)
+				ss.pacing, it.Due = ss.pacing.ticketed(pacedOf(it), due)
 			}
 			if x.env.Gate == nil {
 				return early, nil
@@ -453,10 +453,10 @@ func firstNotPaced(env *Env, items []*Item) bool {
 // anchored on it (speeds that pace by recorded time), as due would have.
 func sendsFirst(env *Env, ss *session, early mail, connected time.Time) {
 	it := firstPaced(env, early.items)
-	if it == nil || !it.admitted || !it.Timing.Due.IsZero() {
+	if it == nil || !it.admitted || !it.Due.IsZero() {
 		return
 	}
-	it.Timing.Due = connected
+	it.Due = connected
 	if sp := env.Speed(); sp.ByTime() {
 		ss.pacing = ss.pacing.anchored(sp, connected, it.Rec.TUS, it.Epoch, env.Timing.Frozen())
 	}

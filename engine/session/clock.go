@@ -35,13 +35,13 @@ func (x *Actor) due(ctx context.Context, ss *session, it *Item, now *time.Time) 
 	}
 	x.resumed = nil
 	frozen := timing.Frozen()
-	if d := frozen - ss.pacing.frozen; d > 0 && !it.Timing.Due.IsZero() {
-		it.Timing.Due = it.Timing.Due.Add(d) // it waited while replay time stood still
+	if d := frozen - ss.pacing.frozen; d > 0 && !it.Due.IsZero() {
+		it.Due = it.Due.Add(d) // it waited while replay time stood still
 	}
 	if now.IsZero() {
 		*now = time.Now()
 	}
-	if it.Timing.Due.IsZero() {
+	if it.Due.IsZero() {
 		m := pacedOf(it)
 		sp := x.env.Speed()
 		p, due, v := ss.pacing.due(m, sp, *now, frozen)
@@ -59,13 +59,13 @@ func (x *Actor) due(ctx context.Context, ss *session, it *Item, now *time.Time) 
 			}
 			p, due = p.ticketed(m, due)
 		}
-		ss.pacing, it.Timing.Due, it.burst = p, due, v == dueBurst
+		ss.pacing, it.Due, it.burst = p, due, v == dueBurst
 	} else {
 		ss.pacing = ss.pacing.thawed(frozen)
 	}
 	// One clock read per message: the due time just computed from now
 	// is compared with the same now.
-	wait := it.Timing.Due.Sub(*now)
+	wait := it.Due.Sub(*now)
 	if wait <= 0 {
 		return true, nil
 	}
@@ -79,20 +79,20 @@ func (x *Actor) due(ctx context.Context, ss *session, it *Item, now *time.Time) 
 			// wake-up the kernel times, to the microsecond, with the
 			// processor free for the answers.
 			if wait > x.env.Spin {
-				x.pace.set(it.Timing.Due.Add(-x.env.Spin))
+				x.pace.set(it.Due.Add(-x.env.Spin))
 			} else {
-				x.pace.setKernel(it.Timing.Due)
+				x.pace.setKernel(it.Due)
 			}
 			return false, nil
 		}
-		x.pace.set(it.Timing.Due.Add(-spin))
+		x.pace.set(it.Due.Add(-spin))
 		return false, nil
 	}
 	*now = time.Time{} // stale once spun
 	if err := x.flush(ctx); err != nil {
 		return false, err
 	}
-	if err := scheduler.SpinUntil(ctx, it.Timing.Due); err != nil {
+	if err := scheduler.SpinUntil(ctx, it.Due); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -232,8 +232,8 @@ func (x *Actor) anchorHandshake(p *pend) {
 		// (with --order none the handshake's answer may come after the
 		// next message's due time was set) is due again by the new anchor,
 		// as every later one is.
-		if it := x.movableHead(); it != nil && !it.Timing.Due.IsZero() {
-			it.Timing.Due = time.Time{}
+		if it := x.movableHead(); it != nil && !it.Due.IsZero() {
+			it.Due = time.Time{}
 			x.pace.stop()
 		}
 	}
@@ -256,12 +256,12 @@ func (x *Actor) setSpeed(s scheduler.Speed, now time.Time) {
 	var due time.Time
 	if it := x.movableHead(); it != nil {
 		m := pacedOf(it)
-		head, due = &m, it.Timing.Due
+		head, due = &m, it.Due
 	}
 	p, newDue := ss.pacing.speedChange(s, now, head, due)
 	ss.pacing = p
 	if head != nil && !newDue.Equal(due) {
-		ss.head().Timing.Due = newDue
+		ss.head().Due = newDue
 		x.pace.stop()
 	}
 	x.env.Log.Debug().Str("session", ss.name).Str("speed", s.String()).Msg("speed changed")

@@ -44,7 +44,7 @@ func (m emitter) sent(it *Item, sent time.Time) {
 		return
 	}
 	if it.Paced() && m.ev.Wants(event.Due) {
-		due := it.Timing.Due
+		due := it.Due
 		if due.IsZero() {
 			due = sent
 		}

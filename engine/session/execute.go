@@ -150,7 +150,7 @@ func (r *sender) sendOne(ctx context.Context, ss *session, it *Item) error {
 		err = x.tx.sendRetry(sctx, ss.conn, it.Out, it)
 		if !transport.SendsInstantly(ss.conn) {
 			from := sent
-			if !ss.sendTo.IsZero() && !readyAt(it).After(ss.sendTo) {
+			if !ss.sendTo.IsZero() && !it.Due.After(ss.sendTo) {
 				from = ss.sendFrom // it waited through the send before too: one wait
 			}
 			ss.sendFrom, ss.sendTo = from, time.Now()
@@ -279,20 +279,11 @@ func isTapeErr(err error) bool {
 // not retried (--max-retries 0).
 var ErrNetworkFault = errors.New("injected network error (chaos): the connection failed as the request was written, so the server never got it; not retried (--max-retries 0)")
 
-// readyAt is when it was free to go by the schedule: due and released.
-func readyAt(it *Item) time.Time {
-	ready := it.Timing.Released
-	if ready.IsZero() || (it.Timing.Due.After(ready)) {
-		ready = it.Timing.Due
-	}
-	return ready
-}
-
 // heldFor is how long a message waited, past the time it was free to go
 // by the schedule, for the target: the order rule, the in-flight limit or
 // the connection. The rest of its lateness is the replayer's own (lag).
 func heldFor(ss *session, it *Item, sent time.Time) time.Duration {
-	ready := readyAt(it)
+	ready := it.Due // when it was free to go by the schedule
 	if ready.IsZero() {
 		return 0
 	}

@@ -59,8 +59,8 @@ func (r *sender) gateAnswered(ctx context.Context, a gated) error {
 // modification replaces the message, keeping its fresh id.
 func admit(it *Item, a Admission, sh *scheduler.Shared) {
 	if held := a.HeldUntil.Sub(a.HeldFrom); held > 0 {
-		if !it.Timing.Due.IsZero() { // else it is due when its session connects
-			it.Timing.Due = it.Timing.Due.Add(held)
+		if !it.Due.IsZero() { // else it is due when its session connects
+			it.Due = it.Due.Add(held)
 		}
 		sh.Hold(a.HeldFrom, a.HeldUntil)
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/jsonrpc"
-	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transformer"
 	"github.com/replayctl/replayctl/transport"
@@ -22,16 +21,17 @@ type Item struct {
 	// fresh id, or as recorded.
 	Out    []byte
 	SentID []byte // the id on the wire, for requests
-	Timing scheduler.Timing
+	// Due is when it falls due by the schedule, zero until its session's
+	// actor works it out (or for what is not paced). An item carried the
+	// pacer's whole scheduler.Timing once; only Due was ever set.
+	Due time.Time
 	// Held is how long it waited, past its due time, for the target (the
 	// order rule, the in-flight limit, the connection): set when sent.
 	Held time.Duration
 
-	// What transformation rules decided (Config.Rules).
-	Delay time.Duration // add_delay: sent this much after it is due
-	// Rules is what inject_error and set_result rules decided, nil when
-	// none did (kept out of line: two items are built per request, and
-	// most replays have no such rules).
+	// Rules is what transformation rules decided (Config.Rules), nil when
+	// none did anything but let it through (kept out of line: two items
+	// are built per request, and most replays have no such rules).
 	Rules *Ruled
 
 	// Fault is the chaos fault the message carries (Config.Chaos), or nil.
@@ -54,8 +54,10 @@ type Item struct {
 	admitted  bool // the gate let it through (gate.go)
 }
 
-// Ruled is what inject_error and set_result rules decided for an item.
+// Ruled is what add_delay, inject_error and set_result rules decided for
+// an item.
 type Ruled struct {
+	Delay       time.Duration      // add_delay: sent this much after it is due
 	InjectError []byte             // inject_error: answered with this error object, not sent
 	ExpectEdits []transformer.Edit // set_result: edits of the recorded answer
 }
@@ -67,6 +69,14 @@ func (it *Item) injectError() []byte {
 		return nil
 	}
 	return it.Rules.InjectError
+}
+
+// delay is how much after it is due an add_delay rule sends it.
+func (it *Item) delay() time.Duration {
+	if it.Rules == nil {
+		return 0
+	}
+	return it.Rules.Delay
 }
 
 // expectEdits is what set_result rules change in its recorded answer.

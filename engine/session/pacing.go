@@ -42,7 +42,7 @@ type paced struct {
 
 // pacedOf is what the pacing reads of it.
 func pacedOf(it *Item) paced {
-	m := paced{tUS: it.Rec.TUS, epoch: it.Epoch, delay: it.Delay}
+	m := paced{tUS: it.Rec.TUS, epoch: it.Epoch, delay: it.delay()}
 	if f := it.Fault; f != nil && f.Kind == chaos.Burst {
 		m.burst = f.BurstSize()
 	}

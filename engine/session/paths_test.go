@@ -138,8 +138,8 @@ func TestActorGate(t *testing.T) {
 			t.Errorf("the replacement did not go out with the message's id: %q", c.sent())
 		}
 		o := s.bySeq()[2]
-		if o == nil || o.Req.Timing.Due.Sub(o.Sent) != 3*time.Second {
-			t.Errorf("tools/list: due %v, sent %v; want due 3s after it was sent (the hold)", o.Req.Timing.Due, o.Sent)
+		if o == nil || o.Req.Due.Sub(o.Sent) != 3*time.Second {
+			t.Errorf("tools/list: due %v, sent %v; want due 3s after it was sent (the hold)", o.Req.Due, o.Sent)
 		}
 		if got := e.Timing.Frozen(); got != 3*time.Second {
 			t.Errorf("replay time stood still %s, want the 3s hold", got)

@@ -275,7 +275,7 @@ func TestCountSpeedConnectsInTurn(t *testing.T) {
 		turns := map[time.Duration]bool{}
 		for name, at := range dialled {
 			turns[at] = true
-			if o := sinks[name].bySeq()[0]; o == nil || o.Sent.Sub(start) != at || o.Req.Timing.Due.Sub(start) != at {
+			if o := sinks[name].bySeq()[0]; o == nil || o.Sent.Sub(start) != at || o.Req.Due.Sub(start) != at {
 				t.Errorf("session %s connected at +%s: %+v, want its ping due and sent then", name, at, o)
 			}
 		}
