@@ -85,7 +85,7 @@ type Collector struct {
 
 	dialled map[string]struct{} // sessions whose connection opened (AddDialled)
 
-	timeline        []timelineItem
+	timeline        timelineBlocks
 	timelineOmitted int64
 	failures        []Failure
 	failuresOmitted int64
@@ -255,11 +255,11 @@ func (c *Collector) AddFigured(r *Result, f Figures) {
 		c.addError(*r, "unknown_verdict", fmt.Sprintf("the engine gave verdict %q, which the report does not know", r.Verdict))
 	}
 
-	if len(c.timeline) < c.timelineLimit {
-		c.timeline = append(c.timeline, timelineItem{
+	if c.timeline.len() < c.timelineLimit {
+		c.timeline.add(timelineItem{
 			seq: r.Seq, session: r.Session, method: r.Method, dir: r.Dir, kind: r.Kind,
 			verdict: r.Verdict, due: r.Due, sent: r.Sent, answered: r.Answered,
-		})
+		}, c.timelineLimit)
 	} else {
 		c.timelineOmitted++
 	}
@@ -353,7 +353,7 @@ func (c *Collector) Merge(o *Collector) error {
 	c.msgDue.merge(o.msgDue)
 	c.msgSent.merge(o.msgSent)
 
-	c.timeline, c.timelineOmitted = appendCapped(c.timeline, o.timeline, c.timelineLimit, c.timelineOmitted+o.timelineOmitted)
+	c.timelineOmitted = c.timeline.appendCapped(&o.timeline, c.timelineLimit, c.timelineOmitted+o.timelineOmitted)
 	c.failures, c.failuresOmitted = appendCapped(c.failures, o.failures, c.failureLimit, c.failuresOmitted+o.failuresOmitted)
 	c.errs, c.errsOmitted = appendCapped(c.errs, o.errs, c.errorLimit, c.errsOmitted+o.errsOmitted)
 	c.faultList, c.faultsOmitted = appendCapped(c.faultList, o.faultList, c.faultLimit, c.faultsOmitted+o.faultsOmitted)
