@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
 	"runtime"
 	"testing"
 	"time"
@@ -76,5 +78,45 @@ func TestTimelineBlocksMerge(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// A collector made WithGroupHistograms counts the first answers of its
+// groups without making their histograms then (184 KiB each): the
+// handshake's, a method's and a tool's are made before the replay. Its
+// report is the same as without them.
+func TestGroupHistogramsMadeBefore(t *testing.T) {
+	first := []Result{
+		{Seq: 0, Session: "s1", Method: "initialize", Dir: DirC2S, Kind: KindRequest, Due: at(0), Sent: at(0), Answered: at(time.Millisecond), Verdict: Passed},
+		{Seq: 1, Session: "s1", Method: "notifications/initialized", Dir: DirC2S, Kind: KindNotification, Due: at(0), Sent: at(0), Verdict: Sent},
+	}
+	for i := range 40 {
+		r := request(int64(2+i), time.Duration(i)*time.Millisecond, time.Microsecond, time.Duration(40+i)*time.Microsecond, Passed)
+		r.Name = "echo"
+		first = append(first, r)
+	}
+	made := func(c *Collector) uint64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for i := range first {
+			c.AddResult(&first[i])
+		}
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	with, without := NewCollector(WithGroupHistograms(3)), NewCollector()
+	if got := made(with); got > 64<<10 {
+		t.Errorf("counting the first %d results with 3 histograms made before allocated %d bytes, want at most 64 KiB", len(first), got)
+	}
+	if got := made(without); got < 3*100<<10 {
+		t.Errorf("counting the first %d results without histograms made before allocated %d bytes, want their 3 histograms (this test measures nothing)", len(first), got)
+	}
+	a, b := with.Report(Meta{}), without.Report(Meta{})
+	a.Summary.RunID, b.Summary.RunID = "", ""
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if !bytes.Equal(ja, jb) {
+		t.Errorf("the reports differ with histograms made before:\n%s\n%s", ja, jb)
 	}
 }
