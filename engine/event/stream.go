@@ -27,7 +27,7 @@ const maxWakeAt = 256
 
 // handleChunk is the most events Handle is given at a time; the
 // consumer's goroutine yields the processor (runtime.Gosched) between
-// two chunks, unless it is more than a batch (wakeAt) behind. A batch of maxWakeAt events takes the report's collector
+// two chunks. A batch of maxWakeAt events takes the report's collector
 // 0.1–0.3 ms: on one processor a session spinning for its due time
 // (paced 0.2 ms apart at 10x) waited for all of it, and the message due
 // then went that late, once per flush (BENCHMARKS.md, issue 24, eighth
@@ -410,17 +410,10 @@ func (q *queue) run() error {
 				return err
 			}
 			q.delivered += int64(len(batch))
-			// Yield between two chunks (handleChunk) while the consumer
-			// keeps up; one more than a batch (wakeAt) behind takes the
-			// next chunk at once. A yield puts its goroutine behind every
-			// other runnable one, and on two processors a consumer that
-			// yielded between each 32 events fell behind a fast replay
-			// by its whole buffer, whose emitters then waited for it a
-			// chunk at a time (BENCHMARKS.md, issue 24, ninth round).
-			more, behind := q.n > 0, q.n > q.wakeAt
+			more := q.n > 0
 			q.mu.Unlock()
-			if more && !behind {
-				runtime.Gosched()
+			if more {
+				runtime.Gosched() // between two chunks (handleChunk)
 			}
 		}
 	}
