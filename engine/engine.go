@@ -174,7 +174,10 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 		}
 	}
 	e.v, e.retries = v, v.Retries()
-	var copts []report.Option
+	// The histograms of a replay of one tool (the handshake's, the
+	// method's, the tool's) are made now, not in the collector's first
+	// chunk of results, while the sessions are due.
+	copts := []report.Option{report.WithGroupHistograms(3)}
 	if e.cfg.TimelineLimit > 0 {
 		copts = append(copts, report.WithTimelineLimit(e.cfg.TimelineLimit))
 	}

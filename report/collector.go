@@ -51,6 +51,22 @@ func WithErrorLimit(n int) Option { return func(c *Collector) { c.errorLimit = m
 // the count stays exact. n <= 0 keeps none.
 func WithFaultLimit(n int) Option { return func(c *Collector) { c.faultLimit = max(n, 0) } }
 
+// WithGroupHistograms makes n latency histograms now for the breakdown
+// by method and by name to take, the first n groups that count an
+// answer. A histogram is 184 KiB of counts; made when its group's first
+// answer is counted, three of them (the handshake's, a method's, a
+// tool's) were most of the first chunk of results the report's collector
+// took in a replay, 0.3 ms (BENCHMARKS.md, issue 24, ninth round). The
+// engine's collector makes them before the replay starts.
+func WithGroupHistograms(n int) Option {
+	return func(c *Collector) {
+		for range n {
+			h := newHist()
+			c.spareHists = append(c.spareHists, &h)
+		}
+	}
+}
+
 // WithRunID sets the run id of the report (summary.run_id) instead of a
 // fresh one: for a collector that is a part of a run whose id is known.
 func WithRunID(id string) Option { return func(c *Collector) { c.runID = id } }
@@ -85,7 +101,7 @@ type Collector struct {
 
 	dialled map[string]struct{} // sessions whose connection opened (AddDialled)
 
-	timeline        []timelineItem
+	timeline        timelineBlocks
 	timelineOmitted int64
 	failures        []Failure
 	failuresOmitted int64
@@ -105,6 +121,7 @@ type Collector struct {
 	methodLimit, methodGroups    int
 	methods, names               map[groupKey]*group
 	methodsOmitted, namesOmitted int64
+	spareHists                   []*hist // WithGroupHistograms's, not yet taken
 }
 
 // timelineItem is a timeline entry before its times are made relative to
@@ -255,11 +272,11 @@ func (c *Collector) AddFigured(r *Result, f Figures) {
 		c.addError(*r, "unknown_verdict", fmt.Sprintf("the engine gave verdict %q, which the report does not know", r.Verdict))
 	}
 
-	if len(c.timeline) < c.timelineLimit {
-		c.timeline = append(c.timeline, timelineItem{
+	if c.timeline.len() < c.timelineLimit {
+		c.timeline.add(timelineItem{
 			seq: r.Seq, session: r.Session, method: r.Method, dir: r.Dir, kind: r.Kind,
 			verdict: r.Verdict, due: r.Due, sent: r.Sent, answered: r.Answered,
-		})
+		}, c.timelineLimit)
 	} else {
 		c.timelineOmitted++
 	}
@@ -353,7 +370,7 @@ func (c *Collector) Merge(o *Collector) error {
 	c.msgDue.merge(o.msgDue)
 	c.msgSent.merge(o.msgSent)
 
-	c.timeline, c.timelineOmitted = appendCapped(c.timeline, o.timeline, c.timelineLimit, c.timelineOmitted+o.timelineOmitted)
+	c.timelineOmitted = c.timeline.appendCapped(&o.timeline, c.timelineLimit, c.timelineOmitted+o.timelineOmitted)
 	c.failures, c.failuresOmitted = appendCapped(c.failures, o.failures, c.failureLimit, c.failuresOmitted+o.failuresOmitted)
 	c.errs, c.errsOmitted = appendCapped(c.errs, o.errs, c.errorLimit, c.errsOmitted+o.errsOmitted)
 	c.faultList, c.faultsOmitted = appendCapped(c.faultList, o.faultList, c.faultLimit, c.faultsOmitted+o.faultsOmitted)

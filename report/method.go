@@ -93,17 +93,30 @@ func (c *Collector) addGroups(r *Result, sent, isRequest bool, f Figures) {
 		return
 	}
 	if g := c.methodGroup(groupKey{method: r.Method}); g != nil {
+		c.giveHist(g, isRequest, f)
 		g.add(r, sent, isRequest, f)
 	} else {
 		c.methodsOmitted++
 	}
 	if r.Name != "" {
 		if g := c.nameGroup(groupKey{r.Method, r.Name}); g != nil {
+			c.giveHist(g, isRequest, f)
 			g.add(r, sent, isRequest, f)
 		} else {
 			c.namesOmitted++
 		}
 	}
+}
+
+// giveHist gives g one of the collector's spare histograms
+// (WithGroupHistograms) when it is about to count its first answer.
+func (c *Collector) giveHist(g *group, isRequest bool, f Figures) {
+	if g.latency != nil || !isRequest || !f.HasLatency || len(c.spareHists) == 0 {
+		return
+	}
+	last := len(c.spareHists) - 1
+	g.latency, c.spareHists[last] = c.spareHists[last], nil
+	c.spareHists = c.spareHists[:last]
 }
 
 // methodGroup finds or makes the group of a method, or returns nil when

@@ -310,7 +310,7 @@ func (c *Collector) Report(meta Meta) Report {
 		},
 		Errors:          append([]ErrorEntry{}, c.errs...),
 		ErrorsOmitted:   c.errsOmitted,
-		Timeline:        make([]TimelineEntry, len(c.timeline)),
+		Timeline:        make([]TimelineEntry, c.timeline.len()),
 		TimelineOmitted: c.timelineOmitted,
 		PerSession:      c.perSession(),
 		SessionsOmitted: len(c.sessionsOmitted),
@@ -330,13 +330,13 @@ func (c *Collector) Report(meta Meta) Report {
 	for i, f := range c.failures {
 		r.Validation.Failures[i] = failureForReport(f)
 	}
-	ms := make([][4]float64, len(c.timeline)) // the entries' times: one allocation, not four an entry
-	for i, it := range c.timeline {
+	ms := make([][4]float64, c.timeline.len()) // the entries' times: one allocation, not four an entry
+	c.timeline.each(func(i int, it *timelineItem) {
 		r.Timeline[i] = Result{
 			Seq: it.seq, Session: it.session, Method: it.method, Dir: it.dir, Kind: it.kind, Verdict: it.verdict,
 			Due: it.due, Sent: it.sent, Answered: it.answered,
 		}.entryIn(start, &ms[i])
-	}
+	})
 	r.Summary.NothingChecked = r.Unchecked()
 	r.Summary.Passed = r.Passed()
 	return r
