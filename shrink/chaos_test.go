@@ -2,10 +2,8 @@ package shrink_test
 
 import (
 	"bytes"
-	"context"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/rs/zerolog"
 
@@ -31,7 +29,7 @@ func TestShrinkChaosFault(t *testing.T) {
 	argv := append(testserver.Planted(t), "-dup", "pay")
 	target := replay.Against(replay.Command(argv[0], argv[1:]...))
 	src := tape.Bytes("pay.jsonl", plantedTape(t, paySessions()))
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := untilDeadline(t)
 	defer cancel()
 	if rep, err := replay.RunSource(ctx, src, target, replay.WithSpeed(replay.Fast())); err != nil || !rep.Passed() {
 		t.Fatalf("without chaos the tape should pass: %v", err)

@@ -1,12 +1,10 @@
 package shrink_test
 
 import (
-	"context"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/replayctl/replayctl/internal/testserver"
 	"github.com/replayctl/replayctl/replay"
@@ -25,7 +23,7 @@ func TestShrinkFlaky(t *testing.T) {
 	argv := append(testserver.Planted(t), "-abc", "boom", "-flaky", filepath.Join(t.TempDir(), "draws"), "-seed", "5")
 	target := replay.Against(replay.Command(argv[0], argv[1:]...))
 	src := tape.Bytes("flaky.jsonl", plantedTape(t, abcSessions(3, 8, 1, 11, [3]int{2, 5, 8})))
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := untilDeadline(t)
 	defer cancel()
 	res, err := shrink.Shrink(ctx, src, shrink.Replay(target), shrink.Parallel(1), shrink.Baseline(9), shrink.Runs(12), shrink.Need(1), shrink.NoSimplify())
 	if err != nil {

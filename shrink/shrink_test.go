@@ -32,7 +32,7 @@ func TestShrinkPlantedABC(t *testing.T) {
 	}
 	argv := append(testserver.Planted(t), "-abc", "boom")
 	src := tape.Bytes("planted.jsonl", plantedTape(t, abcSessions(sessions, per, 6%sessions, 7, fixtureABC)))
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := untilDeadline(t)
 	defer cancel()
 	target := replay.Against(replay.Command(argv[0], argv[1:]...))
 	var steps []shrink.Step
