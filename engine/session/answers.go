@@ -6,7 +6,6 @@ package session
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -347,11 +346,11 @@ func (r *receiver) refuse(ctx context.Context, ss *session, rpc jsonrpc.Message)
 // connection is gone) the target failed.
 func (r *receiver) answerFailed(ctx context.Context, ss *session, it *Item, sent time.Time, method string, err error) error {
 	x := r.x
-	var he *transport.HTTPError
-	if ss.conn.Err() != nil || !(errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTarget) || errors.As(err, &he)) {
+	fate, _ := x.sendFate(ctx, sent, err)
+	if ss.conn.Err() != nil || fate == sendDied {
 		return x.targetDied(ss, fmt.Errorf("answer server request %s: %w", method, err))
 	}
-	if interruptedBy(ctx, err, sent.Add(x.env.Timeout)) {
+	if fate == sendInterrupted {
 		return ctx.Err()
 	}
 	if it == nil {
