@@ -158,11 +158,11 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 		return err
 	}
 	quick := 0 // answers taken in a row without the select
-	for !x.inputDone || x.rq.live > 0 || len(x.ss.backlog) > 0 || x.end != nil || x.ss.notesWait {
+	for !x.finished() {
 		if err := x.passEnd(ctx); err != nil {
 			return err
 		}
-		if x.inputDone && x.rq.live == 0 && len(x.ss.backlog) == 0 && x.end == nil && !x.ss.notesWait {
+		if x.finished() {
 			break
 		}
 		x.rq.armTimer()
@@ -262,6 +262,13 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 		}
 	}
 	return nil
+}
+
+// finished reports whether the actor has nothing left to do: the input
+// has ended, nothing is in flight or held, the end of the tape is passed
+// on, and no notification is waited for.
+func (x *Actor) finished() bool {
+	return x.inputDone && x.rq.live == 0 && len(x.ss.backlog) == 0 && x.end == nil && !x.ss.notesWait
 }
 
 // takeArrived takes what the connection had read by now before the
