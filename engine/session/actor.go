@@ -562,7 +562,7 @@ func (x *Actor) handle(ctx context.Context, it *Item) error {
 // take queues a recorded message behind the session's backlog and
 // replays what may go now.
 func (x *Actor) take(ctx context.Context, ss *session, it *Item) error {
-	ss.backlog = append(ss.backlog, it)
+	ss.push(it)
 	return x.drain(ctx, ss)
 }
 
@@ -625,10 +625,7 @@ func (x *Actor) drain(ctx context.Context, ss *session) error {
 	return x.rq.settle(ctx, ss)
 }
 
-func (x *Actor) pop(ss *session) {
-	ss.backlog[0] = nil
-	ss.backlog = ss.backlog[1:]
-}
+func (x *Actor) pop(ss *session) { ss.pop() }
 
 // close ends the connection and the actor's timers.
 func (x *Actor) close() {
