@@ -90,6 +90,10 @@ type Config struct {
 	MaxInflight int
 	// Timeout bounds the wait for each answer; 0 means 30s.
 	Timeout time.Duration
+	// AskWait bounds how long a session holds its later messages for a
+	// request the recorded server made and the live one has not made yet
+	// (Timeout bounds it too); 0 means 1s, a negative one does not wait.
+	AskWait time.Duration
 	// ValidateNotifications compares the server's notifications with the
 	// recorded ones (by method, in order, per session) once a session's
 	// tape is done; otherwise they are only counted.
@@ -212,6 +216,12 @@ func (c *Config) withDefaults() error {
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = 30 * time.Second
+	}
+	switch {
+	case c.AskWait == 0:
+		c.AskWait = time.Second
+	case c.AskWait < 0:
+		c.AskWait = 0
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ func (e *Engine) sessionEnv() *session.Env {
 	env := &session.Env{
 		Dialer:                e.dialer,
 		Timeout:               e.cfg.Timeout,
+		AskWait:               min(e.cfg.AskWait, e.cfg.Timeout),
 		MaxInflight:           e.cfg.MaxInflight,
 		Spin:                  e.cfg.Spin,
 		MaxRetries:            e.cfg.MaxRetries,

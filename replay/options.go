@@ -33,6 +33,7 @@ type settings struct {
 	startAt     time.Time
 	order       string
 	timeout     time.Duration
+	askWait     time.Duration
 	maxInflight int
 	spin        time.Duration
 	gcHeadroom  int64
@@ -86,6 +87,7 @@ func defaults() *settings {
 		sessions:    knobs.Get("sessions").Int(),
 		order:       knobs.Get("order").Text(),
 		timeout:     knobs.Get("timeout").Duration(),
+		askWait:     knobs.Get("ask-wait").Duration(),
 		maxInflight: knobs.Get("max-inflight").Int(),
 		spin:        knobs.Get("spin").Duration(),
 		gcHeadroom:  int64(knobs.Get("gc-headroom").Default.(knobs.Size)),
@@ -154,6 +156,17 @@ func Order(order Ordering) Option {
 // request is cancelled), each write, the dial and the handshake. The
 // default is 30s.
 func Timeout(d time.Duration) Option { return func(s *settings) { s.timeout = d; s.given("Timeout") } }
+
+// AskWait is how long a session holds the messages recorded after the
+// client's answer to a server request (roots/list, sampling/createMessage,
+// elicitation/create) while the live server has not made that request
+// yet; the default is 1s, and Timeout bounds it too. Once it has passed
+// the session goes on: a request the live server makes later is still
+// answered with the recorded answer, and one it never makes is reported
+// as not asked, not as an error (a server may ask or not: a server that
+// sends its request on a stream not open yet loses it, as the TypeScript
+// SDK's does under load). 0 does not wait at all.
+func AskWait(d time.Duration) Option { return func(s *settings) { s.askWait = d; s.given("AskWait") } }
 
 // MaxInflight bounds the requests in flight per session (default 1000).
 func MaxInflight(n int) Option {

@@ -275,6 +275,8 @@ func (s *settings) check() (checked, error) {
 	switch {
 	case s.timeout <= 0:
 		return checked{}, bad("Timeout", s.timeout, errors.New("want a positive duration, e.g. 30s"))
+	case s.askWait < 0:
+		return checked{}, bad("AskWait", s.askWait, errors.New("want 0 (no wait) or a positive duration, e.g. 1s"))
 	case s.maxLine <= 0:
 		return checked{}, bad("MaxLine", s.maxLine, errors.New("want a positive number of bytes"))
 	case s.maxDoc <= 0:
@@ -349,6 +351,7 @@ func (s *settings) engineConfig(src tape.Source) (engine.Config, error) {
 		Spin:                  engineSpin(s.spin),
 		GCHeadroom:            engineGCHeadroom(s.gcHeadroom),
 		Timeout:               s.timeout,
+		AskWait:               engineAskWait(s.askWait),
 		ValidateNotifications: s.validNotes,
 		OnError:               c.onError,
 		MaxRetries:            c.maxRetries,
@@ -670,6 +673,15 @@ func engineGCHeadroom(n int64) int64 {
 // engineSpin is d as engine.Config.Spin takes it: 0 there is the
 // default, and never spinning is negative.
 func engineSpin(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}
+
+// engineAskWait is AskWait as engine.Config takes it: 0 there is its
+// default, a negative one no wait.
+func engineAskWait(d time.Duration) time.Duration {
 	if d == 0 {
 		return -1
 	}

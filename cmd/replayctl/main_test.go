@@ -74,7 +74,9 @@ type jsonReport struct {
 		Skipped       int64   `json:"skipped"`
 		SuccessRate   float64 `json:"success_rate"`
 		Server        struct {
-			Notifications int64 `json:"notifications"`
+			Notifications    int64 `json:"notifications"`
+			RequestsAnswered int64 `json:"requests_answered"`
+			RequestsRefused  int64 `json:"requests_refused"`
 		} `json:"server_initiated"`
 	} `json:"summary"`
 	Performance struct {

@@ -30,6 +30,7 @@ type runFlags struct {
 	output      string
 	order       string
 	timeout     time.Duration
+	askWait     time.Duration
 	maxInflight int
 	spin        time.Duration
 	gcHeadroom  byteSizeOrZero
@@ -118,6 +119,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "the text summary lists the details: each chaos session's faults and notes")
 	addKnob(fl, "run", "order", &f.order)
 	addKnob(fl, "run", "timeout", &f.timeout)
+	addKnob(fl, "run", "ask-wait", &f.askWait)
 	addKnob(fl, "run", "max-inflight", &f.maxInflight)
 	addKnob(fl, "run", "spin", &f.spin)
 	addKnob(fl, "run", "gc-headroom", &f.gcHeadroom)
@@ -250,6 +252,7 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	opts = append(opts, given(cmd, []flagOption{
 		{"sessions", func() replay.Option { return replay.Sessions(f.sessions) }},
 		{"ramp", func() replay.Option { return replay.Ramp(f.ramp) }},
+		{"ask-wait", func() replay.Option { return replay.AskWait(f.askWait) }},
 		{"on-error", func() replay.Option { return replay.OnError(replay.ErrorPolicy(f.onError)) }},
 		{"max-retries", func() replay.Option { return replay.MaxRetries(f.maxRetries) }},
 		{"timeline-limit", func() replay.Option { return replay.TimelineLimit(f.timeline) }},

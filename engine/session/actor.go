@@ -158,11 +158,11 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 		return err
 	}
 	quick := 0 // answers taken in a row without the select
-	for !x.inputDone || x.rq.live > 0 || len(x.ss.backlog) > 0 || x.end != nil || x.ss.notesWait {
+	for !x.finished() {
 		if err := x.passEnd(ctx); err != nil {
 			return err
 		}
-		if x.inputDone && x.rq.live == 0 && len(x.ss.backlog) == 0 && x.end == nil && !x.ss.notesWait {
+		if x.finished() {
 			break
 		}
 		x.rq.armTimer()
@@ -262,6 +262,13 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 		}
 	}
 	return nil
+}
+
+// finished reports whether the actor has nothing left to do: the input
+// has ended, nothing is in flight or held, the end of the tape is passed
+// on, and no notification is waited for.
+func (x *Actor) finished() bool {
+	return x.inputDone && x.rq.live == 0 && len(x.ss.backlog) == 0 && x.end == nil && !x.ss.notesWait
 }
 
 // takeArrived takes what the connection had read by now before the
@@ -555,7 +562,7 @@ func (x *Actor) handle(ctx context.Context, it *Item) error {
 // take queues a recorded message behind the session's backlog and
 // replays what may go now.
 func (x *Actor) take(ctx context.Context, ss *session, it *Item) error {
-	ss.backlog = append(ss.backlog, it)
+	ss.push(it)
 	return x.drain(ctx, ss)
 }
 
@@ -621,10 +628,7 @@ func (x *Actor) drain(ctx context.Context, ss *session) error {
 	return x.rq.settle(ctx, ss)
 }
 
-func (x *Actor) pop(ss *session) {
-	ss.backlog[0] = nil
-	ss.backlog = ss.backlog[1:]
-}
+func (x *Actor) pop(ss *session) { ss.pop() }
 
 // close ends the connection and the actor's timers.
 func (x *Actor) close() {

@@ -6,7 +6,6 @@ package session
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -123,7 +122,7 @@ func (r *receiver) clientAnswer(ctx context.Context, ss *session, it *Item) erro
 		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "answer to a server request the live server asked before the replay reached it (refused then, counted in the report)"})
 	}
 	ss.answers[method] = append(ss.answers[method], it)
-	if x.env.Order.waitsForServer() && asks(ss.conn) {
+	if x.env.Order.waitsForServer() && x.env.AskWait > 0 && asks(ss.conn) {
 		x.rx.await(ss, it)
 	}
 	return nil
@@ -136,12 +135,15 @@ func asks(c transport.Conn) bool {
 }
 
 // await holds the session's later messages until the live server asks
-// what the recorded answer it answers, within the replay's timeout.
+// what the recorded answer it answers, for Env.AskWait at most: a server
+// may not ask at all (it asks or not as it likes, and one that sends its
+// request on a stream the client has not opened yet loses it), and the
+// session is not held for the whole timeout then.
 func (r *receiver) await(ss *session, it *Item) {
 	x := r.x
 	ss.awaiting = it
 	x.rx.askTimer.Stop()
-	x.rx.askTimer.Reset(x.env.Timeout)
+	x.rx.askTimer.Reset(x.env.AskWait)
 }
 
 // endAwait lets the session go on without waiting for a server request.
@@ -152,7 +154,7 @@ func (r *receiver) endAwait(ss *session) {
 }
 
 // askExpired lets the session go on when the live server has not asked,
-// within the timeout, what the recorded server asked; the recorded answer
+// within Env.AskWait, what the recorded server asked; the recorded answer
 // is kept for a later ask, and reported as not asked for if none comes.
 // For a settled session waiting for its notifications (notesIfQuiet) it
 // compares them now.
@@ -169,7 +171,7 @@ func (r *receiver) askExpired(ctx context.Context) error {
 	x.rx.endAwait(ss)
 	method := ss.serverMethods[jsonrpc.IDKey(it.RPC.ID)]
 	x.env.Log.Warn().Str("session", ss.name).Int64("seq", it.Rec.Seq).Str("method", method).
-		Msgf("the live server did not ask %s within %s (the recorded server asked it, and the client answered at seq %d); going on without it", method, x.env.Timeout, it.Rec.Seq)
+		Msgf("the live server did not ask %s within %s (--ask-wait; the recorded server asked it, and the client answered at seq %d): the session goes on, and the recorded answer answers it if it asks later", method, x.env.AskWait, it.Rec.Seq)
 	return x.drain(ctx, ss)
 }
 
@@ -347,11 +349,11 @@ func (r *receiver) refuse(ctx context.Context, ss *session, rpc jsonrpc.Message)
 // connection is gone) the target failed.
 func (r *receiver) answerFailed(ctx context.Context, ss *session, it *Item, sent time.Time, method string, err error) error {
 	x := r.x
-	var he *transport.HTTPError
-	if ss.conn.Err() != nil || !(errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTarget) || errors.As(err, &he)) {
+	fate, _ := x.sendFate(ctx, sent, err)
+	if ss.conn.Err() != nil || fate == sendDied {
 		return x.targetDied(ss, fmt.Errorf("answer server request %s: %w", method, err))
 	}
-	if interruptedBy(ctx, err, sent.Add(x.env.Timeout)) {
+	if fate == sendInterrupted {
 		return ctx.Err()
 	}
 	if it == nil {

@@ -223,7 +223,7 @@ func (r *faults) disconnect(ctx context.Context, ss *session, it *Item) error {
 			ss.waitFor = p // the session is held until the answer (see drain)
 		}
 	}
-	ss.backlog = append(after, ss.backlog...)
+	ss.pushFront(after)
 	return nil
 }
 

@@ -27,6 +27,10 @@ type Env struct {
 	// Timeout bounds every dial, every write and the wait for each answer.
 	Timeout     time.Duration
 	MaxInflight int // requests sent and not answered, per session
+	// AskWait bounds how long the session holds its later messages for a
+	// request the recorded server made that the live one has not made yet
+	// (receiver.await); 0: it does not hold them.
+	AskWait time.Duration
 	// Spin is how long before a due time the actor stops sleeping on a
 	// timer and yields in a loop (see spinFor); 0: never.
 	Spin time.Duration

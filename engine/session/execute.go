@@ -231,28 +231,26 @@ func ownDeadline(sent time.Time, timeout time.Duration) time.Time {
 // server that died under chaos, or a target that failed.
 func (r *sender) sendFailed(ctx context.Context, ss *session, it *Item, sent time.Time, err error) error {
 	x := r.x
-	var he *transport.HTTPError
+	fate, he := x.sendFate(ctx, sent, err)
 	switch {
-	case ctx.Err() != nil:
+	case fate == sendInterrupted:
 		return ctx.Err()
-	case interruptedBy(ctx, err, ownDeadline(sent, x.env.Timeout)):
-		return ctx.Err()
-	case errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTarget) && !isRequest(it):
+	case fate == sendNotTaken && !isRequest(it):
 		// A notification or an answer the target did not take: an error
 		// of the message, not a timeout (timeouts count requests).
 		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Sent: sent,
 			Err: fmt.Errorf("the target did not take the message within %s (the timeout): %w", x.env.Timeout, err)})
-	case errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTarget):
+	case fate == sendNotTaken:
 		// The target did not take the message (an HTTP answer's headers
 		// never came) within the time its answer had.
 		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Sent: sent, Timeout: true,
 			Err: fmt.Errorf("no answer within %s (the timeout): the target did not take the message: %w", x.env.Timeout, err)})
-	case errors.As(err, &he) && it.Fault != nil:
+	case fate == sendRefused && it.Fault != nil:
 		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Sent: sent, Actual: refusal(he)})
-	case errors.As(err, &he) && it.RPC.Method == mcp.MethodInitialize:
+	case fate == sendRefused && it.RPC.Method == mcp.MethodInitialize:
 		// Refusing the handshake is not an answer: this is no MCP server.
 		return fmt.Errorf("%w: session %s: the server refused initialize: %w", ErrTarget, ss.name, err)
-	case errors.As(err, &he):
+	case fate == sendRefused:
 		// The target refused this message and lives on.
 		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Sent: sent, Err: err})
 	case isTapeErr(err):
@@ -264,6 +262,31 @@ func (r *sender) sendFailed(ctx context.Context, ss *session, it *Item, sent tim
 		return x.fx.died(ctx, ss, err)
 	}
 	return x.targetDied(ss, fmt.Errorf("send seq %d: %w", it.Rec.Seq, err))
+}
+
+// sendFate is what the error of a send the target did not take says.
+type sendFate int
+
+const (
+	sendInterrupted sendFate = iota // the run was stopped (ctx is done)
+	sendNotTaken                    // not taken within its time; the target lives on
+	sendRefused                     // refused over HTTP (an *transport.HTTPError); the target lives on
+	sendDied                        // else: the connection failed
+)
+
+// sendFate sorts the error of a send made at sent, for sendFailed and
+// answerFailed alike; for sendRefused it returns the HTTP refusal too.
+func (x *Actor) sendFate(ctx context.Context, sent time.Time, err error) (sendFate, *transport.HTTPError) {
+	var he *transport.HTTPError
+	switch {
+	case ctx.Err() != nil, interruptedBy(ctx, err, ownDeadline(sent, x.env.Timeout)):
+		return sendInterrupted, nil
+	case errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTarget):
+		return sendNotTaken, nil
+	case errors.As(err, &he):
+		return sendRefused, he
+	}
+	return sendDied, nil
 }
 
 // isTapeErr reports whether a send failed on a bad tape (a *tape.Error):

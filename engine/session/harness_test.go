@@ -92,7 +92,7 @@ func env(t testing.TB, d transport.Dialer, speed scheduler.Speed) *Env {
 	var live atomic.Int64
 	var epoch atomic.Uint64
 	return &Env{
-		Dialer: d, Timeout: 5 * time.Second, MaxInflight: 1000, MaxRetries: 3, Spin: scheduler.DefaultSpin,
+		Dialer: d, Timeout: 5 * time.Second, AskWait: 5 * time.Second, MaxInflight: 1000, MaxRetries: 3, Spin: scheduler.DefaultSpin,
 		Order: OrderCausal, Log: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel),
 		Timing: scheduler.NewShared(speed),
 		Speed:  func() scheduler.Speed { return speed },

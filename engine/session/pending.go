@@ -114,7 +114,29 @@ func (r *requests) settle(ctx context.Context, ss *session) error {
 			return err
 		}
 	}
-	for _, q := range ss.answers { // recorded answers to server requests that never came
+	clear(ss.openAsks) // the tape has no more answers: every ask left is refused
+	x.rx.endAwait(ss)
+	if err := x.rq.notesIfQuiet(ctx, ss); err != nil {
+		return err
+	}
+	if ss.notesCompared {
+		// Else they wait until the notifications are compared (notesNow):
+		// a server that asks late (after --ask-wait) is answered while the
+		// session waits for its last answers and for the notification it
+		// sends once answered.
+		if err := x.rq.unasked(ctx, ss); err != nil {
+			return err
+		}
+	}
+	return x.rx.refuseAsked(ctx, ss)
+}
+
+// unasked reports the client's recorded answers to server requests that
+// the live server has not asked, once the session is settled and no
+// longer waits for its notifications.
+func (r *requests) unasked(ctx context.Context, ss *session) error {
+	x := r.x
+	for _, q := range ss.answers {
 		for _, it := range q {
 			if err := x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "answer to a server request; the live server did not ask"}); err != nil {
 				return err
@@ -122,12 +144,7 @@ func (r *requests) settle(ctx context.Context, ss *session) error {
 		}
 	}
 	clear(ss.answers)
-	clear(ss.openAsks) // the tape has no more answers: every ask left is refused
-	x.rx.endAwait(ss)
-	if err := x.rq.notesIfQuiet(ctx, ss); err != nil {
-		return err
-	}
-	return x.rx.refuseAsked(ctx, ss)
+	return nil
 }
 
 // notesIfQuiet compares the session's notifications once it is settled and
@@ -164,7 +181,10 @@ func (r *requests) notesNow(ctx context.Context, ss *session) error {
 		x.rx.askTimer.Stop()
 	}
 	ss.notesCompared = true
-	return x.rq.compareNotes(ctx, ss)
+	if err := x.rq.compareNotes(ctx, ss); err != nil {
+		return err
+	}
+	return x.rq.unasked(ctx, ss)
 }
 
 // notesCame reports whether each of the session's recorded notifications

@@ -89,6 +89,7 @@ type session struct {
 	refused       map[string]int               // method → live server requests refused while the backlog had no ask of method, not yet matched to a recorded answer
 	takenAhead    map[string]bool              // recorded server request ids whose client answer was taken before they were read
 	warned        map[string]bool              // methods refused and warned about once
+	asksHeld      map[string]int               // method → recorded server requests in the backlog (push, pop)
 	// awaiting is the client's recorded answer to a server request that
 	// the live server has not asked yet: the messages recorded after it
 	// wait until the server asks (or the timeout passes), as the recorded
@@ -194,21 +195,54 @@ func (s *session) takeAnswer(method string) *Item {
 		default:
 			continue
 		}
-		s.backlog = append(s.backlog[:i:i], s.backlog[i+1:]...)
+		s.removeAt(i)
 		return it
 	}
 	return nil
 }
 
 // asksLater reports whether the backlog holds a recorded request of the
-// server of method, anywhere.
-func (s *session) asksLater(method string) bool {
-	for _, it := range s.backlog {
-		if asksFor(it, method) {
-			return true
-		}
+// server of method, anywhere: counted as the backlog changes (see push),
+// not looked for on every refusal.
+func (s *session) asksLater(method string) bool { return s.asksHeld[method] > 0 }
+
+// push queues it behind the backlog.
+func (s *session) push(it *Item) {
+	s.backlog = append(s.backlog, it)
+	s.countAsk(it, 1)
+}
+
+// pushFront puts items before the backlog, in their order.
+func (s *session) pushFront(items []*Item) {
+	s.backlog = append(items, s.backlog...)
+	for _, it := range items {
+		s.countAsk(it, 1)
 	}
-	return false
+}
+
+// pop drops the backlog's head.
+func (s *session) pop() {
+	s.countAsk(s.backlog[0], -1)
+	s.backlog[0] = nil
+	s.backlog = s.backlog[1:]
+}
+
+// removeAt takes the backlog's message i out of it.
+func (s *session) removeAt(i int) {
+	s.countAsk(s.backlog[i], -1)
+	s.backlog = append(s.backlog[:i:i], s.backlog[i+1:]...)
+}
+
+// countAsk adds d to the backlog's count of recorded server requests of
+// it's method (asksHeld), when it is one.
+func (s *session) countAsk(it *Item, d int) {
+	if it.Rec.Dir != tape.S2C || it.RPC.Kind != jsonrpc.KindRequest {
+		return
+	}
+	if s.asksHeld == nil {
+		s.asksHeld = make(map[string]int)
+	}
+	s.asksHeld[it.RPC.Method] += d
 }
 
 // asksAhead reports whether the backlog holds a recorded request of the
