@@ -32,6 +32,10 @@ type nowWriter interface {
 	WriteNow(p []byte) (int, error)
 }
 
+// direct reports whether c's senders write its requests (nw is set:
+// the connection writes without waiting), its goroutine only reading.
+func (c *leanConn) direct() bool { return c.nw != nil }
+
 // errIdleBytes is what a connection is left with when its server wrote
 // to it while no request was in flight: its next call fails.
 var errIdleBytes = errors.New("the server sent bytes on an idle connection")

@@ -104,7 +104,7 @@ func (c *leanConn) roundTrip(ctx context.Context, k leanCall, deadline time.Time
 	c.call, c.inCall = k, true
 	var r leanResult
 	if c.begin(ctx, socketDeadline(ctx, deadline)) {
-		if !c.direct {
+		if !c.direct() {
 			r = <-c.done
 		} else if err := c.writeCall(k, false); err != nil {
 			c.endWrite()
