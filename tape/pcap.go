@@ -29,11 +29,9 @@ func isPcap(b []byte) bool {
 	if len(b) < 4 {
 		return false
 	}
-	switch binary.LittleEndian.Uint32(b) {
-	case 0xA1B2C3D4, 0xD4C3B2A1, 0xA1B23C4D, 0x4D3CB2A1, 0x0A0D0D0A:
-		return true
-	}
-	return false
+	m := binary.LittleEndian.Uint32(b)
+	_, _, pcap := pcapMagic(m)
+	return pcap || m == ngSection
 }
 
 // FormatPcap is a packet capture (pcap or pcapng) of Streamable HTTP traffic.
@@ -93,7 +91,7 @@ func decodePcap(path string, src io.Reader, store msgStore) (Header, *imported, 
 	full := io.MultiReader(bytes.NewReader(head[:n]), src)
 	var ps packetSource
 	sll2 := false
-	if binary.LittleEndian.Uint32(magic[:]) == 0x0A0D0D0A {
+	if binary.LittleEndian.Uint32(magic[:]) == ngSection {
 		ng, err := newPcapngReader(full)
 		if err != nil {
 			return Header{}, nil, nil, &Error{Path: path, Seq: -1, Err: err, Msg: fmt.Sprintf("not a pcapng file replayctl can read (%v): capture again, or save it as pcap", err)}

@@ -52,6 +52,24 @@ type pcapReader struct {
 	buf     []byte
 }
 
+// pcapMagic reads m, a file's first four bytes read little-endian, as
+// a pcap file's magic number: the byte order of the file and the
+// nanoseconds per unit of its timestamps' fraction. ok is false when m
+// is not one (pcapng's is ngSection).
+func pcapMagic(m uint32) (order binary.ByteOrder, nanos uint32, ok bool) {
+	switch m {
+	case 0xA1B2C3D4:
+		return binary.LittleEndian, 1000, true
+	case 0xD4C3B2A1:
+		return binary.BigEndian, 1000, true
+	case 0xA1B23C4D:
+		return binary.LittleEndian, 1, true
+	case 0x4D3CB2A1:
+		return binary.BigEndian, 1, true
+	}
+	return nil, 0, false
+}
+
 // newPcapReader reads the file header.
 func newPcapReader(src io.Reader) (*pcapReader, error) {
 	br := bufio.NewReader(src)
@@ -67,16 +85,8 @@ func newPcapReader(src io.Reader) (*pcapReader, error) {
 	if _, err := io.ReadFull(r.r, h[:]); err != nil {
 		return nil, err
 	}
-	switch binary.LittleEndian.Uint32(h[:4]) {
-	case 0xA1B2C3D4:
-		r.order, r.nanos = binary.LittleEndian, 1000
-	case 0xD4C3B2A1:
-		r.order, r.nanos = binary.BigEndian, 1000
-	case 0xA1B23C4D:
-		r.order, r.nanos = binary.LittleEndian, 1
-	case 0x4D3CB2A1:
-		r.order, r.nanos = binary.BigEndian, 1
-	default:
+	var ok bool
+	if r.order, r.nanos, ok = pcapMagic(binary.LittleEndian.Uint32(h[:4])); !ok {
 		return nil, fmt.Errorf("unknown magic %x", binary.LittleEndian.Uint32(h[:4]))
 	}
 	if v := r.order.Uint16(h[4:6]); v != 2 {
@@ -134,6 +144,8 @@ type ngIface struct {
 
 // The pcapng block types read; the rest are skipped.
 const (
+	// ngSection, a section header's type, is the same in either byte
+	// order: a pcapng file's first four bytes.
 	ngSection   = 0x0A0D0D0A
 	ngInterface = 1
 	ngPacketOld = 2
@@ -142,6 +154,9 @@ const (
 	// ngMaxBlock bounds a block that is read whole, so that a damaged
 	// length cannot make the reader allocate gigabytes.
 	ngMaxBlock = maxPacket + 1<<16
+	// ngByteOrder is a section header's byte-order magic, read in the
+	// section's byte order.
+	ngByteOrder = 0x1A2B3C4D
 )
 
 var errNgTorn = io.ErrUnexpectedEOF
@@ -176,9 +191,9 @@ func (r *pcapngReader) block() (uint32, uint32, error) {
 			return 0, 0, torn(err)
 		}
 		switch {
-		case binary.BigEndian.Uint32(r.head[8:12]) == 0x1A2B3C4D:
+		case binary.BigEndian.Uint32(r.head[8:12]) == ngByteOrder:
 			r.order = binary.BigEndian
-		case binary.LittleEndian.Uint32(r.head[8:12]) == 0x1A2B3C4D:
+		case binary.LittleEndian.Uint32(r.head[8:12]) == ngByteOrder:
 			r.order = binary.LittleEndian
 		default:
 			return 0, 0, errors.New("wrong byte order value in section header")
