@@ -1,7 +1,8 @@
 package tape
 
 import (
-	"bytes"
+	"bufio"
+	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -24,8 +25,14 @@ import (
 // packet that completed it (a request at its first byte).
 
 // isPcap reports whether b, a file's first bytes, is a pcap or pcapng
-// header.
+// header, or the start of a gzip file whose first bytes are (4 KiB of
+// such a file hold its gzip header and the start of its first block,
+// unless the header holds a comment or extra fields as long: that file
+// is not told a capture, and its reader says it is compressed).
 func isPcap(b []byte) bool {
+	if isGzip(b) {
+		b = gunzipHead(b, 4)
+	}
 	if len(b) < 4 {
 		return false
 	}
@@ -43,9 +50,15 @@ func init() { Register(pcapImporter{}) }
 // a spill file.
 type pcapImporter struct{}
 
-func (pcapImporter) Format() Format       { return FormatPcap }
-func (pcapImporter) Stage() Stage         { return StageMagic }
-func (pcapImporter) Detect(p *Probe) bool { return isPcap(p.Magic()) }
+func (pcapImporter) Format() Format { return FormatPcap }
+func (pcapImporter) Stage() Stage   { return StageMagic }
+func (pcapImporter) Detect(p *Probe) bool {
+	b := p.Magic()
+	if isGzip(b) { // a compressed capture is told by what its start decompresses to
+		b = p.Head()
+	}
+	return isPcap(b)
+}
 
 func (pcapImporter) Import(p *Probe) (*Imported, error) {
 	store, err := newSpillStore(p.Path())
@@ -82,23 +95,28 @@ func DecodePcap(path string, src io.Reader) (Header, []Message, []string, error)
 }
 
 func decodePcap(path string, src io.Reader, store msgStore) (Header, *imported, []string, error) {
-	var head [24]byte // a pcap file's header; a pcapng block's start
-	n, err := io.ReadFull(src, head[:])
-	if err != nil && n < 4 {
+	br := bufio.NewReader(src) // src itself when it is a *bufio.Reader (Probe.Rest)
+	if z, _ := br.Peek(2); isGzip(z) {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return Header{}, nil, nil, &Error{Path: path, Seq: -1, Err: err, Msg: fmt.Sprintf("the gzip-compressed capture cannot be read (%v): decompress it (gunzip) and open that", err)}
+		}
+		br = bufio.NewReader(zr)
+	}
+	magic, _ := br.Peek(4)
+	if len(magic) < 4 {
 		return Header{}, nil, nil, &Error{Path: path, Seq: -1, Msg: "the packet capture is cut short in its file header: capture again"}
 	}
-	magic := head[:4]
-	full := io.MultiReader(bytes.NewReader(head[:n]), src)
 	var ps packetSource
 	sll2 := false
-	if binary.LittleEndian.Uint32(magic[:]) == ngSection {
-		ng, err := newPcapngReader(full)
+	if binary.LittleEndian.Uint32(magic) == ngSection {
+		ng, err := newPcapngReader(br)
 		if err != nil {
 			return Header{}, nil, nil, &Error{Path: path, Seq: -1, Err: err, Msg: fmt.Sprintf("not a pcapng file replayctl can read (%v): capture again, or save it as pcap", err)}
 		}
 		ps = ng
 	} else {
-		pr, err := newPcapReader(full)
+		pr, err := newPcapReader(br)
 		if err != nil {
 			return Header{}, nil, nil, &Error{Path: path, Seq: -1, Err: err, Msg: fmt.Sprintf("not a pcap file replayctl can read (%v): capture again", err)}
 		}

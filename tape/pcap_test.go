@@ -490,6 +490,75 @@ func TestPcapCompressed(t *testing.T) {
 	}
 }
 
+// gzipped is b compressed as gzip compresses a file: its name in the
+// header.
+func gzipped(t testing.TB, name string, b []byte) []byte {
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Name = name
+	if _, err := zw.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return z.Bytes()
+}
+
+// TestPcapGzipped: a gzip-compressed capture (capture.pcap.gz,
+// capture.pcapng.gz; tcpdump's fixture among them) is imported as the
+// capture itself; one cut short gives the packets before the cut and
+// says so; a compressed file that is not a capture is still refused
+// with the advice to decompress it.
+func TestPcapGzipped(t *testing.T) {
+	c := newCapture(t)
+	k := c.conn(46500)
+	k.send(true, post("/mcp", pBadCall), 0)
+	k.send(false, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "+fmt.Sprint(len(pBadResp))+"\r\n\r\n"+pBadResp, 0)
+	k.send(true, post("/mcp", pInited), 0)
+	k.send(false, "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n", 0)
+	fixture, err := os.ReadFile("testdata/gosdk-2025.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct {
+		name string
+		path string
+		want int
+	}{{"capture.pcap", c.pcap(), 3}, {"capture.pcapng", c.pcapng(), 3}, {"gosdk-2025.pcap", "testdata/gosdk-2025.pcap", 40}} {
+		t.Run(f.name, func(t *testing.T) {
+			b, err := os.ReadFile(f.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pr, plain := openAll(t, f.path)
+			gz := c.write(f.name+".gz", gzipped(t, f.name, b))
+			r, msgs := openAll(t, gz)
+			ws := strings.ReplaceAll(strings.Join(r.Warnings(), "\n"), gz, f.path)
+			if len(msgs) != f.want || len(msgs) != len(plain) || ws != strings.Join(pr.Warnings(), "\n") || r.Format() != FormatPcap {
+				t.Fatalf("%d messages (%s), warnings %q; want %d, and the warnings of the capture itself, %q", len(msgs), r.Format(), r.Warnings(), f.want, pr.Warnings())
+			}
+			for i := range msgs {
+				if string(msgs[i].Msg) != string(plain[i].Msg) || msgs[i].TUS != plain[i].TUS {
+					t.Errorf("seq %d: %s at %d, uncompressed %s at %d", i, msgs[i].Msg, msgs[i].TUS, plain[i].Msg, plain[i].TUS)
+				}
+			}
+		})
+	}
+
+	// cut short: the compressed stream ends in the middle of a packet
+	z := gzipped(t, "gosdk-2025.pcap", fixture)
+	r, msgs := openAll(t, c.write("cut.pcap.gz", z[:len(z)*2/3]))
+	if len(msgs) == 0 || len(msgs) >= 40 || !strings.Contains(strings.Join(r.Warnings(), "\n"), "the capture ends in the middle of packet") {
+		t.Errorf("cut: %d messages, warnings %q; want some of 40, and the cut said", len(msgs), r.Warnings())
+	}
+	// not a capture
+	tape := c.write("tape.jsonl.gz", gzipped(t, "tape.jsonl", []byte(`{"type":"header","format":"replayctl-tape","version":1}`+"\n")))
+	if _, err := Open(tape); err == nil || !strings.Contains(err.Error(), "gzip-compressed; decompress it") {
+		t.Errorf("a compressed tape: %v; want the advice to decompress it", err)
+	}
+}
+
 // TestPcapPortsReused: a connection whose end the capture lacks, then a
 // new connection on the same ports: both are read.
 func TestPcapPortsReused(t *testing.T) {
@@ -630,6 +699,7 @@ func FuzzDecodePcap(f *testing.F) {
 	}
 	f.Add(b[:min(len(b), 4096)])
 	f.Add(b)
+	f.Add(gzipped(f, "f.pcap", b[:min(len(b), 4096)]))
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		_, msgs, _, err := DecodePcap("f.pcap", bytes.NewReader(doc))
 		checkImport(t, msgs, err)

@@ -2,6 +2,7 @@ package tape
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
@@ -11,10 +12,11 @@ import (
 )
 
 // The capture file readers: pcap (both byte orders, micro- and
-// nanosecond timestamps, gzip-compressed or not) and pcapng (sections
-// in either byte order; interface descriptions with their link type,
-// time resolution and offset; enhanced, simple and obsolete packet
-// blocks; every other block skipped). replayctl reads captures itself
+// nanosecond timestamps) and pcapng (sections in either byte order;
+// interface descriptions with their link type, time resolution and
+// offset; enhanced, simple and obsolete packet blocks; every other block
+// skipped), either of them read through gzip when it is compressed
+// (decodePcap). replayctl reads captures itself
 // rather than with gopacket, whose tables (≈ 5 MB of package globals)
 // the collector would scan at every collection in every replayctl
 // process.
@@ -70,17 +72,25 @@ func pcapMagic(m uint32) (order binary.ByteOrder, nanos uint32, ok bool) {
 	return nil, 0, false
 }
 
+// isGzip reports whether b, a file's first bytes, starts as a gzip
+// file does.
+func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
+
+// gunzipHead is the first n bytes (fewer when there are not as many) of
+// what b, the start of a gzip file, decompresses to.
+func gunzipHead(b []byte, n int) []byte {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil
+	}
+	out := make([]byte, n)
+	k, _ := io.ReadFull(zr, out)
+	return out[:k]
+}
+
 // newPcapReader reads the file header.
 func newPcapReader(src io.Reader) (*pcapReader, error) {
-	br := bufio.NewReader(src)
-	r := &pcapReader{r: br}
-	if z, err := br.Peek(2); err != nil {
-		return nil, err
-	} else if z[0] == 0x1f && z[1] == 0x8b {
-		if r.r, err = gzip.NewReader(br); err != nil {
-			return nil, err
-		}
-	}
+	r := &pcapReader{r: bufio.NewReader(src)}
 	var h [24]byte
 	if _, err := io.ReadFull(r.r, h[:]); err != nil {
 		return nil, err
