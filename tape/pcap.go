@@ -108,7 +108,6 @@ func decodePcap(path string, src io.Reader, store msgStore) (Header, *imported, 
 		return Header{}, nil, nil, &Error{Path: path, Seq: -1, Msg: "the packet capture is cut short in its file header: capture again"}
 	}
 	var ps packetSource
-	sll2 := false
 	if binary.LittleEndian.Uint32(magic) == ngSection {
 		ng, err := newPcapngReader(br)
 		if err != nil {
@@ -121,7 +120,6 @@ func decodePcap(path string, src io.Reader, store msgStore) (Header, *imported, 
 			return Header{}, nil, nil, &Error{Path: path, Seq: -1, Err: err, Msg: fmt.Sprintf("not a pcap file replayctl can read (%v): capture again", err)}
 		}
 		ps = pr
-		sll2 = pr.link == linkSLL2
 	}
 	x := newPcapImport(path, store)
 	for n := 1; ; n++ {
@@ -136,11 +134,7 @@ func decodePcap(path string, src io.Reader, store msgStore) (Header, *imported, 
 			}
 			return Header{}, nil, nil, &Error{Path: path, Seq: -1, Err: err, Msg: fmt.Sprintf("packet %d cannot be read (%v): the capture is damaged; capture again", n, err)}
 		}
-		off := 0
-		if sll2 {
-			lt, off = linkRaw, 20
-		}
-		if err := x.packet(data, off, at, lt); err != nil {
+		if err := x.packet(data, at, lt); err != nil {
 			return Header{}, nil, nil, err
 		}
 		if x.err != nil {
@@ -159,10 +153,6 @@ func decodePcap(path string, src io.Reader, store msgStore) (Header, *imported, 
 // 64 KiB; captures on loopback or with offloading see no more), so that a
 // damaged length cannot make the reader allocate gigabytes.
 const maxPacket = 1 << 20
-
-// linkSLL2 is the link type of Linux "cooked" captures v2 (tcpdump -i
-// any since 4.99): a 20-byte header before the IP packet.
-const linkSLL2 = 276
 
 // pcapImport is a capture being imported.
 type pcapImport struct {
@@ -201,13 +191,8 @@ func endpointOf(ip net.IP, port uint16) string {
 	return net.JoinHostPort(ip.String(), strconv.Itoa(int(port)))
 }
 
-// packet takes one packet of link type lt, its link header skip bytes
-// in (Linux cooked v2's).
-func (x *pcapImport) packet(data []byte, skip int, at time.Time, lt linkType) error {
-	if len(data) < skip {
-		return nil
-	}
-	data = data[skip:]
+// packet takes one packet of link type lt.
+func (x *pcapImport) packet(data []byte, at time.Time, lt linkType) error {
 	first, ok := firstLayer(data, lt)
 	if !ok {
 		x.unknown[lt]++

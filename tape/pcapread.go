@@ -33,6 +33,7 @@ const (
 	linkLinuxSLL linkType = 113
 	linkIPv4     linkType = 228
 	linkIPv6     linkType = 229
+	linkSLL2     linkType = 276 // Linux cooked v2: tcpdump -i any since libpcap 1.10
 )
 
 // packetSource is a pcap or pcapng reader. The data of a packet it
