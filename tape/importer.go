@@ -130,8 +130,9 @@ func (p *Probe) Line() int64 { return p.line }
 // StageDocument; nil before.
 func (p *Probe) Whole() []byte { return p.whole }
 
-// Head is what follows First in the file, as far as 4 KiB of it are read
-// already or can be peeked; it is not consumed.
+// Head is what follows First in the file (in StageMagic, the file from
+// its start), as far as 4 KiB of it are read already or can be peeked;
+// it is not consumed. It waits for those bytes, or the file's end.
 func (p *Probe) Head() []byte {
 	b, _ := p.n.br.Peek(4096) // what there is: less at the end of the file
 	return b

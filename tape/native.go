@@ -310,7 +310,7 @@ func (nr *nativeReader) notJSON(line []byte, n int64) *Error {
 	e := &Error{Path: nr.r.path, Line: n, Seq: -1}
 	if i, ok := binaryAt(line); ok {
 		e.Msg = fmt.Sprintf("binary content (byte 0x%02x at column %d): this is not a text tape; is it compressed, or the wrong file?", line[i], i+1)
-		if bytes.HasPrefix(line, []byte{0x1f, 0x8b}) {
+		if isGzip(line) {
 			e.Msg = "binary content: the file is gzip-compressed; decompress it (gunzip) and open that"
 		}
 		return e

@@ -1,7 +1,8 @@
 package tape
 
 import (
-	"bytes"
+	"bufio"
+	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -24,16 +25,20 @@ import (
 // packet that completed it (a request at its first byte).
 
 // isPcap reports whether b, a file's first bytes, is a pcap or pcapng
-// header.
+// header, or the start of a gzip file whose first bytes are (4 KiB of
+// such a file hold its gzip header and the start of its first block,
+// unless the header holds a comment or extra fields as long: that file
+// is not told a capture, and its reader says it is compressed).
 func isPcap(b []byte) bool {
+	if isGzip(b) {
+		b = gunzipHead(b, 4)
+	}
 	if len(b) < 4 {
 		return false
 	}
-	switch binary.LittleEndian.Uint32(b) {
-	case 0xA1B2C3D4, 0xD4C3B2A1, 0xA1B23C4D, 0x4D3CB2A1, 0x0A0D0D0A:
-		return true
-	}
-	return false
+	m := binary.LittleEndian.Uint32(b)
+	_, _, pcap := pcapMagic(m)
+	return pcap || m == ngSection
 }
 
 // FormatPcap is a packet capture (pcap or pcapng) of Streamable HTTP traffic.
@@ -45,9 +50,15 @@ func init() { Register(pcapImporter{}) }
 // a spill file.
 type pcapImporter struct{}
 
-func (pcapImporter) Format() Format       { return FormatPcap }
-func (pcapImporter) Stage() Stage         { return StageMagic }
-func (pcapImporter) Detect(p *Probe) bool { return isPcap(p.Magic()) }
+func (pcapImporter) Format() Format { return FormatPcap }
+func (pcapImporter) Stage() Stage   { return StageMagic }
+func (pcapImporter) Detect(p *Probe) bool {
+	b := p.Magic()
+	if isGzip(b) { // a compressed capture is told by what its start decompresses to
+		b = p.Head()
+	}
+	return isPcap(b)
+}
 
 func (pcapImporter) Import(p *Probe) (*Imported, error) {
 	store, err := newSpillStore(p.Path())
@@ -84,28 +95,31 @@ func DecodePcap(path string, src io.Reader) (Header, []Message, []string, error)
 }
 
 func decodePcap(path string, src io.Reader, store msgStore) (Header, *imported, []string, error) {
-	var head [24]byte // a pcap file's header; a pcapng block's start
-	n, err := io.ReadFull(src, head[:])
-	if err != nil && n < 4 {
+	br := bufio.NewReader(src) // src itself when it is a *bufio.Reader (Probe.Rest)
+	if z, _ := br.Peek(2); isGzip(z) {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return Header{}, nil, nil, &Error{Path: path, Seq: -1, Err: err, Msg: fmt.Sprintf("the gzip-compressed capture cannot be read (%v): decompress it (gunzip) and open that", err)}
+		}
+		br = bufio.NewReader(zr)
+	}
+	magic, _ := br.Peek(4)
+	if len(magic) < 4 {
 		return Header{}, nil, nil, &Error{Path: path, Seq: -1, Msg: "the packet capture is cut short in its file header: capture again"}
 	}
-	magic := head[:4]
-	full := io.MultiReader(bytes.NewReader(head[:n]), src)
 	var ps packetSource
-	sll2 := false
-	if binary.LittleEndian.Uint32(magic[:]) == 0x0A0D0D0A {
-		ng, err := newPcapngReader(full)
+	if binary.LittleEndian.Uint32(magic) == ngSection {
+		ng, err := newPcapngReader(br)
 		if err != nil {
 			return Header{}, nil, nil, &Error{Path: path, Seq: -1, Err: err, Msg: fmt.Sprintf("not a pcapng file replayctl can read (%v): capture again, or save it as pcap", err)}
 		}
 		ps = ng
 	} else {
-		pr, err := newPcapReader(full)
+		pr, err := newPcapReader(br)
 		if err != nil {
 			return Header{}, nil, nil, &Error{Path: path, Seq: -1, Err: err, Msg: fmt.Sprintf("not a pcap file replayctl can read (%v): capture again", err)}
 		}
 		ps = pr
-		sll2 = pr.link == linkSLL2
 	}
 	x := newPcapImport(path, store)
 	for n := 1; ; n++ {
@@ -120,11 +134,7 @@ func decodePcap(path string, src io.Reader, store msgStore) (Header, *imported, 
 			}
 			return Header{}, nil, nil, &Error{Path: path, Seq: -1, Err: err, Msg: fmt.Sprintf("packet %d cannot be read (%v): the capture is damaged; capture again", n, err)}
 		}
-		off := 0
-		if sll2 {
-			lt, off = linkRaw, 20
-		}
-		if err := x.packet(data, off, at, lt); err != nil {
+		if err := x.packet(data, at, lt); err != nil {
 			return Header{}, nil, nil, err
 		}
 		if x.err != nil {
@@ -143,10 +153,6 @@ func decodePcap(path string, src io.Reader, store msgStore) (Header, *imported, 
 // 64 KiB; captures on loopback or with offloading see no more), so that a
 // damaged length cannot make the reader allocate gigabytes.
 const maxPacket = 1 << 20
-
-// linkSLL2 is the link type of Linux "cooked" captures v2 (tcpdump -i
-// any since 4.99): a 20-byte header before the IP packet.
-const linkSLL2 = 276
 
 // pcapImport is a capture being imported.
 type pcapImport struct {
@@ -185,13 +191,8 @@ func endpointOf(ip net.IP, port uint16) string {
 	return net.JoinHostPort(ip.String(), strconv.Itoa(int(port)))
 }
 
-// packet takes one packet of link type lt, its link header skip bytes
-// in (Linux cooked v2's).
-func (x *pcapImport) packet(data []byte, skip int, at time.Time, lt linkType) error {
-	if len(data) < skip {
-		return nil
-	}
-	data = data[skip:]
+// packet takes one packet of link type lt.
+func (x *pcapImport) packet(data []byte, at time.Time, lt linkType) error {
 	first, ok := firstLayer(data, lt)
 	if !ok {
 		x.unknown[lt]++

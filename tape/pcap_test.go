@@ -99,11 +99,8 @@ func (k *capConn) packet(fromClient bool, seq uint32, payload []byte, flags func
 		k.c.t.Fatal(err)
 	}
 	data := append([]byte(nil), buf.Bytes()...)
-	if k.c.sll2 { // protocol, reserved, interface, ARPHRD, packet type, address length, address
-		hdr := make([]byte, 20)
-		binary.BigEndian.PutUint16(hdr, uint16(etype))
-		binary.BigEndian.PutUint16(hdr[8:], 772) // ARPHRD_LOOPBACK
-		data = append(hdr, data...)
+	if k.c.sll2 {
+		data = append(sll2Header(uint16(etype)), data...)
 	}
 	wire := len(data)
 	if k.c.snaplen > 0 && len(data) > k.c.snaplen {
@@ -111,6 +108,34 @@ func (k *capConn) packet(fromClient bool, seq uint32, payload []byte, flags func
 	}
 	k.c.pkts = append(k.c.pkts, capPacket{at: k.c.at, data: data, wire: wire})
 	k.c.tick(time.Millisecond)
+}
+
+// sll2Header is a Linux cooked v2 header, as tcpdump -i any writes
+// one before a packet of protocol etype on loopback: the protocol, 2
+// bytes reserved, the interface index, ARPHRD_LOOPBACK, the packet type
+// (to this host), the address length and 8 bytes of address.
+func sll2Header(etype uint16) []byte {
+	hdr := make([]byte, 20)
+	binary.BigEndian.PutUint16(hdr[0:], etype)
+	binary.BigEndian.PutUint32(hdr[4:], 1)
+	binary.BigEndian.PutUint16(hdr[8:], 772)
+	hdr[11] = 6
+	return hdr
+}
+
+// asSLL2 is c, captured raw, with a Linux cooked v2 header before each
+// packet.
+func (c *capture) asSLL2() *capture {
+	out := *c
+	out.sll2, out.pkts = true, make([]capPacket, len(c.pkts))
+	for i, p := range c.pkts {
+		etype := uint16(layers.EthernetTypeIPv4)
+		if len(p.data) > 0 && p.data[0]>>4 == 6 {
+			etype = uint16(layers.EthernetTypeIPv6)
+		}
+		out.pkts[i] = capPacket{at: p.at, data: append(sll2Header(etype), p.data...), wire: p.wire + 20}
+	}
+	return &out
 }
 
 // send sends data from one side, in segments of at most size bytes
@@ -146,7 +171,7 @@ func (c *capture) pcap() string {
 		c.t.Fatal(err)
 	}
 	if c.sll2 { // pcapgo writes the link type as a byte: write it whole
-		binary.LittleEndian.PutUint32(buf.Bytes()[20:], linkSLL2)
+		binary.LittleEndian.PutUint32(buf.Bytes()[20:], uint32(linkSLL2))
 	}
 	for _, p := range c.pkts {
 		if err := w.WritePacket(gopacket.CaptureInfo{Timestamp: p.at, CaptureLength: len(p.data), Length: p.wire}, p.data); err != nil {
@@ -159,9 +184,20 @@ func (c *capture) pcap() string {
 // pcapng writes the capture as a pcapng file and returns its path.
 func (c *capture) pcapng() string {
 	var buf bytes.Buffer
-	w, err := pcapgo.NewNgWriter(&buf, layers.LinkTypeEthernet)
+	w, err := pcapgo.NewNgWriter(&buf, c.link)
 	if err != nil {
 		c.t.Fatal(err)
+	}
+	if c.sll2 { // pcapgo names link types by a byte: write SLL2's into the interface description
+		if err := w.Flush(); err != nil {
+			c.t.Fatal(err)
+		}
+		b := buf.Bytes()
+		idb := binary.LittleEndian.Uint32(b[4:8]) // after the section header
+		if binary.LittleEndian.Uint32(b[idb:]) != ngInterface {
+			c.t.Fatalf("block %d at %d, want the interface description", binary.LittleEndian.Uint32(b[idb:]), idb)
+		}
+		binary.LittleEndian.PutUint16(b[idb+8:], uint16(linkSLL2))
 	}
 	for _, p := range c.pkts {
 		if err := w.WritePacket(gopacket.CaptureInfo{Timestamp: p.at, CaptureLength: len(p.data), Length: p.wire}, p.data); err != nil {
@@ -435,7 +471,7 @@ func TestPcapLostSegment(t *testing.T) {
 
 // TestPcapLinkTypes: the same exchange over IPv4 and IPv6, captured on
 // Ethernet (tcpdump -i lo on Linux), BSD loopback (macOS lo0), raw IP,
-// and Linux cooked v2 (tcpdump -i any).
+// and Linux cooked v2 (tcpdump -i any), in pcap and pcapng files.
 func TestPcapLinkTypes(t *testing.T) {
 	for _, link := range []struct {
 		name string
@@ -443,17 +479,23 @@ func TestPcapLinkTypes(t *testing.T) {
 		sll2 bool
 	}{{"ethernet", layers.LinkTypeEthernet, false}, {"null", layers.LinkTypeNull, false}, {"raw", layers.LinkTypeRaw, false}, {"sll2", layers.LinkTypeRaw, true}} {
 		for _, v6 := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s ipv6 %v", link.name, v6), func(t *testing.T) {
-				c := newCapture(t)
-				c.link, c.sll2, c.ipv6 = link.lt, link.sll2, v6
-				k := c.conn(46000)
-				k.send(true, post("/mcp", pBadCall), 0)
-				k.send(false, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "+fmt.Sprint(len(pBadResp))+"\r\n\r\n"+pBadResp, 0)
-				r, msgs := openAll(t, c.pcap())
-				if len(msgs) != 2 || string(msgs[0].Msg) != pBadCall || string(msgs[1].Msg) != pBadResp || len(r.Warnings()) != 0 {
-					t.Errorf("%d messages, warnings %q", len(msgs), r.Warnings())
-				}
-			})
+			for _, ng := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s ipv6 %v pcapng %v", link.name, v6, ng), func(t *testing.T) {
+					c := newCapture(t)
+					c.link, c.sll2, c.ipv6 = link.lt, link.sll2, v6
+					k := c.conn(46000)
+					k.send(true, post("/mcp", pBadCall), 0)
+					k.send(false, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "+fmt.Sprint(len(pBadResp))+"\r\n\r\n"+pBadResp, 0)
+					path := c.pcap()
+					if ng {
+						path = c.pcapng()
+					}
+					r, msgs := openAll(t, path)
+					if len(msgs) != 2 || string(msgs[0].Msg) != pBadCall || string(msgs[1].Msg) != pBadResp || len(r.Warnings()) != 0 {
+						t.Errorf("%d messages, warnings %q", len(msgs), r.Warnings())
+					}
+				})
+			}
 		}
 	}
 }
@@ -487,6 +529,75 @@ func TestPcapCompressed(t *testing.T) {
 	}
 	if ws := strings.Join(r.Warnings(), "\n"); !strings.Contains(ws, "(first: exchange 2): an answer whose body is compressed") {
 		t.Errorf("warnings %q do not say the stream was skipped", ws)
+	}
+}
+
+// gzipped is b compressed as gzip compresses a file: its name in the
+// header.
+func gzipped(t testing.TB, name string, b []byte) []byte {
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Name = name
+	if _, err := zw.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return z.Bytes()
+}
+
+// TestPcapGzipped: a gzip-compressed capture (capture.pcap.gz,
+// capture.pcapng.gz; tcpdump's fixture among them) is imported as the
+// capture itself; one cut short gives the packets before the cut and
+// says so; a compressed file that is not a capture is still refused
+// with the advice to decompress it.
+func TestPcapGzipped(t *testing.T) {
+	c := newCapture(t)
+	k := c.conn(46500)
+	k.send(true, post("/mcp", pBadCall), 0)
+	k.send(false, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "+fmt.Sprint(len(pBadResp))+"\r\n\r\n"+pBadResp, 0)
+	k.send(true, post("/mcp", pInited), 0)
+	k.send(false, "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n", 0)
+	fixture, err := os.ReadFile("testdata/gosdk-2025.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct {
+		name string
+		path string
+		want int
+	}{{"capture.pcap", c.pcap(), 3}, {"capture.pcapng", c.pcapng(), 3}, {"gosdk-2025.pcap", "testdata/gosdk-2025.pcap", 40}} {
+		t.Run(f.name, func(t *testing.T) {
+			b, err := os.ReadFile(f.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pr, plain := openAll(t, f.path)
+			gz := c.write(f.name+".gz", gzipped(t, f.name, b))
+			r, msgs := openAll(t, gz)
+			ws := strings.ReplaceAll(strings.Join(r.Warnings(), "\n"), gz, f.path)
+			if len(msgs) != f.want || len(msgs) != len(plain) || ws != strings.Join(pr.Warnings(), "\n") || r.Format() != FormatPcap {
+				t.Fatalf("%d messages (%s), warnings %q; want %d, and the warnings of the capture itself, %q", len(msgs), r.Format(), r.Warnings(), f.want, pr.Warnings())
+			}
+			for i := range msgs {
+				if string(msgs[i].Msg) != string(plain[i].Msg) || msgs[i].TUS != plain[i].TUS {
+					t.Errorf("seq %d: %s at %d, uncompressed %s at %d", i, msgs[i].Msg, msgs[i].TUS, plain[i].Msg, plain[i].TUS)
+				}
+			}
+		})
+	}
+
+	// cut short: the compressed stream ends in the middle of a packet
+	z := gzipped(t, "gosdk-2025.pcap", fixture)
+	r, msgs := openAll(t, c.write("cut.pcap.gz", z[:len(z)*2/3]))
+	if len(msgs) == 0 || len(msgs) >= 40 || !strings.Contains(strings.Join(r.Warnings(), "\n"), "the capture ends in the middle of packet") {
+		t.Errorf("cut: %d messages, warnings %q; want some of 40, and the cut said", len(msgs), r.Warnings())
+	}
+	// not a capture
+	tape := c.write("tape.jsonl.gz", gzipped(t, "tape.jsonl", []byte(`{"type":"header","format":"replayctl-tape","version":1}`+"\n")))
+	if _, err := Open(tape); err == nil || !strings.Contains(err.Error(), "gzip-compressed; decompress it") {
+		t.Errorf("a compressed tape: %v; want the advice to decompress it", err)
 	}
 }
 
@@ -630,6 +741,7 @@ func FuzzDecodePcap(f *testing.F) {
 	}
 	f.Add(b[:min(len(b), 4096)])
 	f.Add(b)
+	f.Add(gzipped(f, "f.pcap", b[:min(len(b), 4096)]))
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		_, msgs, _, err := DecodePcap("f.pcap", bytes.NewReader(doc))
 		checkImport(t, msgs, err)

@@ -3,7 +3,7 @@ package tape
 import "encoding/binary"
 
 // The packet decoders: from a link-layer header (Ethernet, 802.1Q and
-// QinQ tags, BSD loopback, Linux cooked v1, raw IP) through IPv4 (IP in
+// QinQ tags, BSD loopback, Linux cooked v1 and v2, raw IP) through IPv4 (IP in
 // IP included; fragments refused) or IPv6 (a hop-by-hop header
 // skipped) to a TCP segment. What is not TCP over IP is not decoded.
 
@@ -32,6 +32,7 @@ const (
 	layerEthernet
 	layerLoopback
 	layerSLL
+	layerSLL2
 	layerDot1Q
 	layerIPv4
 	layerIPv6
@@ -48,6 +49,8 @@ func firstLayer(data []byte, lt linkType) (layer, bool) {
 		return layerLoopback, true
 	case linkLinuxSLL:
 		return layerSLL, true
+	case linkSLL2:
+		return layerSLL2, true
 	case linkRaw, linkIPv4, linkIPv6, 12: // 12: raw IP on some systems
 		if len(data) == 0 {
 			return layerNone, true
@@ -132,6 +135,11 @@ func decodeTCP(data []byte, l layer, s *tcpSegment) bool {
 				return false
 			}
 			data, l = data[16:], byEtherType(be.Uint16(data[14:16]))
+		case layerSLL2: // the protocol first, then what v1 has (and an interface index)
+			if len(data) < 20 {
+				return false
+			}
+			data, l = data[20:], byEtherType(be.Uint16(data[0:2]))
 		case layerDot1Q:
 			if len(data) < 4 {
 				return false

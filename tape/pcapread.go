@@ -2,6 +2,7 @@ package tape
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
@@ -11,10 +12,11 @@ import (
 )
 
 // The capture file readers: pcap (both byte orders, micro- and
-// nanosecond timestamps, gzip-compressed or not) and pcapng (sections
-// in either byte order; interface descriptions with their link type,
-// time resolution and offset; enhanced, simple and obsolete packet
-// blocks; every other block skipped). replayctl reads captures itself
+// nanosecond timestamps) and pcapng (sections in either byte order;
+// interface descriptions with their link type, time resolution and
+// offset; enhanced, simple and obsolete packet blocks; every other block
+// skipped), either of them read through gzip when it is compressed
+// (decodePcap). replayctl reads captures itself
 // rather than with gopacket, whose tables (≈ 5 MB of package globals)
 // the collector would scan at every collection in every replayctl
 // process.
@@ -31,6 +33,7 @@ const (
 	linkLinuxSLL linkType = 113
 	linkIPv4     linkType = 228
 	linkIPv6     linkType = 229
+	linkSLL2     linkType = 276 // Linux cooked v2: tcpdump -i any since libpcap 1.10
 )
 
 // packetSource is a pcap or pcapng reader. The data of a packet it
@@ -52,31 +55,49 @@ type pcapReader struct {
 	buf     []byte
 }
 
+// pcapMagic reads m, a file's first four bytes read little-endian, as
+// a pcap file's magic number: the byte order of the file and the
+// nanoseconds per unit of its timestamps' fraction. ok is false when m
+// is not one (pcapng's is ngSection).
+func pcapMagic(m uint32) (order binary.ByteOrder, nanos uint32, ok bool) {
+	switch m {
+	case 0xA1B2C3D4:
+		return binary.LittleEndian, 1000, true
+	case 0xD4C3B2A1:
+		return binary.BigEndian, 1000, true
+	case 0xA1B23C4D:
+		return binary.LittleEndian, 1, true
+	case 0x4D3CB2A1:
+		return binary.BigEndian, 1, true
+	}
+	return nil, 0, false
+}
+
+// isGzip reports whether b, a file's first bytes, starts as a gzip
+// file does.
+func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
+
+// gunzipHead is the first n bytes (fewer when there are not as many) of
+// what b, the start of a gzip file, decompresses to.
+func gunzipHead(b []byte, n int) []byte {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil
+	}
+	out := make([]byte, n)
+	k, _ := io.ReadFull(zr, out)
+	return out[:k]
+}
+
 // newPcapReader reads the file header.
 func newPcapReader(src io.Reader) (*pcapReader, error) {
-	br := bufio.NewReader(src)
-	r := &pcapReader{r: br}
-	if z, err := br.Peek(2); err != nil {
-		return nil, err
-	} else if z[0] == 0x1f && z[1] == 0x8b {
-		if r.r, err = gzip.NewReader(br); err != nil {
-			return nil, err
-		}
-	}
+	r := &pcapReader{r: bufio.NewReader(src)}
 	var h [24]byte
 	if _, err := io.ReadFull(r.r, h[:]); err != nil {
 		return nil, err
 	}
-	switch binary.LittleEndian.Uint32(h[:4]) {
-	case 0xA1B2C3D4:
-		r.order, r.nanos = binary.LittleEndian, 1000
-	case 0xD4C3B2A1:
-		r.order, r.nanos = binary.BigEndian, 1000
-	case 0xA1B23C4D:
-		r.order, r.nanos = binary.LittleEndian, 1
-	case 0x4D3CB2A1:
-		r.order, r.nanos = binary.BigEndian, 1
-	default:
+	var ok bool
+	if r.order, r.nanos, ok = pcapMagic(binary.LittleEndian.Uint32(h[:4])); !ok {
 		return nil, fmt.Errorf("unknown magic %x", binary.LittleEndian.Uint32(h[:4]))
 	}
 	if v := r.order.Uint16(h[4:6]); v != 2 {
@@ -134,6 +155,8 @@ type ngIface struct {
 
 // The pcapng block types read; the rest are skipped.
 const (
+	// ngSection, a section header's type, is the same in either byte
+	// order: a pcapng file's first four bytes.
 	ngSection   = 0x0A0D0D0A
 	ngInterface = 1
 	ngPacketOld = 2
@@ -142,6 +165,9 @@ const (
 	// ngMaxBlock bounds a block that is read whole, so that a damaged
 	// length cannot make the reader allocate gigabytes.
 	ngMaxBlock = maxPacket + 1<<16
+	// ngByteOrder is a section header's byte-order magic, read in the
+	// section's byte order.
+	ngByteOrder = 0x1A2B3C4D
 )
 
 var errNgTorn = io.ErrUnexpectedEOF
@@ -176,9 +202,9 @@ func (r *pcapngReader) block() (uint32, uint32, error) {
 			return 0, 0, torn(err)
 		}
 		switch {
-		case binary.BigEndian.Uint32(r.head[8:12]) == 0x1A2B3C4D:
+		case binary.BigEndian.Uint32(r.head[8:12]) == ngByteOrder:
 			r.order = binary.BigEndian
-		case binary.LittleEndian.Uint32(r.head[8:12]) == 0x1A2B3C4D:
+		case binary.LittleEndian.Uint32(r.head[8:12]) == ngByteOrder:
 			r.order = binary.LittleEndian
 		default:
 			return 0, 0, errors.New("wrong byte order value in section header")

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -215,6 +217,9 @@ func TestPcapDecodersMatchGopacket(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := map[string][]byte{"fixture": fixture}
+	// gopacket (1.1.19) does not decode Linux cooked v2: an SLL2 capture's
+	// packets are held to gopacket's of its twin, the same packets raw
+	twins := map[string][]byte{}
 	for _, lt := range []layers.LinkType{layers.LinkTypeEthernet, layers.LinkTypeNull, layers.LinkTypeRaw} {
 		for _, v6 := range []bool{false, true} {
 			c := newCapture(t)
@@ -248,10 +253,26 @@ func TestPcapDecodersMatchGopacket(t *testing.T) {
 			files[name+" pcap nanoseconds"] = nb.Bytes()
 			files[name+" pcap nanoseconds big-endian"] = bigEndianPcap(nb.Bytes())
 			files[name+" pcapng"] = pcapngMixed(t, c)
+			if lt == layers.LinkTypeRaw {
+				s := c.asSLL2()
+				for _, path := range []string{s.pcap(), s.pcapng()} {
+					b, err := os.ReadFile(path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					files[name+" sll2 "+filepath.Base(path)], twins[name+" sll2 "+filepath.Base(path)] = b, le
+				}
+			}
 		}
 	}
 	for name, b := range files {
 		own, gp := ownPackets(t, b), gopacketPackets(t, b)
+		if twin, ok := twins[name]; ok {
+			gp = gopacketPackets(t, twin)
+			for i := range gp {
+				gp[i].link = int(linkSLL2)
+			}
+		}
 		if len(own) != len(gp) || len(own) == 0 {
 			t.Errorf("%s: %d packets, gopacket %d", name, len(own), len(gp))
 			continue
@@ -286,8 +307,9 @@ func FuzzPcapDecoders(f *testing.F) {
 	f.Add(c.pkts[0].data)
 	f.Add(pcapngMixed(f, c))
 	f.Add([]byte{0x0A, 0x0D, 0x0D, 0x0A, 28, 0, 0, 0, 0x4D, 0x3C, 0x2B, 0x1A, 1, 0, 0, 0})
+	f.Add(c.asSLL2().pkts[0].data)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, lt := range []linkType{linkNull, linkEthernet, linkRaw, linkLoop, linkLinuxSLL, linkIPv4, linkIPv6, 12, 7} {
+		for _, lt := range []linkType{linkNull, linkEthernet, linkRaw, linkLoop, linkLinuxSLL, linkSLL2, linkIPv4, linkIPv6, 12, 7} {
 			var s tcpSegment
 			if first, ok := firstLayer(b, lt); ok && decodeTCP(b, first, &s) {
 				if len(s.payload) > len(b) || (len(s.src) != 4 && len(s.src) != 16) {
@@ -314,4 +336,36 @@ func FuzzPcapDecoders(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSLL2Frame: a hand-built Linux cooked v2 frame gives the TCP segment
+// of the IP packet after its header, for IPv4 and IPv6; a frame of
+// another protocol (ARP), or shorter than the header, gives none.
+func TestSLL2Frame(t *testing.T) {
+	for _, v6 := range []bool{false, true} {
+		c := newCapture(t)
+		c.link, c.ipv6 = layers.LinkTypeRaw, v6
+		k := c.conn(43000)
+		k.send(true, post("/mcp", pBadCall), 0)
+		ip := c.pkts[len(c.pkts)-1].data
+		etype, first := uint16(0x0800), layerIPv4
+		if v6 {
+			etype, first = 0x86DD, layerIPv6
+		}
+		var want, got tcpSegment
+		if !decodeTCP(ip, first, &want) || string(want.payload) != post("/mcp", pBadCall) {
+			t.Fatalf("ipv6 %v: the raw packet gives no segment, or %q", v6, want.payload)
+		}
+		frame := append(sll2Header(etype), ip...)
+		if l, ok := firstLayer(frame, linkSLL2); !ok || !decodeTCP(frame, l, &got) || !reflect.DeepEqual(got, want) {
+			t.Errorf("ipv6 %v: the SLL2 frame gives %+v, want %+v", v6, got, want)
+		}
+		arp := append(sll2Header(0x0806), ip...)
+		if decodeTCP(arp, layerSLL2, &got) {
+			t.Errorf("ipv6 %v: a frame of protocol ARP gives a segment", v6)
+		}
+		if decodeTCP(frame[:19], layerSLL2, &got) {
+			t.Errorf("ipv6 %v: 19 bytes give a segment", v6)
+		}
+	}
 }

@@ -173,7 +173,7 @@ func (lc *leanClient) adopt(nc net.Conn) *leanConn {
 	c := &leanConn{lc: lc, nc: nc, br: bufio.NewReaderSize(r, 4<<10), work: make(chan struct{}, 1), done: make(chan leanResult)}
 	serve := c.serve
 	if nw, ok := w.(nowWriter); ok {
-		c.nw, c.direct, serve = nw, true, c.serveDirect
+		c.nw, serve = nw, c.serveDirect
 		c.wake = sync.NewCond(&c.mu)
 	} else {
 		c.bw = bufio.NewWriterSize(w, 4<<10)
@@ -234,7 +234,7 @@ func (lc *leanClient) dialAhead() {
 
 // put keeps c for the next request, or closes it.
 func (lc *leanClient) put(c *leanConn) {
-	if c.direct {
+	if c.direct() {
 		if c.isBroken() {
 			c.close()
 			return
@@ -277,7 +277,7 @@ func (c *leanConn) close() {
 
 // giveBack is put, or, while a sender waits for serve, putLater.
 func (c *leanConn) giveBack() {
-	if c.direct {
+	if c.direct() {
 		c.bodyEnded()
 	}
 	if c.inCall {

@@ -49,12 +49,11 @@ type leanConn struct {
 	// does once it is done with it (see roundTrip).
 	inCall, putLater bool
 
-	// direct: each call's sender writes its request (see lean_direct.go)
-	// through nw, from wbuf; serve (serveDirect) only reads. Else serve
-	// writes it through bw.
-	direct bool
-	nw     nowWriter
-	wbuf   []byte
+	// nw: a direct connection (see direct): each call's sender writes
+	// its request through nw, from wbuf; serve (serveDirect) only reads.
+	// nil: serve writes it through bw.
+	nw   nowWriter
+	wbuf []byte
 	// deadlineSet: nc has a deadline, which clearDeadline removes before
 	// a direct connection goes idle. Set by begin and abort (mu held).
 	deadlineSet bool
@@ -140,7 +139,7 @@ func (lc *leanClient) start(ctx context.Context, k leanCall, deadline time.Time)
 		c.call, c.inCall = leanCall{}, false
 		return false
 	}
-	if c.direct {
+	if c.direct() {
 		if err := c.writeCall(k, true); err != nil {
 			c.failWrite(k, err)
 		}
@@ -228,7 +227,7 @@ func (c *leanConn) begin(ctx context.Context, deadline time.Time) bool {
 	if done != nil && ctx.Err() != nil { // ended before: its hook ran with no call to abort
 		c.abort()
 	}
-	if c.direct { // its sender writes it (writeCall)
+	if c.direct() { // its sender writes it (writeCall)
 		c.busy, c.writing = true, true
 		return true
 	}

@@ -32,6 +32,10 @@ type nowWriter interface {
 	WriteNow(p []byte) (int, error)
 }
 
+// direct reports whether c's senders write its requests (nw is set:
+// the connection writes without waiting), its goroutine only reading.
+func (c *leanConn) direct() bool { return c.nw != nil }
+
 // errIdleBytes is what a connection is left with when its server wrote
 // to it while no request was in flight: its next call fails.
 var errIdleBytes = errors.New("the server sent bytes on an idle connection")
@@ -156,11 +160,7 @@ func (c *leanConn) writeCall(k leanCall, now bool) error {
 		c.wbuf = append(c.wbuf, k.msg...)
 	}
 	if !now {
-		if err := c.writeAll(c.wbuf, body); err != nil && !c.resetWhileWriting(err) {
-			return err
-		}
-		c.wrote()
-		return nil
+		return c.writeWaiting(c.wbuf, body)
 	}
 	n, err := c.nw.WriteNow(c.wbuf)
 	head := c.wbuf[n:]
@@ -175,35 +175,37 @@ func (c *leanConn) writeCall(k leanCall, now bool) error {
 		c.wrote()
 		return nil
 	}
-	if !c.lc.spawn(func() { c.writeRest(k, head, body) }) {
+	rest := func() {
+		if err := c.writeWaiting(head, body); err != nil {
+			c.failWrite(k, err)
+		}
+	}
+	if !c.lc.spawn(rest) {
 		return ErrClosed
 	}
 	return nil
 }
 
-// writeAll writes head, then body, waiting as long as the call's
-// deadline lets it.
-func (c *leanConn) writeAll(head, body []byte) error {
+// writeWaiting writes head, then body, waiting as long as the call's
+// deadline lets it: the whole request of a call its sender waits for, or
+// what the socket did not take at once of a started call. Once they are
+// written, or the server reset c meanwhile (resetWhileWriting), the
+// answer is serve's to read (wrote); else it returns the error, for the
+// caller to end the call with.
+func (c *leanConn) writeWaiting(head, body []byte) error {
 	for _, p := range [][]byte{head, body} {
 		if len(p) == 0 {
 			continue
 		}
 		if _, err := c.nw.Write(p); err != nil {
+			if c.resetWhileWriting(err) {
+				break
+			}
 			return err
 		}
 	}
-	return nil
-}
-
-// writeRest writes what the socket did not take at once of a started
-// call (head, then body), waiting as long as the call's deadline lets
-// it, and ends the call when that fails.
-func (c *leanConn) writeRest(k leanCall, head, body []byte) {
-	if err := c.writeAll(head, body); err != nil && !c.resetWhileWriting(err) {
-		c.failWrite(k, err)
-		return
-	}
 	c.wrote()
+	return nil
 }
 
 // resetWhileWriting reports whether err, a failed write of the call in

@@ -221,7 +221,7 @@ func TestLeanIdleBytes(t *testing.T) {
 		return false
 	}
 	if !waitFor(idleDead) {
-		if !lc.idle[0].direct {
+		if !lc.idle[0].direct() {
 			t.Skip("the connection is not read while idle here (not Linux, or not a TCP socket of the net package)")
 		}
 		t.Fatal("the idle connection's reader did not find the bytes its server wrote")
@@ -314,7 +314,7 @@ func TestLeanAnsweredWhileWriting(t *testing.T) {
 				t.Fatal("the first connection and the spare are not idle")
 			}
 			hc.lean.mu.Lock()
-			direct := hc.lean.idle[0].direct
+			direct := hc.lean.idle[0].direct()
 			hc.lean.mu.Unlock()
 			if !direct {
 				t.Skip("no connection writes without waiting here (not Linux, or not a TCP socket of the net package)")
@@ -429,7 +429,7 @@ func TestLeanIdleTimedOut(t *testing.T) {
 			lc.mu.Lock()
 			c := lc.idle[len(lc.idle)-1] // the one the next request takes
 			lc.mu.Unlock()
-			if !c.direct {
+			if !c.direct() {
 				t.Skip("the connection is not read while idle here (not Linux, or not a TCP socket of the net package)")
 			}
 			_ = c.nc.SetReadDeadline(aLongTimeAgo) // as a deadline left from the last call
@@ -522,7 +522,7 @@ func TestLeanAllIdleClosed(t *testing.T) {
 			lc.mu.Lock()
 			idle := append([]*leanConn(nil), lc.idle...)
 			lc.mu.Unlock()
-			if !idle[0].direct {
+			if !idle[0].direct() {
 				t.Skip("the connection is not read while idle here (not Linux, or not a TCP socket of the net package)")
 			}
 			// The client's dial of the spare completes before the server's

@@ -104,9 +104,11 @@ func (c *leanConn) roundTrip(ctx context.Context, k leanCall, deadline time.Time
 	c.call, c.inCall = k, true
 	var r leanResult
 	if c.begin(ctx, socketDeadline(ctx, deadline)) {
-		if !c.direct {
-			r = <-c.done
-		} else if err := c.writeCall(k, false); err != nil {
+		var err error
+		if c.direct() { // else serve writes it
+			err = c.writeCall(k, false)
+		}
+		if err != nil {
 			c.endWrite()
 			r.err = &noAnswerError{err}
 		} else {
