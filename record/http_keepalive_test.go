@@ -121,3 +121,171 @@ func TestHTTPProxyUpstreamClosesKeptAlive(t *testing.T) {
 		t.Errorf("the upstream accepted %d connections, want 2 (the one it closed, the one the request was sent again on)", n)
 	}
 }
+
+// closesEveryKeptAlive is an HTTP/1.1 MCP server on loopback that
+// answers the first request on each connection ({"result":{}} with its
+// id, keeping the connection alive) and closes the connection at the
+// second, having read it: unanswered, or with partial, after the first
+// bytes of an answer (a status line). The first hold connections have
+// their first request answered only once hold of them are in, so that
+// the proxy keeps hold idle connections. It returns the endpoint and
+// how many times the request of each id arrived.
+func closesEveryKeptAlive(t *testing.T, hold int, partial bool) (string, func(id int) int) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu       sync.Mutex // guards conns, arrived and firsts
+		conns    []net.Conn
+		arrived  = map[int]int{}
+		firsts   int
+		wg       sync.WaitGroup
+		allFirst = make(chan struct{})
+	)
+	serve := func(c net.Conn) {
+		defer wg.Done()
+		defer c.Close()
+		br := bufio.NewReader(c)
+		for n := 0; ; n++ {
+			req, err := http.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			body, _ := io.ReadAll(req.Body)
+			var m struct {
+				ID int `json:"id"`
+			}
+			_ = json.Unmarshal(body, &m)
+			mu.Lock()
+			arrived[m.ID]++
+			held := n == 0 && firsts < hold
+			if n == 0 {
+				if firsts++; firsts == hold {
+					close(allFirst)
+				}
+			}
+			mu.Unlock()
+			if n == 1 {
+				if partial {
+					_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\n")
+				}
+				return // closed, unanswered
+			}
+			if held {
+				select {
+				case <-allFirst:
+				case <-t.Context().Done():
+					return
+				}
+			}
+			answer := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, m.ID)
+			if _, err := fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(answer), answer); err != nil {
+				return
+			}
+		}
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			wg.Add(1)
+			go serve(c)
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	return "http://" + ln.Addr().String() + "/mcp", func(id int) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return arrived[id]
+	}
+}
+
+// postPing sends a ping of id through the proxy at url and returns the
+// status and body of its answer.
+func postPing(t *testing.T, hc *http.Client, url string, id int) (int, string) {
+	t.Helper()
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, bytes.NewReader([]byte(body)))
+	if err != nil {
+		t.Error(err)
+		return 0, ""
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Error(err)
+		return 0, ""
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, string(got)
+}
+
+// TestHTTPProxyResendsOnce: with an upstream that closes every kept-alive
+// connection, a request that failed on one is sent again once, not once
+// per idle connection the proxy holds, and on a new connection, which
+// answers it; and a request whose connection was closed after the first
+// bytes of an answer is never sent again (the client gets 502).
+func TestHTTPProxyResendsOnce(t *testing.T) {
+	const idle = 4
+	t.Run("closed unanswered", func(t *testing.T) {
+		upstream, arrived := closesEveryKeptAlive(t, idle, false)
+		srv, _, _ := startProxy(t, upstream)
+		tr := &http.Transport{}
+		defer tr.CloseIdleConnections()
+		hc := &http.Client{Transport: tr}
+		// idle requests at once: the proxy then holds idle connections.
+		var wg sync.WaitGroup
+		for id := 1; id <= idle; id++ {
+			wg.Go(func() {
+				if code, _ := postPing(t, hc, srv.URL+"/mcp", id); code != http.StatusOK {
+					t.Errorf("request %d: status %d, want 200", id, code)
+				}
+			})
+		}
+		wg.Wait()
+		const id = 100
+		code, got := postPing(t, hc, srv.URL+"/mcp", id)
+		if want := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, id); code != http.StatusOK || got != want {
+			t.Errorf("got %d %s, want 200 %s", code, got, want)
+		}
+		if n := arrived(id); n != 2 {
+			t.Errorf("the request reached the upstream %d times, want 2 (once on a kept-alive connection, once more on a new one)", n)
+		}
+	})
+	t.Run("closed after a byte of the answer", func(t *testing.T) {
+		upstream, arrived := closesEveryKeptAlive(t, 1, true)
+		srv, _, _ := startProxy(t, upstream)
+		tr := &http.Transport{}
+		defer tr.CloseIdleConnections()
+		hc := &http.Client{Transport: tr}
+		if code, _ := postPing(t, hc, srv.URL+"/mcp", 1); code != http.StatusOK {
+			t.Fatalf("first request: status %d, want 200", code)
+		}
+		const id = 100
+		if code, _ := postPing(t, hc, srv.URL+"/mcp", id); code != http.StatusBadGateway {
+			t.Errorf("status %d, want 502: the upstream's answer was cut", code)
+		}
+		if n := arrived(id); n != 1 {
+			t.Errorf("the request reached the upstream %d times, want 1: never sent again once an answer began", n)
+		}
+	})
+}
