@@ -185,11 +185,13 @@ func newRecorder(f *recordFlags, opts []record.RecorderOption) (*record.Recorder
 // the new file beside it (the old tape is as it was). overHTTP and
 // upstreamDown are recordLeft's.
 func (f *recordFlags) leftAtOnce(overHTTP, upstreamDown bool) string {
-	r := f.rec.Load()
-	if r == nil || r.File() == "" {
+	var file string // read once: the recording may remove it meanwhile
+	if r := f.rec.Load(); r != nil {
+		file = r.File()
+	}
+	if file == "" {
 		return f.noTape()
 	}
-	file := r.File()
 	left := recordLeft(file, overHTTP, upstreamDown)
 	if file != f.out {
 		return fmt.Sprintf("%s is as it was; %s", f.out, left)
