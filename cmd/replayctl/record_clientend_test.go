@@ -40,7 +40,13 @@ func TestRecordClientEndedSaysSo(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	defer func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("stderr:\n%s", stderr.String())
+		}
+	}()
 	if _, err := stdin.Write([]byte(initializeLine + "\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -49,14 +55,7 @@ func TestRecordClientEndedSaysSo(t *testing.T) {
 		t.Fatalf("no answer to initialize: %v\n%s", sc.Err(), stderr.String())
 	}
 	stdin.Close()
-	for deadline := time.Now().Add(time.Minute); ; {
-		if _, err := os.Stat(marker); err == nil {
-			break
-		} else if !errors.Is(err, fs.ErrNotExist) || time.Now().After(deadline) {
-			t.Fatalf("the server's stdin did not end within a minute (%v): %s", err, stderr.String())
-		}
-		time.Sleep(5 * time.Millisecond) // polls for the condition
-	}
+	pollUntil(t, time.Minute, func() bool { return exists(t, marker) }, "the server's stdin to end")
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -67,4 +66,15 @@ func TestRecordClientEndedSaysSo(t *testing.T) {
 	if strings.Contains(out, "a second Ctrl-C") || !strings.Contains(out, "the client ended") {
 		t.Errorf("stderr:\n%s\nwant it to say the client ended, and nothing of a second Ctrl-C", out)
 	}
+}
+
+// exists reports whether there is a file at path; a Stat error other
+// than its absence fails the test.
+func exists(t *testing.T, path string) bool {
+	t.Helper()
+	_, err := os.Stat(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("stat %s: %v", path, err)
+	}
+	return err == nil
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,16 +34,14 @@ func TestRecordTapeMadeMeanwhile(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(time.Minute); ; {
-		if _, err := os.Stat(marker); err == nil {
-			break
-		} else if !errors.Is(err, fs.ErrNotExist) || time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			t.Fatalf("the server was not started within a minute (%v): %s", err, stderr.String())
+	defer func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("stderr:\n%s", stderr.String())
 		}
-		time.Sleep(5 * time.Millisecond) // polls for the condition
-	}
+	}()
+	pollUntil(t, time.Minute, func() bool { return exists(t, marker) }, "the server to start")
 	if err := os.WriteFile(tape, []byte("the other recorder's tape\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
