@@ -12,14 +12,16 @@ import (
 	"testing"
 )
 
-// closingUpstream is an HTTP/1.1 MCP server on loopback that answers
-// every POST {"result":{}} with its id, keeping the connection alive,
-// except the second request on its first connection: that one it reads
-// and closes the connection without an answer, as a Node (or uvicorn)
-// server does when its keep-alive timeout (5 s) ends an idle connection
-// just as the proxy sends the next request on it. It returns the
-// endpoint and how many connections it accepted so far.
-func closingUpstream(t *testing.T) (string, func() int) {
+// pingUpstream is an HTTP/1.1 MCP server on loopback that reads each
+// request on each connection it accepts and asks do what becomes of it
+// (conn: the connection's number, from 1 in the order accepted; n: the
+// request's on it, from 0; id: its JSON-RPC id): answered
+// {"result":{}} with its id, the connection kept alive, or, when do
+// says cut, the connection closed unanswered after writing partial (the
+// first bytes of an answer, or none). do is called on the connection's
+// goroutine and may block. It returns the endpoint and how many
+// connections it accepted so far.
+func pingUpstream(t *testing.T, do func(conn, n, id int) (cut bool, partial string)) (string, func() int) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -30,7 +32,7 @@ func closingUpstream(t *testing.T) (string, func() int) {
 		conns []net.Conn
 		wg    sync.WaitGroup
 	)
-	serve := func(c net.Conn, first bool) {
+	serve := func(c net.Conn, conn int) {
 		defer wg.Done()
 		defer c.Close()
 		br := bufio.NewReader(c)
@@ -40,14 +42,15 @@ func closingUpstream(t *testing.T) (string, func() int) {
 				return
 			}
 			body, _ := io.ReadAll(req.Body)
-			if first && n == 1 {
-				return // closed unanswered
-			}
 			var m struct {
-				ID json.RawMessage `json:"id"`
+				ID int `json:"id"`
 			}
 			_ = json.Unmarshal(body, &m)
-			answer := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID)
+			if cut, partial := do(conn, n, m.ID); cut {
+				_, _ = io.WriteString(c, partial)
+				return
+			}
+			answer := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, m.ID)
 			if _, err := fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(answer), answer); err != nil {
 				return
 			}
@@ -63,10 +66,10 @@ func closingUpstream(t *testing.T) (string, func() int) {
 			}
 			mu.Lock()
 			conns = append(conns, c)
-			first := len(conns) == 1
+			conn := len(conns)
 			mu.Unlock()
 			wg.Add(1)
-			go serve(c, first)
+			go serve(c, conn)
 		}
 	}()
 	t.Cleanup(func() {
@@ -83,6 +86,17 @@ func closingUpstream(t *testing.T) (string, func() int) {
 		defer mu.Unlock()
 		return len(conns)
 	}
+}
+
+// closingUpstream is a pingUpstream that answers every request except
+// the second on its first connection: that one it reads and closes the
+// connection without an answer, as a Node (or uvicorn) server does when
+// its keep-alive timeout (5 s) ends an idle connection just as the proxy
+// sends the next request on it. It returns the endpoint and how many
+// connections it accepted so far.
+func closingUpstream(t *testing.T) (string, func() int) {
+	t.Helper()
+	return pingUpstream(t, func(conn, n, _ int) (bool, string) { return conn == 1 && n == 1, "" })
 }
 
 // TestHTTPProxyUpstreamClosesKeptAlive: the upstream closes a kept-alive
@@ -122,95 +136,48 @@ func TestHTTPProxyUpstreamClosesKeptAlive(t *testing.T) {
 	}
 }
 
-// closesEveryKeptAlive is an HTTP/1.1 MCP server on loopback that
-// answers the first request on each connection ({"result":{}} with its
-// id, keeping the connection alive) and closes the connection at the
-// second, having read it: unanswered, or with partial, after the first
-// bytes of an answer (a status line). The first hold connections have
-// their first request answered only once hold of them are in, so that
-// the proxy keeps hold idle connections. It returns the endpoint and
-// how many times the request of each id arrived.
+// closesEveryKeptAlive is a pingUpstream that answers the first request
+// on each connection and closes the connection at the second, having
+// read it: unanswered, or with partial, after the first bytes of an
+// answer (a status line). The first hold connections have their first
+// request answered only once hold of them are in, so that the proxy
+// keeps hold idle connections. It returns the endpoint and how many
+// times the request of each id arrived.
 func closesEveryKeptAlive(t *testing.T, hold int, partial bool) (string, func(id int) int) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var (
-		mu       sync.Mutex // guards conns, arrived and firsts
-		conns    []net.Conn
+		mu       sync.Mutex // guards arrived and firsts
 		arrived  = map[int]int{}
 		firsts   int
-		wg       sync.WaitGroup
 		allFirst = make(chan struct{})
 	)
-	serve := func(c net.Conn) {
-		defer wg.Done()
-		defer c.Close()
-		br := bufio.NewReader(c)
-		for n := 0; ; n++ {
-			req, err := http.ReadRequest(br)
-			if err != nil {
-				return
-			}
-			body, _ := io.ReadAll(req.Body)
-			var m struct {
-				ID int `json:"id"`
-			}
-			_ = json.Unmarshal(body, &m)
-			mu.Lock()
-			arrived[m.ID]++
-			held := n == 0 && firsts < hold
-			if n == 0 {
-				if firsts++; firsts == hold {
-					close(allFirst)
-				}
-			}
-			mu.Unlock()
-			if n == 1 {
-				if partial {
-					_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\n")
-				}
-				return // closed, unanswered
-			}
-			if held {
-				select {
-				case <-allFirst:
-				case <-t.Context().Done():
-					return
-				}
-			}
-			answer := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, m.ID)
-			if _, err := fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(answer), answer); err != nil {
-				return
-			}
-		}
+	cut := ""
+	if partial {
+		cut = "HTTP/1.1 200 OK\r\n"
 	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			wg.Add(1)
-			go serve(c)
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
+	upstream, _ := pingUpstream(t, func(_, n, id int) (bool, string) {
 		mu.Lock()
-		for _, c := range conns {
-			c.Close()
+		arrived[id]++
+		held := n == 0 && firsts < hold
+		if n == 0 {
+			if firsts++; firsts == hold {
+				close(allFirst)
+			}
 		}
 		mu.Unlock()
-		wg.Wait()
+		if n == 1 {
+			return true, cut // closed, unanswered
+		}
+		if held {
+			select {
+			case <-allFirst:
+			case <-t.Context().Done():
+				return true, ""
+			}
+		}
+		return false, ""
 	})
-	return "http://" + ln.Addr().String() + "/mcp", func(id int) int {
+	return upstream, func(id int) int {
 		mu.Lock()
 		defer mu.Unlock()
 		return arrived[id]
