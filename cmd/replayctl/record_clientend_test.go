@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -25,44 +23,16 @@ import (
 func TestRecordClientEndedSaysSo(t *testing.T) {
 	dir := t.TempDir()
 	tape, marker := filepath.Join(dir, "t.jsonl"), filepath.Join(dir, "eof")
-	argv := append([]string{"record", "-o", tape, "--stop-timeout", "1m", "--", "sh", "-c", `{ cat; : > "$0"; } | exec "$@"`, marker}, testserver.Everything(t)...)
-	cmd := exec.Command(binary, argv...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("stderr:\n%s", stderr.String())
-		}
-	}()
-	if _, err := stdin.Write([]byte(initializeLine + "\n")); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stdout)
-	if !sc.Scan() { // the answer to initialize
-		t.Fatalf("no answer to initialize: %v\n%s", sc.Err(), stderr.String())
-	}
-	stdin.Close()
+	c := startRecord(t, append([]string{"-o", tape, "--stop-timeout", "1m", "--", "sh", "-c", `{ cat; : > "$0"; } | exec "$@"`, marker}, testserver.Everything(t)...)...)
+	c.call(t, initializeLine)
+	c.in.Close()
 	pollUntil(t, time.Minute, func() bool { return exists(t, marker) }, "the server's stdin to end")
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	for sc.Scan() {
-	}
-	_ = cmd.Wait()
-	out := stderr.String()
+	_, _ = io.Copy(io.Discard, c.out)
+	_ = c.cmd.Wait()
+	out := c.stderr.String()
 	if strings.Contains(out, "a second Ctrl-C") || !strings.Contains(out, "the client ended") {
 		t.Errorf("stderr:\n%s\nwant it to say the client ended, and nothing of a second Ctrl-C", out)
 	}
