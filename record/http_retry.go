@@ -10,36 +10,42 @@ import (
 
 // retryReused is the proxy's upstream RoundTripper around the one it was
 // given: a request that failed on a kept-alive connection before any
-// byte of an answer came is sent again, until it fails on a new
-// connection or is answered (each failed connection is gone from the
-// pool, so it ends). An HTTP server closes a connection idle for its
-// keep-alive timeout (Node 20's: about 6 s) whether or not a
-// request is on its way; one sent as it closes is never read, and many
-// idle connections may be closing at once. Go's http.Transport sends
-// again only requests it deems idempotent, never a client's POST. A
-// request whose body the proxy does not hold whole (over the message
-// limit) is not sent again.
+// byte of an answer came is sent again, once, on a new connection (the
+// idle ones, which the upstream may be closing too, are closed first).
+// An HTTP server closes a connection idle for its keep-alive timeout
+// (Node 20's: about 6 s) whether or not a request is on its way; one
+// sent as it closes is never read, and many idle connections may be
+// closing at once. Go's http.Transport sends again only requests it
+// deems idempotent, never a client's POST. A request that fails again,
+// one that failed after the first byte of an answer (the upstream may
+// have acted on it), and one whose body the proxy does not hold whole
+// (over the message limit) are not sent again: the client gets 502.
 type retryReused struct{ rt http.RoundTripper }
 
 func (t retryReused) RoundTrip(r *http.Request) (*http.Response, error) {
-	for {
-		resp, again, err := t.try(r)
-		if !again {
+	resp, again, err := t.try(r)
+	if !again {
+		return resp, err
+	}
+	next := r.Clone(r.Context())
+	if r.Body != nil && r.Body != http.NoBody {
+		if r.GetBody == nil {
 			return resp, err
 		}
-		next := r.Clone(r.Context())
-		if r.Body != nil && r.Body != http.NoBody {
-			if r.GetBody == nil {
-				return resp, err
-			}
-			body, gerr := r.GetBody()
-			if gerr != nil {
-				return resp, err
-			}
-			next.Body = body
+		body, gerr := r.GetBody()
+		if gerr != nil {
+			return resp, err
 		}
-		r = next
+		next.Body = body
 	}
+	// The idle connections are those the upstream may be closing: the
+	// one resend goes on a new connection (or one a request has just
+	// given back, alive).
+	if c, ok := t.rt.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+	resp, _, err = t.try(next)
+	return resp, err
 }
 
 // try sends r once; again says it failed on a kept-alive connection

@@ -234,7 +234,8 @@ func New(path string, opts ...RecorderOption) (*Recorder, error) {
 
 // File is the file the recording writes into now: the tape, or with
 // Overwrite the new file beside it until Run renames it over the tape;
-// "" before it is created. It may be called while Run runs (to say where
+// "" before it is created, and once Run has removed it (a recording that
+// could not start, or that KeepIf refused). It may be called while Run runs (to say where
 // a recording stopped at once left what it recorded).
 func (r *Recorder) File() string { return r.t.written() }
 
@@ -390,10 +391,6 @@ func (r *Recorder) runHTTP(ctx context.Context) (Result, error) {
 	if err != nil {
 		return res, &InputError{fmt.Errorf("record: cannot write the tape: %w", err)}
 	}
-	abandon := func() {
-		file.Close()
-		_ = os.Remove(file.Name())
-	}
 	opts := append([]HTTPOption{WithLogger(r.s.log), WithTapOptions(r.tapOptions()...)}, r.s.http...)
 	p, err := NewHTTP(r.s.upstream, func(h tape.Header) (*tape.Writer, error) {
 		h.Tags = r.s.tags
@@ -403,12 +400,12 @@ func (r *Recorder) runHTTP(ctx context.Context) (Result, error) {
 		return tape.NewWriter(file, h)
 	}, opts...)
 	if err != nil {
-		abandon()
+		r.t.abandon(file)
 		return res, &InputError{err}
 	}
 	l, err := r.s.listen()
 	if err != nil {
-		abandon()
+		r.t.abandon(file)
 		return res, err
 	}
 	res.Created = true

@@ -19,7 +19,7 @@ type target struct {
 	overwrite bool
 
 	mu   sync.Mutex // guards file, read by Recorder.File while Run writes
-	file string     // the file created ("" until then)
+	file string     // the file created and still there ("" until then)
 }
 
 // create creates the file to write: the tape (refused if it exists), or
@@ -51,7 +51,8 @@ func (t *target) create() (*os.File, error) {
 	return f, nil
 }
 
-// written is the file created ("" until then).
+// written is the file created ("" until then, and again once it is
+// removed).
 func (t *target) written() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -59,15 +60,12 @@ func (t *target) written() string {
 }
 
 // finish ends the recording's file, closed already: kept, it becomes the
-// tape (with overwrite, renamed over it); not kept, it is removed and an
-// existing tape is as it was.
+// tape (with overwrite, renamed over it); not kept, it is removed (see
+// remove) and an existing tape is as it was.
 func (t *target) finish(keep bool) error {
 	file := t.written()
 	if !keep {
-		if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-		return nil
+		return t.remove()
 	}
 	if !t.overwrite {
 		return nil
@@ -77,6 +75,29 @@ func (t *target) finish(keep bool) error {
 	}
 	t.mu.Lock()
 	t.file = t.path
+	t.mu.Unlock()
+	return nil
+}
+
+// abandon closes f, the file create returned, and removes it: a
+// recording that could not start (an existing tape is as it was).
+func (t *target) abandon(f *os.File) {
+	f.Close()
+	_ = t.remove()
+}
+
+// remove removes the file created and then forgets it: written says ""
+// from then on, so that no one (a second Ctrl-C's exit, which may
+// remove what written names) takes for the recording's a file another
+// process has since made at that path. Between the two, written names
+// a file that is gone, which reads as no file.
+func (t *target) remove() error {
+	file := t.written()
+	if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	t.mu.Lock()
+	t.file = ""
 	t.mu.Unlock()
 	return nil
 }

@@ -185,11 +185,13 @@ func newRecorder(f *recordFlags, opts []record.RecorderOption) (*record.Recorder
 // the new file beside it (the old tape is as it was). overHTTP and
 // upstreamDown are recordLeft's.
 func (f *recordFlags) leftAtOnce(overHTTP, upstreamDown bool) string {
-	r := f.rec.Load()
-	if r == nil || r.File() == "" {
+	var file string // read once: the recording may remove it meanwhile
+	if r := f.rec.Load(); r != nil {
+		file = r.File()
+	}
+	if file == "" {
 		return f.noTape()
 	}
-	file := r.File()
 	left := recordLeft(file, overHTTP, upstreamDown)
 	if file != f.out {
 		return fmt.Sprintf("%s is as it was; %s", f.out, left)
@@ -354,15 +356,6 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 	return nil
 }
 
-// dropSilentTape removes the tape at path, just recorded, when it holds
-// nothing of the server's: no protocol version (the server never
-// answered initialize) and no message from it. There is no exchange to
-// replay on it, and the tape is created once the protocol version is
-// known (README). It reports whether it removed it.
-func dropSilentTape(path string) bool {
-	return !heardServer(path) && os.Remove(path) == nil
-}
-
 // recordLeft does, at a second signal's exit, what the ordinary stop
 // does with a tape that holds nothing of the server's (removes it, see
 // recordStdio and recordHTTP), so that two signals at once (GNU timeout
@@ -381,55 +374,62 @@ func recordLeft(path string, overHTTP, upstreamDown bool) string {
 			return none
 		}
 	}
-	messages, ended := tapeOnDisk(path)
-	drop := !overHTTP || messages > 0 || upstreamDown // over HTTP, a working upstream's empty tape is kept
-	if drop && dropSilentTape(path) {
+	t := readTapeOnDisk(path, true)
+	// A tape with nothing of the server's has no exchange to replay (the
+	// server never answered initialize, so no protocol version, and sent
+	// nothing), and one is created only once the version is known
+	// (README). Over HTTP, a working upstream's empty tape is kept.
+	drop := !overHTTP || t.messages > 0 || upstreamDown
+	if drop && !t.heard && os.Remove(path) == nil {
 		return none
 	}
-	if ended {
+	if t.ended {
 		return path + " holds what was recorded, with its end line"
 	}
 	return path + " keeps what was recorded so far, without its end line"
 }
 
-// tapeOnDisk counts the messages of the tape at path as far as they can
-// be read, and reports whether it has its end line.
-func tapeOnDisk(path string) (messages int, ended bool) {
+// tapeOnDisk is what the tape file at a path holds, as far as it can be
+// read.
+type tapeOnDisk struct {
+	// heard says it holds anything of the server's (a protocol version
+	// or a message from it) before its first line that cannot be read,
+	// or that it cannot be opened: such a tape is kept.
+	heard bool
+	// messages counts its messages up to the first line that cannot be
+	// read; ended says it has its end line.
+	messages int
+	ended    bool
+}
+
+// readTapeOnDisk reads the tape at path in one pass: whole, to its end
+// or its first line that cannot be read; else only until it has heard
+// the server (messages and ended are then not known).
+func readTapeOnDisk(path string, whole bool) tapeOnDisk {
 	r, err := tape.Open(path)
 	if err != nil {
-		return 0, false
+		return tapeOnDisk{heard: true}
 	}
 	defer r.Close()
-	for {
-		if _, err := r.Next(); err != nil {
-			return messages, errors.Is(err, io.EOF) && r.End() != nil
+	t := tapeOnDisk{heard: r.Header().ProtocolVersion != ""}
+	for whole || !t.heard {
+		m, err := r.Next()
+		if err != nil {
+			t.ended = errors.Is(err, io.EOF) && r.End() != nil
+			break
 		}
-		messages++
+		t.messages++
+		if m.Dir == tape.S2C {
+			t.heard = true
+		}
 	}
+	return t
 }
 
 // heardServer reports whether the tape at path holds anything of the
-// server's (a protocol version or a message from it), or cannot be
-// opened: such a tape is kept.
-func heardServer(path string) bool {
-	r, err := tape.Open(path)
-	if err != nil {
-		return true
-	}
-	defer r.Close()
-	if r.Header().ProtocolVersion != "" {
-		return true
-	}
-	for {
-		m, err := r.Next()
-		if err != nil {
-			return false // the end, or a line it cannot read: nothing from the server before it
-		}
-		if m.Dir == tape.S2C {
-			return true
-		}
-	}
-}
+// server's, or cannot be opened (see tapeOnDisk.heard): it reads no
+// further than it must.
+func heardServer(path string) bool { return readTapeOnDisk(path, false).heard }
 
 // recordSummary prints what was recorded, on stderr (stdout is the
 // protocol).

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
-	"errors"
-	"io/fs"
+	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,37 +22,19 @@ import (
 func TestRecordTapeMadeMeanwhile(t *testing.T) {
 	dir := t.TempDir()
 	tape, marker := filepath.Join(dir, "g.jsonl"), filepath.Join(dir, "started")
-	argv := append([]string{"record", "-o", tape, "--", "sh", "-c", `: > "$0"; exec "$@"`, marker}, testserver.GoSDK(t)...)
-	cmd := exec.Command(binary, argv...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(time.Minute); ; {
-		if _, err := os.Stat(marker); err == nil {
-			break
-		} else if !errors.Is(err, fs.ErrNotExist) || time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			t.Fatalf("the server was not started within a minute (%v): %s", err, stderr.String())
-		}
-		time.Sleep(5 * time.Millisecond) // polls for the condition
-	}
+	c := startRecord(t, append([]string{"-o", tape, "--", "sh", "-c", `: > "$0"; exec "$@"`, marker}, testserver.GoSDK(t)...)...)
+	pollUntil(t, time.Minute, func() bool { return exists(t, marker) }, "the server to start")
 	if err := os.WriteFile(tape, []byte("the other recorder's tape\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := stdin.Write([]byte(initializeLine + "\n")); err != nil {
+	if _, err := io.WriteString(c.in, initializeLine+"\n"); err != nil {
 		t.Fatal(err)
 	}
-	stdin.Close()
-	_ = cmd.Wait()
-	out := stderr.String()
-	if code := cmd.ProcessState.ExitCode(); code != exitBadInput {
+	c.in.Close()
+	_, _ = io.Copy(io.Discard, c.out)
+	_ = c.cmd.Wait()
+	out := c.stderr.String()
+	if code := c.cmd.ProcessState.ExitCode(); code != exitBadInput {
 		t.Errorf("exit %d, want %d", code, exitBadInput)
 	}
 	for _, want := range []string{tape + " was created by another process while this one recorded", "each server process needs its own -o"} {

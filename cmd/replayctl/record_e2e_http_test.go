@@ -231,11 +231,12 @@ func TestRecordE2EHTTPSlowClient(t *testing.T) {
 	replayClean(t, path, msgs, false, "--target", upstream)
 }
 
-// holdingProxy is a reverse proxy on loopback in front of target (a URL)
-// that holds each POST whose body contains match for hold before passing
-// it on, as a client slowed by load would be; it returns the URL to use
-// instead of target. It is closed when the test ends.
-func holdingProxy(t *testing.T, target, match string, hold time.Duration) string {
+// frontProxy is a reverse proxy on loopback in front of target (a URL)
+// that has before look at each request first: before may hold it, and
+// answers it itself when it returns false (the request is then not
+// passed on). It returns the URL to use instead of target, and is
+// closed when the test ends.
+func frontProxy(t *testing.T, target string, before func(w http.ResponseWriter, r *http.Request) bool) string {
 	t.Helper()
 	u, err := url.Parse(target)
 	if err != nil {
@@ -246,25 +247,38 @@ func holdingProxy(t *testing.T, target, match string, hold time.Duration) string
 		FlushInterval: -1,
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost {
-			body, err := io.ReadAll(r.Body)
-			if err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
-				return
-			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			if bytes.Contains(body, []byte(match)) {
-				select {
-				case <-time.After(hold):
-				case <-r.Context().Done():
-					return
-				}
-			}
+		if before(w, r) {
+			rp.ServeHTTP(w, r)
 		}
-		rp.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL + u.Path
+}
+
+// holdingProxy is a frontProxy that holds each POST whose body contains
+// match for hold before passing it on, as a client slowed by load would
+// be.
+func holdingProxy(t *testing.T, target, match string, hold time.Duration) string {
+	t.Helper()
+	return frontProxy(t, target, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodPost {
+			return true
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return false
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(match)) {
+			select {
+			case <-time.After(hold):
+			case <-r.Context().Done():
+				return false
+			}
+		}
+		return true
+	})
 }
 
 // TestRecordE2EHTTPKill9 kills the HTTP recording proxy (SIGKILL) while
@@ -360,37 +374,27 @@ func TestRecordE2EHTTPRootsAsked(t *testing.T) {
 	replayClean(t, path, msgs, true, "--target", upstream)
 }
 
-// gatingProxy is a reverse proxy on loopback in front of target (a URL)
-// that holds each request of the HTTP method hold until ready reports
-// true (looked at every 10ms, 60s at most), and returns the URL to use
-// instead of target. It is closed when the test ends.
+// gatingProxy is a frontProxy that holds each request of the HTTP
+// method hold until ready reports true (looked at every 10ms, 60s at
+// most).
 func gatingProxy(t *testing.T, target, hold string, ready func() bool) string {
 	t.Helper()
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rp := &httputil.ReverseProxy{
-		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(u); r.Out.URL.Path = u.Path; r.Out.Host = r.In.Host },
-		FlushInterval: -1,
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == hold {
-			bound := time.After(60 * time.Second)
-			for !ready() {
-				select {
-				case <-time.After(10 * time.Millisecond):
-				case <-bound:
-					t.Errorf("the condition to let a %s through did not hold within 60s", hold)
-					http.Error(w, "not ready", http.StatusServiceUnavailable)
-					return
-				case <-r.Context().Done():
-					return
-				}
+	return frontProxy(t, target, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != hold {
+			return true
+		}
+		bound := time.After(60 * time.Second)
+		for !ready() {
+			select {
+			case <-time.After(10 * time.Millisecond):
+			case <-bound:
+				t.Errorf("the condition to let a %s through did not hold within 60s", hold)
+				http.Error(w, "not ready", http.StatusServiceUnavailable)
+				return false
+			case <-r.Context().Done():
+				return false
 			}
 		}
-		rp.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + u.Path
+		return true
+	})
 }

@@ -184,6 +184,9 @@ type rawClient struct {
 	stderr *strings.Builder
 }
 
+// startRecord starts `replayctl record` with args; it is killed, if it
+// still runs, when the test ends, and its stderr logged if the test
+// failed.
 func startRecord(t *testing.T, args ...string) *rawClient {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"record"}, args...)...)
@@ -200,7 +203,13 @@ func startRecord(t *testing.T, args ...string) *rawClient {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("record's stderr:\n%s", stderr.String())
+		}
+	})
 	return &rawClient{cmd: cmd, in: in, out: bufio.NewReader(out), stderr: &stderr}
 }
 
