@@ -36,6 +36,12 @@ type Engine struct {
 	// seeks, when not nil, keeps the loader alive at the end of the tape
 	// so that a controller can send it back; Run's ctx then ends it.
 	seeks chan seekReq
+	// holdLoad, when not nil (tests only: set between New and Run), is
+	// given what the loader reads and returns what it reads instead: a
+	// test holds the loader at a message of its choosing until a
+	// condition it needs (the target read the tape through, the run was
+	// stopped) is met, where it would otherwise race the loader.
+	holdLoad func(ctx context.Context, src source) source
 
 	counters struct {
 		loaded         atomic.Int64
@@ -231,6 +237,9 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 		}
 		shard = newSharded(src, e.cfg.Shard)
 		src = shard
+	}
+	if e.holdLoad != nil {
+		src = e.holdLoad(gctx, src)
 	}
 	e.env = e.sessionEnv()
 	g.Go(func() error { return e.load(gctx, src, loaded) })

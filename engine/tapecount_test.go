@@ -105,19 +105,38 @@ func TestInterruptedRunCountsFromMock(t *testing.T) {
 // tape's count from that read. The tape file is removed before the stop,
 // so that a count read again could not be had (it would be the loader's
 // partial one).
+//
+// The loader is held (holdLoad), not raced: at message heldAt until the
+// mock has read the tape through, then at message stopAt until the run
+// is stopped. The stop comes at the first answer judged once the mock's
+// read has ended, which the calls between the two holds guarantee; the
+// loader is then far from the tape's end by construction, and after the
+// stop it must not take the end of the mock's halted read for the
+// tape's (the 1-in-20 failure under load was that: mock's
+// TestStreamTapeEndedEarlyIsNoEOF).
 func TestInterruptedRunCountsFromMockStream(t *testing.T) {
-	const n = 20000 // 40,003 messages, 1 ms apart: 40 s at the recorded speed
+	const (
+		n      = 20000 // 40,003 messages, 1 ms apart: 40 s at the recorded speed
+		heldAt = 100   // the loader waits here for the mock's read to end
+		stopAt = 200   // and here for the run's stop
+	)
 	path := writeTape(t, t.TempDir(), n, 1000, nil)
 	src := tape.File(path)
 	m := mock.FromSource(src)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	var removed atomic.Bool
+	var readThrough, removed atomic.Bool
 	e, err := New(Config{Source: src, Logger: zerolog.Nop(), Dialer: m, Target: "mock",
 		Hooks: Hooks{OnResult: func(report.Result) {
 			// Stopped at the first answer judged once the mock has read
 			// the tape through.
-			if _, _, ok := m.TapeCount(src); ok && !removed.Swap(true) {
+			if !readThrough.Load() {
+				return
+			}
+			if _, _, ok := m.TapeCount(src); !ok {
+				t.Error("the mock's read had ended, but it has no count of the tape")
+			}
+			if !removed.Swap(true) {
 				if err := os.Remove(path); err != nil {
 					t.Error(err)
 				}
@@ -127,14 +146,40 @@ func TestInterruptedRunCountsFromMockStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.holdLoad = func(runCtx context.Context, s source) source {
+		return &heldSource{source: s, at: map[int64]func(){
+			heldAt: func() {
+				if _, ok := m.LastSeqs(runCtx, src); ok { // waits for the read's end
+					readThrough.Store(true)
+				}
+			},
+			stopAt: func() { <-runCtx.Done() },
+		}}
+	}
 	rep, err := e.Run(ctx)
 	if !errors.Is(err, context.Canceled) || !removed.Load() {
 		t.Fatalf("run: %v (stopped by the test: %v), want it stopped once the mock read the tape", err, removed.Load())
 	}
 	if e.counters.loadedAll.Load() {
-		t.Fatal("the loader read the whole tape before the stop: make the tape longer")
+		t.Fatal("the loader counted the whole tape, held far from its end until the stop")
 	}
 	if rep.Summary.TotalMessages != 2*n+3 || rep.Summary.SessionsAsked != 1 {
 		t.Errorf("on tape: %d messages, %d sessions asked; want %d and 1", rep.Summary.TotalMessages, rep.Summary.SessionsAsked, 2*n+3)
 	}
+}
+
+// heldSource is what the loader reads, held before it gives message k
+// (from 0) until at[k] returns (see Engine.holdLoad).
+type heldSource struct {
+	source
+	at   map[int64]func()
+	read int64
+}
+
+func (h *heldSource) Next() (tape.Message, error) {
+	if hold := h.at[h.read]; hold != nil {
+		hold()
+	}
+	h.read++
+	return h.source.Next()
 }

@@ -256,6 +256,11 @@ func (r *reading) messages() (next func() (tape.Message, error), end func() []st
 		<-r.finished
 		r.qmu.Lock()
 		defer r.qmu.Unlock()
+		if len(r.queue) > 0 && errors.Is(r.readErr, io.EOF) {
+			// The replay did not meet the tape's end: a next after this
+			// gives no io.EOF, which would count the tape as what it took.
+			r.readErr = errHalted
+		}
 		r.queue = nil // not taken: let go of
 		return r.warnings
 	}

@@ -484,3 +484,36 @@ func TestStreamLeftEarly(t *testing.T) {
 		t.Errorf("index: %v, %d entries of s1; want 2001", err, len(idx.sessions["s1"]))
 	}
 }
+
+// TestStreamTapeEndedEarlyIsNoEOF: a replay that stops taking a streamed
+// tape (end) once the mock's read has met the tape's end, with messages
+// still queued for it, gets no io.EOF from a later next: it did not meet
+// the tape's end, and a replay that took io.EOF for it counted the tape
+// as what it had taken (an interrupted replay reported a partial count
+// as the tape's). Before the fix next gave io.EOF.
+func TestStreamTapeEndedEarlyIsNoEOF(t *testing.T) {
+	path := tapeFile(t, callsTape(1000))
+	release := holdStream(t, 16)
+	m, next, end := startStream(t, path)
+	if _, err := next(); err != nil { // the first batch is taken, the read held after it
+		t.Fatal(err)
+	}
+	release()
+	if _, ok := m.LastSeqs(t.Context(), tape.File(path)); !ok { // waits for the read's end
+		t.Fatal("LastSeqs: not ok")
+	}
+	end() // the rest, queued, is not taken
+	for range 2003 {
+		_, err := next()
+		if errors.Is(err, io.EOF) {
+			t.Fatal("next after end gave io.EOF, with messages of the tape not given: want errHalted")
+		}
+		if err != nil {
+			if !errors.Is(err, errHalted) {
+				t.Errorf("next after end: %v, want errHalted", err)
+			}
+			return
+		}
+	}
+	t.Fatal("next after end gave the whole tape, want it to stop")
+}

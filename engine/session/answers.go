@@ -81,11 +81,20 @@ func (r *receiver) recorded(ctx context.Context, ss *session, it *Item) error {
 		}
 		return x.rq.finish(ctx, p)
 	}
-	if x.env.Order.waitsForRecorded() {
+	switch {
+	case x.env.Order.waitsForRecorded():
 		ss.waitFor = p
 		// The live server cannot be waiting for an answer recorded after
 		// this point: refuse what it asked that the tape did not answer.
 		return x.rx.refuseAsked(ctx, ss)
+	case p.req.RPC.Method == mcp.MethodInitialize && !p.req.Injected:
+		// Every order holds the session at the handshake, as a reconnect's
+		// fresh one is held (chaos): MCP lets a client send nothing but
+		// pings before initialize is answered, and the session's clock
+		// starts again at that answer (anchorHandshake). Not held, with
+		// --order none the messages due before the answer came went out
+		// by the clock started when initialize was sent.
+		ss.waitFor = p
 	}
 	return nil
 }
