@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/replayctl/replayctl/internal/httpmeta"
@@ -99,6 +100,18 @@ type SSEMeta struct {
 type End struct {
 	Messages   int64 `json:"messages"`
 	DurationUS int64 `json:"duration_us"`
+}
+
+// Detached returns m with Msg a copy of its own, and the reader's parse
+// (see RPC) moved onto that copy: neither points into the memory the
+// reader read m into, which is shared with other messages (a block of
+// tape bytes), so that one message kept long does not keep the block.
+// The other fields are as they are in m.
+func (m Message) Detached() Message {
+	msg := bytes.Clone(m.Msg)
+	m.rpc = rekeep(m.rpc, m.Msg, msg)
+	m.Msg = msg
+	return m
 }
 
 // rekeep returns the parse k of old for now, a copy of old's bytes.

@@ -93,7 +93,7 @@ func (it *Item) expectEdits() []transformer.Edit {
 // handshake) would keep its blocks alive with it.
 func (it *Item) detached() *Item {
 	h := *it
-	h.Rec.Msg = bytes.Clone(it.Rec.Msg)
+	h.Rec = it.Rec.Detached() // Msg and the tape reader's view of it
 	if rpc, err := jsonrpc.Parse(h.Rec.Msg); err == nil {
 		h.RPC = rpc
 	} else {

@@ -84,6 +84,29 @@ func TestSessionKeepsNoLoadedBlock(t *testing.T) {
 			}
 		}
 	}
+	// Nothing else in a kept item may point into the bytes the tape
+	// reader read them into either (the loaded items' Rec.Msg, which
+	// the arena copies): not a pointer in any field, seen or not (the
+	// reader's view of Msg that tape.Message carries is unexported).
+	// Every word of the item is compared, as the collector would see
+	// it: an integer equal to such an address is not to be met.
+	var read [][2]uintptr
+	for _, l := range loaded {
+		if len(l.Rec.Msg) > 0 {
+			p := uintptr(unsafe.Pointer(unsafe.SliceData(l.Rec.Msg)))
+			read = append(read, [2]uintptr{p, p + uintptr(len(l.Rec.Msg))})
+		}
+	}
+	for _, h := range ss.handshake {
+		words := unsafe.Slice((*uintptr)(unsafe.Pointer(h)), unsafe.Sizeof(*h)/unsafe.Sizeof(uintptr(0)))
+		for k, w := range words {
+			for _, r := range read {
+				if w >= r[0] && w < r[1] {
+					t.Errorf("handshake item seq %d: the word at offset %d points into the tape reader's bytes: it pins their block", h.Rec.Seq, uintptr(k)*unsafe.Sizeof(uintptr(0)))
+				}
+			}
+		}
+	}
 	if len(ss.prevID) == 0 {
 		t.Fatal("no last request id kept")
 	}
