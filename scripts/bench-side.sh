@@ -61,19 +61,10 @@ if [[ -z $vegeta && -n ${VEGETA_DIR:-} ]]; then
 fi
 wrk=${WRK:-$(command -v wrk || true)}
 
-# The session, as recorded against the slow server.
-awk -v calls="$calls" 'BEGIN {
-  print "{\"type\":\"header\",\"format\":\"replayctl-tape\",\"version\":1,\"protocol_version\":\"2025-06-18\",\"transport\":\"http\"}"
-  m = "{\"type\":\"message\",\"seq\":%d,\"t_us\":%d,\"session\":\"s1\",\"dir\":\"%s\",\"msg\":%s}\n"
-  printf m, 0, 0, "c2s", "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"b\",\"version\":\"1\"}}}"
-  printf m, 1, 100, "s2c", "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"slow\",\"version\":\"1\"}}}"
-  printf m, 2, 200, "c2s", "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"
-  for (i = 1; i <= calls; i++) {
-    printf m, 2*i+1, 100*(2*i+1), "c2s", "{\"jsonrpc\":\"2.0\",\"id\":" i ",\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"hi\"}}}"
-    printf m, 2*i+2, 100*(2*i+2), "s2c", "{\"jsonrpc\":\"2.0\",\"id\":" i ",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}}"
-  }
-}' > "$dir/http.jsonl"
-printf '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}' > "$dir/body.json"
+# The session and the body (bench-lib.sh).
+. scripts/bench-lib.sh
+side_tape "$dir/http.jsonl" "$calls"
+side_body "$dir/body.json"
 printf 'POST %s\nContent-Type: application/json\nAccept: application/json, text/event-stream\n@%s\n' "$target" "$dir/body.json" > "$dir/targets.txt"
 
 $server "$dir/slow" -http "127.0.0.1:$port" -delay 0s &
