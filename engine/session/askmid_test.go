@@ -13,6 +13,7 @@ import (
 const (
 	callReq  = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{}}}`
 	callResp = `{"jsonrpc":"2.0","id":3,"result":{"content":[]}}`
+	changed  = `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`
 )
 
 // TestAskRecordedPastClientRequests: a tape recorded under load has the
@@ -58,6 +59,43 @@ func TestAskRecordedPastClientRequests(t *testing.T) {
 		}
 		if o := s.bySeq()[8]; o == nil || o.Sent.IsZero() || o.Err != nil {
 			t.Errorf("the client's answer to roots/list: %+v, want sent", o)
+		}
+	})
+}
+
+// TestAskRecordedPastClientNotification: the same, but the recorded ask
+// comes after the client's notifications/roots/list_changed, which may
+// have caused it: it is another ask, and the live one, asked before the
+// replay sent that notification, is refused rather than answered with
+// its answer.
+func TestAskRecordedPastClientNotification(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := &scripted{in: make(chan transport.Incoming, 8), answer: asking(false)}
+		e := env(t, &dialer{c: c}, fast)
+		e.AskWait = time.Second
+		its := msgs(t, "c2s", initReq, "s2c", initResp, "c2s", initializedNote, "c2s", listReq, "s2c", listResp,
+			"c2s", callReq, "s2c", callResp, "c2s", changed, "s2c", rootsAsk, "c2s", rootsAnswer, "c2s", pingReq, "s2c", pingResp)
+		s := &recSink{}
+		a := New(e, s, "s1", time.Now())
+		for _, it := range its {
+			if !a.Put(it) {
+				t.Fatal("the actor took no more")
+			}
+		}
+		a.Close()
+		if err := a.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var answered, refused bool
+		for _, m := range c.sent() {
+			answered = answered || string(m) == `{"jsonrpc":"2.0","id":"live-1","result":{"roots":[]}}`
+			refused = refused || strings.Contains(string(m), `"id":"live-1","error"`)
+		}
+		if answered || !refused {
+			t.Errorf("live roots/list answered %v, refused %v; want refused (the recorded ask is past a client notification): sent %q", answered, refused, c.sent())
+		}
+		if s.counts[ServerRefused] != 1 {
+			t.Errorf("counts %v, want one server request refused", s.counts)
 		}
 	})
 }
