@@ -292,10 +292,10 @@ func (r *receiver) serverAsks(ctx context.Context, rpc jsonrpc.Message) error {
 	}
 	// A held session sends nothing until what it waits for comes: refused,
 	// unless the tape has the server asking it, read with its client
-	// answer still to come (see refuseAsked) or further on (a server
-	// asking on its own stream may come a moment before the answer the
-	// session waits for).
-	if x.final(ss) || ss.held(x.env.MaxInflight) && ss.openAsks[rpc.Method] <= len(ss.asked[rpc.Method]) && !ss.asksAhead(rpc.Method) {
+	// answer still to come (see refuseAsked) or further on, before the
+	// client's next notification (a server asking on its own stream may
+	// come before the answer the session waits for; see asksAhead).
+	if x.final(ss) || ss.held(x.env.MaxInflight) && ss.openAsks[rpc.Method]+ss.asksAhead(rpc.Method) <= len(ss.asked[rpc.Method]) {
 		return x.rx.refuse(ctx, ss, rpc)
 	}
 	ss.asked[rpc.Method] = append(ss.asked[rpc.Method], rpc)
@@ -304,13 +304,14 @@ func (r *receiver) serverAsks(ctx context.Context, rpc jsonrpc.Message) error {
 
 // refuseAsked refuses every live server request still waiting, but as
 // many of each method as the tape has recorded server requests of it
-// whose client answer is not read yet: those the client's recorded
-// answer, read later, answers (a client may answer after the next
-// answer it gets, as a busy one did).
+// whose client answer is not read yet, read already or further on in
+// the backlog before the client's next notification (see asksAhead):
+// those the client's recorded answer, read later, answers (a client may
+// answer after the next answer it gets, as a busy one did).
 func (r *receiver) refuseAsked(ctx context.Context, ss *session) error {
 	x := r.x
 	for m, q := range ss.asked {
-		keep := min(ss.openAsks[m], len(q))
+		keep := min(ss.openAsks[m]+ss.asksAhead(m), len(q))
 		for _, rpc := range q[keep:] {
 			if err := x.rx.refuse(ctx, ss, rpc); err != nil {
 				return err
@@ -332,7 +333,7 @@ func (r *receiver) refuse(ctx context.Context, ss *session, rpc jsonrpc.Message)
 	x.sink.Count(ServerRefused)
 	if !ss.asksLater(rpc.Method) {
 		// Perhaps the tape's ask, not read yet; one in the backlog (past
-		// a request of the client, see asksAhead) is another ask.
+		// a notification of the client, see asksAhead) is another ask.
 		ss.refused[rpc.Method]++
 	}
 	ev := x.env.Log.Debug()

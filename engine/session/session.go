@@ -163,18 +163,18 @@ func (s *session) refusedOver(it *Item) *pend {
 // takeAnswer returns the oldest recorded client answer to a server request
 // of method, looking in the queue and then in the backlog: an answer to a
 // recorded request read already, or to one further on in the backlog
-// before the client's next request (a live server that asks before the
-// replay gets there; see asksAhead).
+// before the client's next notification (a live server that asks before
+// the replay gets there; see asksAhead).
 func (s *session) takeAnswer(method string) *Item {
 	if q := s.answers[method]; len(q) > 0 {
 		s.answers[method] = q[1:]
 		return q[0]
 	}
-	var ahead map[string]bool // ids of the recorded requests of method in the backlog, before the client's next request
-	client := false           // a request of the client was passed
+	var ahead map[string]bool // ids of the recorded requests of method in the backlog, before the client's next notification
+	noted := false            // a notification of the client was passed
 	for i, it := range s.backlog {
-		client = client || it.Rec.Dir == tape.C2S && it.RPC.Kind == jsonrpc.KindRequest
-		if !client && asksFor(it, method) {
+		noted = noted || clientNotes(it)
+		if !noted && asksFor(it, method) {
 			if ahead == nil {
 				ahead = map[string]bool{}
 			}
@@ -245,22 +245,31 @@ func (s *session) countAsk(it *Item, d int) {
 	s.asksHeld[it.RPC.Method] += d
 }
 
-// asksAhead reports whether the backlog holds a recorded request of the
-// server of method before the client's next request: the tape has the
-// server asking it further on, before the client sends anything the
-// server could be answering it for. One recorded past a request of the
-// client is another ask (the server asks roots/list again when told the
-// roots changed): the live server's is not that one.
-func (s *session) asksAhead(method string) bool {
+// asksAhead counts the recorded requests of the server of method in the
+// backlog before the client's next notification: the tape has the server
+// asking them further on, and nothing the client sends before them can
+// have made the server ask (a server asks on its own, on a timer, say,
+// and a recording under load may have that ask past several requests of
+// the client). One recorded past a notification of the client is
+// another ask (the server asks roots/list again when told the roots
+// changed): the live server's is not that one.
+func (s *session) asksAhead(method string) int {
+	n := 0
 	for _, it := range s.backlog {
-		if it.Rec.Dir == tape.C2S && it.RPC.Kind == jsonrpc.KindRequest {
-			return false
+		if clientNotes(it) {
+			break
 		}
 		if asksFor(it, method) {
-			return true
+			n++
 		}
 	}
-	return false
+	return n
+}
+
+// clientNotes reports whether it is a recorded notification of the
+// client (one that may make the server ask: roots/list_changed, say).
+func clientNotes(it *Item) bool {
+	return it.Rec.Dir == tape.C2S && it.RPC.Kind == jsonrpc.KindNotification
 }
 
 func isAnswer(k jsonrpc.Kind) bool { return k == jsonrpc.KindResponse || k == jsonrpc.KindError }

@@ -1,0 +1,101 @@
+package session
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/replayctl/replayctl/transport"
+)
+
+const (
+	callReq  = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{}}}`
+	callResp = `{"jsonrpc":"2.0","id":3,"result":{"content":[]}}`
+	changed  = `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`
+)
+
+// TestAskRecordedPastClientRequests: a tape recorded under load has the
+// server's own roots/list ask (made on a timer after initialized) past
+// several client requests; the live server asks it while the session
+// still waits for tools/list's answer, and answers tools/list only once
+// its ask is answered. The ask is answered with the client's recorded
+// answer (no client notification lies between, so nothing the client
+// sent later can have caused it), not refused. It used to be refused: a
+// recorded ask past a request of the client was taken for another ask.
+// Every message is in the session's backlog before it runs, so the live
+// ask finds the recorded one read.
+func TestAskRecordedPastClientRequests(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := &scripted{in: make(chan transport.Incoming, 8), answer: asking(false)}
+		e := env(t, &dialer{c: c}, fast)
+		its := msgs(t, "c2s", initReq, "s2c", initResp, "c2s", initializedNote, "c2s", listReq, "s2c", listResp,
+			"c2s", callReq, "s2c", callResp, "s2c", rootsAsk, "c2s", rootsAnswer, "c2s", pingReq, "s2c", pingResp)
+		s := &recSink{}
+		a := New(e, s, "s1", time.Now())
+		for _, it := range its {
+			if !a.Put(it) {
+				t.Fatal("the actor took no more")
+			}
+		}
+		a.Close()
+		if err := a.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var answered, refused bool
+		for _, m := range c.sent() {
+			answered = answered || string(m) == `{"jsonrpc":"2.0","id":"live-1","result":{"roots":[]}}`
+			refused = refused || strings.Contains(string(m), `"id":"live-1","error"`)
+		}
+		if !answered || refused {
+			t.Errorf("live roots/list answered %v, refused %v; want answered with the recorded answer: sent %q", answered, refused, c.sent())
+		}
+		if s.counts[ServerRequest] != 1 || s.counts[ServerRefused] != 0 {
+			t.Errorf("counts %v, want one server request answered, none refused", s.counts)
+		}
+		if o := s.bySeq()[3]; o == nil || o.Actual == nil {
+			t.Errorf("tools/list: %+v, want answered", o)
+		}
+		if o := s.bySeq()[8]; o == nil || o.Sent.IsZero() || o.Err != nil {
+			t.Errorf("the client's answer to roots/list: %+v, want sent", o)
+		}
+	})
+}
+
+// TestAskRecordedPastClientNotification: the same, but the recorded ask
+// comes after the client's notifications/roots/list_changed, which may
+// have caused it: it is another ask, and the live one, asked before the
+// replay sent that notification, is refused rather than answered with
+// its answer.
+func TestAskRecordedPastClientNotification(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := &scripted{in: make(chan transport.Incoming, 8), answer: asking(false)}
+		e := env(t, &dialer{c: c}, fast)
+		e.AskWait = time.Second
+		its := msgs(t, "c2s", initReq, "s2c", initResp, "c2s", initializedNote, "c2s", listReq, "s2c", listResp,
+			"c2s", callReq, "s2c", callResp, "c2s", changed, "s2c", rootsAsk, "c2s", rootsAnswer, "c2s", pingReq, "s2c", pingResp)
+		s := &recSink{}
+		a := New(e, s, "s1", time.Now())
+		for _, it := range its {
+			if !a.Put(it) {
+				t.Fatal("the actor took no more")
+			}
+		}
+		a.Close()
+		if err := a.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var answered, refused bool
+		for _, m := range c.sent() {
+			answered = answered || string(m) == `{"jsonrpc":"2.0","id":"live-1","result":{"roots":[]}}`
+			refused = refused || strings.Contains(string(m), `"id":"live-1","error"`)
+		}
+		if answered || !refused {
+			t.Errorf("live roots/list answered %v, refused %v; want refused (the recorded ask is past a client notification): sent %q", answered, refused, c.sent())
+		}
+		if s.counts[ServerRefused] != 1 {
+			t.Errorf("counts %v, want one server request refused", s.counts)
+		}
+	})
+}
