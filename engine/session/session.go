@@ -171,9 +171,9 @@ func (s *session) takeAnswer(method string) *Item {
 		return q[0]
 	}
 	var ahead map[string]bool // ids of the recorded requests of method in the backlog, before the client's next notification
-	noted := false            // a notification of the client was passed
+	noted := false            // the look-ahead's end was passed (see endsLookAhead)
 	for i, it := range s.backlog {
-		noted = noted || clientNotes(it)
+		noted = noted || endsLookAhead(it, method)
 		if !noted && asksFor(it, method) {
 			if ahead == nil {
 				ahead = map[string]bool{}
@@ -246,30 +246,60 @@ func (s *session) countAsk(it *Item, d int) {
 }
 
 // asksAhead counts the recorded requests of the server of method in the
-// backlog before the client's next notification: the tape has the server
-// asking them further on, and nothing the client sends before them can
-// have made the server ask (a server asks on its own, on a timer, say,
-// and a recording under load may have that ask past several requests of
-// the client). One recorded past a notification of the client is
-// another ask (the server asks roots/list again when told the roots
-// changed): the live server's is not that one.
+// backlog before the look-ahead's end (endsLookAhead): the tape has the
+// server asking them further on, and nothing the client sends before
+// them can have made the server ask (a server asks roots/list on its
+// own, on a timer, say, and a recording under load may have that ask
+// past several requests of the client). One recorded past a
+// notification of the client is another ask (the server asks roots/list
+// again when told the roots changed): the live server's is not that one.
+// A recorded ask whose client answer was taken already (takenAhead) is
+// spent and not counted.
 func (s *session) asksAhead(method string) int {
 	n := 0
+	var spent map[string]bool // takenAhead ids passed once already
 	for _, it := range s.backlog {
-		if clientNotes(it) {
+		if endsLookAhead(it, method) {
 			break
 		}
-		if asksFor(it, method) {
-			n++
+		if !asksFor(it, method) {
+			continue
 		}
+		if id := jsonrpc.IDKey(it.RPC.ID); s.takenAhead[id] && !spent[id] {
+			if spent == nil {
+				spent = map[string]bool{}
+			}
+			spent[id] = true // receiver.recorded takes this one as answered
+			continue
+		}
+		n++
 	}
 	return n
 }
 
-// clientNotes reports whether it is a recorded notification of the
-// client (one that may make the server ask: roots/list_changed, say).
-func clientNotes(it *Item) bool {
-	return it.Rec.Dir == tape.C2S && it.RPC.Kind == jsonrpc.KindNotification
+// endsLookAhead reports whether the recorded it ends the look-ahead for
+// a live ask of method: a notification of the client may have made the
+// server ask (roots/list_changed, say), and a request of the client is
+// what an ask made while the server handles a request belongs to
+// (sampling and elicitation, asked within a tools/call), so such an ask
+// is looked for only up to the client's next request.
+func endsLookAhead(it *Item, method string) bool {
+	if it.Rec.Dir != tape.C2S {
+		return false
+	}
+	switch it.RPC.Kind {
+	case jsonrpc.KindNotification:
+		return true
+	case jsonrpc.KindRequest:
+		return askedWithinRequest(method)
+	}
+	return false
+}
+
+// askedWithinRequest reports whether a server asks method only while it
+// handles a request of the client.
+func askedWithinRequest(method string) bool {
+	return method == "sampling/createMessage" || method == "elicitation/create"
 }
 
 func isAnswer(k jsonrpc.Kind) bool { return k == jsonrpc.KindResponse || k == jsonrpc.KindError }
