@@ -22,5 +22,8 @@ func untilDeadline(t *testing.T) (context.Context, context.CancelFunc) {
 	if !ok {
 		return context.WithCancel(t.Context())
 	}
+	if time.Until(end) < 2*time.Minute {
+		t.Fatalf("the test binary's -timeout leaves %s: a shrink test needs more than a minute over the minute kept for its report; run with a longer -timeout", time.Until(end).Round(time.Second))
+	}
 	return context.WithDeadline(t.Context(), end.Add(-time.Minute))
 }

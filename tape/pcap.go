@@ -99,7 +99,7 @@ func decodePcap(path string, src io.Reader, store msgStore) (Header, *imported, 
 	if z, _ := br.Peek(2); isGzip(z) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return Header{}, nil, nil, &Error{Path: path, Seq: -1, Err: err, Msg: fmt.Sprintf("the gzip-compressed capture cannot be read (%v): decompress it (gunzip) and open that", err)}
+			return Header{}, nil, nil, &Error{Path: path, Seq: -1, Err: err, Msg: fmt.Sprintf("the gzip header of the capture is damaged (%v): capture again, or compress the capture again", err)}
 		}
 		br = bufio.NewReader(zr)
 	}
@@ -128,6 +128,10 @@ func decodePcap(path string, src io.Reader, store msgStore) (Header, *imported, 
 			break
 		}
 		if err != nil {
+			if n > 1 && errors.Is(err, gzip.ErrHeader) {
+				x.warnings = append(x.warnings, fmt.Sprintf("tape %s: the gzip-compressed capture is followed by bytes that are not gzip (after packet %d): the packets before them are imported", path, n-1))
+				break
+			}
 			if errors.Is(err, io.ErrUnexpectedEOF) {
 				x.warnings = append(x.warnings, fmt.Sprintf("tape %s: the capture ends in the middle of packet %d (the capture was stopped while it wrote): the packets before it are imported", path, n))
 				break

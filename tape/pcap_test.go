@@ -594,6 +594,12 @@ func TestPcapGzipped(t *testing.T) {
 	if len(msgs) == 0 || len(msgs) >= 40 || !strings.Contains(strings.Join(r.Warnings(), "\n"), "the capture ends in the middle of packet") {
 		t.Errorf("cut: %d messages, warnings %q; want some of 40, and the cut said", len(msgs), r.Warnings())
 	}
+	// padded: bytes that are not gzip after the compressed stream (a
+	// block device's zeros, say): every packet is imported, and it is said
+	r, msgs = openAll(t, c.write("padded.pcap.gz", append(append([]byte{}, z...), make([]byte, 512)...)))
+	if len(msgs) != 40 || !strings.Contains(strings.Join(r.Warnings(), "\n"), "followed by bytes that are not gzip") {
+		t.Errorf("padded: %d messages, warnings %q; want all 40, and the padding said", len(msgs), r.Warnings())
+	}
 	// not a capture
 	tape := c.write("tape.jsonl.gz", gzipped(t, "tape.jsonl", []byte(`{"type":"header","format":"replayctl-tape","version":1}`+"\n")))
 	if _, err := Open(tape); err == nil || !strings.Contains(err.Error(), "gzip-compressed; decompress it") {
