@@ -120,7 +120,10 @@ func WithAllowOrigins(origins ...string) HTTPOption {
 }
 
 // WithRoundTripper sends upstream requests through rt instead of the
-// proxy's own http.Transport.
+// proxy's own http.Transport. A request sent again (see retryReused) first
+// closes rt's idle connections when rt has CloseIdleConnections, to every
+// host: give the proxy an rt of its own, not a shared one such as
+// http.DefaultTransport.
 func WithRoundTripper(rt http.RoundTripper) HTTPOption {
 	return func(p *HTTP) { p.rp.Transport = rt }
 }

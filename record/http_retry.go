@@ -15,8 +15,9 @@ import (
 // An HTTP server closes a connection idle for its keep-alive timeout
 // (Node 20's: about 6 s) whether or not a request is on its way; one
 // sent as it closes is never read, and many idle connections may be
-// closing at once. Go's http.Transport sends again only requests it
-// deems idempotent, never a client's POST. A request that fails again,
+// closing at once. Go's http.Transport sends a client's POST again only
+// when none of it was written (the proxy gives it GetBody), not when the
+// connection failed after the request went out. A request that fails again,
 // one that failed after the first byte of an answer (the upstream may
 // have acted on it), and one whose body the proxy does not hold whole
 // (over the message limit) are not sent again: the client gets 502.
