@@ -332,8 +332,9 @@ func (r *receiver) refuse(ctx context.Context, ss *session, rpc jsonrpc.Message)
 	x := r.x
 	x.sink.Count(ServerRefused)
 	if !ss.asksLater(rpc.Method) {
-		// Perhaps the tape's ask, not read yet; one in the backlog (past
-		// a notification of the client, see asksAhead) is another ask.
+		// Perhaps the tape's ask, not read yet; one anywhere in the
+		// backlog (past the look-ahead's end, or spent: see asksAhead)
+		// is taken for another ask.
 		ss.refused[rpc.Method]++
 	}
 	ev := x.env.Log.Debug()

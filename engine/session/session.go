@@ -92,7 +92,7 @@ type session struct {
 	asksHeld      map[string]int               // method → recorded server requests in the backlog (push, pop)
 	// awaiting is the client's recorded answer to a server request that
 	// the live server has not asked yet: the messages recorded after it
-	// wait until the server asks (or the timeout passes), as the recorded
+	// wait until the server asks (or --ask-wait, Env.AskWait, passes), as the recorded
 	// client answered before it went on.
 	awaiting *Item
 }
