@@ -183,18 +183,8 @@ func decodeIPv4(data []byte, s *tcpSegment) ([]byte, layer, bool) {
 	} else if ihl > len(data) {
 		return nil, 0, false
 	}
-	for o := data[20:ihl]; len(o) > 0; { // options: refuse what cannot be read
-		switch o[0] {
-		case 0:
-			o = nil
-		case 1:
-			o = o[1:]
-		default:
-			if len(o) < 2 || int(o[1]) > len(o) || o[1] <= 2 {
-				return nil, 0, false
-			}
-			o = o[o[1]:]
-		}
+	if !optionsReadable(data[20:ihl], 3) {
+		return nil, 0, false
 	}
 	s.src, s.dst = data[12:16], data[16:20]
 	s.ipPayload = length - ihl
@@ -246,19 +236,29 @@ func decodeTCPHeader(data []byte, s *tcpSegment) bool {
 	if start < 20 || start > len(data) {
 		return false
 	}
-	for o := data[20:start]; len(o) > 0; { // options: refuse what cannot be read
+	if !optionsReadable(data[20:start], 2) {
+		return false
+	}
+	s.payload = data[start:]
+	return true
+}
+
+// optionsReadable reports whether the options of an IPv4 or TCP header
+// can be walked: end of list (0), no-operation (1), or a kind with a
+// length of at least least bytes that stays within o.
+func optionsReadable(o []byte, least byte) bool {
+	for len(o) > 0 {
 		switch o[0] {
 		case 0:
-			o = nil
+			return true
 		case 1:
 			o = o[1:]
 		default:
-			if len(o) < 2 || o[1] < 2 || int(o[1]) > len(o) {
+			if len(o) < 2 || o[1] < least || int(o[1]) > len(o) {
 				return false
 			}
 			o = o[o[1]:]
 		}
 	}
-	s.payload = data[start:]
 	return true
 }
