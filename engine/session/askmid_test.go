@@ -34,23 +34,9 @@ func TestAskRecordedPastClientRequests(t *testing.T) {
 		e := env(t, &dialer{c: c}, fast)
 		its := msgs(t, "c2s", initReq, "s2c", initResp, "c2s", initializedNote, "c2s", listReq, "s2c", listResp,
 			"c2s", callReq, "s2c", callResp, "s2c", rootsAsk, "c2s", rootsAnswer, "c2s", pingReq, "s2c", pingResp)
-		s := &recSink{}
-		a := New(e, s, "s1", time.Now())
-		for _, it := range its {
-			if !a.Put(it) {
-				t.Fatal("the actor took no more")
-			}
-		}
-		a.Close()
-		if err := a.Run(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		var answered, refused bool
-		for _, m := range c.sent() {
-			answered = answered || string(m) == `{"jsonrpc":"2.0","id":"live-1","result":{"roots":[]}}`
-			refused = refused || strings.Contains(string(m), `"id":"live-1","error"`)
-		}
-		if !answered || refused {
+		s := runAll(t, e, its)
+		answer, refused := liveAnswer(c, "live-1")
+		if answered := answer == `{"jsonrpc":"2.0","id":"live-1","result":{"roots":[]}}`; !answered || refused {
 			t.Errorf("live roots/list answered %v, refused %v; want answered with the recorded answer: sent %q", answered, refused, c.sent())
 		}
 		if s.counts[ServerRequest] != 1 || s.counts[ServerRefused] != 0 {
@@ -77,23 +63,9 @@ func TestAskRecordedPastClientNotification(t *testing.T) {
 		e.AskWait = time.Second
 		its := msgs(t, "c2s", initReq, "s2c", initResp, "c2s", initializedNote, "c2s", listReq, "s2c", listResp,
 			"c2s", callReq, "s2c", callResp, "c2s", changed, "s2c", rootsAsk, "c2s", rootsAnswer, "c2s", pingReq, "s2c", pingResp)
-		s := &recSink{}
-		a := New(e, s, "s1", time.Now())
-		for _, it := range its {
-			if !a.Put(it) {
-				t.Fatal("the actor took no more")
-			}
-		}
-		a.Close()
-		if err := a.Run(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		var answered, refused bool
-		for _, m := range c.sent() {
-			answered = answered || string(m) == `{"jsonrpc":"2.0","id":"live-1","result":{"roots":[]}}`
-			refused = refused || strings.Contains(string(m), `"id":"live-1","error"`)
-		}
-		if answered || !refused {
+		s := runAll(t, e, its)
+		answer, refused := liveAnswer(c, "live-1")
+		if answered := answer == `{"jsonrpc":"2.0","id":"live-1","result":{"roots":[]}}`; answered || !refused {
 			t.Errorf("live roots/list answered %v, refused %v; want refused (the recorded ask is past a client notification): sent %q", answered, refused, c.sent())
 		}
 		if s.counts[ServerRefused] != 1 {
@@ -157,12 +129,8 @@ func TestSamplingAskNotTakenPastARequest(t *testing.T) {
 		e.AskWait = time.Second
 		s := runAll(t, e, msgs(t, "c2s", initReq, "s2c", initResp, "c2s", initializedNote, "c2s", listReq, "s2c", listResp,
 			"c2s", callReq, "s2c", sampleAsk, "c2s", sampleAnswer, "s2c", callResp, "c2s", pingReq, "s2c", pingResp))
-		var answered, refused bool
-		for _, m := range c.sent() {
-			answered = answered || strings.Contains(string(m), `"id":"live-1","result"`)
-			refused = refused || strings.Contains(string(m), `"id":"live-1","error"`)
-		}
-		if answered || !refused {
+		answer, refused := liveAnswer(c, "live-1")
+		if answered := answer != ""; answered || !refused {
 			t.Errorf("live sampling answered %v, refused %v; want refused (the recorded one is within a later request): sent %q", answered, refused, c.sent())
 		}
 		if o := s.bySeq()[3]; o == nil || o.Actual == nil {
@@ -183,11 +151,9 @@ func TestAskBeyondTheTapesIsRefused(t *testing.T) {
 		e := env(t, &dialer{c: c}, fast)
 		s := runAll(t, e, msgs(t, "c2s", initReq, "s2c", initResp, "c2s", initializedNote, "c2s", listReq, "s2c", listResp,
 			"c2s", callReq, "s2c", callResp, "s2c", rootsAsk, "c2s", rootsAnswer, "c2s", pingReq, "s2c", pingResp))
-		var first, second bool
-		for _, m := range c.sent() {
-			first = first || string(m) == `{"jsonrpc":"2.0","id":"live-1","result":{"roots":[]}}`
-			second = second || strings.Contains(string(m), `"id":"live-2","error"`)
-		}
+		answer, _ := liveAnswer(c, "live-1")
+		first := answer == `{"jsonrpc":"2.0","id":"live-1","result":{"roots":[]}}`
+		_, second := liveAnswer(c, "live-2")
 		if !first || !second {
 			t.Errorf("first ask answered %v, second refused %v; want both: sent %q", first, second, c.sent())
 		}
@@ -195,4 +161,16 @@ func TestAskBeyondTheTapesIsRefused(t *testing.T) {
 			t.Errorf("tools/list: %+v, want answered in time", o)
 		}
 	})
+}
+
+// liveAnswer is the session's answer to the live server's request id
+// (the message sent, "" when none), and whether it refused it instead.
+func liveAnswer(c *scripted, id string) (answer string, refused bool) {
+	for _, m := range c.sent() {
+		if strings.Contains(string(m), `"id":"`+id+`","result"`) {
+			answer = string(m)
+		}
+		refused = refused || strings.Contains(string(m), `"id":"`+id+`","error"`)
+	}
+	return answer, refused
 }
