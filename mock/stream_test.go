@@ -517,3 +517,56 @@ func TestStreamTapeEndedEarlyIsNoEOF(t *testing.T) {
 	}
 	t.Fatal("next after end gave the whole tape, want it to stop")
 }
+
+// TestStreamReusesBatches: a replay that keeps up with the streamed read
+// gives the batches it has taken back to the read, which fills them
+// again: a few batches are made for a tape of many (one for each batch,
+// 8.7 KB of 64 messages, was a tenth of a replay's bytes).
+func TestStreamReusesBatches(t *testing.T) {
+	const steps = 50
+	handed, resume, free := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	savedBatch, savedHook := streamBatch, streamhold.Batch
+	streamBatch = 64
+	streamhold.Batch = func(halted <-chan struct{}) {
+		select { // the test takes the batch handed, then lets the read go on
+		case handed <- struct{}{}:
+		case <-halted:
+			return
+		case <-free:
+			return
+		}
+		select {
+		case <-resume:
+		case <-halted:
+		case <-free:
+		}
+	}
+	t.Cleanup(func() { streamBatch, streamhold.Batch = savedBatch, savedHook })
+	path := tapeFile(t, callsTape(32*(steps+4)))
+	m, next, end := startStream(t, path)
+	defer end()
+	for range steps {
+		<-handed
+		for range 64 { // every message of the batch handed
+			if _, err := next(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		resume <- struct{}{}
+	}
+	<-handed // the read waits in the hook: made is read after its send
+	made := m.r.made
+	close(free) // the rest as fast as it is read
+	for {
+		_, err := next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if made > maxFree {
+		t.Errorf("the read made %d batches of 64 for %d handed in step with the replay, want at most %d", made, steps+1, maxFree)
+	}
+}
