@@ -37,13 +37,8 @@ type reading struct {
 	onDone  int           // connections waiting on done (for tests)
 
 	// The messages read, for the replay, in batches.
-	qmu   sync.Mutex // guards the fields below
-	queue [][]tape.Message
-	// free are batches the replay has taken every message of, for the
-	// read to fill again (at most maxFree): a batch of 64 messages is
-	// 8.7 KB, and one made afresh for each was a tenth of the bytes a
-	// replay against the mock allocates.
-	free     [][]tape.Message
+	qmu      sync.Mutex // guards the fields below
+	queue    [][]tape.Message
 	ended    bool
 	readErr  error // the reader's own error (io.EOF at the end)
 	warnings []string
@@ -51,7 +46,6 @@ type reading struct {
 	finished chan struct{} // closed when the streaming goroutine returns
 	stop     chan struct{} // closed (halt) when the replay is done before the read
 	stopOnce sync.Once
-	made     int // batches the read made (its goroutine's; for tests)
 }
 
 // errHalted is a streamed read's error when the replay it streamed to
@@ -63,10 +57,6 @@ var errHalted = errors.New("the replay ended before the tape was read to its end
 // answer): hand-offs cost less in batches, and a batch is indexed in a
 // few dozen microseconds.
 var streamBatch = 64
-
-// maxFree bounds the batches kept for the read to fill again
-// (reading.free): the replay gives one back as the read hands one over.
-const maxFree = 4
 
 // read reads and indexes the whole tape now (keep: keeping its messages
 // for StreamTape, see readIndexWith).
@@ -130,7 +120,6 @@ func (r *reading) run(rd *tape.Reader) {
 	var lasts lastSeqs
 	var behind []tape.Message // indexed, handed once batch is
 	batch := make([]tape.Message, 0, streamBatch)
-	r.made++
 	for {
 		msg, err := rd.Next()
 		if err != nil {
@@ -145,15 +134,10 @@ func (r *reading) run(rd *tape.Reader) {
 			r.wake()
 			r.mu.Unlock()
 			handed := behind != nil
-			var next []tape.Message
 			if handed {
-				next = r.hand(behind, false, nil, nil)
+				r.hand(behind, false, nil, nil)
 			}
-			if next == nil {
-				next = make([]tape.Message, 0, streamBatch)
-				r.made++
-			}
-			behind, batch = batch, next
+			behind, batch = batch, make([]tape.Message, 0, streamBatch)
 			if handed && streamhold.Batch != nil {
 				streamhold.Batch(r.stop)
 			}
@@ -220,9 +204,8 @@ func (r *reading) end(lasts *lastSeqs, batch []tape.Message, err error, warnings
 }
 
 // hand queues a batch of messages for the replay, and with end the
-// read's end. It returns an empty batch the replay is done with, to
-// fill next, or nil.
-func (r *reading) hand(batch []tape.Message, end bool, err error, warnings []string) (free []tape.Message) {
+// read's end.
+func (r *reading) hand(batch []tape.Message, end bool, err error, warnings []string) {
 	r.qmu.Lock()
 	if len(batch) > 0 {
 		r.queue = append(r.queue, batch)
@@ -230,15 +213,11 @@ func (r *reading) hand(batch []tape.Message, end bool, err error, warnings []str
 	if end {
 		r.ended, r.readErr, r.warnings = true, err, warnings
 	}
-	if n := len(r.free); n > 0 {
-		free, r.free[n-1], r.free = r.free[n-1], nil, r.free[:n-1]
-	}
 	r.qmu.Unlock()
 	select {
 	case r.more <- struct{}{}:
 	default:
 	}
-	return free
 }
 
 // messages returns the replay's side of a streamed read: next gives the
@@ -249,30 +228,15 @@ func (r *reading) hand(batch []tape.Message, end bool, err error, warnings []str
 func (r *reading) messages() (next func() (tape.Message, error), end func() []string) {
 	var cur []tape.Message
 	var pending [][]tape.Message
-	// taken are the batches whose messages next has given (each cleared
-	// as it went): given back to the read at the next lock (free).
-	var taken [][]tape.Message
-	var whole []tape.Message // cur's batch, all of it
 	next = func() (tape.Message, error) {
 		for len(cur) == 0 {
-			if whole != nil {
-				taken, whole = append(taken, whole[:0]), nil
-			}
 			if len(pending) > 0 {
 				cur, pending[0], pending = pending[0], nil, pending[1:]
-				whole = cur
 				continue
 			}
 			r.qmu.Lock()
 			pending, r.queue = r.queue, nil
 			ended, err := r.ended, r.readErr
-			for i, b := range taken {
-				if len(r.free) < maxFree {
-					r.free = append(r.free, b)
-				}
-				taken[i] = nil
-			}
-			taken = taken[:0]
 			r.qmu.Unlock()
 			if len(pending) > 0 {
 				continue
@@ -297,7 +261,7 @@ func (r *reading) messages() (next func() (tape.Message, error), end func() []st
 			// gives no io.EOF, which would count the tape as what it took.
 			r.readErr = errHalted
 		}
-		r.queue, r.free = nil, nil // not taken: let go of
+		r.queue = nil // not taken: let go of
 		return r.warnings
 	}
 	return next, end
