@@ -231,3 +231,35 @@ func checkHoldGoal(t *testing.T) {
 }
 
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
+
+// TestRepaceWithoutFinalizer: a held replay's next collection is due at
+// the live heap plus the headroom after a collection that grew the live
+// heap, once repace has run, whether or not the finalizer has (here it
+// never does: the hold's generation moved on). Without repace the goal
+// stayed where the hold's start put it, for the smaller heap then.
+func TestRepaceWithoutFinalizer(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	withStackRoots(func() {
+		const headroom = 64 << 20
+		var h gcHolder
+		runtime.GC()
+		release := h.hold(headroom)
+		defer release()
+		h.mu.Lock()
+		h.gen++ // the finalizer armed by hold does nothing now
+		h.mu.Unlock()
+		grown := make([][]byte, 0, 64)
+		for range 64 { // 32 MiB more live heap
+			grown = append(grown, make([]byte, 512<<10))
+		}
+		runtime.GC()
+		h.repace()
+		goal, live, roots := gcGoal()
+		want, slack := live+headroom, (live+roots)/100+1<<10
+		if goal > want+slack || goal+slack < want {
+			t.Errorf("heap goal %.1f MiB after a collection and repace, want %.1f MiB ± %.1f MiB (live %.1f MiB)",
+				mib(goal), mib(want), mib(slack), mib(live))
+		}
+		runtime.KeepAlive(grown)
+	})
+}

@@ -35,6 +35,7 @@ func (e *Engine) validate(ctx context.Context, in <-chan outcomes, v *validator.
 			stopped = e.add(o, v)
 		}
 	}
+	judged := 0 // since gcHold.repace last ran
 	for b := range in {
 		// One clock read for what one receive brought: a session's batch
 		// is judged within moments, after every answer in it came.
@@ -46,6 +47,10 @@ func (e *Engine) validate(ctx context.Context, in <-chan outcomes, v *validator.
 			take(o)
 		}
 		e.emitJudged()
+		if judged += len(b.many) + 1; judged >= repaceEvery {
+			judged = 0
+			gcHold.repace()
+		}
 	}
 	if stopped != nil {
 		return stopped

@@ -27,11 +27,12 @@ const maxWakeAt = 256
 
 // handleChunk is the most events Handle is given at a time; the
 // consumer's goroutine yields the processor (runtime.Gosched) between
-// two chunks. A batch of maxWakeAt events takes the report's collector
-// 0.1–0.3 ms: on one processor a session spinning for its due time
-// (paced 0.2 ms apart at 10x) waited for all of it, and the message due
-// then went that late, once per flush (BENCHMARKS.md, issue 24, eighth
-// round). A chunk is ~30 µs of it.
+// two chunks, unless it is more than a batch (wakeAt) behind. A batch
+// of maxWakeAt events takes the report's collector 0.1–0.3 ms: on one
+// processor a session spinning for its due time (paced 0.2 ms apart at
+// 10x) waited for all of it, and the message due then went that late,
+// once per flush (BENCHMARKS.md, issue 24, eighth round). A chunk is
+// ~30 µs of it.
 const handleChunk = 32
 
 // firstRing is how many events a consumer's ring holds at first; it
@@ -410,10 +411,17 @@ func (q *queue) run() error {
 				return err
 			}
 			q.delivered += int64(len(batch))
-			more := q.n > 0
+			// Yield between two chunks (handleChunk) while the consumer
+			// keeps up; one more than a batch (wakeAt) behind takes the
+			// next chunk at once. A yield puts its goroutine behind every
+			// other runnable one, and on two processors a consumer that
+			// yielded between each 32 events fell behind a fast replay
+			// by its whole buffer, whose emitters then waited for it a
+			// chunk at a time (BENCHMARKS.md, issue 24, ninth round).
+			more, behind := q.n > 0, q.n > q.wakeAt
 			q.mu.Unlock()
-			if more {
-				runtime.Gosched() // between two chunks (handleChunk)
+			if more && !behind {
+				runtime.Gosched()
 			}
 		}
 	}

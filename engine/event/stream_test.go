@@ -569,3 +569,75 @@ func TestHandleYieldsBetweenChunks(t *testing.T) {
 		t.Errorf("the spinning goroutine ran between %d of %d pairs of Handle calls, want a yield between chunks (calls: %v)", yielded, boundaries, calls)
 	}
 }
+
+// A consumer more than a batch (wakeAt) behind takes its chunks one after
+// another without yielding: a yield puts it behind every other runnable
+// goroutine, and on two processors the report's collector, yielding
+// after each 32 events of a fast replay, fell behind by its whole buffer
+// and held validate, waiting for room, to its pace (BENCHMARKS.md, issue
+// 24, ninth round). Once no more than a batch is left it yields again.
+func TestHandleBehindTakesChunksWithoutYielding(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	const events = 8 * maxWakeAt
+	var turns atomic.Int64 // the spinner's
+	var stop atomic.Bool
+	spun := make(chan struct{})
+	go func() {
+		defer close(spun)
+		for !stop.Load() {
+			turns.Add(1)
+			runtime.Gosched()
+		}
+	}()
+	type call struct {
+		left  int // events emitted and not yet handled, after this call
+		turns int64
+	}
+	var calls []call
+	handled := 0
+	done := make(chan struct{})
+	s := New(time.Now(), []Consumer{{Name: "report", Handle: func(batch []Event) error {
+		handled += len(batch)
+		calls = append(calls, call{events - handled, turns.Load()})
+		if handled == events {
+			close(done)
+		}
+		return nil
+	}}})
+	for i := range int64(events) { // on one processor, before Handle runs
+		s.Emit(time.Now(), ev(i))
+	}
+	<-done
+	stop.Store(true)
+	<-spun
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	behind, yieldedBehind := 0, 0 // boundaries after a call that left more than a batch
+	keepingUp, yieldedKeepingUp := 0, 0
+	for i := 1; i < len(calls); i++ {
+		ran := calls[i].turns > calls[i-1].turns
+		if calls[i-1].left > maxWakeAt {
+			behind++
+			if ran {
+				yieldedBehind++
+			}
+			continue
+		}
+		keepingUp++
+		if ran {
+			yieldedKeepingUp++
+		}
+	}
+	if behind == 0 || keepingUp == 0 {
+		t.Fatalf("%d boundaries behind, %d keeping up: want both (calls: %v)", behind, keepingUp, calls)
+	}
+	// Not none, nor all: the race detector's scheduler picks the next
+	// goroutine at random now and then, and a long call may be preempted.
+	if yieldedBehind > behind/4 {
+		t.Errorf("the spinning goroutine ran between %d of %d pairs of Handle calls made more than a batch behind, want few (calls: %v)", yieldedBehind, behind, calls)
+	}
+	if yieldedKeepingUp < keepingUp/2 {
+		t.Errorf("the spinning goroutine ran between %d of %d pairs of Handle calls made a batch or less behind, want most (calls: %v)", yieldedKeepingUp, keepingUp, calls)
+	}
+}

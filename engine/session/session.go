@@ -23,7 +23,11 @@ type session struct {
 	waitFor  *pend // the order rule holds the session until this is answered
 	// backlog keeps the session's recorded messages, in order, while it is
 	// held; other sessions go on meanwhile.
-	backlog       []*Item
+	backlog []*Item
+	// backlogMem is the array push last allocated for the backlog, from
+	// its start: pop slices the backlog's head off, and push moves a
+	// backlog that has reached the end of its array back to the start.
+	backlogMem    []*Item
 	settled       bool // nothing more can be recorded for it: see actor.settle
 	notesCompared bool // its notifications have been compared
 	// notesWait: settled and quiet, the session waits (Env.Timeout at
@@ -208,7 +212,20 @@ func (s *session) asksLater(method string) bool { return s.asksHeld[method] > 0 
 
 // push queues it behind the backlog.
 func (s *session) push(it *Item) {
+	if n := len(s.backlog); n == cap(s.backlog) && n <= cap(s.backlogMem)/2 {
+		// At the end of its memory, and the head is more than half of
+		// it on: back to the start, where append allocated anew (a
+		// backlog that fills and empties in runs did every few runs).
+		mem := s.backlogMem[:cap(s.backlogMem)]
+		copy(mem, s.backlog)
+		clear(mem[n:]) // what stayed behind of the copy keeps no item alive
+		s.backlog = mem[:n]
+	}
+	had := cap(s.backlog)
 	s.backlog = append(s.backlog, it)
+	if cap(s.backlog) != had { // a new array, the backlog at its start
+		s.backlogMem = s.backlog[:0]
+	}
 	s.countAsk(it, 1)
 }
 
