@@ -5,6 +5,7 @@ import (
 
 	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
@@ -126,13 +127,18 @@ func (s *session) held(maxInflight int) bool {
 }
 
 // holdReason says why the session is held (see held): "connection",
-// "inflight", "order" or "server_request"; "" when it is not.
+// "inflight", "handshake", "order" or "server_request"; "" when it is
+// not. "handshake" is the wait for initialize's answer, which every
+// order makes (a fresh handshake after a reconnect too): with --order
+// none it is no wait of the order rule.
 func (s *session) holdReason(maxInflight int) string {
 	switch {
 	case s.conn == nil:
 		return "connection"
 	case s.inflight >= maxInflight:
 		return "inflight"
+	case s.waitFor != nil && !s.waitFor.answered() && s.waitFor.req.RPC.Method == mcp.MethodInitialize:
+		return "handshake"
 	case s.waitFor != nil && !s.waitFor.answered():
 		return "order"
 	case s.awaiting != nil:
