@@ -91,6 +91,10 @@ type session struct {
 	takenAhead    map[string]bool              // recorded server request ids whose client answer was taken before they were read
 	warned        map[string]bool              // methods refused and warned about once
 	asksHeld      map[string]int               // method → recorded server requests in the backlog (push, pop)
+	// liveAsks are requests of the live server made while the session
+	// was held, before the tape reader brought their recorded twin: they
+	// wait for it, Env.AskWait each at most (receiver.ask).
+	liveAsks []liveAsk
 	// awaiting is the client's recorded answer to a server request that
 	// the live server has not asked yet: the messages recorded after it
 	// wait until the server asks (or --ask-wait, Env.AskWait, passes), as the recorded
