@@ -523,6 +523,9 @@ func (x *Actor) handleMail(ctx context.Context, m mail) error {
 			return err
 		}
 		x.inputDone = true
+		if err := x.rx.recheckAsks(ctx); err != nil { // no recorded twin comes now
+			return err
+		}
 		return x.rq.settle(ctx, x.ss)
 	}
 	return nil

@@ -137,3 +137,30 @@ func TestAskNotReadYetRefusedAtANotification(t *testing.T) {
 		}
 	})
 }
+
+// TestAskNotReadYetRefusedAtTheEnd: the session's input ends (the tape
+// has no more of it) with no recorded ask read, while the session is
+// still held with messages in its backlog: the live ask is refused then,
+// not after --ask-wait.
+func TestAskNotReadYetRefusedAtTheEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := &scripted{in: make(chan transport.Incoming, 8), answer: askingOnList("roots/list")}
+		e := env(t, &dialer{c: c}, fast)
+		e.AskWait = time.Minute
+		e.Timeout = 2 * time.Minute
+		its := msgs(t, "c2s", initReq, "s2c", initResp, "c2s", initializedNote, "c2s", listReq, "s2c", listResp,
+			"c2s", callReq, "s2c", callResp)
+		start := time.Now()
+		s := runInTwo(t, e, its[:5], its[5:], 0)
+		if _, refused := liveAnswer(c, "live-1"); !refused {
+			t.Errorf("live roots/list not refused: sent %q", c.sent())
+		}
+		o := s.bySeq()[3]
+		if o == nil || o.Actual == nil || o.Err != nil {
+			t.Fatalf("tools/list: %+v, want answered", o)
+		}
+		if got := o.Actual.At.Sub(start); got != 0 {
+			t.Errorf("tools/list answered %v after the start, want at once (the input ended)", got)
+		}
+	})
+}
