@@ -260,8 +260,8 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 			if err := x.rx.askExpired(ctx); err != nil {
 				return err
 			}
-		case <-tapeWait:
-			if err := x.rx.recheckAsks(ctx); err != nil {
+		case <-tapeWait: // drain asks them again, and goes on if one was answered
+			if err := x.drain(ctx, x.ss); err != nil {
 				return err
 			}
 		case <-ctx.Done():
@@ -523,8 +523,8 @@ func (x *Actor) handleMail(ctx context.Context, m mail) error {
 			return err
 		}
 		x.inputDone = true
-		if err := x.rx.recheckAsks(ctx); err != nil { // no recorded twin comes now
-			return err
+		if len(x.ss.liveAsks) > 0 { // no recorded twin comes now: drain asks them again
+			return x.drain(ctx, x.ss)
 		}
 		return x.rq.settle(ctx, x.ss)
 	}
