@@ -92,7 +92,9 @@ type Config struct {
 	Timeout time.Duration
 	// AskWait bounds how long a session holds its later messages for a
 	// request the recorded server made and the live one has not made yet
-	// (Timeout bounds it too); 0 means 1s, a negative one does not wait.
+	// (Timeout bounds it too), and how long a live server request made
+	// while the session is held waits for the tape reader to bring the
+	// recorded one; 0 means 1s, a negative one does not wait.
 	AskWait time.Duration
 	// ValidateNotifications compares the server's notifications with the
 	// recorded ones (by method, in order, per session) once a session's

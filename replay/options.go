@@ -165,7 +165,10 @@ func Timeout(d time.Duration) Option { return func(s *settings) { s.timeout = d;
 // answered with the recorded answer, and one it never makes is reported
 // as not asked, not as an error (a server may ask or not: a server that
 // sends its request on a stream not open yet loses it, as the TypeScript
-// SDK's does under load). 0 does not wait at all.
+// SDK's does under load). It also bounds how long a request the live
+// server makes while its session is held waits for the replay to read
+// the recorded one, when that is further on in the tape than the replay
+// has read. 0 does not wait at all.
 func AskWait(d time.Duration) Option { return func(s *settings) { s.askWait = d; s.given("AskWait") } }
 
 // MaxInflight bounds the requests in flight per session (default 1000).

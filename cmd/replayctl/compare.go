@@ -29,6 +29,7 @@ type compareFlags struct {
 	failOnDifference              bool
 	speed, order                  string
 	timeout                       time.Duration
+	askWait                       time.Duration
 	sessions                      int
 	maxLine                       int
 	maxDoc                        int
@@ -114,6 +115,7 @@ failed (the report is printed first), 130 interrupted.`,
 	addKnob(fl, "compare", "order", &f.order)
 	addKnob(fl, "compare", "seed", &f.seed)
 	addKnob(fl, "compare", "timeout", &f.timeout)
+	addKnob(fl, "compare", "ask-wait", &f.askWait)
 	addKnob(fl, "compare", "sessions", &f.sessions)
 	addKnob(fl, "compare", "max-line", (*byteSize)(&f.maxLine))
 	addKnob(fl, "compare", "max-document", (*byteSize)(&f.maxDoc))
@@ -172,6 +174,7 @@ func (a *app) compare(cmd *cobra.Command, tapeArg string, f compareFlags) error 
 	ropts = append(ropts, given(cmd, []flagOption{
 		{"order", func() replay.Option { return replay.Order(replay.Ordering(f.order)) }},
 		{"timeout", func() replay.Option { return replay.Timeout(f.timeout) }},
+		askWaitFlag(&f.askWait),
 		{"sessions", func() replay.Option { return replay.Sessions(f.sessions) }},
 		{"seed", func() replay.Option { return replay.Seed(f.seed) }},
 		{"max-line", func() replay.Option { return replay.MaxLine(f.maxLine) }},

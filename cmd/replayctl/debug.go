@@ -64,6 +64,7 @@ for 5s is hung up on.`,
 	fl.StringArrayVar(&f.ignore, "ignore", nil, "a path not compared, e.g. result.content[*].annotations (repeatable)")
 	fl.StringVar(&f.order, "order", "causal", "causal | sequential | none")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "bound on every exchange with the target: each answer, each write, dial and handshake")
+	addKnob(fl, "debug", "ask-wait", &f.askWait)
 	f.maxLine = 8 << 20
 	fl.Var((*byteSize)(&f.maxLine), "max-line", "longest tape line accepted, e.g. 16MiB")
 	addKnob(fl, "debug", "spin", &f.spin)

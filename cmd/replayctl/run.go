@@ -252,7 +252,6 @@ func (a *app) run(cmd *cobra.Command, args []string, f runFlags) error {
 	opts = append(opts, given(cmd, []flagOption{
 		{"sessions", func() replay.Option { return replay.Sessions(f.sessions) }},
 		{"ramp", func() replay.Option { return replay.Ramp(f.ramp) }},
-		{"ask-wait", func() replay.Option { return replay.AskWait(f.askWait) }},
 		{"on-error", func() replay.Option { return replay.OnError(replay.ErrorPolicy(f.onError)) }},
 		{"max-retries", func() replay.Option { return replay.MaxRetries(f.maxRetries) }},
 		{"timeline-limit", func() replay.Option { return replay.TimelineLimit(f.timeline) }},
@@ -441,6 +440,7 @@ func (a *app) replayOptions(cmd *cobra.Command, args []string, f runFlags) ([]re
 		{"speed", func() replay.Option { return replay.SpeedText(f.speed) }},
 		{"order", func() replay.Option { return replay.Order(replay.Ordering(f.order)) }},
 		{"timeout", func() replay.Option { return replay.Timeout(f.timeout) }},
+		askWaitFlag(&f.askWait),
 		{"max-inflight", func() replay.Option { return replay.MaxInflight(f.maxInflight) }},
 		{"spin", func() replay.Option { return replay.Spin(f.spin) }},
 		{"gc-headroom", func() replay.Option { return replay.GCHeadroom(int64(f.gcHeadroom)) }},
@@ -459,6 +459,15 @@ func (a *app) replayOptions(cmd *cobra.Command, args []string, f runFlags) ([]re
 		return nil, err
 	}
 	return append(opts, replay.Against(t)), nil
+}
+
+// askWaitFlag is --ask-wait's replay option, one definition for the
+// commands that take the flag (run, debug, shrink through replayOptions;
+// compare): the knobs table gives its default and usage, replay.AskWait
+// checks it (a negative one is bad input), and the engine bounds it by
+// --timeout.
+func askWaitFlag(d *time.Duration) flagOption {
+	return flagOption{"ask-wait", func() replay.Option { return replay.AskWait(*d) }}
 }
 
 // flagOption is the replay option a flag gives.

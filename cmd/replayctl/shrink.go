@@ -91,6 +91,7 @@ when it does not, or the tape did not fail at all; 2 bad input; 3 when
 	addKnob(fl, "shrink", "ignore", &f.ignore)
 	addKnob(fl, "shrink", "order", &f.order)
 	addKnob(fl, "shrink", "timeout", &f.timeout)
+	addKnob(fl, "shrink", "ask-wait", &f.askWait)
 	addKnob(fl, "shrink", "max-inflight", &f.maxInflight)
 	addKnob(fl, "shrink", "max-line", (*byteSize)(&f.maxLine))
 	addKnob(fl, "shrink", "config", &f.configPath)

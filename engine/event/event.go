@@ -25,9 +25,11 @@ const (
 	// held.
 	Due Type = "due"
 	// Held: the session's next message waits for the target. Reason:
+	// "handshake" (initialize's answer, which every order waits for),
 	// "order" (an answer the recording had before it), "inflight" (the
 	// in-flight limit), "server_request" (a request the recorded server
-	// asked first), "connection" (the connection is not ready).
+	// asked first), "connection" (the connection is not ready). Earlier
+	// versions told the handshake's wait as "order".
 	Held Type = "held"
 	// Sent: the message went out. Held is how long it waited past its due
 	// time for the target.

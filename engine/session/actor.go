@@ -95,7 +95,7 @@ func New(env *Env, sink Sink, name string, startAt time.Time) *Actor {
 	x.rq.timer = time.AfterFunc(time.Hour, x.rq.fire)
 	x.rq.timer.Stop()
 	x.tx = &sender{x: x}
-	x.rx = &receiver{x: x, askTimer: stoppedTimer()}
+	x.rx = &receiver{x: x, askTimer: stoppedTimer(), tapeTimer: stoppedTimer()}
 	x.fx = &faults{x: x, chaosExpired: make(chan *pend)}
 	return x
 }
@@ -191,7 +191,7 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 		// Each case of the select costs every time the actor waits, and
 		// most of the sources below are idle in most runs: those that
 		// cannot fire now are nil channels, which the select leaves out.
-		var pace, asked <-chan time.Time
+		var pace, asked, tapeWait <-chan time.Time
 		var polls, chaosExpired <-chan *pend
 		var gateDone <-chan gated
 		if !x.pace.at.IsZero() {
@@ -199,6 +199,9 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 		}
 		if x.ss.awaiting != nil || x.ss.notesWait {
 			asked = x.rx.askTimer.C
+		}
+		if len(x.ss.liveAsks) > 0 {
+			tapeWait = x.rx.tapeTimer.C
 		}
 		if len(x.fx.chaosTimers) > 0 { // their senders (chaosDeadline, poll)
 			polls, chaosExpired = x.rq.polls, x.fx.chaosExpired
@@ -255,6 +258,10 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 			}
 		case <-asked:
 			if err := x.rx.askExpired(ctx); err != nil {
+				return err
+			}
+		case <-tapeWait: // drain asks them again, and goes on if one was answered
+			if err := x.drain(ctx, x.ss); err != nil {
 				return err
 			}
 		case <-ctx.Done():
@@ -516,6 +523,9 @@ func (x *Actor) handleMail(ctx context.Context, m mail) error {
 			return err
 		}
 		x.inputDone = true
+		if len(x.ss.liveAsks) > 0 { // no recorded twin comes now: drain asks them again
+			return x.drain(ctx, x.ss)
+		}
 		return x.rq.settle(ctx, x.ss)
 	}
 	return nil
@@ -570,6 +580,11 @@ func (x *Actor) take(ctx context.Context, ss *session, it *Item) error {
 // on and its next message is due, then settles it if nothing more can be
 // recorded for it.
 func (x *Actor) drain(ctx context.Context, ss *session) error {
+	if len(ss.liveAsks) > 0 || len(ss.asked) > 0 { // what the tape brought, or the session's release, may settle them
+		if err := x.rx.recheckAsks(ctx); err != nil {
+			return err
+		}
+	}
 	for len(ss.backlog) > 0 {
 		it := ss.backlog[0]
 		if x.env.stale(it) {
@@ -640,6 +655,7 @@ func (x *Actor) close() {
 	x.rq.timer.Stop()
 	x.pace.close()
 	x.rx.askTimer.Stop()
+	x.rx.tapeTimer.Stop()
 	for _, t := range x.fx.chaosTimers {
 		t.Stop()
 	}

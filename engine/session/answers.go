@@ -23,6 +23,9 @@ import (
 type receiver struct {
 	x        *Actor
 	askTimer *time.Timer // the wait for a server request (session.awaiting) is over
+	// tapeTimer: the wait of the oldest live server request for its
+	// recorded twin (session.liveAsks) is over.
+	tapeTimer *time.Timer
 }
 
 // recorded handles a server message from the tape: the expected answer
@@ -282,23 +285,138 @@ func (x *Actor) final(ss *session) bool { return x.inputDone && len(ss.backlog) 
 // tape gets there; or refused when the tape has none.
 func (r *receiver) serverAsks(ctx context.Context, rpc jsonrpc.Message) error {
 	x := r.x
+	goOn, err := x.rx.ask(ctx, x.ss, liveAsk{rpc: rpc, until: time.Now().Add(x.env.AskWait)})
+	if err != nil || !goOn {
+		return err
+	}
+	return x.drain(ctx, x.ss)
+}
+
+// liveAsk is a request of the live server, and until when it may wait
+// for its recorded twin to be read (see ask).
+type liveAsk struct {
+	rpc   jsonrpc.Message
+	until time.Time
+}
+
+// ask answers, keeps, holds or refuses a request of the live server;
+// goOn reports that it was answered with the recorded answer the session
+// was held for (awaiting): what was recorded after it may go now.
+//
+// A held session sends nothing until what it waits for comes: the ask is
+// refused, unless the tape has the server asking it, read with its
+// client answer still to come (see refuseAsked) or further on, before
+// the client's next notification (a server asking on its own stream may
+// come before the answer the session waits for; see asksAhead). Where
+// the tape reader has not reached that far yet (the recorded ask is
+// past the read-ahead) the ask waits for it, until la.until
+// (Env.AskWait after it came), in session.liveAsks: recheckAsks asks
+// again as the tape comes. A server that answers what the session waits
+// for only once its ask is answered waits that long, not the timeout.
+func (r *receiver) ask(ctx context.Context, ss *session, la liveAsk) (goOn bool, err error) {
+	x := r.x
+	method := la.rpc.Method
+	if it := ss.takeAnswer(method); it != nil {
+		if err := x.rx.answerServer(ctx, ss, la.rpc, it); err != nil || it != ss.awaiting {
+			return false, err
+		}
+		x.rx.endAwait(ss)
+		return true, nil
+	}
+	if x.final(ss) {
+		return false, x.rx.refuse(ctx, ss, la.rpc)
+	}
+	if ss.held(x.env.MaxInflight) && ss.openAsks[method]+ss.asksAhead(method) <= len(ss.asked[method]) {
+		if x.rx.twinMayCome(ss, method) && time.Now().Before(la.until) {
+			x.rx.holdAsk(ss, la)
+			return false, nil
+		}
+		return false, x.rx.refuse(ctx, ss, la.rpc)
+	}
+	ss.asked[method] = append(ss.asked[method], la.rpc)
+	return false, nil
+}
+
+// twinMayCome reports whether the tape reader may still bring a recorded
+// request of the server of method that a live one made now would be
+// answered with: the session's input has not ended, the live server's
+// requests may wait (Env.AskWait), and nothing read yet ends the
+// look-ahead (endsLookAhead: the client's next notification, or request
+// for the requests asked within one).
+func (r *receiver) twinMayCome(ss *session, method string) bool {
+	x := r.x
+	if x.inputDone || x.env.AskWait <= 0 {
+		return false
+	}
+	for _, it := range ss.backlog {
+		if endsLookAhead(it, method) {
+			return false
+		}
+	}
+	for _, it := range ss.run { // read, to be shuffled (OrderRandom)
+		if endsLookAhead(it, method) {
+			return false
+		}
+	}
+	return true
+}
+
+// holdAsk keeps la waiting for the tape (see ask), behind those waiting
+// already: they came earlier, so the oldest's until is the soonest.
+func (r *receiver) holdAsk(ss *session, la liveAsk) {
+	ss.liveAsks = append(ss.liveAsks, la)
+	if len(ss.liveAsks) == 1 {
+		r.tapeTimer.Reset(time.Until(la.until))
+	}
+	r.x.env.Log.Debug().Str("session", ss.name).Str("method", la.rpc.Method).
+		Msg("the live server asked what the tape reader has not reached yet: the ask waits for it (--ask-wait at most)")
+}
+
+// recheckAsks asks again the live server's requests waiting for the
+// tape (session.liveAsks), in the order they came: the tape reader has
+// brought more, the session is no longer held, its input has ended, or
+// a wait is over. In a held session it first answers those kept for a
+// recorded twin (session.asked) whose client answer the tape has
+// brought since, as their asks would have been answered had they come
+// now: the session's hold may be the server's answer, which a server
+// gives only once its ask is answered.
+func (r *receiver) recheckAsks(ctx context.Context) error {
+	x := r.x
 	ss := x.ss
-	if it := ss.takeAnswer(rpc.Method); it != nil {
-		if err := x.rx.answerServer(ctx, ss, rpc, it); err != nil || it != ss.awaiting {
+	if len(ss.asked) > 0 && ss.held(x.env.MaxInflight) {
+		for m, q := range ss.asked {
+			for len(q) > 0 {
+				it := ss.takeAnswer(m)
+				if it == nil {
+					break
+				}
+				if err := x.rx.answerServer(ctx, ss, q[0], it); err != nil {
+					return err
+				}
+				if it == ss.awaiting {
+					x.rx.endAwait(ss)
+				}
+				q = q[1:]
+			}
+			if len(q) == 0 {
+				delete(ss.asked, m)
+			} else {
+				ss.asked[m] = q
+			}
+		}
+	}
+	if len(ss.liveAsks) == 0 {
+		return nil
+	}
+	r.tapeTimer.Stop()
+	waiting := ss.liveAsks
+	ss.liveAsks = nil
+	for i, la := range waiting {
+		waiting[i] = liveAsk{}
+		if _, err := r.ask(ctx, ss, la); err != nil {
 			return err
 		}
-		x.rx.endAwait(ss) // what was recorded after the answer may go now
-		return x.drain(ctx, ss)
 	}
-	// A held session sends nothing until what it waits for comes: refused,
-	// unless the tape has the server asking it, read with its client
-	// answer still to come (see refuseAsked) or further on, before the
-	// client's next notification (a server asking on its own stream may
-	// come before the answer the session waits for; see asksAhead).
-	if x.final(ss) || ss.held(x.env.MaxInflight) && ss.openAsks[rpc.Method]+ss.asksAhead(rpc.Method) <= len(ss.asked[rpc.Method]) {
-		return x.rx.refuse(ctx, ss, rpc)
-	}
-	ss.asked[rpc.Method] = append(ss.asked[rpc.Method], rpc)
 	return nil
 }
 
@@ -307,12 +425,17 @@ func (r *receiver) serverAsks(ctx context.Context, rpc jsonrpc.Message) error {
 // whose client answer is not read yet, read already or further on in
 // the backlog before the client's next notification (see asksAhead):
 // those the client's recorded answer, read later, answers (a client may
-// answer after the next answer it gets, as a busy one did).
+// answer after the next answer it gets, as a busy one did). One the tape
+// reader may still bring a recorded twin of waits for it (see ask).
 func (r *receiver) refuseAsked(ctx context.Context, ss *session) error {
 	x := r.x
 	for m, q := range ss.asked {
 		keep := min(ss.openAsks[m]+ss.asksAhead(m), len(q))
 		for _, rpc := range q[keep:] {
+			if x.rx.twinMayCome(ss, m) {
+				x.rx.holdAsk(ss, liveAsk{rpc: rpc, until: time.Now().Add(x.env.AskWait)})
+				continue
+			}
 			if err := x.rx.refuse(ctx, ss, rpc); err != nil {
 				return err
 			}
@@ -323,7 +446,7 @@ func (r *receiver) refuseAsked(ctx context.Context, ss *session) error {
 			ss.asked[m] = q[:keep]
 		}
 	}
-	return nil
+	return x.rx.recheckAsks(ctx) // at the end of the input: refused now
 }
 
 // refuse answers a server request the tape has no answer to, with an

@@ -196,6 +196,7 @@ func (r *faults) disconnect(ctx context.Context, ss *session, it *Item) error {
 	}
 	old := ss.conn
 	_ = old.Close()
+	ss.liveAsks = nil // the old connection's requests: no answer reaches them now
 	conn, err := x.fx.redial(ctx)
 	if err != nil {
 		return x.fx.died(ctx, ss, fmt.Errorf("reconnect after the disconnect at seq %d: %w", it.Rec.Seq, err))

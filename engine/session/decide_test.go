@@ -176,6 +176,7 @@ func TestHold(t *testing.T) {
 	done := pendOf(request(1, "1", "101"))
 	done.actual = &transport.Incoming{}
 	conn := struct{ transport.Conn }{}
+	initPend := pendOf(msgs(t, "c2s", initReq)[0])
 	tests := []struct {
 		name string
 		s    session
@@ -185,6 +186,7 @@ func TestHold(t *testing.T) {
 		{"still dialling", session{}, "connection"},
 		{"the in-flight limit", session{conn: conn, inflight: 2}, "inflight"},
 		{"the order rule waits for an answer", session{conn: conn, waitFor: open}, "order"},
+		{"the handshake waits for initialize's answer", session{conn: conn, waitFor: initPend}, "handshake"},
 		{"the answer came", session{conn: conn, waitFor: done}, ""},
 		{"a server request the recording answered", session{conn: conn, awaiting: &Item{}}, "server_request"},
 		{"the limit first", session{conn: conn, inflight: 2, waitFor: open}, "inflight"},

@@ -29,7 +29,9 @@ type Env struct {
 	MaxInflight int // requests sent and not answered, per session
 	// AskWait bounds how long the session holds its later messages for a
 	// request the recorded server made that the live one has not made yet
-	// (receiver.await); 0: it does not hold them.
+	// (receiver.await), and how long a request the live server makes
+	// while the session is held waits for the tape reader to bring the
+	// recorded one (receiver.ask); 0: neither waits.
 	AskWait time.Duration
 	// Spin is how long before a due time the actor stops sleeping on a
 	// timer and yields in a loop (see spinFor); 0: never.

@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/scheduler"
@@ -99,6 +100,53 @@ func TestClockStartsAtTheHandshakesAnswer(t *testing.T) {
 					want := answered.Add(time.Duration(its[seq].Rec.TUS-its[1].Rec.TUS) * time.Microsecond)
 					if got := o.Sent; !got.Equal(want) {
 						t.Errorf("seq %d sent at %v from the start, want %v (%v after the live answer)", seq, got.Sub(start), want.Sub(start), want.Sub(answered))
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestHandshakeHoldToldAsHandshake: the wait for initialize's answer
+// that holds the session in every order is told as hold reason
+// "handshake" (events, metrics, the trace and the browser view carry
+// it); with --order none it was told as "order", a rule that order does
+// not have. The pings held later by the causal and sequential order rule
+// are still told as "order".
+func TestHandshakeHoldToldAsHandshake(t *testing.T) {
+	for _, o := range []Order{OrderCausal, OrderSequential, OrderNone} {
+		t.Run(fmt.Sprint(o), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				its := calls(t, 3)
+				c := &slowHandshake{lag: time.Second, in: make(chan transport.Incoming, 16), done: make(chan struct{})}
+				e := env(t, &dialer{c: c}, scheduler.Speed{Mode: scheduler.Realtime})
+				e.Order = o
+				var evs []event.Event
+				e.Events = event.New(time.Now(), []event.Consumer{{Name: "test", Handle: func(b []event.Event) error {
+					evs = append(evs, b...)
+					return nil
+				}}})
+				if _, err := replay(t, e, its); err != nil {
+					t.Fatal(err)
+				}
+				if err := e.Events.Close(); err != nil {
+					t.Fatal(err)
+				}
+				var held []event.Event
+				for _, ev := range evs {
+					if ev.Type == event.Held {
+						held = append(held, ev)
+					}
+				}
+				// The first hold is initialize's answer's (at its recorded
+				// answer, seq 1, or the first ping, seq 2: where the order
+				// holds the session first); none after it is.
+				if len(held) == 0 || held[0].Seq > 2 || held[0].Reason != "handshake" {
+					t.Fatalf("holds %+v, want the first at seq 1 or 2 for \"handshake\"", held)
+				}
+				for _, ev := range held[1:] {
+					if ev.Reason == "handshake" {
+						t.Errorf("seq %d held for \"handshake\" after the handshake (holds: %+v)", ev.Seq, held)
 					}
 				}
 			})

@@ -5,6 +5,7 @@ import (
 
 	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
 )
@@ -94,6 +95,10 @@ type session struct {
 	takenAhead    map[string]bool              // recorded server request ids whose client answer was taken before they were read
 	warned        map[string]bool              // methods refused and warned about once
 	asksHeld      map[string]int               // method → recorded server requests in the backlog (push, pop)
+	// liveAsks are requests of the live server made while the session
+	// was held, before the tape reader brought their recorded twin: they
+	// wait for it, Env.AskWait each at most (receiver.ask).
+	liveAsks []liveAsk
 	// awaiting is the client's recorded answer to a server request that
 	// the live server has not asked yet: the messages recorded after it
 	// wait until the server asks (or --ask-wait, Env.AskWait, passes), as the recorded
@@ -130,13 +135,18 @@ func (s *session) held(maxInflight int) bool {
 }
 
 // holdReason says why the session is held (see held): "connection",
-// "inflight", "order" or "server_request"; "" when it is not.
+// "inflight", "handshake", "order" or "server_request"; "" when it is
+// not. "handshake" is the wait for initialize's answer, which every
+// order makes (a fresh handshake after a reconnect too): with --order
+// none it is no wait of the order rule.
 func (s *session) holdReason(maxInflight int) string {
 	switch {
 	case s.conn == nil:
 		return "connection"
 	case s.inflight >= maxInflight:
 		return "inflight"
+	case s.waitFor != nil && !s.waitFor.answered() && s.waitFor.req.RPC.Method == mcp.MethodInitialize:
+		return "handshake"
 	case s.waitFor != nil && !s.waitFor.answered():
 		return "order"
 	case s.awaiting != nil:

@@ -147,7 +147,7 @@ var Table = []Knob{
 	{
 		Name:    "ask-wait",
 		Doc:     "how long a session holds its later messages for a request the recorded server made (roots/list, sampling, elicitation) that the live server has not made yet; after it, the session goes on, and a later ask is still answered from the tape (at most --timeout)",
-		Default: 1 * time.Second, Commands: replays,
+		Default: 1 * time.Second, Commands: []string{"run", "kube render", "debug", "shrink", "compare"},
 		NoConfig: "the config file does not set it yet",
 		Options:  []string{"replay.AskWait"},
 		Said:     []string{"1s"},
