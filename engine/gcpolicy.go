@@ -25,7 +25,8 @@ const DefaultGCHeadroom = 64 << 20
 // garbage. holdCollections spaces the collections by the headroom
 // instead: GOGC is raised so that the next collection comes after
 // headroom bytes more than the live heap, and set again after each
-// collection for the heap it left (a finalizer tells of it). The memory
+// collection for the heap it left (a finalizer tells of it, and validate
+// asks every repaceEvery outcomes: the finalizer may run late). The memory
 // held is at most the live heap plus headroom: GOGC's percentage is set
 // for the live heap, stacks and globals together (see pace). A headroom
 // smaller than GOGC's own share (at GOGC=100: the live heap, stacks and
@@ -121,8 +122,9 @@ func (h *gcHolder) pace() {
 // defaultHeapMinimum; the goal's floor is it × GOGC/100).
 const minHeap = 4 << 20
 
-// arm has the next collection call pace again (a finalizer runs after
-// the collection that found its object unreachable).
+// arm has the next collection call pace again: a finalizer runs after
+// the collection that found its object unreachable, once the object's
+// span has been swept, which may be long after (see repace).
 func (h *gcHolder) arm(gen int) {
 	runtime.SetFinalizer(&gcSentinel{}, func(*gcSentinel) {
 		h.mu.Lock()
@@ -134,8 +136,9 @@ func (h *gcHolder) arm(gen int) {
 	})
 }
 
-// gcSentinel is an object only a finalizer refers to: it is freed, and
-// the finalizer run, by the next collection. Not of size 0 (those are
+// gcSentinel is an object only a finalizer refers to: it is found
+// unreachable by the next collection, and the finalizer run once its
+// span is swept. Not of size 0 (those are
 // not allocated) nor small enough for the tiny allocator (whose objects
 // share a block).
 type gcSentinel struct {

@@ -42,12 +42,13 @@ func (e *Engine) validate(ctx context.Context, in <-chan outcomes, v *validator.
 		e.judgedAt = time.Now()
 		if b.one != nil {
 			take(b.one)
+			judged++
 		}
 		for _, o := range b.many {
 			take(o)
 		}
 		e.emitJudged()
-		if judged += len(b.many) + 1; judged >= repaceEvery {
+		if judged += len(b.many); judged >= repaceEvery {
 			judged = 0
 			gcHold.repace()
 		}

@@ -25,9 +25,10 @@ type session struct {
 	// backlog keeps the session's recorded messages, in order, while it is
 	// held; other sessions go on meanwhile.
 	backlog []*Item
-	// backlogMem is the array push last allocated for the backlog, from
-	// its start: pop slices the backlog's head off, and push moves a
-	// backlog that has reached the end of its array back to the start.
+	// backlogMem is the array the backlog was last put in (by push's
+	// append or pushFront), from its start: pop slices the backlog's head
+	// off, removeAt shifts within it, and push moves a backlog that has
+	// reached the end of its array back to the start.
 	backlogMem    []*Item
 	settled       bool // nothing more can be recorded for it: see actor.settle
 	notesCompared bool // its notifications have been compared
@@ -223,7 +224,7 @@ func (s *session) asksLater(method string) bool { return s.asksHeld[method] > 0 
 // push queues it behind the backlog.
 func (s *session) push(it *Item) {
 	if n := len(s.backlog); n == cap(s.backlog) && n <= cap(s.backlogMem)/2 {
-		// At the end of its memory, and the head is more than half of
+		// At the end of its memory, and the head is at least half of
 		// it on: back to the start, where append allocated anew (a
 		// backlog that fills and empties in runs did every few runs).
 		mem := s.backlogMem[:cap(s.backlogMem)]
@@ -241,7 +242,11 @@ func (s *session) push(it *Item) {
 
 // pushFront puts items before the backlog, in their order.
 func (s *session) pushFront(items []*Item) {
-	s.backlog = append(items, s.backlog...)
+	// A new array, the backlog at its start, so that backlogMem never
+	// holds on to an array the backlog has left (nor to items' own).
+	moved := make([]*Item, 0, len(items)+len(s.backlog))
+	moved = append(append(moved, items...), s.backlog...)
+	s.backlog, s.backlogMem = moved, moved[:0]
 	for _, it := range items {
 		s.countAsk(it, 1)
 	}
@@ -257,7 +262,12 @@ func (s *session) pop() {
 // removeAt takes the backlog's message i out of it.
 func (s *session) removeAt(i int) {
 	s.countAsk(s.backlog[i], -1)
-	s.backlog = append(s.backlog[:i:i], s.backlog[i+1:]...)
+	// In place: the backlog stays in its array (backlogMem's), and the
+	// slot freed at its end keeps no item alive.
+	n := len(s.backlog)
+	copy(s.backlog[i:], s.backlog[i+1:])
+	s.backlog[n-1] = nil
+	s.backlog = s.backlog[:n-1]
 }
 
 // countAsk adds d to the backlog's count of recorded server requests of
