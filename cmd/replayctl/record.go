@@ -450,7 +450,10 @@ func (a *app) recordSummary(rec record.Result, err error) {
 	default:
 		how += fmt.Sprintf("; server exit status %d", res.ExitCode)
 	}
-	if !rec.Created {
+	switch {
+	case !rec.Created && rec.Discarded && err != nil:
+		how += "; the tape could not be written, so none was left"
+	case !rec.Created:
 		how += "; nothing of the server's was recorded, so no tape was written"
 	}
 	fmt.Fprintf(a.errOut, "recorded %s to %s (%s)\n", english.Count(rec.Messages, "message"), rec.Path, how)
