@@ -189,8 +189,8 @@ type Result struct {
 	// Path is the tape file; Created says whether it was written (a stdio
 	// recording with no message, or whose server could not start, leaves
 	// none), and Discarded whether it was written and then removed: KeepIf
-	// refused it, or with Overwrite it could not be written whole (the
-	// existing tape is then as it was).
+	// refused it, its header could not be written, or with Overwrite it
+	// could not be written whole (the existing tape is then as it was).
 	Path      string
 	Created   bool
 	Discarded bool
@@ -239,6 +239,16 @@ func New(path string, opts ...RecorderOption) (*Recorder, error) {
 // could not start, or that KeepIf refused). It may be called while Run runs (to say where
 // a recording stopped at once left what it recorded).
 func (r *Recorder) File() string { return r.t.written() }
+
+// Abandon leaves the recording's file as it is now, for a process about
+// to exit without finishing (replayctl record's second Ctrl-C): it
+// returns the file that holds what was recorded so far ("" if none; with
+// Overwrite, until Run has renamed it, the new file beside the tape),
+// and from then on Run creates, writes, renames and removes nothing, so
+// that what the caller finds in that file, and says of it, stays true.
+// A write under way ends before Abandon returns. Run, if it goes on,
+// returns the error of a write refused.
+func (r *Recorder) Abandon() string { return r.t.abandon() }
 
 // finish decides, once the recording has ended, what becomes of its file
 // (closed, written whole when closeErr is nil): one whose header could
@@ -310,11 +320,11 @@ func (r *Recorder) runStdio(ctx context.Context) (Result, error) {
 		if r.s.redactor != nil {
 			r.s.redactor.Header(&h)
 		}
-		w, err := newTapeWriter(f, h)
+		w, err := newTapeWriter(r.t.writer(f), h)
 		if err != nil {
 			// Nothing whole was written: the file goes (with Overwrite
 			// the old tape is as it was).
-			r.t.abandon(f)
+			r.t.discard(f)
 			discarded = true
 			return nil, err
 		}
@@ -411,19 +421,19 @@ func (r *Recorder) runHTTP(ctx context.Context) (Result, error) {
 		if r.s.redactor != nil {
 			r.s.redactor.Header(&h)
 		}
-		w, err := newTapeWriter(file, h)
+		w, err := newTapeWriter(r.t.writer(file), h)
 		if err != nil {
 			noHeader.Store(true)
 		}
 		return w, err
 	}, opts...)
 	if err != nil {
-		r.t.abandon(file)
+		r.t.discard(file)
 		return res, &InputError{err}
 	}
 	l, err := r.s.listen()
 	if err != nil {
-		r.t.abandon(file)
+		r.t.discard(file)
 		return res, err
 	}
 	res.Created = true
