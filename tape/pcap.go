@@ -46,6 +46,7 @@ type pcapImporter struct{}
 
 func (pcapImporter) Format() Format { return FormatPcap }
 func (pcapImporter) Stage() Stage   { return StageMagic }
+
 // Detect claims a capture by its magic number, and every gzip file by
 // gzip's (the only compressed format replayctl reads is a capture): what
 // it decompresses to is checked as it is imported (decodePcap), so that
