@@ -93,14 +93,17 @@ func DecodePcap(path string, src io.Reader) (Header, []Message, []string, error)
 func decodePcap(path string, src io.Reader, store msgStore) (Header, *imported, []string, error) {
 	br := bufio.NewReader(src) // src itself when it is a *bufio.Reader (Probe.Rest)
 	if z, _ := br.Peek(2); isGzip(z) {
+		// A gzip file that is not a capture (a compressed tape, log or
+		// HAR, or a damaged one) gets the native reader's words: it was
+		// told a capture by gzip's magic number alone (Detect).
+		notCapture := &Error{Path: path, Line: 1, Seq: -1, Err: ErrUnknownFormat, Msg: "binary content: the file is gzip-compressed; decompress it (gunzip) and open that"}
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return Header{}, nil, nil, &Error{Path: path, Seq: -1, Err: err, Msg: fmt.Sprintf("the file is gzip-compressed, but its gzip header is damaged (%v): compress the file again, or capture again", err)}
+			return Header{}, nil, nil, notCapture
 		}
 		br = bufio.NewReader(zr)
-		if magic, _ := br.Peek(4); !isPcap(magic) && len(magic) == 4 {
-			// A compressed tape, log or HAR: the native reader's advice.
-			return Header{}, nil, nil, &Error{Path: path, Seq: -1, Msg: "binary content: the file is gzip-compressed; decompress it (gunzip) and open that"}
+		if magic, _ := br.Peek(4); !isPcap(magic) {
+			return Header{}, nil, nil, notCapture
 		}
 	}
 	magic, _ := br.Peek(4)
