@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -188,8 +189,8 @@ type Result struct {
 	// Path is the tape file; Created says whether it was written (a stdio
 	// recording with no message, or whose server could not start, leaves
 	// none), and Discarded whether it was written and then removed: KeepIf
-	// refused it, or with Overwrite it could not be written whole (the
-	// existing tape is then as it was).
+	// refused it, its header could not be written, or with Overwrite it
+	// could not be written whole (the existing tape is then as it was).
 	Path      string
 	Created   bool
 	Discarded bool
@@ -239,15 +240,28 @@ func New(path string, opts ...RecorderOption) (*Recorder, error) {
 // a recording stopped at once left what it recorded).
 func (r *Recorder) File() string { return r.t.written() }
 
+// Abandon leaves the recording's file as it is now, for a process about
+// to exit without finishing (replayctl record's second Ctrl-C): it
+// returns the file that holds what was recorded so far ("" if none; with
+// Overwrite, until Run has renamed it, the new file beside the tape),
+// and from then on Run creates, writes, renames and removes nothing, so
+// that what the caller finds in that file, and says of it, stays true.
+// A write under way ends before Abandon returns. Run, if it goes on,
+// returns the error of a write refused.
+func (r *Recorder) Abandon() string { return r.t.abandon() }
+
 // finish decides, once the recording has ended, what becomes of its file
-// (closed, written whole when closeErr is nil): a file that could not be
-// written whole with Overwrite, or one KeepIf refuses, is removed; one
-// kept with Overwrite is renamed over the tape. It sets res's Path,
+// (closed, written whole when closeErr is nil): one whose header could
+// not be written (noHeader: it holds nothing whole), one that could not
+// be written whole with Overwrite, or one KeepIf refuses, is removed;
+// one kept with Overwrite is renamed over the tape. It sets res's Path,
 // Created and Discarded, and returns an error of the removal or rename.
-func (r *Recorder) finish(res *Result, runErr, closeErr error) error {
+func (r *Recorder) finish(res *Result, runErr, closeErr error, noHeader bool) error {
 	res.Path = r.t.written()
 	keep := true
 	switch {
+	case noHeader:
+		keep = false
 	case closeErr != nil:
 		keep = !r.s.overwrite // the old tape rather than a cut new one
 	case r.s.keep != nil:
@@ -293,7 +307,8 @@ func (r *Recorder) tapOptions() []TapOption {
 func (r *Recorder) runStdio(ctx context.Context) (Result, error) {
 	res := Result{Path: r.path}
 	h := tape.Header{Transport: "stdio", Server: &tape.Server{Command: r.s.argv}, Tags: r.s.tags}
-	var file *os.File // nil until the tape is created
+	var file *os.File  // nil until the tape is created
+	var discarded bool // created, but its header could not be written: removed
 	var tap *Tap
 	tap = NewLazyTap(func(version string) (*tape.Writer, error) {
 		f, err := r.t.create()
@@ -305,9 +320,12 @@ func (r *Recorder) runStdio(ctx context.Context) (Result, error) {
 		if r.s.redactor != nil {
 			r.s.redactor.Header(&h)
 		}
-		w, err := tape.NewWriter(f, h)
+		w, err := newTapeWriter(r.t.writer(f), h)
 		if err != nil {
-			f.Close()
+			// Nothing whole was written: the file goes (with Overwrite
+			// the old tape is as it was).
+			r.t.discard(f)
+			discarded = true
 			return nil, err
 		}
 		file = f
@@ -359,22 +377,27 @@ func (r *Recorder) runStdio(ctx context.Context) (Result, error) {
 	if !o.res.Started && errors.Is(o.err, transport.ErrTarget) {
 		return res, o.err
 	}
-	closeErr := tap.Close()
+	closeErr := tap.Close() // after it, open has returned if it was called
 	var finishErr error
 	res.Messages = tap.Messages()
+	res.Discarded = discarded
 	if file != nil {
 		closeErr = errors.Join(closeErr, file.Sync(), file.Close())
 		res.Created = true
 		if closeErr != nil {
 			closeErr = fmt.Errorf("write %s: %w", file.Name(), closeErr)
 		}
-		finishErr = r.finish(&res, o.err, closeErr)
+		finishErr = r.finish(&res, o.err, closeErr, false)
 	}
 	if o.err != nil {
 		return res, o.err
 	}
 	return res, errors.Join(closeErr, finishErr)
 }
+
+// newTapeWriter writes the tape's header and returns its writer
+// (tape.NewWriter; a test's, to fail as a full disk does).
+var newTapeWriter = tape.NewWriter
 
 // readHeaderTimeout bounds how long the HTTP proxy waits for a request's
 // headers.
@@ -392,20 +415,25 @@ func (r *Recorder) runHTTP(ctx context.Context) (Result, error) {
 		return res, &InputError{fmt.Errorf("record: cannot write the tape: %w", err)}
 	}
 	opts := append([]HTTPOption{WithLogger(r.s.log), WithTapOptions(r.tapOptions()...)}, r.s.http...)
+	var noHeader atomic.Bool // the header could not be written: nothing whole is in the file
 	p, err := NewHTTP(r.s.upstream, func(h tape.Header) (*tape.Writer, error) {
 		h.Tags = r.s.tags
 		if r.s.redactor != nil {
 			r.s.redactor.Header(&h)
 		}
-		return tape.NewWriter(file, h)
+		w, err := newTapeWriter(r.t.writer(file), h)
+		if err != nil {
+			noHeader.Store(true)
+		}
+		return w, err
 	}, opts...)
 	if err != nil {
-		r.t.abandon(file)
+		r.t.discard(file)
 		return res, &InputError{err}
 	}
 	l, err := r.s.listen()
 	if err != nil {
-		r.t.abandon(file)
+		r.t.discard(file)
 		return res, err
 	}
 	res.Created = true
@@ -426,7 +454,7 @@ func (r *Recorder) runHTTP(ctx context.Context) (Result, error) {
 	if serveErr != nil {
 		serveErr = fmt.Errorf("serve on %s: %w", l.Addr(), serveErr)
 	}
-	finishErr := r.finish(&res, serveErr, closeErr)
+	finishErr := r.finish(&res, serveErr, closeErr, noHeader.Load())
 	if serveErr != nil {
 		return res, serveErr
 	}

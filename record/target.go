@@ -9,6 +9,10 @@ import (
 	"sync"
 )
 
+// errAbandoned is what a recording's writes and file creation return
+// once Recorder.Abandon was called.
+var errAbandoned = errors.New("record: the recording was abandoned (stopped at once)")
+
 // target is the file a recording writes its tape into: the tape itself,
 // or with Overwrite a new file beside it (NAME.recording-*.EXT, in the
 // same folder so that the rename is atomic) that finish renames over the
@@ -18,13 +22,23 @@ type target struct {
 	path      string
 	overwrite bool
 
-	mu   sync.Mutex // guards file, read by Recorder.File while Run writes
-	file string     // the file created and still there ("" until then)
+	// mu guards file and abandoned, read by Recorder.File and
+	// Recorder.Abandon while Run writes. It is held across every change
+	// to the disk (create, each write, rename, remove), so that once
+	// abandon has returned none is under way and none comes.
+	mu        sync.Mutex
+	file      string // the file created and still there ("" until then)
+	abandoned bool
 }
 
 // create creates the file to write: the tape (refused if it exists), or
-// with overwrite the new file beside it.
+// with overwrite the new file beside it; refused once abandoned.
 func (t *target) create() (*os.File, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.abandoned {
+		return nil, errAbandoned
+	}
 	var f *os.File
 	var err error
 	if t.overwrite {
@@ -45,10 +59,27 @@ func (t *target) create() (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.mu.Lock()
 	t.file = f.Name()
-	t.mu.Unlock()
 	return f, nil
+}
+
+// writer is f, the file create returned, for the tape's writer: a write
+// once abandoned writes nothing and fails.
+func (t *target) writer(f *os.File) *targetWriter { return &targetWriter{t: t, f: f} }
+
+// targetWriter writes to the recording's file until it is abandoned.
+type targetWriter struct {
+	t *target
+	f *os.File
+}
+
+func (w *targetWriter) Write(p []byte) (int, error) {
+	w.t.mu.Lock()
+	defer w.t.mu.Unlock()
+	if w.t.abandoned {
+		return 0, errAbandoned
+	}
+	return w.f.Write(p)
 }
 
 // written is the file created ("" until then, and again once it is
@@ -59,29 +90,39 @@ func (t *target) written() string {
 	return t.file
 }
 
+// abandon leaves the recording's file as it is now and returns it (""
+// if none): from then on nothing is created, written, renamed or
+// removed. A change under way ends before it returns.
+func (t *target) abandon() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.abandoned = true
+	return t.file
+}
+
 // finish ends the recording's file, closed already: kept, it becomes the
 // tape (with overwrite, renamed over it); not kept, it is removed (see
-// remove) and an existing tape is as it was.
+// remove) and an existing tape is as it was. Once abandoned it does
+// nothing.
 func (t *target) finish(keep bool) error {
-	file := t.written()
 	if !keep {
 		return t.remove()
 	}
-	if !t.overwrite {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.overwrite || t.abandoned {
 		return nil
 	}
-	if err := os.Rename(file, t.path); err != nil {
-		return fmt.Errorf("replace %s with the new recording (left in %s): %w", t.path, file, err)
+	if err := os.Rename(t.file, t.path); err != nil {
+		return fmt.Errorf("replace %s with the new recording (left in %s): %w", t.path, t.file, err)
 	}
-	t.mu.Lock()
 	t.file = t.path
-	t.mu.Unlock()
 	return nil
 }
 
-// abandon closes f, the file create returned, and removes it: a
+// discard closes f, the file create returned, and removes it: a
 // recording that could not start (an existing tape is as it was).
-func (t *target) abandon(f *os.File) {
+func (t *target) discard(f *os.File) {
 	f.Close()
 	_ = t.remove()
 }
@@ -89,15 +130,16 @@ func (t *target) abandon(f *os.File) {
 // remove removes the file created and then forgets it: written says ""
 // from then on, so that no one (a second Ctrl-C's exit, which may
 // remove what written names) takes for the recording's a file another
-// process has since made at that path. Between the two, written names
-// a file that is gone, which reads as no file.
+// process has since made at that path. Once abandoned it does nothing.
 func (t *target) remove() error {
-	file := t.written()
-	if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.abandoned {
+		return nil
+	}
+	if err := os.Remove(t.file); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	t.mu.Lock()
 	t.file = ""
-	t.mu.Unlock()
 	return nil
 }

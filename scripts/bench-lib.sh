@@ -1,7 +1,72 @@
-# Sourced by bench-side.sh and bench-server-cost.sh: what both send.
+# Sourced by bench-side.sh, bench-server-cost.sh and bench-tail.sh: what
+# they share (where outputs go, pinning, the binaries, waiting for a quiet
+# machine, reading CPU time) and what bench-side.sh and
+# bench-server-cost.sh both send. scripts/bench-lib-test.sh checks the
+# helpers that read other tools' output.
 
-# side_tape FILE CALLS: the session both scripts replay, as recorded against
-# the slow test server (initialize, initialized, CALLS tools/call echo).
+# bench_init PORT: the settings every script takes from the environment:
+# dir (OUT, a new temporary folder by default), runs (RUNS, 3), port
+# (PORT, the script's own default given), client and server (CLIENT,
+# SERVER: the commands that pin them, each to a core of its own under
+# SCHED_FIFO; set them empty to run without, as a user who is not root
+# must).
+bench_init() {
+  dir=${OUT:-$(mktemp -d)}
+  mkdir -p "$dir"
+  runs=${RUNS:-3}
+  port=${PORT:-$1}
+  client=${CLIENT-chrt -f 50 taskset -c 0}
+  server=${SERVER-chrt -f 50 taskset -c 1}
+}
+
+# bench_build: builds, into $dir, the slow test server (slow) and, unless
+# REPLAYCTL names one, replayctl; sets replayctl to the binary to measure.
+bench_build() {
+  replayctl=${REPLAYCTL:-}
+  if [[ -z $replayctl ]]; then
+    go build -o "$dir/replayctl" ./cmd/replayctl
+    replayctl=$dir/replayctl
+  fi
+  go build -o "$dir/slow" ./internal/testserver/slow
+}
+
+# wait_http URL: until a server answers at URL (any status).
+wait_http() {
+  until curl -s -o /dev/null "$1"; do sleep 0.05; done
+}
+
+# oncpu PID: the nanoseconds PID's threads have run (schedstat).
+oncpu() {
+  cat /proc/"$1"/task/*/schedstat | awk '{s += $1} END {printf "%.0f", s}'
+}
+
+# quiet [PID]: waits (up to QUIET tenths of a second, 600 by default)
+# until no real-time process runs but PID (the server, when given) and
+# the kernel's own threads: another job pinned under SCHED_FIFO at the
+# same priority holds a core until it blocks, and a run it overlaps
+# measures that job (stalls of tens of milliseconds).
+quiet() {
+  local i
+  for i in $(seq "${QUIET:-600}"); do
+    if ! ps -eo pid=,ppid=,cls= | awk -v s="${1:-}" '($3=="FF"||$3=="RR") && $2!=2 && $1!=2 && $1!=s {found=1} END {exit !found}'; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  echo "  another real-time process is running: measuring anyway" >&2
+}
+
+# time_figures FILE: the figures /usr/bin/time -o wrote to FILE, on one
+# line as its -f format says. When the command exits non-zero, GNU time
+# writes "Command exited with non-zero status N" on a line before them:
+# they are the last line either way.
+time_figures() {
+  tail -n 1 "$1"
+}
+
+# side_tape FILE CALLS: the session bench-side.sh and bench-server-cost.sh
+# replay, as recorded against the slow test server (initialize,
+# initialized, CALLS tools/call echo).
 side_tape() {
   awk -v calls="$2" 'BEGIN {
   print "{\"type\":\"header\",\"format\":\"replayctl-tape\",\"version\":1,\"protocol_version\":\"2025-06-18\",\"transport\":\"http\"}"

@@ -29,37 +29,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
-dir=${OUT:-$(mktemp -d)}
-mkdir -p "$dir"
-runs=${RUNS:-3}
-port=${PORT:-18961}
+. scripts/bench-lib.sh
+bench_init 18961
 calls=${CALLS:-2000}
 duration=${DURATION:-8s}
-client=${CLIENT-chrt -f 50 taskset -c 0}
-server=${SERVER-chrt -f 50 taskset -c 1}
-
-replayctl=${REPLAYCTL:-}
-if [[ -z $replayctl ]]; then
-  go build -o "$dir/replayctl" ./cmd/replayctl
-  replayctl=$dir/replayctl
-fi
-go build -o "$dir/slow" ./internal/testserver/slow
+bench_build
 vegeta=${VEGETA:-$(command -v vegeta || true)}
 wrk=${WRK:-$(command -v wrk || true)}
 if [[ -z $vegeta || -z $wrk ]]; then
   echo "bench-server-cost.sh: vegeta and wrk are needed (VEGETA=, WRK=)" >&2
   exit 2
 fi
-
-# The session and the body (bench-lib.sh).
-. scripts/bench-lib.sh
 side_tape "$dir/http.jsonl" "$calls"
 side_body "$dir/body.json"
-
-# oncpu PID: the nanoseconds PID's threads have run.
-oncpu() {
-  cat /proc/"$1"/task/*/schedstat | awk '{s += $1} END {printf "%.0f", s}'
-}
 
 names=(replayctl vegeta wrk)
 declare -A spid pport cpu0 perfpid elapsed reqs
@@ -82,7 +64,7 @@ for r in $(seq "$runs"); do
     spid[$n]=$!
   done
   for n in "${names[@]}"; do
-    until curl -s -o /dev/null "http://127.0.0.1:${pport[$n]}/mcp"; do sleep 0.05; done
+    wait_http "http://127.0.0.1:${pport[$n]}/mcp"
     perf stat -x, -e raw_syscalls:sys_enter,context-switches -p "${spid[$n]}" -o "$dir/$n.perf" &
     perfpid[$n]=$!
   done
@@ -113,7 +95,7 @@ for r in $(seq "$runs"); do
     kill "${spid[$n]}"
     wait "${spid[$n]}" 2>/dev/null || true
     spid[$n]=
-    awk -F, -v n="$n" -v q="${reqs[$n]}" -v c="$cpu" -v e="$(cat "$dir/$n.time")" '
+    awk -F, -v n="$n" -v q="${reqs[$n]}" -v c="$cpu" -v e="$(time_figures "$dir/$n.time")" '
       /sys_enter/ {sc = $1} /context-switches/ {cs = $1}
       END {printf "  %-10s %7d requests in %5.2f s (%6.0f/s); its server %5.1f cpu-us, %4.2f syscalls, %5.3f context switches per request\n", n, q, e, q/e, c/q/1e3, sc/q, cs/q}' "$dir/$n.perf"
   done

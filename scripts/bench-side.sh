@@ -36,23 +36,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
-dir=${OUT:-$(mktemp -d)}
-mkdir -p "$dir"
-runs=${RUNS:-3}
-port=${PORT:-18931}
+. scripts/bench-lib.sh
+bench_init 18931
 sessions=${SESSIONS:-50}
 calls=${CALLS:-2000}
 duration=${DURATION:-5s}
-client=${CLIENT-chrt -f 50 taskset -c 0}
-server=${SERVER-chrt -f 50 taskset -c 1}
 target="http://127.0.0.1:$port/mcp"
-
-replayctl=${REPLAYCTL:-}
-if [[ -z $replayctl ]]; then
-  go build -o "$dir/replayctl" ./cmd/replayctl
-  replayctl=$dir/replayctl
-fi
-go build -o "$dir/slow" ./internal/testserver/slow
+bench_build
 vegeta=${VEGETA:-$(command -v vegeta || true)}
 if [[ -z $vegeta && -n ${VEGETA_DIR:-} ]]; then
   # Not in go.mod: installed on its own, at the version the module proxy has.
@@ -61,8 +51,6 @@ if [[ -z $vegeta && -n ${VEGETA_DIR:-} ]]; then
 fi
 wrk=${WRK:-$(command -v wrk || true)}
 
-# The session and the body (bench-lib.sh).
-. scripts/bench-lib.sh
 side_tape "$dir/http.jsonl" "$calls"
 side_body "$dir/body.json"
 printf 'POST %s\nContent-Type: application/json\nAccept: application/json, text/event-stream\n@%s\n' "$target" "$dir/body.json" > "$dir/targets.txt"
@@ -70,32 +58,14 @@ printf 'POST %s\nContent-Type: application/json\nAccept: application/json, text/
 $server "$dir/slow" -http "127.0.0.1:$port" -delay 0s &
 spid=$!
 trap 'kill $spid 2>/dev/null || true' EXIT
-until curl -s -o /dev/null "$target"; do sleep 0.05; done
-
-# quiet waits (up to a minute) until no real-time process but the server
-# runs (the kernel's own threads aside).
-quiet() {
-  local i
-  for i in $(seq "${QUIET:-600}"); do
-    if ! ps -eo pid=,ppid=,cls= | awk -v s="$spid" '($3=="FF"||$3=="RR") && $2!=2 && $1!=2 && $1!=s {found=1} END {exit !found}'; then
-      return 0
-    fi
-    sleep 0.1
-  done
-  echo "  another real-time process is running: measuring anyway" >&2
-}
-
-# oncpu: the nanoseconds the server's threads have run.
-oncpu() {
-  cat /proc/"$spid"/task/*/schedstat | awk '{s += $1} END {printf "%.0f", s}'
-}
+wait_http "$target"
 
 # rate NAME REQUESTS TIMEFILE: one line of the table, and the busy
 # shares (server0: the server's oncpu before the client ran).
 rate() {
   local u s e
-  read -r u s e < "$3"
-  awk -v n="$1" -v r="$2" -v u="$u" -v s="$s" -v e="$e" -v sv="$(( $(oncpu) - server0 ))" 'BEGIN {
+  read -r u s e < <(time_figures "$3")
+  awk -v n="$1" -v r="$2" -v u="$u" -v s="$s" -v e="$e" -v sv="$(( $(oncpu "$spid") - server0 ))" 'BEGIN {
     printf "  %-16s %8d requests %9.0f requests/s %6.1f cpu-us/request (user %.2f s, sys %.2f s, %.2f s)\n", n, r, r/e, (u+s)/r*1e6, u, s, e
     printf "                   client busy %.0f%%; server %.1f cpu-us/request, busy %.0f%%\n", (u+s)/e*100, sv/r/1e3, sv/(e*1e9)*100 }'
 }
@@ -103,8 +73,8 @@ rate() {
 # one NAME BINARY: a replayctl run.
 one() {
   local name=$1 bin=$2 out="$dir/$1.json"
-  quiet
-  server0=$(oncpu)
+  quiet "$spid"
+  server0=$(oncpu "$spid")
   /usr/bin/time -f "%U %S %e" -o "$dir/$name.time" $client "$bin" run "$dir/http.jsonl" --speed fast --sessions "$sessions" \
     -q -o json --target "$target" ${REPLAYCTL_FLAGS:-} > "$out" 2> "$dir/$name.err" || echo "  $name: exit $? (see $dir/$name.err)"
   local n
@@ -125,8 +95,8 @@ for r in $(seq "$runs"); do
     [[ -z ${BEFORE:-} ]] || one before "$BEFORE"
   fi
   if [[ -n $vegeta ]]; then
-    quiet
-    server0=$(oncpu)
+    quiet "$spid"
+    server0=$(oncpu "$spid")
     /usr/bin/time -f "%U %S %e" -o "$dir/vegeta.time" $client "$vegeta" attack -rate 0 -max-workers 50 -workers 50 \
       -duration "$duration" -targets "$dir/targets.txt" -output "$dir/v.bin" 2> "$dir/vegeta.err"
     n=$("$vegeta" report -type json "$dir/v.bin" | python3 -c "import json,sys; r=json.load(sys.stdin); print(r['requests'], r['status_codes'].get('200', 0))")
@@ -135,8 +105,8 @@ for r in $(seq "$runs"); do
     echo "                   status 200: $2"
   fi
   if [[ -n $wrk ]]; then
-    quiet
-    server0=$(oncpu)
+    quiet "$spid"
+    server0=$(oncpu "$spid")
     /usr/bin/time -f "%U %S %e" -o "$dir/wrk.time" $client "$wrk" -t1 -c50 -d"$duration" -s "$src/scripts/wrk-tools-call.lua" "$target" > "$dir/wrk.out" 2>&1
     n=$(grep -o '[0-9]* requests in' "$dir/wrk.out" | cut -d' ' -f1)
     rate wrk "$n" "$dir/wrk.time"

@@ -12,6 +12,7 @@
 #   REPLAYCTL_FLAGS="--order none" RUNS=3 BEFORE=… scripts/bench-tail.sh   # both replayctl runs get the flags
 #   CALLS=2000 GODEBUG=gctrace=1 scripts/bench-tail.sh   # a longer run; each client's collections in $OUT/NAME.out
 #   DELAY=250us RUNS=3 scripts/bench-tail.sh   # the server answers each call this late
+#   REPLAYCTL=/path/to/replayctl scripts/bench-tail.sh   # no build
 #
 # QUIET is how many tenths of a second to wait for other real-time jobs
 # before each run (600). BURN=0 keeps a CPU burner (yes, an ordinary
@@ -24,42 +25,17 @@
 # up, way back and held (the time a call waited for an answer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-dir=${OUT:-$(mktemp -d)}
-runs=${RUNS:-3}
+. scripts/bench-lib.sh
+bench_init 18941
 calls=${CALLS:-200}
-port=${PORT:-18941}
-client=${CLIENT-chrt -f 50 taskset -c 0}
-server=${SERVER-chrt -f 50 taskset -c 1}
 vegeta=${VEGETA:-$(command -v vegeta || true)}
 gor=${GOR:-$(command -v goreplay || command -v gor || true)}
-go build -o "$dir/replayctl" ./cmd/replayctl
-go build -o "$dir/slow" ./internal/testserver/slow
+bench_build
 go build -o "$dir/tailbench" ./internal/testtools/tailbench
 "$dir/tailbench" tape -calls "$calls" -gap 2ms -o "$dir/t.jsonl"
 "$dir/tailbench" gor -calls "$calls" -gap 2ms -host "127.0.0.1:$port" -o "$dir/t.gor"
 "$dir/tailbench" body -o "$dir/body.json"
 printf 'POST http://127.0.0.1:%s/mcp\nContent-Type: application/json\nAccept: application/json, text/event-stream\n@%s\n' "$port" "$dir/body.json" > "$dir/targets.txt"
-
-# quiet waits (up to a minute) until no other real-time process runs:
-# another job pinned under SCHED_FIFO at the same priority holds a core
-# until it blocks, which shows here as stalls of tens of milliseconds.
-quiet() {
-  local i
-  for i in $(seq "${QUIET:-600}"); do
-    if ! ps -eo pid=,ppid=,cls= | awk '($3=="FF"||$3=="RR") && $2!=2 && $1!=2 {found=1} END {exit !found}'; then
-      return 0
-    fi
-    sleep 0.1
-  done
-  echo "another real-time process is running: measuring anyway" >&2
-}
-
-# oncpu PID: the nanoseconds PID's threads have run (schedstat): the
-# server's time per call shows when its core was slow for a run (a
-# stretch of slow round trips, which causal order waits for).
-oncpu() {
-  cat /proc/"$1"/task/*/schedstat | awk '{s += $1} END {printf "%d", s}'
-}
 
 # others PID: the nanoseconds the real-time processes but PID (and the
 # kernel's threads) have run, and ksoftirqd/0's and ksoftirqd/1's (the
@@ -83,7 +59,7 @@ measure() {
   rm -f "$log"
   $server "$dir/slow" -http "127.0.0.1:$port" -arrivals "$log" -delay "${DELAY:-0}" &
   local pid=$!
-  until curl -s -o /dev/null "http://127.0.0.1:$port/mcp"; do sleep 0.05; done
+  wait_http "http://127.0.0.1:$port/mcp"
   local cpu0 o0 o1
   cpu0=$(oncpu "$pid")
   o0=$(others "$pid")
@@ -111,7 +87,7 @@ for run in $(seq "$runs"); do
   if [[ -n ${BEFORE:-} ]]; then
     measure "before-$run" "$BEFORE" run "$dir/t.jsonl" --speed 10x --target "http://127.0.0.1:$port/mcp" --report "$dir/before-$run.json" ${REPLAYCTL_FLAGS:-}
   fi
-  measure "replayctl-$run" "$dir/replayctl" run "$dir/t.jsonl" --speed 10x --target "http://127.0.0.1:$port/mcp" --report "$dir/replayctl-$run.json" ${REPLAYCTL_FLAGS:-}
+  measure "replayctl-$run" "$replayctl" run "$dir/t.jsonl" --speed 10x --target "http://127.0.0.1:$port/mcp" --report "$dir/replayctl-$run.json" ${REPLAYCTL_FLAGS:-}
   if [[ -n $vegeta ]]; then
     measure "vegeta-$run" "$vegeta" attack -rate 5000/s -duration "$((calls / 5 + 1))ms" -targets "$dir/targets.txt" -output /dev/null
   fi

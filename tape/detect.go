@@ -33,9 +33,7 @@ import (
 // Within a stage the importers tell files apart, so their order does not
 // matter (Importer).
 func (r *Reader) detect(nr *nativeReader) error {
-	p := &Probe{n: nr}
-	magic, _ := nr.br.Peek(magicLen)
-	p.magic = bytes.Clone(magic)
+	p := newProbe(nr)
 	if done, err := r.importAt(StageMagic, p); done {
 		return err
 	}
@@ -156,4 +154,11 @@ func scanEnvelopeValid(line []byte, env *envelope) error {
 		env.rpc, env.rpcErr, env.rpcAt = rpc, rpcErr, msgAt
 	}
 	return nil
+}
+
+// newProbe is the probe of the file nr reads, in StageMagic: its first
+// bytes peeked (Probe.Magic), waiting for no more.
+func newProbe(nr *nativeReader) *Probe {
+	magic, _ := nr.br.Peek(magicLen)
+	return &Probe{n: nr, magic: bytes.Clone(magic)}
 }

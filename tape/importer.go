@@ -109,14 +109,16 @@ type Probe struct {
 	isBin bool // first holds a byte no text holds (binaryAt)
 }
 
-// magicLen is how many of the first bytes Probe.Magic holds.
-const magicLen = 16
+// magicLen is how many of the first bytes Probe.Magic holds: a magic
+// number's (pcap's and pcapng's are 4 bytes, gzip's 2). Detection waits
+// for no more, so that a capture piped in as it is made is told at once.
+const magicLen = 4
 
 // Path is the name the file is opened by, for errors.
 func (p *Probe) Path() string { return p.n.r.path }
 
-// Magic is the file's first bytes (fewer in a shorter file), after a UTF-8
-// byte order mark.
+// Magic is the file's first 4 bytes (fewer in a shorter file), after a
+// UTF-8 byte order mark.
 func (p *Probe) Magic() []byte { return p.magic }
 
 // First is the first non-blank line, without its newline; nil in

@@ -25,14 +25,8 @@ import (
 // packet that completed it (a request at its first byte).
 
 // isPcap reports whether b, a file's first bytes, is a pcap or pcapng
-// header, or the start of a gzip file whose first bytes are (4 KiB of
-// such a file hold its gzip header and the start of its first block,
-// unless the header holds a comment or extra fields as long: that file
-// is not told a capture, and its reader says it is compressed).
+// header.
 func isPcap(b []byte) bool {
-	if isGzip(b) {
-		b = gunzipHead(b, 4)
-	}
 	if len(b) < 4 {
 		return false
 	}
@@ -52,12 +46,14 @@ type pcapImporter struct{}
 
 func (pcapImporter) Format() Format { return FormatPcap }
 func (pcapImporter) Stage() Stage   { return StageMagic }
+
+// Detect claims a capture by its magic number, and every gzip file by
+// gzip's (the only compressed format replayctl reads is a capture): what
+// it decompresses to is checked as it is imported (decodePcap), so that
+// telling it waits for no more than its first bytes.
 func (pcapImporter) Detect(p *Probe) bool {
 	b := p.Magic()
-	if isGzip(b) { // a compressed capture is told by what its start decompresses to
-		b = p.Head()
-	}
-	return isPcap(b)
+	return isGzip(b) || isPcap(b)
 }
 
 func (pcapImporter) Import(p *Probe) (*Imported, error) {
@@ -97,11 +93,18 @@ func DecodePcap(path string, src io.Reader) (Header, []Message, []string, error)
 func decodePcap(path string, src io.Reader, store msgStore) (Header, *imported, []string, error) {
 	br := bufio.NewReader(src) // src itself when it is a *bufio.Reader (Probe.Rest)
 	if z, _ := br.Peek(2); isGzip(z) {
+		// A gzip file that is not a capture (a compressed tape, log or
+		// HAR, or a damaged one) gets the native reader's words: it was
+		// told a capture by gzip's magic number alone (Detect).
+		notCapture := &Error{Path: path, Line: 1, Seq: -1, Err: ErrUnknownFormat, Msg: "binary content: the file is gzip-compressed; decompress it (gunzip) and open that"}
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return Header{}, nil, nil, &Error{Path: path, Seq: -1, Err: err, Msg: fmt.Sprintf("the gzip header of the capture is damaged (%v): capture again, or compress the capture again", err)}
+			return Header{}, nil, nil, notCapture
 		}
 		br = bufio.NewReader(zr)
+		if magic, _ := br.Peek(4); !isPcap(magic) {
+			return Header{}, nil, nil, notCapture
+		}
 	}
 	magic, _ := br.Peek(4)
 	if len(magic) < 4 {

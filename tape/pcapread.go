@@ -2,8 +2,6 @@ package tape
 
 import (
 	"bufio"
-	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -76,18 +74,6 @@ func pcapMagic(m uint32) (order binary.ByteOrder, nanos uint32, ok bool) {
 // isGzip reports whether b, a file's first bytes, starts as a gzip
 // file does.
 func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
-
-// gunzipHead is the first n bytes (fewer when there are not as many) of
-// what b, the start of a gzip file, decompresses to.
-func gunzipHead(b []byte, n int) []byte {
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		return nil
-	}
-	out := make([]byte, n)
-	k, _ := io.ReadFull(zr, out)
-	return out[:k]
-}
 
 // newPcapReader reads the file header.
 func newPcapReader(src io.Reader) (*pcapReader, error) {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -42,8 +43,11 @@ type recordFlags struct {
 	// overwrites a tape (see serve --mode new); nil when none was taken.
 	unlock func()
 	// rec is the recorder once made, for the words of a second Ctrl-C
-	// (which file holds what was recorded so far).
-	rec atomic.Pointer[record.Recorder]
+	// (which file holds what was recorded so far); abandoned says a
+	// second Ctrl-C came (none may be made then). recMu guards both.
+	recMu     sync.Mutex
+	rec       *record.Recorder
+	abandoned bool
 	// ui are --ui's flags; view the page they opened (nil: none).
 	ui   uiFlags
 	view *browserView
@@ -175,20 +179,32 @@ func newRecorder(f *recordFlags, opts []record.RecorderOption) (*record.Recorder
 	if err != nil {
 		return nil, usageError("%v", err)
 	}
-	f.rec.Store(r)
+	f.recMu.Lock()
+	defer f.recMu.Unlock()
+	if f.abandoned { // a second Ctrl-C has said no tape was written
+		return nil, interrupted("stopped before the recording started")
+	}
+	f.rec = r
 	return r, nil
 }
 
 // leftAtOnce says, for a second Ctrl-C, where what was recorded so far
 // is, and does to it what the ordinary stop does with a recording that
 // holds nothing of the server's (recordLeft): the tape, or with --force
-// the new file beside it (the old tape is as it was). overHTTP and
+// the new file beside it (the old tape is as it was). The recording is
+// abandoned first (record.Recorder.Abandon), so that the first signal's
+// stop, still under way, changes nothing of what is said (no end line
+// written, no rename over the tape, no removal). overHTTP and
 // upstreamDown are recordLeft's.
 func (f *recordFlags) leftAtOnce(overHTTP, upstreamDown bool) string {
-	var file string // read once: the recording may remove it meanwhile
-	if r := f.rec.Load(); r != nil {
-		file = r.File()
+	var file string
+	f.recMu.Lock()
+	f.abandoned = true
+	if f.rec != nil {
+		file = f.rec.Abandon()
 	}
+	f.recMu.Unlock()
+	leftRead()
 	if file == "" {
 		return f.noTape()
 	}
@@ -198,6 +214,10 @@ func (f *recordFlags) leftAtOnce(overHTTP, upstreamDown bool) string {
 	}
 	return left
 }
+
+// leftRead is called by leftAtOnce once it has read which file holds
+// the recording (tests: to end the recording there).
+var leftRead = func() {}
 
 // noTape is how the end of a recording with nothing kept says so: no
 // tape was written, and with --force over a tape, that one is as it was.
@@ -450,7 +470,10 @@ func (a *app) recordSummary(rec record.Result, err error) {
 	default:
 		how += fmt.Sprintf("; server exit status %d", res.ExitCode)
 	}
-	if !rec.Created {
+	switch {
+	case !rec.Created && rec.Discarded && err != nil:
+		how += "; the tape could not be written, so none was left"
+	case !rec.Created:
 		how += "; nothing of the server's was recorded, so no tape was written"
 	}
 	fmt.Fprintf(a.errOut, "recorded %s to %s (%s)\n", english.Count(rec.Messages, "message"), rec.Path, how)
