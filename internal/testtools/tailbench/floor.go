@@ -15,6 +15,11 @@ package main
 //
 //	tailbench pong -addr 127.0.0.1:18942 -arrivals floor.log
 //	tailbench ping -addr 127.0.0.1:18942 -calls 200 -gap 200us -report floor.json [-spin 50us]
+//	tailbench ping -http -addr 127.0.0.1:18941 -report bare.json   (against the slow server)
+//
+// ping -http is the same bare client against the slow server, over
+// HTTP: beside replayctl against that server in the same minutes, it
+// parts the server's share of a late call from the client's.
 
 import (
 	"encoding/json"
@@ -23,6 +28,7 @@ import (
 	"fmt"
 	"net/netip"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -142,6 +148,7 @@ func pingCmd(args []string) error {
 	spin := fs.Duration("spin", 0, "sleep until this long before each due time, then read the clock in a loop")
 	wait := fs.Duration("wait", 5*time.Second, "how long to try connecting while pong does not listen")
 	path := fs.String("report", "", "the report to write")
+	overHTTP := fs.Bool("http", false, "post each call as an HTTP request to /mcp (the slow server's tools/call, as the other clients send it) and read its answer, instead of pong's bytes")
 	_ = fs.Parse(args)
 	if *path == "" || *n < 1 || *gap <= 0 || *spin < 0 {
 		return fmt.Errorf("ping: want -report FILE, -calls >= 1, -gap > 0, -spin >= 0")
@@ -156,7 +163,11 @@ func pingCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := pingCalls(fd, *n, *gap, *spin)
+	var ex exchanger = &rawExchange{fd: fd}
+	if *overHTTP {
+		ex = &httpExchange{fd: fd, host: *addr}
+	}
+	r, err := pingCalls(ex, *n, *gap, *spin)
 	// The close tells pong to write its log; the report is ping's.
 	cerr := unix.Close(fd)
 	if err != nil {
@@ -172,10 +183,14 @@ func pingCmd(args []string) error {
 	return writeFile(*path, string(b))
 }
 
-// pingCalls makes the n calls on fd, the first due 1 ms from now.
-func pingCalls(fd, n int, gap, spin time.Duration) (*pingReport, error) {
-	var out [pingSize]byte
-	var in [pongSize]byte
+// exchanger makes call i: it writes the request and reads its answer.
+type exchanger interface {
+	send(i int) error
+	answer(i int) error
+}
+
+// pingCalls makes the n calls by ex, the first due 1 ms from now.
+func pingCalls(ex exchanger, n int, gap, spin time.Duration) (*pingReport, error) {
 	r := &pingReport{Timeline: make([]pingCall, 0, n)}
 	start := time.Now()
 	r.Summary.StartedAt = start
@@ -187,16 +202,99 @@ func pingCalls(fd, n int, gap, spin time.Duration) (*pingReport, error) {
 			return nil, fmt.Errorf("ping: sleep before call %d: %w", i+1, err)
 		}
 		sent := time.Now()
-		if err := writeAll(fd, out[:]); err != nil {
+		if err := ex.send(i + 1); err != nil {
 			return nil, fmt.Errorf("ping: send call %d: %w", i+1, err)
 		}
-		if err := readFull(fd, in[:]); err != nil {
+		if err := ex.answer(i + 1); err != nil {
 			return nil, fmt.Errorf("ping: answer of call %d: %w", i+1, err)
 		}
 		answered := time.Now()
 		r.Timeline = append(r.Timeline, pingCall{Method: "tools/call", DueMS: since(due), SentMS: since(sent), AnsweredMS: since(answered)})
 	}
 	return r, nil
+}
+
+// rawExchange is pong's: pingSize bytes up, pongSize back.
+type rawExchange struct {
+	fd  int
+	out [pingSize]byte
+	in  [pongSize]byte
+}
+
+func (x *rawExchange) send(int) error   { return writeAll(x.fd, x.out[:]) }
+func (x *rawExchange) answer(int) error { return readFull(x.fd, x.in[:]) }
+
+// httpExchange posts the slow server's tools/call i over HTTP/1.1
+// keep-alive, as vegeta's target does, and reads the answer's head and
+// its Content-Length of body. Built before the clock is read for the
+// send: only the write is timed.
+type httpExchange struct {
+	fd   int
+	host string
+	req  []byte
+	buf  []byte
+}
+
+func (x *httpExchange) send(i int) error {
+	body := call(i)
+	x.req = fmt.Appendf(x.req[:0], "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s", x.host, len(body), body)
+	return writeAll(x.fd, x.req)
+}
+
+func (x *httpExchange) answer(int) error {
+	if x.buf == nil {
+		x.buf = make([]byte, 0, 4096)
+	}
+	b := x.buf[:0]
+	want := -1 // the answer's length, once its head is read
+	for want < 0 || len(b) < want {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := unix.Read(x.fd, b[len(b):cap(b)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("closed after %d bytes of the answer", len(b))
+		}
+		b = b[:len(b)+n]
+		if want < 0 {
+			if want, err = answerLength(b); err != nil {
+				return err
+			}
+		}
+	}
+	x.buf = b
+	return nil
+}
+
+// answerLength is the length of the HTTP answer b begins, head and
+// body, once b holds its head; -1 before.
+func answerLength(b []byte) (int, error) {
+	s := string(b)
+	end := strings.Index(s, "\r\n\r\n")
+	if end < 0 {
+		return -1, nil
+	}
+	head := s[:end]
+	if !strings.HasPrefix(head, "HTTP/1.1 200 ") {
+		return 0, fmt.Errorf("answer %q: want HTTP/1.1 200", head[:strings.IndexByte(head+"\r", '\r')])
+	}
+	for _, line := range strings.Split(head, "\r\n")[1:] {
+		k, v, _ := strings.Cut(line, ":")
+		if strings.EqualFold(k, "Content-Length") {
+			cl, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || cl < 0 {
+				return 0, fmt.Errorf("answer's Content-Length %q: want a length", v)
+			}
+			return end + 4 + cl, nil
+		}
+	}
+	return 0, fmt.Errorf("answer %q has no Content-Length (a stream?): want a JSON answer", head)
 }
 
 // sleepUntil returns at t: a sleep the kernel times until spin before

@@ -2,10 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -90,5 +94,59 @@ func TestPingNoPong(t *testing.T) {
 	err = pingCmd([]string{"-addr", "127.0.0.1:" + strconv.Itoa(port), "-wait", "0s", "-report", filepath.Join(t.TempDir(), "r.json")})
 	if err == nil || !strings.Contains(err.Error(), "is pong listening?") {
 		t.Errorf("got %v, want a refused connection that asks whether pong listens", err)
+	}
+}
+
+// TestPingHTTP: ping -http posts each call to /mcp as the other clients
+// do and reads each answer whole, the head's Content-Length of body.
+func TestPingHTTP(t *testing.T) {
+	var mu sync.Mutex // guards got: the raw socket's reads are no synchronisation the race detector sees
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, r.Method+" "+r.URL.Path+" "+string(b))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}))
+	defer srv.Close()
+	report := filepath.Join(t.TempDir(), "bare.json")
+	if err := pingCmd([]string{"-http", "-addr", srv.Listener.Addr().String(), "-calls", "3", "-gap", "1ms", "-report", report}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"POST /mcp " + call(1), "POST /mcp " + call(2), "POST /mcp " + call(3)}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the server got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestAnswerLength(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     int
+		err      string
+	}{
+		{"head not yet whole", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n", -1, ""},
+		{"head and body", "HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nab", 43, ""},
+		{"not 200", "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", 0, "want HTTP/1.1 200"},
+		{"a stream", "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n", 0, "no Content-Length"},
+		{"bad length", "HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n", 0, "want a length"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, err := answerLength([]byte(tt.in))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Errorf("got %d, %v, want an error with %q", n, err, tt.err)
+				}
+				return
+			}
+			if err != nil || n != tt.want {
+				t.Errorf("got %d, %v, want %d", n, err, tt.want)
+			}
+		})
 	}
 }
