@@ -206,6 +206,11 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 		// the tape (the next batch); stopping the read ends that wait.
 		defer context.AfterFunc(gctx, func() { t.Close() })()
 	}
+	if e.cfg.Speed.Paced() {
+		// The report's first chunk of results comes while calls are due:
+		// its histograms' pages are mapped now (Collector.Prefault).
+		col.Prefault()
+	}
 	collectBeforeSchedule(e.cfg.Speed)
 	if e.cfg.Speed.Paced() {
 		defer holdCollections(e.cfg.Speed, e.cfg.GCHeadroom)()
