@@ -411,7 +411,8 @@ func later(a, b time.Time) time.Time {
 // due then waited for it (BENCHMARKS.md, issue 24, tenth round). It
 // costs the pages every histogram would map for its first values and
 // those it would never use (46 each), at once. A histogram that has
-// taken a value is left as it is.
+// taken a value is left as it is. The timeline's first block is made
+// now too, and its pages mapped (timelineBlocks.prefault).
 func (c *Collector) Prefault() {
 	for _, h := range []*hist{&c.latency, &c.intended, &c.lag, &c.held} {
 		h.prefault()
@@ -419,4 +420,5 @@ func (c *Collector) Prefault() {
 	for _, h := range c.spareHists {
 		h.prefault()
 	}
+	c.timeline.prefault(c.timelineLimit)
 }
