@@ -12,6 +12,7 @@
 #   REPLAYCTL_FLAGS="--order none" RUNS=3 BEFORE=… scripts/bench-tail.sh   # both replayctl runs get the flags
 #   CALLS=2000 GODEBUG=gctrace=1 scripts/bench-tail.sh   # a longer run; each client's collections in $OUT/NAME.out
 #   DELAY=250us RUNS=3 scripts/bench-tail.sh   # the server answers each call this late
+#   IDLESPIN=1 RUNS=10 QUIET=20 scripts/bench-tail.sh   # the cores kept from halting, for every client (below)
 #
 # QUIET is how many tenths of a second to wait for other real-time jobs
 # before each run (600). BURN=0 keeps a CPU burner (yes, an ordinary
@@ -155,8 +156,6 @@ echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 for run in $(seq "$runs"); do
   if [[ ${FLOOR:-1} != 0 ]]; then
     floor "floor-$run"
-  fi
-  if [[ ${FLOOR:-1} != 0 ]]; then
     measure "bare-$run" "$dir/tailbench" ping -http -addr "127.0.0.1:$port" -calls "$calls" -gap 200us -report "$dir/bare-$run.json"
   fi
   if [[ -n ${BEFORE:-} ]]; then
