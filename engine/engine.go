@@ -209,6 +209,13 @@ func (e *Engine) Run(ctx context.Context) (report.Report, error) {
 	collectBeforeSchedule(e.cfg.Speed)
 	if e.cfg.Speed.Paced() {
 		defer holdCollections(e.cfg.Speed, e.cfg.GCHeadroom)()
+		// The report's first chunk of results comes while calls are due:
+		// its histograms' and timeline's pages are mapped now
+		// (Collector.Prefault). After the hold: the timeline's first
+		// block, allocated before the forced collection, started one
+		// more at the heap's start-up goal (TestGCDuringPacedSchedule
+		// under -race, 8 of 11 runs).
+		col.Prefault()
 	} else {
 		defer holdFastCollections(e.cfg.GCHeadroom)()
 	}

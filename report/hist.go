@@ -33,6 +33,15 @@ func newHist() hist {
 	return hist{h: hdrhistogram.New(histLowestUS, histHighestUS, histDigits)}
 }
 
+// prefault writes every count of h while it is empty (Reset writes a
+// zero to each), so that the kernel maps their pages now rather than at
+// the first value recorded on each (Collector.Prefault).
+func (h *hist) prefault() {
+	if h.count == 0 && h.clamped == 0 {
+		h.h.Reset()
+	}
+}
+
 // record adds d, rounded to the microsecond and clamped into 0..1h.
 func (h *hist) record(d time.Duration) {
 	us := int64(d.Round(time.Microsecond) / time.Microsecond)

@@ -32,6 +32,18 @@ func (t *timelineBlocks) add(it timelineItem, limit int) {
 	t.n++
 }
 
+// prefault makes the first block of an empty timeline now and writes
+// all of it, so that the kernel maps its pages before the first entries
+// are added (Collector.Prefault). Nothing for a timeline of no entries.
+func (t *timelineBlocks) prefault(limit int) {
+	if len(t.blocks) > 0 || limit <= 0 {
+		return
+	}
+	b := make([]timelineItem, 0, min(timelineBlock, limit))
+	clear(b[:cap(b)])
+	t.blocks = append(t.blocks, b)
+}
+
 // each calls f with each entry and its index, in order.
 func (t *timelineBlocks) each(f func(i int, it *timelineItem)) {
 	i := 0

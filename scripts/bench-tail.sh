@@ -13,6 +13,7 @@
 #   CALLS=2000 GODEBUG=gctrace=1 scripts/bench-tail.sh   # a longer run; each client's collections in $OUT/NAME.out
 #   DELAY=250us RUNS=3 scripts/bench-tail.sh   # the server answers each call this late
 #   REPLAYCTL=/path/to/replayctl scripts/bench-tail.sh   # no build
+#   IDLESPIN=1 RUNS=10 QUIET=20 scripts/bench-tail.sh   # the cores kept from halting, for every client (below)
 #
 # QUIET is how many tenths of a second to wait for other real-time jobs
 # before each run (600). BURN=0 keeps a CPU burner (yes, an ordinary
@@ -23,6 +24,19 @@
 # kernel's deferred network work, which runs at ordinary priority). Each replayctl run writes its report beside its
 # log ($OUT/replayctl-1.json), and tailbench split prints its calls' way
 # up, way back and held (the time a call waited for an answer).
+#
+# Each run begins with the machine's floor (FLOOR=0: none): tailbench
+# ping and pong, a bare loopback TCP ping-pong with the same pacing and
+# cores, no HTTP and no Go network poller (internal/testtools/tailbench,
+# floor.go). A run whose floor misses 0.2 ms was a slow minute of the
+# machine, not of the client. Then the same bare client over HTTP
+# against the slow server (tailbench ping -http, "bare"): what is late
+# there and not in the floor is the server's; what is late in replayctl
+# and not there, replayctl's. IDLESPIN=1 keeps an idle-class busy loop
+# (SCHED_IDLE, which runs only when nothing else would) on both cores
+# for the whole script, for every client alike: the processors never
+# halt, so a wake-up is not a halted virtual processor's. At the end a
+# summary: each client's p99 per run and how many met 0.2 ms.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
@@ -35,6 +49,7 @@ go build -o "$dir/tailbench" ./internal/testtools/tailbench
 "$dir/tailbench" tape -calls "$calls" -gap 2ms -o "$dir/t.jsonl"
 "$dir/tailbench" gor -calls "$calls" -gap 2ms -host "127.0.0.1:$port" -o "$dir/t.gor"
 "$dir/tailbench" body -o "$dir/body.json"
+: > "$dir/p99s"
 printf 'POST http://127.0.0.1:%s/mcp\nContent-Type: application/json\nAccept: application/json, text/event-stream\n@%s\n' "$port" "$dir/body.json" > "$dir/targets.txt"
 
 # others PID: the nanoseconds the real-time processes but PID (and the
@@ -70,20 +85,55 @@ measure() {
   echo "$o0 $o1" | awk '{printf "  meanwhile: other real-time processes ran %.1f ms, ksoftirqd/0 %.1f ms, ksoftirqd/1 %.1f ms\n", ($4-$1)/1e6, ($5-$2)/1e6, ($6-$3)/1e6}'
   kill "$pid"
   wait "$pid" 2>/dev/null || true
-  "$dir/tailbench" stats -gap 200us -calls "$calls" "$log"
+  report "$name"
+}
+
+# report NAME: the run's deviations, its calls' way up and back where it
+# has a report, and its p99 kept for the summary.
+report() {
+  local name=$1 log="$dir/$1.log" line
+  line=$("$dir/tailbench" stats -gap 200us -calls "$calls" "$log")
+  echo "$line"
+  echo "${name%-*} $(sed 's/.*schedule p50 [0-9.]* p99 \([0-9.]*\) .*/\1/' <<< "$line")" >> "$dir/p99s"
   if [[ -f $dir/$name.json ]]; then
     "$dir/tailbench" split -report "$dir/$name.json" "$log"
   fi
 }
 
+# floor NAME: the machine's floor, ping against pong on the cores and at
+# the priority of the client and the server.
+floor() {
+  local name=$1 fport=$((port + 1))
+  quiet
+  rm -f "$dir/$name.log"
+  $server timeout ${LIMIT:-10} "$dir/tailbench" pong -addr "127.0.0.1:$fport" -arrivals "$dir/$name.log" &
+  local pid=$!
+  $client "$dir/tailbench" ping -addr "127.0.0.1:$fport" -calls "$calls" -gap 200us -report "$dir/$name.json" || echo "$name: ping failed" >&2
+  wait "$pid" || echo "$name: pong failed" >&2
+  echo "$name: the bare ping-pong"
+  report "$name"
+}
+
+bg=()
+trap 'if ((${#bg[@]})); then kill "${bg[@]}"; fi' EXIT
 if [[ -n ${BURN:-} ]]; then
   taskset -c "$BURN" yes > /dev/null &
-  burner=$!
-  trap 'kill $burner' EXIT
+  bg+=($!)
   echo "a burner on core $BURN"
+fi
+if [[ ${IDLESPIN:-0} == 1 ]]; then
+  for core in 0 1; do
+    chrt -i 0 taskset -c "$core" awk 'BEGIN { for (;;) ; }' &
+    bg+=($!)
+  done
+  echo "an idle-class spinner on cores 0 and 1 (every client alike)"
 fi
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 for run in $(seq "$runs"); do
+  if [[ ${FLOOR:-1} != 0 ]]; then
+    floor "floor-$run"
+    measure "bare-$run" "$dir/tailbench" ping -http -addr "127.0.0.1:$port" -calls "$calls" -gap 200us -report "$dir/bare-$run.json"
+  fi
   if [[ -n ${BEFORE:-} ]]; then
     measure "before-$run" "$BEFORE" run "$dir/t.jsonl" --speed 10x --target "http://127.0.0.1:$port/mcp" --report "$dir/before-$run.json" ${REPLAYCTL_FLAGS:-}
   fi
@@ -96,4 +146,7 @@ for run in $(seq "$runs"); do
   fi
 done
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "p99 per run (ms), and the runs at or under 0.2 ms:"
+awk '{p[$1] = p[$1] (n[$1]++ ? ", " : "") $2; if ($2 <= 0.2) ok[$1]++}
+  END {for (c in p) printf "  %-10s %s: %d of %d\n", c, p[c], ok[c], n[c]}' "$dir/p99s" | sort
 echo "logs in $dir"

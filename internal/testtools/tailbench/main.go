@@ -9,6 +9,8 @@
 //	tailbench body  -o body.json
 //	tailbench stats -gap 200us arrivals.log...
 //	tailbench split -report r.json arrivals.log
+//	tailbench pong  -addr 127.0.0.1:18942 -arrivals floor.log   (floor.go: the machine's floor)
+//	tailbench ping  -addr 127.0.0.1:18942 -calls 200 -gap 200us -report floor.json
 package main
 
 import (
@@ -43,6 +45,10 @@ func main() {
 		err = statsCmd(args, os.Stdout)
 	case "split":
 		err = splitCmd(args, os.Stdout)
+	case "pong":
+		err = pongCmd(args)
+	case "ping":
+		err = pingCmd(args)
 	default:
 		usage()
 	}
@@ -53,7 +59,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: tailbench tape|gor|body|stats|split [flags] (see the package doc)")
+	fmt.Fprintln(os.Stderr, "usage: tailbench tape|gor|body|stats|split|ping|pong [flags] (see the package doc)")
 	os.Exit(2)
 }
 
