@@ -1,8 +1,11 @@
 package transport
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"testing"
@@ -117,5 +120,43 @@ func TestLeanCloseWhileServeLags(t *testing.T) {
 		}
 	default:
 		t.Fatal("the client's close returned and call 2 was never ended")
+	}
+}
+
+// TestLeanCloseEndsHandedCall: a call handed over (start) on a
+// connection whose goroutine is gone without ending it — whatever made
+// it go — is ended by the client's close, with ErrClosed, once; and a
+// late end of it by its connection (finish) reports nothing more. The
+// connection is made by hand, with no goroutine, for that state.
+func TestLeanCloseEndsHandedCall(t *testing.T) {
+	results := make(chan leanResult, 2)
+	lc := newTestLean(t, "http://127.0.0.1:1/mcp", func(_ leanCall, r leanResult) { results <- r })
+	near, far := net.Pipe()
+	defer far.Close()
+	c := &leanConn{lc: lc, nc: near, br: bufio.NewReader(near), bw: bufio.NewWriter(near), work: make(chan struct{}, 1), done: make(chan leanResult)}
+	lc.mu.Lock()
+	lc.open[c] = struct{}{}
+	lc.idle = append(lc.idle, c)
+	lc.mu.Unlock()
+
+	ctx := context.Background()
+	k := leanCall{msg: []byte(`{"jsonrpc":"2.0","id":7,"method":"ping"}`)}
+	if !lc.start(ctx, k, time.Time{}) {
+		t.Fatal("start did not take the call with a connection idle")
+	}
+	lc.close()
+	select {
+	case r := <-results:
+		if !errors.Is(r.err, ErrClosed) {
+			t.Fatalf("the call ended with %v, want ErrClosed", r.err)
+		}
+	default:
+		t.Fatal("the client's close returned and the call handed over was never ended")
+	}
+	c.finish(c.call, leanResult{err: io.EOF}) // its connection's goroutine, come back late
+	select {
+	case r := <-results:
+		t.Fatalf("the call ended twice (then with %v)", r.err)
+	default:
 	}
 }
