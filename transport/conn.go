@@ -112,8 +112,12 @@ type DeadlineSender interface {
 // its caller: SendAsync(ctx, msg, deadline, done) returns at once and
 // calls done, on a goroutine of its own, with what SendBy(ctx, msg,
 // deadline) would have returned; done must not wait. false when it
-// cannot (done is never called): the caller sends as before. The engine
-// sends a request so without a goroutine of its own for each (issue 24).
+// cannot (done is never called): the caller sends as before. done is
+// called once for each send taken, at the latest by Close, which
+// returns only after it (with an error for a send not yet through): a
+// caller that waits for its sends' ends after Close does not wait for
+// ever. The engine sends a request so without a goroutine of its own
+// for each (issue 24).
 type AsyncSender interface {
 	Conn
 	SendAsync(ctx context.Context, msg []byte, deadline time.Time, done func(error)) bool

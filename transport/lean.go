@@ -252,7 +252,10 @@ func (lc *leanClient) put(c *leanConn) {
 }
 
 // close ends every connection, idle or in use: an answer being read
-// ends with an error.
+// ends with an error. Every call start handed over has ended (its
+// result given to onStarted) when it returns: one its connection's
+// goroutine left unended — which it must not do — ends here with
+// ErrClosed, so that no sender waits for ever on a closed client.
 func (lc *leanClient) close() {
 	lc.cancel() // the dials ahead
 	lc.mu.Lock()
@@ -265,6 +268,11 @@ func (lc *leanClient) close() {
 		c.nc.Close()
 	}
 	lc.wg.Wait()
+	for c := range open {
+		if k, ok := c.endHanded(); ok {
+			lc.onStarted(k, leanResult{err: ErrClosed})
+		}
+	}
 }
 
 func (c *leanConn) close() {

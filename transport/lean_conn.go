@@ -66,6 +66,12 @@ type leanConn struct {
 	held    bool  // the last answer's body is read on another goroutine: serve waits for its end
 	dead    error // what serve read while c was idle: its next call fails with it
 	broken  bool  // the server reset c while a request was written: c is not kept
+
+	// handed: a started call (see start) is in flight on c whose result
+	// onStarted has not been given yet. Set by begin, guarded by mu; the
+	// call's end (finish) takes it, or else the client's close (see
+	// endHanded): a call handed over ends, once, whatever happens to c.
+	handed bool
 }
 
 // leanCall is one request for a leanConn's goroutine to make.
@@ -150,10 +156,22 @@ func (lc *leanClient) start(ctx context.Context, k leanCall, deadline time.Time)
 // finish ends a started call on serve's goroutine as roundTrip and post
 // end one, and gives its result to onStarted.
 func (c *leanConn) finish(k leanCall, r leanResult) {
-	if c.unwatch(k.ctx) && !r.handled {
+	c.mu.Lock()
+	c.live = nil // as unwatch
+	mine := c.handed
+	c.handed = false
+	c.mu.Unlock()
+	if k.ctx.Err() != nil && !r.handled {
 		r.err = k.ctx.Err()
 	}
 	c.call, c.inCall = leanCall{}, false
+	if !mine { // the client's close ended it (endHanded): c is closed
+		if r.resp != nil {
+			_ = r.resp.Body.Close()
+		}
+		c.close()
+		return
+	}
 	if r.err != nil {
 		c.putLater = false
 		c.close()
@@ -222,6 +240,7 @@ func (c *leanConn) begin(ctx context.Context, deadline time.Time) bool {
 		})
 	}
 	c.live = done
+	c.handed = c.call.started
 	_ = c.nc.SetDeadline(deadline)
 	c.deadlineSet = !deadline.IsZero()
 	if done != nil && ctx.Err() != nil { // ended before: its hook ran with no call to abort
@@ -261,6 +280,22 @@ func (c *leanConn) shutDown() {
 	if stop != nil {
 		stop()
 	}
+}
+
+// endHanded takes the started call still in flight on c, if any, once
+// c is closed and its goroutines have ended (see leanClient.close): a
+// call they did not end, which c's close must end. Its result is
+// onStarted's to give.
+func (c *leanConn) endHanded() (leanCall, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.handed {
+		return leanCall{}, false
+	}
+	c.handed = false
+	// c.call is the handed call's: its sender wrote it before begin,
+	// and finish clears it only after taking handed (both under mu).
+	return c.call, true
 }
 
 var aLongTimeAgo = time.Unix(1, 0)

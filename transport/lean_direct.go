@@ -119,14 +119,19 @@ func (c *leanConn) await(err error) (leanCall, bool) {
 }
 
 // awaitBody waits until the last answer's body, read on another
-// goroutine, has ended; false when c is closed.
+// goroutine, has ended; false when c is closed with no call in flight.
+// A call may be in flight however soon c was closed: the body's end
+// gave c back before serve came here, and a sender took it and wrote
+// its call. serve then reads on (its read fails on the closed socket)
+// and ends that call (see await); returning would leave it unended, its
+// sender waiting for ever (a started call's done never called).
 func (c *leanConn) awaitBody() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for c.held && !c.shut {
 		c.wake.Wait()
 	}
-	return !c.shut
+	return !c.shut || c.busy
 }
 
 // bodyEnded tells serve that the answer's body is read to its end: it
