@@ -3,11 +3,13 @@ package engine
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -15,6 +17,7 @@ import (
 	"github.com/replayctl/replayctl/internal/testtape/calls"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
+	"github.com/replayctl/replayctl/tape"
 )
 
 // callsTape writes a tape of one session: the handshake, then n
@@ -262,4 +265,65 @@ func TestRepaceWithoutFinalizer(t *testing.T) {
 		}
 		runtime.KeepAlive(grown)
 	})
+}
+
+// gogcAtOpen is a tape whose Open notes GOGC as it is then (the engine
+// opens it more than once, on more than one goroutine).
+type gogcAtOpen struct {
+	tape.Source
+	mu sync.Mutex // guards at
+	at []int
+}
+
+func (s *gogcAtOpen) Open() (io.ReadSeekCloser, error) {
+	s.mu.Lock()
+	s.at = append(s.at, gogc())
+	s.mu.Unlock()
+	return s.Source.Open()
+}
+
+func (s *gogcAtOpen) first() (int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.at) == 0 {
+		return 0, false
+	}
+	return s.at[0], true
+}
+
+// TestHoldBeforeTapeRead: the collections are held from before the tape
+// is opened, at every speed. The mock reads the tape ahead on a
+// goroutine of its own from the open on; opened at the user's GOGC
+// (a goal of 4 MiB over a live heap of 0.6 MiB), a read that ran ahead
+// while Run waited for a processor started a collection before the hold
+// was set: one more before the schedule at 10x, one during a fast
+// replay (TestGCDuringPacedSchedule, 6 of 50 runs at load 30).
+func TestHoldBeforeTapeRead(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	path := callsTape(t, 10, 2*time.Millisecond)
+	for _, speed := range []scheduler.Speed{
+		{Mode: scheduler.Scaled, Factor: 10},
+		{Mode: scheduler.Fast},
+	} {
+		t.Run(speed.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				src := &gogcAtOpen{Source: tape.File(path)}
+				e, err := New(withMock(Config{Source: src, Speed: speed}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				runtime.GC() // a live heap of the test's alone: the hold raises GOGC
+				if _, err := e.Run(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				at, ok := src.first()
+				if !ok {
+					t.Fatal("the tape was never opened")
+				}
+				if at <= 100 {
+					t.Errorf("GOGC %d when the tape was first opened, want it raised by the hold (> 100)", at)
+				}
+			})
+		})
+	}
 }
