@@ -390,7 +390,7 @@ func (c *HTTPConn) openGET() <-chan struct{} {
 
 // getWait is the least time notifications/initialized waits for the
 // standalone GET stream to open: a server that holds back a GET's headers
-// (until its first event, as go-sdk's server did before its issue #410) delays
+// (until its first event, as go-sdk's server did until its issue #410 was fixed) delays
 // each session by that much, not for ever.
 const getWait = 2 * time.Second
 
