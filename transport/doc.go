@@ -13,8 +13,9 @@
 //     returns once the answer's headers are in; a goroutine per answer
 //     reads its JSON or SSE body onto Incoming. The Mcp-Session-Id of the
 //     initialize answer and the negotiated MCP-Protocol-Version are sent
-//     on every later request; the standalone GET stream is opened after
-//     notifications/initialized; dropped streams are resumed with
+//     on every later request; the standalone GET stream is opened before
+//     notifications/initialized is posted, which waits for the server's
+//     answer to it (see Send); dropped streams are resumed with
 //     Last-Event-ID; Close sends DELETE.
 //   - LegacySSE: the 2024-11-05 HTTP+SSE transport (GET stream naming a
 //     POST endpoint).

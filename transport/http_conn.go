@@ -39,8 +39,12 @@ type HTTPConn struct {
 	// leanReq is the Request of the answers lean gives (they are read
 	// as net/http's, which carry theirs), for the last session id.
 	leanReq atomic.Pointer[http.Request]
-	limit   int // the longest message the server may send
-	log     zerolog.Logger
+	// initTook is how long the server took to answer initialize (a
+	// time.Duration), for how long initialized waits for the GET stream
+	// (awaitGET).
+	initTook atomic.Int64
+	limit    int // the longest message the server may send
+	log      zerolog.Logger
 	// onFault is told of each request whose answer is lost; may be nil.
 	onFault func(Fault)
 

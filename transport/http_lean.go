@@ -114,7 +114,7 @@ func (c *HTTPConn) redirect(resp *http.Response) {
 func (c *HTTPConn) postLean(ctx context.Context, msg []byte, mi msgInfo, st *stream, deadline time.Time) (*http.Response, bool, error) {
 	k := c.leanCall(msg, mi)
 	if mi.method == mcp.NotificationInitialized {
-		c.awaitGET(ctx)
+		c.awaitGET(ctx, deadline)
 	}
 	if !st.init {
 		k.st = st

@@ -20,8 +20,10 @@ import (
 // or 5xx answer is returned as *HTTPError; an unreachable server as an
 // error wrapping ErrTarget. Sending notifications/initialized first opens
 // the server's standalone GET stream, if it has one, and waits for the
-// server to answer that GET (2s at most), so that what the server sends as
-// it handles initialized reaches the stream.
+// server to answer that GET, so that what the server sends as it handles
+// initialized reaches the stream: for 2s at most, or ten times the time
+// the server took to answer initialize if longer, but never more than
+// half the time the send has.
 func (c *HTTPConn) Send(ctx context.Context, msg []byte) error {
 	return c.send(ctx, msg, bytes.NewReader(msg), time.Time{})
 }
@@ -57,7 +59,14 @@ func (c *HTTPConn) send(ctx context.Context, msg []byte, body io.Reader, deadlin
 	if mi.method != "" {
 		st.reqID = mi.id // a request's; an answer to the server's request awaits none
 	}
+	var began time.Time
+	if st.init {
+		began = time.Now()
+	}
 	resp, reqCancel, err := c.post(ctx, msg, body, mi, st, deadline)
+	if st.init && err == nil {
+		c.initTook.Store(int64(time.Since(began))) // for awaitGET
+	}
 	if err != nil || resp == nil { // resp nil: its answer is read already
 		return err
 	}

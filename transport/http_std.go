@@ -62,7 +62,7 @@ func (c *HTTPConn) postStd(ctx context.Context, msg []byte, body io.Reader, mi m
 		req.Header[k] = vs
 	}
 	if mi.method == mcp.NotificationInitialized {
-		c.awaitGET(ctx)
+		c.awaitGET(ctx, time.Time{}) // post bounded ctx by the send's deadline
 	}
 	stop := context.AfterFunc(ctx, reqCancel)
 	resp, err := c.client.Do(req)

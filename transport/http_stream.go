@@ -388,24 +388,52 @@ func (c *HTTPConn) openGET() <-chan struct{} {
 	return ready
 }
 
-// getWait bounds how long notifications/initialized waits for the
+// getWait is the least time notifications/initialized waits for the
 // standalone GET stream to open: a server that holds back a GET's headers
-// delays the session by that much, not for ever.
+// (until its first event, as go-sdk's server did until its issue #410 was fixed) delays
+// each session by that much, not for ever.
 const getWait = 2 * time.Second
 
+// getWaitPerInit is how many times the time the server took to answer
+// initialize notifications/initialized waits for the GET stream, when
+// that is longer than getWait: a loaded server answers its GET late too
+// (server-everything, at a load average of 40, answered initialize in
+// 0.7s and GETs past 2s; the tools/list_changed it sent as it handled
+// initialized were lost).
+const getWaitPerInit = 10
+
+// getWaitFor is how long notifications/initialized waits for the
+// standalone GET stream to open, the server having taken initTook to
+// answer initialize: getWaitPerInit times that, getWait at least, and
+// never more than half of left, the time the send has (a left of 0 or
+// less with hasLeft: no wait; without hasLeft: no bound but those).
+func getWaitFor(initTook, left time.Duration, hasLeft bool) time.Duration {
+	w := max(getWait, getWaitPerInit*initTook)
+	if hasLeft {
+		w = max(0, min(w, left/2))
+	}
+	return w
+}
+
 // awaitGET opens the standalone GET stream and waits until the server has
-// answered it, for getWait at most, or until ctx is done. It is called
+// answered it, for getWaitFor at most, or until ctx is done. It is called
 // before notifications/initialized is posted, as the go-sdk client does:
 // a server often sends its first notifications (tools/list_changed, …)
 // as it handles initialized, to the standalone stream if one is open
-// (else they are dropped: the TypeScript SDK's server does so).
-func (c *HTTPConn) awaitGET(ctx context.Context) {
-	t := time.NewTimer(getWait)
+// (else they are dropped: the TypeScript SDK's server does so). deadline,
+// if not zero, bounds the send as ctx's deadline does.
+func (c *HTTPConn) awaitGET(ctx context.Context, deadline time.Time) {
+	end, hasLeft := ctx.Deadline()
+	if !deadline.IsZero() && (!hasLeft || deadline.Before(end)) {
+		end, hasLeft = deadline, true
+	}
+	wait := getWaitFor(time.Duration(c.initTook.Load()), time.Until(end), hasLeft)
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case <-c.openGET():
 	case <-t.C:
-		c.log.Debug().Dur("waited", getWait).Msg("the standalone GET stream is not open yet; initialized is sent anyway")
+		c.log.Debug().Dur("waited", wait).Msg("the standalone GET stream is not open yet; initialized is sent anyway")
 	case <-ctx.Done():
 	}
 }

@@ -109,7 +109,7 @@ func TestChaosAgainstRealServers(t *testing.T) {
 			}
 			again := replayctl(t, append([]string{"run", path, "--speed", "fast", "-o", "json", "--chaos-from", prev}, targetArgs...)...)
 			if got := decodeChaos(t, again.stdout); fmt.Sprint(got.Chaos.Faults) != fmt.Sprint(r.Chaos.Faults) {
-				t.Errorf("--chaos-from gave other faults:\n%v\nwant\n%v", got.Chaos.Faults, r.Chaos.Faults)
+				t.Errorf("--chaos-from gave other faults:\n%v\nwant\n%v\nits exit %d, stderr:\n%s", got.Chaos.Faults, r.Chaos.Faults, again.code, again.stderr)
 			}
 		})
 	}

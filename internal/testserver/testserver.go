@@ -20,7 +20,10 @@ import (
 const GoSDKPackage = "github.com/modelcontextprotocol/go-sdk/conformance/everything-server"
 
 const (
-	startTimeout = 30 * time.Second // a cold node start on a busy machine
+	// startTimeout bounds a server's start until it listens: a cold node
+	// start of server-everything took more than 30s at a load average of
+	// 50 on two cores.
+	startTimeout = 2 * time.Minute
 	buildTimeout = 5 * time.Minute
 	stopTimeout  = 5 * time.Second
 )

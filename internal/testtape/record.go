@@ -16,7 +16,7 @@ import (
 // transportName in its header. It fails the test on any error.
 func Record(tb testing.TB, d transport.Dialer, transportName string, msgs [][]byte) string {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	conn, err := d.Dial(ctx, "s1")
 	if err != nil {
@@ -28,7 +28,10 @@ func Record(tb testing.TB, d transport.Dialer, transportName string, msgs [][]by
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := record.Script(ctx, conn, "s1", msgs, w, 30*time.Second); err != nil {
+	// Each answer's bound: a stdio server's first answer waits for its
+	// start (server-everything's node start took more than 30s at a load
+	// average of 50 on two cores).
+	if err := record.Script(ctx, conn, "s1", msgs, w, 2*time.Minute); err != nil {
 		tb.Fatalf("testtape: record: %v", err)
 	}
 	if err := w.Close(); err != nil {
