@@ -188,6 +188,21 @@ func newRecorder(f *recordFlags, opts []record.RecorderOption) (*record.Recorder
 	return r, nil
 }
 
+// awaitAbandoned is called when a recording's Run has returned: if a
+// second Ctrl-C abandoned it meanwhile, the signal's goroutine is saying
+// what is on disk and will end the process with 130, and what this stop
+// would say (a summary, a failed write, exit 2) is not true of the file
+// (the abandoned recorder wrote, renamed and removed nothing): it waits
+// for that exit, a minute at most, rather than race it.
+func (f *recordFlags) awaitAbandoned() {
+	f.recMu.Lock()
+	abandoned := f.abandoned
+	f.recMu.Unlock()
+	if abandoned {
+		time.Sleep(time.Minute)
+	}
+}
+
 // leftAtOnce says, for a second Ctrl-C, where what was recorded so far
 // is, and does to it what the ordinary stop does with a recording that
 // holds nothing of the server's (recordLeft): the tape, or with --force
@@ -351,6 +366,7 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 		return err
 	}
 	res, err := r.Run(ctx)
+	f.awaitAbandoned()
 	noServer := !res.Stdio.Started && errors.Is(err, transport.ErrTarget)
 	madeMeanwhile := errors.Is(err, fs.ErrExist) // by another recorder, after check
 	if !f.quiet && !noServer && !madeMeanwhile {
