@@ -1,4 +1,4 @@
-# Sourced by bench-side.sh, bench-server-cost.sh and bench-tail.sh: what
+# Sourced by bench-side.sh, bench-server-cost.sh, bench-tail.sh and bench-keepalive.sh: what
 # they share (where outputs go, pinning, the binaries, waiting for a quiet
 # machine, reading CPU time) and what bench-side.sh and
 # bench-server-cost.sh both send. scripts/bench-lib-test.sh checks the

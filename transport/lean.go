@@ -253,9 +253,12 @@ func (lc *leanClient) put(c *leanConn) {
 
 // close ends every connection, idle or in use: an answer being read
 // ends with an error. Every call start handed over has ended (its
-// result given to onStarted) when it returns: one its connection's
-// goroutine left unended — which it must not do — ends here with
-// ErrClosed, so that no sender waits for ever on a closed client.
+// result given to onStarted) when it returns: one no goroutine ended
+// ends here with ErrClosed, so that no sender waits for ever on a closed
+// client. That is the guard against a lost call, and also what happens
+// when a sender's own write fails while the client closes: the call may
+// end with ErrClosed before the sender's finish, which then finds it
+// taken (its write error is not reported).
 func (lc *leanClient) close() {
 	lc.cancel() // the dials ahead
 	lc.mu.Lock()

@@ -293,8 +293,9 @@ func (c *leanConn) endHanded() (leanCall, bool) {
 		return leanCall{}, false
 	}
 	c.handed = false
-	// c.call is the handed call's: its sender wrote it before begin,
-	// and finish clears it only after taking handed (both under mu).
+	// c.call is the handed call's: its sender wrote it before begin
+	// set handed, and finish clears it only after it took handed under
+	// mu (the order, not the lock, keeps c.call valid here).
 	return c.call, true
 }
 
