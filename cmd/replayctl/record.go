@@ -370,7 +370,7 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 	noServer := !res.Stdio.Started && errors.Is(err, transport.ErrTarget)
 	madeMeanwhile := errors.Is(err, fs.ErrExist) // by another recorder, after check
 	if !f.quiet && !noServer && !madeMeanwhile {
-		a.recordSummary(res, err)
+		a.recordSummary(res, err, f.noTape())
 		a.redactionSummary(f)
 	}
 	switch {
@@ -468,8 +468,9 @@ func readTapeOnDisk(path string, whole bool) tapeOnDisk {
 func heardServer(path string) bool { return readTapeOnDisk(path, false).heard }
 
 // recordSummary prints what was recorded, on stderr (stdout is the
-// protocol).
-func (a *app) recordSummary(rec record.Result, err error) {
+// protocol); noTape says what is on disk when no tape was left
+// (recordFlags.noTape: with --force, the old tape as it was).
+func (a *app) recordSummary(rec record.Result, err error, noTape string) {
 	res := rec.Stdio
 	how := "the client closed its input"
 	switch {
@@ -488,9 +489,9 @@ func (a *app) recordSummary(rec record.Result, err error) {
 	}
 	switch {
 	case !rec.Created && rec.Discarded && err != nil:
-		how += "; the tape could not be written, so none was left"
+		how += "; the tape could not be written, so " + noTape
 	case !rec.Created:
-		how += "; nothing of the server's was recorded, so no tape was written"
+		how += "; nothing of the server's was recorded, so " + noTape
 	}
 	fmt.Fprintf(a.errOut, "recorded %s to %s (%s)\n", english.Count(rec.Messages, "message"), rec.Path, how)
 	if res.NonJSONFromClient+res.NonJSONFromServer > 0 {

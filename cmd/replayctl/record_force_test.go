@@ -73,6 +73,12 @@ func TestRecordForceKeepsOldTapeWhenNothingRecorded(t *testing.T) {
 		if res.code != exitTarget {
 			t.Errorf("exit %d, stderr %q; want 3", res.code, res.stderr)
 		}
+		// The summary, too, says the old tape is there as it was.
+		for _, l := range strings.Split(res.stderr, "\n") {
+			if strings.HasPrefix(l, "recorded ") && !strings.Contains(l, path+" is as it was") {
+				t.Errorf("summary %q, want it to say %s is as it was", l, path)
+			}
+		}
 		checkOldTape(t, path, res.stderr)
 	})
 	t.Run("stdio interrupted", func(t *testing.T) {
