@@ -11,6 +11,7 @@
 //	tailbench split -report r.json arrivals.log
 //	tailbench pong  -addr 127.0.0.1:18942 -arrivals floor.log   (floor.go: the machine's floor)
 //	tailbench ping  -addr 127.0.0.1:18942 -calls 200 -gap 200us -report floor.json
+//	tailbench warm  -addr 127.0.0.1:18941 -http   (warm.go: the server's warm-up, skipped by stats and split)
 package main
 
 import (
@@ -49,6 +50,8 @@ func main() {
 		err = pongCmd(args)
 	case "ping":
 		err = pingCmd(args)
+	case "warm":
+		err = warmCmd(args)
 	default:
 		usage()
 	}
@@ -59,7 +62,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: tailbench tape|gor|body|stats|split|ping|pong [flags] (see the package doc)")
+	fmt.Fprintln(os.Stderr, "usage: tailbench tape|gor|body|stats|split|ping|pong|warm [flags] (see the package doc)")
 	os.Exit(2)
 }
 
@@ -301,7 +304,7 @@ func q(sorted []time.Duration, p float64) float64 {
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // arrivals reads the slow server's arrival log: when each tools/call came
-// in, in order.
+// in, in order, but the warm-up's (an id isWarm).
 func arrivals(path string) ([]time.Duration, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -312,7 +315,7 @@ func arrivals(path string) ([]time.Duration, error) {
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		fields := strings.Fields(sc.Text())
-		if len(fields) < 2 || fields[1] != "tools/call" {
+		if len(fields) < 2 || fields[1] != "tools/call" || len(fields) > 2 && isWarm(fields[2]) {
 			continue
 		}
 		ns, err := strconv.ParseInt(fields[0], 10, 64)
