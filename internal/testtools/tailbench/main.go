@@ -145,6 +145,8 @@ func statsCmd(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("stats", flag.ExitOnError)
 	gap := fs.Duration("gap", 200*time.Microsecond, "the ideal time between two arrivals")
 	calls := fs.Int("calls", 0, "count the first `N` calls only (vegeta sends by duration, not count); 0: all")
+	late := fs.Duration("late", 200*time.Microsecond, "count the calls further than this from the schedule")
+	startN := fs.Int("start", 6, "the first `N` calls are the schedule's start in the late count")
 	_ = fs.Parse(args)
 	if fs.NArg() == 0 {
 		return fmt.Errorf("stats: want one or more arrival logs")
@@ -161,9 +163,10 @@ func statsCmd(args []string, w io.Writer) error {
 			return fmt.Errorf("stats: %s: %d tools/call arrivals, want at least 2", path, len(at))
 		}
 		dev, gaps := deviations(at, *gap)
-		fmt.Fprintf(w, "%s: %d calls; arrival vs schedule p50 %.3f p99 %.3f max %.3f ms; gaps p50 %.3f p99 %.3f max %.3f ms; span %.2f ms (ideal %.2f)\n",
+		atStart, later := lateCalls(at, *gap, *late, *startN)
+		fmt.Fprintf(w, "%s: %d calls; arrival vs schedule p50 %.3f p99 %.3f max %.3f ms; gaps p50 %.3f p99 %.3f max %.3f ms; span %.2f ms (ideal %.2f); late > %s: %d at the start (calls 0-%d), %d later\n",
 			path, len(at), q(dev, 0.5), q(dev, 0.99), q(dev, 1), q(gaps, 0.5), q(gaps, 0.99), q(gaps, 1),
-			ms(at[len(at)-1]-at[0]), ms(time.Duration(len(at)-1)**gap))
+			ms(at[len(at)-1]-at[0]), ms(time.Duration(len(at)-1)**gap), *late, atStart, *startN-1, later)
 	}
 	return nil
 }
@@ -209,6 +212,7 @@ func splitCmd(args []string, w io.Writer) error {
 	var ups, backs []time.Duration
 	var late []string
 	var turn turnarounds
+	first := "" // call 0's legs: a cold first round trip holds the calls after it
 	i := 0
 	prev := -1 // the timeline's previous tools/call
 	for k, t := range r.Timeline {
@@ -228,6 +232,9 @@ func splitCmd(args []string, w io.Writer) error {
 			backs = append(backs, back)
 		}
 		ups = append(ups, up)
+		if i == 0 {
+			first = fmt.Sprintf("call 0 up %.3f back %.3f ms", ms(up), ms(back))
+		}
 		if up > *over || back > *over {
 			late = append(late, fmt.Sprintf("%d (held %.3f, up %.3f, back %.3f)", i, ms(fromMS(t.SentMS)-fromMS(t.DueMS)), ms(up), ms(back)))
 		}
@@ -238,7 +245,7 @@ func splitCmd(args []string, w io.Writer) error {
 	}
 	slices.Sort(ups)
 	slices.Sort(backs)
-	fmt.Fprintf(w, "%d calls; way up p50 %.3f ms, way back p50 %.3f ms; %d over %s", len(ups), q(ups, 0.5), q(backs, 0.5), len(late), *over)
+	fmt.Fprintf(w, "%d calls; way up p50 %.3f ms, way back p50 %.3f ms; %s; %d over %s", len(ups), q(ups, 0.5), q(backs, 0.5), first, len(late), *over)
 	if len(late) > 0 {
 		fmt.Fprintf(w, ", first: %s", strings.Join(late[:min(len(late), 8)], "; "))
 	}
@@ -274,6 +281,29 @@ func (t *turnarounds) String() string {
 	s := slices.Sorted(slices.Values(t.all))
 	return fmt.Sprintf("%d calls held by the answer before them; the replayer's turnaround (answer → call) p50 %.3f ms, max %.3f ms (call %d), sum %.3f ms",
 		len(s), q(s, 0.5), ms(t.max), t.worst, ms(t.sum))
+}
+
+// lateCalls counts the arrivals further than late from the ideal schedule
+// (anchored as deviations does): among the first start calls (the
+// schedule's start: a cold first round trip holds the calls after it)
+// and after them.
+func lateCalls(at []time.Duration, gap, late time.Duration, start int) (atStart, later int) {
+	offs := make([]time.Duration, len(at))
+	for i, a := range at {
+		offs[i] = a - time.Duration(i)*gap
+	}
+	anchor := slices.Sorted(slices.Values(offs))[len(offs)/2]
+	for i, o := range offs {
+		if (o - anchor).Abs() <= late {
+			continue
+		}
+		if i < start {
+			atStart++
+		} else {
+			later++
+		}
+	}
+	return atStart, later
 }
 
 // deviations returns how far each arrival is from the ideal schedule,
