@@ -13,7 +13,7 @@ package main
 // a read that blocks. What is late here is the platform's: the wake-up
 // of an idle processor, the kernel's network work, the hypervisor.
 //
-//	tailbench pong -addr 127.0.0.1:18942 -arrivals floor.log
+//	tailbench pong -addr 127.0.0.1:18942 -arrivals floor.log [-warm 2]
 //	tailbench ping -addr 127.0.0.1:18942 -calls 200 -gap 200us -report floor.json [-spin 50us]
 //	tailbench ping -http -addr 127.0.0.1:18941 -report bare.json   (against the slow server)
 //
@@ -45,13 +45,16 @@ const (
 // pongCmd accepts one connection, answers each request on it at once and,
 // when the client closes it, writes the arrival of each request to the
 // log: "<unix ns> tools/call <n>" a line, as the slow server's -arrivals.
+// With -warm N it first serves N connections of warm-up (tailbench warm),
+// answered as any but not logged: the measured connection is the N+1th.
 func pongCmd(args []string) error {
 	fs := flag.NewFlagSet("pong", flag.ExitOnError)
 	addr := fs.String("addr", "127.0.0.1:18942", "the `host:port` to listen on (IPv4)")
 	path := fs.String("arrivals", "", "the arrival log to write")
+	warm := fs.Int("warm", 0, "serve `N` connections of warm-up, not logged, before the measured one")
 	_ = fs.Parse(args)
-	if *path == "" {
-		return fmt.Errorf("pong: want -arrivals FILE")
+	if *path == "" || *warm < 0 {
+		return fmt.Errorf("pong: want -arrivals FILE and -warm >= 0")
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -60,6 +63,11 @@ func pongCmd(args []string) error {
 		return err
 	}
 	defer unix.Close(ln)
+	for i := range *warm {
+		if _, err := pongConn(ln); err != nil {
+			return fmt.Errorf("pong: warm-up connection %d: %w", i+1, err)
+		}
+	}
 	return pongServe(ln, *path)
 }
 
@@ -91,11 +99,26 @@ func pongListen(addr string) (int, int, error) {
 	return ln, got.(*unix.SockaddrInet4).Port, nil
 }
 
-// pongServe accepts one connection on ln and answers it (pongCmd).
+// pongServe accepts one connection on ln, answers it (pongCmd) and
+// writes its arrivals to path.
 func pongServe(ln int, path string) error {
+	at, err := pongConn(ln)
+	if err != nil {
+		return fmt.Errorf("pong: %w", err)
+	}
+	var b strings.Builder
+	for i, ns := range at {
+		fmt.Fprintf(&b, "%d tools/call %d\n", ns, i+1)
+	}
+	return writeFile(path, b.String())
+}
+
+// pongConn accepts one connection on ln and answers each request on it
+// at once until the client closes it; it returns when each came.
+func pongConn(ln int) ([]int64, error) {
 	fd, _, err := unix.Accept4(ln, unix.SOCK_CLOEXEC)
 	if err != nil {
-		return fmt.Errorf("pong: accept: %w", err)
+		return nil, fmt.Errorf("accept: %w", err)
 	}
 	defer unix.Close(fd)
 	_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
@@ -105,20 +128,15 @@ func pongServe(ln int, path string) error {
 	for {
 		if err := readFull(fd, in[:]); err != nil {
 			if errors.Is(err, errEOF) {
-				break
+				return at, nil
 			}
-			return fmt.Errorf("pong: read request %d: %w", len(at)+1, err)
+			return nil, fmt.Errorf("read request %d: %w", len(at)+1, err)
 		}
 		at = append(at, time.Now().UnixNano())
 		if err := writeAll(fd, out[:]); err != nil {
-			return fmt.Errorf("pong: answer request %d: %w", len(at), err)
+			return nil, fmt.Errorf("answer request %d: %w", len(at), err)
 		}
 	}
-	var b strings.Builder
-	for i, ns := range at {
-		fmt.Fprintf(&b, "%d tools/call %d\n", ns, i+1)
-	}
-	return writeFile(path, b.String())
 }
 
 // pingReport is the part of replayctl's report that split reads.
@@ -231,12 +249,18 @@ func (x *rawExchange) answer(int) error { return readFull(x.fd, x.in[:]) }
 type httpExchange struct {
 	fd   int
 	host string
+	body func(i int) string // call i's body; nil: call's
 	req  []byte
 	buf  []byte
 }
 
 func (x *httpExchange) send(i int) error {
-	body := call(i)
+	var body string
+	if x.body != nil {
+		body = x.body(i)
+	} else {
+		body = call(i)
+	}
 	x.req = fmt.Appendf(x.req[:0], "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s", x.host, len(body), body)
 	return writeAll(x.fd, x.req)
 }

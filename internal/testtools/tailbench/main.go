@@ -11,6 +11,7 @@
 //	tailbench split -report r.json arrivals.log
 //	tailbench pong  -addr 127.0.0.1:18942 -arrivals floor.log   (floor.go: the machine's floor)
 //	tailbench ping  -addr 127.0.0.1:18942 -calls 200 -gap 200us -report floor.json
+//	tailbench warm  -addr 127.0.0.1:18941 -http   (warm.go: the server's warm-up, skipped by stats and split)
 package main
 
 import (
@@ -49,6 +50,8 @@ func main() {
 		err = pongCmd(args)
 	case "ping":
 		err = pingCmd(args)
+	case "warm":
+		err = warmCmd(args)
 	default:
 		usage()
 	}
@@ -59,7 +62,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: tailbench tape|gor|body|stats|split|ping|pong [flags] (see the package doc)")
+	fmt.Fprintln(os.Stderr, "usage: tailbench tape|gor|body|stats|split|ping|pong|warm [flags] (see the package doc)")
 	os.Exit(2)
 }
 
@@ -142,6 +145,8 @@ func statsCmd(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("stats", flag.ExitOnError)
 	gap := fs.Duration("gap", 200*time.Microsecond, "the ideal time between two arrivals")
 	calls := fs.Int("calls", 0, "count the first `N` calls only (vegeta sends by duration, not count); 0: all")
+	late := fs.Duration("late", 200*time.Microsecond, "count the calls further than this from the schedule")
+	startN := fs.Int("start", 6, "the first `N` calls are the schedule's start in the late count")
 	_ = fs.Parse(args)
 	if fs.NArg() == 0 {
 		return fmt.Errorf("stats: want one or more arrival logs")
@@ -158,9 +163,10 @@ func statsCmd(args []string, w io.Writer) error {
 			return fmt.Errorf("stats: %s: %d tools/call arrivals, want at least 2", path, len(at))
 		}
 		dev, gaps := deviations(at, *gap)
-		fmt.Fprintf(w, "%s: %d calls; arrival vs schedule p50 %.3f p99 %.3f max %.3f ms; gaps p50 %.3f p99 %.3f max %.3f ms; span %.2f ms (ideal %.2f)\n",
+		atStart, later := lateCalls(at, *gap, *late, *startN)
+		fmt.Fprintf(w, "%s: %d calls; arrival vs schedule p50 %.3f p99 %.3f max %.3f ms; gaps p50 %.3f p99 %.3f max %.3f ms; span %.2f ms (ideal %.2f); late > %s: %d at the start (calls 0-%d), %d later\n",
 			path, len(at), q(dev, 0.5), q(dev, 0.99), q(dev, 1), q(gaps, 0.5), q(gaps, 0.99), q(gaps, 1),
-			ms(at[len(at)-1]-at[0]), ms(time.Duration(len(at)-1)**gap))
+			ms(at[len(at)-1]-at[0]), ms(time.Duration(len(at)-1)**gap), *late, atStart, *startN-1, later)
 	}
 	return nil
 }
@@ -206,6 +212,7 @@ func splitCmd(args []string, w io.Writer) error {
 	var ups, backs []time.Duration
 	var late []string
 	var turn turnarounds
+	first := "" // call 0's legs: a cold first round trip holds the calls after it
 	i := 0
 	prev := -1 // the timeline's previous tools/call
 	for k, t := range r.Timeline {
@@ -225,6 +232,9 @@ func splitCmd(args []string, w io.Writer) error {
 			backs = append(backs, back)
 		}
 		ups = append(ups, up)
+		if i == 0 {
+			first = fmt.Sprintf("call 0 up %.3f back %.3f ms", ms(up), ms(back))
+		}
 		if up > *over || back > *over {
 			late = append(late, fmt.Sprintf("%d (held %.3f, up %.3f, back %.3f)", i, ms(fromMS(t.SentMS)-fromMS(t.DueMS)), ms(up), ms(back)))
 		}
@@ -235,7 +245,7 @@ func splitCmd(args []string, w io.Writer) error {
 	}
 	slices.Sort(ups)
 	slices.Sort(backs)
-	fmt.Fprintf(w, "%d calls; way up p50 %.3f ms, way back p50 %.3f ms; %d over %s", len(ups), q(ups, 0.5), q(backs, 0.5), len(late), *over)
+	fmt.Fprintf(w, "%d calls; way up p50 %.3f ms, way back p50 %.3f ms; %s; %d over %s", len(ups), q(ups, 0.5), q(backs, 0.5), first, len(late), *over)
 	if len(late) > 0 {
 		fmt.Fprintf(w, ", first: %s", strings.Join(late[:min(len(late), 8)], "; "))
 	}
@@ -273,6 +283,29 @@ func (t *turnarounds) String() string {
 		len(s), q(s, 0.5), ms(t.max), t.worst, ms(t.sum))
 }
 
+// lateCalls counts the arrivals further than late from the ideal schedule
+// (anchored as deviations does): among the first start calls (the
+// schedule's start: a cold first round trip holds the calls after it)
+// and after them.
+func lateCalls(at []time.Duration, gap, late time.Duration, start int) (atStart, later int) {
+	offs := make([]time.Duration, len(at))
+	for i, a := range at {
+		offs[i] = a - time.Duration(i)*gap
+	}
+	anchor := slices.Sorted(slices.Values(offs))[len(offs)/2]
+	for i, o := range offs {
+		if (o - anchor).Abs() <= late {
+			continue
+		}
+		if i < start {
+			atStart++
+		} else {
+			later++
+		}
+	}
+	return atStart, later
+}
+
 // deviations returns how far each arrival is from the ideal schedule,
 // and how far each gap between two arrivals is from gap.
 func deviations(at []time.Duration, gap time.Duration) (dev, gaps []time.Duration) {
@@ -301,7 +334,7 @@ func q(sorted []time.Duration, p float64) float64 {
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // arrivals reads the slow server's arrival log: when each tools/call came
-// in, in order.
+// in, in order, but the warm-up's (an id isWarm).
 func arrivals(path string) ([]time.Duration, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -312,7 +345,7 @@ func arrivals(path string) ([]time.Duration, error) {
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		fields := strings.Fields(sc.Text())
-		if len(fields) < 2 || fields[1] != "tools/call" {
+		if len(fields) < 2 || fields[1] != "tools/call" || len(fields) > 2 && isWarm(fields[2]) {
 			continue
 		}
 		ns, err := strconv.ParseInt(fields[0], 10, 64)

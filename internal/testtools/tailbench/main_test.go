@@ -53,7 +53,7 @@ func TestStatsReadsOnlyCalls(t *testing.T) {
 	if err := statsCmd([]string{"-gap", "200us", "-calls", "2", path}, &out); err != nil {
 		t.Fatal(err)
 	}
-	if want := ": 2 calls; arrival vs schedule p50 0.000 p99 0.000 max 0.000 ms"; !strings.Contains(out.String(), want) {
+	if want := ": 2 calls; arrival vs schedule p50 0.000 p99 0.000 max 0.000 ms"; !strings.Contains(out.String(), want) || !strings.Contains(out.String(), "; late > 200µs: 0 at the start (calls 0-5), 0 later\n") {
 		t.Errorf("got %q, want it to contain %q", out.String(), want)
 	}
 	if err := os.WriteFile(path, []byte("x tools/call 1\n"), 0o644); err != nil {
@@ -61,6 +61,41 @@ func TestStatsReadsOnlyCalls(t *testing.T) {
 	}
 	if err := statsCmd([]string{path}, &out); err == nil || !strings.Contains(err.Error(), "line 1") {
 		t.Errorf("a bad line: got %v, want an error naming line 1", err)
+	}
+}
+
+// TestLateCalls: the calls further than late from the schedule (its
+// anchor the median offset) are counted at the start or after it.
+func TestLateCalls(t *testing.T) {
+	const gap = 200 * time.Microsecond
+	onTime := func(n int) []time.Duration {
+		at := make([]time.Duration, n)
+		for i := range at {
+			at[i] = time.Duration(i) * gap
+		}
+		return at
+	}
+	tests := []struct {
+		name         string
+		late         map[int]time.Duration // call → how late it arrived
+		start, later int
+	}{
+		{"on time", nil, 0, 0},
+		{"a cold start", map[int]time.Duration{0: 300 * time.Microsecond, 1: 250 * time.Microsecond, 2: 150 * time.Microsecond}, 2, 0},
+		{"a burst later", map[int]time.Duration{6: 201 * time.Microsecond, 7: 400 * time.Microsecond, 9: 200 * time.Microsecond}, 0, 2},
+		{"early counts too", map[int]time.Duration{5: -300 * time.Microsecond, 12: -250 * time.Microsecond}, 1, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			at := onTime(20)
+			for i, d := range tt.late {
+				at[i] += d
+			}
+			start, later := lateCalls(at, gap, 200*time.Microsecond, 6)
+			if start != tt.start || later != tt.later {
+				t.Errorf("got %d at the start, %d later; want %d, %d", start, later, tt.start, tt.later)
+			}
+		})
 	}
 }
 
@@ -95,7 +130,7 @@ func TestSplit(t *testing.T) {
 	// Calls 2 and 3 waited for the answer before them (1.9, 2.0 ms: after
 	// their due times) and went 0.05 and 0.01 ms after it; call 4 was
 	// due after its predecessor's answer: not held.
-	want := "5 calls; way up p50 0.010 ms, way back p50 0.080 ms; 1 over 300µs, first: 1 (held 0.000, up 0.500, back 0.200)\n" +
+	want := "5 calls; way up p50 0.010 ms, way back p50 0.080 ms; call 0 up 0.050 back 0.050 ms; 1 over 300µs, first: 1 (held 0.000, up 0.500, back 0.200)\n" +
 		"2 calls held by the answer before them; the replayer's turnaround (answer → call) p50 0.010 ms, max 0.050 ms (call 2), sum 0.060 ms\n"
 	if out.String() != want {
 		t.Errorf("got\n%swant\n%s", out.String(), want)
