@@ -206,8 +206,8 @@ func BenchmarkHTTPAsyncCall(b *testing.B) {
 // each tools/call over with SendAsync and waits for its done and its
 // answer. The done function is made once, as the engine makes it.
 func slowAsyncCaller(tb testing.TB) func(i int) {
-	ctx, c, wait := slowSession(tb, PosterLean)
-	return asyncCaller(tb, ctx, c, wait, "echo", `{"text":"hi"}`)
+	ctx, c, _ := slowSession(tb, PosterLean)
+	return asyncCaller(tb, ctx, c, func(in Incoming) bool { return len(in.Msg) > 0 }, "echo", `{"text":"hi"}`)
 }
 
 // maxAsyncStreamAllocsPerCall is maxAsyncAllocsPerCall for a server
@@ -256,7 +256,7 @@ func goSDKAsyncCaller(tb testing.TB) func(i int) {
 			if !ok {
 				tb.Fatalf("the connection ended: %v", c.Err())
 			}
-			if !bytes.Contains(in.Msg, []byte(`"result"`)) {
+			if !hasResult(in) {
 				tb.Fatalf("got %s, want an answer with a result", in.Msg)
 			}
 		case <-ctx.Done():
@@ -267,12 +267,15 @@ func goSDKAsyncCaller(tb testing.TB) func(i int) {
 		tb.Fatal(err)
 	}
 	wait()
-	return asyncCaller(tb, ctx, c, wait, "test_simple_text", `{}`)
+	return asyncCaller(tb, ctx, c, hasResult, "test_simple_text", `{}`)
 }
 
+// hasResult reports whether in is an answer with a result.
+func hasResult(in Incoming) bool { return bytes.Contains(in.Msg, []byte(`"result"`)) }
+
 // asyncCaller is a function that hands a tools/call of tool (with args)
-// to c with SendAsync and waits for its done, for its answer (wait) and
-// for its connection's return to the idle ones, after 50 such calls to
+// to c with SendAsync and waits for its done, for its answer (which
+// answered must accept) and for its connection's return to the idle ones, after 50 such calls to
 // warm the connections and buffers. Each call is bounded by asyncCallWait.
 //
 // It waits for the connection by blocking on the end of the call on the
@@ -285,7 +288,7 @@ func goSDKAsyncCaller(tb testing.TB) func(i int) {
 // system calls (rawio_linux.go) do not wake it. The end of an event
 // stream the go-sdk server sent then waited until the next timer or
 // system call (a minute or more): such a loop hung from 87d4f63 on.
-func asyncCaller(tb testing.TB, ctx context.Context, c Conn, wait func(), tool, args string) func(i int) {
+func asyncCaller(tb testing.TB, ctx context.Context, c Conn, answered func(Incoming) bool, tool, args string) func(i int) {
 	hc := c.(*HTTPConn)
 	lc := hc.lean
 	sent := make(chan error, 1)
@@ -324,7 +327,17 @@ func asyncCaller(tb testing.TB, ctx context.Context, c Conn, wait func(), tool, 
 		case <-stuck.C:
 			tb.Fatalf("call %d: its done was not called within %v", n, asyncCallWait)
 		}
-		wait()
+		select {
+		case in, ok := <-c.Incoming():
+			if !ok {
+				tb.Fatalf("call %d: the connection ended: %v", n, c.Err())
+			}
+			if !answered(in) {
+				tb.Fatalf("call %d: got %s, want its answer", n, in.Msg)
+			}
+		case <-stuck.C:
+			tb.Fatalf("call %d: no answer within %v", n, asyncCallWait)
+		}
 		select {
 		case <-ended:
 		case <-stuck.C:
