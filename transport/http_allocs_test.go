@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -207,8 +206,8 @@ func BenchmarkHTTPAsyncCall(b *testing.B) {
 // each tools/call over with SendAsync and waits for its done and its
 // answer. The done function is made once, as the engine makes it.
 func slowAsyncCaller(tb testing.TB) func(i int) {
-	ctx, c, wait := slowSession(tb, PosterLean)
-	return asyncCaller(tb, ctx, c, wait, "echo", `{"text":"hi"}`)
+	ctx, c, _ := slowSession(tb, PosterLean)
+	return asyncCaller(tb, ctx, c, func(in Incoming) bool { return len(in.Msg) > 0 }, "echo", `{"text":"hi"}`)
 }
 
 // maxAsyncStreamAllocsPerCall is maxAsyncAllocsPerCall for a server
@@ -257,7 +256,7 @@ func goSDKAsyncCaller(tb testing.TB) func(i int) {
 			if !ok {
 				tb.Fatalf("the connection ended: %v", c.Err())
 			}
-			if !bytes.Contains(in.Msg, []byte(`"result"`)) {
+			if !hasResult(in) {
 				tb.Fatalf("got %s, want an answer with a result", in.Msg)
 			}
 		case <-ctx.Done():
@@ -268,41 +267,108 @@ func goSDKAsyncCaller(tb testing.TB) func(i int) {
 		tb.Fatal(err)
 	}
 	wait()
-	return asyncCaller(tb, ctx, c, wait, "test_simple_text", `{}`)
+	return asyncCaller(tb, ctx, c, hasResult, "test_simple_text", `{}`)
 }
 
+// hasResult reports whether in is an answer with a result.
+func hasResult(in Incoming) bool { return bytes.Contains(in.Msg, []byte(`"result"`)) }
+
 // asyncCaller is a function that hands a tools/call of tool (with args)
-// to c with SendAsync and waits for its done, then for its answer
-// (wait), after 50 such calls to warm the connections and buffers.
-func asyncCaller(tb testing.TB, ctx context.Context, c Conn, wait func(), tool, args string) func(i int) {
+// to c with SendAsync and waits for its done, for its answer (which
+// answered must accept) and for its connection's return to the idle ones, after 50 such calls to
+// warm the connections and buffers. Each call is bounded by asyncCallWait.
+//
+// It waits for the connection by blocking on the end of the call on the
+// connection's goroutine (its onStarted, wrapped), never by yielding in
+// a loop: testing.AllocsPerRun runs with GOMAXPROCS=1, and a goroutine
+// that yields (runtime.Gosched) is always runnable, so the scheduler of
+// the one processor never polls the network itself; the runtime's
+// monitor thread (sysmon), which would, is in its deep sleep after the
+// program was idle between two calls, and the lean connection's raw
+// system calls (rawio_linux.go) do not wake it. The end of an event
+// stream the go-sdk server sent then waited until the next timer or
+// system call (a minute or more): such a loop hung from 87d4f63 on.
+func asyncCaller(tb testing.TB, ctx context.Context, c Conn, answered func(Incoming) bool, tool, args string) func(i int) {
 	hc := c.(*HTTPConn)
+	lc := hc.lean
 	sent := make(chan error, 1)
 	done := func(err error) { sent <- err }
+	// ended: a call handed over has ended on its connection's goroutine,
+	// its answer read to its end (an event stream's too) and the
+	// connection given back, or closed. Set before the first SendAsync
+	// (start, under lc.mu, orders it before every read).
+	ended := make(chan struct{}, 1)
+	onStarted := lc.onStarted
+	lc.onStarted = func(k leanCall, r leanResult) {
+		onStarted(k, r)
+		ended <- struct{}{}
+	}
+	stuck := time.NewTimer(asyncCallWait) // reset for each call: no timer made per call
+	tb.Cleanup(func() { stuck.Stop() })
 	msgs := make([][]byte, 400)
 	for i := range msgs {
 		msgs[i] = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, i+1, tool, args)
 	}
+	n := 0
 	call := func(msg []byte) {
-		// The connection of the last call is given back when its answer
-		// ends: before its done was called (a JSON answer read whole), or
-		// just after its answer was delivered (an event stream, read to
-		// its end after). Then SendAsync takes it.
-		for !hc.lean.allIdle() {
-			runtime.Gosched()
-		}
+		n++
+		stuck.Reset(asyncCallWait)
 		if !hc.SendAsync(ctx, msg, time.Time{}, done) {
-			tb.Fatal("SendAsync declined a tools/call with connections idle")
+			lc.mu.Lock()
+			idle, open := len(lc.idle), len(lc.open)
+			lc.mu.Unlock()
+			tb.Fatalf("call %d: SendAsync declined a tools/call (%d of %d connections idle)", n, idle, open)
 		}
-		if err := <-sent; err != nil {
-			tb.Fatal(err)
+		select {
+		case err := <-sent:
+			if err != nil {
+				tb.Fatalf("call %d: %v", n, err)
+			}
+		case <-stuck.C:
+			tb.Fatalf("call %d: its done was not called within %v", n, asyncCallWait)
 		}
-		wait()
+		select {
+		case in, ok := <-c.Incoming():
+			if !ok {
+				tb.Fatalf("call %d: the connection ended: %v", n, c.Err())
+			}
+			if !answered(in) {
+				tb.Fatalf("call %d: got %s, want its answer", n, in.Msg)
+			}
+		case <-stuck.C:
+			tb.Fatalf("call %d: no answer within %v", n, asyncCallWait)
+		}
+		select {
+		case <-ended:
+		case <-stuck.C:
+			tb.Fatalf("call %d: answered, but its answer did not end within %v (an event stream never closed?)", n, asyncCallWait)
+		}
+		// The answer ended on the connection's goroutine: its connection
+		// is idle again (the next call takes it), none dialed meanwhile.
+		if !lc.allIdle() {
+			lc.mu.Lock()
+			idle, open, dialing := len(lc.idle), len(lc.open), lc.dialing
+			lc.mu.Unlock()
+			tb.Fatalf("call %d: its answer ended, but %d of %d connections are idle (%d dialing): one was not given back", n, idle, open, dialing)
+		}
+	}
+	// The handshake's answer is read on a goroutine of its own, not the
+	// connection's (an event stream from the go-sdk server): its
+	// connection is given back at its end, which onStarted does not see.
+	if !waitFor(lc.allIdle) {
+		tb.Fatal("the connection of the handshake was not given back within 10 s")
 	}
 	for _, m := range msgs[:50] { // warm: the connection pool, the buffers
 		call(m)
 	}
 	return func(i int) { call(msgs[(50+i)%len(msgs)]) }
 }
+
+// asyncCallWait bounds each of asyncCaller's calls: far more than one
+// takes on a loaded machine (milliseconds), so that a lost answer or a
+// stream that never ends fails with its call's number, not at the
+// test's timeout.
+const asyncCallWait = time.Minute
 
 // TestMetaHeadersCanonical: metaHeaders are looked up in an answer's
 // Header as they are, so each must be in the form its keys are.
