@@ -575,7 +575,7 @@ func (x *Actor) handle(ctx context.Context, it *Item) error {
 // session.asksChecked): a session held through a long backlog rechecked
 // each of them against the whole backlog on every push.
 func (x *Actor) take(ctx context.Context, ss *session, it *Item) error {
-	recheck := !ss.asksChecked || !ss.held(x.env.MaxInflight) || ss.movesAsks(it)
+	recheck := !ss.asksChecked || !ss.held(x.env.MaxInflight) || ss.movesAsks(it) // asksChecked: asks are waiting
 	ss.push(it)
 	return x.drainAfter(ctx, ss, recheck, true)
 }
@@ -658,7 +658,7 @@ func (x *Actor) drainAfter(ctx context.Context, ss *session, recheck, pushed boo
 	// Held with nothing taken from the backlog: the waiting requests were
 	// asked against it as it is now, but for the pushed message (which
 	// take looked at). Anything else that happens drains again.
-	ss.asksChecked = pushed && !popped && ss.held(x.env.MaxInflight)
+	ss.asksChecked = pushed && !popped && (len(ss.liveAsks) > 0 || len(ss.asked) > 0) && ss.held(x.env.MaxInflight)
 	return x.rq.settle(ctx, ss)
 }
 

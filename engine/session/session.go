@@ -100,11 +100,12 @@ type session struct {
 	// was held, before the tape reader brought their recorded twin: they
 	// wait for it, Env.AskWait each at most (receiver.ask).
 	liveAsks []liveAsk
-	// asksChecked: the session is held, and its live requests waiting
-	// (liveAsks, asked) were asked again against the backlog as it is
-	// but for messages pushed since that cannot settle one (movesAsks):
-	// take need not ask them again. Set by a drain after a push that took
-	// nothing from the backlog, unset by every other drain.
+	// asksChecked: the session is held with live requests waiting
+	// (liveAsks, asked), asked again against the backlog as it is but
+	// for messages pushed since that cannot settle one (movesAsks): take
+	// need not ask them again. Set by a drain after a push that took
+	// nothing from the backlog, unset by every other drain (and false
+	// while none waits, so that take looks no further).
 	asksChecked bool
 	// awaiting is the client's recorded answer to a server request that
 	// the live server has not asked yet: the messages recorded after it
