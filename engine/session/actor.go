@@ -242,6 +242,9 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 				return err
 			}
 		case p := <-polls:
+			if p.answered() { // ended while it waited (timed out, lost in a disconnect): reported already
+				break
+			}
 			if err := x.rq.resend(ctx, p); err != nil {
 				return err
 			}
