@@ -311,7 +311,9 @@ func TestSurvivalBlamesOnlyTheServer(t *testing.T) {
 				t.Fatalf("faults %+v: want one, at seq 3", rep.Chaos.Faults)
 			}
 			if !rep.Passed() || rep.Validation.Failed != 0 {
-				t.Errorf("passed %v, %d failed (%+v): want a pass", rep.Passed(), rep.Validation.Failed, rep.Validation.Failures)
+				t.Errorf("passed %v, %d failed (%+v), %d errors, %d timeouts, run errors %+v, aborted %q, unchecked %q, incomplete %q, survival %+v: want a pass",
+					rep.Passed(), rep.Validation.Failed, rep.Validation.Failures, rep.Performance.Errors, rep.Performance.Timeouts, rep.Errors,
+					rep.Summary.Aborted, rep.Unchecked(), rep.Incomplete(), rep.Chaos.Survival)
 			}
 			if len(rep.Chaos.Survival) != 1 && tt.fault != chaos.NetworkError {
 				t.Fatalf("survival %+v: want one verdict", rep.Chaos.Survival)

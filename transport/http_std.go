@@ -6,18 +6,48 @@ package transport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptrace"
+	"strings"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/replayctl/replayctl/mcp"
 )
 
 // SendSlow posts msg with its body trickled in pieces of chunk bytes with
-// pause between them, as a slow client would.
+// pause between them, as a slow client would. Sent on a kept-alive
+// connection that the server closed unanswered (its keep-alive timeout
+// ended it as the send began), it is sent once more on a new one, as
+// the lean client sends its POSTs (leanClient.post): net/http does not
+// send a POST again.
 func (c *HTTPConn) SendSlow(ctx context.Context, msg []byte, chunk int, pause time.Duration) error {
-	return c.send(ctx, msg, &trickle{ctx: ctx, rest: msg, chunk: max(chunk, 1), pause: pause}, time.Time{})
+	var reused atomic.Bool
+	trace := &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { reused.Store(i.Reused) }}
+	err := c.send(httptrace.WithClientTrace(ctx, trace), msg, &trickle{ctx: ctx, rest: msg, chunk: max(chunk, 1), pause: pause}, time.Time{})
+	if err != nil && reused.Load() && ctx.Err() == nil && !c.isClosing() && keptClosed(err) {
+		err = c.send(ctx, msg, &trickle{ctx: ctx, rest: msg, chunk: max(chunk, 1), pause: pause}, time.Time{})
+	}
+	return err
+}
+
+// keptClosed reports whether a POST through net/http failed as one on a
+// kept-alive connection the server closed does, before any answer: the
+// end of the connection read (EOF), a reset or broken pipe as the body
+// was written, net/http's own close of it on seeing that, or its "server
+// closed idle connection".
+func keptClosed(err error) bool {
+	var re *requestError
+	if !errors.As(err, &re) {
+		return false // an answer came (an HTTP error), or no request went
+	}
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed) || strings.Contains(err.Error(), "server closed idle connection")
 }
 
 // trickle reads its bytes out a chunk at a time, pausing before each
@@ -50,6 +80,9 @@ func (t *trickle) Read(p []byte) (int, error) {
 // postStd is post through c.client (net/http).
 func (c *HTTPConn) postStd(ctx context.Context, msg []byte, body io.Reader, mi msgInfo) (*http.Response, context.CancelFunc, error) {
 	reqCtx, reqCancel := context.WithCancel(c.ctx)
+	if tr := httptrace.ContextClientTrace(ctx); tr != nil { // SendSlow's: which connection it went on
+		reqCtx = httptrace.WithClientTrace(reqCtx, tr)
+	}
 	req, err := c.newRequest(reqCtx, http.MethodPost, body, mi.method == mcp.MethodInitialize)
 	if err != nil {
 		reqCancel()

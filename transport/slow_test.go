@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -63,4 +64,39 @@ func TestTrickle(t *testing.T) {
 	if len(reads) != 3 || reads[0] != "abcd" || reads[2] != "ij" {
 		t.Errorf("reads %q, want abcd efgh ij", reads)
 	}
+}
+
+// TestHTTPSendSlowServerClosedIdle: a slowed-down send goes through
+// net/http, whose kept-alive connection the server may close just as
+// the send begins on it (a keep-alive timeout: Node's is 5 s, and a
+// chaos replay sends slow writes seconds apart). net/http does not send
+// a POST again, as the lean client does (leanClient.post), so each slow
+// send on a kept connection failed: in a chaos replay the session was
+// taken for dead, and the rest of its faults were never sent. Now it is
+// sent once more on a new connection, as the lean client sends it. The
+// server here closes each kept connection when the next request's first
+// bytes reach it, unread.
+func TestHTTPSendSlowServerClosedIdle(t *testing.T) {
+	srv := startRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+		return jsonOK(jsonAnswer(idOf(body))), false
+	}, true)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := HTTP{URL: srv.url}.Dial(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i := range 5 {
+		if err := c.(SlowSender).SendSlow(ctx, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i)), 16, time.Millisecond); err != nil {
+			t.Fatalf("slow send %d: %v (the server closed %d kept connections as a request came)", i, err, srv.dropped.Load())
+		}
+		if in := <-c.Incoming(); string(in.Msg) != jsonAnswer(fmt.Sprint(i)) {
+			t.Fatalf("slow send %d: got %s", i, in.Msg)
+		}
+	}
+	if got := srv.reqs.Load(); got != 5 {
+		t.Errorf("the server read %d requests for 5 slow sends, want 5", got)
+	}
+	t.Logf("%d sends found their kept connection closed and were sent again", srv.dropped.Load())
 }

@@ -242,6 +242,9 @@ func (x *Actor) Run(ctx context.Context) (err error) {
 				return err
 			}
 		case p := <-polls:
+			if p.answered() { // ended while it waited (timed out, lost in a disconnect): reported already
+				break
+			}
 			if err := x.rq.resend(ctx, p); err != nil {
 				return err
 			}
@@ -570,24 +573,38 @@ func (x *Actor) handle(ctx context.Context, it *Item) error {
 }
 
 // take queues a recorded message behind the session's backlog and
-// replays what may go now.
+// replays what may go now. The live server's requests waiting in a held
+// session are asked again only when it may settle one of them (see
+// session.asksChecked): a session held through a long backlog rechecked
+// each of them against the whole backlog on every push.
 func (x *Actor) take(ctx context.Context, ss *session, it *Item) error {
+	recheck := !ss.asksChecked || !ss.held(x.env.MaxInflight) || ss.movesAsks(it) // asksChecked: asks are waiting
 	ss.push(it)
-	return x.drain(ctx, ss)
+	return x.drainAfter(ctx, ss, recheck, true)
 }
 
 // drain replays the session's backlog for as long as the session may go
 // on and its next message is due, then settles it if nothing more can be
 // recorded for it.
 func (x *Actor) drain(ctx context.Context, ss *session) error {
-	if len(ss.liveAsks) > 0 || len(ss.asked) > 0 { // what the tape brought, or the session's release, may settle them
+	return x.drainAfter(ctx, ss, true, false)
+}
+
+// drainAfter is drain; recheck: the live server's waiting requests are
+// asked again first; pushed: called after a push (take), nothing else
+// since the last drain.
+func (x *Actor) drainAfter(ctx context.Context, ss *session, recheck, pushed bool) error {
+	ss.asksChecked = false
+	if recheck && (len(ss.liveAsks) > 0 || len(ss.asked) > 0) { // what the tape brought, or the session's release, may settle them
 		if err := x.rx.recheckAsks(ctx); err != nil {
 			return err
 		}
 	}
+	popped := false
 	for len(ss.backlog) > 0 {
 		it := ss.backlog[0]
 		if x.env.stale(it) {
+			popped = true
 			x.pop(ss)
 			if ss.gating == it { // the gate drops it too
 				ss.gating = nil
@@ -632,6 +649,7 @@ func (x *Actor) drain(ctx context.Context, ss *session) error {
 				break
 			}
 		}
+		popped = true
 		x.pop(ss)
 		x.sendAt = now
 		err := x.tx.process(ctx, ss, it)
@@ -640,6 +658,10 @@ func (x *Actor) drain(ctx context.Context, ss *session) error {
 			return err
 		}
 	}
+	// Held with nothing taken from the backlog: the waiting requests were
+	// asked against it as it is now, but for the pushed message (which
+	// take looked at). Anything else that happens drains again.
+	ss.asksChecked = pushed && !popped && (len(ss.liveAsks) > 0 || len(ss.asked) > 0) && ss.held(x.env.MaxInflight)
 	return x.rq.settle(ctx, ss)
 }
 

@@ -196,7 +196,17 @@ func (r *faults) disconnect(ctx context.Context, ss *session, it *Item) error {
 	}
 	old := ss.conn
 	_ = old.Close()
-	ss.liveAsks = nil // the old connection's requests: no answer reaches them now
+	// What the old connection's server asked is of that connection: no
+	// answer reaches its requests now (waiting for the tape, liveAsks,
+	// or for the client's answer, asked), and one refused there
+	// (refused) says nothing of what the new one will ask after its
+	// fresh handshake. The recorded answers they would have taken are
+	// kept for the new server's asks. What is of the tape (openAsks,
+	// answers, takenAhead, serverMethods) stays.
+	ss.liveAsks = nil
+	x.rx.tapeTimer.Stop()
+	clear(ss.asked)
+	clear(ss.refused)
 	conn, err := x.fx.redial(ctx)
 	if err != nil {
 		return x.fx.died(ctx, ss, fmt.Errorf("reconnect after the disconnect at seq %d: %w", it.Rec.Seq, err))

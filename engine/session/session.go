@@ -100,6 +100,13 @@ type session struct {
 	// was held, before the tape reader brought their recorded twin: they
 	// wait for it, Env.AskWait each at most (receiver.ask).
 	liveAsks []liveAsk
+	// asksChecked: the session is held with live requests waiting
+	// (liveAsks, asked), asked again against the backlog as it is but
+	// for messages pushed since that cannot settle one (movesAsks): take
+	// need not ask them again. Set by a drain after a push that took
+	// nothing from the backlog, unset by every other drain (and false
+	// while none waits, so that take looks no further).
+	asksChecked bool
 	// awaiting is the client's recorded answer to a server request that
 	// the live server has not asked yet: the messages recorded after it
 	// wait until the server asks (or --ask-wait, Env.AskWait, passes), as the recorded
@@ -214,6 +221,26 @@ func (s *session) takeAnswer(method string) *Item {
 		return it
 	}
 	return nil
+}
+
+// movesAsks reports whether the recorded it, pushed behind the backlog
+// of a held session, may change what becomes of the live server's
+// requests waiting in it (receiver.ask, receiver.recheckAsks): a client
+// answer that takeAnswer may take for one, a recorded request of the
+// server that asksAhead counts for one waiting for the tape, or a client
+// message that ends such a one's look-ahead (twinMayCome). Other
+// messages (the client's requests and the server's answers, most of a
+// backlog) change nothing for them.
+func (s *session) movesAsks(it *Item) bool {
+	if it.Rec.Dir == tape.C2S && isAnswer(it.RPC.Kind) {
+		return len(s.asked) > 0 || len(s.liveAsks) > 0
+	}
+	for _, la := range s.liveAsks {
+		if asksFor(it, la.rpc.Method) || endsLookAhead(it, la.rpc.Method) {
+			return true
+		}
+	}
+	return false
 }
 
 // asksLater reports whether the backlog holds a recorded request of the

@@ -346,3 +346,56 @@ func TestGateBeforeConnecting(t *testing.T) {
 		}
 	})
 }
+
+// TestPollNotSentAgainOnceEnded: a tasks/get polled again (the live task
+// still working, the recorded one ended) that times out while it waits
+// for its next poll is reported once, as a timeout, and not polled again:
+// the poll's timer found it ended. It used to be sent again, after it
+// had been reported, as a new request of the same seq (as one lost in a
+// chaos disconnect was, on the new connection).
+func TestPollNotSentAgainOnceEnded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var gets atomic.Int32
+		var c *scripted
+		c = &scripted{in: make(chan transport.Incoming, 8), answer: func(msg []byte) [][]byte {
+			rpc, _ := jsonrpc.Parse(msg)
+			switch rpc.Method {
+			case "ping": // answered 0.8s later (sent at 1s): the session is still on when the poll's wait ends (1.5s)
+				go func() {
+					time.Sleep(800 * time.Millisecond)
+					c.in <- transport.Incoming{Msg: []byte(`{"jsonrpc":"2.0","id":3,"result":{}}`), At: time.Now()}
+				}()
+				return nil
+			case "tasks/get":
+			default:
+				return echo(msg)
+			}
+			gets.Add(1)
+			time.Sleep(500 * time.Millisecond) // the bubble's clock: a slow answer
+			return [][]byte{[]byte(`{"jsonrpc":"2.0","id":` + string(rpc.ID) + `,"result":{"taskId":"t","status":"working","pollInterval":1000}}`)}
+		}}
+		e := env(t, &dialer{c: c}, fast)
+		e.Timeout = time.Second // passes during the 1s wait for the next poll
+		s, err := replay(t, e, msgs(t,
+			"c2s", initReq, "s2c", initResp,
+			"c2s", `{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"t"}}`,
+			"s2c", `{"jsonrpc":"2.0","id":2,"result":{"taskId":"t","status":"completed"}}`,
+			"c2s", `{"jsonrpc":"2.0","id":3,"method":"ping"}`, "s2c", `{"jsonrpc":"2.0","id":3,"result":{}}`,
+		))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := gets.Load(); n != 1 {
+			t.Errorf("tasks/get sent %d times, want once (it timed out before its next poll)", n)
+		}
+		var got []*Outcome
+		for _, o := range s.outcomes {
+			if o.Req.Rec.Seq == 2 {
+				got = append(got, o)
+			}
+		}
+		if len(got) != 1 || !got[0].Timeout {
+			t.Errorf("tasks/get reported %d times (%+v), want once, as a timeout", len(got), got)
+		}
+	})
+}
