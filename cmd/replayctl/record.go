@@ -370,7 +370,7 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 	noServer := !res.Stdio.Started && errors.Is(err, transport.ErrTarget)
 	madeMeanwhile := errors.Is(err, fs.ErrExist) // by another recorder, after check
 	if !f.quiet && !noServer && !madeMeanwhile {
-		a.recordSummary(res, err, f.noTape())
+		a.recordSummary(res, err, silent, f.noTape())
 		a.redactionSummary(f)
 	}
 	switch {
@@ -381,15 +381,25 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		return interrupted(fmt.Sprintf("%s recorded to %s, with its end line", english.Count(res.Messages, "message"), res.Path))
 	case noServer:
-		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w; %s", err, f.noTape())}
+		return recordError(exitTarget, err, "; "+f.noTape())
 	case err != nil && errors.Is(err, transport.ErrTarget):
-		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w (%s recorded to %s)", err, english.Count(res.Messages, "message"), res.Path)}
+		return recordError(exitTarget, err, fmt.Sprintf(" (%s recorded to %s)", english.Count(res.Messages, "message"), res.Path))
 	case madeMeanwhile:
 		return usageError("record: %s was created by another process while this one recorded, so nothing of this session was written: each server process needs its own -o (a client that starts its server more than once starts one replayctl record each; give each its own tape name, e.g. from a wrapper script), or record over HTTP (--listen/--upstream), where each client session is a session of one tape", f.out)
 	case err != nil:
-		return &exitError{code: exitBadInput, err: fmt.Errorf("record: %w", err)}
+		return recordError(exitBadInput, err, "")
 	}
 	return nil
+}
+
+// recordError is a recording's failure err, ending the process with
+// code: "record: " once (the record package's errors start with it
+// already), err's words, then more.
+func recordError(code int, err error, more string) error {
+	if strings.HasPrefix(err.Error(), "record: ") {
+		return &exitError{code: code, err: fmt.Errorf("%w%s", err, more)}
+	}
+	return &exitError{code: code, err: fmt.Errorf("record: %w%s", err, more)}
 }
 
 // recordLeft does, at a second signal's exit, what the ordinary stop
@@ -468,9 +478,10 @@ func readTapeOnDisk(path string, whole bool) tapeOnDisk {
 func heardServer(path string) bool { return readTapeOnDisk(path, false).heard }
 
 // recordSummary prints what was recorded, on stderr (stdout is the
-// protocol); noTape says what is on disk when no tape was left
+// protocol); silent says the tape was not kept as the server answered
+// nothing, noTape what is on disk when no tape was left
 // (recordFlags.noTape: with --force, the old tape as it was).
-func (a *app) recordSummary(rec record.Result, err error, noTape string) {
+func (a *app) recordSummary(rec record.Result, err error, silent bool, noTape string) {
 	res := rec.Stdio
 	how := "the client closed its input"
 	switch {
@@ -488,7 +499,7 @@ func (a *app) recordSummary(rec record.Result, err error, noTape string) {
 		how += fmt.Sprintf("; server exit status %d", res.ExitCode)
 	}
 	switch {
-	case !rec.Created && rec.Discarded && err != nil:
+	case !rec.Created && !silent && err != nil:
 		how += "; the tape could not be written, so " + noTape
 	case !rec.Created:
 		how += "; nothing of the server's was recorded, so " + noTape
