@@ -213,21 +213,36 @@ func (f *recordFlags) awaitAbandoned() {
 // upstreamDown are recordLeft's.
 func (f *recordFlags) leftAtOnce(overHTTP, upstreamDown bool) string {
 	var file string
+	var writing bool
 	f.recMu.Lock()
 	f.abandoned = true
 	if f.rec != nil {
-		file = f.rec.Abandon()
+		file, writing = f.rec.Abandon()
 	}
 	f.recMu.Unlock()
 	leftRead()
-	if file == "" {
+	var left string
+	switch {
+	case file == "":
 		return f.noTape()
+	case writing:
+		// A write that has not ended (a disk that does not answer)
+		// may hold up a look at the file too: the words need none.
+		left = stuckWrite(file)
+	default:
+		left = recordLeft(file, overHTTP, upstreamDown)
 	}
-	left := recordLeft(file, overHTTP, upstreamDown)
 	if file != f.out {
 		return fmt.Sprintf("%s is as it was; %s", f.out, left)
 	}
 	return left
+}
+
+// stuckWrite is what a second signal says of the recording's file when
+// a write to it was under way: what is there stays, and that write may
+// still add its line, or never end.
+func stuckWrite(file string) string {
+	return file + " keeps what was recorded so far; a write to it had not ended (is its disk stuck?), so its last line may be missing, cut, or still to come"
 }
 
 // leftRead is called by leftAtOnce once it has read which file holds
