@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/replayctl/replayctl/internal/english"
+	"github.com/replayctl/replayctl/internal/stdpipe"
 	"github.com/replayctl/replayctl/record"
 	"github.com/replayctl/replayctl/serve"
 	"github.com/replayctl/replayctl/tape"
@@ -54,7 +55,7 @@ type recordFlags struct {
 	// upstreamDown is set by recordHTTP when the upstream could not be
 	// reached at the start; read by a second signal's exit (recordLeft).
 	upstreamDown atomic.Bool
-	// client is the stdio client's input (stdin), which says when it ended.
+	// client says when the stdio client's input (stdin) ended.
 	client *endReader
 }
 
@@ -249,6 +250,10 @@ func stuckWrite(file string) string {
 // the recording (tests: to end the recording there).
 var leftRead = func() {}
 
+// recordRan is called when a recording's Run has returned, before
+// awaitAbandoned (tests: to hold a second signal's words until then).
+var recordRan = func() {}
+
 // noTape is how the end of a recording with nothing kept says so: no
 // tape was written, and with --force over a tape, that one is as it was.
 func (f *recordFlags) noTape() string {
@@ -318,7 +323,7 @@ interrupted.
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f.client = &endReader{r: a.stdin}
+			f.client = &endReader{}
 			clientEnded := func() string {
 				if f.client.ended.Load() { // a stdio client closes its input, then may send SIGTERM
 					return "the client ended; stopping the server and finishing the tape"
@@ -363,7 +368,7 @@ interrupted.
 // stdout.
 func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]string, argv []string) error {
 	if f.client == nil { // serve --mode record: no second signal's note to tell
-		f.client = &endReader{r: a.stdin}
+		f.client = &endReader{}
 	}
 	// A server that could not start leaves no tape, so that the next try
 	// needs no --force; so does one that answered nothing (keep), and
@@ -375,12 +380,13 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 		return !silent
 	}
 	r, err := newRecorder(f, append(a.recorderOptions(f, tags, keep),
-		record.Command(argv...), record.Client(f.client, a.stdout), record.StopTimeout(f.stopTimeout),
+		record.Command(argv...), record.Client(f.client.watch(a.stdin), a.stdout), record.StopTimeout(f.stopTimeout),
 		record.WithStdio(record.StdioSession(f.session), record.StdioMaxMessage(int(f.maxMessage)), record.StdioStderr(a.stderr))))
 	if err != nil {
 		return err
 	}
 	res, err := r.Run(ctx)
+	recordRan()
 	f.awaitAbandoned()
 	noServer := !res.Stdio.Started && errors.Is(err, transport.ErrTarget)
 	madeMeanwhile := errors.Is(err, fs.ErrExist) // by another recorder, after check
@@ -525,16 +531,16 @@ func (a *app) recordSummary(rec record.Result, err error, silent bool, noTape st
 	}
 }
 
-// endReader is the stdio client's input; ended says it reached its end.
-type endReader struct {
-	r     io.Reader
-	ended atomic.Bool
-}
+// endReader says when the stdio client's input reached its end.
+type endReader struct{ ended atomic.Bool }
 
-func (e *endReader) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err == io.EOF {
-		e.ended.Store(true)
-	}
-	return n, err
+// watch returns stdin as the recording's client input, which sets ended
+// when it ends. It is readied as the recorder would (stdpipe.Ends)
+// before it is wrapped, so that the recording's stop can still end a
+// read of it at once (a wrapper of the *os.File would hide it: the stop
+// then waited 2 × --stop-timeout + 1s for a client that had not closed
+// its input).
+func (e *endReader) watch(stdin io.Reader) io.Reader {
+	in, _ := stdpipe.Ends(stdin, nil)
+	return stdpipe.Watch(in, func() { e.ended.Store(true) })
 }

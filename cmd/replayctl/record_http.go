@@ -148,6 +148,7 @@ func (a *app) recordHTTP(ctx context.Context, f *recordFlags, tags map[string]st
 		return err
 	}
 	res, err := r.Run(ctx)
+	recordRan()
 	f.awaitAbandoned()
 	var ie *record.InputError
 	switch {
