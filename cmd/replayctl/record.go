@@ -210,8 +210,9 @@ func (f *recordFlags) awaitAbandoned() {
 // the new file beside it (the old tape is as it was). The recording is
 // abandoned first (record.Recorder.Abandon), so that the first signal's
 // stop, still under way, changes nothing of what is said (no end line
-// written, no rename over the tape, no removal). overHTTP and
-// upstreamDown are recordLeft's.
+// written, no rename over the tape, no removal); a write under way is
+// not waited for, and the file then not looked at (stuckWrite).
+// overHTTP and upstreamDown are recordLeft's.
 func (f *recordFlags) leftAtOnce(overHTTP, upstreamDown bool) string {
 	var file string
 	var writing bool
