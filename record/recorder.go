@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -246,9 +247,13 @@ func (r *Recorder) File() string { return r.t.written() }
 // Overwrite, until Run has renamed it, the new file beside the tape),
 // and from then on Run creates, writes, renames and removes nothing, so
 // that what the caller finds in that file, and says of it, stays true.
-// A write under way ends before Abandon returns. Run, if it goes on,
-// returns the error of a write refused.
-func (r *Recorder) Abandon() string { return r.t.abandon() }
+// A creation, rename or removal under way ends before Abandon returns.
+// A write under way does not hold it up (a disk that does not answer
+// must not keep a process from exiting): writing says there was one,
+// which may still add its line (after the lines before it) once Abandon
+// has returned, or never end; a look at the file may then wait as that
+// write does. Run, if it goes on, returns the error of a write refused.
+func (r *Recorder) Abandon() (file string, writing bool) { return r.t.abandon() }
 
 // finish decides, once the recording has ended, what becomes of its file
 // (closed, written whole when closeErr is nil): one whose header could
@@ -283,7 +288,8 @@ func (r *Recorder) finish(res *Result, runErr, closeErr error, noHeader bool) er
 //
 // Errors: an *InputError when nothing could start; a stdio server that
 // could not start or failed wraps transport.ErrTarget; the listener's
-// error unchanged; a tape that could not be written, "write PATH: …".
+// error unchanged; a tape that could not be written, "record: write
+// PATH: …" (a *Tap's error says "record: " once).
 func (r *Recorder) Run(ctx context.Context) (Result, error) {
 	if r.s.upstream != "" {
 		return r.runHTTP(ctx)
@@ -385,7 +391,7 @@ func (r *Recorder) runStdio(ctx context.Context) (Result, error) {
 		closeErr = errors.Join(closeErr, file.Sync(), file.Close())
 		res.Created = true
 		if closeErr != nil {
-			closeErr = fmt.Errorf("write %s: %w", file.Name(), closeErr)
+			closeErr = &writeError{file.Name(), closeErr}
 		}
 		finishErr = r.finish(&res, o.err, closeErr, false)
 	}
@@ -394,6 +400,19 @@ func (r *Recorder) runStdio(ctx context.Context) (Result, error) {
 	}
 	return res, errors.Join(closeErr, finishErr)
 }
+
+// writeError is a tape file that could not be written whole. It says
+// "record: " once, also when err is the Tap's, which says it too.
+type writeError struct {
+	path string
+	err  error
+}
+
+func (e *writeError) Error() string {
+	return "record: write " + e.path + ": " + strings.TrimPrefix(e.err.Error(), "record: ")
+}
+
+func (e *writeError) Unwrap() error { return e.err }
 
 // newTapeWriter writes the tape's header and returns its writer
 // (tape.NewWriter; a test's, to fail as a full disk does).
@@ -448,7 +467,7 @@ func (r *Recorder) runHTTP(ctx context.Context) (Result, error) {
 		transport.BeforeShutdown(p.Stop)) // open streams end, so that the shutdown need not wait for them
 	closeErr := errors.Join(p.Close(), file.Sync(), file.Close())
 	if closeErr != nil {
-		closeErr = fmt.Errorf("write %s: %w", file.Name(), closeErr)
+		closeErr = &writeError{file.Name(), closeErr}
 	}
 	res.Messages, res.Sessions, res.Dropped = p.Messages(), p.Sessions(), p.Dropped()
 	if serveErr != nil {

@@ -20,7 +20,8 @@ import (
 // it and fails) leaves nothing half-made, and nothing the user had is
 // lost: without Overwrite no file is left at the path, with it the old
 // tape is as it was and nothing is left beside it. Run says so (an
-// error, Created false, Discarded true), over stdio and over HTTP.
+// error that says "record: " once, Created false, Discarded true), over
+// stdio and over HTTP.
 func TestRecorderHeaderNotWritten(t *testing.T) {
 	full := errors.New("no space left on device")
 	defer func(w func(io.Writer, tape.Header) (*tape.Writer, error)) { newTapeWriter = w }(newTapeWriter)
@@ -85,6 +86,8 @@ func TestRecorderHeaderNotWritten(t *testing.T) {
 			res, err := r.Run(ctx)
 			if !errors.Is(err, full) {
 				t.Errorf("Run: %v, want the header's write error", err)
+			} else if msg := err.Error(); !strings.HasPrefix(msg, "record: ") || strings.Count(msg, "record: ") != 1 {
+				t.Errorf("Run: %q, want \"record: \" once, at its start", msg)
 			}
 			if res.Created || !res.Discarded {
 				t.Errorf("result %+v, want Created false, Discarded true", res)

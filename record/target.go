@@ -22,13 +22,20 @@ type target struct {
 	path      string
 	overwrite bool
 
-	// mu guards file and abandoned, read by Recorder.File and
-	// Recorder.Abandon while Run writes. It is held across every change
-	// to the disk (create, each write, rename, remove), so that once
-	// abandon has returned none is under way and none comes.
+	// mu guards file, abandoned and writing, read by Recorder.File and
+	// Recorder.Abandon while Run writes. It is held across the changes
+	// to the disk that make, rename or remove the file, so that once
+	// abandon has returned none is under way and none comes; but not
+	// across a write, which a stuck disk (a hung mount) may hold up for
+	// ever: abandon does not wait for it, and says it was under way.
 	mu        sync.Mutex
 	file      string // the file created and still there ("" until then)
 	abandoned bool
+	writing   bool // a write is under way
+
+	// wmu is held across each write, so that the lines are written one
+	// at a time, whole and in order, without mu.
+	wmu sync.Mutex
 }
 
 // create creates the file to write: the tape (refused if it exists), or
@@ -74,12 +81,21 @@ type targetWriter struct {
 }
 
 func (w *targetWriter) Write(p []byte) (int, error) {
-	w.t.mu.Lock()
-	defer w.t.mu.Unlock()
-	if w.t.abandoned {
+	t := w.t
+	t.wmu.Lock()
+	defer t.wmu.Unlock()
+	t.mu.Lock()
+	if t.abandoned {
+		t.mu.Unlock()
 		return 0, errAbandoned
 	}
-	return w.f.Write(p)
+	t.writing = true
+	t.mu.Unlock()
+	n, err := w.f.Write(p)
+	t.mu.Lock()
+	t.writing = false
+	t.mu.Unlock()
+	return n, err
 }
 
 // written is the file created ("" until then, and again once it is
@@ -92,12 +108,14 @@ func (t *target) written() string {
 
 // abandon leaves the recording's file as it is now and returns it (""
 // if none): from then on nothing is created, written, renamed or
-// removed. A change under way ends before it returns.
-func (t *target) abandon() string {
+// removed. A creation, rename or removal under way ends before it
+// returns; a write under way does not (see Recorder.Abandon), and
+// writing says there was one.
+func (t *target) abandon() (file string, writing bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.abandoned = true
-	return t.file
+	return t.file, t.writing
 }
 
 // finish ends the recording's file, closed already: kept, it becomes the

@@ -93,17 +93,26 @@ func DecodePcap(path string, src io.Reader) (Header, []Message, []string, error)
 func decodePcap(path string, src io.Reader, store msgStore) (Header, *imported, []string, error) {
 	br := bufio.NewReader(src) // src itself when it is a *bufio.Reader (Probe.Rest)
 	if z, _ := br.Peek(2); isGzip(z) {
-		// A gzip file that is not a capture (a compressed tape, log or
-		// HAR, or a damaged one) gets the native reader's words: it was
-		// told a capture by gzip's magic number alone (Detect).
-		notCapture := &Error{Path: path, Line: 1, Seq: -1, Err: ErrUnknownFormat, Msg: "binary content: the file is gzip-compressed; decompress it (gunzip) and open that"}
+		// It was told a capture by gzip's magic number alone (Detect).
+		// One that cannot be decompressed (cut short in its start, or
+		// damaged) says why, and what to do (gunzip would fail too); a
+		// gzip file that is not a capture (a compressed tape, log or
+		// HAR) gets the native reader's words.
+		damaged := func(err error) *Error {
+			return &Error{Path: path, Line: 1, Seq: -1, Err: fmt.Errorf("%w: %w", ErrUnknownFormat, err),
+				Msg: fmt.Sprintf("the gzip-compressed file cannot be decompressed (%v): it is cut short or damaged (gunzip fails too); copy it again from where it was made, or record or capture it again", err)}
+		}
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return Header{}, nil, nil, notCapture
+			return Header{}, nil, nil, damaged(err)
 		}
 		br = bufio.NewReader(zr)
-		if magic, _ := br.Peek(4); !isPcap(magic) {
-			return Header{}, nil, nil, notCapture
+		magic, err := br.Peek(4)
+		if len(magic) < 4 && err != nil && err != io.EOF {
+			return Header{}, nil, nil, damaged(err)
+		}
+		if !isPcap(magic) {
+			return Header{}, nil, nil, &Error{Path: path, Line: 1, Seq: -1, Err: ErrUnknownFormat, Msg: "binary content: the file is gzip-compressed; decompress it (gunzip) and open that"}
 		}
 	}
 	magic, _ := br.Peek(4)

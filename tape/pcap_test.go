@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -752,4 +753,51 @@ func FuzzDecodePcap(f *testing.F) {
 		_, msgs, _, err := DecodePcap("f.pcap", bytes.NewReader(doc))
 		checkImport(t, msgs, err)
 	})
+}
+
+// TestPcapGzipDamaged: a gzip-compressed capture that cannot be
+// decompressed (cut short before its capture starts, or damaged) is
+// refused with gzip's own error, what it means and what to do, not the
+// advice to decompress it (which fails the same way).
+func TestPcapGzipDamaged(t *testing.T) {
+	c := newCapture(t)
+	fixture, err := os.ReadFile("testdata/gosdk-2025.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := gzipped(t, "gosdk-2025.pcap", fixture)
+	head := 10 + len("gosdk-2025.pcap") + 1 // gzip's header, the name with its NUL
+	damage := func(at int, b byte) []byte {
+		d := append([]byte{}, z...)
+		d[at] = b
+		return d
+	}
+	for _, tc := range []struct {
+		name string
+		file []byte
+		want string // gzip's error, in the message
+	}{
+		{"cut in the gzip header", z[:12], "unexpected EOF"},
+		{"cut before the capture's magic", z[:head+1], "unexpected EOF"},
+		{"a damaged gzip header", damage(2, 7), "gzip: invalid header"},         // not deflate
+		{"damaged compressed data", damage(head, 0xff), "flate: corrupt input"}, // block type 3
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := c.write("damaged.pcap.gz", tc.file)
+			_, err := Open(path)
+			var te *Error
+			if !errors.As(err, &te) {
+				t.Fatalf("Open: %v, want a *tape.Error", err)
+			}
+			msg := err.Error()
+			for _, w := range []string{path, tc.want, "cut short or damaged", "capture it again"} {
+				if !strings.Contains(msg, w) {
+					t.Errorf("Open: %q, want it to say %q", msg, w)
+				}
+			}
+			if strings.Contains(msg, "decompress it") || te.Err == nil || !strings.Contains(te.Err.Error(), tc.want) {
+				t.Errorf("Open: %q (Err %v), want gzip's error kept and no advice to decompress it", msg, te.Err)
+			}
+		})
+	}
 }

@@ -18,6 +18,11 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(heldWordsEnv) != "" { // the test binary as replayctl, its hooks set
+		os.Unsetenv(heldWordsEnv) // not the server's it starts
+		holdSecondSignalsWords()
+		main()
+	}
 	if how := os.Getenv(fakeUpstreamEnv); how != "" { // the test binary as a stdio upstream
 		os.Exit(fakeStdioUpstream(how))
 	}

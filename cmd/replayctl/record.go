@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/replayctl/replayctl/internal/english"
+	"github.com/replayctl/replayctl/internal/stdpipe"
 	"github.com/replayctl/replayctl/record"
 	"github.com/replayctl/replayctl/serve"
 	"github.com/replayctl/replayctl/tape"
@@ -54,7 +55,7 @@ type recordFlags struct {
 	// upstreamDown is set by recordHTTP when the upstream could not be
 	// reached at the start; read by a second signal's exit (recordLeft).
 	upstreamDown atomic.Bool
-	// client is the stdio client's input (stdin), which says when it ended.
+	// client says when the stdio client's input (stdin) ended.
 	client *endReader
 }
 
@@ -209,30 +210,50 @@ func (f *recordFlags) awaitAbandoned() {
 // the new file beside it (the old tape is as it was). The recording is
 // abandoned first (record.Recorder.Abandon), so that the first signal's
 // stop, still under way, changes nothing of what is said (no end line
-// written, no rename over the tape, no removal). overHTTP and
-// upstreamDown are recordLeft's.
+// written, no rename over the tape, no removal); a write under way is
+// not waited for, and the file then not looked at (stuckWrite).
+// overHTTP and upstreamDown are recordLeft's.
 func (f *recordFlags) leftAtOnce(overHTTP, upstreamDown bool) string {
 	var file string
+	var writing bool
 	f.recMu.Lock()
 	f.abandoned = true
 	if f.rec != nil {
-		file = f.rec.Abandon()
+		file, writing = f.rec.Abandon()
 	}
 	f.recMu.Unlock()
 	leftRead()
-	if file == "" {
+	var left string
+	switch {
+	case file == "":
 		return f.noTape()
+	case writing:
+		// A write that has not ended (a disk that does not answer)
+		// may hold up a look at the file too: the words need none.
+		left = stuckWrite(file)
+	default:
+		left = recordLeft(file, overHTTP, upstreamDown)
 	}
-	left := recordLeft(file, overHTTP, upstreamDown)
 	if file != f.out {
 		return fmt.Sprintf("%s is as it was; %s", f.out, left)
 	}
 	return left
 }
 
+// stuckWrite is what a second signal says of the recording's file when
+// a write to it was under way: what is there stays, and that write may
+// still add its line, or never end.
+func stuckWrite(file string) string {
+	return file + " keeps what was recorded so far; a write to it had not ended (is its disk stuck?), so its last line may be missing, cut, or still to come"
+}
+
 // leftRead is called by leftAtOnce once it has read which file holds
 // the recording (tests: to end the recording there).
 var leftRead = func() {}
+
+// recordRan is called when a recording's Run has returned, before
+// awaitAbandoned (tests: to hold a second signal's words until then).
+var recordRan = func() {}
 
 // noTape is how the end of a recording with nothing kept says so: no
 // tape was written, and with --force over a tape, that one is as it was.
@@ -303,7 +324,7 @@ interrupted.
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f.client = &endReader{r: a.stdin}
+			f.client = &endReader{}
 			clientEnded := func() string {
 				if f.client.ended.Load() { // a stdio client closes its input, then may send SIGTERM
 					return "the client ended; stopping the server and finishing the tape"
@@ -348,7 +369,7 @@ interrupted.
 // stdout.
 func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]string, argv []string) error {
 	if f.client == nil { // serve --mode record: no second signal's note to tell
-		f.client = &endReader{r: a.stdin}
+		f.client = &endReader{}
 	}
 	// A server that could not start leaves no tape, so that the next try
 	// needs no --force; so does one that answered nothing (keep), and
@@ -360,17 +381,18 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 		return !silent
 	}
 	r, err := newRecorder(f, append(a.recorderOptions(f, tags, keep),
-		record.Command(argv...), record.Client(f.client, a.stdout), record.StopTimeout(f.stopTimeout),
+		record.Command(argv...), record.Client(f.client.watch(a.stdin), a.stdout), record.StopTimeout(f.stopTimeout),
 		record.WithStdio(record.StdioSession(f.session), record.StdioMaxMessage(int(f.maxMessage)), record.StdioStderr(a.stderr))))
 	if err != nil {
 		return err
 	}
 	res, err := r.Run(ctx)
+	recordRan()
 	f.awaitAbandoned()
 	noServer := !res.Stdio.Started && errors.Is(err, transport.ErrTarget)
 	madeMeanwhile := errors.Is(err, fs.ErrExist) // by another recorder, after check
 	if !f.quiet && !noServer && !madeMeanwhile {
-		a.recordSummary(res, err, f.noTape())
+		a.recordSummary(res, err, silent, f.noTape())
 		a.redactionSummary(f)
 	}
 	switch {
@@ -381,15 +403,25 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		return interrupted(fmt.Sprintf("%s recorded to %s, with its end line", english.Count(res.Messages, "message"), res.Path))
 	case noServer:
-		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w; %s", err, f.noTape())}
+		return recordError(exitTarget, err, "; "+f.noTape())
 	case err != nil && errors.Is(err, transport.ErrTarget):
-		return &exitError{code: exitTarget, err: fmt.Errorf("record: %w (%s recorded to %s)", err, english.Count(res.Messages, "message"), res.Path)}
+		return recordError(exitTarget, err, fmt.Sprintf(" (%s recorded to %s)", english.Count(res.Messages, "message"), res.Path))
 	case madeMeanwhile:
 		return usageError("record: %s was created by another process while this one recorded, so nothing of this session was written: each server process needs its own -o (a client that starts its server more than once starts one replayctl record each; give each its own tape name, e.g. from a wrapper script), or record over HTTP (--listen/--upstream), where each client session is a session of one tape", f.out)
 	case err != nil:
-		return &exitError{code: exitBadInput, err: fmt.Errorf("record: %w", err)}
+		return recordError(exitBadInput, err, "")
 	}
 	return nil
+}
+
+// recordError is a recording's failure err, ending the process with
+// code: "record: " once (the record package's errors start with it
+// already), err's words, then more.
+func recordError(code int, err error, more string) error {
+	if strings.HasPrefix(err.Error(), "record: ") {
+		return &exitError{code: code, err: fmt.Errorf("%w%s", err, more)}
+	}
+	return &exitError{code: code, err: fmt.Errorf("record: %w%s", err, more)}
 }
 
 // recordLeft does, at a second signal's exit, what the ordinary stop
@@ -468,9 +500,10 @@ func readTapeOnDisk(path string, whole bool) tapeOnDisk {
 func heardServer(path string) bool { return readTapeOnDisk(path, false).heard }
 
 // recordSummary prints what was recorded, on stderr (stdout is the
-// protocol); noTape says what is on disk when no tape was left
+// protocol); silent says the tape was not kept as the server answered
+// nothing, noTape what is on disk when no tape was left
 // (recordFlags.noTape: with --force, the old tape as it was).
-func (a *app) recordSummary(rec record.Result, err error, noTape string) {
+func (a *app) recordSummary(rec record.Result, err error, silent bool, noTape string) {
 	res := rec.Stdio
 	how := "the client closed its input"
 	switch {
@@ -488,7 +521,7 @@ func (a *app) recordSummary(rec record.Result, err error, noTape string) {
 		how += fmt.Sprintf("; server exit status %d", res.ExitCode)
 	}
 	switch {
-	case !rec.Created && rec.Discarded && err != nil:
+	case !rec.Created && !silent && err != nil:
 		how += "; the tape could not be written, so " + noTape
 	case !rec.Created:
 		how += "; nothing of the server's was recorded, so " + noTape
@@ -499,16 +532,16 @@ func (a *app) recordSummary(rec record.Result, err error, noTape string) {
 	}
 }
 
-// endReader is the stdio client's input; ended says it reached its end.
-type endReader struct {
-	r     io.Reader
-	ended atomic.Bool
-}
+// endReader says when the stdio client's input reached its end.
+type endReader struct{ ended atomic.Bool }
 
-func (e *endReader) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err == io.EOF {
-		e.ended.Store(true)
-	}
-	return n, err
+// watch returns stdin as the recording's client input, which sets ended
+// when it ends. It is readied as the recorder would (stdpipe.Ends)
+// before it is wrapped, so that the recording's stop can still end a
+// read of it at once (a wrapper of the *os.File would hide it: the stop
+// then waited 2 × --stop-timeout + 1s for a client that had not closed
+// its input).
+func (e *endReader) watch(stdin io.Reader) io.Reader {
+	in, _ := stdpipe.Ends(stdin, nil)
+	return stdpipe.Watch(in, func() { e.ended.Store(true) })
 }

@@ -117,6 +117,10 @@ func TestRecordForceKeepsOldTapeWhenNothingRecorded(t *testing.T) {
 		if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
 			t.Errorf("exit %d, want %d; stderr:\n%s", code, exitInterrupted, stderr.String())
 		}
+		// Its summary says why no new tape was kept: not a write that failed.
+		if !strings.Contains(stderr.String(), "nothing of the server's was recorded") || strings.Contains(stderr.String(), "could not be written") {
+			t.Errorf("stderr does not say nothing of the server's was recorded, or says the tape could not be written:\n%s", stderr.String())
+		}
 		checkOldTape(t, path, stderr.String())
 	})
 	t.Run("listen upstream down", func(t *testing.T) {

@@ -148,17 +148,18 @@ func (a *app) recordHTTP(ctx context.Context, f *recordFlags, tags map[string]st
 		return err
 	}
 	res, err := r.Run(ctx)
+	recordRan()
 	f.awaitAbandoned()
 	var ie *record.InputError
 	switch {
 	case errors.As(err, &ie):
 		return usageError("%v", err)
 	case err != nil && res.Discarded:
-		return &exitError{code: exitBadInput, err: fmt.Errorf("record: %w; %s", err, f.noTape())}
+		return recordError(exitBadInput, err, "; "+f.noTape())
 	case err != nil && !res.Created:
 		return err // the listener's, with its exit status
 	case err != nil:
-		return &exitError{code: exitBadInput, err: fmt.Errorf("record: %w", err)}
+		return recordError(exitBadInput, err, "")
 	case silent && res.Messages > 0:
 		return &exitError{code: exitTarget, err: fmt.Errorf("record: the upstream %s answered nothing (%s from clients), so %s", hf.upstream, english.Count(res.Messages, "message"), f.noTape())}
 	case silent:

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,30 +22,17 @@ import (
 // process exits then, but nothing of the recording may change the disk
 // meanwhile).
 func TestRecordLeftAtOnceTrue(t *testing.T) {
-	const (
-		old        = `{"type":"header","format":"replayctl-tape","version":1,"transport":"stdio"}` + "\n"
-		initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
-		answer     = `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"new","version":"0"}}}`
-	)
-	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, answer)
-	}))
-	defer upstream.Close()
+	upstream := fakeUpstream(t, bigAnswer) // it answers initialize
 	for _, when := range []string{"before the read", "between the read and the look", "after the words"} {
 		t.Run(when, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "t.jsonl")
-			if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			path := writeOldTape(t)
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
 			exchanged := make(chan struct{})
-			r, err := record.New(path, record.Overwrite(), record.Upstream(upstream.URL+"/mcp"), record.Listen("127.0.0.1:0"),
+			r, err := record.New(path, record.Overwrite(), record.Upstream(upstream), record.Listen("127.0.0.1:0"),
 				record.OnListening(func(_ net.Addr, url string) {
 					defer close(exchanged)
-					resp, err := http.Post(url, "application/json", strings.NewReader(initialize))
+					resp, err := http.Post(url, "application/json", strings.NewReader(initializeLine))
 					if err != nil {
 						t.Errorf("post: %v", err)
 						return
@@ -75,7 +61,7 @@ func TestRecordLeftAtOnceTrue(t *testing.T) {
 			}
 			words := f.leftAtOnce(true, false)
 			stop()
-			checkLeftTrue(t, words, path, old)
+			checkLeftTrue(t, words, path, oldTape)
 		})
 	}
 }

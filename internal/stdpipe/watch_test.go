@@ -1,0 +1,71 @@
+package stdpipe
+
+import (
+	"io"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestWatch: a watched reader says when its input ended, and is as
+// Interruptible as what it wraps (a Pollable pipe is; a reader without
+// Close is not), with that reader's Close.
+func TestWatch(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	pipe := Pollable(pr)
+	for _, tc := range []struct {
+		name          string
+		in            io.Reader
+		interruptible bool
+	}{
+		{"a pollable pipe", pipe, Interruptible(pipe)},
+		{"an io.Pipe", func() io.Reader { r, _ := io.Pipe(); return r }(), true},
+		{"a reader without Close", strings.NewReader("x"), false},
+		{"a closer of no known kind", io.NopCloser(strings.NewReader("x")), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := Watch(tc.in, func() {})
+			if got := Interruptible(w); got != tc.interruptible {
+				t.Errorf("Interruptible %v, want %v", got, tc.interruptible)
+			}
+			_, isCloser := w.(io.Closer)
+			_, wasCloser := tc.in.(io.Closer)
+			if isCloser != wasCloser {
+				t.Errorf("io.Closer %v, want %v (as what it wraps)", isCloser, wasCloser)
+			}
+		})
+	}
+
+	ended := 0
+	w := Watch(pipe, func() { ended++ })
+	if _, err := pw.Write([]byte("line\n")); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	b, err := io.ReadAll(w)
+	if string(b) != "line\n" || err != nil || ended != 1 {
+		t.Errorf("read %q (%v), ended %d times; want the line, then its end once", b, err, ended)
+	}
+	// Close ends a read in progress: the pipe's Close is the watched one's.
+	pr2, pw2, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw2.Close()
+	w2 := Watch(Pollable(pr2), func() {})
+	read := make(chan error, 1)
+	go func() {
+		_, err := w2.Read(make([]byte, 1))
+		read <- err
+	}()
+	if err := w2.(io.Closer).Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-read; err == nil {
+		t.Error("a read in progress ended with no error at Close, want one")
+	}
+}
