@@ -61,8 +61,10 @@ func limitOf(n int) int {
 // readAtMost reads r to its end, or to limit+1 bytes: then it stops and
 // reports over (the rest stays unread). hint, when positive, is the
 // expected size (a Content-Length). The buffer never grows past limit+1
-// bytes.
-func readAtMost(r io.Reader, limit int, hint int64) (b []byte, over bool, err error) {
+// bytes. r is an io.ReadCloser, the type of the bodies it is given: as
+// an io.Reader, each call converted one interface to the other, which
+// called runtime.getitab on nearly every answer (issue 24).
+func readAtMost(r io.ReadCloser, limit int, hint int64) (b []byte, over bool, err error) {
 	size := 512
 	if hint > 0 {
 		size = int(min(hint, int64(limit))) + 1 // +1: room to see the end

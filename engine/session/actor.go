@@ -353,7 +353,8 @@ func (x *Actor) connect(ctx context.Context) error {
 	x.ev.about(now, event.Dialled, "in "+now.Sub(began).String())
 	x.sink.Count(Connected) // from now on it replays: see queueLimit and spin
 	x.live0 = true
-	x.ss.conn, x.direct, x.taken = c, c.Incoming(), 0
+	x.ss.setConn(c)
+	x.direct, x.taken = c.Incoming(), 0
 	// Messages released while the connection was being made were held by
 	// the target's start-up (global pacing counts it as held, not lag).
 	x.ss.freeAt = now

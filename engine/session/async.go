@@ -29,14 +29,15 @@ func (r *sender) async(ss *session, it *Item) bool {
 	if !isRequest(it) || it.Fault != nil || it.RPC.Method == mcp.MethodInitialize {
 		return false
 	}
-	c, ok := ss.conn.(transport.ConcurrentSender)
-	return ok && c.SendsConcurrently()
+	return ss.concurrent
 }
 
 // holdsSender reports whether a Send on c holds its caller until the
 // target begins to answer (Streamable HTTP): the actor hands on the
 // outcomes it keeps (flush) before such a send, as before any wait. A
 // write to a pipe or the mock does not wait for the target to answer.
+// A session's own connection: session.concurrent says it without a type
+// assertion.
 func holdsSender(c transport.Conn) bool {
 	cs, ok := c.(transport.ConcurrentSender)
 	return ok && cs.SendsConcurrently()
@@ -53,7 +54,7 @@ func (r *sender) sendAsync(ctx context.Context, ss *session, it *Item, sent time
 	p := x.rq.inFlight(ss, it, sent)
 	conn, msg := ss.conn, it.Out
 	// No send outlives the time its request has to be answered.
-	if as, ok := conn.(transport.AsyncSender); ok && !it.Injected { // an injected message may be sent aside (sendBy)
+	if as := ss.async; as != nil && !it.Injected { // an injected message may be sent aside (sendBy)
 		x.sends.Add(1)
 		if as.SendAsync(x.ctx, msg, p.deadline, func(err error) { x.tx.handedEnded(conn, it, p, err) }) {
 			return

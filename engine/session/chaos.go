@@ -211,7 +211,8 @@ func (r *faults) disconnect(ctx context.Context, ss *session, it *Item) error {
 	if err != nil {
 		return x.fx.died(ctx, ss, fmt.Errorf("reconnect after the disconnect at seq %d: %w", it.Rec.Seq, err))
 	}
-	ss.conn, x.direct, x.taken = conn, conn.Incoming(), 0
+	ss.setConn(conn)
+	x.direct, x.taken = conn.Incoming(), 0
 	x.ev.about(time.Now(), event.Reconnect, fmt.Sprintf("after the disconnect fault at seq %d", it.Rec.Seq))
 	// A fresh handshake, as a client reconnecting does: initialize now;
 	// notifications/initialized, and everything after it, once the server

@@ -109,7 +109,7 @@ func (r *sender) sendOne(ctx context.Context, ss *session, it *Item) error {
 	// With retries, the attempt the network error spoiled never reached
 	// the server: what goes out now is the retry, which it gets once.
 	async := x.tx.async(ss, it)
-	if !async && holdsSender(ss.conn) && len(x.outs) > 0 {
+	if !async && ss.concurrent && len(x.outs) > 0 {
 		// A Send that holds the actor: what it kept goes on first. The
 		// flush may wait for the sink (validate backed up); that wait is
 		// not the message's send time, nor part of its deadline, so the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -231,6 +232,76 @@ func TestActorSendsWithoutWaiting(t *testing.T) {
 	var he *transport.HTTPError
 	if o := s.bySeq()[4]; o == nil || !errors.As(o.Err, &he) {
 		t.Errorf("ping: %+v, want the 400 as its outcome", o)
+	}
+}
+
+// handing is a concurrent connection that also takes a request without
+// holding its sender (transport.AsyncSender), as the lean HTTP client
+// does, and counts the requests it took so; closed, it takes none.
+type handing struct {
+	concurrent
+	handed atomic.Int32
+}
+
+func (h *handing) SendAsync(ctx context.Context, msg []byte, _ time.Time, done func(error)) bool {
+	h.mu.Lock()
+	closed := h.closed
+	h.mu.Unlock()
+	if closed {
+		return false
+	}
+	h.handed.Add(1)
+	go func() { done(h.Send(ctx, msg)) }()
+	return true
+}
+
+// dialers gives each Dial the next of its connections, and fails once
+// they are used up.
+type dialers struct {
+	mu sync.Mutex
+	cs []transport.Conn
+}
+
+func (d *dialers) Dial(context.Context, string) (transport.Conn, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.cs) == 0 {
+		return nil, errors.New("no more connections")
+	}
+	c := d.cs[0]
+	d.cs = d.cs[1:]
+	return c, nil
+}
+
+// TestActorHandsRequestsToTheNewConnection: what a session's connection
+// can do (session.setConn) is found again when a disconnect fault makes
+// it reconnect: the requests after the reconnect are handed to the new
+// connection without waiting, none to the closed one.
+func TestActorHandsRequestsToTheNewConnection(t *testing.T) {
+	newConn := func() *handing {
+		return &handing{concurrent: concurrent{&scripted{in: make(chan transport.Incoming, 8), answer: echo}}}
+	}
+	first, second := newConn(), newConn()
+	e := env(t, &dialers{cs: []transport.Conn{first, second}}, fast)
+	e.Chaos = &chaos.Plan{}
+	list2 := strings.Replace(listReq, `"id":1`, `"id":3`, 1)
+	list2Resp := strings.Replace(listResp, `"id":1`, `"id":3`, 1)
+	its := msgs(t, "c2s", initReq, "s2c", initResp, "c2s", listReq, "s2c", listResp, "c2s", pingReq, "s2c", pingResp, "c2s", list2, "s2c", list2Resp)
+	its[2].Fault = &chaos.Fault{Kind: chaos.Disconnect, Seq: 2, Session: "s1", MsgKind: "request"}
+	s, err := replay(t, e, its)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seq := range []int64{4, 6} {
+		if o := s.bySeq()[seq]; o == nil || o.Actual == nil {
+			t.Errorf("seq %d: %+v, want answered after the reconnect", seq, o)
+		}
+	}
+	if n := first.handed.Load(); n != 0 {
+		t.Errorf("the first connection was handed %d requests, want 0 (its one request carried the fault)", n)
+	}
+	if n := second.handed.Load(); n != 2 {
+		t.Errorf("the new connection was handed %d requests, want 2 (ping, the second tools/list)", n)
 	}
 }
 
