@@ -255,24 +255,6 @@ func (h *handing) SendAsync(ctx context.Context, msg []byte, _ time.Time, done f
 	return true
 }
 
-// dialers gives each Dial the next of its connections, and fails once
-// they are used up.
-type dialers struct {
-	mu sync.Mutex
-	cs []transport.Conn
-}
-
-func (d *dialers) Dial(context.Context, string) (transport.Conn, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if len(d.cs) == 0 {
-		return nil, errors.New("no more connections")
-	}
-	c := d.cs[0]
-	d.cs = d.cs[1:]
-	return c, nil
-}
-
 // TestActorHandsRequestsToTheNewConnection: what a session's connection
 // can do (session.setConn) is found again when a disconnect fault makes
 // it reconnect: the requests after the reconnect are handed to the new
