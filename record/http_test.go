@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -43,12 +44,21 @@ func (a withAuth) RoundTrip(r *http.Request) (*http.Response, error) {
 // returns its base URL, the proxy and the tape's path.
 func startProxy(t *testing.T, upstream string) (*httptest.Server, *record.HTTP, string) {
 	t.Helper()
+	return startProxyFrom(t, upstream, context.Background())
+}
+
+// startProxyFrom is startProxy with base the context of every request
+// the proxy serves, from which its upstream requests' contexts come.
+func startProxyFrom(t *testing.T, upstream string, base context.Context) (*httptest.Server, *record.HTTP, string) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "recorded.jsonl")
 	p, err := record.NewHTTP(upstream, func(h tape.Header) (*tape.Writer, error) { return tape.Create(path, h) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(p)
+	srv := httptest.NewUnstartedServer(p)
+	srv.Config.BaseContext = func(net.Listener) context.Context { return base }
+	srv.Start()
 	t.Cleanup(func() {
 		p.Stop()
 		srv.Close()

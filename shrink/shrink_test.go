@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -156,74 +157,74 @@ func TestShrinkBudget(t *testing.T) {
 // the same timeout at the same message, not another failure.
 func TestShrinkTimeout(t *testing.T) {
 	t.Parallel()
-	argv := append(testserver.Planted(t), "-hang", "d")
-	target := replay.Against(replay.Command(argv[0], argv[1:]...))
-	calls := []call{{"a", "x"}, {"d", "x"}, {"b", "x"}, {"d", "slow"}, {"e", "x"}, {"d", "x"}, {"a", "y"}, {"d", "slow"}}
-	src := tape.Bytes("hang.jsonl", plantedTape(t, [][]call{calls, calls[:3]}))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	res, err := shrink.Shrink(ctx, src, shrink.Replay(target, replay.Timeout(400*time.Millisecond)), shrink.Baseline(2), shrink.Proof(3))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Failure.Kind != shrink.KindTimeout || res.Failure.Name != "d" {
-		t.Fatalf("failure %s, want a timeout of d", res.Failure)
-	}
-	var kept []shrink.Unit
-	for _, u := range res.Units {
-		if !u.Handshake {
-			kept = append(kept, u)
+	synctest.Test(t, func(t *testing.T) { // the timeouts on the bubble's clock: see hanging
+		calls := []call{{"a", "x"}, {"d", "x"}, {"b", "x"}, {"d", "slow"}, {"e", "x"}, {"d", "x"}, {"a", "y"}, {"d", "slow"}}
+		src := tape.Bytes("hang.jsonl", plantedTape(t, [][]call{calls, calls[:3]}))
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		res, err := shrink.Shrink(ctx, src, shrink.Replay(hanging("d"), replay.Timeout(400*time.Millisecond)), shrink.Baseline(2), shrink.Proof(3))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	// The first call of d with mode slow; its "slow" stays, the rest of
-	// its arguments go.
-	if len(kept) != 1 || !slices.Contains(kept[0].Seqs, res.Failure.Seq) || res.Proof.Failed != 3 {
-		t.Fatalf("kept %+v, proof %+v: want the call that timed out alone, 3 of 3", kept, res.Proof)
-	}
-	if !bytes.Contains(res.Tape, []byte(`"arguments":{"mode":"slow"}`)) || bytes.Contains(res.Tape, []byte(`"note"`)) {
-		t.Errorf("tape:\n%s\nwant the call's arguments simplified to mode slow", res.Tape)
-	}
+		if res.Failure.Kind != shrink.KindTimeout || res.Failure.Name != "d" {
+			t.Fatalf("failure %s, want a timeout of d", res.Failure)
+		}
+		var kept []shrink.Unit
+		for _, u := range res.Units {
+			if !u.Handshake {
+				kept = append(kept, u)
+			}
+		}
+		// The first call of d with mode slow; its "slow" stays, the rest of
+		// its arguments go.
+		if len(kept) != 1 || !slices.Contains(kept[0].Seqs, res.Failure.Seq) || res.Proof.Failed != 3 {
+			t.Fatalf("kept %+v, proof %+v: want the call that timed out alone, 3 of 3", kept, res.Proof)
+		}
+		if !bytes.Contains(res.Tape, []byte(`"arguments":{"mode":"slow"}`)) || bytes.Contains(res.Tape, []byte(`"note"`)) {
+			t.Errorf("tape:\n%s\nwant the call's arguments simplified to mode slow", res.Tape)
+		}
+	})
 }
 
 // TestShrinkAt: of two calls that time out, At picks the second; a
 // message with no failure is refused naming the failures seen.
 func TestShrinkAt(t *testing.T) {
 	t.Parallel()
-	argv := append(testserver.Planted(t), "-hang", "d")
-	target := replay.Against(replay.Command(argv[0], argv[1:]...))
-	calls := []call{{"a", "x"}, {"d", "slow"}, {"b", "x"}, {"d", "slow"}, {"e", "x"}}
-	b := plantedTape(t, [][]call{calls})
-	tp, err := shrink.Load(tape.Bytes("at.jsonl", b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var second int64 = -1 // the seq of the second call of d
-	n := 0
-	for _, u := range tp.Units {
-		if u.Name == "d" {
-			if n++; n == 2 {
-				second = u.Seqs[0]
+	synctest.Test(t, func(t *testing.T) { // the timeouts on the bubble's clock: see hanging
+		calls := []call{{"a", "x"}, {"d", "slow"}, {"b", "x"}, {"d", "slow"}, {"e", "x"}}
+		b := plantedTape(t, [][]call{calls})
+		tp, err := shrink.Load(tape.Bytes("at.jsonl", b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var second int64 = -1 // the seq of the second call of d
+		n := 0
+		for _, u := range tp.Units {
+			if u.Name == "d" {
+				if n++; n == 2 {
+					second = u.Seqs[0]
+				}
 			}
 		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	opts := []shrink.Option{shrink.Replay(target, replay.Timeout(200*time.Millisecond)), shrink.Baseline(1), shrink.Proof(2)}
-	res, err := shrink.Shrink(ctx, tape.Bytes("at.jsonl", b), append(opts, shrink.At("s1", second))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var kept []int64 // the first seq of each unit kept
-	for _, u := range res.Units {
-		if !u.Handshake {
-			kept = append(kept, u.Seqs[0])
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		opts := []shrink.Option{shrink.Replay(hanging("d"), replay.Timeout(200*time.Millisecond)), shrink.Baseline(1), shrink.Proof(2)}
+		res, err := shrink.Shrink(ctx, tape.Bytes("at.jsonl", b), append(opts, shrink.At("s1", second))...)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if res.Failure.Kind != shrink.KindTimeout || res.Failure.Seq != second || len(kept) != 1 || kept[0] != second {
-		t.Errorf("failure %s, kept seqs %v: want the timeout at seq %d alone", res.Failure, kept, second)
-	}
-	_, err = shrink.Shrink(ctx, tape.Bytes("at.jsonl", b), append(opts, shrink.At("s1", 1))...)
-	if !errors.Is(err, shrink.ErrNoFailure) || !strings.Contains(err.Error(), "timeout at s1 seq") {
-		t.Errorf("At a message that does not fail: %v, want ErrNoFailure naming the timeout seen", err)
-	}
+		var kept []int64 // the first seq of each unit kept
+		for _, u := range res.Units {
+			if !u.Handshake {
+				kept = append(kept, u.Seqs[0])
+			}
+		}
+		if res.Failure.Kind != shrink.KindTimeout || res.Failure.Seq != second || len(kept) != 1 || kept[0] != second {
+			t.Errorf("failure %s, kept seqs %v: want the timeout at seq %d alone", res.Failure, kept, second)
+		}
+		_, err = shrink.Shrink(ctx, tape.Bytes("at.jsonl", b), append(opts, shrink.At("s1", 1))...)
+		if !errors.Is(err, shrink.ErrNoFailure) || !strings.Contains(err.Error(), "timeout at s1 seq") {
+			t.Errorf("At a message that does not fail: %v, want ErrNoFailure naming the timeout seen", err)
+		}
+	})
 }
