@@ -27,10 +27,13 @@ import (
 // the lean client sends its POSTs (leanClient.post): net/http does not
 // send a POST again.
 func (c *HTTPConn) SendSlow(ctx context.Context, msg []byte, chunk int, pause time.Duration) error {
-	var reused atomic.Bool
-	trace := &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { reused.Store(i.Reused) }}
+	var reused, answered atomic.Bool
+	trace := &httptrace.ClientTrace{
+		GotConn:              func(i httptrace.GotConnInfo) { reused.Store(i.Reused) },
+		GotFirstResponseByte: func() { answered.Store(true) }, // the server has it: never again
+	}
 	err := c.send(httptrace.WithClientTrace(ctx, trace), msg, &trickle{ctx: ctx, rest: msg, chunk: max(chunk, 1), pause: pause}, time.Time{})
-	if err != nil && reused.Load() && ctx.Err() == nil && !c.isClosing() && keptClosed(err) {
+	if err != nil && reused.Load() && !answered.Load() && ctx.Err() == nil && !c.isClosing() && keptClosed(err) {
 		err = c.send(ctx, msg, &trickle{ctx: ctx, rest: msg, chunk: max(chunk, 1), pause: pause}, time.Time{})
 	}
 	return err
@@ -40,13 +43,16 @@ func (c *HTTPConn) SendSlow(ctx context.Context, msg []byte, chunk int, pause ti
 // kept-alive connection the server closed does, before any answer: the
 // end of the connection read (EOF), a reset or broken pipe as the body
 // was written, net/http's own close of it on seeing that, or its "server
-// closed idle connection".
+// closed idle connection". Not io.ErrUnexpectedEOF: net/http gives it
+// for an answer cut short, once the server had the whole request, and
+// a POST it had must not be sent twice (SendSlow also checks that no
+// byte of an answer came, as closedUnanswered does for the lean client).
 func keptClosed(err error) bool {
 	var re *requestError
 	if !errors.As(err, &re) {
 		return false // an answer came (an HTTP error), or no request went
 	}
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) ||
 		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed) || strings.Contains(err.Error(), "server closed idle connection")
 }
 

@@ -100,3 +100,37 @@ func TestHTTPSendSlowServerClosedIdle(t *testing.T) {
 	}
 	t.Logf("%d sends found their kept connection closed and were sent again", srv.dropped.Load())
 }
+
+// TestHTTPSendSlowNotResentOnceAnswered: a slow send on a kept-alive
+// connection whose server read it whole and began its answer (the
+// status line cut short, then the connection closed) is not sent again:
+// the server has the request, and a second tools/call could run twice.
+// Only a connection closed before any byte of the answer is resent.
+func TestHTTPSendSlowNotResentOnceAnswered(t *testing.T) {
+	srv := startRawServer(t, func(n int, req *http.Request, body []byte) (string, bool) {
+		if n == 0 {
+			return jsonOK(jsonAnswer(idOf(body))), false // keeps the connection for the next send
+		}
+		return "HTTP/1.1 200 OK\r\nContent-Type: appl", true // read whole, answer begun (cut in its headers), connection closed
+	}, false)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := HTTP{URL: srv.url}.Dial(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ss := c.(SlowSender)
+	if err := ss.SendSlow(ctx, []byte(`{"jsonrpc":"2.0","id":0,"method":"ping"}`), 16, time.Millisecond); err != nil {
+		t.Fatalf("slow send 0: %v", err)
+	}
+	<-c.Incoming()
+	if err := ss.SendSlow(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), 16, time.Millisecond); err == nil {
+		t.Fatal("slow send 1 answered with cut headers: no error")
+	} else {
+		t.Logf("slow send 1: %v", err)
+	}
+	if got, conns := srv.reqs.Load(), srv.conns.Load(); got != 2 || conns != 1 {
+		t.Errorf("the server read %d requests on %d connections, want 2 on 1 (the second, read whole and answered in part, was sent again)", got, conns)
+	}
+}
