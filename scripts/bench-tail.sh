@@ -100,7 +100,7 @@ measure() {
   local pid=$!
   wait_http "http://127.0.0.1:$port/mcp"
   if [[ $warm == 1 ]]; then
-    "$dir/tailbench" warm -http -addr "127.0.0.1:$port" -conns 2 -calls 3
+    "$dir/tailbench" warm -http -addr "127.0.0.1:$port" -conns 2 -calls 3 || echo "$name: warm-up failed (this run meets a cold server)" >&2
   fi
   local cpu0 o0 o1
   cpu0=$(oncpu "$pid")

@@ -20,7 +20,9 @@ type session struct {
 	sent  pends          // by the id sent
 	byRec pends          // by the id recorded
 	// What conn can do beyond transport.Conn, found once per connection
-	// by setConn rather than by a type assertion per request: each such
+	// by setConn rather than by a type assertion per asynchronous send
+	// (other paths still assert per message: transport.SendsInstantly in
+	// spin and the synchronous send, holdsSender in sendBounded): each such
 	// assertion called runtime.getitab (a call site's own cache is
 	// filled only about once in 1,000 calls), and the first assertion
 	// for a type builds its itab, 20-30 µs that fell on the schedule's

@@ -234,6 +234,9 @@ func splitCmd(args []string, w io.Writer) error {
 		ups = append(ups, up)
 		if i == 0 {
 			first = fmt.Sprintf("call 0 up %.3f back %.3f ms", ms(up), ms(back))
+			if back < 0 {
+				first = fmt.Sprintf("call 0 up %.3f ms, no answer", ms(up))
+			}
 		}
 		if up > *over || back > *over {
 			late = append(late, fmt.Sprintf("%d (held %.3f, up %.3f, back %.3f)", i, ms(fromMS(t.SentMS)-fromMS(t.DueMS)), ms(up), ms(back)))
