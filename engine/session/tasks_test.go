@@ -504,3 +504,56 @@ func TestPollLostInADisconnectCountedOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestPollDuplicateAnswerCountedOnce: a second answer with the id of a
+// tasks/get that waits for its next poll is an answer to no request in
+// flight, as one to any request already answered: it is not paired (the
+// count in flight taken down again, the poll timed twice).
+func TestPollDuplicateAnswerCountedOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var gets atomic.Int32
+		var c *scripted
+		c = &scripted{in: make(chan transport.Incoming, 8), answer: func(msg []byte) [][]byte {
+			rpc, _ := jsonrpc.Parse(msg)
+			if rpc.Method != "tasks/get" {
+				return echo(msg)
+			}
+			if gets.Add(1) > 1 {
+				return [][]byte{[]byte(`{"jsonrpc":"2.0","id":` + string(rpc.ID) + `,"result":{"taskId":"t","status":"completed"}}`)}
+			}
+			working := []byte(`{"jsonrpc":"2.0","id":` + string(rpc.ID) + `,"result":{"taskId":"t","status":"working","pollInterval":1000}}`)
+			go func() { // the same answer again, 0.1s later: while the poll waits
+				time.Sleep(100 * time.Millisecond)
+				c.in <- transport.Incoming{Msg: working, At: time.Now()}
+			}()
+			return [][]byte{working}
+		}}
+		s, a, err := replayed(t, env(t, &dialer{c: c}, fast), msgs(t,
+			"c2s", initReq, "s2c", initResp,
+			"c2s", `{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"t"}}`,
+			"s2c", `{"jsonrpc":"2.0","id":2,"result":{"taskId":"t","status":"completed"}}`,
+			"c2s", `{"jsonrpc":"2.0","id":3,"method":"ping"}`, "s2c", `{"jsonrpc":"2.0","id":3,"result":{}}`,
+		))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := a.ss.inflight; n != 0 {
+			t.Errorf("%d requests in flight at the end, want 0", n)
+		}
+		if n := gets.Load(); n != 2 {
+			t.Errorf("tasks/get sent %d times, want twice (polled once again)", n)
+		}
+		var strays int
+		for _, o := range s.outcomes {
+			if o.Req.Rec.Seq == -1 && o.Err != nil && strings.Contains(o.Err.Error(), "matches no request in flight") {
+				strays++
+			}
+		}
+		if strays != 1 {
+			t.Errorf("%d answers to no request in flight, want 1 (the duplicate)", strays)
+		}
+		if o := s.bySeq()[2]; o == nil || o.Actual == nil || !strings.Contains(string(o.Actual.Msg), "completed") {
+			t.Errorf("tasks/get: %+v, want judged on the answer that ended the task", o)
+		}
+	})
+}
