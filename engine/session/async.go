@@ -128,7 +128,7 @@ func (r *sender) sendEnded(ctx context.Context, res sendResult) error {
 		p.sendErr = err
 	case x.env.Chaos != nil && !overLimit(ss, err):
 		p.sendErr = err
-		ss.inflight--
+		p.givenUp()
 		if err := x.rq.finishIfDone(ctx, p); err != nil {
 			return err
 		}
@@ -136,6 +136,6 @@ func (r *sender) sendEnded(ctx context.Context, res sendResult) error {
 	default:
 		return x.targetDied(ss, fmt.Errorf("send seq %d: %w", p.req.Rec.Seq, err))
 	}
-	ss.inflight--
+	p.givenUp()
 	return x.rq.finishIfDone(ctx, p)
 }

@@ -104,7 +104,7 @@ func (r *faults) died(ctx context.Context, ss *session, cause error) error {
 	slices.SortFunc(lost, func(a, b *pend) int { return a.sent.Compare(b.sent) })
 	for _, p := range lost {
 		p.sendErr = fmt.Errorf("the server died: %w", cause)
-		ss.inflight--
+		p.givenUp()
 		if err := x.rq.finish(ctx, p); err != nil {
 			return err
 		}
@@ -186,7 +186,7 @@ func (r *faults) disconnect(ctx context.Context, ss *session, it *Item) error {
 	slices.SortFunc(lost, func(a, b *pend) int { return a.sent.Compare(b.sent) })
 	for _, p := range lost {
 		p.sendErr, p.lost = errLost, true
-		ss.inflight--
+		p.givenUp()
 		if err := x.rq.finish(ctx, p); err != nil {
 			return err
 		}

@@ -79,7 +79,7 @@ func (r *requests) settleAtEnd(ctx context.Context) error {
 			ss.sent.del(p.key)
 			ss.byRec.del(p.recKey)
 			if !p.answered() {
-				ss.inflight--
+				p.givenUp()
 			}
 			if ss.waitFor == p {
 				ss.waitFor = nil

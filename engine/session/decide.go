@@ -45,14 +45,16 @@ func pairLive(id []byte, f inFlight) (*pend, pairing) {
 	if p == nil && string(id) == "null" {
 		p = f.faulted
 	}
+	// A tasks/get waiting for its next poll has had its answer too.
+	heard := p != nil && (p.answered() || p.pollWait)
 	switch {
-	case p != nil && p.answered() && p.req.Fault != nil:
+	case heard && p.req.Fault != nil:
 		return p, pairDuplicate
 	case p == nil && f.faultsSent:
 		return nil, pairTolerated
 	case (p == nil || p.timedOut) && f.late[jsonrpc.IDKey(id)]:
 		return p, pairLate
-	case p == nil || p.answered():
+	case p == nil || heard:
 		return p, pairStray
 	}
 	return p, pairWith

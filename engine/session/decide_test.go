@@ -48,7 +48,9 @@ func TestPairLive(t *testing.T) {
 	faulted.actual = &transport.Incoming{}
 	timedOut := pendOf(request(7, "4", "104"))
 	timedOut.timedOut = true
-	sent := pendsOf(waiting, answered, faulted, timedOut)
+	polling := pendOf(request(9, "5", "106")) // a tasks/get waiting for its next poll
+	polling.pollWait = true
+	sent := pendsOf(waiting, answered, faulted, timedOut, polling)
 	quoted := pendOf(request(1, "1", `"101"`))
 	tests := []struct {
 		name string
@@ -68,6 +70,7 @@ func TestPairLive(t *testing.T) {
 		{"after its request timed out", "104", inFlight{sent: sent, late: map[string]bool{"104": true}}, timedOut, pairLate},
 		{"given up on and forgotten", "105", inFlight{sent: sent, late: map[string]bool{"105": true}}, nil, pairLate},
 		{"a second answer without a fault", "102", inFlight{sent: sent}, answered, pairStray},
+		{"a second answer while the poll waits", "106", inFlight{sent: sent}, polling, pairStray},
 		{"matches nothing", "999", inFlight{sent: sent}, nil, pairStray},
 	}
 	for _, tt := range tests {

@@ -39,6 +39,9 @@ type pend struct {
 	// pollingSince is when a tasks/get first went out, while it is sent
 	// again until the live task ends (live.go).
 	pollingSince time.Time
+	// pollWait: a tasks/get answered, waiting for its next poll (live.go).
+	// Not in flight: its answer took it out of the session's count.
+	pollWait bool
 	// listenEnded: a subscriptions/listen left open by the recording,
 	// ended with the tape (conns.go).
 	listenEnded bool
@@ -46,6 +49,17 @@ type pend struct {
 
 func (p *pend) answered() bool {
 	return p.actual != nil || p.timedOut || p.sendErr != nil || p.replaced || p.listenEnded
+}
+
+// givenUp takes a request given up (timed out, failed, lost) out of its
+// session's count in flight, unless it waits for its next poll: its
+// answer took it out then.
+func (p *pend) givenUp() {
+	if p.pollWait {
+		p.pollWait = false
+		return
+	}
+	p.sess.inflight--
 }
 
 // sender is the actor's part that sends: each recorded client message

@@ -135,6 +135,14 @@ func items(t testing.TB, path string) []*Item {
 // and Run's error.
 func replay(t testing.TB, e *Env, its []*Item) (*recSink, error) {
 	t.Helper()
+	s, _, err := replayed(t, e, its)
+	return s, err
+}
+
+// replayed is replay, with the actor too: its state may be looked at once
+// Run has returned.
+func replayed(t testing.TB, e *Env, its []*Item) (*recSink, *Actor, error) {
+	t.Helper()
 	s := &recSink{}
 	a := New(e, s, "s1", time.Now())
 	done := make(chan error, 1)
@@ -149,7 +157,7 @@ func replay(t testing.TB, e *Env, its []*Item) (*recSink, error) {
 	if s.ended != 1 {
 		t.Errorf("Ended %d times, want once", s.ended)
 	}
-	return s, err
+	return s, a, err
 }
 
 // mockOf is the built-in mock of a tape.

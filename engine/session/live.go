@@ -137,7 +137,7 @@ func (r *requests) pollAgain(p *pend) bool {
 	// tasks/result) waits for it, as the recorded client waited. The
 	// order rule held the session on p only if the recorded answer was
 	// read before the live one came; hold it here either way.
-	p.actual = nil
+	p.actual, p.pollWait = nil, true
 	if x.env.Order.holds() {
 		p.sess.waitFor = p
 	}

@@ -57,7 +57,7 @@ func (r *requests) expire(ctx context.Context, now time.Time) error {
 func (r *requests) timeOut(ctx context.Context, p *pend, why string) error {
 	x := r.x
 	p.timedOut = true
-	p.sess.inflight--
+	p.givenUp()
 	p.sess.gaveUp(p.key.String())
 	x.anchorHandshake(p)
 	if conn := p.sess.conn; conn != nil && p.req.RPC.Method != mcp.MethodInitialize {
@@ -331,7 +331,7 @@ func (r *requests) resend(ctx context.Context, p *pend) error {
 	p.replaced = true
 	np.attempts++
 	np.req.Out, np.req.SentID = rpc.WithID(id), id
-	np.key, np.actual, np.timedOut, np.sendErr, np.asRecorded = keyOf(id), nil, false, nil, false
+	np.key, np.actual, np.timedOut, np.sendErr, np.asRecorded, np.pollWait = keyOf(id), nil, false, nil, false, false
 	np.sent = time.Now()
 	np.deadline = np.sent.Add(x.env.Timeout)
 	ss := p.sess

@@ -376,7 +376,7 @@ func TestPollNotSentAgainOnceEnded(t *testing.T) {
 		}}
 		e := env(t, &dialer{c: c}, fast)
 		e.Timeout = time.Second // passes during the 1s wait for the next poll
-		s, err := replay(t, e, msgs(t,
+		s, a, err := replayed(t, e, msgs(t,
 			"c2s", initReq, "s2c", initResp,
 			"c2s", `{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"t"}}`,
 			"s2c", `{"jsonrpc":"2.0","id":2,"result":{"taskId":"t","status":"completed"}}`,
@@ -384,6 +384,9 @@ func TestPollNotSentAgainOnceEnded(t *testing.T) {
 		))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if n := a.ss.inflight; n != 0 {
+			t.Errorf("%d requests in flight at the end, want 0 (every one answered or given up)", n)
 		}
 		if n := gets.Load(); n != 1 {
 			t.Errorf("tasks/get sent %d times, want once (it timed out before its next poll)", n)
@@ -396,6 +399,161 @@ func TestPollNotSentAgainOnceEnded(t *testing.T) {
 		}
 		if len(got) != 1 || !got[0].Timeout {
 			t.Errorf("tasks/get reported %d times (%+v), want once, as a timeout", len(got), got)
+		}
+	})
+}
+
+// TestPollEndedKeepsTheInflightLimit: a tasks/get that times out while it
+// waits for its next poll is no longer counted in flight: its answer took
+// it out already. It used to be taken out twice (the session at -1 for
+// good), so that with MaxInflight 1 the two pings after it went out
+// together.
+func TestPollEndedKeepsTheInflightLimit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var open, overlaps atomic.Int32 // pings sent and not answered; pings sent while another was
+		var c *scripted
+		c = &scripted{in: make(chan transport.Incoming, 8), answer: func(msg []byte) [][]byte {
+			rpc, _ := jsonrpc.Parse(msg)
+			switch rpc.Method {
+			case "ping": // each answered 0.3s later
+				if open.Add(1) > 1 {
+					overlaps.Add(1)
+				}
+				go func() {
+					time.Sleep(300 * time.Millisecond)
+					open.Add(-1)
+					c.in <- transport.Incoming{Msg: []byte(`{"jsonrpc":"2.0","id":` + string(rpc.ID) + `,"result":{}}`), At: time.Now()}
+				}()
+				return nil
+			case "tasks/get":
+				time.Sleep(500 * time.Millisecond)
+				return [][]byte{[]byte(`{"jsonrpc":"2.0","id":` + string(rpc.ID) + `,"result":{"taskId":"t","status":"working","pollInterval":1000}}`)}
+			}
+			return echo(msg)
+		}}
+		e := env(t, &dialer{c: c}, fast)
+		e.Timeout = time.Second // passes during the 1s wait for the next poll
+		e.MaxInflight = 1
+		s, a, err := replayed(t, e, msgs(t,
+			"c2s", initReq, "s2c", initResp,
+			"c2s", `{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"t"}}`,
+			"s2c", `{"jsonrpc":"2.0","id":2,"result":{"taskId":"t","status":"completed"}}`,
+			"c2s", `{"jsonrpc":"2.0","id":3,"method":"ping"}`,
+			"c2s", `{"jsonrpc":"2.0","id":4,"method":"ping"}`,
+			"s2c", `{"jsonrpc":"2.0","id":3,"result":{}}`, "s2c", `{"jsonrpc":"2.0","id":4,"result":{}}`,
+		))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := overlaps.Load(); n != 0 {
+			t.Errorf("%d pings sent while another was unanswered, want 0 (MaxInflight 1)", n)
+		}
+		if n := a.ss.inflight; n != 0 {
+			t.Errorf("%d requests in flight at the end, want 0", n)
+		}
+		for _, seq := range []int64{4, 5} {
+			if o := s.bySeq()[seq]; o == nil || o.Actual == nil {
+				t.Errorf("ping seq %d: %+v, want answered", seq, o)
+			}
+		}
+	})
+}
+
+// TestPollLostInADisconnectCountedOnce: a tasks/get lost in a chaos
+// disconnect while it waits for its next poll is not taken out of the
+// count in flight a second time (its answer took it out), nor polled
+// again on the new connection.
+func TestPollLostInADisconnectCountedOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var gets atomic.Int32
+		answer := func(msg []byte) [][]byte {
+			rpc, _ := jsonrpc.Parse(msg)
+			switch rpc.Method {
+			case "tasks/get":
+				gets.Add(1)
+				return [][]byte{[]byte(`{"jsonrpc":"2.0","id":` + string(rpc.ID) + `,"result":{"taskId":"t","status":"working","pollInterval":1000}}`)}
+			case "ping":
+				return nil // cut off by the disconnect
+			}
+			return echo(msg)
+		}
+		first := &scripted{in: make(chan transport.Incoming, 8), answer: answer}
+		second := &scripted{in: make(chan transport.Incoming, 8), answer: echo}
+		e := env(t, &dialers{cs: []transport.Conn{first, second}}, scheduler.Speed{Mode: scheduler.Realtime})
+		e.Chaos = &chaos.Plan{}
+		e.Order = OrderNone // the ping goes out on time (0.4s), during the poll's 1s wait
+		its := msgs(t,
+			"c2s", initReq, "s2c", initResp,
+			"c2s", `{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"t"}}`,
+			"s2c", `{"jsonrpc":"2.0","id":2,"result":{"taskId":"t","status":"completed"}}`,
+			"c2s", `{"jsonrpc":"2.0","id":3,"method":"ping"}`, "s2c", `{"jsonrpc":"2.0","id":3,"result":{}}`,
+		)
+		its[4].Fault = &chaos.Fault{Kind: chaos.Disconnect, Seq: 4, Session: "s1", MsgKind: "request"}
+		s, a, err := replayed(t, e, its)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := a.ss.inflight; n != 0 {
+			t.Errorf("%d requests in flight at the end, want 0", n)
+		}
+		if n := gets.Load(); n != 1 {
+			t.Errorf("tasks/get sent %d times, want once (lost before its next poll)", n)
+		}
+		if o := s.bySeq()[2]; o == nil || !o.Lost {
+			t.Errorf("tasks/get: %+v, want lost in the disconnect", o)
+		}
+	})
+}
+
+// TestPollDuplicateAnswerCountedOnce: a second answer with the id of a
+// tasks/get that waits for its next poll is an answer to no request in
+// flight, as one to any request already answered: it is not paired (the
+// count in flight taken down again, the poll timed twice).
+func TestPollDuplicateAnswerCountedOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var gets atomic.Int32
+		var c *scripted
+		c = &scripted{in: make(chan transport.Incoming, 8), answer: func(msg []byte) [][]byte {
+			rpc, _ := jsonrpc.Parse(msg)
+			if rpc.Method != "tasks/get" {
+				return echo(msg)
+			}
+			if gets.Add(1) > 1 {
+				return [][]byte{[]byte(`{"jsonrpc":"2.0","id":` + string(rpc.ID) + `,"result":{"taskId":"t","status":"completed"}}`)}
+			}
+			working := []byte(`{"jsonrpc":"2.0","id":` + string(rpc.ID) + `,"result":{"taskId":"t","status":"working","pollInterval":1000}}`)
+			go func() { // the same answer again, 0.1s later: while the poll waits
+				time.Sleep(100 * time.Millisecond)
+				c.in <- transport.Incoming{Msg: working, At: time.Now()}
+			}()
+			return [][]byte{working}
+		}}
+		s, a, err := replayed(t, env(t, &dialer{c: c}, fast), msgs(t,
+			"c2s", initReq, "s2c", initResp,
+			"c2s", `{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"t"}}`,
+			"s2c", `{"jsonrpc":"2.0","id":2,"result":{"taskId":"t","status":"completed"}}`,
+			"c2s", `{"jsonrpc":"2.0","id":3,"method":"ping"}`, "s2c", `{"jsonrpc":"2.0","id":3,"result":{}}`,
+		))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := a.ss.inflight; n != 0 {
+			t.Errorf("%d requests in flight at the end, want 0", n)
+		}
+		if n := gets.Load(); n != 2 {
+			t.Errorf("tasks/get sent %d times, want twice (polled once again)", n)
+		}
+		var strays int
+		for _, o := range s.outcomes {
+			if o.Req.Rec.Seq == -1 && o.Err != nil && strings.Contains(o.Err.Error(), "matches no request in flight") {
+				strays++
+			}
+		}
+		if strays != 1 {
+			t.Errorf("%d answers to no request in flight, want 1 (the duplicate)", strays)
+		}
+		if o := s.bySeq()[2]; o == nil || o.Actual == nil || !strings.Contains(string(o.Actual.Msg), "completed") {
+			t.Errorf("tasks/get: %+v, want judged on the answer that ended the task", o)
 		}
 	})
 }
