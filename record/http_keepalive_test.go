@@ -12,6 +12,7 @@ import (
 	"net/http/httptrace"
 	"sync"
 	"testing"
+	"time"
 )
 
 // pingUpstream is an HTTP/1.1 MCP server on loopback that reads each
@@ -141,17 +142,22 @@ func watchedProxy(t *testing.T, upstream string) (url string, pooled <-chan stru
 }
 
 // pooledOrEnded waits until n upstream connections are each either back
-// in the proxy's pool or ended, and returns how many are in the pool.
+// in the proxy's pool or ended, and returns how many are in the pool; it
+// fails t if they are not after a minute (a hang's bound: t's Context is
+// done only once t has returned).
 func pooledOrEnded(t *testing.T, n int, pooled <-chan struct{}, ended <-chan int) int {
 	t.Helper()
-	kept := 0
+	bound := time.NewTimer(time.Minute)
+	defer bound.Stop()
+	kept, closed := 0, 0
 	for range n {
 		select {
 		case <-pooled:
 			kept++
 		case <-ended:
-		case <-t.Context().Done():
-			t.Fatalf("the proxy's %d upstream connections were neither pooled nor closed (%d pooled)", n, kept)
+			closed++
+		case <-bound.C:
+			t.Fatalf("after a minute, %d of the proxy's %d upstream connections were neither back in its pool nor closed (%d pooled, %d closed)", n-kept-closed, n, kept, closed)
 		}
 	}
 	return kept

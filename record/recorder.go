@@ -248,11 +248,14 @@ func (r *Recorder) File() string { return r.t.written() }
 // and from then on Run creates, writes, renames and removes nothing, so
 // that what the caller finds in that file, and says of it, stays true.
 // A creation, rename or removal under way ends before Abandon returns.
-// A write under way does not hold it up (a disk that does not answer
-// must not keep a process from exiting): writing says there was one,
-// which may still add its line (after the lines before it) once Abandon
-// has returned, or never end; a look at the file may then wait as that
-// write does. Run, if it goes on, returns the error of a write refused.
+// A write under way (a line, or the end line of a stop under way) is
+// waited for, a second at most: one that ends by then has added its
+// whole line, and writing is false. One that has not does not hold
+// Abandon up longer (a disk that does not answer must not keep a
+// process from exiting): writing is true, and that write may still add
+// its line (after the lines before it) once Abandon has returned, or
+// never end; a look at the file may then wait as that write does. Run,
+// if it goes on, returns the error of a write refused.
 func (r *Recorder) Abandon() (file string, writing bool) { return r.t.abandon() }
 
 // finish decides, once the recording has ended, what becomes of its file

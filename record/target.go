@@ -3,11 +3,18 @@ package record
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
+
+// stuckAfter is how long abandon waits for a write under way to end
+// before it takes that write for stuck: far longer than a line takes on
+// a disk that answers, short enough for a second Ctrl-C.
+const stuckAfter = time.Second
 
 // errAbandoned is what a recording's writes and file creation return
 // once Recorder.Abandon was called.
@@ -22,16 +29,18 @@ type target struct {
 	path      string
 	overwrite bool
 
-	// mu guards file, abandoned and writing, read by Recorder.File and
-	// Recorder.Abandon while Run writes. It is held across the changes
-	// to the disk that make, rename or remove the file, so that once
-	// abandon has returned none is under way and none comes; but not
-	// across a write, which a stuck disk (a hung mount) may hold up for
-	// ever: abandon does not wait for it, and says it was under way.
+	// mu guards file, abandoned, writing and ended, read by
+	// Recorder.File and Recorder.Abandon while Run writes. It is held
+	// across the changes to the disk that make, rename or remove the
+	// file, so that once abandon has returned none is under way and none
+	// comes; but not across a write, which a stuck disk (a hung mount)
+	// may hold up for ever: abandon waits for it stuckAfter at most, and
+	// then says it is still under way.
 	mu        sync.Mutex
 	file      string // the file created and still there ("" until then)
 	abandoned bool
-	writing   bool // a write is under way
+	writing   bool          // a write is under way
+	ended     chan struct{} // made by abandon for a write under way, closed when it ends
 
 	// wmu is held across each write, so that the lines are written one
 	// at a time, whole and in order, without mu.
@@ -77,7 +86,7 @@ func (t *target) writer(f *os.File) *targetWriter { return &targetWriter{t: t, f
 // targetWriter writes to the recording's file until it is abandoned.
 type targetWriter struct {
 	t *target
-	f *os.File
+	f io.Writer // the file (tests: a writer they hold up)
 }
 
 func (w *targetWriter) Write(p []byte) (int, error) {
@@ -94,6 +103,10 @@ func (w *targetWriter) Write(p []byte) (int, error) {
 	n, err := w.f.Write(p)
 	t.mu.Lock()
 	t.writing = false
+	if t.ended != nil { // abandon waits for this write
+		close(t.ended)
+		t.ended = nil
+	}
 	t.mu.Unlock()
 	return n, err
 }
@@ -109,13 +122,31 @@ func (t *target) written() string {
 // abandon leaves the recording's file as it is now and returns it (""
 // if none): from then on nothing is created, written, renamed or
 // removed. A creation, rename or removal under way ends before it
-// returns; a write under way does not (see Recorder.Abandon), and
-// writing says there was one.
+// returns. A write under way is waited for, stuckAfter at most: one
+// that ends by then has added its line, and writing is false; one that
+// has not (a stuck disk) is left to end when it can, or never, and
+// writing is true (see Recorder.Abandon).
 func (t *target) abandon() (file string, writing bool) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	t.abandoned = true
-	return t.file, t.writing
+	file = t.file // no longer changes: nothing is created, renamed or removed now
+	if !t.writing {
+		t.mu.Unlock()
+		return file, false
+	}
+	if t.ended == nil { // a second abandon waits for the same write
+		t.ended = make(chan struct{})
+	}
+	ended := t.ended
+	t.mu.Unlock()
+	stuck := time.NewTimer(stuckAfter)
+	defer stuck.Stop()
+	select {
+	case <-ended: // no write comes after it: the recording is abandoned
+		return file, false
+	case <-stuck.C:
+		return file, true
+	}
 }
 
 // finish ends the recording's file, closed already: kept, it becomes the

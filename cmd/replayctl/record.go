@@ -210,18 +210,20 @@ func (f *recordFlags) awaitAbandoned() {
 // the new file beside it (the old tape is as it was). The recording is
 // abandoned first (record.Recorder.Abandon), so that the first signal's
 // stop, still under way, changes nothing of what is said (no end line
-// written, no rename over the tape, no removal); a write under way is
-// not waited for, and the file then not looked at (stuckWrite).
-// overHTTP and upstreamDown are recordLeft's.
+// written, no rename over the tape, no removal); a write under way (a
+// line, or that stop's end line) is waited for, a second at most, and
+// if it has not ended by then (a stuck disk) the file is not looked at
+// (stuckWrite). overHTTP and upstreamDown are recordLeft's.
 func (f *recordFlags) leftAtOnce(overHTTP, upstreamDown bool) string {
 	var file string
 	var writing bool
 	f.recMu.Lock()
-	f.abandoned = true
-	if f.rec != nil {
-		file, writing = f.rec.Abandon()
-	}
+	f.abandoned = true // no recorder is made from now on
+	rec := f.rec
 	f.recMu.Unlock()
+	if rec != nil {
+		file, writing = rec.Abandon() // may wait for a write: not under recMu
+	}
 	leftRead()
 	var left string
 	switch {
@@ -241,10 +243,10 @@ func (f *recordFlags) leftAtOnce(overHTTP, upstreamDown bool) string {
 }
 
 // stuckWrite is what a second signal says of the recording's file when
-// a write to it was under way: what is there stays, and that write may
-// still add its line, or never end.
+// a write to it had not ended after a second's wait: what is there
+// stays, and that write may still add its line, or never end.
 func stuckWrite(file string) string {
-	return file + " keeps what was recorded so far; a write to it had not ended (is its disk stuck?), so its last line may be missing, cut, or still to come"
+	return file + " keeps what was recorded so far; a write to it had not ended after a second (is its disk stuck?), so its last line may be missing, cut, or still to come"
 }
 
 // leftRead is called by leftAtOnce once it has read which file holds

@@ -1,10 +1,13 @@
 package stdpipe
 
 import (
+	"errors"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestWatch: a watched reader says when its input ended, and is as
@@ -55,17 +58,47 @@ func TestWatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pw2.Close()
+	defer pr2.Close()
+	defer pw2.Close() // a read Close failed to end ends then, with EOF
 	w2 := Watch(Pollable(pr2), func() {})
 	read := make(chan error, 1)
 	go func() {
 		_, err := w2.Read(make([]byte, 1))
 		read <- err
 	}()
+	waitParked(t, "stdpipe.(*watched).Read", "IO wait")
 	if err := w2.(io.Closer).Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-read; err == nil {
-		t.Error("a read in progress ended with no error at Close, want one")
+	select {
+	case err := <-read:
+		if !errors.Is(err, os.ErrClosed) {
+			t.Errorf("a read in progress ended with %v at Close, want os.ErrClosed", err)
+		}
+	case <-time.After(time.Minute): // a hang's bound
+		t.Fatal("a read in progress did not end at Close")
+	}
+}
+
+// waitParked returns once a goroutine whose stack holds fn is parked,
+// its state starting with state ("IO wait": in Go's poller, waiting for
+// its descriptor); it fails t after a minute. It looks at every
+// goroutine's stack until then (runtime.Stack), yielding in between.
+func waitParked(t *testing.T, fn, state string) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	deadline := time.Now().Add(time.Minute) // a hang's bound
+	for {
+		all := string(buf[:runtime.Stack(buf, true)])
+		for _, g := range strings.Split(all, "\n\n") {
+			header, _, _ := strings.Cut(g, "\n")
+			if strings.Contains(header, "["+state) && strings.Contains(g, fn) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no goroutine in %s parked in %q after a minute; the goroutines:\n%s", fn, state, all)
+		}
+		runtime.Gosched()
 	}
 }
