@@ -291,21 +291,6 @@ func TestServeModeNewDeadUpstream(t *testing.T) {
 	}
 }
 
-// deadURL is the URL of a loopback port nothing listens on (one just
-// closed): an upstream that refuses every connection.
-func deadURL(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return "http://" + addr + "/mcp"
-}
-
 // TestServeModeNewBadFlagsLeaveNoJournal: serve --mode new refused for
 // a flag it reads once the journal is open (--strategy, --report, a
 // --listen address in use) exits 2 and leaves no TAPE.journal behind,
