@@ -82,11 +82,7 @@ func TestHTTPSendSlowServerClosedIdle(t *testing.T) {
 	}, true)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := HTTP{URL: srv.url}.Dial(ctx, "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialIn(t, HTTP{URL: srv.url}, "s1")
 	for i := range 5 {
 		if err := c.(SlowSender).SendSlow(ctx, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i)), 16, time.Millisecond); err != nil {
 			t.Fatalf("slow send %d: %v (the server closed %d kept connections as a request came)", i, err, srv.dropped.Load())
@@ -102,8 +98,8 @@ func TestHTTPSendSlowServerClosedIdle(t *testing.T) {
 }
 
 // TestHTTPSendSlowNotResentOnceAnswered: a slow send on a kept-alive
-// connection whose server read it whole and began its answer (the
-// status line cut short, then the connection closed) is not sent again:
+// connection whose server read it whole and began its answer (cut short
+// in its headers, then the connection closed) is not sent again:
 // the server has the request, and a second tools/call could run twice.
 // Only a connection closed before any byte of the answer is resent.
 func TestHTTPSendSlowNotResentOnceAnswered(t *testing.T) {
@@ -115,11 +111,7 @@ func TestHTTPSendSlowNotResentOnceAnswered(t *testing.T) {
 	}, false)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := HTTP{URL: srv.url}.Dial(ctx, "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialIn(t, HTTP{URL: srv.url}, "s1")
 	ss := c.(SlowSender)
 	if err := ss.SendSlow(ctx, []byte(`{"jsonrpc":"2.0","id":0,"method":"ping"}`), 16, time.Millisecond); err != nil {
 		t.Fatalf("slow send 0: %v", err)
