@@ -347,6 +347,23 @@ func TestGateBeforeConnecting(t *testing.T) {
 	})
 }
 
+// pollThenPing is the poll tests' tape: a tasks/get whose recorded task
+// ended (id 2), then a ping (id 3).
+func pollThenPing(t *testing.T) []*Item {
+	return msgs(t,
+		"c2s", initReq, "s2c", initResp,
+		"c2s", `{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"t"}}`,
+		"s2c", `{"jsonrpc":"2.0","id":2,"result":{"taskId":"t","status":"completed"}}`,
+		"c2s", `{"jsonrpc":"2.0","id":3,"method":"ping"}`, "s2c", `{"jsonrpc":"2.0","id":3,"result":{}}`,
+	)
+}
+
+// stillWorking is a live answer to tasks/get id: the task still working,
+// polled again after a second.
+func stillWorking(id []byte) []byte {
+	return []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"taskId":"t","status":"working","pollInterval":1000}}`)
+}
+
 // TestPollNotSentAgainOnceEnded: a tasks/get polled again (the live task
 // still working, the recorded one ended) that times out while it waits
 // for its next poll is reported once, as a timeout, and not polled again:
@@ -372,16 +389,11 @@ func TestPollNotSentAgainOnceEnded(t *testing.T) {
 			}
 			gets.Add(1)
 			time.Sleep(500 * time.Millisecond) // the bubble's clock: a slow answer
-			return [][]byte{[]byte(`{"jsonrpc":"2.0","id":` + string(rpc.ID) + `,"result":{"taskId":"t","status":"working","pollInterval":1000}}`)}
+			return [][]byte{stillWorking(rpc.ID)}
 		}}
 		e := env(t, &dialer{c: c}, fast)
 		e.Timeout = time.Second // passes during the 1s wait for the next poll
-		s, a, err := replayed(t, e, msgs(t,
-			"c2s", initReq, "s2c", initResp,
-			"c2s", `{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"t"}}`,
-			"s2c", `{"jsonrpc":"2.0","id":2,"result":{"taskId":"t","status":"completed"}}`,
-			"c2s", `{"jsonrpc":"2.0","id":3,"method":"ping"}`, "s2c", `{"jsonrpc":"2.0","id":3,"result":{}}`,
-		))
+		s, a, err := replayed(t, e, pollThenPing(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -427,7 +439,7 @@ func TestPollEndedKeepsTheInflightLimit(t *testing.T) {
 				return nil
 			case "tasks/get":
 				time.Sleep(500 * time.Millisecond)
-				return [][]byte{[]byte(`{"jsonrpc":"2.0","id":` + string(rpc.ID) + `,"result":{"taskId":"t","status":"working","pollInterval":1000}}`)}
+				return [][]byte{stillWorking(rpc.ID)}
 			}
 			return echo(msg)
 		}}
@@ -471,7 +483,7 @@ func TestPollLostInADisconnectCountedOnce(t *testing.T) {
 			switch rpc.Method {
 			case "tasks/get":
 				gets.Add(1)
-				return [][]byte{[]byte(`{"jsonrpc":"2.0","id":` + string(rpc.ID) + `,"result":{"taskId":"t","status":"working","pollInterval":1000}}`)}
+				return [][]byte{stillWorking(rpc.ID)}
 			case "ping":
 				return nil // cut off by the disconnect
 			}
@@ -482,12 +494,7 @@ func TestPollLostInADisconnectCountedOnce(t *testing.T) {
 		e := env(t, &dialers{cs: []transport.Conn{first, second}}, scheduler.Speed{Mode: scheduler.Realtime})
 		e.Chaos = &chaos.Plan{}
 		e.Order = OrderNone // the ping goes out on time (0.4s), during the poll's 1s wait
-		its := msgs(t,
-			"c2s", initReq, "s2c", initResp,
-			"c2s", `{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"t"}}`,
-			"s2c", `{"jsonrpc":"2.0","id":2,"result":{"taskId":"t","status":"completed"}}`,
-			"c2s", `{"jsonrpc":"2.0","id":3,"method":"ping"}`, "s2c", `{"jsonrpc":"2.0","id":3,"result":{}}`,
-		)
+		its := pollThenPing(t)
 		its[4].Fault = &chaos.Fault{Kind: chaos.Disconnect, Seq: 4, Session: "s1", MsgKind: "request"}
 		s, a, err := replayed(t, e, its)
 		if err != nil {
@@ -521,19 +528,14 @@ func TestPollDuplicateAnswerCountedOnce(t *testing.T) {
 			if gets.Add(1) > 1 {
 				return [][]byte{[]byte(`{"jsonrpc":"2.0","id":` + string(rpc.ID) + `,"result":{"taskId":"t","status":"completed"}}`)}
 			}
-			working := []byte(`{"jsonrpc":"2.0","id":` + string(rpc.ID) + `,"result":{"taskId":"t","status":"working","pollInterval":1000}}`)
+			working := stillWorking(rpc.ID)
 			go func() { // the same answer again, 0.1s later: while the poll waits
 				time.Sleep(100 * time.Millisecond)
 				c.in <- transport.Incoming{Msg: working, At: time.Now()}
 			}()
 			return [][]byte{working}
 		}}
-		s, a, err := replayed(t, env(t, &dialer{c: c}, fast), msgs(t,
-			"c2s", initReq, "s2c", initResp,
-			"c2s", `{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"t"}}`,
-			"s2c", `{"jsonrpc":"2.0","id":2,"result":{"taskId":"t","status":"completed"}}`,
-			"c2s", `{"jsonrpc":"2.0","id":3,"method":"ping"}`, "s2c", `{"jsonrpc":"2.0","id":3,"result":{}}`,
-		))
+		s, a, err := replayed(t, env(t, &dialer{c: c}, fast), pollThenPing(t))
 		if err != nil {
 			t.Fatal(err)
 		}
