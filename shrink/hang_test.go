@@ -22,7 +22,7 @@ import (
 // Run the replays in a synctest bubble: the replay's timeout then runs on
 // the bubble's clock, which moves only when every goroutine of the bubble
 // is blocked, so only the call that is never answered can time out.
-// Against a process (./planted -hang), the timeout bounds the process's
+// Against a process (./planted had a -hang flag for this), the timeout bounds the process's
 // start and its answer to initialize as well, which under load took
 // longer than the test's 400 ms: the shrink then chased a timeout of
 // initialize.

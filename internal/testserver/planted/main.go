@@ -11,8 +11,6 @@
 //	-dup TOOL      exit when a tools/call of TOOL arrives under an id this
 //	               session has already seen (a chaos duplicate or
 //	               duplicate-id fault): the double-charge bug
-//	-hang TOOL     never answer a tools/call of TOOL with arguments.mode
-//	               "slow" (the client's timeout ends it)
 //
 // Every exit says why on stderr.
 package main
@@ -30,7 +28,6 @@ func main() {
 	flaky := flag.String("flaky", "", "with -abc: exit one time in three, counting triggers in this file")
 	seed := flag.Uint64("seed", 1, "the seed of -flaky's draws")
 	dup := flag.String("dup", "", "exit when a tools/call of this tool repeats an id")
-	hang := flag.String("hang", "", `never answer a tools/call of this tool with mode "slow"`)
 	flag.Parse()
 
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
@@ -71,9 +68,6 @@ func main() {
 			name := m.Params.Name
 			if *dup != "" && name == *dup && repeated {
 				die("tools/call %s: id %s came twice", name, id)
-			}
-			if *hang != "" && name == *hang && m.Params.Arguments.Mode == "slow" {
-				continue
 			}
 			if *abc != "" {
 				switch {
