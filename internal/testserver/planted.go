@@ -15,7 +15,7 @@ var planted struct {
 // Planted returns the argv of a tiny stdio MCP server (./planted) that
 // answers every request and exits where its flags plant a bug: tools a,
 // b, then c with a given argument (-abc), one time in three (-flaky), or
-// a tool call whose id repeats (-dup); or never answers a call (-hang).
+// a tool call whose id repeats (-dup).
 // Append the flags to the argv.
 func Planted(t testing.TB) []string {
 	t.Helper()
