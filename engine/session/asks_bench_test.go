@@ -68,7 +68,7 @@ func heldWithAsks(tb testing.TB, kept bool, asks, n int) (fill func()) {
 	x := New(e, &recSink{}, "s1", time.Now())
 	tb.Cleanup(func() { x.rx.tapeTimer.Stop() })
 	ss := x.ss
-	ss.conn = c
+	ss.setConn(c)
 	ss.waitFor = &pend{req: msgs(tb, "c2s", listReq)[0], sess: ss} // never answered: the session is held
 	reqs := make([]jsonrpc.Message, asks)
 	for i := range reqs {

@@ -11,7 +11,6 @@ import (
 	"github.com/replayctl/replayctl/engine/event"
 	"github.com/replayctl/replayctl/mcp"
 	"github.com/replayctl/replayctl/scheduler"
-	"github.com/replayctl/replayctl/transport"
 )
 
 // due reports whether a paced message may go now by its session's
@@ -100,7 +99,7 @@ func (x *Actor) due(ctx context.Context, ss *session, it *Item, now *time.Time) 
 
 // spin is how long before its next due time the actor spins (spinFor).
 func (x *Actor) spin(ss *session) time.Duration {
-	awaiting := ss.inflight > 0 && ss.conn != nil && !transport.SendsInstantly(ss.conn)
+	awaiting := ss.inflight > 0 && ss.conn != nil && !ss.instant
 	return spinFor(x.env.Spin, x.env.Live(), awaiting)
 }
 

@@ -144,7 +144,7 @@ func (r *sender) sendOne(ctx context.Context, ss *session, it *Item) error {
 	// that returns at once (the mock's) needs no deadline; a faulted one
 	// may be slowed down (chaos), and has one.
 	sctx := ctx
-	if (it.Fault != nil && it.Fault.Kind.Outbound()) || !transport.SendsInstantly(ss.conn) {
+	if (it.Fault != nil && it.Fault.Kind.Outbound()) || !ss.instant {
 		var cancel context.CancelFunc
 		sctx, cancel = context.WithDeadline(ctx, sent.Add(x.env.Timeout))
 		defer cancel()
@@ -162,7 +162,7 @@ func (r *sender) sendOne(ctx context.Context, ss *session, it *Item) error {
 		}
 	} else {
 		err = x.tx.sendRetry(sctx, ss.conn, it.Out, it)
-		if !transport.SendsInstantly(ss.conn) {
+		if !ss.instant {
 			from := sent
 			if !ss.sendTo.IsZero() && !it.Due.After(ss.sendTo) {
 				from = ss.sendFrom // it waited through the send before too: one wait

@@ -20,15 +20,15 @@ type session struct {
 	sent  pends          // by the id sent
 	byRec pends          // by the id recorded
 	// What conn can do beyond transport.Conn, found once per connection
-	// by setConn rather than by a type assertion per asynchronous send
-	// (other paths still assert per message: transport.SendsInstantly in
-	// spin and the synchronous send, holdsSender in sendBounded): each such
+	// by setConn rather than by a type assertion per message (holdsSender
+	// in sendBounded still asserts per bounded send): each such
 	// assertion called runtime.getitab (a call site's own cache is
 	// filled only about once in 1,000 calls), and the first assertion
 	// for a type builds its itab, 20-30 µs that fell on the schedule's
 	// first request (issue 24).
 	async      transport.AsyncSender // conn, when it can take a request without holding its sender; else nil
 	concurrent bool                  // conn's Send holds its caller until the target answers (holdsSender)
+	instant    bool                  // conn's Send returns at once (transport.SendsInstantly)
 
 	inflight int   // requests sent and not answered
 	waitFor  *pend // the order rule holds the session until this is answered
@@ -143,12 +143,13 @@ func newSession(name string, conn transport.Conn) *session {
 
 // setConn makes c (nil: none yet) the session's connection.
 func (s *session) setConn(c transport.Conn) {
-	s.conn, s.async, s.concurrent = c, nil, false
+	s.conn, s.async, s.concurrent, s.instant = c, nil, false, false
 	if c == nil {
 		return
 	}
 	s.async, _ = c.(transport.AsyncSender)
 	s.concurrent = holdsSender(c)
+	s.instant = transport.SendsInstantly(c)
 }
 
 // head is the session's next message, or nil.
