@@ -244,7 +244,7 @@ func (r *receiver) arrive(ctx context.Context, a arrival) error {
 	case pairDuplicate, pairTolerated:
 		return nil
 	case pairLate:
-		x.env.Log.Debug().Str("session", ss.name).Str("id", string(rpc.ID)).Msg("answer after the timeout; already counted as one")
+		x.env.Log.Debug().Str("session", ss.name).Str("id", string(rpc.ID)).Msg("answer to a request given up (timed out: already counted as one; or a tasks/cancel for a task given up): not judged")
 		return nil
 	case pairStray:
 		x.env.Log.Warn().Str("session", ss.name).Str("id", string(rpc.ID)).Msg("answer to no request in flight")
@@ -263,6 +263,9 @@ func (r *receiver) arrive(ctx context.Context, a arrival) error {
 	p.live = inc
 	p.actual = &p.live // no allocation of its own: the pend's
 	p.asRecorded = as == p && sameBytes(inc.Msg, a.inc.Msg)
+	if p.req.RPC.Method == mcp.MethodInitialize {
+		ss.cancelsTasks = mcp.CancelsTasks(Result(inc.Msg))
+	}
 	x.ev.message(inc.At, event.Answered, p.req)
 	ss.inflight--
 	x.anchorHandshake(p)

@@ -29,6 +29,9 @@ type session struct {
 	async      transport.AsyncSender // conn, when it can take a request without holding its sender; else nil
 	concurrent bool                  // conn's Send holds its caller until the target answers (holdsSender)
 	instant    bool                  // conn's Send returns at once (transport.SendsInstantly)
+	// cancelsTasks: conn's server declared capabilities.tasks.cancel in
+	// its answer to initialize (cancelTask).
+	cancelsTasks bool
 
 	inflight int   // requests sent and not answered
 	waitFor  *pend // the order rule holds the session until this is answered
@@ -48,7 +51,9 @@ type session struct {
 	notesWait bool
 
 	// late holds the ids of requests given up on (timed out), so that an
-	// answer that comes after all is counted once, not as a stray.
+	// answer that comes after all is counted once, not as a stray; and
+	// those of the tasks/cancel sent for tasks given up (cancelTask),
+	// whose answers are not judged.
 	late map[string]bool
 
 	// Chaos: the last request id sent (for duplicate-id), the requests sent
