@@ -207,6 +207,10 @@ func (r *faults) disconnect(ctx context.Context, ss *session, it *Item) error {
 	x.rx.tapeTimer.Stop()
 	clear(ss.asked)
 	clear(ss.refused)
+	// Of the live values learned from the old server, those of its
+	// session (live.go). The notifications it sent (liveNotes) stay:
+	// they came, and are compared with the recorded ones.
+	ss.forgetOldServer()
 	conn, err := x.fx.redial(ctx)
 	if err != nil {
 		return x.fx.died(ctx, ss, fmt.Errorf("reconnect after the disconnect at seq %d: %w", it.Rec.Seq, err))

@@ -25,6 +25,16 @@ import (
 // a UUID), so the recorded message would carry a value the live server
 // never gave: the session remembers, per recorded value, the live one
 // given in its place, and sends the live one.
+//
+// A chaos reconnect (faults.disconnect) makes a new MCP session: what
+// only the old one held is forgotten (forgetOldServer). A 2025-11-25 task
+// is of the session that made it (the TypeScript SDK's task stores find a
+// task from its own session only; over stdio the new server is another
+// process): its live id is forgotten. A task of the 2026 extension is a
+// durable handle ("If the client disconnects or restarts, it can resume
+// polling with the same ID"), and a requestState is the state the server
+// handed the client so as to keep none itself, echoed on the retry
+// whichever connection it goes on: both are kept.
 
 // learnLive notes the live requestState or taskId given where the
 // recording had another, from a request's recorded and live answers.
@@ -44,6 +54,14 @@ func (r *requests) learnLive(ss *session, p *pend) {
 		live, ok2 := mcp.TaskID(Result(p.actual.Msg))
 		if ok1 && ok2 && rec != live {
 			ss.taskIDs = put(ss.taskIDs, rec, live)
+			if mcp.ResultType(Result(p.actual.Msg)) == mcp.ResultTask {
+				delete(ss.sessionTasks, rec) // a durable task of the 2026 extension
+			} else {
+				if ss.sessionTasks == nil {
+					ss.sessionTasks = make(map[string]bool)
+				}
+				ss.sessionTasks[rec] = true
+			}
 		}
 	}
 }

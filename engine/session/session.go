@@ -69,9 +69,13 @@ type session struct {
 	// to the live ones the server gave in their place (live.go).
 	states map[string]string
 	// taskIDs maps recorded task ids to the live ones (live.go).
-	taskIDs  map[string]string
-	heldBack []heldItem // reorder: messages held back behind later ones
-	run      []*Item    // OrderRandom: client messages not yet shuffled
+	taskIDs map[string]string
+	// sessionTasks: the recorded ids in taskIDs whose live task is of the
+	// MCP session (2025-11-25), not a durable one of the 2026 extension:
+	// forgotten at a reconnect (forgetOldServer).
+	sessionTasks map[string]bool
+	heldBack     []heldItem // reorder: messages held back behind later ones
+	run          []*Item    // OrderRandom: client messages not yet shuffled
 
 	// pacing is when its messages are due (clock.go).
 	pacing pacing
@@ -155,6 +159,19 @@ func (s *session) setConn(c transport.Conn) {
 	s.async, _ = c.(transport.AsyncSender)
 	s.concurrent = holdsSender(c)
 	s.instant = transport.SendsInstantly(c)
+}
+
+// forgetOldServer forgets, at a chaos reconnect, what the live values
+// learned from the old connection's server that the new one does not
+// have (live.go): the live ids of the old session's tasks, and whether
+// its server took tasks/cancel (the new server's answer to initialize
+// says it again).
+func (s *session) forgetOldServer() {
+	for rec := range s.sessionTasks {
+		delete(s.taskIDs, rec)
+	}
+	clear(s.sessionTasks)
+	s.cancelsTasks = false
 }
 
 // head is the session's next message, or nil.
