@@ -192,7 +192,7 @@ func (r *receiver) answerServer(ctx context.Context, ss *session, req jsonrpc.Me
 	x := r.x
 	x.sink.Count(ServerRequest)
 	sent := time.Now()
-	if err := x.tx.sendBounded(ctx, ss.conn, it.RPC.WithID(req.ID)); err != nil && ctx.Err() == nil {
+	if err := x.tx.sendBounded(ctx, ss, it.RPC.WithID(req.ID)); err != nil && ctx.Err() == nil {
 		return x.rx.answerFailed(ctx, ss, it, sent, req.Method, err)
 	}
 	x.ev.sent(it, sent)
@@ -473,7 +473,7 @@ func (r *receiver) refuse(ctx context.Context, ss *session, rpc jsonrpc.Message)
 	}
 	ev.Str("session", ss.name).Str("method", rpc.Method).Msg("the server asked something the tape has no answer to (refused; counted in the report)")
 	msg := jsonrpc.ErrorResponse(rpc.ID, mcp.CodeMethodNotFound, "replayctl: the tape has no answer to "+rpc.Method, nil)
-	if err := x.tx.sendBounded(ctx, ss.conn, msg); err != nil && ctx.Err() == nil {
+	if err := x.tx.sendBounded(ctx, ss, msg); err != nil && ctx.Err() == nil {
 		return x.rx.answerFailed(ctx, ss, nil, time.Now(), rpc.Method, err)
 	}
 	return nil

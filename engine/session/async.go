@@ -36,8 +36,8 @@ func (r *sender) async(ss *session, it *Item) bool {
 // target begins to answer (Streamable HTTP): the actor hands on the
 // outcomes it keeps (flush) before such a send, as before any wait. A
 // write to a pipe or the mock does not wait for the target to answer.
-// A session's own connection: session.concurrent says it without a type
-// assertion.
+// Asked once per connection, by session.setConn: session.concurrent
+// says it without a type assertion per send.
 func holdsSender(c transport.Conn) bool {
 	cs, ok := c.(transport.ConcurrentSender)
 	return ok && cs.SendsConcurrently()

@@ -173,7 +173,7 @@ func (r *faults) disconnect(ctx context.Context, ss *session, it *Item) error {
 		line := append(slices.Clip(it.Out), '\n')
 		_ = x.tx.bounded(ctx, func(ctx context.Context) error { return rw.WriteRaw(ctx, line[:f.DisconnectAt(len(line))]) }) // the cut is the point
 	} else {
-		_ = x.tx.sendBounded(ctx, ss.conn, it.Out)
+		_ = x.tx.sendBounded(ctx, ss, it.Out)
 	}
 	x.sentOrDropped(it)
 	x.ev.sent(it, sent)

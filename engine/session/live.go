@@ -204,7 +204,7 @@ func (r *requests) cancelTask(ctx context.Context, p *pend) error {
 	id := strconv.AppendInt(nil, 1<<40+x.rq.retryIDs, 10)
 	ss.gaveUp(jsonrpc.IDKey(id))
 	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":"tasks/cancel","params":%s}`, id, m.Params())
-	if err := x.tx.sendBounded(ctx, ss.conn, msg); err != nil && ctx.Err() == nil {
+	if err := x.tx.sendBounded(ctx, ss, msg); err != nil && ctx.Err() == nil {
 		x.env.Log.Warn().Err(err).Str("session", ss.name).Msg("could not send tasks/cancel for a task given up")
 	}
 	return nil

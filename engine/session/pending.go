@@ -67,7 +67,7 @@ func (r *requests) timeOut(ctx context.Context, p *pend, why string) error {
 	x.anchorHandshake(p)
 	if conn := p.sess.conn; conn != nil && !answered && p.req.RPC.Method != mcp.MethodInitialize {
 		note := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":%s}}`, p.req.SentID, jsonString("replayctl: "+why))
-		if err := x.tx.sendBounded(ctx, conn, note); err != nil && ctx.Err() == nil {
+		if err := x.tx.sendBounded(ctx, p.sess, note); err != nil && ctx.Err() == nil {
 			x.env.Log.Warn().Err(err).Msg("could not send notifications/cancelled")
 		}
 	}
@@ -353,7 +353,7 @@ func (r *requests) resend(ctx context.Context, p *pend) error {
 	}
 	ss.inflight++
 	x.rq.fifo = append(x.rq.fifo, &np)
-	if err := x.tx.sendBounded(ctx, ss.conn, np.req.Out); err != nil && ctx.Err() == nil {
+	if err := x.tx.sendBounded(ctx, ss, np.req.Out); err != nil && ctx.Err() == nil {
 		return x.targetDied(ss, fmt.Errorf("resend seq %d: %w", np.req.Rec.Seq, err))
 	}
 	return nil

@@ -20,8 +20,7 @@ type session struct {
 	sent  pends          // by the id sent
 	byRec pends          // by the id recorded
 	// What conn can do beyond transport.Conn, found once per connection
-	// by setConn rather than by a type assertion per message (holdsSender
-	// in sendBounded still asserts per bounded send): each such
+	// by setConn rather than by a type assertion per message: each such
 	// assertion called runtime.getitab (a call site's own cache is
 	// filled only about once in 1,000 calls), and the first assertion
 	// for a type builds its itab, 20-30 µs that fell on the schedule's
