@@ -134,7 +134,7 @@ func (r *receiver) clientAnswer(ctx context.Context, ss *session, it *Item) erro
 		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "answer to a server request the live server asked before the replay reached it (refused then, counted in the report)"})
 	}
 	ss.answers[method] = append(ss.answers[method], it)
-	if x.env.Order.waitsForServer() && x.env.AskWait > 0 && asks(ss.conn) {
+	if x.env.Order.waitsForServer() && x.env.AskWait > 0 && ss.asks {
 		x.rx.await(ss, it)
 	}
 	return nil

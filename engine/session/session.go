@@ -28,6 +28,8 @@ type session struct {
 	async      transport.AsyncSender // conn, when it can take a request without holding its sender; else nil
 	concurrent bool                  // conn's Send holds its caller until the target answers (holdsSender)
 	instant    bool                  // conn's Send returns at once (transport.SendsInstantly)
+	asks       bool                  // conn's target may send requests of its own (asks)
+	via        via                   // conn, with the ways to send a request on it (viaOf)
 	// cancelsTasks: conn's server declared capabilities.tasks.cancel in
 	// its answer to initialize (cancelTask).
 	cancelsTasks bool
@@ -151,13 +153,14 @@ func newSession(name string, conn transport.Conn) *session {
 
 // setConn makes c (nil: none yet) the session's connection.
 func (s *session) setConn(c transport.Conn) {
-	s.conn, s.async, s.concurrent, s.instant = c, nil, false, false
+	s.conn, s.async, s.concurrent, s.instant, s.asks, s.via = c, nil, false, false, false, viaOf(c)
 	if c == nil {
 		return
 	}
 	s.async, _ = c.(transport.AsyncSender)
 	s.concurrent = holdsSender(c)
 	s.instant = transport.SendsInstantly(c)
+	s.asks = asks(c)
 }
 
 // forgetOldServer forgets, at a chaos reconnect, what the live values
