@@ -83,3 +83,11 @@ func OnTask(method string) bool {
 
 // ParamTaskID is params.taskId of a request OnTask names.
 func ParamTaskID(params []byte) (string, bool) { return decodeString(member(params, "taskId")) }
+
+// CancelsTasks reports whether a 2025-11-25 server takes tasks/cancel,
+// from the result of its initialize: it declared capabilities.tasks.cancel
+// (an object). A task of the 2026 extension needs no capability: a server
+// of the extension takes tasks/cancel for every task it makes.
+func CancelsTasks(initResult []byte) bool {
+	return isObject(path(initResult, "capabilities", "tasks", "cancel"))
+}

@@ -83,3 +83,20 @@ func TestTaskParams(t *testing.T) {
 		t.Error("OnTask")
 	}
 }
+
+func TestCancelsTasks(t *testing.T) {
+	for result, want := range map[string]bool{
+		`{"capabilities":{"tasks":{"cancel":{},"list":{}}}}`:                       true,
+		`{"protocolVersion":"2025-11-25","capabilities":{"tasks":{"cancel":{ }}}}`: true,
+		`{"capabilities":{"tasks":{"list":{}}}}`:                                   false,
+		`{"capabilities":{"tasks":{"cancel":true}}}`:                               false,
+		`{"capabilities":{}}`:                                                      false,
+		`{}`:                                                                       false,
+		``:                                                                         false,
+		`[]`:                                                                       false,
+	} {
+		if got := CancelsTasks([]byte(result)); got != want {
+			t.Errorf("CancelsTasks(%s) = %v, want %v", result, got, want)
+		}
+	}
+}

@@ -737,15 +737,19 @@ func (r *requests) fire() {
 }
 
 // sendBounded sends a message that is not a recorded request of its own
-// (an answer to the server, a cancellation, a resend) within the replay's
-// timeout: no write to the target waits longer than a request would.
-func (r *sender) sendBounded(ctx context.Context, c transport.Conn, msg []byte) error {
+// (an answer to the server, a cancellation, a resend) on the session's
+// connection within the replay's timeout: no write to the target waits
+// longer than a request would. Whether the Send holds its caller is
+// session.concurrent's (found once per connection), not a type assertion
+// per send: an answer to the server goes this way for each of its asks.
+func (r *sender) sendBounded(ctx context.Context, ss *session, msg []byte) error {
 	x := r.x
-	if holdsSender(c) {
+	if ss.concurrent {
 		if err := x.flush(ctx); err != nil {
 			return err
 		}
 	}
+	c := ss.conn
 	return x.tx.bounded(ctx, func(ctx context.Context) error { return c.Send(ctx, msg) })
 }
 

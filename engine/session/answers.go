@@ -134,7 +134,7 @@ func (r *receiver) clientAnswer(ctx context.Context, ss *session, it *Item) erro
 		return x.emit(ctx, &Outcome{Epoch: it.Epoch, Req: it, Skipped: "answer to a server request the live server asked before the replay reached it (refused then, counted in the report)"})
 	}
 	ss.answers[method] = append(ss.answers[method], it)
-	if x.env.Order.waitsForServer() && x.env.AskWait > 0 && asks(ss.conn) {
+	if x.env.Order.waitsForServer() && x.env.AskWait > 0 && ss.asks {
 		x.rx.await(ss, it)
 	}
 	return nil
@@ -192,7 +192,7 @@ func (r *receiver) answerServer(ctx context.Context, ss *session, req jsonrpc.Me
 	x := r.x
 	x.sink.Count(ServerRequest)
 	sent := time.Now()
-	if err := x.tx.sendBounded(ctx, ss.conn, it.RPC.WithID(req.ID)); err != nil && ctx.Err() == nil {
+	if err := x.tx.sendBounded(ctx, ss, it.RPC.WithID(req.ID)); err != nil && ctx.Err() == nil {
 		return x.rx.answerFailed(ctx, ss, it, sent, req.Method, err)
 	}
 	x.ev.sent(it, sent)
@@ -244,7 +244,7 @@ func (r *receiver) arrive(ctx context.Context, a arrival) error {
 	case pairDuplicate, pairTolerated:
 		return nil
 	case pairLate:
-		x.env.Log.Debug().Str("session", ss.name).Str("id", string(rpc.ID)).Msg("answer after the timeout; already counted as one")
+		x.env.Log.Debug().Str("session", ss.name).Str("id", string(rpc.ID)).Msg("answer to a request given up (timed out: already counted as one; or a tasks/cancel for a task given up): not judged")
 		return nil
 	case pairStray:
 		x.env.Log.Warn().Str("session", ss.name).Str("id", string(rpc.ID)).Msg("answer to no request in flight")
@@ -263,6 +263,9 @@ func (r *receiver) arrive(ctx context.Context, a arrival) error {
 	p.live = inc
 	p.actual = &p.live // no allocation of its own: the pend's
 	p.asRecorded = as == p && sameBytes(inc.Msg, a.inc.Msg)
+	if p.req.RPC.Method == mcp.MethodInitialize {
+		ss.cancelsTasks = mcp.CancelsTasks(Result(inc.Msg))
+	}
 	x.ev.message(inc.At, event.Answered, p.req)
 	ss.inflight--
 	x.anchorHandshake(p)
@@ -470,7 +473,7 @@ func (r *receiver) refuse(ctx context.Context, ss *session, rpc jsonrpc.Message)
 	}
 	ev.Str("session", ss.name).Str("method", rpc.Method).Msg("the server asked something the tape has no answer to (refused; counted in the report)")
 	msg := jsonrpc.ErrorResponse(rpc.ID, mcp.CodeMethodNotFound, "replayctl: the tape has no answer to "+rpc.Method, nil)
-	if err := x.tx.sendBounded(ctx, ss.conn, msg); err != nil && ctx.Err() == nil {
+	if err := x.tx.sendBounded(ctx, ss, msg); err != nil && ctx.Err() == nil {
 		return x.rx.answerFailed(ctx, ss, nil, time.Now(), rpc.Method, err)
 	}
 	return nil

@@ -36,8 +36,8 @@ func (r *sender) async(ss *session, it *Item) bool {
 // target begins to answer (Streamable HTTP): the actor hands on the
 // outcomes it keeps (flush) before such a send, as before any wait. A
 // write to a pipe or the mock does not wait for the target to answer.
-// A session's own connection: session.concurrent says it without a type
-// assertion.
+// Asked once per connection, by session.setConn: session.concurrent
+// says it without a type assertion per send.
 func holdsSender(c transport.Conn) bool {
 	cs, ok := c.(transport.ConcurrentSender)
 	return ok && cs.SendsConcurrently()
@@ -52,7 +52,7 @@ func (r *sender) sendAsync(ctx context.Context, ss *session, it *Item, sent time
 	x := r.x
 	x.sentOrDropped(it)
 	p := x.rq.inFlight(ss, it, sent)
-	conn, msg := ss.conn, it.Out
+	v, conn, msg := ss.via, ss.conn, it.Out
 	// No send outlives the time its request has to be answered.
 	if as := ss.async; as != nil && !it.Injected { // an injected message may be sent aside (sendBy)
 		x.sends.Add(1)
@@ -62,7 +62,7 @@ func (r *sender) sendAsync(ctx context.Context, ss *session, it *Item, sent time
 		x.sends.Done()
 	}
 	x.sends.Go(func() {
-		x.tx.sendEndedAsync(p, x.tx.sendBy(x.ctx, conn, msg, it, p.deadline))
+		x.tx.sendEndedAsync(p, x.tx.sendBy(x.ctx, v, msg, it, p.deadline))
 	})
 }
 

@@ -173,7 +173,7 @@ func (r *faults) disconnect(ctx context.Context, ss *session, it *Item) error {
 		line := append(slices.Clip(it.Out), '\n')
 		_ = x.tx.bounded(ctx, func(ctx context.Context) error { return rw.WriteRaw(ctx, line[:f.DisconnectAt(len(line))]) }) // the cut is the point
 	} else {
-		_ = x.tx.sendBounded(ctx, ss.conn, it.Out)
+		_ = x.tx.sendBounded(ctx, ss, it.Out)
 	}
 	x.sentOrDropped(it)
 	x.ev.sent(it, sent)
@@ -207,6 +207,10 @@ func (r *faults) disconnect(ctx context.Context, ss *session, it *Item) error {
 	x.rx.tapeTimer.Stop()
 	clear(ss.asked)
 	clear(ss.refused)
+	// Of the live values learned from the old server, those of its
+	// session (live.go). The notifications it sent (liveNotes) stay:
+	// they came, and are compared with the recorded ones.
+	ss.forgetOldServer()
 	conn, err := x.fx.redial(ctx)
 	if err != nil {
 		return x.fx.died(ctx, ss, fmt.Errorf("reconnect after the disconnect at seq %d: %w", it.Rec.Seq, err))

@@ -161,7 +161,7 @@ func (r *sender) sendOne(ctx context.Context, ss *session, it *Item) error {
 			sent = time.Now() // its answer is timed from the end of the write
 		}
 	} else {
-		err = x.tx.sendRetry(sctx, ss.conn, it.Out, it)
+		err = x.tx.sendRetry(sctx, ss.via, it.Out, it)
 		if !ss.instant {
 			from := sent
 			if !ss.sendTo.IsZero() && !it.Due.After(ss.sendTo) {

@@ -2,7 +2,10 @@ package session
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/replayctl/replayctl/jsonrpc"
@@ -22,6 +25,16 @@ import (
 // a UUID), so the recorded message would carry a value the live server
 // never gave: the session remembers, per recorded value, the live one
 // given in its place, and sends the live one.
+//
+// A chaos reconnect (faults.disconnect) makes a new MCP session: what
+// only the old one held is forgotten (forgetOldServer). A 2025-11-25 task
+// is of the session that made it (the TypeScript SDK's task stores find a
+// task from its own session only; over stdio the new server is another
+// process): its live id is forgotten. A task of the 2026 extension is a
+// durable handle ("If the client disconnects or restarts, it can resume
+// polling with the same ID"), and a requestState is the state the server
+// handed the client so as to keep none itself, echoed on the retry
+// whichever connection it goes on: both are kept.
 
 // learnLive notes the live requestState or taskId given where the
 // recording had another, from a request's recorded and live answers.
@@ -41,6 +54,14 @@ func (r *requests) learnLive(ss *session, p *pend) {
 		live, ok2 := mcp.TaskID(Result(p.actual.Msg))
 		if ok1 && ok2 && rec != live {
 			ss.taskIDs = put(ss.taskIDs, rec, live)
+			if mcp.ResultType(Result(p.actual.Msg)) == mcp.ResultTask {
+				delete(ss.sessionTasks, rec) // a durable task of the 2026 extension
+			} else {
+				if ss.sessionTasks == nil {
+					ss.sessionTasks = make(map[string]bool)
+				}
+				ss.sessionTasks[rec] = true
+			}
 		}
 	}
 }
@@ -149,6 +170,48 @@ func (r *requests) pollAgain(p *pend) bool {
 	}))
 	return true
 }
+
+// cancelTask sends tasks/cancel for the live task a tasks/get polled,
+// when the replay gives it up: it was polled again (the recorded task had
+// ended, the live one had not) and polling ended with the live task still
+// going, its time run out (the poll timed out, in flight or waiting for
+// its next send, or was answered past the timeout: pollAgain). MCP asks a
+// requestor to cancel a task with tasks/cancel, not notifications/cancelled
+// (2025-11-25, cancellation). Sent only to a server that takes it
+// (session.cancelsTasks, or a task of the 2026 extension, whose answers
+// have a resultType), on the connection the task is of: not for a poll
+// lost in a disconnect or whose server died. It carries the params of
+// the tasks/get as sent (the live taskId, and the _meta a stateless
+// request needs) and an id of the retries' range; its answer is not
+// judged (session.late).
+func (r *requests) cancelTask(ctx context.Context, p *pend) error {
+	x := r.x
+	ss := p.sess
+	if p.req.RPC.Method != mcp.MethodTasksGet || p.pollingSince.IsZero() || p.sendErr != nil || p.replaced || ss.conn == nil || ss.dead {
+		return nil
+	}
+	if !p.timedOut && (p.actual == nil || !going(mcp.TaskStatus(Result(p.actual.Msg)))) {
+		return nil // it ended, or the answer is no task (an error)
+	}
+	if !ss.cancelsTasks && mcp.ResultType(Result(p.live.Msg)) == "" {
+		return nil
+	}
+	m, err := jsonrpc.Parse(p.req.Out)
+	if err != nil || len(m.Params()) == 0 {
+		return nil
+	}
+	x.rq.retryIDs++
+	id := strconv.AppendInt(nil, 1<<40+x.rq.retryIDs, 10)
+	ss.gaveUp(jsonrpc.IDKey(id))
+	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":"tasks/cancel","params":%s}`, id, m.Params())
+	if err := x.tx.sendBounded(ctx, ss, msg); err != nil && ctx.Err() == nil {
+		x.env.Log.Warn().Err(err).Str("session", ss.name).Msg("could not send tasks/cancel for a task given up")
+	}
+	return nil
+}
+
+// going reports whether a task in status goes on: a status, not terminal.
+func going(status string) bool { return status != "" && !mcp.IsTerminal(status) }
 
 // pollInterval is the interval a task asks to be polled at: pollIntervalMs
 // (2026) or pollInterval (2025-11-25, ms); 0 when it says none.

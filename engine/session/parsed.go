@@ -7,7 +7,6 @@ import (
 	"context"
 
 	"github.com/replayctl/replayctl/jsonrpc"
-	"github.com/replayctl/replayctl/transport"
 )
 
 // parsedSender is a connection that takes a message with its parse (the
@@ -18,18 +17,18 @@ type parsedSender interface {
 	SendParsed(ctx context.Context, req jsonrpc.Message) error
 }
 
-// sendFirst is the first attempt to send msg, the message of it: to a
-// parsedSender with its parse when msg is the recorded message with only
-// another id (the fresh id transform gave it, or none), which the
-// recorded message's parse (it.RPC) gives without parsing msg; else as
-// it is.
-func sendFirst(ctx context.Context, conn transport.Conn, msg []byte, it *Item) error {
-	if ps, ok := conn.(parsedSender); ok {
+// sendFirst is the first attempt to send msg, the message of it, on v:
+// to its parsedSender with its parse when msg is the recorded message
+// with only another id (the fresh id transform gave it, or none), which
+// the recorded message's parse (it.RPC) gives without parsing msg; else
+// as it is.
+func sendFirst(ctx context.Context, v via, msg []byte, it *Item) error {
+	if v.parsed != nil {
 		if req, ok := it.RPC.Rebase(msg); ok {
-			return ps.SendParsed(ctx, req)
+			return v.parsed.SendParsed(ctx, req)
 		}
 	}
-	return conn.Send(ctx, msg)
+	return v.conn.Send(ctx, msg)
 }
 
 // parseLive is the parse of a live message from the target: when it is

@@ -53,16 +53,21 @@ func (r *requests) expire(ctx context.Context, now time.Time) error {
 
 // timeOut gives up on a request: the server is told it is cancelled
 // (never initialize: MCP forbids cancelling it), with why (after
-// "replayctl: "), and the request is reported as timed out.
+// "replayctl: "), and the request is reported as timed out. A tasks/get
+// waiting for its next poll was answered: MCP lets notifications/cancelled
+// name only a request "believed to still be in progress", so none is
+// sent for it; the task it polled is cancelled instead (cancelTask, from
+// finish).
 func (r *requests) timeOut(ctx context.Context, p *pend, why string) error {
 	x := r.x
+	answered := p.pollWait
 	p.timedOut = true
 	p.givenUp()
 	p.sess.gaveUp(p.key.String())
 	x.anchorHandshake(p)
-	if conn := p.sess.conn; conn != nil && p.req.RPC.Method != mcp.MethodInitialize {
+	if conn := p.sess.conn; conn != nil && !answered && p.req.RPC.Method != mcp.MethodInitialize {
 		note := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":%s}}`, p.req.SentID, jsonString("replayctl: "+why))
-		if err := x.tx.sendBounded(ctx, conn, note); err != nil && ctx.Err() == nil {
+		if err := x.tx.sendBounded(ctx, p.sess, note); err != nil && ctx.Err() == nil {
 			x.env.Log.Warn().Err(err).Msg("could not send notifications/cancelled")
 		}
 	}
@@ -218,6 +223,9 @@ func (r *requests) finish(ctx context.Context, p *pend) error {
 	if retried, err := x.rq.retry(ctx, p); retried || err != nil {
 		return err
 	}
+	if err := x.rq.cancelTask(ctx, p); err != nil {
+		return err
+	}
 	p.sess.sent.del(p.key)
 	p.sess.byRec.del(p.recKey)
 	x.rq.live--
@@ -345,7 +353,7 @@ func (r *requests) resend(ctx context.Context, p *pend) error {
 	}
 	ss.inflight++
 	x.rq.fifo = append(x.rq.fifo, &np)
-	if err := x.tx.sendBounded(ctx, ss.conn, np.req.Out); err != nil && ctx.Err() == nil {
+	if err := x.tx.sendBounded(ctx, ss, np.req.Out); err != nil && ctx.Err() == nil {
 		return x.targetDied(ss, fmt.Errorf("resend seq %d: %w", np.req.Rec.Seq, err))
 	}
 	return nil

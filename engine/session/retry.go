@@ -16,30 +16,52 @@ import (
 // return at once. It may run on a goroutine of its own (async.go): of it
 // it reads only what never changes (its seq, session and method, for the
 // retry events).
-func (r *sender) sendRetry(ctx context.Context, conn transport.Conn, msg []byte, it *Item) error {
-	if as, ok := conn.(transport.AsideSender); ok && it.Injected {
-		return as.SendAside(ctx, msg) // not on the tape: uses none of its answers
+func (r *sender) sendRetry(ctx context.Context, v via, msg []byte, it *Item) error {
+	if v.aside != nil && it.Injected {
+		return v.aside.SendAside(ctx, msg) // not on the tape: uses none of its answers
 	}
-	return r.retry(ctx, conn, msg, it, sendFirst(ctx, conn, msg, it))
+	return r.retry(ctx, v.conn, msg, it, sendFirst(ctx, v, msg, it))
 }
 
 // sendBy is sendRetry under ctx bounded by deadline. A
 // transport.DeadlineSender's first attempt is made with no context of
 // its own (a context and a timer per request); a retry gets one.
-func (r *sender) sendBy(ctx context.Context, conn transport.Conn, msg []byte, it *Item, deadline time.Time) error {
-	ds, ok := conn.(transport.DeadlineSender)
-	if !ok || it.Injected { // an injected message may be sent aside (sendRetry)
+func (r *sender) sendBy(ctx context.Context, v via, msg []byte, it *Item, deadline time.Time) error {
+	if v.deadline == nil || it.Injected { // an injected message may be sent aside (sendRetry)
 		sctx, cancel := context.WithDeadline(ctx, deadline)
 		defer cancel()
-		return r.sendRetry(sctx, conn, msg, it)
+		return r.sendRetry(sctx, v, msg, it)
 	}
-	err := ds.SendBy(ctx, msg, deadline)
+	err := v.deadline.SendBy(ctx, msg, deadline)
 	if !temporary(err) {
 		return err
 	}
 	sctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	return r.retry(sctx, conn, msg, it, err)
+	return r.retry(sctx, v.conn, msg, it, err)
+}
+
+// via is a connection to send a request on, with the ways to send it
+// that the connection has beyond Send (nil: not that one), found once
+// per connection (viaOf, by session.setConn): a type assertion per
+// message calls runtime.getitab (see session.async). A value, so that a
+// send on a goroutine of its own keeps the connection it was made for.
+type via struct {
+	conn     transport.Conn
+	parsed   parsedSender
+	aside    transport.AsideSender
+	deadline transport.DeadlineSender
+}
+
+// viaOf is c with the ways to send on it (nil c: none).
+func viaOf(c transport.Conn) via {
+	v := via{conn: c}
+	if c != nil {
+		v.parsed, _ = c.(parsedSender)
+		v.aside, _ = c.(transport.AsideSender)
+		v.deadline, _ = c.(transport.DeadlineSender)
+	}
+	return v
 }
 
 // retry is sendRetry after the first attempt, which ended in err.

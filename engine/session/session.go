@@ -20,8 +20,7 @@ type session struct {
 	sent  pends          // by the id sent
 	byRec pends          // by the id recorded
 	// What conn can do beyond transport.Conn, found once per connection
-	// by setConn rather than by a type assertion per message (holdsSender
-	// in sendBounded still asserts per bounded send): each such
+	// by setConn rather than by a type assertion per message: each such
 	// assertion called runtime.getitab (a call site's own cache is
 	// filled only about once in 1,000 calls), and the first assertion
 	// for a type builds its itab, 20-30 µs that fell on the schedule's
@@ -29,6 +28,11 @@ type session struct {
 	async      transport.AsyncSender // conn, when it can take a request without holding its sender; else nil
 	concurrent bool                  // conn's Send holds its caller until the target answers (holdsSender)
 	instant    bool                  // conn's Send returns at once (transport.SendsInstantly)
+	asks       bool                  // conn's target may send requests of its own (asks)
+	via        via                   // conn, with the ways to send a request on it (viaOf)
+	// cancelsTasks: conn's server declared capabilities.tasks.cancel in
+	// its answer to initialize (cancelTask).
+	cancelsTasks bool
 
 	inflight int   // requests sent and not answered
 	waitFor  *pend // the order rule holds the session until this is answered
@@ -48,7 +52,9 @@ type session struct {
 	notesWait bool
 
 	// late holds the ids of requests given up on (timed out), so that an
-	// answer that comes after all is counted once, not as a stray.
+	// answer that comes after all is counted once, not as a stray; and
+	// those of the tasks/cancel sent for tasks given up (cancelTask),
+	// whose answers are not judged.
 	late map[string]bool
 
 	// Chaos: the last request id sent (for duplicate-id), the requests sent
@@ -64,9 +70,13 @@ type session struct {
 	// to the live ones the server gave in their place (live.go).
 	states map[string]string
 	// taskIDs maps recorded task ids to the live ones (live.go).
-	taskIDs  map[string]string
-	heldBack []heldItem // reorder: messages held back behind later ones
-	run      []*Item    // OrderRandom: client messages not yet shuffled
+	taskIDs map[string]string
+	// sessionTasks: the recorded ids in taskIDs whose live task is of the
+	// MCP session (2025-11-25), not a durable one of the 2026 extension:
+	// forgotten at a reconnect (forgetOldServer).
+	sessionTasks map[string]bool
+	heldBack     []heldItem // reorder: messages held back behind later ones
+	run          []*Item    // OrderRandom: client messages not yet shuffled
 
 	// pacing is when its messages are due (clock.go).
 	pacing pacing
@@ -143,13 +153,27 @@ func newSession(name string, conn transport.Conn) *session {
 
 // setConn makes c (nil: none yet) the session's connection.
 func (s *session) setConn(c transport.Conn) {
-	s.conn, s.async, s.concurrent, s.instant = c, nil, false, false
+	s.conn, s.async, s.concurrent, s.instant, s.asks, s.via = c, nil, false, false, false, viaOf(c)
 	if c == nil {
 		return
 	}
 	s.async, _ = c.(transport.AsyncSender)
 	s.concurrent = holdsSender(c)
 	s.instant = transport.SendsInstantly(c)
+	s.asks = asks(c)
+}
+
+// forgetOldServer forgets, at a chaos reconnect, what the live values
+// learned from the old connection's server that the new one does not
+// have (live.go): the live ids of the old session's tasks, and whether
+// its server took tasks/cancel (the new server's answer to initialize
+// says it again).
+func (s *session) forgetOldServer() {
+	for rec := range s.sessionTasks {
+		delete(s.taskIDs, rec)
+	}
+	clear(s.sessionTasks)
+	s.cancelsTasks = false
 }
 
 // head is the session's next message, or nil.

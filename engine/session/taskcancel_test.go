@@ -1,0 +1,136 @@
+package session
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/replayctl/replayctl/jsonrpc"
+	"github.com/replayctl/replayctl/mcp"
+	"github.com/replayctl/replayctl/transport"
+)
+
+// TestGivingUpATaskCancelsIt: a replay that stops polling a live task
+// that has not ended (its time ran out: the tasks/get timed out while it
+// waited for its next poll, was answered too late to be sent again, or
+// its resend went unanswered) sends tasks/cancel for the live task, as
+// MCP asks of a requestor giving up a task (2025-11-25 cancellation: "for
+// task-augmented requests, the tasks/cancel request MUST be used instead
+// of notifications/cancelled"), when the server takes it: a 2025-11-25
+// server that declared capabilities.tasks.cancel, or a task of the 2026
+// extension (its answers have a resultType). notifications/cancelled
+// goes only for a request still unanswered ("believed to still be in
+// progress"): a tasks/get waiting for its next poll was answered. The
+// tasks/cancel's own answer is not an answer to no request in flight.
+func TestGivingUpATaskCancelsIt(t *testing.T) {
+	const (
+		caps   = `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tasks":{"cancel":{},"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"s","version":"1"}}}`
+		noCaps = `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tasks":{"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"s","version":"1"}}}`
+	)
+	working := `{"jsonrpc":"2.0","id":%s,"result":{"taskId":"live-t","status":"working","pollInterval":%d}}`
+	working2026 := `{"jsonrpc":"2.0","id":%s,"result":{"resultType":"complete","taskId":"live-t","status":"working","pollIntervalMs":%d}}`
+	for _, tc := range []struct {
+		name     string
+		init     string        // the live initialize answer
+		working  string        // the live tasks/get answer while the task goes on
+		interval int           // the poll interval it asks, ms
+		timeout  time.Duration // Env.Timeout
+		// answerGets: tasks/get answered (else: the first one only)
+		answerGets bool
+		cancels    int // tasks/cancel sent, want
+		notes      int // notifications/cancelled for a tasks/get, want
+	}{
+		// The poll's deadline (0.5s) passes while it waits (1s) for its next send.
+		{name: "timed out waiting", init: caps, working: working, interval: 1000, timeout: 500 * time.Millisecond, answerGets: true, cancels: 1},
+		{name: "timed out waiting, no tasks.cancel", init: noCaps, working: working, interval: 1000, timeout: 500 * time.Millisecond, answerGets: true},
+		{name: "timed out waiting, 2026 task", init: noCaps, working: working2026, interval: 1000, timeout: 500 * time.Millisecond, answerGets: true, cancels: 1},
+		// Polled at 0, 0.6 and 1.2s, each answered at once: the third
+		// answer comes past the timeout (1s) since polling began.
+		{name: "answered too late to poll again", init: caps, working: working, interval: 600, timeout: time.Second, answerGets: true, cancels: 1},
+		// The second poll (0.6s) is not answered: it times out in
+		// flight (1.6s), and is cancelled as a request too.
+		{name: "resend unanswered", init: caps, working: working, interval: 600, timeout: time.Second, cancels: 1, notes: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var gets atomic.Int32
+				c := &scripted{in: make(chan transport.Incoming, 8), answer: func(msg []byte) [][]byte {
+					rpc, _ := jsonrpc.Parse(msg)
+					id := string(rpc.ID)
+					switch rpc.Method {
+					case mcp.MethodInitialize:
+						return [][]byte{[]byte(strings.Replace(tc.init, "%s", id, 1))}
+					case mcp.MethodToolsCall:
+						return [][]byte{[]byte(`{"jsonrpc":"2.0","id":` + id + `,"result":{"task":{"taskId":"live-t","status":"working"}}}`)}
+					case mcp.MethodTasksGet:
+						if gets.Add(1) > 1 && !tc.answerGets {
+							return nil
+						}
+						return [][]byte{[]byte(strings.NewReplacer("%s", id, "%d", strconv.Itoa(tc.interval)).Replace(tc.working))}
+					}
+					return echo(msg)
+				}}
+				e := env(t, &dialer{c: c}, fast)
+				e.Timeout = tc.timeout
+				s, _, err := replayed(t, e, msgs(t,
+					"c2s", initReq, "s2c", initResp,
+					"c2s", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","task":{"ttl":60000}}}`,
+					"s2c", `{"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":"t","status":"working"}}}`,
+					"c2s", `{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"t"}}`,
+					"s2c", `{"jsonrpc":"2.0","id":2,"result":{"taskId":"t","status":"completed"}}`,
+				))
+				if err != nil {
+					t.Fatal(err)
+				}
+				getIDs := map[string]bool{}
+				var cancels, notes int
+				for _, m := range c.sent() {
+					rpc, err := jsonrpc.Parse(m)
+					if err != nil {
+						t.Fatalf("sent %s: %v", m, err)
+					}
+					switch rpc.Method {
+					case mcp.MethodTasksGet:
+						getIDs[string(rpc.ID)] = true
+					case mcp.MethodTasksCancel:
+						cancels++
+						if id, _ := mcp.ParamTaskID(rpc.Params()); id != "live-t" {
+							t.Errorf("tasks/cancel %s: want the live task's id, live-t", m)
+						}
+					case "notifications/cancelled":
+						req := string(member(t, rpc.Params(), "requestId"))
+						if !getIDs[req] {
+							t.Errorf("notifications/cancelled %s: for no tasks/get sent", m)
+						}
+						notes++
+					}
+				}
+				if cancels != tc.cancels {
+					t.Errorf("tasks/cancel sent %d times, want %d", cancels, tc.cancels)
+				}
+				if notes != tc.notes {
+					t.Errorf("notifications/cancelled sent %d times for a tasks/get, want %d (only for one unanswered)", notes, tc.notes)
+				}
+				for _, o := range s.outcomes {
+					if o.Err != nil && strings.Contains(o.Err.Error(), "matches no request in flight") {
+						t.Errorf("an answer to no request in flight: %v", o.Err)
+					}
+				}
+			})
+		})
+	}
+}
+
+// member is the raw value of params' top-level member key.
+func member(t *testing.T, params []byte, key string) []byte {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(params, &m); err != nil {
+		t.Fatalf("params %s: %v", params, err)
+	}
+	return m[key]
+}
