@@ -5,25 +5,28 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"runtime"
+	"time"
 )
 
-// On turns the kernel's stamping on and waits until it is: the kernel
-// turns it on a moment after the first socket asks (see Listen), so a
-// probe goes back and forth over a loopback connection of its own until
-// one comes stamped. A server that calls On before it listens (with its
-// listener asking too, so that stamping stays on) has every request
-// stamped, its first included.
-func On() error {
+// On turns the kernel's stamping on, waits until it is, and keeps it on
+// until off is called. The kernel turns stamping on a moment after the
+// first socket asks, in a worker thread, and off again a moment after
+// the last such socket closes: a server whose connections come and go
+// (one request each, as curl's) would have the first bytes of a new
+// connection unstamped whenever it found stamping off. So On holds a
+// stamped loopback connection of its own open until off, after a probe
+// went back and forth over it until one came stamped. A server calls On
+// before it serves and off when it stops: every request is stamped, its
+// first included.
+func On() (off func(), err error) {
 	if !Supported {
-		return errors.ErrUnsupported
+		return nil, errors.ErrUnsupported
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return fmt.Errorf("rxstamp: %w", err)
+		return nil, fmt.Errorf("rxstamp: %w", err)
 	}
 	ln := Listen(l)
-	defer ln.Close()
 	accepted := make(chan net.Conn, 1)
 	go func() {
 		c, _ := ln.Accept()
@@ -31,26 +34,38 @@ func On() error {
 	}()
 	client, err := net.Dial("tcp", l.Addr().String())
 	if err != nil {
-		return fmt.Errorf("rxstamp: %w", err)
+		ln.Close()
+		return nil, fmt.Errorf("rxstamp: %w", err)
 	}
-	defer client.Close()
 	server := <-accepted
-	if server == nil {
-		return fmt.Errorf("rxstamp: the probe's connection was not accepted")
+	off = func() {
+		client.Close()
+		if server != nil {
+			server.Close()
+		}
+		ln.Close()
 	}
-	defer server.Close()
 	sc, ok := server.(*Conn)
 	if !ok {
-		return fmt.Errorf("rxstamp: the kernel refused SO_TIMESTAMPNS")
+		off()
+		return nil, fmt.Errorf("rxstamp: the kernel refused SO_TIMESTAMPNS")
 	}
-	return probe(client, sc)
+	if err := probe(client, sc); err != nil {
+		off()
+		return nil, err
+	}
+	return off, nil
 }
 
 // probe sends a byte from client to server until the server's read of
-// one is stamped (a bounded number of times).
+// one is stamped, sleeping a little longer between tries each time: the
+// kernel turns stamping on in a worker thread of ordinary priority on
+// this processor, which a real-time caller that never slept would keep
+// from running. It gives up after about 10 s.
 func probe(client net.Conn, server *Conn) error {
 	buf := make([]byte, 1)
-	for range 100_000 {
+	pause := 10 * time.Microsecond
+	for waited := time.Duration(0); waited < 10*time.Second; waited += pause {
 		if _, err := client.Write([]byte{'p'}); err != nil {
 			return fmt.Errorf("rxstamp: probe: %w", err)
 		}
@@ -60,7 +75,8 @@ func probe(client net.Conn, server *Conn) error {
 		if _, ok := server.Take(); ok {
 			return nil
 		}
-		runtime.Gosched()
+		time.Sleep(pause)
+		pause = min(2*pause, 10*time.Millisecond)
 	}
-	return fmt.Errorf("rxstamp: the kernel stamped none of 100,000 probes")
+	return fmt.Errorf("rxstamp: the kernel stamped no probe in 10 s")
 }

@@ -155,11 +155,11 @@ func TestReadAsATCPConn(t *testing.T) {
 	}
 }
 
-// TestOn: after On, stamping is on: the first bytes of a new connection
-// (held open by a listener that asks, as a server's is) are stamped.
+// TestOn: after On, and until off, stamping is on: the first bytes of
+// every new connection are stamped, however they come and go.
 func TestOn(t *testing.T) {
 	if !Supported {
-		if err := On(); !errors.Is(err, errors.ErrUnsupported) {
+		if _, err := On(); !errors.Is(err, errors.ErrUnsupported) {
 			t.Fatalf("On: got %v, want errors.ErrUnsupported", err)
 		}
 		return
@@ -170,29 +170,44 @@ func TestOn(t *testing.T) {
 	}
 	ln := Listen(l)
 	defer ln.Close()
-	if err := On(); err != nil {
-		t.Fatal(err)
-	}
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, _ := ln.Accept()
-		accepted <- c
-	}()
-	client, err := net.Dial("tcp", l.Addr().String())
+	off, err := On()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer client.Close()
-	server := <-accepted
-	defer server.Close()
-	if _, err := client.Write([]byte("first")); err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, 5)
-	if _, err := io.ReadFull(server, buf); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := server.(*Conn).Take(); !ok {
-		t.Error("the first bytes after On: no stamp")
+	defer off()
+	// Connections come and go, one message each, a little apart (as a
+	// client process each, curl's): the first bytes of every one are
+	// stamped. The pause is not a wait for anything: it leaves the
+	// kernel's worker room to turn stamping off between two connections.
+	// Before On held a connection of its own, the slow server logged
+	// 13 of 30 such curl requests unstamped, and 20 of 20 under strace;
+	// whether this test shows it depends on what else on the machine
+	// asks for stamps at the time (anything that does keeps them on for
+	// all). The assertion holds whatever the timing.
+	for i := range 50 {
+		time.Sleep(2 * time.Millisecond)
+		accepted := make(chan net.Conn, 1)
+		go func() {
+			c, _ := ln.Accept()
+			accepted <- c
+		}()
+		client, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := client.Write([]byte("first")); err != nil {
+			t.Fatal(err)
+		}
+		client.Close()
+		server := <-accepted
+		buf := make([]byte, 5)
+		if _, err := io.ReadFull(server, buf); err != nil {
+			t.Fatal(err)
+		}
+		_, ok := server.(*Conn).Take()
+		server.Close()
+		if !ok {
+			t.Fatalf("connection %d: its first bytes unstamped", i)
+		}
 	}
 }

@@ -140,10 +140,12 @@ func serveHTTP(ctx context.Context, addr string, hang slowmcp.Hang, delay time.D
 	if rx {
 		l = rxstamp.Listen(l)
 		srv.ConnContext = rxstamp.WithConn
-		if err := rxstamp.On(); err != nil {
+		off, err := rxstamp.On()
+		if err != nil {
 			l.Close()
 			return err
 		}
+		defer off()
 	}
 	stopped := context.AfterFunc(ctx, func() { _ = srv.Close() })
 	defer stopped()

@@ -91,7 +91,7 @@ func pongListen(addr string) (int, int, error) {
 		unix.Close(ln)
 		return -1, 0, fmt.Errorf("pong: SO_TIMESTAMPNS: %w", err)
 	}
-	if err := rxstamp.On(); err != nil {
+	if _, err := rxstamp.On(); err != nil { // on until pong exits
 		unix.Close(ln)
 		return -1, 0, fmt.Errorf("pong: %w", err)
 	}
