@@ -1,7 +1,10 @@
 // Command slow is an MCP test server for timing, load and hang tests:
 // tools/call answers come after -delay, each request on its own, so
 // concurrent calls are answered concurrently; every arrival can be logged
-// with its time; and -hang makes it misbehave the way real servers do.
+// with its time (and over HTTP, with -rx, with the kernel's receive time
+// of the request too: when it reached the server, not when the server
+// got round to reading it; see ../rxstamp); and -hang makes it misbehave
+// the way real servers do.
 // It serves stdio (newline-delimited JSON-RPC, exits 0 when stdin ends)
 // or, with -http, a stateless Streamable HTTP endpoint at /mcp. The
 // protocol lives in ../slowmcp.
