@@ -15,6 +15,7 @@
 #   REPLAYCTL=/path/to/replayctl scripts/bench-tail.sh   # no build
 #   IDLESPIN=1 RUNS=10 QUIET=20 scripts/bench-tail.sh   # the cores kept from halting, for every client (below)
 #   WARM=0 RUNS=10 scripts/bench-tail.sh   # cold servers: no warm-up before each client (below)
+#   OPEN=1 RUNS=5 scripts/bench-tail.sh   # replayctl also with --order none ("rc-open"), the open model of vegeta and GoReplay
 #
 # Each client meets a fresh server, and a fresh server's first calls run
 # its code for the first time (page faults, its first buffers, a new
@@ -32,6 +33,17 @@
 # begins; replayctl's handshake made it), its own code run the first
 # time. WARM=0 measures cold servers, as the rounds before the eleventh
 # did; the summary says which.
+# Each arrival is taken twice (the twelfth round): when the server's
+# handler read the call (the first field of the slow server's log; the
+# figure of every round before) and when the call reached the server's
+# socket, the kernel's receive time (slow -rx, rxstamp; pong the same).
+# Over loopback the kernel stamps a packet in the sender's write, so the
+# second is the client's own schedule as it left the client, with none
+# of the server's wake-up and scheduling in it: beside tcpdump the two
+# agree within a microsecond, where the handler read calls up to 1.1 ms
+# after they came. What a late answer holds back (causal order: a call
+# waits for the answer before it) stays in both. Both are printed for
+# each run and in the summary, for every client alike.
 # QUIET is how many tenths of a second to wait for other real-time jobs
 # before each run (600). BURN=0 keeps a CPU burner (yes, an ordinary
 # process) on core 0, the client's, for the whole script, BURN=1 on the
@@ -96,7 +108,7 @@ measure() {
   shift
   quiet
   rm -f "$log"
-  $server "$dir/slow" -http "127.0.0.1:$port" -arrivals "$log" -delay "${DELAY:-0}" &
+  $server "$dir/slow" -http "127.0.0.1:$port" -arrivals "$log" -rx -delay "${DELAY:-0}" &
   local pid=$!
   wait_http "http://127.0.0.1:$port/mcp"
   if [[ $warm == 1 ]]; then
@@ -115,15 +127,20 @@ measure() {
   report "$name"
 }
 
-# report NAME: the run's deviations, its calls' way up and back where it
-# has a report, and its p99 kept for the summary.
+# report NAME: the run's deviations, by the handler's time and by the
+# kernel's receive time (rx), its calls' way up and back where it has a
+# report, and its p99s kept for the summary.
 report() {
-  local name=$1 log="$dir/$1.log" line
+  local name=$1 log="$dir/$1.log" line linerx
   line=$("$dir/tailbench" stats -gap 200us -calls "$calls" "$log")
+  linerx=$("$dir/tailbench" stats -rx -gap 200us -calls "$calls" "$log")
   echo "$line"
-  echo "${name%-*} $(sed 's/.*schedule p50 [0-9.]* p99 \([0-9.]*\) .*late > [^:]*: \([0-9]*\) at the start [^,]*, \([0-9]*\) later$/\1 \2 \3/' <<< "$line")" >> "$dir/p99s"
+  echo "  at the socket: ${linerx#*: }"
+  local fields='s/.*schedule p50 [0-9.]* p99 \([0-9.]*\) .*late > [^:]*: \([0-9]*\) at the start [^,]*, \([0-9]*\) later$/\1 \2 \3/'
+  echo "${name%-*} $(sed "$fields" <<< "$line") $(sed "$fields" <<< "$linerx")" >> "$dir/p99s"
   if [[ -f $dir/$name.json ]]; then
     "$dir/tailbench" split -report "$dir/$name.json" "$log"
+    echo "  at the socket: $("$dir/tailbench" split -rx -report "$dir/$name.json" "$log" | head -1)"
   fi
 }
 
@@ -179,6 +196,9 @@ for run in $(seq "$runs"); do
     measure "before-$run" "$BEFORE" run "$dir/t.jsonl" --speed 10x --target "http://127.0.0.1:$port/mcp" --report "$dir/before-$run.json" ${REPLAYCTL_FLAGS:-}
   fi
   measure "replayctl-$run" "$replayctl" run "$dir/t.jsonl" --speed 10x --target "http://127.0.0.1:$port/mcp" --report "$dir/replayctl-$run.json" ${REPLAYCTL_FLAGS:-}
+  if [[ ${OPEN:-0} == 1 ]]; then
+    measure "rc-open-$run" "$replayctl" run "$dir/t.jsonl" --speed 10x --order none --target "http://127.0.0.1:$port/mcp" --report "$dir/rc-open-$run.json" ${REPLAYCTL_FLAGS:-}
+  fi
   if [[ -n $vegeta ]]; then
     measure "vegeta-$run" "$vegeta" attack -rate 5000/s -duration "$((calls / 5 + 1))ms" -targets "$dir/targets.txt" -output /dev/null
   fi
@@ -187,10 +207,24 @@ for run in $(seq "$runs"); do
   fi
 done
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+summary() {
+  local col=$1
+  awk -v c="$col" '{p[$1] = p[$1] (n[$1]++ ? ", " : "") $c; if ($c <= 0.2) ok[$1]++}
+    END {for (k in p) printf "  %-10s %s: %d of %d\n", k, p[k], ok[k], n[k]}' "$dir/p99s" | sort
+}
+late() {
+  local col=$1
+  awk -v c="$col" '{s[$1] += $c; l[$1] += $(c+1); if ($c > 0) rs[$1]++; if ($(c+1) > 0) rl[$1]++}
+    END {for (k in s) printf "  %-10s %d (%d runs), %d (%d runs)\n", k, s[k], rs[k], l[k], rl[k]}' "$dir/p99s" | sort
+}
 echo "p99 per run (ms), and the runs at or under 0.2 ms; $(warmth):"
-awk '{p[$1] = p[$1] (n[$1]++ ? ", " : "") $2; if ($2 <= 0.2) ok[$1]++}
-  END {for (c in p) printf "  %-10s %s: %d of %d\n", c, p[c], ok[c], n[c]}' "$dir/p99s" | sort
+echo " by the server's handler (when it read each call):"
+summary 2
+echo " at the server's socket (the kernel's receive time: when each call reached the server):"
+summary 5
 echo "calls more than 0.2 ms from the schedule, all runs: at the start (calls 0-5; in how many runs), later (in how many runs):"
-awk '{s[$1] += $3; l[$1] += $4; if ($3 > 0) rs[$1]++; if ($4 > 0) rl[$1]++}
-  END {for (c in s) printf "  %-10s %d (%d runs), %d (%d runs)\n", c, s[c], rs[c], l[c], rl[c]}' "$dir/p99s" | sort
+echo " by the handler:"
+late 3
+echo " at the socket:"
+late 6
 echo "logs in $dir"

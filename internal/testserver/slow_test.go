@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/replayctl/replayctl/internal/testserver/rxstamp"
 )
 
 const (
@@ -365,6 +367,62 @@ func TestSlowHTTPArrivals(t *testing.T) {
 	}
 	if want := []string{"initialize 1", "notifications/initialized -", "tools/call 2"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got arrivals %q, want %q", got, want)
+	}
+}
+
+// TestSlowHTTPArrivalsRx: with -rx each arrival line ends in the
+// kernel's receive time of its request, which lies between the client's
+// clock before it posted and the handler's time on the same line.
+func TestSlowHTTPArrivalsRx(t *testing.T) {
+	if !rxstamp.Supported {
+		t.Skip("no receive stamps on this platform")
+	}
+	path := filepath.Join(t.TempDir(), "arrivals")
+	url := SlowHTTP(t, "-arrivals", path, "-rx")
+	client := newClient(t)
+	var before []int64
+	for _, body := range []string{initialize, initNote, toolsCall(2, "a")} {
+		before = append(before, time.Now().UnixNano())
+		if _, _, _, err := httpPost(t, t.Context(), client, url, body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	i := 0
+	for line := range strings.Lines(string(b)) {
+		f := strings.Fields(line)
+		if len(f) != 4 || !strings.HasPrefix(f[3], "rx=") {
+			t.Fatalf("line %q: want 4 fields, the last rx=<unix ns>", line)
+		}
+		read, err1 := strconv.ParseInt(f[0], 10, 64)
+		rx, err2 := strconv.ParseInt(f[3][len("rx="):], 10, 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("line %q: %v %v", line, err1, err2)
+		}
+		if rx < before[i] || rx > read {
+			t.Errorf("line %q: received at %d, want between the post at %d and the handler's %d", line, rx, before[i], read)
+		}
+		got = append(got, f[1]+" "+f[2])
+		i++
+	}
+	if want := []string{"initialize 1", "notifications/initialized -", "tools/call 2"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got arrivals %q, want %q", got, want)
+	}
+}
+
+// TestSlowRxNeedsHTTPAndArrivals: -rx alone is refused with status 2.
+func TestSlowRxNeedsHTTPAndArrivals(t *testing.T) {
+	for _, args := range [][]string{{"-rx"}, {"-rx", "-http", "127.0.0.1:0"}} {
+		argv := Slow(t, args...)
+		cmd := exec.Command(argv[0], argv[1:]...)
+		out, err := cmd.CombinedOutput()
+		if ee, ok := errors.AsType[*exec.ExitError](err); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "-rx: want -http ADDR and -arrivals FILE") {
+			t.Errorf("slow %v: got %v, %q, want exit 2 and what -rx needs", args, err, out)
+		}
 	}
 }
 

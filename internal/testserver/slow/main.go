@@ -1,12 +1,15 @@
 // Command slow is an MCP test server for timing, load and hang tests:
 // tools/call answers come after -delay, each request on its own, so
 // concurrent calls are answered concurrently; every arrival can be logged
-// with its time; and -hang makes it misbehave the way real servers do.
+// with its time (and over HTTP, with -rx, with the kernel's receive time
+// of the request too: when it reached the server, not when the server
+// got round to reading it; see ../rxstamp); and -hang makes it misbehave
+// the way real servers do.
 // It serves stdio (newline-delimited JSON-RPC, exits 0 when stdin ends)
 // or, with -http, a stateless Streamable HTTP endpoint at /mcp. The
 // protocol lives in ../slowmcp.
 //
-//	slow [-delay D] [-start D] [-init-delay D] [-ask METHOD:D] [-arrivals FILE [-gate N]] [-hang MODE] [-size N] [-http ADDR]
+//	slow [-delay D] [-start D] [-init-delay D] [-ask METHOD:D] [-arrivals FILE [-gate N]] [-hang MODE] [-size N] [-http ADDR [-rx]]
 //
 // Interrupt or SIGTERM stops it at once with status 0, dropping answers
 // still delayed.
@@ -26,6 +29,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/replayctl/replayctl/internal/testserver/rxstamp"
 	"github.com/replayctl/replayctl/internal/testserver/slowmcp"
 )
 
@@ -43,6 +47,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	answerSize := fs.Int("size", 0, "answer every tools/call with a text of this many bytes")
 	gateN := fs.Int("gate", 0, "hold every tools/call until the -arrivals `FILE` holds N tools/call lines (servers sharing it count together), then -delay")
 	httpAddr := fs.String("http", "", "serve stateless Streamable HTTP at `ADDR`/mcp instead of stdio")
+	rx := fs.Bool("rx", false, "with -http and -arrivals: add each request's kernel receive time (rx=<unix ns>, Linux SO_TIMESTAMPNS) to its arrival line")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -74,6 +79,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		opts = append(opts, slowmcp.WithArrivals(f))
 	}
 
+	if *rx && (*httpAddr == "" || *arrivalsPath == "" || !rxstamp.Supported) {
+		fmt.Fprintf(stderr, "slow: -rx: want -http ADDR and -arrivals FILE, on Linux (the kernel's receive stamps)\n")
+		return 2
+	}
 	if *gateN != 0 {
 		if *gateN < 0 || *arrivalsPath == "" {
 			fmt.Fprintf(stderr, "slow: -gate %d: want a count of 1 or more, with -arrivals FILE (the log it counts)\n", *gateN)
@@ -86,7 +95,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	time.Sleep(*startDelay)
 	if *httpAddr != "" {
-		err = serveHTTP(ctx, *httpAddr, hang, *delay, slowmcp.Handler(opts...))
+		err = serveHTTP(ctx, *httpAddr, hang, *delay, *rx, slowmcp.Handler(opts...))
 	} else {
 		// A read of stdin cannot be interrupted: a signal ends the process.
 		context.AfterFunc(ctx, func() { os.Exit(0) })
@@ -112,7 +121,9 @@ func checkTransport(h slowmcp.Hang, overHTTP bool) error {
 
 // serveHTTP serves h at /mcp on addr until ctx is done. Timeouts are
 // generous, and off where hanging is the point.
-func serveHTTP(ctx context.Context, addr string, hang slowmcp.Hang, delay time.Duration, h http.Handler) error {
+// With rx, each connection's reads keep the kernel's receive time, for
+// the arrival log (rxstamp).
+func serveHTTP(ctx context.Context, addr string, hang slowmcp.Hang, delay time.Duration, rx bool, h http.Handler) error {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	srv := &http.Server{
@@ -128,6 +139,16 @@ func serveHTTP(ctx context.Context, addr string, hang slowmcp.Hang, delay time.D
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
+	}
+	if rx {
+		l = rxstamp.Listen(l)
+		srv.ConnContext = rxstamp.WithConn
+		off, err := rxstamp.On()
+		if err != nil {
+			l.Close()
+			return err
+		}
+		defer off()
 	}
 	stopped := context.AfterFunc(ctx, func() { _ = srv.Close() })
 	defer stopped()

@@ -14,20 +14,23 @@ type arrivals struct {
 	buf []byte
 }
 
-// record logs m as received at at. A nil *arrivals records nothing. Write
-// errors are ignored: the log is a measurement aid, not the server's job.
-func (a *arrivals) record(at time.Time, m Message) {
+// record logs m as received at at, and by the kernel at rx (the zero
+// time: no stamp). A nil *arrivals records nothing. Write errors are
+// ignored: the log is a measurement aid, not the server's job.
+func (a *arrivals) record(at, rx time.Time, m Message) {
 	if a == nil {
 		return
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.buf = AppendArrival(a.buf[:0], at, m)
+	a.buf = AppendArrival(a.buf[:0], at, rx, m)
 	_, _ = a.w.Write(a.buf)
 }
 
-// AppendArrival appends m's arrival line (see WithArrivals) to dst.
-func AppendArrival(dst []byte, at time.Time, m Message) []byte {
+// AppendArrival appends m's arrival line (see WithArrivals) to dst: read
+// at at, received by the kernel at rx (the zero time: not known, no
+// fourth field).
+func AppendArrival(dst []byte, at, rx time.Time, m Message) []byte {
 	dst = strconv.AppendInt(dst, at.UnixNano(), 10)
 	dst = append(dst, ' ')
 	switch m.Kind {
@@ -48,6 +51,10 @@ func AppendArrival(dst []byte, at time.Time, m Message) []byte {
 		dst = append(dst, '-')
 	} else {
 		dst = append(dst, m.ID...)
+	}
+	if !rx.IsZero() {
+		dst = append(dst, " rx="...)
+		dst = strconv.AppendInt(dst, rx.UnixNano(), 10)
 	}
 	return append(dst, '\n')
 }

@@ -41,7 +41,7 @@ func (g *gate) wait(ctx context.Context) bool {
 func countCalls(log []byte) int {
 	n := 0
 	for line := range bytes.Lines(log) {
-		if f := bytes.Fields(line); len(f) == 3 && string(f[1]) == "tools/call" {
+		if f := bytes.Fields(line); len(f) >= 3 && string(f[1]) == "tools/call" {
 			n++
 		}
 	}

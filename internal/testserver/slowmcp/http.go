@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/replayctl/replayctl/internal/testserver/rxstamp"
 )
 
 // MaxBody is the largest request body the HTTP handler reads.
@@ -31,6 +33,7 @@ func Handler(opts ...Option) http.Handler {
 type handler struct{ c config }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rx, _ := rxstamp.Take(r.Context()) // every request takes its stamp, logged or not
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		http.Error(w, "slow: POST a JSON-RPC message; this stateless server has no SSE stream and no session", http.StatusMethodNotAllowed)
@@ -46,7 +49,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m := Parse(body)
-	h.c.arrivals.record(time.Now(), m)
+	h.c.arrivals.record(time.Now(), rx, m)
 	switch m.Kind {
 	case Notification, Response:
 		w.WriteHeader(http.StatusAccepted)

@@ -65,9 +65,14 @@ func TestAppendArrival(t *testing.T) {
 		{`nope`, "2000000005 invalid -\n"},
 	}
 	for _, tc := range tests {
-		if got := string(AppendArrival(nil, at, Parse([]byte(tc.in)))); got != tc.want {
+		if got := string(AppendArrival(nil, at, time.Time{}, Parse([]byte(tc.in)))); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.in, got, tc.want)
 		}
+	}
+	// With the kernel's receive time: a fourth field, after the id.
+	rx := time.Unix(1, 999)
+	if got, want := string(AppendArrival(nil, at, rx, Parse([]byte(tests[0].in)))), "2000000005 tools/call 7 rx=1000000999\n"; got != want {
+		t.Errorf("with rx: got %q, want %q", got, want)
 	}
 }
 
@@ -106,7 +111,7 @@ func FuzzAnswer(f *testing.F) {
 		if !json.Valid(a) || bytes.ContainsAny(a, "\r\n") {
 			t.Fatalf("got answer %q, want one line of JSON", a)
 		}
-		if line := AppendArrival(nil, time.Unix(0, 0), m); bytes.Count(line, []byte("\n")) != 1 {
+		if line := AppendArrival(nil, time.Unix(0, 0), time.Unix(0, 1), m); bytes.Count(line, []byte("\n")) != 1 {
 			t.Fatalf("got arrival %q, want one line", line)
 		}
 	})

@@ -91,6 +91,11 @@ func WithHang(h Hang) Option { return func(c *config) { c.hang = h } }
 // and before any delay: "<unix nanoseconds> <method> <id>\n", where method
 // is "response" for a response and "invalid" for what is not a message
 // (spaces and control characters in a method become "_"), and id is the id's JSON text (strings quoted) or "-" when there is none.
+// Over HTTP, served on a listener of rxstamp.Listen with rxstamp.WithConn
+// as its ConnContext (the slow command's -rx), a fourth field
+// "rx=<unix nanoseconds>" is the kernel's receive time of the request
+// (rxstamp): when it reached the server, before the server's own
+// wake-up and scheduling.
 // Each line is one Write; writes are serialized, so an *os.File opened
 // with O_APPEND can be shared with other writers.
 func WithArrivals(w io.Writer) Option {

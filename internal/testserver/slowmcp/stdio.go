@@ -41,7 +41,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts ...Option) error 
 		line, rerr := in.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
 			m := Parse(line)
-			c.arrivals.record(time.Now(), m)
+			c.arrivals.record(time.Now(), time.Time{}, m)
 			answer := Answer(m)
 			switch d := c.delayFor(m); {
 			case c.hang == HangEndless && Delayed(m):

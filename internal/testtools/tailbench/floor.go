@@ -33,6 +33,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/replayctl/replayctl/internal/testserver/rxstamp"
 )
 
 // The sizes of a request and its answer: about those of bench-tail.sh's
@@ -83,6 +85,16 @@ func pongListen(addr string) (int, int, error) {
 		return -1, 0, fmt.Errorf("pong: %w", err)
 	}
 	_ = unix.SetsockoptInt(ln, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1)
+	// The kernel's stamps on for as long as pong listens, and on now
+	// (rxstamp.Listen, rxstamp.On): every request is stamped.
+	if err := rxstamp.Enable(ln); err != nil {
+		unix.Close(ln)
+		return -1, 0, fmt.Errorf("pong: SO_TIMESTAMPNS: %w", err)
+	}
+	if _, err := rxstamp.On(); err != nil { // on until pong exits
+		unix.Close(ln)
+		return -1, 0, fmt.Errorf("pong: %w", err)
+	}
 	if err := unix.Bind(ln, sa); err != nil {
 		unix.Close(ln)
 		return -1, 0, fmt.Errorf("pong: listen on %s: %w", addr, err)
@@ -107,32 +119,44 @@ func pongServe(ln int, path string) error {
 		return fmt.Errorf("pong: %w", err)
 	}
 	var b strings.Builder
-	for i, ns := range at {
-		fmt.Fprintf(&b, "%d tools/call %d\n", ns, i+1)
+	for i, a := range at {
+		fmt.Fprintf(&b, "%d tools/call %d", a.read, i+1)
+		if a.rx != 0 {
+			fmt.Fprintf(&b, " rx=%d", a.rx)
+		}
+		b.WriteByte('\n')
 	}
 	return writeFile(path, b.String())
 }
 
+// arrival is when pong read a request (unix ns) and when the kernel
+// received its first bytes (rx; 0: no stamp), as the slow server's -rx
+// logs both.
+type arrival struct{ read, rx int64 }
+
 // pongConn accepts one connection on ln and answers each request on it
 // at once until the client closes it; it returns when each came.
-func pongConn(ln int) ([]int64, error) {
+func pongConn(ln int) ([]arrival, error) {
 	fd, _, err := unix.Accept4(ln, unix.SOCK_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("accept: %w", err)
 	}
 	defer unix.Close(fd)
 	_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	stamped := rxstamp.Enable(fd) == nil
 	var in [pingSize]byte
 	var out [pongSize]byte
-	var at []int64
+	oob := make([]byte, rxstamp.OOBSize())
+	var at []arrival
 	for {
-		if err := readFull(fd, in[:]); err != nil {
+		rx, err := readFullRx(fd, in[:], oob, stamped)
+		if err != nil {
 			if errors.Is(err, errEOF) {
 				return at, nil
 			}
 			return nil, fmt.Errorf("read request %d: %w", len(at)+1, err)
 		}
-		at = append(at, time.Now().UnixNano())
+		at = append(at, arrival{read: time.Now().UnixNano(), rx: rx})
 		if err := writeAll(fd, out[:]); err != nil {
 			return nil, fmt.Errorf("answer request %d: %w", len(at), err)
 		}
@@ -392,6 +416,33 @@ func readFull(fd int, p []byte) error {
 		got += n
 	}
 	return nil
+}
+
+// readFullRx is readFull, through recvmsg when stamped: it returns the
+// kernel's receive time of the first bytes read (0 when not stamped).
+func readFullRx(fd int, p, oob []byte, stamped bool) (int64, error) {
+	if !stamped {
+		return 0, readFull(fd, p)
+	}
+	var first int64
+	for got := 0; got < len(p); {
+		n, rx, err := rxstamp.Recv(fd, p[got:], oob)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return 0, err
+		case n == 0 && got == 0:
+			return 0, errEOF
+		case n == 0:
+			return 0, fmt.Errorf("closed after %d of %d bytes", got, len(p))
+		}
+		if got == 0 {
+			first = rx
+		}
+		got += n
+	}
+	return first, nil
 }
 
 func writeAll(fd int, p []byte) error {

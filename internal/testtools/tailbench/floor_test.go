@@ -69,8 +69,22 @@ func TestPingPong(t *testing.T) {
 			t.Errorf("call %d due at %.3f ms, not after call %d's %.3f", i, c.DueMS, i-1, r.Timeline[i-1].DueMS)
 		}
 	}
+	// The kernel's receive time of each call: between its send and its
+	// read by pong.
+	rx, err := arrivalsBy(log, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range r.Timeline {
+		if a := int64(rx[i]); a < stamp(c.SentMS)-1000 || a > int64(at[i]) {
+			t.Errorf("call %d received at %d, want between its send %d and pong's read %d", i, a, stamp(c.SentMS), int64(at[i]))
+		}
+	}
 	var out strings.Builder
 	if err := statsCmd([]string{"-gap", "1ms", log}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if err := statsCmd([]string{"-gap", "1ms", "-rx", log}, &out); err != nil {
 		t.Fatal(err)
 	}
 	if err := splitCmd([]string{"-report", report, log}, &out); err != nil {

@@ -7,8 +7,8 @@
 //	tailbench tape  -calls 200 -gap 2ms -o t.jsonl
 //	tailbench gor   -calls 200 -gap 2ms -host 127.0.0.1:18941 -o t.gor
 //	tailbench body  -o body.json
-//	tailbench stats -gap 200us arrivals.log...
-//	tailbench split -report r.json arrivals.log
+//	tailbench stats -gap 200us [-rx] arrivals.log...
+//	tailbench split -report r.json [-rx] arrivals.log
 //	tailbench pong  -addr 127.0.0.1:18942 -arrivals floor.log   (floor.go: the machine's floor)
 //	tailbench ping  -addr 127.0.0.1:18942 -calls 200 -gap 200us -report floor.json
 //	tailbench warm  -addr 127.0.0.1:18941 -http   (warm.go: the server's warm-up, skipped by stats and split)
@@ -147,12 +147,13 @@ func statsCmd(args []string, w io.Writer) error {
 	calls := fs.Int("calls", 0, "count the first `N` calls only (vegeta sends by duration, not count); 0: all")
 	late := fs.Duration("late", 200*time.Microsecond, "count the calls further than this from the schedule")
 	startN := fs.Int("start", 6, "the first `N` calls are the schedule's start in the late count")
+	rx := fs.Bool("rx", false, "by the kernel's receive time of each call (the logs' rx= field), not the handler's")
 	_ = fs.Parse(args)
 	if fs.NArg() == 0 {
 		return fmt.Errorf("stats: want one or more arrival logs")
 	}
 	for _, path := range fs.Args() {
-		at, err := arrivals(path)
+		at, err := arrivalsBy(path, *rx)
 		if err != nil {
 			return err
 		}
@@ -181,6 +182,7 @@ func splitCmd(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("split", flag.ExitOnError)
 	path := fs.String("report", "", "the run's JSON report (replayctl run --report FILE)")
 	over := fs.Duration("over", 300*time.Microsecond, "list the calls whose way up or back took longer")
+	rx := fs.Bool("rx", false, "split at the kernel's receive time of each call (the log's rx= field), not the handler's")
 	_ = fs.Parse(args)
 	if *path == "" || fs.NArg() != 1 {
 		return fmt.Errorf("split: want -report FILE and one arrival log")
@@ -203,7 +205,7 @@ func splitCmd(args []string, w io.Writer) error {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return fmt.Errorf("split: %s: %w", *path, err)
 	}
-	at, err := arrivals(fs.Arg(0))
+	at, err := arrivalsBy(fs.Arg(0), *rx)
 	if err != nil {
 		return err
 	}
@@ -337,8 +339,15 @@ func q(sorted []time.Duration, p float64) float64 {
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // arrivals reads the slow server's arrival log: when each tools/call came
-// in, in order, but the warm-up's (an id isWarm).
-func arrivals(path string) ([]time.Duration, error) {
+// in, in order, but the warm-up's (an id isWarm), as the server's handler
+// read it (the first field).
+func arrivals(path string) ([]time.Duration, error) { return arrivalsBy(path, false) }
+
+// arrivalsBy is arrivals by the handler's time or, with rx, by the
+// kernel's receive time (the "rx=" field of a server run with -rx, and
+// pong's): when the request reached the server, before the server's own
+// wake-up and scheduling (rxstamp).
+func arrivalsBy(path string, rx bool) ([]time.Duration, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -351,7 +360,15 @@ func arrivals(path string) ([]time.Duration, error) {
 		if len(fields) < 2 || fields[1] != "tools/call" || len(fields) > 2 && isWarm(fields[2]) {
 			continue
 		}
-		ns, err := strconv.ParseInt(fields[0], 10, 64)
+		field := fields[0]
+		if rx {
+			last := fields[len(fields)-1]
+			if len(fields) < 4 || !strings.HasPrefix(last, "rx=") {
+				return nil, fmt.Errorf("%s line %d: %q: no rx= field (the kernel's receive time): run the slow server with -rx, or drop -rx here", path, n, sc.Text())
+			}
+			field = last[len("rx="):]
+		}
+		ns, err := strconv.ParseInt(field, 10, 64)
 		if err != nil {
 			return nil, fmt.Errorf("%s line %d: %q: not an arrival line: %w", path, n, sc.Text(), err)
 		}

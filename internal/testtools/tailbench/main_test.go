@@ -56,6 +56,22 @@ func TestStatsReadsOnlyCalls(t *testing.T) {
 	if want := ": 2 calls; arrival vs schedule p50 0.000 p99 0.000 max 0.000 ms"; !strings.Contains(out.String(), want) || !strings.Contains(out.String(), "; late > 200µs: 0 at the start (calls 0-5), 0 later\n") {
 		t.Errorf("got %q, want it to contain %q", out.String(), want)
 	}
+	// -rx: the kernel's receive times (the rx= fields), 200 µs apart
+	// where the handler's are not; a log without them is refused.
+	out.Reset()
+	if err := statsCmd([]string{"-gap", "200us", "-rx", path}, &out); err == nil || !strings.Contains(err.Error(), "line 3") || !strings.Contains(err.Error(), "no rx= field") {
+		t.Errorf("-rx on a log without rx=: got %v, want an error naming line 3 and the missing field", err)
+	}
+	rxLog := "2000000 tools/call 1 rx=1900000\n2500000 tools/call 2 rx=2100000\n2300000 tools/call 3 rx=2300000\n"
+	if err := os.WriteFile(path, []byte(rxLog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := statsCmd([]string{"-gap", "200us", "-rx", path}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if want := ": 3 calls; arrival vs schedule p50 0.000 p99 0.000 max 0.000 ms"; !strings.Contains(out.String(), want) {
+		t.Errorf("-rx: got %q, want it to contain %q", out.String(), want)
+	}
 	if err := os.WriteFile(path, []byte("x tools/call 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
