@@ -70,7 +70,8 @@ func until(t *testing.T, ctx context.Context, what, cond string) {
 	c, cancel := context.WithTimeout(ctx, browserWait)
 	defer cancel()
 	if _, err := chromedp.Run(c, chromedp.Poll[bool](cond, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(browserWait))); err != nil {
-		shown, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("counts").textContent + " | " + JSON.stringify(replayView.state()) + " | " + document.getElementById("ctlerr").textContent`))
+		shown, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("counts").textContent + " | " + JSON.stringify(replayView.state()) + " | " + document.getElementById("ctlerr").textContent +
+			" | open: " + (document.getElementById("detail").classList.contains("hidden") ? "none" : document.getElementById("dhead").textContent)`))
 		t.Fatalf("waiting until %s (%s): %v; the page shows: %s", what, cond, err, shown)
 	}
 }
