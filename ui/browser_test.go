@@ -105,6 +105,19 @@ func click(t *testing.T, ctx context.Context, session string, seq int64) {
 	run(t, ctx, "click the bar", chromedp.MouseClickXY(pt.X, pt.Y))
 }
 
+// showOnly shows the messages of verdict only (the page's verdict
+// filter; "bad": those not passed), as a person picks it. A late run's
+// requests can be sent at once, their bars drawn over each other: with
+// the others hidden, the bar of the one to click is all there.
+func showOnly(t *testing.T, ctx context.Context, verdict string) {
+	t.Helper()
+	var got string
+	eval(t, ctx, fmt.Sprintf(`(() => { const s = document.getElementById("fverdict"); s.value = %q; s.dispatchEvent(new Event("change")); return s.value })()`, verdict), &got)
+	if got != verdict {
+		t.Fatalf("the verdict filter shows %q, want %q", got, verdict)
+	}
+}
+
 // shot saves a PNG of the page in $REPLAYCTL_UI_SHOTS (when set) as name.
 func shot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
