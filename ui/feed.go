@@ -44,7 +44,7 @@ import (
 //
 // detail is a JSON string ("" none). While the run goes on, "state"
 // events carry the controller's status (debug) and a "result" event the
-// run's verdict when it ends.
+// run's verdict when it ends, after the frame of its last events.
 var feedTypes = []event.Type{event.Dialled, event.Anchored, event.Held, event.Sent, event.Judged,
 	event.Fault, event.Retry, event.Reconnect, event.SessionEnded, event.RunEnded}
 
