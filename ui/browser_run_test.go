@@ -108,6 +108,7 @@ func TestBrowserLiveReplay(t *testing.T) {
 				if failed == nil || failed.Session != "s3" {
 					t.Fatalf("no failed message in s3 among the results: %+v", failed)
 				}
+				showOnly(t, ctx, "bad")
 				click(t, ctx, failed.Session, failed.Seq)
 				until(t, ctx, "the differences are shown",
 					`document.querySelector('#ddiffs li[data-path="result.content[0].text"]') !== null && document.querySelector('#danswer mark.diff') !== null && document.querySelector('#drecorded mark.diff') !== null`)
@@ -130,6 +131,7 @@ func TestBrowserLiveReplay(t *testing.T) {
 				run(t, ctx, "open the frozen page", chromedp.Navigate("file://"+frozen))
 				until(t, ctx, "the frozen page has every message and the verdict",
 					fmt.Sprintf(`document.getElementById("verdict").textContent.startsWith("FAILED") && replayView.lanes().length === %d && replayView.messages().filter(m => m.verdict !== "").length >= %d`, sessions, len(want)))
+				showOnly(t, ctx, "bad")
 				click(t, ctx, failed.Session, failed.Seq)
 				until(t, ctx, "the frozen page shows the differences",
 					`document.querySelector('#danswer mark.diff') !== null && document.querySelector('#danswer mark.diff').textContent === '"Echo: changed"' && document.querySelector('#drecorded mark.diff').textContent === '"Echo: message 4"'`)

@@ -70,7 +70,8 @@ func until(t *testing.T, ctx context.Context, what, cond string) {
 	c, cancel := context.WithTimeout(ctx, browserWait)
 	defer cancel()
 	if _, err := chromedp.Run(c, chromedp.Poll[bool](cond, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(browserWait))); err != nil {
-		shown, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("counts").textContent + " | " + JSON.stringify(replayView.state()) + " | " + document.getElementById("ctlerr").textContent`))
+		shown, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("counts").textContent + " | " + JSON.stringify(replayView.state()) + " | " + document.getElementById("ctlerr").textContent +
+			" | open: " + (document.getElementById("detail").classList.contains("hidden") ? "none" : document.getElementById("dhead").textContent)`))
 		t.Fatalf("waiting until %s (%s): %v; the page shows: %s", what, cond, err, shown)
 	}
 }
@@ -102,6 +103,19 @@ func click(t *testing.T, ctx context.Context, session string, seq int64) {
 	until(t, ctx, "the bar of "+session+" seq "+fmt.Sprint(seq)+" is drawn", expr+" !== null")
 	eval(t, ctx, expr, &pt)
 	run(t, ctx, "click the bar", chromedp.MouseClickXY(pt.X, pt.Y))
+}
+
+// showOnly shows the messages of verdict only (the page's verdict
+// filter; "bad": those not passed), as a person picks it. A late run's
+// requests can be sent at once, their bars drawn over each other: with
+// the others hidden, the bar of the one to click is all there.
+func showOnly(t *testing.T, ctx context.Context, verdict string) {
+	t.Helper()
+	var got string
+	eval(t, ctx, fmt.Sprintf(`(() => { const s = document.getElementById("fverdict"); s.value = %q; s.dispatchEvent(new Event("change")); return s.value })()`, verdict), &got)
+	if got != verdict {
+		t.Fatalf("the verdict filter shows %q, want %q", got, verdict)
+	}
 }
 
 // shot saves a PNG of the page in $REPLAYCTL_UI_SHOTS (when set) as name.

@@ -44,7 +44,7 @@ import (
 //
 // detail is a JSON string ("" none). While the run goes on, "state"
 // events carry the controller's status (debug) and a "result" event the
-// run's verdict when it ends.
+// run's verdict when it ends, after the frame of its last events.
 var feedTypes = []event.Type{event.Dialled, event.Anchored, event.Held, event.Sent, event.Judged,
 	event.Fault, event.Retry, event.Reconnect, event.SessionEnded, event.RunEnded}
 
@@ -187,11 +187,9 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 
-	s.mu.Lock()
-	state, result, change := s.state, s.result, s.change
-	s.mu.Unlock()
-	frames, names, lost := s.j.after(cursor)
-	h := hello{Names: names, Lost: lost, Title: s.title, Debug: s.ctl != nil, Thresholds: s.thresholds,
+	v := s.snap(cursor)
+	state, result, change, frames := v.state, v.result, v.change, v.frames
+	h := hello{Names: v.names, Lost: v.lost, Title: s.title, Debug: s.ctl != nil, Thresholds: s.thresholds,
 		State: orNull(state), Result: orNull(result)}
 	if h.Names == nil {
 		h.Names = []string{}
@@ -231,17 +229,35 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-change:
 		}
-		s.mu.Lock()
-		st, res := s.state, s.result
-		change = s.change
-		s.mu.Unlock()
-		frames, _, _ = s.j.after(cursor)
-		if st != nil && string(st) != string(state) {
-			state = st
-			buf = append(append(append(buf, "event: state\ndata: "...), st...), "\n\n"...)
+		v := s.snap(cursor)
+		change, frames = v.change, v.frames
+		if v.state != nil && string(v.state) != string(state) {
+			state = v.state
+			buf = append(append(append(buf, "event: state\ndata: "...), state...), "\n\n"...)
 		}
-		result = res
+		result = v.result
 	}
+}
+
+// snapshot is what a viewer is sent next (snap).
+type snapshot struct {
+	state, result []byte        // the controller's status, the run's verdict (nil: none yet)
+	change        chan struct{} // closed at the next change
+	frames        []frame       // after the cursor
+	names         []string      // the name table sealed so far
+	lost          int64         // events dropped before frames[0] (journal.after)
+}
+
+// snap is what a viewer at cursor (the last frame it has) is sent next.
+// The verdict is read before the frames: Finish seals the run's last
+// events before it sets it, so a viewer given the verdict has them.
+func (s *Server) snap(cursor int64) snapshot {
+	var v snapshot
+	s.mu.Lock()
+	v.state, v.result, v.change = s.state, s.result, s.change
+	s.mu.Unlock()
+	v.frames, v.names, v.lost = s.j.after(cursor)
+	return v
 }
 
 func orNull(b []byte) json.RawMessage {

@@ -139,6 +139,7 @@ func sse(t *testing.T, rawURL, last string) (ids []string, hello string) {
 // depends on how often the stream and the ticker got the processor, and a
 // realtime run of 400 ms under load left 4 frames, the last one over the
 // bound of 150 events alone ("a late viewer got frames [4]").
+// TestFrameClock covers the server's clock, on a fake one.
 func TestFeedCatchesUpAndReconnects(t *testing.T) {
 	for _, bound := range []int{DefaultJournal, 150} {
 		s := New(WithJournal(bound), WithFrame(time.Hour)) // no frame sealed by the clock

@@ -201,13 +201,15 @@ func (s *Server) Options() []replay.Option {
 	return []replay.Option{replay.Events(s.Consumer()), replay.OnResult(s.OnResult)}
 }
 
-// Finish tells the page the run's verdict and its thresholds' results.
+// Finish tells the page the run's verdict and its thresholds' results,
+// after the run's last events: it seals them before it sets the verdict,
+// which a viewer reads before the frames (snap).
 func (s *Server) Finish(rep *report.Report) {
 	b := finishJSON(rep)
+	s.j.seal()
 	s.mu.Lock()
 	s.result = b
 	s.mu.Unlock()
-	s.j.seal() // the last events first
 	s.changed()
 }
 

@@ -181,11 +181,11 @@
       g.fillStyle = col;
       if (m.kind === "request") { g.beginPath(); g.moveTo(x, y + 4); g.lineTo(x + 4, y + 9); g.lineTo(x, y + 14); g.lineTo(x - 4, y + 9); g.fill(); }
       else { g.beginPath(); g.arc(x, y + ROW - 4, 2.5, 0, 7); g.fill(); }
-      m.x0 = x - 4; m.x1 = x + 4; return;
+      m.x0 = m.b0 = x - 4; m.x1 = m.b1 = x + 4; return;
     }
     if (m.sent < 0) return;
     if (m.kind === "notification" || m.kind === "response" || m.kind === "error") {
-      const x = xOf(m.sent, w); g.fillStyle = col; g.fillRect(x - 1, y + 3, 2, ROW - 6); m.x0 = x - 3; m.x1 = x + 3; return;
+      const x = xOf(m.sent, w); g.fillStyle = col; g.fillRect(x - 1, y + 3, 2, ROW - 6); m.x0 = m.b0 = x - 3; m.x1 = m.b1 = x + 3; return;
     }
     const xs = xOf(m.sent, w), xe = xOf(m.ans >= 0 ? m.ans : (m.verdict ? Math.max(m.at, m.sent) : now), w);
     if (m.due >= 0) {
@@ -196,7 +196,9 @@
     g.fillStyle = col;
     g.fillRect(xs, y + 4, Math.max(xe - xs, 2), ROW - 8);
     if (m.ndiff) { g.fillStyle = "#000"; g.fillRect(xs, y + ROW - 5, Math.max(xe - xs, 2), 1); }
-    m.x0 = Math.min(xs, m.due >= 0 ? xOf(m.due, w) : xs) - 1; m.x1 = Math.max(xe, xs + 2) + 1;
+    // b0..b1: the bar; x0..x1: with the lines from its due time.
+    m.b0 = xs; m.b1 = Math.max(xe, xs + 2);
+    m.x0 = Math.min(xs, m.due >= 0 ? xOf(m.due, w) : xs) - 1; m.x1 = m.b1 + 1;
   }
   // drawGroup draws a bracket around the shown messages of a group, and
   // its count.
@@ -220,18 +222,35 @@
   function fmtUs(t) { return t >= 1e6 ? (t / 1e6).toFixed(t % 1e6 ? 2 : 0) + "s" : t >= 1000 ? (t / 1000).toFixed(t % 1000 ? 1 : 0) + "ms" : t + "µs"; }
   function esc(s) { return String(s).replace(/[&<>"']/g, (c) => "&#" + c.charCodeAt(0) + ";"); }
 
-  // Which message is at (x, y) of the canvas.
+  // Which message is at (x, y) of the canvas: the one whose bar is drawn
+  // there on top (a lane's messages are drawn in order, each over the
+  // ones before; a slow answer's bar spans the next requests), else the
+  // nearest within 4 px, its lines from the due time included.
   function hit(x, y) {
     const r = Math.floor((y + box.scrollTop - AXIS) / ROW);
     const l = rows[r];
     if (!l || y < AXIS) return null;
-    let best = null, bd = 1e9;
+    let top = null, best = null, bd = 1e9;
     for (const m of l.msgs) {
       if (!shown(m) || m.x0 === undefined) continue;
+      if (x >= m.b0 && x <= m.b1) top = m;
       const d = x < m.x0 ? m.x0 - x : x > m.x1 ? x - m.x1 : 0;
-      if (d < bd) { bd = d; best = m; }
+      if (d <= bd) { bd = d; best = m; }
     }
-    return bd <= 4 ? best : null;
+    return top || (bd <= 4 ? best : null);
+  }
+  // spot is where m's bar shows: the middle of the widest stretch of it
+  // no later bar of its lane is drawn over, or of the whole bar when they
+  // cover it all (a fast run's messages within a pixel or two).
+  function spot(m) {
+    let parts = [[m.b0, m.b1]];
+    for (const o of m.lane.msgs.slice(m.lane.msgs.indexOf(m) + 1)) {
+      if (!shown(o) || o.b0 === undefined) continue;
+      parts = parts.flatMap(([a, b]) => [[a, Math.min(b, o.b0)], [Math.max(a, o.b1), b]]).filter(([a, b]) => b - a >= 1);
+    }
+    let best = null;
+    for (const p of parts) if (!best || p[1] - p[0] > best[1] - best[0]) best = p;
+    return best ? (best[0] + best[1]) / 2 : (m.b0 + m.b1) / 2;
   }
   cv.addEventListener("click", (e) => {
     const rc = cv.getBoundingClientRect();
@@ -418,8 +437,11 @@
     };
     api.source = es;
   }
-  function tick() {
+  function render() {
     if (dirty) { dirty = false; draw(); charts(); header(); }
+  }
+  function tick() {
+    render();
     requestAnimationFrame(tick);
   }
 
@@ -430,16 +452,18 @@
     messages: () => [...msgs.values()].map((m) => ({ session: m.lane.name, seq: m.seq, method: m.method, verdict: m.verdict, kind: m.kind, dir: m.dir, fault: m.fault })),
     groups: () => lanes.flatMap((l) => groupsOf(l.msgs).map((g) => ({ session: l.name, kind: g.kind, seqs: g.msgs.map((m) => m.seq), label: groupLabel(g) }))),
     state: () => state, result: () => result, lastFrame: () => lastFrame, lost: () => lost, runEnded: () => runEnded,
-    // point: where on the page the bar of a message is, scrolled into view.
+    // point: where on the page the bar of a message shows, scrolled into
+    // view, as drawn from every event come so far.
     point(session, seq) {
+      render();
       const r = rows.findIndex((l) => l.name === session);
       if (r < 0) return null;
       const y = AXIS + r * ROW;
       if (y - AXIS < box.scrollTop || y + ROW > box.scrollTop + box.clientHeight) { box.scrollTop = Math.max(0, y - AXIS - 40); draw(); }
       const m = rows[r].msgs.find((x) => x.seq === seq);
-      if (!m || m.x0 === undefined) return null;
+      if (!m || m.x0 === undefined || !shown(m)) return null;
       const rc = cv.getBoundingClientRect();
-      return { x: rc.left + (m.x0 + m.x1) / 2, y: rc.top + y - box.scrollTop + ROW / 2 };
+      return { x: rc.left + spot(m), y: rc.top + y - box.scrollTop + ROW / 2 };
     },
     control, drawn: 0, opened: null,
   };
