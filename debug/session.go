@@ -3,6 +3,7 @@ package debug
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"slices"
 	"sync"
@@ -66,11 +67,9 @@ func New(src tape.Source, opts ...Option) (*Session, error) {
 		return nil, err
 	}
 	rd := tape.RedactorOf(r.Secrets())
-	tr, err := tape.OpenSource(src, tape.WithMaxLine(st.maxLine))
-	if err != nil {
+	if err := readThrough(src, st.maxLine); err != nil {
 		return nil, redactedError{err: err, msg: rd.String(err.Error())}
 	}
-	tr.Close()
 	c := r.Controller()
 	return &Session{
 		r: r, c: c, j: j, timeout: r.Timeout(), stopAtStart: st.stopAtStart, ln: st.ln,
@@ -78,6 +77,28 @@ func New(src tape.Source, opts ...Option) (*Session, error) {
 		onShow: st.onShow,
 		ready:  make(chan struct{}),
 	}, nil
+}
+
+// readThrough reads the tape to its end, so that a bad line anywhere in
+// it is refused by New, before anything is sent. Left to the replay's
+// loader, it ended the session a moment after the start, or did not if
+// the session ended first: a session quit at once on a tape whose fourth
+// line was bad was a report of nothing checked (exit 1) without a word
+// of the line, and the same session a moment longer its error (exit 2).
+func readThrough(src tape.Source, maxLine int) error {
+	tr, err := tape.OpenSource(src, tape.WithMaxLine(maxLine))
+	if err != nil {
+		return err
+	}
+	defer tr.Close()
+	for {
+		if _, err := tr.Next(); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
 }
 
 // Controller is the session's controller: the browser view and the
