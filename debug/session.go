@@ -50,8 +50,9 @@ type Session struct {
 // New checks the options (the replay's and its config) and prepares the
 // session; nothing is sent until Run. An error is about the input: the
 // replay.New's errors (an *replay.OptionError, a *replay.ConfigError …),
-// or a tape that cannot be read (refused now, not once the session has
-// begun). Neither shows a secret of the replay.
+// or a tape that cannot be read or has a bad line anywhere (New reads
+// it through once: refused now, not once the session has begun).
+// Neither shows a secret of the replay.
 func New(src tape.Source, opts ...Option) (*Session, error) {
 	st := defaults()
 	for _, o := range opts {
