@@ -3,6 +3,7 @@ package debug
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"slices"
 	"sync"
@@ -49,8 +50,9 @@ type Session struct {
 // New checks the options (the replay's and its config) and prepares the
 // session; nothing is sent until Run. An error is about the input: the
 // replay.New's errors (an *replay.OptionError, a *replay.ConfigError …),
-// or a tape that cannot be read (refused now, not once the session has
-// begun). Neither shows a secret of the replay.
+// or a tape that cannot be read or has a bad line anywhere (New reads
+// it through once: refused now, not once the session has begun).
+// Neither shows a secret of the replay.
 func New(src tape.Source, opts ...Option) (*Session, error) {
 	st := defaults()
 	for _, o := range opts {
@@ -66,11 +68,9 @@ func New(src tape.Source, opts ...Option) (*Session, error) {
 		return nil, err
 	}
 	rd := tape.RedactorOf(r.Secrets())
-	tr, err := tape.OpenSource(src, tape.WithMaxLine(st.maxLine))
-	if err != nil {
+	if err := readThrough(src, st.maxLine); err != nil {
 		return nil, redactedError{err: err, msg: rd.String(err.Error())}
 	}
-	tr.Close()
 	c := r.Controller()
 	return &Session{
 		r: r, c: c, j: j, timeout: r.Timeout(), stopAtStart: st.stopAtStart, ln: st.ln,
@@ -78,6 +78,28 @@ func New(src tape.Source, opts ...Option) (*Session, error) {
 		onShow: st.onShow,
 		ready:  make(chan struct{}),
 	}, nil
+}
+
+// readThrough reads the tape to its end, so that a bad line anywhere in
+// it is refused by New, before anything is sent. Left to the replay's
+// loader, it ended the session a moment after the start, or did not if
+// the session ended first: a session quit at once on a tape whose fourth
+// line was bad was a report of nothing checked (exit 1) without a word
+// of the line, and the same session a moment longer its error (exit 2).
+func readThrough(src tape.Source, maxLine int) error {
+	tr, err := tape.OpenSource(src, tape.WithMaxLine(maxLine))
+	if err != nil {
+		return err
+	}
+	defer tr.Close()
+	for {
+		if _, err := tr.Next(); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
 }
 
 // Controller is the session's controller: the browser view and the

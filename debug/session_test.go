@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -392,5 +393,36 @@ func TestNewRefuses(t *testing.T) {
 	var te *tape.Error
 	if !errors.As(err, &te) {
 		t.Errorf("a tape with lines over MaxLine: %v, want a *tape.Error", err)
+	}
+}
+
+// A bad line anywhere in the tape is refused by New, before anything is
+// sent. The replay's loader met it a moment after the start, so a session
+// that ended first (piped commands that quit at once) was a report of
+// nothing checked, without a word of the line, and the same session a
+// moment longer the line's error: which one, a race.
+func TestNewRefusesABadLineAnywhere(t *testing.T) {
+	good, err := os.ReadFile(quickstart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []int{4, 12} { // in the handshake, and after it
+		t.Run(fmt.Sprintf("line %d", line), func(t *testing.T) {
+			lines := strings.SplitAfter(string(good), "\n")
+			before := lines[line-1]
+			lines[line-1] = regexp.MustCompile(`"seq":\d+`).ReplaceAllString(before, `"seq":"x"`)
+			if lines[line-1] == before {
+				t.Fatalf("line %d has no seq: fix the test", line)
+			}
+			s, err := debug.New(tape.Bytes("bad.jsonl", []byte(strings.Join(lines, ""))))
+			var te *tape.Error
+			if !errors.As(err, &te) || te.Line != int64(line) {
+				if err == nil {
+					_, err = s.Run(bounded(t), func(context.Context) error { return nil })
+					t.Fatalf("New took the tape; a session that quits at once: %v, want New to refuse the *tape.Error of line %d", err, line)
+				}
+				t.Fatalf("New: %v, want the *tape.Error of line %d", err, line)
+			}
+		})
 	}
 }

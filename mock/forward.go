@@ -2,6 +2,7 @@ package mock
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/replayctl/replayctl/jsonrpc"
@@ -55,9 +56,9 @@ type Live struct {
 
 // Handshake returns the client's initialize request and its
 // notifications/initialized (2026-07-28 over a session-based listener
-// such as stdio: its server/discover), as it sent them, in the order
-// they came: those that have come so far (none for stateless HTTP
-// traffic, one Session per request).
+// such as stdio: its server/discover), as it sent them, the requests in
+// the order they came and the notification after them: those that have
+// come so far (none for stateless HTTP traffic, one Session per request).
 func (l *Live) Handshake() [][]byte {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -79,7 +80,21 @@ func (l *Live) noteHandshake(m jsonrpc.Message, msg []byte) {
 			return
 		}
 	}
-	l.handshake = append(l.handshake, append([]byte(nil), msg...))
+	kept := append([]byte(nil), msg...)
+	// A request goes before a notification already kept: the stdio
+	// listener hands each line to a goroutine of its own, so a client's
+	// notifications/initialized written right behind its initialize may
+	// be handled first, and the upstream must still get initialize first.
+	at := len(l.handshake)
+	if m.Kind == jsonrpc.KindRequest {
+		for i, h := range l.handshake {
+			if p, err := jsonrpc.Parse(h); err == nil && p.Kind == jsonrpc.KindNotification {
+				at = i
+				break
+			}
+		}
+	}
+	l.handshake = slices.Insert(l.handshake, at, kept)
 }
 
 // kinCursor is a live session's cursor in a kin of its recorded session.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"reflect"
 	"time"
@@ -21,7 +22,15 @@ import (
 func Read(path string) (*Report, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read report: %w", err)
+		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+			return nil, fmt.Errorf("report %s: it is a folder, not a report: give a JSON report file (replayctl run --report FILE.json)", path)
+		}
+		var pe *fs.PathError
+		why := err
+		if errors.As(err, &pe) {
+			why = pe.Err // the path is said once
+		}
+		return nil, fmt.Errorf("report %s: cannot open it (%w): check the path", path, why)
 	}
 	r, err := Parse(data)
 	if err != nil {

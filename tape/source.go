@@ -48,6 +48,11 @@ type nopCloser struct{ *bytes.Reader }
 
 func (nopCloser) Close() error { return nil }
 
+// folderError is the error of a tape path that names a folder.
+func folderError(path string) error {
+	return &Error{Path: path, Seq: -1, Msg: "it is a folder, not a tape: give a tape file"}
+}
+
 // MaxInMemory is the most Load reads of a tape that is not a regular file
 // (a pipe, a FIFO): 256 MiB.
 const MaxInMemory = 256 << 20
@@ -72,7 +77,7 @@ func load(path string, limit int64) (Source, error) {
 		return File(path), nil
 	}
 	if fi.IsDir() {
-		return nil, &Error{Path: path, Seq: -1, Msg: "it is a folder, not a tape: give a tape file"}
+		return nil, folderError(path)
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -128,6 +133,13 @@ func openSource(src Source, opts []Option) (*Reader, error) {
 	f, err := src.Open()
 	if err != nil {
 		return nil, &Error{Path: name, Seq: -1, Msg: fmt.Sprintf("cannot open it (%v): check the path", unwrapPath(err)), Err: err}
+	}
+	// A folder opens (os.Open), and fails at its first read.
+	if st, ok := f.(interface{ Stat() (os.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil && fi.IsDir() {
+			f.Close()
+			return nil, folderError(name)
+		}
 	}
 	r, err := newReader(name, f, opts)
 	if err != nil {

@@ -91,6 +91,13 @@ func TestLoad(t *testing.T) {
 		if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "folder") {
 			t.Errorf("got %v, want an error saying it is a folder", err)
 		}
+		// inspect, serve, export and diff open a File without Load: they
+		// said "line 1: cannot read it (read DIR: is a directory): check
+		// the file and the disk".
+		var te *Error
+		if _, err := Open(dir); !errors.As(err, &te) || te.Line != 0 || !strings.Contains(err.Error(), "it is a folder, not a tape") {
+			t.Errorf("Open: got %v, want the *Error saying it is a folder", err)
+		}
 	})
 
 	t.Run("missing", func(t *testing.T) {

@@ -43,6 +43,8 @@ On a terminal the prompt has line editing and history; from a pipe the
 same commands are read one per line, each finishing before the next, and
 end of input quits (so does "stop" over --control). The exit status is that
 of run: 0 when every answer judged matched the recording, 1 when one did not.
+The tape is read through first: a bad line anywhere in it is exit 2, naming
+the line, before anything is sent.
 
 --control unix:PATH serves the same commands as JSON lines (go doc
 ./controller); a command sent while the handshake is replayed waits for

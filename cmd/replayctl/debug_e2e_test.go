@@ -654,3 +654,30 @@ func TestDebugHelpWrapsInItsColumn(t *testing.T) {
 		}
 	}
 }
+
+// A tape with a bad line is refused by debug at once (exit 2, naming the
+// line), whatever the commands: quitting at once was exit 1 with "0
+// checked" and no word of the line, a moment later exit 2.
+func TestDebugBadLineExitsTwo(t *testing.T) {
+	good, err := os.ReadFile("../../examples/quickstart.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(good), "\n")
+	lines[3] = strings.Replace(lines[3], `"seq":2,`, `"seq":"x",`, 1) // line 4, the handshake's notification
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	if err := os.WriteFile(bad, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, stdin := range []string{"", "quit\n", "step\nstatus\n"} {
+		t.Run(fmt.Sprintf("%q", stdin), func(t *testing.T) {
+			res := replayctlIn(t, stdin, "debug", bad)
+			if res.code != 2 || !strings.Contains(res.stderr, "bad.jsonl line 4") || !strings.Contains(res.stderr, `field "seq"`) {
+				t.Fatalf("exit %d, stderr %q, stdout %q; want 2 and the error of line 4", res.code, res.stderr, res.stdout)
+			}
+			if res.stdout != "" {
+				t.Errorf("stdout %q: want nothing, the tape refused before the session", res.stdout)
+			}
+		})
+	}
+}

@@ -305,6 +305,10 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{"bad speed", []string{"run", "examples/quickstart.jsonl", "--speed", "warp"}, []string{"warp"}},
 		{"no tape", []string{"run"}, []string{"TAPE"}},
 		{"convert to vcr", []string{"convert", "examples/quickstart.jsonl", filepath.Join(dir, "x.vcr")}, []string{".jsonl"}},
+		// inspect and diff open the file without run's check: they said
+		// "line 1: cannot read it (… is a directory): check the file and the disk".
+		{"inspect a folder", []string{"inspect", dir}, []string{"it is a folder, not a tape"}},
+		{"diff a folder", []string{"diff", "examples/quickstart.jsonl", dir}, []string{"it is a folder, not a tape"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
