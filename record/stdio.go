@@ -23,13 +23,24 @@ import (
 type StdioOption func(*stdioOptions)
 
 type stdioOptions struct {
-	session     string
-	maxMessage  int
-	stopTimeout time.Duration
-	stderr      io.Writer
-	log         zerolog.Logger
-	env         []string
+	session      string
+	maxMessage   int
+	stopTimeout  time.Duration
+	stderr       io.Writer
+	log          zerolog.Logger
+	env          []string
+	awaitAnswers bool
 }
+
+// StdioAwaitAnswers has the end of the client's input wait for the
+// server's answer to every request the client sent (less those it
+// cancelled with notifications/cancelled) before the server's stdin is
+// closed, or for the server's exit, or for ctx. It is for a client that
+// is a file of messages (`record < requests.jsonl`): nothing waits on
+// the answers, and a server that drops the requests it is working on
+// when its stdin ends (the go-sdk's does) would leave them off the
+// tape. A live client closes its input when it no longer wants them.
+func StdioAwaitAnswers() StdioOption { return func(o *stdioOptions) { o.awaitAnswers = true } }
 
 // StdioSession names the session the messages are recorded in ("s1" by
 // default).
@@ -164,6 +175,9 @@ func Stdio(ctx context.Context, tap *Tap, clientIn io.Reader, clientOut io.Write
 		server: transport.NewLineConn(srv.Stdout(), srv.Stdin(), transport.LineMaxMessage(o.maxMessage),
 			transport.LineName(fmt.Sprintf("a stdout line of server %q", name))),
 	}
+	if o.awaitAnswers {
+		p.pending = newPendingRequests()
+	}
 	return p.run(ctx, srv)
 }
 
@@ -184,6 +198,8 @@ type stdioProxy struct {
 
 	failMu sync.Mutex // guards fail
 	fail   error      // the first relay error that ends the recording
+
+	pending *pendingRequests // with StdioAwaitAnswers: the requests not yet answered
 }
 
 // run relays until the recording ends (see Stdio) and tidies up.
@@ -194,6 +210,9 @@ func (p *stdioProxy) run(ctx context.Context, srv *transport.Process) (StdioResu
 	wg.Go(func() {
 		defer close(upDone)
 		if p.relay(tape.C2S, p.client, p.server) {
+			if p.pending != nil {
+				p.pending.inputEnded()
+			}
 			close(clientEOF)
 		}
 	})
@@ -210,6 +229,16 @@ func (p *stdioProxy) run(ctx context.Context, srv *transport.Process) (StdioResu
 	case <-srv.Exited():
 	case <-clientEOF:
 		res.ClientClosed = true
+		if p.pending != nil {
+			// A file of messages ended: its answers first.
+			select {
+			case <-p.pending.allAnswered():
+			case <-srv.Exited():
+			case <-downDone:
+			case <-ctx.Done():
+				ctxErr = ctx.Err()
+			}
+		}
 		res.Stopped = srv.Stop()
 	case <-upDone: // the server no longer reads, or a line too long, or the tape failed
 		res.Stopped = srv.Stop()
@@ -292,6 +321,9 @@ func (p *stdioProxy) pass(dir tape.Dir, idx int, msg, raw []byte, to *transport.
 		if err := p.tap.Record(at, p.session, dir, msg, nil, nil); err != nil {
 			p.setFailure(err)
 			return err
+		}
+		if p.pending != nil {
+			p.pending.saw(dir, msg)
 		}
 	case len(bytes.TrimSpace(msg)) > 0:
 		n := p.nonJSON[idx].Add(1)

@@ -47,9 +47,10 @@ type listenError struct{ err error }
 func (e *listenError) Error() string { return e.err.Error() }
 func (e *listenError) Unwrap() error { return e.err }
 
-// serveStdio serves one client on stdin and stdout. When they are pipes
-// it serves copies the poller can interrupt (see stdpipe.Ends), so that
-// a cancelled ctx stops it at once.
+// serveStdio serves one client on stdin and stdout. When they are pipes,
+// sockets or a terminal it serves copies whose Close interrupts a read or
+// write in progress (see stdpipe.Ends), so that a cancelled ctx stops it
+// at once.
 func serveStdio(ctx context.Context, sessions transport.Sessions, stdin io.Reader, stdout io.Writer, opts []transport.ServerOption) error {
 	stdin, stdout = stdpipe.Ends(stdin, stdout)
 	defer stdpipe.IgnoreSIGPIPE()()

@@ -297,6 +297,8 @@ header, and then grows line by line: a killed replayctl (even kill -9) leaves a
 tape that loads, with every whole line. When the client closes its input, the
 server's stdin is closed and it has --stop-timeout to exit (then SIGTERM, then
 SIGKILL); Ctrl-C and SIGTERM stop the same way. The tape then gets its end line.
+From a file (< requests.jsonl), the server's stdin is closed at the file's end
+only once every request in it is answered (or cancelled), or the server exited.
 
 Lines that are not JSON (a banner a server prints) are relayed but not
 recorded: a warning says so.
@@ -382,9 +384,14 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 		silent = ended && !heardServer(res.Path)
 		return !silent
 	}
+	stdio := []record.StdioOption{record.StdioSession(f.session), record.StdioMaxMessage(int(f.maxMessage)), record.StdioStderr(a.stderr)}
+	if isRegularFile(a.stdin) {
+		// `record < requests.jsonl`: no client waits on the answers.
+		stdio = append(stdio, record.StdioAwaitAnswers())
+	}
 	r, err := newRecorder(f, append(a.recorderOptions(f, tags, keep),
 		record.Command(argv...), record.Client(f.client.watch(a.stdin), a.stdout), record.StopTimeout(f.stopTimeout),
-		record.WithStdio(record.StdioSession(f.session), record.StdioMaxMessage(int(f.maxMessage)), record.StdioStderr(a.stderr))))
+		record.WithStdio(stdio...)))
 	if err != nil {
 		return err
 	}
@@ -532,6 +539,17 @@ func (a *app) recordSummary(rec record.Result, err error, silent bool, noTape st
 	if res.NonJSONFromClient+res.NonJSONFromServer > 0 {
 		fmt.Fprintf(a.errOut, "relayed but not recorded: %d non-JSON lines from the client, %d from the server\n", res.NonJSONFromClient, res.NonJSONFromServer)
 	}
+}
+
+// isRegularFile reports whether r is a regular file (stdin redirected
+// from a file).
+func isRegularFile(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode().IsRegular()
 }
 
 // endReader says when the stdio client's input reached its end.

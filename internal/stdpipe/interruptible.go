@@ -9,8 +9,9 @@ import (
 
 // Interruptible reports whether a read of r in progress is known to end
 // when r is closed, or to end by itself: r is an *os.File Go's poller
-// serves (a Pollable pipe or socket) or a regular file, an io.Pipe's
-// reader, a net.Conn, or the terminal reader of Ends. A terminal as a
+// serves (Ends' copy of a pipe or socket, where it has one) or a regular
+// file, an io.Pipe's reader, a net.Conn, or a reader of Ends that polls
+// its descriptor (a pipe, a socket or a terminal). A terminal as a
 // process inherits it is not: its read holds on until a line or EOF
 // comes, closed or not. Of any other io.Closer the contract of Close
 // says nothing about a read in progress: false.

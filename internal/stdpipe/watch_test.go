@@ -11,7 +11,7 @@ import (
 )
 
 // TestWatch: a watched reader says when its input ended, and is as
-// Interruptible as what it wraps (a Pollable pipe is; a reader without
+// Interruptible as what it wraps (Ends' copy of a pipe is; a reader without
 // Close is not), with that reader's Close.
 func TestWatch(t *testing.T) {
 	pr, pw, err := os.Pipe()
@@ -19,13 +19,14 @@ func TestWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pr.Close()
-	pipe := Pollable(pr)
+	pipe, _ := Ends(pr, nil)
+	defer pipe.(io.Closer).Close()
 	for _, tc := range []struct {
 		name          string
 		in            io.Reader
 		interruptible bool
 	}{
-		{"a pollable pipe", pipe, Interruptible(pipe)},
+		{"Ends' copy of a pipe", pipe, Interruptible(pipe)},
 		{"an io.Pipe", func() io.Reader { r, _ := io.Pipe(); return r }(), true},
 		{"a reader without Close", strings.NewReader("x"), false},
 		{"a closer of no known kind", io.NopCloser(strings.NewReader("x")), false},
@@ -60,7 +61,8 @@ func TestWatch(t *testing.T) {
 	}
 	defer pr2.Close()
 	defer pw2.Close() // a read Close failed to end ends then, with EOF
-	w2 := Watch(Pollable(pr2), func() {})
+	in2, _ := Ends(pr2, nil)
+	w2 := Watch(in2, func() {})
 	read := make(chan error, 1)
 	go func() {
 		_, err := w2.Read(make([]byte, 1))
@@ -81,10 +83,11 @@ func TestWatch(t *testing.T) {
 }
 
 // waitParked returns once a goroutine whose stack holds fn is parked,
-// its state starting with state ("IO wait": in Go's poller, waiting for
-// its descriptor); it fails t after a minute. It looks at every
-// goroutine's stack until then (runtime.Stack), yielding in between.
-func waitParked(t *testing.T, fn, state string) {
+// its state starting with one of states ("IO wait": in Go's poller,
+// waiting for its descriptor; "syscall": in a system call); it fails t
+// after a minute. It looks at every goroutine's stack until then
+// (runtime.Stack), yielding in between.
+func waitParked(t *testing.T, fn string, states ...string) {
 	t.Helper()
 	buf := make([]byte, 1<<20)
 	deadline := time.Now().Add(time.Minute) // a hang's bound
@@ -92,12 +95,14 @@ func waitParked(t *testing.T, fn, state string) {
 		all := string(buf[:runtime.Stack(buf, true)])
 		for _, g := range strings.Split(all, "\n\n") {
 			header, _, _ := strings.Cut(g, "\n")
-			if strings.Contains(header, "["+state) && strings.Contains(g, fn) {
-				return
+			for _, state := range states {
+				if strings.Contains(header, "["+state) && strings.Contains(g, fn) {
+					return
+				}
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no goroutine in %s parked in %q after a minute; the goroutines:\n%s", fn, state, all)
+			t.Fatalf("no goroutine in %s parked in %q after a minute; the goroutines:\n%s", fn, states, all)
 		}
 		runtime.Gosched()
 	}
