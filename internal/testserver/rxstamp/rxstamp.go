@@ -6,7 +6,7 @@
 // time holds only what was on the wire, so that a client's pacing is
 // measured where its requests reached the server and not where the
 // server got round to them (issue 24's tail, BENCHMARKS.md "Twelfth
-// round"). Elsewhere than Linux there is no stamp (Supported is false
+// round: the tail at the server's socket"). Elsewhere than Linux there is no stamp (Supported is false
 // and Take reports none).
 package rxstamp
 
@@ -20,15 +20,9 @@ import (
 
 // Listen wraps l so that each accepted TCP connection is a *Conn that
 // stamps its reads. A connection whose stamps cannot be turned on is
-// returned as it is (Take on it reports none).
-//
-// The kernel stamps packets only while some socket asks for stamps, and
-// it turns stamping on for the first such socket a moment later, not at
-// once (Linux defers it to a worker): the first bytes after that may
-// come unstamped. So the listener itself asks, for as long as it is
-// open, and the connections it accepts are stamped from the start as
-// soon as stamping is on; a server warmed up before it is measured
-// (bench-tail.sh) has all its requests stamped.
+// returned as it is (Take on it reports none). The listener asks for
+// stamps too, so that what it accepts inherits the setting; that the
+// kernel stamps at all, from a server's first request on, is On's job.
 func Listen(l net.Listener) net.Listener {
 	if tl, ok := l.(*net.TCPListener); ok {
 		if raw, err := tl.SyscallConn(); err == nil {
@@ -57,7 +51,10 @@ func (l listener) Accept() (net.Conn, error) {
 }
 
 // Conn is a TCP connection whose reads keep the kernel's receive time of
-// the first bytes read since the last Take.
+// the first read since the last Take. (A read that takes several
+// segments at once gets the stamp of the last of them: for a request
+// written in one piece, as replayctl, vegeta, GoReplay and tailbench
+// write theirs, that is its only one.)
 type Conn struct {
 	*net.TCPConn
 	first atomic.Int64 // unix ns of the first bytes since the last Take; 0: none yet

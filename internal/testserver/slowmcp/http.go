@@ -33,13 +33,17 @@ func Handler(opts ...Option) http.Handler {
 type handler struct{ c config }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rx, _ := rxstamp.Take(r.Context()) // every request takes its stamp, logged or not
 	if r.Method != http.MethodPost {
+		rxstamp.Take(r.Context()) // every request takes its stamp, logged or not
+
 		w.Header().Set("Allow", http.MethodPost)
 		http.Error(w, "slow: POST a JSON-RPC message; this stateless server has no SSE stream and no session", http.StatusMethodNotAllowed)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	// Taken once the body is read, so that no read of this request is
+	// left to stamp the next one: the first bytes' stamp is kept.
+	rx, _ := rxstamp.Take(r.Context())
 	if err != nil {
 		status := http.StatusBadRequest
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {

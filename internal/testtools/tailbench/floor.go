@@ -60,6 +60,13 @@ func pongCmd(args []string) error {
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	// The kernel's receive stamps on now and until pong exits, so that
+	// every request is stamped (rxstamp.On).
+	off, err := rxstamp.On()
+	if err != nil {
+		return fmt.Errorf("pong: %w", err)
+	}
+	defer off()
 	ln, _, err := pongListen(*addr)
 	if err != nil {
 		return err
@@ -85,15 +92,9 @@ func pongListen(addr string) (int, int, error) {
 		return -1, 0, fmt.Errorf("pong: %w", err)
 	}
 	_ = unix.SetsockoptInt(ln, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1)
-	// The kernel's stamps on for as long as pong listens, and on now
-	// (rxstamp.Listen, rxstamp.On): every request is stamped.
-	if err := rxstamp.Enable(ln); err != nil {
+	if err := rxstamp.Enable(ln); err != nil { // inherited by what it accepts
 		unix.Close(ln)
 		return -1, 0, fmt.Errorf("pong: SO_TIMESTAMPNS: %w", err)
-	}
-	if _, err := rxstamp.On(); err != nil { // on until pong exits
-		unix.Close(ln)
-		return -1, 0, fmt.Errorf("pong: %w", err)
 	}
 	if err := unix.Bind(ln, sa); err != nil {
 		unix.Close(ln)

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/replayctl/replayctl/internal/testserver/rxstamp"
 )
 
 // TestPingPong runs the floor's two ends over loopback: pong logs one
@@ -23,6 +25,11 @@ import (
 func TestPingPong(t *testing.T) {
 	dir := t.TempDir()
 	log, report := filepath.Join(dir, "floor.log"), filepath.Join(dir, "floor.json")
+	off, err := rxstamp.On() // as pongCmd does: every request stamped
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer off()
 	ln, port, err := pongListen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
