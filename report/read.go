@@ -52,7 +52,10 @@ func Parse(data []byte) (*Report, error) {
 	switch {
 	case err == nil:
 		if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
-			return nil, errorf(ErrBadReport, "null, not a report")
+			return nil, notAReport("null")
+		}
+		if r.Summary.RunID == "" { // every replay names itself (Collector)
+			return nil, notAReport("no summary.run_id")
 		}
 		return &r, nil
 	case errors.As(err, &syntax):
@@ -60,7 +63,7 @@ func Parse(data []byte) (*Report, error) {
 	case errors.As(err, &typ):
 		field := typ.Field
 		if field == "" {
-			field = "the document"
+			return nil, notAReport(fmt.Sprintf("a JSON %s, not an object", typ.Value))
 		}
 		return nil, errorf(ErrBadReport, "line %d: %s: a JSON %s where %s belongs", lineOf(data, typ.Offset), field, typ.Value, jsonKind(typ.Type))
 	case errors.As(err, &speed): // only summary.speed is parsed as a speed
@@ -68,6 +71,13 @@ func Parse(data []byte) (*Report, error) {
 	default:
 		return nil, errorf(ErrBadReport, "%v", err)
 	}
+}
+
+// notAReport is the error of JSON that is well formed but not a
+// replayctl report ({}, another tool's file, a tape line); why says what
+// gave it away.
+func notAReport(why string) error {
+	return errorf(ErrBadReport, "not a replayctl report (%s): give the JSON file replayctl run --report FILE.json or -o json wrote", why)
 }
 
 // jsonKind names what JSON value a Go type takes.
