@@ -45,7 +45,13 @@ func Read(path string) (*Report, error) {
 // the wrong type.
 func Parse(data []byte) (*Report, error) {
 	var r Report
-	err := json.Unmarshal(data, &r)
+	// Summary shadows r's (the shallower field wins), so that a document
+	// without one is told from a report whose summary is all zeros.
+	doc := struct {
+		*Report
+		Summary *Summary `json:"summary"`
+	}{Report: &r}
+	err := json.Unmarshal(data, &doc)
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	var speed *scheduler.SpeedError
@@ -54,9 +60,10 @@ func Parse(data []byte) (*Report, error) {
 		if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
 			return nil, notAReport("null")
 		}
-		if r.Summary.RunID == "" { // every replay names itself (Collector)
-			return nil, notAReport("no summary.run_id")
+		if doc.Summary == nil { // every report has one, and so has a shrink's chaos plan
+			return nil, notAReport("no summary")
 		}
+		r.Summary = *doc.Summary
 		return &r, nil
 	case errors.As(err, &syntax):
 		return nil, errorf(ErrBadReport, "line %d: not JSON (%v); give a JSON report as replayctl run --report FILE.json writes it", lineOf(data, syntax.Offset), syntax)
