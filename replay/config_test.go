@@ -444,10 +444,10 @@ func TestPlanFromReport(t *testing.T) {
 		seed               int64
 		warning, err       string
 	}{
-		{"same tape", `{"summary":{"tape":"dir/a.jsonl"},"chaos":{"seed":42,"faults":[` + fault + `]}}`, "/other/dir/a.jsonl", 42, "", ""},
-		{"another tape", `{"summary":{"tape":"a.jsonl"},"chaos":{"seed":7,"faults":[` + fault + `]}}`, "b.jsonl", 7, "is of tape a.jsonl, not b.jsonl", ""},
-		{"no seed", `{"chaos":{"seed":null,"faults":[` + fault + `]}}`, "b.jsonl", 0, "", ""},
-		{"faults left out", `{"chaos":{"seed":9,"faults":[` + fault + `],"faults_omitted":3}}`, "a.jsonl", 0, "", "left out 3: it cannot repeat the run; repeat it with its seed (--seed 9)"},
+		{"same tape", `{"summary":{"run_id":"r1","tape":"dir/a.jsonl"},"chaos":{"seed":42,"faults":[` + fault + `]}}`, "/other/dir/a.jsonl", 42, "", ""},
+		{"another tape", `{"summary":{"run_id":"r2","tape":"a.jsonl"},"chaos":{"seed":7,"faults":[` + fault + `]}}`, "b.jsonl", 7, "is of tape a.jsonl, not b.jsonl", ""},
+		{"no seed", `{"summary":{"run_id":"r3"},"chaos":{"seed":null,"faults":[` + fault + `]}}`, "b.jsonl", 0, "", ""},
+		{"faults left out", `{"summary":{"run_id":"r4"},"chaos":{"seed":9,"faults":[` + fault + `],"faults_omitted":3}}`, "a.jsonl", 0, "", "left out 3: it cannot repeat the run; repeat it with its seed (--seed 9)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

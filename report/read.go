@@ -45,22 +45,32 @@ func Read(path string) (*Report, error) {
 // the wrong type.
 func Parse(data []byte) (*Report, error) {
 	var r Report
-	err := json.Unmarshal(data, &r)
+	// Summary shadows r's (the shallower field wins), so that a document
+	// without one is told from a report whose summary is all zeros.
+	doc := struct {
+		*Report
+		Summary *Summary `json:"summary"`
+	}{Report: &r}
+	err := json.Unmarshal(data, &doc)
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	var speed *scheduler.SpeedError
 	switch {
 	case err == nil:
 		if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
-			return nil, errorf(ErrBadReport, "null, not a report")
+			return nil, notAReport("null")
 		}
+		if doc.Summary == nil { // every report has one, and so has a shrink's chaos plan
+			return nil, notAReport("no summary")
+		}
+		r.Summary = *doc.Summary
 		return &r, nil
 	case errors.As(err, &syntax):
 		return nil, errorf(ErrBadReport, "line %d: not JSON (%v); give a JSON report as replayctl run --report FILE.json writes it", lineOf(data, syntax.Offset), syntax)
 	case errors.As(err, &typ):
 		field := typ.Field
 		if field == "" {
-			field = "the document"
+			return nil, notAReport(fmt.Sprintf("a JSON %s, not an object", typ.Value))
 		}
 		return nil, errorf(ErrBadReport, "line %d: %s: a JSON %s where %s belongs", lineOf(data, typ.Offset), field, typ.Value, jsonKind(typ.Type))
 	case errors.As(err, &speed): // only summary.speed is parsed as a speed
@@ -68,6 +78,13 @@ func Parse(data []byte) (*Report, error) {
 	default:
 		return nil, errorf(ErrBadReport, "%v", err)
 	}
+}
+
+// notAReport is the error of JSON that is well formed but not a
+// replayctl report ({}, another tool's file, a tape line); why says what
+// gave it away.
+func notAReport(why string) error {
+	return errorf(ErrBadReport, "not a replayctl report (%s): give the JSON file replayctl run --report FILE.json or -o json wrote", why)
 }
 
 // jsonKind names what JSON value a Go type takes.

@@ -504,13 +504,17 @@ func formatValue(u unit, v float64) string {
 	}
 }
 
-// FormatMS shows milliseconds readably: "850µs", "182.4ms", "2.35s".
-// Values are kept to the microsecond, so that a value shown never hides
-// why a comparison went the way it did.
+// FormatMS shows milliseconds readably: "850µs", "182.4ms", "2.35s";
+// zero, as any value under a millisecond, in µs ("0µs"). Values are kept
+// to the microsecond, so that a value shown never hides why a comparison
+// went the way it did.
 func FormatMS(ms float64) string {
 	ms = math.Round(ms*1000) / 1000
+	if ms == 0 {
+		ms = 0 // not -0: "0µs", not "-0µs"
+	}
 	switch {
-	case ms != 0 && math.Abs(ms) < 1:
+	case math.Abs(ms) < 1:
 		return strconv.FormatFloat(ms*1000, 'f', 0, 64) + "µs"
 	case math.Abs(ms) < 1000:
 		// Up to the microsecond, at least one decimal: "231.0ms", "3.001ms".

@@ -198,7 +198,7 @@ func TestEvaluate(t *testing.T) {
 		{"avg", r, "avg<5ms", "7.75ms", false, num(7.75), "ms", 5},
 		{"max in seconds", r, "max<1s", "12.5ms", true, num(12.5), "ms", 1000},
 		{"lag in microseconds", r, "lag_max<2ms", "1.0ms", true, num(1), "ms", 2},
-		{"lag p50", r, "lag_p50<1ms", "0.0ms", true, num(0), "ms", 1},
+		{"lag p50", r, "lag_p50<1ms", "0µs", true, num(0), "ms", 1},
 		{"error rate", r, "error_rate<1%", "33.33%", false, num(33.333333), "%", 1},
 		{"success rate", r, "success_rate>=50%", "50.00%", true, num(50), "%", 50},
 		{"validation failed", r, "validation_failed==0", "1", false, num(1), "", 0},
@@ -211,7 +211,7 @@ func TestEvaluate(t *testing.T) {
 		// handshake at 50/s as intended (their sends took less time than
 		// the schedule meant, a late send caught up: that read 52.6/s
 		// before), lag p99 1ms, held 0.
-		{"held p99", r, "held_p99<1ms", "0.0ms", true, num(0), "ms", 1},
+		{"held p99", r, "held_p99<1ms", "0µs", true, num(0), "ms", 1},
 		{"load delivered", r, "load_delivered==true", "true", true, num(1), "", 1},
 		{"load delivered as 1", r, "load_delivered==1", "true", true, num(1), "", 1},
 		{"load delivered, not false", r, "load_delivered!=false", "true", true, num(1), "", 0},
@@ -226,7 +226,7 @@ func TestEvaluate(t *testing.T) {
 		{"fast: load is no data and fails", fast, "load_delivered==true", "no data", false, none, "", 1},
 		{"fast: late is no data and fails", fast, "late==0", "no data", false, none, "", 0},
 		{"fast: achieved rate is no data", fast, "achieved_rate>0", "no data", false, none, "/s", 0},
-		{"fast: held is still measured", fast, "held_p99<1ms", "0.0ms", true, num(0), "ms", 1},
+		{"fast: held is still measured", fast, "held_p99<1ms", "0µs", true, num(0), "ms", 1},
 		{"nothing held measured", empty, "held_p99<1ms", "no data", false, none, "ms", 1},
 	}
 	for _, tt := range tests {
@@ -260,7 +260,7 @@ func TestFormatMS(t *testing.T) {
 		ms   float64
 		want string
 	}{
-		{0, "0.0ms"}, {0.25, "250µs"}, {0.001, "1µs"}, {3.001, "3.001ms"}, {231, "231.0ms"},
+		{0, "0µs"}, {-0.0001, "0µs"}, {0.0004, "0µs"}, {0.25, "250µs"}, {0.001, "1µs"}, {3.001, "3.001ms"}, {231, "231.0ms"},
 		{182.4, "182.4ms"}, {999.999, "999.999ms"}, {1000, "1.00s"}, {5040, "5.04s"}, {-2, "-2.0ms"},
 	}
 	for _, tt := range tests {

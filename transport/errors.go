@@ -3,6 +3,7 @@ package transport
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"regexp"
 	"strings"
@@ -114,7 +115,8 @@ var ErrHandlerPanic = errors.New("transport: in-process handler panicked")
 // requestError is the error of an HTTP request that got no answer: it
 // matches ErrTarget and the error of net/http's Client.Do (a *url.Error),
 // and says the method and URL once (the *url.Error says them again),
-// with what to check when nothing listens there.
+// with what to check when nothing listens there or the host name does
+// not resolve.
 type requestError struct {
 	method, url string
 	err         error
@@ -134,6 +136,12 @@ func (e *requestError) Error() string {
 	s := fmt.Sprintf("%s: %s %s: %v", ErrTarget, e.method, e.url, cause)
 	if errors.Is(cause, syscall.ECONNREFUSED) {
 		s += ": is the server running? Nothing listens at that address and port"
+	} else if dns, ok := errors.AsType[*net.DNSError](cause); ok {
+		if dns.IsNotFound {
+			s += ": check the host name in the URL: DNS knows no such name"
+		} else {
+			s += ": check the host name and DNS: the name could not be looked up"
+		}
 	}
 	return s
 }

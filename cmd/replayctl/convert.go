@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,7 +27,7 @@ at all, also when the conversion is interrupted (Ctrl-C, SIGTERM: exit 130).`,
 				return usageError("convert: %s: only the native format (.jsonl) can be written", out)
 			}
 			if _, err := os.Stat(in); err != nil && in != "-" { // before OUT: a missing IN is named as such
-				return swappedArgs("convert", in, out, usageError("convert: IN %s: %v", in, errors.Unwrap(err)))
+				return swappedArgs("convert", in, out, inputMissing("convert", in, err))
 			}
 			if err := refuseExisting("convert", "OUT", out, force); err != nil {
 				return err

@@ -27,6 +27,8 @@ func TestFormatting(t *testing.T) {
 		{"answer line, error", answerLine("← ", []byte(`{"jsonrpc":"2.0","id":3,"error":{"code":-1,"message":"no"}}`), 120), `← error {"code":-1,"message":"no"}`},
 		{"passed", verdictLine(false, report.Result{Verdict: report.Passed}, 120), "✓ passed"},
 		{"passed in µs", verdictLine(false, report.Result{Verdict: report.Passed, Sent: time.Unix(5, 0), Answered: time.Unix(5, 42_000)}, 120), "✓ passed (42µs)"},
+		{"passed in under 1µs", verdictLine(false, report.Result{Verdict: report.Passed, Sent: time.Unix(5, 0), Answered: time.Unix(5, 400)}, 120), "✓ passed (0µs)"},
+		{"passed at once", verdictLine(false, report.Result{Verdict: report.Passed, Sent: time.Unix(5, 0), Answered: time.Unix(5, 0)}, 120), "✓ passed (0µs)"},
 		{"passed in ms", verdictLine(false, report.Result{Verdict: report.Passed, Sent: time.Unix(5, 0), Answered: time.Unix(5, 3_100_000)}, 120), "✓ passed (3.1ms)"},
 		{"failed", verdictLine(false, failed, 120), `✗ failed: result.content[0].text: "a" → "b" (+1 more, see diff)`},
 		{"timeout", verdictLine(false, report.Result{Verdict: report.Timeout, Err: "no answer in 1s"}, 120), "✗ timeout: no answer in 1s"},

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -56,7 +55,7 @@ then OUT is not written.`,
 				return usageError("import: %s: a tape is written in the native format: name it .jsonl", out)
 			}
 			if _, err := os.Stat(in); err != nil && in != "-" { // before OUT: a missing IN is named as such
-				return swappedArgs("import", in, out, usageError("import: IN %s: %v", in, errors.Unwrap(err)))
+				return swappedArgs("import", in, out, inputMissing("import", in, err))
 			}
 			if err := refuseExisting("import", "OUT", out, force); err != nil {
 				return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"sync"
@@ -134,6 +135,17 @@ func swappedArgs(command, in, out string, err error) error {
 	}
 	r.Close()
 	return usageError("%v; %s is a tape: the arguments look swapped: %s takes the tape first, OUT second", err, out, command)
+}
+
+// inputMissing is the usage error of command's input in that os.Stat
+// failed with err, said as a missing tape is ("cannot open it (no such
+// file or directory): check the path").
+func inputMissing(command, in string, err error) error {
+	why := err
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		why = pe.Err // the path is said once
+	}
+	return usageError("%s: IN %s: cannot open it (%v): check the path", command, in, why)
 }
 
 // forceOnSecondSignal arranges, for a command that may take a while to

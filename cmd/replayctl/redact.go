@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -56,7 +55,7 @@ stderr, by kind and name, never with a value.`,
 			return usageError("redact: %s: only the native format (.jsonl) can be written", out)
 		}
 		if _, err := os.Stat(in); err != nil && in != "-" { // before OUT: a missing IN is named as such
-			return swappedArgs("redact", in, out, usageError("redact: IN %s: %v", in, errors.Unwrap(err)))
+			return swappedArgs("redact", in, out, inputMissing("redact", in, err))
 		}
 		// OUT may be IN: OUT replaces it atomically once it has been read through.
 		if err := refuseExisting("redact", "OUT", out, force || sameFile(in, out)); err != nil {

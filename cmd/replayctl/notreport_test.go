@@ -1,0 +1,41 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReportNotAReport: report and merge refuse JSON that is not a
+// replayctl report with exit 2, naming the file and what to give; report
+// printed an empty one ("Replay of -", "tape  holds no MCP message") and
+// exited 0.
+func TestReportNotAReport(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real.json")
+	if res := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "--report", real); res.code != 0 {
+		t.Fatalf("run --report: exit %d\n%s", res.code, res.stderr)
+	}
+	tapeLine, err := os.ReadFile("../../examples/quickstart.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _, _ := strings.Cut(string(tapeLine), "\n")
+	for _, doc := range []string{`{}`, `[]`, `{"a":1}`, line} {
+		p := filepath.Join(dir, "x.json")
+		if err := os.WriteFile(p, []byte(doc+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{{"report", p}, {"merge", real, p}} {
+			res := replayctl(t, args...)
+			want := "report " + p + ": not a replayctl report"
+			if res.code != 2 || !strings.Contains(res.stderr, want) || !strings.Contains(res.stderr, "--report") || strings.Contains(res.stdout, "Replay of") {
+				t.Errorf("%v with %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", args, doc, res.code, res.stdout, res.stderr, want)
+			}
+		}
+	}
+	if res := replayctl(t, "report", real); res.code != 0 || !strings.Contains(res.stdout, "Replay of") {
+		t.Errorf("report of a real report: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+}
