@@ -267,3 +267,40 @@ func waitBlocked(t *testing.T, fn string) {
 	t.Helper()
 	waitParked(t, fn, "IO wait", "syscall")
 }
+
+// TestEndsKeepGoNonBlocking: an os.Pipe's ends (which Go's poller serves,
+// in non-blocking mode) handed to Ends are left as Go made them: still
+// non-blocking, their deadlines working, and Close ending a read in
+// progress (os.File.Fd would have put them back into blocking mode).
+func TestEndsKeepGoNonBlocking(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	in, out := Ends(r, w)
+	defer in.(io.Closer).Close()
+	defer out.(io.Closer).Close()
+	for _, f := range []*os.File{r, w} {
+		var fl int
+		if err := control(f, func(fd int) (err error) {
+			fl, err = unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if fl&unix.O_NONBLOCK == 0 {
+			t.Fatalf("the caller's %s was put into blocking mode; want it left non-blocking, as Go made it", f.Name())
+		}
+	}
+	if err := r.SetReadDeadline(time.Now().Add(-time.Second)); err != nil {
+		t.Fatalf("the caller's read end takes no deadline any more: %v", err)
+	}
+	if _, err := r.Read(make([]byte, 1)); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("a read past the deadline ended with %v, want os.ErrDeadlineExceeded", err)
+	}
+	if err := r.SetReadDeadline(time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	readUntilClosed(t, r)
+}
