@@ -30,10 +30,10 @@ import (
 // handshake (its initialize and notifications/initialized, as it sent
 // them, the notification after initialize's answer even when the miss
 // is that initialize; nothing for stateless traffic), and one tape
-// session of its own
-// (named by the name function given to New), which holds that
-// handshake, every forwarded request and every message of the upstream:
-// replayed alone, it answers a client like this one (see mock's kin).
+// session of its own (named by the name function given to New), which
+// holds that handshake, every forwarded request and every message of
+// the upstream: replayed alone, it answers a client like this one (see
+// mock's kin).
 // While a forwarded request is being answered, what the upstream sends
 // goes to the client on that request's stream: notifications as they
 // are, requests (sampling, elicitation, roots) with an id of the
