@@ -28,10 +28,12 @@ import (
 // Each live client session with a miss gets one upstream connection of
 // its own, dialed at its first miss and opened with the client's own
 // handshake (its initialize and notifications/initialized, as it sent
-// them; nothing for stateless traffic), and one tape session of its own
-// (named by the name function given to New), which holds that
-// handshake, every forwarded request and every message of the upstream:
-// replayed alone, it answers a client like this one (see mock's kin).
+// them, the notification after initialize's answer even when the miss
+// is that initialize; nothing for stateless traffic), and one tape
+// session of its own (named by the name function given to New), which
+// holds that handshake, every forwarded request and every message of
+// the upstream: replayed alone, it answers a client like this one (see
+// mock's kin).
 // While a forwarded request is being answered, what the upstream sends
 // goes to the client on that request's stream: notifications as they
 // are, requests (sampling, elicitation, roots) with an id of the

@@ -203,3 +203,64 @@ func TestForwarderHandshakeOutlivesACancelledRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestForwarderInitializeMissKeepsTheHandshakeOrder: the live session's
+// initialize is itself the miss (another protocol revision than the
+// tape's) and its notifications/initialized was taken first (the stdio
+// listener handles each line in a goroutine of its own, so a client that
+// writes both at once may have them handled in either order): the
+// upstream still gets initialize, its answer, then
+// notifications/initialized, once.
+func TestForwarderInitializeMissKeepsTheHandshakeOrder(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var journal bytes.Buffer
+	w, err := tape.NewWriter(&journal, tape.Header{Transport: "stdio"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tap := record.NewTap(w)
+	fwd := New(transport.Stdio{Command: testserver.GoSDK(t)}, tap, func() string { return "n1" }, zerolog.Nop())
+	srv, err := mock.NewServer(tape.File("../examples/go-sdk-2025.jsonl"), mock.WithMissHandler(fwd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := srv.Open(ctx, transport.SessionInfo{ID: "live"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &collector{asks: make(chan jsonrpc.Message, 4)}
+	sess.SetUnsolicited(c.send)
+	for _, m := range []string{
+		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"fwd-test","version":"1"},"protocolVersion":"2025-06-18","capabilities":{}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"not-on-the-tape","arguments":{}}}`,
+	} {
+		if err := sess.Handle(ctx, []byte(m), c.send); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fwd.Forwarded() != 2 || fwd.Failed() != 0 {
+		t.Errorf("forwarded %d, failed %d; want 2 (initialize and the call), 0", fwd.Forwarded(), fwd.Failed())
+	}
+	if err := errors.Join(sess.Close(), fwd.Close(), tap.Close()); err != nil {
+		t.Fatal(err)
+	}
+	r, err := tape.NewReader("journal", bytes.NewReader(journal.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for {
+		m, err := r.Next()
+		if err != nil {
+			break
+		}
+		p, _ := jsonrpc.Parse(m.Msg)
+		got = append(got, fmt.Sprintf("%s %s %s", m.Dir, p.Method, p.ID))
+	}
+	want := []string{"c2s initialize 1", "s2c  1", "c2s notifications/initialized ", "c2s tools/call 2", "s2c  2"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the upstream got, in this order:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

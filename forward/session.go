@@ -41,7 +41,11 @@ type upstream struct {
 	streams  []*stream         // the client streams of the forwarded requests in flight
 	asks     map[string][]byte // relayed upstream requests: our id key → the upstream's id
 	sentInit bool              // notifications/initialized has gone upstream
-	closed   bool
+	// awaitInit: the miss that dialed is the client's initialize, which
+	// forward sends; notifications/initialized waits for its answer
+	// (see afterInit).
+	awaitInit bool
+	closed    bool
 }
 
 // waiter is a call waiting for an answer: where the answer goes, and the
@@ -70,7 +74,8 @@ type stream struct {
 // forward sends req upstream (dialing first if need be) and its answer,
 // and what comes before it, to the client.
 func (u *upstream) forward(ctx context.Context, req []byte, send transport.Send) error {
-	if err := u.ensure(ctx, req); err != nil {
+	sendsInit, err := u.ensure(ctx, req)
+	if err != nil {
 		return err
 	}
 	m := parse(req)
@@ -83,6 +88,9 @@ func (u *upstream) forward(ctx context.Context, req []byte, send transport.Send)
 	u.mu.Unlock()
 	defer u.endStream(st)
 	answer, err := u.call(ctx, m)
+	if sendsInit {
+		u.afterInit(ctx, err == nil)
+	}
 	if err != nil {
 		return err
 	}
@@ -149,30 +157,32 @@ func (u *upstream) connErr() error {
 
 // ensure dials the upstream at the first miss and sends it the client's
 // handshake: its initialize (waiting for the answer) and its
-// notifications/initialized, unless req is that initialize.
-func (u *upstream) ensure(ctx context.Context, req []byte) error {
+// notifications/initialized. When req is that initialize, ensure sends
+// nothing: sendsInit is true, forward sends req, and the notification
+// goes once req is answered (afterInit), never before it.
+func (u *upstream) ensure(ctx context.Context, req []byte) (sendsInit bool, err error) {
 	u.dialMu.Lock()
 	defer u.dialMu.Unlock()
 	if u.conn != nil || u.err != nil {
-		return u.err
+		return false, u.err
 	}
 	u.mu.Lock()
 	closed := u.closed
 	u.mu.Unlock()
 	if closed {
-		return errClosed
+		return false, errClosed
 	}
 	conn, err := u.f.dialerOf(u).Dial(context.WithoutCancel(ctx), u.name)
 	if err != nil {
 		u.err = fmt.Errorf("dial the upstream: %w", err)
-		return u.err
+		return false, u.err
 	}
 	u.mu.Lock()
 	if u.closed {
 		u.mu.Unlock()
 		_ = conn.Close()
 		u.err = errClosed
-		return u.err
+		return false, u.err
 	}
 	u.conn, u.read = conn, make(chan struct{})
 	u.mu.Unlock()
@@ -184,7 +194,14 @@ func (u *upstream) ensure(ctx context.Context, req []byte) error {
 	defer cancel()
 	for _, h := range u.live.Handshake() {
 		if bytes.Equal(h, req) {
-			continue // the miss is the initialize itself: forward sends it
+			// The miss is the initialize itself: forward sends it, and
+			// what the client sent after it waits for its answer (a
+			// notifications/initialized handled first is kept after
+			// it: see mock.Live.Handshake).
+			u.mu.Lock()
+			u.awaitInit = true
+			u.mu.Unlock()
+			return true, nil
 		}
 		m := parse(h)
 		if m == nil {
@@ -193,7 +210,7 @@ func (u *upstream) ensure(ctx context.Context, req []byte) error {
 		if m.Kind == jsonrpc.KindRequest {
 			if _, err := u.call(ctx, m); err != nil {
 				u.err = fmt.Errorf("the upstream handshake: %w", err)
-				return u.err
+				return false, u.err
 			}
 			continue
 		}
@@ -203,10 +220,31 @@ func (u *upstream) ensure(ctx context.Context, req []byte) error {
 		u.record(tape.C2S, h)
 		if err := u.sendUp(ctx, h); err != nil {
 			u.err = fmt.Errorf("the upstream handshake: %w", err)
-			return u.err
+			return false, u.err
 		}
 	}
-	return nil
+	return false, nil
+}
+
+// afterInit ends the wait of notifications/initialized for the answer to
+// the client's initialize, which forward sent as the miss that dialed
+// (see ensure): the notification the client sent goes upstream now, once,
+// unless the initialize got no answer (ok false). One the client sends
+// later goes through notify.
+func (u *upstream) afterInit(ctx context.Context, ok bool) {
+	u.mu.Lock()
+	u.awaitInit = false
+	u.mu.Unlock()
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handshakeTimeout)
+	defer cancel()
+	for _, h := range u.live.Handshake() {
+		if m := parse(h); m != nil && m.Kind == jsonrpc.KindNotification {
+			u.notify(ctx, h)
+		}
+	}
 }
 
 // handshakeTimeout bounds the replay of a client's handshake to the
@@ -347,11 +385,11 @@ func (u *upstream) notify(ctx context.Context, msg []byte) {
 	}
 	if m.Method == "notifications/initialized" {
 		u.mu.Lock()
-		sent := u.sentInit
-		u.sentInit = true
+		sent, held := u.sentInit, u.awaitInit
+		u.sentInit = sent || !held
 		u.mu.Unlock()
-		if sent {
-			return
+		if sent || held {
+			return // afterInit sends it (the handshake keeps it) once initialize is answered
 		}
 	}
 	u.record(tape.C2S, msg)

@@ -32,6 +32,10 @@ func TestPendingRequests(t *testing.T) {
 		{"a notification waits for nothing", []line{c(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)}, true},
 		{"the server's request waits for nothing", []line{s(`{"jsonrpc":"2.0","id":1,"method":"roots/list"}`)}, true},
 		{"an answer to no request", []line{s(`{"jsonrpc":"2.0","id":9,"result":{}}`)}, true},
+		{"an id reused before its answer waits for two", []line{c(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), c(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), s(`{"jsonrpc":"2.0","id":1,"result":{}}`)}, false},
+		{"an id reused, both answered", []line{c(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), c(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), s(`{"jsonrpc":"2.0","id":1,"result":{}}`), s(`{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`)}, true},
+		{"an id reused, one answered, one cancelled", []line{c(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), c(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), s(`{"jsonrpc":"2.0","id":1,"result":{}}`), c(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)}, true},
+		{"an id reused after its answer", []line{c(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), s(`{"jsonrpc":"2.0","id":1,"result":{}}`), c(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newPendingRequests()

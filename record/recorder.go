@@ -81,8 +81,10 @@ func Command(argv ...string) RecorderOption {
 // read from in, what the server answers is written to out. An *os.File
 // that is a pipe, a socket or a terminal is read (and a pipe or socket
 // written) through a copy Run's end can interrupt, and a regular file
-// through a plain copy: Run closes its copies, never the caller's files,
-// and leaves their modes as they were (see stdpipe.Ends); another
+// through a plain copy: Run closes its copies, never the caller's files
+// (on Windows too; on systems neither Unix nor Windows, it has no copies
+// and closes the files), and leaves their modes as they were (see
+// stdpipe.Ends); another
 // in should be an io.Closer whose Close ends a Read in progress (as
 // io.Pipe's and a net.Conn's do). Run returns once every goroutine it
 // started has ended, with one exception: when ctx is done while in is

@@ -30,6 +30,10 @@ type stdioOptions struct {
 	log          zerolog.Logger
 	env          []string
 	awaitAnswers bool
+	// beforeEnd, when set (by tests), runs in the proxy before it waits
+	// for the end of the recording, given a channel closed once the
+	// client's relay has returned.
+	beforeEnd func(clientRelayDone <-chan struct{})
 }
 
 // StdioAwaitAnswers has the end of the client's input wait for the
@@ -178,6 +182,7 @@ func Stdio(ctx context.Context, tap *Tap, clientIn io.Reader, clientOut io.Write
 	if o.awaitAnswers {
 		p.pending = newPendingRequests()
 	}
+	p.beforeEnd = o.beforeEnd
 	return p.run(ctx, srv)
 }
 
@@ -200,27 +205,39 @@ type stdioProxy struct {
 	fail   error      // the first relay error that ends the recording
 
 	pending *pendingRequests // with StdioAwaitAnswers: the requests not yet answered
+
+	beforeEnd func(clientRelayDone <-chan struct{}) // see stdioOptions
 }
 
 // run relays until the recording ends (see Stdio) and tidies up.
 func (p *stdioProxy) run(ctx context.Context, srv *transport.Process) (StdioResult, error) {
 	var wg sync.WaitGroup
+	// The client's relay closes one of upDone (it failed) and clientEOF
+	// (the client closed its input), never both: the select below picks
+	// at random among the ready cases, and a relay that ended at EOF must
+	// always be taken for the client's end. relayed is closed once it
+	// returned, either way.
 	upDone, downDone := make(chan struct{}), make(chan struct{})
-	clientEOF := make(chan struct{})
+	clientEOF, relayed := make(chan struct{}), make(chan struct{})
 	wg.Go(func() {
-		defer close(upDone)
-		if p.relay(tape.C2S, p.client, p.server) {
-			if p.pending != nil {
-				p.pending.inputEnded()
-			}
-			close(clientEOF)
+		defer close(relayed)
+		if !p.relay(tape.C2S, p.client, p.server) {
+			close(upDone)
+			return
 		}
+		if p.pending != nil {
+			p.pending.inputEnded()
+		}
+		close(clientEOF)
 	})
 	wg.Go(func() {
 		defer close(downDone)
 		p.relay(tape.S2C, p.server, p.client)
 	})
 
+	if p.beforeEnd != nil {
+		p.beforeEnd(relayed)
+	}
 	res := StdioResult{Started: true}
 	var ctxErr error
 	// Until the server has exited: an end of the client's input, a failed

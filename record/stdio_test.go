@@ -234,6 +234,38 @@ func TestStdioServerExits(t *testing.T) {
 	}
 }
 
+// TestStdioClientEOFSeenFirst: when the client's input has ended by the
+// time the proxy looks how the recording ends (its relay has returned),
+// the end is the client's: ClientClosed, and with StdioAwaitAnswers the
+// answer is on the tape. Go's select picks at random among the ready
+// cases, so a relay's return must not look like a failure beside the EOF;
+// each round forces that order, and rounds make a coin toss fail.
+func TestStdioClientEOFSeenFirst(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	argv, env := testServer("odd")
+	relayDone := func(o *stdioOptions) {
+		o.beforeEnd = func(done <-chan struct{}) { <-done }
+	}
+	for round := range 16 {
+		tap, path := newFileTap(t)
+		in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}` + "\n")
+		res, err := Stdio(ctx, tap, in, io.Discard, argv, env, StdioStderr(io.Discard), StdioAwaitAnswers(), relayDone)
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if err := tap.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !res.ClientClosed {
+			t.Fatalf("round %d: got %+v, want ClientClosed (the client's EOF came first)", round, res)
+		}
+		if _, msgs := readTape(t, path); len(msgs) != 2 {
+			t.Fatalf("round %d: got %d messages on the tape, want 2 (the request and its answer)", round, len(msgs))
+		}
+	}
+}
+
 // TestStdioStubbornServer: a server that ignores the end of its input and
 // SIGTERM is killed after the stop timeout, on the client's EOF and on
 // cancellation alike.

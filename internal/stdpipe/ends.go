@@ -14,7 +14,11 @@ import (
 // (where the system has poll(2)), all without setting O_NONBLOCK on the
 // open file description they share with the shell or the client that
 // started this process, which would then find its own reads and writes
-// failing with EAGAIN. Other readers and writers come back as they are.
+// failing with EAGAIN. On Windows, the copy is a new handle, not
+// inheritable, whose Close does not end a read in progress; on the
+// systems that are neither Unix nor Windows, the files themselves come
+// back, and closing the ends closes them. Other readers and writers come
+// back as they are.
 func Ends(in io.Reader, out io.Writer) (io.Reader, io.Writer) {
 	if f, ok := in.(*os.File); ok {
 		in = readEnd(f)

@@ -52,8 +52,11 @@ func pollerEnd(f *os.File, access int) (_ *os.File, ok bool) {
 	if err != nil || st.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
 		return nil, false
 	}
-	flags, err := unix.FcntlInt(f.Fd(), unix.F_GETFL, 0)
-	if err != nil {
+	var flags int
+	if err := control(f, func(fd int) error {
+		flags, err = unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+		return err
+	}); err != nil {
 		return nil, false
 	}
 	if flags&unix.O_NONBLOCK != 0 {
@@ -84,8 +87,29 @@ func plainCopy(f *os.File) *os.File {
 // dupCloexec returns a new descriptor of f's, close-on-exec from the
 // start: a server started meanwhile does not inherit it (it would hold
 // the client's pipes open after this process exits).
-func dupCloexec(f *os.File) (int, error) {
-	return unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+func dupCloexec(f *os.File) (dup int, err error) {
+	err = control(f, func(fd int) error {
+		dup, err = unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+		return err
+	})
+	return dup, err
+}
+
+// control calls fn with f's descriptor and returns fn's error, or why it
+// could not be called (f is closed). It goes through f.SyscallConn, never
+// f.Fd: Fd puts a file Go made non-blocking (os.Pipe's ends, a
+// net.Conn's File) back into blocking mode, and the caller's file would
+// then lose its deadlines and the Close that ends its reads.
+func control(f *os.File, fn func(fd int) error) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var fnErr error
+	if err := rc.Control(func(fd uintptr) { fnErr = fn(int(fd)) }); err != nil {
+		return err
+	}
+	return fnErr
 }
 
 // polled reads or writes a copy of a pipe, a socket or a terminal left in
@@ -121,9 +145,13 @@ func newPolled(f *os.File, write bool) (_ *polled, ok bool) {
 		return nil, false
 	}
 	mode := st.Mode()
+	tty := false
+	if !write && mode&(os.ModeNamedPipe|os.ModeSocket) == 0 {
+		_ = control(f, func(fd int) error { tty = isatty.IsTerminal(uintptr(fd)); return nil })
+	}
 	switch {
 	case mode&(os.ModeNamedPipe|os.ModeSocket) != 0:
-	case !write && isatty.IsTerminal(f.Fd()):
+	case tty:
 	default:
 		return nil, false
 	}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -99,43 +98,6 @@ func TestEndsShareNoFlags(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestEndsRegularFile: a regular file is read and written through copies
-// whose Close leaves the caller's files open (a recording from a file,
-// `record < requests.jsonl > answers.jsonl`, does not close the
-// process's stdin and stdout).
-func TestEndsRegularFile(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "in"), []byte("line\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(filepath.Join(dir, "in"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	g, err := os.Create(filepath.Join(dir, "out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	in, out := Ends(f, g)
-	b, err := io.ReadAll(in)
-	if string(b) != "line\n" || err != nil || !Interruptible(in) {
-		t.Fatalf("read %q (%v), interruptible %v; want the file's line, interruptible", b, err, Interruptible(in))
-	}
-	if _, err := out.Write(b); err != nil {
-		t.Fatal(err)
-	}
-	in.(io.Closer).Close()
-	out.(io.Closer).Close()
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		t.Errorf("the caller's input file was closed with the copy: %v", err)
-	}
-	if _, err := g.Write([]byte("more\n")); err != nil {
-		t.Errorf("the caller's output file was closed with the copy: %v", err)
 	}
 }
 
@@ -266,4 +228,41 @@ func writeOnce(w io.Writer, done chan<- error) {
 func waitBlocked(t *testing.T, fn string) {
 	t.Helper()
 	waitParked(t, fn, "IO wait", "syscall")
+}
+
+// TestEndsKeepGoNonBlocking: an os.Pipe's ends (which Go's poller serves,
+// in non-blocking mode) handed to Ends are left as Go made them: still
+// non-blocking, their deadlines working, and Close ending a read in
+// progress (os.File.Fd would have put them back into blocking mode).
+func TestEndsKeepGoNonBlocking(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	in, out := Ends(r, w)
+	defer in.(io.Closer).Close()
+	defer out.(io.Closer).Close()
+	for _, f := range []*os.File{r, w} {
+		var fl int
+		if err := control(f, func(fd int) (err error) {
+			fl, err = unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if fl&unix.O_NONBLOCK == 0 {
+			t.Fatalf("the caller's %s was put into blocking mode; want it left non-blocking, as Go made it", f.Name())
+		}
+	}
+	if err := r.SetReadDeadline(time.Now().Add(-time.Second)); err != nil {
+		t.Fatalf("the caller's read end takes no deadline any more: %v", err)
+	}
+	if _, err := r.Read(make([]byte, 1)); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("a read past the deadline ended with %v, want os.ErrDeadlineExceeded", err)
+	}
+	if err := r.SetReadDeadline(time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	readUntilClosed(t, r)
 }

@@ -16,12 +16,19 @@ import (
 // (no /proc, a pipe another user made, the write end of a pipe whose
 // readers are all gone: ENXIO), or when what opened is not f's pipe.
 func reopen(f *os.File, access int) (_ *os.File, ok bool) {
-	g, err := os.OpenFile("/proc/self/fd/"+strconv.Itoa(int(f.Fd())), access|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+	var g *os.File
+	var was, is syscall.Stat_t
+	err := control(f, func(fd int) (err error) {
+		if err := syscall.Fstat(fd, &was); err != nil {
+			return err
+		}
+		g, err = os.OpenFile("/proc/self/fd/"+strconv.Itoa(fd), access|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+		return err
+	})
 	if err != nil {
 		return nil, false
 	}
-	var was, is syscall.Stat_t
-	if syscall.Fstat(int(f.Fd()), &was) != nil || syscall.Fstat(int(g.Fd()), &is) != nil || was.Dev != is.Dev || was.Ino != is.Ino {
+	if control(g, func(fd int) error { return syscall.Fstat(fd, &is) }) != nil || was.Dev != is.Dev || was.Ino != is.Ino {
 		g.Close()
 		return nil, false
 	}
