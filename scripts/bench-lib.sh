@@ -30,9 +30,22 @@ bench_build() {
   go build -o "$dir/slow" ./internal/testserver/slow
 }
 
-# wait_http URL: until a server answers at URL (any status).
+# wait_http URL [PID]: until a server answers at URL (any status). It
+# gives up, saying so, when PID (the server) has exited or after 30 s,
+# rather than wait for ever on a server that did not start.
 wait_http() {
-  until curl -s -o /dev/null "$1"; do sleep 0.05; done
+  local tries=0
+  until curl -s -o /dev/null "$1"; do
+    if [[ -n ${2:-} ]] && ! kill -0 "$2" 2>/dev/null; then
+      echo "wait_http: the server (pid $2) exited before it answered at $1" >&2
+      return 1
+    fi
+    if ((++tries >= 600)); then
+      echo "wait_http: nothing answered at $1 in 30 s" >&2
+      return 1
+    fi
+    sleep 0.05
+  done
 }
 
 # oncpu PID: the nanoseconds PID's threads have run (schedstat).

@@ -64,7 +64,7 @@ for r in $(seq "$runs"); do
     spid[$n]=$!
   done
   for n in "${names[@]}"; do
-    wait_http "http://127.0.0.1:${pport[$n]}/mcp"
+    wait_http "http://127.0.0.1:${pport[$n]}/mcp" "${spid[$n]}" || exit 1
     perf stat -x, -e raw_syscalls:sys_enter,context-switches -p "${spid[$n]}" -o "$dir/$n.perf" &
     perfpid[$n]=$!
   done

@@ -58,7 +58,7 @@ printf 'POST %s\nContent-Type: application/json\nAccept: application/json, text/
 $server "$dir/slow" -http "127.0.0.1:$port" -delay 0s &
 spid=$!
 trap 'kill $spid 2>/dev/null || true' EXIT
-wait_http "$target"
+wait_http "$target" "$spid" || exit 1
 
 # rate NAME REQUESTS TIMEFILE: one line of the table, and the busy
 # shares (server0: the server's oncpu before the client ran).

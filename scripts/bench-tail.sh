@@ -110,7 +110,11 @@ measure() {
   rm -f "$log"
   $server "$dir/slow" -http "127.0.0.1:$port" -arrivals "$log" -rx -delay "${DELAY:-0}" &
   local pid=$!
-  wait_http "http://127.0.0.1:$port/mcp"
+  if ! wait_http "http://127.0.0.1:$port/mcp" "$pid"; then
+    echo "$name: no server, no run" >&2
+    wait "$pid" 2>/dev/null || true
+    return 0
+  fi
   if [[ $warm == 1 ]]; then
     "$dir/tailbench" warm -http -addr "127.0.0.1:$port" -conns 2 -calls 3 || echo "$name: warm-up failed (this run meets a cold server)" >&2
   fi
