@@ -149,7 +149,7 @@ report() {
   echo "${name%-*} $(sed "$fields" <<< "$line") $atrx" >> "$dir/p99s"
   if [[ -f $dir/$name.json ]]; then
     "$dir/tailbench" split -report "$dir/$name.json" "$log"
-    echo "  at the socket: $("$dir/tailbench" split -rx -report "$dir/$name.json" "$log" 2>&1 | head -1)"
+    "$dir/tailbench" split -rx -gap 200us -report "$dir/$name.json" "$log" 2>&1 | grep -v 'held by the answer before them; the replayer' | sed 's/^/  at the socket: /'
   fi
 }
 

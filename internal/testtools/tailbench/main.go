@@ -183,6 +183,8 @@ func splitCmd(args []string, w io.Writer) error {
 	path := fs.String("report", "", "the run's JSON report (replayctl run --report FILE)")
 	over := fs.Duration("over", 300*time.Microsecond, "list the calls whose way up or back took longer")
 	rx := fs.Bool("rx", false, "split at the kernel's receive time of each call (the log's rx= field), not the handler's")
+	gap := fs.Duration("gap", 0, "with the schedule's `gap` (e.g. 200us): also count the calls further than -late from it (anchored as stats does) and how many of them were held")
+	lateBy := fs.Duration("late", 200*time.Microsecond, "with -gap: what counts as late")
 	_ = fs.Parse(args)
 	if *path == "" || fs.NArg() != 1 {
 		return fmt.Errorf("split: want -report FILE and one arrival log")
@@ -212,6 +214,7 @@ func splitCmd(args []string, w io.Writer) error {
 	start := time.Duration(r.Summary.StartedAt.UnixNano())
 	fromMS := func(v float64) time.Duration { return start + time.Duration(v*float64(time.Millisecond)) }
 	var ups, backs []time.Duration
+	var waits []time.Duration // each joined call's sent - due
 	var late []string
 	var turn turnarounds
 	first := "" // call 0's legs: a cold first round trip holds the calls after it
@@ -243,6 +246,7 @@ func splitCmd(args []string, w io.Writer) error {
 		if up > *over || back > *over {
 			late = append(late, fmt.Sprintf("%d (held %.3f, up %.3f, back %.3f)", i, ms(fromMS(t.SentMS)-fromMS(t.DueMS)), ms(up), ms(back)))
 		}
+		waits = append(waits, fromMS(t.SentMS)-fromMS(t.DueMS))
 		i++
 	}
 	if len(ups) == 0 || len(backs) == 0 {
@@ -258,7 +262,35 @@ func splitCmd(args []string, w io.Writer) error {
 	if len(turn.all) > 0 {
 		fmt.Fprintln(w, turn.String())
 	}
+	if *gap > 0 {
+		fmt.Fprintln(w, heldLate(at[:len(waits)], waits, *gap, *lateBy))
+	}
 	return nil
+}
+
+// heldLate counts the calls further than late from the schedule of gap
+// (anchored as deviations is) and, of them, those the client sent more
+// than a quarter of late after their due time: held behind the answer
+// before them (causal order) or late by the client's own lag; the rest
+// were sent on time and late on their way. at and waits (sent - due)
+// are by call.
+func heldLate(at, waits []time.Duration, gap, late time.Duration) string {
+	offs := make([]time.Duration, len(at))
+	for i, a := range at {
+		offs[i] = a - time.Duration(i)*gap
+	}
+	anchor := slices.Sorted(slices.Values(offs))[len(offs)/2]
+	n, sentLate := 0, 0
+	for i, o := range offs {
+		if (o - anchor).Abs() <= late {
+			continue
+		}
+		n++
+		if waits[i] > late/4 {
+			sentLate++
+		}
+	}
+	return fmt.Sprintf("%d calls more than %s from the schedule; %d of them sent more than %s after due (held by an answer, or the client's lag), %d sent on time", n, late, sentLate, late/4, n-sentLate)
 }
 
 // turnarounds are the replayer's share of a run held by its answers: for

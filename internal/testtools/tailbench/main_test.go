@@ -151,4 +151,21 @@ func TestSplit(t *testing.T) {
 	if out.String() != want {
 		t.Errorf("got\n%swant\n%s", out.String(), want)
 	}
+	// With the schedule's gap: the arrivals' offsets from call i × gap,
+	// anchored at their median. At 200 µs: 1.05, 1.5, 1.56, 1.42, 2.21
+	// ms, anchor 1.5: calls 0 and 4 are late, both sent at their due
+	// times. At 400 µs: 1.05, 1.3, 1.16, 0.82, 1.41, anchor 1.16: calls 3
+	// (sent 0.41 ms after due, held) and 4 (on time).
+	for _, tc := range []struct{ gap, want string }{
+		{"200us", "2 calls more than 200µs from the schedule; 0 of them sent more than 50µs after due (held by an answer, or the client's lag), 2 sent on time\n"},
+		{"400us", "2 calls more than 200µs from the schedule; 1 of them sent more than 50µs after due (held by an answer, or the client's lag), 1 sent on time\n"},
+	} {
+		out.Reset()
+		if err := splitCmd([]string{"-report", rp, "-gap", tc.gap, lp}, &out); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(out.String(), tc.want) {
+			t.Errorf("-gap %s: got\n%swant it to end in\n%s", tc.gap, out.String(), tc.want)
+		}
+	}
 }
