@@ -29,12 +29,14 @@ import (
 // A chaos reconnect (faults.disconnect) makes a new MCP session: what
 // only the old one held is forgotten (forgetOldServer). A 2025-11-25 task
 // is of the session that made it (the TypeScript SDK's task stores find a
-// task from its own session only; over stdio the new server is another
-// process): its live id is forgotten. A task of the 2026 extension is a
-// durable handle ("If the client disconnects or restarts, it can resume
-// polling with the same ID"), and a requestState is the state the server
-// handed the client so as to keep none itself, echoed on the retry
-// whichever connection it goes on: both are kept.
+// task from its own session only): its live id is forgotten. A task of
+// the 2026 extension is a durable handle ("If the client disconnects or
+// restarts, it can resume polling with the same ID"): its live id is kept
+// where the reconnect reaches the same server (HTTP), and forgotten over
+// stdio, where the new connection is a new server process that never
+// made the task (transport.OwnServer). A requestState is the state the
+// server handed the client so as to keep none itself, echoed on the retry
+// whichever connection or server it goes to: it is kept.
 
 // learnLive notes the live requestState or taskId given where the
 // recording had another, from a request's recorded and live answers.
@@ -55,7 +57,7 @@ func (r *requests) learnLive(ss *session, p *pend) {
 		if ok1 && ok2 && rec != live {
 			ss.taskIDs = put(ss.taskIDs, rec, live)
 			if mcp.ResultType(Result(p.actual.Msg)) == mcp.ResultTask {
-				delete(ss.sessionTasks, rec) // a durable task of the 2026 extension
+				delete(ss.sessionTasks, rec) // a durable task of the 2026 extension (but see forgetOldServer)
 			} else {
 				if ss.sessionTasks == nil {
 					ss.sessionTasks = make(map[string]bool)

@@ -30,6 +30,7 @@ type session struct {
 	instant    bool                  // conn's Send returns at once (transport.SendsInstantly)
 	asks       bool                  // conn's target may send requests of its own (asks)
 	via        via                   // conn, with the ways to send a request on it (viaOf)
+	ownServer  bool                  // conn's server is its own (stdio): a reconnect reaches a new one (transport.OwnServer)
 	// cancelsTasks: conn's server declared capabilities.tasks.cancel in
 	// its answer to initialize (cancelTask).
 	cancelsTasks bool
@@ -153,7 +154,7 @@ func newSession(name string, conn transport.Conn) *session {
 
 // setConn makes c (nil: none yet) the session's connection.
 func (s *session) setConn(c transport.Conn) {
-	s.conn, s.async, s.concurrent, s.instant, s.asks, s.via = c, nil, false, false, false, viaOf(c)
+	s.conn, s.async, s.concurrent, s.instant, s.asks, s.ownServer, s.via = c, nil, false, false, false, false, viaOf(c)
 	if c == nil {
 		return
 	}
@@ -161,14 +162,21 @@ func (s *session) setConn(c transport.Conn) {
 	s.concurrent = holdsSender(c)
 	s.instant = transport.SendsInstantly(c)
 	s.asks = asks(c)
+	o, ok := c.(transport.OwnServer)
+	s.ownServer = ok && o.OwnServer()
 }
 
 // forgetOldServer forgets, at a chaos reconnect, what the live values
 // learned from the old connection's server that the new one does not
-// have (live.go): the live ids of the old session's tasks, and whether
-// its server took tasks/cancel (the new server's answer to initialize
-// says it again).
+// have (live.go): the live ids of the old session's tasks (of every task
+// when the old server was the connection's own, stdio's: the new one is
+// another process), and whether its server took tasks/cancel (the new
+// server's answer to initialize says it again). It is called while the
+// old connection is still the session's.
 func (s *session) forgetOldServer() {
+	if s.ownServer {
+		clear(s.taskIDs)
+	}
 	for rec := range s.sessionTasks {
 		delete(s.taskIDs, rec)
 	}
