@@ -181,35 +181,42 @@ func (r *requests) pollAgain(p *pend) bool {
 // requestor to cancel a task with tasks/cancel, not notifications/cancelled
 // (2025-11-25, cancellation). Sent only to a server that takes it
 // (session.cancelsTasks, or a task of the 2026 extension, whose answers
-// have a resultType), on the connection the task is of: not for a poll
-// lost in a disconnect or whose server died. It carries the params of
-// the tasks/get as sent (the live taskId, and the _meta a stateless
-// request needs) and an id of the retries' range; its answer is not
-// judged (session.late).
-func (r *requests) cancelTask(ctx context.Context, p *pend) error {
+// have a resultType). A poll lost in a disconnect or to the server's
+// death is neither timed out nor answered: nothing is sent for it. It
+// carries the params of the tasks/get as sent (the live taskId, and the
+// _meta a stateless request needs) and an id of the retries' range; its
+// answer is not judged (session.late). It returns what became of the
+// task, for the outcome's words ("" when no task was given up).
+func (r *requests) cancelTask(ctx context.Context, p *pend) string {
 	x := r.x
 	ss := p.sess
-	if p.req.RPC.Method != mcp.MethodTasksGet || p.pollingSince.IsZero() || p.sendErr != nil || p.replaced || ss.conn == nil || ss.dead {
-		return nil
+	if p.req.RPC.Method != mcp.MethodTasksGet || p.pollingSince.IsZero() {
+		return ""
+	}
+	if ss.conn == nil { // none while one is dialled; a timed-out poll had one
+		return "not cancelled (no connection)"
 	}
 	if !p.timedOut && (p.actual == nil || !going(mcp.TaskStatus(Result(p.actual.Msg)))) {
-		return nil // it ended, or the answer is no task (an error)
+		return "" // it ended, the answer is no task (an error), or the poll was lost
 	}
 	if !ss.cancelsTasks && mcp.ResultType(Result(p.live.Msg)) == "" {
-		return nil
+		return "not cancelled (the server did not declare tasks.cancel)"
 	}
 	m, err := jsonrpc.Parse(p.req.Out)
 	if err != nil || len(m.Params()) == 0 {
-		return nil
+		return "not cancelled (the tasks/get has no params to name it by)"
 	}
 	x.rq.retryIDs++
 	id := strconv.AppendInt(nil, 1<<40+x.rq.retryIDs, 10)
 	ss.gaveUp(jsonrpc.IDKey(id))
 	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":"tasks/cancel","params":%s}`, id, m.Params())
-	if err := x.tx.sendBounded(ctx, ss, msg); err != nil && ctx.Err() == nil {
-		x.env.Log.Warn().Err(err).Str("session", ss.name).Msg("could not send tasks/cancel for a task given up")
+	if err := x.tx.sendBounded(ctx, ss, msg); err != nil {
+		if ctx.Err() == nil {
+			x.env.Log.Warn().Err(err).Str("session", ss.name).Msg("could not send tasks/cancel for a task given up")
+		}
+		return fmt.Sprintf("not cancelled (tasks/cancel could not be sent: %v)", err)
 	}
-	return nil
+	return "cancelled with tasks/cancel"
 }
 
 // going reports whether a task in status goes on: a status, not terminal.

@@ -26,6 +26,10 @@ import (
 // goes only for a request still unanswered ("believed to still be in
 // progress"): a tasks/get waiting for its next poll was answered. The
 // tasks/cancel's own answer is not an answer to no request in flight.
+// The tasks/get's timeout says what happened: a poll that gave up
+// waiting for its next send (the task still going) used to read "no
+// answer within X; cancelled" though it had an answer and, without
+// tasks.cancel, nothing was cancelled.
 func TestGivingUpATaskCancelsIt(t *testing.T) {
 	const (
 		caps   = `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tasks":{"cancel":{},"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"s","version":"1"}}}`
@@ -43,17 +47,23 @@ func TestGivingUpATaskCancelsIt(t *testing.T) {
 		answerGets bool
 		cancels    int // tasks/cancel sent, want
 		notes      int // notifications/cancelled for a tasks/get, want
+		// words: the tasks/get's timeout error, want ("": no timeout)
+		words string
 	}{
 		// The poll's deadline (0.5s) passes while it waits (1s) for its next send.
-		{name: "timed out waiting", init: caps, working: working, interval: 1000, timeout: 500 * time.Millisecond, answerGets: true, cancels: 1},
-		{name: "timed out waiting, no tasks.cancel", init: noCaps, working: working, interval: 1000, timeout: 500 * time.Millisecond, answerGets: true},
-		{name: "timed out waiting, 2026 task", init: noCaps, working: working2026, interval: 1000, timeout: 500 * time.Millisecond, answerGets: true, cancels: 1},
+		{name: "timed out waiting", init: caps, working: working, interval: 1000, timeout: 500 * time.Millisecond, answerGets: true, cancels: 1,
+			words: "the task did not end in time: still going at its last poll when the poll's 500ms ran out; cancelled with tasks/cancel"},
+		{name: "timed out waiting, no tasks.cancel", init: noCaps, working: working, interval: 1000, timeout: 500 * time.Millisecond, answerGets: true,
+			words: "the task did not end in time: still going at its last poll when the poll's 500ms ran out; not cancelled (the server did not declare tasks.cancel)"},
+		{name: "timed out waiting, 2026 task", init: noCaps, working: working2026, interval: 1000, timeout: 500 * time.Millisecond, answerGets: true, cancels: 1,
+			words: "the task did not end in time: still going at its last poll when the poll's 500ms ran out; cancelled with tasks/cancel"},
 		// Polled at 0, 0.6 and 1.2s, each answered at once: the third
 		// answer comes past the timeout (1s) since polling began.
 		{name: "answered too late to poll again", init: caps, working: working, interval: 600, timeout: time.Second, answerGets: true, cancels: 1},
 		// The second poll (0.6s) is not answered: it times out in
 		// flight (1.6s), and is cancelled as a request too.
-		{name: "resend unanswered", init: caps, working: working, interval: 600, timeout: time.Second, cancels: 1, notes: 1},
+		{name: "resend unanswered", init: caps, working: working, interval: 600, timeout: time.Second, cancels: 1, notes: 1,
+			words: "no answer within 1s; cancelled; its task cancelled with tasks/cancel"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -115,10 +125,20 @@ func TestGivingUpATaskCancelsIt(t *testing.T) {
 				if notes != tc.notes {
 					t.Errorf("notifications/cancelled sent %d times for a tasks/get, want %d (only for one unanswered)", notes, tc.notes)
 				}
+				var words []string
 				for _, o := range s.outcomes {
 					if o.Err != nil && strings.Contains(o.Err.Error(), "matches no request in flight") {
 						t.Errorf("an answer to no request in flight: %v", o.Err)
 					}
+					if o.Req.RPC.Method == mcp.MethodTasksGet && o.Timeout {
+						words = append(words, o.Err.Error())
+					}
+				}
+				switch {
+				case tc.words == "" && len(words) != 0:
+					t.Errorf("tasks/get timed out: %q, want no timeout", words)
+				case tc.words != "" && (len(words) != 1 || words[0] != tc.words):
+					t.Errorf("tasks/get timeouts %q, want one: %q", words, tc.words)
 				}
 			})
 		})
