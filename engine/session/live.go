@@ -132,9 +132,11 @@ func IsPoll(o *Outcome) bool {
 	if o.Req.RPC.Method != mcp.MethodTasksGet || o.Expected == nil || o.Actual == nil {
 		return false
 	}
-	rec := mcp.TaskStatus(Result(o.ExpectedMsg()))
-	return rec != "" && !mcp.IsTerminal(rec) && mcp.TaskStatus(Result(o.Actual.Msg)) != ""
+	return going(mcp.TaskStatus(Result(o.ExpectedMsg()))) && mcp.TaskStatus(Result(o.Actual.Msg)) != ""
 }
+
+// going reports whether a task in status goes on: a status, not terminal.
+func going(status string) bool { return status != "" && !mcp.IsTerminal(status) }
 
 // pollAgain sends a tasks/get again, after the poll interval, when the
 // recording's answer ended the task and the live one has not. It reports
@@ -146,7 +148,7 @@ func (r *requests) pollAgain(p *pend) bool {
 	}
 	live := Result(p.actual.Msg)
 	rec, now := mcp.TaskStatus(Result(p.expected.Rec.Msg)), mcp.TaskStatus(live)
-	if !mcp.IsTerminal(rec) || now == "" || mcp.IsTerminal(now) {
+	if !mcp.IsTerminal(rec) || !going(now) {
 		return false
 	}
 	if p.pollingSince.IsZero() {
@@ -218,9 +220,6 @@ func (r *requests) cancelTask(ctx context.Context, p *pend) string {
 	}
 	return "cancelled with tasks/cancel"
 }
-
-// going reports whether a task in status goes on: a status, not terminal.
-func going(status string) bool { return status != "" && !mcp.IsTerminal(status) }
 
 // pollInterval is the interval a task asks to be polled at: pollIntervalMs
 // (2026) or pollInterval (2025-11-25, ms); 0 when it says none.

@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -9,8 +10,10 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/mcp"
+	"github.com/replayctl/replayctl/scheduler"
 	"github.com/replayctl/replayctl/transport"
 )
 
@@ -49,6 +52,10 @@ func TestGivingUpATaskCancelsIt(t *testing.T) {
 		notes      int // notifications/cancelled for a tasks/get, want
 		// words: the tasks/get's timeout error, want ("": no timeout)
 		words string
+		// end: "disconnect" or "death" while the tasks/get waits for its
+		// next poll (a ping 0.2s after it, with --order none, meets a
+		// disconnect fault or a send that kills the server)
+		end string
 	}{
 		// The poll's deadline (0.5s) passes while it waits (1s) for its next send.
 		{name: "timed out waiting", init: caps, working: working, interval: 1000, timeout: 500 * time.Millisecond, answerGets: true, cancels: 1,
@@ -64,6 +71,10 @@ func TestGivingUpATaskCancelsIt(t *testing.T) {
 		// flight (1.6s), and is cancelled as a request too.
 		{name: "resend unanswered", init: caps, working: working, interval: 600, timeout: time.Second, cancels: 1, notes: 1,
 			words: "no answer within 1s; cancelled; its task cancelled with tasks/cancel"},
+		// The poll is lost with its connection, neither timed out nor
+		// answered: its task is not given up by the replay, nothing is sent.
+		{name: "lost in a disconnect", init: caps, working: working, interval: 1000, timeout: 5 * time.Second, answerGets: true, end: "disconnect"},
+		{name: "lost with the server", init: caps, working: working, interval: 1000, timeout: 5 * time.Second, answerGets: true, end: "death"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -84,21 +95,53 @@ func TestGivingUpATaskCancelsIt(t *testing.T) {
 					}
 					return echo(msg)
 				}}
-				e := env(t, &dialer{c: c}, fast)
-				e.Timeout = tc.timeout
-				s, _, err := replayed(t, e, msgs(t,
+				tape := []string{
 					"c2s", initReq, "s2c", initResp,
 					"c2s", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","task":{"ttl":60000}}}`,
 					"s2c", `{"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":"t","status":"working"}}}`,
 					"c2s", `{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"t"}}`,
 					"s2c", `{"jsonrpc":"2.0","id":2,"result":{"taskId":"t","status":"completed"}}`,
-				))
+				}
+				var d transport.Dialer = &dialer{c: c}
+				conns := []*scripted{c}
+				speed := fast
+				if tc.end != "" {
+					tape = append(tape, "c2s", `{"jsonrpc":"2.0","id":3,"method":"ping"}`, "s2c", `{"jsonrpc":"2.0","id":3,"result":{}}`)
+					speed = scheduler.Speed{Mode: scheduler.Realtime} // the ping goes 0.2s after the tasks/get
+				}
+				switch tc.end {
+				case "disconnect":
+					second := &scripted{in: make(chan transport.Incoming, 8), answer: c.answer}
+					conns = append(conns, second)
+					d = &dialers{cs: []transport.Conn{c, second}}
+				case "death":
+					c.fail = func(_ int, msg []byte) error {
+						if rpc, _ := jsonrpc.Parse(msg); rpc.Method == "ping" {
+							return errors.New("write |1: broken pipe")
+						}
+						return nil
+					}
+				}
+				e := env(t, d, speed)
+				e.Timeout = tc.timeout
+				its := msgs(t, tape...)
+				if tc.end != "" {
+					e.Chaos, e.Order = &chaos.Plan{}, OrderNone
+				}
+				if tc.end == "disconnect" {
+					its = disconnectAt(its, 6)
+				}
+				s, _, err := replayed(t, e, its)
 				if err != nil {
 					t.Fatal(err)
 				}
 				getIDs := map[string]bool{}
 				var cancels, notes int
-				for _, m := range c.sent() {
+				var sent [][]byte
+				for _, c := range conns {
+					sent = append(sent, c.sent()...)
+				}
+				for _, m := range sent {
 					rpc, err := jsonrpc.Parse(m)
 					if err != nil {
 						t.Fatalf("sent %s: %v", m, err)
@@ -133,6 +176,12 @@ func TestGivingUpATaskCancelsIt(t *testing.T) {
 					if o.Req.RPC.Method == mcp.MethodTasksGet && o.Timeout {
 						words = append(words, o.Err.Error())
 					}
+					if tc.end != "" && o.Req.RPC.Method == mcp.MethodTasksGet && o.Err == nil {
+						t.Errorf("tasks/get: %+v, want it lost (%s)", o, tc.end)
+					}
+				}
+				if tc.end != "" && gets.Load() != 1 {
+					t.Errorf("tasks/get sent %d times, want once (lost waiting for its next poll)", gets.Load())
 				}
 				switch {
 				case tc.words == "" && len(words) != 0:
