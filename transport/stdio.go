@@ -114,6 +114,8 @@ func (c *StdioConn) PID() int { return c.proc.PID() }
 // (transport.OwnServer).
 func (c *StdioConn) OwnServer() bool { return true }
 
+var _ OwnServer = (*StdioConn)(nil)
+
 // NonJSONLines is how many stdout lines were not JSON and were dropped.
 func (c *StdioConn) NonJSONLines() int64 { return c.out.nonJSON.Load() }
 

@@ -211,6 +211,12 @@ func (r *requests) cancelTask(ctx context.Context, p *pend) string {
 	x.rq.retryIDs++
 	id := strconv.AppendInt(nil, 1<<40+x.rq.retryIDs, 10)
 	ss.gaveUp(jsonrpc.IDKey(id))
+	if task, ok := mcp.ParamTaskID(m.Params()); ok {
+		if ss.cancelledTasks == nil {
+			ss.cancelledTasks = make(map[string]bool)
+		}
+		ss.cancelledTasks[task] = true // its status notifications are not compared (ownCancel)
+	}
 	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":"tasks/cancel","params":%s}`, id, m.Params())
 	if err := x.tx.sendBounded(ctx, ss, msg); err != nil {
 		if ctx.Err() == nil {

@@ -34,6 +34,10 @@ type session struct {
 	// cancelsTasks: conn's server declared capabilities.tasks.cancel in
 	// its answer to initialize (cancelTask).
 	cancelsTasks bool
+	// cancelledTasks: the live ids of the tasks replayctl cancelled
+	// itself (cancelTask). A status notification of one is of replayctl's
+	// doing, not the server's to be compared (ownCancel).
+	cancelledTasks map[string]bool
 
 	inflight int   // requests sent and not answered
 	waitFor  *pend // the order rule holds the session until this is answered
@@ -182,6 +186,18 @@ func (s *session) forgetOldServer() {
 	}
 	clear(s.sessionTasks)
 	s.cancelsTasks = false
+}
+
+// ownCancel reports whether a notification the server sent is the
+// status of a task replayctl cancelled itself (notifications/tasks/status,
+// or the 2026 extension's notifications/tasks): the recorded client
+// cancelled nothing, so it is not compared with the recorded ones.
+func (s *session) ownCancel(rpc jsonrpc.Message) bool {
+	if len(s.cancelledTasks) == 0 || (rpc.Method != mcp.NotificationTaskStatus && rpc.Method != mcp.NotificationTasks) {
+		return false
+	}
+	id, ok := mcp.ParamTaskID(rpc.Params())
+	return ok && s.cancelledTasks[id]
 }
 
 // head is the session's next message, or nil.

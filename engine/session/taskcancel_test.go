@@ -203,3 +203,60 @@ func member(t *testing.T, params []byte, key string) []byte {
 	}
 	return m[key]
 }
+
+// TestOwnCancelIsNotANotificationToCompare: with ValidateNotifications,
+// the status notification a server sends for a task replayctl cancelled
+// itself (cancelTask) is of replayctl's doing, not the server's: the
+// recorded client cancelled nothing. It used to be reported as a
+// notification not recorded when the session's notifications were
+// compared after it came (a request later on the tape kept the session
+// going).
+func TestOwnCancelIsNotANotificationToCompare(t *testing.T) {
+	const caps = `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tasks":{"cancel":{},"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"s","version":"1"}}}`
+	for _, method := range []string{mcp.NotificationTaskStatus, mcp.NotificationTasks} {
+		t.Run(method, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				c := &scripted{in: make(chan transport.Incoming, 8), answer: func(msg []byte) [][]byte {
+					rpc, _ := jsonrpc.Parse(msg)
+					id := string(rpc.ID)
+					switch rpc.Method {
+					case mcp.MethodInitialize:
+						return [][]byte{[]byte(strings.Replace(caps, "%s", id, 1))}
+					case mcp.MethodToolsCall:
+						return [][]byte{[]byte(`{"jsonrpc":"2.0","id":` + id + `,"result":{"task":{"taskId":"live-t","status":"working"}}}`)}
+					case mcp.MethodTasksGet:
+						return [][]byte{[]byte(`{"jsonrpc":"2.0","id":` + id + `,"result":{"taskId":"live-t","status":"working","pollInterval":1000}}`)}
+					case mcp.MethodTasksCancel:
+						return [][]byte{
+							[]byte(`{"jsonrpc":"2.0","method":"` + method + `","params":{"taskId":"live-t","status":"cancelled"}}`),
+							[]byte(`{"jsonrpc":"2.0","id":` + id + `,"result":{"taskId":"live-t","status":"cancelled"}}`),
+						}
+					}
+					return echo(msg)
+				}}
+				e := env(t, &dialer{c: c}, fast)
+				e.Timeout = 500 * time.Millisecond // the poll's passes while it waits 1s for its next send
+				e.ValidateNotifications = true
+				s, _, err := replayed(t, e, msgs(t,
+					"c2s", initReq, "s2c", initResp,
+					"c2s", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","task":{"ttl":60000}}}`,
+					"s2c", `{"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":"t","status":"working"}}}`,
+					"c2s", `{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"t"}}`,
+					"s2c", `{"jsonrpc":"2.0","id":2,"result":{"taskId":"t","status":"completed"}}`,
+					"c2s", `{"jsonrpc":"2.0","id":3,"method":"ping"}`, "s2c", `{"jsonrpc":"2.0","id":3,"result":{}}`,
+				))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := sentOf(c, mcp.MethodTasksCancel); len(got) != 1 {
+					t.Fatalf("tasks/cancel sent %q, want once", got)
+				}
+				for _, o := range s.outcomes {
+					if o.Note {
+						t.Errorf("notification outcome %+v (%v): want none (the server's answer to replayctl's own tasks/cancel)", o.Req.RPC.Method, o.Err)
+					}
+				}
+			})
+		})
+	}
+}
