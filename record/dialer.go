@@ -126,6 +126,12 @@ func (c *tappedConn) SendsConcurrently() bool {
 	return ok && s.SendsConcurrently()
 }
 
+// OwnServer is the wrapped connection's answer.
+func (c *tappedConn) OwnServer() bool {
+	o, ok := c.inner.(transport.OwnServer)
+	return ok && o.OwnServer()
+}
+
 // SendsInstantly is the wrapped connection's answer.
 func (c *tappedConn) SendsInstantly() bool { return transport.SendsInstantly(c.inner) }
 

@@ -123,6 +123,15 @@ type AsyncSender interface {
 	SendAsync(ctx context.Context, msg []byte, deadline time.Time, done func(error)) bool
 }
 
+// OwnServer is a connection that can say whether its target is a server
+// of its own, started by its Dial (stdio: a subprocess per connection):
+// a new connection then reaches a new server, which holds nothing the old
+// one made (its tasks, durable or not). A connection that is not an
+// OwnServer, or says false, reaches the same server again (HTTP).
+type OwnServer interface {
+	OwnServer() bool
+}
+
 // ArrivalCounter is a connection that counts the messages it has read
 // from its target and queued for Incoming (stdio's and the in-process
 // pipe's queue between their reader and Incoming, which one goroutine

@@ -110,6 +110,12 @@ var _ Conn = (*StdioConn)(nil)
 // PID is the server's process id.
 func (c *StdioConn) PID() int { return c.proc.PID() }
 
+// OwnServer is true: each Dial starts a server process of its own
+// (transport.OwnServer).
+func (c *StdioConn) OwnServer() bool { return true }
+
+var _ OwnServer = (*StdioConn)(nil)
+
 // NonJSONLines is how many stdout lines were not JSON and were dropped.
 func (c *StdioConn) NonJSONLines() int64 { return c.out.nonJSON.Load() }
 

@@ -61,3 +61,54 @@ func TestBrowserClicksTheBarOnTop(t *testing.T) {
 	}
 	shot(t, ctx, "overlap.png")
 }
+
+// A click opens what is drawn where it lands: a response's 2 px line
+// and a server notification's dot near the bottom of its row are small
+// items, and a click beside them on a long bar opens the bar. The line
+// used to be clickable 3 px either side, the dot over the whole height of
+// its row, so a click on the bar within a few pixels of them opened them.
+func TestBrowserClicksWhatIsDrawn(t *testing.T) {
+	ctx := browser(t)
+	s := New(WithTitle("small items on a long bar"))
+	page := serve(t, s)
+	run(t, ctx, "open the page", chromedp.Navigate(page))
+	until(t, ctx, "the feed is open", `document.getElementById("conn").textContent === "live"`)
+	ms := time.Millisecond
+	_ = s.Consumer().Handle([]event.Event{
+		{Type: event.Sent, TUS: 0, Session: "s1", Seq: 2, Method: "tools/call"},
+		// the client's answer to a server request, drawn as a line at 100 ms
+		{Type: event.Sent, TUS: (100 * ms).Microseconds(), Session: "s1", Seq: 3},
+		{Type: event.Judged, TUS: (100 * ms).Microseconds(), Session: "s1", Seq: 3, Kind: "response", Dir: "c2s", Verdict: "passed"},
+		// a server notification, drawn as a dot at 150 ms
+		{Type: event.Judged, TUS: (150 * ms).Microseconds(), Session: "s1", Seq: 4, Method: "notifications/message", Kind: "notification", Dir: "s2c", Verdict: "passed"},
+		{Type: event.Judged, TUS: (200 * ms).Microseconds(), Session: "s1", Seq: 2, Method: "tools/call", Kind: "request", Dir: "c2s",
+			Name: "slow", Verdict: "failed", Latency: 200 * ms, HasLatency: true},
+	})
+	until(t, ctx, "the page has every message drawn", `replayView.messages().filter(m => m.verdict !== "").length === 3 && replayView.point("s1", 2) !== null && replayView.point("s1", 3) !== null && replayView.point("s1", 4) !== null`)
+	var bar, line, dot struct{ X, Y float64 }
+	eval(t, ctx, `replayView.point("s1", 2)`, &bar)
+	eval(t, ctx, `replayView.point("s1", 3)`, &line)
+	eval(t, ctx, `replayView.point("s1", 4)`, &dot)
+	for _, c := range []struct {
+		what string
+		x, y float64
+		seq  int64
+	}{
+		{"the line", line.X, line.Y, 3},
+		{"the bar 2.5 px left of the line", line.X - 2.5, line.Y, 2},
+		{"the bar 2.5 px right of the line", line.X + 2.5, line.Y, 2},
+		{"the dot", dot.X, dot.Y, 4},
+		{"the bar above the dot", dot.X, bar.Y, 2},
+	} {
+		var cleared bool
+		eval(t, ctx, `(document.getElementById("dhead").textContent = "") === ""`, &cleared)
+		run(t, ctx, "click "+c.what, chromedp.MouseClickXY(c.x, c.y))
+		until(t, ctx, "a message opens", `document.getElementById("dhead").textContent !== ""`)
+		var head string
+		eval(t, ctx, `document.getElementById("dhead").textContent`, &head)
+		if want := fmt.Sprintf("s1 seq %d ", c.seq); !strings.HasPrefix(head, want) {
+			t.Errorf("clicking %s opened %q, want %q…", c.what, head, want)
+		}
+	}
+	shot(t, ctx, "small-items.png")
+}

@@ -44,7 +44,10 @@ import (
 //
 // detail is a JSON string ("" none). While the run goes on, "state"
 // events carry the controller's status (debug) and a "result" event the
-// run's verdict when it ends, after the frame of its last events.
+// run's verdict when it ends, after the frame of its last events; a
+// viewer who comes after the end gets it after the frames too (the hello's
+// result is null on the feed; a frozen report's has it, read with its
+// frames before the page draws).
 var feedTypes = []event.Type{event.Dialled, event.Anchored, event.Held, event.Sent, event.Judged,
 	event.Fault, event.Retry, event.Reconnect, event.SessionEnded, event.RunEnded}
 
@@ -162,7 +165,9 @@ type hello struct {
 	Debug      bool            `json:"debug"`
 	Thresholds []string        `json:"thresholds"`
 	State      json.RawMessage `json:"state"`
-	Result     json.RawMessage `json:"result"`
+	// Result is the verdict in a frozen report's hello; null on the feed,
+	// which sends it as a result event after the frames (serveEvents).
+	Result json.RawMessage `json:"result"`
 }
 
 // serveEvents streams the feed to one viewer until it goes or the server
@@ -189,8 +194,12 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 
 	v := s.snap(cursor)
 	state, result, change, frames := v.state, v.result, v.change, v.frames
+	// The verdict is no part of the hello, even for a viewer who comes
+	// after Finish: it goes as a result event after the frames, as for a
+	// viewer who watched the run (the page draws between events, and drew
+	// a verdict over a run it had not read yet).
 	h := hello{Names: v.names, Lost: v.lost, Title: s.title, Debug: s.ctl != nil, Thresholds: s.thresholds,
-		State: orNull(state), Result: orNull(result)}
+		State: orNull(state), Result: orNull(nil)}
 	if h.Names == nil {
 		h.Names = []string{}
 	}
@@ -200,7 +209,7 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	hb, _ := json.Marshal(h) // plain values: never fails
 	buf := append([]byte("retry: 1000\nevent: hello\ndata: "), hb...)
 	buf = append(buf, "\n\n"...)
-	resultSent := result != nil
+	resultSent := false
 	for {
 		for _, f := range frames {
 			buf = append(buf, "id: "...)

@@ -226,7 +226,7 @@ func (r *receiver) arrive(ctx context.Context, a arrival) error {
 		return x.rx.serverAsks(ctx, rpc)
 	default:
 		x.sink.Count(ServerNotification)
-		if x.env.ValidateNotifications && rpc.Kind == jsonrpc.KindNotification {
+		if x.env.ValidateNotifications && rpc.Kind == jsonrpc.KindNotification && !ss.ownCancel(rpc) {
 			inc := a.inc
 			ss.liveNotes = append(ss.liveNotes, liveNote{method: rpc.Method, inc: &inc})
 			if ss.notesWait { // maybe the one the settled session waits for

@@ -42,6 +42,10 @@ type pend struct {
 	// pollWait: a tasks/get answered, waiting for its next poll (live.go).
 	// Not in flight: its answer took it out of the session's count.
 	pollWait bool
+	// pollGaveUp: timed out while it waited for its next poll, the task
+	// still going at its last answer; noted: notifications/cancelled went
+	// out for it (timeOut).
+	pollGaveUp, noted bool
 	// listenEnded: a subscriptions/listen left open by the recording,
 	// ended with the tape (conns.go).
 	listenEnded bool

@@ -173,7 +173,12 @@ type scripted struct {
 	sends  int
 	got    [][]byte
 	closed bool
+	own    bool // a server of its own (stdio's): transport.OwnServer
 }
+
+// OwnServer says whether c stands for a connection to a server of its
+// own (stdio), one a reconnect does not reach again.
+func (c *scripted) OwnServer() bool { return c.own }
 
 func (c *scripted) Send(ctx context.Context, msg []byte) error {
 	c.mu.Lock()

@@ -29,12 +29,14 @@ import (
 // A chaos reconnect (faults.disconnect) makes a new MCP session: what
 // only the old one held is forgotten (forgetOldServer). A 2025-11-25 task
 // is of the session that made it (the TypeScript SDK's task stores find a
-// task from its own session only; over stdio the new server is another
-// process): its live id is forgotten. A task of the 2026 extension is a
-// durable handle ("If the client disconnects or restarts, it can resume
-// polling with the same ID"), and a requestState is the state the server
-// handed the client so as to keep none itself, echoed on the retry
-// whichever connection it goes on: both are kept.
+// task from its own session only): its live id is forgotten. A task of
+// the 2026 extension is a durable handle ("If the client disconnects or
+// restarts, it can resume polling with the same ID"): its live id is kept
+// where the reconnect reaches the same server (HTTP), and forgotten over
+// stdio, where the new connection is a new server process that never
+// made the task (transport.OwnServer). A requestState is the state the
+// server handed the client so as to keep none itself, echoed on the retry
+// whichever connection or server it goes to: it is kept.
 
 // learnLive notes the live requestState or taskId given where the
 // recording had another, from a request's recorded and live answers.
@@ -55,7 +57,7 @@ func (r *requests) learnLive(ss *session, p *pend) {
 		if ok1 && ok2 && rec != live {
 			ss.taskIDs = put(ss.taskIDs, rec, live)
 			if mcp.ResultType(Result(p.actual.Msg)) == mcp.ResultTask {
-				delete(ss.sessionTasks, rec) // a durable task of the 2026 extension
+				delete(ss.sessionTasks, rec) // a durable task of the 2026 extension (but see forgetOldServer)
 			} else {
 				if ss.sessionTasks == nil {
 					ss.sessionTasks = make(map[string]bool)
@@ -130,9 +132,11 @@ func IsPoll(o *Outcome) bool {
 	if o.Req.RPC.Method != mcp.MethodTasksGet || o.Expected == nil || o.Actual == nil {
 		return false
 	}
-	rec := mcp.TaskStatus(Result(o.ExpectedMsg()))
-	return rec != "" && !mcp.IsTerminal(rec) && mcp.TaskStatus(Result(o.Actual.Msg)) != ""
+	return going(mcp.TaskStatus(Result(o.ExpectedMsg()))) && mcp.TaskStatus(Result(o.Actual.Msg)) != ""
 }
+
+// going reports whether a task in status goes on: a status, not terminal.
+func going(status string) bool { return status != "" && !mcp.IsTerminal(status) }
 
 // pollAgain sends a tasks/get again, after the poll interval, when the
 // recording's answer ended the task and the live one has not. It reports
@@ -144,7 +148,7 @@ func (r *requests) pollAgain(p *pend) bool {
 	}
 	live := Result(p.actual.Msg)
 	rec, now := mcp.TaskStatus(Result(p.expected.Rec.Msg)), mcp.TaskStatus(live)
-	if !mcp.IsTerminal(rec) || now == "" || mcp.IsTerminal(now) {
+	if !mcp.IsTerminal(rec) || !going(now) {
 		return false
 	}
 	if p.pollingSince.IsZero() {
@@ -179,39 +183,49 @@ func (r *requests) pollAgain(p *pend) bool {
 // requestor to cancel a task with tasks/cancel, not notifications/cancelled
 // (2025-11-25, cancellation). Sent only to a server that takes it
 // (session.cancelsTasks, or a task of the 2026 extension, whose answers
-// have a resultType), on the connection the task is of: not for a poll
-// lost in a disconnect or whose server died. It carries the params of
-// the tasks/get as sent (the live taskId, and the _meta a stateless
-// request needs) and an id of the retries' range; its answer is not
-// judged (session.late).
-func (r *requests) cancelTask(ctx context.Context, p *pend) error {
+// have a resultType). A poll lost in a disconnect or to the server's
+// death is neither timed out nor answered: nothing is sent for it. It
+// carries the params of the tasks/get as sent (the live taskId, and the
+// _meta a stateless request needs) and an id of the retries' range; its
+// answer is not judged (session.late). It returns what became of the
+// task, for the outcome's words ("" when no task was given up).
+func (r *requests) cancelTask(ctx context.Context, p *pend) string {
 	x := r.x
 	ss := p.sess
-	if p.req.RPC.Method != mcp.MethodTasksGet || p.pollingSince.IsZero() || p.sendErr != nil || p.replaced || ss.conn == nil || ss.dead {
-		return nil
+	if p.req.RPC.Method != mcp.MethodTasksGet || p.pollingSince.IsZero() {
+		return ""
+	}
+	if ss.conn == nil { // none while one is dialled; a timed-out poll had one
+		return "not cancelled (no connection)"
 	}
 	if !p.timedOut && (p.actual == nil || !going(mcp.TaskStatus(Result(p.actual.Msg)))) {
-		return nil // it ended, or the answer is no task (an error)
+		return "" // it ended, the answer is no task (an error), or the poll was lost
 	}
 	if !ss.cancelsTasks && mcp.ResultType(Result(p.live.Msg)) == "" {
-		return nil
+		return "not cancelled (the server did not declare tasks.cancel)"
 	}
 	m, err := jsonrpc.Parse(p.req.Out)
 	if err != nil || len(m.Params()) == 0 {
-		return nil
+		return "not cancelled (the tasks/get has no params to name it by)"
 	}
 	x.rq.retryIDs++
 	id := strconv.AppendInt(nil, 1<<40+x.rq.retryIDs, 10)
 	ss.gaveUp(jsonrpc.IDKey(id))
-	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":"tasks/cancel","params":%s}`, id, m.Params())
-	if err := x.tx.sendBounded(ctx, ss, msg); err != nil && ctx.Err() == nil {
-		x.env.Log.Warn().Err(err).Str("session", ss.name).Msg("could not send tasks/cancel for a task given up")
+	if task, ok := mcp.ParamTaskID(m.Params()); ok {
+		if ss.cancelledTasks == nil {
+			ss.cancelledTasks = make(map[string]bool)
+		}
+		ss.cancelledTasks[task] = true // its status notifications are not compared (ownCancel)
 	}
-	return nil
+	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":"tasks/cancel","params":%s}`, id, m.Params())
+	if err := x.tx.sendBounded(ctx, ss, msg); err != nil {
+		if ctx.Err() == nil {
+			x.env.Log.Warn().Err(err).Str("session", ss.name).Msg("could not send tasks/cancel for a task given up")
+		}
+		return fmt.Sprintf("not cancelled (tasks/cancel could not be sent: %v)", err)
+	}
+	return "cancelled with tasks/cancel"
 }
-
-// going reports whether a task in status goes on: a status, not terminal.
-func going(status string) bool { return status != "" && !mcp.IsTerminal(status) }
 
 // pollInterval is the interval a task asks to be polled at: pollIntervalMs
 // (2026) or pollInterval (2025-11-25, ms); 0 when it says none.

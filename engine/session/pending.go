@@ -6,6 +6,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -61,15 +62,17 @@ func (r *requests) expire(ctx context.Context, now time.Time) error {
 func (r *requests) timeOut(ctx context.Context, p *pend, why string) error {
 	x := r.x
 	answered := p.pollWait
-	p.timedOut = true
+	p.timedOut, p.pollGaveUp = true, answered
 	p.givenUp()
 	p.sess.gaveUp(p.key.String())
 	x.anchorHandshake(p)
 	if conn := p.sess.conn; conn != nil && !answered && p.req.RPC.Method != mcp.MethodInitialize {
 		note := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":%s}}`, p.req.SentID, jsonString("replayctl: "+why))
-		if err := x.tx.sendBounded(ctx, p.sess, note); err != nil && ctx.Err() == nil {
+		err := x.tx.sendBounded(ctx, p.sess, note)
+		if err != nil && ctx.Err() == nil {
 			x.env.Log.Warn().Err(err).Msg("could not send notifications/cancelled")
 		}
+		p.noted = err == nil
 	}
 	return x.rq.finishIfDone(ctx, p)
 }
@@ -223,9 +226,7 @@ func (r *requests) finish(ctx context.Context, p *pend) error {
 	if retried, err := x.rq.retry(ctx, p); retried || err != nil {
 		return err
 	}
-	if err := x.rq.cancelTask(ctx, p); err != nil {
-		return err
-	}
+	task := x.rq.cancelTask(ctx, p)
 	p.sess.sent.del(p.key)
 	p.sess.byRec.del(p.recKey)
 	x.rq.live--
@@ -240,7 +241,7 @@ func (r *requests) finish(ctx context.Context, p *pend) error {
 	o := &p.out
 	switch {
 	case p.timedOut:
-		o.Err = fmt.Errorf("no answer within %s; cancelled", x.env.Timeout)
+		o.Err = timedOut(x.env.Timeout, p, task)
 	case p.sendErr != nil:
 		o.Err, o.Lost = p.sendErr, p.lost
 	}
@@ -248,6 +249,31 @@ func (r *requests) finish(ctx context.Context, p *pend) error {
 		return err
 	}
 	return x.rq.notesIfQuiet(ctx, p.sess)
+}
+
+// timedOut says what became of a request given up at its timeout: a
+// task poll that gave up waiting for its next send, the task still going
+// (as pollAgain finds at an answer past the timeout: the task did not end
+// in time), or a request unanswered, and whether each was cancelled
+// (notifications/cancelled for the request, tasks/cancel for the task:
+// task, from cancelTask, "" when no task was given up).
+func timedOut(timeout time.Duration, p *pend, task string) error {
+	if p.pollGaveUp {
+		return fmt.Errorf("the task did not end in time: still going at its last poll when the poll's %s ran out; %s", timeout, task)
+	}
+	msg := fmt.Sprintf("no answer within %s", timeout)
+	if p.noted {
+		msg += "; cancelled"
+	} else {
+		msg += "; not cancelled"
+		if p.req.RPC.Method == mcp.MethodInitialize {
+			msg += " (initialize never is)"
+		}
+	}
+	if task != "" {
+		msg += "; its task " + task
+	}
+	return errors.New(msg)
 }
 
 // emit hands an outcome on to the sink, to be judged.
@@ -340,6 +366,7 @@ func (r *requests) resend(ctx context.Context, p *pend) error {
 	np.attempts++
 	np.req.Out, np.req.SentID = rpc.WithID(id), id
 	np.key, np.actual, np.timedOut, np.sendErr, np.asRecorded, np.pollWait = keyOf(id), nil, false, nil, false, false
+	np.pollGaveUp, np.noted = false, false
 	np.sent = time.Now()
 	np.deadline = np.sent.Add(x.env.Timeout)
 	ss := p.sess

@@ -36,8 +36,11 @@ func sentOf(c *scripted, method string) []string {
 // session that made it) is not sent on the new connection: it used to
 // be, naming a task the new server never made. The live id of a task of
 // the 2026 extension (a durable handle: polled again after a reconnect
-// with the same id) and a multi-round requestState (the state the server
-// handed the client, echoed on the retry) still are.
+// with the same id) still is where the reconnect reaches the same server
+// (HTTP), not over stdio, where the new connection is a new process that
+// never made it (it used to be kept there too). A multi-round
+// requestState (the state the server handed the client, echoed on the
+// retry) is kept either way.
 func TestReconnectLiveValues(t *testing.T) {
 	for _, tc := range []struct {
 		name             string
@@ -45,6 +48,7 @@ func TestReconnectLiveValues(t *testing.T) {
 		live             string // its live answer on the first connection, %s its id
 		after, afterResp string // sent on the new connection: it names the value
 		method, member   string
+		ownServer        bool   // the connections are to a server of their own (stdio)
 		want             string // the value it carries on the new connection
 	}{
 		{
@@ -57,13 +61,22 @@ func TestReconnectLiveValues(t *testing.T) {
 			method:     mcp.MethodTasksGet, member: "taskId", want: `"rec-t"`,
 		},
 		{
-			name:       "2026 task kept",
+			name:       "2026 task kept over HTTP",
 			call:       `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`,
 			callAnswer: `{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"rec-t","status":"working"}}`,
 			live:       `{"jsonrpc":"2.0","id":%s,"result":{"resultType":"task","taskId":"live-1","status":"working"}}`,
 			after:      `{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"taskId":"rec-t"}}`,
 			afterResp:  `{"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","taskId":"rec-t","status":"completed"}}`,
 			method:     mcp.MethodTasksGet, member: "taskId", want: `"live-1"`,
+		},
+		{
+			name:       "2026 task forgotten over stdio",
+			call:       `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`,
+			callAnswer: `{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"rec-t","status":"working"}}`,
+			live:       `{"jsonrpc":"2.0","id":%s,"result":{"resultType":"task","taskId":"live-1","status":"working"}}`,
+			after:      `{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"taskId":"rec-t"}}`,
+			afterResp:  `{"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","taskId":"rec-t","status":"completed"}}`,
+			method:     mcp.MethodTasksGet, member: "taskId", ownServer: true, want: `"rec-t"`,
 		},
 		{
 			name:       "requestState kept",
@@ -74,17 +87,26 @@ func TestReconnectLiveValues(t *testing.T) {
 			afterResp:  `{"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","content":[]}}`,
 			method:     mcp.MethodToolsCall, member: "requestState", want: `"live-s"`,
 		},
+		{
+			name:       "requestState kept over stdio",
+			call:       `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask"}}`,
+			callAnswer: `{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"rec-s"}}`,
+			live:       `{"jsonrpc":"2.0","id":%s,"result":{"resultType":"input_required","requestState":"live-s"}}`,
+			after:      `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask","requestState":"rec-s"}}`,
+			afterResp:  `{"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","content":[]}}`,
+			method:     mcp.MethodToolsCall, member: "requestState", ownServer: true, want: `"live-s"`,
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				first := &scripted{in: make(chan transport.Incoming, 8), answer: func(msg []byte) [][]byte {
+				first := &scripted{in: make(chan transport.Incoming, 8), own: tc.ownServer, answer: func(msg []byte) [][]byte {
 					rpc, _ := jsonrpc.Parse(msg)
 					if rpc.Method == mcp.MethodToolsCall {
 						return [][]byte{[]byte(strings.Replace(tc.live, "%s", string(rpc.ID), 1))}
 					}
 					return echo(msg)
 				}}
-				second := &scripted{in: make(chan transport.Incoming, 8), answer: echo}
+				second := &scripted{in: make(chan transport.Incoming, 8), own: tc.ownServer, answer: echo}
 				e := env(t, &dialers{cs: []transport.Conn{first, second}}, fast)
 				e.Chaos = &chaos.Plan{}
 				its := disconnectAt(msgs(t,

@@ -30,9 +30,14 @@ type session struct {
 	instant    bool                  // conn's Send returns at once (transport.SendsInstantly)
 	asks       bool                  // conn's target may send requests of its own (asks)
 	via        via                   // conn, with the ways to send a request on it (viaOf)
+	ownServer  bool                  // conn's server is its own (stdio): a reconnect reaches a new one (transport.OwnServer)
 	// cancelsTasks: conn's server declared capabilities.tasks.cancel in
 	// its answer to initialize (cancelTask).
 	cancelsTasks bool
+	// cancelledTasks: the live ids of the tasks replayctl cancelled
+	// itself (cancelTask). A status notification of one is of replayctl's
+	// doing, not the server's to be compared (ownCancel).
+	cancelledTasks map[string]bool
 
 	inflight int   // requests sent and not answered
 	waitFor  *pend // the order rule holds the session until this is answered
@@ -153,7 +158,7 @@ func newSession(name string, conn transport.Conn) *session {
 
 // setConn makes c (nil: none yet) the session's connection.
 func (s *session) setConn(c transport.Conn) {
-	s.conn, s.async, s.concurrent, s.instant, s.asks, s.via = c, nil, false, false, false, viaOf(c)
+	s.conn, s.async, s.concurrent, s.instant, s.asks, s.ownServer, s.via = c, nil, false, false, false, false, viaOf(c)
 	if c == nil {
 		return
 	}
@@ -161,19 +166,38 @@ func (s *session) setConn(c transport.Conn) {
 	s.concurrent = holdsSender(c)
 	s.instant = transport.SendsInstantly(c)
 	s.asks = asks(c)
+	o, ok := c.(transport.OwnServer)
+	s.ownServer = ok && o.OwnServer()
 }
 
 // forgetOldServer forgets, at a chaos reconnect, what the live values
 // learned from the old connection's server that the new one does not
-// have (live.go): the live ids of the old session's tasks, and whether
-// its server took tasks/cancel (the new server's answer to initialize
-// says it again).
+// have (live.go): the live ids of the old session's tasks (of every task
+// when the old server was the connection's own, stdio's: the new one is
+// another process), and whether its server took tasks/cancel (the new
+// server's answer to initialize says it again). It is called while the
+// old connection is still the session's.
 func (s *session) forgetOldServer() {
+	if s.ownServer {
+		clear(s.taskIDs)
+	}
 	for rec := range s.sessionTasks {
 		delete(s.taskIDs, rec)
 	}
 	clear(s.sessionTasks)
 	s.cancelsTasks = false
+}
+
+// ownCancel reports whether a notification the server sent is the
+// status of a task replayctl cancelled itself (notifications/tasks/status,
+// or the 2026 extension's notifications/tasks): the recorded client
+// cancelled nothing, so it is not compared with the recorded ones.
+func (s *session) ownCancel(rpc jsonrpc.Message) bool {
+	if len(s.cancelledTasks) == 0 || (rpc.Method != mcp.NotificationTaskStatus && rpc.Method != mcp.NotificationTasks) {
+		return false
+	}
+	id, ok := mcp.ParamTaskID(rpc.Params())
+	return ok && s.cancelledTasks[id]
 }
 
 // head is the session's next message, or nil.

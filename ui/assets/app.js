@@ -179,13 +179,19 @@
     if (m.dir === "s2c") { // from the server: a notification (dot) or a request (diamond)
       const x = xOf(m.at, w);
       g.fillStyle = col;
-      if (m.kind === "request") { g.beginPath(); g.moveTo(x, y + 4); g.lineTo(x + 4, y + 9); g.lineTo(x, y + 14); g.lineTo(x - 4, y + 9); g.fill(); }
-      else { g.beginPath(); g.arc(x, y + ROW - 4, 2.5, 0, 7); g.fill(); }
-      m.x0 = m.b0 = x - 4; m.x1 = m.b1 = x + 4; return;
+      if (m.kind === "request") {
+        g.beginPath(); g.moveTo(x, y + 4); g.lineTo(x + 4, y + 9); g.lineTo(x, y + 14); g.lineTo(x - 4, y + 9); g.fill();
+        m.b0 = x - 4; m.b1 = x + 4; m.y0 = 4; m.y1 = 14;
+      } else {
+        g.beginPath(); g.arc(x, y + ROW - 4, 2.5, 0, 7); g.fill();
+        m.b0 = x - 2.5; m.b1 = x + 2.5; m.y0 = ROW - 6.5; m.y1 = ROW - 1.5;
+      }
+      m.x0 = x - 4; m.x1 = x + 4; return;
     }
     if (m.sent < 0) return;
     if (m.kind === "notification" || m.kind === "response" || m.kind === "error") {
-      const x = xOf(m.sent, w); g.fillStyle = col; g.fillRect(x - 1, y + 3, 2, ROW - 6); m.x0 = m.b0 = x - 3; m.x1 = m.b1 = x + 3; return;
+      const x = xOf(m.sent, w); g.fillStyle = col; g.fillRect(x - 1, y + 3, 2, ROW - 6);
+      m.b0 = x - 1; m.b1 = x + 1; m.y0 = 3; m.y1 = ROW - 3; m.x0 = x - 3; m.x1 = x + 3; return;
     }
     const xs = xOf(m.sent, w), xe = xOf(m.ans >= 0 ? m.ans : (m.verdict ? Math.max(m.at, m.sent) : now), w);
     if (m.due >= 0) {
@@ -196,8 +202,9 @@
     g.fillStyle = col;
     g.fillRect(xs, y + 4, Math.max(xe - xs, 2), ROW - 8);
     if (m.ndiff) { g.fillStyle = "#000"; g.fillRect(xs, y + ROW - 5, Math.max(xe - xs, 2), 1); }
-    // b0..b1: the bar; x0..x1: with the lines from its due time.
-    m.b0 = xs; m.b1 = Math.max(xe, xs + 2);
+    // b0..b1, y0..y1 (in its row): the bar; x0..x1: with the lines from
+    // its due time.
+    m.b0 = xs; m.b1 = Math.max(xe, xs + 2); m.y0 = 4; m.y1 = ROW - 4;
     m.x0 = Math.min(xs, m.due >= 0 ? xOf(m.due, w) : xs) - 1; m.x1 = m.b1 + 1;
   }
   // drawGroup draws a bracket around the shown messages of a group, and
@@ -222,18 +229,20 @@
   function fmtUs(t) { return t >= 1e6 ? (t / 1e6).toFixed(t % 1e6 ? 2 : 0) + "s" : t >= 1000 ? (t / 1000).toFixed(t % 1000 ? 1 : 0) + "ms" : t + "µs"; }
   function esc(s) { return String(s).replace(/[&<>"']/g, (c) => "&#" + c.charCodeAt(0) + ";"); }
 
-  // Which message is at (x, y) of the canvas: the one whose bar is drawn
-  // there on top (a lane's messages are drawn in order, each over the
-  // ones before; a slow answer's bar spans the next requests), else the
-  // nearest within 4 px, its lines from the due time included.
+  // Which message is at (x, y) of the canvas: the one whose bar (line,
+  // dot, diamond) is drawn there on top, b0..b1 by y0..y1 of its row (a
+  // lane's messages are drawn in order, each over the ones before; a slow
+  // answer's bar spans the next requests), else the nearest within 4 px,
+  // its lines from the due time included.
   function hit(x, y) {
     const r = Math.floor((y + box.scrollTop - AXIS) / ROW);
     const l = rows[r];
     if (!l || y < AXIS) return null;
+    const yr = y + box.scrollTop - AXIS - r * ROW;
     let top = null, best = null, bd = 1e9;
     for (const m of l.msgs) {
       if (!shown(m) || m.x0 === undefined) continue;
-      if (x >= m.b0 && x <= m.b1) top = m;
+      if (x >= m.b0 && x <= m.b1 && yr >= m.y0 && yr <= m.y1) top = m;
       const d = x < m.x0 ? m.x0 - x : x > m.x1 ? x - m.x1 : 0;
       if (d <= bd) { bd = d; best = m; }
     }
@@ -463,7 +472,7 @@
       const m = rows[r].msgs.find((x) => x.seq === seq);
       if (!m || m.x0 === undefined || !shown(m)) return null;
       const rc = cv.getBoundingClientRect();
-      return { x: rc.left + spot(m), y: rc.top + y - box.scrollTop + ROW / 2 };
+      return { x: rc.left + spot(m), y: rc.top + y - box.scrollTop + (m.y0 + m.y1) / 2 };
     },
     control, drawn: 0, opened: null,
   };
