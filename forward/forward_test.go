@@ -115,19 +115,7 @@ func TestForwarderRelaysAMissAndRecordsIt(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	r, err := tape.NewReader("journal", bytes.NewReader(journal.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for {
-		m, err := r.Next()
-		if err != nil {
-			break
-		}
-		p, _ := jsonrpc.Parse(m.Msg)
-		got = append(got, fmt.Sprintf("%s %s %s %s", m.Session, m.Dir, p.Method, p.ID))
-	}
+	got := journalLines(t, journal.Bytes(), true)
 	want := []string{
 		"n1 c2s initialize 1", "n1 s2c  1", "n1 c2s notifications/initialized ",
 		"n1 c2s tools/call 3", "n1 s2c elicitation/create " + upstreamID(t, journal.String()),
@@ -135,6 +123,29 @@ func TestForwarderRelaysAMissAndRecordsIt(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("the journal holds:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// journalLines reads a journal's messages as "dir method id" lines, each
+// after its session when withSession, in order.
+func journalLines(t *testing.T, journal []byte, withSession bool) []string {
+	t.Helper()
+	r, err := tape.NewReader("journal", bytes.NewReader(journal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for {
+		m, err := r.Next()
+		if err != nil {
+			return got
+		}
+		p, _ := jsonrpc.Parse(m.Msg)
+		line := fmt.Sprintf("%s %s %s", m.Dir, p.Method, p.ID)
+		if withSession {
+			line = m.Session + " " + line
+		}
+		got = append(got, line)
 	}
 }
 
@@ -246,19 +257,7 @@ func TestForwarderInitializeMissKeepsTheHandshakeOrder(t *testing.T) {
 	if err := errors.Join(sess.Close(), fwd.Close(), tap.Close()); err != nil {
 		t.Fatal(err)
 	}
-	r, err := tape.NewReader("journal", bytes.NewReader(journal.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for {
-		m, err := r.Next()
-		if err != nil {
-			break
-		}
-		p, _ := jsonrpc.Parse(m.Msg)
-		got = append(got, fmt.Sprintf("%s %s %s", m.Dir, p.Method, p.ID))
-	}
+	got := journalLines(t, journal.Bytes(), false)
 	want := []string{"c2s initialize 1", "s2c  1", "c2s notifications/initialized ", "c2s tools/call 2", "s2c  2"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("the upstream got, in this order:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
