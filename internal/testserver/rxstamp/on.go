@@ -22,28 +22,9 @@ func On() (off func(), err error) {
 	if !Supported {
 		return nil, errors.ErrUnsupported
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	client, server, off, err := loopback()
 	if err != nil {
-		return nil, fmt.Errorf("rxstamp: %w", err)
-	}
-	ln := Listen(l)
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, _ := ln.Accept()
-		accepted <- c
-	}()
-	client, err := net.Dial("tcp", l.Addr().String())
-	if err != nil {
-		ln.Close()
-		return nil, fmt.Errorf("rxstamp: %w", err)
-	}
-	server := <-accepted
-	off = func() {
-		client.Close()
-		if server != nil {
-			server.Close()
-		}
-		ln.Close()
+		return nil, err
 	}
 	sc, ok := server.(*Conn)
 	if !ok {
@@ -55,6 +36,34 @@ func On() (off func(), err error) {
 		return nil, err
 	}
 	return off, nil
+}
+
+// loopback makes a loopback TCP connection, its server's end accepted
+// through Listen; closeAll closes both ends and the listener.
+func loopback() (client, server net.Conn, closeAll func(), err error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("rxstamp: %w", err)
+	}
+	ln := Listen(l)
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept() // nil once ln is closed
+		accepted <- c
+	}()
+	client, err = net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		ln.Close()
+		<-accepted
+		return nil, nil, nil, fmt.Errorf("rxstamp: %w", err)
+	}
+	server = <-accepted
+	if server == nil {
+		client.Close()
+		ln.Close()
+		return nil, nil, nil, fmt.Errorf("rxstamp: the loopback connection was not accepted")
+	}
+	return client, server, func() { client.Close(); server.Close(); ln.Close() }, nil
 }
 
 // probe sends a byte from client to server until the server's read of

@@ -13,26 +13,11 @@ import (
 // accepted through Listen.
 func pair(t *testing.T) (client net.Conn, server net.Conn) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	client, server, closeAll, err := loopback()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln := Listen(l)
-	t.Cleanup(func() { ln.Close() })
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			t.Error(err)
-		}
-		accepted <- c
-	}()
-	client, err = net.Dial("tcp", l.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	server = <-accepted
-	t.Cleanup(func() { client.Close(); server.Close() })
+	t.Cleanup(closeAll)
 	if Supported {
 		stampsOn(t, client, server)
 	}
