@@ -1,7 +1,6 @@
 package record
 
 import (
-	"bytes"
 	"encoding/json"
 	"sync"
 
@@ -15,9 +14,9 @@ import (
 // ended and none is left.
 type pendingRequests struct {
 	mu sync.Mutex // guards the fields below
-	// ids counts the requests pending per id, as sent without surrounding
-	// space: a file may reuse an id before its first request is answered,
-	// and each request waits for an answer of its own.
+	// ids counts the requests pending per id (jsonrpc.IDKey): a file may
+	// reuse an id before its first request is answered, and each request
+	// waits for an answer of its own.
 	ids   map[string]int
 	ended bool          // the client's input ended
 	done  chan struct{} // closed once ended and ids is empty
@@ -41,7 +40,7 @@ func (p *pendingRequests) saw(dir tape.Dir, msg []byte) {
 	defer p.mu.Unlock()
 	switch {
 	case dir == tape.C2S && m.Kind == jsonrpc.KindRequest:
-		p.ids[string(bytes.TrimSpace(m.ID))]++
+		p.ids[jsonrpc.IDKey(m.ID)]++
 	case dir == tape.C2S && m.Kind == jsonrpc.KindNotification && m.Method == "notifications/cancelled":
 		var params struct {
 			RequestID json.RawMessage `json:"requestId"`
@@ -58,7 +57,7 @@ func (p *pendingRequests) saw(dir tape.Dir, msg []byte) {
 // answered takes one request of id off, if one is pending. The caller
 // holds mu.
 func (p *pendingRequests) answered(id json.RawMessage) {
-	key := string(bytes.TrimSpace(id))
+	key := jsonrpc.IDKey(id)
 	switch n := p.ids[key]; {
 	case n > 1:
 		p.ids[key] = n - 1
