@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# The measuring server's own cost (the thirteenth round): the slow test
+# server (Go's net/http) and tailbench hpong (one locked thread, epoll,
+# raw system calls), each serving the same replay, in turn: replayctl
+# replays bench-tail.sh's tape (200 tools/call at 10x, 0.2 ms apart),
+# after the same warm-up, against a fresh server of each kind. Unpinned
+# and at ordinary priority (nothing under chrt: bench-tail.sh measures
+# the schedule; this measures the server). For each run and server:
+#  - its CPU per call: the time its threads ran (/proc/PID/task/*/schedstat)
+#    over the replay, divided by the calls;
+#  - rx to read: from the kernel's receive stamp of each call to when the
+#    server read it (its arrival log: the first field less rx=);
+#  - read to written, with TAP=1 (tcpdump on lo, in a second pass of its
+#    own so that the capture's cost is not in the CPU figure): from the
+#    server's read of each call (its log) to its answer's packet on lo
+#    (tcpdump's stamp, taken in the server's write), joined by the id;
+#    and the server's system calls and context switches per call (perf
+#    stat over the replay, the threads the warm-up started).
+#
+#   RUNS=5 scripts/bench-lean.sh
+#   RUNS=5 TAP=1 scripts/bench-lean.sh   # read to written too (root: tcpdump)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/bench-lib.sh
+bench_init 18951
+calls=${CALLS:-200}
+bench_build
+go build -o "$dir/tailbench" ./internal/testtools/tailbench
+"$dir/tailbench" tape -calls "$calls" -gap 2ms -o "$dir/t.jsonl"
+
+# start KIND LOG: a fresh server of KIND on $port logging to LOG; sets pid.
+start() {
+  rm -f "$2"
+  if [[ $1 == lean ]]; then
+    "$dir/tailbench" hpong -addr "127.0.0.1:$port" -arrivals "$2" 2> "$2.server" &
+  else
+    "$dir/slow" -http "127.0.0.1:$port" -arrivals "$2" -rx &
+  fi
+  pid=$!
+  wait_http "http://127.0.0.1:$port/mcp" "$pid"
+  "$dir/tailbench" warm -http -addr "127.0.0.1:$port" -conns 2 -calls 3
+}
+
+# stop: SIGTERM to the server, and wait for it (hpong writes its log then).
+stop() {
+  kill "$pid"
+  wait "$pid" 2> /dev/null || true
+}
+
+# replay NAME: replayctl's run of the tape against the server on $port.
+replay() {
+  "$replayctl" run "$dir/t.jsonl" --speed 10x --target "http://127.0.0.1:$port/mcp" --report "$dir/$1.json" > "$dir/$1.out" 2>&1 || echo "$1: replayctl exit $?" >&2
+}
+
+# quantiles: p50, p99 and max of the numbers on stdin (µs, one a line).
+quantiles() {
+  sort -n | awk '{v[NR] = $1} END {if (!NR) {print "none"; exit} i = int(NR * 0.99); if (i < 1) i = 1; printf "p50 %.1f p99 %.1f max %.1f µs", v[int((NR + 1) / 2)], v[i], v[NR]}'
+}
+
+# nsdiff: an awk function, A - B of two unix-ns stamps given as text,
+# exact (a double holds a unix-ns stamp to 256 ns only).
+nsdiff='function nsdiff(a, b) { return (substr(a, 1, length(a) - 9) - substr(b, 1, length(b) - 9)) * 1e9 + (substr(a, length(a) - 8) - substr(b, length(b) - 8)) }'
+
+# rxread LOG: rx to read of each measured call (not the warm-up's), µs.
+rxread() {
+  awk "$nsdiff"' $2 == "tools/call" && $3 !~ /^"warm-/ && $4 ~ /^rx=/ {print nsdiff($1, substr($4, 4)) / 1000}' "$1" | quantiles
+}
+
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "CPU per call over a $calls-call replay at 10x, unpinned, slow and hpong in turn:"
+for run in $(seq "$runs"); do
+  for kind in slow lean; do
+    name=$kind-$run
+    start "$kind" "$dir/$name.log"
+    cpu0=$(oncpu "$pid")
+    replay "$name"
+    cpu1=$(oncpu "$pid")
+    stop
+    n=$(awk '$2 == "tools/call" && $3 !~ /^"warm-/' "$dir/$name.log" | wc -l)
+    printf '  %-7s %5.1f µs per call (%d calls logged); rx to read %s; load %s\n' \
+      "$name" "$(echo "$cpu0 $cpu1 $calls" | awk '{print ($2 - $1) / $3 / 1000}')" "$n" "$(rxread "$dir/$name.log")" "$(cut -d' ' -f1 /proc/loadavg)"
+  done
+done
+
+if [[ ${TAP:-0} == 1 ]]; then
+  echo "read to written (the server's read, by its log, to its answer on lo, by tcpdump), a pass of its own:"
+  for run in $(seq "$runs"); do
+    for kind in slow lean; do
+      name=tap-$kind-$run
+      start "$kind" "$dir/$name.log"
+      : > "$dir/$name.tcpdump"
+      tcpdump -i lo -n -l -tt --time-stamp-precision=nano -A "tcp src port $port" > "$dir/$name.tap" 2> "$dir/$name.tcpdump" &
+      tap=$!
+      # tcpdump listens once it says so.
+      until grep -q 'listening on' "$dir/$name.tcpdump"; do sleep 0.05; done
+      perf stat -x, -e raw_syscalls:sys_enter,context-switches -p "$pid" -o "$dir/$name.perf" &
+      pstat=$!
+      replay "$name"
+      kill -INT "$pstat"
+      wait "$pstat" || true
+      stop
+      kill -INT "$tap"
+      wait "$tap" || true
+      printf '  %-12s %s; read to written %s\n' "$name" "$(awk -F, -v n="$calls" '/raw_syscalls/ {s = $1} /context-switches/ {c = $1} END {printf "%.1f system calls, %.1f context switches per call", s / n, c / n}' "$dir/$name.perf")" "$(
+        awk "$nsdiff"' NR == FNR {if ($2 == "tools/call" && $3 !~ /^"warm-/) read[$3] = $1; next}
+          /^[0-9]+\.[0-9]+ IP / {split($1, t, "."); ts = t[1] t[2]; next}
+          match($0, /"id":[0-9]+,"result"/) {id = substr($0, RSTART + 5, RLENGTH - 14); if ((id in read) && !(id in seen)) {seen[id] = 1; print nsdiff(ts, read[id]) / 1000}}' \
+          "$dir/$name.log" "$dir/$name.tap" | quantiles)"
+    done
+  done
+fi
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "logs in $dir"
