@@ -14,11 +14,15 @@
 #    own so that the capture's cost is not in the CPU figure): from the
 #    server's read of each call (its log) to its answer's packet on lo
 #    (tcpdump's stamp, taken in the server's write), joined by the id;
-#    and the server's system calls and context switches per call (perf
-#    stat over the replay, the threads the warm-up started).
+#  - system calls and context switches per call, with COUNT=1 (strace
+#    -f -c attached to the server over the replay, in a pass of its own:
+#    strace slows every system call, and the runtime's own calls, sysmon's
+#    sleeps and futexes, grow with it: the calls that move the requests,
+#    epoll, read, recvmsg and write, are counted apart);
+#  - context switches per call (/proc/PID/task/*/status), with the CPU.
 #
 #   RUNS=5 scripts/bench-lean.sh
-#   RUNS=5 TAP=1 scripts/bench-lean.sh   # read to written too (root: tcpdump)
+#   RUNS=5 TAP=1 COUNT=1 scripts/bench-lean.sh   # read to written, system calls too (root: tcpdump, strace)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
@@ -66,6 +70,11 @@ rxread() {
   awk "$nsdiff"' $2 == "tools/call" && $3 !~ /^"warm-/ && $4 ~ /^rx=/ {print nsdiff($1, substr($4, 4)) / 1000}' "$1" | quantiles
 }
 
+# switches PID: the context switches of PID's threads so far.
+switches() {
+  cat /proc/"$1"/task/*/status | awk '/ctxt_switches/ {s += $2} END {print s}'
+}
+
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "CPU per call over a $calls-call replay at 10x, unpinned, slow and hpong in turn:"
 for run in $(seq "$runs"); do
@@ -73,12 +82,14 @@ for run in $(seq "$runs"); do
     name=$kind-$run
     start "$kind" "$dir/$name.log"
     cpu0=$(oncpu "$pid")
+    sw0=$(switches "$pid")
     replay "$name"
     cpu1=$(oncpu "$pid")
+    sw1=$(switches "$pid")
     stop
     n=$(awk '$2 == "tools/call" && $3 !~ /^"warm-/' "$dir/$name.log" | wc -l)
-    printf '  %-7s %5.1f µs per call (%d calls logged); rx to read %s; load %s\n' \
-      "$name" "$(echo "$cpu0 $cpu1 $calls" | awk '{print ($2 - $1) / $3 / 1000}')" "$n" "$(rxread "$dir/$name.log")" "$(cut -d' ' -f1 /proc/loadavg)"
+    printf '  %-7s %5.1f µs per call, %.1f context switches per call (%d calls logged); rx to read %s; load %s\n' \
+      "$name" "$(echo "$cpu0 $cpu1 $calls" | awk '{print ($2 - $1) / $3 / 1000}')" "$(echo "$sw0 $sw1 $calls" | awk '{print ($2 - $1) / $3}')" "$n" "$(rxread "$dir/$name.log")" "$(cut -d' ' -f1 /proc/loadavg)"
   done
 done
 
@@ -93,19 +104,34 @@ if [[ ${TAP:-0} == 1 ]]; then
       tap=$!
       # tcpdump listens once it says so.
       until grep -q 'listening on' "$dir/$name.tcpdump"; do sleep 0.05; done
-      perf stat -x, -e raw_syscalls:sys_enter,context-switches -p "$pid" -o "$dir/$name.perf" &
-      pstat=$!
       replay "$name"
-      kill -INT "$pstat"
-      wait "$pstat" || true
       stop
       kill -INT "$tap"
       wait "$tap" || true
-      printf '  %-12s %s; read to written %s\n' "$name" "$(awk -F, -v n="$calls" '/raw_syscalls/ {s = $1} /context-switches/ {c = $1} END {printf "%.1f system calls, %.1f context switches per call", s / n, c / n}' "$dir/$name.perf")" "$(
+      printf '  %-12s read to written %s\n' "$name" "$(
         awk "$nsdiff"' NR == FNR {if ($2 == "tools/call" && $3 !~ /^"warm-/) read[$3] = $1; next}
           /^[0-9]+\.[0-9]+ IP / {split($1, t, "."); ts = t[1] t[2]; next}
           match($0, /"id":[0-9]+,"result"/) {id = substr($0, RSTART + 5, RLENGTH - 14); if ((id in read) && !(id in seen)) {seen[id] = 1; print nsdiff(ts, read[id]) / 1000}}' \
           "$dir/$name.log" "$dir/$name.tap" | quantiles)"
+    done
+  done
+fi
+if [[ ${COUNT:-0} == 1 ]]; then
+  echo "system calls per call (strace -f -c over the replay), a pass of its own: all, and those that move the calls (epoll, read, recvmsg, write)"
+  for run in $(seq "$runs"); do
+    for kind in slow lean; do
+      name=count-$kind-$run
+      start "$kind" "$dir/$name.log"
+      strace -f -c -p "$pid" -o "$dir/$name.strace" 2> "$dir/$name.attach" &
+      tr=$!
+      # strace counts once it has attached every thread.
+      until grep -q attached "$dir/$name.attach"; do sleep 0.05; done
+      replay "$name"
+      kill -INT "$tr"
+      wait "$tr" || true
+      stop
+      printf '  %-14s %s\n' "$name" "$(awk -v n="$calls" '$NF == "total" {all = $(NF - 2)}
+        $NF ~ /^(epoll_pwait|epoll_wait|read|recvmsg|write)$/ {io += $4} END {printf "%.1f system calls per call, %.1f of them epoll, read, recvmsg or write", all / n, io / n}' "$dir/$name.strace")"
     done
   done
 fi
