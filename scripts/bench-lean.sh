@@ -100,12 +100,18 @@ if [[ ${TAP:-0} == 1 ]]; then
       name=tap-$kind-$run
       start "$kind" "$dir/$name.log"
       : > "$dir/$name.tcpdump"
-      tcpdump -i lo -n -l -tt --time-stamp-precision=nano -A "tcp src port $port" > "$dir/$name.tap" 2> "$dir/$name.tcpdump" &
+      tcpdump -i lo -n -l --immediate-mode -tt --time-stamp-precision=nano -A "tcp src port $port" > "$dir/$name.tap" 2> "$dir/$name.tcpdump" &
       tap=$!
       # tcpdump listens once it says so.
       until grep -q 'listening on' "$dir/$name.tcpdump"; do sleep 0.05; done
       replay "$name"
       stop
+      # tcpdump drops what it has not yet written when interrupted (under
+      # load it once had written none): wait for the answers, 5 s at most.
+      for _ in $(seq 100); do
+        (($(grep -c '"result"' "$dir/$name.tap") >= calls)) && break
+        sleep 0.05
+      done
       kill -INT "$tap"
       wait "$tap" || true
       printf '  %-12s read to written %s\n' "$name" "$(

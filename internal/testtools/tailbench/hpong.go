@@ -218,7 +218,12 @@ func (s *hpong) serve() (hpongStats, error) {
 	defer runtime.UnlockOSThread()
 	// The kernel's receive stamps on now and until hpong stops, so that
 	// every request is stamped, the first included (rxstamp.On).
-	if off, err := rxstamp.On(); err == nil {
+	if rxstamp.Supported {
+		off, err := rxstamp.On()
+		if err != nil {
+			s.closeAll()
+			return s.stats, fmt.Errorf("hpong: %w", err)
+		}
 		defer off()
 	}
 	defer s.closeAll()

@@ -3,9 +3,9 @@ package main
 // hpong's HTTP/1.1: the request heads it reads and the answers it
 // writes, plain functions over bytes. It reads what bench-tail.sh's
 // clients send (a POST with a Content-Length body, on a keep-alive
-// connection, pipelined or not) and refuses, with a 4xx or 5xx and a
-// closed connection, what it does not handle: chunked bodies, Expect,
-// HTTP/1.0, heads over maxHead, bodies over maxBody.
+// connection, pipelined or not) and refuses, with a 4xx (505 for another
+// version) and a closed connection, what it does not handle: chunked
+// bodies, Expect, HTTP/1.0, heads over maxHead, bodies over maxBody.
 
 import (
 	"bytes"
@@ -80,7 +80,8 @@ func parseRequest(b []byte) (r request, complete bool) {
 			}
 			length, seenLength = int(n), true
 		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
-			return refuse(501, "hpong: Transfer-Encoding (chunked bodies) is not read: send a Content-Length body"), true
+			// 411: the body's length is what hpong needs and was not given.
+			return refuse(411, "hpong: Transfer-Encoding (chunked bodies) is not read: send a Content-Length body"), true
 		case bytes.EqualFold(name, []byte("Expect")):
 			return refuse(417, "hpong: Expect is not met: send the body with the head"), true
 		case bytes.EqualFold(name, []byte("Connection")):
@@ -125,14 +126,14 @@ func statusText(status int) string {
 		return "Not Found"
 	case 405:
 		return "Method Not Allowed"
+	case 411:
+		return "Length Required"
 	case 413:
 		return "Request Entity Too Large"
 	case 417:
 		return "Expectation Failed"
 	case 431:
 		return "Request Header Fields Too Large"
-	case 501:
-		return "Not Implemented"
 	case 505:
 		return "HTTP Version Not Supported"
 	}

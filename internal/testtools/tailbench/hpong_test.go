@@ -293,7 +293,7 @@ func TestHpongRefuses(t *testing.T) {
 		status    int
 		says      string
 	}{
-		{"chunked", "POST /mcp HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", 501, "send a Content-Length body"},
+		{"chunked", "POST /mcp HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", 411, "send a Content-Length body"},
 		{"expect", "POST /mcp HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n", 417, "Expect"},
 		{"HTTP/1.0", "POST /mcp HTTP/1.0\r\nContent-Length: 2\r\n\r\n{}", 505, "HTTP/1.1 only"},
 		{"no request line", "hello\r\n\r\n", 400, "not an HTTP request line"},
