@@ -19,10 +19,15 @@
 #    strace slows every system call, and the runtime's own calls, sysmon's
 #    sleeps and futexes, grow with it: the calls that move the requests,
 #    epoll, read, recvmsg and write, are counted apart);
-#  - context switches per call (/proc/PID/task/*/status), with the CPU.
+#  - context switches per call (/proc/PID/task/*/status), with the CPU;
+#  - instructions per call, with CG=1: the server under cachegrind, the
+#    instructions (user space: its own code, the runtime's, libc's) of a
+#    run with the replay less those of a run with the warm-up alone, over
+#    the calls. Counts, which the machine's load does not move.
 #
 #   RUNS=5 scripts/bench-lean.sh
 #   RUNS=5 TAP=1 COUNT=1 scripts/bench-lean.sh   # read to written, system calls too (root: tcpdump, strace)
+#   RUNS=3 CG=1 scripts/bench-lean.sh   # instructions per call too (valgrind)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
@@ -32,13 +37,16 @@ bench_build
 go build -o "$dir/tailbench" ./internal/testtools/tailbench
 "$dir/tailbench" tape -calls "$calls" -gap 2ms -o "$dir/t.jsonl"
 
-# start KIND LOG: a fresh server of KIND on $port logging to LOG; sets pid.
+# start KIND LOG [WRAP...]: a fresh server of KIND on $port logging to
+# LOG, run by WRAP when given; sets pid.
 start() {
-  rm -f "$2"
-  if [[ $1 == lean ]]; then
-    "$dir/tailbench" hpong -addr "127.0.0.1:$port" -arrivals "$2" 2> "$2.server" &
+  local kind=$1 log=$2
+  shift 2
+  rm -f "$log"
+  if [[ $kind == lean ]]; then
+    "$@" "$dir/tailbench" hpong -addr "127.0.0.1:$port" -arrivals "$log" 2> "$log.server" &
   else
-    "$dir/slow" -http "127.0.0.1:$port" -arrivals "$2" -rx &
+    "$@" "$dir/slow" -http "127.0.0.1:$port" -arrivals "$log" -rx 2> "$log.server" &
   fi
   pid=$!
   wait_http "http://127.0.0.1:$port/mcp" "$pid"
@@ -128,6 +136,7 @@ if [[ ${COUNT:-0} == 1 ]]; then
     for kind in slow lean; do
       name=count-$kind-$run
       start "$kind" "$dir/$name.log"
+      : > "$dir/$name.attach"
       strace -f -c -p "$pid" -o "$dir/$name.strace" 2> "$dir/$name.attach" &
       tr=$!
       # strace counts once it has attached every thread.
@@ -138,6 +147,24 @@ if [[ ${COUNT:-0} == 1 ]]; then
       stop
       printf '  %-14s %s\n' "$name" "$(awk -v n="$calls" '$NF == "total" {all = $(NF - 2)}
         $NF ~ /^(epoll_pwait|epoll_wait|read|recvmsg|write)$/ {io += $4} END {printf "%.1f system calls per call, %.1f of them epoll, read, recvmsg or write", all / n, io / n}' "$dir/$name.strace")"
+    done
+  done
+fi
+if [[ ${CG:-0} == 1 ]]; then
+  echo "instructions per call (cachegrind: a run with the replay less one with the warm-up alone), a pass of its own:"
+  for run in $(seq "$runs"); do
+    for kind in slow lean; do
+      for part in base replay; do
+        name=cg-$kind-$part-$run
+        start "$kind" "$dir/$name.log" env GODEBUG=cpu.rdtscp=off valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$dir/$name.cg"
+        if [[ $part == replay ]]; then
+          replay "$name"
+        fi
+        stop
+      done
+      base=$(grep -E '^summary:' "$dir/cg-$kind-base-$run.cg" | awk '{print $2}')
+      full=$(grep -E '^summary:' "$dir/cg-$kind-replay-$run.cg" | awk '{print $2}')
+      printf '  %-8s %d instructions per call\n' "$kind-$run" "$(((full - base) / calls))"
     done
   done
 fi
