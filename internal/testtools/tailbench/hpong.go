@@ -55,6 +55,17 @@ func hpongCmd(args []string) error {
 	if *path == "" || *expect < 0 || *limit < 0 {
 		return fmt.Errorf("hpong: want -arrivals FILE, -expect >= 0 and -for >= 0")
 	}
+	// The kernel's receive stamps on before hpong listens and until it
+	// stops, so that every request is stamped, the first included
+	// (rxstamp.On): a client that connects once the port is open (as
+	// tailbench ping and warm do) finds stamping on.
+	if rxstamp.Supported {
+		off, err := rxstamp.On()
+		if err != nil {
+			return fmt.Errorf("hpong: %w", err)
+		}
+		defer off()
+	}
 	ln, _, err := hpongListen(*addr)
 	if err != nil {
 		return err
@@ -218,14 +229,6 @@ func (s *hpong) serve() (hpongStats, error) {
 	defer runtime.UnlockOSThread()
 	// The kernel's receive stamps on now and until hpong stops, so that
 	// every request is stamped, the first included (rxstamp.On).
-	if rxstamp.Supported {
-		off, err := rxstamp.On()
-		if err != nil {
-			s.closeAll()
-			return s.stats, fmt.Errorf("hpong: %w", err)
-		}
-		defer off()
-	}
 	defer s.closeAll()
 	for {
 		timeout := -1

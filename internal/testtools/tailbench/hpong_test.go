@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replayctl/replayctl/internal/testserver/rxstamp"
 	"github.com/replayctl/replayctl/replay"
 )
 
@@ -33,6 +34,11 @@ type hpongRun struct {
 // startHpong serves until finish, or the test's end.
 func startHpong(t *testing.T, expect int) *hpongRun {
 	t.Helper()
+	off, err := rxstamp.On() // as hpongCmd does: every request stamped
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(off)
 	ln, port, err := hpongListen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
