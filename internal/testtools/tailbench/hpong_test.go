@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/replayctl/replayctl/internal/testserver/rxstamp"
 	"github.com/replayctl/replayctl/replay"
 )
@@ -486,5 +488,70 @@ func TestHpongAnswerAllocs(t *testing.T) {
 	}
 	if !bytes.HasPrefix(hc.out, []byte("HTTP/1.1 200 OK\r\n")) || logCalls(s.log) < 200 {
 		t.Errorf("answered %q and logged %d calls: want 200 OK and every call", hc.out, logCalls(s.log))
+	}
+}
+
+// TestHpongFor: -for D stops hpong after D, and the log is written.
+func TestHpongFor(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hpong.log")
+	if err := hpongCmd([]string{"-addr", "127.0.0.1:0", "-arrivals", path, "-for", "1ms"}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(path); err != nil || len(b) != 0 {
+		t.Errorf("got the log %q, %v: want it written, empty", b, err)
+	}
+}
+
+// TestHpongSlowReader: answers the peer has no room for wait, the
+// connection watched for room to write (EPOLLOUT), and are written
+// whole, in order, as the peer reads.
+func TestHpongSlowReader(t *testing.T) {
+	ln, _, err := hpongListen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := newHpong(ln, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.closeAll()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fds[1])
+	if err := unix.EpollCtl(s.ep, unix.EPOLL_CTL_ADD, fds[0], &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fds[0])}); err != nil {
+		t.Fatal(err)
+	}
+	c := &hconn{fd: fds[0]}
+	s.conns = make([]*hconn, fds[0]+1)
+	s.conns[fds[0]] = c
+	want := make([]byte, 4<<20)
+	for i := range want {
+		want[i] = byte(i % 251)
+	}
+	c.out = append(c.out, want...)
+	s.flush(c)
+	if !c.writing || len(c.out) == 0 {
+		t.Fatalf("4 MiB written at once (writing %v, %d left): want the socket full and the rest waiting", c.writing, len(c.out))
+	}
+	var got []byte
+	buf := make([]byte, 64<<10)
+	for len(got) < len(want) {
+		n, err := unix.Read(fds[1], buf)
+		if err == unix.EAGAIN {
+			if !c.writing {
+				t.Fatalf("%d of %d bytes read, nothing more to read and nothing waiting", len(got), len(want))
+			}
+			s.ready(c, unix.EPOLLOUT) // the peer read: room again
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, buf[:n]...)
+	}
+	if !bytes.Equal(got, want) || c.writing || len(c.out) != 0 {
+		t.Errorf("read %d bytes (equal %v), writing %v, %d left: want all of it, in order, and reading again", len(got), bytes.Equal(got, want), c.writing, len(c.out))
 	}
 }
