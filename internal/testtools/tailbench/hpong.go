@@ -29,6 +29,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -87,11 +88,13 @@ func hpongCmd(args []string) error {
 	}()
 	defer close(done)
 	defer signal.Stop(sig)
+	// The log is written even when serving failed (out of descriptors,
+	// say): the arrivals before it are measurements all the same.
 	st, err := s.serve()
-	if err == nil {
-		err = writeFile(*path, string(s.log))
-	}
 	fmt.Fprintf(os.Stderr, "hpong: %s\n", st)
+	if werr := writeFile(*path, string(s.log)); werr != nil {
+		err = errors.Join(err, fmt.Errorf("hpong: write the arrival log: %w", werr))
+	}
 	return err
 }
 
