@@ -16,6 +16,7 @@
 #   IDLESPIN=1 RUNS=10 QUIET=20 scripts/bench-tail.sh   # the cores kept from halting, for every client (below)
 #   WARM=0 RUNS=10 scripts/bench-tail.sh   # cold servers: no warm-up before each client (below)
 #   OPEN=1 RUNS=5 scripts/bench-tail.sh   # replayctl also with --order none ("rc-open"), the open model of vegeta and GoReplay
+#   SERVER_KIND=lean RUNS=3 scripts/bench-tail.sh   # every client against tailbench hpong, not the slow server (below)
 #
 # Each client meets a fresh server, and a fresh server's first calls run
 # its code for the first time (page faults, its first buffers, a new
@@ -54,6 +55,18 @@
 # log ($OUT/replayctl-1.json), and tailbench split prints its calls' way
 # up, way back and held (the time a call waited for an answer).
 #
+# SERVER_KIND=lean (the thirteenth round) measures every client, the
+# bare HTTP client included, against tailbench hpong instead of the slow
+# server (SERVER_KIND=slow, the default, so that earlier figures keep
+# their meaning): the same answers, the same arrival log with rx=, the
+# same warm-up, pinning and summary, from one locked thread of raw system
+# calls over epoll (internal/testtools/tailbench/hpong.go) where the slow
+# server is Go's net/http, its goroutines' threads waiting for each other
+# on the server's core. A measuring instrument, not replayctl: what
+# changes is how much of the server is in every client's figure alike.
+# hpong keeps its log in memory and writes it when the script stops it
+# (SIGTERM); it has no -delay (DELAY must be 0 with it).
+#
 # Each run begins with the machine's floor (FLOOR=0: none): tailbench
 # ping and pong, a bare loopback TCP ping-pong with the same pacing and
 # cores, no HTTP and no Go network poller (internal/testtools/tailbench,
@@ -74,6 +87,15 @@ cd "$(dirname "$0")/.."
 bench_init 18941
 calls=${CALLS:-200}
 warm=${WARM:-1}
+kind=${SERVER_KIND:-slow}
+if [[ $kind != slow && $kind != lean ]]; then
+  echo "bench-tail.sh: SERVER_KIND=$kind: want slow (the slow test server, the default) or lean (tailbench hpong)" >&2
+  exit 2
+fi
+if [[ $kind == lean && ${DELAY:-0} != 0 ]]; then
+  echo "bench-tail.sh: DELAY=$DELAY: tailbench hpong answers at once; drop DELAY or use SERVER_KIND=slow" >&2
+  exit 2
+fi
 if [[ $warm != 0 && $warm != 1 ]]; then
   echo "bench-tail.sh: WARM=$warm: want 1 (warm each server before each client, the default) or 0 (cold servers)" >&2
   exit 2
@@ -108,7 +130,11 @@ measure() {
   shift
   quiet
   rm -f "$log"
-  $server "$dir/slow" -http "127.0.0.1:$port" -arrivals "$log" -rx -delay "${DELAY:-0}" &
+  if [[ $kind == lean ]]; then
+    $server "$dir/tailbench" hpong -addr "127.0.0.1:$port" -arrivals "$log" 2> "$dir/$name.server" &
+  else
+    $server "$dir/slow" -http "127.0.0.1:$port" -arrivals "$log" -rx -delay "${DELAY:-0}" &
+  fi
   local pid=$!
   if ! wait_http "http://127.0.0.1:$port/mcp" "$pid"; then
     echo "$name: no server, no run" >&2
@@ -128,6 +154,9 @@ measure() {
   echo "$o0 $o1" | awk '{printf "  meanwhile: other real-time processes ran %.1f ms, ksoftirqd/0 %.1f ms, ksoftirqd/1 %.1f ms\n", ($4-$1)/1e6, ($5-$2)/1e6, ($6-$3)/1e6}'
   kill "$pid"
   wait "$pid" 2>/dev/null || true
+  if [[ $kind == lean ]]; then
+    sed 's/^/  /' "$dir/$name.server" # its connections, requests and read-to-written times
+  fi
   report "$name"
 }
 
@@ -188,6 +217,7 @@ if [[ ${IDLESPIN:-0} == 1 ]]; then
   echo "an idle-class spinner on cores 0 and 1 (every client alike)"
 fi
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "the server every client meets: $kind ($([[ $kind == lean ]] && echo "tailbench hpong" || echo "the slow test server"))"
 warmth() {
   if [[ $warm == 1 ]]; then
     echo "servers warmed before each client's run (WARM=1: 2 connections of 3 calls, kept out of the figures)"
@@ -226,7 +256,7 @@ late() {
   awk -v c="$col" '{s[$1] += $c; l[$1] += $(c+1); if ($c > 0) rs[$1]++; if ($(c+1) > 0) rl[$1]++}
     END {for (k in s) printf "  %-10s %d (%d runs), %d (%d runs)\n", k, s[k], rs[k], l[k], rl[k]}' "$dir/p99s" | sort
 }
-echo "p99 per run (ms), and the runs at or under 0.2 ms; $(warmth):"
+echo "p99 per run (ms), and the runs at or under 0.2 ms, against the $kind server; $(warmth):"
 echo " by the server's handler (when it read each call):"
 summary 2
 echo " at the server's socket (the kernel's receive time: when each call reached the server):"

@@ -12,6 +12,7 @@
 //	tailbench pong  -addr 127.0.0.1:18942 -arrivals floor.log   (floor.go: the machine's floor)
 //	tailbench ping  -addr 127.0.0.1:18942 -calls 200 -gap 200us -report floor.json
 //	tailbench warm  -addr 127.0.0.1:18941 -http   (warm.go: the server's warm-up, skipped by stats and split)
+//	tailbench hpong -addr 127.0.0.1:18941 -arrivals hpong.log   (hpong.go: a lean server the clients meet instead of the slow one)
 package main
 
 import (
@@ -52,6 +53,8 @@ func main() {
 		err = pingCmd(args)
 	case "warm":
 		err = warmCmd(args)
+	case "hpong":
+		err = hpongCmd(args)
 	default:
 		usage()
 	}
@@ -62,7 +65,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: tailbench tape|gor|body|stats|split|ping|pong|warm [flags] (see the package doc)")
+	fmt.Fprintln(os.Stderr, "usage: tailbench tape|gor|body|stats|split|ping|pong|warm|hpong [flags] (see the package doc)")
 	os.Exit(2)
 }
 

@@ -7,7 +7,21 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
+
+// runMain, set in a test binary's environment, makes it tailbench
+// itself (TestHpongSIGTERM runs it so).
+const runMain = "TAILBENCH_RUN_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(runMain) == "1" {
+		main()
+		os.Exit(0)
+	}
+	goleak.VerifyTestMain(m)
+}
 
 func TestDeviations(t *testing.T) {
 	const gap = 200 * time.Microsecond
