@@ -44,6 +44,11 @@ type Path struct {
 	Example *Example `json:"example,omitempty"`
 }
 
+// MorePaths is the Path that stands for an answer's differences past the
+// validator's MaxDifferences, as one: its example's Candidate is how many
+// were left out.
+const MorePaths = "…"
+
 // Example is one difference between the primary's and the candidate's
 // answer: where, and the two values (absent on the side that has none;
 // a long one cut to an excerpt, as reports do).
@@ -185,7 +190,7 @@ func differences(v *validator.Validator, a, b []byte) []report.Difference {
 	for _, d := range diffs {
 		path := d.Path
 		if d.Kind == validator.DiffTruncated {
-			path = "…" // the differences past validator.MaxDifferences, as one
+			path = MorePaths // the differences past validator.MaxDifferences, as one
 		}
 		if seen[path] {
 			continue

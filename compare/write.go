@@ -14,6 +14,7 @@ import (
 	"github.com/replayctl/replayctl/internal/atomicfile"
 	"github.com/replayctl/replayctl/internal/english"
 	"github.com/replayctl/replayctl/report"
+	"github.com/replayctl/replayctl/validator"
 )
 
 // textNoiseLimit is how many noise paths the text lists; -o json and the
@@ -71,7 +72,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "changed: %d %s\n", len(r.Changed), english.Plural(int64(len(r.Changed)), "path"))
 		tw := tabwriter.NewWriter(&b, 2, 8, 2, ' ', 0)
 		for _, p := range r.Changed {
-			fmt.Fprintf(tw, "  %s\t%s\traw %d/%d\tnoise %d/%d\t%s\n", endpointName(p.Method, p.Name), p.Path, p.Raw, p.Total, p.Noise, p.Total, example(p.Example))
+			fmt.Fprintf(tw, "  %s\t%s\traw %d/%d\tnoise %d/%d\t%s\n", endpointName(p.Method, p.Name), p.Path, p.Raw, p.Total, p.Noise, p.Total, example(p))
 		}
 		tw.Flush()
 	}
@@ -131,11 +132,21 @@ func endpointName(method, name string) string {
 	return method + " " + name
 }
 
-func example(e *Example) string {
-	if e == nil {
+func example(p Path) string {
+	e := p.Example
+	switch {
+	case e == nil:
 		return ""
+	case p.Path == MorePaths:
+		return fmt.Sprintf("e.g. %s seq %d: %s", e.Session, e.Seq, more(e.Candidate))
 	}
 	return fmt.Sprintf("e.g. %s seq %d: %s → %s", e.Session, e.Seq, shown(e.Primary), shown(e.Candidate))
+}
+
+// more says what MorePaths' example holds: how many differences one
+// answer had past those listed.
+func more(n json.RawMessage) string {
+	return fmt.Sprintf("%s more differences, past the %d listed", shown(n), validator.MaxDifferences)
 }
 
 // shown is a value on one line, cut to 60 runes; "(absent)" for none.
@@ -184,18 +195,20 @@ var htmlPage = template.Must(template.New("compare").Funcs(template.FuncMap{
 	"ms":       fmtMS,
 	"p":        func(v float64) string { return fmt.Sprintf("%.2g", v) },
 	"pct":      func(v float64) string { return fmt.Sprintf("%.3g%%", v) },
+	"more":     more,
+	"isMore":   func(path string) bool { return path == MorePaths },
 }).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>replayctl compare: {{.R.Tape}}</title>
 <style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse;margin-bottom:1.5em}td,th{padding:2px 8px;text-align:left;border-bottom:1px solid #ddd}td.n{text-align:right;white-space:nowrap}.changed{color:#b00020;font-weight:600}.quiet{color:#666}code{font-size:90%}</style>
 </head><body>
 <h1>compare {{.R.Tape}}</h1>
-<table><tr><th>run</th><th>target</th><th>answers</th><th>time</th><th>target</th></tr>
+<table><tr><th>run</th><th>target</th><th>answers</th><th>time</th><th>status</th></tr>
 {{range .R.Runs}}<tr><td>{{.Role}}</td><td><code>{{.Target}}</code>{{if .Again}} (the primary again){{end}}</td><td class="n">{{.Answers}}</td><td class="n">{{ms .DurationMS}}</td><td>{{if eq .Status 3}}<span class="changed">failed</span>{{else}}ok{{end}}{{if .Error}}: {{.Error}}{{end}}</td></tr>
 {{end}}</table>
 <p>{{.R.Summary.Compared}} answers paired over {{.R.Summary.Endpoints}} methods and names. A path is reported when it differs more often between primary and candidate (raw) than between two runs of the primary's code (noise): raw &gt; noise, relative margin &gt; {{.R.Margins.Relative}}%, absolute margin &gt; {{.R.Margins.Absolute}}%.</p>
 <h2 class="{{if .R.Changed}}changed{{end}}">Changed: {{len .R.Changed}}</h2>
 {{if .R.Changed}}<table><tr><th>method</th><th>path</th><th>raw</th><th>noise</th><th>relative</th><th>absolute</th><th>example: primary → candidate</th></tr>
-{{range .R.Changed}}<tr><td>{{endpoint .Method .Name}}</td><td><code>{{.Path}}</code></td><td class="n">{{.Raw}}/{{.Total}}</td><td class="n">{{.Noise}}/{{.Total}}</td><td class="n">{{pct .Relative}}</td><td class="n">{{pct .Absolute}}</td><td>{{with .Example}}{{.Session}} seq {{.Seq}}: <code>{{shown .Primary}}</code> → <code>{{shown .Candidate}}</code>{{end}}</td></tr>
+{{range .R.Changed}}<tr><td>{{endpoint .Method .Name}}</td><td><code>{{.Path}}</code></td><td class="n">{{.Raw}}/{{.Total}}</td><td class="n">{{.Noise}}/{{.Total}}</td><td class="n">{{pct .Relative}}</td><td class="n">{{pct .Absolute}}</td><td>{{$more := isMore .Path}}{{with .Example}}{{.Session}} seq {{.Seq}}: {{if $more}}{{more .Candidate}}{{else}}<code>{{shown .Primary}}</code> → <code>{{shown .Candidate}}</code>{{end}}{{end}}</td></tr>
 {{end}}</table>{{end}}
 <h2>Noise: {{len .Noise}}</h2>
 {{if .Noise}}<table class="quiet"><tr><th>method</th><th>path</th><th>raw</th><th>noise</th></tr>

@@ -138,19 +138,15 @@ func Merge(reports []*Report, opts ...MergeOption) (*Report, error) {
 	}
 	out.Summary.Shards = shards
 	out.SessionsOmitted = len(merged.sessionsOmitted)
-	var aborted []string
-	for i, r := range reports {
+	for _, r := range reports {
 		out.SessionsOmitted += r.SessionsOmitted
 		out.Chaos.Survival = append(out.Chaos.Survival, r.Chaos.Survival...)
 		if out.Summary.Stopped == "" {
 			out.Summary.Stopped = r.Summary.Stopped
 		}
-		if r.Summary.Aborted != "" {
-			aborted = append(aborted, r.name(i)+": "+r.Summary.Aborted)
-		}
 	}
-	if len(aborted) > 0 {
-		out.Abort(strings.Join(aborted, "; "))
+	if why := mergedAborts(reports); why != "" {
+		out.Abort(why)
 	}
 	out.Load = out.Load.cutShort(out.Summary.Stopped)
 	ts, err := mergedThresholds(reports, cfg.thresholds)
@@ -159,6 +155,53 @@ func Merge(reports []*Report, opts ...MergeOption) (*Report, error) {
 	}
 	out.ApplyThresholds(ts)
 	return &out, nil
+}
+
+// mergedAborts says why the reports that stopped early stopped, each
+// reason once, in the order of the reports, after the reports it stopped:
+// "shards 0/4, 1/4: interrupted; report b.json: the target died" (the
+// shards a coordinator stopped all give its one long reason).
+func mergedAborts(reports []*Report) string {
+	var whys []string
+	who := map[string][]int{} // a reason → the reports it stopped
+	for i, r := range reports {
+		why := r.Summary.Aborted
+		if why == "" {
+			continue
+		}
+		if _, seen := who[why]; !seen {
+			whys = append(whys, why)
+		}
+		who[why] = append(who[why], i)
+	}
+	parts := make([]string, 0, len(whys))
+	for _, why := range whys {
+		parts = append(parts, reportsNamed(reports, who[why])+": "+why)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// reportsNamed names the reports at idx together: "shards 0/4, 1/4" when
+// they are all shards known by their index alone, else each by name.
+func reportsNamed(reports []*Report, idx []int) string {
+	names := make([]string, len(idx))
+	shards := len(idx) > 1
+	for k, i := range idx {
+		r := reports[i]
+		names[k] = r.name(i)
+		if sh := r.Summary.Shard; sh != nil && r.source == "" {
+			names[k] = fmt.Sprintf("%d/%d", sh.Index, sh.Count)
+		} else {
+			shards = false
+		}
+	}
+	if shards {
+		return "shards " + strings.Join(names, ", ")
+	}
+	for k, i := range idx {
+		names[k] = reports[i].name(i)
+	}
+	return strings.Join(names, ", ")
 }
 
 // sameRunTwice returns an error wrapping ErrSameRun when two whole runs'

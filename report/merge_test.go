@@ -427,3 +427,25 @@ func TestMergeKeepsAborts(t *testing.T) {
 			m.Passed(), m.Summary.Aborted, m.Summary.Stopped, StopTarget)
 	}
 }
+
+// TestMergeGroupsLikeAborts: shards stopped for one reason (the
+// coordinator's stop, Ctrl-C) are named together before it, once; the
+// merged result line said the same long reason once per shard. Reasons
+// that differ stay apart, in the order of the reports.
+func TestMergeGroupsLikeAborts(t *testing.T) {
+	const stop = "stopped by the coordinator: threshold p99<200ms failed on the merged data of the shards (212.479ms) with --abort-on-fail"
+	var reps []*Report
+	for i, why := range []string{stop, stop, "the target died", stop} {
+		r := shardReport(t, &Shard{Index: i, Count: 4})
+		r.Conclude(Stop{Kind: StopFailure, Why: why}, nil)
+		reps = append(reps, throughJSON(t, *r))
+	}
+	m, err := Merge(reps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "shards 0/4, 1/4, 3/4: " + stop + "; shard 2/4: the target died"
+	if m.Summary.Aborted != want {
+		t.Errorf("aborted:\n got %q\nwant %q", m.Summary.Aborted, want)
+	}
+}

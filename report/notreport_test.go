@@ -12,7 +12,8 @@ import (
 // another tool's object, a tape line) is refused with ErrBadReport and
 // what to give instead; it was read as an empty report ("Replay of -"),
 // and replayctl report printed it and exited 0. A real report always has
-// a summary (and so has a shrink's chaos plan, which --chaos-from reads).
+// a summary (and so has a shrink's chaos plan, which --chaos-from reads;
+// and so has compare's report, which is told by its margins).
 func TestReadNotAReport(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct{ name, doc string }{
@@ -21,6 +22,9 @@ func TestReadNotAReport(t *testing.T) {
 		{"other object", `{"a":1}`},
 		{"null", `null`},
 		{"tape line", `{"seq":0,"session":"s1","dir":"send","ts":"2026-01-01T00:00:00Z","msg":{"jsonrpc":"2.0","id":1,"method":"ping"}}`},
+		// compare's report has a summary too, of other figures: it was read
+		// as an empty replay ("Replay of -", FAIL) and report exited 0.
+		{"compare report", `{"tape":"v.jsonl","runs":[{"role":"primary","target":"/tmp/volatile","status":1,"answers":61,"duration_ms":250}],"margins":{"relative":20,"absolute":0.03},"summary":{"compared":61,"endpoints":3,"changed":0,"noise":4,"latency_changed":3,"target_failed":0},"changed":[],"paths":[]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(dir, "x.json")

@@ -50,6 +50,9 @@ func Parse(data []byte) (*Report, error) {
 	doc := struct {
 		*Report
 		Summary *Summary `json:"summary"`
+		// Margins is in compare's report (of other figures, with a
+		// summary of its own), never in a replay's.
+		Margins json.RawMessage `json:"margins"`
 	}{Report: &r}
 	err := json.Unmarshal(data, &doc)
 	var syntax *json.SyntaxError
@@ -62,6 +65,9 @@ func Parse(data []byte) (*Report, error) {
 		}
 		if doc.Summary == nil { // every report has one, and so has a shrink's chaos plan
 			return nil, notAReport("no summary")
+		}
+		if doc.Margins != nil {
+			return nil, notAReport("replayctl compare wrote it: a comparison of servers, not a replay")
 		}
 		r.Summary = *doc.Summary
 		return &r, nil

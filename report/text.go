@@ -385,13 +385,18 @@ func msDuration(ms float64) string {
 }
 
 // thresholdFailure says why a threshold failed:
-// "threshold p99<200ms failed: p99 was 231.0ms".
+// "threshold p99<200ms failed: p99 was 231.0ms"; "threshold p99+20%
+// failed: p99 was 22.5ms, limit <= 1µs (median 1µs of 5 runs +20%)".
 func thresholdFailure(th ThresholdResult) string {
 	metric := th.Metric
 	if th.Filter != "" {
 		metric += "{" + th.Filter + "}"
 	}
 	s := fmt.Sprintf("threshold %s failed: %s was %s", clean(th.Expr), clean(metric), clean(th.Value))
+	if th.Limit != "" && !strings.ContainsAny(th.Expr, "<>=") {
+		// A regression budget (p99+20%) names no limit: say the one it broke.
+		s += ", limit " + clean(th.Limit)
+	}
 	if th.Detail != "" {
 		s += " (" + clean(th.Detail) + ")"
 	}

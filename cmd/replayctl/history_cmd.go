@@ -107,7 +107,44 @@ func openHistory(ctx context.Context, f historyCmdFlags) (*history.Store, error)
 	if err != nil {
 		return nil, usageError("%v", err)
 	}
+	if err := knownTape(ctx, s, f.tape); err != nil {
+		s.Close()
+		return nil, err
+	}
 	return s, nil
+}
+
+// knownTape refuses a --tape that names no run kept in s, naming the
+// tapes s has: an empty answer would pass for "nothing to see".
+func knownTape(ctx context.Context, s *history.Store, tape string) error {
+	if tape == "" {
+		return nil
+	}
+	if runs, err := s.Runs(ctx, history.Query{Tape: tape, Last: 1}); err != nil || len(runs) > 0 {
+		return err
+	}
+	runs, err := s.Runs(ctx, history.Query{})
+	if err != nil {
+		return err
+	}
+	const shown = 10
+	var tapes []string
+	seen := map[string]bool{}
+	for _, r := range runs {
+		t := r.TapeName + " (" + shortHash(r.TapeHash) + ")"
+		if !seen[t] {
+			seen[t] = true
+			tapes = append(tapes, t)
+		}
+	}
+	has := "it holds no run"
+	switch {
+	case len(tapes) > shown:
+		has = "its tapes: " + strings.Join(tapes[:shown], ", ") + fmt.Sprintf(" and %d more", len(tapes)-shown)
+	case len(tapes) > 0:
+		has = "its tapes: " + strings.Join(tapes, ", ")
+	}
+	return usageError("--tape %s: no run in %s is of this tape; %s (give the tape as run was given it, or its hash's first 8 hex digits: replayctl history list shows them)", tape, s.Path(), has)
 }
 
 func (f historyCmdFlags) query() history.Query { return history.Query{Tape: f.tape, Last: f.last} }

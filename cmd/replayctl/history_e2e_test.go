@@ -490,3 +490,36 @@ func TestHistoryCommandOnAFile(t *testing.T) {
 		t.Errorf("history --history FILE: exit %d, want 2, a message that it is a file and no advice to keep runs in it\nstderr: %s", res.code, res.stderr)
 	}
 }
+
+// TestHistoryUnknownTape: a --tape that names no run kept (here the
+// file's base name, where run was given its path) is refused, exit 2,
+// naming the tapes the store has; list said "no runs", trend printed its
+// header alone and flaky "no message flipped between runs", each exit 0,
+// so a typo in a CI job passed unseen.
+func TestHistoryUnknownTape(t *testing.T) {
+	dir := t.TempDir()
+	if res := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "--history", dir, "-q"); res.code != 0 {
+		t.Fatalf("run: exit %d\n%s", res.code, res.stderr)
+	}
+	for _, args := range [][]string{
+		{"list"},
+		{"trend", "p99"},
+		{"flaky"},
+		{"compare", "1", "1"},
+	} {
+		res := replayctl(t, append(append([]string{"history"}, args...), "--history", dir, "--tape", "quickstart.jsonl")...)
+		for _, want := range []string{"--tape quickstart.jsonl: no run", "examples/quickstart.jsonl"} {
+			if res.code != 2 || !strings.Contains(res.stderr, want) {
+				t.Errorf("history %v --tape quickstart.jsonl: exit %d, stderr %q; want 2 and %q", args, res.code, res.stderr, want)
+			}
+		}
+	}
+	// The name run was given, and the hash's first 8 hex digits, find it.
+	list := replayctl(t, "history", "--history", dir)
+	hash := regexp.MustCompile(`\b[0-9a-f]{8}\b`).FindString(list.stdout)
+	for _, tape := range []string{"examples/quickstart.jsonl", hash} {
+		if res := replayctl(t, "history", "trend", "p99", "--history", dir, "--tape", tape); res.code != 0 || !strings.Contains(res.stdout, "\n1 ") {
+			t.Errorf("history trend --tape %s: exit %d\n%s%s; want run 1", tape, res.code, res.stdout, res.stderr)
+		}
+	}
+}

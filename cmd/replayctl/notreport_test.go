@@ -39,3 +39,26 @@ func TestReportNotAReport(t *testing.T) {
 		t.Errorf("report of a real report: exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
 }
+
+// TestReportOfACompareReport: the JSON report compare writes has a
+// summary too, of other figures; report printed it as an empty replay
+// ("Replay of -", "0 sent", FAIL) and exited 0. Both report and merge now
+// refuse it, exit 2, saying compare wrote it.
+func TestReportOfACompareReport(t *testing.T) {
+	dir := t.TempDir()
+	real, cmp := filepath.Join(dir, "real.json"), filepath.Join(dir, "compare.json")
+	if res := replayctl(t, "run", "examples/quickstart.jsonl", "--speed", "fast", "--report", real); res.code != 0 {
+		t.Fatalf("run --report: exit %d\n%s", res.code, res.stderr)
+	}
+	tp := volatileCLITape(t)
+	if res := replayctl(t, "compare", tp, "--primary", cmdTarget(t), "--candidate", cmdTarget(t), "--report", cmp); res.code != 0 {
+		t.Fatalf("compare --report: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	for _, args := range [][]string{{"report", cmp}, {"merge", real, cmp}} {
+		res := replayctl(t, args...)
+		want := "report " + cmp + ": not a replayctl report (replayctl compare wrote it"
+		if res.code != 2 || !strings.Contains(res.stderr, want) || strings.Contains(res.stdout, "Replay of") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", args, res.code, res.stdout, res.stderr, want)
+		}
+	}
+}
