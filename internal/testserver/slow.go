@@ -31,6 +31,7 @@ var slow struct {
 //	-hang noread   after answering initialize, write 2,000 ~1 KB
 //	               sampling/createMessage requests (ids "srv-1"…) and never read stdin again
 //	-hang endless  answer tools/call with a line that never ends (4 GiB of text, no newline)
+//	-hang silent   never answer tools/call (every other request is answered)
 //	-size N        answer every tools/call with a text of N bytes
 //
 // It exits 0 when stdin ends, once the delayed answers are written.

@@ -43,7 +43,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	initDelay := fs.Duration("init-delay", 0, "answer initialize after this long")
 	ask := fs.String("ask", "", "stdio: `METHOD:D` sends a METHOD request (ids ask-1, …) D after each notifications/initialized")
 	arrivalsPath := fs.String("arrivals", "", "append `FILE` one line per message received: <unix ns> <method|response> <id|->")
-	hangFlag := fs.String("hang", "none", "misbehave: none, headers (HTTP: no answer headers for tools/call), noread (stdio: stop reading after initialize), 429 (HTTP: tools/call gets 429), endless (tools/call answer without end), gzip-bomb (HTTP: 1 MiB of gzip, 1 GiB unpacked), sse-endless (HTTP: an SSE data line without end)")
+	hangFlag := fs.String("hang", "none", "misbehave: none, headers (HTTP: no answer headers for tools/call), noread (stdio: stop reading after initialize), 429 (HTTP: tools/call gets 429), endless (tools/call answer without end), gzip-bomb (HTTP: 1 MiB of gzip, 1 GiB unpacked), sse-endless (HTTP: an SSE data line without end), silent (stdio: tools/call is never answered)")
 	answerSize := fs.Int("size", 0, "answer every tools/call with a text of this many bytes")
 	gateN := fs.Int("gate", 0, "hold every tools/call until the -arrivals `FILE` holds N tools/call lines (servers sharing it count together), then -delay")
 	httpAddr := fs.String("http", "", "serve stateless Streamable HTTP at `ADDR`/mcp instead of stdio")
@@ -111,8 +111,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // checkTransport refuses a hang mode the chosen transport cannot show.
 func checkTransport(h slowmcp.Hang, overHTTP bool) error {
 	switch {
-	case overHTTP && h == slowmcp.HangNoRead:
-		return fmt.Errorf("noread is a stdio mode: drop -http")
+	case overHTTP && (h == slowmcp.HangNoRead || h == slowmcp.HangSilent):
+		return fmt.Errorf("%s is a stdio mode: drop -http", h)
 	case !overHTTP && (h == slowmcp.HangHeaders || h == slowmcp.Hang429 || h == slowmcp.HangGzipBomb || h == slowmcp.HangSSEEndless):
 		return fmt.Errorf("%s is an HTTP mode: add -http 127.0.0.1:PORT", h)
 	}

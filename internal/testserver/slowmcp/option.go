@@ -33,6 +33,11 @@ const (
 	// HangSSEEndless (HTTP) answers tools/call with an event stream whose
 	// one data line never ends (EndlessBytes of text).
 	HangSSEEndless Hang = "sse-endless"
+	// HangSilent (stdio) reads every tools/call and never answers it,
+	// as a server that lost a request, or waits on something that never
+	// comes; every other request is answered, and the server exits when
+	// its input ends, as usual.
+	HangSilent Hang = "silent"
 )
 
 // EndlessBytes is how much text the endless modes write at most: far more
@@ -53,12 +58,12 @@ const RetryAfter = "100000"
 // ParseHang reads a -hang flag value.
 func ParseHang(s string) (Hang, error) {
 	switch h := Hang(s); h {
-	case HangNone, HangHeaders, HangNoRead, Hang429, HangEndless, HangGzipBomb, HangSSEEndless:
+	case HangNone, HangHeaders, HangNoRead, Hang429, HangEndless, HangGzipBomb, HangSSEEndless, HangSilent:
 		return h, nil
 	case "":
 		return HangNone, nil
 	}
-	return "", fmt.Errorf("unknown hang mode %q: want none, headers (HTTP), noread (stdio), 429 (HTTP), endless, gzip-bomb (HTTP) or sse-endless (HTTP)", s)
+	return "", fmt.Errorf("unknown hang mode %q: want none, headers (HTTP), noread (stdio), 429 (HTTP), endless, gzip-bomb (HTTP), sse-endless (HTTP) or silent (stdio)", s)
 }
 
 // Option configures a Handler or Serve.

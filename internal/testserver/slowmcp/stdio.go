@@ -21,7 +21,8 @@ import (
 // Serve returns nil when r ends, once the answers still delayed are
 // written (a goroutine still sleeping when ctx is done writes nothing),
 // or the first error reading r or writing w. With HangEndless it returns
-// once it has written an endless tools/call answer (its write error). With
+// once it has written an endless tools/call answer (its write error);
+// with HangSilent it never answers tools/call. With
 // HangNoRead it answers
 // initialize, writes FloodRequests requests, never reads r again and
 // returns ctx.Err() when ctx is done. Serve cannot interrupt a blocked
@@ -46,6 +47,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts ...Option) error 
 			switch d := c.delayFor(m); {
 			case c.hang == HangEndless && Delayed(m):
 				return out.endless(endlessStart(m.ID))
+			case c.hang == HangSilent && Delayed(m): // never answered
 			case c.sized(m):
 				out.sized(m.ID, c.answerSize)
 			case answer == nil:
