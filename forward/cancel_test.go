@@ -69,15 +69,49 @@ func (c *heldConn) Close() error {
 
 // TestForwarderIgnoresACancelledInitialize: the client cancels its
 // initialize (notifications/cancelled for its id), which MCP forbids,
-// while serve --mode new has it in flight at the upstream (the go-sdk
-// conformance server, its answer held back until the client's cancel and
-// notifications/initialized have been handled). The cancel is not sent
-// upstream (an upstream that honours it would never answer initialize,
-// and the session would never get notifications/initialized); the client
-// gets initialize's answer, the upstream gets initialize, then
-// notifications/initialized, then the next miss, which is answered.
-// Before, the cancel went upstream between initialize and its answer.
+// while serve --mode new has it in flight at the upstream. The cancel is
+// not sent upstream; the client gets initialize's answer; the upstream
+// gets initialize, then notifications/initialized, then the next miss,
+// which is answered. Two upstreams:
+//   - the go-sdk conformance server, its answer held back until the
+//     client's cancel and notifications/initialized were handled. Before,
+//     the cancel went upstream between initialize and its answer;
+//   - the slow server honouring cancellation (-cancel) and answering
+//     initialize after a second, as the TypeScript SDK's server drops
+//     the answer to a request cancelled in time. Before, initialize was
+//     never answered, the client got an error after --upstream-timeout,
+//     and notifications/initialized never went upstream: the session was
+//     stuck.
 func TestForwarderIgnoresACancelledInitialize(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		dialer  func(t *testing.T, release chan struct{}) transport.Dialer
+		release bool // close release once the cancel and initialized are handled
+	}{
+		{"go-sdk", func(t *testing.T, release chan struct{}) transport.Dialer {
+			return heldDialer{d: transport.Stdio{Command: testserver.GoSDK(t)}, release: release}
+		}, true},
+		// The second is not a timing: with the fix the cancel never
+		// reaches the server; without it, it has that second to.
+		{"honours the cancel", func(t *testing.T, _ chan struct{}) transport.Dialer {
+			return transport.Stdio{Command: testserver.Slow(t, "-cancel", "-init-delay", "1s")}
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			release := make(chan struct{})
+			testCancelledInitialize(t, tc.dialer(t, release), func() {
+				if tc.release {
+					close(release)
+				}
+			})
+		})
+	}
+}
+
+// testCancelledInitialize runs TestForwarderIgnoresACancelledInitialize
+// against the upstream of dial; handled is called once the client's
+// cancel and notifications/initialized have been handled.
+func testCancelledInitialize(t *testing.T, dial transport.Dialer, handled func()) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang's bound
 	defer cancel()
 	var journal bytes.Buffer
@@ -92,8 +126,8 @@ func TestForwarderIgnoresACancelledInitialize(t *testing.T) {
 			once.Do(func() { close(initSent) })
 		}
 	}))
-	release := make(chan struct{})
-	fwd := New(heldDialer{d: transport.Stdio{Command: testserver.GoSDK(t)}, release: release}, tap, func() string { return "n1" }, zerolog.Nop())
+	// Before the fix, the wait for an answer that never comes.
+	fwd := New(dial, tap, func() string { return "n1" }, zerolog.Nop(), AnswerTimeout(5*time.Second))
 	srv, err := mock.NewServer(tape.File("../examples/go-sdk-2025.jsonl"), mock.WithMissHandler(fwd))
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +157,7 @@ func TestForwarderIgnoresACancelledInitialize(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	close(release)
+	handled()
 	if err := <-done; err != nil {
 		t.Fatalf("initialize: %v", err)
 	}

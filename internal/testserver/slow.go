@@ -24,6 +24,7 @@ var slow struct {
 //
 //	-delay D       answer every tools/call after D, each request on its own
 //	-init-delay D  answer initialize after D
+//	-cancel        honour notifications/cancelled: a delayed answer whose request is cancelled is never written (stdio)
 //	-ask M:D       send a request of method M (ids "ask-1"…) D after each notifications/initialized (stdio)
 //	-start D       sleep D before reading stdin (a server slow to start)
 //	-arrivals FILE append "<unix ns> <method|response|invalid> <id|->" per message received, before any delay

@@ -121,6 +121,14 @@ func WithGate(path string, n int) Option {
 	return func(c *config) { c.gate = &gate{path: path, n: n} }
 }
 
+// WithCancel has the stdio server honour the client's
+// notifications/cancelled as MCP says a receiver SHOULD (and the
+// TypeScript SDK's server does): a delayed answer (tools/call after
+// WithDelay, initialize after WithInitDelay) whose request the client
+// cancels before it is written is never written. initialize included,
+// which a client MUST NOT cancel: the server a misbehaving client meets.
+func WithCancel() Option { return func(c *config) { c.cancel = true } }
+
 // WithAnswerSize makes every tools/call answer a text of n bytes ("x"
 // repeated) instead of arguments.text: a valid answer, as large as asked.
 // 0 leaves the answers as they are.
@@ -132,6 +140,7 @@ type config struct {
 	askMethod  string // "": never ask
 	askAfter   time.Duration
 	hang       Hang
+	cancel     bool      // honour notifications/cancelled (stdio)
 	answerSize int       // 0: answer arguments.text
 	arrivals   *arrivals // nil: not recorded
 	gate       *gate     // nil: calls are not held
