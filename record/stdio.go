@@ -148,8 +148,11 @@ type StdioResult struct {
 // Blocking and the end: Stdio returns when the recording is over and
 // every goroutine it started is gone:
 //   - the client closed its input (EOF on clientIn): the server's stdin is
-//     closed, the server has StdioStopTimeout to exit, then gets SIGTERM,
-//     then SIGKILL; what it writes meanwhile is still relayed; nil error;
+//     closed (with StdioAwaitAnswers, once its answers are in or
+//     StdioDrain has passed), the server has StdioStopTimeout to exit,
+//     then gets SIGTERM, then SIGKILL; what it writes meanwhile is still
+//     relayed; nil error, or with StdioAwaitAnswers an *UnansweredError
+//     naming the requests still unanswered;
 //   - the server exited on its own: clientIn is closed if it is an
 //     io.Closer (to end a read in progress); nil error if its status was
 //     0, else an error wrapping transport.ErrTarget;
