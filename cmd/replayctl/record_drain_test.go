@@ -20,7 +20,7 @@ import (
 // lines, running.
 type fromFile struct {
 	cmd            *exec.Cmd
-	path           string // the tape
+	path, in       string // the tape, the file of lines
 	stdout, stderr *testbuf.Buffer
 	done           chan struct{}
 }
@@ -39,7 +39,7 @@ func recordFromFile(t *testing.T, lines []string, args ...string) *fromFile {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	r := &fromFile{path: filepath.Join(dir, "t.jsonl"), stdout: &testbuf.Buffer{}, stderr: &testbuf.Buffer{}, done: make(chan struct{})}
+	r := &fromFile{path: filepath.Join(dir, "t.jsonl"), in: in, stdout: &testbuf.Buffer{}, stderr: &testbuf.Buffer{}, done: make(chan struct{})}
 	r.cmd = exec.Command(binary, append([]string{"record", "-o", r.path}, args...)...)
 	r.cmd.Stdin, r.cmd.Stdout, r.cmd.Stderr = f, r.stdout, r.stderr
 	if err := r.cmd.Start(); err != nil {
