@@ -128,8 +128,8 @@ func control(f *os.File, fn func(fd int) error) error {
 // pipes only), and setting the mode on the shared one breaks the client;
 // an epoll loop of its own would hold a thread as well. It is one thread
 // per process, and the runtime keeps idle threads anyway: replayctl
-// record with a socket as stdin had 7, 7 and 8 threads, with a pipe 7, 7
-// and 6 (Linux, /proc/PID/status, round 13).
+// record with a socket as stdin had 7–8 threads, with a pipe 6–7
+// (BENCHMARKS.md, "record's threads with a socket as stdin").
 type polled struct {
 	fd     int
 	wake   [2]int // the read end, polled beside fd; the write end, for Close
