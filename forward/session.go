@@ -3,6 +3,7 @@ package forward
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -371,7 +372,9 @@ func (u *upstream) answer(ctx context.Context, msg []byte) bool {
 }
 
 // notify sends a client notification upstream once the connection
-// exists (notifications/initialized only if the handshake did not).
+// exists (notifications/initialized only if the handshake did not; a
+// notifications/cancelled of the client's initialize never: see
+// cancelsInitialize).
 func (u *upstream) notify(ctx context.Context, msg []byte) {
 	u.dialMu.Lock()
 	ready := u.conn != nil && u.err == nil
@@ -381,6 +384,10 @@ func (u *upstream) notify(ctx context.Context, msg []byte) {
 	}
 	m := parse(msg)
 	if m == nil {
+		return
+	}
+	if m.Method == "notifications/cancelled" && u.cancelsInitialize(m) {
+		u.f.log.Warn().Str("session", u.name).Msg("the client cancelled its initialize, which MCP forbids (\"The initialize request MUST NOT be cancelled by clients\"): ignored and not sent upstream; the handshake goes on, and its answer goes to the client")
 		return
 	}
 	if m.Method == "notifications/initialized" {
@@ -396,6 +403,40 @@ func (u *upstream) notify(ctx context.Context, msg []byte) {
 	if err := u.sendUp(ctx, msg); err != nil {
 		u.f.log.Debug().Str("session", u.name).Err(err).Msg("a client notification could not be sent upstream")
 	}
+}
+
+// cancelsInitialize reports whether m, a client's notifications/cancelled,
+// names the session's initialize: the id of the client's initialize,
+// unless a forwarded request of another method in flight upstream has
+// that id now (a client may use an id again once its request is
+// answered). MCP (2025-06-18, 2025-11-25, "Cancellation") says the
+// initialize request MUST NOT be cancelled by clients, and a receiver
+// MAY ignore a cancellation of a request that cannot be cancelled: serve
+// ignores it, as the upstream's client it must not send it (an upstream
+// that honours it would never answer initialize, so that the session
+// would never get notifications/initialized), and the client gets the
+// answer it may ignore.
+func (u *upstream) cancelsInitialize(m *jsonrpc.Message) bool {
+	var params struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(m.Params(), &params) != nil || len(params.RequestID) == 0 {
+		return false
+	}
+	key := jsonrpc.IDKey(params.RequestID)
+	isInit := false
+	for _, h := range u.live.Handshake() {
+		if hm := parse(h); hm != nil && hm.Kind == jsonrpc.KindRequest && hm.Method == "initialize" && jsonrpc.IDKey(hm.ID) == key {
+			isInit = true
+		}
+	}
+	if !isInit {
+		return false
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	w, inFlight := u.pending[key]
+	return !inFlight || w.method == "initialize"
 }
 
 // latest is the client stream of the latest forwarded request in flight.

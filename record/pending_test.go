@@ -1,6 +1,7 @@
 package record
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/replayctl/replayctl/tape"
@@ -39,8 +40,8 @@ func TestPendingRequests(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newPendingRequests()
-			for _, l := range tc.lines {
-				p.saw(l.dir, []byte(l.msg))
+			for i, l := range tc.lines {
+				p.saw(l.dir, []byte(l.msg), i+1, int64(i))
 			}
 			if closed(p.allAnswered()) {
 				t.Fatal("all answered before the input ended")
@@ -49,16 +50,62 @@ func TestPendingRequests(t *testing.T) {
 			if got := closed(p.allAnswered()); got != tc.want {
 				t.Errorf("all answered %v, want %v", got, tc.want)
 			}
+			if left, _ := p.left(); (len(left) == 0) != tc.want {
+				t.Errorf("left %v, want none: %v", left, tc.want)
+			}
 		})
 	}
 	// An answer after the end of the input settles it.
 	p := newPendingRequests()
-	p.saw(tape.C2S, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	p.saw(tape.C2S, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), 1, 0)
 	p.inputEnded()
-	p.saw(tape.S2C, []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
-	p.saw(tape.S2C, []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)) // a duplicate: closed once
+	p.saw(tape.S2C, []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`), 1, 1)
+	p.saw(tape.S2C, []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`), 2, 2) // a duplicate: closed once
 	if !closed(p.allAnswered()) {
 		t.Error("the answer after the input ended did not settle it")
+	}
+}
+
+// TestPendingLeft: left names the requests still unanswered, each by
+// method, id, line of the input and seq, in the order they were sent:
+// an answer to a reused id takes the oldest request of that id; the
+// server's requests the client did not answer are named apart.
+func TestPendingLeft(t *testing.T) {
+	p := newPendingRequests()
+	for i, l := range []struct {
+		dir tape.Dir
+		msg string
+	}{
+		{tape.C2S, `{"jsonrpc":"2.0","id":1,"method":"ping"}`},
+		{tape.C2S, `{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"x"}}`},
+		{tape.C2S, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`},
+		{tape.S2C, `{"jsonrpc":"2.0","id":"ask-1","method":"roots/list"}`},
+		{tape.S2C, `{"jsonrpc":"2.0","id":"ask-2","method":"elicitation/create"}`},
+		{tape.S2C, `{"jsonrpc":"2.0","id":1,"result":{}}`},
+		{tape.C2S, `{"jsonrpc":"2.0","id":"ask-1","result":{"roots":[]}}`},
+		{tape.C2S, `{"jsonrpc":"2.0","id":3,"method":"resources/list"}`},
+	} {
+		p.saw(l.dir, []byte(l.msg), 10+i, int64(100+i))
+	}
+	left, asked := p.left()
+	var got, gotAsked []string
+	for _, u := range left {
+		got = append(got, u.String())
+	}
+	for _, u := range asked {
+		gotAsked = append(gotAsked, u.String())
+	}
+	want := []string{
+		`tools/call id "b" (line 11 of the input, seq 101)`,
+		`tools/list id 1 (line 12 of the input, seq 102)`,
+		`resources/list id 3 (line 17 of the input, seq 107)`,
+	}
+	wantAsked := []string{`elicitation/create id "ask-2" (seq 104)`}
+	if !slices.Equal(got, want) {
+		t.Errorf("left:\n got %q\nwant %q", got, want)
+	}
+	if !slices.Equal(gotAsked, wantAsked) {
+		t.Errorf("asked:\n got %q\nwant %q", gotAsked, wantAsked)
 	}
 }
 

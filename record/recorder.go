@@ -294,7 +294,9 @@ func (r *Recorder) finish(res *Result, runErr, closeErr error, noHeader bool) er
 // end (nil error) and a stdio recording's interruption (ctx's error).
 //
 // Errors: an *InputError when nothing could start; a stdio server that
-// could not start or failed wraps transport.ErrTarget; the listener's
+// could not start or failed wraps transport.ErrTarget; a stdio client
+// that is a file (StdioAwaitAnswers) whose requests were not all
+// answered, an *UnansweredError (the tape is whole); the listener's
 // error unchanged; a tape that could not be written, "record: write
 // PATH: …" (a *Tap's error says "record: " once).
 func (r *Recorder) Run(ctx context.Context) (Result, error) {

@@ -30,6 +30,8 @@ type stdioOptions struct {
 	log          zerolog.Logger
 	env          []string
 	awaitAnswers bool
+	drain        time.Duration // StdioDrain; DefaultDrain unless drainSet
+	drainSet     bool
 	// beforeEnd, when set (by tests), runs in the proxy before it waits
 	// for the end of the recording, given a channel closed once the
 	// client's relay has returned.
@@ -39,11 +41,15 @@ type stdioOptions struct {
 // StdioAwaitAnswers has the end of the client's input wait for the
 // server's answer to every request the client sent (less those it
 // cancelled with notifications/cancelled) before the server's stdin is
-// closed, or for the server's exit, or for ctx. It is for a client that
-// is a file of messages (`record < requests.jsonl`): nothing waits on
-// the answers, and a server that drops the requests it is working on
-// when its stdin ends (the go-sdk's does) would leave them off the
-// tape. A live client closes its input when it no longer wants them.
+// closed, or for the server's exit, or for StdioDrain to pass, or for
+// ctx. It is for a client that is a file of messages (`record <
+// requests.jsonl`): nothing waits on the answers, and a server that
+// drops the requests it is working on when its stdin ends (the go-sdk's
+// does) would leave them off the tape. A live client closes its input
+// when it no longer wants them. Requests still unanswered when the
+// recording ends (the bound passed, or the server exited first) are
+// StdioResult.Unanswered, and Stdio's error is an *UnansweredError
+// unless another one ends it (ctx's, a failed write).
 func StdioAwaitAnswers() StdioOption { return func(o *stdioOptions) { o.awaitAnswers = true } }
 
 // StdioSession names the session the messages are recorded in ("s1" by
@@ -114,6 +120,13 @@ type StdioResult struct {
 	// not recorded because they are not JSON (blank lines are not
 	// counted).
 	NonJSONFromClient, NonJSONFromServer int64
+	// Unanswered (with StdioAwaitAnswers, once the client's input ended)
+	// are the client's requests the server had not answered when the
+	// recording ended, in the order they were sent, and Asked the
+	// server's requests the client had not answered. Drained says
+	// StdioDrain passed before every answer came.
+	Unanswered, Asked []Unanswered
+	Drained           bool
 }
 
 // Stdio is the stdio recording proxy. It starts the server argv (no
@@ -135,8 +148,11 @@ type StdioResult struct {
 // Blocking and the end: Stdio returns when the recording is over and
 // every goroutine it started is gone:
 //   - the client closed its input (EOF on clientIn): the server's stdin is
-//     closed, the server has StdioStopTimeout to exit, then gets SIGTERM,
-//     then SIGKILL; what it writes meanwhile is still relayed; nil error;
+//     closed (with StdioAwaitAnswers, once its answers are in or
+//     StdioDrain has passed), the server has StdioStopTimeout to exit,
+//     then gets SIGTERM, then SIGKILL; what it writes meanwhile is still
+//     relayed; nil error, or with StdioAwaitAnswers an *UnansweredError
+//     naming the requests still unanswered;
 //   - the server exited on its own: clientIn is closed if it is an
 //     io.Closer (to end a read in progress); nil error if its status was
 //     0, else an error wrapping transport.ErrTarget;
@@ -181,6 +197,10 @@ func Stdio(ctx context.Context, tap *Tap, clientIn io.Reader, clientOut io.Write
 	}
 	if o.awaitAnswers {
 		p.pending = newPendingRequests()
+		p.drain = DefaultDrain
+		if o.drainSet {
+			p.drain = max(o.drain, 0)
+		}
 	}
 	p.beforeEnd = o.beforeEnd
 	return p.run(ctx, srv)
@@ -205,6 +225,7 @@ type stdioProxy struct {
 	fail   error      // the first relay error that ends the recording
 
 	pending *pendingRequests // with StdioAwaitAnswers: the requests not yet answered
+	drain   time.Duration    // with StdioAwaitAnswers: StdioDrain (0: no bound)
 
 	beforeEnd func(clientRelayDone <-chan struct{}) // see stdioOptions
 }
@@ -247,11 +268,20 @@ func (p *stdioProxy) run(ctx context.Context, srv *transport.Process) (StdioResu
 	case <-clientEOF:
 		res.ClientClosed = true
 		if p.pending != nil {
-			// A file of messages ended: its answers first.
+			// A file of messages ended: its answers first, for as
+			// long as the drain allows.
+			var drained <-chan time.Time
+			if p.drain > 0 {
+				t := time.NewTimer(p.drain)
+				defer t.Stop()
+				drained = t.C
+			}
 			select {
 			case <-p.pending.allAnswered():
 			case <-srv.Exited():
 			case <-downDone:
+			case <-drained:
+				res.Drained = true
 			case <-ctx.Done():
 				ctxErr = ctx.Err()
 			}
@@ -282,6 +312,11 @@ func (p *stdioProxy) run(ctx context.Context, srv *transport.Process) (StdioResu
 	res.ExitCode, res.Signal, _ = srv.Status() // -1 and no signal when unknown
 	res.NonJSONFromClient, res.NonJSONFromServer = p.nonJSON[0].Load(), p.nonJSON[1].Load()
 	p.log.Debug().Int("status", res.ExitCode).Str("signal", res.Signal).Bool("client_closed", res.ClientClosed).Bool("stopped", res.Stopped).Msg("server ended")
+	if p.pending != nil && res.ClientClosed {
+		// After the server's end: an answer it wrote as it stopped
+		// is an answer.
+		res.Unanswered, res.Asked = p.pending.left()
+	}
 	switch {
 	case p.failure() != nil:
 		return res, p.failure()
@@ -289,6 +324,12 @@ func (p *stdioProxy) run(ctx context.Context, srv *transport.Process) (StdioResu
 		return res, ctxErr
 	case !res.ClientClosed && !res.Stopped && (res.ExitCode != 0 || res.Signal != ""):
 		return res, &transport.ExitError{Command: srv.Argv(), Status: res.ExitCode, Signal: res.Signal, Stderr: "see its stderr above"}
+	case len(res.Unanswered) > 0:
+		e := &UnansweredError{Requests: res.Unanswered, Asked: res.Asked}
+		if res.Drained {
+			e.Drain = p.drain
+		}
+		return res, e
 	}
 	return res, nil
 }
@@ -300,10 +341,12 @@ func (p *stdioProxy) relay(dir tape.Dir, from, to *transport.LineConn) (eof bool
 	if dir == tape.S2C {
 		idx = 1
 	}
+	line := 0 // of from
 	for {
 		msg, raw, err := from.ReadLine()
 		if len(raw) > 0 {
-			if ferr := p.pass(dir, idx, msg, raw, to); ferr != nil {
+			line++
+			if ferr := p.pass(dir, idx, line, msg, raw, to); ferr != nil {
 				return false
 			}
 		}
@@ -328,19 +371,20 @@ func (p *stdioProxy) relay(dir tape.Dir, from, to *transport.LineConn) (eof bool
 	}
 }
 
-// pass records one line (if it is JSON) and forwards its raw bytes. A
-// failure to write the tape is the recording's failure; a failure to
-// forward means the other side is gone.
-func (p *stdioProxy) pass(dir tape.Dir, idx int, msg, raw []byte, to *transport.LineConn) error {
+// pass records one line, the line-th of its sender (if it is JSON), and
+// forwards its raw bytes. A failure to write the tape is the recording's
+// failure; a failure to forward means the other side is gone.
+func (p *stdioProxy) pass(dir tape.Dir, idx, line int, msg, raw []byte, to *transport.LineConn) error {
 	at := time.Now()
 	switch {
 	case json.Valid(msg):
-		if err := p.tap.Record(at, p.session, dir, msg, nil, nil); err != nil {
+		seq, err := p.tap.recordSeq(at, tape.Message{Session: p.session, Dir: dir, Msg: msg})
+		if err != nil {
 			p.setFailure(err)
 			return err
 		}
 		if p.pending != nil {
-			p.pending.saw(dir, msg)
+			p.pending.saw(dir, msg, line, seq)
 		}
 	case len(bytes.TrimSpace(msg)) > 0:
 		n := p.nonJSON[idx].Add(1)

@@ -117,16 +117,23 @@ func (t *Tap) Record(at time.Time, session string, dir tape.Dir, msg []byte, h *
 // Extra members (the HTTP proxy's notes). m's Seq and TUS are set here;
 // m.Msg is not kept after RecordMessage returns.
 func (t *Tap) RecordMessage(at time.Time, m tape.Message) error {
+	_, err := t.recordSeq(at, m)
+	return err
+}
+
+// recordSeq is RecordMessage, and returns the seq the message was given
+// (when err is nil).
+func (t *Tap) recordSeq(at time.Time, m tape.Message) (seq int64, err error) {
 	if at.IsZero() {
 		at = t.now()
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.err != nil {
-		return t.err
+		return 0, t.err
 	}
 	if t.closed {
-		return fmt.Errorf("record: seq %d: %w", t.seq, tape.ErrClosed)
+		return 0, fmt.Errorf("record: seq %d: %w", t.seq, tape.ErrClosed)
 	}
 	us := max(at.Sub(t.start).Microseconds(), t.lastUS)
 	m.Seq, m.TUS = t.seq, us
@@ -144,17 +151,17 @@ func (t *Tap) RecordMessage(at time.Time, m tape.Message) error {
 		t.seq++
 		t.lastUS = us
 		if !settled && len(t.held) < maxHeldMessages && t.heldBytes < maxHeldBytes {
-			return nil
+			return m.Seq, nil
 		}
-		return t.openLocked()
+		return m.Seq, t.openLocked()
 	}
 	if err := t.w.Write(m); err != nil {
 		t.err = fmt.Errorf("record: write seq %d: %w", t.seq, err)
-		return t.err
+		return 0, t.err
 	}
 	t.seq++
 	t.lastUS = us
-	return nil
+	return m.Seq, nil
 }
 
 // openLocked makes a lazy Tap's writer and writes what it held; t.mu is

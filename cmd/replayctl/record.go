@@ -36,6 +36,7 @@ type recordFlags struct {
 	tags        []string
 	maxMessage  byteSize
 	stopTimeout time.Duration
+	drain       time.Duration // stdin a file: the wait for the answers due at its end
 	// redaction builds the Redactor of --redact-* (addRedactFlags);
 	// redactor is what it built, set by check.
 	redaction func() (*tape.Redactor, error)
@@ -67,6 +68,7 @@ func (f *recordFlags) register(fl *pflag.FlagSet) {
 	fl.StringArrayVar(&f.tags, "tag", nil, "a tag k=v for the tape's header (repeatable)")
 	addKnob(fl, "record", "max-message", &f.maxMessage)
 	addKnob(fl, "record", "stop-timeout", &f.stopTimeout)
+	addKnob(fl, "record", "drain", &f.drain)
 }
 
 // check validates the shared flags before anything starts, and returns
@@ -298,7 +300,9 @@ tape that loads, with every whole line. When the client closes its input, the
 server's stdin is closed and it has --stop-timeout to exit (then SIGTERM, then
 SIGKILL); Ctrl-C and SIGTERM stop the same way. The tape then gets its end line.
 From a file (< requests.jsonl), the server's stdin is closed at the file's end
-only once every request in it is answered (or cancelled), or the server exited.
+once every request in it is answered (or cancelled), the server exited, or
+--drain (30s) has passed: the requests never answered are named on stderr,
+stay on the tape unanswered (it gets its end line), and the exit status is 1.
 
 Lines that are not JSON (a banner a server prints) are relayed but not
 recorded: a warning says so.
@@ -307,10 +311,11 @@ recorded: a warning says so.
 the tape is); the address, with its token, is printed on stderr.
 
 Exit status: 0 the session ended (the client closed its input, or the server
-exited with status 0); 2 bad usage, the tape could not be written, or the
-client sent a line longer than --max-message; 3 the server could not start,
-exited with another status, or sent a line longer than --max-message; 130
-interrupted.
+exited with status 0); 1 the input was a file and requests in it were never
+answered (--drain passed, or the server exited first); 2 bad usage, the tape
+could not be written, or the client sent a line longer than --max-message; 3
+the server could not start, exited with another status, or sent a line longer
+than --max-message; 130 interrupted.
 ` + recordHTTPHelp,
 		Example: `  replayctl record -o session.jsonl -- node my-server.js
   replayctl record -o everything.jsonl --tag server=everything -- go tool everything-server
@@ -380,14 +385,14 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 	// with --force the old tape is then as it was.
 	silent := false
 	keep := func(res record.Result, err error) bool {
-		ended := err == nil || errors.Is(err, transport.ErrTarget) || ctx.Err() != nil
+		ended := err == nil || errors.Is(err, transport.ErrTarget) || errors.Is(err, record.ErrUnanswered) || ctx.Err() != nil
 		silent = ended && !heardServer(res.Path)
 		return !silent
 	}
 	stdio := []record.StdioOption{record.StdioSession(f.session), record.StdioMaxMessage(int(f.maxMessage)), record.StdioStderr(a.stderr)}
 	if isRegularFile(a.stdin) {
 		// `record < requests.jsonl`: no client waits on the answers.
-		stdio = append(stdio, record.StdioAwaitAnswers())
+		stdio = append(stdio, record.StdioAwaitAnswers(), record.StdioDrain(f.drain))
 	}
 	r, err := newRecorder(f, append(a.recorderOptions(f, tags, keep),
 		record.Command(argv...), record.Client(f.client.watch(a.stdin), a.stdout), record.StopTimeout(f.stopTimeout),
@@ -399,6 +404,7 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 	recordRan()
 	f.awaitAbandoned()
 	noServer := !res.Stdio.Started && errors.Is(err, transport.ErrTarget)
+	var unanswered *record.UnansweredError
 	madeMeanwhile := errors.Is(err, fs.ErrExist) // by another recorder, after check
 	if !f.quiet && !noServer && !madeMeanwhile {
 		a.recordSummary(res, err, silent, f.noTape())
@@ -410,7 +416,18 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 	case silent:
 		return &exitError{code: exitTarget, err: fmt.Errorf("record: the server answered nothing (not even initialize), so %s: is %s an MCP server over stdio?", f.noTape(), argv[0])}
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
-		return interrupted(fmt.Sprintf("%s recorded to %s, with its end line", english.Count(res.Messages, "message"), res.Path))
+		return interrupted(fmt.Sprintf("%s recorded to %s, with its end line%s", english.Count(res.Messages, "message"), res.Path, stillDue(res.Stdio.Unanswered)))
+	case errors.As(err, &unanswered):
+		// The tape is whole: CI tells it from success by the status.
+		them, hint := "it", ""
+		if len(unanswered.Requests) > 1 {
+			them = "them"
+		}
+		if unanswered.Drain > 0 {
+			hint = "; give a slow server longer with --drain (0 waits for every answer)"
+		}
+		return &exitError{code: exitFailed, err: fmt.Errorf("record: %s; %s keeps %s as sent, unanswered (%s, with its end line)%s",
+			unanswered.What(), res.Path, them, english.Count(res.Messages, "message"), hint)}
 	case noServer:
 		return recordError(exitTarget, err, "; "+f.noTape())
 	case err != nil && errors.Is(err, transport.ErrTarget):
@@ -421,6 +438,15 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 		return recordError(exitBadInput, err, "")
 	}
 	return nil
+}
+
+// stillDue names, for a recording interrupted while a file's answers
+// were awaited, the requests still unanswered ("" for none).
+func stillDue(reqs []record.Unanswered) string {
+	if len(reqs) == 0 {
+		return ""
+	}
+	return "; still unanswered, as on the tape: " + record.List(reqs)
 }
 
 // recordError is a recording's failure err, ending the process with
@@ -520,6 +546,8 @@ func (a *app) recordSummary(rec record.Result, err error, silent bool, noTape st
 		how = "the client sent a line longer than --max-message"
 	case !res.ClientClosed:
 		how = "the server ended"
+	case res.Drained:
+		how += fmt.Sprintf("; --drain passed with %s unanswered", english.Count(int64(len(res.Unanswered)), "request"))
 	}
 	switch {
 	case res.Signal != "" && res.Stopped:

@@ -118,6 +118,7 @@ miss; 2 bad usage or an unreadable tape.
 	fl.StringVar(&f.upstream, "upstream", "", "the real server of --mode record, once, new: a Streamable HTTP URL (or give its command after --)")
 	fl.BoolVar(&f.force, "force", false, "--mode record: overwrite TAPE if it exists")
 	addKnob(fl, "serve", "stop-timeout", &f.stopTimeout)
+	addKnob(fl, "serve", "drain", &f.drain)
 	addUIFlags(fl, &f.ui)
 	f.redaction = addRedactFlags(cmd)
 	registerValues(cmd, "mode", serve.Modes()...)

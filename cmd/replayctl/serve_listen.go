@@ -30,6 +30,7 @@ type serveFlags struct {
 	path string // TAPE
 	modeFlags
 	stopTimeout time.Duration
+	drain       time.Duration // --drain: record's, over stdio with stdin a file
 	serveLimits
 	// redaction builds the Redactor of --redact-* (record and new).
 	redaction func() (*tape.Redactor, error)

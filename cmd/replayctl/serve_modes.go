@@ -141,7 +141,7 @@ type serveRecorder struct {
 func (a *app) recorder(path string, f serveFlags) *serveRecorder {
 	return &serveRecorder{a: a, f: f, rf: recordFlags{
 		out: path, force: f.force, session: "s1", maxMessage: byteSize(f.maxMessage),
-		stopTimeout: f.stopTimeout, redaction: f.redaction,
+		stopTimeout: f.stopTimeout, drain: f.drain, redaction: f.redaction,
 	}}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/replayctl/replayctl/chaos"
 	"github.com/replayctl/replayctl/forward"
 	"github.com/replayctl/replayctl/mock"
+	"github.com/replayctl/replayctl/record"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/transport"
 )
@@ -396,6 +397,17 @@ var Table = []Knob{
 		NoConfig: "the config file is a replay's; record takes flags",
 		Options:  []string{"record.StdioStopTimeout"},
 		Said:     []string{"2s"},
+	},
+	{
+		Name:    "drain",
+		Doc:     "stdin a file (record < requests.jsonl): how long after its end the server has to answer the requests still due before its stdin is closed; those never answered are named and the exit status is 1; 0: wait for every answer (or Ctrl-C)",
+		Default: record.DefaultDrain, Commands: []string{"record"},
+		Variants: []Variant{
+			{Command: "serve", Doc: "--mode record (or once, before its tape exists) over stdio, stdin a file: how long after its end the server has to answer the requests still due; 0: wait for every answer (or Ctrl-C)", Why: "serve records only in its record-or-replay modes"},
+		},
+		NoConfig: "the config file is a replay's; record takes flags",
+		Options:  []string{"record.StdioDrain"},
+		Said:     []string{"DefaultDrain", "30s"},
 	},
 }
 

@@ -120,6 +120,16 @@ func control(f *os.File, fn func(fd int) error) error {
 // terminal is read once poll says it has input, and a pipe written at
 // most pipeBuf bytes at a time once poll says it has room, which POSIX
 // says a write never waits for.
+//
+// A Read or Write waiting holds an OS thread in poll(2) (a socket's read
+// for as long as the client is quiet). That is kept on purpose: Go's
+// poller serves only descriptors in non-blocking mode, a socket has no
+// other open file description to make non-blocking (reopen works for
+// pipes only), and setting the mode on the shared one breaks the client;
+// an epoll loop of its own would hold a thread as well. It is one thread
+// per process, and the runtime keeps idle threads anyway: replayctl
+// record with a socket as stdin had 7–8 threads, with a pipe 6–7
+// (BENCHMARKS.md, "record's threads with a socket as stdin").
 type polled struct {
 	fd     int
 	wake   [2]int // the read end, polled beside fd; the write end, for Close

@@ -24,6 +24,7 @@ var slow struct {
 //
 //	-delay D       answer every tools/call after D, each request on its own
 //	-init-delay D  answer initialize after D
+//	-cancel        honour notifications/cancelled: a delayed answer whose request is cancelled is never written (stdio)
 //	-ask M:D       send a request of method M (ids "ask-1"…) D after each notifications/initialized (stdio)
 //	-start D       sleep D before reading stdin (a server slow to start)
 //	-arrivals FILE append "<unix ns> <method|response|invalid> <id|->" per message received, before any delay
@@ -31,6 +32,7 @@ var slow struct {
 //	-hang noread   after answering initialize, write 2,000 ~1 KB
 //	               sampling/createMessage requests (ids "srv-1"…) and never read stdin again
 //	-hang endless  answer tools/call with a line that never ends (4 GiB of text, no newline)
+//	-hang silent   never answer tools/call (every other request is answered)
 //	-size N        answer every tools/call with a text of N bytes
 //
 // It exits 0 when stdin ends, once the delayed answers are written.

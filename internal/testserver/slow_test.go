@@ -245,8 +245,49 @@ func TestSlowHangNoRead(t *testing.T) {
 	_ = p.cmd.Process.Kill()
 }
 
+// TestSlowHangSilent: -hang silent answers every request but tools/call,
+// and exits 0 at the end of its input all the same.
+func TestSlowHangSilent(t *testing.T) {
+	p := startProc(t, Slow(t, "-hang", "silent"))
+	p.send(initialize)
+	if got := p.recv(); !strings.Contains(got, `"serverInfo"`) {
+		t.Fatalf("got %s, want the initialize answer", got)
+	}
+	p.send(initNote, toolsCall(2, "hello"), ping)
+	if got, want := p.recv(), `{"jsonrpc":"2.0","id":"p","result":{}}`; got != want {
+		t.Errorf("got %s, want the ping's answer %s (and none to tools/call)", got, want)
+	}
+	if err := p.wait(); err != nil {
+		t.Errorf("exit at the end of stdin: got %v, want status 0", err)
+	}
+	if rest, _ := io.ReadAll(p.out); len(rest) > 0 {
+		t.Errorf("after the ping's answer: %q, want nothing (tools/call is never answered)", rest)
+	}
+}
+
+// TestSlowCancel: with -cancel, a delayed answer whose request the client
+// cancels is never written, and the server does not wait for it at the
+// end of its input (here an hour).
+func TestSlowCancel(t *testing.T) {
+	p := startProc(t, Slow(t, "-cancel", "-delay", "1h"))
+	p.send(initialize)
+	if got := p.recv(); !strings.Contains(got, `"serverInfo"`) {
+		t.Fatalf("got %s, want the initialize answer", got)
+	}
+	p.send(toolsCall(2, "hello"), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`, ping)
+	if got, want := p.recv(), `{"jsonrpc":"2.0","id":"p","result":{}}`; got != want {
+		t.Errorf("got %s, want the ping's answer %s", got, want)
+	}
+	if err := p.wait(); err != nil {
+		t.Errorf("exit at the end of stdin: got %v, want status 0", err)
+	}
+	if rest, _ := io.ReadAll(p.out); len(rest) > 0 {
+		t.Errorf("after the ping's answer: %q, want nothing (the call was cancelled)", rest)
+	}
+}
+
 func TestSlowHangNeedsItsTransport(t *testing.T) {
-	for _, args := range [][]string{{"-hang", "headers"}, {"-hang", "429"}, {"-hang", "forever"}} {
+	for _, args := range [][]string{{"-hang", "headers"}, {"-hang", "429"}, {"-hang", "forever"}, {"-hang", "silent", "-http", "127.0.0.1:0"}} {
 		out, err := exec.Command(Slow(t)[0], args...).CombinedOutput()
 		if ee, ok := errors.AsType[*exec.ExitError](err); !ok || ee.ExitCode() != 2 {
 			t.Errorf("%v: got %v (%s), want exit status 2 and a message", args, err, out)

@@ -9,7 +9,7 @@
 // or, with -http, a stateless Streamable HTTP endpoint at /mcp. The
 // protocol lives in ../slowmcp.
 //
-//	slow [-delay D] [-start D] [-init-delay D] [-ask METHOD:D] [-arrivals FILE [-gate N]] [-hang MODE] [-size N] [-http ADDR [-rx]]
+//	slow [-delay D] [-start D] [-init-delay D] [-cancel] [-ask METHOD:D] [-arrivals FILE [-gate N]] [-hang MODE] [-size N] [-http ADDR [-rx]]
 //
 // Interrupt or SIGTERM stops it at once with status 0, dropping answers
 // still delayed.
@@ -43,7 +43,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	initDelay := fs.Duration("init-delay", 0, "answer initialize after this long")
 	ask := fs.String("ask", "", "stdio: `METHOD:D` sends a METHOD request (ids ask-1, …) D after each notifications/initialized")
 	arrivalsPath := fs.String("arrivals", "", "append `FILE` one line per message received: <unix ns> <method|response> <id|->")
-	hangFlag := fs.String("hang", "none", "misbehave: none, headers (HTTP: no answer headers for tools/call), noread (stdio: stop reading after initialize), 429 (HTTP: tools/call gets 429), endless (tools/call answer without end), gzip-bomb (HTTP: 1 MiB of gzip, 1 GiB unpacked), sse-endless (HTTP: an SSE data line without end)")
+	hangFlag := fs.String("hang", "none", "misbehave: none, headers (HTTP: no answer headers for tools/call), noread (stdio: stop reading after initialize), 429 (HTTP: tools/call gets 429), endless (tools/call answer without end), gzip-bomb (HTTP: 1 MiB of gzip, 1 GiB unpacked), sse-endless (HTTP: an SSE data line without end), silent (stdio: tools/call is never answered)")
+	honourCancel := fs.Bool("cancel", false, "stdio: honour notifications/cancelled: a delayed answer (-delay, -init-delay) whose request the client cancels is never written (initialize too)")
 	answerSize := fs.Int("size", 0, "answer every tools/call with a text of this many bytes")
 	gateN := fs.Int("gate", 0, "hold every tools/call until the -arrivals `FILE` holds N tools/call lines (servers sharing it count together), then -delay")
 	httpAddr := fs.String("http", "", "serve stateless Streamable HTTP at `ADDR`/mcp instead of stdio")
@@ -60,6 +61,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opts := []slowmcp.Option{slowmcp.WithDelay(*delay), slowmcp.WithHang(hang), slowmcp.WithInitDelay(*initDelay), slowmcp.WithAnswerSize(*answerSize)}
+	if *honourCancel {
+		opts = append(opts, slowmcp.WithCancel())
+	}
 	if *ask != "" {
 		method, after, ok := strings.Cut(*ask, ":")
 		d, err := time.ParseDuration(after)
@@ -111,8 +115,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // checkTransport refuses a hang mode the chosen transport cannot show.
 func checkTransport(h slowmcp.Hang, overHTTP bool) error {
 	switch {
-	case overHTTP && h == slowmcp.HangNoRead:
-		return fmt.Errorf("noread is a stdio mode: drop -http")
+	case overHTTP && (h == slowmcp.HangNoRead || h == slowmcp.HangSilent):
+		return fmt.Errorf("%s is a stdio mode: drop -http", h)
 	case !overHTTP && (h == slowmcp.HangHeaders || h == slowmcp.Hang429 || h == slowmcp.HangGzipBomb || h == slowmcp.HangSSEEndless):
 		return fmt.Errorf("%s is an HTTP mode: add -http 127.0.0.1:PORT", h)
 	}

@@ -33,6 +33,11 @@ const (
 	// HangSSEEndless (HTTP) answers tools/call with an event stream whose
 	// one data line never ends (EndlessBytes of text).
 	HangSSEEndless Hang = "sse-endless"
+	// HangSilent (stdio) reads every tools/call and never answers it,
+	// as a server that lost a request, or waits on something that never
+	// comes; every other request is answered, and the server exits when
+	// its input ends, as usual.
+	HangSilent Hang = "silent"
 )
 
 // EndlessBytes is how much text the endless modes write at most: far more
@@ -53,12 +58,12 @@ const RetryAfter = "100000"
 // ParseHang reads a -hang flag value.
 func ParseHang(s string) (Hang, error) {
 	switch h := Hang(s); h {
-	case HangNone, HangHeaders, HangNoRead, Hang429, HangEndless, HangGzipBomb, HangSSEEndless:
+	case HangNone, HangHeaders, HangNoRead, Hang429, HangEndless, HangGzipBomb, HangSSEEndless, HangSilent:
 		return h, nil
 	case "":
 		return HangNone, nil
 	}
-	return "", fmt.Errorf("unknown hang mode %q: want none, headers (HTTP), noread (stdio), 429 (HTTP), endless, gzip-bomb (HTTP) or sse-endless (HTTP)", s)
+	return "", fmt.Errorf("unknown hang mode %q: want none, headers (HTTP), noread (stdio), 429 (HTTP), endless, gzip-bomb (HTTP), sse-endless (HTTP) or silent (stdio)", s)
 }
 
 // Option configures a Handler or Serve.
@@ -116,6 +121,14 @@ func WithGate(path string, n int) Option {
 	return func(c *config) { c.gate = &gate{path: path, n: n} }
 }
 
+// WithCancel has the stdio server honour the client's
+// notifications/cancelled as MCP says a receiver SHOULD (and the
+// TypeScript SDK's server does): a delayed answer (tools/call after
+// WithDelay, initialize after WithInitDelay) whose request the client
+// cancels before it is written is never written. initialize included,
+// which a client MUST NOT cancel: the server a misbehaving client meets.
+func WithCancel() Option { return func(c *config) { c.cancel = true } }
+
 // WithAnswerSize makes every tools/call answer a text of n bytes ("x"
 // repeated) instead of arguments.text: a valid answer, as large as asked.
 // 0 leaves the answers as they are.
@@ -127,6 +140,7 @@ type config struct {
 	askMethod  string // "": never ask
 	askAfter   time.Duration
 	hang       Hang
+	cancel     bool      // honour notifications/cancelled (stdio)
 	answerSize int       // 0: answer arguments.text
 	arrivals   *arrivals // nil: not recorded
 	gate       *gate     // nil: calls are not held

@@ -21,7 +21,8 @@ import (
 // Serve returns nil when r ends, once the answers still delayed are
 // written (a goroutine still sleeping when ctx is done writes nothing),
 // or the first error reading r or writing w. With HangEndless it returns
-// once it has written an endless tools/call answer (its write error). With
+// once it has written an endless tools/call answer (its write error);
+// with HangSilent it never answers tools/call. With
 // HangNoRead it answers
 // initialize, writes FloodRequests requests, never reads r again and
 // returns ctx.Err() when ctx is done. Serve cannot interrupt a blocked
@@ -37,6 +38,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts ...Option) error 
 	reading, endReading := context.WithCancel(ctx)
 	defer endReading()
 	asked := 0
+	var due cancels // with WithCancel: the delayed answers still due
 	for {
 		line, rerr := in.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
@@ -46,17 +48,31 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts ...Option) error 
 			switch d := c.delayFor(m); {
 			case c.hang == HangEndless && Delayed(m):
 				return out.endless(endlessStart(m.ID))
+			case c.hang == HangSilent && Delayed(m): // never answered
 			case c.sized(m):
 				out.sized(m.ID, c.answerSize)
 			case answer == nil:
 			case d > 0 || c.held(m):
+				actx, release := ctx, func() {}
+				if c.cancel {
+					actx, release = due.add(ctx, m.ID)
+				}
 				delayed.Go(func() {
-					if c.pass(reading, m) && sleep(ctx, d) {
+					defer release()
+					if c.pass(reading, m) && sleep(actx, d) && (!c.cancel || due.take(m.ID)) {
 						out.write(answer)
 					}
 				})
 			default:
 				out.write(answer)
+			}
+			if c.cancel && m.Kind == Notification && m.Method == "notifications/cancelled" {
+				var p struct {
+					RequestID json.RawMessage `json:"requestId"`
+				}
+				if json.Unmarshal(m.Params, &p) == nil {
+					due.cancel(p.RequestID)
+				}
 			}
 			if c.askMethod != "" && m.Kind == Notification && m.Method == "notifications/initialized" {
 				asked++
@@ -86,6 +102,46 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts ...Option) error 
 			return fmt.Errorf("read: %w", rerr)
 		}
 	}
+}
+
+// cancels are the delayed answers a client may still cancel (WithCancel),
+// by the text of their request's id.
+type cancels struct {
+	mu sync.Mutex // guards m
+	m  map[string]context.CancelFunc
+}
+
+// add makes the context of the answer to id, cancelled by cancel(id);
+// done releases it.
+func (cs *cancels) add(ctx context.Context, id json.RawMessage) (context.Context, func()) {
+	actx, stop := context.WithCancel(ctx)
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.m == nil {
+		cs.m = map[string]context.CancelFunc{}
+	}
+	cs.m[string(id)] = stop
+	return actx, stop
+}
+
+// cancel cancels the answer to id, if it is still due.
+func (cs *cancels) cancel(id json.RawMessage) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if stop, ok := cs.m[string(id)]; ok {
+		stop()
+		delete(cs.m, string(id))
+	}
+}
+
+// take reports whether the answer to id is still due (not cancelled),
+// and makes it no longer cancellable.
+func (cs *cancels) take(id json.RawMessage) bool {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	_, ok := cs.m[string(id)]
+	delete(cs.m, string(id))
+	return ok
 }
 
 // askRequest is the server's nth request of method (WithAsk).

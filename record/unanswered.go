@@ -1,0 +1,136 @@
+package record
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/replayctl/replayctl/internal/english"
+)
+
+// DefaultDrain is how long a stdio recording whose client is a file
+// (StdioAwaitAnswers) waits, once the file has ended, for the answers
+// still due: run's --timeout, so that a recording gives a request the
+// time a replay of it would.
+const DefaultDrain = 30 * time.Second
+
+// StdioDrain bounds the wait of StdioAwaitAnswers: once the client's
+// input has ended, the server has d to answer the requests still due
+// before its stdin is closed (DefaultDrain by default); 0 means no bound
+// (the wait ends with the answers, the server's exit or ctx). Requests
+// still unanswered when the recording ends make Stdio's error an
+// *UnansweredError.
+func StdioDrain(d time.Duration) StdioOption {
+	return func(o *stdioOptions) { o.drain, o.drainSet = d, true }
+}
+
+// Unanswered is a request that had no answer when a recording ended.
+type Unanswered struct {
+	Method string
+	ID     json.RawMessage // as it was sent
+	// Line is the line of the sender's input it was read from (from 1;
+	// 0 for the server's requests), Seq its seq on the tape.
+	Line int
+	Seq  int64
+}
+
+// String says which request it is: "tools/call id 3 (line 4 of the
+// input, seq 6)".
+func (u Unanswered) String() string {
+	if u.Line > 0 {
+		return fmt.Sprintf("%s id %s (line %d of the input, seq %d)", u.Method, u.ID, u.Line, u.Seq)
+	}
+	return fmt.Sprintf("%s id %s (seq %d)", u.Method, u.ID, u.Seq)
+}
+
+// ErrUnanswered is matched by Stdio's error when the client's input
+// ended (StdioAwaitAnswers) and requests it sent were never answered.
+var ErrUnanswered = errors.New("record: requests were never answered")
+
+// UnansweredError is Stdio's error when, with StdioAwaitAnswers, the
+// client's input ended and the recording ended with requests it sent
+// still unanswered: StdioDrain passed, or the server exited first. The
+// tape keeps them as they were sent, without answers, as a Ctrl-C
+// leaves them. It matches ErrUnanswered.
+type UnansweredError struct {
+	Requests []Unanswered // in the order they were sent
+	// Asked are the server's requests the client never answered (a
+	// file cannot): a server that waits on one of them before it
+	// answers never will.
+	Asked []Unanswered
+	// Drain is the bound that passed; 0 when the server ended first.
+	Drain time.Duration
+}
+
+// maxListed is how many requests an UnansweredError names.
+const maxListed = 10
+
+func (e *UnansweredError) Error() string {
+	s := "record: " + e.What() + "; the tape keeps " + e.them() + " as sent, unanswered"
+	if e.Drain > 0 {
+		s += "; give a slow server longer with StdioDrain (replayctl record --drain; 0 waits for every answer)"
+	}
+	return s
+}
+
+// them is "it" for one request, "them" for more.
+func (e *UnansweredError) them() string {
+	if len(e.Requests) == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+// What says which requests were never answered, and after what: "1
+// request was never answered within --drain 1s of the input's end:
+// tools/call id 2 (line 3 of the input, seq 2)", then the server's
+// requests the input never answered, if any.
+func (e *UnansweredError) What() string {
+	var b strings.Builder
+	n := int64(len(e.Requests))
+	b.WriteString(english.Count(n, "request"))
+	if n == 1 {
+		b.WriteString(" was")
+	} else {
+		b.WriteString(" were")
+	}
+	if e.Drain > 0 {
+		fmt.Fprintf(&b, " never answered within --drain %s of the input's end: ", e.Drain)
+	} else {
+		b.WriteString(" never answered before the server ended: ")
+	}
+	writeList(&b, e.Requests)
+	if len(e.Asked) > 0 {
+		fmt.Fprintf(&b, "; the input never answered the server's %s ", english.Plural(int64(len(e.Asked)), "request"))
+		writeList(&b, e.Asked)
+		b.WriteString(" (a file cannot: a request the server answers only once the client has answered it never gets its answer)")
+	}
+	return b.String()
+}
+
+// List names the first ten of reqs, and how many more: "tools/call id
+// 3 (line 4 of the input, seq 6), ping id 5 (…) and 2 more".
+func List(reqs []Unanswered) string {
+	var b strings.Builder
+	writeList(&b, reqs)
+	return b.String()
+}
+
+// writeList writes the first maxListed of reqs, and how many more.
+func writeList(b *strings.Builder, reqs []Unanswered) {
+	for i, u := range reqs {
+		if i == maxListed {
+			fmt.Fprintf(b, " and %d more", len(reqs)-maxListed)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(u.String())
+	}
+}
+
+// Is makes errors.Is(err, ErrUnanswered) true.
+func (e *UnansweredError) Is(target error) bool { return target == ErrUnanswered }
