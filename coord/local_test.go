@@ -5,9 +5,10 @@ import (
 	"errors"
 	"net"
 	"os"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/replayctl/replayctl/internal/testos"
 )
 
 // envHungShard makes the test binary, started as a shard by RunLocal, a
@@ -53,7 +54,7 @@ func TestRunLocalEndsHungShards(t *testing.T) {
 	// Cleanup runs after the test, also when it fails: the hung shard
 	// must not outlive it, nor RunLocal's goroutine (goleak).
 	t.Cleanup(func() {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
+		_ = testos.Kill(pid)
 		<-done
 	})
 	select {

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/replayctl/replayctl/engine/event"
+	"github.com/replayctl/replayctl/internal/testos"
 	"github.com/replayctl/replayctl/internal/testtape/calls"
 	"github.com/replayctl/replayctl/metrics"
 	"github.com/replayctl/replayctl/mock"
@@ -154,7 +155,7 @@ func BenchmarkPipeline(b *testing.B) {
 				b.ReportAllocs()
 				b.ResetTimer()
 				var lines, stalls int64
-				cpu0 := cpuTime()
+				cpu0 := testos.CPUTime()
 				for b.Loop() {
 					cfg := Config{Tape: path, Speed: scheduler.Speed{Mode: scheduler.Fast}, Logger: zerolog.Nop()}
 					var f *os.File
@@ -218,7 +219,7 @@ func BenchmarkPipeline(b *testing.B) {
 				}
 				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "requests/s")
 				// On a shared machine the CPU per request is the steadier figure.
-				b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N)/float64(n)/1000, "cpu-µs/request")
+				b.ReportMetric(float64((testos.CPUTime()-cpu0).Nanoseconds())/float64(b.N)/float64(n)/1000, "cpu-µs/request")
 				if sink == "file" {
 					b.ReportMetric(float64(lines)/float64(b.N)/float64(n), "events/request")
 				}

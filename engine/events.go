@@ -91,7 +91,7 @@ func (e *Engine) endEvents(runErr error) []string {
 			notes = append(notes, fmt.Sprintf("events: %s lost %d events after the replay was interrupted", st.Name, st.Lost))
 		}
 		if st.Stalls > 0 {
-			notes = append(notes, fmt.Sprintf("events: %s fell behind: the replay waited for it %d times, %s in all", st.Name, st.Stalls, st.Stalled.Round(time.Millisecond)))
+			notes = append(notes, fmt.Sprintf("events: %s fell behind: the replay waited for it %d times, %s in all", st.Name, st.Stalls, report.FormatDuration(st.Stalled)))
 		}
 	}
 	if err != nil {

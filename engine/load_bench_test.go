@@ -16,12 +16,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/replayctl/replayctl/internal/testos"
 	"github.com/replayctl/replayctl/internal/testserver"
 	"github.com/replayctl/replayctl/internal/testtape"
 	"github.com/replayctl/replayctl/report"
@@ -98,7 +98,7 @@ func BenchmarkHTTPLoadVsWrk(b *testing.B) {
 			for b.Loop() {
 				before := wrkRate(b, url, tg.tool, tg.args, sessions, 3*time.Second)
 				gc := debug.SetGCPercent(gcPercent())
-				cpu0 := cpuTime()
+				cpu0 := testos.CPUTime()
 				start := time.Now()
 				rep, err := replay1(b, Config{Tape: path, Dialer: d, Speed: scheduler.Speed{Mode: scheduler.Fast}, Sessions: sessions, Logger: zerolog.Nop()})
 				elapsed := time.Since(start)
@@ -112,7 +112,7 @@ func BenchmarkHTTPLoadVsWrk(b *testing.B) {
 				// tools/call answers only, as wrk sends: the handshakes are
 				// not in the rate.
 				ours += float64(sessions*calls) / elapsed.Seconds()
-				cpu += cpuTime() - cpu0
+				cpu += testos.CPUTime() - cpu0
 				debug.SetGCPercent(gc)
 				after := wrkRate(b, url, tg.tool, tg.args, sessions, 3*time.Second)
 				theirs += (before + after) / 2
@@ -272,15 +272,6 @@ func callArrivals(tb testing.TB, path string) []time.Duration {
 		at = append(at, time.Duration(ns))
 	}
 	return at
-}
-
-// cpuTime is the CPU time (user and system) this process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // gcPercent is the collector's target during the replay: Go's default

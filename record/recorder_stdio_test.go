@@ -10,12 +10,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
+	"github.com/replayctl/replayctl/internal/testos"
 	"github.com/replayctl/replayctl/record"
 )
 
@@ -57,7 +57,7 @@ func TestRecorderStdioRunWaitsForItsProxy(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%s: %v", pidFile, err)
 	}
-	t.Cleanup(func() { _ = syscall.Kill(orphan, syscall.SIGKILL) })
+	t.Cleanup(func() { _ = testos.Kill(orphan) })
 	cancel()
 	o := <-done
 	if !errors.Is(o.err, context.Canceled) {

@@ -7,12 +7,12 @@ import (
 	"io"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/rs/zerolog"
 
 	"github.com/replayctl/replayctl/internal/testbuf"
+	"github.com/replayctl/replayctl/internal/testos"
 	"github.com/replayctl/replayctl/internal/testserver"
 	"github.com/replayctl/replayctl/tape"
 	"github.com/replayctl/replayctl/transport"
@@ -144,7 +144,7 @@ func TestStartTargetFirstBadTape(t *testing.T) {
 		t.Fatalf("%d connections started early, want 1", len(*conns))
 	}
 	pid := (*conns)[0].(*transport.StdioConn).PID()
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+	if gone, err := testos.Gone(t, pid); !gone {
 		t.Errorf("the server (pid %d) after New failed: kill -0 says %v, want no such process", pid, err)
 	}
 }
@@ -165,7 +165,7 @@ func TestStartTargetFirstClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := (*conns)[0].(*transport.StdioConn).PID()
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+	if gone, err := testos.Gone(t, pid); !gone {
 		t.Errorf("the server (pid %d) after Close: kill -0 says %v, want no such process", pid, err)
 	}
 }
@@ -269,7 +269,7 @@ func TestStartTargetFirstBadTapeKills(t *testing.T) {
 		t.Fatalf("%d connections started early, want 1", len(*conns))
 	}
 	pid := (*conns)[0].(*transport.StdioConn).PID()
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+	if gone, err := testos.Gone(t, pid); !gone {
 		t.Errorf("the server (pid %d) after New failed: kill -0 says %v, want no such process", pid, err)
 	}
 	out := logs.String()

@@ -56,7 +56,7 @@ func TestWriteHTMLSections(t *testing.T) {
 		`id="failures"`, `<table class="diffs">`, `<col class="path"><col class="kind">`, `<div class="val">`, "Validation failures: 1", "result<wbr>.content<wbr>[0]<wbr>.text", "&#34;sunny&#34;", "&#34;rain&#34;", "result<wbr>.isError", "(absent)",
 		`id="errors"`, "no answer within 5s",
 		"held (causal order, in-flight limit)", "schedule lag (the replayer late)",
-		`<div class="label">load</div><div class="value">delivered: 2 requests at 50/s (&#43;1 handshake, not paced), 100% of the 50/s intended (lag p99 1 ms)</div>`,
+		`<div class="label">load</div><div class="value">delivered: 2 requests at 50/s (&#43;1 handshake, not paced), 100% of the 50/s intended (lag p99 1ms)</div>`,
 		`id="chaos"`, "answer withheld",
 		"warning: tape has no end line",
 	}

@@ -135,7 +135,7 @@ func TestWriteJUnitSample(t *testing.T) {
 	}
 	wantProps := []ciProperty{
 		{"run_id", sampleRunID}, {"tape", "weather.jsonl"}, {"target", "http://127.0.0.1:8080/mcp"}, {"speed", "10x"}, {"chaos_seed", "42"},
-		{"load", "delivered: 2 requests at 50/s (+1 handshake, not paced), 100% of the 50/s intended (lag p99 1 ms)"}, {"load_delivered", "true"},
+		{"load", "delivered: 2 requests at 50/s (+1 handshake, not paced), 100% of the 50/s intended (lag p99 1ms)"}, {"load_delivered", "true"},
 		{"lag_p99_ms", "1"}, {"held_p99_ms", "0"},
 	}
 	if fmt.Sprint(s.Properties) != fmt.Sprint(wantProps) {

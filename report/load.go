@@ -182,7 +182,7 @@ func (l Load) cutShort(stop StopKind) Load {
 		sent = pluralGrouped(l.Requests+l.Notifications, "client message")
 	}
 	l.Verdict = fmt.Sprintf("not judged: %s; a schedule cut short has no rate to judge (%s sent before the stop, lag p99 %s)",
-		why, sent, loadMS(l.LagP99MS))
+		why, sent, msDuration(l.LagP99MS))
 	return l
 }
 
@@ -227,17 +227,17 @@ func loadVerdict(l Load, sent int64, sessions int) string {
 		b.WriteString(aside)
 	}
 	lagKept := l.LagP99MS <= l.LateAfterMS
-	fmt.Fprintf(&b, " (lag p99 %s)", loadMS(l.LagP99MS))
+	fmt.Fprintf(&b, " (lag p99 %s)", msDuration(l.LagP99MS))
 	if !lagKept {
 		advice := "lower the sessions (--sessions) or the speed (--speed)"
 		if sessions <= 1 {
 			advice = "lower the speed (--speed), or replay on a machine less busy"
 		}
 		fmt.Fprintf(&b, "; the replayer fell behind its schedule (%s more than %s late): the machine or the replayer could not keep up — %s",
-			pluralGrouped(l.Late, "message"), loadMS(l.LateAfterMS), advice)
+			pluralGrouped(l.Late, "message"), msDuration(l.LateAfterMS), advice)
 	}
 	if l.HeldP99MS > l.LateAfterMS {
-		fmt.Fprintf(&b, "; held p99 %s: the target set the pace (its answers awaited: causal order / --max-inflight; or a send it held until it answered)", loadMS(l.HeldP99MS))
+		fmt.Fprintf(&b, "; held p99 %s: the target set the pace (its answers awaited: causal order / --max-inflight; or a send it held until it answered)", msDuration(l.HeldP99MS))
 	}
 	return b.String()
 }
@@ -249,14 +249,6 @@ func formatPercent(f float64) string {
 		return strconv.FormatFloat(math.Round(p), 'f', 0, 64) + "%"
 	}
 	return strings.TrimSuffix(strconv.FormatFloat(p, 'f', 1, 64), ".0") + "%"
-}
-
-// loadMS shows milliseconds for a sentence: "0.3 ms", "1.5 ms", "84 ms".
-func loadMS(ms float64) string {
-	if ms >= 10 {
-		return strconv.FormatFloat(math.Round(ms), 'f', 0, 64) + " ms"
-	}
-	return strconv.FormatFloat(ms, 'g', 2, 64) + " ms"
 }
 
 // formatRate shows a rate per second: "12,500/s", "498/s", "66.7/s", "2.5/s".

@@ -48,7 +48,7 @@ func TestLoad(t *testing.T) {
 			speed:   "rps:500",
 			results: every(1000, 2*time.Millisecond, constant(0), constant(100*time.Microsecond)),
 			want: Load{Applicable: true, Requests: 1000, IntendedRatePerS: 500, AchievedRatePerS: 500, AchievedRatio: 1, LateAfterMS: 10, Delivered: true,
-				Verdict: "delivered: 1,000 requests at 500/s, 100% of the 500/s intended (lag p99 0.1 ms)"},
+				Verdict: "delivered: 1,000 requests at 500/s, 100% of the 500/s intended (lag p99 100µs)"},
 			lagP99: 0.1, heldCount: 1000,
 		},
 		{
@@ -57,7 +57,7 @@ func TestLoad(t *testing.T) {
 			// Lag grows by 1ms a request: 11ms..99ms are late, 89 of them.
 			results: every(100, 10*time.Millisecond, constant(0), func(i int) time.Duration { return time.Duration(i) * time.Millisecond }),
 			want: Load{Applicable: true, Requests: 100, IntendedRatePerS: 100, AchievedRatePerS: 99 / 1.089, AchievedRatio: 0.909091, Late: 89, LateAfterMS: 10,
-				Verdict: "NOT delivered: 100 requests at 90.9/s, 90.9% of the 100/s intended (95% needed) (lag p99 98 ms); the replayer fell behind its schedule (89 messages more than 10 ms late): the machine or the replayer could not keep up — lower the speed (--speed), or replay on a machine less busy"},
+				Verdict: "NOT delivered: 100 requests at 90.9/s, 90.9% of the 100/s intended (95% needed) (lag p99 98.05ms); the replayer fell behind its schedule (89 messages more than 10ms late): the machine or the replayer could not keep up — lower the speed (--speed), or replay on a machine less busy"},
 			lagP99: 98, heldCount: 100,
 		},
 		{
@@ -68,7 +68,7 @@ func TestLoad(t *testing.T) {
 			// Held 0, 50, …, 450ms: sends 150ms apart where 100ms was meant.
 			results: every(10, 100*time.Millisecond, func(i int) time.Duration { return time.Duration(i) * 50 * time.Millisecond }, constant(200*time.Microsecond)),
 			want: Load{Applicable: true, Requests: 10, IntendedRatePerS: 10, AchievedRatePerS: 9 / 1.35, AchievedRatio: 0.666667, LateAfterMS: 10,
-				Verdict: "NOT delivered: 10 requests at 6.67/s, 66.7% of the 10/s intended (95% needed) (lag p99 0.2 ms); held p99 450 ms: the target set the pace (its answers awaited: causal order / --max-inflight; or a send it held until it answered)"},
+				Verdict: "NOT delivered: 10 requests at 6.67/s, 66.7% of the 10/s intended (95% needed) (lag p99 200µs); held p99 450ms: the target set the pace (its answers awaited: causal order / --max-inflight; or a send it held until it answered)"},
 			lagP99: 0.2, heldP99: 450, heldCount: 10,
 		},
 		{
@@ -79,7 +79,7 @@ func TestLoad(t *testing.T) {
 				timed(1, KindRequest, 50*time.Millisecond, 20*time.Millisecond, 30*time.Millisecond),
 			},
 			want: Load{Applicable: true, Requests: 2, IntendedRatePerS: 20, AchievedRatePerS: 20, AchievedRatio: 1, Late: 2, LateAfterMS: 10,
-				Verdict: "NOT delivered: 2 requests at 20/s, 100% of the 20/s intended (lag p99 30 ms); the replayer fell behind its schedule (2 messages more than 10 ms late): the machine or the replayer could not keep up — lower the speed (--speed), or replay on a machine less busy; held p99 20 ms: the target set the pace (its answers awaited: causal order / --max-inflight; or a send it held until it answered)"},
+				Verdict: "NOT delivered: 2 requests at 20/s, 100% of the 20/s intended (lag p99 30ms); the replayer fell behind its schedule (2 messages more than 10ms late): the machine or the replayer could not keep up — lower the speed (--speed), or replay on a machine less busy; held p99 20ms: the target set the pace (its answers awaited: causal order / --max-inflight; or a send it held until it answered)"},
 			lagP99: 30, heldP99: 20, heldCount: 2,
 		},
 		{
@@ -87,7 +87,7 @@ func TestLoad(t *testing.T) {
 			speed:   "realtime",
 			results: []Result{timed(0, KindRequest, time.Second, 0, 300*time.Microsecond)},
 			want: Load{Applicable: true, Requests: 1, LateAfterMS: 10, Delivered: true,
-				Verdict: "delivered: 1 request (lag p99 0.3 ms)"},
+				Verdict: "delivered: 1 request (lag p99 300µs)"},
 			lagP99: 0.3, heldCount: 1,
 		},
 		{
@@ -98,7 +98,7 @@ func TestLoad(t *testing.T) {
 				timed(1, KindRequest, 0, 0, 0),
 			},
 			want: Load{Applicable: true, Requests: 2, LateAfterMS: 10, Delivered: true,
-				Verdict: "delivered: 2 requests (lag p99 0 ms)"},
+				Verdict: "delivered: 2 requests (lag p99 0µs)"},
 			heldCount: 2,
 		},
 		{
@@ -110,7 +110,7 @@ func TestLoad(t *testing.T) {
 				timed(2, KindRequest, 100*time.Millisecond, 0, 0),
 			},
 			want: Load{Applicable: true, Requests: 2, IntendedRatePerS: 10, AchievedRatePerS: 10, AchievedRatio: 1, Late: 1, LateAfterMS: 10,
-				Verdict: "NOT delivered: 2 requests at 10/s, 100% of the 10/s intended (lag p99 20 ms); the replayer fell behind its schedule (1 message more than 10 ms late): the machine or the replayer could not keep up — lower the speed (--speed), or replay on a machine less busy"},
+				Verdict: "NOT delivered: 2 requests at 10/s, 100% of the 10/s intended (lag p99 20ms); the replayer fell behind its schedule (1 message more than 10ms late): the machine or the replayer could not keep up — lower the speed (--speed), or replay on a machine less busy"},
 			lagP99: 20, heldCount: 3,
 		},
 		{
@@ -121,7 +121,7 @@ func TestLoad(t *testing.T) {
 				timed(1, KindRequest, time.Second, 0, LateAfter),
 			},
 			want: Load{Applicable: true, Requests: 2, IntendedRatePerS: 1, AchievedRatePerS: 1, AchievedRatio: 1, LateAfterMS: 10, Delivered: true,
-				Verdict: "delivered: 2 requests at 1/s, 100% of the 1/s intended (lag p99 10 ms)"},
+				Verdict: "delivered: 2 requests at 1/s, 100% of the 1/s intended (lag p99 10ms)"},
 			lagP99: 10, heldCount: 2,
 		},
 		{
@@ -135,7 +135,7 @@ func TestLoad(t *testing.T) {
 				timed(1, KindRequest, 2*time.Millisecond, 0, 0),
 			},
 			want: Load{Applicable: true, Requests: 2, IntendedRatePerS: 500, AchievedRatePerS: 500, AchievedRatio: 1, LateAfterMS: 10, Delivered: true,
-				Verdict: "delivered: 2 requests at 500/s, 100% of the 500/s intended (lag p99 1.3 ms)"},
+				Verdict: "delivered: 2 requests at 500/s, 100% of the 500/s intended (lag p99 1.3ms)"},
 			lagP99: 1.3, heldCount: 2,
 		},
 		{
@@ -270,7 +270,6 @@ func TestLoadFormats(t *testing.T) {
 		{formatRate(0), "0/s"}, {formatRate(2.5), "2.5/s"}, {formatRate(6.666), "6.67/s"}, {formatRate(10), "10/s"},
 		{formatRate(66.666), "66.7/s"}, {formatRate(498.4), "498/s"}, {formatRate(12500), "12,500/s"},
 		{grouped(0), "0"}, {grouped(999), "999"}, {grouped(1000), "1,000"}, {grouped(1234567), "1,234,567"}, {grouped(-1000), "-1,000"},
-		{loadMS(0), "0 ms"}, {loadMS(0.3), "0.3 ms"}, {loadMS(0.001), "0.001 ms"}, {loadMS(1.25), "1.2 ms"}, {loadMS(84.4), "84 ms"}, {loadMS(1234.5), "1235 ms"},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {
@@ -298,8 +297,8 @@ func TestWriteTextLoad(t *testing.T) {
 			name: "delivered",
 			r:    report("rps:500", every(1000, 2*time.Millisecond, constant(0), constant(100*time.Microsecond))),
 			want: []string{
-				"  time        lag p50 100µs p99 100µs · held p50 0s p99 0s · latency p50 1ms p99 1ms\n",
-				"  load        delivered: 1,000 requests at 500/s, 100% of the 500/s intended (lag p99 0.1 ms)\n",
+				"  time        lag p50 100µs p99 100µs · held p50 0µs p99 0µs · latency p50 1ms p99 1ms\n",
+				"  load        delivered: 1,000 requests at 500/s, 100% of the 500/s intended (lag p99 100µs)\n",
 			},
 		},
 		{
@@ -307,8 +306,8 @@ func TestWriteTextLoad(t *testing.T) {
 			r:    report("realtime", behind),
 			want: []string{
 				"held p50 20ms p99 20ms",
-				"  load        NOT delivered: 100 requests at 90.9/s, 90.9% of the 100/s intended (95% needed) (lag p99 98 ms); the replayer fell behind its schedule (89 messages more than 10 ms late)",
-				"; held p99 20 ms: the target set the pace",
+				"  load        NOT delivered: 100 requests at 90.9/s, 90.9% of the 100/s intended (95% needed) (lag p99 98.05ms); the replayer fell behind its schedule (89 messages more than 10ms late)",
+				"; held p99 20ms: the target set the pace",
 			},
 		},
 		{
@@ -320,7 +319,7 @@ func TestWriteTextLoad(t *testing.T) {
 		{
 			name:  "fast: no load line, still the time line",
 			r:     report("fast", every(3, 0, constant(0), constant(0))),
-			want:  []string{"  time        lag p50 0s p99 0s · held p50 0s p99 0s · latency p50 1ms p99 1ms\n"},
+			want:  []string{"  time        lag p50 0µs p99 0µs · held p50 0µs p99 0µs · latency p50 1ms p99 1ms\n"},
 			avoid: []string{"load ", "delivered"},
 		},
 		{
@@ -382,10 +381,10 @@ func TestLoadCountsWhatItRates(t *testing.T) {
 	}{
 		{"rps:200, 20 sessions", "rps:200", 20, 5 * time.Millisecond,
 			Load{Applicable: true, Requests: 160, Notifications: 20, IntendedRatePerS: 200, AchievedRatePerS: 200, AchievedRatio: 1, LateAfterMS: 10, Delivered: true,
-				Verdict: "delivered: 180 messages at 200/s (160 requests, 20 notifications; each takes a ticket), 100% of the 200/s intended (lag p99 0.05 ms)"}},
+				Verdict: "delivered: 180 messages at 200/s (160 requests, 20 notifications; each takes a ticket), 100% of the 200/s intended (lag p99 50µs)"}},
 		{"realtime, 1 session", "realtime", 1, 10 * time.Millisecond,
 			Load{Applicable: true, Requests: 7, Handshakes: 1, IntendedRatePerS: 100, AchievedRatePerS: 100, AchievedRatio: 1, LateAfterMS: 10, Delivered: true,
-				Verdict: "delivered: 7 requests at 100/s (+1 handshake, not paced), 100% of the 100/s intended (lag p99 0.05 ms)"}},
+				Verdict: "delivered: 7 requests at 100/s (+1 handshake, not paced), 100% of the 100/s intended (lag p99 50µs)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -18,8 +18,12 @@ import (
 // (replayctl run --report FILE.json). Fields it does not know are
 // ignored. Errors wrap [ErrBadReport] for a file that is not such a
 // report, naming the file and the line or field; [Merge] names the file in
-// its errors too.
-func Read(path string) (*Report, error) {
+// its errors too. It takes any object with a summary, a chaos plan in the
+// report's shape included; [ReadWhole] takes a whole report only.
+func Read(path string) (*Report, error) { return read(path, Parse) }
+
+// read reads the file at path and decodes it with parse.
+func read(path string, parse func([]byte) (*Report, error)) (*Report, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
@@ -32,7 +36,7 @@ func Read(path string) (*Report, error) {
 		}
 		return nil, fmt.Errorf("report %s: cannot open it (%w): check the path", path, why)
 	}
-	r, err := Parse(data)
+	r, err := parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("report %s: %w", path, err)
 	}

@@ -370,18 +370,9 @@ func orDash(s string) string {
 	return s
 }
 
-// msDuration renders milliseconds as a duration with sensible precision.
+// msDuration renders milliseconds as FormatDuration does.
 func msDuration(ms float64) string {
-	d := time.Duration(ms * float64(time.Millisecond))
-	switch {
-	case d < time.Millisecond:
-		d = d.Round(time.Microsecond)
-	case d < time.Second:
-		d = d.Round(10 * time.Microsecond)
-	default:
-		d = d.Round(time.Millisecond)
-	}
-	return d.String()
+	return FormatDuration(time.Duration(ms * float64(time.Millisecond)))
 }
 
 // thresholdFailure says why a threshold failed:

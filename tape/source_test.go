@@ -6,8 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
+
+	"github.com/replayctl/replayctl/internal/testos"
 )
 
 // fifoWith makes a FIFO in dir and writes b into it once a reader opens
@@ -15,9 +16,7 @@ import (
 func fifoWith(t *testing.T, dir string, b []byte) (path string, wait func()) {
 	t.Helper()
 	path = filepath.Join(dir, "tape.fifo")
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
+	testos.Mkfifo(t, path)
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)

@@ -45,6 +45,15 @@ type Pipe struct {
 	// DefaultMaxMessage. A longer line ends the connection with a
 	// *TooLargeError.
 	MaxMessage int
+	// OwnServer says that Serve makes a server of its own at each call,
+	// which holds nothing of the calls before (the connections are then
+	// an OwnServer, as stdio's are: a reconnect reaches a new server).
+	// false, the default, is for a Serve that runs one server shared by
+	// every call, as in the example above (a new MCP session on the same
+	// server, as a new HTTP session is): what outlives a session, such
+	// as a durable task of the 2026 extension, is still there at a
+	// reconnect.
+	OwnServer bool
 }
 
 var _ Dialer = Pipe{}
@@ -79,6 +88,7 @@ func (p Pipe) Dial(ctx context.Context, session string) (Conn, error) {
 	}
 	c := &PipeConn{
 		name:        name,
+		ownServer:   p.OwnServer,
 		log:         p.Logger.With().Str("transport", "pipe").Str("server", name).Str("session", session).Logger(),
 		stopTimeout: stop,
 		output:      outR,
@@ -105,6 +115,7 @@ func (p Pipe) Dial(ctx context.Context, session string) (Conn, error) {
 // PipeConn is a connection to a server that Pipe runs in this process.
 type PipeConn struct {
 	name        string
+	ownServer   bool // Pipe.OwnServer
 	log         zerolog.Logger
 	stopTimeout time.Duration
 
@@ -130,7 +141,12 @@ var (
 	_ Conn       = (*PipeConn)(nil)
 	_ RawWriter  = (*PipeConn)(nil)
 	_ SlowSender = (*PipeConn)(nil)
+	_ OwnServer  = (*PipeConn)(nil)
 )
+
+// OwnServer is Pipe.OwnServer: whether Serve makes a server of its own
+// at each Dial (transport.OwnServer).
+func (c *PipeConn) OwnServer() bool { return c.ownServer }
 
 // serve runs Serve, a panic turned into its error, then closes the
 // server's ends of the pipes: our reader sees the end of its output, our

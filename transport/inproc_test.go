@@ -279,3 +279,34 @@ func TestPipeCloseIsBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestPipeOwnServer: a pipe's connection says whether a reconnect
+// reaches a new server (OwnServer) as its Pipe was told: by default it
+// does not (Serve runs one server shared by its calls, as the example
+// does and the engine then keeps a durable task's id across a
+// reconnect); with Pipe.OwnServer it does, as stdio's connections do.
+func TestPipeOwnServer(t *testing.T) {
+	shared := sdkServer()
+	for _, tc := range []struct {
+		name string
+		p    Pipe
+		want bool
+	}{
+		{"one server shared", Pipe{Logger: testLogger(t), Serve: func(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
+			return shared.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+		}}, false},
+		{"a server per call", func() Pipe { p := sdkPipe(t); p.OwnServer = true; return p }(), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := dialIn(t, tc.p, "s1")
+			mcpSession(t, c, "echo", `{"message":"own"}`, "Echo: own")
+			o, ok := c.(OwnServer)
+			if !ok {
+				t.Fatalf("a %T is not an OwnServer", c)
+			}
+			if got := o.OwnServer(); got != tc.want {
+				t.Errorf("OwnServer() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

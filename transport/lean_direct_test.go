@@ -22,8 +22,8 @@ import (
 func smallBuffers(_, _ string, rc syscall.RawConn) error {
 	var serr error
 	err := rc.Control(func(fd uintptr) {
-		serr = errors.Join(syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_SNDBUF, 4096),
-			syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096))
+		serr = errors.Join(setsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_SNDBUF, 4096),
+			setsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096))
 	})
 	return errors.Join(err, serr)
 }

@@ -9,10 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/replayctl/replayctl/internal/testos"
 	"github.com/replayctl/replayctl/replay"
 )
 
@@ -45,7 +44,7 @@ func BenchmarkPipelineView(b *testing.B) {
 				b.ReportAllocs()
 				var frames, bytes atomic.Int64
 				var lagP99, dur float64
-				cpu0 := cpuTime()
+				cpu0 := testos.CPUTime()
 				b.ResetTimer()
 				for b.Loop() {
 					opts := []replay.Option{replay.SpeedText(c.speed)}
@@ -66,7 +65,7 @@ func BenchmarkPipelineView(b *testing.B) {
 					dur += rep.Summary.DurationMS
 				}
 				b.ReportMetric(float64(c.n)*float64(b.N)/b.Elapsed().Seconds(), "requests/s")
-				b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N)/float64(c.n)/1000, "cpu-µs/request")
+				b.ReportMetric(float64((testos.CPUTime()-cpu0).Nanoseconds())/float64(b.N)/float64(c.n)/1000, "cpu-µs/request")
 				b.ReportMetric(lagP99*1000/float64(b.N), "lag-p99-µs")
 				b.ReportMetric(dur/float64(b.N), "duration-ms")
 				if view {
@@ -120,14 +119,6 @@ func benchView(b *testing.B, frames, bytes *atomic.Int64) (*Server, func()) {
 			b.Fatal(err)
 		}
 	}
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 var _ = fmt.Sprint

@@ -279,10 +279,13 @@ func interrupts(ctx context.Context, c *controller.Controller, cancel func()) er
 func outputWidth(w io.Writer) func() int {
 	f, ok := w.(*os.File)
 	return func() int {
-		if ok {
-			if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
-				return cols
+		cols := 0
+		if ok && withFd(f, func(fd uintptr) {
+			if c, _, err := term.GetSize(int(fd)); err == nil {
+				cols = c
 			}
+		}) && cols > 0 {
+			return cols
 		}
 		return defaultWidth
 	}

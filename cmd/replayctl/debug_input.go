@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 
-	"github.com/mattn/go-isatty"
 	"github.com/peterh/liner"
 
 	"github.com/replayctl/replayctl/debug"
@@ -50,9 +48,9 @@ type lineResult struct {
 
 func newLineReader(in io.Reader, out io.Writer) *lineReader {
 	r := &lineReader{out: out, asks: make(chan struct{}), lines: make(chan lineResult)}
-	fin, okIn := in.(*os.File)
-	fout, okOut := out.(*os.File)
-	if okIn && okOut && isatty.IsTerminal(fin.Fd()) && isatty.IsTerminal(fout.Fd()) {
+	_, ttyIn := terminalFile(in)
+	_, ttyOut := terminalFile(out)
+	if ttyIn && ttyOut {
 		r.terminal = true
 		r.ln = liner.NewLiner()
 		r.ln.SetTabCompletionStyle(liner.TabCircular) // Tab again: the next candidate

@@ -1,14 +1,14 @@
 package main
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/replayctl/replayctl/internal/testos"
 )
 
 // run starts a stdio server before it reads the tape; a cassette that
@@ -43,7 +43,7 @@ func TestRunBadCassetteStopsEarlyServer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("pid %q: %v", m[1], err)
 	}
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+	if gone, err := testos.Gone(t, pid); !gone {
 		t.Errorf("the server (pid %d) after run exited: kill -0 says %v, want no such process", pid, err)
 	}
 }

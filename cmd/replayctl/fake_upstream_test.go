@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/replayctl/replayctl/internal/testos"
 )
 
 // fakeUpstreamEnv, set, makes the test binary a stdio MCP server that
@@ -19,6 +21,12 @@ const (
 	fakeUpstreamEnv    = "REPLAYCTL_TEST_FAKE_UPSTREAM"
 	fakeUpstreamPIDEnv = "REPLAYCTL_TEST_FAKE_UPSTREAM_PID"
 )
+
+// rpcIn is the part of a JSON-RPC request a fake upstream reads.
+type rpcIn struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+}
 
 // fakeStdioUpstream is a stdio MCP server for faults the real ones do not
 // make. It answers initialize, takes notifications, and answers any other
@@ -77,7 +85,7 @@ func fakeStdioCommand(t *testing.T, how string) []string {
 	t.Cleanup(func() {
 		if b, err := os.ReadFile(pidFile); err == nil {
 			if pid, err := strconv.Atoi(string(b)); err == nil {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
+				_ = testos.Kill(pid)
 			}
 		}
 	})

@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
@@ -274,8 +273,3 @@ func colorOn(w io.Writer) bool { return !noColor() && isTerminal(w) }
 
 // noColor reports NO_COLOR set to a non-empty value: no colour anywhere.
 func noColor() bool { return os.Getenv("NO_COLOR") != "" }
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && isatty.IsTerminal(f.Fd())
-}

@@ -86,7 +86,7 @@ func (a *app) merge(cmd *cobra.Command, args []string, f mergeFlags) error {
 	}
 	reports := make([]*report.Report, len(args))
 	for i, p := range args {
-		r, err := report.Read(p)
+		r, err := report.ReadWhole(p)
 		if err != nil {
 			return &exitError{code: exitBadInput, err: err}
 		}

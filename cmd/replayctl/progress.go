@@ -253,11 +253,11 @@ func progressLine(s progressState, final bool) string {
 }
 
 // shortDuration is a latency to about three digits: 850µs, 12.3ms, 1.9s,
-// 2m05s.
+// 2m05s; none yet, 0µs (in the units of report.FormatDuration).
 func shortDuration(d time.Duration) string {
 	switch {
-	case d <= 0:
-		return "0s"
+	case d < 500*time.Nanosecond: // what %d of its µs would show as 0
+		return "0µs"
 	case d < time.Millisecond:
 		return fmt.Sprintf("%dµs", d.Microseconds())
 	case d < time.Second:

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/replayctl/replayctl/internal/testos"
 )
 
 // heldWordsEnv, set, makes the test binary replayctl itself, with a
@@ -77,7 +79,7 @@ func TestRecordSecondSignalWhileStopping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	if err := testos.Kill(pid); err != nil {
 		t.Fatal(err)
 	}
 	code := p.wait(bound)

@@ -99,7 +99,7 @@ func (a *app) showReport(w io.Writer, rep *report.Report, output string, opts []
 // readReport reads the JSON report at path, or on stdin for "-".
 func (a *app) readReport(path string) (*report.Report, error) {
 	if path != "-" {
-		return report.Read(path)
+		return report.ReadWhole(path)
 	}
 	data, err := io.ReadAll(io.LimitReader(a.stdin, maxStdinReport+1))
 	if err != nil {
@@ -108,7 +108,7 @@ func (a *app) readReport(path string) (*report.Report, error) {
 	if len(data) > maxStdinReport {
 		return nil, fmt.Errorf("report on stdin: longer than %d MiB; save it to a file and give that", maxStdinReport>>20)
 	}
-	rep, err := report.Parse(data)
+	rep, err := report.ParseWhole(data)
 	if err != nil {
 		return nil, fmt.Errorf("report on stdin: %w", err)
 	}

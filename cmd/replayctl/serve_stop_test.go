@@ -40,12 +40,6 @@ const answerBound = 30 * time.Second
 // answerClient is the HTTP client of the tests' raw clients.
 var answerClient = &http.Client{Timeout: answerBound}
 
-// rpcIn is the part of a JSON-RPC request a fake upstream reads.
-type rpcIn struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-}
-
 // fakeUpstream is a Streamable HTTP MCP server on loopback, for what the
 // real ones do not do: it answers initialize (with a session id), takes
 // notifications (202), and has answer answer every other request.

@@ -23,6 +23,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/replayctl/replayctl/internal/testos"
 	"github.com/replayctl/replayctl/internal/testserver"
 	"github.com/replayctl/replayctl/internal/testtape"
 	"github.com/replayctl/replayctl/report"
@@ -372,7 +373,7 @@ func TestLocalShardsKilledShardIsNamed(t *testing.T) {
 		errText.WriteString(sc.Text() + "\n")
 		if m := startedLine.FindStringSubmatch(sc.Text()); m != nil && m[1] == "1" && !killed {
 			pid, _ := strconv.Atoi(m[3])
-			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			if err := testos.Kill(pid); err != nil {
 				t.Fatalf("kill shard 1 (pid %d): %v", pid, err)
 			}
 			killed = true

@@ -215,7 +215,9 @@ func (r *requests) cancelTask(ctx context.Context, p *pend) string {
 		if ss.cancelledTasks == nil {
 			ss.cancelledTasks = make(map[string]bool)
 		}
-		ss.cancelledTasks[task] = true // its status notifications are not compared (ownCancel)
+		// Its status notifications are not compared (ownCancel) until a
+		// reconnect reaches a server that may give its id to another task.
+		ss.cancelledTasks[task] = mcp.ResultType(Result(p.live.Msg)) != "" // durable: a task of the 2026 extension
 	}
 	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":"tasks/cancel","params":%s}`, id, m.Params())
 	if err := x.tx.sendBounded(ctx, ss, msg); err != nil {

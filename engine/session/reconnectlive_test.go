@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -215,6 +216,91 @@ func TestReconnectForgetsTasksCancel(t *testing.T) {
 		}
 		if got := sentOf(second, mcp.MethodTasksCancel); len(got) != 0 {
 			t.Errorf("tasks/cancel sent to a server that has not said it takes it: %q", got)
+		}
+	})
+}
+
+// TestReconnectForgetsCancelledTasks: the live ids of the tasks replayctl
+// cancelled itself are the old server's; a status notification with one
+// of them is of replayctl's doing only on that server (ownCancel). Over
+// stdio the new connection is a new process, which may number its tasks
+// as the old one did: its status notification for a task of its own
+// with a reused id is compared with the recorded one (here, met by it).
+// It used to be taken for the old cancel's and dropped, and the recorded
+// notification reported as not sent. Over HTTP the same holds of a
+// 2025-11-25 task, which is of the old MCP session.
+func TestReconnectForgetsCancelledTasks(t *testing.T) {
+	for _, own := range []bool{true, false} {
+		t.Run(fmt.Sprintf("ownServer=%v", own), func(t *testing.T) { reconnectCancelled(t, own) })
+	}
+}
+
+// reconnectCancelled is TestReconnectForgetsCancelledTasks with
+// connections to a server of their own (stdio) or not (HTTP).
+func reconnectCancelled(t *testing.T, own bool) {
+	const caps = `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tasks":{"cancel":{},"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"s","version":"1"}}}`
+	const note = `{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"live-t","status":"completed"}}`
+	synctest.Test(t, func(t *testing.T) {
+		server := func(first bool) func(msg []byte) [][]byte {
+			return func(msg []byte) [][]byte {
+				rpc, _ := jsonrpc.Parse(msg)
+				id := string(rpc.ID)
+				switch rpc.Method {
+				case mcp.MethodInitialize:
+					return [][]byte{[]byte(strings.Replace(caps, "%s", id, 1))}
+				case mcp.MethodToolsCall:
+					answer := []byte(`{"jsonrpc":"2.0","id":` + id + `,"result":{"task":{"taskId":"live-t","status":"working"}}}`)
+					if first {
+						return [][]byte{answer}
+					}
+					return [][]byte{answer, []byte(note)} // a new process: its first task has the old one's id
+				case mcp.MethodTasksGet:
+					return [][]byte{[]byte(`{"jsonrpc":"2.0","id":` + id + `,"result":{"taskId":"live-t","status":"working","pollInterval":1000}}`)}
+				case mcp.MethodTasksCancel:
+					return [][]byte{[]byte(`{"jsonrpc":"2.0","id":` + id + `,"result":{"taskId":"live-t","status":"cancelled"}}`)}
+				}
+				return echo(msg)
+			}
+		}
+		first := &scripted{in: make(chan transport.Incoming, 8), own: own, answer: server(true)}
+		second := &scripted{in: make(chan transport.Incoming, 8), own: own, answer: server(false)}
+		e := env(t, &dialers{cs: []transport.Conn{first, second}}, fast)
+		e.Chaos = &chaos.Plan{}
+		e.Timeout = 500 * time.Millisecond // the poll's passes while it waits 1s for its next send
+		e.ValidateNotifications = true
+		its := disconnectAt(msgs(t,
+			"c2s", initReq, "s2c", initResp,
+			"c2s", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","task":{"ttl":60000}}}`,
+			"s2c", `{"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":"t","status":"working"}}}`,
+			"c2s", `{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"t"}}`,
+			"s2c", `{"jsonrpc":"2.0","id":2,"result":{"taskId":"t","status":"completed"}}`,
+			"c2s", `{"jsonrpc":"2.0","id":3,"method":"ping"}`, "s2c", `{"jsonrpc":"2.0","id":3,"result":{}}`,
+			"c2s", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"quick","task":{"ttl":60000}}}`,
+			"s2c", `{"jsonrpc":"2.0","id":4,"result":{"task":{"taskId":"live-t","status":"working"}}}`,
+			"s2c", note,
+		), 6)
+		s, _, err := replayed(t, e, its)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sentOf(first, mcp.MethodTasksCancel); len(got) != 1 {
+			t.Fatalf("tasks/cancel sent to the first server %q, want once", got)
+		}
+		if len(sentOf(second, mcp.MethodToolsCall)) != 1 {
+			t.Fatalf("no tools/call on the new connection: sent %q", second.sent())
+		}
+		var notes int
+		for _, o := range s.outcomes {
+			if !o.Note {
+				continue
+			}
+			notes++
+			if o.Err != nil || o.Actual == nil {
+				t.Errorf("the new server's status notification: %+v (%v), want met by the live one", o, o.Err)
+			}
+		}
+		if notes != 1 {
+			t.Errorf("%d notification outcomes, want 1", notes)
 		}
 	})
 }

@@ -35,8 +35,11 @@ type session struct {
 	// its answer to initialize (cancelTask).
 	cancelsTasks bool
 	// cancelledTasks: the live ids of the tasks replayctl cancelled
-	// itself (cancelTask). A status notification of one is of replayctl's
-	// doing, not the server's to be compared (ownCancel).
+	// itself (cancelTask), each true when the task is a durable one of
+	// the 2026 extension. A status notification of one is of replayctl's
+	// doing, not the server's to be compared (ownCancel). They are the
+	// old server's ids: a reconnect forgets them as it forgets taskIDs
+	// (forgetOldServer).
 	cancelledTasks map[string]bool
 
 	inflight int   // requests sent and not answered
@@ -174,17 +177,25 @@ func (s *session) setConn(c transport.Conn) {
 // learned from the old connection's server that the new one does not
 // have (live.go): the live ids of the old session's tasks (of every task
 // when the old server was the connection's own, stdio's: the new one is
-// another process), and whether its server took tasks/cancel (the new
+// another process), and so those of the tasks replayctl cancelled (a new
+// server may give the id to a task of its own, whose status is then its
+// to compare), and whether its server took tasks/cancel (the new
 // server's answer to initialize says it again). It is called while the
 // old connection is still the session's.
 func (s *session) forgetOldServer() {
 	if s.ownServer {
 		clear(s.taskIDs)
+		clear(s.cancelledTasks)
 	}
 	for rec := range s.sessionTasks {
 		delete(s.taskIDs, rec)
 	}
 	clear(s.sessionTasks)
+	for live, durable := range s.cancelledTasks {
+		if !durable {
+			delete(s.cancelledTasks, live)
+		}
+	}
 	s.cancelsTasks = false
 }
 
@@ -197,7 +208,8 @@ func (s *session) ownCancel(rpc jsonrpc.Message) bool {
 		return false
 	}
 	id, ok := mcp.ParamTaskID(rpc.Params())
-	return ok && s.cancelledTasks[id]
+	_, own := s.cancelledTasks[id]
+	return ok && own
 }
 
 // head is the session's next message, or nil.

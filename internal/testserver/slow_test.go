@@ -388,40 +388,20 @@ func TestSlowHTTPConcurrent(t *testing.T) {
 	}
 }
 
-func TestSlowHTTPArrivals(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "arrivals")
-	url := SlowHTTP(t, "-arrivals", path)
-	client := newClient(t)
-	for _, body := range []string{initialize, initNote, toolsCall(2, "a")} {
-		if _, _, _, err := httpPost(t, t.Context(), client, url, body); err != nil {
-			t.Fatal(err)
-		}
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for line := range strings.Lines(string(b)) {
-		_, rest, _ := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
-		got = append(got, rest)
-	}
-	if want := []string{"initialize 1", "notifications/initialized -", "tools/call 2"}; fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("got arrivals %q, want %q", got, want)
-	}
-}
+// httpArrivals is what postArrivals posts, as the arrivals file names it
+// after each line's time.
+var httpArrivals = []string{"initialize 1", "notifications/initialized -", "tools/call 2"}
 
-// TestSlowHTTPArrivalsRx: with -rx each arrival line ends in the
-// kernel's receive time of its request, which lies between the client's
-// clock before it posted and the handler's time on the same line.
-func TestSlowHTTPArrivalsRx(t *testing.T) {
-	if !rxstamp.Supported {
-		t.Skip("no receive stamps on this platform")
-	}
+// postArrivals starts the slow server over HTTP with -arrivals (and
+// args), posts it initialize, notifications/initialized and a tools/call
+// in turn, each answered before the next, and returns the arrivals file's
+// lines (without their newlines) and the client's clock before each post
+// (Unix ns).
+func postArrivals(t *testing.T, args ...string) (lines []string, before []int64) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "arrivals")
-	url := SlowHTTP(t, "-arrivals", path, "-rx")
+	url := SlowHTTP(t, append([]string{"-arrivals", path}, args...)...)
 	client := newClient(t)
-	var before []int64
 	for _, body := range []string{initialize, initNote, toolsCall(2, "a")} {
 		before = append(before, time.Now().UnixNano())
 		if _, _, _, err := httpPost(t, t.Context(), client, url, body); err != nil {
@@ -432,9 +412,37 @@ func TestSlowHTTPArrivalsRx(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	i := 0
 	for line := range strings.Lines(string(b)) {
+		lines = append(lines, strings.TrimSuffix(line, "\n"))
+	}
+	return lines, before
+}
+
+func TestSlowHTTPArrivals(t *testing.T) {
+	lines, _ := postArrivals(t)
+	var got []string
+	for _, line := range lines {
+		_, rest, _ := strings.Cut(line, " ")
+		got = append(got, rest)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(httpArrivals) {
+		t.Errorf("got arrivals %q, want %q", got, httpArrivals)
+	}
+}
+
+// TestSlowHTTPArrivalsRx: with -rx each arrival line ends in the
+// kernel's receive time of its request, which lies between the client's
+// clock before it posted and the handler's time on the same line.
+func TestSlowHTTPArrivalsRx(t *testing.T) {
+	if !rxstamp.Supported {
+		t.Skip("no receive stamps on this platform")
+	}
+	lines, before := postArrivals(t, "-rx")
+	if len(lines) != len(before) {
+		t.Fatalf("got arrivals %q, want one line for each of the %d posts", lines, len(before))
+	}
+	var got []string
+	for i, line := range lines {
 		f := strings.Fields(line)
 		if len(f) != 4 || !strings.HasPrefix(f[3], "rx=") {
 			t.Fatalf("line %q: want 4 fields, the last rx=<unix ns>", line)
@@ -448,10 +456,9 @@ func TestSlowHTTPArrivalsRx(t *testing.T) {
 			t.Errorf("line %q: received at %d, want between the post at %d and the handler's %d", line, rx, before[i], read)
 		}
 		got = append(got, f[1]+" "+f[2])
-		i++
 	}
-	if want := []string{"initialize 1", "notifications/initialized -", "tools/call 2"}; fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("got arrivals %q, want %q", got, want)
+	if fmt.Sprint(got) != fmt.Sprint(httpArrivals) {
+		t.Errorf("got arrivals %q, want %q", got, httpArrivals)
 	}
 }
 

@@ -140,6 +140,16 @@ func serveHTTP(ctx context.Context, addr string, hang slowmcp.Hang, delay time.D
 	if hang == slowmcp.HangHeaders {
 		srv.WriteTimeout = 0
 	}
+	if rx {
+		// On before the port opens: a client that finds it open (the
+		// tests dial until it is) may send at once, and bytes the kernel
+		// took before its stamping was on would go unstamped.
+		off, err := rxstamp.On()
+		if err != nil {
+			return err
+		}
+		defer off()
+	}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -147,12 +157,6 @@ func serveHTTP(ctx context.Context, addr string, hang slowmcp.Hang, delay time.D
 	if rx {
 		l = rxstamp.Listen(l)
 		srv.ConnContext = rxstamp.WithConn
-		off, err := rxstamp.On()
-		if err != nil {
-			l.Close()
-			return err
-		}
-		defer off()
 	}
 	stopped := context.AfterFunc(ctx, func() { _ = srv.Close() })
 	defer stopped()

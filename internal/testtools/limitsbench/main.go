@@ -94,11 +94,13 @@ func run(bin, mode, scenario, tape, upstream string, conns int, announced, sent 
 	default:
 		err = fmt.Errorf("unknown scenario %q", scenario)
 	}
-	_ = cmd.Process.Signal(syscall.SIGTERM)
+	if cmd.Process.Signal(syscall.SIGTERM) != nil { // no SIGTERM on Windows
+		_ = cmd.Process.Kill()
+	}
 	<-counted
 	_ = cmd.Wait()
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		fmt.Printf("%s %s: peak RSS %d MB; %d bytes on stderr\n", mode, scenario, ru.Maxrss>>10, errBytes)
+	if mb, ok := peakRSSMB(cmd.ProcessState); ok {
+		fmt.Printf("%s %s: peak RSS %d MB; %d bytes on stderr\n", mode, scenario, mb, errBytes)
 	}
 	return err
 }

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // The machine's floor for the paced schedule (issue 24's 10x tail): a

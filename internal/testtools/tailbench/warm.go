@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // The server's warm-up before a measured run (bench-tail.sh, WARM=1, the
@@ -16,22 +18,10 @@ import (
 	"flag"
 	"fmt"
 	"runtime"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
-
-// warmPrefix begins the id of every warm-up call, a JSON string: in the
-// slow server's arrival log its third field is "warm-K", quotes and all.
-const warmPrefix = `"warm-`
-
-// warmID is the JSON id of the k-th warm-up call.
-func warmID(k int) string { return fmt.Sprintf(`%s%d"`, warmPrefix, k) }
-
-// isWarm reports whether the id field of an arrival line is a warm-up
-// call's.
-func isWarm(id string) bool { return strings.HasPrefix(id, warmPrefix) }
 
 // warmCmd makes -calls calls on each of -conns connections, one after
 // the other, each closed before the next is dialled (pong serves one

@@ -1,0 +1,29 @@
+package report
+
+import (
+	"testing"
+	"time"
+)
+
+// TestFormatDuration: a time shown to a person reads in µs under a
+// millisecond, in ms under a second and in s above, zero included
+// ("0µs", as FormatMS shows it, not Duration.String's "0s"), whether it
+// comes as a time.Duration or as milliseconds (msDuration).
+func TestFormatDuration(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "0µs"}, {-100 * time.Nanosecond, "0µs"}, {400 * time.Nanosecond, "0µs"}, {600 * time.Nanosecond, "1µs"},
+		{850 * time.Microsecond, "850µs"}, {12345 * time.Microsecond, "12.35ms"}, {1234567 * time.Microsecond, "1.235s"},
+		{-2 * time.Millisecond, "-2ms"}, {65 * time.Second, "1m5s"},
+	}
+	for _, tt := range tests {
+		if got := FormatDuration(tt.d); got != tt.want {
+			t.Errorf("FormatDuration(%d): got %q, want %q", tt.d, got, tt.want)
+		}
+		if got := msDuration(float64(tt.d) / float64(time.Millisecond)); got != tt.want {
+			t.Errorf("msDuration(%v): got %q, want %q", float64(tt.d)/float64(time.Millisecond), got, tt.want)
+		}
+	}
+}
