@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // hpong: a lean measuring server for bench-tail.sh (SERVER_KIND=lean).

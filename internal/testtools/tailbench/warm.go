@@ -72,8 +72,3 @@ func warmCmd(args []string) error {
 	}
 	return nil
 }
-
-// warmCall is the body of the k-th warm-up call: call's, with a warm id.
-func warmCall(k int) string {
-	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"echo","arguments":{"text":"w%d"}}}`, warmID(k), k)
-}
