@@ -17,7 +17,7 @@
   const laneOf = new Map();    // session name index -> lane
   const msgs = new Map();      // "s:seq" -> message
   const methods = new Set(), tools = new Set();
-  let tMax = 0, runEnded = null, lost = 0, judged = 0, failedN = 0, lastFrame = 0;
+  let tMax = 0, runEnded = null, lost = 0, judged = 0, checked = 0, failedN = 0, lastFrame = 0;
   let state = null, result = null, debug = false, thresholds = [];
 
   function lane(si) {
@@ -108,6 +108,7 @@
     if (m.method) methods.add(m.method);
     if (m.name && m.method === "tools/call") tools.add(m.name);
     judged++;
+    if (m.verdict === "passed" || m.verdict === "warned" || m.verdict === "failed") checked++; // the report's validation.checked
     if (bad(m.verdict)) { failedN++; m.lane.failed++; }
   }
   const bad = (v) => v === "failed" || v === "error" || v === "timeout" || v === "miss";
@@ -382,7 +383,7 @@
       q("thresholds").innerHTML = result.thresholds.map((t) => '<li class="' + (t.passed ? "ok" : "bad") + '">' + esc(t.expr) + " — " + esc(t.value) + (t.passed ? " ✓" : " ✗") + "</li>").join("") || "<li>none</li>";
     } else q("thresholds").innerHTML = thresholds.map((t) => "<li>" + esc(t) + " — pending</li>").join("") || "<li>none</li>";
     if (state) {
-      const s = q("state"); s.textContent = state.state + " · next seq " + state.seq + (state.reason ? " · " + state.reason : "") + " · " + state.speed + " · sent " + state.sent + " judged " + state.judged;
+      const s = q("state"); s.textContent = state.state + " before seq " + state.next + " " + (state.reason ? "(" + state.reason + ") " : "") + "· " + state.speed + " · released " + state.released + ", sent " + state.sent + ", checked " + checked; // the REPL's status line
       s.className = "badge " + (state.state === "paused" ? "paused" : "");
       q("bps").innerHTML = state.breakpoints.map((b) => '<span class="bp">#' + b.id + " " + esc(b.spec) + ' <button type="button" data-bp="' + b.id + '">×</button></span>').join(" ");
     }
