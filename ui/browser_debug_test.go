@@ -146,8 +146,8 @@ func TestBrowserDebugDrivesTheReplay(t *testing.T) {
 		until(t, ctx, fmt.Sprintf("step %d is judged", i+1), fmt.Sprintf(`replayView.state().judged === %d && replayView.state().state === "paused"`, i+1))
 		next, checked := []int{2, 3, 6}[i], []int{1, 1, 2}[i]
 		until(t, ctx, fmt.Sprintf("step %d: the page says before seq %d, %d checked, as the REPL", i+1, next, checked), fmt.Sprintf(
-			`replayView.state().next === %d && document.getElementById("state").textContent.includes("before seq %d ") && document.getElementById("state").textContent.endsWith("checked %d")`,
-			next, next, checked))
+			`replayView.state().next === %d && document.getElementById("state").textContent.includes("before seq %d ") && document.getElementById("state").textContent.endsWith("checked %d") && document.getElementById("counts").textContent.includes(" %d checked ")`,
+			next, next, checked, checked))
 		m, _ := got.snapshot()
 		if len(m) != i+1 || m[i] != want {
 			t.Fatalf("after %d steps the server received %v, want %s last of %d", i+1, m, want, i+1)

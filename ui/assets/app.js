@@ -17,7 +17,7 @@
   const laneOf = new Map();    // session name index -> lane
   const msgs = new Map();      // "s:seq" -> message
   const methods = new Set(), tools = new Set();
-  let tMax = 0, runEnded = null, lost = 0, judged = 0, checked = 0, failedN = 0, lastFrame = 0;
+  let tMax = 0, runEnded = null, lost = 0, checked = 0, failedN = 0, lastFrame = 0;
   let state = null, result = null, debug = false, thresholds = [];
 
   function lane(si) {
@@ -107,7 +107,6 @@
     if (m.lat >= 0) { const b = bucket(m.ans >= 0 ? m.ans : t); b.h[hIndex(m.lat)]++; b.n++; }
     if (m.method) methods.add(m.method);
     if (m.name && m.method === "tools/call") tools.add(m.name);
-    judged++;
     if (m.verdict === "passed" || m.verdict === "warned" || m.verdict === "failed") checked++; // the report's validation.checked
     if (bad(m.verdict)) { failedN++; m.lane.failed++; }
   }
@@ -371,7 +370,7 @@
   // The header, the filters' options, the debugger's state.
   let known = { m: 0, t: 0 };
   function header() {
-    q("counts").textContent = lanes.length + " sessions · " + msgs.size + " messages · " + judged + " judged · " + failedN + " not passed · " + fmtUs(runEnded ? runEnded.t : tMax);
+    q("counts").textContent = lanes.length + " sessions · " + msgs.size + " messages · " + checked + " checked · " + failedN + " not passed · " + fmtUs(runEnded ? runEnded.t : tMax);
     q("run").textContent = runEnded ? "ended" + (runEnded.d ? ": " + runEnded.d : "") : "running";
     if (lost) { q("lost").classList.remove("hidden"); q("lost").textContent = lost + " earlier events not kept (journal bound)"; }
     if (methods.size !== known.m) { known.m = methods.size; options(q("fmethod"), methods); }
