@@ -92,7 +92,9 @@
     }
     return [...by.values()].filter((g) => g.msgs.length > 1);
   }
-  const groupLabel = (g) => g.kind === "task" ? g.msgs.length - 1 + " poll" + (g.msgs.length === 2 ? "" : "s") : g.msgs.length + " rounds";
+  // count is n and word, in the plural unless n is 1 (as Go's english.Count).
+  const count = (n, word) => n + " " + (n === 1 ? word : word + "s");
+  const groupLabel = (g) => g.kind === "task" ? count(g.msgs.length - 1, "poll") : count(g.msgs.length, "round");
   function judge(si, seq, t, ev) {
     const m = msg(si, seq);
     m.method = nm(ev[4]) || m.method; m.kind = nm(ev[5]); m.dir = nm(ev[6]); m.verdict = nm(ev[7]);
@@ -171,7 +173,7 @@
     for (let t = Math.ceil(a / step) * step; t <= b; t += step) {
       const x = xOf(t, w); g.fillRect(x, AXIS - 5, 1, 5); g.fillText(fmtUs(t), x + 2, 12);
     }
-    g.fillText(rows.length + " lanes", 4, 12);
+    g.fillText(count(rows.length, "lane"), 4, 12);
     api.drawn = drawn; api.rowsFrom = first; api.rowsTo = last;
   }
   function drawMsg(g, m, y, w, now) {
@@ -370,9 +372,9 @@
   // The header, the filters' options, the debugger's state.
   let known = { m: 0, t: 0 };
   function header() {
-    q("counts").textContent = lanes.length + " sessions · " + msgs.size + " messages · " + checked + " checked · " + failedN + " not passed · " + fmtUs(runEnded ? runEnded.t : tMax);
+    q("counts").textContent = count(lanes.length, "session") + " · " + count(msgs.size, "message") + " · " + checked + " checked · " + failedN + " not passed · " + fmtUs(runEnded ? runEnded.t : tMax);
     q("run").textContent = runEnded ? "ended" + (runEnded.d ? ": " + runEnded.d : "") : "running";
-    if (lost) { q("lost").classList.remove("hidden"); q("lost").textContent = lost + " earlier events not kept (journal bound)"; }
+    if (lost) { q("lost").classList.remove("hidden"); q("lost").textContent = count(lost, "earlier event") + " not kept (journal bound)"; }
     if (methods.size !== known.m) { known.m = methods.size; options(q("fmethod"), methods); }
     if (tools.size !== known.t) { known.t = tools.size; options(q("ftool"), tools); }
     if (result) {
