@@ -282,3 +282,25 @@ func checkObject(msg []byte) error {
 // it). It does not go through Run's goroutine and may be called at any
 // time, from any goroutine.
 func (c *Controller) Lookup(seq int64) (Msg, bool) { return c.r.Lookup(seq) }
+
+// NextClient returns the first client message of the tape at or after
+// seq (Lookup's bytes), false when none is left: where a replay whose
+// Status.Seq is seq stands for a person, since a Seq may be a server
+// message the replay does not send (an answer). Every front end (the
+// REPL's status, the browser view) says "before" this message. Like
+// Lookup, it may be called from any goroutine.
+func (c *Controller) NextClient(seq int64) (Msg, bool) {
+	for s := max(seq, 0); s < seq+nextClientScan; s++ {
+		m, ok := c.r.Lookup(s)
+		if !ok {
+			return Msg{}, false
+		}
+		if m.Dir == report.DirC2S {
+			return m, true
+		}
+	}
+	return Msg{}, false
+}
+
+// nextClientScan bounds NextClient's scan past server messages.
+const nextClientScan = 10000

@@ -26,12 +26,38 @@ type Client struct {
 	http       *http.Client
 	heartbeat  time.Duration // set from the first reply, then read only
 	interval   time.Duration
+	reach      time.Duration   // how long Register retries a coordinator it cannot reach
+	waiting    func(err error) // called once, when Register's first try fails
 }
+
+// ClientOption configures a [Client].
+type ClientOption func(*Client)
+
+// ReachTimeout is how long Register retries a coordinator it cannot
+// reach (refused connections, 5xx) before it gives up: DefaultHeartbeat
+// by default. A coordinator that starts after its shards (a pod whose
+// image is still being pulled) needs longer; d <= 0 keeps the default.
+func ReachTimeout(d time.Duration) ClientOption {
+	return func(c *Client) {
+		if d > 0 {
+			c.reach = d
+		}
+	}
+}
+
+// OnWaiting calls f once, with the error, when Register's first try to
+// reach the coordinator fails and the client starts retrying: the shard
+// can say what it waits for.
+func OnWaiting(f func(err error)) ClientOption { return func(c *Client) { c.waiting = f } }
 
 // NewClient returns the client of the shard hello to the coordinator at
 // url (http://host:port), sending token ("" for none).
-func NewClient(url, token string, hello Hello) *Client {
-	return &Client{url: strings.TrimRight(url, "/"), token: token, hello: hello, http: &http.Client{}, heartbeat: DefaultHeartbeat, interval: DefaultInterval}
+func NewClient(url, token string, hello Hello, opts ...ClientOption) *Client {
+	c := &Client{url: strings.TrimRight(url, "/"), token: token, hello: hello, http: &http.Client{}, heartbeat: DefaultHeartbeat, interval: DefaultInterval, reach: DefaultHeartbeat}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
 }
 
 // Interval is how often the coordinator wants an interval report (known
@@ -41,8 +67,9 @@ func (c *Client) Interval() time.Duration { return c.interval }
 // Register registers the shard and returns the coordinator's decision:
 // Run (wait for the start: WaitStart), Resume, or Stop with its reason.
 // An error wraps [ErrRefused] when the coordinator refused the shard.
+// A coordinator that cannot be reached is retried for the ReachTimeout.
 func (c *Client) Register(ctx context.Context) (Reply, error) {
-	r, err := c.call(ctx, PathRegister, c.hello, 0)
+	r, err := c.callFor(ctx, PathRegister, c.hello, 0, c.reach, c.waiting)
 	if err == nil && r.Heartbeat > 0 {
 		c.heartbeat, c.interval = r.Heartbeat, r.Interval
 	}
@@ -101,6 +128,12 @@ func (c *Client) Deliver(ctx context.Context, f Final) error {
 // poll is how long the coordinator may hold the call (a long poll), 0
 // for none.
 func (c *Client) call(ctx context.Context, path string, v any, poll time.Duration) (Reply, error) {
+	return c.callFor(ctx, path, v, poll, c.heartbeat, nil)
+}
+
+// callFor is call retrying for up to retryFor; waiting (nil for none) is
+// called with the first try's error when it is retried.
+func (c *Client) callFor(ctx context.Context, path string, v any, poll, retryFor time.Duration, waiting func(error)) (Reply, error) {
 	body, err := json.Marshal(v)
 	if err != nil {
 		return Reply{}, fmt.Errorf("coord: %s: %w", path, err)
@@ -108,7 +141,7 @@ func (c *Client) call(ctx context.Context, path string, v any, poll time.Duratio
 	b := backoff.NewExponentialBackOff()
 	b.InitialInterval = 50 * time.Millisecond
 	b.MaxInterval = time.Second
-	b.MaxElapsedTime = c.heartbeat
+	b.MaxElapsedTime = retryFor
 	var reply Reply
 	op := func() error {
 		cctx, cancel := context.WithTimeout(ctx, poll+c.heartbeat)
@@ -148,7 +181,13 @@ func (c *Client) call(ctx context.Context, path string, v any, poll time.Duratio
 		}
 		return nil
 	}
-	if err := backoff.Retry(op, backoff.WithContext(b, ctx)); err != nil {
+	tries := 0
+	notify := func(err error, _ time.Duration) {
+		if tries++; tries == 1 && waiting != nil {
+			waiting(err)
+		}
+	}
+	if err := backoff.RetryNotify(op, backoff.WithContext(b, ctx), notify); err != nil {
 		if errors.Is(err, ErrRefused) || ctx.Err() != nil {
 			return Reply{}, err
 		}

@@ -45,9 +45,10 @@ type Shard struct {
 // Shard and the Stop reply (its Reason says why). Errors: one wrapping
 // ErrRefused when the coordinator refused the shard (a count or
 // fingerprint other than the run's: it will never take it); ctx's when
-// ctx is done first; else the coordinator could not be reached.
-func Join(ctx context.Context, url, token string, hello Hello, st *Stream) (*Shard, Reply, error) {
-	c := NewClient(url, token, hello)
+// ctx is done first; else the coordinator could not be reached (opts:
+// ReachTimeout, how long to try).
+func Join(ctx context.Context, url, token string, hello Hello, st *Stream, opts ...ClientOption) (*Shard, Reply, error) {
+	c := NewClient(url, token, hello, opts...)
 	reply, err := c.Register(ctx)
 	// Resume: a register retried after its answer was lost; the start may
 	// not be set yet.

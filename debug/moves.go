@@ -275,14 +275,9 @@ func (s *Session) placeOf(st controller.Status) Place {
 
 // current is the next client message at or after the status's seq.
 func (s *Session) current(st controller.Status) (controller.Msg, bool) {
-	for seq := st.Seq; seq < st.Seq+10000; seq++ {
-		m, ok := s.look(seq)
-		if !ok {
-			return controller.Msg{}, false
-		}
-		if m.Dir == report.DirC2S {
-			return m, true
-		}
+	m, ok := s.c.NextClient(st.Seq)
+	if !ok {
+		return controller.Msg{}, false
 	}
-	return controller.Msg{}, false
+	return s.look(m.Seq)
 }

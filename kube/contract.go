@@ -1,5 +1,7 @@
 package kube
 
+import "time"
+
 // The contract between the manifests, the replayctl image (Dockerfile)
 // and the commands the pods run. Every name the rendered objects use for
 // a flag, an environment variable or a path is here, so that one change
@@ -43,6 +45,9 @@ const (
 	// the run and the coordinator's URL.
 	FlagShard       = "--shard"
 	FlagCoordinator = "--coordinator"
+	// FlagCoordinatorWait is how long a shard retries a coordinator it
+	// cannot reach; the pods are given DefaultCoordinatorWait.
+	FlagCoordinatorWait = "--coordinator-wait"
 	// CoordinateCommand is the coordinator's subcommand; its flags:
 	// the number of shards, the address it listens on, the merged
 	// report file and the format of stdout (its log).
@@ -56,6 +61,14 @@ const (
 	// ReportFile is the coordinator's merged report in ReportDir.
 	ReportFile = "report.json"
 )
+
+// DefaultCoordinatorWait is how long a shard pod waits for its
+// coordinator before it exits 1 (which ends its index: the pod failure
+// policy cannot tell it from a failed check). The coordinator's pod may
+// start minutes after the shards' (its image pulled, a node scaled up);
+// the coordinator waits as long for its shards (coordinate's
+// --register-timeout, 5m).
+const DefaultCoordinatorWait = 5 * time.Minute
 
 // CoordinatorFlags are the flags of `replayctl coordinate` (shared with
 // run --local-shards, which runs a coordinator) that kube render gives the

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 	batchv1 "k8s.io/api/batch/v1"
@@ -69,7 +70,7 @@ func TestRenderIndexedJob(t *testing.T) {
 		t.Errorf("backoffLimitPerIndex %d, podReplacementPolicy %s, restartPolicy %s", *s.BackoffLimitPerIndex, *s.PodReplacementPolicy, s.Template.Spec.RestartPolicy)
 	}
 	c := s.Template.Spec.Containers[0]
-	wantArgs := []string{"run", "--shard=$(REPLAYCTL_SHARD_INDEX)/7", "--coordinator=http://load-coordinator:7340", "--speed=fast", "--sessions=20", FilesDir + "/t.jsonl"}
+	wantArgs := []string{"run", "--shard=$(REPLAYCTL_SHARD_INDEX)/7", "--coordinator=http://load-coordinator:7340", "--coordinator-wait=5m0s", "--speed=fast", "--sessions=20", FilesDir + "/t.jsonl"}
 	if !slices.Equal(c.Args, wantArgs) {
 		t.Errorf("shard args\n got %q\nwant %q", c.Args, wantArgs)
 	}
@@ -110,6 +111,52 @@ func TestRenderIndexedJob(t *testing.T) {
 	cm := objs[1].(*corev1.ConfigMap)
 	if got := cm.Data[tape.Key]; got != string(tape.Data) {
 		t.Errorf("ConfigMap %s = %q, want the tape %q", tape.Key, got, tape.Data)
+	}
+}
+
+// TestRenderShardWaitsForTheCoordinator: the pod failure policy ends a
+// shard's index on exit 1, and a shard that cannot reach its coordinator
+// exits 1 once --coordinator-wait is over; so the shards wait as long as
+// the coordinator waits for them (DefaultRegisterTimeout, 5m), not the
+// 10 s a shard on the command line waits, or a coordinator pod that
+// starts late (its image pulled) ends every index. A --coordinator-wait
+// the user gave is kept; with no coordinator there is none.
+func TestRenderShardWaitsForTheCoordinator(t *testing.T) {
+	shardJob := func(m *Manifests) *batchv1.Job { return roundTrip(t, m)[len(m.Objects())-1].(*batchv1.Job) }
+	waits := func(job *batchv1.Job) []string {
+		var w []string
+		for _, a := range job.Spec.Template.Spec.Containers[0].Args {
+			if strings.HasPrefix(a, FlagCoordinatorWait) {
+				w = append(w, a)
+			}
+		}
+		return w
+	}
+	job := shardJob(render(t, 3))
+	var exit1 batchv1.PodFailurePolicyAction
+	for _, r := range job.Spec.PodFailurePolicy.Rules {
+		if r.OnExitCodes != nil && r.OnExitCodes.Operator == batchv1.PodFailurePolicyOnExitCodesOpIn && slices.Contains(r.OnExitCodes.Values, 1) {
+			exit1 = r.Action
+		}
+	}
+	if exit1 != batchv1.PodFailurePolicyActionFailIndex {
+		t.Fatalf("the policy's action on exit 1 is %q: the test assumes FailIndex", exit1)
+	}
+	if got, want := waits(job), []string{"--coordinator-wait=5m0s"}; !slices.Equal(got, want) {
+		t.Errorf("shard waits %q, want %q", got, want)
+	}
+	if DefaultCoordinatorWait < 5*time.Minute {
+		t.Errorf("DefaultCoordinatorWait %s is shorter than the coordinator's register timeout, 5m", DefaultCoordinatorWait)
+	}
+	m, err := New("load", "registry.example/replayctl:v1", 3, tape, []string{"--coordinator-wait=20m"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := waits(shardJob(m)), []string{"--coordinator-wait=20m"}; !slices.Equal(got, want) {
+		t.Errorf("with the user's wait: %q, want %q only", got, want)
+	}
+	if got := waits(shardJob(render(t, 3, NoCoordinator()))); len(got) != 0 {
+		t.Errorf("with no coordinator: %q, want none", got)
 	}
 }
 

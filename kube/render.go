@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -326,6 +328,9 @@ func (r *renderer) shardJob(cm *corev1.ConfigMap, tape File, runFlags, command [
 	args := []string{"run", FlagShard + "=$(" + EnvShardIndex + ")/" + n}
 	if !r.s.noCoordinator {
 		args = append(args, FlagCoordinator+"="+r.coordinatorURL())
+		if !slices.ContainsFunc(runFlags, func(a string) bool { return strings.HasPrefix(a, FlagCoordinatorWait+"=") }) {
+			args = append(args, FlagCoordinatorWait+"="+DefaultCoordinatorWait.String())
+		}
 	} else if r.s.reportClaim != "" {
 		args = append(args, "--report="+path.Join(ReportDir, "shard-$("+EnvShardIndex+")-of-"+n+".json"))
 	}

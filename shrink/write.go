@@ -120,10 +120,10 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  fault %s at %s seq %d (%s)\n", f.Kind, f.Session, f.Seq, f.Detail)
 	}
 	if r.Simplified > 0 {
-		fmt.Fprintf(&b, "simplified: the parameters of %d message(s)\n", r.Simplified)
+		fmt.Fprintf(&b, "simplified: the parameters of %s\n", english.Count(int64(r.Simplified), "message"))
 	}
 	fmt.Fprintf(&b, "baseline: %d of %s failed; %d of %s per try\n", r.Baseline.Failed, english.Count(int64(r.Baseline.Runs), "run"), r.Need, english.Count(int64(r.RunsPerTry), "run"))
-	fmt.Fprintf(&b, "runs:     %d (%d tries) in %s\n", r.Runs, r.Tries, r.Duration.Round(1e6))
+	fmt.Fprintf(&b, "runs:     %d (%s) in %s\n", r.Runs, english.Count(int64(r.Tries), "try"), r.Duration.Round(1e6))
 	verdict := "holds"
 	if !r.ProofHolds {
 		verdict = "does NOT hold"

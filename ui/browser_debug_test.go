@@ -134,10 +134,21 @@ func TestBrowserDebugDrivesTheReplay(t *testing.T) {
 		t.Fatalf("the server received %v before any step", m)
 	}
 
-	// Three steps from the page: the handshake, then the first call.
+	// Three steps from the page: the handshake, then the first call. After
+	// each the page stands where the REPL's status does: before the next
+	// client message (not the server's answer the controller's seq may
+	// be), with as many checked as the report counts (the notification
+	// sent is not): the tape is initialize 0, its answer 1,
+	// notifications/initialized 2, tools/call 3, a notification 4 and the
+	// answer 5, tools/call 6. (The header says "1 session", not "1
+	// sessions".)
 	for i, want := range []string{"initialize", "notifications/initialized", "tools/call"} {
 		run(t, ctx, "click Step", chromedp.Click(chromedp.ID("step")))
 		until(t, ctx, fmt.Sprintf("step %d is judged", i+1), fmt.Sprintf(`replayView.state().judged === %d && replayView.state().state === "paused"`, i+1))
+		next, checked := []int{2, 3, 6}[i], []int{1, 1, 2}[i]
+		until(t, ctx, fmt.Sprintf("step %d: the page says before seq %d, %d checked, as the REPL", i+1, next, checked), fmt.Sprintf(
+			`replayView.state().next === %d && document.getElementById("state").textContent.includes("before seq %d ") && document.getElementById("state").textContent.endsWith("checked %d") && document.getElementById("counts").textContent.startsWith("1 session · ") && document.getElementById("counts").textContent.includes(" %d checked ")`,
+			next, next, checked, checked))
 		m, _ := got.snapshot()
 		if len(m) != i+1 || m[i] != want {
 			t.Fatalf("after %d steps the server received %v, want %s last of %d", i+1, m, want, i+1)

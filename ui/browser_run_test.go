@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -64,6 +65,14 @@ func TestBrowserLiveReplay(t *testing.T) {
 			want := got.all()
 			until(t, ctx, "the page has the run's verdict and every message",
 				fmt.Sprintf(`replayView.result() !== null && document.getElementById("verdict").textContent !== "" && replayView.messages().filter(m => m.verdict !== "").length >= %d`, len(want)))
+
+			// The header's count is the report's: the notifications
+			// sent and the server's notifications are judged, not checked.
+			var counts string
+			eval(t, ctx, `document.getElementById("counts").textContent`, &counts)
+			if wantCount := fmt.Sprintf(" %d checked ", rep.Validation.Checked); !strings.Contains(counts, wantCount) || len(want) <= int(rep.Validation.Checked) {
+				t.Errorf("the header says %q, want %q (the report's checked, of %d results)", counts, wantCount, len(want))
+			}
 
 			var lanes []string
 			eval(t, ctx, `replayView.lanes()`, &lanes)

@@ -21,10 +21,16 @@ type command struct {
 	Arg string `json:"arg"` // step: n; seek: a seq or a spec; break: a spec; delete: an id; speed: a speed
 }
 
-// state is the controller's status as the page reads it.
+// state is the controller's status as the page reads it. Next is where
+// the REPL's status says the replay stands: the next client message at or
+// after Seq (Seq may be a server message, not sent), Seq when none is
+// left. The page shows Next, and counts what it checked from the event
+// stream, as the REPL and the report do (Judged, the controller's, counts
+// a notification sent too).
 type state struct {
 	State       string       `json:"state"`
 	Seq         int64        `json:"seq"`
+	Next        int64        `json:"next"`
 	Reason      string       `json:"reason"`
 	Speed       string       `json:"speed"`
 	Released    int64        `json:"released"`
@@ -73,8 +79,11 @@ func (s *Server) follow(ctx context.Context) {
 
 // stateOf is st with the breakpoints; a stopped controller has none.
 func (s *Server) stateOf(ctx context.Context, st controller.Status) []byte {
-	v := state{State: string(st.State), Seq: st.Seq, Reason: st.Reason, Speed: st.Speed,
+	v := state{State: string(st.State), Seq: st.Seq, Next: st.Seq, Reason: st.Reason, Speed: st.Speed,
 		Released: st.Released, Sent: st.Sent, Judged: st.Judged, Note: st.Note, Breakpoints: []breakpoint{}}
+	if m, ok := s.ctl.NextClient(st.Seq); ok {
+		v.Next = m.Seq
+	}
 	if st.State != controller.Stopped {
 		if bps, err := s.ctl.Breakpoints(ctx); err == nil {
 			for _, b := range bps {

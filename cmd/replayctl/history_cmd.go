@@ -14,6 +14,7 @@ import (
 
 	"github.com/replayctl/replayctl/history"
 	"github.com/replayctl/replayctl/internal/atomicfile"
+	"github.com/replayctl/replayctl/internal/english"
 	"github.com/replayctl/replayctl/report"
 )
 
@@ -257,8 +258,8 @@ func (a *app) historyFlaky(cmd *cobra.Command, f historyCmdFlags, rule history.R
 			verdict = fmt.Sprintf("FLAKY (pass rate in (%g, %g) over %d+ runs)", rule.Low, rule.High, rule.MinRuns)
 		}
 		fmt.Fprintf(out, "%s seq %d %s (tape %s): %s\n", fl.Session, fl.Seq, fl.Method, fl.TapeName, verdict)
-		fmt.Fprintf(out, "  pass rate %.0f%% (%d of %d runs), flip rate %.0f%% (%d flips), failed first in run %d, last in run %d\n",
-			fl.PassRate*100, fl.Passes, fl.Runs, fl.FlipRate*100, fl.Flips, fl.FirstFail, fl.LastFail)
+		fmt.Fprintf(out, "  pass rate %.0f%% (%d of %s), flip rate %.0f%% (%s), failed first in run %d, last in run %d\n",
+			fl.PassRate*100, fl.Passes, english.Count(int64(fl.Runs), "run"), fl.FlipRate*100, english.Count(int64(fl.Flips), "flip"), fl.FirstFail, fl.LastFail)
 		if len(fl.Inconsistent) > 0 {
 			fmt.Fprintf(out, "  passed and failed on the same version: %s\n", strings.Join(fl.Inconsistent, ", "))
 		}
@@ -267,7 +268,7 @@ func (a *app) historyFlaky(cmd *cobra.Command, f historyCmdFlags, rule history.R
 			if path == "" {
 				path = "$"
 			}
-			fmt.Fprintf(out, "  %s: passing runs %s, failing runs %s (%d runs)\n", path, compactJSON(d.Expected), compactJSON(d.Actual), d.Runs)
+			fmt.Fprintf(out, "  %s: passing runs %s, failing runs %s (%s)\n", path, compactJSON(d.Expected), compactJSON(d.Actual), english.Count(int64(d.Runs), "run"))
 		}
 	}
 	return nil

@@ -523,3 +523,27 @@ func TestHistoryUnknownTape(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryFlakySaysOneFlip: two runs, the flaky tool right then
+// wrong: one flip, one failing run, said in the singular ("(1 flips)"
+// before).
+func TestHistoryFlakySaysOneFlip(t *testing.T) {
+	srv, url, tape := moodyTape(t, 1, "flaky")
+	dir := t.TempDir()
+	for i, wrong := range []bool{false, true} {
+		srv.SetWrong("flaky", wrong)
+		res := replayctl(t, "run", tape, "--target", url, "--speed", "fast", "--history", dir, "-q")
+		if want := map[bool]int{false: 0, true: 1}[wrong]; res.code != want {
+			t.Fatalf("run %d: exit %d, want %d\n%s%s", i+1, res.code, want, res.stdout, res.stderr)
+		}
+	}
+	res := replayctl(t, "history", "flaky", "--history", dir)
+	if res.code != 0 {
+		t.Fatalf("history flaky: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	for _, want := range []string{"(1 of 2 runs)", "(1 flip)", "(1 run)\n"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("history flaky lacks %q:\n%s", want, res.stdout)
+		}
+	}
+}

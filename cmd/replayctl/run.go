@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/replayctl/replayctl/coord"
+	"github.com/replayctl/replayctl/kube"
 	"github.com/replayctl/replayctl/replay"
 	"github.com/replayctl/replayctl/report"
 	"github.com/replayctl/replayctl/scheduler"
@@ -36,9 +37,10 @@ type runFlags struct {
 	gcHeadroom  byteSizeOrZero
 	sessions    int
 	ramp        time.Duration
-	shard       string // --shard I/N
-	shards      int    // --shards N (the index from the environment)
-	coordinator string // --coordinator URL
+	shard       string        // --shard I/N
+	shards      int           // --shards N (the index from the environment)
+	coordinator string        // --coordinator URL
+	coordWait   time.Duration // --coordinator-wait
 	coord       coordFlags
 	localShards int    // --local-shards
 	shardDir    string // --shard-reports
@@ -128,6 +130,7 @@ With no target, the built-in mock answers each request from the tape itself.`,
 	fl.StringVar(&f.shard, "shard", "", "replay shard I/N of the run (I from 0 to N-1): every N-th session, striped; the N shards together replay the whole run, and rps:/fixed: divide their rate by N (merge the reports with replayctl merge)")
 	fl.IntVar(&f.shards, "shards", 0, "replay shard I of N, I from $REPLAYCTL_SHARD_INDEX, else $JOB_COMPLETION_INDEX (a Kubernetes Indexed Job's pods): every pod gets the same arguments")
 	fl.StringVar(&f.coordinator, "coordinator", "", "replay the shard as part of one run coordinated at this URL (replayctl coordinate): one common start, live merged thresholds, one report; default $REPLAYCTL_COORDINATOR; its token is read from $REPLAYCTL_COORDINATOR_TOKEN")
+	fl.DurationVar(&f.coordWait, "coordinator-wait", coord.DefaultHeartbeat, "with --coordinator: how long the shard retries a coordinator it cannot reach before it exits 1 (nothing sent); kube render gives its pods "+kube.DefaultCoordinatorWait.String()+", as a coordinator pod may start minutes after its shards")
 	fl.IntVar(&f.localShards, "local-shards", 0, "run the replay as this many shard processes on this machine (each with --shard i/N) and show their merged report (0: one process)")
 	fl.StringVar(&f.shardDir, "shard-reports", "", "with --local-shards: keep each shard's JSON report in this folder, as shard-I-of-N.json (default: a temporary folder, removed)")
 	addKnob(fl, "run", "max-line", (*byteSize)(&f.maxLine))

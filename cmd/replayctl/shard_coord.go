@@ -62,7 +62,7 @@ func shardOf(cmd *cobra.Command, f runFlags) (i, n int, sharded bool, err error)
 // one run (and their runner's): left out of the fingerprint, and of the
 // shards' arguments.
 var shardOnlyFlags = map[string]bool{
-	"shard": true, "shards": true, "coordinator": true, "local-shards": true, "shard-reports": true,
+	"shard": true, "shards": true, "coordinator": true, "coordinator-wait": true, "local-shards": true, "shard-reports": true,
 	"report": true, "output": true, "quiet": true, "verbose": true, "out": true, "out-buffer": true,
 	"abort-on-fail": true, "interval": true, "heartbeat-timeout": true, "start-lead": true, "register-timeout": true,
 }
@@ -122,14 +122,17 @@ func (a *app) joinCoordinator(ctx context.Context, cmd *cobra.Command, args []st
 	}
 	token := os.Getenv(coord.EnvToken)
 	a.redact(append(r.Secrets(), token))
-	shard, reply, err := coord.Join(ctx, f.coordinator, token, hello, stream)
+	shard, reply, err := coord.Join(ctx, f.coordinator, token, hello, stream, coord.ReachTimeout(f.coordWait),
+		coord.OnWaiting(func(err error) {
+			fmt.Fprintf(a.errOut, "shard %d/%d: waiting for the coordinator at %s (%v): retrying for up to %s (--coordinator-wait)\n", i, n, f.coordinator, err, f.coordWait)
+		}))
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return nil, fmt.Errorf("shard %d/%d: %w", i, n, err) // exit 130
 	case errors.Is(err, coord.ErrRefused):
 		return nil, &exitError{code: exitBadInput, err: fmt.Errorf("shard %d/%d: %w", i, n, err)}
 	case err != nil:
-		return nil, &exitError{code: exitFailed, err: fmt.Errorf("shard %d/%d: reach the coordinator: %w", i, n, err)}
+		return nil, &exitError{code: exitFailed, err: fmt.Errorf("shard %d/%d: reach the coordinator (tried for --coordinator-wait %s): %w", i, n, f.coordWait, err)}
 	case shard == nil:
 		fmt.Fprintf(a.errOut, "shard %d/%d: the coordinator says stop: %s\n", i, n, reply.Reason)
 		return nil, nil
@@ -148,6 +151,16 @@ func checkCoordinated(cmd *cobra.Command, args []string, f *runFlags, local bool
 	for _, name := range []string{"abort-on-fail", "interval", "heartbeat-timeout", "start-lead", "register-timeout"} {
 		if cmd.Flags().Changed(name) && !local {
 			return usageError("--%s is the coordinator's: give it to replayctl coordinate (or with --local-shards)", name)
+		}
+	}
+	if cmd.Flags().Changed("coordinator-wait") {
+		switch {
+		case local:
+			return usageError("--coordinator-wait is a coordinated shard's: --local-shards starts its own coordinator first; leave it out")
+		case f.coordWait <= 0:
+			return usageError("--coordinator-wait %s: want a positive duration, e.g. 5m", f.coordWait)
+		case f.coordinator == "" && f.shard == "" && !cmd.Flags().Changed("shards"):
+			return usageError("--coordinator-wait is how long a coordinated shard waits for its coordinator: give --coordinator URL too")
 		}
 	}
 	if local {

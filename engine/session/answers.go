@@ -174,7 +174,7 @@ func (r *receiver) askExpired(ctx context.Context) error {
 	x := r.x
 	ss := x.ss
 	if ss.notesWait {
-		return x.rq.notesNow(ctx, ss) // the live server did not send them all in time
+		return x.rq.notesWaited(ctx, ss) // the live server has not sent them all yet
 	}
 	it := ss.awaiting
 	if it == nil {

@@ -7,6 +7,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/transport"
 )
@@ -91,4 +93,65 @@ func TestActorNotificationAfterServerAnswer(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestActorSaysWhatNotificationItWaitsFor: a session that has every
+// answer but waits for a recorded notification the live server has not
+// sent says so, once, a second into the wait (which notification, how
+// long it may wait), and still waits the replay's timeout; one whose
+// notification comes sooner says nothing. The wait looked like a hang
+// (compare: 30 s a run, without a word).
+func TestActorSaysWhatNotificationItWaitsFor(t *testing.T) {
+	recorded := []string{"c2s", initReq, "s2c", initResp, "c2s", listReq, "s2c", listResp, "s2c", rootsAsk, "c2s", rootsAnswer, "s2c", rootsNote}
+	for _, tc := range []struct {
+		name  string
+		after time.Duration
+		said  int
+	}{
+		{"late", 50 * time.Millisecond, 0},
+		{"never", 0, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				c := &scripted{in: make(chan transport.Incoming, 8)}
+				var wg sync.WaitGroup
+				defer wg.Wait()
+				c.answer = lateNoting(c, tc.after, &wg)
+				e := env(t, &dialer{c: c}, fast)
+				e.ValidateNotifications = true
+				var logs syncBuffer
+				e.Log = zerolog.New(&logs).Level(zerolog.WarnLevel)
+				start := time.Now()
+				if _, err := replay(t, e, msgs(t, recorded...)); err != nil {
+					t.Fatal(err)
+				}
+				said := strings.Count(logs.String(), "waits for notifications/message (seq 6), which the recorded server sent")
+				if said != tc.said || tc.said > 0 && !strings.Contains(logs.String(), "it waits 5s at most (--timeout), then reports it never came") {
+					t.Errorf("said %d times what it waits for, want %d; the log:\n%s", said, tc.said, logs.String())
+				}
+				if waited := time.Since(start); tc.said > 0 && waited < e.Timeout {
+					t.Errorf("compared after %s, want after the %s timeout", waited, e.Timeout)
+				}
+			})
+		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer for a logger written from the actor's
+// goroutine and read by the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -168,9 +169,9 @@ func (r *requests) notesIfQuiet(ctx context.Context, ss *session) error {
 	}
 	came := notesCame(ss)
 	if !came && !ss.notesWait && x.direct != nil && !ss.dead {
-		ss.notesWait = true
+		ss.notesWait, ss.notesSince = true, time.Now()
 		x.rx.askTimer.Stop()
-		x.rx.askTimer.Reset(x.env.Timeout)
+		x.rx.askTimer.Reset(min(notesSayAfter, x.env.Timeout))
 		return nil
 	}
 	if ss.notesWait && !came {
@@ -179,13 +180,59 @@ func (r *requests) notesIfQuiet(ctx context.Context, ss *session) error {
 	return x.rq.notesNow(ctx, ss)
 }
 
+// notesSayAfter is how long a session waits for a recorded notification
+// before it says (a warning) what it waits for and how long it may: the
+// wait is the request timeout, which looks like a hang when the live
+// server never sends it.
+const notesSayAfter = time.Second
+
+// notesWaited handles the askTimer of a session waiting for its
+// notifications: notesSayAfter into the wait it says what it waits for
+// and waits on, to Env.Timeout; then it compares them (the missing ones
+// are reported never come).
+func (r *requests) notesWaited(ctx context.Context, ss *session) error {
+	x := r.x
+	waited := time.Since(ss.notesSince)
+	if ss.notesSaid || waited >= x.env.Timeout {
+		return r.notesNow(ctx, ss)
+	}
+	ss.notesSaid = true
+	missing := missingNotes(ss)
+	what := "it"
+	if len(missing) > 1 {
+		what = "them"
+	}
+	x.env.Log.Warn().Msgf("session %s has every answer but waits for %s, which the recorded server sent and the live one has not (yet): it waits %s at most (--timeout), then reports %s never came (--validate-notifications; compare --notifications=false leaves notifications out)",
+		ss.name, strings.Join(missing, ", "), x.env.Timeout, what)
+	x.rx.askTimer.Reset(x.env.Timeout - waited)
+	return nil
+}
+
+// missingNotes says which recorded notifications have no live one of
+// their method yet: "notifications/message (seq 6)".
+func missingNotes(ss *session) []string {
+	came := make(map[string]int, len(ss.liveNotes))
+	for _, l := range ss.liveNotes {
+		came[l.method]++
+	}
+	var out []string
+	for _, rec := range ss.recNotes {
+		if came[rec.RPC.Method] > 0 {
+			came[rec.RPC.Method]--
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s (seq %d)", rec.RPC.Method, rec.Rec.Seq))
+	}
+	return out
+}
+
 // notesNow compares the session's notifications, ending a wait for them
 // (the live server has not sent, within the timeout, every one recorded:
 // askExpired; or its connection ended: arrive).
 func (r *requests) notesNow(ctx context.Context, ss *session) error {
 	x := r.x
 	if ss.notesWait {
-		ss.notesWait = false
+		ss.notesWait, ss.notesSaid = false, false
 		x.rx.askTimer.Stop()
 	}
 	ss.notesCompared = true

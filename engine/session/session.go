@@ -58,6 +58,10 @@ type session struct {
 	// most, askTimer) for a recorded notification the live server has
 	// not sent yet (see notesIfQuiet).
 	notesWait bool
+	// notesSince is when that wait began; notesSaid, whether the session
+	// has said what it waits for (notesSayAfter into the wait).
+	notesSince time.Time
+	notesSaid  bool
 
 	// late holds the ids of requests given up on (timed out), so that an
 	// answer that comes after all is counted once, not as a stray; and

@@ -17,7 +17,7 @@
   const laneOf = new Map();    // session name index -> lane
   const msgs = new Map();      // "s:seq" -> message
   const methods = new Set(), tools = new Set();
-  let tMax = 0, runEnded = null, lost = 0, judged = 0, failedN = 0, lastFrame = 0;
+  let tMax = 0, runEnded = null, lost = 0, checked = 0, failedN = 0, lastFrame = 0;
   let state = null, result = null, debug = false, thresholds = [];
 
   function lane(si) {
@@ -92,7 +92,9 @@
     }
     return [...by.values()].filter((g) => g.msgs.length > 1);
   }
-  const groupLabel = (g) => g.kind === "task" ? g.msgs.length - 1 + " poll" + (g.msgs.length === 2 ? "" : "s") : g.msgs.length + " rounds";
+  // count is n and word, in the plural unless n is 1 (as Go's english.Count).
+  const count = (n, word) => n + " " + (n === 1 ? word : word + "s");
+  const groupLabel = (g) => g.kind === "task" ? count(g.msgs.length - 1, "poll") : count(g.msgs.length, "round");
   function judge(si, seq, t, ev) {
     const m = msg(si, seq);
     m.method = nm(ev[4]) || m.method; m.kind = nm(ev[5]); m.dir = nm(ev[6]); m.verdict = nm(ev[7]);
@@ -107,7 +109,7 @@
     if (m.lat >= 0) { const b = bucket(m.ans >= 0 ? m.ans : t); b.h[hIndex(m.lat)]++; b.n++; }
     if (m.method) methods.add(m.method);
     if (m.name && m.method === "tools/call") tools.add(m.name);
-    judged++;
+    if (m.verdict === "passed" || m.verdict === "warned" || m.verdict === "failed") checked++; // the report's validation.checked
     if (bad(m.verdict)) { failedN++; m.lane.failed++; }
   }
   const bad = (v) => v === "failed" || v === "error" || v === "timeout" || v === "miss";
@@ -171,7 +173,7 @@
     for (let t = Math.ceil(a / step) * step; t <= b; t += step) {
       const x = xOf(t, w); g.fillRect(x, AXIS - 5, 1, 5); g.fillText(fmtUs(t), x + 2, 12);
     }
-    g.fillText(rows.length + " lanes", 4, 12);
+    g.fillText(count(rows.length, "lane"), 4, 12);
     api.drawn = drawn; api.rowsFrom = first; api.rowsTo = last;
   }
   function drawMsg(g, m, y, w, now) {
@@ -370,9 +372,9 @@
   // The header, the filters' options, the debugger's state.
   let known = { m: 0, t: 0 };
   function header() {
-    q("counts").textContent = lanes.length + " sessions · " + msgs.size + " messages · " + judged + " judged · " + failedN + " not passed · " + fmtUs(runEnded ? runEnded.t : tMax);
+    q("counts").textContent = count(lanes.length, "session") + " · " + count(msgs.size, "message") + " · " + checked + " checked · " + failedN + " not passed · " + fmtUs(runEnded ? runEnded.t : tMax);
     q("run").textContent = runEnded ? "ended" + (runEnded.d ? ": " + runEnded.d : "") : "running";
-    if (lost) { q("lost").classList.remove("hidden"); q("lost").textContent = lost + " earlier events not kept (journal bound)"; }
+    if (lost) { q("lost").classList.remove("hidden"); q("lost").textContent = count(lost, "earlier event") + " not kept (journal bound)"; }
     if (methods.size !== known.m) { known.m = methods.size; options(q("fmethod"), methods); }
     if (tools.size !== known.t) { known.t = tools.size; options(q("ftool"), tools); }
     if (result) {
@@ -382,7 +384,7 @@
       q("thresholds").innerHTML = result.thresholds.map((t) => '<li class="' + (t.passed ? "ok" : "bad") + '">' + esc(t.expr) + " — " + esc(t.value) + (t.passed ? " ✓" : " ✗") + "</li>").join("") || "<li>none</li>";
     } else q("thresholds").innerHTML = thresholds.map((t) => "<li>" + esc(t) + " — pending</li>").join("") || "<li>none</li>";
     if (state) {
-      const s = q("state"); s.textContent = state.state + " · next seq " + state.seq + (state.reason ? " · " + state.reason : "") + " · " + state.speed + " · sent " + state.sent + " judged " + state.judged;
+      const s = q("state"); s.textContent = state.state + " before seq " + state.next + " " + (state.reason ? "(" + state.reason + ") " : "") + "· " + state.speed + " · released " + state.released + ", sent " + state.sent + ", checked " + checked; // the REPL's status line
       s.className = "badge " + (state.state === "paused" ? "paused" : "");
       q("bps").innerHTML = state.breakpoints.map((b) => '<span class="bp">#' + b.id + " " + esc(b.spec) + ' <button type="button" data-bp="' + b.id + '">×</button></span>').join(" ");
     }
