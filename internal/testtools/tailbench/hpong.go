@@ -232,8 +232,6 @@ func (s *hpong) stop() {
 func (s *hpong) serve() (hpongStats, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	// The kernel's receive stamps on now and until hpong stops, so that
-	// every request is stamped, the first included (rxstamp.On).
 	defer s.closeAll()
 	for {
 		timeout := -1
@@ -414,11 +412,11 @@ func (s *hpong) respond(c *hconn, r request, now, rx int64) {
 	s.stats.requests++
 	switch {
 	case r.status != 0:
-		c.out = appendText(c.out, r.status, "", date, r.why+"\n", true)
+		c.out = appendText(c.out, r.status, "", date, r.why, true, false)
 	case string(r.path) != "/mcp":
-		c.out = appendText(c.out, 404, "", date, notFound, r.close)
+		c.out = appendText(c.out, 404, "", date, notFound, r.close, string(r.method) == "HEAD")
 	case string(r.method) != "POST":
-		c.out = appendText(c.out, 405, allowPost, date, postOnly, r.close)
+		c.out = appendText(c.out, 405, allowPost, date, postOnly, r.close, string(r.method) == "HEAD")
 	default:
 		var a bodyAnswer
 		s.body, a = answerBody(s.body[:0], r.body)
