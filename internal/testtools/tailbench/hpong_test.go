@@ -456,17 +456,33 @@ func TestHpongStatsRx(t *testing.T) {
 // TestHpongExpect: -expect N stops hpong once N calls, the warm-up's not
 // counted, were answered, and the log is written.
 func TestHpongExpect(t *testing.T) {
+	off, err := rxstamp.On() // as hpongCmd does
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(off)
 	ln, port, err := hpongListen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Close(ln); err != nil { // hpongCmd listens there itself
+	s, err := newHpong(ln, 4, 0)
+	if err != nil {
+		unix.Close(ln)
 		t.Fatal(err)
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	path := filepath.Join(t.TempDir(), "hpong.log")
-	done := make(chan error, 1)
-	go func() { done <- hpongCmd([]string{"-addr", addr, "-arrivals", path, "-expect", "4"}) }()
+	done, stopped := make(chan error, 1), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		done <- runHpong(s, path)
+	}()
+	// Stopped however the test ends (a t.Fatal below included): hpong
+	// serving past it would fail goleak.
+	t.Cleanup(func() {
+		s.stop()
+		<-stopped
+	})
 	if err := warmCmd([]string{"-http", "-addr", addr, "-conns", "1", "-calls", "2"}); err != nil {
 		t.Fatal(err)
 	}
@@ -488,23 +504,25 @@ func TestHpongExpect(t *testing.T) {
 // TestHpongSIGTERM: the built command, stopped by SIGTERM as
 // bench-tail.sh stops its servers, writes its log and exits 0.
 func TestHpongSIGTERM(t *testing.T) {
-	ln, port, err := hpongListen("127.0.0.1:0")
+	path := filepath.Join(t.TempDir(), "hpong.log")
+	cmd := exec.Command(os.Args[0], "hpong", "-addr", "127.0.0.1:0", "-arrivals", path)
+	cmd.Env = append(os.Environ(), runMain+"=1")
+	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Close(ln); err != nil {
-		t.Fatal(err)
-	}
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	path := filepath.Join(t.TempDir(), "hpong.log")
-	cmd := exec.Command(os.Args[0], "hpong", "-addr", addr, "-arrivals", path)
-	cmd.Env = append(os.Environ(), runMain+"=1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
+	// hpong says where it listens once it does: the port is its own,
+	// not one a test closed for it to take.
+	stderr := bufio.NewReader(pipe)
+	line, err := stderr.ReadString('\n')
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "hpong: listening on ")
+	if err != nil || !ok {
+		t.Fatalf("hpong said %q, %v; want where it listens", line, err)
+	}
 	// ping waits for hpong to listen (its -wait).
 	if err := pingCmd([]string{"-http", "-addr", addr, "-calls", "3", "-gap", "1ms", "-report", filepath.Join(t.TempDir(), "r.json")}); err != nil {
 		t.Fatal(err)
@@ -515,15 +533,16 @@ func TestHpongSIGTERM(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
+	rest, _ := io.ReadAll(stderr) // all of it before Wait
 	if err := cmd.Wait(); err != nil {
-		t.Fatalf("hpong: %v, stderr %s", err, stderr.String())
+		t.Fatalf("hpong: %v, stderr %s", err, rest)
 	}
 	at, err := arrivalsBy(path, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(at) != 3 || !strings.Contains(stderr.String(), "1 connections, 3 requests") {
-		t.Errorf("the log holds %d calls and hpong said %q, want 3 calls on 1 connection", len(at), stderr.String())
+	if len(at) != 3 || !strings.Contains(string(rest), "1 connections, 3 requests") {
+		t.Errorf("the log holds %d calls and hpong said %q, want 3 calls on 1 connection", len(at), rest)
 	}
 }
 
