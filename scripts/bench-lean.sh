@@ -14,8 +14,8 @@
 #    own so that the capture's cost is not in the CPU figure): from the
 #    server's read of each call (its log) to its answer's packet on lo
 #    (tcpdump's stamp, taken in the server's write), joined by the id;
-#  - system calls and context switches per call, with COUNT=1 (strace
-#    -f -c attached to the server over the replay, in a pass of its own:
+#  - system calls per call, with COUNT=1 (strace -f -c attached to the
+#    server over the replay, in a pass of its own:
 #    strace slows every system call, and the runtime's own calls, sysmon's
 #    sleeps and futexes, grow with it: the calls that move the requests,
 #    epoll, read, recvmsg and write, are counted apart);
@@ -49,7 +49,11 @@ start() {
     "$@" "$dir/slow" -http "127.0.0.1:$port" -arrivals "$log" -rx 2> "$log.server" &
   fi
   pid=$!
-  wait_http "http://127.0.0.1:$port/mcp" "$pid"
+  if ! wait_http "http://127.0.0.1:$port/mcp" "$pid"; then
+    kill "$pid" 2> /dev/null || true
+    echo "bench-lean: no $kind server; it said: $(cat "$log.server")" >&2
+    exit 1
+  fi
   "$dir/tailbench" warm -http -addr "127.0.0.1:$port" -conns 2 -calls 3
 }
 
@@ -67,6 +71,23 @@ replay() {
 # quantiles: p50, p99 and max of the numbers on stdin (µs, one a line).
 quantiles() {
   sort -n | awk '{v[NR] = $1} END {if (!NR) {print "none"; exit} i = int(NR * 0.99); if (i < 1) i = 1; printf "p50 %.1f p99 %.1f max %.1f µs", v[int((NR + 1) / 2)], v[i], v[NR]}'
+}
+
+# wait_line FILE PATTERN PID TOOL: until TOOL (PID, started beside the
+# server) wrote PATTERN to FILE. It gives up, saying so with what TOOL
+# wrote, stopping TOOL and the server, when TOOL has exited (not root,
+# not installed, ptrace refused) or after 30 s, as wait_http does.
+wait_line() {
+  local tries=0
+  until grep -q "$2" "$1"; do
+    if ! kill -0 "$3" 2> /dev/null || ((++tries >= 600)); then
+      echo "bench-lean: $4 did not start (pid $3); it said: $(cat "$1")" >&2
+      kill "$3" 2> /dev/null || true
+      stop
+      exit 1
+    fi
+    sleep 0.05
+  done
 }
 
 # nsdiff: an awk function, A - B of two unix-ns stamps given as text,
@@ -111,13 +132,14 @@ if [[ ${TAP:-0} == 1 ]]; then
       tcpdump -i lo -n -l --immediate-mode -tt --time-stamp-precision=nano -A "tcp src port $port" > "$dir/$name.tap" 2> "$dir/$name.tcpdump" &
       tap=$!
       # tcpdump listens once it says so.
-      until grep -q 'listening on' "$dir/$name.tcpdump"; do sleep 0.05; done
+      wait_line "$dir/$name.tcpdump" 'listening on' "$tap" tcpdump
       replay "$name"
       stop
       # tcpdump drops what it has not yet written when interrupted (under
-      # load it once had written none): wait for the answers, 5 s at most.
+      # load it once had written none): wait for the answers to the calls
+      # (not initialize's), 5 s at most.
       for _ in $(seq 100); do
-        (($(grep -c '"result"' "$dir/$name.tap") >= calls)) && break
+        (($(grep -o '"result":{"content"' "$dir/$name.tap" | wc -l) >= calls)) && break
         sleep 0.05
       done
       kill -INT "$tap"
@@ -140,12 +162,12 @@ if [[ ${COUNT:-0} == 1 ]]; then
       strace -f -c -p "$pid" -o "$dir/$name.strace" 2> "$dir/$name.attach" &
       tr=$!
       # strace counts once it has attached every thread.
-      until grep -q attached "$dir/$name.attach"; do sleep 0.05; done
+      wait_line "$dir/$name.attach" attached "$tr" strace
       replay "$name"
       kill -INT "$tr"
       wait "$tr" || true
       stop
-      printf '  %-14s %s\n' "$name" "$(awk -v n="$calls" '$NF == "total" {all = $(NF - 2)}
+      printf '  %-14s %s\n' "$name" "$(awk -v n="$calls" '$NF == "total" {all = $4}
         $NF ~ /^(epoll_pwait|epoll_wait|read|recvmsg|write)$/ {io += $4} END {printf "%.1f system calls per call, %.1f of them epoll, read, recvmsg or write", all / n, io / n}' "$dir/$name.strace")"
     done
   done

@@ -138,7 +138,11 @@ measure() {
   local pid=$!
   if ! wait_http "http://127.0.0.1:$port/mcp" "$pid"; then
     echo "$name: no server, no run" >&2
+    kill "$pid" 2>/dev/null || true # alive when it did not answer in 30 s
     wait "$pid" 2>/dev/null || true
+    if [[ $kind == lean ]]; then
+      sed 's/^/  /' "$dir/$name.server" >&2 # why hpong did not start
+    fi
     return 0
   fi
   if [[ $warm == 1 ]]; then

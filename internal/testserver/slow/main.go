@@ -128,10 +128,8 @@ func checkTransport(h slowmcp.Hang, overHTTP bool) error {
 // With rx, each connection's reads keep the kernel's receive time, for
 // the arrival log (rxstamp).
 func serveHTTP(ctx context.Context, addr string, hang slowmcp.Hang, delay time.Duration, rx bool, h http.Handler) error {
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
 	srv := &http.Server{
-		Handler:           mux,
+		Handler:           slowmcp.Mux(h),
 		ReadHeaderTimeout: 30 * time.Second,
 		// No ReadTimeout: its deadline would also end a long handler.
 		WriteTimeout: delay + time.Minute,

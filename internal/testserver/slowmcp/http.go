@@ -90,6 +90,14 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, Answer(m))
 }
 
+// Mux is the slow server's HTTP routes: h at /mcp, nothing elsewhere
+// (net/http's 404).
+func Mux(h http.Handler) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	return mux
+}
+
 func writeJSON(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)

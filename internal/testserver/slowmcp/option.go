@@ -127,6 +127,8 @@ func WithGate(path string, n int) Option {
 // WithDelay, initialize after WithInitDelay) whose request the client
 // cancels before it is written is never written. initialize included,
 // which a client MUST NOT cancel: the server a misbehaving client meets.
+// Calls in flight with one id (a client reusing it) are each answered,
+// and a cancel of that id cancels every one still due.
 func WithCancel() Option { return func(c *config) { c.cancel = true } }
 
 // WithAnswerSize makes every tools/call answer a text of n bytes ("x"

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -53,13 +54,13 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts ...Option) error 
 				out.sized(m.ID, c.answerSize)
 			case answer == nil:
 			case d > 0 || c.held(m):
-				actx, release := ctx, func() {}
+				actx, e := ctx, (*dueAnswer)(nil)
 				if c.cancel {
-					actx, release = due.add(ctx, m.ID)
+					actx, e = due.add(ctx, m.ID)
 				}
 				delayed.Go(func() {
-					defer release()
-					if c.pass(reading, m) && sleep(actx, d) && (!c.cancel || due.take(m.ID)) {
+					defer due.release(e)
+					if c.pass(reading, m) && sleep(actx, d) && (e == nil || due.take(e)) {
 						out.write(answer)
 					}
 				})
@@ -105,43 +106,79 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts ...Option) error 
 }
 
 // cancels are the delayed answers a client may still cancel (WithCancel),
-// by the text of their request's id.
+// by the text of their request's id. One id may have several answers
+// due (a client that reuses an id in flight): each is its own entry.
 type cancels struct {
 	mu sync.Mutex // guards m
-	m  map[string]context.CancelFunc
+	m  map[string][]*dueAnswer
 }
 
-// add makes the context of the answer to id, cancelled by cancel(id);
-// done releases it.
-func (cs *cancels) add(ctx context.Context, id json.RawMessage) (context.Context, func()) {
+// dueAnswer is one delayed answer's entry in cancels.
+type dueAnswer struct {
+	id   string
+	stop context.CancelFunc
+}
+
+// add makes the context of an answer to id, cancelled by cancel(id),
+// and its entry, which take or release removes.
+func (cs *cancels) add(ctx context.Context, id json.RawMessage) (context.Context, *dueAnswer) {
 	actx, stop := context.WithCancel(ctx)
+	e := &dueAnswer{id: string(id), stop: stop}
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	if cs.m == nil {
-		cs.m = map[string]context.CancelFunc{}
+		cs.m = map[string][]*dueAnswer{}
 	}
-	cs.m[string(id)] = stop
-	return actx, stop
+	cs.m[e.id] = append(cs.m[e.id], e)
+	return actx, e
 }
 
-// cancel cancels the answer to id, if it is still due.
+// cancel cancels every answer to id still due.
 func (cs *cancels) cancel(id json.RawMessage) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	if stop, ok := cs.m[string(id)]; ok {
-		stop()
-		delete(cs.m, string(id))
+	for _, e := range cs.m[string(id)] {
+		e.stop()
 	}
+	delete(cs.m, string(id))
 }
 
-// take reports whether the answer to id is still due (not cancelled),
-// and makes it no longer cancellable.
-func (cs *cancels) take(id json.RawMessage) bool {
+// take reports whether e is still due (not cancelled), and makes it no
+// longer cancellable.
+func (cs *cancels) take(e *dueAnswer) bool {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	_, ok := cs.m[string(id)]
-	delete(cs.m, string(id))
-	return ok
+	es := cs.m[e.id]
+	i := slices.Index(es, e)
+	if i < 0 {
+		return false
+	}
+	if len(es) == 1 {
+		delete(cs.m, e.id)
+	} else {
+		cs.m[e.id] = slices.Delete(es, i, i+1)
+	}
+	return true
+}
+
+// release removes e, taken or not, and ends its context; nil: nothing.
+func (cs *cancels) release(e *dueAnswer) {
+	if e == nil {
+		return
+	}
+	cs.take(e)
+	e.stop()
+}
+
+// len is the number of answers still due.
+func (cs *cancels) len() int {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	n := 0
+	for _, es := range cs.m {
+		n += len(es)
+	}
+	return n
 }
 
 // askRequest is the server's nth request of method (WithAsk).

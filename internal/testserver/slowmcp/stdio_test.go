@@ -140,3 +140,58 @@ func TestServeInitDelayAndAsk(t *testing.T) {
 		}
 	})
 }
+
+// TestServeCancelSameID: with WithCancel, two delayed calls of one id
+// are both answered: the first answer written does not take the
+// second's place in the cancellable answers.
+func TestServeCancelSameID(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		in, out, done := stdio(t.Context(), WithDelay(time.Second), WithCancel())
+		for _, text := range []string{"a", "b"} {
+			fmt.Fprintf(in, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":%q}}}`+"\n", text)
+		}
+		_ = in.Close()
+		var got []string
+		for {
+			line, err := out.ReadString('\n')
+			if err != nil {
+				break
+			}
+			got = append(got, line)
+		}
+		if len(got) != 2 {
+			t.Errorf("got %d answers %q, want both calls of id 1 answered", len(got), got)
+		}
+		if err := <-done; err != nil {
+			t.Errorf("Serve: got %v, want nil", err)
+		}
+	})
+}
+
+// TestCancelsReleased: an answer's entry goes when it is released,
+// written or not, and only its own: a cancel of the id then cancels
+// the other answer of that id still due.
+func TestCancelsReleased(t *testing.T) {
+	var cs cancels
+	id := []byte("7")
+	actx1, e1 := cs.add(t.Context(), id)
+	actx2, e2 := cs.add(t.Context(), id)
+	cs.release(e1) // its sleep failed, say: never taken
+	if n := cs.len(); n != 1 {
+		t.Errorf("after one release: %d entries, want 1", n)
+	}
+	if actx1.Err() == nil {
+		t.Error("a released answer's context is not done")
+	}
+	cs.cancel(id)
+	if actx2.Err() == nil {
+		t.Error("cancel(7) did not cancel the answer of id 7 still due")
+	}
+	if cs.take(e2) {
+		t.Error("a cancelled answer was taken: it would be written")
+	}
+	cs.release(e2)
+	if n := cs.len(); n != 0 {
+		t.Errorf("after both released: %d entries, want 0", n)
+	}
+}

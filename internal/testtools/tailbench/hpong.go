@@ -19,6 +19,9 @@ package main
 //
 //	tailbench hpong -addr 127.0.0.1:18941 -arrivals hpong.log [-expect N] [-for D]
 //
+// With port 0 (-addr 127.0.0.1:0) the kernel picks one, and hpong says
+// which on stderr: "hpong: listening on 127.0.0.1:PORT".
+//
 // It is a command of its own rather than pong -http: pong is the
 // floor's other end, one connection of fixed-size frames read by
 // blocking calls, and ping -http already names the bare client over
@@ -38,6 +41,7 @@ import (
 	"os/signal"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -69,15 +73,25 @@ func hpongCmd(args []string) error {
 		}
 		defer off()
 	}
-	ln, _, err := hpongListen(*addr)
+	ln, port, err := hpongListen(*addr)
 	if err != nil {
 		return err
+	}
+	if strings.HasSuffix(*addr, ":0") {
+		// The kernel picked the port: say which, for whoever started hpong.
+		fmt.Fprintf(os.Stderr, "hpong: listening on %s:%d\n", strings.TrimSuffix(*addr, ":0"), port)
 	}
 	s, err := newHpong(ln, *expect, *limit)
 	if err != nil {
 		unix.Close(ln)
 		return err
 	}
+	return runHpong(s, *path)
+}
+
+// runHpong serves with s until SIGTERM, an interrupt, stop, -expect or
+// -for, then writes the arrival log to path.
+func runHpong(s *hpong, path string) error {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
 	done := make(chan struct{})
@@ -94,7 +108,7 @@ func hpongCmd(args []string) error {
 	// say): the arrivals before it are measurements all the same.
 	st, err := s.serve()
 	fmt.Fprintf(os.Stderr, "hpong: %s\n", st)
-	if werr := writeFile(*path, string(s.log)); werr != nil {
+	if werr := writeFile(path, string(s.log)); werr != nil {
 		err = errors.Join(err, fmt.Errorf("hpong: write the arrival log: %w", werr))
 	}
 	return err
@@ -232,8 +246,6 @@ func (s *hpong) stop() {
 func (s *hpong) serve() (hpongStats, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	// The kernel's receive stamps on now and until hpong stops, so that
-	// every request is stamped, the first included (rxstamp.On).
 	defer s.closeAll()
 	for {
 		timeout := -1
@@ -414,11 +426,11 @@ func (s *hpong) respond(c *hconn, r request, now, rx int64) {
 	s.stats.requests++
 	switch {
 	case r.status != 0:
-		c.out = appendText(c.out, r.status, "", date, r.why+"\n", true)
+		c.out = appendText(c.out, r.status, "", date, r.why, true, false)
 	case string(r.path) != "/mcp":
-		c.out = appendText(c.out, 404, "", date, notFound, r.close)
+		c.out = appendText(c.out, 404, "", date, notFound, r.close, string(r.method) == "HEAD")
 	case string(r.method) != "POST":
-		c.out = appendText(c.out, 405, allowPost, date, postOnly, r.close)
+		c.out = appendText(c.out, 405, allowPost, date, postOnly, r.close, string(r.method) == "HEAD")
 	default:
 		var a bodyAnswer
 		s.body, a = answerBody(s.body[:0], r.body)

@@ -5,7 +5,8 @@ package main
 // clients send (a POST with a Content-Length body, on a keep-alive
 // connection, pipelined or not) and refuses, with a 4xx (505 for another
 // version) and a closed connection, what it does not handle: chunked
-// bodies, Expect, HTTP/1.0, heads over maxHead, bodies over maxBody.
+// bodies, Expect, HTTP/1.0, heads over maxHead, bodies over maxBody,
+// and (400, as net/http does) a request with no Host.
 
 import (
 	"bytes"
@@ -30,7 +31,7 @@ type request struct {
 	// status, when not 0, is the error to answer (and close): the
 	// request is not one hpong reads; why says so.
 	status int
-	why    string
+	why    string // the body, ending in a newline but net/http's own
 }
 
 // parseRequest reads the request b begins with; complete is false while
@@ -60,7 +61,7 @@ func parseRequest(b []byte) (r request, complete bool) {
 	}
 	r.method = method
 	r.path, _, _ = bytes.Cut(target, []byte("?"))
-	length, seenLength := 0, false
+	length, seenLength, host := 0, false, false
 	for len(rest) > 0 {
 		var h []byte
 		h, rest, _ = bytes.Cut(rest, []byte("\r\n"))
@@ -86,7 +87,13 @@ func parseRequest(b []byte) (r request, complete bool) {
 			return refuse(417, "hpong: Expect is not met: send the body with the head"), true
 		case bytes.EqualFold(name, []byte("Connection")):
 			r.close = hasToken(value, "close")
+		case bytes.EqualFold(name, []byte("Host")):
+			host = true
 		}
+	}
+	if !host {
+		// net/http's answer, word for word (HTTP/1.1 requires Host).
+		return request{status: 400, why: "400 Bad Request: missing required Host header", close: true}, true
 	}
 	r.end = headEnd + 4 + length
 	if len(b) < r.end {
@@ -96,8 +103,10 @@ func parseRequest(b []byte) (r request, complete bool) {
 	return r, true
 }
 
+// refuse is the refusal of status saying why; why is the body, with
+// a newline added.
 func refuse(status int, why string) request {
-	return request{status: status, why: why, close: true}
+	return request{status: status, why: why + "\n", close: true}
 }
 
 // hasToken reports whether the comma-separated list v holds token, in
@@ -192,8 +201,12 @@ func appendHead(dst []byte, status int, extra string, date []byte, length int, c
 	return append(dst, "\r\n"...)
 }
 
-// appendText appends a whole text/plain answer.
-func appendText(dst []byte, status int, extra string, date []byte, text string, close bool) []byte {
+// appendText appends a whole text/plain answer; to a HEAD (head), its
+// head alone, the length of text given, as net/http answers a HEAD.
+func appendText(dst []byte, status int, extra string, date []byte, text string, close, head bool) []byte {
 	dst = appendHead(dst, status, extra+textType, date, len(text), close)
+	if head {
+		return dst
+	}
 	return append(dst, text...)
 }

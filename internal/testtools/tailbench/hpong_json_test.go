@@ -2,23 +2,28 @@ package main
 
 import (
 	"bytes"
+	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/replayctl/replayctl/internal/testserver/slowmcp"
 )
 
-// slowAnswer is the slow server's answer to body: its status and JSON
-// (nil for a 202), and the message it logs.
-func slowAnswer(body []byte) (int, []byte, slowmcp.Message) {
-	m := slowmcp.Parse(body)
-	switch m.Kind {
-	case slowmcp.Notification, slowmcp.Response:
-		return 202, nil, m
-	case slowmcp.Invalid:
-		return 400, slowmcp.Answer(m), m
+// slowAnswer is the slow server's answer to body, from its handler
+// (slowmcp.Handler, no network): its status, JSON (nil for none) and
+// Content-Type, and the line it logs less its time (its first field).
+func slowAnswer(t *testing.T, body []byte) (int, []byte, string, []byte) {
+	var log bytes.Buffer
+	w := httptest.NewRecorder()
+	slowmcp.Handler(slowmcp.WithArrivals(&log)).ServeHTTP(w, httptest.NewRequest("POST", "/mcp", bytes.NewReader(body)))
+	_, line, ok := bytes.Cut(log.Bytes(), []byte(" "))
+	if !ok {
+		t.Fatalf("body %q: the slow server logged %q, not an arrival", body, log.Bytes())
 	}
-	return 200, slowmcp.Answer(m), m
+	if w.Body.Len() == 0 {
+		return w.Code, nil, w.Header().Get("Content-Type"), line
+	}
+	return w.Code, w.Body.Bytes(), w.Header().Get("Content-Type"), line
 }
 
 // sameAsSlow fails t unless hpong answers body as the slow server does
@@ -26,12 +31,17 @@ func slowAnswer(body []byte) (int, []byte, slowmcp.Message) {
 func sameAsSlow(t *testing.T, body []byte) {
 	t.Helper()
 	got, a := answerBody(nil, body)
-	status, want, m := slowAnswer(body)
-	if a.status != status || !bytes.Equal(got, want) {
-		t.Errorf("body %q: hpong answers %d %s, the slow server %d %s", body, a.status, got, status, want)
+	contentType := "application/json" // what respond writes, but to a 202
+	if a.status == 202 {
+		contentType = ""
 	}
-	if g, w := slowmcp.AppendArrival(nil, unixZero, unixZero, a.msg), slowmcp.AppendArrival(nil, unixZero, unixZero, m); !bytes.Equal(g, w) {
-		t.Errorf("body %q: hpong logs %q, the slow server %q", body, g, w)
+	status, want, wantType, wantLine := slowAnswer(t, body)
+	if a.status != status || !bytes.Equal(got, want) || contentType != wantType {
+		t.Errorf("body %q: hpong answers %d %q %s, the slow server %d %q %s", body, a.status, contentType, got, status, wantType, want)
+	}
+	line := slowmcp.AppendArrival(nil, unixZero, unixZero, a.msg)
+	if _, line, _ = bytes.Cut(line, []byte(" ")); !bytes.Equal(line, wantLine) {
+		t.Errorf("body %q: hpong logs %q, the slow server %q", body, line, wantLine)
 	}
 }
 

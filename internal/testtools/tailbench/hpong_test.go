@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/replayctl/replayctl/internal/testserver/rxstamp"
+	"github.com/replayctl/replayctl/internal/testserver/slowmcp"
 	"github.com/replayctl/replayctl/replay"
 )
 
@@ -329,29 +331,83 @@ func TestHpongRefuses(t *testing.T) {
 			call()
 		})
 	}
-	// Not errors: what the slow server answers alike.
-	c, r := dial(t, h)
-	for _, tt := range []struct {
-		req    string
-		status int
-		body   string
-	}{
-		{"GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n", 405, postOnly},
-		{"POST /other HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}", 404, notFound},
-		{post(h.addr, "x"), 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: not JSON"}}`},
-		{post(h.addr, `{"jsonrpc":"2.0","method":"notifications/initialized"}`), 202, ""},
-	} {
-		if _, err := io.WriteString(c, tt.req); err != nil {
-			t.Fatal(err)
-		}
-		if status, body, _ := answer(t, r); status != tt.status || body != tt.body {
-			t.Errorf("%q: got %d %q, want %d %q", tt.req, status, body, tt.status, tt.body)
-		}
-	}
 	call()
 	if log := h.finish(t); logCalls(log) != n {
 		t.Errorf("hpong logged %d calls, want the good connection's %d:\n%s", logCalls(log), n, log)
 	}
+}
+
+// TestHpongAsSlowHTTP: what is not a tools/call, hpong answers as the
+// slow server does (its routes and handler, served by net/http): the
+// same status, body, Content-Type and Allow, the connection kept or
+// closed alike, and no body after a HEAD's head (the next answer on the
+// connection is read whole).
+func TestHpongAsSlowHTTP(t *testing.T) {
+	h := startHpong(t, 0)
+	slow := httptest.NewServer(slowmcp.Mux(slowmcp.Handler()))
+	defer slow.Close()
+	ping := `{"jsonrpc":"2.0","id":"p","method":"ping"}`
+	for _, tt := range []struct{ name, method, req string }{
+		{"GET", "GET", "GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n"},
+		{"DELETE", "DELETE", "DELETE /mcp HTTP/1.1\r\nHost: x\r\n\r\n"},
+		{"HEAD", "HEAD", "HEAD /mcp HTTP/1.1\r\nHost: x\r\n\r\n"},
+		{"HEAD elsewhere", "HEAD", "HEAD /other HTTP/1.1\r\nHost: x\r\n\r\n"},
+		{"elsewhere", "POST", "POST /other HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"},
+		{"no Host", "POST", "POST /mcp HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}"},
+		{"no Host elsewhere", "POST", "POST /other HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}"},
+		{"not JSON", "POST", post("x", "x")},
+		{"notification", "POST", post("x", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)},
+		{"response", "POST", post("x", `{"jsonrpc":"2.0","id":3,"result":{}}`)},
+		{"initialize", "POST", post("x", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`)},
+		{"query", "POST", "POST /mcp?a=b HTTP/1.1\r\nHost: x\r\nContent-Length: " + strconv.Itoa(len(ping)) + "\r\n\r\n" + ping},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := exchange(t, h.addr, tt.method, tt.req+post("x", ping))
+			want := exchange(t, slow.Listener.Addr().String(), tt.method, tt.req+post("x", ping))
+			if got != want {
+				t.Errorf("%q:\nhpong answers       %s\nthe slow server     %s", tt.req, got, want)
+			}
+		})
+	}
+	if log := h.finish(t); logCalls(log) != 0 {
+		t.Errorf("hpong logged calls:\n%s", log)
+	}
+}
+
+// exchange writes req (a request of method, then a ping) to addr and
+// reads its answers: what of them the slow server and hpong must have
+// alike, as text.
+func exchange(t *testing.T, addr, method, req string) string {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.SetDeadline(time.Now().Add(20 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(c, req); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(c)
+	var out strings.Builder
+	for _, m := range []string{method, "POST"} {
+		res, err := http.ReadResponse(r, &http.Request{Method: m})
+		if err != nil {
+			fmt.Fprintf(&out, "[%v]", err)
+			break
+		}
+		b, err := io.ReadAll(res.Body)
+		fmt.Fprintf(&out, "[%d %q Content-Type %q Allow %q close %v %v]", res.StatusCode, b, res.Header.Get("Content-Type"), res.Header.Get("Allow"), res.Close, err)
+		if res.Close {
+			if rest, err := io.ReadAll(r); len(rest) != 0 || err != nil {
+				fmt.Fprintf(&out, "[then %q, %v]", rest, err)
+			}
+			break
+		}
+	}
+	return out.String()
 }
 
 // TestHpongStatsRx: the bare HTTP client and the warm-up against hpong,
@@ -400,17 +456,33 @@ func TestHpongStatsRx(t *testing.T) {
 // TestHpongExpect: -expect N stops hpong once N calls, the warm-up's not
 // counted, were answered, and the log is written.
 func TestHpongExpect(t *testing.T) {
+	off, err := rxstamp.On() // as hpongCmd does
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(off)
 	ln, port, err := hpongListen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Close(ln); err != nil { // hpongCmd listens there itself
+	s, err := newHpong(ln, 4, 0)
+	if err != nil {
+		unix.Close(ln)
 		t.Fatal(err)
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	path := filepath.Join(t.TempDir(), "hpong.log")
-	done := make(chan error, 1)
-	go func() { done <- hpongCmd([]string{"-addr", addr, "-arrivals", path, "-expect", "4"}) }()
+	done, stopped := make(chan error, 1), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		done <- runHpong(s, path)
+	}()
+	// Stopped however the test ends (a t.Fatal below included): hpong
+	// serving past it would fail goleak.
+	t.Cleanup(func() {
+		s.stop()
+		<-stopped
+	})
 	if err := warmCmd([]string{"-http", "-addr", addr, "-conns", "1", "-calls", "2"}); err != nil {
 		t.Fatal(err)
 	}
@@ -432,23 +504,25 @@ func TestHpongExpect(t *testing.T) {
 // TestHpongSIGTERM: the built command, stopped by SIGTERM as
 // bench-tail.sh stops its servers, writes its log and exits 0.
 func TestHpongSIGTERM(t *testing.T) {
-	ln, port, err := hpongListen("127.0.0.1:0")
+	path := filepath.Join(t.TempDir(), "hpong.log")
+	cmd := exec.Command(os.Args[0], "hpong", "-addr", "127.0.0.1:0", "-arrivals", path)
+	cmd.Env = append(os.Environ(), runMain+"=1")
+	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Close(ln); err != nil {
-		t.Fatal(err)
-	}
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	path := filepath.Join(t.TempDir(), "hpong.log")
-	cmd := exec.Command(os.Args[0], "hpong", "-addr", addr, "-arrivals", path)
-	cmd.Env = append(os.Environ(), runMain+"=1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
+	// hpong says where it listens once it does: the port is its own,
+	// not one a test closed for it to take.
+	stderr := bufio.NewReader(pipe)
+	line, err := stderr.ReadString('\n')
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "hpong: listening on ")
+	if err != nil || !ok {
+		t.Fatalf("hpong said %q, %v; want where it listens", line, err)
+	}
 	// ping waits for hpong to listen (its -wait).
 	if err := pingCmd([]string{"-http", "-addr", addr, "-calls", "3", "-gap", "1ms", "-report", filepath.Join(t.TempDir(), "r.json")}); err != nil {
 		t.Fatal(err)
@@ -459,15 +533,16 @@ func TestHpongSIGTERM(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
+	rest, _ := io.ReadAll(stderr) // all of it before Wait
 	if err := cmd.Wait(); err != nil {
-		t.Fatalf("hpong: %v, stderr %s", err, stderr.String())
+		t.Fatalf("hpong: %v, stderr %s", err, rest)
 	}
 	at, err := arrivalsBy(path, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(at) != 3 || !strings.Contains(stderr.String(), "1 connections, 3 requests") {
-		t.Errorf("the log holds %d calls and hpong said %q, want 3 calls on 1 connection", len(at), stderr.String())
+	if len(at) != 3 || !strings.Contains(string(rest), "1 connections, 3 requests") {
+		t.Errorf("the log holds %d calls and hpong said %q, want 3 calls on 1 connection", len(at), rest)
 	}
 }
 
