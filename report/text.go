@@ -370,6 +370,15 @@ func orDash(s string) string {
 	return s
 }
 
+// isBudgetLimit reports whether a threshold's limit is a regression
+// budget's, which history's gate writes with its comparison ("<= 1.2ms
+// (median …)", ">= 4000/s (…)"); a threshold's own limit is a bare value
+// ("200.0ms") that its expression already says. The expression cannot
+// tell them apart: a budget's filter may hold an '=' (p99{tool:a=b}+20%).
+func isBudgetLimit(limit string) bool {
+	return strings.HasPrefix(limit, "<=") || strings.HasPrefix(limit, ">=")
+}
+
 // msDuration renders milliseconds as FormatDuration does.
 func msDuration(ms float64) string {
 	return FormatDuration(time.Duration(ms * float64(time.Millisecond)))
@@ -384,7 +393,7 @@ func thresholdFailure(th ThresholdResult) string {
 		metric += "{" + th.Filter + "}"
 	}
 	s := fmt.Sprintf("threshold %s failed: %s was %s", clean(th.Expr), clean(metric), clean(th.Value))
-	if th.Limit != "" && !strings.ContainsAny(th.Expr, "<>=") {
+	if isBudgetLimit(th.Limit) {
 		// A regression budget (p99+20%) names no limit: say the one it broke.
 		s += ", limit " + clean(th.Limit)
 	}
