@@ -8,7 +8,7 @@ import (
 // TestFormatDuration: a time shown to a person reads in µs under a
 // millisecond, in ms under a second and in s above, zero included
 // ("0µs", as FormatMS shows it, not Duration.String's "0s"), whether it
-// comes as a time.Duration or as milliseconds (msDuration).
+// comes as a time.Duration or as milliseconds (FormatDurationMS).
 func TestFormatDuration(t *testing.T) {
 	tests := []struct {
 		d    time.Duration
@@ -22,8 +22,8 @@ func TestFormatDuration(t *testing.T) {
 		if got := FormatDuration(tt.d); got != tt.want {
 			t.Errorf("FormatDuration(%d): got %q, want %q", tt.d, got, tt.want)
 		}
-		if got := msDuration(float64(tt.d) / float64(time.Millisecond)); got != tt.want {
-			t.Errorf("msDuration(%v): got %q, want %q", float64(tt.d)/float64(time.Millisecond), got, tt.want)
+		if got := FormatDurationMS(float64(tt.d) / float64(time.Millisecond)); got != tt.want {
+			t.Errorf("FormatDurationMS(%v): got %q, want %q", float64(tt.d)/float64(time.Millisecond), got, tt.want)
 		}
 	}
 }

@@ -171,8 +171,8 @@ func (a *app) historyList(cmd *cobra.Command, f historyCmdFlags) error {
 		if !r.Passed {
 			result = fmt.Sprintf("failed (exit %d)", r.ExitStatus)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%.0fms\n", r.ID, r.StartedAt.Format("2006-01-02 15:04:05"), r.TapeName,
-			shortHash(r.TapeHash), dash(r.Version), result, max(r.Sessions, 1), dash(r.Speed), r.Sent, r.Failed, r.Errors, r.DurationMS)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%s\n", r.ID, r.StartedAt.Format("2006-01-02 15:04:05"), r.TapeName,
+			shortHash(r.TapeHash), dash(r.Version), result, max(r.Sessions, 1), dash(r.Speed), r.Sent, r.Failed, r.Errors, report.FormatDurationMS(r.DurationMS))
 	}
 	return tw.Flush()
 }
@@ -220,7 +220,11 @@ func (a *app) historyTrend(cmd *cobra.Command, f historyCmdFlags, metric, html s
 		return err
 	}
 	if slope, n := history.Slope(points); n >= 2 {
-		fmt.Fprintf(out, "slope over %d runs: %+g %s per run\n", n, round3(slope), m.Unit())
+		if m.IsDuration() {
+			fmt.Fprintf(out, "slope over %d runs: %s per run\n", n, signedMS(slope))
+		} else {
+			fmt.Fprintf(out, "slope over %d runs: %+g %s per run\n", n, round3(slope), m.Unit())
+		}
 	}
 	if html != "" {
 		if err := writeFileAtomic(html, func(w io.Writer) error { return history.WriteTrendHTML(w, m, points) }); err != nil {
