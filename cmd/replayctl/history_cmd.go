@@ -123,19 +123,14 @@ func knownTape(ctx context.Context, s *history.Store, tape string) error {
 	if runs, err := s.Runs(ctx, history.Query{Tape: tape, Last: 1}); err != nil || len(runs) > 0 {
 		return err
 	}
-	runs, err := s.Runs(ctx, history.Query{})
+	kept, err := s.Tapes(ctx)
 	if err != nil {
 		return err
 	}
 	const shown = 10
 	var tapes []string
-	seen := map[string]bool{}
-	for _, r := range runs {
-		t := r.TapeName + " (" + shortHash(r.TapeHash) + ")"
-		if !seen[t] {
-			seen[t] = true
-			tapes = append(tapes, t)
-		}
+	for _, t := range kept {
+		tapes = append(tapes, t.Name+" ("+shortHash(t.Hash)+")")
 	}
 	has := "it holds no run"
 	switch {
