@@ -505,10 +505,9 @@ func formatValue(u unit, v float64) string {
 }
 
 // FormatMS shows milliseconds readably: "850µs", "182.4ms", "2.35s",
-// "1.504s";
-// zero, as any value under a millisecond, in µs ("0µs"). Values are kept
-// to the microsecond, so that a value shown never hides why a comparison
-// went the way it did.
+// "1.504s"; zero, as any value under a millisecond, in µs ("0µs"). Values
+// are kept to the microsecond, seconds too, so that a value shown never
+// hides why a comparison went the way it did.
 func FormatMS(ms float64) string {
 	ms = math.Round(ms*1000) / 1000
 	if ms == 0 {
