@@ -41,7 +41,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		if run.Again {
 			target += " (the primary again)"
 		}
-		fmt.Fprintf(&b, "  %-9s  %s: %d answers in %s", run.Role, target, run.Answers, fmtMS(run.DurationMS))
+		fmt.Fprintf(&b, "  %-9s  %s: %d answers in %s", run.Role, target, run.Answers, report.FormatDurationMS(run.DurationMS))
 		switch {
 		case run.Status == report.ExitTarget:
 			fmt.Fprintf(&b, ", target failed")
@@ -171,13 +171,6 @@ func arrow(p, c, s float64) string {
 	return fmt.Sprintf("%s → %s (%s)", report.FormatMS(p), report.FormatMS(c), report.FormatMS(s))
 }
 
-func fmtMS(v float64) string {
-	if v >= 1000 {
-		return fmt.Sprintf("%.2fs", v/1000)
-	}
-	return fmt.Sprintf("%.0fms", v)
-}
-
 // WriteHTML writes r as a self-contained HTML page (no script, nothing
 // fetched): the runs, the changed paths, the noise and the latency, as
 // tables.
@@ -192,7 +185,7 @@ var htmlPage = template.Must(template.New("compare").Funcs(template.FuncMap{
 	"endpoint": endpointName,
 	"shown":    shown,
 	"arrow":    arrow,
-	"ms":       fmtMS,
+	"ms":       report.FormatDurationMS,
 	"p":        func(v float64) string { return fmt.Sprintf("%.2g", v) },
 	"pct":      func(v float64) string { return fmt.Sprintf("%.3g%%", v) },
 	"more":     more,

@@ -199,6 +199,8 @@ func (s *Store) Gate(ctx context.Context, rep *report.Report, tapeHash string, b
 			if len(vals) == 1 {
 				of = "the one earlier run's " + b.Metric.Format(baseline)
 			}
+			// The comparison leads the limit: report's failure text keys on
+			// it to say a budget's limit, which its expression does not.
 			res.Limit = fmt.Sprintf("%s %s (%s %s)", op, b.Metric.Format(limit), of, budgetMove(b))
 			res.Passed = !b.Regressed(v, baseline)
 			if !res.Passed && b.Metric.IsDuration() && b.Metric.Filter.Key != "" {

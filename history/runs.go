@@ -191,3 +191,28 @@ func (s *Store) Report(ctx context.Context, run int64) (*report.Report, error) {
 	}
 	return &r, rows.Err()
 }
+
+// Tape is one tape the store has runs of.
+type Tape struct {
+	Name string // as run was given it
+	Hash string
+}
+
+// Tapes lists the tapes the store has runs of, each name and hash once,
+// the one run most recently first.
+func (s *Store) Tapes(ctx context.Context) ([]Tape, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT tape_name, tape_hash FROM runs GROUP BY tape_name, tape_hash ORDER BY max(started_at) DESC, max(id) DESC`)
+	if err != nil {
+		return nil, fmt.Errorf("history: list tapes of %s: %w", s.path, err)
+	}
+	defer rows.Close()
+	var out []Tape
+	for rows.Next() {
+		var t Tape
+		if err := rows.Scan(&t.Name, &t.Hash); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}

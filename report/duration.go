@@ -24,3 +24,9 @@ func FormatDuration(d time.Duration) string {
 	}
 	return d.String()
 }
+
+// FormatDurationMS is [FormatDuration] of a time in milliseconds, as a
+// report holds its times (a run's duration_ms).
+func FormatDurationMS(ms float64) string {
+	return FormatDuration(time.Duration(ms * float64(time.Millisecond)))
+}

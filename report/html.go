@@ -25,6 +25,7 @@ var htmlSource string
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"ms":        FormatMS,
+	"duration":  FormatDurationMS,
 	"breakable": breakablePath,
 	"sparkline": sparkline,
 }).Parse(htmlSource))
@@ -99,7 +100,7 @@ func newHTMLPage(r Report) htmlPage {
 	}
 	page.Summary = []htmlItem{
 		{"messages", fmt.Sprintf("%d sent, %d received, %d skipped (%d on tape)", s.Sent, s.Received, s.Skipped, s.TotalMessages)},
-		{"duration", FormatMS(s.DurationMS)},
+		{"duration", FormatDurationMS(s.DurationMS)},
 		{"requests", fmt.Sprintf("%d sent, %d answered", p.Requests, p.Answered)},
 		{"validation", fmt.Sprintf("%d passed, %d failed, %s (%d checked)", r.Validation.Passed, r.Validation.Failed, english.Count(r.Validation.Warnings, "warning"), r.Validation.Checked)},
 		{"errors", fmt.Sprintf("%s, %s; error rate %.2f%%", english.Count(p.Errors, "error"), english.Count(p.Timeouts, "timeout"), p.ErrorRate*100)},

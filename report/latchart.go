@@ -46,7 +46,7 @@ func newLatencyChart(r Report, idx []int, x func(ms float64) float64) latencyCha
 	maxLat = math.Ceil(maxLat/step) * step
 	y := func(ms float64) float64 { return latTop + latPlotH - min(max(ms, 0)/maxLat, 1)*latPlotH }
 	for v := 0.0; v <= maxLat+step/2; v += step {
-		c.YTicks = append(c.YTicks, tick{Pos: f1(y(v)), Label: msDuration(v)})
+		c.YTicks = append(c.YTicks, tick{Pos: f1(y(v)), Label: FormatDurationMS(v)})
 	}
 	for _, i := range idx {
 		e := r.Timeline[i]

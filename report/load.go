@@ -182,7 +182,7 @@ func (l Load) cutShort(stop StopKind) Load {
 		sent = pluralGrouped(l.Requests+l.Notifications, "client message")
 	}
 	l.Verdict = fmt.Sprintf("not judged: %s; a schedule cut short has no rate to judge (%s sent before the stop, lag p99 %s)",
-		why, sent, msDuration(l.LagP99MS))
+		why, sent, FormatDurationMS(l.LagP99MS))
 	return l
 }
 
@@ -227,17 +227,17 @@ func loadVerdict(l Load, sent int64, sessions int) string {
 		b.WriteString(aside)
 	}
 	lagKept := l.LagP99MS <= l.LateAfterMS
-	fmt.Fprintf(&b, " (lag p99 %s)", msDuration(l.LagP99MS))
+	fmt.Fprintf(&b, " (lag p99 %s)", FormatDurationMS(l.LagP99MS))
 	if !lagKept {
 		advice := "lower the sessions (--sessions) or the speed (--speed)"
 		if sessions <= 1 {
 			advice = "lower the speed (--speed), or replay on a machine less busy"
 		}
 		fmt.Fprintf(&b, "; the replayer fell behind its schedule (%s more than %s late): the machine or the replayer could not keep up — %s",
-			pluralGrouped(l.Late, "message"), msDuration(l.LateAfterMS), advice)
+			pluralGrouped(l.Late, "message"), FormatDurationMS(l.LateAfterMS), advice)
 	}
 	if l.HeldP99MS > l.LateAfterMS {
-		fmt.Fprintf(&b, "; held p99 %s: the target set the pace (its answers awaited: causal order / --max-inflight; or a send it held until it answered)", msDuration(l.HeldP99MS))
+		fmt.Fprintf(&b, "; held p99 %s: the target set the pace (its answers awaited: causal order / --max-inflight; or a send it held until it answered)", FormatDurationMS(l.HeldP99MS))
 	}
 	return b.String()
 }

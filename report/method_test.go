@@ -195,7 +195,7 @@ func TestThresholdFilterEvaluate(t *testing.T) {
 	}{
 		{"p99<200ms", "29.0ms", "", true}, // the handshake left out
 		{"p99{method:tools/call}<200ms", "29.0ms", "", true},
-		{"p99{method:initialize}<200ms", "2.02s", "", false},
+		{"p99{method:initialize}<200ms", "2.019s", "", false},
 		{"max{tool:echo}<=10ms", "10.0ms", "", true},
 		{"min{tool:search}>=20ms", "20.0ms", "", true},
 		{"timeouts{tool:echo}==0", "0", "", true},

@@ -166,7 +166,7 @@ func newTimelineChart(r Report) timelineChart {
 	maxMS = math.Ceil(maxMS/step) * step
 	x := func(ms float64) float64 { return chartLeft + max(ms, 0)/maxMS*chartPlotW }
 	for v := 0.0; v <= maxMS+step/2; v += step {
-		c.XTicks = append(c.XTicks, tick{Pos: f1(x(v)), Label: msDuration(v)})
+		c.XTicks = append(c.XTicks, tick{Pos: f1(x(v)), Label: FormatDurationMS(v)})
 	}
 	rowH := chartPlotH / float64(max(len(idx), 1))
 	c.Marks = make([]timelineMark, 0, len(idx))
@@ -251,10 +251,10 @@ func newHistChart(buckets []HistogramBucket) histChart {
 			Y: f1(histTop + histPlotH - height), H: f1(height),
 			LabelX: f1(x + slot/2), LabelY: f1(histTop + histPlotH + 16),
 			Count: b.Count, CountY: f1(histTop + histPlotH - height - 4),
-			Title: fmt.Sprintf("%d latencies ≤ %s", b.Count, msDuration(b.LeMS)),
+			Title: fmt.Sprintf("%d latencies ≤ %s", b.Count, FormatDurationMS(b.LeMS)),
 		}
 		if i%every == 0 {
-			bar.Label = "≤" + msDuration(b.LeMS)
+			bar.Label = "≤" + FormatDurationMS(b.LeMS)
 		}
 		h.Bars = append(h.Bars, bar)
 	}

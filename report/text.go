@@ -8,7 +8,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/replayctl/replayctl/internal/english"
@@ -145,13 +144,13 @@ func (t *textWriter) body(r Report) {
 	// the schedule, after the handshake); the others' the throughput
 	// (requests answered over the whole run).
 	if r.Load.Applicable {
-		t.line("duration", "%s, error rate %.2f%%", msDuration(s.DurationMS), p.ErrorRate*100)
+		t.line("duration", "%s, error rate %.2f%%", FormatDurationMS(s.DurationMS), p.ErrorRate*100)
 	} else {
-		t.line("duration", "%s, throughput %.1f requests/s, error rate %.2f%%", msDuration(s.DurationMS), p.ThroughputPerS, p.ErrorRate*100)
+		t.line("duration", "%s, throughput %.1f requests/s, error rate %.2f%%", FormatDurationMS(s.DurationMS), p.ThroughputPerS, p.ErrorRate*100)
 	}
 	if p.LatencyMS.Count > 0 {
 		l := p.LatencyMS
-		t.line("latency", "p50 %s  p95 %s  p99 %s  max %s", msDuration(l.P50), msDuration(l.P95), msDuration(l.P99), msDuration(l.Max))
+		t.line("latency", "p50 %s  p95 %s  p99 %s  max %s", FormatDurationMS(l.P50), FormatDurationMS(l.P95), FormatDurationMS(l.P99), FormatDurationMS(l.Max))
 	} else {
 		t.line("latency", "no request answered")
 	}
@@ -159,7 +158,7 @@ func (t *textWriter) body(r Report) {
 		t.line("handshake", "%s", handshakeLine(r.Handshake))
 	}
 	if p.ScheduleLagMS.Count > 0 {
-		t.line("lag", "p99 %s  max %s", msDuration(p.ScheduleLagMS.P99), msDuration(p.ScheduleLagMS.Max))
+		t.line("lag", "p99 %s  max %s", FormatDurationMS(p.ScheduleLagMS.P99), FormatDurationMS(p.ScheduleLagMS.Max))
 		t.line("time", "%s", timeSplit(p))
 	}
 	if l := r.Load; l.Applicable {
@@ -333,7 +332,7 @@ func timeSplit(p Performance) string {
 		if s.Count == 0 {
 			return name + " -"
 		}
-		return fmt.Sprintf("%s p50 %s p99 %s", name, msDuration(s.P50), msDuration(s.P99))
+		return fmt.Sprintf("%s p50 %s p99 %s", name, FormatDurationMS(s.P50), FormatDurationMS(s.P99))
 	}
 	return part("lag", p.ScheduleLagMS) + " · " + part("held", p.HeldMS) + " · " + part("latency", p.LatencyMS)
 }
@@ -370,9 +369,13 @@ func orDash(s string) string {
 	return s
 }
 
-// msDuration renders milliseconds as FormatDuration does.
-func msDuration(ms float64) string {
-	return FormatDuration(time.Duration(ms * float64(time.Millisecond)))
+// isBudgetLimit reports whether a threshold's limit is a regression
+// budget's, which history's gate writes with its comparison ("<= 1.2ms
+// (median …)", ">= 4000/s (…)"); a threshold's own limit is a bare value
+// ("200.0ms") that its expression already says. The expression cannot
+// tell them apart: a budget's filter may hold an '=' (p99{tool:a=b}+20%).
+func isBudgetLimit(limit string) bool {
+	return strings.HasPrefix(limit, "<=") || strings.HasPrefix(limit, ">=")
 }
 
 // thresholdFailure says why a threshold failed:
@@ -384,7 +387,7 @@ func thresholdFailure(th ThresholdResult) string {
 		metric += "{" + th.Filter + "}"
 	}
 	s := fmt.Sprintf("threshold %s failed: %s was %s", clean(th.Expr), clean(metric), clean(th.Value))
-	if th.Limit != "" && !strings.ContainsAny(th.Expr, "<>=") {
+	if isBudgetLimit(th.Limit) {
 		// A regression budget (p99+20%) names no limit: say the one it broke.
 		s += ", limit " + clean(th.Limit)
 	}

@@ -19,7 +19,7 @@ const textMethodLimit = 20
 func handshakeLine(h Handshake) string {
 	s := english.Count(h.Requests, "request")
 	if l := h.LatencyMS; l.Count > 0 {
-		s += fmt.Sprintf(": p50 %s  p99 %s  max %s", msDuration(l.P50), msDuration(l.P99), msDuration(l.Max))
+		s += fmt.Sprintf(": p50 %s  p99 %s  max %s", FormatDurationMS(l.P50), FormatDurationMS(l.P99), FormatDurationMS(l.Max))
 	}
 	if n := h.Errors + h.Timeouts; n > 0 {
 		s += fmt.Sprintf(", %s", english.Count(n, "error"))
@@ -71,7 +71,7 @@ func (t *textWriter) methodTable(lines []MethodSummary, omitted int64, name func
 		row := []string{clean(name(s)), strconv.FormatInt(s.Results, 10), strconv.FormatInt(s.Passed, 10),
 			strconv.FormatInt(s.Failed, 10), strconv.FormatInt(s.Errors+s.Timeouts, 10)}
 		if l := s.LatencyMS; l.Count > 0 {
-			row = append(row, msDuration(l.P50), msDuration(l.P95), msDuration(l.P99), msDuration(l.Max))
+			row = append(row, FormatDurationMS(l.P50), FormatDurationMS(l.P95), FormatDurationMS(l.P99), FormatDurationMS(l.Max))
 		} else {
 			row = append(row, "-", "-", "-", "-")
 		}

@@ -504,10 +504,10 @@ func formatValue(u unit, v float64) string {
 	}
 }
 
-// FormatMS shows milliseconds readably: "850µs", "182.4ms", "2.35s";
-// zero, as any value under a millisecond, in µs ("0µs"). Values are kept
-// to the microsecond, so that a value shown never hides why a comparison
-// went the way it did.
+// FormatMS shows milliseconds readably: "850µs", "182.4ms", "2.35s",
+// "1.504s"; zero, as any value under a millisecond, in µs ("0µs"). Values
+// are kept to the microsecond, seconds too, so that a value shown never
+// hides why a comparison went the way it did.
 func FormatMS(ms float64) string {
 	ms = math.Round(ms*1000) / 1000
 	if ms == 0 {
@@ -524,6 +524,14 @@ func FormatMS(ms float64) string {
 		}
 		return s + "ms"
 	default:
-		return strconv.FormatFloat(ms/1000, 'f', 2, 64) + "s"
+		// Up to the microsecond too, at least two decimals: "2.35s",
+		// "1.504s" (not "1.50s" beside a limit of 1.50s).
+		s := strconv.FormatFloat(math.Round(ms*1000)/1e6, 'f', -1, 64) // µs / 1e6: no 1.5040010000000001
+		if i := strings.IndexByte(s, '.'); i < 0 {
+			s += ".00"
+		} else if len(s)-i < 3 {
+			s += "0"
+		}
+		return s + "s"
 	}
 }

@@ -262,11 +262,38 @@ func TestFormatMS(t *testing.T) {
 	}{
 		{0, "0µs"}, {-0.0001, "0µs"}, {0.0004, "0µs"}, {0.25, "250µs"}, {0.001, "1µs"}, {3.001, "3.001ms"}, {231, "231.0ms"},
 		{182.4, "182.4ms"}, {999.999, "999.999ms"}, {1000, "1.00s"}, {5040, "5.04s"}, {-2, "-2.0ms"},
+		// Seconds are kept to the µs too (at least two decimals): 1504ms
+		// read "1.50s", beside a limit of 1500ms, as the same number.
+		{1504, "1.504s"}, {1500, "1.50s"}, {1504.0005, "1.504001s"}, {61234.5, "61.2345s"}, {-1504, "-1.504s"},
 	}
 	for _, tt := range tests {
 		if got := FormatMS(tt.ms); got != tt.want {
 			t.Errorf("FormatMS(%v): got %q, want %q", tt.ms, got, tt.want)
 		}
+	}
+}
+
+// TestThresholdFailureOverASecond: a threshold failed just over a limit
+// above a second says a value that crosses it. "p99 was 1.50s" for
+// p99<1500ms at 1504ms hid why it failed.
+func TestThresholdFailureOverASecond(t *testing.T) {
+	c := NewCollector()
+	c.Add(request(1, 0, 0, 1504*time.Millisecond, Passed))
+	r := c.Report(Meta{Tape: "t.jsonl"})
+	th, err := ParseThreshold("p99<1500ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.ApplyThresholds([]Threshold{th})
+	if got := r.ThresholdsFailed(); len(got) != 1 || got[0].Value != "1.504s" || got[0].Limit != "1.50s" {
+		t.Fatalf("ThresholdsFailed: got %+v, want p99<1500ms failed with value 1.504s, limit 1.50s", got)
+	}
+	var buf bytes.Buffer
+	if err := r.WriteText(&buf, false); err != nil {
+		t.Fatal(err)
+	}
+	if want := "threshold p99<1500ms failed: p99 was 1.504s"; !strings.Contains(buf.String(), want) {
+		t.Errorf("text report lacks %q:\n%s", want, buf.String())
 	}
 }
 

@@ -16,7 +16,7 @@ func ReadWhole(path string) (*Report, error) { return read(path, ParseWhole) }
 
 // ParseWhole decodes a JSON report as [Parse] does, and refuses one that
 // lacks a member every writer of a report has set since its first
-// version (the report contract in DESIGN.md): summary's tape, sessions,
+// version (README's "Reports" names them all): summary's tape, sessions,
 // total_messages, sent, received, skipped, duration_ms and
 // success_rate, a performance object, and validation's checked, passed
 // and failed. A member present with a zero value is a report's (a run

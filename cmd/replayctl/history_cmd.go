@@ -124,19 +124,14 @@ func knownTape(ctx context.Context, s *history.Store, tape string) error {
 	if runs, err := s.Runs(ctx, history.Query{Tape: tape, Last: 1}); err != nil || len(runs) > 0 {
 		return err
 	}
-	runs, err := s.Runs(ctx, history.Query{})
+	kept, err := s.Tapes(ctx)
 	if err != nil {
 		return err
 	}
 	const shown = 10
 	var tapes []string
-	seen := map[string]bool{}
-	for _, r := range runs {
-		t := r.TapeName + " (" + shortHash(r.TapeHash) + ")"
-		if !seen[t] {
-			seen[t] = true
-			tapes = append(tapes, t)
-		}
+	for _, t := range kept {
+		tapes = append(tapes, t.Name+" ("+shortHash(t.Hash)+")")
 	}
 	has := "it holds no run"
 	switch {
@@ -172,8 +167,8 @@ func (a *app) historyList(cmd *cobra.Command, f historyCmdFlags) error {
 		if !r.Passed {
 			result = fmt.Sprintf("failed (exit %d)", r.ExitStatus)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%.0fms\n", r.ID, r.StartedAt.Format("2006-01-02 15:04:05"), r.TapeName,
-			shortHash(r.TapeHash), dash(r.Version), result, max(r.Sessions, 1), dash(r.Speed), r.Sent, r.Failed, r.Errors, r.DurationMS)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%s\n", r.ID, r.StartedAt.Format("2006-01-02 15:04:05"), r.TapeName,
+			shortHash(r.TapeHash), dash(r.Version), result, max(r.Sessions, 1), dash(r.Speed), r.Sent, r.Failed, r.Errors, report.FormatDurationMS(r.DurationMS))
 	}
 	return tw.Flush()
 }
@@ -221,7 +216,11 @@ func (a *app) historyTrend(cmd *cobra.Command, f historyCmdFlags, metric, html s
 		return err
 	}
 	if slope, n := history.Slope(points); n >= 2 {
-		fmt.Fprintf(out, "slope over %d runs: %+g %s per run\n", n, round3(slope), m.Unit())
+		if m.IsDuration() {
+			fmt.Fprintf(out, "slope over %d runs: %s per run\n", n, signedMS(slope))
+		} else {
+			fmt.Fprintf(out, "slope over %d runs: %+g %s per run\n", n, round3(slope), m.Unit())
+		}
 	}
 	if html != "" {
 		if err := writeFileAtomic(html, func(w io.Writer) error { return history.WriteTrendHTML(w, m, points) }); err != nil {

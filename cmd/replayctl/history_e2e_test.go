@@ -517,6 +517,9 @@ func TestHistoryUnknownTape(t *testing.T) {
 	// The name run was given, and the hash's first 8 hex digits, find it.
 	list := replayctl(t, "history", "--history", dir)
 	hash := regexp.MustCompile(`\b[0-9a-f]{8}\b`).FindString(list.stdout)
+	if hash == "" { // --tape "" filters nothing: the hash would pass untested
+		t.Fatalf("history list shows no 8-digit hash:\n%s%s", list.stdout, list.stderr)
+	}
 	for _, tape := range []string{"examples/quickstart.jsonl", hash} {
 		if res := replayctl(t, "history", "trend", "p99", "--history", dir, "--tape", tape); res.code != 0 || !strings.Contains(res.stdout, "\n1 ") {
 			t.Errorf("history trend --tape %s: exit %d\n%s%s; want run 1", tape, res.code, res.stdout, res.stderr)
