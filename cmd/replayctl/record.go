@@ -419,15 +419,8 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 		return interrupted(fmt.Sprintf("%s recorded to %s, with its end line%s", english.Count(res.Messages, "message"), res.Path, stillDue(res.Stdio.Unanswered)))
 	case errors.As(err, &unanswered):
 		// The tape is whole: CI tells it from success by the status.
-		them, hint := "it", ""
-		if len(unanswered.Requests) > 1 {
-			them = "them"
-		}
-		if unanswered.Drain > 0 {
-			hint = "; give a slow server longer with --drain (0 waits for every answer)"
-		}
 		return &exitError{code: exitFailed, err: fmt.Errorf("record: %s; %s keeps %s as sent, unanswered (%s, with its end line)%s",
-			unanswered.What(), res.Path, them, english.Count(res.Messages, "message"), hint)}
+			unanswered.What(), res.Path, unanswered.Them(), english.Count(res.Messages, "message"), unanswered.Hint())}
 	case noServer:
 		return recordError(exitTarget, err, "; "+f.noTape())
 	case err != nil && errors.Is(err, transport.ErrTarget):
