@@ -415,6 +415,9 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 		return interrupted("the server answered nothing, so " + f.noTape())
 	case silent:
 		return &exitError{code: exitTarget, err: fmt.Errorf("record: the server answered nothing (not even initialize), so %s: is %s an MCP server over stdio?", f.noTape(), argv[0])}
+	case res.TapeErr != nil:
+		// Not whole: no "with its end line", whatever else happened.
+		return recordError(exitBadInput, err, "")
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		return interrupted(fmt.Sprintf("%s recorded to %s, with its end line%s", english.Count(res.Messages, "message"), res.Path, stillDue(res.Stdio.Unanswered)))
 	case errors.As(err, &unanswered):
