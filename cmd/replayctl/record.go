@@ -542,6 +542,9 @@ func (a *app) recordSummary(rec record.Result, err error, silent bool, noTape st
 		how = "the client sent a line longer than --max-message"
 	case !res.ClientClosed:
 		how = "the server ended"
+	case res.Drained && len(res.Unanswered) == 0:
+		// Its stdin closed, the server wrote the answers it still owed.
+		how += "; --drain passed, then the server answered the rest as it stopped"
 	case res.Drained:
 		how += fmt.Sprintf("; --drain passed with %s unanswered", english.Count(int64(len(res.Unanswered)), "request"))
 	}

@@ -214,3 +214,24 @@ func TestRecordDrainWaitsForASlowStart(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordDrainAnsweredAsItStopped: a server that still owes an answer
+// when --drain passes, and writes it once its stdin is closed (the slow
+// server writes its delayed answers before it exits), records whole and
+// exits 0; the summary says the rest came as it stopped, not "--drain
+// passed with 0 requests unanswered" (as it did before).
+func TestRecordDrainAnsweredAsItStopped(t *testing.T) {
+	r := recordFromFile(t, []string{
+		initializeLine,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`,
+	}, append([]string{"--drain", "200ms", "--stop-timeout", "10m", "--"}, testserver.Slow(t, "-delay", "2s")...)...)
+	code := r.wait(t, hangBound)
+	stderr := r.stderr.String()
+	if code != 0 || !strings.Contains(stderr, "--drain passed, then the server answered the rest as it stopped") || strings.Contains(stderr, "0 requests") {
+		t.Errorf("exit %d, want 0 and the summary saying the answer came as the server stopped; stderr:\n%s", code, stderr)
+	}
+	if answered, _ := answeredIDs(t, r.path); !answered["1"] || !answered["2"] {
+		t.Errorf("answered %v, want 1 and 2", answered)
+	}
+}
