@@ -301,8 +301,11 @@ server's stdin is closed and it has --stop-timeout to exit (then SIGTERM, then
 SIGKILL); Ctrl-C and SIGTERM stop the same way. The tape then gets its end line.
 From a file (< requests.jsonl), the server's stdin is closed at the file's end
 once every request in it is answered (or cancelled), the server exited, or
---drain (30s) has passed: the requests never answered are named on stderr,
-stay on the tape unanswered (it gets its end line), and the exit status is 1.
+the server has said nothing for --drain (30s; counted from the later of the
+file's end and its last message, and not before its first answer, so that a
+server slow to start is waited for): the requests never answered are named
+on stderr, stay on the tape unanswered (it gets its end line), and the exit
+status is 1.
 
 Lines that are not JSON (a banner a server prints) are relayed but not
 recorded: a warning says so.
