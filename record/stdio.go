@@ -41,8 +41,8 @@ type stdioOptions struct {
 // StdioAwaitAnswers has the end of the client's input wait for the
 // server's answer to every request the client sent (less those it
 // cancelled with notifications/cancelled) before the server's stdin is
-// closed, or for the server's exit, or for StdioDrain to pass, or for
-// ctx. It is for a client that is a file of messages (`record <
+// closed, or for the server's exit, or for StdioDrain to pass (the
+// server's silence, from its first answer on), or for ctx. It is for a client that is a file of messages (`record <
 // requests.jsonl`): nothing waits on the answers, and a server that
 // drops the requests it is working on when its stdin ends (the go-sdk's
 // does) would leave them off the tape. A live client closes its input
@@ -148,10 +148,10 @@ type StdioResult struct {
 // Blocking and the end: Stdio returns when the recording is over and
 // every goroutine it started is gone:
 //   - the client closed its input (EOF on clientIn): the server's stdin is
-//     closed (with StdioAwaitAnswers, once its answers are in or
-//     StdioDrain has passed), the server has StdioStopTimeout to exit,
-//     then gets SIGTERM, then SIGKILL; what it writes meanwhile is still
-//     relayed; nil error, or with StdioAwaitAnswers an *UnansweredError
+//     closed (with StdioAwaitAnswers, once its answers are in or the
+//     server has said nothing for StdioDrain), the server has
+//     StdioStopTimeout to exit, then gets SIGTERM, then SIGKILL; what it
+//     writes meanwhile is still relayed; nil error, or with StdioAwaitAnswers an *UnansweredError
 //     naming the requests still unanswered;
 //   - the server exited on its own: clientIn is closed if it is an
 //     io.Closer (to end a read in progress); nil error if its status was

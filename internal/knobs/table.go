@@ -380,7 +380,7 @@ var Table = []Knob{
 	},
 	{
 		Name:    "upstream-timeout",
-		Doc:     "--mode new: how long to wait for the upstream's answer to a forwarded request; then the client gets an error and the upstream notifications/cancelled",
+		Doc:     "--mode new: how long to wait for the upstream's answer to a forwarded request; then the client gets an error and the upstream notifications/cancelled (not for initialize, which MCP says must not be cancelled)",
 		Default: forward.DefaultAnswerTimeout, Commands: []string{"serve"},
 		NoConfig: "the config file is a replay's; serve takes flags",
 		Options:  []string{"forward.AnswerTimeout"},
