@@ -9,7 +9,7 @@ import "errors"
 // clock_nanosleep), which is what lets them measure the machine's floor.
 var errLinuxOnly = errors.New("pong, ping, warm and hpong run on Linux only (raw sockets and receive stamps)")
 
-func pongCmd([]string) error { return errLinuxOnly }
-func pingCmd([]string) error { return errLinuxOnly }
-func warmCmd([]string) error { return errLinuxOnly }
+func pongCmd([]string) error  { return errLinuxOnly }
+func pingCmd([]string) error  { return errLinuxOnly }
+func warmCmd([]string) error  { return errLinuxOnly }
 func hpongCmd([]string) error { return errLinuxOnly }
