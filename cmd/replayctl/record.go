@@ -418,6 +418,8 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 		return interrupted("the server answered nothing, so " + f.noTape())
 	case silent:
 		return &exitError{code: exitTarget, err: fmt.Errorf("record: the server answered nothing (not even initialize), so %s: is %s an MCP server over stdio?", f.noTape(), argv[0])}
+	case madeMeanwhile:
+		return usageError("record: %s was created by another process while this one recorded, so nothing of this session was written: each server process needs its own -o (a client that starts its server more than once starts one replayctl record each; give each its own tape name, e.g. from a wrapper script), or record over HTTP (--listen/--upstream), where each client session is a session of one tape", f.out)
 	case res.TapeErr != nil:
 		// Not whole: no "with its end line", whatever else happened.
 		return recordError(exitBadInput, err, "")
@@ -431,8 +433,6 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 		return recordError(exitTarget, err, "; "+f.noTape())
 	case err != nil && errors.Is(err, transport.ErrTarget):
 		return recordError(exitTarget, err, fmt.Sprintf(" (%s recorded to %s)", english.Count(res.Messages, "message"), res.Path))
-	case madeMeanwhile:
-		return usageError("record: %s was created by another process while this one recorded, so nothing of this session was written: each server process needs its own -o (a client that starts its server more than once starts one replayctl record each; give each its own tape name, e.g. from a wrapper script), or record over HTTP (--listen/--upstream), where each client session is a session of one tape", f.out)
 	case err != nil:
 		return recordError(exitBadInput, err, "")
 	}
