@@ -59,7 +59,8 @@ func IdleTimeout(d time.Duration) Option {
 // AnswerTimeout bounds the wait for the upstream's answer to each
 // forwarded request. When it passes, the upstream is sent
 // notifications/cancelled for the request (recorded, as everything sent
-// upstream is), the miss fails with ErrAnswerTimeout and the client gets
+// upstream is; not for initialize, which MCP says must not be
+// cancelled), the miss fails with ErrAnswerTimeout and the client gets
 // its error; a late answer is recorded, not relayed. It frees the
 // upstream connection for the idle timer and MaxUpstreams, which a
 // request in flight holds. 0 or less means DefaultAnswerTimeout.

@@ -249,3 +249,35 @@ func TestAnswerTimeout(t *testing.T) {
 		t.Errorf("the cancellation sent upstream is not recorded:\n%s", r.journal.String())
 	}
 }
+
+// TestNoCancelOfInitialize: an upstream that never answers the
+// initialize serve replays to it fails the miss after AnswerTimeout, but
+// is not sent notifications/cancelled for initialize (MCP forbids
+// cancelling it). Before, cancelUp sent and recorded one.
+func TestNoCancelOfInitialize(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	silent := `while read l; do printf '%s\n' "$l" >> "$0"; done`
+	r := newRig(t, transport.Stdio{Command: []string{"sh", "-c", silent, filepath.Join(t.TempDir(), "seen")}}, func() string { return "n1" }, AnswerTimeout(100*time.Millisecond))
+	c := r.miss(ctx, t, "live", "not-recorded")
+	if r.fwd.Forwarded() != 0 || r.fwd.Failed() != 1 {
+		t.Errorf("forwarded %d, failed %d; want 0 and 1", r.fwd.Forwarded(), r.fwd.Failed())
+	}
+	c.mu.Lock()
+	answer := strings.Join(c.msgs, "\n")
+	c.mu.Unlock()
+	if !strings.Contains(answer, `"id":2`) {
+		t.Errorf("the client got no answer to its call:\n%s", answer)
+	}
+	if err := r.fwd.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.tap.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// cancelUp records its notification before it returns, so the
+	// journal has it if one was sent.
+	if j := r.journal.String(); !strings.Contains(j, `"method":"initialize"`) || strings.Contains(j, `notifications/cancelled`) {
+		t.Errorf("want the initialize sent upstream recorded and no notifications/cancelled:\n%s", j)
+	}
+}

@@ -137,8 +137,13 @@ func (u *upstream) call(ctx context.Context, m *jsonrpc.Message) ([]byte, error)
 }
 
 // cancelUp tells the upstream that the request m is no longer awaited
-// (MCP's notifications/cancelled), so that it can stop its work.
+// (MCP's notifications/cancelled), so that it can stop its work; not for
+// initialize, which MCP says must not be cancelled: the miss fails, the
+// upstream is told nothing.
 func (u *upstream) cancelUp(m *jsonrpc.Message) {
+	if m.Method == "initialize" {
+		return
+	}
 	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"replayctl serve: no answer within %v (--upstream-timeout)"}}`, m.ID, u.f.answerTimeout)
 	u.record(tape.C2S, msg)
 	ctx, cancel := context.WithTimeout(context.Background(), handshakeTimeout)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/replayctl/replayctl/jsonrpc"
 	"github.com/replayctl/replayctl/tape"
@@ -28,10 +29,15 @@ type pendingRequests struct {
 	n     int           // the requests in ids
 	ended bool          // the client's input ended
 	done  chan struct{} // closed once ended and n is 0
+	// heard is when the server last wrote a message, answered closed
+	// once it first answered a request of the client's: the drain
+	// counts from the server's silence, and not before it is up.
+	heard    time.Time
+	answered chan struct{}
 }
 
 func newPendingRequests() *pendingRequests {
-	return &pendingRequests{ids: map[string][]Unanswered{}, asked: map[string][]Unanswered{}, done: make(chan struct{})}
+	return &pendingRequests{ids: map[string][]Unanswered{}, asked: map[string][]Unanswered{}, done: make(chan struct{}), answered: make(chan struct{})}
 }
 
 // saw takes note of msg, a JSON message relayed in direction dir, read
@@ -48,6 +54,9 @@ func (p *pendingRequests) saw(dir tape.Dir, msg []byte, line int, seq int64) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if dir == tape.S2C {
+		p.heard = time.Now()
+	}
 	switch {
 	case m.Kind == jsonrpc.KindRequest && dir == tape.C2S:
 		key := jsonrpc.IDKey(m.ID)
@@ -63,9 +72,22 @@ func (p *pendingRequests) saw(dir tape.Dir, msg []byte, line int, seq int64) {
 		if json.Unmarshal(m.Params(), &params) == nil && take(p.ids, params.RequestID) {
 			p.n--
 		}
+	case dir == tape.S2C && m.Kind == jsonrpc.KindNotification && m.Method == "notifications/cancelled":
+		// The server gave up a request of its own: nobody owes it an answer.
+		var params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		if json.Unmarshal(m.Params(), &params) == nil {
+			take(p.asked, params.RequestID)
+		}
 	case dir == tape.S2C && jsonrpc.IsResponseKind(m.Kind):
 		if take(p.ids, m.ID) {
 			p.n--
+			select {
+			case <-p.answered:
+			default:
+				close(p.answered)
+			}
 		}
 	case jsonrpc.IsResponseKind(m.Kind): // the client answered the server
 		take(p.asked, m.ID)
@@ -109,6 +131,25 @@ func (p *pendingRequests) settle() {
 			close(p.done)
 		}
 	}
+}
+
+// firstAnswer is closed once the server has answered a request of the
+// client's (for MCP, initialize): a server still starting (npx or uvx
+// with a cold cache, docker run pulling its image) has not.
+func (p *pendingRequests) firstAnswer() <-chan struct{} { return p.answered }
+
+// lastHeard is when the server last wrote a message (zero: never).
+func (p *pendingRequests) lastHeard() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.heard
+}
+
+// inputHasEnded reports whether the client's input ended.
+func (p *pendingRequests) inputHasEnded() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ended
 }
 
 // allAnswered is closed once the client's input has ended and every

@@ -69,7 +69,8 @@ func TestPendingRequests(t *testing.T) {
 // TestPendingLeft: left names the requests still unanswered, each by
 // method, id, line of the input and seq, in the order they were sent:
 // an answer to a reused id takes the oldest request of that id; the
-// server's requests the client did not answer are named apart.
+// server's requests the client did not answer are named apart, less
+// those the server cancelled itself.
 func TestPendingLeft(t *testing.T) {
 	p := newPendingRequests()
 	for i, l := range []struct {
@@ -84,6 +85,8 @@ func TestPendingLeft(t *testing.T) {
 		{tape.S2C, `{"jsonrpc":"2.0","id":1,"result":{}}`},
 		{tape.C2S, `{"jsonrpc":"2.0","id":"ask-1","result":{"roots":[]}}`},
 		{tape.C2S, `{"jsonrpc":"2.0","id":3,"method":"resources/list"}`},
+		{tape.S2C, `{"jsonrpc":"2.0","id":"ask-3","method":"sampling/createMessage"}`},
+		{tape.S2C, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"ask-3"}}`},
 	} {
 		p.saw(l.dir, []byte(l.msg), 10+i, int64(100+i))
 	}
@@ -106,6 +109,27 @@ func TestPendingLeft(t *testing.T) {
 	}
 	if !slices.Equal(gotAsked, wantAsked) {
 		t.Errorf("asked:\n got %q\nwant %q", gotAsked, wantAsked)
+	}
+}
+
+// TestPendingHeard: firstAnswer is closed by the server's first answer
+// to a request of the client's (not by its notifications or requests),
+// and lastHeard is when the server last wrote anything.
+func TestPendingHeard(t *testing.T) {
+	p := newPendingRequests()
+	p.saw(tape.C2S, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`), 1, 0)
+	if !p.lastHeard().IsZero() || closed(p.firstAnswer()) {
+		t.Fatal("heard the server before it wrote")
+	}
+	p.saw(tape.S2C, []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`), 1, 1)
+	p.saw(tape.S2C, []byte(`{"jsonrpc":"2.0","id":"a","method":"roots/list"}`), 2, 2)
+	heard := p.lastHeard()
+	if heard.IsZero() || closed(p.firstAnswer()) {
+		t.Fatalf("after a notification and a request: heard %v, first answer %v; want heard, no answer", heard, closed(p.firstAnswer()))
+	}
+	p.saw(tape.S2C, []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`), 3, 3)
+	if !closed(p.firstAnswer()) || p.lastHeard().Before(heard) {
+		t.Error("the answer to initialize was not taken for the server's first answer")
 	}
 }
 

@@ -208,6 +208,11 @@ type Result struct {
 	// JSON-RPC, or in a Content-Encoding it cannot read).
 	Sessions int
 	Dropped  int64
+	// TapeErr (stdio) is why the tape could not be written whole (its
+	// end line, sync, close or rename into place failed); nil when it
+	// was. Run's error then says it first, before what else ended the
+	// recording (unanswered requests, ctx).
+	TapeErr error
 }
 
 // InputError is a recording refused before anything was relayed: the
@@ -404,10 +409,19 @@ func (r *Recorder) runStdio(ctx context.Context) (Result, error) {
 		}
 		finishErr = r.finish(&res, o.err, closeErr, false)
 	}
-	if o.err != nil {
+	res.TapeErr = errors.Join(closeErr, finishErr)
+	switch {
+	case res.TapeErr == nil, errors.Is(res.TapeErr, o.err):
+		// Nothing failed at the end, or it is the failure that ended
+		// the recording, already said.
 		return res, o.err
+	case o.err == nil, ctx.Err() != nil && errors.Is(o.err, ctx.Err()):
+		// An interrupted recording's tape failed: the failure is the news.
+		return res, res.TapeErr
 	}
-	return res, errors.Join(closeErr, finishErr)
+	// The tape is not whole, whatever else ended the recording: that
+	// first.
+	return res, errors.Join(res.TapeErr, o.err)
 }
 
 // writeError is a tape file that could not be written whole. It says

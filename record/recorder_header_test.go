@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/replayctl/replayctl/tape"
 )
@@ -105,5 +106,57 @@ func TestRecorderHeaderNotWritten(t *testing.T) {
 				t.Errorf("File() = %q, want \"\" (no file)", got)
 			}
 		})
+	}
+}
+
+// failingEnd is a tape's file that takes every write until the end
+// line, which fails as a full disk does.
+type failingEnd struct {
+	w   io.Writer
+	err error
+}
+
+func (f failingEnd) Write(b []byte) (int, error) {
+	if strings.Contains(string(b), `"type":"end"`) {
+		return 0, f.err
+	}
+	return f.w.Write(b)
+}
+
+// TestRecorderUnansweredTapeNotWritten: a file of requests one of which
+// is never answered, whose tape then cannot be written whole (the end
+// line fails), is reported as a failed write first: Run's error matches
+// the write's and then says the request went unanswered, and
+// Result.TapeErr is set. Before, the *UnansweredError hid the failed
+// write, and record said the tape kept the request "with its end line".
+func TestRecorderUnansweredTapeNotWritten(t *testing.T) {
+	full := errors.New("no space left on device")
+	defer func(w func(io.Writer, tape.Header) (*tape.Writer, error)) { newTapeWriter = w }(newTapeWriter)
+	newTapeWriter = func(w io.Writer, h tape.Header) (*tape.Writer, error) {
+		return tape.NewWriter(failingEnd{w, full}, h)
+	}
+	const (
+		initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
+		ping       = `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+		answer     = `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"new","version":"0"}}}`
+	)
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	// The server answers initialize, then reads to the end without
+	// answering the ping.
+	r, err := New(path, Command("sh", "-c", "read l; echo '"+answer+"'; cat >/dev/null"),
+		Client(io.NopCloser(strings.NewReader(initialize+"\n"+ping+"\n")), io.Discard),
+		WithStdio(StdioAwaitAnswers(), StdioDrain(100*time.Millisecond), StdioStderr(io.Discard)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Run(t.Context())
+	if !errors.Is(err, full) || res.TapeErr == nil || !errors.Is(res.TapeErr, full) {
+		t.Fatalf("got %v (TapeErr %v), want the failed write", err, res.TapeErr)
+	}
+	if !errors.Is(err, ErrUnanswered) {
+		t.Errorf("got %v, want it to say the ping was never answered too", err)
+	}
+	if msg := err.Error(); !strings.HasPrefix(msg, "record: write ") {
+		t.Errorf("got %q, want the failed write first", msg)
 	}
 }

@@ -41,8 +41,8 @@ type stdioOptions struct {
 // StdioAwaitAnswers has the end of the client's input wait for the
 // server's answer to every request the client sent (less those it
 // cancelled with notifications/cancelled) before the server's stdin is
-// closed, or for the server's exit, or for StdioDrain to pass, or for
-// ctx. It is for a client that is a file of messages (`record <
+// closed, or for the server's exit, or for StdioDrain to pass (the
+// server's silence, from its first answer on), or for ctx. It is for a client that is a file of messages (`record <
 // requests.jsonl`): nothing waits on the answers, and a server that
 // drops the requests it is working on when its stdin ends (the go-sdk's
 // does) would leave them off the tape. A live client closes its input
@@ -148,10 +148,10 @@ type StdioResult struct {
 // Blocking and the end: Stdio returns when the recording is over and
 // every goroutine it started is gone:
 //   - the client closed its input (EOF on clientIn): the server's stdin is
-//     closed (with StdioAwaitAnswers, once its answers are in or
-//     StdioDrain has passed), the server has StdioStopTimeout to exit,
-//     then gets SIGTERM, then SIGKILL; what it writes meanwhile is still
-//     relayed; nil error, or with StdioAwaitAnswers an *UnansweredError
+//     closed (with StdioAwaitAnswers, once its answers are in or the
+//     server has said nothing for StdioDrain), the server has
+//     StdioStopTimeout to exit, then gets SIGTERM, then SIGKILL; what it
+//     writes meanwhile is still relayed; nil error, or with StdioAwaitAnswers an *UnansweredError
 //     naming the requests still unanswered;
 //   - the server exited on its own: clientIn is closed if it is an
 //     io.Closer (to end a read in progress); nil error if its status was
@@ -226,6 +226,9 @@ type stdioProxy struct {
 
 	pending *pendingRequests // with StdioAwaitAnswers: the requests not yet answered
 	drain   time.Duration    // with StdioAwaitAnswers: StdioDrain (0: no bound)
+	// clientGone: an answer could not be passed on (the client's output
+	// was closed: `| head`).
+	clientGone atomic.Bool
 
 	beforeEnd func(clientRelayDone <-chan struct{}) // see stdioOptions
 }
@@ -270,21 +273,7 @@ func (p *stdioProxy) run(ctx context.Context, srv *transport.Process) (StdioResu
 		if p.pending != nil {
 			// A file of messages ended: its answers first, for as
 			// long as the drain allows.
-			var drained <-chan time.Time
-			if p.drain > 0 {
-				t := time.NewTimer(p.drain)
-				defer t.Stop()
-				drained = t.C
-			}
-			select {
-			case <-p.pending.allAnswered():
-			case <-srv.Exited():
-			case <-downDone:
-			case <-drained:
-				res.Drained = true
-			case <-ctx.Done():
-				ctxErr = ctx.Err()
-			}
+			res.Drained, ctxErr = p.awaitAnswers(ctx, srv, downDone)
 		}
 		res.Stopped = srv.Stop()
 	case <-upDone: // the server no longer reads, or a line too long, or the tape failed
@@ -293,6 +282,11 @@ func (p *stdioProxy) run(ctx context.Context, srv *transport.Process) (StdioResu
 		res.Stopped = srv.Stop()
 	case <-ctx.Done():
 		ctxErr = ctx.Err()
+		select {
+		case <-clientEOF: // both were ready: the input had ended
+			res.ClientClosed = true
+		default:
+		}
 		res.Stopped = srv.Stop()
 	}
 	<-srv.Exited()
@@ -312,9 +306,10 @@ func (p *stdioProxy) run(ctx context.Context, srv *transport.Process) (StdioResu
 	res.ExitCode, res.Signal, _ = srv.Status() // -1 and no signal when unknown
 	res.NonJSONFromClient, res.NonJSONFromServer = p.nonJSON[0].Load(), p.nonJSON[1].Load()
 	p.log.Debug().Int("status", res.ExitCode).Str("signal", res.Signal).Bool("client_closed", res.ClientClosed).Bool("stopped", res.Stopped).Msg("server ended")
-	if p.pending != nil && res.ClientClosed {
+	if p.pending != nil && p.pending.inputHasEnded() {
 		// After the server's end: an answer it wrote as it stopped
-		// is an answer.
+		// is an answer. Whichever end was seen first (a Ctrl-C as
+		// the input ended), the input's requests are all in.
 		res.Unanswered, res.Asked = p.pending.left()
 	}
 	switch {
@@ -325,13 +320,69 @@ func (p *stdioProxy) run(ctx context.Context, srv *transport.Process) (StdioResu
 	case !res.ClientClosed && !res.Stopped && (res.ExitCode != 0 || res.Signal != ""):
 		return res, &transport.ExitError{Command: srv.Argv(), Status: res.ExitCode, Signal: res.Signal, Stderr: "see its stderr above"}
 	case len(res.Unanswered) > 0:
-		e := &UnansweredError{Requests: res.Unanswered, Asked: res.Asked}
+		e := &UnansweredError{Requests: res.Unanswered, Asked: res.Asked, ClientGone: p.clientGone.Load()}
 		if res.Drained {
 			e.Drain = p.drain
 		}
 		return res, e
 	}
 	return res, nil
+}
+
+// awaitAnswers waits, once the client's input has ended, for the
+// answers still due (StdioAwaitAnswers), the server's exit, the end of
+// its relay (downDone) or ctx; drained is true when StdioDrain passed
+// first. The drain is an idle bound: it passes once the server has said
+// nothing for p.drain since the later of the input's end and its last
+// message, so a serial server working through a long queue is not cut
+// while it answers; and it does not start before the server's first
+// answer, so a server slow to start (npx, uvx, docker run pulling) is
+// waited for as a live client would wait. A server that never answers
+// anything is waited for until it exits or ctx is done.
+func (p *stdioProxy) awaitAnswers(ctx context.Context, srv *transport.Process, downDone <-chan struct{}) (drained bool, ctxErr error) {
+	ended := time.Now()
+	p.log.Debug().Dur("drain", p.drain).Msg("the client's input ended: waiting for the answers still due")
+	up := p.pending.firstAnswer()
+	if p.drain <= 0 {
+		up = nil // no bound
+	}
+	var t *time.Timer
+	var tick <-chan time.Time
+	defer func() {
+		if t != nil {
+			t.Stop()
+		}
+	}()
+	// left is how long the drain has still to run.
+	left := func() time.Duration {
+		from := ended
+		if h := p.pending.lastHeard(); h.After(from) {
+			from = h
+		}
+		return p.drain - time.Since(from)
+	}
+	for {
+		select {
+		case <-p.pending.allAnswered():
+			return false, nil
+		case <-srv.Exited():
+			return false, nil
+		case <-downDone:
+			return false, nil
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-up:
+			up = nil
+			t = time.NewTimer(max(left(), 0))
+			tick = t.C
+		case <-tick:
+			d := left()
+			if d <= 0 {
+				return true, nil
+			}
+			t.Reset(d)
+		}
+	}
 }
 
 // relay passes the lines of from to to until from ends or a line cannot
@@ -395,6 +446,9 @@ func (p *stdioProxy) pass(dir tape.Dir, idx, line int, msg, raw []byte, to *tran
 		p.log.Warn().Int64("count", n).Str("line", clip(msg, 200)).Msgf("the %s wrote a line that is not JSON: relayed, not recorded", who)
 	}
 	if err := to.WriteRaw(raw); err != nil {
+		if dir == tape.S2C {
+			p.clientGone.Store(true)
+		}
 		p.log.Debug().Err(err).Str("dir", string(dir)).Msg("forwarding stopped")
 		return err
 	}

@@ -335,3 +335,35 @@ func TestStdioLineTooLong(t *testing.T) {
 		t.Errorf("%d messages recorded, want 0", n)
 	}
 }
+
+// closedOutput is a client's output that is gone (`| head` exited).
+type closedOutput struct{}
+
+func (closedOutput) Write([]byte) (int, error) { return 0, os.ErrClosed }
+
+// TestStdioAwaitClientGone: with StdioAwaitAnswers, a client's output
+// that is closed while answers are due (`record < file | head`) ends the
+// wait, and the *UnansweredError says the answers had nowhere to go
+// (ClientGone), not that the server ended. Before, it said "never
+// answered before the server ended".
+func TestStdioAwaitClientGone(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	tap, _ := newFileTap(t)
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n")
+	// The server answers initialize (whose answer cannot be passed on),
+	// then reads to its end without answering the ping.
+	argv := []string{"sh", "-c", `read l; echo '{"jsonrpc":"2.0","id":1,"result":{}}'; cat >/dev/null`}
+	relayDone := func(o *stdioOptions) {
+		o.beforeEnd = func(done <-chan struct{}) { <-done } // the input is all read first
+	}
+	_, err := Stdio(ctx, tap, in, closedOutput{}, argv, StdioStderr(io.Discard), StdioAwaitAnswers(), StdioDrain(0), relayDone)
+	var ue *UnansweredError
+	if !errors.As(err, &ue) || !ue.ClientGone || len(ue.Requests) != 1 || ue.Requests[0].Method != "ping" {
+		t.Fatalf("got %v (%+v), want an UnansweredError for the ping with ClientGone", err, ue)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "before the client's output was closed") {
+		t.Errorf("got %q, want it to say the client's output was closed", msg)
+	}
+	_ = tap.Close()
+}

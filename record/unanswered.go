@@ -11,17 +11,22 @@ import (
 )
 
 // DefaultDrain is how long a stdio recording whose client is a file
-// (StdioAwaitAnswers) waits, once the file has ended, for the answers
-// still due: run's --timeout, so that a recording gives a request the
-// time a replay of it would.
+// (StdioAwaitAnswers) lets the server say nothing, once the file has
+// ended and the server has answered its first request, before it gives
+// up on the answers still due. It is run's --timeout, the bound a
+// replay puts on one request; a recording's bound is on the server's
+// silence instead (a serial server answering a long queue keeps it
+// from passing, and a server slow to start is not cut before it is up).
 const DefaultDrain = 30 * time.Second
 
 // StdioDrain bounds the wait of StdioAwaitAnswers: once the client's
-// input has ended, the server has d to answer the requests still due
-// before its stdin is closed (DefaultDrain by default); 0 means no bound
-// (the wait ends with the answers, the server's exit or ctx). Requests
-// still unanswered when the recording ends make Stdio's error an
-// *UnansweredError.
+// input has ended, the wait ends when the server has said nothing for d
+// (counted from the later of the input's end and the server's last
+// message, and not before the server's first answer, so that a server
+// still starting is waited for); DefaultDrain by default; 0 means no
+// bound (the wait ends with the answers, the server's exit or ctx).
+// Requests still unanswered when the recording ends make Stdio's error
+// an *UnansweredError.
 func StdioDrain(d time.Duration) StdioOption {
 	return func(o *stdioOptions) { o.drain, o.drainSet = d, true }
 }
@@ -62,31 +67,39 @@ type UnansweredError struct {
 	Asked []Unanswered
 	// Drain is the bound that passed; 0 when the server ended first.
 	Drain time.Duration
+	// ClientGone: the client's output was closed (`| head`), so the
+	// answers had nowhere to go.
+	ClientGone bool
 }
 
 // maxListed is how many requests an UnansweredError names.
 const maxListed = 10
 
 func (e *UnansweredError) Error() string {
-	s := "record: " + e.What() + "; the tape keeps " + e.them() + " as sent, unanswered"
-	if e.Drain > 0 {
-		s += "; give a slow server longer with StdioDrain (replayctl record --drain; 0 waits for every answer)"
-	}
-	return s
+	return "record: " + e.What() + "; the tape keeps " + e.Them() + " as sent, unanswered" + e.Hint()
 }
 
-// them is "it" for one request, "them" for more.
-func (e *UnansweredError) them() string {
+// Them is "it" for one request, "them" for more.
+func (e *UnansweredError) Them() string {
 	if len(e.Requests) == 1 {
 		return "it"
 	}
 	return "them"
 }
 
+// Hint is what to do when the drain passed ("; give a slow server
+// longer with --drain …", record's flag for StdioDrain), else "".
+func (e *UnansweredError) Hint() string {
+	if e.Drain > 0 {
+		return "; give a slow server longer with --drain (0 waits for every answer)"
+	}
+	return ""
+}
+
 // What says which requests were never answered, and after what: "1
-// request was never answered within --drain 1s of the input's end:
-// tools/call id 2 (line 3 of the input, seq 2)", then the server's
-// requests the input never answered, if any.
+// request was never answered: the server said nothing for --drain 1s
+// after the input's end: tools/call id 2 (line 3 of the input, seq 2)",
+// then the server's requests the input never answered, if any.
 func (e *UnansweredError) What() string {
 	var b strings.Builder
 	n := int64(len(e.Requests))
@@ -96,9 +109,12 @@ func (e *UnansweredError) What() string {
 	} else {
 		b.WriteString(" were")
 	}
-	if e.Drain > 0 {
-		fmt.Fprintf(&b, " never answered within --drain %s of the input's end: ", e.Drain)
-	} else {
+	switch {
+	case e.Drain > 0:
+		fmt.Fprintf(&b, " never answered: the server said nothing for --drain %s after the input's end: ", e.Drain)
+	case e.ClientGone:
+		b.WriteString(" never answered before the client's output was closed: ")
+	default:
 		b.WriteString(" never answered before the server ended: ")
 	}
 	writeList(&b, e.Requests)

@@ -26,12 +26,15 @@ func TestUnansweredError(t *testing.T) {
 		not  []string
 	}{
 		{"drained", &UnansweredError{Requests: []Unanswered{call}, Drain: time.Second}, []string{
-			"record: 1 request was never answered within --drain 1s of the input's end: tools/call id 2 (line 3 of the input, seq 2); the tape keeps it as sent, unanswered; give a slow server longer",
+			"record: 1 request was never answered: the server said nothing for --drain 1s after the input's end: tools/call id 2 (line 3 of the input, seq 2); the tape keeps it as sent, unanswered; give a slow server longer",
 		}, []string{"server's request"}},
 		{"the server ended", &UnansweredError{Requests: []Unanswered{call, call}}, []string{
 			"2 requests were never answered before the server ended: tools/call id 2",
 			"keeps them as sent",
 		}, []string{"--drain"}},
+		{"the client's output closed", &UnansweredError{Requests: []Unanswered{call}, ClientGone: true}, []string{
+			"1 request was never answered before the client's output was closed: tools/call id 2",
+		}, []string{"--drain", "server ended"}},
 		{"the server asked", &UnansweredError{Requests: []Unanswered{call}, Asked: []Unanswered{ask}, Drain: time.Second}, []string{
 			`the input never answered the server's request elicitation/create id "e1" (seq 5) (a file cannot`,
 		}, nil},

@@ -13,10 +13,12 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// Pipe runs an MCP server in this process, one instance per Dial, and
-// speaks newline-delimited JSON-RPC with it as Stdio does with a
+// Pipe runs an MCP server in this process, calling Serve once per Dial,
+// and speaks newline-delimited JSON-RPC with it as Stdio does with a
 // subprocess: no port, no process. Serve gets the read end of one pipe
 // (our messages) and the write end of another (its messages to us).
+// Whether each call is a server of its own or a new session of one
+// server shared by every call is Serve's to choose (see OwnServer).
 //
 // They are pipes of the OS, not io.Pipe: they buffer as a subprocess's
 // stdin and stdout do, and a Send is bounded by its ctx through the pipe's

@@ -301,8 +301,11 @@ server's stdin is closed and it has --stop-timeout to exit (then SIGTERM, then
 SIGKILL); Ctrl-C and SIGTERM stop the same way. The tape then gets its end line.
 From a file (< requests.jsonl), the server's stdin is closed at the file's end
 once every request in it is answered (or cancelled), the server exited, or
---drain (30s) has passed: the requests never answered are named on stderr,
-stay on the tape unanswered (it gets its end line), and the exit status is 1.
+the server has said nothing for --drain (30s; counted from the later of the
+file's end and its last message, and not before its first answer, so that a
+server slow to start is waited for): the requests never answered are named
+on stderr, stay on the tape unanswered (it gets its end line), and the exit
+status is 1.
 
 Lines that are not JSON (a banner a server prints) are relayed but not
 recorded: a warning says so.
@@ -415,25 +418,21 @@ func (a *app) recordStdio(ctx context.Context, f *recordFlags, tags map[string]s
 		return interrupted("the server answered nothing, so " + f.noTape())
 	case silent:
 		return &exitError{code: exitTarget, err: fmt.Errorf("record: the server answered nothing (not even initialize), so %s: is %s an MCP server over stdio?", f.noTape(), argv[0])}
+	case madeMeanwhile:
+		return usageError("record: %s was created by another process while this one recorded, so nothing of this session was written: each server process needs its own -o (a client that starts its server more than once starts one replayctl record each; give each its own tape name, e.g. from a wrapper script), or record over HTTP (--listen/--upstream), where each client session is a session of one tape", f.out)
+	case res.TapeErr != nil:
+		// Not whole: no "with its end line", whatever else happened.
+		return recordError(exitBadInput, err, "")
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		return interrupted(fmt.Sprintf("%s recorded to %s, with its end line%s", english.Count(res.Messages, "message"), res.Path, stillDue(res.Stdio.Unanswered)))
 	case errors.As(err, &unanswered):
 		// The tape is whole: CI tells it from success by the status.
-		them, hint := "it", ""
-		if len(unanswered.Requests) > 1 {
-			them = "them"
-		}
-		if unanswered.Drain > 0 {
-			hint = "; give a slow server longer with --drain (0 waits for every answer)"
-		}
 		return &exitError{code: exitFailed, err: fmt.Errorf("record: %s; %s keeps %s as sent, unanswered (%s, with its end line)%s",
-			unanswered.What(), res.Path, them, english.Count(res.Messages, "message"), hint)}
+			unanswered.What(), res.Path, unanswered.Them(), english.Count(res.Messages, "message"), unanswered.Hint())}
 	case noServer:
 		return recordError(exitTarget, err, "; "+f.noTape())
 	case err != nil && errors.Is(err, transport.ErrTarget):
 		return recordError(exitTarget, err, fmt.Sprintf(" (%s recorded to %s)", english.Count(res.Messages, "message"), res.Path))
-	case madeMeanwhile:
-		return usageError("record: %s was created by another process while this one recorded, so nothing of this session was written: each server process needs its own -o (a client that starts its server more than once starts one replayctl record each; give each its own tape name, e.g. from a wrapper script), or record over HTTP (--listen/--upstream), where each client session is a session of one tape", f.out)
 	case err != nil:
 		return recordError(exitBadInput, err, "")
 	}
@@ -546,6 +545,9 @@ func (a *app) recordSummary(rec record.Result, err error, silent bool, noTape st
 		how = "the client sent a line longer than --max-message"
 	case !res.ClientClosed:
 		how = "the server ended"
+	case res.Drained && len(res.Unanswered) == 0:
+		// Its stdin closed, the server wrote the answers it still owed.
+		how += "; --drain passed, then the server answered the rest as it stopped"
 	case res.Drained:
 		how += fmt.Sprintf("; --drain passed with %s unanswered", english.Count(int64(len(res.Unanswered)), "request"))
 	}

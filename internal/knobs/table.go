@@ -380,7 +380,7 @@ var Table = []Knob{
 	},
 	{
 		Name:    "upstream-timeout",
-		Doc:     "--mode new: how long to wait for the upstream's answer to a forwarded request; then the client gets an error and the upstream notifications/cancelled",
+		Doc:     "--mode new: how long to wait for the upstream's answer to a forwarded request; then the client gets an error and the upstream notifications/cancelled (not for initialize, which MCP says must not be cancelled)",
 		Default: forward.DefaultAnswerTimeout, Commands: []string{"serve"},
 		NoConfig: "the config file is a replay's; serve takes flags",
 		Options:  []string{"forward.AnswerTimeout"},
@@ -400,10 +400,10 @@ var Table = []Knob{
 	},
 	{
 		Name:    "drain",
-		Doc:     "stdin a file (record < requests.jsonl): how long after its end the server has to answer the requests still due before its stdin is closed; those never answered are named and the exit status is 1; 0: wait for every answer (or Ctrl-C)",
+		Doc:     "stdin a file (record < requests.jsonl): once it has ended, how long the server may say nothing before its stdin is closed with requests still due (counted from its last message, and not before its first answer, so a server slow to start is waited for); those never answered are named and the exit status is 1; 0: wait for every answer (or Ctrl-C)",
 		Default: record.DefaultDrain, Commands: []string{"record"},
 		Variants: []Variant{
-			{Command: "serve", Doc: "--mode record (or once, before its tape exists) over stdio, stdin a file: how long after its end the server has to answer the requests still due; 0: wait for every answer (or Ctrl-C)", Why: "serve records only in its record-or-replay modes"},
+			{Command: "serve", Doc: "only when serve records (--mode record, or once before its tape exists) over stdio with stdin a file; other modes ignore it: once the file has ended, how long the server may say nothing (from its first answer on) before its stdin is closed with requests still due; 0: wait for every answer (or Ctrl-C)", Why: "serve records only in its record-or-replay modes"},
 		},
 		NoConfig: "the config file is a replay's; record takes flags",
 		Options:  []string{"record.StdioDrain"},
