@@ -34,6 +34,18 @@ type pendingRequests struct {
 	// counts from the server's silence, and not before it is up.
 	heard    time.Time
 	answered chan struct{}
+	// stopping: record is stopping the server (its stdin closed). A
+	// server that then cancels its own questions (notifications/cancelled:
+	// its input is gone) has not had them settled: the input never
+	// answered them, and they stay in asked.
+	stopping bool
+}
+
+// stop says that record is stopping the server (see stopping).
+func (p *pendingRequests) stop() {
+	p.mu.Lock()
+	p.stopping = true
+	p.mu.Unlock()
 }
 
 func newPendingRequests() *pendingRequests {
@@ -77,7 +89,7 @@ func (p *pendingRequests) saw(dir tape.Dir, msg []byte, line int, seq int64) {
 		var params struct {
 			RequestID json.RawMessage `json:"requestId"`
 		}
-		if json.Unmarshal(m.Params(), &params) == nil {
+		if !p.stopping && json.Unmarshal(m.Params(), &params) == nil {
 			take(p.asked, params.RequestID)
 		}
 	case dir == tape.S2C && jsonrpc.IsResponseKind(m.Kind):

@@ -112,6 +112,31 @@ func TestPendingLeft(t *testing.T) {
 	}
 }
 
+// TestPendingStoppingKeepsTheQuestions: once record stops the server
+// (its stdin closed after the drain, or Ctrl-C), a server that cancels
+// its own question because its input is gone (the go-sdk server does,
+// for an elicitation/create in progress) has not had it settled: the
+// input never answered it, and it is still named. Before, whether it was
+// named depended on whether that cancel was relayed before the server
+// exited (TestRecordDrainNamesTheServersQuestion failed 2 of 16 under
+// burners).
+func TestPendingStoppingKeepsTheQuestions(t *testing.T) {
+	p := newPendingRequests()
+	p.saw(tape.S2C, []byte(`{"jsonrpc":"2.0","id":"ask-1","method":"elicitation/create"}`), 0, 4)
+	p.saw(tape.S2C, []byte(`{"jsonrpc":"2.0","id":"ask-2","method":"roots/list"}`), 0, 5)
+	p.saw(tape.S2C, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"ask-2"}}`), 0, 6)
+	p.stop()
+	p.saw(tape.S2C, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"ask-1"}}`), 0, 7)
+	_, asked := p.left()
+	var got []string
+	for _, u := range asked {
+		got = append(got, u.String())
+	}
+	if want := []string{`elicitation/create id "ask-1" (seq 4)`}; !slices.Equal(got, want) {
+		t.Errorf("asked:\n got %q\nwant %q (a cancel before the stop settles ask-2; one after it settles nothing)", got, want)
+	}
+}
+
 // TestPendingHeard: firstAnswer is closed by the server's first answer
 // to a request of the client's (not by its notifications or requests),
 // and lastHeard is when the server last wrote anything.

@@ -274,6 +274,7 @@ func (p *stdioProxy) run(ctx context.Context, srv *transport.Process) (StdioResu
 			// A file of messages ended: its answers first, for as
 			// long as the drain allows.
 			res.Drained, ctxErr = p.awaitAnswers(ctx, srv, downDone)
+			p.pending.stop()
 		}
 		res.Stopped = srv.Stop()
 	case <-upDone: // the server no longer reads, or a line too long, or the tape failed
@@ -286,6 +287,9 @@ func (p *stdioProxy) run(ctx context.Context, srv *transport.Process) (StdioResu
 		case <-clientEOF: // both were ready: the input had ended
 			res.ClientClosed = true
 		default:
+		}
+		if p.pending != nil {
+			p.pending.stop()
 		}
 		res.Stopped = srv.Stop()
 	}
