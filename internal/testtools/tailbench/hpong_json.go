@@ -258,19 +258,8 @@ func (s *scanner) object(member func(key, val []byte) bool) bool {
 		if member != nil && !member(key, s.b[v:s.i]) {
 			return false
 		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return false
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			s.depth--
-			return true
-		default:
-			return false
+		if end, ok := s.next('}'); end || !ok {
+			return ok
 		}
 	}
 }
@@ -290,21 +279,30 @@ func (s *scanner) array() bool {
 		if !s.value() {
 			return false
 		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return false
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			s.depth--
-			return true
-		default:
-			return false
+		if end, ok := s.next(']'); end || !ok {
+			return ok
 		}
 	}
+}
+
+// next passes what follows a member or an element: a comma (end false)
+// or the closing byte of its object or array (end true, one level up);
+// ok is false for anything else.
+func (s *scanner) next(closing byte) (end, ok bool) {
+	s.ws()
+	if s.i >= len(s.b) {
+		return false, false
+	}
+	switch s.b[s.i] {
+	case ',':
+		s.i++
+		return false, true
+	case closing:
+		s.i++
+		s.depth--
+		return true, true
+	}
+	return false, false
 }
 
 // str passes the string at s.i (its opening quote): no control
