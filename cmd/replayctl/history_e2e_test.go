@@ -119,6 +119,12 @@ func keepSynthetic(t *testing.T, dir, tape string, start time.Time, rng *rand.Ra
 	}
 	c.Finish(at)
 	rep := c.Report(report.Meta{Tape: tape, Sessions: 2})
+	keepReport(t, dir, tape, &rep)
+}
+
+// keepReport keeps rep, a run of tape, in the history store at dir.
+func keepReport(t *testing.T, dir, tape string, rep *report.Report) {
+	t.Helper()
 	hash, err := history.HashFile(tape)
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +134,7 @@ func keepSynthetic(t *testing.T, dir, tape string, start time.Time, rng *rand.Ra
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, err := s.Record(t.Context(), &rep, history.Info{TapeHash: hash}); err != nil {
+	if _, err := s.Record(t.Context(), rep, history.Info{TapeHash: hash}); err != nil {
 		t.Fatal(err)
 	}
 }

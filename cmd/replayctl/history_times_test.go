@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/replayctl/replayctl/history"
 	"github.com/replayctl/replayctl/report"
 )
 
@@ -21,18 +20,7 @@ func keepTimed(t *testing.T, dir, tape string, start time.Time, d, lat time.Dura
 		Kind: report.KindRequest, Due: start, Sent: start, Answered: start.Add(lat), Verdict: report.Passed})
 	c.Finish(start.Add(d))
 	rep := c.Report(report.Meta{Tape: tape, Sessions: 1})
-	hash, err := history.HashFile(tape)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := history.Open(t.Context(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.Record(t.Context(), &rep, history.Info{TapeHash: hash}); err != nil {
-		t.Fatal(err)
-	}
+	keepReport(t, dir, tape, &rep)
 }
 
 // TestHistoryTimesAsDurations: history list shows a run's duration, and
