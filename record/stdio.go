@@ -264,6 +264,15 @@ func (p *stdioProxy) run(ctx context.Context, srv *transport.Process) (StdioResu
 	}
 	res := StdioResult{Started: true}
 	var ctxErr error
+	// stop closes the server's stdin and stops it. From then on a cancel
+	// the server sends of its own questions settles none of them (its
+	// input is gone, not answering): see pendingRequests.stop.
+	stop := func() bool {
+		if p.pending != nil {
+			p.pending.stop()
+		}
+		return srv.Stop()
+	}
 	// Until the server has exited: an end of the client's input, a failed
 	// relay or ctx closes its stdin and stops it; its own exit ends it.
 	select {
@@ -274,13 +283,12 @@ func (p *stdioProxy) run(ctx context.Context, srv *transport.Process) (StdioResu
 			// A file of messages ended: its answers first, for as
 			// long as the drain allows.
 			res.Drained, ctxErr = p.awaitAnswers(ctx, srv, downDone)
-			p.pending.stop()
 		}
-		res.Stopped = srv.Stop()
+		res.Stopped = stop()
 	case <-upDone: // the server no longer reads, or a line too long, or the tape failed
-		res.Stopped = srv.Stop()
+		res.Stopped = stop()
 	case <-downDone: // the server closed its stdout, or the client is gone
-		res.Stopped = srv.Stop()
+		res.Stopped = stop()
 	case <-ctx.Done():
 		ctxErr = ctx.Err()
 		select {
@@ -288,10 +296,7 @@ func (p *stdioProxy) run(ctx context.Context, srv *transport.Process) (StdioResu
 			res.ClientClosed = true
 		default:
 		}
-		if p.pending != nil {
-			p.pending.stop()
-		}
-		res.Stopped = srv.Stop()
+		res.Stopped = stop()
 	}
 	<-srv.Exited()
 	// What the server wrote before it exited is still relayed; a child it
